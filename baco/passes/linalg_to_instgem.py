@@ -650,10 +650,10 @@ class LinalgToInstGem:
         transposes = self.transpose_config(A, B, op)
         A, a_flags = self.accumulator_read(A, op, int(B.transposed))
         if self.dataflow == "WS":
-            outer = WsDotNest(self, op, A, B, C, extents, a_flags).emit()
+            WsDotNest(self, op, A, B, C, extents, a_flags).emit()
         else:
             outer = OsDotNest(self, op, A, B, C, extents, a_flags).emit(written)
-        outer.operation.attributes[prefetch.COMPUTE] = ir.unit()
+            outer.operation.attributes[prefetch.COMPUTE] = ir.unit()
         if transposes or written:     # back to untransposed operands, no shift or ReLU for the other dots
             instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
                          acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
@@ -729,17 +729,18 @@ class DotNest:
 
 class ColumnStores:
     """A fused store's work in WS column j (WsDotNest): the previous column's row tiles, a
-    slice of them per k step, in the last iteration (prev, store_prev, per_k); and with no
-    next column to hide behind, the last column's own rows after its last k step (store_own)."""
+    slice of them per k step, in the last iteration (prev, store_prev, nest.per_k); and with no
+    next column to hide behind, the last column's own rows after its last k step (store_own),
+    issued in k step k_own (-1 in every other column: one compare per k step)."""
 
     def __init__(self, nest: WsDotNest, j):
         zero, n_ct = nest.zero, nest.n_ct
         self.prev = ir.binop("subi", j, cst(1))
         self.store_prev = ir.binop("andi", nest.last_iteration, ir.binop(
             "andi", ir.cmpi("sge", self.prev, zero), ir.cmpi("slt", self.prev, n_ct)))
-        self.per_k = ir.binop("ceildivsi", nest.n_rt, ir.binop("maxsi", nest.n_k, cst(1)))
         self.store_own = ir.binop("andi", nest.last_iteration, ir.binop(
             "andi", ir.cmpi("eq", j, ir.binop("subi", nest.n_cols_run, cst(1))), ir.cmpi("slt", j, n_ct)))
+        self.k_own = select(self.store_own, ir.binop("subi", nest.n_k, cst(1)), cst(-1))
 
 
 class WsDotNest(DotNest):
@@ -747,7 +748,9 @@ class WsDotNest(DotNest):
     tile is preloaded once per (k, j) and reused over the row tiles i. With a fused store
     (find_fused_stores) the loop's last iteration stores column j-1 while column j computes,
     a slice of its row tiles per k step. In the first iteration of a loop that first writes
-    C (find_fused_fills) the k = 0 products overwrite instead of accumulating."""
+    C (find_fused_fills) the k = 0 products overwrite instead of accumulating. The iterations
+    in between run a second copy of the nest without either (scf.if on first or last), so
+    the CPU issues their commands without those compares and with fewer values to keep."""
 
     def emit(self):
         low, op = self.lowering, self.op
@@ -765,12 +768,58 @@ class WsDotNest(DotNest):
             iv = self.first_loop.regions[0].blocks[0].arguments[0]
             self.first_iteration = ir.cmpi("eq", iv, self.first_loop.operands[0])
         self.n_cols_run = self.nonempty(self.n_j, self.n_i)
-        outer = loop(self.zero, self.n_cols_run, self.column)
-        if self.first_loop is not None:
-            self.zero_unreached()
-        if self.fused is not None:      # columns the nest did not reach
-            prefetch.when(self.last_iteration, self.store_unreached_columns)
+        self.column_bounds = (ir.const_index(0), ir.index_cast(self.n_cols_run, ir.index()), ir.const_index(1))
+        self.nest_invariants()
+        if self.fused is None and self.first_loop is None:
+            return self.columns()
+        # the loop's iterations between its first and its last neither overwrite C nor store
+        # it: their nest is a copy without those steps' compares and their live values
+        ends = [c for c, used in ((getattr(self, "first_iteration", None), self.first_loop),
+                                  (getattr(self, "last_iteration", None), self.fused)) if used is not None]
+        if_op = scf.IfOp(any_of(*ends), has_else=True)
+        with InsertionPoint(if_op.then_block):
+            self.end_iteration_invariants()
+            self.columns()
+            if self.first_loop is not None:
+                self.zero_unreached()
+            if self.fused is not None:      # columns the nest did not reach
+                prefetch.when(self.last_iteration, self.store_unreached_columns)
+            scf.YieldOp([])
+        with InsertionPoint(if_op.else_block):
+            self.fused = self.first_loop = None
+            self.columns()
+            scf.YieldOp([])
+        return if_op
+
+    def columns(self):
+        """The column loop, tagged as a compute nest (the prefetch pass spreads the next
+        iteration's loads through its iterations; the copies share their bounds)."""
+        outer = scf.ForOp(*self.column_bounds)
+        with InsertionPoint(outer.body):
+            self.column(i64(outer.induction_variable))
+            scf.YieldOp([])
+        outer.operation.attributes[prefetch.COMPUTE] = ir.unit()
         return outer
+
+    def nest_invariants(self):
+        """What the column, k and row-tile loops read but do not change, computed once before
+        the nest (the CPU issues a command in fewer instructions when the loops only add)."""
+        d, n_k = self.d, self.n_k
+        # the full K tiles (DIM), then the ragged one; None: one K tile, one copy of the k loop
+        self.n_k_full = ir.binop("maxsi", ir.binop("minsi", n_k, ir.binop(
+            "divsi", ir.binop("minsi", self.a_cols, self.b_rows), cst(d))), self.zero) \
+            if min(self.A.logical_shape[1], self.B.logical_shape[0]) > d else None
+        # the full row tiles (rows = DIM, a constant the words are packed with), then the ragged one
+        self.n_full_rows = ir.binop("maxsi", ir.binop("minsi", self.n_i, ir.binop("divsi", self.a_rows, cst(d))),
+                                    cst(1))
+        self.c_rows0 = extent(self.a_rows, self.zero, d)
+
+    def end_iteration_invariants(self):
+        """The nest invariants of the first and last iterations' copy."""
+        if self.fused is not None:      # the previous column's row tiles stored per k step
+            self.per_k = ir.binop("ceildivsi", self.n_rt, ir.binop("maxsi", self.n_k, cst(1)))
+        if self.first_loop is not None:     # the k step whose products overwrite C (-1: none)
+            self.k_over = select(self.first_iteration, self.zero, cst(-1))
 
     def store_unreached_columns(self):
         loop(ir.binop("minsi", self.n_cols_run, self.n_ct), self.n_ct,
@@ -779,72 +828,69 @@ class WsDotNest(DotNest):
     def store_rows(self, ct, lo, hi):
         loop(lo, hi, lambda rt: self.emit_tile(rt, ct))
 
-    def c_target(self, i, j, k, rows, cols):
-        """(C address, rows, cols) a preload writes: in the first iteration the k = 0
-        products overwrite whole tiles (rows past the A extent and columns past the
-        B extent come out as zeros: the array masks them), everything else accumulates."""
-        if self.first_loop is None:
+    def c_target(self, i, j, over, rows, cols):
+        """(C address, rows, cols) a preload writes: where `over` (the first iteration's k = 0
+        step, None: never) the products overwrite whole tiles (rows past the A extent and
+        columns past the B extent come out as zeros: the array masks them), everything else
+        accumulates."""
+        if over is None:
             return self.C.tile_addr(i, j, self.acc_flags), rows, cols
-        over = ir.binop("andi", self.first_iteration, ir.cmpi("eq", k, self.zero))
         flags = select(over, cst(local_addr(0, acc=True)), cst(self.acc_flags))
         return ir.binop("ori", self.C.tile_addr(i, j), flags), select(over, cst(self.d), rows), \
             select(over, cst(self.d), cols)
 
     def column(self, j):
         col = ColumnStores(self, j) if self.fused is not None else None
-        zero, n_k, d = self.zero, self.n_k, self.d
-        if min(self.A.logical_shape[1], self.B.logical_shape[0]) > d:    # the full K tiles (DIM), then the ragged one
-            n_k_full = ir.binop("maxsi", ir.binop("minsi", n_k, ir.binop(
-                "divsi", ir.binop("minsi", self.a_cols, self.b_rows), cst(d))), zero)
-            loop(zero, n_k_full, lambda k: self.k_step(j, k, col, True))
-            loop(n_k_full, n_k, lambda k: self.k_step(j, k, col, False))
-        else:                                   # one K tile: one copy of the loop body
-            loop(zero, n_k, lambda k: self.k_step(j, k, col, False))
+        zero, n_k = self.zero, self.n_k
+        c_cols = extent(self.b_cols, j, self.d)
+        if self.n_k_full is not None:
+            loop(zero, self.n_k_full, lambda k: self.k_step(j, k, col, c_cols, True))
+            loop(self.n_k_full, n_k, lambda k: self.k_step(j, k, col, c_cols, False))
+        else:
+            loop(zero, n_k, lambda k: self.k_step(j, k, col, c_cols, False))
         if col is not None:      # rows an empty k loop left; the last column's last rows
             prefetch.when(col.store_prev, lambda: self.store_rows(
-                col.prev, ir.binop("minsi", ir.binop("muli", n_k, col.per_k), self.n_rt), self.n_rt))
+                col.prev, ir.binop("minsi", ir.binop("muli", n_k, self.per_k), self.n_rt), self.n_rt))
             own_done = select(ir.cmpi("sgt", n_k, zero), ir.binop("minsi", ir.binop(
                 "maxsi", ir.binop("subi", ir.binop("subi", self.n_i, cst(1)), self.first_rt), zero), self.n_rt), zero)
             prefetch.when(col.store_own, lambda: self.store_rows(j, own_done, self.n_rt))
 
-    def k_step(self, j, k, col, full):
+    def k_step(self, j, k, col, c_cols, full):
         """Column j's k step: B tile (k, j) preloaded with row tile 0's compute, then the other
         row tiles. full: a K tile of DIM rows of B and columns of A."""
         d, zero = self.d, self.zero
         a_k, b_k = (cst(d), cst(d)) if full else (extent(self.a_cols, k, d), extent(self.b_rows, k, d))
         if col is not None:
-            lo = ir.binop("minsi", ir.binop("muli", k, col.per_k), self.n_rt)
-            prefetch.when(col.store_prev, lambda: self.store_rows(
-                col.prev, lo, ir.binop("minsi", ir.binop("addi", lo, col.per_k), self.n_rt)))
-        c_rows0 = extent(self.a_rows, zero, d)
-        c_cols = extent(self.b_cols, j, d)
-        c_addr, c_rows, c_width = self.c_target(zero, j, k, c_rows0, c_cols)
+            def store_slice():
+                lo = ir.binop("minsi", ir.binop("muli", k, self.per_k), self.n_rt)
+                self.store_rows(col.prev, lo, ir.binop("minsi", ir.binop("addi", lo, self.per_k), self.n_rt))
+            prefetch.when(col.store_prev, store_slice)
+        over = ir.cmpi("eq", k, self.k_over) if self.first_loop is not None else None
+        c_addr, c_rows, c_width = self.c_target(zero, j, over, self.c_rows0, c_cols)
         instgem.emit("preload", bd_addr=self.b_tile(k, j), bd_rows=b_k, bd_cols=c_cols,
                      c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
         instgem.emit("compute_preloaded", a_addr=self.a_tile(zero, k),
-                     a_rows=c_rows0, a_cols=a_k, bd_addr=self.garbage, bd_rows=d, bd_cols=d)
+                     a_rows=self.c_rows0, a_cols=a_k, bd_addr=self.garbage, bd_rows=d, bd_cols=d)
         if col is None:
-            self.row_tiles(j, k, a_k, c_cols, False)
+            self.row_tiles(j, k, over, a_k, c_cols, False)
             return
         # the loops that store row tiles (the last column's last k step) and the others
-        if_op = scf.IfOp(ir.binop("andi", col.store_own, ir.cmpi("eq", k, ir.binop("subi", self.n_k, cst(1)))),
-                         has_else=True)
+        if_op = scf.IfOp(ir.cmpi("eq", k, col.k_own), has_else=True)
         for block, stores in ((if_op.then_block, True), (if_op.else_block, False)):
             with InsertionPoint(block):
-                self.row_tiles(j, k, a_k, c_cols, stores)
+                self.row_tiles(j, k, over, a_k, c_cols, stores)
                 scf.YieldOp([])
 
-    def row_tiles(self, j, k, a_k, c_cols, stores):
-        """Row tiles 1.. of column j's k step: the full ones (rows = DIM, a constant the words are
-        packed with), then the ragged last one: the CPU issues the commands of a full tile with
-        fewer instructions. With `stores`, each stores the row tile before it."""
-        d, n_i = self.d, self.n_i
-        n_full = ir.binop("maxsi", ir.binop("minsi", n_i, ir.binop("divsi", self.a_rows, cst(d))), cst(1))
-        loop(cst(1), n_full, lambda i: self.row_tile(i, j, k, cst(d), a_k, c_cols, stores))
-        loop(n_full, n_i, lambda i: self.row_tile(i, j, k, extent(self.a_rows, i, d), a_k, c_cols, stores))
+    def row_tiles(self, j, k, over, a_k, c_cols, stores):
+        """Row tiles 1.. of column j's k step: the full ones, then the ragged last one: the CPU
+        issues the commands of a full tile with fewer instructions. With `stores`, each stores
+        the row tile before it."""
+        d, n_i, n_full = self.d, self.n_i, self.n_full_rows
+        loop(cst(1), n_full, lambda i: self.row_tile(i, j, k, over, cst(d), a_k, c_cols, stores))
+        loop(n_full, n_i, lambda i: self.row_tile(i, j, k, over, extent(self.a_rows, i, d), a_k, c_cols, stores))
 
-    def row_tile(self, i, j, k, rows_i, a_k, c_cols, stores):
-        c_addr, c_rows, c_width = self.c_target(i, j, k, rows_i, c_cols)
+    def row_tile(self, i, j, k, over, rows_i, a_k, c_cols, stores):
+        c_addr, c_rows, c_width = self.c_target(i, j, over, rows_i, c_cols)
         instgem.emit("preload", bd_addr=self.garbage, bd_rows=self.d, bd_cols=self.d,
                      c_addr=c_addr, c_rows=c_rows, c_cols=c_width)
         instgem.emit("compute_accumulated", a_addr=self.a_tile(i, k),
@@ -868,7 +914,12 @@ class WsDotNest(DotNest):
             only = lambda r, c: ir.binop("andi", unreached(r, c), ir.cmpi("slt", c, self.n_ct))  # noqa: E731
         else:
             only = unreached
-        prefetch.when(self.first_iteration, lambda: self.lowering.zero_block(self.C, 0, only=only))
+        # the tile loop only when some tile is unreached (usually none: the nest covered C)
+        d = self.d
+        some = any_of(ir.cmpi("eq", n_k, self.zero), ir.cmpi("slt", n_i, cst(-(-self.C.shape[0] // d))),
+                      ir.cmpi("slt", n_cols_run, cst(-(-self.C.shape[1] // d))))
+        prefetch.when(ir.binop("andi", self.first_iteration, some),
+                      lambda: self.lowering.zero_block(self.C, 0, only=only))
 
 
 class OsDotNest(DotNest):

@@ -40,7 +40,7 @@ from baco.passes import irutil as ir
 from baco.passes.irutil import alloc_of
 
 STREAM = "gemmini.load_stream"      # flat scf.for of one block copy's mvins
-COMPUTE = "gemmini.compute_nest"    # outermost loop of a lowered matmul
+COMPUTE = "gemmini.compute_nest"    # outer loop of a lowered matmul (or each copy of it under an scf.if)
 SLOTS = 3
 PURE_MEMREF = ("memref.subview", "memref.collapse_shape", "memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index",
                "memref.reinterpret_cast", "memref.alloc")
@@ -193,7 +193,8 @@ class _Pipelinable:
     configs: list
     streams: list
     checks: list
-    nest: object
+    nest: object            # the compute nest's body op: its outer loop, or an scf.if of copies of it
+    outer_loops: list       # the nest's outer loop (each copy's; one trip count)
     deps: list
     carried_deps: list
 
@@ -235,12 +236,15 @@ def _pipelinable(loop_op) -> _Pipelinable | None:
     yield_op = body[-1]
     configs = [op for op in body if op.name == "instgem.config_ld"]
     streams = [op for op in body if STREAM in op.attributes]
-    nests = [op for op in body if COMPUTE in op.attributes]
+    nests = [op for op in body if any(COMPUTE in o.attributes for o in nested(op))]
     checks = [op for op in body if is_boundary_check(op)]
     roots = configs + streams
     if not streams or len(nests) != 1:
         return None
     nest = nests[0]
+    outer_loops = [o for o in nested(nest) if COMPUTE in o.attributes]
+    if any(list(o.operands)[:3] != list(outer_loops[0].operands)[:3] for o in outer_loops):
+        return None
     others = [op for op in body if op not in roots + checks and op != yield_op and not is_pure(op)]
     if body.index(nest) < max(body.index(r) for r in roots) or \
             any(body.index(op) < body.index(nest) for op in others):
@@ -249,7 +253,7 @@ def _pipelinable(loop_op) -> _Pipelinable | None:
     carried_deps = slice_of([yield_op], body)
     if deps is None or carried_deps is None:
         return None
-    return _Pipelinable(body, yield_op, configs, streams, checks, nest, deps, carried_deps)
+    return _Pipelinable(body, yield_op, configs, streams, checks, nest, outer_loops, deps, carried_deps)
 
 
 def _prologue(loop_op, loop: _Pipelinable, interleave: bool):
@@ -299,7 +303,8 @@ def _next_iteration(loop_op, loop: _Pipelinable) -> _NextIteration:
         clone_with(loop.deps, mapping)
         has_next = ir.cmpi("slt", next_iv, ub)
         when(has_next, lambda: clone_with(loop.checks + loop.in_order(loop.configs), mapping))
-        n_outer = ir.create("arith.subi", operands=[nest.operands[1], nest.operands[0]],
+        outer = loop.outer_loops[0]
+        n_outer = ir.create("arith.subi", operands=[outer.operands[1], outer.operands[0]],
                             results=[ir.index()]).result
         one = ir.const_index(1)
         lengths = [mapping.get(s.operands[1], s.operands[1]) for s in loop.in_order(loop.streams)]
@@ -321,17 +326,19 @@ def _share(i, n_streams, length, j, n_steps):
 
 
 def _spread_loads(loop_op, loop: _Pipelinable, nxt: _NextIteration):
-    """At the top of the nest's body: iteration k + step's loads, a slice per outer step."""
-    nest_block = loop.nest.regions[0].blocks[0]
-    with InsertionPoint.at_block_begin(nest_block), loop_op.location:
-        j = ir.binop("subi", nest_block.arguments[0], loop.nest.operands[0])
-        streams = loop.in_order(loop.streams)
+    """At the top of the body of the nest's outer loop (of each copy): iteration k + step's
+    loads, a slice per outer step."""
+    for outer in loop.outer_loops:
+        nest_block = outer.regions[0].blocks[0]
+        with InsertionPoint.at_block_begin(nest_block), loop_op.location:
+            j = ir.binop("subi", nest_block.arguments[0], outer.operands[0])
+            streams = loop.in_order(loop.streams)
 
-        def slices():
-            # an empty stream (e.g. the zero rows of a window starting at its block's first row)
-            # skips its share arithmetic: one compare instead of two divisions
-            for i, (s, length) in enumerate(zip(streams, nxt.lengths)):
-                when(ir.cmpi("sgt", length, ir.const_index(0)), lambda i=i, s=s, length=length: stream_slice(
-                    s, nxt.mapping, _share(i, len(streams), length, j, nxt.n_steps),
-                    _share(i, len(streams), length, ir.binop("addi", j, nxt.one), nxt.n_steps)))
-        when(nxt.has_next, slices)
+            def slices(j=j):
+                # an empty stream (e.g. the zero rows of a window starting at its block's first row)
+                # skips its share arithmetic: one compare instead of two divisions
+                for i, (s, length) in enumerate(zip(streams, nxt.lengths)):
+                    when(ir.cmpi("sgt", length, ir.const_index(0)), lambda i=i, s=s, length=length: stream_slice(
+                        s, nxt.mapping, _share(i, len(streams), length, j, nxt.n_steps),
+                        _share(i, len(streams), length, ir.binop("addi", j, nxt.one), nxt.n_steps)))
+            when(nxt.has_next, slices)

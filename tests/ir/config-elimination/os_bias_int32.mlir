@@ -36,7 +36,6 @@ module {
     %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -89,15 +88,9 @@ module {
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
       %56 = arith.index_cast %arg14 : index to i64
-      %57 = arith.remsi %56, %c2_i64 : i64
-      %58 = arith.divsi %56, %c2_i64 : i64
-      %59 = arith.muli %58, %c16_i64 : i64
-      %60 = arith.subi %c16_i64, %59 : i64
-      %61 = arith.minsi %60, %c16_i64 : i64
-      %62 = arith.muli %57, %c16_i64 : i64
-      %63 = arith.addi %62, %59 : i64
-      %64 = arith.ori %63, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %64, %61, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %57 = arith.muli %56, %c16_i64 : i64
+      %58 = arith.ori %57, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %58, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %25 = arith.index_cast %13 : index to i64
     %26 = arith.index_cast %14 : index to i64
@@ -121,24 +114,17 @@ module {
     %41 = arith.index_cast %40 : i64 to index
     scf.for %arg14 = %c0 to %41 step %c1 {
       %56 = arith.index_cast %arg14 : index to i64
-      %57 = arith.divsi %56, %32 : i64
-      %58 = arith.addi %33, %57 : i64
-      %59 = arith.remsi %56, %32 : i64
-      %60 = arith.muli %58, %c16_i64 : i64
-      %61 = arith.maxsi %60, %25 : i64
-      %62 = arith.addi %60, %c16_i64 : i64
-      %63 = arith.minsi %62, %34 : i64
-      %64 = arith.subi %63, %61 : i64
-      %65 = arith.muli %59, %c64_i64 : i64
-      %66 = arith.addi %31, %65 : i64
-      %67 = arith.muli %59, %c16_i64 : i64
-      %68 = arith.addi %60, %67 : i64
-      %69 = arith.ori %68, %c2147483648_i64 : i64
-      %70 = arith.subi %61, %60 : i64
-      %71 = arith.addi %69, %70 : i64
-      %72 = arith.subi %27, %67 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      "instgem.mvin"(%66, %71, %73, %64) : (i64, i64, i64, i64) -> ()
+      %57 = arith.addi %33, %56 : i64
+      %58 = arith.muli %57, %c16_i64 : i64
+      %59 = arith.maxsi %58, %25 : i64
+      %60 = arith.addi %58, %c16_i64 : i64
+      %61 = arith.minsi %60, %34 : i64
+      %62 = arith.subi %61, %59 : i64
+      %63 = arith.ori %58, %c2147483648_i64 : i64
+      %64 = arith.subi %59, %58 : i64
+      %65 = arith.addi %63, %64 : i64
+      %66 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%31, %65, %66, %62) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %42 = arith.ceildivsi %25, %c16_i64 : i64
     %43 = arith.cmpi sgt, %25, %c0_i64 : i64
@@ -148,21 +134,16 @@ module {
     %47 = arith.index_cast %46 : i64 to index
     scf.for %arg14 = %c0 to %47 step %c1 {
       %56 = arith.index_cast %arg14 : index to i64
-      %57 = arith.divsi %56, %32 : i64
-      %58 = arith.remsi %56, %32 : i64
-      %59 = arith.muli %57, %c16_i64 : i64
-      %60 = arith.maxsi %59, %c0_i64 : i64
-      %61 = arith.addi %59, %c16_i64 : i64
-      %62 = arith.minsi %61, %25 : i64
-      %63 = arith.subi %62, %60 : i64
-      %64 = arith.muli %58, %c16_i64 : i64
-      %65 = arith.addi %59, %64 : i64
-      %66 = arith.ori %65, %c2147483648_i64 : i64
-      %67 = arith.subi %60, %59 : i64
-      %68 = arith.addi %66, %67 : i64
-      %69 = arith.subi %27, %64 : i64
-      %70 = arith.minsi %69, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %68, %70, %63) : (i64, i64, i64, i64) -> ()
+      %57 = arith.muli %56, %c16_i64 : i64
+      %58 = arith.maxsi %57, %c0_i64 : i64
+      %59 = arith.addi %57, %c16_i64 : i64
+      %60 = arith.minsi %59, %25 : i64
+      %61 = arith.subi %60, %58 : i64
+      %62 = arith.ori %57, %c2147483648_i64 : i64
+      %63 = arith.subi %58, %57 : i64
+      %64 = arith.addi %62, %63 : i64
+      %65 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %64, %65, %61) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %48 = arith.ceildivsi %arg5, %c32 : index
     %49:2 = scf.for %arg14 = %c0 to %48 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
@@ -193,46 +174,35 @@ module {
       %73 = arith.index_cast %72 : i64 to index
       scf.for %arg17 = %c0 to %73 step %c1 {
         %123 = arith.index_cast %arg17 : index to i64
-        %124 = arith.divsi %123, %71 : i64
-        %125 = arith.addi %33, %124 : i64
-        %126 = arith.remsi %123, %71 : i64
-        %127 = arith.muli %125, %c16_i64 : i64
-        %128 = arith.maxsi %127, %25 : i64
-        %129 = arith.addi %127, %c16_i64 : i64
-        %130 = arith.minsi %129, %34 : i64
-        %131 = arith.subi %130, %128 : i64
-        %132 = arith.subi %128, %25 : i64
-        %133 = arith.muli %132, %70 : i64
-        %134 = arith.addi %69, %133 : i64
-        %135 = arith.muli %126, %c64_i64 : i64
-        %136 = arith.addi %134, %135 : i64
-        %137 = arith.muli %125, %c32_i64 : i64
-        %138 = arith.addi %137, %135 : i64
-        %139 = arith.subi %128, %127 : i64
-        %140 = arith.addi %138, %139 : i64
-        %141 = arith.subi %66, %135 : i64
-        %142 = arith.minsi %141, %c64_i64 : i64
-        "instgem.mvin"(%136, %140, %142, %131) : (i64, i64, i64, i64) -> ()
+        %124 = arith.addi %33, %123 : i64
+        %125 = arith.muli %124, %c16_i64 : i64
+        %126 = arith.maxsi %125, %25 : i64
+        %127 = arith.addi %125, %c16_i64 : i64
+        %128 = arith.minsi %127, %34 : i64
+        %129 = arith.subi %128, %126 : i64
+        %130 = arith.subi %126, %25 : i64
+        %131 = arith.muli %130, %70 : i64
+        %132 = arith.addi %69, %131 : i64
+        %133 = arith.muli %124, %c32_i64 : i64
+        %134 = arith.subi %126, %125 : i64
+        %135 = arith.addi %133, %134 : i64
+        %136 = arith.minsi %66, %c64_i64 : i64
+        "instgem.mvin"(%132, %135, %136, %129) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %74 = arith.muli %45, %71 : i64
       %75 = arith.index_cast %74 : i64 to index
       scf.for %arg17 = %c0 to %75 step %c1 {
         %123 = arith.index_cast %arg17 : index to i64
-        %124 = arith.divsi %123, %71 : i64
-        %125 = arith.remsi %123, %71 : i64
-        %126 = arith.muli %124, %c16_i64 : i64
-        %127 = arith.maxsi %126, %c0_i64 : i64
-        %128 = arith.addi %126, %c16_i64 : i64
-        %129 = arith.minsi %128, %25 : i64
-        %130 = arith.subi %129, %127 : i64
-        %131 = arith.muli %124, %c32_i64 : i64
-        %132 = arith.muli %125, %c64_i64 : i64
-        %133 = arith.addi %131, %132 : i64
-        %134 = arith.subi %127, %126 : i64
-        %135 = arith.addi %133, %134 : i64
-        %136 = arith.subi %66, %132 : i64
-        %137 = arith.minsi %136, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %135, %137, %130) : (i64, i64, i64, i64) -> ()
+        %124 = arith.muli %123, %c16_i64 : i64
+        %125 = arith.maxsi %124, %c0_i64 : i64
+        %126 = arith.addi %124, %c16_i64 : i64
+        %127 = arith.minsi %126, %25 : i64
+        %128 = arith.subi %127, %125 : i64
+        %129 = arith.muli %123, %c32_i64 : i64
+        %130 = arith.subi %125, %124 : i64
+        %131 = arith.addi %129, %130 : i64
+        %132 = arith.minsi %66, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %131, %132, %128) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %76 = arith.maxsi %arg16, %c0 : index
       %77 = arith.minsi %76, %arg5 : index
@@ -268,26 +238,20 @@ module {
       %100 = arith.index_cast %99 : i64 to index
       scf.for %arg17 = %c0 to %100 step %c1 {
         %123 = arith.index_cast %arg17 : index to i64
-        %124 = arith.divsi %123, %92 : i64
-        %125 = arith.addi %93, %124 : i64
-        %126 = arith.remsi %123, %92 : i64
-        %127 = arith.muli %125, %c16_i64 : i64
-        %128 = arith.maxsi %127, %85 : i64
-        %129 = arith.addi %127, %c16_i64 : i64
-        %130 = arith.minsi %129, %87 : i64
-        %131 = arith.subi %130, %128 : i64
-        %132 = arith.subi %128, %85 : i64
-        %133 = arith.muli %132, %91 : i64
-        %134 = arith.addi %90, %133 : i64
-        %135 = arith.muli %126, %c64_i64 : i64
-        %136 = arith.addi %134, %135 : i64
-        %137 = arith.addi %127, %135 : i64
-        %138 = arith.addi %137, %c64_i64 : i64
-        %139 = arith.subi %128, %127 : i64
-        %140 = arith.addi %138, %139 : i64
-        %141 = arith.subi %27, %135 : i64
-        %142 = arith.minsi %141, %c64_i64 : i64
-        "instgem.mvin"(%136, %140, %142, %131) : (i64, i64, i64, i64) -> ()
+        %124 = arith.addi %93, %123 : i64
+        %125 = arith.muli %124, %c16_i64 : i64
+        %126 = arith.maxsi %125, %85 : i64
+        %127 = arith.addi %125, %c16_i64 : i64
+        %128 = arith.minsi %127, %87 : i64
+        %129 = arith.subi %128, %126 : i64
+        %130 = arith.subi %126, %85 : i64
+        %131 = arith.muli %130, %91 : i64
+        %132 = arith.addi %90, %131 : i64
+        %133 = arith.addi %125, %c64_i64 : i64
+        %134 = arith.subi %126, %125 : i64
+        %135 = arith.addi %133, %134 : i64
+        %136 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%132, %135, %136, %129) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %101 = arith.ceildivsi %85, %c16_i64 : i64
       %102 = arith.cmpi sgt, %85, %c0_i64 : i64
@@ -297,21 +261,16 @@ module {
       %106 = arith.index_cast %105 : i64 to index
       scf.for %arg17 = %c0 to %106 step %c1 {
         %123 = arith.index_cast %arg17 : index to i64
-        %124 = arith.divsi %123, %92 : i64
-        %125 = arith.remsi %123, %92 : i64
-        %126 = arith.muli %124, %c16_i64 : i64
-        %127 = arith.maxsi %126, %c0_i64 : i64
-        %128 = arith.addi %126, %c16_i64 : i64
-        %129 = arith.minsi %128, %85 : i64
-        %130 = arith.subi %129, %127 : i64
-        %131 = arith.muli %125, %c64_i64 : i64
-        %132 = arith.addi %126, %131 : i64
-        %133 = arith.addi %132, %c64_i64 : i64
-        %134 = arith.subi %127, %126 : i64
-        %135 = arith.addi %133, %134 : i64
-        %136 = arith.subi %27, %131 : i64
-        %137 = arith.minsi %136, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %135, %137, %130) : (i64, i64, i64, i64) -> ()
+        %124 = arith.muli %123, %c16_i64 : i64
+        %125 = arith.maxsi %124, %c0_i64 : i64
+        %126 = arith.addi %124, %c16_i64 : i64
+        %127 = arith.minsi %126, %85 : i64
+        %128 = arith.subi %127, %125 : i64
+        %129 = arith.addi %124, %c64_i64 : i64
+        %130 = arith.subi %125, %124 : i64
+        %131 = arith.addi %129, %130 : i64
+        %132 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %131, %132, %128) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %107 = arith.maxsi %34, %c0_i64 : i64
       %108 = arith.minsi %107, %c32_i64 : i64

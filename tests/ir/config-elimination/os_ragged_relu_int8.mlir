@@ -37,10 +37,10 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c32 = arith.constant 32 : index
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c27_i64 = arith.constant 27 : i64
     %c62_i64 = arith.constant 62 : i64
-    %c51_i64 = arith.constant 51 : i64
+    %c52_i64 = arith.constant 52 : i64
     %c9_i64 = arith.constant 9 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1_i64 = arith.constant 1 : i64
@@ -85,7 +85,7 @@ module {
       %63 = arith.subi %59, %56 : index
       %64 = arith.cmpi sgt, %62, %c0 : index
       scf.if %64 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_2 = memref.subview %reinterpret_cast[%47, %56] [%54, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %65 = arith.index_cast %53 : index to i64
@@ -110,25 +110,19 @@ module {
       %81 = arith.index_cast %80 : i64 to index
       scf.for %arg10 = %c0 to %81 step %c1 {
         %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.divsi %146, %73 : i64
-        %148 = arith.addi %74, %147 : i64
-        %149 = arith.remsi %146, %73 : i64
-        %150 = arith.muli %148, %c16_i64 : i64
-        %151 = arith.maxsi %150, %65 : i64
-        %152 = arith.addi %150, %c16_i64 : i64
-        %153 = arith.minsi %152, %68 : i64
-        %154 = arith.subi %153, %151 : i64
-        %155 = arith.subi %151, %65 : i64
-        %156 = arith.muli %155, %72 : i64
-        %157 = arith.addi %71, %156 : i64
-        %158 = arith.muli %149, %c64_i64 : i64
-        %159 = arith.addi %157, %158 : i64
-        %160 = arith.addi %150, %158 : i64
-        %161 = arith.subi %151, %150 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.subi %67, %158 : i64
-        %164 = arith.minsi %163, %c64_i64 : i64
-        "instgem.mvin"(%159, %162, %164, %154) : (i64, i64, i64, i64) -> ()
+        %147 = arith.addi %74, %146 : i64
+        %148 = arith.muli %147, %c16_i64 : i64
+        %149 = arith.maxsi %148, %65 : i64
+        %150 = arith.addi %148, %c16_i64 : i64
+        %151 = arith.minsi %150, %68 : i64
+        %152 = arith.subi %151, %149 : i64
+        %153 = arith.subi %149, %65 : i64
+        %154 = arith.muli %153, %72 : i64
+        %155 = arith.addi %71, %154 : i64
+        %156 = arith.subi %149, %148 : i64
+        %157 = arith.addi %148, %156 : i64
+        %158 = arith.minsi %67, %c64_i64 : i64
+        "instgem.mvin"(%155, %157, %158, %152) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %82 = arith.ceildivsi %65, %c16_i64 : i64
       %83 = arith.cmpi sgt, %65, %c0_i64 : i64
@@ -138,20 +132,15 @@ module {
       %87 = arith.index_cast %86 : i64 to index
       scf.for %arg10 = %c0 to %87 step %c1 {
         %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.divsi %146, %73 : i64
-        %148 = arith.remsi %146, %73 : i64
-        %149 = arith.muli %147, %c16_i64 : i64
-        %150 = arith.maxsi %149, %c0_i64 : i64
-        %151 = arith.addi %149, %c16_i64 : i64
-        %152 = arith.minsi %151, %65 : i64
-        %153 = arith.subi %152, %150 : i64
-        %154 = arith.muli %148, %c64_i64 : i64
-        %155 = arith.addi %149, %154 : i64
-        %156 = arith.subi %150, %149 : i64
-        %157 = arith.addi %155, %156 : i64
-        %158 = arith.subi %67, %154 : i64
-        %159 = arith.minsi %158, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %157, %159, %153) : (i64, i64, i64, i64) -> ()
+        %147 = arith.muli %146, %c16_i64 : i64
+        %148 = arith.maxsi %147, %c0_i64 : i64
+        %149 = arith.addi %147, %c16_i64 : i64
+        %150 = arith.minsi %149, %65 : i64
+        %151 = arith.subi %150, %148 : i64
+        %152 = arith.subi %148, %147 : i64
+        %153 = arith.addi %147, %152 : i64
+        %154 = arith.minsi %67, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %153, %154, %151) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %88 = arith.maxsi %arg9, %c0 : index
       %89 = arith.minsi %88, %arg5 : index
@@ -173,7 +162,7 @@ module {
       %105 = arith.subi %101, %98 : index
       %106 = arith.cmpi sgt, %104, %c0 : index
       scf.if %106 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_0[%89, %98] [%96, %105] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %107 = arith.index_cast %95 : index to i64
@@ -198,27 +187,21 @@ module {
       %123 = arith.index_cast %122 : i64 to index
       scf.for %arg10 = %c0 to %123 step %c1 {
         %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.divsi %146, %115 : i64
-        %148 = arith.addi %116, %147 : i64
-        %149 = arith.remsi %146, %115 : i64
-        %150 = arith.muli %148, %c16_i64 : i64
-        %151 = arith.maxsi %150, %107 : i64
-        %152 = arith.addi %150, %c16_i64 : i64
-        %153 = arith.minsi %152, %110 : i64
-        %154 = arith.subi %153, %151 : i64
-        %155 = arith.subi %151, %107 : i64
-        %156 = arith.muli %155, %114 : i64
-        %157 = arith.addi %113, %156 : i64
-        %158 = arith.muli %149, %c64_i64 : i64
+        %147 = arith.addi %116, %146 : i64
+        %148 = arith.muli %147, %c16_i64 : i64
+        %149 = arith.maxsi %148, %107 : i64
+        %150 = arith.addi %148, %c16_i64 : i64
+        %151 = arith.minsi %150, %110 : i64
+        %152 = arith.subi %151, %149 : i64
+        %153 = arith.subi %149, %107 : i64
+        %154 = arith.muli %153, %114 : i64
+        %155 = arith.addi %113, %154 : i64
+        %156 = arith.muli %147, %c32_i64 : i64
+        %157 = arith.addi %156, %c16_i64 : i64
+        %158 = arith.subi %149, %148 : i64
         %159 = arith.addi %157, %158 : i64
-        %160 = arith.muli %148, %c32_i64 : i64
-        %161 = arith.addi %160, %158 : i64
-        %162 = arith.addi %161, %c16_i64 : i64
-        %163 = arith.subi %151, %150 : i64
-        %164 = arith.addi %162, %163 : i64
-        %165 = arith.subi %109, %158 : i64
-        %166 = arith.minsi %165, %c64_i64 : i64
-        "instgem.mvin"(%159, %164, %166, %154) : (i64, i64, i64, i64) -> ()
+        %160 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin"(%155, %159, %160, %152) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %124 = arith.ceildivsi %107, %c16_i64 : i64
       %125 = arith.cmpi sgt, %107, %c0_i64 : i64
@@ -228,22 +211,17 @@ module {
       %129 = arith.index_cast %128 : i64 to index
       scf.for %arg10 = %c0 to %129 step %c1 {
         %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.divsi %146, %115 : i64
-        %148 = arith.remsi %146, %115 : i64
-        %149 = arith.muli %147, %c16_i64 : i64
-        %150 = arith.maxsi %149, %c0_i64 : i64
-        %151 = arith.addi %149, %c16_i64 : i64
-        %152 = arith.minsi %151, %107 : i64
-        %153 = arith.subi %152, %150 : i64
-        %154 = arith.muli %147, %c32_i64 : i64
-        %155 = arith.muli %148, %c64_i64 : i64
-        %156 = arith.addi %154, %155 : i64
-        %157 = arith.addi %156, %c16_i64 : i64
-        %158 = arith.subi %150, %149 : i64
-        %159 = arith.addi %157, %158 : i64
-        %160 = arith.subi %109, %155 : i64
-        %161 = arith.minsi %160, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %159, %161, %153) : (i64, i64, i64, i64) -> ()
+        %147 = arith.muli %146, %c16_i64 : i64
+        %148 = arith.maxsi %147, %c0_i64 : i64
+        %149 = arith.addi %147, %c16_i64 : i64
+        %150 = arith.minsi %149, %107 : i64
+        %151 = arith.subi %150, %148 : i64
+        %152 = arith.muli %146, %c32_i64 : i64
+        %153 = arith.addi %152, %c16_i64 : i64
+        %154 = arith.subi %148, %147 : i64
+        %155 = arith.addi %153, %154 : i64
+        %156 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %155, %156, %151) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %130 = arith.maxsi %68, %c0_i64 : i64
       %131 = arith.minsi %130, %c16_i64 : i64
@@ -324,7 +302,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c51_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%9, %18] [%16, %25] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %27 = arith.index_cast %15 : index to i64

@@ -42,7 +42,6 @@ module {
     %c4_i64 = arith.constant 4 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -73,29 +72,17 @@ module {
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %c2_i64 : i64
-      %54 = arith.divsi %52, %c2_i64 : i64
-      %55 = arith.muli %54, %c16_i64 : i64
-      %56 = arith.subi %c16_i64, %55 : i64
-      %57 = arith.minsi %56, %c16_i64 : i64
-      %58 = arith.muli %53, %c16_i64 : i64
-      %59 = arith.addi %58, %55 : i64
-      %60 = arith.ori %59, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %60, %57, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %53 = arith.muli %52, %c16_i64 : i64
+      %54 = arith.ori %53, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %54, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %c2_i64 : i64
-      %54 = arith.divsi %52, %c2_i64 : i64
-      %55 = arith.muli %54, %c16_i64 : i64
-      %56 = arith.subi %c16_i64, %55 : i64
-      %57 = arith.minsi %56, %c16_i64 : i64
-      %58 = arith.muli %53, %c16_i64 : i64
-      %59 = arith.addi %58, %55 : i64
-      %60 = arith.addi %59, %c32_i64 : i64
-      %61 = arith.ori %60, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %61, %57, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %53 = arith.muli %52, %c16_i64 : i64
+      %54 = arith.addi %53, %c32_i64 : i64
+      %55 = arith.ori %54, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %55, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %6 = arith.ceildivsi %arg7, %c32 : index
     %7:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
@@ -144,26 +131,20 @@ module {
       %87 = arith.index_cast %86 : i64 to index
       scf.for %arg12 = %c0 to %87 step %c1 {
         %190 = arith.index_cast %arg12 : index to i64
-        %191 = arith.divsi %190, %79 : i64
-        %192 = arith.addi %80, %191 : i64
-        %193 = arith.remsi %190, %79 : i64
-        %194 = arith.muli %192, %c16_i64 : i64
-        %195 = arith.maxsi %194, %71 : i64
-        %196 = arith.addi %194, %c16_i64 : i64
-        %197 = arith.minsi %196, %74 : i64
-        %198 = arith.subi %197, %195 : i64
-        %199 = arith.subi %195, %71 : i64
-        %200 = arith.muli %199, %78 : i64
-        %201 = arith.addi %77, %200 : i64
-        %202 = arith.muli %193, %c64_i64 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.muli %192, %c32_i64 : i64
-        %205 = arith.addi %204, %202 : i64
-        %206 = arith.subi %195, %194 : i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.subi %73, %202 : i64
-        %209 = arith.minsi %208, %c64_i64 : i64
-        "instgem.mvin"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
+        %191 = arith.addi %80, %190 : i64
+        %192 = arith.muli %191, %c16_i64 : i64
+        %193 = arith.maxsi %192, %71 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %74 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.subi %193, %71 : i64
+        %198 = arith.muli %197, %78 : i64
+        %199 = arith.addi %77, %198 : i64
+        %200 = arith.muli %191, %c32_i64 : i64
+        %201 = arith.subi %193, %192 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%199, %202, %203, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %88 = arith.ceildivsi %71, %c16_i64 : i64
       %89 = arith.cmpi sgt, %71, %c0_i64 : i64
@@ -173,21 +154,16 @@ module {
       %93 = arith.index_cast %92 : i64 to index
       scf.for %arg12 = %c0 to %93 step %c1 {
         %190 = arith.index_cast %arg12 : index to i64
-        %191 = arith.divsi %190, %79 : i64
-        %192 = arith.remsi %190, %79 : i64
-        %193 = arith.muli %191, %c16_i64 : i64
-        %194 = arith.maxsi %193, %c0_i64 : i64
-        %195 = arith.addi %193, %c16_i64 : i64
-        %196 = arith.minsi %195, %71 : i64
-        %197 = arith.subi %196, %194 : i64
-        %198 = arith.muli %191, %c32_i64 : i64
-        %199 = arith.muli %192, %c64_i64 : i64
-        %200 = arith.addi %198, %199 : i64
-        %201 = arith.subi %194, %193 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.subi %73, %199 : i64
-        %204 = arith.minsi %203, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %202, %204, %197) : (i64, i64, i64, i64) -> ()
+        %191 = arith.muli %190, %c16_i64 : i64
+        %192 = arith.maxsi %191, %c0_i64 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %71 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.muli %190, %c32_i64 : i64
+        %197 = arith.subi %192, %191 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %198, %199, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %94 = arith.maxsi %arg10, %c0 : index
       %95 = arith.minsi %94, %arg7 : index
@@ -234,26 +210,20 @@ module {
       %129 = arith.index_cast %128 : i64 to index
       scf.for %arg12 = %c0 to %129 step %c1 {
         %190 = arith.index_cast %arg12 : index to i64
-        %191 = arith.divsi %190, %121 : i64
-        %192 = arith.addi %122, %191 : i64
-        %193 = arith.remsi %190, %121 : i64
-        %194 = arith.muli %192, %c16_i64 : i64
-        %195 = arith.maxsi %194, %113 : i64
-        %196 = arith.addi %194, %c16_i64 : i64
-        %197 = arith.minsi %196, %116 : i64
-        %198 = arith.subi %197, %195 : i64
-        %199 = arith.subi %195, %113 : i64
-        %200 = arith.muli %199, %120 : i64
-        %201 = arith.addi %119, %200 : i64
-        %202 = arith.muli %193, %c64_i64 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.addi %194, %202 : i64
-        %205 = arith.addi %204, %c64_i64 : i64
-        %206 = arith.subi %195, %194 : i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.subi %115, %202 : i64
-        %209 = arith.minsi %208, %c64_i64 : i64
-        "instgem.mvin"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
+        %191 = arith.addi %122, %190 : i64
+        %192 = arith.muli %191, %c16_i64 : i64
+        %193 = arith.maxsi %192, %113 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %116 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.subi %193, %113 : i64
+        %198 = arith.muli %197, %120 : i64
+        %199 = arith.addi %119, %198 : i64
+        %200 = arith.addi %192, %c64_i64 : i64
+        %201 = arith.subi %193, %192 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.minsi %115, %c64_i64 : i64
+        "instgem.mvin"(%199, %202, %203, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %130 = arith.ceildivsi %113, %c16_i64 : i64
       %131 = arith.cmpi sgt, %113, %c0_i64 : i64
@@ -263,21 +233,16 @@ module {
       %135 = arith.index_cast %134 : i64 to index
       scf.for %arg12 = %c0 to %135 step %c1 {
         %190 = arith.index_cast %arg12 : index to i64
-        %191 = arith.divsi %190, %121 : i64
-        %192 = arith.remsi %190, %121 : i64
-        %193 = arith.muli %191, %c16_i64 : i64
-        %194 = arith.maxsi %193, %c0_i64 : i64
-        %195 = arith.addi %193, %c16_i64 : i64
-        %196 = arith.minsi %195, %113 : i64
-        %197 = arith.subi %196, %194 : i64
-        %198 = arith.muli %192, %c64_i64 : i64
-        %199 = arith.addi %193, %198 : i64
-        %200 = arith.addi %199, %c64_i64 : i64
-        %201 = arith.subi %194, %193 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.subi %115, %198 : i64
-        %204 = arith.minsi %203, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %202, %204, %197) : (i64, i64, i64, i64) -> ()
+        %191 = arith.muli %190, %c16_i64 : i64
+        %192 = arith.maxsi %191, %c0_i64 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %113 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.addi %191, %c64_i64 : i64
+        %197 = arith.subi %192, %191 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.minsi %115, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %198, %199, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %136 = arith.maxsi %74, %c0_i64 : i64
       %137 = arith.minsi %136, %c32_i64 : i64
@@ -367,26 +332,20 @@ module {
       %175 = arith.index_cast %174 : i64 to index
       scf.for %arg12 = %c0 to %175 step %c1 {
         %190 = arith.index_cast %arg12 : index to i64
-        %191 = arith.divsi %190, %121 : i64
-        %192 = arith.addi %168, %191 : i64
-        %193 = arith.remsi %190, %121 : i64
-        %194 = arith.muli %192, %c16_i64 : i64
-        %195 = arith.maxsi %194, %161 : i64
-        %196 = arith.addi %194, %c16_i64 : i64
-        %197 = arith.minsi %196, %163 : i64
-        %198 = arith.subi %197, %195 : i64
-        %199 = arith.subi %195, %161 : i64
-        %200 = arith.muli %199, %167 : i64
-        %201 = arith.addi %166, %200 : i64
-        %202 = arith.muli %193, %c64_i64 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.addi %194, %202 : i64
-        %205 = arith.addi %204, %c96_i64 : i64
-        %206 = arith.subi %195, %194 : i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.subi %115, %202 : i64
-        %209 = arith.minsi %208, %c64_i64 : i64
-        "instgem.mvin"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
+        %191 = arith.addi %168, %190 : i64
+        %192 = arith.muli %191, %c16_i64 : i64
+        %193 = arith.maxsi %192, %161 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %163 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.subi %193, %161 : i64
+        %198 = arith.muli %197, %167 : i64
+        %199 = arith.addi %166, %198 : i64
+        %200 = arith.addi %192, %c96_i64 : i64
+        %201 = arith.subi %193, %192 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.minsi %115, %c64_i64 : i64
+        "instgem.mvin"(%199, %202, %203, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %176 = arith.ceildivsi %161, %c16_i64 : i64
       %177 = arith.cmpi sgt, %161, %c0_i64 : i64
@@ -396,21 +355,16 @@ module {
       %181 = arith.index_cast %180 : i64 to index
       scf.for %arg12 = %c0 to %181 step %c1 {
         %190 = arith.index_cast %arg12 : index to i64
-        %191 = arith.divsi %190, %121 : i64
-        %192 = arith.remsi %190, %121 : i64
-        %193 = arith.muli %191, %c16_i64 : i64
-        %194 = arith.maxsi %193, %c0_i64 : i64
-        %195 = arith.addi %193, %c16_i64 : i64
-        %196 = arith.minsi %195, %161 : i64
-        %197 = arith.subi %196, %194 : i64
-        %198 = arith.muli %192, %c64_i64 : i64
-        %199 = arith.addi %193, %198 : i64
-        %200 = arith.addi %199, %c96_i64 : i64
-        %201 = arith.subi %194, %193 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.subi %115, %198 : i64
-        %204 = arith.minsi %203, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %202, %204, %197) : (i64, i64, i64, i64) -> ()
+        %191 = arith.muli %190, %c16_i64 : i64
+        %192 = arith.maxsi %191, %c0_i64 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %161 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.addi %191, %c96_i64 : i64
+        %197 = arith.subi %192, %191 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.minsi %115, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %198, %199, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %182 = arith.maxsi %163, %c0_i64 : i64
       %183 = arith.minsi %182, %c32_i64 : i64

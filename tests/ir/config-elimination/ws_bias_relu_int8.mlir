@@ -48,6 +48,18 @@
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 
 module {
@@ -56,11 +68,11 @@ module {
   func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -113,15 +125,9 @@ module {
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
       %57 = arith.index_cast %arg14 : index to i64
-      %58 = arith.remsi %57, %c2_i64 : i64
-      %59 = arith.divsi %57, %c2_i64 : i64
-      %60 = arith.muli %59, %c16_i64 : i64
-      %61 = arith.subi %c16_i64, %60 : i64
-      %62 = arith.minsi %61, %c16_i64 : i64
-      %63 = arith.muli %58, %c16_i64 : i64
-      %64 = arith.addi %63, %60 : i64
-      %65 = arith.ori %64, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %65, %62, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %58 = arith.muli %57, %c16_i64 : i64
+      %59 = arith.ori %58, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %59, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %25 = arith.index_cast %13 : index to i64
     %26 = arith.index_cast %14 : index to i64
@@ -145,24 +151,17 @@ module {
     %41 = arith.index_cast %40 : i64 to index
     scf.for %arg14 = %c0 to %41 step %c1 {
       %57 = arith.index_cast %arg14 : index to i64
-      %58 = arith.divsi %57, %32 : i64
-      %59 = arith.addi %33, %58 : i64
-      %60 = arith.remsi %57, %32 : i64
-      %61 = arith.muli %59, %c16_i64 : i64
-      %62 = arith.maxsi %61, %25 : i64
-      %63 = arith.addi %61, %c16_i64 : i64
-      %64 = arith.minsi %63, %34 : i64
-      %65 = arith.subi %64, %62 : i64
-      %66 = arith.muli %60, %c64_i64 : i64
-      %67 = arith.addi %31, %66 : i64
-      %68 = arith.muli %60, %c16_i64 : i64
-      %69 = arith.addi %61, %68 : i64
-      %70 = arith.ori %69, %c2147483648_i64 : i64
-      %71 = arith.subi %62, %61 : i64
-      %72 = arith.addi %70, %71 : i64
-      %73 = arith.subi %27, %68 : i64
-      %74 = arith.minsi %73, %c16_i64 : i64
-      "instgem.mvin"(%67, %72, %74, %65) : (i64, i64, i64, i64) -> ()
+      %58 = arith.addi %33, %57 : i64
+      %59 = arith.muli %58, %c16_i64 : i64
+      %60 = arith.maxsi %59, %25 : i64
+      %61 = arith.addi %59, %c16_i64 : i64
+      %62 = arith.minsi %61, %34 : i64
+      %63 = arith.subi %62, %60 : i64
+      %64 = arith.ori %59, %c2147483648_i64 : i64
+      %65 = arith.subi %60, %59 : i64
+      %66 = arith.addi %64, %65 : i64
+      %67 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%31, %66, %67, %63) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %42 = arith.ceildivsi %25, %c16_i64 : i64
     %43 = arith.cmpi sgt, %25, %c0_i64 : i64
@@ -172,21 +171,16 @@ module {
     %47 = arith.index_cast %46 : i64 to index
     scf.for %arg14 = %c0 to %47 step %c1 {
       %57 = arith.index_cast %arg14 : index to i64
-      %58 = arith.divsi %57, %32 : i64
-      %59 = arith.remsi %57, %32 : i64
-      %60 = arith.muli %58, %c16_i64 : i64
-      %61 = arith.maxsi %60, %c0_i64 : i64
-      %62 = arith.addi %60, %c16_i64 : i64
-      %63 = arith.minsi %62, %25 : i64
-      %64 = arith.subi %63, %61 : i64
-      %65 = arith.muli %59, %c16_i64 : i64
-      %66 = arith.addi %60, %65 : i64
-      %67 = arith.ori %66, %c2147483648_i64 : i64
-      %68 = arith.subi %61, %60 : i64
-      %69 = arith.addi %67, %68 : i64
-      %70 = arith.subi %27, %65 : i64
-      %71 = arith.minsi %70, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %69, %71, %64) : (i64, i64, i64, i64) -> ()
+      %58 = arith.muli %57, %c16_i64 : i64
+      %59 = arith.maxsi %58, %c0_i64 : i64
+      %60 = arith.addi %58, %c16_i64 : i64
+      %61 = arith.minsi %60, %25 : i64
+      %62 = arith.subi %61, %59 : i64
+      %63 = arith.ori %58, %c2147483648_i64 : i64
+      %64 = arith.subi %59, %58 : i64
+      %65 = arith.addi %63, %64 : i64
+      %66 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %65, %66, %62) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %48 = arith.ceildivsi %arg5, %c32 : index
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -230,47 +224,36 @@ module {
       %73 = arith.muli %39, %72 : i64
       %74 = arith.index_cast %73 : i64 to index
       scf.for %arg17 = %c0 to %74 step %c1 {
-        %125 = arith.index_cast %arg17 : index to i64
-        %126 = arith.divsi %125, %72 : i64
-        %127 = arith.addi %33, %126 : i64
-        %128 = arith.remsi %125, %72 : i64
-        %129 = arith.muli %127, %c16_i64 : i64
-        %130 = arith.maxsi %129, %25 : i64
-        %131 = arith.addi %129, %c16_i64 : i64
-        %132 = arith.minsi %131, %34 : i64
-        %133 = arith.subi %132, %130 : i64
-        %134 = arith.subi %130, %25 : i64
-        %135 = arith.muli %134, %71 : i64
-        %136 = arith.addi %70, %135 : i64
-        %137 = arith.muli %128, %c64_i64 : i64
-        %138 = arith.addi %136, %137 : i64
-        %139 = arith.muli %127, %c32_i64 : i64
-        %140 = arith.addi %139, %137 : i64
-        %141 = arith.subi %130, %129 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.subi %67, %137 : i64
-        %144 = arith.minsi %143, %c64_i64 : i64
-        "instgem.mvin"(%138, %142, %144, %133) : (i64, i64, i64, i64) -> ()
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.addi %33, %132 : i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.maxsi %134, %25 : i64
+        %136 = arith.addi %134, %c16_i64 : i64
+        %137 = arith.minsi %136, %34 : i64
+        %138 = arith.subi %137, %135 : i64
+        %139 = arith.subi %135, %25 : i64
+        %140 = arith.muli %139, %71 : i64
+        %141 = arith.addi %70, %140 : i64
+        %142 = arith.muli %133, %c32_i64 : i64
+        %143 = arith.subi %135, %134 : i64
+        %144 = arith.addi %142, %143 : i64
+        %145 = arith.minsi %67, %c64_i64 : i64
+        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %75 = arith.muli %45, %72 : i64
       %76 = arith.index_cast %75 : i64 to index
       scf.for %arg17 = %c0 to %76 step %c1 {
-        %125 = arith.index_cast %arg17 : index to i64
-        %126 = arith.divsi %125, %72 : i64
-        %127 = arith.remsi %125, %72 : i64
-        %128 = arith.muli %126, %c16_i64 : i64
-        %129 = arith.maxsi %128, %c0_i64 : i64
-        %130 = arith.addi %128, %c16_i64 : i64
-        %131 = arith.minsi %130, %25 : i64
-        %132 = arith.subi %131, %129 : i64
-        %133 = arith.muli %126, %c32_i64 : i64
-        %134 = arith.muli %127, %c64_i64 : i64
-        %135 = arith.addi %133, %134 : i64
-        %136 = arith.subi %129, %128 : i64
-        %137 = arith.addi %135, %136 : i64
-        %138 = arith.subi %67, %134 : i64
-        %139 = arith.minsi %138, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %137, %139, %132) : (i64, i64, i64, i64) -> ()
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %c0_i64 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %25 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.muli %132, %c32_i64 : i64
+        %139 = arith.subi %134, %133 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.minsi %67, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %140, %141, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %77 = arith.maxsi %arg16, %c0 : index
       %78 = arith.minsi %77, %arg5 : index
@@ -305,27 +288,21 @@ module {
       %100 = arith.muli %99, %93 : i64
       %101 = arith.index_cast %100 : i64 to index
       scf.for %arg17 = %c0 to %101 step %c1 {
-        %125 = arith.index_cast %arg17 : index to i64
-        %126 = arith.divsi %125, %93 : i64
-        %127 = arith.addi %94, %126 : i64
-        %128 = arith.remsi %125, %93 : i64
-        %129 = arith.muli %127, %c16_i64 : i64
-        %130 = arith.maxsi %129, %86 : i64
-        %131 = arith.addi %129, %c16_i64 : i64
-        %132 = arith.minsi %131, %88 : i64
-        %133 = arith.subi %132, %130 : i64
-        %134 = arith.subi %130, %86 : i64
-        %135 = arith.muli %134, %92 : i64
-        %136 = arith.addi %91, %135 : i64
-        %137 = arith.muli %128, %c64_i64 : i64
-        %138 = arith.addi %136, %137 : i64
-        %139 = arith.addi %129, %137 : i64
-        %140 = arith.addi %139, %c64_i64 : i64
-        %141 = arith.subi %130, %129 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.subi %27, %137 : i64
-        %144 = arith.minsi %143, %c64_i64 : i64
-        "instgem.mvin"(%138, %142, %144, %133) : (i64, i64, i64, i64) -> ()
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.addi %94, %132 : i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.maxsi %134, %86 : i64
+        %136 = arith.addi %134, %c16_i64 : i64
+        %137 = arith.minsi %136, %88 : i64
+        %138 = arith.subi %137, %135 : i64
+        %139 = arith.subi %135, %86 : i64
+        %140 = arith.muli %139, %92 : i64
+        %141 = arith.addi %91, %140 : i64
+        %142 = arith.addi %134, %c64_i64 : i64
+        %143 = arith.subi %135, %134 : i64
+        %144 = arith.addi %142, %143 : i64
+        %145 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %102 = arith.ceildivsi %86, %c16_i64 : i64
       %103 = arith.cmpi sgt, %86, %c0_i64 : i64
@@ -334,22 +311,17 @@ module {
       %106 = arith.muli %105, %93 : i64
       %107 = arith.index_cast %106 : i64 to index
       scf.for %arg17 = %c0 to %107 step %c1 {
-        %125 = arith.index_cast %arg17 : index to i64
-        %126 = arith.divsi %125, %93 : i64
-        %127 = arith.remsi %125, %93 : i64
-        %128 = arith.muli %126, %c16_i64 : i64
-        %129 = arith.maxsi %128, %c0_i64 : i64
-        %130 = arith.addi %128, %c16_i64 : i64
-        %131 = arith.minsi %130, %86 : i64
-        %132 = arith.subi %131, %129 : i64
-        %133 = arith.muli %127, %c64_i64 : i64
-        %134 = arith.addi %128, %133 : i64
-        %135 = arith.addi %134, %c64_i64 : i64
-        %136 = arith.subi %129, %128 : i64
-        %137 = arith.addi %135, %136 : i64
-        %138 = arith.subi %27, %133 : i64
-        %139 = arith.minsi %138, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %137, %139, %132) : (i64, i64, i64, i64) -> ()
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %c0_i64 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %86 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.addi %133, %c64_i64 : i64
+        %139 = arith.subi %134, %133 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %140, %141, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %108 = arith.maxsi %34, %c0_i64 : i64
       %109 = arith.minsi %108, %c32_i64 : i64
@@ -368,404 +340,474 @@ module {
       %122 = arith.cmpi sgt, %116, %c0_i64 : i64
       %123 = arith.select %122, %117, %c0_i64 : i64
       %124 = arith.index_cast %123 : i64 to index
-      scf.for %arg17 = %c0 to %124 step %c1 {
-        %125 = arith.index_cast %arg17 : index to i64
-        %126 = arith.subi %125, %c1_i64 : i64
-        %127 = arith.cmpi sge, %126, %c0_i64 : i64
-        %128 = arith.cmpi slt, %126, %32 : i64
-        %129 = arith.andi %127, %128 : i1
-        %130 = arith.andi %121, %129 : i1
-        %131 = arith.maxsi %119, %c1_i64 : i64
-        %132 = arith.ceildivsi %39, %131 : i64
-        %133 = arith.subi %123, %c1_i64 : i64
-        %134 = arith.cmpi eq, %125, %133 : i64
-        %135 = arith.cmpi slt, %125, %32 : i64
-        %136 = arith.andi %134, %135 : i1
-        %137 = arith.andi %121, %136 : i1
-        %138 = arith.divsi %118, %c16_i64 : i64
-        %139 = arith.minsi %119, %138 : i64
-        %140 = arith.maxsi %139, %c0_i64 : i64
-        %141 = arith.index_cast %140 : i64 to index
-        scf.for %arg18 = %c0 to %141 step %c1 {
-          %148 = arith.index_cast %arg18 : index to i64
-          %149 = arith.muli %148, %132 : i64
-          %150 = arith.minsi %149, %39 : i64
-          scf.if %130 {
-            %162 = arith.addi %150, %132 : i64
-            %163 = arith.minsi %162, %39 : i64
-            %164 = arith.index_cast %150 : i64 to index
-            %165 = arith.index_cast %163 : i64 to index
-            scf.for %arg19 = %164 to %165 step %c1 {
-              %166 = arith.index_cast %arg19 : index to i64
-              %167 = arith.addi %33, %166 : i64
-              %168 = arith.muli %167, %c16_i64 : i64
-              %169 = arith.maxsi %168, %25 : i64
-              %170 = arith.addi %168, %c16_i64 : i64
-              %171 = arith.minsi %170, %34 : i64
-              %172 = arith.subi %171, %169 : i64
-              %173 = arith.subi %169, %25 : i64
-              %174 = arith.muli %173, %52 : i64
-              %175 = arith.addi %51, %174 : i64
-              %176 = arith.muli %126, %c16_i64 : i64
-              %177 = arith.addi %175, %176 : i64
-              %178 = arith.addi %168, %176 : i64
-              %179 = arith.ori %178, %c2147483648_i64 : i64
-              %180 = arith.subi %169, %168 : i64
-              %181 = arith.addi %179, %180 : i64
-              %182 = arith.subi %27, %176 : i64
-              %183 = arith.minsi %182, %c16_i64 : i64
-              "instgem.mvout"(%177, %181, %183, %172) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %151 = arith.minsi %109, %c16_i64 : i64
-          %152 = arith.muli %125, %c16_i64 : i64
-          %153 = arith.subi %115, %152 : i64
-          %154 = arith.minsi %153, %c16_i64 : i64
-          %155 = arith.ori %152, %c3221225472_i64 : i64
-          %156 = arith.muli %148, %c16_i64 : i64
-          %157 = arith.addi %156, %152 : i64
-          %158 = arith.addi %157, %c64_i64 : i64
-          "instgem.preload"(%158, %154, %c16_i64, %155, %154, %151) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%156, %c16_i64, %151, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %159 = arith.subi %119, %c1_i64 : i64
-          %160 = arith.cmpi eq, %148, %159 : i64
-          %161 = arith.andi %137, %160 : i1
-          scf.if %161 {
-            %162 = arith.divsi %109, %c16_i64 : i64
-            %163 = arith.minsi %116, %162 : i64
-            %164 = arith.maxsi %163, %c1_i64 : i64
-            %165 = arith.index_cast %164 : i64 to index
-            scf.for %arg19 = %c1 to %165 step %c1 {
-              %167 = arith.index_cast %arg19 : index to i64
-              %168 = arith.muli %167, %c16_i64 : i64
-              %169 = arith.addi %168, %152 : i64
-              %170 = arith.ori %169, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %154, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %171 = arith.muli %167, %c32_i64 : i64
-              %172 = arith.addi %171, %156 : i64
-              "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %173 = arith.subi %167, %c1_i64 : i64
-              %174 = arith.cmpi slt, %173, %39 : i64
-              scf.if %174 {
-                %175 = arith.addi %33, %173 : i64
-                %176 = arith.muli %175, %c16_i64 : i64
-                %177 = arith.maxsi %176, %25 : i64
-                %178 = arith.addi %176, %c16_i64 : i64
-                %179 = arith.minsi %178, %34 : i64
-                %180 = arith.subi %179, %177 : i64
-                %181 = arith.subi %177, %25 : i64
-                %182 = arith.muli %181, %52 : i64
-                %183 = arith.addi %51, %182 : i64
-                %184 = arith.addi %183, %152 : i64
-                %185 = arith.addi %176, %152 : i64
-                %186 = arith.ori %185, %c2147483648_i64 : i64
-                %187 = arith.subi %177, %176 : i64
-                %188 = arith.addi %186, %187 : i64
-                %189 = arith.subi %27, %152 : i64
-                %190 = arith.minsi %189, %c16_i64 : i64
-                "instgem.mvout"(%184, %188, %190, %180) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %166 = arith.index_cast %116 : i64 to index
-            scf.for %arg19 = %165 to %166 step %c1 {
-              %167 = arith.index_cast %arg19 : index to i64
-              %168 = arith.muli %167, %c16_i64 : i64
-              %169 = arith.subi %109, %168 : i64
-              %170 = arith.minsi %169, %c16_i64 : i64
-              %171 = arith.addi %168, %152 : i64
-              %172 = arith.ori %171, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %154, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-              %173 = arith.muli %167, %c32_i64 : i64
-              %174 = arith.addi %173, %156 : i64
-              "instgem.compute_accumulated"(%174, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %175 = arith.subi %167, %c1_i64 : i64
-              %176 = arith.cmpi slt, %175, %39 : i64
-              scf.if %176 {
-                %177 = arith.addi %33, %175 : i64
-                %178 = arith.muli %177, %c16_i64 : i64
-                %179 = arith.maxsi %178, %25 : i64
-                %180 = arith.addi %178, %c16_i64 : i64
-                %181 = arith.minsi %180, %34 : i64
-                %182 = arith.subi %181, %179 : i64
-                %183 = arith.subi %179, %25 : i64
-                %184 = arith.muli %183, %52 : i64
-                %185 = arith.addi %51, %184 : i64
-                %186 = arith.addi %185, %152 : i64
-                %187 = arith.addi %178, %152 : i64
-                %188 = arith.ori %187, %c2147483648_i64 : i64
-                %189 = arith.subi %179, %178 : i64
-                %190 = arith.addi %188, %189 : i64
-                %191 = arith.subi %27, %152 : i64
-                %192 = arith.minsi %191, %c16_i64 : i64
-                "instgem.mvout"(%186, %190, %192, %182) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %162 = arith.divsi %109, %c16_i64 : i64
-            %163 = arith.minsi %116, %162 : i64
-            %164 = arith.maxsi %163, %c1_i64 : i64
-            %165 = arith.index_cast %164 : i64 to index
-            scf.for %arg19 = %c1 to %165 step %c1 {
-              %167 = arith.index_cast %arg19 : index to i64
-              %168 = arith.muli %167, %c16_i64 : i64
-              %169 = arith.addi %168, %152 : i64
-              %170 = arith.ori %169, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %154, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %171 = arith.muli %167, %c32_i64 : i64
-              %172 = arith.addi %171, %156 : i64
-              "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %166 = arith.index_cast %116 : i64 to index
-            scf.for %arg19 = %165 to %166 step %c1 {
-              %167 = arith.index_cast %arg19 : index to i64
-              %168 = arith.muli %167, %c16_i64 : i64
-              %169 = arith.subi %109, %168 : i64
-              %170 = arith.minsi %169, %c16_i64 : i64
-              %171 = arith.addi %168, %152 : i64
-              %172 = arith.ori %171, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %154, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-              %173 = arith.muli %167, %c32_i64 : i64
-              %174 = arith.addi %173, %156 : i64
-              "instgem.compute_accumulated"(%174, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %142 = arith.index_cast %119 : i64 to index
-        scf.for %arg18 = %141 to %142 step %c1 {
-          %148 = arith.index_cast %arg18 : index to i64
-          %149 = arith.muli %148, %c16_i64 : i64
-          %150 = arith.subi %111, %149 : i64
-          %151 = arith.minsi %150, %c16_i64 : i64
-          %152 = arith.subi %113, %149 : i64
-          %153 = arith.minsi %152, %c16_i64 : i64
-          %154 = arith.muli %148, %132 : i64
-          %155 = arith.minsi %154, %39 : i64
-          scf.if %130 {
-            %166 = arith.addi %155, %132 : i64
-            %167 = arith.minsi %166, %39 : i64
-            %168 = arith.index_cast %155 : i64 to index
-            %169 = arith.index_cast %167 : i64 to index
-            scf.for %arg19 = %168 to %169 step %c1 {
-              %170 = arith.index_cast %arg19 : index to i64
-              %171 = arith.addi %33, %170 : i64
-              %172 = arith.muli %171, %c16_i64 : i64
-              %173 = arith.maxsi %172, %25 : i64
-              %174 = arith.addi %172, %c16_i64 : i64
-              %175 = arith.minsi %174, %34 : i64
-              %176 = arith.subi %175, %173 : i64
-              %177 = arith.subi %173, %25 : i64
-              %178 = arith.muli %177, %52 : i64
-              %179 = arith.addi %51, %178 : i64
-              %180 = arith.muli %126, %c16_i64 : i64
-              %181 = arith.addi %179, %180 : i64
-              %182 = arith.addi %172, %180 : i64
-              %183 = arith.ori %182, %c2147483648_i64 : i64
-              %184 = arith.subi %173, %172 : i64
-              %185 = arith.addi %183, %184 : i64
-              %186 = arith.subi %27, %180 : i64
-              %187 = arith.minsi %186, %c16_i64 : i64
-              "instgem.mvout"(%181, %185, %187, %176) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %156 = arith.minsi %109, %c16_i64 : i64
-          %157 = arith.muli %125, %c16_i64 : i64
-          %158 = arith.subi %115, %157 : i64
-          %159 = arith.minsi %158, %c16_i64 : i64
-          %160 = arith.ori %157, %c3221225472_i64 : i64
-          %161 = arith.addi %149, %157 : i64
-          %162 = arith.addi %161, %c64_i64 : i64
-          "instgem.preload"(%162, %159, %153, %160, %159, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%149, %151, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %163 = arith.subi %119, %c1_i64 : i64
-          %164 = arith.cmpi eq, %148, %163 : i64
-          %165 = arith.andi %137, %164 : i1
-          scf.if %165 {
-            %166 = arith.divsi %109, %c16_i64 : i64
-            %167 = arith.minsi %116, %166 : i64
-            %168 = arith.maxsi %167, %c1_i64 : i64
-            %169 = arith.index_cast %168 : i64 to index
-            scf.for %arg19 = %c1 to %169 step %c1 {
-              %171 = arith.index_cast %arg19 : index to i64
-              %172 = arith.muli %171, %c16_i64 : i64
-              %173 = arith.addi %172, %157 : i64
-              %174 = arith.ori %173, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %175 = arith.muli %171, %c32_i64 : i64
-              %176 = arith.addi %175, %149 : i64
-              "instgem.compute_accumulated"(%176, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %177 = arith.subi %171, %c1_i64 : i64
-              %178 = arith.cmpi slt, %177, %39 : i64
-              scf.if %178 {
-                %179 = arith.addi %33, %177 : i64
-                %180 = arith.muli %179, %c16_i64 : i64
-                %181 = arith.maxsi %180, %25 : i64
-                %182 = arith.addi %180, %c16_i64 : i64
-                %183 = arith.minsi %182, %34 : i64
-                %184 = arith.subi %183, %181 : i64
-                %185 = arith.subi %181, %25 : i64
-                %186 = arith.muli %185, %52 : i64
-                %187 = arith.addi %51, %186 : i64
-                %188 = arith.addi %187, %157 : i64
-                %189 = arith.addi %180, %157 : i64
-                %190 = arith.ori %189, %c2147483648_i64 : i64
-                %191 = arith.subi %181, %180 : i64
-                %192 = arith.addi %190, %191 : i64
-                %193 = arith.subi %27, %157 : i64
-                %194 = arith.minsi %193, %c16_i64 : i64
-                "instgem.mvout"(%188, %192, %194, %184) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %170 = arith.index_cast %116 : i64 to index
-            scf.for %arg19 = %169 to %170 step %c1 {
-              %171 = arith.index_cast %arg19 : index to i64
-              %172 = arith.muli %171, %c16_i64 : i64
-              %173 = arith.subi %109, %172 : i64
-              %174 = arith.minsi %173, %c16_i64 : i64
-              %175 = arith.addi %172, %157 : i64
-              %176 = arith.ori %175, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %159, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-              %177 = arith.muli %171, %c32_i64 : i64
-              %178 = arith.addi %177, %149 : i64
-              "instgem.compute_accumulated"(%178, %151, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %179 = arith.subi %171, %c1_i64 : i64
-              %180 = arith.cmpi slt, %179, %39 : i64
-              scf.if %180 {
-                %181 = arith.addi %33, %179 : i64
-                %182 = arith.muli %181, %c16_i64 : i64
-                %183 = arith.maxsi %182, %25 : i64
-                %184 = arith.addi %182, %c16_i64 : i64
-                %185 = arith.minsi %184, %34 : i64
-                %186 = arith.subi %185, %183 : i64
-                %187 = arith.subi %183, %25 : i64
-                %188 = arith.muli %187, %52 : i64
-                %189 = arith.addi %51, %188 : i64
-                %190 = arith.addi %189, %157 : i64
-                %191 = arith.addi %182, %157 : i64
-                %192 = arith.ori %191, %c2147483648_i64 : i64
-                %193 = arith.subi %183, %182 : i64
-                %194 = arith.addi %192, %193 : i64
-                %195 = arith.subi %27, %157 : i64
-                %196 = arith.minsi %195, %c16_i64 : i64
-                "instgem.mvout"(%190, %194, %196, %186) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %166 = arith.divsi %109, %c16_i64 : i64
-            %167 = arith.minsi %116, %166 : i64
-            %168 = arith.maxsi %167, %c1_i64 : i64
-            %169 = arith.index_cast %168 : i64 to index
-            scf.for %arg19 = %c1 to %169 step %c1 {
-              %171 = arith.index_cast %arg19 : index to i64
-              %172 = arith.muli %171, %c16_i64 : i64
-              %173 = arith.addi %172, %157 : i64
-              %174 = arith.ori %173, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %175 = arith.muli %171, %c32_i64 : i64
-              %176 = arith.addi %175, %149 : i64
-              "instgem.compute_accumulated"(%176, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %170 = arith.index_cast %116 : i64 to index
-            scf.for %arg19 = %169 to %170 step %c1 {
-              %171 = arith.index_cast %arg19 : index to i64
-              %172 = arith.muli %171, %c16_i64 : i64
-              %173 = arith.subi %109, %172 : i64
-              %174 = arith.minsi %173, %c16_i64 : i64
-              %175 = arith.addi %172, %157 : i64
-              %176 = arith.ori %175, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %159, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-              %177 = arith.muli %171, %c32_i64 : i64
-              %178 = arith.addi %177, %149 : i64
-              "instgem.compute_accumulated"(%178, %151, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        scf.if %130 {
-          %148 = arith.muli %119, %132 : i64
-          %149 = arith.minsi %148, %39 : i64
-          %150 = arith.index_cast %149 : i64 to index
-          %151 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %150 to %151 step %c1 {
-            %152 = arith.index_cast %arg18 : index to i64
-            %153 = arith.addi %33, %152 : i64
-            %154 = arith.muli %153, %c16_i64 : i64
-            %155 = arith.maxsi %154, %25 : i64
-            %156 = arith.addi %154, %c16_i64 : i64
-            %157 = arith.minsi %156, %34 : i64
-            %158 = arith.subi %157, %155 : i64
-            %159 = arith.subi %155, %25 : i64
-            %160 = arith.muli %159, %52 : i64
-            %161 = arith.addi %51, %160 : i64
-            %162 = arith.muli %126, %c16_i64 : i64
-            %163 = arith.addi %161, %162 : i64
-            %164 = arith.addi %154, %162 : i64
-            %165 = arith.ori %164, %c2147483648_i64 : i64
-            %166 = arith.subi %155, %154 : i64
-            %167 = arith.addi %165, %166 : i64
-            %168 = arith.subi %27, %162 : i64
-            %169 = arith.minsi %168, %c16_i64 : i64
-            "instgem.mvout"(%163, %167, %169, %158) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        %143 = arith.cmpi sgt, %119, %c0_i64 : i64
-        %144 = arith.subi %116, %c1_i64 : i64
-        %145 = arith.maxsi %144, %c0_i64 : i64
-        %146 = arith.minsi %145, %39 : i64
-        %147 = arith.select %143, %146, %c0_i64 : i64
-        scf.if %137 {
-          %148 = arith.index_cast %147 : i64 to index
-          %149 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %148 to %149 step %c1 {
-            %150 = arith.index_cast %arg18 : index to i64
-            %151 = arith.addi %33, %150 : i64
-            %152 = arith.muli %151, %c16_i64 : i64
-            %153 = arith.maxsi %152, %25 : i64
-            %154 = arith.addi %152, %c16_i64 : i64
-            %155 = arith.minsi %154, %34 : i64
-            %156 = arith.subi %155, %153 : i64
-            %157 = arith.subi %153, %25 : i64
-            %158 = arith.muli %157, %52 : i64
-            %159 = arith.addi %51, %158 : i64
-            %160 = arith.muli %125, %c16_i64 : i64
-            %161 = arith.addi %159, %160 : i64
-            %162 = arith.addi %152, %160 : i64
-            %163 = arith.ori %162, %c2147483648_i64 : i64
-            %164 = arith.subi %153, %152 : i64
-            %165 = arith.addi %163, %164 : i64
-            %166 = arith.subi %27, %160 : i64
-            %167 = arith.minsi %166, %c16_i64 : i64
-            "instgem.mvout"(%161, %165, %167, %156) : (i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
+      %125 = arith.divsi %118, %c16_i64 : i64
+      %126 = arith.minsi %119, %125 : i64
+      %127 = arith.maxsi %126, %c0_i64 : i64
+      %128 = arith.divsi %109, %c16_i64 : i64
+      %129 = arith.minsi %116, %128 : i64
+      %130 = arith.maxsi %129, %c1_i64 : i64
+      %131 = arith.minsi %109, %c16_i64 : i64
       scf.if %121 {
-        %125 = arith.minsi %123, %32 : i64
-        %126 = arith.index_cast %125 : i64 to index
-        %127 = arith.index_cast %32 : i64 to index
-        scf.for %arg17 = %126 to %127 step %c1 {
-          %128 = arith.index_cast %arg17 : index to i64
-          %129 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %c0 to %129 step %c1 {
-            %130 = arith.index_cast %arg18 : index to i64
-            %131 = arith.addi %33, %130 : i64
-            %132 = arith.muli %131, %c16_i64 : i64
-            %133 = arith.maxsi %132, %25 : i64
-            %134 = arith.addi %132, %c16_i64 : i64
-            %135 = arith.minsi %134, %34 : i64
-            %136 = arith.subi %135, %133 : i64
-            %137 = arith.subi %133, %25 : i64
-            %138 = arith.muli %137, %52 : i64
-            %139 = arith.addi %51, %138 : i64
-            %140 = arith.muli %128, %c16_i64 : i64
-            %141 = arith.addi %139, %140 : i64
-            %142 = arith.addi %132, %140 : i64
-            %143 = arith.ori %142, %c2147483648_i64 : i64
-            %144 = arith.subi %133, %132 : i64
-            %145 = arith.addi %143, %144 : i64
-            %146 = arith.subi %27, %140 : i64
-            %147 = arith.minsi %146, %c16_i64 : i64
-            "instgem.mvout"(%141, %145, %147, %136) : (i64, i64, i64, i64) -> ()
+        %132 = arith.maxsi %119, %c1_i64 : i64
+        %133 = arith.ceildivsi %39, %132 : i64
+        scf.for %arg17 = %c0 to %124 step %c1 {
+          %137 = arith.index_cast %arg17 : index to i64
+          %138 = arith.subi %137, %c1_i64 : i64
+          %139 = arith.cmpi sge, %138, %c0_i64 : i64
+          %140 = arith.cmpi slt, %138, %32 : i64
+          %141 = arith.andi %139, %140 : i1
+          %142 = arith.subi %123, %c1_i64 : i64
+          %143 = arith.cmpi eq, %137, %142 : i64
+          %144 = arith.cmpi slt, %137, %32 : i64
+          %145 = arith.andi %143, %144 : i1
+          %146 = arith.subi %119, %c1_i64 : i64
+          %147 = arith.select %145, %146, %c-1_i64 : i64
+          %148 = arith.muli %137, %c16_i64 : i64
+          %149 = arith.subi %115, %148 : i64
+          %150 = arith.minsi %149, %c16_i64 : i64
+          %151 = arith.index_cast %127 : i64 to index
+          scf.for %arg18 = %c0 to %151 step %c1 {
+            %159 = arith.index_cast %arg18 : index to i64
+            scf.if %141 {
+              %165 = arith.muli %159, %133 : i64
+              %166 = arith.minsi %165, %39 : i64
+              %167 = arith.addi %166, %133 : i64
+              %168 = arith.minsi %167, %39 : i64
+              %169 = arith.index_cast %166 : i64 to index
+              %170 = arith.index_cast %168 : i64 to index
+              scf.for %arg19 = %169 to %170 step %c1 {
+                %171 = arith.index_cast %arg19 : index to i64
+                %172 = arith.addi %33, %171 : i64
+                %173 = arith.muli %172, %c16_i64 : i64
+                %174 = arith.maxsi %173, %25 : i64
+                %175 = arith.addi %173, %c16_i64 : i64
+                %176 = arith.minsi %175, %34 : i64
+                %177 = arith.subi %176, %174 : i64
+                %178 = arith.subi %174, %25 : i64
+                %179 = arith.muli %178, %52 : i64
+                %180 = arith.addi %51, %179 : i64
+                %181 = arith.muli %138, %c16_i64 : i64
+                %182 = arith.addi %180, %181 : i64
+                %183 = arith.addi %173, %181 : i64
+                %184 = arith.ori %183, %c2147483648_i64 : i64
+                %185 = arith.subi %174, %173 : i64
+                %186 = arith.addi %184, %185 : i64
+                %187 = arith.subi %27, %181 : i64
+                %188 = arith.minsi %187, %c16_i64 : i64
+                "instgem.mvout"(%182, %186, %188, %177) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %160 = arith.ori %148, %c3221225472_i64 : i64
+            %161 = arith.muli %159, %c16_i64 : i64
+            %162 = arith.addi %161, %148 : i64
+            %163 = arith.addi %162, %c64_i64 : i64
+            "instgem.preload"(%163, %150, %c16_i64, %160, %150, %131) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%161, %c16_i64, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %164 = arith.cmpi eq, %159, %147 : i64
+            scf.if %164 {
+              %165 = arith.index_cast %130 : i64 to index
+              scf.for %arg19 = %c1 to %165 step %c1 {
+                %167 = arith.index_cast %arg19 : index to i64
+                %168 = arith.muli %167, %c16_i64 : i64
+                %169 = arith.addi %168, %148 : i64
+                %170 = arith.ori %169, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %171 = arith.muli %167, %c32_i64 : i64
+                %172 = arith.addi %171, %161 : i64
+                "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %173 = arith.subi %167, %c1_i64 : i64
+                %174 = arith.subi %173, %33 : i64
+                %175 = arith.cmpi sge, %174, %c0_i64 : i64
+                %176 = arith.cmpi slt, %174, %39 : i64
+                %177 = arith.andi %175, %176 : i1
+                scf.if %177 {
+                  %178 = arith.muli %173, %c16_i64 : i64
+                  %179 = arith.maxsi %178, %25 : i64
+                  %180 = arith.addi %178, %c16_i64 : i64
+                  %181 = arith.minsi %180, %34 : i64
+                  %182 = arith.subi %181, %179 : i64
+                  %183 = arith.subi %179, %25 : i64
+                  %184 = arith.muli %183, %52 : i64
+                  %185 = arith.addi %51, %184 : i64
+                  %186 = arith.addi %185, %148 : i64
+                  %187 = arith.addi %178, %148 : i64
+                  %188 = arith.ori %187, %c2147483648_i64 : i64
+                  %189 = arith.subi %179, %178 : i64
+                  %190 = arith.addi %188, %189 : i64
+                  %191 = arith.subi %27, %148 : i64
+                  %192 = arith.minsi %191, %c16_i64 : i64
+                  "instgem.mvout"(%186, %190, %192, %182) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %166 = arith.index_cast %116 : i64 to index
+              scf.for %arg19 = %165 to %166 step %c1 {
+                %167 = arith.index_cast %arg19 : index to i64
+                %168 = arith.muli %167, %c16_i64 : i64
+                %169 = arith.subi %109, %168 : i64
+                %170 = arith.minsi %169, %c16_i64 : i64
+                %171 = arith.addi %168, %148 : i64
+                %172 = arith.ori %171, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %150, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+                %173 = arith.muli %167, %c32_i64 : i64
+                %174 = arith.addi %173, %161 : i64
+                "instgem.compute_accumulated"(%174, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %175 = arith.subi %167, %c1_i64 : i64
+                %176 = arith.subi %175, %33 : i64
+                %177 = arith.cmpi sge, %176, %c0_i64 : i64
+                %178 = arith.cmpi slt, %176, %39 : i64
+                %179 = arith.andi %177, %178 : i1
+                scf.if %179 {
+                  %180 = arith.muli %175, %c16_i64 : i64
+                  %181 = arith.maxsi %180, %25 : i64
+                  %182 = arith.addi %180, %c16_i64 : i64
+                  %183 = arith.minsi %182, %34 : i64
+                  %184 = arith.subi %183, %181 : i64
+                  %185 = arith.subi %181, %25 : i64
+                  %186 = arith.muli %185, %52 : i64
+                  %187 = arith.addi %51, %186 : i64
+                  %188 = arith.addi %187, %148 : i64
+                  %189 = arith.addi %180, %148 : i64
+                  %190 = arith.ori %189, %c2147483648_i64 : i64
+                  %191 = arith.subi %181, %180 : i64
+                  %192 = arith.addi %190, %191 : i64
+                  %193 = arith.subi %27, %148 : i64
+                  %194 = arith.minsi %193, %c16_i64 : i64
+                  "instgem.mvout"(%188, %192, %194, %184) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %165 = arith.index_cast %130 : i64 to index
+              scf.for %arg19 = %c1 to %165 step %c1 {
+                %167 = arith.index_cast %arg19 : index to i64
+                %168 = arith.muli %167, %c16_i64 : i64
+                %169 = arith.addi %168, %148 : i64
+                %170 = arith.ori %169, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %171 = arith.muli %167, %c32_i64 : i64
+                %172 = arith.addi %171, %161 : i64
+                "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %166 = arith.index_cast %116 : i64 to index
+              scf.for %arg19 = %165 to %166 step %c1 {
+                %167 = arith.index_cast %arg19 : index to i64
+                %168 = arith.muli %167, %c16_i64 : i64
+                %169 = arith.subi %109, %168 : i64
+                %170 = arith.minsi %169, %c16_i64 : i64
+                %171 = arith.addi %168, %148 : i64
+                %172 = arith.ori %171, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %150, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+                %173 = arith.muli %167, %c32_i64 : i64
+                %174 = arith.addi %173, %161 : i64
+                "instgem.compute_accumulated"(%174, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          %152 = arith.index_cast %119 : i64 to index
+          scf.for %arg18 = %151 to %152 step %c1 {
+            %159 = arith.index_cast %arg18 : index to i64
+            %160 = arith.muli %159, %c16_i64 : i64
+            %161 = arith.subi %111, %160 : i64
+            %162 = arith.minsi %161, %c16_i64 : i64
+            %163 = arith.subi %113, %160 : i64
+            %164 = arith.minsi %163, %c16_i64 : i64
+            scf.if %141 {
+              %169 = arith.muli %159, %133 : i64
+              %170 = arith.minsi %169, %39 : i64
+              %171 = arith.addi %170, %133 : i64
+              %172 = arith.minsi %171, %39 : i64
+              %173 = arith.index_cast %170 : i64 to index
+              %174 = arith.index_cast %172 : i64 to index
+              scf.for %arg19 = %173 to %174 step %c1 {
+                %175 = arith.index_cast %arg19 : index to i64
+                %176 = arith.addi %33, %175 : i64
+                %177 = arith.muli %176, %c16_i64 : i64
+                %178 = arith.maxsi %177, %25 : i64
+                %179 = arith.addi %177, %c16_i64 : i64
+                %180 = arith.minsi %179, %34 : i64
+                %181 = arith.subi %180, %178 : i64
+                %182 = arith.subi %178, %25 : i64
+                %183 = arith.muli %182, %52 : i64
+                %184 = arith.addi %51, %183 : i64
+                %185 = arith.muli %138, %c16_i64 : i64
+                %186 = arith.addi %184, %185 : i64
+                %187 = arith.addi %177, %185 : i64
+                %188 = arith.ori %187, %c2147483648_i64 : i64
+                %189 = arith.subi %178, %177 : i64
+                %190 = arith.addi %188, %189 : i64
+                %191 = arith.subi %27, %185 : i64
+                %192 = arith.minsi %191, %c16_i64 : i64
+                "instgem.mvout"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %165 = arith.ori %148, %c3221225472_i64 : i64
+            %166 = arith.addi %160, %148 : i64
+            %167 = arith.addi %166, %c64_i64 : i64
+            "instgem.preload"(%167, %150, %164, %165, %150, %131) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%160, %162, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %168 = arith.cmpi eq, %159, %147 : i64
+            scf.if %168 {
+              %169 = arith.index_cast %130 : i64 to index
+              scf.for %arg19 = %c1 to %169 step %c1 {
+                %171 = arith.index_cast %arg19 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.addi %172, %148 : i64
+                %174 = arith.ori %173, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %175 = arith.muli %171, %c32_i64 : i64
+                %176 = arith.addi %175, %160 : i64
+                "instgem.compute_accumulated"(%176, %162, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %177 = arith.subi %171, %c1_i64 : i64
+                %178 = arith.subi %177, %33 : i64
+                %179 = arith.cmpi sge, %178, %c0_i64 : i64
+                %180 = arith.cmpi slt, %178, %39 : i64
+                %181 = arith.andi %179, %180 : i1
+                scf.if %181 {
+                  %182 = arith.muli %177, %c16_i64 : i64
+                  %183 = arith.maxsi %182, %25 : i64
+                  %184 = arith.addi %182, %c16_i64 : i64
+                  %185 = arith.minsi %184, %34 : i64
+                  %186 = arith.subi %185, %183 : i64
+                  %187 = arith.subi %183, %25 : i64
+                  %188 = arith.muli %187, %52 : i64
+                  %189 = arith.addi %51, %188 : i64
+                  %190 = arith.addi %189, %148 : i64
+                  %191 = arith.addi %182, %148 : i64
+                  %192 = arith.ori %191, %c2147483648_i64 : i64
+                  %193 = arith.subi %183, %182 : i64
+                  %194 = arith.addi %192, %193 : i64
+                  %195 = arith.subi %27, %148 : i64
+                  %196 = arith.minsi %195, %c16_i64 : i64
+                  "instgem.mvout"(%190, %194, %196, %186) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %170 = arith.index_cast %116 : i64 to index
+              scf.for %arg19 = %169 to %170 step %c1 {
+                %171 = arith.index_cast %arg19 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.subi %109, %172 : i64
+                %174 = arith.minsi %173, %c16_i64 : i64
+                %175 = arith.addi %172, %148 : i64
+                %176 = arith.ori %175, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %150, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+                %177 = arith.muli %171, %c32_i64 : i64
+                %178 = arith.addi %177, %160 : i64
+                "instgem.compute_accumulated"(%178, %162, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %179 = arith.subi %171, %c1_i64 : i64
+                %180 = arith.subi %179, %33 : i64
+                %181 = arith.cmpi sge, %180, %c0_i64 : i64
+                %182 = arith.cmpi slt, %180, %39 : i64
+                %183 = arith.andi %181, %182 : i1
+                scf.if %183 {
+                  %184 = arith.muli %179, %c16_i64 : i64
+                  %185 = arith.maxsi %184, %25 : i64
+                  %186 = arith.addi %184, %c16_i64 : i64
+                  %187 = arith.minsi %186, %34 : i64
+                  %188 = arith.subi %187, %185 : i64
+                  %189 = arith.subi %185, %25 : i64
+                  %190 = arith.muli %189, %52 : i64
+                  %191 = arith.addi %51, %190 : i64
+                  %192 = arith.addi %191, %148 : i64
+                  %193 = arith.addi %184, %148 : i64
+                  %194 = arith.ori %193, %c2147483648_i64 : i64
+                  %195 = arith.subi %185, %184 : i64
+                  %196 = arith.addi %194, %195 : i64
+                  %197 = arith.subi %27, %148 : i64
+                  %198 = arith.minsi %197, %c16_i64 : i64
+                  "instgem.mvout"(%192, %196, %198, %188) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %169 = arith.index_cast %130 : i64 to index
+              scf.for %arg19 = %c1 to %169 step %c1 {
+                %171 = arith.index_cast %arg19 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.addi %172, %148 : i64
+                %174 = arith.ori %173, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %175 = arith.muli %171, %c32_i64 : i64
+                %176 = arith.addi %175, %160 : i64
+                "instgem.compute_accumulated"(%176, %162, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %170 = arith.index_cast %116 : i64 to index
+              scf.for %arg19 = %169 to %170 step %c1 {
+                %171 = arith.index_cast %arg19 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.subi %109, %172 : i64
+                %174 = arith.minsi %173, %c16_i64 : i64
+                %175 = arith.addi %172, %148 : i64
+                %176 = arith.ori %175, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %150, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+                %177 = arith.muli %171, %c32_i64 : i64
+                %178 = arith.addi %177, %160 : i64
+                "instgem.compute_accumulated"(%178, %162, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          scf.if %141 {
+            %159 = arith.muli %119, %133 : i64
+            %160 = arith.minsi %159, %39 : i64
+            %161 = arith.index_cast %160 : i64 to index
+            %162 = arith.index_cast %39 : i64 to index
+            scf.for %arg18 = %161 to %162 step %c1 {
+              %163 = arith.index_cast %arg18 : index to i64
+              %164 = arith.addi %33, %163 : i64
+              %165 = arith.muli %164, %c16_i64 : i64
+              %166 = arith.maxsi %165, %25 : i64
+              %167 = arith.addi %165, %c16_i64 : i64
+              %168 = arith.minsi %167, %34 : i64
+              %169 = arith.subi %168, %166 : i64
+              %170 = arith.subi %166, %25 : i64
+              %171 = arith.muli %170, %52 : i64
+              %172 = arith.addi %51, %171 : i64
+              %173 = arith.muli %138, %c16_i64 : i64
+              %174 = arith.addi %172, %173 : i64
+              %175 = arith.addi %165, %173 : i64
+              %176 = arith.ori %175, %c2147483648_i64 : i64
+              %177 = arith.subi %166, %165 : i64
+              %178 = arith.addi %176, %177 : i64
+              %179 = arith.subi %27, %173 : i64
+              %180 = arith.minsi %179, %c16_i64 : i64
+              "instgem.mvout"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %153 = arith.cmpi sgt, %119, %c0_i64 : i64
+          %154 = arith.subi %116, %c1_i64 : i64
+          %155 = arith.subi %154, %33 : i64
+          %156 = arith.maxsi %155, %c0_i64 : i64
+          %157 = arith.minsi %156, %39 : i64
+          %158 = arith.select %153, %157, %c0_i64 : i64
+          scf.if %145 {
+            %159 = arith.index_cast %158 : i64 to index
+            %160 = arith.index_cast %39 : i64 to index
+            scf.for %arg18 = %159 to %160 step %c1 {
+              %161 = arith.index_cast %arg18 : index to i64
+              %162 = arith.addi %33, %161 : i64
+              %163 = arith.muli %162, %c16_i64 : i64
+              %164 = arith.maxsi %163, %25 : i64
+              %165 = arith.addi %163, %c16_i64 : i64
+              %166 = arith.minsi %165, %34 : i64
+              %167 = arith.subi %166, %164 : i64
+              %168 = arith.subi %164, %25 : i64
+              %169 = arith.muli %168, %52 : i64
+              %170 = arith.addi %51, %169 : i64
+              %171 = arith.addi %170, %148 : i64
+              %172 = arith.addi %163, %148 : i64
+              %173 = arith.ori %172, %c2147483648_i64 : i64
+              %174 = arith.subi %164, %163 : i64
+              %175 = arith.addi %173, %174 : i64
+              %176 = arith.subi %27, %148 : i64
+              %177 = arith.minsi %176, %c16_i64 : i64
+              "instgem.mvout"(%171, %175, %177, %167) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %134 = arith.minsi %123, %32 : i64
+        %135 = arith.index_cast %134 : i64 to index
+        %136 = arith.index_cast %32 : i64 to index
+        scf.for %arg17 = %135 to %136 step %c1 {
+          %137 = arith.index_cast %arg17 : index to i64
+          %138 = arith.index_cast %39 : i64 to index
+          scf.for %arg18 = %c0 to %138 step %c1 {
+            %139 = arith.index_cast %arg18 : index to i64
+            %140 = arith.addi %33, %139 : i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.maxsi %141, %25 : i64
+            %143 = arith.addi %141, %c16_i64 : i64
+            %144 = arith.minsi %143, %34 : i64
+            %145 = arith.subi %144, %142 : i64
+            %146 = arith.subi %142, %25 : i64
+            %147 = arith.muli %146, %52 : i64
+            %148 = arith.addi %51, %147 : i64
+            %149 = arith.muli %137, %c16_i64 : i64
+            %150 = arith.addi %148, %149 : i64
+            %151 = arith.addi %141, %149 : i64
+            %152 = arith.ori %151, %c2147483648_i64 : i64
+            %153 = arith.subi %142, %141 : i64
+            %154 = arith.addi %152, %153 : i64
+            %155 = arith.subi %27, %149 : i64
+            %156 = arith.minsi %155, %c16_i64 : i64
+            "instgem.mvout"(%150, %154, %156, %145) : (i64, i64, i64, i64) -> ()
           }
         }
+      } else {
+        scf.for %arg17 = %c0 to %124 step %c1 {
+          %132 = arith.index_cast %arg17 : index to i64
+          %133 = arith.muli %132, %c16_i64 : i64
+          %134 = arith.subi %115, %133 : i64
+          %135 = arith.minsi %134, %c16_i64 : i64
+          %136 = arith.index_cast %127 : i64 to index
+          scf.for %arg18 = %c0 to %136 step %c1 {
+            %138 = arith.index_cast %arg18 : index to i64
+            %139 = arith.ori %133, %c3221225472_i64 : i64
+            %140 = arith.muli %138, %c16_i64 : i64
+            %141 = arith.addi %140, %133 : i64
+            %142 = arith.addi %141, %c64_i64 : i64
+            "instgem.preload"(%142, %135, %c16_i64, %139, %135, %131) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%140, %c16_i64, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %143 = arith.index_cast %130 : i64 to index
+            scf.for %arg19 = %c1 to %143 step %c1 {
+              %145 = arith.index_cast %arg19 : index to i64
+              %146 = arith.muli %145, %c16_i64 : i64
+              %147 = arith.addi %146, %133 : i64
+              %148 = arith.ori %147, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %149 = arith.muli %145, %c32_i64 : i64
+              %150 = arith.addi %149, %140 : i64
+              "instgem.compute_accumulated"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %144 = arith.index_cast %116 : i64 to index
+            scf.for %arg19 = %143 to %144 step %c1 {
+              %145 = arith.index_cast %arg19 : index to i64
+              %146 = arith.muli %145, %c16_i64 : i64
+              %147 = arith.subi %109, %146 : i64
+              %148 = arith.minsi %147, %c16_i64 : i64
+              %149 = arith.addi %146, %133 : i64
+              %150 = arith.ori %149, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %135, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+              %151 = arith.muli %145, %c32_i64 : i64
+              %152 = arith.addi %151, %140 : i64
+              "instgem.compute_accumulated"(%152, %c16_i64, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %137 = arith.index_cast %119 : i64 to index
+          scf.for %arg18 = %136 to %137 step %c1 {
+            %138 = arith.index_cast %arg18 : index to i64
+            %139 = arith.muli %138, %c16_i64 : i64
+            %140 = arith.subi %111, %139 : i64
+            %141 = arith.minsi %140, %c16_i64 : i64
+            %142 = arith.subi %113, %139 : i64
+            %143 = arith.minsi %142, %c16_i64 : i64
+            %144 = arith.ori %133, %c3221225472_i64 : i64
+            %145 = arith.addi %139, %133 : i64
+            %146 = arith.addi %145, %c64_i64 : i64
+            "instgem.preload"(%146, %135, %143, %144, %135, %131) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%139, %141, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %147 = arith.index_cast %130 : i64 to index
+            scf.for %arg19 = %c1 to %147 step %c1 {
+              %149 = arith.index_cast %arg19 : index to i64
+              %150 = arith.muli %149, %c16_i64 : i64
+              %151 = arith.addi %150, %133 : i64
+              %152 = arith.ori %151, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %153 = arith.muli %149, %c32_i64 : i64
+              %154 = arith.addi %153, %139 : i64
+              "instgem.compute_accumulated"(%154, %141, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %148 = arith.index_cast %116 : i64 to index
+            scf.for %arg19 = %147 to %148 step %c1 {
+              %149 = arith.index_cast %arg19 : index to i64
+              %150 = arith.muli %149, %c16_i64 : i64
+              %151 = arith.subi %109, %150 : i64
+              %152 = arith.minsi %151, %c16_i64 : i64
+              %153 = arith.addi %150, %133 : i64
+              %154 = arith.ori %153, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %154, %135, %152) : (i64, i64, i64, i64, i64, i64) -> ()
+              %155 = arith.muli %149, %c32_i64 : i64
+              %156 = arith.addi %155, %139 : i64
+              "instgem.compute_accumulated"(%156, %141, %152, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
       }
       scf.yield %59, %79 : index, index
     }

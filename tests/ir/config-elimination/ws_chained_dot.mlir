@@ -28,6 +28,18 @@
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -57,17 +69,16 @@ module {
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64 = arith.constant 2 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c26_i64 = arith.constant 26 : i64
     %c65_i64 = arith.constant 65 : i64
-    %c59_i64 = arith.constant 59 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c22_i64 = arith.constant 22 : i64
-    %c62_i64 = arith.constant 62 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -85,355 +96,409 @@ module {
     scf.if %6 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %84 = arith.index_cast %arg10 : index to i64
-        %85 = arith.remsi %84, %c2_i64 : i64
-        %86 = arith.divsi %84, %c2_i64 : i64
-        %87 = arith.muli %86, %c16_i64 : i64
-        %88 = arith.subi %c32_i64, %87 : i64
-        %89 = arith.minsi %88, %c16_i64 : i64
-        %90 = arith.muli %85, %c32_i64 : i64
-        %91 = arith.addi %90, %87 : i64
-        %92 = arith.ori %91, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %92, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %87 = arith.index_cast %arg10 : index to i64
+        %88 = arith.remsi %87, %c2_i64 : i64
+        %89 = arith.divsi %87, %c2_i64 : i64
+        %90 = arith.muli %89, %c16_i64 : i64
+        %91 = arith.subi %c32_i64, %90 : i64
+        %92 = arith.minsi %91, %c16_i64 : i64
+        %93 = arith.muli %88, %c32_i64 : i64
+        %94 = arith.addi %93, %90 : i64
+        %95 = arith.ori %94, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %95, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %7:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %84 = arith.maxsi %4, %c0 : index
-      %85 = arith.minsi %84, %arg4 : index
-      %86 = arith.addi %4, %c32 : index
-      %87 = arith.maxsi %86, %c0 : index
+      %87 = arith.maxsi %4, %c0 : index
       %88 = arith.minsi %87, %arg4 : index
-      %89 = arith.subi %85, %4 : index
+      %89 = arith.addi %4, %c32 : index
       %90 = arith.maxsi %89, %c0 : index
-      %91 = arith.minsi %90, %c32 : index
-      %92 = arith.subi %88, %85 : index
-      %93 = arith.maxsi %arg11, %c0 : index
-      %94 = arith.minsi %93, %arg5 : index
-      %95 = arith.addi %arg11, %c32 : index
-      %96 = arith.maxsi %95, %c0 : index
+      %91 = arith.minsi %90, %arg4 : index
+      %92 = arith.subi %88, %4 : index
+      %93 = arith.maxsi %92, %c0 : index
+      %94 = arith.minsi %93, %c32 : index
+      %95 = arith.subi %91, %88 : index
+      %96 = arith.maxsi %arg11, %c0 : index
       %97 = arith.minsi %96, %arg5 : index
-      %98 = arith.subi %94, %arg11 : index
+      %98 = arith.addi %arg11, %c32 : index
       %99 = arith.maxsi %98, %c0 : index
-      %100 = arith.minsi %99, %c32 : index
-      %101 = arith.subi %97, %94 : index
-      %102 = arith.cmpi sgt, %100, %c0 : index
-      scf.if %102 {
-        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
+      %100 = arith.minsi %99, %arg5 : index
+      %101 = arith.subi %97, %arg11 : index
+      %102 = arith.maxsi %101, %c0 : index
+      %103 = arith.minsi %102, %c32 : index
+      %104 = arith.subi %100, %97 : index
+      %105 = arith.cmpi sgt, %103, %c0 : index
+      scf.if %105 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%85, %94] [%92, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %103 = arith.index_cast %91 : index to i64
-      %104 = arith.index_cast %92 : index to i64
-      %105 = arith.index_cast %101 : index to i64
-      %106 = arith.addi %103, %104 : i64
+      %subview_9 = memref.subview %reinterpret_cast[%88, %97] [%95, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %106 = arith.index_cast %94 : index to i64
+      %107 = arith.index_cast %95 : index to i64
+      %108 = arith.index_cast %104 : index to i64
+      %109 = arith.addi %106, %107 : i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %107 = arith.index_cast %intptr_14 : index to i64
-      %108 = arith.index_cast %offset_11 : index to i64
-      %109 = arith.addi %107, %108 : i64
-      %110 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
-      %111 = arith.ceildivsi %105, %c64_i64 : i64
-      %112 = arith.divsi %103, %c16_i64 : i64
-      %113 = arith.ceildivsi %106, %c16_i64 : i64
-      %114 = arith.subi %113, %112 : i64
-      %115 = arith.cmpi sgt, %104, %c0_i64 : i64
-      %116 = arith.extui %115 : i1 to i64
-      %117 = arith.muli %114, %116 : i64
-      %118 = arith.muli %117, %111 : i64
-      %119 = arith.index_cast %118 : i64 to index
-      scf.for %arg13 = %c0 to %119 step %c1 {
-        %180 = arith.index_cast %arg13 : index to i64
-        %181 = arith.divsi %180, %111 : i64
-        %182 = arith.addi %112, %181 : i64
-        %183 = arith.remsi %180, %111 : i64
-        %184 = arith.muli %182, %c16_i64 : i64
-        %185 = arith.maxsi %184, %103 : i64
-        %186 = arith.addi %184, %c16_i64 : i64
-        %187 = arith.minsi %186, %106 : i64
-        %188 = arith.subi %187, %185 : i64
-        %189 = arith.subi %185, %103 : i64
-        %190 = arith.muli %189, %110 : i64
-        %191 = arith.addi %109, %190 : i64
-        %192 = arith.muli %183, %c64_i64 : i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.muli %182, %c32_i64 : i64
-        %195 = arith.addi %194, %192 : i64
-        %196 = arith.subi %185, %184 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.subi %105, %192 : i64
-        %199 = arith.minsi %198, %c64_i64 : i64
-        "instgem.mvin"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
+      %110 = arith.index_cast %intptr_14 : index to i64
+      %111 = arith.index_cast %offset_11 : index to i64
+      %112 = arith.addi %110, %111 : i64
+      %113 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+      %114 = arith.ceildivsi %108, %c64_i64 : i64
+      %115 = arith.divsi %106, %c16_i64 : i64
+      %116 = arith.ceildivsi %109, %c16_i64 : i64
+      %117 = arith.subi %116, %115 : i64
+      %118 = arith.cmpi sgt, %107, %c0_i64 : i64
+      %119 = arith.extui %118 : i1 to i64
+      %120 = arith.muli %117, %119 : i64
+      %121 = arith.muli %120, %114 : i64
+      %122 = arith.index_cast %121 : i64 to index
+      scf.for %arg13 = %c0 to %122 step %c1 {
+        %190 = arith.index_cast %arg13 : index to i64
+        %191 = arith.addi %115, %190 : i64
+        %192 = arith.muli %191, %c16_i64 : i64
+        %193 = arith.maxsi %192, %106 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %109 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.subi %193, %106 : i64
+        %198 = arith.muli %197, %113 : i64
+        %199 = arith.addi %112, %198 : i64
+        %200 = arith.muli %191, %c32_i64 : i64
+        %201 = arith.subi %193, %192 : i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.minsi %108, %c64_i64 : i64
+        "instgem.mvin"(%199, %202, %203, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %120 = arith.ceildivsi %103, %c16_i64 : i64
-      %121 = arith.cmpi sgt, %103, %c0_i64 : i64
-      %122 = arith.extui %121 : i1 to i64
-      %123 = arith.muli %120, %122 : i64
-      %124 = arith.muli %123, %111 : i64
-      %125 = arith.index_cast %124 : i64 to index
-      scf.for %arg13 = %c0 to %125 step %c1 {
-        %180 = arith.index_cast %arg13 : index to i64
-        %181 = arith.divsi %180, %111 : i64
-        %182 = arith.remsi %180, %111 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %c0_i64 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %103 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.muli %181, %c32_i64 : i64
-        %189 = arith.muli %182, %c64_i64 : i64
-        %190 = arith.addi %188, %189 : i64
-        %191 = arith.subi %184, %183 : i64
-        %192 = arith.addi %190, %191 : i64
-        %193 = arith.subi %105, %189 : i64
-        %194 = arith.minsi %193, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %192, %194, %187) : (i64, i64, i64, i64) -> ()
+      %123 = arith.ceildivsi %106, %c16_i64 : i64
+      %124 = arith.cmpi sgt, %106, %c0_i64 : i64
+      %125 = arith.extui %124 : i1 to i64
+      %126 = arith.muli %123, %125 : i64
+      %127 = arith.muli %126, %114 : i64
+      %128 = arith.index_cast %127 : i64 to index
+      scf.for %arg13 = %c0 to %128 step %c1 {
+        %190 = arith.index_cast %arg13 : index to i64
+        %191 = arith.muli %190, %c16_i64 : i64
+        %192 = arith.maxsi %191, %c0_i64 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %106 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.muli %190, %c32_i64 : i64
+        %197 = arith.subi %192, %191 : i64
+        %198 = arith.addi %196, %197 : i64
+        %199 = arith.minsi %108, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %198, %199, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %126 = arith.maxsi %arg12, %c0 : index
-      %127 = arith.minsi %126, %arg5 : index
-      %128 = arith.addi %arg12, %c32 : index
-      %129 = arith.maxsi %128, %c0 : index
+      %129 = arith.maxsi %arg12, %c0 : index
       %130 = arith.minsi %129, %arg5 : index
-      %131 = arith.subi %127, %arg12 : index
+      %131 = arith.addi %arg12, %c32 : index
       %132 = arith.maxsi %131, %c0 : index
-      %133 = arith.minsi %132, %c32 : index
-      %134 = arith.subi %130, %127 : index
-      %135 = arith.minsi %arg6, %c0 : index
-      %136 = arith.minsi %arg6, %c32 : index
-      %137 = arith.maxsi %135, %c0 : index
-      %138 = arith.minsi %137, %c32 : index
-      %139 = arith.subi %136, %135 : index
-      %140 = arith.cmpi sgt, %138, %c0 : index
-      scf.if %140 {
-        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
+      %133 = arith.minsi %132, %arg5 : index
+      %134 = arith.subi %130, %arg12 : index
+      %135 = arith.maxsi %134, %c0 : index
+      %136 = arith.minsi %135, %c32 : index
+      %137 = arith.subi %133, %130 : index
+      %138 = arith.minsi %arg6, %c0 : index
+      %139 = arith.minsi %arg6, %c32 : index
+      %140 = arith.maxsi %138, %c0 : index
+      %141 = arith.minsi %140, %c32 : index
+      %142 = arith.subi %139, %138 : index
+      %143 = arith.cmpi sgt, %141, %c0 : index
+      scf.if %143 {
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%127, %135] [%134, %139] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %141 = arith.index_cast %133 : index to i64
-      %142 = arith.index_cast %134 : index to i64
-      %143 = arith.index_cast %139 : index to i64
-      %144 = arith.addi %141, %142 : i64
+      %subview_15 = memref.subview %reinterpret_cast_0[%130, %138] [%137, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %144 = arith.index_cast %136 : index to i64
+      %145 = arith.index_cast %137 : index to i64
+      %146 = arith.index_cast %142 : index to i64
+      %147 = arith.addi %144, %145 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %145 = arith.index_cast %intptr_20 : index to i64
-      %146 = arith.index_cast %offset_17 : index to i64
-      %147 = arith.addi %145, %146 : i64
-      %148 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-      %149 = arith.ceildivsi %143, %c64_i64 : i64
-      %150 = arith.divsi %141, %c16_i64 : i64
-      %151 = arith.ceildivsi %144, %c16_i64 : i64
-      %152 = arith.subi %151, %150 : i64
-      %153 = arith.cmpi sgt, %142, %c0_i64 : i64
-      %154 = arith.extui %153 : i1 to i64
-      %155 = arith.muli %152, %154 : i64
-      %156 = arith.muli %155, %149 : i64
-      %157 = arith.index_cast %156 : i64 to index
-      scf.for %arg13 = %c0 to %157 step %c1 {
-        %180 = arith.index_cast %arg13 : index to i64
-        %181 = arith.divsi %180, %149 : i64
-        %182 = arith.addi %150, %181 : i64
-        %183 = arith.remsi %180, %149 : i64
-        %184 = arith.muli %182, %c16_i64 : i64
-        %185 = arith.maxsi %184, %141 : i64
-        %186 = arith.addi %184, %c16_i64 : i64
-        %187 = arith.minsi %186, %144 : i64
-        %188 = arith.subi %187, %185 : i64
-        %189 = arith.subi %185, %141 : i64
-        %190 = arith.muli %189, %148 : i64
-        %191 = arith.addi %147, %190 : i64
-        %192 = arith.muli %183, %c64_i64 : i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.muli %182, %c32_i64 : i64
-        %195 = arith.addi %194, %192 : i64
-        %196 = arith.addi %195, %c64_i64 : i64
-        %197 = arith.subi %185, %184 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.subi %143, %192 : i64
-        %200 = arith.minsi %199, %c64_i64 : i64
-        "instgem.mvin"(%193, %198, %200, %188) : (i64, i64, i64, i64) -> ()
+      %148 = arith.index_cast %intptr_20 : index to i64
+      %149 = arith.index_cast %offset_17 : index to i64
+      %150 = arith.addi %148, %149 : i64
+      %151 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+      %152 = arith.ceildivsi %146, %c64_i64 : i64
+      %153 = arith.divsi %144, %c16_i64 : i64
+      %154 = arith.ceildivsi %147, %c16_i64 : i64
+      %155 = arith.subi %154, %153 : i64
+      %156 = arith.cmpi sgt, %145, %c0_i64 : i64
+      %157 = arith.extui %156 : i1 to i64
+      %158 = arith.muli %155, %157 : i64
+      %159 = arith.muli %158, %152 : i64
+      %160 = arith.index_cast %159 : i64 to index
+      scf.for %arg13 = %c0 to %160 step %c1 {
+        %190 = arith.index_cast %arg13 : index to i64
+        %191 = arith.addi %153, %190 : i64
+        %192 = arith.muli %191, %c16_i64 : i64
+        %193 = arith.maxsi %192, %144 : i64
+        %194 = arith.addi %192, %c16_i64 : i64
+        %195 = arith.minsi %194, %147 : i64
+        %196 = arith.subi %195, %193 : i64
+        %197 = arith.subi %193, %144 : i64
+        %198 = arith.muli %197, %151 : i64
+        %199 = arith.addi %150, %198 : i64
+        %200 = arith.muli %191, %c32_i64 : i64
+        %201 = arith.addi %200, %c64_i64 : i64
+        %202 = arith.subi %193, %192 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.minsi %146, %c64_i64 : i64
+        "instgem.mvin"(%199, %203, %204, %196) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %158 = arith.ceildivsi %141, %c16_i64 : i64
-      %159 = arith.cmpi sgt, %141, %c0_i64 : i64
-      %160 = arith.extui %159 : i1 to i64
-      %161 = arith.muli %158, %160 : i64
-      %162 = arith.muli %161, %149 : i64
-      %163 = arith.index_cast %162 : i64 to index
-      scf.for %arg13 = %c0 to %163 step %c1 {
-        %180 = arith.index_cast %arg13 : index to i64
-        %181 = arith.divsi %180, %149 : i64
-        %182 = arith.remsi %180, %149 : i64
-        %183 = arith.muli %181, %c16_i64 : i64
-        %184 = arith.maxsi %183, %c0_i64 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %141 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.muli %181, %c32_i64 : i64
-        %189 = arith.muli %182, %c64_i64 : i64
-        %190 = arith.addi %188, %189 : i64
-        %191 = arith.addi %190, %c64_i64 : i64
-        %192 = arith.subi %184, %183 : i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.subi %143, %189 : i64
-        %195 = arith.minsi %194, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %193, %195, %187) : (i64, i64, i64, i64) -> ()
+      %161 = arith.ceildivsi %144, %c16_i64 : i64
+      %162 = arith.cmpi sgt, %144, %c0_i64 : i64
+      %163 = arith.extui %162 : i1 to i64
+      %164 = arith.muli %161, %163 : i64
+      %165 = arith.muli %164, %152 : i64
+      %166 = arith.index_cast %165 : i64 to index
+      scf.for %arg13 = %c0 to %166 step %c1 {
+        %190 = arith.index_cast %arg13 : index to i64
+        %191 = arith.muli %190, %c16_i64 : i64
+        %192 = arith.maxsi %191, %c0_i64 : i64
+        %193 = arith.addi %191, %c16_i64 : i64
+        %194 = arith.minsi %193, %144 : i64
+        %195 = arith.subi %194, %192 : i64
+        %196 = arith.muli %190, %c32_i64 : i64
+        %197 = arith.addi %196, %c64_i64 : i64
+        %198 = arith.subi %192, %191 : i64
+        %199 = arith.addi %197, %198 : i64
+        %200 = arith.minsi %146, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %199, %200, %195) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %164 = arith.maxsi %106, %c0_i64 : i64
-      %165 = arith.minsi %164, %c32_i64 : i64
-      %166 = arith.maxsi %105, %c0_i64 : i64
-      %167 = arith.minsi %166, %c32_i64 : i64
-      %168 = arith.maxsi %144, %c0_i64 : i64
-      %169 = arith.minsi %168, %c32_i64 : i64
-      %170 = arith.maxsi %143, %c0_i64 : i64
-      %171 = arith.minsi %170, %c32_i64 : i64
-      %172 = arith.ceildivsi %165, %c16_i64 : i64
-      %173 = arith.ceildivsi %171, %c16_i64 : i64
-      %174 = arith.minsi %167, %169 : i64
-      %175 = arith.ceildivsi %174, %c16_i64 : i64
-      %176 = arith.cmpi eq, %arg10, %c0 : index
-      %177 = arith.cmpi sgt, %172, %c0_i64 : i64
-      %178 = arith.select %177, %173, %c0_i64 : i64
-      %179 = arith.index_cast %178 : i64 to index
-      scf.for %arg13 = %c0 to %179 step %c1 {
-        %180 = arith.index_cast %arg13 : index to i64
-        %181 = arith.divsi %174, %c16_i64 : i64
-        %182 = arith.minsi %175, %181 : i64
-        %183 = arith.maxsi %182, %c0_i64 : i64
-        %184 = arith.index_cast %183 : i64 to index
-        scf.for %arg14 = %c0 to %184 step %c1 {
-          %186 = arith.index_cast %arg14 : index to i64
-          %187 = arith.minsi %165, %c16_i64 : i64
-          %188 = arith.muli %180, %c16_i64 : i64
-          %189 = arith.subi %171, %188 : i64
-          %190 = arith.minsi %189, %c16_i64 : i64
-          %191 = arith.cmpi eq, %186, %c0_i64 : i64
-          %192 = arith.andi %176, %191 : i1
-          %193 = arith.select %192, %c2147483648_i64, %c3221225472_i64 : i64
-          %194 = arith.ori %188, %193 : i64
-          %195 = arith.select %192, %c16_i64, %187 : i64
-          %196 = arith.select %192, %c16_i64, %190 : i64
-          %197 = arith.muli %186, %c32_i64 : i64
-          %198 = arith.addi %197, %188 : i64
-          %199 = arith.addi %198, %c64_i64 : i64
-          "instgem.preload"(%199, %190, %c16_i64, %194, %196, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-          %200 = arith.muli %186, %c16_i64 : i64
-          "instgem.compute_preloaded"(%200, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %201 = arith.divsi %165, %c16_i64 : i64
-          %202 = arith.minsi %172, %201 : i64
-          %203 = arith.maxsi %202, %c1_i64 : i64
-          %204 = arith.index_cast %203 : i64 to index
-          scf.for %arg15 = %c1 to %204 step %c1 {
-            %206 = arith.index_cast %arg15 : index to i64
-            %207 = arith.muli %206, %c32_i64 : i64
-            %208 = arith.addi %207, %188 : i64
-            %209 = arith.ori %208, %193 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %210 = arith.addi %207, %200 : i64
-            "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %167 = arith.maxsi %109, %c0_i64 : i64
+      %168 = arith.minsi %167, %c32_i64 : i64
+      %169 = arith.maxsi %108, %c0_i64 : i64
+      %170 = arith.minsi %169, %c32_i64 : i64
+      %171 = arith.maxsi %147, %c0_i64 : i64
+      %172 = arith.minsi %171, %c32_i64 : i64
+      %173 = arith.maxsi %146, %c0_i64 : i64
+      %174 = arith.minsi %173, %c32_i64 : i64
+      %175 = arith.ceildivsi %168, %c16_i64 : i64
+      %176 = arith.ceildivsi %174, %c16_i64 : i64
+      %177 = arith.minsi %170, %172 : i64
+      %178 = arith.ceildivsi %177, %c16_i64 : i64
+      %179 = arith.cmpi eq, %arg10, %c0 : index
+      %180 = arith.cmpi sgt, %175, %c0_i64 : i64
+      %181 = arith.select %180, %176, %c0_i64 : i64
+      %182 = arith.index_cast %181 : i64 to index
+      %183 = arith.divsi %177, %c16_i64 : i64
+      %184 = arith.minsi %178, %183 : i64
+      %185 = arith.maxsi %184, %c0_i64 : i64
+      %186 = arith.divsi %168, %c16_i64 : i64
+      %187 = arith.minsi %175, %186 : i64
+      %188 = arith.maxsi %187, %c1_i64 : i64
+      %189 = arith.minsi %168, %c16_i64 : i64
+      scf.if %179 {
+        scf.for %arg13 = %c0 to %182 step %c1 {
+          %195 = arith.index_cast %arg13 : index to i64
+          %196 = arith.muli %195, %c16_i64 : i64
+          %197 = arith.subi %174, %196 : i64
+          %198 = arith.minsi %197, %c16_i64 : i64
+          %199 = arith.index_cast %185 : i64 to index
+          scf.for %arg14 = %c0 to %199 step %c1 {
+            %201 = arith.index_cast %arg14 : index to i64
+            %202 = arith.cmpi eq, %201, %c0_i64 : i64
+            %203 = arith.select %202, %c2147483648_i64, %c3221225472_i64 : i64
+            %204 = arith.ori %196, %203 : i64
+            %205 = arith.select %202, %c16_i64, %189 : i64
+            %206 = arith.select %202, %c16_i64, %198 : i64
+            %207 = arith.muli %201, %c32_i64 : i64
+            %208 = arith.addi %207, %196 : i64
+            %209 = arith.addi %208, %c64_i64 : i64
+            "instgem.preload"(%209, %198, %c16_i64, %204, %206, %205) : (i64, i64, i64, i64, i64, i64) -> ()
+            %210 = arith.muli %201, %c16_i64 : i64
+            "instgem.compute_preloaded"(%210, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.index_cast %188 : i64 to index
+            scf.for %arg15 = %c1 to %211 step %c1 {
+              %213 = arith.index_cast %arg15 : index to i64
+              %214 = arith.muli %213, %c32_i64 : i64
+              %215 = arith.addi %214, %196 : i64
+              %216 = arith.ori %215, %203 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %217 = arith.addi %214, %210 : i64
+              "instgem.compute_accumulated"(%217, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %212 = arith.index_cast %175 : i64 to index
+            scf.for %arg15 = %211 to %212 step %c1 {
+              %213 = arith.index_cast %arg15 : index to i64
+              %214 = arith.muli %213, %c16_i64 : i64
+              %215 = arith.subi %168, %214 : i64
+              %216 = arith.minsi %215, %c16_i64 : i64
+              %217 = arith.muli %213, %c32_i64 : i64
+              %218 = arith.addi %217, %196 : i64
+              %219 = arith.ori %218, %203 : i64
+              %220 = arith.select %202, %c16_i64, %216 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %206, %220) : (i64, i64, i64, i64, i64, i64) -> ()
+              %221 = arith.addi %217, %210 : i64
+              "instgem.compute_accumulated"(%221, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-          %205 = arith.index_cast %172 : i64 to index
-          scf.for %arg15 = %204 to %205 step %c1 {
-            %206 = arith.index_cast %arg15 : index to i64
-            %207 = arith.muli %206, %c16_i64 : i64
-            %208 = arith.subi %165, %207 : i64
-            %209 = arith.minsi %208, %c16_i64 : i64
-            %210 = arith.muli %206, %c32_i64 : i64
-            %211 = arith.addi %210, %188 : i64
-            %212 = arith.ori %211, %193 : i64
-            %213 = arith.select %192, %c16_i64, %209 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %196, %213) : (i64, i64, i64, i64, i64, i64) -> ()
-            %214 = arith.addi %210, %200 : i64
-            "instgem.compute_accumulated"(%214, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %200 = arith.index_cast %178 : i64 to index
+          scf.for %arg14 = %199 to %200 step %c1 {
+            %201 = arith.index_cast %arg14 : index to i64
+            %202 = arith.muli %201, %c16_i64 : i64
+            %203 = arith.subi %170, %202 : i64
+            %204 = arith.minsi %203, %c16_i64 : i64
+            %205 = arith.subi %172, %202 : i64
+            %206 = arith.minsi %205, %c16_i64 : i64
+            %207 = arith.cmpi eq, %201, %c0_i64 : i64
+            %208 = arith.select %207, %c2147483648_i64, %c3221225472_i64 : i64
+            %209 = arith.ori %196, %208 : i64
+            %210 = arith.select %207, %c16_i64, %189 : i64
+            %211 = arith.select %207, %c16_i64, %198 : i64
+            %212 = arith.muli %201, %c32_i64 : i64
+            %213 = arith.addi %212, %196 : i64
+            %214 = arith.addi %213, %c64_i64 : i64
+            "instgem.preload"(%214, %198, %206, %209, %211, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%202, %204, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %215 = arith.index_cast %188 : i64 to index
+            scf.for %arg15 = %c1 to %215 step %c1 {
+              %217 = arith.index_cast %arg15 : index to i64
+              %218 = arith.muli %217, %c32_i64 : i64
+              %219 = arith.addi %218, %196 : i64
+              %220 = arith.ori %219, %208 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %221 = arith.addi %218, %202 : i64
+              "instgem.compute_accumulated"(%221, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %216 = arith.index_cast %175 : i64 to index
+            scf.for %arg15 = %215 to %216 step %c1 {
+              %217 = arith.index_cast %arg15 : index to i64
+              %218 = arith.muli %217, %c16_i64 : i64
+              %219 = arith.subi %168, %218 : i64
+              %220 = arith.minsi %219, %c16_i64 : i64
+              %221 = arith.muli %217, %c32_i64 : i64
+              %222 = arith.addi %221, %196 : i64
+              %223 = arith.ori %222, %208 : i64
+              %224 = arith.select %207, %c16_i64, %220 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %211, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+              %225 = arith.addi %221, %202 : i64
+              "instgem.compute_accumulated"(%225, %204, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-        }
-        %185 = arith.index_cast %175 : i64 to index
-        scf.for %arg14 = %184 to %185 step %c1 {
-          %186 = arith.index_cast %arg14 : index to i64
-          %187 = arith.muli %186, %c16_i64 : i64
-          %188 = arith.subi %167, %187 : i64
-          %189 = arith.minsi %188, %c16_i64 : i64
-          %190 = arith.subi %169, %187 : i64
-          %191 = arith.minsi %190, %c16_i64 : i64
-          %192 = arith.minsi %165, %c16_i64 : i64
-          %193 = arith.muli %180, %c16_i64 : i64
-          %194 = arith.subi %171, %193 : i64
-          %195 = arith.minsi %194, %c16_i64 : i64
-          %196 = arith.cmpi eq, %186, %c0_i64 : i64
-          %197 = arith.andi %176, %196 : i1
-          %198 = arith.select %197, %c2147483648_i64, %c3221225472_i64 : i64
-          %199 = arith.ori %193, %198 : i64
-          %200 = arith.select %197, %c16_i64, %192 : i64
-          %201 = arith.select %197, %c16_i64, %195 : i64
-          %202 = arith.muli %186, %c32_i64 : i64
-          %203 = arith.addi %202, %193 : i64
-          %204 = arith.addi %203, %c64_i64 : i64
-          "instgem.preload"(%204, %195, %191, %199, %201, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%187, %189, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %205 = arith.divsi %165, %c16_i64 : i64
-          %206 = arith.minsi %172, %205 : i64
-          %207 = arith.maxsi %206, %c1_i64 : i64
-          %208 = arith.index_cast %207 : i64 to index
-          scf.for %arg15 = %c1 to %208 step %c1 {
-            %210 = arith.index_cast %arg15 : index to i64
-            %211 = arith.muli %210, %c32_i64 : i64
-            %212 = arith.addi %211, %193 : i64
-            %213 = arith.ori %212, %198 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %214 = arith.addi %211, %187 : i64
-            "instgem.compute_accumulated"(%214, %189, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %209 = arith.index_cast %172 : i64 to index
-          scf.for %arg15 = %208 to %209 step %c1 {
-            %210 = arith.index_cast %arg15 : index to i64
-            %211 = arith.muli %210, %c16_i64 : i64
-            %212 = arith.subi %165, %211 : i64
-            %213 = arith.minsi %212, %c16_i64 : i64
-            %214 = arith.muli %210, %c32_i64 : i64
-            %215 = arith.addi %214, %193 : i64
-            %216 = arith.ori %215, %198 : i64
-            %217 = arith.select %197, %c16_i64, %213 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %201, %217) : (i64, i64, i64, i64, i64, i64) -> ()
-            %218 = arith.addi %214, %187 : i64
-            "instgem.compute_accumulated"(%218, %189, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      scf.if %176 {
-        scf.for %arg13 = %c0 to %c4 step %c1 {
-          %180 = arith.index_cast %arg13 : index to i64
-          %181 = arith.remsi %180, %c2_i64 : i64
-          %182 = arith.divsi %180, %c2_i64 : i64
-          %183 = arith.muli %182, %c16_i64 : i64
-          %184 = arith.subi %c32_i64, %183 : i64
-          %185 = arith.minsi %184, %c16_i64 : i64
-          %186 = arith.muli %181, %c32_i64 : i64
-          %187 = arith.addi %186, %183 : i64
-          %188 = arith.ori %187, %c2147483648_i64 : i64
-          %189 = arith.cmpi eq, %175, %c0_i64 : i64
-          %190 = arith.cmpi sge, %181, %172 : i64
-          %191 = arith.cmpi sge, %182, %178 : i64
-          %192 = arith.ori %189, %190 : i1
-          %193 = arith.ori %192, %191 : i1
-          scf.if %193 {
-            "instgem.mvin"(%c0_i64, %188, %185, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.compute_nest}
+        %190 = arith.cmpi eq, %178, %c0_i64 : i64
+        %191 = arith.cmpi slt, %175, %c2_i64 : i64
+        %192 = arith.cmpi slt, %181, %c2_i64 : i64
+        %193 = arith.ori %190, %191 : i1
+        %194 = arith.ori %193, %192 : i1
+        scf.if %194 {
+          scf.for %arg13 = %c0 to %c4 step %c1 {
+            %195 = arith.index_cast %arg13 : index to i64
+            %196 = arith.remsi %195, %c2_i64 : i64
+            %197 = arith.divsi %195, %c2_i64 : i64
+            %198 = arith.muli %197, %c16_i64 : i64
+            %199 = arith.subi %c32_i64, %198 : i64
+            %200 = arith.minsi %199, %c16_i64 : i64
+            %201 = arith.muli %196, %c32_i64 : i64
+            %202 = arith.addi %201, %198 : i64
+            %203 = arith.ori %202, %c2147483648_i64 : i64
+            %204 = arith.cmpi sge, %196, %175 : i64
+            %205 = arith.cmpi sge, %197, %181 : i64
+            %206 = arith.ori %190, %204 : i1
+            %207 = arith.ori %206, %205 : i1
+            scf.if %207 {
+              "instgem.mvin"(%c0_i64, %203, %200, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
+      } else {
+        scf.for %arg13 = %c0 to %182 step %c1 {
+          %190 = arith.index_cast %arg13 : index to i64
+          %191 = arith.muli %190, %c16_i64 : i64
+          %192 = arith.subi %174, %191 : i64
+          %193 = arith.minsi %192, %c16_i64 : i64
+          %194 = arith.index_cast %185 : i64 to index
+          scf.for %arg14 = %c0 to %194 step %c1 {
+            %196 = arith.index_cast %arg14 : index to i64
+            %197 = arith.ori %191, %c3221225472_i64 : i64
+            %198 = arith.muli %196, %c32_i64 : i64
+            %199 = arith.addi %198, %191 : i64
+            %200 = arith.addi %199, %c64_i64 : i64
+            "instgem.preload"(%200, %193, %c16_i64, %197, %193, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+            %201 = arith.muli %196, %c16_i64 : i64
+            "instgem.compute_preloaded"(%201, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %202 = arith.index_cast %188 : i64 to index
+            scf.for %arg15 = %c1 to %202 step %c1 {
+              %204 = arith.index_cast %arg15 : index to i64
+              %205 = arith.muli %204, %c32_i64 : i64
+              %206 = arith.addi %205, %191 : i64
+              %207 = arith.ori %206, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %193, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %208 = arith.addi %205, %201 : i64
+              "instgem.compute_accumulated"(%208, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %203 = arith.index_cast %175 : i64 to index
+            scf.for %arg15 = %202 to %203 step %c1 {
+              %204 = arith.index_cast %arg15 : index to i64
+              %205 = arith.muli %204, %c16_i64 : i64
+              %206 = arith.subi %168, %205 : i64
+              %207 = arith.minsi %206, %c16_i64 : i64
+              %208 = arith.muli %204, %c32_i64 : i64
+              %209 = arith.addi %208, %191 : i64
+              %210 = arith.ori %209, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %210, %193, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+              %211 = arith.addi %208, %201 : i64
+              "instgem.compute_accumulated"(%211, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %195 = arith.index_cast %178 : i64 to index
+          scf.for %arg14 = %194 to %195 step %c1 {
+            %196 = arith.index_cast %arg14 : index to i64
+            %197 = arith.muli %196, %c16_i64 : i64
+            %198 = arith.subi %170, %197 : i64
+            %199 = arith.minsi %198, %c16_i64 : i64
+            %200 = arith.subi %172, %197 : i64
+            %201 = arith.minsi %200, %c16_i64 : i64
+            %202 = arith.ori %191, %c3221225472_i64 : i64
+            %203 = arith.muli %196, %c32_i64 : i64
+            %204 = arith.addi %203, %191 : i64
+            %205 = arith.addi %204, %c64_i64 : i64
+            "instgem.preload"(%205, %193, %201, %202, %193, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%197, %199, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %206 = arith.index_cast %188 : i64 to index
+            scf.for %arg15 = %c1 to %206 step %c1 {
+              %208 = arith.index_cast %arg15 : index to i64
+              %209 = arith.muli %208, %c32_i64 : i64
+              %210 = arith.addi %209, %191 : i64
+              %211 = arith.ori %210, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %193, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %212 = arith.addi %209, %197 : i64
+              "instgem.compute_accumulated"(%212, %199, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %207 = arith.index_cast %175 : i64 to index
+            scf.for %arg15 = %206 to %207 step %c1 {
+              %208 = arith.index_cast %arg15 : index to i64
+              %209 = arith.muli %208, %c16_i64 : i64
+              %210 = arith.subi %168, %209 : i64
+              %211 = arith.minsi %210, %c16_i64 : i64
+              %212 = arith.muli %208, %c32_i64 : i64
+              %213 = arith.addi %212, %191 : i64
+              %214 = arith.ori %213, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %193, %211) : (i64, i64, i64, i64, i64, i64) -> ()
+              %215 = arith.addi %212, %197 : i64
+              "instgem.compute_accumulated"(%215, %199, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
       }
-      scf.yield %95, %128 : index, index
+      scf.yield %98, %131 : index, index
     }
     %8 = arith.muli %3, %c32 : index
     %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.remsi %84, %c2_i64 : i64
-      %86 = arith.divsi %84, %c2_i64 : i64
-      %87 = arith.muli %86, %c16_i64 : i64
-      %88 = arith.subi %c32_i64, %87 : i64
-      %89 = arith.minsi %88, %c16_i64 : i64
-      %90 = arith.muli %85, %c32_i64 : i64
-      %91 = arith.addi %90, %87 : i64
-      %92 = arith.addi %91, %c64_i64 : i64
-      %93 = arith.ori %92, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %93, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.remsi %87, %c2_i64 : i64
+      %89 = arith.divsi %87, %c2_i64 : i64
+      %90 = arith.muli %89, %c16_i64 : i64
+      %91 = arith.subi %c32_i64, %90 : i64
+      %92 = arith.minsi %91, %c16_i64 : i64
+      %93 = arith.muli %88, %c32_i64 : i64
+      %94 = arith.addi %93, %90 : i64
+      %95 = arith.addi %94, %c64_i64 : i64
+      %96 = arith.ori %95, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %96, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %9 = arith.minsi %arg6, %c0 : index
     %10 = arith.minsi %arg6, %c32 : index
@@ -451,7 +516,7 @@ module {
     %22 = arith.subi %18, %15 : index
     %23 = arith.cmpi sgt, %21, %c0 : index
     scf.if %23 {
-      func.call @baco_boundary_error(%c59_i64, %c22_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%9, %15] [%13, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %24 = arith.index_cast %12 : index to i64
@@ -475,28 +540,22 @@ module {
     %39 = arith.muli %38, %32 : i64
     %40 = arith.index_cast %39 : i64 to index
     scf.for %arg10 = %c0 to %40 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.divsi %84, %32 : i64
-      %86 = arith.addi %33, %85 : i64
-      %87 = arith.remsi %84, %32 : i64
-      %88 = arith.muli %86, %c16_i64 : i64
-      %89 = arith.maxsi %88, %24 : i64
-      %90 = arith.addi %88, %c16_i64 : i64
-      %91 = arith.minsi %90, %27 : i64
-      %92 = arith.subi %91, %89 : i64
-      %93 = arith.subi %89, %24 : i64
-      %94 = arith.muli %93, %31 : i64
-      %95 = arith.addi %30, %94 : i64
-      %96 = arith.muli %87, %c64_i64 : i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.muli %86, %c32_i64 : i64
-      %99 = arith.addi %98, %96 : i64
-      %100 = arith.addi %99, %c128_i64 : i64
-      %101 = arith.subi %89, %88 : i64
-      %102 = arith.addi %100, %101 : i64
-      %103 = arith.subi %26, %96 : i64
-      %104 = arith.minsi %103, %c64_i64 : i64
-      "instgem.mvin"(%97, %102, %104, %92) : (i64, i64, i64, i64) -> ()
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.addi %33, %87 : i64
+      %89 = arith.muli %88, %c16_i64 : i64
+      %90 = arith.maxsi %89, %24 : i64
+      %91 = arith.addi %89, %c16_i64 : i64
+      %92 = arith.minsi %91, %27 : i64
+      %93 = arith.subi %92, %90 : i64
+      %94 = arith.subi %90, %24 : i64
+      %95 = arith.muli %94, %31 : i64
+      %96 = arith.addi %30, %95 : i64
+      %97 = arith.muli %88, %c32_i64 : i64
+      %98 = arith.addi %97, %c128_i64 : i64
+      %99 = arith.subi %90, %89 : i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.minsi %26, %c64_i64 : i64
+      "instgem.mvin"(%96, %100, %101, %93) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %41 = arith.ceildivsi %24, %c16_i64 : i64
     %42 = arith.cmpi sgt, %24, %c0_i64 : i64
@@ -505,23 +564,18 @@ module {
     %45 = arith.muli %44, %32 : i64
     %46 = arith.index_cast %45 : i64 to index
     scf.for %arg10 = %c0 to %46 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.divsi %84, %32 : i64
-      %86 = arith.remsi %84, %32 : i64
-      %87 = arith.muli %85, %c16_i64 : i64
-      %88 = arith.maxsi %87, %c0_i64 : i64
-      %89 = arith.addi %87, %c16_i64 : i64
-      %90 = arith.minsi %89, %24 : i64
-      %91 = arith.subi %90, %88 : i64
-      %92 = arith.muli %85, %c32_i64 : i64
-      %93 = arith.muli %86, %c64_i64 : i64
-      %94 = arith.addi %92, %93 : i64
-      %95 = arith.addi %94, %c128_i64 : i64
-      %96 = arith.subi %88, %87 : i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.subi %26, %93 : i64
-      %99 = arith.minsi %98, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64, %97, %99, %91) : (i64, i64, i64, i64) -> ()
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.muli %87, %c16_i64 : i64
+      %89 = arith.maxsi %88, %c0_i64 : i64
+      %90 = arith.addi %88, %c16_i64 : i64
+      %91 = arith.minsi %90, %24 : i64
+      %92 = arith.subi %91, %89 : i64
+      %93 = arith.muli %87, %c32_i64 : i64
+      %94 = arith.addi %93, %c128_i64 : i64
+      %95 = arith.subi %89, %88 : i64
+      %96 = arith.addi %94, %95 : i64
+      %97 = arith.minsi %26, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64, %96, %97, %92) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %47 = arith.maxsi %27, %c0_i64 : i64
     %48 = arith.minsi %47, %c32_i64 : i64
@@ -534,119 +588,116 @@ module {
     %54 = arith.minsi %48, %c32_i64 : i64
     %55 = arith.ceildivsi %54, %c16_i64 : i64
     %56 = arith.index_cast %53 : i64 to index
+    %57 = arith.divsi %54, %c16_i64 : i64
+    %58 = arith.minsi %55, %57 : i64
+    %59 = arith.maxsi %58, %c0_i64 : i64
     scf.for %arg10 = %c0 to %56 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.divsi %54, %c16_i64 : i64
-      %86 = arith.minsi %55, %85 : i64
-      %87 = arith.maxsi %86, %c0_i64 : i64
-      %88 = arith.index_cast %87 : i64 to index
-      scf.for %arg11 = %c0 to %88 step %c1 {
-        %90 = arith.index_cast %arg11 : index to i64
-        %91 = arith.muli %84, %c16_i64 : i64
-        %92 = arith.subi %50, %91 : i64
-        %93 = arith.minsi %92, %c16_i64 : i64
-        %94 = arith.addi %91, %c64_i64 : i64
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.muli %87, %c16_i64 : i64
+      %89 = arith.subi %50, %88 : i64
+      %90 = arith.minsi %89, %c16_i64 : i64
+      %91 = arith.index_cast %59 : i64 to index
+      scf.for %arg11 = %c0 to %91 step %c1 {
+        %93 = arith.index_cast %arg11 : index to i64
+        %94 = arith.addi %88, %c64_i64 : i64
         %95 = arith.ori %94, %c3221225472_i64 : i64
-        %96 = arith.muli %90, %c32_i64 : i64
-        %97 = arith.addi %96, %91 : i64
+        %96 = arith.muli %93, %c32_i64 : i64
+        %97 = arith.addi %96, %88 : i64
         %98 = arith.addi %97, %c128_i64 : i64
-        "instgem.preload"(%98, %93, %c16_i64, %95, %93, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %99 = arith.muli %90, %c16_i64 : i64
+        "instgem.preload"(%98, %90, %c16_i64, %95, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %99 = arith.muli %93, %c16_i64 : i64
         %100 = arith.ori %99, %c2147483648_i64 : i64
         "instgem.compute_preloaded"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %101 = arith.addi %91, %c96_i64 : i64
+        %101 = arith.addi %88, %c96_i64 : i64
         %102 = arith.ori %101, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %102, %93, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %102, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         %103 = arith.addi %99, %c32_i64 : i64
         %104 = arith.ori %103, %c2147483648_i64 : i64
         "instgem.compute_accumulated"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %89 = arith.index_cast %55 : i64 to index
-      scf.for %arg11 = %88 to %89 step %c1 {
-        %90 = arith.index_cast %arg11 : index to i64
-        %91 = arith.muli %90, %c16_i64 : i64
-        %92 = arith.subi %c32_i64, %91 : i64
-        %93 = arith.minsi %92, %c16_i64 : i64
-        %94 = arith.subi %48, %91 : i64
-        %95 = arith.minsi %94, %c16_i64 : i64
-        %96 = arith.muli %84, %c16_i64 : i64
-        %97 = arith.subi %50, %96 : i64
+      %92 = arith.index_cast %55 : i64 to index
+      scf.for %arg11 = %91 to %92 step %c1 {
+        %93 = arith.index_cast %arg11 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.subi %c32_i64, %94 : i64
+        %96 = arith.minsi %95, %c16_i64 : i64
+        %97 = arith.subi %48, %94 : i64
         %98 = arith.minsi %97, %c16_i64 : i64
-        %99 = arith.addi %96, %c64_i64 : i64
+        %99 = arith.addi %88, %c64_i64 : i64
         %100 = arith.ori %99, %c3221225472_i64 : i64
-        %101 = arith.muli %90, %c32_i64 : i64
-        %102 = arith.addi %101, %96 : i64
+        %101 = arith.muli %93, %c32_i64 : i64
+        %102 = arith.addi %101, %88 : i64
         %103 = arith.addi %102, %c128_i64 : i64
-        "instgem.preload"(%103, %98, %95, %100, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %104 = arith.ori %91, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%104, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %105 = arith.addi %96, %c96_i64 : i64
+        "instgem.preload"(%103, %90, %98, %100, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %104 = arith.ori %94, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%104, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %105 = arith.addi %88, %c96_i64 : i64
         %106 = arith.ori %105, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %106, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %107 = arith.addi %91, %c32_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %106, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %107 = arith.addi %94, %c32_i64 : i64
         %108 = arith.ori %107, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%108, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.compute_accumulated"(%108, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %57 = arith.maxsi %4, %c0 : index
-    %58 = arith.minsi %57, %arg4 : index
-    %59 = arith.addi %4, %c32 : index
-    %60 = arith.maxsi %59, %c0 : index
+    %60 = arith.maxsi %4, %c0 : index
     %61 = arith.minsi %60, %arg4 : index
-    %62 = arith.subi %58, %4 : index
+    %62 = arith.addi %4, %c32 : index
     %63 = arith.maxsi %62, %c0 : index
-    %64 = arith.minsi %63, %c32 : index
-    %65 = arith.subi %61, %58 : index
+    %64 = arith.minsi %63, %arg4 : index
+    %65 = arith.subi %61, %4 : index
+    %66 = arith.maxsi %65, %c0 : index
+    %67 = arith.minsi %66, %c32 : index
+    %68 = arith.subi %64, %61 : index
     scf.if %23 {
-      func.call @baco_boundary_error(%c62_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%58, %15] [%65, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %66 = arith.index_cast %64 : index to i64
-    %67 = arith.index_cast %65 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%61, %15] [%68, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %69 = arith.index_cast %67 : index to i64
+    %70 = arith.index_cast %68 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %68 = arith.index_cast %intptr_8 : index to i64
-    %69 = arith.index_cast %offset_5 : index to i64
-    %70 = arith.addi %68, %69 : i64
-    %71 = arith.index_cast %strides_7#0 : index to i64
-    %72 = arith.bitcast %arg9 : f32 to i32
-    %73 = arith.extui %72 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %71, %73) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %74 = arith.divsi %66, %c16_i64 : i64
-    %75 = arith.addi %66, %67 : i64
-    %76 = arith.ceildivsi %75, %c16_i64 : i64
-    %77 = arith.subi %76, %74 : i64
-    %78 = arith.cmpi sgt, %67, %c0_i64 : i64
-    %79 = arith.extui %78 : i1 to i64
-    %80 = arith.muli %77, %79 : i64
-    %81 = arith.ceildivsi %26, %c16_i64 : i64
-    %82 = arith.muli %80, %81 : i64
-    %83 = arith.index_cast %82 : i64 to index
-    scf.for %arg10 = %c0 to %83 step %c1 {
-      %84 = arith.index_cast %arg10 : index to i64
-      %85 = arith.remsi %84, %80 : i64
-      %86 = arith.divsi %84, %80 : i64
-      %87 = arith.addi %74, %85 : i64
-      %88 = arith.muli %87, %c16_i64 : i64
-      %89 = arith.maxsi %88, %66 : i64
-      %90 = arith.addi %88, %c16_i64 : i64
-      %91 = arith.minsi %90, %75 : i64
-      %92 = arith.subi %91, %89 : i64
-      %93 = arith.subi %89, %66 : i64
-      %94 = arith.muli %93, %71 : i64
-      %95 = arith.addi %70, %94 : i64
-      %96 = arith.muli %86, %c16_i64 : i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.muli %87, %c32_i64 : i64
-      %99 = arith.addi %98, %96 : i64
-      %100 = arith.addi %99, %c64_i64 : i64
-      %101 = arith.ori %100, %c2147483648_i64 : i64
-      %102 = arith.subi %89, %88 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.subi %26, %96 : i64
-      %105 = arith.minsi %104, %c16_i64 : i64
-      "instgem.mvout"(%97, %103, %105, %92) : (i64, i64, i64, i64) -> ()
+    %71 = arith.index_cast %intptr_8 : index to i64
+    %72 = arith.index_cast %offset_5 : index to i64
+    %73 = arith.addi %71, %72 : i64
+    %74 = arith.index_cast %strides_7#0 : index to i64
+    %75 = arith.bitcast %arg9 : f32 to i32
+    %76 = arith.extui %75 : i32 to i64
+    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %74, %76) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %77 = arith.divsi %69, %c16_i64 : i64
+    %78 = arith.addi %69, %70 : i64
+    %79 = arith.ceildivsi %78, %c16_i64 : i64
+    %80 = arith.subi %79, %77 : i64
+    %81 = arith.cmpi sgt, %70, %c0_i64 : i64
+    %82 = arith.extui %81 : i1 to i64
+    %83 = arith.muli %80, %82 : i64
+    %84 = arith.ceildivsi %26, %c16_i64 : i64
+    %85 = arith.muli %83, %84 : i64
+    %86 = arith.index_cast %85 : i64 to index
+    scf.for %arg10 = %c0 to %86 step %c1 {
+      %87 = arith.index_cast %arg10 : index to i64
+      %88 = arith.remsi %87, %83 : i64
+      %89 = arith.divsi %87, %83 : i64
+      %90 = arith.addi %77, %88 : i64
+      %91 = arith.muli %90, %c16_i64 : i64
+      %92 = arith.maxsi %91, %69 : i64
+      %93 = arith.addi %91, %c16_i64 : i64
+      %94 = arith.minsi %93, %78 : i64
+      %95 = arith.subi %94, %92 : i64
+      %96 = arith.subi %92, %69 : i64
+      %97 = arith.muli %96, %74 : i64
+      %98 = arith.addi %73, %97 : i64
+      %99 = arith.muli %89, %c16_i64 : i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.muli %90, %c32_i64 : i64
+      %102 = arith.addi %101, %99 : i64
+      %103 = arith.addi %102, %c64_i64 : i64
+      %104 = arith.ori %103, %c2147483648_i64 : i64
+      %105 = arith.subi %92, %91 : i64
+      %106 = arith.addi %104, %105 : i64
+      %107 = arith.subi %26, %99 : i64
+      %108 = arith.minsi %107, %c16_i64 : i64
+      "instgem.mvout"(%100, %106, %108, %95) : (i64, i64, i64, i64) -> ()
     }
     return
   }

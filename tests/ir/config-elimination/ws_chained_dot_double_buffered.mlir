@@ -37,9 +37,25 @@
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -73,17 +89,16 @@ module {
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64 = arith.constant 2 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c26_i64 = arith.constant 26 : i64
     %c65_i64 = arith.constant 65 : i64
-    %c59_i64 = arith.constant 59 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c22_i64 = arith.constant 22 : i64
-    %c62_i64 = arith.constant 62 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -101,857 +116,997 @@ module {
     scf.if %6 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %85 = arith.index_cast %arg10 : index to i64
-        %86 = arith.remsi %85, %c2_i64 : i64
-        %87 = arith.divsi %85, %c2_i64 : i64
-        %88 = arith.muli %87, %c16_i64 : i64
-        %89 = arith.subi %c32_i64, %88 : i64
-        %90 = arith.minsi %89, %c16_i64 : i64
-        %91 = arith.muli %86, %c32_i64 : i64
-        %92 = arith.addi %91, %88 : i64
-        %93 = arith.ori %92, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %93, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %88 = arith.index_cast %arg10 : index to i64
+        %89 = arith.remsi %88, %c2_i64 : i64
+        %90 = arith.divsi %88, %c2_i64 : i64
+        %91 = arith.muli %90, %c16_i64 : i64
+        %92 = arith.subi %c32_i64, %91 : i64
+        %93 = arith.minsi %92, %c16_i64 : i64
+        %94 = arith.muli %89, %c32_i64 : i64
+        %95 = arith.addi %94, %91 : i64
+        %96 = arith.ori %95, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %96, %93, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %7 = arith.cmpi sgt, %5, %c0 : index
     scf.if %7 {
-      %85 = arith.maxsi %4, %c0 : index
-      %86 = arith.minsi %85, %arg4 : index
-      %87 = arith.addi %4, %c32 : index
-      %88 = arith.maxsi %87, %c0 : index
+      %88 = arith.maxsi %4, %c0 : index
       %89 = arith.minsi %88, %arg4 : index
-      %90 = arith.subi %86, %4 : index
+      %90 = arith.addi %4, %c32 : index
       %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %c32 : index
-      %93 = arith.subi %89, %86 : index
-      %94 = arith.minsi %arg5, %c0 : index
-      %95 = arith.minsi %arg5, %c32 : index
-      %96 = arith.maxsi %94, %c0 : index
-      %97 = arith.minsi %96, %c32 : index
-      %98 = arith.subi %95, %94 : index
-      %99 = arith.cmpi sgt, %97, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%86, %94] [%93, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %100 = arith.index_cast %92 : index to i64
-      %101 = arith.index_cast %93 : index to i64
-      %102 = arith.index_cast %98 : index to i64
+      %92 = arith.minsi %91, %arg4 : index
+      %93 = arith.subi %89, %4 : index
+      %94 = arith.maxsi %93, %c0 : index
+      %95 = arith.minsi %94, %c32 : index
+      %96 = arith.subi %92, %89 : index
+      %97 = arith.minsi %arg5, %c0 : index
+      %98 = arith.minsi %arg5, %c32 : index
+      %99 = arith.maxsi %97, %c0 : index
+      %100 = arith.minsi %99, %c32 : index
+      %101 = arith.subi %98, %97 : index
+      %102 = arith.cmpi sgt, %100, %c0 : index
+      %subview_9 = memref.subview %reinterpret_cast[%89, %97] [%96, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %103 = arith.index_cast %95 : index to i64
+      %104 = arith.index_cast %96 : index to i64
+      %105 = arith.index_cast %101 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %103 = arith.index_cast %intptr_14 : index to i64
-      %104 = arith.index_cast %offset_11 : index to i64
-      %105 = arith.addi %103, %104 : i64
-      %106 = arith.index_cast %strides_13#0 : index to i64
-      %107 = arith.ceildivsi %102, %c64_i64 : i64
-      %108 = arith.divsi %100, %c16_i64 : i64
-      %109 = arith.addi %100, %101 : i64
-      %110 = arith.ceildivsi %109, %c16_i64 : i64
-      %111 = arith.subi %110, %108 : i64
-      %112 = arith.cmpi sgt, %101, %c0_i64 : i64
-      %113 = arith.extui %112 : i1 to i64
-      %114 = arith.muli %111, %113 : i64
-      %115 = arith.muli %114, %107 : i64
-      %116 = arith.index_cast %115 : i64 to index
-      %117 = arith.ceildivsi %100, %c16_i64 : i64
-      %118 = arith.cmpi sgt, %100, %c0_i64 : i64
-      %119 = arith.extui %118 : i1 to i64
-      %120 = arith.muli %117, %119 : i64
-      %121 = arith.muli %120, %107 : i64
-      %122 = arith.index_cast %121 : i64 to index
+      %106 = arith.index_cast %intptr_14 : index to i64
+      %107 = arith.index_cast %offset_11 : index to i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.index_cast %strides_13#0 : index to i64
+      %110 = arith.ceildivsi %105, %c64_i64 : i64
+      %111 = arith.divsi %103, %c16_i64 : i64
+      %112 = arith.addi %103, %104 : i64
+      %113 = arith.ceildivsi %112, %c16_i64 : i64
+      %114 = arith.subi %113, %111 : i64
+      %115 = arith.cmpi sgt, %104, %c0_i64 : i64
+      %116 = arith.extui %115 : i1 to i64
+      %117 = arith.muli %114, %116 : i64
+      %118 = arith.muli %117, %110 : i64
+      %119 = arith.index_cast %118 : i64 to index
+      %120 = arith.ceildivsi %103, %c16_i64 : i64
+      %121 = arith.cmpi sgt, %103, %c0_i64 : i64
+      %122 = arith.extui %121 : i1 to i64
+      %123 = arith.muli %120, %122 : i64
+      %124 = arith.muli %123, %110 : i64
+      %125 = arith.index_cast %124 : i64 to index
+      %126 = arith.minsi %arg6, %c0 : index
+      %127 = arith.minsi %arg6, %c32 : index
+      %128 = arith.maxsi %126, %c0 : index
+      %129 = arith.minsi %128, %c32 : index
+      %130 = arith.subi %127, %126 : index
+      %131 = arith.cmpi sgt, %129, %c0 : index
+      %subview_15 = memref.subview %reinterpret_cast_0[%97, %126] [%101, %130] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %132 = arith.index_cast %100 : index to i64
+      %133 = arith.index_cast %130 : index to i64
+      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %134 = arith.index_cast %intptr_20 : index to i64
+      %135 = arith.index_cast %offset_17 : index to i64
+      %136 = arith.addi %134, %135 : i64
+      %137 = arith.index_cast %strides_19#0 : index to i64
+      %138 = arith.ceildivsi %133, %c64_i64 : i64
+      %139 = arith.divsi %132, %c16_i64 : i64
+      %140 = arith.addi %132, %105 : i64
+      %141 = arith.ceildivsi %140, %c16_i64 : i64
+      %142 = arith.subi %141, %139 : i64
+      %143 = arith.cmpi sgt, %105, %c0_i64 : i64
+      %144 = arith.extui %143 : i1 to i64
+      %145 = arith.muli %142, %144 : i64
+      %146 = arith.muli %145, %138 : i64
+      %147 = arith.index_cast %146 : i64 to index
+      %148 = arith.ceildivsi %132, %c16_i64 : i64
+      %149 = arith.cmpi sgt, %132, %c0_i64 : i64
+      %150 = arith.extui %149 : i1 to i64
+      %151 = arith.muli %148, %150 : i64
+      %152 = arith.muli %151, %138 : i64
+      %153 = arith.index_cast %152 : i64 to index
+      scf.if %102 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+      }
+      scf.if %131 {
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+      }
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+      %154 = arith.minsi %119, %c1 : index
+      %155 = arith.minsi %125, %c1 : index
+      %156 = arith.minsi %147, %c1 : index
+      %157 = arith.minsi %153, %c1 : index
+      scf.for %arg10 = %c0 to %154 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.addi %111, %158 : i64
+        %160 = arith.muli %159, %c16_i64 : i64
+        %161 = arith.maxsi %160, %103 : i64
+        %162 = arith.addi %160, %c16_i64 : i64
+        %163 = arith.minsi %162, %112 : i64
+        %164 = arith.subi %163, %161 : i64
+        %165 = arith.subi %161, %103 : i64
+        %166 = arith.muli %165, %109 : i64
+        %167 = arith.addi %108, %166 : i64
+        %168 = arith.muli %159, %c32_i64 : i64
+        %169 = arith.subi %161, %160 : i64
+        %170 = arith.addi %168, %169 : i64
+        %171 = arith.minsi %105, %c64_i64 : i64
+        "instgem.mvin"(%167, %170, %171, %164) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %155 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.muli %158, %c16_i64 : i64
+        %160 = arith.maxsi %159, %c0_i64 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %103 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.muli %158, %c32_i64 : i64
+        %165 = arith.subi %160, %159 : i64
+        %166 = arith.addi %164, %165 : i64
+        %167 = arith.minsi %105, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %166, %167, %163) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %156 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.addi %139, %158 : i64
+        %160 = arith.muli %159, %c16_i64 : i64
+        %161 = arith.maxsi %160, %132 : i64
+        %162 = arith.addi %160, %c16_i64 : i64
+        %163 = arith.minsi %162, %140 : i64
+        %164 = arith.subi %163, %161 : i64
+        %165 = arith.subi %161, %132 : i64
+        %166 = arith.muli %165, %137 : i64
+        %167 = arith.addi %136, %166 : i64
+        %168 = arith.muli %159, %c32_i64 : i64
+        %169 = arith.addi %168, %c128_i64 : i64
+        %170 = arith.subi %161, %160 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.minsi %133, %c64_i64 : i64
+        "instgem.mvin2"(%167, %171, %172, %164) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %157 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.muli %158, %c16_i64 : i64
+        %160 = arith.maxsi %159, %c0_i64 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %132 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.muli %158, %c32_i64 : i64
+        %165 = arith.addi %164, %c128_i64 : i64
+        %166 = arith.subi %160, %159 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.minsi %133, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %167, %168, %163) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %154 to %119 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.addi %111, %158 : i64
+        %160 = arith.muli %159, %c16_i64 : i64
+        %161 = arith.maxsi %160, %103 : i64
+        %162 = arith.addi %160, %c16_i64 : i64
+        %163 = arith.minsi %162, %112 : i64
+        %164 = arith.subi %163, %161 : i64
+        %165 = arith.subi %161, %103 : i64
+        %166 = arith.muli %165, %109 : i64
+        %167 = arith.addi %108, %166 : i64
+        %168 = arith.muli %159, %c32_i64 : i64
+        %169 = arith.subi %161, %160 : i64
+        %170 = arith.addi %168, %169 : i64
+        %171 = arith.minsi %105, %c64_i64 : i64
+        "instgem.mvin"(%167, %170, %171, %164) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %155 to %125 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.muli %158, %c16_i64 : i64
+        %160 = arith.maxsi %159, %c0_i64 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %103 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.muli %158, %c32_i64 : i64
+        %165 = arith.subi %160, %159 : i64
+        %166 = arith.addi %164, %165 : i64
+        %167 = arith.minsi %105, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %166, %167, %163) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %156 to %147 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.addi %139, %158 : i64
+        %160 = arith.muli %159, %c16_i64 : i64
+        %161 = arith.maxsi %160, %132 : i64
+        %162 = arith.addi %160, %c16_i64 : i64
+        %163 = arith.minsi %162, %140 : i64
+        %164 = arith.subi %163, %161 : i64
+        %165 = arith.subi %161, %132 : i64
+        %166 = arith.muli %165, %137 : i64
+        %167 = arith.addi %136, %166 : i64
+        %168 = arith.muli %159, %c32_i64 : i64
+        %169 = arith.addi %168, %c128_i64 : i64
+        %170 = arith.subi %161, %160 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.minsi %133, %c64_i64 : i64
+        "instgem.mvin2"(%167, %171, %172, %164) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %157 to %153 step %c1 {
+        %158 = arith.index_cast %arg10 : index to i64
+        %159 = arith.muli %158, %c16_i64 : i64
+        %160 = arith.maxsi %159, %c0_i64 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %132 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.muli %158, %c32_i64 : i64
+        %165 = arith.addi %164, %c128_i64 : i64
+        %166 = arith.subi %160, %159 : i64
+        %167 = arith.addi %165, %166 : i64
+        %168 = arith.minsi %133, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %167, %168, %163) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
+    %8:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %88 = arith.maxsi %4, %c0 : index
+      %89 = arith.minsi %88, %arg4 : index
+      %90 = arith.addi %4, %c32 : index
+      %91 = arith.maxsi %90, %c0 : index
+      %92 = arith.minsi %91, %arg4 : index
+      %93 = arith.subi %89, %4 : index
+      %94 = arith.maxsi %93, %c0 : index
+      %95 = arith.minsi %94, %c32 : index
+      %96 = arith.subi %92, %89 : index
+      %97 = arith.maxsi %arg11, %c0 : index
+      %98 = arith.minsi %97, %arg5 : index
+      %99 = arith.addi %arg11, %c32 : index
+      %100 = arith.maxsi %99, %c0 : index
+      %101 = arith.minsi %100, %arg5 : index
+      %102 = arith.subi %98, %arg11 : index
+      %103 = arith.maxsi %102, %c0 : index
+      %104 = arith.minsi %103, %c32 : index
+      %105 = arith.subi %101, %98 : index
+      %106 = arith.cmpi sgt, %104, %c0 : index
+      scf.if %106 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+      }
+      %107 = arith.index_cast %arg10 : index to i64
+      %108 = arith.remsi %107, %c2_i64 : i64
+      %109 = arith.muli %108, %c64_i64 : i64
+      %110 = arith.index_cast %95 : index to i64
+      %111 = arith.index_cast %96 : index to i64
+      %112 = arith.index_cast %105 : index to i64
+      %113 = arith.addi %110, %111 : i64
+      %114 = arith.maxsi %arg12, %c0 : index
+      %115 = arith.minsi %114, %arg5 : index
+      %116 = arith.addi %arg12, %c32 : index
+      %117 = arith.maxsi %116, %c0 : index
+      %118 = arith.minsi %117, %arg5 : index
+      %119 = arith.subi %115, %arg12 : index
+      %120 = arith.maxsi %119, %c0 : index
+      %121 = arith.minsi %120, %c32 : index
+      %122 = arith.subi %118, %115 : index
       %123 = arith.minsi %arg6, %c0 : index
       %124 = arith.minsi %arg6, %c32 : index
       %125 = arith.maxsi %123, %c0 : index
       %126 = arith.minsi %125, %c32 : index
       %127 = arith.subi %124, %123 : index
       %128 = arith.cmpi sgt, %126, %c0 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%94, %123] [%98, %127] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %129 = arith.index_cast %97 : index to i64
-      %130 = arith.index_cast %127 : index to i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %131 = arith.index_cast %intptr_20 : index to i64
-      %132 = arith.index_cast %offset_17 : index to i64
-      %133 = arith.addi %131, %132 : i64
-      %134 = arith.index_cast %strides_19#0 : index to i64
-      %135 = arith.ceildivsi %130, %c64_i64 : i64
-      %136 = arith.divsi %129, %c16_i64 : i64
-      %137 = arith.addi %129, %102 : i64
-      %138 = arith.ceildivsi %137, %c16_i64 : i64
-      %139 = arith.subi %138, %136 : i64
-      %140 = arith.cmpi sgt, %102, %c0_i64 : i64
-      %141 = arith.extui %140 : i1 to i64
-      %142 = arith.muli %139, %141 : i64
-      %143 = arith.muli %142, %135 : i64
-      %144 = arith.index_cast %143 : i64 to index
-      %145 = arith.ceildivsi %129, %c16_i64 : i64
-      %146 = arith.cmpi sgt, %129, %c0_i64 : i64
-      %147 = arith.extui %146 : i1 to i64
-      %148 = arith.muli %145, %147 : i64
-      %149 = arith.muli %148, %135 : i64
-      %150 = arith.index_cast %149 : i64 to index
-      scf.if %99 {
-        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
-      }
       scf.if %128 {
-        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %134) : (i64, i64, i64, i64, i64, i64) -> ()
-      %151 = arith.minsi %116, %c1 : index
-      %152 = arith.minsi %122, %c1 : index
-      %153 = arith.minsi %144, %c1 : index
-      %154 = arith.minsi %150, %c1 : index
-      scf.for %arg10 = %c0 to %151 step %c1 {
-        %155 = arith.index_cast %arg10 : index to i64
-        %156 = arith.divsi %155, %107 : i64
-        %157 = arith.addi %108, %156 : i64
-        %158 = arith.remsi %155, %107 : i64
-        %159 = arith.muli %157, %c16_i64 : i64
-        %160 = arith.maxsi %159, %100 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %109 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.subi %160, %100 : i64
-        %165 = arith.muli %164, %106 : i64
-        %166 = arith.addi %105, %165 : i64
-        %167 = arith.muli %158, %c64_i64 : i64
-        %168 = arith.addi %166, %167 : i64
-        %169 = arith.muli %157, %c32_i64 : i64
-        %170 = arith.addi %169, %167 : i64
-        %171 = arith.subi %160, %159 : i64
-        %172 = arith.addi %170, %171 : i64
-        %173 = arith.subi %102, %167 : i64
-        %174 = arith.minsi %173, %c64_i64 : i64
-        "instgem.mvin"(%168, %172, %174, %163) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %152 step %c1 {
-        %155 = arith.index_cast %arg10 : index to i64
-        %156 = arith.divsi %155, %107 : i64
-        %157 = arith.remsi %155, %107 : i64
-        %158 = arith.muli %156, %c16_i64 : i64
-        %159 = arith.maxsi %158, %c0_i64 : i64
-        %160 = arith.addi %158, %c16_i64 : i64
-        %161 = arith.minsi %160, %100 : i64
-        %162 = arith.subi %161, %159 : i64
-        %163 = arith.muli %156, %c32_i64 : i64
-        %164 = arith.muli %157, %c64_i64 : i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.subi %159, %158 : i64
-        %167 = arith.addi %165, %166 : i64
-        %168 = arith.subi %102, %164 : i64
-        %169 = arith.minsi %168, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %167, %169, %162) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %153 step %c1 {
-        %155 = arith.index_cast %arg10 : index to i64
-        %156 = arith.divsi %155, %135 : i64
-        %157 = arith.addi %136, %156 : i64
-        %158 = arith.remsi %155, %135 : i64
-        %159 = arith.muli %157, %c16_i64 : i64
-        %160 = arith.maxsi %159, %129 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %137 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.subi %160, %129 : i64
-        %165 = arith.muli %164, %134 : i64
-        %166 = arith.addi %133, %165 : i64
-        %167 = arith.muli %158, %c64_i64 : i64
-        %168 = arith.addi %166, %167 : i64
-        %169 = arith.muli %157, %c32_i64 : i64
-        %170 = arith.addi %169, %167 : i64
-        %171 = arith.addi %170, %c128_i64 : i64
-        %172 = arith.subi %160, %159 : i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.subi %130, %167 : i64
-        %175 = arith.minsi %174, %c64_i64 : i64
-        "instgem.mvin2"(%168, %173, %175, %163) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %154 step %c1 {
-        %155 = arith.index_cast %arg10 : index to i64
-        %156 = arith.divsi %155, %135 : i64
-        %157 = arith.remsi %155, %135 : i64
-        %158 = arith.muli %156, %c16_i64 : i64
-        %159 = arith.maxsi %158, %c0_i64 : i64
-        %160 = arith.addi %158, %c16_i64 : i64
-        %161 = arith.minsi %160, %129 : i64
-        %162 = arith.subi %161, %159 : i64
-        %163 = arith.muli %156, %c32_i64 : i64
-        %164 = arith.muli %157, %c64_i64 : i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.addi %165, %c128_i64 : i64
-        %167 = arith.subi %159, %158 : i64
-        %168 = arith.addi %166, %167 : i64
-        %169 = arith.subi %130, %164 : i64
-        %170 = arith.minsi %169, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %168, %170, %162) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %151 to %116 step %c1 {
-        %155 = arith.index_cast %arg10 : index to i64
-        %156 = arith.divsi %155, %107 : i64
-        %157 = arith.addi %108, %156 : i64
-        %158 = arith.remsi %155, %107 : i64
-        %159 = arith.muli %157, %c16_i64 : i64
-        %160 = arith.maxsi %159, %100 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %109 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.subi %160, %100 : i64
-        %165 = arith.muli %164, %106 : i64
-        %166 = arith.addi %105, %165 : i64
-        %167 = arith.muli %158, %c64_i64 : i64
-        %168 = arith.addi %166, %167 : i64
-        %169 = arith.muli %157, %c32_i64 : i64
-        %170 = arith.addi %169, %167 : i64
-        %171 = arith.subi %160, %159 : i64
-        %172 = arith.addi %170, %171 : i64
-        %173 = arith.subi %102, %167 : i64
-        %174 = arith.minsi %173, %c64_i64 : i64
-        "instgem.mvin"(%168, %172, %174, %163) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %152 to %122 step %c1 {
-        %155 = arith.index_cast %arg10 : index to i64
-        %156 = arith.divsi %155, %107 : i64
-        %157 = arith.remsi %155, %107 : i64
-        %158 = arith.muli %156, %c16_i64 : i64
-        %159 = arith.maxsi %158, %c0_i64 : i64
-        %160 = arith.addi %158, %c16_i64 : i64
-        %161 = arith.minsi %160, %100 : i64
-        %162 = arith.subi %161, %159 : i64
-        %163 = arith.muli %156, %c32_i64 : i64
-        %164 = arith.muli %157, %c64_i64 : i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.subi %159, %158 : i64
-        %167 = arith.addi %165, %166 : i64
-        %168 = arith.subi %102, %164 : i64
-        %169 = arith.minsi %168, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %167, %169, %162) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %153 to %144 step %c1 {
-        %155 = arith.index_cast %arg10 : index to i64
-        %156 = arith.divsi %155, %135 : i64
-        %157 = arith.addi %136, %156 : i64
-        %158 = arith.remsi %155, %135 : i64
-        %159 = arith.muli %157, %c16_i64 : i64
-        %160 = arith.maxsi %159, %129 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %137 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.subi %160, %129 : i64
-        %165 = arith.muli %164, %134 : i64
-        %166 = arith.addi %133, %165 : i64
-        %167 = arith.muli %158, %c64_i64 : i64
-        %168 = arith.addi %166, %167 : i64
-        %169 = arith.muli %157, %c32_i64 : i64
-        %170 = arith.addi %169, %167 : i64
-        %171 = arith.addi %170, %c128_i64 : i64
-        %172 = arith.subi %160, %159 : i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.subi %130, %167 : i64
-        %175 = arith.minsi %174, %c64_i64 : i64
-        "instgem.mvin2"(%168, %173, %175, %163) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %154 to %150 step %c1 {
-        %155 = arith.index_cast %arg10 : index to i64
-        %156 = arith.divsi %155, %135 : i64
-        %157 = arith.remsi %155, %135 : i64
-        %158 = arith.muli %156, %c16_i64 : i64
-        %159 = arith.maxsi %158, %c0_i64 : i64
-        %160 = arith.addi %158, %c16_i64 : i64
-        %161 = arith.minsi %160, %129 : i64
-        %162 = arith.subi %161, %159 : i64
-        %163 = arith.muli %156, %c32_i64 : i64
-        %164 = arith.muli %157, %c64_i64 : i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.addi %165, %c128_i64 : i64
-        %167 = arith.subi %159, %158 : i64
-        %168 = arith.addi %166, %167 : i64
-        %169 = arith.subi %130, %164 : i64
-        %170 = arith.minsi %169, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %168, %170, %162) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-    }
-    %8:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %85 = arith.maxsi %4, %c0 : index
-      %86 = arith.minsi %85, %arg4 : index
-      %87 = arith.addi %4, %c32 : index
-      %88 = arith.maxsi %87, %c0 : index
-      %89 = arith.minsi %88, %arg4 : index
-      %90 = arith.subi %86, %4 : index
-      %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %c32 : index
-      %93 = arith.subi %89, %86 : index
-      %94 = arith.maxsi %arg11, %c0 : index
-      %95 = arith.minsi %94, %arg5 : index
-      %96 = arith.addi %arg11, %c32 : index
-      %97 = arith.maxsi %96, %c0 : index
-      %98 = arith.minsi %97, %arg5 : index
-      %99 = arith.subi %95, %arg11 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %c32 : index
-      %102 = arith.subi %98, %95 : index
-      %103 = arith.cmpi sgt, %101, %c0 : index
-      scf.if %103 {
-        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
-      }
-      %104 = arith.index_cast %arg10 : index to i64
-      %105 = arith.remsi %104, %c2_i64 : i64
-      %106 = arith.muli %105, %c64_i64 : i64
-      %107 = arith.index_cast %92 : index to i64
-      %108 = arith.index_cast %93 : index to i64
-      %109 = arith.index_cast %102 : index to i64
-      %110 = arith.addi %107, %108 : i64
-      %111 = arith.maxsi %arg12, %c0 : index
-      %112 = arith.minsi %111, %arg5 : index
-      %113 = arith.addi %arg12, %c32 : index
-      %114 = arith.maxsi %113, %c0 : index
-      %115 = arith.minsi %114, %arg5 : index
-      %116 = arith.subi %112, %arg12 : index
-      %117 = arith.maxsi %116, %c0 : index
-      %118 = arith.minsi %117, %c32 : index
-      %119 = arith.subi %115, %112 : index
-      %120 = arith.minsi %arg6, %c0 : index
-      %121 = arith.minsi %arg6, %c32 : index
-      %122 = arith.maxsi %120, %c0 : index
-      %123 = arith.minsi %122, %c32 : index
-      %124 = arith.subi %121, %120 : index
-      %125 = arith.cmpi sgt, %123, %c0 : index
-      scf.if %125 {
-        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
-      }
-      %126 = arith.addi %106, %c128_i64 : i64
-      %127 = arith.index_cast %118 : index to i64
-      %128 = arith.index_cast %119 : index to i64
-      %129 = arith.index_cast %124 : index to i64
-      %130 = arith.addi %127, %128 : i64
-      %131 = arith.maxsi %110, %c0_i64 : i64
-      %132 = arith.minsi %131, %c32_i64 : i64
-      %133 = arith.maxsi %109, %c0_i64 : i64
-      %134 = arith.minsi %133, %c32_i64 : i64
-      %135 = arith.maxsi %130, %c0_i64 : i64
-      %136 = arith.minsi %135, %c32_i64 : i64
-      %137 = arith.maxsi %129, %c0_i64 : i64
-      %138 = arith.minsi %137, %c32_i64 : i64
-      %139 = arith.ceildivsi %132, %c16_i64 : i64
-      %140 = arith.ceildivsi %138, %c16_i64 : i64
-      %141 = arith.minsi %134, %136 : i64
-      %142 = arith.ceildivsi %141, %c16_i64 : i64
-      %143 = arith.cmpi eq, %arg10, %c0 : index
-      %144 = arith.cmpi sgt, %139, %c0_i64 : i64
-      %145 = arith.select %144, %140, %c0_i64 : i64
-      %146 = arith.index_cast %145 : i64 to index
-      %147 = arith.addi %arg10, %c1 : index
-      %148 = arith.addi %arg11, %c64 : index
-      %149 = arith.maxsi %148, %c0 : index
-      %150 = arith.minsi %149, %arg5 : index
-      %151 = arith.subi %98, %96 : index
-      %152 = arith.maxsi %151, %c0 : index
-      %153 = arith.minsi %152, %c32 : index
-      %154 = arith.subi %150, %98 : index
-      %155 = arith.cmpi sgt, %153, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%86, %98] [%93, %154] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %156 = arith.index_cast %147 : index to i64
-      %157 = arith.remsi %156, %c2_i64 : i64
-      %158 = arith.muli %157, %c64_i64 : i64
-      %159 = arith.index_cast %154 : index to i64
+      %129 = arith.addi %109, %c128_i64 : i64
+      %130 = arith.index_cast %121 : index to i64
+      %131 = arith.index_cast %122 : index to i64
+      %132 = arith.index_cast %127 : index to i64
+      %133 = arith.addi %130, %131 : i64
+      %134 = arith.maxsi %113, %c0_i64 : i64
+      %135 = arith.minsi %134, %c32_i64 : i64
+      %136 = arith.maxsi %112, %c0_i64 : i64
+      %137 = arith.minsi %136, %c32_i64 : i64
+      %138 = arith.maxsi %133, %c0_i64 : i64
+      %139 = arith.minsi %138, %c32_i64 : i64
+      %140 = arith.maxsi %132, %c0_i64 : i64
+      %141 = arith.minsi %140, %c32_i64 : i64
+      %142 = arith.ceildivsi %135, %c16_i64 : i64
+      %143 = arith.ceildivsi %141, %c16_i64 : i64
+      %144 = arith.minsi %137, %139 : i64
+      %145 = arith.ceildivsi %144, %c16_i64 : i64
+      %146 = arith.cmpi eq, %arg10, %c0 : index
+      %147 = arith.cmpi sgt, %142, %c0_i64 : i64
+      %148 = arith.select %147, %143, %c0_i64 : i64
+      %149 = arith.index_cast %148 : i64 to index
+      %150 = arith.divsi %144, %c16_i64 : i64
+      %151 = arith.minsi %145, %150 : i64
+      %152 = arith.maxsi %151, %c0_i64 : i64
+      %153 = arith.divsi %135, %c16_i64 : i64
+      %154 = arith.minsi %142, %153 : i64
+      %155 = arith.maxsi %154, %c1_i64 : i64
+      %156 = arith.minsi %135, %c16_i64 : i64
+      %157 = arith.addi %arg10, %c1 : index
+      %158 = arith.addi %arg11, %c64 : index
+      %159 = arith.maxsi %158, %c0 : index
+      %160 = arith.minsi %159, %arg5 : index
+      %161 = arith.subi %101, %99 : index
+      %162 = arith.maxsi %161, %c0 : index
+      %163 = arith.minsi %162, %c32 : index
+      %164 = arith.subi %160, %101 : index
+      %165 = arith.cmpi sgt, %163, %c0 : index
+      %subview_9 = memref.subview %reinterpret_cast[%89, %101] [%96, %164] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %166 = arith.index_cast %157 : index to i64
+      %167 = arith.remsi %166, %c2_i64 : i64
+      %168 = arith.muli %167, %c64_i64 : i64
+      %169 = arith.index_cast %164 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %160 = arith.index_cast %intptr_14 : index to i64
-      %161 = arith.index_cast %offset_11 : index to i64
-      %162 = arith.addi %160, %161 : i64
-      %163 = arith.index_cast %strides_13#0 : index to i64
-      %164 = arith.ceildivsi %159, %c64_i64 : i64
-      %165 = arith.divsi %107, %c16_i64 : i64
-      %166 = arith.ceildivsi %110, %c16_i64 : i64
-      %167 = arith.subi %166, %165 : i64
-      %168 = arith.cmpi sgt, %108, %c0_i64 : i64
-      %169 = arith.extui %168 : i1 to i64
-      %170 = arith.muli %167, %169 : i64
-      %171 = arith.muli %170, %164 : i64
-      %172 = arith.index_cast %171 : i64 to index
-      %173 = arith.ceildivsi %107, %c16_i64 : i64
-      %174 = arith.cmpi sgt, %107, %c0_i64 : i64
-      %175 = arith.extui %174 : i1 to i64
-      %176 = arith.muli %173, %175 : i64
-      %177 = arith.muli %176, %164 : i64
-      %178 = arith.index_cast %177 : i64 to index
-      %179 = arith.addi %arg12, %c64 : index
-      %180 = arith.maxsi %179, %c0 : index
-      %181 = arith.minsi %180, %arg5 : index
-      %182 = arith.subi %115, %113 : index
-      %183 = arith.maxsi %182, %c0 : index
-      %184 = arith.minsi %183, %c32 : index
-      %185 = arith.subi %181, %115 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%115, %120] [%185, %124] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %186 = arith.addi %158, %c128_i64 : i64
-      %187 = arith.index_cast %184 : index to i64
-      %188 = arith.index_cast %185 : index to i64
+      %170 = arith.index_cast %intptr_14 : index to i64
+      %171 = arith.index_cast %offset_11 : index to i64
+      %172 = arith.addi %170, %171 : i64
+      %173 = arith.index_cast %strides_13#0 : index to i64
+      %174 = arith.ceildivsi %169, %c64_i64 : i64
+      %175 = arith.divsi %110, %c16_i64 : i64
+      %176 = arith.ceildivsi %113, %c16_i64 : i64
+      %177 = arith.subi %176, %175 : i64
+      %178 = arith.cmpi sgt, %111, %c0_i64 : i64
+      %179 = arith.extui %178 : i1 to i64
+      %180 = arith.muli %177, %179 : i64
+      %181 = arith.muli %180, %174 : i64
+      %182 = arith.index_cast %181 : i64 to index
+      %183 = arith.ceildivsi %110, %c16_i64 : i64
+      %184 = arith.cmpi sgt, %110, %c0_i64 : i64
+      %185 = arith.extui %184 : i1 to i64
+      %186 = arith.muli %183, %185 : i64
+      %187 = arith.muli %186, %174 : i64
+      %188 = arith.index_cast %187 : i64 to index
+      %189 = arith.addi %arg12, %c64 : index
+      %190 = arith.maxsi %189, %c0 : index
+      %191 = arith.minsi %190, %arg5 : index
+      %192 = arith.subi %118, %116 : index
+      %193 = arith.maxsi %192, %c0 : index
+      %194 = arith.minsi %193, %c32 : index
+      %195 = arith.subi %191, %118 : index
+      %subview_15 = memref.subview %reinterpret_cast_0[%118, %123] [%195, %127] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %196 = arith.addi %168, %c128_i64 : i64
+      %197 = arith.index_cast %194 : index to i64
+      %198 = arith.index_cast %195 : index to i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %189 = arith.index_cast %intptr_20 : index to i64
-      %190 = arith.index_cast %offset_17 : index to i64
-      %191 = arith.addi %189, %190 : i64
-      %192 = arith.index_cast %strides_19#0 : index to i64
-      %193 = arith.ceildivsi %129, %c64_i64 : i64
-      %194 = arith.divsi %187, %c16_i64 : i64
-      %195 = arith.addi %187, %188 : i64
-      %196 = arith.ceildivsi %195, %c16_i64 : i64
-      %197 = arith.subi %196, %194 : i64
-      %198 = arith.cmpi sgt, %188, %c0_i64 : i64
-      %199 = arith.extui %198 : i1 to i64
-      %200 = arith.muli %197, %199 : i64
-      %201 = arith.muli %200, %193 : i64
-      %202 = arith.index_cast %201 : i64 to index
-      %203 = arith.ceildivsi %187, %c16_i64 : i64
-      %204 = arith.cmpi sgt, %187, %c0_i64 : i64
-      %205 = arith.extui %204 : i1 to i64
-      %206 = arith.muli %203, %205 : i64
-      %207 = arith.muli %206, %193 : i64
-      %208 = arith.index_cast %207 : i64 to index
-      %209 = arith.cmpi slt, %147, %5 : index
-      scf.if %209 {
-        scf.if %155 {
-          func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
+      %199 = arith.index_cast %intptr_20 : index to i64
+      %200 = arith.index_cast %offset_17 : index to i64
+      %201 = arith.addi %199, %200 : i64
+      %202 = arith.index_cast %strides_19#0 : index to i64
+      %203 = arith.ceildivsi %132, %c64_i64 : i64
+      %204 = arith.divsi %197, %c16_i64 : i64
+      %205 = arith.addi %197, %198 : i64
+      %206 = arith.ceildivsi %205, %c16_i64 : i64
+      %207 = arith.subi %206, %204 : i64
+      %208 = arith.cmpi sgt, %198, %c0_i64 : i64
+      %209 = arith.extui %208 : i1 to i64
+      %210 = arith.muli %207, %209 : i64
+      %211 = arith.muli %210, %203 : i64
+      %212 = arith.index_cast %211 : i64 to index
+      %213 = arith.ceildivsi %197, %c16_i64 : i64
+      %214 = arith.cmpi sgt, %197, %c0_i64 : i64
+      %215 = arith.extui %214 : i1 to i64
+      %216 = arith.muli %213, %215 : i64
+      %217 = arith.muli %216, %203 : i64
+      %218 = arith.index_cast %217 : i64 to index
+      %219 = arith.cmpi slt, %157, %5 : index
+      scf.if %219 {
+        scf.if %165 {
+          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %125 {
-          func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
+        scf.if %128 {
+          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %163) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %202) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %210 = arith.maxsi %146, %c1 : index
-      scf.for %arg13 = %c0 to %146 step %c1 {
-        scf.if %209 {
-          %217 = arith.cmpi sgt, %172, %c0 : index
-          scf.if %217 {
-            %221 = arith.muli %arg13, %172 : index
-            %222 = arith.muli %221, %c4 : index
-            %223 = arith.muli %210, %c4 : index
-            %224 = arith.subi %223, %c1 : index
-            %225 = arith.addi %222, %224 : index
-            %226 = arith.divsi %225, %223 : index
-            %227 = arith.maxsi %226, %c0 : index
-            %228 = arith.minsi %227, %172 : index
-            %229 = arith.addi %arg13, %c1 : index
-            %230 = arith.muli %229, %172 : index
-            %231 = arith.muli %230, %c4 : index
-            %232 = arith.addi %231, %224 : index
-            %233 = arith.divsi %232, %223 : index
-            %234 = arith.maxsi %233, %c0 : index
-            %235 = arith.minsi %234, %172 : index
-            scf.for %arg14 = %228 to %235 step %c1 {
-              %236 = arith.index_cast %arg14 : index to i64
-              %237 = arith.divsi %236, %164 : i64
-              %238 = arith.addi %165, %237 : i64
-              %239 = arith.remsi %236, %164 : i64
-              %240 = arith.muli %238, %c16_i64 : i64
-              %241 = arith.maxsi %240, %107 : i64
-              %242 = arith.addi %240, %c16_i64 : i64
-              %243 = arith.minsi %242, %110 : i64
-              %244 = arith.subi %243, %241 : i64
-              %245 = arith.subi %241, %107 : i64
-              %246 = arith.muli %245, %163 : i64
-              %247 = arith.addi %162, %246 : i64
-              %248 = arith.muli %239, %c64_i64 : i64
-              %249 = arith.addi %247, %248 : i64
-              %250 = arith.muli %238, %c32_i64 : i64
-              %251 = arith.addi %250, %248 : i64
-              %252 = arith.addi %251, %158 : i64
-              %253 = arith.subi %241, %240 : i64
-              %254 = arith.addi %252, %253 : i64
-              %255 = arith.subi %159, %248 : i64
-              %256 = arith.minsi %255, %c64_i64 : i64
-              "instgem.mvin"(%249, %254, %256, %244) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %218 = arith.cmpi sgt, %178, %c0 : index
-          scf.if %218 {
-            %221 = arith.muli %arg13, %178 : index
-            %222 = arith.muli %221, %c4 : index
-            %223 = arith.subi %222, %210 : index
-            %224 = arith.muli %210, %c4 : index
-            %225 = arith.subi %224, %c1 : index
-            %226 = arith.addi %223, %225 : index
-            %227 = arith.divsi %226, %224 : index
-            %228 = arith.maxsi %227, %c0 : index
-            %229 = arith.minsi %228, %178 : index
-            %230 = arith.addi %arg13, %c1 : index
-            %231 = arith.muli %230, %178 : index
-            %232 = arith.muli %231, %c4 : index
-            %233 = arith.subi %232, %210 : index
-            %234 = arith.addi %233, %225 : index
-            %235 = arith.divsi %234, %224 : index
-            %236 = arith.maxsi %235, %c0 : index
-            %237 = arith.minsi %236, %178 : index
-            scf.for %arg14 = %229 to %237 step %c1 {
-              %238 = arith.index_cast %arg14 : index to i64
-              %239 = arith.divsi %238, %164 : i64
-              %240 = arith.remsi %238, %164 : i64
-              %241 = arith.muli %239, %c16_i64 : i64
-              %242 = arith.maxsi %241, %c0_i64 : i64
-              %243 = arith.addi %241, %c16_i64 : i64
-              %244 = arith.minsi %243, %107 : i64
-              %245 = arith.subi %244, %242 : i64
-              %246 = arith.muli %239, %c32_i64 : i64
-              %247 = arith.muli %240, %c64_i64 : i64
-              %248 = arith.addi %246, %247 : i64
-              %249 = arith.addi %248, %158 : i64
-              %250 = arith.subi %242, %241 : i64
-              %251 = arith.addi %249, %250 : i64
-              %252 = arith.subi %159, %247 : i64
-              %253 = arith.minsi %252, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %251, %253, %245) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %219 = arith.cmpi sgt, %202, %c0 : index
+      %220 = arith.maxsi %149, %c1 : index
+      scf.if %146 {
+        scf.for %arg13 = %c0 to %149 step %c1 {
           scf.if %219 {
-            %221 = arith.muli %arg13, %202 : index
-            %222 = arith.muli %221, %c4 : index
-            %223 = arith.muli %210, %c2 : index
-            %224 = arith.subi %222, %223 : index
-            %225 = arith.muli %210, %c4 : index
-            %226 = arith.subi %225, %c1 : index
-            %227 = arith.addi %224, %226 : index
-            %228 = arith.divsi %227, %225 : index
-            %229 = arith.maxsi %228, %c0 : index
-            %230 = arith.minsi %229, %202 : index
-            %231 = arith.addi %arg13, %c1 : index
-            %232 = arith.muli %231, %202 : index
-            %233 = arith.muli %232, %c4 : index
-            %234 = arith.subi %233, %223 : index
-            %235 = arith.addi %234, %226 : index
-            %236 = arith.divsi %235, %225 : index
-            %237 = arith.maxsi %236, %c0 : index
-            %238 = arith.minsi %237, %202 : index
-            scf.for %arg14 = %230 to %238 step %c1 {
-              %239 = arith.index_cast %arg14 : index to i64
-              %240 = arith.divsi %239, %193 : i64
-              %241 = arith.addi %194, %240 : i64
-              %242 = arith.remsi %239, %193 : i64
-              %243 = arith.muli %241, %c16_i64 : i64
-              %244 = arith.maxsi %243, %187 : i64
-              %245 = arith.addi %243, %c16_i64 : i64
-              %246 = arith.minsi %245, %195 : i64
-              %247 = arith.subi %246, %244 : i64
-              %248 = arith.subi %244, %187 : i64
-              %249 = arith.muli %248, %192 : i64
-              %250 = arith.addi %191, %249 : i64
-              %251 = arith.muli %242, %c64_i64 : i64
-              %252 = arith.addi %250, %251 : i64
-              %253 = arith.muli %241, %c32_i64 : i64
-              %254 = arith.addi %253, %251 : i64
-              %255 = arith.addi %254, %186 : i64
-              %256 = arith.subi %244, %243 : i64
-              %257 = arith.addi %255, %256 : i64
-              %258 = arith.subi %129, %251 : i64
-              %259 = arith.minsi %258, %c64_i64 : i64
-              "instgem.mvin2"(%252, %257, %259, %247) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+            %232 = arith.cmpi sgt, %182, %c0 : index
+            scf.if %232 {
+              %236 = arith.muli %arg13, %182 : index
+              %237 = arith.muli %236, %c4 : index
+              %238 = arith.muli %220, %c4 : index
+              %239 = arith.subi %238, %c1 : index
+              %240 = arith.addi %237, %239 : index
+              %241 = arith.divsi %240, %238 : index
+              %242 = arith.maxsi %241, %c0 : index
+              %243 = arith.minsi %242, %182 : index
+              %244 = arith.addi %arg13, %c1 : index
+              %245 = arith.muli %244, %182 : index
+              %246 = arith.muli %245, %c4 : index
+              %247 = arith.addi %246, %239 : index
+              %248 = arith.divsi %247, %238 : index
+              %249 = arith.maxsi %248, %c0 : index
+              %250 = arith.minsi %249, %182 : index
+              scf.for %arg14 = %243 to %250 step %c1 {
+                %251 = arith.index_cast %arg14 : index to i64
+                %252 = arith.addi %175, %251 : i64
+                %253 = arith.muli %252, %c16_i64 : i64
+                %254 = arith.maxsi %253, %110 : i64
+                %255 = arith.addi %253, %c16_i64 : i64
+                %256 = arith.minsi %255, %113 : i64
+                %257 = arith.subi %256, %254 : i64
+                %258 = arith.subi %254, %110 : i64
+                %259 = arith.muli %258, %173 : i64
+                %260 = arith.addi %172, %259 : i64
+                %261 = arith.muli %252, %c32_i64 : i64
+                %262 = arith.addi %261, %168 : i64
+                %263 = arith.subi %254, %253 : i64
+                %264 = arith.addi %262, %263 : i64
+                %265 = arith.minsi %169, %c64_i64 : i64
+                "instgem.mvin"(%260, %264, %265, %257) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %233 = arith.cmpi sgt, %188, %c0 : index
+            scf.if %233 {
+              %236 = arith.muli %arg13, %188 : index
+              %237 = arith.muli %236, %c4 : index
+              %238 = arith.subi %237, %220 : index
+              %239 = arith.muli %220, %c4 : index
+              %240 = arith.subi %239, %c1 : index
+              %241 = arith.addi %238, %240 : index
+              %242 = arith.divsi %241, %239 : index
+              %243 = arith.maxsi %242, %c0 : index
+              %244 = arith.minsi %243, %188 : index
+              %245 = arith.addi %arg13, %c1 : index
+              %246 = arith.muli %245, %188 : index
+              %247 = arith.muli %246, %c4 : index
+              %248 = arith.subi %247, %220 : index
+              %249 = arith.addi %248, %240 : index
+              %250 = arith.divsi %249, %239 : index
+              %251 = arith.maxsi %250, %c0 : index
+              %252 = arith.minsi %251, %188 : index
+              scf.for %arg14 = %244 to %252 step %c1 {
+                %253 = arith.index_cast %arg14 : index to i64
+                %254 = arith.muli %253, %c16_i64 : i64
+                %255 = arith.maxsi %254, %c0_i64 : i64
+                %256 = arith.addi %254, %c16_i64 : i64
+                %257 = arith.minsi %256, %110 : i64
+                %258 = arith.subi %257, %255 : i64
+                %259 = arith.muli %253, %c32_i64 : i64
+                %260 = arith.addi %259, %168 : i64
+                %261 = arith.subi %255, %254 : i64
+                %262 = arith.addi %260, %261 : i64
+                %263 = arith.minsi %169, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %262, %263, %258) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %234 = arith.cmpi sgt, %212, %c0 : index
+            scf.if %234 {
+              %236 = arith.muli %arg13, %212 : index
+              %237 = arith.muli %236, %c4 : index
+              %238 = arith.muli %220, %c2 : index
+              %239 = arith.subi %237, %238 : index
+              %240 = arith.muli %220, %c4 : index
+              %241 = arith.subi %240, %c1 : index
+              %242 = arith.addi %239, %241 : index
+              %243 = arith.divsi %242, %240 : index
+              %244 = arith.maxsi %243, %c0 : index
+              %245 = arith.minsi %244, %212 : index
+              %246 = arith.addi %arg13, %c1 : index
+              %247 = arith.muli %246, %212 : index
+              %248 = arith.muli %247, %c4 : index
+              %249 = arith.subi %248, %238 : index
+              %250 = arith.addi %249, %241 : index
+              %251 = arith.divsi %250, %240 : index
+              %252 = arith.maxsi %251, %c0 : index
+              %253 = arith.minsi %252, %212 : index
+              scf.for %arg14 = %245 to %253 step %c1 {
+                %254 = arith.index_cast %arg14 : index to i64
+                %255 = arith.addi %204, %254 : i64
+                %256 = arith.muli %255, %c16_i64 : i64
+                %257 = arith.maxsi %256, %197 : i64
+                %258 = arith.addi %256, %c16_i64 : i64
+                %259 = arith.minsi %258, %205 : i64
+                %260 = arith.subi %259, %257 : i64
+                %261 = arith.subi %257, %197 : i64
+                %262 = arith.muli %261, %202 : i64
+                %263 = arith.addi %201, %262 : i64
+                %264 = arith.muli %255, %c32_i64 : i64
+                %265 = arith.addi %264, %196 : i64
+                %266 = arith.subi %257, %256 : i64
+                %267 = arith.addi %265, %266 : i64
+                %268 = arith.minsi %132, %c64_i64 : i64
+                "instgem.mvin2"(%263, %267, %268, %260) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %235 = arith.cmpi sgt, %218, %c0 : index
+            scf.if %235 {
+              %236 = arith.muli %arg13, %218 : index
+              %237 = arith.muli %236, %c4 : index
+              %238 = arith.muli %220, %c3 : index
+              %239 = arith.subi %237, %238 : index
+              %240 = arith.muli %220, %c4 : index
+              %241 = arith.subi %240, %c1 : index
+              %242 = arith.addi %239, %241 : index
+              %243 = arith.divsi %242, %240 : index
+              %244 = arith.maxsi %243, %c0 : index
+              %245 = arith.minsi %244, %218 : index
+              %246 = arith.addi %arg13, %c1 : index
+              %247 = arith.muli %246, %218 : index
+              %248 = arith.muli %247, %c4 : index
+              %249 = arith.subi %248, %238 : index
+              %250 = arith.addi %249, %241 : index
+              %251 = arith.divsi %250, %240 : index
+              %252 = arith.maxsi %251, %c0 : index
+              %253 = arith.minsi %252, %218 : index
+              scf.for %arg14 = %245 to %253 step %c1 {
+                %254 = arith.index_cast %arg14 : index to i64
+                %255 = arith.muli %254, %c16_i64 : i64
+                %256 = arith.maxsi %255, %c0_i64 : i64
+                %257 = arith.addi %255, %c16_i64 : i64
+                %258 = arith.minsi %257, %197 : i64
+                %259 = arith.subi %258, %256 : i64
+                %260 = arith.muli %254, %c32_i64 : i64
+                %261 = arith.addi %260, %196 : i64
+                %262 = arith.subi %256, %255 : i64
+                %263 = arith.addi %261, %262 : i64
+                %264 = arith.minsi %132, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %263, %264, %259) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          %220 = arith.cmpi sgt, %208, %c0 : index
-          scf.if %220 {
-            %221 = arith.muli %arg13, %208 : index
-            %222 = arith.muli %221, %c4 : index
-            %223 = arith.muli %210, %c3 : index
-            %224 = arith.subi %222, %223 : index
-            %225 = arith.muli %210, %c4 : index
-            %226 = arith.subi %225, %c1 : index
-            %227 = arith.addi %224, %226 : index
-            %228 = arith.divsi %227, %225 : index
-            %229 = arith.maxsi %228, %c0 : index
-            %230 = arith.minsi %229, %208 : index
-            %231 = arith.addi %arg13, %c1 : index
-            %232 = arith.muli %231, %208 : index
-            %233 = arith.muli %232, %c4 : index
-            %234 = arith.subi %233, %223 : index
-            %235 = arith.addi %234, %226 : index
-            %236 = arith.divsi %235, %225 : index
-            %237 = arith.maxsi %236, %c0 : index
-            %238 = arith.minsi %237, %208 : index
-            scf.for %arg14 = %230 to %238 step %c1 {
-              %239 = arith.index_cast %arg14 : index to i64
-              %240 = arith.divsi %239, %193 : i64
-              %241 = arith.remsi %239, %193 : i64
-              %242 = arith.muli %240, %c16_i64 : i64
-              %243 = arith.maxsi %242, %c0_i64 : i64
-              %244 = arith.addi %242, %c16_i64 : i64
-              %245 = arith.minsi %244, %187 : i64
-              %246 = arith.subi %245, %243 : i64
-              %247 = arith.muli %240, %c32_i64 : i64
-              %248 = arith.muli %241, %c64_i64 : i64
-              %249 = arith.addi %247, %248 : i64
-              %250 = arith.addi %249, %186 : i64
-              %251 = arith.subi %243, %242 : i64
-              %252 = arith.addi %250, %251 : i64
-              %253 = arith.subi %129, %248 : i64
-              %254 = arith.minsi %253, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %252, %254, %246) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+          %226 = arith.index_cast %arg13 : index to i64
+          %227 = arith.muli %226, %c16_i64 : i64
+          %228 = arith.subi %141, %227 : i64
+          %229 = arith.minsi %228, %c16_i64 : i64
+          %230 = arith.index_cast %152 : i64 to index
+          scf.for %arg14 = %c0 to %230 step %c1 {
+            %232 = arith.index_cast %arg14 : index to i64
+            %233 = arith.cmpi eq, %232, %c0_i64 : i64
+            %234 = arith.select %233, %c2147483648_i64, %c3221225472_i64 : i64
+            %235 = arith.ori %227, %234 : i64
+            %236 = arith.select %233, %c16_i64, %156 : i64
+            %237 = arith.select %233, %c16_i64, %229 : i64
+            %238 = arith.muli %232, %c32_i64 : i64
+            %239 = arith.addi %238, %227 : i64
+            %240 = arith.addi %239, %129 : i64
+            "instgem.preload"(%240, %229, %c16_i64, %235, %237, %236) : (i64, i64, i64, i64, i64, i64) -> ()
+            %241 = arith.muli %232, %c16_i64 : i64
+            %242 = arith.addi %241, %109 : i64
+            "instgem.compute_preloaded"(%242, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %243 = arith.index_cast %155 : i64 to index
+            scf.for %arg15 = %c1 to %243 step %c1 {
+              %245 = arith.index_cast %arg15 : index to i64
+              %246 = arith.muli %245, %c32_i64 : i64
+              %247 = arith.addi %246, %227 : i64
+              %248 = arith.ori %247, %234 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %237, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %249 = arith.addi %246, %241 : i64
+              %250 = arith.addi %249, %109 : i64
+              "instgem.compute_accumulated"(%250, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %244 = arith.index_cast %142 : i64 to index
+            scf.for %arg15 = %243 to %244 step %c1 {
+              %245 = arith.index_cast %arg15 : index to i64
+              %246 = arith.muli %245, %c16_i64 : i64
+              %247 = arith.subi %135, %246 : i64
+              %248 = arith.minsi %247, %c16_i64 : i64
+              %249 = arith.muli %245, %c32_i64 : i64
+              %250 = arith.addi %249, %227 : i64
+              %251 = arith.ori %250, %234 : i64
+              %252 = arith.select %233, %c16_i64, %248 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %237, %252) : (i64, i64, i64, i64, i64, i64) -> ()
+              %253 = arith.addi %249, %241 : i64
+              %254 = arith.addi %253, %109 : i64
+              "instgem.compute_accumulated"(%254, %c16_i64, %248, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %231 = arith.index_cast %145 : i64 to index
+          scf.for %arg14 = %230 to %231 step %c1 {
+            %232 = arith.index_cast %arg14 : index to i64
+            %233 = arith.muli %232, %c16_i64 : i64
+            %234 = arith.subi %137, %233 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            %236 = arith.subi %139, %233 : i64
+            %237 = arith.minsi %236, %c16_i64 : i64
+            %238 = arith.cmpi eq, %232, %c0_i64 : i64
+            %239 = arith.select %238, %c2147483648_i64, %c3221225472_i64 : i64
+            %240 = arith.ori %227, %239 : i64
+            %241 = arith.select %238, %c16_i64, %156 : i64
+            %242 = arith.select %238, %c16_i64, %229 : i64
+            %243 = arith.muli %232, %c32_i64 : i64
+            %244 = arith.addi %243, %227 : i64
+            %245 = arith.addi %244, %129 : i64
+            "instgem.preload"(%245, %229, %237, %240, %242, %241) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.addi %233, %109 : i64
+            "instgem.compute_preloaded"(%246, %235, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %247 = arith.index_cast %155 : i64 to index
+            scf.for %arg15 = %c1 to %247 step %c1 {
+              %249 = arith.index_cast %arg15 : index to i64
+              %250 = arith.muli %249, %c32_i64 : i64
+              %251 = arith.addi %250, %227 : i64
+              %252 = arith.ori %251, %239 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %253 = arith.addi %250, %233 : i64
+              %254 = arith.addi %253, %109 : i64
+              "instgem.compute_accumulated"(%254, %235, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %248 = arith.index_cast %142 : i64 to index
+            scf.for %arg15 = %247 to %248 step %c1 {
+              %249 = arith.index_cast %arg15 : index to i64
+              %250 = arith.muli %249, %c16_i64 : i64
+              %251 = arith.subi %135, %250 : i64
+              %252 = arith.minsi %251, %c16_i64 : i64
+              %253 = arith.muli %249, %c32_i64 : i64
+              %254 = arith.addi %253, %227 : i64
+              %255 = arith.ori %254, %239 : i64
+              %256 = arith.select %238, %c16_i64, %252 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %242, %256) : (i64, i64, i64, i64, i64, i64) -> ()
+              %257 = arith.addi %253, %233 : i64
+              %258 = arith.addi %257, %109 : i64
+              "instgem.compute_accumulated"(%258, %235, %252, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %221 = arith.cmpi eq, %145, %c0_i64 : i64
+        %222 = arith.cmpi slt, %142, %c2_i64 : i64
+        %223 = arith.cmpi slt, %148, %c2_i64 : i64
+        %224 = arith.ori %221, %222 : i1
+        %225 = arith.ori %224, %223 : i1
+        scf.if %225 {
+          scf.for %arg13 = %c0 to %c4 step %c1 {
+            %226 = arith.index_cast %arg13 : index to i64
+            %227 = arith.remsi %226, %c2_i64 : i64
+            %228 = arith.divsi %226, %c2_i64 : i64
+            %229 = arith.muli %228, %c16_i64 : i64
+            %230 = arith.subi %c32_i64, %229 : i64
+            %231 = arith.minsi %230, %c16_i64 : i64
+            %232 = arith.muli %227, %c32_i64 : i64
+            %233 = arith.addi %232, %229 : i64
+            %234 = arith.ori %233, %c2147483648_i64 : i64
+            %235 = arith.cmpi sge, %227, %142 : i64
+            %236 = arith.cmpi sge, %228, %148 : i64
+            %237 = arith.ori %221, %235 : i1
+            %238 = arith.ori %237, %236 : i1
+            scf.if %238 {
+              "instgem.mvin"(%c0_i64, %234, %231, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %211 = arith.index_cast %arg13 : index to i64
-        %212 = arith.divsi %141, %c16_i64 : i64
-        %213 = arith.minsi %142, %212 : i64
-        %214 = arith.maxsi %213, %c0_i64 : i64
-        %215 = arith.index_cast %214 : i64 to index
-        scf.for %arg14 = %c0 to %215 step %c1 {
-          %217 = arith.index_cast %arg14 : index to i64
-          %218 = arith.minsi %132, %c16_i64 : i64
-          %219 = arith.muli %211, %c16_i64 : i64
-          %220 = arith.subi %138, %219 : i64
-          %221 = arith.minsi %220, %c16_i64 : i64
-          %222 = arith.cmpi eq, %217, %c0_i64 : i64
-          %223 = arith.andi %143, %222 : i1
-          %224 = arith.select %223, %c2147483648_i64, %c3221225472_i64 : i64
-          %225 = arith.ori %219, %224 : i64
-          %226 = arith.select %223, %c16_i64, %218 : i64
-          %227 = arith.select %223, %c16_i64, %221 : i64
-          %228 = arith.muli %217, %c32_i64 : i64
-          %229 = arith.addi %228, %219 : i64
-          %230 = arith.addi %229, %126 : i64
-          "instgem.preload"(%230, %221, %c16_i64, %225, %227, %226) : (i64, i64, i64, i64, i64, i64) -> ()
-          %231 = arith.muli %217, %c16_i64 : i64
-          %232 = arith.addi %231, %106 : i64
-          "instgem.compute_preloaded"(%232, %c16_i64, %218, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %233 = arith.divsi %132, %c16_i64 : i64
-          %234 = arith.minsi %139, %233 : i64
-          %235 = arith.maxsi %234, %c1_i64 : i64
-          %236 = arith.index_cast %235 : i64 to index
-          scf.for %arg15 = %c1 to %236 step %c1 {
-            %238 = arith.index_cast %arg15 : index to i64
-            %239 = arith.muli %238, %c32_i64 : i64
-            %240 = arith.addi %239, %219 : i64
-            %241 = arith.ori %240, %224 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %227, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %242 = arith.addi %239, %231 : i64
-            %243 = arith.addi %242, %106 : i64
-            "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      } else {
+        scf.for %arg13 = %c0 to %149 step %c1 {
+          scf.if %219 {
+            %227 = arith.cmpi sgt, %182, %c0 : index
+            scf.if %227 {
+              %231 = arith.muli %arg13, %182 : index
+              %232 = arith.muli %231, %c4 : index
+              %233 = arith.muli %220, %c4 : index
+              %234 = arith.subi %233, %c1 : index
+              %235 = arith.addi %232, %234 : index
+              %236 = arith.divsi %235, %233 : index
+              %237 = arith.maxsi %236, %c0 : index
+              %238 = arith.minsi %237, %182 : index
+              %239 = arith.addi %arg13, %c1 : index
+              %240 = arith.muli %239, %182 : index
+              %241 = arith.muli %240, %c4 : index
+              %242 = arith.addi %241, %234 : index
+              %243 = arith.divsi %242, %233 : index
+              %244 = arith.maxsi %243, %c0 : index
+              %245 = arith.minsi %244, %182 : index
+              scf.for %arg14 = %238 to %245 step %c1 {
+                %246 = arith.index_cast %arg14 : index to i64
+                %247 = arith.addi %175, %246 : i64
+                %248 = arith.muli %247, %c16_i64 : i64
+                %249 = arith.maxsi %248, %110 : i64
+                %250 = arith.addi %248, %c16_i64 : i64
+                %251 = arith.minsi %250, %113 : i64
+                %252 = arith.subi %251, %249 : i64
+                %253 = arith.subi %249, %110 : i64
+                %254 = arith.muli %253, %173 : i64
+                %255 = arith.addi %172, %254 : i64
+                %256 = arith.muli %247, %c32_i64 : i64
+                %257 = arith.addi %256, %168 : i64
+                %258 = arith.subi %249, %248 : i64
+                %259 = arith.addi %257, %258 : i64
+                %260 = arith.minsi %169, %c64_i64 : i64
+                "instgem.mvin"(%255, %259, %260, %252) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %228 = arith.cmpi sgt, %188, %c0 : index
+            scf.if %228 {
+              %231 = arith.muli %arg13, %188 : index
+              %232 = arith.muli %231, %c4 : index
+              %233 = arith.subi %232, %220 : index
+              %234 = arith.muli %220, %c4 : index
+              %235 = arith.subi %234, %c1 : index
+              %236 = arith.addi %233, %235 : index
+              %237 = arith.divsi %236, %234 : index
+              %238 = arith.maxsi %237, %c0 : index
+              %239 = arith.minsi %238, %188 : index
+              %240 = arith.addi %arg13, %c1 : index
+              %241 = arith.muli %240, %188 : index
+              %242 = arith.muli %241, %c4 : index
+              %243 = arith.subi %242, %220 : index
+              %244 = arith.addi %243, %235 : index
+              %245 = arith.divsi %244, %234 : index
+              %246 = arith.maxsi %245, %c0 : index
+              %247 = arith.minsi %246, %188 : index
+              scf.for %arg14 = %239 to %247 step %c1 {
+                %248 = arith.index_cast %arg14 : index to i64
+                %249 = arith.muli %248, %c16_i64 : i64
+                %250 = arith.maxsi %249, %c0_i64 : i64
+                %251 = arith.addi %249, %c16_i64 : i64
+                %252 = arith.minsi %251, %110 : i64
+                %253 = arith.subi %252, %250 : i64
+                %254 = arith.muli %248, %c32_i64 : i64
+                %255 = arith.addi %254, %168 : i64
+                %256 = arith.subi %250, %249 : i64
+                %257 = arith.addi %255, %256 : i64
+                %258 = arith.minsi %169, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %257, %258, %253) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %229 = arith.cmpi sgt, %212, %c0 : index
+            scf.if %229 {
+              %231 = arith.muli %arg13, %212 : index
+              %232 = arith.muli %231, %c4 : index
+              %233 = arith.muli %220, %c2 : index
+              %234 = arith.subi %232, %233 : index
+              %235 = arith.muli %220, %c4 : index
+              %236 = arith.subi %235, %c1 : index
+              %237 = arith.addi %234, %236 : index
+              %238 = arith.divsi %237, %235 : index
+              %239 = arith.maxsi %238, %c0 : index
+              %240 = arith.minsi %239, %212 : index
+              %241 = arith.addi %arg13, %c1 : index
+              %242 = arith.muli %241, %212 : index
+              %243 = arith.muli %242, %c4 : index
+              %244 = arith.subi %243, %233 : index
+              %245 = arith.addi %244, %236 : index
+              %246 = arith.divsi %245, %235 : index
+              %247 = arith.maxsi %246, %c0 : index
+              %248 = arith.minsi %247, %212 : index
+              scf.for %arg14 = %240 to %248 step %c1 {
+                %249 = arith.index_cast %arg14 : index to i64
+                %250 = arith.addi %204, %249 : i64
+                %251 = arith.muli %250, %c16_i64 : i64
+                %252 = arith.maxsi %251, %197 : i64
+                %253 = arith.addi %251, %c16_i64 : i64
+                %254 = arith.minsi %253, %205 : i64
+                %255 = arith.subi %254, %252 : i64
+                %256 = arith.subi %252, %197 : i64
+                %257 = arith.muli %256, %202 : i64
+                %258 = arith.addi %201, %257 : i64
+                %259 = arith.muli %250, %c32_i64 : i64
+                %260 = arith.addi %259, %196 : i64
+                %261 = arith.subi %252, %251 : i64
+                %262 = arith.addi %260, %261 : i64
+                %263 = arith.minsi %132, %c64_i64 : i64
+                "instgem.mvin2"(%258, %262, %263, %255) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %230 = arith.cmpi sgt, %218, %c0 : index
+            scf.if %230 {
+              %231 = arith.muli %arg13, %218 : index
+              %232 = arith.muli %231, %c4 : index
+              %233 = arith.muli %220, %c3 : index
+              %234 = arith.subi %232, %233 : index
+              %235 = arith.muli %220, %c4 : index
+              %236 = arith.subi %235, %c1 : index
+              %237 = arith.addi %234, %236 : index
+              %238 = arith.divsi %237, %235 : index
+              %239 = arith.maxsi %238, %c0 : index
+              %240 = arith.minsi %239, %218 : index
+              %241 = arith.addi %arg13, %c1 : index
+              %242 = arith.muli %241, %218 : index
+              %243 = arith.muli %242, %c4 : index
+              %244 = arith.subi %243, %233 : index
+              %245 = arith.addi %244, %236 : index
+              %246 = arith.divsi %245, %235 : index
+              %247 = arith.maxsi %246, %c0 : index
+              %248 = arith.minsi %247, %218 : index
+              scf.for %arg14 = %240 to %248 step %c1 {
+                %249 = arith.index_cast %arg14 : index to i64
+                %250 = arith.muli %249, %c16_i64 : i64
+                %251 = arith.maxsi %250, %c0_i64 : i64
+                %252 = arith.addi %250, %c16_i64 : i64
+                %253 = arith.minsi %252, %197 : i64
+                %254 = arith.subi %253, %251 : i64
+                %255 = arith.muli %249, %c32_i64 : i64
+                %256 = arith.addi %255, %196 : i64
+                %257 = arith.subi %251, %250 : i64
+                %258 = arith.addi %256, %257 : i64
+                %259 = arith.minsi %132, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %258, %259, %254) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          %237 = arith.index_cast %139 : i64 to index
-          scf.for %arg15 = %236 to %237 step %c1 {
-            %238 = arith.index_cast %arg15 : index to i64
-            %239 = arith.muli %238, %c16_i64 : i64
-            %240 = arith.subi %132, %239 : i64
-            %241 = arith.minsi %240, %c16_i64 : i64
-            %242 = arith.muli %238, %c32_i64 : i64
-            %243 = arith.addi %242, %219 : i64
-            %244 = arith.ori %243, %224 : i64
-            %245 = arith.select %223, %c16_i64, %241 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %227, %245) : (i64, i64, i64, i64, i64, i64) -> ()
-            %246 = arith.addi %242, %231 : i64
-            %247 = arith.addi %246, %106 : i64
-            "instgem.compute_accumulated"(%247, %c16_i64, %241, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %221 = arith.index_cast %arg13 : index to i64
+          %222 = arith.muli %221, %c16_i64 : i64
+          %223 = arith.subi %141, %222 : i64
+          %224 = arith.minsi %223, %c16_i64 : i64
+          %225 = arith.index_cast %152 : i64 to index
+          scf.for %arg14 = %c0 to %225 step %c1 {
+            %227 = arith.index_cast %arg14 : index to i64
+            %228 = arith.ori %222, %c3221225472_i64 : i64
+            %229 = arith.muli %227, %c32_i64 : i64
+            %230 = arith.addi %229, %222 : i64
+            %231 = arith.addi %230, %129 : i64
+            "instgem.preload"(%231, %224, %c16_i64, %228, %224, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+            %232 = arith.muli %227, %c16_i64 : i64
+            %233 = arith.addi %232, %109 : i64
+            "instgem.compute_preloaded"(%233, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %234 = arith.index_cast %155 : i64 to index
+            scf.for %arg15 = %c1 to %234 step %c1 {
+              %236 = arith.index_cast %arg15 : index to i64
+              %237 = arith.muli %236, %c32_i64 : i64
+              %238 = arith.addi %237, %222 : i64
+              %239 = arith.ori %238, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %240 = arith.addi %237, %232 : i64
+              %241 = arith.addi %240, %109 : i64
+              "instgem.compute_accumulated"(%241, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %235 = arith.index_cast %142 : i64 to index
+            scf.for %arg15 = %234 to %235 step %c1 {
+              %236 = arith.index_cast %arg15 : index to i64
+              %237 = arith.muli %236, %c16_i64 : i64
+              %238 = arith.subi %135, %237 : i64
+              %239 = arith.minsi %238, %c16_i64 : i64
+              %240 = arith.muli %236, %c32_i64 : i64
+              %241 = arith.addi %240, %222 : i64
+              %242 = arith.ori %241, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %224, %239) : (i64, i64, i64, i64, i64, i64) -> ()
+              %243 = arith.addi %240, %232 : i64
+              %244 = arith.addi %243, %109 : i64
+              "instgem.compute_accumulated"(%244, %c16_i64, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-        }
-        %216 = arith.index_cast %142 : i64 to index
-        scf.for %arg14 = %215 to %216 step %c1 {
-          %217 = arith.index_cast %arg14 : index to i64
-          %218 = arith.muli %217, %c16_i64 : i64
-          %219 = arith.subi %134, %218 : i64
-          %220 = arith.minsi %219, %c16_i64 : i64
-          %221 = arith.subi %136, %218 : i64
-          %222 = arith.minsi %221, %c16_i64 : i64
-          %223 = arith.minsi %132, %c16_i64 : i64
-          %224 = arith.muli %211, %c16_i64 : i64
-          %225 = arith.subi %138, %224 : i64
-          %226 = arith.minsi %225, %c16_i64 : i64
-          %227 = arith.cmpi eq, %217, %c0_i64 : i64
-          %228 = arith.andi %143, %227 : i1
-          %229 = arith.select %228, %c2147483648_i64, %c3221225472_i64 : i64
-          %230 = arith.ori %224, %229 : i64
-          %231 = arith.select %228, %c16_i64, %223 : i64
-          %232 = arith.select %228, %c16_i64, %226 : i64
-          %233 = arith.muli %217, %c32_i64 : i64
-          %234 = arith.addi %233, %224 : i64
-          %235 = arith.addi %234, %126 : i64
-          "instgem.preload"(%235, %226, %222, %230, %232, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-          %236 = arith.addi %218, %106 : i64
-          "instgem.compute_preloaded"(%236, %220, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %237 = arith.divsi %132, %c16_i64 : i64
-          %238 = arith.minsi %139, %237 : i64
-          %239 = arith.maxsi %238, %c1_i64 : i64
-          %240 = arith.index_cast %239 : i64 to index
-          scf.for %arg15 = %c1 to %240 step %c1 {
-            %242 = arith.index_cast %arg15 : index to i64
-            %243 = arith.muli %242, %c32_i64 : i64
-            %244 = arith.addi %243, %224 : i64
-            %245 = arith.ori %244, %229 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %246 = arith.addi %243, %218 : i64
-            %247 = arith.addi %246, %106 : i64
-            "instgem.compute_accumulated"(%247, %220, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %226 = arith.index_cast %145 : i64 to index
+          scf.for %arg14 = %225 to %226 step %c1 {
+            %227 = arith.index_cast %arg14 : index to i64
+            %228 = arith.muli %227, %c16_i64 : i64
+            %229 = arith.subi %137, %228 : i64
+            %230 = arith.minsi %229, %c16_i64 : i64
+            %231 = arith.subi %139, %228 : i64
+            %232 = arith.minsi %231, %c16_i64 : i64
+            %233 = arith.ori %222, %c3221225472_i64 : i64
+            %234 = arith.muli %227, %c32_i64 : i64
+            %235 = arith.addi %234, %222 : i64
+            %236 = arith.addi %235, %129 : i64
+            "instgem.preload"(%236, %224, %232, %233, %224, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+            %237 = arith.addi %228, %109 : i64
+            "instgem.compute_preloaded"(%237, %230, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %238 = arith.index_cast %155 : i64 to index
+            scf.for %arg15 = %c1 to %238 step %c1 {
+              %240 = arith.index_cast %arg15 : index to i64
+              %241 = arith.muli %240, %c32_i64 : i64
+              %242 = arith.addi %241, %222 : i64
+              %243 = arith.ori %242, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %244 = arith.addi %241, %228 : i64
+              %245 = arith.addi %244, %109 : i64
+              "instgem.compute_accumulated"(%245, %230, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %239 = arith.index_cast %142 : i64 to index
+            scf.for %arg15 = %238 to %239 step %c1 {
+              %240 = arith.index_cast %arg15 : index to i64
+              %241 = arith.muli %240, %c16_i64 : i64
+              %242 = arith.subi %135, %241 : i64
+              %243 = arith.minsi %242, %c16_i64 : i64
+              %244 = arith.muli %240, %c32_i64 : i64
+              %245 = arith.addi %244, %222 : i64
+              %246 = arith.ori %245, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %224, %243) : (i64, i64, i64, i64, i64, i64) -> ()
+              %247 = arith.addi %244, %228 : i64
+              %248 = arith.addi %247, %109 : i64
+              "instgem.compute_accumulated"(%248, %230, %243, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-          %241 = arith.index_cast %139 : i64 to index
-          scf.for %arg15 = %240 to %241 step %c1 {
-            %242 = arith.index_cast %arg15 : index to i64
-            %243 = arith.muli %242, %c16_i64 : i64
-            %244 = arith.subi %132, %243 : i64
-            %245 = arith.minsi %244, %c16_i64 : i64
-            %246 = arith.muli %242, %c32_i64 : i64
-            %247 = arith.addi %246, %224 : i64
-            %248 = arith.ori %247, %229 : i64
-            %249 = arith.select %228, %c16_i64, %245 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %232, %249) : (i64, i64, i64, i64, i64, i64) -> ()
-            %250 = arith.addi %246, %218 : i64
-            %251 = arith.addi %250, %106 : i64
-            "instgem.compute_accumulated"(%251, %220, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      scf.if %209 {
-        %211 = arith.muli %146, %172 : index
-        %212 = arith.muli %211, %c4 : index
-        %213 = arith.muli %210, %c4 : index
-        %214 = arith.subi %213, %c1 : index
-        %215 = arith.addi %212, %214 : index
-        %216 = arith.divsi %215, %213 : index
-        %217 = arith.maxsi %216, %c0 : index
-        %218 = arith.minsi %217, %172 : index
-        scf.for %arg13 = %218 to %172 step %c1 {
-          %242 = arith.index_cast %arg13 : index to i64
-          %243 = arith.divsi %242, %164 : i64
-          %244 = arith.addi %165, %243 : i64
-          %245 = arith.remsi %242, %164 : i64
-          %246 = arith.muli %244, %c16_i64 : i64
-          %247 = arith.maxsi %246, %107 : i64
-          %248 = arith.addi %246, %c16_i64 : i64
-          %249 = arith.minsi %248, %110 : i64
-          %250 = arith.subi %249, %247 : i64
-          %251 = arith.subi %247, %107 : i64
-          %252 = arith.muli %251, %163 : i64
-          %253 = arith.addi %162, %252 : i64
-          %254 = arith.muli %245, %c64_i64 : i64
-          %255 = arith.addi %253, %254 : i64
-          %256 = arith.muli %244, %c32_i64 : i64
-          %257 = arith.addi %256, %254 : i64
-          %258 = arith.addi %257, %158 : i64
-          %259 = arith.subi %247, %246 : i64
-          %260 = arith.addi %258, %259 : i64
-          %261 = arith.subi %159, %254 : i64
-          %262 = arith.minsi %261, %c64_i64 : i64
-          "instgem.mvin"(%255, %260, %262, %250) : (i64, i64, i64, i64) -> ()
+        } {gemmini.compute_nest}
+      }
+      scf.if %219 {
+        %221 = arith.muli %149, %182 : index
+        %222 = arith.muli %221, %c4 : index
+        %223 = arith.muli %220, %c4 : index
+        %224 = arith.subi %223, %c1 : index
+        %225 = arith.addi %222, %224 : index
+        %226 = arith.divsi %225, %223 : index
+        %227 = arith.maxsi %226, %c0 : index
+        %228 = arith.minsi %227, %182 : index
+        scf.for %arg13 = %228 to %182 step %c1 {
+          %252 = arith.index_cast %arg13 : index to i64
+          %253 = arith.addi %175, %252 : i64
+          %254 = arith.muli %253, %c16_i64 : i64
+          %255 = arith.maxsi %254, %110 : i64
+          %256 = arith.addi %254, %c16_i64 : i64
+          %257 = arith.minsi %256, %113 : i64
+          %258 = arith.subi %257, %255 : i64
+          %259 = arith.subi %255, %110 : i64
+          %260 = arith.muli %259, %173 : i64
+          %261 = arith.addi %172, %260 : i64
+          %262 = arith.muli %253, %c32_i64 : i64
+          %263 = arith.addi %262, %168 : i64
+          %264 = arith.subi %255, %254 : i64
+          %265 = arith.addi %263, %264 : i64
+          %266 = arith.minsi %169, %c64_i64 : i64
+          "instgem.mvin"(%261, %265, %266, %258) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %219 = arith.muli %146, %178 : index
-        %220 = arith.muli %219, %c4 : index
-        %221 = arith.subi %220, %210 : index
-        %222 = arith.addi %221, %214 : index
-        %223 = arith.divsi %222, %213 : index
-        %224 = arith.maxsi %223, %c0 : index
-        %225 = arith.minsi %224, %178 : index
-        scf.for %arg13 = %225 to %178 step %c1 {
-          %242 = arith.index_cast %arg13 : index to i64
-          %243 = arith.divsi %242, %164 : i64
-          %244 = arith.remsi %242, %164 : i64
-          %245 = arith.muli %243, %c16_i64 : i64
-          %246 = arith.maxsi %245, %c0_i64 : i64
-          %247 = arith.addi %245, %c16_i64 : i64
-          %248 = arith.minsi %247, %107 : i64
-          %249 = arith.subi %248, %246 : i64
-          %250 = arith.muli %243, %c32_i64 : i64
-          %251 = arith.muli %244, %c64_i64 : i64
-          %252 = arith.addi %250, %251 : i64
-          %253 = arith.addi %252, %158 : i64
-          %254 = arith.subi %246, %245 : i64
-          %255 = arith.addi %253, %254 : i64
-          %256 = arith.subi %159, %251 : i64
-          %257 = arith.minsi %256, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %255, %257, %249) : (i64, i64, i64, i64) -> ()
+        %229 = arith.muli %149, %188 : index
+        %230 = arith.muli %229, %c4 : index
+        %231 = arith.subi %230, %220 : index
+        %232 = arith.addi %231, %224 : index
+        %233 = arith.divsi %232, %223 : index
+        %234 = arith.maxsi %233, %c0 : index
+        %235 = arith.minsi %234, %188 : index
+        scf.for %arg13 = %235 to %188 step %c1 {
+          %252 = arith.index_cast %arg13 : index to i64
+          %253 = arith.muli %252, %c16_i64 : i64
+          %254 = arith.maxsi %253, %c0_i64 : i64
+          %255 = arith.addi %253, %c16_i64 : i64
+          %256 = arith.minsi %255, %110 : i64
+          %257 = arith.subi %256, %254 : i64
+          %258 = arith.muli %252, %c32_i64 : i64
+          %259 = arith.addi %258, %168 : i64
+          %260 = arith.subi %254, %253 : i64
+          %261 = arith.addi %259, %260 : i64
+          %262 = arith.minsi %169, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %261, %262, %257) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %226 = arith.muli %146, %202 : index
-        %227 = arith.muli %226, %c4 : index
-        %228 = arith.muli %210, %c2 : index
-        %229 = arith.subi %227, %228 : index
-        %230 = arith.addi %229, %214 : index
-        %231 = arith.divsi %230, %213 : index
-        %232 = arith.maxsi %231, %c0 : index
-        %233 = arith.minsi %232, %202 : index
-        scf.for %arg13 = %233 to %202 step %c1 {
-          %242 = arith.index_cast %arg13 : index to i64
-          %243 = arith.divsi %242, %193 : i64
-          %244 = arith.addi %194, %243 : i64
-          %245 = arith.remsi %242, %193 : i64
-          %246 = arith.muli %244, %c16_i64 : i64
-          %247 = arith.maxsi %246, %187 : i64
-          %248 = arith.addi %246, %c16_i64 : i64
-          %249 = arith.minsi %248, %195 : i64
-          %250 = arith.subi %249, %247 : i64
-          %251 = arith.subi %247, %187 : i64
-          %252 = arith.muli %251, %192 : i64
-          %253 = arith.addi %191, %252 : i64
-          %254 = arith.muli %245, %c64_i64 : i64
-          %255 = arith.addi %253, %254 : i64
-          %256 = arith.muli %244, %c32_i64 : i64
-          %257 = arith.addi %256, %254 : i64
-          %258 = arith.addi %257, %186 : i64
-          %259 = arith.subi %247, %246 : i64
-          %260 = arith.addi %258, %259 : i64
-          %261 = arith.subi %129, %254 : i64
-          %262 = arith.minsi %261, %c64_i64 : i64
-          "instgem.mvin2"(%255, %260, %262, %250) : (i64, i64, i64, i64) -> ()
+        %236 = arith.muli %149, %212 : index
+        %237 = arith.muli %236, %c4 : index
+        %238 = arith.muli %220, %c2 : index
+        %239 = arith.subi %237, %238 : index
+        %240 = arith.addi %239, %224 : index
+        %241 = arith.divsi %240, %223 : index
+        %242 = arith.maxsi %241, %c0 : index
+        %243 = arith.minsi %242, %212 : index
+        scf.for %arg13 = %243 to %212 step %c1 {
+          %252 = arith.index_cast %arg13 : index to i64
+          %253 = arith.addi %204, %252 : i64
+          %254 = arith.muli %253, %c16_i64 : i64
+          %255 = arith.maxsi %254, %197 : i64
+          %256 = arith.addi %254, %c16_i64 : i64
+          %257 = arith.minsi %256, %205 : i64
+          %258 = arith.subi %257, %255 : i64
+          %259 = arith.subi %255, %197 : i64
+          %260 = arith.muli %259, %202 : i64
+          %261 = arith.addi %201, %260 : i64
+          %262 = arith.muli %253, %c32_i64 : i64
+          %263 = arith.addi %262, %196 : i64
+          %264 = arith.subi %255, %254 : i64
+          %265 = arith.addi %263, %264 : i64
+          %266 = arith.minsi %132, %c64_i64 : i64
+          "instgem.mvin2"(%261, %265, %266, %258) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %234 = arith.muli %146, %208 : index
-        %235 = arith.muli %234, %c4 : index
-        %236 = arith.muli %210, %c3 : index
-        %237 = arith.subi %235, %236 : index
-        %238 = arith.addi %237, %214 : index
-        %239 = arith.divsi %238, %213 : index
-        %240 = arith.maxsi %239, %c0 : index
-        %241 = arith.minsi %240, %208 : index
-        scf.for %arg13 = %241 to %208 step %c1 {
-          %242 = arith.index_cast %arg13 : index to i64
-          %243 = arith.divsi %242, %193 : i64
-          %244 = arith.remsi %242, %193 : i64
-          %245 = arith.muli %243, %c16_i64 : i64
-          %246 = arith.maxsi %245, %c0_i64 : i64
-          %247 = arith.addi %245, %c16_i64 : i64
-          %248 = arith.minsi %247, %187 : i64
-          %249 = arith.subi %248, %246 : i64
-          %250 = arith.muli %243, %c32_i64 : i64
-          %251 = arith.muli %244, %c64_i64 : i64
-          %252 = arith.addi %250, %251 : i64
-          %253 = arith.addi %252, %186 : i64
-          %254 = arith.subi %246, %245 : i64
-          %255 = arith.addi %253, %254 : i64
-          %256 = arith.subi %129, %251 : i64
-          %257 = arith.minsi %256, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %255, %257, %249) : (i64, i64, i64, i64) -> ()
+        %244 = arith.muli %149, %218 : index
+        %245 = arith.muli %244, %c4 : index
+        %246 = arith.muli %220, %c3 : index
+        %247 = arith.subi %245, %246 : index
+        %248 = arith.addi %247, %224 : index
+        %249 = arith.divsi %248, %223 : index
+        %250 = arith.maxsi %249, %c0 : index
+        %251 = arith.minsi %250, %218 : index
+        scf.for %arg13 = %251 to %218 step %c1 {
+          %252 = arith.index_cast %arg13 : index to i64
+          %253 = arith.muli %252, %c16_i64 : i64
+          %254 = arith.maxsi %253, %c0_i64 : i64
+          %255 = arith.addi %253, %c16_i64 : i64
+          %256 = arith.minsi %255, %197 : i64
+          %257 = arith.subi %256, %254 : i64
+          %258 = arith.muli %252, %c32_i64 : i64
+          %259 = arith.addi %258, %196 : i64
+          %260 = arith.subi %254, %253 : i64
+          %261 = arith.addi %259, %260 : i64
+          %262 = arith.minsi %132, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %261, %262, %257) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.if %143 {
-        scf.for %arg13 = %c0 to %c4 step %c1 {
-          %211 = arith.index_cast %arg13 : index to i64
-          %212 = arith.remsi %211, %c2_i64 : i64
-          %213 = arith.divsi %211, %c2_i64 : i64
-          %214 = arith.muli %213, %c16_i64 : i64
-          %215 = arith.subi %c32_i64, %214 : i64
-          %216 = arith.minsi %215, %c16_i64 : i64
-          %217 = arith.muli %212, %c32_i64 : i64
-          %218 = arith.addi %217, %214 : i64
-          %219 = arith.ori %218, %c2147483648_i64 : i64
-          %220 = arith.cmpi eq, %142, %c0_i64 : i64
-          %221 = arith.cmpi sge, %212, %139 : i64
-          %222 = arith.cmpi sge, %213, %145 : i64
-          %223 = arith.ori %220, %221 : i1
-          %224 = arith.ori %223, %222 : i1
-          scf.if %224 {
-            "instgem.mvin"(%c0_i64, %219, %216, %c16_i64) : (i64, i64, i64, i64) -> ()
-          }
-        }
-      }
-      scf.yield %96, %113 : index, index
+      scf.yield %99, %116 : index, index
     }
     %9 = arith.muli %3, %c32 : index
     %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.remsi %85, %c2_i64 : i64
-      %87 = arith.divsi %85, %c2_i64 : i64
-      %88 = arith.muli %87, %c16_i64 : i64
-      %89 = arith.subi %c32_i64, %88 : i64
-      %90 = arith.minsi %89, %c16_i64 : i64
-      %91 = arith.muli %86, %c32_i64 : i64
-      %92 = arith.addi %91, %88 : i64
-      %93 = arith.addi %92, %c64_i64 : i64
-      %94 = arith.ori %93, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %94, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.remsi %88, %c2_i64 : i64
+      %90 = arith.divsi %88, %c2_i64 : i64
+      %91 = arith.muli %90, %c16_i64 : i64
+      %92 = arith.subi %c32_i64, %91 : i64
+      %93 = arith.minsi %92, %c16_i64 : i64
+      %94 = arith.muli %89, %c32_i64 : i64
+      %95 = arith.addi %94, %91 : i64
+      %96 = arith.addi %95, %c64_i64 : i64
+      %97 = arith.ori %96, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %97, %93, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %10 = arith.minsi %arg6, %c0 : index
     %11 = arith.minsi %arg6, %c32 : index
@@ -969,7 +1124,7 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c59_i64, %c22_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%10, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %25 = arith.index_cast %13 : index to i64
@@ -993,28 +1148,22 @@ module {
     %40 = arith.muli %39, %33 : i64
     %41 = arith.index_cast %40 : i64 to index
     scf.for %arg10 = %c0 to %41 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.divsi %85, %33 : i64
-      %87 = arith.addi %34, %86 : i64
-      %88 = arith.remsi %85, %33 : i64
-      %89 = arith.muli %87, %c16_i64 : i64
-      %90 = arith.maxsi %89, %25 : i64
-      %91 = arith.addi %89, %c16_i64 : i64
-      %92 = arith.minsi %91, %28 : i64
-      %93 = arith.subi %92, %90 : i64
-      %94 = arith.subi %90, %25 : i64
-      %95 = arith.muli %94, %32 : i64
-      %96 = arith.addi %31, %95 : i64
-      %97 = arith.muli %88, %c64_i64 : i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.muli %87, %c32_i64 : i64
-      %100 = arith.addi %99, %97 : i64
-      %101 = arith.addi %100, %c256_i64 : i64
-      %102 = arith.subi %90, %89 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.subi %27, %97 : i64
-      %105 = arith.minsi %104, %c64_i64 : i64
-      "instgem.mvin"(%98, %103, %105, %93) : (i64, i64, i64, i64) -> ()
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.addi %34, %88 : i64
+      %90 = arith.muli %89, %c16_i64 : i64
+      %91 = arith.maxsi %90, %25 : i64
+      %92 = arith.addi %90, %c16_i64 : i64
+      %93 = arith.minsi %92, %28 : i64
+      %94 = arith.subi %93, %91 : i64
+      %95 = arith.subi %91, %25 : i64
+      %96 = arith.muli %95, %32 : i64
+      %97 = arith.addi %31, %96 : i64
+      %98 = arith.muli %89, %c32_i64 : i64
+      %99 = arith.addi %98, %c256_i64 : i64
+      %100 = arith.subi %91, %90 : i64
+      %101 = arith.addi %99, %100 : i64
+      %102 = arith.minsi %27, %c64_i64 : i64
+      "instgem.mvin"(%97, %101, %102, %94) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %42 = arith.ceildivsi %25, %c16_i64 : i64
     %43 = arith.cmpi sgt, %25, %c0_i64 : i64
@@ -1023,23 +1172,18 @@ module {
     %46 = arith.muli %45, %33 : i64
     %47 = arith.index_cast %46 : i64 to index
     scf.for %arg10 = %c0 to %47 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.divsi %85, %33 : i64
-      %87 = arith.remsi %85, %33 : i64
-      %88 = arith.muli %86, %c16_i64 : i64
-      %89 = arith.maxsi %88, %c0_i64 : i64
-      %90 = arith.addi %88, %c16_i64 : i64
-      %91 = arith.minsi %90, %25 : i64
-      %92 = arith.subi %91, %89 : i64
-      %93 = arith.muli %86, %c32_i64 : i64
-      %94 = arith.muli %87, %c64_i64 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.addi %95, %c256_i64 : i64
-      %97 = arith.subi %89, %88 : i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.subi %27, %94 : i64
-      %100 = arith.minsi %99, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64, %98, %100, %92) : (i64, i64, i64, i64) -> ()
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.muli %88, %c16_i64 : i64
+      %90 = arith.maxsi %89, %c0_i64 : i64
+      %91 = arith.addi %89, %c16_i64 : i64
+      %92 = arith.minsi %91, %25 : i64
+      %93 = arith.subi %92, %90 : i64
+      %94 = arith.muli %88, %c32_i64 : i64
+      %95 = arith.addi %94, %c256_i64 : i64
+      %96 = arith.subi %90, %89 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.minsi %27, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64, %97, %98, %93) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %48 = arith.maxsi %28, %c0_i64 : i64
     %49 = arith.minsi %48, %c32_i64 : i64
@@ -1052,119 +1196,116 @@ module {
     %55 = arith.minsi %49, %c32_i64 : i64
     %56 = arith.ceildivsi %55, %c16_i64 : i64
     %57 = arith.index_cast %54 : i64 to index
+    %58 = arith.divsi %55, %c16_i64 : i64
+    %59 = arith.minsi %56, %58 : i64
+    %60 = arith.maxsi %59, %c0_i64 : i64
     scf.for %arg10 = %c0 to %57 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.divsi %55, %c16_i64 : i64
-      %87 = arith.minsi %56, %86 : i64
-      %88 = arith.maxsi %87, %c0_i64 : i64
-      %89 = arith.index_cast %88 : i64 to index
-      scf.for %arg11 = %c0 to %89 step %c1 {
-        %91 = arith.index_cast %arg11 : index to i64
-        %92 = arith.muli %85, %c16_i64 : i64
-        %93 = arith.subi %51, %92 : i64
-        %94 = arith.minsi %93, %c16_i64 : i64
-        %95 = arith.addi %92, %c64_i64 : i64
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.muli %88, %c16_i64 : i64
+      %90 = arith.subi %51, %89 : i64
+      %91 = arith.minsi %90, %c16_i64 : i64
+      %92 = arith.index_cast %60 : i64 to index
+      scf.for %arg11 = %c0 to %92 step %c1 {
+        %94 = arith.index_cast %arg11 : index to i64
+        %95 = arith.addi %89, %c64_i64 : i64
         %96 = arith.ori %95, %c3221225472_i64 : i64
-        %97 = arith.muli %91, %c32_i64 : i64
-        %98 = arith.addi %97, %92 : i64
+        %97 = arith.muli %94, %c32_i64 : i64
+        %98 = arith.addi %97, %89 : i64
         %99 = arith.addi %98, %c256_i64 : i64
-        "instgem.preload"(%99, %94, %c16_i64, %96, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %100 = arith.muli %91, %c16_i64 : i64
+        "instgem.preload"(%99, %91, %c16_i64, %96, %91, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %100 = arith.muli %94, %c16_i64 : i64
         %101 = arith.ori %100, %c2147483648_i64 : i64
         "instgem.compute_preloaded"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %102 = arith.addi %92, %c96_i64 : i64
+        %102 = arith.addi %89, %c96_i64 : i64
         %103 = arith.ori %102, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %103, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %103, %91, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         %104 = arith.addi %100, %c32_i64 : i64
         %105 = arith.ori %104, %c2147483648_i64 : i64
         "instgem.compute_accumulated"(%105, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %90 = arith.index_cast %56 : i64 to index
-      scf.for %arg11 = %89 to %90 step %c1 {
-        %91 = arith.index_cast %arg11 : index to i64
-        %92 = arith.muli %91, %c16_i64 : i64
-        %93 = arith.subi %c32_i64, %92 : i64
-        %94 = arith.minsi %93, %c16_i64 : i64
-        %95 = arith.subi %49, %92 : i64
-        %96 = arith.minsi %95, %c16_i64 : i64
-        %97 = arith.muli %85, %c16_i64 : i64
-        %98 = arith.subi %51, %97 : i64
+      %93 = arith.index_cast %56 : i64 to index
+      scf.for %arg11 = %92 to %93 step %c1 {
+        %94 = arith.index_cast %arg11 : index to i64
+        %95 = arith.muli %94, %c16_i64 : i64
+        %96 = arith.subi %c32_i64, %95 : i64
+        %97 = arith.minsi %96, %c16_i64 : i64
+        %98 = arith.subi %49, %95 : i64
         %99 = arith.minsi %98, %c16_i64 : i64
-        %100 = arith.addi %97, %c64_i64 : i64
+        %100 = arith.addi %89, %c64_i64 : i64
         %101 = arith.ori %100, %c3221225472_i64 : i64
-        %102 = arith.muli %91, %c32_i64 : i64
-        %103 = arith.addi %102, %97 : i64
+        %102 = arith.muli %94, %c32_i64 : i64
+        %103 = arith.addi %102, %89 : i64
         %104 = arith.addi %103, %c256_i64 : i64
-        "instgem.preload"(%104, %99, %96, %101, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %105 = arith.ori %92, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%105, %94, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %106 = arith.addi %97, %c96_i64 : i64
+        "instgem.preload"(%104, %91, %99, %101, %91, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %105 = arith.ori %95, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%105, %97, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %106 = arith.addi %89, %c96_i64 : i64
         %107 = arith.ori %106, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %107, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %108 = arith.addi %92, %c32_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %107, %91, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %108 = arith.addi %95, %c32_i64 : i64
         %109 = arith.ori %108, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%109, %94, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.compute_accumulated"(%109, %97, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %58 = arith.maxsi %4, %c0 : index
-    %59 = arith.minsi %58, %arg4 : index
-    %60 = arith.addi %4, %c32 : index
-    %61 = arith.maxsi %60, %c0 : index
+    %61 = arith.maxsi %4, %c0 : index
     %62 = arith.minsi %61, %arg4 : index
-    %63 = arith.subi %59, %4 : index
+    %63 = arith.addi %4, %c32 : index
     %64 = arith.maxsi %63, %c0 : index
-    %65 = arith.minsi %64, %c32 : index
-    %66 = arith.subi %62, %59 : index
+    %65 = arith.minsi %64, %arg4 : index
+    %66 = arith.subi %62, %4 : index
+    %67 = arith.maxsi %66, %c0 : index
+    %68 = arith.minsi %67, %c32 : index
+    %69 = arith.subi %65, %62 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c62_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%59, %16] [%66, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %67 = arith.index_cast %65 : index to i64
-    %68 = arith.index_cast %66 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%62, %16] [%69, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %70 = arith.index_cast %68 : index to i64
+    %71 = arith.index_cast %69 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %69 = arith.index_cast %intptr_8 : index to i64
-    %70 = arith.index_cast %offset_5 : index to i64
-    %71 = arith.addi %69, %70 : i64
-    %72 = arith.index_cast %strides_7#0 : index to i64
-    %73 = arith.bitcast %arg9 : f32 to i32
-    %74 = arith.extui %73 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %72, %74) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %75 = arith.divsi %67, %c16_i64 : i64
-    %76 = arith.addi %67, %68 : i64
-    %77 = arith.ceildivsi %76, %c16_i64 : i64
-    %78 = arith.subi %77, %75 : i64
-    %79 = arith.cmpi sgt, %68, %c0_i64 : i64
-    %80 = arith.extui %79 : i1 to i64
-    %81 = arith.muli %78, %80 : i64
-    %82 = arith.ceildivsi %27, %c16_i64 : i64
-    %83 = arith.muli %81, %82 : i64
-    %84 = arith.index_cast %83 : i64 to index
-    scf.for %arg10 = %c0 to %84 step %c1 {
-      %85 = arith.index_cast %arg10 : index to i64
-      %86 = arith.remsi %85, %81 : i64
-      %87 = arith.divsi %85, %81 : i64
-      %88 = arith.addi %75, %86 : i64
-      %89 = arith.muli %88, %c16_i64 : i64
-      %90 = arith.maxsi %89, %67 : i64
-      %91 = arith.addi %89, %c16_i64 : i64
-      %92 = arith.minsi %91, %76 : i64
-      %93 = arith.subi %92, %90 : i64
-      %94 = arith.subi %90, %67 : i64
-      %95 = arith.muli %94, %72 : i64
-      %96 = arith.addi %71, %95 : i64
-      %97 = arith.muli %87, %c16_i64 : i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.muli %88, %c32_i64 : i64
-      %100 = arith.addi %99, %97 : i64
-      %101 = arith.addi %100, %c64_i64 : i64
-      %102 = arith.ori %101, %c2147483648_i64 : i64
-      %103 = arith.subi %90, %89 : i64
-      %104 = arith.addi %102, %103 : i64
-      %105 = arith.subi %27, %97 : i64
-      %106 = arith.minsi %105, %c16_i64 : i64
-      "instgem.mvout"(%98, %104, %106, %93) : (i64, i64, i64, i64) -> ()
+    %72 = arith.index_cast %intptr_8 : index to i64
+    %73 = arith.index_cast %offset_5 : index to i64
+    %74 = arith.addi %72, %73 : i64
+    %75 = arith.index_cast %strides_7#0 : index to i64
+    %76 = arith.bitcast %arg9 : f32 to i32
+    %77 = arith.extui %76 : i32 to i64
+    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %78 = arith.divsi %70, %c16_i64 : i64
+    %79 = arith.addi %70, %71 : i64
+    %80 = arith.ceildivsi %79, %c16_i64 : i64
+    %81 = arith.subi %80, %78 : i64
+    %82 = arith.cmpi sgt, %71, %c0_i64 : i64
+    %83 = arith.extui %82 : i1 to i64
+    %84 = arith.muli %81, %83 : i64
+    %85 = arith.ceildivsi %27, %c16_i64 : i64
+    %86 = arith.muli %84, %85 : i64
+    %87 = arith.index_cast %86 : i64 to index
+    scf.for %arg10 = %c0 to %87 step %c1 {
+      %88 = arith.index_cast %arg10 : index to i64
+      %89 = arith.remsi %88, %84 : i64
+      %90 = arith.divsi %88, %84 : i64
+      %91 = arith.addi %78, %89 : i64
+      %92 = arith.muli %91, %c16_i64 : i64
+      %93 = arith.maxsi %92, %70 : i64
+      %94 = arith.addi %92, %c16_i64 : i64
+      %95 = arith.minsi %94, %79 : i64
+      %96 = arith.subi %95, %93 : i64
+      %97 = arith.subi %93, %70 : i64
+      %98 = arith.muli %97, %75 : i64
+      %99 = arith.addi %74, %98 : i64
+      %100 = arith.muli %90, %c16_i64 : i64
+      %101 = arith.addi %99, %100 : i64
+      %102 = arith.muli %91, %c32_i64 : i64
+      %103 = arith.addi %102, %100 : i64
+      %104 = arith.addi %103, %c64_i64 : i64
+      %105 = arith.ori %104, %c2147483648_i64 : i64
+      %106 = arith.subi %93, %92 : i64
+      %107 = arith.addi %105, %106 : i64
+      %108 = arith.subi %27, %100 : i64
+      %109 = arith.minsi %108, %c16_i64 : i64
+      "instgem.mvout"(%101, %107, %109, %96) : (i64, i64, i64, i64) -> ()
     }
     return
   }

@@ -50,6 +50,18 @@
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 
 module {
@@ -59,6 +71,7 @@ module {
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
@@ -319,27 +332,21 @@ module {
       %135 = arith.muli %134, %128 : i64
       %136 = arith.index_cast %135 : i64 to index
       scf.for %arg20 = %c0 to %136 step %c1 {
-        %181 = arith.index_cast %arg20 : index to i64
-        %182 = arith.divsi %181, %128 : i64
-        %183 = arith.addi %129, %182 : i64
-        %184 = arith.remsi %181, %128 : i64
-        %185 = arith.muli %183, %c16_i64 : i64
-        %186 = arith.maxsi %185, %120 : i64
-        %187 = arith.addi %185, %c16_i64 : i64
-        %188 = arith.minsi %187, %123 : i64
-        %189 = arith.subi %188, %186 : i64
-        %190 = arith.subi %186, %120 : i64
-        %191 = arith.muli %190, %127 : i64
-        %192 = arith.addi %126, %191 : i64
-        %193 = arith.muli %184, %c64_i64 : i64
-        %194 = arith.addi %192, %193 : i64
-        %195 = arith.muli %183, %c32_i64 : i64
-        %196 = arith.addi %195, %193 : i64
-        %197 = arith.subi %186, %185 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.subi %122, %193 : i64
-        %200 = arith.minsi %199, %c64_i64 : i64
-        "instgem.mvin"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
+        %188 = arith.index_cast %arg20 : index to i64
+        %189 = arith.addi %129, %188 : i64
+        %190 = arith.muli %189, %c16_i64 : i64
+        %191 = arith.maxsi %190, %120 : i64
+        %192 = arith.addi %190, %c16_i64 : i64
+        %193 = arith.minsi %192, %123 : i64
+        %194 = arith.subi %193, %191 : i64
+        %195 = arith.subi %191, %120 : i64
+        %196 = arith.muli %195, %127 : i64
+        %197 = arith.addi %126, %196 : i64
+        %198 = arith.muli %189, %c32_i64 : i64
+        %199 = arith.subi %191, %190 : i64
+        %200 = arith.addi %198, %199 : i64
+        %201 = arith.minsi %122, %c64_i64 : i64
+        "instgem.mvin"(%197, %200, %201, %194) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %137 = arith.ceildivsi %120, %c16_i64 : i64
       %138 = arith.cmpi sgt, %120, %c0_i64 : i64
@@ -348,22 +355,17 @@ module {
       %141 = arith.muli %140, %128 : i64
       %142 = arith.index_cast %141 : i64 to index
       scf.for %arg20 = %c0 to %142 step %c1 {
-        %181 = arith.index_cast %arg20 : index to i64
-        %182 = arith.divsi %181, %128 : i64
-        %183 = arith.remsi %181, %128 : i64
-        %184 = arith.muli %182, %c16_i64 : i64
-        %185 = arith.maxsi %184, %c0_i64 : i64
-        %186 = arith.addi %184, %c16_i64 : i64
-        %187 = arith.minsi %186, %120 : i64
-        %188 = arith.subi %187, %185 : i64
-        %189 = arith.muli %182, %c32_i64 : i64
-        %190 = arith.muli %183, %c64_i64 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.subi %185, %184 : i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.subi %122, %190 : i64
-        %195 = arith.minsi %194, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %193, %195, %188) : (i64, i64, i64, i64) -> ()
+        %188 = arith.index_cast %arg20 : index to i64
+        %189 = arith.muli %188, %c16_i64 : i64
+        %190 = arith.maxsi %189, %c0_i64 : i64
+        %191 = arith.addi %189, %c16_i64 : i64
+        %192 = arith.minsi %191, %120 : i64
+        %193 = arith.subi %192, %190 : i64
+        %194 = arith.muli %188, %c32_i64 : i64
+        %195 = arith.subi %190, %189 : i64
+        %196 = arith.addi %194, %195 : i64
+        %197 = arith.minsi %122, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %196, %197, %193) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %40 {
         func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
@@ -388,28 +390,22 @@ module {
       %156 = arith.muli %155, %149 : i64
       %157 = arith.index_cast %156 : i64 to index
       scf.for %arg20 = %c0 to %157 step %c1 {
-        %181 = arith.index_cast %arg20 : index to i64
-        %182 = arith.divsi %181, %149 : i64
-        %183 = arith.addi %150, %182 : i64
-        %184 = arith.remsi %181, %149 : i64
-        %185 = arith.muli %183, %c16_i64 : i64
-        %186 = arith.maxsi %185, %143 : i64
-        %187 = arith.addi %185, %c16_i64 : i64
-        %188 = arith.minsi %187, %144 : i64
-        %189 = arith.subi %188, %186 : i64
-        %190 = arith.subi %186, %143 : i64
-        %191 = arith.muli %190, %148 : i64
-        %192 = arith.addi %147, %191 : i64
-        %193 = arith.muli %184, %c64_i64 : i64
-        %194 = arith.addi %192, %193 : i64
-        %195 = arith.muli %183, %c32_i64 : i64
-        %196 = arith.addi %195, %193 : i64
-        %197 = arith.addi %196, %c32_i64 : i64
-        %198 = arith.subi %186, %185 : i64
-        %199 = arith.addi %197, %198 : i64
-        %200 = arith.subi %43, %193 : i64
-        %201 = arith.minsi %200, %c64_i64 : i64
-        "instgem.mvin"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
+        %188 = arith.index_cast %arg20 : index to i64
+        %189 = arith.addi %150, %188 : i64
+        %190 = arith.muli %189, %c16_i64 : i64
+        %191 = arith.maxsi %190, %143 : i64
+        %192 = arith.addi %190, %c16_i64 : i64
+        %193 = arith.minsi %192, %144 : i64
+        %194 = arith.subi %193, %191 : i64
+        %195 = arith.subi %191, %143 : i64
+        %196 = arith.muli %195, %148 : i64
+        %197 = arith.addi %147, %196 : i64
+        %198 = arith.muli %189, %c32_i64 : i64
+        %199 = arith.addi %198, %c32_i64 : i64
+        %200 = arith.subi %191, %190 : i64
+        %201 = arith.addi %199, %200 : i64
+        %202 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%197, %201, %202, %194) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %158 = arith.ceildivsi %143, %c16_i64 : i64
       %159 = arith.cmpi sgt, %143, %c0_i64 : i64
@@ -418,23 +414,18 @@ module {
       %162 = arith.muli %161, %149 : i64
       %163 = arith.index_cast %162 : i64 to index
       scf.for %arg20 = %c0 to %163 step %c1 {
-        %181 = arith.index_cast %arg20 : index to i64
-        %182 = arith.divsi %181, %149 : i64
-        %183 = arith.remsi %181, %149 : i64
-        %184 = arith.muli %182, %c16_i64 : i64
-        %185 = arith.maxsi %184, %c0_i64 : i64
-        %186 = arith.addi %184, %c16_i64 : i64
-        %187 = arith.minsi %186, %143 : i64
-        %188 = arith.subi %187, %185 : i64
-        %189 = arith.muli %182, %c32_i64 : i64
-        %190 = arith.muli %183, %c64_i64 : i64
-        %191 = arith.addi %189, %190 : i64
-        %192 = arith.addi %191, %c32_i64 : i64
-        %193 = arith.subi %185, %184 : i64
-        %194 = arith.addi %192, %193 : i64
-        %195 = arith.subi %43, %190 : i64
-        %196 = arith.minsi %195, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %194, %196, %188) : (i64, i64, i64, i64) -> ()
+        %188 = arith.index_cast %arg20 : index to i64
+        %189 = arith.muli %188, %c16_i64 : i64
+        %190 = arith.maxsi %189, %c0_i64 : i64
+        %191 = arith.addi %189, %c16_i64 : i64
+        %192 = arith.minsi %191, %143 : i64
+        %193 = arith.subi %192, %190 : i64
+        %194 = arith.muli %188, %c32_i64 : i64
+        %195 = arith.addi %194, %c32_i64 : i64
+        %196 = arith.subi %190, %189 : i64
+        %197 = arith.addi %195, %196 : i64
+        %198 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %197, %198, %193) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %164 = arith.maxsi %123, %c0_i64 : i64
       %165 = arith.minsi %164, %c16_i64 : i64
@@ -453,411 +444,481 @@ module {
       %178 = arith.cmpi sgt, %172, %c0_i64 : i64
       %179 = arith.select %178, %173, %c0_i64 : i64
       %180 = arith.index_cast %179 : i64 to index
-      scf.for %arg20 = %c0 to %180 step %c1 {
-        %181 = arith.index_cast %arg20 : index to i64
-        %182 = arith.subi %181, %c1_i64 : i64
-        %183 = arith.cmpi sge, %182, %c0_i64 : i64
-        %184 = arith.cmpi slt, %182, %48 : i64
-        %185 = arith.andi %183, %184 : i1
-        %186 = arith.andi %177, %185 : i1
-        %187 = arith.maxsi %175, %c1_i64 : i64
-        %188 = arith.ceildivsi %55, %187 : i64
-        %189 = arith.subi %179, %c1_i64 : i64
-        %190 = arith.cmpi eq, %181, %189 : i64
-        %191 = arith.cmpi slt, %181, %48 : i64
-        %192 = arith.andi %190, %191 : i1
-        %193 = arith.andi %177, %192 : i1
-        %194 = arith.divsi %174, %c16_i64 : i64
-        %195 = arith.minsi %175, %194 : i64
-        %196 = arith.maxsi %195, %c0_i64 : i64
-        %197 = arith.index_cast %196 : i64 to index
-        scf.for %arg21 = %c0 to %197 step %c1 {
-          %204 = arith.index_cast %arg21 : index to i64
-          %205 = arith.muli %204, %188 : i64
-          %206 = arith.minsi %205, %55 : i64
-          scf.if %186 {
-            %219 = arith.addi %206, %188 : i64
-            %220 = arith.minsi %219, %55 : i64
-            %221 = arith.index_cast %206 : i64 to index
-            %222 = arith.index_cast %220 : i64 to index
-            scf.for %arg22 = %221 to %222 step %c1 {
-              %223 = arith.index_cast %arg22 : index to i64
-              %224 = arith.addi %49, %223 : i64
-              %225 = arith.muli %224, %c16_i64 : i64
-              %226 = arith.maxsi %225, %41 : i64
-              %227 = arith.addi %225, %c16_i64 : i64
-              %228 = arith.minsi %227, %50 : i64
-              %229 = arith.subi %228, %226 : i64
-              %230 = arith.subi %226, %41 : i64
-              %231 = arith.muli %230, %75 : i64
-              %232 = arith.addi %74, %231 : i64
-              %233 = arith.muli %182, %c16_i64 : i64
-              %234 = arith.addi %232, %233 : i64
-              %235 = arith.muli %224, %c32_i64 : i64
-              %236 = arith.addi %235, %233 : i64
-              %237 = arith.ori %236, %c2147483648_i64 : i64
-              %238 = arith.subi %226, %225 : i64
-              %239 = arith.addi %237, %238 : i64
-              %240 = arith.subi %43, %233 : i64
-              %241 = arith.minsi %240, %c16_i64 : i64
-              "instgem.mvout"(%234, %239, %241, %229) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %207 = arith.minsi %165, %c16_i64 : i64
-          %208 = arith.muli %181, %c16_i64 : i64
-          %209 = arith.subi %171, %208 : i64
-          %210 = arith.minsi %209, %c16_i64 : i64
-          %211 = arith.ori %208, %c3221225472_i64 : i64
-          %212 = arith.muli %204, %c32_i64 : i64
-          %213 = arith.addi %212, %208 : i64
-          %214 = arith.addi %213, %c32_i64 : i64
-          "instgem.preload"(%214, %210, %c16_i64, %211, %210, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-          %215 = arith.muli %204, %c16_i64 : i64
-          "instgem.compute_preloaded"(%215, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %216 = arith.subi %175, %c1_i64 : i64
-          %217 = arith.cmpi eq, %204, %216 : i64
-          %218 = arith.andi %193, %217 : i1
-          scf.if %218 {
-            %219 = arith.divsi %165, %c16_i64 : i64
-            %220 = arith.minsi %172, %219 : i64
-            %221 = arith.maxsi %220, %c1_i64 : i64
-            %222 = arith.index_cast %221 : i64 to index
-            scf.for %arg22 = %c1 to %222 step %c1 {
-              %224 = arith.index_cast %arg22 : index to i64
-              %225 = arith.muli %224, %c32_i64 : i64
-              %226 = arith.addi %225, %208 : i64
-              %227 = arith.ori %226, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %210, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %228 = arith.addi %225, %215 : i64
-              "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %229 = arith.subi %224, %c1_i64 : i64
-              %230 = arith.cmpi slt, %229, %55 : i64
-              scf.if %230 {
-                %231 = arith.addi %49, %229 : i64
-                %232 = arith.muli %231, %c16_i64 : i64
-                %233 = arith.maxsi %232, %41 : i64
-                %234 = arith.addi %232, %c16_i64 : i64
-                %235 = arith.minsi %234, %50 : i64
-                %236 = arith.subi %235, %233 : i64
-                %237 = arith.subi %233, %41 : i64
-                %238 = arith.muli %237, %75 : i64
-                %239 = arith.addi %74, %238 : i64
-                %240 = arith.addi %239, %208 : i64
-                %241 = arith.muli %231, %c32_i64 : i64
-                %242 = arith.addi %241, %208 : i64
-                %243 = arith.ori %242, %c2147483648_i64 : i64
-                %244 = arith.subi %233, %232 : i64
-                %245 = arith.addi %243, %244 : i64
-                %246 = arith.subi %43, %208 : i64
-                %247 = arith.minsi %246, %c16_i64 : i64
-                "instgem.mvout"(%240, %245, %247, %236) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %223 = arith.index_cast %172 : i64 to index
-            scf.for %arg22 = %222 to %223 step %c1 {
-              %224 = arith.index_cast %arg22 : index to i64
-              %225 = arith.muli %224, %c16_i64 : i64
-              %226 = arith.subi %165, %225 : i64
-              %227 = arith.minsi %226, %c16_i64 : i64
-              %228 = arith.muli %224, %c32_i64 : i64
-              %229 = arith.addi %228, %208 : i64
-              %230 = arith.ori %229, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %210, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-              %231 = arith.addi %228, %215 : i64
-              "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %232 = arith.subi %224, %c1_i64 : i64
-              %233 = arith.cmpi slt, %232, %55 : i64
-              scf.if %233 {
-                %234 = arith.addi %49, %232 : i64
-                %235 = arith.muli %234, %c16_i64 : i64
-                %236 = arith.maxsi %235, %41 : i64
-                %237 = arith.addi %235, %c16_i64 : i64
-                %238 = arith.minsi %237, %50 : i64
-                %239 = arith.subi %238, %236 : i64
-                %240 = arith.subi %236, %41 : i64
-                %241 = arith.muli %240, %75 : i64
-                %242 = arith.addi %74, %241 : i64
-                %243 = arith.addi %242, %208 : i64
-                %244 = arith.muli %234, %c32_i64 : i64
-                %245 = arith.addi %244, %208 : i64
-                %246 = arith.ori %245, %c2147483648_i64 : i64
-                %247 = arith.subi %236, %235 : i64
-                %248 = arith.addi %246, %247 : i64
-                %249 = arith.subi %43, %208 : i64
-                %250 = arith.minsi %249, %c16_i64 : i64
-                "instgem.mvout"(%243, %248, %250, %239) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %219 = arith.divsi %165, %c16_i64 : i64
-            %220 = arith.minsi %172, %219 : i64
-            %221 = arith.maxsi %220, %c1_i64 : i64
-            %222 = arith.index_cast %221 : i64 to index
-            scf.for %arg22 = %c1 to %222 step %c1 {
-              %224 = arith.index_cast %arg22 : index to i64
-              %225 = arith.muli %224, %c32_i64 : i64
-              %226 = arith.addi %225, %208 : i64
-              %227 = arith.ori %226, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %210, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %228 = arith.addi %225, %215 : i64
-              "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %223 = arith.index_cast %172 : i64 to index
-            scf.for %arg22 = %222 to %223 step %c1 {
-              %224 = arith.index_cast %arg22 : index to i64
-              %225 = arith.muli %224, %c16_i64 : i64
-              %226 = arith.subi %165, %225 : i64
-              %227 = arith.minsi %226, %c16_i64 : i64
-              %228 = arith.muli %224, %c32_i64 : i64
-              %229 = arith.addi %228, %208 : i64
-              %230 = arith.ori %229, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %210, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-              %231 = arith.addi %228, %215 : i64
-              "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %198 = arith.index_cast %175 : i64 to index
-        scf.for %arg21 = %197 to %198 step %c1 {
-          %204 = arith.index_cast %arg21 : index to i64
-          %205 = arith.muli %204, %c16_i64 : i64
-          %206 = arith.subi %167, %205 : i64
-          %207 = arith.minsi %206, %c16_i64 : i64
-          %208 = arith.subi %169, %205 : i64
-          %209 = arith.minsi %208, %c16_i64 : i64
-          %210 = arith.muli %204, %188 : i64
-          %211 = arith.minsi %210, %55 : i64
-          scf.if %186 {
-            %223 = arith.addi %211, %188 : i64
-            %224 = arith.minsi %223, %55 : i64
-            %225 = arith.index_cast %211 : i64 to index
-            %226 = arith.index_cast %224 : i64 to index
-            scf.for %arg22 = %225 to %226 step %c1 {
-              %227 = arith.index_cast %arg22 : index to i64
-              %228 = arith.addi %49, %227 : i64
-              %229 = arith.muli %228, %c16_i64 : i64
-              %230 = arith.maxsi %229, %41 : i64
-              %231 = arith.addi %229, %c16_i64 : i64
-              %232 = arith.minsi %231, %50 : i64
-              %233 = arith.subi %232, %230 : i64
-              %234 = arith.subi %230, %41 : i64
-              %235 = arith.muli %234, %75 : i64
-              %236 = arith.addi %74, %235 : i64
-              %237 = arith.muli %182, %c16_i64 : i64
-              %238 = arith.addi %236, %237 : i64
-              %239 = arith.muli %228, %c32_i64 : i64
-              %240 = arith.addi %239, %237 : i64
-              %241 = arith.ori %240, %c2147483648_i64 : i64
-              %242 = arith.subi %230, %229 : i64
-              %243 = arith.addi %241, %242 : i64
-              %244 = arith.subi %43, %237 : i64
-              %245 = arith.minsi %244, %c16_i64 : i64
-              "instgem.mvout"(%238, %243, %245, %233) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %212 = arith.minsi %165, %c16_i64 : i64
-          %213 = arith.muli %181, %c16_i64 : i64
-          %214 = arith.subi %171, %213 : i64
-          %215 = arith.minsi %214, %c16_i64 : i64
-          %216 = arith.ori %213, %c3221225472_i64 : i64
-          %217 = arith.muli %204, %c32_i64 : i64
-          %218 = arith.addi %217, %213 : i64
-          %219 = arith.addi %218, %c32_i64 : i64
-          "instgem.preload"(%219, %215, %209, %216, %215, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%205, %207, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %220 = arith.subi %175, %c1_i64 : i64
-          %221 = arith.cmpi eq, %204, %220 : i64
-          %222 = arith.andi %193, %221 : i1
-          scf.if %222 {
-            %223 = arith.divsi %165, %c16_i64 : i64
-            %224 = arith.minsi %172, %223 : i64
-            %225 = arith.maxsi %224, %c1_i64 : i64
-            %226 = arith.index_cast %225 : i64 to index
-            scf.for %arg22 = %c1 to %226 step %c1 {
-              %228 = arith.index_cast %arg22 : index to i64
-              %229 = arith.muli %228, %c32_i64 : i64
-              %230 = arith.addi %229, %213 : i64
-              %231 = arith.ori %230, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %215, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %232 = arith.addi %229, %205 : i64
-              "instgem.compute_accumulated"(%232, %207, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %233 = arith.subi %228, %c1_i64 : i64
-              %234 = arith.cmpi slt, %233, %55 : i64
-              scf.if %234 {
-                %235 = arith.addi %49, %233 : i64
-                %236 = arith.muli %235, %c16_i64 : i64
-                %237 = arith.maxsi %236, %41 : i64
-                %238 = arith.addi %236, %c16_i64 : i64
-                %239 = arith.minsi %238, %50 : i64
-                %240 = arith.subi %239, %237 : i64
-                %241 = arith.subi %237, %41 : i64
-                %242 = arith.muli %241, %75 : i64
-                %243 = arith.addi %74, %242 : i64
-                %244 = arith.addi %243, %213 : i64
-                %245 = arith.muli %235, %c32_i64 : i64
-                %246 = arith.addi %245, %213 : i64
-                %247 = arith.ori %246, %c2147483648_i64 : i64
-                %248 = arith.subi %237, %236 : i64
-                %249 = arith.addi %247, %248 : i64
-                %250 = arith.subi %43, %213 : i64
-                %251 = arith.minsi %250, %c16_i64 : i64
-                "instgem.mvout"(%244, %249, %251, %240) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %227 = arith.index_cast %172 : i64 to index
-            scf.for %arg22 = %226 to %227 step %c1 {
-              %228 = arith.index_cast %arg22 : index to i64
-              %229 = arith.muli %228, %c16_i64 : i64
-              %230 = arith.subi %165, %229 : i64
-              %231 = arith.minsi %230, %c16_i64 : i64
-              %232 = arith.muli %228, %c32_i64 : i64
-              %233 = arith.addi %232, %213 : i64
-              %234 = arith.ori %233, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %215, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-              %235 = arith.addi %232, %205 : i64
-              "instgem.compute_accumulated"(%235, %207, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %236 = arith.subi %228, %c1_i64 : i64
-              %237 = arith.cmpi slt, %236, %55 : i64
-              scf.if %237 {
-                %238 = arith.addi %49, %236 : i64
-                %239 = arith.muli %238, %c16_i64 : i64
-                %240 = arith.maxsi %239, %41 : i64
-                %241 = arith.addi %239, %c16_i64 : i64
-                %242 = arith.minsi %241, %50 : i64
-                %243 = arith.subi %242, %240 : i64
-                %244 = arith.subi %240, %41 : i64
-                %245 = arith.muli %244, %75 : i64
-                %246 = arith.addi %74, %245 : i64
-                %247 = arith.addi %246, %213 : i64
-                %248 = arith.muli %238, %c32_i64 : i64
-                %249 = arith.addi %248, %213 : i64
-                %250 = arith.ori %249, %c2147483648_i64 : i64
-                %251 = arith.subi %240, %239 : i64
-                %252 = arith.addi %250, %251 : i64
-                %253 = arith.subi %43, %213 : i64
-                %254 = arith.minsi %253, %c16_i64 : i64
-                "instgem.mvout"(%247, %252, %254, %243) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %223 = arith.divsi %165, %c16_i64 : i64
-            %224 = arith.minsi %172, %223 : i64
-            %225 = arith.maxsi %224, %c1_i64 : i64
-            %226 = arith.index_cast %225 : i64 to index
-            scf.for %arg22 = %c1 to %226 step %c1 {
-              %228 = arith.index_cast %arg22 : index to i64
-              %229 = arith.muli %228, %c32_i64 : i64
-              %230 = arith.addi %229, %213 : i64
-              %231 = arith.ori %230, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %215, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %232 = arith.addi %229, %205 : i64
-              "instgem.compute_accumulated"(%232, %207, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %227 = arith.index_cast %172 : i64 to index
-            scf.for %arg22 = %226 to %227 step %c1 {
-              %228 = arith.index_cast %arg22 : index to i64
-              %229 = arith.muli %228, %c16_i64 : i64
-              %230 = arith.subi %165, %229 : i64
-              %231 = arith.minsi %230, %c16_i64 : i64
-              %232 = arith.muli %228, %c32_i64 : i64
-              %233 = arith.addi %232, %213 : i64
-              %234 = arith.ori %233, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %215, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-              %235 = arith.addi %232, %205 : i64
-              "instgem.compute_accumulated"(%235, %207, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        scf.if %186 {
-          %204 = arith.muli %175, %188 : i64
-          %205 = arith.minsi %204, %55 : i64
-          %206 = arith.index_cast %205 : i64 to index
-          %207 = arith.index_cast %55 : i64 to index
-          scf.for %arg21 = %206 to %207 step %c1 {
-            %208 = arith.index_cast %arg21 : index to i64
-            %209 = arith.addi %49, %208 : i64
-            %210 = arith.muli %209, %c16_i64 : i64
-            %211 = arith.maxsi %210, %41 : i64
-            %212 = arith.addi %210, %c16_i64 : i64
-            %213 = arith.minsi %212, %50 : i64
-            %214 = arith.subi %213, %211 : i64
-            %215 = arith.subi %211, %41 : i64
-            %216 = arith.muli %215, %75 : i64
-            %217 = arith.addi %74, %216 : i64
-            %218 = arith.muli %182, %c16_i64 : i64
-            %219 = arith.addi %217, %218 : i64
-            %220 = arith.muli %209, %c32_i64 : i64
-            %221 = arith.addi %220, %218 : i64
-            %222 = arith.ori %221, %c2147483648_i64 : i64
-            %223 = arith.subi %211, %210 : i64
-            %224 = arith.addi %222, %223 : i64
-            %225 = arith.subi %43, %218 : i64
-            %226 = arith.minsi %225, %c16_i64 : i64
-            "instgem.mvout"(%219, %224, %226, %214) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        %199 = arith.cmpi sgt, %175, %c0_i64 : i64
-        %200 = arith.subi %172, %c1_i64 : i64
-        %201 = arith.maxsi %200, %c0_i64 : i64
-        %202 = arith.minsi %201, %55 : i64
-        %203 = arith.select %199, %202, %c0_i64 : i64
-        scf.if %193 {
-          %204 = arith.index_cast %203 : i64 to index
-          %205 = arith.index_cast %55 : i64 to index
-          scf.for %arg21 = %204 to %205 step %c1 {
-            %206 = arith.index_cast %arg21 : index to i64
-            %207 = arith.addi %49, %206 : i64
-            %208 = arith.muli %207, %c16_i64 : i64
-            %209 = arith.maxsi %208, %41 : i64
-            %210 = arith.addi %208, %c16_i64 : i64
-            %211 = arith.minsi %210, %50 : i64
-            %212 = arith.subi %211, %209 : i64
-            %213 = arith.subi %209, %41 : i64
-            %214 = arith.muli %213, %75 : i64
-            %215 = arith.addi %74, %214 : i64
-            %216 = arith.muli %181, %c16_i64 : i64
-            %217 = arith.addi %215, %216 : i64
-            %218 = arith.muli %207, %c32_i64 : i64
-            %219 = arith.addi %218, %216 : i64
-            %220 = arith.ori %219, %c2147483648_i64 : i64
-            %221 = arith.subi %209, %208 : i64
-            %222 = arith.addi %220, %221 : i64
-            %223 = arith.subi %43, %216 : i64
-            %224 = arith.minsi %223, %c16_i64 : i64
-            "instgem.mvout"(%217, %222, %224, %212) : (i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
+      %181 = arith.divsi %174, %c16_i64 : i64
+      %182 = arith.minsi %175, %181 : i64
+      %183 = arith.maxsi %182, %c0_i64 : i64
+      %184 = arith.divsi %165, %c16_i64 : i64
+      %185 = arith.minsi %172, %184 : i64
+      %186 = arith.maxsi %185, %c1_i64 : i64
+      %187 = arith.minsi %165, %c16_i64 : i64
       scf.if %177 {
-        %181 = arith.minsi %179, %48 : i64
-        %182 = arith.index_cast %181 : i64 to index
-        %183 = arith.index_cast %48 : i64 to index
-        scf.for %arg20 = %182 to %183 step %c1 {
-          %184 = arith.index_cast %arg20 : index to i64
-          %185 = arith.index_cast %55 : i64 to index
-          scf.for %arg21 = %c0 to %185 step %c1 {
-            %186 = arith.index_cast %arg21 : index to i64
-            %187 = arith.addi %49, %186 : i64
-            %188 = arith.muli %187, %c16_i64 : i64
-            %189 = arith.maxsi %188, %41 : i64
-            %190 = arith.addi %188, %c16_i64 : i64
-            %191 = arith.minsi %190, %50 : i64
-            %192 = arith.subi %191, %189 : i64
-            %193 = arith.subi %189, %41 : i64
-            %194 = arith.muli %193, %75 : i64
-            %195 = arith.addi %74, %194 : i64
-            %196 = arith.muli %184, %c16_i64 : i64
-            %197 = arith.addi %195, %196 : i64
-            %198 = arith.muli %187, %c32_i64 : i64
-            %199 = arith.addi %198, %196 : i64
-            %200 = arith.ori %199, %c2147483648_i64 : i64
-            %201 = arith.subi %189, %188 : i64
-            %202 = arith.addi %200, %201 : i64
-            %203 = arith.subi %43, %196 : i64
-            %204 = arith.minsi %203, %c16_i64 : i64
-            "instgem.mvout"(%197, %202, %204, %192) : (i64, i64, i64, i64) -> ()
+        %188 = arith.maxsi %175, %c1_i64 : i64
+        %189 = arith.ceildivsi %55, %188 : i64
+        scf.for %arg20 = %c0 to %180 step %c1 {
+          %193 = arith.index_cast %arg20 : index to i64
+          %194 = arith.subi %193, %c1_i64 : i64
+          %195 = arith.cmpi sge, %194, %c0_i64 : i64
+          %196 = arith.cmpi slt, %194, %48 : i64
+          %197 = arith.andi %195, %196 : i1
+          %198 = arith.subi %179, %c1_i64 : i64
+          %199 = arith.cmpi eq, %193, %198 : i64
+          %200 = arith.cmpi slt, %193, %48 : i64
+          %201 = arith.andi %199, %200 : i1
+          %202 = arith.subi %175, %c1_i64 : i64
+          %203 = arith.select %201, %202, %c-1_i64 : i64
+          %204 = arith.muli %193, %c16_i64 : i64
+          %205 = arith.subi %171, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.index_cast %183 : i64 to index
+          scf.for %arg21 = %c0 to %207 step %c1 {
+            %215 = arith.index_cast %arg21 : index to i64
+            scf.if %197 {
+              %222 = arith.muli %215, %189 : i64
+              %223 = arith.minsi %222, %55 : i64
+              %224 = arith.addi %223, %189 : i64
+              %225 = arith.minsi %224, %55 : i64
+              %226 = arith.index_cast %223 : i64 to index
+              %227 = arith.index_cast %225 : i64 to index
+              scf.for %arg22 = %226 to %227 step %c1 {
+                %228 = arith.index_cast %arg22 : index to i64
+                %229 = arith.addi %49, %228 : i64
+                %230 = arith.muli %229, %c16_i64 : i64
+                %231 = arith.maxsi %230, %41 : i64
+                %232 = arith.addi %230, %c16_i64 : i64
+                %233 = arith.minsi %232, %50 : i64
+                %234 = arith.subi %233, %231 : i64
+                %235 = arith.subi %231, %41 : i64
+                %236 = arith.muli %235, %75 : i64
+                %237 = arith.addi %74, %236 : i64
+                %238 = arith.muli %194, %c16_i64 : i64
+                %239 = arith.addi %237, %238 : i64
+                %240 = arith.muli %229, %c32_i64 : i64
+                %241 = arith.addi %240, %238 : i64
+                %242 = arith.ori %241, %c2147483648_i64 : i64
+                %243 = arith.subi %231, %230 : i64
+                %244 = arith.addi %242, %243 : i64
+                %245 = arith.subi %43, %238 : i64
+                %246 = arith.minsi %245, %c16_i64 : i64
+                "instgem.mvout"(%239, %244, %246, %234) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %216 = arith.ori %204, %c3221225472_i64 : i64
+            %217 = arith.muli %215, %c32_i64 : i64
+            %218 = arith.addi %217, %204 : i64
+            %219 = arith.addi %218, %c32_i64 : i64
+            "instgem.preload"(%219, %206, %c16_i64, %216, %206, %187) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.muli %215, %c16_i64 : i64
+            "instgem.compute_preloaded"(%220, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %221 = arith.cmpi eq, %215, %203 : i64
+            scf.if %221 {
+              %222 = arith.index_cast %186 : i64 to index
+              scf.for %arg22 = %c1 to %222 step %c1 {
+                %224 = arith.index_cast %arg22 : index to i64
+                %225 = arith.muli %224, %c32_i64 : i64
+                %226 = arith.addi %225, %204 : i64
+                %227 = arith.ori %226, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %228 = arith.addi %225, %220 : i64
+                "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %229 = arith.subi %224, %c1_i64 : i64
+                %230 = arith.subi %229, %49 : i64
+                %231 = arith.cmpi sge, %230, %c0_i64 : i64
+                %232 = arith.cmpi slt, %230, %55 : i64
+                %233 = arith.andi %231, %232 : i1
+                scf.if %233 {
+                  %234 = arith.muli %229, %c16_i64 : i64
+                  %235 = arith.maxsi %234, %41 : i64
+                  %236 = arith.addi %234, %c16_i64 : i64
+                  %237 = arith.minsi %236, %50 : i64
+                  %238 = arith.subi %237, %235 : i64
+                  %239 = arith.subi %235, %41 : i64
+                  %240 = arith.muli %239, %75 : i64
+                  %241 = arith.addi %74, %240 : i64
+                  %242 = arith.addi %241, %204 : i64
+                  %243 = arith.muli %229, %c32_i64 : i64
+                  %244 = arith.addi %243, %204 : i64
+                  %245 = arith.ori %244, %c2147483648_i64 : i64
+                  %246 = arith.subi %235, %234 : i64
+                  %247 = arith.addi %245, %246 : i64
+                  %248 = arith.subi %43, %204 : i64
+                  %249 = arith.minsi %248, %c16_i64 : i64
+                  "instgem.mvout"(%242, %247, %249, %238) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %223 = arith.index_cast %172 : i64 to index
+              scf.for %arg22 = %222 to %223 step %c1 {
+                %224 = arith.index_cast %arg22 : index to i64
+                %225 = arith.muli %224, %c16_i64 : i64
+                %226 = arith.subi %165, %225 : i64
+                %227 = arith.minsi %226, %c16_i64 : i64
+                %228 = arith.muli %224, %c32_i64 : i64
+                %229 = arith.addi %228, %204 : i64
+                %230 = arith.ori %229, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %206, %227) : (i64, i64, i64, i64, i64, i64) -> ()
+                %231 = arith.addi %228, %220 : i64
+                "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %232 = arith.subi %224, %c1_i64 : i64
+                %233 = arith.subi %232, %49 : i64
+                %234 = arith.cmpi sge, %233, %c0_i64 : i64
+                %235 = arith.cmpi slt, %233, %55 : i64
+                %236 = arith.andi %234, %235 : i1
+                scf.if %236 {
+                  %237 = arith.muli %232, %c16_i64 : i64
+                  %238 = arith.maxsi %237, %41 : i64
+                  %239 = arith.addi %237, %c16_i64 : i64
+                  %240 = arith.minsi %239, %50 : i64
+                  %241 = arith.subi %240, %238 : i64
+                  %242 = arith.subi %238, %41 : i64
+                  %243 = arith.muli %242, %75 : i64
+                  %244 = arith.addi %74, %243 : i64
+                  %245 = arith.addi %244, %204 : i64
+                  %246 = arith.muli %232, %c32_i64 : i64
+                  %247 = arith.addi %246, %204 : i64
+                  %248 = arith.ori %247, %c2147483648_i64 : i64
+                  %249 = arith.subi %238, %237 : i64
+                  %250 = arith.addi %248, %249 : i64
+                  %251 = arith.subi %43, %204 : i64
+                  %252 = arith.minsi %251, %c16_i64 : i64
+                  "instgem.mvout"(%245, %250, %252, %241) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %222 = arith.index_cast %186 : i64 to index
+              scf.for %arg22 = %c1 to %222 step %c1 {
+                %224 = arith.index_cast %arg22 : index to i64
+                %225 = arith.muli %224, %c32_i64 : i64
+                %226 = arith.addi %225, %204 : i64
+                %227 = arith.ori %226, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %228 = arith.addi %225, %220 : i64
+                "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %223 = arith.index_cast %172 : i64 to index
+              scf.for %arg22 = %222 to %223 step %c1 {
+                %224 = arith.index_cast %arg22 : index to i64
+                %225 = arith.muli %224, %c16_i64 : i64
+                %226 = arith.subi %165, %225 : i64
+                %227 = arith.minsi %226, %c16_i64 : i64
+                %228 = arith.muli %224, %c32_i64 : i64
+                %229 = arith.addi %228, %204 : i64
+                %230 = arith.ori %229, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %206, %227) : (i64, i64, i64, i64, i64, i64) -> ()
+                %231 = arith.addi %228, %220 : i64
+                "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          %208 = arith.index_cast %175 : i64 to index
+          scf.for %arg21 = %207 to %208 step %c1 {
+            %215 = arith.index_cast %arg21 : index to i64
+            %216 = arith.muli %215, %c16_i64 : i64
+            %217 = arith.subi %167, %216 : i64
+            %218 = arith.minsi %217, %c16_i64 : i64
+            %219 = arith.subi %169, %216 : i64
+            %220 = arith.minsi %219, %c16_i64 : i64
+            scf.if %197 {
+              %226 = arith.muli %215, %189 : i64
+              %227 = arith.minsi %226, %55 : i64
+              %228 = arith.addi %227, %189 : i64
+              %229 = arith.minsi %228, %55 : i64
+              %230 = arith.index_cast %227 : i64 to index
+              %231 = arith.index_cast %229 : i64 to index
+              scf.for %arg22 = %230 to %231 step %c1 {
+                %232 = arith.index_cast %arg22 : index to i64
+                %233 = arith.addi %49, %232 : i64
+                %234 = arith.muli %233, %c16_i64 : i64
+                %235 = arith.maxsi %234, %41 : i64
+                %236 = arith.addi %234, %c16_i64 : i64
+                %237 = arith.minsi %236, %50 : i64
+                %238 = arith.subi %237, %235 : i64
+                %239 = arith.subi %235, %41 : i64
+                %240 = arith.muli %239, %75 : i64
+                %241 = arith.addi %74, %240 : i64
+                %242 = arith.muli %194, %c16_i64 : i64
+                %243 = arith.addi %241, %242 : i64
+                %244 = arith.muli %233, %c32_i64 : i64
+                %245 = arith.addi %244, %242 : i64
+                %246 = arith.ori %245, %c2147483648_i64 : i64
+                %247 = arith.subi %235, %234 : i64
+                %248 = arith.addi %246, %247 : i64
+                %249 = arith.subi %43, %242 : i64
+                %250 = arith.minsi %249, %c16_i64 : i64
+                "instgem.mvout"(%243, %248, %250, %238) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %221 = arith.ori %204, %c3221225472_i64 : i64
+            %222 = arith.muli %215, %c32_i64 : i64
+            %223 = arith.addi %222, %204 : i64
+            %224 = arith.addi %223, %c32_i64 : i64
+            "instgem.preload"(%224, %206, %220, %221, %206, %187) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%216, %218, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %225 = arith.cmpi eq, %215, %203 : i64
+            scf.if %225 {
+              %226 = arith.index_cast %186 : i64 to index
+              scf.for %arg22 = %c1 to %226 step %c1 {
+                %228 = arith.index_cast %arg22 : index to i64
+                %229 = arith.muli %228, %c32_i64 : i64
+                %230 = arith.addi %229, %204 : i64
+                %231 = arith.ori %230, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %232 = arith.addi %229, %216 : i64
+                "instgem.compute_accumulated"(%232, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %233 = arith.subi %228, %c1_i64 : i64
+                %234 = arith.subi %233, %49 : i64
+                %235 = arith.cmpi sge, %234, %c0_i64 : i64
+                %236 = arith.cmpi slt, %234, %55 : i64
+                %237 = arith.andi %235, %236 : i1
+                scf.if %237 {
+                  %238 = arith.muli %233, %c16_i64 : i64
+                  %239 = arith.maxsi %238, %41 : i64
+                  %240 = arith.addi %238, %c16_i64 : i64
+                  %241 = arith.minsi %240, %50 : i64
+                  %242 = arith.subi %241, %239 : i64
+                  %243 = arith.subi %239, %41 : i64
+                  %244 = arith.muli %243, %75 : i64
+                  %245 = arith.addi %74, %244 : i64
+                  %246 = arith.addi %245, %204 : i64
+                  %247 = arith.muli %233, %c32_i64 : i64
+                  %248 = arith.addi %247, %204 : i64
+                  %249 = arith.ori %248, %c2147483648_i64 : i64
+                  %250 = arith.subi %239, %238 : i64
+                  %251 = arith.addi %249, %250 : i64
+                  %252 = arith.subi %43, %204 : i64
+                  %253 = arith.minsi %252, %c16_i64 : i64
+                  "instgem.mvout"(%246, %251, %253, %242) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %227 = arith.index_cast %172 : i64 to index
+              scf.for %arg22 = %226 to %227 step %c1 {
+                %228 = arith.index_cast %arg22 : index to i64
+                %229 = arith.muli %228, %c16_i64 : i64
+                %230 = arith.subi %165, %229 : i64
+                %231 = arith.minsi %230, %c16_i64 : i64
+                %232 = arith.muli %228, %c32_i64 : i64
+                %233 = arith.addi %232, %204 : i64
+                %234 = arith.ori %233, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %206, %231) : (i64, i64, i64, i64, i64, i64) -> ()
+                %235 = arith.addi %232, %216 : i64
+                "instgem.compute_accumulated"(%235, %218, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %236 = arith.subi %228, %c1_i64 : i64
+                %237 = arith.subi %236, %49 : i64
+                %238 = arith.cmpi sge, %237, %c0_i64 : i64
+                %239 = arith.cmpi slt, %237, %55 : i64
+                %240 = arith.andi %238, %239 : i1
+                scf.if %240 {
+                  %241 = arith.muli %236, %c16_i64 : i64
+                  %242 = arith.maxsi %241, %41 : i64
+                  %243 = arith.addi %241, %c16_i64 : i64
+                  %244 = arith.minsi %243, %50 : i64
+                  %245 = arith.subi %244, %242 : i64
+                  %246 = arith.subi %242, %41 : i64
+                  %247 = arith.muli %246, %75 : i64
+                  %248 = arith.addi %74, %247 : i64
+                  %249 = arith.addi %248, %204 : i64
+                  %250 = arith.muli %236, %c32_i64 : i64
+                  %251 = arith.addi %250, %204 : i64
+                  %252 = arith.ori %251, %c2147483648_i64 : i64
+                  %253 = arith.subi %242, %241 : i64
+                  %254 = arith.addi %252, %253 : i64
+                  %255 = arith.subi %43, %204 : i64
+                  %256 = arith.minsi %255, %c16_i64 : i64
+                  "instgem.mvout"(%249, %254, %256, %245) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %226 = arith.index_cast %186 : i64 to index
+              scf.for %arg22 = %c1 to %226 step %c1 {
+                %228 = arith.index_cast %arg22 : index to i64
+                %229 = arith.muli %228, %c32_i64 : i64
+                %230 = arith.addi %229, %204 : i64
+                %231 = arith.ori %230, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %232 = arith.addi %229, %216 : i64
+                "instgem.compute_accumulated"(%232, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %227 = arith.index_cast %172 : i64 to index
+              scf.for %arg22 = %226 to %227 step %c1 {
+                %228 = arith.index_cast %arg22 : index to i64
+                %229 = arith.muli %228, %c16_i64 : i64
+                %230 = arith.subi %165, %229 : i64
+                %231 = arith.minsi %230, %c16_i64 : i64
+                %232 = arith.muli %228, %c32_i64 : i64
+                %233 = arith.addi %232, %204 : i64
+                %234 = arith.ori %233, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %206, %231) : (i64, i64, i64, i64, i64, i64) -> ()
+                %235 = arith.addi %232, %216 : i64
+                "instgem.compute_accumulated"(%235, %218, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          scf.if %197 {
+            %215 = arith.muli %175, %189 : i64
+            %216 = arith.minsi %215, %55 : i64
+            %217 = arith.index_cast %216 : i64 to index
+            %218 = arith.index_cast %55 : i64 to index
+            scf.for %arg21 = %217 to %218 step %c1 {
+              %219 = arith.index_cast %arg21 : index to i64
+              %220 = arith.addi %49, %219 : i64
+              %221 = arith.muli %220, %c16_i64 : i64
+              %222 = arith.maxsi %221, %41 : i64
+              %223 = arith.addi %221, %c16_i64 : i64
+              %224 = arith.minsi %223, %50 : i64
+              %225 = arith.subi %224, %222 : i64
+              %226 = arith.subi %222, %41 : i64
+              %227 = arith.muli %226, %75 : i64
+              %228 = arith.addi %74, %227 : i64
+              %229 = arith.muli %194, %c16_i64 : i64
+              %230 = arith.addi %228, %229 : i64
+              %231 = arith.muli %220, %c32_i64 : i64
+              %232 = arith.addi %231, %229 : i64
+              %233 = arith.ori %232, %c2147483648_i64 : i64
+              %234 = arith.subi %222, %221 : i64
+              %235 = arith.addi %233, %234 : i64
+              %236 = arith.subi %43, %229 : i64
+              %237 = arith.minsi %236, %c16_i64 : i64
+              "instgem.mvout"(%230, %235, %237, %225) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %209 = arith.cmpi sgt, %175, %c0_i64 : i64
+          %210 = arith.subi %172, %c1_i64 : i64
+          %211 = arith.subi %210, %49 : i64
+          %212 = arith.maxsi %211, %c0_i64 : i64
+          %213 = arith.minsi %212, %55 : i64
+          %214 = arith.select %209, %213, %c0_i64 : i64
+          scf.if %201 {
+            %215 = arith.index_cast %214 : i64 to index
+            %216 = arith.index_cast %55 : i64 to index
+            scf.for %arg21 = %215 to %216 step %c1 {
+              %217 = arith.index_cast %arg21 : index to i64
+              %218 = arith.addi %49, %217 : i64
+              %219 = arith.muli %218, %c16_i64 : i64
+              %220 = arith.maxsi %219, %41 : i64
+              %221 = arith.addi %219, %c16_i64 : i64
+              %222 = arith.minsi %221, %50 : i64
+              %223 = arith.subi %222, %220 : i64
+              %224 = arith.subi %220, %41 : i64
+              %225 = arith.muli %224, %75 : i64
+              %226 = arith.addi %74, %225 : i64
+              %227 = arith.addi %226, %204 : i64
+              %228 = arith.muli %218, %c32_i64 : i64
+              %229 = arith.addi %228, %204 : i64
+              %230 = arith.ori %229, %c2147483648_i64 : i64
+              %231 = arith.subi %220, %219 : i64
+              %232 = arith.addi %230, %231 : i64
+              %233 = arith.subi %43, %204 : i64
+              %234 = arith.minsi %233, %c16_i64 : i64
+              "instgem.mvout"(%227, %232, %234, %223) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %190 = arith.minsi %179, %48 : i64
+        %191 = arith.index_cast %190 : i64 to index
+        %192 = arith.index_cast %48 : i64 to index
+        scf.for %arg20 = %191 to %192 step %c1 {
+          %193 = arith.index_cast %arg20 : index to i64
+          %194 = arith.index_cast %55 : i64 to index
+          scf.for %arg21 = %c0 to %194 step %c1 {
+            %195 = arith.index_cast %arg21 : index to i64
+            %196 = arith.addi %49, %195 : i64
+            %197 = arith.muli %196, %c16_i64 : i64
+            %198 = arith.maxsi %197, %41 : i64
+            %199 = arith.addi %197, %c16_i64 : i64
+            %200 = arith.minsi %199, %50 : i64
+            %201 = arith.subi %200, %198 : i64
+            %202 = arith.subi %198, %41 : i64
+            %203 = arith.muli %202, %75 : i64
+            %204 = arith.addi %74, %203 : i64
+            %205 = arith.muli %193, %c16_i64 : i64
+            %206 = arith.addi %204, %205 : i64
+            %207 = arith.muli %196, %c32_i64 : i64
+            %208 = arith.addi %207, %205 : i64
+            %209 = arith.ori %208, %c2147483648_i64 : i64
+            %210 = arith.subi %198, %197 : i64
+            %211 = arith.addi %209, %210 : i64
+            %212 = arith.subi %43, %205 : i64
+            %213 = arith.minsi %212, %c16_i64 : i64
+            "instgem.mvout"(%206, %211, %213, %201) : (i64, i64, i64, i64) -> ()
           }
         }
+      } else {
+        scf.for %arg20 = %c0 to %180 step %c1 {
+          %188 = arith.index_cast %arg20 : index to i64
+          %189 = arith.muli %188, %c16_i64 : i64
+          %190 = arith.subi %171, %189 : i64
+          %191 = arith.minsi %190, %c16_i64 : i64
+          %192 = arith.index_cast %183 : i64 to index
+          scf.for %arg21 = %c0 to %192 step %c1 {
+            %194 = arith.index_cast %arg21 : index to i64
+            %195 = arith.ori %189, %c3221225472_i64 : i64
+            %196 = arith.muli %194, %c32_i64 : i64
+            %197 = arith.addi %196, %189 : i64
+            %198 = arith.addi %197, %c32_i64 : i64
+            "instgem.preload"(%198, %191, %c16_i64, %195, %191, %187) : (i64, i64, i64, i64, i64, i64) -> ()
+            %199 = arith.muli %194, %c16_i64 : i64
+            "instgem.compute_preloaded"(%199, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %200 = arith.index_cast %186 : i64 to index
+            scf.for %arg22 = %c1 to %200 step %c1 {
+              %202 = arith.index_cast %arg22 : index to i64
+              %203 = arith.muli %202, %c32_i64 : i64
+              %204 = arith.addi %203, %189 : i64
+              %205 = arith.ori %204, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %206 = arith.addi %203, %199 : i64
+              "instgem.compute_accumulated"(%206, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %201 = arith.index_cast %172 : i64 to index
+            scf.for %arg22 = %200 to %201 step %c1 {
+              %202 = arith.index_cast %arg22 : index to i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.subi %165, %203 : i64
+              %205 = arith.minsi %204, %c16_i64 : i64
+              %206 = arith.muli %202, %c32_i64 : i64
+              %207 = arith.addi %206, %189 : i64
+              %208 = arith.ori %207, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %191, %205) : (i64, i64, i64, i64, i64, i64) -> ()
+              %209 = arith.addi %206, %199 : i64
+              "instgem.compute_accumulated"(%209, %c16_i64, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %193 = arith.index_cast %175 : i64 to index
+          scf.for %arg21 = %192 to %193 step %c1 {
+            %194 = arith.index_cast %arg21 : index to i64
+            %195 = arith.muli %194, %c16_i64 : i64
+            %196 = arith.subi %167, %195 : i64
+            %197 = arith.minsi %196, %c16_i64 : i64
+            %198 = arith.subi %169, %195 : i64
+            %199 = arith.minsi %198, %c16_i64 : i64
+            %200 = arith.ori %189, %c3221225472_i64 : i64
+            %201 = arith.muli %194, %c32_i64 : i64
+            %202 = arith.addi %201, %189 : i64
+            %203 = arith.addi %202, %c32_i64 : i64
+            "instgem.preload"(%203, %191, %199, %200, %191, %187) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%195, %197, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.index_cast %186 : i64 to index
+            scf.for %arg22 = %c1 to %204 step %c1 {
+              %206 = arith.index_cast %arg22 : index to i64
+              %207 = arith.muli %206, %c32_i64 : i64
+              %208 = arith.addi %207, %189 : i64
+              %209 = arith.ori %208, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %210 = arith.addi %207, %195 : i64
+              "instgem.compute_accumulated"(%210, %197, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %205 = arith.index_cast %172 : i64 to index
+            scf.for %arg22 = %204 to %205 step %c1 {
+              %206 = arith.index_cast %arg22 : index to i64
+              %207 = arith.muli %206, %c16_i64 : i64
+              %208 = arith.subi %165, %207 : i64
+              %209 = arith.minsi %208, %c16_i64 : i64
+              %210 = arith.muli %206, %c32_i64 : i64
+              %211 = arith.addi %210, %189 : i64
+              %212 = arith.ori %211, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %191, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+              %213 = arith.addi %210, %195 : i64
+              "instgem.compute_accumulated"(%213, %197, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
       }
     }
     %78 = arith.cmpi sge, %65, %67 : index

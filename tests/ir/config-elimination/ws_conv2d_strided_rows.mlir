@@ -35,6 +35,10 @@
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 
 module {
@@ -45,6 +49,7 @@ module {
     %c15_i64 = arith.constant 15 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
@@ -302,27 +307,21 @@ module {
       %152 = arith.muli %151, %144 : i64
       %153 = arith.index_cast %152 : i64 to index
       scf.for %arg19 = %c0 to %153 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %144 : i64
-        %278 = arith.addi %145, %277 : i64
-        %279 = arith.remsi %276, %144 : i64
-        %280 = arith.muli %278, %c16_i64 : i64
-        %281 = arith.maxsi %280, %137 : i64
-        %282 = arith.addi %280, %c16_i64 : i64
-        %283 = arith.minsi %282, %146 : i64
-        %284 = arith.subi %283, %281 : i64
-        %285 = arith.subi %281, %137 : i64
-        %286 = arith.muli %285, %143 : i64
-        %287 = arith.addi %142, %286 : i64
-        %288 = arith.muli %279, %c64_i64 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.muli %278, %c32_i64 : i64
-        %291 = arith.addi %290, %288 : i64
-        %292 = arith.subi %281, %280 : i64
-        %293 = arith.addi %291, %292 : i64
-        %294 = arith.subi %139, %288 : i64
-        %295 = arith.minsi %294, %c64_i64 : i64
-        "instgem.mvin"(%289, %293, %295, %284) : (i64, i64, i64, i64) -> ()
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.addi %145, %280 : i64
+        %282 = arith.muli %281, %c16_i64 : i64
+        %283 = arith.maxsi %282, %137 : i64
+        %284 = arith.addi %282, %c16_i64 : i64
+        %285 = arith.minsi %284, %146 : i64
+        %286 = arith.subi %285, %283 : i64
+        %287 = arith.subi %283, %137 : i64
+        %288 = arith.muli %287, %143 : i64
+        %289 = arith.addi %142, %288 : i64
+        %290 = arith.muli %281, %c32_i64 : i64
+        %291 = arith.subi %283, %282 : i64
+        %292 = arith.addi %290, %291 : i64
+        %293 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%289, %292, %293, %286) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %154 = arith.ceildivsi %137, %c16_i64 : i64
       %155 = arith.cmpi sgt, %137, %c0_i64 : i64
@@ -331,22 +330,17 @@ module {
       %158 = arith.muli %157, %144 : i64
       %159 = arith.index_cast %158 : i64 to index
       scf.for %arg19 = %c0 to %159 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %144 : i64
-        %278 = arith.remsi %276, %144 : i64
-        %279 = arith.muli %277, %c16_i64 : i64
-        %280 = arith.maxsi %279, %c0_i64 : i64
-        %281 = arith.addi %279, %c16_i64 : i64
-        %282 = arith.minsi %281, %137 : i64
-        %283 = arith.subi %282, %280 : i64
-        %284 = arith.muli %277, %c32_i64 : i64
-        %285 = arith.muli %278, %c64_i64 : i64
-        %286 = arith.addi %284, %285 : i64
-        %287 = arith.subi %280, %279 : i64
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.muli %280, %c16_i64 : i64
+        %282 = arith.maxsi %281, %c0_i64 : i64
+        %283 = arith.addi %281, %c16_i64 : i64
+        %284 = arith.minsi %283, %137 : i64
+        %285 = arith.subi %284, %282 : i64
+        %286 = arith.muli %280, %c32_i64 : i64
+        %287 = arith.subi %282, %281 : i64
         %288 = arith.addi %286, %287 : i64
-        %289 = arith.subi %139, %285 : i64
-        %290 = arith.minsi %289, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %288, %290, %283) : (i64, i64, i64, i64) -> ()
+        %289 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %288, %289, %285) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %160 = arith.subi %c5_i64, %146 : i64
       %161 = arith.divsi %146, %c16_i64 : i64
@@ -357,23 +351,18 @@ module {
       %166 = arith.muli %165, %144 : i64
       %167 = arith.index_cast %166 : i64 to index
       scf.for %arg19 = %c0 to %167 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %144 : i64
-        %278 = arith.addi %161, %277 : i64
-        %279 = arith.remsi %276, %144 : i64
-        %280 = arith.muli %278, %c16_i64 : i64
-        %281 = arith.maxsi %280, %146 : i64
-        %282 = arith.addi %280, %c16_i64 : i64
-        %283 = arith.minsi %282, %c5_i64 : i64
-        %284 = arith.subi %283, %281 : i64
-        %285 = arith.muli %278, %c32_i64 : i64
-        %286 = arith.muli %279, %c64_i64 : i64
-        %287 = arith.addi %285, %286 : i64
-        %288 = arith.subi %281, %280 : i64
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.addi %161, %280 : i64
+        %282 = arith.muli %281, %c16_i64 : i64
+        %283 = arith.maxsi %282, %146 : i64
+        %284 = arith.addi %282, %c16_i64 : i64
+        %285 = arith.minsi %284, %c5_i64 : i64
+        %286 = arith.subi %285, %283 : i64
+        %287 = arith.muli %281, %c32_i64 : i64
+        %288 = arith.subi %283, %282 : i64
         %289 = arith.addi %287, %288 : i64
-        %290 = arith.subi %139, %286 : i64
-        %291 = arith.minsi %290, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %289, %291, %284) : (i64, i64, i64, i64) -> ()
+        %290 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %289, %290, %286) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %168 = arith.addi %93, %c1 : index
       scf.if %130 {
@@ -406,27 +395,21 @@ module {
       %189 = arith.muli %188, %144 : i64
       %190 = arith.index_cast %189 : i64 to index
       scf.for %arg19 = %c0 to %190 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %144 : i64
-        %278 = arith.addi %182, %277 : i64
-        %279 = arith.remsi %276, %144 : i64
-        %280 = arith.muli %278, %c16_i64 : i64
-        %281 = arith.maxsi %280, %177 : i64
-        %282 = arith.addi %280, %c16_i64 : i64
-        %283 = arith.minsi %282, %183 : i64
-        %284 = arith.subi %283, %281 : i64
-        %285 = arith.subi %281, %177 : i64
-        %286 = arith.muli %285, %181 : i64
-        %287 = arith.addi %180, %286 : i64
-        %288 = arith.muli %279, %c64_i64 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.muli %278, %c32_i64 : i64
-        %291 = arith.addi %290, %288 : i64
-        %292 = arith.subi %281, %280 : i64
-        %293 = arith.addi %291, %292 : i64
-        %294 = arith.subi %139, %288 : i64
-        %295 = arith.minsi %294, %c64_i64 : i64
-        "instgem.mvin"(%289, %293, %295, %284) : (i64, i64, i64, i64) -> ()
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.addi %182, %280 : i64
+        %282 = arith.muli %281, %c16_i64 : i64
+        %283 = arith.maxsi %282, %177 : i64
+        %284 = arith.addi %282, %c16_i64 : i64
+        %285 = arith.minsi %284, %183 : i64
+        %286 = arith.subi %285, %283 : i64
+        %287 = arith.subi %283, %177 : i64
+        %288 = arith.muli %287, %181 : i64
+        %289 = arith.addi %180, %288 : i64
+        %290 = arith.muli %281, %c32_i64 : i64
+        %291 = arith.subi %283, %282 : i64
+        %292 = arith.addi %290, %291 : i64
+        %293 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%289, %292, %293, %286) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %191 = arith.ceildivsi %177, %c16_i64 : i64
       %192 = arith.cmpi sgt, %175, %c0_i64 : i64
@@ -435,22 +418,17 @@ module {
       %195 = arith.muli %194, %144 : i64
       %196 = arith.index_cast %195 : i64 to index
       scf.for %arg19 = %c0 to %196 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %144 : i64
-        %278 = arith.remsi %276, %144 : i64
-        %279 = arith.muli %277, %c16_i64 : i64
-        %280 = arith.maxsi %279, %c5_i64 : i64
-        %281 = arith.addi %279, %c16_i64 : i64
-        %282 = arith.minsi %281, %177 : i64
-        %283 = arith.subi %282, %280 : i64
-        %284 = arith.muli %277, %c32_i64 : i64
-        %285 = arith.muli %278, %c64_i64 : i64
-        %286 = arith.addi %284, %285 : i64
-        %287 = arith.subi %280, %279 : i64
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.muli %280, %c16_i64 : i64
+        %282 = arith.maxsi %281, %c5_i64 : i64
+        %283 = arith.addi %281, %c16_i64 : i64
+        %284 = arith.minsi %283, %177 : i64
+        %285 = arith.subi %284, %282 : i64
+        %286 = arith.muli %280, %c32_i64 : i64
+        %287 = arith.subi %282, %281 : i64
         %288 = arith.addi %286, %287 : i64
-        %289 = arith.subi %139, %285 : i64
-        %290 = arith.minsi %289, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %288, %290, %283) : (i64, i64, i64, i64) -> ()
+        %289 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %288, %289, %285) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %197 = arith.subi %c10_i64, %183 : i64
       %198 = arith.divsi %183, %c16_i64 : i64
@@ -461,23 +439,18 @@ module {
       %203 = arith.muli %202, %144 : i64
       %204 = arith.index_cast %203 : i64 to index
       scf.for %arg19 = %c0 to %204 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %144 : i64
-        %278 = arith.addi %198, %277 : i64
-        %279 = arith.remsi %276, %144 : i64
-        %280 = arith.muli %278, %c16_i64 : i64
-        %281 = arith.maxsi %280, %183 : i64
-        %282 = arith.addi %280, %c16_i64 : i64
-        %283 = arith.minsi %282, %c10_i64 : i64
-        %284 = arith.subi %283, %281 : i64
-        %285 = arith.muli %278, %c32_i64 : i64
-        %286 = arith.muli %279, %c64_i64 : i64
-        %287 = arith.addi %285, %286 : i64
-        %288 = arith.subi %281, %280 : i64
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.addi %198, %280 : i64
+        %282 = arith.muli %281, %c16_i64 : i64
+        %283 = arith.maxsi %282, %183 : i64
+        %284 = arith.addi %282, %c16_i64 : i64
+        %285 = arith.minsi %284, %c10_i64 : i64
+        %286 = arith.subi %285, %283 : i64
+        %287 = arith.muli %281, %c32_i64 : i64
+        %288 = arith.subi %283, %282 : i64
         %289 = arith.addi %287, %288 : i64
-        %290 = arith.subi %139, %286 : i64
-        %291 = arith.minsi %290, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %289, %291, %284) : (i64, i64, i64, i64) -> ()
+        %290 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %289, %290, %286) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %205 = arith.addi %93, %c2 : index
       scf.if %130 {
@@ -510,27 +483,21 @@ module {
       %226 = arith.muli %225, %144 : i64
       %227 = arith.index_cast %226 : i64 to index
       scf.for %arg19 = %c0 to %227 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %144 : i64
-        %278 = arith.addi %219, %277 : i64
-        %279 = arith.remsi %276, %144 : i64
-        %280 = arith.muli %278, %c16_i64 : i64
-        %281 = arith.maxsi %280, %214 : i64
-        %282 = arith.addi %280, %c16_i64 : i64
-        %283 = arith.minsi %282, %220 : i64
-        %284 = arith.subi %283, %281 : i64
-        %285 = arith.subi %281, %214 : i64
-        %286 = arith.muli %285, %218 : i64
-        %287 = arith.addi %217, %286 : i64
-        %288 = arith.muli %279, %c64_i64 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.muli %278, %c32_i64 : i64
-        %291 = arith.addi %290, %288 : i64
-        %292 = arith.subi %281, %280 : i64
-        %293 = arith.addi %291, %292 : i64
-        %294 = arith.subi %139, %288 : i64
-        %295 = arith.minsi %294, %c64_i64 : i64
-        "instgem.mvin"(%289, %293, %295, %284) : (i64, i64, i64, i64) -> ()
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.addi %219, %280 : i64
+        %282 = arith.muli %281, %c16_i64 : i64
+        %283 = arith.maxsi %282, %214 : i64
+        %284 = arith.addi %282, %c16_i64 : i64
+        %285 = arith.minsi %284, %220 : i64
+        %286 = arith.subi %285, %283 : i64
+        %287 = arith.subi %283, %214 : i64
+        %288 = arith.muli %287, %218 : i64
+        %289 = arith.addi %217, %288 : i64
+        %290 = arith.muli %281, %c32_i64 : i64
+        %291 = arith.subi %283, %282 : i64
+        %292 = arith.addi %290, %291 : i64
+        %293 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%289, %292, %293, %286) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %228 = arith.ceildivsi %214, %c16_i64 : i64
       %229 = arith.cmpi sgt, %212, %c0_i64 : i64
@@ -539,22 +506,17 @@ module {
       %232 = arith.muli %231, %144 : i64
       %233 = arith.index_cast %232 : i64 to index
       scf.for %arg19 = %c0 to %233 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %144 : i64
-        %278 = arith.remsi %276, %144 : i64
-        %279 = arith.muli %277, %c16_i64 : i64
-        %280 = arith.maxsi %279, %c10_i64 : i64
-        %281 = arith.addi %279, %c16_i64 : i64
-        %282 = arith.minsi %281, %214 : i64
-        %283 = arith.subi %282, %280 : i64
-        %284 = arith.muli %277, %c32_i64 : i64
-        %285 = arith.muli %278, %c64_i64 : i64
-        %286 = arith.addi %284, %285 : i64
-        %287 = arith.subi %280, %279 : i64
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.muli %280, %c16_i64 : i64
+        %282 = arith.maxsi %281, %c10_i64 : i64
+        %283 = arith.addi %281, %c16_i64 : i64
+        %284 = arith.minsi %283, %214 : i64
+        %285 = arith.subi %284, %282 : i64
+        %286 = arith.muli %280, %c32_i64 : i64
+        %287 = arith.subi %282, %281 : i64
         %288 = arith.addi %286, %287 : i64
-        %289 = arith.subi %139, %285 : i64
-        %290 = arith.minsi %289, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %288, %290, %283) : (i64, i64, i64, i64) -> ()
+        %289 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %288, %289, %285) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %234 = arith.subi %c15_i64, %220 : i64
       %235 = arith.divsi %220, %c16_i64 : i64
@@ -565,23 +527,18 @@ module {
       %240 = arith.muli %239, %144 : i64
       %241 = arith.index_cast %240 : i64 to index
       scf.for %arg19 = %c0 to %241 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %144 : i64
-        %278 = arith.addi %235, %277 : i64
-        %279 = arith.remsi %276, %144 : i64
-        %280 = arith.muli %278, %c16_i64 : i64
-        %281 = arith.maxsi %280, %220 : i64
-        %282 = arith.addi %280, %c16_i64 : i64
-        %283 = arith.minsi %282, %c15_i64 : i64
-        %284 = arith.subi %283, %281 : i64
-        %285 = arith.muli %278, %c32_i64 : i64
-        %286 = arith.muli %279, %c64_i64 : i64
-        %287 = arith.addi %285, %286 : i64
-        %288 = arith.subi %281, %280 : i64
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.addi %235, %280 : i64
+        %282 = arith.muli %281, %c16_i64 : i64
+        %283 = arith.maxsi %282, %220 : i64
+        %284 = arith.addi %282, %c16_i64 : i64
+        %285 = arith.minsi %284, %c15_i64 : i64
+        %286 = arith.subi %285, %283 : i64
+        %287 = arith.muli %281, %c32_i64 : i64
+        %288 = arith.subi %283, %282 : i64
         %289 = arith.addi %287, %288 : i64
-        %290 = arith.subi %139, %286 : i64
-        %291 = arith.minsi %290, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %289, %291, %284) : (i64, i64, i64, i64) -> ()
+        %290 = arith.minsi %139, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %289, %290, %286) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %55 {
         func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
@@ -606,28 +563,22 @@ module {
       %255 = arith.muli %254, %248 : i64
       %256 = arith.index_cast %255 : i64 to index
       scf.for %arg19 = %c0 to %256 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %248 : i64
-        %278 = arith.addi %249, %277 : i64
-        %279 = arith.remsi %276, %248 : i64
-        %280 = arith.muli %278, %c16_i64 : i64
-        %281 = arith.maxsi %280, %242 : i64
-        %282 = arith.addi %280, %c16_i64 : i64
-        %283 = arith.minsi %282, %243 : i64
-        %284 = arith.subi %283, %281 : i64
-        %285 = arith.subi %281, %242 : i64
-        %286 = arith.muli %285, %247 : i64
-        %287 = arith.addi %246, %286 : i64
-        %288 = arith.muli %279, %c64_i64 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.muli %278, %c32_i64 : i64
-        %291 = arith.addi %290, %288 : i64
-        %292 = arith.addi %291, %c32_i64 : i64
-        %293 = arith.subi %281, %280 : i64
-        %294 = arith.addi %292, %293 : i64
-        %295 = arith.subi %59, %288 : i64
-        %296 = arith.minsi %295, %c64_i64 : i64
-        "instgem.mvin"(%289, %294, %296, %284) : (i64, i64, i64, i64) -> ()
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.addi %249, %280 : i64
+        %282 = arith.muli %281, %c16_i64 : i64
+        %283 = arith.maxsi %282, %242 : i64
+        %284 = arith.addi %282, %c16_i64 : i64
+        %285 = arith.minsi %284, %243 : i64
+        %286 = arith.subi %285, %283 : i64
+        %287 = arith.subi %283, %242 : i64
+        %288 = arith.muli %287, %247 : i64
+        %289 = arith.addi %246, %288 : i64
+        %290 = arith.muli %281, %c32_i64 : i64
+        %291 = arith.addi %290, %c32_i64 : i64
+        %292 = arith.subi %283, %282 : i64
+        %293 = arith.addi %291, %292 : i64
+        %294 = arith.minsi %59, %c64_i64 : i64
+        "instgem.mvin"(%289, %293, %294, %286) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %257 = arith.ceildivsi %242, %c16_i64 : i64
       %258 = arith.cmpi sgt, %242, %c0_i64 : i64
@@ -636,23 +587,18 @@ module {
       %261 = arith.muli %260, %248 : i64
       %262 = arith.index_cast %261 : i64 to index
       scf.for %arg19 = %c0 to %262 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.divsi %276, %248 : i64
-        %278 = arith.remsi %276, %248 : i64
-        %279 = arith.muli %277, %c16_i64 : i64
-        %280 = arith.maxsi %279, %c0_i64 : i64
-        %281 = arith.addi %279, %c16_i64 : i64
-        %282 = arith.minsi %281, %242 : i64
-        %283 = arith.subi %282, %280 : i64
-        %284 = arith.muli %277, %c32_i64 : i64
-        %285 = arith.muli %278, %c64_i64 : i64
-        %286 = arith.addi %284, %285 : i64
+        %280 = arith.index_cast %arg19 : index to i64
+        %281 = arith.muli %280, %c16_i64 : i64
+        %282 = arith.maxsi %281, %c0_i64 : i64
+        %283 = arith.addi %281, %c16_i64 : i64
+        %284 = arith.minsi %283, %242 : i64
+        %285 = arith.subi %284, %282 : i64
+        %286 = arith.muli %280, %c32_i64 : i64
         %287 = arith.addi %286, %c32_i64 : i64
-        %288 = arith.subi %280, %279 : i64
+        %288 = arith.subi %282, %281 : i64
         %289 = arith.addi %287, %288 : i64
-        %290 = arith.subi %59, %285 : i64
-        %291 = arith.minsi %290, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %289, %291, %283) : (i64, i64, i64, i64) -> ()
+        %290 = arith.minsi %59, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %289, %290, %285) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %263 = arith.maxsi %139, %c0_i64 : i64
       %264 = arith.minsi %263, %c32_i64 : i64
@@ -667,230 +613,266 @@ module {
       %273 = arith.cmpi sge, %272, %31 : index
       %274 = arith.cmpi eq, %arg18, %29 : index
       %275 = arith.index_cast %269 : i64 to index
-      scf.for %arg19 = %c0 to %275 step %c1 {
-        %276 = arith.index_cast %arg19 : index to i64
-        %277 = arith.subi %276, %c1_i64 : i64
-        %278 = arith.cmpi sge, %277, %c0_i64 : i64
-        %279 = arith.cmpi slt, %277, %73 : i64
-        %280 = arith.andi %278, %279 : i1
-        %281 = arith.andi %273, %280 : i1
-        %282 = arith.maxsi %271, %c1_i64 : i64
-        %283 = arith.ceildivsi %72, %282 : i64
-        %284 = arith.subi %269, %c1_i64 : i64
-        %285 = arith.cmpi eq, %276, %284 : i64
-        %286 = arith.cmpi slt, %276, %73 : i64
-        %287 = arith.andi %285, %286 : i1
-        %288 = arith.andi %273, %287 : i1
-        %289 = arith.divsi %270, %c16_i64 : i64
-        %290 = arith.minsi %271, %289 : i64
-        %291 = arith.maxsi %290, %c0_i64 : i64
-        %292 = arith.index_cast %291 : i64 to index
-        scf.for %arg20 = %c0 to %292 step %c1 {
-          %297 = arith.index_cast %arg20 : index to i64
-          %298 = arith.muli %297, %283 : i64
-          %299 = arith.minsi %298, %72 : i64
-          scf.if %281 {
-            %313 = arith.addi %299, %283 : i64
-            %314 = arith.minsi %313, %72 : i64
-            %315 = arith.index_cast %299 : i64 to index
-            %316 = arith.index_cast %314 : i64 to index
-            scf.for %arg21 = %315 to %316 step %c1 {
-              %317 = arith.index_cast %arg21 : index to i64
-              %318 = arith.addi %66, %317 : i64
-              %319 = arith.muli %318, %c16_i64 : i64
-              %320 = arith.maxsi %319, %57 : i64
-              %321 = arith.addi %319, %c16_i64 : i64
-              %322 = arith.minsi %321, %67 : i64
-              %323 = arith.subi %322, %320 : i64
-              %324 = arith.subi %320, %57 : i64
-              %325 = arith.muli %324, %63 : i64
-              %326 = arith.addi %62, %325 : i64
-              %327 = arith.muli %277, %c16_i64 : i64
-              %328 = arith.addi %326, %327 : i64
-              %329 = arith.muli %318, %c32_i64 : i64
-              %330 = arith.addi %329, %327 : i64
-              %331 = arith.ori %330, %c2147483648_i64 : i64
-              %332 = arith.subi %320, %319 : i64
-              %333 = arith.addi %331, %332 : i64
-              %334 = arith.subi %59, %327 : i64
-              %335 = arith.minsi %334, %c16_i64 : i64
-              "instgem.mvout"(%328, %333, %335, %323) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %300 = arith.muli %276, %c16_i64 : i64
-          %301 = arith.subi %268, %300 : i64
-          %302 = arith.minsi %301, %c16_i64 : i64
-          %303 = arith.cmpi eq, %297, %c0_i64 : i64
-          %304 = arith.andi %274, %303 : i1
-          %305 = arith.select %304, %c2147483648_i64, %c3221225472_i64 : i64
-          %306 = arith.ori %300, %305 : i64
-          %307 = arith.select %304, %c16_i64, %c15_i64 : i64
-          %308 = arith.select %304, %c16_i64, %302 : i64
-          %309 = arith.muli %297, %c32_i64 : i64
-          %310 = arith.addi %309, %300 : i64
-          %311 = arith.addi %310, %c32_i64 : i64
-          "instgem.preload"(%311, %302, %c16_i64, %306, %308, %307) : (i64, i64, i64, i64, i64, i64) -> ()
-          %312 = arith.muli %297, %c16_i64 : i64
-          "instgem.compute_preloaded"(%312, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        %293 = arith.index_cast %271 : i64 to index
-        scf.for %arg20 = %292 to %293 step %c1 {
-          %297 = arith.index_cast %arg20 : index to i64
-          %298 = arith.muli %297, %c16_i64 : i64
-          %299 = arith.subi %264, %298 : i64
+      %276 = arith.divsi %270, %c16_i64 : i64
+      %277 = arith.minsi %271, %276 : i64
+      %278 = arith.maxsi %277, %c0_i64 : i64
+      %279 = arith.ori %274, %273 : i1
+      scf.if %279 {
+        %280 = arith.maxsi %271, %c1_i64 : i64
+        %281 = arith.ceildivsi %72, %280 : i64
+        %282 = arith.select %274, %c0_i64, %c-1_i64 : i64
+        scf.for %arg19 = %c0 to %275 step %c1 {
+          %287 = arith.index_cast %arg19 : index to i64
+          %288 = arith.subi %287, %c1_i64 : i64
+          %289 = arith.cmpi sge, %288, %c0_i64 : i64
+          %290 = arith.cmpi slt, %288, %73 : i64
+          %291 = arith.andi %289, %290 : i1
+          %292 = arith.andi %273, %291 : i1
+          %293 = arith.subi %269, %c1_i64 : i64
+          %294 = arith.cmpi eq, %287, %293 : i64
+          %295 = arith.cmpi slt, %287, %73 : i64
+          %296 = arith.andi %294, %295 : i1
+          %297 = arith.andi %273, %296 : i1
+          %298 = arith.muli %287, %c16_i64 : i64
+          %299 = arith.subi %268, %298 : i64
           %300 = arith.minsi %299, %c16_i64 : i64
-          %301 = arith.subi %266, %298 : i64
-          %302 = arith.minsi %301, %c16_i64 : i64
-          %303 = arith.muli %297, %283 : i64
-          %304 = arith.minsi %303, %72 : i64
-          scf.if %281 {
-            %317 = arith.addi %304, %283 : i64
-            %318 = arith.minsi %317, %72 : i64
-            %319 = arith.index_cast %304 : i64 to index
-            %320 = arith.index_cast %318 : i64 to index
-            scf.for %arg21 = %319 to %320 step %c1 {
-              %321 = arith.index_cast %arg21 : index to i64
-              %322 = arith.addi %66, %321 : i64
-              %323 = arith.muli %322, %c16_i64 : i64
-              %324 = arith.maxsi %323, %57 : i64
-              %325 = arith.addi %323, %c16_i64 : i64
-              %326 = arith.minsi %325, %67 : i64
-              %327 = arith.subi %326, %324 : i64
-              %328 = arith.subi %324, %57 : i64
-              %329 = arith.muli %328, %63 : i64
-              %330 = arith.addi %62, %329 : i64
-              %331 = arith.muli %277, %c16_i64 : i64
-              %332 = arith.addi %330, %331 : i64
-              %333 = arith.muli %322, %c32_i64 : i64
-              %334 = arith.addi %333, %331 : i64
-              %335 = arith.ori %334, %c2147483648_i64 : i64
-              %336 = arith.subi %324, %323 : i64
-              %337 = arith.addi %335, %336 : i64
-              %338 = arith.subi %59, %331 : i64
-              %339 = arith.minsi %338, %c16_i64 : i64
-              "instgem.mvout"(%332, %337, %339, %327) : (i64, i64, i64, i64) -> ()
+          %301 = arith.index_cast %278 : i64 to index
+          scf.for %arg20 = %c0 to %301 step %c1 {
+            %308 = arith.index_cast %arg20 : index to i64
+            scf.if %292 {
+              %318 = arith.muli %308, %281 : i64
+              %319 = arith.minsi %318, %72 : i64
+              %320 = arith.addi %319, %281 : i64
+              %321 = arith.minsi %320, %72 : i64
+              %322 = arith.index_cast %319 : i64 to index
+              %323 = arith.index_cast %321 : i64 to index
+              scf.for %arg21 = %322 to %323 step %c1 {
+                %324 = arith.index_cast %arg21 : index to i64
+                %325 = arith.addi %66, %324 : i64
+                %326 = arith.muli %325, %c16_i64 : i64
+                %327 = arith.maxsi %326, %57 : i64
+                %328 = arith.addi %326, %c16_i64 : i64
+                %329 = arith.minsi %328, %67 : i64
+                %330 = arith.subi %329, %327 : i64
+                %331 = arith.subi %327, %57 : i64
+                %332 = arith.muli %331, %63 : i64
+                %333 = arith.addi %62, %332 : i64
+                %334 = arith.muli %288, %c16_i64 : i64
+                %335 = arith.addi %333, %334 : i64
+                %336 = arith.muli %325, %c32_i64 : i64
+                %337 = arith.addi %336, %334 : i64
+                %338 = arith.ori %337, %c2147483648_i64 : i64
+                %339 = arith.subi %327, %326 : i64
+                %340 = arith.addi %338, %339 : i64
+                %341 = arith.subi %59, %334 : i64
+                %342 = arith.minsi %341, %c16_i64 : i64
+                "instgem.mvout"(%335, %340, %342, %330) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %309 = arith.cmpi eq, %308, %282 : i64
+            %310 = arith.select %309, %c2147483648_i64, %c3221225472_i64 : i64
+            %311 = arith.ori %298, %310 : i64
+            %312 = arith.select %309, %c16_i64, %c15_i64 : i64
+            %313 = arith.select %309, %c16_i64, %300 : i64
+            %314 = arith.muli %308, %c32_i64 : i64
+            %315 = arith.addi %314, %298 : i64
+            %316 = arith.addi %315, %c32_i64 : i64
+            "instgem.preload"(%316, %300, %c16_i64, %311, %313, %312) : (i64, i64, i64, i64, i64, i64) -> ()
+            %317 = arith.muli %308, %c16_i64 : i64
+            "instgem.compute_preloaded"(%317, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %302 = arith.index_cast %271 : i64 to index
+          scf.for %arg20 = %301 to %302 step %c1 {
+            %308 = arith.index_cast %arg20 : index to i64
+            %309 = arith.muli %308, %c16_i64 : i64
+            %310 = arith.subi %264, %309 : i64
+            %311 = arith.minsi %310, %c16_i64 : i64
+            %312 = arith.subi %266, %309 : i64
+            %313 = arith.minsi %312, %c16_i64 : i64
+            scf.if %292 {
+              %322 = arith.muli %308, %281 : i64
+              %323 = arith.minsi %322, %72 : i64
+              %324 = arith.addi %323, %281 : i64
+              %325 = arith.minsi %324, %72 : i64
+              %326 = arith.index_cast %323 : i64 to index
+              %327 = arith.index_cast %325 : i64 to index
+              scf.for %arg21 = %326 to %327 step %c1 {
+                %328 = arith.index_cast %arg21 : index to i64
+                %329 = arith.addi %66, %328 : i64
+                %330 = arith.muli %329, %c16_i64 : i64
+                %331 = arith.maxsi %330, %57 : i64
+                %332 = arith.addi %330, %c16_i64 : i64
+                %333 = arith.minsi %332, %67 : i64
+                %334 = arith.subi %333, %331 : i64
+                %335 = arith.subi %331, %57 : i64
+                %336 = arith.muli %335, %63 : i64
+                %337 = arith.addi %62, %336 : i64
+                %338 = arith.muli %288, %c16_i64 : i64
+                %339 = arith.addi %337, %338 : i64
+                %340 = arith.muli %329, %c32_i64 : i64
+                %341 = arith.addi %340, %338 : i64
+                %342 = arith.ori %341, %c2147483648_i64 : i64
+                %343 = arith.subi %331, %330 : i64
+                %344 = arith.addi %342, %343 : i64
+                %345 = arith.subi %59, %338 : i64
+                %346 = arith.minsi %345, %c16_i64 : i64
+                "instgem.mvout"(%339, %344, %346, %334) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %314 = arith.cmpi eq, %308, %282 : i64
+            %315 = arith.select %314, %c2147483648_i64, %c3221225472_i64 : i64
+            %316 = arith.ori %298, %315 : i64
+            %317 = arith.select %314, %c16_i64, %c15_i64 : i64
+            %318 = arith.select %314, %c16_i64, %300 : i64
+            %319 = arith.muli %308, %c32_i64 : i64
+            %320 = arith.addi %319, %298 : i64
+            %321 = arith.addi %320, %c32_i64 : i64
+            "instgem.preload"(%321, %300, %313, %316, %318, %317) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%309, %311, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.if %292 {
+            %308 = arith.muli %271, %281 : i64
+            %309 = arith.minsi %308, %72 : i64
+            %310 = arith.index_cast %309 : i64 to index
+            %311 = arith.index_cast %72 : i64 to index
+            scf.for %arg20 = %310 to %311 step %c1 {
+              %312 = arith.index_cast %arg20 : index to i64
+              %313 = arith.addi %66, %312 : i64
+              %314 = arith.muli %313, %c16_i64 : i64
+              %315 = arith.maxsi %314, %57 : i64
+              %316 = arith.addi %314, %c16_i64 : i64
+              %317 = arith.minsi %316, %67 : i64
+              %318 = arith.subi %317, %315 : i64
+              %319 = arith.subi %315, %57 : i64
+              %320 = arith.muli %319, %63 : i64
+              %321 = arith.addi %62, %320 : i64
+              %322 = arith.muli %288, %c16_i64 : i64
+              %323 = arith.addi %321, %322 : i64
+              %324 = arith.muli %313, %c32_i64 : i64
+              %325 = arith.addi %324, %322 : i64
+              %326 = arith.ori %325, %c2147483648_i64 : i64
+              %327 = arith.subi %315, %314 : i64
+              %328 = arith.addi %326, %327 : i64
+              %329 = arith.subi %59, %322 : i64
+              %330 = arith.minsi %329, %c16_i64 : i64
+              "instgem.mvout"(%323, %328, %330, %318) : (i64, i64, i64, i64) -> ()
             }
           }
-          %305 = arith.muli %276, %c16_i64 : i64
-          %306 = arith.subi %268, %305 : i64
-          %307 = arith.minsi %306, %c16_i64 : i64
-          %308 = arith.cmpi eq, %297, %c0_i64 : i64
-          %309 = arith.andi %274, %308 : i1
-          %310 = arith.select %309, %c2147483648_i64, %c3221225472_i64 : i64
-          %311 = arith.ori %305, %310 : i64
-          %312 = arith.select %309, %c16_i64, %c15_i64 : i64
-          %313 = arith.select %309, %c16_i64, %307 : i64
-          %314 = arith.muli %297, %c32_i64 : i64
-          %315 = arith.addi %314, %305 : i64
-          %316 = arith.addi %315, %c32_i64 : i64
-          "instgem.preload"(%316, %307, %302, %311, %313, %312) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%298, %300, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        scf.if %281 {
-          %297 = arith.muli %271, %283 : i64
-          %298 = arith.minsi %297, %72 : i64
-          %299 = arith.index_cast %298 : i64 to index
-          %300 = arith.index_cast %72 : i64 to index
-          scf.for %arg20 = %299 to %300 step %c1 {
-            %301 = arith.index_cast %arg20 : index to i64
-            %302 = arith.addi %66, %301 : i64
-            %303 = arith.muli %302, %c16_i64 : i64
-            %304 = arith.maxsi %303, %57 : i64
-            %305 = arith.addi %303, %c16_i64 : i64
-            %306 = arith.minsi %305, %67 : i64
-            %307 = arith.subi %306, %304 : i64
-            %308 = arith.subi %304, %57 : i64
-            %309 = arith.muli %308, %63 : i64
-            %310 = arith.addi %62, %309 : i64
-            %311 = arith.muli %277, %c16_i64 : i64
-            %312 = arith.addi %310, %311 : i64
-            %313 = arith.muli %302, %c32_i64 : i64
-            %314 = arith.addi %313, %311 : i64
-            %315 = arith.ori %314, %c2147483648_i64 : i64
-            %316 = arith.subi %304, %303 : i64
-            %317 = arith.addi %315, %316 : i64
-            %318 = arith.subi %59, %311 : i64
-            %319 = arith.minsi %318, %c16_i64 : i64
-            "instgem.mvout"(%312, %317, %319, %307) : (i64, i64, i64, i64) -> ()
+          %303 = arith.cmpi sgt, %271, %c0_i64 : i64
+          %304 = arith.subi %c0_i64, %66 : i64
+          %305 = arith.maxsi %304, %c0_i64 : i64
+          %306 = arith.minsi %305, %72 : i64
+          %307 = arith.select %303, %306, %c0_i64 : i64
+          scf.if %297 {
+            %308 = arith.index_cast %307 : i64 to index
+            %309 = arith.index_cast %72 : i64 to index
+            scf.for %arg20 = %308 to %309 step %c1 {
+              %310 = arith.index_cast %arg20 : index to i64
+              %311 = arith.addi %66, %310 : i64
+              %312 = arith.muli %311, %c16_i64 : i64
+              %313 = arith.maxsi %312, %57 : i64
+              %314 = arith.addi %312, %c16_i64 : i64
+              %315 = arith.minsi %314, %67 : i64
+              %316 = arith.subi %315, %313 : i64
+              %317 = arith.subi %313, %57 : i64
+              %318 = arith.muli %317, %63 : i64
+              %319 = arith.addi %62, %318 : i64
+              %320 = arith.addi %319, %298 : i64
+              %321 = arith.muli %311, %c32_i64 : i64
+              %322 = arith.addi %321, %298 : i64
+              %323 = arith.ori %322, %c2147483648_i64 : i64
+              %324 = arith.subi %313, %312 : i64
+              %325 = arith.addi %323, %324 : i64
+              %326 = arith.subi %59, %298 : i64
+              %327 = arith.minsi %326, %c16_i64 : i64
+              "instgem.mvout"(%320, %325, %327, %316) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %283 = arith.cmpi eq, %271, %c0_i64 : i64
+        %284 = arith.cmpi slt, %269, %c2_i64 : i64
+        %285 = arith.ori %283, %284 : i1
+        %286 = arith.andi %274, %285 : i1
+        scf.if %286 {
+          scf.for %arg19 = %c0 to %c2 step %c1 {
+            %287 = arith.index_cast %arg19 : index to i64
+            %288 = arith.muli %287, %c16_i64 : i64
+            %289 = arith.subi %c32_i64, %288 : i64
+            %290 = arith.minsi %289, %c16_i64 : i64
+            %291 = arith.ori %288, %c2147483648_i64 : i64
+            %292 = arith.cmpi sge, %287, %269 : i64
+            %293 = arith.ori %283, %292 : i1
+            %294 = arith.cmpi slt, %287, %73 : i64
+            %295 = arith.andi %293, %294 : i1
+            scf.if %295 {
+              "instgem.mvin"(%c0_i64, %291, %290, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %294 = arith.cmpi sgt, %271, %c0_i64 : i64
-        %295 = arith.minsi %72, %c0_i64 : i64
-        %296 = arith.select %294, %295, %c0_i64 : i64
-        scf.if %288 {
-          %297 = arith.index_cast %296 : i64 to index
-          %298 = arith.index_cast %72 : i64 to index
-          scf.for %arg20 = %297 to %298 step %c1 {
-            %299 = arith.index_cast %arg20 : index to i64
-            %300 = arith.addi %66, %299 : i64
-            %301 = arith.muli %300, %c16_i64 : i64
-            %302 = arith.maxsi %301, %57 : i64
-            %303 = arith.addi %301, %c16_i64 : i64
-            %304 = arith.minsi %303, %67 : i64
-            %305 = arith.subi %304, %302 : i64
-            %306 = arith.subi %302, %57 : i64
-            %307 = arith.muli %306, %63 : i64
-            %308 = arith.addi %62, %307 : i64
-            %309 = arith.muli %276, %c16_i64 : i64
-            %310 = arith.addi %308, %309 : i64
-            %311 = arith.muli %300, %c32_i64 : i64
-            %312 = arith.addi %311, %309 : i64
-            %313 = arith.ori %312, %c2147483648_i64 : i64
-            %314 = arith.subi %302, %301 : i64
-            %315 = arith.addi %313, %314 : i64
-            %316 = arith.subi %59, %309 : i64
-            %317 = arith.minsi %316, %c16_i64 : i64
-            "instgem.mvout"(%310, %315, %317, %305) : (i64, i64, i64, i64) -> ()
+        scf.if %273 {
+          %287 = arith.minsi %269, %73 : i64
+          %288 = arith.index_cast %287 : i64 to index
+          %289 = arith.index_cast %73 : i64 to index
+          scf.for %arg19 = %288 to %289 step %c1 {
+            %290 = arith.index_cast %arg19 : index to i64
+            %291 = arith.index_cast %72 : i64 to index
+            scf.for %arg20 = %c0 to %291 step %c1 {
+              %292 = arith.index_cast %arg20 : index to i64
+              %293 = arith.addi %66, %292 : i64
+              %294 = arith.muli %293, %c16_i64 : i64
+              %295 = arith.maxsi %294, %57 : i64
+              %296 = arith.addi %294, %c16_i64 : i64
+              %297 = arith.minsi %296, %67 : i64
+              %298 = arith.subi %297, %295 : i64
+              %299 = arith.subi %295, %57 : i64
+              %300 = arith.muli %299, %63 : i64
+              %301 = arith.addi %62, %300 : i64
+              %302 = arith.muli %290, %c16_i64 : i64
+              %303 = arith.addi %301, %302 : i64
+              %304 = arith.muli %293, %c32_i64 : i64
+              %305 = arith.addi %304, %302 : i64
+              %306 = arith.ori %305, %c2147483648_i64 : i64
+              %307 = arith.subi %295, %294 : i64
+              %308 = arith.addi %306, %307 : i64
+              %309 = arith.subi %59, %302 : i64
+              %310 = arith.minsi %309, %c16_i64 : i64
+              "instgem.mvout"(%303, %308, %310, %298) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-      } {gemmini.compute_nest}
-      scf.if %274 {
-        scf.for %arg19 = %c0 to %c2 step %c1 {
-          %276 = arith.index_cast %arg19 : index to i64
-          %277 = arith.muli %276, %c16_i64 : i64
-          %278 = arith.subi %c32_i64, %277 : i64
-          %279 = arith.minsi %278, %c16_i64 : i64
-          %280 = arith.ori %277, %c2147483648_i64 : i64
-          %281 = arith.cmpi eq, %271, %c0_i64 : i64
-          %282 = arith.cmpi sge, %276, %269 : i64
-          %283 = arith.ori %281, %282 : i1
-          %284 = arith.cmpi slt, %276, %73 : i64
-          %285 = arith.andi %283, %284 : i1
-          scf.if %285 {
-            "instgem.mvin"(%c0_i64, %280, %279, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } else {
+        scf.for %arg19 = %c0 to %275 step %c1 {
+          %280 = arith.index_cast %arg19 : index to i64
+          %281 = arith.muli %280, %c16_i64 : i64
+          %282 = arith.subi %268, %281 : i64
+          %283 = arith.minsi %282, %c16_i64 : i64
+          %284 = arith.index_cast %278 : i64 to index
+          scf.for %arg20 = %c0 to %284 step %c1 {
+            %286 = arith.index_cast %arg20 : index to i64
+            %287 = arith.ori %281, %c3221225472_i64 : i64
+            %288 = arith.muli %286, %c32_i64 : i64
+            %289 = arith.addi %288, %281 : i64
+            %290 = arith.addi %289, %c32_i64 : i64
+            "instgem.preload"(%290, %283, %c16_i64, %287, %283, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %291 = arith.muli %286, %c16_i64 : i64
+            "instgem.compute_preloaded"(%291, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        }
-      }
-      scf.if %273 {
-        %276 = arith.minsi %269, %73 : i64
-        %277 = arith.index_cast %276 : i64 to index
-        %278 = arith.index_cast %73 : i64 to index
-        scf.for %arg19 = %277 to %278 step %c1 {
-          %279 = arith.index_cast %arg19 : index to i64
-          %280 = arith.index_cast %72 : i64 to index
-          scf.for %arg20 = %c0 to %280 step %c1 {
-            %281 = arith.index_cast %arg20 : index to i64
-            %282 = arith.addi %66, %281 : i64
-            %283 = arith.muli %282, %c16_i64 : i64
-            %284 = arith.maxsi %283, %57 : i64
-            %285 = arith.addi %283, %c16_i64 : i64
-            %286 = arith.minsi %285, %67 : i64
-            %287 = arith.subi %286, %284 : i64
-            %288 = arith.subi %284, %57 : i64
-            %289 = arith.muli %288, %63 : i64
-            %290 = arith.addi %62, %289 : i64
-            %291 = arith.muli %279, %c16_i64 : i64
-            %292 = arith.addi %290, %291 : i64
-            %293 = arith.muli %282, %c32_i64 : i64
-            %294 = arith.addi %293, %291 : i64
-            %295 = arith.ori %294, %c2147483648_i64 : i64
-            %296 = arith.subi %284, %283 : i64
-            %297 = arith.addi %295, %296 : i64
-            %298 = arith.subi %59, %291 : i64
-            %299 = arith.minsi %298, %c16_i64 : i64
-            "instgem.mvout"(%292, %297, %299, %287) : (i64, i64, i64, i64) -> ()
+          %285 = arith.index_cast %271 : i64 to index
+          scf.for %arg20 = %284 to %285 step %c1 {
+            %286 = arith.index_cast %arg20 : index to i64
+            %287 = arith.muli %286, %c16_i64 : i64
+            %288 = arith.subi %264, %287 : i64
+            %289 = arith.minsi %288, %c16_i64 : i64
+            %290 = arith.subi %266, %287 : i64
+            %291 = arith.minsi %290, %c16_i64 : i64
+            %292 = arith.ori %281, %c3221225472_i64 : i64
+            %293 = arith.muli %286, %c32_i64 : i64
+            %294 = arith.addi %293, %281 : i64
+            %295 = arith.addi %294, %c32_i64 : i64
+            "instgem.preload"(%295, %283, %291, %292, %283, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%287, %289, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        }
+        } {gemmini.compute_nest}
       }
     }
     scf.if %56 {

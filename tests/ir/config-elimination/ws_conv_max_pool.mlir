@@ -108,16 +108,9 @@ module {
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
       %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.remsi %95, %c2_i64 : i64
-      %97 = arith.divsi %95, %c2_i64 : i64
-      %98 = arith.muli %97, %c16_i64 : i64
-      %99 = arith.subi %c16_i64, %98 : i64
-      %100 = arith.minsi %99, %c16_i64 : i64
-      %101 = arith.muli %96, %c16_i64 : i64
-      %102 = arith.muli %97, %c32_i64 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.ori %103, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %96 = arith.muli %95, %c16_i64 : i64
+      %97 = arith.ori %96, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %97, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
@@ -141,25 +134,17 @@ module {
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg10 = %c0 to %49 step %c1 {
       %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.divsi %95, %40 : i64
-      %97 = arith.addi %41, %96 : i64
-      %98 = arith.remsi %95, %40 : i64
-      %99 = arith.muli %97, %c16_i64 : i64
-      %100 = arith.maxsi %99, %33 : i64
-      %101 = arith.addi %99, %c16_i64 : i64
-      %102 = arith.minsi %101, %42 : i64
-      %103 = arith.subi %102, %100 : i64
-      %104 = arith.muli %98, %c64_i64 : i64
-      %105 = arith.addi %39, %104 : i64
-      %106 = arith.muli %98, %c32_i64 : i64
-      %107 = arith.addi %99, %106 : i64
-      %108 = arith.ori %107, %c2147483648_i64 : i64
-      %109 = arith.subi %100, %99 : i64
-      %110 = arith.addi %108, %109 : i64
-      %111 = arith.muli %98, %c16_i64 : i64
-      %112 = arith.subi %35, %111 : i64
-      %113 = arith.minsi %112, %c16_i64 : i64
-      "instgem.mvin"(%105, %110, %113, %103) : (i64, i64, i64, i64) -> ()
+      %96 = arith.addi %41, %95 : i64
+      %97 = arith.muli %96, %c16_i64 : i64
+      %98 = arith.maxsi %97, %33 : i64
+      %99 = arith.addi %97, %c16_i64 : i64
+      %100 = arith.minsi %99, %42 : i64
+      %101 = arith.subi %100, %98 : i64
+      %102 = arith.ori %97, %c2147483648_i64 : i64
+      %103 = arith.subi %98, %97 : i64
+      %104 = arith.addi %102, %103 : i64
+      %105 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %104, %105, %101) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.ceildivsi %33, %c16_i64 : i64
     %51 = arith.cmpi sgt, %33, %c0_i64 : i64
@@ -169,22 +154,16 @@ module {
     %55 = arith.index_cast %54 : i64 to index
     scf.for %arg10 = %c0 to %55 step %c1 {
       %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.divsi %95, %40 : i64
-      %97 = arith.remsi %95, %40 : i64
-      %98 = arith.muli %96, %c16_i64 : i64
-      %99 = arith.maxsi %98, %c0_i64 : i64
-      %100 = arith.addi %98, %c16_i64 : i64
-      %101 = arith.minsi %100, %33 : i64
-      %102 = arith.subi %101, %99 : i64
-      %103 = arith.muli %97, %c32_i64 : i64
-      %104 = arith.addi %98, %103 : i64
-      %105 = arith.ori %104, %c2147483648_i64 : i64
-      %106 = arith.subi %99, %98 : i64
-      %107 = arith.addi %105, %106 : i64
-      %108 = arith.muli %97, %c16_i64 : i64
-      %109 = arith.subi %35, %108 : i64
-      %110 = arith.minsi %109, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %107, %110, %102) : (i64, i64, i64, i64) -> ()
+      %96 = arith.muli %95, %c16_i64 : i64
+      %97 = arith.maxsi %96, %c0_i64 : i64
+      %98 = arith.addi %96, %c16_i64 : i64
+      %99 = arith.minsi %98, %33 : i64
+      %100 = arith.subi %99, %97 : i64
+      %101 = arith.ori %96, %c2147483648_i64 : i64
+      %102 = arith.subi %97, %96 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %103, %104, %100) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %56 = arith.ceildivsi %arg5, %c16 : index
     %57:2 = scf.for %arg10 = %c0 to %56 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
@@ -214,45 +193,34 @@ module {
       %111 = arith.muli %47, %110 : i64
       %112 = arith.index_cast %111 : i64 to index
       scf.for %arg13 = %c0 to %112 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.divsi %161, %110 : i64
-        %163 = arith.addi %41, %162 : i64
-        %164 = arith.remsi %161, %110 : i64
-        %165 = arith.muli %163, %c16_i64 : i64
-        %166 = arith.maxsi %165, %33 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %42 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %33 : i64
-        %171 = arith.muli %170, %109 : i64
-        %172 = arith.addi %108, %171 : i64
-        %173 = arith.muli %164, %c64_i64 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.addi %165, %173 : i64
-        %176 = arith.subi %166, %165 : i64
-        %177 = arith.addi %175, %176 : i64
-        %178 = arith.subi %105, %173 : i64
-        %179 = arith.minsi %178, %c64_i64 : i64
-        "instgem.mvin"(%174, %177, %179, %169) : (i64, i64, i64, i64) -> ()
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.addi %41, %165 : i64
+        %167 = arith.muli %166, %c16_i64 : i64
+        %168 = arith.maxsi %167, %33 : i64
+        %169 = arith.addi %167, %c16_i64 : i64
+        %170 = arith.minsi %169, %42 : i64
+        %171 = arith.subi %170, %168 : i64
+        %172 = arith.subi %168, %33 : i64
+        %173 = arith.muli %172, %109 : i64
+        %174 = arith.addi %108, %173 : i64
+        %175 = arith.subi %168, %167 : i64
+        %176 = arith.addi %167, %175 : i64
+        %177 = arith.minsi %105, %c64_i64 : i64
+        "instgem.mvin"(%174, %176, %177, %171) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %113 = arith.muli %53, %110 : i64
       %114 = arith.index_cast %113 : i64 to index
       scf.for %arg13 = %c0 to %114 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.divsi %161, %110 : i64
-        %163 = arith.remsi %161, %110 : i64
-        %164 = arith.muli %162, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %33 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.muli %163, %c64_i64 : i64
-        %170 = arith.addi %164, %169 : i64
-        %171 = arith.subi %165, %164 : i64
-        %172 = arith.addi %170, %171 : i64
-        %173 = arith.subi %105, %169 : i64
-        %174 = arith.minsi %173, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %172, %174, %168) : (i64, i64, i64, i64) -> ()
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.muli %165, %c16_i64 : i64
+        %167 = arith.maxsi %166, %c0_i64 : i64
+        %168 = arith.addi %166, %c16_i64 : i64
+        %169 = arith.minsi %168, %33 : i64
+        %170 = arith.subi %169, %167 : i64
+        %171 = arith.subi %167, %166 : i64
+        %172 = arith.addi %166, %171 : i64
+        %173 = arith.minsi %105, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %172, %173, %170) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %115 = arith.maxsi %arg12, %c0 : index
       %116 = arith.minsi %115, %arg5 : index
@@ -287,27 +255,21 @@ module {
       %138 = arith.muli %137, %131 : i64
       %139 = arith.index_cast %138 : i64 to index
       scf.for %arg13 = %c0 to %139 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.divsi %161, %131 : i64
-        %163 = arith.addi %132, %162 : i64
-        %164 = arith.remsi %161, %131 : i64
-        %165 = arith.muli %163, %c16_i64 : i64
-        %166 = arith.maxsi %165, %124 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %126 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %124 : i64
-        %171 = arith.muli %170, %130 : i64
-        %172 = arith.addi %129, %171 : i64
-        %173 = arith.muli %164, %c64_i64 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.addi %165, %173 : i64
-        %176 = arith.addi %175, %c32_i64 : i64
-        %177 = arith.subi %166, %165 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.subi %35, %173 : i64
-        %180 = arith.minsi %179, %c64_i64 : i64
-        "instgem.mvin"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.addi %132, %165 : i64
+        %167 = arith.muli %166, %c16_i64 : i64
+        %168 = arith.maxsi %167, %124 : i64
+        %169 = arith.addi %167, %c16_i64 : i64
+        %170 = arith.minsi %169, %126 : i64
+        %171 = arith.subi %170, %168 : i64
+        %172 = arith.subi %168, %124 : i64
+        %173 = arith.muli %172, %130 : i64
+        %174 = arith.addi %129, %173 : i64
+        %175 = arith.addi %167, %c32_i64 : i64
+        %176 = arith.subi %168, %167 : i64
+        %177 = arith.addi %175, %176 : i64
+        %178 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%174, %177, %178, %171) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %140 = arith.ceildivsi %124, %c16_i64 : i64
       %141 = arith.cmpi sgt, %124, %c0_i64 : i64
@@ -316,22 +278,17 @@ module {
       %144 = arith.muli %143, %131 : i64
       %145 = arith.index_cast %144 : i64 to index
       scf.for %arg13 = %c0 to %145 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.divsi %161, %131 : i64
-        %163 = arith.remsi %161, %131 : i64
-        %164 = arith.muli %162, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %124 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.muli %163, %c64_i64 : i64
-        %170 = arith.addi %164, %169 : i64
-        %171 = arith.addi %170, %c32_i64 : i64
-        %172 = arith.subi %165, %164 : i64
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.muli %165, %c16_i64 : i64
+        %167 = arith.maxsi %166, %c0_i64 : i64
+        %168 = arith.addi %166, %c16_i64 : i64
+        %169 = arith.minsi %168, %124 : i64
+        %170 = arith.subi %169, %167 : i64
+        %171 = arith.addi %166, %c32_i64 : i64
+        %172 = arith.subi %167, %166 : i64
         %173 = arith.addi %171, %172 : i64
-        %174 = arith.subi %35, %169 : i64
-        %175 = arith.minsi %174, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %173, %175, %168) : (i64, i64, i64, i64) -> ()
+        %174 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %173, %174, %170) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %146 = arith.maxsi %42, %c0_i64 : i64
       %147 = arith.minsi %146, %c25_i64 : i64
@@ -348,38 +305,38 @@ module {
       %158 = arith.cmpi sgt, %154, %c0_i64 : i64
       %159 = arith.select %158, %155, %c0_i64 : i64
       %160 = arith.index_cast %159 : i64 to index
+      %161 = arith.divsi %147, %c16_i64 : i64
+      %162 = arith.minsi %154, %161 : i64
+      %163 = arith.maxsi %162, %c1_i64 : i64
+      %164 = arith.minsi %147, %c16_i64 : i64
       scf.for %arg13 = %c0 to %160 step %c1 {
-        %161 = arith.index_cast %arg13 : index to i64
-        %162 = arith.index_cast %157 : i64 to index
-        scf.for %arg14 = %c0 to %162 step %c1 {
-          %163 = arith.index_cast %arg14 : index to i64
-          %164 = arith.muli %163, %c16_i64 : i64
-          %165 = arith.subi %149, %164 : i64
-          %166 = arith.minsi %165, %c16_i64 : i64
-          %167 = arith.subi %151, %164 : i64
-          %168 = arith.minsi %167, %c16_i64 : i64
-          %169 = arith.minsi %147, %c16_i64 : i64
-          %170 = arith.muli %161, %c16_i64 : i64
-          %171 = arith.subi %153, %170 : i64
-          %172 = arith.minsi %171, %c16_i64 : i64
-          %173 = arith.muli %161, %c32_i64 : i64
-          %174 = arith.ori %173, %c3221225472_i64 : i64
-          %175 = arith.addi %164, %170 : i64
-          %176 = arith.addi %175, %c32_i64 : i64
-          "instgem.preload"(%176, %172, %168, %174, %172, %169) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%164, %166, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %177 = arith.divsi %147, %c16_i64 : i64
-          %178 = arith.minsi %154, %177 : i64
-          %179 = arith.maxsi %178, %c1_i64 : i64
-          %180 = arith.index_cast %179 : i64 to index
+        %165 = arith.index_cast %arg13 : index to i64
+        %166 = arith.muli %165, %c16_i64 : i64
+        %167 = arith.subi %153, %166 : i64
+        %168 = arith.minsi %167, %c16_i64 : i64
+        %169 = arith.index_cast %157 : i64 to index
+        scf.for %arg14 = %c0 to %169 step %c1 {
+          %170 = arith.index_cast %arg14 : index to i64
+          %171 = arith.muli %170, %c16_i64 : i64
+          %172 = arith.subi %149, %171 : i64
+          %173 = arith.minsi %172, %c16_i64 : i64
+          %174 = arith.subi %151, %171 : i64
+          %175 = arith.minsi %174, %c16_i64 : i64
+          %176 = arith.muli %165, %c32_i64 : i64
+          %177 = arith.ori %176, %c3221225472_i64 : i64
+          %178 = arith.addi %171, %166 : i64
+          %179 = arith.addi %178, %c32_i64 : i64
+          "instgem.preload"(%179, %168, %175, %177, %168, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%171, %173, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %180 = arith.index_cast %163 : i64 to index
           scf.for %arg15 = %c1 to %180 step %c1 {
             %182 = arith.index_cast %arg15 : index to i64
             %183 = arith.muli %182, %c16_i64 : i64
-            %184 = arith.addi %183, %173 : i64
+            %184 = arith.addi %183, %176 : i64
             %185 = arith.ori %184, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %172, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %186 = arith.addi %183, %164 : i64
-            "instgem.compute_accumulated"(%186, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %168, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %186 = arith.addi %183, %171 : i64
+            "instgem.compute_accumulated"(%186, %173, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
           %181 = arith.index_cast %154 : i64 to index
           scf.for %arg15 = %180 to %181 step %c1 {
@@ -387,11 +344,11 @@ module {
             %183 = arith.muli %182, %c16_i64 : i64
             %184 = arith.subi %147, %183 : i64
             %185 = arith.minsi %184, %c16_i64 : i64
-            %186 = arith.addi %183, %173 : i64
+            %186 = arith.addi %183, %176 : i64
             %187 = arith.ori %186, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %172, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-            %188 = arith.addi %183, %164 : i64
-            "instgem.compute_accumulated"(%188, %166, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %168, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+            %188 = arith.addi %183, %171 : i64
+            "instgem.compute_accumulated"(%188, %173, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}

@@ -32,6 +32,8 @@
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 
 module {
@@ -42,6 +44,7 @@ module {
     %c15_i64 = arith.constant 15 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -264,26 +267,20 @@ module {
       %131 = arith.muli %130, %123 : i64
       %132 = arith.index_cast %131 : i64 to index
       scf.for %arg18 = %c0 to %132 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
+        %252 = arith.index_cast %arg18 : index to i64
         %253 = arith.addi %124, %252 : i64
-        %254 = arith.remsi %251, %123 : i64
-        %255 = arith.muli %253, %c16_i64 : i64
-        %256 = arith.maxsi %255, %117 : i64
-        %257 = arith.addi %255, %c16_i64 : i64
-        %258 = arith.minsi %257, %125 : i64
-        %259 = arith.subi %258, %256 : i64
-        %260 = arith.subi %256, %117 : i64
-        %261 = arith.muli %260, %122 : i64
-        %262 = arith.addi %121, %261 : i64
-        %263 = arith.muli %254, %c64_i64 : i64
-        %264 = arith.addi %262, %263 : i64
-        %265 = arith.addi %255, %263 : i64
-        %266 = arith.subi %256, %255 : i64
-        %267 = arith.addi %265, %266 : i64
-        %268 = arith.subi %55, %263 : i64
-        %269 = arith.minsi %268, %c64_i64 : i64
-        "instgem.mvin"(%264, %267, %269, %259) : (i64, i64, i64, i64) -> ()
+        %254 = arith.muli %253, %c16_i64 : i64
+        %255 = arith.maxsi %254, %117 : i64
+        %256 = arith.addi %254, %c16_i64 : i64
+        %257 = arith.minsi %256, %125 : i64
+        %258 = arith.subi %257, %255 : i64
+        %259 = arith.subi %255, %117 : i64
+        %260 = arith.muli %259, %122 : i64
+        %261 = arith.addi %121, %260 : i64
+        %262 = arith.subi %255, %254 : i64
+        %263 = arith.addi %254, %262 : i64
+        %264 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%261, %263, %264, %258) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %133 = arith.ceildivsi %117, %c16_i64 : i64
       %134 = arith.cmpi sgt, %117, %c0_i64 : i64
@@ -292,21 +289,16 @@ module {
       %137 = arith.muli %136, %123 : i64
       %138 = arith.index_cast %137 : i64 to index
       scf.for %arg18 = %c0 to %138 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
-        %253 = arith.remsi %251, %123 : i64
-        %254 = arith.muli %252, %c16_i64 : i64
-        %255 = arith.maxsi %254, %c0_i64 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %117 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.muli %253, %c64_i64 : i64
-        %260 = arith.addi %254, %259 : i64
-        %261 = arith.subi %255, %254 : i64
-        %262 = arith.addi %260, %261 : i64
-        %263 = arith.subi %55, %259 : i64
-        %264 = arith.minsi %263, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %262, %264, %258) : (i64, i64, i64, i64) -> ()
+        %252 = arith.index_cast %arg18 : index to i64
+        %253 = arith.muli %252, %c16_i64 : i64
+        %254 = arith.maxsi %253, %c0_i64 : i64
+        %255 = arith.addi %253, %c16_i64 : i64
+        %256 = arith.minsi %255, %117 : i64
+        %257 = arith.subi %256, %254 : i64
+        %258 = arith.subi %254, %253 : i64
+        %259 = arith.addi %253, %258 : i64
+        %260 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %259, %260, %257) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %139 = arith.subi %c5_i64, %125 : i64
       %140 = arith.divsi %125, %c16_i64 : i64
@@ -317,22 +309,17 @@ module {
       %145 = arith.muli %144, %123 : i64
       %146 = arith.index_cast %145 : i64 to index
       scf.for %arg18 = %c0 to %146 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
+        %252 = arith.index_cast %arg18 : index to i64
         %253 = arith.addi %140, %252 : i64
-        %254 = arith.remsi %251, %123 : i64
-        %255 = arith.muli %253, %c16_i64 : i64
-        %256 = arith.maxsi %255, %125 : i64
-        %257 = arith.addi %255, %c16_i64 : i64
-        %258 = arith.minsi %257, %c5_i64 : i64
-        %259 = arith.subi %258, %256 : i64
-        %260 = arith.muli %254, %c64_i64 : i64
-        %261 = arith.addi %255, %260 : i64
-        %262 = arith.subi %256, %255 : i64
-        %263 = arith.addi %261, %262 : i64
-        %264 = arith.subi %55, %260 : i64
-        %265 = arith.minsi %264, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %263, %265, %259) : (i64, i64, i64, i64) -> ()
+        %254 = arith.muli %253, %c16_i64 : i64
+        %255 = arith.maxsi %254, %125 : i64
+        %256 = arith.addi %254, %c16_i64 : i64
+        %257 = arith.minsi %256, %c5_i64 : i64
+        %258 = arith.subi %257, %255 : i64
+        %259 = arith.subi %255, %254 : i64
+        %260 = arith.addi %254, %259 : i64
+        %261 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %260, %261, %258) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %147 = arith.addi %81, %c1 : index
       scf.if %51 {
@@ -365,26 +352,20 @@ module {
       %168 = arith.muli %167, %123 : i64
       %169 = arith.index_cast %168 : i64 to index
       scf.for %arg18 = %c0 to %169 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
+        %252 = arith.index_cast %arg18 : index to i64
         %253 = arith.addi %161, %252 : i64
-        %254 = arith.remsi %251, %123 : i64
-        %255 = arith.muli %253, %c16_i64 : i64
-        %256 = arith.maxsi %255, %156 : i64
-        %257 = arith.addi %255, %c16_i64 : i64
-        %258 = arith.minsi %257, %162 : i64
-        %259 = arith.subi %258, %256 : i64
-        %260 = arith.subi %256, %156 : i64
-        %261 = arith.muli %260, %160 : i64
-        %262 = arith.addi %159, %261 : i64
-        %263 = arith.muli %254, %c64_i64 : i64
-        %264 = arith.addi %262, %263 : i64
-        %265 = arith.addi %255, %263 : i64
-        %266 = arith.subi %256, %255 : i64
-        %267 = arith.addi %265, %266 : i64
-        %268 = arith.subi %55, %263 : i64
-        %269 = arith.minsi %268, %c64_i64 : i64
-        "instgem.mvin"(%264, %267, %269, %259) : (i64, i64, i64, i64) -> ()
+        %254 = arith.muli %253, %c16_i64 : i64
+        %255 = arith.maxsi %254, %156 : i64
+        %256 = arith.addi %254, %c16_i64 : i64
+        %257 = arith.minsi %256, %162 : i64
+        %258 = arith.subi %257, %255 : i64
+        %259 = arith.subi %255, %156 : i64
+        %260 = arith.muli %259, %160 : i64
+        %261 = arith.addi %159, %260 : i64
+        %262 = arith.subi %255, %254 : i64
+        %263 = arith.addi %254, %262 : i64
+        %264 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%261, %263, %264, %258) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %170 = arith.ceildivsi %156, %c16_i64 : i64
       %171 = arith.cmpi sgt, %154, %c0_i64 : i64
@@ -393,21 +374,16 @@ module {
       %174 = arith.muli %173, %123 : i64
       %175 = arith.index_cast %174 : i64 to index
       scf.for %arg18 = %c0 to %175 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
-        %253 = arith.remsi %251, %123 : i64
-        %254 = arith.muli %252, %c16_i64 : i64
-        %255 = arith.maxsi %254, %c5_i64 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %156 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.muli %253, %c64_i64 : i64
-        %260 = arith.addi %254, %259 : i64
-        %261 = arith.subi %255, %254 : i64
-        %262 = arith.addi %260, %261 : i64
-        %263 = arith.subi %55, %259 : i64
-        %264 = arith.minsi %263, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %262, %264, %258) : (i64, i64, i64, i64) -> ()
+        %252 = arith.index_cast %arg18 : index to i64
+        %253 = arith.muli %252, %c16_i64 : i64
+        %254 = arith.maxsi %253, %c5_i64 : i64
+        %255 = arith.addi %253, %c16_i64 : i64
+        %256 = arith.minsi %255, %156 : i64
+        %257 = arith.subi %256, %254 : i64
+        %258 = arith.subi %254, %253 : i64
+        %259 = arith.addi %253, %258 : i64
+        %260 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %259, %260, %257) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %176 = arith.subi %c10_i64, %162 : i64
       %177 = arith.divsi %162, %c16_i64 : i64
@@ -418,22 +394,17 @@ module {
       %182 = arith.muli %181, %123 : i64
       %183 = arith.index_cast %182 : i64 to index
       scf.for %arg18 = %c0 to %183 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
+        %252 = arith.index_cast %arg18 : index to i64
         %253 = arith.addi %177, %252 : i64
-        %254 = arith.remsi %251, %123 : i64
-        %255 = arith.muli %253, %c16_i64 : i64
-        %256 = arith.maxsi %255, %162 : i64
-        %257 = arith.addi %255, %c16_i64 : i64
-        %258 = arith.minsi %257, %c10_i64 : i64
-        %259 = arith.subi %258, %256 : i64
-        %260 = arith.muli %254, %c64_i64 : i64
-        %261 = arith.addi %255, %260 : i64
-        %262 = arith.subi %256, %255 : i64
-        %263 = arith.addi %261, %262 : i64
-        %264 = arith.subi %55, %260 : i64
-        %265 = arith.minsi %264, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %263, %265, %259) : (i64, i64, i64, i64) -> ()
+        %254 = arith.muli %253, %c16_i64 : i64
+        %255 = arith.maxsi %254, %162 : i64
+        %256 = arith.addi %254, %c16_i64 : i64
+        %257 = arith.minsi %256, %c10_i64 : i64
+        %258 = arith.subi %257, %255 : i64
+        %259 = arith.subi %255, %254 : i64
+        %260 = arith.addi %254, %259 : i64
+        %261 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %260, %261, %258) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %184 = arith.addi %81, %c2 : index
       scf.if %51 {
@@ -466,26 +437,20 @@ module {
       %205 = arith.muli %204, %123 : i64
       %206 = arith.index_cast %205 : i64 to index
       scf.for %arg18 = %c0 to %206 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
+        %252 = arith.index_cast %arg18 : index to i64
         %253 = arith.addi %198, %252 : i64
-        %254 = arith.remsi %251, %123 : i64
-        %255 = arith.muli %253, %c16_i64 : i64
-        %256 = arith.maxsi %255, %193 : i64
-        %257 = arith.addi %255, %c16_i64 : i64
-        %258 = arith.minsi %257, %199 : i64
-        %259 = arith.subi %258, %256 : i64
-        %260 = arith.subi %256, %193 : i64
-        %261 = arith.muli %260, %197 : i64
-        %262 = arith.addi %196, %261 : i64
-        %263 = arith.muli %254, %c64_i64 : i64
-        %264 = arith.addi %262, %263 : i64
-        %265 = arith.addi %255, %263 : i64
-        %266 = arith.subi %256, %255 : i64
-        %267 = arith.addi %265, %266 : i64
-        %268 = arith.subi %55, %263 : i64
-        %269 = arith.minsi %268, %c64_i64 : i64
-        "instgem.mvin"(%264, %267, %269, %259) : (i64, i64, i64, i64) -> ()
+        %254 = arith.muli %253, %c16_i64 : i64
+        %255 = arith.maxsi %254, %193 : i64
+        %256 = arith.addi %254, %c16_i64 : i64
+        %257 = arith.minsi %256, %199 : i64
+        %258 = arith.subi %257, %255 : i64
+        %259 = arith.subi %255, %193 : i64
+        %260 = arith.muli %259, %197 : i64
+        %261 = arith.addi %196, %260 : i64
+        %262 = arith.subi %255, %254 : i64
+        %263 = arith.addi %254, %262 : i64
+        %264 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%261, %263, %264, %258) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %207 = arith.ceildivsi %193, %c16_i64 : i64
       %208 = arith.cmpi sgt, %191, %c0_i64 : i64
@@ -494,21 +459,16 @@ module {
       %211 = arith.muli %210, %123 : i64
       %212 = arith.index_cast %211 : i64 to index
       scf.for %arg18 = %c0 to %212 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
-        %253 = arith.remsi %251, %123 : i64
-        %254 = arith.muli %252, %c16_i64 : i64
-        %255 = arith.maxsi %254, %c10_i64 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %193 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.muli %253, %c64_i64 : i64
-        %260 = arith.addi %254, %259 : i64
-        %261 = arith.subi %255, %254 : i64
-        %262 = arith.addi %260, %261 : i64
-        %263 = arith.subi %55, %259 : i64
-        %264 = arith.minsi %263, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %262, %264, %258) : (i64, i64, i64, i64) -> ()
+        %252 = arith.index_cast %arg18 : index to i64
+        %253 = arith.muli %252, %c16_i64 : i64
+        %254 = arith.maxsi %253, %c10_i64 : i64
+        %255 = arith.addi %253, %c16_i64 : i64
+        %256 = arith.minsi %255, %193 : i64
+        %257 = arith.subi %256, %254 : i64
+        %258 = arith.subi %254, %253 : i64
+        %259 = arith.addi %253, %258 : i64
+        %260 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %259, %260, %257) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %213 = arith.subi %c15_i64, %199 : i64
       %214 = arith.divsi %199, %c16_i64 : i64
@@ -519,22 +479,17 @@ module {
       %219 = arith.muli %218, %123 : i64
       %220 = arith.index_cast %219 : i64 to index
       scf.for %arg18 = %c0 to %220 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
+        %252 = arith.index_cast %arg18 : index to i64
         %253 = arith.addi %214, %252 : i64
-        %254 = arith.remsi %251, %123 : i64
-        %255 = arith.muli %253, %c16_i64 : i64
-        %256 = arith.maxsi %255, %199 : i64
-        %257 = arith.addi %255, %c16_i64 : i64
-        %258 = arith.minsi %257, %c15_i64 : i64
-        %259 = arith.subi %258, %256 : i64
-        %260 = arith.muli %254, %c64_i64 : i64
-        %261 = arith.addi %255, %260 : i64
-        %262 = arith.subi %256, %255 : i64
-        %263 = arith.addi %261, %262 : i64
-        %264 = arith.subi %55, %260 : i64
-        %265 = arith.minsi %264, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %263, %265, %259) : (i64, i64, i64, i64) -> ()
+        %254 = arith.muli %253, %c16_i64 : i64
+        %255 = arith.maxsi %254, %199 : i64
+        %256 = arith.addi %254, %c16_i64 : i64
+        %257 = arith.minsi %256, %c15_i64 : i64
+        %258 = arith.subi %257, %255 : i64
+        %259 = arith.subi %255, %254 : i64
+        %260 = arith.addi %254, %259 : i64
+        %261 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %260, %261, %258) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %51 {
         func.call @baco_boundary_error(%c75_i64, %c13_i64) : (i64, i64) -> ()
@@ -557,27 +512,20 @@ module {
       %232 = arith.muli %231, %123 : i64
       %233 = arith.index_cast %232 : i64 to index
       scf.for %arg18 = %c0 to %233 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
+        %252 = arith.index_cast %arg18 : index to i64
         %253 = arith.addi %226, %252 : i64
-        %254 = arith.remsi %251, %123 : i64
-        %255 = arith.muli %253, %c16_i64 : i64
-        %256 = arith.maxsi %255, %221 : i64
-        %257 = arith.addi %255, %c16_i64 : i64
-        %258 = arith.minsi %257, %222 : i64
-        %259 = arith.subi %258, %256 : i64
-        %260 = arith.subi %256, %221 : i64
-        %261 = arith.muli %260, %c16_i64 : i64
-        %262 = arith.addi %225, %261 : i64
-        %263 = arith.muli %254, %c64_i64 : i64
-        %264 = arith.addi %262, %263 : i64
-        %265 = arith.addi %255, %263 : i64
-        %266 = arith.addi %265, %c16_i64 : i64
-        %267 = arith.subi %256, %255 : i64
-        %268 = arith.addi %266, %267 : i64
-        %269 = arith.subi %55, %263 : i64
-        %270 = arith.minsi %269, %c64_i64 : i64
-        "instgem.mvin"(%264, %268, %270, %259) : (i64, i64, i64, i64) -> ()
+        %254 = arith.muli %253, %c16_i64 : i64
+        %255 = arith.maxsi %254, %221 : i64
+        %256 = arith.addi %254, %c16_i64 : i64
+        %257 = arith.minsi %256, %222 : i64
+        %258 = arith.subi %257, %255 : i64
+        %259 = arith.subi %255, %221 : i64
+        %260 = arith.muli %259, %c16_i64 : i64
+        %261 = arith.addi %225, %260 : i64
+        %262 = arith.subi %255, %254 : i64
+        %263 = arith.addi %256, %262 : i64
+        %264 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%261, %263, %264, %258) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %234 = arith.ceildivsi %221, %c16_i64 : i64
       %235 = arith.cmpi sgt, %221, %c0_i64 : i64
@@ -586,22 +534,16 @@ module {
       %238 = arith.muli %237, %123 : i64
       %239 = arith.index_cast %238 : i64 to index
       scf.for %arg18 = %c0 to %239 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.divsi %251, %123 : i64
-        %253 = arith.remsi %251, %123 : i64
-        %254 = arith.muli %252, %c16_i64 : i64
-        %255 = arith.maxsi %254, %c0_i64 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %221 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.muli %253, %c64_i64 : i64
-        %260 = arith.addi %254, %259 : i64
-        %261 = arith.addi %260, %c16_i64 : i64
-        %262 = arith.subi %255, %254 : i64
-        %263 = arith.addi %261, %262 : i64
-        %264 = arith.subi %55, %259 : i64
-        %265 = arith.minsi %264, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %263, %265, %258) : (i64, i64, i64, i64) -> ()
+        %252 = arith.index_cast %arg18 : index to i64
+        %253 = arith.muli %252, %c16_i64 : i64
+        %254 = arith.maxsi %253, %c0_i64 : i64
+        %255 = arith.addi %253, %c16_i64 : i64
+        %256 = arith.minsi %255, %221 : i64
+        %257 = arith.subi %256, %254 : i64
+        %258 = arith.subi %254, %253 : i64
+        %259 = arith.addi %255, %258 : i64
+        %260 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %259, %260, %257) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %240 = arith.maxsi %55, %c0_i64 : i64
       %241 = arith.minsi %240, %c16_i64 : i64
@@ -614,166 +556,194 @@ module {
       %248 = arith.cmpi sge, %247, %30 : index
       %249 = arith.cmpi eq, %arg17, %29 : index
       %250 = arith.index_cast %244 : i64 to index
-      scf.for %arg18 = %c0 to %250 step %c1 {
-        %251 = arith.index_cast %arg18 : index to i64
-        %252 = arith.subi %251, %c1_i64 : i64
-        %253 = arith.cmpi sge, %252, %c0_i64 : i64
-        %254 = arith.cmpi slt, %252, %69 : i64
-        %255 = arith.andi %253, %254 : i1
-        %256 = arith.andi %248, %255 : i1
-        %257 = arith.maxsi %246, %c1_i64 : i64
-        %258 = arith.ceildivsi %68, %257 : i64
-        %259 = arith.subi %244, %c1_i64 : i64
-        %260 = arith.cmpi eq, %251, %259 : i64
-        %261 = arith.cmpi slt, %251, %69 : i64
-        %262 = arith.andi %260, %261 : i1
-        %263 = arith.andi %248, %262 : i1
-        %264 = arith.index_cast %246 : i64 to index
-        scf.for %arg19 = %c0 to %264 step %c1 {
-          %268 = arith.index_cast %arg19 : index to i64
-          %269 = arith.muli %268, %c16_i64 : i64
-          %270 = arith.subi %241, %269 : i64
-          %271 = arith.minsi %270, %c16_i64 : i64
-          %272 = arith.subi %243, %269 : i64
-          %273 = arith.minsi %272, %c16_i64 : i64
-          %274 = arith.muli %268, %258 : i64
-          %275 = arith.minsi %274, %68 : i64
-          scf.if %256 {
-            %287 = arith.addi %275, %258 : i64
-            %288 = arith.minsi %287, %68 : i64
-            %289 = arith.index_cast %275 : i64 to index
-            %290 = arith.index_cast %288 : i64 to index
-            scf.for %arg20 = %289 to %290 step %c1 {
-              %291 = arith.index_cast %arg20 : index to i64
-              %292 = arith.addi %62, %291 : i64
-              %293 = arith.muli %292, %c16_i64 : i64
-              %294 = arith.maxsi %293, %53 : i64
-              %295 = arith.addi %293, %c16_i64 : i64
-              %296 = arith.minsi %295, %63 : i64
-              %297 = arith.subi %296, %294 : i64
-              %298 = arith.subi %294, %53 : i64
-              %299 = arith.muli %298, %59 : i64
-              %300 = arith.addi %58, %299 : i64
-              %301 = arith.muli %252, %c16_i64 : i64
-              %302 = arith.addi %300, %301 : i64
-              %303 = arith.addi %293, %301 : i64
-              %304 = arith.ori %303, %c2147483648_i64 : i64
-              %305 = arith.subi %294, %293 : i64
-              %306 = arith.addi %304, %305 : i64
-              %307 = arith.subi %55, %301 : i64
-              %308 = arith.minsi %307, %c16_i64 : i64
-              "instgem.mvout"(%302, %306, %308, %297) : (i64, i64, i64, i64) -> ()
+      %251 = arith.ori %249, %248 : i1
+      scf.if %251 {
+        %252 = arith.maxsi %246, %c1_i64 : i64
+        %253 = arith.ceildivsi %68, %252 : i64
+        %254 = arith.select %249, %c0_i64, %c-1_i64 : i64
+        scf.for %arg18 = %c0 to %250 step %c1 {
+          %259 = arith.index_cast %arg18 : index to i64
+          %260 = arith.subi %259, %c1_i64 : i64
+          %261 = arith.cmpi sge, %260, %c0_i64 : i64
+          %262 = arith.cmpi slt, %260, %69 : i64
+          %263 = arith.andi %261, %262 : i1
+          %264 = arith.andi %248, %263 : i1
+          %265 = arith.subi %244, %c1_i64 : i64
+          %266 = arith.cmpi eq, %259, %265 : i64
+          %267 = arith.cmpi slt, %259, %69 : i64
+          %268 = arith.andi %266, %267 : i1
+          %269 = arith.andi %248, %268 : i1
+          %270 = arith.muli %259, %c16_i64 : i64
+          %271 = arith.subi %241, %270 : i64
+          %272 = arith.minsi %271, %c16_i64 : i64
+          %273 = arith.index_cast %246 : i64 to index
+          scf.for %arg19 = %c0 to %273 step %c1 {
+            %279 = arith.index_cast %arg19 : index to i64
+            %280 = arith.muli %279, %c16_i64 : i64
+            %281 = arith.subi %241, %280 : i64
+            %282 = arith.minsi %281, %c16_i64 : i64
+            %283 = arith.subi %243, %280 : i64
+            %284 = arith.minsi %283, %c16_i64 : i64
+            scf.if %264 {
+              %292 = arith.muli %279, %253 : i64
+              %293 = arith.minsi %292, %68 : i64
+              %294 = arith.addi %293, %253 : i64
+              %295 = arith.minsi %294, %68 : i64
+              %296 = arith.index_cast %293 : i64 to index
+              %297 = arith.index_cast %295 : i64 to index
+              scf.for %arg20 = %296 to %297 step %c1 {
+                %298 = arith.index_cast %arg20 : index to i64
+                %299 = arith.addi %62, %298 : i64
+                %300 = arith.muli %299, %c16_i64 : i64
+                %301 = arith.maxsi %300, %53 : i64
+                %302 = arith.addi %300, %c16_i64 : i64
+                %303 = arith.minsi %302, %63 : i64
+                %304 = arith.subi %303, %301 : i64
+                %305 = arith.subi %301, %53 : i64
+                %306 = arith.muli %305, %59 : i64
+                %307 = arith.addi %58, %306 : i64
+                %308 = arith.muli %260, %c16_i64 : i64
+                %309 = arith.addi %307, %308 : i64
+                %310 = arith.addi %300, %308 : i64
+                %311 = arith.ori %310, %c2147483648_i64 : i64
+                %312 = arith.subi %301, %300 : i64
+                %313 = arith.addi %311, %312 : i64
+                %314 = arith.subi %55, %308 : i64
+                %315 = arith.minsi %314, %c16_i64 : i64
+                "instgem.mvout"(%309, %313, %315, %304) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %285 = arith.cmpi eq, %279, %254 : i64
+            %286 = arith.select %285, %c2147483648_i64, %c3221225472_i64 : i64
+            %287 = arith.ori %270, %286 : i64
+            %288 = arith.select %285, %c16_i64, %c15_i64 : i64
+            %289 = arith.select %285, %c16_i64, %272 : i64
+            %290 = arith.addi %280, %270 : i64
+            %291 = arith.addi %290, %c16_i64 : i64
+            "instgem.preload"(%291, %272, %284, %287, %289, %288) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%280, %282, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.if %264 {
+            %279 = arith.muli %246, %253 : i64
+            %280 = arith.minsi %279, %68 : i64
+            %281 = arith.index_cast %280 : i64 to index
+            %282 = arith.index_cast %68 : i64 to index
+            scf.for %arg19 = %281 to %282 step %c1 {
+              %283 = arith.index_cast %arg19 : index to i64
+              %284 = arith.addi %62, %283 : i64
+              %285 = arith.muli %284, %c16_i64 : i64
+              %286 = arith.maxsi %285, %53 : i64
+              %287 = arith.addi %285, %c16_i64 : i64
+              %288 = arith.minsi %287, %63 : i64
+              %289 = arith.subi %288, %286 : i64
+              %290 = arith.subi %286, %53 : i64
+              %291 = arith.muli %290, %59 : i64
+              %292 = arith.addi %58, %291 : i64
+              %293 = arith.muli %260, %c16_i64 : i64
+              %294 = arith.addi %292, %293 : i64
+              %295 = arith.addi %285, %293 : i64
+              %296 = arith.ori %295, %c2147483648_i64 : i64
+              %297 = arith.subi %286, %285 : i64
+              %298 = arith.addi %296, %297 : i64
+              %299 = arith.subi %55, %293 : i64
+              %300 = arith.minsi %299, %c16_i64 : i64
+              "instgem.mvout"(%294, %298, %300, %289) : (i64, i64, i64, i64) -> ()
             }
           }
-          %276 = arith.muli %251, %c16_i64 : i64
-          %277 = arith.subi %241, %276 : i64
-          %278 = arith.minsi %277, %c16_i64 : i64
-          %279 = arith.cmpi eq, %268, %c0_i64 : i64
-          %280 = arith.andi %249, %279 : i1
-          %281 = arith.select %280, %c2147483648_i64, %c3221225472_i64 : i64
-          %282 = arith.ori %276, %281 : i64
-          %283 = arith.select %280, %c16_i64, %c15_i64 : i64
-          %284 = arith.select %280, %c16_i64, %278 : i64
-          %285 = arith.addi %269, %276 : i64
-          %286 = arith.addi %285, %c16_i64 : i64
-          "instgem.preload"(%286, %278, %273, %282, %284, %283) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%269, %271, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        scf.if %256 {
-          %268 = arith.muli %246, %258 : i64
-          %269 = arith.minsi %268, %68 : i64
-          %270 = arith.index_cast %269 : i64 to index
-          %271 = arith.index_cast %68 : i64 to index
-          scf.for %arg19 = %270 to %271 step %c1 {
-            %272 = arith.index_cast %arg19 : index to i64
-            %273 = arith.addi %62, %272 : i64
-            %274 = arith.muli %273, %c16_i64 : i64
-            %275 = arith.maxsi %274, %53 : i64
-            %276 = arith.addi %274, %c16_i64 : i64
-            %277 = arith.minsi %276, %63 : i64
-            %278 = arith.subi %277, %275 : i64
-            %279 = arith.subi %275, %53 : i64
-            %280 = arith.muli %279, %59 : i64
-            %281 = arith.addi %58, %280 : i64
-            %282 = arith.muli %252, %c16_i64 : i64
-            %283 = arith.addi %281, %282 : i64
-            %284 = arith.addi %274, %282 : i64
-            %285 = arith.ori %284, %c2147483648_i64 : i64
-            %286 = arith.subi %275, %274 : i64
-            %287 = arith.addi %285, %286 : i64
-            %288 = arith.subi %55, %282 : i64
-            %289 = arith.minsi %288, %c16_i64 : i64
-            "instgem.mvout"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
+          %274 = arith.cmpi sgt, %246, %c0_i64 : i64
+          %275 = arith.subi %c0_i64, %62 : i64
+          %276 = arith.maxsi %275, %c0_i64 : i64
+          %277 = arith.minsi %276, %68 : i64
+          %278 = arith.select %274, %277, %c0_i64 : i64
+          scf.if %269 {
+            %279 = arith.index_cast %278 : i64 to index
+            %280 = arith.index_cast %68 : i64 to index
+            scf.for %arg19 = %279 to %280 step %c1 {
+              %281 = arith.index_cast %arg19 : index to i64
+              %282 = arith.addi %62, %281 : i64
+              %283 = arith.muli %282, %c16_i64 : i64
+              %284 = arith.maxsi %283, %53 : i64
+              %285 = arith.addi %283, %c16_i64 : i64
+              %286 = arith.minsi %285, %63 : i64
+              %287 = arith.subi %286, %284 : i64
+              %288 = arith.subi %284, %53 : i64
+              %289 = arith.muli %288, %59 : i64
+              %290 = arith.addi %58, %289 : i64
+              %291 = arith.addi %290, %270 : i64
+              %292 = arith.addi %283, %270 : i64
+              %293 = arith.ori %292, %c2147483648_i64 : i64
+              %294 = arith.subi %284, %283 : i64
+              %295 = arith.addi %293, %294 : i64
+              %296 = arith.subi %55, %270 : i64
+              %297 = arith.minsi %296, %c16_i64 : i64
+              "instgem.mvout"(%291, %295, %297, %287) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %255 = arith.cmpi eq, %246, %c0_i64 : i64
+        %256 = arith.cmpi slt, %244, %c1_i64 : i64
+        %257 = arith.ori %255, %256 : i1
+        %258 = arith.andi %249, %257 : i1
+        scf.if %258 {
+          %259 = arith.cmpi sle, %244, %c0_i64 : i64
+          %260 = arith.ori %255, %259 : i1
+          %261 = arith.cmpi sgt, %69, %c0_i64 : i64
+          %262 = arith.andi %260, %261 : i1
+          scf.if %262 {
+            "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
-        %265 = arith.cmpi sgt, %246, %c0_i64 : i64
-        %266 = arith.minsi %68, %c0_i64 : i64
-        %267 = arith.select %265, %266, %c0_i64 : i64
-        scf.if %263 {
-          %268 = arith.index_cast %267 : i64 to index
-          %269 = arith.index_cast %68 : i64 to index
-          scf.for %arg19 = %268 to %269 step %c1 {
-            %270 = arith.index_cast %arg19 : index to i64
-            %271 = arith.addi %62, %270 : i64
-            %272 = arith.muli %271, %c16_i64 : i64
-            %273 = arith.maxsi %272, %53 : i64
-            %274 = arith.addi %272, %c16_i64 : i64
-            %275 = arith.minsi %274, %63 : i64
-            %276 = arith.subi %275, %273 : i64
-            %277 = arith.subi %273, %53 : i64
-            %278 = arith.muli %277, %59 : i64
-            %279 = arith.addi %58, %278 : i64
-            %280 = arith.muli %251, %c16_i64 : i64
-            %281 = arith.addi %279, %280 : i64
-            %282 = arith.addi %272, %280 : i64
-            %283 = arith.ori %282, %c2147483648_i64 : i64
-            %284 = arith.subi %273, %272 : i64
-            %285 = arith.addi %283, %284 : i64
-            %286 = arith.subi %55, %280 : i64
-            %287 = arith.minsi %286, %c16_i64 : i64
-            "instgem.mvout"(%281, %285, %287, %276) : (i64, i64, i64, i64) -> ()
+        scf.if %248 {
+          %259 = arith.minsi %244, %69 : i64
+          %260 = arith.index_cast %259 : i64 to index
+          %261 = arith.index_cast %69 : i64 to index
+          scf.for %arg18 = %260 to %261 step %c1 {
+            %262 = arith.index_cast %arg18 : index to i64
+            %263 = arith.index_cast %68 : i64 to index
+            scf.for %arg19 = %c0 to %263 step %c1 {
+              %264 = arith.index_cast %arg19 : index to i64
+              %265 = arith.addi %62, %264 : i64
+              %266 = arith.muli %265, %c16_i64 : i64
+              %267 = arith.maxsi %266, %53 : i64
+              %268 = arith.addi %266, %c16_i64 : i64
+              %269 = arith.minsi %268, %63 : i64
+              %270 = arith.subi %269, %267 : i64
+              %271 = arith.subi %267, %53 : i64
+              %272 = arith.muli %271, %59 : i64
+              %273 = arith.addi %58, %272 : i64
+              %274 = arith.muli %262, %c16_i64 : i64
+              %275 = arith.addi %273, %274 : i64
+              %276 = arith.addi %266, %274 : i64
+              %277 = arith.ori %276, %c2147483648_i64 : i64
+              %278 = arith.subi %267, %266 : i64
+              %279 = arith.addi %277, %278 : i64
+              %280 = arith.subi %55, %274 : i64
+              %281 = arith.minsi %280, %c16_i64 : i64
+              "instgem.mvout"(%275, %279, %281, %270) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-      } {gemmini.compute_nest}
-      scf.if %249 {
-        %251 = arith.cmpi eq, %246, %c0_i64 : i64
-        %252 = arith.cmpi sle, %244, %c0_i64 : i64
-        %253 = arith.ori %251, %252 : i1
-        %254 = arith.cmpi sgt, %69, %c0_i64 : i64
-        %255 = arith.andi %253, %254 : i1
-        scf.if %255 {
-          "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        }
-      }
-      scf.if %248 {
-        %251 = arith.minsi %244, %69 : i64
-        %252 = arith.index_cast %251 : i64 to index
-        %253 = arith.index_cast %69 : i64 to index
-        scf.for %arg18 = %252 to %253 step %c1 {
-          %254 = arith.index_cast %arg18 : index to i64
-          %255 = arith.index_cast %68 : i64 to index
-          scf.for %arg19 = %c0 to %255 step %c1 {
-            %256 = arith.index_cast %arg19 : index to i64
-            %257 = arith.addi %62, %256 : i64
+      } else {
+        scf.for %arg18 = %c0 to %250 step %c1 {
+          %252 = arith.index_cast %arg18 : index to i64
+          %253 = arith.muli %252, %c16_i64 : i64
+          %254 = arith.subi %241, %253 : i64
+          %255 = arith.minsi %254, %c16_i64 : i64
+          %256 = arith.index_cast %246 : i64 to index
+          scf.for %arg19 = %c0 to %256 step %c1 {
+            %257 = arith.index_cast %arg19 : index to i64
             %258 = arith.muli %257, %c16_i64 : i64
-            %259 = arith.maxsi %258, %53 : i64
-            %260 = arith.addi %258, %c16_i64 : i64
-            %261 = arith.minsi %260, %63 : i64
-            %262 = arith.subi %261, %259 : i64
-            %263 = arith.subi %259, %53 : i64
-            %264 = arith.muli %263, %59 : i64
-            %265 = arith.addi %58, %264 : i64
-            %266 = arith.muli %254, %c16_i64 : i64
-            %267 = arith.addi %265, %266 : i64
-            %268 = arith.addi %258, %266 : i64
-            %269 = arith.ori %268, %c2147483648_i64 : i64
-            %270 = arith.subi %259, %258 : i64
-            %271 = arith.addi %269, %270 : i64
-            %272 = arith.subi %55, %266 : i64
-            %273 = arith.minsi %272, %c16_i64 : i64
-            "instgem.mvout"(%267, %271, %273, %262) : (i64, i64, i64, i64) -> ()
+            %259 = arith.subi %241, %258 : i64
+            %260 = arith.minsi %259, %c16_i64 : i64
+            %261 = arith.subi %243, %258 : i64
+            %262 = arith.minsi %261, %c16_i64 : i64
+            %263 = arith.ori %253, %c3221225472_i64 : i64
+            %264 = arith.addi %258, %253 : i64
+            %265 = arith.addi %264, %c16_i64 : i64
+            "instgem.preload"(%265, %255, %262, %263, %255, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%258, %260, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        }
+        } {gemmini.compute_nest}
       }
     }
     scf.if %52 {

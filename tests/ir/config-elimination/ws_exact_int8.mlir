@@ -18,6 +18,8 @@
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 
 module {
@@ -26,6 +28,7 @@ module {
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) attributes {gemmini.acc_rows_used = 16 : i64, gemmini.sp_rows_used = 128 : i64} {
     %c4 = arith.constant 4 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -34,7 +37,7 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index
-    %c49_i64 = arith.constant 49 : i64
+    %c50_i64 = arith.constant 50 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -70,7 +73,7 @@ module {
     %24 = arith.subi %20, %17 : index
     %25 = arith.cmpi sgt, %23, %c0 : index
     scf.if %25 {
-      func.call @baco_boundary_error(%c49_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c50_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%8, %17] [%15, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %26 = arith.cmpi sle, %6, %c0 : index
@@ -117,89 +120,102 @@ module {
       %52 = arith.index_cast %strides_12#0 : index to i64
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %52) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %61 = arith.index_cast %arg10 : index to i64
-        %62 = arith.muli %61, %c16_i64 : i64
-        %63 = arith.maxsi %62, %c0_i64 : i64
-        %64 = arith.addi %62, %c16_i64 : i64
-        %65 = arith.minsi %64, %c64_i64 : i64
-        %66 = arith.subi %65, %63 : i64
-        %67 = arith.muli %63, %52 : i64
-        %68 = arith.addi %51, %67 : i64
-        %69 = arith.addi %62, %c64_i64 : i64
-        %70 = arith.subi %63, %62 : i64
-        %71 = arith.addi %69, %70 : i64
-        "instgem.mvin"(%68, %71, %c16_i64, %66) : (i64, i64, i64, i64) -> ()
+        %59 = arith.index_cast %arg10 : index to i64
+        %60 = arith.muli %59, %c16_i64 : i64
+        %61 = arith.maxsi %60, %c0_i64 : i64
+        %62 = arith.addi %60, %c16_i64 : i64
+        %63 = arith.minsi %62, %c64_i64 : i64
+        %64 = arith.subi %63, %61 : i64
+        %65 = arith.muli %61, %52 : i64
+        %66 = arith.addi %51, %65 : i64
+        %67 = arith.addi %60, %c64_i64 : i64
+        %68 = arith.subi %61, %60 : i64
+        %69 = arith.addi %67, %68 : i64
+        "instgem.mvin"(%66, %69, %c16_i64, %64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %53 = arith.addi %arg7, %c1 : index
       %54 = arith.cmpi sge, %53, %6 : index
       %55 = arith.cmpi eq, %arg7, %c0 : index
-      %56 = arith.cmpi sgt, %43, %c0_i64 : i64
-      %57 = arith.andi %54, %56 : i1
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %61 = arith.index_cast %arg10 : index to i64
-        %62 = arith.cmpi eq, %61, %c0_i64 : i64
-        %63 = arith.andi %55, %62 : i1
-        %64 = arith.select %63, %c2147483648_i64, %c3221225472_i64 : i64
-        %65 = arith.muli %61, %c16_i64 : i64
-        %66 = arith.addi %65, %c64_i64 : i64
-        "instgem.preload"(%66, %c16_i64, %c16_i64, %64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.compute_preloaded"(%65, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %58 = arith.minsi %42, %c0_i64 : i64
-      scf.if %57 {
-        %61 = arith.index_cast %58 : i64 to index
-        %62 = arith.index_cast %42 : i64 to index
-        scf.for %arg10 = %61 to %62 step %c1 {
-          %63 = arith.index_cast %arg10 : index to i64
-          %64 = arith.addi %36, %63 : i64
-          %65 = arith.muli %64, %c16_i64 : i64
-          %66 = arith.maxsi %65, %27 : i64
-          %67 = arith.addi %65, %c16_i64 : i64
-          %68 = arith.minsi %67, %37 : i64
-          %69 = arith.subi %68, %66 : i64
-          %70 = arith.subi %66, %27 : i64
-          %71 = arith.muli %70, %33 : i64
-          %72 = arith.addi %32, %71 : i64
-          %73 = arith.ori %65, %c2147483648_i64 : i64
-          %74 = arith.subi %66, %65 : i64
-          %75 = arith.addi %73, %74 : i64
-          %76 = arith.minsi %29, %c16_i64 : i64
-          "instgem.mvout"(%72, %75, %76, %69) : (i64, i64, i64, i64) -> ()
+      %56 = arith.ori %55, %54 : i1
+      scf.if %56 {
+        %59 = arith.select %55, %c0_i64, %c-1_i64 : i64
+        %60 = arith.cmpi sgt, %43, %c0_i64 : i64
+        %61 = arith.andi %54, %60 : i1
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %65 = arith.index_cast %arg10 : index to i64
+          %66 = arith.cmpi eq, %65, %59 : i64
+          %67 = arith.select %66, %c2147483648_i64, %c3221225472_i64 : i64
+          %68 = arith.muli %65, %c16_i64 : i64
+          %69 = arith.addi %68, %c64_i64 : i64
+          "instgem.preload"(%69, %c16_i64, %c16_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%68, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-      }
-      scf.if %54 {
-        %61 = arith.minsi %43, %c1_i64 : i64
-        %62 = arith.index_cast %61 : i64 to index
-        %63 = arith.index_cast %43 : i64 to index
-        scf.for %arg10 = %62 to %63 step %c1 {
-          %64 = arith.index_cast %arg10 : index to i64
-          %65 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %c0 to %65 step %c1 {
-            %66 = arith.index_cast %arg11 : index to i64
-            %67 = arith.addi %36, %66 : i64
-            %68 = arith.muli %67, %c16_i64 : i64
-            %69 = arith.maxsi %68, %27 : i64
-            %70 = arith.addi %68, %c16_i64 : i64
-            %71 = arith.minsi %70, %37 : i64
-            %72 = arith.subi %71, %69 : i64
-            %73 = arith.subi %69, %27 : i64
-            %74 = arith.muli %73, %33 : i64
-            %75 = arith.addi %32, %74 : i64
-            %76 = arith.muli %64, %c16_i64 : i64
-            %77 = arith.addi %75, %76 : i64
-            %78 = arith.addi %68, %76 : i64
-            %79 = arith.ori %78, %c2147483648_i64 : i64
-            %80 = arith.subi %69, %68 : i64
-            %81 = arith.addi %79, %80 : i64
-            %82 = arith.subi %29, %76 : i64
-            %83 = arith.minsi %82, %c16_i64 : i64
-            "instgem.mvout"(%77, %81, %83, %72) : (i64, i64, i64, i64) -> ()
+        %62 = arith.subi %c0_i64, %36 : i64
+        %63 = arith.maxsi %62, %c0_i64 : i64
+        %64 = arith.minsi %63, %42 : i64
+        scf.if %61 {
+          %65 = arith.index_cast %64 : i64 to index
+          %66 = arith.index_cast %42 : i64 to index
+          scf.for %arg10 = %65 to %66 step %c1 {
+            %67 = arith.index_cast %arg10 : index to i64
+            %68 = arith.addi %36, %67 : i64
+            %69 = arith.muli %68, %c16_i64 : i64
+            %70 = arith.maxsi %69, %27 : i64
+            %71 = arith.addi %69, %c16_i64 : i64
+            %72 = arith.minsi %71, %37 : i64
+            %73 = arith.subi %72, %70 : i64
+            %74 = arith.subi %70, %27 : i64
+            %75 = arith.muli %74, %33 : i64
+            %76 = arith.addi %32, %75 : i64
+            %77 = arith.ori %69, %c2147483648_i64 : i64
+            %78 = arith.subi %70, %69 : i64
+            %79 = arith.addi %77, %78 : i64
+            %80 = arith.minsi %29, %c16_i64 : i64
+            "instgem.mvout"(%76, %79, %80, %73) : (i64, i64, i64, i64) -> ()
           }
         }
+        scf.if %54 {
+          %65 = arith.minsi %43, %c1_i64 : i64
+          %66 = arith.index_cast %65 : i64 to index
+          %67 = arith.index_cast %43 : i64 to index
+          scf.for %arg10 = %66 to %67 step %c1 {
+            %68 = arith.index_cast %arg10 : index to i64
+            %69 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %c0 to %69 step %c1 {
+              %70 = arith.index_cast %arg11 : index to i64
+              %71 = arith.addi %36, %70 : i64
+              %72 = arith.muli %71, %c16_i64 : i64
+              %73 = arith.maxsi %72, %27 : i64
+              %74 = arith.addi %72, %c16_i64 : i64
+              %75 = arith.minsi %74, %37 : i64
+              %76 = arith.subi %75, %73 : i64
+              %77 = arith.subi %73, %27 : i64
+              %78 = arith.muli %77, %33 : i64
+              %79 = arith.addi %32, %78 : i64
+              %80 = arith.muli %68, %c16_i64 : i64
+              %81 = arith.addi %79, %80 : i64
+              %82 = arith.addi %72, %80 : i64
+              %83 = arith.ori %82, %c2147483648_i64 : i64
+              %84 = arith.subi %73, %72 : i64
+              %85 = arith.addi %83, %84 : i64
+              %86 = arith.subi %29, %80 : i64
+              %87 = arith.minsi %86, %c16_i64 : i64
+              "instgem.mvout"(%81, %85, %87, %76) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        }
+      } else {
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %59 = arith.index_cast %arg10 : index to i64
+          %60 = arith.muli %59, %c16_i64 : i64
+          %61 = arith.addi %60, %c64_i64 : i64
+          "instgem.preload"(%61, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%60, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
       }
-      %59 = arith.addi %arg8, %c64 : index
-      %60 = arith.addi %arg9, %c64 : index
-      scf.yield %59, %60 : index, index
+      %57 = arith.addi %arg8, %c64 : index
+      %58 = arith.addi %arg9, %c64 : index
+      scf.yield %57, %58 : index, index
     }
     scf.if %26 {
       "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %33, %35) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()

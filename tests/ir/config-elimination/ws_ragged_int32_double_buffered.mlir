@@ -53,11 +53,27 @@
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 
 module {
@@ -70,6 +86,7 @@ module {
     %c3 = arith.constant 3 : index
     %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c32_i64 = arith.constant 32 : i64
     %c128_i64 = arith.constant 128 : i64
@@ -82,10 +99,10 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c27_i64 = arith.constant 27 : i64
     %c62_i64 = arith.constant 62 : i64
-    %c47_i64 = arith.constant 47 : i64
+    %c48_i64 = arith.constant 48 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -121,7 +138,7 @@ module {
     %24 = arith.subi %20, %17 : index
     %25 = arith.cmpi sgt, %23, %c0 : index
     scf.if %25 {
-      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%8, %17] [%15, %24] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %26 = arith.cmpi sle, %6, %c0 : index
@@ -129,15 +146,9 @@ module {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %c2 step %c1 {
         %46 = arith.index_cast %arg7 : index to i64
-        %47 = arith.remsi %46, %c2_i64 : i64
-        %48 = arith.divsi %46, %c2_i64 : i64
-        %49 = arith.muli %48, %c16_i64 : i64
-        %50 = arith.subi %c16_i64, %49 : i64
-        %51 = arith.minsi %50, %c16_i64 : i64
-        %52 = arith.muli %47, %c16_i64 : i64
-        %53 = arith.addi %52, %49 : i64
-        %54 = arith.ori %53, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %54, %51, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %47 = arith.muli %46, %c16_i64 : i64
+        %48 = arith.ori %47, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %48, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %27 = arith.index_cast %14 : index to i64
@@ -210,10 +221,10 @@ module {
       %85 = arith.muli %84, %71 : i64
       %86 = arith.index_cast %85 : i64 to index
       scf.if %51 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       scf.if %25 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %56) : (i64, i64, i64, i64, i64, i64) -> ()
       "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -223,167 +234,123 @@ module {
       %90 = arith.minsi %86, %c1 : index
       scf.for %arg7 = %c0 to %87 step %c1 {
         %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.divsi %91, %57 : i64
-        %93 = arith.addi %36, %92 : i64
-        %94 = arith.remsi %91, %57 : i64
-        %95 = arith.muli %93, %c16_i64 : i64
-        %96 = arith.maxsi %95, %27 : i64
-        %97 = arith.addi %95, %c16_i64 : i64
-        %98 = arith.minsi %97, %37 : i64
-        %99 = arith.subi %98, %96 : i64
-        %100 = arith.subi %96, %27 : i64
-        %101 = arith.muli %100, %56 : i64
-        %102 = arith.addi %55, %101 : i64
-        %103 = arith.muli %94, %c64_i64 : i64
-        %104 = arith.addi %102, %103 : i64
-        %105 = arith.muli %93, %c32_i64 : i64
-        %106 = arith.addi %105, %103 : i64
-        %107 = arith.subi %96, %95 : i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.subi %52, %103 : i64
-        %110 = arith.minsi %109, %c64_i64 : i64
-        "instgem.mvin"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
+        %92 = arith.addi %36, %91 : i64
+        %93 = arith.muli %92, %c16_i64 : i64
+        %94 = arith.maxsi %93, %27 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %37 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.subi %94, %27 : i64
+        %99 = arith.muli %98, %56 : i64
+        %100 = arith.addi %55, %99 : i64
+        %101 = arith.muli %92, %c32_i64 : i64
+        %102 = arith.subi %94, %93 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.minsi %52, %c64_i64 : i64
+        "instgem.mvin"(%100, %103, %104, %97) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %c0 to %88 step %c1 {
         %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.divsi %91, %57 : i64
-        %93 = arith.remsi %91, %57 : i64
-        %94 = arith.muli %92, %c16_i64 : i64
-        %95 = arith.maxsi %94, %c0_i64 : i64
-        %96 = arith.addi %94, %c16_i64 : i64
-        %97 = arith.minsi %96, %27 : i64
-        %98 = arith.subi %97, %95 : i64
-        %99 = arith.muli %92, %c32_i64 : i64
-        %100 = arith.muli %93, %c64_i64 : i64
-        %101 = arith.addi %99, %100 : i64
-        %102 = arith.subi %95, %94 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.subi %52, %100 : i64
-        %105 = arith.minsi %104, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %103, %105, %98) : (i64, i64, i64, i64) -> ()
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %c0_i64 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %27 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.muli %91, %c32_i64 : i64
+        %98 = arith.subi %93, %92 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.minsi %52, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %99, %100, %96) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %c0 to %89 step %c1 {
         %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.divsi %91, %71 : i64
-        %93 = arith.addi %72, %92 : i64
-        %94 = arith.remsi %91, %71 : i64
-        %95 = arith.muli %93, %c16_i64 : i64
-        %96 = arith.maxsi %95, %66 : i64
-        %97 = arith.addi %95, %c16_i64 : i64
-        %98 = arith.minsi %97, %73 : i64
-        %99 = arith.subi %98, %96 : i64
-        %100 = arith.subi %96, %66 : i64
-        %101 = arith.muli %100, %70 : i64
-        %102 = arith.addi %69, %101 : i64
-        %103 = arith.muli %94, %c64_i64 : i64
-        %104 = arith.addi %102, %103 : i64
-        %105 = arith.addi %95, %103 : i64
-        %106 = arith.addi %105, %c128_i64 : i64
-        %107 = arith.subi %96, %95 : i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.subi %29, %103 : i64
-        %110 = arith.minsi %109, %c64_i64 : i64
-        "instgem.mvin2"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
+        %92 = arith.addi %72, %91 : i64
+        %93 = arith.muli %92, %c16_i64 : i64
+        %94 = arith.maxsi %93, %66 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %73 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.subi %94, %66 : i64
+        %99 = arith.muli %98, %70 : i64
+        %100 = arith.addi %69, %99 : i64
+        %101 = arith.addi %93, %c128_i64 : i64
+        %102 = arith.subi %94, %93 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.minsi %29, %c64_i64 : i64
+        "instgem.mvin2"(%100, %103, %104, %97) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %c0 to %90 step %c1 {
         %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.divsi %91, %71 : i64
-        %93 = arith.remsi %91, %71 : i64
-        %94 = arith.muli %92, %c16_i64 : i64
-        %95 = arith.maxsi %94, %c0_i64 : i64
-        %96 = arith.addi %94, %c16_i64 : i64
-        %97 = arith.minsi %96, %66 : i64
-        %98 = arith.subi %97, %95 : i64
-        %99 = arith.muli %93, %c64_i64 : i64
-        %100 = arith.addi %94, %99 : i64
-        %101 = arith.addi %100, %c128_i64 : i64
-        %102 = arith.subi %95, %94 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.subi %29, %99 : i64
-        %105 = arith.minsi %104, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %103, %105, %98) : (i64, i64, i64, i64) -> ()
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %c0_i64 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %66 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.addi %92, %c128_i64 : i64
+        %98 = arith.subi %93, %92 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.minsi %29, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %99, %100, %96) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %87 to %59 step %c1 {
         %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.divsi %91, %57 : i64
-        %93 = arith.addi %36, %92 : i64
-        %94 = arith.remsi %91, %57 : i64
-        %95 = arith.muli %93, %c16_i64 : i64
-        %96 = arith.maxsi %95, %27 : i64
-        %97 = arith.addi %95, %c16_i64 : i64
-        %98 = arith.minsi %97, %37 : i64
-        %99 = arith.subi %98, %96 : i64
-        %100 = arith.subi %96, %27 : i64
-        %101 = arith.muli %100, %56 : i64
-        %102 = arith.addi %55, %101 : i64
-        %103 = arith.muli %94, %c64_i64 : i64
-        %104 = arith.addi %102, %103 : i64
-        %105 = arith.muli %93, %c32_i64 : i64
-        %106 = arith.addi %105, %103 : i64
-        %107 = arith.subi %96, %95 : i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.subi %52, %103 : i64
-        %110 = arith.minsi %109, %c64_i64 : i64
-        "instgem.mvin"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
+        %92 = arith.addi %36, %91 : i64
+        %93 = arith.muli %92, %c16_i64 : i64
+        %94 = arith.maxsi %93, %27 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %37 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.subi %94, %27 : i64
+        %99 = arith.muli %98, %56 : i64
+        %100 = arith.addi %55, %99 : i64
+        %101 = arith.muli %92, %c32_i64 : i64
+        %102 = arith.subi %94, %93 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.minsi %52, %c64_i64 : i64
+        "instgem.mvin"(%100, %103, %104, %97) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %88 to %65 step %c1 {
         %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.divsi %91, %57 : i64
-        %93 = arith.remsi %91, %57 : i64
-        %94 = arith.muli %92, %c16_i64 : i64
-        %95 = arith.maxsi %94, %c0_i64 : i64
-        %96 = arith.addi %94, %c16_i64 : i64
-        %97 = arith.minsi %96, %27 : i64
-        %98 = arith.subi %97, %95 : i64
-        %99 = arith.muli %92, %c32_i64 : i64
-        %100 = arith.muli %93, %c64_i64 : i64
-        %101 = arith.addi %99, %100 : i64
-        %102 = arith.subi %95, %94 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.subi %52, %100 : i64
-        %105 = arith.minsi %104, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %103, %105, %98) : (i64, i64, i64, i64) -> ()
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %c0_i64 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %27 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.muli %91, %c32_i64 : i64
+        %98 = arith.subi %93, %92 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.minsi %52, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %99, %100, %96) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %89 to %80 step %c1 {
         %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.divsi %91, %71 : i64
-        %93 = arith.addi %72, %92 : i64
-        %94 = arith.remsi %91, %71 : i64
-        %95 = arith.muli %93, %c16_i64 : i64
-        %96 = arith.maxsi %95, %66 : i64
-        %97 = arith.addi %95, %c16_i64 : i64
-        %98 = arith.minsi %97, %73 : i64
-        %99 = arith.subi %98, %96 : i64
-        %100 = arith.subi %96, %66 : i64
-        %101 = arith.muli %100, %70 : i64
-        %102 = arith.addi %69, %101 : i64
-        %103 = arith.muli %94, %c64_i64 : i64
-        %104 = arith.addi %102, %103 : i64
-        %105 = arith.addi %95, %103 : i64
-        %106 = arith.addi %105, %c128_i64 : i64
-        %107 = arith.subi %96, %95 : i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.subi %29, %103 : i64
-        %110 = arith.minsi %109, %c64_i64 : i64
-        "instgem.mvin2"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
+        %92 = arith.addi %72, %91 : i64
+        %93 = arith.muli %92, %c16_i64 : i64
+        %94 = arith.maxsi %93, %66 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %73 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.subi %94, %66 : i64
+        %99 = arith.muli %98, %70 : i64
+        %100 = arith.addi %69, %99 : i64
+        %101 = arith.addi %93, %c128_i64 : i64
+        %102 = arith.subi %94, %93 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.minsi %29, %c64_i64 : i64
+        "instgem.mvin2"(%100, %103, %104, %97) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %90 to %86 step %c1 {
         %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.divsi %91, %71 : i64
-        %93 = arith.remsi %91, %71 : i64
-        %94 = arith.muli %92, %c16_i64 : i64
-        %95 = arith.maxsi %94, %c0_i64 : i64
-        %96 = arith.addi %94, %c16_i64 : i64
-        %97 = arith.minsi %96, %66 : i64
-        %98 = arith.subi %97, %95 : i64
-        %99 = arith.muli %93, %c64_i64 : i64
-        %100 = arith.addi %94, %99 : i64
-        %101 = arith.addi %100, %c128_i64 : i64
-        %102 = arith.subi %95, %94 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.subi %29, %99 : i64
-        %105 = arith.minsi %104, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %103, %105, %98) : (i64, i64, i64, i64) -> ()
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %c0_i64 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %66 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.addi %92, %c128_i64 : i64
+        %98 = arith.subi %93, %92 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.minsi %29, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %99, %100, %96) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %45:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
@@ -398,7 +365,7 @@ module {
       %54 = arith.subi %50, %47 : index
       %55 = arith.cmpi sgt, %53, %c0 : index
       scf.if %55 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       %56 = arith.index_cast %arg7 : index to i64
       %57 = arith.remsi %56, %c2_i64 : i64
@@ -414,7 +381,7 @@ module {
       %67 = arith.minsi %66, %c32 : index
       %68 = arith.subi %64, %61 : index
       scf.if %25 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       %69 = arith.muli %57, %c32_i64 : i64
       %70 = arith.addi %69, %c128_i64 : i64
@@ -439,817 +406,996 @@ module {
       %89 = arith.cmpi sgt, %82, %c0_i64 : i64
       %90 = arith.select %89, %83, %c0_i64 : i64
       %91 = arith.index_cast %90 : i64 to index
-      %92 = arith.addi %arg8, %c64 : index
-      %93 = arith.maxsi %92, %c0 : index
-      %94 = arith.minsi %93, %arg5 : index
-      %95 = arith.subi %50, %48 : index
-      %96 = arith.maxsi %95, %c0 : index
-      %97 = arith.minsi %96, %c32 : index
-      %98 = arith.subi %94, %50 : index
-      %99 = arith.cmpi sgt, %97, %c0 : index
-      %subview_2 = memref.subview %reinterpret_cast[%8, %50] [%15, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %100 = arith.index_cast %86 : index to i64
-      %101 = arith.remsi %100, %c2_i64 : i64
-      %102 = arith.muli %101, %c64_i64 : i64
-      %103 = arith.index_cast %98 : index to i64
+      %92 = arith.divsi %84, %c16_i64 : i64
+      %93 = arith.minsi %85, %92 : i64
+      %94 = arith.maxsi %93, %c0_i64 : i64
+      %95 = arith.divsi %75, %c16_i64 : i64
+      %96 = arith.minsi %82, %95 : i64
+      %97 = arith.maxsi %96, %c1_i64 : i64
+      %98 = arith.minsi %75, %c16_i64 : i64
+      %99 = arith.ori %88, %87 : i1
+      %100 = arith.addi %arg8, %c64 : index
+      %101 = arith.maxsi %100, %c0 : index
+      %102 = arith.minsi %101, %arg5 : index
+      %103 = arith.subi %50, %48 : index
+      %104 = arith.maxsi %103, %c0 : index
+      %105 = arith.minsi %104, %c32 : index
+      %106 = arith.subi %102, %50 : index
+      %107 = arith.cmpi sgt, %105, %c0 : index
+      %subview_2 = memref.subview %reinterpret_cast[%8, %50] [%15, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %108 = arith.index_cast %86 : index to i64
+      %109 = arith.remsi %108, %c2_i64 : i64
+      %110 = arith.muli %109, %c64_i64 : i64
+      %111 = arith.index_cast %106 : index to i64
       %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %104 = arith.index_cast %intptr_7 : index to i64
-      %105 = arith.index_cast %offset_4 : index to i64
-      %106 = arith.addi %104, %105 : i64
-      %107 = arith.index_cast %strides_6#0 : index to i64
-      %108 = arith.ceildivsi %103, %c64_i64 : i64
-      %109 = arith.muli %42, %108 : i64
-      %110 = arith.index_cast %109 : i64 to index
-      %111 = arith.ceildivsi %27, %c16_i64 : i64
-      %112 = arith.cmpi sgt, %27, %c0_i64 : i64
-      %113 = arith.extui %112 : i1 to i64
-      %114 = arith.muli %111, %113 : i64
-      %115 = arith.muli %114, %108 : i64
-      %116 = arith.index_cast %115 : i64 to index
-      %117 = arith.addi %arg9, %c64 : index
-      %118 = arith.maxsi %117, %c0 : index
-      %119 = arith.minsi %118, %arg5 : index
-      %120 = arith.subi %64, %62 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.minsi %121, %c32 : index
-      %123 = arith.subi %119, %64 : index
-      %subview_8 = memref.subview %reinterpret_cast_0[%64, %17] [%123, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %124 = arith.muli %101, %c32_i64 : i64
-      %125 = arith.addi %124, %c128_i64 : i64
-      %126 = arith.index_cast %122 : index to i64
-      %127 = arith.index_cast %123 : index to i64
+      %112 = arith.index_cast %intptr_7 : index to i64
+      %113 = arith.index_cast %offset_4 : index to i64
+      %114 = arith.addi %112, %113 : i64
+      %115 = arith.index_cast %strides_6#0 : index to i64
+      %116 = arith.ceildivsi %111, %c64_i64 : i64
+      %117 = arith.muli %42, %116 : i64
+      %118 = arith.index_cast %117 : i64 to index
+      %119 = arith.ceildivsi %27, %c16_i64 : i64
+      %120 = arith.cmpi sgt, %27, %c0_i64 : i64
+      %121 = arith.extui %120 : i1 to i64
+      %122 = arith.muli %119, %121 : i64
+      %123 = arith.muli %122, %116 : i64
+      %124 = arith.index_cast %123 : i64 to index
+      %125 = arith.addi %arg9, %c64 : index
+      %126 = arith.maxsi %125, %c0 : index
+      %127 = arith.minsi %126, %arg5 : index
+      %128 = arith.subi %64, %62 : index
+      %129 = arith.maxsi %128, %c0 : index
+      %130 = arith.minsi %129, %c32 : index
+      %131 = arith.subi %127, %64 : index
+      %subview_8 = memref.subview %reinterpret_cast_0[%64, %17] [%131, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %132 = arith.muli %109, %c32_i64 : i64
+      %133 = arith.addi %132, %c128_i64 : i64
+      %134 = arith.index_cast %130 : index to i64
+      %135 = arith.index_cast %131 : index to i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %128 = arith.index_cast %intptr_13 : index to i64
-      %129 = arith.index_cast %offset_10 : index to i64
-      %130 = arith.addi %128, %129 : i64
-      %131 = arith.index_cast %strides_12#0 : index to i64
-      %132 = arith.ceildivsi %29, %c64_i64 : i64
-      %133 = arith.divsi %126, %c16_i64 : i64
-      %134 = arith.addi %126, %127 : i64
-      %135 = arith.ceildivsi %134, %c16_i64 : i64
-      %136 = arith.subi %135, %133 : i64
-      %137 = arith.cmpi sgt, %127, %c0_i64 : i64
-      %138 = arith.extui %137 : i1 to i64
-      %139 = arith.muli %136, %138 : i64
-      %140 = arith.muli %139, %132 : i64
-      %141 = arith.index_cast %140 : i64 to index
-      %142 = arith.ceildivsi %126, %c16_i64 : i64
-      %143 = arith.cmpi sgt, %126, %c0_i64 : i64
-      %144 = arith.extui %143 : i1 to i64
-      %145 = arith.muli %142, %144 : i64
-      %146 = arith.muli %145, %132 : i64
-      %147 = arith.index_cast %146 : i64 to index
-      %148 = arith.cmpi slt, %86, %6 : index
-      scf.if %148 {
-        scf.if %99 {
-          func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+      %136 = arith.index_cast %intptr_13 : index to i64
+      %137 = arith.index_cast %offset_10 : index to i64
+      %138 = arith.addi %136, %137 : i64
+      %139 = arith.index_cast %strides_12#0 : index to i64
+      %140 = arith.ceildivsi %29, %c64_i64 : i64
+      %141 = arith.divsi %134, %c16_i64 : i64
+      %142 = arith.addi %134, %135 : i64
+      %143 = arith.ceildivsi %142, %c16_i64 : i64
+      %144 = arith.subi %143, %141 : i64
+      %145 = arith.cmpi sgt, %135, %c0_i64 : i64
+      %146 = arith.extui %145 : i1 to i64
+      %147 = arith.muli %144, %146 : i64
+      %148 = arith.muli %147, %140 : i64
+      %149 = arith.index_cast %148 : i64 to index
+      %150 = arith.ceildivsi %134, %c16_i64 : i64
+      %151 = arith.cmpi sgt, %134, %c0_i64 : i64
+      %152 = arith.extui %151 : i1 to i64
+      %153 = arith.muli %150, %152 : i64
+      %154 = arith.muli %153, %140 : i64
+      %155 = arith.index_cast %154 : i64 to index
+      %156 = arith.cmpi slt, %86, %6 : index
+      scf.if %156 {
+        scf.if %107 {
+          func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
         }
         scf.if %25 {
-          func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+          func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %131) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %139) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %149 = arith.maxsi %91, %c1 : index
-      scf.for %arg10 = %c0 to %91 step %c1 {
-        scf.if %148 {
-          %173 = arith.cmpi sgt, %110, %c0 : index
-          scf.if %173 {
-            %177 = arith.muli %arg10, %110 : index
-            %178 = arith.muli %177, %c4 : index
-            %179 = arith.muli %149, %c4 : index
-            %180 = arith.subi %179, %c1 : index
-            %181 = arith.addi %178, %180 : index
-            %182 = arith.divsi %181, %179 : index
-            %183 = arith.maxsi %182, %c0 : index
-            %184 = arith.minsi %183, %110 : index
-            %185 = arith.addi %arg10, %c1 : index
-            %186 = arith.muli %185, %110 : index
-            %187 = arith.muli %186, %c4 : index
-            %188 = arith.addi %187, %180 : index
-            %189 = arith.divsi %188, %179 : index
-            %190 = arith.maxsi %189, %c0 : index
-            %191 = arith.minsi %190, %110 : index
-            scf.for %arg11 = %184 to %191 step %c1 {
-              %192 = arith.index_cast %arg11 : index to i64
-              %193 = arith.divsi %192, %108 : i64
-              %194 = arith.addi %36, %193 : i64
-              %195 = arith.remsi %192, %108 : i64
-              %196 = arith.muli %194, %c16_i64 : i64
-              %197 = arith.maxsi %196, %27 : i64
-              %198 = arith.addi %196, %c16_i64 : i64
-              %199 = arith.minsi %198, %37 : i64
-              %200 = arith.subi %199, %197 : i64
-              %201 = arith.subi %197, %27 : i64
-              %202 = arith.muli %201, %107 : i64
-              %203 = arith.addi %106, %202 : i64
-              %204 = arith.muli %195, %c64_i64 : i64
-              %205 = arith.addi %203, %204 : i64
-              %206 = arith.muli %194, %c32_i64 : i64
-              %207 = arith.addi %206, %204 : i64
-              %208 = arith.addi %207, %102 : i64
-              %209 = arith.subi %197, %196 : i64
-              %210 = arith.addi %208, %209 : i64
-              %211 = arith.subi %103, %204 : i64
-              %212 = arith.minsi %211, %c64_i64 : i64
-              "instgem.mvin"(%205, %210, %212, %200) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %174 = arith.cmpi sgt, %116, %c0 : index
-          scf.if %174 {
-            %177 = arith.muli %arg10, %116 : index
-            %178 = arith.muli %177, %c4 : index
-            %179 = arith.subi %178, %149 : index
-            %180 = arith.muli %149, %c4 : index
-            %181 = arith.subi %180, %c1 : index
-            %182 = arith.addi %179, %181 : index
-            %183 = arith.divsi %182, %180 : index
-            %184 = arith.maxsi %183, %c0 : index
-            %185 = arith.minsi %184, %116 : index
-            %186 = arith.addi %arg10, %c1 : index
-            %187 = arith.muli %186, %116 : index
-            %188 = arith.muli %187, %c4 : index
-            %189 = arith.subi %188, %149 : index
-            %190 = arith.addi %189, %181 : index
-            %191 = arith.divsi %190, %180 : index
-            %192 = arith.maxsi %191, %c0 : index
-            %193 = arith.minsi %192, %116 : index
-            scf.for %arg11 = %185 to %193 step %c1 {
-              %194 = arith.index_cast %arg11 : index to i64
-              %195 = arith.divsi %194, %108 : i64
-              %196 = arith.remsi %194, %108 : i64
-              %197 = arith.muli %195, %c16_i64 : i64
-              %198 = arith.maxsi %197, %c0_i64 : i64
-              %199 = arith.addi %197, %c16_i64 : i64
-              %200 = arith.minsi %199, %27 : i64
-              %201 = arith.subi %200, %198 : i64
-              %202 = arith.muli %195, %c32_i64 : i64
-              %203 = arith.muli %196, %c64_i64 : i64
-              %204 = arith.addi %202, %203 : i64
-              %205 = arith.addi %204, %102 : i64
-              %206 = arith.subi %198, %197 : i64
-              %207 = arith.addi %205, %206 : i64
-              %208 = arith.subi %103, %203 : i64
-              %209 = arith.minsi %208, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %207, %209, %201) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %175 = arith.cmpi sgt, %141, %c0 : index
-          scf.if %175 {
-            %177 = arith.muli %arg10, %141 : index
-            %178 = arith.muli %177, %c4 : index
-            %179 = arith.muli %149, %c2 : index
-            %180 = arith.subi %178, %179 : index
-            %181 = arith.muli %149, %c4 : index
-            %182 = arith.subi %181, %c1 : index
-            %183 = arith.addi %180, %182 : index
-            %184 = arith.divsi %183, %181 : index
-            %185 = arith.maxsi %184, %c0 : index
-            %186 = arith.minsi %185, %141 : index
-            %187 = arith.addi %arg10, %c1 : index
-            %188 = arith.muli %187, %141 : index
-            %189 = arith.muli %188, %c4 : index
-            %190 = arith.subi %189, %179 : index
-            %191 = arith.addi %190, %182 : index
-            %192 = arith.divsi %191, %181 : index
-            %193 = arith.maxsi %192, %c0 : index
-            %194 = arith.minsi %193, %141 : index
-            scf.for %arg11 = %186 to %194 step %c1 {
-              %195 = arith.index_cast %arg11 : index to i64
-              %196 = arith.divsi %195, %132 : i64
-              %197 = arith.addi %133, %196 : i64
-              %198 = arith.remsi %195, %132 : i64
-              %199 = arith.muli %197, %c16_i64 : i64
-              %200 = arith.maxsi %199, %126 : i64
-              %201 = arith.addi %199, %c16_i64 : i64
-              %202 = arith.minsi %201, %134 : i64
-              %203 = arith.subi %202, %200 : i64
-              %204 = arith.subi %200, %126 : i64
-              %205 = arith.muli %204, %131 : i64
-              %206 = arith.addi %130, %205 : i64
-              %207 = arith.muli %198, %c64_i64 : i64
-              %208 = arith.addi %206, %207 : i64
-              %209 = arith.addi %199, %207 : i64
-              %210 = arith.addi %209, %125 : i64
-              %211 = arith.subi %200, %199 : i64
-              %212 = arith.addi %210, %211 : i64
-              %213 = arith.subi %29, %207 : i64
-              %214 = arith.minsi %213, %c64_i64 : i64
-              "instgem.mvin2"(%208, %212, %214, %203) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %176 = arith.cmpi sgt, %147, %c0 : index
-          scf.if %176 {
-            %177 = arith.muli %arg10, %147 : index
-            %178 = arith.muli %177, %c4 : index
-            %179 = arith.muli %149, %c3 : index
-            %180 = arith.subi %178, %179 : index
-            %181 = arith.muli %149, %c4 : index
-            %182 = arith.subi %181, %c1 : index
-            %183 = arith.addi %180, %182 : index
-            %184 = arith.divsi %183, %181 : index
-            %185 = arith.maxsi %184, %c0 : index
-            %186 = arith.minsi %185, %147 : index
-            %187 = arith.addi %arg10, %c1 : index
-            %188 = arith.muli %187, %147 : index
-            %189 = arith.muli %188, %c4 : index
-            %190 = arith.subi %189, %179 : index
-            %191 = arith.addi %190, %182 : index
-            %192 = arith.divsi %191, %181 : index
-            %193 = arith.maxsi %192, %c0 : index
-            %194 = arith.minsi %193, %147 : index
-            scf.for %arg11 = %186 to %194 step %c1 {
-              %195 = arith.index_cast %arg11 : index to i64
-              %196 = arith.divsi %195, %132 : i64
-              %197 = arith.remsi %195, %132 : i64
-              %198 = arith.muli %196, %c16_i64 : i64
-              %199 = arith.maxsi %198, %c0_i64 : i64
-              %200 = arith.addi %198, %c16_i64 : i64
-              %201 = arith.minsi %200, %126 : i64
-              %202 = arith.subi %201, %199 : i64
-              %203 = arith.muli %197, %c64_i64 : i64
-              %204 = arith.addi %198, %203 : i64
-              %205 = arith.addi %204, %125 : i64
-              %206 = arith.subi %199, %198 : i64
-              %207 = arith.addi %205, %206 : i64
-              %208 = arith.subi %29, %203 : i64
-              %209 = arith.minsi %208, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %207, %209, %202) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-        }
-        %150 = arith.index_cast %arg10 : index to i64
-        %151 = arith.subi %150, %c1_i64 : i64
-        %152 = arith.cmpi sge, %151, %c0_i64 : i64
-        %153 = arith.cmpi slt, %151, %43 : i64
-        %154 = arith.andi %152, %153 : i1
-        %155 = arith.andi %87, %154 : i1
-        %156 = arith.maxsi %85, %c1_i64 : i64
-        %157 = arith.ceildivsi %42, %156 : i64
-        %158 = arith.subi %90, %c1_i64 : i64
-        %159 = arith.cmpi eq, %150, %158 : i64
-        %160 = arith.cmpi slt, %150, %43 : i64
-        %161 = arith.andi %159, %160 : i1
-        %162 = arith.andi %87, %161 : i1
-        %163 = arith.divsi %84, %c16_i64 : i64
-        %164 = arith.minsi %85, %163 : i64
-        %165 = arith.maxsi %164, %c0_i64 : i64
-        %166 = arith.index_cast %165 : i64 to index
-        scf.for %arg11 = %c0 to %166 step %c1 {
-          %173 = arith.index_cast %arg11 : index to i64
-          %174 = arith.muli %173, %157 : i64
-          %175 = arith.minsi %174, %42 : i64
-          scf.if %155 {
-            %193 = arith.addi %175, %157 : i64
-            %194 = arith.minsi %193, %42 : i64
-            %195 = arith.index_cast %175 : i64 to index
-            %196 = arith.index_cast %194 : i64 to index
-            scf.for %arg12 = %195 to %196 step %c1 {
-              %197 = arith.index_cast %arg12 : index to i64
-              %198 = arith.addi %36, %197 : i64
-              %199 = arith.muli %198, %c16_i64 : i64
-              %200 = arith.maxsi %199, %27 : i64
-              %201 = arith.addi %199, %c16_i64 : i64
-              %202 = arith.minsi %201, %37 : i64
-              %203 = arith.subi %202, %200 : i64
-              %204 = arith.subi %200, %27 : i64
-              %205 = arith.muli %204, %35 : i64
-              %206 = arith.addi %33, %205 : i64
-              %207 = arith.muli %151, %c64_i64 : i64
-              %208 = arith.addi %206, %207 : i64
-              %209 = arith.muli %151, %c16_i64 : i64
-              %210 = arith.addi %199, %209 : i64
-              %211 = arith.ori %210, %c2684354560_i64 : i64
-              %212 = arith.subi %200, %199 : i64
-              %213 = arith.addi %211, %212 : i64
-              %214 = arith.subi %29, %209 : i64
-              %215 = arith.minsi %214, %c16_i64 : i64
-              "instgem.mvout"(%208, %213, %215, %203) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %176 = arith.minsi %75, %c16_i64 : i64
-          %177 = arith.muli %150, %c16_i64 : i64
-          %178 = arith.subi %81, %177 : i64
-          %179 = arith.minsi %178, %c16_i64 : i64
-          %180 = arith.cmpi eq, %173, %c0_i64 : i64
-          %181 = arith.andi %88, %180 : i1
-          %182 = arith.select %181, %c2147483648_i64, %c3221225472_i64 : i64
-          %183 = arith.ori %177, %182 : i64
-          %184 = arith.select %181, %c16_i64, %176 : i64
-          %185 = arith.select %181, %c16_i64, %179 : i64
-          %186 = arith.muli %173, %c16_i64 : i64
-          %187 = arith.addi %186, %177 : i64
-          %188 = arith.addi %187, %70 : i64
-          "instgem.preload"(%188, %179, %c16_i64, %183, %185, %184) : (i64, i64, i64, i64, i64, i64) -> ()
-          %189 = arith.addi %186, %58 : i64
-          "instgem.compute_preloaded"(%189, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %190 = arith.subi %85, %c1_i64 : i64
-          %191 = arith.cmpi eq, %173, %190 : i64
-          %192 = arith.andi %162, %191 : i1
-          scf.if %192 {
-            %193 = arith.divsi %75, %c16_i64 : i64
-            %194 = arith.minsi %82, %193 : i64
-            %195 = arith.maxsi %194, %c1_i64 : i64
-            %196 = arith.index_cast %195 : i64 to index
-            scf.for %arg12 = %c1 to %196 step %c1 {
-              %198 = arith.index_cast %arg12 : index to i64
-              %199 = arith.muli %198, %c16_i64 : i64
-              %200 = arith.addi %199, %177 : i64
-              %201 = arith.ori %200, %182 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %202 = arith.muli %198, %c32_i64 : i64
-              %203 = arith.addi %202, %186 : i64
-              %204 = arith.addi %203, %58 : i64
-              "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %205 = arith.subi %198, %c1_i64 : i64
-              %206 = arith.cmpi slt, %205, %42 : i64
-              scf.if %206 {
-                %207 = arith.addi %36, %205 : i64
-                %208 = arith.muli %207, %c16_i64 : i64
-                %209 = arith.maxsi %208, %27 : i64
-                %210 = arith.addi %208, %c16_i64 : i64
-                %211 = arith.minsi %210, %37 : i64
-                %212 = arith.subi %211, %209 : i64
-                %213 = arith.subi %209, %27 : i64
-                %214 = arith.muli %213, %35 : i64
-                %215 = arith.addi %33, %214 : i64
-                %216 = arith.muli %150, %c64_i64 : i64
-                %217 = arith.addi %215, %216 : i64
-                %218 = arith.addi %208, %177 : i64
-                %219 = arith.ori %218, %c2684354560_i64 : i64
-                %220 = arith.subi %209, %208 : i64
-                %221 = arith.addi %219, %220 : i64
-                %222 = arith.subi %29, %177 : i64
-                %223 = arith.minsi %222, %c16_i64 : i64
-                "instgem.mvout"(%217, %221, %223, %212) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %197 = arith.index_cast %82 : i64 to index
-            scf.for %arg12 = %196 to %197 step %c1 {
-              %198 = arith.index_cast %arg12 : index to i64
-              %199 = arith.muli %198, %c16_i64 : i64
-              %200 = arith.subi %75, %199 : i64
-              %201 = arith.minsi %200, %c16_i64 : i64
-              %202 = arith.addi %199, %177 : i64
-              %203 = arith.ori %202, %182 : i64
-              %204 = arith.select %181, %c16_i64, %201 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %185, %204) : (i64, i64, i64, i64, i64, i64) -> ()
-              %205 = arith.muli %198, %c32_i64 : i64
-              %206 = arith.addi %205, %186 : i64
-              %207 = arith.addi %206, %58 : i64
-              "instgem.compute_accumulated"(%207, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %208 = arith.subi %198, %c1_i64 : i64
-              %209 = arith.cmpi slt, %208, %42 : i64
-              scf.if %209 {
-                %210 = arith.addi %36, %208 : i64
-                %211 = arith.muli %210, %c16_i64 : i64
-                %212 = arith.maxsi %211, %27 : i64
-                %213 = arith.addi %211, %c16_i64 : i64
-                %214 = arith.minsi %213, %37 : i64
-                %215 = arith.subi %214, %212 : i64
-                %216 = arith.subi %212, %27 : i64
-                %217 = arith.muli %216, %35 : i64
-                %218 = arith.addi %33, %217 : i64
-                %219 = arith.muli %150, %c64_i64 : i64
-                %220 = arith.addi %218, %219 : i64
-                %221 = arith.addi %211, %177 : i64
-                %222 = arith.ori %221, %c2684354560_i64 : i64
-                %223 = arith.subi %212, %211 : i64
-                %224 = arith.addi %222, %223 : i64
-                %225 = arith.subi %29, %177 : i64
-                %226 = arith.minsi %225, %c16_i64 : i64
-                "instgem.mvout"(%220, %224, %226, %215) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %193 = arith.divsi %75, %c16_i64 : i64
-            %194 = arith.minsi %82, %193 : i64
-            %195 = arith.maxsi %194, %c1_i64 : i64
-            %196 = arith.index_cast %195 : i64 to index
-            scf.for %arg12 = %c1 to %196 step %c1 {
-              %198 = arith.index_cast %arg12 : index to i64
-              %199 = arith.muli %198, %c16_i64 : i64
-              %200 = arith.addi %199, %177 : i64
-              %201 = arith.ori %200, %182 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %202 = arith.muli %198, %c32_i64 : i64
-              %203 = arith.addi %202, %186 : i64
-              %204 = arith.addi %203, %58 : i64
-              "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %197 = arith.index_cast %82 : i64 to index
-            scf.for %arg12 = %196 to %197 step %c1 {
-              %198 = arith.index_cast %arg12 : index to i64
-              %199 = arith.muli %198, %c16_i64 : i64
-              %200 = arith.subi %75, %199 : i64
-              %201 = arith.minsi %200, %c16_i64 : i64
-              %202 = arith.addi %199, %177 : i64
-              %203 = arith.ori %202, %182 : i64
-              %204 = arith.select %181, %c16_i64, %201 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %185, %204) : (i64, i64, i64, i64, i64, i64) -> ()
-              %205 = arith.muli %198, %c32_i64 : i64
-              %206 = arith.addi %205, %186 : i64
-              %207 = arith.addi %206, %58 : i64
-              "instgem.compute_accumulated"(%207, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %167 = arith.index_cast %85 : i64 to index
-        scf.for %arg11 = %166 to %167 step %c1 {
-          %173 = arith.index_cast %arg11 : index to i64
-          %174 = arith.muli %173, %c16_i64 : i64
-          %175 = arith.subi %77, %174 : i64
-          %176 = arith.minsi %175, %c16_i64 : i64
-          %177 = arith.subi %79, %174 : i64
-          %178 = arith.minsi %177, %c16_i64 : i64
-          %179 = arith.muli %173, %157 : i64
-          %180 = arith.minsi %179, %42 : i64
-          scf.if %155 {
-            %197 = arith.addi %180, %157 : i64
-            %198 = arith.minsi %197, %42 : i64
-            %199 = arith.index_cast %180 : i64 to index
-            %200 = arith.index_cast %198 : i64 to index
-            scf.for %arg12 = %199 to %200 step %c1 {
-              %201 = arith.index_cast %arg12 : index to i64
-              %202 = arith.addi %36, %201 : i64
-              %203 = arith.muli %202, %c16_i64 : i64
-              %204 = arith.maxsi %203, %27 : i64
-              %205 = arith.addi %203, %c16_i64 : i64
-              %206 = arith.minsi %205, %37 : i64
-              %207 = arith.subi %206, %204 : i64
-              %208 = arith.subi %204, %27 : i64
-              %209 = arith.muli %208, %35 : i64
-              %210 = arith.addi %33, %209 : i64
-              %211 = arith.muli %151, %c64_i64 : i64
-              %212 = arith.addi %210, %211 : i64
-              %213 = arith.muli %151, %c16_i64 : i64
-              %214 = arith.addi %203, %213 : i64
-              %215 = arith.ori %214, %c2684354560_i64 : i64
-              %216 = arith.subi %204, %203 : i64
-              %217 = arith.addi %215, %216 : i64
-              %218 = arith.subi %29, %213 : i64
-              %219 = arith.minsi %218, %c16_i64 : i64
-              "instgem.mvout"(%212, %217, %219, %207) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %181 = arith.minsi %75, %c16_i64 : i64
-          %182 = arith.muli %150, %c16_i64 : i64
-          %183 = arith.subi %81, %182 : i64
-          %184 = arith.minsi %183, %c16_i64 : i64
-          %185 = arith.cmpi eq, %173, %c0_i64 : i64
-          %186 = arith.andi %88, %185 : i1
-          %187 = arith.select %186, %c2147483648_i64, %c3221225472_i64 : i64
-          %188 = arith.ori %182, %187 : i64
-          %189 = arith.select %186, %c16_i64, %181 : i64
-          %190 = arith.select %186, %c16_i64, %184 : i64
-          %191 = arith.addi %174, %182 : i64
-          %192 = arith.addi %191, %70 : i64
-          "instgem.preload"(%192, %184, %178, %188, %190, %189) : (i64, i64, i64, i64, i64, i64) -> ()
-          %193 = arith.addi %174, %58 : i64
-          "instgem.compute_preloaded"(%193, %176, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %194 = arith.subi %85, %c1_i64 : i64
-          %195 = arith.cmpi eq, %173, %194 : i64
-          %196 = arith.andi %162, %195 : i1
-          scf.if %196 {
-            %197 = arith.divsi %75, %c16_i64 : i64
-            %198 = arith.minsi %82, %197 : i64
-            %199 = arith.maxsi %198, %c1_i64 : i64
-            %200 = arith.index_cast %199 : i64 to index
-            scf.for %arg12 = %c1 to %200 step %c1 {
-              %202 = arith.index_cast %arg12 : index to i64
-              %203 = arith.muli %202, %c16_i64 : i64
-              %204 = arith.addi %203, %182 : i64
-              %205 = arith.ori %204, %187 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %206 = arith.muli %202, %c32_i64 : i64
-              %207 = arith.addi %206, %174 : i64
-              %208 = arith.addi %207, %58 : i64
-              "instgem.compute_accumulated"(%208, %176, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %209 = arith.subi %202, %c1_i64 : i64
-              %210 = arith.cmpi slt, %209, %42 : i64
-              scf.if %210 {
-                %211 = arith.addi %36, %209 : i64
+      %157 = arith.maxsi %91, %c1 : index
+      scf.if %99 {
+        %158 = arith.maxsi %85, %c1_i64 : i64
+        %159 = arith.ceildivsi %42, %158 : i64
+        %160 = arith.select %88, %c0_i64, %c-1_i64 : i64
+        scf.for %arg10 = %c0 to %91 step %c1 {
+          scf.if %156 {
+            %191 = arith.cmpi sgt, %118, %c0 : index
+            scf.if %191 {
+              %195 = arith.muli %arg10, %118 : index
+              %196 = arith.muli %195, %c4 : index
+              %197 = arith.muli %157, %c4 : index
+              %198 = arith.subi %197, %c1 : index
+              %199 = arith.addi %196, %198 : index
+              %200 = arith.divsi %199, %197 : index
+              %201 = arith.maxsi %200, %c0 : index
+              %202 = arith.minsi %201, %118 : index
+              %203 = arith.addi %arg10, %c1 : index
+              %204 = arith.muli %203, %118 : index
+              %205 = arith.muli %204, %c4 : index
+              %206 = arith.addi %205, %198 : index
+              %207 = arith.divsi %206, %197 : index
+              %208 = arith.maxsi %207, %c0 : index
+              %209 = arith.minsi %208, %118 : index
+              scf.for %arg11 = %202 to %209 step %c1 {
+                %210 = arith.index_cast %arg11 : index to i64
+                %211 = arith.addi %36, %210 : i64
                 %212 = arith.muli %211, %c16_i64 : i64
                 %213 = arith.maxsi %212, %27 : i64
                 %214 = arith.addi %212, %c16_i64 : i64
                 %215 = arith.minsi %214, %37 : i64
                 %216 = arith.subi %215, %213 : i64
                 %217 = arith.subi %213, %27 : i64
-                %218 = arith.muli %217, %35 : i64
-                %219 = arith.addi %33, %218 : i64
-                %220 = arith.muli %150, %c64_i64 : i64
+                %218 = arith.muli %217, %115 : i64
+                %219 = arith.addi %114, %218 : i64
+                %220 = arith.muli %211, %c32_i64 : i64
+                %221 = arith.addi %220, %110 : i64
+                %222 = arith.subi %213, %212 : i64
+                %223 = arith.addi %221, %222 : i64
+                %224 = arith.minsi %111, %c64_i64 : i64
+                "instgem.mvin"(%219, %223, %224, %216) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %192 = arith.cmpi sgt, %124, %c0 : index
+            scf.if %192 {
+              %195 = arith.muli %arg10, %124 : index
+              %196 = arith.muli %195, %c4 : index
+              %197 = arith.subi %196, %157 : index
+              %198 = arith.muli %157, %c4 : index
+              %199 = arith.subi %198, %c1 : index
+              %200 = arith.addi %197, %199 : index
+              %201 = arith.divsi %200, %198 : index
+              %202 = arith.maxsi %201, %c0 : index
+              %203 = arith.minsi %202, %124 : index
+              %204 = arith.addi %arg10, %c1 : index
+              %205 = arith.muli %204, %124 : index
+              %206 = arith.muli %205, %c4 : index
+              %207 = arith.subi %206, %157 : index
+              %208 = arith.addi %207, %199 : index
+              %209 = arith.divsi %208, %198 : index
+              %210 = arith.maxsi %209, %c0 : index
+              %211 = arith.minsi %210, %124 : index
+              scf.for %arg11 = %203 to %211 step %c1 {
+                %212 = arith.index_cast %arg11 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.maxsi %213, %c0_i64 : i64
+                %215 = arith.addi %213, %c16_i64 : i64
+                %216 = arith.minsi %215, %27 : i64
+                %217 = arith.subi %216, %214 : i64
+                %218 = arith.muli %212, %c32_i64 : i64
+                %219 = arith.addi %218, %110 : i64
+                %220 = arith.subi %214, %213 : i64
                 %221 = arith.addi %219, %220 : i64
-                %222 = arith.addi %212, %182 : i64
-                %223 = arith.ori %222, %c2684354560_i64 : i64
-                %224 = arith.subi %213, %212 : i64
-                %225 = arith.addi %223, %224 : i64
-                %226 = arith.subi %29, %182 : i64
-                %227 = arith.minsi %226, %c16_i64 : i64
-                "instgem.mvout"(%221, %225, %227, %216) : (i64, i64, i64, i64) -> ()
-              }
+                %222 = arith.minsi %111, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %221, %222, %217) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
             }
-            %201 = arith.index_cast %82 : i64 to index
-            scf.for %arg12 = %200 to %201 step %c1 {
-              %202 = arith.index_cast %arg12 : index to i64
-              %203 = arith.muli %202, %c16_i64 : i64
-              %204 = arith.subi %75, %203 : i64
-              %205 = arith.minsi %204, %c16_i64 : i64
-              %206 = arith.addi %203, %182 : i64
-              %207 = arith.ori %206, %187 : i64
-              %208 = arith.select %186, %c16_i64, %205 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %190, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-              %209 = arith.muli %202, %c32_i64 : i64
-              %210 = arith.addi %209, %174 : i64
-              %211 = arith.addi %210, %58 : i64
-              "instgem.compute_accumulated"(%211, %176, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %212 = arith.subi %202, %c1_i64 : i64
-              %213 = arith.cmpi slt, %212, %42 : i64
-              scf.if %213 {
-                %214 = arith.addi %36, %212 : i64
+            %193 = arith.cmpi sgt, %149, %c0 : index
+            scf.if %193 {
+              %195 = arith.muli %arg10, %149 : index
+              %196 = arith.muli %195, %c4 : index
+              %197 = arith.muli %157, %c2 : index
+              %198 = arith.subi %196, %197 : index
+              %199 = arith.muli %157, %c4 : index
+              %200 = arith.subi %199, %c1 : index
+              %201 = arith.addi %198, %200 : index
+              %202 = arith.divsi %201, %199 : index
+              %203 = arith.maxsi %202, %c0 : index
+              %204 = arith.minsi %203, %149 : index
+              %205 = arith.addi %arg10, %c1 : index
+              %206 = arith.muli %205, %149 : index
+              %207 = arith.muli %206, %c4 : index
+              %208 = arith.subi %207, %197 : index
+              %209 = arith.addi %208, %200 : index
+              %210 = arith.divsi %209, %199 : index
+              %211 = arith.maxsi %210, %c0 : index
+              %212 = arith.minsi %211, %149 : index
+              scf.for %arg11 = %204 to %212 step %c1 {
+                %213 = arith.index_cast %arg11 : index to i64
+                %214 = arith.addi %141, %213 : i64
                 %215 = arith.muli %214, %c16_i64 : i64
-                %216 = arith.maxsi %215, %27 : i64
+                %216 = arith.maxsi %215, %134 : i64
                 %217 = arith.addi %215, %c16_i64 : i64
-                %218 = arith.minsi %217, %37 : i64
+                %218 = arith.minsi %217, %142 : i64
                 %219 = arith.subi %218, %216 : i64
-                %220 = arith.subi %216, %27 : i64
-                %221 = arith.muli %220, %35 : i64
-                %222 = arith.addi %33, %221 : i64
-                %223 = arith.muli %150, %c64_i64 : i64
+                %220 = arith.subi %216, %134 : i64
+                %221 = arith.muli %220, %139 : i64
+                %222 = arith.addi %138, %221 : i64
+                %223 = arith.addi %215, %133 : i64
+                %224 = arith.subi %216, %215 : i64
+                %225 = arith.addi %223, %224 : i64
+                %226 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%222, %225, %226, %219) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %194 = arith.cmpi sgt, %155, %c0 : index
+            scf.if %194 {
+              %195 = arith.muli %arg10, %155 : index
+              %196 = arith.muli %195, %c4 : index
+              %197 = arith.muli %157, %c3 : index
+              %198 = arith.subi %196, %197 : index
+              %199 = arith.muli %157, %c4 : index
+              %200 = arith.subi %199, %c1 : index
+              %201 = arith.addi %198, %200 : index
+              %202 = arith.divsi %201, %199 : index
+              %203 = arith.maxsi %202, %c0 : index
+              %204 = arith.minsi %203, %155 : index
+              %205 = arith.addi %arg10, %c1 : index
+              %206 = arith.muli %205, %155 : index
+              %207 = arith.muli %206, %c4 : index
+              %208 = arith.subi %207, %197 : index
+              %209 = arith.addi %208, %200 : index
+              %210 = arith.divsi %209, %199 : index
+              %211 = arith.maxsi %210, %c0 : index
+              %212 = arith.minsi %211, %155 : index
+              scf.for %arg11 = %204 to %212 step %c1 {
+                %213 = arith.index_cast %arg11 : index to i64
+                %214 = arith.muli %213, %c16_i64 : i64
+                %215 = arith.maxsi %214, %c0_i64 : i64
+                %216 = arith.addi %214, %c16_i64 : i64
+                %217 = arith.minsi %216, %134 : i64
+                %218 = arith.subi %217, %215 : i64
+                %219 = arith.addi %214, %133 : i64
+                %220 = arith.subi %215, %214 : i64
+                %221 = arith.addi %219, %220 : i64
+                %222 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %221, %222, %218) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+          }
+          %167 = arith.index_cast %arg10 : index to i64
+          %168 = arith.subi %167, %c1_i64 : i64
+          %169 = arith.cmpi sge, %168, %c0_i64 : i64
+          %170 = arith.cmpi slt, %168, %43 : i64
+          %171 = arith.andi %169, %170 : i1
+          %172 = arith.andi %87, %171 : i1
+          %173 = arith.subi %90, %c1_i64 : i64
+          %174 = arith.cmpi eq, %167, %173 : i64
+          %175 = arith.cmpi slt, %167, %43 : i64
+          %176 = arith.andi %174, %175 : i1
+          %177 = arith.andi %87, %176 : i1
+          %178 = arith.subi %85, %c1_i64 : i64
+          %179 = arith.select %177, %178, %c-1_i64 : i64
+          %180 = arith.muli %167, %c16_i64 : i64
+          %181 = arith.subi %81, %180 : i64
+          %182 = arith.minsi %181, %c16_i64 : i64
+          %183 = arith.index_cast %94 : i64 to index
+          scf.for %arg11 = %c0 to %183 step %c1 {
+            %191 = arith.index_cast %arg11 : index to i64
+            scf.if %172 {
+              %202 = arith.muli %191, %159 : i64
+              %203 = arith.minsi %202, %42 : i64
+              %204 = arith.addi %203, %159 : i64
+              %205 = arith.minsi %204, %42 : i64
+              %206 = arith.index_cast %203 : i64 to index
+              %207 = arith.index_cast %205 : i64 to index
+              scf.for %arg12 = %206 to %207 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.addi %36, %208 : i64
+                %210 = arith.muli %209, %c16_i64 : i64
+                %211 = arith.maxsi %210, %27 : i64
+                %212 = arith.addi %210, %c16_i64 : i64
+                %213 = arith.minsi %212, %37 : i64
+                %214 = arith.subi %213, %211 : i64
+                %215 = arith.subi %211, %27 : i64
+                %216 = arith.muli %215, %35 : i64
+                %217 = arith.addi %33, %216 : i64
+                %218 = arith.muli %168, %c64_i64 : i64
+                %219 = arith.addi %217, %218 : i64
+                %220 = arith.muli %168, %c16_i64 : i64
+                %221 = arith.addi %210, %220 : i64
+                %222 = arith.ori %221, %c2684354560_i64 : i64
+                %223 = arith.subi %211, %210 : i64
                 %224 = arith.addi %222, %223 : i64
-                %225 = arith.addi %215, %182 : i64
-                %226 = arith.ori %225, %c2684354560_i64 : i64
-                %227 = arith.subi %216, %215 : i64
-                %228 = arith.addi %226, %227 : i64
-                %229 = arith.subi %29, %182 : i64
-                %230 = arith.minsi %229, %c16_i64 : i64
-                "instgem.mvout"(%224, %228, %230, %219) : (i64, i64, i64, i64) -> ()
+                %225 = arith.subi %29, %220 : i64
+                %226 = arith.minsi %225, %c16_i64 : i64
+                "instgem.mvout"(%219, %224, %226, %214) : (i64, i64, i64, i64) -> ()
               }
             }
-          } else {
-            %197 = arith.divsi %75, %c16_i64 : i64
-            %198 = arith.minsi %82, %197 : i64
-            %199 = arith.maxsi %198, %c1_i64 : i64
-            %200 = arith.index_cast %199 : i64 to index
-            scf.for %arg12 = %c1 to %200 step %c1 {
-              %202 = arith.index_cast %arg12 : index to i64
-              %203 = arith.muli %202, %c16_i64 : i64
-              %204 = arith.addi %203, %182 : i64
-              %205 = arith.ori %204, %187 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %206 = arith.muli %202, %c32_i64 : i64
-              %207 = arith.addi %206, %174 : i64
-              %208 = arith.addi %207, %58 : i64
-              "instgem.compute_accumulated"(%208, %176, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %192 = arith.cmpi eq, %191, %160 : i64
+            %193 = arith.select %192, %c2147483648_i64, %c3221225472_i64 : i64
+            %194 = arith.ori %180, %193 : i64
+            %195 = arith.select %192, %c16_i64, %98 : i64
+            %196 = arith.select %192, %c16_i64, %182 : i64
+            %197 = arith.muli %191, %c16_i64 : i64
+            %198 = arith.addi %197, %180 : i64
+            %199 = arith.addi %198, %70 : i64
+            "instgem.preload"(%199, %182, %c16_i64, %194, %196, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %200 = arith.addi %197, %58 : i64
+            "instgem.compute_preloaded"(%200, %c16_i64, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %201 = arith.cmpi eq, %191, %179 : i64
+            scf.if %201 {
+              %202 = arith.index_cast %97 : i64 to index
+              scf.for %arg12 = %c1 to %202 step %c1 {
+                %204 = arith.index_cast %arg12 : index to i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.addi %205, %180 : i64
+                %207 = arith.ori %206, %193 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %208 = arith.muli %204, %c32_i64 : i64
+                %209 = arith.addi %208, %197 : i64
+                %210 = arith.addi %209, %58 : i64
+                "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %211 = arith.subi %204, %c1_i64 : i64
+                %212 = arith.subi %211, %36 : i64
+                %213 = arith.cmpi sge, %212, %c0_i64 : i64
+                %214 = arith.cmpi slt, %212, %42 : i64
+                %215 = arith.andi %213, %214 : i1
+                scf.if %215 {
+                  %216 = arith.muli %211, %c16_i64 : i64
+                  %217 = arith.maxsi %216, %27 : i64
+                  %218 = arith.addi %216, %c16_i64 : i64
+                  %219 = arith.minsi %218, %37 : i64
+                  %220 = arith.subi %219, %217 : i64
+                  %221 = arith.subi %217, %27 : i64
+                  %222 = arith.muli %221, %35 : i64
+                  %223 = arith.addi %33, %222 : i64
+                  %224 = arith.muli %167, %c64_i64 : i64
+                  %225 = arith.addi %223, %224 : i64
+                  %226 = arith.addi %216, %180 : i64
+                  %227 = arith.ori %226, %c2684354560_i64 : i64
+                  %228 = arith.subi %217, %216 : i64
+                  %229 = arith.addi %227, %228 : i64
+                  %230 = arith.subi %29, %180 : i64
+                  %231 = arith.minsi %230, %c16_i64 : i64
+                  "instgem.mvout"(%225, %229, %231, %220) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %203 = arith.index_cast %82 : i64 to index
+              scf.for %arg12 = %202 to %203 step %c1 {
+                %204 = arith.index_cast %arg12 : index to i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.subi %75, %205 : i64
+                %207 = arith.minsi %206, %c16_i64 : i64
+                %208 = arith.addi %205, %180 : i64
+                %209 = arith.ori %208, %193 : i64
+                %210 = arith.select %192, %c16_i64, %207 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %196, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+                %211 = arith.muli %204, %c32_i64 : i64
+                %212 = arith.addi %211, %197 : i64
+                %213 = arith.addi %212, %58 : i64
+                "instgem.compute_accumulated"(%213, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %214 = arith.subi %204, %c1_i64 : i64
+                %215 = arith.subi %214, %36 : i64
+                %216 = arith.cmpi sge, %215, %c0_i64 : i64
+                %217 = arith.cmpi slt, %215, %42 : i64
+                %218 = arith.andi %216, %217 : i1
+                scf.if %218 {
+                  %219 = arith.muli %214, %c16_i64 : i64
+                  %220 = arith.maxsi %219, %27 : i64
+                  %221 = arith.addi %219, %c16_i64 : i64
+                  %222 = arith.minsi %221, %37 : i64
+                  %223 = arith.subi %222, %220 : i64
+                  %224 = arith.subi %220, %27 : i64
+                  %225 = arith.muli %224, %35 : i64
+                  %226 = arith.addi %33, %225 : i64
+                  %227 = arith.muli %167, %c64_i64 : i64
+                  %228 = arith.addi %226, %227 : i64
+                  %229 = arith.addi %219, %180 : i64
+                  %230 = arith.ori %229, %c2684354560_i64 : i64
+                  %231 = arith.subi %220, %219 : i64
+                  %232 = arith.addi %230, %231 : i64
+                  %233 = arith.subi %29, %180 : i64
+                  %234 = arith.minsi %233, %c16_i64 : i64
+                  "instgem.mvout"(%228, %232, %234, %223) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %202 = arith.index_cast %97 : i64 to index
+              scf.for %arg12 = %c1 to %202 step %c1 {
+                %204 = arith.index_cast %arg12 : index to i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.addi %205, %180 : i64
+                %207 = arith.ori %206, %193 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %208 = arith.muli %204, %c32_i64 : i64
+                %209 = arith.addi %208, %197 : i64
+                %210 = arith.addi %209, %58 : i64
+                "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %203 = arith.index_cast %82 : i64 to index
+              scf.for %arg12 = %202 to %203 step %c1 {
+                %204 = arith.index_cast %arg12 : index to i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.subi %75, %205 : i64
+                %207 = arith.minsi %206, %c16_i64 : i64
+                %208 = arith.addi %205, %180 : i64
+                %209 = arith.ori %208, %193 : i64
+                %210 = arith.select %192, %c16_i64, %207 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %196, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+                %211 = arith.muli %204, %c32_i64 : i64
+                %212 = arith.addi %211, %197 : i64
+                %213 = arith.addi %212, %58 : i64
+                "instgem.compute_accumulated"(%213, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
-            %201 = arith.index_cast %82 : i64 to index
-            scf.for %arg12 = %200 to %201 step %c1 {
-              %202 = arith.index_cast %arg12 : index to i64
-              %203 = arith.muli %202, %c16_i64 : i64
-              %204 = arith.subi %75, %203 : i64
-              %205 = arith.minsi %204, %c16_i64 : i64
-              %206 = arith.addi %203, %182 : i64
-              %207 = arith.ori %206, %187 : i64
-              %208 = arith.select %186, %c16_i64, %205 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %190, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-              %209 = arith.muli %202, %c32_i64 : i64
-              %210 = arith.addi %209, %174 : i64
-              %211 = arith.addi %210, %58 : i64
-              "instgem.compute_accumulated"(%211, %176, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %184 = arith.index_cast %85 : i64 to index
+          scf.for %arg11 = %183 to %184 step %c1 {
+            %191 = arith.index_cast %arg11 : index to i64
+            %192 = arith.muli %191, %c16_i64 : i64
+            %193 = arith.subi %77, %192 : i64
+            %194 = arith.minsi %193, %c16_i64 : i64
+            %195 = arith.subi %79, %192 : i64
+            %196 = arith.minsi %195, %c16_i64 : i64
+            scf.if %172 {
+              %206 = arith.muli %191, %159 : i64
+              %207 = arith.minsi %206, %42 : i64
+              %208 = arith.addi %207, %159 : i64
+              %209 = arith.minsi %208, %42 : i64
+              %210 = arith.index_cast %207 : i64 to index
+              %211 = arith.index_cast %209 : i64 to index
+              scf.for %arg12 = %210 to %211 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.addi %36, %212 : i64
+                %214 = arith.muli %213, %c16_i64 : i64
+                %215 = arith.maxsi %214, %27 : i64
+                %216 = arith.addi %214, %c16_i64 : i64
+                %217 = arith.minsi %216, %37 : i64
+                %218 = arith.subi %217, %215 : i64
+                %219 = arith.subi %215, %27 : i64
+                %220 = arith.muli %219, %35 : i64
+                %221 = arith.addi %33, %220 : i64
+                %222 = arith.muli %168, %c64_i64 : i64
+                %223 = arith.addi %221, %222 : i64
+                %224 = arith.muli %168, %c16_i64 : i64
+                %225 = arith.addi %214, %224 : i64
+                %226 = arith.ori %225, %c2684354560_i64 : i64
+                %227 = arith.subi %215, %214 : i64
+                %228 = arith.addi %226, %227 : i64
+                %229 = arith.subi %29, %224 : i64
+                %230 = arith.minsi %229, %c16_i64 : i64
+                "instgem.mvout"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %197 = arith.cmpi eq, %191, %160 : i64
+            %198 = arith.select %197, %c2147483648_i64, %c3221225472_i64 : i64
+            %199 = arith.ori %180, %198 : i64
+            %200 = arith.select %197, %c16_i64, %98 : i64
+            %201 = arith.select %197, %c16_i64, %182 : i64
+            %202 = arith.addi %192, %180 : i64
+            %203 = arith.addi %202, %70 : i64
+            "instgem.preload"(%203, %182, %196, %199, %201, %200) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.addi %192, %58 : i64
+            "instgem.compute_preloaded"(%204, %194, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %205 = arith.cmpi eq, %191, %179 : i64
+            scf.if %205 {
+              %206 = arith.index_cast %97 : i64 to index
+              scf.for %arg12 = %c1 to %206 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.muli %208, %c16_i64 : i64
+                %210 = arith.addi %209, %180 : i64
+                %211 = arith.ori %210, %198 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %212 = arith.muli %208, %c32_i64 : i64
+                %213 = arith.addi %212, %192 : i64
+                %214 = arith.addi %213, %58 : i64
+                "instgem.compute_accumulated"(%214, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %215 = arith.subi %208, %c1_i64 : i64
+                %216 = arith.subi %215, %36 : i64
+                %217 = arith.cmpi sge, %216, %c0_i64 : i64
+                %218 = arith.cmpi slt, %216, %42 : i64
+                %219 = arith.andi %217, %218 : i1
+                scf.if %219 {
+                  %220 = arith.muli %215, %c16_i64 : i64
+                  %221 = arith.maxsi %220, %27 : i64
+                  %222 = arith.addi %220, %c16_i64 : i64
+                  %223 = arith.minsi %222, %37 : i64
+                  %224 = arith.subi %223, %221 : i64
+                  %225 = arith.subi %221, %27 : i64
+                  %226 = arith.muli %225, %35 : i64
+                  %227 = arith.addi %33, %226 : i64
+                  %228 = arith.muli %167, %c64_i64 : i64
+                  %229 = arith.addi %227, %228 : i64
+                  %230 = arith.addi %220, %180 : i64
+                  %231 = arith.ori %230, %c2684354560_i64 : i64
+                  %232 = arith.subi %221, %220 : i64
+                  %233 = arith.addi %231, %232 : i64
+                  %234 = arith.subi %29, %180 : i64
+                  %235 = arith.minsi %234, %c16_i64 : i64
+                  "instgem.mvout"(%229, %233, %235, %224) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %207 = arith.index_cast %82 : i64 to index
+              scf.for %arg12 = %206 to %207 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.muli %208, %c16_i64 : i64
+                %210 = arith.subi %75, %209 : i64
+                %211 = arith.minsi %210, %c16_i64 : i64
+                %212 = arith.addi %209, %180 : i64
+                %213 = arith.ori %212, %198 : i64
+                %214 = arith.select %197, %c16_i64, %211 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %201, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+                %215 = arith.muli %208, %c32_i64 : i64
+                %216 = arith.addi %215, %192 : i64
+                %217 = arith.addi %216, %58 : i64
+                "instgem.compute_accumulated"(%217, %194, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %218 = arith.subi %208, %c1_i64 : i64
+                %219 = arith.subi %218, %36 : i64
+                %220 = arith.cmpi sge, %219, %c0_i64 : i64
+                %221 = arith.cmpi slt, %219, %42 : i64
+                %222 = arith.andi %220, %221 : i1
+                scf.if %222 {
+                  %223 = arith.muli %218, %c16_i64 : i64
+                  %224 = arith.maxsi %223, %27 : i64
+                  %225 = arith.addi %223, %c16_i64 : i64
+                  %226 = arith.minsi %225, %37 : i64
+                  %227 = arith.subi %226, %224 : i64
+                  %228 = arith.subi %224, %27 : i64
+                  %229 = arith.muli %228, %35 : i64
+                  %230 = arith.addi %33, %229 : i64
+                  %231 = arith.muli %167, %c64_i64 : i64
+                  %232 = arith.addi %230, %231 : i64
+                  %233 = arith.addi %223, %180 : i64
+                  %234 = arith.ori %233, %c2684354560_i64 : i64
+                  %235 = arith.subi %224, %223 : i64
+                  %236 = arith.addi %234, %235 : i64
+                  %237 = arith.subi %29, %180 : i64
+                  %238 = arith.minsi %237, %c16_i64 : i64
+                  "instgem.mvout"(%232, %236, %238, %227) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %206 = arith.index_cast %97 : i64 to index
+              scf.for %arg12 = %c1 to %206 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.muli %208, %c16_i64 : i64
+                %210 = arith.addi %209, %180 : i64
+                %211 = arith.ori %210, %198 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %212 = arith.muli %208, %c32_i64 : i64
+                %213 = arith.addi %212, %192 : i64
+                %214 = arith.addi %213, %58 : i64
+                "instgem.compute_accumulated"(%214, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %207 = arith.index_cast %82 : i64 to index
+              scf.for %arg12 = %206 to %207 step %c1 {
+                %208 = arith.index_cast %arg12 : index to i64
+                %209 = arith.muli %208, %c16_i64 : i64
+                %210 = arith.subi %75, %209 : i64
+                %211 = arith.minsi %210, %c16_i64 : i64
+                %212 = arith.addi %209, %180 : i64
+                %213 = arith.ori %212, %198 : i64
+                %214 = arith.select %197, %c16_i64, %211 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %201, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+                %215 = arith.muli %208, %c32_i64 : i64
+                %216 = arith.addi %215, %192 : i64
+                %217 = arith.addi %216, %58 : i64
+                "instgem.compute_accumulated"(%217, %194, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          scf.if %172 {
+            %191 = arith.muli %85, %159 : i64
+            %192 = arith.minsi %191, %42 : i64
+            %193 = arith.index_cast %192 : i64 to index
+            %194 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %193 to %194 step %c1 {
+              %195 = arith.index_cast %arg11 : index to i64
+              %196 = arith.addi %36, %195 : i64
+              %197 = arith.muli %196, %c16_i64 : i64
+              %198 = arith.maxsi %197, %27 : i64
+              %199 = arith.addi %197, %c16_i64 : i64
+              %200 = arith.minsi %199, %37 : i64
+              %201 = arith.subi %200, %198 : i64
+              %202 = arith.subi %198, %27 : i64
+              %203 = arith.muli %202, %35 : i64
+              %204 = arith.addi %33, %203 : i64
+              %205 = arith.muli %168, %c64_i64 : i64
+              %206 = arith.addi %204, %205 : i64
+              %207 = arith.muli %168, %c16_i64 : i64
+              %208 = arith.addi %197, %207 : i64
+              %209 = arith.ori %208, %c2684354560_i64 : i64
+              %210 = arith.subi %198, %197 : i64
+              %211 = arith.addi %209, %210 : i64
+              %212 = arith.subi %29, %207 : i64
+              %213 = arith.minsi %212, %c16_i64 : i64
+              "instgem.mvout"(%206, %211, %213, %201) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %185 = arith.cmpi sgt, %85, %c0_i64 : i64
+          %186 = arith.subi %82, %c1_i64 : i64
+          %187 = arith.subi %186, %36 : i64
+          %188 = arith.maxsi %187, %c0_i64 : i64
+          %189 = arith.minsi %188, %42 : i64
+          %190 = arith.select %185, %189, %c0_i64 : i64
+          scf.if %177 {
+            %191 = arith.index_cast %190 : i64 to index
+            %192 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %191 to %192 step %c1 {
+              %193 = arith.index_cast %arg11 : index to i64
+              %194 = arith.addi %36, %193 : i64
+              %195 = arith.muli %194, %c16_i64 : i64
+              %196 = arith.maxsi %195, %27 : i64
+              %197 = arith.addi %195, %c16_i64 : i64
+              %198 = arith.minsi %197, %37 : i64
+              %199 = arith.subi %198, %196 : i64
+              %200 = arith.subi %196, %27 : i64
+              %201 = arith.muli %200, %35 : i64
+              %202 = arith.addi %33, %201 : i64
+              %203 = arith.muli %167, %c64_i64 : i64
+              %204 = arith.addi %202, %203 : i64
+              %205 = arith.addi %195, %180 : i64
+              %206 = arith.ori %205, %c2684354560_i64 : i64
+              %207 = arith.subi %196, %195 : i64
+              %208 = arith.addi %206, %207 : i64
+              %209 = arith.subi %29, %180 : i64
+              %210 = arith.minsi %209, %c16_i64 : i64
+              "instgem.mvout"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %161 = arith.cmpi eq, %85, %c0_i64 : i64
+        %162 = arith.cmpi slt, %82, %c2_i64 : i64
+        %163 = arith.cmpi slt, %90, %c1_i64 : i64
+        %164 = arith.ori %161, %162 : i1
+        %165 = arith.ori %164, %163 : i1
+        %166 = arith.andi %88, %165 : i1
+        scf.if %166 {
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %167 = arith.index_cast %arg10 : index to i64
+            %168 = arith.muli %167, %c16_i64 : i64
+            %169 = arith.ori %168, %c2147483648_i64 : i64
+            %170 = arith.cmpi sge, %167, %82 : i64
+            %171 = arith.cmpi sle, %90, %c0_i64 : i64
+            %172 = arith.ori %161, %170 : i1
+            %173 = arith.ori %172, %171 : i1
+            %174 = arith.cmpi sgt, %43, %c0_i64 : i64
+            %175 = arith.andi %173, %174 : i1
+            scf.if %175 {
+              "instgem.mvin"(%c0_i64, %169, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %155 {
-          %173 = arith.muli %85, %157 : i64
-          %174 = arith.minsi %173, %42 : i64
-          %175 = arith.index_cast %174 : i64 to index
-          %176 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %175 to %176 step %c1 {
-            %177 = arith.index_cast %arg11 : index to i64
-            %178 = arith.addi %36, %177 : i64
-            %179 = arith.muli %178, %c16_i64 : i64
-            %180 = arith.maxsi %179, %27 : i64
-            %181 = arith.addi %179, %c16_i64 : i64
-            %182 = arith.minsi %181, %37 : i64
-            %183 = arith.subi %182, %180 : i64
-            %184 = arith.subi %180, %27 : i64
-            %185 = arith.muli %184, %35 : i64
-            %186 = arith.addi %33, %185 : i64
-            %187 = arith.muli %151, %c64_i64 : i64
-            %188 = arith.addi %186, %187 : i64
-            %189 = arith.muli %151, %c16_i64 : i64
-            %190 = arith.addi %179, %189 : i64
-            %191 = arith.ori %190, %c2684354560_i64 : i64
-            %192 = arith.subi %180, %179 : i64
-            %193 = arith.addi %191, %192 : i64
-            %194 = arith.subi %29, %189 : i64
-            %195 = arith.minsi %194, %c16_i64 : i64
-            "instgem.mvout"(%188, %193, %195, %183) : (i64, i64, i64, i64) -> ()
+        scf.if %87 {
+          %167 = arith.minsi %90, %43 : i64
+          %168 = arith.index_cast %167 : i64 to index
+          %169 = arith.index_cast %43 : i64 to index
+          scf.for %arg10 = %168 to %169 step %c1 {
+            %170 = arith.index_cast %arg10 : index to i64
+            %171 = arith.index_cast %42 : i64 to index
+            scf.for %arg11 = %c0 to %171 step %c1 {
+              %172 = arith.index_cast %arg11 : index to i64
+              %173 = arith.addi %36, %172 : i64
+              %174 = arith.muli %173, %c16_i64 : i64
+              %175 = arith.maxsi %174, %27 : i64
+              %176 = arith.addi %174, %c16_i64 : i64
+              %177 = arith.minsi %176, %37 : i64
+              %178 = arith.subi %177, %175 : i64
+              %179 = arith.subi %175, %27 : i64
+              %180 = arith.muli %179, %35 : i64
+              %181 = arith.addi %33, %180 : i64
+              %182 = arith.muli %170, %c64_i64 : i64
+              %183 = arith.addi %181, %182 : i64
+              %184 = arith.muli %170, %c16_i64 : i64
+              %185 = arith.addi %174, %184 : i64
+              %186 = arith.ori %185, %c2684354560_i64 : i64
+              %187 = arith.subi %175, %174 : i64
+              %188 = arith.addi %186, %187 : i64
+              %189 = arith.subi %29, %184 : i64
+              %190 = arith.minsi %189, %c16_i64 : i64
+              "instgem.mvout"(%183, %188, %190, %178) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %168 = arith.cmpi sgt, %85, %c0_i64 : i64
-        %169 = arith.subi %82, %c1_i64 : i64
-        %170 = arith.maxsi %169, %c0_i64 : i64
-        %171 = arith.minsi %170, %42 : i64
-        %172 = arith.select %168, %171, %c0_i64 : i64
-        scf.if %162 {
-          %173 = arith.index_cast %172 : i64 to index
-          %174 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %173 to %174 step %c1 {
-            %175 = arith.index_cast %arg11 : index to i64
-            %176 = arith.addi %36, %175 : i64
-            %177 = arith.muli %176, %c16_i64 : i64
-            %178 = arith.maxsi %177, %27 : i64
-            %179 = arith.addi %177, %c16_i64 : i64
-            %180 = arith.minsi %179, %37 : i64
-            %181 = arith.subi %180, %178 : i64
-            %182 = arith.subi %178, %27 : i64
-            %183 = arith.muli %182, %35 : i64
-            %184 = arith.addi %33, %183 : i64
-            %185 = arith.muli %150, %c64_i64 : i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.muli %150, %c16_i64 : i64
-            %188 = arith.addi %177, %187 : i64
-            %189 = arith.ori %188, %c2684354560_i64 : i64
-            %190 = arith.subi %178, %177 : i64
-            %191 = arith.addi %189, %190 : i64
-            %192 = arith.subi %29, %187 : i64
-            %193 = arith.minsi %192, %c16_i64 : i64
-            "instgem.mvout"(%186, %191, %193, %181) : (i64, i64, i64, i64) -> ()
+      } else {
+        scf.for %arg10 = %c0 to %91 step %c1 {
+          scf.if %156 {
+            %164 = arith.cmpi sgt, %118, %c0 : index
+            scf.if %164 {
+              %168 = arith.muli %arg10, %118 : index
+              %169 = arith.muli %168, %c4 : index
+              %170 = arith.muli %157, %c4 : index
+              %171 = arith.subi %170, %c1 : index
+              %172 = arith.addi %169, %171 : index
+              %173 = arith.divsi %172, %170 : index
+              %174 = arith.maxsi %173, %c0 : index
+              %175 = arith.minsi %174, %118 : index
+              %176 = arith.addi %arg10, %c1 : index
+              %177 = arith.muli %176, %118 : index
+              %178 = arith.muli %177, %c4 : index
+              %179 = arith.addi %178, %171 : index
+              %180 = arith.divsi %179, %170 : index
+              %181 = arith.maxsi %180, %c0 : index
+              %182 = arith.minsi %181, %118 : index
+              scf.for %arg11 = %175 to %182 step %c1 {
+                %183 = arith.index_cast %arg11 : index to i64
+                %184 = arith.addi %36, %183 : i64
+                %185 = arith.muli %184, %c16_i64 : i64
+                %186 = arith.maxsi %185, %27 : i64
+                %187 = arith.addi %185, %c16_i64 : i64
+                %188 = arith.minsi %187, %37 : i64
+                %189 = arith.subi %188, %186 : i64
+                %190 = arith.subi %186, %27 : i64
+                %191 = arith.muli %190, %115 : i64
+                %192 = arith.addi %114, %191 : i64
+                %193 = arith.muli %184, %c32_i64 : i64
+                %194 = arith.addi %193, %110 : i64
+                %195 = arith.subi %186, %185 : i64
+                %196 = arith.addi %194, %195 : i64
+                %197 = arith.minsi %111, %c64_i64 : i64
+                "instgem.mvin"(%192, %196, %197, %189) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %165 = arith.cmpi sgt, %124, %c0 : index
+            scf.if %165 {
+              %168 = arith.muli %arg10, %124 : index
+              %169 = arith.muli %168, %c4 : index
+              %170 = arith.subi %169, %157 : index
+              %171 = arith.muli %157, %c4 : index
+              %172 = arith.subi %171, %c1 : index
+              %173 = arith.addi %170, %172 : index
+              %174 = arith.divsi %173, %171 : index
+              %175 = arith.maxsi %174, %c0 : index
+              %176 = arith.minsi %175, %124 : index
+              %177 = arith.addi %arg10, %c1 : index
+              %178 = arith.muli %177, %124 : index
+              %179 = arith.muli %178, %c4 : index
+              %180 = arith.subi %179, %157 : index
+              %181 = arith.addi %180, %172 : index
+              %182 = arith.divsi %181, %171 : index
+              %183 = arith.maxsi %182, %c0 : index
+              %184 = arith.minsi %183, %124 : index
+              scf.for %arg11 = %176 to %184 step %c1 {
+                %185 = arith.index_cast %arg11 : index to i64
+                %186 = arith.muli %185, %c16_i64 : i64
+                %187 = arith.maxsi %186, %c0_i64 : i64
+                %188 = arith.addi %186, %c16_i64 : i64
+                %189 = arith.minsi %188, %27 : i64
+                %190 = arith.subi %189, %187 : i64
+                %191 = arith.muli %185, %c32_i64 : i64
+                %192 = arith.addi %191, %110 : i64
+                %193 = arith.subi %187, %186 : i64
+                %194 = arith.addi %192, %193 : i64
+                %195 = arith.minsi %111, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %194, %195, %190) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %166 = arith.cmpi sgt, %149, %c0 : index
+            scf.if %166 {
+              %168 = arith.muli %arg10, %149 : index
+              %169 = arith.muli %168, %c4 : index
+              %170 = arith.muli %157, %c2 : index
+              %171 = arith.subi %169, %170 : index
+              %172 = arith.muli %157, %c4 : index
+              %173 = arith.subi %172, %c1 : index
+              %174 = arith.addi %171, %173 : index
+              %175 = arith.divsi %174, %172 : index
+              %176 = arith.maxsi %175, %c0 : index
+              %177 = arith.minsi %176, %149 : index
+              %178 = arith.addi %arg10, %c1 : index
+              %179 = arith.muli %178, %149 : index
+              %180 = arith.muli %179, %c4 : index
+              %181 = arith.subi %180, %170 : index
+              %182 = arith.addi %181, %173 : index
+              %183 = arith.divsi %182, %172 : index
+              %184 = arith.maxsi %183, %c0 : index
+              %185 = arith.minsi %184, %149 : index
+              scf.for %arg11 = %177 to %185 step %c1 {
+                %186 = arith.index_cast %arg11 : index to i64
+                %187 = arith.addi %141, %186 : i64
+                %188 = arith.muli %187, %c16_i64 : i64
+                %189 = arith.maxsi %188, %134 : i64
+                %190 = arith.addi %188, %c16_i64 : i64
+                %191 = arith.minsi %190, %142 : i64
+                %192 = arith.subi %191, %189 : i64
+                %193 = arith.subi %189, %134 : i64
+                %194 = arith.muli %193, %139 : i64
+                %195 = arith.addi %138, %194 : i64
+                %196 = arith.addi %188, %133 : i64
+                %197 = arith.subi %189, %188 : i64
+                %198 = arith.addi %196, %197 : i64
+                %199 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%195, %198, %199, %192) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %167 = arith.cmpi sgt, %155, %c0 : index
+            scf.if %167 {
+              %168 = arith.muli %arg10, %155 : index
+              %169 = arith.muli %168, %c4 : index
+              %170 = arith.muli %157, %c3 : index
+              %171 = arith.subi %169, %170 : index
+              %172 = arith.muli %157, %c4 : index
+              %173 = arith.subi %172, %c1 : index
+              %174 = arith.addi %171, %173 : index
+              %175 = arith.divsi %174, %172 : index
+              %176 = arith.maxsi %175, %c0 : index
+              %177 = arith.minsi %176, %155 : index
+              %178 = arith.addi %arg10, %c1 : index
+              %179 = arith.muli %178, %155 : index
+              %180 = arith.muli %179, %c4 : index
+              %181 = arith.subi %180, %170 : index
+              %182 = arith.addi %181, %173 : index
+              %183 = arith.divsi %182, %172 : index
+              %184 = arith.maxsi %183, %c0 : index
+              %185 = arith.minsi %184, %155 : index
+              scf.for %arg11 = %177 to %185 step %c1 {
+                %186 = arith.index_cast %arg11 : index to i64
+                %187 = arith.muli %186, %c16_i64 : i64
+                %188 = arith.maxsi %187, %c0_i64 : i64
+                %189 = arith.addi %187, %c16_i64 : i64
+                %190 = arith.minsi %189, %134 : i64
+                %191 = arith.subi %190, %188 : i64
+                %192 = arith.addi %187, %133 : i64
+                %193 = arith.subi %188, %187 : i64
+                %194 = arith.addi %192, %193 : i64
+                %195 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %194, %195, %191) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-        }
-      } {gemmini.compute_nest}
-      scf.if %148 {
-        %150 = arith.muli %91, %110 : index
-        %151 = arith.muli %150, %c4 : index
-        %152 = arith.muli %149, %c4 : index
-        %153 = arith.subi %152, %c1 : index
-        %154 = arith.addi %151, %153 : index
-        %155 = arith.divsi %154, %152 : index
-        %156 = arith.maxsi %155, %c0 : index
-        %157 = arith.minsi %156, %110 : index
-        scf.for %arg10 = %157 to %110 step %c1 {
-          %181 = arith.index_cast %arg10 : index to i64
-          %182 = arith.divsi %181, %108 : i64
-          %183 = arith.addi %36, %182 : i64
-          %184 = arith.remsi %181, %108 : i64
-          %185 = arith.muli %183, %c16_i64 : i64
-          %186 = arith.maxsi %185, %27 : i64
-          %187 = arith.addi %185, %c16_i64 : i64
-          %188 = arith.minsi %187, %37 : i64
-          %189 = arith.subi %188, %186 : i64
-          %190 = arith.subi %186, %27 : i64
-          %191 = arith.muli %190, %107 : i64
-          %192 = arith.addi %106, %191 : i64
-          %193 = arith.muli %184, %c64_i64 : i64
-          %194 = arith.addi %192, %193 : i64
-          %195 = arith.muli %183, %c32_i64 : i64
-          %196 = arith.addi %195, %193 : i64
-          %197 = arith.addi %196, %102 : i64
-          %198 = arith.subi %186, %185 : i64
-          %199 = arith.addi %197, %198 : i64
-          %200 = arith.subi %103, %193 : i64
-          %201 = arith.minsi %200, %c64_i64 : i64
-          "instgem.mvin"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %158 = arith.muli %91, %116 : index
+          %158 = arith.index_cast %arg10 : index to i64
+          %159 = arith.muli %158, %c16_i64 : i64
+          %160 = arith.subi %81, %159 : i64
+          %161 = arith.minsi %160, %c16_i64 : i64
+          %162 = arith.index_cast %94 : i64 to index
+          scf.for %arg11 = %c0 to %162 step %c1 {
+            %164 = arith.index_cast %arg11 : index to i64
+            %165 = arith.ori %159, %c3221225472_i64 : i64
+            %166 = arith.muli %164, %c16_i64 : i64
+            %167 = arith.addi %166, %159 : i64
+            %168 = arith.addi %167, %70 : i64
+            "instgem.preload"(%168, %161, %c16_i64, %165, %161, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+            %169 = arith.addi %166, %58 : i64
+            "instgem.compute_preloaded"(%169, %c16_i64, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %170 = arith.index_cast %97 : i64 to index
+            scf.for %arg12 = %c1 to %170 step %c1 {
+              %172 = arith.index_cast %arg12 : index to i64
+              %173 = arith.muli %172, %c16_i64 : i64
+              %174 = arith.addi %173, %159 : i64
+              %175 = arith.ori %174, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %176 = arith.muli %172, %c32_i64 : i64
+              %177 = arith.addi %176, %166 : i64
+              %178 = arith.addi %177, %58 : i64
+              "instgem.compute_accumulated"(%178, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %171 = arith.index_cast %82 : i64 to index
+            scf.for %arg12 = %170 to %171 step %c1 {
+              %172 = arith.index_cast %arg12 : index to i64
+              %173 = arith.muli %172, %c16_i64 : i64
+              %174 = arith.subi %75, %173 : i64
+              %175 = arith.minsi %174, %c16_i64 : i64
+              %176 = arith.addi %173, %159 : i64
+              %177 = arith.ori %176, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %161, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+              %178 = arith.muli %172, %c32_i64 : i64
+              %179 = arith.addi %178, %166 : i64
+              %180 = arith.addi %179, %58 : i64
+              "instgem.compute_accumulated"(%180, %c16_i64, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %163 = arith.index_cast %85 : i64 to index
+          scf.for %arg11 = %162 to %163 step %c1 {
+            %164 = arith.index_cast %arg11 : index to i64
+            %165 = arith.muli %164, %c16_i64 : i64
+            %166 = arith.subi %77, %165 : i64
+            %167 = arith.minsi %166, %c16_i64 : i64
+            %168 = arith.subi %79, %165 : i64
+            %169 = arith.minsi %168, %c16_i64 : i64
+            %170 = arith.ori %159, %c3221225472_i64 : i64
+            %171 = arith.addi %165, %159 : i64
+            %172 = arith.addi %171, %70 : i64
+            "instgem.preload"(%172, %161, %169, %170, %161, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+            %173 = arith.addi %165, %58 : i64
+            "instgem.compute_preloaded"(%173, %167, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %174 = arith.index_cast %97 : i64 to index
+            scf.for %arg12 = %c1 to %174 step %c1 {
+              %176 = arith.index_cast %arg12 : index to i64
+              %177 = arith.muli %176, %c16_i64 : i64
+              %178 = arith.addi %177, %159 : i64
+              %179 = arith.ori %178, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %180 = arith.muli %176, %c32_i64 : i64
+              %181 = arith.addi %180, %165 : i64
+              %182 = arith.addi %181, %58 : i64
+              "instgem.compute_accumulated"(%182, %167, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %175 = arith.index_cast %82 : i64 to index
+            scf.for %arg12 = %174 to %175 step %c1 {
+              %176 = arith.index_cast %arg12 : index to i64
+              %177 = arith.muli %176, %c16_i64 : i64
+              %178 = arith.subi %75, %177 : i64
+              %179 = arith.minsi %178, %c16_i64 : i64
+              %180 = arith.addi %177, %159 : i64
+              %181 = arith.ori %180, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %161, %179) : (i64, i64, i64, i64, i64, i64) -> ()
+              %182 = arith.muli %176, %c32_i64 : i64
+              %183 = arith.addi %182, %165 : i64
+              %184 = arith.addi %183, %58 : i64
+              "instgem.compute_accumulated"(%184, %167, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+      }
+      scf.if %156 {
+        %158 = arith.muli %91, %118 : index
         %159 = arith.muli %158, %c4 : index
-        %160 = arith.subi %159, %149 : index
-        %161 = arith.addi %160, %153 : index
-        %162 = arith.divsi %161, %152 : index
-        %163 = arith.maxsi %162, %c0 : index
-        %164 = arith.minsi %163, %116 : index
-        scf.for %arg10 = %164 to %116 step %c1 {
-          %181 = arith.index_cast %arg10 : index to i64
-          %182 = arith.divsi %181, %108 : i64
-          %183 = arith.remsi %181, %108 : i64
-          %184 = arith.muli %182, %c16_i64 : i64
-          %185 = arith.maxsi %184, %c0_i64 : i64
-          %186 = arith.addi %184, %c16_i64 : i64
-          %187 = arith.minsi %186, %27 : i64
-          %188 = arith.subi %187, %185 : i64
-          %189 = arith.muli %182, %c32_i64 : i64
-          %190 = arith.muli %183, %c64_i64 : i64
-          %191 = arith.addi %189, %190 : i64
-          %192 = arith.addi %191, %102 : i64
-          %193 = arith.subi %185, %184 : i64
-          %194 = arith.addi %192, %193 : i64
-          %195 = arith.subi %103, %190 : i64
-          %196 = arith.minsi %195, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %194, %196, %188) : (i64, i64, i64, i64) -> ()
+        %160 = arith.muli %157, %c4 : index
+        %161 = arith.subi %160, %c1 : index
+        %162 = arith.addi %159, %161 : index
+        %163 = arith.divsi %162, %160 : index
+        %164 = arith.maxsi %163, %c0 : index
+        %165 = arith.minsi %164, %118 : index
+        scf.for %arg10 = %165 to %118 step %c1 {
+          %189 = arith.index_cast %arg10 : index to i64
+          %190 = arith.addi %36, %189 : i64
+          %191 = arith.muli %190, %c16_i64 : i64
+          %192 = arith.maxsi %191, %27 : i64
+          %193 = arith.addi %191, %c16_i64 : i64
+          %194 = arith.minsi %193, %37 : i64
+          %195 = arith.subi %194, %192 : i64
+          %196 = arith.subi %192, %27 : i64
+          %197 = arith.muli %196, %115 : i64
+          %198 = arith.addi %114, %197 : i64
+          %199 = arith.muli %190, %c32_i64 : i64
+          %200 = arith.addi %199, %110 : i64
+          %201 = arith.subi %192, %191 : i64
+          %202 = arith.addi %200, %201 : i64
+          %203 = arith.minsi %111, %c64_i64 : i64
+          "instgem.mvin"(%198, %202, %203, %195) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %165 = arith.muli %91, %141 : index
-        %166 = arith.muli %165, %c4 : index
-        %167 = arith.muli %149, %c2 : index
-        %168 = arith.subi %166, %167 : index
-        %169 = arith.addi %168, %153 : index
-        %170 = arith.divsi %169, %152 : index
+        %166 = arith.muli %91, %124 : index
+        %167 = arith.muli %166, %c4 : index
+        %168 = arith.subi %167, %157 : index
+        %169 = arith.addi %168, %161 : index
+        %170 = arith.divsi %169, %160 : index
         %171 = arith.maxsi %170, %c0 : index
-        %172 = arith.minsi %171, %141 : index
-        scf.for %arg10 = %172 to %141 step %c1 {
-          %181 = arith.index_cast %arg10 : index to i64
-          %182 = arith.divsi %181, %132 : i64
-          %183 = arith.addi %133, %182 : i64
-          %184 = arith.remsi %181, %132 : i64
-          %185 = arith.muli %183, %c16_i64 : i64
-          %186 = arith.maxsi %185, %126 : i64
-          %187 = arith.addi %185, %c16_i64 : i64
-          %188 = arith.minsi %187, %134 : i64
-          %189 = arith.subi %188, %186 : i64
-          %190 = arith.subi %186, %126 : i64
-          %191 = arith.muli %190, %131 : i64
-          %192 = arith.addi %130, %191 : i64
-          %193 = arith.muli %184, %c64_i64 : i64
-          %194 = arith.addi %192, %193 : i64
-          %195 = arith.addi %185, %193 : i64
-          %196 = arith.addi %195, %125 : i64
-          %197 = arith.subi %186, %185 : i64
+        %172 = arith.minsi %171, %124 : index
+        scf.for %arg10 = %172 to %124 step %c1 {
+          %189 = arith.index_cast %arg10 : index to i64
+          %190 = arith.muli %189, %c16_i64 : i64
+          %191 = arith.maxsi %190, %c0_i64 : i64
+          %192 = arith.addi %190, %c16_i64 : i64
+          %193 = arith.minsi %192, %27 : i64
+          %194 = arith.subi %193, %191 : i64
+          %195 = arith.muli %189, %c32_i64 : i64
+          %196 = arith.addi %195, %110 : i64
+          %197 = arith.subi %191, %190 : i64
           %198 = arith.addi %196, %197 : i64
-          %199 = arith.subi %29, %193 : i64
-          %200 = arith.minsi %199, %c64_i64 : i64
-          "instgem.mvin2"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
+          %199 = arith.minsi %111, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %198, %199, %194) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %173 = arith.muli %91, %147 : index
+        %173 = arith.muli %91, %149 : index
         %174 = arith.muli %173, %c4 : index
-        %175 = arith.muli %149, %c3 : index
+        %175 = arith.muli %157, %c2 : index
         %176 = arith.subi %174, %175 : index
-        %177 = arith.addi %176, %153 : index
-        %178 = arith.divsi %177, %152 : index
+        %177 = arith.addi %176, %161 : index
+        %178 = arith.divsi %177, %160 : index
         %179 = arith.maxsi %178, %c0 : index
-        %180 = arith.minsi %179, %147 : index
-        scf.for %arg10 = %180 to %147 step %c1 {
-          %181 = arith.index_cast %arg10 : index to i64
-          %182 = arith.divsi %181, %132 : i64
-          %183 = arith.remsi %181, %132 : i64
-          %184 = arith.muli %182, %c16_i64 : i64
-          %185 = arith.maxsi %184, %c0_i64 : i64
-          %186 = arith.addi %184, %c16_i64 : i64
-          %187 = arith.minsi %186, %126 : i64
-          %188 = arith.subi %187, %185 : i64
-          %189 = arith.muli %183, %c64_i64 : i64
-          %190 = arith.addi %184, %189 : i64
-          %191 = arith.addi %190, %125 : i64
-          %192 = arith.subi %185, %184 : i64
-          %193 = arith.addi %191, %192 : i64
-          %194 = arith.subi %29, %189 : i64
-          %195 = arith.minsi %194, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %193, %195, %188) : (i64, i64, i64, i64) -> ()
+        %180 = arith.minsi %179, %149 : index
+        scf.for %arg10 = %180 to %149 step %c1 {
+          %189 = arith.index_cast %arg10 : index to i64
+          %190 = arith.addi %141, %189 : i64
+          %191 = arith.muli %190, %c16_i64 : i64
+          %192 = arith.maxsi %191, %134 : i64
+          %193 = arith.addi %191, %c16_i64 : i64
+          %194 = arith.minsi %193, %142 : i64
+          %195 = arith.subi %194, %192 : i64
+          %196 = arith.subi %192, %134 : i64
+          %197 = arith.muli %196, %139 : i64
+          %198 = arith.addi %138, %197 : i64
+          %199 = arith.addi %191, %133 : i64
+          %200 = arith.subi %192, %191 : i64
+          %201 = arith.addi %199, %200 : i64
+          %202 = arith.minsi %29, %c64_i64 : i64
+          "instgem.mvin2"(%198, %201, %202, %195) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-      }
-      scf.if %88 {
-        scf.for %arg10 = %c0 to %c2 step %c1 {
-          %150 = arith.index_cast %arg10 : index to i64
-          %151 = arith.remsi %150, %c2_i64 : i64
-          %152 = arith.divsi %150, %c2_i64 : i64
-          %153 = arith.muli %152, %c16_i64 : i64
-          %154 = arith.subi %c16_i64, %153 : i64
-          %155 = arith.minsi %154, %c16_i64 : i64
-          %156 = arith.muli %151, %c16_i64 : i64
-          %157 = arith.addi %156, %153 : i64
-          %158 = arith.ori %157, %c2147483648_i64 : i64
-          %159 = arith.cmpi eq, %85, %c0_i64 : i64
-          %160 = arith.cmpi sge, %151, %82 : i64
-          %161 = arith.cmpi sge, %152, %90 : i64
-          %162 = arith.ori %159, %160 : i1
-          %163 = arith.ori %162, %161 : i1
-          %164 = arith.cmpi slt, %152, %43 : i64
-          %165 = arith.andi %163, %164 : i1
-          scf.if %165 {
-            "instgem.mvin"(%c0_i64, %158, %155, %c16_i64) : (i64, i64, i64, i64) -> ()
-          }
-        }
-      }
-      scf.if %87 {
-        %150 = arith.minsi %90, %43 : i64
-        %151 = arith.index_cast %150 : i64 to index
-        %152 = arith.index_cast %43 : i64 to index
-        scf.for %arg10 = %151 to %152 step %c1 {
-          %153 = arith.index_cast %arg10 : index to i64
-          %154 = arith.index_cast %42 : i64 to index
-          scf.for %arg11 = %c0 to %154 step %c1 {
-            %155 = arith.index_cast %arg11 : index to i64
-            %156 = arith.addi %36, %155 : i64
-            %157 = arith.muli %156, %c16_i64 : i64
-            %158 = arith.maxsi %157, %27 : i64
-            %159 = arith.addi %157, %c16_i64 : i64
-            %160 = arith.minsi %159, %37 : i64
-            %161 = arith.subi %160, %158 : i64
-            %162 = arith.subi %158, %27 : i64
-            %163 = arith.muli %162, %35 : i64
-            %164 = arith.addi %33, %163 : i64
-            %165 = arith.muli %153, %c64_i64 : i64
-            %166 = arith.addi %164, %165 : i64
-            %167 = arith.muli %153, %c16_i64 : i64
-            %168 = arith.addi %157, %167 : i64
-            %169 = arith.ori %168, %c2684354560_i64 : i64
-            %170 = arith.subi %158, %157 : i64
-            %171 = arith.addi %169, %170 : i64
-            %172 = arith.subi %29, %167 : i64
-            %173 = arith.minsi %172, %c16_i64 : i64
-            "instgem.mvout"(%166, %171, %173, %161) : (i64, i64, i64, i64) -> ()
-          }
-        }
+        %181 = arith.muli %91, %155 : index
+        %182 = arith.muli %181, %c4 : index
+        %183 = arith.muli %157, %c3 : index
+        %184 = arith.subi %182, %183 : index
+        %185 = arith.addi %184, %161 : index
+        %186 = arith.divsi %185, %160 : index
+        %187 = arith.maxsi %186, %c0 : index
+        %188 = arith.minsi %187, %155 : index
+        scf.for %arg10 = %188 to %155 step %c1 {
+          %189 = arith.index_cast %arg10 : index to i64
+          %190 = arith.muli %189, %c16_i64 : i64
+          %191 = arith.maxsi %190, %c0_i64 : i64
+          %192 = arith.addi %190, %c16_i64 : i64
+          %193 = arith.minsi %192, %134 : i64
+          %194 = arith.subi %193, %191 : i64
+          %195 = arith.addi %190, %133 : i64
+          %196 = arith.subi %191, %190 : i64
+          %197 = arith.addi %195, %196 : i64
+          %198 = arith.minsi %29, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %197, %198, %194) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
       }
       scf.yield %48, %62 : index, index
     }

@@ -121,27 +121,21 @@ module {
     %43 = arith.index_cast %42 : i64 to index
     scf.for %arg8 = %c0 to %43 step %c1 {
       %65 = arith.index_cast %arg8 : index to i64
-      %66 = arith.divsi %65, %34 : i64
-      %67 = arith.addi %35, %66 : i64
-      %68 = arith.remsi %65, %34 : i64
-      %69 = arith.muli %67, %c16_i64 : i64
-      %70 = arith.maxsi %69, %25 : i64
-      %71 = arith.addi %69, %c16_i64 : i64
-      %72 = arith.minsi %71, %36 : i64
-      %73 = arith.subi %72, %70 : i64
-      %74 = arith.subi %70, %25 : i64
-      %75 = arith.muli %74, %33 : i64
-      %76 = arith.addi %32, %75 : i64
-      %77 = arith.muli %68, %c64_i64 : i64
+      %66 = arith.addi %35, %65 : i64
+      %67 = arith.muli %66, %c16_i64 : i64
+      %68 = arith.maxsi %67, %25 : i64
+      %69 = arith.addi %67, %c16_i64 : i64
+      %70 = arith.minsi %69, %36 : i64
+      %71 = arith.subi %70, %68 : i64
+      %72 = arith.subi %68, %25 : i64
+      %73 = arith.muli %72, %33 : i64
+      %74 = arith.addi %32, %73 : i64
+      %75 = arith.muli %66, %c32_i64 : i64
+      %76 = arith.ori %75, %c2147483648_i64 : i64
+      %77 = arith.subi %68, %67 : i64
       %78 = arith.addi %76, %77 : i64
-      %79 = arith.muli %67, %c32_i64 : i64
-      %80 = arith.addi %79, %77 : i64
-      %81 = arith.ori %80, %c2147483648_i64 : i64
-      %82 = arith.subi %70, %69 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.subi %27, %77 : i64
-      %85 = arith.minsi %84, %c64_i64 : i64
-      "instgem.mvin"(%78, %83, %85, %73) : (i64, i64, i64, i64) -> ()
+      %79 = arith.minsi %27, %c64_i64 : i64
+      "instgem.mvin"(%74, %78, %79, %71) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %44 = arith.ceildivsi %25, %c16_i64 : i64
     %45 = arith.cmpi sgt, %25, %c0_i64 : i64
@@ -151,22 +145,17 @@ module {
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg8 = %c0 to %49 step %c1 {
       %65 = arith.index_cast %arg8 : index to i64
-      %66 = arith.divsi %65, %34 : i64
-      %67 = arith.remsi %65, %34 : i64
-      %68 = arith.muli %66, %c16_i64 : i64
-      %69 = arith.maxsi %68, %c0_i64 : i64
-      %70 = arith.addi %68, %c16_i64 : i64
-      %71 = arith.minsi %70, %25 : i64
-      %72 = arith.subi %71, %69 : i64
-      %73 = arith.muli %66, %c32_i64 : i64
-      %74 = arith.muli %67, %c64_i64 : i64
-      %75 = arith.addi %73, %74 : i64
-      %76 = arith.ori %75, %c2147483648_i64 : i64
-      %77 = arith.subi %69, %68 : i64
-      %78 = arith.addi %76, %77 : i64
-      %79 = arith.subi %27, %74 : i64
-      %80 = arith.minsi %79, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64, %78, %80, %72) : (i64, i64, i64, i64) -> ()
+      %66 = arith.muli %65, %c16_i64 : i64
+      %67 = arith.maxsi %66, %c0_i64 : i64
+      %68 = arith.addi %66, %c16_i64 : i64
+      %69 = arith.minsi %68, %25 : i64
+      %70 = arith.subi %69, %67 : i64
+      %71 = arith.muli %65, %c32_i64 : i64
+      %72 = arith.ori %71, %c2147483648_i64 : i64
+      %73 = arith.subi %67, %66 : i64
+      %74 = arith.addi %72, %73 : i64
+      %75 = arith.minsi %27, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64, %74, %75, %70) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.bitcast %arg6 : f32 to i32
     %51 = arith.extui %50 : i32 to i64
@@ -179,27 +168,21 @@ module {
     "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %51, %55) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %43 step %c1 {
       %65 = arith.index_cast %arg8 : index to i64
-      %66 = arith.divsi %65, %34 : i64
-      %67 = arith.addi %35, %66 : i64
-      %68 = arith.remsi %65, %34 : i64
-      %69 = arith.muli %67, %c16_i64 : i64
-      %70 = arith.maxsi %69, %25 : i64
-      %71 = arith.addi %69, %c16_i64 : i64
-      %72 = arith.minsi %71, %36 : i64
-      %73 = arith.subi %72, %70 : i64
-      %74 = arith.subi %70, %25 : i64
-      %75 = arith.muli %74, %55 : i64
-      %76 = arith.addi %54, %75 : i64
-      %77 = arith.muli %68, %c64_i64 : i64
+      %66 = arith.addi %35, %65 : i64
+      %67 = arith.muli %66, %c16_i64 : i64
+      %68 = arith.maxsi %67, %25 : i64
+      %69 = arith.addi %67, %c16_i64 : i64
+      %70 = arith.minsi %69, %36 : i64
+      %71 = arith.subi %70, %68 : i64
+      %72 = arith.subi %68, %25 : i64
+      %73 = arith.muli %72, %55 : i64
+      %74 = arith.addi %54, %73 : i64
+      %75 = arith.muli %66, %c32_i64 : i64
+      %76 = arith.ori %75, %c3221225472_i64 : i64
+      %77 = arith.subi %68, %67 : i64
       %78 = arith.addi %76, %77 : i64
-      %79 = arith.muli %67, %c32_i64 : i64
-      %80 = arith.addi %79, %77 : i64
-      %81 = arith.ori %80, %c3221225472_i64 : i64
-      %82 = arith.subi %70, %69 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.subi %27, %77 : i64
-      %85 = arith.minsi %84, %c64_i64 : i64
-      "instgem.mvin"(%78, %83, %85, %73) : (i64, i64, i64, i64) -> ()
+      %79 = arith.minsi %27, %c64_i64 : i64
+      "instgem.mvin"(%74, %78, %79, %71) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %reinterpret_cast_7 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %24 {

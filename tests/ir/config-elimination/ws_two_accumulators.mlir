@@ -58,7 +58,6 @@ module {
     %c4_i64 = arith.constant 4 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -89,29 +88,17 @@ module {
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %c2_i64 : i64
-      %54 = arith.divsi %52, %c2_i64 : i64
-      %55 = arith.muli %54, %c16_i64 : i64
-      %56 = arith.subi %c16_i64, %55 : i64
-      %57 = arith.minsi %56, %c16_i64 : i64
-      %58 = arith.muli %53, %c16_i64 : i64
-      %59 = arith.addi %58, %55 : i64
-      %60 = arith.ori %59, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %60, %57, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %53 = arith.muli %52, %c16_i64 : i64
+      %54 = arith.ori %53, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %54, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %c2_i64 : i64
-      %54 = arith.divsi %52, %c2_i64 : i64
-      %55 = arith.muli %54, %c16_i64 : i64
-      %56 = arith.subi %c16_i64, %55 : i64
-      %57 = arith.minsi %56, %c16_i64 : i64
-      %58 = arith.muli %53, %c16_i64 : i64
-      %59 = arith.addi %58, %55 : i64
-      %60 = arith.addi %59, %c32_i64 : i64
-      %61 = arith.ori %60, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %61, %57, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %53 = arith.muli %52, %c16_i64 : i64
+      %54 = arith.addi %53, %c32_i64 : i64
+      %55 = arith.ori %54, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %55, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %6 = arith.ceildivsi %arg7, %c32 : index
     %7:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
@@ -159,27 +146,21 @@ module {
       %86 = arith.muli %85, %79 : i64
       %87 = arith.index_cast %86 : i64 to index
       scf.for %arg12 = %c0 to %87 step %c1 {
-        %185 = arith.index_cast %arg12 : index to i64
-        %186 = arith.divsi %185, %79 : i64
-        %187 = arith.addi %80, %186 : i64
-        %188 = arith.remsi %185, %79 : i64
-        %189 = arith.muli %187, %c16_i64 : i64
-        %190 = arith.maxsi %189, %71 : i64
-        %191 = arith.addi %189, %c16_i64 : i64
-        %192 = arith.minsi %191, %74 : i64
-        %193 = arith.subi %192, %190 : i64
-        %194 = arith.subi %190, %71 : i64
-        %195 = arith.muli %194, %78 : i64
-        %196 = arith.addi %77, %195 : i64
-        %197 = arith.muli %188, %c64_i64 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.muli %187, %c32_i64 : i64
-        %200 = arith.addi %199, %197 : i64
-        %201 = arith.subi %190, %189 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.subi %73, %197 : i64
-        %204 = arith.minsi %203, %c64_i64 : i64
-        "instgem.mvin"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
+        %195 = arith.index_cast %arg12 : index to i64
+        %196 = arith.addi %80, %195 : i64
+        %197 = arith.muli %196, %c16_i64 : i64
+        %198 = arith.maxsi %197, %71 : i64
+        %199 = arith.addi %197, %c16_i64 : i64
+        %200 = arith.minsi %199, %74 : i64
+        %201 = arith.subi %200, %198 : i64
+        %202 = arith.subi %198, %71 : i64
+        %203 = arith.muli %202, %78 : i64
+        %204 = arith.addi %77, %203 : i64
+        %205 = arith.muli %196, %c32_i64 : i64
+        %206 = arith.subi %198, %197 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%204, %207, %208, %201) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %88 = arith.ceildivsi %71, %c16_i64 : i64
       %89 = arith.cmpi sgt, %71, %c0_i64 : i64
@@ -188,22 +169,17 @@ module {
       %92 = arith.muli %91, %79 : i64
       %93 = arith.index_cast %92 : i64 to index
       scf.for %arg12 = %c0 to %93 step %c1 {
-        %185 = arith.index_cast %arg12 : index to i64
-        %186 = arith.divsi %185, %79 : i64
-        %187 = arith.remsi %185, %79 : i64
-        %188 = arith.muli %186, %c16_i64 : i64
-        %189 = arith.maxsi %188, %c0_i64 : i64
-        %190 = arith.addi %188, %c16_i64 : i64
-        %191 = arith.minsi %190, %71 : i64
-        %192 = arith.subi %191, %189 : i64
-        %193 = arith.muli %186, %c32_i64 : i64
-        %194 = arith.muli %187, %c64_i64 : i64
-        %195 = arith.addi %193, %194 : i64
-        %196 = arith.subi %189, %188 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.subi %73, %194 : i64
-        %199 = arith.minsi %198, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %197, %199, %192) : (i64, i64, i64, i64) -> ()
+        %195 = arith.index_cast %arg12 : index to i64
+        %196 = arith.muli %195, %c16_i64 : i64
+        %197 = arith.maxsi %196, %c0_i64 : i64
+        %198 = arith.addi %196, %c16_i64 : i64
+        %199 = arith.minsi %198, %71 : i64
+        %200 = arith.subi %199, %197 : i64
+        %201 = arith.muli %195, %c32_i64 : i64
+        %202 = arith.subi %197, %196 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %203, %204, %200) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %94 = arith.maxsi %arg10, %c0 : index
       %95 = arith.minsi %94, %arg7 : index
@@ -249,27 +225,21 @@ module {
       %128 = arith.muli %127, %121 : i64
       %129 = arith.index_cast %128 : i64 to index
       scf.for %arg12 = %c0 to %129 step %c1 {
-        %185 = arith.index_cast %arg12 : index to i64
-        %186 = arith.divsi %185, %121 : i64
-        %187 = arith.addi %122, %186 : i64
-        %188 = arith.remsi %185, %121 : i64
-        %189 = arith.muli %187, %c16_i64 : i64
-        %190 = arith.maxsi %189, %113 : i64
-        %191 = arith.addi %189, %c16_i64 : i64
-        %192 = arith.minsi %191, %116 : i64
-        %193 = arith.subi %192, %190 : i64
-        %194 = arith.subi %190, %113 : i64
-        %195 = arith.muli %194, %120 : i64
-        %196 = arith.addi %119, %195 : i64
-        %197 = arith.muli %188, %c64_i64 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.addi %189, %197 : i64
-        %200 = arith.addi %199, %c64_i64 : i64
-        %201 = arith.subi %190, %189 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.subi %115, %197 : i64
-        %204 = arith.minsi %203, %c64_i64 : i64
-        "instgem.mvin"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
+        %195 = arith.index_cast %arg12 : index to i64
+        %196 = arith.addi %122, %195 : i64
+        %197 = arith.muli %196, %c16_i64 : i64
+        %198 = arith.maxsi %197, %113 : i64
+        %199 = arith.addi %197, %c16_i64 : i64
+        %200 = arith.minsi %199, %116 : i64
+        %201 = arith.subi %200, %198 : i64
+        %202 = arith.subi %198, %113 : i64
+        %203 = arith.muli %202, %120 : i64
+        %204 = arith.addi %119, %203 : i64
+        %205 = arith.addi %197, %c64_i64 : i64
+        %206 = arith.subi %198, %197 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.minsi %115, %c64_i64 : i64
+        "instgem.mvin"(%204, %207, %208, %201) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %130 = arith.ceildivsi %113, %c16_i64 : i64
       %131 = arith.cmpi sgt, %113, %c0_i64 : i64
@@ -278,22 +248,17 @@ module {
       %134 = arith.muli %133, %121 : i64
       %135 = arith.index_cast %134 : i64 to index
       scf.for %arg12 = %c0 to %135 step %c1 {
-        %185 = arith.index_cast %arg12 : index to i64
-        %186 = arith.divsi %185, %121 : i64
-        %187 = arith.remsi %185, %121 : i64
-        %188 = arith.muli %186, %c16_i64 : i64
-        %189 = arith.maxsi %188, %c0_i64 : i64
-        %190 = arith.addi %188, %c16_i64 : i64
-        %191 = arith.minsi %190, %113 : i64
-        %192 = arith.subi %191, %189 : i64
-        %193 = arith.muli %187, %c64_i64 : i64
-        %194 = arith.addi %188, %193 : i64
-        %195 = arith.addi %194, %c64_i64 : i64
-        %196 = arith.subi %189, %188 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.subi %115, %193 : i64
-        %199 = arith.minsi %198, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %197, %199, %192) : (i64, i64, i64, i64) -> ()
+        %195 = arith.index_cast %arg12 : index to i64
+        %196 = arith.muli %195, %c16_i64 : i64
+        %197 = arith.maxsi %196, %c0_i64 : i64
+        %198 = arith.addi %196, %c16_i64 : i64
+        %199 = arith.minsi %198, %113 : i64
+        %200 = arith.subi %199, %197 : i64
+        %201 = arith.addi %196, %c64_i64 : i64
+        %202 = arith.subi %197, %196 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.minsi %115, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %203, %204, %200) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %136 = arith.maxsi %74, %c0_i64 : i64
       %137 = arith.minsi %136, %c32_i64 : i64
@@ -310,82 +275,191 @@ module {
       %148 = arith.cmpi sgt, %144, %c0_i64 : i64
       %149 = arith.select %148, %145, %c0_i64 : i64
       %150 = arith.index_cast %149 : i64 to index
+      %151 = arith.divsi %146, %c16_i64 : i64
+      %152 = arith.minsi %147, %151 : i64
+      %153 = arith.maxsi %152, %c0_i64 : i64
+      %154 = arith.divsi %137, %c16_i64 : i64
+      %155 = arith.minsi %144, %154 : i64
+      %156 = arith.maxsi %155, %c1_i64 : i64
+      %157 = arith.minsi %137, %c16_i64 : i64
       scf.for %arg12 = %c0 to %150 step %c1 {
-        %185 = arith.index_cast %arg12 : index to i64
-        %186 = arith.divsi %146, %c16_i64 : i64
-        %187 = arith.minsi %147, %186 : i64
-        %188 = arith.maxsi %187, %c0_i64 : i64
-        %189 = arith.index_cast %188 : i64 to index
-        scf.for %arg13 = %c0 to %189 step %c1 {
-          %191 = arith.index_cast %arg13 : index to i64
-          %192 = arith.minsi %137, %c16_i64 : i64
-          %193 = arith.muli %185, %c16_i64 : i64
-          %194 = arith.subi %143, %193 : i64
-          %195 = arith.minsi %194, %c16_i64 : i64
-          %196 = arith.ori %193, %c3221225472_i64 : i64
-          %197 = arith.muli %191, %c16_i64 : i64
-          %198 = arith.addi %197, %193 : i64
-          %199 = arith.addi %198, %c64_i64 : i64
-          "instgem.preload"(%199, %195, %c16_i64, %196, %195, %192) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%197, %c16_i64, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %200 = arith.divsi %137, %c16_i64 : i64
-          %201 = arith.minsi %144, %200 : i64
-          %202 = arith.maxsi %201, %c1_i64 : i64
-          %203 = arith.index_cast %202 : i64 to index
-          scf.for %arg14 = %c1 to %203 step %c1 {
-            %205 = arith.index_cast %arg14 : index to i64
-            %206 = arith.muli %205, %c16_i64 : i64
-            %207 = arith.addi %206, %193 : i64
-            %208 = arith.ori %207, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %209 = arith.muli %205, %c32_i64 : i64
-            %210 = arith.addi %209, %197 : i64
-            "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %195 = arith.index_cast %arg12 : index to i64
+        %196 = arith.muli %195, %c16_i64 : i64
+        %197 = arith.subi %143, %196 : i64
+        %198 = arith.minsi %197, %c16_i64 : i64
+        %199 = arith.index_cast %153 : i64 to index
+        scf.for %arg13 = %c0 to %199 step %c1 {
+          %201 = arith.index_cast %arg13 : index to i64
+          %202 = arith.ori %196, %c3221225472_i64 : i64
+          %203 = arith.muli %201, %c16_i64 : i64
+          %204 = arith.addi %203, %196 : i64
+          %205 = arith.addi %204, %c64_i64 : i64
+          "instgem.preload"(%205, %198, %c16_i64, %202, %198, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%203, %c16_i64, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %206 = arith.index_cast %156 : i64 to index
+          scf.for %arg14 = %c1 to %206 step %c1 {
+            %208 = arith.index_cast %arg14 : index to i64
+            %209 = arith.muli %208, %c16_i64 : i64
+            %210 = arith.addi %209, %196 : i64
+            %211 = arith.ori %210, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %212 = arith.muli %208, %c32_i64 : i64
+            %213 = arith.addi %212, %203 : i64
+            "instgem.compute_accumulated"(%213, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %204 = arith.index_cast %144 : i64 to index
-          scf.for %arg14 = %203 to %204 step %c1 {
-            %205 = arith.index_cast %arg14 : index to i64
-            %206 = arith.muli %205, %c16_i64 : i64
-            %207 = arith.subi %137, %206 : i64
-            %208 = arith.minsi %207, %c16_i64 : i64
-            %209 = arith.addi %206, %193 : i64
-            %210 = arith.ori %209, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %210, %195, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-            %211 = arith.muli %205, %c32_i64 : i64
-            %212 = arith.addi %211, %197 : i64
-            "instgem.compute_accumulated"(%212, %c16_i64, %208, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %207 = arith.index_cast %144 : i64 to index
+          scf.for %arg14 = %206 to %207 step %c1 {
+            %208 = arith.index_cast %arg14 : index to i64
+            %209 = arith.muli %208, %c16_i64 : i64
+            %210 = arith.subi %137, %209 : i64
+            %211 = arith.minsi %210, %c16_i64 : i64
+            %212 = arith.addi %209, %196 : i64
+            %213 = arith.ori %212, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %198, %211) : (i64, i64, i64, i64, i64, i64) -> ()
+            %214 = arith.muli %208, %c32_i64 : i64
+            %215 = arith.addi %214, %203 : i64
+            "instgem.compute_accumulated"(%215, %c16_i64, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
-        %190 = arith.index_cast %147 : i64 to index
-        scf.for %arg13 = %189 to %190 step %c1 {
-          %191 = arith.index_cast %arg13 : index to i64
-          %192 = arith.muli %191, %c16_i64 : i64
-          %193 = arith.subi %139, %192 : i64
-          %194 = arith.minsi %193, %c16_i64 : i64
-          %195 = arith.subi %141, %192 : i64
-          %196 = arith.minsi %195, %c16_i64 : i64
-          %197 = arith.minsi %137, %c16_i64 : i64
-          %198 = arith.muli %185, %c16_i64 : i64
-          %199 = arith.subi %143, %198 : i64
-          %200 = arith.minsi %199, %c16_i64 : i64
-          %201 = arith.ori %198, %c3221225472_i64 : i64
-          %202 = arith.addi %192, %198 : i64
-          %203 = arith.addi %202, %c64_i64 : i64
-          "instgem.preload"(%203, %200, %196, %201, %200, %197) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%192, %194, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %204 = arith.divsi %137, %c16_i64 : i64
-          %205 = arith.minsi %144, %204 : i64
-          %206 = arith.maxsi %205, %c1_i64 : i64
-          %207 = arith.index_cast %206 : i64 to index
+        %200 = arith.index_cast %147 : i64 to index
+        scf.for %arg13 = %199 to %200 step %c1 {
+          %201 = arith.index_cast %arg13 : index to i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.subi %139, %202 : i64
+          %204 = arith.minsi %203, %c16_i64 : i64
+          %205 = arith.subi %141, %202 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.ori %196, %c3221225472_i64 : i64
+          %208 = arith.addi %202, %196 : i64
+          %209 = arith.addi %208, %c64_i64 : i64
+          "instgem.preload"(%209, %198, %206, %207, %198, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%202, %204, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %210 = arith.index_cast %156 : i64 to index
+          scf.for %arg14 = %c1 to %210 step %c1 {
+            %212 = arith.index_cast %arg14 : index to i64
+            %213 = arith.muli %212, %c16_i64 : i64
+            %214 = arith.addi %213, %196 : i64
+            %215 = arith.ori %214, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %216 = arith.muli %212, %c32_i64 : i64
+            %217 = arith.addi %216, %202 : i64
+            "instgem.compute_accumulated"(%217, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %211 = arith.index_cast %144 : i64 to index
+          scf.for %arg14 = %210 to %211 step %c1 {
+            %212 = arith.index_cast %arg14 : index to i64
+            %213 = arith.muli %212, %c16_i64 : i64
+            %214 = arith.subi %137, %213 : i64
+            %215 = arith.minsi %214, %c16_i64 : i64
+            %216 = arith.addi %213, %196 : i64
+            %217 = arith.ori %216, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %198, %215) : (i64, i64, i64, i64, i64, i64) -> ()
+            %218 = arith.muli %212, %c32_i64 : i64
+            %219 = arith.addi %218, %202 : i64
+            "instgem.compute_accumulated"(%219, %204, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+      } {gemmini.compute_nest}
+      %158 = arith.maxsi %arg11, %c0 : index
+      %159 = arith.minsi %158, %arg7 : index
+      %160 = arith.addi %arg11, %c32 : index
+      %161 = arith.maxsi %160, %c0 : index
+      %162 = arith.minsi %161, %arg7 : index
+      %163 = arith.subi %159, %arg11 : index
+      %164 = arith.maxsi %163, %c0 : index
+      %165 = arith.minsi %164, %c32 : index
+      %166 = arith.subi %162, %159 : index
+      scf.if %112 {
+        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+      }
+      %subview_22 = memref.subview %reinterpret_cast_1[%159, %104] [%166, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %167 = arith.index_cast %165 : index to i64
+      %168 = arith.index_cast %166 : index to i64
+      %169 = arith.addi %167, %168 : i64
+      %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %170 = arith.index_cast %intptr_27 : index to i64
+      %171 = arith.index_cast %offset_24 : index to i64
+      %172 = arith.addi %170, %171 : i64
+      %173 = arith.index_cast %strides_26#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+      %174 = arith.divsi %167, %c16_i64 : i64
+      %175 = arith.ceildivsi %169, %c16_i64 : i64
+      %176 = arith.subi %175, %174 : i64
+      %177 = arith.cmpi sgt, %168, %c0_i64 : i64
+      %178 = arith.extui %177 : i1 to i64
+      %179 = arith.muli %176, %178 : i64
+      %180 = arith.muli %179, %121 : i64
+      %181 = arith.index_cast %180 : i64 to index
+      scf.for %arg12 = %c0 to %181 step %c1 {
+        %195 = arith.index_cast %arg12 : index to i64
+        %196 = arith.addi %174, %195 : i64
+        %197 = arith.muli %196, %c16_i64 : i64
+        %198 = arith.maxsi %197, %167 : i64
+        %199 = arith.addi %197, %c16_i64 : i64
+        %200 = arith.minsi %199, %169 : i64
+        %201 = arith.subi %200, %198 : i64
+        %202 = arith.subi %198, %167 : i64
+        %203 = arith.muli %202, %173 : i64
+        %204 = arith.addi %172, %203 : i64
+        %205 = arith.addi %197, %c96_i64 : i64
+        %206 = arith.subi %198, %197 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.minsi %115, %c64_i64 : i64
+        "instgem.mvin"(%204, %207, %208, %201) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %182 = arith.ceildivsi %167, %c16_i64 : i64
+      %183 = arith.cmpi sgt, %167, %c0_i64 : i64
+      %184 = arith.extui %183 : i1 to i64
+      %185 = arith.muli %182, %184 : i64
+      %186 = arith.muli %185, %121 : i64
+      %187 = arith.index_cast %186 : i64 to index
+      scf.for %arg12 = %c0 to %187 step %c1 {
+        %195 = arith.index_cast %arg12 : index to i64
+        %196 = arith.muli %195, %c16_i64 : i64
+        %197 = arith.maxsi %196, %c0_i64 : i64
+        %198 = arith.addi %196, %c16_i64 : i64
+        %199 = arith.minsi %198, %167 : i64
+        %200 = arith.subi %199, %197 : i64
+        %201 = arith.addi %196, %c96_i64 : i64
+        %202 = arith.subi %197, %196 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.minsi %115, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %203, %204, %200) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %188 = arith.maxsi %169, %c0_i64 : i64
+      %189 = arith.minsi %188, %c32_i64 : i64
+      %190 = arith.minsi %139, %189 : i64
+      %191 = arith.ceildivsi %190, %c16_i64 : i64
+      %192 = arith.divsi %190, %c16_i64 : i64
+      %193 = arith.minsi %191, %192 : i64
+      %194 = arith.maxsi %193, %c0_i64 : i64
+      scf.for %arg12 = %c0 to %150 step %c1 {
+        %195 = arith.index_cast %arg12 : index to i64
+        %196 = arith.muli %195, %c16_i64 : i64
+        %197 = arith.subi %143, %196 : i64
+        %198 = arith.minsi %197, %c16_i64 : i64
+        %199 = arith.index_cast %194 : i64 to index
+        scf.for %arg13 = %c0 to %199 step %c1 {
+          %201 = arith.index_cast %arg13 : index to i64
+          %202 = arith.addi %196, %c32_i64 : i64
+          %203 = arith.ori %202, %c3221225472_i64 : i64
+          %204 = arith.muli %201, %c16_i64 : i64
+          %205 = arith.addi %204, %196 : i64
+          %206 = arith.addi %205, %c96_i64 : i64
+          "instgem.preload"(%206, %198, %c16_i64, %203, %198, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%204, %c16_i64, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %207 = arith.index_cast %156 : i64 to index
           scf.for %arg14 = %c1 to %207 step %c1 {
             %209 = arith.index_cast %arg14 : index to i64
             %210 = arith.muli %209, %c16_i64 : i64
-            %211 = arith.addi %210, %198 : i64
-            %212 = arith.ori %211, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %200, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %213 = arith.muli %209, %c32_i64 : i64
-            %214 = arith.addi %213, %192 : i64
-            "instgem.compute_accumulated"(%214, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.addi %210, %196 : i64
+            %212 = arith.addi %211, %c32_i64 : i64
+            %213 = arith.ori %212, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %214 = arith.muli %209, %c32_i64 : i64
+            %215 = arith.addi %214, %204 : i64
+            "instgem.compute_accumulated"(%215, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
           %208 = arith.index_cast %144 : i64 to index
           scf.for %arg14 = %207 to %208 step %c1 {
@@ -393,196 +467,58 @@ module {
             %210 = arith.muli %209, %c16_i64 : i64
             %211 = arith.subi %137, %210 : i64
             %212 = arith.minsi %211, %c16_i64 : i64
-            %213 = arith.addi %210, %198 : i64
-            %214 = arith.ori %213, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %200, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-            %215 = arith.muli %209, %c32_i64 : i64
-            %216 = arith.addi %215, %192 : i64
-            "instgem.compute_accumulated"(%216, %194, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %213 = arith.addi %210, %196 : i64
+            %214 = arith.addi %213, %c32_i64 : i64
+            %215 = arith.ori %214, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %198, %212) : (i64, i64, i64, i64, i64, i64) -> ()
+            %216 = arith.muli %209, %c32_i64 : i64
+            %217 = arith.addi %216, %204 : i64
+            "instgem.compute_accumulated"(%217, %c16_i64, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %200 = arith.index_cast %191 : i64 to index
+        scf.for %arg13 = %199 to %200 step %c1 {
+          %201 = arith.index_cast %arg13 : index to i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.subi %139, %202 : i64
+          %204 = arith.minsi %203, %c16_i64 : i64
+          %205 = arith.subi %189, %202 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.addi %196, %c32_i64 : i64
+          %208 = arith.ori %207, %c3221225472_i64 : i64
+          %209 = arith.addi %202, %196 : i64
+          %210 = arith.addi %209, %c96_i64 : i64
+          "instgem.preload"(%210, %198, %206, %208, %198, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%202, %204, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %211 = arith.index_cast %156 : i64 to index
+          scf.for %arg14 = %c1 to %211 step %c1 {
+            %213 = arith.index_cast %arg14 : index to i64
+            %214 = arith.muli %213, %c16_i64 : i64
+            %215 = arith.addi %214, %196 : i64
+            %216 = arith.addi %215, %c32_i64 : i64
+            %217 = arith.ori %216, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %218 = arith.muli %213, %c32_i64 : i64
+            %219 = arith.addi %218, %202 : i64
+            "instgem.compute_accumulated"(%219, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %212 = arith.index_cast %144 : i64 to index
+          scf.for %arg14 = %211 to %212 step %c1 {
+            %213 = arith.index_cast %arg14 : index to i64
+            %214 = arith.muli %213, %c16_i64 : i64
+            %215 = arith.subi %137, %214 : i64
+            %216 = arith.minsi %215, %c16_i64 : i64
+            %217 = arith.addi %214, %196 : i64
+            %218 = arith.addi %217, %c32_i64 : i64
+            %219 = arith.ori %218, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %198, %216) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.muli %213, %c32_i64 : i64
+            %221 = arith.addi %220, %202 : i64
+            "instgem.compute_accumulated"(%221, %204, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %151 = arith.maxsi %arg11, %c0 : index
-      %152 = arith.minsi %151, %arg7 : index
-      %153 = arith.addi %arg11, %c32 : index
-      %154 = arith.maxsi %153, %c0 : index
-      %155 = arith.minsi %154, %arg7 : index
-      %156 = arith.subi %152, %arg11 : index
-      %157 = arith.maxsi %156, %c0 : index
-      %158 = arith.minsi %157, %c32 : index
-      %159 = arith.subi %155, %152 : index
-      scf.if %112 {
-        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
-      }
-      %subview_22 = memref.subview %reinterpret_cast_1[%152, %104] [%159, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %160 = arith.index_cast %158 : index to i64
-      %161 = arith.index_cast %159 : index to i64
-      %162 = arith.addi %160, %161 : i64
-      %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %163 = arith.index_cast %intptr_27 : index to i64
-      %164 = arith.index_cast %offset_24 : index to i64
-      %165 = arith.addi %163, %164 : i64
-      %166 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %166) : (i64, i64, i64, i64, i64, i64) -> ()
-      %167 = arith.divsi %160, %c16_i64 : i64
-      %168 = arith.ceildivsi %162, %c16_i64 : i64
-      %169 = arith.subi %168, %167 : i64
-      %170 = arith.cmpi sgt, %161, %c0_i64 : i64
-      %171 = arith.extui %170 : i1 to i64
-      %172 = arith.muli %169, %171 : i64
-      %173 = arith.muli %172, %121 : i64
-      %174 = arith.index_cast %173 : i64 to index
-      scf.for %arg12 = %c0 to %174 step %c1 {
-        %185 = arith.index_cast %arg12 : index to i64
-        %186 = arith.divsi %185, %121 : i64
-        %187 = arith.addi %167, %186 : i64
-        %188 = arith.remsi %185, %121 : i64
-        %189 = arith.muli %187, %c16_i64 : i64
-        %190 = arith.maxsi %189, %160 : i64
-        %191 = arith.addi %189, %c16_i64 : i64
-        %192 = arith.minsi %191, %162 : i64
-        %193 = arith.subi %192, %190 : i64
-        %194 = arith.subi %190, %160 : i64
-        %195 = arith.muli %194, %166 : i64
-        %196 = arith.addi %165, %195 : i64
-        %197 = arith.muli %188, %c64_i64 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.addi %189, %197 : i64
-        %200 = arith.addi %199, %c96_i64 : i64
-        %201 = arith.subi %190, %189 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.subi %115, %197 : i64
-        %204 = arith.minsi %203, %c64_i64 : i64
-        "instgem.mvin"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %175 = arith.ceildivsi %160, %c16_i64 : i64
-      %176 = arith.cmpi sgt, %160, %c0_i64 : i64
-      %177 = arith.extui %176 : i1 to i64
-      %178 = arith.muli %175, %177 : i64
-      %179 = arith.muli %178, %121 : i64
-      %180 = arith.index_cast %179 : i64 to index
-      scf.for %arg12 = %c0 to %180 step %c1 {
-        %185 = arith.index_cast %arg12 : index to i64
-        %186 = arith.divsi %185, %121 : i64
-        %187 = arith.remsi %185, %121 : i64
-        %188 = arith.muli %186, %c16_i64 : i64
-        %189 = arith.maxsi %188, %c0_i64 : i64
-        %190 = arith.addi %188, %c16_i64 : i64
-        %191 = arith.minsi %190, %160 : i64
-        %192 = arith.subi %191, %189 : i64
-        %193 = arith.muli %187, %c64_i64 : i64
-        %194 = arith.addi %188, %193 : i64
-        %195 = arith.addi %194, %c96_i64 : i64
-        %196 = arith.subi %189, %188 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.subi %115, %193 : i64
-        %199 = arith.minsi %198, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %197, %199, %192) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %181 = arith.maxsi %162, %c0_i64 : i64
-      %182 = arith.minsi %181, %c32_i64 : i64
-      %183 = arith.minsi %139, %182 : i64
-      %184 = arith.ceildivsi %183, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %150 step %c1 {
-        %185 = arith.index_cast %arg12 : index to i64
-        %186 = arith.divsi %183, %c16_i64 : i64
-        %187 = arith.minsi %184, %186 : i64
-        %188 = arith.maxsi %187, %c0_i64 : i64
-        %189 = arith.index_cast %188 : i64 to index
-        scf.for %arg13 = %c0 to %189 step %c1 {
-          %191 = arith.index_cast %arg13 : index to i64
-          %192 = arith.minsi %137, %c16_i64 : i64
-          %193 = arith.muli %185, %c16_i64 : i64
-          %194 = arith.subi %143, %193 : i64
-          %195 = arith.minsi %194, %c16_i64 : i64
-          %196 = arith.addi %193, %c32_i64 : i64
-          %197 = arith.ori %196, %c3221225472_i64 : i64
-          %198 = arith.muli %191, %c16_i64 : i64
-          %199 = arith.addi %198, %193 : i64
-          %200 = arith.addi %199, %c96_i64 : i64
-          "instgem.preload"(%200, %195, %c16_i64, %197, %195, %192) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%198, %c16_i64, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %201 = arith.divsi %137, %c16_i64 : i64
-          %202 = arith.minsi %144, %201 : i64
-          %203 = arith.maxsi %202, %c1_i64 : i64
-          %204 = arith.index_cast %203 : i64 to index
-          scf.for %arg14 = %c1 to %204 step %c1 {
-            %206 = arith.index_cast %arg14 : index to i64
-            %207 = arith.muli %206, %c16_i64 : i64
-            %208 = arith.addi %207, %193 : i64
-            %209 = arith.addi %208, %c32_i64 : i64
-            %210 = arith.ori %209, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %210, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %211 = arith.muli %206, %c32_i64 : i64
-            %212 = arith.addi %211, %198 : i64
-            "instgem.compute_accumulated"(%212, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %205 = arith.index_cast %144 : i64 to index
-          scf.for %arg14 = %204 to %205 step %c1 {
-            %206 = arith.index_cast %arg14 : index to i64
-            %207 = arith.muli %206, %c16_i64 : i64
-            %208 = arith.subi %137, %207 : i64
-            %209 = arith.minsi %208, %c16_i64 : i64
-            %210 = arith.addi %207, %193 : i64
-            %211 = arith.addi %210, %c32_i64 : i64
-            %212 = arith.ori %211, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %195, %209) : (i64, i64, i64, i64, i64, i64) -> ()
-            %213 = arith.muli %206, %c32_i64 : i64
-            %214 = arith.addi %213, %198 : i64
-            "instgem.compute_accumulated"(%214, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-        %190 = arith.index_cast %184 : i64 to index
-        scf.for %arg13 = %189 to %190 step %c1 {
-          %191 = arith.index_cast %arg13 : index to i64
-          %192 = arith.muli %191, %c16_i64 : i64
-          %193 = arith.subi %139, %192 : i64
-          %194 = arith.minsi %193, %c16_i64 : i64
-          %195 = arith.subi %182, %192 : i64
-          %196 = arith.minsi %195, %c16_i64 : i64
-          %197 = arith.minsi %137, %c16_i64 : i64
-          %198 = arith.muli %185, %c16_i64 : i64
-          %199 = arith.subi %143, %198 : i64
-          %200 = arith.minsi %199, %c16_i64 : i64
-          %201 = arith.addi %198, %c32_i64 : i64
-          %202 = arith.ori %201, %c3221225472_i64 : i64
-          %203 = arith.addi %192, %198 : i64
-          %204 = arith.addi %203, %c96_i64 : i64
-          "instgem.preload"(%204, %200, %196, %202, %200, %197) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%192, %194, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %205 = arith.divsi %137, %c16_i64 : i64
-          %206 = arith.minsi %144, %205 : i64
-          %207 = arith.maxsi %206, %c1_i64 : i64
-          %208 = arith.index_cast %207 : i64 to index
-          scf.for %arg14 = %c1 to %208 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.muli %210, %c16_i64 : i64
-            %212 = arith.addi %211, %198 : i64
-            %213 = arith.addi %212, %c32_i64 : i64
-            %214 = arith.ori %213, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %200, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %215 = arith.muli %210, %c32_i64 : i64
-            %216 = arith.addi %215, %192 : i64
-            "instgem.compute_accumulated"(%216, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %209 = arith.index_cast %144 : i64 to index
-          scf.for %arg14 = %208 to %209 step %c1 {
-            %210 = arith.index_cast %arg14 : index to i64
-            %211 = arith.muli %210, %c16_i64 : i64
-            %212 = arith.subi %137, %211 : i64
-            %213 = arith.minsi %212, %c16_i64 : i64
-            %214 = arith.addi %211, %198 : i64
-            %215 = arith.addi %214, %c32_i64 : i64
-            %216 = arith.ori %215, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %200, %213) : (i64, i64, i64, i64, i64, i64) -> ()
-            %217 = arith.muli %210, %c32_i64 : i64
-            %218 = arith.addi %217, %192 : i64
-            "instgem.compute_accumulated"(%218, %194, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      scf.yield %63, %96, %153 : index, index, index
+      scf.yield %63, %96, %160 : index, index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>

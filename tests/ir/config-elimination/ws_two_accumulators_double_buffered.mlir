@@ -90,29 +90,17 @@ module {
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %c2_i64 : i64
-      %54 = arith.divsi %52, %c2_i64 : i64
-      %55 = arith.muli %54, %c16_i64 : i64
-      %56 = arith.subi %c16_i64, %55 : i64
-      %57 = arith.minsi %56, %c16_i64 : i64
-      %58 = arith.muli %53, %c16_i64 : i64
-      %59 = arith.addi %58, %55 : i64
-      %60 = arith.ori %59, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %60, %57, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %53 = arith.muli %52, %c16_i64 : i64
+      %54 = arith.ori %53, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %54, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %c2_i64 : i64
-      %54 = arith.divsi %52, %c2_i64 : i64
-      %55 = arith.muli %54, %c16_i64 : i64
-      %56 = arith.subi %c16_i64, %55 : i64
-      %57 = arith.minsi %56, %c16_i64 : i64
-      %58 = arith.muli %53, %c16_i64 : i64
-      %59 = arith.addi %58, %55 : i64
-      %60 = arith.addi %59, %c32_i64 : i64
-      %61 = arith.ori %60, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %61, %57, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %53 = arith.muli %52, %c16_i64 : i64
+      %54 = arith.addi %53, %c32_i64 : i64
+      %55 = arith.ori %54, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %55, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %6 = arith.ceildivsi %arg7, %c32 : index
     %7:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
@@ -163,28 +151,22 @@ module {
       %89 = arith.muli %88, %82 : i64
       %90 = arith.index_cast %89 : i64 to index
       scf.for %arg12 = %c0 to %90 step %c1 {
-        %191 = arith.index_cast %arg12 : index to i64
-        %192 = arith.divsi %191, %82 : i64
-        %193 = arith.addi %83, %192 : i64
-        %194 = arith.remsi %191, %82 : i64
-        %195 = arith.muli %193, %c16_i64 : i64
-        %196 = arith.maxsi %195, %74 : i64
-        %197 = arith.addi %195, %c16_i64 : i64
-        %198 = arith.minsi %197, %77 : i64
-        %199 = arith.subi %198, %196 : i64
-        %200 = arith.subi %196, %74 : i64
-        %201 = arith.muli %200, %81 : i64
-        %202 = arith.addi %80, %201 : i64
-        %203 = arith.muli %194, %c64_i64 : i64
-        %204 = arith.addi %202, %203 : i64
-        %205 = arith.muli %193, %c32_i64 : i64
-        %206 = arith.addi %205, %203 : i64
-        %207 = arith.addi %206, %73 : i64
-        %208 = arith.subi %196, %195 : i64
-        %209 = arith.addi %207, %208 : i64
-        %210 = arith.subi %76, %203 : i64
-        %211 = arith.minsi %210, %c64_i64 : i64
-        "instgem.mvin"(%204, %209, %211, %199) : (i64, i64, i64, i64) -> ()
+        %201 = arith.index_cast %arg12 : index to i64
+        %202 = arith.addi %83, %201 : i64
+        %203 = arith.muli %202, %c16_i64 : i64
+        %204 = arith.maxsi %203, %74 : i64
+        %205 = arith.addi %203, %c16_i64 : i64
+        %206 = arith.minsi %205, %77 : i64
+        %207 = arith.subi %206, %204 : i64
+        %208 = arith.subi %204, %74 : i64
+        %209 = arith.muli %208, %81 : i64
+        %210 = arith.addi %80, %209 : i64
+        %211 = arith.muli %202, %c32_i64 : i64
+        %212 = arith.addi %211, %73 : i64
+        %213 = arith.subi %204, %203 : i64
+        %214 = arith.addi %212, %213 : i64
+        %215 = arith.minsi %76, %c64_i64 : i64
+        "instgem.mvin"(%210, %214, %215, %207) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %91 = arith.ceildivsi %74, %c16_i64 : i64
       %92 = arith.cmpi sgt, %74, %c0_i64 : i64
@@ -193,23 +175,18 @@ module {
       %95 = arith.muli %94, %82 : i64
       %96 = arith.index_cast %95 : i64 to index
       scf.for %arg12 = %c0 to %96 step %c1 {
-        %191 = arith.index_cast %arg12 : index to i64
-        %192 = arith.divsi %191, %82 : i64
-        %193 = arith.remsi %191, %82 : i64
-        %194 = arith.muli %192, %c16_i64 : i64
-        %195 = arith.maxsi %194, %c0_i64 : i64
-        %196 = arith.addi %194, %c16_i64 : i64
-        %197 = arith.minsi %196, %74 : i64
-        %198 = arith.subi %197, %195 : i64
-        %199 = arith.muli %192, %c32_i64 : i64
-        %200 = arith.muli %193, %c64_i64 : i64
-        %201 = arith.addi %199, %200 : i64
-        %202 = arith.addi %201, %73 : i64
-        %203 = arith.subi %195, %194 : i64
-        %204 = arith.addi %202, %203 : i64
-        %205 = arith.subi %76, %200 : i64
-        %206 = arith.minsi %205, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %204, %206, %198) : (i64, i64, i64, i64) -> ()
+        %201 = arith.index_cast %arg12 : index to i64
+        %202 = arith.muli %201, %c16_i64 : i64
+        %203 = arith.maxsi %202, %c0_i64 : i64
+        %204 = arith.addi %202, %c16_i64 : i64
+        %205 = arith.minsi %204, %74 : i64
+        %206 = arith.subi %205, %203 : i64
+        %207 = arith.muli %201, %c32_i64 : i64
+        %208 = arith.addi %207, %73 : i64
+        %209 = arith.subi %203, %202 : i64
+        %210 = arith.addi %208, %209 : i64
+        %211 = arith.minsi %76, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %210, %211, %206) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %97 = arith.maxsi %arg10, %c0 : index
       %98 = arith.minsi %97, %arg7 : index
@@ -257,27 +234,21 @@ module {
       %133 = arith.muli %132, %126 : i64
       %134 = arith.index_cast %133 : i64 to index
       scf.for %arg12 = %c0 to %134 step %c1 {
-        %191 = arith.index_cast %arg12 : index to i64
-        %192 = arith.divsi %191, %126 : i64
-        %193 = arith.addi %127, %192 : i64
-        %194 = arith.remsi %191, %126 : i64
-        %195 = arith.muli %193, %c16_i64 : i64
-        %196 = arith.maxsi %195, %118 : i64
-        %197 = arith.addi %195, %c16_i64 : i64
-        %198 = arith.minsi %197, %121 : i64
-        %199 = arith.subi %198, %196 : i64
-        %200 = arith.subi %196, %118 : i64
-        %201 = arith.muli %200, %125 : i64
-        %202 = arith.addi %124, %201 : i64
-        %203 = arith.muli %194, %c64_i64 : i64
-        %204 = arith.addi %202, %203 : i64
-        %205 = arith.addi %195, %203 : i64
-        %206 = arith.addi %205, %117 : i64
-        %207 = arith.subi %196, %195 : i64
-        %208 = arith.addi %206, %207 : i64
-        %209 = arith.subi %120, %203 : i64
-        %210 = arith.minsi %209, %c64_i64 : i64
-        "instgem.mvin"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
+        %201 = arith.index_cast %arg12 : index to i64
+        %202 = arith.addi %127, %201 : i64
+        %203 = arith.muli %202, %c16_i64 : i64
+        %204 = arith.maxsi %203, %118 : i64
+        %205 = arith.addi %203, %c16_i64 : i64
+        %206 = arith.minsi %205, %121 : i64
+        %207 = arith.subi %206, %204 : i64
+        %208 = arith.subi %204, %118 : i64
+        %209 = arith.muli %208, %125 : i64
+        %210 = arith.addi %124, %209 : i64
+        %211 = arith.addi %203, %117 : i64
+        %212 = arith.subi %204, %203 : i64
+        %213 = arith.addi %211, %212 : i64
+        %214 = arith.minsi %120, %c64_i64 : i64
+        "instgem.mvin"(%210, %213, %214, %207) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %135 = arith.ceildivsi %118, %c16_i64 : i64
       %136 = arith.cmpi sgt, %118, %c0_i64 : i64
@@ -286,22 +257,17 @@ module {
       %139 = arith.muli %138, %126 : i64
       %140 = arith.index_cast %139 : i64 to index
       scf.for %arg12 = %c0 to %140 step %c1 {
-        %191 = arith.index_cast %arg12 : index to i64
-        %192 = arith.divsi %191, %126 : i64
-        %193 = arith.remsi %191, %126 : i64
-        %194 = arith.muli %192, %c16_i64 : i64
-        %195 = arith.maxsi %194, %c0_i64 : i64
-        %196 = arith.addi %194, %c16_i64 : i64
-        %197 = arith.minsi %196, %118 : i64
-        %198 = arith.subi %197, %195 : i64
-        %199 = arith.muli %193, %c64_i64 : i64
-        %200 = arith.addi %194, %199 : i64
-        %201 = arith.addi %200, %117 : i64
-        %202 = arith.subi %195, %194 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.subi %120, %199 : i64
-        %205 = arith.minsi %204, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %203, %205, %198) : (i64, i64, i64, i64) -> ()
+        %201 = arith.index_cast %arg12 : index to i64
+        %202 = arith.muli %201, %c16_i64 : i64
+        %203 = arith.maxsi %202, %c0_i64 : i64
+        %204 = arith.addi %202, %c16_i64 : i64
+        %205 = arith.minsi %204, %118 : i64
+        %206 = arith.subi %205, %203 : i64
+        %207 = arith.addi %202, %117 : i64
+        %208 = arith.subi %203, %202 : i64
+        %209 = arith.addi %207, %208 : i64
+        %210 = arith.minsi %120, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %209, %210, %206) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %141 = arith.maxsi %77, %c0_i64 : i64
       %142 = arith.minsi %141, %c32_i64 : i64
@@ -318,87 +284,200 @@ module {
       %153 = arith.cmpi sgt, %149, %c0_i64 : i64
       %154 = arith.select %153, %150, %c0_i64 : i64
       %155 = arith.index_cast %154 : i64 to index
+      %156 = arith.divsi %151, %c16_i64 : i64
+      %157 = arith.minsi %152, %156 : i64
+      %158 = arith.maxsi %157, %c0_i64 : i64
+      %159 = arith.divsi %142, %c16_i64 : i64
+      %160 = arith.minsi %149, %159 : i64
+      %161 = arith.maxsi %160, %c1_i64 : i64
+      %162 = arith.minsi %142, %c16_i64 : i64
       scf.for %arg12 = %c0 to %155 step %c1 {
-        %191 = arith.index_cast %arg12 : index to i64
-        %192 = arith.divsi %151, %c16_i64 : i64
-        %193 = arith.minsi %152, %192 : i64
-        %194 = arith.maxsi %193, %c0_i64 : i64
-        %195 = arith.index_cast %194 : i64 to index
-        scf.for %arg13 = %c0 to %195 step %c1 {
-          %197 = arith.index_cast %arg13 : index to i64
-          %198 = arith.minsi %142, %c16_i64 : i64
-          %199 = arith.muli %191, %c16_i64 : i64
-          %200 = arith.subi %148, %199 : i64
-          %201 = arith.minsi %200, %c16_i64 : i64
-          %202 = arith.ori %199, %c3221225472_i64 : i64
-          %203 = arith.muli %197, %c16_i64 : i64
-          %204 = arith.addi %203, %199 : i64
-          %205 = arith.addi %204, %117 : i64
-          "instgem.preload"(%205, %201, %c16_i64, %202, %201, %198) : (i64, i64, i64, i64, i64, i64) -> ()
-          %206 = arith.addi %203, %73 : i64
-          "instgem.compute_preloaded"(%206, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %207 = arith.divsi %142, %c16_i64 : i64
-          %208 = arith.minsi %149, %207 : i64
-          %209 = arith.maxsi %208, %c1_i64 : i64
-          %210 = arith.index_cast %209 : i64 to index
-          scf.for %arg14 = %c1 to %210 step %c1 {
-            %212 = arith.index_cast %arg14 : index to i64
-            %213 = arith.muli %212, %c16_i64 : i64
-            %214 = arith.addi %213, %199 : i64
-            %215 = arith.ori %214, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %216 = arith.muli %212, %c32_i64 : i64
-            %217 = arith.addi %216, %203 : i64
-            %218 = arith.addi %217, %73 : i64
-            "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %201 = arith.index_cast %arg12 : index to i64
+        %202 = arith.muli %201, %c16_i64 : i64
+        %203 = arith.subi %148, %202 : i64
+        %204 = arith.minsi %203, %c16_i64 : i64
+        %205 = arith.index_cast %158 : i64 to index
+        scf.for %arg13 = %c0 to %205 step %c1 {
+          %207 = arith.index_cast %arg13 : index to i64
+          %208 = arith.ori %202, %c3221225472_i64 : i64
+          %209 = arith.muli %207, %c16_i64 : i64
+          %210 = arith.addi %209, %202 : i64
+          %211 = arith.addi %210, %117 : i64
+          "instgem.preload"(%211, %204, %c16_i64, %208, %204, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+          %212 = arith.addi %209, %73 : i64
+          "instgem.compute_preloaded"(%212, %c16_i64, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %213 = arith.index_cast %161 : i64 to index
+          scf.for %arg14 = %c1 to %213 step %c1 {
+            %215 = arith.index_cast %arg14 : index to i64
+            %216 = arith.muli %215, %c16_i64 : i64
+            %217 = arith.addi %216, %202 : i64
+            %218 = arith.ori %217, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %219 = arith.muli %215, %c32_i64 : i64
+            %220 = arith.addi %219, %209 : i64
+            %221 = arith.addi %220, %73 : i64
+            "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %211 = arith.index_cast %149 : i64 to index
-          scf.for %arg14 = %210 to %211 step %c1 {
-            %212 = arith.index_cast %arg14 : index to i64
-            %213 = arith.muli %212, %c16_i64 : i64
-            %214 = arith.subi %142, %213 : i64
-            %215 = arith.minsi %214, %c16_i64 : i64
-            %216 = arith.addi %213, %199 : i64
-            %217 = arith.ori %216, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %201, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-            %218 = arith.muli %212, %c32_i64 : i64
-            %219 = arith.addi %218, %203 : i64
-            %220 = arith.addi %219, %73 : i64
-            "instgem.compute_accumulated"(%220, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %214 = arith.index_cast %149 : i64 to index
+          scf.for %arg14 = %213 to %214 step %c1 {
+            %215 = arith.index_cast %arg14 : index to i64
+            %216 = arith.muli %215, %c16_i64 : i64
+            %217 = arith.subi %142, %216 : i64
+            %218 = arith.minsi %217, %c16_i64 : i64
+            %219 = arith.addi %216, %202 : i64
+            %220 = arith.ori %219, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %204, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+            %221 = arith.muli %215, %c32_i64 : i64
+            %222 = arith.addi %221, %209 : i64
+            %223 = arith.addi %222, %73 : i64
+            "instgem.compute_accumulated"(%223, %c16_i64, %218, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
-        %196 = arith.index_cast %152 : i64 to index
-        scf.for %arg13 = %195 to %196 step %c1 {
-          %197 = arith.index_cast %arg13 : index to i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.subi %144, %198 : i64
-          %200 = arith.minsi %199, %c16_i64 : i64
-          %201 = arith.subi %146, %198 : i64
-          %202 = arith.minsi %201, %c16_i64 : i64
-          %203 = arith.minsi %142, %c16_i64 : i64
-          %204 = arith.muli %191, %c16_i64 : i64
-          %205 = arith.subi %148, %204 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.ori %204, %c3221225472_i64 : i64
-          %208 = arith.addi %198, %204 : i64
-          %209 = arith.addi %208, %117 : i64
-          "instgem.preload"(%209, %206, %202, %207, %206, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-          %210 = arith.addi %198, %73 : i64
-          "instgem.compute_preloaded"(%210, %200, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %211 = arith.divsi %142, %c16_i64 : i64
-          %212 = arith.minsi %149, %211 : i64
-          %213 = arith.maxsi %212, %c1_i64 : i64
-          %214 = arith.index_cast %213 : i64 to index
+        %206 = arith.index_cast %152 : i64 to index
+        scf.for %arg13 = %205 to %206 step %c1 {
+          %207 = arith.index_cast %arg13 : index to i64
+          %208 = arith.muli %207, %c16_i64 : i64
+          %209 = arith.subi %144, %208 : i64
+          %210 = arith.minsi %209, %c16_i64 : i64
+          %211 = arith.subi %146, %208 : i64
+          %212 = arith.minsi %211, %c16_i64 : i64
+          %213 = arith.ori %202, %c3221225472_i64 : i64
+          %214 = arith.addi %208, %202 : i64
+          %215 = arith.addi %214, %117 : i64
+          "instgem.preload"(%215, %204, %212, %213, %204, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+          %216 = arith.addi %208, %73 : i64
+          "instgem.compute_preloaded"(%216, %210, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %217 = arith.index_cast %161 : i64 to index
+          scf.for %arg14 = %c1 to %217 step %c1 {
+            %219 = arith.index_cast %arg14 : index to i64
+            %220 = arith.muli %219, %c16_i64 : i64
+            %221 = arith.addi %220, %202 : i64
+            %222 = arith.ori %221, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %223 = arith.muli %219, %c32_i64 : i64
+            %224 = arith.addi %223, %208 : i64
+            %225 = arith.addi %224, %73 : i64
+            "instgem.compute_accumulated"(%225, %210, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %218 = arith.index_cast %149 : i64 to index
+          scf.for %arg14 = %217 to %218 step %c1 {
+            %219 = arith.index_cast %arg14 : index to i64
+            %220 = arith.muli %219, %c16_i64 : i64
+            %221 = arith.subi %142, %220 : i64
+            %222 = arith.minsi %221, %c16_i64 : i64
+            %223 = arith.addi %220, %202 : i64
+            %224 = arith.ori %223, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %204, %222) : (i64, i64, i64, i64, i64, i64) -> ()
+            %225 = arith.muli %219, %c32_i64 : i64
+            %226 = arith.addi %225, %208 : i64
+            %227 = arith.addi %226, %73 : i64
+            "instgem.compute_accumulated"(%227, %210, %222, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+      } {gemmini.compute_nest}
+      %163 = arith.maxsi %arg11, %c0 : index
+      %164 = arith.minsi %163, %arg7 : index
+      %165 = arith.addi %arg11, %c32 : index
+      %166 = arith.maxsi %165, %c0 : index
+      %167 = arith.minsi %166, %arg7 : index
+      %168 = arith.subi %164, %arg11 : index
+      %169 = arith.maxsi %168, %c0 : index
+      %170 = arith.minsi %169, %c32 : index
+      %171 = arith.subi %167, %164 : index
+      scf.if %115 {
+        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+      }
+      %subview_22 = memref.subview %reinterpret_cast_1[%164, %107] [%171, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %172 = arith.addi %116, %c192_i64 : i64
+      %173 = arith.index_cast %170 : index to i64
+      %174 = arith.index_cast %171 : index to i64
+      %175 = arith.addi %173, %174 : i64
+      %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %176 = arith.index_cast %intptr_27 : index to i64
+      %177 = arith.index_cast %offset_24 : index to i64
+      %178 = arith.addi %176, %177 : i64
+      %179 = arith.index_cast %strides_26#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %179) : (i64, i64, i64, i64, i64, i64) -> ()
+      %180 = arith.divsi %173, %c16_i64 : i64
+      %181 = arith.ceildivsi %175, %c16_i64 : i64
+      %182 = arith.subi %181, %180 : i64
+      %183 = arith.cmpi sgt, %174, %c0_i64 : i64
+      %184 = arith.extui %183 : i1 to i64
+      %185 = arith.muli %182, %184 : i64
+      %186 = arith.muli %185, %126 : i64
+      %187 = arith.index_cast %186 : i64 to index
+      scf.for %arg12 = %c0 to %187 step %c1 {
+        %201 = arith.index_cast %arg12 : index to i64
+        %202 = arith.addi %180, %201 : i64
+        %203 = arith.muli %202, %c16_i64 : i64
+        %204 = arith.maxsi %203, %173 : i64
+        %205 = arith.addi %203, %c16_i64 : i64
+        %206 = arith.minsi %205, %175 : i64
+        %207 = arith.subi %206, %204 : i64
+        %208 = arith.subi %204, %173 : i64
+        %209 = arith.muli %208, %179 : i64
+        %210 = arith.addi %178, %209 : i64
+        %211 = arith.addi %203, %172 : i64
+        %212 = arith.subi %204, %203 : i64
+        %213 = arith.addi %211, %212 : i64
+        %214 = arith.minsi %120, %c64_i64 : i64
+        "instgem.mvin"(%210, %213, %214, %207) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %188 = arith.ceildivsi %173, %c16_i64 : i64
+      %189 = arith.cmpi sgt, %173, %c0_i64 : i64
+      %190 = arith.extui %189 : i1 to i64
+      %191 = arith.muli %188, %190 : i64
+      %192 = arith.muli %191, %126 : i64
+      %193 = arith.index_cast %192 : i64 to index
+      scf.for %arg12 = %c0 to %193 step %c1 {
+        %201 = arith.index_cast %arg12 : index to i64
+        %202 = arith.muli %201, %c16_i64 : i64
+        %203 = arith.maxsi %202, %c0_i64 : i64
+        %204 = arith.addi %202, %c16_i64 : i64
+        %205 = arith.minsi %204, %173 : i64
+        %206 = arith.subi %205, %203 : i64
+        %207 = arith.addi %202, %172 : i64
+        %208 = arith.subi %203, %202 : i64
+        %209 = arith.addi %207, %208 : i64
+        %210 = arith.minsi %120, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %209, %210, %206) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %194 = arith.maxsi %175, %c0_i64 : i64
+      %195 = arith.minsi %194, %c32_i64 : i64
+      %196 = arith.minsi %144, %195 : i64
+      %197 = arith.ceildivsi %196, %c16_i64 : i64
+      %198 = arith.divsi %196, %c16_i64 : i64
+      %199 = arith.minsi %197, %198 : i64
+      %200 = arith.maxsi %199, %c0_i64 : i64
+      scf.for %arg12 = %c0 to %155 step %c1 {
+        %201 = arith.index_cast %arg12 : index to i64
+        %202 = arith.muli %201, %c16_i64 : i64
+        %203 = arith.subi %148, %202 : i64
+        %204 = arith.minsi %203, %c16_i64 : i64
+        %205 = arith.index_cast %200 : i64 to index
+        scf.for %arg13 = %c0 to %205 step %c1 {
+          %207 = arith.index_cast %arg13 : index to i64
+          %208 = arith.addi %202, %c32_i64 : i64
+          %209 = arith.ori %208, %c3221225472_i64 : i64
+          %210 = arith.muli %207, %c16_i64 : i64
+          %211 = arith.addi %210, %202 : i64
+          %212 = arith.addi %211, %172 : i64
+          "instgem.preload"(%212, %204, %c16_i64, %209, %204, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+          %213 = arith.addi %210, %73 : i64
+          "instgem.compute_preloaded"(%213, %c16_i64, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %214 = arith.index_cast %161 : i64 to index
           scf.for %arg14 = %c1 to %214 step %c1 {
             %216 = arith.index_cast %arg14 : index to i64
             %217 = arith.muli %216, %c16_i64 : i64
-            %218 = arith.addi %217, %204 : i64
-            %219 = arith.ori %218, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %220 = arith.muli %216, %c32_i64 : i64
-            %221 = arith.addi %220, %198 : i64
-            %222 = arith.addi %221, %73 : i64
-            "instgem.compute_accumulated"(%222, %200, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %218 = arith.addi %217, %202 : i64
+            %219 = arith.addi %218, %c32_i64 : i64
+            %220 = arith.ori %219, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %221 = arith.muli %216, %c32_i64 : i64
+            %222 = arith.addi %221, %210 : i64
+            %223 = arith.addi %222, %73 : i64
+            "instgem.compute_accumulated"(%223, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
           %215 = arith.index_cast %149 : i64 to index
           scf.for %arg14 = %214 to %215 step %c1 {
@@ -406,204 +485,62 @@ module {
             %217 = arith.muli %216, %c16_i64 : i64
             %218 = arith.subi %142, %217 : i64
             %219 = arith.minsi %218, %c16_i64 : i64
-            %220 = arith.addi %217, %204 : i64
-            %221 = arith.ori %220, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %219) : (i64, i64, i64, i64, i64, i64) -> ()
-            %222 = arith.muli %216, %c32_i64 : i64
-            %223 = arith.addi %222, %198 : i64
-            %224 = arith.addi %223, %73 : i64
-            "instgem.compute_accumulated"(%224, %200, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.addi %217, %202 : i64
+            %221 = arith.addi %220, %c32_i64 : i64
+            %222 = arith.ori %221, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %204, %219) : (i64, i64, i64, i64, i64, i64) -> ()
+            %223 = arith.muli %216, %c32_i64 : i64
+            %224 = arith.addi %223, %210 : i64
+            %225 = arith.addi %224, %73 : i64
+            "instgem.compute_accumulated"(%225, %c16_i64, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %206 = arith.index_cast %197 : i64 to index
+        scf.for %arg13 = %205 to %206 step %c1 {
+          %207 = arith.index_cast %arg13 : index to i64
+          %208 = arith.muli %207, %c16_i64 : i64
+          %209 = arith.subi %144, %208 : i64
+          %210 = arith.minsi %209, %c16_i64 : i64
+          %211 = arith.subi %195, %208 : i64
+          %212 = arith.minsi %211, %c16_i64 : i64
+          %213 = arith.addi %202, %c32_i64 : i64
+          %214 = arith.ori %213, %c3221225472_i64 : i64
+          %215 = arith.addi %208, %202 : i64
+          %216 = arith.addi %215, %172 : i64
+          "instgem.preload"(%216, %204, %212, %214, %204, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+          %217 = arith.addi %208, %73 : i64
+          "instgem.compute_preloaded"(%217, %210, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %218 = arith.index_cast %161 : i64 to index
+          scf.for %arg14 = %c1 to %218 step %c1 {
+            %220 = arith.index_cast %arg14 : index to i64
+            %221 = arith.muli %220, %c16_i64 : i64
+            %222 = arith.addi %221, %202 : i64
+            %223 = arith.addi %222, %c32_i64 : i64
+            %224 = arith.ori %223, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %225 = arith.muli %220, %c32_i64 : i64
+            %226 = arith.addi %225, %208 : i64
+            %227 = arith.addi %226, %73 : i64
+            "instgem.compute_accumulated"(%227, %210, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %219 = arith.index_cast %149 : i64 to index
+          scf.for %arg14 = %218 to %219 step %c1 {
+            %220 = arith.index_cast %arg14 : index to i64
+            %221 = arith.muli %220, %c16_i64 : i64
+            %222 = arith.subi %142, %221 : i64
+            %223 = arith.minsi %222, %c16_i64 : i64
+            %224 = arith.addi %221, %202 : i64
+            %225 = arith.addi %224, %c32_i64 : i64
+            %226 = arith.ori %225, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %204, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+            %227 = arith.muli %220, %c32_i64 : i64
+            %228 = arith.addi %227, %208 : i64
+            %229 = arith.addi %228, %73 : i64
+            "instgem.compute_accumulated"(%229, %210, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %156 = arith.maxsi %arg11, %c0 : index
-      %157 = arith.minsi %156, %arg7 : index
-      %158 = arith.addi %arg11, %c32 : index
-      %159 = arith.maxsi %158, %c0 : index
-      %160 = arith.minsi %159, %arg7 : index
-      %161 = arith.subi %157, %arg11 : index
-      %162 = arith.maxsi %161, %c0 : index
-      %163 = arith.minsi %162, %c32 : index
-      %164 = arith.subi %160, %157 : index
-      scf.if %115 {
-        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
-      }
-      %subview_22 = memref.subview %reinterpret_cast_1[%157, %107] [%164, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %165 = arith.addi %116, %c192_i64 : i64
-      %166 = arith.index_cast %163 : index to i64
-      %167 = arith.index_cast %164 : index to i64
-      %168 = arith.addi %166, %167 : i64
-      %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %169 = arith.index_cast %intptr_27 : index to i64
-      %170 = arith.index_cast %offset_24 : index to i64
-      %171 = arith.addi %169, %170 : i64
-      %172 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %172) : (i64, i64, i64, i64, i64, i64) -> ()
-      %173 = arith.divsi %166, %c16_i64 : i64
-      %174 = arith.ceildivsi %168, %c16_i64 : i64
-      %175 = arith.subi %174, %173 : i64
-      %176 = arith.cmpi sgt, %167, %c0_i64 : i64
-      %177 = arith.extui %176 : i1 to i64
-      %178 = arith.muli %175, %177 : i64
-      %179 = arith.muli %178, %126 : i64
-      %180 = arith.index_cast %179 : i64 to index
-      scf.for %arg12 = %c0 to %180 step %c1 {
-        %191 = arith.index_cast %arg12 : index to i64
-        %192 = arith.divsi %191, %126 : i64
-        %193 = arith.addi %173, %192 : i64
-        %194 = arith.remsi %191, %126 : i64
-        %195 = arith.muli %193, %c16_i64 : i64
-        %196 = arith.maxsi %195, %166 : i64
-        %197 = arith.addi %195, %c16_i64 : i64
-        %198 = arith.minsi %197, %168 : i64
-        %199 = arith.subi %198, %196 : i64
-        %200 = arith.subi %196, %166 : i64
-        %201 = arith.muli %200, %172 : i64
-        %202 = arith.addi %171, %201 : i64
-        %203 = arith.muli %194, %c64_i64 : i64
-        %204 = arith.addi %202, %203 : i64
-        %205 = arith.addi %195, %203 : i64
-        %206 = arith.addi %205, %165 : i64
-        %207 = arith.subi %196, %195 : i64
-        %208 = arith.addi %206, %207 : i64
-        %209 = arith.subi %120, %203 : i64
-        %210 = arith.minsi %209, %c64_i64 : i64
-        "instgem.mvin"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %181 = arith.ceildivsi %166, %c16_i64 : i64
-      %182 = arith.cmpi sgt, %166, %c0_i64 : i64
-      %183 = arith.extui %182 : i1 to i64
-      %184 = arith.muli %181, %183 : i64
-      %185 = arith.muli %184, %126 : i64
-      %186 = arith.index_cast %185 : i64 to index
-      scf.for %arg12 = %c0 to %186 step %c1 {
-        %191 = arith.index_cast %arg12 : index to i64
-        %192 = arith.divsi %191, %126 : i64
-        %193 = arith.remsi %191, %126 : i64
-        %194 = arith.muli %192, %c16_i64 : i64
-        %195 = arith.maxsi %194, %c0_i64 : i64
-        %196 = arith.addi %194, %c16_i64 : i64
-        %197 = arith.minsi %196, %166 : i64
-        %198 = arith.subi %197, %195 : i64
-        %199 = arith.muli %193, %c64_i64 : i64
-        %200 = arith.addi %194, %199 : i64
-        %201 = arith.addi %200, %165 : i64
-        %202 = arith.subi %195, %194 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.subi %120, %199 : i64
-        %205 = arith.minsi %204, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %203, %205, %198) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %187 = arith.maxsi %168, %c0_i64 : i64
-      %188 = arith.minsi %187, %c32_i64 : i64
-      %189 = arith.minsi %144, %188 : i64
-      %190 = arith.ceildivsi %189, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %155 step %c1 {
-        %191 = arith.index_cast %arg12 : index to i64
-        %192 = arith.divsi %189, %c16_i64 : i64
-        %193 = arith.minsi %190, %192 : i64
-        %194 = arith.maxsi %193, %c0_i64 : i64
-        %195 = arith.index_cast %194 : i64 to index
-        scf.for %arg13 = %c0 to %195 step %c1 {
-          %197 = arith.index_cast %arg13 : index to i64
-          %198 = arith.minsi %142, %c16_i64 : i64
-          %199 = arith.muli %191, %c16_i64 : i64
-          %200 = arith.subi %148, %199 : i64
-          %201 = arith.minsi %200, %c16_i64 : i64
-          %202 = arith.addi %199, %c32_i64 : i64
-          %203 = arith.ori %202, %c3221225472_i64 : i64
-          %204 = arith.muli %197, %c16_i64 : i64
-          %205 = arith.addi %204, %199 : i64
-          %206 = arith.addi %205, %165 : i64
-          "instgem.preload"(%206, %201, %c16_i64, %203, %201, %198) : (i64, i64, i64, i64, i64, i64) -> ()
-          %207 = arith.addi %204, %73 : i64
-          "instgem.compute_preloaded"(%207, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %208 = arith.divsi %142, %c16_i64 : i64
-          %209 = arith.minsi %149, %208 : i64
-          %210 = arith.maxsi %209, %c1_i64 : i64
-          %211 = arith.index_cast %210 : i64 to index
-          scf.for %arg14 = %c1 to %211 step %c1 {
-            %213 = arith.index_cast %arg14 : index to i64
-            %214 = arith.muli %213, %c16_i64 : i64
-            %215 = arith.addi %214, %199 : i64
-            %216 = arith.addi %215, %c32_i64 : i64
-            %217 = arith.ori %216, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %218 = arith.muli %213, %c32_i64 : i64
-            %219 = arith.addi %218, %204 : i64
-            %220 = arith.addi %219, %73 : i64
-            "instgem.compute_accumulated"(%220, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %212 = arith.index_cast %149 : i64 to index
-          scf.for %arg14 = %211 to %212 step %c1 {
-            %213 = arith.index_cast %arg14 : index to i64
-            %214 = arith.muli %213, %c16_i64 : i64
-            %215 = arith.subi %142, %214 : i64
-            %216 = arith.minsi %215, %c16_i64 : i64
-            %217 = arith.addi %214, %199 : i64
-            %218 = arith.addi %217, %c32_i64 : i64
-            %219 = arith.ori %218, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %201, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-            %220 = arith.muli %213, %c32_i64 : i64
-            %221 = arith.addi %220, %204 : i64
-            %222 = arith.addi %221, %73 : i64
-            "instgem.compute_accumulated"(%222, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-        %196 = arith.index_cast %190 : i64 to index
-        scf.for %arg13 = %195 to %196 step %c1 {
-          %197 = arith.index_cast %arg13 : index to i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.subi %144, %198 : i64
-          %200 = arith.minsi %199, %c16_i64 : i64
-          %201 = arith.subi %188, %198 : i64
-          %202 = arith.minsi %201, %c16_i64 : i64
-          %203 = arith.minsi %142, %c16_i64 : i64
-          %204 = arith.muli %191, %c16_i64 : i64
-          %205 = arith.subi %148, %204 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.addi %204, %c32_i64 : i64
-          %208 = arith.ori %207, %c3221225472_i64 : i64
-          %209 = arith.addi %198, %204 : i64
-          %210 = arith.addi %209, %165 : i64
-          "instgem.preload"(%210, %206, %202, %208, %206, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-          %211 = arith.addi %198, %73 : i64
-          "instgem.compute_preloaded"(%211, %200, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %212 = arith.divsi %142, %c16_i64 : i64
-          %213 = arith.minsi %149, %212 : i64
-          %214 = arith.maxsi %213, %c1_i64 : i64
-          %215 = arith.index_cast %214 : i64 to index
-          scf.for %arg14 = %c1 to %215 step %c1 {
-            %217 = arith.index_cast %arg14 : index to i64
-            %218 = arith.muli %217, %c16_i64 : i64
-            %219 = arith.addi %218, %204 : i64
-            %220 = arith.addi %219, %c32_i64 : i64
-            %221 = arith.ori %220, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %222 = arith.muli %217, %c32_i64 : i64
-            %223 = arith.addi %222, %198 : i64
-            %224 = arith.addi %223, %73 : i64
-            "instgem.compute_accumulated"(%224, %200, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %216 = arith.index_cast %149 : i64 to index
-          scf.for %arg14 = %215 to %216 step %c1 {
-            %217 = arith.index_cast %arg14 : index to i64
-            %218 = arith.muli %217, %c16_i64 : i64
-            %219 = arith.subi %142, %218 : i64
-            %220 = arith.minsi %219, %c16_i64 : i64
-            %221 = arith.addi %218, %204 : i64
-            %222 = arith.addi %221, %c32_i64 : i64
-            %223 = arith.ori %222, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %220) : (i64, i64, i64, i64, i64, i64) -> ()
-            %224 = arith.muli %217, %c32_i64 : i64
-            %225 = arith.addi %224, %198 : i64
-            %226 = arith.addi %225, %73 : i64
-            "instgem.compute_accumulated"(%226, %200, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      scf.yield %63, %99, %158 : index, index, index
+      scf.yield %63, %99, %165 : index, index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>

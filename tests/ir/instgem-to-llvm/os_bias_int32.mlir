@@ -62,7 +62,6 @@ module {
     %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -76,21 +75,21 @@ module {
     %c43_i64 = arith.constant 43 : i64
     %c56_i64 = arith.constant 56 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c0_i64_2 = arith.constant 0 : i64
-    %c1_i64_3 = arith.constant 1 : i64
+    %c0_i64_1 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_3, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_3) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c1_i64_2, %c1065353216_i64, %c0_i64_1, %c0_i64_1, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_1) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_3) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
     %14 = arith.maxsi %12, %c0 : index
     %15 = arith.minsi %14, %arg3 : index
     %16 = arith.addi %12, %c32 : index
@@ -113,19 +112,13 @@ module {
     scf.if %32 {
       func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %subview = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
       %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.remsi %64, %c2_i64_1 : i64
-      %66 = arith.divsi %64, %c2_i64_1 : i64
-      %67 = arith.muli %66, %c16_i64 : i64
-      %68 = arith.subi %c16_i64, %67 : i64
-      %69 = arith.minsi %68, %c16_i64 : i64
-      %70 = arith.muli %65, %c16_i64 : i64
-      %71 = arith.addi %70, %67 : i64
-      %72 = arith.ori %71, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %72, %69, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %65 = arith.muli %64, %c16_i64 : i64
+      %66 = arith.ori %65, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_1, %66, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
@@ -136,61 +129,49 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
-    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_1) : (i64, i64, i64, i64, i64, i64) -> ()
     %40 = arith.ceildivsi %35, %c16_i64 : i64
     %41 = arith.divsi %33, %c16_i64 : i64
     %42 = arith.addi %33, %34 : i64
     %43 = arith.ceildivsi %42, %c16_i64 : i64
     %44 = arith.subi %43, %41 : i64
-    %45 = arith.cmpi sgt, %34, %c0_i64_2 : i64
+    %45 = arith.cmpi sgt, %34, %c0_i64_1 : i64
     %46 = arith.extui %45 : i1 to i64
     %47 = arith.muli %44, %46 : i64
     %48 = arith.muli %47, %40 : i64
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg14 = %c0 to %49 step %c1 {
       %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.divsi %64, %40 : i64
-      %66 = arith.addi %41, %65 : i64
-      %67 = arith.remsi %64, %40 : i64
-      %68 = arith.muli %66, %c16_i64 : i64
-      %69 = arith.maxsi %68, %33 : i64
-      %70 = arith.addi %68, %c16_i64 : i64
-      %71 = arith.minsi %70, %42 : i64
-      %72 = arith.subi %71, %69 : i64
-      %73 = arith.muli %67, %c64_i64 : i64
-      %74 = arith.addi %39, %73 : i64
-      %75 = arith.muli %67, %c16_i64 : i64
-      %76 = arith.addi %68, %75 : i64
-      %77 = arith.ori %76, %c2147483648_i64 : i64
-      %78 = arith.subi %69, %68 : i64
-      %79 = arith.addi %77, %78 : i64
-      %80 = arith.subi %35, %75 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      "instgem.mvin"(%74, %79, %81, %72) : (i64, i64, i64, i64) -> ()
+      %65 = arith.addi %41, %64 : i64
+      %66 = arith.muli %65, %c16_i64 : i64
+      %67 = arith.maxsi %66, %33 : i64
+      %68 = arith.addi %66, %c16_i64 : i64
+      %69 = arith.minsi %68, %42 : i64
+      %70 = arith.subi %69, %67 : i64
+      %71 = arith.ori %66, %c2147483648_i64 : i64
+      %72 = arith.subi %67, %66 : i64
+      %73 = arith.addi %71, %72 : i64
+      %74 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %73, %74, %70) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.cmpi sgt, %33, %c0_i64_2 : i64
+    %51 = arith.cmpi sgt, %33, %c0_i64_1 : i64
     %52 = arith.extui %51 : i1 to i64
     %53 = arith.muli %50, %52 : i64
     %54 = arith.muli %53, %40 : i64
     %55 = arith.index_cast %54 : i64 to index
     scf.for %arg14 = %c0 to %55 step %c1 {
       %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.divsi %64, %40 : i64
-      %66 = arith.remsi %64, %40 : i64
-      %67 = arith.muli %65, %c16_i64 : i64
-      %68 = arith.maxsi %67, %c0_i64_2 : i64
-      %69 = arith.addi %67, %c16_i64 : i64
-      %70 = arith.minsi %69, %33 : i64
-      %71 = arith.subi %70, %68 : i64
-      %72 = arith.muli %66, %c16_i64 : i64
-      %73 = arith.addi %67, %72 : i64
-      %74 = arith.ori %73, %c2147483648_i64 : i64
-      %75 = arith.subi %68, %67 : i64
-      %76 = arith.addi %74, %75 : i64
-      %77 = arith.subi %35, %72 : i64
-      %78 = arith.minsi %77, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %76, %78, %71) : (i64, i64, i64, i64) -> ()
+      %65 = arith.muli %64, %c16_i64 : i64
+      %66 = arith.maxsi %65, %c0_i64_1 : i64
+      %67 = arith.addi %65, %c16_i64 : i64
+      %68 = arith.minsi %67, %33 : i64
+      %69 = arith.subi %68, %66 : i64
+      %70 = arith.ori %65, %c2147483648_i64 : i64
+      %71 = arith.subi %66, %65 : i64
+      %72 = arith.addi %70, %71 : i64
+      %73 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_1, %72, %73, %69) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %56 = arith.ceildivsi %arg5, %c32 : index
     %57:2 = scf.for %arg14 = %c0 to %56 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
@@ -207,60 +188,49 @@ module {
       scf.if %73 {
         func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%15, %65] [%22, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_12 = memref.subview %reinterpret_cast[%15, %65] [%22, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %74 = arith.index_cast %72 : index to i64
-      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %75 = arith.index_cast %intptr_18 : index to i64
-      %76 = arith.index_cast %offset_15 : index to i64
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %75 = arith.index_cast %intptr_17 : index to i64
+      %76 = arith.index_cast %offset_14 : index to i64
       %77 = arith.addi %75, %76 : i64
-      %78 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+      %78 = arith.index_cast %strides_16#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
       %79 = arith.ceildivsi %74, %c64_i64 : i64
       %80 = arith.muli %47, %79 : i64
       %81 = arith.index_cast %80 : i64 to index
       scf.for %arg17 = %c0 to %81 step %c1 {
         %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.divsi %131, %79 : i64
-        %133 = arith.addi %41, %132 : i64
-        %134 = arith.remsi %131, %79 : i64
-        %135 = arith.muli %133, %c16_i64 : i64
-        %136 = arith.maxsi %135, %33 : i64
-        %137 = arith.addi %135, %c16_i64 : i64
-        %138 = arith.minsi %137, %42 : i64
-        %139 = arith.subi %138, %136 : i64
-        %140 = arith.subi %136, %33 : i64
-        %141 = arith.muli %140, %78 : i64
-        %142 = arith.addi %77, %141 : i64
-        %143 = arith.muli %134, %c64_i64 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.muli %133, %c32_i64 : i64
-        %146 = arith.addi %145, %143 : i64
-        %147 = arith.subi %136, %135 : i64
-        %148 = arith.addi %146, %147 : i64
-        %149 = arith.subi %74, %143 : i64
-        %150 = arith.minsi %149, %c64_i64 : i64
-        "instgem.mvin"(%144, %148, %150, %139) : (i64, i64, i64, i64) -> ()
+        %132 = arith.addi %41, %131 : i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %33 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %42 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.subi %134, %33 : i64
+        %139 = arith.muli %138, %78 : i64
+        %140 = arith.addi %77, %139 : i64
+        %141 = arith.muli %132, %c32_i64 : i64
+        %142 = arith.subi %134, %133 : i64
+        %143 = arith.addi %141, %142 : i64
+        %144 = arith.minsi %74, %c64_i64 : i64
+        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %82 = arith.muli %53, %79 : i64
       %83 = arith.index_cast %82 : i64 to index
       scf.for %arg17 = %c0 to %83 step %c1 {
         %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.divsi %131, %79 : i64
-        %133 = arith.remsi %131, %79 : i64
-        %134 = arith.muli %132, %c16_i64 : i64
-        %135 = arith.maxsi %134, %c0_i64_2 : i64
-        %136 = arith.addi %134, %c16_i64 : i64
-        %137 = arith.minsi %136, %33 : i64
-        %138 = arith.subi %137, %135 : i64
-        %139 = arith.muli %132, %c32_i64 : i64
-        %140 = arith.muli %133, %c64_i64 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.subi %135, %134 : i64
-        %143 = arith.addi %141, %142 : i64
-        %144 = arith.subi %74, %140 : i64
-        %145 = arith.minsi %144, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %143, %145, %138) : (i64, i64, i64, i64) -> ()
+        %132 = arith.muli %131, %c16_i64 : i64
+        %133 = arith.maxsi %132, %c0_i64_1 : i64
+        %134 = arith.addi %132, %c16_i64 : i64
+        %135 = arith.minsi %134, %33 : i64
+        %136 = arith.subi %135, %133 : i64
+        %137 = arith.muli %131, %c32_i64 : i64
+        %138 = arith.subi %133, %132 : i64
+        %139 = arith.addi %137, %138 : i64
+        %140 = arith.minsi %74, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %139, %140, %136) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %84 = arith.maxsi %arg16, %c0 : index
       %85 = arith.minsi %84, %arg5 : index
@@ -274,88 +244,77 @@ module {
       scf.if %32 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%85, %24] [%92, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_18 = memref.subview %reinterpret_cast_3[%85, %24] [%92, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %93 = arith.index_cast %91 : index to i64
       %94 = arith.index_cast %92 : index to i64
       %95 = arith.addi %93, %94 : i64
-      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %96 = arith.index_cast %intptr_24 : index to i64
-      %97 = arith.index_cast %offset_21 : index to i64
+      %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %96 = arith.index_cast %intptr_23 : index to i64
+      %97 = arith.index_cast %offset_20 : index to i64
       %98 = arith.addi %96, %97 : i64
-      %99 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
+      %99 = arith.index_cast %strides_22#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
       %100 = arith.ceildivsi %35, %c64_i64 : i64
       %101 = arith.divsi %93, %c16_i64 : i64
       %102 = arith.ceildivsi %95, %c16_i64 : i64
       %103 = arith.subi %102, %101 : i64
-      %104 = arith.cmpi sgt, %94, %c0_i64_2 : i64
+      %104 = arith.cmpi sgt, %94, %c0_i64_1 : i64
       %105 = arith.extui %104 : i1 to i64
       %106 = arith.muli %103, %105 : i64
       %107 = arith.muli %106, %100 : i64
       %108 = arith.index_cast %107 : i64 to index
       scf.for %arg17 = %c0 to %108 step %c1 {
         %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.divsi %131, %100 : i64
-        %133 = arith.addi %101, %132 : i64
-        %134 = arith.remsi %131, %100 : i64
-        %135 = arith.muli %133, %c16_i64 : i64
-        %136 = arith.maxsi %135, %93 : i64
-        %137 = arith.addi %135, %c16_i64 : i64
-        %138 = arith.minsi %137, %95 : i64
-        %139 = arith.subi %138, %136 : i64
-        %140 = arith.subi %136, %93 : i64
-        %141 = arith.muli %140, %99 : i64
-        %142 = arith.addi %98, %141 : i64
-        %143 = arith.muli %134, %c64_i64 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.addi %135, %143 : i64
-        %146 = arith.addi %145, %c64_i64 : i64
-        %147 = arith.subi %136, %135 : i64
-        %148 = arith.addi %146, %147 : i64
-        %149 = arith.subi %35, %143 : i64
-        %150 = arith.minsi %149, %c64_i64 : i64
-        "instgem.mvin"(%144, %148, %150, %139) : (i64, i64, i64, i64) -> ()
+        %132 = arith.addi %101, %131 : i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %93 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %95 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.subi %134, %93 : i64
+        %139 = arith.muli %138, %99 : i64
+        %140 = arith.addi %98, %139 : i64
+        %141 = arith.addi %133, %c64_i64 : i64
+        %142 = arith.subi %134, %133 : i64
+        %143 = arith.addi %141, %142 : i64
+        %144 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %109 = arith.ceildivsi %93, %c16_i64 : i64
-      %110 = arith.cmpi sgt, %93, %c0_i64_2 : i64
+      %110 = arith.cmpi sgt, %93, %c0_i64_1 : i64
       %111 = arith.extui %110 : i1 to i64
       %112 = arith.muli %109, %111 : i64
       %113 = arith.muli %112, %100 : i64
       %114 = arith.index_cast %113 : i64 to index
       scf.for %arg17 = %c0 to %114 step %c1 {
         %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.divsi %131, %100 : i64
-        %133 = arith.remsi %131, %100 : i64
-        %134 = arith.muli %132, %c16_i64 : i64
-        %135 = arith.maxsi %134, %c0_i64_2 : i64
-        %136 = arith.addi %134, %c16_i64 : i64
-        %137 = arith.minsi %136, %93 : i64
-        %138 = arith.subi %137, %135 : i64
-        %139 = arith.muli %133, %c64_i64 : i64
-        %140 = arith.addi %134, %139 : i64
-        %141 = arith.addi %140, %c64_i64 : i64
-        %142 = arith.subi %135, %134 : i64
-        %143 = arith.addi %141, %142 : i64
-        %144 = arith.subi %35, %139 : i64
-        %145 = arith.minsi %144, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %143, %145, %138) : (i64, i64, i64, i64) -> ()
+        %132 = arith.muli %131, %c16_i64 : i64
+        %133 = arith.maxsi %132, %c0_i64_1 : i64
+        %134 = arith.addi %132, %c16_i64 : i64
+        %135 = arith.minsi %134, %93 : i64
+        %136 = arith.subi %135, %133 : i64
+        %137 = arith.addi %132, %c64_i64 : i64
+        %138 = arith.subi %133, %132 : i64
+        %139 = arith.addi %137, %138 : i64
+        %140 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %139, %140, %136) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %115 = arith.maxsi %42, %c0_i64_2 : i64
+      %115 = arith.maxsi %42, %c0_i64_1 : i64
       %116 = arith.minsi %115, %c32_i64 : i64
-      %117 = arith.maxsi %74, %c0_i64_2 : i64
+      %117 = arith.maxsi %74, %c0_i64_1 : i64
       %118 = arith.minsi %117, %c32_i64 : i64
-      %119 = arith.maxsi %95, %c0_i64_2 : i64
+      %119 = arith.maxsi %95, %c0_i64_1 : i64
       %120 = arith.minsi %119, %c32_i64 : i64
-      %121 = arith.maxsi %35, %c0_i64_2 : i64
+      %121 = arith.maxsi %35, %c0_i64_1 : i64
       %122 = arith.minsi %121, %c16_i64 : i64
       %123 = arith.ceildivsi %116, %c16_i64 : i64
       %124 = arith.ceildivsi %122, %c16_i64 : i64
       %125 = arith.minsi %118, %120 : i64
       %126 = arith.ceildivsi %125, %c16_i64 : i64
-      %127 = arith.subi %126, %c1_i64_3 : i64
-      %128 = arith.cmpi sgt, %126, %c0_i64_2 : i64
-      %129 = arith.select %128, %123, %c0_i64_2 : i64
+      %127 = arith.subi %126, %c1_i64_2 : i64
+      %128 = arith.cmpi sgt, %126, %c0_i64_1 : i64
+      %129 = arith.select %128, %123, %c0_i64_1 : i64
       %130 = arith.index_cast %129 : i64 to index
       scf.for %arg17 = %c0 to %130 step %c1 {
         %131 = arith.index_cast %arg17 : index to i64
@@ -370,7 +329,7 @@ module {
           %139 = arith.minsi %138, %c16_i64 : i64
           %140 = arith.addi %134, %137 : i64
           %141 = arith.ori %140, %c3221225472_i64 : i64
-          %142 = arith.cmpi eq, %127, %c0_i64_2 : i64
+          %142 = arith.cmpi eq, %127, %c0_i64_1 : i64
           %143 = arith.select %142, %141, %c4294967295_i64 : i64
           "instgem.preload"(%c4294967295_i64, %139, %136, %143, %139, %136) : (i64, i64, i64, i64, i64, i64) -> ()
           %144 = arith.muli %131, %c32_i64 : i64
@@ -398,21 +357,21 @@ module {
       } {gemmini.compute_nest}
       scf.yield %66, %86 : index, index
     }
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %32 {
       func.call @baco_boundary_error(%c56_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %58 = arith.index_cast %intptr_12 : index to i64
-    %59 = arith.index_cast %offset_9 : index to i64
+    %subview_6 = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+    %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+    %58 = arith.index_cast %intptr_11 : index to i64
+    %59 = arith.index_cast %offset_8 : index to i64
     %60 = arith.muli %59, %c4_i64 : i64
     %61 = arith.addi %58, %60 : i64
-    %62 = arith.index_cast %strides_11#0 : index to i64
+    %62 = arith.index_cast %strides_10#0 : index to i64
     %63 = arith.muli %62, %c4_i64 : i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %63, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %63, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
     scf.for %arg14 = %c0 to %49 step %c1 {
       %64 = arith.index_cast %arg14 : index to i64

@@ -62,7 +62,7 @@ module {
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c47_i64 = arith.constant 47 : i64
+    %c48_i64 = arith.constant 48 : i64
     %c9_i64 = arith.constant 9 : i64
     %c0_i64_2 = arith.constant 0 : i64
     %c1_i64_3 = arith.constant 1 : i64
@@ -185,7 +185,7 @@ module {
     %33 = arith.subi %29, %26 : index
     %34 = arith.cmpi sgt, %32, %c0 : index
     scf.if %34 {
-      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %35 = arith.index_cast %23 : index to i64

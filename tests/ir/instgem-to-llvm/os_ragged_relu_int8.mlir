@@ -62,10 +62,10 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c32 = arith.constant 32 : index
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c27_i64 = arith.constant 27 : i64
     %c62_i64 = arith.constant 62 : i64
-    %c51_i64 = arith.constant 51 : i64
+    %c52_i64 = arith.constant 52 : i64
     %c9_i64 = arith.constant 9 : i64
     %c0_i64_1 = arith.constant 0 : i64
     %c1_i64_2 = arith.constant 1 : i64
@@ -112,7 +112,7 @@ module {
       %71 = arith.subi %67, %64 : index
       %72 = arith.cmpi sgt, %70, %c0 : index
       scf.if %72 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_5 = memref.subview %reinterpret_cast[%55, %64] [%62, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %73 = arith.index_cast %61 : index to i64
@@ -137,25 +137,19 @@ module {
       %89 = arith.index_cast %88 : i64 to index
       scf.for %arg10 = %c0 to %89 step %c1 {
         %154 = arith.index_cast %arg10 : index to i64
-        %155 = arith.divsi %154, %81 : i64
-        %156 = arith.addi %82, %155 : i64
-        %157 = arith.remsi %154, %81 : i64
-        %158 = arith.muli %156, %c16_i64 : i64
-        %159 = arith.maxsi %158, %73 : i64
-        %160 = arith.addi %158, %c16_i64 : i64
-        %161 = arith.minsi %160, %76 : i64
-        %162 = arith.subi %161, %159 : i64
-        %163 = arith.subi %159, %73 : i64
-        %164 = arith.muli %163, %80 : i64
-        %165 = arith.addi %79, %164 : i64
-        %166 = arith.muli %157, %c64_i64 : i64
-        %167 = arith.addi %165, %166 : i64
-        %168 = arith.addi %158, %166 : i64
-        %169 = arith.subi %159, %158 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.subi %75, %166 : i64
-        %172 = arith.minsi %171, %c64_i64 : i64
-        "instgem.mvin"(%167, %170, %172, %162) : (i64, i64, i64, i64) -> ()
+        %155 = arith.addi %82, %154 : i64
+        %156 = arith.muli %155, %c16_i64 : i64
+        %157 = arith.maxsi %156, %73 : i64
+        %158 = arith.addi %156, %c16_i64 : i64
+        %159 = arith.minsi %158, %76 : i64
+        %160 = arith.subi %159, %157 : i64
+        %161 = arith.subi %157, %73 : i64
+        %162 = arith.muli %161, %80 : i64
+        %163 = arith.addi %79, %162 : i64
+        %164 = arith.subi %157, %156 : i64
+        %165 = arith.addi %156, %164 : i64
+        %166 = arith.minsi %75, %c64_i64 : i64
+        "instgem.mvin"(%163, %165, %166, %160) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %90 = arith.ceildivsi %73, %c16_i64 : i64
       %91 = arith.cmpi sgt, %73, %c0_i64_1 : i64
@@ -165,20 +159,15 @@ module {
       %95 = arith.index_cast %94 : i64 to index
       scf.for %arg10 = %c0 to %95 step %c1 {
         %154 = arith.index_cast %arg10 : index to i64
-        %155 = arith.divsi %154, %81 : i64
-        %156 = arith.remsi %154, %81 : i64
-        %157 = arith.muli %155, %c16_i64 : i64
-        %158 = arith.maxsi %157, %c0_i64_1 : i64
-        %159 = arith.addi %157, %c16_i64 : i64
-        %160 = arith.minsi %159, %73 : i64
-        %161 = arith.subi %160, %158 : i64
-        %162 = arith.muli %156, %c64_i64 : i64
-        %163 = arith.addi %157, %162 : i64
-        %164 = arith.subi %158, %157 : i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.subi %75, %162 : i64
-        %167 = arith.minsi %166, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %165, %167, %161) : (i64, i64, i64, i64) -> ()
+        %155 = arith.muli %154, %c16_i64 : i64
+        %156 = arith.maxsi %155, %c0_i64_1 : i64
+        %157 = arith.addi %155, %c16_i64 : i64
+        %158 = arith.minsi %157, %73 : i64
+        %159 = arith.subi %158, %156 : i64
+        %160 = arith.subi %156, %155 : i64
+        %161 = arith.addi %155, %160 : i64
+        %162 = arith.minsi %75, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %161, %162, %159) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %96 = arith.maxsi %arg9, %c0 : index
       %97 = arith.minsi %96, %arg5 : index
@@ -200,7 +189,7 @@ module {
       %113 = arith.subi %109, %106 : index
       %114 = arith.cmpi sgt, %112, %c0 : index
       scf.if %114 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_11 = memref.subview %reinterpret_cast_3[%97, %106] [%104, %113] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %115 = arith.index_cast %103 : index to i64
@@ -225,27 +214,21 @@ module {
       %131 = arith.index_cast %130 : i64 to index
       scf.for %arg10 = %c0 to %131 step %c1 {
         %154 = arith.index_cast %arg10 : index to i64
-        %155 = arith.divsi %154, %123 : i64
-        %156 = arith.addi %124, %155 : i64
-        %157 = arith.remsi %154, %123 : i64
-        %158 = arith.muli %156, %c16_i64 : i64
-        %159 = arith.maxsi %158, %115 : i64
-        %160 = arith.addi %158, %c16_i64 : i64
-        %161 = arith.minsi %160, %118 : i64
-        %162 = arith.subi %161, %159 : i64
-        %163 = arith.subi %159, %115 : i64
-        %164 = arith.muli %163, %122 : i64
-        %165 = arith.addi %121, %164 : i64
-        %166 = arith.muli %157, %c64_i64 : i64
+        %155 = arith.addi %124, %154 : i64
+        %156 = arith.muli %155, %c16_i64 : i64
+        %157 = arith.maxsi %156, %115 : i64
+        %158 = arith.addi %156, %c16_i64 : i64
+        %159 = arith.minsi %158, %118 : i64
+        %160 = arith.subi %159, %157 : i64
+        %161 = arith.subi %157, %115 : i64
+        %162 = arith.muli %161, %122 : i64
+        %163 = arith.addi %121, %162 : i64
+        %164 = arith.muli %155, %c32_i64 : i64
+        %165 = arith.addi %164, %c16_i64 : i64
+        %166 = arith.subi %157, %156 : i64
         %167 = arith.addi %165, %166 : i64
-        %168 = arith.muli %156, %c32_i64 : i64
-        %169 = arith.addi %168, %166 : i64
-        %170 = arith.addi %169, %c16_i64 : i64
-        %171 = arith.subi %159, %158 : i64
-        %172 = arith.addi %170, %171 : i64
-        %173 = arith.subi %117, %166 : i64
-        %174 = arith.minsi %173, %c64_i64 : i64
-        "instgem.mvin"(%167, %172, %174, %162) : (i64, i64, i64, i64) -> ()
+        %168 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin"(%163, %167, %168, %160) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %132 = arith.ceildivsi %115, %c16_i64 : i64
       %133 = arith.cmpi sgt, %115, %c0_i64_1 : i64
@@ -255,22 +238,17 @@ module {
       %137 = arith.index_cast %136 : i64 to index
       scf.for %arg10 = %c0 to %137 step %c1 {
         %154 = arith.index_cast %arg10 : index to i64
-        %155 = arith.divsi %154, %123 : i64
-        %156 = arith.remsi %154, %123 : i64
-        %157 = arith.muli %155, %c16_i64 : i64
-        %158 = arith.maxsi %157, %c0_i64_1 : i64
-        %159 = arith.addi %157, %c16_i64 : i64
-        %160 = arith.minsi %159, %115 : i64
-        %161 = arith.subi %160, %158 : i64
-        %162 = arith.muli %155, %c32_i64 : i64
-        %163 = arith.muli %156, %c64_i64 : i64
-        %164 = arith.addi %162, %163 : i64
-        %165 = arith.addi %164, %c16_i64 : i64
-        %166 = arith.subi %158, %157 : i64
-        %167 = arith.addi %165, %166 : i64
-        %168 = arith.subi %117, %163 : i64
-        %169 = arith.minsi %168, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %167, %169, %161) : (i64, i64, i64, i64) -> ()
+        %155 = arith.muli %154, %c16_i64 : i64
+        %156 = arith.maxsi %155, %c0_i64_1 : i64
+        %157 = arith.addi %155, %c16_i64 : i64
+        %158 = arith.minsi %157, %115 : i64
+        %159 = arith.subi %158, %156 : i64
+        %160 = arith.muli %154, %c32_i64 : i64
+        %161 = arith.addi %160, %c16_i64 : i64
+        %162 = arith.subi %156, %155 : i64
+        %163 = arith.addi %161, %162 : i64
+        %164 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %163, %164, %159) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %138 = arith.maxsi %76, %c0_i64_1 : i64
       %139 = arith.minsi %138, %c16_i64 : i64
@@ -351,7 +329,7 @@ module {
     %33 = arith.subi %29, %26 : index
     %34 = arith.cmpi sgt, %32, %c0 : index
     scf.if %34 {
-      func.call @baco_boundary_error(%c51_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_4[%17, %26] [%24, %33] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %35 = arith.index_cast %23 : index to i64

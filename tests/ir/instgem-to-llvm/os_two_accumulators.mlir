@@ -69,7 +69,6 @@ module {
     %c4_i64 = arith.constant 4 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -84,46 +83,34 @@ module {
     %c217_i64 = arith.constant 217 : i64
     %c5_i64 = arith.constant 5 : i64
     %c218_i64 = arith.constant 218 : i64
-    %c0_i64_2 = arith.constant 0 : i64
-    %c1_i64_3 = arith.constant 1 : i64
+    %c0_i64_1 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_3, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_3) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c1_i64_2, %c1065353216_i64, %c0_i64_1, %c0_i64_1, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_1) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_3) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %c2_i64_1 : i64
-      %62 = arith.divsi %60, %c2_i64_1 : i64
-      %63 = arith.muli %62, %c16_i64 : i64
-      %64 = arith.subi %c16_i64, %63 : i64
-      %65 = arith.minsi %64, %c16_i64 : i64
-      %66 = arith.muli %61, %c16_i64 : i64
-      %67 = arith.addi %66, %63 : i64
-      %68 = arith.ori %67, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %68, %65, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %61 = arith.muli %60, %c16_i64 : i64
+      %62 = arith.ori %61, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_1, %62, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %c2_i64_1 : i64
-      %62 = arith.divsi %60, %c2_i64_1 : i64
-      %63 = arith.muli %62, %c16_i64 : i64
-      %64 = arith.subi %c16_i64, %63 : i64
-      %65 = arith.minsi %64, %c16_i64 : i64
-      %66 = arith.muli %61, %c16_i64 : i64
-      %67 = arith.addi %66, %63 : i64
-      %68 = arith.addi %67, %c32_i64 : i64
-      %69 = arith.ori %68, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %69, %65, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %61 = arith.muli %60, %c16_i64 : i64
+      %62 = arith.addi %61, %c32_i64 : i64
+      %63 = arith.ori %62, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_1, %63, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %14 = arith.ceildivsi %arg7, %c32 : index
     %15:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
@@ -149,73 +136,62 @@ module {
       scf.if %78 {
         func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_14 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_13 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %79 = arith.index_cast %67 : index to i64
       %80 = arith.index_cast %68 : index to i64
       %81 = arith.index_cast %77 : index to i64
       %82 = arith.addi %79, %80 : i64
-      %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %83 = arith.index_cast %intptr_19 : index to i64
-      %84 = arith.index_cast %offset_16 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %83 = arith.index_cast %intptr_18 : index to i64
+      %84 = arith.index_cast %offset_15 : index to i64
       %85 = arith.addi %83, %84 : i64
-      %86 = arith.index_cast %strides_18#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
+      %86 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
       %87 = arith.ceildivsi %81, %c64_i64 : i64
       %88 = arith.divsi %79, %c16_i64 : i64
       %89 = arith.ceildivsi %82, %c16_i64 : i64
       %90 = arith.subi %89, %88 : i64
-      %91 = arith.cmpi sgt, %80, %c0_i64_2 : i64
+      %91 = arith.cmpi sgt, %80, %c0_i64_1 : i64
       %92 = arith.extui %91 : i1 to i64
       %93 = arith.muli %90, %92 : i64
       %94 = arith.muli %93, %87 : i64
       %95 = arith.index_cast %94 : i64 to index
       scf.for %arg12 = %c0 to %95 step %c1 {
         %198 = arith.index_cast %arg12 : index to i64
-        %199 = arith.divsi %198, %87 : i64
-        %200 = arith.addi %88, %199 : i64
-        %201 = arith.remsi %198, %87 : i64
-        %202 = arith.muli %200, %c16_i64 : i64
-        %203 = arith.maxsi %202, %79 : i64
-        %204 = arith.addi %202, %c16_i64 : i64
-        %205 = arith.minsi %204, %82 : i64
-        %206 = arith.subi %205, %203 : i64
-        %207 = arith.subi %203, %79 : i64
-        %208 = arith.muli %207, %86 : i64
-        %209 = arith.addi %85, %208 : i64
-        %210 = arith.muli %201, %c64_i64 : i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.muli %200, %c32_i64 : i64
-        %213 = arith.addi %212, %210 : i64
-        %214 = arith.subi %203, %202 : i64
-        %215 = arith.addi %213, %214 : i64
-        %216 = arith.subi %81, %210 : i64
-        %217 = arith.minsi %216, %c64_i64 : i64
-        "instgem.mvin"(%211, %215, %217, %206) : (i64, i64, i64, i64) -> ()
+        %199 = arith.addi %88, %198 : i64
+        %200 = arith.muli %199, %c16_i64 : i64
+        %201 = arith.maxsi %200, %79 : i64
+        %202 = arith.addi %200, %c16_i64 : i64
+        %203 = arith.minsi %202, %82 : i64
+        %204 = arith.subi %203, %201 : i64
+        %205 = arith.subi %201, %79 : i64
+        %206 = arith.muli %205, %86 : i64
+        %207 = arith.addi %85, %206 : i64
+        %208 = arith.muli %199, %c32_i64 : i64
+        %209 = arith.subi %201, %200 : i64
+        %210 = arith.addi %208, %209 : i64
+        %211 = arith.minsi %81, %c64_i64 : i64
+        "instgem.mvin"(%207, %210, %211, %204) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %96 = arith.ceildivsi %79, %c16_i64 : i64
-      %97 = arith.cmpi sgt, %79, %c0_i64_2 : i64
+      %97 = arith.cmpi sgt, %79, %c0_i64_1 : i64
       %98 = arith.extui %97 : i1 to i64
       %99 = arith.muli %96, %98 : i64
       %100 = arith.muli %99, %87 : i64
       %101 = arith.index_cast %100 : i64 to index
       scf.for %arg12 = %c0 to %101 step %c1 {
         %198 = arith.index_cast %arg12 : index to i64
-        %199 = arith.divsi %198, %87 : i64
-        %200 = arith.remsi %198, %87 : i64
-        %201 = arith.muli %199, %c16_i64 : i64
-        %202 = arith.maxsi %201, %c0_i64_2 : i64
-        %203 = arith.addi %201, %c16_i64 : i64
-        %204 = arith.minsi %203, %79 : i64
-        %205 = arith.subi %204, %202 : i64
-        %206 = arith.muli %199, %c32_i64 : i64
-        %207 = arith.muli %200, %c64_i64 : i64
-        %208 = arith.addi %206, %207 : i64
-        %209 = arith.subi %202, %201 : i64
-        %210 = arith.addi %208, %209 : i64
-        %211 = arith.subi %81, %207 : i64
-        %212 = arith.minsi %211, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %210, %212, %205) : (i64, i64, i64, i64) -> ()
+        %199 = arith.muli %198, %c16_i64 : i64
+        %200 = arith.maxsi %199, %c0_i64_1 : i64
+        %201 = arith.addi %199, %c16_i64 : i64
+        %202 = arith.minsi %201, %79 : i64
+        %203 = arith.subi %202, %200 : i64
+        %204 = arith.muli %198, %c32_i64 : i64
+        %205 = arith.subi %200, %199 : i64
+        %206 = arith.addi %204, %205 : i64
+        %207 = arith.minsi %81, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %206, %207, %203) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %102 = arith.maxsi %arg10, %c0 : index
       %103 = arith.minsi %102, %arg7 : index
@@ -239,89 +215,78 @@ module {
       scf.if %120 {
         func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_20 = memref.subview %reinterpret_cast_4[%103, %112] [%110, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_19 = memref.subview %reinterpret_cast_3[%103, %112] [%110, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %121 = arith.index_cast %109 : index to i64
       %122 = arith.index_cast %110 : index to i64
       %123 = arith.index_cast %119 : index to i64
       %124 = arith.addi %121, %122 : i64
-      %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %125 = arith.index_cast %intptr_25 : index to i64
-      %126 = arith.index_cast %offset_22 : index to i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %125 = arith.index_cast %intptr_24 : index to i64
+      %126 = arith.index_cast %offset_21 : index to i64
       %127 = arith.addi %125, %126 : i64
-      %128 = arith.index_cast %strides_24#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+      %128 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
       %129 = arith.ceildivsi %123, %c64_i64 : i64
       %130 = arith.divsi %121, %c16_i64 : i64
       %131 = arith.ceildivsi %124, %c16_i64 : i64
       %132 = arith.subi %131, %130 : i64
-      %133 = arith.cmpi sgt, %122, %c0_i64_2 : i64
+      %133 = arith.cmpi sgt, %122, %c0_i64_1 : i64
       %134 = arith.extui %133 : i1 to i64
       %135 = arith.muli %132, %134 : i64
       %136 = arith.muli %135, %129 : i64
       %137 = arith.index_cast %136 : i64 to index
       scf.for %arg12 = %c0 to %137 step %c1 {
         %198 = arith.index_cast %arg12 : index to i64
-        %199 = arith.divsi %198, %129 : i64
-        %200 = arith.addi %130, %199 : i64
-        %201 = arith.remsi %198, %129 : i64
-        %202 = arith.muli %200, %c16_i64 : i64
-        %203 = arith.maxsi %202, %121 : i64
-        %204 = arith.addi %202, %c16_i64 : i64
-        %205 = arith.minsi %204, %124 : i64
-        %206 = arith.subi %205, %203 : i64
-        %207 = arith.subi %203, %121 : i64
-        %208 = arith.muli %207, %128 : i64
-        %209 = arith.addi %127, %208 : i64
-        %210 = arith.muli %201, %c64_i64 : i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.addi %202, %210 : i64
-        %213 = arith.addi %212, %c64_i64 : i64
-        %214 = arith.subi %203, %202 : i64
-        %215 = arith.addi %213, %214 : i64
-        %216 = arith.subi %123, %210 : i64
-        %217 = arith.minsi %216, %c64_i64 : i64
-        "instgem.mvin"(%211, %215, %217, %206) : (i64, i64, i64, i64) -> ()
+        %199 = arith.addi %130, %198 : i64
+        %200 = arith.muli %199, %c16_i64 : i64
+        %201 = arith.maxsi %200, %121 : i64
+        %202 = arith.addi %200, %c16_i64 : i64
+        %203 = arith.minsi %202, %124 : i64
+        %204 = arith.subi %203, %201 : i64
+        %205 = arith.subi %201, %121 : i64
+        %206 = arith.muli %205, %128 : i64
+        %207 = arith.addi %127, %206 : i64
+        %208 = arith.addi %200, %c64_i64 : i64
+        %209 = arith.subi %201, %200 : i64
+        %210 = arith.addi %208, %209 : i64
+        %211 = arith.minsi %123, %c64_i64 : i64
+        "instgem.mvin"(%207, %210, %211, %204) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %138 = arith.ceildivsi %121, %c16_i64 : i64
-      %139 = arith.cmpi sgt, %121, %c0_i64_2 : i64
+      %139 = arith.cmpi sgt, %121, %c0_i64_1 : i64
       %140 = arith.extui %139 : i1 to i64
       %141 = arith.muli %138, %140 : i64
       %142 = arith.muli %141, %129 : i64
       %143 = arith.index_cast %142 : i64 to index
       scf.for %arg12 = %c0 to %143 step %c1 {
         %198 = arith.index_cast %arg12 : index to i64
-        %199 = arith.divsi %198, %129 : i64
-        %200 = arith.remsi %198, %129 : i64
-        %201 = arith.muli %199, %c16_i64 : i64
-        %202 = arith.maxsi %201, %c0_i64_2 : i64
-        %203 = arith.addi %201, %c16_i64 : i64
-        %204 = arith.minsi %203, %121 : i64
-        %205 = arith.subi %204, %202 : i64
-        %206 = arith.muli %200, %c64_i64 : i64
-        %207 = arith.addi %201, %206 : i64
-        %208 = arith.addi %207, %c64_i64 : i64
-        %209 = arith.subi %202, %201 : i64
-        %210 = arith.addi %208, %209 : i64
-        %211 = arith.subi %123, %206 : i64
-        %212 = arith.minsi %211, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %210, %212, %205) : (i64, i64, i64, i64) -> ()
+        %199 = arith.muli %198, %c16_i64 : i64
+        %200 = arith.maxsi %199, %c0_i64_1 : i64
+        %201 = arith.addi %199, %c16_i64 : i64
+        %202 = arith.minsi %201, %121 : i64
+        %203 = arith.subi %202, %200 : i64
+        %204 = arith.addi %199, %c64_i64 : i64
+        %205 = arith.subi %200, %199 : i64
+        %206 = arith.addi %204, %205 : i64
+        %207 = arith.minsi %123, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %206, %207, %203) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %144 = arith.maxsi %82, %c0_i64_2 : i64
+      %144 = arith.maxsi %82, %c0_i64_1 : i64
       %145 = arith.minsi %144, %c32_i64 : i64
-      %146 = arith.maxsi %81, %c0_i64_2 : i64
+      %146 = arith.maxsi %81, %c0_i64_1 : i64
       %147 = arith.minsi %146, %c32_i64 : i64
-      %148 = arith.maxsi %124, %c0_i64_2 : i64
+      %148 = arith.maxsi %124, %c0_i64_1 : i64
       %149 = arith.minsi %148, %c32_i64 : i64
-      %150 = arith.maxsi %123, %c0_i64_2 : i64
+      %150 = arith.maxsi %123, %c0_i64_1 : i64
       %151 = arith.minsi %150, %c16_i64 : i64
       %152 = arith.ceildivsi %145, %c16_i64 : i64
       %153 = arith.ceildivsi %151, %c16_i64 : i64
       %154 = arith.minsi %147, %149 : i64
       %155 = arith.ceildivsi %154, %c16_i64 : i64
-      %156 = arith.subi %155, %c1_i64_3 : i64
-      %157 = arith.cmpi sgt, %155, %c0_i64_2 : i64
-      %158 = arith.select %157, %152, %c0_i64_2 : i64
+      %156 = arith.subi %155, %c1_i64_2 : i64
+      %157 = arith.cmpi sgt, %155, %c0_i64_1 : i64
+      %158 = arith.select %157, %152, %c0_i64_1 : i64
       %159 = arith.index_cast %158 : i64 to index
       scf.for %arg12 = %c0 to %159 step %c1 {
         %198 = arith.index_cast %arg12 : index to i64
@@ -336,7 +301,7 @@ module {
           %206 = arith.minsi %205, %c16_i64 : i64
           %207 = arith.addi %201, %204 : i64
           %208 = arith.ori %207, %c3221225472_i64 : i64
-          %209 = arith.cmpi eq, %156, %c0_i64_2 : i64
+          %209 = arith.cmpi eq, %156, %c0_i64_1 : i64
           %210 = arith.select %209, %208, %c4294967295_i64 : i64
           "instgem.preload"(%c4294967295_i64, %206, %203, %210, %206, %203) : (i64, i64, i64, i64, i64, i64) -> ()
           %211 = arith.muli %198, %c32_i64 : i64
@@ -374,78 +339,67 @@ module {
       scf.if %120 {
         func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_26 = memref.subview %reinterpret_cast_5[%161, %112] [%168, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_25 = memref.subview %reinterpret_cast_4[%161, %112] [%168, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %169 = arith.index_cast %167 : index to i64
       %170 = arith.index_cast %168 : index to i64
       %171 = arith.addi %169, %170 : i64
-      %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %172 = arith.index_cast %intptr_31 : index to i64
-      %173 = arith.index_cast %offset_28 : index to i64
+      %base_buffer_26, %offset_27, %sizes_28:2, %strides_29:2 = memref.extract_strided_metadata %subview_25 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_30 = memref.extract_aligned_pointer_as_index %subview_25 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %172 = arith.index_cast %intptr_30 : index to i64
+      %173 = arith.index_cast %offset_27 : index to i64
       %174 = arith.addi %172, %173 : i64
-      %175 = arith.index_cast %strides_30#0 : index to i64
+      %175 = arith.index_cast %strides_29#0 : index to i64
       %176 = arith.divsi %169, %c16_i64 : i64
       %177 = arith.ceildivsi %171, %c16_i64 : i64
       %178 = arith.subi %177, %176 : i64
-      %179 = arith.cmpi sgt, %170, %c0_i64_2 : i64
+      %179 = arith.cmpi sgt, %170, %c0_i64_1 : i64
       %180 = arith.extui %179 : i1 to i64
       %181 = arith.muli %178, %180 : i64
       %182 = arith.muli %181, %129 : i64
       %183 = arith.index_cast %182 : i64 to index
       scf.for %arg12 = %c0 to %183 step %c1 {
         %198 = arith.index_cast %arg12 : index to i64
-        %199 = arith.divsi %198, %129 : i64
-        %200 = arith.addi %176, %199 : i64
-        %201 = arith.remsi %198, %129 : i64
-        %202 = arith.muli %200, %c16_i64 : i64
-        %203 = arith.maxsi %202, %169 : i64
-        %204 = arith.addi %202, %c16_i64 : i64
-        %205 = arith.minsi %204, %171 : i64
-        %206 = arith.subi %205, %203 : i64
-        %207 = arith.subi %203, %169 : i64
-        %208 = arith.muli %207, %175 : i64
-        %209 = arith.addi %174, %208 : i64
-        %210 = arith.muli %201, %c64_i64 : i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.addi %202, %210 : i64
-        %213 = arith.addi %212, %c96_i64 : i64
-        %214 = arith.subi %203, %202 : i64
-        %215 = arith.addi %213, %214 : i64
-        %216 = arith.subi %123, %210 : i64
-        %217 = arith.minsi %216, %c64_i64 : i64
-        "instgem.mvin"(%211, %215, %217, %206) : (i64, i64, i64, i64) -> ()
+        %199 = arith.addi %176, %198 : i64
+        %200 = arith.muli %199, %c16_i64 : i64
+        %201 = arith.maxsi %200, %169 : i64
+        %202 = arith.addi %200, %c16_i64 : i64
+        %203 = arith.minsi %202, %171 : i64
+        %204 = arith.subi %203, %201 : i64
+        %205 = arith.subi %201, %169 : i64
+        %206 = arith.muli %205, %175 : i64
+        %207 = arith.addi %174, %206 : i64
+        %208 = arith.addi %200, %c96_i64 : i64
+        %209 = arith.subi %201, %200 : i64
+        %210 = arith.addi %208, %209 : i64
+        %211 = arith.minsi %123, %c64_i64 : i64
+        "instgem.mvin"(%207, %210, %211, %204) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %184 = arith.ceildivsi %169, %c16_i64 : i64
-      %185 = arith.cmpi sgt, %169, %c0_i64_2 : i64
+      %185 = arith.cmpi sgt, %169, %c0_i64_1 : i64
       %186 = arith.extui %185 : i1 to i64
       %187 = arith.muli %184, %186 : i64
       %188 = arith.muli %187, %129 : i64
       %189 = arith.index_cast %188 : i64 to index
       scf.for %arg12 = %c0 to %189 step %c1 {
         %198 = arith.index_cast %arg12 : index to i64
-        %199 = arith.divsi %198, %129 : i64
-        %200 = arith.remsi %198, %129 : i64
-        %201 = arith.muli %199, %c16_i64 : i64
-        %202 = arith.maxsi %201, %c0_i64_2 : i64
-        %203 = arith.addi %201, %c16_i64 : i64
-        %204 = arith.minsi %203, %169 : i64
-        %205 = arith.subi %204, %202 : i64
-        %206 = arith.muli %200, %c64_i64 : i64
-        %207 = arith.addi %201, %206 : i64
-        %208 = arith.addi %207, %c96_i64 : i64
-        %209 = arith.subi %202, %201 : i64
-        %210 = arith.addi %208, %209 : i64
-        %211 = arith.subi %123, %206 : i64
-        %212 = arith.minsi %211, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %210, %212, %205) : (i64, i64, i64, i64) -> ()
+        %199 = arith.muli %198, %c16_i64 : i64
+        %200 = arith.maxsi %199, %c0_i64_1 : i64
+        %201 = arith.addi %199, %c16_i64 : i64
+        %202 = arith.minsi %201, %169 : i64
+        %203 = arith.subi %202, %200 : i64
+        %204 = arith.addi %199, %c96_i64 : i64
+        %205 = arith.subi %200, %199 : i64
+        %206 = arith.addi %204, %205 : i64
+        %207 = arith.minsi %123, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %206, %207, %203) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %190 = arith.maxsi %171, %c0_i64_2 : i64
+      %190 = arith.maxsi %171, %c0_i64_1 : i64
       %191 = arith.minsi %190, %c32_i64 : i64
       %192 = arith.minsi %147, %191 : i64
       %193 = arith.ceildivsi %192, %c16_i64 : i64
-      %194 = arith.subi %193, %c1_i64_3 : i64
-      %195 = arith.cmpi sgt, %193, %c0_i64_2 : i64
-      %196 = arith.select %195, %152, %c0_i64_2 : i64
+      %194 = arith.subi %193, %c1_i64_2 : i64
+      %195 = arith.cmpi sgt, %193, %c0_i64_1 : i64
+      %196 = arith.select %195, %152, %c0_i64_1 : i64
       %197 = arith.index_cast %196 : i64 to index
       scf.for %arg12 = %c0 to %197 step %c1 {
         %198 = arith.index_cast %arg12 : index to i64
@@ -461,7 +415,7 @@ module {
           %207 = arith.addi %201, %204 : i64
           %208 = arith.addi %207, %c32_i64 : i64
           %209 = arith.ori %208, %c3221225472_i64 : i64
-          %210 = arith.cmpi eq, %194, %c0_i64_2 : i64
+          %210 = arith.cmpi eq, %194, %c0_i64_1 : i64
           %211 = arith.select %210, %209, %c4294967295_i64 : i64
           "instgem.preload"(%c4294967295_i64, %206, %203, %211, %206, %203) : (i64, i64, i64, i64, i64, i64) -> ()
           %212 = arith.muli %198, %c32_i64 : i64
@@ -489,8 +443,8 @@ module {
       } {gemmini.compute_nest}
       scf.yield %71, %104, %162 : index, index, index
     }
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %16 = arith.maxsi %12, %c0 : index
     %17 = arith.minsi %16, %arg5 : index
     %18 = arith.addi %12, %c32 : index
@@ -513,7 +467,7 @@ module {
     scf.if %34 {
       func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast_5[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %35 = arith.index_cast %23 : index to i64
     %36 = arith.index_cast %24 : index to i64
     %37 = arith.index_cast %33 : index to i64
@@ -526,13 +480,13 @@ module {
     %42 = arith.index_cast %strides#0 : index to i64
     %43 = arith.muli %42, %c4_i64 : i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
     %44 = arith.divsi %35, %c16_i64 : i64
     %45 = arith.addi %35, %36 : i64
     %46 = arith.ceildivsi %45, %c16_i64 : i64
     %47 = arith.subi %46, %44 : i64
-    %48 = arith.cmpi sgt, %36, %c0_i64_2 : i64
+    %48 = arith.cmpi sgt, %36, %c0_i64_1 : i64
     %49 = arith.extui %48 : i1 to i64
     %50 = arith.muli %47, %49 : i64
     %51 = arith.ceildivsi %37, %c16_i64 : i64
@@ -565,14 +519,14 @@ module {
     scf.if %34 {
       func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_8 = memref.subview %reinterpret_cast_7[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %54 = arith.index_cast %intptr_13 : index to i64
-    %55 = arith.index_cast %offset_10 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+    %54 = arith.index_cast %intptr_12 : index to i64
+    %55 = arith.index_cast %offset_9 : index to i64
     %56 = arith.muli %55, %c4_i64 : i64
     %57 = arith.addi %54, %56 : i64
-    %58 = arith.index_cast %strides_12#0 : index to i64
+    %58 = arith.index_cast %strides_11#0 : index to i64
     %59 = arith.muli %58, %c4_i64 : i64
     scf.for %arg8 = %c0 to %53 step %c1 {
       %60 = arith.index_cast %arg8 : index to i64

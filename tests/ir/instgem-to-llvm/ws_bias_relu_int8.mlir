@@ -62,6 +62,18 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 
 module {
@@ -82,11 +94,11 @@ module {
     %7 = arith.andi %6, %5 : i1
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -100,21 +112,21 @@ module {
     %c43_i64 = arith.constant 43 : i64
     %c54_i64 = arith.constant 54 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c1_i64_2 = arith.constant 1 : i64
-    %c0_i64_3 = arith.constant 0 : i64
+    %c1_i64_1 = arith.constant 1 : i64
+    %c0_i64_2 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_1, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_1) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
     %14 = arith.maxsi %12, %c0 : index
     %15 = arith.minsi %14, %arg3 : index
     %16 = arith.addi %12, %c32 : index
@@ -137,19 +149,13 @@ module {
     scf.if %32 {
       func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %subview = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg14 = %c0 to %c2 step %c1 {
       %65 = arith.index_cast %arg14 : index to i64
-      %66 = arith.remsi %65, %c2_i64_1 : i64
-      %67 = arith.divsi %65, %c2_i64_1 : i64
-      %68 = arith.muli %67, %c16_i64 : i64
-      %69 = arith.subi %c16_i64, %68 : i64
-      %70 = arith.minsi %69, %c16_i64 : i64
-      %71 = arith.muli %66, %c16_i64 : i64
-      %72 = arith.addi %71, %68 : i64
-      %73 = arith.ori %72, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %73, %70, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %66 = arith.muli %65, %c16_i64 : i64
+      %67 = arith.ori %66, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
@@ -160,78 +166,66 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
     %40 = arith.ceildivsi %35, %c16_i64 : i64
     %41 = arith.divsi %33, %c16_i64 : i64
     %42 = arith.addi %33, %34 : i64
     %43 = arith.ceildivsi %42, %c16_i64 : i64
     %44 = arith.subi %43, %41 : i64
-    %45 = arith.cmpi sgt, %34, %c0_i64_3 : i64
+    %45 = arith.cmpi sgt, %34, %c0_i64_2 : i64
     %46 = arith.extui %45 : i1 to i64
     %47 = arith.muli %44, %46 : i64
     %48 = arith.muli %47, %40 : i64
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg14 = %c0 to %49 step %c1 {
       %65 = arith.index_cast %arg14 : index to i64
-      %66 = arith.divsi %65, %40 : i64
-      %67 = arith.addi %41, %66 : i64
-      %68 = arith.remsi %65, %40 : i64
-      %69 = arith.muli %67, %c16_i64 : i64
-      %70 = arith.maxsi %69, %33 : i64
-      %71 = arith.addi %69, %c16_i64 : i64
-      %72 = arith.minsi %71, %42 : i64
-      %73 = arith.subi %72, %70 : i64
-      %74 = arith.muli %68, %c64_i64 : i64
-      %75 = arith.addi %39, %74 : i64
-      %76 = arith.muli %68, %c16_i64 : i64
-      %77 = arith.addi %69, %76 : i64
-      %78 = arith.ori %77, %c2147483648_i64 : i64
-      %79 = arith.subi %70, %69 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.subi %35, %76 : i64
-      %82 = arith.minsi %81, %c16_i64 : i64
-      "instgem.mvin"(%75, %80, %82, %73) : (i64, i64, i64, i64) -> ()
+      %66 = arith.addi %41, %65 : i64
+      %67 = arith.muli %66, %c16_i64 : i64
+      %68 = arith.maxsi %67, %33 : i64
+      %69 = arith.addi %67, %c16_i64 : i64
+      %70 = arith.minsi %69, %42 : i64
+      %71 = arith.subi %70, %68 : i64
+      %72 = arith.ori %67, %c2147483648_i64 : i64
+      %73 = arith.subi %68, %67 : i64
+      %74 = arith.addi %72, %73 : i64
+      %75 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %74, %75, %71) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.cmpi sgt, %33, %c0_i64_3 : i64
+    %51 = arith.cmpi sgt, %33, %c0_i64_2 : i64
     %52 = arith.extui %51 : i1 to i64
     %53 = arith.muli %50, %52 : i64
     %54 = arith.muli %53, %40 : i64
     %55 = arith.index_cast %54 : i64 to index
     scf.for %arg14 = %c0 to %55 step %c1 {
       %65 = arith.index_cast %arg14 : index to i64
-      %66 = arith.divsi %65, %40 : i64
-      %67 = arith.remsi %65, %40 : i64
-      %68 = arith.muli %66, %c16_i64 : i64
-      %69 = arith.maxsi %68, %c0_i64_3 : i64
-      %70 = arith.addi %68, %c16_i64 : i64
-      %71 = arith.minsi %70, %33 : i64
-      %72 = arith.subi %71, %69 : i64
-      %73 = arith.muli %67, %c16_i64 : i64
-      %74 = arith.addi %68, %73 : i64
-      %75 = arith.ori %74, %c2147483648_i64 : i64
-      %76 = arith.subi %69, %68 : i64
-      %77 = arith.addi %75, %76 : i64
-      %78 = arith.subi %35, %73 : i64
-      %79 = arith.minsi %78, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %77, %79, %72) : (i64, i64, i64, i64) -> ()
+      %66 = arith.muli %65, %c16_i64 : i64
+      %67 = arith.maxsi %66, %c0_i64_2 : i64
+      %68 = arith.addi %66, %c16_i64 : i64
+      %69 = arith.minsi %68, %33 : i64
+      %70 = arith.subi %69, %67 : i64
+      %71 = arith.ori %66, %c2147483648_i64 : i64
+      %72 = arith.subi %67, %66 : i64
+      %73 = arith.addi %71, %72 : i64
+      %74 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %73, %74, %70) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %56 = arith.ceildivsi %arg5, %c32 : index
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %32 {
       func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %57 = arith.index_cast %intptr_12 : index to i64
-    %58 = arith.index_cast %offset_9 : index to i64
+    %subview_6 = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %57 = arith.index_cast %intptr_11 : index to i64
+    %58 = arith.index_cast %offset_8 : index to i64
     %59 = arith.addi %57, %58 : i64
-    %60 = arith.index_cast %strides_11#0 : index to i64
+    %60 = arith.index_cast %strides_10#0 : index to i64
     %61 = arith.bitcast %arg12 : f32 to i32
     %62 = arith.extui %61 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %60, %62) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %60, %62) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
     %63:2 = scf.for %arg14 = %c0 to %56 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
       %65 = arith.maxsi %arg15, %c0 : index
@@ -247,60 +241,49 @@ module {
       scf.if %74 {
         func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%15, %66] [%22, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_12 = memref.subview %reinterpret_cast[%15, %66] [%22, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %75 = arith.index_cast %73 : index to i64
-      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %76 = arith.index_cast %intptr_18 : index to i64
-      %77 = arith.index_cast %offset_15 : index to i64
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %76 = arith.index_cast %intptr_17 : index to i64
+      %77 = arith.index_cast %offset_14 : index to i64
       %78 = arith.addi %76, %77 : i64
-      %79 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+      %79 = arith.index_cast %strides_16#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
       %80 = arith.ceildivsi %75, %c64_i64 : i64
       %81 = arith.muli %47, %80 : i64
       %82 = arith.index_cast %81 : i64 to index
       scf.for %arg17 = %c0 to %82 step %c1 {
-        %133 = arith.index_cast %arg17 : index to i64
-        %134 = arith.divsi %133, %80 : i64
-        %135 = arith.addi %41, %134 : i64
-        %136 = arith.remsi %133, %80 : i64
-        %137 = arith.muli %135, %c16_i64 : i64
-        %138 = arith.maxsi %137, %33 : i64
-        %139 = arith.addi %137, %c16_i64 : i64
-        %140 = arith.minsi %139, %42 : i64
-        %141 = arith.subi %140, %138 : i64
-        %142 = arith.subi %138, %33 : i64
-        %143 = arith.muli %142, %79 : i64
-        %144 = arith.addi %78, %143 : i64
-        %145 = arith.muli %136, %c64_i64 : i64
-        %146 = arith.addi %144, %145 : i64
-        %147 = arith.muli %135, %c32_i64 : i64
-        %148 = arith.addi %147, %145 : i64
-        %149 = arith.subi %138, %137 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.subi %75, %145 : i64
-        %152 = arith.minsi %151, %c64_i64 : i64
-        "instgem.mvin"(%146, %150, %152, %141) : (i64, i64, i64, i64) -> ()
+        %140 = arith.index_cast %arg17 : index to i64
+        %141 = arith.addi %41, %140 : i64
+        %142 = arith.muli %141, %c16_i64 : i64
+        %143 = arith.maxsi %142, %33 : i64
+        %144 = arith.addi %142, %c16_i64 : i64
+        %145 = arith.minsi %144, %42 : i64
+        %146 = arith.subi %145, %143 : i64
+        %147 = arith.subi %143, %33 : i64
+        %148 = arith.muli %147, %79 : i64
+        %149 = arith.addi %78, %148 : i64
+        %150 = arith.muli %141, %c32_i64 : i64
+        %151 = arith.subi %143, %142 : i64
+        %152 = arith.addi %150, %151 : i64
+        %153 = arith.minsi %75, %c64_i64 : i64
+        "instgem.mvin"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %83 = arith.muli %53, %80 : i64
       %84 = arith.index_cast %83 : i64 to index
       scf.for %arg17 = %c0 to %84 step %c1 {
-        %133 = arith.index_cast %arg17 : index to i64
-        %134 = arith.divsi %133, %80 : i64
-        %135 = arith.remsi %133, %80 : i64
-        %136 = arith.muli %134, %c16_i64 : i64
-        %137 = arith.maxsi %136, %c0_i64_3 : i64
-        %138 = arith.addi %136, %c16_i64 : i64
-        %139 = arith.minsi %138, %33 : i64
-        %140 = arith.subi %139, %137 : i64
-        %141 = arith.muli %134, %c32_i64 : i64
-        %142 = arith.muli %135, %c64_i64 : i64
-        %143 = arith.addi %141, %142 : i64
-        %144 = arith.subi %137, %136 : i64
-        %145 = arith.addi %143, %144 : i64
-        %146 = arith.subi %75, %142 : i64
-        %147 = arith.minsi %146, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %145, %147, %140) : (i64, i64, i64, i64) -> ()
+        %140 = arith.index_cast %arg17 : index to i64
+        %141 = arith.muli %140, %c16_i64 : i64
+        %142 = arith.maxsi %141, %c0_i64_2 : i64
+        %143 = arith.addi %141, %c16_i64 : i64
+        %144 = arith.minsi %143, %33 : i64
+        %145 = arith.subi %144, %142 : i64
+        %146 = arith.muli %140, %c32_i64 : i64
+        %147 = arith.subi %142, %141 : i64
+        %148 = arith.addi %146, %147 : i64
+        %149 = arith.minsi %75, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %148, %149, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %85 = arith.maxsi %arg16, %c0 : index
       %86 = arith.minsi %85, %arg5 : index
@@ -314,80 +297,69 @@ module {
       scf.if %32 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%86, %24] [%93, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_18 = memref.subview %reinterpret_cast_3[%86, %24] [%93, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %94 = arith.index_cast %92 : index to i64
       %95 = arith.index_cast %93 : index to i64
       %96 = arith.addi %94, %95 : i64
-      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %97 = arith.index_cast %intptr_24 : index to i64
-      %98 = arith.index_cast %offset_21 : index to i64
+      %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %97 = arith.index_cast %intptr_23 : index to i64
+      %98 = arith.index_cast %offset_20 : index to i64
       %99 = arith.addi %97, %98 : i64
-      %100 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+      %100 = arith.index_cast %strides_22#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
       %101 = arith.ceildivsi %35, %c64_i64 : i64
       %102 = arith.divsi %94, %c16_i64 : i64
       %103 = arith.ceildivsi %96, %c16_i64 : i64
       %104 = arith.subi %103, %102 : i64
-      %105 = arith.cmpi sgt, %95, %c0_i64_3 : i64
+      %105 = arith.cmpi sgt, %95, %c0_i64_2 : i64
       %106 = arith.extui %105 : i1 to i64
       %107 = arith.muli %104, %106 : i64
       %108 = arith.muli %107, %101 : i64
       %109 = arith.index_cast %108 : i64 to index
       scf.for %arg17 = %c0 to %109 step %c1 {
-        %133 = arith.index_cast %arg17 : index to i64
-        %134 = arith.divsi %133, %101 : i64
-        %135 = arith.addi %102, %134 : i64
-        %136 = arith.remsi %133, %101 : i64
-        %137 = arith.muli %135, %c16_i64 : i64
-        %138 = arith.maxsi %137, %94 : i64
-        %139 = arith.addi %137, %c16_i64 : i64
-        %140 = arith.minsi %139, %96 : i64
-        %141 = arith.subi %140, %138 : i64
-        %142 = arith.subi %138, %94 : i64
-        %143 = arith.muli %142, %100 : i64
-        %144 = arith.addi %99, %143 : i64
-        %145 = arith.muli %136, %c64_i64 : i64
-        %146 = arith.addi %144, %145 : i64
-        %147 = arith.addi %137, %145 : i64
-        %148 = arith.addi %147, %c64_i64 : i64
-        %149 = arith.subi %138, %137 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.subi %35, %145 : i64
-        %152 = arith.minsi %151, %c64_i64 : i64
-        "instgem.mvin"(%146, %150, %152, %141) : (i64, i64, i64, i64) -> ()
+        %140 = arith.index_cast %arg17 : index to i64
+        %141 = arith.addi %102, %140 : i64
+        %142 = arith.muli %141, %c16_i64 : i64
+        %143 = arith.maxsi %142, %94 : i64
+        %144 = arith.addi %142, %c16_i64 : i64
+        %145 = arith.minsi %144, %96 : i64
+        %146 = arith.subi %145, %143 : i64
+        %147 = arith.subi %143, %94 : i64
+        %148 = arith.muli %147, %100 : i64
+        %149 = arith.addi %99, %148 : i64
+        %150 = arith.addi %142, %c64_i64 : i64
+        %151 = arith.subi %143, %142 : i64
+        %152 = arith.addi %150, %151 : i64
+        %153 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %110 = arith.ceildivsi %94, %c16_i64 : i64
-      %111 = arith.cmpi sgt, %94, %c0_i64_3 : i64
+      %111 = arith.cmpi sgt, %94, %c0_i64_2 : i64
       %112 = arith.extui %111 : i1 to i64
       %113 = arith.muli %110, %112 : i64
       %114 = arith.muli %113, %101 : i64
       %115 = arith.index_cast %114 : i64 to index
       scf.for %arg17 = %c0 to %115 step %c1 {
-        %133 = arith.index_cast %arg17 : index to i64
-        %134 = arith.divsi %133, %101 : i64
-        %135 = arith.remsi %133, %101 : i64
-        %136 = arith.muli %134, %c16_i64 : i64
-        %137 = arith.maxsi %136, %c0_i64_3 : i64
-        %138 = arith.addi %136, %c16_i64 : i64
-        %139 = arith.minsi %138, %94 : i64
-        %140 = arith.subi %139, %137 : i64
-        %141 = arith.muli %135, %c64_i64 : i64
-        %142 = arith.addi %136, %141 : i64
-        %143 = arith.addi %142, %c64_i64 : i64
-        %144 = arith.subi %137, %136 : i64
-        %145 = arith.addi %143, %144 : i64
-        %146 = arith.subi %35, %141 : i64
-        %147 = arith.minsi %146, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %145, %147, %140) : (i64, i64, i64, i64) -> ()
+        %140 = arith.index_cast %arg17 : index to i64
+        %141 = arith.muli %140, %c16_i64 : i64
+        %142 = arith.maxsi %141, %c0_i64_2 : i64
+        %143 = arith.addi %141, %c16_i64 : i64
+        %144 = arith.minsi %143, %94 : i64
+        %145 = arith.subi %144, %142 : i64
+        %146 = arith.addi %141, %c64_i64 : i64
+        %147 = arith.subi %142, %141 : i64
+        %148 = arith.addi %146, %147 : i64
+        %149 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %148, %149, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %116 = arith.maxsi %42, %c0_i64_3 : i64
+      %116 = arith.maxsi %42, %c0_i64_2 : i64
       %117 = arith.minsi %116, %c32_i64 : i64
-      %118 = arith.maxsi %75, %c0_i64_3 : i64
+      %118 = arith.maxsi %75, %c0_i64_2 : i64
       %119 = arith.minsi %118, %c32_i64 : i64
-      %120 = arith.maxsi %96, %c0_i64_3 : i64
+      %120 = arith.maxsi %96, %c0_i64_2 : i64
       %121 = arith.minsi %120, %c32_i64 : i64
-      %122 = arith.maxsi %35, %c0_i64_3 : i64
+      %122 = arith.maxsi %35, %c0_i64_2 : i64
       %123 = arith.minsi %122, %c16_i64 : i64
       %124 = arith.ceildivsi %117, %c16_i64 : i64
       %125 = arith.ceildivsi %123, %c16_i64 : i64
@@ -395,407 +367,477 @@ module {
       %127 = arith.ceildivsi %126, %c16_i64 : i64
       %128 = arith.addi %arg14, %c1 : index
       %129 = arith.cmpi sge, %128, %56 : index
-      %130 = arith.cmpi sgt, %124, %c0_i64_3 : i64
-      %131 = arith.select %130, %125, %c0_i64_3 : i64
+      %130 = arith.cmpi sgt, %124, %c0_i64_2 : i64
+      %131 = arith.select %130, %125, %c0_i64_2 : i64
       %132 = arith.index_cast %131 : i64 to index
-      scf.for %arg17 = %c0 to %132 step %c1 {
-        %133 = arith.index_cast %arg17 : index to i64
-        %134 = arith.subi %133, %c1_i64_2 : i64
-        %135 = arith.cmpi sge, %134, %c0_i64_3 : i64
-        %136 = arith.cmpi slt, %134, %40 : i64
-        %137 = arith.andi %135, %136 : i1
-        %138 = arith.andi %129, %137 : i1
-        %139 = arith.maxsi %127, %c1_i64_2 : i64
-        %140 = arith.ceildivsi %47, %139 : i64
-        %141 = arith.subi %131, %c1_i64_2 : i64
-        %142 = arith.cmpi eq, %133, %141 : i64
-        %143 = arith.cmpi slt, %133, %40 : i64
-        %144 = arith.andi %142, %143 : i1
-        %145 = arith.andi %129, %144 : i1
-        %146 = arith.divsi %126, %c16_i64 : i64
-        %147 = arith.minsi %127, %146 : i64
-        %148 = arith.maxsi %147, %c0_i64_3 : i64
-        %149 = arith.index_cast %148 : i64 to index
-        scf.for %arg18 = %c0 to %149 step %c1 {
-          %156 = arith.index_cast %arg18 : index to i64
-          %157 = arith.muli %156, %140 : i64
-          %158 = arith.minsi %157, %47 : i64
-          scf.if %138 {
-            %170 = arith.addi %158, %140 : i64
-            %171 = arith.minsi %170, %47 : i64
-            %172 = arith.index_cast %158 : i64 to index
-            %173 = arith.index_cast %171 : i64 to index
-            scf.for %arg19 = %172 to %173 step %c1 {
-              %174 = arith.index_cast %arg19 : index to i64
-              %175 = arith.addi %41, %174 : i64
-              %176 = arith.muli %175, %c16_i64 : i64
-              %177 = arith.maxsi %176, %33 : i64
-              %178 = arith.addi %176, %c16_i64 : i64
-              %179 = arith.minsi %178, %42 : i64
-              %180 = arith.subi %179, %177 : i64
-              %181 = arith.subi %177, %33 : i64
-              %182 = arith.muli %181, %60 : i64
-              %183 = arith.addi %59, %182 : i64
-              %184 = arith.muli %134, %c16_i64 : i64
-              %185 = arith.addi %183, %184 : i64
-              %186 = arith.addi %176, %184 : i64
-              %187 = arith.ori %186, %c2147483648_i64 : i64
-              %188 = arith.subi %177, %176 : i64
-              %189 = arith.addi %187, %188 : i64
-              %190 = arith.subi %35, %184 : i64
-              %191 = arith.minsi %190, %c16_i64 : i64
-              "instgem.mvout"(%185, %189, %191, %180) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %159 = arith.minsi %117, %c16_i64 : i64
-          %160 = arith.muli %133, %c16_i64 : i64
-          %161 = arith.subi %123, %160 : i64
-          %162 = arith.minsi %161, %c16_i64 : i64
-          %163 = arith.ori %160, %c3221225472_i64 : i64
-          %164 = arith.muli %156, %c16_i64 : i64
-          %165 = arith.addi %164, %160 : i64
-          %166 = arith.addi %165, %c64_i64 : i64
-          "instgem.preload"(%166, %162, %c16_i64, %163, %162, %159) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%164, %c16_i64, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %167 = arith.subi %127, %c1_i64_2 : i64
-          %168 = arith.cmpi eq, %156, %167 : i64
-          %169 = arith.andi %145, %168 : i1
-          scf.if %169 {
-            %170 = arith.divsi %117, %c16_i64 : i64
-            %171 = arith.minsi %124, %170 : i64
-            %172 = arith.maxsi %171, %c1_i64_2 : i64
-            %173 = arith.index_cast %172 : i64 to index
-            scf.for %arg19 = %c1 to %173 step %c1 {
-              %175 = arith.index_cast %arg19 : index to i64
-              %176 = arith.muli %175, %c16_i64 : i64
-              %177 = arith.addi %176, %160 : i64
-              %178 = arith.ori %177, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %162, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %179 = arith.muli %175, %c32_i64 : i64
-              %180 = arith.addi %179, %164 : i64
-              "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %181 = arith.subi %175, %c1_i64_2 : i64
-              %182 = arith.cmpi slt, %181, %47 : i64
-              scf.if %182 {
-                %183 = arith.addi %41, %181 : i64
-                %184 = arith.muli %183, %c16_i64 : i64
-                %185 = arith.maxsi %184, %33 : i64
-                %186 = arith.addi %184, %c16_i64 : i64
-                %187 = arith.minsi %186, %42 : i64
-                %188 = arith.subi %187, %185 : i64
-                %189 = arith.subi %185, %33 : i64
-                %190 = arith.muli %189, %60 : i64
-                %191 = arith.addi %59, %190 : i64
-                %192 = arith.addi %191, %160 : i64
-                %193 = arith.addi %184, %160 : i64
-                %194 = arith.ori %193, %c2147483648_i64 : i64
-                %195 = arith.subi %185, %184 : i64
-                %196 = arith.addi %194, %195 : i64
-                %197 = arith.subi %35, %160 : i64
-                %198 = arith.minsi %197, %c16_i64 : i64
-                "instgem.mvout"(%192, %196, %198, %188) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %174 = arith.index_cast %124 : i64 to index
-            scf.for %arg19 = %173 to %174 step %c1 {
-              %175 = arith.index_cast %arg19 : index to i64
-              %176 = arith.muli %175, %c16_i64 : i64
-              %177 = arith.subi %117, %176 : i64
-              %178 = arith.minsi %177, %c16_i64 : i64
-              %179 = arith.addi %176, %160 : i64
-              %180 = arith.ori %179, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %162, %178) : (i64, i64, i64, i64, i64, i64) -> ()
-              %181 = arith.muli %175, %c32_i64 : i64
-              %182 = arith.addi %181, %164 : i64
-              "instgem.compute_accumulated"(%182, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %183 = arith.subi %175, %c1_i64_2 : i64
-              %184 = arith.cmpi slt, %183, %47 : i64
-              scf.if %184 {
-                %185 = arith.addi %41, %183 : i64
-                %186 = arith.muli %185, %c16_i64 : i64
-                %187 = arith.maxsi %186, %33 : i64
-                %188 = arith.addi %186, %c16_i64 : i64
-                %189 = arith.minsi %188, %42 : i64
-                %190 = arith.subi %189, %187 : i64
-                %191 = arith.subi %187, %33 : i64
-                %192 = arith.muli %191, %60 : i64
-                %193 = arith.addi %59, %192 : i64
-                %194 = arith.addi %193, %160 : i64
-                %195 = arith.addi %186, %160 : i64
-                %196 = arith.ori %195, %c2147483648_i64 : i64
-                %197 = arith.subi %187, %186 : i64
-                %198 = arith.addi %196, %197 : i64
-                %199 = arith.subi %35, %160 : i64
-                %200 = arith.minsi %199, %c16_i64 : i64
-                "instgem.mvout"(%194, %198, %200, %190) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %170 = arith.divsi %117, %c16_i64 : i64
-            %171 = arith.minsi %124, %170 : i64
-            %172 = arith.maxsi %171, %c1_i64_2 : i64
-            %173 = arith.index_cast %172 : i64 to index
-            scf.for %arg19 = %c1 to %173 step %c1 {
-              %175 = arith.index_cast %arg19 : index to i64
-              %176 = arith.muli %175, %c16_i64 : i64
-              %177 = arith.addi %176, %160 : i64
-              %178 = arith.ori %177, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %162, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %179 = arith.muli %175, %c32_i64 : i64
-              %180 = arith.addi %179, %164 : i64
-              "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %174 = arith.index_cast %124 : i64 to index
-            scf.for %arg19 = %173 to %174 step %c1 {
-              %175 = arith.index_cast %arg19 : index to i64
-              %176 = arith.muli %175, %c16_i64 : i64
-              %177 = arith.subi %117, %176 : i64
-              %178 = arith.minsi %177, %c16_i64 : i64
-              %179 = arith.addi %176, %160 : i64
-              %180 = arith.ori %179, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %162, %178) : (i64, i64, i64, i64, i64, i64) -> ()
-              %181 = arith.muli %175, %c32_i64 : i64
-              %182 = arith.addi %181, %164 : i64
-              "instgem.compute_accumulated"(%182, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %150 = arith.index_cast %127 : i64 to index
-        scf.for %arg18 = %149 to %150 step %c1 {
-          %156 = arith.index_cast %arg18 : index to i64
-          %157 = arith.muli %156, %c16_i64 : i64
-          %158 = arith.subi %119, %157 : i64
-          %159 = arith.minsi %158, %c16_i64 : i64
-          %160 = arith.subi %121, %157 : i64
-          %161 = arith.minsi %160, %c16_i64 : i64
-          %162 = arith.muli %156, %140 : i64
-          %163 = arith.minsi %162, %47 : i64
-          scf.if %138 {
-            %174 = arith.addi %163, %140 : i64
-            %175 = arith.minsi %174, %47 : i64
-            %176 = arith.index_cast %163 : i64 to index
-            %177 = arith.index_cast %175 : i64 to index
-            scf.for %arg19 = %176 to %177 step %c1 {
-              %178 = arith.index_cast %arg19 : index to i64
-              %179 = arith.addi %41, %178 : i64
-              %180 = arith.muli %179, %c16_i64 : i64
-              %181 = arith.maxsi %180, %33 : i64
-              %182 = arith.addi %180, %c16_i64 : i64
-              %183 = arith.minsi %182, %42 : i64
-              %184 = arith.subi %183, %181 : i64
-              %185 = arith.subi %181, %33 : i64
-              %186 = arith.muli %185, %60 : i64
-              %187 = arith.addi %59, %186 : i64
-              %188 = arith.muli %134, %c16_i64 : i64
-              %189 = arith.addi %187, %188 : i64
-              %190 = arith.addi %180, %188 : i64
-              %191 = arith.ori %190, %c2147483648_i64 : i64
-              %192 = arith.subi %181, %180 : i64
-              %193 = arith.addi %191, %192 : i64
-              %194 = arith.subi %35, %188 : i64
-              %195 = arith.minsi %194, %c16_i64 : i64
-              "instgem.mvout"(%189, %193, %195, %184) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %164 = arith.minsi %117, %c16_i64 : i64
-          %165 = arith.muli %133, %c16_i64 : i64
-          %166 = arith.subi %123, %165 : i64
-          %167 = arith.minsi %166, %c16_i64 : i64
-          %168 = arith.ori %165, %c3221225472_i64 : i64
-          %169 = arith.addi %157, %165 : i64
-          %170 = arith.addi %169, %c64_i64 : i64
-          "instgem.preload"(%170, %167, %161, %168, %167, %164) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%157, %159, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %171 = arith.subi %127, %c1_i64_2 : i64
-          %172 = arith.cmpi eq, %156, %171 : i64
-          %173 = arith.andi %145, %172 : i1
-          scf.if %173 {
-            %174 = arith.divsi %117, %c16_i64 : i64
-            %175 = arith.minsi %124, %174 : i64
-            %176 = arith.maxsi %175, %c1_i64_2 : i64
-            %177 = arith.index_cast %176 : i64 to index
-            scf.for %arg19 = %c1 to %177 step %c1 {
-              %179 = arith.index_cast %arg19 : index to i64
-              %180 = arith.muli %179, %c16_i64 : i64
-              %181 = arith.addi %180, %165 : i64
-              %182 = arith.ori %181, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %183 = arith.muli %179, %c32_i64 : i64
-              %184 = arith.addi %183, %157 : i64
-              "instgem.compute_accumulated"(%184, %159, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %185 = arith.subi %179, %c1_i64_2 : i64
-              %186 = arith.cmpi slt, %185, %47 : i64
-              scf.if %186 {
-                %187 = arith.addi %41, %185 : i64
-                %188 = arith.muli %187, %c16_i64 : i64
-                %189 = arith.maxsi %188, %33 : i64
-                %190 = arith.addi %188, %c16_i64 : i64
-                %191 = arith.minsi %190, %42 : i64
-                %192 = arith.subi %191, %189 : i64
-                %193 = arith.subi %189, %33 : i64
-                %194 = arith.muli %193, %60 : i64
-                %195 = arith.addi %59, %194 : i64
-                %196 = arith.addi %195, %165 : i64
-                %197 = arith.addi %188, %165 : i64
-                %198 = arith.ori %197, %c2147483648_i64 : i64
-                %199 = arith.subi %189, %188 : i64
-                %200 = arith.addi %198, %199 : i64
-                %201 = arith.subi %35, %165 : i64
-                %202 = arith.minsi %201, %c16_i64 : i64
-                "instgem.mvout"(%196, %200, %202, %192) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %178 = arith.index_cast %124 : i64 to index
-            scf.for %arg19 = %177 to %178 step %c1 {
-              %179 = arith.index_cast %arg19 : index to i64
-              %180 = arith.muli %179, %c16_i64 : i64
-              %181 = arith.subi %117, %180 : i64
-              %182 = arith.minsi %181, %c16_i64 : i64
-              %183 = arith.addi %180, %165 : i64
-              %184 = arith.ori %183, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %167, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-              %185 = arith.muli %179, %c32_i64 : i64
-              %186 = arith.addi %185, %157 : i64
-              "instgem.compute_accumulated"(%186, %159, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %187 = arith.subi %179, %c1_i64_2 : i64
-              %188 = arith.cmpi slt, %187, %47 : i64
-              scf.if %188 {
-                %189 = arith.addi %41, %187 : i64
-                %190 = arith.muli %189, %c16_i64 : i64
-                %191 = arith.maxsi %190, %33 : i64
-                %192 = arith.addi %190, %c16_i64 : i64
-                %193 = arith.minsi %192, %42 : i64
-                %194 = arith.subi %193, %191 : i64
-                %195 = arith.subi %191, %33 : i64
-                %196 = arith.muli %195, %60 : i64
-                %197 = arith.addi %59, %196 : i64
-                %198 = arith.addi %197, %165 : i64
-                %199 = arith.addi %190, %165 : i64
-                %200 = arith.ori %199, %c2147483648_i64 : i64
-                %201 = arith.subi %191, %190 : i64
-                %202 = arith.addi %200, %201 : i64
-                %203 = arith.subi %35, %165 : i64
-                %204 = arith.minsi %203, %c16_i64 : i64
-                "instgem.mvout"(%198, %202, %204, %194) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %174 = arith.divsi %117, %c16_i64 : i64
-            %175 = arith.minsi %124, %174 : i64
-            %176 = arith.maxsi %175, %c1_i64_2 : i64
-            %177 = arith.index_cast %176 : i64 to index
-            scf.for %arg19 = %c1 to %177 step %c1 {
-              %179 = arith.index_cast %arg19 : index to i64
-              %180 = arith.muli %179, %c16_i64 : i64
-              %181 = arith.addi %180, %165 : i64
-              %182 = arith.ori %181, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %183 = arith.muli %179, %c32_i64 : i64
-              %184 = arith.addi %183, %157 : i64
-              "instgem.compute_accumulated"(%184, %159, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %178 = arith.index_cast %124 : i64 to index
-            scf.for %arg19 = %177 to %178 step %c1 {
-              %179 = arith.index_cast %arg19 : index to i64
-              %180 = arith.muli %179, %c16_i64 : i64
-              %181 = arith.subi %117, %180 : i64
-              %182 = arith.minsi %181, %c16_i64 : i64
-              %183 = arith.addi %180, %165 : i64
-              %184 = arith.ori %183, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %167, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-              %185 = arith.muli %179, %c32_i64 : i64
-              %186 = arith.addi %185, %157 : i64
-              "instgem.compute_accumulated"(%186, %159, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        scf.if %138 {
-          %156 = arith.muli %127, %140 : i64
-          %157 = arith.minsi %156, %47 : i64
-          %158 = arith.index_cast %157 : i64 to index
-          %159 = arith.index_cast %47 : i64 to index
-          scf.for %arg18 = %158 to %159 step %c1 {
-            %160 = arith.index_cast %arg18 : index to i64
-            %161 = arith.addi %41, %160 : i64
-            %162 = arith.muli %161, %c16_i64 : i64
-            %163 = arith.maxsi %162, %33 : i64
-            %164 = arith.addi %162, %c16_i64 : i64
-            %165 = arith.minsi %164, %42 : i64
-            %166 = arith.subi %165, %163 : i64
-            %167 = arith.subi %163, %33 : i64
-            %168 = arith.muli %167, %60 : i64
-            %169 = arith.addi %59, %168 : i64
-            %170 = arith.muli %134, %c16_i64 : i64
-            %171 = arith.addi %169, %170 : i64
-            %172 = arith.addi %162, %170 : i64
-            %173 = arith.ori %172, %c2147483648_i64 : i64
-            %174 = arith.subi %163, %162 : i64
-            %175 = arith.addi %173, %174 : i64
-            %176 = arith.subi %35, %170 : i64
-            %177 = arith.minsi %176, %c16_i64 : i64
-            "instgem.mvout"(%171, %175, %177, %166) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        %151 = arith.cmpi sgt, %127, %c0_i64_3 : i64
-        %152 = arith.subi %124, %c1_i64_2 : i64
-        %153 = arith.maxsi %152, %c0_i64_3 : i64
-        %154 = arith.minsi %153, %47 : i64
-        %155 = arith.select %151, %154, %c0_i64_3 : i64
-        scf.if %145 {
-          %156 = arith.index_cast %155 : i64 to index
-          %157 = arith.index_cast %47 : i64 to index
-          scf.for %arg18 = %156 to %157 step %c1 {
-            %158 = arith.index_cast %arg18 : index to i64
-            %159 = arith.addi %41, %158 : i64
-            %160 = arith.muli %159, %c16_i64 : i64
-            %161 = arith.maxsi %160, %33 : i64
-            %162 = arith.addi %160, %c16_i64 : i64
-            %163 = arith.minsi %162, %42 : i64
-            %164 = arith.subi %163, %161 : i64
-            %165 = arith.subi %161, %33 : i64
-            %166 = arith.muli %165, %60 : i64
-            %167 = arith.addi %59, %166 : i64
-            %168 = arith.muli %133, %c16_i64 : i64
-            %169 = arith.addi %167, %168 : i64
-            %170 = arith.addi %160, %168 : i64
-            %171 = arith.ori %170, %c2147483648_i64 : i64
-            %172 = arith.subi %161, %160 : i64
-            %173 = arith.addi %171, %172 : i64
-            %174 = arith.subi %35, %168 : i64
-            %175 = arith.minsi %174, %c16_i64 : i64
-            "instgem.mvout"(%169, %173, %175, %164) : (i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
+      %133 = arith.divsi %126, %c16_i64 : i64
+      %134 = arith.minsi %127, %133 : i64
+      %135 = arith.maxsi %134, %c0_i64_2 : i64
+      %136 = arith.divsi %117, %c16_i64 : i64
+      %137 = arith.minsi %124, %136 : i64
+      %138 = arith.maxsi %137, %c1_i64_1 : i64
+      %139 = arith.minsi %117, %c16_i64 : i64
       scf.if %129 {
-        %133 = arith.minsi %131, %40 : i64
-        %134 = arith.index_cast %133 : i64 to index
-        %135 = arith.index_cast %40 : i64 to index
-        scf.for %arg17 = %134 to %135 step %c1 {
-          %136 = arith.index_cast %arg17 : index to i64
-          %137 = arith.index_cast %47 : i64 to index
-          scf.for %arg18 = %c0 to %137 step %c1 {
-            %138 = arith.index_cast %arg18 : index to i64
-            %139 = arith.addi %41, %138 : i64
-            %140 = arith.muli %139, %c16_i64 : i64
-            %141 = arith.maxsi %140, %33 : i64
-            %142 = arith.addi %140, %c16_i64 : i64
-            %143 = arith.minsi %142, %42 : i64
-            %144 = arith.subi %143, %141 : i64
-            %145 = arith.subi %141, %33 : i64
-            %146 = arith.muli %145, %60 : i64
-            %147 = arith.addi %59, %146 : i64
-            %148 = arith.muli %136, %c16_i64 : i64
-            %149 = arith.addi %147, %148 : i64
-            %150 = arith.addi %140, %148 : i64
-            %151 = arith.ori %150, %c2147483648_i64 : i64
-            %152 = arith.subi %141, %140 : i64
-            %153 = arith.addi %151, %152 : i64
-            %154 = arith.subi %35, %148 : i64
-            %155 = arith.minsi %154, %c16_i64 : i64
-            "instgem.mvout"(%149, %153, %155, %144) : (i64, i64, i64, i64) -> ()
+        %140 = arith.maxsi %127, %c1_i64_1 : i64
+        %141 = arith.ceildivsi %47, %140 : i64
+        scf.for %arg17 = %c0 to %132 step %c1 {
+          %145 = arith.index_cast %arg17 : index to i64
+          %146 = arith.subi %145, %c1_i64_1 : i64
+          %147 = arith.cmpi sge, %146, %c0_i64_2 : i64
+          %148 = arith.cmpi slt, %146, %40 : i64
+          %149 = arith.andi %147, %148 : i1
+          %150 = arith.subi %131, %c1_i64_1 : i64
+          %151 = arith.cmpi eq, %145, %150 : i64
+          %152 = arith.cmpi slt, %145, %40 : i64
+          %153 = arith.andi %151, %152 : i1
+          %154 = arith.subi %127, %c1_i64_1 : i64
+          %155 = arith.select %153, %154, %c-1_i64 : i64
+          %156 = arith.muli %145, %c16_i64 : i64
+          %157 = arith.subi %123, %156 : i64
+          %158 = arith.minsi %157, %c16_i64 : i64
+          %159 = arith.index_cast %135 : i64 to index
+          scf.for %arg18 = %c0 to %159 step %c1 {
+            %167 = arith.index_cast %arg18 : index to i64
+            scf.if %149 {
+              %173 = arith.muli %167, %141 : i64
+              %174 = arith.minsi %173, %47 : i64
+              %175 = arith.addi %174, %141 : i64
+              %176 = arith.minsi %175, %47 : i64
+              %177 = arith.index_cast %174 : i64 to index
+              %178 = arith.index_cast %176 : i64 to index
+              scf.for %arg19 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg19 : index to i64
+                %180 = arith.addi %41, %179 : i64
+                %181 = arith.muli %180, %c16_i64 : i64
+                %182 = arith.maxsi %181, %33 : i64
+                %183 = arith.addi %181, %c16_i64 : i64
+                %184 = arith.minsi %183, %42 : i64
+                %185 = arith.subi %184, %182 : i64
+                %186 = arith.subi %182, %33 : i64
+                %187 = arith.muli %186, %60 : i64
+                %188 = arith.addi %59, %187 : i64
+                %189 = arith.muli %146, %c16_i64 : i64
+                %190 = arith.addi %188, %189 : i64
+                %191 = arith.addi %181, %189 : i64
+                %192 = arith.ori %191, %c2147483648_i64 : i64
+                %193 = arith.subi %182, %181 : i64
+                %194 = arith.addi %192, %193 : i64
+                %195 = arith.subi %35, %189 : i64
+                %196 = arith.minsi %195, %c16_i64 : i64
+                "instgem.mvout"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %168 = arith.ori %156, %c3221225472_i64 : i64
+            %169 = arith.muli %167, %c16_i64 : i64
+            %170 = arith.addi %169, %156 : i64
+            %171 = arith.addi %170, %c64_i64 : i64
+            "instgem.preload"(%171, %158, %c16_i64, %168, %158, %139) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%169, %c16_i64, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %172 = arith.cmpi eq, %167, %155 : i64
+            scf.if %172 {
+              %173 = arith.index_cast %138 : i64 to index
+              scf.for %arg19 = %c1 to %173 step %c1 {
+                %175 = arith.index_cast %arg19 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.addi %176, %156 : i64
+                %178 = arith.ori %177, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %179 = arith.muli %175, %c32_i64 : i64
+                %180 = arith.addi %179, %169 : i64
+                "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %181 = arith.subi %175, %c1_i64_1 : i64
+                %182 = arith.subi %181, %41 : i64
+                %183 = arith.cmpi sge, %182, %c0_i64_2 : i64
+                %184 = arith.cmpi slt, %182, %47 : i64
+                %185 = arith.andi %183, %184 : i1
+                scf.if %185 {
+                  %186 = arith.muli %181, %c16_i64 : i64
+                  %187 = arith.maxsi %186, %33 : i64
+                  %188 = arith.addi %186, %c16_i64 : i64
+                  %189 = arith.minsi %188, %42 : i64
+                  %190 = arith.subi %189, %187 : i64
+                  %191 = arith.subi %187, %33 : i64
+                  %192 = arith.muli %191, %60 : i64
+                  %193 = arith.addi %59, %192 : i64
+                  %194 = arith.addi %193, %156 : i64
+                  %195 = arith.addi %186, %156 : i64
+                  %196 = arith.ori %195, %c2147483648_i64 : i64
+                  %197 = arith.subi %187, %186 : i64
+                  %198 = arith.addi %196, %197 : i64
+                  %199 = arith.subi %35, %156 : i64
+                  %200 = arith.minsi %199, %c16_i64 : i64
+                  "instgem.mvout"(%194, %198, %200, %190) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %174 = arith.index_cast %124 : i64 to index
+              scf.for %arg19 = %173 to %174 step %c1 {
+                %175 = arith.index_cast %arg19 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.subi %117, %176 : i64
+                %178 = arith.minsi %177, %c16_i64 : i64
+                %179 = arith.addi %176, %156 : i64
+                %180 = arith.ori %179, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %158, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+                %181 = arith.muli %175, %c32_i64 : i64
+                %182 = arith.addi %181, %169 : i64
+                "instgem.compute_accumulated"(%182, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %183 = arith.subi %175, %c1_i64_1 : i64
+                %184 = arith.subi %183, %41 : i64
+                %185 = arith.cmpi sge, %184, %c0_i64_2 : i64
+                %186 = arith.cmpi slt, %184, %47 : i64
+                %187 = arith.andi %185, %186 : i1
+                scf.if %187 {
+                  %188 = arith.muli %183, %c16_i64 : i64
+                  %189 = arith.maxsi %188, %33 : i64
+                  %190 = arith.addi %188, %c16_i64 : i64
+                  %191 = arith.minsi %190, %42 : i64
+                  %192 = arith.subi %191, %189 : i64
+                  %193 = arith.subi %189, %33 : i64
+                  %194 = arith.muli %193, %60 : i64
+                  %195 = arith.addi %59, %194 : i64
+                  %196 = arith.addi %195, %156 : i64
+                  %197 = arith.addi %188, %156 : i64
+                  %198 = arith.ori %197, %c2147483648_i64 : i64
+                  %199 = arith.subi %189, %188 : i64
+                  %200 = arith.addi %198, %199 : i64
+                  %201 = arith.subi %35, %156 : i64
+                  %202 = arith.minsi %201, %c16_i64 : i64
+                  "instgem.mvout"(%196, %200, %202, %192) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %173 = arith.index_cast %138 : i64 to index
+              scf.for %arg19 = %c1 to %173 step %c1 {
+                %175 = arith.index_cast %arg19 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.addi %176, %156 : i64
+                %178 = arith.ori %177, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %179 = arith.muli %175, %c32_i64 : i64
+                %180 = arith.addi %179, %169 : i64
+                "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %174 = arith.index_cast %124 : i64 to index
+              scf.for %arg19 = %173 to %174 step %c1 {
+                %175 = arith.index_cast %arg19 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.subi %117, %176 : i64
+                %178 = arith.minsi %177, %c16_i64 : i64
+                %179 = arith.addi %176, %156 : i64
+                %180 = arith.ori %179, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %158, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+                %181 = arith.muli %175, %c32_i64 : i64
+                %182 = arith.addi %181, %169 : i64
+                "instgem.compute_accumulated"(%182, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          %160 = arith.index_cast %127 : i64 to index
+          scf.for %arg18 = %159 to %160 step %c1 {
+            %167 = arith.index_cast %arg18 : index to i64
+            %168 = arith.muli %167, %c16_i64 : i64
+            %169 = arith.subi %119, %168 : i64
+            %170 = arith.minsi %169, %c16_i64 : i64
+            %171 = arith.subi %121, %168 : i64
+            %172 = arith.minsi %171, %c16_i64 : i64
+            scf.if %149 {
+              %177 = arith.muli %167, %141 : i64
+              %178 = arith.minsi %177, %47 : i64
+              %179 = arith.addi %178, %141 : i64
+              %180 = arith.minsi %179, %47 : i64
+              %181 = arith.index_cast %178 : i64 to index
+              %182 = arith.index_cast %180 : i64 to index
+              scf.for %arg19 = %181 to %182 step %c1 {
+                %183 = arith.index_cast %arg19 : index to i64
+                %184 = arith.addi %41, %183 : i64
+                %185 = arith.muli %184, %c16_i64 : i64
+                %186 = arith.maxsi %185, %33 : i64
+                %187 = arith.addi %185, %c16_i64 : i64
+                %188 = arith.minsi %187, %42 : i64
+                %189 = arith.subi %188, %186 : i64
+                %190 = arith.subi %186, %33 : i64
+                %191 = arith.muli %190, %60 : i64
+                %192 = arith.addi %59, %191 : i64
+                %193 = arith.muli %146, %c16_i64 : i64
+                %194 = arith.addi %192, %193 : i64
+                %195 = arith.addi %185, %193 : i64
+                %196 = arith.ori %195, %c2147483648_i64 : i64
+                %197 = arith.subi %186, %185 : i64
+                %198 = arith.addi %196, %197 : i64
+                %199 = arith.subi %35, %193 : i64
+                %200 = arith.minsi %199, %c16_i64 : i64
+                "instgem.mvout"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %173 = arith.ori %156, %c3221225472_i64 : i64
+            %174 = arith.addi %168, %156 : i64
+            %175 = arith.addi %174, %c64_i64 : i64
+            "instgem.preload"(%175, %158, %172, %173, %158, %139) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%168, %170, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %176 = arith.cmpi eq, %167, %155 : i64
+            scf.if %176 {
+              %177 = arith.index_cast %138 : i64 to index
+              scf.for %arg19 = %c1 to %177 step %c1 {
+                %179 = arith.index_cast %arg19 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.addi %180, %156 : i64
+                %182 = arith.ori %181, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %183 = arith.muli %179, %c32_i64 : i64
+                %184 = arith.addi %183, %168 : i64
+                "instgem.compute_accumulated"(%184, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %185 = arith.subi %179, %c1_i64_1 : i64
+                %186 = arith.subi %185, %41 : i64
+                %187 = arith.cmpi sge, %186, %c0_i64_2 : i64
+                %188 = arith.cmpi slt, %186, %47 : i64
+                %189 = arith.andi %187, %188 : i1
+                scf.if %189 {
+                  %190 = arith.muli %185, %c16_i64 : i64
+                  %191 = arith.maxsi %190, %33 : i64
+                  %192 = arith.addi %190, %c16_i64 : i64
+                  %193 = arith.minsi %192, %42 : i64
+                  %194 = arith.subi %193, %191 : i64
+                  %195 = arith.subi %191, %33 : i64
+                  %196 = arith.muli %195, %60 : i64
+                  %197 = arith.addi %59, %196 : i64
+                  %198 = arith.addi %197, %156 : i64
+                  %199 = arith.addi %190, %156 : i64
+                  %200 = arith.ori %199, %c2147483648_i64 : i64
+                  %201 = arith.subi %191, %190 : i64
+                  %202 = arith.addi %200, %201 : i64
+                  %203 = arith.subi %35, %156 : i64
+                  %204 = arith.minsi %203, %c16_i64 : i64
+                  "instgem.mvout"(%198, %202, %204, %194) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %178 = arith.index_cast %124 : i64 to index
+              scf.for %arg19 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg19 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.subi %117, %180 : i64
+                %182 = arith.minsi %181, %c16_i64 : i64
+                %183 = arith.addi %180, %156 : i64
+                %184 = arith.ori %183, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %158, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+                %185 = arith.muli %179, %c32_i64 : i64
+                %186 = arith.addi %185, %168 : i64
+                "instgem.compute_accumulated"(%186, %170, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %187 = arith.subi %179, %c1_i64_1 : i64
+                %188 = arith.subi %187, %41 : i64
+                %189 = arith.cmpi sge, %188, %c0_i64_2 : i64
+                %190 = arith.cmpi slt, %188, %47 : i64
+                %191 = arith.andi %189, %190 : i1
+                scf.if %191 {
+                  %192 = arith.muli %187, %c16_i64 : i64
+                  %193 = arith.maxsi %192, %33 : i64
+                  %194 = arith.addi %192, %c16_i64 : i64
+                  %195 = arith.minsi %194, %42 : i64
+                  %196 = arith.subi %195, %193 : i64
+                  %197 = arith.subi %193, %33 : i64
+                  %198 = arith.muli %197, %60 : i64
+                  %199 = arith.addi %59, %198 : i64
+                  %200 = arith.addi %199, %156 : i64
+                  %201 = arith.addi %192, %156 : i64
+                  %202 = arith.ori %201, %c2147483648_i64 : i64
+                  %203 = arith.subi %193, %192 : i64
+                  %204 = arith.addi %202, %203 : i64
+                  %205 = arith.subi %35, %156 : i64
+                  %206 = arith.minsi %205, %c16_i64 : i64
+                  "instgem.mvout"(%200, %204, %206, %196) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %177 = arith.index_cast %138 : i64 to index
+              scf.for %arg19 = %c1 to %177 step %c1 {
+                %179 = arith.index_cast %arg19 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.addi %180, %156 : i64
+                %182 = arith.ori %181, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %183 = arith.muli %179, %c32_i64 : i64
+                %184 = arith.addi %183, %168 : i64
+                "instgem.compute_accumulated"(%184, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %178 = arith.index_cast %124 : i64 to index
+              scf.for %arg19 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg19 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.subi %117, %180 : i64
+                %182 = arith.minsi %181, %c16_i64 : i64
+                %183 = arith.addi %180, %156 : i64
+                %184 = arith.ori %183, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %158, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+                %185 = arith.muli %179, %c32_i64 : i64
+                %186 = arith.addi %185, %168 : i64
+                "instgem.compute_accumulated"(%186, %170, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          scf.if %149 {
+            %167 = arith.muli %127, %141 : i64
+            %168 = arith.minsi %167, %47 : i64
+            %169 = arith.index_cast %168 : i64 to index
+            %170 = arith.index_cast %47 : i64 to index
+            scf.for %arg18 = %169 to %170 step %c1 {
+              %171 = arith.index_cast %arg18 : index to i64
+              %172 = arith.addi %41, %171 : i64
+              %173 = arith.muli %172, %c16_i64 : i64
+              %174 = arith.maxsi %173, %33 : i64
+              %175 = arith.addi %173, %c16_i64 : i64
+              %176 = arith.minsi %175, %42 : i64
+              %177 = arith.subi %176, %174 : i64
+              %178 = arith.subi %174, %33 : i64
+              %179 = arith.muli %178, %60 : i64
+              %180 = arith.addi %59, %179 : i64
+              %181 = arith.muli %146, %c16_i64 : i64
+              %182 = arith.addi %180, %181 : i64
+              %183 = arith.addi %173, %181 : i64
+              %184 = arith.ori %183, %c2147483648_i64 : i64
+              %185 = arith.subi %174, %173 : i64
+              %186 = arith.addi %184, %185 : i64
+              %187 = arith.subi %35, %181 : i64
+              %188 = arith.minsi %187, %c16_i64 : i64
+              "instgem.mvout"(%182, %186, %188, %177) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %161 = arith.cmpi sgt, %127, %c0_i64_2 : i64
+          %162 = arith.subi %124, %c1_i64_1 : i64
+          %163 = arith.subi %162, %41 : i64
+          %164 = arith.maxsi %163, %c0_i64_2 : i64
+          %165 = arith.minsi %164, %47 : i64
+          %166 = arith.select %161, %165, %c0_i64_2 : i64
+          scf.if %153 {
+            %167 = arith.index_cast %166 : i64 to index
+            %168 = arith.index_cast %47 : i64 to index
+            scf.for %arg18 = %167 to %168 step %c1 {
+              %169 = arith.index_cast %arg18 : index to i64
+              %170 = arith.addi %41, %169 : i64
+              %171 = arith.muli %170, %c16_i64 : i64
+              %172 = arith.maxsi %171, %33 : i64
+              %173 = arith.addi %171, %c16_i64 : i64
+              %174 = arith.minsi %173, %42 : i64
+              %175 = arith.subi %174, %172 : i64
+              %176 = arith.subi %172, %33 : i64
+              %177 = arith.muli %176, %60 : i64
+              %178 = arith.addi %59, %177 : i64
+              %179 = arith.addi %178, %156 : i64
+              %180 = arith.addi %171, %156 : i64
+              %181 = arith.ori %180, %c2147483648_i64 : i64
+              %182 = arith.subi %172, %171 : i64
+              %183 = arith.addi %181, %182 : i64
+              %184 = arith.subi %35, %156 : i64
+              %185 = arith.minsi %184, %c16_i64 : i64
+              "instgem.mvout"(%179, %183, %185, %175) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %142 = arith.minsi %131, %40 : i64
+        %143 = arith.index_cast %142 : i64 to index
+        %144 = arith.index_cast %40 : i64 to index
+        scf.for %arg17 = %143 to %144 step %c1 {
+          %145 = arith.index_cast %arg17 : index to i64
+          %146 = arith.index_cast %47 : i64 to index
+          scf.for %arg18 = %c0 to %146 step %c1 {
+            %147 = arith.index_cast %arg18 : index to i64
+            %148 = arith.addi %41, %147 : i64
+            %149 = arith.muli %148, %c16_i64 : i64
+            %150 = arith.maxsi %149, %33 : i64
+            %151 = arith.addi %149, %c16_i64 : i64
+            %152 = arith.minsi %151, %42 : i64
+            %153 = arith.subi %152, %150 : i64
+            %154 = arith.subi %150, %33 : i64
+            %155 = arith.muli %154, %60 : i64
+            %156 = arith.addi %59, %155 : i64
+            %157 = arith.muli %145, %c16_i64 : i64
+            %158 = arith.addi %156, %157 : i64
+            %159 = arith.addi %149, %157 : i64
+            %160 = arith.ori %159, %c2147483648_i64 : i64
+            %161 = arith.subi %150, %149 : i64
+            %162 = arith.addi %160, %161 : i64
+            %163 = arith.subi %35, %157 : i64
+            %164 = arith.minsi %163, %c16_i64 : i64
+            "instgem.mvout"(%158, %162, %164, %153) : (i64, i64, i64, i64) -> ()
           }
         }
+      } else {
+        scf.for %arg17 = %c0 to %132 step %c1 {
+          %140 = arith.index_cast %arg17 : index to i64
+          %141 = arith.muli %140, %c16_i64 : i64
+          %142 = arith.subi %123, %141 : i64
+          %143 = arith.minsi %142, %c16_i64 : i64
+          %144 = arith.index_cast %135 : i64 to index
+          scf.for %arg18 = %c0 to %144 step %c1 {
+            %146 = arith.index_cast %arg18 : index to i64
+            %147 = arith.ori %141, %c3221225472_i64 : i64
+            %148 = arith.muli %146, %c16_i64 : i64
+            %149 = arith.addi %148, %141 : i64
+            %150 = arith.addi %149, %c64_i64 : i64
+            "instgem.preload"(%150, %143, %c16_i64, %147, %143, %139) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%148, %c16_i64, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %151 = arith.index_cast %138 : i64 to index
+            scf.for %arg19 = %c1 to %151 step %c1 {
+              %153 = arith.index_cast %arg19 : index to i64
+              %154 = arith.muli %153, %c16_i64 : i64
+              %155 = arith.addi %154, %141 : i64
+              %156 = arith.ori %155, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %157 = arith.muli %153, %c32_i64 : i64
+              %158 = arith.addi %157, %148 : i64
+              "instgem.compute_accumulated"(%158, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %152 = arith.index_cast %124 : i64 to index
+            scf.for %arg19 = %151 to %152 step %c1 {
+              %153 = arith.index_cast %arg19 : index to i64
+              %154 = arith.muli %153, %c16_i64 : i64
+              %155 = arith.subi %117, %154 : i64
+              %156 = arith.minsi %155, %c16_i64 : i64
+              %157 = arith.addi %154, %141 : i64
+              %158 = arith.ori %157, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %143, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+              %159 = arith.muli %153, %c32_i64 : i64
+              %160 = arith.addi %159, %148 : i64
+              "instgem.compute_accumulated"(%160, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %145 = arith.index_cast %127 : i64 to index
+          scf.for %arg18 = %144 to %145 step %c1 {
+            %146 = arith.index_cast %arg18 : index to i64
+            %147 = arith.muli %146, %c16_i64 : i64
+            %148 = arith.subi %119, %147 : i64
+            %149 = arith.minsi %148, %c16_i64 : i64
+            %150 = arith.subi %121, %147 : i64
+            %151 = arith.minsi %150, %c16_i64 : i64
+            %152 = arith.ori %141, %c3221225472_i64 : i64
+            %153 = arith.addi %147, %141 : i64
+            %154 = arith.addi %153, %c64_i64 : i64
+            "instgem.preload"(%154, %143, %151, %152, %143, %139) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%147, %149, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %155 = arith.index_cast %138 : i64 to index
+            scf.for %arg19 = %c1 to %155 step %c1 {
+              %157 = arith.index_cast %arg19 : index to i64
+              %158 = arith.muli %157, %c16_i64 : i64
+              %159 = arith.addi %158, %141 : i64
+              %160 = arith.ori %159, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %161 = arith.muli %157, %c32_i64 : i64
+              %162 = arith.addi %161, %147 : i64
+              "instgem.compute_accumulated"(%162, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %156 = arith.index_cast %124 : i64 to index
+            scf.for %arg19 = %155 to %156 step %c1 {
+              %157 = arith.index_cast %arg19 : index to i64
+              %158 = arith.muli %157, %c16_i64 : i64
+              %159 = arith.subi %117, %158 : i64
+              %160 = arith.minsi %159, %c16_i64 : i64
+              %161 = arith.addi %158, %141 : i64
+              %162 = arith.ori %161, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %162, %143, %160) : (i64, i64, i64, i64, i64, i64) -> ()
+              %163 = arith.muli %157, %c32_i64 : i64
+              %164 = arith.addi %163, %147 : i64
+              "instgem.compute_accumulated"(%164, %149, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
       }
       scf.yield %67, %87 : index, index
     }

@@ -40,6 +40,18 @@
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -83,17 +95,16 @@ module {
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64_1 = arith.constant 2 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c26_i64 = arith.constant 26 : i64
     %c65_i64 = arith.constant 65 : i64
-    %c59_i64 = arith.constant 59 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c22_i64 = arith.constant 22 : i64
-    %c62_i64 = arith.constant 62 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -111,355 +122,409 @@ module {
     scf.if %14 {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %92 = arith.index_cast %arg10 : index to i64
-        %93 = arith.remsi %92, %c2_i64_1 : i64
-        %94 = arith.divsi %92, %c2_i64_1 : i64
-        %95 = arith.muli %94, %c16_i64 : i64
-        %96 = arith.subi %c32_i64, %95 : i64
-        %97 = arith.minsi %96, %c16_i64 : i64
-        %98 = arith.muli %93, %c32_i64 : i64
-        %99 = arith.addi %98, %95 : i64
-        %100 = arith.ori %99, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %100, %97, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %95 = arith.index_cast %arg10 : index to i64
+        %96 = arith.remsi %95, %c2_i64_1 : i64
+        %97 = arith.divsi %95, %c2_i64_1 : i64
+        %98 = arith.muli %97, %c16_i64 : i64
+        %99 = arith.subi %c32_i64, %98 : i64
+        %100 = arith.minsi %99, %c16_i64 : i64
+        %101 = arith.muli %96, %c32_i64 : i64
+        %102 = arith.addi %101, %98 : i64
+        %103 = arith.ori %102, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %103, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %15:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %92 = arith.maxsi %12, %c0 : index
-      %93 = arith.minsi %92, %arg4 : index
-      %94 = arith.addi %12, %c32 : index
-      %95 = arith.maxsi %94, %c0 : index
+      %95 = arith.maxsi %12, %c0 : index
       %96 = arith.minsi %95, %arg4 : index
-      %97 = arith.subi %93, %12 : index
+      %97 = arith.addi %12, %c32 : index
       %98 = arith.maxsi %97, %c0 : index
-      %99 = arith.minsi %98, %c32 : index
-      %100 = arith.subi %96, %93 : index
-      %101 = arith.maxsi %arg11, %c0 : index
-      %102 = arith.minsi %101, %arg5 : index
-      %103 = arith.addi %arg11, %c32 : index
-      %104 = arith.maxsi %103, %c0 : index
+      %99 = arith.minsi %98, %arg4 : index
+      %100 = arith.subi %96, %12 : index
+      %101 = arith.maxsi %100, %c0 : index
+      %102 = arith.minsi %101, %c32 : index
+      %103 = arith.subi %99, %96 : index
+      %104 = arith.maxsi %arg11, %c0 : index
       %105 = arith.minsi %104, %arg5 : index
-      %106 = arith.subi %102, %arg11 : index
+      %106 = arith.addi %arg11, %c32 : index
       %107 = arith.maxsi %106, %c0 : index
-      %108 = arith.minsi %107, %c32 : index
-      %109 = arith.subi %105, %102 : index
-      %110 = arith.cmpi sgt, %108, %c0 : index
-      scf.if %110 {
-        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
+      %108 = arith.minsi %107, %arg5 : index
+      %109 = arith.subi %105, %arg11 : index
+      %110 = arith.maxsi %109, %c0 : index
+      %111 = arith.minsi %110, %c32 : index
+      %112 = arith.subi %108, %105 : index
+      %113 = arith.cmpi sgt, %111, %c0 : index
+      scf.if %113 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%93, %102] [%100, %109] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %111 = arith.index_cast %99 : index to i64
-      %112 = arith.index_cast %100 : index to i64
-      %113 = arith.index_cast %109 : index to i64
-      %114 = arith.addi %111, %112 : i64
+      %subview_13 = memref.subview %reinterpret_cast[%96, %105] [%103, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %114 = arith.index_cast %102 : index to i64
+      %115 = arith.index_cast %103 : index to i64
+      %116 = arith.index_cast %112 : index to i64
+      %117 = arith.addi %114, %115 : i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %115 = arith.index_cast %intptr_18 : index to i64
-      %116 = arith.index_cast %offset_15 : index to i64
-      %117 = arith.addi %115, %116 : i64
-      %118 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
-      %119 = arith.ceildivsi %113, %c64_i64 : i64
-      %120 = arith.divsi %111, %c16_i64 : i64
-      %121 = arith.ceildivsi %114, %c16_i64 : i64
-      %122 = arith.subi %121, %120 : i64
-      %123 = arith.cmpi sgt, %112, %c0_i64_3 : i64
-      %124 = arith.extui %123 : i1 to i64
-      %125 = arith.muli %122, %124 : i64
-      %126 = arith.muli %125, %119 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg13 = %c0 to %127 step %c1 {
-        %188 = arith.index_cast %arg13 : index to i64
-        %189 = arith.divsi %188, %119 : i64
-        %190 = arith.addi %120, %189 : i64
-        %191 = arith.remsi %188, %119 : i64
-        %192 = arith.muli %190, %c16_i64 : i64
-        %193 = arith.maxsi %192, %111 : i64
-        %194 = arith.addi %192, %c16_i64 : i64
-        %195 = arith.minsi %194, %114 : i64
-        %196 = arith.subi %195, %193 : i64
-        %197 = arith.subi %193, %111 : i64
-        %198 = arith.muli %197, %118 : i64
-        %199 = arith.addi %117, %198 : i64
-        %200 = arith.muli %191, %c64_i64 : i64
-        %201 = arith.addi %199, %200 : i64
-        %202 = arith.muli %190, %c32_i64 : i64
-        %203 = arith.addi %202, %200 : i64
-        %204 = arith.subi %193, %192 : i64
-        %205 = arith.addi %203, %204 : i64
-        %206 = arith.subi %113, %200 : i64
-        %207 = arith.minsi %206, %c64_i64 : i64
-        "instgem.mvin"(%201, %205, %207, %196) : (i64, i64, i64, i64) -> ()
+      %118 = arith.index_cast %intptr_18 : index to i64
+      %119 = arith.index_cast %offset_15 : index to i64
+      %120 = arith.addi %118, %119 : i64
+      %121 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+      %122 = arith.ceildivsi %116, %c64_i64 : i64
+      %123 = arith.divsi %114, %c16_i64 : i64
+      %124 = arith.ceildivsi %117, %c16_i64 : i64
+      %125 = arith.subi %124, %123 : i64
+      %126 = arith.cmpi sgt, %115, %c0_i64_3 : i64
+      %127 = arith.extui %126 : i1 to i64
+      %128 = arith.muli %125, %127 : i64
+      %129 = arith.muli %128, %122 : i64
+      %130 = arith.index_cast %129 : i64 to index
+      scf.for %arg13 = %c0 to %130 step %c1 {
+        %198 = arith.index_cast %arg13 : index to i64
+        %199 = arith.addi %123, %198 : i64
+        %200 = arith.muli %199, %c16_i64 : i64
+        %201 = arith.maxsi %200, %114 : i64
+        %202 = arith.addi %200, %c16_i64 : i64
+        %203 = arith.minsi %202, %117 : i64
+        %204 = arith.subi %203, %201 : i64
+        %205 = arith.subi %201, %114 : i64
+        %206 = arith.muli %205, %121 : i64
+        %207 = arith.addi %120, %206 : i64
+        %208 = arith.muli %199, %c32_i64 : i64
+        %209 = arith.subi %201, %200 : i64
+        %210 = arith.addi %208, %209 : i64
+        %211 = arith.minsi %116, %c64_i64 : i64
+        "instgem.mvin"(%207, %210, %211, %204) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %128 = arith.ceildivsi %111, %c16_i64 : i64
-      %129 = arith.cmpi sgt, %111, %c0_i64_3 : i64
-      %130 = arith.extui %129 : i1 to i64
-      %131 = arith.muli %128, %130 : i64
-      %132 = arith.muli %131, %119 : i64
-      %133 = arith.index_cast %132 : i64 to index
-      scf.for %arg13 = %c0 to %133 step %c1 {
-        %188 = arith.index_cast %arg13 : index to i64
-        %189 = arith.divsi %188, %119 : i64
-        %190 = arith.remsi %188, %119 : i64
-        %191 = arith.muli %189, %c16_i64 : i64
-        %192 = arith.maxsi %191, %c0_i64_3 : i64
-        %193 = arith.addi %191, %c16_i64 : i64
-        %194 = arith.minsi %193, %111 : i64
-        %195 = arith.subi %194, %192 : i64
-        %196 = arith.muli %189, %c32_i64 : i64
-        %197 = arith.muli %190, %c64_i64 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.subi %192, %191 : i64
-        %200 = arith.addi %198, %199 : i64
-        %201 = arith.subi %113, %197 : i64
-        %202 = arith.minsi %201, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %200, %202, %195) : (i64, i64, i64, i64) -> ()
+      %131 = arith.ceildivsi %114, %c16_i64 : i64
+      %132 = arith.cmpi sgt, %114, %c0_i64_3 : i64
+      %133 = arith.extui %132 : i1 to i64
+      %134 = arith.muli %131, %133 : i64
+      %135 = arith.muli %134, %122 : i64
+      %136 = arith.index_cast %135 : i64 to index
+      scf.for %arg13 = %c0 to %136 step %c1 {
+        %198 = arith.index_cast %arg13 : index to i64
+        %199 = arith.muli %198, %c16_i64 : i64
+        %200 = arith.maxsi %199, %c0_i64_3 : i64
+        %201 = arith.addi %199, %c16_i64 : i64
+        %202 = arith.minsi %201, %114 : i64
+        %203 = arith.subi %202, %200 : i64
+        %204 = arith.muli %198, %c32_i64 : i64
+        %205 = arith.subi %200, %199 : i64
+        %206 = arith.addi %204, %205 : i64
+        %207 = arith.minsi %116, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %206, %207, %203) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %134 = arith.maxsi %arg12, %c0 : index
-      %135 = arith.minsi %134, %arg5 : index
-      %136 = arith.addi %arg12, %c32 : index
-      %137 = arith.maxsi %136, %c0 : index
+      %137 = arith.maxsi %arg12, %c0 : index
       %138 = arith.minsi %137, %arg5 : index
-      %139 = arith.subi %135, %arg12 : index
+      %139 = arith.addi %arg12, %c32 : index
       %140 = arith.maxsi %139, %c0 : index
-      %141 = arith.minsi %140, %c32 : index
-      %142 = arith.subi %138, %135 : index
-      %143 = arith.minsi %arg6, %c0 : index
-      %144 = arith.minsi %arg6, %c32 : index
-      %145 = arith.maxsi %143, %c0 : index
-      %146 = arith.minsi %145, %c32 : index
-      %147 = arith.subi %144, %143 : index
-      %148 = arith.cmpi sgt, %146, %c0 : index
-      scf.if %148 {
-        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
+      %141 = arith.minsi %140, %arg5 : index
+      %142 = arith.subi %138, %arg12 : index
+      %143 = arith.maxsi %142, %c0 : index
+      %144 = arith.minsi %143, %c32 : index
+      %145 = arith.subi %141, %138 : index
+      %146 = arith.minsi %arg6, %c0 : index
+      %147 = arith.minsi %arg6, %c32 : index
+      %148 = arith.maxsi %146, %c0 : index
+      %149 = arith.minsi %148, %c32 : index
+      %150 = arith.subi %147, %146 : index
+      %151 = arith.cmpi sgt, %149, %c0 : index
+      scf.if %151 {
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%135, %143] [%142, %147] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %149 = arith.index_cast %141 : index to i64
-      %150 = arith.index_cast %142 : index to i64
-      %151 = arith.index_cast %147 : index to i64
-      %152 = arith.addi %149, %150 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%138, %146] [%145, %150] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %152 = arith.index_cast %144 : index to i64
+      %153 = arith.index_cast %145 : index to i64
+      %154 = arith.index_cast %150 : index to i64
+      %155 = arith.addi %152, %153 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %153 = arith.index_cast %intptr_24 : index to i64
-      %154 = arith.index_cast %offset_21 : index to i64
-      %155 = arith.addi %153, %154 : i64
-      %156 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-      %157 = arith.ceildivsi %151, %c64_i64 : i64
-      %158 = arith.divsi %149, %c16_i64 : i64
-      %159 = arith.ceildivsi %152, %c16_i64 : i64
-      %160 = arith.subi %159, %158 : i64
-      %161 = arith.cmpi sgt, %150, %c0_i64_3 : i64
-      %162 = arith.extui %161 : i1 to i64
-      %163 = arith.muli %160, %162 : i64
-      %164 = arith.muli %163, %157 : i64
-      %165 = arith.index_cast %164 : i64 to index
-      scf.for %arg13 = %c0 to %165 step %c1 {
-        %188 = arith.index_cast %arg13 : index to i64
-        %189 = arith.divsi %188, %157 : i64
-        %190 = arith.addi %158, %189 : i64
-        %191 = arith.remsi %188, %157 : i64
-        %192 = arith.muli %190, %c16_i64 : i64
-        %193 = arith.maxsi %192, %149 : i64
-        %194 = arith.addi %192, %c16_i64 : i64
-        %195 = arith.minsi %194, %152 : i64
-        %196 = arith.subi %195, %193 : i64
-        %197 = arith.subi %193, %149 : i64
-        %198 = arith.muli %197, %156 : i64
-        %199 = arith.addi %155, %198 : i64
-        %200 = arith.muli %191, %c64_i64 : i64
-        %201 = arith.addi %199, %200 : i64
-        %202 = arith.muli %190, %c32_i64 : i64
-        %203 = arith.addi %202, %200 : i64
-        %204 = arith.addi %203, %c64_i64 : i64
-        %205 = arith.subi %193, %192 : i64
-        %206 = arith.addi %204, %205 : i64
-        %207 = arith.subi %151, %200 : i64
-        %208 = arith.minsi %207, %c64_i64 : i64
-        "instgem.mvin"(%201, %206, %208, %196) : (i64, i64, i64, i64) -> ()
+      %156 = arith.index_cast %intptr_24 : index to i64
+      %157 = arith.index_cast %offset_21 : index to i64
+      %158 = arith.addi %156, %157 : i64
+      %159 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+      %160 = arith.ceildivsi %154, %c64_i64 : i64
+      %161 = arith.divsi %152, %c16_i64 : i64
+      %162 = arith.ceildivsi %155, %c16_i64 : i64
+      %163 = arith.subi %162, %161 : i64
+      %164 = arith.cmpi sgt, %153, %c0_i64_3 : i64
+      %165 = arith.extui %164 : i1 to i64
+      %166 = arith.muli %163, %165 : i64
+      %167 = arith.muli %166, %160 : i64
+      %168 = arith.index_cast %167 : i64 to index
+      scf.for %arg13 = %c0 to %168 step %c1 {
+        %198 = arith.index_cast %arg13 : index to i64
+        %199 = arith.addi %161, %198 : i64
+        %200 = arith.muli %199, %c16_i64 : i64
+        %201 = arith.maxsi %200, %152 : i64
+        %202 = arith.addi %200, %c16_i64 : i64
+        %203 = arith.minsi %202, %155 : i64
+        %204 = arith.subi %203, %201 : i64
+        %205 = arith.subi %201, %152 : i64
+        %206 = arith.muli %205, %159 : i64
+        %207 = arith.addi %158, %206 : i64
+        %208 = arith.muli %199, %c32_i64 : i64
+        %209 = arith.addi %208, %c64_i64 : i64
+        %210 = arith.subi %201, %200 : i64
+        %211 = arith.addi %209, %210 : i64
+        %212 = arith.minsi %154, %c64_i64 : i64
+        "instgem.mvin"(%207, %211, %212, %204) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %166 = arith.ceildivsi %149, %c16_i64 : i64
-      %167 = arith.cmpi sgt, %149, %c0_i64_3 : i64
-      %168 = arith.extui %167 : i1 to i64
-      %169 = arith.muli %166, %168 : i64
-      %170 = arith.muli %169, %157 : i64
-      %171 = arith.index_cast %170 : i64 to index
-      scf.for %arg13 = %c0 to %171 step %c1 {
-        %188 = arith.index_cast %arg13 : index to i64
-        %189 = arith.divsi %188, %157 : i64
-        %190 = arith.remsi %188, %157 : i64
-        %191 = arith.muli %189, %c16_i64 : i64
-        %192 = arith.maxsi %191, %c0_i64_3 : i64
-        %193 = arith.addi %191, %c16_i64 : i64
-        %194 = arith.minsi %193, %149 : i64
-        %195 = arith.subi %194, %192 : i64
-        %196 = arith.muli %189, %c32_i64 : i64
-        %197 = arith.muli %190, %c64_i64 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.addi %198, %c64_i64 : i64
-        %200 = arith.subi %192, %191 : i64
-        %201 = arith.addi %199, %200 : i64
-        %202 = arith.subi %151, %197 : i64
-        %203 = arith.minsi %202, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %201, %203, %195) : (i64, i64, i64, i64) -> ()
+      %169 = arith.ceildivsi %152, %c16_i64 : i64
+      %170 = arith.cmpi sgt, %152, %c0_i64_3 : i64
+      %171 = arith.extui %170 : i1 to i64
+      %172 = arith.muli %169, %171 : i64
+      %173 = arith.muli %172, %160 : i64
+      %174 = arith.index_cast %173 : i64 to index
+      scf.for %arg13 = %c0 to %174 step %c1 {
+        %198 = arith.index_cast %arg13 : index to i64
+        %199 = arith.muli %198, %c16_i64 : i64
+        %200 = arith.maxsi %199, %c0_i64_3 : i64
+        %201 = arith.addi %199, %c16_i64 : i64
+        %202 = arith.minsi %201, %152 : i64
+        %203 = arith.subi %202, %200 : i64
+        %204 = arith.muli %198, %c32_i64 : i64
+        %205 = arith.addi %204, %c64_i64 : i64
+        %206 = arith.subi %200, %199 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.minsi %154, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %207, %208, %203) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %172 = arith.maxsi %114, %c0_i64_3 : i64
-      %173 = arith.minsi %172, %c32_i64 : i64
-      %174 = arith.maxsi %113, %c0_i64_3 : i64
-      %175 = arith.minsi %174, %c32_i64 : i64
-      %176 = arith.maxsi %152, %c0_i64_3 : i64
-      %177 = arith.minsi %176, %c32_i64 : i64
-      %178 = arith.maxsi %151, %c0_i64_3 : i64
-      %179 = arith.minsi %178, %c32_i64 : i64
-      %180 = arith.ceildivsi %173, %c16_i64 : i64
-      %181 = arith.ceildivsi %179, %c16_i64 : i64
-      %182 = arith.minsi %175, %177 : i64
-      %183 = arith.ceildivsi %182, %c16_i64 : i64
-      %184 = arith.cmpi eq, %arg10, %c0 : index
-      %185 = arith.cmpi sgt, %180, %c0_i64_3 : i64
-      %186 = arith.select %185, %181, %c0_i64_3 : i64
-      %187 = arith.index_cast %186 : i64 to index
-      scf.for %arg13 = %c0 to %187 step %c1 {
-        %188 = arith.index_cast %arg13 : index to i64
-        %189 = arith.divsi %182, %c16_i64 : i64
-        %190 = arith.minsi %183, %189 : i64
-        %191 = arith.maxsi %190, %c0_i64_3 : i64
-        %192 = arith.index_cast %191 : i64 to index
-        scf.for %arg14 = %c0 to %192 step %c1 {
-          %194 = arith.index_cast %arg14 : index to i64
-          %195 = arith.minsi %173, %c16_i64 : i64
-          %196 = arith.muli %188, %c16_i64 : i64
-          %197 = arith.subi %179, %196 : i64
-          %198 = arith.minsi %197, %c16_i64 : i64
-          %199 = arith.cmpi eq, %194, %c0_i64_3 : i64
-          %200 = arith.andi %184, %199 : i1
-          %201 = arith.select %200, %c2147483648_i64, %c3221225472_i64 : i64
-          %202 = arith.ori %196, %201 : i64
-          %203 = arith.select %200, %c16_i64, %195 : i64
-          %204 = arith.select %200, %c16_i64, %198 : i64
-          %205 = arith.muli %194, %c32_i64 : i64
-          %206 = arith.addi %205, %196 : i64
-          %207 = arith.addi %206, %c64_i64 : i64
-          "instgem.preload"(%207, %198, %c16_i64, %202, %204, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-          %208 = arith.muli %194, %c16_i64 : i64
-          "instgem.compute_preloaded"(%208, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %209 = arith.divsi %173, %c16_i64 : i64
-          %210 = arith.minsi %180, %209 : i64
-          %211 = arith.maxsi %210, %c1_i64_2 : i64
-          %212 = arith.index_cast %211 : i64 to index
-          scf.for %arg15 = %c1 to %212 step %c1 {
-            %214 = arith.index_cast %arg15 : index to i64
-            %215 = arith.muli %214, %c32_i64 : i64
-            %216 = arith.addi %215, %196 : i64
-            %217 = arith.ori %216, %201 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %218 = arith.addi %215, %208 : i64
-            "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %175 = arith.maxsi %117, %c0_i64_3 : i64
+      %176 = arith.minsi %175, %c32_i64 : i64
+      %177 = arith.maxsi %116, %c0_i64_3 : i64
+      %178 = arith.minsi %177, %c32_i64 : i64
+      %179 = arith.maxsi %155, %c0_i64_3 : i64
+      %180 = arith.minsi %179, %c32_i64 : i64
+      %181 = arith.maxsi %154, %c0_i64_3 : i64
+      %182 = arith.minsi %181, %c32_i64 : i64
+      %183 = arith.ceildivsi %176, %c16_i64 : i64
+      %184 = arith.ceildivsi %182, %c16_i64 : i64
+      %185 = arith.minsi %178, %180 : i64
+      %186 = arith.ceildivsi %185, %c16_i64 : i64
+      %187 = arith.cmpi eq, %arg10, %c0 : index
+      %188 = arith.cmpi sgt, %183, %c0_i64_3 : i64
+      %189 = arith.select %188, %184, %c0_i64_3 : i64
+      %190 = arith.index_cast %189 : i64 to index
+      %191 = arith.divsi %185, %c16_i64 : i64
+      %192 = arith.minsi %186, %191 : i64
+      %193 = arith.maxsi %192, %c0_i64_3 : i64
+      %194 = arith.divsi %176, %c16_i64 : i64
+      %195 = arith.minsi %183, %194 : i64
+      %196 = arith.maxsi %195, %c1_i64_2 : i64
+      %197 = arith.minsi %176, %c16_i64 : i64
+      scf.if %187 {
+        scf.for %arg13 = %c0 to %190 step %c1 {
+          %203 = arith.index_cast %arg13 : index to i64
+          %204 = arith.muli %203, %c16_i64 : i64
+          %205 = arith.subi %182, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.index_cast %193 : i64 to index
+          scf.for %arg14 = %c0 to %207 step %c1 {
+            %209 = arith.index_cast %arg14 : index to i64
+            %210 = arith.cmpi eq, %209, %c0_i64_3 : i64
+            %211 = arith.select %210, %c2147483648_i64, %c3221225472_i64 : i64
+            %212 = arith.ori %204, %211 : i64
+            %213 = arith.select %210, %c16_i64, %197 : i64
+            %214 = arith.select %210, %c16_i64, %206 : i64
+            %215 = arith.muli %209, %c32_i64 : i64
+            %216 = arith.addi %215, %204 : i64
+            %217 = arith.addi %216, %c64_i64 : i64
+            "instgem.preload"(%217, %206, %c16_i64, %212, %214, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+            %218 = arith.muli %209, %c16_i64 : i64
+            "instgem.compute_preloaded"(%218, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %219 = arith.index_cast %196 : i64 to index
+            scf.for %arg15 = %c1 to %219 step %c1 {
+              %221 = arith.index_cast %arg15 : index to i64
+              %222 = arith.muli %221, %c32_i64 : i64
+              %223 = arith.addi %222, %204 : i64
+              %224 = arith.ori %223, %211 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %225 = arith.addi %222, %218 : i64
+              "instgem.compute_accumulated"(%225, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %220 = arith.index_cast %183 : i64 to index
+            scf.for %arg15 = %219 to %220 step %c1 {
+              %221 = arith.index_cast %arg15 : index to i64
+              %222 = arith.muli %221, %c16_i64 : i64
+              %223 = arith.subi %176, %222 : i64
+              %224 = arith.minsi %223, %c16_i64 : i64
+              %225 = arith.muli %221, %c32_i64 : i64
+              %226 = arith.addi %225, %204 : i64
+              %227 = arith.ori %226, %211 : i64
+              %228 = arith.select %210, %c16_i64, %224 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %214, %228) : (i64, i64, i64, i64, i64, i64) -> ()
+              %229 = arith.addi %225, %218 : i64
+              "instgem.compute_accumulated"(%229, %c16_i64, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-          %213 = arith.index_cast %180 : i64 to index
-          scf.for %arg15 = %212 to %213 step %c1 {
-            %214 = arith.index_cast %arg15 : index to i64
-            %215 = arith.muli %214, %c16_i64 : i64
-            %216 = arith.subi %173, %215 : i64
-            %217 = arith.minsi %216, %c16_i64 : i64
-            %218 = arith.muli %214, %c32_i64 : i64
-            %219 = arith.addi %218, %196 : i64
-            %220 = arith.ori %219, %201 : i64
-            %221 = arith.select %200, %c16_i64, %217 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %204, %221) : (i64, i64, i64, i64, i64, i64) -> ()
-            %222 = arith.addi %218, %208 : i64
-            "instgem.compute_accumulated"(%222, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %208 = arith.index_cast %186 : i64 to index
+          scf.for %arg14 = %207 to %208 step %c1 {
+            %209 = arith.index_cast %arg14 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.subi %178, %210 : i64
+            %212 = arith.minsi %211, %c16_i64 : i64
+            %213 = arith.subi %180, %210 : i64
+            %214 = arith.minsi %213, %c16_i64 : i64
+            %215 = arith.cmpi eq, %209, %c0_i64_3 : i64
+            %216 = arith.select %215, %c2147483648_i64, %c3221225472_i64 : i64
+            %217 = arith.ori %204, %216 : i64
+            %218 = arith.select %215, %c16_i64, %197 : i64
+            %219 = arith.select %215, %c16_i64, %206 : i64
+            %220 = arith.muli %209, %c32_i64 : i64
+            %221 = arith.addi %220, %204 : i64
+            %222 = arith.addi %221, %c64_i64 : i64
+            "instgem.preload"(%222, %206, %214, %217, %219, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%210, %212, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %223 = arith.index_cast %196 : i64 to index
+            scf.for %arg15 = %c1 to %223 step %c1 {
+              %225 = arith.index_cast %arg15 : index to i64
+              %226 = arith.muli %225, %c32_i64 : i64
+              %227 = arith.addi %226, %204 : i64
+              %228 = arith.ori %227, %216 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %219, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %229 = arith.addi %226, %210 : i64
+              "instgem.compute_accumulated"(%229, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %224 = arith.index_cast %183 : i64 to index
+            scf.for %arg15 = %223 to %224 step %c1 {
+              %225 = arith.index_cast %arg15 : index to i64
+              %226 = arith.muli %225, %c16_i64 : i64
+              %227 = arith.subi %176, %226 : i64
+              %228 = arith.minsi %227, %c16_i64 : i64
+              %229 = arith.muli %225, %c32_i64 : i64
+              %230 = arith.addi %229, %204 : i64
+              %231 = arith.ori %230, %216 : i64
+              %232 = arith.select %215, %c16_i64, %228 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %219, %232) : (i64, i64, i64, i64, i64, i64) -> ()
+              %233 = arith.addi %229, %210 : i64
+              "instgem.compute_accumulated"(%233, %212, %228, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-        }
-        %193 = arith.index_cast %183 : i64 to index
-        scf.for %arg14 = %192 to %193 step %c1 {
-          %194 = arith.index_cast %arg14 : index to i64
-          %195 = arith.muli %194, %c16_i64 : i64
-          %196 = arith.subi %175, %195 : i64
-          %197 = arith.minsi %196, %c16_i64 : i64
-          %198 = arith.subi %177, %195 : i64
-          %199 = arith.minsi %198, %c16_i64 : i64
-          %200 = arith.minsi %173, %c16_i64 : i64
-          %201 = arith.muli %188, %c16_i64 : i64
-          %202 = arith.subi %179, %201 : i64
-          %203 = arith.minsi %202, %c16_i64 : i64
-          %204 = arith.cmpi eq, %194, %c0_i64_3 : i64
-          %205 = arith.andi %184, %204 : i1
-          %206 = arith.select %205, %c2147483648_i64, %c3221225472_i64 : i64
-          %207 = arith.ori %201, %206 : i64
-          %208 = arith.select %205, %c16_i64, %200 : i64
-          %209 = arith.select %205, %c16_i64, %203 : i64
-          %210 = arith.muli %194, %c32_i64 : i64
-          %211 = arith.addi %210, %201 : i64
-          %212 = arith.addi %211, %c64_i64 : i64
-          "instgem.preload"(%212, %203, %199, %207, %209, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%195, %197, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %213 = arith.divsi %173, %c16_i64 : i64
-          %214 = arith.minsi %180, %213 : i64
-          %215 = arith.maxsi %214, %c1_i64_2 : i64
-          %216 = arith.index_cast %215 : i64 to index
-          scf.for %arg15 = %c1 to %216 step %c1 {
-            %218 = arith.index_cast %arg15 : index to i64
-            %219 = arith.muli %218, %c32_i64 : i64
-            %220 = arith.addi %219, %201 : i64
-            %221 = arith.ori %220, %206 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %222 = arith.addi %219, %195 : i64
-            "instgem.compute_accumulated"(%222, %197, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %217 = arith.index_cast %180 : i64 to index
-          scf.for %arg15 = %216 to %217 step %c1 {
-            %218 = arith.index_cast %arg15 : index to i64
-            %219 = arith.muli %218, %c16_i64 : i64
-            %220 = arith.subi %173, %219 : i64
-            %221 = arith.minsi %220, %c16_i64 : i64
-            %222 = arith.muli %218, %c32_i64 : i64
-            %223 = arith.addi %222, %201 : i64
-            %224 = arith.ori %223, %206 : i64
-            %225 = arith.select %205, %c16_i64, %221 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %209, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-            %226 = arith.addi %222, %195 : i64
-            "instgem.compute_accumulated"(%226, %197, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      scf.if %184 {
-        scf.for %arg13 = %c0 to %c4 step %c1 {
-          %188 = arith.index_cast %arg13 : index to i64
-          %189 = arith.remsi %188, %c2_i64_1 : i64
-          %190 = arith.divsi %188, %c2_i64_1 : i64
-          %191 = arith.muli %190, %c16_i64 : i64
-          %192 = arith.subi %c32_i64, %191 : i64
-          %193 = arith.minsi %192, %c16_i64 : i64
-          %194 = arith.muli %189, %c32_i64 : i64
-          %195 = arith.addi %194, %191 : i64
-          %196 = arith.ori %195, %c2147483648_i64 : i64
-          %197 = arith.cmpi eq, %183, %c0_i64_3 : i64
-          %198 = arith.cmpi sge, %189, %180 : i64
-          %199 = arith.cmpi sge, %190, %186 : i64
-          %200 = arith.ori %197, %198 : i1
-          %201 = arith.ori %200, %199 : i1
-          scf.if %201 {
-            "instgem.mvin"(%c0_i64_3, %196, %193, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.compute_nest}
+        %198 = arith.cmpi eq, %186, %c0_i64_3 : i64
+        %199 = arith.cmpi slt, %183, %c2_i64_1 : i64
+        %200 = arith.cmpi slt, %189, %c2_i64_1 : i64
+        %201 = arith.ori %198, %199 : i1
+        %202 = arith.ori %201, %200 : i1
+        scf.if %202 {
+          scf.for %arg13 = %c0 to %c4 step %c1 {
+            %203 = arith.index_cast %arg13 : index to i64
+            %204 = arith.remsi %203, %c2_i64_1 : i64
+            %205 = arith.divsi %203, %c2_i64_1 : i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.subi %c32_i64, %206 : i64
+            %208 = arith.minsi %207, %c16_i64 : i64
+            %209 = arith.muli %204, %c32_i64 : i64
+            %210 = arith.addi %209, %206 : i64
+            %211 = arith.ori %210, %c2147483648_i64 : i64
+            %212 = arith.cmpi sge, %204, %183 : i64
+            %213 = arith.cmpi sge, %205, %189 : i64
+            %214 = arith.ori %198, %212 : i1
+            %215 = arith.ori %214, %213 : i1
+            scf.if %215 {
+              "instgem.mvin"(%c0_i64_3, %211, %208, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
+      } else {
+        scf.for %arg13 = %c0 to %190 step %c1 {
+          %198 = arith.index_cast %arg13 : index to i64
+          %199 = arith.muli %198, %c16_i64 : i64
+          %200 = arith.subi %182, %199 : i64
+          %201 = arith.minsi %200, %c16_i64 : i64
+          %202 = arith.index_cast %193 : i64 to index
+          scf.for %arg14 = %c0 to %202 step %c1 {
+            %204 = arith.index_cast %arg14 : index to i64
+            %205 = arith.ori %199, %c3221225472_i64 : i64
+            %206 = arith.muli %204, %c32_i64 : i64
+            %207 = arith.addi %206, %199 : i64
+            %208 = arith.addi %207, %c64_i64 : i64
+            "instgem.preload"(%208, %201, %c16_i64, %205, %201, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+            %209 = arith.muli %204, %c16_i64 : i64
+            "instgem.compute_preloaded"(%209, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %210 = arith.index_cast %196 : i64 to index
+            scf.for %arg15 = %c1 to %210 step %c1 {
+              %212 = arith.index_cast %arg15 : index to i64
+              %213 = arith.muli %212, %c32_i64 : i64
+              %214 = arith.addi %213, %199 : i64
+              %215 = arith.ori %214, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %216 = arith.addi %213, %209 : i64
+              "instgem.compute_accumulated"(%216, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %211 = arith.index_cast %183 : i64 to index
+            scf.for %arg15 = %210 to %211 step %c1 {
+              %212 = arith.index_cast %arg15 : index to i64
+              %213 = arith.muli %212, %c16_i64 : i64
+              %214 = arith.subi %176, %213 : i64
+              %215 = arith.minsi %214, %c16_i64 : i64
+              %216 = arith.muli %212, %c32_i64 : i64
+              %217 = arith.addi %216, %199 : i64
+              %218 = arith.ori %217, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %201, %215) : (i64, i64, i64, i64, i64, i64) -> ()
+              %219 = arith.addi %216, %209 : i64
+              "instgem.compute_accumulated"(%219, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %203 = arith.index_cast %186 : i64 to index
+          scf.for %arg14 = %202 to %203 step %c1 {
+            %204 = arith.index_cast %arg14 : index to i64
+            %205 = arith.muli %204, %c16_i64 : i64
+            %206 = arith.subi %178, %205 : i64
+            %207 = arith.minsi %206, %c16_i64 : i64
+            %208 = arith.subi %180, %205 : i64
+            %209 = arith.minsi %208, %c16_i64 : i64
+            %210 = arith.ori %199, %c3221225472_i64 : i64
+            %211 = arith.muli %204, %c32_i64 : i64
+            %212 = arith.addi %211, %199 : i64
+            %213 = arith.addi %212, %c64_i64 : i64
+            "instgem.preload"(%213, %201, %209, %210, %201, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%205, %207, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %214 = arith.index_cast %196 : i64 to index
+            scf.for %arg15 = %c1 to %214 step %c1 {
+              %216 = arith.index_cast %arg15 : index to i64
+              %217 = arith.muli %216, %c32_i64 : i64
+              %218 = arith.addi %217, %199 : i64
+              %219 = arith.ori %218, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %220 = arith.addi %217, %205 : i64
+              "instgem.compute_accumulated"(%220, %207, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %215 = arith.index_cast %183 : i64 to index
+            scf.for %arg15 = %214 to %215 step %c1 {
+              %216 = arith.index_cast %arg15 : index to i64
+              %217 = arith.muli %216, %c16_i64 : i64
+              %218 = arith.subi %176, %217 : i64
+              %219 = arith.minsi %218, %c16_i64 : i64
+              %220 = arith.muli %216, %c32_i64 : i64
+              %221 = arith.addi %220, %199 : i64
+              %222 = arith.ori %221, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %201, %219) : (i64, i64, i64, i64, i64, i64) -> ()
+              %223 = arith.addi %220, %205 : i64
+              "instgem.compute_accumulated"(%223, %207, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
       }
-      scf.yield %103, %136 : index, index
+      scf.yield %106, %139 : index, index
     }
     %16 = arith.muli %11, %c32 : index
     %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %92 = arith.index_cast %arg10 : index to i64
-      %93 = arith.remsi %92, %c2_i64_1 : i64
-      %94 = arith.divsi %92, %c2_i64_1 : i64
-      %95 = arith.muli %94, %c16_i64 : i64
-      %96 = arith.subi %c32_i64, %95 : i64
-      %97 = arith.minsi %96, %c16_i64 : i64
-      %98 = arith.muli %93, %c32_i64 : i64
-      %99 = arith.addi %98, %95 : i64
-      %100 = arith.addi %99, %c64_i64 : i64
-      %101 = arith.ori %100, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %101, %97, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.remsi %95, %c2_i64_1 : i64
+      %97 = arith.divsi %95, %c2_i64_1 : i64
+      %98 = arith.muli %97, %c16_i64 : i64
+      %99 = arith.subi %c32_i64, %98 : i64
+      %100 = arith.minsi %99, %c16_i64 : i64
+      %101 = arith.muli %96, %c32_i64 : i64
+      %102 = arith.addi %101, %98 : i64
+      %103 = arith.addi %102, %c64_i64 : i64
+      %104 = arith.ori %103, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %17 = arith.minsi %arg6, %c0 : index
     %18 = arith.minsi %arg6, %c32 : index
@@ -477,7 +542,7 @@ module {
     %30 = arith.subi %26, %23 : index
     %31 = arith.cmpi sgt, %29, %c0 : index
     scf.if %31 {
-      func.call @baco_boundary_error(%c59_i64, %c22_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%17, %23] [%21, %30] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %32 = arith.index_cast %20 : index to i64
@@ -501,28 +566,22 @@ module {
     %47 = arith.muli %46, %40 : i64
     %48 = arith.index_cast %47 : i64 to index
     scf.for %arg10 = %c0 to %48 step %c1 {
-      %92 = arith.index_cast %arg10 : index to i64
-      %93 = arith.divsi %92, %40 : i64
-      %94 = arith.addi %41, %93 : i64
-      %95 = arith.remsi %92, %40 : i64
-      %96 = arith.muli %94, %c16_i64 : i64
-      %97 = arith.maxsi %96, %32 : i64
-      %98 = arith.addi %96, %c16_i64 : i64
-      %99 = arith.minsi %98, %35 : i64
-      %100 = arith.subi %99, %97 : i64
-      %101 = arith.subi %97, %32 : i64
-      %102 = arith.muli %101, %39 : i64
-      %103 = arith.addi %38, %102 : i64
-      %104 = arith.muli %95, %c64_i64 : i64
-      %105 = arith.addi %103, %104 : i64
-      %106 = arith.muli %94, %c32_i64 : i64
-      %107 = arith.addi %106, %104 : i64
-      %108 = arith.addi %107, %c128_i64 : i64
-      %109 = arith.subi %97, %96 : i64
-      %110 = arith.addi %108, %109 : i64
-      %111 = arith.subi %34, %104 : i64
-      %112 = arith.minsi %111, %c64_i64 : i64
-      "instgem.mvin"(%105, %110, %112, %100) : (i64, i64, i64, i64) -> ()
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.addi %41, %95 : i64
+      %97 = arith.muli %96, %c16_i64 : i64
+      %98 = arith.maxsi %97, %32 : i64
+      %99 = arith.addi %97, %c16_i64 : i64
+      %100 = arith.minsi %99, %35 : i64
+      %101 = arith.subi %100, %98 : i64
+      %102 = arith.subi %98, %32 : i64
+      %103 = arith.muli %102, %39 : i64
+      %104 = arith.addi %38, %103 : i64
+      %105 = arith.muli %96, %c32_i64 : i64
+      %106 = arith.addi %105, %c128_i64 : i64
+      %107 = arith.subi %98, %97 : i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.minsi %34, %c64_i64 : i64
+      "instgem.mvin"(%104, %108, %109, %101) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %49 = arith.ceildivsi %32, %c16_i64 : i64
     %50 = arith.cmpi sgt, %32, %c0_i64_3 : i64
@@ -531,23 +590,18 @@ module {
     %53 = arith.muli %52, %40 : i64
     %54 = arith.index_cast %53 : i64 to index
     scf.for %arg10 = %c0 to %54 step %c1 {
-      %92 = arith.index_cast %arg10 : index to i64
-      %93 = arith.divsi %92, %40 : i64
-      %94 = arith.remsi %92, %40 : i64
-      %95 = arith.muli %93, %c16_i64 : i64
-      %96 = arith.maxsi %95, %c0_i64_3 : i64
-      %97 = arith.addi %95, %c16_i64 : i64
-      %98 = arith.minsi %97, %32 : i64
-      %99 = arith.subi %98, %96 : i64
-      %100 = arith.muli %93, %c32_i64 : i64
-      %101 = arith.muli %94, %c64_i64 : i64
-      %102 = arith.addi %100, %101 : i64
-      %103 = arith.addi %102, %c128_i64 : i64
-      %104 = arith.subi %96, %95 : i64
-      %105 = arith.addi %103, %104 : i64
-      %106 = arith.subi %34, %101 : i64
-      %107 = arith.minsi %106, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %105, %107, %99) : (i64, i64, i64, i64) -> ()
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.muli %95, %c16_i64 : i64
+      %97 = arith.maxsi %96, %c0_i64_3 : i64
+      %98 = arith.addi %96, %c16_i64 : i64
+      %99 = arith.minsi %98, %32 : i64
+      %100 = arith.subi %99, %97 : i64
+      %101 = arith.muli %95, %c32_i64 : i64
+      %102 = arith.addi %101, %c128_i64 : i64
+      %103 = arith.subi %97, %96 : i64
+      %104 = arith.addi %102, %103 : i64
+      %105 = arith.minsi %34, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %104, %105, %100) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %55 = arith.maxsi %35, %c0_i64_3 : i64
     %56 = arith.minsi %55, %c32_i64 : i64
@@ -560,121 +614,118 @@ module {
     %62 = arith.minsi %56, %c32_i64 : i64
     %63 = arith.ceildivsi %62, %c16_i64 : i64
     %64 = arith.index_cast %61 : i64 to index
+    %65 = arith.divsi %62, %c16_i64 : i64
+    %66 = arith.minsi %63, %65 : i64
+    %67 = arith.maxsi %66, %c0_i64_3 : i64
     scf.for %arg10 = %c0 to %64 step %c1 {
-      %92 = arith.index_cast %arg10 : index to i64
-      %93 = arith.divsi %62, %c16_i64 : i64
-      %94 = arith.minsi %63, %93 : i64
-      %95 = arith.maxsi %94, %c0_i64_3 : i64
-      %96 = arith.index_cast %95 : i64 to index
-      scf.for %arg11 = %c0 to %96 step %c1 {
-        %98 = arith.index_cast %arg11 : index to i64
-        %99 = arith.muli %92, %c16_i64 : i64
-        %100 = arith.subi %58, %99 : i64
-        %101 = arith.minsi %100, %c16_i64 : i64
-        %102 = arith.addi %99, %c64_i64 : i64
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.muli %95, %c16_i64 : i64
+      %97 = arith.subi %58, %96 : i64
+      %98 = arith.minsi %97, %c16_i64 : i64
+      %99 = arith.index_cast %67 : i64 to index
+      scf.for %arg11 = %c0 to %99 step %c1 {
+        %101 = arith.index_cast %arg11 : index to i64
+        %102 = arith.addi %96, %c64_i64 : i64
         %103 = arith.ori %102, %c3221225472_i64 : i64
-        %104 = arith.muli %98, %c32_i64 : i64
-        %105 = arith.addi %104, %99 : i64
+        %104 = arith.muli %101, %c32_i64 : i64
+        %105 = arith.addi %104, %96 : i64
         %106 = arith.addi %105, %c128_i64 : i64
-        "instgem.preload"(%106, %101, %c16_i64, %103, %101, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %107 = arith.muli %98, %c16_i64 : i64
+        "instgem.preload"(%106, %98, %c16_i64, %103, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %107 = arith.muli %101, %c16_i64 : i64
         %108 = arith.ori %107, %c2147483648_i64 : i64
         "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %109 = arith.addi %99, %c96_i64 : i64
+        %109 = arith.addi %96, %c96_i64 : i64
         %110 = arith.ori %109, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %110, %101, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %110, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         %111 = arith.addi %107, %c32_i64 : i64
         %112 = arith.ori %111, %c2147483648_i64 : i64
         "instgem.compute_accumulated"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %97 = arith.index_cast %63 : i64 to index
-      scf.for %arg11 = %96 to %97 step %c1 {
-        %98 = arith.index_cast %arg11 : index to i64
-        %99 = arith.muli %98, %c16_i64 : i64
-        %100 = arith.subi %c32_i64, %99 : i64
-        %101 = arith.minsi %100, %c16_i64 : i64
-        %102 = arith.subi %56, %99 : i64
-        %103 = arith.minsi %102, %c16_i64 : i64
-        %104 = arith.muli %92, %c16_i64 : i64
-        %105 = arith.subi %58, %104 : i64
+      %100 = arith.index_cast %63 : i64 to index
+      scf.for %arg11 = %99 to %100 step %c1 {
+        %101 = arith.index_cast %arg11 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.subi %c32_i64, %102 : i64
+        %104 = arith.minsi %103, %c16_i64 : i64
+        %105 = arith.subi %56, %102 : i64
         %106 = arith.minsi %105, %c16_i64 : i64
-        %107 = arith.addi %104, %c64_i64 : i64
+        %107 = arith.addi %96, %c64_i64 : i64
         %108 = arith.ori %107, %c3221225472_i64 : i64
-        %109 = arith.muli %98, %c32_i64 : i64
-        %110 = arith.addi %109, %104 : i64
+        %109 = arith.muli %101, %c32_i64 : i64
+        %110 = arith.addi %109, %96 : i64
         %111 = arith.addi %110, %c128_i64 : i64
-        "instgem.preload"(%111, %106, %103, %108, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %112 = arith.ori %99, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%112, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %113 = arith.addi %104, %c96_i64 : i64
+        "instgem.preload"(%111, %98, %106, %108, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %112 = arith.ori %102, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%112, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %113 = arith.addi %96, %c96_i64 : i64
         %114 = arith.ori %113, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %115 = arith.addi %99, %c32_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %115 = arith.addi %102, %c32_i64 : i64
         %116 = arith.ori %115, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%116, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.compute_accumulated"(%116, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %65 = arith.maxsi %12, %c0 : index
-    %66 = arith.minsi %65, %arg4 : index
-    %67 = arith.addi %12, %c32 : index
-    %68 = arith.maxsi %67, %c0 : index
+    %68 = arith.maxsi %12, %c0 : index
     %69 = arith.minsi %68, %arg4 : index
-    %70 = arith.subi %66, %12 : index
+    %70 = arith.addi %12, %c32 : index
     %71 = arith.maxsi %70, %c0 : index
-    %72 = arith.minsi %71, %c32 : index
-    %73 = arith.subi %69, %66 : index
+    %72 = arith.minsi %71, %arg4 : index
+    %73 = arith.subi %69, %12 : index
+    %74 = arith.maxsi %73, %c0 : index
+    %75 = arith.minsi %74, %c32 : index
+    %76 = arith.subi %72, %69 : index
     scf.if %31 {
-      func.call @baco_boundary_error(%c62_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%66, %23] [%73, %30] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %74 = arith.index_cast %72 : index to i64
-    %75 = arith.index_cast %73 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%69, %23] [%76, %30] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %77 = arith.index_cast %75 : index to i64
+    %78 = arith.index_cast %76 : index to i64
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %76 = arith.index_cast %intptr_12 : index to i64
-    %77 = arith.index_cast %offset_9 : index to i64
-    %78 = arith.addi %76, %77 : i64
-    %79 = arith.index_cast %strides_11#0 : index to i64
-    %80 = arith.bitcast %arg9 : f32 to i32
-    %81 = arith.extui %80 : i32 to i64
+    %79 = arith.index_cast %intptr_12 : index to i64
+    %80 = arith.index_cast %offset_9 : index to i64
+    %81 = arith.addi %79, %80 : i64
+    %82 = arith.index_cast %strides_11#0 : index to i64
+    %83 = arith.bitcast %arg9 : f32 to i32
+    %84 = arith.extui %83 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %79, %81) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %82, %84) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %82 = arith.divsi %74, %c16_i64 : i64
-    %83 = arith.addi %74, %75 : i64
-    %84 = arith.ceildivsi %83, %c16_i64 : i64
-    %85 = arith.subi %84, %82 : i64
-    %86 = arith.cmpi sgt, %75, %c0_i64_3 : i64
-    %87 = arith.extui %86 : i1 to i64
-    %88 = arith.muli %85, %87 : i64
-    %89 = arith.ceildivsi %34, %c16_i64 : i64
-    %90 = arith.muli %88, %89 : i64
-    %91 = arith.index_cast %90 : i64 to index
-    scf.for %arg10 = %c0 to %91 step %c1 {
-      %92 = arith.index_cast %arg10 : index to i64
-      %93 = arith.remsi %92, %88 : i64
-      %94 = arith.divsi %92, %88 : i64
-      %95 = arith.addi %82, %93 : i64
-      %96 = arith.muli %95, %c16_i64 : i64
-      %97 = arith.maxsi %96, %74 : i64
-      %98 = arith.addi %96, %c16_i64 : i64
-      %99 = arith.minsi %98, %83 : i64
-      %100 = arith.subi %99, %97 : i64
-      %101 = arith.subi %97, %74 : i64
-      %102 = arith.muli %101, %79 : i64
-      %103 = arith.addi %78, %102 : i64
-      %104 = arith.muli %94, %c16_i64 : i64
-      %105 = arith.addi %103, %104 : i64
-      %106 = arith.muli %95, %c32_i64 : i64
-      %107 = arith.addi %106, %104 : i64
-      %108 = arith.addi %107, %c64_i64 : i64
-      %109 = arith.ori %108, %c2147483648_i64 : i64
-      %110 = arith.subi %97, %96 : i64
-      %111 = arith.addi %109, %110 : i64
-      %112 = arith.subi %34, %104 : i64
-      %113 = arith.minsi %112, %c16_i64 : i64
-      "instgem.mvout"(%105, %111, %113, %100) : (i64, i64, i64, i64) -> ()
+    %85 = arith.divsi %77, %c16_i64 : i64
+    %86 = arith.addi %77, %78 : i64
+    %87 = arith.ceildivsi %86, %c16_i64 : i64
+    %88 = arith.subi %87, %85 : i64
+    %89 = arith.cmpi sgt, %78, %c0_i64_3 : i64
+    %90 = arith.extui %89 : i1 to i64
+    %91 = arith.muli %88, %90 : i64
+    %92 = arith.ceildivsi %34, %c16_i64 : i64
+    %93 = arith.muli %91, %92 : i64
+    %94 = arith.index_cast %93 : i64 to index
+    scf.for %arg10 = %c0 to %94 step %c1 {
+      %95 = arith.index_cast %arg10 : index to i64
+      %96 = arith.remsi %95, %91 : i64
+      %97 = arith.divsi %95, %91 : i64
+      %98 = arith.addi %85, %96 : i64
+      %99 = arith.muli %98, %c16_i64 : i64
+      %100 = arith.maxsi %99, %77 : i64
+      %101 = arith.addi %99, %c16_i64 : i64
+      %102 = arith.minsi %101, %86 : i64
+      %103 = arith.subi %102, %100 : i64
+      %104 = arith.subi %100, %77 : i64
+      %105 = arith.muli %104, %82 : i64
+      %106 = arith.addi %81, %105 : i64
+      %107 = arith.muli %97, %c16_i64 : i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.muli %98, %c32_i64 : i64
+      %110 = arith.addi %109, %107 : i64
+      %111 = arith.addi %110, %c64_i64 : i64
+      %112 = arith.ori %111, %c2147483648_i64 : i64
+      %113 = arith.subi %100, %99 : i64
+      %114 = arith.addi %112, %113 : i64
+      %115 = arith.subi %34, %107 : i64
+      %116 = arith.minsi %115, %c16_i64 : i64
+      "instgem.mvout"(%108, %114, %116, %103) : (i64, i64, i64, i64) -> ()
     }
     return
   }

@@ -54,9 +54,25 @@
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -104,17 +120,16 @@ module {
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64_1 = arith.constant 2 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c26_i64 = arith.constant 26 : i64
     %c65_i64 = arith.constant 65 : i64
-    %c59_i64 = arith.constant 59 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c22_i64 = arith.constant 22 : i64
-    %c62_i64 = arith.constant 62 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -132,855 +147,995 @@ module {
     scf.if %14 {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %93 = arith.index_cast %arg10 : index to i64
-        %94 = arith.remsi %93, %c2_i64_1 : i64
-        %95 = arith.divsi %93, %c2_i64_1 : i64
-        %96 = arith.muli %95, %c16_i64 : i64
-        %97 = arith.subi %c32_i64, %96 : i64
-        %98 = arith.minsi %97, %c16_i64 : i64
-        %99 = arith.muli %94, %c32_i64 : i64
-        %100 = arith.addi %99, %96 : i64
-        %101 = arith.ori %100, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %101, %98, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %96 = arith.index_cast %arg10 : index to i64
+        %97 = arith.remsi %96, %c2_i64_1 : i64
+        %98 = arith.divsi %96, %c2_i64_1 : i64
+        %99 = arith.muli %98, %c16_i64 : i64
+        %100 = arith.subi %c32_i64, %99 : i64
+        %101 = arith.minsi %100, %c16_i64 : i64
+        %102 = arith.muli %97, %c32_i64 : i64
+        %103 = arith.addi %102, %99 : i64
+        %104 = arith.ori %103, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %104, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %15 = arith.cmpi sgt, %13, %c0 : index
     scf.if %15 {
-      %93 = arith.maxsi %12, %c0 : index
-      %94 = arith.minsi %93, %arg4 : index
-      %95 = arith.addi %12, %c32 : index
-      %96 = arith.maxsi %95, %c0 : index
+      %96 = arith.maxsi %12, %c0 : index
       %97 = arith.minsi %96, %arg4 : index
-      %98 = arith.subi %94, %12 : index
+      %98 = arith.addi %12, %c32 : index
       %99 = arith.maxsi %98, %c0 : index
-      %100 = arith.minsi %99, %c32 : index
-      %101 = arith.subi %97, %94 : index
-      %102 = arith.minsi %arg5, %c0 : index
-      %103 = arith.minsi %arg5, %c32 : index
-      %104 = arith.maxsi %102, %c0 : index
-      %105 = arith.minsi %104, %c32 : index
-      %106 = arith.subi %103, %102 : index
-      %107 = arith.cmpi sgt, %105, %c0 : index
-      %subview_13 = memref.subview %reinterpret_cast[%94, %102] [%101, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %108 = arith.index_cast %100 : index to i64
-      %109 = arith.index_cast %101 : index to i64
-      %110 = arith.index_cast %106 : index to i64
+      %100 = arith.minsi %99, %arg4 : index
+      %101 = arith.subi %97, %12 : index
+      %102 = arith.maxsi %101, %c0 : index
+      %103 = arith.minsi %102, %c32 : index
+      %104 = arith.subi %100, %97 : index
+      %105 = arith.minsi %arg5, %c0 : index
+      %106 = arith.minsi %arg5, %c32 : index
+      %107 = arith.maxsi %105, %c0 : index
+      %108 = arith.minsi %107, %c32 : index
+      %109 = arith.subi %106, %105 : index
+      %110 = arith.cmpi sgt, %108, %c0 : index
+      %subview_13 = memref.subview %reinterpret_cast[%97, %105] [%104, %109] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %111 = arith.index_cast %103 : index to i64
+      %112 = arith.index_cast %104 : index to i64
+      %113 = arith.index_cast %109 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %111 = arith.index_cast %intptr_18 : index to i64
-      %112 = arith.index_cast %offset_15 : index to i64
-      %113 = arith.addi %111, %112 : i64
-      %114 = arith.index_cast %strides_17#0 : index to i64
-      %115 = arith.ceildivsi %110, %c64_i64 : i64
-      %116 = arith.divsi %108, %c16_i64 : i64
-      %117 = arith.addi %108, %109 : i64
-      %118 = arith.ceildivsi %117, %c16_i64 : i64
-      %119 = arith.subi %118, %116 : i64
-      %120 = arith.cmpi sgt, %109, %c0_i64_3 : i64
-      %121 = arith.extui %120 : i1 to i64
-      %122 = arith.muli %119, %121 : i64
-      %123 = arith.muli %122, %115 : i64
-      %124 = arith.index_cast %123 : i64 to index
-      %125 = arith.ceildivsi %108, %c16_i64 : i64
-      %126 = arith.cmpi sgt, %108, %c0_i64_3 : i64
-      %127 = arith.extui %126 : i1 to i64
-      %128 = arith.muli %125, %127 : i64
-      %129 = arith.muli %128, %115 : i64
-      %130 = arith.index_cast %129 : i64 to index
+      %114 = arith.index_cast %intptr_18 : index to i64
+      %115 = arith.index_cast %offset_15 : index to i64
+      %116 = arith.addi %114, %115 : i64
+      %117 = arith.index_cast %strides_17#0 : index to i64
+      %118 = arith.ceildivsi %113, %c64_i64 : i64
+      %119 = arith.divsi %111, %c16_i64 : i64
+      %120 = arith.addi %111, %112 : i64
+      %121 = arith.ceildivsi %120, %c16_i64 : i64
+      %122 = arith.subi %121, %119 : i64
+      %123 = arith.cmpi sgt, %112, %c0_i64_3 : i64
+      %124 = arith.extui %123 : i1 to i64
+      %125 = arith.muli %122, %124 : i64
+      %126 = arith.muli %125, %118 : i64
+      %127 = arith.index_cast %126 : i64 to index
+      %128 = arith.ceildivsi %111, %c16_i64 : i64
+      %129 = arith.cmpi sgt, %111, %c0_i64_3 : i64
+      %130 = arith.extui %129 : i1 to i64
+      %131 = arith.muli %128, %130 : i64
+      %132 = arith.muli %131, %118 : i64
+      %133 = arith.index_cast %132 : i64 to index
+      %134 = arith.minsi %arg6, %c0 : index
+      %135 = arith.minsi %arg6, %c32 : index
+      %136 = arith.maxsi %134, %c0 : index
+      %137 = arith.minsi %136, %c32 : index
+      %138 = arith.subi %135, %134 : index
+      %139 = arith.cmpi sgt, %137, %c0 : index
+      %subview_19 = memref.subview %reinterpret_cast_4[%105, %134] [%109, %138] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %140 = arith.index_cast %108 : index to i64
+      %141 = arith.index_cast %138 : index to i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %142 = arith.index_cast %intptr_24 : index to i64
+      %143 = arith.index_cast %offset_21 : index to i64
+      %144 = arith.addi %142, %143 : i64
+      %145 = arith.index_cast %strides_23#0 : index to i64
+      %146 = arith.ceildivsi %141, %c64_i64 : i64
+      %147 = arith.divsi %140, %c16_i64 : i64
+      %148 = arith.addi %140, %113 : i64
+      %149 = arith.ceildivsi %148, %c16_i64 : i64
+      %150 = arith.subi %149, %147 : i64
+      %151 = arith.cmpi sgt, %113, %c0_i64_3 : i64
+      %152 = arith.extui %151 : i1 to i64
+      %153 = arith.muli %150, %152 : i64
+      %154 = arith.muli %153, %146 : i64
+      %155 = arith.index_cast %154 : i64 to index
+      %156 = arith.ceildivsi %140, %c16_i64 : i64
+      %157 = arith.cmpi sgt, %140, %c0_i64_3 : i64
+      %158 = arith.extui %157 : i1 to i64
+      %159 = arith.muli %156, %158 : i64
+      %160 = arith.muli %159, %146 : i64
+      %161 = arith.index_cast %160 : i64 to index
+      scf.if %110 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+      }
+      scf.if %139 {
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+      }
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %145) : (i64, i64, i64, i64, i64, i64) -> ()
+      %162 = arith.minsi %127, %c1 : index
+      %163 = arith.minsi %133, %c1 : index
+      %164 = arith.minsi %155, %c1 : index
+      %165 = arith.minsi %161, %c1 : index
+      scf.for %arg10 = %c0 to %162 step %c1 {
+        %166 = arith.index_cast %arg10 : index to i64
+        %167 = arith.addi %119, %166 : i64
+        %168 = arith.muli %167, %c16_i64 : i64
+        %169 = arith.maxsi %168, %111 : i64
+        %170 = arith.addi %168, %c16_i64 : i64
+        %171 = arith.minsi %170, %120 : i64
+        %172 = arith.subi %171, %169 : i64
+        %173 = arith.subi %169, %111 : i64
+        %174 = arith.muli %173, %117 : i64
+        %175 = arith.addi %116, %174 : i64
+        %176 = arith.muli %167, %c32_i64 : i64
+        %177 = arith.subi %169, %168 : i64
+        %178 = arith.addi %176, %177 : i64
+        %179 = arith.minsi %113, %c64_i64 : i64
+        "instgem.mvin"(%175, %178, %179, %172) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %163 step %c1 {
+        %166 = arith.index_cast %arg10 : index to i64
+        %167 = arith.muli %166, %c16_i64 : i64
+        %168 = arith.maxsi %167, %c0_i64_3 : i64
+        %169 = arith.addi %167, %c16_i64 : i64
+        %170 = arith.minsi %169, %111 : i64
+        %171 = arith.subi %170, %168 : i64
+        %172 = arith.muli %166, %c32_i64 : i64
+        %173 = arith.subi %168, %167 : i64
+        %174 = arith.addi %172, %173 : i64
+        %175 = arith.minsi %113, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %174, %175, %171) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %164 step %c1 {
+        %166 = arith.index_cast %arg10 : index to i64
+        %167 = arith.addi %147, %166 : i64
+        %168 = arith.muli %167, %c16_i64 : i64
+        %169 = arith.maxsi %168, %140 : i64
+        %170 = arith.addi %168, %c16_i64 : i64
+        %171 = arith.minsi %170, %148 : i64
+        %172 = arith.subi %171, %169 : i64
+        %173 = arith.subi %169, %140 : i64
+        %174 = arith.muli %173, %145 : i64
+        %175 = arith.addi %144, %174 : i64
+        %176 = arith.muli %167, %c32_i64 : i64
+        %177 = arith.addi %176, %c128_i64 : i64
+        %178 = arith.subi %169, %168 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.minsi %141, %c64_i64 : i64
+        "instgem.mvin2"(%175, %179, %180, %172) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %165 step %c1 {
+        %166 = arith.index_cast %arg10 : index to i64
+        %167 = arith.muli %166, %c16_i64 : i64
+        %168 = arith.maxsi %167, %c0_i64_3 : i64
+        %169 = arith.addi %167, %c16_i64 : i64
+        %170 = arith.minsi %169, %140 : i64
+        %171 = arith.subi %170, %168 : i64
+        %172 = arith.muli %166, %c32_i64 : i64
+        %173 = arith.addi %172, %c128_i64 : i64
+        %174 = arith.subi %168, %167 : i64
+        %175 = arith.addi %173, %174 : i64
+        %176 = arith.minsi %141, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %175, %176, %171) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %162 to %127 step %c1 {
+        %166 = arith.index_cast %arg10 : index to i64
+        %167 = arith.addi %119, %166 : i64
+        %168 = arith.muli %167, %c16_i64 : i64
+        %169 = arith.maxsi %168, %111 : i64
+        %170 = arith.addi %168, %c16_i64 : i64
+        %171 = arith.minsi %170, %120 : i64
+        %172 = arith.subi %171, %169 : i64
+        %173 = arith.subi %169, %111 : i64
+        %174 = arith.muli %173, %117 : i64
+        %175 = arith.addi %116, %174 : i64
+        %176 = arith.muli %167, %c32_i64 : i64
+        %177 = arith.subi %169, %168 : i64
+        %178 = arith.addi %176, %177 : i64
+        %179 = arith.minsi %113, %c64_i64 : i64
+        "instgem.mvin"(%175, %178, %179, %172) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %163 to %133 step %c1 {
+        %166 = arith.index_cast %arg10 : index to i64
+        %167 = arith.muli %166, %c16_i64 : i64
+        %168 = arith.maxsi %167, %c0_i64_3 : i64
+        %169 = arith.addi %167, %c16_i64 : i64
+        %170 = arith.minsi %169, %111 : i64
+        %171 = arith.subi %170, %168 : i64
+        %172 = arith.muli %166, %c32_i64 : i64
+        %173 = arith.subi %168, %167 : i64
+        %174 = arith.addi %172, %173 : i64
+        %175 = arith.minsi %113, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %174, %175, %171) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %164 to %155 step %c1 {
+        %166 = arith.index_cast %arg10 : index to i64
+        %167 = arith.addi %147, %166 : i64
+        %168 = arith.muli %167, %c16_i64 : i64
+        %169 = arith.maxsi %168, %140 : i64
+        %170 = arith.addi %168, %c16_i64 : i64
+        %171 = arith.minsi %170, %148 : i64
+        %172 = arith.subi %171, %169 : i64
+        %173 = arith.subi %169, %140 : i64
+        %174 = arith.muli %173, %145 : i64
+        %175 = arith.addi %144, %174 : i64
+        %176 = arith.muli %167, %c32_i64 : i64
+        %177 = arith.addi %176, %c128_i64 : i64
+        %178 = arith.subi %169, %168 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.minsi %141, %c64_i64 : i64
+        "instgem.mvin2"(%175, %179, %180, %172) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %165 to %161 step %c1 {
+        %166 = arith.index_cast %arg10 : index to i64
+        %167 = arith.muli %166, %c16_i64 : i64
+        %168 = arith.maxsi %167, %c0_i64_3 : i64
+        %169 = arith.addi %167, %c16_i64 : i64
+        %170 = arith.minsi %169, %140 : i64
+        %171 = arith.subi %170, %168 : i64
+        %172 = arith.muli %166, %c32_i64 : i64
+        %173 = arith.addi %172, %c128_i64 : i64
+        %174 = arith.subi %168, %167 : i64
+        %175 = arith.addi %173, %174 : i64
+        %176 = arith.minsi %141, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %175, %176, %171) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
+    %16:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %96 = arith.maxsi %12, %c0 : index
+      %97 = arith.minsi %96, %arg4 : index
+      %98 = arith.addi %12, %c32 : index
+      %99 = arith.maxsi %98, %c0 : index
+      %100 = arith.minsi %99, %arg4 : index
+      %101 = arith.subi %97, %12 : index
+      %102 = arith.maxsi %101, %c0 : index
+      %103 = arith.minsi %102, %c32 : index
+      %104 = arith.subi %100, %97 : index
+      %105 = arith.maxsi %arg11, %c0 : index
+      %106 = arith.minsi %105, %arg5 : index
+      %107 = arith.addi %arg11, %c32 : index
+      %108 = arith.maxsi %107, %c0 : index
+      %109 = arith.minsi %108, %arg5 : index
+      %110 = arith.subi %106, %arg11 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %c32 : index
+      %113 = arith.subi %109, %106 : index
+      %114 = arith.cmpi sgt, %112, %c0 : index
+      scf.if %114 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+      }
+      %115 = arith.index_cast %arg10 : index to i64
+      %116 = arith.remsi %115, %c2_i64_1 : i64
+      %117 = arith.muli %116, %c64_i64 : i64
+      %118 = arith.index_cast %103 : index to i64
+      %119 = arith.index_cast %104 : index to i64
+      %120 = arith.index_cast %113 : index to i64
+      %121 = arith.addi %118, %119 : i64
+      %122 = arith.maxsi %arg12, %c0 : index
+      %123 = arith.minsi %122, %arg5 : index
+      %124 = arith.addi %arg12, %c32 : index
+      %125 = arith.maxsi %124, %c0 : index
+      %126 = arith.minsi %125, %arg5 : index
+      %127 = arith.subi %123, %arg12 : index
+      %128 = arith.maxsi %127, %c0 : index
+      %129 = arith.minsi %128, %c32 : index
+      %130 = arith.subi %126, %123 : index
       %131 = arith.minsi %arg6, %c0 : index
       %132 = arith.minsi %arg6, %c32 : index
       %133 = arith.maxsi %131, %c0 : index
       %134 = arith.minsi %133, %c32 : index
       %135 = arith.subi %132, %131 : index
       %136 = arith.cmpi sgt, %134, %c0 : index
-      %subview_19 = memref.subview %reinterpret_cast_4[%102, %131] [%106, %135] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %137 = arith.index_cast %105 : index to i64
-      %138 = arith.index_cast %135 : index to i64
-      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %139 = arith.index_cast %intptr_24 : index to i64
-      %140 = arith.index_cast %offset_21 : index to i64
-      %141 = arith.addi %139, %140 : i64
-      %142 = arith.index_cast %strides_23#0 : index to i64
-      %143 = arith.ceildivsi %138, %c64_i64 : i64
-      %144 = arith.divsi %137, %c16_i64 : i64
-      %145 = arith.addi %137, %110 : i64
-      %146 = arith.ceildivsi %145, %c16_i64 : i64
-      %147 = arith.subi %146, %144 : i64
-      %148 = arith.cmpi sgt, %110, %c0_i64_3 : i64
-      %149 = arith.extui %148 : i1 to i64
-      %150 = arith.muli %147, %149 : i64
-      %151 = arith.muli %150, %143 : i64
-      %152 = arith.index_cast %151 : i64 to index
-      %153 = arith.ceildivsi %137, %c16_i64 : i64
-      %154 = arith.cmpi sgt, %137, %c0_i64_3 : i64
-      %155 = arith.extui %154 : i1 to i64
-      %156 = arith.muli %153, %155 : i64
-      %157 = arith.muli %156, %143 : i64
-      %158 = arith.index_cast %157 : i64 to index
-      scf.if %107 {
-        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
-      }
       scf.if %136 {
-        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %114) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
-      %159 = arith.minsi %124, %c1 : index
-      %160 = arith.minsi %130, %c1 : index
-      %161 = arith.minsi %152, %c1 : index
-      %162 = arith.minsi %158, %c1 : index
-      scf.for %arg10 = %c0 to %159 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.divsi %163, %115 : i64
-        %165 = arith.addi %116, %164 : i64
-        %166 = arith.remsi %163, %115 : i64
-        %167 = arith.muli %165, %c16_i64 : i64
-        %168 = arith.maxsi %167, %108 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %117 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.subi %168, %108 : i64
-        %173 = arith.muli %172, %114 : i64
-        %174 = arith.addi %113, %173 : i64
-        %175 = arith.muli %166, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.muli %165, %c32_i64 : i64
-        %178 = arith.addi %177, %175 : i64
-        %179 = arith.subi %168, %167 : i64
-        %180 = arith.addi %178, %179 : i64
-        %181 = arith.subi %110, %175 : i64
-        %182 = arith.minsi %181, %c64_i64 : i64
-        "instgem.mvin"(%176, %180, %182, %171) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %160 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.divsi %163, %115 : i64
-        %165 = arith.remsi %163, %115 : i64
-        %166 = arith.muli %164, %c16_i64 : i64
-        %167 = arith.maxsi %166, %c0_i64_3 : i64
-        %168 = arith.addi %166, %c16_i64 : i64
-        %169 = arith.minsi %168, %108 : i64
-        %170 = arith.subi %169, %167 : i64
-        %171 = arith.muli %164, %c32_i64 : i64
-        %172 = arith.muli %165, %c64_i64 : i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.subi %167, %166 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.subi %110, %172 : i64
-        %177 = arith.minsi %176, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %175, %177, %170) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %161 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.divsi %163, %143 : i64
-        %165 = arith.addi %144, %164 : i64
-        %166 = arith.remsi %163, %143 : i64
-        %167 = arith.muli %165, %c16_i64 : i64
-        %168 = arith.maxsi %167, %137 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %145 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.subi %168, %137 : i64
-        %173 = arith.muli %172, %142 : i64
-        %174 = arith.addi %141, %173 : i64
-        %175 = arith.muli %166, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.muli %165, %c32_i64 : i64
-        %178 = arith.addi %177, %175 : i64
-        %179 = arith.addi %178, %c128_i64 : i64
-        %180 = arith.subi %168, %167 : i64
-        %181 = arith.addi %179, %180 : i64
-        %182 = arith.subi %138, %175 : i64
-        %183 = arith.minsi %182, %c64_i64 : i64
-        "instgem.mvin2"(%176, %181, %183, %171) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %162 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.divsi %163, %143 : i64
-        %165 = arith.remsi %163, %143 : i64
-        %166 = arith.muli %164, %c16_i64 : i64
-        %167 = arith.maxsi %166, %c0_i64_3 : i64
-        %168 = arith.addi %166, %c16_i64 : i64
-        %169 = arith.minsi %168, %137 : i64
-        %170 = arith.subi %169, %167 : i64
-        %171 = arith.muli %164, %c32_i64 : i64
-        %172 = arith.muli %165, %c64_i64 : i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.addi %173, %c128_i64 : i64
-        %175 = arith.subi %167, %166 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.subi %138, %172 : i64
-        %178 = arith.minsi %177, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %176, %178, %170) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %159 to %124 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.divsi %163, %115 : i64
-        %165 = arith.addi %116, %164 : i64
-        %166 = arith.remsi %163, %115 : i64
-        %167 = arith.muli %165, %c16_i64 : i64
-        %168 = arith.maxsi %167, %108 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %117 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.subi %168, %108 : i64
-        %173 = arith.muli %172, %114 : i64
-        %174 = arith.addi %113, %173 : i64
-        %175 = arith.muli %166, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.muli %165, %c32_i64 : i64
-        %178 = arith.addi %177, %175 : i64
-        %179 = arith.subi %168, %167 : i64
-        %180 = arith.addi %178, %179 : i64
-        %181 = arith.subi %110, %175 : i64
-        %182 = arith.minsi %181, %c64_i64 : i64
-        "instgem.mvin"(%176, %180, %182, %171) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %160 to %130 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.divsi %163, %115 : i64
-        %165 = arith.remsi %163, %115 : i64
-        %166 = arith.muli %164, %c16_i64 : i64
-        %167 = arith.maxsi %166, %c0_i64_3 : i64
-        %168 = arith.addi %166, %c16_i64 : i64
-        %169 = arith.minsi %168, %108 : i64
-        %170 = arith.subi %169, %167 : i64
-        %171 = arith.muli %164, %c32_i64 : i64
-        %172 = arith.muli %165, %c64_i64 : i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.subi %167, %166 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.subi %110, %172 : i64
-        %177 = arith.minsi %176, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %175, %177, %170) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %161 to %152 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.divsi %163, %143 : i64
-        %165 = arith.addi %144, %164 : i64
-        %166 = arith.remsi %163, %143 : i64
-        %167 = arith.muli %165, %c16_i64 : i64
-        %168 = arith.maxsi %167, %137 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %145 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.subi %168, %137 : i64
-        %173 = arith.muli %172, %142 : i64
-        %174 = arith.addi %141, %173 : i64
-        %175 = arith.muli %166, %c64_i64 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.muli %165, %c32_i64 : i64
-        %178 = arith.addi %177, %175 : i64
-        %179 = arith.addi %178, %c128_i64 : i64
-        %180 = arith.subi %168, %167 : i64
-        %181 = arith.addi %179, %180 : i64
-        %182 = arith.subi %138, %175 : i64
-        %183 = arith.minsi %182, %c64_i64 : i64
-        "instgem.mvin2"(%176, %181, %183, %171) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %162 to %158 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.divsi %163, %143 : i64
-        %165 = arith.remsi %163, %143 : i64
-        %166 = arith.muli %164, %c16_i64 : i64
-        %167 = arith.maxsi %166, %c0_i64_3 : i64
-        %168 = arith.addi %166, %c16_i64 : i64
-        %169 = arith.minsi %168, %137 : i64
-        %170 = arith.subi %169, %167 : i64
-        %171 = arith.muli %164, %c32_i64 : i64
-        %172 = arith.muli %165, %c64_i64 : i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.addi %173, %c128_i64 : i64
-        %175 = arith.subi %167, %166 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.subi %138, %172 : i64
-        %178 = arith.minsi %177, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %176, %178, %170) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-    }
-    %16:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %93 = arith.maxsi %12, %c0 : index
-      %94 = arith.minsi %93, %arg4 : index
-      %95 = arith.addi %12, %c32 : index
-      %96 = arith.maxsi %95, %c0 : index
-      %97 = arith.minsi %96, %arg4 : index
-      %98 = arith.subi %94, %12 : index
-      %99 = arith.maxsi %98, %c0 : index
-      %100 = arith.minsi %99, %c32 : index
-      %101 = arith.subi %97, %94 : index
-      %102 = arith.maxsi %arg11, %c0 : index
-      %103 = arith.minsi %102, %arg5 : index
-      %104 = arith.addi %arg11, %c32 : index
-      %105 = arith.maxsi %104, %c0 : index
-      %106 = arith.minsi %105, %arg5 : index
-      %107 = arith.subi %103, %arg11 : index
-      %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %c32 : index
-      %110 = arith.subi %106, %103 : index
-      %111 = arith.cmpi sgt, %109, %c0 : index
-      scf.if %111 {
-        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
-      }
-      %112 = arith.index_cast %arg10 : index to i64
-      %113 = arith.remsi %112, %c2_i64_1 : i64
-      %114 = arith.muli %113, %c64_i64 : i64
-      %115 = arith.index_cast %100 : index to i64
-      %116 = arith.index_cast %101 : index to i64
-      %117 = arith.index_cast %110 : index to i64
-      %118 = arith.addi %115, %116 : i64
-      %119 = arith.maxsi %arg12, %c0 : index
-      %120 = arith.minsi %119, %arg5 : index
-      %121 = arith.addi %arg12, %c32 : index
-      %122 = arith.maxsi %121, %c0 : index
-      %123 = arith.minsi %122, %arg5 : index
-      %124 = arith.subi %120, %arg12 : index
-      %125 = arith.maxsi %124, %c0 : index
-      %126 = arith.minsi %125, %c32 : index
-      %127 = arith.subi %123, %120 : index
-      %128 = arith.minsi %arg6, %c0 : index
-      %129 = arith.minsi %arg6, %c32 : index
-      %130 = arith.maxsi %128, %c0 : index
-      %131 = arith.minsi %130, %c32 : index
-      %132 = arith.subi %129, %128 : index
-      %133 = arith.cmpi sgt, %131, %c0 : index
-      scf.if %133 {
-        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
-      }
-      %134 = arith.addi %114, %c128_i64 : i64
-      %135 = arith.index_cast %126 : index to i64
-      %136 = arith.index_cast %127 : index to i64
-      %137 = arith.index_cast %132 : index to i64
-      %138 = arith.addi %135, %136 : i64
-      %139 = arith.maxsi %118, %c0_i64_3 : i64
-      %140 = arith.minsi %139, %c32_i64 : i64
-      %141 = arith.maxsi %117, %c0_i64_3 : i64
-      %142 = arith.minsi %141, %c32_i64 : i64
-      %143 = arith.maxsi %138, %c0_i64_3 : i64
-      %144 = arith.minsi %143, %c32_i64 : i64
-      %145 = arith.maxsi %137, %c0_i64_3 : i64
-      %146 = arith.minsi %145, %c32_i64 : i64
-      %147 = arith.ceildivsi %140, %c16_i64 : i64
-      %148 = arith.ceildivsi %146, %c16_i64 : i64
-      %149 = arith.minsi %142, %144 : i64
-      %150 = arith.ceildivsi %149, %c16_i64 : i64
-      %151 = arith.cmpi eq, %arg10, %c0 : index
-      %152 = arith.cmpi sgt, %147, %c0_i64_3 : i64
-      %153 = arith.select %152, %148, %c0_i64_3 : i64
-      %154 = arith.index_cast %153 : i64 to index
-      %155 = arith.addi %arg10, %c1 : index
-      %156 = arith.addi %arg11, %c64 : index
-      %157 = arith.maxsi %156, %c0 : index
-      %158 = arith.minsi %157, %arg5 : index
-      %159 = arith.subi %106, %104 : index
-      %160 = arith.maxsi %159, %c0 : index
-      %161 = arith.minsi %160, %c32 : index
-      %162 = arith.subi %158, %106 : index
-      %163 = arith.cmpi sgt, %161, %c0 : index
-      %subview_13 = memref.subview %reinterpret_cast[%94, %106] [%101, %162] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %164 = arith.index_cast %155 : index to i64
-      %165 = arith.remsi %164, %c2_i64_1 : i64
-      %166 = arith.muli %165, %c64_i64 : i64
-      %167 = arith.index_cast %162 : index to i64
+      %137 = arith.addi %117, %c128_i64 : i64
+      %138 = arith.index_cast %129 : index to i64
+      %139 = arith.index_cast %130 : index to i64
+      %140 = arith.index_cast %135 : index to i64
+      %141 = arith.addi %138, %139 : i64
+      %142 = arith.maxsi %121, %c0_i64_3 : i64
+      %143 = arith.minsi %142, %c32_i64 : i64
+      %144 = arith.maxsi %120, %c0_i64_3 : i64
+      %145 = arith.minsi %144, %c32_i64 : i64
+      %146 = arith.maxsi %141, %c0_i64_3 : i64
+      %147 = arith.minsi %146, %c32_i64 : i64
+      %148 = arith.maxsi %140, %c0_i64_3 : i64
+      %149 = arith.minsi %148, %c32_i64 : i64
+      %150 = arith.ceildivsi %143, %c16_i64 : i64
+      %151 = arith.ceildivsi %149, %c16_i64 : i64
+      %152 = arith.minsi %145, %147 : i64
+      %153 = arith.ceildivsi %152, %c16_i64 : i64
+      %154 = arith.cmpi eq, %arg10, %c0 : index
+      %155 = arith.cmpi sgt, %150, %c0_i64_3 : i64
+      %156 = arith.select %155, %151, %c0_i64_3 : i64
+      %157 = arith.index_cast %156 : i64 to index
+      %158 = arith.divsi %152, %c16_i64 : i64
+      %159 = arith.minsi %153, %158 : i64
+      %160 = arith.maxsi %159, %c0_i64_3 : i64
+      %161 = arith.divsi %143, %c16_i64 : i64
+      %162 = arith.minsi %150, %161 : i64
+      %163 = arith.maxsi %162, %c1_i64_2 : i64
+      %164 = arith.minsi %143, %c16_i64 : i64
+      %165 = arith.addi %arg10, %c1 : index
+      %166 = arith.addi %arg11, %c64 : index
+      %167 = arith.maxsi %166, %c0 : index
+      %168 = arith.minsi %167, %arg5 : index
+      %169 = arith.subi %109, %107 : index
+      %170 = arith.maxsi %169, %c0 : index
+      %171 = arith.minsi %170, %c32 : index
+      %172 = arith.subi %168, %109 : index
+      %173 = arith.cmpi sgt, %171, %c0 : index
+      %subview_13 = memref.subview %reinterpret_cast[%97, %109] [%104, %172] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %174 = arith.index_cast %165 : index to i64
+      %175 = arith.remsi %174, %c2_i64_1 : i64
+      %176 = arith.muli %175, %c64_i64 : i64
+      %177 = arith.index_cast %172 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %168 = arith.index_cast %intptr_18 : index to i64
-      %169 = arith.index_cast %offset_15 : index to i64
-      %170 = arith.addi %168, %169 : i64
-      %171 = arith.index_cast %strides_17#0 : index to i64
-      %172 = arith.ceildivsi %167, %c64_i64 : i64
-      %173 = arith.divsi %115, %c16_i64 : i64
-      %174 = arith.ceildivsi %118, %c16_i64 : i64
-      %175 = arith.subi %174, %173 : i64
-      %176 = arith.cmpi sgt, %116, %c0_i64_3 : i64
-      %177 = arith.extui %176 : i1 to i64
-      %178 = arith.muli %175, %177 : i64
-      %179 = arith.muli %178, %172 : i64
-      %180 = arith.index_cast %179 : i64 to index
-      %181 = arith.ceildivsi %115, %c16_i64 : i64
-      %182 = arith.cmpi sgt, %115, %c0_i64_3 : i64
-      %183 = arith.extui %182 : i1 to i64
-      %184 = arith.muli %181, %183 : i64
-      %185 = arith.muli %184, %172 : i64
-      %186 = arith.index_cast %185 : i64 to index
-      %187 = arith.addi %arg12, %c64 : index
-      %188 = arith.maxsi %187, %c0 : index
-      %189 = arith.minsi %188, %arg5 : index
-      %190 = arith.subi %123, %121 : index
-      %191 = arith.maxsi %190, %c0 : index
-      %192 = arith.minsi %191, %c32 : index
-      %193 = arith.subi %189, %123 : index
-      %subview_19 = memref.subview %reinterpret_cast_4[%123, %128] [%193, %132] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %194 = arith.addi %166, %c128_i64 : i64
-      %195 = arith.index_cast %192 : index to i64
-      %196 = arith.index_cast %193 : index to i64
+      %178 = arith.index_cast %intptr_18 : index to i64
+      %179 = arith.index_cast %offset_15 : index to i64
+      %180 = arith.addi %178, %179 : i64
+      %181 = arith.index_cast %strides_17#0 : index to i64
+      %182 = arith.ceildivsi %177, %c64_i64 : i64
+      %183 = arith.divsi %118, %c16_i64 : i64
+      %184 = arith.ceildivsi %121, %c16_i64 : i64
+      %185 = arith.subi %184, %183 : i64
+      %186 = arith.cmpi sgt, %119, %c0_i64_3 : i64
+      %187 = arith.extui %186 : i1 to i64
+      %188 = arith.muli %185, %187 : i64
+      %189 = arith.muli %188, %182 : i64
+      %190 = arith.index_cast %189 : i64 to index
+      %191 = arith.ceildivsi %118, %c16_i64 : i64
+      %192 = arith.cmpi sgt, %118, %c0_i64_3 : i64
+      %193 = arith.extui %192 : i1 to i64
+      %194 = arith.muli %191, %193 : i64
+      %195 = arith.muli %194, %182 : i64
+      %196 = arith.index_cast %195 : i64 to index
+      %197 = arith.addi %arg12, %c64 : index
+      %198 = arith.maxsi %197, %c0 : index
+      %199 = arith.minsi %198, %arg5 : index
+      %200 = arith.subi %126, %124 : index
+      %201 = arith.maxsi %200, %c0 : index
+      %202 = arith.minsi %201, %c32 : index
+      %203 = arith.subi %199, %126 : index
+      %subview_19 = memref.subview %reinterpret_cast_4[%126, %131] [%203, %135] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %204 = arith.addi %176, %c128_i64 : i64
+      %205 = arith.index_cast %202 : index to i64
+      %206 = arith.index_cast %203 : index to i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %197 = arith.index_cast %intptr_24 : index to i64
-      %198 = arith.index_cast %offset_21 : index to i64
-      %199 = arith.addi %197, %198 : i64
-      %200 = arith.index_cast %strides_23#0 : index to i64
-      %201 = arith.ceildivsi %137, %c64_i64 : i64
-      %202 = arith.divsi %195, %c16_i64 : i64
-      %203 = arith.addi %195, %196 : i64
-      %204 = arith.ceildivsi %203, %c16_i64 : i64
-      %205 = arith.subi %204, %202 : i64
-      %206 = arith.cmpi sgt, %196, %c0_i64_3 : i64
-      %207 = arith.extui %206 : i1 to i64
-      %208 = arith.muli %205, %207 : i64
-      %209 = arith.muli %208, %201 : i64
-      %210 = arith.index_cast %209 : i64 to index
-      %211 = arith.ceildivsi %195, %c16_i64 : i64
-      %212 = arith.cmpi sgt, %195, %c0_i64_3 : i64
-      %213 = arith.extui %212 : i1 to i64
-      %214 = arith.muli %211, %213 : i64
-      %215 = arith.muli %214, %201 : i64
-      %216 = arith.index_cast %215 : i64 to index
-      %217 = arith.cmpi slt, %155, %13 : index
-      scf.if %217 {
-        scf.if %163 {
-          func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
+      %207 = arith.index_cast %intptr_24 : index to i64
+      %208 = arith.index_cast %offset_21 : index to i64
+      %209 = arith.addi %207, %208 : i64
+      %210 = arith.index_cast %strides_23#0 : index to i64
+      %211 = arith.ceildivsi %140, %c64_i64 : i64
+      %212 = arith.divsi %205, %c16_i64 : i64
+      %213 = arith.addi %205, %206 : i64
+      %214 = arith.ceildivsi %213, %c16_i64 : i64
+      %215 = arith.subi %214, %212 : i64
+      %216 = arith.cmpi sgt, %206, %c0_i64_3 : i64
+      %217 = arith.extui %216 : i1 to i64
+      %218 = arith.muli %215, %217 : i64
+      %219 = arith.muli %218, %211 : i64
+      %220 = arith.index_cast %219 : i64 to index
+      %221 = arith.ceildivsi %205, %c16_i64 : i64
+      %222 = arith.cmpi sgt, %205, %c0_i64_3 : i64
+      %223 = arith.extui %222 : i1 to i64
+      %224 = arith.muli %221, %223 : i64
+      %225 = arith.muli %224, %211 : i64
+      %226 = arith.index_cast %225 : i64 to index
+      %227 = arith.cmpi slt, %165, %13 : index
+      scf.if %227 {
+        scf.if %173 {
+          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %133 {
-          func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
+        scf.if %136 {
+          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
         }
       }
-      %218 = arith.maxsi %154, %c1 : index
-      scf.for %arg13 = %c0 to %154 step %c1 {
-        scf.if %217 {
-          %225 = arith.cmpi sgt, %180, %c0 : index
-          scf.if %225 {
-            %229 = arith.muli %arg13, %180 : index
-            %230 = arith.muli %229, %c4 : index
-            %231 = arith.muli %218, %c4 : index
-            %232 = arith.subi %231, %c1 : index
-            %233 = arith.addi %230, %232 : index
-            %234 = arith.divsi %233, %231 : index
-            %235 = arith.maxsi %234, %c0 : index
-            %236 = arith.minsi %235, %180 : index
-            %237 = arith.addi %arg13, %c1 : index
-            %238 = arith.muli %237, %180 : index
-            %239 = arith.muli %238, %c4 : index
-            %240 = arith.addi %239, %232 : index
-            %241 = arith.divsi %240, %231 : index
-            %242 = arith.maxsi %241, %c0 : index
-            %243 = arith.minsi %242, %180 : index
-            scf.for %arg14 = %236 to %243 step %c1 {
-              %244 = arith.index_cast %arg14 : index to i64
-              %245 = arith.divsi %244, %172 : i64
-              %246 = arith.addi %173, %245 : i64
-              %247 = arith.remsi %244, %172 : i64
-              %248 = arith.muli %246, %c16_i64 : i64
-              %249 = arith.maxsi %248, %115 : i64
-              %250 = arith.addi %248, %c16_i64 : i64
-              %251 = arith.minsi %250, %118 : i64
-              %252 = arith.subi %251, %249 : i64
-              %253 = arith.subi %249, %115 : i64
-              %254 = arith.muli %253, %171 : i64
-              %255 = arith.addi %170, %254 : i64
-              %256 = arith.muli %247, %c64_i64 : i64
-              %257 = arith.addi %255, %256 : i64
-              %258 = arith.muli %246, %c32_i64 : i64
-              %259 = arith.addi %258, %256 : i64
-              %260 = arith.addi %259, %166 : i64
-              %261 = arith.subi %249, %248 : i64
-              %262 = arith.addi %260, %261 : i64
-              %263 = arith.subi %167, %256 : i64
-              %264 = arith.minsi %263, %c64_i64 : i64
-              "instgem.mvin"(%257, %262, %264, %252) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %226 = arith.cmpi sgt, %186, %c0 : index
-          scf.if %226 {
-            %229 = arith.muli %arg13, %186 : index
-            %230 = arith.muli %229, %c4 : index
-            %231 = arith.subi %230, %218 : index
-            %232 = arith.muli %218, %c4 : index
-            %233 = arith.subi %232, %c1 : index
-            %234 = arith.addi %231, %233 : index
-            %235 = arith.divsi %234, %232 : index
-            %236 = arith.maxsi %235, %c0 : index
-            %237 = arith.minsi %236, %186 : index
-            %238 = arith.addi %arg13, %c1 : index
-            %239 = arith.muli %238, %186 : index
-            %240 = arith.muli %239, %c4 : index
-            %241 = arith.subi %240, %218 : index
-            %242 = arith.addi %241, %233 : index
-            %243 = arith.divsi %242, %232 : index
-            %244 = arith.maxsi %243, %c0 : index
-            %245 = arith.minsi %244, %186 : index
-            scf.for %arg14 = %237 to %245 step %c1 {
-              %246 = arith.index_cast %arg14 : index to i64
-              %247 = arith.divsi %246, %172 : i64
-              %248 = arith.remsi %246, %172 : i64
-              %249 = arith.muli %247, %c16_i64 : i64
-              %250 = arith.maxsi %249, %c0_i64_3 : i64
-              %251 = arith.addi %249, %c16_i64 : i64
-              %252 = arith.minsi %251, %115 : i64
-              %253 = arith.subi %252, %250 : i64
-              %254 = arith.muli %247, %c32_i64 : i64
-              %255 = arith.muli %248, %c64_i64 : i64
-              %256 = arith.addi %254, %255 : i64
-              %257 = arith.addi %256, %166 : i64
-              %258 = arith.subi %250, %249 : i64
-              %259 = arith.addi %257, %258 : i64
-              %260 = arith.subi %167, %255 : i64
-              %261 = arith.minsi %260, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %259, %261, %253) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %227 = arith.cmpi sgt, %210, %c0 : index
+      %228 = arith.maxsi %157, %c1 : index
+      scf.if %154 {
+        scf.for %arg13 = %c0 to %157 step %c1 {
           scf.if %227 {
-            %229 = arith.muli %arg13, %210 : index
-            %230 = arith.muli %229, %c4 : index
-            %231 = arith.muli %218, %c2 : index
-            %232 = arith.subi %230, %231 : index
-            %233 = arith.muli %218, %c4 : index
-            %234 = arith.subi %233, %c1 : index
-            %235 = arith.addi %232, %234 : index
-            %236 = arith.divsi %235, %233 : index
-            %237 = arith.maxsi %236, %c0 : index
-            %238 = arith.minsi %237, %210 : index
-            %239 = arith.addi %arg13, %c1 : index
-            %240 = arith.muli %239, %210 : index
-            %241 = arith.muli %240, %c4 : index
-            %242 = arith.subi %241, %231 : index
-            %243 = arith.addi %242, %234 : index
-            %244 = arith.divsi %243, %233 : index
-            %245 = arith.maxsi %244, %c0 : index
-            %246 = arith.minsi %245, %210 : index
-            scf.for %arg14 = %238 to %246 step %c1 {
-              %247 = arith.index_cast %arg14 : index to i64
-              %248 = arith.divsi %247, %201 : i64
-              %249 = arith.addi %202, %248 : i64
-              %250 = arith.remsi %247, %201 : i64
-              %251 = arith.muli %249, %c16_i64 : i64
-              %252 = arith.maxsi %251, %195 : i64
-              %253 = arith.addi %251, %c16_i64 : i64
-              %254 = arith.minsi %253, %203 : i64
-              %255 = arith.subi %254, %252 : i64
-              %256 = arith.subi %252, %195 : i64
-              %257 = arith.muli %256, %200 : i64
-              %258 = arith.addi %199, %257 : i64
-              %259 = arith.muli %250, %c64_i64 : i64
-              %260 = arith.addi %258, %259 : i64
-              %261 = arith.muli %249, %c32_i64 : i64
-              %262 = arith.addi %261, %259 : i64
-              %263 = arith.addi %262, %194 : i64
-              %264 = arith.subi %252, %251 : i64
-              %265 = arith.addi %263, %264 : i64
-              %266 = arith.subi %137, %259 : i64
-              %267 = arith.minsi %266, %c64_i64 : i64
-              "instgem.mvin2"(%260, %265, %267, %255) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+            %240 = arith.cmpi sgt, %190, %c0 : index
+            scf.if %240 {
+              %244 = arith.muli %arg13, %190 : index
+              %245 = arith.muli %244, %c4 : index
+              %246 = arith.muli %228, %c4 : index
+              %247 = arith.subi %246, %c1 : index
+              %248 = arith.addi %245, %247 : index
+              %249 = arith.divsi %248, %246 : index
+              %250 = arith.maxsi %249, %c0 : index
+              %251 = arith.minsi %250, %190 : index
+              %252 = arith.addi %arg13, %c1 : index
+              %253 = arith.muli %252, %190 : index
+              %254 = arith.muli %253, %c4 : index
+              %255 = arith.addi %254, %247 : index
+              %256 = arith.divsi %255, %246 : index
+              %257 = arith.maxsi %256, %c0 : index
+              %258 = arith.minsi %257, %190 : index
+              scf.for %arg14 = %251 to %258 step %c1 {
+                %259 = arith.index_cast %arg14 : index to i64
+                %260 = arith.addi %183, %259 : i64
+                %261 = arith.muli %260, %c16_i64 : i64
+                %262 = arith.maxsi %261, %118 : i64
+                %263 = arith.addi %261, %c16_i64 : i64
+                %264 = arith.minsi %263, %121 : i64
+                %265 = arith.subi %264, %262 : i64
+                %266 = arith.subi %262, %118 : i64
+                %267 = arith.muli %266, %181 : i64
+                %268 = arith.addi %180, %267 : i64
+                %269 = arith.muli %260, %c32_i64 : i64
+                %270 = arith.addi %269, %176 : i64
+                %271 = arith.subi %262, %261 : i64
+                %272 = arith.addi %270, %271 : i64
+                %273 = arith.minsi %177, %c64_i64 : i64
+                "instgem.mvin"(%268, %272, %273, %265) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %241 = arith.cmpi sgt, %196, %c0 : index
+            scf.if %241 {
+              %244 = arith.muli %arg13, %196 : index
+              %245 = arith.muli %244, %c4 : index
+              %246 = arith.subi %245, %228 : index
+              %247 = arith.muli %228, %c4 : index
+              %248 = arith.subi %247, %c1 : index
+              %249 = arith.addi %246, %248 : index
+              %250 = arith.divsi %249, %247 : index
+              %251 = arith.maxsi %250, %c0 : index
+              %252 = arith.minsi %251, %196 : index
+              %253 = arith.addi %arg13, %c1 : index
+              %254 = arith.muli %253, %196 : index
+              %255 = arith.muli %254, %c4 : index
+              %256 = arith.subi %255, %228 : index
+              %257 = arith.addi %256, %248 : index
+              %258 = arith.divsi %257, %247 : index
+              %259 = arith.maxsi %258, %c0 : index
+              %260 = arith.minsi %259, %196 : index
+              scf.for %arg14 = %252 to %260 step %c1 {
+                %261 = arith.index_cast %arg14 : index to i64
+                %262 = arith.muli %261, %c16_i64 : i64
+                %263 = arith.maxsi %262, %c0_i64_3 : i64
+                %264 = arith.addi %262, %c16_i64 : i64
+                %265 = arith.minsi %264, %118 : i64
+                %266 = arith.subi %265, %263 : i64
+                %267 = arith.muli %261, %c32_i64 : i64
+                %268 = arith.addi %267, %176 : i64
+                %269 = arith.subi %263, %262 : i64
+                %270 = arith.addi %268, %269 : i64
+                %271 = arith.minsi %177, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %270, %271, %266) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %242 = arith.cmpi sgt, %220, %c0 : index
+            scf.if %242 {
+              %244 = arith.muli %arg13, %220 : index
+              %245 = arith.muli %244, %c4 : index
+              %246 = arith.muli %228, %c2 : index
+              %247 = arith.subi %245, %246 : index
+              %248 = arith.muli %228, %c4 : index
+              %249 = arith.subi %248, %c1 : index
+              %250 = arith.addi %247, %249 : index
+              %251 = arith.divsi %250, %248 : index
+              %252 = arith.maxsi %251, %c0 : index
+              %253 = arith.minsi %252, %220 : index
+              %254 = arith.addi %arg13, %c1 : index
+              %255 = arith.muli %254, %220 : index
+              %256 = arith.muli %255, %c4 : index
+              %257 = arith.subi %256, %246 : index
+              %258 = arith.addi %257, %249 : index
+              %259 = arith.divsi %258, %248 : index
+              %260 = arith.maxsi %259, %c0 : index
+              %261 = arith.minsi %260, %220 : index
+              scf.for %arg14 = %253 to %261 step %c1 {
+                %262 = arith.index_cast %arg14 : index to i64
+                %263 = arith.addi %212, %262 : i64
+                %264 = arith.muli %263, %c16_i64 : i64
+                %265 = arith.maxsi %264, %205 : i64
+                %266 = arith.addi %264, %c16_i64 : i64
+                %267 = arith.minsi %266, %213 : i64
+                %268 = arith.subi %267, %265 : i64
+                %269 = arith.subi %265, %205 : i64
+                %270 = arith.muli %269, %210 : i64
+                %271 = arith.addi %209, %270 : i64
+                %272 = arith.muli %263, %c32_i64 : i64
+                %273 = arith.addi %272, %204 : i64
+                %274 = arith.subi %265, %264 : i64
+                %275 = arith.addi %273, %274 : i64
+                %276 = arith.minsi %140, %c64_i64 : i64
+                "instgem.mvin2"(%271, %275, %276, %268) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %243 = arith.cmpi sgt, %226, %c0 : index
+            scf.if %243 {
+              %244 = arith.muli %arg13, %226 : index
+              %245 = arith.muli %244, %c4 : index
+              %246 = arith.muli %228, %c3 : index
+              %247 = arith.subi %245, %246 : index
+              %248 = arith.muli %228, %c4 : index
+              %249 = arith.subi %248, %c1 : index
+              %250 = arith.addi %247, %249 : index
+              %251 = arith.divsi %250, %248 : index
+              %252 = arith.maxsi %251, %c0 : index
+              %253 = arith.minsi %252, %226 : index
+              %254 = arith.addi %arg13, %c1 : index
+              %255 = arith.muli %254, %226 : index
+              %256 = arith.muli %255, %c4 : index
+              %257 = arith.subi %256, %246 : index
+              %258 = arith.addi %257, %249 : index
+              %259 = arith.divsi %258, %248 : index
+              %260 = arith.maxsi %259, %c0 : index
+              %261 = arith.minsi %260, %226 : index
+              scf.for %arg14 = %253 to %261 step %c1 {
+                %262 = arith.index_cast %arg14 : index to i64
+                %263 = arith.muli %262, %c16_i64 : i64
+                %264 = arith.maxsi %263, %c0_i64_3 : i64
+                %265 = arith.addi %263, %c16_i64 : i64
+                %266 = arith.minsi %265, %205 : i64
+                %267 = arith.subi %266, %264 : i64
+                %268 = arith.muli %262, %c32_i64 : i64
+                %269 = arith.addi %268, %204 : i64
+                %270 = arith.subi %264, %263 : i64
+                %271 = arith.addi %269, %270 : i64
+                %272 = arith.minsi %140, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %271, %272, %267) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          %228 = arith.cmpi sgt, %216, %c0 : index
-          scf.if %228 {
-            %229 = arith.muli %arg13, %216 : index
-            %230 = arith.muli %229, %c4 : index
-            %231 = arith.muli %218, %c3 : index
-            %232 = arith.subi %230, %231 : index
-            %233 = arith.muli %218, %c4 : index
-            %234 = arith.subi %233, %c1 : index
-            %235 = arith.addi %232, %234 : index
-            %236 = arith.divsi %235, %233 : index
-            %237 = arith.maxsi %236, %c0 : index
-            %238 = arith.minsi %237, %216 : index
-            %239 = arith.addi %arg13, %c1 : index
-            %240 = arith.muli %239, %216 : index
-            %241 = arith.muli %240, %c4 : index
-            %242 = arith.subi %241, %231 : index
-            %243 = arith.addi %242, %234 : index
-            %244 = arith.divsi %243, %233 : index
-            %245 = arith.maxsi %244, %c0 : index
-            %246 = arith.minsi %245, %216 : index
-            scf.for %arg14 = %238 to %246 step %c1 {
-              %247 = arith.index_cast %arg14 : index to i64
-              %248 = arith.divsi %247, %201 : i64
-              %249 = arith.remsi %247, %201 : i64
-              %250 = arith.muli %248, %c16_i64 : i64
-              %251 = arith.maxsi %250, %c0_i64_3 : i64
-              %252 = arith.addi %250, %c16_i64 : i64
-              %253 = arith.minsi %252, %195 : i64
-              %254 = arith.subi %253, %251 : i64
-              %255 = arith.muli %248, %c32_i64 : i64
-              %256 = arith.muli %249, %c64_i64 : i64
-              %257 = arith.addi %255, %256 : i64
-              %258 = arith.addi %257, %194 : i64
-              %259 = arith.subi %251, %250 : i64
-              %260 = arith.addi %258, %259 : i64
-              %261 = arith.subi %137, %256 : i64
-              %262 = arith.minsi %261, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %260, %262, %254) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+          %234 = arith.index_cast %arg13 : index to i64
+          %235 = arith.muli %234, %c16_i64 : i64
+          %236 = arith.subi %149, %235 : i64
+          %237 = arith.minsi %236, %c16_i64 : i64
+          %238 = arith.index_cast %160 : i64 to index
+          scf.for %arg14 = %c0 to %238 step %c1 {
+            %240 = arith.index_cast %arg14 : index to i64
+            %241 = arith.cmpi eq, %240, %c0_i64_3 : i64
+            %242 = arith.select %241, %c2147483648_i64, %c3221225472_i64 : i64
+            %243 = arith.ori %235, %242 : i64
+            %244 = arith.select %241, %c16_i64, %164 : i64
+            %245 = arith.select %241, %c16_i64, %237 : i64
+            %246 = arith.muli %240, %c32_i64 : i64
+            %247 = arith.addi %246, %235 : i64
+            %248 = arith.addi %247, %137 : i64
+            "instgem.preload"(%248, %237, %c16_i64, %243, %245, %244) : (i64, i64, i64, i64, i64, i64) -> ()
+            %249 = arith.muli %240, %c16_i64 : i64
+            %250 = arith.addi %249, %117 : i64
+            "instgem.compute_preloaded"(%250, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %251 = arith.index_cast %163 : i64 to index
+            scf.for %arg15 = %c1 to %251 step %c1 {
+              %253 = arith.index_cast %arg15 : index to i64
+              %254 = arith.muli %253, %c32_i64 : i64
+              %255 = arith.addi %254, %235 : i64
+              %256 = arith.ori %255, %242 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %245, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %257 = arith.addi %254, %249 : i64
+              %258 = arith.addi %257, %117 : i64
+              "instgem.compute_accumulated"(%258, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %252 = arith.index_cast %150 : i64 to index
+            scf.for %arg15 = %251 to %252 step %c1 {
+              %253 = arith.index_cast %arg15 : index to i64
+              %254 = arith.muli %253, %c16_i64 : i64
+              %255 = arith.subi %143, %254 : i64
+              %256 = arith.minsi %255, %c16_i64 : i64
+              %257 = arith.muli %253, %c32_i64 : i64
+              %258 = arith.addi %257, %235 : i64
+              %259 = arith.ori %258, %242 : i64
+              %260 = arith.select %241, %c16_i64, %256 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %259, %245, %260) : (i64, i64, i64, i64, i64, i64) -> ()
+              %261 = arith.addi %257, %249 : i64
+              %262 = arith.addi %261, %117 : i64
+              "instgem.compute_accumulated"(%262, %c16_i64, %256, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %239 = arith.index_cast %153 : i64 to index
+          scf.for %arg14 = %238 to %239 step %c1 {
+            %240 = arith.index_cast %arg14 : index to i64
+            %241 = arith.muli %240, %c16_i64 : i64
+            %242 = arith.subi %145, %241 : i64
+            %243 = arith.minsi %242, %c16_i64 : i64
+            %244 = arith.subi %147, %241 : i64
+            %245 = arith.minsi %244, %c16_i64 : i64
+            %246 = arith.cmpi eq, %240, %c0_i64_3 : i64
+            %247 = arith.select %246, %c2147483648_i64, %c3221225472_i64 : i64
+            %248 = arith.ori %235, %247 : i64
+            %249 = arith.select %246, %c16_i64, %164 : i64
+            %250 = arith.select %246, %c16_i64, %237 : i64
+            %251 = arith.muli %240, %c32_i64 : i64
+            %252 = arith.addi %251, %235 : i64
+            %253 = arith.addi %252, %137 : i64
+            "instgem.preload"(%253, %237, %245, %248, %250, %249) : (i64, i64, i64, i64, i64, i64) -> ()
+            %254 = arith.addi %241, %117 : i64
+            "instgem.compute_preloaded"(%254, %243, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %255 = arith.index_cast %163 : i64 to index
+            scf.for %arg15 = %c1 to %255 step %c1 {
+              %257 = arith.index_cast %arg15 : index to i64
+              %258 = arith.muli %257, %c32_i64 : i64
+              %259 = arith.addi %258, %235 : i64
+              %260 = arith.ori %259, %247 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %250, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %261 = arith.addi %258, %241 : i64
+              %262 = arith.addi %261, %117 : i64
+              "instgem.compute_accumulated"(%262, %243, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %256 = arith.index_cast %150 : i64 to index
+            scf.for %arg15 = %255 to %256 step %c1 {
+              %257 = arith.index_cast %arg15 : index to i64
+              %258 = arith.muli %257, %c16_i64 : i64
+              %259 = arith.subi %143, %258 : i64
+              %260 = arith.minsi %259, %c16_i64 : i64
+              %261 = arith.muli %257, %c32_i64 : i64
+              %262 = arith.addi %261, %235 : i64
+              %263 = arith.ori %262, %247 : i64
+              %264 = arith.select %246, %c16_i64, %260 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %263, %250, %264) : (i64, i64, i64, i64, i64, i64) -> ()
+              %265 = arith.addi %261, %241 : i64
+              %266 = arith.addi %265, %117 : i64
+              "instgem.compute_accumulated"(%266, %243, %260, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %229 = arith.cmpi eq, %153, %c0_i64_3 : i64
+        %230 = arith.cmpi slt, %150, %c2_i64_1 : i64
+        %231 = arith.cmpi slt, %156, %c2_i64_1 : i64
+        %232 = arith.ori %229, %230 : i1
+        %233 = arith.ori %232, %231 : i1
+        scf.if %233 {
+          scf.for %arg13 = %c0 to %c4 step %c1 {
+            %234 = arith.index_cast %arg13 : index to i64
+            %235 = arith.remsi %234, %c2_i64_1 : i64
+            %236 = arith.divsi %234, %c2_i64_1 : i64
+            %237 = arith.muli %236, %c16_i64 : i64
+            %238 = arith.subi %c32_i64, %237 : i64
+            %239 = arith.minsi %238, %c16_i64 : i64
+            %240 = arith.muli %235, %c32_i64 : i64
+            %241 = arith.addi %240, %237 : i64
+            %242 = arith.ori %241, %c2147483648_i64 : i64
+            %243 = arith.cmpi sge, %235, %150 : i64
+            %244 = arith.cmpi sge, %236, %156 : i64
+            %245 = arith.ori %229, %243 : i1
+            %246 = arith.ori %245, %244 : i1
+            scf.if %246 {
+              "instgem.mvin"(%c0_i64_3, %242, %239, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %219 = arith.index_cast %arg13 : index to i64
-        %220 = arith.divsi %149, %c16_i64 : i64
-        %221 = arith.minsi %150, %220 : i64
-        %222 = arith.maxsi %221, %c0_i64_3 : i64
-        %223 = arith.index_cast %222 : i64 to index
-        scf.for %arg14 = %c0 to %223 step %c1 {
-          %225 = arith.index_cast %arg14 : index to i64
-          %226 = arith.minsi %140, %c16_i64 : i64
-          %227 = arith.muli %219, %c16_i64 : i64
-          %228 = arith.subi %146, %227 : i64
-          %229 = arith.minsi %228, %c16_i64 : i64
-          %230 = arith.cmpi eq, %225, %c0_i64_3 : i64
-          %231 = arith.andi %151, %230 : i1
-          %232 = arith.select %231, %c2147483648_i64, %c3221225472_i64 : i64
-          %233 = arith.ori %227, %232 : i64
-          %234 = arith.select %231, %c16_i64, %226 : i64
-          %235 = arith.select %231, %c16_i64, %229 : i64
-          %236 = arith.muli %225, %c32_i64 : i64
-          %237 = arith.addi %236, %227 : i64
-          %238 = arith.addi %237, %134 : i64
-          "instgem.preload"(%238, %229, %c16_i64, %233, %235, %234) : (i64, i64, i64, i64, i64, i64) -> ()
-          %239 = arith.muli %225, %c16_i64 : i64
-          %240 = arith.addi %239, %114 : i64
-          "instgem.compute_preloaded"(%240, %c16_i64, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %241 = arith.divsi %140, %c16_i64 : i64
-          %242 = arith.minsi %147, %241 : i64
-          %243 = arith.maxsi %242, %c1_i64_2 : i64
-          %244 = arith.index_cast %243 : i64 to index
-          scf.for %arg15 = %c1 to %244 step %c1 {
-            %246 = arith.index_cast %arg15 : index to i64
-            %247 = arith.muli %246, %c32_i64 : i64
-            %248 = arith.addi %247, %227 : i64
-            %249 = arith.ori %248, %232 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %235, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %250 = arith.addi %247, %239 : i64
-            %251 = arith.addi %250, %114 : i64
-            "instgem.compute_accumulated"(%251, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      } else {
+        scf.for %arg13 = %c0 to %157 step %c1 {
+          scf.if %227 {
+            %235 = arith.cmpi sgt, %190, %c0 : index
+            scf.if %235 {
+              %239 = arith.muli %arg13, %190 : index
+              %240 = arith.muli %239, %c4 : index
+              %241 = arith.muli %228, %c4 : index
+              %242 = arith.subi %241, %c1 : index
+              %243 = arith.addi %240, %242 : index
+              %244 = arith.divsi %243, %241 : index
+              %245 = arith.maxsi %244, %c0 : index
+              %246 = arith.minsi %245, %190 : index
+              %247 = arith.addi %arg13, %c1 : index
+              %248 = arith.muli %247, %190 : index
+              %249 = arith.muli %248, %c4 : index
+              %250 = arith.addi %249, %242 : index
+              %251 = arith.divsi %250, %241 : index
+              %252 = arith.maxsi %251, %c0 : index
+              %253 = arith.minsi %252, %190 : index
+              scf.for %arg14 = %246 to %253 step %c1 {
+                %254 = arith.index_cast %arg14 : index to i64
+                %255 = arith.addi %183, %254 : i64
+                %256 = arith.muli %255, %c16_i64 : i64
+                %257 = arith.maxsi %256, %118 : i64
+                %258 = arith.addi %256, %c16_i64 : i64
+                %259 = arith.minsi %258, %121 : i64
+                %260 = arith.subi %259, %257 : i64
+                %261 = arith.subi %257, %118 : i64
+                %262 = arith.muli %261, %181 : i64
+                %263 = arith.addi %180, %262 : i64
+                %264 = arith.muli %255, %c32_i64 : i64
+                %265 = arith.addi %264, %176 : i64
+                %266 = arith.subi %257, %256 : i64
+                %267 = arith.addi %265, %266 : i64
+                %268 = arith.minsi %177, %c64_i64 : i64
+                "instgem.mvin"(%263, %267, %268, %260) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %236 = arith.cmpi sgt, %196, %c0 : index
+            scf.if %236 {
+              %239 = arith.muli %arg13, %196 : index
+              %240 = arith.muli %239, %c4 : index
+              %241 = arith.subi %240, %228 : index
+              %242 = arith.muli %228, %c4 : index
+              %243 = arith.subi %242, %c1 : index
+              %244 = arith.addi %241, %243 : index
+              %245 = arith.divsi %244, %242 : index
+              %246 = arith.maxsi %245, %c0 : index
+              %247 = arith.minsi %246, %196 : index
+              %248 = arith.addi %arg13, %c1 : index
+              %249 = arith.muli %248, %196 : index
+              %250 = arith.muli %249, %c4 : index
+              %251 = arith.subi %250, %228 : index
+              %252 = arith.addi %251, %243 : index
+              %253 = arith.divsi %252, %242 : index
+              %254 = arith.maxsi %253, %c0 : index
+              %255 = arith.minsi %254, %196 : index
+              scf.for %arg14 = %247 to %255 step %c1 {
+                %256 = arith.index_cast %arg14 : index to i64
+                %257 = arith.muli %256, %c16_i64 : i64
+                %258 = arith.maxsi %257, %c0_i64_3 : i64
+                %259 = arith.addi %257, %c16_i64 : i64
+                %260 = arith.minsi %259, %118 : i64
+                %261 = arith.subi %260, %258 : i64
+                %262 = arith.muli %256, %c32_i64 : i64
+                %263 = arith.addi %262, %176 : i64
+                %264 = arith.subi %258, %257 : i64
+                %265 = arith.addi %263, %264 : i64
+                %266 = arith.minsi %177, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %265, %266, %261) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %237 = arith.cmpi sgt, %220, %c0 : index
+            scf.if %237 {
+              %239 = arith.muli %arg13, %220 : index
+              %240 = arith.muli %239, %c4 : index
+              %241 = arith.muli %228, %c2 : index
+              %242 = arith.subi %240, %241 : index
+              %243 = arith.muli %228, %c4 : index
+              %244 = arith.subi %243, %c1 : index
+              %245 = arith.addi %242, %244 : index
+              %246 = arith.divsi %245, %243 : index
+              %247 = arith.maxsi %246, %c0 : index
+              %248 = arith.minsi %247, %220 : index
+              %249 = arith.addi %arg13, %c1 : index
+              %250 = arith.muli %249, %220 : index
+              %251 = arith.muli %250, %c4 : index
+              %252 = arith.subi %251, %241 : index
+              %253 = arith.addi %252, %244 : index
+              %254 = arith.divsi %253, %243 : index
+              %255 = arith.maxsi %254, %c0 : index
+              %256 = arith.minsi %255, %220 : index
+              scf.for %arg14 = %248 to %256 step %c1 {
+                %257 = arith.index_cast %arg14 : index to i64
+                %258 = arith.addi %212, %257 : i64
+                %259 = arith.muli %258, %c16_i64 : i64
+                %260 = arith.maxsi %259, %205 : i64
+                %261 = arith.addi %259, %c16_i64 : i64
+                %262 = arith.minsi %261, %213 : i64
+                %263 = arith.subi %262, %260 : i64
+                %264 = arith.subi %260, %205 : i64
+                %265 = arith.muli %264, %210 : i64
+                %266 = arith.addi %209, %265 : i64
+                %267 = arith.muli %258, %c32_i64 : i64
+                %268 = arith.addi %267, %204 : i64
+                %269 = arith.subi %260, %259 : i64
+                %270 = arith.addi %268, %269 : i64
+                %271 = arith.minsi %140, %c64_i64 : i64
+                "instgem.mvin2"(%266, %270, %271, %263) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %238 = arith.cmpi sgt, %226, %c0 : index
+            scf.if %238 {
+              %239 = arith.muli %arg13, %226 : index
+              %240 = arith.muli %239, %c4 : index
+              %241 = arith.muli %228, %c3 : index
+              %242 = arith.subi %240, %241 : index
+              %243 = arith.muli %228, %c4 : index
+              %244 = arith.subi %243, %c1 : index
+              %245 = arith.addi %242, %244 : index
+              %246 = arith.divsi %245, %243 : index
+              %247 = arith.maxsi %246, %c0 : index
+              %248 = arith.minsi %247, %226 : index
+              %249 = arith.addi %arg13, %c1 : index
+              %250 = arith.muli %249, %226 : index
+              %251 = arith.muli %250, %c4 : index
+              %252 = arith.subi %251, %241 : index
+              %253 = arith.addi %252, %244 : index
+              %254 = arith.divsi %253, %243 : index
+              %255 = arith.maxsi %254, %c0 : index
+              %256 = arith.minsi %255, %226 : index
+              scf.for %arg14 = %248 to %256 step %c1 {
+                %257 = arith.index_cast %arg14 : index to i64
+                %258 = arith.muli %257, %c16_i64 : i64
+                %259 = arith.maxsi %258, %c0_i64_3 : i64
+                %260 = arith.addi %258, %c16_i64 : i64
+                %261 = arith.minsi %260, %205 : i64
+                %262 = arith.subi %261, %259 : i64
+                %263 = arith.muli %257, %c32_i64 : i64
+                %264 = arith.addi %263, %204 : i64
+                %265 = arith.subi %259, %258 : i64
+                %266 = arith.addi %264, %265 : i64
+                %267 = arith.minsi %140, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %266, %267, %262) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          %245 = arith.index_cast %147 : i64 to index
-          scf.for %arg15 = %244 to %245 step %c1 {
-            %246 = arith.index_cast %arg15 : index to i64
-            %247 = arith.muli %246, %c16_i64 : i64
-            %248 = arith.subi %140, %247 : i64
-            %249 = arith.minsi %248, %c16_i64 : i64
-            %250 = arith.muli %246, %c32_i64 : i64
-            %251 = arith.addi %250, %227 : i64
-            %252 = arith.ori %251, %232 : i64
-            %253 = arith.select %231, %c16_i64, %249 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %235, %253) : (i64, i64, i64, i64, i64, i64) -> ()
-            %254 = arith.addi %250, %239 : i64
-            %255 = arith.addi %254, %114 : i64
-            "instgem.compute_accumulated"(%255, %c16_i64, %249, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %229 = arith.index_cast %arg13 : index to i64
+          %230 = arith.muli %229, %c16_i64 : i64
+          %231 = arith.subi %149, %230 : i64
+          %232 = arith.minsi %231, %c16_i64 : i64
+          %233 = arith.index_cast %160 : i64 to index
+          scf.for %arg14 = %c0 to %233 step %c1 {
+            %235 = arith.index_cast %arg14 : index to i64
+            %236 = arith.ori %230, %c3221225472_i64 : i64
+            %237 = arith.muli %235, %c32_i64 : i64
+            %238 = arith.addi %237, %230 : i64
+            %239 = arith.addi %238, %137 : i64
+            "instgem.preload"(%239, %232, %c16_i64, %236, %232, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+            %240 = arith.muli %235, %c16_i64 : i64
+            %241 = arith.addi %240, %117 : i64
+            "instgem.compute_preloaded"(%241, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %242 = arith.index_cast %163 : i64 to index
+            scf.for %arg15 = %c1 to %242 step %c1 {
+              %244 = arith.index_cast %arg15 : index to i64
+              %245 = arith.muli %244, %c32_i64 : i64
+              %246 = arith.addi %245, %230 : i64
+              %247 = arith.ori %246, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %248 = arith.addi %245, %240 : i64
+              %249 = arith.addi %248, %117 : i64
+              "instgem.compute_accumulated"(%249, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %243 = arith.index_cast %150 : i64 to index
+            scf.for %arg15 = %242 to %243 step %c1 {
+              %244 = arith.index_cast %arg15 : index to i64
+              %245 = arith.muli %244, %c16_i64 : i64
+              %246 = arith.subi %143, %245 : i64
+              %247 = arith.minsi %246, %c16_i64 : i64
+              %248 = arith.muli %244, %c32_i64 : i64
+              %249 = arith.addi %248, %230 : i64
+              %250 = arith.ori %249, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %250, %232, %247) : (i64, i64, i64, i64, i64, i64) -> ()
+              %251 = arith.addi %248, %240 : i64
+              %252 = arith.addi %251, %117 : i64
+              "instgem.compute_accumulated"(%252, %c16_i64, %247, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-        }
-        %224 = arith.index_cast %150 : i64 to index
-        scf.for %arg14 = %223 to %224 step %c1 {
-          %225 = arith.index_cast %arg14 : index to i64
-          %226 = arith.muli %225, %c16_i64 : i64
-          %227 = arith.subi %142, %226 : i64
-          %228 = arith.minsi %227, %c16_i64 : i64
-          %229 = arith.subi %144, %226 : i64
-          %230 = arith.minsi %229, %c16_i64 : i64
-          %231 = arith.minsi %140, %c16_i64 : i64
-          %232 = arith.muli %219, %c16_i64 : i64
-          %233 = arith.subi %146, %232 : i64
-          %234 = arith.minsi %233, %c16_i64 : i64
-          %235 = arith.cmpi eq, %225, %c0_i64_3 : i64
-          %236 = arith.andi %151, %235 : i1
-          %237 = arith.select %236, %c2147483648_i64, %c3221225472_i64 : i64
-          %238 = arith.ori %232, %237 : i64
-          %239 = arith.select %236, %c16_i64, %231 : i64
-          %240 = arith.select %236, %c16_i64, %234 : i64
-          %241 = arith.muli %225, %c32_i64 : i64
-          %242 = arith.addi %241, %232 : i64
-          %243 = arith.addi %242, %134 : i64
-          "instgem.preload"(%243, %234, %230, %238, %240, %239) : (i64, i64, i64, i64, i64, i64) -> ()
-          %244 = arith.addi %226, %114 : i64
-          "instgem.compute_preloaded"(%244, %228, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %245 = arith.divsi %140, %c16_i64 : i64
-          %246 = arith.minsi %147, %245 : i64
-          %247 = arith.maxsi %246, %c1_i64_2 : i64
-          %248 = arith.index_cast %247 : i64 to index
-          scf.for %arg15 = %c1 to %248 step %c1 {
-            %250 = arith.index_cast %arg15 : index to i64
-            %251 = arith.muli %250, %c32_i64 : i64
-            %252 = arith.addi %251, %232 : i64
-            %253 = arith.ori %252, %237 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %240, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %254 = arith.addi %251, %226 : i64
-            %255 = arith.addi %254, %114 : i64
-            "instgem.compute_accumulated"(%255, %228, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %234 = arith.index_cast %153 : i64 to index
+          scf.for %arg14 = %233 to %234 step %c1 {
+            %235 = arith.index_cast %arg14 : index to i64
+            %236 = arith.muli %235, %c16_i64 : i64
+            %237 = arith.subi %145, %236 : i64
+            %238 = arith.minsi %237, %c16_i64 : i64
+            %239 = arith.subi %147, %236 : i64
+            %240 = arith.minsi %239, %c16_i64 : i64
+            %241 = arith.ori %230, %c3221225472_i64 : i64
+            %242 = arith.muli %235, %c32_i64 : i64
+            %243 = arith.addi %242, %230 : i64
+            %244 = arith.addi %243, %137 : i64
+            "instgem.preload"(%244, %232, %240, %241, %232, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+            %245 = arith.addi %236, %117 : i64
+            "instgem.compute_preloaded"(%245, %238, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.index_cast %163 : i64 to index
+            scf.for %arg15 = %c1 to %246 step %c1 {
+              %248 = arith.index_cast %arg15 : index to i64
+              %249 = arith.muli %248, %c32_i64 : i64
+              %250 = arith.addi %249, %230 : i64
+              %251 = arith.ori %250, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.addi %249, %236 : i64
+              %253 = arith.addi %252, %117 : i64
+              "instgem.compute_accumulated"(%253, %238, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %247 = arith.index_cast %150 : i64 to index
+            scf.for %arg15 = %246 to %247 step %c1 {
+              %248 = arith.index_cast %arg15 : index to i64
+              %249 = arith.muli %248, %c16_i64 : i64
+              %250 = arith.subi %143, %249 : i64
+              %251 = arith.minsi %250, %c16_i64 : i64
+              %252 = arith.muli %248, %c32_i64 : i64
+              %253 = arith.addi %252, %230 : i64
+              %254 = arith.ori %253, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %232, %251) : (i64, i64, i64, i64, i64, i64) -> ()
+              %255 = arith.addi %252, %236 : i64
+              %256 = arith.addi %255, %117 : i64
+              "instgem.compute_accumulated"(%256, %238, %251, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-          %249 = arith.index_cast %147 : i64 to index
-          scf.for %arg15 = %248 to %249 step %c1 {
-            %250 = arith.index_cast %arg15 : index to i64
-            %251 = arith.muli %250, %c16_i64 : i64
-            %252 = arith.subi %140, %251 : i64
-            %253 = arith.minsi %252, %c16_i64 : i64
-            %254 = arith.muli %250, %c32_i64 : i64
-            %255 = arith.addi %254, %232 : i64
-            %256 = arith.ori %255, %237 : i64
-            %257 = arith.select %236, %c16_i64, %253 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %240, %257) : (i64, i64, i64, i64, i64, i64) -> ()
-            %258 = arith.addi %254, %226 : i64
-            %259 = arith.addi %258, %114 : i64
-            "instgem.compute_accumulated"(%259, %228, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      scf.if %217 {
-        %219 = arith.muli %154, %180 : index
-        %220 = arith.muli %219, %c4 : index
-        %221 = arith.muli %218, %c4 : index
-        %222 = arith.subi %221, %c1 : index
-        %223 = arith.addi %220, %222 : index
-        %224 = arith.divsi %223, %221 : index
-        %225 = arith.maxsi %224, %c0 : index
-        %226 = arith.minsi %225, %180 : index
-        scf.for %arg13 = %226 to %180 step %c1 {
-          %250 = arith.index_cast %arg13 : index to i64
-          %251 = arith.divsi %250, %172 : i64
-          %252 = arith.addi %173, %251 : i64
-          %253 = arith.remsi %250, %172 : i64
-          %254 = arith.muli %252, %c16_i64 : i64
-          %255 = arith.maxsi %254, %115 : i64
-          %256 = arith.addi %254, %c16_i64 : i64
-          %257 = arith.minsi %256, %118 : i64
-          %258 = arith.subi %257, %255 : i64
-          %259 = arith.subi %255, %115 : i64
-          %260 = arith.muli %259, %171 : i64
-          %261 = arith.addi %170, %260 : i64
-          %262 = arith.muli %253, %c64_i64 : i64
-          %263 = arith.addi %261, %262 : i64
-          %264 = arith.muli %252, %c32_i64 : i64
-          %265 = arith.addi %264, %262 : i64
-          %266 = arith.addi %265, %166 : i64
-          %267 = arith.subi %255, %254 : i64
-          %268 = arith.addi %266, %267 : i64
-          %269 = arith.subi %167, %262 : i64
-          %270 = arith.minsi %269, %c64_i64 : i64
-          "instgem.mvin"(%263, %268, %270, %258) : (i64, i64, i64, i64) -> ()
+        } {gemmini.compute_nest}
+      }
+      scf.if %227 {
+        %229 = arith.muli %157, %190 : index
+        %230 = arith.muli %229, %c4 : index
+        %231 = arith.muli %228, %c4 : index
+        %232 = arith.subi %231, %c1 : index
+        %233 = arith.addi %230, %232 : index
+        %234 = arith.divsi %233, %231 : index
+        %235 = arith.maxsi %234, %c0 : index
+        %236 = arith.minsi %235, %190 : index
+        scf.for %arg13 = %236 to %190 step %c1 {
+          %260 = arith.index_cast %arg13 : index to i64
+          %261 = arith.addi %183, %260 : i64
+          %262 = arith.muli %261, %c16_i64 : i64
+          %263 = arith.maxsi %262, %118 : i64
+          %264 = arith.addi %262, %c16_i64 : i64
+          %265 = arith.minsi %264, %121 : i64
+          %266 = arith.subi %265, %263 : i64
+          %267 = arith.subi %263, %118 : i64
+          %268 = arith.muli %267, %181 : i64
+          %269 = arith.addi %180, %268 : i64
+          %270 = arith.muli %261, %c32_i64 : i64
+          %271 = arith.addi %270, %176 : i64
+          %272 = arith.subi %263, %262 : i64
+          %273 = arith.addi %271, %272 : i64
+          %274 = arith.minsi %177, %c64_i64 : i64
+          "instgem.mvin"(%269, %273, %274, %266) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %227 = arith.muli %154, %186 : index
-        %228 = arith.muli %227, %c4 : index
-        %229 = arith.subi %228, %218 : index
-        %230 = arith.addi %229, %222 : index
-        %231 = arith.divsi %230, %221 : index
-        %232 = arith.maxsi %231, %c0 : index
-        %233 = arith.minsi %232, %186 : index
-        scf.for %arg13 = %233 to %186 step %c1 {
-          %250 = arith.index_cast %arg13 : index to i64
-          %251 = arith.divsi %250, %172 : i64
-          %252 = arith.remsi %250, %172 : i64
-          %253 = arith.muli %251, %c16_i64 : i64
-          %254 = arith.maxsi %253, %c0_i64_3 : i64
-          %255 = arith.addi %253, %c16_i64 : i64
-          %256 = arith.minsi %255, %115 : i64
-          %257 = arith.subi %256, %254 : i64
-          %258 = arith.muli %251, %c32_i64 : i64
-          %259 = arith.muli %252, %c64_i64 : i64
-          %260 = arith.addi %258, %259 : i64
-          %261 = arith.addi %260, %166 : i64
-          %262 = arith.subi %254, %253 : i64
-          %263 = arith.addi %261, %262 : i64
-          %264 = arith.subi %167, %259 : i64
-          %265 = arith.minsi %264, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %263, %265, %257) : (i64, i64, i64, i64) -> ()
+        %237 = arith.muli %157, %196 : index
+        %238 = arith.muli %237, %c4 : index
+        %239 = arith.subi %238, %228 : index
+        %240 = arith.addi %239, %232 : index
+        %241 = arith.divsi %240, %231 : index
+        %242 = arith.maxsi %241, %c0 : index
+        %243 = arith.minsi %242, %196 : index
+        scf.for %arg13 = %243 to %196 step %c1 {
+          %260 = arith.index_cast %arg13 : index to i64
+          %261 = arith.muli %260, %c16_i64 : i64
+          %262 = arith.maxsi %261, %c0_i64_3 : i64
+          %263 = arith.addi %261, %c16_i64 : i64
+          %264 = arith.minsi %263, %118 : i64
+          %265 = arith.subi %264, %262 : i64
+          %266 = arith.muli %260, %c32_i64 : i64
+          %267 = arith.addi %266, %176 : i64
+          %268 = arith.subi %262, %261 : i64
+          %269 = arith.addi %267, %268 : i64
+          %270 = arith.minsi %177, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %269, %270, %265) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %234 = arith.muli %154, %210 : index
-        %235 = arith.muli %234, %c4 : index
-        %236 = arith.muli %218, %c2 : index
-        %237 = arith.subi %235, %236 : index
-        %238 = arith.addi %237, %222 : index
-        %239 = arith.divsi %238, %221 : index
-        %240 = arith.maxsi %239, %c0 : index
-        %241 = arith.minsi %240, %210 : index
-        scf.for %arg13 = %241 to %210 step %c1 {
-          %250 = arith.index_cast %arg13 : index to i64
-          %251 = arith.divsi %250, %201 : i64
-          %252 = arith.addi %202, %251 : i64
-          %253 = arith.remsi %250, %201 : i64
-          %254 = arith.muli %252, %c16_i64 : i64
-          %255 = arith.maxsi %254, %195 : i64
-          %256 = arith.addi %254, %c16_i64 : i64
-          %257 = arith.minsi %256, %203 : i64
-          %258 = arith.subi %257, %255 : i64
-          %259 = arith.subi %255, %195 : i64
-          %260 = arith.muli %259, %200 : i64
-          %261 = arith.addi %199, %260 : i64
-          %262 = arith.muli %253, %c64_i64 : i64
-          %263 = arith.addi %261, %262 : i64
-          %264 = arith.muli %252, %c32_i64 : i64
-          %265 = arith.addi %264, %262 : i64
-          %266 = arith.addi %265, %194 : i64
-          %267 = arith.subi %255, %254 : i64
-          %268 = arith.addi %266, %267 : i64
-          %269 = arith.subi %137, %262 : i64
-          %270 = arith.minsi %269, %c64_i64 : i64
-          "instgem.mvin2"(%263, %268, %270, %258) : (i64, i64, i64, i64) -> ()
+        %244 = arith.muli %157, %220 : index
+        %245 = arith.muli %244, %c4 : index
+        %246 = arith.muli %228, %c2 : index
+        %247 = arith.subi %245, %246 : index
+        %248 = arith.addi %247, %232 : index
+        %249 = arith.divsi %248, %231 : index
+        %250 = arith.maxsi %249, %c0 : index
+        %251 = arith.minsi %250, %220 : index
+        scf.for %arg13 = %251 to %220 step %c1 {
+          %260 = arith.index_cast %arg13 : index to i64
+          %261 = arith.addi %212, %260 : i64
+          %262 = arith.muli %261, %c16_i64 : i64
+          %263 = arith.maxsi %262, %205 : i64
+          %264 = arith.addi %262, %c16_i64 : i64
+          %265 = arith.minsi %264, %213 : i64
+          %266 = arith.subi %265, %263 : i64
+          %267 = arith.subi %263, %205 : i64
+          %268 = arith.muli %267, %210 : i64
+          %269 = arith.addi %209, %268 : i64
+          %270 = arith.muli %261, %c32_i64 : i64
+          %271 = arith.addi %270, %204 : i64
+          %272 = arith.subi %263, %262 : i64
+          %273 = arith.addi %271, %272 : i64
+          %274 = arith.minsi %140, %c64_i64 : i64
+          "instgem.mvin2"(%269, %273, %274, %266) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %242 = arith.muli %154, %216 : index
-        %243 = arith.muli %242, %c4 : index
-        %244 = arith.muli %218, %c3 : index
-        %245 = arith.subi %243, %244 : index
-        %246 = arith.addi %245, %222 : index
-        %247 = arith.divsi %246, %221 : index
-        %248 = arith.maxsi %247, %c0 : index
-        %249 = arith.minsi %248, %216 : index
-        scf.for %arg13 = %249 to %216 step %c1 {
-          %250 = arith.index_cast %arg13 : index to i64
-          %251 = arith.divsi %250, %201 : i64
-          %252 = arith.remsi %250, %201 : i64
-          %253 = arith.muli %251, %c16_i64 : i64
-          %254 = arith.maxsi %253, %c0_i64_3 : i64
-          %255 = arith.addi %253, %c16_i64 : i64
-          %256 = arith.minsi %255, %195 : i64
-          %257 = arith.subi %256, %254 : i64
-          %258 = arith.muli %251, %c32_i64 : i64
-          %259 = arith.muli %252, %c64_i64 : i64
-          %260 = arith.addi %258, %259 : i64
-          %261 = arith.addi %260, %194 : i64
-          %262 = arith.subi %254, %253 : i64
-          %263 = arith.addi %261, %262 : i64
-          %264 = arith.subi %137, %259 : i64
-          %265 = arith.minsi %264, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %263, %265, %257) : (i64, i64, i64, i64) -> ()
+        %252 = arith.muli %157, %226 : index
+        %253 = arith.muli %252, %c4 : index
+        %254 = arith.muli %228, %c3 : index
+        %255 = arith.subi %253, %254 : index
+        %256 = arith.addi %255, %232 : index
+        %257 = arith.divsi %256, %231 : index
+        %258 = arith.maxsi %257, %c0 : index
+        %259 = arith.minsi %258, %226 : index
+        scf.for %arg13 = %259 to %226 step %c1 {
+          %260 = arith.index_cast %arg13 : index to i64
+          %261 = arith.muli %260, %c16_i64 : i64
+          %262 = arith.maxsi %261, %c0_i64_3 : i64
+          %263 = arith.addi %261, %c16_i64 : i64
+          %264 = arith.minsi %263, %205 : i64
+          %265 = arith.subi %264, %262 : i64
+          %266 = arith.muli %260, %c32_i64 : i64
+          %267 = arith.addi %266, %204 : i64
+          %268 = arith.subi %262, %261 : i64
+          %269 = arith.addi %267, %268 : i64
+          %270 = arith.minsi %140, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %269, %270, %265) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.if %151 {
-        scf.for %arg13 = %c0 to %c4 step %c1 {
-          %219 = arith.index_cast %arg13 : index to i64
-          %220 = arith.remsi %219, %c2_i64_1 : i64
-          %221 = arith.divsi %219, %c2_i64_1 : i64
-          %222 = arith.muli %221, %c16_i64 : i64
-          %223 = arith.subi %c32_i64, %222 : i64
-          %224 = arith.minsi %223, %c16_i64 : i64
-          %225 = arith.muli %220, %c32_i64 : i64
-          %226 = arith.addi %225, %222 : i64
-          %227 = arith.ori %226, %c2147483648_i64 : i64
-          %228 = arith.cmpi eq, %150, %c0_i64_3 : i64
-          %229 = arith.cmpi sge, %220, %147 : i64
-          %230 = arith.cmpi sge, %221, %153 : i64
-          %231 = arith.ori %228, %229 : i1
-          %232 = arith.ori %231, %230 : i1
-          scf.if %232 {
-            "instgem.mvin"(%c0_i64_3, %227, %224, %c16_i64) : (i64, i64, i64, i64) -> ()
-          }
-        }
-      }
-      scf.yield %104, %121 : index, index
+      scf.yield %107, %124 : index, index
     }
     %17 = arith.muli %11, %c32 : index
     %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %93 = arith.index_cast %arg10 : index to i64
-      %94 = arith.remsi %93, %c2_i64_1 : i64
-      %95 = arith.divsi %93, %c2_i64_1 : i64
-      %96 = arith.muli %95, %c16_i64 : i64
-      %97 = arith.subi %c32_i64, %96 : i64
-      %98 = arith.minsi %97, %c16_i64 : i64
-      %99 = arith.muli %94, %c32_i64 : i64
-      %100 = arith.addi %99, %96 : i64
-      %101 = arith.addi %100, %c64_i64 : i64
-      %102 = arith.ori %101, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %102, %98, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %96 = arith.index_cast %arg10 : index to i64
+      %97 = arith.remsi %96, %c2_i64_1 : i64
+      %98 = arith.divsi %96, %c2_i64_1 : i64
+      %99 = arith.muli %98, %c16_i64 : i64
+      %100 = arith.subi %c32_i64, %99 : i64
+      %101 = arith.minsi %100, %c16_i64 : i64
+      %102 = arith.muli %97, %c32_i64 : i64
+      %103 = arith.addi %102, %99 : i64
+      %104 = arith.addi %103, %c64_i64 : i64
+      %105 = arith.ori %104, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %105, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %18 = arith.minsi %arg6, %c0 : index
     %19 = arith.minsi %arg6, %c32 : index
@@ -998,7 +1153,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c59_i64, %c22_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%18, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %33 = arith.index_cast %21 : index to i64
@@ -1022,28 +1177,22 @@ module {
     %48 = arith.muli %47, %41 : i64
     %49 = arith.index_cast %48 : i64 to index
     scf.for %arg10 = %c0 to %49 step %c1 {
-      %93 = arith.index_cast %arg10 : index to i64
-      %94 = arith.divsi %93, %41 : i64
-      %95 = arith.addi %42, %94 : i64
-      %96 = arith.remsi %93, %41 : i64
-      %97 = arith.muli %95, %c16_i64 : i64
-      %98 = arith.maxsi %97, %33 : i64
-      %99 = arith.addi %97, %c16_i64 : i64
-      %100 = arith.minsi %99, %36 : i64
-      %101 = arith.subi %100, %98 : i64
-      %102 = arith.subi %98, %33 : i64
-      %103 = arith.muli %102, %40 : i64
-      %104 = arith.addi %39, %103 : i64
-      %105 = arith.muli %96, %c64_i64 : i64
-      %106 = arith.addi %104, %105 : i64
-      %107 = arith.muli %95, %c32_i64 : i64
-      %108 = arith.addi %107, %105 : i64
-      %109 = arith.addi %108, %c256_i64 : i64
-      %110 = arith.subi %98, %97 : i64
-      %111 = arith.addi %109, %110 : i64
-      %112 = arith.subi %35, %105 : i64
-      %113 = arith.minsi %112, %c64_i64 : i64
-      "instgem.mvin"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
+      %96 = arith.index_cast %arg10 : index to i64
+      %97 = arith.addi %42, %96 : i64
+      %98 = arith.muli %97, %c16_i64 : i64
+      %99 = arith.maxsi %98, %33 : i64
+      %100 = arith.addi %98, %c16_i64 : i64
+      %101 = arith.minsi %100, %36 : i64
+      %102 = arith.subi %101, %99 : i64
+      %103 = arith.subi %99, %33 : i64
+      %104 = arith.muli %103, %40 : i64
+      %105 = arith.addi %39, %104 : i64
+      %106 = arith.muli %97, %c32_i64 : i64
+      %107 = arith.addi %106, %c256_i64 : i64
+      %108 = arith.subi %99, %98 : i64
+      %109 = arith.addi %107, %108 : i64
+      %110 = arith.minsi %35, %c64_i64 : i64
+      "instgem.mvin"(%105, %109, %110, %102) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %50 = arith.ceildivsi %33, %c16_i64 : i64
     %51 = arith.cmpi sgt, %33, %c0_i64_3 : i64
@@ -1052,23 +1201,18 @@ module {
     %54 = arith.muli %53, %41 : i64
     %55 = arith.index_cast %54 : i64 to index
     scf.for %arg10 = %c0 to %55 step %c1 {
-      %93 = arith.index_cast %arg10 : index to i64
-      %94 = arith.divsi %93, %41 : i64
-      %95 = arith.remsi %93, %41 : i64
-      %96 = arith.muli %94, %c16_i64 : i64
-      %97 = arith.maxsi %96, %c0_i64_3 : i64
-      %98 = arith.addi %96, %c16_i64 : i64
-      %99 = arith.minsi %98, %33 : i64
-      %100 = arith.subi %99, %97 : i64
-      %101 = arith.muli %94, %c32_i64 : i64
-      %102 = arith.muli %95, %c64_i64 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.addi %103, %c256_i64 : i64
-      %105 = arith.subi %97, %96 : i64
-      %106 = arith.addi %104, %105 : i64
-      %107 = arith.subi %35, %102 : i64
-      %108 = arith.minsi %107, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %106, %108, %100) : (i64, i64, i64, i64) -> ()
+      %96 = arith.index_cast %arg10 : index to i64
+      %97 = arith.muli %96, %c16_i64 : i64
+      %98 = arith.maxsi %97, %c0_i64_3 : i64
+      %99 = arith.addi %97, %c16_i64 : i64
+      %100 = arith.minsi %99, %33 : i64
+      %101 = arith.subi %100, %98 : i64
+      %102 = arith.muli %96, %c32_i64 : i64
+      %103 = arith.addi %102, %c256_i64 : i64
+      %104 = arith.subi %98, %97 : i64
+      %105 = arith.addi %103, %104 : i64
+      %106 = arith.minsi %35, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %105, %106, %101) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %56 = arith.maxsi %36, %c0_i64_3 : i64
     %57 = arith.minsi %56, %c32_i64 : i64
@@ -1081,121 +1225,118 @@ module {
     %63 = arith.minsi %57, %c32_i64 : i64
     %64 = arith.ceildivsi %63, %c16_i64 : i64
     %65 = arith.index_cast %62 : i64 to index
+    %66 = arith.divsi %63, %c16_i64 : i64
+    %67 = arith.minsi %64, %66 : i64
+    %68 = arith.maxsi %67, %c0_i64_3 : i64
     scf.for %arg10 = %c0 to %65 step %c1 {
-      %93 = arith.index_cast %arg10 : index to i64
-      %94 = arith.divsi %63, %c16_i64 : i64
-      %95 = arith.minsi %64, %94 : i64
-      %96 = arith.maxsi %95, %c0_i64_3 : i64
-      %97 = arith.index_cast %96 : i64 to index
-      scf.for %arg11 = %c0 to %97 step %c1 {
-        %99 = arith.index_cast %arg11 : index to i64
-        %100 = arith.muli %93, %c16_i64 : i64
-        %101 = arith.subi %59, %100 : i64
-        %102 = arith.minsi %101, %c16_i64 : i64
-        %103 = arith.addi %100, %c64_i64 : i64
+      %96 = arith.index_cast %arg10 : index to i64
+      %97 = arith.muli %96, %c16_i64 : i64
+      %98 = arith.subi %59, %97 : i64
+      %99 = arith.minsi %98, %c16_i64 : i64
+      %100 = arith.index_cast %68 : i64 to index
+      scf.for %arg11 = %c0 to %100 step %c1 {
+        %102 = arith.index_cast %arg11 : index to i64
+        %103 = arith.addi %97, %c64_i64 : i64
         %104 = arith.ori %103, %c3221225472_i64 : i64
-        %105 = arith.muli %99, %c32_i64 : i64
-        %106 = arith.addi %105, %100 : i64
+        %105 = arith.muli %102, %c32_i64 : i64
+        %106 = arith.addi %105, %97 : i64
         %107 = arith.addi %106, %c256_i64 : i64
-        "instgem.preload"(%107, %102, %c16_i64, %104, %102, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %108 = arith.muli %99, %c16_i64 : i64
+        "instgem.preload"(%107, %99, %c16_i64, %104, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %108 = arith.muli %102, %c16_i64 : i64
         %109 = arith.ori %108, %c2147483648_i64 : i64
         "instgem.compute_preloaded"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %110 = arith.addi %100, %c96_i64 : i64
+        %110 = arith.addi %97, %c96_i64 : i64
         %111 = arith.ori %110, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %111, %102, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %111, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         %112 = arith.addi %108, %c32_i64 : i64
         %113 = arith.ori %112, %c2147483648_i64 : i64
         "instgem.compute_accumulated"(%113, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %98 = arith.index_cast %64 : i64 to index
-      scf.for %arg11 = %97 to %98 step %c1 {
-        %99 = arith.index_cast %arg11 : index to i64
-        %100 = arith.muli %99, %c16_i64 : i64
-        %101 = arith.subi %c32_i64, %100 : i64
-        %102 = arith.minsi %101, %c16_i64 : i64
-        %103 = arith.subi %57, %100 : i64
-        %104 = arith.minsi %103, %c16_i64 : i64
-        %105 = arith.muli %93, %c16_i64 : i64
-        %106 = arith.subi %59, %105 : i64
+      %101 = arith.index_cast %64 : i64 to index
+      scf.for %arg11 = %100 to %101 step %c1 {
+        %102 = arith.index_cast %arg11 : index to i64
+        %103 = arith.muli %102, %c16_i64 : i64
+        %104 = arith.subi %c32_i64, %103 : i64
+        %105 = arith.minsi %104, %c16_i64 : i64
+        %106 = arith.subi %57, %103 : i64
         %107 = arith.minsi %106, %c16_i64 : i64
-        %108 = arith.addi %105, %c64_i64 : i64
+        %108 = arith.addi %97, %c64_i64 : i64
         %109 = arith.ori %108, %c3221225472_i64 : i64
-        %110 = arith.muli %99, %c32_i64 : i64
-        %111 = arith.addi %110, %105 : i64
+        %110 = arith.muli %102, %c32_i64 : i64
+        %111 = arith.addi %110, %97 : i64
         %112 = arith.addi %111, %c256_i64 : i64
-        "instgem.preload"(%112, %107, %104, %109, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %113 = arith.ori %100, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%113, %102, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %114 = arith.addi %105, %c96_i64 : i64
+        "instgem.preload"(%112, %99, %107, %109, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %113 = arith.ori %103, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%113, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %114 = arith.addi %97, %c96_i64 : i64
         %115 = arith.ori %114, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %115, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %116 = arith.addi %100, %c32_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %115, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %116 = arith.addi %103, %c32_i64 : i64
         %117 = arith.ori %116, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%117, %102, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.compute_accumulated"(%117, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %66 = arith.maxsi %12, %c0 : index
-    %67 = arith.minsi %66, %arg4 : index
-    %68 = arith.addi %12, %c32 : index
-    %69 = arith.maxsi %68, %c0 : index
+    %69 = arith.maxsi %12, %c0 : index
     %70 = arith.minsi %69, %arg4 : index
-    %71 = arith.subi %67, %12 : index
+    %71 = arith.addi %12, %c32 : index
     %72 = arith.maxsi %71, %c0 : index
-    %73 = arith.minsi %72, %c32 : index
-    %74 = arith.subi %70, %67 : index
+    %73 = arith.minsi %72, %arg4 : index
+    %74 = arith.subi %70, %12 : index
+    %75 = arith.maxsi %74, %c0 : index
+    %76 = arith.minsi %75, %c32 : index
+    %77 = arith.subi %73, %70 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c62_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%67, %24] [%74, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %75 = arith.index_cast %73 : index to i64
-    %76 = arith.index_cast %74 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%70, %24] [%77, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %78 = arith.index_cast %76 : index to i64
+    %79 = arith.index_cast %77 : index to i64
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %77 = arith.index_cast %intptr_12 : index to i64
-    %78 = arith.index_cast %offset_9 : index to i64
-    %79 = arith.addi %77, %78 : i64
-    %80 = arith.index_cast %strides_11#0 : index to i64
-    %81 = arith.bitcast %arg9 : f32 to i32
-    %82 = arith.extui %81 : i32 to i64
+    %80 = arith.index_cast %intptr_12 : index to i64
+    %81 = arith.index_cast %offset_9 : index to i64
+    %82 = arith.addi %80, %81 : i64
+    %83 = arith.index_cast %strides_11#0 : index to i64
+    %84 = arith.bitcast %arg9 : f32 to i32
+    %85 = arith.extui %84 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %80, %82) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %83, %85) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %83 = arith.divsi %75, %c16_i64 : i64
-    %84 = arith.addi %75, %76 : i64
-    %85 = arith.ceildivsi %84, %c16_i64 : i64
-    %86 = arith.subi %85, %83 : i64
-    %87 = arith.cmpi sgt, %76, %c0_i64_3 : i64
-    %88 = arith.extui %87 : i1 to i64
-    %89 = arith.muli %86, %88 : i64
-    %90 = arith.ceildivsi %35, %c16_i64 : i64
-    %91 = arith.muli %89, %90 : i64
-    %92 = arith.index_cast %91 : i64 to index
-    scf.for %arg10 = %c0 to %92 step %c1 {
-      %93 = arith.index_cast %arg10 : index to i64
-      %94 = arith.remsi %93, %89 : i64
-      %95 = arith.divsi %93, %89 : i64
-      %96 = arith.addi %83, %94 : i64
-      %97 = arith.muli %96, %c16_i64 : i64
-      %98 = arith.maxsi %97, %75 : i64
-      %99 = arith.addi %97, %c16_i64 : i64
-      %100 = arith.minsi %99, %84 : i64
-      %101 = arith.subi %100, %98 : i64
-      %102 = arith.subi %98, %75 : i64
-      %103 = arith.muli %102, %80 : i64
-      %104 = arith.addi %79, %103 : i64
-      %105 = arith.muli %95, %c16_i64 : i64
-      %106 = arith.addi %104, %105 : i64
-      %107 = arith.muli %96, %c32_i64 : i64
-      %108 = arith.addi %107, %105 : i64
-      %109 = arith.addi %108, %c64_i64 : i64
-      %110 = arith.ori %109, %c2147483648_i64 : i64
-      %111 = arith.subi %98, %97 : i64
-      %112 = arith.addi %110, %111 : i64
-      %113 = arith.subi %35, %105 : i64
-      %114 = arith.minsi %113, %c16_i64 : i64
-      "instgem.mvout"(%106, %112, %114, %101) : (i64, i64, i64, i64) -> ()
+    %86 = arith.divsi %78, %c16_i64 : i64
+    %87 = arith.addi %78, %79 : i64
+    %88 = arith.ceildivsi %87, %c16_i64 : i64
+    %89 = arith.subi %88, %86 : i64
+    %90 = arith.cmpi sgt, %79, %c0_i64_3 : i64
+    %91 = arith.extui %90 : i1 to i64
+    %92 = arith.muli %89, %91 : i64
+    %93 = arith.ceildivsi %35, %c16_i64 : i64
+    %94 = arith.muli %92, %93 : i64
+    %95 = arith.index_cast %94 : i64 to index
+    scf.for %arg10 = %c0 to %95 step %c1 {
+      %96 = arith.index_cast %arg10 : index to i64
+      %97 = arith.remsi %96, %92 : i64
+      %98 = arith.divsi %96, %92 : i64
+      %99 = arith.addi %86, %97 : i64
+      %100 = arith.muli %99, %c16_i64 : i64
+      %101 = arith.maxsi %100, %78 : i64
+      %102 = arith.addi %100, %c16_i64 : i64
+      %103 = arith.minsi %102, %87 : i64
+      %104 = arith.subi %103, %101 : i64
+      %105 = arith.subi %101, %78 : i64
+      %106 = arith.muli %105, %83 : i64
+      %107 = arith.addi %82, %106 : i64
+      %108 = arith.muli %98, %c16_i64 : i64
+      %109 = arith.addi %107, %108 : i64
+      %110 = arith.muli %99, %c32_i64 : i64
+      %111 = arith.addi %110, %108 : i64
+      %112 = arith.addi %111, %c64_i64 : i64
+      %113 = arith.ori %112, %c2147483648_i64 : i64
+      %114 = arith.subi %101, %100 : i64
+      %115 = arith.addi %113, %114 : i64
+      %116 = arith.subi %35, %108 : i64
+      %117 = arith.minsi %116, %c16_i64 : i64
+      "instgem.mvout"(%109, %115, %117, %104) : (i64, i64, i64, i64) -> ()
     }
     return
   }

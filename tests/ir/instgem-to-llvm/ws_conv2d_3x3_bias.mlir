@@ -71,6 +71,18 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 
 module {
@@ -92,6 +104,7 @@ module {
     %7 = arith.andi %6, %5 : i1
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
@@ -356,27 +369,21 @@ module {
       %143 = arith.muli %142, %136 : i64
       %144 = arith.index_cast %143 : i64 to index
       scf.for %arg20 = %c0 to %144 step %c1 {
-        %189 = arith.index_cast %arg20 : index to i64
-        %190 = arith.divsi %189, %136 : i64
-        %191 = arith.addi %137, %190 : i64
-        %192 = arith.remsi %189, %136 : i64
-        %193 = arith.muli %191, %c16_i64 : i64
-        %194 = arith.maxsi %193, %128 : i64
-        %195 = arith.addi %193, %c16_i64 : i64
-        %196 = arith.minsi %195, %131 : i64
-        %197 = arith.subi %196, %194 : i64
-        %198 = arith.subi %194, %128 : i64
-        %199 = arith.muli %198, %135 : i64
-        %200 = arith.addi %134, %199 : i64
-        %201 = arith.muli %192, %c64_i64 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.muli %191, %c32_i64 : i64
-        %204 = arith.addi %203, %201 : i64
-        %205 = arith.subi %194, %193 : i64
-        %206 = arith.addi %204, %205 : i64
-        %207 = arith.subi %130, %201 : i64
-        %208 = arith.minsi %207, %c64_i64 : i64
-        "instgem.mvin"(%202, %206, %208, %197) : (i64, i64, i64, i64) -> ()
+        %196 = arith.index_cast %arg20 : index to i64
+        %197 = arith.addi %137, %196 : i64
+        %198 = arith.muli %197, %c16_i64 : i64
+        %199 = arith.maxsi %198, %128 : i64
+        %200 = arith.addi %198, %c16_i64 : i64
+        %201 = arith.minsi %200, %131 : i64
+        %202 = arith.subi %201, %199 : i64
+        %203 = arith.subi %199, %128 : i64
+        %204 = arith.muli %203, %135 : i64
+        %205 = arith.addi %134, %204 : i64
+        %206 = arith.muli %197, %c32_i64 : i64
+        %207 = arith.subi %199, %198 : i64
+        %208 = arith.addi %206, %207 : i64
+        %209 = arith.minsi %130, %c64_i64 : i64
+        "instgem.mvin"(%205, %208, %209, %202) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %145 = arith.ceildivsi %128, %c16_i64 : i64
       %146 = arith.cmpi sgt, %128, %c0_i64_3 : i64
@@ -385,22 +392,17 @@ module {
       %149 = arith.muli %148, %136 : i64
       %150 = arith.index_cast %149 : i64 to index
       scf.for %arg20 = %c0 to %150 step %c1 {
-        %189 = arith.index_cast %arg20 : index to i64
-        %190 = arith.divsi %189, %136 : i64
-        %191 = arith.remsi %189, %136 : i64
-        %192 = arith.muli %190, %c16_i64 : i64
-        %193 = arith.maxsi %192, %c0_i64_3 : i64
-        %194 = arith.addi %192, %c16_i64 : i64
-        %195 = arith.minsi %194, %128 : i64
-        %196 = arith.subi %195, %193 : i64
-        %197 = arith.muli %190, %c32_i64 : i64
-        %198 = arith.muli %191, %c64_i64 : i64
-        %199 = arith.addi %197, %198 : i64
-        %200 = arith.subi %193, %192 : i64
-        %201 = arith.addi %199, %200 : i64
-        %202 = arith.subi %130, %198 : i64
-        %203 = arith.minsi %202, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %201, %203, %196) : (i64, i64, i64, i64) -> ()
+        %196 = arith.index_cast %arg20 : index to i64
+        %197 = arith.muli %196, %c16_i64 : i64
+        %198 = arith.maxsi %197, %c0_i64_3 : i64
+        %199 = arith.addi %197, %c16_i64 : i64
+        %200 = arith.minsi %199, %128 : i64
+        %201 = arith.subi %200, %198 : i64
+        %202 = arith.muli %196, %c32_i64 : i64
+        %203 = arith.subi %198, %197 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.minsi %130, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %204, %205, %201) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %48 {
         func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
@@ -425,28 +427,22 @@ module {
       %164 = arith.muli %163, %157 : i64
       %165 = arith.index_cast %164 : i64 to index
       scf.for %arg20 = %c0 to %165 step %c1 {
-        %189 = arith.index_cast %arg20 : index to i64
-        %190 = arith.divsi %189, %157 : i64
-        %191 = arith.addi %158, %190 : i64
-        %192 = arith.remsi %189, %157 : i64
-        %193 = arith.muli %191, %c16_i64 : i64
-        %194 = arith.maxsi %193, %151 : i64
-        %195 = arith.addi %193, %c16_i64 : i64
-        %196 = arith.minsi %195, %152 : i64
-        %197 = arith.subi %196, %194 : i64
-        %198 = arith.subi %194, %151 : i64
-        %199 = arith.muli %198, %156 : i64
-        %200 = arith.addi %155, %199 : i64
-        %201 = arith.muli %192, %c64_i64 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.muli %191, %c32_i64 : i64
-        %204 = arith.addi %203, %201 : i64
-        %205 = arith.addi %204, %c32_i64 : i64
-        %206 = arith.subi %194, %193 : i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.subi %51, %201 : i64
-        %209 = arith.minsi %208, %c64_i64 : i64
-        "instgem.mvin"(%202, %207, %209, %197) : (i64, i64, i64, i64) -> ()
+        %196 = arith.index_cast %arg20 : index to i64
+        %197 = arith.addi %158, %196 : i64
+        %198 = arith.muli %197, %c16_i64 : i64
+        %199 = arith.maxsi %198, %151 : i64
+        %200 = arith.addi %198, %c16_i64 : i64
+        %201 = arith.minsi %200, %152 : i64
+        %202 = arith.subi %201, %199 : i64
+        %203 = arith.subi %199, %151 : i64
+        %204 = arith.muli %203, %156 : i64
+        %205 = arith.addi %155, %204 : i64
+        %206 = arith.muli %197, %c32_i64 : i64
+        %207 = arith.addi %206, %c32_i64 : i64
+        %208 = arith.subi %199, %198 : i64
+        %209 = arith.addi %207, %208 : i64
+        %210 = arith.minsi %51, %c64_i64 : i64
+        "instgem.mvin"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %166 = arith.ceildivsi %151, %c16_i64 : i64
       %167 = arith.cmpi sgt, %151, %c0_i64_3 : i64
@@ -455,23 +451,18 @@ module {
       %170 = arith.muli %169, %157 : i64
       %171 = arith.index_cast %170 : i64 to index
       scf.for %arg20 = %c0 to %171 step %c1 {
-        %189 = arith.index_cast %arg20 : index to i64
-        %190 = arith.divsi %189, %157 : i64
-        %191 = arith.remsi %189, %157 : i64
-        %192 = arith.muli %190, %c16_i64 : i64
-        %193 = arith.maxsi %192, %c0_i64_3 : i64
-        %194 = arith.addi %192, %c16_i64 : i64
-        %195 = arith.minsi %194, %151 : i64
-        %196 = arith.subi %195, %193 : i64
-        %197 = arith.muli %190, %c32_i64 : i64
-        %198 = arith.muli %191, %c64_i64 : i64
-        %199 = arith.addi %197, %198 : i64
-        %200 = arith.addi %199, %c32_i64 : i64
-        %201 = arith.subi %193, %192 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.subi %51, %198 : i64
-        %204 = arith.minsi %203, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %202, %204, %196) : (i64, i64, i64, i64) -> ()
+        %196 = arith.index_cast %arg20 : index to i64
+        %197 = arith.muli %196, %c16_i64 : i64
+        %198 = arith.maxsi %197, %c0_i64_3 : i64
+        %199 = arith.addi %197, %c16_i64 : i64
+        %200 = arith.minsi %199, %151 : i64
+        %201 = arith.subi %200, %198 : i64
+        %202 = arith.muli %196, %c32_i64 : i64
+        %203 = arith.addi %202, %c32_i64 : i64
+        %204 = arith.subi %198, %197 : i64
+        %205 = arith.addi %203, %204 : i64
+        %206 = arith.minsi %51, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %205, %206, %201) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %172 = arith.maxsi %131, %c0_i64_3 : i64
       %173 = arith.minsi %172, %c16_i64 : i64
@@ -490,411 +481,481 @@ module {
       %186 = arith.cmpi sgt, %180, %c0_i64_3 : i64
       %187 = arith.select %186, %181, %c0_i64_3 : i64
       %188 = arith.index_cast %187 : i64 to index
-      scf.for %arg20 = %c0 to %188 step %c1 {
-        %189 = arith.index_cast %arg20 : index to i64
-        %190 = arith.subi %189, %c1_i64_2 : i64
-        %191 = arith.cmpi sge, %190, %c0_i64_3 : i64
-        %192 = arith.cmpi slt, %190, %56 : i64
-        %193 = arith.andi %191, %192 : i1
-        %194 = arith.andi %185, %193 : i1
-        %195 = arith.maxsi %183, %c1_i64_2 : i64
-        %196 = arith.ceildivsi %63, %195 : i64
-        %197 = arith.subi %187, %c1_i64_2 : i64
-        %198 = arith.cmpi eq, %189, %197 : i64
-        %199 = arith.cmpi slt, %189, %56 : i64
-        %200 = arith.andi %198, %199 : i1
-        %201 = arith.andi %185, %200 : i1
-        %202 = arith.divsi %182, %c16_i64 : i64
-        %203 = arith.minsi %183, %202 : i64
-        %204 = arith.maxsi %203, %c0_i64_3 : i64
-        %205 = arith.index_cast %204 : i64 to index
-        scf.for %arg21 = %c0 to %205 step %c1 {
-          %212 = arith.index_cast %arg21 : index to i64
-          %213 = arith.muli %212, %196 : i64
-          %214 = arith.minsi %213, %63 : i64
-          scf.if %194 {
-            %227 = arith.addi %214, %196 : i64
-            %228 = arith.minsi %227, %63 : i64
-            %229 = arith.index_cast %214 : i64 to index
-            %230 = arith.index_cast %228 : i64 to index
-            scf.for %arg22 = %229 to %230 step %c1 {
-              %231 = arith.index_cast %arg22 : index to i64
-              %232 = arith.addi %57, %231 : i64
-              %233 = arith.muli %232, %c16_i64 : i64
-              %234 = arith.maxsi %233, %49 : i64
-              %235 = arith.addi %233, %c16_i64 : i64
-              %236 = arith.minsi %235, %58 : i64
-              %237 = arith.subi %236, %234 : i64
-              %238 = arith.subi %234, %49 : i64
-              %239 = arith.muli %238, %83 : i64
-              %240 = arith.addi %82, %239 : i64
-              %241 = arith.muli %190, %c16_i64 : i64
-              %242 = arith.addi %240, %241 : i64
-              %243 = arith.muli %232, %c32_i64 : i64
-              %244 = arith.addi %243, %241 : i64
-              %245 = arith.ori %244, %c2147483648_i64 : i64
-              %246 = arith.subi %234, %233 : i64
-              %247 = arith.addi %245, %246 : i64
-              %248 = arith.subi %51, %241 : i64
-              %249 = arith.minsi %248, %c16_i64 : i64
-              "instgem.mvout"(%242, %247, %249, %237) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %215 = arith.minsi %173, %c16_i64 : i64
-          %216 = arith.muli %189, %c16_i64 : i64
-          %217 = arith.subi %179, %216 : i64
-          %218 = arith.minsi %217, %c16_i64 : i64
-          %219 = arith.ori %216, %c3221225472_i64 : i64
-          %220 = arith.muli %212, %c32_i64 : i64
-          %221 = arith.addi %220, %216 : i64
-          %222 = arith.addi %221, %c32_i64 : i64
-          "instgem.preload"(%222, %218, %c16_i64, %219, %218, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-          %223 = arith.muli %212, %c16_i64 : i64
-          "instgem.compute_preloaded"(%223, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %224 = arith.subi %183, %c1_i64_2 : i64
-          %225 = arith.cmpi eq, %212, %224 : i64
-          %226 = arith.andi %201, %225 : i1
-          scf.if %226 {
-            %227 = arith.divsi %173, %c16_i64 : i64
-            %228 = arith.minsi %180, %227 : i64
-            %229 = arith.maxsi %228, %c1_i64_2 : i64
-            %230 = arith.index_cast %229 : i64 to index
-            scf.for %arg22 = %c1 to %230 step %c1 {
-              %232 = arith.index_cast %arg22 : index to i64
-              %233 = arith.muli %232, %c32_i64 : i64
-              %234 = arith.addi %233, %216 : i64
-              %235 = arith.ori %234, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %236 = arith.addi %233, %223 : i64
-              "instgem.compute_accumulated"(%236, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %237 = arith.subi %232, %c1_i64_2 : i64
-              %238 = arith.cmpi slt, %237, %63 : i64
-              scf.if %238 {
-                %239 = arith.addi %57, %237 : i64
-                %240 = arith.muli %239, %c16_i64 : i64
-                %241 = arith.maxsi %240, %49 : i64
-                %242 = arith.addi %240, %c16_i64 : i64
-                %243 = arith.minsi %242, %58 : i64
-                %244 = arith.subi %243, %241 : i64
-                %245 = arith.subi %241, %49 : i64
-                %246 = arith.muli %245, %83 : i64
-                %247 = arith.addi %82, %246 : i64
-                %248 = arith.addi %247, %216 : i64
-                %249 = arith.muli %239, %c32_i64 : i64
-                %250 = arith.addi %249, %216 : i64
-                %251 = arith.ori %250, %c2147483648_i64 : i64
-                %252 = arith.subi %241, %240 : i64
-                %253 = arith.addi %251, %252 : i64
-                %254 = arith.subi %51, %216 : i64
-                %255 = arith.minsi %254, %c16_i64 : i64
-                "instgem.mvout"(%248, %253, %255, %244) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %231 = arith.index_cast %180 : i64 to index
-            scf.for %arg22 = %230 to %231 step %c1 {
-              %232 = arith.index_cast %arg22 : index to i64
-              %233 = arith.muli %232, %c16_i64 : i64
-              %234 = arith.subi %173, %233 : i64
-              %235 = arith.minsi %234, %c16_i64 : i64
-              %236 = arith.muli %232, %c32_i64 : i64
-              %237 = arith.addi %236, %216 : i64
-              %238 = arith.ori %237, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %218, %235) : (i64, i64, i64, i64, i64, i64) -> ()
-              %239 = arith.addi %236, %223 : i64
-              "instgem.compute_accumulated"(%239, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %240 = arith.subi %232, %c1_i64_2 : i64
-              %241 = arith.cmpi slt, %240, %63 : i64
-              scf.if %241 {
-                %242 = arith.addi %57, %240 : i64
-                %243 = arith.muli %242, %c16_i64 : i64
-                %244 = arith.maxsi %243, %49 : i64
-                %245 = arith.addi %243, %c16_i64 : i64
-                %246 = arith.minsi %245, %58 : i64
-                %247 = arith.subi %246, %244 : i64
-                %248 = arith.subi %244, %49 : i64
-                %249 = arith.muli %248, %83 : i64
-                %250 = arith.addi %82, %249 : i64
-                %251 = arith.addi %250, %216 : i64
-                %252 = arith.muli %242, %c32_i64 : i64
-                %253 = arith.addi %252, %216 : i64
-                %254 = arith.ori %253, %c2147483648_i64 : i64
-                %255 = arith.subi %244, %243 : i64
-                %256 = arith.addi %254, %255 : i64
-                %257 = arith.subi %51, %216 : i64
-                %258 = arith.minsi %257, %c16_i64 : i64
-                "instgem.mvout"(%251, %256, %258, %247) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %227 = arith.divsi %173, %c16_i64 : i64
-            %228 = arith.minsi %180, %227 : i64
-            %229 = arith.maxsi %228, %c1_i64_2 : i64
-            %230 = arith.index_cast %229 : i64 to index
-            scf.for %arg22 = %c1 to %230 step %c1 {
-              %232 = arith.index_cast %arg22 : index to i64
-              %233 = arith.muli %232, %c32_i64 : i64
-              %234 = arith.addi %233, %216 : i64
-              %235 = arith.ori %234, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %236 = arith.addi %233, %223 : i64
-              "instgem.compute_accumulated"(%236, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %231 = arith.index_cast %180 : i64 to index
-            scf.for %arg22 = %230 to %231 step %c1 {
-              %232 = arith.index_cast %arg22 : index to i64
-              %233 = arith.muli %232, %c16_i64 : i64
-              %234 = arith.subi %173, %233 : i64
-              %235 = arith.minsi %234, %c16_i64 : i64
-              %236 = arith.muli %232, %c32_i64 : i64
-              %237 = arith.addi %236, %216 : i64
-              %238 = arith.ori %237, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %218, %235) : (i64, i64, i64, i64, i64, i64) -> ()
-              %239 = arith.addi %236, %223 : i64
-              "instgem.compute_accumulated"(%239, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %206 = arith.index_cast %183 : i64 to index
-        scf.for %arg21 = %205 to %206 step %c1 {
-          %212 = arith.index_cast %arg21 : index to i64
-          %213 = arith.muli %212, %c16_i64 : i64
-          %214 = arith.subi %175, %213 : i64
-          %215 = arith.minsi %214, %c16_i64 : i64
-          %216 = arith.subi %177, %213 : i64
-          %217 = arith.minsi %216, %c16_i64 : i64
-          %218 = arith.muli %212, %196 : i64
-          %219 = arith.minsi %218, %63 : i64
-          scf.if %194 {
-            %231 = arith.addi %219, %196 : i64
-            %232 = arith.minsi %231, %63 : i64
-            %233 = arith.index_cast %219 : i64 to index
-            %234 = arith.index_cast %232 : i64 to index
-            scf.for %arg22 = %233 to %234 step %c1 {
-              %235 = arith.index_cast %arg22 : index to i64
-              %236 = arith.addi %57, %235 : i64
-              %237 = arith.muli %236, %c16_i64 : i64
-              %238 = arith.maxsi %237, %49 : i64
-              %239 = arith.addi %237, %c16_i64 : i64
-              %240 = arith.minsi %239, %58 : i64
-              %241 = arith.subi %240, %238 : i64
-              %242 = arith.subi %238, %49 : i64
-              %243 = arith.muli %242, %83 : i64
-              %244 = arith.addi %82, %243 : i64
-              %245 = arith.muli %190, %c16_i64 : i64
-              %246 = arith.addi %244, %245 : i64
-              %247 = arith.muli %236, %c32_i64 : i64
-              %248 = arith.addi %247, %245 : i64
-              %249 = arith.ori %248, %c2147483648_i64 : i64
-              %250 = arith.subi %238, %237 : i64
-              %251 = arith.addi %249, %250 : i64
-              %252 = arith.subi %51, %245 : i64
-              %253 = arith.minsi %252, %c16_i64 : i64
-              "instgem.mvout"(%246, %251, %253, %241) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %220 = arith.minsi %173, %c16_i64 : i64
-          %221 = arith.muli %189, %c16_i64 : i64
-          %222 = arith.subi %179, %221 : i64
-          %223 = arith.minsi %222, %c16_i64 : i64
-          %224 = arith.ori %221, %c3221225472_i64 : i64
-          %225 = arith.muli %212, %c32_i64 : i64
-          %226 = arith.addi %225, %221 : i64
-          %227 = arith.addi %226, %c32_i64 : i64
-          "instgem.preload"(%227, %223, %217, %224, %223, %220) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%213, %215, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %228 = arith.subi %183, %c1_i64_2 : i64
-          %229 = arith.cmpi eq, %212, %228 : i64
-          %230 = arith.andi %201, %229 : i1
-          scf.if %230 {
-            %231 = arith.divsi %173, %c16_i64 : i64
-            %232 = arith.minsi %180, %231 : i64
-            %233 = arith.maxsi %232, %c1_i64_2 : i64
-            %234 = arith.index_cast %233 : i64 to index
-            scf.for %arg22 = %c1 to %234 step %c1 {
-              %236 = arith.index_cast %arg22 : index to i64
-              %237 = arith.muli %236, %c32_i64 : i64
-              %238 = arith.addi %237, %221 : i64
-              %239 = arith.ori %238, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %223, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %240 = arith.addi %237, %213 : i64
-              "instgem.compute_accumulated"(%240, %215, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %241 = arith.subi %236, %c1_i64_2 : i64
-              %242 = arith.cmpi slt, %241, %63 : i64
-              scf.if %242 {
-                %243 = arith.addi %57, %241 : i64
-                %244 = arith.muli %243, %c16_i64 : i64
-                %245 = arith.maxsi %244, %49 : i64
-                %246 = arith.addi %244, %c16_i64 : i64
-                %247 = arith.minsi %246, %58 : i64
-                %248 = arith.subi %247, %245 : i64
-                %249 = arith.subi %245, %49 : i64
-                %250 = arith.muli %249, %83 : i64
-                %251 = arith.addi %82, %250 : i64
-                %252 = arith.addi %251, %221 : i64
-                %253 = arith.muli %243, %c32_i64 : i64
-                %254 = arith.addi %253, %221 : i64
-                %255 = arith.ori %254, %c2147483648_i64 : i64
-                %256 = arith.subi %245, %244 : i64
-                %257 = arith.addi %255, %256 : i64
-                %258 = arith.subi %51, %221 : i64
-                %259 = arith.minsi %258, %c16_i64 : i64
-                "instgem.mvout"(%252, %257, %259, %248) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %235 = arith.index_cast %180 : i64 to index
-            scf.for %arg22 = %234 to %235 step %c1 {
-              %236 = arith.index_cast %arg22 : index to i64
-              %237 = arith.muli %236, %c16_i64 : i64
-              %238 = arith.subi %173, %237 : i64
-              %239 = arith.minsi %238, %c16_i64 : i64
-              %240 = arith.muli %236, %c32_i64 : i64
-              %241 = arith.addi %240, %221 : i64
-              %242 = arith.ori %241, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %223, %239) : (i64, i64, i64, i64, i64, i64) -> ()
-              %243 = arith.addi %240, %213 : i64
-              "instgem.compute_accumulated"(%243, %215, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %244 = arith.subi %236, %c1_i64_2 : i64
-              %245 = arith.cmpi slt, %244, %63 : i64
-              scf.if %245 {
-                %246 = arith.addi %57, %244 : i64
-                %247 = arith.muli %246, %c16_i64 : i64
-                %248 = arith.maxsi %247, %49 : i64
-                %249 = arith.addi %247, %c16_i64 : i64
-                %250 = arith.minsi %249, %58 : i64
-                %251 = arith.subi %250, %248 : i64
-                %252 = arith.subi %248, %49 : i64
-                %253 = arith.muli %252, %83 : i64
-                %254 = arith.addi %82, %253 : i64
-                %255 = arith.addi %254, %221 : i64
-                %256 = arith.muli %246, %c32_i64 : i64
-                %257 = arith.addi %256, %221 : i64
-                %258 = arith.ori %257, %c2147483648_i64 : i64
-                %259 = arith.subi %248, %247 : i64
-                %260 = arith.addi %258, %259 : i64
-                %261 = arith.subi %51, %221 : i64
-                %262 = arith.minsi %261, %c16_i64 : i64
-                "instgem.mvout"(%255, %260, %262, %251) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %231 = arith.divsi %173, %c16_i64 : i64
-            %232 = arith.minsi %180, %231 : i64
-            %233 = arith.maxsi %232, %c1_i64_2 : i64
-            %234 = arith.index_cast %233 : i64 to index
-            scf.for %arg22 = %c1 to %234 step %c1 {
-              %236 = arith.index_cast %arg22 : index to i64
-              %237 = arith.muli %236, %c32_i64 : i64
-              %238 = arith.addi %237, %221 : i64
-              %239 = arith.ori %238, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %223, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %240 = arith.addi %237, %213 : i64
-              "instgem.compute_accumulated"(%240, %215, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %235 = arith.index_cast %180 : i64 to index
-            scf.for %arg22 = %234 to %235 step %c1 {
-              %236 = arith.index_cast %arg22 : index to i64
-              %237 = arith.muli %236, %c16_i64 : i64
-              %238 = arith.subi %173, %237 : i64
-              %239 = arith.minsi %238, %c16_i64 : i64
-              %240 = arith.muli %236, %c32_i64 : i64
-              %241 = arith.addi %240, %221 : i64
-              %242 = arith.ori %241, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %223, %239) : (i64, i64, i64, i64, i64, i64) -> ()
-              %243 = arith.addi %240, %213 : i64
-              "instgem.compute_accumulated"(%243, %215, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        scf.if %194 {
-          %212 = arith.muli %183, %196 : i64
-          %213 = arith.minsi %212, %63 : i64
-          %214 = arith.index_cast %213 : i64 to index
-          %215 = arith.index_cast %63 : i64 to index
-          scf.for %arg21 = %214 to %215 step %c1 {
-            %216 = arith.index_cast %arg21 : index to i64
-            %217 = arith.addi %57, %216 : i64
-            %218 = arith.muli %217, %c16_i64 : i64
-            %219 = arith.maxsi %218, %49 : i64
-            %220 = arith.addi %218, %c16_i64 : i64
-            %221 = arith.minsi %220, %58 : i64
-            %222 = arith.subi %221, %219 : i64
-            %223 = arith.subi %219, %49 : i64
-            %224 = arith.muli %223, %83 : i64
-            %225 = arith.addi %82, %224 : i64
-            %226 = arith.muli %190, %c16_i64 : i64
-            %227 = arith.addi %225, %226 : i64
-            %228 = arith.muli %217, %c32_i64 : i64
-            %229 = arith.addi %228, %226 : i64
-            %230 = arith.ori %229, %c2147483648_i64 : i64
-            %231 = arith.subi %219, %218 : i64
-            %232 = arith.addi %230, %231 : i64
-            %233 = arith.subi %51, %226 : i64
-            %234 = arith.minsi %233, %c16_i64 : i64
-            "instgem.mvout"(%227, %232, %234, %222) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        %207 = arith.cmpi sgt, %183, %c0_i64_3 : i64
-        %208 = arith.subi %180, %c1_i64_2 : i64
-        %209 = arith.maxsi %208, %c0_i64_3 : i64
-        %210 = arith.minsi %209, %63 : i64
-        %211 = arith.select %207, %210, %c0_i64_3 : i64
-        scf.if %201 {
-          %212 = arith.index_cast %211 : i64 to index
-          %213 = arith.index_cast %63 : i64 to index
-          scf.for %arg21 = %212 to %213 step %c1 {
-            %214 = arith.index_cast %arg21 : index to i64
-            %215 = arith.addi %57, %214 : i64
-            %216 = arith.muli %215, %c16_i64 : i64
-            %217 = arith.maxsi %216, %49 : i64
-            %218 = arith.addi %216, %c16_i64 : i64
-            %219 = arith.minsi %218, %58 : i64
-            %220 = arith.subi %219, %217 : i64
-            %221 = arith.subi %217, %49 : i64
-            %222 = arith.muli %221, %83 : i64
-            %223 = arith.addi %82, %222 : i64
-            %224 = arith.muli %189, %c16_i64 : i64
-            %225 = arith.addi %223, %224 : i64
-            %226 = arith.muli %215, %c32_i64 : i64
-            %227 = arith.addi %226, %224 : i64
-            %228 = arith.ori %227, %c2147483648_i64 : i64
-            %229 = arith.subi %217, %216 : i64
-            %230 = arith.addi %228, %229 : i64
-            %231 = arith.subi %51, %224 : i64
-            %232 = arith.minsi %231, %c16_i64 : i64
-            "instgem.mvout"(%225, %230, %232, %220) : (i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
+      %189 = arith.divsi %182, %c16_i64 : i64
+      %190 = arith.minsi %183, %189 : i64
+      %191 = arith.maxsi %190, %c0_i64_3 : i64
+      %192 = arith.divsi %173, %c16_i64 : i64
+      %193 = arith.minsi %180, %192 : i64
+      %194 = arith.maxsi %193, %c1_i64_2 : i64
+      %195 = arith.minsi %173, %c16_i64 : i64
       scf.if %185 {
-        %189 = arith.minsi %187, %56 : i64
-        %190 = arith.index_cast %189 : i64 to index
-        %191 = arith.index_cast %56 : i64 to index
-        scf.for %arg20 = %190 to %191 step %c1 {
-          %192 = arith.index_cast %arg20 : index to i64
-          %193 = arith.index_cast %63 : i64 to index
-          scf.for %arg21 = %c0 to %193 step %c1 {
-            %194 = arith.index_cast %arg21 : index to i64
-            %195 = arith.addi %57, %194 : i64
-            %196 = arith.muli %195, %c16_i64 : i64
-            %197 = arith.maxsi %196, %49 : i64
-            %198 = arith.addi %196, %c16_i64 : i64
-            %199 = arith.minsi %198, %58 : i64
-            %200 = arith.subi %199, %197 : i64
-            %201 = arith.subi %197, %49 : i64
-            %202 = arith.muli %201, %83 : i64
-            %203 = arith.addi %82, %202 : i64
-            %204 = arith.muli %192, %c16_i64 : i64
-            %205 = arith.addi %203, %204 : i64
-            %206 = arith.muli %195, %c32_i64 : i64
-            %207 = arith.addi %206, %204 : i64
-            %208 = arith.ori %207, %c2147483648_i64 : i64
-            %209 = arith.subi %197, %196 : i64
-            %210 = arith.addi %208, %209 : i64
-            %211 = arith.subi %51, %204 : i64
-            %212 = arith.minsi %211, %c16_i64 : i64
-            "instgem.mvout"(%205, %210, %212, %200) : (i64, i64, i64, i64) -> ()
+        %196 = arith.maxsi %183, %c1_i64_2 : i64
+        %197 = arith.ceildivsi %63, %196 : i64
+        scf.for %arg20 = %c0 to %188 step %c1 {
+          %201 = arith.index_cast %arg20 : index to i64
+          %202 = arith.subi %201, %c1_i64_2 : i64
+          %203 = arith.cmpi sge, %202, %c0_i64_3 : i64
+          %204 = arith.cmpi slt, %202, %56 : i64
+          %205 = arith.andi %203, %204 : i1
+          %206 = arith.subi %187, %c1_i64_2 : i64
+          %207 = arith.cmpi eq, %201, %206 : i64
+          %208 = arith.cmpi slt, %201, %56 : i64
+          %209 = arith.andi %207, %208 : i1
+          %210 = arith.subi %183, %c1_i64_2 : i64
+          %211 = arith.select %209, %210, %c-1_i64 : i64
+          %212 = arith.muli %201, %c16_i64 : i64
+          %213 = arith.subi %179, %212 : i64
+          %214 = arith.minsi %213, %c16_i64 : i64
+          %215 = arith.index_cast %191 : i64 to index
+          scf.for %arg21 = %c0 to %215 step %c1 {
+            %223 = arith.index_cast %arg21 : index to i64
+            scf.if %205 {
+              %230 = arith.muli %223, %197 : i64
+              %231 = arith.minsi %230, %63 : i64
+              %232 = arith.addi %231, %197 : i64
+              %233 = arith.minsi %232, %63 : i64
+              %234 = arith.index_cast %231 : i64 to index
+              %235 = arith.index_cast %233 : i64 to index
+              scf.for %arg22 = %234 to %235 step %c1 {
+                %236 = arith.index_cast %arg22 : index to i64
+                %237 = arith.addi %57, %236 : i64
+                %238 = arith.muli %237, %c16_i64 : i64
+                %239 = arith.maxsi %238, %49 : i64
+                %240 = arith.addi %238, %c16_i64 : i64
+                %241 = arith.minsi %240, %58 : i64
+                %242 = arith.subi %241, %239 : i64
+                %243 = arith.subi %239, %49 : i64
+                %244 = arith.muli %243, %83 : i64
+                %245 = arith.addi %82, %244 : i64
+                %246 = arith.muli %202, %c16_i64 : i64
+                %247 = arith.addi %245, %246 : i64
+                %248 = arith.muli %237, %c32_i64 : i64
+                %249 = arith.addi %248, %246 : i64
+                %250 = arith.ori %249, %c2147483648_i64 : i64
+                %251 = arith.subi %239, %238 : i64
+                %252 = arith.addi %250, %251 : i64
+                %253 = arith.subi %51, %246 : i64
+                %254 = arith.minsi %253, %c16_i64 : i64
+                "instgem.mvout"(%247, %252, %254, %242) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %224 = arith.ori %212, %c3221225472_i64 : i64
+            %225 = arith.muli %223, %c32_i64 : i64
+            %226 = arith.addi %225, %212 : i64
+            %227 = arith.addi %226, %c32_i64 : i64
+            "instgem.preload"(%227, %214, %c16_i64, %224, %214, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %228 = arith.muli %223, %c16_i64 : i64
+            "instgem.compute_preloaded"(%228, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %229 = arith.cmpi eq, %223, %211 : i64
+            scf.if %229 {
+              %230 = arith.index_cast %194 : i64 to index
+              scf.for %arg22 = %c1 to %230 step %c1 {
+                %232 = arith.index_cast %arg22 : index to i64
+                %233 = arith.muli %232, %c32_i64 : i64
+                %234 = arith.addi %233, %212 : i64
+                %235 = arith.ori %234, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %236 = arith.addi %233, %228 : i64
+                "instgem.compute_accumulated"(%236, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %237 = arith.subi %232, %c1_i64_2 : i64
+                %238 = arith.subi %237, %57 : i64
+                %239 = arith.cmpi sge, %238, %c0_i64_3 : i64
+                %240 = arith.cmpi slt, %238, %63 : i64
+                %241 = arith.andi %239, %240 : i1
+                scf.if %241 {
+                  %242 = arith.muli %237, %c16_i64 : i64
+                  %243 = arith.maxsi %242, %49 : i64
+                  %244 = arith.addi %242, %c16_i64 : i64
+                  %245 = arith.minsi %244, %58 : i64
+                  %246 = arith.subi %245, %243 : i64
+                  %247 = arith.subi %243, %49 : i64
+                  %248 = arith.muli %247, %83 : i64
+                  %249 = arith.addi %82, %248 : i64
+                  %250 = arith.addi %249, %212 : i64
+                  %251 = arith.muli %237, %c32_i64 : i64
+                  %252 = arith.addi %251, %212 : i64
+                  %253 = arith.ori %252, %c2147483648_i64 : i64
+                  %254 = arith.subi %243, %242 : i64
+                  %255 = arith.addi %253, %254 : i64
+                  %256 = arith.subi %51, %212 : i64
+                  %257 = arith.minsi %256, %c16_i64 : i64
+                  "instgem.mvout"(%250, %255, %257, %246) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %231 = arith.index_cast %180 : i64 to index
+              scf.for %arg22 = %230 to %231 step %c1 {
+                %232 = arith.index_cast %arg22 : index to i64
+                %233 = arith.muli %232, %c16_i64 : i64
+                %234 = arith.subi %173, %233 : i64
+                %235 = arith.minsi %234, %c16_i64 : i64
+                %236 = arith.muli %232, %c32_i64 : i64
+                %237 = arith.addi %236, %212 : i64
+                %238 = arith.ori %237, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %214, %235) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.addi %236, %228 : i64
+                "instgem.compute_accumulated"(%239, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %240 = arith.subi %232, %c1_i64_2 : i64
+                %241 = arith.subi %240, %57 : i64
+                %242 = arith.cmpi sge, %241, %c0_i64_3 : i64
+                %243 = arith.cmpi slt, %241, %63 : i64
+                %244 = arith.andi %242, %243 : i1
+                scf.if %244 {
+                  %245 = arith.muli %240, %c16_i64 : i64
+                  %246 = arith.maxsi %245, %49 : i64
+                  %247 = arith.addi %245, %c16_i64 : i64
+                  %248 = arith.minsi %247, %58 : i64
+                  %249 = arith.subi %248, %246 : i64
+                  %250 = arith.subi %246, %49 : i64
+                  %251 = arith.muli %250, %83 : i64
+                  %252 = arith.addi %82, %251 : i64
+                  %253 = arith.addi %252, %212 : i64
+                  %254 = arith.muli %240, %c32_i64 : i64
+                  %255 = arith.addi %254, %212 : i64
+                  %256 = arith.ori %255, %c2147483648_i64 : i64
+                  %257 = arith.subi %246, %245 : i64
+                  %258 = arith.addi %256, %257 : i64
+                  %259 = arith.subi %51, %212 : i64
+                  %260 = arith.minsi %259, %c16_i64 : i64
+                  "instgem.mvout"(%253, %258, %260, %249) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %230 = arith.index_cast %194 : i64 to index
+              scf.for %arg22 = %c1 to %230 step %c1 {
+                %232 = arith.index_cast %arg22 : index to i64
+                %233 = arith.muli %232, %c32_i64 : i64
+                %234 = arith.addi %233, %212 : i64
+                %235 = arith.ori %234, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %236 = arith.addi %233, %228 : i64
+                "instgem.compute_accumulated"(%236, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %231 = arith.index_cast %180 : i64 to index
+              scf.for %arg22 = %230 to %231 step %c1 {
+                %232 = arith.index_cast %arg22 : index to i64
+                %233 = arith.muli %232, %c16_i64 : i64
+                %234 = arith.subi %173, %233 : i64
+                %235 = arith.minsi %234, %c16_i64 : i64
+                %236 = arith.muli %232, %c32_i64 : i64
+                %237 = arith.addi %236, %212 : i64
+                %238 = arith.ori %237, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %214, %235) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.addi %236, %228 : i64
+                "instgem.compute_accumulated"(%239, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          %216 = arith.index_cast %183 : i64 to index
+          scf.for %arg21 = %215 to %216 step %c1 {
+            %223 = arith.index_cast %arg21 : index to i64
+            %224 = arith.muli %223, %c16_i64 : i64
+            %225 = arith.subi %175, %224 : i64
+            %226 = arith.minsi %225, %c16_i64 : i64
+            %227 = arith.subi %177, %224 : i64
+            %228 = arith.minsi %227, %c16_i64 : i64
+            scf.if %205 {
+              %234 = arith.muli %223, %197 : i64
+              %235 = arith.minsi %234, %63 : i64
+              %236 = arith.addi %235, %197 : i64
+              %237 = arith.minsi %236, %63 : i64
+              %238 = arith.index_cast %235 : i64 to index
+              %239 = arith.index_cast %237 : i64 to index
+              scf.for %arg22 = %238 to %239 step %c1 {
+                %240 = arith.index_cast %arg22 : index to i64
+                %241 = arith.addi %57, %240 : i64
+                %242 = arith.muli %241, %c16_i64 : i64
+                %243 = arith.maxsi %242, %49 : i64
+                %244 = arith.addi %242, %c16_i64 : i64
+                %245 = arith.minsi %244, %58 : i64
+                %246 = arith.subi %245, %243 : i64
+                %247 = arith.subi %243, %49 : i64
+                %248 = arith.muli %247, %83 : i64
+                %249 = arith.addi %82, %248 : i64
+                %250 = arith.muli %202, %c16_i64 : i64
+                %251 = arith.addi %249, %250 : i64
+                %252 = arith.muli %241, %c32_i64 : i64
+                %253 = arith.addi %252, %250 : i64
+                %254 = arith.ori %253, %c2147483648_i64 : i64
+                %255 = arith.subi %243, %242 : i64
+                %256 = arith.addi %254, %255 : i64
+                %257 = arith.subi %51, %250 : i64
+                %258 = arith.minsi %257, %c16_i64 : i64
+                "instgem.mvout"(%251, %256, %258, %246) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %229 = arith.ori %212, %c3221225472_i64 : i64
+            %230 = arith.muli %223, %c32_i64 : i64
+            %231 = arith.addi %230, %212 : i64
+            %232 = arith.addi %231, %c32_i64 : i64
+            "instgem.preload"(%232, %214, %228, %229, %214, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%224, %226, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %233 = arith.cmpi eq, %223, %211 : i64
+            scf.if %233 {
+              %234 = arith.index_cast %194 : i64 to index
+              scf.for %arg22 = %c1 to %234 step %c1 {
+                %236 = arith.index_cast %arg22 : index to i64
+                %237 = arith.muli %236, %c32_i64 : i64
+                %238 = arith.addi %237, %212 : i64
+                %239 = arith.ori %238, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %240 = arith.addi %237, %224 : i64
+                "instgem.compute_accumulated"(%240, %226, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %241 = arith.subi %236, %c1_i64_2 : i64
+                %242 = arith.subi %241, %57 : i64
+                %243 = arith.cmpi sge, %242, %c0_i64_3 : i64
+                %244 = arith.cmpi slt, %242, %63 : i64
+                %245 = arith.andi %243, %244 : i1
+                scf.if %245 {
+                  %246 = arith.muli %241, %c16_i64 : i64
+                  %247 = arith.maxsi %246, %49 : i64
+                  %248 = arith.addi %246, %c16_i64 : i64
+                  %249 = arith.minsi %248, %58 : i64
+                  %250 = arith.subi %249, %247 : i64
+                  %251 = arith.subi %247, %49 : i64
+                  %252 = arith.muli %251, %83 : i64
+                  %253 = arith.addi %82, %252 : i64
+                  %254 = arith.addi %253, %212 : i64
+                  %255 = arith.muli %241, %c32_i64 : i64
+                  %256 = arith.addi %255, %212 : i64
+                  %257 = arith.ori %256, %c2147483648_i64 : i64
+                  %258 = arith.subi %247, %246 : i64
+                  %259 = arith.addi %257, %258 : i64
+                  %260 = arith.subi %51, %212 : i64
+                  %261 = arith.minsi %260, %c16_i64 : i64
+                  "instgem.mvout"(%254, %259, %261, %250) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %235 = arith.index_cast %180 : i64 to index
+              scf.for %arg22 = %234 to %235 step %c1 {
+                %236 = arith.index_cast %arg22 : index to i64
+                %237 = arith.muli %236, %c16_i64 : i64
+                %238 = arith.subi %173, %237 : i64
+                %239 = arith.minsi %238, %c16_i64 : i64
+                %240 = arith.muli %236, %c32_i64 : i64
+                %241 = arith.addi %240, %212 : i64
+                %242 = arith.ori %241, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %214, %239) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.addi %240, %224 : i64
+                "instgem.compute_accumulated"(%243, %226, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %244 = arith.subi %236, %c1_i64_2 : i64
+                %245 = arith.subi %244, %57 : i64
+                %246 = arith.cmpi sge, %245, %c0_i64_3 : i64
+                %247 = arith.cmpi slt, %245, %63 : i64
+                %248 = arith.andi %246, %247 : i1
+                scf.if %248 {
+                  %249 = arith.muli %244, %c16_i64 : i64
+                  %250 = arith.maxsi %249, %49 : i64
+                  %251 = arith.addi %249, %c16_i64 : i64
+                  %252 = arith.minsi %251, %58 : i64
+                  %253 = arith.subi %252, %250 : i64
+                  %254 = arith.subi %250, %49 : i64
+                  %255 = arith.muli %254, %83 : i64
+                  %256 = arith.addi %82, %255 : i64
+                  %257 = arith.addi %256, %212 : i64
+                  %258 = arith.muli %244, %c32_i64 : i64
+                  %259 = arith.addi %258, %212 : i64
+                  %260 = arith.ori %259, %c2147483648_i64 : i64
+                  %261 = arith.subi %250, %249 : i64
+                  %262 = arith.addi %260, %261 : i64
+                  %263 = arith.subi %51, %212 : i64
+                  %264 = arith.minsi %263, %c16_i64 : i64
+                  "instgem.mvout"(%257, %262, %264, %253) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %234 = arith.index_cast %194 : i64 to index
+              scf.for %arg22 = %c1 to %234 step %c1 {
+                %236 = arith.index_cast %arg22 : index to i64
+                %237 = arith.muli %236, %c32_i64 : i64
+                %238 = arith.addi %237, %212 : i64
+                %239 = arith.ori %238, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %240 = arith.addi %237, %224 : i64
+                "instgem.compute_accumulated"(%240, %226, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %235 = arith.index_cast %180 : i64 to index
+              scf.for %arg22 = %234 to %235 step %c1 {
+                %236 = arith.index_cast %arg22 : index to i64
+                %237 = arith.muli %236, %c16_i64 : i64
+                %238 = arith.subi %173, %237 : i64
+                %239 = arith.minsi %238, %c16_i64 : i64
+                %240 = arith.muli %236, %c32_i64 : i64
+                %241 = arith.addi %240, %212 : i64
+                %242 = arith.ori %241, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %214, %239) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.addi %240, %224 : i64
+                "instgem.compute_accumulated"(%243, %226, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          scf.if %205 {
+            %223 = arith.muli %183, %197 : i64
+            %224 = arith.minsi %223, %63 : i64
+            %225 = arith.index_cast %224 : i64 to index
+            %226 = arith.index_cast %63 : i64 to index
+            scf.for %arg21 = %225 to %226 step %c1 {
+              %227 = arith.index_cast %arg21 : index to i64
+              %228 = arith.addi %57, %227 : i64
+              %229 = arith.muli %228, %c16_i64 : i64
+              %230 = arith.maxsi %229, %49 : i64
+              %231 = arith.addi %229, %c16_i64 : i64
+              %232 = arith.minsi %231, %58 : i64
+              %233 = arith.subi %232, %230 : i64
+              %234 = arith.subi %230, %49 : i64
+              %235 = arith.muli %234, %83 : i64
+              %236 = arith.addi %82, %235 : i64
+              %237 = arith.muli %202, %c16_i64 : i64
+              %238 = arith.addi %236, %237 : i64
+              %239 = arith.muli %228, %c32_i64 : i64
+              %240 = arith.addi %239, %237 : i64
+              %241 = arith.ori %240, %c2147483648_i64 : i64
+              %242 = arith.subi %230, %229 : i64
+              %243 = arith.addi %241, %242 : i64
+              %244 = arith.subi %51, %237 : i64
+              %245 = arith.minsi %244, %c16_i64 : i64
+              "instgem.mvout"(%238, %243, %245, %233) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %217 = arith.cmpi sgt, %183, %c0_i64_3 : i64
+          %218 = arith.subi %180, %c1_i64_2 : i64
+          %219 = arith.subi %218, %57 : i64
+          %220 = arith.maxsi %219, %c0_i64_3 : i64
+          %221 = arith.minsi %220, %63 : i64
+          %222 = arith.select %217, %221, %c0_i64_3 : i64
+          scf.if %209 {
+            %223 = arith.index_cast %222 : i64 to index
+            %224 = arith.index_cast %63 : i64 to index
+            scf.for %arg21 = %223 to %224 step %c1 {
+              %225 = arith.index_cast %arg21 : index to i64
+              %226 = arith.addi %57, %225 : i64
+              %227 = arith.muli %226, %c16_i64 : i64
+              %228 = arith.maxsi %227, %49 : i64
+              %229 = arith.addi %227, %c16_i64 : i64
+              %230 = arith.minsi %229, %58 : i64
+              %231 = arith.subi %230, %228 : i64
+              %232 = arith.subi %228, %49 : i64
+              %233 = arith.muli %232, %83 : i64
+              %234 = arith.addi %82, %233 : i64
+              %235 = arith.addi %234, %212 : i64
+              %236 = arith.muli %226, %c32_i64 : i64
+              %237 = arith.addi %236, %212 : i64
+              %238 = arith.ori %237, %c2147483648_i64 : i64
+              %239 = arith.subi %228, %227 : i64
+              %240 = arith.addi %238, %239 : i64
+              %241 = arith.subi %51, %212 : i64
+              %242 = arith.minsi %241, %c16_i64 : i64
+              "instgem.mvout"(%235, %240, %242, %231) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %198 = arith.minsi %187, %56 : i64
+        %199 = arith.index_cast %198 : i64 to index
+        %200 = arith.index_cast %56 : i64 to index
+        scf.for %arg20 = %199 to %200 step %c1 {
+          %201 = arith.index_cast %arg20 : index to i64
+          %202 = arith.index_cast %63 : i64 to index
+          scf.for %arg21 = %c0 to %202 step %c1 {
+            %203 = arith.index_cast %arg21 : index to i64
+            %204 = arith.addi %57, %203 : i64
+            %205 = arith.muli %204, %c16_i64 : i64
+            %206 = arith.maxsi %205, %49 : i64
+            %207 = arith.addi %205, %c16_i64 : i64
+            %208 = arith.minsi %207, %58 : i64
+            %209 = arith.subi %208, %206 : i64
+            %210 = arith.subi %206, %49 : i64
+            %211 = arith.muli %210, %83 : i64
+            %212 = arith.addi %82, %211 : i64
+            %213 = arith.muli %201, %c16_i64 : i64
+            %214 = arith.addi %212, %213 : i64
+            %215 = arith.muli %204, %c32_i64 : i64
+            %216 = arith.addi %215, %213 : i64
+            %217 = arith.ori %216, %c2147483648_i64 : i64
+            %218 = arith.subi %206, %205 : i64
+            %219 = arith.addi %217, %218 : i64
+            %220 = arith.subi %51, %213 : i64
+            %221 = arith.minsi %220, %c16_i64 : i64
+            "instgem.mvout"(%214, %219, %221, %209) : (i64, i64, i64, i64) -> ()
           }
         }
+      } else {
+        scf.for %arg20 = %c0 to %188 step %c1 {
+          %196 = arith.index_cast %arg20 : index to i64
+          %197 = arith.muli %196, %c16_i64 : i64
+          %198 = arith.subi %179, %197 : i64
+          %199 = arith.minsi %198, %c16_i64 : i64
+          %200 = arith.index_cast %191 : i64 to index
+          scf.for %arg21 = %c0 to %200 step %c1 {
+            %202 = arith.index_cast %arg21 : index to i64
+            %203 = arith.ori %197, %c3221225472_i64 : i64
+            %204 = arith.muli %202, %c32_i64 : i64
+            %205 = arith.addi %204, %197 : i64
+            %206 = arith.addi %205, %c32_i64 : i64
+            "instgem.preload"(%206, %199, %c16_i64, %203, %199, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %207 = arith.muli %202, %c16_i64 : i64
+            "instgem.compute_preloaded"(%207, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %208 = arith.index_cast %194 : i64 to index
+            scf.for %arg22 = %c1 to %208 step %c1 {
+              %210 = arith.index_cast %arg22 : index to i64
+              %211 = arith.muli %210, %c32_i64 : i64
+              %212 = arith.addi %211, %197 : i64
+              %213 = arith.ori %212, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %199, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %214 = arith.addi %211, %207 : i64
+              "instgem.compute_accumulated"(%214, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %209 = arith.index_cast %180 : i64 to index
+            scf.for %arg22 = %208 to %209 step %c1 {
+              %210 = arith.index_cast %arg22 : index to i64
+              %211 = arith.muli %210, %c16_i64 : i64
+              %212 = arith.subi %173, %211 : i64
+              %213 = arith.minsi %212, %c16_i64 : i64
+              %214 = arith.muli %210, %c32_i64 : i64
+              %215 = arith.addi %214, %197 : i64
+              %216 = arith.ori %215, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %199, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+              %217 = arith.addi %214, %207 : i64
+              "instgem.compute_accumulated"(%217, %c16_i64, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %201 = arith.index_cast %183 : i64 to index
+          scf.for %arg21 = %200 to %201 step %c1 {
+            %202 = arith.index_cast %arg21 : index to i64
+            %203 = arith.muli %202, %c16_i64 : i64
+            %204 = arith.subi %175, %203 : i64
+            %205 = arith.minsi %204, %c16_i64 : i64
+            %206 = arith.subi %177, %203 : i64
+            %207 = arith.minsi %206, %c16_i64 : i64
+            %208 = arith.ori %197, %c3221225472_i64 : i64
+            %209 = arith.muli %202, %c32_i64 : i64
+            %210 = arith.addi %209, %197 : i64
+            %211 = arith.addi %210, %c32_i64 : i64
+            "instgem.preload"(%211, %199, %207, %208, %199, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%203, %205, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %212 = arith.index_cast %194 : i64 to index
+            scf.for %arg22 = %c1 to %212 step %c1 {
+              %214 = arith.index_cast %arg22 : index to i64
+              %215 = arith.muli %214, %c32_i64 : i64
+              %216 = arith.addi %215, %197 : i64
+              %217 = arith.ori %216, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %199, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %218 = arith.addi %215, %203 : i64
+              "instgem.compute_accumulated"(%218, %205, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %213 = arith.index_cast %180 : i64 to index
+            scf.for %arg22 = %212 to %213 step %c1 {
+              %214 = arith.index_cast %arg22 : index to i64
+              %215 = arith.muli %214, %c16_i64 : i64
+              %216 = arith.subi %173, %215 : i64
+              %217 = arith.minsi %216, %c16_i64 : i64
+              %218 = arith.muli %214, %c32_i64 : i64
+              %219 = arith.addi %218, %197 : i64
+              %220 = arith.ori %219, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %199, %217) : (i64, i64, i64, i64, i64, i64) -> ()
+              %221 = arith.addi %218, %203 : i64
+              "instgem.compute_accumulated"(%221, %205, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
       }
     }
     %86 = arith.cmpi sge, %73, %75 : index

@@ -62,6 +62,10 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 
 module {
@@ -84,6 +88,7 @@ module {
     %c15_i64 = arith.constant 15 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
@@ -345,27 +350,21 @@ module {
       %160 = arith.muli %159, %152 : i64
       %161 = arith.index_cast %160 : i64 to index
       scf.for %arg19 = %c0 to %161 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %152 : i64
-        %286 = arith.addi %153, %285 : i64
-        %287 = arith.remsi %284, %152 : i64
-        %288 = arith.muli %286, %c16_i64 : i64
-        %289 = arith.maxsi %288, %145 : i64
-        %290 = arith.addi %288, %c16_i64 : i64
-        %291 = arith.minsi %290, %154 : i64
-        %292 = arith.subi %291, %289 : i64
-        %293 = arith.subi %289, %145 : i64
-        %294 = arith.muli %293, %151 : i64
-        %295 = arith.addi %150, %294 : i64
-        %296 = arith.muli %287, %c64_i64 : i64
-        %297 = arith.addi %295, %296 : i64
-        %298 = arith.muli %286, %c32_i64 : i64
-        %299 = arith.addi %298, %296 : i64
-        %300 = arith.subi %289, %288 : i64
-        %301 = arith.addi %299, %300 : i64
-        %302 = arith.subi %147, %296 : i64
-        %303 = arith.minsi %302, %c64_i64 : i64
-        "instgem.mvin"(%297, %301, %303, %292) : (i64, i64, i64, i64) -> ()
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.addi %153, %288 : i64
+        %290 = arith.muli %289, %c16_i64 : i64
+        %291 = arith.maxsi %290, %145 : i64
+        %292 = arith.addi %290, %c16_i64 : i64
+        %293 = arith.minsi %292, %154 : i64
+        %294 = arith.subi %293, %291 : i64
+        %295 = arith.subi %291, %145 : i64
+        %296 = arith.muli %295, %151 : i64
+        %297 = arith.addi %150, %296 : i64
+        %298 = arith.muli %289, %c32_i64 : i64
+        %299 = arith.subi %291, %290 : i64
+        %300 = arith.addi %298, %299 : i64
+        %301 = arith.minsi %147, %c64_i64 : i64
+        "instgem.mvin"(%297, %300, %301, %294) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %162 = arith.ceildivsi %145, %c16_i64 : i64
       %163 = arith.cmpi sgt, %145, %c0_i64_3 : i64
@@ -374,22 +373,17 @@ module {
       %166 = arith.muli %165, %152 : i64
       %167 = arith.index_cast %166 : i64 to index
       scf.for %arg19 = %c0 to %167 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %152 : i64
-        %286 = arith.remsi %284, %152 : i64
-        %287 = arith.muli %285, %c16_i64 : i64
-        %288 = arith.maxsi %287, %c0_i64_3 : i64
-        %289 = arith.addi %287, %c16_i64 : i64
-        %290 = arith.minsi %289, %145 : i64
-        %291 = arith.subi %290, %288 : i64
-        %292 = arith.muli %285, %c32_i64 : i64
-        %293 = arith.muli %286, %c64_i64 : i64
-        %294 = arith.addi %292, %293 : i64
-        %295 = arith.subi %288, %287 : i64
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.muli %288, %c16_i64 : i64
+        %290 = arith.maxsi %289, %c0_i64_3 : i64
+        %291 = arith.addi %289, %c16_i64 : i64
+        %292 = arith.minsi %291, %145 : i64
+        %293 = arith.subi %292, %290 : i64
+        %294 = arith.muli %288, %c32_i64 : i64
+        %295 = arith.subi %290, %289 : i64
         %296 = arith.addi %294, %295 : i64
-        %297 = arith.subi %147, %293 : i64
-        %298 = arith.minsi %297, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %296, %298, %291) : (i64, i64, i64, i64) -> ()
+        %297 = arith.minsi %147, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %296, %297, %293) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %168 = arith.subi %c5_i64, %154 : i64
       %169 = arith.divsi %154, %c16_i64 : i64
@@ -400,23 +394,18 @@ module {
       %174 = arith.muli %173, %152 : i64
       %175 = arith.index_cast %174 : i64 to index
       scf.for %arg19 = %c0 to %175 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %152 : i64
-        %286 = arith.addi %169, %285 : i64
-        %287 = arith.remsi %284, %152 : i64
-        %288 = arith.muli %286, %c16_i64 : i64
-        %289 = arith.maxsi %288, %154 : i64
-        %290 = arith.addi %288, %c16_i64 : i64
-        %291 = arith.minsi %290, %c5_i64 : i64
-        %292 = arith.subi %291, %289 : i64
-        %293 = arith.muli %286, %c32_i64 : i64
-        %294 = arith.muli %287, %c64_i64 : i64
-        %295 = arith.addi %293, %294 : i64
-        %296 = arith.subi %289, %288 : i64
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.addi %169, %288 : i64
+        %290 = arith.muli %289, %c16_i64 : i64
+        %291 = arith.maxsi %290, %154 : i64
+        %292 = arith.addi %290, %c16_i64 : i64
+        %293 = arith.minsi %292, %c5_i64 : i64
+        %294 = arith.subi %293, %291 : i64
+        %295 = arith.muli %289, %c32_i64 : i64
+        %296 = arith.subi %291, %290 : i64
         %297 = arith.addi %295, %296 : i64
-        %298 = arith.subi %147, %294 : i64
-        %299 = arith.minsi %298, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %297, %299, %292) : (i64, i64, i64, i64) -> ()
+        %298 = arith.minsi %147, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %297, %298, %294) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %176 = arith.addi %101, %c1 : index
       scf.if %138 {
@@ -448,27 +437,21 @@ module {
       %197 = arith.muli %196, %152 : i64
       %198 = arith.index_cast %197 : i64 to index
       scf.for %arg19 = %c0 to %198 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %152 : i64
-        %286 = arith.addi %190, %285 : i64
-        %287 = arith.remsi %284, %152 : i64
-        %288 = arith.muli %286, %c16_i64 : i64
-        %289 = arith.maxsi %288, %185 : i64
-        %290 = arith.addi %288, %c16_i64 : i64
-        %291 = arith.minsi %290, %191 : i64
-        %292 = arith.subi %291, %289 : i64
-        %293 = arith.subi %289, %185 : i64
-        %294 = arith.muli %293, %189 : i64
-        %295 = arith.addi %188, %294 : i64
-        %296 = arith.muli %287, %c64_i64 : i64
-        %297 = arith.addi %295, %296 : i64
-        %298 = arith.muli %286, %c32_i64 : i64
-        %299 = arith.addi %298, %296 : i64
-        %300 = arith.subi %289, %288 : i64
-        %301 = arith.addi %299, %300 : i64
-        %302 = arith.subi %147, %296 : i64
-        %303 = arith.minsi %302, %c64_i64 : i64
-        "instgem.mvin"(%297, %301, %303, %292) : (i64, i64, i64, i64) -> ()
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.addi %190, %288 : i64
+        %290 = arith.muli %289, %c16_i64 : i64
+        %291 = arith.maxsi %290, %185 : i64
+        %292 = arith.addi %290, %c16_i64 : i64
+        %293 = arith.minsi %292, %191 : i64
+        %294 = arith.subi %293, %291 : i64
+        %295 = arith.subi %291, %185 : i64
+        %296 = arith.muli %295, %189 : i64
+        %297 = arith.addi %188, %296 : i64
+        %298 = arith.muli %289, %c32_i64 : i64
+        %299 = arith.subi %291, %290 : i64
+        %300 = arith.addi %298, %299 : i64
+        %301 = arith.minsi %147, %c64_i64 : i64
+        "instgem.mvin"(%297, %300, %301, %294) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %199 = arith.ceildivsi %185, %c16_i64 : i64
       %200 = arith.cmpi sgt, %183, %c0_i64_3 : i64
@@ -477,22 +460,17 @@ module {
       %203 = arith.muli %202, %152 : i64
       %204 = arith.index_cast %203 : i64 to index
       scf.for %arg19 = %c0 to %204 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %152 : i64
-        %286 = arith.remsi %284, %152 : i64
-        %287 = arith.muli %285, %c16_i64 : i64
-        %288 = arith.maxsi %287, %c5_i64 : i64
-        %289 = arith.addi %287, %c16_i64 : i64
-        %290 = arith.minsi %289, %185 : i64
-        %291 = arith.subi %290, %288 : i64
-        %292 = arith.muli %285, %c32_i64 : i64
-        %293 = arith.muli %286, %c64_i64 : i64
-        %294 = arith.addi %292, %293 : i64
-        %295 = arith.subi %288, %287 : i64
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.muli %288, %c16_i64 : i64
+        %290 = arith.maxsi %289, %c5_i64 : i64
+        %291 = arith.addi %289, %c16_i64 : i64
+        %292 = arith.minsi %291, %185 : i64
+        %293 = arith.subi %292, %290 : i64
+        %294 = arith.muli %288, %c32_i64 : i64
+        %295 = arith.subi %290, %289 : i64
         %296 = arith.addi %294, %295 : i64
-        %297 = arith.subi %147, %293 : i64
-        %298 = arith.minsi %297, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %296, %298, %291) : (i64, i64, i64, i64) -> ()
+        %297 = arith.minsi %147, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %296, %297, %293) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %205 = arith.subi %c10_i64, %191 : i64
       %206 = arith.divsi %191, %c16_i64 : i64
@@ -503,23 +481,18 @@ module {
       %211 = arith.muli %210, %152 : i64
       %212 = arith.index_cast %211 : i64 to index
       scf.for %arg19 = %c0 to %212 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %152 : i64
-        %286 = arith.addi %206, %285 : i64
-        %287 = arith.remsi %284, %152 : i64
-        %288 = arith.muli %286, %c16_i64 : i64
-        %289 = arith.maxsi %288, %191 : i64
-        %290 = arith.addi %288, %c16_i64 : i64
-        %291 = arith.minsi %290, %c10_i64 : i64
-        %292 = arith.subi %291, %289 : i64
-        %293 = arith.muli %286, %c32_i64 : i64
-        %294 = arith.muli %287, %c64_i64 : i64
-        %295 = arith.addi %293, %294 : i64
-        %296 = arith.subi %289, %288 : i64
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.addi %206, %288 : i64
+        %290 = arith.muli %289, %c16_i64 : i64
+        %291 = arith.maxsi %290, %191 : i64
+        %292 = arith.addi %290, %c16_i64 : i64
+        %293 = arith.minsi %292, %c10_i64 : i64
+        %294 = arith.subi %293, %291 : i64
+        %295 = arith.muli %289, %c32_i64 : i64
+        %296 = arith.subi %291, %290 : i64
         %297 = arith.addi %295, %296 : i64
-        %298 = arith.subi %147, %294 : i64
-        %299 = arith.minsi %298, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %297, %299, %292) : (i64, i64, i64, i64) -> ()
+        %298 = arith.minsi %147, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %297, %298, %294) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %213 = arith.addi %101, %c2 : index
       scf.if %138 {
@@ -551,27 +524,21 @@ module {
       %234 = arith.muli %233, %152 : i64
       %235 = arith.index_cast %234 : i64 to index
       scf.for %arg19 = %c0 to %235 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %152 : i64
-        %286 = arith.addi %227, %285 : i64
-        %287 = arith.remsi %284, %152 : i64
-        %288 = arith.muli %286, %c16_i64 : i64
-        %289 = arith.maxsi %288, %222 : i64
-        %290 = arith.addi %288, %c16_i64 : i64
-        %291 = arith.minsi %290, %228 : i64
-        %292 = arith.subi %291, %289 : i64
-        %293 = arith.subi %289, %222 : i64
-        %294 = arith.muli %293, %226 : i64
-        %295 = arith.addi %225, %294 : i64
-        %296 = arith.muli %287, %c64_i64 : i64
-        %297 = arith.addi %295, %296 : i64
-        %298 = arith.muli %286, %c32_i64 : i64
-        %299 = arith.addi %298, %296 : i64
-        %300 = arith.subi %289, %288 : i64
-        %301 = arith.addi %299, %300 : i64
-        %302 = arith.subi %147, %296 : i64
-        %303 = arith.minsi %302, %c64_i64 : i64
-        "instgem.mvin"(%297, %301, %303, %292) : (i64, i64, i64, i64) -> ()
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.addi %227, %288 : i64
+        %290 = arith.muli %289, %c16_i64 : i64
+        %291 = arith.maxsi %290, %222 : i64
+        %292 = arith.addi %290, %c16_i64 : i64
+        %293 = arith.minsi %292, %228 : i64
+        %294 = arith.subi %293, %291 : i64
+        %295 = arith.subi %291, %222 : i64
+        %296 = arith.muli %295, %226 : i64
+        %297 = arith.addi %225, %296 : i64
+        %298 = arith.muli %289, %c32_i64 : i64
+        %299 = arith.subi %291, %290 : i64
+        %300 = arith.addi %298, %299 : i64
+        %301 = arith.minsi %147, %c64_i64 : i64
+        "instgem.mvin"(%297, %300, %301, %294) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %236 = arith.ceildivsi %222, %c16_i64 : i64
       %237 = arith.cmpi sgt, %220, %c0_i64_3 : i64
@@ -580,22 +547,17 @@ module {
       %240 = arith.muli %239, %152 : i64
       %241 = arith.index_cast %240 : i64 to index
       scf.for %arg19 = %c0 to %241 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %152 : i64
-        %286 = arith.remsi %284, %152 : i64
-        %287 = arith.muli %285, %c16_i64 : i64
-        %288 = arith.maxsi %287, %c10_i64 : i64
-        %289 = arith.addi %287, %c16_i64 : i64
-        %290 = arith.minsi %289, %222 : i64
-        %291 = arith.subi %290, %288 : i64
-        %292 = arith.muli %285, %c32_i64 : i64
-        %293 = arith.muli %286, %c64_i64 : i64
-        %294 = arith.addi %292, %293 : i64
-        %295 = arith.subi %288, %287 : i64
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.muli %288, %c16_i64 : i64
+        %290 = arith.maxsi %289, %c10_i64 : i64
+        %291 = arith.addi %289, %c16_i64 : i64
+        %292 = arith.minsi %291, %222 : i64
+        %293 = arith.subi %292, %290 : i64
+        %294 = arith.muli %288, %c32_i64 : i64
+        %295 = arith.subi %290, %289 : i64
         %296 = arith.addi %294, %295 : i64
-        %297 = arith.subi %147, %293 : i64
-        %298 = arith.minsi %297, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %296, %298, %291) : (i64, i64, i64, i64) -> ()
+        %297 = arith.minsi %147, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %296, %297, %293) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %242 = arith.subi %c15_i64, %228 : i64
       %243 = arith.divsi %228, %c16_i64 : i64
@@ -606,23 +568,18 @@ module {
       %248 = arith.muli %247, %152 : i64
       %249 = arith.index_cast %248 : i64 to index
       scf.for %arg19 = %c0 to %249 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %152 : i64
-        %286 = arith.addi %243, %285 : i64
-        %287 = arith.remsi %284, %152 : i64
-        %288 = arith.muli %286, %c16_i64 : i64
-        %289 = arith.maxsi %288, %228 : i64
-        %290 = arith.addi %288, %c16_i64 : i64
-        %291 = arith.minsi %290, %c15_i64 : i64
-        %292 = arith.subi %291, %289 : i64
-        %293 = arith.muli %286, %c32_i64 : i64
-        %294 = arith.muli %287, %c64_i64 : i64
-        %295 = arith.addi %293, %294 : i64
-        %296 = arith.subi %289, %288 : i64
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.addi %243, %288 : i64
+        %290 = arith.muli %289, %c16_i64 : i64
+        %291 = arith.maxsi %290, %228 : i64
+        %292 = arith.addi %290, %c16_i64 : i64
+        %293 = arith.minsi %292, %c15_i64 : i64
+        %294 = arith.subi %293, %291 : i64
+        %295 = arith.muli %289, %c32_i64 : i64
+        %296 = arith.subi %291, %290 : i64
         %297 = arith.addi %295, %296 : i64
-        %298 = arith.subi %147, %294 : i64
-        %299 = arith.minsi %298, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %297, %299, %292) : (i64, i64, i64, i64) -> ()
+        %298 = arith.minsi %147, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %297, %298, %294) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %63 {
         func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
@@ -647,28 +604,22 @@ module {
       %263 = arith.muli %262, %256 : i64
       %264 = arith.index_cast %263 : i64 to index
       scf.for %arg19 = %c0 to %264 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %256 : i64
-        %286 = arith.addi %257, %285 : i64
-        %287 = arith.remsi %284, %256 : i64
-        %288 = arith.muli %286, %c16_i64 : i64
-        %289 = arith.maxsi %288, %250 : i64
-        %290 = arith.addi %288, %c16_i64 : i64
-        %291 = arith.minsi %290, %251 : i64
-        %292 = arith.subi %291, %289 : i64
-        %293 = arith.subi %289, %250 : i64
-        %294 = arith.muli %293, %255 : i64
-        %295 = arith.addi %254, %294 : i64
-        %296 = arith.muli %287, %c64_i64 : i64
-        %297 = arith.addi %295, %296 : i64
-        %298 = arith.muli %286, %c32_i64 : i64
-        %299 = arith.addi %298, %296 : i64
-        %300 = arith.addi %299, %c32_i64 : i64
-        %301 = arith.subi %289, %288 : i64
-        %302 = arith.addi %300, %301 : i64
-        %303 = arith.subi %67, %296 : i64
-        %304 = arith.minsi %303, %c64_i64 : i64
-        "instgem.mvin"(%297, %302, %304, %292) : (i64, i64, i64, i64) -> ()
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.addi %257, %288 : i64
+        %290 = arith.muli %289, %c16_i64 : i64
+        %291 = arith.maxsi %290, %250 : i64
+        %292 = arith.addi %290, %c16_i64 : i64
+        %293 = arith.minsi %292, %251 : i64
+        %294 = arith.subi %293, %291 : i64
+        %295 = arith.subi %291, %250 : i64
+        %296 = arith.muli %295, %255 : i64
+        %297 = arith.addi %254, %296 : i64
+        %298 = arith.muli %289, %c32_i64 : i64
+        %299 = arith.addi %298, %c32_i64 : i64
+        %300 = arith.subi %291, %290 : i64
+        %301 = arith.addi %299, %300 : i64
+        %302 = arith.minsi %67, %c64_i64 : i64
+        "instgem.mvin"(%297, %301, %302, %294) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %265 = arith.ceildivsi %250, %c16_i64 : i64
       %266 = arith.cmpi sgt, %250, %c0_i64_3 : i64
@@ -677,23 +628,18 @@ module {
       %269 = arith.muli %268, %256 : i64
       %270 = arith.index_cast %269 : i64 to index
       scf.for %arg19 = %c0 to %270 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.divsi %284, %256 : i64
-        %286 = arith.remsi %284, %256 : i64
-        %287 = arith.muli %285, %c16_i64 : i64
-        %288 = arith.maxsi %287, %c0_i64_3 : i64
-        %289 = arith.addi %287, %c16_i64 : i64
-        %290 = arith.minsi %289, %250 : i64
-        %291 = arith.subi %290, %288 : i64
-        %292 = arith.muli %285, %c32_i64 : i64
-        %293 = arith.muli %286, %c64_i64 : i64
-        %294 = arith.addi %292, %293 : i64
+        %288 = arith.index_cast %arg19 : index to i64
+        %289 = arith.muli %288, %c16_i64 : i64
+        %290 = arith.maxsi %289, %c0_i64_3 : i64
+        %291 = arith.addi %289, %c16_i64 : i64
+        %292 = arith.minsi %291, %250 : i64
+        %293 = arith.subi %292, %290 : i64
+        %294 = arith.muli %288, %c32_i64 : i64
         %295 = arith.addi %294, %c32_i64 : i64
-        %296 = arith.subi %288, %287 : i64
+        %296 = arith.subi %290, %289 : i64
         %297 = arith.addi %295, %296 : i64
-        %298 = arith.subi %67, %293 : i64
-        %299 = arith.minsi %298, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %297, %299, %291) : (i64, i64, i64, i64) -> ()
+        %298 = arith.minsi %67, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %297, %298, %293) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %271 = arith.maxsi %147, %c0_i64_3 : i64
       %272 = arith.minsi %271, %c32_i64 : i64
@@ -708,230 +654,266 @@ module {
       %281 = arith.cmpi sge, %280, %39 : index
       %282 = arith.cmpi eq, %arg18, %37 : index
       %283 = arith.index_cast %277 : i64 to index
-      scf.for %arg19 = %c0 to %283 step %c1 {
-        %284 = arith.index_cast %arg19 : index to i64
-        %285 = arith.subi %284, %c1_i64_2 : i64
-        %286 = arith.cmpi sge, %285, %c0_i64_3 : i64
-        %287 = arith.cmpi slt, %285, %81 : i64
-        %288 = arith.andi %286, %287 : i1
-        %289 = arith.andi %281, %288 : i1
-        %290 = arith.maxsi %279, %c1_i64_2 : i64
-        %291 = arith.ceildivsi %80, %290 : i64
-        %292 = arith.subi %277, %c1_i64_2 : i64
-        %293 = arith.cmpi eq, %284, %292 : i64
-        %294 = arith.cmpi slt, %284, %81 : i64
-        %295 = arith.andi %293, %294 : i1
-        %296 = arith.andi %281, %295 : i1
-        %297 = arith.divsi %278, %c16_i64 : i64
-        %298 = arith.minsi %279, %297 : i64
-        %299 = arith.maxsi %298, %c0_i64_3 : i64
-        %300 = arith.index_cast %299 : i64 to index
-        scf.for %arg20 = %c0 to %300 step %c1 {
-          %305 = arith.index_cast %arg20 : index to i64
-          %306 = arith.muli %305, %291 : i64
-          %307 = arith.minsi %306, %80 : i64
-          scf.if %289 {
-            %321 = arith.addi %307, %291 : i64
-            %322 = arith.minsi %321, %80 : i64
-            %323 = arith.index_cast %307 : i64 to index
-            %324 = arith.index_cast %322 : i64 to index
-            scf.for %arg21 = %323 to %324 step %c1 {
-              %325 = arith.index_cast %arg21 : index to i64
-              %326 = arith.addi %74, %325 : i64
-              %327 = arith.muli %326, %c16_i64 : i64
-              %328 = arith.maxsi %327, %65 : i64
-              %329 = arith.addi %327, %c16_i64 : i64
-              %330 = arith.minsi %329, %75 : i64
-              %331 = arith.subi %330, %328 : i64
-              %332 = arith.subi %328, %65 : i64
-              %333 = arith.muli %332, %71 : i64
-              %334 = arith.addi %70, %333 : i64
-              %335 = arith.muli %285, %c16_i64 : i64
-              %336 = arith.addi %334, %335 : i64
-              %337 = arith.muli %326, %c32_i64 : i64
-              %338 = arith.addi %337, %335 : i64
-              %339 = arith.ori %338, %c2147483648_i64 : i64
-              %340 = arith.subi %328, %327 : i64
-              %341 = arith.addi %339, %340 : i64
-              %342 = arith.subi %67, %335 : i64
-              %343 = arith.minsi %342, %c16_i64 : i64
-              "instgem.mvout"(%336, %341, %343, %331) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %308 = arith.muli %284, %c16_i64 : i64
-          %309 = arith.subi %276, %308 : i64
-          %310 = arith.minsi %309, %c16_i64 : i64
-          %311 = arith.cmpi eq, %305, %c0_i64_3 : i64
-          %312 = arith.andi %282, %311 : i1
-          %313 = arith.select %312, %c2147483648_i64, %c3221225472_i64 : i64
-          %314 = arith.ori %308, %313 : i64
-          %315 = arith.select %312, %c16_i64, %c15_i64 : i64
-          %316 = arith.select %312, %c16_i64, %310 : i64
-          %317 = arith.muli %305, %c32_i64 : i64
-          %318 = arith.addi %317, %308 : i64
-          %319 = arith.addi %318, %c32_i64 : i64
-          "instgem.preload"(%319, %310, %c16_i64, %314, %316, %315) : (i64, i64, i64, i64, i64, i64) -> ()
-          %320 = arith.muli %305, %c16_i64 : i64
-          "instgem.compute_preloaded"(%320, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        %301 = arith.index_cast %279 : i64 to index
-        scf.for %arg20 = %300 to %301 step %c1 {
-          %305 = arith.index_cast %arg20 : index to i64
-          %306 = arith.muli %305, %c16_i64 : i64
-          %307 = arith.subi %272, %306 : i64
+      %284 = arith.divsi %278, %c16_i64 : i64
+      %285 = arith.minsi %279, %284 : i64
+      %286 = arith.maxsi %285, %c0_i64_3 : i64
+      %287 = arith.ori %282, %281 : i1
+      scf.if %287 {
+        %288 = arith.maxsi %279, %c1_i64_2 : i64
+        %289 = arith.ceildivsi %80, %288 : i64
+        %290 = arith.select %282, %c0_i64_3, %c-1_i64 : i64
+        scf.for %arg19 = %c0 to %283 step %c1 {
+          %295 = arith.index_cast %arg19 : index to i64
+          %296 = arith.subi %295, %c1_i64_2 : i64
+          %297 = arith.cmpi sge, %296, %c0_i64_3 : i64
+          %298 = arith.cmpi slt, %296, %81 : i64
+          %299 = arith.andi %297, %298 : i1
+          %300 = arith.andi %281, %299 : i1
+          %301 = arith.subi %277, %c1_i64_2 : i64
+          %302 = arith.cmpi eq, %295, %301 : i64
+          %303 = arith.cmpi slt, %295, %81 : i64
+          %304 = arith.andi %302, %303 : i1
+          %305 = arith.andi %281, %304 : i1
+          %306 = arith.muli %295, %c16_i64 : i64
+          %307 = arith.subi %276, %306 : i64
           %308 = arith.minsi %307, %c16_i64 : i64
-          %309 = arith.subi %274, %306 : i64
-          %310 = arith.minsi %309, %c16_i64 : i64
-          %311 = arith.muli %305, %291 : i64
-          %312 = arith.minsi %311, %80 : i64
-          scf.if %289 {
-            %325 = arith.addi %312, %291 : i64
-            %326 = arith.minsi %325, %80 : i64
-            %327 = arith.index_cast %312 : i64 to index
-            %328 = arith.index_cast %326 : i64 to index
-            scf.for %arg21 = %327 to %328 step %c1 {
-              %329 = arith.index_cast %arg21 : index to i64
-              %330 = arith.addi %74, %329 : i64
-              %331 = arith.muli %330, %c16_i64 : i64
-              %332 = arith.maxsi %331, %65 : i64
-              %333 = arith.addi %331, %c16_i64 : i64
-              %334 = arith.minsi %333, %75 : i64
-              %335 = arith.subi %334, %332 : i64
-              %336 = arith.subi %332, %65 : i64
-              %337 = arith.muli %336, %71 : i64
-              %338 = arith.addi %70, %337 : i64
-              %339 = arith.muli %285, %c16_i64 : i64
-              %340 = arith.addi %338, %339 : i64
-              %341 = arith.muli %330, %c32_i64 : i64
-              %342 = arith.addi %341, %339 : i64
-              %343 = arith.ori %342, %c2147483648_i64 : i64
-              %344 = arith.subi %332, %331 : i64
-              %345 = arith.addi %343, %344 : i64
-              %346 = arith.subi %67, %339 : i64
-              %347 = arith.minsi %346, %c16_i64 : i64
-              "instgem.mvout"(%340, %345, %347, %335) : (i64, i64, i64, i64) -> ()
+          %309 = arith.index_cast %286 : i64 to index
+          scf.for %arg20 = %c0 to %309 step %c1 {
+            %316 = arith.index_cast %arg20 : index to i64
+            scf.if %300 {
+              %326 = arith.muli %316, %289 : i64
+              %327 = arith.minsi %326, %80 : i64
+              %328 = arith.addi %327, %289 : i64
+              %329 = arith.minsi %328, %80 : i64
+              %330 = arith.index_cast %327 : i64 to index
+              %331 = arith.index_cast %329 : i64 to index
+              scf.for %arg21 = %330 to %331 step %c1 {
+                %332 = arith.index_cast %arg21 : index to i64
+                %333 = arith.addi %74, %332 : i64
+                %334 = arith.muli %333, %c16_i64 : i64
+                %335 = arith.maxsi %334, %65 : i64
+                %336 = arith.addi %334, %c16_i64 : i64
+                %337 = arith.minsi %336, %75 : i64
+                %338 = arith.subi %337, %335 : i64
+                %339 = arith.subi %335, %65 : i64
+                %340 = arith.muli %339, %71 : i64
+                %341 = arith.addi %70, %340 : i64
+                %342 = arith.muli %296, %c16_i64 : i64
+                %343 = arith.addi %341, %342 : i64
+                %344 = arith.muli %333, %c32_i64 : i64
+                %345 = arith.addi %344, %342 : i64
+                %346 = arith.ori %345, %c2147483648_i64 : i64
+                %347 = arith.subi %335, %334 : i64
+                %348 = arith.addi %346, %347 : i64
+                %349 = arith.subi %67, %342 : i64
+                %350 = arith.minsi %349, %c16_i64 : i64
+                "instgem.mvout"(%343, %348, %350, %338) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %317 = arith.cmpi eq, %316, %290 : i64
+            %318 = arith.select %317, %c2147483648_i64, %c3221225472_i64 : i64
+            %319 = arith.ori %306, %318 : i64
+            %320 = arith.select %317, %c16_i64, %c15_i64 : i64
+            %321 = arith.select %317, %c16_i64, %308 : i64
+            %322 = arith.muli %316, %c32_i64 : i64
+            %323 = arith.addi %322, %306 : i64
+            %324 = arith.addi %323, %c32_i64 : i64
+            "instgem.preload"(%324, %308, %c16_i64, %319, %321, %320) : (i64, i64, i64, i64, i64, i64) -> ()
+            %325 = arith.muli %316, %c16_i64 : i64
+            "instgem.compute_preloaded"(%325, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %310 = arith.index_cast %279 : i64 to index
+          scf.for %arg20 = %309 to %310 step %c1 {
+            %316 = arith.index_cast %arg20 : index to i64
+            %317 = arith.muli %316, %c16_i64 : i64
+            %318 = arith.subi %272, %317 : i64
+            %319 = arith.minsi %318, %c16_i64 : i64
+            %320 = arith.subi %274, %317 : i64
+            %321 = arith.minsi %320, %c16_i64 : i64
+            scf.if %300 {
+              %330 = arith.muli %316, %289 : i64
+              %331 = arith.minsi %330, %80 : i64
+              %332 = arith.addi %331, %289 : i64
+              %333 = arith.minsi %332, %80 : i64
+              %334 = arith.index_cast %331 : i64 to index
+              %335 = arith.index_cast %333 : i64 to index
+              scf.for %arg21 = %334 to %335 step %c1 {
+                %336 = arith.index_cast %arg21 : index to i64
+                %337 = arith.addi %74, %336 : i64
+                %338 = arith.muli %337, %c16_i64 : i64
+                %339 = arith.maxsi %338, %65 : i64
+                %340 = arith.addi %338, %c16_i64 : i64
+                %341 = arith.minsi %340, %75 : i64
+                %342 = arith.subi %341, %339 : i64
+                %343 = arith.subi %339, %65 : i64
+                %344 = arith.muli %343, %71 : i64
+                %345 = arith.addi %70, %344 : i64
+                %346 = arith.muli %296, %c16_i64 : i64
+                %347 = arith.addi %345, %346 : i64
+                %348 = arith.muli %337, %c32_i64 : i64
+                %349 = arith.addi %348, %346 : i64
+                %350 = arith.ori %349, %c2147483648_i64 : i64
+                %351 = arith.subi %339, %338 : i64
+                %352 = arith.addi %350, %351 : i64
+                %353 = arith.subi %67, %346 : i64
+                %354 = arith.minsi %353, %c16_i64 : i64
+                "instgem.mvout"(%347, %352, %354, %342) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %322 = arith.cmpi eq, %316, %290 : i64
+            %323 = arith.select %322, %c2147483648_i64, %c3221225472_i64 : i64
+            %324 = arith.ori %306, %323 : i64
+            %325 = arith.select %322, %c16_i64, %c15_i64 : i64
+            %326 = arith.select %322, %c16_i64, %308 : i64
+            %327 = arith.muli %316, %c32_i64 : i64
+            %328 = arith.addi %327, %306 : i64
+            %329 = arith.addi %328, %c32_i64 : i64
+            "instgem.preload"(%329, %308, %321, %324, %326, %325) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%317, %319, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.if %300 {
+            %316 = arith.muli %279, %289 : i64
+            %317 = arith.minsi %316, %80 : i64
+            %318 = arith.index_cast %317 : i64 to index
+            %319 = arith.index_cast %80 : i64 to index
+            scf.for %arg20 = %318 to %319 step %c1 {
+              %320 = arith.index_cast %arg20 : index to i64
+              %321 = arith.addi %74, %320 : i64
+              %322 = arith.muli %321, %c16_i64 : i64
+              %323 = arith.maxsi %322, %65 : i64
+              %324 = arith.addi %322, %c16_i64 : i64
+              %325 = arith.minsi %324, %75 : i64
+              %326 = arith.subi %325, %323 : i64
+              %327 = arith.subi %323, %65 : i64
+              %328 = arith.muli %327, %71 : i64
+              %329 = arith.addi %70, %328 : i64
+              %330 = arith.muli %296, %c16_i64 : i64
+              %331 = arith.addi %329, %330 : i64
+              %332 = arith.muli %321, %c32_i64 : i64
+              %333 = arith.addi %332, %330 : i64
+              %334 = arith.ori %333, %c2147483648_i64 : i64
+              %335 = arith.subi %323, %322 : i64
+              %336 = arith.addi %334, %335 : i64
+              %337 = arith.subi %67, %330 : i64
+              %338 = arith.minsi %337, %c16_i64 : i64
+              "instgem.mvout"(%331, %336, %338, %326) : (i64, i64, i64, i64) -> ()
             }
           }
-          %313 = arith.muli %284, %c16_i64 : i64
-          %314 = arith.subi %276, %313 : i64
-          %315 = arith.minsi %314, %c16_i64 : i64
-          %316 = arith.cmpi eq, %305, %c0_i64_3 : i64
-          %317 = arith.andi %282, %316 : i1
-          %318 = arith.select %317, %c2147483648_i64, %c3221225472_i64 : i64
-          %319 = arith.ori %313, %318 : i64
-          %320 = arith.select %317, %c16_i64, %c15_i64 : i64
-          %321 = arith.select %317, %c16_i64, %315 : i64
-          %322 = arith.muli %305, %c32_i64 : i64
-          %323 = arith.addi %322, %313 : i64
-          %324 = arith.addi %323, %c32_i64 : i64
-          "instgem.preload"(%324, %315, %310, %319, %321, %320) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%306, %308, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        scf.if %289 {
-          %305 = arith.muli %279, %291 : i64
-          %306 = arith.minsi %305, %80 : i64
-          %307 = arith.index_cast %306 : i64 to index
-          %308 = arith.index_cast %80 : i64 to index
-          scf.for %arg20 = %307 to %308 step %c1 {
-            %309 = arith.index_cast %arg20 : index to i64
-            %310 = arith.addi %74, %309 : i64
-            %311 = arith.muli %310, %c16_i64 : i64
-            %312 = arith.maxsi %311, %65 : i64
-            %313 = arith.addi %311, %c16_i64 : i64
-            %314 = arith.minsi %313, %75 : i64
-            %315 = arith.subi %314, %312 : i64
-            %316 = arith.subi %312, %65 : i64
-            %317 = arith.muli %316, %71 : i64
-            %318 = arith.addi %70, %317 : i64
-            %319 = arith.muli %285, %c16_i64 : i64
-            %320 = arith.addi %318, %319 : i64
-            %321 = arith.muli %310, %c32_i64 : i64
-            %322 = arith.addi %321, %319 : i64
-            %323 = arith.ori %322, %c2147483648_i64 : i64
-            %324 = arith.subi %312, %311 : i64
-            %325 = arith.addi %323, %324 : i64
-            %326 = arith.subi %67, %319 : i64
-            %327 = arith.minsi %326, %c16_i64 : i64
-            "instgem.mvout"(%320, %325, %327, %315) : (i64, i64, i64, i64) -> ()
+          %311 = arith.cmpi sgt, %279, %c0_i64_3 : i64
+          %312 = arith.subi %c0_i64_3, %74 : i64
+          %313 = arith.maxsi %312, %c0_i64_3 : i64
+          %314 = arith.minsi %313, %80 : i64
+          %315 = arith.select %311, %314, %c0_i64_3 : i64
+          scf.if %305 {
+            %316 = arith.index_cast %315 : i64 to index
+            %317 = arith.index_cast %80 : i64 to index
+            scf.for %arg20 = %316 to %317 step %c1 {
+              %318 = arith.index_cast %arg20 : index to i64
+              %319 = arith.addi %74, %318 : i64
+              %320 = arith.muli %319, %c16_i64 : i64
+              %321 = arith.maxsi %320, %65 : i64
+              %322 = arith.addi %320, %c16_i64 : i64
+              %323 = arith.minsi %322, %75 : i64
+              %324 = arith.subi %323, %321 : i64
+              %325 = arith.subi %321, %65 : i64
+              %326 = arith.muli %325, %71 : i64
+              %327 = arith.addi %70, %326 : i64
+              %328 = arith.addi %327, %306 : i64
+              %329 = arith.muli %319, %c32_i64 : i64
+              %330 = arith.addi %329, %306 : i64
+              %331 = arith.ori %330, %c2147483648_i64 : i64
+              %332 = arith.subi %321, %320 : i64
+              %333 = arith.addi %331, %332 : i64
+              %334 = arith.subi %67, %306 : i64
+              %335 = arith.minsi %334, %c16_i64 : i64
+              "instgem.mvout"(%328, %333, %335, %324) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %291 = arith.cmpi eq, %279, %c0_i64_3 : i64
+        %292 = arith.cmpi slt, %277, %c2_i64_1 : i64
+        %293 = arith.ori %291, %292 : i1
+        %294 = arith.andi %282, %293 : i1
+        scf.if %294 {
+          scf.for %arg19 = %c0 to %c2 step %c1 {
+            %295 = arith.index_cast %arg19 : index to i64
+            %296 = arith.muli %295, %c16_i64 : i64
+            %297 = arith.subi %c32_i64, %296 : i64
+            %298 = arith.minsi %297, %c16_i64 : i64
+            %299 = arith.ori %296, %c2147483648_i64 : i64
+            %300 = arith.cmpi sge, %295, %277 : i64
+            %301 = arith.ori %291, %300 : i1
+            %302 = arith.cmpi slt, %295, %81 : i64
+            %303 = arith.andi %301, %302 : i1
+            scf.if %303 {
+              "instgem.mvin"(%c0_i64_3, %299, %298, %c16_i64) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %302 = arith.cmpi sgt, %279, %c0_i64_3 : i64
-        %303 = arith.minsi %80, %c0_i64_3 : i64
-        %304 = arith.select %302, %303, %c0_i64_3 : i64
-        scf.if %296 {
-          %305 = arith.index_cast %304 : i64 to index
-          %306 = arith.index_cast %80 : i64 to index
-          scf.for %arg20 = %305 to %306 step %c1 {
-            %307 = arith.index_cast %arg20 : index to i64
-            %308 = arith.addi %74, %307 : i64
-            %309 = arith.muli %308, %c16_i64 : i64
-            %310 = arith.maxsi %309, %65 : i64
-            %311 = arith.addi %309, %c16_i64 : i64
-            %312 = arith.minsi %311, %75 : i64
-            %313 = arith.subi %312, %310 : i64
-            %314 = arith.subi %310, %65 : i64
-            %315 = arith.muli %314, %71 : i64
-            %316 = arith.addi %70, %315 : i64
-            %317 = arith.muli %284, %c16_i64 : i64
-            %318 = arith.addi %316, %317 : i64
-            %319 = arith.muli %308, %c32_i64 : i64
-            %320 = arith.addi %319, %317 : i64
-            %321 = arith.ori %320, %c2147483648_i64 : i64
-            %322 = arith.subi %310, %309 : i64
-            %323 = arith.addi %321, %322 : i64
-            %324 = arith.subi %67, %317 : i64
-            %325 = arith.minsi %324, %c16_i64 : i64
-            "instgem.mvout"(%318, %323, %325, %313) : (i64, i64, i64, i64) -> ()
+        scf.if %281 {
+          %295 = arith.minsi %277, %81 : i64
+          %296 = arith.index_cast %295 : i64 to index
+          %297 = arith.index_cast %81 : i64 to index
+          scf.for %arg19 = %296 to %297 step %c1 {
+            %298 = arith.index_cast %arg19 : index to i64
+            %299 = arith.index_cast %80 : i64 to index
+            scf.for %arg20 = %c0 to %299 step %c1 {
+              %300 = arith.index_cast %arg20 : index to i64
+              %301 = arith.addi %74, %300 : i64
+              %302 = arith.muli %301, %c16_i64 : i64
+              %303 = arith.maxsi %302, %65 : i64
+              %304 = arith.addi %302, %c16_i64 : i64
+              %305 = arith.minsi %304, %75 : i64
+              %306 = arith.subi %305, %303 : i64
+              %307 = arith.subi %303, %65 : i64
+              %308 = arith.muli %307, %71 : i64
+              %309 = arith.addi %70, %308 : i64
+              %310 = arith.muli %298, %c16_i64 : i64
+              %311 = arith.addi %309, %310 : i64
+              %312 = arith.muli %301, %c32_i64 : i64
+              %313 = arith.addi %312, %310 : i64
+              %314 = arith.ori %313, %c2147483648_i64 : i64
+              %315 = arith.subi %303, %302 : i64
+              %316 = arith.addi %314, %315 : i64
+              %317 = arith.subi %67, %310 : i64
+              %318 = arith.minsi %317, %c16_i64 : i64
+              "instgem.mvout"(%311, %316, %318, %306) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-      } {gemmini.compute_nest}
-      scf.if %282 {
-        scf.for %arg19 = %c0 to %c2 step %c1 {
-          %284 = arith.index_cast %arg19 : index to i64
-          %285 = arith.muli %284, %c16_i64 : i64
-          %286 = arith.subi %c32_i64, %285 : i64
-          %287 = arith.minsi %286, %c16_i64 : i64
-          %288 = arith.ori %285, %c2147483648_i64 : i64
-          %289 = arith.cmpi eq, %279, %c0_i64_3 : i64
-          %290 = arith.cmpi sge, %284, %277 : i64
-          %291 = arith.ori %289, %290 : i1
-          %292 = arith.cmpi slt, %284, %81 : i64
-          %293 = arith.andi %291, %292 : i1
-          scf.if %293 {
-            "instgem.mvin"(%c0_i64_3, %288, %287, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } else {
+        scf.for %arg19 = %c0 to %283 step %c1 {
+          %288 = arith.index_cast %arg19 : index to i64
+          %289 = arith.muli %288, %c16_i64 : i64
+          %290 = arith.subi %276, %289 : i64
+          %291 = arith.minsi %290, %c16_i64 : i64
+          %292 = arith.index_cast %286 : i64 to index
+          scf.for %arg20 = %c0 to %292 step %c1 {
+            %294 = arith.index_cast %arg20 : index to i64
+            %295 = arith.ori %289, %c3221225472_i64 : i64
+            %296 = arith.muli %294, %c32_i64 : i64
+            %297 = arith.addi %296, %289 : i64
+            %298 = arith.addi %297, %c32_i64 : i64
+            "instgem.preload"(%298, %291, %c16_i64, %295, %291, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %299 = arith.muli %294, %c16_i64 : i64
+            "instgem.compute_preloaded"(%299, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        }
-      }
-      scf.if %281 {
-        %284 = arith.minsi %277, %81 : i64
-        %285 = arith.index_cast %284 : i64 to index
-        %286 = arith.index_cast %81 : i64 to index
-        scf.for %arg19 = %285 to %286 step %c1 {
-          %287 = arith.index_cast %arg19 : index to i64
-          %288 = arith.index_cast %80 : i64 to index
-          scf.for %arg20 = %c0 to %288 step %c1 {
-            %289 = arith.index_cast %arg20 : index to i64
-            %290 = arith.addi %74, %289 : i64
-            %291 = arith.muli %290, %c16_i64 : i64
-            %292 = arith.maxsi %291, %65 : i64
-            %293 = arith.addi %291, %c16_i64 : i64
-            %294 = arith.minsi %293, %75 : i64
-            %295 = arith.subi %294, %292 : i64
-            %296 = arith.subi %292, %65 : i64
-            %297 = arith.muli %296, %71 : i64
-            %298 = arith.addi %70, %297 : i64
-            %299 = arith.muli %287, %c16_i64 : i64
-            %300 = arith.addi %298, %299 : i64
-            %301 = arith.muli %290, %c32_i64 : i64
-            %302 = arith.addi %301, %299 : i64
-            %303 = arith.ori %302, %c2147483648_i64 : i64
-            %304 = arith.subi %292, %291 : i64
-            %305 = arith.addi %303, %304 : i64
-            %306 = arith.subi %67, %299 : i64
-            %307 = arith.minsi %306, %c16_i64 : i64
-            "instgem.mvout"(%300, %305, %307, %295) : (i64, i64, i64, i64) -> ()
+          %293 = arith.index_cast %279 : i64 to index
+          scf.for %arg20 = %292 to %293 step %c1 {
+            %294 = arith.index_cast %arg20 : index to i64
+            %295 = arith.muli %294, %c16_i64 : i64
+            %296 = arith.subi %272, %295 : i64
+            %297 = arith.minsi %296, %c16_i64 : i64
+            %298 = arith.subi %274, %295 : i64
+            %299 = arith.minsi %298, %c16_i64 : i64
+            %300 = arith.ori %289, %c3221225472_i64 : i64
+            %301 = arith.muli %294, %c32_i64 : i64
+            %302 = arith.addi %301, %289 : i64
+            %303 = arith.addi %302, %c32_i64 : i64
+            "instgem.preload"(%303, %291, %299, %300, %291, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%295, %297, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        }
+        } {gemmini.compute_nest}
       }
     }
     scf.if %64 {

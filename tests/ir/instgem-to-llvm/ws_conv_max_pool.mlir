@@ -139,16 +139,9 @@ module {
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c2 step %c1 {
       %103 = arith.index_cast %arg10 : index to i64
-      %104 = arith.remsi %103, %c2_i64_1 : i64
-      %105 = arith.divsi %103, %c2_i64_1 : i64
-      %106 = arith.muli %105, %c16_i64 : i64
-      %107 = arith.subi %c16_i64, %106 : i64
-      %108 = arith.minsi %107, %c16_i64 : i64
-      %109 = arith.muli %104, %c16_i64 : i64
-      %110 = arith.muli %105, %c32_i64 : i64
-      %111 = arith.addi %109, %110 : i64
-      %112 = arith.ori %111, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %112, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %104 = arith.muli %103, %c16_i64 : i64
+      %105 = arith.ori %104, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %105, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %41 = arith.index_cast %29 : index to i64
     %42 = arith.index_cast %30 : index to i64
@@ -172,25 +165,17 @@ module {
     %57 = arith.index_cast %56 : i64 to index
     scf.for %arg10 = %c0 to %57 step %c1 {
       %103 = arith.index_cast %arg10 : index to i64
-      %104 = arith.divsi %103, %48 : i64
-      %105 = arith.addi %49, %104 : i64
-      %106 = arith.remsi %103, %48 : i64
-      %107 = arith.muli %105, %c16_i64 : i64
-      %108 = arith.maxsi %107, %41 : i64
-      %109 = arith.addi %107, %c16_i64 : i64
-      %110 = arith.minsi %109, %50 : i64
-      %111 = arith.subi %110, %108 : i64
-      %112 = arith.muli %106, %c64_i64 : i64
-      %113 = arith.addi %47, %112 : i64
-      %114 = arith.muli %106, %c32_i64 : i64
-      %115 = arith.addi %107, %114 : i64
-      %116 = arith.ori %115, %c2147483648_i64 : i64
-      %117 = arith.subi %108, %107 : i64
-      %118 = arith.addi %116, %117 : i64
-      %119 = arith.muli %106, %c16_i64 : i64
-      %120 = arith.subi %43, %119 : i64
-      %121 = arith.minsi %120, %c16_i64 : i64
-      "instgem.mvin"(%113, %118, %121, %111) : (i64, i64, i64, i64) -> ()
+      %104 = arith.addi %49, %103 : i64
+      %105 = arith.muli %104, %c16_i64 : i64
+      %106 = arith.maxsi %105, %41 : i64
+      %107 = arith.addi %105, %c16_i64 : i64
+      %108 = arith.minsi %107, %50 : i64
+      %109 = arith.subi %108, %106 : i64
+      %110 = arith.ori %105, %c2147483648_i64 : i64
+      %111 = arith.subi %106, %105 : i64
+      %112 = arith.addi %110, %111 : i64
+      %113 = arith.minsi %43, %c16_i64 : i64
+      "instgem.mvin"(%47, %112, %113, %109) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %58 = arith.ceildivsi %41, %c16_i64 : i64
     %59 = arith.cmpi sgt, %41, %c0_i64_3 : i64
@@ -200,22 +185,16 @@ module {
     %63 = arith.index_cast %62 : i64 to index
     scf.for %arg10 = %c0 to %63 step %c1 {
       %103 = arith.index_cast %arg10 : index to i64
-      %104 = arith.divsi %103, %48 : i64
-      %105 = arith.remsi %103, %48 : i64
-      %106 = arith.muli %104, %c16_i64 : i64
-      %107 = arith.maxsi %106, %c0_i64_3 : i64
-      %108 = arith.addi %106, %c16_i64 : i64
-      %109 = arith.minsi %108, %41 : i64
-      %110 = arith.subi %109, %107 : i64
-      %111 = arith.muli %105, %c32_i64 : i64
-      %112 = arith.addi %106, %111 : i64
-      %113 = arith.ori %112, %c2147483648_i64 : i64
-      %114 = arith.subi %107, %106 : i64
-      %115 = arith.addi %113, %114 : i64
-      %116 = arith.muli %105, %c16_i64 : i64
-      %117 = arith.subi %43, %116 : i64
-      %118 = arith.minsi %117, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %115, %118, %110) : (i64, i64, i64, i64) -> ()
+      %104 = arith.muli %103, %c16_i64 : i64
+      %105 = arith.maxsi %104, %c0_i64_3 : i64
+      %106 = arith.addi %104, %c16_i64 : i64
+      %107 = arith.minsi %106, %41 : i64
+      %108 = arith.subi %107, %105 : i64
+      %109 = arith.ori %104, %c2147483648_i64 : i64
+      %110 = arith.subi %105, %104 : i64
+      %111 = arith.addi %109, %110 : i64
+      %112 = arith.minsi %43, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %111, %112, %108) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %64 = arith.ceildivsi %arg5, %c16 : index
     %65:2 = scf.for %arg10 = %c0 to %64 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
@@ -245,45 +224,34 @@ module {
       %119 = arith.muli %55, %118 : i64
       %120 = arith.index_cast %119 : i64 to index
       scf.for %arg13 = %c0 to %120 step %c1 {
-        %169 = arith.index_cast %arg13 : index to i64
-        %170 = arith.divsi %169, %118 : i64
-        %171 = arith.addi %49, %170 : i64
-        %172 = arith.remsi %169, %118 : i64
-        %173 = arith.muli %171, %c16_i64 : i64
-        %174 = arith.maxsi %173, %41 : i64
-        %175 = arith.addi %173, %c16_i64 : i64
-        %176 = arith.minsi %175, %50 : i64
-        %177 = arith.subi %176, %174 : i64
-        %178 = arith.subi %174, %41 : i64
-        %179 = arith.muli %178, %117 : i64
-        %180 = arith.addi %116, %179 : i64
-        %181 = arith.muli %172, %c64_i64 : i64
-        %182 = arith.addi %180, %181 : i64
-        %183 = arith.addi %173, %181 : i64
-        %184 = arith.subi %174, %173 : i64
-        %185 = arith.addi %183, %184 : i64
-        %186 = arith.subi %113, %181 : i64
-        %187 = arith.minsi %186, %c64_i64 : i64
-        "instgem.mvin"(%182, %185, %187, %177) : (i64, i64, i64, i64) -> ()
+        %173 = arith.index_cast %arg13 : index to i64
+        %174 = arith.addi %49, %173 : i64
+        %175 = arith.muli %174, %c16_i64 : i64
+        %176 = arith.maxsi %175, %41 : i64
+        %177 = arith.addi %175, %c16_i64 : i64
+        %178 = arith.minsi %177, %50 : i64
+        %179 = arith.subi %178, %176 : i64
+        %180 = arith.subi %176, %41 : i64
+        %181 = arith.muli %180, %117 : i64
+        %182 = arith.addi %116, %181 : i64
+        %183 = arith.subi %176, %175 : i64
+        %184 = arith.addi %175, %183 : i64
+        %185 = arith.minsi %113, %c64_i64 : i64
+        "instgem.mvin"(%182, %184, %185, %179) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %121 = arith.muli %61, %118 : i64
       %122 = arith.index_cast %121 : i64 to index
       scf.for %arg13 = %c0 to %122 step %c1 {
-        %169 = arith.index_cast %arg13 : index to i64
-        %170 = arith.divsi %169, %118 : i64
-        %171 = arith.remsi %169, %118 : i64
-        %172 = arith.muli %170, %c16_i64 : i64
-        %173 = arith.maxsi %172, %c0_i64_3 : i64
-        %174 = arith.addi %172, %c16_i64 : i64
-        %175 = arith.minsi %174, %41 : i64
-        %176 = arith.subi %175, %173 : i64
-        %177 = arith.muli %171, %c64_i64 : i64
-        %178 = arith.addi %172, %177 : i64
-        %179 = arith.subi %173, %172 : i64
-        %180 = arith.addi %178, %179 : i64
-        %181 = arith.subi %113, %177 : i64
-        %182 = arith.minsi %181, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %180, %182, %176) : (i64, i64, i64, i64) -> ()
+        %173 = arith.index_cast %arg13 : index to i64
+        %174 = arith.muli %173, %c16_i64 : i64
+        %175 = arith.maxsi %174, %c0_i64_3 : i64
+        %176 = arith.addi %174, %c16_i64 : i64
+        %177 = arith.minsi %176, %41 : i64
+        %178 = arith.subi %177, %175 : i64
+        %179 = arith.subi %175, %174 : i64
+        %180 = arith.addi %174, %179 : i64
+        %181 = arith.minsi %113, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %180, %181, %178) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %123 = arith.maxsi %arg12, %c0 : index
       %124 = arith.minsi %123, %arg5 : index
@@ -318,27 +286,21 @@ module {
       %146 = arith.muli %145, %139 : i64
       %147 = arith.index_cast %146 : i64 to index
       scf.for %arg13 = %c0 to %147 step %c1 {
-        %169 = arith.index_cast %arg13 : index to i64
-        %170 = arith.divsi %169, %139 : i64
-        %171 = arith.addi %140, %170 : i64
-        %172 = arith.remsi %169, %139 : i64
-        %173 = arith.muli %171, %c16_i64 : i64
-        %174 = arith.maxsi %173, %132 : i64
-        %175 = arith.addi %173, %c16_i64 : i64
-        %176 = arith.minsi %175, %134 : i64
-        %177 = arith.subi %176, %174 : i64
-        %178 = arith.subi %174, %132 : i64
-        %179 = arith.muli %178, %138 : i64
-        %180 = arith.addi %137, %179 : i64
-        %181 = arith.muli %172, %c64_i64 : i64
-        %182 = arith.addi %180, %181 : i64
-        %183 = arith.addi %173, %181 : i64
-        %184 = arith.addi %183, %c32_i64 : i64
-        %185 = arith.subi %174, %173 : i64
-        %186 = arith.addi %184, %185 : i64
-        %187 = arith.subi %43, %181 : i64
-        %188 = arith.minsi %187, %c64_i64 : i64
-        "instgem.mvin"(%182, %186, %188, %177) : (i64, i64, i64, i64) -> ()
+        %173 = arith.index_cast %arg13 : index to i64
+        %174 = arith.addi %140, %173 : i64
+        %175 = arith.muli %174, %c16_i64 : i64
+        %176 = arith.maxsi %175, %132 : i64
+        %177 = arith.addi %175, %c16_i64 : i64
+        %178 = arith.minsi %177, %134 : i64
+        %179 = arith.subi %178, %176 : i64
+        %180 = arith.subi %176, %132 : i64
+        %181 = arith.muli %180, %138 : i64
+        %182 = arith.addi %137, %181 : i64
+        %183 = arith.addi %175, %c32_i64 : i64
+        %184 = arith.subi %176, %175 : i64
+        %185 = arith.addi %183, %184 : i64
+        %186 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%182, %185, %186, %179) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %148 = arith.ceildivsi %132, %c16_i64 : i64
       %149 = arith.cmpi sgt, %132, %c0_i64_3 : i64
@@ -347,22 +309,17 @@ module {
       %152 = arith.muli %151, %139 : i64
       %153 = arith.index_cast %152 : i64 to index
       scf.for %arg13 = %c0 to %153 step %c1 {
-        %169 = arith.index_cast %arg13 : index to i64
-        %170 = arith.divsi %169, %139 : i64
-        %171 = arith.remsi %169, %139 : i64
-        %172 = arith.muli %170, %c16_i64 : i64
-        %173 = arith.maxsi %172, %c0_i64_3 : i64
-        %174 = arith.addi %172, %c16_i64 : i64
-        %175 = arith.minsi %174, %132 : i64
-        %176 = arith.subi %175, %173 : i64
-        %177 = arith.muli %171, %c64_i64 : i64
-        %178 = arith.addi %172, %177 : i64
-        %179 = arith.addi %178, %c32_i64 : i64
-        %180 = arith.subi %173, %172 : i64
+        %173 = arith.index_cast %arg13 : index to i64
+        %174 = arith.muli %173, %c16_i64 : i64
+        %175 = arith.maxsi %174, %c0_i64_3 : i64
+        %176 = arith.addi %174, %c16_i64 : i64
+        %177 = arith.minsi %176, %132 : i64
+        %178 = arith.subi %177, %175 : i64
+        %179 = arith.addi %174, %c32_i64 : i64
+        %180 = arith.subi %175, %174 : i64
         %181 = arith.addi %179, %180 : i64
-        %182 = arith.subi %43, %177 : i64
-        %183 = arith.minsi %182, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %181, %183, %176) : (i64, i64, i64, i64) -> ()
+        %182 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %181, %182, %178) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %154 = arith.maxsi %50, %c0_i64_3 : i64
       %155 = arith.minsi %154, %c25_i64 : i64
@@ -379,38 +336,38 @@ module {
       %166 = arith.cmpi sgt, %162, %c0_i64_3 : i64
       %167 = arith.select %166, %163, %c0_i64_3 : i64
       %168 = arith.index_cast %167 : i64 to index
+      %169 = arith.divsi %155, %c16_i64 : i64
+      %170 = arith.minsi %162, %169 : i64
+      %171 = arith.maxsi %170, %c1_i64_2 : i64
+      %172 = arith.minsi %155, %c16_i64 : i64
       scf.for %arg13 = %c0 to %168 step %c1 {
-        %169 = arith.index_cast %arg13 : index to i64
-        %170 = arith.index_cast %165 : i64 to index
-        scf.for %arg14 = %c0 to %170 step %c1 {
-          %171 = arith.index_cast %arg14 : index to i64
-          %172 = arith.muli %171, %c16_i64 : i64
-          %173 = arith.subi %157, %172 : i64
-          %174 = arith.minsi %173, %c16_i64 : i64
-          %175 = arith.subi %159, %172 : i64
-          %176 = arith.minsi %175, %c16_i64 : i64
-          %177 = arith.minsi %155, %c16_i64 : i64
-          %178 = arith.muli %169, %c16_i64 : i64
-          %179 = arith.subi %161, %178 : i64
-          %180 = arith.minsi %179, %c16_i64 : i64
-          %181 = arith.muli %169, %c32_i64 : i64
-          %182 = arith.ori %181, %c3221225472_i64 : i64
-          %183 = arith.addi %172, %178 : i64
-          %184 = arith.addi %183, %c32_i64 : i64
-          "instgem.preload"(%184, %180, %176, %182, %180, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%172, %174, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %185 = arith.divsi %155, %c16_i64 : i64
-          %186 = arith.minsi %162, %185 : i64
-          %187 = arith.maxsi %186, %c1_i64_2 : i64
-          %188 = arith.index_cast %187 : i64 to index
+        %173 = arith.index_cast %arg13 : index to i64
+        %174 = arith.muli %173, %c16_i64 : i64
+        %175 = arith.subi %161, %174 : i64
+        %176 = arith.minsi %175, %c16_i64 : i64
+        %177 = arith.index_cast %165 : i64 to index
+        scf.for %arg14 = %c0 to %177 step %c1 {
+          %178 = arith.index_cast %arg14 : index to i64
+          %179 = arith.muli %178, %c16_i64 : i64
+          %180 = arith.subi %157, %179 : i64
+          %181 = arith.minsi %180, %c16_i64 : i64
+          %182 = arith.subi %159, %179 : i64
+          %183 = arith.minsi %182, %c16_i64 : i64
+          %184 = arith.muli %173, %c32_i64 : i64
+          %185 = arith.ori %184, %c3221225472_i64 : i64
+          %186 = arith.addi %179, %174 : i64
+          %187 = arith.addi %186, %c32_i64 : i64
+          "instgem.preload"(%187, %176, %183, %185, %176, %172) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%179, %181, %172, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %188 = arith.index_cast %171 : i64 to index
           scf.for %arg15 = %c1 to %188 step %c1 {
             %190 = arith.index_cast %arg15 : index to i64
             %191 = arith.muli %190, %c16_i64 : i64
-            %192 = arith.addi %191, %181 : i64
+            %192 = arith.addi %191, %184 : i64
             %193 = arith.ori %192, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %180, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %194 = arith.addi %191, %172 : i64
-            "instgem.compute_accumulated"(%194, %174, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %176, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %194 = arith.addi %191, %179 : i64
+            "instgem.compute_accumulated"(%194, %181, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
           %189 = arith.index_cast %162 : i64 to index
           scf.for %arg15 = %188 to %189 step %c1 {
@@ -418,11 +375,11 @@ module {
             %191 = arith.muli %190, %c16_i64 : i64
             %192 = arith.subi %155, %191 : i64
             %193 = arith.minsi %192, %c16_i64 : i64
-            %194 = arith.addi %191, %181 : i64
+            %194 = arith.addi %191, %184 : i64
             %195 = arith.ori %194, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %180, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.addi %191, %172 : i64
-            "instgem.compute_accumulated"(%196, %174, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %176, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+            %196 = arith.addi %191, %179 : i64
+            "instgem.compute_accumulated"(%196, %181, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}

@@ -57,6 +57,8 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 
 module {
@@ -79,6 +81,7 @@ module {
     %c15_i64 = arith.constant 15 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -305,26 +308,20 @@ module {
       %139 = arith.muli %138, %131 : i64
       %140 = arith.index_cast %139 : i64 to index
       scf.for %arg18 = %c0 to %140 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %132, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %125 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %133 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.subi %264, %125 : i64
-        %269 = arith.muli %268, %130 : i64
-        %270 = arith.addi %129, %269 : i64
-        %271 = arith.muli %262, %c64_i64 : i64
-        %272 = arith.addi %270, %271 : i64
-        %273 = arith.addi %263, %271 : i64
-        %274 = arith.subi %264, %263 : i64
-        %275 = arith.addi %273, %274 : i64
-        %276 = arith.subi %63, %271 : i64
-        %277 = arith.minsi %276, %c64_i64 : i64
-        "instgem.mvin"(%272, %275, %277, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %125 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %133 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %125 : i64
+        %268 = arith.muli %267, %130 : i64
+        %269 = arith.addi %129, %268 : i64
+        %270 = arith.subi %263, %262 : i64
+        %271 = arith.addi %262, %270 : i64
+        %272 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %141 = arith.ceildivsi %125, %c16_i64 : i64
       %142 = arith.cmpi sgt, %125, %c0_i64_3 : i64
@@ -333,21 +330,16 @@ module {
       %145 = arith.muli %144, %131 : i64
       %146 = arith.index_cast %145 : i64 to index
       scf.for %arg18 = %c0 to %146 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
-        %261 = arith.remsi %259, %131 : i64
-        %262 = arith.muli %260, %c16_i64 : i64
-        %263 = arith.maxsi %262, %c0_i64_3 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %125 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.muli %261, %c64_i64 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.subi %263, %262 : i64
-        %270 = arith.addi %268, %269 : i64
-        %271 = arith.subi %63, %267 : i64
-        %272 = arith.minsi %271, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %270, %272, %266) : (i64, i64, i64, i64) -> ()
+        %260 = arith.index_cast %arg18 : index to i64
+        %261 = arith.muli %260, %c16_i64 : i64
+        %262 = arith.maxsi %261, %c0_i64_3 : i64
+        %263 = arith.addi %261, %c16_i64 : i64
+        %264 = arith.minsi %263, %125 : i64
+        %265 = arith.subi %264, %262 : i64
+        %266 = arith.subi %262, %261 : i64
+        %267 = arith.addi %261, %266 : i64
+        %268 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %147 = arith.subi %c5_i64, %133 : i64
       %148 = arith.divsi %133, %c16_i64 : i64
@@ -358,22 +350,17 @@ module {
       %153 = arith.muli %152, %131 : i64
       %154 = arith.index_cast %153 : i64 to index
       scf.for %arg18 = %c0 to %154 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %148, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %133 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %c5_i64 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.muli %262, %c64_i64 : i64
-        %269 = arith.addi %263, %268 : i64
-        %270 = arith.subi %264, %263 : i64
-        %271 = arith.addi %269, %270 : i64
-        %272 = arith.subi %63, %268 : i64
-        %273 = arith.minsi %272, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %271, %273, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %133 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %c5_i64 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %262 : i64
+        %268 = arith.addi %262, %267 : i64
+        %269 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %155 = arith.addi %89, %c1 : index
       scf.if %59 {
@@ -405,26 +392,20 @@ module {
       %176 = arith.muli %175, %131 : i64
       %177 = arith.index_cast %176 : i64 to index
       scf.for %arg18 = %c0 to %177 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %169, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %164 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %170 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.subi %264, %164 : i64
-        %269 = arith.muli %268, %168 : i64
-        %270 = arith.addi %167, %269 : i64
-        %271 = arith.muli %262, %c64_i64 : i64
-        %272 = arith.addi %270, %271 : i64
-        %273 = arith.addi %263, %271 : i64
-        %274 = arith.subi %264, %263 : i64
-        %275 = arith.addi %273, %274 : i64
-        %276 = arith.subi %63, %271 : i64
-        %277 = arith.minsi %276, %c64_i64 : i64
-        "instgem.mvin"(%272, %275, %277, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %164 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %170 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %164 : i64
+        %268 = arith.muli %267, %168 : i64
+        %269 = arith.addi %167, %268 : i64
+        %270 = arith.subi %263, %262 : i64
+        %271 = arith.addi %262, %270 : i64
+        %272 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %178 = arith.ceildivsi %164, %c16_i64 : i64
       %179 = arith.cmpi sgt, %162, %c0_i64_3 : i64
@@ -433,21 +414,16 @@ module {
       %182 = arith.muli %181, %131 : i64
       %183 = arith.index_cast %182 : i64 to index
       scf.for %arg18 = %c0 to %183 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
-        %261 = arith.remsi %259, %131 : i64
-        %262 = arith.muli %260, %c16_i64 : i64
-        %263 = arith.maxsi %262, %c5_i64 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %164 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.muli %261, %c64_i64 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.subi %263, %262 : i64
-        %270 = arith.addi %268, %269 : i64
-        %271 = arith.subi %63, %267 : i64
-        %272 = arith.minsi %271, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %270, %272, %266) : (i64, i64, i64, i64) -> ()
+        %260 = arith.index_cast %arg18 : index to i64
+        %261 = arith.muli %260, %c16_i64 : i64
+        %262 = arith.maxsi %261, %c5_i64 : i64
+        %263 = arith.addi %261, %c16_i64 : i64
+        %264 = arith.minsi %263, %164 : i64
+        %265 = arith.subi %264, %262 : i64
+        %266 = arith.subi %262, %261 : i64
+        %267 = arith.addi %261, %266 : i64
+        %268 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %184 = arith.subi %c10_i64, %170 : i64
       %185 = arith.divsi %170, %c16_i64 : i64
@@ -458,22 +434,17 @@ module {
       %190 = arith.muli %189, %131 : i64
       %191 = arith.index_cast %190 : i64 to index
       scf.for %arg18 = %c0 to %191 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %185, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %170 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %c10_i64 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.muli %262, %c64_i64 : i64
-        %269 = arith.addi %263, %268 : i64
-        %270 = arith.subi %264, %263 : i64
-        %271 = arith.addi %269, %270 : i64
-        %272 = arith.subi %63, %268 : i64
-        %273 = arith.minsi %272, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %271, %273, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %170 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %c10_i64 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %262 : i64
+        %268 = arith.addi %262, %267 : i64
+        %269 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %192 = arith.addi %89, %c2 : index
       scf.if %59 {
@@ -505,26 +476,20 @@ module {
       %213 = arith.muli %212, %131 : i64
       %214 = arith.index_cast %213 : i64 to index
       scf.for %arg18 = %c0 to %214 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %206, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %201 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %207 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.subi %264, %201 : i64
-        %269 = arith.muli %268, %205 : i64
-        %270 = arith.addi %204, %269 : i64
-        %271 = arith.muli %262, %c64_i64 : i64
-        %272 = arith.addi %270, %271 : i64
-        %273 = arith.addi %263, %271 : i64
-        %274 = arith.subi %264, %263 : i64
-        %275 = arith.addi %273, %274 : i64
-        %276 = arith.subi %63, %271 : i64
-        %277 = arith.minsi %276, %c64_i64 : i64
-        "instgem.mvin"(%272, %275, %277, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %201 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %207 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %201 : i64
+        %268 = arith.muli %267, %205 : i64
+        %269 = arith.addi %204, %268 : i64
+        %270 = arith.subi %263, %262 : i64
+        %271 = arith.addi %262, %270 : i64
+        %272 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %215 = arith.ceildivsi %201, %c16_i64 : i64
       %216 = arith.cmpi sgt, %199, %c0_i64_3 : i64
@@ -533,21 +498,16 @@ module {
       %219 = arith.muli %218, %131 : i64
       %220 = arith.index_cast %219 : i64 to index
       scf.for %arg18 = %c0 to %220 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
-        %261 = arith.remsi %259, %131 : i64
-        %262 = arith.muli %260, %c16_i64 : i64
-        %263 = arith.maxsi %262, %c10_i64 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %201 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.muli %261, %c64_i64 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.subi %263, %262 : i64
-        %270 = arith.addi %268, %269 : i64
-        %271 = arith.subi %63, %267 : i64
-        %272 = arith.minsi %271, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %270, %272, %266) : (i64, i64, i64, i64) -> ()
+        %260 = arith.index_cast %arg18 : index to i64
+        %261 = arith.muli %260, %c16_i64 : i64
+        %262 = arith.maxsi %261, %c10_i64 : i64
+        %263 = arith.addi %261, %c16_i64 : i64
+        %264 = arith.minsi %263, %201 : i64
+        %265 = arith.subi %264, %262 : i64
+        %266 = arith.subi %262, %261 : i64
+        %267 = arith.addi %261, %266 : i64
+        %268 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %221 = arith.subi %c15_i64, %207 : i64
       %222 = arith.divsi %207, %c16_i64 : i64
@@ -558,22 +518,17 @@ module {
       %227 = arith.muli %226, %131 : i64
       %228 = arith.index_cast %227 : i64 to index
       scf.for %arg18 = %c0 to %228 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %222, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %207 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %c15_i64 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.muli %262, %c64_i64 : i64
-        %269 = arith.addi %263, %268 : i64
-        %270 = arith.subi %264, %263 : i64
-        %271 = arith.addi %269, %270 : i64
-        %272 = arith.subi %63, %268 : i64
-        %273 = arith.minsi %272, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %271, %273, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %207 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %c15_i64 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %262 : i64
+        %268 = arith.addi %262, %267 : i64
+        %269 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %59 {
         func.call @baco_boundary_error(%c75_i64, %c13_i64) : (i64, i64) -> ()
@@ -596,27 +551,20 @@ module {
       %240 = arith.muli %239, %131 : i64
       %241 = arith.index_cast %240 : i64 to index
       scf.for %arg18 = %c0 to %241 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
+        %260 = arith.index_cast %arg18 : index to i64
         %261 = arith.addi %234, %260 : i64
-        %262 = arith.remsi %259, %131 : i64
-        %263 = arith.muli %261, %c16_i64 : i64
-        %264 = arith.maxsi %263, %229 : i64
-        %265 = arith.addi %263, %c16_i64 : i64
-        %266 = arith.minsi %265, %230 : i64
-        %267 = arith.subi %266, %264 : i64
-        %268 = arith.subi %264, %229 : i64
-        %269 = arith.muli %268, %c16_i64 : i64
-        %270 = arith.addi %233, %269 : i64
-        %271 = arith.muli %262, %c64_i64 : i64
-        %272 = arith.addi %270, %271 : i64
-        %273 = arith.addi %263, %271 : i64
-        %274 = arith.addi %273, %c16_i64 : i64
-        %275 = arith.subi %264, %263 : i64
-        %276 = arith.addi %274, %275 : i64
-        %277 = arith.subi %63, %271 : i64
-        %278 = arith.minsi %277, %c64_i64 : i64
-        "instgem.mvin"(%272, %276, %278, %267) : (i64, i64, i64, i64) -> ()
+        %262 = arith.muli %261, %c16_i64 : i64
+        %263 = arith.maxsi %262, %229 : i64
+        %264 = arith.addi %262, %c16_i64 : i64
+        %265 = arith.minsi %264, %230 : i64
+        %266 = arith.subi %265, %263 : i64
+        %267 = arith.subi %263, %229 : i64
+        %268 = arith.muli %267, %c16_i64 : i64
+        %269 = arith.addi %233, %268 : i64
+        %270 = arith.subi %263, %262 : i64
+        %271 = arith.addi %264, %270 : i64
+        %272 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %242 = arith.ceildivsi %229, %c16_i64 : i64
       %243 = arith.cmpi sgt, %229, %c0_i64_3 : i64
@@ -625,22 +573,16 @@ module {
       %246 = arith.muli %245, %131 : i64
       %247 = arith.index_cast %246 : i64 to index
       scf.for %arg18 = %c0 to %247 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.divsi %259, %131 : i64
-        %261 = arith.remsi %259, %131 : i64
-        %262 = arith.muli %260, %c16_i64 : i64
-        %263 = arith.maxsi %262, %c0_i64_3 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %229 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.muli %261, %c64_i64 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.addi %268, %c16_i64 : i64
-        %270 = arith.subi %263, %262 : i64
-        %271 = arith.addi %269, %270 : i64
-        %272 = arith.subi %63, %267 : i64
-        %273 = arith.minsi %272, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %271, %273, %266) : (i64, i64, i64, i64) -> ()
+        %260 = arith.index_cast %arg18 : index to i64
+        %261 = arith.muli %260, %c16_i64 : i64
+        %262 = arith.maxsi %261, %c0_i64_3 : i64
+        %263 = arith.addi %261, %c16_i64 : i64
+        %264 = arith.minsi %263, %229 : i64
+        %265 = arith.subi %264, %262 : i64
+        %266 = arith.subi %262, %261 : i64
+        %267 = arith.addi %263, %266 : i64
+        %268 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %248 = arith.maxsi %63, %c0_i64_3 : i64
       %249 = arith.minsi %248, %c16_i64 : i64
@@ -653,166 +595,194 @@ module {
       %256 = arith.cmpi sge, %255, %38 : index
       %257 = arith.cmpi eq, %arg17, %37 : index
       %258 = arith.index_cast %252 : i64 to index
-      scf.for %arg18 = %c0 to %258 step %c1 {
-        %259 = arith.index_cast %arg18 : index to i64
-        %260 = arith.subi %259, %c1_i64_2 : i64
-        %261 = arith.cmpi sge, %260, %c0_i64_3 : i64
-        %262 = arith.cmpi slt, %260, %77 : i64
-        %263 = arith.andi %261, %262 : i1
-        %264 = arith.andi %256, %263 : i1
-        %265 = arith.maxsi %254, %c1_i64_2 : i64
-        %266 = arith.ceildivsi %76, %265 : i64
-        %267 = arith.subi %252, %c1_i64_2 : i64
-        %268 = arith.cmpi eq, %259, %267 : i64
-        %269 = arith.cmpi slt, %259, %77 : i64
-        %270 = arith.andi %268, %269 : i1
-        %271 = arith.andi %256, %270 : i1
-        %272 = arith.index_cast %254 : i64 to index
-        scf.for %arg19 = %c0 to %272 step %c1 {
-          %276 = arith.index_cast %arg19 : index to i64
-          %277 = arith.muli %276, %c16_i64 : i64
-          %278 = arith.subi %249, %277 : i64
-          %279 = arith.minsi %278, %c16_i64 : i64
-          %280 = arith.subi %251, %277 : i64
-          %281 = arith.minsi %280, %c16_i64 : i64
-          %282 = arith.muli %276, %266 : i64
-          %283 = arith.minsi %282, %76 : i64
-          scf.if %264 {
-            %295 = arith.addi %283, %266 : i64
-            %296 = arith.minsi %295, %76 : i64
-            %297 = arith.index_cast %283 : i64 to index
-            %298 = arith.index_cast %296 : i64 to index
-            scf.for %arg20 = %297 to %298 step %c1 {
-              %299 = arith.index_cast %arg20 : index to i64
-              %300 = arith.addi %70, %299 : i64
-              %301 = arith.muli %300, %c16_i64 : i64
-              %302 = arith.maxsi %301, %61 : i64
-              %303 = arith.addi %301, %c16_i64 : i64
-              %304 = arith.minsi %303, %71 : i64
-              %305 = arith.subi %304, %302 : i64
-              %306 = arith.subi %302, %61 : i64
-              %307 = arith.muli %306, %67 : i64
-              %308 = arith.addi %66, %307 : i64
-              %309 = arith.muli %260, %c16_i64 : i64
-              %310 = arith.addi %308, %309 : i64
-              %311 = arith.addi %301, %309 : i64
-              %312 = arith.ori %311, %c2147483648_i64 : i64
-              %313 = arith.subi %302, %301 : i64
-              %314 = arith.addi %312, %313 : i64
-              %315 = arith.subi %63, %309 : i64
-              %316 = arith.minsi %315, %c16_i64 : i64
-              "instgem.mvout"(%310, %314, %316, %305) : (i64, i64, i64, i64) -> ()
+      %259 = arith.ori %257, %256 : i1
+      scf.if %259 {
+        %260 = arith.maxsi %254, %c1_i64_2 : i64
+        %261 = arith.ceildivsi %76, %260 : i64
+        %262 = arith.select %257, %c0_i64_3, %c-1_i64 : i64
+        scf.for %arg18 = %c0 to %258 step %c1 {
+          %267 = arith.index_cast %arg18 : index to i64
+          %268 = arith.subi %267, %c1_i64_2 : i64
+          %269 = arith.cmpi sge, %268, %c0_i64_3 : i64
+          %270 = arith.cmpi slt, %268, %77 : i64
+          %271 = arith.andi %269, %270 : i1
+          %272 = arith.andi %256, %271 : i1
+          %273 = arith.subi %252, %c1_i64_2 : i64
+          %274 = arith.cmpi eq, %267, %273 : i64
+          %275 = arith.cmpi slt, %267, %77 : i64
+          %276 = arith.andi %274, %275 : i1
+          %277 = arith.andi %256, %276 : i1
+          %278 = arith.muli %267, %c16_i64 : i64
+          %279 = arith.subi %249, %278 : i64
+          %280 = arith.minsi %279, %c16_i64 : i64
+          %281 = arith.index_cast %254 : i64 to index
+          scf.for %arg19 = %c0 to %281 step %c1 {
+            %287 = arith.index_cast %arg19 : index to i64
+            %288 = arith.muli %287, %c16_i64 : i64
+            %289 = arith.subi %249, %288 : i64
+            %290 = arith.minsi %289, %c16_i64 : i64
+            %291 = arith.subi %251, %288 : i64
+            %292 = arith.minsi %291, %c16_i64 : i64
+            scf.if %272 {
+              %300 = arith.muli %287, %261 : i64
+              %301 = arith.minsi %300, %76 : i64
+              %302 = arith.addi %301, %261 : i64
+              %303 = arith.minsi %302, %76 : i64
+              %304 = arith.index_cast %301 : i64 to index
+              %305 = arith.index_cast %303 : i64 to index
+              scf.for %arg20 = %304 to %305 step %c1 {
+                %306 = arith.index_cast %arg20 : index to i64
+                %307 = arith.addi %70, %306 : i64
+                %308 = arith.muli %307, %c16_i64 : i64
+                %309 = arith.maxsi %308, %61 : i64
+                %310 = arith.addi %308, %c16_i64 : i64
+                %311 = arith.minsi %310, %71 : i64
+                %312 = arith.subi %311, %309 : i64
+                %313 = arith.subi %309, %61 : i64
+                %314 = arith.muli %313, %67 : i64
+                %315 = arith.addi %66, %314 : i64
+                %316 = arith.muli %268, %c16_i64 : i64
+                %317 = arith.addi %315, %316 : i64
+                %318 = arith.addi %308, %316 : i64
+                %319 = arith.ori %318, %c2147483648_i64 : i64
+                %320 = arith.subi %309, %308 : i64
+                %321 = arith.addi %319, %320 : i64
+                %322 = arith.subi %63, %316 : i64
+                %323 = arith.minsi %322, %c16_i64 : i64
+                "instgem.mvout"(%317, %321, %323, %312) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %293 = arith.cmpi eq, %287, %262 : i64
+            %294 = arith.select %293, %c2147483648_i64, %c3221225472_i64 : i64
+            %295 = arith.ori %278, %294 : i64
+            %296 = arith.select %293, %c16_i64, %c15_i64 : i64
+            %297 = arith.select %293, %c16_i64, %280 : i64
+            %298 = arith.addi %288, %278 : i64
+            %299 = arith.addi %298, %c16_i64 : i64
+            "instgem.preload"(%299, %280, %292, %295, %297, %296) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%288, %290, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.if %272 {
+            %287 = arith.muli %254, %261 : i64
+            %288 = arith.minsi %287, %76 : i64
+            %289 = arith.index_cast %288 : i64 to index
+            %290 = arith.index_cast %76 : i64 to index
+            scf.for %arg19 = %289 to %290 step %c1 {
+              %291 = arith.index_cast %arg19 : index to i64
+              %292 = arith.addi %70, %291 : i64
+              %293 = arith.muli %292, %c16_i64 : i64
+              %294 = arith.maxsi %293, %61 : i64
+              %295 = arith.addi %293, %c16_i64 : i64
+              %296 = arith.minsi %295, %71 : i64
+              %297 = arith.subi %296, %294 : i64
+              %298 = arith.subi %294, %61 : i64
+              %299 = arith.muli %298, %67 : i64
+              %300 = arith.addi %66, %299 : i64
+              %301 = arith.muli %268, %c16_i64 : i64
+              %302 = arith.addi %300, %301 : i64
+              %303 = arith.addi %293, %301 : i64
+              %304 = arith.ori %303, %c2147483648_i64 : i64
+              %305 = arith.subi %294, %293 : i64
+              %306 = arith.addi %304, %305 : i64
+              %307 = arith.subi %63, %301 : i64
+              %308 = arith.minsi %307, %c16_i64 : i64
+              "instgem.mvout"(%302, %306, %308, %297) : (i64, i64, i64, i64) -> ()
             }
           }
-          %284 = arith.muli %259, %c16_i64 : i64
-          %285 = arith.subi %249, %284 : i64
-          %286 = arith.minsi %285, %c16_i64 : i64
-          %287 = arith.cmpi eq, %276, %c0_i64_3 : i64
-          %288 = arith.andi %257, %287 : i1
-          %289 = arith.select %288, %c2147483648_i64, %c3221225472_i64 : i64
-          %290 = arith.ori %284, %289 : i64
-          %291 = arith.select %288, %c16_i64, %c15_i64 : i64
-          %292 = arith.select %288, %c16_i64, %286 : i64
-          %293 = arith.addi %277, %284 : i64
-          %294 = arith.addi %293, %c16_i64 : i64
-          "instgem.preload"(%294, %286, %281, %290, %292, %291) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%277, %279, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        scf.if %264 {
-          %276 = arith.muli %254, %266 : i64
-          %277 = arith.minsi %276, %76 : i64
-          %278 = arith.index_cast %277 : i64 to index
-          %279 = arith.index_cast %76 : i64 to index
-          scf.for %arg19 = %278 to %279 step %c1 {
-            %280 = arith.index_cast %arg19 : index to i64
-            %281 = arith.addi %70, %280 : i64
-            %282 = arith.muli %281, %c16_i64 : i64
-            %283 = arith.maxsi %282, %61 : i64
-            %284 = arith.addi %282, %c16_i64 : i64
-            %285 = arith.minsi %284, %71 : i64
-            %286 = arith.subi %285, %283 : i64
-            %287 = arith.subi %283, %61 : i64
-            %288 = arith.muli %287, %67 : i64
-            %289 = arith.addi %66, %288 : i64
-            %290 = arith.muli %260, %c16_i64 : i64
-            %291 = arith.addi %289, %290 : i64
-            %292 = arith.addi %282, %290 : i64
-            %293 = arith.ori %292, %c2147483648_i64 : i64
-            %294 = arith.subi %283, %282 : i64
-            %295 = arith.addi %293, %294 : i64
-            %296 = arith.subi %63, %290 : i64
-            %297 = arith.minsi %296, %c16_i64 : i64
-            "instgem.mvout"(%291, %295, %297, %286) : (i64, i64, i64, i64) -> ()
+          %282 = arith.cmpi sgt, %254, %c0_i64_3 : i64
+          %283 = arith.subi %c0_i64_3, %70 : i64
+          %284 = arith.maxsi %283, %c0_i64_3 : i64
+          %285 = arith.minsi %284, %76 : i64
+          %286 = arith.select %282, %285, %c0_i64_3 : i64
+          scf.if %277 {
+            %287 = arith.index_cast %286 : i64 to index
+            %288 = arith.index_cast %76 : i64 to index
+            scf.for %arg19 = %287 to %288 step %c1 {
+              %289 = arith.index_cast %arg19 : index to i64
+              %290 = arith.addi %70, %289 : i64
+              %291 = arith.muli %290, %c16_i64 : i64
+              %292 = arith.maxsi %291, %61 : i64
+              %293 = arith.addi %291, %c16_i64 : i64
+              %294 = arith.minsi %293, %71 : i64
+              %295 = arith.subi %294, %292 : i64
+              %296 = arith.subi %292, %61 : i64
+              %297 = arith.muli %296, %67 : i64
+              %298 = arith.addi %66, %297 : i64
+              %299 = arith.addi %298, %278 : i64
+              %300 = arith.addi %291, %278 : i64
+              %301 = arith.ori %300, %c2147483648_i64 : i64
+              %302 = arith.subi %292, %291 : i64
+              %303 = arith.addi %301, %302 : i64
+              %304 = arith.subi %63, %278 : i64
+              %305 = arith.minsi %304, %c16_i64 : i64
+              "instgem.mvout"(%299, %303, %305, %295) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %263 = arith.cmpi eq, %254, %c0_i64_3 : i64
+        %264 = arith.cmpi slt, %252, %c1_i64_2 : i64
+        %265 = arith.ori %263, %264 : i1
+        %266 = arith.andi %257, %265 : i1
+        scf.if %266 {
+          %267 = arith.cmpi sle, %252, %c0_i64_3 : i64
+          %268 = arith.ori %263, %267 : i1
+          %269 = arith.cmpi sgt, %77, %c0_i64_3 : i64
+          %270 = arith.andi %268, %269 : i1
+          scf.if %270 {
+            "instgem.mvin"(%c0_i64_3, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
           }
         }
-        %273 = arith.cmpi sgt, %254, %c0_i64_3 : i64
-        %274 = arith.minsi %76, %c0_i64_3 : i64
-        %275 = arith.select %273, %274, %c0_i64_3 : i64
-        scf.if %271 {
-          %276 = arith.index_cast %275 : i64 to index
-          %277 = arith.index_cast %76 : i64 to index
-          scf.for %arg19 = %276 to %277 step %c1 {
-            %278 = arith.index_cast %arg19 : index to i64
-            %279 = arith.addi %70, %278 : i64
-            %280 = arith.muli %279, %c16_i64 : i64
-            %281 = arith.maxsi %280, %61 : i64
-            %282 = arith.addi %280, %c16_i64 : i64
-            %283 = arith.minsi %282, %71 : i64
-            %284 = arith.subi %283, %281 : i64
-            %285 = arith.subi %281, %61 : i64
-            %286 = arith.muli %285, %67 : i64
-            %287 = arith.addi %66, %286 : i64
-            %288 = arith.muli %259, %c16_i64 : i64
-            %289 = arith.addi %287, %288 : i64
-            %290 = arith.addi %280, %288 : i64
-            %291 = arith.ori %290, %c2147483648_i64 : i64
-            %292 = arith.subi %281, %280 : i64
-            %293 = arith.addi %291, %292 : i64
-            %294 = arith.subi %63, %288 : i64
-            %295 = arith.minsi %294, %c16_i64 : i64
-            "instgem.mvout"(%289, %293, %295, %284) : (i64, i64, i64, i64) -> ()
+        scf.if %256 {
+          %267 = arith.minsi %252, %77 : i64
+          %268 = arith.index_cast %267 : i64 to index
+          %269 = arith.index_cast %77 : i64 to index
+          scf.for %arg18 = %268 to %269 step %c1 {
+            %270 = arith.index_cast %arg18 : index to i64
+            %271 = arith.index_cast %76 : i64 to index
+            scf.for %arg19 = %c0 to %271 step %c1 {
+              %272 = arith.index_cast %arg19 : index to i64
+              %273 = arith.addi %70, %272 : i64
+              %274 = arith.muli %273, %c16_i64 : i64
+              %275 = arith.maxsi %274, %61 : i64
+              %276 = arith.addi %274, %c16_i64 : i64
+              %277 = arith.minsi %276, %71 : i64
+              %278 = arith.subi %277, %275 : i64
+              %279 = arith.subi %275, %61 : i64
+              %280 = arith.muli %279, %67 : i64
+              %281 = arith.addi %66, %280 : i64
+              %282 = arith.muli %270, %c16_i64 : i64
+              %283 = arith.addi %281, %282 : i64
+              %284 = arith.addi %274, %282 : i64
+              %285 = arith.ori %284, %c2147483648_i64 : i64
+              %286 = arith.subi %275, %274 : i64
+              %287 = arith.addi %285, %286 : i64
+              %288 = arith.subi %63, %282 : i64
+              %289 = arith.minsi %288, %c16_i64 : i64
+              "instgem.mvout"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-      } {gemmini.compute_nest}
-      scf.if %257 {
-        %259 = arith.cmpi eq, %254, %c0_i64_3 : i64
-        %260 = arith.cmpi sle, %252, %c0_i64_3 : i64
-        %261 = arith.ori %259, %260 : i1
-        %262 = arith.cmpi sgt, %77, %c0_i64_3 : i64
-        %263 = arith.andi %261, %262 : i1
-        scf.if %263 {
-          "instgem.mvin"(%c0_i64_3, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        }
-      }
-      scf.if %256 {
-        %259 = arith.minsi %252, %77 : i64
-        %260 = arith.index_cast %259 : i64 to index
-        %261 = arith.index_cast %77 : i64 to index
-        scf.for %arg18 = %260 to %261 step %c1 {
-          %262 = arith.index_cast %arg18 : index to i64
-          %263 = arith.index_cast %76 : i64 to index
-          scf.for %arg19 = %c0 to %263 step %c1 {
-            %264 = arith.index_cast %arg19 : index to i64
-            %265 = arith.addi %70, %264 : i64
+      } else {
+        scf.for %arg18 = %c0 to %258 step %c1 {
+          %260 = arith.index_cast %arg18 : index to i64
+          %261 = arith.muli %260, %c16_i64 : i64
+          %262 = arith.subi %249, %261 : i64
+          %263 = arith.minsi %262, %c16_i64 : i64
+          %264 = arith.index_cast %254 : i64 to index
+          scf.for %arg19 = %c0 to %264 step %c1 {
+            %265 = arith.index_cast %arg19 : index to i64
             %266 = arith.muli %265, %c16_i64 : i64
-            %267 = arith.maxsi %266, %61 : i64
-            %268 = arith.addi %266, %c16_i64 : i64
-            %269 = arith.minsi %268, %71 : i64
-            %270 = arith.subi %269, %267 : i64
-            %271 = arith.subi %267, %61 : i64
-            %272 = arith.muli %271, %67 : i64
-            %273 = arith.addi %66, %272 : i64
-            %274 = arith.muli %262, %c16_i64 : i64
-            %275 = arith.addi %273, %274 : i64
-            %276 = arith.addi %266, %274 : i64
-            %277 = arith.ori %276, %c2147483648_i64 : i64
-            %278 = arith.subi %267, %266 : i64
-            %279 = arith.addi %277, %278 : i64
-            %280 = arith.subi %63, %274 : i64
-            %281 = arith.minsi %280, %c16_i64 : i64
-            "instgem.mvout"(%275, %279, %281, %270) : (i64, i64, i64, i64) -> ()
+            %267 = arith.subi %249, %266 : i64
+            %268 = arith.minsi %267, %c16_i64 : i64
+            %269 = arith.subi %251, %266 : i64
+            %270 = arith.minsi %269, %c16_i64 : i64
+            %271 = arith.ori %261, %c3221225472_i64 : i64
+            %272 = arith.addi %266, %261 : i64
+            %273 = arith.addi %272, %c16_i64 : i64
+            "instgem.preload"(%273, %263, %270, %271, %263, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%266, %268, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        }
+        } {gemmini.compute_nest}
       }
     }
     scf.if %60 {

@@ -28,6 +28,8 @@
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 
 module {
@@ -48,6 +50,7 @@ module {
     %7 = arith.andi %6, %5 : i1
     %c4 = arith.constant 4 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -56,7 +59,7 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index
-    %c49_i64 = arith.constant 49 : i64
+    %c50_i64 = arith.constant 50 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64_1 = arith.constant 1 : i64
     %c0_i64_2 = arith.constant 0 : i64
@@ -94,7 +97,7 @@ module {
     %32 = arith.subi %28, %25 : index
     %33 = arith.cmpi sgt, %31, %c0 : index
     scf.if %33 {
-      func.call @baco_boundary_error(%c49_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c50_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_4[%16, %25] [%23, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %34 = arith.cmpi sle, %14, %c0 : index
@@ -143,89 +146,102 @@ module {
       %60 = arith.index_cast %strides_15#0 : index to i64
       "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %60) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %69 = arith.index_cast %arg10 : index to i64
-        %70 = arith.muli %69, %c16_i64 : i64
-        %71 = arith.maxsi %70, %c0_i64_2 : i64
-        %72 = arith.addi %70, %c16_i64 : i64
-        %73 = arith.minsi %72, %c64_i64 : i64
-        %74 = arith.subi %73, %71 : i64
-        %75 = arith.muli %71, %60 : i64
-        %76 = arith.addi %59, %75 : i64
-        %77 = arith.addi %70, %c64_i64 : i64
-        %78 = arith.subi %71, %70 : i64
-        %79 = arith.addi %77, %78 : i64
-        "instgem.mvin"(%76, %79, %c16_i64, %74) : (i64, i64, i64, i64) -> ()
+        %67 = arith.index_cast %arg10 : index to i64
+        %68 = arith.muli %67, %c16_i64 : i64
+        %69 = arith.maxsi %68, %c0_i64_2 : i64
+        %70 = arith.addi %68, %c16_i64 : i64
+        %71 = arith.minsi %70, %c64_i64 : i64
+        %72 = arith.subi %71, %69 : i64
+        %73 = arith.muli %69, %60 : i64
+        %74 = arith.addi %59, %73 : i64
+        %75 = arith.addi %68, %c64_i64 : i64
+        %76 = arith.subi %69, %68 : i64
+        %77 = arith.addi %75, %76 : i64
+        "instgem.mvin"(%74, %77, %c16_i64, %72) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %61 = arith.addi %arg7, %c1 : index
       %62 = arith.cmpi sge, %61, %14 : index
       %63 = arith.cmpi eq, %arg7, %c0 : index
-      %64 = arith.cmpi sgt, %51, %c0_i64_2 : i64
-      %65 = arith.andi %62, %64 : i1
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %69 = arith.index_cast %arg10 : index to i64
-        %70 = arith.cmpi eq, %69, %c0_i64_2 : i64
-        %71 = arith.andi %63, %70 : i1
-        %72 = arith.select %71, %c2147483648_i64, %c3221225472_i64 : i64
-        %73 = arith.muli %69, %c16_i64 : i64
-        %74 = arith.addi %73, %c64_i64 : i64
-        "instgem.preload"(%74, %c16_i64, %c16_i64, %72, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.compute_preloaded"(%73, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %66 = arith.minsi %50, %c0_i64_2 : i64
-      scf.if %65 {
-        %69 = arith.index_cast %66 : i64 to index
-        %70 = arith.index_cast %50 : i64 to index
-        scf.for %arg10 = %69 to %70 step %c1 {
-          %71 = arith.index_cast %arg10 : index to i64
-          %72 = arith.addi %44, %71 : i64
-          %73 = arith.muli %72, %c16_i64 : i64
-          %74 = arith.maxsi %73, %35 : i64
-          %75 = arith.addi %73, %c16_i64 : i64
-          %76 = arith.minsi %75, %45 : i64
-          %77 = arith.subi %76, %74 : i64
-          %78 = arith.subi %74, %35 : i64
-          %79 = arith.muli %78, %41 : i64
-          %80 = arith.addi %40, %79 : i64
-          %81 = arith.ori %73, %c2147483648_i64 : i64
-          %82 = arith.subi %74, %73 : i64
-          %83 = arith.addi %81, %82 : i64
-          %84 = arith.minsi %37, %c16_i64 : i64
-          "instgem.mvout"(%80, %83, %84, %77) : (i64, i64, i64, i64) -> ()
+      %64 = arith.ori %63, %62 : i1
+      scf.if %64 {
+        %67 = arith.select %63, %c0_i64_2, %c-1_i64 : i64
+        %68 = arith.cmpi sgt, %51, %c0_i64_2 : i64
+        %69 = arith.andi %62, %68 : i1
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %73 = arith.index_cast %arg10 : index to i64
+          %74 = arith.cmpi eq, %73, %67 : i64
+          %75 = arith.select %74, %c2147483648_i64, %c3221225472_i64 : i64
+          %76 = arith.muli %73, %c16_i64 : i64
+          %77 = arith.addi %76, %c64_i64 : i64
+          "instgem.preload"(%77, %c16_i64, %c16_i64, %75, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%76, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-      }
-      scf.if %62 {
-        %69 = arith.minsi %51, %c1_i64_1 : i64
-        %70 = arith.index_cast %69 : i64 to index
-        %71 = arith.index_cast %51 : i64 to index
-        scf.for %arg10 = %70 to %71 step %c1 {
-          %72 = arith.index_cast %arg10 : index to i64
-          %73 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %c0 to %73 step %c1 {
-            %74 = arith.index_cast %arg11 : index to i64
-            %75 = arith.addi %44, %74 : i64
-            %76 = arith.muli %75, %c16_i64 : i64
-            %77 = arith.maxsi %76, %35 : i64
-            %78 = arith.addi %76, %c16_i64 : i64
-            %79 = arith.minsi %78, %45 : i64
-            %80 = arith.subi %79, %77 : i64
-            %81 = arith.subi %77, %35 : i64
-            %82 = arith.muli %81, %41 : i64
-            %83 = arith.addi %40, %82 : i64
-            %84 = arith.muli %72, %c16_i64 : i64
-            %85 = arith.addi %83, %84 : i64
-            %86 = arith.addi %76, %84 : i64
-            %87 = arith.ori %86, %c2147483648_i64 : i64
-            %88 = arith.subi %77, %76 : i64
-            %89 = arith.addi %87, %88 : i64
-            %90 = arith.subi %37, %84 : i64
-            %91 = arith.minsi %90, %c16_i64 : i64
-            "instgem.mvout"(%85, %89, %91, %80) : (i64, i64, i64, i64) -> ()
+        %70 = arith.subi %c0_i64_2, %44 : i64
+        %71 = arith.maxsi %70, %c0_i64_2 : i64
+        %72 = arith.minsi %71, %50 : i64
+        scf.if %69 {
+          %73 = arith.index_cast %72 : i64 to index
+          %74 = arith.index_cast %50 : i64 to index
+          scf.for %arg10 = %73 to %74 step %c1 {
+            %75 = arith.index_cast %arg10 : index to i64
+            %76 = arith.addi %44, %75 : i64
+            %77 = arith.muli %76, %c16_i64 : i64
+            %78 = arith.maxsi %77, %35 : i64
+            %79 = arith.addi %77, %c16_i64 : i64
+            %80 = arith.minsi %79, %45 : i64
+            %81 = arith.subi %80, %78 : i64
+            %82 = arith.subi %78, %35 : i64
+            %83 = arith.muli %82, %41 : i64
+            %84 = arith.addi %40, %83 : i64
+            %85 = arith.ori %77, %c2147483648_i64 : i64
+            %86 = arith.subi %78, %77 : i64
+            %87 = arith.addi %85, %86 : i64
+            %88 = arith.minsi %37, %c16_i64 : i64
+            "instgem.mvout"(%84, %87, %88, %81) : (i64, i64, i64, i64) -> ()
           }
         }
+        scf.if %62 {
+          %73 = arith.minsi %51, %c1_i64_1 : i64
+          %74 = arith.index_cast %73 : i64 to index
+          %75 = arith.index_cast %51 : i64 to index
+          scf.for %arg10 = %74 to %75 step %c1 {
+            %76 = arith.index_cast %arg10 : index to i64
+            %77 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %c0 to %77 step %c1 {
+              %78 = arith.index_cast %arg11 : index to i64
+              %79 = arith.addi %44, %78 : i64
+              %80 = arith.muli %79, %c16_i64 : i64
+              %81 = arith.maxsi %80, %35 : i64
+              %82 = arith.addi %80, %c16_i64 : i64
+              %83 = arith.minsi %82, %45 : i64
+              %84 = arith.subi %83, %81 : i64
+              %85 = arith.subi %81, %35 : i64
+              %86 = arith.muli %85, %41 : i64
+              %87 = arith.addi %40, %86 : i64
+              %88 = arith.muli %76, %c16_i64 : i64
+              %89 = arith.addi %87, %88 : i64
+              %90 = arith.addi %80, %88 : i64
+              %91 = arith.ori %90, %c2147483648_i64 : i64
+              %92 = arith.subi %81, %80 : i64
+              %93 = arith.addi %91, %92 : i64
+              %94 = arith.subi %37, %88 : i64
+              %95 = arith.minsi %94, %c16_i64 : i64
+              "instgem.mvout"(%89, %93, %95, %84) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        }
+      } else {
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %67 = arith.index_cast %arg10 : index to i64
+          %68 = arith.muli %67, %c16_i64 : i64
+          %69 = arith.addi %68, %c64_i64 : i64
+          "instgem.preload"(%69, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%68, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
       }
-      %67 = arith.addi %arg8, %c64 : index
-      %68 = arith.addi %arg9, %c64 : index
-      scf.yield %67, %68 : index, index
+      %65 = arith.addi %arg8, %c64 : index
+      %66 = arith.addi %arg9, %c64 : index
+      scf.yield %65, %66 : index, index
     }
     scf.if %34 {
       %53 = arith.muli %50, %51 : i64

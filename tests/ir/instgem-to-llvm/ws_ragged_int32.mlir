@@ -59,6 +59,18 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 
 module {
@@ -80,6 +92,7 @@ module {
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c2684354560_i64 = arith.constant 2684354560 : i64
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
@@ -91,10 +104,10 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c27_i64 = arith.constant 27 : i64
     %c62_i64 = arith.constant 62 : i64
-    %c47_i64 = arith.constant 47 : i64
+    %c48_i64 = arith.constant 48 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -132,7 +145,7 @@ module {
     %32 = arith.subi %28, %25 : index
     %33 = arith.cmpi sgt, %31, %c0 : index
     scf.if %33 {
-      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%16, %25] [%23, %32] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %34 = arith.cmpi sle, %14, %c0 : index
@@ -140,15 +153,9 @@ module {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %c2 step %c1 {
         %53 = arith.index_cast %arg7 : index to i64
-        %54 = arith.remsi %53, %c2_i64_1 : i64
-        %55 = arith.divsi %53, %c2_i64_1 : i64
-        %56 = arith.muli %55, %c16_i64 : i64
-        %57 = arith.subi %c16_i64, %56 : i64
-        %58 = arith.minsi %57, %c16_i64 : i64
-        %59 = arith.muli %54, %c16_i64 : i64
-        %60 = arith.addi %59, %56 : i64
-        %61 = arith.ori %60, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %61, %58, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %54 = arith.muli %53, %c16_i64 : i64
+        %55 = arith.ori %54, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %55, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %35 = arith.index_cast %22 : index to i64
@@ -185,7 +192,7 @@ module {
       %61 = arith.subi %57, %54 : index
       %62 = arith.cmpi sgt, %60, %c0 : index
       scf.if %62 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_6 = memref.subview %reinterpret_cast[%16, %54] [%23, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %63 = arith.index_cast %61 : index to i64
@@ -200,27 +207,21 @@ module {
       %69 = arith.muli %50, %68 : i64
       %70 = arith.index_cast %69 : i64 to index
       scf.for %arg10 = %c0 to %70 step %c1 {
-        %126 = arith.index_cast %arg10 : index to i64
-        %127 = arith.divsi %126, %68 : i64
-        %128 = arith.addi %44, %127 : i64
-        %129 = arith.remsi %126, %68 : i64
-        %130 = arith.muli %128, %c16_i64 : i64
-        %131 = arith.maxsi %130, %35 : i64
-        %132 = arith.addi %130, %c16_i64 : i64
-        %133 = arith.minsi %132, %45 : i64
-        %134 = arith.subi %133, %131 : i64
-        %135 = arith.subi %131, %35 : i64
-        %136 = arith.muli %135, %67 : i64
-        %137 = arith.addi %66, %136 : i64
-        %138 = arith.muli %129, %c64_i64 : i64
-        %139 = arith.addi %137, %138 : i64
-        %140 = arith.muli %128, %c32_i64 : i64
-        %141 = arith.addi %140, %138 : i64
-        %142 = arith.subi %131, %130 : i64
-        %143 = arith.addi %141, %142 : i64
-        %144 = arith.subi %63, %138 : i64
-        %145 = arith.minsi %144, %c64_i64 : i64
-        "instgem.mvin"(%139, %143, %145, %134) : (i64, i64, i64, i64) -> ()
+        %134 = arith.index_cast %arg10 : index to i64
+        %135 = arith.addi %44, %134 : i64
+        %136 = arith.muli %135, %c16_i64 : i64
+        %137 = arith.maxsi %136, %35 : i64
+        %138 = arith.addi %136, %c16_i64 : i64
+        %139 = arith.minsi %138, %45 : i64
+        %140 = arith.subi %139, %137 : i64
+        %141 = arith.subi %137, %35 : i64
+        %142 = arith.muli %141, %67 : i64
+        %143 = arith.addi %66, %142 : i64
+        %144 = arith.muli %135, %c32_i64 : i64
+        %145 = arith.subi %137, %136 : i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%143, %146, %147, %140) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %71 = arith.ceildivsi %35, %c16_i64 : i64
       %72 = arith.cmpi sgt, %35, %c0_i64_3 : i64
@@ -229,22 +230,17 @@ module {
       %75 = arith.muli %74, %68 : i64
       %76 = arith.index_cast %75 : i64 to index
       scf.for %arg10 = %c0 to %76 step %c1 {
-        %126 = arith.index_cast %arg10 : index to i64
-        %127 = arith.divsi %126, %68 : i64
-        %128 = arith.remsi %126, %68 : i64
-        %129 = arith.muli %127, %c16_i64 : i64
-        %130 = arith.maxsi %129, %c0_i64_3 : i64
-        %131 = arith.addi %129, %c16_i64 : i64
-        %132 = arith.minsi %131, %35 : i64
-        %133 = arith.subi %132, %130 : i64
-        %134 = arith.muli %127, %c32_i64 : i64
-        %135 = arith.muli %128, %c64_i64 : i64
-        %136 = arith.addi %134, %135 : i64
-        %137 = arith.subi %130, %129 : i64
-        %138 = arith.addi %136, %137 : i64
-        %139 = arith.subi %63, %135 : i64
-        %140 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %138, %140, %133) : (i64, i64, i64, i64) -> ()
+        %134 = arith.index_cast %arg10 : index to i64
+        %135 = arith.muli %134, %c16_i64 : i64
+        %136 = arith.maxsi %135, %c0_i64_3 : i64
+        %137 = arith.addi %135, %c16_i64 : i64
+        %138 = arith.minsi %137, %35 : i64
+        %139 = arith.subi %138, %136 : i64
+        %140 = arith.muli %134, %c32_i64 : i64
+        %141 = arith.subi %136, %135 : i64
+        %142 = arith.addi %140, %141 : i64
+        %143 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %142, %143, %139) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %77 = arith.maxsi %arg9, %c0 : index
       %78 = arith.minsi %77, %arg5 : index
@@ -256,7 +252,7 @@ module {
       %84 = arith.minsi %83, %c32 : index
       %85 = arith.subi %81, %78 : index
       scf.if %33 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_12 = memref.subview %reinterpret_cast_4[%78, %25] [%85, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %86 = arith.index_cast %84 : index to i64
@@ -279,27 +275,21 @@ module {
       %100 = arith.muli %99, %93 : i64
       %101 = arith.index_cast %100 : i64 to index
       scf.for %arg10 = %c0 to %101 step %c1 {
-        %126 = arith.index_cast %arg10 : index to i64
-        %127 = arith.divsi %126, %93 : i64
-        %128 = arith.addi %94, %127 : i64
-        %129 = arith.remsi %126, %93 : i64
-        %130 = arith.muli %128, %c16_i64 : i64
-        %131 = arith.maxsi %130, %86 : i64
-        %132 = arith.addi %130, %c16_i64 : i64
-        %133 = arith.minsi %132, %88 : i64
-        %134 = arith.subi %133, %131 : i64
-        %135 = arith.subi %131, %86 : i64
-        %136 = arith.muli %135, %92 : i64
-        %137 = arith.addi %91, %136 : i64
-        %138 = arith.muli %129, %c64_i64 : i64
-        %139 = arith.addi %137, %138 : i64
-        %140 = arith.addi %130, %138 : i64
-        %141 = arith.addi %140, %c64_i64 : i64
-        %142 = arith.subi %131, %130 : i64
-        %143 = arith.addi %141, %142 : i64
-        %144 = arith.subi %37, %138 : i64
-        %145 = arith.minsi %144, %c64_i64 : i64
-        "instgem.mvin"(%139, %143, %145, %134) : (i64, i64, i64, i64) -> ()
+        %134 = arith.index_cast %arg10 : index to i64
+        %135 = arith.addi %94, %134 : i64
+        %136 = arith.muli %135, %c16_i64 : i64
+        %137 = arith.maxsi %136, %86 : i64
+        %138 = arith.addi %136, %c16_i64 : i64
+        %139 = arith.minsi %138, %88 : i64
+        %140 = arith.subi %139, %137 : i64
+        %141 = arith.subi %137, %86 : i64
+        %142 = arith.muli %141, %92 : i64
+        %143 = arith.addi %91, %142 : i64
+        %144 = arith.addi %136, %c64_i64 : i64
+        %145 = arith.subi %137, %136 : i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin"(%143, %146, %147, %140) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %102 = arith.ceildivsi %86, %c16_i64 : i64
       %103 = arith.cmpi sgt, %86, %c0_i64_3 : i64
@@ -308,22 +298,17 @@ module {
       %106 = arith.muli %105, %93 : i64
       %107 = arith.index_cast %106 : i64 to index
       scf.for %arg10 = %c0 to %107 step %c1 {
-        %126 = arith.index_cast %arg10 : index to i64
-        %127 = arith.divsi %126, %93 : i64
-        %128 = arith.remsi %126, %93 : i64
-        %129 = arith.muli %127, %c16_i64 : i64
-        %130 = arith.maxsi %129, %c0_i64_3 : i64
-        %131 = arith.addi %129, %c16_i64 : i64
-        %132 = arith.minsi %131, %86 : i64
-        %133 = arith.subi %132, %130 : i64
-        %134 = arith.muli %128, %c64_i64 : i64
-        %135 = arith.addi %129, %134 : i64
-        %136 = arith.addi %135, %c64_i64 : i64
-        %137 = arith.subi %130, %129 : i64
-        %138 = arith.addi %136, %137 : i64
-        %139 = arith.subi %37, %134 : i64
-        %140 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %138, %140, %133) : (i64, i64, i64, i64) -> ()
+        %134 = arith.index_cast %arg10 : index to i64
+        %135 = arith.muli %134, %c16_i64 : i64
+        %136 = arith.maxsi %135, %c0_i64_3 : i64
+        %137 = arith.addi %135, %c16_i64 : i64
+        %138 = arith.minsi %137, %86 : i64
+        %139 = arith.subi %138, %136 : i64
+        %140 = arith.addi %135, %c64_i64 : i64
+        %141 = arith.subi %136, %135 : i64
+        %142 = arith.addi %140, %141 : i64
+        %143 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %142, %143, %139) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %108 = arith.maxsi %45, %c0_i64_3 : i64
       %109 = arith.minsi %108, %c32_i64 : i64
@@ -343,128 +328,48 @@ module {
       %123 = arith.cmpi sgt, %116, %c0_i64_3 : i64
       %124 = arith.select %123, %117, %c0_i64_3 : i64
       %125 = arith.index_cast %124 : i64 to index
-      scf.for %arg10 = %c0 to %125 step %c1 {
-        %126 = arith.index_cast %arg10 : index to i64
-        %127 = arith.subi %126, %c1_i64_2 : i64
-        %128 = arith.cmpi sge, %127, %c0_i64_3 : i64
-        %129 = arith.cmpi slt, %127, %51 : i64
-        %130 = arith.andi %128, %129 : i1
-        %131 = arith.andi %121, %130 : i1
-        %132 = arith.maxsi %119, %c1_i64_2 : i64
-        %133 = arith.ceildivsi %50, %132 : i64
-        %134 = arith.subi %124, %c1_i64_2 : i64
-        %135 = arith.cmpi eq, %126, %134 : i64
-        %136 = arith.cmpi slt, %126, %51 : i64
-        %137 = arith.andi %135, %136 : i1
-        %138 = arith.andi %121, %137 : i1
-        %139 = arith.divsi %118, %c16_i64 : i64
-        %140 = arith.minsi %119, %139 : i64
-        %141 = arith.maxsi %140, %c0_i64_3 : i64
-        %142 = arith.index_cast %141 : i64 to index
-        scf.for %arg11 = %c0 to %142 step %c1 {
-          %149 = arith.index_cast %arg11 : index to i64
-          %150 = arith.muli %149, %133 : i64
-          %151 = arith.minsi %150, %50 : i64
-          scf.if %131 {
-            %168 = arith.addi %151, %133 : i64
-            %169 = arith.minsi %168, %50 : i64
-            %170 = arith.index_cast %151 : i64 to index
-            %171 = arith.index_cast %169 : i64 to index
-            scf.for %arg12 = %170 to %171 step %c1 {
-              %172 = arith.index_cast %arg12 : index to i64
-              %173 = arith.addi %44, %172 : i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.maxsi %174, %35 : i64
-              %176 = arith.addi %174, %c16_i64 : i64
-              %177 = arith.minsi %176, %45 : i64
-              %178 = arith.subi %177, %175 : i64
-              %179 = arith.subi %175, %35 : i64
-              %180 = arith.muli %179, %43 : i64
-              %181 = arith.addi %41, %180 : i64
-              %182 = arith.muli %127, %c64_i64 : i64
-              %183 = arith.addi %181, %182 : i64
-              %184 = arith.muli %127, %c16_i64 : i64
-              %185 = arith.addi %174, %184 : i64
-              %186 = arith.ori %185, %c2684354560_i64 : i64
-              %187 = arith.subi %175, %174 : i64
-              %188 = arith.addi %186, %187 : i64
-              %189 = arith.subi %37, %184 : i64
-              %190 = arith.minsi %189, %c16_i64 : i64
-              "instgem.mvout"(%183, %188, %190, %178) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %152 = arith.minsi %109, %c16_i64 : i64
-          %153 = arith.muli %126, %c16_i64 : i64
-          %154 = arith.subi %115, %153 : i64
-          %155 = arith.minsi %154, %c16_i64 : i64
-          %156 = arith.cmpi eq, %149, %c0_i64_3 : i64
-          %157 = arith.andi %122, %156 : i1
-          %158 = arith.select %157, %c2147483648_i64, %c3221225472_i64 : i64
-          %159 = arith.ori %153, %158 : i64
-          %160 = arith.select %157, %c16_i64, %152 : i64
-          %161 = arith.select %157, %c16_i64, %155 : i64
-          %162 = arith.muli %149, %c16_i64 : i64
-          %163 = arith.addi %162, %153 : i64
-          %164 = arith.addi %163, %c64_i64 : i64
-          "instgem.preload"(%164, %155, %c16_i64, %159, %161, %160) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%162, %c16_i64, %152, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %165 = arith.subi %119, %c1_i64_2 : i64
-          %166 = arith.cmpi eq, %149, %165 : i64
-          %167 = arith.andi %138, %166 : i1
-          scf.if %167 {
-            %168 = arith.divsi %109, %c16_i64 : i64
-            %169 = arith.minsi %116, %168 : i64
-            %170 = arith.maxsi %169, %c1_i64_2 : i64
-            %171 = arith.index_cast %170 : i64 to index
-            scf.for %arg12 = %c1 to %171 step %c1 {
-              %173 = arith.index_cast %arg12 : index to i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.addi %174, %153 : i64
-              %176 = arith.ori %175, %158 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %177 = arith.muli %173, %c32_i64 : i64
-              %178 = arith.addi %177, %162 : i64
-              "instgem.compute_accumulated"(%178, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %179 = arith.subi %173, %c1_i64_2 : i64
-              %180 = arith.cmpi slt, %179, %50 : i64
-              scf.if %180 {
-                %181 = arith.addi %44, %179 : i64
-                %182 = arith.muli %181, %c16_i64 : i64
-                %183 = arith.maxsi %182, %35 : i64
-                %184 = arith.addi %182, %c16_i64 : i64
-                %185 = arith.minsi %184, %45 : i64
-                %186 = arith.subi %185, %183 : i64
-                %187 = arith.subi %183, %35 : i64
-                %188 = arith.muli %187, %43 : i64
-                %189 = arith.addi %41, %188 : i64
-                %190 = arith.muli %126, %c64_i64 : i64
-                %191 = arith.addi %189, %190 : i64
-                %192 = arith.addi %182, %153 : i64
-                %193 = arith.ori %192, %c2684354560_i64 : i64
-                %194 = arith.subi %183, %182 : i64
-                %195 = arith.addi %193, %194 : i64
-                %196 = arith.subi %37, %153 : i64
-                %197 = arith.minsi %196, %c16_i64 : i64
-                "instgem.mvout"(%191, %195, %197, %186) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %172 = arith.index_cast %116 : i64 to index
-            scf.for %arg12 = %171 to %172 step %c1 {
-              %173 = arith.index_cast %arg12 : index to i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.subi %109, %174 : i64
-              %176 = arith.minsi %175, %c16_i64 : i64
-              %177 = arith.addi %174, %153 : i64
-              %178 = arith.ori %177, %158 : i64
-              %179 = arith.select %157, %c16_i64, %176 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %161, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-              %180 = arith.muli %173, %c32_i64 : i64
-              %181 = arith.addi %180, %162 : i64
-              "instgem.compute_accumulated"(%181, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %182 = arith.subi %173, %c1_i64_2 : i64
-              %183 = arith.cmpi slt, %182, %50 : i64
-              scf.if %183 {
-                %184 = arith.addi %44, %182 : i64
+      %126 = arith.divsi %118, %c16_i64 : i64
+      %127 = arith.minsi %119, %126 : i64
+      %128 = arith.maxsi %127, %c0_i64_3 : i64
+      %129 = arith.divsi %109, %c16_i64 : i64
+      %130 = arith.minsi %116, %129 : i64
+      %131 = arith.maxsi %130, %c1_i64_2 : i64
+      %132 = arith.minsi %109, %c16_i64 : i64
+      %133 = arith.ori %122, %121 : i1
+      scf.if %133 {
+        %134 = arith.maxsi %119, %c1_i64_2 : i64
+        %135 = arith.ceildivsi %50, %134 : i64
+        %136 = arith.select %122, %c0_i64_3, %c-1_i64 : i64
+        scf.for %arg10 = %c0 to %125 step %c1 {
+          %143 = arith.index_cast %arg10 : index to i64
+          %144 = arith.subi %143, %c1_i64_2 : i64
+          %145 = arith.cmpi sge, %144, %c0_i64_3 : i64
+          %146 = arith.cmpi slt, %144, %51 : i64
+          %147 = arith.andi %145, %146 : i1
+          %148 = arith.andi %121, %147 : i1
+          %149 = arith.subi %124, %c1_i64_2 : i64
+          %150 = arith.cmpi eq, %143, %149 : i64
+          %151 = arith.cmpi slt, %143, %51 : i64
+          %152 = arith.andi %150, %151 : i1
+          %153 = arith.andi %121, %152 : i1
+          %154 = arith.subi %119, %c1_i64_2 : i64
+          %155 = arith.select %153, %154, %c-1_i64 : i64
+          %156 = arith.muli %143, %c16_i64 : i64
+          %157 = arith.subi %115, %156 : i64
+          %158 = arith.minsi %157, %c16_i64 : i64
+          %159 = arith.index_cast %128 : i64 to index
+          scf.for %arg11 = %c0 to %159 step %c1 {
+            %167 = arith.index_cast %arg11 : index to i64
+            scf.if %148 {
+              %177 = arith.muli %167, %135 : i64
+              %178 = arith.minsi %177, %50 : i64
+              %179 = arith.addi %178, %135 : i64
+              %180 = arith.minsi %179, %50 : i64
+              %181 = arith.index_cast %178 : i64 to index
+              %182 = arith.index_cast %180 : i64 to index
+              scf.for %arg12 = %181 to %182 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.addi %44, %183 : i64
                 %185 = arith.muli %184, %c16_i64 : i64
                 %186 = arith.maxsi %185, %35 : i64
                 %187 = arith.addi %185, %c16_i64 : i64
@@ -473,157 +378,149 @@ module {
                 %190 = arith.subi %186, %35 : i64
                 %191 = arith.muli %190, %43 : i64
                 %192 = arith.addi %41, %191 : i64
-                %193 = arith.muli %126, %c64_i64 : i64
+                %193 = arith.muli %144, %c64_i64 : i64
                 %194 = arith.addi %192, %193 : i64
-                %195 = arith.addi %185, %153 : i64
-                %196 = arith.ori %195, %c2684354560_i64 : i64
-                %197 = arith.subi %186, %185 : i64
-                %198 = arith.addi %196, %197 : i64
-                %199 = arith.subi %37, %153 : i64
-                %200 = arith.minsi %199, %c16_i64 : i64
-                "instgem.mvout"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %168 = arith.divsi %109, %c16_i64 : i64
-            %169 = arith.minsi %116, %168 : i64
-            %170 = arith.maxsi %169, %c1_i64_2 : i64
-            %171 = arith.index_cast %170 : i64 to index
-            scf.for %arg12 = %c1 to %171 step %c1 {
-              %173 = arith.index_cast %arg12 : index to i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.addi %174, %153 : i64
-              %176 = arith.ori %175, %158 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %177 = arith.muli %173, %c32_i64 : i64
-              %178 = arith.addi %177, %162 : i64
-              "instgem.compute_accumulated"(%178, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %172 = arith.index_cast %116 : i64 to index
-            scf.for %arg12 = %171 to %172 step %c1 {
-              %173 = arith.index_cast %arg12 : index to i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.subi %109, %174 : i64
-              %176 = arith.minsi %175, %c16_i64 : i64
-              %177 = arith.addi %174, %153 : i64
-              %178 = arith.ori %177, %158 : i64
-              %179 = arith.select %157, %c16_i64, %176 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %161, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-              %180 = arith.muli %173, %c32_i64 : i64
-              %181 = arith.addi %180, %162 : i64
-              "instgem.compute_accumulated"(%181, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %143 = arith.index_cast %119 : i64 to index
-        scf.for %arg11 = %142 to %143 step %c1 {
-          %149 = arith.index_cast %arg11 : index to i64
-          %150 = arith.muli %149, %c16_i64 : i64
-          %151 = arith.subi %111, %150 : i64
-          %152 = arith.minsi %151, %c16_i64 : i64
-          %153 = arith.subi %113, %150 : i64
-          %154 = arith.minsi %153, %c16_i64 : i64
-          %155 = arith.muli %149, %133 : i64
-          %156 = arith.minsi %155, %50 : i64
-          scf.if %131 {
-            %172 = arith.addi %156, %133 : i64
-            %173 = arith.minsi %172, %50 : i64
-            %174 = arith.index_cast %156 : i64 to index
-            %175 = arith.index_cast %173 : i64 to index
-            scf.for %arg12 = %174 to %175 step %c1 {
-              %176 = arith.index_cast %arg12 : index to i64
-              %177 = arith.addi %44, %176 : i64
-              %178 = arith.muli %177, %c16_i64 : i64
-              %179 = arith.maxsi %178, %35 : i64
-              %180 = arith.addi %178, %c16_i64 : i64
-              %181 = arith.minsi %180, %45 : i64
-              %182 = arith.subi %181, %179 : i64
-              %183 = arith.subi %179, %35 : i64
-              %184 = arith.muli %183, %43 : i64
-              %185 = arith.addi %41, %184 : i64
-              %186 = arith.muli %127, %c64_i64 : i64
-              %187 = arith.addi %185, %186 : i64
-              %188 = arith.muli %127, %c16_i64 : i64
-              %189 = arith.addi %178, %188 : i64
-              %190 = arith.ori %189, %c2684354560_i64 : i64
-              %191 = arith.subi %179, %178 : i64
-              %192 = arith.addi %190, %191 : i64
-              %193 = arith.subi %37, %188 : i64
-              %194 = arith.minsi %193, %c16_i64 : i64
-              "instgem.mvout"(%187, %192, %194, %182) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %157 = arith.minsi %109, %c16_i64 : i64
-          %158 = arith.muli %126, %c16_i64 : i64
-          %159 = arith.subi %115, %158 : i64
-          %160 = arith.minsi %159, %c16_i64 : i64
-          %161 = arith.cmpi eq, %149, %c0_i64_3 : i64
-          %162 = arith.andi %122, %161 : i1
-          %163 = arith.select %162, %c2147483648_i64, %c3221225472_i64 : i64
-          %164 = arith.ori %158, %163 : i64
-          %165 = arith.select %162, %c16_i64, %157 : i64
-          %166 = arith.select %162, %c16_i64, %160 : i64
-          %167 = arith.addi %150, %158 : i64
-          %168 = arith.addi %167, %c64_i64 : i64
-          "instgem.preload"(%168, %160, %154, %164, %166, %165) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%150, %152, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %169 = arith.subi %119, %c1_i64_2 : i64
-          %170 = arith.cmpi eq, %149, %169 : i64
-          %171 = arith.andi %138, %170 : i1
-          scf.if %171 {
-            %172 = arith.divsi %109, %c16_i64 : i64
-            %173 = arith.minsi %116, %172 : i64
-            %174 = arith.maxsi %173, %c1_i64_2 : i64
-            %175 = arith.index_cast %174 : i64 to index
-            scf.for %arg12 = %c1 to %175 step %c1 {
-              %177 = arith.index_cast %arg12 : index to i64
-              %178 = arith.muli %177, %c16_i64 : i64
-              %179 = arith.addi %178, %158 : i64
-              %180 = arith.ori %179, %163 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %181 = arith.muli %177, %c32_i64 : i64
-              %182 = arith.addi %181, %150 : i64
-              "instgem.compute_accumulated"(%182, %152, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %183 = arith.subi %177, %c1_i64_2 : i64
-              %184 = arith.cmpi slt, %183, %50 : i64
-              scf.if %184 {
-                %185 = arith.addi %44, %183 : i64
-                %186 = arith.muli %185, %c16_i64 : i64
-                %187 = arith.maxsi %186, %35 : i64
-                %188 = arith.addi %186, %c16_i64 : i64
-                %189 = arith.minsi %188, %45 : i64
-                %190 = arith.subi %189, %187 : i64
-                %191 = arith.subi %187, %35 : i64
-                %192 = arith.muli %191, %43 : i64
-                %193 = arith.addi %41, %192 : i64
-                %194 = arith.muli %126, %c64_i64 : i64
-                %195 = arith.addi %193, %194 : i64
-                %196 = arith.addi %186, %158 : i64
+                %195 = arith.muli %144, %c16_i64 : i64
+                %196 = arith.addi %185, %195 : i64
                 %197 = arith.ori %196, %c2684354560_i64 : i64
-                %198 = arith.subi %187, %186 : i64
+                %198 = arith.subi %186, %185 : i64
                 %199 = arith.addi %197, %198 : i64
-                %200 = arith.subi %37, %158 : i64
+                %200 = arith.subi %37, %195 : i64
                 %201 = arith.minsi %200, %c16_i64 : i64
-                "instgem.mvout"(%195, %199, %201, %190) : (i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
               }
             }
-            %176 = arith.index_cast %116 : i64 to index
-            scf.for %arg12 = %175 to %176 step %c1 {
-              %177 = arith.index_cast %arg12 : index to i64
-              %178 = arith.muli %177, %c16_i64 : i64
-              %179 = arith.subi %109, %178 : i64
-              %180 = arith.minsi %179, %c16_i64 : i64
-              %181 = arith.addi %178, %158 : i64
-              %182 = arith.ori %181, %163 : i64
-              %183 = arith.select %162, %c16_i64, %180 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %166, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-              %184 = arith.muli %177, %c32_i64 : i64
-              %185 = arith.addi %184, %150 : i64
-              "instgem.compute_accumulated"(%185, %152, %180, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %186 = arith.subi %177, %c1_i64_2 : i64
-              %187 = arith.cmpi slt, %186, %50 : i64
-              scf.if %187 {
-                %188 = arith.addi %44, %186 : i64
+            %168 = arith.cmpi eq, %167, %136 : i64
+            %169 = arith.select %168, %c2147483648_i64, %c3221225472_i64 : i64
+            %170 = arith.ori %156, %169 : i64
+            %171 = arith.select %168, %c16_i64, %132 : i64
+            %172 = arith.select %168, %c16_i64, %158 : i64
+            %173 = arith.muli %167, %c16_i64 : i64
+            %174 = arith.addi %173, %156 : i64
+            %175 = arith.addi %174, %c64_i64 : i64
+            "instgem.preload"(%175, %158, %c16_i64, %170, %172, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%173, %c16_i64, %132, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %176 = arith.cmpi eq, %167, %155 : i64
+            scf.if %176 {
+              %177 = arith.index_cast %131 : i64 to index
+              scf.for %arg12 = %c1 to %177 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.addi %180, %156 : i64
+                %182 = arith.ori %181, %169 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %172, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %183 = arith.muli %179, %c32_i64 : i64
+                %184 = arith.addi %183, %173 : i64
+                "instgem.compute_accumulated"(%184, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %185 = arith.subi %179, %c1_i64_2 : i64
+                %186 = arith.subi %185, %44 : i64
+                %187 = arith.cmpi sge, %186, %c0_i64_3 : i64
+                %188 = arith.cmpi slt, %186, %50 : i64
+                %189 = arith.andi %187, %188 : i1
+                scf.if %189 {
+                  %190 = arith.muli %185, %c16_i64 : i64
+                  %191 = arith.maxsi %190, %35 : i64
+                  %192 = arith.addi %190, %c16_i64 : i64
+                  %193 = arith.minsi %192, %45 : i64
+                  %194 = arith.subi %193, %191 : i64
+                  %195 = arith.subi %191, %35 : i64
+                  %196 = arith.muli %195, %43 : i64
+                  %197 = arith.addi %41, %196 : i64
+                  %198 = arith.muli %143, %c64_i64 : i64
+                  %199 = arith.addi %197, %198 : i64
+                  %200 = arith.addi %190, %156 : i64
+                  %201 = arith.ori %200, %c2684354560_i64 : i64
+                  %202 = arith.subi %191, %190 : i64
+                  %203 = arith.addi %201, %202 : i64
+                  %204 = arith.subi %37, %156 : i64
+                  %205 = arith.minsi %204, %c16_i64 : i64
+                  "instgem.mvout"(%199, %203, %205, %194) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %178 = arith.index_cast %116 : i64 to index
+              scf.for %arg12 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.subi %109, %180 : i64
+                %182 = arith.minsi %181, %c16_i64 : i64
+                %183 = arith.addi %180, %156 : i64
+                %184 = arith.ori %183, %169 : i64
+                %185 = arith.select %168, %c16_i64, %182 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %172, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.muli %179, %c32_i64 : i64
+                %187 = arith.addi %186, %173 : i64
+                "instgem.compute_accumulated"(%187, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %188 = arith.subi %179, %c1_i64_2 : i64
+                %189 = arith.subi %188, %44 : i64
+                %190 = arith.cmpi sge, %189, %c0_i64_3 : i64
+                %191 = arith.cmpi slt, %189, %50 : i64
+                %192 = arith.andi %190, %191 : i1
+                scf.if %192 {
+                  %193 = arith.muli %188, %c16_i64 : i64
+                  %194 = arith.maxsi %193, %35 : i64
+                  %195 = arith.addi %193, %c16_i64 : i64
+                  %196 = arith.minsi %195, %45 : i64
+                  %197 = arith.subi %196, %194 : i64
+                  %198 = arith.subi %194, %35 : i64
+                  %199 = arith.muli %198, %43 : i64
+                  %200 = arith.addi %41, %199 : i64
+                  %201 = arith.muli %143, %c64_i64 : i64
+                  %202 = arith.addi %200, %201 : i64
+                  %203 = arith.addi %193, %156 : i64
+                  %204 = arith.ori %203, %c2684354560_i64 : i64
+                  %205 = arith.subi %194, %193 : i64
+                  %206 = arith.addi %204, %205 : i64
+                  %207 = arith.subi %37, %156 : i64
+                  %208 = arith.minsi %207, %c16_i64 : i64
+                  "instgem.mvout"(%202, %206, %208, %197) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %177 = arith.index_cast %131 : i64 to index
+              scf.for %arg12 = %c1 to %177 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.addi %180, %156 : i64
+                %182 = arith.ori %181, %169 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %172, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %183 = arith.muli %179, %c32_i64 : i64
+                %184 = arith.addi %183, %173 : i64
+                "instgem.compute_accumulated"(%184, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %178 = arith.index_cast %116 : i64 to index
+              scf.for %arg12 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.subi %109, %180 : i64
+                %182 = arith.minsi %181, %c16_i64 : i64
+                %183 = arith.addi %180, %156 : i64
+                %184 = arith.ori %183, %169 : i64
+                %185 = arith.select %168, %c16_i64, %182 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %172, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.muli %179, %c32_i64 : i64
+                %187 = arith.addi %186, %173 : i64
+                "instgem.compute_accumulated"(%187, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          %160 = arith.index_cast %119 : i64 to index
+          scf.for %arg11 = %159 to %160 step %c1 {
+            %167 = arith.index_cast %arg11 : index to i64
+            %168 = arith.muli %167, %c16_i64 : i64
+            %169 = arith.subi %111, %168 : i64
+            %170 = arith.minsi %169, %c16_i64 : i64
+            %171 = arith.subi %113, %168 : i64
+            %172 = arith.minsi %171, %c16_i64 : i64
+            scf.if %148 {
+              %181 = arith.muli %167, %135 : i64
+              %182 = arith.minsi %181, %50 : i64
+              %183 = arith.addi %182, %135 : i64
+              %184 = arith.minsi %183, %50 : i64
+              %185 = arith.index_cast %182 : i64 to index
+              %186 = arith.index_cast %184 : i64 to index
+              scf.for %arg12 = %185 to %186 step %c1 {
+                %187 = arith.index_cast %arg12 : index to i64
+                %188 = arith.addi %44, %187 : i64
                 %189 = arith.muli %188, %c16_i64 : i64
                 %190 = arith.maxsi %189, %35 : i64
                 %191 = arith.addi %189, %c16_i64 : i64
@@ -632,161 +529,322 @@ module {
                 %194 = arith.subi %190, %35 : i64
                 %195 = arith.muli %194, %43 : i64
                 %196 = arith.addi %41, %195 : i64
-                %197 = arith.muli %126, %c64_i64 : i64
+                %197 = arith.muli %144, %c64_i64 : i64
                 %198 = arith.addi %196, %197 : i64
-                %199 = arith.addi %189, %158 : i64
-                %200 = arith.ori %199, %c2684354560_i64 : i64
-                %201 = arith.subi %190, %189 : i64
-                %202 = arith.addi %200, %201 : i64
-                %203 = arith.subi %37, %158 : i64
-                %204 = arith.minsi %203, %c16_i64 : i64
-                "instgem.mvout"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
+                %199 = arith.muli %144, %c16_i64 : i64
+                %200 = arith.addi %189, %199 : i64
+                %201 = arith.ori %200, %c2684354560_i64 : i64
+                %202 = arith.subi %190, %189 : i64
+                %203 = arith.addi %201, %202 : i64
+                %204 = arith.subi %37, %199 : i64
+                %205 = arith.minsi %204, %c16_i64 : i64
+                "instgem.mvout"(%198, %203, %205, %193) : (i64, i64, i64, i64) -> ()
               }
             }
-          } else {
-            %172 = arith.divsi %109, %c16_i64 : i64
-            %173 = arith.minsi %116, %172 : i64
-            %174 = arith.maxsi %173, %c1_i64_2 : i64
-            %175 = arith.index_cast %174 : i64 to index
-            scf.for %arg12 = %c1 to %175 step %c1 {
-              %177 = arith.index_cast %arg12 : index to i64
-              %178 = arith.muli %177, %c16_i64 : i64
-              %179 = arith.addi %178, %158 : i64
-              %180 = arith.ori %179, %163 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %181 = arith.muli %177, %c32_i64 : i64
-              %182 = arith.addi %181, %150 : i64
-              "instgem.compute_accumulated"(%182, %152, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %173 = arith.cmpi eq, %167, %136 : i64
+            %174 = arith.select %173, %c2147483648_i64, %c3221225472_i64 : i64
+            %175 = arith.ori %156, %174 : i64
+            %176 = arith.select %173, %c16_i64, %132 : i64
+            %177 = arith.select %173, %c16_i64, %158 : i64
+            %178 = arith.addi %168, %156 : i64
+            %179 = arith.addi %178, %c64_i64 : i64
+            "instgem.preload"(%179, %158, %172, %175, %177, %176) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%168, %170, %132, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %180 = arith.cmpi eq, %167, %155 : i64
+            scf.if %180 {
+              %181 = arith.index_cast %131 : i64 to index
+              scf.for %arg12 = %c1 to %181 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.addi %184, %156 : i64
+                %186 = arith.ori %185, %174 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %187 = arith.muli %183, %c32_i64 : i64
+                %188 = arith.addi %187, %168 : i64
+                "instgem.compute_accumulated"(%188, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %189 = arith.subi %183, %c1_i64_2 : i64
+                %190 = arith.subi %189, %44 : i64
+                %191 = arith.cmpi sge, %190, %c0_i64_3 : i64
+                %192 = arith.cmpi slt, %190, %50 : i64
+                %193 = arith.andi %191, %192 : i1
+                scf.if %193 {
+                  %194 = arith.muli %189, %c16_i64 : i64
+                  %195 = arith.maxsi %194, %35 : i64
+                  %196 = arith.addi %194, %c16_i64 : i64
+                  %197 = arith.minsi %196, %45 : i64
+                  %198 = arith.subi %197, %195 : i64
+                  %199 = arith.subi %195, %35 : i64
+                  %200 = arith.muli %199, %43 : i64
+                  %201 = arith.addi %41, %200 : i64
+                  %202 = arith.muli %143, %c64_i64 : i64
+                  %203 = arith.addi %201, %202 : i64
+                  %204 = arith.addi %194, %156 : i64
+                  %205 = arith.ori %204, %c2684354560_i64 : i64
+                  %206 = arith.subi %195, %194 : i64
+                  %207 = arith.addi %205, %206 : i64
+                  %208 = arith.subi %37, %156 : i64
+                  %209 = arith.minsi %208, %c16_i64 : i64
+                  "instgem.mvout"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %182 = arith.index_cast %116 : i64 to index
+              scf.for %arg12 = %181 to %182 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.subi %109, %184 : i64
+                %186 = arith.minsi %185, %c16_i64 : i64
+                %187 = arith.addi %184, %156 : i64
+                %188 = arith.ori %187, %174 : i64
+                %189 = arith.select %173, %c16_i64, %186 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %177, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                %190 = arith.muli %183, %c32_i64 : i64
+                %191 = arith.addi %190, %168 : i64
+                "instgem.compute_accumulated"(%191, %170, %186, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %192 = arith.subi %183, %c1_i64_2 : i64
+                %193 = arith.subi %192, %44 : i64
+                %194 = arith.cmpi sge, %193, %c0_i64_3 : i64
+                %195 = arith.cmpi slt, %193, %50 : i64
+                %196 = arith.andi %194, %195 : i1
+                scf.if %196 {
+                  %197 = arith.muli %192, %c16_i64 : i64
+                  %198 = arith.maxsi %197, %35 : i64
+                  %199 = arith.addi %197, %c16_i64 : i64
+                  %200 = arith.minsi %199, %45 : i64
+                  %201 = arith.subi %200, %198 : i64
+                  %202 = arith.subi %198, %35 : i64
+                  %203 = arith.muli %202, %43 : i64
+                  %204 = arith.addi %41, %203 : i64
+                  %205 = arith.muli %143, %c64_i64 : i64
+                  %206 = arith.addi %204, %205 : i64
+                  %207 = arith.addi %197, %156 : i64
+                  %208 = arith.ori %207, %c2684354560_i64 : i64
+                  %209 = arith.subi %198, %197 : i64
+                  %210 = arith.addi %208, %209 : i64
+                  %211 = arith.subi %37, %156 : i64
+                  %212 = arith.minsi %211, %c16_i64 : i64
+                  "instgem.mvout"(%206, %210, %212, %201) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %181 = arith.index_cast %131 : i64 to index
+              scf.for %arg12 = %c1 to %181 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.addi %184, %156 : i64
+                %186 = arith.ori %185, %174 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %187 = arith.muli %183, %c32_i64 : i64
+                %188 = arith.addi %187, %168 : i64
+                "instgem.compute_accumulated"(%188, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %182 = arith.index_cast %116 : i64 to index
+              scf.for %arg12 = %181 to %182 step %c1 {
+                %183 = arith.index_cast %arg12 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.subi %109, %184 : i64
+                %186 = arith.minsi %185, %c16_i64 : i64
+                %187 = arith.addi %184, %156 : i64
+                %188 = arith.ori %187, %174 : i64
+                %189 = arith.select %173, %c16_i64, %186 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %177, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                %190 = arith.muli %183, %c32_i64 : i64
+                %191 = arith.addi %190, %168 : i64
+                "instgem.compute_accumulated"(%191, %170, %186, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
-            %176 = arith.index_cast %116 : i64 to index
-            scf.for %arg12 = %175 to %176 step %c1 {
-              %177 = arith.index_cast %arg12 : index to i64
-              %178 = arith.muli %177, %c16_i64 : i64
-              %179 = arith.subi %109, %178 : i64
-              %180 = arith.minsi %179, %c16_i64 : i64
-              %181 = arith.addi %178, %158 : i64
-              %182 = arith.ori %181, %163 : i64
-              %183 = arith.select %162, %c16_i64, %180 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %166, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-              %184 = arith.muli %177, %c32_i64 : i64
-              %185 = arith.addi %184, %150 : i64
-              "instgem.compute_accumulated"(%185, %152, %180, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.if %148 {
+            %167 = arith.muli %119, %135 : i64
+            %168 = arith.minsi %167, %50 : i64
+            %169 = arith.index_cast %168 : i64 to index
+            %170 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %169 to %170 step %c1 {
+              %171 = arith.index_cast %arg11 : index to i64
+              %172 = arith.addi %44, %171 : i64
+              %173 = arith.muli %172, %c16_i64 : i64
+              %174 = arith.maxsi %173, %35 : i64
+              %175 = arith.addi %173, %c16_i64 : i64
+              %176 = arith.minsi %175, %45 : i64
+              %177 = arith.subi %176, %174 : i64
+              %178 = arith.subi %174, %35 : i64
+              %179 = arith.muli %178, %43 : i64
+              %180 = arith.addi %41, %179 : i64
+              %181 = arith.muli %144, %c64_i64 : i64
+              %182 = arith.addi %180, %181 : i64
+              %183 = arith.muli %144, %c16_i64 : i64
+              %184 = arith.addi %173, %183 : i64
+              %185 = arith.ori %184, %c2684354560_i64 : i64
+              %186 = arith.subi %174, %173 : i64
+              %187 = arith.addi %185, %186 : i64
+              %188 = arith.subi %37, %183 : i64
+              %189 = arith.minsi %188, %c16_i64 : i64
+              "instgem.mvout"(%182, %187, %189, %177) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %161 = arith.cmpi sgt, %119, %c0_i64_3 : i64
+          %162 = arith.subi %116, %c1_i64_2 : i64
+          %163 = arith.subi %162, %44 : i64
+          %164 = arith.maxsi %163, %c0_i64_3 : i64
+          %165 = arith.minsi %164, %50 : i64
+          %166 = arith.select %161, %165, %c0_i64_3 : i64
+          scf.if %153 {
+            %167 = arith.index_cast %166 : i64 to index
+            %168 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %167 to %168 step %c1 {
+              %169 = arith.index_cast %arg11 : index to i64
+              %170 = arith.addi %44, %169 : i64
+              %171 = arith.muli %170, %c16_i64 : i64
+              %172 = arith.maxsi %171, %35 : i64
+              %173 = arith.addi %171, %c16_i64 : i64
+              %174 = arith.minsi %173, %45 : i64
+              %175 = arith.subi %174, %172 : i64
+              %176 = arith.subi %172, %35 : i64
+              %177 = arith.muli %176, %43 : i64
+              %178 = arith.addi %41, %177 : i64
+              %179 = arith.muli %143, %c64_i64 : i64
+              %180 = arith.addi %178, %179 : i64
+              %181 = arith.addi %171, %156 : i64
+              %182 = arith.ori %181, %c2684354560_i64 : i64
+              %183 = arith.subi %172, %171 : i64
+              %184 = arith.addi %182, %183 : i64
+              %185 = arith.subi %37, %156 : i64
+              %186 = arith.minsi %185, %c16_i64 : i64
+              "instgem.mvout"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %137 = arith.cmpi eq, %119, %c0_i64_3 : i64
+        %138 = arith.cmpi slt, %116, %c2_i64_1 : i64
+        %139 = arith.cmpi slt, %124, %c1_i64_2 : i64
+        %140 = arith.ori %137, %138 : i1
+        %141 = arith.ori %140, %139 : i1
+        %142 = arith.andi %122, %141 : i1
+        scf.if %142 {
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %143 = arith.index_cast %arg10 : index to i64
+            %144 = arith.muli %143, %c16_i64 : i64
+            %145 = arith.ori %144, %c2147483648_i64 : i64
+            %146 = arith.cmpi sge, %143, %116 : i64
+            %147 = arith.cmpi sle, %124, %c0_i64_3 : i64
+            %148 = arith.ori %137, %146 : i1
+            %149 = arith.ori %148, %147 : i1
+            %150 = arith.cmpi sgt, %51, %c0_i64_3 : i64
+            %151 = arith.andi %149, %150 : i1
+            scf.if %151 {
+              "instgem.mvin"(%c0_i64_3, %145, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %131 {
-          %149 = arith.muli %119, %133 : i64
-          %150 = arith.minsi %149, %50 : i64
-          %151 = arith.index_cast %150 : i64 to index
-          %152 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %151 to %152 step %c1 {
-            %153 = arith.index_cast %arg11 : index to i64
-            %154 = arith.addi %44, %153 : i64
-            %155 = arith.muli %154, %c16_i64 : i64
-            %156 = arith.maxsi %155, %35 : i64
-            %157 = arith.addi %155, %c16_i64 : i64
-            %158 = arith.minsi %157, %45 : i64
-            %159 = arith.subi %158, %156 : i64
-            %160 = arith.subi %156, %35 : i64
-            %161 = arith.muli %160, %43 : i64
-            %162 = arith.addi %41, %161 : i64
-            %163 = arith.muli %127, %c64_i64 : i64
-            %164 = arith.addi %162, %163 : i64
-            %165 = arith.muli %127, %c16_i64 : i64
-            %166 = arith.addi %155, %165 : i64
-            %167 = arith.ori %166, %c2684354560_i64 : i64
-            %168 = arith.subi %156, %155 : i64
-            %169 = arith.addi %167, %168 : i64
-            %170 = arith.subi %37, %165 : i64
-            %171 = arith.minsi %170, %c16_i64 : i64
-            "instgem.mvout"(%164, %169, %171, %159) : (i64, i64, i64, i64) -> ()
+        scf.if %121 {
+          %143 = arith.minsi %124, %51 : i64
+          %144 = arith.index_cast %143 : i64 to index
+          %145 = arith.index_cast %51 : i64 to index
+          scf.for %arg10 = %144 to %145 step %c1 {
+            %146 = arith.index_cast %arg10 : index to i64
+            %147 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %c0 to %147 step %c1 {
+              %148 = arith.index_cast %arg11 : index to i64
+              %149 = arith.addi %44, %148 : i64
+              %150 = arith.muli %149, %c16_i64 : i64
+              %151 = arith.maxsi %150, %35 : i64
+              %152 = arith.addi %150, %c16_i64 : i64
+              %153 = arith.minsi %152, %45 : i64
+              %154 = arith.subi %153, %151 : i64
+              %155 = arith.subi %151, %35 : i64
+              %156 = arith.muli %155, %43 : i64
+              %157 = arith.addi %41, %156 : i64
+              %158 = arith.muli %146, %c64_i64 : i64
+              %159 = arith.addi %157, %158 : i64
+              %160 = arith.muli %146, %c16_i64 : i64
+              %161 = arith.addi %150, %160 : i64
+              %162 = arith.ori %161, %c2684354560_i64 : i64
+              %163 = arith.subi %151, %150 : i64
+              %164 = arith.addi %162, %163 : i64
+              %165 = arith.subi %37, %160 : i64
+              %166 = arith.minsi %165, %c16_i64 : i64
+              "instgem.mvout"(%159, %164, %166, %154) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %144 = arith.cmpi sgt, %119, %c0_i64_3 : i64
-        %145 = arith.subi %116, %c1_i64_2 : i64
-        %146 = arith.maxsi %145, %c0_i64_3 : i64
-        %147 = arith.minsi %146, %50 : i64
-        %148 = arith.select %144, %147, %c0_i64_3 : i64
-        scf.if %138 {
-          %149 = arith.index_cast %148 : i64 to index
-          %150 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %149 to %150 step %c1 {
-            %151 = arith.index_cast %arg11 : index to i64
-            %152 = arith.addi %44, %151 : i64
-            %153 = arith.muli %152, %c16_i64 : i64
-            %154 = arith.maxsi %153, %35 : i64
-            %155 = arith.addi %153, %c16_i64 : i64
-            %156 = arith.minsi %155, %45 : i64
-            %157 = arith.subi %156, %154 : i64
-            %158 = arith.subi %154, %35 : i64
-            %159 = arith.muli %158, %43 : i64
-            %160 = arith.addi %41, %159 : i64
-            %161 = arith.muli %126, %c64_i64 : i64
-            %162 = arith.addi %160, %161 : i64
-            %163 = arith.muli %126, %c16_i64 : i64
-            %164 = arith.addi %153, %163 : i64
-            %165 = arith.ori %164, %c2684354560_i64 : i64
-            %166 = arith.subi %154, %153 : i64
-            %167 = arith.addi %165, %166 : i64
-            %168 = arith.subi %37, %163 : i64
-            %169 = arith.minsi %168, %c16_i64 : i64
-            "instgem.mvout"(%162, %167, %169, %157) : (i64, i64, i64, i64) -> ()
+      } else {
+        scf.for %arg10 = %c0 to %125 step %c1 {
+          %134 = arith.index_cast %arg10 : index to i64
+          %135 = arith.muli %134, %c16_i64 : i64
+          %136 = arith.subi %115, %135 : i64
+          %137 = arith.minsi %136, %c16_i64 : i64
+          %138 = arith.index_cast %128 : i64 to index
+          scf.for %arg11 = %c0 to %138 step %c1 {
+            %140 = arith.index_cast %arg11 : index to i64
+            %141 = arith.ori %135, %c3221225472_i64 : i64
+            %142 = arith.muli %140, %c16_i64 : i64
+            %143 = arith.addi %142, %135 : i64
+            %144 = arith.addi %143, %c64_i64 : i64
+            "instgem.preload"(%144, %137, %c16_i64, %141, %137, %132) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%142, %c16_i64, %132, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %145 = arith.index_cast %131 : i64 to index
+            scf.for %arg12 = %c1 to %145 step %c1 {
+              %147 = arith.index_cast %arg12 : index to i64
+              %148 = arith.muli %147, %c16_i64 : i64
+              %149 = arith.addi %148, %135 : i64
+              %150 = arith.ori %149, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %137, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %151 = arith.muli %147, %c32_i64 : i64
+              %152 = arith.addi %151, %142 : i64
+              "instgem.compute_accumulated"(%152, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %146 = arith.index_cast %116 : i64 to index
+            scf.for %arg12 = %145 to %146 step %c1 {
+              %147 = arith.index_cast %arg12 : index to i64
+              %148 = arith.muli %147, %c16_i64 : i64
+              %149 = arith.subi %109, %148 : i64
+              %150 = arith.minsi %149, %c16_i64 : i64
+              %151 = arith.addi %148, %135 : i64
+              %152 = arith.ori %151, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %137, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+              %153 = arith.muli %147, %c32_i64 : i64
+              %154 = arith.addi %153, %142 : i64
+              "instgem.compute_accumulated"(%154, %c16_i64, %150, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-        }
-      } {gemmini.compute_nest}
-      scf.if %122 {
-        scf.for %arg10 = %c0 to %c2 step %c1 {
-          %126 = arith.index_cast %arg10 : index to i64
-          %127 = arith.remsi %126, %c2_i64_1 : i64
-          %128 = arith.divsi %126, %c2_i64_1 : i64
-          %129 = arith.muli %128, %c16_i64 : i64
-          %130 = arith.subi %c16_i64, %129 : i64
-          %131 = arith.minsi %130, %c16_i64 : i64
-          %132 = arith.muli %127, %c16_i64 : i64
-          %133 = arith.addi %132, %129 : i64
-          %134 = arith.ori %133, %c2147483648_i64 : i64
-          %135 = arith.cmpi eq, %119, %c0_i64_3 : i64
-          %136 = arith.cmpi sge, %127, %116 : i64
-          %137 = arith.cmpi sge, %128, %124 : i64
-          %138 = arith.ori %135, %136 : i1
-          %139 = arith.ori %138, %137 : i1
-          %140 = arith.cmpi slt, %128, %51 : i64
-          %141 = arith.andi %139, %140 : i1
-          scf.if %141 {
-            "instgem.mvin"(%c0_i64_3, %134, %131, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %139 = arith.index_cast %119 : i64 to index
+          scf.for %arg11 = %138 to %139 step %c1 {
+            %140 = arith.index_cast %arg11 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.subi %111, %141 : i64
+            %143 = arith.minsi %142, %c16_i64 : i64
+            %144 = arith.subi %113, %141 : i64
+            %145 = arith.minsi %144, %c16_i64 : i64
+            %146 = arith.ori %135, %c3221225472_i64 : i64
+            %147 = arith.addi %141, %135 : i64
+            %148 = arith.addi %147, %c64_i64 : i64
+            "instgem.preload"(%148, %137, %145, %146, %137, %132) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%141, %143, %132, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %149 = arith.index_cast %131 : i64 to index
+            scf.for %arg12 = %c1 to %149 step %c1 {
+              %151 = arith.index_cast %arg12 : index to i64
+              %152 = arith.muli %151, %c16_i64 : i64
+              %153 = arith.addi %152, %135 : i64
+              %154 = arith.ori %153, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %154, %137, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %155 = arith.muli %151, %c32_i64 : i64
+              %156 = arith.addi %155, %141 : i64
+              "instgem.compute_accumulated"(%156, %143, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %150 = arith.index_cast %116 : i64 to index
+            scf.for %arg12 = %149 to %150 step %c1 {
+              %151 = arith.index_cast %arg12 : index to i64
+              %152 = arith.muli %151, %c16_i64 : i64
+              %153 = arith.subi %109, %152 : i64
+              %154 = arith.minsi %153, %c16_i64 : i64
+              %155 = arith.addi %152, %135 : i64
+              %156 = arith.ori %155, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %137, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+              %157 = arith.muli %151, %c32_i64 : i64
+              %158 = arith.addi %157, %141 : i64
+              "instgem.compute_accumulated"(%158, %143, %154, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-        }
-      }
-      scf.if %121 {
-        %126 = arith.minsi %124, %51 : i64
-        %127 = arith.index_cast %126 : i64 to index
-        %128 = arith.index_cast %51 : i64 to index
-        scf.for %arg10 = %127 to %128 step %c1 {
-          %129 = arith.index_cast %arg10 : index to i64
-          %130 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %c0 to %130 step %c1 {
-            %131 = arith.index_cast %arg11 : index to i64
-            %132 = arith.addi %44, %131 : i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.maxsi %133, %35 : i64
-            %135 = arith.addi %133, %c16_i64 : i64
-            %136 = arith.minsi %135, %45 : i64
-            %137 = arith.subi %136, %134 : i64
-            %138 = arith.subi %134, %35 : i64
-            %139 = arith.muli %138, %43 : i64
-            %140 = arith.addi %41, %139 : i64
-            %141 = arith.muli %129, %c64_i64 : i64
-            %142 = arith.addi %140, %141 : i64
-            %143 = arith.muli %129, %c16_i64 : i64
-            %144 = arith.addi %133, %143 : i64
-            %145 = arith.ori %144, %c2684354560_i64 : i64
-            %146 = arith.subi %134, %133 : i64
-            %147 = arith.addi %145, %146 : i64
-            %148 = arith.subi %37, %143 : i64
-            %149 = arith.minsi %148, %c16_i64 : i64
-            "instgem.mvout"(%142, %147, %149, %137) : (i64, i64, i64, i64) -> ()
-          }
-        }
+        } {gemmini.compute_nest}
       }
       scf.yield %55, %79 : index, index
     }

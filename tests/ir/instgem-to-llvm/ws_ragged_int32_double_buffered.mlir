@@ -71,11 +71,27 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 
 module {
@@ -100,6 +116,7 @@ module {
     %c3 = arith.constant 3 : index
     %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
+    %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c32_i64 = arith.constant 32 : i64
     %c128_i64 = arith.constant 128 : i64
@@ -112,10 +129,10 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c27_i64 = arith.constant 27 : i64
     %c62_i64 = arith.constant 62 : i64
-    %c47_i64 = arith.constant 47 : i64
+    %c48_i64 = arith.constant 48 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -153,7 +170,7 @@ module {
     %32 = arith.subi %28, %25 : index
     %33 = arith.cmpi sgt, %31, %c0 : index
     scf.if %33 {
-      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%16, %25] [%23, %32] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %34 = arith.cmpi sle, %14, %c0 : index
@@ -161,15 +178,9 @@ module {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %c2 step %c1 {
         %54 = arith.index_cast %arg7 : index to i64
-        %55 = arith.remsi %54, %c2_i64_1 : i64
-        %56 = arith.divsi %54, %c2_i64_1 : i64
-        %57 = arith.muli %56, %c16_i64 : i64
-        %58 = arith.subi %c16_i64, %57 : i64
-        %59 = arith.minsi %58, %c16_i64 : i64
-        %60 = arith.muli %55, %c16_i64 : i64
-        %61 = arith.addi %60, %57 : i64
-        %62 = arith.ori %61, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %62, %59, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %55 = arith.muli %54, %c16_i64 : i64
+        %56 = arith.ori %55, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %56, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %35 = arith.index_cast %22 : index to i64
@@ -244,10 +255,10 @@ module {
       %93 = arith.muli %92, %79 : i64
       %94 = arith.index_cast %93 : i64 to index
       scf.if %59 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       scf.if %33 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
       "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -257,167 +268,123 @@ module {
       %98 = arith.minsi %94, %c1 : index
       scf.for %arg7 = %c0 to %95 step %c1 {
         %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.divsi %99, %65 : i64
-        %101 = arith.addi %44, %100 : i64
-        %102 = arith.remsi %99, %65 : i64
-        %103 = arith.muli %101, %c16_i64 : i64
-        %104 = arith.maxsi %103, %35 : i64
-        %105 = arith.addi %103, %c16_i64 : i64
-        %106 = arith.minsi %105, %45 : i64
-        %107 = arith.subi %106, %104 : i64
-        %108 = arith.subi %104, %35 : i64
-        %109 = arith.muli %108, %64 : i64
-        %110 = arith.addi %63, %109 : i64
-        %111 = arith.muli %102, %c64_i64 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.muli %101, %c32_i64 : i64
-        %114 = arith.addi %113, %111 : i64
-        %115 = arith.subi %104, %103 : i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.subi %60, %111 : i64
-        %118 = arith.minsi %117, %c64_i64 : i64
-        "instgem.mvin"(%112, %116, %118, %107) : (i64, i64, i64, i64) -> ()
+        %100 = arith.addi %44, %99 : i64
+        %101 = arith.muli %100, %c16_i64 : i64
+        %102 = arith.maxsi %101, %35 : i64
+        %103 = arith.addi %101, %c16_i64 : i64
+        %104 = arith.minsi %103, %45 : i64
+        %105 = arith.subi %104, %102 : i64
+        %106 = arith.subi %102, %35 : i64
+        %107 = arith.muli %106, %64 : i64
+        %108 = arith.addi %63, %107 : i64
+        %109 = arith.muli %100, %c32_i64 : i64
+        %110 = arith.subi %102, %101 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.minsi %60, %c64_i64 : i64
+        "instgem.mvin"(%108, %111, %112, %105) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %c0 to %96 step %c1 {
         %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.divsi %99, %65 : i64
-        %101 = arith.remsi %99, %65 : i64
-        %102 = arith.muli %100, %c16_i64 : i64
-        %103 = arith.maxsi %102, %c0_i64_3 : i64
-        %104 = arith.addi %102, %c16_i64 : i64
-        %105 = arith.minsi %104, %35 : i64
-        %106 = arith.subi %105, %103 : i64
-        %107 = arith.muli %100, %c32_i64 : i64
-        %108 = arith.muli %101, %c64_i64 : i64
-        %109 = arith.addi %107, %108 : i64
-        %110 = arith.subi %103, %102 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %60, %108 : i64
-        %113 = arith.minsi %112, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %111, %113, %106) : (i64, i64, i64, i64) -> ()
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %c0_i64_3 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %35 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.muli %99, %c32_i64 : i64
+        %106 = arith.subi %101, %100 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.minsi %60, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %107, %108, %104) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %c0 to %97 step %c1 {
         %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.divsi %99, %79 : i64
-        %101 = arith.addi %80, %100 : i64
-        %102 = arith.remsi %99, %79 : i64
-        %103 = arith.muli %101, %c16_i64 : i64
-        %104 = arith.maxsi %103, %74 : i64
-        %105 = arith.addi %103, %c16_i64 : i64
-        %106 = arith.minsi %105, %81 : i64
-        %107 = arith.subi %106, %104 : i64
-        %108 = arith.subi %104, %74 : i64
-        %109 = arith.muli %108, %78 : i64
-        %110 = arith.addi %77, %109 : i64
-        %111 = arith.muli %102, %c64_i64 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.addi %103, %111 : i64
-        %114 = arith.addi %113, %c128_i64 : i64
-        %115 = arith.subi %104, %103 : i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.subi %37, %111 : i64
-        %118 = arith.minsi %117, %c64_i64 : i64
-        "instgem.mvin2"(%112, %116, %118, %107) : (i64, i64, i64, i64) -> ()
+        %100 = arith.addi %80, %99 : i64
+        %101 = arith.muli %100, %c16_i64 : i64
+        %102 = arith.maxsi %101, %74 : i64
+        %103 = arith.addi %101, %c16_i64 : i64
+        %104 = arith.minsi %103, %81 : i64
+        %105 = arith.subi %104, %102 : i64
+        %106 = arith.subi %102, %74 : i64
+        %107 = arith.muli %106, %78 : i64
+        %108 = arith.addi %77, %107 : i64
+        %109 = arith.addi %101, %c128_i64 : i64
+        %110 = arith.subi %102, %101 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin2"(%108, %111, %112, %105) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %c0 to %98 step %c1 {
         %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.divsi %99, %79 : i64
-        %101 = arith.remsi %99, %79 : i64
-        %102 = arith.muli %100, %c16_i64 : i64
-        %103 = arith.maxsi %102, %c0_i64_3 : i64
-        %104 = arith.addi %102, %c16_i64 : i64
-        %105 = arith.minsi %104, %74 : i64
-        %106 = arith.subi %105, %103 : i64
-        %107 = arith.muli %101, %c64_i64 : i64
-        %108 = arith.addi %102, %107 : i64
-        %109 = arith.addi %108, %c128_i64 : i64
-        %110 = arith.subi %103, %102 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %37, %107 : i64
-        %113 = arith.minsi %112, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %111, %113, %106) : (i64, i64, i64, i64) -> ()
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %c0_i64_3 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %74 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.addi %100, %c128_i64 : i64
+        %106 = arith.subi %101, %100 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %107, %108, %104) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %95 to %67 step %c1 {
         %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.divsi %99, %65 : i64
-        %101 = arith.addi %44, %100 : i64
-        %102 = arith.remsi %99, %65 : i64
-        %103 = arith.muli %101, %c16_i64 : i64
-        %104 = arith.maxsi %103, %35 : i64
-        %105 = arith.addi %103, %c16_i64 : i64
-        %106 = arith.minsi %105, %45 : i64
-        %107 = arith.subi %106, %104 : i64
-        %108 = arith.subi %104, %35 : i64
-        %109 = arith.muli %108, %64 : i64
-        %110 = arith.addi %63, %109 : i64
-        %111 = arith.muli %102, %c64_i64 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.muli %101, %c32_i64 : i64
-        %114 = arith.addi %113, %111 : i64
-        %115 = arith.subi %104, %103 : i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.subi %60, %111 : i64
-        %118 = arith.minsi %117, %c64_i64 : i64
-        "instgem.mvin"(%112, %116, %118, %107) : (i64, i64, i64, i64) -> ()
+        %100 = arith.addi %44, %99 : i64
+        %101 = arith.muli %100, %c16_i64 : i64
+        %102 = arith.maxsi %101, %35 : i64
+        %103 = arith.addi %101, %c16_i64 : i64
+        %104 = arith.minsi %103, %45 : i64
+        %105 = arith.subi %104, %102 : i64
+        %106 = arith.subi %102, %35 : i64
+        %107 = arith.muli %106, %64 : i64
+        %108 = arith.addi %63, %107 : i64
+        %109 = arith.muli %100, %c32_i64 : i64
+        %110 = arith.subi %102, %101 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.minsi %60, %c64_i64 : i64
+        "instgem.mvin"(%108, %111, %112, %105) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %96 to %73 step %c1 {
         %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.divsi %99, %65 : i64
-        %101 = arith.remsi %99, %65 : i64
-        %102 = arith.muli %100, %c16_i64 : i64
-        %103 = arith.maxsi %102, %c0_i64_3 : i64
-        %104 = arith.addi %102, %c16_i64 : i64
-        %105 = arith.minsi %104, %35 : i64
-        %106 = arith.subi %105, %103 : i64
-        %107 = arith.muli %100, %c32_i64 : i64
-        %108 = arith.muli %101, %c64_i64 : i64
-        %109 = arith.addi %107, %108 : i64
-        %110 = arith.subi %103, %102 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %60, %108 : i64
-        %113 = arith.minsi %112, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %111, %113, %106) : (i64, i64, i64, i64) -> ()
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %c0_i64_3 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %35 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.muli %99, %c32_i64 : i64
+        %106 = arith.subi %101, %100 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.minsi %60, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %107, %108, %104) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %97 to %88 step %c1 {
         %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.divsi %99, %79 : i64
-        %101 = arith.addi %80, %100 : i64
-        %102 = arith.remsi %99, %79 : i64
-        %103 = arith.muli %101, %c16_i64 : i64
-        %104 = arith.maxsi %103, %74 : i64
-        %105 = arith.addi %103, %c16_i64 : i64
-        %106 = arith.minsi %105, %81 : i64
-        %107 = arith.subi %106, %104 : i64
-        %108 = arith.subi %104, %74 : i64
-        %109 = arith.muli %108, %78 : i64
-        %110 = arith.addi %77, %109 : i64
-        %111 = arith.muli %102, %c64_i64 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.addi %103, %111 : i64
-        %114 = arith.addi %113, %c128_i64 : i64
-        %115 = arith.subi %104, %103 : i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.subi %37, %111 : i64
-        %118 = arith.minsi %117, %c64_i64 : i64
-        "instgem.mvin2"(%112, %116, %118, %107) : (i64, i64, i64, i64) -> ()
+        %100 = arith.addi %80, %99 : i64
+        %101 = arith.muli %100, %c16_i64 : i64
+        %102 = arith.maxsi %101, %74 : i64
+        %103 = arith.addi %101, %c16_i64 : i64
+        %104 = arith.minsi %103, %81 : i64
+        %105 = arith.subi %104, %102 : i64
+        %106 = arith.subi %102, %74 : i64
+        %107 = arith.muli %106, %78 : i64
+        %108 = arith.addi %77, %107 : i64
+        %109 = arith.addi %101, %c128_i64 : i64
+        %110 = arith.subi %102, %101 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin2"(%108, %111, %112, %105) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %98 to %94 step %c1 {
         %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.divsi %99, %79 : i64
-        %101 = arith.remsi %99, %79 : i64
-        %102 = arith.muli %100, %c16_i64 : i64
-        %103 = arith.maxsi %102, %c0_i64_3 : i64
-        %104 = arith.addi %102, %c16_i64 : i64
-        %105 = arith.minsi %104, %74 : i64
-        %106 = arith.subi %105, %103 : i64
-        %107 = arith.muli %101, %c64_i64 : i64
-        %108 = arith.addi %102, %107 : i64
-        %109 = arith.addi %108, %c128_i64 : i64
-        %110 = arith.subi %103, %102 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %37, %107 : i64
-        %113 = arith.minsi %112, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %111, %113, %106) : (i64, i64, i64, i64) -> ()
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %c0_i64_3 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %74 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.addi %100, %c128_i64 : i64
+        %106 = arith.subi %101, %100 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %107, %108, %104) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %53:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
@@ -432,7 +399,7 @@ module {
       %62 = arith.subi %58, %55 : index
       %63 = arith.cmpi sgt, %61, %c0 : index
       scf.if %63 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       %64 = arith.index_cast %arg7 : index to i64
       %65 = arith.remsi %64, %c2_i64_1 : i64
@@ -448,7 +415,7 @@ module {
       %75 = arith.minsi %74, %c32 : index
       %76 = arith.subi %72, %69 : index
       scf.if %33 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       %77 = arith.muli %65, %c32_i64 : i64
       %78 = arith.addi %77, %c128_i64 : i64
@@ -473,815 +440,994 @@ module {
       %97 = arith.cmpi sgt, %90, %c0_i64_3 : i64
       %98 = arith.select %97, %91, %c0_i64_3 : i64
       %99 = arith.index_cast %98 : i64 to index
-      %100 = arith.addi %arg8, %c64 : index
-      %101 = arith.maxsi %100, %c0 : index
-      %102 = arith.minsi %101, %arg5 : index
-      %103 = arith.subi %58, %56 : index
-      %104 = arith.maxsi %103, %c0 : index
-      %105 = arith.minsi %104, %c32 : index
-      %106 = arith.subi %102, %58 : index
-      %107 = arith.cmpi sgt, %105, %c0 : index
-      %subview_6 = memref.subview %reinterpret_cast[%16, %58] [%23, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %108 = arith.index_cast %94 : index to i64
-      %109 = arith.remsi %108, %c2_i64_1 : i64
-      %110 = arith.muli %109, %c64_i64 : i64
-      %111 = arith.index_cast %106 : index to i64
+      %100 = arith.divsi %92, %c16_i64 : i64
+      %101 = arith.minsi %93, %100 : i64
+      %102 = arith.maxsi %101, %c0_i64_3 : i64
+      %103 = arith.divsi %83, %c16_i64 : i64
+      %104 = arith.minsi %90, %103 : i64
+      %105 = arith.maxsi %104, %c1_i64_2 : i64
+      %106 = arith.minsi %83, %c16_i64 : i64
+      %107 = arith.ori %96, %95 : i1
+      %108 = arith.addi %arg8, %c64 : index
+      %109 = arith.maxsi %108, %c0 : index
+      %110 = arith.minsi %109, %arg5 : index
+      %111 = arith.subi %58, %56 : index
+      %112 = arith.maxsi %111, %c0 : index
+      %113 = arith.minsi %112, %c32 : index
+      %114 = arith.subi %110, %58 : index
+      %115 = arith.cmpi sgt, %113, %c0 : index
+      %subview_6 = memref.subview %reinterpret_cast[%16, %58] [%23, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %116 = arith.index_cast %94 : index to i64
+      %117 = arith.remsi %116, %c2_i64_1 : i64
+      %118 = arith.muli %117, %c64_i64 : i64
+      %119 = arith.index_cast %114 : index to i64
       %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %112 = arith.index_cast %intptr_11 : index to i64
-      %113 = arith.index_cast %offset_8 : index to i64
-      %114 = arith.addi %112, %113 : i64
-      %115 = arith.index_cast %strides_10#0 : index to i64
-      %116 = arith.ceildivsi %111, %c64_i64 : i64
-      %117 = arith.muli %50, %116 : i64
-      %118 = arith.index_cast %117 : i64 to index
-      %119 = arith.ceildivsi %35, %c16_i64 : i64
-      %120 = arith.cmpi sgt, %35, %c0_i64_3 : i64
-      %121 = arith.extui %120 : i1 to i64
-      %122 = arith.muli %119, %121 : i64
-      %123 = arith.muli %122, %116 : i64
-      %124 = arith.index_cast %123 : i64 to index
-      %125 = arith.addi %arg9, %c64 : index
-      %126 = arith.maxsi %125, %c0 : index
-      %127 = arith.minsi %126, %arg5 : index
-      %128 = arith.subi %72, %70 : index
-      %129 = arith.maxsi %128, %c0 : index
-      %130 = arith.minsi %129, %c32 : index
-      %131 = arith.subi %127, %72 : index
-      %subview_12 = memref.subview %reinterpret_cast_4[%72, %25] [%131, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %132 = arith.muli %109, %c32_i64 : i64
-      %133 = arith.addi %132, %c128_i64 : i64
-      %134 = arith.index_cast %130 : index to i64
-      %135 = arith.index_cast %131 : index to i64
+      %120 = arith.index_cast %intptr_11 : index to i64
+      %121 = arith.index_cast %offset_8 : index to i64
+      %122 = arith.addi %120, %121 : i64
+      %123 = arith.index_cast %strides_10#0 : index to i64
+      %124 = arith.ceildivsi %119, %c64_i64 : i64
+      %125 = arith.muli %50, %124 : i64
+      %126 = arith.index_cast %125 : i64 to index
+      %127 = arith.ceildivsi %35, %c16_i64 : i64
+      %128 = arith.cmpi sgt, %35, %c0_i64_3 : i64
+      %129 = arith.extui %128 : i1 to i64
+      %130 = arith.muli %127, %129 : i64
+      %131 = arith.muli %130, %124 : i64
+      %132 = arith.index_cast %131 : i64 to index
+      %133 = arith.addi %arg9, %c64 : index
+      %134 = arith.maxsi %133, %c0 : index
+      %135 = arith.minsi %134, %arg5 : index
+      %136 = arith.subi %72, %70 : index
+      %137 = arith.maxsi %136, %c0 : index
+      %138 = arith.minsi %137, %c32 : index
+      %139 = arith.subi %135, %72 : index
+      %subview_12 = memref.subview %reinterpret_cast_4[%72, %25] [%139, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %140 = arith.muli %117, %c32_i64 : i64
+      %141 = arith.addi %140, %c128_i64 : i64
+      %142 = arith.index_cast %138 : index to i64
+      %143 = arith.index_cast %139 : index to i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %136 = arith.index_cast %intptr_17 : index to i64
-      %137 = arith.index_cast %offset_14 : index to i64
-      %138 = arith.addi %136, %137 : i64
-      %139 = arith.index_cast %strides_16#0 : index to i64
-      %140 = arith.ceildivsi %37, %c64_i64 : i64
-      %141 = arith.divsi %134, %c16_i64 : i64
-      %142 = arith.addi %134, %135 : i64
-      %143 = arith.ceildivsi %142, %c16_i64 : i64
-      %144 = arith.subi %143, %141 : i64
-      %145 = arith.cmpi sgt, %135, %c0_i64_3 : i64
-      %146 = arith.extui %145 : i1 to i64
-      %147 = arith.muli %144, %146 : i64
-      %148 = arith.muli %147, %140 : i64
-      %149 = arith.index_cast %148 : i64 to index
-      %150 = arith.ceildivsi %134, %c16_i64 : i64
-      %151 = arith.cmpi sgt, %134, %c0_i64_3 : i64
-      %152 = arith.extui %151 : i1 to i64
-      %153 = arith.muli %150, %152 : i64
-      %154 = arith.muli %153, %140 : i64
-      %155 = arith.index_cast %154 : i64 to index
-      %156 = arith.cmpi slt, %94, %14 : index
-      scf.if %156 {
-        scf.if %107 {
-          func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+      %144 = arith.index_cast %intptr_17 : index to i64
+      %145 = arith.index_cast %offset_14 : index to i64
+      %146 = arith.addi %144, %145 : i64
+      %147 = arith.index_cast %strides_16#0 : index to i64
+      %148 = arith.ceildivsi %37, %c64_i64 : i64
+      %149 = arith.divsi %142, %c16_i64 : i64
+      %150 = arith.addi %142, %143 : i64
+      %151 = arith.ceildivsi %150, %c16_i64 : i64
+      %152 = arith.subi %151, %149 : i64
+      %153 = arith.cmpi sgt, %143, %c0_i64_3 : i64
+      %154 = arith.extui %153 : i1 to i64
+      %155 = arith.muli %152, %154 : i64
+      %156 = arith.muli %155, %148 : i64
+      %157 = arith.index_cast %156 : i64 to index
+      %158 = arith.ceildivsi %142, %c16_i64 : i64
+      %159 = arith.cmpi sgt, %142, %c0_i64_3 : i64
+      %160 = arith.extui %159 : i1 to i64
+      %161 = arith.muli %158, %160 : i64
+      %162 = arith.muli %161, %148 : i64
+      %163 = arith.index_cast %162 : i64 to index
+      %164 = arith.cmpi slt, %94, %14 : index
+      scf.if %164 {
+        scf.if %115 {
+          func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
         }
         scf.if %33 {
-          func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+          func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
         }
       }
-      %157 = arith.maxsi %99, %c1 : index
-      scf.for %arg10 = %c0 to %99 step %c1 {
-        scf.if %156 {
-          %181 = arith.cmpi sgt, %118, %c0 : index
-          scf.if %181 {
-            %185 = arith.muli %arg10, %118 : index
-            %186 = arith.muli %185, %c4 : index
-            %187 = arith.muli %157, %c4 : index
-            %188 = arith.subi %187, %c1 : index
-            %189 = arith.addi %186, %188 : index
-            %190 = arith.divsi %189, %187 : index
-            %191 = arith.maxsi %190, %c0 : index
-            %192 = arith.minsi %191, %118 : index
-            %193 = arith.addi %arg10, %c1 : index
-            %194 = arith.muli %193, %118 : index
-            %195 = arith.muli %194, %c4 : index
-            %196 = arith.addi %195, %188 : index
-            %197 = arith.divsi %196, %187 : index
-            %198 = arith.maxsi %197, %c0 : index
-            %199 = arith.minsi %198, %118 : index
-            scf.for %arg11 = %192 to %199 step %c1 {
-              %200 = arith.index_cast %arg11 : index to i64
-              %201 = arith.divsi %200, %116 : i64
-              %202 = arith.addi %44, %201 : i64
-              %203 = arith.remsi %200, %116 : i64
-              %204 = arith.muli %202, %c16_i64 : i64
-              %205 = arith.maxsi %204, %35 : i64
-              %206 = arith.addi %204, %c16_i64 : i64
-              %207 = arith.minsi %206, %45 : i64
-              %208 = arith.subi %207, %205 : i64
-              %209 = arith.subi %205, %35 : i64
-              %210 = arith.muli %209, %115 : i64
-              %211 = arith.addi %114, %210 : i64
-              %212 = arith.muli %203, %c64_i64 : i64
-              %213 = arith.addi %211, %212 : i64
-              %214 = arith.muli %202, %c32_i64 : i64
-              %215 = arith.addi %214, %212 : i64
-              %216 = arith.addi %215, %110 : i64
-              %217 = arith.subi %205, %204 : i64
-              %218 = arith.addi %216, %217 : i64
-              %219 = arith.subi %111, %212 : i64
-              %220 = arith.minsi %219, %c64_i64 : i64
-              "instgem.mvin"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %182 = arith.cmpi sgt, %124, %c0 : index
-          scf.if %182 {
-            %185 = arith.muli %arg10, %124 : index
-            %186 = arith.muli %185, %c4 : index
-            %187 = arith.subi %186, %157 : index
-            %188 = arith.muli %157, %c4 : index
-            %189 = arith.subi %188, %c1 : index
-            %190 = arith.addi %187, %189 : index
-            %191 = arith.divsi %190, %188 : index
-            %192 = arith.maxsi %191, %c0 : index
-            %193 = arith.minsi %192, %124 : index
-            %194 = arith.addi %arg10, %c1 : index
-            %195 = arith.muli %194, %124 : index
-            %196 = arith.muli %195, %c4 : index
-            %197 = arith.subi %196, %157 : index
-            %198 = arith.addi %197, %189 : index
-            %199 = arith.divsi %198, %188 : index
-            %200 = arith.maxsi %199, %c0 : index
-            %201 = arith.minsi %200, %124 : index
-            scf.for %arg11 = %193 to %201 step %c1 {
-              %202 = arith.index_cast %arg11 : index to i64
-              %203 = arith.divsi %202, %116 : i64
-              %204 = arith.remsi %202, %116 : i64
-              %205 = arith.muli %203, %c16_i64 : i64
-              %206 = arith.maxsi %205, %c0_i64_3 : i64
-              %207 = arith.addi %205, %c16_i64 : i64
-              %208 = arith.minsi %207, %35 : i64
-              %209 = arith.subi %208, %206 : i64
-              %210 = arith.muli %203, %c32_i64 : i64
-              %211 = arith.muli %204, %c64_i64 : i64
-              %212 = arith.addi %210, %211 : i64
-              %213 = arith.addi %212, %110 : i64
-              %214 = arith.subi %206, %205 : i64
-              %215 = arith.addi %213, %214 : i64
-              %216 = arith.subi %111, %211 : i64
-              %217 = arith.minsi %216, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %215, %217, %209) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %183 = arith.cmpi sgt, %149, %c0 : index
-          scf.if %183 {
-            %185 = arith.muli %arg10, %149 : index
-            %186 = arith.muli %185, %c4 : index
-            %187 = arith.muli %157, %c2 : index
-            %188 = arith.subi %186, %187 : index
-            %189 = arith.muli %157, %c4 : index
-            %190 = arith.subi %189, %c1 : index
-            %191 = arith.addi %188, %190 : index
-            %192 = arith.divsi %191, %189 : index
-            %193 = arith.maxsi %192, %c0 : index
-            %194 = arith.minsi %193, %149 : index
-            %195 = arith.addi %arg10, %c1 : index
-            %196 = arith.muli %195, %149 : index
-            %197 = arith.muli %196, %c4 : index
-            %198 = arith.subi %197, %187 : index
-            %199 = arith.addi %198, %190 : index
-            %200 = arith.divsi %199, %189 : index
-            %201 = arith.maxsi %200, %c0 : index
-            %202 = arith.minsi %201, %149 : index
-            scf.for %arg11 = %194 to %202 step %c1 {
-              %203 = arith.index_cast %arg11 : index to i64
-              %204 = arith.divsi %203, %140 : i64
-              %205 = arith.addi %141, %204 : i64
-              %206 = arith.remsi %203, %140 : i64
-              %207 = arith.muli %205, %c16_i64 : i64
-              %208 = arith.maxsi %207, %134 : i64
-              %209 = arith.addi %207, %c16_i64 : i64
-              %210 = arith.minsi %209, %142 : i64
-              %211 = arith.subi %210, %208 : i64
-              %212 = arith.subi %208, %134 : i64
-              %213 = arith.muli %212, %139 : i64
-              %214 = arith.addi %138, %213 : i64
-              %215 = arith.muli %206, %c64_i64 : i64
-              %216 = arith.addi %214, %215 : i64
-              %217 = arith.addi %207, %215 : i64
-              %218 = arith.addi %217, %133 : i64
-              %219 = arith.subi %208, %207 : i64
-              %220 = arith.addi %218, %219 : i64
-              %221 = arith.subi %37, %215 : i64
-              %222 = arith.minsi %221, %c64_i64 : i64
-              "instgem.mvin2"(%216, %220, %222, %211) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          %184 = arith.cmpi sgt, %155, %c0 : index
-          scf.if %184 {
-            %185 = arith.muli %arg10, %155 : index
-            %186 = arith.muli %185, %c4 : index
-            %187 = arith.muli %157, %c3 : index
-            %188 = arith.subi %186, %187 : index
-            %189 = arith.muli %157, %c4 : index
-            %190 = arith.subi %189, %c1 : index
-            %191 = arith.addi %188, %190 : index
-            %192 = arith.divsi %191, %189 : index
-            %193 = arith.maxsi %192, %c0 : index
-            %194 = arith.minsi %193, %155 : index
-            %195 = arith.addi %arg10, %c1 : index
-            %196 = arith.muli %195, %155 : index
-            %197 = arith.muli %196, %c4 : index
-            %198 = arith.subi %197, %187 : index
-            %199 = arith.addi %198, %190 : index
-            %200 = arith.divsi %199, %189 : index
-            %201 = arith.maxsi %200, %c0 : index
-            %202 = arith.minsi %201, %155 : index
-            scf.for %arg11 = %194 to %202 step %c1 {
-              %203 = arith.index_cast %arg11 : index to i64
-              %204 = arith.divsi %203, %140 : i64
-              %205 = arith.remsi %203, %140 : i64
-              %206 = arith.muli %204, %c16_i64 : i64
-              %207 = arith.maxsi %206, %c0_i64_3 : i64
-              %208 = arith.addi %206, %c16_i64 : i64
-              %209 = arith.minsi %208, %134 : i64
-              %210 = arith.subi %209, %207 : i64
-              %211 = arith.muli %205, %c64_i64 : i64
-              %212 = arith.addi %206, %211 : i64
-              %213 = arith.addi %212, %133 : i64
-              %214 = arith.subi %207, %206 : i64
-              %215 = arith.addi %213, %214 : i64
-              %216 = arith.subi %37, %211 : i64
-              %217 = arith.minsi %216, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %215, %217, %210) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-        }
-        %158 = arith.index_cast %arg10 : index to i64
-        %159 = arith.subi %158, %c1_i64_2 : i64
-        %160 = arith.cmpi sge, %159, %c0_i64_3 : i64
-        %161 = arith.cmpi slt, %159, %51 : i64
-        %162 = arith.andi %160, %161 : i1
-        %163 = arith.andi %95, %162 : i1
-        %164 = arith.maxsi %93, %c1_i64_2 : i64
-        %165 = arith.ceildivsi %50, %164 : i64
-        %166 = arith.subi %98, %c1_i64_2 : i64
-        %167 = arith.cmpi eq, %158, %166 : i64
-        %168 = arith.cmpi slt, %158, %51 : i64
-        %169 = arith.andi %167, %168 : i1
-        %170 = arith.andi %95, %169 : i1
-        %171 = arith.divsi %92, %c16_i64 : i64
-        %172 = arith.minsi %93, %171 : i64
-        %173 = arith.maxsi %172, %c0_i64_3 : i64
-        %174 = arith.index_cast %173 : i64 to index
-        scf.for %arg11 = %c0 to %174 step %c1 {
-          %181 = arith.index_cast %arg11 : index to i64
-          %182 = arith.muli %181, %165 : i64
-          %183 = arith.minsi %182, %50 : i64
-          scf.if %163 {
-            %201 = arith.addi %183, %165 : i64
-            %202 = arith.minsi %201, %50 : i64
-            %203 = arith.index_cast %183 : i64 to index
-            %204 = arith.index_cast %202 : i64 to index
-            scf.for %arg12 = %203 to %204 step %c1 {
-              %205 = arith.index_cast %arg12 : index to i64
-              %206 = arith.addi %44, %205 : i64
-              %207 = arith.muli %206, %c16_i64 : i64
-              %208 = arith.maxsi %207, %35 : i64
-              %209 = arith.addi %207, %c16_i64 : i64
-              %210 = arith.minsi %209, %45 : i64
-              %211 = arith.subi %210, %208 : i64
-              %212 = arith.subi %208, %35 : i64
-              %213 = arith.muli %212, %43 : i64
-              %214 = arith.addi %41, %213 : i64
-              %215 = arith.muli %159, %c64_i64 : i64
-              %216 = arith.addi %214, %215 : i64
-              %217 = arith.muli %159, %c16_i64 : i64
-              %218 = arith.addi %207, %217 : i64
-              %219 = arith.ori %218, %c2684354560_i64 : i64
-              %220 = arith.subi %208, %207 : i64
-              %221 = arith.addi %219, %220 : i64
-              %222 = arith.subi %37, %217 : i64
-              %223 = arith.minsi %222, %c16_i64 : i64
-              "instgem.mvout"(%216, %221, %223, %211) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %184 = arith.minsi %83, %c16_i64 : i64
-          %185 = arith.muli %158, %c16_i64 : i64
-          %186 = arith.subi %89, %185 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          %188 = arith.cmpi eq, %181, %c0_i64_3 : i64
-          %189 = arith.andi %96, %188 : i1
-          %190 = arith.select %189, %c2147483648_i64, %c3221225472_i64 : i64
-          %191 = arith.ori %185, %190 : i64
-          %192 = arith.select %189, %c16_i64, %184 : i64
-          %193 = arith.select %189, %c16_i64, %187 : i64
-          %194 = arith.muli %181, %c16_i64 : i64
-          %195 = arith.addi %194, %185 : i64
-          %196 = arith.addi %195, %78 : i64
-          "instgem.preload"(%196, %187, %c16_i64, %191, %193, %192) : (i64, i64, i64, i64, i64, i64) -> ()
-          %197 = arith.addi %194, %66 : i64
-          "instgem.compute_preloaded"(%197, %c16_i64, %184, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %198 = arith.subi %93, %c1_i64_2 : i64
-          %199 = arith.cmpi eq, %181, %198 : i64
-          %200 = arith.andi %170, %199 : i1
-          scf.if %200 {
-            %201 = arith.divsi %83, %c16_i64 : i64
-            %202 = arith.minsi %90, %201 : i64
-            %203 = arith.maxsi %202, %c1_i64_2 : i64
-            %204 = arith.index_cast %203 : i64 to index
-            scf.for %arg12 = %c1 to %204 step %c1 {
-              %206 = arith.index_cast %arg12 : index to i64
-              %207 = arith.muli %206, %c16_i64 : i64
-              %208 = arith.addi %207, %185 : i64
-              %209 = arith.ori %208, %190 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %193, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %210 = arith.muli %206, %c32_i64 : i64
-              %211 = arith.addi %210, %194 : i64
-              %212 = arith.addi %211, %66 : i64
-              "instgem.compute_accumulated"(%212, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %213 = arith.subi %206, %c1_i64_2 : i64
-              %214 = arith.cmpi slt, %213, %50 : i64
-              scf.if %214 {
-                %215 = arith.addi %44, %213 : i64
-                %216 = arith.muli %215, %c16_i64 : i64
-                %217 = arith.maxsi %216, %35 : i64
-                %218 = arith.addi %216, %c16_i64 : i64
-                %219 = arith.minsi %218, %45 : i64
-                %220 = arith.subi %219, %217 : i64
-                %221 = arith.subi %217, %35 : i64
-                %222 = arith.muli %221, %43 : i64
-                %223 = arith.addi %41, %222 : i64
-                %224 = arith.muli %158, %c64_i64 : i64
-                %225 = arith.addi %223, %224 : i64
-                %226 = arith.addi %216, %185 : i64
-                %227 = arith.ori %226, %c2684354560_i64 : i64
-                %228 = arith.subi %217, %216 : i64
-                %229 = arith.addi %227, %228 : i64
-                %230 = arith.subi %37, %185 : i64
-                %231 = arith.minsi %230, %c16_i64 : i64
-                "instgem.mvout"(%225, %229, %231, %220) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %205 = arith.index_cast %90 : i64 to index
-            scf.for %arg12 = %204 to %205 step %c1 {
-              %206 = arith.index_cast %arg12 : index to i64
-              %207 = arith.muli %206, %c16_i64 : i64
-              %208 = arith.subi %83, %207 : i64
-              %209 = arith.minsi %208, %c16_i64 : i64
-              %210 = arith.addi %207, %185 : i64
-              %211 = arith.ori %210, %190 : i64
-              %212 = arith.select %189, %c16_i64, %209 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %193, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-              %213 = arith.muli %206, %c32_i64 : i64
-              %214 = arith.addi %213, %194 : i64
-              %215 = arith.addi %214, %66 : i64
-              "instgem.compute_accumulated"(%215, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %216 = arith.subi %206, %c1_i64_2 : i64
-              %217 = arith.cmpi slt, %216, %50 : i64
-              scf.if %217 {
-                %218 = arith.addi %44, %216 : i64
-                %219 = arith.muli %218, %c16_i64 : i64
-                %220 = arith.maxsi %219, %35 : i64
-                %221 = arith.addi %219, %c16_i64 : i64
-                %222 = arith.minsi %221, %45 : i64
-                %223 = arith.subi %222, %220 : i64
-                %224 = arith.subi %220, %35 : i64
-                %225 = arith.muli %224, %43 : i64
-                %226 = arith.addi %41, %225 : i64
-                %227 = arith.muli %158, %c64_i64 : i64
-                %228 = arith.addi %226, %227 : i64
-                %229 = arith.addi %219, %185 : i64
-                %230 = arith.ori %229, %c2684354560_i64 : i64
-                %231 = arith.subi %220, %219 : i64
-                %232 = arith.addi %230, %231 : i64
-                %233 = arith.subi %37, %185 : i64
-                %234 = arith.minsi %233, %c16_i64 : i64
-                "instgem.mvout"(%228, %232, %234, %223) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            %201 = arith.divsi %83, %c16_i64 : i64
-            %202 = arith.minsi %90, %201 : i64
-            %203 = arith.maxsi %202, %c1_i64_2 : i64
-            %204 = arith.index_cast %203 : i64 to index
-            scf.for %arg12 = %c1 to %204 step %c1 {
-              %206 = arith.index_cast %arg12 : index to i64
-              %207 = arith.muli %206, %c16_i64 : i64
-              %208 = arith.addi %207, %185 : i64
-              %209 = arith.ori %208, %190 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %193, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %210 = arith.muli %206, %c32_i64 : i64
-              %211 = arith.addi %210, %194 : i64
-              %212 = arith.addi %211, %66 : i64
-              "instgem.compute_accumulated"(%212, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %205 = arith.index_cast %90 : i64 to index
-            scf.for %arg12 = %204 to %205 step %c1 {
-              %206 = arith.index_cast %arg12 : index to i64
-              %207 = arith.muli %206, %c16_i64 : i64
-              %208 = arith.subi %83, %207 : i64
-              %209 = arith.minsi %208, %c16_i64 : i64
-              %210 = arith.addi %207, %185 : i64
-              %211 = arith.ori %210, %190 : i64
-              %212 = arith.select %189, %c16_i64, %209 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %193, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-              %213 = arith.muli %206, %c32_i64 : i64
-              %214 = arith.addi %213, %194 : i64
-              %215 = arith.addi %214, %66 : i64
-              "instgem.compute_accumulated"(%215, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-        %175 = arith.index_cast %93 : i64 to index
-        scf.for %arg11 = %174 to %175 step %c1 {
-          %181 = arith.index_cast %arg11 : index to i64
-          %182 = arith.muli %181, %c16_i64 : i64
-          %183 = arith.subi %85, %182 : i64
-          %184 = arith.minsi %183, %c16_i64 : i64
-          %185 = arith.subi %87, %182 : i64
-          %186 = arith.minsi %185, %c16_i64 : i64
-          %187 = arith.muli %181, %165 : i64
-          %188 = arith.minsi %187, %50 : i64
-          scf.if %163 {
-            %205 = arith.addi %188, %165 : i64
-            %206 = arith.minsi %205, %50 : i64
-            %207 = arith.index_cast %188 : i64 to index
-            %208 = arith.index_cast %206 : i64 to index
-            scf.for %arg12 = %207 to %208 step %c1 {
-              %209 = arith.index_cast %arg12 : index to i64
-              %210 = arith.addi %44, %209 : i64
-              %211 = arith.muli %210, %c16_i64 : i64
-              %212 = arith.maxsi %211, %35 : i64
-              %213 = arith.addi %211, %c16_i64 : i64
-              %214 = arith.minsi %213, %45 : i64
-              %215 = arith.subi %214, %212 : i64
-              %216 = arith.subi %212, %35 : i64
-              %217 = arith.muli %216, %43 : i64
-              %218 = arith.addi %41, %217 : i64
-              %219 = arith.muli %159, %c64_i64 : i64
-              %220 = arith.addi %218, %219 : i64
-              %221 = arith.muli %159, %c16_i64 : i64
-              %222 = arith.addi %211, %221 : i64
-              %223 = arith.ori %222, %c2684354560_i64 : i64
-              %224 = arith.subi %212, %211 : i64
-              %225 = arith.addi %223, %224 : i64
-              %226 = arith.subi %37, %221 : i64
-              %227 = arith.minsi %226, %c16_i64 : i64
-              "instgem.mvout"(%220, %225, %227, %215) : (i64, i64, i64, i64) -> ()
-            }
-          }
-          %189 = arith.minsi %83, %c16_i64 : i64
-          %190 = arith.muli %158, %c16_i64 : i64
-          %191 = arith.subi %89, %190 : i64
-          %192 = arith.minsi %191, %c16_i64 : i64
-          %193 = arith.cmpi eq, %181, %c0_i64_3 : i64
-          %194 = arith.andi %96, %193 : i1
-          %195 = arith.select %194, %c2147483648_i64, %c3221225472_i64 : i64
-          %196 = arith.ori %190, %195 : i64
-          %197 = arith.select %194, %c16_i64, %189 : i64
-          %198 = arith.select %194, %c16_i64, %192 : i64
-          %199 = arith.addi %182, %190 : i64
-          %200 = arith.addi %199, %78 : i64
-          "instgem.preload"(%200, %192, %186, %196, %198, %197) : (i64, i64, i64, i64, i64, i64) -> ()
-          %201 = arith.addi %182, %66 : i64
-          "instgem.compute_preloaded"(%201, %184, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %202 = arith.subi %93, %c1_i64_2 : i64
-          %203 = arith.cmpi eq, %181, %202 : i64
-          %204 = arith.andi %170, %203 : i1
-          scf.if %204 {
-            %205 = arith.divsi %83, %c16_i64 : i64
-            %206 = arith.minsi %90, %205 : i64
-            %207 = arith.maxsi %206, %c1_i64_2 : i64
-            %208 = arith.index_cast %207 : i64 to index
-            scf.for %arg12 = %c1 to %208 step %c1 {
-              %210 = arith.index_cast %arg12 : index to i64
-              %211 = arith.muli %210, %c16_i64 : i64
-              %212 = arith.addi %211, %190 : i64
-              %213 = arith.ori %212, %195 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %214 = arith.muli %210, %c32_i64 : i64
-              %215 = arith.addi %214, %182 : i64
-              %216 = arith.addi %215, %66 : i64
-              "instgem.compute_accumulated"(%216, %184, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %217 = arith.subi %210, %c1_i64_2 : i64
-              %218 = arith.cmpi slt, %217, %50 : i64
-              scf.if %218 {
-                %219 = arith.addi %44, %217 : i64
+      %165 = arith.maxsi %99, %c1 : index
+      scf.if %107 {
+        %166 = arith.maxsi %93, %c1_i64_2 : i64
+        %167 = arith.ceildivsi %50, %166 : i64
+        %168 = arith.select %96, %c0_i64_3, %c-1_i64 : i64
+        scf.for %arg10 = %c0 to %99 step %c1 {
+          scf.if %164 {
+            %199 = arith.cmpi sgt, %126, %c0 : index
+            scf.if %199 {
+              %203 = arith.muli %arg10, %126 : index
+              %204 = arith.muli %203, %c4 : index
+              %205 = arith.muli %165, %c4 : index
+              %206 = arith.subi %205, %c1 : index
+              %207 = arith.addi %204, %206 : index
+              %208 = arith.divsi %207, %205 : index
+              %209 = arith.maxsi %208, %c0 : index
+              %210 = arith.minsi %209, %126 : index
+              %211 = arith.addi %arg10, %c1 : index
+              %212 = arith.muli %211, %126 : index
+              %213 = arith.muli %212, %c4 : index
+              %214 = arith.addi %213, %206 : index
+              %215 = arith.divsi %214, %205 : index
+              %216 = arith.maxsi %215, %c0 : index
+              %217 = arith.minsi %216, %126 : index
+              scf.for %arg11 = %210 to %217 step %c1 {
+                %218 = arith.index_cast %arg11 : index to i64
+                %219 = arith.addi %44, %218 : i64
                 %220 = arith.muli %219, %c16_i64 : i64
                 %221 = arith.maxsi %220, %35 : i64
                 %222 = arith.addi %220, %c16_i64 : i64
                 %223 = arith.minsi %222, %45 : i64
                 %224 = arith.subi %223, %221 : i64
                 %225 = arith.subi %221, %35 : i64
-                %226 = arith.muli %225, %43 : i64
-                %227 = arith.addi %41, %226 : i64
-                %228 = arith.muli %158, %c64_i64 : i64
+                %226 = arith.muli %225, %123 : i64
+                %227 = arith.addi %122, %226 : i64
+                %228 = arith.muli %219, %c32_i64 : i64
+                %229 = arith.addi %228, %118 : i64
+                %230 = arith.subi %221, %220 : i64
+                %231 = arith.addi %229, %230 : i64
+                %232 = arith.minsi %119, %c64_i64 : i64
+                "instgem.mvin"(%227, %231, %232, %224) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %200 = arith.cmpi sgt, %132, %c0 : index
+            scf.if %200 {
+              %203 = arith.muli %arg10, %132 : index
+              %204 = arith.muli %203, %c4 : index
+              %205 = arith.subi %204, %165 : index
+              %206 = arith.muli %165, %c4 : index
+              %207 = arith.subi %206, %c1 : index
+              %208 = arith.addi %205, %207 : index
+              %209 = arith.divsi %208, %206 : index
+              %210 = arith.maxsi %209, %c0 : index
+              %211 = arith.minsi %210, %132 : index
+              %212 = arith.addi %arg10, %c1 : index
+              %213 = arith.muli %212, %132 : index
+              %214 = arith.muli %213, %c4 : index
+              %215 = arith.subi %214, %165 : index
+              %216 = arith.addi %215, %207 : index
+              %217 = arith.divsi %216, %206 : index
+              %218 = arith.maxsi %217, %c0 : index
+              %219 = arith.minsi %218, %132 : index
+              scf.for %arg11 = %211 to %219 step %c1 {
+                %220 = arith.index_cast %arg11 : index to i64
+                %221 = arith.muli %220, %c16_i64 : i64
+                %222 = arith.maxsi %221, %c0_i64_3 : i64
+                %223 = arith.addi %221, %c16_i64 : i64
+                %224 = arith.minsi %223, %35 : i64
+                %225 = arith.subi %224, %222 : i64
+                %226 = arith.muli %220, %c32_i64 : i64
+                %227 = arith.addi %226, %118 : i64
+                %228 = arith.subi %222, %221 : i64
                 %229 = arith.addi %227, %228 : i64
-                %230 = arith.addi %220, %190 : i64
-                %231 = arith.ori %230, %c2684354560_i64 : i64
-                %232 = arith.subi %221, %220 : i64
-                %233 = arith.addi %231, %232 : i64
-                %234 = arith.subi %37, %190 : i64
-                %235 = arith.minsi %234, %c16_i64 : i64
-                "instgem.mvout"(%229, %233, %235, %224) : (i64, i64, i64, i64) -> ()
-              }
+                %230 = arith.minsi %119, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %229, %230, %225) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
             }
-            %209 = arith.index_cast %90 : i64 to index
-            scf.for %arg12 = %208 to %209 step %c1 {
-              %210 = arith.index_cast %arg12 : index to i64
-              %211 = arith.muli %210, %c16_i64 : i64
-              %212 = arith.subi %83, %211 : i64
-              %213 = arith.minsi %212, %c16_i64 : i64
-              %214 = arith.addi %211, %190 : i64
-              %215 = arith.ori %214, %195 : i64
-              %216 = arith.select %194, %c16_i64, %213 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %198, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-              %217 = arith.muli %210, %c32_i64 : i64
-              %218 = arith.addi %217, %182 : i64
-              %219 = arith.addi %218, %66 : i64
-              "instgem.compute_accumulated"(%219, %184, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %220 = arith.subi %210, %c1_i64_2 : i64
-              %221 = arith.cmpi slt, %220, %50 : i64
-              scf.if %221 {
-                %222 = arith.addi %44, %220 : i64
+            %201 = arith.cmpi sgt, %157, %c0 : index
+            scf.if %201 {
+              %203 = arith.muli %arg10, %157 : index
+              %204 = arith.muli %203, %c4 : index
+              %205 = arith.muli %165, %c2 : index
+              %206 = arith.subi %204, %205 : index
+              %207 = arith.muli %165, %c4 : index
+              %208 = arith.subi %207, %c1 : index
+              %209 = arith.addi %206, %208 : index
+              %210 = arith.divsi %209, %207 : index
+              %211 = arith.maxsi %210, %c0 : index
+              %212 = arith.minsi %211, %157 : index
+              %213 = arith.addi %arg10, %c1 : index
+              %214 = arith.muli %213, %157 : index
+              %215 = arith.muli %214, %c4 : index
+              %216 = arith.subi %215, %205 : index
+              %217 = arith.addi %216, %208 : index
+              %218 = arith.divsi %217, %207 : index
+              %219 = arith.maxsi %218, %c0 : index
+              %220 = arith.minsi %219, %157 : index
+              scf.for %arg11 = %212 to %220 step %c1 {
+                %221 = arith.index_cast %arg11 : index to i64
+                %222 = arith.addi %149, %221 : i64
                 %223 = arith.muli %222, %c16_i64 : i64
-                %224 = arith.maxsi %223, %35 : i64
+                %224 = arith.maxsi %223, %142 : i64
                 %225 = arith.addi %223, %c16_i64 : i64
-                %226 = arith.minsi %225, %45 : i64
+                %226 = arith.minsi %225, %150 : i64
                 %227 = arith.subi %226, %224 : i64
-                %228 = arith.subi %224, %35 : i64
-                %229 = arith.muli %228, %43 : i64
-                %230 = arith.addi %41, %229 : i64
-                %231 = arith.muli %158, %c64_i64 : i64
+                %228 = arith.subi %224, %142 : i64
+                %229 = arith.muli %228, %147 : i64
+                %230 = arith.addi %146, %229 : i64
+                %231 = arith.addi %223, %141 : i64
+                %232 = arith.subi %224, %223 : i64
+                %233 = arith.addi %231, %232 : i64
+                %234 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%230, %233, %234, %227) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %202 = arith.cmpi sgt, %163, %c0 : index
+            scf.if %202 {
+              %203 = arith.muli %arg10, %163 : index
+              %204 = arith.muli %203, %c4 : index
+              %205 = arith.muli %165, %c3 : index
+              %206 = arith.subi %204, %205 : index
+              %207 = arith.muli %165, %c4 : index
+              %208 = arith.subi %207, %c1 : index
+              %209 = arith.addi %206, %208 : index
+              %210 = arith.divsi %209, %207 : index
+              %211 = arith.maxsi %210, %c0 : index
+              %212 = arith.minsi %211, %163 : index
+              %213 = arith.addi %arg10, %c1 : index
+              %214 = arith.muli %213, %163 : index
+              %215 = arith.muli %214, %c4 : index
+              %216 = arith.subi %215, %205 : index
+              %217 = arith.addi %216, %208 : index
+              %218 = arith.divsi %217, %207 : index
+              %219 = arith.maxsi %218, %c0 : index
+              %220 = arith.minsi %219, %163 : index
+              scf.for %arg11 = %212 to %220 step %c1 {
+                %221 = arith.index_cast %arg11 : index to i64
+                %222 = arith.muli %221, %c16_i64 : i64
+                %223 = arith.maxsi %222, %c0_i64_3 : i64
+                %224 = arith.addi %222, %c16_i64 : i64
+                %225 = arith.minsi %224, %142 : i64
+                %226 = arith.subi %225, %223 : i64
+                %227 = arith.addi %222, %141 : i64
+                %228 = arith.subi %223, %222 : i64
+                %229 = arith.addi %227, %228 : i64
+                %230 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %229, %230, %226) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+          }
+          %175 = arith.index_cast %arg10 : index to i64
+          %176 = arith.subi %175, %c1_i64_2 : i64
+          %177 = arith.cmpi sge, %176, %c0_i64_3 : i64
+          %178 = arith.cmpi slt, %176, %51 : i64
+          %179 = arith.andi %177, %178 : i1
+          %180 = arith.andi %95, %179 : i1
+          %181 = arith.subi %98, %c1_i64_2 : i64
+          %182 = arith.cmpi eq, %175, %181 : i64
+          %183 = arith.cmpi slt, %175, %51 : i64
+          %184 = arith.andi %182, %183 : i1
+          %185 = arith.andi %95, %184 : i1
+          %186 = arith.subi %93, %c1_i64_2 : i64
+          %187 = arith.select %185, %186, %c-1_i64 : i64
+          %188 = arith.muli %175, %c16_i64 : i64
+          %189 = arith.subi %89, %188 : i64
+          %190 = arith.minsi %189, %c16_i64 : i64
+          %191 = arith.index_cast %102 : i64 to index
+          scf.for %arg11 = %c0 to %191 step %c1 {
+            %199 = arith.index_cast %arg11 : index to i64
+            scf.if %180 {
+              %210 = arith.muli %199, %167 : i64
+              %211 = arith.minsi %210, %50 : i64
+              %212 = arith.addi %211, %167 : i64
+              %213 = arith.minsi %212, %50 : i64
+              %214 = arith.index_cast %211 : i64 to index
+              %215 = arith.index_cast %213 : i64 to index
+              scf.for %arg12 = %214 to %215 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.addi %44, %216 : i64
+                %218 = arith.muli %217, %c16_i64 : i64
+                %219 = arith.maxsi %218, %35 : i64
+                %220 = arith.addi %218, %c16_i64 : i64
+                %221 = arith.minsi %220, %45 : i64
+                %222 = arith.subi %221, %219 : i64
+                %223 = arith.subi %219, %35 : i64
+                %224 = arith.muli %223, %43 : i64
+                %225 = arith.addi %41, %224 : i64
+                %226 = arith.muli %176, %c64_i64 : i64
+                %227 = arith.addi %225, %226 : i64
+                %228 = arith.muli %176, %c16_i64 : i64
+                %229 = arith.addi %218, %228 : i64
+                %230 = arith.ori %229, %c2684354560_i64 : i64
+                %231 = arith.subi %219, %218 : i64
                 %232 = arith.addi %230, %231 : i64
-                %233 = arith.addi %223, %190 : i64
-                %234 = arith.ori %233, %c2684354560_i64 : i64
-                %235 = arith.subi %224, %223 : i64
-                %236 = arith.addi %234, %235 : i64
-                %237 = arith.subi %37, %190 : i64
-                %238 = arith.minsi %237, %c16_i64 : i64
-                "instgem.mvout"(%232, %236, %238, %227) : (i64, i64, i64, i64) -> ()
+                %233 = arith.subi %37, %228 : i64
+                %234 = arith.minsi %233, %c16_i64 : i64
+                "instgem.mvout"(%227, %232, %234, %222) : (i64, i64, i64, i64) -> ()
               }
             }
-          } else {
-            %205 = arith.divsi %83, %c16_i64 : i64
-            %206 = arith.minsi %90, %205 : i64
-            %207 = arith.maxsi %206, %c1_i64_2 : i64
-            %208 = arith.index_cast %207 : i64 to index
-            scf.for %arg12 = %c1 to %208 step %c1 {
-              %210 = arith.index_cast %arg12 : index to i64
-              %211 = arith.muli %210, %c16_i64 : i64
-              %212 = arith.addi %211, %190 : i64
-              %213 = arith.ori %212, %195 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %214 = arith.muli %210, %c32_i64 : i64
-              %215 = arith.addi %214, %182 : i64
-              %216 = arith.addi %215, %66 : i64
-              "instgem.compute_accumulated"(%216, %184, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %200 = arith.cmpi eq, %199, %168 : i64
+            %201 = arith.select %200, %c2147483648_i64, %c3221225472_i64 : i64
+            %202 = arith.ori %188, %201 : i64
+            %203 = arith.select %200, %c16_i64, %106 : i64
+            %204 = arith.select %200, %c16_i64, %190 : i64
+            %205 = arith.muli %199, %c16_i64 : i64
+            %206 = arith.addi %205, %188 : i64
+            %207 = arith.addi %206, %78 : i64
+            "instgem.preload"(%207, %190, %c16_i64, %202, %204, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+            %208 = arith.addi %205, %66 : i64
+            "instgem.compute_preloaded"(%208, %c16_i64, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %209 = arith.cmpi eq, %199, %187 : i64
+            scf.if %209 {
+              %210 = arith.index_cast %105 : i64 to index
+              scf.for %arg12 = %c1 to %210 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.addi %213, %188 : i64
+                %215 = arith.ori %214, %201 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %216 = arith.muli %212, %c32_i64 : i64
+                %217 = arith.addi %216, %205 : i64
+                %218 = arith.addi %217, %66 : i64
+                "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %219 = arith.subi %212, %c1_i64_2 : i64
+                %220 = arith.subi %219, %44 : i64
+                %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
+                %222 = arith.cmpi slt, %220, %50 : i64
+                %223 = arith.andi %221, %222 : i1
+                scf.if %223 {
+                  %224 = arith.muli %219, %c16_i64 : i64
+                  %225 = arith.maxsi %224, %35 : i64
+                  %226 = arith.addi %224, %c16_i64 : i64
+                  %227 = arith.minsi %226, %45 : i64
+                  %228 = arith.subi %227, %225 : i64
+                  %229 = arith.subi %225, %35 : i64
+                  %230 = arith.muli %229, %43 : i64
+                  %231 = arith.addi %41, %230 : i64
+                  %232 = arith.muli %175, %c64_i64 : i64
+                  %233 = arith.addi %231, %232 : i64
+                  %234 = arith.addi %224, %188 : i64
+                  %235 = arith.ori %234, %c2684354560_i64 : i64
+                  %236 = arith.subi %225, %224 : i64
+                  %237 = arith.addi %235, %236 : i64
+                  %238 = arith.subi %37, %188 : i64
+                  %239 = arith.minsi %238, %c16_i64 : i64
+                  "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %211 = arith.index_cast %90 : i64 to index
+              scf.for %arg12 = %210 to %211 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.subi %83, %213 : i64
+                %215 = arith.minsi %214, %c16_i64 : i64
+                %216 = arith.addi %213, %188 : i64
+                %217 = arith.ori %216, %201 : i64
+                %218 = arith.select %200, %c16_i64, %215 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %204, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+                %219 = arith.muli %212, %c32_i64 : i64
+                %220 = arith.addi %219, %205 : i64
+                %221 = arith.addi %220, %66 : i64
+                "instgem.compute_accumulated"(%221, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %222 = arith.subi %212, %c1_i64_2 : i64
+                %223 = arith.subi %222, %44 : i64
+                %224 = arith.cmpi sge, %223, %c0_i64_3 : i64
+                %225 = arith.cmpi slt, %223, %50 : i64
+                %226 = arith.andi %224, %225 : i1
+                scf.if %226 {
+                  %227 = arith.muli %222, %c16_i64 : i64
+                  %228 = arith.maxsi %227, %35 : i64
+                  %229 = arith.addi %227, %c16_i64 : i64
+                  %230 = arith.minsi %229, %45 : i64
+                  %231 = arith.subi %230, %228 : i64
+                  %232 = arith.subi %228, %35 : i64
+                  %233 = arith.muli %232, %43 : i64
+                  %234 = arith.addi %41, %233 : i64
+                  %235 = arith.muli %175, %c64_i64 : i64
+                  %236 = arith.addi %234, %235 : i64
+                  %237 = arith.addi %227, %188 : i64
+                  %238 = arith.ori %237, %c2684354560_i64 : i64
+                  %239 = arith.subi %228, %227 : i64
+                  %240 = arith.addi %238, %239 : i64
+                  %241 = arith.subi %37, %188 : i64
+                  %242 = arith.minsi %241, %c16_i64 : i64
+                  "instgem.mvout"(%236, %240, %242, %231) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %210 = arith.index_cast %105 : i64 to index
+              scf.for %arg12 = %c1 to %210 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.addi %213, %188 : i64
+                %215 = arith.ori %214, %201 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %216 = arith.muli %212, %c32_i64 : i64
+                %217 = arith.addi %216, %205 : i64
+                %218 = arith.addi %217, %66 : i64
+                "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %211 = arith.index_cast %90 : i64 to index
+              scf.for %arg12 = %210 to %211 step %c1 {
+                %212 = arith.index_cast %arg12 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.subi %83, %213 : i64
+                %215 = arith.minsi %214, %c16_i64 : i64
+                %216 = arith.addi %213, %188 : i64
+                %217 = arith.ori %216, %201 : i64
+                %218 = arith.select %200, %c16_i64, %215 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %204, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+                %219 = arith.muli %212, %c32_i64 : i64
+                %220 = arith.addi %219, %205 : i64
+                %221 = arith.addi %220, %66 : i64
+                "instgem.compute_accumulated"(%221, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
-            %209 = arith.index_cast %90 : i64 to index
-            scf.for %arg12 = %208 to %209 step %c1 {
-              %210 = arith.index_cast %arg12 : index to i64
-              %211 = arith.muli %210, %c16_i64 : i64
-              %212 = arith.subi %83, %211 : i64
-              %213 = arith.minsi %212, %c16_i64 : i64
-              %214 = arith.addi %211, %190 : i64
-              %215 = arith.ori %214, %195 : i64
-              %216 = arith.select %194, %c16_i64, %213 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %198, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-              %217 = arith.muli %210, %c32_i64 : i64
-              %218 = arith.addi %217, %182 : i64
-              %219 = arith.addi %218, %66 : i64
-              "instgem.compute_accumulated"(%219, %184, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %192 = arith.index_cast %93 : i64 to index
+          scf.for %arg11 = %191 to %192 step %c1 {
+            %199 = arith.index_cast %arg11 : index to i64
+            %200 = arith.muli %199, %c16_i64 : i64
+            %201 = arith.subi %85, %200 : i64
+            %202 = arith.minsi %201, %c16_i64 : i64
+            %203 = arith.subi %87, %200 : i64
+            %204 = arith.minsi %203, %c16_i64 : i64
+            scf.if %180 {
+              %214 = arith.muli %199, %167 : i64
+              %215 = arith.minsi %214, %50 : i64
+              %216 = arith.addi %215, %167 : i64
+              %217 = arith.minsi %216, %50 : i64
+              %218 = arith.index_cast %215 : i64 to index
+              %219 = arith.index_cast %217 : i64 to index
+              scf.for %arg12 = %218 to %219 step %c1 {
+                %220 = arith.index_cast %arg12 : index to i64
+                %221 = arith.addi %44, %220 : i64
+                %222 = arith.muli %221, %c16_i64 : i64
+                %223 = arith.maxsi %222, %35 : i64
+                %224 = arith.addi %222, %c16_i64 : i64
+                %225 = arith.minsi %224, %45 : i64
+                %226 = arith.subi %225, %223 : i64
+                %227 = arith.subi %223, %35 : i64
+                %228 = arith.muli %227, %43 : i64
+                %229 = arith.addi %41, %228 : i64
+                %230 = arith.muli %176, %c64_i64 : i64
+                %231 = arith.addi %229, %230 : i64
+                %232 = arith.muli %176, %c16_i64 : i64
+                %233 = arith.addi %222, %232 : i64
+                %234 = arith.ori %233, %c2684354560_i64 : i64
+                %235 = arith.subi %223, %222 : i64
+                %236 = arith.addi %234, %235 : i64
+                %237 = arith.subi %37, %232 : i64
+                %238 = arith.minsi %237, %c16_i64 : i64
+                "instgem.mvout"(%231, %236, %238, %226) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %205 = arith.cmpi eq, %199, %168 : i64
+            %206 = arith.select %205, %c2147483648_i64, %c3221225472_i64 : i64
+            %207 = arith.ori %188, %206 : i64
+            %208 = arith.select %205, %c16_i64, %106 : i64
+            %209 = arith.select %205, %c16_i64, %190 : i64
+            %210 = arith.addi %200, %188 : i64
+            %211 = arith.addi %210, %78 : i64
+            "instgem.preload"(%211, %190, %204, %207, %209, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+            %212 = arith.addi %200, %66 : i64
+            "instgem.compute_preloaded"(%212, %202, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %213 = arith.cmpi eq, %199, %187 : i64
+            scf.if %213 {
+              %214 = arith.index_cast %105 : i64 to index
+              scf.for %arg12 = %c1 to %214 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.muli %216, %c16_i64 : i64
+                %218 = arith.addi %217, %188 : i64
+                %219 = arith.ori %218, %206 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %220 = arith.muli %216, %c32_i64 : i64
+                %221 = arith.addi %220, %200 : i64
+                %222 = arith.addi %221, %66 : i64
+                "instgem.compute_accumulated"(%222, %202, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %223 = arith.subi %216, %c1_i64_2 : i64
+                %224 = arith.subi %223, %44 : i64
+                %225 = arith.cmpi sge, %224, %c0_i64_3 : i64
+                %226 = arith.cmpi slt, %224, %50 : i64
+                %227 = arith.andi %225, %226 : i1
+                scf.if %227 {
+                  %228 = arith.muli %223, %c16_i64 : i64
+                  %229 = arith.maxsi %228, %35 : i64
+                  %230 = arith.addi %228, %c16_i64 : i64
+                  %231 = arith.minsi %230, %45 : i64
+                  %232 = arith.subi %231, %229 : i64
+                  %233 = arith.subi %229, %35 : i64
+                  %234 = arith.muli %233, %43 : i64
+                  %235 = arith.addi %41, %234 : i64
+                  %236 = arith.muli %175, %c64_i64 : i64
+                  %237 = arith.addi %235, %236 : i64
+                  %238 = arith.addi %228, %188 : i64
+                  %239 = arith.ori %238, %c2684354560_i64 : i64
+                  %240 = arith.subi %229, %228 : i64
+                  %241 = arith.addi %239, %240 : i64
+                  %242 = arith.subi %37, %188 : i64
+                  %243 = arith.minsi %242, %c16_i64 : i64
+                  "instgem.mvout"(%237, %241, %243, %232) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %215 = arith.index_cast %90 : i64 to index
+              scf.for %arg12 = %214 to %215 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.muli %216, %c16_i64 : i64
+                %218 = arith.subi %83, %217 : i64
+                %219 = arith.minsi %218, %c16_i64 : i64
+                %220 = arith.addi %217, %188 : i64
+                %221 = arith.ori %220, %206 : i64
+                %222 = arith.select %205, %c16_i64, %219 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %209, %222) : (i64, i64, i64, i64, i64, i64) -> ()
+                %223 = arith.muli %216, %c32_i64 : i64
+                %224 = arith.addi %223, %200 : i64
+                %225 = arith.addi %224, %66 : i64
+                "instgem.compute_accumulated"(%225, %202, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %226 = arith.subi %216, %c1_i64_2 : i64
+                %227 = arith.subi %226, %44 : i64
+                %228 = arith.cmpi sge, %227, %c0_i64_3 : i64
+                %229 = arith.cmpi slt, %227, %50 : i64
+                %230 = arith.andi %228, %229 : i1
+                scf.if %230 {
+                  %231 = arith.muli %226, %c16_i64 : i64
+                  %232 = arith.maxsi %231, %35 : i64
+                  %233 = arith.addi %231, %c16_i64 : i64
+                  %234 = arith.minsi %233, %45 : i64
+                  %235 = arith.subi %234, %232 : i64
+                  %236 = arith.subi %232, %35 : i64
+                  %237 = arith.muli %236, %43 : i64
+                  %238 = arith.addi %41, %237 : i64
+                  %239 = arith.muli %175, %c64_i64 : i64
+                  %240 = arith.addi %238, %239 : i64
+                  %241 = arith.addi %231, %188 : i64
+                  %242 = arith.ori %241, %c2684354560_i64 : i64
+                  %243 = arith.subi %232, %231 : i64
+                  %244 = arith.addi %242, %243 : i64
+                  %245 = arith.subi %37, %188 : i64
+                  %246 = arith.minsi %245, %c16_i64 : i64
+                  "instgem.mvout"(%240, %244, %246, %235) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %214 = arith.index_cast %105 : i64 to index
+              scf.for %arg12 = %c1 to %214 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.muli %216, %c16_i64 : i64
+                %218 = arith.addi %217, %188 : i64
+                %219 = arith.ori %218, %206 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %220 = arith.muli %216, %c32_i64 : i64
+                %221 = arith.addi %220, %200 : i64
+                %222 = arith.addi %221, %66 : i64
+                "instgem.compute_accumulated"(%222, %202, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %215 = arith.index_cast %90 : i64 to index
+              scf.for %arg12 = %214 to %215 step %c1 {
+                %216 = arith.index_cast %arg12 : index to i64
+                %217 = arith.muli %216, %c16_i64 : i64
+                %218 = arith.subi %83, %217 : i64
+                %219 = arith.minsi %218, %c16_i64 : i64
+                %220 = arith.addi %217, %188 : i64
+                %221 = arith.ori %220, %206 : i64
+                %222 = arith.select %205, %c16_i64, %219 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %209, %222) : (i64, i64, i64, i64, i64, i64) -> ()
+                %223 = arith.muli %216, %c32_i64 : i64
+                %224 = arith.addi %223, %200 : i64
+                %225 = arith.addi %224, %66 : i64
+                "instgem.compute_accumulated"(%225, %202, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          scf.if %180 {
+            %199 = arith.muli %93, %167 : i64
+            %200 = arith.minsi %199, %50 : i64
+            %201 = arith.index_cast %200 : i64 to index
+            %202 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %201 to %202 step %c1 {
+              %203 = arith.index_cast %arg11 : index to i64
+              %204 = arith.addi %44, %203 : i64
+              %205 = arith.muli %204, %c16_i64 : i64
+              %206 = arith.maxsi %205, %35 : i64
+              %207 = arith.addi %205, %c16_i64 : i64
+              %208 = arith.minsi %207, %45 : i64
+              %209 = arith.subi %208, %206 : i64
+              %210 = arith.subi %206, %35 : i64
+              %211 = arith.muli %210, %43 : i64
+              %212 = arith.addi %41, %211 : i64
+              %213 = arith.muli %176, %c64_i64 : i64
+              %214 = arith.addi %212, %213 : i64
+              %215 = arith.muli %176, %c16_i64 : i64
+              %216 = arith.addi %205, %215 : i64
+              %217 = arith.ori %216, %c2684354560_i64 : i64
+              %218 = arith.subi %206, %205 : i64
+              %219 = arith.addi %217, %218 : i64
+              %220 = arith.subi %37, %215 : i64
+              %221 = arith.minsi %220, %c16_i64 : i64
+              "instgem.mvout"(%214, %219, %221, %209) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %193 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+          %194 = arith.subi %90, %c1_i64_2 : i64
+          %195 = arith.subi %194, %44 : i64
+          %196 = arith.maxsi %195, %c0_i64_3 : i64
+          %197 = arith.minsi %196, %50 : i64
+          %198 = arith.select %193, %197, %c0_i64_3 : i64
+          scf.if %185 {
+            %199 = arith.index_cast %198 : i64 to index
+            %200 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %199 to %200 step %c1 {
+              %201 = arith.index_cast %arg11 : index to i64
+              %202 = arith.addi %44, %201 : i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.maxsi %203, %35 : i64
+              %205 = arith.addi %203, %c16_i64 : i64
+              %206 = arith.minsi %205, %45 : i64
+              %207 = arith.subi %206, %204 : i64
+              %208 = arith.subi %204, %35 : i64
+              %209 = arith.muli %208, %43 : i64
+              %210 = arith.addi %41, %209 : i64
+              %211 = arith.muli %175, %c64_i64 : i64
+              %212 = arith.addi %210, %211 : i64
+              %213 = arith.addi %203, %188 : i64
+              %214 = arith.ori %213, %c2684354560_i64 : i64
+              %215 = arith.subi %204, %203 : i64
+              %216 = arith.addi %214, %215 : i64
+              %217 = arith.subi %37, %188 : i64
+              %218 = arith.minsi %217, %c16_i64 : i64
+              "instgem.mvout"(%212, %216, %218, %207) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %169 = arith.cmpi eq, %93, %c0_i64_3 : i64
+        %170 = arith.cmpi slt, %90, %c2_i64_1 : i64
+        %171 = arith.cmpi slt, %98, %c1_i64_2 : i64
+        %172 = arith.ori %169, %170 : i1
+        %173 = arith.ori %172, %171 : i1
+        %174 = arith.andi %96, %173 : i1
+        scf.if %174 {
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %175 = arith.index_cast %arg10 : index to i64
+            %176 = arith.muli %175, %c16_i64 : i64
+            %177 = arith.ori %176, %c2147483648_i64 : i64
+            %178 = arith.cmpi sge, %175, %90 : i64
+            %179 = arith.cmpi sle, %98, %c0_i64_3 : i64
+            %180 = arith.ori %169, %178 : i1
+            %181 = arith.ori %180, %179 : i1
+            %182 = arith.cmpi sgt, %51, %c0_i64_3 : i64
+            %183 = arith.andi %181, %182 : i1
+            scf.if %183 {
+              "instgem.mvin"(%c0_i64_3, %177, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %163 {
-          %181 = arith.muli %93, %165 : i64
-          %182 = arith.minsi %181, %50 : i64
-          %183 = arith.index_cast %182 : i64 to index
-          %184 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %183 to %184 step %c1 {
-            %185 = arith.index_cast %arg11 : index to i64
-            %186 = arith.addi %44, %185 : i64
-            %187 = arith.muli %186, %c16_i64 : i64
-            %188 = arith.maxsi %187, %35 : i64
-            %189 = arith.addi %187, %c16_i64 : i64
-            %190 = arith.minsi %189, %45 : i64
-            %191 = arith.subi %190, %188 : i64
-            %192 = arith.subi %188, %35 : i64
-            %193 = arith.muli %192, %43 : i64
-            %194 = arith.addi %41, %193 : i64
-            %195 = arith.muli %159, %c64_i64 : i64
-            %196 = arith.addi %194, %195 : i64
-            %197 = arith.muli %159, %c16_i64 : i64
-            %198 = arith.addi %187, %197 : i64
-            %199 = arith.ori %198, %c2684354560_i64 : i64
-            %200 = arith.subi %188, %187 : i64
-            %201 = arith.addi %199, %200 : i64
-            %202 = arith.subi %37, %197 : i64
-            %203 = arith.minsi %202, %c16_i64 : i64
-            "instgem.mvout"(%196, %201, %203, %191) : (i64, i64, i64, i64) -> ()
+        scf.if %95 {
+          %175 = arith.minsi %98, %51 : i64
+          %176 = arith.index_cast %175 : i64 to index
+          %177 = arith.index_cast %51 : i64 to index
+          scf.for %arg10 = %176 to %177 step %c1 {
+            %178 = arith.index_cast %arg10 : index to i64
+            %179 = arith.index_cast %50 : i64 to index
+            scf.for %arg11 = %c0 to %179 step %c1 {
+              %180 = arith.index_cast %arg11 : index to i64
+              %181 = arith.addi %44, %180 : i64
+              %182 = arith.muli %181, %c16_i64 : i64
+              %183 = arith.maxsi %182, %35 : i64
+              %184 = arith.addi %182, %c16_i64 : i64
+              %185 = arith.minsi %184, %45 : i64
+              %186 = arith.subi %185, %183 : i64
+              %187 = arith.subi %183, %35 : i64
+              %188 = arith.muli %187, %43 : i64
+              %189 = arith.addi %41, %188 : i64
+              %190 = arith.muli %178, %c64_i64 : i64
+              %191 = arith.addi %189, %190 : i64
+              %192 = arith.muli %178, %c16_i64 : i64
+              %193 = arith.addi %182, %192 : i64
+              %194 = arith.ori %193, %c2684354560_i64 : i64
+              %195 = arith.subi %183, %182 : i64
+              %196 = arith.addi %194, %195 : i64
+              %197 = arith.subi %37, %192 : i64
+              %198 = arith.minsi %197, %c16_i64 : i64
+              "instgem.mvout"(%191, %196, %198, %186) : (i64, i64, i64, i64) -> ()
+            }
           }
         }
-        %176 = arith.cmpi sgt, %93, %c0_i64_3 : i64
-        %177 = arith.subi %90, %c1_i64_2 : i64
-        %178 = arith.maxsi %177, %c0_i64_3 : i64
-        %179 = arith.minsi %178, %50 : i64
-        %180 = arith.select %176, %179, %c0_i64_3 : i64
-        scf.if %170 {
-          %181 = arith.index_cast %180 : i64 to index
-          %182 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %181 to %182 step %c1 {
-            %183 = arith.index_cast %arg11 : index to i64
-            %184 = arith.addi %44, %183 : i64
-            %185 = arith.muli %184, %c16_i64 : i64
-            %186 = arith.maxsi %185, %35 : i64
-            %187 = arith.addi %185, %c16_i64 : i64
-            %188 = arith.minsi %187, %45 : i64
-            %189 = arith.subi %188, %186 : i64
-            %190 = arith.subi %186, %35 : i64
-            %191 = arith.muli %190, %43 : i64
-            %192 = arith.addi %41, %191 : i64
-            %193 = arith.muli %158, %c64_i64 : i64
-            %194 = arith.addi %192, %193 : i64
-            %195 = arith.muli %158, %c16_i64 : i64
-            %196 = arith.addi %185, %195 : i64
-            %197 = arith.ori %196, %c2684354560_i64 : i64
-            %198 = arith.subi %186, %185 : i64
-            %199 = arith.addi %197, %198 : i64
-            %200 = arith.subi %37, %195 : i64
-            %201 = arith.minsi %200, %c16_i64 : i64
-            "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
+      } else {
+        scf.for %arg10 = %c0 to %99 step %c1 {
+          scf.if %164 {
+            %172 = arith.cmpi sgt, %126, %c0 : index
+            scf.if %172 {
+              %176 = arith.muli %arg10, %126 : index
+              %177 = arith.muli %176, %c4 : index
+              %178 = arith.muli %165, %c4 : index
+              %179 = arith.subi %178, %c1 : index
+              %180 = arith.addi %177, %179 : index
+              %181 = arith.divsi %180, %178 : index
+              %182 = arith.maxsi %181, %c0 : index
+              %183 = arith.minsi %182, %126 : index
+              %184 = arith.addi %arg10, %c1 : index
+              %185 = arith.muli %184, %126 : index
+              %186 = arith.muli %185, %c4 : index
+              %187 = arith.addi %186, %179 : index
+              %188 = arith.divsi %187, %178 : index
+              %189 = arith.maxsi %188, %c0 : index
+              %190 = arith.minsi %189, %126 : index
+              scf.for %arg11 = %183 to %190 step %c1 {
+                %191 = arith.index_cast %arg11 : index to i64
+                %192 = arith.addi %44, %191 : i64
+                %193 = arith.muli %192, %c16_i64 : i64
+                %194 = arith.maxsi %193, %35 : i64
+                %195 = arith.addi %193, %c16_i64 : i64
+                %196 = arith.minsi %195, %45 : i64
+                %197 = arith.subi %196, %194 : i64
+                %198 = arith.subi %194, %35 : i64
+                %199 = arith.muli %198, %123 : i64
+                %200 = arith.addi %122, %199 : i64
+                %201 = arith.muli %192, %c32_i64 : i64
+                %202 = arith.addi %201, %118 : i64
+                %203 = arith.subi %194, %193 : i64
+                %204 = arith.addi %202, %203 : i64
+                %205 = arith.minsi %119, %c64_i64 : i64
+                "instgem.mvin"(%200, %204, %205, %197) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %173 = arith.cmpi sgt, %132, %c0 : index
+            scf.if %173 {
+              %176 = arith.muli %arg10, %132 : index
+              %177 = arith.muli %176, %c4 : index
+              %178 = arith.subi %177, %165 : index
+              %179 = arith.muli %165, %c4 : index
+              %180 = arith.subi %179, %c1 : index
+              %181 = arith.addi %178, %180 : index
+              %182 = arith.divsi %181, %179 : index
+              %183 = arith.maxsi %182, %c0 : index
+              %184 = arith.minsi %183, %132 : index
+              %185 = arith.addi %arg10, %c1 : index
+              %186 = arith.muli %185, %132 : index
+              %187 = arith.muli %186, %c4 : index
+              %188 = arith.subi %187, %165 : index
+              %189 = arith.addi %188, %180 : index
+              %190 = arith.divsi %189, %179 : index
+              %191 = arith.maxsi %190, %c0 : index
+              %192 = arith.minsi %191, %132 : index
+              scf.for %arg11 = %184 to %192 step %c1 {
+                %193 = arith.index_cast %arg11 : index to i64
+                %194 = arith.muli %193, %c16_i64 : i64
+                %195 = arith.maxsi %194, %c0_i64_3 : i64
+                %196 = arith.addi %194, %c16_i64 : i64
+                %197 = arith.minsi %196, %35 : i64
+                %198 = arith.subi %197, %195 : i64
+                %199 = arith.muli %193, %c32_i64 : i64
+                %200 = arith.addi %199, %118 : i64
+                %201 = arith.subi %195, %194 : i64
+                %202 = arith.addi %200, %201 : i64
+                %203 = arith.minsi %119, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %202, %203, %198) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %174 = arith.cmpi sgt, %157, %c0 : index
+            scf.if %174 {
+              %176 = arith.muli %arg10, %157 : index
+              %177 = arith.muli %176, %c4 : index
+              %178 = arith.muli %165, %c2 : index
+              %179 = arith.subi %177, %178 : index
+              %180 = arith.muli %165, %c4 : index
+              %181 = arith.subi %180, %c1 : index
+              %182 = arith.addi %179, %181 : index
+              %183 = arith.divsi %182, %180 : index
+              %184 = arith.maxsi %183, %c0 : index
+              %185 = arith.minsi %184, %157 : index
+              %186 = arith.addi %arg10, %c1 : index
+              %187 = arith.muli %186, %157 : index
+              %188 = arith.muli %187, %c4 : index
+              %189 = arith.subi %188, %178 : index
+              %190 = arith.addi %189, %181 : index
+              %191 = arith.divsi %190, %180 : index
+              %192 = arith.maxsi %191, %c0 : index
+              %193 = arith.minsi %192, %157 : index
+              scf.for %arg11 = %185 to %193 step %c1 {
+                %194 = arith.index_cast %arg11 : index to i64
+                %195 = arith.addi %149, %194 : i64
+                %196 = arith.muli %195, %c16_i64 : i64
+                %197 = arith.maxsi %196, %142 : i64
+                %198 = arith.addi %196, %c16_i64 : i64
+                %199 = arith.minsi %198, %150 : i64
+                %200 = arith.subi %199, %197 : i64
+                %201 = arith.subi %197, %142 : i64
+                %202 = arith.muli %201, %147 : i64
+                %203 = arith.addi %146, %202 : i64
+                %204 = arith.addi %196, %141 : i64
+                %205 = arith.subi %197, %196 : i64
+                %206 = arith.addi %204, %205 : i64
+                %207 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%203, %206, %207, %200) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            %175 = arith.cmpi sgt, %163, %c0 : index
+            scf.if %175 {
+              %176 = arith.muli %arg10, %163 : index
+              %177 = arith.muli %176, %c4 : index
+              %178 = arith.muli %165, %c3 : index
+              %179 = arith.subi %177, %178 : index
+              %180 = arith.muli %165, %c4 : index
+              %181 = arith.subi %180, %c1 : index
+              %182 = arith.addi %179, %181 : index
+              %183 = arith.divsi %182, %180 : index
+              %184 = arith.maxsi %183, %c0 : index
+              %185 = arith.minsi %184, %163 : index
+              %186 = arith.addi %arg10, %c1 : index
+              %187 = arith.muli %186, %163 : index
+              %188 = arith.muli %187, %c4 : index
+              %189 = arith.subi %188, %178 : index
+              %190 = arith.addi %189, %181 : index
+              %191 = arith.divsi %190, %180 : index
+              %192 = arith.maxsi %191, %c0 : index
+              %193 = arith.minsi %192, %163 : index
+              scf.for %arg11 = %185 to %193 step %c1 {
+                %194 = arith.index_cast %arg11 : index to i64
+                %195 = arith.muli %194, %c16_i64 : i64
+                %196 = arith.maxsi %195, %c0_i64_3 : i64
+                %197 = arith.addi %195, %c16_i64 : i64
+                %198 = arith.minsi %197, %142 : i64
+                %199 = arith.subi %198, %196 : i64
+                %200 = arith.addi %195, %141 : i64
+                %201 = arith.subi %196, %195 : i64
+                %202 = arith.addi %200, %201 : i64
+                %203 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %202, %203, %199) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-        }
-      } {gemmini.compute_nest}
-      scf.if %156 {
-        %158 = arith.muli %99, %118 : index
-        %159 = arith.muli %158, %c4 : index
-        %160 = arith.muli %157, %c4 : index
-        %161 = arith.subi %160, %c1 : index
-        %162 = arith.addi %159, %161 : index
-        %163 = arith.divsi %162, %160 : index
-        %164 = arith.maxsi %163, %c0 : index
-        %165 = arith.minsi %164, %118 : index
-        scf.for %arg10 = %165 to %118 step %c1 {
-          %189 = arith.index_cast %arg10 : index to i64
-          %190 = arith.divsi %189, %116 : i64
-          %191 = arith.addi %44, %190 : i64
-          %192 = arith.remsi %189, %116 : i64
-          %193 = arith.muli %191, %c16_i64 : i64
-          %194 = arith.maxsi %193, %35 : i64
-          %195 = arith.addi %193, %c16_i64 : i64
-          %196 = arith.minsi %195, %45 : i64
-          %197 = arith.subi %196, %194 : i64
-          %198 = arith.subi %194, %35 : i64
-          %199 = arith.muli %198, %115 : i64
-          %200 = arith.addi %114, %199 : i64
-          %201 = arith.muli %192, %c64_i64 : i64
-          %202 = arith.addi %200, %201 : i64
-          %203 = arith.muli %191, %c32_i64 : i64
-          %204 = arith.addi %203, %201 : i64
-          %205 = arith.addi %204, %110 : i64
-          %206 = arith.subi %194, %193 : i64
-          %207 = arith.addi %205, %206 : i64
-          %208 = arith.subi %111, %201 : i64
-          %209 = arith.minsi %208, %c64_i64 : i64
-          "instgem.mvin"(%202, %207, %209, %197) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %166 = arith.muli %99, %124 : index
+          %166 = arith.index_cast %arg10 : index to i64
+          %167 = arith.muli %166, %c16_i64 : i64
+          %168 = arith.subi %89, %167 : i64
+          %169 = arith.minsi %168, %c16_i64 : i64
+          %170 = arith.index_cast %102 : i64 to index
+          scf.for %arg11 = %c0 to %170 step %c1 {
+            %172 = arith.index_cast %arg11 : index to i64
+            %173 = arith.ori %167, %c3221225472_i64 : i64
+            %174 = arith.muli %172, %c16_i64 : i64
+            %175 = arith.addi %174, %167 : i64
+            %176 = arith.addi %175, %78 : i64
+            "instgem.preload"(%176, %169, %c16_i64, %173, %169, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+            %177 = arith.addi %174, %66 : i64
+            "instgem.compute_preloaded"(%177, %c16_i64, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %178 = arith.index_cast %105 : i64 to index
+            scf.for %arg12 = %c1 to %178 step %c1 {
+              %180 = arith.index_cast %arg12 : index to i64
+              %181 = arith.muli %180, %c16_i64 : i64
+              %182 = arith.addi %181, %167 : i64
+              %183 = arith.ori %182, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %169, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %184 = arith.muli %180, %c32_i64 : i64
+              %185 = arith.addi %184, %174 : i64
+              %186 = arith.addi %185, %66 : i64
+              "instgem.compute_accumulated"(%186, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %179 = arith.index_cast %90 : i64 to index
+            scf.for %arg12 = %178 to %179 step %c1 {
+              %180 = arith.index_cast %arg12 : index to i64
+              %181 = arith.muli %180, %c16_i64 : i64
+              %182 = arith.subi %83, %181 : i64
+              %183 = arith.minsi %182, %c16_i64 : i64
+              %184 = arith.addi %181, %167 : i64
+              %185 = arith.ori %184, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %169, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+              %186 = arith.muli %180, %c32_i64 : i64
+              %187 = arith.addi %186, %174 : i64
+              %188 = arith.addi %187, %66 : i64
+              "instgem.compute_accumulated"(%188, %c16_i64, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %171 = arith.index_cast %93 : i64 to index
+          scf.for %arg11 = %170 to %171 step %c1 {
+            %172 = arith.index_cast %arg11 : index to i64
+            %173 = arith.muli %172, %c16_i64 : i64
+            %174 = arith.subi %85, %173 : i64
+            %175 = arith.minsi %174, %c16_i64 : i64
+            %176 = arith.subi %87, %173 : i64
+            %177 = arith.minsi %176, %c16_i64 : i64
+            %178 = arith.ori %167, %c3221225472_i64 : i64
+            %179 = arith.addi %173, %167 : i64
+            %180 = arith.addi %179, %78 : i64
+            "instgem.preload"(%180, %169, %177, %178, %169, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+            %181 = arith.addi %173, %66 : i64
+            "instgem.compute_preloaded"(%181, %175, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %182 = arith.index_cast %105 : i64 to index
+            scf.for %arg12 = %c1 to %182 step %c1 {
+              %184 = arith.index_cast %arg12 : index to i64
+              %185 = arith.muli %184, %c16_i64 : i64
+              %186 = arith.addi %185, %167 : i64
+              %187 = arith.ori %186, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %169, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %188 = arith.muli %184, %c32_i64 : i64
+              %189 = arith.addi %188, %173 : i64
+              %190 = arith.addi %189, %66 : i64
+              "instgem.compute_accumulated"(%190, %175, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %183 = arith.index_cast %90 : i64 to index
+            scf.for %arg12 = %182 to %183 step %c1 {
+              %184 = arith.index_cast %arg12 : index to i64
+              %185 = arith.muli %184, %c16_i64 : i64
+              %186 = arith.subi %83, %185 : i64
+              %187 = arith.minsi %186, %c16_i64 : i64
+              %188 = arith.addi %185, %167 : i64
+              %189 = arith.ori %188, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %169, %187) : (i64, i64, i64, i64, i64, i64) -> ()
+              %190 = arith.muli %184, %c32_i64 : i64
+              %191 = arith.addi %190, %173 : i64
+              %192 = arith.addi %191, %66 : i64
+              "instgem.compute_accumulated"(%192, %175, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+      }
+      scf.if %164 {
+        %166 = arith.muli %99, %126 : index
         %167 = arith.muli %166, %c4 : index
-        %168 = arith.subi %167, %157 : index
-        %169 = arith.addi %168, %161 : index
-        %170 = arith.divsi %169, %160 : index
-        %171 = arith.maxsi %170, %c0 : index
-        %172 = arith.minsi %171, %124 : index
-        scf.for %arg10 = %172 to %124 step %c1 {
-          %189 = arith.index_cast %arg10 : index to i64
-          %190 = arith.divsi %189, %116 : i64
-          %191 = arith.remsi %189, %116 : i64
-          %192 = arith.muli %190, %c16_i64 : i64
-          %193 = arith.maxsi %192, %c0_i64_3 : i64
-          %194 = arith.addi %192, %c16_i64 : i64
-          %195 = arith.minsi %194, %35 : i64
-          %196 = arith.subi %195, %193 : i64
-          %197 = arith.muli %190, %c32_i64 : i64
-          %198 = arith.muli %191, %c64_i64 : i64
-          %199 = arith.addi %197, %198 : i64
-          %200 = arith.addi %199, %110 : i64
-          %201 = arith.subi %193, %192 : i64
-          %202 = arith.addi %200, %201 : i64
-          %203 = arith.subi %111, %198 : i64
-          %204 = arith.minsi %203, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %202, %204, %196) : (i64, i64, i64, i64) -> ()
+        %168 = arith.muli %165, %c4 : index
+        %169 = arith.subi %168, %c1 : index
+        %170 = arith.addi %167, %169 : index
+        %171 = arith.divsi %170, %168 : index
+        %172 = arith.maxsi %171, %c0 : index
+        %173 = arith.minsi %172, %126 : index
+        scf.for %arg10 = %173 to %126 step %c1 {
+          %197 = arith.index_cast %arg10 : index to i64
+          %198 = arith.addi %44, %197 : i64
+          %199 = arith.muli %198, %c16_i64 : i64
+          %200 = arith.maxsi %199, %35 : i64
+          %201 = arith.addi %199, %c16_i64 : i64
+          %202 = arith.minsi %201, %45 : i64
+          %203 = arith.subi %202, %200 : i64
+          %204 = arith.subi %200, %35 : i64
+          %205 = arith.muli %204, %123 : i64
+          %206 = arith.addi %122, %205 : i64
+          %207 = arith.muli %198, %c32_i64 : i64
+          %208 = arith.addi %207, %118 : i64
+          %209 = arith.subi %200, %199 : i64
+          %210 = arith.addi %208, %209 : i64
+          %211 = arith.minsi %119, %c64_i64 : i64
+          "instgem.mvin"(%206, %210, %211, %203) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %173 = arith.muli %99, %149 : index
-        %174 = arith.muli %173, %c4 : index
-        %175 = arith.muli %157, %c2 : index
-        %176 = arith.subi %174, %175 : index
-        %177 = arith.addi %176, %161 : index
-        %178 = arith.divsi %177, %160 : index
+        %174 = arith.muli %99, %132 : index
+        %175 = arith.muli %174, %c4 : index
+        %176 = arith.subi %175, %165 : index
+        %177 = arith.addi %176, %169 : index
+        %178 = arith.divsi %177, %168 : index
         %179 = arith.maxsi %178, %c0 : index
-        %180 = arith.minsi %179, %149 : index
-        scf.for %arg10 = %180 to %149 step %c1 {
-          %189 = arith.index_cast %arg10 : index to i64
-          %190 = arith.divsi %189, %140 : i64
-          %191 = arith.addi %141, %190 : i64
-          %192 = arith.remsi %189, %140 : i64
-          %193 = arith.muli %191, %c16_i64 : i64
-          %194 = arith.maxsi %193, %134 : i64
-          %195 = arith.addi %193, %c16_i64 : i64
-          %196 = arith.minsi %195, %142 : i64
-          %197 = arith.subi %196, %194 : i64
-          %198 = arith.subi %194, %134 : i64
-          %199 = arith.muli %198, %139 : i64
-          %200 = arith.addi %138, %199 : i64
-          %201 = arith.muli %192, %c64_i64 : i64
-          %202 = arith.addi %200, %201 : i64
-          %203 = arith.addi %193, %201 : i64
-          %204 = arith.addi %203, %133 : i64
-          %205 = arith.subi %194, %193 : i64
+        %180 = arith.minsi %179, %132 : index
+        scf.for %arg10 = %180 to %132 step %c1 {
+          %197 = arith.index_cast %arg10 : index to i64
+          %198 = arith.muli %197, %c16_i64 : i64
+          %199 = arith.maxsi %198, %c0_i64_3 : i64
+          %200 = arith.addi %198, %c16_i64 : i64
+          %201 = arith.minsi %200, %35 : i64
+          %202 = arith.subi %201, %199 : i64
+          %203 = arith.muli %197, %c32_i64 : i64
+          %204 = arith.addi %203, %118 : i64
+          %205 = arith.subi %199, %198 : i64
           %206 = arith.addi %204, %205 : i64
-          %207 = arith.subi %37, %201 : i64
-          %208 = arith.minsi %207, %c64_i64 : i64
-          "instgem.mvin2"(%202, %206, %208, %197) : (i64, i64, i64, i64) -> ()
+          %207 = arith.minsi %119, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %206, %207, %202) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %181 = arith.muli %99, %155 : index
+        %181 = arith.muli %99, %157 : index
         %182 = arith.muli %181, %c4 : index
-        %183 = arith.muli %157, %c3 : index
+        %183 = arith.muli %165, %c2 : index
         %184 = arith.subi %182, %183 : index
-        %185 = arith.addi %184, %161 : index
-        %186 = arith.divsi %185, %160 : index
+        %185 = arith.addi %184, %169 : index
+        %186 = arith.divsi %185, %168 : index
         %187 = arith.maxsi %186, %c0 : index
-        %188 = arith.minsi %187, %155 : index
-        scf.for %arg10 = %188 to %155 step %c1 {
-          %189 = arith.index_cast %arg10 : index to i64
-          %190 = arith.divsi %189, %140 : i64
-          %191 = arith.remsi %189, %140 : i64
-          %192 = arith.muli %190, %c16_i64 : i64
-          %193 = arith.maxsi %192, %c0_i64_3 : i64
-          %194 = arith.addi %192, %c16_i64 : i64
-          %195 = arith.minsi %194, %134 : i64
-          %196 = arith.subi %195, %193 : i64
-          %197 = arith.muli %191, %c64_i64 : i64
-          %198 = arith.addi %192, %197 : i64
-          %199 = arith.addi %198, %133 : i64
-          %200 = arith.subi %193, %192 : i64
-          %201 = arith.addi %199, %200 : i64
-          %202 = arith.subi %37, %197 : i64
-          %203 = arith.minsi %202, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %201, %203, %196) : (i64, i64, i64, i64) -> ()
+        %188 = arith.minsi %187, %157 : index
+        scf.for %arg10 = %188 to %157 step %c1 {
+          %197 = arith.index_cast %arg10 : index to i64
+          %198 = arith.addi %149, %197 : i64
+          %199 = arith.muli %198, %c16_i64 : i64
+          %200 = arith.maxsi %199, %142 : i64
+          %201 = arith.addi %199, %c16_i64 : i64
+          %202 = arith.minsi %201, %150 : i64
+          %203 = arith.subi %202, %200 : i64
+          %204 = arith.subi %200, %142 : i64
+          %205 = arith.muli %204, %147 : i64
+          %206 = arith.addi %146, %205 : i64
+          %207 = arith.addi %199, %141 : i64
+          %208 = arith.subi %200, %199 : i64
+          %209 = arith.addi %207, %208 : i64
+          %210 = arith.minsi %37, %c64_i64 : i64
+          "instgem.mvin2"(%206, %209, %210, %203) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-      }
-      scf.if %96 {
-        scf.for %arg10 = %c0 to %c2 step %c1 {
-          %158 = arith.index_cast %arg10 : index to i64
-          %159 = arith.remsi %158, %c2_i64_1 : i64
-          %160 = arith.divsi %158, %c2_i64_1 : i64
-          %161 = arith.muli %160, %c16_i64 : i64
-          %162 = arith.subi %c16_i64, %161 : i64
-          %163 = arith.minsi %162, %c16_i64 : i64
-          %164 = arith.muli %159, %c16_i64 : i64
-          %165 = arith.addi %164, %161 : i64
-          %166 = arith.ori %165, %c2147483648_i64 : i64
-          %167 = arith.cmpi eq, %93, %c0_i64_3 : i64
-          %168 = arith.cmpi sge, %159, %90 : i64
-          %169 = arith.cmpi sge, %160, %98 : i64
-          %170 = arith.ori %167, %168 : i1
-          %171 = arith.ori %170, %169 : i1
-          %172 = arith.cmpi slt, %160, %51 : i64
-          %173 = arith.andi %171, %172 : i1
-          scf.if %173 {
-            "instgem.mvin"(%c0_i64_3, %166, %163, %c16_i64) : (i64, i64, i64, i64) -> ()
-          }
-        }
-      }
-      scf.if %95 {
-        %158 = arith.minsi %98, %51 : i64
-        %159 = arith.index_cast %158 : i64 to index
-        %160 = arith.index_cast %51 : i64 to index
-        scf.for %arg10 = %159 to %160 step %c1 {
-          %161 = arith.index_cast %arg10 : index to i64
-          %162 = arith.index_cast %50 : i64 to index
-          scf.for %arg11 = %c0 to %162 step %c1 {
-            %163 = arith.index_cast %arg11 : index to i64
-            %164 = arith.addi %44, %163 : i64
-            %165 = arith.muli %164, %c16_i64 : i64
-            %166 = arith.maxsi %165, %35 : i64
-            %167 = arith.addi %165, %c16_i64 : i64
-            %168 = arith.minsi %167, %45 : i64
-            %169 = arith.subi %168, %166 : i64
-            %170 = arith.subi %166, %35 : i64
-            %171 = arith.muli %170, %43 : i64
-            %172 = arith.addi %41, %171 : i64
-            %173 = arith.muli %161, %c64_i64 : i64
-            %174 = arith.addi %172, %173 : i64
-            %175 = arith.muli %161, %c16_i64 : i64
-            %176 = arith.addi %165, %175 : i64
-            %177 = arith.ori %176, %c2684354560_i64 : i64
-            %178 = arith.subi %166, %165 : i64
-            %179 = arith.addi %177, %178 : i64
-            %180 = arith.subi %37, %175 : i64
-            %181 = arith.minsi %180, %c16_i64 : i64
-            "instgem.mvout"(%174, %179, %181, %169) : (i64, i64, i64, i64) -> ()
-          }
-        }
+        %189 = arith.muli %99, %163 : index
+        %190 = arith.muli %189, %c4 : index
+        %191 = arith.muli %165, %c3 : index
+        %192 = arith.subi %190, %191 : index
+        %193 = arith.addi %192, %169 : index
+        %194 = arith.divsi %193, %168 : index
+        %195 = arith.maxsi %194, %c0 : index
+        %196 = arith.minsi %195, %163 : index
+        scf.for %arg10 = %196 to %163 step %c1 {
+          %197 = arith.index_cast %arg10 : index to i64
+          %198 = arith.muli %197, %c16_i64 : i64
+          %199 = arith.maxsi %198, %c0_i64_3 : i64
+          %200 = arith.addi %198, %c16_i64 : i64
+          %201 = arith.minsi %200, %142 : i64
+          %202 = arith.subi %201, %199 : i64
+          %203 = arith.addi %198, %141 : i64
+          %204 = arith.subi %199, %198 : i64
+          %205 = arith.addi %203, %204 : i64
+          %206 = arith.minsi %37, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %205, %206, %202) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
       }
       scf.yield %56, %70 : index, index
     }

@@ -145,27 +145,21 @@ module {
     %51 = arith.index_cast %50 : i64 to index
     scf.for %arg8 = %c0 to %51 step %c1 {
       %73 = arith.index_cast %arg8 : index to i64
-      %74 = arith.divsi %73, %42 : i64
-      %75 = arith.addi %43, %74 : i64
-      %76 = arith.remsi %73, %42 : i64
-      %77 = arith.muli %75, %c16_i64 : i64
-      %78 = arith.maxsi %77, %33 : i64
-      %79 = arith.addi %77, %c16_i64 : i64
-      %80 = arith.minsi %79, %44 : i64
-      %81 = arith.subi %80, %78 : i64
-      %82 = arith.subi %78, %33 : i64
-      %83 = arith.muli %82, %41 : i64
-      %84 = arith.addi %40, %83 : i64
-      %85 = arith.muli %76, %c64_i64 : i64
+      %74 = arith.addi %43, %73 : i64
+      %75 = arith.muli %74, %c16_i64 : i64
+      %76 = arith.maxsi %75, %33 : i64
+      %77 = arith.addi %75, %c16_i64 : i64
+      %78 = arith.minsi %77, %44 : i64
+      %79 = arith.subi %78, %76 : i64
+      %80 = arith.subi %76, %33 : i64
+      %81 = arith.muli %80, %41 : i64
+      %82 = arith.addi %40, %81 : i64
+      %83 = arith.muli %74, %c32_i64 : i64
+      %84 = arith.ori %83, %c2147483648_i64 : i64
+      %85 = arith.subi %76, %75 : i64
       %86 = arith.addi %84, %85 : i64
-      %87 = arith.muli %75, %c32_i64 : i64
-      %88 = arith.addi %87, %85 : i64
-      %89 = arith.ori %88, %c2147483648_i64 : i64
-      %90 = arith.subi %78, %77 : i64
-      %91 = arith.addi %89, %90 : i64
-      %92 = arith.subi %35, %85 : i64
-      %93 = arith.minsi %92, %c64_i64 : i64
-      "instgem.mvin"(%86, %91, %93, %81) : (i64, i64, i64, i64) -> ()
+      %87 = arith.minsi %35, %c64_i64 : i64
+      "instgem.mvin"(%82, %86, %87, %79) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %52 = arith.ceildivsi %33, %c16_i64 : i64
     %53 = arith.cmpi sgt, %33, %c0_i64_3 : i64
@@ -175,22 +169,17 @@ module {
     %57 = arith.index_cast %56 : i64 to index
     scf.for %arg8 = %c0 to %57 step %c1 {
       %73 = arith.index_cast %arg8 : index to i64
-      %74 = arith.divsi %73, %42 : i64
-      %75 = arith.remsi %73, %42 : i64
-      %76 = arith.muli %74, %c16_i64 : i64
-      %77 = arith.maxsi %76, %c0_i64_3 : i64
-      %78 = arith.addi %76, %c16_i64 : i64
-      %79 = arith.minsi %78, %33 : i64
-      %80 = arith.subi %79, %77 : i64
-      %81 = arith.muli %74, %c32_i64 : i64
-      %82 = arith.muli %75, %c64_i64 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.ori %83, %c2147483648_i64 : i64
-      %85 = arith.subi %77, %76 : i64
-      %86 = arith.addi %84, %85 : i64
-      %87 = arith.subi %35, %82 : i64
-      %88 = arith.minsi %87, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %86, %88, %80) : (i64, i64, i64, i64) -> ()
+      %74 = arith.muli %73, %c16_i64 : i64
+      %75 = arith.maxsi %74, %c0_i64_3 : i64
+      %76 = arith.addi %74, %c16_i64 : i64
+      %77 = arith.minsi %76, %33 : i64
+      %78 = arith.subi %77, %75 : i64
+      %79 = arith.muli %73, %c32_i64 : i64
+      %80 = arith.ori %79, %c2147483648_i64 : i64
+      %81 = arith.subi %75, %74 : i64
+      %82 = arith.addi %80, %81 : i64
+      %83 = arith.minsi %35, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %82, %83, %78) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %58 = arith.bitcast %arg6 : f32 to i32
     %59 = arith.extui %58 : i32 to i64
@@ -203,27 +192,21 @@ module {
     "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %59, %63) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %51 step %c1 {
       %73 = arith.index_cast %arg8 : index to i64
-      %74 = arith.divsi %73, %42 : i64
-      %75 = arith.addi %43, %74 : i64
-      %76 = arith.remsi %73, %42 : i64
-      %77 = arith.muli %75, %c16_i64 : i64
-      %78 = arith.maxsi %77, %33 : i64
-      %79 = arith.addi %77, %c16_i64 : i64
-      %80 = arith.minsi %79, %44 : i64
-      %81 = arith.subi %80, %78 : i64
-      %82 = arith.subi %78, %33 : i64
-      %83 = arith.muli %82, %63 : i64
-      %84 = arith.addi %62, %83 : i64
-      %85 = arith.muli %76, %c64_i64 : i64
+      %74 = arith.addi %43, %73 : i64
+      %75 = arith.muli %74, %c16_i64 : i64
+      %76 = arith.maxsi %75, %33 : i64
+      %77 = arith.addi %75, %c16_i64 : i64
+      %78 = arith.minsi %77, %44 : i64
+      %79 = arith.subi %78, %76 : i64
+      %80 = arith.subi %76, %33 : i64
+      %81 = arith.muli %80, %63 : i64
+      %82 = arith.addi %62, %81 : i64
+      %83 = arith.muli %74, %c32_i64 : i64
+      %84 = arith.ori %83, %c3221225472_i64 : i64
+      %85 = arith.subi %76, %75 : i64
       %86 = arith.addi %84, %85 : i64
-      %87 = arith.muli %75, %c32_i64 : i64
-      %88 = arith.addi %87, %85 : i64
-      %89 = arith.ori %88, %c3221225472_i64 : i64
-      %90 = arith.subi %78, %77 : i64
-      %91 = arith.addi %89, %90 : i64
-      %92 = arith.subi %35, %85 : i64
-      %93 = arith.minsi %92, %c64_i64 : i64
-      "instgem.mvin"(%86, %91, %93, %81) : (i64, i64, i64, i64) -> ()
+      %87 = arith.minsi %35, %c64_i64 : i64
+      "instgem.mvin"(%82, %86, %87, %79) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %reinterpret_cast_11 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %32 {

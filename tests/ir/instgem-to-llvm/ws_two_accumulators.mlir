@@ -85,7 +85,6 @@ module {
     %c4_i64 = arith.constant 4 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c2_i64_1 = arith.constant 2 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
@@ -100,46 +99,34 @@ module {
     %c217_i64 = arith.constant 217 : i64
     %c5_i64 = arith.constant 5 : i64
     %c218_i64 = arith.constant 218 : i64
-    %c1_i64_2 = arith.constant 1 : i64
-    %c0_i64_3 = arith.constant 0 : i64
+    %c1_i64_1 = arith.constant 1 : i64
+    %c0_i64_2 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_1, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_1) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %c2_i64_1 : i64
-      %62 = arith.divsi %60, %c2_i64_1 : i64
-      %63 = arith.muli %62, %c16_i64 : i64
-      %64 = arith.subi %c16_i64, %63 : i64
-      %65 = arith.minsi %64, %c16_i64 : i64
-      %66 = arith.muli %61, %c16_i64 : i64
-      %67 = arith.addi %66, %63 : i64
-      %68 = arith.ori %67, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %68, %65, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %61 = arith.muli %60, %c16_i64 : i64
+      %62 = arith.ori %61, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %62, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %c2_i64_1 : i64
-      %62 = arith.divsi %60, %c2_i64_1 : i64
-      %63 = arith.muli %62, %c16_i64 : i64
-      %64 = arith.subi %c16_i64, %63 : i64
-      %65 = arith.minsi %64, %c16_i64 : i64
-      %66 = arith.muli %61, %c16_i64 : i64
-      %67 = arith.addi %66, %63 : i64
-      %68 = arith.addi %67, %c32_i64 : i64
-      %69 = arith.ori %68, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %69, %65, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %61 = arith.muli %60, %c16_i64 : i64
+      %62 = arith.addi %61, %c32_i64 : i64
+      %63 = arith.ori %62, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %63, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %14 = arith.ceildivsi %arg7, %c32 : index
     %15:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
@@ -165,73 +152,62 @@ module {
       scf.if %78 {
         func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_14 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_13 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %79 = arith.index_cast %67 : index to i64
       %80 = arith.index_cast %68 : index to i64
       %81 = arith.index_cast %77 : index to i64
       %82 = arith.addi %79, %80 : i64
-      %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %83 = arith.index_cast %intptr_19 : index to i64
-      %84 = arith.index_cast %offset_16 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %83 = arith.index_cast %intptr_18 : index to i64
+      %84 = arith.index_cast %offset_15 : index to i64
       %85 = arith.addi %83, %84 : i64
-      %86 = arith.index_cast %strides_18#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
+      %86 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
       %87 = arith.ceildivsi %81, %c64_i64 : i64
       %88 = arith.divsi %79, %c16_i64 : i64
       %89 = arith.ceildivsi %82, %c16_i64 : i64
       %90 = arith.subi %89, %88 : i64
-      %91 = arith.cmpi sgt, %80, %c0_i64_3 : i64
+      %91 = arith.cmpi sgt, %80, %c0_i64_2 : i64
       %92 = arith.extui %91 : i1 to i64
       %93 = arith.muli %90, %92 : i64
       %94 = arith.muli %93, %87 : i64
       %95 = arith.index_cast %94 : i64 to index
       scf.for %arg12 = %c0 to %95 step %c1 {
-        %193 = arith.index_cast %arg12 : index to i64
-        %194 = arith.divsi %193, %87 : i64
-        %195 = arith.addi %88, %194 : i64
-        %196 = arith.remsi %193, %87 : i64
-        %197 = arith.muli %195, %c16_i64 : i64
-        %198 = arith.maxsi %197, %79 : i64
-        %199 = arith.addi %197, %c16_i64 : i64
-        %200 = arith.minsi %199, %82 : i64
-        %201 = arith.subi %200, %198 : i64
-        %202 = arith.subi %198, %79 : i64
-        %203 = arith.muli %202, %86 : i64
-        %204 = arith.addi %85, %203 : i64
-        %205 = arith.muli %196, %c64_i64 : i64
-        %206 = arith.addi %204, %205 : i64
-        %207 = arith.muli %195, %c32_i64 : i64
-        %208 = arith.addi %207, %205 : i64
-        %209 = arith.subi %198, %197 : i64
-        %210 = arith.addi %208, %209 : i64
-        %211 = arith.subi %81, %205 : i64
-        %212 = arith.minsi %211, %c64_i64 : i64
-        "instgem.mvin"(%206, %210, %212, %201) : (i64, i64, i64, i64) -> ()
+        %203 = arith.index_cast %arg12 : index to i64
+        %204 = arith.addi %88, %203 : i64
+        %205 = arith.muli %204, %c16_i64 : i64
+        %206 = arith.maxsi %205, %79 : i64
+        %207 = arith.addi %205, %c16_i64 : i64
+        %208 = arith.minsi %207, %82 : i64
+        %209 = arith.subi %208, %206 : i64
+        %210 = arith.subi %206, %79 : i64
+        %211 = arith.muli %210, %86 : i64
+        %212 = arith.addi %85, %211 : i64
+        %213 = arith.muli %204, %c32_i64 : i64
+        %214 = arith.subi %206, %205 : i64
+        %215 = arith.addi %213, %214 : i64
+        %216 = arith.minsi %81, %c64_i64 : i64
+        "instgem.mvin"(%212, %215, %216, %209) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %96 = arith.ceildivsi %79, %c16_i64 : i64
-      %97 = arith.cmpi sgt, %79, %c0_i64_3 : i64
+      %97 = arith.cmpi sgt, %79, %c0_i64_2 : i64
       %98 = arith.extui %97 : i1 to i64
       %99 = arith.muli %96, %98 : i64
       %100 = arith.muli %99, %87 : i64
       %101 = arith.index_cast %100 : i64 to index
       scf.for %arg12 = %c0 to %101 step %c1 {
-        %193 = arith.index_cast %arg12 : index to i64
-        %194 = arith.divsi %193, %87 : i64
-        %195 = arith.remsi %193, %87 : i64
-        %196 = arith.muli %194, %c16_i64 : i64
-        %197 = arith.maxsi %196, %c0_i64_3 : i64
-        %198 = arith.addi %196, %c16_i64 : i64
-        %199 = arith.minsi %198, %79 : i64
-        %200 = arith.subi %199, %197 : i64
-        %201 = arith.muli %194, %c32_i64 : i64
-        %202 = arith.muli %195, %c64_i64 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.subi %197, %196 : i64
-        %205 = arith.addi %203, %204 : i64
-        %206 = arith.subi %81, %202 : i64
-        %207 = arith.minsi %206, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %205, %207, %200) : (i64, i64, i64, i64) -> ()
+        %203 = arith.index_cast %arg12 : index to i64
+        %204 = arith.muli %203, %c16_i64 : i64
+        %205 = arith.maxsi %204, %c0_i64_2 : i64
+        %206 = arith.addi %204, %c16_i64 : i64
+        %207 = arith.minsi %206, %79 : i64
+        %208 = arith.subi %207, %205 : i64
+        %209 = arith.muli %203, %c32_i64 : i64
+        %210 = arith.subi %205, %204 : i64
+        %211 = arith.addi %209, %210 : i64
+        %212 = arith.minsi %81, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %211, %212, %208) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %102 = arith.maxsi %arg10, %c0 : index
       %103 = arith.minsi %102, %arg7 : index
@@ -255,165 +231,262 @@ module {
       scf.if %120 {
         func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
       }
-      %subview_20 = memref.subview %reinterpret_cast_4[%103, %112] [%110, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_19 = memref.subview %reinterpret_cast_3[%103, %112] [%110, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %121 = arith.index_cast %109 : index to i64
       %122 = arith.index_cast %110 : index to i64
       %123 = arith.index_cast %119 : index to i64
       %124 = arith.addi %121, %122 : i64
-      %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %125 = arith.index_cast %intptr_25 : index to i64
-      %126 = arith.index_cast %offset_22 : index to i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %125 = arith.index_cast %intptr_24 : index to i64
+      %126 = arith.index_cast %offset_21 : index to i64
       %127 = arith.addi %125, %126 : i64
-      %128 = arith.index_cast %strides_24#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+      %128 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
       %129 = arith.ceildivsi %123, %c64_i64 : i64
       %130 = arith.divsi %121, %c16_i64 : i64
       %131 = arith.ceildivsi %124, %c16_i64 : i64
       %132 = arith.subi %131, %130 : i64
-      %133 = arith.cmpi sgt, %122, %c0_i64_3 : i64
+      %133 = arith.cmpi sgt, %122, %c0_i64_2 : i64
       %134 = arith.extui %133 : i1 to i64
       %135 = arith.muli %132, %134 : i64
       %136 = arith.muli %135, %129 : i64
       %137 = arith.index_cast %136 : i64 to index
       scf.for %arg12 = %c0 to %137 step %c1 {
-        %193 = arith.index_cast %arg12 : index to i64
-        %194 = arith.divsi %193, %129 : i64
-        %195 = arith.addi %130, %194 : i64
-        %196 = arith.remsi %193, %129 : i64
-        %197 = arith.muli %195, %c16_i64 : i64
-        %198 = arith.maxsi %197, %121 : i64
-        %199 = arith.addi %197, %c16_i64 : i64
-        %200 = arith.minsi %199, %124 : i64
-        %201 = arith.subi %200, %198 : i64
-        %202 = arith.subi %198, %121 : i64
-        %203 = arith.muli %202, %128 : i64
-        %204 = arith.addi %127, %203 : i64
-        %205 = arith.muli %196, %c64_i64 : i64
-        %206 = arith.addi %204, %205 : i64
-        %207 = arith.addi %197, %205 : i64
-        %208 = arith.addi %207, %c64_i64 : i64
-        %209 = arith.subi %198, %197 : i64
-        %210 = arith.addi %208, %209 : i64
-        %211 = arith.subi %123, %205 : i64
-        %212 = arith.minsi %211, %c64_i64 : i64
-        "instgem.mvin"(%206, %210, %212, %201) : (i64, i64, i64, i64) -> ()
+        %203 = arith.index_cast %arg12 : index to i64
+        %204 = arith.addi %130, %203 : i64
+        %205 = arith.muli %204, %c16_i64 : i64
+        %206 = arith.maxsi %205, %121 : i64
+        %207 = arith.addi %205, %c16_i64 : i64
+        %208 = arith.minsi %207, %124 : i64
+        %209 = arith.subi %208, %206 : i64
+        %210 = arith.subi %206, %121 : i64
+        %211 = arith.muli %210, %128 : i64
+        %212 = arith.addi %127, %211 : i64
+        %213 = arith.addi %205, %c64_i64 : i64
+        %214 = arith.subi %206, %205 : i64
+        %215 = arith.addi %213, %214 : i64
+        %216 = arith.minsi %123, %c64_i64 : i64
+        "instgem.mvin"(%212, %215, %216, %209) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %138 = arith.ceildivsi %121, %c16_i64 : i64
-      %139 = arith.cmpi sgt, %121, %c0_i64_3 : i64
+      %139 = arith.cmpi sgt, %121, %c0_i64_2 : i64
       %140 = arith.extui %139 : i1 to i64
       %141 = arith.muli %138, %140 : i64
       %142 = arith.muli %141, %129 : i64
       %143 = arith.index_cast %142 : i64 to index
       scf.for %arg12 = %c0 to %143 step %c1 {
-        %193 = arith.index_cast %arg12 : index to i64
-        %194 = arith.divsi %193, %129 : i64
-        %195 = arith.remsi %193, %129 : i64
-        %196 = arith.muli %194, %c16_i64 : i64
-        %197 = arith.maxsi %196, %c0_i64_3 : i64
-        %198 = arith.addi %196, %c16_i64 : i64
-        %199 = arith.minsi %198, %121 : i64
-        %200 = arith.subi %199, %197 : i64
-        %201 = arith.muli %195, %c64_i64 : i64
-        %202 = arith.addi %196, %201 : i64
-        %203 = arith.addi %202, %c64_i64 : i64
-        %204 = arith.subi %197, %196 : i64
-        %205 = arith.addi %203, %204 : i64
-        %206 = arith.subi %123, %201 : i64
-        %207 = arith.minsi %206, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %205, %207, %200) : (i64, i64, i64, i64) -> ()
+        %203 = arith.index_cast %arg12 : index to i64
+        %204 = arith.muli %203, %c16_i64 : i64
+        %205 = arith.maxsi %204, %c0_i64_2 : i64
+        %206 = arith.addi %204, %c16_i64 : i64
+        %207 = arith.minsi %206, %121 : i64
+        %208 = arith.subi %207, %205 : i64
+        %209 = arith.addi %204, %c64_i64 : i64
+        %210 = arith.subi %205, %204 : i64
+        %211 = arith.addi %209, %210 : i64
+        %212 = arith.minsi %123, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %211, %212, %208) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %144 = arith.maxsi %82, %c0_i64_3 : i64
+      %144 = arith.maxsi %82, %c0_i64_2 : i64
       %145 = arith.minsi %144, %c32_i64 : i64
-      %146 = arith.maxsi %81, %c0_i64_3 : i64
+      %146 = arith.maxsi %81, %c0_i64_2 : i64
       %147 = arith.minsi %146, %c32_i64 : i64
-      %148 = arith.maxsi %124, %c0_i64_3 : i64
+      %148 = arith.maxsi %124, %c0_i64_2 : i64
       %149 = arith.minsi %148, %c32_i64 : i64
-      %150 = arith.maxsi %123, %c0_i64_3 : i64
+      %150 = arith.maxsi %123, %c0_i64_2 : i64
       %151 = arith.minsi %150, %c16_i64 : i64
       %152 = arith.ceildivsi %145, %c16_i64 : i64
       %153 = arith.ceildivsi %151, %c16_i64 : i64
       %154 = arith.minsi %147, %149 : i64
       %155 = arith.ceildivsi %154, %c16_i64 : i64
-      %156 = arith.cmpi sgt, %152, %c0_i64_3 : i64
-      %157 = arith.select %156, %153, %c0_i64_3 : i64
+      %156 = arith.cmpi sgt, %152, %c0_i64_2 : i64
+      %157 = arith.select %156, %153, %c0_i64_2 : i64
       %158 = arith.index_cast %157 : i64 to index
+      %159 = arith.divsi %154, %c16_i64 : i64
+      %160 = arith.minsi %155, %159 : i64
+      %161 = arith.maxsi %160, %c0_i64_2 : i64
+      %162 = arith.divsi %145, %c16_i64 : i64
+      %163 = arith.minsi %152, %162 : i64
+      %164 = arith.maxsi %163, %c1_i64_1 : i64
+      %165 = arith.minsi %145, %c16_i64 : i64
       scf.for %arg12 = %c0 to %158 step %c1 {
-        %193 = arith.index_cast %arg12 : index to i64
-        %194 = arith.divsi %154, %c16_i64 : i64
-        %195 = arith.minsi %155, %194 : i64
-        %196 = arith.maxsi %195, %c0_i64_3 : i64
-        %197 = arith.index_cast %196 : i64 to index
-        scf.for %arg13 = %c0 to %197 step %c1 {
-          %199 = arith.index_cast %arg13 : index to i64
-          %200 = arith.minsi %145, %c16_i64 : i64
-          %201 = arith.muli %193, %c16_i64 : i64
-          %202 = arith.subi %151, %201 : i64
-          %203 = arith.minsi %202, %c16_i64 : i64
-          %204 = arith.ori %201, %c3221225472_i64 : i64
-          %205 = arith.muli %199, %c16_i64 : i64
-          %206 = arith.addi %205, %201 : i64
-          %207 = arith.addi %206, %c64_i64 : i64
-          "instgem.preload"(%207, %203, %c16_i64, %204, %203, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%205, %c16_i64, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %208 = arith.divsi %145, %c16_i64 : i64
-          %209 = arith.minsi %152, %208 : i64
-          %210 = arith.maxsi %209, %c1_i64_2 : i64
-          %211 = arith.index_cast %210 : i64 to index
-          scf.for %arg14 = %c1 to %211 step %c1 {
-            %213 = arith.index_cast %arg14 : index to i64
-            %214 = arith.muli %213, %c16_i64 : i64
-            %215 = arith.addi %214, %201 : i64
-            %216 = arith.ori %215, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %203, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %217 = arith.muli %213, %c32_i64 : i64
-            %218 = arith.addi %217, %205 : i64
-            "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %203 = arith.index_cast %arg12 : index to i64
+        %204 = arith.muli %203, %c16_i64 : i64
+        %205 = arith.subi %151, %204 : i64
+        %206 = arith.minsi %205, %c16_i64 : i64
+        %207 = arith.index_cast %161 : i64 to index
+        scf.for %arg13 = %c0 to %207 step %c1 {
+          %209 = arith.index_cast %arg13 : index to i64
+          %210 = arith.ori %204, %c3221225472_i64 : i64
+          %211 = arith.muli %209, %c16_i64 : i64
+          %212 = arith.addi %211, %204 : i64
+          %213 = arith.addi %212, %c64_i64 : i64
+          "instgem.preload"(%213, %206, %c16_i64, %210, %206, %165) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%211, %c16_i64, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %214 = arith.index_cast %164 : i64 to index
+          scf.for %arg14 = %c1 to %214 step %c1 {
+            %216 = arith.index_cast %arg14 : index to i64
+            %217 = arith.muli %216, %c16_i64 : i64
+            %218 = arith.addi %217, %204 : i64
+            %219 = arith.ori %218, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.muli %216, %c32_i64 : i64
+            %221 = arith.addi %220, %211 : i64
+            "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %212 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %211 to %212 step %c1 {
-            %213 = arith.index_cast %arg14 : index to i64
-            %214 = arith.muli %213, %c16_i64 : i64
-            %215 = arith.subi %145, %214 : i64
-            %216 = arith.minsi %215, %c16_i64 : i64
-            %217 = arith.addi %214, %201 : i64
-            %218 = arith.ori %217, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %203, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-            %219 = arith.muli %213, %c32_i64 : i64
-            %220 = arith.addi %219, %205 : i64
-            "instgem.compute_accumulated"(%220, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %215 = arith.index_cast %152 : i64 to index
+          scf.for %arg14 = %214 to %215 step %c1 {
+            %216 = arith.index_cast %arg14 : index to i64
+            %217 = arith.muli %216, %c16_i64 : i64
+            %218 = arith.subi %145, %217 : i64
+            %219 = arith.minsi %218, %c16_i64 : i64
+            %220 = arith.addi %217, %204 : i64
+            %221 = arith.ori %220, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %219) : (i64, i64, i64, i64, i64, i64) -> ()
+            %222 = arith.muli %216, %c32_i64 : i64
+            %223 = arith.addi %222, %211 : i64
+            "instgem.compute_accumulated"(%223, %c16_i64, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
-        %198 = arith.index_cast %155 : i64 to index
-        scf.for %arg13 = %197 to %198 step %c1 {
-          %199 = arith.index_cast %arg13 : index to i64
-          %200 = arith.muli %199, %c16_i64 : i64
-          %201 = arith.subi %147, %200 : i64
-          %202 = arith.minsi %201, %c16_i64 : i64
-          %203 = arith.subi %149, %200 : i64
-          %204 = arith.minsi %203, %c16_i64 : i64
-          %205 = arith.minsi %145, %c16_i64 : i64
-          %206 = arith.muli %193, %c16_i64 : i64
-          %207 = arith.subi %151, %206 : i64
-          %208 = arith.minsi %207, %c16_i64 : i64
-          %209 = arith.ori %206, %c3221225472_i64 : i64
-          %210 = arith.addi %200, %206 : i64
-          %211 = arith.addi %210, %c64_i64 : i64
-          "instgem.preload"(%211, %208, %204, %209, %208, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%200, %202, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %212 = arith.divsi %145, %c16_i64 : i64
-          %213 = arith.minsi %152, %212 : i64
-          %214 = arith.maxsi %213, %c1_i64_2 : i64
-          %215 = arith.index_cast %214 : i64 to index
+        %208 = arith.index_cast %155 : i64 to index
+        scf.for %arg13 = %207 to %208 step %c1 {
+          %209 = arith.index_cast %arg13 : index to i64
+          %210 = arith.muli %209, %c16_i64 : i64
+          %211 = arith.subi %147, %210 : i64
+          %212 = arith.minsi %211, %c16_i64 : i64
+          %213 = arith.subi %149, %210 : i64
+          %214 = arith.minsi %213, %c16_i64 : i64
+          %215 = arith.ori %204, %c3221225472_i64 : i64
+          %216 = arith.addi %210, %204 : i64
+          %217 = arith.addi %216, %c64_i64 : i64
+          "instgem.preload"(%217, %206, %214, %215, %206, %165) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%210, %212, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %218 = arith.index_cast %164 : i64 to index
+          scf.for %arg14 = %c1 to %218 step %c1 {
+            %220 = arith.index_cast %arg14 : index to i64
+            %221 = arith.muli %220, %c16_i64 : i64
+            %222 = arith.addi %221, %204 : i64
+            %223 = arith.ori %222, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %224 = arith.muli %220, %c32_i64 : i64
+            %225 = arith.addi %224, %210 : i64
+            "instgem.compute_accumulated"(%225, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %219 = arith.index_cast %152 : i64 to index
+          scf.for %arg14 = %218 to %219 step %c1 {
+            %220 = arith.index_cast %arg14 : index to i64
+            %221 = arith.muli %220, %c16_i64 : i64
+            %222 = arith.subi %145, %221 : i64
+            %223 = arith.minsi %222, %c16_i64 : i64
+            %224 = arith.addi %221, %204 : i64
+            %225 = arith.ori %224, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %206, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+            %226 = arith.muli %220, %c32_i64 : i64
+            %227 = arith.addi %226, %210 : i64
+            "instgem.compute_accumulated"(%227, %212, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+      } {gemmini.compute_nest}
+      %166 = arith.maxsi %arg11, %c0 : index
+      %167 = arith.minsi %166, %arg7 : index
+      %168 = arith.addi %arg11, %c32 : index
+      %169 = arith.maxsi %168, %c0 : index
+      %170 = arith.minsi %169, %arg7 : index
+      %171 = arith.subi %167, %arg11 : index
+      %172 = arith.maxsi %171, %c0 : index
+      %173 = arith.minsi %172, %c32 : index
+      %174 = arith.subi %170, %167 : index
+      scf.if %120 {
+        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+      }
+      %subview_25 = memref.subview %reinterpret_cast_4[%167, %112] [%174, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %175 = arith.index_cast %173 : index to i64
+      %176 = arith.index_cast %174 : index to i64
+      %177 = arith.addi %175, %176 : i64
+      %base_buffer_26, %offset_27, %sizes_28:2, %strides_29:2 = memref.extract_strided_metadata %subview_25 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_30 = memref.extract_aligned_pointer_as_index %subview_25 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %178 = arith.index_cast %intptr_30 : index to i64
+      %179 = arith.index_cast %offset_27 : index to i64
+      %180 = arith.addi %178, %179 : i64
+      %181 = arith.index_cast %strides_29#0 : index to i64
+      %182 = arith.divsi %175, %c16_i64 : i64
+      %183 = arith.ceildivsi %177, %c16_i64 : i64
+      %184 = arith.subi %183, %182 : i64
+      %185 = arith.cmpi sgt, %176, %c0_i64_2 : i64
+      %186 = arith.extui %185 : i1 to i64
+      %187 = arith.muli %184, %186 : i64
+      %188 = arith.muli %187, %129 : i64
+      %189 = arith.index_cast %188 : i64 to index
+      scf.for %arg12 = %c0 to %189 step %c1 {
+        %203 = arith.index_cast %arg12 : index to i64
+        %204 = arith.addi %182, %203 : i64
+        %205 = arith.muli %204, %c16_i64 : i64
+        %206 = arith.maxsi %205, %175 : i64
+        %207 = arith.addi %205, %c16_i64 : i64
+        %208 = arith.minsi %207, %177 : i64
+        %209 = arith.subi %208, %206 : i64
+        %210 = arith.subi %206, %175 : i64
+        %211 = arith.muli %210, %181 : i64
+        %212 = arith.addi %180, %211 : i64
+        %213 = arith.addi %205, %c96_i64 : i64
+        %214 = arith.subi %206, %205 : i64
+        %215 = arith.addi %213, %214 : i64
+        %216 = arith.minsi %123, %c64_i64 : i64
+        "instgem.mvin"(%212, %215, %216, %209) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %190 = arith.ceildivsi %175, %c16_i64 : i64
+      %191 = arith.cmpi sgt, %175, %c0_i64_2 : i64
+      %192 = arith.extui %191 : i1 to i64
+      %193 = arith.muli %190, %192 : i64
+      %194 = arith.muli %193, %129 : i64
+      %195 = arith.index_cast %194 : i64 to index
+      scf.for %arg12 = %c0 to %195 step %c1 {
+        %203 = arith.index_cast %arg12 : index to i64
+        %204 = arith.muli %203, %c16_i64 : i64
+        %205 = arith.maxsi %204, %c0_i64_2 : i64
+        %206 = arith.addi %204, %c16_i64 : i64
+        %207 = arith.minsi %206, %175 : i64
+        %208 = arith.subi %207, %205 : i64
+        %209 = arith.addi %204, %c96_i64 : i64
+        %210 = arith.subi %205, %204 : i64
+        %211 = arith.addi %209, %210 : i64
+        %212 = arith.minsi %123, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %211, %212, %208) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %196 = arith.maxsi %177, %c0_i64_2 : i64
+      %197 = arith.minsi %196, %c32_i64 : i64
+      %198 = arith.minsi %147, %197 : i64
+      %199 = arith.ceildivsi %198, %c16_i64 : i64
+      %200 = arith.divsi %198, %c16_i64 : i64
+      %201 = arith.minsi %199, %200 : i64
+      %202 = arith.maxsi %201, %c0_i64_2 : i64
+      scf.for %arg12 = %c0 to %158 step %c1 {
+        %203 = arith.index_cast %arg12 : index to i64
+        %204 = arith.muli %203, %c16_i64 : i64
+        %205 = arith.subi %151, %204 : i64
+        %206 = arith.minsi %205, %c16_i64 : i64
+        %207 = arith.index_cast %202 : i64 to index
+        scf.for %arg13 = %c0 to %207 step %c1 {
+          %209 = arith.index_cast %arg13 : index to i64
+          %210 = arith.addi %204, %c32_i64 : i64
+          %211 = arith.ori %210, %c3221225472_i64 : i64
+          %212 = arith.muli %209, %c16_i64 : i64
+          %213 = arith.addi %212, %204 : i64
+          %214 = arith.addi %213, %c96_i64 : i64
+          "instgem.preload"(%214, %206, %c16_i64, %211, %206, %165) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%212, %c16_i64, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %215 = arith.index_cast %164 : i64 to index
           scf.for %arg14 = %c1 to %215 step %c1 {
             %217 = arith.index_cast %arg14 : index to i64
             %218 = arith.muli %217, %c16_i64 : i64
-            %219 = arith.addi %218, %206 : i64
-            %220 = arith.ori %219, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %208, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %221 = arith.muli %217, %c32_i64 : i64
-            %222 = arith.addi %221, %200 : i64
-            "instgem.compute_accumulated"(%222, %202, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %219 = arith.addi %218, %204 : i64
+            %220 = arith.addi %219, %c32_i64 : i64
+            %221 = arith.ori %220, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %222 = arith.muli %217, %c32_i64 : i64
+            %223 = arith.addi %222, %212 : i64
+            "instgem.compute_accumulated"(%223, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
           %216 = arith.index_cast %152 : i64 to index
           scf.for %arg14 = %215 to %216 step %c1 {
@@ -421,198 +494,61 @@ module {
             %218 = arith.muli %217, %c16_i64 : i64
             %219 = arith.subi %145, %218 : i64
             %220 = arith.minsi %219, %c16_i64 : i64
-            %221 = arith.addi %218, %206 : i64
-            %222 = arith.ori %221, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %208, %220) : (i64, i64, i64, i64, i64, i64) -> ()
-            %223 = arith.muli %217, %c32_i64 : i64
-            %224 = arith.addi %223, %200 : i64
-            "instgem.compute_accumulated"(%224, %202, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %221 = arith.addi %218, %204 : i64
+            %222 = arith.addi %221, %c32_i64 : i64
+            %223 = arith.ori %222, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %220) : (i64, i64, i64, i64, i64, i64) -> ()
+            %224 = arith.muli %217, %c32_i64 : i64
+            %225 = arith.addi %224, %212 : i64
+            "instgem.compute_accumulated"(%225, %c16_i64, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %208 = arith.index_cast %199 : i64 to index
+        scf.for %arg13 = %207 to %208 step %c1 {
+          %209 = arith.index_cast %arg13 : index to i64
+          %210 = arith.muli %209, %c16_i64 : i64
+          %211 = arith.subi %147, %210 : i64
+          %212 = arith.minsi %211, %c16_i64 : i64
+          %213 = arith.subi %197, %210 : i64
+          %214 = arith.minsi %213, %c16_i64 : i64
+          %215 = arith.addi %204, %c32_i64 : i64
+          %216 = arith.ori %215, %c3221225472_i64 : i64
+          %217 = arith.addi %210, %204 : i64
+          %218 = arith.addi %217, %c96_i64 : i64
+          "instgem.preload"(%218, %206, %214, %216, %206, %165) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%210, %212, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %219 = arith.index_cast %164 : i64 to index
+          scf.for %arg14 = %c1 to %219 step %c1 {
+            %221 = arith.index_cast %arg14 : index to i64
+            %222 = arith.muli %221, %c16_i64 : i64
+            %223 = arith.addi %222, %204 : i64
+            %224 = arith.addi %223, %c32_i64 : i64
+            %225 = arith.ori %224, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %226 = arith.muli %221, %c32_i64 : i64
+            %227 = arith.addi %226, %210 : i64
+            "instgem.compute_accumulated"(%227, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %220 = arith.index_cast %152 : i64 to index
+          scf.for %arg14 = %219 to %220 step %c1 {
+            %221 = arith.index_cast %arg14 : index to i64
+            %222 = arith.muli %221, %c16_i64 : i64
+            %223 = arith.subi %145, %222 : i64
+            %224 = arith.minsi %223, %c16_i64 : i64
+            %225 = arith.addi %222, %204 : i64
+            %226 = arith.addi %225, %c32_i64 : i64
+            %227 = arith.ori %226, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+            %228 = arith.muli %221, %c32_i64 : i64
+            %229 = arith.addi %228, %210 : i64
+            "instgem.compute_accumulated"(%229, %212, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %159 = arith.maxsi %arg11, %c0 : index
-      %160 = arith.minsi %159, %arg7 : index
-      %161 = arith.addi %arg11, %c32 : index
-      %162 = arith.maxsi %161, %c0 : index
-      %163 = arith.minsi %162, %arg7 : index
-      %164 = arith.subi %160, %arg11 : index
-      %165 = arith.maxsi %164, %c0 : index
-      %166 = arith.minsi %165, %c32 : index
-      %167 = arith.subi %163, %160 : index
-      scf.if %120 {
-        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
-      }
-      %subview_26 = memref.subview %reinterpret_cast_5[%160, %112] [%167, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %168 = arith.index_cast %166 : index to i64
-      %169 = arith.index_cast %167 : index to i64
-      %170 = arith.addi %168, %169 : i64
-      %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %171 = arith.index_cast %intptr_31 : index to i64
-      %172 = arith.index_cast %offset_28 : index to i64
-      %173 = arith.addi %171, %172 : i64
-      %174 = arith.index_cast %strides_30#0 : index to i64
-      %175 = arith.divsi %168, %c16_i64 : i64
-      %176 = arith.ceildivsi %170, %c16_i64 : i64
-      %177 = arith.subi %176, %175 : i64
-      %178 = arith.cmpi sgt, %169, %c0_i64_3 : i64
-      %179 = arith.extui %178 : i1 to i64
-      %180 = arith.muli %177, %179 : i64
-      %181 = arith.muli %180, %129 : i64
-      %182 = arith.index_cast %181 : i64 to index
-      scf.for %arg12 = %c0 to %182 step %c1 {
-        %193 = arith.index_cast %arg12 : index to i64
-        %194 = arith.divsi %193, %129 : i64
-        %195 = arith.addi %175, %194 : i64
-        %196 = arith.remsi %193, %129 : i64
-        %197 = arith.muli %195, %c16_i64 : i64
-        %198 = arith.maxsi %197, %168 : i64
-        %199 = arith.addi %197, %c16_i64 : i64
-        %200 = arith.minsi %199, %170 : i64
-        %201 = arith.subi %200, %198 : i64
-        %202 = arith.subi %198, %168 : i64
-        %203 = arith.muli %202, %174 : i64
-        %204 = arith.addi %173, %203 : i64
-        %205 = arith.muli %196, %c64_i64 : i64
-        %206 = arith.addi %204, %205 : i64
-        %207 = arith.addi %197, %205 : i64
-        %208 = arith.addi %207, %c96_i64 : i64
-        %209 = arith.subi %198, %197 : i64
-        %210 = arith.addi %208, %209 : i64
-        %211 = arith.subi %123, %205 : i64
-        %212 = arith.minsi %211, %c64_i64 : i64
-        "instgem.mvin"(%206, %210, %212, %201) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %183 = arith.ceildivsi %168, %c16_i64 : i64
-      %184 = arith.cmpi sgt, %168, %c0_i64_3 : i64
-      %185 = arith.extui %184 : i1 to i64
-      %186 = arith.muli %183, %185 : i64
-      %187 = arith.muli %186, %129 : i64
-      %188 = arith.index_cast %187 : i64 to index
-      scf.for %arg12 = %c0 to %188 step %c1 {
-        %193 = arith.index_cast %arg12 : index to i64
-        %194 = arith.divsi %193, %129 : i64
-        %195 = arith.remsi %193, %129 : i64
-        %196 = arith.muli %194, %c16_i64 : i64
-        %197 = arith.maxsi %196, %c0_i64_3 : i64
-        %198 = arith.addi %196, %c16_i64 : i64
-        %199 = arith.minsi %198, %168 : i64
-        %200 = arith.subi %199, %197 : i64
-        %201 = arith.muli %195, %c64_i64 : i64
-        %202 = arith.addi %196, %201 : i64
-        %203 = arith.addi %202, %c96_i64 : i64
-        %204 = arith.subi %197, %196 : i64
-        %205 = arith.addi %203, %204 : i64
-        %206 = arith.subi %123, %201 : i64
-        %207 = arith.minsi %206, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %205, %207, %200) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %189 = arith.maxsi %170, %c0_i64_3 : i64
-      %190 = arith.minsi %189, %c32_i64 : i64
-      %191 = arith.minsi %147, %190 : i64
-      %192 = arith.ceildivsi %191, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %158 step %c1 {
-        %193 = arith.index_cast %arg12 : index to i64
-        %194 = arith.divsi %191, %c16_i64 : i64
-        %195 = arith.minsi %192, %194 : i64
-        %196 = arith.maxsi %195, %c0_i64_3 : i64
-        %197 = arith.index_cast %196 : i64 to index
-        scf.for %arg13 = %c0 to %197 step %c1 {
-          %199 = arith.index_cast %arg13 : index to i64
-          %200 = arith.minsi %145, %c16_i64 : i64
-          %201 = arith.muli %193, %c16_i64 : i64
-          %202 = arith.subi %151, %201 : i64
-          %203 = arith.minsi %202, %c16_i64 : i64
-          %204 = arith.addi %201, %c32_i64 : i64
-          %205 = arith.ori %204, %c3221225472_i64 : i64
-          %206 = arith.muli %199, %c16_i64 : i64
-          %207 = arith.addi %206, %201 : i64
-          %208 = arith.addi %207, %c96_i64 : i64
-          "instgem.preload"(%208, %203, %c16_i64, %205, %203, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%206, %c16_i64, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %209 = arith.divsi %145, %c16_i64 : i64
-          %210 = arith.minsi %152, %209 : i64
-          %211 = arith.maxsi %210, %c1_i64_2 : i64
-          %212 = arith.index_cast %211 : i64 to index
-          scf.for %arg14 = %c1 to %212 step %c1 {
-            %214 = arith.index_cast %arg14 : index to i64
-            %215 = arith.muli %214, %c16_i64 : i64
-            %216 = arith.addi %215, %201 : i64
-            %217 = arith.addi %216, %c32_i64 : i64
-            %218 = arith.ori %217, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %203, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %219 = arith.muli %214, %c32_i64 : i64
-            %220 = arith.addi %219, %206 : i64
-            "instgem.compute_accumulated"(%220, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %213 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %212 to %213 step %c1 {
-            %214 = arith.index_cast %arg14 : index to i64
-            %215 = arith.muli %214, %c16_i64 : i64
-            %216 = arith.subi %145, %215 : i64
-            %217 = arith.minsi %216, %c16_i64 : i64
-            %218 = arith.addi %215, %201 : i64
-            %219 = arith.addi %218, %c32_i64 : i64
-            %220 = arith.ori %219, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %203, %217) : (i64, i64, i64, i64, i64, i64) -> ()
-            %221 = arith.muli %214, %c32_i64 : i64
-            %222 = arith.addi %221, %206 : i64
-            "instgem.compute_accumulated"(%222, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-        %198 = arith.index_cast %192 : i64 to index
-        scf.for %arg13 = %197 to %198 step %c1 {
-          %199 = arith.index_cast %arg13 : index to i64
-          %200 = arith.muli %199, %c16_i64 : i64
-          %201 = arith.subi %147, %200 : i64
-          %202 = arith.minsi %201, %c16_i64 : i64
-          %203 = arith.subi %190, %200 : i64
-          %204 = arith.minsi %203, %c16_i64 : i64
-          %205 = arith.minsi %145, %c16_i64 : i64
-          %206 = arith.muli %193, %c16_i64 : i64
-          %207 = arith.subi %151, %206 : i64
-          %208 = arith.minsi %207, %c16_i64 : i64
-          %209 = arith.addi %206, %c32_i64 : i64
-          %210 = arith.ori %209, %c3221225472_i64 : i64
-          %211 = arith.addi %200, %206 : i64
-          %212 = arith.addi %211, %c96_i64 : i64
-          "instgem.preload"(%212, %208, %204, %210, %208, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%200, %202, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %213 = arith.divsi %145, %c16_i64 : i64
-          %214 = arith.minsi %152, %213 : i64
-          %215 = arith.maxsi %214, %c1_i64_2 : i64
-          %216 = arith.index_cast %215 : i64 to index
-          scf.for %arg14 = %c1 to %216 step %c1 {
-            %218 = arith.index_cast %arg14 : index to i64
-            %219 = arith.muli %218, %c16_i64 : i64
-            %220 = arith.addi %219, %206 : i64
-            %221 = arith.addi %220, %c32_i64 : i64
-            %222 = arith.ori %221, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %208, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %223 = arith.muli %218, %c32_i64 : i64
-            %224 = arith.addi %223, %200 : i64
-            "instgem.compute_accumulated"(%224, %202, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %217 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %216 to %217 step %c1 {
-            %218 = arith.index_cast %arg14 : index to i64
-            %219 = arith.muli %218, %c16_i64 : i64
-            %220 = arith.subi %145, %219 : i64
-            %221 = arith.minsi %220, %c16_i64 : i64
-            %222 = arith.addi %219, %206 : i64
-            %223 = arith.addi %222, %c32_i64 : i64
-            %224 = arith.ori %223, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %208, %221) : (i64, i64, i64, i64, i64, i64) -> ()
-            %225 = arith.muli %218, %c32_i64 : i64
-            %226 = arith.addi %225, %200 : i64
-            "instgem.compute_accumulated"(%226, %202, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      scf.yield %71, %104, %161 : index, index, index
+      scf.yield %71, %104, %168 : index, index, index
     }
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %16 = arith.maxsi %12, %c0 : index
     %17 = arith.minsi %16, %arg5 : index
     %18 = arith.addi %12, %c32 : index
@@ -635,7 +571,7 @@ module {
     scf.if %34 {
       func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast_5[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %35 = arith.index_cast %23 : index to i64
     %36 = arith.index_cast %24 : index to i64
     %37 = arith.index_cast %33 : index to i64
@@ -648,13 +584,13 @@ module {
     %42 = arith.index_cast %strides#0 : index to i64
     %43 = arith.muli %42, %c4_i64 : i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
     %44 = arith.divsi %35, %c16_i64 : i64
     %45 = arith.addi %35, %36 : i64
     %46 = arith.ceildivsi %45, %c16_i64 : i64
     %47 = arith.subi %46, %44 : i64
-    %48 = arith.cmpi sgt, %36, %c0_i64_3 : i64
+    %48 = arith.cmpi sgt, %36, %c0_i64_2 : i64
     %49 = arith.extui %48 : i1 to i64
     %50 = arith.muli %47, %49 : i64
     %51 = arith.ceildivsi %37, %c16_i64 : i64
@@ -687,14 +623,14 @@ module {
     scf.if %34 {
       func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_8 = memref.subview %reinterpret_cast_7[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %54 = arith.index_cast %intptr_13 : index to i64
-    %55 = arith.index_cast %offset_10 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+    %54 = arith.index_cast %intptr_12 : index to i64
+    %55 = arith.index_cast %offset_9 : index to i64
     %56 = arith.muli %55, %c4_i64 : i64
     %57 = arith.addi %54, %56 : i64
-    %58 = arith.index_cast %strides_12#0 : index to i64
+    %58 = arith.index_cast %strides_11#0 : index to i64
     %59 = arith.muli %58, %c4_i64 : i64
     scf.for %arg8 = %c0 to %53 step %c1 {
       %60 = arith.index_cast %arg8 : index to i64

@@ -119,28 +119,16 @@ module {
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %c2_i64_1 : i64
-      %62 = arith.divsi %60, %c2_i64_1 : i64
-      %63 = arith.muli %62, %c16_i64 : i64
-      %64 = arith.subi %c16_i64, %63 : i64
-      %65 = arith.minsi %64, %c16_i64 : i64
-      %66 = arith.muli %61, %c16_i64 : i64
-      %67 = arith.addi %66, %63 : i64
-      %68 = arith.ori %67, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %68, %65, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %61 = arith.muli %60, %c16_i64 : i64
+      %62 = arith.ori %61, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %62, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     scf.for %arg8 = %c0 to %c2 step %c1 {
       %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %c2_i64_1 : i64
-      %62 = arith.divsi %60, %c2_i64_1 : i64
-      %63 = arith.muli %62, %c16_i64 : i64
-      %64 = arith.subi %c16_i64, %63 : i64
-      %65 = arith.minsi %64, %c16_i64 : i64
-      %66 = arith.muli %61, %c16_i64 : i64
-      %67 = arith.addi %66, %63 : i64
-      %68 = arith.addi %67, %c32_i64 : i64
-      %69 = arith.ori %68, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %69, %65, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %61 = arith.muli %60, %c16_i64 : i64
+      %62 = arith.addi %61, %c32_i64 : i64
+      %63 = arith.ori %62, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %63, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %14 = arith.ceildivsi %arg7, %c32 : index
     %15:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
@@ -191,28 +179,22 @@ module {
       %97 = arith.muli %96, %90 : i64
       %98 = arith.index_cast %97 : i64 to index
       scf.for %arg12 = %c0 to %98 step %c1 {
-        %199 = arith.index_cast %arg12 : index to i64
-        %200 = arith.divsi %199, %90 : i64
-        %201 = arith.addi %91, %200 : i64
-        %202 = arith.remsi %199, %90 : i64
-        %203 = arith.muli %201, %c16_i64 : i64
-        %204 = arith.maxsi %203, %82 : i64
-        %205 = arith.addi %203, %c16_i64 : i64
-        %206 = arith.minsi %205, %85 : i64
-        %207 = arith.subi %206, %204 : i64
-        %208 = arith.subi %204, %82 : i64
-        %209 = arith.muli %208, %89 : i64
-        %210 = arith.addi %88, %209 : i64
-        %211 = arith.muli %202, %c64_i64 : i64
-        %212 = arith.addi %210, %211 : i64
-        %213 = arith.muli %201, %c32_i64 : i64
-        %214 = arith.addi %213, %211 : i64
-        %215 = arith.addi %214, %81 : i64
-        %216 = arith.subi %204, %203 : i64
-        %217 = arith.addi %215, %216 : i64
-        %218 = arith.subi %84, %211 : i64
-        %219 = arith.minsi %218, %c64_i64 : i64
-        "instgem.mvin"(%212, %217, %219, %207) : (i64, i64, i64, i64) -> ()
+        %209 = arith.index_cast %arg12 : index to i64
+        %210 = arith.addi %91, %209 : i64
+        %211 = arith.muli %210, %c16_i64 : i64
+        %212 = arith.maxsi %211, %82 : i64
+        %213 = arith.addi %211, %c16_i64 : i64
+        %214 = arith.minsi %213, %85 : i64
+        %215 = arith.subi %214, %212 : i64
+        %216 = arith.subi %212, %82 : i64
+        %217 = arith.muli %216, %89 : i64
+        %218 = arith.addi %88, %217 : i64
+        %219 = arith.muli %210, %c32_i64 : i64
+        %220 = arith.addi %219, %81 : i64
+        %221 = arith.subi %212, %211 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %84, %c64_i64 : i64
+        "instgem.mvin"(%218, %222, %223, %215) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %99 = arith.ceildivsi %82, %c16_i64 : i64
       %100 = arith.cmpi sgt, %82, %c0_i64_3 : i64
@@ -221,23 +203,18 @@ module {
       %103 = arith.muli %102, %90 : i64
       %104 = arith.index_cast %103 : i64 to index
       scf.for %arg12 = %c0 to %104 step %c1 {
-        %199 = arith.index_cast %arg12 : index to i64
-        %200 = arith.divsi %199, %90 : i64
-        %201 = arith.remsi %199, %90 : i64
-        %202 = arith.muli %200, %c16_i64 : i64
-        %203 = arith.maxsi %202, %c0_i64_3 : i64
-        %204 = arith.addi %202, %c16_i64 : i64
-        %205 = arith.minsi %204, %82 : i64
-        %206 = arith.subi %205, %203 : i64
-        %207 = arith.muli %200, %c32_i64 : i64
-        %208 = arith.muli %201, %c64_i64 : i64
-        %209 = arith.addi %207, %208 : i64
-        %210 = arith.addi %209, %81 : i64
-        %211 = arith.subi %203, %202 : i64
-        %212 = arith.addi %210, %211 : i64
-        %213 = arith.subi %84, %208 : i64
-        %214 = arith.minsi %213, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %212, %214, %206) : (i64, i64, i64, i64) -> ()
+        %209 = arith.index_cast %arg12 : index to i64
+        %210 = arith.muli %209, %c16_i64 : i64
+        %211 = arith.maxsi %210, %c0_i64_3 : i64
+        %212 = arith.addi %210, %c16_i64 : i64
+        %213 = arith.minsi %212, %82 : i64
+        %214 = arith.subi %213, %211 : i64
+        %215 = arith.muli %209, %c32_i64 : i64
+        %216 = arith.addi %215, %81 : i64
+        %217 = arith.subi %211, %210 : i64
+        %218 = arith.addi %216, %217 : i64
+        %219 = arith.minsi %84, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %218, %219, %214) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %105 = arith.maxsi %arg10, %c0 : index
       %106 = arith.minsi %105, %arg7 : index
@@ -285,27 +262,21 @@ module {
       %141 = arith.muli %140, %134 : i64
       %142 = arith.index_cast %141 : i64 to index
       scf.for %arg12 = %c0 to %142 step %c1 {
-        %199 = arith.index_cast %arg12 : index to i64
-        %200 = arith.divsi %199, %134 : i64
-        %201 = arith.addi %135, %200 : i64
-        %202 = arith.remsi %199, %134 : i64
-        %203 = arith.muli %201, %c16_i64 : i64
-        %204 = arith.maxsi %203, %126 : i64
-        %205 = arith.addi %203, %c16_i64 : i64
-        %206 = arith.minsi %205, %129 : i64
-        %207 = arith.subi %206, %204 : i64
-        %208 = arith.subi %204, %126 : i64
-        %209 = arith.muli %208, %133 : i64
-        %210 = arith.addi %132, %209 : i64
-        %211 = arith.muli %202, %c64_i64 : i64
-        %212 = arith.addi %210, %211 : i64
-        %213 = arith.addi %203, %211 : i64
-        %214 = arith.addi %213, %125 : i64
-        %215 = arith.subi %204, %203 : i64
-        %216 = arith.addi %214, %215 : i64
-        %217 = arith.subi %128, %211 : i64
-        %218 = arith.minsi %217, %c64_i64 : i64
-        "instgem.mvin"(%212, %216, %218, %207) : (i64, i64, i64, i64) -> ()
+        %209 = arith.index_cast %arg12 : index to i64
+        %210 = arith.addi %135, %209 : i64
+        %211 = arith.muli %210, %c16_i64 : i64
+        %212 = arith.maxsi %211, %126 : i64
+        %213 = arith.addi %211, %c16_i64 : i64
+        %214 = arith.minsi %213, %129 : i64
+        %215 = arith.subi %214, %212 : i64
+        %216 = arith.subi %212, %126 : i64
+        %217 = arith.muli %216, %133 : i64
+        %218 = arith.addi %132, %217 : i64
+        %219 = arith.addi %211, %125 : i64
+        %220 = arith.subi %212, %211 : i64
+        %221 = arith.addi %219, %220 : i64
+        %222 = arith.minsi %128, %c64_i64 : i64
+        "instgem.mvin"(%218, %221, %222, %215) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %143 = arith.ceildivsi %126, %c16_i64 : i64
       %144 = arith.cmpi sgt, %126, %c0_i64_3 : i64
@@ -314,22 +285,17 @@ module {
       %147 = arith.muli %146, %134 : i64
       %148 = arith.index_cast %147 : i64 to index
       scf.for %arg12 = %c0 to %148 step %c1 {
-        %199 = arith.index_cast %arg12 : index to i64
-        %200 = arith.divsi %199, %134 : i64
-        %201 = arith.remsi %199, %134 : i64
-        %202 = arith.muli %200, %c16_i64 : i64
-        %203 = arith.maxsi %202, %c0_i64_3 : i64
-        %204 = arith.addi %202, %c16_i64 : i64
-        %205 = arith.minsi %204, %126 : i64
-        %206 = arith.subi %205, %203 : i64
-        %207 = arith.muli %201, %c64_i64 : i64
-        %208 = arith.addi %202, %207 : i64
-        %209 = arith.addi %208, %125 : i64
-        %210 = arith.subi %203, %202 : i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.subi %128, %207 : i64
-        %213 = arith.minsi %212, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %211, %213, %206) : (i64, i64, i64, i64) -> ()
+        %209 = arith.index_cast %arg12 : index to i64
+        %210 = arith.muli %209, %c16_i64 : i64
+        %211 = arith.maxsi %210, %c0_i64_3 : i64
+        %212 = arith.addi %210, %c16_i64 : i64
+        %213 = arith.minsi %212, %126 : i64
+        %214 = arith.subi %213, %211 : i64
+        %215 = arith.addi %210, %125 : i64
+        %216 = arith.subi %211, %210 : i64
+        %217 = arith.addi %215, %216 : i64
+        %218 = arith.minsi %128, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %217, %218, %214) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %149 = arith.maxsi %85, %c0_i64_3 : i64
       %150 = arith.minsi %149, %c32_i64 : i64
@@ -346,87 +312,199 @@ module {
       %161 = arith.cmpi sgt, %157, %c0_i64_3 : i64
       %162 = arith.select %161, %158, %c0_i64_3 : i64
       %163 = arith.index_cast %162 : i64 to index
+      %164 = arith.divsi %159, %c16_i64 : i64
+      %165 = arith.minsi %160, %164 : i64
+      %166 = arith.maxsi %165, %c0_i64_3 : i64
+      %167 = arith.divsi %150, %c16_i64 : i64
+      %168 = arith.minsi %157, %167 : i64
+      %169 = arith.maxsi %168, %c1_i64_2 : i64
+      %170 = arith.minsi %150, %c16_i64 : i64
       scf.for %arg12 = %c0 to %163 step %c1 {
-        %199 = arith.index_cast %arg12 : index to i64
-        %200 = arith.divsi %159, %c16_i64 : i64
-        %201 = arith.minsi %160, %200 : i64
-        %202 = arith.maxsi %201, %c0_i64_3 : i64
-        %203 = arith.index_cast %202 : i64 to index
-        scf.for %arg13 = %c0 to %203 step %c1 {
-          %205 = arith.index_cast %arg13 : index to i64
-          %206 = arith.minsi %150, %c16_i64 : i64
-          %207 = arith.muli %199, %c16_i64 : i64
-          %208 = arith.subi %156, %207 : i64
-          %209 = arith.minsi %208, %c16_i64 : i64
-          %210 = arith.ori %207, %c3221225472_i64 : i64
-          %211 = arith.muli %205, %c16_i64 : i64
-          %212 = arith.addi %211, %207 : i64
-          %213 = arith.addi %212, %125 : i64
-          "instgem.preload"(%213, %209, %c16_i64, %210, %209, %206) : (i64, i64, i64, i64, i64, i64) -> ()
-          %214 = arith.addi %211, %81 : i64
-          "instgem.compute_preloaded"(%214, %c16_i64, %206, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %215 = arith.divsi %150, %c16_i64 : i64
-          %216 = arith.minsi %157, %215 : i64
-          %217 = arith.maxsi %216, %c1_i64_2 : i64
-          %218 = arith.index_cast %217 : i64 to index
-          scf.for %arg14 = %c1 to %218 step %c1 {
-            %220 = arith.index_cast %arg14 : index to i64
-            %221 = arith.muli %220, %c16_i64 : i64
-            %222 = arith.addi %221, %207 : i64
-            %223 = arith.ori %222, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %224 = arith.muli %220, %c32_i64 : i64
-            %225 = arith.addi %224, %211 : i64
-            %226 = arith.addi %225, %81 : i64
-            "instgem.compute_accumulated"(%226, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %209 = arith.index_cast %arg12 : index to i64
+        %210 = arith.muli %209, %c16_i64 : i64
+        %211 = arith.subi %156, %210 : i64
+        %212 = arith.minsi %211, %c16_i64 : i64
+        %213 = arith.index_cast %166 : i64 to index
+        scf.for %arg13 = %c0 to %213 step %c1 {
+          %215 = arith.index_cast %arg13 : index to i64
+          %216 = arith.ori %210, %c3221225472_i64 : i64
+          %217 = arith.muli %215, %c16_i64 : i64
+          %218 = arith.addi %217, %210 : i64
+          %219 = arith.addi %218, %125 : i64
+          "instgem.preload"(%219, %212, %c16_i64, %216, %212, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+          %220 = arith.addi %217, %81 : i64
+          "instgem.compute_preloaded"(%220, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %221 = arith.index_cast %169 : i64 to index
+          scf.for %arg14 = %c1 to %221 step %c1 {
+            %223 = arith.index_cast %arg14 : index to i64
+            %224 = arith.muli %223, %c16_i64 : i64
+            %225 = arith.addi %224, %210 : i64
+            %226 = arith.ori %225, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %227 = arith.muli %223, %c32_i64 : i64
+            %228 = arith.addi %227, %217 : i64
+            %229 = arith.addi %228, %81 : i64
+            "instgem.compute_accumulated"(%229, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %219 = arith.index_cast %157 : i64 to index
-          scf.for %arg14 = %218 to %219 step %c1 {
-            %220 = arith.index_cast %arg14 : index to i64
-            %221 = arith.muli %220, %c16_i64 : i64
-            %222 = arith.subi %150, %221 : i64
-            %223 = arith.minsi %222, %c16_i64 : i64
-            %224 = arith.addi %221, %207 : i64
-            %225 = arith.ori %224, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %209, %223) : (i64, i64, i64, i64, i64, i64) -> ()
-            %226 = arith.muli %220, %c32_i64 : i64
-            %227 = arith.addi %226, %211 : i64
-            %228 = arith.addi %227, %81 : i64
-            "instgem.compute_accumulated"(%228, %c16_i64, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %222 = arith.index_cast %157 : i64 to index
+          scf.for %arg14 = %221 to %222 step %c1 {
+            %223 = arith.index_cast %arg14 : index to i64
+            %224 = arith.muli %223, %c16_i64 : i64
+            %225 = arith.subi %150, %224 : i64
+            %226 = arith.minsi %225, %c16_i64 : i64
+            %227 = arith.addi %224, %210 : i64
+            %228 = arith.ori %227, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %212, %226) : (i64, i64, i64, i64, i64, i64) -> ()
+            %229 = arith.muli %223, %c32_i64 : i64
+            %230 = arith.addi %229, %217 : i64
+            %231 = arith.addi %230, %81 : i64
+            "instgem.compute_accumulated"(%231, %c16_i64, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
-        %204 = arith.index_cast %160 : i64 to index
-        scf.for %arg13 = %203 to %204 step %c1 {
-          %205 = arith.index_cast %arg13 : index to i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.subi %152, %206 : i64
-          %208 = arith.minsi %207, %c16_i64 : i64
-          %209 = arith.subi %154, %206 : i64
-          %210 = arith.minsi %209, %c16_i64 : i64
-          %211 = arith.minsi %150, %c16_i64 : i64
-          %212 = arith.muli %199, %c16_i64 : i64
-          %213 = arith.subi %156, %212 : i64
-          %214 = arith.minsi %213, %c16_i64 : i64
-          %215 = arith.ori %212, %c3221225472_i64 : i64
-          %216 = arith.addi %206, %212 : i64
-          %217 = arith.addi %216, %125 : i64
-          "instgem.preload"(%217, %214, %210, %215, %214, %211) : (i64, i64, i64, i64, i64, i64) -> ()
-          %218 = arith.addi %206, %81 : i64
-          "instgem.compute_preloaded"(%218, %208, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %219 = arith.divsi %150, %c16_i64 : i64
-          %220 = arith.minsi %157, %219 : i64
-          %221 = arith.maxsi %220, %c1_i64_2 : i64
-          %222 = arith.index_cast %221 : i64 to index
+        %214 = arith.index_cast %160 : i64 to index
+        scf.for %arg13 = %213 to %214 step %c1 {
+          %215 = arith.index_cast %arg13 : index to i64
+          %216 = arith.muli %215, %c16_i64 : i64
+          %217 = arith.subi %152, %216 : i64
+          %218 = arith.minsi %217, %c16_i64 : i64
+          %219 = arith.subi %154, %216 : i64
+          %220 = arith.minsi %219, %c16_i64 : i64
+          %221 = arith.ori %210, %c3221225472_i64 : i64
+          %222 = arith.addi %216, %210 : i64
+          %223 = arith.addi %222, %125 : i64
+          "instgem.preload"(%223, %212, %220, %221, %212, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+          %224 = arith.addi %216, %81 : i64
+          "instgem.compute_preloaded"(%224, %218, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %225 = arith.index_cast %169 : i64 to index
+          scf.for %arg14 = %c1 to %225 step %c1 {
+            %227 = arith.index_cast %arg14 : index to i64
+            %228 = arith.muli %227, %c16_i64 : i64
+            %229 = arith.addi %228, %210 : i64
+            %230 = arith.ori %229, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %231 = arith.muli %227, %c32_i64 : i64
+            %232 = arith.addi %231, %216 : i64
+            %233 = arith.addi %232, %81 : i64
+            "instgem.compute_accumulated"(%233, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %226 = arith.index_cast %157 : i64 to index
+          scf.for %arg14 = %225 to %226 step %c1 {
+            %227 = arith.index_cast %arg14 : index to i64
+            %228 = arith.muli %227, %c16_i64 : i64
+            %229 = arith.subi %150, %228 : i64
+            %230 = arith.minsi %229, %c16_i64 : i64
+            %231 = arith.addi %228, %210 : i64
+            %232 = arith.ori %231, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %212, %230) : (i64, i64, i64, i64, i64, i64) -> ()
+            %233 = arith.muli %227, %c32_i64 : i64
+            %234 = arith.addi %233, %216 : i64
+            %235 = arith.addi %234, %81 : i64
+            "instgem.compute_accumulated"(%235, %218, %230, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+      } {gemmini.compute_nest}
+      %171 = arith.maxsi %arg11, %c0 : index
+      %172 = arith.minsi %171, %arg7 : index
+      %173 = arith.addi %arg11, %c32 : index
+      %174 = arith.maxsi %173, %c0 : index
+      %175 = arith.minsi %174, %arg7 : index
+      %176 = arith.subi %172, %arg11 : index
+      %177 = arith.maxsi %176, %c0 : index
+      %178 = arith.minsi %177, %c32 : index
+      %179 = arith.subi %175, %172 : index
+      scf.if %123 {
+        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+      }
+      %subview_26 = memref.subview %reinterpret_cast_5[%172, %115] [%179, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %180 = arith.addi %124, %c192_i64 : i64
+      %181 = arith.index_cast %178 : index to i64
+      %182 = arith.index_cast %179 : index to i64
+      %183 = arith.addi %181, %182 : i64
+      %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %184 = arith.index_cast %intptr_31 : index to i64
+      %185 = arith.index_cast %offset_28 : index to i64
+      %186 = arith.addi %184, %185 : i64
+      %187 = arith.index_cast %strides_30#0 : index to i64
+      %188 = arith.divsi %181, %c16_i64 : i64
+      %189 = arith.ceildivsi %183, %c16_i64 : i64
+      %190 = arith.subi %189, %188 : i64
+      %191 = arith.cmpi sgt, %182, %c0_i64_3 : i64
+      %192 = arith.extui %191 : i1 to i64
+      %193 = arith.muli %190, %192 : i64
+      %194 = arith.muli %193, %134 : i64
+      %195 = arith.index_cast %194 : i64 to index
+      scf.for %arg12 = %c0 to %195 step %c1 {
+        %209 = arith.index_cast %arg12 : index to i64
+        %210 = arith.addi %188, %209 : i64
+        %211 = arith.muli %210, %c16_i64 : i64
+        %212 = arith.maxsi %211, %181 : i64
+        %213 = arith.addi %211, %c16_i64 : i64
+        %214 = arith.minsi %213, %183 : i64
+        %215 = arith.subi %214, %212 : i64
+        %216 = arith.subi %212, %181 : i64
+        %217 = arith.muli %216, %187 : i64
+        %218 = arith.addi %186, %217 : i64
+        %219 = arith.addi %211, %180 : i64
+        %220 = arith.subi %212, %211 : i64
+        %221 = arith.addi %219, %220 : i64
+        %222 = arith.minsi %128, %c64_i64 : i64
+        "instgem.mvin"(%218, %221, %222, %215) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %196 = arith.ceildivsi %181, %c16_i64 : i64
+      %197 = arith.cmpi sgt, %181, %c0_i64_3 : i64
+      %198 = arith.extui %197 : i1 to i64
+      %199 = arith.muli %196, %198 : i64
+      %200 = arith.muli %199, %134 : i64
+      %201 = arith.index_cast %200 : i64 to index
+      scf.for %arg12 = %c0 to %201 step %c1 {
+        %209 = arith.index_cast %arg12 : index to i64
+        %210 = arith.muli %209, %c16_i64 : i64
+        %211 = arith.maxsi %210, %c0_i64_3 : i64
+        %212 = arith.addi %210, %c16_i64 : i64
+        %213 = arith.minsi %212, %181 : i64
+        %214 = arith.subi %213, %211 : i64
+        %215 = arith.addi %210, %180 : i64
+        %216 = arith.subi %211, %210 : i64
+        %217 = arith.addi %215, %216 : i64
+        %218 = arith.minsi %128, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %217, %218, %214) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %202 = arith.maxsi %183, %c0_i64_3 : i64
+      %203 = arith.minsi %202, %c32_i64 : i64
+      %204 = arith.minsi %152, %203 : i64
+      %205 = arith.ceildivsi %204, %c16_i64 : i64
+      %206 = arith.divsi %204, %c16_i64 : i64
+      %207 = arith.minsi %205, %206 : i64
+      %208 = arith.maxsi %207, %c0_i64_3 : i64
+      scf.for %arg12 = %c0 to %163 step %c1 {
+        %209 = arith.index_cast %arg12 : index to i64
+        %210 = arith.muli %209, %c16_i64 : i64
+        %211 = arith.subi %156, %210 : i64
+        %212 = arith.minsi %211, %c16_i64 : i64
+        %213 = arith.index_cast %208 : i64 to index
+        scf.for %arg13 = %c0 to %213 step %c1 {
+          %215 = arith.index_cast %arg13 : index to i64
+          %216 = arith.addi %210, %c32_i64 : i64
+          %217 = arith.ori %216, %c3221225472_i64 : i64
+          %218 = arith.muli %215, %c16_i64 : i64
+          %219 = arith.addi %218, %210 : i64
+          %220 = arith.addi %219, %180 : i64
+          "instgem.preload"(%220, %212, %c16_i64, %217, %212, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+          %221 = arith.addi %218, %81 : i64
+          "instgem.compute_preloaded"(%221, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %222 = arith.index_cast %169 : i64 to index
           scf.for %arg14 = %c1 to %222 step %c1 {
             %224 = arith.index_cast %arg14 : index to i64
             %225 = arith.muli %224, %c16_i64 : i64
-            %226 = arith.addi %225, %212 : i64
-            %227 = arith.ori %226, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %228 = arith.muli %224, %c32_i64 : i64
-            %229 = arith.addi %228, %206 : i64
-            %230 = arith.addi %229, %81 : i64
-            "instgem.compute_accumulated"(%230, %208, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %226 = arith.addi %225, %210 : i64
+            %227 = arith.addi %226, %c32_i64 : i64
+            %228 = arith.ori %227, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %229 = arith.muli %224, %c32_i64 : i64
+            %230 = arith.addi %229, %218 : i64
+            %231 = arith.addi %230, %81 : i64
+            "instgem.compute_accumulated"(%231, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
           %223 = arith.index_cast %157 : i64 to index
           scf.for %arg14 = %222 to %223 step %c1 {
@@ -434,203 +512,62 @@ module {
             %225 = arith.muli %224, %c16_i64 : i64
             %226 = arith.subi %150, %225 : i64
             %227 = arith.minsi %226, %c16_i64 : i64
-            %228 = arith.addi %225, %212 : i64
-            %229 = arith.ori %228, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %214, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-            %230 = arith.muli %224, %c32_i64 : i64
-            %231 = arith.addi %230, %206 : i64
-            %232 = arith.addi %231, %81 : i64
-            "instgem.compute_accumulated"(%232, %208, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %228 = arith.addi %225, %210 : i64
+            %229 = arith.addi %228, %c32_i64 : i64
+            %230 = arith.ori %229, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %212, %227) : (i64, i64, i64, i64, i64, i64) -> ()
+            %231 = arith.muli %224, %c32_i64 : i64
+            %232 = arith.addi %231, %218 : i64
+            %233 = arith.addi %232, %81 : i64
+            "instgem.compute_accumulated"(%233, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %214 = arith.index_cast %205 : i64 to index
+        scf.for %arg13 = %213 to %214 step %c1 {
+          %215 = arith.index_cast %arg13 : index to i64
+          %216 = arith.muli %215, %c16_i64 : i64
+          %217 = arith.subi %152, %216 : i64
+          %218 = arith.minsi %217, %c16_i64 : i64
+          %219 = arith.subi %203, %216 : i64
+          %220 = arith.minsi %219, %c16_i64 : i64
+          %221 = arith.addi %210, %c32_i64 : i64
+          %222 = arith.ori %221, %c3221225472_i64 : i64
+          %223 = arith.addi %216, %210 : i64
+          %224 = arith.addi %223, %180 : i64
+          "instgem.preload"(%224, %212, %220, %222, %212, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+          %225 = arith.addi %216, %81 : i64
+          "instgem.compute_preloaded"(%225, %218, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %226 = arith.index_cast %169 : i64 to index
+          scf.for %arg14 = %c1 to %226 step %c1 {
+            %228 = arith.index_cast %arg14 : index to i64
+            %229 = arith.muli %228, %c16_i64 : i64
+            %230 = arith.addi %229, %210 : i64
+            %231 = arith.addi %230, %c32_i64 : i64
+            %232 = arith.ori %231, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %233 = arith.muli %228, %c32_i64 : i64
+            %234 = arith.addi %233, %216 : i64
+            %235 = arith.addi %234, %81 : i64
+            "instgem.compute_accumulated"(%235, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %227 = arith.index_cast %157 : i64 to index
+          scf.for %arg14 = %226 to %227 step %c1 {
+            %228 = arith.index_cast %arg14 : index to i64
+            %229 = arith.muli %228, %c16_i64 : i64
+            %230 = arith.subi %150, %229 : i64
+            %231 = arith.minsi %230, %c16_i64 : i64
+            %232 = arith.addi %229, %210 : i64
+            %233 = arith.addi %232, %c32_i64 : i64
+            %234 = arith.ori %233, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %212, %231) : (i64, i64, i64, i64, i64, i64) -> ()
+            %235 = arith.muli %228, %c32_i64 : i64
+            %236 = arith.addi %235, %216 : i64
+            %237 = arith.addi %236, %81 : i64
+            "instgem.compute_accumulated"(%237, %218, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      %164 = arith.maxsi %arg11, %c0 : index
-      %165 = arith.minsi %164, %arg7 : index
-      %166 = arith.addi %arg11, %c32 : index
-      %167 = arith.maxsi %166, %c0 : index
-      %168 = arith.minsi %167, %arg7 : index
-      %169 = arith.subi %165, %arg11 : index
-      %170 = arith.maxsi %169, %c0 : index
-      %171 = arith.minsi %170, %c32 : index
-      %172 = arith.subi %168, %165 : index
-      scf.if %123 {
-        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
-      }
-      %subview_26 = memref.subview %reinterpret_cast_5[%165, %115] [%172, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %173 = arith.addi %124, %c192_i64 : i64
-      %174 = arith.index_cast %171 : index to i64
-      %175 = arith.index_cast %172 : index to i64
-      %176 = arith.addi %174, %175 : i64
-      %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %177 = arith.index_cast %intptr_31 : index to i64
-      %178 = arith.index_cast %offset_28 : index to i64
-      %179 = arith.addi %177, %178 : i64
-      %180 = arith.index_cast %strides_30#0 : index to i64
-      %181 = arith.divsi %174, %c16_i64 : i64
-      %182 = arith.ceildivsi %176, %c16_i64 : i64
-      %183 = arith.subi %182, %181 : i64
-      %184 = arith.cmpi sgt, %175, %c0_i64_3 : i64
-      %185 = arith.extui %184 : i1 to i64
-      %186 = arith.muli %183, %185 : i64
-      %187 = arith.muli %186, %134 : i64
-      %188 = arith.index_cast %187 : i64 to index
-      scf.for %arg12 = %c0 to %188 step %c1 {
-        %199 = arith.index_cast %arg12 : index to i64
-        %200 = arith.divsi %199, %134 : i64
-        %201 = arith.addi %181, %200 : i64
-        %202 = arith.remsi %199, %134 : i64
-        %203 = arith.muli %201, %c16_i64 : i64
-        %204 = arith.maxsi %203, %174 : i64
-        %205 = arith.addi %203, %c16_i64 : i64
-        %206 = arith.minsi %205, %176 : i64
-        %207 = arith.subi %206, %204 : i64
-        %208 = arith.subi %204, %174 : i64
-        %209 = arith.muli %208, %180 : i64
-        %210 = arith.addi %179, %209 : i64
-        %211 = arith.muli %202, %c64_i64 : i64
-        %212 = arith.addi %210, %211 : i64
-        %213 = arith.addi %203, %211 : i64
-        %214 = arith.addi %213, %173 : i64
-        %215 = arith.subi %204, %203 : i64
-        %216 = arith.addi %214, %215 : i64
-        %217 = arith.subi %128, %211 : i64
-        %218 = arith.minsi %217, %c64_i64 : i64
-        "instgem.mvin"(%212, %216, %218, %207) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %189 = arith.ceildivsi %174, %c16_i64 : i64
-      %190 = arith.cmpi sgt, %174, %c0_i64_3 : i64
-      %191 = arith.extui %190 : i1 to i64
-      %192 = arith.muli %189, %191 : i64
-      %193 = arith.muli %192, %134 : i64
-      %194 = arith.index_cast %193 : i64 to index
-      scf.for %arg12 = %c0 to %194 step %c1 {
-        %199 = arith.index_cast %arg12 : index to i64
-        %200 = arith.divsi %199, %134 : i64
-        %201 = arith.remsi %199, %134 : i64
-        %202 = arith.muli %200, %c16_i64 : i64
-        %203 = arith.maxsi %202, %c0_i64_3 : i64
-        %204 = arith.addi %202, %c16_i64 : i64
-        %205 = arith.minsi %204, %174 : i64
-        %206 = arith.subi %205, %203 : i64
-        %207 = arith.muli %201, %c64_i64 : i64
-        %208 = arith.addi %202, %207 : i64
-        %209 = arith.addi %208, %173 : i64
-        %210 = arith.subi %203, %202 : i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.subi %128, %207 : i64
-        %213 = arith.minsi %212, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %211, %213, %206) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %195 = arith.maxsi %176, %c0_i64_3 : i64
-      %196 = arith.minsi %195, %c32_i64 : i64
-      %197 = arith.minsi %152, %196 : i64
-      %198 = arith.ceildivsi %197, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %163 step %c1 {
-        %199 = arith.index_cast %arg12 : index to i64
-        %200 = arith.divsi %197, %c16_i64 : i64
-        %201 = arith.minsi %198, %200 : i64
-        %202 = arith.maxsi %201, %c0_i64_3 : i64
-        %203 = arith.index_cast %202 : i64 to index
-        scf.for %arg13 = %c0 to %203 step %c1 {
-          %205 = arith.index_cast %arg13 : index to i64
-          %206 = arith.minsi %150, %c16_i64 : i64
-          %207 = arith.muli %199, %c16_i64 : i64
-          %208 = arith.subi %156, %207 : i64
-          %209 = arith.minsi %208, %c16_i64 : i64
-          %210 = arith.addi %207, %c32_i64 : i64
-          %211 = arith.ori %210, %c3221225472_i64 : i64
-          %212 = arith.muli %205, %c16_i64 : i64
-          %213 = arith.addi %212, %207 : i64
-          %214 = arith.addi %213, %173 : i64
-          "instgem.preload"(%214, %209, %c16_i64, %211, %209, %206) : (i64, i64, i64, i64, i64, i64) -> ()
-          %215 = arith.addi %212, %81 : i64
-          "instgem.compute_preloaded"(%215, %c16_i64, %206, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %216 = arith.divsi %150, %c16_i64 : i64
-          %217 = arith.minsi %157, %216 : i64
-          %218 = arith.maxsi %217, %c1_i64_2 : i64
-          %219 = arith.index_cast %218 : i64 to index
-          scf.for %arg14 = %c1 to %219 step %c1 {
-            %221 = arith.index_cast %arg14 : index to i64
-            %222 = arith.muli %221, %c16_i64 : i64
-            %223 = arith.addi %222, %207 : i64
-            %224 = arith.addi %223, %c32_i64 : i64
-            %225 = arith.ori %224, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %226 = arith.muli %221, %c32_i64 : i64
-            %227 = arith.addi %226, %212 : i64
-            %228 = arith.addi %227, %81 : i64
-            "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %220 = arith.index_cast %157 : i64 to index
-          scf.for %arg14 = %219 to %220 step %c1 {
-            %221 = arith.index_cast %arg14 : index to i64
-            %222 = arith.muli %221, %c16_i64 : i64
-            %223 = arith.subi %150, %222 : i64
-            %224 = arith.minsi %223, %c16_i64 : i64
-            %225 = arith.addi %222, %207 : i64
-            %226 = arith.addi %225, %c32_i64 : i64
-            %227 = arith.ori %226, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %209, %224) : (i64, i64, i64, i64, i64, i64) -> ()
-            %228 = arith.muli %221, %c32_i64 : i64
-            %229 = arith.addi %228, %212 : i64
-            %230 = arith.addi %229, %81 : i64
-            "instgem.compute_accumulated"(%230, %c16_i64, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-        %204 = arith.index_cast %198 : i64 to index
-        scf.for %arg13 = %203 to %204 step %c1 {
-          %205 = arith.index_cast %arg13 : index to i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.subi %152, %206 : i64
-          %208 = arith.minsi %207, %c16_i64 : i64
-          %209 = arith.subi %196, %206 : i64
-          %210 = arith.minsi %209, %c16_i64 : i64
-          %211 = arith.minsi %150, %c16_i64 : i64
-          %212 = arith.muli %199, %c16_i64 : i64
-          %213 = arith.subi %156, %212 : i64
-          %214 = arith.minsi %213, %c16_i64 : i64
-          %215 = arith.addi %212, %c32_i64 : i64
-          %216 = arith.ori %215, %c3221225472_i64 : i64
-          %217 = arith.addi %206, %212 : i64
-          %218 = arith.addi %217, %173 : i64
-          "instgem.preload"(%218, %214, %210, %216, %214, %211) : (i64, i64, i64, i64, i64, i64) -> ()
-          %219 = arith.addi %206, %81 : i64
-          "instgem.compute_preloaded"(%219, %208, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %220 = arith.divsi %150, %c16_i64 : i64
-          %221 = arith.minsi %157, %220 : i64
-          %222 = arith.maxsi %221, %c1_i64_2 : i64
-          %223 = arith.index_cast %222 : i64 to index
-          scf.for %arg14 = %c1 to %223 step %c1 {
-            %225 = arith.index_cast %arg14 : index to i64
-            %226 = arith.muli %225, %c16_i64 : i64
-            %227 = arith.addi %226, %212 : i64
-            %228 = arith.addi %227, %c32_i64 : i64
-            %229 = arith.ori %228, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %230 = arith.muli %225, %c32_i64 : i64
-            %231 = arith.addi %230, %206 : i64
-            %232 = arith.addi %231, %81 : i64
-            "instgem.compute_accumulated"(%232, %208, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %224 = arith.index_cast %157 : i64 to index
-          scf.for %arg14 = %223 to %224 step %c1 {
-            %225 = arith.index_cast %arg14 : index to i64
-            %226 = arith.muli %225, %c16_i64 : i64
-            %227 = arith.subi %150, %226 : i64
-            %228 = arith.minsi %227, %c16_i64 : i64
-            %229 = arith.addi %226, %212 : i64
-            %230 = arith.addi %229, %c32_i64 : i64
-            %231 = arith.ori %230, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %214, %228) : (i64, i64, i64, i64, i64, i64) -> ()
-            %232 = arith.muli %225, %c32_i64 : i64
-            %233 = arith.addi %232, %206 : i64
-            %234 = arith.addi %233, %81 : i64
-            "instgem.compute_accumulated"(%234, %208, %228, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      scf.yield %71, %107, %166 : index, index, index
+      scf.yield %71, %107, %173 : index, index, index
     }
     %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
