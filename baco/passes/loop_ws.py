@@ -45,6 +45,12 @@ still loads A (its ragged K is a column count, or Aᵀ's a row count, that LoopM
 empty step's A is moved in too); those raw commands wait for the loop unit to drain. A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
+A program whose K is one step keeps an operand in the scratchpad for the next program of the
+launch, as the C library keeps a resident A or B across its tiles (_Resident): B (b_spad_id)
+down a column of programs along M, or A (a_spad_id) when there is one program along M; the
+programs after the first compute on it (address 0: the FSM does not move it again, and an
+explicitly moved B is not moved again either).
+
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
 blocks over half the scratchpad or accumulator (the FSM's halves; a block split over two
 LOOP_WSs would need both in one accumulator half); a window not at row/column 0 of its
@@ -65,9 +71,10 @@ the pipeline's `loop_ws=False` (launch option `loop_ws`) or BACO_LOOP_WS=0."""
 from __future__ import annotations
 
 from mlir.dialects import scf
-from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
+from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, MemRefType
 
 from baco.dialects import instgem
+from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
 from baco.options import CompileOptions
@@ -75,7 +82,7 @@ from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
 from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, loop, select
-from baco.passes.loop_facts import Facts, block_space, hoist_above, local_window, subview_ops
+from baco.passes.loop_facts import Facts, block_space, const_value, hoist_above, local_window, subview_ops
 
 # ---- matching ---------------------------------------------------------------------------------
 
@@ -338,6 +345,7 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     n.loop.move_before(then_yield.operation)
     with InsertionPoint(n.loop), n.loop.location:
         strides = _configs(n, cfg)
+        resident = _Resident.of(n)
     # the loopless program ends in the configuration the LOOP_WS program ends in, so the next
     # program provably starts in it (config-elimination then runs the configs only in the first
     # program: a config_ld between LOOP_WSs would wait for the loop unit to drain)
@@ -348,7 +356,7 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
         iv = i64(n.loop.regions[0].blocks[0].arguments[0])
         spad_id = ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)), cst(1))
         _step(n, cfg, strides, first=ir.cmpi("eq", iv, lb), last=ir.cmpi("sge", ir.binop("addi", iv, step), ub),
-              spad_id=spad_id)
+              spad_id=spad_id, resident=resident)
     for op in _operand_ops(n):
         op.erase()
     return True
@@ -365,7 +373,7 @@ def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
     """A nest without a K loop as one LOOP_WS, at the store (every address is known there)."""
     with InsertionPoint(n.store), n.store.location:
         strides = _configs(n, cfg)
-        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1))
+        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1), resident=_Resident.of(n))
     ops = [n.store, n.matmul, n.a_copy, n.b_copy] + list(n.acc_init) + \
         ([n.epilogue] if n.epilogue is not None else []) + ([n.bias_copy] if n.bias_copy is not None else [])
     views = []
@@ -481,7 +489,7 @@ def _load_a(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
               ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(loop_unit_half(cfg).sp_rows)), s.empty)
 
 
-def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
+def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: _Resident):
     """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values, or
     True) say whether it is the first / last step, `spad_id` picks the FSM's halves. LoopMatmul
     moves A and B in itself, but it moves every B block with DIM rows (Bᵀ: every block of Bᵀ with
@@ -490,17 +498,21 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
     LOOP_WS of one padded block (its DIM B rows lie inside the window), the rest a LOOP_WS of whole
     blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in
     explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
-    a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty)."""
+    a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty).
+    A step that is the program's whole K keeps one operand in fixed halves and computes on what
+    the previous program left there (`resident`, _Resident)."""
     d = cfg.dim
     s = _Step.of_body(n, cfg)
+    whole_k = _and(_and(first, last), _not(s.empty))
+    keep = resident.at(whole_k)
     whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
     by_fsm = ir.binop("andi", whole, _not(s.empty))
     split = ir.const_int(0, whole.type)
     if not n.b_t:
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
-        prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first))
+        prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first, keep))
     b_fsm = ir.binop("ori", by_fsm, split)
-    prefetch.when(_not(b_fsm), lambda: _load_b(n, cfg, strides, s, spad_id))
+    prefetch.when(_and(_not(b_fsm), _not(keep.reuse_b)), lambda: _load_b(n, cfg, strides, s, spad_id))
     prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s, spad_id))
     head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
     a_stride, b_stride = strides[:2]
@@ -511,16 +523,111 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
                else _not(split), last=last,
                bk=select(split, ir.binop("subi", s.bk, cst(1)), s.bk),
                pad_k=select(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
-               a_addr=select(s.empty, zero, select(split, a_addr, s.a_addr(n))),
-               b_addr=select(b_fsm, select(split, b_addr, s.b_addr(n)), zero),
-               a_spad=select(s.empty, spad_id, zero), b_spad=select(b_fsm, zero, spad_id))
+               a_addr=keep.addr("a", select(s.empty, zero, select(split, a_addr, s.a_addr(n)))),
+               b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
+               a_spad=keep.half("a", select(s.empty, spad_id, zero), select(split, cst(2), cst(1))),
+               b_spad=keep.half("b", select(b_fsm, zero, spad_id), select(split, cst(2), cst(1))))
+
+
+def _and(a, b):
+    """a and b, each an i1 Value or a bool."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return (b if a else a) if isinstance(a, bool) else (a if b else b)
+    return ir.binop("andi", a, b)
 
 
 def _not(cond):
+    if isinstance(cond, bool):
+        return not cond
     return ir.binop("xori", cond, ir.const_int(1, cond.type))
 
 
-def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first):
+class _Resident:
+    """The operand a program of one K step keeps in the scratchpad for the next program of the
+    launch. The harnesses run a launch's programs in order, axis 0 innermost, with the same
+    arguments on one Gemmini (config_elimination relies on the same), so program (p0, p1, p2)
+    follows (p0 - 1, p1, p2) when p0 > 0, and (0, p1 - 1, p2) when there is one program along
+    axis 0 and p1 > 0. When the B window (its DRAM view, its K and column extents) and the K loop's
+    bounds cannot differ between programs along axis 0 (_varies), B is kept: a whole-K step's
+    LOOP_WSs put their B in fixed halves (b_spad_id: the first LOOP_WS of the step half 1, a split
+    step's second half 2; an explicitly moved B is in half 1 already) and every program after the
+    first of its column computes on it (B address 0, no explicit mvins). Likewise A (a_spad_id)
+    when there is one program along axis 0 and A's window cannot differ along axis 1 (not with a
+    column-major B, whose step form depends on the columns). Nothing else writes those rows
+    between the two programs: the function's only Gemmini work is this nest (match), each
+    LOOP_WS's A sits at the bottom of a half and its B at the top, and loop_ws_fits keeps any A
+    and any B of the nest within one half together. `pin_*` / `reuse_*`: i1 Values (or False)
+    of the whole launch: keep the operand in fixed halves / compute on the previous program's."""
+
+    def __init__(self, pin_a=False, pin_b=False, reuse_a=False, reuse_b=False):
+        self.pin_a, self.pin_b, self.reuse_a, self.reuse_b = pin_a, pin_b, reuse_a, reuse_b
+
+    @classmethod
+    def of(cls, n: Nest):
+        """The conditions, computed at the insertion point (before the K loop or the one step)."""
+        bounds = list(n.loop.operands)[:3] if n.loop is not None else []
+        (_, (rows, kk)), (_, (_, cols)) = local_window(n.a_copy.operands[1]), local_window(n.b_copy.operands[1])
+        keep_b = not any(_varies(v, 0, n.loop) for v in [n.b_copy.operands[0], kk, cols] + bounds)
+        keep_a = not n.b_t and not any(_varies(v, 1, n.loop) for v in [n.a_copy.operands[0], rows, kk] + bounds)
+        if not (keep_a or keep_b):
+            return cls()
+        zero, one = cst(0), cst(1)
+        pin_a = ir.cmpi("eq", ir.call_grid(n.store, NUM_PROGRAMS, 0), one) if keep_a else False
+        pin_b = _not(pin_a) if keep_b else False
+        return cls(pin_a, pin_b, _and(pin_a, ir.cmpi("sgt", ir.call_grid(n.store, PROGRAM_ID, 1), zero)),
+                   _and(pin_b, ir.cmpi("sgt", ir.call_grid(n.store, PROGRAM_ID, 0), zero)))
+
+    def at(self, whole_k) -> "_Resident":
+        """The conditions of a step (`whole_k`: i1, the step is the program's whole K)."""
+        return _Resident(*(_and(c, whole_k) if c is not False else False
+                           for c in (self.pin_a, self.pin_b, self.reuse_a, self.reuse_b)))
+
+    def addr(self, operand: str, value):
+        """The A / B address of a LOOP_WS (`value` when not reused; 0: the FSM does not move it)."""
+        reuse = self.reuse_a if operand == "a" else self.reuse_b
+        return value if reuse is False else select(reuse, cst(0), value)
+
+    def half(self, operand: str, value, fixed):
+        """The a_spad_id / b_spad_id of a LOOP_WS: `fixed` (1 or 2) when the operand is kept, else `value`."""
+        pin = self.pin_a if operand == "a" else self.pin_b
+        return value if pin is False else select(pin, fixed, value)
+
+
+def _varies(value, axis: int, loop, memo=None) -> bool:
+    """Whether `value` may differ between two programs of a launch whose ids differ along `axis`
+    only, in the first iteration of `loop` (the K loop, or None): unless it is built by pure
+    arithmetic and views from constants, the function's arguments, the grid's size and the other
+    axes' program ids (in the first iteration, the loop's induction variable is its lower bound and
+    an iter_arg its initial value)."""
+    memo = {} if memo is None else memo
+    if isinstance(value, int):
+        return False
+    if value in memo:
+        return memo[value]
+    memo[value] = True          # (a cycle, which pure SSA cannot have, counts as varying)
+    owner = value.owner
+    if isinstance(owner, Block):
+        parent = owner.owner.operation if owner.owner is not None else None
+        if parent is None or parent.name == "func.func":
+            varies = parent is None
+        elif loop is not None and parent == loop:
+            number = BlockArgument(value).arg_number
+            varies = _varies(list(loop.operands)[0 if number == 0 else 3 + number - 1], axis, loop, memo)
+        else:
+            varies = True
+    else:
+        op = owner.operation
+        if op.name == "func.call" and str(op.attributes["callee"]) == f"@{PROGRAM_ID}":
+            varies = const_value(op.operands[0]) in (None, axis)
+        elif prefetch.is_pure(op):
+            varies = any(_varies(v, axis, loop, memo) for v in op.operands)
+        else:
+            varies = True
+    memo[value] = varies
+    return varies
+
+
+def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, keep: _Resident):
     """The first K % DIM columns of a ragged step of K >= DIM as one LOOP_WS of one padded K block
     (the D window if it is the first step; no C: the rest of the step accumulates onto it in the
     same accumulator half). LoopMatmul reads DIM rows of B from the step's first row: inside the
@@ -528,7 +635,8 @@ def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first):
     d, zero = cfg.dim, cst(0)
     r = ir.binop("remsi", s.kk, cst(d))
     _emit_loop(n, cfg, strides, s, first=first, last=False, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
-               a_addr=s.a_addr(n), b_addr=s.b_addr(n), a_spad=zero, b_spad=zero)
+               a_addr=keep.addr("a", s.a_addr(n)), b_addr=keep.addr("b", s.b_addr(n)),
+               a_spad=keep.half("a", zero, cst(1)), b_spad=keep.half("b", zero, cst(1)))
 
 
 def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, a_spad,
