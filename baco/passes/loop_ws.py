@@ -345,7 +345,7 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     n.loop.move_before(then_yield.operation)
     with InsertionPoint(n.loop), n.loop.location:
         strides = _configs(n, cfg)
-        resident = _Resident.of(n)
+        resident = _Resident.variants(n)
     # the loopless program ends in the configuration the LOOP_WS program ends in, so the next
     # program provably starts in it (config-elimination then runs the configs only in the first
     # program: a config_ld between LOOP_WSs would wait for the loop unit to drain)
@@ -373,7 +373,7 @@ def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
     """A nest without a K loop as one LOOP_WS, at the store (every address is known there)."""
     with InsertionPoint(n.store), n.store.location:
         strides = _configs(n, cfg)
-        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1), resident=_Resident.of(n))
+        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1), resident=_Resident.variants(n))
     ops = [n.store, n.matmul, n.a_copy, n.b_copy] + list(n.acc_init) + \
         ([n.epilogue] if n.epilogue is not None else []) + ([n.bias_copy] if n.bias_copy is not None else [])
     views = []
@@ -489,7 +489,7 @@ def _load_a(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
               ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(loop_unit_half(cfg).sp_rows)), s.empty)
 
 
-def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: _Resident):
+def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: list):
     """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values, or
     True) say whether it is the first / last step, `spad_id` picks the FSM's halves. LoopMatmul
     moves A and B in itself, but it moves every B block with DIM rows (Bᵀ: every block of Bᵀ with
@@ -499,12 +499,29 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: 
     blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in
     explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
     a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty).
-    A step that is the program's whole K keeps one operand in fixed halves and computes on what
-    the previous program left there (`resident`, _Resident)."""
-    d = cfg.dim
+    A step that is the program's whole K may keep an operand (`resident`: _Resident.variants):
+    under an scf.if per variant, the step's code with that operand in fixed halves; else as above."""
     s = _Step.of_body(n, cfg)
     whole_k = _and(_and(first, last), _not(s.empty))
-    keep = resident.at(whole_k)
+
+    def variants(rest):
+        if not rest:
+            _step_loops(n, cfg, strides, s, first, last, spad_id, _Resident())
+            return
+        (cond, keep), rest = rest[0], rest[1:]
+        if_op = scf.IfOp(_and(whole_k, cond), has_else=True)
+        with InsertionPoint(if_op.then_block):
+            _step_loops(n, cfg, strides, s, first, last, keep.spad_id(spad_id), keep)
+            scf.YieldOp([])
+        with InsertionPoint(if_op.else_block):
+            variants(rest)
+            scf.YieldOp([])
+    variants(resident)
+
+
+def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spad_id, keep: _Resident):
+    """_step's LOOP_WSs and explicit moves of step `s`, keeping `keep`'s operand."""
+    d = cfg.dim
     whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
     by_fsm = ir.binop("andi", whole, _not(s.empty))
     split = ir.const_int(0, whole.type)
@@ -512,7 +529,8 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: 
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
         prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first, keep))
     b_fsm = ir.binop("ori", by_fsm, split)
-    prefetch.when(_and(_not(b_fsm), _not(keep.reuse_b)), lambda: _load_b(n, cfg, strides, s, spad_id))
+    prefetch.when(_and(_not(b_fsm), _not(keep.reuse if keep.operand == "b" else False)),
+                  lambda: _load_b(n, cfg, strides, s, spad_id))
     prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s, spad_id))
     head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
     a_stride, b_stride = strides[:2]
@@ -525,8 +543,8 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: 
                pad_k=select(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
                a_addr=keep.addr("a", select(s.empty, zero, select(split, a_addr, s.a_addr(n)))),
                b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
-               a_spad=keep.half("a", select(s.empty, spad_id, zero), select(split, cst(2), cst(1))),
-               b_spad=keep.half("b", select(b_fsm, zero, spad_id), select(split, cst(2), cst(1))))
+               a_spad=keep.half("a", select(s.empty, spad_id, zero), select(split, cst(2), spad_id)),
+               b_spad=keep.half("b", select(b_fsm, zero, spad_id), select(split, cst(2), spad_id)))
 
 
 def _and(a, b):
@@ -549,48 +567,67 @@ class _Resident:
     follows (p0 - 1, p1, p2) when p0 > 0, and (0, p1 - 1, p2) when there is one program along
     axis 0 and p1 > 0. When the B window (its DRAM view, its K and column extents) and the K loop's
     bounds cannot differ between programs along axis 0 (_varies), B is kept: a whole-K step's
-    LOOP_WSs put their B in fixed halves (b_spad_id: the first LOOP_WS of the step half 1, a split
-    step's second half 2; an explicitly moved B is in half 1 already) and every program after the
-    first of its column computes on it (B address 0, no explicit mvins). Likewise A (a_spad_id)
-    when there is one program along axis 0 and A's window cannot differ along axis 1 (not with a
-    column-major B, whose step form depends on the columns). Nothing else writes those rows
-    between the two programs: the function's only Gemmini work is this nest (match), each
-    LOOP_WS's A sits at the bottom of a half and its B at the top, and loop_ws_fits keeps any A
-    and any B of the nest within one half together. `pin_*` / `reuse_*`: i1 Values (or False)
-    of the whole launch: keep the operand in fixed halves / compute on the previous program's."""
+    LOOP_WSs put their B in fixed halves (b_spad_id: a split step's in halves 1 and 2; one
+    LOOP_WS's, or an explicitly moved B, in half 1 + p1 % 2, so a column's first program moves its
+    B in while the previous column still computes on the other half) and every program after the
+    first of its column computes on it (B address 0, no explicit mvins). Likewise A (a_spad_id 1,
+    and 2 for a split step's second LOOP_WS) when there is one program along axis 0 and A's window
+    cannot differ along axis 1 (not with a column-major B, whose step form depends on the columns).
+    Nothing else writes those rows between the two programs: the function's only Gemmini work is
+    this nest (match), each LOOP_WS's A sits at the bottom of a half and its B at the top, and
+    loop_ws_fits keeps any A and any B of the nest within one half together. `operand`: "a", "b"
+    or None (nothing kept); `reuse`: i1, the previous program left it; `first_half`: the half of
+    the step's first LOOP_WS."""
 
-    def __init__(self, pin_a=False, pin_b=False, reuse_a=False, reuse_b=False):
-        self.pin_a, self.pin_b, self.reuse_a, self.reuse_b = pin_a, pin_b, reuse_a, reuse_b
+    def __init__(self, operand=None, reuse=False, first_half=None):
+        self.operand, self.reuse, self.first_half = operand, reuse, first_half
 
     @classmethod
-    def of(cls, n: Nest):
-        """The conditions, computed at the insertion point (before the K loop or the one step)."""
+    def variants(cls, n: Nest) -> list:
+        """[(i1: the launch keeps this operand, _Resident)] computed at the insertion point (before
+        the K loop or the one step): A when there is one program along axis 0, else B."""
         bounds = list(n.loop.operands)[:3] if n.loop is not None else []
         (_, (rows, kk)), (_, (_, cols)) = local_window(n.a_copy.operands[1]), local_window(n.b_copy.operands[1])
         keep_b = not any(_varies(v, 0, n.loop) for v in [n.b_copy.operands[0], kk, cols] + bounds)
         keep_a = not n.b_t and not any(_varies(v, 1, n.loop) for v in [n.a_copy.operands[0], rows, kk] + bounds)
         if not (keep_a or keep_b):
-            return cls()
+            return []
+        func = n.store.operation
+        while func.name != "func.func":
+            func = func.parent.operation
         zero, one = cst(0), cst(1)
-        pin_a = ir.cmpi("eq", ir.call_grid(n.store, NUM_PROGRAMS, 0), one) if keep_a else False
-        pin_b = _not(pin_a) if keep_b else False
-        return cls(pin_a, pin_b, _and(pin_a, ir.cmpi("sgt", ir.call_grid(n.store, PROGRAM_ID, 1), zero)),
-                   _and(pin_b, ir.cmpi("sgt", ir.call_grid(n.store, PROGRAM_ID, 0), zero)))
+        one_row = ir.cmpi("eq", ir.call_grid(n.store, NUM_PROGRAMS, 0), one)
+        found = []
+        if keep_a:
+            found.append((one_row, cls("a", ir.cmpi("sgt", _program_id(func, n.store, 1), zero), one)))
+        if keep_b:
+            parity = ir.binop("addi", ir.binop("remsi", _program_id(func, n.store, 1), cst(2)), one)
+            found.append((_not(one_row) if keep_a else True,
+                          cls("b", ir.cmpi("sgt", _program_id(func, n.store, 0), zero), parity)))
+        return found
 
-    def at(self, whole_k) -> "_Resident":
-        """The conditions of a step (`whole_k`: i1, the step is the program's whole K)."""
-        return _Resident(*(_and(c, whole_k) if c is not False else False
-                           for c in (self.pin_a, self.pin_b, self.reuse_a, self.reuse_b)))
+    def spad_id(self, value):
+        """The half of an explicitly moved B (`value` unless B is kept)."""
+        return self.first_half if self.operand == "b" else value
 
     def addr(self, operand: str, value):
-        """The A / B address of a LOOP_WS (`value` when not reused; 0: the FSM does not move it)."""
-        reuse = self.reuse_a if operand == "a" else self.reuse_b
-        return value if reuse is False else select(reuse, cst(0), value)
+        """The A / B address of a LOOP_WS (`value`; 0 when reused: the FSM does not move it)."""
+        return select(self.reuse, cst(0), value) if operand == self.operand else value
 
-    def half(self, operand: str, value, fixed):
-        """The a_spad_id / b_spad_id of a LOOP_WS: `fixed` (1 or 2) when the operand is kept, else `value`."""
-        pin = self.pin_a if operand == "a" else self.pin_b
-        return value if pin is False else select(pin, fixed, value)
+    def half(self, operand: str, value, kept):
+        """The a_spad_id / b_spad_id of a LOOP_WS: `kept` when the operand is kept, else `value`."""
+        return kept if operand == self.operand else value
+
+
+def _program_id(func, op, axis: int):
+    """program_id(axis): the call at the top of the function if there is one, else a new one at
+    the insertion point."""
+    for top in func.regions[0].blocks[0].operations:
+        top = top.operation
+        if top.name == "func.call" and str(top.attributes["callee"]) == f"@{PROGRAM_ID}" and \
+                const_value(top.operands[0]) == axis:
+            return top.results[0]
+    return ir.call_grid(op, PROGRAM_ID, axis)
 
 
 def _varies(value, axis: int, loop, memo=None) -> bool:
