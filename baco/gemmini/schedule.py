@@ -235,17 +235,15 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     one LOOP_WS a K step, D (`bias`) in the first, C stored by the last; a ragged last step of at
     least DIM split into a one-block head (its first K % DIM columns) and the whole blocks after it,
     a shorter one with its B moved in explicitly (`b_transposed`: B read column-major, LOOP_WS's
-    b_transpose). A program of one K step computes on the operand its predecessor left in the
-    scratchpad (baco.passes.loop_ws._Resident): with several programs along M, each column's
-    programs after its first on its B (no LdB, no explicit mvins); with one, each program after
-    the first on its A.
+    b_transpose). A program of one K step after the first of its column computes on the B its
+    predecessor left in the scratchpad (baco.passes.loop_ws._Resident: no LdB, no explicit mvins).
     The CPU's instructions (LOOP_WS_INSTRUCTIONS): the program's before its first LOOP_WS, each
     command's before its LOOP_WS."""
     d = cfg.dim
     cmd, per_program = LOOP_WS_INSTRUCTIONS["command"], LOOP_WS_INSTRUCTIONS["program"]
     loop_cpu = LOOP_WS_STEP_COMMANDS * cmd
 
-    def program(rows, cols, load_a=True, load_b=True):
+    def program(rows, cols, load_b=True):
         I, J = -(-rows // d), -(-cols // d)
         shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, cpu=loop_cpu,
                      commands=LOOP_WS_STEP_COMMANDS, b_transposed=b_transposed)
@@ -254,18 +252,17 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
             kk = min(s.block_k, K - k0)
             bk, first, last = -(-kk // d), k0 == 0, k0 + s.block_k >= K
             if kk % d and kk >= d:
-                loops.append(LoopWs(K=1, pad_k=d - kk % d, bias=bias and first, store=False, load_a=load_a,
-                                    load_b=load_b, **shape))
-                loops.append(LoopWs(K=bk - 1, bias=False, store=last, load_a=load_a, load_b=load_b, **shape))
+                loops.append(LoopWs(K=1, pad_k=d - kk % d, bias=bias and first, store=False, load_b=load_b,
+                                    **shape))
+                loops.append(LoopWs(K=bk - 1, bias=False, store=last, load_b=load_b, **shape))
             elif kk % d and load_b:
                 raw = -(-J // cfg.max_block_len)
                 loops.append(LoopWs(**dict(shape, cpu=loop_cpu + raw * cmd + LOOP_WS_INSTRUCTIONS["explicit_b"],
                                            commands=LOOP_WS_STEP_COMMANDS + raw),
-                                    K=1, pad_k=d - kk, load_a=load_a, load_b=False, raw_b=kk, bias=bias and first,
-                                    store=last))
+                                    K=1, pad_k=d - kk, load_b=False, raw_b=kk, bias=bias and first, store=last))
             else:
-                loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, load_a=load_a,
-                                    load_b=load_b, **shape))
+                loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, load_b=load_b,
+                                    **shape))
         loops[0] = replace(loops[0], cpu=loops[0].cpu + per_program)
         return loops
 
@@ -273,16 +270,14 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     programs_m = -(-M // s.block_m)
     reuse_b = one_step and programs_m > 1
 
-    def column(cols, load_a=True):
+    def column(cols):
         """A column of programs along M (the grid's innermost axis): the first moves its B in, the
         others reuse it when reuse_b."""
         sizes = [s.block_m] * (M // s.block_m) + ([M % s.block_m] if M % s.block_m else [])
-        items = [program(rows, cols, load_a, load_b=not (reuse_b and p)) for p, rows in enumerate(sizes)]
-        return _run_length(items)
+        return _run_length([program(rows, cols, load_b=not (reuse_b and p)) for p, rows in enumerate(sizes)])
 
-    sizes = [s.block_n] * (N // s.block_n) + ([N % s.block_n] if N % s.block_n else [])
-    reuse_a = one_step and programs_m == 1 and not b_transposed     # (the pass keeps no A beside a Bᵀ)
-    return _run_length([column(cols, load_a=not (reuse_a and p)) for p, cols in enumerate(sizes)])
+    full, rest = divmod(N, s.block_n)
+    return ([(column(s.block_n), full)] if full else []) + ([(column(rest), 1)] if rest else [])
 
 
 def _run_length(items) -> list:

@@ -45,11 +45,10 @@ still loads A (its ragged K is a column count, or Aᵀ's a row count, that LoopM
 empty step's A is moved in too); those raw commands wait for the loop unit to drain. A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
-A program whose K is one step keeps an operand in the scratchpad for the next program of the
-launch, as the C library keeps a resident A or B across its tiles (_Resident): B (b_spad_id)
-down a column of programs along M, or A (a_spad_id) when there is one program along M; the
-programs after the first compute on it (address 0: the FSM does not move it again, and an
-explicitly moved B is not moved again either).
+A program whose K is one step keeps its B in the scratchpad for the next program of the launch,
+as the C library keeps a resident B across its tiles (_Resident): down a column of programs
+along M (b_spad_id), the programs after the first compute on it (address 0: the FSM does not
+move it again, and an explicitly moved B is not moved again either).
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
 blocks over half the scratchpad or accumulator (the FSM's halves; a block split over two
@@ -74,7 +73,7 @@ from mlir.dialects import scf
 from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, MemRefType
 
 from baco.dialects import instgem
-from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
+from baco.gemmini.abi import PROGRAM_ID
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
 from baco.options import CompileOptions
@@ -345,7 +344,7 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     n.loop.move_before(then_yield.operation)
     with InsertionPoint(n.loop), n.loop.location:
         strides = _configs(n, cfg)
-        resident = _Resident.variants(n)
+        resident = _Resident.of(n)
     # the loopless program ends in the configuration the LOOP_WS program ends in, so the next
     # program provably starts in it (config-elimination then runs the configs only in the first
     # program: a config_ld between LOOP_WSs would wait for the loop unit to drain)
@@ -373,7 +372,7 @@ def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
     """A nest without a K loop as one LOOP_WS, at the store (every address is known there)."""
     with InsertionPoint(n.store), n.store.location:
         strides = _configs(n, cfg)
-        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1), resident=_Resident.variants(n))
+        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1), resident=_Resident.of(n))
     ops = [n.store, n.matmul, n.a_copy, n.b_copy] + list(n.acc_init) + \
         ([n.epilogue] if n.epilogue is not None else []) + ([n.bias_copy] if n.bias_copy is not None else [])
     views = []
@@ -489,7 +488,7 @@ def _load_a(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
               ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(loop_unit_half(cfg).sp_rows)), s.empty)
 
 
-def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: list):
+def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: _Resident | None):
     """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values, or
     True) say whether it is the first / last step, `spad_id` picks the FSM's halves. LoopMatmul
     moves A and B in itself, but it moves every B block with DIM rows (Bᵀ: every block of Bᵀ with
@@ -499,24 +498,19 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: 
     blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in
     explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
     a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty).
-    A step that is the program's whole K may keep an operand (`resident`: _Resident.variants):
-    under an scf.if per variant, the step's code with that operand in fixed halves; else as above."""
+    A step that is the program's whole K keeps its B when `resident` (_Resident) says the programs
+    along axis 0 share it: under an scf.if, the step's code with B in fixed halves; else as above."""
     s = _Step.of_body(n, cfg)
-    whole_k = _and(_and(first, last), _not(s.empty))
-
-    def variants(rest):
-        if not rest:
-            _step_loops(n, cfg, strides, s, first, last, spad_id, _Resident())
-            return
-        (cond, keep), rest = rest[0], rest[1:]
-        if_op = scf.IfOp(_and(whole_k, cond), has_else=True)
-        with InsertionPoint(if_op.then_block):
-            _step_loops(n, cfg, strides, s, first, last, keep.spad_id(spad_id), keep)
-            scf.YieldOp([])
-        with InsertionPoint(if_op.else_block):
-            variants(rest)
-            scf.YieldOp([])
-    variants(resident)
+    if resident is None:
+        _step_loops(n, cfg, strides, s, first, last, spad_id, _Resident())
+        return
+    if_op = scf.IfOp(_and(_and(first, last), _not(s.empty)), has_else=True)
+    with InsertionPoint(if_op.then_block):
+        _step_loops(n, cfg, strides, s, first, last, resident.spad_id(spad_id), resident)
+        scf.YieldOp([])
+    with InsertionPoint(if_op.else_block):
+        _step_loops(n, cfg, strides, s, first, last, spad_id, _Resident())
+        scf.YieldOp([])
 
 
 def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spad_id, keep: _Resident):
@@ -561,50 +555,41 @@ def _not(cond):
 
 
 class _Resident:
-    """The operand a program of one K step keeps in the scratchpad for the next program of the
-    launch. The harnesses run a launch's programs in order, axis 0 innermost, with the same
-    arguments on one Gemmini (config_elimination relies on the same), so program (p0, p1, p2)
-    follows (p0 - 1, p1, p2) when p0 > 0, and (0, p1 - 1, p2) when there is one program along
-    axis 0 and p1 > 0. When the B window (its DRAM view, its K and column extents) and the K loop's
-    bounds cannot differ between programs along axis 0 (_varies), B is kept: a whole-K step's
-    LOOP_WSs put their B in fixed halves (b_spad_id: a split step's in halves 1 and 2; one
-    LOOP_WS's, or an explicitly moved B, in half 1 + p1 % 2, so a column's first program moves its
-    B in while the previous column still computes on the other half) and every program after the
-    first of its column computes on it (B address 0, no explicit mvins). Likewise A (a_spad_id 1,
-    and 2 for a split step's second LOOP_WS) when there is one program along axis 0 and A's window
-    cannot differ along axis 1 (not with a column-major B, whose step form depends on the columns).
-    Nothing else writes those rows between the two programs: the function's only Gemmini work is
-    this nest (match), each LOOP_WS's A sits at the bottom of a half and its B at the top, and
-    loop_ws_fits keeps any A and any B of the nest within one half together. `operand`: "a", "b"
-    or None (nothing kept); `reuse`: i1, the previous program left it; `first_half`: the half of
-    the step's first LOOP_WS."""
+    """The B a program of one K step keeps in the scratchpad for the next program of the launch,
+    as the C library keeps a resident B across its tiles. The harnesses run a launch's programs in
+    order, axis 0 innermost, with the same arguments on one Gemmini (config_elimination relies on
+    the same), so program (p0, p1, p2) follows (p0 - 1, p1, p2) when p0 > 0. When the B window
+    (its DRAM view, its K and column extents) and the K loop's bounds cannot differ between
+    programs along axis 0 (_varies), a whole-K step's LOOP_WSs put their B in fixed halves
+    (b_spad_id: a split step's in halves 1 and 2; one LOOP_WS's, or an explicitly moved B, in half
+    1 + p1 % 2, so a column's first program moves its B in while the previous column still computes
+    on the other half) and every program after the first of its column computes on it (B address
+    0, no explicit mvins). Nothing else writes those rows between the two programs: the function's
+    only Gemmini work is this nest (match), each LOOP_WS's A sits at the bottom of a half and its B
+    at the top, and loop_ws_fits keeps any A and any B of the nest within one half together. A (the
+    library's other resident operand) is not kept: consecutive programs share it only in a grid of
+    one program along axis 0, and telling that apart at run time (num_programs, a second variant of
+    the step) cost ~24 RISC-V instructions a program on the ISS, more than the loads it saves on
+    kernels.py's shapes. `operand`: "b", or None (nothing kept); `reuse`: i1, the previous program
+    left it; `first_half`: the half of the step's first LOOP_WS."""
 
     def __init__(self, operand=None, reuse=False, first_half=None):
         self.operand, self.reuse, self.first_half = operand, reuse, first_half
 
     @classmethod
-    def variants(cls, n: Nest) -> list:
-        """[(i1: the launch keeps this operand, _Resident)] computed at the insertion point (before
-        the K loop or the one step): A when there is one program along axis 0, else B."""
+    def of(cls, n: Nest):
+        """The kept B with its conditions computed at the insertion point (before the K loop or the
+        one step), or None when the programs along axis 0 may differ in it."""
         bounds = list(n.loop.operands)[:3] if n.loop is not None else []
-        (_, (rows, kk)), (_, (_, cols)) = local_window(n.a_copy.operands[1]), local_window(n.b_copy.operands[1])
-        keep_b = not any(_varies(v, 0, n.loop) for v in [n.b_copy.operands[0], kk, cols] + bounds)
-        keep_a = not n.b_t and not any(_varies(v, 1, n.loop) for v in [n.a_copy.operands[0], rows, kk] + bounds)
-        if not (keep_a or keep_b):
-            return []
+        (_, (_, kk)), (_, (_, cols)) = local_window(n.a_copy.operands[1]), local_window(n.b_copy.operands[1])
+        if any(_varies(v, 0, n.loop) for v in [n.b_copy.operands[0], kk, cols] + bounds):
+            return None
         func = n.store.operation
         while func.name != "func.func":
             func = func.parent.operation
-        zero, one = cst(0), cst(1)
-        one_row = ir.cmpi("eq", ir.call_grid(n.store, NUM_PROGRAMS, 0), one)
-        found = []
-        if keep_a:
-            found.append((one_row, cls("a", ir.cmpi("sgt", _program_id(func, n.store, 1), zero), one)))
-        if keep_b:
-            parity = ir.binop("addi", ir.binop("remsi", _program_id(func, n.store, 1), cst(2)), one)
-            found.append((_not(one_row) if keep_a else True,
-                          cls("b", ir.cmpi("sgt", _program_id(func, n.store, 0), zero), parity)))
-        return found
+        one = cst(1)
+        parity = ir.binop("addi", ir.binop("remsi", _program_id(func, n.store, 1), cst(2)), one)
+        return cls("b", ir.cmpi("sgt", _program_id(func, n.store, 0), cst(0)), parity)
 
     def spad_id(self, value):
         """The half of an explicitly moved B (`value` unless B is kept)."""
