@@ -1,7 +1,8 @@
 """baco's GEMM kernel (examples/matmul.py's, default schedule) and Conv2D kernel against the
 Gemmini C library's code on the cycle model, shape by shape.
 
-    python benchmarks/kernels.py [--dims 16 32] [--count 20] [--conv-count 20] [--no-gemm] [--resnet-512] [--seed 0]
+    python benchmarks/kernels.py [--dims 16 32] [--count 20] [--shapes MxNxK ...] [--conv-count 20] [--no-gemm]
+        [--resnet-512] [--seed 0]
         [--out int32|int8] [--top-k 4] [--smoke] [--loop-ws] [--loop-conv] [--library-bin DIR] [--padded-b]
 
 For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
@@ -426,6 +427,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dims", type=int, nargs="+", default=[16, 32])
     p.add_argument("--count", type=int, default=20)
+    p.add_argument("--shapes", nargs="+", metavar="MxNxK", help="these GEMM shapes instead of 512^3 and the drawn ones")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", choices=["int32", "int8"], default="int32")
     p.add_argument("--top-k", type=int, default=4, help="autotune: schedules kept by the cost model")
@@ -458,6 +460,13 @@ def main(argv=None) -> int:
     perf_shape_section(args.library_bin)
     out_int8 = args.out == "int8"
     shapes = SMOKE_SHAPES if args.smoke else [(512, 512, 512)] + sampled_shapes(args.count, args.seed)
+    if args.shapes:
+        try:
+            shapes = [tuple(int(v) for v in shape.lower().split("x", 2)) for shape in args.shapes]
+        except ValueError:
+            p.error(f"--shapes: each shape is MxNxK, got {args.shapes}")
+        if any(len(shape) != 3 or min(shape) < 1 for shape in shapes):
+            p.error(f"--shapes: each shape is MxNxK of positive sizes, got {args.shapes}")
     dims = [16] if args.smoke else args.dims
     if args.no_gemm:
         shapes = []

@@ -325,7 +325,7 @@ def test_near_misses_without_k_loop_stay_explicit():
 
 def issued_commands(case):
     """(C, reference, the (name, fields) the CPU issues: not what LOOP_WS expands to) of a launch
-    of `case` on sim with the loop-ws pass."""
+    of `case` on sim with the loop-ws pass, every program of its grid."""
     from baco.gemmini.isa import decode
     from baco.sim.timing import CommandStream
     c, ref, info = launch(case, "sim", True)
@@ -343,9 +343,12 @@ def issued_commands(case):
                 return super().execute(funct, rs1, rs2, pc)
             finally:
                 self.depth -= 1
-    M, N, K = case[:3]
-    info["kernel"].run((1, 1), [np.zeros((M, K), np.int8), np.zeros((K, N), np.int8), np.zeros((M, N), np.int32),
-                                M, N, K, K, 1, N, 1, N, 1, 1.0], model=Issued())
+    M, N, K, (bm, bn, _) = *case[:3], case[6]
+    int8 = case[3] == "int8"
+    info["kernel"].run((bl.cdiv(M, bm), bl.cdiv(N, bn)),
+                       [np.zeros((M, K), np.int8), np.zeros((K, N), np.int8), np.zeros((M, N), np.int8 if int8 else np.int32),
+                        M, N, K, K, 1, N, 1, N, 1, 1 / 64 if int8 else 1.0] + ([np.zeros(N, np.int32)] if case[5] else []),
+                       model=Issued())
     return c, ref, issued
 
 
@@ -427,3 +430,66 @@ def test_resadd_beyond_the_accumulator_half_stays_explicit():
     info = launch.run("sim")
     assert not uses_loop_ws(info)
     np.testing.assert_array_equal(launch.y, resadd_reference(a, b, 1.0, 1.0, 1.0, relu=False))
+
+
+# programs of one K step that keep an operand in the scratchpad for the next program (_Resident):
+# (M, N, K, out, relu, bias, (BM, BN, BK), double_buffer, config)
+RESIDENT = [
+    (1086, 1, 576, "int32", False, False, (208, 16, 576), False, DIM16),  # GEMV: B kept down the column
+    (697, 1, 55, "int8", True, True, (128, 16, 64), False, DIM16),        # ragged K: a split step, B in halves 1, 2
+    (65, 33, 17, "int8", False, False, (16, 16, 32), False, DIM16),       # 5 x 3 programs, each column its own B
+    (17, 1, 33, "int32", False, True, (16, 16, 48), False, DIM16),
+    (1957, 1, 15, "int32", False, False, (512, 16, 16), False, DIM16),    # K < DIM: B moved in by the first only
+    (1, 65, 17, "int8", False, False, (16, 16, 32), False, DIM16),        # one program along M: nothing reused
+    (33, 65, 1, "int32", False, True, (48, 16, 16), False, DIM16),        # K = 1: no K loop
+    (70, 90, 100, "int32", False, True, (32, 64, 128), True, DIM32),
+    (33, 16, 17, "int8", True, False, (8, 8, 32), False, DIM4),
+]
+
+
+def per_program(issued, name):
+    """The fields of each `name` command the CPU issued, in order."""
+    return [f for n, f in issued if n == name]
+
+
+@pytest.mark.parametrize("case", RESIDENT, ids=case_id)
+def test_one_step_programs_compute_on_the_previous_programs_b(case):
+    """A program whose K is one step keeps B in fixed halves (b_spad_id: one LOOP_WS's in half
+    1 + pid_n % 2, a split step's in halves 1 and 2; an explicitly moved B in the first's) and every
+    program after the first of its column computes on it (B address 0, no mvin2); A is moved in by
+    every program, in its loop slot's half. Bit-exact with different data in every column."""
+    M, N, K, _, _, _, (bm, bn, bk), _, cfg = case
+    c, ref, issued = issued_commands(case)
+    np.testing.assert_array_equal(c, ref)
+    rows, cols = bl.cdiv(M, bm), bl.cdiv(N, bn)
+    loops = per_program(issued, "loop_ws")
+    addrs = per_program(issued, "loop_ws_config_addrs_ab")
+    per = len(loops) // (rows * cols)
+    assert per * rows * cols == len(loops) and per in (1, 2)
+    if per == 1:
+        assert [f["b_spad_id"] for f in loops] == [1 + p // rows % 2 for p in range(rows * cols)]
+    else:
+        assert [f["b_spad_id"] for f in loops] == [1, 2] * (rows * cols)
+    assert all(f["a_spad_id"] == 0 and a["a_addr"] for f, a in zip(loops, addrs))
+    explicit_b = K < cfg.dim
+    first = [p % rows == 0 for p in range(rows * cols) for _ in range(per)]
+    assert [bool(f["b_addr"]) for f in addrs] == ([False] * len(addrs) if explicit_b else first)
+    mvin2 = len([n for n, _ in issued if n == "mvin2"])
+    assert mvin2 == (cols * -(-bn // cfg.dim // cfg.max_block_len) if explicit_b else 0)
+
+
+def test_programs_of_several_k_steps_keep_nothing():
+    """Programs of several K steps reload both operands every step, in their loop slots' halves."""
+    case = (64, 64, 90, "int32", False, False, (32, 32, 32), False, DIM16)    # 2 x 2 programs of 4 LOOP_WSs
+    c, ref, issued = issued_commands(case)
+    np.testing.assert_array_equal(c, ref)
+    assert all((f["a_spad_id"], f["b_spad_id"]) == (0, 0) for f in per_program(issued, "loop_ws"))
+    assert all(f["a_addr"] and f["b_addr"] for f in per_program(issued, "loop_ws_config_addrs_ab"))
+
+
+@pytest.mark.parametrize("case", [RESIDENT[1], RESIDENT[4], RESIDENT[6], RESIDENT[7]], ids=case_id)
+def test_resident_b_sim_and_iss_agree(case):
+    c_sim, ref, _ = launch(case, "sim", True)
+    c_iss, _, _ = launch(case, "iss", True)
+    np.testing.assert_array_equal(c_sim, ref)
+    np.testing.assert_array_equal(c_iss, ref)

@@ -243,13 +243,15 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     padded LOOP_WS when B's allocation holds padded_rows(K, DIM) rows (`b_padded`), else, of at
     least DIM, split into a one-block head (its first K % DIM columns) and the whole blocks after it,
     a shorter one with its B moved in explicitly (`b_transposed`: B read column-major, LOOP_WS's
-    b_transpose). The CPU's instructions (LOOP_WS_INSTRUCTIONS):
-    the program's before its first LOOP_WS, each command's before its LOOP_WS."""
+    b_transpose). A program of one K step after the first of its column computes on the B its
+    predecessor left in the scratchpad (baco.passes.loop_ws._Resident: no LdB, no explicit mvins).
+    The CPU's instructions (LOOP_WS_INSTRUCTIONS): the program's before its first LOOP_WS, each
+    command's before its LOOP_WS."""
     d = cfg.dim
     cmd, per_program = LOOP_WS_INSTRUCTIONS["command"], LOOP_WS_INSTRUCTIONS["program"]
     loop_cpu = LOOP_WS_STEP_COMMANDS * cmd
 
-    def program(rows, cols):
+    def program(rows, cols, load_b=True):
         I, J = -(-rows // d), -(-cols // d)
         shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, cpu=loop_cpu,
                      commands=LOOP_WS_STEP_COMMANDS, b_transposed=b_transposed)
@@ -257,27 +259,46 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
         for k0 in range(0, K, s.block_k):
             kk = min(s.block_k, K - k0)
             bk, first, last = -(-kk // d), k0 == 0, k0 + s.block_k >= K
-            if kk % d and b_padded and not b_transposed:
-                loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, **shape))
-            elif kk % d and kk >= d:
-                loops.append(LoopWs(K=1, pad_k=d - kk % d, bias=bias and first, store=False, **shape))
-                loops.append(LoopWs(K=bk - 1, bias=False, store=last, **shape))
-            elif kk % d:
+            split = kk % d and not (b_padded and not b_transposed)   # a padded B: one LOOP_WS with pad_k
+            if split and kk >= d:
+                loops.append(LoopWs(K=1, pad_k=d - kk % d, bias=bias and first, store=False, load_b=load_b,
+                                    **shape))
+                loops.append(LoopWs(K=bk - 1, bias=False, store=last, load_b=load_b, **shape))
+            elif split and load_b:
                 raw = -(-J // cfg.max_block_len)
                 loops.append(LoopWs(**dict(shape, cpu=loop_cpu + raw * cmd + LOOP_WS_INSTRUCTIONS["explicit_b"],
                                            commands=LOOP_WS_STEP_COMMANDS + raw),
                                     K=1, pad_k=d - kk, load_b=False, raw_b=kk, bias=bias and first, store=last))
             else:
-                loops.append(LoopWs(K=bk, bias=bias and first, store=last, **shape))
+                loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, load_b=load_b,
+                                    **shape))
         loops[0] = replace(loops[0], cpu=loops[0].cpu + per_program)
         return loops
 
+    one_step = K <= s.block_k
+    programs_m = -(-M // s.block_m)
+    reuse_b = one_step and programs_m > 1
+
     def column(cols):
-        full, rest = divmod(M, s.block_m)
-        return ([(program(s.block_m, cols), full)] if full else []) + ([(program(rest, cols), 1)] if rest else [])
+        """A column of programs along M (the grid's innermost axis): the first moves its B in, the
+        others reuse it when reuse_b."""
+        sizes = [s.block_m] * (M // s.block_m) + ([M % s.block_m] if M % s.block_m else [])
+        return _run_length([program(rows, cols, load_b=not (reuse_b and p)) for p, rows in enumerate(sizes)])
 
     full, rest = divmod(N, s.block_n)
     return ([(column(s.block_n), full)] if full else []) + ([(column(rest), 1)] if rest else [])
+
+
+def _run_length(items) -> list:
+    """Items (each a list of loops) as loop_ws_stream_cycles' run-length encoding: (item, count)
+    for each run of equal items."""
+    out = []
+    for item in items:
+        if out and out[-1][0] == item:
+            out[-1] = (item, out[-1][1] + 1)
+        else:
+            out.append((item, 1))
+    return out
 
 
 def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,

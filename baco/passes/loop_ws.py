@@ -49,6 +49,11 @@ still loads A (its ragged K is a column count, or Aᵀ's a row count, that LoopM
 empty step's A is moved in too); those raw commands wait for the loop unit to drain. A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
+A program whose K is one step keeps its B in the scratchpad for the next program of the launch,
+as the C library keeps a resident B across its tiles (_Resident): down a column of programs
+along M (b_spad_id), the programs after the first compute on it (address 0: the FSM does not
+move it again, and an explicitly moved B is not moved again either).
+
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
 blocks over half the scratchpad or accumulator (the FSM's halves; a block split over two
 LOOP_WSs would need both in one accumulator half); a window not at row/column 0 of its
@@ -69,9 +74,10 @@ the pipeline's `loop_ws=False` (launch option `loop_ws`) or BACO_LOOP_WS=0."""
 from __future__ import annotations
 
 from mlir.dialects import scf
-from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType
+from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, MemRefType
 
 from baco.dialects import instgem
+from baco.gemmini.abi import PROGRAM_ID
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
 from baco.options import CompileOptions
@@ -79,7 +85,7 @@ from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
 from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, loop, select
-from baco.passes.loop_facts import Facts, block_space, hoist_above, local_window, subview_ops
+from baco.passes.loop_facts import Facts, block_space, const_value, hoist_above, local_window, subview_ops
 
 # ---- matching ---------------------------------------------------------------------------------
 
@@ -342,6 +348,7 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     n.loop.move_before(then_yield.operation)
     with InsertionPoint(n.loop), n.loop.location:
         strides = _configs(n, cfg)
+        resident = _Resident.of(n)
     # the loopless program ends in the configuration the LOOP_WS program ends in, so the next
     # program provably starts in it (config-elimination then runs the configs only in the first
     # program: a config_ld between LOOP_WSs would wait for the loop unit to drain)
@@ -352,7 +359,7 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
         iv = i64(n.loop.regions[0].blocks[0].arguments[0])
         spad_id = ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)), cst(1))
         _step(n, cfg, strides, first=ir.cmpi("eq", iv, lb), last=ir.cmpi("sge", ir.binop("addi", iv, step), ub),
-              spad_id=spad_id)
+              spad_id=spad_id, resident=resident)
     for op in _operand_ops(n):
         op.erase()
     return True
@@ -369,7 +376,7 @@ def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
     """A nest without a K loop as one LOOP_WS, at the store (every address is known there)."""
     with InsertionPoint(n.store), n.store.location:
         strides = _configs(n, cfg)
-        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1))
+        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1), resident=_Resident.of(n))
     ops = [n.store, n.matmul, n.a_copy, n.b_copy] + list(n.acc_init) + \
         ([n.epilogue] if n.epilogue is not None else []) + ([n.bias_copy] if n.bias_copy is not None else [])
     views = []
@@ -485,7 +492,7 @@ def _load_a(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
               ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(loop_unit_half(cfg).sp_rows)), s.empty)
 
 
-def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
+def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: _Resident | None):
     """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values, or
     True) say whether it is the first / last step, `spad_id` picks the FSM's halves. LoopMatmul
     moves A and B in itself, but it moves every B block with DIM rows (Bᵀ: every block of Bᵀ with
@@ -495,18 +502,35 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
     LOOP_WS of one padded block (its DIM B rows lie inside the window), the rest a LOOP_WS of whole
     blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in
     explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
-    a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty)."""
-    d = cfg.dim
+    a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty).
+    A step that is the program's whole K keeps its B when `resident` (_Resident) says the programs
+    along axis 0 share it: under an scf.if, the step's code with B in fixed halves; else as above."""
     s = _Step.of_body(n, cfg)
+    if resident is None:
+        _step_loops(n, cfg, strides, s, first, last, spad_id, _Resident())
+        return
+    if_op = scf.IfOp(_and(_and(first, last), _not(s.empty)), has_else=True)
+    with InsertionPoint(if_op.then_block):
+        _step_loops(n, cfg, strides, s, first, last, resident.spad_id(spad_id), resident)
+        scf.YieldOp([])
+    with InsertionPoint(if_op.else_block):
+        _step_loops(n, cfg, strides, s, first, last, spad_id, _Resident())
+        scf.YieldOp([])
+
+
+def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spad_id, keep: _Resident):
+    """_step's LOOP_WSs and explicit moves of step `s`, keeping `keep`'s operand."""
+    d = cfg.dim
     whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
     split = ir.const_int(0, whole.type)
     if not n.b_t:
         whole = _or_else(whole, lambda: _b_holds_blocks(n, cfg, strides, s))
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
-        prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first))
+        prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first, keep))
     by_fsm = ir.binop("andi", whole, _not(s.empty))
     b_fsm = ir.binop("ori", by_fsm, split)
-    prefetch.when(_not(b_fsm), lambda: _load_b(n, cfg, strides, s, spad_id))
+    prefetch.when(_and(_not(b_fsm), _not(keep.reuse if keep.operand == "b" else False)),
+                  lambda: _load_b(n, cfg, strides, s, spad_id))
     prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s, spad_id))
     head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
     a_stride, b_stride = strides[:2]
@@ -517,12 +541,22 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id):
                else _not(split), last=last,
                bk=select(split, ir.binop("subi", s.bk, cst(1)), s.bk),
                pad_k=select(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
-               a_addr=select(s.empty, zero, select(split, a_addr, s.a_addr(n))),
-               b_addr=select(b_fsm, select(split, b_addr, s.b_addr(n)), zero),
-               a_spad=select(s.empty, spad_id, zero), b_spad=select(b_fsm, zero, spad_id))
+               a_addr=keep.addr("a", select(s.empty, zero, select(split, a_addr, s.a_addr(n)))),
+               b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
+               a_spad=keep.half("a", select(s.empty, spad_id, zero), select(split, cst(2), spad_id)),
+               b_spad=keep.half("b", select(b_fsm, zero, spad_id), select(split, cst(2), spad_id)))
+
+
+def _and(a, b):
+    """a and b, each an i1 Value or a bool."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return (b if a else a) if isinstance(a, bool) else (a if b else b)
+    return ir.binop("andi", a, b)
 
 
 def _not(cond):
+    if isinstance(cond, bool):
+        return not cond
     return ir.binop("xori", cond, ir.const_int(1, cond.type))
 
 
@@ -558,7 +592,102 @@ def _b_holds_blocks(n: Nest, cfg: GemminiConfig, strides, s: _Step):
     return ir.cmpi("sle", ir.binop("addi", s.b_addr(n), last), end)
 
 
-def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first):
+class _Resident:
+    """The B a program of one K step keeps in the scratchpad for the next program of the launch,
+    as the C library keeps a resident B across its tiles. The harnesses run a launch's programs in
+    order, axis 0 innermost, with the same arguments on one Gemmini (config_elimination relies on
+    the same), so program (p0, p1, p2) follows (p0 - 1, p1, p2) when p0 > 0. When the B window
+    (its DRAM view, its K and column extents) and the K loop's bounds cannot differ between
+    programs along axis 0 (_varies), a whole-K step's LOOP_WSs put their B in fixed halves
+    (b_spad_id: a split step's in halves 1 and 2; one LOOP_WS's, or an explicitly moved B, in half
+    1 + p1 % 2, so a column's first program moves its B in while the previous column still computes
+    on the other half) and every program after the first of its column computes on it (B address
+    0, no explicit mvins). Nothing else writes those rows between the two programs: the function's
+    only Gemmini work is this nest (match), each LOOP_WS's A sits at the bottom of a half and its B
+    at the top, and loop_ws_fits keeps any A and any B of the nest within one half together. A (the
+    library's other resident operand) is not kept: consecutive programs share it only in a grid of
+    one program along axis 0, and telling that apart at run time (num_programs, a second variant of
+    the step) cost ~24 RISC-V instructions a program on the ISS, more than the loads it saves on
+    kernels.py's shapes. `operand`: "b", or None (nothing kept); `reuse`: i1, the previous program
+    left it; `first_half`: the half of the step's first LOOP_WS."""
+
+    def __init__(self, operand=None, reuse=False, first_half=None):
+        self.operand, self.reuse, self.first_half = operand, reuse, first_half
+
+    @classmethod
+    def of(cls, n: Nest):
+        """The kept B with its conditions computed at the insertion point (before the K loop or the
+        one step), or None when the programs along axis 0 may differ in it."""
+        bounds = list(n.loop.operands)[:3] if n.loop is not None else []
+        (_, (_, kk)), (_, (_, cols)) = local_window(n.a_copy.operands[1]), local_window(n.b_copy.operands[1])
+        if any(_varies(v, 0, n.loop) for v in [n.b_copy.operands[0], kk, cols] + bounds):
+            return None
+        func = n.store.operation
+        while func.name != "func.func":
+            func = func.parent.operation
+        one = cst(1)
+        parity = ir.binop("addi", ir.binop("remsi", _program_id(func, n.store, 1), cst(2)), one)
+        return cls("b", ir.cmpi("sgt", _program_id(func, n.store, 0), cst(0)), parity)
+
+    def spad_id(self, value):
+        """The half of an explicitly moved B (`value` unless B is kept)."""
+        return self.first_half if self.operand == "b" else value
+
+    def addr(self, operand: str, value):
+        """The A / B address of a LOOP_WS (`value`; 0 when reused: the FSM does not move it)."""
+        return select(self.reuse, cst(0), value) if operand == self.operand else value
+
+    def half(self, operand: str, value, kept):
+        """The a_spad_id / b_spad_id of a LOOP_WS: `kept` when the operand is kept, else `value`."""
+        return kept if operand == self.operand else value
+
+
+def _program_id(func, op, axis: int):
+    """program_id(axis): the call at the top of the function if there is one, else a new one at
+    the insertion point."""
+    for top in func.regions[0].blocks[0].operations:
+        top = top.operation
+        if top.name == "func.call" and str(top.attributes["callee"]) == f"@{PROGRAM_ID}" and \
+                const_value(top.operands[0]) == axis:
+            return top.results[0]
+    return ir.call_grid(op, PROGRAM_ID, axis)
+
+
+def _varies(value, axis: int, loop, memo=None) -> bool:
+    """Whether `value` may differ between two programs of a launch whose ids differ along `axis`
+    only, in the first iteration of `loop` (the K loop, or None): unless it is built by pure
+    arithmetic and views from constants, the function's arguments, the grid's size and the other
+    axes' program ids (in the first iteration, the loop's induction variable is its lower bound and
+    an iter_arg its initial value)."""
+    memo = {} if memo is None else memo
+    if isinstance(value, int):
+        return False
+    if value in memo:
+        return memo[value]
+    memo[value] = True          # (a cycle, which pure SSA cannot have, counts as varying)
+    owner = value.owner
+    if isinstance(owner, Block):
+        parent = owner.owner.operation if owner.owner is not None else None
+        if parent is None or parent.name == "func.func":
+            varies = parent is None
+        elif loop is not None and parent == loop:
+            number = BlockArgument(value).arg_number
+            varies = _varies(list(loop.operands)[0 if number == 0 else 3 + number - 1], axis, loop, memo)
+        else:
+            varies = True
+    else:
+        op = owner.operation
+        if op.name == "func.call" and str(op.attributes["callee"]) == f"@{PROGRAM_ID}":
+            varies = const_value(op.operands[0]) in (None, axis)
+        elif prefetch.is_pure(op):
+            varies = any(_varies(v, axis, loop, memo) for v in op.operands)
+        else:
+            varies = True
+    memo[value] = varies
+    return varies
+
+
+def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, keep: _Resident):
     """The first K % DIM columns of a ragged step of K >= DIM as one LOOP_WS of one padded K block
     (the D window if it is the first step; no C: the rest of the step accumulates onto it in the
     same accumulator half). LoopMatmul reads DIM rows of B from the step's first row: inside the
@@ -566,7 +695,8 @@ def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first):
     d, zero = cfg.dim, cst(0)
     r = ir.binop("remsi", s.kk, cst(d))
     _emit_loop(n, cfg, strides, s, first=first, last=False, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
-               a_addr=s.a_addr(n), b_addr=s.b_addr(n), a_spad=zero, b_spad=zero)
+               a_addr=keep.addr("a", s.a_addr(n)), b_addr=keep.addr("b", s.b_addr(n)),
+               a_spad=keep.half("a", zero, cst(1)), b_spad=keep.half("b", zero, cst(1)))
 
 
 def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, a_spad,
