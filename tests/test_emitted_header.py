@@ -2,9 +2,9 @@
 (gemmini-rocc-tests 180c46848eca, include/ of ../shared/reference) with Debian's
 riscv64-unknown-elf-gcc, picolibc's headers and the suite's own CFLAGS, linked against the
 riscv-tests environment of toolchain/ as the reference bin/ ELFs were, for three fixed designs (DIM
-8, 16 and 32, each header written by the tuner's emitter) and one a tuning run returns (`baco tune`
-on a two-layer network, fixed seed and steps: its gemmini_params.h and gemmini_config.json as
-written). Every program runs on `baco sim --config` with the same design:
+8, 16 and 32, each header written by the tuner's emitter) and three that tuning runs return (`baco
+tune` on a two-layer network, fixed seed and steps, unconstrained and under two area budgets: DIM 64,
+32 and 16; their gemmini_params.h and gemmini_config.json as written). Every program runs on `baco sim --config` with the same design:
 - tests/emitted_header/library_check.c drives the library's tiled_matmul_auto (WS and OS),
   tiled_conv_auto with the pooling epilogue and tiled_resadd_auto on ragged numpy data and exits 0
   iff each output equals numpy's reference of Gemmini's arithmetic;
@@ -49,6 +49,9 @@ MLPS = ("mlp3", pytest.param("mlp2", marks=pytest.mark.slow))
 TUNED_NETWORK = {"3_3_14_14_32_64_1_1_1_1_1": {"count": 2, "name": "conv3x3"},
                  "1_1_64_1_96_48_1_1_1_1_1": {"count": 1, "name": "fc"}}
 TUNED_RUN = ["--seed", "0", "--steps", "20", "--quiet"]
+# Three runs: unconstrained (64x64, 32 KB scratchpad, 64 KB accumulator) and under two area budgets
+# (32x32 16/56 KB; 16x16 16/28 KB: an accumulator of 448 rows, not a power of two).
+TUNED_AREAS = {"tuned": [], "tuned_0.9mm2": ["--max-area", "0.9"], "tuned_0.4mm2": ["--max-area", "0.4"]}
 
 TARGET = ["--specs=picolibc.specs", "-march=rv64gc", "-mabi=lp64d", "-mcmodel=medany", "-O2", "-fno-common"]
 # gemmini-rocc-tests' bareMetalC/Makefile and mlps/Makefile: CFLAGS + CFLAGS_BAREMETAL.
@@ -126,21 +129,22 @@ def builds(tmp_path_factory):
     return Builds(tmp_path_factory.mktemp("emitted-header"), check_toolchain(), rocc_tests)
 
 
-@pytest.fixture(scope="module")
-def tuned(builds, tmp_path_factory) -> str:
-    """The design `baco tune` returns for TUNED_NETWORK, added to the builds as it was written
-    (gemmini_params.h, gemmini_config.json); its name."""
-    root = tmp_path_factory.mktemp("tuned")
+@pytest.fixture(scope="module", params=TUNED_AREAS)
+def tuned(request, builds, tmp_path_factory) -> str:
+    """The design `baco tune` returns for TUNED_NETWORK (within an area budget of TUNED_AREAS), added to
+    the builds as it was written (gemmini_params.h, gemmini_config.json); its name."""
+    root = tmp_path_factory.mktemp(request.param)
     network, out = root / "network", root / "out"
     network.mkdir()
     (network / "layer_count.yaml").write_text(yaml.safe_dump(TUNED_NETWORK))
-    assert tune_cli.main(["--network", str(network), "--out", str(out), *TUNED_RUN]) == 0
+    assert tune_cli.main(["--network", str(network), "--out", str(out), *TUNED_RUN,
+                          *TUNED_AREAS[request.param]]) == 0
     hardware = json.loads((out / "result.json").read_text())["hardware"]
     config_json = (out / "gemmini_config.json").read_text()
     config = GemminiConfig.from_dict(json.loads(config_json))
     assert (config.dim, config.sp_kb, config.acc_kb) == (hardware["pe_dim"], hardware["sp_kb"], hardware["acc_kb"])
-    builds.add("tuned", (out / "gemmini_params.h").read_text(), config_json)
-    return "tuned"
+    builds.add(request.param, (out / "gemmini_params.h").read_text(), config_json)
+    return request.param
 
 
 def run_on_sim(elf: Path, folder: Path, capsys) -> str:
