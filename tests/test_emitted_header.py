@@ -1,9 +1,10 @@
 """The gemmini_params.h `baco tune` emits, built by a real toolchain: Gemmini's own C library
 (gemmini-rocc-tests 180c46848eca, include/ of ../shared/reference) with Debian's
 riscv64-unknown-elf-gcc, picolibc's headers and the suite's own CFLAGS, linked against the
-riscv-tests environment of toolchain/ as the reference bin/ ELFs were, for three designs (DIM 8,
-16 and 32, each header written by the tuner's emitter). Every program runs on `baco sim --config`
-with the same design:
+riscv-tests environment of toolchain/ as the reference bin/ ELFs were, for three fixed designs (DIM
+8, 16 and 32, each header written by the tuner's emitter) and three that tuning runs return (`baco
+tune` on a two-layer network, fixed seed and steps, unconstrained and under two area budgets: DIM 64,
+32 and 16; their gemmini_params.h and gemmini_config.json as written). Every program runs on `baco sim --config` with the same design:
 - tests/emitted_header/library_check.c drives the library's tiled_matmul_auto (WS and OS),
   tiled_conv_auto with the pooling epilogue and tiled_resadd_auto on ragged numpy data and exits 0
   iff each output equals numpy's reference of Gemmini's arithmetic;
@@ -21,10 +22,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.params_header import generate_params_header
 from baco.sim import cli
+from baco.tuner import cli as tune_cli
 from tests.shared import reference
 from tests.test_loop_conv import conv_reference
 from tests.test_loop_resadd import reference as resadd_reference
@@ -40,6 +43,15 @@ INSTALL = "apt-get install -y gcc-riscv64-unknown-elf picolibc-riscv64-unknown-e
 DESIGNS = {"dim8": (8, 64, 32), "dim16": (16, 128, 64), "dim32": (32, 512, 128)}
 # mlp3 (64x448x512, 64x512x448) in the default suite, the larger mlp2 (64x832x832) with -m slow
 MLPS = ("mlp3", pytest.param("mlp2", marks=pytest.mark.slow))
+# The tuned design's network (layer_count.yaml keys R_S_P_Q_C_K_N_Wstride_Hstride_Wdilation_Hdilation: a
+# 3x3 conv 14x14 32->64 twice and a 64x96x48 GEMM) and the run's seed and descent steps (no time budget:
+# the same design on every machine).
+TUNED_NETWORK = {"3_3_14_14_32_64_1_1_1_1_1": {"count": 2, "name": "conv3x3"},
+                 "1_1_64_1_96_48_1_1_1_1_1": {"count": 1, "name": "fc"}}
+TUNED_RUN = ["--seed", "0", "--steps", "20", "--quiet"]
+# Three runs: unconstrained (64x64, 32 KB scratchpad, 64 KB accumulator) and under two area budgets
+# (32x32 16/56 KB; 16x16 16/28 KB: an accumulator of 448 rows, not a power of two).
+TUNED_AREAS = {"tuned": [], "tuned_0.9mm2": ["--max-area", "0.9"], "tuned_0.4mm2": ["--max-area", "0.4"]}
 
 TARGET = ["--specs=picolibc.specs", "-march=rv64gc", "-mabi=lp64d", "-mcmodel=medany", "-O2", "-fno-common"]
 # gemmini-rocc-tests' bareMetalC/Makefile and mlps/Makefile: CFLAGS + CFLAGS_BAREMETAL.
@@ -85,15 +97,22 @@ class Builds:
         return objs
 
     def design(self, name: str) -> tuple[Path, GemminiConfig]:
+        """The build folder of a fixed design (DESIGNS, made here) or of one added with `add`."""
         folder = self.root / name
-        config = GemminiConfig.from_capacity(*DESIGNS[name])
         if not folder.is_dir():
-            (folder / "include").mkdir(parents=True)
-            for header in (self.rocc_tests / "include").glob("*.h"):
-                shutil.copy(header, folder / "include")
-            (folder / "include" / "gemmini_params.h").write_text(generate_params_header(config))
-            (folder / "config.json").write_text(json.dumps(config.to_dict()))
-        return folder, config
+            config = GemminiConfig.from_capacity(*DESIGNS[name])
+            self.add(name, generate_params_header(config), json.dumps(config.to_dict()))
+        return folder, GemminiConfig.from_dict(json.loads((folder / "config.json").read_text()))
+
+    def add(self, name: str, params_header: str, config_json: str) -> None:
+        """A design's build folder: the reference headers with this gemmini_params.h, and the
+        design's JSON for `baco sim --config`."""
+        folder = self.root / name
+        (folder / "include").mkdir(parents=True)
+        for header in (self.rocc_tests / "include").glob("*.h"):
+            shutil.copy(header, folder / "include")
+        (folder / "include" / "gemmini_params.h").write_text(params_header)
+        (folder / "config.json").write_text(config_json)
 
     def elf(self, design: str, source: Path, extra: list[Path] = ()) -> Path:
         folder, _ = self.design(design)
@@ -108,6 +127,24 @@ class Builds:
 def builds(tmp_path_factory):
     rocc_tests = reference(ROCC_TESTS)
     return Builds(tmp_path_factory.mktemp("emitted-header"), check_toolchain(), rocc_tests)
+
+
+@pytest.fixture(scope="module", params=TUNED_AREAS)
+def tuned(request, builds, tmp_path_factory) -> str:
+    """The design `baco tune` returns for TUNED_NETWORK (within an area budget of TUNED_AREAS), added to
+    the builds as it was written (gemmini_params.h, gemmini_config.json); its name."""
+    root = tmp_path_factory.mktemp(request.param)
+    network, out = root / "network", root / "out"
+    network.mkdir()
+    (network / "layer_count.yaml").write_text(yaml.safe_dump(TUNED_NETWORK))
+    assert tune_cli.main(["--network", str(network), "--out", str(out), *TUNED_RUN,
+                          *TUNED_AREAS[request.param]]) == 0
+    hardware = json.loads((out / "result.json").read_text())["hardware"]
+    config_json = (out / "gemmini_config.json").read_text()
+    config = GemminiConfig.from_dict(json.loads(config_json))
+    assert (config.dim, config.sp_kb, config.acc_kb) == (hardware["pe_dim"], hardware["sp_kb"], hardware["acc_kb"])
+    builds.add(request.param, (out / "gemmini_params.h").read_text(), config_json)
+    return request.param
 
 
 def run_on_sim(elf: Path, folder: Path, capsys) -> str:
@@ -172,8 +209,9 @@ def case_header(seed: int) -> str:
 
 
 # ---- the tests ------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("design", DESIGNS)
-def test_emitted_header_runs_gemmini_library(design, builds, tmp_path, capsys):
+def check_library(design: str, builds, tmp_path, capsys) -> None:
+    """library_check.c built with the design's header, run on `baco sim` with its config: every
+    library call bit-exact against numpy."""
     folder, config = builds.design(design)
     assert f"#define DIM {config.dim}" in (folder / "include" / "gemmini_params.h").read_text()
     case = tmp_path / "library_check.c"
@@ -182,6 +220,18 @@ def test_emitted_header_runs_gemmini_library(design, builds, tmp_path, capsys):
     out = run_on_sim(builds.elf(design, case), folder, capsys)
     for what in ("tiled_matmul_auto WS", "tiled_matmul_auto OS", "tiled_conv_auto + pool", "tiled_resadd_auto"):
         assert f"{what}: bit-exact" in out, out
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_emitted_header_runs_gemmini_library(design, builds, tmp_path, capsys):
+    check_library(design, builds, tmp_path, capsys)
+
+
+def test_tuned_design_header_runs_gemmini_library(tuned, builds, tmp_path, capsys):
+    """A design that comes out of a tuning run (not one of DESIGNS), its files as the tuner wrote them."""
+    _, config = builds.design(tuned)
+    assert (config.dim, config.sp_kb, config.acc_kb) not in DESIGNS.values()
+    check_library(tuned, builds, tmp_path, capsys)
 
 
 @pytest.mark.parametrize("program", MLPS)
