@@ -9,6 +9,7 @@ import torch
 
 import baco
 from baco.codegen.program import run_program
+from baco.kernels.resadd import default_view
 from baco.model import cpu_ops
 from baco.model.cli import torch_workload
 from baco.model.cpu_cost import CPU_INSTRUCTIONS, cpu_cycles
@@ -50,7 +51,8 @@ def test_every_step_compile_model_runs_is_in_the_table(encoder):
     # per head Q.K^T (TOKENS x head x TOKENS) and P.V (TOKENS x TOKENS x head), equal shapes merged
     expected = Counter({(TOKENS, head, TOKENS): HEADS}) + Counter({(TOKENS, TOKENS, head): HEADS})
     assert {(g.P, g.C, g.K): g.count for g in w.untuned.gemms} == dict(expected)
-    assert [(a.rows, a.cols, a.count) for a in w.untuned.adds] == [(TOKENS, WIDTH, 2)]
+    # the adds as the kernel reads them (baco.kernels.resadd.default_view)
+    assert [(a.rows, a.cols, a.count) for a in w.untuned.adds] == [(*default_view(TOKENS, WIDTH, compiled.config), 2)]
     assert sorted((c.kind, c.count) for c in w.untuned.cpu) == [("layernorm", 2), ("lut", 1), ("softmax", 1)]
     # and the same counts as the steps of the program compile_model built
     steps = compiled.lowered.steps
@@ -108,11 +110,11 @@ def test_untuned_steps_add_to_the_objective():
     assert whole.energy_uj == pytest.approx(sum(c.energy_uj for c in whole.per_layer) + ue)
     assert whole.edp == pytest.approx(whole.cycles * whole.energy_uj)
     assert plain.untuned_cycles == 0.0
-    # the untuned GEMMs are costed at the kernel's default schedule on the design's Gemmini
+    # the untuned GEMMs are costed at the kernel's default schedule on the design's Gemmini, their B
+    # (an activation) not padded
     per_step = dict((n, c) for n, _, c in untuned.per_step(whole.hw))
-    assert per_step["bmm"] == default_schedule_cost(untuned.gemms[0], Hardware(*(int(whole.hw.pe_dim),
-                                                                                  float(whole.hw.sp_kb),
-                                                                                  float(whole.hw.acc_kb))))[0]
+    hw = Hardware(int(whole.hw.pe_dim), float(whole.hw.sp_kb), float(whole.hw.acc_kb))
+    assert per_step["bmm"] == default_schedule_cost(untuned.gemms[0], hw, b_padded=False)[0]
     assert per_step["softmax"] == 5000.0
 
 
