@@ -23,7 +23,11 @@ neighbouring row tiles recompute the kernel - stride rows their windows share, a
 library's tiled_conv does.
 
 The schedule is (PR, BLOCK_N, BLOCK_K) (+ dataflow, double buffering); its capacity rule
-is the GEMM's with BLOCK_M = ROWS * W (baco.gemmini.schedule.schedule_problems). BLOCK_N may
+is the GEMM's with BLOCK_M = ROWS * W (baco.gemmini.schedule.schedule_problems). Compiled with the
+loop-conv-ws pass (conv2d_pool_kernel, one stride and dilation), a program is LoopConv's: one
+LOOP_CONV_WS, or one per tile of pooled columns (with the halo their windows need) when its conv
+rows do not fit LoopConv's half of the accumulator at once, as the C library tiles pooled rows x
+pooled columns; pool_schedule ranks the schedules by a walk of those tiles. BLOCK_N may
 exceed DIM: placement stores a pooled accumulator block column of tiles after column of
 tiles, so each DIM-wide column's pixels are consecutive rows for its pooled mvout.
 """

@@ -55,12 +55,17 @@ the tile inside the FSM's halves of the scratchpad (inputs + weights of DIM chan
 and accumulator (baco.sim.loops.conv_params's rule), and a non-empty unpadded input tile.
 
 A max-pooled program (baco.kernels.pool's conv2d_pool_kernel: whole output rows, a
-`gemmini.max_pool` generic over the epilogue, the pooled block stored) becomes one LOOP_CONV_WS
-that pools on its way out (no_pool = 0): its tile is the program's slices inside the image (the
+`gemmini.max_pool` generic over the epilogue, the pooled block stored) becomes LOOP_CONV_WS that
+pool on their way out (no_pool = 0): its tile is the program's slices inside the image (the
 pool generic's valid rows [lo, hi): orows = hi − lo, the input tile starts lo slices down), the
-rows above the first valid one are the pooling's upper padding (pupad = lo), its columns' padding
-plpad, and config 2 holds the pool size, stride and pooled rows/columns (config_st's 2- and 8-bit
-fields, guarded).
+rows above the first valid one are the pooling's upper padding (pupad = lo), and config 2 holds
+the pool size, stride and pooled rows/columns (config_st's 2- and 8-bit fields, guarded). When
+those rows do not fit LoopConv's half of the accumulator at once, the program is one LOOP_CONV_WS
+per tile of pooled columns (baco.gemmini.schedule.pooled_column_tiles' rule, at run time), as the
+C library's tiled_conv tiles pocols: a tile's conv columns are those its pooled windows read inside
+the image (the windows' halo recomputed by both neighbours), the columns left and right of the
+image its pooling padding (plpad, prpad), its pooled pixels stored at their column of the pooled
+rows (pool_out_col_dim, the pooled row pitch, is the whole pooled width).
 
 The depthwise kernel (baco.kernels.depthwise) is such a nest per channel block (pointers at
 the block's first channel, channel windows at offset 0, diagonal weight tiles): in_channels =
