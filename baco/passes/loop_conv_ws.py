@@ -1078,9 +1078,11 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             # (output address 0 stores nothing); halves alternate so a block loads while the previous
             # one computes
             # A pooled program is that per tile of pooled columns (each storing its pooled pixels)
-            def column_tile(t):
-                tile, loops = (row_tile, first_loop) if t is None else \
-                    (pooled_columns(t, check=False), mul(add(mul(pid_sum, col_tiles), t), channel_blocks))
+            def column_tile(t, tile=None):
+                if t is None or tile is not None:       # the program's only tile
+                    tile, loops = tile or row_tile, first_loop
+                else:
+                    tile, loops = pooled_columns(t, check=False), mul(add(mul(pid_sum, col_tiles), t), channel_blocks)
                 tile_fields = {
                     "loop_conv_ws_config_1": dict(fields["loop_conv_ws_config_1"], out_col_dim=tile["ocols"]),
                     "loop_conv_ws_config_2": dict(fields["loop_conv_ws_config_2"],
@@ -1111,8 +1113,14 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 loop(cst(0), channel_blocks, channel_block)
             if pool is None:
                 column_tile(None)
-            else:
-                loop(cst(0), col_tiles, column_tile)
+            else:       # one tile (whole rows, the first edge tile's fields) needs no loop
+                single = scf.IfOp(ir.cmpi("eq", col_tiles, cst(1)), has_else=True)
+                with InsertionPoint(single.then_block):
+                    column_tile(cst(0), edges[0])
+                    scf.YieldOp([])
+                with InsertionPoint(single.else_block):
+                    loop(cst(0), col_tiles, column_tile)
+                    scf.YieldOp([])
             scf.YieldOp([])
         with InsertionPoint(if_op.else_block):
             a_stride(cst(1))
