@@ -189,6 +189,8 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
         tiles = block // d
         return [t * d for t in sorted({tiles >> i for i in range(tiles.bit_length())} - {0}, reverse=True)]
     if filter_size is not None:
+        if image is None:
+            raise ValueError("pool_schedule: filter_size needs image, the input's (H, W), for LoopConv's walk")
         spread = sorted({-(-PH // g) for g in range(1, PH + 1)} & set(range(1, tallest + 1)))
         ranked = []
         for block_n in narrower(gemm.block_n):
