@@ -369,16 +369,79 @@ def test_pooled_conv_split_into_channel_blocks():
         np.testing.assert_array_equal(lc.y, ref)
 
 
-def test_default_pooled_stem_schedule_fits_loop_conv():
-    """The default schedule of a pooled 7x7/2 3-channel stem (64x64, 3x3/2 pool) fits LoopConv's
-    halves (its plain default, 3 pooled rows x 64 channels, needs 7 x 32 x 4 accumulator rows:
-    more than half), so every program is one LOOP_CONV_WS."""
-    from baco.gemmini.schedule import GemmSchedule, loop_conv_fits
-    from baco.kernels.pool import ConvPoolLaunch
-    x, w = np.zeros((1, 64, 64, 3), np.int8), np.zeros((7, 7, 3, 64), np.int8)
-    lc = ConvPoolLaunch(x, w, None, pool=3, stride=2, padding=1, conv_stride=2, conv_padding=3, scale=1 / 64,
-                        relu=True, config=DIM16, blocks=None)
-    s = lc.schedule
-    assert loop_conv_fits(GemmSchedule(32, s.block_n, s.block_k, rows=(s.block_m - 1) * 2 + 3), 32, 32, 64, 3,
-                          7, 7, 2, 1, DIM16)
-    assert loops_run(lc.run("sim"), "sim") == lc.grid[0] * lc.grid[1] * lc.grid[2]
+def pooled_loops(lc, P, Q, pool, ps, pp):
+    """LOOP_CONV_WS a pooled launch runs when each program is one per tile of pooled columns
+    (pooled_column_tiles of its conv rows inside the image) and its input channels fit at once."""
+    from baco.gemmini.schedule import pooled_column_tiles
+    N, PH, PW, K = lc.y.shape
+    pr, bn = lc.schedule.block_m, lc.schedule.block_n
+    rows = (pr - 1) * ps + pool
+    total = 0
+    for k0 in range(0, K, bn):
+        for pr0 in range(0, PH, pr):
+            lo = pr0 * ps - pp
+            orows = min(P, lo + rows) - max(0, lo)
+            total += N * pooled_column_tiles(PW, Q, orows, -(-min(bn, K - k0) // lc.config.dim), pool, ps,
+                                             lc.config)[0]
+    return total
+
+
+# (N, H, W, C, K, R, conv stride, conv padding, pool, pool stride, pool padding, (PR, BN), bias) on a
+# Gemmini with 128 accumulator rows (64 a loop): each program's conv rows are several tiles of pooled columns
+COLUMN_TILED = [
+    (1, 33, 33, 3, 16, 7, 2, 3, 3, 2, 1, (3, 16), True),         # a stem: 3 tiles, pool padding left and right
+    (1, 17, 19, 3, 20, 7, 2, 3, 3, 2, 1, (2, 32), False),        # ragged channels, two banks, odd sizes
+    (2, 13, 30, 5, 16, 3, 1, 1, 2, 2, 0, (2, 16), True),         # 2x2/2 pool, 2 images
+    (1, 15, 40, 2, 16, 5, 3, 2, 3, 1, 1, (4, 16), False),        # conv stride 3, pool stride 1
+]
+SMALL_ACC16 = GemminiConfig.from_capacity(16, 64, 8)
+
+
+@pytest.mark.parametrize("case", COLUMN_TILED, ids=lambda c: "n{}h{}w{}c{}k{}-r{}s{}p{}-pool{}s{}p{}".format(*c[:11]))
+def test_pooled_conv_tiles_of_pooled_columns(case):
+    """A pooled program whose conv rows do not fit half the accumulator at once is one LOOP_CONV_WS
+    per tile of pooled columns (baco.gemmini.schedule.pooled_column_tiles: each tile's conv columns
+    inside the image with the windows' halo, the pooling's left and right padding at the image's
+    edges, its pooled columns stored at their place in the pooled rows); bit-exact on sim and the ISS."""
+    from baco.kernels.pool import ConvPoolLaunch, reference_conv_pool
+    N, H, W, C, K, R, cs, cp, pool, ps, pp, (pr, bn), bias = case
+    rng = np.random.default_rng(H + W)
+    x = rng.integers(-128, 128, (N, H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
+    b = rng.integers(-5000, 5000, K).astype(np.int32) if bias else None
+    kw = dict(pool=pool, stride=ps, padding=pp, conv_stride=cs, conv_padding=cp, scale=1 / 64, relu=True)
+    lc = ConvPoolLaunch(x, w, b, config=SMALL_ACC16, blocks=(pr, bn, 16, "WS", False), **kw)
+    ref = reference_conv_pool(x, w, b, **kw)
+    expected = pooled_loops(lc, (H + 2 * cp - R) // cs + 1, (W + 2 * cp - R) // cs + 1, pool, ps, pp)
+    assert expected > lc.grid[0] * lc.grid[1] * lc.grid[2]
+    for target in ("sim", "iss"):
+        lc.y[...] = 0
+        assert loops_run(lc.run(target), target) == expected
+        np.testing.assert_array_equal(lc.y, ref)
+
+
+@pytest.mark.parametrize("size, dim", [(17, 16), (33, 16), (65, 32),
+                                       pytest.param(64, 16, marks=pytest.mark.slow),
+                                       pytest.param(65, 16, marks=pytest.mark.slow),
+                                       pytest.param(112, 16, marks=pytest.mark.slow),
+                                       pytest.param(224, 16, marks=pytest.mark.slow),
+                                       pytest.param(224, 32, marks=pytest.mark.slow)])
+def test_default_pooled_stem_runs_loop_conv_ws(size, dim):
+    """ResNet's stem (7x7/2, 3 -> 64 channels, bias, ReLU, 3x3/2 pool with padding 1) at its default
+    schedule: every program is LOOP_CONV_WS, one per tile of pooled columns (at 224x224, DIM 16: 4
+    pooled rows x 16 channels a program, 3 tiles of 19 pooled columns where the plain whole-row
+    program fits one pooled row); bit-exact on sim and the ISS."""
+    from baco.kernels.pool import ConvPoolLaunch, reference_conv_pool
+    rng = np.random.default_rng(size)
+    x = rng.integers(-128, 128, (1, size, size, 3), dtype=np.int8)
+    w = rng.integers(-128, 128, (7, 7, 3, 64), dtype=np.int8)
+    b = rng.integers(-5000, 5000, 64).astype(np.int32)
+    kw = dict(pool=3, stride=2, padding=1, conv_stride=2, conv_padding=3, scale=1 / 256, relu=True)
+    config = DIM16 if dim == 16 else GemminiConfig.from_capacity(32, 512, 128)
+    lc = ConvPoolLaunch(x, w, b, config=config, blocks=None, **kw)
+    ref = reference_conv_pool(x, w, b, **kw)
+    expected = pooled_loops(lc, (size - 1) // 2 + 1, (size - 1) // 2 + 1, 3, 2, 1)
+    for target in ("sim", "iss"):
+        lc.y[...] = 0
+        assert loops_run(lc.run(target), target) == expected
+        np.testing.assert_array_equal(lc.y, ref)

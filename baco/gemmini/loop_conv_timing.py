@@ -79,7 +79,9 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
     tile is (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols): B
     images of orows x ocols output pixels and och output channels over kr x kc taps and ich input
     channels; irows x icols the input pixels it reads, pad_rows x pad_cols the padding it fills with
-    zeros; `first` zero-fills (or loads the bias into) its accumulator rows, `last` stores them.
+    zeros; `first` zero-fills (or loads the bias into) its accumulator rows, `last` stores them; an
+    optional 14th element (porows, pocols, pool_size) makes the stores pooled mvouts (one per DIM
+    channels, the store unit reading pool_size^2 window positions per pooled pixel).
     `halves`: the scratchpad half of each tile (a_spad_id), by default the loop slot's.
 
     LoopMatmul holds two loops (slots alternating, each with its own scratchpad half) and runs its
@@ -135,7 +137,7 @@ def _dma(cfg: GemminiConfig, rows, row_bytes):
 
 
 def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8,
-                B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols):
+                B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols, pool=None):
     """(loads, computes, stores occupancy, computes count, stores count, one weight block's
     computes, a row's first compute) of one LOOP_CONV_WS tile (loop_conv_stream_cycles' tuple)."""
     k, d, mbl = DEFAULT_CONSTANTS, cfg.dim, cfg.max_block_len
@@ -158,7 +160,14 @@ def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8,
     computes = blocks * max(per_block, occ[0] + k.array_depth_factor * d)
     n_computes = blocks * B * orows * len(occ)
     stores, n_stores = 0.0, 0
-    if last:
+    if last and pool is not None:       # pooled mvouts (baco.sim.timing's _mvout_cost)
+        porows, pocols, size = pool
+        pixels = porows * pocols
+        chunks = pixel_rows(och, d)
+        stores = B * sum(_dma(cfg, pixels, c * cfg.input_bytes) + pixels * size ** 2 + k.acc_scale_latency
+                         for c in chunks)
+        n_stores = B * len(chunks)
+    elif last:
         out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
         per_row = sum(_dma(cfg, r, c * out_bytes) + k.acc_scale_latency
                       for r in pixel_rows(ocols, d) for c in pixel_rows(och, d))

@@ -549,6 +549,95 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
     return max(gemmini, programs * issue) + issue
 
 
+def pooled_column_tiles(pocols: int, columns: int, orows: int, och_banks: int, pool: int, pool_stride: int,
+                        cfg: GemminiConfig) -> tuple[int, int] | None:
+    """(tiles, pooled columns a tile) of a pooled LOOP_CONV_WS program whose tile is `orows` conv
+    rows of och_banks x DIM channels, `columns` conv columns and `pocols` pooled columns: one tile
+    when the whole rows fit half the accumulator (och_banks x orows x columns rows) and config_st's
+    8-bit ocols, else the fewest tiles of pooled columns whose conv columns ((pooled columns - 1) x
+    pool_stride + pool, the windows' halo included) fit, the pooled columns spread evenly over them,
+    as the C library's tiled_conv tiles pocols; None when not one pooled column fits. The
+    loop-conv-ws pass computes the same rule at run time for each program."""
+    fit = min(loop_unit_half(cfg).acc_rows // max(1, och_banks * orows), 255)
+    if columns <= fit:
+        return 1, pocols
+    if fit < pool:
+        return None
+    tiles = -(-pocols // ((fit - pool) // pool_stride + 1))
+    return tiles, -(-pocols // tiles)
+
+
+def pooled_program_tiles(N: int, H: int, W: int, K: int, C: int, R: int, S: int, stride: int, padding: tuple,
+                         dilation: int, pr: int, block_n: int, pool: int, pool_stride: int, pool_padding: int,
+                         cfg: GemminiConfig) -> tuple[list, list, list] | None:
+    """(tiles, scratchpad halves, each program's LOOP_CONV_WS count) of the pooled conv kernel's LoopConv programs
+    (baco.kernels.pool.conv2d_pool_kernel through the loop-conv-ws pass) of `pr` pooled rows and
+    block_n output channels: per program (the grid's order, images innermost) its conv rows inside
+    the image, per tile of pooled columns (pooled_column_tiles) their conv columns inside the image,
+    per input channel block (loop_conv_channel_block, for the widest tile) one LOOP_CONV_WS, as
+    loop_conv_stream_cycles' tuples with pooled stores; None when the program does not fit LoopConv.
+    `padding`: the convolution's (rows, columns)."""
+    pad_h, pad_w = padding
+    P = (H + 2 * pad_h - dilation * (R - 1) - 1) // stride + 1
+    Q = (W + 2 * pad_w - dilation * (S - 1) - 1) // stride + 1
+    PH, PW = ((n + 2 * pool_padding - pool) // pool_stride + 1 for n in (P, Q))
+    rows = (pr - 1) * pool_stride + pool
+    tiles, halves, loops = [], [], []
+    for c, k0 in enumerate(range(0, K, block_n)):
+        och = min(block_n, K - k0)
+        banks = -(-och // cfg.dim)
+        for g, pr0 in enumerate(range(0, PH, pr)):
+            lo = pr0 * pool_stride - pool_padding
+            o_lo, o_hi = max(0, lo), min(P, lo + rows)
+            orows = o_hi - o_lo
+            porows = min(pr, PH - pr0)
+            columns = pooled_column_tiles(PW, Q, orows, banks, pool, pool_stride, cfg)
+            if columns is None:
+                return None
+            col_tiles, pcn = columns
+            tile_rows = orows * stride + dilation * (R - 1)
+            h = o_lo * stride - pad_h
+            pad_rows = max(0, -h) + max(0, h + tile_rows - H)
+            widest = min((pcn - 1) * pool_stride + pool, Q) * stride + dilation * (S - 1)
+            chs = loop_conv_channel_block(C, tile_rows, widest, R, S, banks, cfg)
+            if chs is None:
+                return None
+            blocks = [(c0, min(chs, C - c0)) for c0 in range(0, C, chs)]
+            for n in range(N):
+                loops.append(col_tiles * len(blocks))
+                for t in range(col_tiles):
+                    pc0 = t * pcn
+                    pcols = min(pcn, PW - pc0)
+                    ocol = pc0 * pool_stride - pool_padding
+                    c_lo, c_hi = max(0, ocol), min(Q, ocol + (pcols - 1) * pool_stride + pool)
+                    ocols = c_hi - c_lo
+                    w = c_lo * stride - pad_w
+                    tile_cols = ocols * stride + dilation * (S - 1)
+                    pad_cols = max(0, -w) + max(0, w + tile_cols - W)
+                    for b, (c0, ich) in enumerate(blocks):
+                        halves.append((((n + g + c) * col_tiles + t) * len(blocks) + b) % 2)
+                        tiles.append((1, orows, ocols, och, R, S, ich, tile_rows - pad_rows, tile_cols - pad_cols,
+                                      b == 0, b == len(blocks) - 1, pad_rows, pad_cols, (porows, pcols, pool)))
+    return tiles, halves, loops
+
+
+def pooled_loop_conv_cycles(N: int, H: int, W: int, K: int, C: int, R: int, S: int, stride: int, padding: tuple,
+                            dilation: int, pr: int, block_n: int, pool: int, pool_stride: int, pool_padding: int,
+                            cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float | None:
+    """Estimated end-to-end cycles of the pooled conv kernel's LoopConv programs (pooled_program_tiles),
+    as loop_conv_program_cycles prices a convolution's: LoopConv's walk or the CPU issuing the
+    programs, whichever is slower, plus one program's issue; None when a program does not fit."""
+    built = pooled_program_tiles(N, H, W, K, C, R, S, stride, padding, dilation, pr, block_n, pool, pool_stride,
+                                 pool_padding, cfg)
+    if built is None:
+        return None
+    tiles, halves, loops = built
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves)
+    cpu = k.cpu_cycles_per_instruction
+    return max(gemmini, sum(loop_conv_instructions(1, n) for n in loops) * cpu) + \
+        loop_conv_instructions(1, loops[0]) * cpu
+
+
 @functools.lru_cache(maxsize=1024)
 def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int,
                        dilation: int, cfg: GemminiConfig) -> GemmSchedule | None:

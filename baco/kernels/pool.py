@@ -23,7 +23,11 @@ neighbouring row tiles recompute the kernel - stride rows their windows share, a
 library's tiled_conv does.
 
 The schedule is (PR, BLOCK_N, BLOCK_K) (+ dataflow, double buffering); its capacity rule
-is the GEMM's with BLOCK_M = ROWS * W (baco.gemmini.schedule.schedule_problems). BLOCK_N may
+is the GEMM's with BLOCK_M = ROWS * W (baco.gemmini.schedule.schedule_problems). Compiled with the
+loop-conv-ws pass (conv2d_pool_kernel, one stride and dilation), a program is LoopConv's: one
+LOOP_CONV_WS, or one per tile of pooled columns (with the halo their windows need) when its conv
+rows do not fit LoopConv's half of the accumulator at once, as the C library tiles pooled rows x
+pooled columns; pool_schedule ranks the schedules by a walk of those tiles. BLOCK_N may
 exceed DIM: placement stores a pooled accumulator block column of tiles after column of
 tiles, so each DIM-wide column's pixels are consecutive rows for its pooled mvout.
 """
@@ -37,7 +41,7 @@ import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import as_config
-from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_gemm_schedule, loop_conv_fits,
+from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_gemm_schedule, pooled_loop_conv_cycles,
                                    schedule_problems)
 from baco.kernels.conv import _check as check_conv
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
@@ -147,7 +151,7 @@ def _check(x, w, pool, stride, padding, conv_stride, conv_padding, dilation, rel
 
 
 def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, config=None, filter_size=None,
-                  conv_stride=1, dilation=1) -> GemmSchedule:
+                  conv_stride=1, dilation=1, image=None, conv_padding=(0, 0), padding=0) -> GemmSchedule:
     """(PR, BLOCK_N, BLOCK_K) as a GemmSchedule whose block_m is PR (pooled rows per program):
     `blocks` if given, else from default_gemm_schedule of the layer's GEMM (all N*P*Q output
     pixels x K x C; with several filter taps at most DIM channels per step, as conv_schedule):
@@ -158,14 +162,19 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
     VGG's 28x28x64 3x3 layer at DIM 32 ran 1.26x faster as 7 + 7 pooled rows than as 9 + 5). When not even one
     pooled row fits, narrower BLOCK_K, then BLOCK_N, then single buffering.
 
-    With `filter_size` (R, S) (a convolution loop-conv-ws can make one pooled LOOP_CONV_WS a
-    program: one stride and one dilation for both axes, as default_conv_schedule takes them) the
-    schedules whose tile fits LoopConv's halves (loop_conv_fits) come first: of those, the
-    largest output tile (pooled rows x BLOCK_N), then the widest BLOCK_N. On the cycle model
-    ResNet's 7x7/2 stem with its 3x3/2 pool at 64x64 took 114,229 Gemmini cycles as 7 pooled rows
-    x 16 channels (three programs per channel block), 119,752 as 3 x 32 and 149,494 as 1 x 64,
-    against 286,788 as the explicit stream of the plain default (3 x 64, which LoopConv's half
-    accumulator cannot hold)."""
+    With `filter_size` (R, S) (a convolution loop-conv-ws can make LOOP_CONV_WS programs: one stride
+    and one dilation for both axes, as default_conv_schedule takes them; `image` (H, W) and
+    `conv_padding` (rows, columns) its input and padding, `padding` the pool's), the schedule is the
+    fastest end to end (baco.gemmini.schedule.pooled_loop_conv_cycles: LoopConv's walk of the
+    programs' tiles of pooled rows x pooled columns, with the windows' halo, and the CPU issuing them)
+    of those whose program fits the capacity rule (the explicit program the pass keeps beside the
+    loops) and LoopConv's halves: pooled rows spread evenly over the programs, DIM·2^i output
+    channels; ties to the larger output tile. A program whose conv rows do not fit half the
+    accumulator at once is several LOOP_CONV_WS over tiles of pooled columns (the C library's
+    tiled_conv tiles pocols the same way). On the cycle model ResNet's 7x7/2 stem with its 3x3/2
+    pool at 224x224 (DIM 16) took 1,213,049 Gemmini cycles as one pooled row x 16 channels (the
+    largest whole-row tile in half the accumulator: 3 conv rows for every 2 pooled rows' worth),
+    against the library's 1,019,848 (6 x 17 pooled pixels)."""
     config = as_config(config)
     if blocks is not None:
         return as_schedule(blocks, "blocks")
@@ -180,16 +189,23 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
         tiles = block // d
         return [t * d for t in sorted({tiles >> i for i in range(tiles.bit_length())} - {0}, reverse=True)]
     if filter_size is not None:
-        fitting = [GemmSchedule(pr, block_n, block_k, "WS", gemm.double_buffer)
-                   for block_n in narrower(gemm.block_n) for block_k in narrower(gemm.block_k)
-                   for pr in range(1, tallest + 1)
-                   if loop_conv_fits(GemmSchedule(Q, block_n, block_k, rows=rows_of(pr)), P, Q, K, C, *filter_size,
-                                     conv_stride, dilation, config)
-                   and not schedule_problems(GemmSchedule(rows_of(pr) * Q, block_n, block_k, "WS",
-                                                          gemm.double_buffer), config, True)]
-        if fitting:
-            best = max(fitting, key=lambda s: (s.block_m * min(s.block_n, K), s.block_n, s.block_k))
-            return replace(best, block_m=-(-PH // -(-PH // best.block_m)))
+        if image is None:
+            raise ValueError("pool_schedule: filter_size needs image, the input's (H, W), for LoopConv's walk")
+        spread = sorted({-(-PH // g) for g in range(1, PH + 1)} & set(range(1, tallest + 1)))
+        ranked = []
+        for block_n in narrower(gemm.block_n):
+            for block_k in narrower(gemm.block_k):
+                for pr in spread:
+                    if schedule_problems(GemmSchedule(rows_of(pr) * Q, block_n, block_k, "WS", gemm.double_buffer),
+                                         config, True):
+                        continue
+                    cycles = pooled_loop_conv_cycles(N, *image, K, C, *filter_size, conv_stride, conv_padding,
+                                                     dilation, pr, block_n, pool, stride, padding, config)
+                    if cycles is not None:
+                        ranked.append(((cycles, -pr * min(block_n, K), -block_n, -block_k),
+                                       GemmSchedule(pr, block_n, block_k, "WS", gemm.double_buffer)))
+        if ranked:
+            return min(ranked, key=lambda r: r[0])[1]
     for double_buffer in ((True, False) if gemm.double_buffer else (False,)):
         for block_n in narrower(gemm.block_n):
             for block_k in narrower(gemm.block_k):
@@ -235,7 +251,8 @@ class ConvPoolLaunch(KernelLaunch):
         loop_conv = loop_conv_options(self.w, cs, dil, is_pointwise(self.w, cs, cp))
         self.schedule = pool_schedule(blocks, N=N, PH=PH, P=P, Q=Q, K=K, C=C, pool=pool, stride=stride,
                                       taps=R * S, config=self.config, filter_size=loop_conv.get("filter_size"),
-                                      conv_stride=loop_conv.get("stride", 1), dilation=loop_conv.get("dilation", 1))
+                                      conv_stride=loop_conv.get("stride", 1), dilation=loop_conv.get("dilation", 1),
+                                      image=(H, W), conv_padding=cp, padding=padding)
         pr = self.schedule.block_m
         rows = (pr - 1) * stride + pool
         problems = schedule_problems(GemmSchedule(rows * Q, self.schedule.block_n, self.schedule.block_k),

@@ -55,12 +55,17 @@ the tile inside the FSM's halves of the scratchpad (inputs + weights of DIM chan
 and accumulator (baco.sim.loops.conv_params's rule), and a non-empty unpadded input tile.
 
 A max-pooled program (baco.kernels.pool's conv2d_pool_kernel: whole output rows, a
-`gemmini.max_pool` generic over the epilogue, the pooled block stored) becomes one LOOP_CONV_WS
-that pools on its way out (no_pool = 0): its tile is the program's slices inside the image (the
+`gemmini.max_pool` generic over the epilogue, the pooled block stored) becomes LOOP_CONV_WS that
+pool on their way out (no_pool = 0): its tile is the program's slices inside the image (the
 pool generic's valid rows [lo, hi): orows = hi − lo, the input tile starts lo slices down), the
-rows above the first valid one are the pooling's upper padding (pupad = lo), its columns' padding
-plpad, and config 2 holds the pool size, stride and pooled rows/columns (config_st's 2- and 8-bit
-fields, guarded).
+rows above the first valid one are the pooling's upper padding (pupad = lo), and config 2 holds
+the pool size, stride and pooled rows/columns (config_st's 2- and 8-bit fields, guarded). When
+those rows do not fit LoopConv's half of the accumulator at once, the program is one LOOP_CONV_WS
+per tile of pooled columns (baco.gemmini.schedule.pooled_column_tiles' rule, at run time), as the
+C library's tiled_conv tiles pocols: a tile's conv columns are those its pooled windows read inside
+the image (the windows' halo recomputed by both neighbours), the columns left and right of the
+image its pooling padding (plpad, prpad), its pooled pixels stored at their column of the pooled
+rows (pool_out_col_dim, the pooled row pitch, is the whole pooled width).
 
 The depthwise kernel (baco.kernels.depthwise) is such a nest per channel block (pointers at
 the block's first channel, channel windows at offset 0, diagonal weight tiles): in_channels =
@@ -908,12 +913,22 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 i64(pr.ochs) if not isinstance(pr.ochs, int) else cst(pr.ochs)
             guard("sge", ochs, cst(1))
             if pool is not None:    # the conv rows of the tile inside the image: [lo, hi) of its slices
-                ocols = cst(pr.bm)
                 valid_lo, valid_hi = (i64(v) for v in list(n.pool.operands)[1:3])
                 orows = sub(valid_hi, valid_lo)
                 porows = ir.binop("divsi", c_rows, cst(pool["pocols"]))      # the whole pooled rows stored
                 guard("eq", mul(porows, cst(pool["pocols"])), c_rows)
                 guard("sge", porows, cst(1))
+                # LoopConv's tiles of pooled columns (schedule.pooled_column_tiles' rule): whole rows
+                # when they fit half the accumulator, else the fewest tiles whose conv columns fit,
+                # the pooled columns spread evenly (the accumulator guard below rejects the rest)
+                k_, s_ = pool["kernel"], pool["stride"]
+                fit = ir.binop("minsi", ir.binop("divsi", cst(half_acc), ir.binop("maxsi", mul(
+                    ir.binop("ceildivsi", ochs, cst(d)), orows), cst(1))), cst(255))
+                widest_pocols = add(ir.binop("divsi", smax0(sub(fit, cst(k_))), cst(s_)), cst(1))
+                col_tiles = sel(ir.cmpi("sle", cst(pr.bm), fit), cst(1),
+                                ir.binop("ceildivsi", cst(pool["pocols"]), widest_pocols))
+                tile_pocols = ir.binop("ceildivsi", cst(pool["pocols"]), col_tiles)
+                ocols = ir.binop("minsi", add(mul(sub(tile_pocols, cst(1)), cst(s_)), cst(k_)), cst(pr.bm))
             elif pr.rows == 1:
                 ocols, orows = c_rows, cst(1)
             else:
@@ -924,9 +939,37 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             irows = add(mul(orows, stride), mul(dil, sub(krows, cst(1))))
             icols = add(mul(ocols, stride), mul(dil, sub(S, cst(1))))
             w_t = P(inp["w0"])
-            lpad = smax0(sub(cst(0), w_t))
-            rpad = smax0(sub(add(w_t, icols), P(inp["width"])))
-            guard("sge", sub(icols, add(lpad, rpad)), cst(1))
+            out_addr, out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
+
+            def columns(ocol, cols, check=True):
+                """The input tile of conv columns [ocol, ocol + cols): its padding and its first
+                pixel's offset from the program's column 0 (bytes); `check`: guard that it reads
+                some pixel of the image."""
+                w = add(w_t, mul(ocol, stride))
+                tile_icols = add(mul(cols, stride), mul(dil, sub(S, cst(1))))
+                lpad = smax0(sub(cst(0), w))
+                rpad = smax0(sub(add(w, tile_icols), P(inp["width"])))
+                if check:
+                    guard("sge", sub(tile_icols, add(lpad, rpad)), cst(1))
+                return dict(ocols=cols, lpad=lpad, rpad=rpad, input=mul(add(mul(ocol, stride), lpad), cs))
+
+            def pooled_columns(t, check=True):
+                """Column tile t of a pooled program (as the C library's tiled_conv tiles pocols): its
+                pooled columns, their conv columns inside the image (the windows' halo included) with
+                the pooling's left and right padding, its input tile, its output offset."""
+                pc0 = mul(t, tile_pocols)
+                pcols = ir.binop("minsi", tile_pocols, sub(cst(pool["pocols"]), pc0))
+                ocol = sub(mul(pc0, cst(s_)), cst(pool["padding"]))
+                end = add(ocol, add(mul(sub(pcols, cst(1)), cst(s_)), cst(k_)))
+                lo_c, hi_c = smax0(ocol), ir.binop("minsi", end, cst(pr.bm))
+                return dict(columns(lo_c, sub(hi_c, lo_c), check), pocols=pcols, plpad=sub(lo_c, ocol),
+                            prpad=sub(end, hi_c), output=mul(pc0, out_bytes))
+            if pool is not None:     # the edge tiles bound every tile's padding
+                edges = pooled_columns(cst(0)), pooled_columns(sub(col_tiles, cst(1)))
+                lpad, rpad = edges[0]["lpad"], edges[1]["rpad"]
+            else:
+                row_tile = columns(cst(0), ocols)
+                lpad, rpad = row_tile["lpad"], row_tile["rpad"]
             if pr.rows == 1:      # every tap row is read (unmasked); the tile's last stride − 1 rows are not
                 upad, dpad = cst(0), sub(stride, cst(1))
             else:
@@ -939,13 +982,12 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             # addresses (bytes; int8 inputs, weights and outputs)
             lin = inp["addr"]
             vr_id = next(i for i in pr.var_ids if pr.af.key_of[i] == ("var", "r"))
-            first_pixel = add(add(P(lin[None]), mul(r_lo, P(lin[vr_id]))), mul(add(mul(upad, pitch), lpad), cs))
+            first_pixel = add(add(P(lin[None]), mul(r_lo, P(lin[vr_id]))), mul(mul(upad, pitch), cs))
             if pool is not None:
                 first_pixel = add(first_pixel, mul(mul(mul(valid_lo, stride), pitch), cs))
             input_addr = add(_base_addr(inp["base"]), first_pixel)
             weight_stride = P(pr.kst)
             weights_addr = add(_base_addr(pr.w_base), add(P(pr.w_off), mul(r_lo, P(pr.w_coef_r))))
-            out_addr, out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
             bias_addr = dram_addr_and_stride(n.bias_copy.operands[0], 4)[0] if n.bias_copy is not None \
                 else input_addr
             # capacity: LoopConv's halves of the scratchpad and accumulator (sim.loops.conv_params).
@@ -983,10 +1025,10 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 fields["loop_conv_ws_config_1"].update(pool_out_row_dim=porows)
                 fields["loop_conv_ws_config_2"].update(
                     pool_padding=cst(pool["padding"]), pool_stride=cst(pool["stride"]), pool_size=cst(pool["kernel"]),
-                    pool_out_col_dim=cst(pool["pocols"]), pocols=cst(pool["pocols"]), porows=porows)
-                fields["loop_conv_ws_config_3"].update(plpad=cst(pool["padding"]))
+                    pool_out_col_dim=cst(pool["pocols"]), pocols=tile_pocols, porows=porows)
+                fields["loop_conv_ws_config_3"].update(plpad=edges[0]["plpad"])
                 fields["loop_conv_ws_config_4"].update(pupad=valid_lo, pdpad=sub(cst(pr.rows), valid_hi),
-                                                       prpad=cst(pool["prpad"]))
+                                                       prpad=edges[1]["prpad"])
                 for v in (porows, orows, ocols):      # config_st's 8-bit pooled row/column counts
                     guard("ult", v, cst(256))
                 guard("ult", valid_lo, cst(4))        # and its 2-bit padding
@@ -1004,7 +1046,8 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             per_row = ir.binop("minsi", ir.binop("divsi", cst(d), sel(packs, kchs, cst(1))), S)
             pixels = sel(packs, per_row, cst(1))
             pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
-            first_loop = mul(add(add(pid[0], pid[1]), pid[2]), channel_blocks)
+            pid_sum = add(add(pid[0], pid[1]), pid[2])
+            first_loop = mul(pid_sum, channel_blocks)
             scale = cst(f32_bits(1.0))
             if n.scale is not None:
                 bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
@@ -1034,24 +1077,50 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             # bias (or zeros: no_bias), the others skip it (bias address 0), only the last stores
             # (output address 0 stores nothing); halves alternate so a block loads while the previous
             # one computes
-            def channel_block(block):
-                c0 = mul(block, kc)
-                first = ir.cmpi("eq", block, cst(0))
-                last = ir.cmpi("eq", block, sub(channel_blocks, cst(1)))
-                block_fields = dict(fields)
-                block_fields["loop_conv_ws_config_3"] = dict(fields["loop_conv_ws_config_3"],
-                                                             kchs=ir.binop("minsi", kc, sub(kchs, c0)))
-                block_fields["loop_conv_ws_config_5"] = dict(weights_addr=add(weights_addr, mul(c0, weight_stride)),
-                                                             output_addr=sel(last, out_addr, cst(0)))
-                block_fields["loop_conv_ws_config_6"] = dict(bias_addr=sel(first, bias_addr, cst(0)),
-                                                             input_addr=add(input_addr, c0))
-                for name, values in block_fields.items():
-                    instgem.emit(name, **values)
-                spad_id = add(ir.binop("remsi", add(first_loop, block), cst(2)), cst(1))
-                instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
-                             b_spad_id=spad_id, no_pool=int(pool is None), activation=n.relu,
-                             max_pixels_per_row=pixels)
-            loop(cst(0), channel_blocks, channel_block)
+            # A pooled program is that per tile of pooled columns (each storing its pooled pixels)
+            def column_tile(t, tile=None):
+                if t is None or tile is not None:       # the program's only tile
+                    tile, loops = tile or row_tile, first_loop
+                else:
+                    tile, loops = pooled_columns(t, check=False), mul(add(mul(pid_sum, col_tiles), t), channel_blocks)
+                tile_fields = {
+                    "loop_conv_ws_config_1": dict(fields["loop_conv_ws_config_1"], out_col_dim=tile["ocols"]),
+                    "loop_conv_ws_config_2": dict(fields["loop_conv_ws_config_2"],
+                                                  **({} if t is None else dict(pocols=tile["pocols"]))),
+                    "loop_conv_ws_config_3": dict(fields["loop_conv_ws_config_3"], lpad=tile["lpad"], rpad=tile["rpad"],
+                                                  **({} if t is None else dict(plpad=tile["plpad"]))),
+                    "loop_conv_ws_config_4": dict(fields["loop_conv_ws_config_4"], ocols=tile["ocols"],
+                                                  **({} if t is None else dict(prpad=tile["prpad"])))}
+                tile_out = out_addr if t is None else add(out_addr, tile["output"])
+
+                def channel_block(block):
+                    c0 = mul(block, kc)
+                    first = ir.cmpi("eq", block, cst(0))
+                    last = ir.cmpi("eq", block, sub(channel_blocks, cst(1)))
+                    block_fields = dict(tile_fields)
+                    block_fields["loop_conv_ws_config_3"] = dict(tile_fields["loop_conv_ws_config_3"],
+                                                                 kchs=ir.binop("minsi", kc, sub(kchs, c0)))
+                    block_fields["loop_conv_ws_config_5"] = dict(weights_addr=add(weights_addr, mul(c0, weight_stride)),
+                                                                 output_addr=sel(last, tile_out, cst(0)))
+                    block_fields["loop_conv_ws_config_6"] = dict(bias_addr=sel(first, bias_addr, cst(0)),
+                                                                 input_addr=add(add(input_addr, tile["input"]), c0))
+                    for name in fields:
+                        instgem.emit(name, **block_fields[name])
+                    spad_id = add(ir.binop("remsi", add(loops, block), cst(2)), cst(1))
+                    instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
+                                 b_spad_id=spad_id, no_pool=int(pool is None), activation=n.relu,
+                                 max_pixels_per_row=pixels)
+                loop(cst(0), channel_blocks, channel_block)
+            if pool is None:
+                column_tile(None)
+            else:       # one tile (whole rows, the first edge tile's fields) needs no loop
+                single = scf.IfOp(ir.cmpi("eq", col_tiles, cst(1)), has_else=True)
+                with InsertionPoint(single.then_block):
+                    column_tile(cst(0), edges[0])
+                    scf.YieldOp([])
+                with InsertionPoint(single.else_block):
+                    loop(cst(0), col_tiles, column_tile)
+                    scf.YieldOp([])
             scf.YieldOp([])
         with InsertionPoint(if_op.else_block):
             a_stride(cst(1))
