@@ -22,6 +22,7 @@ SMOKE = {
     "clib_check.py": (["--smoke"] + (["--bin", str(ROCC_BIN)] if ROCC_BIN else []), 0),
     "compile_time.py": (["--repeat", "1"], 0),
     "conv_pool.py": (["--smoke", "--end-to-end"], 0),
+    "cpu_constants.py": (["--smoke"], 0),
     "cpu_issue.py": (["--smoke"], 0),
     "cpu_ops.py": (["--smoke"], 0),
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),

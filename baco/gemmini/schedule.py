@@ -171,14 +171,15 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # RISC-V instructions of baco's compiled GEMM program on the CPU that issues it (the harness's grid
 # loop and the kernel). The explicit stream: per program, per K step (the software pipeline's
 # prologue and bounds), per RoCC command and per program and C column block (the column-by-column
-# stores), a least-squares fit (relative error) of the ISS's counts of 19 programs of
-# benchmarks/kernels.py's shapes at DIM 16 and 32, within 0.75-1.31x of them. A LOOP_WS program
+# stores), a non-negative least-squares fit (relative error) of the ISS's counts of 12 programs of
+# kernels.py-like shapes at DIM 16 and 32 (benchmarks/cpu_constants.py; the K loop's middle
+# iterations a copy of the compute nest), within 0.86-1.18x of them. A LOOP_WS program
 # (a K step is the five loop registers and LOOP_WS; a ragged last step's A and B moved in
 # explicitly): per program and per command, from 512^3 (32 programs, 1,540 commands, 29,908
 # instructions) and 128x256x256 (4 programs, 101 commands, 2,751) at DIM 16; a step whose B is moved
 # explicitly (K < DIM) runs its move code on top: 91 more a program on the ISS (160x139x41 at DIM 16,
 # 16/144/32 against 160x139x48, 10 programs: 6,752 and 5,412 instructions).
-EXPLICIT_INSTRUCTIONS = {"program": 76.0, "step": 695.0, "command": 11.0, "column": 356.0}
+EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 377.4, "command": 11.7, "column": 447.6}
 LOOP_WS_INSTRUCTIONS = {"program": 250.0, "command": 14.2, "explicit_b": 91.0}
 LOOP_WS_STEP_COMMANDS = 6
 # end to end, the CPU and Gemmini overlap only partly (the CPU waits while Gemmini's queue is
@@ -188,17 +189,17 @@ OVERLAP_LOSS = 0.5
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
 # A slice of a step (its address) and per RoCC command, a non-negative least-squares fit (relative
-# error) of the ISS's counts of 9 conv programs (3x3 and 7x7, strided, 1-8 output rows a program,
-# DIM 16 and 32; within 0.75-1.18x) and 3 depthwise ones (DIM 16), the commands counted by the
-# tuner's program model. A LOOP_CONV_WS program (its grid step, the pass's run-time guards and
+# error) of the ISS's counts (benchmarks/cpu_constants.py) of 12 conv programs (3x3, 5x5 and 7x7,
+# strided, 1-8 output rows a program, DIM 16 and 32; within 0.80-1.12x, stride 2 the low end) and 8
+# depthwise ones (DIM 16 and 32; within 0.78-1.13x), the commands counted by the tuner's program model. A LOOP_CONV_WS program (its grid step, the pass's run-time guards and
 # address arithmetic, LoopConv's configuration and the loop: ~7 commands) per program: the ISS
 # counted 790, 736 and 642 a program for a 14x14 64->64 3x3 conv at DIM 16 run as 8, 28 and 56
 # programs and 685 for a 32-program stem (3x3/2, 3->32); 597 for a 64-program depthwise layer. Each
 # further LOOP_CONV_WS of a program split into input channel blocks (its six configs, the loop and
 # the block's addresses): 57 and 62 more a block on the ISS for a 14x14 3x3 conv, 64 output channels,
 # 14 programs of 2 blocks (C = 520) and of 3 (C = 800) against 1 (C = 256).
-CONV_EXPLICIT_INSTRUCTIONS = {"step": 497.4, "slice": 111.1, "command": 13.3}
-DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 190.0, "slice": 0.0, "command": 29.9}
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 254.1, "slice": 61.6, "command": 21.1}
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 132.4, "slice": 83.5, "command": 2.9}
 LOOP_CONV_INSTRUCTIONS = {"conv": 750.0, "depthwise": 597.0, "block": 60.0}
 
 

@@ -1,0 +1,154 @@
+"""Refit the CPU instruction constants of the explicit command streams (baco.gemmini.schedule's
+EXPLICIT_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS) on the ISS.
+
+    python benchmarks/cpu_constants.py [--smoke]
+
+Each fitting program is compiled explicit (loop_ws=False: no LOOP_WS / LOOP_CONV_WS) and run on
+the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are the measured count.
+The terms each constant multiplies are the cost model's: for the GEMM kernel per program, per
+program K step, per program C column block (DIM-wide) and per RoCC command (the ISS's count); for
+the conv and depthwise kernels per program K step, per output row's A slice of a step and per
+command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
+The fit is a non-negative least squares of the relative error (each row divided by its count).
+Printed: the fitted table beside the constants in use, and each program's predicted / measured
+ratio under both. --smoke: one GEMM and one conv program (checks the script runs).
+"""
+import argparse
+import itertools
+import sys
+
+import numpy as np
+import torch
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
+                                   EXPLICIT_INSTRUCTIONS, GemmSchedule, default_gemm_schedule)
+from baco.kernels.conv import conv2d_launch
+from baco.kernels.depthwise import depthwise_launch
+from baco.kernels.matmul import matmul_kernel
+from baco.problem.layer import Layer
+from baco.tuner import costmodel, kernel_model
+
+# (DIM, M, N, K): kernels.py-like shapes (ragged, GEMV, square), the default schedule's blocks
+GEMMS = [(16, 128, 256, 256), (16, 17, 33, 65), (16, 93, 116, 258), (16, 200, 1, 300), (16, 64, 64, 512),
+         (16, 267, 41, 3), (16, 160, 139, 41), (32, 128, 256, 256), (32, 93, 116, 258), (32, 200, 1, 300),
+         (32, 17, 33, 65), (32, 256, 64, 128)]
+# (DIM, R, stride, P, C, K, rows, block_m, block_n, block_k): explicit conv programs (P = Q, no padding)
+CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32),
+         (16, 7, 2, 8, 3, 32, 1, 8, 32, 16), (16, 7, 2, 8, 3, 32, 8, 8, 32, 16), (16, 3, 1, 14, 16, 64, 2, 14, 64, 16),
+         (32, 3, 1, 8, 64, 64, 1, 8, 64, 32), (32, 3, 1, 8, 32, 64, 8, 8, 64, 32), (32, 7, 2, 8, 3, 64, 2, 8, 32, 32),
+         (32, 3, 2, 7, 64, 64, 4, 7, 64, 64), (16, 3, 2, 14, 32, 32, 1, 14, 32, 32), (16, 5, 1, 8, 16, 32, 2, 8, 32, 16)]
+# (DIM, R, stride, P, channels, rows): depthwise programs (BLOCK_N = BLOCK_K = DIM, whole rows)
+DEPTHWISE = [(16, 3, 1, 8, 32, 1), (16, 3, 2, 7, 64, 2), (16, 5, 1, 6, 16, 3), (16, 3, 1, 14, 48, 7),
+             (16, 3, 1, 8, 64, 4), (16, 3, 1, 16, 16, 1), (32, 3, 1, 8, 64, 2), (32, 3, 2, 7, 32, 7)]
+SMOKE_GEMMS = [(16, 17, 33, 65)]
+SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
+
+
+def iss_instructions(kernel, grid, args, options) -> int:
+    """RISC-V instructions of one explicit-stream launch on the ISS."""
+    return kernel.compile(*args, target="iss", **dict(options, loop_ws=False)).run(grid, args)["instructions"]
+
+
+def gemm_row(dim, M, N, K):
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    s = default_gemm_schedule(M, N, K, cfg, False)
+    rng = np.random.default_rng(M + N + K)
+    a, b = rng.integers(-128, 128, (M, K), dtype=np.int8), rng.integers(-128, 128, (K, N), dtype=np.int8)
+    args = [a, b, np.zeros((M, N), np.int32), M, N, K, K, 1, N, 1, N, 1, 1.0]
+    grid = (-(-M // s.block_m), -(-N // s.block_n))
+    ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s, loop_ws=False)
+    info = ck.run(grid, args)
+    steps = -(-K // s.block_k)
+    columns = -(-min(s.block_n, N) // dim)
+    programs = grid[0] * grid[1]
+    terms = {"program": programs, "step": programs * steps, "command": info["commands"], "column": programs * columns}
+    return f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}", terms, info["instructions"]
+
+
+def conv_terms(layer, schedule, dim):
+    terms = costmodel.conv_program_terms(layer, kernel_model._schedule_blocks(layer, schedule), float(dim),
+                                         rows=schedule.rows)
+    programs, steps = float(terms["programs"][0]), float(terms["k_steps"][0])
+    return {"step": programs * steps, "slice": programs * steps * schedule.rows, "command": float(terms["commands"][0])}
+
+
+def conv_row(dim, R, stride, P, C, K, rows, bm, bn, bk):
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    layer = Layer(R=R, S=R, P=P, Q=P, C=C, K=K, Hstride=stride, Wstride=stride)
+    rng = np.random.default_rng(R + P + C + K)
+    x = rng.integers(-128, 128, (1, layer.input_rows, layer.input_cols, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
+    s = GemmSchedule(bm, bn, bk, rows=rows)
+    launch = conv2d_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256)
+    count = iss_instructions(launch.kernel, launch.grid, launch.args, launch.options)
+    return f"conv {R}x{R}/{stride} {P}x{P} {C}>{K} DIM {dim} {rows}x{bm}/{bn}/{bk}", conv_terms(layer, s, dim), count
+
+
+def depthwise_row(dim, R, stride, P, channels, rows):
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    layer = Layer(R=R, S=R, P=P, Q=P, C=1, K=channels, Hstride=stride, Wstride=stride, depthwise=True)
+    rng = np.random.default_rng(R + P + channels)
+    x = rng.integers(-128, 128, (1, layer.input_rows, layer.input_cols, channels), dtype=np.int8)
+    w = rng.integers(-128, 128, (R, R, channels), dtype=np.int8)
+    s = GemmSchedule(P, dim, dim, rows=rows)
+    launch = depthwise_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256)
+    count = iss_instructions(launch.kernel, launch.grid, launch.args, launch.options)
+    return f"depthwise {R}x{R}/{stride} {P}x{P} {channels} DIM {dim} {rows}x{P}", conv_terms(layer, s, dim), count
+
+
+def nnls_relative(rows, keys) -> dict:
+    """Non-negative least squares of the relative error: min sum((x.c - y) / y)^2 over c >= 0,
+    exactly, by the unconstrained fit on every subset of the terms (a handful of them)."""
+    X = np.array([[t[k] for k in keys] for _, t, _ in rows], dtype=float)
+    y = np.array([count for _, _, count in rows], dtype=float)
+    Xr, ones = X / y[:, None], np.ones(len(y))
+    best, best_err = np.zeros(len(keys)), float(np.sum(ones ** 2))
+    for n in range(1, len(keys) + 1):
+        for subset in itertools.combinations(range(len(keys)), n):
+            c, *_ = np.linalg.lstsq(Xr[:, subset], ones, rcond=None)
+            if (c < 0).any():
+                continue
+            err = float(np.sum((Xr[:, subset] @ c - ones) ** 2))
+            if err < best_err:
+                best, best_err = np.zeros(len(keys)), err
+                best[list(subset)] = c
+    return {k: round(float(v), 1) for k, v in zip(keys, best)}
+
+
+def report(title, rows, keys, current):
+    fitted = nnls_relative(rows, keys) if len(rows) >= len(keys) else None
+    print(f"\n{title}: {len(rows)} programs")
+    print(f"  in use: {current}")
+    if fitted is not None:
+        print(f"  fitted: {fitted}")
+    print(f"  {'program':>52} {'instructions':>12} {'in use / ISS':>12} {'fitted / ISS':>12}")
+    for name, t, count in rows:
+        used = sum(current.get(k, 0.0) * t[k] for k in keys) / count
+        fit = f"{sum(fitted[k] * t[k] for k in keys) / count:12.2f}" if fitted else f"{'':12}"
+        print(f"  {name:>52} {count:>12,} {used:12.2f} {fit}", flush=True)
+    if fitted:
+        ratios = [sum(fitted[k] * t[k] for k in keys) / count for _, t, count in rows]
+        print(f"  fitted within {min(ratios):.2f}-{max(ratios):.2f}x of the ISS")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--smoke", action="store_true", help="one GEMM and one conv program (seconds)")
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+    gemms = [gemm_row(*g) for g in (SMOKE_GEMMS if args.smoke else GEMMS)]
+    report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS)", gemms, ["program", "step", "command", "column"],
+           EXPLICIT_INSTRUCTIONS)
+    convs = [conv_row(*c) for c in (SMOKE_CONVS if args.smoke else CONVS)]
+    report("conv explicit stream (CONV_EXPLICIT_INSTRUCTIONS)", convs, ["step", "slice", "command"],
+           CONV_EXPLICIT_INSTRUCTIONS)
+    if not args.smoke:
+        depthwise = [depthwise_row(*d) for d in DEPTHWISE]
+        report("depthwise explicit stream (DEPTHWISE_EXPLICIT_INSTRUCTIONS)", depthwise, ["step", "slice", "command"],
+               DEPTHWISE_EXPLICIT_INSTRUCTIONS)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
