@@ -11,7 +11,8 @@ the conv and depthwise kernels per program K step, per output row's A slice of a
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
-ratio under both. --smoke: one GEMM and one conv program (checks the script runs).
+ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
+FUSED_INSTRUCTIONS: per program, per K step and per command, the model's terms). --smoke: one GEMM and one conv program (checks the script runs).
 """
 import argparse
 import itertools
@@ -21,10 +22,13 @@ import numpy as np
 import torch
 
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.fused import FUSED_INSTRUCTIONS, _chain_program, _resadd_program
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    EXPLICIT_INSTRUCTIONS, GemmSchedule, default_gemm_schedule)
 from baco.kernels.conv import conv2d_launch
 from baco.kernels.depthwise import depthwise_launch
+from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
 from baco.kernels.matmul import matmul_kernel
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model
@@ -41,6 +45,13 @@ CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32
 # (DIM, R, stride, P, channels, rows): depthwise programs (BLOCK_N = BLOCK_K = DIM, whole rows)
 DEPTHWISE = [(16, 3, 1, 8, 32, 1), (16, 3, 2, 7, 64, 2), (16, 5, 1, 6, 16, 3), (16, 3, 1, 14, 48, 7),
              (16, 3, 1, 8, 64, 4), (16, 3, 1, 16, 16, 1), (32, 3, 1, 8, 64, 2), (32, 3, 2, 7, 32, 7)]
+# fused programs (baco.kernels.fused): (DIM, "chain", M, K, H, N, BLOCK_M, BLOCK_K) and
+# (DIM, "resadd", M, K, N, BLOCK_M, BLOCK_N, BLOCK_K)
+FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 64, 64),
+         (16, "chain", 1024, 32, 64, 32, 64, 32), (32, "chain", 256, 64, 128, 64, 64, 64),
+         (16, "resadd", 64, 96, 16, 64, 16, 96), (16, "resadd", 1024, 96, 24, 64, 32, 96),
+         (16, "resadd", 256, 192, 32, 128, 32, 64), (16, "resadd", 16, 384, 64, 16, 64, 128),
+         (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64)]
 SMOKE_GEMMS = [(16, 17, 33, 65)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
 
@@ -97,6 +108,26 @@ def depthwise_row(dim, R, stride, P, channels, rows):
     return f"depthwise {R}x{R}/{stride} {P}x{P} {channels} DIM {dim} {rows}x{P}", conv_terms(layer, s, dim), count
 
 
+def fused_row(dim, kind, *shape):
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    rng = np.random.default_rng(sum(shape))
+    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+    if kind == "chain":
+        M, K, H, N, bm, bk = shape
+        launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
+                                   block_m=bm, block_k=bk, config=cfg)
+        p, programs, steps = _chain_program(M, K, H, N, bm, bk, cfg, DEFAULT_CONSTANTS)
+    else:
+        M, K, N, bm, bn, bk = shape
+        launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
+                                    r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk),
+                                    config=cfg)
+        p, programs, steps = _resadd_program(M, N, K, bm, bn, bk, cfg, DEFAULT_CONSTANTS)
+    count = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.args)
+    terms = {"program": programs, "step": programs * steps, "command": programs * p.commands}
+    return f"{kind} {'x'.join(map(str, shape))} DIM {dim}", terms, count["instructions"]
+
+
 def nnls_relative(rows, keys) -> dict:
     """Non-negative least squares of the relative error: min sum((x.c - y) / y)^2 over c >= 0,
     exactly, by the unconstrained fit on every subset of the terms (a handful of them)."""
@@ -147,6 +178,9 @@ def main(argv=None) -> int:
         depthwise = [depthwise_row(*d) for d in DEPTHWISE]
         report("depthwise explicit stream (DEPTHWISE_EXPLICIT_INSTRUCTIONS)", depthwise, ["step", "slice", "command"],
                DEPTHWISE_EXPLICIT_INSTRUCTIONS)
+        fused = [fused_row(*f) for f in FUSED]
+        report("fused programs (baco.gemmini.fused FUSED_INSTRUCTIONS)", fused, ["program", "step", "command"],
+               FUSED_INSTRUCTIONS)
     return 0
 
 

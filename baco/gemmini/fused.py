@@ -104,9 +104,10 @@ PREFETCH_HIDDEN = 0.75
 
 
 # RISC-V instructions the core runs issuing a fused program's explicit stream: per program, per K
-# step and per RoCC command (the commands _Program counts), a least-squares fit (relative error)
-# of the ISS's counts of 20 programs of the two kernels (DIM 16 and 32; within 0.74-1.23x)
-FUSED_INSTRUCTIONS = {"program": 611.0, "step": 466.0, "command": 12.4}
+# step and per RoCC command (the commands _Program counts), a non-negative least-squares fit
+# (relative error) of the ISS's counts of 10 programs of the two kernels (DIM 16 and 32, 2.2k-53k
+# instructions; benchmarks/cpu_constants.py; within 0.80-1.12x)
+FUSED_INSTRUCTIONS = {"program": 1326.0, "step": 189.8, "command": 10.0}
 
 
 class _Program:
