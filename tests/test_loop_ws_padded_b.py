@@ -9,11 +9,11 @@ import pytest
 import baco.language as bl
 from baco.codegen.host import HostMemory
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import COMMANDS, GemminiFault, decode, encode
+from baco.gemmini.isa import COMMANDS, GemminiFault, encode
 from baco.gemmini.schedule import GemmSchedule, gemm_loop_ws_loops, padded_rows
 from baco.kernels.matmul import matmul_kernel, matmul_launch, reference
 from baco.sim.functional import GemminiModel
-from baco.sim.timing import CommandStream
+from tests.issued import IssuedCommands
 
 DIM16 = GemminiConfig()
 DIM32 = GemminiConfig.from_capacity(32, 256, 64)
@@ -41,20 +41,8 @@ def run(K, cfg, b_rows, target="sim"):
     info = matmul_kernel[grid](*args, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, RELU=False, OUT_INT8=False,
                                target=target, config=cfg)
     issued = []
-
-    class Issued(CommandStream):
-        depth = 0
-
-        def execute(self, funct, rs1, rs2, pc=None):
-            if self.depth == 0:
-                issued.append(decode(funct, rs1, rs2)[0].name)
-            self.depth += 1
-            try:
-                return super().execute(funct, rs1, rs2, pc)
-            finally:
-                self.depth -= 1
     if target == "sim":
-        info["kernel"].run(grid, args, model=Issued())
+        info["kernel"].run(grid, args, model=IssuedCommands(issued))
     return c, reference(a, b), issued, info
 
 

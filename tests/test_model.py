@@ -58,23 +58,10 @@ def test_mlp_one_elf_on_the_iss(tmp_path):
 
 def issued_commands(launch) -> list:
     """The names of the commands a launch's CPU issues (not what its hardware loops expand to)."""
-    from baco.gemmini.isa import decode
-    from baco.sim.timing import CommandStream
+    from tests.issued import IssuedCommands
     issued = []
-
-    class Issued(CommandStream):
-        depth = 0
-
-        def execute(self, funct, rs1, rs2, pc=None):
-            if self.depth == 0:
-                issued.append(decode(funct, rs1, rs2)[0].name)
-            self.depth += 1
-            try:
-                return super().execute(funct, rs1, rs2, pc)
-            finally:
-                self.depth -= 1
     kernel = launch.kernel.compile(*launch.args, target="sim", **launch.options)
-    kernel.run(launch.grid, launch._runtime_args(), model=Issued())
+    kernel.run(launch.grid, launch._runtime_args(), model=IssuedCommands(issued))
     return issued
 
 
