@@ -11,7 +11,7 @@ program K step, per program C column block (DIM-wide) and per RoCC command (the 
 the conv and depthwise kernels per program K step, per output row's A slice of a step and per
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
-the ISS without the cycle model (instructions), their terms schedule.loop_ws_program_terms' (per
+the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
 program, K step, program of several steps, split head, explicit B) and the launch's own.
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
@@ -31,7 +31,7 @@ from baco.gemmini.fused import FUSED_INSTRUCTIONS, _chain_program, _resadd_progr
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    EXPLICIT_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS, GemmSchedule,
-                                   default_gemm_schedule, loop_ws_fits, loop_ws_program_terms, padded_rows)
+                                   default_gemm_schedule, loop_ws_fits, loop_ws_launch_terms, padded_rows)
 from baco.kernels.conv import conv2d_launch
 from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
@@ -113,9 +113,7 @@ def loop_ws_row(dim, M, N, K, bm, bn, bk, b_padded):
     grid = (-(-M // s.block_m), -(-N // s.block_n))
     ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s)
     count = ck.run(grid, args)["kernel_cycles"]
-    programs = grid[0] * grid[1]
-    terms = {k: programs * v for k, v in loop_ws_program_terms(K, s, cfg, b_padded=b_padded).items()}
-    terms["launch"] = 1.0
+    terms = dict(loop_ws_launch_terms(M, N, K, s, cfg, b_padded=b_padded), launch=1.0)
     name = f"LOOP_WS {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}{' padded B' if b_padded else ''}"
     return name, terms, count
 

@@ -175,14 +175,14 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # kernels.py-like shapes at DIM 16 and 32 (benchmarks/cpu_constants.py; the K loop's middle
 # iterations a copy of the compute nest), within 0.86-1.18x of them. A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
-# than one step (the K loop's set-up), per ragged step split into a head LOOP_WS and per step whose B
-# is moved explicitly (K < DIM), the same fit of 24 programs' instructions (rdcycle around the grid
-# loop; the launch's own ~50 fitted but left out, the same for every schedule): 1, 2 and many K
-# steps, split, padded and explicit-B steps, resident B, DIM 16 and 32, within 0.96-1.06x of the
-# ISS (the table it replaced, 250 a program and 14.2 a command, 0.69-0.98x of the ISS before the
-# grid queries were inlined, 0.79-1.21x after).
+# than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
+# of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, the same
+# fit (loop_ws_launch_terms) of 24 launches' instructions (rdcycle around the grid loop; the
+# launch's own ~50 fitted but left out, the same for every schedule): 1, 2 and many K steps,
+# split, padded and explicit-B steps, resident B, DIM 16 and 32, within 0.93-1.09x of the ISS (the
+# table it replaced, 250 a program and 14.2 a command, 0.69-0.98x).
 EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 377.4, "command": 11.7, "column": 447.6}
-LOOP_WS_INSTRUCTIONS = {"program": 242.6, "step": 96.2, "steps": 61.9, "head": 12.3, "explicit_b": 31.1}
+LOOP_WS_INSTRUCTIONS = {"program": 239.0, "step": 93.8, "steps": 62.4, "head": 19.4, "explicit_b": 54.7, "mvin": 8.0}
 LOOP_WS_STEP_COMMANDS = 6
 # end to end, the CPU and Gemmini overlap only partly (the CPU waits while Gemmini's queue is
 # full; Gemmini idles while the CPU computes the next command): measured, the shorter of the two
@@ -231,24 +231,39 @@ def loop_ws_instructions(programs, steps):
 def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
                    b_padded: bool = False) -> str:
     """How the loop-ws pass issues a program's last K step: "whole" (whole DIM blocks), "padded"
-    (one LOOP_WS with pad_k: B holds padded_rows(K, DIM) rows and is read row-major), "split" (a
-    ragged step of at least DIM: a one-block head LOOP_WS, then the whole blocks) or "explicit_b"
-    (K < DIM: its B moved in explicitly before one LOOP_WS)."""
+    (one LOOP_WS with pad_k: B holds padded_rows(K, DIM) rows and is read row-major), "explicit_b"
+    (one padded LOOP_WS on a B moved in explicitly: K < DIM, or a program of one K step over a B
+    of one column block, which stays resident down its column, so the column's first program
+    moves it) or "split" (any other ragged step: a one-block head LOOP_WS, then the whole blocks)."""
     kk = K - (-(-K // s.block_k) - 1) * s.block_k
     if kk % cfg.dim == 0:
         return "whole"
     if b_padded and not b_transposed:
         return "padded"
-    return "split" if kk >= cfg.dim else "explicit_b"
+    resident_column = K <= s.block_k and s.block_n <= cfg.dim and not b_transposed
+    return "explicit_b" if kk < cfg.dim or resident_column else "split"
 
 
-def loop_ws_program_terms(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
-                          b_padded: bool = False) -> dict:
-    """What LOOP_WS_INSTRUCTIONS multiplies in one LOOP_WS program of the GEMM kernel: the program,
-    its K steps, whether it has more than one, and its last step's split head or explicit B moves."""
-    steps, form = -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded)
-    return {"program": 1, "step": steps, "steps": int(steps > 1), "head": int(form == "split"),
-            "explicit_b": int(form == "explicit_b")}
+def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
+                         b_padded: bool = False) -> dict:
+    """What LOOP_WS_INSTRUCTIONS multiplies in a launch of the GEMM kernel's LOOP_WS programs (as
+    gemm_loop_ws_loops charges it): its programs, their K steps, the programs of more than one,
+    the split heads, the explicit B moves (a column's first program's, when B is resident) and
+    their mvins (a DIM-row block of at most MAX_BLOCK_LEN blocks each)."""
+    d, steps, form = cfg.dim, -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded)
+    programs_m = -(-M // s.block_m)
+    widths = [s.block_n] * (N // s.block_n) + ([N % s.block_n] if N % s.block_n else [])
+    programs = programs_m * len(widths)
+    movers = (1 if steps == 1 else programs_m) * (form == "explicit_b")      # of a column
+    kk = K - (steps - 1) * s.block_k
+    return {"program": programs, "step": programs * steps, "steps": programs * (steps > 1),
+            "head": programs * (form == "split"), "explicit_b": movers * len(widths),
+            "mvin": movers * sum(_explicit_b_mvins(kk, w, cfg) for w in widths)}
+
+
+def _explicit_b_mvins(kk: int, cols: int, cfg: GemminiConfig) -> int:
+    """The mvins of an explicitly moved B of kk rows and `cols` columns (baco.passes.loop_ws._move)."""
+    return -(-kk // cfg.dim) * -(-(-(-cols // cfg.dim)) // cfg.max_block_len)
 
 
 def overlapped_cycles(gemmini, cpu, loss):
@@ -267,11 +282,13 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     """The LOOP_WSs of the GEMM kernel's programs under `s` (baco.passes.loop_ws), in the order the
     host runs the grid (pid_m innermost), run-length encoded for loop_ws_stream_cycles: per program
     one LOOP_WS a K step, D (`bias`) in the first, C stored by the last; a ragged last step one
-    padded LOOP_WS when B's allocation holds padded_rows(K, DIM) rows (`b_padded`), else, of at
-    least DIM, split into a one-block head (its first K % DIM columns) and the whole blocks after it,
-    a shorter one with its B moved in explicitly (`b_transposed`: B read column-major, LOOP_WS's
-    b_transpose). A program of one K step after the first of its column computes on the B its
-    predecessor left in the scratchpad (baco.passes.loop_ws._Resident: no LdB, no explicit mvins).
+    padded LOOP_WS when B's allocation holds padded_rows(K, DIM) rows (`b_padded`), else one padded
+    LOOP_WS on a B moved in explicitly when it is shorter than DIM or the program's only step over
+    one column block, else
+    split into a one-block head (its first K % DIM columns) and the whole blocks after it
+    (last_step_form; `b_transposed`: B read column-major, LOOP_WS's b_transpose). A program of one
+    K step after the first of its column computes on the B its predecessor left in the scratchpad
+    (baco.passes.loop_ws._Resident: no LdB, no explicit mvins).
     The CPU's instructions (LOOP_WS_INSTRUCTIONS): the program's (and its K loop's) before its first
     LOOP_WS, each step's before its LOOP_WS (a split head's, an explicit B's on top)."""
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
@@ -290,10 +307,11 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
                                     store=False, load_b=load_b))
                 loops.append(LoopWs(K=bk - 1, bias=False, store=last, load_b=load_b, **shape))
             elif last and form == "explicit_b" and load_b:
-                raw = -(-J // cfg.max_block_len)
-                loops.append(LoopWs(**dict(shape, cpu=c["step"] + c["explicit_b"],
+                raw = _explicit_b_mvins(kk, cols, cfg)
+                loops.append(LoopWs(**dict(shape, cpu=c["step"] + c["explicit_b"] + raw * c["mvin"],
                                            commands=LOOP_WS_STEP_COMMANDS + raw),
-                                    K=1, pad_k=d - kk, load_b=False, raw_b=kk, bias=bias and first, store=last))
+                                    K=bk, pad_k=bk * d - kk, load_b=False, raw_b=kk, bias=bias and first,
+                                    store=last))
             else:
                 loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, load_b=load_b,
                                     **shape))
