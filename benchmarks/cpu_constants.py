@@ -1,5 +1,6 @@
 """Refit the CPU instruction constants of the explicit command streams (baco.gemmini.schedule's
-EXPLICIT_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS) on the ISS.
+EXPLICIT_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS) and of the GEMM
+kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS) on the ISS.
 
     python benchmarks/cpu_constants.py [--smoke]
 
@@ -9,10 +10,14 @@ The terms each constant multiplies are the cost model's: for the GEMM kernel per
 program K step, per program C column block (DIM-wide) and per RoCC command (the ISS's count); for
 the conv and depthwise kernels per program K step, per output row's A slice of a step and per
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
+The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
+the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
+program, K step, program of several steps, split head, explicit B) and the launch's own.
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
-FUSED_INSTRUCTIONS: per program, per K step and per command, the model's terms). --smoke: one GEMM and one conv program (checks the script runs).
+FUSED_INSTRUCTIONS: per program, per K step and per command, the model's terms). --smoke: one GEMM, one LOOP_WS and one conv
+program (checks the script runs).
 """
 import argparse
 import itertools
@@ -25,7 +30,8 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.fused import FUSED_INSTRUCTIONS, _chain_program, _resadd_program
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
-                                   EXPLICIT_INSTRUCTIONS, GemmSchedule, default_gemm_schedule)
+                                   EXPLICIT_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS, GemmSchedule,
+                                   default_gemm_schedule, loop_ws_fits, loop_ws_launch_terms, padded_rows)
 from baco.kernels.conv import conv2d_launch
 from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
@@ -52,7 +58,23 @@ FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 
          (16, "resadd", 64, 96, 16, 64, 16, 96), (16, "resadd", 1024, 96, 24, 64, 32, 96),
          (16, "resadd", 256, 192, 32, 128, 32, 64), (16, "resadd", 16, 384, 64, 16, 64, 128),
          (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64)]
+# (DIM, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K or None for the default schedule, B padded to whole DIM
+# blocks): LOOP_WS programs of 1, 2 and many K steps, a ragged step split (a head LOOP_WS), padded
+# (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs
+LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 16, False),
+                 (16, 16, 16, 32, 16, 16, 16, False), (16, 16, 16, 64, 16, 16, 16, False),
+                 (16, 16, 16, 41, 16, 16, 48, False), (16, 16, 16, 41, 16, 16, 48, True),
+                 (16, 16, 16, 9, 16, 16, 16, False), (16, 64, 64, 100, 32, 32, 32, False),
+                 (16, 128, 256, 256, None, None, None, False), (16, 512, 512, 512, None, None, None, False),
+                 (16, 160, 139, 41, None, None, None, False), (16, 160, 139, 41, None, None, None, True),
+                 (16, 666, 340, 19, None, None, None, False), (16, 666, 340, 19, None, None, None, True),
+                 (16, 1086, 1, 572, None, None, None, False), (16, 267, 41, 3, None, None, None, False),
+                 (32, 128, 256, 256, None, None, None, False), (32, 1271, 139, 41, None, None, None, True),
+                 (32, 1271, 139, 41, None, None, None, False), (32, 629, 1, 109, None, None, None, False),
+                 (32, 200, 1, 300, None, None, None, False), (32, 267, 41, 3, None, None, None, False),
+                 (32, 93, 116, 258, None, None, None, False), (32, 96, 96, 200, 32, 96, 64, True)]
 SMOKE_GEMMS = [(16, 17, 33, 65)]
+SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
 
 
@@ -75,6 +97,25 @@ def gemm_row(dim, M, N, K):
     programs = grid[0] * grid[1]
     terms = {"program": programs, "step": programs * steps, "command": info["commands"], "column": programs * columns}
     return f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}", terms, info["instructions"]
+
+
+def loop_ws_row(dim, M, N, K, bm, bn, bk, b_padded):
+    """A LOOP_WS program's terms and its kernel's instructions: rdcycle around the grid loop on the
+    ISS without the cycle model (the CPU at one instruction a cycle, Gemmini taking no time)."""
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    s = default_gemm_schedule(M, N, K, cfg, False, b_padded=b_padded) if bm is None else GemmSchedule(bm, bn, bk)
+    if not loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
+        raise SystemExit(f"{M}x{N}x{K} at DIM {dim}: {s} is not a LOOP_WS program")
+    rng = np.random.default_rng(M + N + K)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (padded_rows(K, dim) if b_padded else K, N), dtype=np.int8)
+    args = [a, b, np.zeros((M, N), np.int32), M, N, K, K, 1, N, 1, N, 1, 1.0]
+    grid = (-(-M // s.block_m), -(-N // s.block_n))
+    ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s)
+    count = ck.run(grid, args)["kernel_cycles"]
+    terms = dict(loop_ws_launch_terms(M, N, K, s, cfg, b_padded=b_padded), launch=1.0)
+    name = f"LOOP_WS {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}{' padded B' if b_padded else ''}"
+    return name, terms, count
 
 
 def conv_terms(layer, schedule, dim):
@@ -171,6 +212,11 @@ def main(argv=None) -> int:
     gemms = [gemm_row(*g) for g in (SMOKE_GEMMS if args.smoke else GEMMS)]
     report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS)", gemms, ["program", "step", "command", "column"],
            EXPLICIT_INSTRUCTIONS)
+    loop_ws = [loop_ws_row(*g) for g in (SMOKE_LOOP_WS if args.smoke else LOOP_WS_GEMMS)]
+    # the launch's own instructions (its configs, the grid loop's set-up, the fence) are the same for
+    # every schedule: fitted, so the per-program terms are not biased, but not in the table
+    report("GEMM LOOP_WS programs (LOOP_WS_INSTRUCTIONS)", loop_ws, list(LOOP_WS_INSTRUCTIONS) + ["launch"],
+           LOOP_WS_INSTRUCTIONS)
     convs = [conv_row(*c) for c in (SMOKE_CONVS if args.smoke else CONVS)]
     report("conv explicit stream (CONV_EXPLICIT_INSTRUCTIONS)", convs, ["step", "slice", "command"],
            CONV_EXPLICIT_INSTRUCTIONS)

@@ -55,8 +55,8 @@ class _Walk:
         cfg, k, dma = self.cfg, self.k, self._dma
         d, mbl = cfg.dim, cfg.max_block_len
         I, J = lp.I, lp.J
-        raw_b = sum(dma(lp.raw_b, min(mbl, J - j0) * d * cfg.input_bytes) for j0 in range(0, J, mbl)) \
-            if lp.raw_b else 0.0
+        raw_b = sum(dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
+                    for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl))     # a mvin a DIM rows
         ldd = sum(dma(d - (lp.pad_i if i == I - 1 else 0), min(cfg.max_block_len_acc, J - j0) * d * cfg.acc_bytes)
                   for i in range(I) for j0 in range(0, J, cfg.max_block_len_acc)) if lp.bias else 0.0
         a_ready, b_ready, t = self._operand_loads(lp)

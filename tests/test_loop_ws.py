@@ -436,7 +436,7 @@ def test_resadd_beyond_the_accumulator_half_stays_explicit():
 # (M, N, K, out, relu, bias, (BM, BN, BK), double_buffer, config)
 RESIDENT = [
     (1086, 1, 576, "int32", False, False, (208, 16, 576), False, DIM16),  # GEMV: B kept down the column
-    (697, 1, 55, "int8", True, True, (128, 16, 64), False, DIM16),        # ragged K: a split step, B in halves 1, 2
+    (697, 1, 55, "int8", True, True, (128, 16, 64), False, DIM16),        # ragged K, one column block: B moved in
     (65, 33, 17, "int8", False, False, (16, 16, 32), False, DIM16),       # 5 x 3 programs, each column its own B
     (17, 1, 33, "int32", False, True, (16, 16, 48), False, DIM16),
     (1957, 1, 15, "int32", False, False, (512, 16, 16), False, DIM16),    # K < DIM: B moved in by the first only
@@ -455,9 +455,10 @@ def per_program(issued, name):
 @pytest.mark.parametrize("case", RESIDENT, ids=case_id)
 def test_one_step_programs_compute_on_the_previous_programs_b(case):
     """A program whose K is one step keeps B in fixed halves (b_spad_id: one LOOP_WS's in half
-    1 + pid_n % 2, a split step's in halves 1 and 2; an explicitly moved B in the first's) and every
-    program after the first of its column computes on it (B address 0, no mvin2); A is moved in by
-    every program, in its loop slot's half. Bit-exact with different data in every column."""
+    1 + pid_n % 2, a split step's in halves 1 and 2; an explicitly moved B, K < DIM or a ragged K
+    over one column block, in the first's) and every program after the first of its column computes
+    on it (B address 0, no mvin2); A is moved in by every program, in its loop slot's half.
+    Bit-exact with different data in every column."""
     M, N, K, _, _, _, (bm, bn, bk), _, cfg = case
     c, ref, issued = issued_commands(case)
     np.testing.assert_array_equal(c, ref)
@@ -471,11 +472,11 @@ def test_one_step_programs_compute_on_the_previous_programs_b(case):
     else:
         assert [f["b_spad_id"] for f in loops] == [1, 2] * (rows * cols)
     assert all(f["a_spad_id"] == 0 and a["a_addr"] for f, a in zip(loops, addrs))
-    explicit_b = K < cfg.dim
+    explicit_b = K < cfg.dim or (K % cfg.dim and bn <= cfg.dim)
     first = [p % rows == 0 for p in range(rows * cols) for _ in range(per)]
     assert [bool(f["b_addr"]) for f in addrs] == ([False] * len(addrs) if explicit_b else first)
     mvin2 = len([n for n, _ in issued if n == "mvin2"])
-    assert mvin2 == (cols * -(-bn // cfg.dim // cfg.max_block_len) if explicit_b else 0)
+    assert mvin2 == (cols * -(-K // cfg.dim) * -(-bn // cfg.dim // cfg.max_block_len) if explicit_b else 0)
 
 
 def test_programs_of_several_k_steps_keep_nothing():

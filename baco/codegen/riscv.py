@@ -23,8 +23,8 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from baco.errors import NEGATIVE_COLUMN_OFFSET, RUNTIME_ERRORS, KernelRuntimeError
-from baco.gemmini.abi import (BOUNDARY_ERROR, BOUNDARY_EXIT_CODE, FENCE, NUM_PROGRAMS, PROGRAM_ID, RUNTIME_ERROR,
-                              RUNTIME_ERROR_EXIT_CODE, intrinsic_name)
+from baco.gemmini.abi import (BOUNDARY_ERROR, BOUNDARY_EXIT_CODE, FENCE, GRID_EXTENTS, GRID_PIDS, NUM_PROGRAMS,
+                              PROGRAM_ID, RUNTIME_ERROR, RUNTIME_ERROR_EXIT_CODE, intrinsic_name)
 from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
 from baco.gemmini.isa import COMMANDS
 
@@ -36,7 +36,8 @@ def keep_temps() -> bool:
 
 def intrinsic_prelude() -> str:
     """LLVM IR defining every RoCC intrinsic as one custom-3 instruction (the source site
-    argument is for the host JIT's fault messages)."""
+    argument is for the host JIT's fault messages) and the grid queries as loads of the harness's
+    arrays."""
     out = []
     for name, cmd in COMMANDS.items():
         fn = intrinsic_name(name)
@@ -50,6 +51,13 @@ def intrinsic_prelude() -> str:
                        f'"r,r,~{{memory}}"(i64 %rs1, i64 %rs2)\n  ret void\n}}')
     out.append(f'define linkonce_odr void @"{FENCE}"() alwaysinline {{\n'
                '  call void asm sideeffect "fence", "~{memory}"()\n  ret void\n}')
+    # the grid queries read the harness's arrays in place (a call each cost ~13 instructions, a
+    # program's kernel making 5-7 of them)
+    for fn, table in ((PROGRAM_ID, GRID_PIDS), (NUM_PROGRAMS, GRID_EXTENTS)):
+        out.append(f'@{table} = external global [3 x i64]\n'
+                   f'define linkonce_odr i64 @"{fn}"(i64 %axis) alwaysinline {{\n'
+                   f'  %p = getelementptr [3 x i64], ptr @{table}, i64 0, i64 %axis\n'
+                   f'  %v = load i64, ptr %p\n  ret i64 %v\n}}')
     return "\n".join(out) + "\n"
 
 
@@ -102,18 +110,16 @@ def launch_table_size(signature) -> int:
 
 
 def harness_prelude() -> list[str]:
-    """C lines every harness starts with: the runtime the kernels call (program id, grid size,
-    boundary error) and the float32-from-bits helper for scalar arguments."""
+    """C lines every harness starts with: the runtime the kernels call (the program ids and grid
+    size their inlined grid queries read, boundary error) and the float32-from-bits helper for scalar arguments."""
     return ["#include <stdint.h>", "#include <stdio.h>", "", "void exit(int);",
-            "static int64_t baco_pid[3], baco_nprog[3];",
+            f"int64_t {GRID_PIDS}[3], {GRID_EXTENTS}[3];",
             f"void {BOUNDARY_ERROR}(int64_t line, int64_t col) {{",
             '  printf("baco: boundary error at line %ld col %ld\\n", (long)line, (long)col);',
             f"  exit({BOUNDARY_EXIT_CODE});", "}",
             f"void {RUNTIME_ERROR}(int64_t code, int64_t line, int64_t col) {{",
             '  printf("baco: runtime error %ld at line %ld col %ld\\n", (long)code, (long)line, (long)col);',
             f"  exit({RUNTIME_ERROR_EXIT_CODE});", "}",
-            f"int64_t {PROGRAM_ID}(int64_t axis) {{ return baco_pid[axis]; }}",
-            f"int64_t {NUM_PROGRAMS}(int64_t axis) {{ return baco_nprog[axis]; }}",
             "static float baco_f32(int64_t bits) { union { uint32_t u; float f; } v = { (uint32_t)bits }; "
             "return v.f; }"]
 
@@ -128,11 +134,11 @@ def grid_loop(extents, call: str, indent: str = "  ") -> list[str]:
     """C lines running `call` for every program of the grid (`extents`: three C expressions),
     program (0, 0, 0) first and axis 0 innermost, as the host JIT runs a launch (the config
     elimination pass relies on that order)."""
-    lines = [f"{indent}baco_nprog[{axis}] = {e};" for axis, e in enumerate(extents)]
-    return lines + [f"{indent}for (int64_t p2 = 0; p2 < baco_nprog[2]; p2++)",
-                    f"{indent}  for (int64_t p1 = 0; p1 < baco_nprog[1]; p1++)",
-                    f"{indent}    for (int64_t p0 = 0; p0 < baco_nprog[0]; p0++) {{",
-                    f"{indent}      baco_pid[0] = p0; baco_pid[1] = p1; baco_pid[2] = p2;",
+    lines = [f"{indent}{GRID_EXTENTS}[{axis}] = {e};" for axis, e in enumerate(extents)]
+    return lines + [f"{indent}for (int64_t p2 = 0; p2 < {GRID_EXTENTS}[2]; p2++)",
+                    f"{indent}  for (int64_t p1 = 0; p1 < {GRID_EXTENTS}[1]; p1++)",
+                    f"{indent}    for (int64_t p0 = 0; p0 < {GRID_EXTENTS}[0]; p0++) {{",
+                    f"{indent}      {GRID_PIDS}[0] = p0; {GRID_PIDS}[1] = p1; {GRID_PIDS}[2] = p2;",
                     f"{indent}      {call};",
                     f"{indent}    }}"]
 

@@ -18,6 +18,8 @@ RUNTIME_ERROR_SIGNATURE = "(i64, i64, i64) -> ()"
 PROGRAM_ID = "baco_program_id"          # (i64 axis) -> i64
 NUM_PROGRAMS = "baco_num_programs"      # (i64 axis) -> i64
 GRID_SIGNATURE = "(i64) -> i64"
+GRID_PIDS = "baco_pid"                  # the RISC-V harness's i64[3] the two above read (the current
+GRID_EXTENTS = "baco_nprog"             # program's ids, the grid's extents), inlined into the kernel
 
 BOUNDARY_EXIT_CODE = 3                  # an ELF's exit code after baco_boundary_error
 RUNTIME_ERROR_EXIT_CODE = 4             # an ELF's exit code after baco_runtime_error

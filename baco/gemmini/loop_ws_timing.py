@@ -331,8 +331,8 @@ class _LoopTerms:
         def rows(i):
             return d - (lp.pad_i if i == I - 1 else 0)
 
-        self.raw_b = sum(dma(lp.raw_b, min(mbl, J - j0) * d * cfg.input_bytes) for j0 in range(0, J, mbl)) \
-            if lp.raw_b else 0.0
+        self.raw_b = sum(dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
+                         for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl))     # a mvin a DIM rows
         self.ldd = sum(dma(rows(i), min(acc_mbl, J - j0) * d * cfg.acc_bytes)
                        for i in range(I) for j0 in range(0, J, acc_mbl)) if lp.bias else 0.0
         self.ldd_row = self.ldd / (I * -(-J // acc_mbl))

@@ -173,14 +173,16 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # prologue and bounds), per RoCC command and per program and C column block (the column-by-column
 # stores), a non-negative least-squares fit (relative error) of the ISS's counts of 12 programs of
 # kernels.py-like shapes at DIM 16 and 32 (benchmarks/cpu_constants.py; the K loop's middle
-# iterations a copy of the compute nest), within 0.86-1.18x of them. A LOOP_WS program
-# (a K step is the five loop registers and LOOP_WS; a ragged last step's A and B moved in
-# explicitly): per program and per command, from 512^3 (32 programs, 1,540 commands, 29,908
-# instructions) and 128x256x256 (4 programs, 101 commands, 2,751) at DIM 16; a step whose B is moved
-# explicitly (K < DIM) runs its move code on top: 91 more a program on the ISS (160x139x41 at DIM 16,
-# 16/144/32 against 160x139x48, 10 programs: 6,752 and 5,412 instructions).
+# iterations a copy of the compute nest), within 0.86-1.18x of them. A LOOP_WS program (a K step
+# is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
+# than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
+# of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, the same
+# fit (loop_ws_launch_terms) of 24 launches' instructions (rdcycle around the grid loop; the
+# launch's own ~50 fitted but left out, the same for every schedule): 1, 2 and many K steps,
+# split, padded and explicit-B steps, resident B, DIM 16 and 32, within 0.93-1.09x of the ISS (the
+# table it replaced, 250 a program and 14.2 a command, 0.69-0.98x).
 EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 377.4, "command": 11.7, "column": 447.6}
-LOOP_WS_INSTRUCTIONS = {"program": 250.0, "command": 14.2, "explicit_b": 91.0}
+LOOP_WS_INSTRUCTIONS = {"program": 239.0, "step": 93.8, "steps": 62.4, "head": 19.4, "explicit_b": 54.7, "mvin": 8.0}
 LOOP_WS_STEP_COMMANDS = 6
 # end to end, the CPU and Gemmini overlap only partly (the CPU waits while Gemmini's queue is
 # full; Gemmini idles while the CPU computes the next command): measured, the shorter of the two
@@ -219,10 +221,49 @@ def loop_conv_instructions(programs, loops):
     return programs * (c["conv"] + (loops - 1) * c["block"])
 
 
-def loop_ws_instructions(programs, commands):
-    """RISC-V instructions of the GEMM kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS)."""
+def loop_ws_instructions(programs, steps):
+    """RISC-V instructions of the GEMM kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS): `programs`
+    programs of `steps` K steps each, every step whole. Plain arithmetic: numbers or tensors."""
     c = LOOP_WS_INSTRUCTIONS
-    return programs * c["program"] + commands * c["command"]
+    return programs * (c["program"] + steps * c["step"] + (steps > 1) * c["steps"])
+
+
+def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
+                   b_padded: bool = False) -> str:
+    """How the loop-ws pass issues a program's last K step: "whole" (whole DIM blocks), "padded"
+    (one LOOP_WS with pad_k: B holds padded_rows(K, DIM) rows and is read row-major), "explicit_b"
+    (one padded LOOP_WS on a B moved in explicitly: K < DIM, or a program of one K step over a B
+    of one column block, which stays resident down its column, so the column's first program
+    moves it) or "split" (any other ragged step: a one-block head LOOP_WS, then the whole blocks)."""
+    kk = K - (-(-K // s.block_k) - 1) * s.block_k
+    if kk % cfg.dim == 0:
+        return "whole"
+    if b_padded and not b_transposed:
+        return "padded"
+    resident_column = K <= s.block_k and s.block_n <= cfg.dim and not b_transposed
+    return "explicit_b" if kk < cfg.dim or resident_column else "split"
+
+
+def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
+                         b_padded: bool = False) -> dict:
+    """What LOOP_WS_INSTRUCTIONS multiplies in a launch of the GEMM kernel's LOOP_WS programs (as
+    gemm_loop_ws_loops charges it): its programs, their K steps, the programs of more than one,
+    the split heads, the explicit B moves (a column's first program's, when B is resident) and
+    their mvins (a DIM-row block of at most MAX_BLOCK_LEN blocks each)."""
+    d, steps, form = cfg.dim, -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded)
+    programs_m = -(-M // s.block_m)
+    widths = [s.block_n] * (N // s.block_n) + ([N % s.block_n] if N % s.block_n else [])
+    programs = programs_m * len(widths)
+    movers = (1 if steps == 1 else programs_m) * (form == "explicit_b")      # of a column
+    kk = K - (steps - 1) * s.block_k
+    return {"program": programs, "step": programs * steps, "steps": programs * (steps > 1),
+            "head": programs * (form == "split"), "explicit_b": movers * len(widths),
+            "mvin": movers * sum(_explicit_b_mvins(kk, w, cfg) for w in widths)}
+
+
+def _explicit_b_mvins(kk: int, cols: int, cfg: GemminiConfig) -> int:
+    """The mvins of an explicitly moved B of kk rows and `cols` columns (baco.passes.loop_ws._move)."""
+    return -(-kk // cfg.dim) * -(-(-(-cols // cfg.dim)) // cfg.max_block_len)
 
 
 def overlapped_cycles(gemmini, cpu, loss):
@@ -241,39 +282,40 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     """The LOOP_WSs of the GEMM kernel's programs under `s` (baco.passes.loop_ws), in the order the
     host runs the grid (pid_m innermost), run-length encoded for loop_ws_stream_cycles: per program
     one LOOP_WS a K step, D (`bias`) in the first, C stored by the last; a ragged last step one
-    padded LOOP_WS when B's allocation holds padded_rows(K, DIM) rows (`b_padded`), else, of at
-    least DIM, split into a one-block head (its first K % DIM columns) and the whole blocks after it,
-    a shorter one with its B moved in explicitly (`b_transposed`: B read column-major, LOOP_WS's
-    b_transpose). A program of one K step after the first of its column computes on the B its
-    predecessor left in the scratchpad (baco.passes.loop_ws._Resident: no LdB, no explicit mvins).
-    The CPU's instructions (LOOP_WS_INSTRUCTIONS): the program's before its first LOOP_WS, each
-    command's before its LOOP_WS."""
-    d = cfg.dim
-    cmd, per_program = LOOP_WS_INSTRUCTIONS["command"], LOOP_WS_INSTRUCTIONS["program"]
-    loop_cpu = LOOP_WS_STEP_COMMANDS * cmd
+    padded LOOP_WS when B's allocation holds padded_rows(K, DIM) rows (`b_padded`), else one padded
+    LOOP_WS on a B moved in explicitly when it is shorter than DIM or the program's only step over
+    one column block, else
+    split into a one-block head (its first K % DIM columns) and the whole blocks after it
+    (last_step_form; `b_transposed`: B read column-major, LOOP_WS's b_transpose). A program of one
+    K step after the first of its column computes on the B its predecessor left in the scratchpad
+    (baco.passes.loop_ws._Resident: no LdB, no explicit mvins).
+    The CPU's instructions (LOOP_WS_INSTRUCTIONS): the program's (and its K loop's) before its first
+    LOOP_WS, each step's before its LOOP_WS (a split head's, an explicit B's on top)."""
+    d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
+    form = last_step_form(K, s, cfg, b_transposed, b_padded)
 
     def program(rows, cols, load_b=True):
         I, J = -(-rows // d), -(-cols // d)
-        shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, cpu=loop_cpu,
+        shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, cpu=c["step"],
                      commands=LOOP_WS_STEP_COMMANDS, b_transposed=b_transposed)
         loops = []
         for k0 in range(0, K, s.block_k):
             kk = min(s.block_k, K - k0)
             bk, first, last = -(-kk // d), k0 == 0, k0 + s.block_k >= K
-            split = kk % d and not (b_padded and not b_transposed)   # a padded B: one LOOP_WS with pad_k
-            if split and kk >= d:
-                loops.append(LoopWs(K=1, pad_k=d - kk % d, bias=bias and first, store=False, load_b=load_b,
-                                    **shape))
+            if last and form == "split":
+                loops.append(LoopWs(**dict(shape, cpu=c["head"]), K=1, pad_k=d - kk % d, bias=bias and first,
+                                    store=False, load_b=load_b))
                 loops.append(LoopWs(K=bk - 1, bias=False, store=last, load_b=load_b, **shape))
-            elif split and load_b:
-                raw = -(-J // cfg.max_block_len)
-                loops.append(LoopWs(**dict(shape, cpu=loop_cpu + raw * cmd + LOOP_WS_INSTRUCTIONS["explicit_b"],
+            elif last and form == "explicit_b" and load_b:
+                raw = _explicit_b_mvins(kk, cols, cfg)
+                loops.append(LoopWs(**dict(shape, cpu=c["step"] + c["explicit_b"] + raw * c["mvin"],
                                            commands=LOOP_WS_STEP_COMMANDS + raw),
-                                    K=1, pad_k=d - kk, load_b=False, raw_b=kk, bias=bias and first, store=last))
+                                    K=bk, pad_k=bk * d - kk, load_b=False, raw_b=kk, bias=bias and first,
+                                    store=last))
             else:
                 loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, load_b=load_b,
                                     **shape))
-        loops[0] = replace(loops[0], cpu=loops[0].cpu + per_program)
+        loops[0] = replace(loops[0], cpu=loops[0].cpu + c["program"] + (c["steps"] if K > s.block_k else 0.0))
         return loops
 
     one_step = K <= s.block_k

@@ -52,7 +52,10 @@ original ops (acc = 0 or D, stored), under an scf.if.
 A program whose K is one step keeps its B in the scratchpad for the next program of the launch,
 as the C library keeps a resident B across its tiles (_Resident): down a column of programs
 along M (b_spad_id), the programs after the first compute on it (address 0: the FSM does not
-move it again, and an explicitly moved B is not moved again either).
+move it again, and an explicitly moved B is not moved again either). When that B is one column
+block (a GEMV's), its ragged step is one padded LOOP_WS, as the C library's tiles over a resident
+B are: the column's first program moves B's K rows in explicitly (unless B holds whole blocks)
+instead of every program splitting the step in two LOOP_WSs.
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
 blocks over half the scratchpad or accumulator (the FSM's halves; a block split over two
@@ -504,7 +507,8 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: 
     explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
     a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty).
     A step that is the program's whole K keeps its B when `resident` (_Resident) says the programs
-    along axis 0 share it: under an scf.if, the step's code with B in fixed halves; else as above."""
+    along axis 0 share it: under an scf.if, the step's code with B in a fixed half (a ragged one of
+    one column block moved in explicitly, not split); else as above."""
     s = _Step.of_body(n, cfg)
     if resident is None:
         _step_loops(n, cfg, strides, s, first, last, spad_id, _Resident())
@@ -525,6 +529,7 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spa
     split = ir.const_int(0, whole.type)
     if not n.b_t:
         whole = _or_else(whole, lambda: _b_holds_blocks(n, cfg, strides, s))
+    if not n.b_t and not (keep.operand == "b" and _one_column_block(n, cfg)):
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
         prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first, keep))
     by_fsm = ir.binop("andi", whole, _not(s.empty))
@@ -545,6 +550,14 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spa
                b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
                a_spad=keep.half("a", select(s.empty, spad_id, zero), select(split, cst(2), spad_id)),
                b_spad=keep.half("b", select(b_fsm, zero, spad_id), select(split, cst(2), spad_id)))
+
+
+def _one_column_block(n: Nest, cfg: GemminiConfig) -> bool:
+    """Whether B's block is one DIM-wide column (a GEMV's): kept, a ragged B of it is moved in
+    explicitly by its column's first program (a mvin a DIM rows) rather than split every program.
+    A wider B's mvins, one a DIM rows and MAX_BLOCK_LEN blocks, each issued after the loop unit
+    drains, cost more than the split's second LOOP_WS over a column of a few programs."""
+    return MemRefType(alloc_of(n.b_copy.operands[1]).result.type).shape[1] <= cfg.dim
 
 
 def _and(a, b):
@@ -602,7 +615,10 @@ class _Resident:
     (b_spad_id: a split step's in halves 1 and 2; one LOOP_WS's, or an explicitly moved B, in half
     1 + p1 % 2, so a column's first program moves its B in while the previous column still computes
     on the other half) and every program after the first of its column computes on it (B address
-    0, no explicit mvins). Nothing else writes those rows between the two programs: the function's
+    0, no explicit mvins). A ragged step over a B of one column block is then not split in two
+    LOOP_WSs: the column's first program moves its B in explicitly (unless B holds whole blocks)
+    and every program's step is one padded LOOP_WS, as the C library's tiles over a resident B
+    are (_one_column_block). Nothing else writes those rows between the two programs: the function's
     only Gemmini work is this nest (match), each LOOP_WS's A sits at the bottom of a half and its B
     at the top, and loop_ws_fits keeps any A and any B of the nest within one half together. A (the
     library's other resident operand) is not kept: consecutive programs share it only in a grid of

@@ -45,7 +45,7 @@ from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_ma
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
 from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_gemmini_cycles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
-                                   LOOP_WS_STEP_COMMANDS, OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
+                                   OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
                                    gemm_loop_ws_loops,
                                    loop_conv_channels, loop_ws_fits, loop_ws_instructions, overlapped_cycles,
                                    schedule_problems)
@@ -169,7 +169,7 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws) -> torch.Tensor:
     pe = torch.as_tensor(hw_t[0], dtype=torch.float64).detach()
     programs, steps = terms["programs"], terms["k_steps"]
     explicit = explicit_gemm_instructions(programs, steps, _ceil_blocks(terms["blocks"][1], pe), terms["commands"])
-    loop = loop_ws_instructions(programs, programs * steps * LOOP_WS_STEP_COMMANDS)
+    loop = loop_ws_instructions(programs, steps)
     instructions = torch.where(torch.as_tensor(loop_ws), loop, explicit)
     return overlapped_cycles(gemmini, instructions * DEFAULT_CONSTANTS.cpu_cycles_per_instruction, OVERLAP_LOSS)
 
