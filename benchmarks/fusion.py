@@ -62,7 +62,7 @@ def fused_cost(result, graph: fusion.FusionGraph, cycle_model: str, fuse: bool) 
     none (fuse=False)."""
     problem = explore.NetworkProblem(graph.layers, fixed_hw=result.hw, cycle_model=cycle_model, fusion_graph=graph)
     out = copy.deepcopy(result)
-    fusion.fuse_result(problem, out, torch.full((len(graph.edges),), fuse, dtype=torch.bool))
+    fusion.fuse_result(problem, out, torch.full((len(graph.edges),), fuse, dtype=torch.bool), fill=fuse)
     return out
 
 

@@ -309,6 +309,7 @@ class FusionTerms:
         # the edges whose fused program's footprint is checked: the chains and the residual adds
         held = [k for k, e in enumerate(graph.edges) if e.chain or e.kind == "resadd"]
         self.held = torch.tensor(held, dtype=torch.int64)
+        self.held_edge = torch.tensor([k in held for k in range(E)], dtype=torch.bool)
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
@@ -352,19 +353,28 @@ class FusionTerms:
             acc.append(rows_to_kb(f.acc_rows, dim, "int32"))
         return torch.stack(sp), torch.stack(acc)
 
-    def round(self, sigma, fits, mask=None):
-        """sigma_eff [B, E]: the rounded fusion (sigma >= 0.5, or `mask`, where the held edge fits:
-        fits [B, H]; a layer instance in at most one fused edge, the first in order keeping it)
-        as the value, sigma's gradient."""
+    def round(self, sigma, fits, mask=None, fill=True):
+        """sigma_eff [B, E]: the rounded fusion as the value, sigma's gradient. The preferred edges
+        (sigma >= 0.5, or `mask`) are fused where the held edge fits (fits [B, H]) and their layers
+        are free (a layer instance in at most one fused edge, the first in order keeping it); then
+        each other edge of `fill` (True: every edge; False: none; or a bool [E]) that fits and
+        whose layers are still free: at fixed mappings on a fixed Gemmini a fused edge only
+        removes DRAM traffic, so leaving one unfused could only lose (sigma decides between
+        rivals sharing a layer)."""
         B, E = sigma.shape
-        on = (sigma.detach() >= 0.5) if mask is None else mask.expand(B, E).clone()
+        preferred = (sigma.detach() >= 0.5) if mask is None else mask.expand(B, E).clone()
+        allowed = torch.ones(B, E, dtype=torch.bool)
         if len(self.held):
-            on[:, self.held] &= fits
+            allowed[:, self.held] = fits
+        fill = torch.full((E,), bool(fill)) if isinstance(fill, bool) else torch.as_tensor(fill, dtype=torch.bool)
+        on = torch.zeros(B, E, dtype=torch.bool)
         taken = torch.zeros(B, len(self.graph.instances), dtype=torch.bool)
-        for k, e in enumerate(self.graph.edges):
-            members = [e.producer] + ([e.consumer] if e.chain else [])
-            on[:, k] &= ~taken[:, members].any(1)
-            taken[:, members] |= on[:, k:k + 1]
+        for wanted in (preferred, fill.expand(B, E)):
+            for k, e in enumerate(self.graph.edges):
+                members = [e.producer] + ([e.consumer] if e.chain else [])
+                add = wanted[:, k] & allowed[:, k] & ~on[:, k] & ~taken[:, members].any(1)
+                on[:, k] |= add
+                taken[:, members] |= add.unsqueeze(1)
         return on.to(sigma.dtype) + (sigma - sigma.detach())
 
     def network(self, cycles, energy, fills, floor, sigma, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
@@ -422,7 +432,8 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     relaxed = sigma is not None
     if not relaxed:
         sigma = problem.fusion_mask.to(torch.float64).expand(B, E)
-    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask)
+    # on inferred hardware a fused held edge grows the buffers: only sigma fuses it
+    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask, fill=True if fixed else ~terms.held_edge)
     if fixed is None and len(terms.held):
         # the inferred hardware holds the fused programs too (their need where fused, else nothing)
         sp_all = torch.cat([sp, on[:, terms.held].t() * sp_chain])
@@ -462,9 +473,10 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
 
 
-def fuse_result(problem, result, mask, require_gain: bool = True) -> None:
+def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = True) -> None:
     """Make `result` (a design of problem.layers, explore.Result) the fused network's, fusing the
-    edges of `mask` [E] that fit its hardware, and result.fusion: the edges (a fused one with
+    edges of `mask` [E] that fit its hardware (with `fill`, then every other edge that fits and
+    whose layers are free: FusionTerms.round), and result.fusion: the edges (a fused one with
     "group_cycles", the predicted cycles of its group's program), the fused groups and the
     design's totals unfused. Energy: FusionTerms.network on its exact per-layer costs. Cycles: the
     Timeloop-matched model's network; the compiled program's, each fused group's program as
@@ -483,7 +495,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True) -> None:
         sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim))
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
-                         fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1))
+                         fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)
         traffic = terms.traffic(problem.network_cost.stack(list(range(L)), 1) if L > 1 else problem.layers[0],
                                 temporal, spatial, order, hw_t)
         cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
