@@ -473,6 +473,39 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
 
 
+def _design_network(problem, result):
+    """(network, temporal, spatial, cycles) of one design (explore.Result): network(sigma [1, E])
+    its fused (cycles, energy µJ) by FusionTerms.network on its exact per-layer costs; the mapping
+    tensors [1, ...] per layer and the per-layer cycles [L, 1]."""
+    terms, hw = problem.fusion_terms, result.hw
+    tensors = [costmodel.mapping_tensors(m) for m in result.mappings]
+    temporal = [t for t, _, _ in tensors]
+    spatial = [torch.stack([c, k], dim=1) for _, c, k in tensors]
+    order = torch.cat([costmodel.order_index(m.order, 1) for m in result.mappings])
+    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+    L = len(problem.layers)
+    traffic = terms.traffic(problem.network_cost.stack(list(range(L)), 1) if L > 1 else problem.layers[0],
+                            temporal, spatial, order, hw_t)
+    cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
+    energy = torch.tensor([[c.energy_uj] for c in result.per_layer], dtype=torch.float64)
+
+    def network(sigma):
+        return [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"], sigma, hw_t[1])]
+    return network, temporal, spatial, cycles
+
+
+def removable_saving(problem, result) -> float:
+    """The most fusion can save of the EDP of `result`'s mappings and hardware under the traffic
+    model: 1 - EDP with every edge fused (capacity and the one-edge-per-layer rule ignored: all the
+    intermediates' DRAM traffic gone) / EDP unfused. An upper bound on the saving at these
+    mappings (mappings that differ have their own)."""
+    with torch.no_grad():
+        network = _design_network(problem, result)[0]
+        E = len(problem.fusion.edges)
+        (c0, e0), (c1, e1) = (network(torch.full((1, E), s, dtype=torch.float64)) for s in (0.0, 1.0))
+    return 1 - c1 * e1 / (c0 * e0)
+
+
 def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = True) -> None:
     """Make `result` (a design of problem.layers, explore.Result) the fused network's, fusing the
     edges of `mask` [E] that fit its hardware (with `fill`, then every other edge that fits and
@@ -486,24 +519,11 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     require_gain=False (every edge of `mask` that fits: measuring what fusing costs)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
-        tensors = [costmodel.mapping_tensors(m) for m in result.mappings]
-        temporal = [t for t, _, _ in tensors]
-        spatial = [torch.stack([c, k], dim=1) for _, c, k in tensors]
-        order = torch.cat([costmodel.order_index(m.order, 1) for m in result.mappings])
-        hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
-        L = len(problem.layers)
+        network, temporal, spatial, cycles = _design_network(problem, result)
         sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim))
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)
-        traffic = terms.traffic(problem.network_cost.stack(list(range(L)), 1) if L > 1 else problem.layers[0],
-                                temporal, spatial, order, hw_t)
-        cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
-        energy = torch.tensor([[c.energy_uj] for c in result.per_layer], dtype=torch.float64)
-
-        def network(sigma):
-            return [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"], sigma,
-                                                        hw_t[1])]
         unfused = network(torch.zeros_like(on))
 
         def group_unfused(e: Edge) -> float:
