@@ -313,3 +313,25 @@ def test_edgeless_graph_searches_as_without_fusion():
     fused, plain = explore.coexplore(g.layers, fusion_graph=g, **kw), explore.coexplore(g.layers, **kw)
     assert [m.temporal for m in fused.mappings] == [m.temporal for m in plain.mappings]
     assert fused.edp == pytest.approx(plain.edp, rel=1e-12) and fused.fusion["groups"] == []
+
+
+def test_compiled_search_cost_takes_traffic_of_the_touched_layers_only():
+    """The compiled model's search cost computes the traffic terms of the layers an edge touches
+    only; the fused network is what the terms of every layer give."""
+    g = fusion.graph_from_torch(separable(), torch.zeros(1, 8, 12, 12))
+    hw = Hardware(16, 64, 32)
+    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g)
+    assert problem.fusion_terms.touched == [1, 2] and len(g.layers) == 3     # not the depthwise conv
+    design = explore.heuristic_tilings(g.layers, hw)
+    cost = problem.score([[t] for t in design])
+    stacked = [stack_tilings([t]) for t in design]
+    temporal, spatial, order = ([s[k] for s in stacked] for k in range(3))
+    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+    terms = problem.fusion_terms
+    traffic = terms.traffic(problem.network_cost.stack([0, 1, 2], 1), temporal, spatial,
+                            explore.order_indices()[torch.cat(order)], hw_t)
+    cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
+    expected = terms.network(cycles, energy, traffic["fills"], traffic["floor"], cost.fused.to(torch.float64), hw_t[1])
+    assert bool(cost.fused.any())
+    assert float(cost.cycles[0]) == pytest.approx(float(expected[0][0]), rel=1e-12)
+    assert float(cost.energy_uj[0]) == pytest.approx(float(expected[1][0]), rel=1e-12)

@@ -33,11 +33,15 @@ write-back and read vanish (eq. 15's traffic removal for a consumer that is not 
 Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
 holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
 chain's hidden layer and the consumer's output whole); during descent its over-use is a penalty
-weighted by sigma, and at rounding sigma becomes 1 only where sigma >= 0.5 and the exact
-check passes (on the fixed hardware, or within the largest buildable buffers when the hardware is
-inferred, which then grows to hold the fused pair). Every forward pass of the descent is thus a
-valid design whose fused EDP is exact under the model (straight-through: the rounded value, the
-gradient of sigma).
+weighted by sigma, and at rounding an edge becomes fused only where the exact check passes (on
+the fixed hardware, or within the largest buildable buffers when the hardware is inferred, which
+then grows to hold the fused pair). Rounding takes the edges sigma prefers (>= 0.5) first, then
+on a fixed Gemmini every other edge that fits and whose layers are still free: at fixed mappings
+a fused edge there only removes DRAM traffic, so the fused EDP of a design is never above its
+EDP unfused and the fusion search space holds the unfused one (sigma chooses between rivals
+sharing a layer; on inferred hardware a held edge grows the buffers and is fused only where
+sigma prefers it). Every forward pass of the descent is thus a valid design whose fused EDP is
+exact under the model (straight-through: the rounded value, the gradient of sigma).
 """
 from __future__ import annotations
 
@@ -310,6 +314,9 @@ class FusionTerms:
         held = [k for k, e in enumerate(graph.edges) if e.chain or e.kind == "resadd"]
         self.held = torch.tensor(held, dtype=torch.int64)
         self.held_edge = torch.tensor([k in held for k in range(E)], dtype=torch.bool)
+        # the layers whose traffic an edge changes: its producer's, a chain's consumer's
+        self.touched = sorted({graph.instances[i] for e in graph.edges
+                               for i in [e.producer] + ([e.consumer] if e.chain else [])})
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
@@ -441,13 +448,21 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     else:
         sp_all, acc_all = sp, acc
     hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
-    traffic = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
-                            temporal, spatial, order_table[torch.cat(order)], hw_t)
     if problem.cycle_model == "timeloop":   # the same stacked call NetworkCost makes: not twice
-        cycles, energy = traffic["cycles"], traffic["energy_uj"]
+        traffic = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
+                                temporal, spatial, order_table[torch.cat(order)], hw_t)
+        cycles, energy, fills, floor = (traffic[k] for k in ("cycles", "energy_uj", "fills", "floor"))
     else:
         cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
-    net_cycles, net_energy = terms.network(cycles, energy, traffic["fills"], traffic["floor"], on, hw_t[1])
+        # the traffic terms of the layers an edge touches only (the others save nothing: a floor of 0
+        # leaves their cycles and gradients as they are)
+        touched = terms.touched
+        part = terms.traffic(problem.network_cost.stack(touched, B) if len(touched) > 1 else problem.layers[touched[0]],
+                             [temporal[i] for i in touched], [spatial[i] for i in touched],
+                             order_table[torch.cat([order[i] for i in touched])], hw_t)
+        fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
+        fills[touched], floor[touched] = part["fills"], part["floor"]
+    net_cycles, net_energy = terms.network(cycles, energy, fills, floor, on, hw_t[1])
     relaxation = terms.capacity_penalty(sigma, sp_chain, acc_chain, sp_cap, acc_cap) if relaxed else None
     edp = net_cycles * net_energy
     if relaxed:
