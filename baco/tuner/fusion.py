@@ -441,28 +441,45 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
         sigma = problem.fusion_mask.to(torch.float64).expand(B, E)
     # on inferred hardware a fused held edge grows the buffers: only sigma fuses it
     on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask, fill=True if fixed else ~terms.held_edge)
-    if fixed is None and len(terms.held):
-        # the inferred hardware holds the fused programs too (their need where fused, else nothing)
-        sp_all = torch.cat([sp, on[:, terms.held].t() * sp_chain])
-        acc_all = torch.cat([acc, on[:, terms.held].t() * acc_chain])
-    else:
-        sp_all, acc_all = sp, acc
-    hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
-    if problem.cycle_model == "timeloop":   # the same stacked call NetworkCost makes: not twice
-        traffic = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
-                                temporal, spatial, order_table[torch.cat(order)], hw_t)
-        cycles, energy, fills, floor = (traffic[k] for k in ("cycles", "energy_uj", "fills", "floor"))
-    else:
-        cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
-        # the traffic terms of the layers an edge touches only (the others save nothing: a floor of 0
-        # leaves their cycles and gradients as they are)
-        touched = terms.touched
-        part = terms.traffic(problem.network_cost.stack(touched, B) if len(touched) > 1 else problem.layers[touched[0]],
-                             [temporal[i] for i in touched], [spatial[i] for i in touched],
-                             order_table[torch.cat([order[i] for i in touched])], hw_t)
-        fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
-        fills[touched], floor[touched] = part["fills"], part["floor"]
-    net_cycles, net_energy = terms.network(cycles, energy, fills, floor, on, hw_t[1])
+
+    def priced(on):
+        """(hardware, penalty, cycles, energy) of the points with the fusion `on` [B, E]."""
+        if fixed is None and len(terms.held):
+            # the inferred hardware holds the fused programs too (their need where fused, else nothing)
+            sp_all = torch.cat([sp, on[:, terms.held].t() * sp_chain])
+            acc_all = torch.cat([acc, on[:, terms.held].t() * acc_chain])
+        else:
+            sp_all, acc_all = sp, acc
+        hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
+        if problem.cycle_model == "timeloop":   # the same stacked call NetworkCost makes: not twice
+            traffic = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
+                                    temporal, spatial, order_table[torch.cat(order)], hw_t)
+            cycles, energy, fills, floor = (traffic[k] for k in ("cycles", "energy_uj", "fills", "floor"))
+        else:
+            cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
+            # the traffic terms of the layers an edge touches only (the others save nothing: a floor of 0
+            # leaves their cycles and gradients as they are)
+            touched = terms.touched
+            part = terms.traffic(problem.network_cost.stack(touched, B) if len(touched) > 1
+                                 else problem.layers[touched[0]], [temporal[i] for i in touched],
+                                 [spatial[i] for i in touched], order_table[torch.cat([order[i] for i in touched])],
+                                 hw_t)
+            fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
+            fills[touched], floor[touched] = part["fills"], part["floor"]
+        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1]))
+
+    hardware, penalty, net_cycles, net_energy = priced(on)
+    if not relaxed and fixed is None and len(terms.held):
+        # a discrete point on inferred hardware: also costed with every held edge that fits fused
+        # (the buffers grown to hold them), the better of the two kept
+        grown = terms.round(sigma, fits, problem.fusion_mask, fill=True)
+        g_hardware, g_penalty, g_cycles, g_energy = priced(grown)
+        edp = torch.where(penalty > 0, torch.inf, net_cycles * net_energy)
+        better = torch.where(g_penalty > 0, torch.inf, g_cycles * g_energy) < edp
+        hardware = [g if b else h for g, h, b in zip(g_hardware, hardware, better.tolist())]
+        penalty, net_cycles, net_energy = (torch.where(better, x, y) for x, y in
+                                           ((g_penalty, penalty), (g_cycles, net_cycles), (g_energy, net_energy)))
+        on = torch.where(better.unsqueeze(1), grown, on)
     relaxation = terms.capacity_penalty(sigma, sp_chain, acc_chain, sp_cap, acc_cap) if relaxed else None
     edp = net_cycles * net_energy
     if relaxed:
