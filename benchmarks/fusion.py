@@ -27,7 +27,7 @@ Time budgets on a shared machine make two runs of one search differ (--spread me
 a saving smaller than that difference cannot show; --steps gives baco's two searches equal work
 instead (descent steps and a fixed number of kicks), so their comparison is the fusion's alone.
 
---smoke: MobileNetV1 at 1x3x32x32 on Small, 1.5 s per search (the tests' size).
+--smoke: ResNet-18 at 1x3x32x32 (its conv1 -> max pool edge) on Small, 1.5 s per search (the tests' size).
 """
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     table = networks(a.seq)
     if a.smoke:
-        table = {"mobilenetv1": (torch_models.mobilenet_v1, (1, 3, 32, 32))}
+        table = {"resnet18": (table["resnet18"][0], (1, 3, 32, 32))}
     names = a.networks.split(",") if a.networks else list(table)
     configs = a.configs.split(",") if a.configs else (["small"] if a.smoke else list(CONFIGS))
     for n in names:
