@@ -228,7 +228,7 @@ def test_rounding_respects_capacity():
     unfused = free.cost(temporal, spatial, order, sigma=torch.zeros(1, 1, dtype=torch.float64))
     fused = free.cost(temporal, spatial, order, sigma=torch.ones(1, 1, dtype=torch.float64))
     assert bool(fused.fused[0, 0]) and fused.hardware[0].sp_kb > unfused.hardware[0].sp_kb
-    # a discrete point (no sigma) on inferred hardware is costed both ways, whatever the mask: the better kept
+    # a design costed alone (no sigma) on inferred hardware is costed both ways, whatever the mask: the better kept
     for mask in (False, True):
         free.fusion_mask = torch.tensor([mask])
         with torch.no_grad():

@@ -469,9 +469,10 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
         return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1]))
 
     hardware, penalty, net_cycles, net_energy = priced(on)
-    if not relaxed and fixed is None and len(terms.held):
-        # a discrete point on inferred hardware: also costed with every held edge that fits fused
-        # (the buffers grown to hold them), the better of the two kept
+    if not relaxed and fixed is None and len(terms.held) and B == 1:
+        # a design costed alone on inferred hardware (the result): also with every held edge that
+        # fits fused (the buffers grown to hold them), the better of the two kept. Not for batches
+        # (the polish's moves): costing each twice halves what a time budget searches
         grown = terms.round(sigma, fits, problem.fusion_mask, fill=True)
         g_hardware, g_penalty, g_cycles, g_energy = priced(grown)
         edp = torch.where(penalty > 0, torch.inf, net_cycles * net_energy)
