@@ -18,8 +18,10 @@ Per network and configuration, with the same time budget each:
   every edge that fits; baselines.genetic / dosa_style with fusion_graph).
 Prints one row per (network, configuration): the EDPs, fusion's saving over no fusion, its bound
 (fusion.removable_saving: what removing every intermediate's DRAM traffic, capacity ignored, saves
-at the design without fusion / at the design with fusion), the fused groups; then the mean saving on the fixed configurations (FADiff's goal: >= 15%, never higher)
-and whether baco's fused search is at least as good as GA's and DOSA's on every row. Writes
+at the design without fusion / at the design with fusion), the fused groups; then the mean
+saving on the fixed configurations (FADiff's goal: >= 15%, never higher) and whether baco's fused
+search is at least as good as GA's and DOSA's on every row. Each row's timed searches follow a
+short untimed one of each kind (warm_up). Writes
 OUT/fusion.json. The figures are of the chosen cycle model (default timeloop, as FADiff and DOSA
 compare).
 
