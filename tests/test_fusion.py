@@ -113,6 +113,11 @@ def test_rounding_fuses_pairs():
     assert on.tolist() == [[1.0, 0.0]]
     on = terms.round(torch.tensor([[0.4, 0.9]], dtype=torch.float64), fits)
     assert on.tolist() == [[0.0, 1.0]]
+    # an edge sigma does not prefer still fuses where its layers are free (fill), unless fill is off
+    assert terms.round(torch.tensor([[0.1, 0.1]], dtype=torch.float64), fits).tolist() == [[1.0, 0.0]]
+    assert terms.round(torch.tensor([[0.1, 0.1]], dtype=torch.float64), fits, fill=False).tolist() == [[0.0, 0.0]]
+    assert terms.round(torch.tensor([[0.1, 0.1]], dtype=torch.float64), fits,
+                       fill=torch.tensor([False, True])).tolist() == [[0.0, 1.0]]
 
 
 # ---- the fused edge's terms ----------------------------------------------------------------------
@@ -208,17 +213,29 @@ def test_rounding_respects_capacity():
     assert not bool(cost.fused[0, 0]) and float(cost.relaxation.detach()[0]) > 0
     cost.relaxation.sum().backward()
     assert float(sigma.grad[0, 0]) > 0          # the penalty pushes sigma down
-    # Large: it fits (with the 64 x 64 output block, 48 KB of 64), and rounds to fused from sigma >= 0.5 only
+    # Large: it fits (with the 64 x 64 output block, 48 KB of 64); on a fixed Gemmini an edge without a
+    # rival is fused wherever it fits, whatever sigma (fusing only removes traffic there)
     problem, temporal, spatial, order = problem_and_points(Hardware(32, 512, 64), hidden=128)
-    for s, on in ((0.9, True), (0.5, True), (0.4, False)):
+    for s in (0.9, 0.5, 0.1):
         cost = problem.cost(temporal, spatial, order, sigma=torch.full((1, 1), s, dtype=torch.float64))
-        assert bool(cost.fused[0, 0]) == on and float(cost.relaxation[0]) == 0
-    # free hardware: the inferred Gemmini grows to hold the fused pair
+        assert bool(cost.fused[0, 0]) and float(cost.relaxation[0]) == 0
+    # free hardware: the inferred Gemmini grows to hold the fused pair, so sigma decides (from 0.5)
     g = problem.fusion
     free = explore.NetworkProblem(g.layers, cycle_model="timeloop", fusion_graph=g)
+    for s, on in ((0.9, True), (0.5, True), (0.4, False)):
+        cost = free.cost(temporal, spatial, order, sigma=torch.full((1, 1), s, dtype=torch.float64))
+        assert bool(cost.fused[0, 0]) == on
     unfused = free.cost(temporal, spatial, order, sigma=torch.zeros(1, 1, dtype=torch.float64))
     fused = free.cost(temporal, spatial, order, sigma=torch.ones(1, 1, dtype=torch.float64))
     assert bool(fused.fused[0, 0]) and fused.hardware[0].sp_kb > unfused.hardware[0].sp_kb
+    # a design costed alone (no sigma) on inferred hardware is costed both ways, whatever the mask: the better kept
+    for mask in (False, True):
+        free.fusion_mask = torch.tensor([mask])
+        with torch.no_grad():
+            discrete = free.cost(temporal, spatial, order)
+        best = min((fused, unfused), key=lambda c: float(c.edp[0]))
+        assert float(discrete.edp[0]) == pytest.approx(float(best.edp[0]), rel=1e-12)
+        assert discrete.hardware == best.hardware and bool(discrete.fused[0, 0]) == bool(best.fused[0, 0])
 
 
 # ---- the joint search and the CLI ------------------------------------------------------------------
@@ -293,3 +310,36 @@ def test_killed_and_resumed_fused_search_ends_with_the_uninterrupted_design(tmp_
     resumed = explore.coexplore(g.layers, checkpoint=Checkpointer(path, every_s=0.0, resume=True), **kw)
     assert (resumed.edp, resumed.fusion) == (whole.edp, whole.fusion)
     assert [m.temporal for m in resumed.mappings] == [m.temporal for m in whole.mappings]
+
+
+def test_edgeless_graph_searches_as_without_fusion():
+    """A network without fusable edges costs exactly as the layer-by-layer search (same design)."""
+    g = fusion.graph_from_torch(mlp(act=nn.GELU()), torch.zeros(8, 8))
+    assert g.edges == []
+    kw = dict(seed=0, steps=6, starts=2, random_pool=2, kicks=2, progress=False, cycle_model="timeloop",
+              fixed_hw=Hardware(16, 8, 8))
+    fused, plain = explore.coexplore(g.layers, fusion_graph=g, **kw), explore.coexplore(g.layers, **kw)
+    assert [m.temporal for m in fused.mappings] == [m.temporal for m in plain.mappings]
+    assert fused.edp == pytest.approx(plain.edp, rel=1e-12) and fused.fusion["groups"] == []
+
+
+def test_compiled_search_cost_takes_traffic_of_the_touched_layers_only():
+    """The compiled model's search cost computes the traffic terms of the layers an edge touches
+    only; the fused network is what the terms of every layer give."""
+    g = fusion.graph_from_torch(separable(), torch.zeros(1, 8, 12, 12))
+    hw = Hardware(16, 64, 32)
+    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g)
+    assert problem.fusion_terms.touched == [1, 2] and len(g.layers) == 3     # not the depthwise conv
+    design = explore.heuristic_tilings(g.layers, hw)
+    cost = problem.score([[t] for t in design])
+    stacked = [stack_tilings([t]) for t in design]
+    temporal, spatial, order = ([s[k] for s in stacked] for k in range(3))
+    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+    terms = problem.fusion_terms
+    traffic = terms.traffic(problem.network_cost.stack([0, 1, 2], 1), temporal, spatial,
+                            explore.order_indices()[torch.cat(order)], hw_t)
+    cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
+    expected = terms.network(cycles, energy, traffic["fills"], traffic["floor"], cost.fused.to(torch.float64), hw_t[1])
+    assert bool(cost.fused.any())
+    assert float(cost.cycles[0]) == pytest.approx(float(expected[0][0]), rel=1e-12)
+    assert float(cost.energy_uj[0]) == pytest.approx(float(expected[1][0]), rel=1e-12)

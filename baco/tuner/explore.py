@@ -258,7 +258,7 @@ class NetworkProblem:
         Differentiable w.r.t. the factor tensors (through the inferred hardware too when smooth=True)
         and, with fusion, the fusion variables sigma [B, E] (None: fusion_mask).
         """
-        if self.fusion is not None:
+        if self.fusion is not None and self.fusion.edges:    # without edges: the layer-by-layer cost
             hardware, cycles, energy, penalty, fused, relaxation = fusion.fused_cost(
                 self, temporal, spatial, order, order_indices(), smooth, sigma)
             cycles, energy = self.add_untuned(hardware, cycles, energy)

@@ -33,11 +33,15 @@ write-back and read vanish (eq. 15's traffic removal for a consumer that is not 
 Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
 holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
 chain's hidden layer and the consumer's output whole); during descent its over-use is a penalty
-weighted by sigma, and at rounding sigma becomes 1 only where sigma >= 0.5 and the exact
-check passes (on the fixed hardware, or within the largest buildable buffers when the hardware is
-inferred, which then grows to hold the fused pair). Every forward pass of the descent is thus a
-valid design whose fused EDP is exact under the model (straight-through: the rounded value, the
-gradient of sigma).
+weighted by sigma, and at rounding an edge becomes fused only where the exact check passes (on
+the fixed hardware, or within the largest buildable buffers when the hardware is inferred, which
+then grows to hold the fused pair). Rounding takes the edges sigma prefers (>= 0.5) first, then
+on a fixed Gemmini every other edge that fits and whose layers are still free: at fixed mappings
+a fused edge there only removes DRAM traffic, so the fused EDP of a design is never above its
+EDP unfused and the fusion search space holds the unfused one (sigma chooses between rivals
+sharing a layer; on inferred hardware a held edge grows the buffers and is fused only where
+sigma prefers it). Every forward pass of the descent is thus a valid design whose fused EDP is
+exact under the model (straight-through: the rounded value, the gradient of sigma).
 """
 from __future__ import annotations
 
@@ -309,6 +313,10 @@ class FusionTerms:
         # the edges whose fused program's footprint is checked: the chains and the residual adds
         held = [k for k, e in enumerate(graph.edges) if e.chain or e.kind == "resadd"]
         self.held = torch.tensor(held, dtype=torch.int64)
+        self.held_edge = torch.tensor([k in held for k in range(E)], dtype=torch.bool)
+        # the layers whose traffic an edge changes: its producer's, a chain's consumer's
+        self.touched = sorted({graph.instances[i] for e in graph.edges
+                               for i in [e.producer] + ([e.consumer] if e.chain else [])})
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
@@ -352,19 +360,28 @@ class FusionTerms:
             acc.append(rows_to_kb(f.acc_rows, dim, "int32"))
         return torch.stack(sp), torch.stack(acc)
 
-    def round(self, sigma, fits, mask=None):
-        """sigma_eff [B, E]: the rounded fusion (sigma >= 0.5, or `mask`, where the held edge fits:
-        fits [B, H]; a layer instance in at most one fused edge, the first in order keeping it)
-        as the value, sigma's gradient."""
+    def round(self, sigma, fits, mask=None, fill=True):
+        """sigma_eff [B, E]: the rounded fusion as the value, sigma's gradient. The preferred edges
+        (sigma >= 0.5, or `mask`) are fused where the held edge fits (fits [B, H]) and their layers
+        are free (a layer instance in at most one fused edge, the first in order keeping it); then
+        each other edge of `fill` (True: every edge; False: none; or a bool [E]) that fits and
+        whose layers are still free: at fixed mappings on a fixed Gemmini a fused edge only
+        removes DRAM traffic, so leaving one unfused could only lose (sigma decides between
+        rivals sharing a layer)."""
         B, E = sigma.shape
-        on = (sigma.detach() >= 0.5) if mask is None else mask.expand(B, E).clone()
+        preferred = (sigma.detach() >= 0.5) if mask is None else mask.expand(B, E).clone()
+        allowed = torch.ones(B, E, dtype=torch.bool)
         if len(self.held):
-            on[:, self.held] &= fits
+            allowed[:, self.held] = fits
+        fill = torch.full((E,), bool(fill)) if isinstance(fill, bool) else torch.as_tensor(fill, dtype=torch.bool)
+        on = torch.zeros(B, E, dtype=torch.bool)
         taken = torch.zeros(B, len(self.graph.instances), dtype=torch.bool)
-        for k, e in enumerate(self.graph.edges):
-            members = [e.producer] + ([e.consumer] if e.chain else [])
-            on[:, k] &= ~taken[:, members].any(1)
-            taken[:, members] |= on[:, k:k + 1]
+        for wanted in (preferred, fill.expand(B, E)):
+            for k, e in enumerate(self.graph.edges):
+                members = [e.producer] + ([e.consumer] if e.chain else [])
+                add = wanted[:, k] & allowed[:, k] & ~on[:, k] & ~taken[:, members].any(1)
+                on[:, k] |= add
+                taken[:, members] |= add.unsqueeze(1)
         return on.to(sigma.dtype) + (sigma - sigma.detach())
 
     def network(self, cycles, energy, fills, floor, sigma, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
@@ -422,21 +439,48 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     relaxed = sigma is not None
     if not relaxed:
         sigma = problem.fusion_mask.to(torch.float64).expand(B, E)
-    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask)
-    if fixed is None and len(terms.held):
-        # the inferred hardware holds the fused programs too (their need where fused, else nothing)
-        sp_all = torch.cat([sp, on[:, terms.held].t() * sp_chain])
-        acc_all = torch.cat([acc, on[:, terms.held].t() * acc_chain])
-    else:
-        sp_all, acc_all = sp, acc
-    hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
-    traffic = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
-                            temporal, spatial, order_table[torch.cat(order)], hw_t)
-    if problem.cycle_model == "timeloop":   # the same stacked call NetworkCost makes: not twice
-        cycles, energy = traffic["cycles"], traffic["energy_uj"]
-    else:
-        cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
-    net_cycles, net_energy = terms.network(cycles, energy, traffic["fills"], traffic["floor"], on, hw_t[1])
+    # on inferred hardware a fused held edge grows the buffers: only sigma fuses it
+    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask, fill=True if fixed else ~terms.held_edge)
+
+    def priced(on):
+        """(hardware, penalty, cycles, energy) of the points with the fusion `on` [B, E]."""
+        if fixed is None and len(terms.held):
+            # the inferred hardware holds the fused programs too (their need where fused, else nothing)
+            sp_all = torch.cat([sp, on[:, terms.held].t() * sp_chain])
+            acc_all = torch.cat([acc, on[:, terms.held].t() * acc_chain])
+        else:
+            sp_all, acc_all = sp, acc
+        hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
+        if problem.cycle_model == "timeloop":   # the same stacked call NetworkCost makes: not twice
+            traffic = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
+                                    temporal, spatial, order_table[torch.cat(order)], hw_t)
+            cycles, energy, fills, floor = (traffic[k] for k in ("cycles", "energy_uj", "fills", "floor"))
+        else:
+            cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
+            # the traffic terms of the layers an edge touches only (the others save nothing: a floor of 0
+            # leaves their cycles and gradients as they are)
+            touched = terms.touched
+            part = terms.traffic(problem.network_cost.stack(touched, B) if len(touched) > 1
+                                 else problem.layers[touched[0]], [temporal[i] for i in touched],
+                                 [spatial[i] for i in touched], order_table[torch.cat([order[i] for i in touched])],
+                                 hw_t)
+            fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
+            fills[touched], floor[touched] = part["fills"], part["floor"]
+        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1]))
+
+    hardware, penalty, net_cycles, net_energy = priced(on)
+    if not relaxed and fixed is None and len(terms.held) and B == 1:
+        # a design costed alone on inferred hardware (the result): also with every held edge that
+        # fits fused (the buffers grown to hold them), the better of the two kept. Not for batches
+        # (the polish's moves): costing each twice halves what a time budget searches
+        grown = terms.round(sigma, fits, problem.fusion_mask, fill=True)
+        g_hardware, g_penalty, g_cycles, g_energy = priced(grown)
+        edp = torch.where(penalty > 0, torch.inf, net_cycles * net_energy)
+        better = torch.where(g_penalty > 0, torch.inf, g_cycles * g_energy) < edp
+        hardware = [g if b else h for g, h, b in zip(g_hardware, hardware, better.tolist())]
+        penalty, net_cycles, net_energy = (torch.where(better, x, y) for x, y in
+                                           ((g_penalty, penalty), (g_cycles, net_cycles), (g_energy, net_energy)))
+        on = torch.where(better.unsqueeze(1), grown, on)
     relaxation = terms.capacity_penalty(sigma, sp_chain, acc_chain, sp_cap, acc_cap) if relaxed else None
     edp = net_cycles * net_energy
     if relaxed:
@@ -462,9 +506,43 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
 
 
-def fuse_result(problem, result, mask, require_gain: bool = True) -> None:
+def _design_network(problem, result):
+    """(network, temporal, spatial, cycles) of one design (explore.Result): network(sigma [1, E])
+    its fused (cycles, energy µJ) by FusionTerms.network on its exact per-layer costs; the mapping
+    tensors [1, ...] per layer and the per-layer cycles [L, 1]."""
+    terms, hw = problem.fusion_terms, result.hw
+    tensors = [costmodel.mapping_tensors(m) for m in result.mappings]
+    temporal = [t for t, _, _ in tensors]
+    spatial = [torch.stack([c, k], dim=1) for _, c, k in tensors]
+    order = torch.cat([costmodel.order_index(m.order, 1) for m in result.mappings])
+    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
+    L = len(problem.layers)
+    traffic = terms.traffic(problem.network_cost.stack(list(range(L)), 1) if L > 1 else problem.layers[0],
+                            temporal, spatial, order, hw_t)
+    cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
+    energy = torch.tensor([[c.energy_uj] for c in result.per_layer], dtype=torch.float64)
+
+    def network(sigma):
+        return [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"], sigma, hw_t[1])]
+    return network, temporal, spatial, cycles
+
+
+def removable_saving(problem, result) -> float:
+    """The most fusion can save of the EDP of `result`'s mappings and hardware under the traffic
+    model: 1 - EDP with every edge fused (capacity and the one-edge-per-layer rule ignored: all the
+    intermediates' DRAM traffic gone) / EDP unfused. An upper bound on the saving at these
+    mappings (mappings that differ have their own)."""
+    with torch.no_grad():
+        network = _design_network(problem, result)[0]
+        E = len(problem.fusion.edges)
+        (c0, e0), (c1, e1) = (network(torch.full((1, E), s, dtype=torch.float64)) for s in (0.0, 1.0))
+    return 1 - c1 * e1 / (c0 * e0)
+
+
+def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = True) -> None:
     """Make `result` (a design of problem.layers, explore.Result) the fused network's, fusing the
-    edges of `mask` [E] that fit its hardware, and result.fusion: the edges (a fused one with
+    edges of `mask` [E] that fit its hardware (with `fill`, then every other edge that fits and
+    whose layers are free: FusionTerms.round), and result.fusion: the edges (a fused one with
     "group_cycles", the predicted cycles of its group's program), the fused groups and the
     design's totals unfused. Energy: FusionTerms.network on its exact per-layer costs. Cycles: the
     Timeloop-matched model's network; the compiled program's, each fused group's program as
@@ -474,24 +552,11 @@ def fuse_result(problem, result, mask, require_gain: bool = True) -> None:
     require_gain=False (every edge of `mask` that fits: measuring what fusing costs)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
-        tensors = [costmodel.mapping_tensors(m) for m in result.mappings]
-        temporal = [t for t, _, _ in tensors]
-        spatial = [torch.stack([c, k], dim=1) for _, c, k in tensors]
-        order = torch.cat([costmodel.order_index(m.order, 1) for m in result.mappings])
-        hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
-        L = len(problem.layers)
+        network, temporal, spatial, cycles = _design_network(problem, result)
         sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim))
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
-                         fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1))
-        traffic = terms.traffic(problem.network_cost.stack(list(range(L)), 1) if L > 1 else problem.layers[0],
-                                temporal, spatial, order, hw_t)
-        cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
-        energy = torch.tensor([[c.energy_uj] for c in result.per_layer], dtype=torch.float64)
-
-        def network(sigma):
-            return [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"], sigma,
-                                                        hw_t[1])]
+                         fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)
         unfused = network(torch.zeros_like(on))
 
         def group_unfused(e: Edge) -> float:
