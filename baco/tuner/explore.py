@@ -1038,7 +1038,7 @@ def _not_worse_than_the_library(problem: NetworkProblem, found: Result) -> Resul
                               program="library", untuned=problem.untuned)
     if library.edp >= found.edp:
         return found
-    library.trace = found.trace
+    library.trace = found.trace + [(found.wall_s, library.edp)]     # the last improvement: the baseline
     return library
 
 
