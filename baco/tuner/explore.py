@@ -1025,8 +1025,10 @@ def _not_worse_than_the_library(problem: NetworkProblem, found: Result) -> Resul
     reported against: Gemmini-default running the C library's programs (baselines.gemmini_default;
     on tiny layers, e.g. 34x4x1 or 4287x1x4, the CPU issuing baco's kernel costs more than the
     library's one LOOP_WS a tile). Only where the search may return it: its hardware not fixed to
-    another Gemmini, within the area budget; the baseline fuses nothing."""
-    if problem.fixed_hw not in (None, DEFAULT_HARDWARE) or \
+    another Gemmini, within the area budget, and not a whole model's or a fused network's design
+    (baco.compile_model builds those with baco's kernels: the library's programs are no option)."""
+    if problem.untuned is not None or problem.fusion is not None or \
+            problem.fixed_hw not in (None, DEFAULT_HARDWARE) or \
             problem.max_area_mm2 is not None and DEFAULT_HARDWARE.area_mm2 > problem.max_area_mm2 * (1 + 1e-9):
         return found
     try:
@@ -1035,7 +1037,7 @@ def _not_worse_than_the_library(problem: NetworkProblem, found: Result) -> Resul
         return found
     library = evaluate_design(problem.layers, mappings, DEFAULT_HARDWARE, method="gemmini-default",
                               wall_s=found.wall_s, evaluations=found.evaluations, cycle_model=problem.cycle_model,
-                              program="library", untuned=problem.untuned)
+                              program="library")
     if library.edp >= found.edp:
         return found
     library.trace = found.trace + [(found.wall_s, library.edp)]     # the last improvement: the baseline
