@@ -272,6 +272,9 @@ def check_design(design: dict, *, target: str = "sim", end_to_end: bool = True,
     (end_to_end: also both as programs on a CPU, the module docstring says how)."""
     cfg = GemminiConfig.from_dict(design["gemmini_config"])
     default_cfg = DEFAULT_HARDWARE.to_gemmini_config()
+    # the search returned Gemmini-default running the C library's programs (it found nothing better):
+    # both sides are the library's streams, nothing of baco's is compiled (bit_exact None)
+    library = design.get("program") == "library"
     checks = []
     for entry in design["layers"]:
         t0 = time.perf_counter()
@@ -282,25 +285,35 @@ def check_design(design: dict, *, target: str = "sim", end_to_end: bool = True,
         check = LayerCheck(entry["name"], layer.count, layer, None, Measured(entry["cycles"], entry["energy_uj"]),
                            None, None, Measured(dflt.cycles, dflt.energy_uj), None,
                            timeloop_cycles=entry.get("timeloop_cycles"))
-        if is_kernel_layer(layer):      # (result.json files older than schedules: from the mapping)
-            check.schedule = GemmSchedule.from_dict(entry["schedule"]) if "schedule" in entry \
-                else gemm_schedule(parse_mapping(entry["mapping"]), layer)
+        if is_kernel_layer(layer):
             M, N, K = layer.P, layer.K, layer.C
-            ok, rep, check.checked_shape = run_gemm(M, N, K, cfg, check.schedule, target=target)
-            check.bit_exact = ok
-            check.simulated = Measured(rep["cycles"], rep["energy_uj"])
             lib = time_matmul(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K))
             check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
             if end_to_end:
-                check.end_to_end = gemm_end_to_end(M, N, K, cfg, check.schedule)
                 check.default_end_to_end = library_end_to_end(
                     matmul_stream(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K)), default_cfg)
+            if library:
+                check.simulated, check.end_to_end = check.default_simulated, check.default_end_to_end
+            else:       # (result.json files older than schedules: from the mapping)
+                check.schedule = GemmSchedule.from_dict(entry["schedule"]) if "schedule" in entry \
+                    else gemm_schedule(parse_mapping(entry["mapping"]), layer)
+                ok, rep, check.checked_shape = run_gemm(M, N, K, cfg, check.schedule, target=target)
+                check.bit_exact = ok
+                check.simulated = Measured(rep["cycles"], rep["energy_uj"])
+                if end_to_end:
+                    check.end_to_end = gemm_end_to_end(M, N, K, cfg, check.schedule)
         else:
             try:        # the default first: a layer the C library cannot run is not compared at all
                 lib = time_default_conv(layer, default_cfg)
             except ValueError as e:
                 check.note = f"not timed: {e}"
             else:
+                check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
+                if end_to_end:
+                    check.default_end_to_end = library_end_to_end(default_conv_stream(layer, default_cfg), default_cfg)
+            if library and check.default_simulated is not None:
+                check.simulated, check.end_to_end = check.default_simulated, check.default_end_to_end
+            elif check.default_simulated is not None:
                 # the search's schedule (result.json), or what the same rule makes of the mapping
                 check.schedule, check.schedule_source = conv_schedule(parse_mapping(entry["mapping"]), layer, cfg)
                 if "schedule" in entry:
@@ -308,13 +321,13 @@ def check_design(design: dict, *, target: str = "sim", end_to_end: bool = True,
                 ok, rep, check.checked_shape = run_conv(layer, cfg, check.schedule, target=target)
                 check.bit_exact = ok
                 check.simulated = Measured(rep["cycles"], rep["energy_uj"])
-                check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
                 if end_to_end:
                     check.end_to_end = conv_end_to_end(layer, cfg, check.schedule)
-                    check.default_end_to_end = library_end_to_end(default_conv_stream(layer, default_cfg), default_cfg)
         check.seconds = time.perf_counter() - t0
         if progress:
-            progress(f"  {check.name}: {'bit-exact' if check.bit_exact else 'MISMATCH' if check.simulated else check.note or 'no kernel'}"
+            state = "the C library's program" if library and check.simulated else 'bit-exact' if check.bit_exact \
+                else 'MISMATCH' if check.simulated else check.note or 'no kernel'
+            progress(f"  {check.name}: {state}"
                      f" ({check.seconds:.1f} s)")
         checks.append(check)
     return checks
@@ -336,12 +349,14 @@ def summary(checks: list[LayerCheck]) -> dict:
         out["end_to_end"] = network_edp(checks, "end_to_end")
         out["default_end_to_end"] = network_edp(checks, "default_end_to_end")
         out["gain_end_to_end"] = out["default_end_to_end"] / out["end_to_end"]
-    out["bit_exact"] = all(c.bit_exact for c in sims)
+    out["bit_exact"] = all(c.bit_exact is not False for c in sims)
     out["kernel_layers"], out["layers"] = len(sims), len(checks)
     return out
 
 
 def scaled(c: LayerCheck) -> str:
+    if c.checked_shape is None:     # the C library's program: nothing of baco's run
+        return ""
     if is_kernel_layer(c.layer):
         if c.checked_shape == (c.layer.P, c.layer.K, c.layer.C):
             return ""
@@ -380,11 +395,12 @@ def format_report(design: dict, checks: list[LayerCheck]) -> str:
             continue
         s = c.schedule
         source = " default" if c.schedule_source == "default" else ""
-        lines.append(f"{c.name[:14]:14s} {c.count:2d} {shape:>16s} {schedule_text(s) + source:>24s} "
+        program = schedule_text(s) + source if s else "the C library's"
+        lines.append(f"{c.name[:14]:14s} {c.count:2d} {shape:>16s} {program:>24s} "
                      f"{c.predicted.cycles:10.4g} {c.simulated.cycles:10.4g} "
                      f"{c.simulated.cycles / c.predicted.cycles:8.2f} {c.predicted.energy_uj:9.4g} "
                      f"{c.simulated.energy_uj:9.4g} {c.default_simulated.cycles:15.4g} "
-                     f"{'ok' if c.bit_exact else 'MISMATCH'}{scaled(c)}")
+                     f"{'ok' if c.bit_exact else 'lib' if c.bit_exact is None else 'MISMATCH'}{scaled(c)}")
     s = summary(checks)
     if not s["kernel_layers"]:
         lines.append("no layer has a kernel: nothing simulated")

@@ -14,6 +14,7 @@ from baco.model.lower import GemminiStep, design_schedules
 from baco.model.zoo import seeded_inputs, with_bn_statistics
 from baco.problem.layer import Layer, layer_from_key
 from baco.tuner import costmodel
+from baco.tuner.arch import Hardware
 from baco.tuner.emit import result_dict
 from baco.tuner.explore import coexplore
 from baco.tuner.kernel_model import conv_schedule_cycles, conv_schedule_energy
@@ -131,9 +132,13 @@ def test_check_design_runs_depthwise_layers():
     energy within 3%)."""
     from baco.design import check_design
     layer = depthwise_conv2d(7, 7, 32, 3, name="dw")
-    design = result_dict([layer], coexplore([layer], steps=10, starts=2, random_pool=8, polish=False, progress=False))
+    # on a Gemmini other than the default (there the C library's program has the lower EDP, less
+    # energy, and the search returns it: no kernel to check)
+    design = result_dict([layer], coexplore([layer], steps=10, starts=2, random_pool=8, polish=False, progress=False,
+                                            fixed_hw=Hardware(16, 128, 32)))
     (check,) = check_design(design, progress=None)
     assert check.bit_exact and check.schedule == GemmSchedule.from_dict(design["layers"][0]["schedule"])
     assert check.simulated.cycles == pytest.approx(check.predicted.cycles, rel=0.35)
-    assert check.default_simulated.cycles == pytest.approx(check.default_predicted.cycles, rel=0.25)
+    # the library's prediction is end to end (the CPU running its tile loop), as the search costs it
+    assert check.default_end_to_end.cycles == pytest.approx(check.default_predicted.cycles, rel=0.25)
     assert check.default_simulated.energy_uj == pytest.approx(check.default_predicted.energy_uj, rel=0.03)

@@ -31,6 +31,29 @@ def test_coexplore_small_gemm_is_valid_and_beats_gemmini_default():
     assert result.edp <= gemmini_default(layers).edp * (1 + 1e-9)
 
 
+def test_coexplore_returns_the_library_baseline_where_nothing_beats_it():
+    """4287x1x4: the C library's one LOOP_WS a tile on Gemmini-default beats, end to end, every design
+    the search finds for baco's kernel (the CPU issuing its programs); the search returns the baseline
+    it reports against, marked as running the library's program, never a worse design."""
+    from baco.tuner.emit import result_dict
+    layers = [gemm(4287, 4, 1)]
+    result = coexplore(layers, seed=0, steps=10, starts=2, random_pool=8, polish=False, progress=False)
+    default = gemmini_default(layers)
+    assert (result.program, result.method, result.hw) == ("library", "gemmini-default", DEFAULT_HARDWARE)
+    assert result.edp == default.edp
+    design = result_dict(layers, result)
+    assert design["program"] == "library" and "schedule" not in design["layers"][0]
+    # `baco run --design` / --verify time the library's streams on both sides: nothing of baco's compiled
+    from baco.design import check_design, summary
+    checks = check_design(design, progress=None)
+    assert checks[0].simulated == checks[0].default_simulated and checks[0].bit_exact is None
+    assert checks[0].end_to_end == checks[0].default_end_to_end
+    assert summary(checks)["gain_end_to_end"] == 1.0 and summary(checks)["bit_exact"]
+    # where baco's kernel wins, the search's own design comes back
+    small = coexplore([gemm(64, 256, 128)], seed=0, steps=10, starts=2, random_pool=8, polish=False, progress=False)
+    assert small.program == "baco" and result_dict([gemm(64, 256, 128)], small)["program"] == "baco"
+
+
 def test_coexplore_is_deterministic_with_a_seed():
     layers = [gemm(48, 96, 80)]
     a, b = coexplore(layers, **SMALL), coexplore(layers, **SMALL)
@@ -39,8 +62,10 @@ def test_coexplore_is_deterministic_with_a_seed():
 
 
 def test_coexplore_network_shares_one_hardware():
-    layers = [gemm(128, 64, 256), Layer(R=3, S=3, P=14, Q=14, C=32, K=64, N=1, name="conv", count=3)]
+    # (with C=32 Gemmini-default running the C library has the lower EDP, and the search returns it)
+    layers = [gemm(128, 64, 256), Layer(R=3, S=3, P=14, Q=14, C=64, K=64, N=1, name="conv", count=3)]
     result = coexplore(layers, **SMALL)
+    assert result.program == "baco"
     assert len(result.mappings) == 2 and len(result.per_layer) == 2
     _assert_valid(result, layers)
     # the hardware is the smallest legal one that runs both mappings

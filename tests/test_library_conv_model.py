@@ -6,9 +6,11 @@ import math
 
 import pytest
 
-from baco.design import time_default_conv
+from baco.design import default_conv_stream, time_default_conv
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
+from baco.sim.clib import time_stream
 from baco.tuner import kernel_model
 from baco.tuner.arch import Hardware
 from baco.tuner.default_mapping import default_mapping
@@ -23,8 +25,13 @@ def test_library_conv_model_matches_the_cycle_model(dim):
     cfg = GemminiConfig() if dim == 16 else GemminiConfig.from_capacity(8, 32, 16)
     for layer in LAYERS:
         report = time_default_conv(layer, cfg)
-        pred = kernel_model.library_conv_cycles(layer, cfg)
+        pred = kernel_model.library_conv_cycles(layer, cfg, end_to_end=False)
         assert 0.85 < report["cycles"] / pred < 1.15, (layer, dim, pred, report["cycles"])
+        # end to end: the CPU running the library's tile loop before each LOOP_CONV_WS
+        issued = time_stream(default_conv_stream(layer, cfg), cfg,
+                             cpu_tile_instructions=DEFAULT_CONSTANTS.library_tile_instructions)["cycles"]
+        end_to_end = kernel_model.library_conv_cycles(layer, cfg)
+        assert end_to_end > pred and 0.85 < issued / end_to_end < 1.15, (layer, dim, end_to_end, issued)
         # the counts are the simulator's but for the first-layer packing's input rows (<= 3% of writes)
         counts = kernel_model.library_conv_counts(layer, cfg)
         for key, value in counts.items():

@@ -157,14 +157,15 @@ def result_dict(layers, result) -> dict:
                  "cycles": cost.cycles, "energy_uj": cost.energy_uj, "edp": cost.edp,
                  "utilization": utilization(layer.macs, cost.cycles, pe),
                  "timeloop_cycles": cost.timeloop_cycles}
-        if is_kernel_layer(layer) or cost.schedule:     # what the compiler runs: `baco run --design DIR`
+        # what `baco run --design DIR` compiles (nothing where the layers run the C library's programs)
+        if result.program == "baco" and (is_kernel_layer(layer) or cost.schedule):
             schedule = cost.schedule or gemm_schedule(mapping, layer)
             entry["schedule"] = schedule.to_dict()
             entry["blocks"] = {k: v for k, v in schedule.launch_options().items() if k.startswith("BLOCK_")}
         per_layer.append(entry)
     hw = result.hw
-    return {"method": result.method, "hardware": {"pe_dim": hw.pe_dim, "sp_kb": hw.sp_kb, "acc_kb": hw.acc_kb,
-                                                  "area_mm2": hw.area_mm2},
+    return {"method": result.method, "program": result.program,
+            "hardware": {"pe_dim": hw.pe_dim, "sp_kb": hw.sp_kb, "acc_kb": hw.acc_kb, "area_mm2": hw.area_mm2},
             "gemmini_config": hw.to_gemmini_config().to_dict(),
             "cycle_model": result.cycle_model, "macs": sum(l.count * l.macs for l in layers),
             "utilization": utilization(sum(l.count * l.macs for l in layers), result.cycles, pe),

@@ -37,6 +37,7 @@ from baco.problem.dims import DIMS, DRAM_LEVEL, NUM_LEVELS
 from baco.problem.layer import FIELDS, Layer
 from baco.tuner import costmodel, fusion, kernel_model
 from baco.tuner.arch import DEFAULT_HARDWARE, MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM, Hardware, area_mm2
+from baco.tuner.default_mapping import default_mapping
 from baco.tuner.descent import PENALTY_WEIGHT, Adam
 from baco.tuner.hwinfer import (acc_unit_kb, is_legal, requirements_from_factors, round_hardware, round_pe_dim,
                                smooth_max)
@@ -101,6 +102,7 @@ class Result:
     fusion: dict | None = None                  # fusion.describe's edges and groups, with the unfused totals
     untuned_cycles: float = 0.0                 # of `cycles`: the program's steps no layer is tuned for
     untuned_energy_uj: float = 0.0              # of `energy_uj` (whole_model.UntunedSteps on `hw`)
+    program: str = "baco"       # what the layers run: baco's compiled kernels, or "library": the C library's
 
     @property
     def timeloop_edp(self) -> float:
@@ -127,7 +129,8 @@ def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, 
     timeloop = sum(layer.count * c.timeloop_cycles for layer, c in zip(layers, per_layer))
     timeloop_energy = sum(layer.count * c.timeloop_energy_uj for layer, c in zip(layers, per_layer))
     result = Result(hw, list(mappings), cycles, energy, cycles * energy, per_layer, method, wall_s, evaluations,
-                    cycle_model=cycle_model, timeloop_cycles=timeloop, timeloop_energy_uj=timeloop_energy)
+                    cycle_model=cycle_model, timeloop_cycles=timeloop, timeloop_energy_uj=timeloop_energy,
+                    program=program)
     return with_untuned(result, untuned)
 
 
@@ -411,7 +414,6 @@ class NetworkCost:
 # ------------------------------------------------------------------------------------------------
 def heuristic_tilings(layers: list[Layer], hw: Hardware) -> list[Tiling] | None:
     """The Gemmini-default library's mapping of every layer on hw, or None where it has none."""
-    from baco.tuner.default_mapping import default_mapping
     out = []
     for layer in layers:
         try:
@@ -1015,7 +1017,31 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
         best_edp, best_design = _polish(problem, found, best_edp, best_design, polished, kicks_done, deadline,
                                         generator, kicks, save if checkpoint is not None else None,
                                         checkpoint)
-    return problem.result(best_design, "baco", time.perf_counter() - t0)
+    return _not_worse_than_the_library(problem, problem.result(best_design, "baco", time.perf_counter() - t0))
+
+
+def _not_worse_than_the_library(problem: NetworkProblem, found: Result) -> Result:
+    """The better, by the search's objective, of the design found and the baseline its gain is
+    reported against: Gemmini-default running the C library's programs (baselines.gemmini_default;
+    on tiny layers, e.g. 34x4x1 or 4287x1x4, the CPU issuing baco's kernel costs more than the
+    library's one LOOP_WS a tile). Only where the search may return it: its hardware not fixed to
+    another Gemmini, within the area budget, and not a whole model's or a fused network's design
+    (baco.compile_model builds those with baco's kernels: the library's programs are no option)."""
+    if problem.untuned is not None or problem.fusion is not None or \
+            problem.fixed_hw not in (None, DEFAULT_HARDWARE) or \
+            problem.max_area_mm2 is not None and DEFAULT_HARDWARE.area_mm2 > problem.max_area_mm2 * (1 + 1e-9):
+        return found
+    try:
+        mappings = [default_mapping(layer, DEFAULT_HARDWARE) for layer in problem.layers]
+    except (ValueError, NotImplementedError):
+        return found
+    library = evaluate_design(problem.layers, mappings, DEFAULT_HARDWARE, method="gemmini-default",
+                              wall_s=found.wall_s, evaluations=found.evaluations, cycle_model=problem.cycle_model,
+                              program="library")
+    if library.edp >= found.edp:
+        return found
+    library.trace = found.trace + [(found.wall_s, library.edp)]     # the last improvement: the baseline
+    return library
 
 
 def _starts(problem: NetworkProblem, init_hw, starts: int, random_pool: int, generator, setup_deadline) -> list:

@@ -43,7 +43,7 @@ from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
-from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_gemmini_cycles
+from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
                                    OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
                                    gemm_loop_ws_loops,
@@ -83,7 +83,7 @@ def kernel_programs(layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch
     """(explicit [len(SCHEDULE_VARIANTS), B], loop [B]): end-to-end cycles of B mappings of a kernel
     layer compiled to the explicit stream under each schedule variant (the compiled program's Gemmini
     cycles, residual.compiled_cycles_by_dataflow, with the CPU issuing its commands), and compiled
-    to LOOP_WS (loop_ws_gemmini's walk with the CPU issuing one LOOP_WS a K step), which the compiler
+    to LOOP_WS (loop_ws_program's walk with the CPU issuing one LOOP_WS a K step), which the compiler
     emits instead of a WS variant where the blocks fit the loop unit's halves (fastest_fitting decides
     by fit, so that the hardware-free costs here serve any memory sizes: baco.tuner.optimum)."""
     sc = (spatial[:, 0], spatial[:, 1])
@@ -93,38 +93,43 @@ def kernel_programs(layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch
     explicit = torch.stack([gemm_end_to_end(by_buffering[double_buffer][dataflow], terms, hw_t, loop_ws=False)
                             for dataflow, double_buffer in SCHEDULE_VARIANTS])
     dims, blocks = costmodel._gemm_blocks(layer, temporal, sc)
-    gemmini = loop_ws_gemmini(dims, blocks, hw_t[0], by_buffering[True]["WS"], b_padded=KERNEL_B_PADDED)
-    return explicit, gemm_end_to_end(gemmini, terms, hw_t, loop_ws=True)
+    return explicit, loop_ws_program(dims, blocks, hw_t, by_buffering[True]["WS"], terms, b_padded=KERNEL_B_PADDED)[1]
 
 
-def loop_ws_gemmini(dims, blocks, pe, explicit: torch.Tensor, *, b_padded: bool = False) -> torch.Tensor:
-    """Gemmini cycles [B] of the GEMM kernel's programs compiled to LOOP_WS: M x N x K (`dims`,
-    numbers or [B]) in (BLOCK_M, BLOCK_N, BLOCK_K) [B] blocks on a pe-wide array (`b_padded`: B
-    stored in whole DIM rows), the walk of
-    baco.gemmini.loop_ws_timing over schedule.gemm_loop_ws_loops (loop_ws_walk), with the slope of the
-    explicit double-buffered stream's cycles `explicit` [B] (_straight_through) so the search's
-    gradient still sees the factors and the hardware; a relaxation's fractional blocks (no program)
-    keep `explicit`."""
+def loop_ws_program(dims, blocks, hw_t, explicit: torch.Tensor, terms, *, b_padded: bool = False
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(Gemmini cycles [B], end-to-end cycles [B]) of the GEMM kernel's programs compiled to LOOP_WS:
+    M x N x K (`dims`, numbers or [B]) in (BLOCK_M, BLOCK_N, BLOCK_K) [B] blocks on hw_t's pe-wide
+    array (`b_padded`: B stored in whole DIM rows), the walks of loop_ws_walk. Each takes the slope of
+    the explicit double-buffered stream's cycles `explicit` [B] (end to end, of gemm_end_to_end over
+    them with `terms`; _straight_through) so the search's gradient still sees the factors and the
+    hardware; a relaxation's fractional blocks (no program) keep those."""
     B = explicit.shape[0]
-    keys = torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(B) for v in (*dims, *blocks, pe)], 1)
-    walk = torch.full((B,), math.nan, dtype=torch.float64)
+    keys = torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(B) for v in (*dims, *blocks, hw_t[0])], 1)
+    walk = torch.full((2, B), math.nan, dtype=torch.float64)
     for i, key in enumerate(keys.detach().tolist()):
         whole = [round(v) for v in key] if all(math.isfinite(v) for v in key) else None
         if whole and all(w >= 1 and abs(w - v) < 1e-6 for w, v in zip(whole, key)):
-            walk[i] = loop_ws_walk(*whole, b_padded=b_padded)
-    return _straight_through(explicit, walk)
+            walk[:, i] = torch.tensor(loop_ws_walk(*whole, b_padded=b_padded), dtype=torch.float64)
+    gemmini = _straight_through(explicit, walk[0])
+    return gemmini, _straight_through(gemm_end_to_end(gemmini, terms, hw_t, loop_ws=True), walk[1])
 
 
 @functools.lru_cache(maxsize=65536)
 def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int,
-                 b_padded: bool = False) -> float:
-    """Cycles of the LOOP_WS programs of an M x N x K GEMM in these blocks on a dim-wide Gemmini
-    (they depend on neither memory's size; `b_padded`: B stored in whole DIM rows, a ragged K step one
-    LOOP_WS). Cached: the search asks again for every batch."""
+                 b_padded: bool = False) -> tuple[float, float]:
+    """(Gemmini cycles, end-to-end cycles) of the LOOP_WS programs of an M x N x K GEMM in these
+    blocks on a dim-wide Gemmini (they depend on neither memory's size; `b_padded`: B stored in whole
+    DIM rows, a ragged K step one LOOP_WS): baco.gemmini.loop_ws_timing's walk of
+    schedule.gemm_loop_ws_loops with the commands arriving for free, and with the CPU issuing them
+    (the instructions each loop carries, LOOP_WS_INSTRUCTIONS; the CPU waits for a free loop slot, as
+    default_gemm_schedule ranks programs; gemm_end_to_end's fixed overlap missed LoopMatmul's two
+    slots: 5% over on a 1x91x40414 GEMV whose walk is the ISS's to 0.01%). Cached: the search asks
+    again for every batch."""
     cfg = GemminiConfig(dim=dim)
     loops = gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), cfg, out_int8=KERNEL_OUT_INT8,
                                b_padded=b_padded)
-    return loop_ws_gemmini_cycles(loops, cfg)
+    return loop_ws_gemmini_cycles(loops, cfg), loop_ws_end_to_end(loops, cfg)
 
 
 def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: GemminiConfig, *,
@@ -132,23 +137,22 @@ def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: Ge
     """Predicted cycles of the GEMM kernel compiled for an M x N x K GEMM with `schedule` on cfg: the
     program the compiler emits (one LOOP_WS a K step where a WS program's blocks fit the loop unit's
     halves, loop_ws_walk, `b_padded`: B stored in whole DIM rows; else the explicit stream,
-    residual.compiled_cycles), end to end (the default: with the CPU issuing it, gemm_end_to_end) or
-    Gemmini alone."""
+    residual.compiled_cycles), end to end (the default: with the CPU issuing it, the walk's or
+    gemm_end_to_end) or Gemmini alone."""
     blocks = {"BLOCK_M": min(schedule.m_rows, M), "BLOCK_N": min(schedule.block_n, N),
               "BLOCK_K": min(schedule.block_k, K)}
     layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1)
     temporal, sC, sK = residual.block_factors(layer, blocks, cfg.dim)
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
-    loop = schedule.dataflow == "WS" and loop_ws_fits(blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"], cfg)
+    if schedule.dataflow == "WS" and loop_ws_fits(blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"], cfg):
+        return loop_ws_walk(M, N, K, *blocks.values(), cfg.dim, b_padded)[1 if end_to_end else 0]
     with torch.no_grad():
-        gemmini = torch.tensor([loop_ws_walk(M, N, K, *blocks.values(), cfg.dim, b_padded)], dtype=torch.float64) \
-            if loop else \
-            residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, out_int8=out_int8,
-                                     double_buffer=schedule.double_buffer, dataflow=schedule.dataflow)
+        gemmini = residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, out_int8=out_int8,
+                                           double_buffer=schedule.double_buffer, dataflow=schedule.dataflow)
         if not end_to_end:
             return float(gemmini[0])
         terms = costmodel.compiled_program_terms(layer, temporal, (sC, sK), hw_t, out_int8=out_int8)
-        return float(gemm_end_to_end(gemmini, terms, hw_t, loop_ws=loop)[0])
+        return float(gemm_end_to_end(gemmini, terms, hw_t, loop_ws=False)[0])
 
 
 def loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb) -> torch.Tensor:
@@ -199,15 +203,15 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
 
 def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop) -> torch.Tensor:
     """End-to-end cycles [B] of a convolution's programs of `rows` output rows whose Gemmini cycles
-    are `gemmini` [B] (conv_program_terms' `terms`; loop [B]: the hardware loops the compiler emits,
-    for a pointwise layer truthy where it runs LOOP_WS, for any other the LOOP_CONV_WS a program (one
-    per input channel block), 0 for the explicit stream): a pointwise layer runs the GEMM
-    kernel (gemm_end_to_end); any other the conv or depthwise kernel, whose CPU issue
+    are `gemmini` [B] (conv_program_terms' `terms`; loop [B]: the LOOP_CONV_WS a program (one per
+    input channel block), 0 for the explicit stream): a pointwise layer's explicit stream runs the
+    GEMM kernel (gemm_end_to_end; its LOOP_WS programs are the walk's, loop_ws_program); any other
+    the conv or depthwise kernel, whose CPU issue
     (conv_cpu_cycles) overlaps Gemmini program by program (the first program's issue or the last
     one's work exposed: on the ISS, 3x3 programs of 3-16 output rows, explicit or LOOP_CONV_WS, end to
     end within 1.3% of this at DIM 16)."""
     if costmodel._one_program(layer):
-        return gemm_end_to_end(gemmini, terms, hw_t, loop_ws=torch.as_tensor(loop) > 0)
+        return gemm_end_to_end(gemmini, terms, hw_t, loop_ws=False)
     return overlapped_cycles(gemmini, conv_cpu_cycles(layer, terms, rows, loop), 1.0 / terms["programs"])
 
 
@@ -313,9 +317,10 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
     terms = costmodel.conv_program_terms(layer, blocks, float(cfg.dim), rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
                                          double_buffer=schedule.double_buffer)
     if is_pointwise(layer):
-        loop = schedule.dataflow == "WS" and loop_ws_fits(*(int(b) for b in blocks), cfg)
-        gemmini = loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks), cfg.dim) \
-            if loop else float(terms["cycles"][0])
+        if schedule.dataflow == "WS" and loop_ws_fits(*(int(b) for b in blocks), cfg):
+            return loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks),
+                                cfg.dim)[1 if end_to_end else 0]
+        loop, gemmini = 0, float(terms["cycles"][0])
     else:
         loop = loop_conv_loops(layer, schedule, cfg)
         gemmini = _loop_conv_program(layer, schedule, cfg)[0] if loop else float(terms["cycles"][0])
@@ -363,7 +368,7 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     double-buffered when that fits, else single-buffered; else one row per program, the same way;
     else the conv kernel's default schedule), costed as the program the compiler emits: its
     LOOP_CONV_WS programs where they fit (_loop_conv_rows, with the explicit model's slope), a
-    pointwise layer's LOOP_WS programs where they fit (loop_ws_fit, loop_ws_gemmini), else
+    pointwise layer's LOOP_WS programs where they fit (loop_ws_fit, loop_ws_program), else
     costmodel.conv_program_terms and conv_program_energy (double buffering does not change what a
     program moves). Differentiable in the factors and the hardware (the default schedule's costs
     are constants). `layer` may be an
@@ -387,15 +392,17 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
         loop_conv = _loop_conv_rows(layer, r.expand(B), [b.expand(B) for b in blocks], (pe, sp_kb, acc_kb))
         energy_uj = _straight_through(costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r,
                                                                     out_int8=KERNEL_OUT_INT8).expand(B), loop_conv[1])
-        runs_loop = loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb) if pointwise else ~torch.isnan(loop_conv[0])
-        loops = runs_loop if pointwise else torch.nan_to_num(loop_conv[2])
         for double_buffer in (True, False):
             terms = costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
                                                  double_buffer=double_buffer)
             explicit = terms["cycles"].expand(B)
-            gemmini = torch.where(runs_loop, loop_ws_gemmini(dims, [b.expand(B) for b in blocks], pe, explicit),
-                                  explicit) if pointwise else _straight_through(explicit, loop_conv[0])
-            candidates.append(conv_end_to_end(layer, gemmini, terms, r, (pe, sp_kb, acc_kb), loops))
+            if pointwise:
+                loop_ws = loop_ws_program(dims, [b.expand(B) for b in blocks], (pe, sp_kb, acc_kb), explicit, terms)[1]
+                candidates.append(torch.where(loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb), loop_ws,
+                                              conv_end_to_end(layer, explicit, terms, r, (pe, sp_kb, acc_kb), 0)))
+            else:
+                candidates.append(conv_end_to_end(layer, _straight_through(explicit, loop_conv[0]), terms, r,
+                                                  (pe, sp_kb, acc_kb), torch.nan_to_num(loop_conv[2])))
             fits.append((acc_rows <= acc_cap) & ((2 if double_buffer else 1) * sp_rows <= sp_cap))
             energies.append(energy_uj)
     default = torch.full((2, B), math.inf, dtype=torch.float64)
@@ -542,11 +549,17 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     return cost
 
 
-def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
+def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
+                          end_to_end: bool = True) -> float:
     """Analytical cycles of the C library's tiled_matmul_auto (baco.sim.clib.matmul_stream, one
-    LOOP_WS a tile) as the cycle model times its command stream
-    (baco.gemmini.loop_ws_timing.loop_ws_gemmini_cycles says how)."""
-    return loop_ws_gemmini_cycles(library_matmul_loops(M, N, K, cfg, out_int8=out_int8), cfg)
+    LOOP_WS a tile) as the cycle model times its command stream (baco.gemmini.loop_ws_timing's walk
+    says how): end to end (the default, as baco's programs are costed: the CPU running
+    library_tile_instructions of tile-loop code before each tile's LOOP_WS, as
+    baco.sim.clib.library_stream_cycles issues it) or Gemmini alone (the commands arriving for free)."""
+    loops = library_matmul_loops(M, N, K, cfg, out_int8=out_int8)
+    if not end_to_end:
+        return loop_ws_gemmini_cycles(loops, cfg)
+    return loop_ws_end_to_end([replace(lp, cpu=DEFAULT_CONSTANTS.library_tile_instructions) for lp in loops], cfg)
 
 
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
@@ -598,9 +611,14 @@ def _program_conv_tiles(layer: Layer, schedule: GemmSchedule, channels: int | No
                               channels=channels)
 
 
-def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
+def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
+                        end_to_end: bool = True) -> float:
     """Analytical cycles of the C library's tiled_conv_auto on `layer` (baco.sim.clib.conv_stream,
-    the tiles of _library_conv_tiles) as the cycle model times its command stream.
+    the tiles of _library_conv_tiles) as the cycle model times its command stream: end to end (the
+    default, as baco's programs are costed: the CPU running library_tile_instructions of tile-loop
+    code before each tile's LOOP_CONV_WS, as baco.sim.clib.library_stream_cycles issues it, which
+    overlaps Gemmini's work but for the first tile's issue or the last tile's work,
+    schedule.overlapped_cycles) or Gemmini alone (the commands arriving for free).
 
     Each tile is one LOOP_CONV_WS that LoopConv expands into loads (the first tile of an output tile
     zero-fills its accumulator rows, mvin3 from address 0; weights as mvin2s of DIM channel rows;
@@ -618,7 +636,12 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     previous compute, and the next weight block's first compute into the same accumulator rows
     waits for the previous result to land (the array's depth)."""
     tiles, downsample = _library_conv_tiles(layer, cfg)
-    return loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8)
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8)
+    if not end_to_end:
+        return gemmini
+    k = DEFAULT_CONSTANTS
+    return overlapped_cycles(gemmini, len(tiles) * k.library_tile_instructions * k.cpu_cycles_per_instruction,
+                             1.0 / len(tiles))
 
 
 def library_conv_counts(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:
