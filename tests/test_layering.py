@@ -257,7 +257,6 @@ BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.mat
 LONG_FUNCTIONS = {
     "baco/passes/loop_conv_ws.py Proof._try": "the convolutions' work",
     "baco/passes/loop_conv_ws.py Proof._inputs": "the convolutions' work",
-    "baco/passes/loop_conv_ws.py rewrite": "the convolutions' work",
 }
 
 

@@ -853,286 +853,405 @@ def _base_addr(memref):
     return i64(ir.create("memref.extract_aligned_pointer_as_index", operands=[memref], results=[ir.index()]).result)
 
 
-def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
+def add(a, b):
+    return ir.binop("addi", a, b)
+
+
+def sub(a, b):
+    return ir.binop("subi", a, b)
+
+
+def mul(a, b):
+    return ir.binop("muli", a, b)
+
+
+def smax0(v):
+    return ir.binop("maxsi", v, cst(0))
+
+
+def _positive(v):
+    """max(v, 1): a divisor that is 1 where a guard fails (no division by zero)."""
+    return ir.binop("maxsi", v, cst(1))
+
+
+def _blocks(v, width):
+    """ceildiv(v, width) for a width that may be 0 where a guard fails."""
+    return ir.binop("ceildivsi", v, _positive(width))
+
+
+def _tail(n: Conv) -> list:
+    """The ops after the tap loop that the LOOP_CONV_WS branch replaces: the epilogue and its block,
+    a pooled program's block, its fill and the pool, and the store with its window."""
     epi_alloc = alloc_of(n.epilogue.operands[1]).operation
     tail = [epi_alloc, n.epilogue] + subview_ops([n.store.operands[0]]) + [n.store]
+    if n.pool is not None:
+        pooled = alloc_of(n.pool.operands[-1]).operation
+        tail[2:2] = [pooled] + [u.owner for u in pooled.result.uses if u.owner.name == "linalg.fill"] + [n.pool]
+    return tail
+
+
+class LoopConvProgram:
+    """A proven program's LOOP_CONV_WS form, built just before its tap loop in named steps (the
+    module doc's rules, in the order their values are emitted): the tap rows, the strides, the output
+    tile, its padding, the DRAM addresses, the channel blocks that fit, the six configurations'
+    fields, the first-layer packing; each step adds its run-time guards. `branches` then emits the
+    scf.if between the loops (one per column tile and channel block) and the explicit program."""
+
+    def __init__(self, n: Conv, pr: Proof, cfg: GemminiConfig, pool: dict | None):
+        self.n, self.pr, self.pool = n, pr, pool
+        half = loop_unit_half(cfg)
+        self.d, self.half_sp, self.half_acc = cfg.dim, half.sp_rows, half.acc_rows
+        self.guards = []
+        self.P = Emitter(pr.af, _available(n)).poly
+
+    def guard(self, pred, a, b):
+        self.guards.append(ir.cmpi(pred, a, b))
+
+    def build(self):
+        """Every value the loops need, before the tap loop (raises Unavailable when a polynomial
+        needs a value computed after it)."""
+        self.tap_rows()
+        self.strides()
+        self.output_tile()
+        self.padding()
+        self.addresses()
+        self.channel_blocks_that_fit()
+        self.config_fields()
+        self.packing()
+
+    def tap_rows(self):
+        """The divisors S and steps, the tap rows [r_lo, r_lo + krows), the input channels, and the
+        equalities the proof left to run time."""
+        pr, P, guard = self.pr, self.P, self.guard
+        self.S, self.steps = S, steps = P(pr.S), P(pr.steps)
+        for q in pr.af.divisors + [pr.S, pr.steps]:
+            guard("sge", P(q), cst(1))
+        taps = mul(S, steps)
+        safe = select(ir.cmpi("sge", taps, cst(1)), taps, cst(1))
+        lb, ub = P(pr.lb), P(pr.ub)
+        self.r_lo, r_hi = ir.binop("divsi", lb, safe), ir.binop("divsi", ub, safe)
+        guard("eq", mul(self.r_lo, safe), lb)
+        guard("eq", mul(r_hi, safe), ub)
+        self.krows = sub(r_hi, self.r_lo)
+        guard("sge", self.krows, cst(1))
+        self.kchs = P(pr.kchs)
+        guard("sge", self.kchs, cst(1))
+        guard("sge", mul(steps, cst(pr.bk)), self.kchs)
+        for a, b in pr.runtime_eq:
+            guard("eq", P(a), P(b))
+        for a, b in pr.runtime_ge:
+            guard("sge", P(a), P(b))
+
+    def strides(self):
+        """The input's stride, dilation, pixel stride (cs) and row pitch (divided at run time when
+        the proof could not)."""
+        pr, P, guard = self.pr, self.P, self.guard
+        self.stride, self.dil, self.cs = P(pr.inp["stride"]), P(pr.dil), P(pr.inp["cs"])
+        if pr.pitch_of is None:
+            self.pitch = P(pr.pitch)
+        else:
+            num, den = (P(q) for q in pr.pitch_of)
+            guard("sge", den, cst(1))
+            self.pitch = ir.binop("divsi", num, select(ir.cmpi("sge", den, cst(1)), den, cst(1)))
+            guard("eq", mul(self.pitch, den), num)
+
+    def output_tile(self):
+        """The output tile (orows x ocols pixels, ochs channels), the input tile it reads (irows x
+        icols), and the output's address and row stride."""
+        n, pr, guard = self.n, self.pr, self.guard
+        self.c_rows, self.ochs = i64(pr.c_rows) if not isinstance(pr.c_rows, int) else cst(pr.c_rows), \
+            i64(pr.ochs) if not isinstance(pr.ochs, int) else cst(pr.ochs)
+        guard("sge", self.ochs, cst(1))
+        if self.pool is not None:
+            self.pooled_tile()
+        elif pr.rows == 1:
+            self.ocols, self.orows = self.c_rows, cst(1)
+        else:
+            self.ocols = cst(pr.bm)
+            self.orows = ir.binop("divsi", self.c_rows, self.ocols)
+            guard("eq", mul(self.orows, self.ocols), self.c_rows)
+        guard("sge", self.orows, cst(1))
+        self.irows = add(mul(self.orows, self.stride), mul(self.dil, sub(self.krows, cst(1))))
+        self.icols = add(mul(self.ocols, self.stride), mul(self.dil, sub(self.S, cst(1))))
+        self.w_t = self.P(pr.inp["w0"])
+        self.out_addr, self.out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
+
+    def pooled_tile(self):
+        """A pooled program's tile: the conv rows inside the image ([lo, hi) of its slices), the
+        whole pooled rows stored, and its tiles of pooled columns."""
+        pool, pr, guard, d = self.pool, self.pr, self.guard, self.d
+        self.valid_lo, self.valid_hi = (i64(v) for v in list(self.n.pool.operands)[1:3])
+        self.orows = sub(self.valid_hi, self.valid_lo)
+        self.porows = ir.binop("divsi", self.c_rows, cst(pool["pocols"]))      # the whole pooled rows stored
+        guard("eq", mul(self.porows, cst(pool["pocols"])), self.c_rows)
+        guard("sge", self.porows, cst(1))
+        # LoopConv's tiles of pooled columns (schedule.pooled_column_tiles' rule): whole rows
+        # when they fit half the accumulator, else the fewest tiles whose conv columns fit,
+        # the pooled columns spread evenly (the accumulator guard below rejects the rest)
+        k_, s_ = pool["kernel"], pool["stride"]
+        fit = ir.binop("minsi", ir.binop("divsi", cst(self.half_acc), ir.binop("maxsi", mul(
+            ir.binop("ceildivsi", self.ochs, cst(d)), self.orows), cst(1))), cst(255))
+        widest_pocols = add(ir.binop("divsi", smax0(sub(fit, cst(k_))), cst(s_)), cst(1))
+        self.col_tiles = select(ir.cmpi("sle", cst(pr.bm), fit), cst(1),
+                                ir.binop("ceildivsi", cst(pool["pocols"]), widest_pocols))
+        self.tile_pocols = ir.binop("ceildivsi", cst(pool["pocols"]), self.col_tiles)
+        self.ocols = ir.binop("minsi", add(mul(sub(self.tile_pocols, cst(1)), cst(s_)), cst(k_)), cst(pr.bm))
+
+    def columns(self, ocol, cols, check=True):
+        """The input tile of conv columns [ocol, ocol + cols): its padding and its first
+        pixel's offset from the program's column 0 (bytes); `check`: guard that it reads
+        some pixel of the image."""
+        stride = self.stride
+        w = add(self.w_t, mul(ocol, stride))
+        tile_icols = add(mul(cols, stride), mul(self.dil, sub(self.S, cst(1))))
+        lpad = smax0(sub(cst(0), w))
+        rpad = smax0(sub(add(w, tile_icols), self.P(self.pr.inp["width"])))
+        if check:
+            self.guard("sge", sub(tile_icols, add(lpad, rpad)), cst(1))
+        return dict(ocols=cols, lpad=lpad, rpad=rpad, input=mul(add(mul(ocol, stride), lpad), self.cs))
+
+    def pooled_columns(self, t, check=True):
+        """Column tile t of a pooled program (as the C library's tiled_conv tiles pocols): its
+        pooled columns, their conv columns inside the image (the windows' halo included) with
+        the pooling's left and right padding, its input tile, its output offset."""
+        pool = self.pool
+        k_, s_ = pool["kernel"], pool["stride"]
+        pc0 = mul(t, self.tile_pocols)
+        pcols = ir.binop("minsi", self.tile_pocols, sub(cst(pool["pocols"]), pc0))
+        ocol = sub(mul(pc0, cst(s_)), cst(pool["padding"]))
+        end = add(ocol, add(mul(sub(pcols, cst(1)), cst(s_)), cst(k_)))
+        lo_c, hi_c = smax0(ocol), ir.binop("minsi", end, cst(self.pr.bm))
+        return dict(self.columns(lo_c, sub(hi_c, lo_c), check), pocols=pcols, plpad=sub(lo_c, ocol),
+                    prpad=sub(end, hi_c), output=mul(pc0, self.out_bytes))
+
+    def padding(self):
+        """The input tile's padding: left and right (of the edge column tiles of a pooled program:
+        they bound every tile's), up and down."""
+        pr, P = self.pr, self.P
+        if self.pool is not None:     # the edge tiles bound every tile's padding
+            self.edges = self.pooled_columns(cst(0)), self.pooled_columns(sub(self.col_tiles, cst(1)))
+            self.lpad, self.rpad = self.edges[0]["lpad"], self.edges[1]["rpad"]
+        else:
+            self.row_tile = self.columns(cst(0), self.ocols)
+            self.lpad, self.rpad = self.row_tile["lpad"], self.row_tile["rpad"]
+        if pr.rows == 1:      # every tap row is read (unmasked); the tile's last stride − 1 rows are not
+            self.upad, self.dpad = cst(0), sub(self.stride, cst(1))
+        else:
+            h_t = add(P(pr.inp["h0"]), mul(self.r_lo, P(pr.inp["dil_h"])))
+            if self.pool is not None:        # the tile starts at its first slice inside the image
+                h_t = add(h_t, mul(self.valid_lo, self.stride))
+            self.upad = smax0(sub(cst(0), h_t))
+            self.dpad = smax0(sub(add(h_t, self.irows), P(pr.inp["height"])))
+        self.guard("sge", sub(self.irows, add(self.upad, self.dpad)), cst(1))
+
+    def addresses(self):
+        """The DRAM addresses (bytes; int8 inputs, weights and outputs) of the tile's first input
+        pixel, its first tap row's weights, and the bias."""
+        n, pr, P, inp = self.n, self.pr, self.P, self.pr.inp
+        lin = inp["addr"]
+        vr_id = next(i for i in pr.var_ids if pr.af.key_of[i] == ("var", "r"))
+        first_pixel = add(add(P(lin[None]), mul(self.r_lo, P(lin[vr_id]))), mul(mul(self.upad, self.pitch), self.cs))
+        if self.pool is not None:
+            first_pixel = add(first_pixel, mul(mul(mul(self.valid_lo, self.stride), self.pitch), self.cs))
+        self.input_addr = add(_base_addr(inp["base"]), first_pixel)
+        self.weight_stride = P(pr.kst)
+        self.weights_addr = add(_base_addr(pr.w_base), add(P(pr.w_off), mul(self.r_lo, P(pr.w_coef_r))))
+        self.bias_addr = dram_addr_and_stride(n.bias_copy.operands[0], 4)[0] if n.bias_copy is not None \
+            else self.input_addr
+
+    def channel_blocks_that_fit(self):
+        """Capacity: LoopConv's halves of the scratchpad and accumulator (sim.loops.conv_params).
+        The input channels go kc at a time, one LOOP_CONV_WS each: all of them when the tile
+        fits, else the fewest DIM-multiple blocks that fit (schedule.loop_conv_channel_block's
+        rule, for this program's tile)."""
+        guard, kchs, d = self.guard, self.kchs, self.d
+        dim = cst(d)
+        pixels, weight_rows = mul(self.irows, self.icols), mul(_blocks(self.ochs, dim), mul(self.krows, self.S))
+        whole = ir.cmpi("sle", add(mul(_blocks(kchs, dim), pixels), mul(weight_rows, kchs)), cst(self.half_sp))
+        widest = mul(ir.binop("divsi", cst(self.half_sp), _positive(add(pixels, mul(weight_rows, cst(d))))), cst(d))
+        guard("sge", select(whole, cst(d), widest), cst(d))
+        self.kc = select(whole, kchs, mul(_blocks(_blocks(kchs, _blocks(kchs, widest)), dim), cst(d)))
+        self.channel_blocks = _blocks(kchs, self.kc)
+        guard("sle", mul(_blocks(self.ochs, dim), mul(self.orows, self.ocols)), cst(self.half_acc))
+
+    def config_fields(self):
+        """The six LOOP_CONV_WS configurations' fields (of the whole program: the column tiles and
+        channel blocks then replace some), each guarded inside its bit width."""
+        pool, guard = self.pool, self.guard
+        orows, ocols, ochs = self.orows, self.ocols, self.ochs
+        self.fields = fields = {
+            "loop_conv_ws_config_1": dict(batch_size=cst(1), in_row_dim=self.irows, in_channels=self.P(self.pr.in_ch),
+                                          out_channels=ochs, out_row_dim=orows, pool_out_row_dim=orows,
+                                          out_col_dim=ocols, stride=self.stride, padding=cst(0)),
+            "loop_conv_ws_config_2": dict(pool_padding=cst(0), pool_stride=cst(0), pool_size=cst(0),
+                                          pool_out_col_dim=ocols, kernel_dim=self.S, pochs=ochs, pocols=ocols,
+                                          porows=orows, batches=cst(1)),
+            "loop_conv_ws_config_3": dict(lpad=self.lpad, kchs=self.kc, kcols=self.S, krows=self.krows,
+                                          in_col_dim=self.pitch, plpad=cst(0), dpad=self.dpad, upad=self.upad,
+                                          rpad=self.rpad),
+            "loop_conv_ws_config_4": dict(kernel_dilation=self.dil, pdpad=cst(0), pupad=cst(0), prpad=cst(0),
+                                          orows=orows, ocols=ocols, out_stride=self.out_bytes,
+                                          weight_stride=self.weight_stride, in_stride=self.cs),
+            "loop_conv_ws_config_5": dict(weights_addr=self.weights_addr, output_addr=self.out_addr),
+            "loop_conv_ws_config_6": dict(bias_addr=self.bias_addr, input_addr=self.input_addr),
+        }
+        if pool is not None:    # the FSM's pooled mvouts (the explicit store's config_st fields)
+            fields["loop_conv_ws_config_1"].update(pool_out_row_dim=self.porows)
+            fields["loop_conv_ws_config_2"].update(
+                pool_padding=cst(pool["padding"]), pool_stride=cst(pool["stride"]), pool_size=cst(pool["kernel"]),
+                pool_out_col_dim=cst(pool["pocols"]), pocols=self.tile_pocols, porows=self.porows)
+            fields["loop_conv_ws_config_3"].update(plpad=self.edges[0]["plpad"])
+            fields["loop_conv_ws_config_4"].update(pupad=self.valid_lo, pdpad=sub(cst(self.pr.rows), self.valid_hi),
+                                                   prpad=self.edges[1]["prpad"])
+            for v in (self.porows, orows, ocols):      # config_st's 8-bit pooled row/column counts
+                guard("ult", v, cst(256))
+            guard("ult", self.valid_lo, cst(4))        # and its 2-bit padding
+        for name, values in fields.items():      # every field inside its bit width
+            widths = {f.name: f.width for f in COMMANDS[name].fields}
+            for field, v in values.items():
+                if widths[field] < 64:
+                    guard("ult", v, cst(1 << widths[field]))
+
+    def packing(self):
+        """First-layer packing (the C library's tiled_conv rule): with at most DIM/2 channels and
+        no dilation, min(DIM // kchs, kcols) filter columns share one array row, their pixels
+        packed side by side in one scratchpad row by the input mvins (config_ld pixel_repeats).
+        Then the program's id (its loops' scratchpad slots) and the epilogue's scale."""
+        n, d, kchs = self.n, self.d, self.kchs
+        packs = ir.create("arith.andi", operands=[ir.cmpi("sle", mul(kchs, cst(2)), cst(d)),
+                                                  ir.cmpi("eq", self.dil, cst(1))],
+                          results=[ir.IntegerType.get_signless(1)]).result
+        per_row = ir.binop("minsi", ir.binop("divsi", cst(d), select(packs, kchs, cst(1))), self.S)
+        self.pixels = select(packs, per_row, cst(1))
+        pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
+        self.pid_sum = add(add(pid[0], pid[1]), pid[2])
+        self.first_loop = mul(self.pid_sum, self.channel_blocks)
+        self.scale = cst(f32_bits(1.0))
+        if n.scale is not None:
+            bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
+            self.scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
+
+    def branches(self):
+        """scf.if (all guards) with the loops in its then-branch and the explicit program's place in
+        its else-branch; returns the op the explicit program moves before."""
+        n = self.n
+        cond = self.guards[0]
+        for g in self.guards[1:]:
+            cond = ir.create("arith.andi", operands=[cond, g], results=[cond.type]).result
+        # config_st as linalg-to-instgem's store sets it, before the branches so they agree (config
+        # elimination then drops the explicit program's)
+        instgem.emit("config_st", stride=self.out_bytes, activation=n.relu, acc_scale=self.scale)
+        if_op = scf.IfOp(cond, has_else=True)
+        with InsertionPoint(if_op.then_block):
+            self.loops()
+        with InsertionPoint(if_op.else_block):
+            explicit_end = self.fallback()
+        n.loop.parent.attributes[SETS_CONFIG_EX] = UnitAttr.get()
+        return explicit_end
+
+    def a_stride(self, value):
+        """The FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets
+        it). Both branches end with it set, so the next program of the launch starts in it and
+        config elimination leaves the LOOP_CONV_WS branch without config_ex after the first
+        program: any command that is not a loop's waits until LoopConv holds no loop (the RTL's
+        LoopConv passes it on only then), so a config_ex beside each loop would keep the next
+        loop's loads from overlapping this one's computes. The explicit program sets its own
+        A stride first (linalg-to-instgem leaves the function's entry config_ex out)."""
+        return instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=value, c_stride=1)
+
+    def loops(self):
+        """The then-branch: the loops of the program's only tile, or of each tile of pooled columns."""
+        self.a_stride(self.stride)
+        if self.pool is None:
+            self.column_tile(None)
+        else:       # one tile (whole rows, the first edge tile's fields) needs no loop
+            single = scf.IfOp(ir.cmpi("eq", self.col_tiles, cst(1)), has_else=True)
+            with InsertionPoint(single.then_block):
+                self.column_tile(cst(0), self.edges[0])
+                scf.YieldOp([])
+            with InsertionPoint(single.else_block):
+                loop(cst(0), self.col_tiles, self.column_tile)
+                scf.YieldOp([])
+        scf.YieldOp([])
+
+    def column_tile(self, t, tile=None):
+        """One LOOP_CONV_WS per channel block, accumulating into the same accumulator rows (LoopConv
+        moves to the other accumulator half only after a loop that stores): the first loads the
+        bias (or zeros: no_bias), the others skip it (bias address 0), only the last stores
+        (output address 0 stores nothing); halves alternate so a block loads while the previous
+        one computes. A pooled program is that per tile of pooled columns t (each storing its pooled
+        pixels); t None: the program's only tile."""
+        n, fields = self.n, self.fields
+        if t is None or tile is not None:       # the program's only tile
+            tile, loops_before = tile or self.row_tile, self.first_loop
+        else:
+            tile = self.pooled_columns(t, check=False)
+            loops_before = mul(add(mul(self.pid_sum, self.col_tiles), t), self.channel_blocks)
+        tile_fields = {
+            "loop_conv_ws_config_1": dict(fields["loop_conv_ws_config_1"], out_col_dim=tile["ocols"]),
+            "loop_conv_ws_config_2": dict(fields["loop_conv_ws_config_2"],
+                                          **({} if t is None else dict(pocols=tile["pocols"]))),
+            "loop_conv_ws_config_3": dict(fields["loop_conv_ws_config_3"], lpad=tile["lpad"], rpad=tile["rpad"],
+                                          **({} if t is None else dict(plpad=tile["plpad"]))),
+            "loop_conv_ws_config_4": dict(fields["loop_conv_ws_config_4"], ocols=tile["ocols"],
+                                          **({} if t is None else dict(prpad=tile["prpad"])))}
+        tile_out = self.out_addr if t is None else add(self.out_addr, tile["output"])
+
+        def channel_block(block):
+            c0 = mul(block, self.kc)
+            first = ir.cmpi("eq", block, cst(0))
+            last = ir.cmpi("eq", block, sub(self.channel_blocks, cst(1)))
+            block_fields = dict(tile_fields)
+            block_fields["loop_conv_ws_config_3"] = dict(tile_fields["loop_conv_ws_config_3"],
+                                                         kchs=ir.binop("minsi", self.kc, sub(self.kchs, c0)))
+            block_fields["loop_conv_ws_config_5"] = dict(weights_addr=add(self.weights_addr,
+                                                                          mul(c0, self.weight_stride)),
+                                                         output_addr=select(last, tile_out, cst(0)))
+            block_fields["loop_conv_ws_config_6"] = dict(bias_addr=select(first, self.bias_addr, cst(0)),
+                                                         input_addr=add(add(self.input_addr, tile["input"]), c0))
+            for name in fields:
+                instgem.emit(name, **block_fields[name])
+            spad_id = add(ir.binop("remsi", add(loops_before, block), cst(2)), cst(1))
+            instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
+                         b_spad_id=spad_id, no_pool=int(self.pool is None), activation=n.relu,
+                         max_pixels_per_row=self.pixels)
+        loop(cst(0), self.channel_blocks, channel_block)
+
+    def fallback(self):
+        """The else-branch, where the explicit program runs; returns the op it moves before."""
+        self.a_stride(cst(1))
+        if self.pool is None:
+            explicit_end = self.a_stride(self.stride)
+        else:   # a pooled program's store leaves config_st pooling, which LOOP_CONV_WS's closing
+            # config_st does not: set back what both branches then agree on
+            explicit_end = instgem.emit("config_st", stride=self.out_bytes, activation=self.n.relu,
+                                        acc_scale=self.scale)
+            self.a_stride(self.stride)
+        scf.YieldOp([])
+        return explicit_end
+
+
+def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
+    """The matched, proven program as scf.if (its guards) of LOOP_CONV_WS loops, else the explicit
+    program (moved into the else-branch); False, with nothing changed, when LoopConv cannot pool it
+    or its epilogue and store cannot move above the tap loop, and False after the hoist when a
+    value is not available before the loop."""
     pool = None
     if n.pool is not None:
         pool = _pooling(n, pr)
         if pool is None:
             return False
-        pooled = alloc_of(n.pool.operands[-1]).operation
-        tail[2:2] = [pooled] + [u.owner for u in pooled.result.uses if u.owner.name == "linalg.fill"] + [n.pool]
+    tail = _tail(n)
     if not hoist_above(n.loop, tail):
         return False
     at = {op: i for i, op in enumerate(o.operation for o in n.loop.block.operations)}
-    half = loop_unit_half(cfg)
-    d, half_sp, half_acc = cfg.dim, half.sp_rows, half.acc_rows
-    guards, fields = [], {}
     with InsertionPoint(n.loop), n.loop.location:
-        em = Emitter(pr.af, _available(n))
+        program = LoopConvProgram(n, pr, cfg, pool)
         try:
-            P = em.poly
-            sel = select
-
-            def guard(pred, a, b):
-                guards.append(ir.cmpi(pred, a, b))
-
-            def smax0(v):
-                return ir.binop("maxsi", v, cst(0))
-            add, sub, mul = (lambda a, b: ir.binop("addi", a, b)), (lambda a, b: ir.binop("subi", a, b)), \
-                (lambda a, b: ir.binop("muli", a, b))
-            S, steps = P(pr.S), P(pr.steps)
-            for q in pr.af.divisors + [pr.S, pr.steps]:
-                guard("sge", P(q), cst(1))
-            taps = mul(S, steps)
-            safe = sel(ir.cmpi("sge", taps, cst(1)), taps, cst(1))
-            lb, ub = P(pr.lb), P(pr.ub)
-            r_lo, r_hi = ir.binop("divsi", lb, safe), ir.binop("divsi", ub, safe)
-            guard("eq", mul(r_lo, safe), lb)
-            guard("eq", mul(r_hi, safe), ub)
-            krows = sub(r_hi, r_lo)
-            guard("sge", krows, cst(1))
-            kchs = P(pr.kchs)
-            guard("sge", kchs, cst(1))
-            guard("sge", mul(steps, cst(pr.bk)), kchs)
-            for a, b in pr.runtime_eq:
-                guard("eq", P(a), P(b))
-            for a, b in pr.runtime_ge:
-                guard("sge", P(a), P(b))
-            inp = pr.inp
-            stride, dil, cs = P(inp["stride"]), P(pr.dil), P(inp["cs"])
-            if pr.pitch_of is None:
-                pitch = P(pr.pitch)
-            else:
-                num, den = (P(q) for q in pr.pitch_of)
-                guard("sge", den, cst(1))
-                pitch = ir.binop("divsi", num, sel(ir.cmpi("sge", den, cst(1)), den, cst(1)))
-                guard("eq", mul(pitch, den), num)
-            c_rows, ochs = i64(pr.c_rows) if not isinstance(pr.c_rows, int) else cst(pr.c_rows), \
-                i64(pr.ochs) if not isinstance(pr.ochs, int) else cst(pr.ochs)
-            guard("sge", ochs, cst(1))
-            if pool is not None:    # the conv rows of the tile inside the image: [lo, hi) of its slices
-                valid_lo, valid_hi = (i64(v) for v in list(n.pool.operands)[1:3])
-                orows = sub(valid_hi, valid_lo)
-                porows = ir.binop("divsi", c_rows, cst(pool["pocols"]))      # the whole pooled rows stored
-                guard("eq", mul(porows, cst(pool["pocols"])), c_rows)
-                guard("sge", porows, cst(1))
-                # LoopConv's tiles of pooled columns (schedule.pooled_column_tiles' rule): whole rows
-                # when they fit half the accumulator, else the fewest tiles whose conv columns fit,
-                # the pooled columns spread evenly (the accumulator guard below rejects the rest)
-                k_, s_ = pool["kernel"], pool["stride"]
-                fit = ir.binop("minsi", ir.binop("divsi", cst(half_acc), ir.binop("maxsi", mul(
-                    ir.binop("ceildivsi", ochs, cst(d)), orows), cst(1))), cst(255))
-                widest_pocols = add(ir.binop("divsi", smax0(sub(fit, cst(k_))), cst(s_)), cst(1))
-                col_tiles = sel(ir.cmpi("sle", cst(pr.bm), fit), cst(1),
-                                ir.binop("ceildivsi", cst(pool["pocols"]), widest_pocols))
-                tile_pocols = ir.binop("ceildivsi", cst(pool["pocols"]), col_tiles)
-                ocols = ir.binop("minsi", add(mul(sub(tile_pocols, cst(1)), cst(s_)), cst(k_)), cst(pr.bm))
-            elif pr.rows == 1:
-                ocols, orows = c_rows, cst(1)
-            else:
-                ocols = cst(pr.bm)
-                orows = ir.binop("divsi", c_rows, ocols)
-                guard("eq", mul(orows, ocols), c_rows)
-            guard("sge", orows, cst(1))
-            irows = add(mul(orows, stride), mul(dil, sub(krows, cst(1))))
-            icols = add(mul(ocols, stride), mul(dil, sub(S, cst(1))))
-            w_t = P(inp["w0"])
-            out_addr, out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
-
-            def columns(ocol, cols, check=True):
-                """The input tile of conv columns [ocol, ocol + cols): its padding and its first
-                pixel's offset from the program's column 0 (bytes); `check`: guard that it reads
-                some pixel of the image."""
-                w = add(w_t, mul(ocol, stride))
-                tile_icols = add(mul(cols, stride), mul(dil, sub(S, cst(1))))
-                lpad = smax0(sub(cst(0), w))
-                rpad = smax0(sub(add(w, tile_icols), P(inp["width"])))
-                if check:
-                    guard("sge", sub(tile_icols, add(lpad, rpad)), cst(1))
-                return dict(ocols=cols, lpad=lpad, rpad=rpad, input=mul(add(mul(ocol, stride), lpad), cs))
-
-            def pooled_columns(t, check=True):
-                """Column tile t of a pooled program (as the C library's tiled_conv tiles pocols): its
-                pooled columns, their conv columns inside the image (the windows' halo included) with
-                the pooling's left and right padding, its input tile, its output offset."""
-                pc0 = mul(t, tile_pocols)
-                pcols = ir.binop("minsi", tile_pocols, sub(cst(pool["pocols"]), pc0))
-                ocol = sub(mul(pc0, cst(s_)), cst(pool["padding"]))
-                end = add(ocol, add(mul(sub(pcols, cst(1)), cst(s_)), cst(k_)))
-                lo_c, hi_c = smax0(ocol), ir.binop("minsi", end, cst(pr.bm))
-                return dict(columns(lo_c, sub(hi_c, lo_c), check), pocols=pcols, plpad=sub(lo_c, ocol),
-                            prpad=sub(end, hi_c), output=mul(pc0, out_bytes))
-            if pool is not None:     # the edge tiles bound every tile's padding
-                edges = pooled_columns(cst(0)), pooled_columns(sub(col_tiles, cst(1)))
-                lpad, rpad = edges[0]["lpad"], edges[1]["rpad"]
-            else:
-                row_tile = columns(cst(0), ocols)
-                lpad, rpad = row_tile["lpad"], row_tile["rpad"]
-            if pr.rows == 1:      # every tap row is read (unmasked); the tile's last stride − 1 rows are not
-                upad, dpad = cst(0), sub(stride, cst(1))
-            else:
-                h_t = add(P(inp["h0"]), mul(r_lo, P(inp["dil_h"])))
-                if pool is not None:        # the tile starts at its first slice inside the image
-                    h_t = add(h_t, mul(valid_lo, stride))
-                upad = smax0(sub(cst(0), h_t))
-                dpad = smax0(sub(add(h_t, irows), P(inp["height"])))
-            guard("sge", sub(irows, add(upad, dpad)), cst(1))
-            # addresses (bytes; int8 inputs, weights and outputs)
-            lin = inp["addr"]
-            vr_id = next(i for i in pr.var_ids if pr.af.key_of[i] == ("var", "r"))
-            first_pixel = add(add(P(lin[None]), mul(r_lo, P(lin[vr_id]))), mul(mul(upad, pitch), cs))
-            if pool is not None:
-                first_pixel = add(first_pixel, mul(mul(mul(valid_lo, stride), pitch), cs))
-            input_addr = add(_base_addr(inp["base"]), first_pixel)
-            weight_stride = P(pr.kst)
-            weights_addr = add(_base_addr(pr.w_base), add(P(pr.w_off), mul(r_lo, P(pr.w_coef_r))))
-            bias_addr = dram_addr_and_stride(n.bias_copy.operands[0], 4)[0] if n.bias_copy is not None \
-                else input_addr
-            # capacity: LoopConv's halves of the scratchpad and accumulator (sim.loops.conv_params).
-            # The input channels go kc at a time, one LOOP_CONV_WS each: all of them when the tile
-            # fits, else the fewest DIM-multiple blocks that fit (schedule.loop_conv_channel_block's
-            # rule, for this program's tile)
-            def positive(v):        # a divisor that is 1 where a guard fails (no division by zero)
-                return ir.binop("maxsi", v, cst(1))
-
-            def blocks(v, width=cst(d)):
-                return ir.binop("ceildivsi", v, positive(width))
-            pixels, weight_rows = mul(irows, icols), mul(blocks(ochs), mul(krows, S))
-            whole = ir.cmpi("sle", add(mul(blocks(kchs), pixels), mul(weight_rows, kchs)), cst(half_sp))
-            widest = mul(ir.binop("divsi", cst(half_sp), positive(add(pixels, mul(weight_rows, cst(d))))), cst(d))
-            guard("sge", sel(whole, cst(d), widest), cst(d))
-            kc = sel(whole, kchs, mul(blocks(blocks(kchs, blocks(kchs, widest))), cst(d)))
-            channel_blocks = blocks(kchs, kc)
-            guard("sle", mul(blocks(ochs), mul(orows, ocols)), cst(half_acc))
-            fields = {
-                "loop_conv_ws_config_1": dict(batch_size=cst(1), in_row_dim=irows, in_channels=P(pr.in_ch),
-                                              out_channels=ochs, out_row_dim=orows, pool_out_row_dim=orows,
-                                              out_col_dim=ocols, stride=stride, padding=cst(0)),
-                "loop_conv_ws_config_2": dict(pool_padding=cst(0), pool_stride=cst(0), pool_size=cst(0),
-                                              pool_out_col_dim=ocols, kernel_dim=S, pochs=ochs, pocols=ocols,
-                                              porows=orows, batches=cst(1)),
-                "loop_conv_ws_config_3": dict(lpad=lpad, kchs=kc, kcols=S, krows=krows, in_col_dim=pitch,
-                                              plpad=cst(0), dpad=dpad, upad=upad, rpad=rpad),
-                "loop_conv_ws_config_4": dict(kernel_dilation=dil, pdpad=cst(0), pupad=cst(0), prpad=cst(0),
-                                              orows=orows, ocols=ocols, out_stride=out_bytes,
-                                              weight_stride=weight_stride, in_stride=cs),
-                "loop_conv_ws_config_5": dict(weights_addr=weights_addr, output_addr=out_addr),
-                "loop_conv_ws_config_6": dict(bias_addr=bias_addr, input_addr=input_addr),
-            }
-            if pool is not None:    # the FSM's pooled mvouts (the explicit store's config_st fields)
-                fields["loop_conv_ws_config_1"].update(pool_out_row_dim=porows)
-                fields["loop_conv_ws_config_2"].update(
-                    pool_padding=cst(pool["padding"]), pool_stride=cst(pool["stride"]), pool_size=cst(pool["kernel"]),
-                    pool_out_col_dim=cst(pool["pocols"]), pocols=tile_pocols, porows=porows)
-                fields["loop_conv_ws_config_3"].update(plpad=edges[0]["plpad"])
-                fields["loop_conv_ws_config_4"].update(pupad=valid_lo, pdpad=sub(cst(pr.rows), valid_hi),
-                                                       prpad=edges[1]["prpad"])
-                for v in (porows, orows, ocols):      # config_st's 8-bit pooled row/column counts
-                    guard("ult", v, cst(256))
-                guard("ult", valid_lo, cst(4))        # and its 2-bit padding
-            for name, values in fields.items():      # every field inside its bit width
-                widths = {f.name: f.width for f in COMMANDS[name].fields}
-                for field, v in values.items():
-                    if widths[field] < 64:
-                        guard("ult", v, cst(1 << widths[field]))
-            # first-layer packing (the C library's tiled_conv rule): with at most DIM/2 channels and
-            # no dilation, min(DIM // kchs, kcols) filter columns share one array row, their pixels
-            # packed side by side in one scratchpad row by the input mvins (config_ld pixel_repeats)
-            packs = ir.create("arith.andi", operands=[ir.cmpi("sle", mul(kchs, cst(2)), cst(d)),
-                                                      ir.cmpi("eq", dil, cst(1))],
-                              results=[ir.IntegerType.get_signless(1)]).result
-            per_row = ir.binop("minsi", ir.binop("divsi", cst(d), sel(packs, kchs, cst(1))), S)
-            pixels = sel(packs, per_row, cst(1))
-            pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
-            pid_sum = add(add(pid[0], pid[1]), pid[2])
-            first_loop = mul(pid_sum, channel_blocks)
-            scale = cst(f32_bits(1.0))
-            if n.scale is not None:
-                bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
-                scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
+            program.build()
         except Unavailable:
             return False
-        cond = guards[0]
-        for g in guards[1:]:
-            cond = ir.create("arith.andi", operands=[cond, g], results=[cond.type]).result
-        # config_st as linalg-to-instgem's store sets it, before the branches so they agree (config
-        # elimination then drops the explicit program's)
-        instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale)
-        if_op = scf.IfOp(cond, has_else=True)
-        # The FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets
-        # it). Both branches end with it set, so the next program of the launch starts in it and
-        # config elimination leaves the LOOP_CONV_WS branch without config_ex after the first
-        # program: any command that is not a loop's waits until LoopConv holds no loop (the RTL's
-        # LoopConv passes it on only then), so a config_ex beside each loop would keep the next
-        # loop's loads from overlapping this one's computes. The explicit program sets its own
-        # A stride first (linalg-to-instgem leaves the function's entry config_ex out).
-        def a_stride(value):
-            return instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=value, c_stride=1)
-        with InsertionPoint(if_op.then_block):
-            a_stride(stride)
-            # one LOOP_CONV_WS per channel block, accumulating into the same accumulator rows (LoopConv
-            # moves to the other accumulator half only after a loop that stores): the first loads the
-            # bias (or zeros: no_bias), the others skip it (bias address 0), only the last stores
-            # (output address 0 stores nothing); halves alternate so a block loads while the previous
-            # one computes
-            # A pooled program is that per tile of pooled columns (each storing its pooled pixels)
-            def column_tile(t, tile=None):
-                if t is None or tile is not None:       # the program's only tile
-                    tile, loops = tile or row_tile, first_loop
-                else:
-                    tile, loops = pooled_columns(t, check=False), mul(add(mul(pid_sum, col_tiles), t), channel_blocks)
-                tile_fields = {
-                    "loop_conv_ws_config_1": dict(fields["loop_conv_ws_config_1"], out_col_dim=tile["ocols"]),
-                    "loop_conv_ws_config_2": dict(fields["loop_conv_ws_config_2"],
-                                                  **({} if t is None else dict(pocols=tile["pocols"]))),
-                    "loop_conv_ws_config_3": dict(fields["loop_conv_ws_config_3"], lpad=tile["lpad"], rpad=tile["rpad"],
-                                                  **({} if t is None else dict(plpad=tile["plpad"]))),
-                    "loop_conv_ws_config_4": dict(fields["loop_conv_ws_config_4"], ocols=tile["ocols"],
-                                                  **({} if t is None else dict(prpad=tile["prpad"])))}
-                tile_out = out_addr if t is None else add(out_addr, tile["output"])
-
-                def channel_block(block):
-                    c0 = mul(block, kc)
-                    first = ir.cmpi("eq", block, cst(0))
-                    last = ir.cmpi("eq", block, sub(channel_blocks, cst(1)))
-                    block_fields = dict(tile_fields)
-                    block_fields["loop_conv_ws_config_3"] = dict(tile_fields["loop_conv_ws_config_3"],
-                                                                 kchs=ir.binop("minsi", kc, sub(kchs, c0)))
-                    block_fields["loop_conv_ws_config_5"] = dict(weights_addr=add(weights_addr, mul(c0, weight_stride)),
-                                                                 output_addr=sel(last, tile_out, cst(0)))
-                    block_fields["loop_conv_ws_config_6"] = dict(bias_addr=sel(first, bias_addr, cst(0)),
-                                                                 input_addr=add(add(input_addr, tile["input"]), c0))
-                    for name in fields:
-                        instgem.emit(name, **block_fields[name])
-                    spad_id = add(ir.binop("remsi", add(loops, block), cst(2)), cst(1))
-                    instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
-                                 b_spad_id=spad_id, no_pool=int(pool is None), activation=n.relu,
-                                 max_pixels_per_row=pixels)
-                loop(cst(0), channel_blocks, channel_block)
-            if pool is None:
-                column_tile(None)
-            else:       # one tile (whole rows, the first edge tile's fields) needs no loop
-                single = scf.IfOp(ir.cmpi("eq", col_tiles, cst(1)), has_else=True)
-                with InsertionPoint(single.then_block):
-                    column_tile(cst(0), edges[0])
-                    scf.YieldOp([])
-                with InsertionPoint(single.else_block):
-                    loop(cst(0), col_tiles, column_tile)
-                    scf.YieldOp([])
-            scf.YieldOp([])
-        with InsertionPoint(if_op.else_block):
-            a_stride(cst(1))
-            # the explicit program runs here; a pooled one's store leaves config_st pooling, which
-            # LOOP_CONV_WS's closing config_st does not: set back what both branches then agree on
-            explicit_end = instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale) \
-                if pool is not None else None
-            explicit_end = explicit_end or a_stride(stride)
-            if pool is not None:
-                a_stride(stride)
-            scf.YieldOp([])
-        n.loop.parent.attributes[SETS_CONFIG_EX] = UnitAttr.get()
+        explicit_end = program.branches()
     head = [n.acc, n.acc_init]
     if n.bias_copy is not None:
         head += subview_ops([n.bias_copy.operands[1]]) + [n.bias_copy]
