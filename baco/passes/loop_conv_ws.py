@@ -78,6 +78,8 @@ alternating slots agree).
 On with loop-ws's switch (pipeline/launch option `loop_ws`, BACO_LOOP_WS)."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from mlir.dialects import scf
 from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType, UnitAttr
 
@@ -472,6 +474,19 @@ def _outside(n: Conv, top) -> bool:
 
 # ---- the proof -------------------------------------------------------------------------------
 
+class InputSlice(NamedTuple):
+    """One copy of input pixels into the A block: the view's base memref, offset polynomial,
+    strides and sizes, the selected row index (a 3-D view, else None), and the checked windows
+    (_checked) of its columns and channels."""
+    base: object
+    offset: tuple
+    strides: list
+    sizes: list
+    row: object
+    columns: tuple | None
+    channels: tuple | None
+
+
 class Proof:
     """What LOOP_CONV_WS needs of a matched program, as polynomials (Affine) over atoms
     available before the loop, plus the equalities left to check at run time."""
@@ -521,41 +536,52 @@ class Proof:
             self.runtime_eq, self.runtime_ge = [], []
         return False
 
-    def _try(self, t, t_id, steps, S, lb, ub):
-        af, n = self.af, self.n
-        vr, vs, vcb = (af.atom(("var", name)) for name in ("r", "s", "cb"))
+    def _try(self, t, t_id, steps, S, lb, ub) -> bool:
+        """The proof for one reading of the tap index t as (r·S + s)·steps + cb."""
         self.steps, self.S = steps, S
-        # t = (r·S + s)·steps + cb with s in [0, S), cb in [0, steps) (s = 0 if S = 1, cb = 0 if steps = 1)
+        if not self._tap_variables(t, t_id):
+            return False
+        self.lb, self.ub = lb, ub
+        return self._weights() and self._output_windows() and self._inputs()
+
+    def _tap_variables(self, t, t_id) -> bool:
+        """The variables r, s, cb and the substitution of t and its floordivs by them: t = (r·S + s)
+        ·steps + cb with s in [0, S), cb in [0, steps) (s = 0 if S = 1, cb = 0 if steps = 1). False
+        when a floordiv of t is by another divisor."""
+        af, steps, S = self.af, self.steps, self.S
+        vr, vs, vcb = (af.atom(("var", name)) for name in ("r", "s", "cb"))
         s_term = () if S == p_const(1) else vs
         cb_term = () if steps == p_const(1) else vcb
-        table = {t_id: p_add(p_mul(p_mul(steps, S), vr), p_mul(steps, s_term), cb_term)}
+        self.table = {t_id: p_add(p_mul(p_mul(steps, S), vr), p_mul(steps, s_term), cb_term)}
         for key, i in af.ids.items():
             if key[0] == "fdiv" and key[1] == t:
                 if key[2] == steps:
-                    table[i] = p_add(p_mul(S, vr), s_term)
+                    self.table[i] = p_add(p_mul(S, vr), s_term)
                 elif key[2] == p_mul(steps, S):
-                    table[i] = vr
+                    self.table[i] = vr
                 else:
                     return False
-        variables = {m[0][0] for m in (vr[0], vs[0], vcb[0])}
-        vr_id, vs_id, vcb_id = (x[0][0][0] for x in (vr, vs, vcb))
-        self.var_ids = variables
+        self.t_id = t_id
+        self.vr_id, self.vs_id, self.vcb_id = (x[0][0][0] for x in (vr, vs, vcb))
+        return True
 
-        def sub(p):
-            return af.substitute(p, table)
+    def linear(self, p):
+        """{None (the constant term), r, s, cb: coefficient polynomial} of p with t substituted, or
+        None when p is not linear in r, s, cb or a coefficient still depends on t."""
+        af, var_ids = self.af, (self.vr_id, self.vs_id, self.vcb_id)
+        c = af.coefficients(af.substitute(p, self.table), set(var_ids))
+        if c is None:
+            return None
+        if any(self.t_id in af.atoms_in(q) for q in c.values()):
+            return None
+        return {k: c.get(k, ()) for k in (None,) + var_ids}
 
-        def linear(p):
-            c = af.coefficients(sub(p), variables)
-            if c is None:
-                return None
-            if any(t_id in af.atoms_in(q) for q in c.values()):
-                return None
-            return {k: c.get(k, ()) for k in (None, vr_id, vs_id, vcb_id)}
-        self.lb, self.ub = lb, ub
-        # ---- weights: element (c, k) at w + ((r·S + s)·in_channels + cb·BK + c)·Kst + k0 + k
-        b_view = n.b_copy.operands[0]
-        b_local = n.b_copy.operands[1]
-        bk = MemRefType(n.b_copy.operands[1].owner.operands[0].type).shape[0] \
+    def _weights(self) -> bool:
+        """Weight element (c, k) is at w + ((r·S + s)·in_channels + cb·BK + c)·Kst + k0 + k: the
+        weights' base, offset, row stride Kst, in_channels, and the channels kchs."""
+        af, n, S = self.af, self.n, self.S
+        b_view, b_local = n.b_copy.operands
+        bk = MemRefType(b_local.owner.operands[0].type).shape[0] \
             if b_local.owner.name == "memref.subview" else MemRefType(b_local.type).shape[0]
         b_src = self._dram_2d(b_view, b_local, MemRefType(alloc_of(b_local).result.type).shape)
         if b_src is None:
@@ -566,24 +592,29 @@ class Proof:
         if p_value(af.of(b_cs)) != 1:
             return False
         kst = af.of(b_rs)
-        lin_b = linear(p_add(b_off, p_mul(af.of(zb), kst), af.of(kb)))
-        lin_zb = linear(af.of(zb))
-        if lin_b is None or lin_zb is None or lin_zb[vr_id] or lin_zb[vs_id] or lin_zb[None] \
-                or not self.block_step(lin_zb[vcb_id], bk):
+        lin_b = self.linear(p_add(b_off, p_mul(af.of(zb), kst), af.of(kb)))
+        lin_zb = self.linear(af.of(zb))
+        if lin_b is None or lin_zb is None or lin_zb[self.vr_id] or lin_zb[self.vs_id] or lin_zb[None] \
+                or not self.block_step(lin_zb[self.vcb_id], bk):
             return False          # the channel block starts at cb·BK
         # tap (r, s) starts at (r·kernel_dim + s)·in_channels·Kst: kernel_dim = S (one filter column:
         # a filter row's stride is in_channels·Kst)
-        in_ch = p_div(lin_b[vr_id] if S == p_const(1) else lin_b[vs_id], kst)
+        in_ch = p_div(lin_b[self.vr_id] if S == p_const(1) else lin_b[self.vs_id], kst)
         if in_ch is None:
             return False
         if S != p_const(1):
-            self.eq(lin_b[vr_id], p_mul(S, lin_b[vs_id]))
+            self.eq(lin_b[self.vr_id], p_mul(S, lin_b[self.vs_id]))
         self.kst, self.in_ch, self.bk = kst, in_ch, bk
-        self.w_base, self.w_off, self.w_coef_r = b_base_val, lin_b[None], lin_b[vr_id]
+        self.w_base, self.w_off, self.w_coef_r = b_base_val, lin_b[None], lin_b[self.vr_id]
         self.kchs = af.of(b_rows_lim)
-        # ---- the output window and the B columns: k0 .. k0 + ochs
+        return True
+
+    def _output_windows(self) -> bool:
+        """The output window (c_rows pixels x ochs channels), the B columns k0 .. k0 + ochs and the
+        bias window (stride 0 per pixel) all start at their blocks' row and column 0."""
+        af, n = self.af, self.n
         c_win = local_window(n.store.operands[0])
-        b_win = local_window(b_local)
+        b_win = local_window(n.b_copy.operands[1])
         if c_win is None or b_win is None:
             return False
         self.c_rows, self.ochs = c_win[1]
@@ -604,8 +635,7 @@ class Proof:
             d_view = n.bias_copy.operands[0]
             if "strided<[0, 1]" not in str(d_view.type).replace(" ", "").replace(",", ", "):
                 return False
-        # ---- inputs
-        return self._inputs(linear, (vr_id, vs_id, vcb_id))
+        return True
 
     def block_step(self, coef, bk) -> bool:
         """The channel block cb moves by BK elements (or there is one block: cb = 0)."""
@@ -659,112 +689,131 @@ class Proof:
                     return w, m, p_add(lkey[1], p_sub(w, p_mul(m, px)))
         return px, p_const(1), pl
 
-    def _inputs(self, linear, var_ids):
-        af, n = self.af, self.n
-        vr_id, vs_id, vcb_id = var_ids
-        shape = MemRefType(n.a_alloc.result.type).shape
+    def _inputs(self) -> bool:
+        """The A block's slices (ROWS of them, or one 2-D block) read one input tile: slice i, row j,
+        column c is input pixel (h + i·stride + r·dil, w + j·stride + s·dil), channel cb·BK + c."""
+        shape = MemRefType(self.n.a_alloc.result.type).shape
         rows = shape[0] if len(shape) == 3 else 1
         bm, bk = shape[-2], shape[-1]
         if bk != self.bk:
             return False
         slices = {}
-        for cp in n.a_copies:
-            view, local = cp.operands
-            if getattr(view.owner, "name", None) != "memref.subview" or \
-                    getattr(local.owner, "name", None) != "memref.subview":
+        for cp in self.n.a_copies:
+            found = self._input_slice(cp, rows, bm, bk)
+            if found is None or found[0] in slices:
                 return False
-            rc = view.owner.operands[0]
-            if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
-                return False
-            (s_off, s_size), (l_off, l_size) = subview_parts(view), subview_parts(local)
-            rc_off, rc_sizes, rc_strides = self._rc(rc)
-            if len(rc_sizes) != (3 if rows > 1 else 2) or rc_strides[-1] != 1:
-                return False
-            if rows > 1:
-                sel = [_unselect(v) for v in (s_off[0], s_size[1], l_off[1])]
-                if any(x is None for x in sel) or len({x[0] for x in sel}) != 1 or s_size[0] != 1 \
-                        or not isinstance(l_off[0], int):
-                    return False
-                cond = sel[0][0]
-                idx = sel[0][1]
-                if not self._in_range(cond, idx, rc_sizes[0]):
-                    return False
-                i = l_off[0]
-                win = _checked(af, s_off[1], sel[1][1], sel[2][1], bm, rc_sizes[1])
-                chan = _checked(af, s_off[2], s_size[2], l_off[2], bk, rc_sizes[2])
-                if i in slices:
-                    return False
-                slices[i] = (rc.owner.operands[0], rc_off, rc_strides, rc_sizes, idx, win, chan)
-            else:
-                win = _checked(af, s_off[0], s_size[0], l_off[0], bm, rc_sizes[0])
-                chan = _checked(af, s_off[1], s_size[1], l_off[1], bk, rc_sizes[1])
-                slices[0] = (rc.owner.operands[0], rc_off, rc_strides, rc_sizes, None, win, chan)
+            slices[found[0]] = found[1]
         if sorted(slices) != list(range(rows)):
             return False
         self.rows, self.bm = rows, bm
         first = None
         for i in range(rows):
-            base, rc_off, strides, sizes, idx, win, chan = slices[i]
-            if win is None or chan is None or not af.facts.same(win[1], sizes[-2]) or \
-                    not af.facts.same(chan[1], sizes[-1]) or (win[2] and not af.facts.nonneg(win[0])):
+            cur = self._slice_geometry(i, slices[i], rows)
+            if cur is None:
                 return False
-            if af.of(chan[1]) != self.kchs:        # the same channels as the weights' rows
-                return False
-            lin_z = linear(af.of(chan[0]))
-            if lin_z is None or lin_z[None] or lin_z[vr_id] or lin_z[vs_id] or \
-                    not self.block_step(lin_z[vcb_id], self.bk):
-                return False
-            w, m, width = self._phase(af.of(win[0]), win[1])
-            cs = p_div(af.of(strides[-2]), m)           # pixel stride (elements): in_stride
-            if cs is None:
-                return False
-            # address of pixel column w, channel cb·BK: the phase terms cancel in the normal form
-            addr = p_add(rc_off, p_mul(af.of(win[0]), af.of(strides[-2])), af.of(chan[0]))
-            cur = dict(stride=m, cs=cs, width=width, base=base)
-            if rows > 1:        # slice i reads input row h + i·stride_h: its index is floordiv(h, m) + i
-                hw, hm, height = self._phase(p_sub(af.of(idx), p_const(i)), sizes[0])
-                addr = p_add(addr, p_mul(af.of(idx), af.of(strides[0])))
-                pitch = p_div(af.of(strides[0]), p_mul(hm, cs))
-                lin_h = linear(hw)
-                if pitch is None or lin_h is None or lin_h[vs_id] or lin_h[vcb_id]:
-                    return False
-                cur.update(h0=lin_h[None], dil_h=lin_h[vr_id], stride_h=hm, height=height, pitch=pitch)
-            lin, lin_w = linear(addr), linear(w)
-            if lin is None or lin_w is None or lin_w[vr_id] or lin_w[vcb_id] or \
-                    not self.block_step(lin[vcb_id], self.bk):
-                return False
-            cur.update(w0=lin_w[None], dil=lin_w[vs_id], addr=lin)
             if first is None:
                 first = cur
-                continue
-            if any(cur[k] != first[k] for k in cur if k != "addr") or \
-                    any(cur["addr"][k] != first["addr"][k] for k in (vr_id, vs_id, vcb_id)) or \
+            elif any(cur[k] != first[k] for k in cur if k != "addr") or \
+                    any(cur["addr"][k] != first["addr"][k] for k in (self.vr_id, self.vs_id, self.vcb_id)) or \
                     p_sub(cur["addr"][None], first["addr"][None]) != \
                     p_mul(p_const(i), p_mul(p_mul(first["stride_h"], first["pitch"]), first["cs"])):
-                return False
+                return False        # slice i is the first's, stride_h rows down
         self.inp = first
+        self._dilation_and_pitch(first, rows)
+        return True
+
+    def _input_slice(self, cp, rows, bm, bk):
+        """(slice number, InputSlice) of one copy into the A block: a checked window of an input view
+        (a 3-D view's row selected by its index, masked outside the image, for ROWS > 1), or None."""
+        af = self.af
+        view, local = cp.operands
+        if getattr(view.owner, "name", None) != "memref.subview" or \
+                getattr(local.owner, "name", None) != "memref.subview":
+            return None
+        rc = view.owner.operands[0]
+        if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
+            return None
+        (s_off, s_size), (l_off, _) = subview_parts(view), subview_parts(local)
+        rc_off, rc_sizes, rc_strides = self._rc(rc)
+        if len(rc_sizes) != (3 if rows > 1 else 2) or rc_strides[-1] != 1:
+            return None
+        base = rc.owner.operands[0]
+        if rows == 1:
+            win = _checked(af, s_off[0], s_size[0], l_off[0], bm, rc_sizes[0])
+            chan = _checked(af, s_off[1], s_size[1], l_off[1], bk, rc_sizes[1])
+            return 0, InputSlice(base, rc_off, rc_strides, rc_sizes, None, win, chan)
+        sel = [_unselect(v) for v in (s_off[0], s_size[1], l_off[1])]
+        if any(x is None for x in sel) or len({x[0] for x in sel}) != 1 or s_size[0] != 1 \
+                or not isinstance(l_off[0], int):
+            return None
+        cond, idx = sel[0]
+        if not self._in_range(cond, idx, rc_sizes[0]):
+            return None
+        win = _checked(af, s_off[1], sel[1][1], sel[2][1], bm, rc_sizes[1])
+        chan = _checked(af, s_off[2], s_size[2], l_off[2], bk, rc_sizes[2])
+        return l_off[0], InputSlice(base, rc_off, rc_strides, rc_sizes, idx, win, chan)
+
+    def _slice_geometry(self, i, sl, rows):
+        """What slice i reads, as polynomials: column stride, pixel stride cs, width, base; for ROWS
+        > 1 its row h0 + r·dil_h, stride_h, height and row pitch; its first column w0 + s·dil and
+        its address linear in r, s, cb. None when it is not such a read."""
+        af = self.af
+        vr_id, vs_id, vcb_id = self.vr_id, self.vs_id, self.vcb_id
+        win, chan = sl.columns, sl.channels
+        if win is None or chan is None or not af.facts.same(win[1], sl.sizes[-2]) or \
+                not af.facts.same(chan[1], sl.sizes[-1]) or (win[2] and not af.facts.nonneg(win[0])):
+            return None
+        if af.of(chan[1]) != self.kchs:        # the same channels as the weights' rows
+            return None
+        lin_z = self.linear(af.of(chan[0]))
+        if lin_z is None or lin_z[None] or lin_z[vr_id] or lin_z[vs_id] or \
+                not self.block_step(lin_z[vcb_id], self.bk):
+            return None
+        w, m, width = self._phase(af.of(win[0]), win[1])
+        cs = p_div(af.of(sl.strides[-2]), m)           # pixel stride (elements): in_stride
+        if cs is None:
+            return None
+        # address of pixel column w, channel cb·BK: the phase terms cancel in the normal form
+        addr = p_add(sl.offset, p_mul(af.of(win[0]), af.of(sl.strides[-2])), af.of(chan[0]))
+        cur = dict(stride=m, cs=cs, width=width, base=sl.base)
+        if rows > 1:        # slice i reads input row h + i·stride_h: its index is floordiv(h, m) + i
+            hw, hm, height = self._phase(p_sub(af.of(sl.row), p_const(i)), sl.sizes[0])
+            addr = p_add(addr, p_mul(af.of(sl.row), af.of(sl.strides[0])))
+            pitch = p_div(af.of(sl.strides[0]), p_mul(hm, cs))
+            lin_h = self.linear(hw)
+            if pitch is None or lin_h is None or lin_h[vs_id] or lin_h[vcb_id]:
+                return None
+            cur.update(h0=lin_h[None], dil_h=lin_h[vr_id], stride_h=hm, height=height, pitch=pitch)
+        lin, lin_w = self.linear(addr), self.linear(w)
+        if lin is None or lin_w is None or lin_w[vr_id] or lin_w[vcb_id] or \
+                not self.block_step(lin[vcb_id], self.bk):
+            return None
+        cur.update(w0=lin_w[None], dil=lin_w[vs_id], addr=lin)
+        return cur
+
+    def _dilation_and_pitch(self, first, rows):
+        """The FSM's one dilation and the input's row pitch, with the equalities they need.
+        Input element address = base + ((row)·pitch + w0 + s·dil + j·stride)·cs + cb·BK + c; the
+        address of the tile's pixel (row of tap r_lo, column w0) = lin[None] + r_lo·lin[r]."""
         lin = first["addr"]
         cs, dil = first["cs"], first["dil"]
-        # input element address = base + ((row)·pitch + w0 + s·dil + j·stride)·cs + cb·BK + c; one
-        # filter column: the FSM's dilation is the rows' (the columns have none)
+        # one filter column: the FSM's dilation is the rows' (the columns have none)
         if self.S == p_const(1):
             dil = first["dil_h"] if rows > 1 else p_const(1)
         else:
-            self.eq(lin[vs_id], p_mul(dil, cs))
+            self.eq(lin[self.vs_id], p_mul(dil, cs))
             if rows > 1:
                 self.eq(first["dil_h"], dil)
         self.dil = dil
         if rows > 1:
             self.eq(first["stride_h"], first["stride"])
             self.pitch, self.pitch_of = first["pitch"], None
-            self.eq(lin[vr_id], p_mul(p_mul(dil, self.pitch), cs))
+            self.eq(lin[self.vr_id], p_mul(p_mul(dil, self.pitch), cs))
         else:
             # the row pitch: r moves dil_h rows, and the FSM has one dilation (dil_w): divided at run
             # time when the normal form cannot (dil_h and dil_w two arguments)
-            self.pitch = p_div(lin[vr_id], p_mul(dil, cs))
-            self.pitch_of = None if self.pitch is not None else (lin[vr_id], p_mul(dil, cs))
-        # the address of the tile's pixel (row of tap r_lo, column w0) = lin[None] + r_lo·lin[r]
-        return True
+            self.pitch = p_div(lin[self.vr_id], p_mul(dil, cs))
+            self.pitch_of = None if self.pitch is not None else (lin[self.vr_id], p_mul(dil, cs))
 
     def _in_range(self, cond, idx, size) -> bool:
         """cond = (idx >= 0) and (idx < size)."""
@@ -1049,8 +1098,7 @@ class LoopConvProgram:
         pixel, its first tap row's weights, and the bias."""
         n, pr, P, inp = self.n, self.pr, self.P, self.pr.inp
         lin = inp["addr"]
-        vr_id = next(i for i in pr.var_ids if pr.af.key_of[i] == ("var", "r"))
-        first_pixel = add(add(P(lin[None]), mul(self.r_lo, P(lin[vr_id]))), mul(mul(self.upad, self.pitch), self.cs))
+        first_pixel = add(add(P(lin[None]), mul(self.r_lo, P(lin[pr.vr_id]))), mul(mul(self.upad, self.pitch), self.cs))
         if self.pool is not None:
             first_pixel = add(first_pixel, mul(mul(mul(self.valid_lo, self.stride), self.pitch), self.cs))
         self.input_addr = add(_base_addr(inp["base"]), first_pixel)
