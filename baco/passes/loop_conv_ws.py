@@ -15,13 +15,14 @@ and the index arithmetic proves that, with t = (r·S + s)·steps + cb (r, s, cb 
 from the floordiv/remainder terms of t), input element (slice i, row j, column c) of step t
 is input pixel (h + i·stride + r·dil, w + j·stride + s·dil), channel cb·BK + c, zero where
 the view's bounds mask it, and weight element (c, k) is tap (r, s)'s row cb·BK + c, column
-k, in a weight tensor whose taps are S per filter row. The proof is an affine normal form
-of index expressions (Affine): sums of products of opaque atoms, with floordiv(floordiv(x,
-a), b) = floordiv(x, a·b) and exact division; x mod m is x − m·floordiv(x, m) in the IR, so
-(w mod m) + m·floordiv(w, m) = w falls out of the normal form, and a strided view of the
-column phase (offset floordiv(w, m), extent ceildiv(W − w mod m, m)) masks exactly the
-pixels w + m·j outside [0, W). Coefficients the normal form cannot prove equal (e.g.
-stride_h against stride_w, two kernel arguments) are compared at run time.
+k, in a weight tensor whose taps are S per filter row. The proof is the affine normal form
+of index expressions (loop_facts.Facts.poly, the prover loop-ws also uses): sums of products
+of opaque atoms, with floordiv(floordiv(x, a), b) = floordiv(x, a·b) and exact division;
+x mod m is x − m·floordiv(x, m) in the IR, so (w mod m) + m·floordiv(w, m) = w falls out of
+the normal form, and a strided view of the column phase (offset floordiv(w, m), extent
+ceildiv(W − w mod m, m)) masks exactly the pixels w + m·j outside [0, W). Coefficients the
+normal form cannot prove equal (e.g. stride_h against stride_w, two kernel arguments) are
+compared at run time, and so are the merged floordivs' divisors (positive).
 
 The program then becomes one LOOP_CONV_WS (six config commands and funct 15) that computes
 its orows × ocols output pixels and ochs channels over krows = (ub − lb)/(S·steps) filter
@@ -94,162 +95,8 @@ from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
 from baco.passes.linalg_to_instgem import SETS_CONFIG_EX, cst, dram_addr_and_stride, f32_bits, i64, loop, select
-from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, subview_ops,
-                                   subview_parts)
-
-
-# ---- affine normal form of index expressions ---------------------------------------------------
-
-def p_const(c):
-    return (((), c),) if c else ()
-
-
-def _canon(d):
-    return tuple(sorted((m, c) for m, c in d.items() if c))
-
-
-def p_add(*ps):
-    d = {}
-    for p in ps:
-        for m, c in p:
-            d[m] = d.get(m, 0) + c
-    return _canon(d)
-
-
-def p_scale(p, k):
-    return _canon({m: c * k for m, c in p})
-
-
-def p_sub(a, b):
-    return p_add(a, p_scale(b, -1))
-
-
-def p_mul(a, b):
-    d = {}
-    for ma, ca in a:
-        for mb, cb in b:
-            m = tuple(sorted(ma + mb))
-            d[m] = d.get(m, 0) + ca * cb
-    return _canon(d)
-
-
-def p_div(a, b):
-    """a / b when b is one monomial dividing every monomial of a exactly, else None."""
-    if len(b) != 1:
-        return None
-    (mb, cb), = b
-    out = {}
-    for m, c in a:
-        rest = list(m)
-        for x in mb:
-            if x not in rest:
-                return None
-            rest.remove(x)
-        if c % cb:
-            return None
-        out[tuple(rest)] = c // cb
-    return _canon(out)
-
-
-def p_value(p):
-    """The constant of a constant polynomial, else None."""
-    if not p:
-        return 0
-    if len(p) == 1 and p[0][0] == ():
-        return p[0][1]
-    return None
-
-
-class Affine:
-    """Index/i64 values as polynomials over opaque atoms (function arguments, grid ids, loop
-    variables, min/max/select results, floordivs and ceildivs that do not divide exactly).
-    Equal polynomials are equal values; atoms keep the first value seen (`rep`) so a
-    polynomial whose atoms are available can be rebuilt at another place."""
-
-    def __init__(self):
-        self.ids, self.rep, self.key_of = {}, {}, {}
-        self.facts = Facts()
-        self.divisors = []          # polynomials a nested floordiv merge assumed positive
-
-    def atom(self, key, value=None):
-        if key not in self.ids:
-            self.ids[key] = len(self.ids)
-            self.key_of[self.ids[key]] = key
-        i = self.ids[key]
-        if value is not None:
-            self.rep.setdefault(i, value)
-        return (((i,), 1),)
-
-    def of(self, v):
-        if isinstance(v, int):
-            return p_const(v)
-        c = const_value(v)
-        if c is not None:
-            return p_const(c)
-        owner = v.owner
-        if isinstance(owner, Block):
-            return self.atom(("value", self.facts.key(v)), v)
-        name, ops = owner.name, list(owner.operands)
-        if name in ("arith.index_cast", "arith.extsi", "arith.index_castui", "arith.extui"):
-            return self.of(ops[0])
-        if name == "arith.addi":
-            return p_add(self.of(ops[0]), self.of(ops[1]))
-        if name == "arith.subi":
-            return p_sub(self.of(ops[0]), self.of(ops[1]))
-        if name == "arith.muli":
-            return p_mul(self.of(ops[0]), self.of(ops[1]))
-        if name in ("arith.floordivsi", "arith.ceildivsi", "arith.divsi"):
-            num, den = self.of(ops[0]), self.of(ops[1])
-            q = p_div(num, den) if p_value(den) != 0 else None
-            if q is not None:
-                return q
-            kind = "cdiv" if name == "arith.ceildivsi" else "fdiv"
-            if kind == "fdiv" and name == "arith.floordivsi" and len(num) == 1 and num[0][1] == 1 \
-                    and len(num[0][0]) == 1:
-                inner = self.key_of[num[0][0][0]]
-                if inner[0] == "fdiv":      # floordiv(floordiv(x, a), b) = floordiv(x, a·b) for a, b > 0
-                    self.divisors += [inner[2], den]
-                    return self.atom(("fdiv", inner[1], p_mul(inner[2], den)), v)
-            if name == "arith.divsi":
-                return self.atom(("value", self.facts.key(v)), v)
-            return self.atom((kind, num, den), v)
-        return self.atom(("value", self.facts.key(v)), v)
-
-    def coefficients(self, p, variables):
-        """{variable atom id or None: coefficient polynomial} of a p linear in `variables`
-        (no monomial with two of them), else None."""
-        out = {}
-        for m, c in p:
-            vs = [x for x in m if x in variables]
-            if len(vs) > 1:
-                return None
-            v = vs[0] if vs else None
-            rest = list(m)
-            if v is not None:
-                rest.remove(v)
-            out.setdefault(v, {})
-            out[v][tuple(rest)] = out[v].get(tuple(rest), 0) + c
-        return {v: _canon(d) for v, d in out.items()}
-
-    def substitute(self, p, table):
-        """p with atom ids replaced by polynomials."""
-        out = ()
-        for m, c in p:
-            term = p_const(c)
-            for x in m:
-                term = p_mul(term, table.get(x, (((x,), 1),)))
-            out = p_add(out, term)
-        return out
-
-    def atoms_in(self, p):
-        found = set()
-        for m, _ in p:
-            for x in m:
-                found.add(x)
-                key = self.key_of[x]
-                if key[0] in ("fdiv", "cdiv"):
-                    found |= self.atoms_in(key[1]) | self.atoms_in(key[2])
-        return found
+from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, p_add, p_const,
+                                   p_div, p_mul, p_sub, p_value, subview_ops, subview_parts)
 
 
 # ---- matching ---------------------------------------------------------------------------------
@@ -283,7 +130,7 @@ def _clamp(v):
     return x, hi
 
 
-def _checked(af, src_off, src_size, local_off, block, limit=None):
+def _checked(facts, src_off, src_size, local_off, block, limit=None):
     """The unclamped offset x when (src_off, src_size, local_off) is irutil.checked_window's
     window of a `block`-long window at x inside [0, limit): local element j is element x + j,
     masked outside [0, limit). Returns (x, limit) or None. A window whose lead is the constant
@@ -303,9 +150,9 @@ def _checked(af, src_off, src_size, local_off, block, limit=None):
         return None
     x, limit = start
     end = _clamp(end_v)
-    if end is None or not af.facts.same(end[1], limit) or (lead != 0 and const_value(lead[1]) != block):
+    if end is None or not facts.same(end[1], limit) or (lead != 0 and const_value(lead[1]) != block):
         return None
-    if af.of(end[0]) != p_add(af.of(x), p_const(block)):
+    if facts.poly(end[0]) != p_add(facts.poly(x), p_const(block)):
         return None
     if lead == 0:
         return x, limit, True
@@ -488,11 +335,11 @@ class InputSlice(NamedTuple):
 
 
 class Proof:
-    """What LOOP_CONV_WS needs of a matched program, as polynomials (Affine) over atoms
+    """What LOOP_CONV_WS needs of a matched program, as polynomials (Facts.poly) over atoms
     available before the loop, plus the equalities left to check at run time."""
 
     def __init__(self, n: Conv, cfg: GemminiConfig):
-        self.n, self.cfg, self.af = n, cfg, Affine()
+        self.n, self.cfg, self.facts = n, cfg, Facts()
         self.runtime_eq = []        # (polynomial, polynomial) pairs to compare at run time
         self.runtime_ge = []        # (a, b): a >= b at run time
 
@@ -503,20 +350,20 @@ class Proof:
         return True
 
     def run(self):
-        af, n = self.af, self.n
+        facts, n = self.facts, self.n
         iv = n.loop.regions[0].blocks[0].arguments[0]
-        t = af.of(iv)
+        t = facts.poly(iv)
         (t_id,), = [m for m, _ in t]
         # every polynomial of the body, so the floordivs of t are atoms
         for op in prefetch.body_ops(n.loop):
             for r in op.results:
                 if str(r.type) in ("index", "i64"):
-                    af.of(r)
+                    facts.poly(r)
         divs = []
-        for key, i in af.ids.items():
+        for key, i in facts.ids.items():
             if key[0] == "fdiv" and key[1] == t and key[2] not in divs:
                 divs.append(key[2])
-        lb, ub = (af.of(v) for v in list(n.loop.operands)[:2])
+        lb, ub = (facts.poly(v) for v in list(n.loop.operands)[:2])
         if len(divs) == 2:
             d1, d2 = sorted(divs, key=len)
             cands = [(d1, p_div(d2, d1)), (d2, p_div(d1, d2))]
@@ -529,10 +376,10 @@ class Proof:
         for steps, S in cands:
             if S is None:
                 continue
-            divisors = list(af.divisors)
+            divisors = list(facts.divisors)
             if self._try(t, t_id, steps, S, lb, ub):
                 return True
-            af.divisors = divisors
+            facts.divisors = divisors
             self.runtime_eq, self.runtime_ge = [], []
         return False
 
@@ -548,12 +395,12 @@ class Proof:
         """The variables r, s, cb and the substitution of t and its floordivs by them: t = (r·S + s)
         ·steps + cb with s in [0, S), cb in [0, steps) (s = 0 if S = 1, cb = 0 if steps = 1). False
         when a floordiv of t is by another divisor."""
-        af, steps, S = self.af, self.steps, self.S
-        vr, vs, vcb = (af.atom(("var", name)) for name in ("r", "s", "cb"))
+        facts, steps, S = self.facts, self.steps, self.S
+        vr, vs, vcb = (facts.atom(("var", name)) for name in ("r", "s", "cb"))
         s_term = () if S == p_const(1) else vs
         cb_term = () if steps == p_const(1) else vcb
         self.table = {t_id: p_add(p_mul(p_mul(steps, S), vr), p_mul(steps, s_term), cb_term)}
-        for key, i in af.ids.items():
+        for key, i in facts.ids.items():
             if key[0] == "fdiv" and key[1] == t:
                 if key[2] == steps:
                     self.table[i] = p_add(p_mul(S, vr), s_term)
@@ -568,18 +415,18 @@ class Proof:
     def linear(self, p):
         """{None (the constant term), r, s, cb: coefficient polynomial} of p with t substituted, or
         None when p is not linear in r, s, cb or a coefficient still depends on t."""
-        af, var_ids = self.af, (self.vr_id, self.vs_id, self.vcb_id)
-        c = af.coefficients(af.substitute(p, self.table), set(var_ids))
+        facts, var_ids = self.facts, (self.vr_id, self.vs_id, self.vcb_id)
+        c = facts.coefficients(facts.substitute(p, self.table), set(var_ids))
         if c is None:
             return None
-        if any(self.t_id in af.atoms_in(q) for q in c.values()):
+        if any(self.t_id in facts.atoms_in(q) for q in c.values()):
             return None
         return {k: c.get(k, ()) for k in (None,) + var_ids}
 
     def _weights(self) -> bool:
         """Weight element (c, k) is at w + ((r·S + s)·in_channels + cb·BK + c)·Kst + k0 + k: the
         weights' base, offset, row stride Kst, in_channels, and the channels kchs."""
-        af, n, S = self.af, self.n, self.S
+        facts, n, S = self.facts, self.n, self.S
         b_view, b_local = n.b_copy.operands
         bk = MemRefType(b_local.owner.operands[0].type).shape[0] \
             if b_local.owner.name == "memref.subview" else MemRefType(b_local.type).shape[0]
@@ -587,13 +434,13 @@ class Proof:
         if b_src is None:
             return False
         (b_base_val, b_off, (b_rs, b_cs)), (zb, b_rows_lim, _), (kb, b_cols_lim, kb_lead0) = b_src
-        if kb_lead0 and not (isinstance(kb, int) or af.facts.nonneg(kb)):
+        if kb_lead0 and not (isinstance(kb, int) or facts.nonneg(kb)):
             return False          # (zb = cb·BK >= 0 is checked below)
-        if p_value(af.of(b_cs)) != 1:
+        if p_value(facts.poly(b_cs)) != 1:
             return False
-        kst = af.of(b_rs)
-        lin_b = self.linear(p_add(b_off, p_mul(af.of(zb), kst), af.of(kb)))
-        lin_zb = self.linear(af.of(zb))
+        kst = facts.poly(b_rs)
+        lin_b = self.linear(p_add(b_off, p_mul(facts.poly(zb), kst), facts.poly(kb)))
+        lin_zb = self.linear(facts.poly(zb))
         if lin_b is None or lin_zb is None or lin_zb[self.vr_id] or lin_zb[self.vs_id] or lin_zb[None] \
                 or not self.block_step(lin_zb[self.vcb_id], bk):
             return False          # the channel block starts at cb·BK
@@ -606,31 +453,31 @@ class Proof:
             self.eq(lin_b[self.vr_id], p_mul(S, lin_b[self.vs_id]))
         self.kst, self.in_ch, self.bk = kst, in_ch, bk
         self.w_base, self.w_off, self.w_coef_r = b_base_val, lin_b[None], lin_b[self.vr_id]
-        self.kchs = af.of(b_rows_lim)
+        self.kchs = facts.poly(b_rows_lim)
         return True
 
     def _output_windows(self) -> bool:
         """The output window (c_rows pixels x ochs channels), the B columns k0 .. k0 + ochs and the
         bias window (stride 0 per pixel) all start at their blocks' row and column 0."""
-        af, n = self.af, self.n
+        facts, n = self.facts, self.n
         c_win = local_window(n.store.operands[0])
         b_win = local_window(n.b_copy.operands[1])
         if c_win is None or b_win is None:
             return False
         self.c_rows, self.ochs = c_win[1]
-        if not af.facts.same(b_win[1][1], self.ochs):
+        if not facts.same(b_win[1][1], self.ochs):
             return False
         leads = list(c_win[0]) + [b_win[0][1]]
         if n.bias_copy is not None:
             d_win = local_window(n.bias_copy.operands[1])
-            if d_win is None or not af.facts.same(d_win[1][1], self.ochs):
+            if d_win is None or not facts.same(d_win[1][1], self.ochs):
                 return False
             leads += list(d_win[0])
-            if not af.facts.same(d_win[1][0], self.c_rows):   # the bias rows cover the stored ones
-                self.runtime_ge.append((af.of(d_win[1][0]), af.of(self.c_rows)))
+            if not facts.same(d_win[1][0], self.c_rows):   # the bias rows cover the stored ones
+                self.runtime_ge.append((facts.poly(d_win[1][0]), facts.poly(self.c_rows)))
         for lead in leads:       # the windows start at the blocks' row and column 0
-            if not af.facts.zero(lead):
-                self.eq(af.of(lead), p_const(0))
+            if not facts.zero(lead):
+                self.eq(facts.poly(lead), p_const(0))
         if n.bias_copy is not None:
             d_view = n.bias_copy.operands[0]
             if "strided<[0, 1]" not in str(d_view.type).replace(" ", "").replace(",", ", "):
@@ -656,8 +503,8 @@ class Proof:
         rc_off, rc_sizes, rc_strides = self._rc(rc)
         dims = []
         for d in range(2):
-            w = _checked(self.af, s_off[d], s_size[d], l_off[d], block_shape[d], rc_sizes[d])
-            if w is None or not self.af.facts.same(w[1], rc_sizes[d]):
+            w = _checked(self.facts, s_off[d], s_size[d], l_off[d], block_shape[d], rc_sizes[d])
+            if w is None or not self.facts.same(w[1], rc_sizes[d]):
                 return None
             dims.append(w)
         return (rc.owner.operands[0], rc_off, rc_strides), dims[0], dims[1]
@@ -672,18 +519,18 @@ class Proof:
                 vals.append(dyn.pop(0) if s == ir.DYN else s)
             out.append(vals)
         (off,), sizes, strides = out
-        return self.af.of(off), sizes, strides
+        return self.facts.poly(off), sizes, strides
 
     def _phase(self, px, limit):
         """(w, m, E) when offset polynomial px and extent `limit` are the phase view of pixels
         w + m·j in [0, E) (px = floordiv(w, m), limit = ceildiv(E − (w − m·px), m): j < limit iff
         m·j + (w − m·px) < E), or (px, 1, limit) for an unstrided view."""
-        af = self.af
-        pl = af.of(limit)
+        facts = self.facts
+        pl = facts.poly(limit)
         if len(px) == 1 and px[0][1] == 1 and len(px[0][0]) == 1:
-            key = af.key_of[px[0][0][0]]
+            key = facts.key_of[px[0][0][0]]
             if key[0] == "fdiv" and len(pl) == 1 and pl[0][1] == 1 and len(pl[0][0]) == 1:
-                lkey = af.key_of[pl[0][0][0]]
+                lkey = facts.key_of[pl[0][0][0]]
                 w, m = key[1], key[2]
                 if lkey[0] == "cdiv" and lkey[2] == m:
                     return w, m, p_add(lkey[1], p_sub(w, p_mul(m, px)))
@@ -725,7 +572,7 @@ class Proof:
     def _input_slice(self, cp, rows, bm, bk):
         """(slice number, InputSlice) of one copy into the A block: a checked window of an input view
         (a 3-D view's row selected by its index, masked outside the image, for ROWS > 1), or None."""
-        af = self.af
+        facts = self.facts
         view, local = cp.operands
         if getattr(view.owner, "name", None) != "memref.subview" or \
                 getattr(local.owner, "name", None) != "memref.subview":
@@ -739,8 +586,8 @@ class Proof:
             return None
         base = rc.owner.operands[0]
         if rows == 1:
-            win = _checked(af, s_off[0], s_size[0], l_off[0], bm, rc_sizes[0])
-            chan = _checked(af, s_off[1], s_size[1], l_off[1], bk, rc_sizes[1])
+            win = _checked(facts, s_off[0], s_size[0], l_off[0], bm, rc_sizes[0])
+            chan = _checked(facts, s_off[1], s_size[1], l_off[1], bk, rc_sizes[1])
             return 0, InputSlice(base, rc_off, rc_strides, rc_sizes, None, win, chan)
         sel = [_unselect(v) for v in (s_off[0], s_size[1], l_off[1])]
         if any(x is None for x in sel) or len({x[0] for x in sel}) != 1 or s_size[0] != 1 \
@@ -749,37 +596,37 @@ class Proof:
         cond, idx = sel[0]
         if not self._in_range(cond, idx, rc_sizes[0]):
             return None
-        win = _checked(af, s_off[1], sel[1][1], sel[2][1], bm, rc_sizes[1])
-        chan = _checked(af, s_off[2], s_size[2], l_off[2], bk, rc_sizes[2])
+        win = _checked(facts, s_off[1], sel[1][1], sel[2][1], bm, rc_sizes[1])
+        chan = _checked(facts, s_off[2], s_size[2], l_off[2], bk, rc_sizes[2])
         return l_off[0], InputSlice(base, rc_off, rc_strides, rc_sizes, idx, win, chan)
 
     def _slice_geometry(self, i, sl, rows):
         """What slice i reads, as polynomials: column stride, pixel stride cs, width, base; for ROWS
         > 1 its row h0 + r·dil_h, stride_h, height and row pitch; its first column w0 + s·dil and
         its address linear in r, s, cb. None when it is not such a read."""
-        af = self.af
+        facts = self.facts
         vr_id, vs_id, vcb_id = self.vr_id, self.vs_id, self.vcb_id
         win, chan = sl.columns, sl.channels
-        if win is None or chan is None or not af.facts.same(win[1], sl.sizes[-2]) or \
-                not af.facts.same(chan[1], sl.sizes[-1]) or (win[2] and not af.facts.nonneg(win[0])):
+        if win is None or chan is None or not facts.same(win[1], sl.sizes[-2]) or \
+                not facts.same(chan[1], sl.sizes[-1]) or (win[2] and not facts.nonneg(win[0])):
             return None
-        if af.of(chan[1]) != self.kchs:        # the same channels as the weights' rows
+        if facts.poly(chan[1]) != self.kchs:        # the same channels as the weights' rows
             return None
-        lin_z = self.linear(af.of(chan[0]))
+        lin_z = self.linear(facts.poly(chan[0]))
         if lin_z is None or lin_z[None] or lin_z[vr_id] or lin_z[vs_id] or \
                 not self.block_step(lin_z[vcb_id], self.bk):
             return None
-        w, m, width = self._phase(af.of(win[0]), win[1])
-        cs = p_div(af.of(sl.strides[-2]), m)           # pixel stride (elements): in_stride
+        w, m, width = self._phase(facts.poly(win[0]), win[1])
+        cs = p_div(facts.poly(sl.strides[-2]), m)           # pixel stride (elements): in_stride
         if cs is None:
             return None
         # address of pixel column w, channel cb·BK: the phase terms cancel in the normal form
-        addr = p_add(sl.offset, p_mul(af.of(win[0]), af.of(sl.strides[-2])), af.of(chan[0]))
+        addr = p_add(sl.offset, p_mul(facts.poly(win[0]), facts.poly(sl.strides[-2])), facts.poly(chan[0]))
         cur = dict(stride=m, cs=cs, width=width, base=sl.base)
         if rows > 1:        # slice i reads input row h + i·stride_h: its index is floordiv(h, m) + i
-            hw, hm, height = self._phase(p_sub(af.of(sl.row), p_const(i)), sl.sizes[0])
-            addr = p_add(addr, p_mul(af.of(sl.row), af.of(sl.strides[0])))
-            pitch = p_div(af.of(sl.strides[0]), p_mul(hm, cs))
+            hw, hm, height = self._phase(p_sub(facts.poly(sl.row), p_const(i)), sl.sizes[0])
+            addr = p_add(addr, p_mul(facts.poly(sl.row), facts.poly(sl.strides[0])))
+            pitch = p_div(facts.poly(sl.strides[0]), p_mul(hm, cs))
             lin_h = self.linear(hw)
             if pitch is None or lin_h is None or lin_h[vs_id] or lin_h[vcb_id]:
                 return None
@@ -829,7 +676,7 @@ class Proof:
                 return False
             if pred == 5 and const_value(b) == 0:        # sge
                 got.add("lo")
-            elif pred == 2 and self.af.facts.same(b, size):      # slt
+            elif pred == 2 and self.facts.same(b, size):      # slt
                 got.add("hi")
         return got == {"lo", "hi"}
 
@@ -841,15 +688,15 @@ class Unavailable(Exception):
 
 
 class Emitter:
-    """Rebuilds polynomials (Affine) as i64 values at the insertion point."""
+    """Rebuilds polynomials (Facts.poly) as i64 values at the insertion point."""
 
-    def __init__(self, af: Affine, available):
-        self.af, self.available, self.memo = af, available, {}
+    def __init__(self, facts: Facts, available):
+        self.facts, self.available, self.memo = facts, available, {}
 
     def atom(self, i):
         if i in self.memo:
             return self.memo[i]
-        key, rep = self.af.key_of[i], self.af.rep.get(i)
+        key, rep = self.facts.key_of[i], self.facts.rep.get(i)
         if rep is not None and self.available(rep):
             v = i64(rep)
         elif key[0] in ("fdiv", "cdiv"):
@@ -951,7 +798,7 @@ class LoopConvProgram:
         half = loop_unit_half(cfg)
         self.d, self.half_sp, self.half_acc = cfg.dim, half.sp_rows, half.acc_rows
         self.guards = []
-        self.P = Emitter(pr.af, _available(n)).poly
+        self.P = Emitter(pr.facts, _available(n)).poly
 
     def guard(self, pred, a, b):
         self.guards.append(ir.cmpi(pred, a, b))
@@ -973,7 +820,7 @@ class LoopConvProgram:
         equalities the proof left to run time."""
         pr, P, guard = self.pr, self.P, self.guard
         self.S, self.steps = S, steps = P(pr.S), P(pr.steps)
-        for q in pr.af.divisors + [pr.S, pr.steps]:
+        for q in pr.facts.divisors + [pr.S, pr.steps]:
             guard("sge", P(q), cst(1))
         taps = mul(S, steps)
         safe = select(ir.cmpi("sge", taps, cst(1)), taps, cst(1))
