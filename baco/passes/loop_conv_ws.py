@@ -15,13 +15,14 @@ and the index arithmetic proves that, with t = (r·S + s)·steps + cb (r, s, cb 
 from the floordiv/remainder terms of t), input element (slice i, row j, column c) of step t
 is input pixel (h + i·stride + r·dil, w + j·stride + s·dil), channel cb·BK + c, zero where
 the view's bounds mask it, and weight element (c, k) is tap (r, s)'s row cb·BK + c, column
-k, in a weight tensor whose taps are S per filter row. The proof is an affine normal form
-of index expressions (Affine): sums of products of opaque atoms, with floordiv(floordiv(x,
-a), b) = floordiv(x, a·b) and exact division; x mod m is x − m·floordiv(x, m) in the IR, so
-(w mod m) + m·floordiv(w, m) = w falls out of the normal form, and a strided view of the
-column phase (offset floordiv(w, m), extent ceildiv(W − w mod m, m)) masks exactly the
-pixels w + m·j outside [0, W). Coefficients the normal form cannot prove equal (e.g.
-stride_h against stride_w, two kernel arguments) are compared at run time.
+k, in a weight tensor whose taps are S per filter row. The proof is the affine normal form
+of index expressions (loop_facts.Facts.poly, the prover loop-ws also uses): sums of products
+of opaque atoms, with floordiv(floordiv(x, a), b) = floordiv(x, a·b) and exact division;
+x mod m is x − m·floordiv(x, m) in the IR, so (w mod m) + m·floordiv(w, m) = w falls out of
+the normal form, and a strided view of the column phase (offset floordiv(w, m), extent
+ceildiv(W − w mod m, m)) masks exactly the pixels w + m·j outside [0, W). Coefficients the
+normal form cannot prove equal (e.g. stride_h against stride_w, two kernel arguments) are
+compared at run time, and so are the merged floordivs' divisors (positive).
 
 The program then becomes one LOOP_CONV_WS (six config commands and funct 15) that computes
 its orows × ocols output pixels and ochs channels over krows = (ub − lb)/(S·steps) filter
@@ -78,6 +79,8 @@ alternating slots agree).
 On with loop-ws's switch (pipeline/launch option `loop_ws`, BACO_LOOP_WS)."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from mlir.dialects import scf
 from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType, UnitAttr
 
@@ -92,162 +95,8 @@ from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
 from baco.passes.linalg_to_instgem import SETS_CONFIG_EX, cst, dram_addr_and_stride, f32_bits, i64, loop, select
-from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, subview_ops,
-                                   subview_parts)
-
-
-# ---- affine normal form of index expressions ---------------------------------------------------
-
-def p_const(c):
-    return (((), c),) if c else ()
-
-
-def _canon(d):
-    return tuple(sorted((m, c) for m, c in d.items() if c))
-
-
-def p_add(*ps):
-    d = {}
-    for p in ps:
-        for m, c in p:
-            d[m] = d.get(m, 0) + c
-    return _canon(d)
-
-
-def p_scale(p, k):
-    return _canon({m: c * k for m, c in p})
-
-
-def p_sub(a, b):
-    return p_add(a, p_scale(b, -1))
-
-
-def p_mul(a, b):
-    d = {}
-    for ma, ca in a:
-        for mb, cb in b:
-            m = tuple(sorted(ma + mb))
-            d[m] = d.get(m, 0) + ca * cb
-    return _canon(d)
-
-
-def p_div(a, b):
-    """a / b when b is one monomial dividing every monomial of a exactly, else None."""
-    if len(b) != 1:
-        return None
-    (mb, cb), = b
-    out = {}
-    for m, c in a:
-        rest = list(m)
-        for x in mb:
-            if x not in rest:
-                return None
-            rest.remove(x)
-        if c % cb:
-            return None
-        out[tuple(rest)] = c // cb
-    return _canon(out)
-
-
-def p_value(p):
-    """The constant of a constant polynomial, else None."""
-    if not p:
-        return 0
-    if len(p) == 1 and p[0][0] == ():
-        return p[0][1]
-    return None
-
-
-class Affine:
-    """Index/i64 values as polynomials over opaque atoms (function arguments, grid ids, loop
-    variables, min/max/select results, floordivs and ceildivs that do not divide exactly).
-    Equal polynomials are equal values; atoms keep the first value seen (`rep`) so a
-    polynomial whose atoms are available can be rebuilt at another place."""
-
-    def __init__(self):
-        self.ids, self.rep, self.key_of = {}, {}, {}
-        self.facts = Facts()
-        self.divisors = []          # polynomials a nested floordiv merge assumed positive
-
-    def atom(self, key, value=None):
-        if key not in self.ids:
-            self.ids[key] = len(self.ids)
-            self.key_of[self.ids[key]] = key
-        i = self.ids[key]
-        if value is not None:
-            self.rep.setdefault(i, value)
-        return (((i,), 1),)
-
-    def of(self, v):
-        if isinstance(v, int):
-            return p_const(v)
-        c = const_value(v)
-        if c is not None:
-            return p_const(c)
-        owner = v.owner
-        if isinstance(owner, Block):
-            return self.atom(("value", self.facts.key(v)), v)
-        name, ops = owner.name, list(owner.operands)
-        if name in ("arith.index_cast", "arith.extsi", "arith.index_castui", "arith.extui"):
-            return self.of(ops[0])
-        if name == "arith.addi":
-            return p_add(self.of(ops[0]), self.of(ops[1]))
-        if name == "arith.subi":
-            return p_sub(self.of(ops[0]), self.of(ops[1]))
-        if name == "arith.muli":
-            return p_mul(self.of(ops[0]), self.of(ops[1]))
-        if name in ("arith.floordivsi", "arith.ceildivsi", "arith.divsi"):
-            num, den = self.of(ops[0]), self.of(ops[1])
-            q = p_div(num, den) if p_value(den) != 0 else None
-            if q is not None:
-                return q
-            kind = "cdiv" if name == "arith.ceildivsi" else "fdiv"
-            if kind == "fdiv" and name == "arith.floordivsi" and len(num) == 1 and num[0][1] == 1 \
-                    and len(num[0][0]) == 1:
-                inner = self.key_of[num[0][0][0]]
-                if inner[0] == "fdiv":      # floordiv(floordiv(x, a), b) = floordiv(x, a·b) for a, b > 0
-                    self.divisors += [inner[2], den]
-                    return self.atom(("fdiv", inner[1], p_mul(inner[2], den)), v)
-            if name == "arith.divsi":
-                return self.atom(("value", self.facts.key(v)), v)
-            return self.atom((kind, num, den), v)
-        return self.atom(("value", self.facts.key(v)), v)
-
-    def coefficients(self, p, variables):
-        """{variable atom id or None: coefficient polynomial} of a p linear in `variables`
-        (no monomial with two of them), else None."""
-        out = {}
-        for m, c in p:
-            vs = [x for x in m if x in variables]
-            if len(vs) > 1:
-                return None
-            v = vs[0] if vs else None
-            rest = list(m)
-            if v is not None:
-                rest.remove(v)
-            out.setdefault(v, {})
-            out[v][tuple(rest)] = out[v].get(tuple(rest), 0) + c
-        return {v: _canon(d) for v, d in out.items()}
-
-    def substitute(self, p, table):
-        """p with atom ids replaced by polynomials."""
-        out = ()
-        for m, c in p:
-            term = p_const(c)
-            for x in m:
-                term = p_mul(term, table.get(x, (((x,), 1),)))
-            out = p_add(out, term)
-        return out
-
-    def atoms_in(self, p):
-        found = set()
-        for m, _ in p:
-            for x in m:
-                found.add(x)
-                key = self.key_of[x]
-                if key[0] in ("fdiv", "cdiv"):
-                    found |= self.atoms_in(key[1]) | self.atoms_in(key[2])
-        return found
+from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, p_add, p_const,
+                                   p_div, p_mul, p_sub, p_value, subview_ops, subview_parts)
 
 
 # ---- matching ---------------------------------------------------------------------------------
@@ -281,7 +130,7 @@ def _clamp(v):
     return x, hi
 
 
-def _checked(af, src_off, src_size, local_off, block, limit=None):
+def _checked(facts, src_off, src_size, local_off, block, limit=None):
     """The unclamped offset x when (src_off, src_size, local_off) is irutil.checked_window's
     window of a `block`-long window at x inside [0, limit): local element j is element x + j,
     masked outside [0, limit). Returns (x, limit) or None. A window whose lead is the constant
@@ -301,9 +150,9 @@ def _checked(af, src_off, src_size, local_off, block, limit=None):
         return None
     x, limit = start
     end = _clamp(end_v)
-    if end is None or not af.facts.same(end[1], limit) or (lead != 0 and const_value(lead[1]) != block):
+    if end is None or not facts.same(end[1], limit) or (lead != 0 and const_value(lead[1]) != block):
         return None
-    if af.of(end[0]) != p_add(af.of(x), p_const(block)):
+    if facts.poly(end[0]) != p_add(facts.poly(x), p_const(block)):
         return None
     if lead == 0:
         return x, limit, True
@@ -472,12 +321,25 @@ def _outside(n: Conv, top) -> bool:
 
 # ---- the proof -------------------------------------------------------------------------------
 
+class InputSlice(NamedTuple):
+    """One copy of input pixels into the A block: the view's base memref, offset polynomial,
+    strides and sizes, the selected row index (a 3-D view, else None), and the checked windows
+    (_checked) of its columns and channels."""
+    base: object
+    offset: tuple
+    strides: list
+    sizes: list
+    row: object
+    columns: tuple | None
+    channels: tuple | None
+
+
 class Proof:
-    """What LOOP_CONV_WS needs of a matched program, as polynomials (Affine) over atoms
+    """What LOOP_CONV_WS needs of a matched program, as polynomials (Facts.poly) over atoms
     available before the loop, plus the equalities left to check at run time."""
 
     def __init__(self, n: Conv, cfg: GemminiConfig):
-        self.n, self.cfg, self.af = n, cfg, Affine()
+        self.n, self.cfg, self.facts = n, cfg, Facts()
         self.runtime_eq = []        # (polynomial, polynomial) pairs to compare at run time
         self.runtime_ge = []        # (a, b): a >= b at run time
 
@@ -488,20 +350,20 @@ class Proof:
         return True
 
     def run(self):
-        af, n = self.af, self.n
+        facts, n = self.facts, self.n
         iv = n.loop.regions[0].blocks[0].arguments[0]
-        t = af.of(iv)
+        t = facts.poly(iv)
         (t_id,), = [m for m, _ in t]
         # every polynomial of the body, so the floordivs of t are atoms
         for op in prefetch.body_ops(n.loop):
             for r in op.results:
                 if str(r.type) in ("index", "i64"):
-                    af.of(r)
+                    facts.poly(r)
         divs = []
-        for key, i in af.ids.items():
+        for key, i in facts.ids.items():
             if key[0] == "fdiv" and key[1] == t and key[2] not in divs:
                 divs.append(key[2])
-        lb, ub = (af.of(v) for v in list(n.loop.operands)[:2])
+        lb, ub = (facts.poly(v) for v in list(n.loop.operands)[:2])
         if len(divs) == 2:
             d1, d2 = sorted(divs, key=len)
             cands = [(d1, p_div(d2, d1)), (d2, p_div(d1, d2))]
@@ -514,98 +376,113 @@ class Proof:
         for steps, S in cands:
             if S is None:
                 continue
-            divisors = list(af.divisors)
+            divisors = list(facts.divisors)
             if self._try(t, t_id, steps, S, lb, ub):
                 return True
-            af.divisors = divisors
+            facts.divisors = divisors
             self.runtime_eq, self.runtime_ge = [], []
         return False
 
-    def _try(self, t, t_id, steps, S, lb, ub):
-        af, n = self.af, self.n
-        vr, vs, vcb = (af.atom(("var", name)) for name in ("r", "s", "cb"))
+    def _try(self, t, t_id, steps, S, lb, ub) -> bool:
+        """The proof for one reading of the tap index t as (r·S + s)·steps + cb."""
         self.steps, self.S = steps, S
-        # t = (r·S + s)·steps + cb with s in [0, S), cb in [0, steps) (s = 0 if S = 1, cb = 0 if steps = 1)
+        if not self._tap_variables(t, t_id):
+            return False
+        self.lb, self.ub = lb, ub
+        return self._weights() and self._output_windows() and self._inputs()
+
+    def _tap_variables(self, t, t_id) -> bool:
+        """The variables r, s, cb and the substitution of t and its floordivs by them: t = (r·S + s)
+        ·steps + cb with s in [0, S), cb in [0, steps) (s = 0 if S = 1, cb = 0 if steps = 1). False
+        when a floordiv of t is by another divisor."""
+        facts, steps, S = self.facts, self.steps, self.S
+        vr, vs, vcb = (facts.atom(("var", name)) for name in ("r", "s", "cb"))
         s_term = () if S == p_const(1) else vs
         cb_term = () if steps == p_const(1) else vcb
-        table = {t_id: p_add(p_mul(p_mul(steps, S), vr), p_mul(steps, s_term), cb_term)}
-        for key, i in af.ids.items():
+        self.table = {t_id: p_add(p_mul(p_mul(steps, S), vr), p_mul(steps, s_term), cb_term)}
+        for key, i in facts.ids.items():
             if key[0] == "fdiv" and key[1] == t:
                 if key[2] == steps:
-                    table[i] = p_add(p_mul(S, vr), s_term)
+                    self.table[i] = p_add(p_mul(S, vr), s_term)
                 elif key[2] == p_mul(steps, S):
-                    table[i] = vr
+                    self.table[i] = vr
                 else:
                     return False
-        variables = {m[0][0] for m in (vr[0], vs[0], vcb[0])}
-        vr_id, vs_id, vcb_id = (x[0][0][0] for x in (vr, vs, vcb))
-        self.var_ids = variables
+        self.t_id = t_id
+        self.vr_id, self.vs_id, self.vcb_id = (x[0][0][0] for x in (vr, vs, vcb))
+        return True
 
-        def sub(p):
-            return af.substitute(p, table)
+    def linear(self, p):
+        """{None (the constant term), r, s, cb: coefficient polynomial} of p with t substituted, or
+        None when p is not linear in r, s, cb or a coefficient still depends on t."""
+        facts, var_ids = self.facts, (self.vr_id, self.vs_id, self.vcb_id)
+        c = facts.coefficients(facts.substitute(p, self.table), set(var_ids))
+        if c is None:
+            return None
+        if any(self.t_id in facts.atoms_in(q) for q in c.values()):
+            return None
+        return {k: c.get(k, ()) for k in (None,) + var_ids}
 
-        def linear(p):
-            c = af.coefficients(sub(p), variables)
-            if c is None:
-                return None
-            if any(t_id in af.atoms_in(q) for q in c.values()):
-                return None
-            return {k: c.get(k, ()) for k in (None, vr_id, vs_id, vcb_id)}
-        self.lb, self.ub = lb, ub
-        # ---- weights: element (c, k) at w + ((r·S + s)·in_channels + cb·BK + c)·Kst + k0 + k
-        b_view = n.b_copy.operands[0]
-        b_local = n.b_copy.operands[1]
-        bk = MemRefType(n.b_copy.operands[1].owner.operands[0].type).shape[0] \
+    def _weights(self) -> bool:
+        """Weight element (c, k) is at w + ((r·S + s)·in_channels + cb·BK + c)·Kst + k0 + k: the
+        weights' base, offset, row stride Kst, in_channels, and the channels kchs."""
+        facts, n, S = self.facts, self.n, self.S
+        b_view, b_local = n.b_copy.operands
+        bk = MemRefType(b_local.owner.operands[0].type).shape[0] \
             if b_local.owner.name == "memref.subview" else MemRefType(b_local.type).shape[0]
         b_src = self._dram_2d(b_view, b_local, MemRefType(alloc_of(b_local).result.type).shape)
         if b_src is None:
             return False
         (b_base_val, b_off, (b_rs, b_cs)), (zb, b_rows_lim, _), (kb, b_cols_lim, kb_lead0) = b_src
-        if kb_lead0 and not (isinstance(kb, int) or af.facts.nonneg(kb)):
+        if kb_lead0 and not (isinstance(kb, int) or facts.nonneg(kb)):
             return False          # (zb = cb·BK >= 0 is checked below)
-        if p_value(af.of(b_cs)) != 1:
+        if p_value(facts.poly(b_cs)) != 1:
             return False
-        kst = af.of(b_rs)
-        lin_b = linear(p_add(b_off, p_mul(af.of(zb), kst), af.of(kb)))
-        lin_zb = linear(af.of(zb))
-        if lin_b is None or lin_zb is None or lin_zb[vr_id] or lin_zb[vs_id] or lin_zb[None] \
-                or not self.block_step(lin_zb[vcb_id], bk):
+        kst = facts.poly(b_rs)
+        lin_b = self.linear(p_add(b_off, p_mul(facts.poly(zb), kst), facts.poly(kb)))
+        lin_zb = self.linear(facts.poly(zb))
+        if lin_b is None or lin_zb is None or lin_zb[self.vr_id] or lin_zb[self.vs_id] or lin_zb[None] \
+                or not self.block_step(lin_zb[self.vcb_id], bk):
             return False          # the channel block starts at cb·BK
         # tap (r, s) starts at (r·kernel_dim + s)·in_channels·Kst: kernel_dim = S (one filter column:
         # a filter row's stride is in_channels·Kst)
-        in_ch = p_div(lin_b[vr_id] if S == p_const(1) else lin_b[vs_id], kst)
+        in_ch = p_div(lin_b[self.vr_id] if S == p_const(1) else lin_b[self.vs_id], kst)
         if in_ch is None:
             return False
         if S != p_const(1):
-            self.eq(lin_b[vr_id], p_mul(S, lin_b[vs_id]))
+            self.eq(lin_b[self.vr_id], p_mul(S, lin_b[self.vs_id]))
         self.kst, self.in_ch, self.bk = kst, in_ch, bk
-        self.w_base, self.w_off, self.w_coef_r = b_base_val, lin_b[None], lin_b[vr_id]
-        self.kchs = af.of(b_rows_lim)
-        # ---- the output window and the B columns: k0 .. k0 + ochs
+        self.w_base, self.w_off, self.w_coef_r = b_base_val, lin_b[None], lin_b[self.vr_id]
+        self.kchs = facts.poly(b_rows_lim)
+        return True
+
+    def _output_windows(self) -> bool:
+        """The output window (c_rows pixels x ochs channels), the B columns k0 .. k0 + ochs and the
+        bias window (stride 0 per pixel) all start at their blocks' row and column 0."""
+        facts, n = self.facts, self.n
         c_win = local_window(n.store.operands[0])
-        b_win = local_window(b_local)
+        b_win = local_window(n.b_copy.operands[1])
         if c_win is None or b_win is None:
             return False
         self.c_rows, self.ochs = c_win[1]
-        if not af.facts.same(b_win[1][1], self.ochs):
+        if not facts.same(b_win[1][1], self.ochs):
             return False
         leads = list(c_win[0]) + [b_win[0][1]]
         if n.bias_copy is not None:
             d_win = local_window(n.bias_copy.operands[1])
-            if d_win is None or not af.facts.same(d_win[1][1], self.ochs):
+            if d_win is None or not facts.same(d_win[1][1], self.ochs):
                 return False
             leads += list(d_win[0])
-            if not af.facts.same(d_win[1][0], self.c_rows):   # the bias rows cover the stored ones
-                self.runtime_ge.append((af.of(d_win[1][0]), af.of(self.c_rows)))
+            if not facts.same(d_win[1][0], self.c_rows):   # the bias rows cover the stored ones
+                self.runtime_ge.append((facts.poly(d_win[1][0]), facts.poly(self.c_rows)))
         for lead in leads:       # the windows start at the blocks' row and column 0
-            if not af.facts.zero(lead):
-                self.eq(af.of(lead), p_const(0))
+            if not facts.zero(lead):
+                self.eq(facts.poly(lead), p_const(0))
         if n.bias_copy is not None:
             d_view = n.bias_copy.operands[0]
             if "strided<[0, 1]" not in str(d_view.type).replace(" ", "").replace(",", ", "):
                 return False
-        # ---- inputs
-        return self._inputs(linear, (vr_id, vs_id, vcb_id))
+        return True
 
     def block_step(self, coef, bk) -> bool:
         """The channel block cb moves by BK elements (or there is one block: cb = 0)."""
@@ -626,8 +503,8 @@ class Proof:
         rc_off, rc_sizes, rc_strides = self._rc(rc)
         dims = []
         for d in range(2):
-            w = _checked(self.af, s_off[d], s_size[d], l_off[d], block_shape[d], rc_sizes[d])
-            if w is None or not self.af.facts.same(w[1], rc_sizes[d]):
+            w = _checked(self.facts, s_off[d], s_size[d], l_off[d], block_shape[d], rc_sizes[d])
+            if w is None or not self.facts.same(w[1], rc_sizes[d]):
                 return None
             dims.append(w)
         return (rc.owner.operands[0], rc_off, rc_strides), dims[0], dims[1]
@@ -642,129 +519,148 @@ class Proof:
                 vals.append(dyn.pop(0) if s == ir.DYN else s)
             out.append(vals)
         (off,), sizes, strides = out
-        return self.af.of(off), sizes, strides
+        return self.facts.poly(off), sizes, strides
 
     def _phase(self, px, limit):
         """(w, m, E) when offset polynomial px and extent `limit` are the phase view of pixels
         w + m·j in [0, E) (px = floordiv(w, m), limit = ceildiv(E − (w − m·px), m): j < limit iff
         m·j + (w − m·px) < E), or (px, 1, limit) for an unstrided view."""
-        af = self.af
-        pl = af.of(limit)
+        facts = self.facts
+        pl = facts.poly(limit)
         if len(px) == 1 and px[0][1] == 1 and len(px[0][0]) == 1:
-            key = af.key_of[px[0][0][0]]
+            key = facts.key_of[px[0][0][0]]
             if key[0] == "fdiv" and len(pl) == 1 and pl[0][1] == 1 and len(pl[0][0]) == 1:
-                lkey = af.key_of[pl[0][0][0]]
+                lkey = facts.key_of[pl[0][0][0]]
                 w, m = key[1], key[2]
                 if lkey[0] == "cdiv" and lkey[2] == m:
                     return w, m, p_add(lkey[1], p_sub(w, p_mul(m, px)))
         return px, p_const(1), pl
 
-    def _inputs(self, linear, var_ids):
-        af, n = self.af, self.n
-        vr_id, vs_id, vcb_id = var_ids
-        shape = MemRefType(n.a_alloc.result.type).shape
+    def _inputs(self) -> bool:
+        """The A block's slices (ROWS of them, or one 2-D block) read one input tile: slice i, row j,
+        column c is input pixel (h + i·stride + r·dil, w + j·stride + s·dil), channel cb·BK + c."""
+        shape = MemRefType(self.n.a_alloc.result.type).shape
         rows = shape[0] if len(shape) == 3 else 1
         bm, bk = shape[-2], shape[-1]
         if bk != self.bk:
             return False
         slices = {}
-        for cp in n.a_copies:
-            view, local = cp.operands
-            if getattr(view.owner, "name", None) != "memref.subview" or \
-                    getattr(local.owner, "name", None) != "memref.subview":
+        for cp in self.n.a_copies:
+            found = self._input_slice(cp, rows, bm, bk)
+            if found is None or found[0] in slices:
                 return False
-            rc = view.owner.operands[0]
-            if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
-                return False
-            (s_off, s_size), (l_off, l_size) = subview_parts(view), subview_parts(local)
-            rc_off, rc_sizes, rc_strides = self._rc(rc)
-            if len(rc_sizes) != (3 if rows > 1 else 2) or rc_strides[-1] != 1:
-                return False
-            if rows > 1:
-                sel = [_unselect(v) for v in (s_off[0], s_size[1], l_off[1])]
-                if any(x is None for x in sel) or len({x[0] for x in sel}) != 1 or s_size[0] != 1 \
-                        or not isinstance(l_off[0], int):
-                    return False
-                cond = sel[0][0]
-                idx = sel[0][1]
-                if not self._in_range(cond, idx, rc_sizes[0]):
-                    return False
-                i = l_off[0]
-                win = _checked(af, s_off[1], sel[1][1], sel[2][1], bm, rc_sizes[1])
-                chan = _checked(af, s_off[2], s_size[2], l_off[2], bk, rc_sizes[2])
-                if i in slices:
-                    return False
-                slices[i] = (rc.owner.operands[0], rc_off, rc_strides, rc_sizes, idx, win, chan)
-            else:
-                win = _checked(af, s_off[0], s_size[0], l_off[0], bm, rc_sizes[0])
-                chan = _checked(af, s_off[1], s_size[1], l_off[1], bk, rc_sizes[1])
-                slices[0] = (rc.owner.operands[0], rc_off, rc_strides, rc_sizes, None, win, chan)
+            slices[found[0]] = found[1]
         if sorted(slices) != list(range(rows)):
             return False
         self.rows, self.bm = rows, bm
         first = None
         for i in range(rows):
-            base, rc_off, strides, sizes, idx, win, chan = slices[i]
-            if win is None or chan is None or not af.facts.same(win[1], sizes[-2]) or \
-                    not af.facts.same(chan[1], sizes[-1]) or (win[2] and not af.facts.nonneg(win[0])):
+            cur = self._slice_geometry(i, slices[i], rows)
+            if cur is None:
                 return False
-            if af.of(chan[1]) != self.kchs:        # the same channels as the weights' rows
-                return False
-            lin_z = linear(af.of(chan[0]))
-            if lin_z is None or lin_z[None] or lin_z[vr_id] or lin_z[vs_id] or \
-                    not self.block_step(lin_z[vcb_id], self.bk):
-                return False
-            w, m, width = self._phase(af.of(win[0]), win[1])
-            cs = p_div(af.of(strides[-2]), m)           # pixel stride (elements): in_stride
-            if cs is None:
-                return False
-            # address of pixel column w, channel cb·BK: the phase terms cancel in the normal form
-            addr = p_add(rc_off, p_mul(af.of(win[0]), af.of(strides[-2])), af.of(chan[0]))
-            cur = dict(stride=m, cs=cs, width=width, base=base)
-            if rows > 1:        # slice i reads input row h + i·stride_h: its index is floordiv(h, m) + i
-                hw, hm, height = self._phase(p_sub(af.of(idx), p_const(i)), sizes[0])
-                addr = p_add(addr, p_mul(af.of(idx), af.of(strides[0])))
-                pitch = p_div(af.of(strides[0]), p_mul(hm, cs))
-                lin_h = linear(hw)
-                if pitch is None or lin_h is None or lin_h[vs_id] or lin_h[vcb_id]:
-                    return False
-                cur.update(h0=lin_h[None], dil_h=lin_h[vr_id], stride_h=hm, height=height, pitch=pitch)
-            lin, lin_w = linear(addr), linear(w)
-            if lin is None or lin_w is None or lin_w[vr_id] or lin_w[vcb_id] or \
-                    not self.block_step(lin[vcb_id], self.bk):
-                return False
-            cur.update(w0=lin_w[None], dil=lin_w[vs_id], addr=lin)
             if first is None:
                 first = cur
-                continue
-            if any(cur[k] != first[k] for k in cur if k != "addr") or \
-                    any(cur["addr"][k] != first["addr"][k] for k in (vr_id, vs_id, vcb_id)) or \
+            elif any(cur[k] != first[k] for k in cur if k != "addr") or \
+                    any(cur["addr"][k] != first["addr"][k] for k in (self.vr_id, self.vs_id, self.vcb_id)) or \
                     p_sub(cur["addr"][None], first["addr"][None]) != \
                     p_mul(p_const(i), p_mul(p_mul(first["stride_h"], first["pitch"]), first["cs"])):
-                return False
+                return False        # slice i is the first's, stride_h rows down
         self.inp = first
+        self._dilation_and_pitch(first, rows)
+        return True
+
+    def _input_slice(self, cp, rows, bm, bk):
+        """(slice number, InputSlice) of one copy into the A block: a checked window of an input view
+        (a 3-D view's row selected by its index, masked outside the image, for ROWS > 1), or None."""
+        facts = self.facts
+        view, local = cp.operands
+        if getattr(view.owner, "name", None) != "memref.subview" or \
+                getattr(local.owner, "name", None) != "memref.subview":
+            return None
+        rc = view.owner.operands[0]
+        if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
+            return None
+        (s_off, s_size), (l_off, _) = subview_parts(view), subview_parts(local)
+        rc_off, rc_sizes, rc_strides = self._rc(rc)
+        if len(rc_sizes) != (3 if rows > 1 else 2) or rc_strides[-1] != 1:
+            return None
+        base = rc.owner.operands[0]
+        if rows == 1:
+            win = _checked(facts, s_off[0], s_size[0], l_off[0], bm, rc_sizes[0])
+            chan = _checked(facts, s_off[1], s_size[1], l_off[1], bk, rc_sizes[1])
+            return 0, InputSlice(base, rc_off, rc_strides, rc_sizes, None, win, chan)
+        sel = [_unselect(v) for v in (s_off[0], s_size[1], l_off[1])]
+        if any(x is None for x in sel) or len({x[0] for x in sel}) != 1 or s_size[0] != 1 \
+                or not isinstance(l_off[0], int):
+            return None
+        cond, idx = sel[0]
+        if not self._in_range(cond, idx, rc_sizes[0]):
+            return None
+        win = _checked(facts, s_off[1], sel[1][1], sel[2][1], bm, rc_sizes[1])
+        chan = _checked(facts, s_off[2], s_size[2], l_off[2], bk, rc_sizes[2])
+        return l_off[0], InputSlice(base, rc_off, rc_strides, rc_sizes, idx, win, chan)
+
+    def _slice_geometry(self, i, sl, rows):
+        """What slice i reads, as polynomials: column stride, pixel stride cs, width, base; for ROWS
+        > 1 its row h0 + r·dil_h, stride_h, height and row pitch; its first column w0 + s·dil and
+        its address linear in r, s, cb. None when it is not such a read."""
+        facts = self.facts
+        vr_id, vs_id, vcb_id = self.vr_id, self.vs_id, self.vcb_id
+        win, chan = sl.columns, sl.channels
+        if win is None or chan is None or not facts.same(win[1], sl.sizes[-2]) or \
+                not facts.same(chan[1], sl.sizes[-1]) or (win[2] and not facts.nonneg(win[0])):
+            return None
+        if facts.poly(chan[1]) != self.kchs:        # the same channels as the weights' rows
+            return None
+        lin_z = self.linear(facts.poly(chan[0]))
+        if lin_z is None or lin_z[None] or lin_z[vr_id] or lin_z[vs_id] or \
+                not self.block_step(lin_z[vcb_id], self.bk):
+            return None
+        w, m, width = self._phase(facts.poly(win[0]), win[1])
+        cs = p_div(facts.poly(sl.strides[-2]), m)           # pixel stride (elements): in_stride
+        if cs is None:
+            return None
+        # address of pixel column w, channel cb·BK: the phase terms cancel in the normal form
+        addr = p_add(sl.offset, p_mul(facts.poly(win[0]), facts.poly(sl.strides[-2])), facts.poly(chan[0]))
+        cur = dict(stride=m, cs=cs, width=width, base=sl.base)
+        if rows > 1:        # slice i reads input row h + i·stride_h: its index is floordiv(h, m) + i
+            hw, hm, height = self._phase(p_sub(facts.poly(sl.row), p_const(i)), sl.sizes[0])
+            addr = p_add(addr, p_mul(facts.poly(sl.row), facts.poly(sl.strides[0])))
+            pitch = p_div(facts.poly(sl.strides[0]), p_mul(hm, cs))
+            lin_h = self.linear(hw)
+            if pitch is None or lin_h is None or lin_h[vs_id] or lin_h[vcb_id]:
+                return None
+            cur.update(h0=lin_h[None], dil_h=lin_h[vr_id], stride_h=hm, height=height, pitch=pitch)
+        lin, lin_w = self.linear(addr), self.linear(w)
+        if lin is None or lin_w is None or lin_w[vr_id] or lin_w[vcb_id] or \
+                not self.block_step(lin[vcb_id], self.bk):
+            return None
+        cur.update(w0=lin_w[None], dil=lin_w[vs_id], addr=lin)
+        return cur
+
+    def _dilation_and_pitch(self, first, rows):
+        """The FSM's one dilation and the input's row pitch, with the equalities they need.
+        Input element address = base + ((row)·pitch + w0 + s·dil + j·stride)·cs + cb·BK + c; the
+        address of the tile's pixel (row of tap r_lo, column w0) = lin[None] + r_lo·lin[r]."""
         lin = first["addr"]
         cs, dil = first["cs"], first["dil"]
-        # input element address = base + ((row)·pitch + w0 + s·dil + j·stride)·cs + cb·BK + c; one
-        # filter column: the FSM's dilation is the rows' (the columns have none)
+        # one filter column: the FSM's dilation is the rows' (the columns have none)
         if self.S == p_const(1):
             dil = first["dil_h"] if rows > 1 else p_const(1)
         else:
-            self.eq(lin[vs_id], p_mul(dil, cs))
+            self.eq(lin[self.vs_id], p_mul(dil, cs))
             if rows > 1:
                 self.eq(first["dil_h"], dil)
         self.dil = dil
         if rows > 1:
             self.eq(first["stride_h"], first["stride"])
             self.pitch, self.pitch_of = first["pitch"], None
-            self.eq(lin[vr_id], p_mul(p_mul(dil, self.pitch), cs))
+            self.eq(lin[self.vr_id], p_mul(p_mul(dil, self.pitch), cs))
         else:
             # the row pitch: r moves dil_h rows, and the FSM has one dilation (dil_w): divided at run
             # time when the normal form cannot (dil_h and dil_w two arguments)
-            self.pitch = p_div(lin[vr_id], p_mul(dil, cs))
-            self.pitch_of = None if self.pitch is not None else (lin[vr_id], p_mul(dil, cs))
-        # the address of the tile's pixel (row of tap r_lo, column w0) = lin[None] + r_lo·lin[r]
-        return True
+            self.pitch = p_div(lin[self.vr_id], p_mul(dil, cs))
+            self.pitch_of = None if self.pitch is not None else (lin[self.vr_id], p_mul(dil, cs))
 
     def _in_range(self, cond, idx, size) -> bool:
         """cond = (idx >= 0) and (idx < size)."""
@@ -780,7 +676,7 @@ class Proof:
                 return False
             if pred == 5 and const_value(b) == 0:        # sge
                 got.add("lo")
-            elif pred == 2 and self.af.facts.same(b, size):      # slt
+            elif pred == 2 and self.facts.same(b, size):      # slt
                 got.add("hi")
         return got == {"lo", "hi"}
 
@@ -792,15 +688,15 @@ class Unavailable(Exception):
 
 
 class Emitter:
-    """Rebuilds polynomials (Affine) as i64 values at the insertion point."""
+    """Rebuilds polynomials (Facts.poly) as i64 values at the insertion point."""
 
-    def __init__(self, af: Affine, available):
-        self.af, self.available, self.memo = af, available, {}
+    def __init__(self, facts: Facts, available):
+        self.facts, self.available, self.memo = facts, available, {}
 
     def atom(self, i):
         if i in self.memo:
             return self.memo[i]
-        key, rep = self.af.key_of[i], self.af.rep.get(i)
+        key, rep = self.facts.key_of[i], self.facts.rep.get(i)
         if rep is not None and self.available(rep):
             v = i64(rep)
         elif key[0] in ("fdiv", "cdiv"):
@@ -853,286 +749,404 @@ def _base_addr(memref):
     return i64(ir.create("memref.extract_aligned_pointer_as_index", operands=[memref], results=[ir.index()]).result)
 
 
-def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
+def add(a, b):
+    return ir.binop("addi", a, b)
+
+
+def sub(a, b):
+    return ir.binop("subi", a, b)
+
+
+def mul(a, b):
+    return ir.binop("muli", a, b)
+
+
+def smax0(v):
+    return ir.binop("maxsi", v, cst(0))
+
+
+def _positive(v):
+    """max(v, 1): a divisor that is 1 where a guard fails (no division by zero)."""
+    return ir.binop("maxsi", v, cst(1))
+
+
+def _blocks(v, width):
+    """ceildiv(v, width) for a width that may be 0 where a guard fails."""
+    return ir.binop("ceildivsi", v, _positive(width))
+
+
+def _tail(n: Conv) -> list:
+    """The ops after the tap loop that the LOOP_CONV_WS branch replaces: the epilogue and its block,
+    a pooled program's block, its fill and the pool, and the store with its window."""
     epi_alloc = alloc_of(n.epilogue.operands[1]).operation
     tail = [epi_alloc, n.epilogue] + subview_ops([n.store.operands[0]]) + [n.store]
+    if n.pool is not None:
+        pooled = alloc_of(n.pool.operands[-1]).operation
+        tail[2:2] = [pooled] + [u.owner for u in pooled.result.uses if u.owner.name == "linalg.fill"] + [n.pool]
+    return tail
+
+
+class LoopConvProgram:
+    """A proven program's LOOP_CONV_WS form, built just before its tap loop in named steps (the
+    module doc's rules, in the order their values are emitted): the tap rows, the strides, the output
+    tile, its padding, the DRAM addresses, the channel blocks that fit, the six configurations'
+    fields, the first-layer packing; each step adds its run-time guards. `branches` then emits the
+    scf.if between the loops (one per column tile and channel block) and the explicit program."""
+
+    def __init__(self, n: Conv, pr: Proof, cfg: GemminiConfig, pool: dict | None):
+        self.n, self.pr, self.pool = n, pr, pool
+        half = loop_unit_half(cfg)
+        self.d, self.half_sp, self.half_acc = cfg.dim, half.sp_rows, half.acc_rows
+        self.guards = []
+        self.P = Emitter(pr.facts, _available(n)).poly
+
+    def guard(self, pred, a, b):
+        self.guards.append(ir.cmpi(pred, a, b))
+
+    def build(self):
+        """Every value the loops need, before the tap loop (raises Unavailable when a polynomial
+        needs a value computed after it)."""
+        self.tap_rows()
+        self.strides()
+        self.output_tile()
+        self.padding()
+        self.addresses()
+        self.channel_blocks_that_fit()
+        self.config_fields()
+        self.packing()
+
+    def tap_rows(self):
+        """The divisors S and steps, the tap rows [r_lo, r_lo + krows), the input channels, and the
+        equalities the proof left to run time."""
+        pr, P, guard = self.pr, self.P, self.guard
+        self.S, self.steps = S, steps = P(pr.S), P(pr.steps)
+        for q in pr.facts.divisors + [pr.S, pr.steps]:
+            guard("sge", P(q), cst(1))
+        taps = mul(S, steps)
+        safe = select(ir.cmpi("sge", taps, cst(1)), taps, cst(1))
+        lb, ub = P(pr.lb), P(pr.ub)
+        self.r_lo, r_hi = ir.binop("divsi", lb, safe), ir.binop("divsi", ub, safe)
+        guard("eq", mul(self.r_lo, safe), lb)
+        guard("eq", mul(r_hi, safe), ub)
+        self.krows = sub(r_hi, self.r_lo)
+        guard("sge", self.krows, cst(1))
+        self.kchs = P(pr.kchs)
+        guard("sge", self.kchs, cst(1))
+        guard("sge", mul(steps, cst(pr.bk)), self.kchs)
+        for a, b in pr.runtime_eq:
+            guard("eq", P(a), P(b))
+        for a, b in pr.runtime_ge:
+            guard("sge", P(a), P(b))
+
+    def strides(self):
+        """The input's stride, dilation, pixel stride (cs) and row pitch (divided at run time when
+        the proof could not)."""
+        pr, P, guard = self.pr, self.P, self.guard
+        self.stride, self.dil, self.cs = P(pr.inp["stride"]), P(pr.dil), P(pr.inp["cs"])
+        if pr.pitch_of is None:
+            self.pitch = P(pr.pitch)
+        else:
+            num, den = (P(q) for q in pr.pitch_of)
+            guard("sge", den, cst(1))
+            self.pitch = ir.binop("divsi", num, select(ir.cmpi("sge", den, cst(1)), den, cst(1)))
+            guard("eq", mul(self.pitch, den), num)
+
+    def output_tile(self):
+        """The output tile (orows x ocols pixels, ochs channels), the input tile it reads (irows x
+        icols), and the output's address and row stride."""
+        n, pr, guard = self.n, self.pr, self.guard
+        self.c_rows, self.ochs = i64(pr.c_rows) if not isinstance(pr.c_rows, int) else cst(pr.c_rows), \
+            i64(pr.ochs) if not isinstance(pr.ochs, int) else cst(pr.ochs)
+        guard("sge", self.ochs, cst(1))
+        if self.pool is not None:
+            self.pooled_tile()
+        elif pr.rows == 1:
+            self.ocols, self.orows = self.c_rows, cst(1)
+        else:
+            self.ocols = cst(pr.bm)
+            self.orows = ir.binop("divsi", self.c_rows, self.ocols)
+            guard("eq", mul(self.orows, self.ocols), self.c_rows)
+        guard("sge", self.orows, cst(1))
+        self.irows = add(mul(self.orows, self.stride), mul(self.dil, sub(self.krows, cst(1))))
+        self.icols = add(mul(self.ocols, self.stride), mul(self.dil, sub(self.S, cst(1))))
+        self.w_t = self.P(pr.inp["w0"])
+        self.out_addr, self.out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
+
+    def pooled_tile(self):
+        """A pooled program's tile: the conv rows inside the image ([lo, hi) of its slices), the
+        whole pooled rows stored, and its tiles of pooled columns."""
+        pool, pr, guard, d = self.pool, self.pr, self.guard, self.d
+        self.valid_lo, self.valid_hi = (i64(v) for v in list(self.n.pool.operands)[1:3])
+        self.orows = sub(self.valid_hi, self.valid_lo)
+        self.porows = ir.binop("divsi", self.c_rows, cst(pool["pocols"]))      # the whole pooled rows stored
+        guard("eq", mul(self.porows, cst(pool["pocols"])), self.c_rows)
+        guard("sge", self.porows, cst(1))
+        # LoopConv's tiles of pooled columns (schedule.pooled_column_tiles' rule): whole rows
+        # when they fit half the accumulator, else the fewest tiles whose conv columns fit,
+        # the pooled columns spread evenly (the accumulator guard below rejects the rest)
+        k_, s_ = pool["kernel"], pool["stride"]
+        fit = ir.binop("minsi", ir.binop("divsi", cst(self.half_acc), ir.binop("maxsi", mul(
+            ir.binop("ceildivsi", self.ochs, cst(d)), self.orows), cst(1))), cst(255))
+        widest_pocols = add(ir.binop("divsi", smax0(sub(fit, cst(k_))), cst(s_)), cst(1))
+        self.col_tiles = select(ir.cmpi("sle", cst(pr.bm), fit), cst(1),
+                                ir.binop("ceildivsi", cst(pool["pocols"]), widest_pocols))
+        self.tile_pocols = ir.binop("ceildivsi", cst(pool["pocols"]), self.col_tiles)
+        self.ocols = ir.binop("minsi", add(mul(sub(self.tile_pocols, cst(1)), cst(s_)), cst(k_)), cst(pr.bm))
+
+    def columns(self, ocol, cols, check=True):
+        """The input tile of conv columns [ocol, ocol + cols): its padding and its first
+        pixel's offset from the program's column 0 (bytes); `check`: guard that it reads
+        some pixel of the image."""
+        stride = self.stride
+        w = add(self.w_t, mul(ocol, stride))
+        tile_icols = add(mul(cols, stride), mul(self.dil, sub(self.S, cst(1))))
+        lpad = smax0(sub(cst(0), w))
+        rpad = smax0(sub(add(w, tile_icols), self.P(self.pr.inp["width"])))
+        if check:
+            self.guard("sge", sub(tile_icols, add(lpad, rpad)), cst(1))
+        return dict(ocols=cols, lpad=lpad, rpad=rpad, input=mul(add(mul(ocol, stride), lpad), self.cs))
+
+    def pooled_columns(self, t, check=True):
+        """Column tile t of a pooled program (as the C library's tiled_conv tiles pocols): its
+        pooled columns, their conv columns inside the image (the windows' halo included) with
+        the pooling's left and right padding, its input tile, its output offset."""
+        pool = self.pool
+        k_, s_ = pool["kernel"], pool["stride"]
+        pc0 = mul(t, self.tile_pocols)
+        pcols = ir.binop("minsi", self.tile_pocols, sub(cst(pool["pocols"]), pc0))
+        ocol = sub(mul(pc0, cst(s_)), cst(pool["padding"]))
+        end = add(ocol, add(mul(sub(pcols, cst(1)), cst(s_)), cst(k_)))
+        lo_c, hi_c = smax0(ocol), ir.binop("minsi", end, cst(self.pr.bm))
+        return dict(self.columns(lo_c, sub(hi_c, lo_c), check), pocols=pcols, plpad=sub(lo_c, ocol),
+                    prpad=sub(end, hi_c), output=mul(pc0, self.out_bytes))
+
+    def padding(self):
+        """The input tile's padding: left and right (of the edge column tiles of a pooled program:
+        they bound every tile's), up and down."""
+        pr, P = self.pr, self.P
+        if self.pool is not None:     # the edge tiles bound every tile's padding
+            self.edges = self.pooled_columns(cst(0)), self.pooled_columns(sub(self.col_tiles, cst(1)))
+            self.lpad, self.rpad = self.edges[0]["lpad"], self.edges[1]["rpad"]
+        else:
+            self.row_tile = self.columns(cst(0), self.ocols)
+            self.lpad, self.rpad = self.row_tile["lpad"], self.row_tile["rpad"]
+        if pr.rows == 1:      # every tap row is read (unmasked); the tile's last stride − 1 rows are not
+            self.upad, self.dpad = cst(0), sub(self.stride, cst(1))
+        else:
+            h_t = add(P(pr.inp["h0"]), mul(self.r_lo, P(pr.inp["dil_h"])))
+            if self.pool is not None:        # the tile starts at its first slice inside the image
+                h_t = add(h_t, mul(self.valid_lo, self.stride))
+            self.upad = smax0(sub(cst(0), h_t))
+            self.dpad = smax0(sub(add(h_t, self.irows), P(pr.inp["height"])))
+        self.guard("sge", sub(self.irows, add(self.upad, self.dpad)), cst(1))
+
+    def addresses(self):
+        """The DRAM addresses (bytes; int8 inputs, weights and outputs) of the tile's first input
+        pixel, its first tap row's weights, and the bias."""
+        n, pr, P, inp = self.n, self.pr, self.P, self.pr.inp
+        lin = inp["addr"]
+        first_pixel = add(add(P(lin[None]), mul(self.r_lo, P(lin[pr.vr_id]))), mul(mul(self.upad, self.pitch), self.cs))
+        if self.pool is not None:
+            first_pixel = add(first_pixel, mul(mul(mul(self.valid_lo, self.stride), self.pitch), self.cs))
+        self.input_addr = add(_base_addr(inp["base"]), first_pixel)
+        self.weight_stride = P(pr.kst)
+        self.weights_addr = add(_base_addr(pr.w_base), add(P(pr.w_off), mul(self.r_lo, P(pr.w_coef_r))))
+        self.bias_addr = dram_addr_and_stride(n.bias_copy.operands[0], 4)[0] if n.bias_copy is not None \
+            else self.input_addr
+
+    def channel_blocks_that_fit(self):
+        """Capacity: LoopConv's halves of the scratchpad and accumulator (sim.loops.conv_params).
+        The input channels go kc at a time, one LOOP_CONV_WS each: all of them when the tile
+        fits, else the fewest DIM-multiple blocks that fit (schedule.loop_conv_channel_block's
+        rule, for this program's tile)."""
+        guard, kchs, d = self.guard, self.kchs, self.d
+        dim = cst(d)
+        pixels, weight_rows = mul(self.irows, self.icols), mul(_blocks(self.ochs, dim), mul(self.krows, self.S))
+        whole = ir.cmpi("sle", add(mul(_blocks(kchs, dim), pixels), mul(weight_rows, kchs)), cst(self.half_sp))
+        widest = mul(ir.binop("divsi", cst(self.half_sp), _positive(add(pixels, mul(weight_rows, cst(d))))), cst(d))
+        guard("sge", select(whole, cst(d), widest), cst(d))
+        self.kc = select(whole, kchs, mul(_blocks(_blocks(kchs, _blocks(kchs, widest)), dim), cst(d)))
+        self.channel_blocks = _blocks(kchs, self.kc)
+        guard("sle", mul(_blocks(self.ochs, dim), mul(self.orows, self.ocols)), cst(self.half_acc))
+
+    def config_fields(self):
+        """The six LOOP_CONV_WS configurations' fields (of the whole program: the column tiles and
+        channel blocks then replace some), each guarded inside its bit width."""
+        pool, guard = self.pool, self.guard
+        orows, ocols, ochs = self.orows, self.ocols, self.ochs
+        self.fields = fields = {
+            "loop_conv_ws_config_1": dict(batch_size=cst(1), in_row_dim=self.irows, in_channels=self.P(self.pr.in_ch),
+                                          out_channels=ochs, out_row_dim=orows, pool_out_row_dim=orows,
+                                          out_col_dim=ocols, stride=self.stride, padding=cst(0)),
+            "loop_conv_ws_config_2": dict(pool_padding=cst(0), pool_stride=cst(0), pool_size=cst(0),
+                                          pool_out_col_dim=ocols, kernel_dim=self.S, pochs=ochs, pocols=ocols,
+                                          porows=orows, batches=cst(1)),
+            "loop_conv_ws_config_3": dict(lpad=self.lpad, kchs=self.kc, kcols=self.S, krows=self.krows,
+                                          in_col_dim=self.pitch, plpad=cst(0), dpad=self.dpad, upad=self.upad,
+                                          rpad=self.rpad),
+            "loop_conv_ws_config_4": dict(kernel_dilation=self.dil, pdpad=cst(0), pupad=cst(0), prpad=cst(0),
+                                          orows=orows, ocols=ocols, out_stride=self.out_bytes,
+                                          weight_stride=self.weight_stride, in_stride=self.cs),
+            "loop_conv_ws_config_5": dict(weights_addr=self.weights_addr, output_addr=self.out_addr),
+            "loop_conv_ws_config_6": dict(bias_addr=self.bias_addr, input_addr=self.input_addr),
+        }
+        if pool is not None:    # the FSM's pooled mvouts (the explicit store's config_st fields)
+            fields["loop_conv_ws_config_1"].update(pool_out_row_dim=self.porows)
+            fields["loop_conv_ws_config_2"].update(
+                pool_padding=cst(pool["padding"]), pool_stride=cst(pool["stride"]), pool_size=cst(pool["kernel"]),
+                pool_out_col_dim=cst(pool["pocols"]), pocols=self.tile_pocols, porows=self.porows)
+            fields["loop_conv_ws_config_3"].update(plpad=self.edges[0]["plpad"])
+            fields["loop_conv_ws_config_4"].update(pupad=self.valid_lo, pdpad=sub(cst(self.pr.rows), self.valid_hi),
+                                                   prpad=self.edges[1]["prpad"])
+            for v in (self.porows, orows, ocols):      # config_st's 8-bit pooled row/column counts
+                guard("ult", v, cst(256))
+            guard("ult", self.valid_lo, cst(4))        # and its 2-bit padding
+        for name, values in fields.items():      # every field inside its bit width
+            widths = {f.name: f.width for f in COMMANDS[name].fields}
+            for field, v in values.items():
+                if widths[field] < 64:
+                    guard("ult", v, cst(1 << widths[field]))
+
+    def packing(self):
+        """First-layer packing (the C library's tiled_conv rule): with at most DIM/2 channels and
+        no dilation, min(DIM // kchs, kcols) filter columns share one array row, their pixels
+        packed side by side in one scratchpad row by the input mvins (config_ld pixel_repeats).
+        Then the program's id (its loops' scratchpad slots) and the epilogue's scale."""
+        n, d, kchs = self.n, self.d, self.kchs
+        packs = ir.create("arith.andi", operands=[ir.cmpi("sle", mul(kchs, cst(2)), cst(d)),
+                                                  ir.cmpi("eq", self.dil, cst(1))],
+                          results=[ir.IntegerType.get_signless(1)]).result
+        per_row = ir.binop("minsi", ir.binop("divsi", cst(d), select(packs, kchs, cst(1))), self.S)
+        self.pixels = select(packs, per_row, cst(1))
+        pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
+        self.pid_sum = add(add(pid[0], pid[1]), pid[2])
+        self.first_loop = mul(self.pid_sum, self.channel_blocks)
+        self.scale = cst(f32_bits(1.0))
+        if n.scale is not None:
+            bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
+            self.scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
+
+    def branches(self):
+        """scf.if (all guards) with the loops in its then-branch and the explicit program's place in
+        its else-branch; returns the op the explicit program moves before."""
+        n = self.n
+        cond = self.guards[0]
+        for g in self.guards[1:]:
+            cond = ir.create("arith.andi", operands=[cond, g], results=[cond.type]).result
+        # config_st as linalg-to-instgem's store sets it, before the branches so they agree (config
+        # elimination then drops the explicit program's)
+        instgem.emit("config_st", stride=self.out_bytes, activation=n.relu, acc_scale=self.scale)
+        if_op = scf.IfOp(cond, has_else=True)
+        with InsertionPoint(if_op.then_block):
+            self.loops()
+        with InsertionPoint(if_op.else_block):
+            explicit_end = self.fallback()
+        n.loop.parent.attributes[SETS_CONFIG_EX] = UnitAttr.get()
+        return explicit_end
+
+    def a_stride(self, value):
+        """The FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets
+        it). Both branches end with it set, so the next program of the launch starts in it and
+        config elimination leaves the LOOP_CONV_WS branch without config_ex after the first
+        program: any command that is not a loop's waits until LoopConv holds no loop (the RTL's
+        LoopConv passes it on only then), so a config_ex beside each loop would keep the next
+        loop's loads from overlapping this one's computes. The explicit program sets its own
+        A stride first (linalg-to-instgem leaves the function's entry config_ex out)."""
+        return instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=value, c_stride=1)
+
+    def loops(self):
+        """The then-branch: the loops of the program's only tile, or of each tile of pooled columns."""
+        self.a_stride(self.stride)
+        if self.pool is None:
+            self.column_tile(None)
+        else:       # one tile (whole rows, the first edge tile's fields) needs no loop
+            single = scf.IfOp(ir.cmpi("eq", self.col_tiles, cst(1)), has_else=True)
+            with InsertionPoint(single.then_block):
+                self.column_tile(cst(0), self.edges[0])
+                scf.YieldOp([])
+            with InsertionPoint(single.else_block):
+                loop(cst(0), self.col_tiles, self.column_tile)
+                scf.YieldOp([])
+        scf.YieldOp([])
+
+    def column_tile(self, t, tile=None):
+        """One LOOP_CONV_WS per channel block, accumulating into the same accumulator rows (LoopConv
+        moves to the other accumulator half only after a loop that stores): the first loads the
+        bias (or zeros: no_bias), the others skip it (bias address 0), only the last stores
+        (output address 0 stores nothing); halves alternate so a block loads while the previous
+        one computes. A pooled program is that per tile of pooled columns t (each storing its pooled
+        pixels); t None: the program's only tile."""
+        n, fields = self.n, self.fields
+        if t is None or tile is not None:       # the program's only tile
+            tile, loops_before = tile or self.row_tile, self.first_loop
+        else:
+            tile = self.pooled_columns(t, check=False)
+            loops_before = mul(add(mul(self.pid_sum, self.col_tiles), t), self.channel_blocks)
+        tile_fields = {
+            "loop_conv_ws_config_1": dict(fields["loop_conv_ws_config_1"], out_col_dim=tile["ocols"]),
+            "loop_conv_ws_config_2": dict(fields["loop_conv_ws_config_2"],
+                                          **({} if t is None else dict(pocols=tile["pocols"]))),
+            "loop_conv_ws_config_3": dict(fields["loop_conv_ws_config_3"], lpad=tile["lpad"], rpad=tile["rpad"],
+                                          **({} if t is None else dict(plpad=tile["plpad"]))),
+            "loop_conv_ws_config_4": dict(fields["loop_conv_ws_config_4"], ocols=tile["ocols"],
+                                          **({} if t is None else dict(prpad=tile["prpad"])))}
+        tile_out = self.out_addr if t is None else add(self.out_addr, tile["output"])
+
+        def channel_block(block):
+            c0 = mul(block, self.kc)
+            first = ir.cmpi("eq", block, cst(0))
+            last = ir.cmpi("eq", block, sub(self.channel_blocks, cst(1)))
+            block_fields = dict(tile_fields)
+            block_fields["loop_conv_ws_config_3"] = dict(tile_fields["loop_conv_ws_config_3"],
+                                                         kchs=ir.binop("minsi", self.kc, sub(self.kchs, c0)))
+            block_fields["loop_conv_ws_config_5"] = dict(weights_addr=add(self.weights_addr,
+                                                                          mul(c0, self.weight_stride)),
+                                                         output_addr=select(last, tile_out, cst(0)))
+            block_fields["loop_conv_ws_config_6"] = dict(bias_addr=select(first, self.bias_addr, cst(0)),
+                                                         input_addr=add(add(self.input_addr, tile["input"]), c0))
+            for name in fields:
+                instgem.emit(name, **block_fields[name])
+            spad_id = add(ir.binop("remsi", add(loops_before, block), cst(2)), cst(1))
+            instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
+                         b_spad_id=spad_id, no_pool=int(self.pool is None), activation=n.relu,
+                         max_pixels_per_row=self.pixels)
+        loop(cst(0), self.channel_blocks, channel_block)
+
+    def fallback(self):
+        """The else-branch, where the explicit program runs; returns the op it moves before."""
+        self.a_stride(cst(1))
+        if self.pool is None:
+            explicit_end = self.a_stride(self.stride)
+        else:   # a pooled program's store leaves config_st pooling, which LOOP_CONV_WS's closing
+            # config_st does not: set back what both branches then agree on
+            explicit_end = instgem.emit("config_st", stride=self.out_bytes, activation=self.n.relu,
+                                        acc_scale=self.scale)
+            self.a_stride(self.stride)
+        scf.YieldOp([])
+        return explicit_end
+
+
+def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
+    """The matched, proven program as scf.if (its guards) of LOOP_CONV_WS loops, else the explicit
+    program (moved into the else-branch); False, with nothing changed, when LoopConv cannot pool it
+    or its epilogue and store cannot move above the tap loop, and False after the hoist when a
+    value is not available before the loop."""
     pool = None
     if n.pool is not None:
         pool = _pooling(n, pr)
         if pool is None:
             return False
-        pooled = alloc_of(n.pool.operands[-1]).operation
-        tail[2:2] = [pooled] + [u.owner for u in pooled.result.uses if u.owner.name == "linalg.fill"] + [n.pool]
+    tail = _tail(n)
     if not hoist_above(n.loop, tail):
         return False
     at = {op: i for i, op in enumerate(o.operation for o in n.loop.block.operations)}
-    half = loop_unit_half(cfg)
-    d, half_sp, half_acc = cfg.dim, half.sp_rows, half.acc_rows
-    guards, fields = [], {}
     with InsertionPoint(n.loop), n.loop.location:
-        em = Emitter(pr.af, _available(n))
+        program = LoopConvProgram(n, pr, cfg, pool)
         try:
-            P = em.poly
-            sel = select
-
-            def guard(pred, a, b):
-                guards.append(ir.cmpi(pred, a, b))
-
-            def smax0(v):
-                return ir.binop("maxsi", v, cst(0))
-            add, sub, mul = (lambda a, b: ir.binop("addi", a, b)), (lambda a, b: ir.binop("subi", a, b)), \
-                (lambda a, b: ir.binop("muli", a, b))
-            S, steps = P(pr.S), P(pr.steps)
-            for q in pr.af.divisors + [pr.S, pr.steps]:
-                guard("sge", P(q), cst(1))
-            taps = mul(S, steps)
-            safe = sel(ir.cmpi("sge", taps, cst(1)), taps, cst(1))
-            lb, ub = P(pr.lb), P(pr.ub)
-            r_lo, r_hi = ir.binop("divsi", lb, safe), ir.binop("divsi", ub, safe)
-            guard("eq", mul(r_lo, safe), lb)
-            guard("eq", mul(r_hi, safe), ub)
-            krows = sub(r_hi, r_lo)
-            guard("sge", krows, cst(1))
-            kchs = P(pr.kchs)
-            guard("sge", kchs, cst(1))
-            guard("sge", mul(steps, cst(pr.bk)), kchs)
-            for a, b in pr.runtime_eq:
-                guard("eq", P(a), P(b))
-            for a, b in pr.runtime_ge:
-                guard("sge", P(a), P(b))
-            inp = pr.inp
-            stride, dil, cs = P(inp["stride"]), P(pr.dil), P(inp["cs"])
-            if pr.pitch_of is None:
-                pitch = P(pr.pitch)
-            else:
-                num, den = (P(q) for q in pr.pitch_of)
-                guard("sge", den, cst(1))
-                pitch = ir.binop("divsi", num, sel(ir.cmpi("sge", den, cst(1)), den, cst(1)))
-                guard("eq", mul(pitch, den), num)
-            c_rows, ochs = i64(pr.c_rows) if not isinstance(pr.c_rows, int) else cst(pr.c_rows), \
-                i64(pr.ochs) if not isinstance(pr.ochs, int) else cst(pr.ochs)
-            guard("sge", ochs, cst(1))
-            if pool is not None:    # the conv rows of the tile inside the image: [lo, hi) of its slices
-                valid_lo, valid_hi = (i64(v) for v in list(n.pool.operands)[1:3])
-                orows = sub(valid_hi, valid_lo)
-                porows = ir.binop("divsi", c_rows, cst(pool["pocols"]))      # the whole pooled rows stored
-                guard("eq", mul(porows, cst(pool["pocols"])), c_rows)
-                guard("sge", porows, cst(1))
-                # LoopConv's tiles of pooled columns (schedule.pooled_column_tiles' rule): whole rows
-                # when they fit half the accumulator, else the fewest tiles whose conv columns fit,
-                # the pooled columns spread evenly (the accumulator guard below rejects the rest)
-                k_, s_ = pool["kernel"], pool["stride"]
-                fit = ir.binop("minsi", ir.binop("divsi", cst(half_acc), ir.binop("maxsi", mul(
-                    ir.binop("ceildivsi", ochs, cst(d)), orows), cst(1))), cst(255))
-                widest_pocols = add(ir.binop("divsi", smax0(sub(fit, cst(k_))), cst(s_)), cst(1))
-                col_tiles = sel(ir.cmpi("sle", cst(pr.bm), fit), cst(1),
-                                ir.binop("ceildivsi", cst(pool["pocols"]), widest_pocols))
-                tile_pocols = ir.binop("ceildivsi", cst(pool["pocols"]), col_tiles)
-                ocols = ir.binop("minsi", add(mul(sub(tile_pocols, cst(1)), cst(s_)), cst(k_)), cst(pr.bm))
-            elif pr.rows == 1:
-                ocols, orows = c_rows, cst(1)
-            else:
-                ocols = cst(pr.bm)
-                orows = ir.binop("divsi", c_rows, ocols)
-                guard("eq", mul(orows, ocols), c_rows)
-            guard("sge", orows, cst(1))
-            irows = add(mul(orows, stride), mul(dil, sub(krows, cst(1))))
-            icols = add(mul(ocols, stride), mul(dil, sub(S, cst(1))))
-            w_t = P(inp["w0"])
-            out_addr, out_bytes = dram_addr_and_stride(n.store.operands[1], 1)
-
-            def columns(ocol, cols, check=True):
-                """The input tile of conv columns [ocol, ocol + cols): its padding and its first
-                pixel's offset from the program's column 0 (bytes); `check`: guard that it reads
-                some pixel of the image."""
-                w = add(w_t, mul(ocol, stride))
-                tile_icols = add(mul(cols, stride), mul(dil, sub(S, cst(1))))
-                lpad = smax0(sub(cst(0), w))
-                rpad = smax0(sub(add(w, tile_icols), P(inp["width"])))
-                if check:
-                    guard("sge", sub(tile_icols, add(lpad, rpad)), cst(1))
-                return dict(ocols=cols, lpad=lpad, rpad=rpad, input=mul(add(mul(ocol, stride), lpad), cs))
-
-            def pooled_columns(t, check=True):
-                """Column tile t of a pooled program (as the C library's tiled_conv tiles pocols): its
-                pooled columns, their conv columns inside the image (the windows' halo included) with
-                the pooling's left and right padding, its input tile, its output offset."""
-                pc0 = mul(t, tile_pocols)
-                pcols = ir.binop("minsi", tile_pocols, sub(cst(pool["pocols"]), pc0))
-                ocol = sub(mul(pc0, cst(s_)), cst(pool["padding"]))
-                end = add(ocol, add(mul(sub(pcols, cst(1)), cst(s_)), cst(k_)))
-                lo_c, hi_c = smax0(ocol), ir.binop("minsi", end, cst(pr.bm))
-                return dict(columns(lo_c, sub(hi_c, lo_c), check), pocols=pcols, plpad=sub(lo_c, ocol),
-                            prpad=sub(end, hi_c), output=mul(pc0, out_bytes))
-            if pool is not None:     # the edge tiles bound every tile's padding
-                edges = pooled_columns(cst(0)), pooled_columns(sub(col_tiles, cst(1)))
-                lpad, rpad = edges[0]["lpad"], edges[1]["rpad"]
-            else:
-                row_tile = columns(cst(0), ocols)
-                lpad, rpad = row_tile["lpad"], row_tile["rpad"]
-            if pr.rows == 1:      # every tap row is read (unmasked); the tile's last stride − 1 rows are not
-                upad, dpad = cst(0), sub(stride, cst(1))
-            else:
-                h_t = add(P(inp["h0"]), mul(r_lo, P(inp["dil_h"])))
-                if pool is not None:        # the tile starts at its first slice inside the image
-                    h_t = add(h_t, mul(valid_lo, stride))
-                upad = smax0(sub(cst(0), h_t))
-                dpad = smax0(sub(add(h_t, irows), P(inp["height"])))
-            guard("sge", sub(irows, add(upad, dpad)), cst(1))
-            # addresses (bytes; int8 inputs, weights and outputs)
-            lin = inp["addr"]
-            vr_id = next(i for i in pr.var_ids if pr.af.key_of[i] == ("var", "r"))
-            first_pixel = add(add(P(lin[None]), mul(r_lo, P(lin[vr_id]))), mul(mul(upad, pitch), cs))
-            if pool is not None:
-                first_pixel = add(first_pixel, mul(mul(mul(valid_lo, stride), pitch), cs))
-            input_addr = add(_base_addr(inp["base"]), first_pixel)
-            weight_stride = P(pr.kst)
-            weights_addr = add(_base_addr(pr.w_base), add(P(pr.w_off), mul(r_lo, P(pr.w_coef_r))))
-            bias_addr = dram_addr_and_stride(n.bias_copy.operands[0], 4)[0] if n.bias_copy is not None \
-                else input_addr
-            # capacity: LoopConv's halves of the scratchpad and accumulator (sim.loops.conv_params).
-            # The input channels go kc at a time, one LOOP_CONV_WS each: all of them when the tile
-            # fits, else the fewest DIM-multiple blocks that fit (schedule.loop_conv_channel_block's
-            # rule, for this program's tile)
-            def positive(v):        # a divisor that is 1 where a guard fails (no division by zero)
-                return ir.binop("maxsi", v, cst(1))
-
-            def blocks(v, width=cst(d)):
-                return ir.binop("ceildivsi", v, positive(width))
-            pixels, weight_rows = mul(irows, icols), mul(blocks(ochs), mul(krows, S))
-            whole = ir.cmpi("sle", add(mul(blocks(kchs), pixels), mul(weight_rows, kchs)), cst(half_sp))
-            widest = mul(ir.binop("divsi", cst(half_sp), positive(add(pixels, mul(weight_rows, cst(d))))), cst(d))
-            guard("sge", sel(whole, cst(d), widest), cst(d))
-            kc = sel(whole, kchs, mul(blocks(blocks(kchs, blocks(kchs, widest))), cst(d)))
-            channel_blocks = blocks(kchs, kc)
-            guard("sle", mul(blocks(ochs), mul(orows, ocols)), cst(half_acc))
-            fields = {
-                "loop_conv_ws_config_1": dict(batch_size=cst(1), in_row_dim=irows, in_channels=P(pr.in_ch),
-                                              out_channels=ochs, out_row_dim=orows, pool_out_row_dim=orows,
-                                              out_col_dim=ocols, stride=stride, padding=cst(0)),
-                "loop_conv_ws_config_2": dict(pool_padding=cst(0), pool_stride=cst(0), pool_size=cst(0),
-                                              pool_out_col_dim=ocols, kernel_dim=S, pochs=ochs, pocols=ocols,
-                                              porows=orows, batches=cst(1)),
-                "loop_conv_ws_config_3": dict(lpad=lpad, kchs=kc, kcols=S, krows=krows, in_col_dim=pitch,
-                                              plpad=cst(0), dpad=dpad, upad=upad, rpad=rpad),
-                "loop_conv_ws_config_4": dict(kernel_dilation=dil, pdpad=cst(0), pupad=cst(0), prpad=cst(0),
-                                              orows=orows, ocols=ocols, out_stride=out_bytes,
-                                              weight_stride=weight_stride, in_stride=cs),
-                "loop_conv_ws_config_5": dict(weights_addr=weights_addr, output_addr=out_addr),
-                "loop_conv_ws_config_6": dict(bias_addr=bias_addr, input_addr=input_addr),
-            }
-            if pool is not None:    # the FSM's pooled mvouts (the explicit store's config_st fields)
-                fields["loop_conv_ws_config_1"].update(pool_out_row_dim=porows)
-                fields["loop_conv_ws_config_2"].update(
-                    pool_padding=cst(pool["padding"]), pool_stride=cst(pool["stride"]), pool_size=cst(pool["kernel"]),
-                    pool_out_col_dim=cst(pool["pocols"]), pocols=tile_pocols, porows=porows)
-                fields["loop_conv_ws_config_3"].update(plpad=edges[0]["plpad"])
-                fields["loop_conv_ws_config_4"].update(pupad=valid_lo, pdpad=sub(cst(pr.rows), valid_hi),
-                                                       prpad=edges[1]["prpad"])
-                for v in (porows, orows, ocols):      # config_st's 8-bit pooled row/column counts
-                    guard("ult", v, cst(256))
-                guard("ult", valid_lo, cst(4))        # and its 2-bit padding
-            for name, values in fields.items():      # every field inside its bit width
-                widths = {f.name: f.width for f in COMMANDS[name].fields}
-                for field, v in values.items():
-                    if widths[field] < 64:
-                        guard("ult", v, cst(1 << widths[field]))
-            # first-layer packing (the C library's tiled_conv rule): with at most DIM/2 channels and
-            # no dilation, min(DIM // kchs, kcols) filter columns share one array row, their pixels
-            # packed side by side in one scratchpad row by the input mvins (config_ld pixel_repeats)
-            packs = ir.create("arith.andi", operands=[ir.cmpi("sle", mul(kchs, cst(2)), cst(d)),
-                                                      ir.cmpi("eq", dil, cst(1))],
-                              results=[ir.IntegerType.get_signless(1)]).result
-            per_row = ir.binop("minsi", ir.binop("divsi", cst(d), sel(packs, kchs, cst(1))), S)
-            pixels = sel(packs, per_row, cst(1))
-            pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
-            pid_sum = add(add(pid[0], pid[1]), pid[2])
-            first_loop = mul(pid_sum, channel_blocks)
-            scale = cst(f32_bits(1.0))
-            if n.scale is not None:
-                bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
-                scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
+            program.build()
         except Unavailable:
             return False
-        cond = guards[0]
-        for g in guards[1:]:
-            cond = ir.create("arith.andi", operands=[cond, g], results=[cond.type]).result
-        # config_st as linalg-to-instgem's store sets it, before the branches so they agree (config
-        # elimination then drops the explicit program's)
-        instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale)
-        if_op = scf.IfOp(cond, has_else=True)
-        # The FSM's computes read every stride-th input row: config_ex's A stride (as tiled_conv sets
-        # it). Both branches end with it set, so the next program of the launch starts in it and
-        # config elimination leaves the LOOP_CONV_WS branch without config_ex after the first
-        # program: any command that is not a loop's waits until LoopConv holds no loop (the RTL's
-        # LoopConv passes it on only then), so a config_ex beside each loop would keep the next
-        # loop's loads from overlapping this one's computes. The explicit program sets its own
-        # A stride first (linalg-to-instgem leaves the function's entry config_ex out).
-        def a_stride(value):
-            return instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=value, c_stride=1)
-        with InsertionPoint(if_op.then_block):
-            a_stride(stride)
-            # one LOOP_CONV_WS per channel block, accumulating into the same accumulator rows (LoopConv
-            # moves to the other accumulator half only after a loop that stores): the first loads the
-            # bias (or zeros: no_bias), the others skip it (bias address 0), only the last stores
-            # (output address 0 stores nothing); halves alternate so a block loads while the previous
-            # one computes
-            # A pooled program is that per tile of pooled columns (each storing its pooled pixels)
-            def column_tile(t, tile=None):
-                if t is None or tile is not None:       # the program's only tile
-                    tile, loops = tile or row_tile, first_loop
-                else:
-                    tile, loops = pooled_columns(t, check=False), mul(add(mul(pid_sum, col_tiles), t), channel_blocks)
-                tile_fields = {
-                    "loop_conv_ws_config_1": dict(fields["loop_conv_ws_config_1"], out_col_dim=tile["ocols"]),
-                    "loop_conv_ws_config_2": dict(fields["loop_conv_ws_config_2"],
-                                                  **({} if t is None else dict(pocols=tile["pocols"]))),
-                    "loop_conv_ws_config_3": dict(fields["loop_conv_ws_config_3"], lpad=tile["lpad"], rpad=tile["rpad"],
-                                                  **({} if t is None else dict(plpad=tile["plpad"]))),
-                    "loop_conv_ws_config_4": dict(fields["loop_conv_ws_config_4"], ocols=tile["ocols"],
-                                                  **({} if t is None else dict(prpad=tile["prpad"])))}
-                tile_out = out_addr if t is None else add(out_addr, tile["output"])
-
-                def channel_block(block):
-                    c0 = mul(block, kc)
-                    first = ir.cmpi("eq", block, cst(0))
-                    last = ir.cmpi("eq", block, sub(channel_blocks, cst(1)))
-                    block_fields = dict(tile_fields)
-                    block_fields["loop_conv_ws_config_3"] = dict(tile_fields["loop_conv_ws_config_3"],
-                                                                 kchs=ir.binop("minsi", kc, sub(kchs, c0)))
-                    block_fields["loop_conv_ws_config_5"] = dict(weights_addr=add(weights_addr, mul(c0, weight_stride)),
-                                                                 output_addr=sel(last, tile_out, cst(0)))
-                    block_fields["loop_conv_ws_config_6"] = dict(bias_addr=sel(first, bias_addr, cst(0)),
-                                                                 input_addr=add(add(input_addr, tile["input"]), c0))
-                    for name in fields:
-                        instgem.emit(name, **block_fields[name])
-                    spad_id = add(ir.binop("remsi", add(loops, block), cst(2)), cst(1))
-                    instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
-                                 b_spad_id=spad_id, no_pool=int(pool is None), activation=n.relu,
-                                 max_pixels_per_row=pixels)
-                loop(cst(0), channel_blocks, channel_block)
-            if pool is None:
-                column_tile(None)
-            else:       # one tile (whole rows, the first edge tile's fields) needs no loop
-                single = scf.IfOp(ir.cmpi("eq", col_tiles, cst(1)), has_else=True)
-                with InsertionPoint(single.then_block):
-                    column_tile(cst(0), edges[0])
-                    scf.YieldOp([])
-                with InsertionPoint(single.else_block):
-                    loop(cst(0), col_tiles, column_tile)
-                    scf.YieldOp([])
-            scf.YieldOp([])
-        with InsertionPoint(if_op.else_block):
-            a_stride(cst(1))
-            # the explicit program runs here; a pooled one's store leaves config_st pooling, which
-            # LOOP_CONV_WS's closing config_st does not: set back what both branches then agree on
-            explicit_end = instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale) \
-                if pool is not None else None
-            explicit_end = explicit_end or a_stride(stride)
-            if pool is not None:
-                a_stride(stride)
-            scf.YieldOp([])
-        n.loop.parent.attributes[SETS_CONFIG_EX] = UnitAttr.get()
+        explicit_end = program.branches()
     head = [n.acc, n.acc_init]
     if n.bias_copy is not None:
         head += subview_ops([n.bias_copy.operands[1]]) + [n.bias_copy]

@@ -1,6 +1,7 @@
 """What both hardware-loop passes (loop_ws, loop_conv_ws) read off the IR: constants,
-loop-carried values, the structural Facts prover of index arithmetic, the local windows of
-placed blocks, and address arithmetic moved above a loop."""
+loop-carried values, the one prover of index arithmetic (Facts: structural and sign facts, and
+the affine normal form), the local windows of placed blocks, and address arithmetic moved above
+a loop."""
 from __future__ import annotations
 
 from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, IntegerAttr, MemRefType, StringAttr
@@ -37,12 +38,89 @@ def yielded(loop_op, n):
     return list(loop_op.operands)[3 + n - 1], list(yield_op.operands)[n - 1]
 
 
+# ---- the prover of index arithmetic --------------------------------------------------------
+
+def p_const(c):
+    """A polynomial is a sorted tuple of (monomial: sorted atom ids, coefficient); a constant
+    has the empty monomial."""
+    return (((), c),) if c else ()
+
+
+def _canon(d):
+    return tuple(sorted((m, c) for m, c in d.items() if c))
+
+
+def p_add(*ps):
+    d = {}
+    for p in ps:
+        for m, c in p:
+            d[m] = d.get(m, 0) + c
+    return _canon(d)
+
+
+def p_scale(p, k):
+    return _canon({m: c * k for m, c in p})
+
+
+def p_sub(a, b):
+    return p_add(a, p_scale(b, -1))
+
+
+def p_mul(a, b):
+    d = {}
+    for ma, ca in a:
+        for mb, cb in b:
+            m = tuple(sorted(ma + mb))
+            d[m] = d.get(m, 0) + ca * cb
+    return _canon(d)
+
+
+def p_div(a, b):
+    """a / b when b is one monomial dividing every monomial of a exactly, else None."""
+    if len(b) != 1:
+        return None
+    (mb, cb), = b
+    out = {}
+    for m, c in a:
+        rest = list(m)
+        for x in mb:
+            if x not in rest:
+                return None
+            rest.remove(x)
+        if c % cb:
+            return None
+        out[tuple(rest)] = c // cb
+    return _canon(out)
+
+
+def p_value(p):
+    """The constant of a constant polynomial, else None."""
+    if not p:
+        return 0
+    if len(p) == 1 and p[0][0] == ():
+        return p[0][1]
+    return None
+
+
 class Facts:
-    """Structural equality and sign facts about index/i64 values: enough to prove the
-    window equalities and zero offsets the GEMM kernels' boundary arithmetic produces."""
+    """Facts about index/i64 values, over one table of the values the prover cannot see into.
+
+    Structural and sign facts (`key`, `same`, `nonneg`, `le`, `nonpos`, `zero`): equal keys (pure
+    ops on equal keys) are equal values, enough for the window equalities and zero offsets the
+    GEMM kernels' boundary arithmetic produces. They hold unconditionally, so loop-ws, which
+    guards nothing at run time, uses only these.
+
+    The affine normal form (`poly`, with `coefficients`, `substitute`, `atoms_in`): values as
+    polynomials over opaque atoms (function arguments, grid ids, loop variables, min/max/select
+    results, floordivs and ceildivs that do not divide exactly, each keyed by its structural
+    `key`). Equal polynomials are equal values provided the divisors of the nested floordivs it
+    merged are positive (`divisors`): loop-conv-ws guards those at run time. Atoms keep the first
+    value seen (`rep`) so a polynomial whose atoms are available can be rebuilt at another place."""
 
     def __init__(self):
         self._active = []       # iter_args whose key is being built (innermost last)
+        self.ids, self.rep, self.key_of = {}, {}, {}
+        self.divisors = []          # polynomials a nested floordiv merge assumed positive
 
     def key(self, v):
         """A hashable expression: equal keys mean equal values (pure ops on equal keys;
@@ -145,6 +223,91 @@ class Facts:
         if isinstance(v, int):
             return v == 0
         return self.nonneg(v) and self.nonpos(v)
+
+    # ---- the affine normal form
+
+    def atom(self, key, value=None):
+        """The polynomial of the atom `key` (a new id on first sight; `value` its first value)."""
+        if key not in self.ids:
+            self.ids[key] = len(self.ids)
+            self.key_of[self.ids[key]] = key
+        i = self.ids[key]
+        if value is not None:
+            self.rep.setdefault(i, value)
+        return (((i,), 1),)
+
+    def poly(self, v):
+        """v as a polynomial (the affine normal form)."""
+        if isinstance(v, int):
+            return p_const(v)
+        c = const_value(v)
+        if c is not None:
+            return p_const(c)
+        owner = v.owner
+        if isinstance(owner, Block):
+            return self.atom(("value", self.key(v)), v)
+        name, ops = owner.name, list(owner.operands)
+        if name in ("arith.index_cast", "arith.extsi", "arith.index_castui", "arith.extui"):
+            return self.poly(ops[0])
+        if name == "arith.addi":
+            return p_add(self.poly(ops[0]), self.poly(ops[1]))
+        if name == "arith.subi":
+            return p_sub(self.poly(ops[0]), self.poly(ops[1]))
+        if name == "arith.muli":
+            return p_mul(self.poly(ops[0]), self.poly(ops[1]))
+        if name in ("arith.floordivsi", "arith.ceildivsi", "arith.divsi"):
+            num, den = self.poly(ops[0]), self.poly(ops[1])
+            q = p_div(num, den) if p_value(den) != 0 else None
+            if q is not None:
+                return q
+            kind = "cdiv" if name == "arith.ceildivsi" else "fdiv"
+            if kind == "fdiv" and name == "arith.floordivsi" and len(num) == 1 and num[0][1] == 1 \
+                    and len(num[0][0]) == 1:
+                inner = self.key_of[num[0][0][0]]
+                if inner[0] == "fdiv":      # floordiv(floordiv(x, a), b) = floordiv(x, a·b) for a, b > 0
+                    self.divisors += [inner[2], den]
+                    return self.atom(("fdiv", inner[1], p_mul(inner[2], den)), v)
+            if name == "arith.divsi":
+                return self.atom(("value", self.key(v)), v)
+            return self.atom((kind, num, den), v)
+        return self.atom(("value", self.key(v)), v)
+
+    def coefficients(self, p, variables):
+        """{variable atom id or None: coefficient polynomial} of a p linear in `variables`
+        (no monomial with two of them), else None."""
+        out = {}
+        for m, c in p:
+            vs = [x for x in m if x in variables]
+            if len(vs) > 1:
+                return None
+            v = vs[0] if vs else None
+            rest = list(m)
+            if v is not None:
+                rest.remove(v)
+            out.setdefault(v, {})
+            out[v][tuple(rest)] = out[v].get(tuple(rest), 0) + c
+        return {v: _canon(d) for v, d in out.items()}
+
+    def substitute(self, p, table):
+        """p with atom ids replaced by polynomials."""
+        out = ()
+        for m, c in p:
+            term = p_const(c)
+            for x in m:
+                term = p_mul(term, table.get(x, (((x,), 1),)))
+            out = p_add(out, term)
+        return out
+
+    def atoms_in(self, p):
+        """The atom ids of p, and of the polynomials inside its floordiv and ceildiv atoms."""
+        found = set()
+        for m, _ in p:
+            for x in m:
+                found.add(x)
+                key = self.key_of[x]
+                if key[0] in ("fdiv", "cdiv"):
+                    found |= self.atoms_in(key[1]) | self.atoms_in(key[2])
+        return found
 
 
 def subview_parts(view):
