@@ -12,6 +12,8 @@ tune` on a two-layer network, fixed seed and steps, unconstrained and under thre
 - the reference's mlps programs (mlp3 on every design; mlp2 on the fixed ones with -m slow:
   tiled_matmul_nn_auto at batch 64) build unchanged and run to exit 0 (their data is all zeros, so
   they check the library's tiling for the design, not values).
+Each tuned run's BacoGemminiConfig.scala, as written, uses only names Gemmini's Scala sources define
+(tests/test_tune_outputs.py's checker).
 Skipped with the reason when ../shared is absent; FAILS when the cross compiler or picolibc is
 missing (`.ci/run` installs both)."""
 from __future__ import annotations
@@ -32,6 +34,7 @@ from baco.tuner import cli as tune_cli
 from tests.shared import reference
 from tests.test_loop_conv import conv_reference
 from tests.test_loop_resadd import reference as resadd_reference
+from tests.test_tune_outputs import GEMMINI_SCALA, scala_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLCHAIN = ROOT / "toolchain"
@@ -137,7 +140,8 @@ def builds(tmp_path_factory):
 @pytest.fixture(scope="module", params=TUNED_AREAS)
 def tuned(request, builds, tmp_path_factory) -> str:
     """The design `baco tune` returns for TUNED_NETWORK (within an area budget of TUNED_AREAS), added to
-    the builds as it was written (gemmini_params.h, gemmini_config.json); its name."""
+    the builds as it was written (gemmini_params.h, gemmini_config.json, BacoGemminiConfig.scala); its
+    name."""
     root = tmp_path_factory.mktemp(request.param)
     network, out = root / "network", root / "out"
     network.mkdir()
@@ -150,6 +154,7 @@ def tuned(request, builds, tmp_path_factory) -> str:
     config = GemminiConfig.from_dict(json.loads(config_json))
     assert (config.dim, config.sp_kb, config.acc_kb) == (hardware["pe_dim"], hardware["sp_kb"], hardware["acc_kb"])
     builds.add(request.param, (out / "gemmini_params.h").read_text(), config_json)
+    shutil.copy(out / "BacoGemminiConfig.scala", builds.root / request.param)
     return request.param
 
 
@@ -255,3 +260,10 @@ def test_emitted_header_builds_gemmini_mlps(design, program, builds, capsys):
 
 def test_tuned_design_header_builds_gemmini_mlp3(tuned, builds, capsys):
     check_mlp(tuned, "mlp3", builds, capsys)
+
+
+def test_tuned_design_scala_uses_only_names_gemmini_defines(tuned, builds):
+    """The same run's BacoGemminiConfig.scala, as written, against Gemmini's Scala sources."""
+    rtl = reference("gemmini-rtl")
+    scala = (builds.root / tuned / "BacoGemminiConfig.scala").read_text()
+    assert scala_problems(scala, {name: (rtl / name).read_text() for name in GEMMINI_SCALA}) == [], scala
