@@ -800,8 +800,10 @@ def example_module(name: str):
 
 def column_major(x) -> bool:
     """x is a numpy matrix the matmul wrapper reads in place as column-major: its columns are not
-    one element apart (a single row with an element stride of 2 is a column-major 1×N matrix)."""
-    return isinstance(x, np.ndarray) and x.ndim == 2 and x.shape[1] > 1 and x.strides[1] not in (0, x.itemsize)
+    one element apart but its rows are (a single row with an element stride of 2 is a column-major
+    1×N matrix; a view with neither stride of one element is copied row-major)."""
+    return (isinstance(x, np.ndarray) and x.ndim == 2 and x.shape[1] > 1 and x.strides[1] not in (0, x.itemsize)
+            and (x.shape[0] == 1 or x.strides[0] in (0, x.itemsize)))
 
 
 def os_sum(a, b, block_k):

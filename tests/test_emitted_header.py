@@ -2,15 +2,18 @@
 (gemmini-rocc-tests 180c46848eca, include/ of ../shared/reference) with Debian's
 riscv64-unknown-elf-gcc, picolibc's headers and the suite's own CFLAGS, linked against the
 riscv-tests environment of toolchain/ as the reference bin/ ELFs were, for three fixed designs (DIM
-8, 16 and 32, each header written by the tuner's emitter) and three that tuning runs return (`baco
-tune` on a two-layer network, fixed seed and steps, unconstrained and under two area budgets: DIM 64,
-32 and 16; their gemmini_params.h and gemmini_config.json as written). Every program runs on `baco sim --config` with the same design:
+8, 16 and 32, each header written by the tuner's emitter) and four that tuning runs return (`baco
+tune` on a two-layer network, fixed seed and steps, unconstrained and under three area budgets: DIM
+64, 32, 16 and 8; their gemmini_params.h and gemmini_config.json as written). Every program runs on
+`baco sim --config` with the same design:
 - tests/emitted_header/library_check.c drives the library's tiled_matmul_auto (WS and OS),
   tiled_conv_auto with the pooling epilogue and tiled_resadd_auto on ragged numpy data and exits 0
   iff each output equals numpy's reference of Gemmini's arithmetic;
-- the reference's mlps programs (mlp3; mlp2 with -m slow: tiled_matmul_nn_auto at batch 64) build unchanged and
-  run to exit 0 (their data is all zeros, so they check the library's tiling for the design, not
-  values).
+- the reference's mlps programs (mlp3 on every design; mlp2 on the fixed ones with -m slow:
+  tiled_matmul_nn_auto at batch 64) build unchanged and run to exit 0 (their data is all zeros, so
+  they check the library's tiling for the design, not values).
+Each tuned run's BacoGemminiConfig.scala, as written, uses only names Gemmini's Scala sources define
+(tests/test_tune_outputs.py's checker).
 Skipped with the reason when ../shared is absent; FAILS when the cross compiler or picolibc is
 missing (`.ci/run` installs both)."""
 from __future__ import annotations
@@ -31,6 +34,7 @@ from baco.tuner import cli as tune_cli
 from tests.shared import reference
 from tests.test_loop_conv import conv_reference
 from tests.test_loop_resadd import reference as resadd_reference
+from tests.test_tune_outputs import GEMMINI_SCALA, scala_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLCHAIN = ROOT / "toolchain"
@@ -49,9 +53,13 @@ MLPS = ("mlp3", pytest.param("mlp2", marks=pytest.mark.slow))
 TUNED_NETWORK = {"3_3_14_14_32_64_1_1_1_1_1": {"count": 2, "name": "conv3x3"},
                  "1_1_64_1_96_48_1_1_1_1_1": {"count": 1, "name": "fc"}}
 TUNED_RUN = ["--seed", "0", "--steps", "20", "--quiet"]
-# Three runs: unconstrained (64x64, 32 KB scratchpad, 64 KB accumulator) and under two area budgets
-# (32x32 16/56 KB; 16x16 16/28 KB: an accumulator of 448 rows, not a power of two).
-TUNED_AREAS = {"tuned": [], "tuned_0.9mm2": ["--max-area", "0.9"], "tuned_0.4mm2": ["--max-area", "0.4"]}
+# Four runs, each with the array size it returns (the acceptance asks for tuned DIM 8, 16 and 32
+# designs): unconstrained (64x64, 32 KB scratchpad, 64 KB accumulator) and under three area budgets
+# (32x32 16/56 KB; 16x16 16/28 KB: an accumulator of 448 rows, not a power of two; 8x8 8/12 KB: 384
+# accumulator rows: a 16x16 array within 0.15 mm2 keeps ~8 KB of buffers, and its best mapping there
+# has 2.6x the EDP: 1.29e7 against 5.0e6 for 8x8 8/12 KB, each with `--hardware` fixed).
+TUNED_AREAS = {"tuned": ([], 64), "tuned_0.9mm2": (["--max-area", "0.9"], 32),
+               "tuned_0.4mm2": (["--max-area", "0.4"], 16), "tuned_0.15mm2": (["--max-area", "0.15"], 8)}
 
 TARGET = ["--specs=picolibc.specs", "-march=rv64gc", "-mabi=lp64d", "-mcmodel=medany", "-O2", "-fno-common"]
 # gemmini-rocc-tests' bareMetalC/Makefile and mlps/Makefile: CFLAGS + CFLAGS_BAREMETAL.
@@ -132,18 +140,21 @@ def builds(tmp_path_factory):
 @pytest.fixture(scope="module", params=TUNED_AREAS)
 def tuned(request, builds, tmp_path_factory) -> str:
     """The design `baco tune` returns for TUNED_NETWORK (within an area budget of TUNED_AREAS), added to
-    the builds as it was written (gemmini_params.h, gemmini_config.json); its name."""
+    the builds as it was written (gemmini_params.h, gemmini_config.json, BacoGemminiConfig.scala); its
+    name."""
     root = tmp_path_factory.mktemp(request.param)
     network, out = root / "network", root / "out"
     network.mkdir()
     (network / "layer_count.yaml").write_text(yaml.safe_dump(TUNED_NETWORK))
-    assert tune_cli.main(["--network", str(network), "--out", str(out), *TUNED_RUN,
-                          *TUNED_AREAS[request.param]]) == 0
+    area_args, dim = TUNED_AREAS[request.param]
+    assert tune_cli.main(["--network", str(network), "--out", str(out), *TUNED_RUN, *area_args]) == 0
     hardware = json.loads((out / "result.json").read_text())["hardware"]
+    assert hardware["pe_dim"] == dim, f"{request.param}: the run returned {hardware}, not a {dim}x{dim} array"
     config_json = (out / "gemmini_config.json").read_text()
     config = GemminiConfig.from_dict(json.loads(config_json))
     assert (config.dim, config.sp_kb, config.acc_kb) == (hardware["pe_dim"], hardware["sp_kb"], hardware["acc_kb"])
     builds.add(request.param, (out / "gemmini_params.h").read_text(), config_json)
+    shutil.copy(out / "BacoGemminiConfig.scala", builds.root / request.param)
     return request.param
 
 
@@ -234,9 +245,25 @@ def test_tuned_design_header_runs_gemmini_library(tuned, builds, tmp_path, capsy
     check_library(tuned, builds, tmp_path, capsys)
 
 
-@pytest.mark.parametrize("program", MLPS)
-@pytest.mark.parametrize("design", DESIGNS)
-def test_emitted_header_builds_gemmini_mlps(design, program, builds, capsys):
+def check_mlp(design: str, program: str, builds, capsys) -> None:
+    """The reference's mlps program built unchanged with the design's header runs to exit 0."""
     folder, _ = builds.design(design)
     out = run_on_sim(builds.elf(design, builds.rocc_tests / "mlps" / f"{program}.c"), folder, capsys)
     assert "Overall cycles taken" in out
+
+
+@pytest.mark.parametrize("program", MLPS)
+@pytest.mark.parametrize("design", DESIGNS)
+def test_emitted_header_builds_gemmini_mlps(design, program, builds, capsys):
+    check_mlp(design, program, builds, capsys)
+
+
+def test_tuned_design_header_builds_gemmini_mlp3(tuned, builds, capsys):
+    check_mlp(tuned, "mlp3", builds, capsys)
+
+
+def test_tuned_design_scala_uses_only_names_gemmini_defines(tuned, builds):
+    """The same run's BacoGemminiConfig.scala, as written, against Gemmini's Scala sources."""
+    rtl = reference("gemmini-rtl")
+    scala = (builds.root / tuned / "BacoGemminiConfig.scala").read_text()
+    assert scala_problems(scala, {name: (rtl / name).read_text() for name in GEMMINI_SCALA}) == [], scala

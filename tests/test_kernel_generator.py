@@ -72,6 +72,8 @@ REGRESSIONS = {
             "ValueError naming b",
     140640: "the generator's own expectation: a single-row b with an element stride of 2 (a non-contiguous view) "
             "is the column-major 1×N matrix the wrapper rejects under OS, not a result",
+    150160: "the generator's own expectation: a K×N b (K > 1) with strides (2N, 2) is neither row- nor "
+            "column-major, so the wrapper copies it row-major and OS runs it (a result, not b's ValueError)",
     101480: "compile_model with an int32 example_input was a RuntimeError from torch",
     100857: "compile_model with a float64 example_input for a float32 model: the same",
     100756: "compile_model with an example_input of the wrong channel count: the same",
