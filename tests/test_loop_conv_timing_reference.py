@@ -10,7 +10,9 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
 from baco.gemmini.schedule import (GemmSchedule, loop_conv_channels, loop_conv_fits, pooled_program_tiles)
 from baco.problem.layer import Layer
-from baco.tuner.kernel_model import _library_conv_tiles
+from baco.tuner.kernel_model import _library_conv_tiles, loop_conv_channels_of
+from baco.tuner.mapping import default_layer_schedule, is_kernel_layer, is_pointwise
+from baco.tuner.workloads import load_network
 from tests import loop_conv_walk_reference as reference
 
 # the walks add the same cycles; the fast one adds a period's shift many times at once, which
@@ -141,3 +143,25 @@ def test_fast_walk_is_the_step_by_step_walk_on_pooled_and_library_programs():
             continue
         assert_walks_agree(tiles, cfg, **kw)
         cases += 1
+
+
+def test_fast_walk_is_the_step_by_step_walk_on_resnet50s_default_programs():
+    """ResNet-50's convolutions that run LoopConv, under the default conv schedule's pick on the
+    default Gemmini (the small ones' channel-split programs, tens of thousands of tiles a layer, are
+    the compiled programs above in smaller layers: the step-by-step walk of a whole network's takes
+    minutes)."""
+    cfg = GemminiConfig()
+    walked = 0
+    for layer in load_network("resnet50"):
+        if is_kernel_layer(layer) or is_pointwise(layer):
+            continue
+        s = default_layer_schedule(layer, cfg)
+        channels = loop_conv_channels_of(layer, s, cfg)
+        if channels is None:
+            continue
+        tiles, halves = program_conv_tiles(layer.N, layer.P, layer.Q, layer.K, layer.C, layer.R, layer.S,
+                                           layer.Hstride, layer.Hdilation, s.rows, s.block_m, s.block_n,
+                                           channels=channels)
+        assert_walks_agree(tiles, cfg, dilation=layer.Hdilation, halves=halves)
+        walked += 1
+    assert walked >= 5

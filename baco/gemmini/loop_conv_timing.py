@@ -46,25 +46,43 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     the parity of the program ids' sum times the blocks plus the block)."""
     H, W = (P - 1) * stride + (R - 1) * dilation + 1, (Q - 1) * stride + (S - 1) * dilation + 1
     bm, bn = min(block_m, Q), min(block_n, K)
-    groups = -(-P // rows)
     chs = C if depthwise or channels is None else channels
     blocks = [(c0, min(chs, C - c0)) for c0 in range(0, C, chs)] if not depthwise else [(0, None)]
+    nb = len(blocks)
     tiles, halves = [], []
     for c, k0 in enumerate(range(0, K, bn)):
         och = min(bn, K - k0)
         for j, q0 in enumerate(range(0, Q, bm)):
-            for g in range(N * groups):
-                p0 = g % groups * rows
+            ocols = bm if rows > 1 else min(bm, Q - q0)
+            tile_cols = ocols * stride + dilation * (S - 1)
+            icols = min(tile_cols, W - q0 * stride)
+            groups = {}     # a program's tiles by its (output rows, input rows): most programs are alike
+            image = []      # one image's programs as runs of equal ones: [program's tiles, count]
+            for p0 in range(0, P, rows):
                 orows = min(rows, P - p0)
                 tile_rows = orows * stride + dilation * (R - 1)
                 irows = dilation * (R - 1) + 1 if rows == 1 else min(tile_rows, H - p0 * stride)
-                ocols = bm if rows > 1 else min(bm, Q - q0)
-                tile_cols = ocols * stride + dilation * (S - 1)
-                icols = min(tile_cols, W - q0 * stride)
-                for b, (c0, ich) in enumerate(blocks):
-                    halves.append(((g + j + c) * len(blocks) + b) % 2)
-                    tiles.append((1, orows, ocols, och, R, S, och if depthwise else ich, irows, icols, b == 0,
-                                  b == len(blocks) - 1, tile_rows - irows, tile_cols - icols))
+                program = groups.get((orows, irows))
+                if program is None:
+                    program = groups[orows, irows] = [
+                        (1, orows, ocols, och, R, S, och if depthwise else ich, irows, icols, b == 0, b == nb - 1,
+                         tile_rows - irows, tile_cols - icols) for b, (c0, ich) in enumerate(blocks)]
+                if image and image[-1][0] is program:
+                    image[-1][1] += 1
+                else:
+                    image.append([program, 1])
+            # the programs' halves: the parity of (program ids' sum) x blocks + block, so with an odd
+            # number of blocks they flip from one program to the next
+            g = 0
+            for program, count in image * N:
+                even = [((g + j + c) * nb + b) % 2 for b in range(nb)]
+                tiles += program * count
+                if nb % 2:
+                    odd = [1 - h for h in even]
+                    halves += (even + odd) * (count // 2) + (even if count % 2 else [])
+                else:
+                    halves += even * count
+                g += count
     return tiles, halves
 
 
@@ -114,7 +132,8 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
         half = n % CONCURRENT_LOOPS if halves is None else halves[n]
         key = t, half, n % CONCURRENT_LOOPS, out_tiles % 2
         before = seen.get(key)
-        if before is not None:
+        # (a quick test first: within a program's channel blocks, where the store unit idles, it fails)
+        if before is not None and abs(st[ST] - before[1][ST] - st[LD] + before[1][LD]) <= 1e-6:
             jump = _periodic(tiles, halves, n, st, *before, count)
             if jump:
                 periods, delta = jump
