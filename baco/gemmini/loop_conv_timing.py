@@ -46,31 +46,50 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     the parity of the program ids' sum times the blocks plus the block)."""
     H, W = (P - 1) * stride + (R - 1) * dilation + 1, (Q - 1) * stride + (S - 1) * dilation + 1
     bm, bn = min(block_m, Q), min(block_n, K)
-    groups = -(-P // rows)
     chs = C if depthwise or channels is None else channels
     blocks = [(c0, min(chs, C - c0)) for c0 in range(0, C, chs)] if not depthwise else [(0, None)]
+    nb = len(blocks)
     tiles, halves = [], []
     for c, k0 in enumerate(range(0, K, bn)):
         och = min(bn, K - k0)
         for j, q0 in enumerate(range(0, Q, bm)):
-            for g in range(N * groups):
-                p0 = g % groups * rows
+            ocols = bm if rows > 1 else min(bm, Q - q0)
+            tile_cols = ocols * stride + dilation * (S - 1)
+            icols = min(tile_cols, W - q0 * stride)
+            groups = {}     # a program's tiles by its (output rows, input rows): most programs are alike
+            image = []      # one image's programs as runs of equal ones: [program's tiles, count]
+            for p0 in range(0, P, rows):
                 orows = min(rows, P - p0)
                 tile_rows = orows * stride + dilation * (R - 1)
                 irows = dilation * (R - 1) + 1 if rows == 1 else min(tile_rows, H - p0 * stride)
-                ocols = bm if rows > 1 else min(bm, Q - q0)
-                tile_cols = ocols * stride + dilation * (S - 1)
-                icols = min(tile_cols, W - q0 * stride)
-                for b, (c0, ich) in enumerate(blocks):
-                    halves.append(((g + j + c) * len(blocks) + b) % 2)
-                    tiles.append((1, orows, ocols, och, R, S, och if depthwise else ich, irows, icols, b == 0,
-                                  b == len(blocks) - 1, tile_rows - irows, tile_cols - icols))
+                program = groups.get((orows, irows))
+                if program is None:
+                    program = groups[orows, irows] = [
+                        (1, orows, ocols, och, R, S, och if depthwise else ich, irows, icols, b == 0, b == nb - 1,
+                         tile_rows - irows, tile_cols - icols) for b, (c0, ich) in enumerate(blocks)]
+                if image and image[-1][0] is program:
+                    image[-1][1] += 1
+                else:
+                    image.append([program, 1])
+            # the programs' halves: the parity of (program ids' sum) x blocks + block, so with an odd
+            # number of blocks they flip from one program to the next
+            g = 0
+            for program, count in image * N:
+                even = [((g + j + c) * nb + b) % 2 for b in range(nb)]
+                tiles += program * count
+                if nb % 2:
+                    odd = [1 - h for h in even]
+                    halves += (even + odd) * (count // 2) + (even if count % 2 else [])
+                else:
+                    halves += even * count
+                g += count
     return tiles, halves
 
 
 # indices of loop_conv_stream_cycles' walk state: loader, execute and store ends; computes done per
 # scratchpad half (2); a slot's last loop has issued everything (2); (first, last) store per accumulator half (2 x 2)
 LD, EX, ST, COMPUTED, FREED, READ = 0, 1, 2, 3, 5, 7
+STATE_SIZE = READ + 2 * 2
 
 
 def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
@@ -84,49 +103,87 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
     channels, the store unit reading pool_size^2 window positions per pooled pixel).
     `halves`: the scratchpad half of each tile (a_spad_id), by default the loop slot's.
 
-    LoopMatmul holds two loops (slots alternating, each with its own scratchpad half) and runs its
-    FSMs concurrently: a tile's loads (B's first chunk, then A and B in step; one DMA engine) start
-    as soon as its loop has a slot, the loader is done with the previous tile's, and the computes
-    of the tile before last, which read the same scratchpad half, are done. Its computes start when
-    the previous tile's are done and its first B chunk and A block are in (the first weights moved
-    alone: DIM rows); they run back to back (4-row floor), each (k, j) group's weights streaming in
-    under its last compute (no faster than DIM), a k step no faster than the accumulator rows it
-    rewrites come back through the array, the first group no earlier than k chunk 0's A rows, and
-    after the stores of the output tile before last have read the accumulator half it writes. The
-    stores (last k tile) follow their blocks' last k step and the store unit's earlier stores. A
-    loop frees its slot once it has issued its last command: the computes once rs_ex / 2 pairs are
-    left, the stores once rs_st are. The five config commands are dispatched first.
-    A tile's zero fill of its accumulator rows also waits for the stores of the output tile before
-    last, which read them."""
+    LoopConv holds two loops (slots alternating, each with its own scratchpad half) and runs its
+    FSMs concurrently (_walk_tile says when each tile's loads, computes and stores start). A tile's
+    loads start as soon as its loop has a slot, the loader is done with the previous tile's, and
+    the computes of the tile before last that read the same scratchpad half are done (a zero fill
+    of its accumulator rows also after the stores of the output tile before last, which read
+    them). Its computes start when the previous tile's are done and its loads have landed, no
+    earlier than those stores; its stores follow its computes and the store unit's earlier stores.
+    A loop frees its slot once it has issued its last command: the computes once rs_ex / 2 pairs
+    are left, the stores once rs_st are.
+
+    The walk is quick so that the default conv schedule and the tuner can walk every candidate's
+    programs (tens of thousands of tiles on a small Gemmini): each distinct tile is priced once
+    (_tile_costs, cached), and a stretch that repeats a period of tiles (a run of equal programs,
+    the channel blocks of split programs, their halves alternating or not) is walked only until a
+    period moves every time of the state by one delta; the step adds costs to, and takes maxima
+    of, times of the state (the one constant, 0, never wins once times are positive), so every
+    further period moves them by that delta again and the whole periods left are added at once
+    (_periodic). tests/loop_conv_walk_reference.py walks every tile; the tests check the two agree."""
     k = DEFAULT_CONSTANTS
-    lat, depth = k.dram_latency, k.array_depth_factor * cfg.dim
-    costs = functools.lru_cache(maxsize=None)(functools.partial(_tile_costs, cfg, dilation, downsample, out_int8))
-    st = [0.0] * 11         # the walk state (LD..READ)
-    out_tiles = 0
-    runs = _run_ends(tiles)
-    n, run_start, previous = 0, 0, None
-    while n < len(tiles):
+    costs = {}      # this walk's tiles' _tile_costs (one hash of the tile, not of the config too)
+    st = [0.0] * STATE_SIZE
+    n, out_tiles, count = 0, 0, len(tiles)
+    # per (tile, half, slot, accumulator half): where the walk last met it, its state and stores then
+    seen = {}
+    while n < count:
         t = tiles[n]
-        if n and t != tiles[n - 1]:
-            run_start, previous = n, None
-        stores_tile = _walk_tile(st, costs(*t), cfg, slot=n % CONCURRENT_LOOPS,
-                                 half=n % CONCURRENT_LOOPS if halves is None else halves[n],
-                                 out_half=out_tiles % 2, zero_fills=t[9])
-        out_tiles += stores_tile
+        half = n % CONCURRENT_LOOPS if halves is None else halves[n]
+        key = t, half, n % CONCURRENT_LOOPS, out_tiles % 2
+        before = seen.get(key)
+        # (a quick test first: within a program's channel blocks, where the store unit idles, it fails)
+        if before is not None and abs(st[ST] - before[1][ST] - st[LD] + before[1][LD]) <= 1e-6:
+            jump = _periodic(tiles, halves, n, st, *before, count)
+            if jump:
+                periods, delta = jump
+                period = n - before[0]
+                st = [v + periods * delta for v in st]
+                out_tiles += periods * (out_tiles - before[2])
+                n += periods * period
+                seen.clear()
+                continue
+        seen[key] = n, list(st), out_tiles
+        c = costs.get(t)
+        if c is None:
+            c = costs[t] = _cached_tile_costs(cfg, dilation, downsample, out_int8, t)
+        out_tiles += _walk_tile(st, c, cfg, slot=n % CONCURRENT_LOOPS, half=half, out_half=out_tiles % 2,
+                                zero_fills=t[9])
         n += 1
-        # a run of identical tiles reaches a periodic regime (two loop slots, alternating halves): once
-        # every time has moved by the same delta over a period, the run's remaining periods each move
-        # them by that delta again, so they are skipped (the walk of a large layer's programs)
-        if (n - run_start) % 2 == 0 and n - run_start >= 4 and (halves is None or halves[n - 1] != halves[n - 2]):
-            if previous is not None:
-                delta = st[0] - previous[0]
-                periods = (runs[n - 1] - n) // 2
-                if periods > 0 and all(abs(a - b - delta) < 1e-6 for a, b in zip(st, previous)):
-                    st = [v + delta * periods for v in st]
-                    n += 2 * periods
-                    out_tiles += 2 * periods if stores_tile else 0
-            previous = list(st)
-    return max(st[ST] + lat, st[EX] + depth)
+    return max(st[ST] + k.dram_latency, st[EX] + k.array_depth_factor * cfg.dim)
+
+
+def _periodic(tiles, halves, n: int, st: list, m: int, before: list, out_before: int, count: int):
+    """(whole periods left, delta) when tiles[m:n] (and their halves) repeat from n on and walking
+    them moved every time of the state from `before` to `st` by one delta (m and n in the same loop
+    slot and accumulator half: the key they were met under); else None."""
+    delta = st[LD] - before[LD]
+    if delta <= 0 or any(abs(a - b - delta) > 1e-6 for a, b in zip(st, before)):
+        return None
+    period = n - m
+    end = _periodic_end(tiles, n, period, count)
+    if halves is not None:
+        end = _periodic_end(halves, n, period, end)
+    periods = (end - n) // period
+    return (periods, delta) if periods else None
+
+
+def _periodic_end(seq, n: int, period: int, end: int) -> int:
+    """The end (at most `end`) of the stretch from n on where seq repeats with `period`:
+    seq[i] == seq[i - period]. Compared in slices of doubling length (C speed; a stretch's length
+    is found in a logarithmic number of slices)."""
+    length, step = 0, period
+    while n + length < end:
+        step = min(step, end - n - length)
+        a = n + length
+        if seq[a:a + step] == seq[a - period:a - period + step]:
+            length += step
+            step *= 2
+        elif step > 1:
+            step //= 2
+        else:
+            break
+    return n + length
 
 
 def _dma(cfg: GemminiConfig, rows, row_bytes):
@@ -134,6 +191,12 @@ def _dma(cfg: GemminiConfig, rows, row_bytes):
     k = DEFAULT_CONSTANTS
     return k.dma_cmd_overhead + max(rows * math.ceil(row_bytes / (cfg.dma_bus_bits // 8)) * k.beat_cycles,
                                     math.ceil(rows / cfg.max_in_flight) * k.dram_latency)
+
+
+@functools.lru_cache(maxsize=65536)
+def _cached_tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, tile: tuple) -> tuple:
+    """_tile_costs of `tile`, cached across walks: a search walks the same few tiles in many candidates."""
+    return _tile_costs(cfg, dilation, downsample, out_int8, *tile)
 
 
 def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8,
@@ -173,14 +236,6 @@ def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8,
                       for r in pixel_rows(ocols, d) for c in pixel_rows(och, d))
         stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
     return loads, computes, stores, n_computes, n_stores, per_block, occ[0]
-
-
-def _run_ends(tiles) -> list:
-    """Where the run of identical tiles that each tile is in ends (the index past its last)."""
-    runs = [0] * len(tiles)
-    for n in reversed(range(len(tiles))):
-        runs[n] = runs[n + 1] if n + 1 < len(tiles) and tiles[n + 1] == tiles[n] else n + 1
-    return runs
 
 
 def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: int, out_half: int,
