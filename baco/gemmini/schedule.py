@@ -459,6 +459,13 @@ def loop_conv_channel_block(C: int, irows: int, icols: int, krows: int, kcols: i
     return -(-(-(-C // blocks)) // d) * d
 
 
+def loop_conv_downsamples(R: int, S: int, stride: int) -> bool:
+    """Whether the loop-conv-ws pass sets LoopConv's downsample flag on a convolution's programs (as
+    tiled_conv downsamples): a 1x1 stride-2 tile moves in only the even rows and columns its
+    computes read, a quarter of its input pixels."""
+    return R == S == 1 and stride == 2
+
+
 def loop_conv_tile(s: GemmSchedule, P: int, Q: int, K: int, R: int, S: int, stride: int,
                    dilation: int) -> tuple[int, int, int, int]:
     """(orows, ocols, irows, icols) of the LOOP_CONV_WS tile of a program of schedule `s` (s.rows
@@ -479,7 +486,8 @@ def loop_conv_channels(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, 
     och_banks = -(-min(s.block_n, K) // d)
     if och_banks * orows * ocols > half.acc_rows:
         return None
-    return loop_conv_channel_block(C, irows, icols, R, S, och_banks, cfg)
+    ds = loop_conv_downsamples(R, S, stride)
+    return loop_conv_channel_block(C, irows >> ds, icols >> ds, R, S, och_banks, cfg)
 
 
 def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
@@ -493,7 +501,8 @@ def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: i
     d, half = cfg.dim, loop_unit_half(cfg)
     orows, ocols, irows, icols = loop_conv_tile(s, P, Q, K, R, S, stride, dilation)
     och_banks = -(-min(s.block_n, K) // d)
-    inputs, weights = -(-C // d) * irows * icols, och_banks * R * S * C
+    ds = loop_conv_downsamples(R, S, stride)
+    inputs, weights = -(-C // d) * (irows >> ds) * (icols >> ds), och_banks * R * S * C
     return inputs + weights <= half.sp_rows and och_banks * orows * ocols <= half.acc_rows
 
 
@@ -543,7 +552,8 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
     channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
     tiles, halves = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
                                        channels=channels)
-    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves)
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves,
+                                      downsample=int(loop_conv_downsamples(R, S, stride)))
     loops = -(-C // channels)
     programs = len(tiles) // loops
     issue = loop_conv_instructions(1, loops) * k.cpu_cycles_per_instruction

@@ -44,6 +44,9 @@ stores (output address 0 elsewhere); the blocks alternate scratchpad halves:
     rows above (config_ld pixel_repeats), so one array row holds that many filter columns' pixels
     and one compute multiplies them all (a 3-channel 7x7 stem: 14 computes per output block
     instead of 49).
+  * a 1x1 stride-2 tile → downsample (tiled_conv's downsampling, schedule.loop_conv_downsamples):
+    LoopConv moves in only the even rows and columns the computes read (a quarter of the pixels,
+    read with A stride 1); a program whose tile is padded on the left or above stays explicit.
 Accumulation order: the FSM sums each output over (krow, kcol, kch in DIM chunks), the
 kernel over (r, s, channel block): the same order. Gemmini's accumulator adds wrap in
 int32 (baco.sim.functional), so the order would not matter anyway.
@@ -77,6 +80,8 @@ Scratchpad ids: block b of a program of n blocks uses LoopConv's A/B slot
 alternating slots agree).
 On with loop-ws's switch (pipeline/launch option `loop_ws`, BACO_LOOP_WS)."""
 from __future__ import annotations
+
+import functools
 
 from mlir.dialects import scf
 from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType, UnitAttr
@@ -880,6 +885,10 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
 
             def smax0(v):
                 return ir.binop("maxsi", v, cst(0))
+
+            def all_of(*conds):
+                return functools.reduce(lambda a, b: ir.create("arith.andi", operands=[a, b], results=[a.type]).result,
+                                        conds)
             add, sub, mul = (lambda a, b: ir.binop("addi", a, b)), (lambda a, b: ir.binop("subi", a, b)), \
                 (lambda a, b: ir.binop("muli", a, b))
             S, steps = P(pr.S), P(pr.steps)
@@ -979,6 +988,19 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                 upad = smax0(sub(cst(0), h_t))
                 dpad = smax0(sub(add(h_t, irows), P(inp["height"])))
             guard("sge", sub(irows, add(upad, dpad)), cst(1))
+            # tiled_conv's downsampling: a 1x1 stride-2 tile moves in only the even rows and columns
+            # its computes read (LoopConv's downsample flag), a quarter of the pixels, read with A
+            # stride 1. The flag depends on launch-invariant values only, so config elimination keeps
+            # the A stride set across programs; a program whose tile is padded on the left or above
+            # (which the loader cannot downsample) runs the explicit stream. The loader moves a column
+            # run's pixels in pairs, so an odd right padding (the image's last column even) is left
+            # out: the tile's last pixel read is then inside the image
+            ds = cst(0)
+            if pool is None:
+                ds = sel(all_of(ir.cmpi("eq", S, cst(1)), ir.cmpi("eq", stride, cst(2))), cst(1), cst(0))
+                guard("eq", mul(ds, add(add(lpad, upad), sub(krows, cst(1)))), cst(0))
+                rpad = row_tile["rpad"] = sub(rpad, mul(ds, ir.binop("remsi", rpad, cst(2))))
+            a_step = ir.binop("shrsi", stride, ds)        # config_ex's A stride for the computes
             # addresses (bytes; int8 inputs, weights and outputs)
             lin = inp["addr"]
             vr_id = next(i for i in pr.var_ids if pr.af.key_of[i] == ("var", "r"))
@@ -999,7 +1021,8 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
 
             def blocks(v, width=cst(d)):
                 return ir.binop("ceildivsi", v, positive(width))
-            pixels, weight_rows = mul(irows, icols), mul(blocks(ochs), mul(krows, S))
+            pixels = mul(ir.binop("shrsi", irows, ds), ir.binop("shrsi", icols, ds))
+            weight_rows = mul(blocks(ochs), mul(krows, S))
             whole = ir.cmpi("sle", add(mul(blocks(kchs), pixels), mul(weight_rows, kchs)), cst(half_sp))
             widest = mul(ir.binop("divsi", cst(half_sp), positive(add(pixels, mul(weight_rows, cst(d))))), cst(d))
             guard("sge", sel(whole, cst(d), widest), cst(d))
@@ -1071,7 +1094,7 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
         def a_stride(value):
             return instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=value, c_stride=1)
         with InsertionPoint(if_op.then_block):
-            a_stride(stride)
+            a_stride(a_step)
             # one LOOP_CONV_WS per channel block, accumulating into the same accumulator rows (LoopConv
             # moves to the other accumulator half only after a loop that stores): the first loads the
             # bias (or zeros: no_bias), the others skip it (bias address 0), only the last stores
@@ -1109,7 +1132,7 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
                     spad_id = add(ir.binop("remsi", add(loops, block), cst(2)), cst(1))
                     instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
                                  b_spad_id=spad_id, no_pool=int(pool is None), activation=n.relu,
-                                 max_pixels_per_row=pixels)
+                                 max_pixels_per_row=pixels, downsample=ds)
                 loop(cst(0), channel_blocks, channel_block)
             if pool is None:
                 column_tile(None)
@@ -1128,9 +1151,9 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
             # LOOP_CONV_WS's closing config_st does not: set back what both branches then agree on
             explicit_end = instgem.emit("config_st", stride=out_bytes, activation=n.relu, acc_scale=scale) \
                 if pool is not None else None
-            explicit_end = explicit_end or a_stride(stride)
+            explicit_end = explicit_end or a_stride(a_step)
             if pool is not None:
-                a_stride(stride)
+                a_stride(a_step)
             scf.YieldOp([])
         n.loop.parent.attributes[SETS_CONFIG_EX] = UnitAttr.get()
     head = [n.acc, n.acc_init]
