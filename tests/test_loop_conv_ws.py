@@ -260,6 +260,31 @@ def test_padded_strided_pointwise_conv_edges_run_explicit():
     assert 0 < loops_run(info, "sim") < programs_with_taps(case, lc.grid)
 
 
+@pytest.mark.parametrize("shape,loop_conv", [((1, 7, 7, 520, 600), True), ((1, 9, 9, 260, 600), True),
+                                              ((2, 9, 9, 260, 600), False), ((1, 13, 13, 33, 100), False)])
+def test_pointwise_default_runs_loop_conv_where_estimated_faster(shape, loop_conv):
+    """A 1x1 stride-1 conv under the default schedule runs LOOP_CONV_WS programs where
+    schedule.pointwise_loop_conv_schedule estimates them faster than the GEMM of all pixels, else
+    the GEMM kernel; bit-exact on sim (and the ISS for the first)."""
+    from baco.gemmini.schedule import pointwise_loop_conv_schedule
+    from baco.kernels.matmul import matmul_kernel
+    N, H, W, C, K = shape
+    rng = np.random.default_rng(H + C + K)
+    x = rng.integers(-128, 128, (N, H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (1, 1, C, K), dtype=np.int8)
+    b = rng.integers(-5000, 5000, K).astype(np.int32)
+    kw = dict(scale=1 / 512, relu=True)
+    lc = conv2d_launch(x, w, b, **kw)
+    ref = reference_conv2d(x, w, b, **kw)
+    assert (pointwise_loop_conv_schedule(N, H, W, K, C, lc.config) is not None) == loop_conv
+    assert (lc.kernel is not matmul_kernel) == loop_conv
+    for target in ("sim", "iss") if shape == (1, 7, 7, 520, 600) else ("sim",):
+        lc.y[...] = 0
+        info = lc.run(target)
+        assert (loops_run(info, target) > 0) == loop_conv
+        np.testing.assert_array_equal(lc.y, ref)
+
+
 def test_int32_output_stays_explicit():
     rng = np.random.default_rng(3)
     x = rng.integers(-128, 128, (1, 8, 8, 17), dtype=np.int8)

@@ -542,6 +542,28 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
 
 
 
+def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: GemminiConfig) -> GemmSchedule | None:
+    """The LoopConv schedule a 1x1 stride-1 unpadded convolution with int8 output (N images of P x Q
+    pixels) runs by default when its LOOP_CONV_WS programs (default_conv_schedule's; per image
+    loop_conv_program_cycles) are estimated faster end to end than the GEMM of all N·P·Q pixels
+    (default_conv_schedule's GEMM; gemm_program_cycles without a bias), as the C library runs such
+    layers through tiled_conv; None when the GEMM is not slower or no LoopConv program fits.
+    The GEMM is priced without a bias even when the layer has one: with it, the estimates ranked
+    LoopConv first where the cycle model ran it slower (DIM 16, bias: 13x13 33->100 6,321 GEMM vs
+    7,906; 56x56 64->256 240,222 vs 314,958); without it, LoopConv is chosen on large-channel small
+    images, where it ran faster with a bias (14x14 256->1024 254,282 -> 222,192, 14x14 1024->256
+    227,755 -> 222,787, 7x7 512->2048 294,740 -> 266,142, 7x7 2048->512 280,100 -> 269,550,
+    15x15 256->256 73,596 -> 67,559)."""
+    s = default_conv_schedule(Q, K, C, cfg, True, P=P, filter_size=(1, 1))
+    if not loop_conv_channels(s, P, Q, K, C, 1, 1, 1, 1, cfg):
+        return None
+    gemm = default_conv_schedule(N * P * Q, K, C, cfg, True)
+    if N * loop_conv_program_cycles(P, Q, K, C, 1, 1, 1, 1, s, cfg) >= \
+            gemm_program_cycles(N * P * Q, K, C, gemm, cfg, True)["cycles"]:
+        return None
+    return s
+
+
 def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                              s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
     """Estimated end-to-end cycles of one image's convolution run as LOOP_CONV_WS programs under `s`
