@@ -153,7 +153,7 @@ def conv_section(dims, shapes) -> int:
             s = launch.schedule
             m = f"{s.rows}x{s.block_m}" if s.rows > 1 else f"{s.block_m}"      # output rows x columns per program
             print(f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}/{stride}':>6}  {f'{m}/{s.block_n}/{s.block_k}':>15} "
-                  f"{conv_form(s, size, C, K, R, cfg, stride):>15} "
+                  f"{conv_form(launch, size, C, K, R, cfg, stride):>15} "
                   f"{ours:>12,.0f} {ours_e2e['kernel_cycles']:>11,} "
                   f"{ours_e2e['instructions'] / ours_e2e['commands']:>9.1f}  {lib:>10,.0f} {lib_e2e:>11,.0f}  "
                   f"{lib / ours:>7.2f}x {e2e_ratios[-1]:>5.2f}x", flush=True)
@@ -164,14 +164,15 @@ def conv_section(dims, shapes) -> int:
     return slower
 
 
-def conv_form(s, size, C, K, R, cfg, stride=1) -> str:
-    """The program conv_section's 'same'-padded conv compiles to under schedule `s`: a
-    pointwise conv is the GEMM kernel's (form), any other LOOP_CONV_WS programs when its tile fits
+def conv_form(launch, size, C, K, R, cfg, stride=1) -> str:
+    """The program conv_section's 'same'-padded conv `launch` compiles to: a pointwise conv run by
+    the GEMM kernel is that kernel's (form), any other LOOP_CONV_WS programs when its tile fits
     LoopConv's halves (one per input channel block: "LOOP_CONV_WS x n" for n blocks), else the
     explicit stream."""
     from baco.gemmini.schedule import loop_conv_channels
     from baco.kernels.conv import output_size
-    if R == 1 and stride == 1:
+    s = launch.schedule
+    if launch.kernel is matmul_kernel:
         return f"GEMM {form(s, cfg)}"
     P = output_size(size, R, stride, R // 2, 1)
     channels = loop_conv_channels(s, P, P, K, C, R, R, stride, 1, cfg)

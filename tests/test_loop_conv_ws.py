@@ -211,6 +211,80 @@ def test_input_channels_split_across_loop_conv_ws(case):
         np.testing.assert_array_equal(lc.y, ref)
 
 
+# 1x1 stride-2 convolutions, which LoopConv runs downsampled (schedule.loop_conv_downsamples): ragged
+# channels, odd and even images, one and several rows a program
+DOWNSAMPLED = [
+    (1, 7, 7, 17, 33, 1, 1, 2, 0, 1, (4, 48, 32, 4), True, DIM16),       # odd image: right padding 1 left out
+    (1, 13, 13, 33, 17, 1, 1, 2, 0, 1, (7, 32, 32, 2), False, DIM16),    # a last program past P
+    (1, 15, 15, 100, 33, 1, 1, 2, 0, 1, (4, 48, 32, 1), True, DIM16),    # one row, two column blocks
+    (1, 28, 28, 100, 100, 1, 1, 2, 0, 1, (14, 64, 32, 5), True, DIM16),
+    (2, 13, 15, 33, 17, 1, 1, 2, 0, 1, (8, 32, 32, 3), True, DIM32),     # two images, H != W
+]
+
+
+def input_load_strides(lc) -> set:
+    """DRAM strides (bytes) of the input loads (config_ld state 0) of a sim run of `lc`."""
+    strides = set()
+
+    def observe(name, f, pc=None):
+        if name == "config_ld" and f["state_id"] == 0:
+            strides.add(f["stride"])
+    ck = lc.kernel.compile(*lc.args, target="sim", **lc.options)
+    ck.run(lc.grid, lc._runtime_args(), observers=[observe])
+    return strides
+
+
+@pytest.mark.parametrize("case", [c if i in (0, 2) else pytest.param(c, marks=pytest.mark.slow)
+                                  for i, c in enumerate(DOWNSAMPLED)], ids=case_id)
+def test_strided_pointwise_convs_downsample(case):
+    """A 1x1 stride-2 program is one LOOP_CONV_WS with the downsample flag: its input loads move
+    every other pixel (a DRAM stride of two pixels), bit-exact on sim and the ISS."""
+    lc, ref = launch(case)
+    C = case[3]
+    assert input_load_strides(lc) == {2 * C}
+    np.testing.assert_array_equal(lc.y, ref)
+    for target in ("sim", "iss"):
+        lc.y[...] = 0
+        assert loops_run(lc.run(target), target) == programs_with_taps(case, lc.grid)
+        np.testing.assert_array_equal(lc.y, ref)
+
+
+def test_padded_strided_pointwise_conv_edges_run_explicit():
+    """A padded 1x1 stride-2 conv: the programs whose tile is padded on the left or above (which
+    LoopConv's downsampling loader cannot fill) run the explicit stream, the others downsampled
+    LOOP_CONV_WS; bit-exact."""
+    case = (1, 9, 9, 17, 20, 1, 1, 2, 1, 1, (2, 32, 16, 1), True, DIM16)
+    lc, ref = launch(case)
+    info = lc.run("sim")
+    np.testing.assert_array_equal(lc.y, ref)
+    assert 0 < loops_run(info, "sim") < programs_with_taps(case, lc.grid)
+
+
+@pytest.mark.parametrize("shape,loop_conv", [((1, 7, 7, 520, 600), True), ((1, 9, 9, 260, 600), True),
+                                              ((2, 9, 9, 260, 600), False), ((1, 13, 13, 33, 100), False)])
+def test_pointwise_default_runs_loop_conv_where_estimated_faster(shape, loop_conv):
+    """A 1x1 stride-1 conv under the default schedule runs LOOP_CONV_WS programs where
+    schedule.pointwise_loop_conv_schedule estimates them faster than the GEMM of all pixels, else
+    the GEMM kernel; bit-exact on sim (and the ISS for the first)."""
+    from baco.gemmini.schedule import pointwise_loop_conv_schedule
+    from baco.kernels.matmul import matmul_kernel
+    N, H, W, C, K = shape
+    rng = np.random.default_rng(H + C + K)
+    x = rng.integers(-128, 128, (N, H, W, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (1, 1, C, K), dtype=np.int8)
+    b = rng.integers(-5000, 5000, K).astype(np.int32)
+    kw = dict(scale=1 / 512, relu=True)
+    lc = conv2d_launch(x, w, b, **kw)
+    ref = reference_conv2d(x, w, b, **kw)
+    assert (pointwise_loop_conv_schedule(N, H, W, K, C, lc.config) is not None) == loop_conv
+    assert (lc.kernel is not matmul_kernel) == loop_conv
+    for target in ("sim", "iss") if shape == (1, 7, 7, 520, 600) else ("sim",):
+        lc.y[...] = 0
+        info = lc.run(target)
+        assert (loops_run(info, target) > 0) == loop_conv
+        np.testing.assert_array_equal(lc.y, ref)
+
+
 def test_int32_output_stays_explicit():
     rng = np.random.default_rng(3)
     x = rng.integers(-128, 128, (1, 8, 8, 17), dtype=np.int8)

@@ -216,7 +216,7 @@ def test_loop_conv_fits_is_the_simulators_capacity_check():
     """schedule.loop_conv_fits (what the default conv schedule shrinks to) accepts exactly the
     programs whose LOOP_CONV_WS the simulator's LoopConv (sim.loops.conv_params) accepts."""
     from baco.gemmini.isa import GemminiFault
-    from baco.gemmini.schedule import loop_conv_fits
+    from baco.gemmini.schedule import loop_conv_downsamples, loop_conv_fits
     from baco.sim.loops import LoopConvState, conv_params
     rng = random.Random(4)
     flags = dict(max_pixels_per_row=1, downsample=0, input_dilated=0, dw=0, trans_input_3120=0,
@@ -234,7 +234,7 @@ def test_loop_conv_fits_is_the_simulators_capacity_check():
                       pochs=min(s.block_n, K), krows=R, kcols=R, kchs=C, orows=rows, ocols=min(s.block_m, Q),
                       kernel_dilation=dil, in_channels=C, out_channels=K))
         try:
-            conv_params(cfg, st, flags)
+            conv_params(cfg, st, dict(flags, downsample=int(loop_conv_downsamples(R, R, stride))))
             sim_fits = True
         except GemminiFault:
             sim_fits = False

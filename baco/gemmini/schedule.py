@@ -501,6 +501,13 @@ def loop_conv_channel_block(C: int, irows: int, icols: int, krows: int, kcols: i
     return -(-(-(-C // blocks)) // d) * d
 
 
+def loop_conv_downsamples(R: int, S: int, stride: int) -> bool:
+    """Whether the loop-conv-ws pass sets LoopConv's downsample flag on a convolution's programs (as
+    tiled_conv downsamples): a 1x1 stride-2 tile moves in only the even rows and columns its
+    computes read, a quarter of its input pixels."""
+    return R == S == 1 and stride == 2
+
+
 def loop_conv_tile(s: GemmSchedule, P: int, Q: int, K: int, R: int, S: int, stride: int,
                    dilation: int) -> tuple[int, int, int, int]:
     """(orows, ocols, irows, icols) of the LOOP_CONV_WS tile of a program of schedule `s` (s.rows
@@ -521,7 +528,8 @@ def loop_conv_channels(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, 
     och_banks = -(-min(s.block_n, K) // d)
     if och_banks * orows * ocols > half.acc_rows:
         return None
-    return loop_conv_channel_block(C, irows, icols, R, S, och_banks, cfg)
+    ds = loop_conv_downsamples(R, S, stride)
+    return loop_conv_channel_block(C, irows >> ds, icols >> ds, R, S, och_banks, cfg)
 
 
 def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
@@ -535,7 +543,8 @@ def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: i
     d, half = cfg.dim, loop_unit_half(cfg)
     orows, ocols, irows, icols = loop_conv_tile(s, P, Q, K, R, S, stride, dilation)
     och_banks = -(-min(s.block_n, K) // d)
-    inputs, weights = -(-C // d) * irows * icols, och_banks * R * S * C
+    ds = loop_conv_downsamples(R, S, stride)
+    inputs, weights = -(-C // d) * (irows >> ds) * (icols >> ds), och_banks * R * S * C
     return inputs + weights <= half.sp_rows and och_banks * orows * ocols <= half.acc_rows
 
 
@@ -575,6 +584,28 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
 
 
 
+def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: GemminiConfig) -> GemmSchedule | None:
+    """The LoopConv schedule a 1x1 stride-1 unpadded convolution with int8 output (N images of P x Q
+    pixels) runs by default when its LOOP_CONV_WS programs (default_conv_schedule's; per image
+    loop_conv_program_cycles) are estimated faster end to end than the GEMM of all N·P·Q pixels
+    (default_conv_schedule's GEMM; gemm_program_cycles without a bias), as the C library runs such
+    layers through tiled_conv; None when the GEMM is not slower or no LoopConv program fits.
+    The GEMM is priced without a bias even when the layer has one: with it, the estimates ranked
+    LoopConv first where the cycle model ran it slower (DIM 16, bias: 13x13 33->100 6,321 GEMM vs
+    7,906; 56x56 64->256 240,222 vs 314,958); without it, LoopConv is chosen on large-channel small
+    images, where it ran faster with a bias (14x14 256->1024 254,282 -> 222,192, 14x14 1024->256
+    227,755 -> 222,787, 7x7 512->2048 294,740 -> 266,142, 7x7 2048->512 280,100 -> 269,550,
+    15x15 256->256 73,596 -> 67,559)."""
+    s = default_conv_schedule(Q, K, C, cfg, True, P=P, filter_size=(1, 1))
+    if not loop_conv_channels(s, P, Q, K, C, 1, 1, 1, 1, cfg):
+        return None
+    gemm = default_conv_schedule(N * P * Q, K, C, cfg, True)
+    if N * loop_conv_program_cycles(P, Q, K, C, 1, 1, 1, 1, s, cfg) >= \
+            gemm_program_cycles(N * P * Q, K, C, gemm, cfg, True)["cycles"]:
+        return None
+    return s
+
+
 def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                              s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
     """Estimated end-to-end cycles of one image's convolution run as LOOP_CONV_WS programs under `s`
@@ -585,7 +616,8 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
     channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
     tiles, halves = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
                                        channels=channels)
-    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves)
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves,
+                                      downsample=int(loop_conv_downsamples(R, S, stride)))
     loops = -(-C // channels)
     programs = len(tiles) // loops
     issue = loop_conv_instructions(1, loops) * k.cpu_cycles_per_instruction
@@ -681,12 +713,19 @@ def pooled_loop_conv_cycles(N: int, H: int, W: int, K: int, C: int, R: int, S: i
         loop_conv_instructions(1, loops[0]) * cpu
 
 
+# LoopConv programs the walk prices within this fraction of the fastest are ties: the cycle model
+# runs the one of fewer, larger programs faster (ResNet-50's 28x28 512->1024 1x1/2 at DIM 16: 5 rows
+# a program, 441,973 walked, 453,741 run; all 14 rows, 442,173 walked, 442,291 run)
+CONV_WALK_MARGIN = 0.001
+
+
 @functools.lru_cache(maxsize=1024)
 def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int,
                        dilation: int, cfg: GemminiConfig) -> GemmSchedule | None:
     """default_conv_schedule's LoopConv search from `base` (its block_k, dataflow and double
-    buffering); None when no program fits. Ties go to the larger output tile. Cached: a model's
-    layers ask again for the same shapes."""
+    buffering); None when no program fits. Of the programs within CONV_WALK_MARGIN of the fastest,
+    the largest output tile (the fewest programs). Cached: a model's layers ask again for the same
+    shapes."""
     d = cfg.dim
 
     def sizes(n):
@@ -700,8 +739,10 @@ def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: in
                and not schedule_problems(f, cfg, True)]
     if not fitting:
         return None
-    return min(fitting, key=lambda f: (loop_conv_program_cycles(P, Q, K, C, R, S, stride, dilation, f, cfg),
-                                       -f.rows * min(f.block_m, Q) * min(f.block_n, K)))
+    cycles = {f: loop_conv_program_cycles(P, Q, K, C, R, S, stride, dilation, f, cfg) for f in fitting}
+    fastest = min(cycles.values())
+    return max((f for f in fitting if cycles[f] <= fastest * (1 + CONV_WALK_MARGIN)),
+               key=lambda f: (f.rows * min(f.block_m, Q) * min(f.block_n, K), -cycles[f]))
 
 
 def _default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool, P: int,

@@ -32,7 +32,9 @@ weight block, accumulated in one int32 accumulator block.
 
 A 1x1, stride-1, unpadded conv2d (pointwise) runs as one GEMM over all N*H*W pixels
 (baco.kernels.matmul's kernel, whose BLOCK_M then counts pixels across image rows): its
-input rows are contiguous, so programs need not stop at an image row.
+input rows are contiguous, so programs need not stop at an image row. Under the default
+schedule with int8 output it runs this kernel's LOOP_CONV_WS programs instead when those are
+estimated faster end to end (baco.gemmini.schedule.pointwise_loop_conv_schedule).
 
 The schedule is a GemmSchedule whose blocks mean (BLOCK_M, BLOCK_N, BLOCK_K) =
 (output columns, output channels, input channels per step) and `rows` = output rows per
@@ -47,7 +49,8 @@ import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig, as_config
-from baco.gemmini.schedule import GemmSchedule, as_schedule, default_conv_schedule, schedule_problems
+from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, pointwise_loop_conv_schedule,
+                                   schedule_problems)
 from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 from baco.kernels.launch import KernelLaunch
@@ -221,6 +224,11 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
     K = w.shape[3]
     y = np.zeros((N, P, Q, K), dtype=np.int8 if out == "int8" else np.int32)
     pointwise = is_pointwise(w, stride, padding)
+    if pointwise and blocks is None and out == "int8":
+        s = pointwise_loop_conv_schedule(N, P, Q, K, C, config)
+        if s is not None:        # LoopConv programs are estimated faster than the GEMM
+            return ConvLaunch.implicit_gemm(x, w, y, bias, stride=stride, padding=padding, dilation=dilation,
+                                            scale=scale, relu=relu, schedule=s, config=config)
     s = conv_schedule(blocks, Q=N * P * Q if pointwise else Q, K=K, C=C, P=1 if pointwise else P,
                       taps=w.shape[0] * w.shape[1], config=config, out_int8=out == "int8",
                       **loop_conv_options(w, stride, dilation, pointwise))

@@ -45,6 +45,9 @@ stores (output address 0 elsewhere); the blocks alternate scratchpad halves:
     rows above (config_ld pixel_repeats), so one array row holds that many filter columns' pixels
     and one compute multiplies them all (a 3-channel 7x7 stem: 14 computes per output block
     instead of 49).
+  * a 1x1 stride-2 tile → downsample (tiled_conv's downsampling, schedule.loop_conv_downsamples):
+    LoopConv moves in only the even rows and columns the computes read (a quarter of the pixels,
+    read with A stride 1); a program whose tile is padded on the left or above stays explicit.
 Accumulation order: the FSM sums each output over (krow, kcol, kch in DIM chunks), the
 kernel over (r, s, channel block): the same order. Gemmini's accumulator adds wrap in
 int32 (baco.sim.functional), so the order would not matter anyway.
@@ -810,6 +813,7 @@ class LoopConvProgram:
         self.strides()
         self.output_tile()
         self.padding()
+        self.downsampling()
         self.addresses()
         self.channel_blocks_that_fit()
         self.config_fields()
@@ -940,6 +944,24 @@ class LoopConvProgram:
             self.dpad = smax0(sub(add(h_t, self.irows), P(pr.inp["height"])))
         self.guard("sge", sub(self.irows, add(self.upad, self.dpad)), cst(1))
 
+    def downsampling(self):
+        """tiled_conv's downsampling: a 1x1 stride-2 tile moves in only the even rows and columns
+        its computes read (LoopConv's downsample flag), a quarter of the pixels, read with A stride 1
+        (`a_step`). The flag depends on launch-invariant values only, so config elimination keeps the
+        A stride set across programs; a program whose tile is padded on the left or above (which the
+        loader cannot downsample) runs the explicit stream. The loader moves a column run's pixels in
+        pairs, so an odd right padding (the image's last column even) is left out: the tile's last
+        pixel read is then inside the image."""
+        self.ds = cst(0)
+        if self.pool is None:
+            one_by_one_s2 = ir.create("arith.andi", operands=[ir.cmpi("eq", self.S, cst(1)),
+                                                              ir.cmpi("eq", self.stride, cst(2))],
+                                      results=[ir.IntegerType.get_signless(1)]).result
+            self.ds = select(one_by_one_s2, cst(1), cst(0))
+            self.guard("eq", mul(self.ds, add(add(self.lpad, self.upad), sub(self.krows, cst(1)))), cst(0))
+            self.rpad = self.row_tile["rpad"] = sub(self.rpad, mul(self.ds, ir.binop("remsi", self.rpad, cst(2))))
+        self.a_step = ir.binop("shrsi", self.stride, self.ds)        # config_ex's A stride for the computes
+
     def addresses(self):
         """The DRAM addresses (bytes; int8 inputs, weights and outputs) of the tile's first input
         pixel, its first tap row's weights, and the bias."""
@@ -961,7 +983,8 @@ class LoopConvProgram:
         rule, for this program's tile)."""
         guard, kchs, d = self.guard, self.kchs, self.d
         dim = cst(d)
-        pixels, weight_rows = mul(self.irows, self.icols), mul(_blocks(self.ochs, dim), mul(self.krows, self.S))
+        pixels = mul(ir.binop("shrsi", self.irows, self.ds), ir.binop("shrsi", self.icols, self.ds))
+        weight_rows = mul(_blocks(self.ochs, dim), mul(self.krows, self.S))
         whole = ir.cmpi("sle", add(mul(_blocks(kchs, dim), pixels), mul(weight_rows, kchs)), cst(self.half_sp))
         widest = mul(ir.binop("divsi", cst(self.half_sp), _positive(add(pixels, mul(weight_rows, cst(d))))), cst(d))
         guard("sge", select(whole, cst(d), widest), cst(d))
@@ -1056,7 +1079,7 @@ class LoopConvProgram:
 
     def loops(self):
         """The then-branch: the loops of the program's only tile, or of each tile of pooled columns."""
-        self.a_stride(self.stride)
+        self.a_stride(self.a_step)
         if self.pool is None:
             self.column_tile(None)
         else:       # one tile (whole rows, the first edge tile's fields) needs no loop
@@ -1109,19 +1132,19 @@ class LoopConvProgram:
             spad_id = add(ir.binop("remsi", add(loops_before, block), cst(2)), cst(1))
             instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
                          b_spad_id=spad_id, no_pool=int(self.pool is None), activation=n.relu,
-                         max_pixels_per_row=self.pixels)
+                         max_pixels_per_row=self.pixels, downsample=self.ds)
         loop(cst(0), self.channel_blocks, channel_block)
 
     def fallback(self):
         """The else-branch, where the explicit program runs; returns the op it moves before."""
         self.a_stride(cst(1))
         if self.pool is None:
-            explicit_end = self.a_stride(self.stride)
+            explicit_end = self.a_stride(self.a_step)
         else:   # a pooled program's store leaves config_st pooling, which LOOP_CONV_WS's closing
             # config_st does not: set back what both branches then agree on
             explicit_end = instgem.emit("config_st", stride=self.out_bytes, activation=self.n.relu,
                                         acc_scale=self.scale)
-            self.a_stride(self.stride)
+            self.a_stride(self.a_step)
         scf.YieldOp([])
         return explicit_end
 

@@ -47,7 +47,8 @@ from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_end_to_end
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
                                    OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
                                    gemm_loop_ws_loops,
-                                   loop_conv_channels, loop_ws_fits, loop_ws_instructions, overlapped_cycles,
+                                   loop_conv_channels, loop_conv_downsamples, loop_ws_fits, loop_ws_instructions,
+                                   overlapped_cycles,
                                    schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
@@ -295,9 +296,11 @@ def _loop_conv_walk(layer: Layer, rows: int, block_m: int, block_n: int, dim: in
     buffering, which LoopConv ignores). Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
     tiles, halves = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows), channels)
-    cycles = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8,
-                                     halves=halves)
-    return cycles, loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, out_int8=KERNEL_OUT_INT8)
+    downsample = int(loop_conv_downsamples(layer.R, layer.S, layer.Hstride))
+    cycles = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample,
+                                     out_int8=KERNEL_OUT_INT8, halves=halves)
+    return cycles, loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample,
+                                           out_int8=KERNEL_OUT_INT8)
 
 
 def _config(hw) -> GemminiConfig:
