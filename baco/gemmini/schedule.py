@@ -250,7 +250,7 @@ def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCo
     gemm_loop_ws_loops charges it): its programs, their K steps, the programs of more than one,
     the split heads, the explicit B moves (a column's first program's, when B is resident) and
     their mvins (a DIM-row block of at most MAX_BLOCK_LEN blocks each)."""
-    d, steps, form = cfg.dim, -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded)
+    steps, form = -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded)
     programs_m = -(-M // s.block_m)
     widths = [s.block_n] * (N // s.block_n) + ([N % s.block_n] if N % s.block_n else [])
     programs = programs_m * len(widths)

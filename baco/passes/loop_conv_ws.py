@@ -337,6 +337,17 @@ class InputSlice(NamedTuple):
     channels: tuple | None
 
 
+def _copy_window(view, local):
+    """(the reinterpret_cast under `view`, view's (offsets, sizes), local's) of a copy between two
+    subviews whose source views a reinterpret_cast, or None."""
+    if getattr(view.owner, "name", None) != "memref.subview" or getattr(local.owner, "name", None) != "memref.subview":
+        return None
+    rc = view.owner.operands[0]
+    if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
+        return None
+    return rc, subview_parts(view), subview_parts(local)
+
+
 class Proof:
     """What LOOP_CONV_WS needs of a matched program, as polynomials (Facts.poly) over atoms
     available before the loop, plus the equalities left to check at run time."""
@@ -494,13 +505,10 @@ class Proof:
     def _dram_2d(self, view, local, block_shape):
         """((base memref, offset poly, (row stride, col stride)), (x_row, limit), (x_col, limit))
         of a checked 2-D window copy from a reinterpret_cast view, or None."""
-        if getattr(view.owner, "name", None) != "memref.subview" or \
-                getattr(local.owner, "name", None) != "memref.subview":
+        parts = _copy_window(view, local)
+        if parts is None:
             return None
-        rc = view.owner.operands[0]
-        if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
-            return None
-        (s_off, s_size), (l_off, _) = subview_parts(view), subview_parts(local)
+        rc, (s_off, s_size), (l_off, _) = parts
         if len(s_off) != 2:
             return None
         rc_off, rc_sizes, rc_strides = self._rc(rc)
@@ -577,13 +585,10 @@ class Proof:
         (a 3-D view's row selected by its index, masked outside the image, for ROWS > 1), or None."""
         facts = self.facts
         view, local = cp.operands
-        if getattr(view.owner, "name", None) != "memref.subview" or \
-                getattr(local.owner, "name", None) != "memref.subview":
+        parts = _copy_window(view, local)
+        if parts is None:
             return None
-        rc = view.owner.operands[0]
-        if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
-            return None
-        (s_off, s_size), (l_off, _) = subview_parts(view), subview_parts(local)
+        rc, (s_off, s_size), (l_off, _) = parts
         rc_off, rc_sizes, rc_strides = self._rc(rc)
         if len(rc_sizes) != (3 if rows > 1 else 2) or rc_strides[-1] != 1:
             return None
