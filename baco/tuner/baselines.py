@@ -26,10 +26,10 @@ from tqdm.auto import tqdm
 
 from baco.problem.dims import DIMS, DRAM_LEVEL
 from baco.problem.layer import Layer
-from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
+from baco.tuner.arch import Hardware
 from baco.tuner.descent import Adam
 from baco.tuner.explore import (START_HARDWARE, NetworkProblem, Result, best_orders_batch, best_points, best_random,
-                                evaluate_design, heuristic_tilings, layerwise_start, neighbours, random_tilings,
+                                heuristic_tilings, layerwise_start, library_design, neighbours, random_tilings,
                                 single_threaded)
 from baco.tuner.hwinfer import requirements_from_factors, round_hardware
 from baco.tuner.points import Tiling, costmodel_tensors, stack_tilings, unstack_tilings
@@ -65,12 +65,10 @@ def gemmini_default(layers: list[Layer], *, time_budget_s: float | None = None, 
     the library's own programs (kernel_model.library_matmul_cycles, library_conv_cycles), not baco's
     kernels; `untuned` (whole_model.UntunedSteps): the rest of a whole model's program, costed as
     baco runs it on the default Gemmini."""
-    from baco.tuner.default_mapping import default_mapping
     t0 = time.perf_counter()
-    mappings = [default_mapping(layer, DEFAULT_HARDWARE) for layer in layers]
-    return evaluate_design(layers, mappings, DEFAULT_HARDWARE, method="gemmini-default",
-                           wall_s=time.perf_counter() - t0, evaluations=len(layers), cycle_model=cycle_model,
-                           program="library", untuned=untuned)
+    result = library_design(layers, cycle_model=cycle_model, evaluations=len(layers), untuned=untuned)
+    result.wall_s = time.perf_counter() - t0
+    return result
 
 
 # ------------------------------------------------------------------------------------------------
