@@ -57,8 +57,10 @@ class _Walk:
         I, J = lp.I, lp.J
         raw_b = sum(dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
                     for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl))     # a mvin a DIM rows
-        ldd = sum(dma(d - (lp.pad_i if i == I - 1 else 0), min(cfg.max_block_len_acc, J - j0) * d * cfg.acc_bytes)
-                  for i in range(I) for j0 in range(0, J, cfg.max_block_len_acc)) if lp.bias else 0.0
+        acc_mbl = cfg.max_block_len_acc
+        ldd = sum(dma(d - (lp.pad_i if i == I - 1 else 0),
+                      (min(acc_mbl, J - j0) * d - (lp.pad_j if j0 + acc_mbl >= J else 0)) * cfg.acc_bytes)
+                  for i in range(I) for j0 in range(0, J, acc_mbl)) if lp.bias else 0.0
         a_ready, b_ready, t = self._operand_loads(lp)
         occ = _compute_cycles(lp, cfg, k)
         c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
@@ -153,10 +155,11 @@ class _Walk:
         if self.cpu:
             clock = arrival
         first_read, last_read = T[READ + 2 * self.acc_half:READ + 2 * self.acc_half + 2]
-        t0 = max(ld, arrival, T[COMPUTED + slot])
+        t0 = max(ld, arrival)
         if lp.bias:
             n_d = lp.I * -(-lp.J // cfg.max_block_len_acc)
             t0 = max(max(t0, first_read) + ldd, last_read + ldd / n_d)
+        t0 = max(t0, T[COMPUTED + slot])
         ld = t0 + loads
         e = max(ex, 0.0 if lp.bias else first_read)
         width = 1 if lp.b_transposed else mbl

@@ -7,8 +7,9 @@ guesses. Pure Python: imports only baco.gemmini.
 
 The walk follows baco.sim.timing's LoopMatmul (its constants are the cycle model's,
 TimingConstants): two loops in flight, taking the loop slots in turn, each slot's A and B in its
-own scratchpad half; LdD, then LdA and LdB on the one DMA loader in the order LoopMatmul's
-arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
+own scratchpad half; LdD (the bias, padded columns not moved; it writes the accumulator only, so it
+runs under the computes still reading the slot's scratchpad half), then LdA and LdB on the one DMA
+loader in the order LoopMatmul's arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
 k blocks a command, B a k row of up to MAX_BLOCK_LEN blocks); the execute FSM k -> j -> i behind
 the loads of its k step, each (k, j) weight block preloaded under the previous compute (DIM rows
 at least; a transposed B's through the transposer, a compute of its own), a k step no faster than
@@ -262,9 +263,12 @@ class _Walk:
             clock = arrival
         half = READ + 2 * self.acc_half
         first_read, last_read = T[half], T[half + 1]
-        t0 = max(ld, arrival, T[COMPUTED + slot])
+        t0 = max(ld, arrival)
         if lp.bias:     # LdD: the bias into the accumulator rows, each after the store that read them
             t0 = max(max(t0, first_read) + terms.ldd, last_read + terms.ldd_row)
+        # LdA and LdB overwrite the slot's scratchpad half once the computes reading it are done; LdD
+        # writes the accumulator only, so it runs under those computes
+        t0 = max(t0, T[COMPUTED + slot])
         ld = t0 + terms.loads
         # the execute FSM: k -> j -> i, behind the loads of its k step (each k step's terms in closed
         # form: _LoopTerms)
@@ -333,7 +337,7 @@ class _LoopTerms:
 
         self.raw_b = sum(dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
                          for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl))     # a mvin a DIM rows
-        self.ldd = sum(dma(rows(i), min(acc_mbl, J - j0) * d * cfg.acc_bytes)
+        self.ldd = sum(dma(rows(i), (min(acc_mbl, J - j0) * d - (lp.pad_j if j0 + acc_mbl >= J else 0)) * cfg.acc_bytes)
                        for i in range(I) for j0 in range(0, J, acc_mbl)) if lp.bias else 0.0
         self.ldd_row = self.ldd / (I * -(-J // acc_mbl))
         a_ready, b_ready, self.loads = _operand_loads(lp, cfg, k)
