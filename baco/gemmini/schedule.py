@@ -290,7 +290,8 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     K step after the first of its column computes on the B its predecessor left in the scratchpad
     (baco.passes.loop_ws._Resident: no LdB, no explicit mvins).
     The CPU's instructions (LOOP_WS_INSTRUCTIONS): the program's (and its K loop's) before its first
-    LOOP_WS, each step's before its LOOP_WS (a split head's, an explicit B's on top)."""
+    LOOP_WS, each step's before its LOOP_WS (a split step's before its head, the split's own between
+    the head and the whole blocks, as the ISS runs them; an explicit B's on top)."""
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
     form = last_step_form(K, s, cfg, b_transposed, b_padded)
 
@@ -302,10 +303,10 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
         for k0 in range(0, K, s.block_k):
             kk = min(s.block_k, K - k0)
             bk, first, last = -(-kk // d), k0 == 0, k0 + s.block_k >= K
-            if last and form == "split":
-                loops.append(LoopWs(**dict(shape, cpu=c["head"]), K=1, pad_k=d - kk % d, bias=bias and first,
-                                    store=False, load_b=load_b))
-                loops.append(LoopWs(K=bk - 1, bias=False, store=last, load_b=load_b, **shape))
+            if last and form == "split":     # the step's code runs before the head, the split's own after it
+                loops.append(LoopWs(K=1, pad_k=d - kk % d, bias=bias and first, store=False, load_b=load_b,
+                                    **shape))
+                loops.append(LoopWs(**dict(shape, cpu=c["head"]), K=bk - 1, bias=False, store=last, load_b=load_b))
             elif last and form == "explicit_b" and load_b:
                 raw = _explicit_b_mvins(kk, cols, cfg)
                 loops.append(LoopWs(**dict(shape, cpu=c["step"] + c["explicit_b"] + raw * c["mvin"],
