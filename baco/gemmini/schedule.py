@@ -591,12 +591,15 @@ def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: Ge
     loop_conv_program_cycles) are estimated faster end to end than the GEMM of all N·P·Q pixels
     (default_conv_schedule's GEMM; gemm_program_cycles without a bias), as the C library runs such
     layers through tiled_conv; None when the GEMM is not slower or no LoopConv program fits.
-    The GEMM is priced without a bias even when the layer has one: with it, the estimates ranked
-    LoopConv first where the cycle model ran it slower (DIM 16, bias: 13x13 33->100 6,321 GEMM vs
-    7,906; 56x56 64->256 240,222 vs 314,958); without it, LoopConv is chosen on large-channel small
-    images, where it ran faster with a bias (14x14 256->1024 254,282 -> 222,192, 14x14 1024->256
-    227,755 -> 222,787, 7x7 512->2048 294,740 -> 266,142, 7x7 2048->512 280,100 -> 269,550,
-    15x15 256->256 73,596 -> 67,559)."""
+    Both are priced without a bias even when the layer has one: LoopConv's walk (loop_conv_timing)
+    prices a zero fill where the program loads a bias, so a GEMM priced with its bias (the LoopMatmul
+    walk prices it within 4% at DIM 16) is compared with a LoopConv program priced without. On the
+    cycle model the bias costs the two unalike (DIM 16: 14x14 256->256 GEMM +7,318, LoopConv +840;
+    56x56 64->256 +26,669 and +79,409; 13x13 33->100 +2,214 and +2,381), and pricing only the
+    GEMM's picks LoopConv where it runs slower (DIM 16 13x13 33->100 7,906 vs 6,321; DIM 32 28x28
+    128->512 186,198 vs 134,070, 13x13 33->100). Without it, LoopConv is chosen on large-channel
+    small images, where it ran faster with a bias (14x14 256->1024 254,282 -> 222,192, 7x7 512->2048
+    275,184 -> 266,142, 15x15 256->256 73,596 -> 67,559)."""
     s = default_conv_schedule(Q, K, C, cfg, True, P=P, filter_size=(1, 1))
     if not loop_conv_channels(s, P, Q, K, C, 1, 1, 1, 1, cfg):
         return None
