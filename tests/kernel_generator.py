@@ -1057,6 +1057,8 @@ def shipped_case(rng, name, wide=False):
     if mutate or transposed_b_os:
         index = -1 if transposed_b_os and not mutate else int(rng.integers(len(bad)))
         what, breaks, names = ("b", lambda p, k: None, ("b",)) if index == -1 else bad[index]
+        if transposed_b_os and "b" not in names:    # two bad arguments: the error may name either
+            names = (*names, "b")
         breaks(pos, kw)
 
         def run(kernel, target="sim"):

@@ -74,6 +74,8 @@ REGRESSIONS = {
             "is the column-major 1×N matrix the wrapper rejects under OS, not a result",
     150160: "the generator's own expectation: a K×N b (K > 1) with strides (2N, 2) is neither row- nor "
             "column-major, so the wrapper copies it row-major and OS runs it (a result, not b's ValueError)",
+    162246: "the generator's own expectation: a bad bias beside a column-major b under OS is two bad "
+            "arguments, and the wrapper's error may name either (it names b)",
     101480: "compile_model with an int32 example_input was a RuntimeError from torch",
     100857: "compile_model with a float64 example_input for a float32 model: the same",
     100756: "compile_model with an example_input of the wrong channel count: the same",
