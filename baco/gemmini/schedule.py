@@ -184,10 +184,6 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 377.4, "command": 11.7, "column": 447.6}
 LOOP_WS_INSTRUCTIONS = {"program": 239.0, "step": 93.8, "steps": 62.4, "head": 19.4, "explicit_b": 54.7, "mvin": 8.0}
 LOOP_WS_STEP_COMMANDS = 6
-# end to end, the CPU and Gemmini overlap only partly (the CPU waits while Gemmini's queue is
-# full; Gemmini idles while the CPU computes the next command): measured, the shorter of the two
-# adds 0.05-0.77 of itself to the longer (median 0.5, 22 default-schedule programs)
-OVERLAP_LOSS = 0.5
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
 # A slice of a step (its address) and per RoCC command, a non-negative least-squares fit (relative
@@ -269,12 +265,23 @@ def _explicit_b_mvins(kk: int, cols: int, cfg: GemminiConfig) -> int:
 def overlapped_cycles(gemmini, cpu, loss):
     """End-to-end cycles of a program whose Gemmini work (`gemmini` cycles, commands arriving for
     free) and CPU issue (`cpu` cycles) overlap but for `loss` of the shorter: the longer plus loss x
-    the shorter (OVERLAP_LOSS for the GEMM kernel's streams; 1 / programs for a stream that overlaps
-    program by program: one program's share is exposed, the first's issue or the last's work).
+    the shorter (1 / programs for a stream that overlaps program by program: one program's share is
+    exposed, the first's issue or the last's work; explicit_stream_cycles for the GEMM kernel's).
     Plain arithmetic (max and min through abs), so numbers and tensors alike."""
     total, gap = gemmini + cpu, abs(gemmini - cpu)
     return (total + gap) / 2 + loss * (total - gap) / 2
 
+
+def explicit_stream_cycles(gemmini, cpu, programs, steps):
+    """End-to-end cycles of the GEMM kernel's explicit stream of `programs` programs of `steps` K
+    steps whose Gemmini work is `gemmini` cycles and the CPU's issue `cpu`: the CPU runs ahead of
+    Gemmini only as far as the reservation stations let it, so a Gemmini-bound stream hides the
+    CPU's issue but for the first step's (before Gemmini has work), and a CPU-bound one hides
+    Gemmini's work but for the last step's (after the last command): one K step's share of the
+    shorter is exposed (overlapped_cycles). On the ISS with the cycle model, 12 explicit programs
+    at DIM 16-128: Gemmini-bound ones add 0.05-0.15 of their CPU cycles, CPU-bound ones ~0 of
+    Gemmini's. Plain arithmetic: numbers or tensors."""
+    return overlapped_cycles(gemmini, cpu, 1.0 / (programs * steps))
 
 
 def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
@@ -360,8 +367,8 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     cycles per DIM-row compute) and the DMA loading the next step's A and B (hidden behind the
     computes), the part of the last step's stores the computes do not hide, then the last column's
     stores; the next program's first loads overlap this one's tail (a DMA command as the cycle model
-    charges it: dma_cycles); the CPU's EXPLICIT_INSTRUCTIONS, the two overlapping but for
-    OVERLAP_LOSS of the shorter."""
+    charges it: dma_cycles); the CPU's EXPLICIT_INSTRUCTIONS, the two overlapping as
+    explicit_stream_cycles says."""
     if s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
         loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias, b_transposed, b_padded)
         walk = loop_ws_stream_cycles(loops, cfg, k)
@@ -400,7 +407,7 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
 
     commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn)
     cpu = explicit_gemm_instructions(programs, steps, tn, commands) * k.cpu_cycles_per_instruction
-    return {"cycles": overlapped_cycles(gemmini, cpu, OVERLAP_LOSS), "gemmini": gemmini, "cpu": cpu,
+    return {"cycles": explicit_stream_cycles(gemmini, cpu, programs, steps), "gemmini": gemmini, "cpu": cpu,
             "commands": commands, "loop_ws": False}
 
 

@@ -596,7 +596,7 @@ def _step_loads(p, a_slices, zero_slices):
     k, cfg, pe, rows_m, (_, bn, bk) = p.k, p.cfg, p.pe, p.rows_m, p.blocks
     p.mb, p.nb, p.kb = _ceil(rows_m / pe), _ceil(bn / pe), _ceil(bk / pe)
     mb, kb = p.mb, p.kb
-    p.strip = strip = rows_m / mb if p.step_waits else torch.minimum(rows_m, pe)
+    p.strip = strip = rows_m / mb       # mvins and mvouts move the rows that exist: ragged strips are short
     max_cols = torch.clamp(cfg.max_bytes / pe, min=1.0) * pe      # widest mvin (max_block_len blocks)
     slice_rows = rows_m / a_slices
     slice_strips = _ceil(slice_rows / pe)
@@ -673,6 +673,8 @@ def _gemm_programs(p):
     store, k_steps = p.store, p.k_steps
     if p.double_buffer:
         step = torch.maximum(load + lat, compute)
+    elif p.dataflow == "WS":
+        step = _single_buffered_ws_step(p)
     else:   # computes are dispatched after the step's loads but the last rs_ld: only those overlap
         overlap = torch.minimum(load_b, load * torch.clamp(cfg.rs_ld / p.load_commands, max=1.0))
         step = load + lat + torch.maximum(compute / kb, compute - overlap) + p.load_wait
@@ -680,7 +682,9 @@ def _gemm_programs(p):
     # this one's last depth and stores (double-buffered: its computes); `hidden` is the prologue
     ahead = torch.clamp(load + lat - compute, min=0.0) if p.double_buffer else load + lat
     tile_out = torch.clamp(p.drain + store / (mb * nb) - ahead, min=0.0)
-    prologue = load + lat if p.double_buffer else torch.zeros_like(load)
+    # double-buffered, the loads run ahead of the computes by one step: the pipeline's fill and
+    # drain add the shorter of a step's loads and computes to its steps
+    prologue = torch.minimum(load + lat, compute) if p.double_buffer else torch.zeros_like(load)
     per_program = torch.maximum(k_steps * step + tile_out, store + lat)
     # the last step's stores follow its computes in the one dispatch queue: the next program's
     # loads are dispatched once all but rs_st of them have been (store-bound programs serialise)
@@ -689,6 +693,26 @@ def _gemm_programs(p):
     if p.dataflow == "OS":        # an OS program zero-fills its block before its loads
         per_program = per_program + p.zero_fill
     return step, per_program, prologue
+
+
+def _single_buffered_ws_step(p):
+    """A single-buffered WS K step of the GEMM kernel, as the cycle model runs the stream: A's
+    strips then B's are loaded, then the computes (column by column, K strip by K strip, the row
+    strips innermost) start once A and B's first K strip have landed and its weights are in. The
+    next step's loads follow them in the one dispatch queue and overwrite the rows they read: they
+    start once the execute station (rs_ex entries: a preload leaves it when it issues, a compute
+    when its result lands) has room for this step's last compute, i.e. all computes but the last
+    rs_ex / 2 + 1 have landed, and the last compute reading A's first mvin (its K strips of the
+    first row strip, in the last column) has landed; the computes after those run under the next
+    step's loads. The step is then the longer of that, its loads and its computes."""
+    cfg, pe, kb, nb, mb, compute = p.cfg, p.pe, p.kb, p.nb, p.mb, p.compute
+    first_compute = p.load_a + p.load_b / kb + p.lat + pe
+    computes = kb * nb * mb
+    landed_at_dispatch = computes - cfg.rs_ex / 2 - 1
+    first_mvin_strips = torch.minimum(torch.clamp(torch.floor(cfg.max_bytes / pe), min=1.0), kb)
+    last_reader = ((nb - 1) * kb + first_mvin_strips - 1) * mb + 1
+    waited = torch.clamp(torch.maximum(last_reader, torch.as_tensor(landed_at_dispatch)) / computes, max=1.0)
+    return torch.maximum(torch.maximum(p.load, compute), first_compute + compute * waited + p.load_wait)
 
 
 def _conv_step(p):

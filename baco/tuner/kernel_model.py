@@ -45,7 +45,7 @@ from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_ma
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
 from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
-                                   OVERLAP_LOSS, GemmSchedule, explicit_gemm_instructions,
+                                   GemmSchedule, explicit_gemm_instructions, explicit_stream_cycles,
                                    gemm_loop_ws_loops,
                                    loop_conv_channels, loop_conv_downsamples, loop_ws_fits, loop_ws_instructions,
                                    overlapped_cycles,
@@ -170,13 +170,14 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws) -> torch.Tensor:
     Gemmini cycles are `gemmini` [B], with the CPU issuing them (baco.gemmini.schedule's instruction
     counts, as default_gemm_schedule costs them): one LOOP_WS per K step where `loop_ws` (bool or
     [B]: the programs the compiler emits as LOOP_WS), else the explicit stream; the two overlap as
-    gemm_program_cycles says (OVERLAP_LOSS). Differentiable (the form is a discrete choice)."""
+    gemm_program_cycles says (explicit_stream_cycles: one K step's share of the shorter exposed).
+    Differentiable (the form is a discrete choice)."""
     pe = torch.as_tensor(hw_t[0], dtype=torch.float64).detach()
     programs, steps = terms["programs"], terms["k_steps"]
     explicit = explicit_gemm_instructions(programs, steps, _ceil_blocks(terms["blocks"][1], pe), terms["commands"])
     loop = loop_ws_instructions(programs, steps)
     instructions = torch.where(torch.as_tensor(loop_ws), loop, explicit)
-    return overlapped_cycles(gemmini, instructions * DEFAULT_CONSTANTS.cpu_cycles_per_instruction, OVERLAP_LOSS)
+    return explicit_stream_cycles(gemmini, instructions * DEFAULT_CONSTANTS.cpu_cycles_per_instruction, programs, steps)
 
 
 def _ceil_blocks(block, pe):
