@@ -10,7 +10,8 @@ chain (scale / relu / convert) feeding a store becomes one `linalg.generic`
 tagged `gemmini.epilogue` (what an accumulator mvout computes); `max_pool2d` of
 such a chain becomes a reduction `linalg.generic` tagged `gemmini.max_pool` over
 that epilogue's pixels (what a pooled mvout computes); stores become
-`materialize_in_destination` into the clipped window.
+`materialize_in_destination` into the clipped window. Written as rewrite patterns, one per op,
+over the shared driver (baco.passes.rewrite).
 """
 from __future__ import annotations
 
@@ -74,13 +75,12 @@ class BacoToLinalg:
 
     # ---- driver -----------------------------------------------------------
     def patterns(self) -> dict:
-        """op name -> pattern; scale/relu/convert match nothing: their users fold them."""
+        """op name -> pattern; scale/relu/convert (EPILOGUE_OPS) have none: the store, dot,
+        max_pool or add reading them folds them in and marks them dead."""
         lowerings = {f"baco.{name}": getattr(self, f"lower_baco_{name}") for name in BACO_OPS}
         lowerings["scf.for"] = self.lower_scf_for
         patterns = {name: self._once(lower) for name, lower in lowerings.items()}
         patterns["scf.yield"] = self.lower_scf_yield
-        for name in EPILOGUE_OPS:
-            patterns[name] = _consumed_by_users
         return patterns
 
     def _once(self, lower):
@@ -609,12 +609,6 @@ class BacoToLinalg:
         v = ir.call_grid(op, callee, axis)
         op.result.replace_all_uses_with(ir.index_cast(v, ir.index()))
         self.kill(op)
-
-
-def _consumed_by_users(_op, _rewriter):
-    """scale / relu / convert: folded into the epilogue of the store, dot, max_pool or add that
-    reads them (which marks them dead), so they match nothing themselves."""
-    return False
 
 
 def _elementwise_generic(source, init, tag: str, tag_attrs: dict):
