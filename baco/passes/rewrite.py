@@ -3,8 +3,9 @@
 
 A pattern is a Python callable `(op, rewriter) -> bool` registered on an op name (IRDL ops,
 BACO's and InstGem's, have no Python op class, so every root is a name): it is called with the
-`Operation` (not an OpView), the insertion point before it and its location entered, and returns True when it rewrote `op`
-(MLIR's binding reads the callback's result the other way round: a falsy value means success).
+`Operation` (not an OpView), the insertion point before it and its location entered, and
+returns True when it rewrote the op (MLIR's binding reads the callback's result the other way
+round: a falsy value means success).
 Two drivers, both of which leave the IR exactly as the patterns write it (no folding, no
 constant CSE, no region simplification):
 
