@@ -10,7 +10,8 @@ chain (scale / relu / convert) feeding a store becomes one `linalg.generic`
 tagged `gemmini.epilogue` (what an accumulator mvout computes); `max_pool2d` of
 such a chain becomes a reduction `linalg.generic` tagged `gemmini.max_pool` over
 that epilogue's pixels (what a pooled mvout computes); stores become
-`materialize_in_destination` into the clipped window.
+`materialize_in_destination` into the clipped window. Written as rewrite patterns, one per op,
+over the shared driver (baco.passes.rewrite).
 """
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ from baco.errors import NEGATIVE_COLUMN_OFFSET, POOLED_NEGATIVE_ROW, RUNTIME_ERR
 from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
 from baco.passes import irutil as ir
 from baco.passes.irutil import fail
+from baco.passes.rewrite import IN_ORDER, apply_patterns
 
 EPILOGUE_OPS = ("baco.scale", "baco.relu", "baco.convert")
+# the BACO ops lowered by a pattern of their own (the epilogue ops are folded by their users)
+BACO_OPS = ("program_id", "num_programs", "offset_ptr", "make_block_ptr", "advance", "load", "store",
+            "zeros", "dot", "add", "max_pool")
 
 
 @dataclass
@@ -36,6 +41,13 @@ class BlockPtr:
     block_shape: list      # ints
     elem: Type
     root: object           # the make_block_ptr op (identity for loop checks)
+
+
+@dataclass
+class RewrittenLoop:
+    anchor: object         # the new loop's placeholder terminator until its yield is built
+    arg_ptrs: dict         # carried iter_arg index -> the BlockPtr of its initial value
+    casts: list            # the casts standing for the carried pointers inside the loop
 
 
 def _blk_type(t: Type):
@@ -49,16 +61,39 @@ def _is_bp(t: Type) -> bool:
 
 
 class BacoToLinalg:
+    """The lowering as a pattern set (one pattern per BACO op, plus scf.for / scf.yield for
+    loops that carry block pointers) run top-down by the in-order driver: the pointer analysis
+    flows from producers to users and from a loop into its body. A lowered BACO op is only
+    marked dead (later ops still read the pointer analysis through its results) and erased,
+    users first, once every op is lowered."""
+
     def __init__(self):
         self.bp: dict = {}      # Value -> BlockPtr (values hash by identity)
         self.ptr_offset: dict = {}   # offset_ptr Value -> (base argument, element offset Value)
-        self.dead: list = []
+        self.dead: dict = {}    # lowered Operation -> None, in the order they were lowered
+        self.loops: dict = {}   # scf.for carrying block pointers -> its RewrittenLoop
 
     # ---- driver -----------------------------------------------------------
+    def patterns(self) -> dict:
+        """op name -> pattern; scale/relu/convert (EPILOGUE_OPS) have none: the store, dot,
+        max_pool or add reading them folds them in and marks them dead."""
+        lowerings = {f"baco.{name}": getattr(self, f"lower_baco_{name}") for name in BACO_OPS}
+        lowerings["scf.for"] = self.lower_scf_for
+        patterns = {name: self._once(lower) for name, lower in lowerings.items()}
+        patterns["scf.yield"] = self.lower_scf_yield
+        return patterns
+
+    def _once(self, lower):
+        """A pattern that lowers an op once (the driver sweeps again after a change): False
+        once the op is lowered, or when `lower` leaves it as it is (returns False)."""
+        def pattern(op, _rewriter):
+            if op in self.dead or op in self.loops:       # lowered, or a loop waiting for its yield
+                return False
+            return lower(op) is not False
+        return pattern
+
     def run(self, module_op):
-        for func in module_op.regions[0].blocks[0].operations:
-            if func.operation.name == "func.func" and len(func.regions[0].blocks):
-                self.lower_block(func.regions[0].blocks[0])
+        apply_patterns(module_op, self.patterns(), IN_ORDER)
         # erase users before producers: repeat until every dead op is gone
         dead = list(self.dead)
         while dead:
@@ -69,22 +104,8 @@ class BacoToLinalg:
                 dead.remove(op)
                 op.erase()
 
-    def lower_block(self, block: Block):
-        for op in list(block.operations):
-            op = op.operation
-            handler = getattr(self, "lower_" + op.name.replace(".", "_"), None)
-            if handler is not None:
-                with InsertionPoint(op), op.location:
-                    handler(op)
-            elif op.name.startswith("baco."):
-                raise fail(f"no lowering for {op.name}", op)
-            else:
-                for region in op.regions:
-                    for b in region.blocks:
-                        self.lower_block(b)
-
     def kill(self, op):
-        self.dead.append(op)
+        self.dead[op.operation] = None
 
     # ---- block pointers ----------------------------------------------------
     def lower_baco_offset_ptr(self, op):
@@ -123,36 +144,24 @@ class BacoToLinalg:
         self.kill(op)
 
     def lower_scf_for(self, op):
+        """A loop carrying block pointers becomes a loop carrying each one's two offsets: its
+        body moves into the new loop (before a placeholder terminator) and is lowered there
+        next; its yield (lower_scf_yield) is rebuilt once the body is lowered. A carried
+        pointer, inside the loop and as its result, is materialized as an
+        unrealized_conversion_cast of its offsets (dead, erased with the lowered BACO ops), so
+        nothing uses the old loop and the yield's pattern erases it."""
         lb, ub, step, *inits = list(op.operands)
         body = op.regions[0].blocks[0]
         carried = [i for i, v in enumerate(inits) if _is_bp(v.type)]
         if not carried:
-            self.lower_block(body)
-            return
+            return False
         new_inits = []
         for i, v in enumerate(inits):
             new_inits += self.bp[v].offsets if i in carried else [v]
         from mlir.dialects import scf
         new_for = scf.ForOp(lb, ub, step, new_inits)
         new_body = new_for.body
-        new_args = list(new_body.arguments)
-        old_args = list(body.arguments)
-        old_args[0].replace_all_uses_with(new_args[0])
-        pos = 1
-        arg_ptrs = {}
-        for i, v in enumerate(inits):
-            old = old_args[1 + i]
-            if i in carried:
-                init = self.bp[v]
-                offs = new_args[pos:pos + 2]
-                pos += 2
-                arg_ptrs[i] = init
-                self.bp[old] = BlockPtr(init.view, init.shape, offs, init.block_shape, init.elem, init.root)
-            else:
-                old.replace_all_uses_with(new_args[pos])
-                pos += 1
         old_yield = body.operations[len(body.operations) - 1].operation
-        # move the body into the new loop (before a placeholder terminator), then lower it there
         with InsertionPoint(new_body):
             anchor = ir.create("scf.yield", operands=[], loc=old_yield.location)
         for inner in list(body.operations):
@@ -160,32 +169,66 @@ class BacoToLinalg:
             if inner == old_yield:
                 continue
             inner.move_before(anchor)
-        self.lower_block(new_body)
+        old_args = list(body.arguments)
+        old_args[0].replace_all_uses_with(new_for.induction_variable)
+        arg_ptrs = {i: self.bp[inits[i]] for i in carried}
+        casts = self._carry(old_args[1:], list(new_body.arguments)[1:], arg_ptrs,
+                            InsertionPoint.at_block_begin(new_body))
+        self._carry(list(op.results), list(new_for.results), arg_ptrs, InsertionPoint(op))
+        self.loops[op] = RewrittenLoop(anchor, arg_ptrs, casts)
+
+    def _carry(self, old_values, new_values, arg_ptrs, where) -> list:
+        """Replace the old loop's iter_args or results (`old_values`) by the new loop's: a used
+        carried pointer's by a cast of its two offsets that the pointer analysis maps to them
+        (the casts, marked dead, are returned). A cast is used until the BACO ops reading it
+        are erased after the driver, which would otherwise erase it as trivially dead."""
+        casts = []
+        pos = 0
+        for i, old in enumerate(old_values):
+            if i not in arg_ptrs:
+                old.replace_all_uses_with(new_values[pos])
+                pos += 1
+                continue
+            init, offsets = arg_ptrs[i], new_values[pos:pos + 2]
+            pos += 2
+            if not list(old.uses):
+                continue
+            with where:
+                cast = ir.create("builtin.unrealized_conversion_cast", operands=offsets, results=[old.type])
+            self.bp[cast.result] = BlockPtr(init.view, init.shape, offsets, init.block_shape, init.elem, init.root)
+            old.replace_all_uses_with(cast.result)
+            self.kill(cast)
+            casts.append(cast)
+        return casts
+
+    def lower_scf_yield(self, op, rewriter):
+        """The old yield of a rewritten loop (left in the old body, visited after the moved
+        body): the new loop's yield of each carried pointer's offsets, in place of the
+        placeholder; then the old loop, empty and unused, is erased."""
+        old_loop = op.parent.operation
+        loop = self.loops.get(old_loop)
+        if loop is None:
+            return False
         yielded = []
-        for i, v in enumerate(old_yield.operands):
-            if i in carried:
+        for i, v in enumerate(op.operands):
+            if i in loop.arg_ptrs:
                 p = self.bp.get(v)
-                if p is None or p.root != arg_ptrs[i].root:
-                    raise fail("a block pointer carried by a loop must be updated with advance() of itself", old_yield)
+                if p is None or p.root != loop.arg_ptrs[i].root:
+                    raise fail("a block pointer carried by a loop must be updated with advance() of itself", op)
                 yielded += p.offsets
             else:
                 yielded.append(v)
-        with InsertionPoint(anchor), old_yield.location:
+        with InsertionPoint(loop.anchor), op.location:
             ir.create("scf.yield", operands=yielded)
-        anchor.erase()
-        old_yield.erase()
-        pos = 0
-        for i, v in enumerate(inits):
-            res = op.results[i]
-            if i in carried:
-                init = arg_ptrs[i]
-                offs = list(new_for.results)[pos:pos + 2]
-                pos += 2
-                self.bp[res] = BlockPtr(init.view, init.shape, offs, init.block_shape, init.elem, init.root)
-            else:
-                res.replace_all_uses_with(new_for.results[pos])
-                pos += 1
-        self.kill(op)
+        loop.anchor.erase()
+        del self.loops[old_loop]
+        rewriter.erase_op(op)
+        rewriter.erase_op(old_loop)      # through the rewriter: the driver lists it
+        for cast in loop.casts:          # a pointer only the old yield read (yielded unchanged)
+            if not list(cast.result.uses):
+                del self.dead[cast]
+                rewriter.erase_op(cast)
+        return True
 
     # ---- memory ------------------------------------------------------------
     def _window(self, p: BlockPtr, checked, op):
@@ -377,7 +420,7 @@ class BacoToLinalg:
             scale, source = None, v
             if getattr(v.owner, "name", None) == "baco.scale" and str(RankedTensorType(v.type).element_type) == "i8":
                 scale, source = v.owner.operands[1], v.owner.operands[0]
-                if v.owner not in self.dead:
+                if v.owner.operation not in self.dead:
                     self.kill(v.owner)
             if getattr(source.owner, "name", None) == "tensor.pad":
                 loads.append((source, scale))
@@ -412,11 +455,6 @@ class BacoToLinalg:
             ir.create("linalg.yield", operands=[ir.binop("addi", blk.arguments[1], x)])
         return gen.result
 
-    def lower_baco_scale(self, op):   # folded into the store's epilogue
-        pass
-
-    lower_baco_relu = lower_baco_convert = lower_baco_scale
-
     def _epilogue_chain(self, value):
         """(source value, scale, relu, chain ops) of the scale/relu/convert ops feeding `value`;
         the chain ops are killed (a store or a dot applies them)."""
@@ -438,7 +476,7 @@ class BacoToLinalg:
                     raise fail(f"this elementwise result is used by {use.owner.name}; on Gemmini "
                                "scale/relu/convert are applied by the store (mvout), by its pooling "
                                "or by a dot reading the accumulator", producer)
-            if producer not in self.dead:
+            if producer.operation not in self.dead:
                 self.kill(producer)
         return value, scale, relu, chain
 

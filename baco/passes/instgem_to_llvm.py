@@ -1,6 +1,6 @@
 """InstGem → LLVM dialect.
 
-Each InstGem op packs its field operands into the 64-bit rs1/rs2 words with
+A pattern per InstGem op (baco.passes.rewrite, one walk) packs its field operands into the 64-bit rs1/rs2 words with
 the layout of the command table and becomes a call to the RoCC intrinsic
 `@"baco.rocc.<command>"(i64 rs1, i64 rs2, i64 site)` (`instgem.fence` →
 `@"baco.fence"`; the names are baco.gemmini.abi's), where `site` is the op's source line and
@@ -21,6 +21,7 @@ from baco.dialects import instgem
 from baco.gemmini.abi import FENCE, intrinsic_name, source_site
 from baco.gemmini.isa import COMMANDS
 from baco.passes import irutil as ir
+from baco.passes.rewrite import WALK, apply_patterns
 
 UPSTREAM_TO_LLVM = ("builtin.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
                     "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,"
@@ -143,27 +144,34 @@ def _signed64(v: int) -> int:
 
 
 def lower_instgem(module_op):
+    """One pattern per InstGem op, applied in one walk: the fence becomes a call of
+    @"baco.fence", a command packs its fields into rs1/rs2 (one value_range memo for the
+    module) and calls its intrinsic."""
     ranges = {}
-    for op in list(ir.walk_ops(module_op)):
-        if not op.name.startswith(instgem.PREFIX):
-            continue
-        name = op.name[len(instgem.PREFIX):]
-        with InsertionPoint(op), op.location:
-            if name == "fence":
-                _declare(module_op, FENCE, "() -> ()", op.location)
-                ir.create("func.call", attributes={"callee": Attribute.parse(f'@"{FENCE}"')})
-            else:
-                cmd = COMMANDS[name]
-                rs1, rs2 = pack(cmd, list(op.operands), ranges)
-                ret = "i64" if cmd.name == "counter" else ""
-                _declare(module_op, intrinsic_name(name), f"(i64, i64, i64) -> ({ret})", op.location)
-                site = ir.const_int(source_site(op.location), ir.i64())
-                call = ir.create("func.call", operands=[rs1, rs2, site],
-                                 results=[ir.i64()] if ret else [],
-                                 attributes={"callee": Attribute.parse(f'@"{intrinsic_name(name)}"')})
-                if ret:
-                    op.results[0].replace_all_uses_with(call.results[0])
-        op.erase()
+
+    def fence(op, rewriter):
+        _declare(module_op, FENCE, "() -> ()", op.location)
+        ir.create("func.call", attributes={"callee": Attribute.parse(f'@"{FENCE}"')})
+        rewriter.erase_op(op)
+        return True
+
+    def command(op, rewriter):
+        cmd = COMMANDS[op.name[len(instgem.PREFIX):]]
+        rs1, rs2 = pack(cmd, list(op.operands), ranges)
+        ret = "i64" if cmd.name == "counter" else ""
+        _declare(module_op, intrinsic_name(cmd.name), f"(i64, i64, i64) -> ({ret})", op.location)
+        site = ir.const_int(source_site(op.location), ir.i64())
+        call = ir.create("func.call", operands=[rs1, rs2, site],
+                         results=[ir.i64()] if ret else [],
+                         attributes={"callee": Attribute.parse(f'@"{intrinsic_name(cmd.name)}"')})
+        if ret:
+            rewriter.replace_op(op, list(call.results))
+        else:
+            rewriter.erase_op(op)
+        return True
+
+    apply_patterns(module_op, {instgem.PREFIX + "fence": fence, **{instgem.PREFIX + name: command for name in COMMANDS}},
+                   WALK)
 
 
 SIGNED_DIVISIONS = ("arith.divsi", "arith.floordivsi", "arith.ceildivsi", "arith.remsi")
@@ -171,28 +179,29 @@ UNSIGNED_DIVISIONS = ("arith.divui", "arith.ceildivui", "arith.remui")
 
 
 def safe_divisions(module_op):
-    """Every integer division whose divisor may be 0 (or, signed, the one overflowing quotient
-    MIN / -1) divides by 1 instead, so no backend traps (x86's idiv raises SIGFPE in the host
+    """A pattern on each integer division, applied in one walk: a division whose divisor may be
+    0 (or, signed, the one overflowing quotient MIN / -1) divides by 1 instead, so no backend traps (x86's idiv raises SIGFPE in the host
     process). The kernel's own divisions are checked before they run (a located run-time error,
     baco.errors.DIVISION_BY_ZERO): what they then compute is never used. Done here, last, so
     the passes before see the kernel's arithmetic as written."""
     ranges = {}
-    for op in list(ir.walk_ops(module_op)):
-        if op.name not in SIGNED_DIVISIONS + UNSIGNED_DIVISIONS:
-            continue
+
+    def guard_divisor(op, _rewriter):
         a, b = op.operands
         lo, hi = value_range(b, ranges)
         signed = op.name in SIGNED_DIVISIONS
         if lo is not None and (lo > 0 if signed else lo != 0) or hi is not None and hi < -1:
-            continue
-        with InsertionPoint(op), op.location:
-            bad = ir.cmpi("eq", b, ir.const_int(0, b.type))
-            if signed:
-                width = 64 if str(b.type) == "index" else int(str(b.type)[1:])
-                overflow = ir.binop("andi", ir.cmpi("eq", b, ir.const_int(-1, b.type)),
-                                    ir.cmpi("eq", a, ir.const_int(-(1 << (width - 1)), a.type)))
-                bad = ir.binop("ori", bad, overflow)
-            op.operands[1] = ir.select(bad, ir.const_int(1, b.type), b)
+            return False
+        bad = ir.cmpi("eq", b, ir.const_int(0, b.type))
+        if signed:
+            width = 64 if str(b.type) == "index" else int(str(b.type)[1:])
+            overflow = ir.binop("andi", ir.cmpi("eq", b, ir.const_int(-1, b.type)),
+                                ir.cmpi("eq", a, ir.const_int(-(1 << (width - 1)), a.type)))
+            bad = ir.binop("ori", bad, overflow)
+        op.operands[1] = ir.select(bad, ir.const_int(1, b.type), b)   # in place: the walk has no listener
+        return True
+
+    apply_patterns(module_op, {name: guard_divisor for name in SIGNED_DIVISIONS + UNSIGNED_DIVISIONS}, WALK)
 
 
 def run(module_op, options):

@@ -28,6 +28,7 @@ from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.gemmini_placement import array_written
+from baco.passes.rewrite import WALK, apply_patterns
 from baco.passes.irutil import alloc_of
 from baco.passes.loop_facts import hoist_above
 
@@ -216,13 +217,12 @@ class LinalgToInstGem:
         self.find_fused_stores(func)
         self.find_fused_fills(func)
         self.find_array_written(func)
-        for op in list(ir.walk_ops(func)):
-            handler = {"memref.copy": self.lower_copy, "linalg.matmul": self.lower_matmul,
-                       "linalg.fill": self.lower_fill, "linalg.map": self.lower_fill,
-                       "linalg.generic": self.lower_acc_add}.get(op.name)
-            if handler is not None:
-                with InsertionPoint(op), op.location:
-                    handler(op)
+        # one pattern per placed block operation, in one walk (a lowering marks its op dead and
+        # builds only before it, so the walk never meets what it built)
+        apply_patterns(func, {name: _pattern(lower) for name, lower in (
+            ("memref.copy", self.lower_copy), ("linalg.matmul", self.lower_matmul),
+            ("linalg.fill", self.lower_fill), ("linalg.map", self.lower_fill),
+            ("linalg.generic", self.lower_acc_add))}, WALK)
         for op in reversed(self.dead):
             op.erase()
         erase_unread_epilogues(func)
@@ -1033,6 +1033,14 @@ def zeroed_before(loop_op, acc):
             return op
         return None
     return None
+
+
+def _pattern(lower):
+    """A lowering method as a pattern (the walk visits each op once, whatever it returns)."""
+    def pattern(op, _rewriter):
+        lower(op)
+        return True
+    return pattern
 
 
 def run(module_op, options: CompileOptions):
