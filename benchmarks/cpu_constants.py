@@ -1,6 +1,7 @@
 """Refit the CPU instruction constants of the explicit command streams (baco.gemmini.schedule's
-EXPLICIT_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS) and of the GEMM
-kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS) on the ISS.
+EXPLICIT_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS), of the GEMM
+kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS) and of the conv and depthwise kernels' LOOP_CONV_WS
+programs (LOOP_CONV_INSTRUCTIONS) on the ISS.
 
     python benchmarks/cpu_constants.py [--smoke]
 
@@ -12,12 +13,15 @@ the conv and depthwise kernels per program K step, per output row's A slice of a
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
-program, K step, program of several steps, split head, explicit B) and the launch's own.
+program, K step, program of several steps, split head, explicit B) and the launch's own; the
+LOOP_CONV_WS programs (the conv kernels' default form where LoopConv fits) the same way, their
+terms per conv program, per depthwise program, per further input channel block's LOOP_CONV_WS of a
+program (schedule.loop_conv_channels) and the launch's own.
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
-FUSED_INSTRUCTIONS: per program, per K step and per command, the model's terms). --smoke: one GEMM, one LOOP_WS and one conv
-program (checks the script runs).
+FUSED_INSTRUCTIONS: per program, per K step and per command, the model's terms). --smoke: one GEMM, one LOOP_WS, one LOOP_CONV_WS and one
+conv program (checks the script runs).
 """
 import argparse
 import itertools
@@ -30,8 +34,9 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.fused import FUSED_INSTRUCTIONS, _chain_program, _resadd_program
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
-                                   EXPLICIT_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS, GemmSchedule,
-                                   default_gemm_schedule, loop_ws_fits, loop_ws_launch_terms, padded_rows)
+                                   EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS, GemmSchedule,
+                                   default_gemm_schedule, loop_conv_channels, loop_ws_fits, loop_ws_launch_terms,
+                                   padded_rows)
 from baco.kernels.conv import conv2d_launch
 from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
@@ -73,9 +78,23 @@ LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 1
                  (32, 1271, 139, 41, None, None, None, False), (32, 629, 1, 109, None, None, None, False),
                  (32, 200, 1, 300, None, None, None, False), (32, 267, 41, 3, None, None, None, False),
                  (32, 93, 116, 258, None, None, None, False), (32, 96, 96, 200, 32, 96, 64, True)]
+# (DIM, R, stride, H, C, K, depthwise, rows, BLOCK_M, BLOCK_N or None for the default schedule):
+# LOOP_CONV_WS programs (padding R // 2), conv and depthwise, one LOOP_CONV_WS a program and a
+# program split into 2, 3 and more input channel blocks, few and many programs, DIM 16 and 32
+LOOP_CONVS = [(16, 3, 1, 14, 64, 64, False, 7, 14, 64), (16, 3, 1, 14, 64, 64, False, 2, 14, 32),
+              (16, 3, 1, 14, 64, 64, False, 1, 14, 16), (16, 3, 2, 32, 3, 32, False, None, None, None),
+              (16, 3, 1, 14, 128, 64, False, None, None, None), (16, 3, 1, 14, 256, 64, False, None, None, None),
+              (16, 3, 1, 14, 520, 64, False, None, None, None), (16, 3, 1, 14, 800, 64, False, None, None, None),
+              (16, 3, 1, 14, 1200, 64, False, None, None, None), (16, 3, 1, 28, 512, 64, False, None, None, None),
+              (16, 3, 1, 28, 128, 256, False, None, None, None), (16, 1, 2, 28, 128, 256, False, None, None, None),
+              (16, 3, 1, 7, 512, 128, False, None, None, None), (16, 3, 1, 28, 64, 64, True, None, None, None),
+              (16, 3, 2, 28, 96, 96, True, None, None, None), (16, 5, 1, 14, 48, 48, True, None, None, None),
+              (32, 3, 1, 14, 64, 64, False, None, None, None), (32, 3, 1, 14, 1024, 64, False, None, None, None),
+              (32, 3, 1, 28, 128, 128, True, None, None, None)]
 SMOKE_GEMMS = [(16, 17, 33, 65)]
 SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
+SMOKE_LOOP_CONVS = [(16, 3, 1, 8, 16, 16, False, None, None, None)]
 
 
 def iss_instructions(kernel, grid, args, options) -> int:
@@ -135,6 +154,39 @@ def conv_row(dim, R, stride, P, C, K, rows, bm, bn, bk):
     launch = conv2d_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256)
     count = iss_instructions(launch.kernel, launch.grid, launch.args, launch.options)
     return f"conv {R}x{R}/{stride} {P}x{P} {C}>{K} DIM {dim} {rows}x{bm}/{bn}/{bk}", conv_terms(layer, s, dim), count
+
+
+def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn):
+    """A LOOP_CONV_WS launch's terms (programs of a conv or depthwise kernel, their further channel
+    blocks' LOOP_CONV_WS) and its kernel's instructions: rdcycle around the grid loop on the ISS
+    without the cycle model, as loop_ws_row."""
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    rng = np.random.default_rng(R + H + C + K)
+    x = rng.integers(-128, 128, (1, H, H, C), dtype=np.int8)
+    s = None if rows is None else GemmSchedule(bm, bn, dim, rows=rows)
+    if depthwise:
+        launch = depthwise_launch(x, rng.integers(-128, 128, (R, R, C), dtype=np.int8), stride=stride,
+                                  padding=R // 2, config=cfg, blocks=s, scale=1 / 256, out="int8")
+    else:
+        launch = conv2d_launch(x, rng.integers(-128, 128, (R, R, C, K), dtype=np.int8), stride=stride,
+                               padding=R // 2, config=cfg, blocks=s, scale=1 / 256)
+    s = launch.schedule
+    P = (H + 2 * (R // 2) - R) // stride + 1
+    channels = loop_conv_channels(s, P, P, s.block_n if depthwise else K, s.block_n if depthwise else C, R, R, stride,
+                                  1, cfg)
+    if channels is None:
+        raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {s} is not a LOOP_CONV_WS program")
+    programs = float(np.prod(launch.grid))
+    loops = 1 if depthwise else -(-C // channels)
+    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.args)
+    if info["commands"] > programs * loops * 12:
+        raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {info['commands']} commands, "
+                         f"not LOOP_CONV_WS programs")
+    terms = {"conv": 0.0 if depthwise else programs, "depthwise": programs if depthwise else 0.0,
+             "block": programs * (loops - 1), "launch": 1.0}
+    kind = "depthwise" if depthwise else "conv"
+    return (f"LOOP_CONV_WS {kind} {R}x{R}/{stride} {H}x{H} {C}>{K} DIM {dim} {s.rows}x{s.block_m}/{s.block_n}, "
+            f"{loops} block{'s' if loops > 1 else ''}"), terms, info["kernel_cycles"]
 
 
 def depthwise_row(dim, R, stride, P, channels, rows):
@@ -199,14 +251,15 @@ def report(title, rows, keys, current):
         used = sum(current.get(k, 0.0) * t[k] for k in keys) / count
         fit = f"{sum(fitted[k] * t[k] for k in keys) / count:12.2f}" if fitted else f"{'':12}"
         print(f"  {name:>52} {count:>12,} {used:12.2f} {fit}", flush=True)
-    if fitted:
-        ratios = [sum(fitted[k] * t[k] for k in keys) / count for _, t, count in rows]
-        print(f"  fitted within {min(ratios):.2f}-{max(ratios):.2f}x of the ISS")
+    for which, table in (("in use", current), ("fitted", fitted)):
+        if table:
+            ratios = [sum(table.get(k, 0.0) * t[k] for k in keys) / count for _, t, count in rows]
+            print(f"  {which} within {min(ratios):.2f}-{max(ratios):.2f}x of the ISS, median {np.median(ratios):.2f}")
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--smoke", action="store_true", help="one GEMM and one conv program (seconds)")
+    p.add_argument("--smoke", action="store_true", help="one GEMM, LOOP_WS, LOOP_CONV_WS and conv program (seconds)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     gemms = [gemm_row(*g) for g in (SMOKE_GEMMS if args.smoke else GEMMS)]
@@ -217,6 +270,10 @@ def main(argv=None) -> int:
     # every schedule: fitted, so the per-program terms are not biased, but not in the table
     report("GEMM LOOP_WS programs (LOOP_WS_INSTRUCTIONS)", loop_ws, list(LOOP_WS_INSTRUCTIONS) + ["launch"],
            LOOP_WS_INSTRUCTIONS)
+    loop_convs = [loop_conv_row(*c) for c in (SMOKE_LOOP_CONVS if args.smoke else LOOP_CONVS)]
+    # the launch's own instructions fitted and left out, as LOOP_WS's
+    report("LOOP_CONV_WS programs (LOOP_CONV_INSTRUCTIONS)", loop_convs, list(LOOP_CONV_INSTRUCTIONS) + ["launch"],
+           LOOP_CONV_INSTRUCTIONS)
     convs = [conv_row(*c) for c in (SMOKE_CONVS if args.smoke else CONVS)]
     report("conv explicit stream (CONV_EXPLICIT_INSTRUCTIONS)", convs, ["step", "slice", "command"],
            CONV_EXPLICIT_INSTRUCTIONS)

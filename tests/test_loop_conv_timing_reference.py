@@ -1,7 +1,8 @@
 """The fast LoopConv walk (baco.gemmini.loop_conv_timing.loop_conv_stream_cycles: per-tile costs
 cached, repeated tiles and groups of channel blocks extrapolated once periodic) against the walk
 taken one tile at a time (tests/loop_conv_walk_reference.py) on random tile sequences and on the
-programs the compiler, the pooled kernel and the C library run."""
+programs the compiler, the pooled kernel and the C library run; and against the cycle model on
+compiled programs split into input channel blocks."""
 import random
 
 import pytest
@@ -165,3 +166,24 @@ def test_fast_walk_is_the_step_by_step_walk_on_resnet50s_default_programs():
         assert_walks_agree(tiles, cfg, dilation=layer.Hdilation, halves=halves)
         walked += 1
     assert walked >= 5
+
+
+@pytest.mark.parametrize("dim,size,C,K", [(32, 7, 256, 256), (16, 14, 520, 64)])
+def test_walk_matches_the_cycle_model_on_split_programs(dim, size, C, K):
+    """The walk of a compiled conv whose programs are one LOOP_CONV_WS per input channel block
+    (their weight mvins two DIM-wide blocks block_stride rows apart at DIM 32) against the cycle
+    model timing the program: within 1% (the cycle model once put those blocks DIM rows apart, so
+    consecutive weight mvins waited on each other, and ran such programs 8% slower than the walk)."""
+    import numpy as np
+
+    from baco.kernels.conv import conv2d_launch
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    x, w = np.zeros((1, size, size, C), np.int8), np.zeros((3, 3, C, K), np.int8)
+    launch = conv2d_launch(x, w, padding=1, scale=0.05, config=cfg)
+    s = launch.schedule
+    channels = loop_conv_channels(s, size, size, K, C, 3, 3, 1, 1, cfg)
+    assert channels is not None and channels < C, s
+    tiles, halves = program_conv_tiles(1, size, size, K, C, 3, 3, 1, 1, s.rows, s.block_m, s.block_n,
+                                       channels=channels)
+    assert_walks_agree(tiles, cfg, halves=halves)
+    assert loop_conv_stream_cycles(tiles, cfg, halves=halves) == pytest.approx(launch.cycles()["cycles"], rel=0.01)

@@ -205,6 +205,21 @@ def test_compute_waits_for_the_rows_its_operand_reads(a_stride, a_t, waits):
     assert (tm.waits["ex_hazard_wait"] > 0) == waits
 
 
+@pytest.mark.parametrize("a_row,waits", [(16, False), (64, True), (0, True)])
+def test_wide_mvin_writes_its_blocks_block_stride_rows_apart(a_row, waits):
+    """A mvin of two DIM-wide blocks under config_ld's block_stride 4·DIM writes rows 0..DIM-1 and
+    4·DIM..5·DIM-1 (LoopConv's weights and inputs): a compute reading rows between them does not
+    wait for it, one reading either block does."""
+    cfg = GemminiConfig()
+    d = cfg.dim
+    tm = TimingModel(cfg)
+    tm.observe("config_ld", dict(state_id=0, shrink=0, block_stride=4 * d, stride=2 * d, scale=0, pixel_repeats=1))
+    tm.observe("mvin", dict(dram_addr=0x80000000, local_addr=0, rows=d, cols=2 * d))
+    tm.observe("preload", dict(bd_addr=0xFFFFFFFF, bd_rows=d, bd_cols=d, c_addr=0x80000000, c_rows=d, c_cols=d))
+    tm.observe("compute_preloaded", dict(a_addr=a_row, a_rows=d, a_cols=d, bd_addr=0xFFFFFFFF, bd_rows=d, bd_cols=d))
+    assert (tm.waits["ex_hazard_wait"] > 0) == waits
+
+
 def _union_length(intervals):
     total, reach = 0.0, 0.0
     for s, e in sorted(intervals):

@@ -227,6 +227,7 @@ class TimingModel:
         self.ex_strides = (1, 1)    # config_ex (a_stride, c_stride)
         self.pool = None            # config_st pooling fields while pooling is on
         self.shrink = [0, 0, 0]     # config_ld shrink per load slot
+        self.block_stride = [cfg.dim] * 3   # config_ld block_stride per load slot (rows between a mvin's blocks)
         self.stats = dict(dram_bytes_in=0, dram_bytes_out=0, macs=0, scratchpad_reads=0, scratchpad_writes=0,
                           accumulator_reads=0, accumulator_writes=0, commands=0, registers=0)
         # the counter events: running totals, and the time intervals the union events measure
@@ -539,6 +540,7 @@ class TimingModel:
             self.pool = f if f["pool_stride"] else None
         elif name == "config_ld" and f["state_id"] < 3:
             self.shrink[f["state_id"]] = f["shrink"]
+            self.block_stride[f["state_id"]] = f["block_stride"]
         elif name == "config_ex":
             self.ex_strides = (f["a_stride"], f["c_stride"])
             if not f["set_only_strides"]:
@@ -549,7 +551,8 @@ class TimingModel:
         cfg = self.cfg
         addr, rows, cols = f["local_addr"], f["rows"], f["cols"]
         acc = bool(addr & ACC_BIT)
-        shrunk = self.shrink[COMMANDS[name].load_slot]      # int8 in DRAM, widened into the accumulator
+        slot = COMMANDS[name].load_slot
+        shrunk = self.shrink[slot]      # int8 in DRAM, widened into the accumulator
         esize = cfg.acc_bytes if acc and not shrunk else cfg.input_bytes
         blocks = max(1, -(-cols // cfg.dim))
         if not f["dram_addr"]:     # zero fill: no DRAM requests
@@ -558,8 +561,12 @@ class TimingModel:
             occ = self._dma(rows, cols * esize, "ld")
             self.stats["dram_bytes_in"] += rows * cols * esize
         self.stats["accumulator_writes" if acc else "scratchpad_writes"] += rows * cols
-        w = self._range(addr, rows, blocks, cfg.dim)
-        return dispatch, occ, occ + self.k.dram_latency, [], [w]
+        stride = self.block_stride[slot]
+        # the blocks land block_stride rows apart: one range when they abut (the default DIM),
+        # else one each (LoopConv's weights and inputs), not the rows between them
+        writes = [self._range(addr, rows, blocks, stride)] if stride <= cfg.dim else \
+            [self._range(addr + b * stride, rows) for b in range(blocks)]
+        return dispatch, occ, occ + self.k.dram_latency, [], writes
 
     def _mvout_cost(self, f, dispatch):
         cfg, k = self.cfg, self.k
