@@ -647,18 +647,20 @@ def bound_section(dims, shapes, convs, out_int8: bool) -> None:
         if shapes:
             print(summary(f"GEMM/GEMV ({'int8' if out_int8 else 'int32'} output) at DIM {dim}, {len(shapes)} shapes",
                           bounds))
-        bounds = []
+        bounds, lines = [], {}      # the drawn shapes repeat: each timed once
         if convs:
             print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS/st':>6}  {head}  (Conv2D, 'same' padding, int8 output)")
         for size, C, K, R, *rest in convs:
             stride = rest[0] if rest else 1
             lib_kw = dict(stride=stride, padding=R // 2, scale=0.05)
-            line, b = bound_line(f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}/{stride}':>6}",
-                                 time_conv(1, size, size, C, K, R, cfg, **lib_kw)["cycles"],
-                                 time_conv(1, size, size, C, K, R, cfg, cpu_tile_instructions=LIBRARY_TILE,
-                                           **lib_kw)["cycles"],
-                                 conv_floor(size, C, K, R, cfg, stride, R // 2, tiles=True),
-                                 conv_floor(size, C, K, R, cfg, stride, R // 2))
+            if (size, C, K, R, stride) not in lines:
+                lines[size, C, K, R, stride] = bound_line(
+                    f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}/{stride}':>6}",
+                    time_conv(1, size, size, C, K, R, cfg, **lib_kw)["cycles"],
+                    time_conv(1, size, size, C, K, R, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"],
+                    conv_floor(size, C, K, R, cfg, stride, R // 2, tiles=True),
+                    conv_floor(size, C, K, R, cfg, stride, R // 2))
+            line, b = lines[size, C, K, R, stride]
             bounds.append(b)
             print(line, flush=True)
         if convs:
