@@ -4,6 +4,7 @@ Gemmini C library's code on the cycle model, shape by shape.
     python benchmarks/kernels.py [--dims 16 32] [--count 20] [--shapes MxNxK ...] [--conv-count 20] [--no-gemm]
         [--resnet-512] [--seed 0]
         [--out int32|int8] [--top-k 4] [--smoke] [--loop-ws] [--loop-conv] [--library-bin DIR] [--padded-b]
+        [--bound-only]
 
 For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
 shape: baco's kernel compiled with baco.gemmini.schedule.default_gemm_schedule and
@@ -65,6 +66,59 @@ the cycle model runs them here. A GEMV shape also times examples/gemv.py's kerne
 stream does not depend on the data; bit-exactness is tested in tests/ and by
 benchmarks/gemm_cycles.py). Goals (issue K): end to end, baco ≥ the library on every shape,
 geomean ≥ 1.3x, and ≥ 0.90 of peak on 512³ at DIM 16.
+
+The floor (--bound-only: only this section, no baco runs; also in --smoke; the "bound" and
+"any" columns of the GEMM and Conv2D tables): per shape, a lower bound on the cycles a program
+can take on that Gemmini under the cycle model's own rules (baco.sim.timing.TimingModel) and
+constants (baco.gemmini.timing_constants, MIN_FEED_ROWS), so library cycles / floor is the
+largest speed-up over the library such a program can have; printed Gemmini alone and end to
+end (the library's tile loop counted), with geomeans per DIM and section, for
+tiled_matmul_ws_perf's shape, the GEMM/GEMV shapes and the Conv2D shapes. Two floors: of tile
+programs ("bound"; the library's and baco's programs are of this kind), whose array rows each
+carry one output row's (pixel's) contraction in segments of at most DIM values through weight
+blocks of at most DIM consecutive output columns, so K and N round up to DIM; and of any
+program ("any"), which may also pack several output rows into one array row (block-diagonal
+weights: two A rows of 8 in one row of 16 when K = 8, which Gemmini runs correctly). A program
+moves every input element in (A and B, or the input pixels its valid taps read and those taps'
+weights, and the bias) and every output element out at least once, and feeds every product
+through the array; the CPU only delays Gemmini (a command is dispatched no earlier than it is
+issued), so Gemmini alone bounds end to end. A floor is the largest of three terms, each a
+lower bound on the model's finish:
+- load: all data comes in by mvins (LOOP_WS and LoopConv issue mvins too) on one load unit, one
+  command after another from cycle 1 (one dispatch a cycle). A mvin of r <= DIM rows (the ISA's
+  limit) of at most max_block_len·DIM elements a row (max_block_len_acc·DIM int32 into the
+  accumulator) occupies the unit dma_cmd_overhead + max(its rows' bus beats, ceil(r /
+  max_in_flight)·dram_latency) (TimingModel._dma); summed over any split of a matrix that is at
+  least the fewest commands' overheads + max(the matrix's bytes / bus bytes, dram_latency ·
+  max(commands, rows / max_in_flight)) (dma_floor). The last mvin's data lands dram_latency
+  after it and reaches DRAM only through a later mvout (at least overhead + dram_latency
+  occupied, + acc_scale_latency from the accumulator, then dram_latency).
+- execute: a compute occupies the unit max(rows, MIN_FEED_ROWS) + compute_overhead (DIM rows
+  through the transposer or in OS: more) and feeds at most DIM rows; in WS a compute into new
+  weights starts at least DIM cycles after the previous compute began (the weights stream in
+  during its rows, perform_mul_pre, or alone after it, perform_single_preload), so every weight
+  block but the last costs DIM (array_floor). A tile program streams each output row's
+  ceil(K/DIM) segments once per block of DIM output columns: M·ceil(K/DIM)·ceil(N/DIM) rows
+  through ceil(K/DIM)·ceil(N/DIM) weight blocks, ceil(M/DIM) computes each (a block holds one of
+  the points k = 0, DIM, 2·DIM... x n = 0, DIM...) (a convolution: each output pixel's ceil(valid
+  taps·C/DIM) segments, taps in the padding needing no product, times ceil(K/DIM)); or, for a
+  GEMM, B's columns through A's weights, which puts A's columns in local rows and so needs the
+  transposer (DIM rows a compute). Any program: an output element's partial sum in one row and
+  column of a compute sums at most DIM products, so the rows are at least outputs ·
+  ceil(contraction/DIM) / DIM, and the weight blocks hold the held operand's elements (the
+  smaller of A and B, of the weights and the input read), DIM² a block. Before the first compute
+  its operands' first mvin has landed (1 + overhead + 2·dram_latency); after the last, the
+  array's depth (array_depth_factor·DIM) and a mvout.
+- store: every output element leaves by mvouts (at most DIM rows; DIM columns at int32 full
+  width, which only the accumulator holds: + acc_scale_latency each, and a tile program's
+  accumulator row holds one output row's columns, so a request stays within a row of C unless
+  N = 1; max_block_len·DIM int8), by dma_floor, after the first compute's result (the first data
+  + MIN_FEED_ROWS + compute_overhead + the depth), the last dram_latency after its start.
+Not counted, so the floors stay below the programs: capacity-forced reloads (A or B moved again
+when they do not fit), config commands, the first weights' preload, hazards and queue stalls,
+summing partial sums held in different accumulator columns (any program), the CPU (a LOOP_WS
+program issues a handful of commands a loop). A program the cycle model times below a floor
+(baco's or the library's, on Gemmini alone) stops the run.
 """
 import argparse
 import math
@@ -79,6 +133,7 @@ sys.path.insert(0, str(ROOT))
 
 from baco.frontend.autotune import Autotuner, cost_model_pruner  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
+from baco.gemmini.isa import MIN_FEED_ROWS  # noqa: E402
 from baco.gemmini.schedule import default_gemm_schedule, loop_ws_fits, padded_rows  # noqa: E402
 from baco.kernels.matmul import matmul_kernel  # noqa: E402
 from baco.sim.clib import time_matmul  # noqa: E402
@@ -135,7 +190,7 @@ def conv_section(dims, shapes) -> int:
         cfg = GemminiConfig.from_capacity(dim, 256, 64)
         print(f"Conv2D, DIM {dim} (256 KB scratchpad, 64 KB accumulator), int8 output, 'same' padding")
         print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS/st':>6}  {'baco blocks':>15} {'program':>15} {'baco cycles':>12} {'end to end':>11} "
-              f"{'instr/cmd':>9}  {'library':>10} {'end to end':>11}  {'speed-up':>8} {'e2e':>6}")
+              f"{'instr/cmd':>9}  {'library':>10} {'end to end':>11}  {'speed-up':>8} {'e2e':>6} {'bound':>6} {'any':>6}")
         ratios, e2e_ratios = [], []
         for size, C, K, R, *rest in shapes:
             stride = rest[0] if rest else 1
@@ -147,6 +202,11 @@ def conv_section(dims, shapes) -> int:
             lib_kw = dict(stride=stride, padding=R // 2, scale=0.05)
             lib = time_conv(1, size, size, C, K, R, cfg, **lib_kw)["cycles"]
             lib_e2e = time_conv(1, size, size, C, K, R, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"]
+            where = f"conv {size}x{size}x{C}->{K} {R}x{R}/{stride}"
+            floor = checked_floor(conv_floor(size, C, K, R, cfg, stride, R // 2, tiles=True), where, baco=ours,
+                                  library=lib)
+            any_floor = checked_floor(conv_floor(size, C, K, R, cfg, stride, R // 2), where + " (any program)",
+                                      baco=ours, library=lib)
             ratios.append(lib / ours)
             e2e_ratios.append(lib_e2e / ours_e2e["kernel_cycles"])
             slower += e2e_ratios[-1] < 1
@@ -156,7 +216,8 @@ def conv_section(dims, shapes) -> int:
                   f"{conv_form(launch, size, C, K, R, cfg, stride):>15} "
                   f"{ours:>12,.0f} {ours_e2e['kernel_cycles']:>11,} "
                   f"{ours_e2e['instructions'] / ours_e2e['commands']:>9.1f}  {lib:>10,.0f} {lib_e2e:>11,.0f}  "
-                  f"{lib / ours:>7.2f}x {e2e_ratios[-1]:>5.2f}x", flush=True)
+                  f"{lib / ours:>7.2f}x {e2e_ratios[-1]:>5.2f}x {lib_e2e / floor:>5.2f}x "
+                  f"{lib_e2e / any_floor:>5.2f}x", flush=True)
         geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
         print(f"geomean Conv2D speed-up over the library at DIM {dim}: Gemmini alone {geo(ratios):.2f}x, end to end "
               f"{geo(e2e_ratios):.2f}x over {len(ratios)} shapes; end to end slower on "
@@ -424,6 +485,187 @@ def perf_shape_section(library_bin) -> None:
     print()
 
 
+# ---- the floor: the fewest cycles any program can take (module docstring, "The floor") --------
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def dma_floor(elements: int, elem_bytes: int, max_cols: int, cfg: GemminiConfig, acc_read: bool = False,
+              runs: int = 1, k=DEFAULT_CONSTANTS) -> float:
+    """The fewest cycles a DMA unit (load or store) is occupied moving `elements` elements of
+    `elem_bytes` bytes in `runs` equal runs no request crosses, by commands of at most DIM rows
+    (requests) of at most `max_cols` elements: a command of r rows costs dma_cmd_overhead
+    (+ acc_scale_latency reading the accumulator) + max(its requests' bus beats, ceil(r /
+    max_in_flight)·dram_latency) (TimingModel._dma); summed, at least the fewest commands'
+    overheads + max(the runs' beats, dram_latency · max(commands, requests / max_in_flight))."""
+    if elements == 0:
+        return 0.0
+    run = elements // runs
+    requests = runs * cdiv(run, max_cols)
+    commands = cdiv(requests, cfg.dim)
+    beats = runs * cdiv(run * elem_bytes, cfg.dma_bus_bits // 8)
+    overhead = k.dma_cmd_overhead + (k.acc_scale_latency if acc_read else 0.0)
+    return commands * overhead + max(beats * k.beat_cycles,
+                                     k.dram_latency * max(commands, cdiv(requests, cfg.max_in_flight)))
+
+
+def array_floor(rows: int, weight_blocks: int, computes: int, min_feed: int, cfg: GemminiConfig,
+                k=DEFAULT_CONSTANTS) -> float:
+    """The fewest execute-unit cycles from the first compute's start to the last one's end of
+    feeding, streaming `rows` rows in all through `weight_blocks` weight blocks by at least
+    `computes` computes of at most DIM rows, each max(rows, min_feed) + compute_overhead, and DIM
+    cycles at least between the starts of two computes with different weights (all blocks but
+    the last)."""
+    computes = max(computes, cdiv(rows, cfg.dim))
+    feed = max(rows, min_feed * computes) + k.compute_overhead * computes
+    return max((weight_blocks - 1) * cfg.dim, feed)
+
+
+def floor_terms(arrays, loads, output, cfg: GemminiConfig, k=DEFAULT_CONSTANTS) -> dict:
+    """The floor's terms (cycles) of a program: `arrays` are its ways to use the array, each
+    array_floor's (rows, weight blocks, computes, fewest rows a compute feeds), the cheapest counting;
+    `loads` the dma_floor arguments (elements, bytes, columns) of each input it moves in and
+    `output` of its output (+ whether it leaves the accumulator, and its runs)."""
+    d = cfg.dim
+    first_data = 1 + k.dma_cmd_overhead + 2 * k.dram_latency     # the first mvin's rows land
+    out_elements, out_bytes, out_cols, out_acc, out_runs = output
+    last_mvout = k.dma_cmd_overhead + 2 * k.dram_latency + (k.acc_scale_latency if out_acc else 0.0)
+    depth = k.array_depth_factor * d
+    load = 1 + sum(dma_floor(*x, cfg, k=k) for x in loads) + k.dram_latency + last_mvout
+    execute = first_data + min(array_floor(*a, cfg, k) for a in arrays) + depth + last_mvout
+    store = (first_data + MIN_FEED_ROWS + k.compute_overhead + depth
+             + dma_floor(out_elements, out_bytes, out_cols, cfg, out_acc, out_runs, k=k) + k.dram_latency)
+    return {"load": load, "execute": execute, "store": store}
+
+
+def gemm_floor(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool, bias: str | None = None,
+               tiles: bool = False) -> dict:
+    """floor_terms of C[M×N] = A[M×K]·B[K×N] (+ a repeating int32 bias row or a full bias), int8
+    inputs, C int8 or int32. Any program: M·N outputs of K products each; with `tiles`, the
+    programs of DIM-wide tiles (K and N rounded up to DIM): A's rows through B's weights, or B's
+    columns through A's, which needs the transposer (DIM rows a compute)."""
+    d = cfg.dim
+    kb, mb, nb = cdiv(K, d), cdiv(M, d), cdiv(N, d)
+    if tiles:   # each block of a K segment x DIM columns streams its M rows (N, transposed) in DIM-row computes
+        arrays = [(M * kb * nb, kb * nb, kb * nb * mb, MIN_FEED_ROWS), (N * kb * mb, kb * mb, kb * mb * nb, d)]
+    else:
+        arrays = [(cdiv(M * N * kb, d), cdiv(min(M, N) * K, d * d), 0, MIN_FEED_ROWS)]
+    sp_cols, acc_cols = cfg.max_block_len * d, cfg.max_block_len_acc * d
+    loads = [(M * K, cfg.input_bytes, sp_cols), (K * N, cfg.input_bytes, sp_cols)]
+    if bias:
+        loads.append((N if bias == "repeating" else M * N, cfg.acc_bytes, acc_cols))
+    # int8 C leaves as wide as a mvout goes; int32 C at full width, one accumulator row a
+    # request: in a tile program one output row's columns, so a request stays in a row of C
+    output = (M * N, cfg.input_bytes, sp_cols, False, 1) if out_int8 else \
+        (M * N, cfg.acc_bytes, d, True, M if tiles and N > 1 else 1)
+    return floor_terms(arrays, loads, output, cfg)
+
+
+def conv_floor(size: int, C: int, K: int, R: int, cfg: GemminiConfig, stride: int = 1, padding: int = 0,
+               dilation: int = 1, tiles: bool = False) -> dict:
+    """floor_terms of a batch-1 NHWC conv (size x size x C input, R x R x C x K weights, int8
+    output): each output pixel's K outputs sum its valid taps x C products (a border pixel's
+    taps in the padding need none); with `tiles`, the programs that stream each pixel's
+    contraction in segments of at most DIM through DIM output channels at a time. The input
+    pixels some valid tap reads and the weights of the taps used are moved in."""
+    from baco.kernels.conv import output_size
+    d = cfg.dim
+    P = output_size(size, R, stride, padding, dilation)
+    taps = [[r for r in range(R) if 0 <= p * stride + r * dilation - padding < size] for p in range(P)]
+    segments = sum(cdiv(len(tr) * len(tc) * C, d) for tr in taps for tc in taps)   # DIM-long, over the pixels
+    used_taps = len({r for tr in taps for r in tr}) ** 2
+    read = len({p * stride + r * dilation - padding for p, tr in enumerate(taps) for r in tr}) ** 2
+    if tiles:
+        arrays = [(cdiv(K, d) * segments, cdiv(K, d) * cdiv(used_taps * C, d), cdiv(K, d) * cdiv(segments, d),
+                   MIN_FEED_ROWS)]
+    else:
+        arrays = [(cdiv(K * segments, d), cdiv(min(used_taps * C * K, read * C), d * d), 0, MIN_FEED_ROWS)]
+    sp_cols = cfg.max_block_len * d
+    loads = [(read * C, cfg.input_bytes, sp_cols), (used_taps * C * K, cfg.input_bytes, sp_cols)]
+    return floor_terms(arrays, loads, (P * P * K, cfg.input_bytes, sp_cols, False, 1), cfg)
+
+
+def checked_floor(terms: dict, where: str, **programs) -> float:
+    """The floor of `terms`; a program the cycle model times below it (Gemmini alone) means a
+    term is not a lower bound: that stops the run."""
+    floor = max(terms.values())
+    for name, cycles in programs.items():
+        if cycles < floor:
+            raise SystemExit(f"{where}: {name} takes {cycles:,.0f} cycles on Gemmini alone, below the floor "
+                             f"{floor:,.0f} ({terms}): the floor is not a lower bound")
+    return floor
+
+
+def bound_line(label: str, lib: float, lib_e2e: float, terms: dict, any_terms: dict) -> tuple:
+    """A bound table's line: the library's cycles (Gemmini alone, end to end), the tile floor's
+    terms, the largest speed-up over the library a tile program can have (Gemmini alone, end to
+    end), the floor of any program and its end-to-end bound; and the three bounds."""
+    floor = checked_floor(terms, label, library=lib)
+    any_floor = checked_floor(any_terms, label + " (any program)", library=lib)
+    bounds = (lib / floor, lib_e2e / floor, lib_e2e / any_floor)
+    return (f"{label}  {lib:>11,.0f} {lib_e2e:>11,.0f}  {terms['load']:>10,.0f} {terms['execute']:>10,.0f} "
+            f"{terms['store']:>10,.0f} {floor:>10,.0f} {max(terms, key=terms.get):>7}  {bounds[0]:>6.2f}x "
+            f"{bounds[1]:>6.2f}x  {any_floor:>10,.0f} {bounds[2]:>6.2f}x", bounds)
+
+
+def bound_section(dims, shapes, convs, out_int8: bool) -> None:
+    """Per shape, the tile floor and the floor of any program (floor_terms) against the C
+    library's program (baco.sim.clib) on Gemmini alone and end to end (its tile loop's CPU work
+    counted): library / floor is the largest speed-up over the library such a program can have;
+    geomeans per DIM and section."""
+    from baco.sim.clib import time_conv
+    geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
+    head = (f"{'library':>11} {'end to end':>11}  {'load':>10} {'execute':>10} {'store':>10} {'floor':>10} "
+            f"{'binding':>7}  {'bound alone, e2e':>15}  {'any floor':>10} {'e2e':>7}")
+
+    def summary(what, bounds):
+        alone, e2e, any_e2e = zip(*bounds)
+        return (f"{what}: the largest speed-up over the library of a tile program, geomean {geo(alone):.3f}x "
+                f"Gemmini alone, {geo(e2e):.3f}x end to end (min {min(e2e):.3f}x, max {max(e2e):.3f}x); of any "
+                f"program {geo(any_e2e):.3f}x end to end (min {min(any_e2e):.3f}x, max {max(any_e2e):.3f}x)\n")
+    for dim in dims:
+        cfg = GemminiConfig.from_capacity(dim, 256, 64)
+        print(f"The floor at DIM {dim} (256 KB scratchpad, 64 KB accumulator): library cycles (Gemmini alone, end "
+              f"to end), the tile floor's terms, library / tile floor (Gemmini alone, end to end), the floor of "
+              f"any program and library end to end / that floor")
+        M, N, K = PERF_SHAPE
+        lib_kw = dict(out_int8=True, bias="repeating")
+        line, _ = bound_line(f"{M:>5} {N:>5} {K:>5}", time_matmul(M, N, K, cfg, **lib_kw)["cycles"],
+                             time_matmul(M, N, K, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"],
+                             gemm_floor(M, N, K, cfg, True, "repeating", tiles=True),
+                             gemm_floor(M, N, K, cfg, True, "repeating"))
+        print(f"{'M':>5} {'N':>5} {'K':>5}  {head}\n{line}  (tiled_matmul_ws_perf: + bias, int8 output)")
+        bounds = []
+        lib_kw = dict(out_int8=out_int8, scale=0.05 if out_int8 else 1.0)
+        for M, N, K in shapes:
+            line, b = bound_line(f"{M:>5} {N:>5} {K:>5}", time_matmul(M, N, K, cfg, **lib_kw)["cycles"],
+                                 time_matmul(M, N, K, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"],
+                                 gemm_floor(M, N, K, cfg, out_int8, tiles=True), gemm_floor(M, N, K, cfg, out_int8))
+            bounds.append(b)
+            print(line, flush=True)
+        if shapes:
+            print(summary(f"GEMM/GEMV ({'int8' if out_int8 else 'int32'} output) at DIM {dim}, {len(shapes)} shapes",
+                          bounds))
+        bounds, lines = [], {}      # the drawn shapes repeat: each timed once
+        if convs:
+            print(f"{'H=W':>4} {'C':>5} {'K':>5} {'RxS/st':>6}  {head}  (Conv2D, 'same' padding, int8 output)")
+        for size, C, K, R, *rest in convs:
+            stride = rest[0] if rest else 1
+            lib_kw = dict(stride=stride, padding=R // 2, scale=0.05)
+            if (size, C, K, R, stride) not in lines:
+                lines[size, C, K, R, stride] = bound_line(
+                    f"{size:>4} {C:>5} {K:>5} {f'{R}x{R}/{stride}':>6}",
+                    time_conv(1, size, size, C, K, R, cfg, **lib_kw)["cycles"],
+                    time_conv(1, size, size, C, K, R, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"],
+                    conv_floor(size, C, K, R, cfg, stride, R // 2, tiles=True),
+                    conv_floor(size, C, K, R, cfg, stride, R // 2))
+            line, b = lines[size, C, K, R, stride]
+            bounds.append(b)
+            print(line, flush=True)
+        if convs:
+            print(summary(f"Conv2D at DIM {dim}, {len(convs)} shapes", bounds))
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dims", type=int, nargs="+", default=[16, 32])
@@ -447,6 +689,9 @@ def main(argv=None) -> int:
                                          "tiled_matmul_ws_perf ELF")
     p.add_argument("--loop-conv-iss", type=int, default=len(LOOP_CONVS),
                    help="LOOP_CONV_WS section: shapes also run on the ISS")
+    p.add_argument("--bound-only", action="store_true",
+                   help="only the floor against the library (no baco runs): the largest speed-up any program "
+                        "can have")
     args = p.parse_args(argv)
     if args.loop_conv or args.smoke:
         loop_conv_section(SMOKE_LOOP_CONVS if args.smoke else LOOP_CONVS, 1 if args.smoke else args.loop_conv_iss)
@@ -458,7 +703,6 @@ def main(argv=None) -> int:
                         1 if args.smoke else args.loop_ws_iss)
         if args.loop_ws:
             return 0
-    perf_shape_section(args.library_bin)
     out_int8 = args.out == "int8"
     shapes = SMOKE_SHAPES if args.smoke else [(512, 512, 512)] + sampled_shapes(args.count, args.seed)
     if args.shapes:
@@ -471,6 +715,12 @@ def main(argv=None) -> int:
     dims = [16] if args.smoke else args.dims
     if args.no_gemm:
         shapes = []
+    convs = SMOKE_CONVS if args.smoke else RESNET50_512 if args.resnet_512 else conv_shapes(args.conv_count, args.seed)
+    if args.bound_only or args.smoke:
+        bound_section(dims, shapes, convs, out_int8)
+        if args.bound_only:
+            return 0
+    perf_shape_section(args.library_bin)
     slower = slower_e2e = tuned_worse = 0
     geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
     for dim in dims if shapes else []:
@@ -480,7 +730,7 @@ def main(argv=None) -> int:
               + ("; baco's B padded to whole DIM rows" if args.padded_b else ""))
         print(f"{'M':>5} {'N':>5} {'K':>5}  {'baco blocks':>15} {'program':>8} {'baco cycles':>12} {'end to end':>11} "
               f"{'instr/cmd':>9} {'util e2e':>8}  {'library':>10} {'end to end':>11}  {'speed-up':>8} {'e2e':>6}  "
-              f"{'tuned blocks':>17} {'tuned e2e':>12} {'vs default':>10}")
+              f"{'tuned blocks':>17} {'tuned e2e':>12} {'vs default':>10} {'bound':>6} {'any':>6}")
         ratios, e2e_ratios, tuned_ratios, gemv_ratios = [], [], [], []
         for M, N, K in shapes:
             b_rows = padded_rows(K, dim) if args.padded_b else K
@@ -494,6 +744,10 @@ def main(argv=None) -> int:
             lib_kw = dict(out_int8=out_int8, scale=0.05 if out_int8 else 1.0)
             lib = time_matmul(M, N, K, cfg, **lib_kw)["cycles"]
             lib_e2e = time_matmul(M, N, K, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"]
+            floor = checked_floor(gemm_floor(M, N, K, cfg, out_int8, tiles=True), f"{M}x{N}x{K}", baco=ours,
+                                  library=lib)
+            any_floor = checked_floor(gemm_floor(M, N, K, cfg, out_int8), f"{M}x{N}x{K} (any program)", baco=ours,
+                                      library=lib)
             ratios.append(lib / ours)
             e2e_ratios.append(lib_e2e / ours_e2e["kernel_cycles"])
             slower += ratios[-1] < 1
@@ -504,7 +758,7 @@ def main(argv=None) -> int:
                   f"{ours_e2e['instructions'] / ours_e2e['commands']:>9.1f} {util:>8.3f}  {lib:>10,.0f} {lib_e2e:>11,.0f}  "
                   f"{ratios[-1]:>7.2f}x {e2e_ratios[-1]:>5.2f}x  "
                   f"{f'{ts.block_m}/{ts.block_n}/{ts.block_k}' + ('/db' if ts.double_buffer else ''):>17} "
-                  f"{tuned:>12,.0f} {default_e2e / tuned:>9.2f}x", flush=True)
+                  f"{tuned:>12,.0f} {default_e2e / tuned:>9.2f}x {lib_e2e / floor:>5.2f}x {lib_e2e / any_floor:>5.2f}x", flush=True)
             if N == 1:
                 g = time_gemv(M, K, cfg, out_int8)
                 gemv_ratios.append(lib / g)
@@ -516,7 +770,6 @@ def main(argv=None) -> int:
             print(f"examples/gemv.py over the library on the {len(gemv_ratios)} GEMV shapes: geomean "
                   f"{geo(gemv_ratios):.2f}x, min {min(gemv_ratios):.2f}x")
         print()
-    convs = SMOKE_CONVS if args.smoke else RESNET50_512 if args.resnet_512 else conv_shapes(args.conv_count, args.seed)
     conv_slower = conv_section(dims, convs) if convs else 0
     print(f"shapes where baco is slower than the library: {slower} GEMM ({slower_e2e} end to end), {conv_slower} "
           f"Conv2D; where the autotuned schedule is slower than the default: {tuned_worse}")
