@@ -1,0 +1,133 @@
+"""The fused depthwise -> pointwise program (baco.kernels.fused_dwpw): bit-exact against the
+independent reference and the two layers run unfused, on sim and the ISS, for ragged shapes; its
+footprint is placement's; bad arguments name themselves."""
+import numpy as np
+import pytest
+
+from baco.errors import CompilationError
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.fused import DwPwBlocks, dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles
+from baco.kernels.conv import conv2d
+from baco.kernels.depthwise import depthwise_conv2d
+from baco.kernels.fused_dwpw import dw_pw_kernel, dw_pw_launch, reference_dw_pw
+
+DIM32 = GemminiConfig.from_capacity(32, 256, 64)
+
+
+def operands(N, H, C, K, seed, R=3):
+    rng = np.random.default_rng(seed)
+    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+    return (i8(N, H, H, C), i8(R, R, C), rng.integers(-4000, 4000, C).astype(np.int32), i8(C, K),
+            rng.integers(-4000, 4000, K).astype(np.int32))
+
+
+def scales(C, relu1=True, relu2=False):
+    return dict(scale1=1 / 300, scale2=1 / (40 * np.sqrt(C)), relu1=relu1, relu2=relu2)
+
+
+@pytest.mark.parametrize("N,H,C,K,stride,cfg,relu2", [
+    (1, 7, 1, 1, 1, None, False), (1, 7, 17, 33, 2, None, True), (1, 13, 33, 17, 1, None, False),
+    (2, 15, 65, 65, 2, None, False), (1, 13, 1, 65, 2, None, True), (1, 15, 65, 1, 1, None, False),
+    (1, 7, 33, 65, 1, DIM32, False), (1, 13, 17, 1, 2, DIM32, True), (2, 15, 65, 33, 1, DIM32, False),
+    (1, 15, 1, 17, 2, DIM32, False)])
+def test_dw_pw_bit_exact_on_sim_for_ragged_shapes(N, H, C, K, stride, cfg, relu2):
+    x, wd, bd, wp, bp = operands(N, H, C, K, seed=N + H + C + K)
+    kw = dict(stride=stride, padding=1, **scales(C, relu2=relu2))
+    launch = dw_pw_launch(x, wd, bd, wp, bp, config=cfg, **kw)
+    launch.run("sim")
+    np.testing.assert_array_equal(launch.y, reference_dw_pw(x, wd, bd, wp, bp, **kw))
+
+
+@pytest.mark.parametrize("blocks", [DwPwBlocks(16, 1, 16), DwPwBlocks(13, 1, 48), DwPwBlocks(13, 4, 32),
+                                    DwPwBlocks(13, 13, 48)])
+def test_dw_pw_equals_the_unfused_pair_at_any_blocks(blocks):
+    """The fused program equals the depthwise kernel then the pointwise convolution, each run
+    alone on Gemmini (column blocks, row groups, output-channel blocks, a ragged last of each)."""
+    x, wd, bd, wp, bp = operands(1, 13, 33, 40, seed=4)
+    kw = scales(33, relu2=True)
+    h, _ = depthwise_conv2d(x, wd, bd, stride=1, padding=1, scale=kw["scale1"], relu=True)
+    unfused, _ = conv2d(h, wp.reshape(1, 1, 33, 40), bp, scale=kw["scale2"], relu=True)
+    launch = dw_pw_launch(x, wd, bd, wp, bp, stride=1, padding=1, blocks=blocks, **kw)
+    launch.run("sim")
+    np.testing.assert_array_equal(launch.y, unfused)
+    np.testing.assert_array_equal(launch.y, reference_dw_pw(x, wd, bd, wp, bp, stride=1, padding=1, **kw))
+
+
+@pytest.mark.parametrize("N,H,C,K,stride,cfg", [(1, 7, 17, 33, 2, None), (1, 13, 65, 17, 1, DIM32)])
+def test_dw_pw_runs_on_the_iss_keeping_the_depthwise_output_on_chip(N, H, C, K, stride, cfg):
+    x, wd, bd, wp, bp = operands(N, H, C, K, seed=C)
+    kw = dict(stride=stride, padding=1, **scales(C))
+    launch = dw_pw_launch(x, wd, bd, wp, bp, config=cfg, **kw)
+    info = launch.run("iss")
+    np.testing.assert_array_equal(launch.y, reference_dw_pw(x, wd, bd, wp, bp, **kw))
+    # the only mvouts are the output's tiles: DIM pixel rows x DIM channels each
+    dim = launch.config.dim
+    P = launch.y.shape[1]
+    b = launch.options
+    rows = -(-P // b["ROWS"]) * N * -(-P // b["BLOCK_M"])
+    tiles = rows * -(-b["ROWS"] * min(b["BLOCK_M"], P) // dim) * -(-K // dim)
+    assert info["result"].stats["mvout"] == tiles
+
+
+def test_dw_pw_footprint_is_what_placement_holds():
+    """Blocks (16 pixels, 48 output channels) at DIM 16: the scratchpad holds the input block, the
+    diagonal tile and Wp's 16 x 48 (5 tiles), the accumulator the depthwise block and the output
+    (4 tiles); exactly that runs, a tile less of either is the compiler's capacity error."""
+    f = dw_pw_footprint(16, 48, 16)
+    assert (f.sp_rows, f.acc_rows) == (5 * 16, 4 * 16)
+    x, wd, bd, wp, bp = operands(1, 7, 17, 40, seed=2)
+    kw = dict(stride=1, padding=1, **scales(17))
+    exact = GemminiConfig(sp_banks=5, sp_bank_rows=16, acc_rows=64)
+    launch = dw_pw_launch(x, wd, bd, wp, bp, blocks=DwPwBlocks(16, 1, 48), config=exact, **kw)
+    launch.run("sim")
+    np.testing.assert_array_equal(launch.y, reference_dw_pw(x, wd, bd, wp, bp, **kw))
+    for small in (GemminiConfig(sp_banks=4, sp_bank_rows=16, acc_rows=64),
+                  GemminiConfig(sp_banks=5, sp_bank_rows=16, acc_rows=32)):
+        with pytest.raises(ValueError, match="blocks \\(16, 1, 48\\).*do not fit"):
+            dw_pw_launch(x, wd, bd, wp, bp, blocks=DwPwBlocks(16, 1, 48), config=small, **kw)
+        with pytest.raises(CompilationError):
+            dw_pw_kernel[launch.grid](*launch.args, **dict(launch.options, config=small))
+
+
+def test_dw_pw_blocks_fit_and_rank_by_the_program_model():
+    cfg = GemminiConfig()
+    b = dw_pw_blocks(1, 56, 56, 56, 128, 128, 3, 3, 1, 1, 1, cfg)
+    f = dw_pw_footprint(b.rows * b.block_m, b.block_n, cfg.dim)
+    assert f.sp_rows <= cfg.sp_rows and f.acc_rows <= cfg.acc_rows
+    assert b.rows == 1 or b.block_m == 56
+    # no fitting candidate is ranked faster than the chosen one
+    chosen = dw_pw_program_cycles(1, 56, 56, 56, 128, 128, 3, 3, 1, 1, 1, b, cfg)["cycles"]
+    for other in (DwPwBlocks(56, 1, 128), DwPwBlocks(16, 1, 64), DwPwBlocks(56, 2, 64)):
+        assert chosen <= dw_pw_program_cycles(1, 56, 56, 56, 128, 128, 3, 3, 1, 1, 1, other, cfg)["cycles"]
+    # 1024 output channels do not fit a DIM 16 accumulator of 1024 rows with one pixel block: BLOCK_N shrinks
+    wide = dw_pw_blocks(1, 7, 7, 7, 1024, 1024, 3, 3, 1, 1, 1, cfg)
+    assert wide.block_n < 1024
+    tiny = GemminiConfig(sp_banks=1, sp_bank_rows=32, acc_rows=32)
+    assert dw_pw_blocks(1, 7, 7, 7, 16, 16, 3, 3, 1, 1, 1, tiny) is None
+
+
+def test_dw_pw_errors_name_the_argument():
+    x, wd, bd, wp, bp = operands(1, 7, 17, 20, seed=1)
+    kw = scales(17)
+    with pytest.raises(TypeError, match="x must be a int8"):
+        dw_pw_launch(x.astype(np.int16), wd, bd, wp, bp, **kw)
+    with pytest.raises(ValueError, match="w_pw must have C = 17 rows"):
+        dw_pw_launch(x, wd, bd, wp[:5], bp, **kw)
+    with pytest.raises(ValueError, match="w_pw must be a 1x1 filter"):
+        dw_pw_launch(x, wd, bd, wp.reshape(1, 17, 1, 20), bp, **kw)
+    with pytest.raises(ValueError, match="b_pw must hold one int32 per output channel \\(20\\)"):
+        dw_pw_launch(x, wd, bd, wp, bp[:3], **kw)
+    with pytest.raises(TypeError, match="relu2 must be a bool"):
+        dw_pw_launch(x, wd, bd, wp, bp, **dict(kw, relu2=1))
+    with pytest.raises(TypeError, match="scale1 must be a real number"):
+        dw_pw_launch(x, wd, bd, wp, bp, **dict(kw, scale1="0.1"))
+    with pytest.raises(ValueError, match="input channels differ"):
+        dw_pw_launch(x, wd[:, :, :3], bd, wp, bp, **kw)
+    with pytest.raises(ValueError, match="rows=2 output rows per program need whole rows"):
+        dw_pw_launch(x, wd, bd, wp, bp, blocks=DwPwBlocks(4, 2, 16), **kw)
+    with pytest.raises(ValueError, match="block_n=0 must be a positive integer"):
+        dw_pw_launch(x, wd, bd, wp, bp, blocks=DwPwBlocks(16, 1, 0), **kw)
+    with pytest.raises(TypeError, match="blocks must be a DwPwBlocks"):
+        dw_pw_launch(x, wd, bd, wp, bp, blocks=(16, 1, 16), **kw)
+    with pytest.raises(ValueError, match="one output pixel and DIM output channels does not fit"):
+        dw_pw_launch(x, wd, bd, wp, bp, config=GemminiConfig(sp_banks=1, sp_bank_rows=32, acc_rows=32), **kw)
