@@ -3,13 +3,19 @@ independent reference and the two layers run unfused, on sim and the ISS, for ra
 footprint is placement's; bad arguments name themselves."""
 import numpy as np
 import pytest
+import torch
 
+import baco
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.fused import DwPwBlocks, dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles
 from baco.kernels.conv import conv2d
 from baco.kernels.depthwise import depthwise_conv2d
 from baco.kernels.fused_dwpw import dw_pw_kernel, dw_pw_launch, reference_dw_pw
+from baco.model.zoo import seeded_inputs, with_bn_statistics
+from baco.tuner import explore, fusion
+from baco.tuner.arch import Hardware
+from baco.tuner.emit import result_dict
 
 DIM32 = GemminiConfig.from_capacity(32, 256, 64)
 
@@ -131,3 +137,68 @@ def test_dw_pw_errors_name_the_argument():
         dw_pw_launch(x, wd, bd, wp, bp, blocks=(16, 1, 16), **kw)
     with pytest.raises(ValueError, match="one output pixel and DIM output channels does not fit"):
         dw_pw_launch(x, wd, bd, wp, bp, config=GemminiConfig(sp_banks=1, sp_bank_rows=32, acc_rows=32), **kw)
+
+
+# ---- the search and whole models -------------------------------------------------------------
+def separable(cin, cout, stride, act):
+    nn = torch.nn
+    return [nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), nn.BatchNorm2d(cin), act(),
+            nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+
+
+def small_mobilenet():
+    """A stem and two depthwise-separable blocks (ReLU and ReLU6 after the depthwise layers;
+    ragged channels, a stride-2 depthwise), pooled into a classifier."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 17, 3, 2, 1), nn.ReLU(), *separable(17, 33, 1, nn.ReLU),
+                          *separable(33, 20, 2, nn.ReLU6), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(20, 10))
+    return with_bn_statistics(model, (1, 3, 26, 26)), seeded_inputs((1, 3, 26, 26), 1)[0]
+
+
+def test_search_offers_mobilenets_depthwise_pointwise_pairs():
+    g = fusion.graph_from_model_spec("baco.tuner.torch_models:mobilenet_v1", (1, 3, 224, 224))
+    kinds = [e.kind for e in g.edges]
+    assert kinds.count("dw-pw") == 13 and len(kinds) == 13      # every block's pair, nothing else
+    dw = g.layers[g.instances[g.edges[0].producer]]
+    assert dw.depthwise and g.edges[0].words == dw.N * dw.P * dw.Q * dw.K
+    # MobileNetV2: each inverted residual's depthwise (ReLU6) -> project 1x1
+    v2 = fusion.graph_from_model_spec("torchvision.models:mobilenet_v2", (1, 3, 64, 64))
+    assert sum(e.kind == "dw-pw" for e in v2.edges) == 17
+
+
+def test_fused_dw_pw_group_costs_its_program():
+    """A forced dw-pw fusion's group cycles are its program's model (fusion.dw_pw_cycles at the
+    blocks the kernel picks), and its capacity is the smallest program's."""
+    model, x = small_mobilenet()
+    g = fusion.graph_from_torch(model, x)
+    hw = Hardware(16, 64, 32)
+    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g)
+    result = explore.coexplore(g.layers, fusion_graph=g, steps=4, starts=1, random_pool=2, polish=False,
+                               progress=False, cycle_model="compiled", fixed_hw=hw)
+    fusion.fuse_result(problem, result, torch.ones(len(g.edges), dtype=torch.bool), require_gain=False)
+    cfg = hw.to_gemmini_config()
+    for e, info in zip(g.edges, result.fusion["edges"]):
+        assert info["fused"] and info["kind"] == "dw-pw"
+        expected = fusion.dw_pw_cycles(g.layers[g.instances[e.producer]], g.layers[g.instances[e.consumer]].K, cfg)
+        assert info["group_cycles"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("target", ["sim", pytest.param("iss", marks=pytest.mark.slow)])
+def test_whole_model_runs_its_dw_pw_groups_fused_bit_exact(target):
+    model, x = small_mobilenet()
+    g = fusion.graph_from_torch(model, x)
+    result = explore.coexplore(g.layers, fusion_graph=g, steps=4, starts=1, random_pool=2, polish=False,
+                               progress=False, cycle_model="compiled", fixed_hw=Hardware(16, 64, 32))
+    design = result_dict(g.layers, result)
+    assert [e["kind"] for e in design["fusion"]["edges"]] == ["dw-pw", "dw-pw"]
+    for e in design["fusion"]["edges"]:
+        e["fused"] = True
+    compiled = baco.compile_model(model, x, design=design)
+    kernels = [k for info in compiled.layers for k in info.kernels]
+    assert kernels.count("dw_pw_kernel") == 2 and "depthwise_kernel" not in kernels
+    kept = {s.fused[0].output for s in compiled.lowered.steps if getattr(s, "fused", None)}
+    assert compiled.lowered.on_chip == kept and len(kept) == 2 and not kept & set(compiled.lowered.buffers)
+    r = compiled.check(x, target=target)
+    # the ISS returns the output only: every other tensor is compared on sim's run
+    assert r["bit_exact"] and (target == "iss" or r["first_mismatch"] is None)
