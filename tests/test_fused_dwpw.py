@@ -202,3 +202,23 @@ def test_whole_model_runs_its_dw_pw_groups_fused_bit_exact(target):
     r = compiled.check(x, target=target)
     # the ISS returns the output only: every other tensor is compared on sim's run
     assert r["bit_exact"] and (target == "iss" or r["first_mismatch"] is None)
+
+
+@pytest.mark.slow
+def test_whole_mobilenet_v1_with_every_pair_fused_is_bit_exact():
+    """MobileNetV1 (width 0.25, 64x64): its 13 depthwise -> pointwise pairs as 13 fused steps, no
+    depthwise kernel left, bit-exact on sim against the independent reference."""
+    from baco.tuner.torch_models import mobilenet_v1
+    shape = (1, 3, 64, 64)
+    model, x = with_bn_statistics(mobilenet_v1(width=0.25, classes=10), shape), seeded_inputs(shape, 1)[0]
+    g = fusion.graph_from_torch(model, x)
+    result = explore.coexplore(g.layers, fusion_graph=g, steps=3, starts=1, random_pool=2, polish=False,
+                               progress=False, cycle_model="timeloop", fixed_hw=Hardware(16, 256, 64))
+    design = result_dict(g.layers, result)
+    for e in design["fusion"]["edges"]:
+        e["fused"] = True
+    compiled = baco.compile_model(model, x, design=design)
+    kernels = [k for info in compiled.layers for k in info.kernels]
+    assert kernels.count("dw_pw_kernel") == 13 and "depthwise_kernel" not in kernels
+    r = compiled.check(x, target="sim")
+    assert r["bit_exact"] and r["first_mismatch"] is None
