@@ -34,8 +34,8 @@ write-back and read vanish (eq. 15's traffic removal for a consumer that is not 
 Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
 holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
 chain's hidden layer and the consumer's output whole; a depthwise -> pointwise pair its smallest
-program, one pixel block and DIM output channels, since its kernel picks the blocks that fit); during descent its over-use is a penalty
-weighted by sigma, and at rounding an edge becomes fused only where the exact check passes (on
+program, one pixel block and DIM output channels, since its kernel picks the blocks that fit);
+during descent its over-use is a penalty weighted by sigma, and at rounding an edge becomes fused only where the exact check passes (on
 the fixed hardware, or within the largest buildable buffers when the hardware is inferred, which
 then grows to hold the fused pair). Rounding takes the edges sigma prefers (>= 0.5) first, then
 on a fixed Gemmini every other edge that fits and whose layers are still free: at fixed mappings
@@ -500,14 +500,15 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
 
 def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     """End-to-end cycles (Gemmini's and the core's issuing) of a held edge's fused program
-    (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the blocks the compiler runs it
-    with) on hardware hw."""
+    (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the
+    blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks)
+    on hardware hw."""
     layer = graph.layers[graph.instances[edge.producer]]
-    t = tile_dims(mapping, 2, layer)
-    M, block_m = layer.N * layer.P * layer.Q, t["N"] * t["P"] * t["Q"]
     cfg = hw.to_gemmini_config()
     if edge.kind == "dw-pw":
         return dw_pw_cycles(layer, graph.layers[graph.instances[edge.consumer]].K, cfg)
+    t = tile_dims(mapping, 2, layer)
+    M, block_m = layer.N * layer.P * layer.Q, t["N"] * t["P"] * t["Q"]
     if edge.chain:
         consumer = graph.layers[graph.instances[edge.consumer]]
         return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)["cycles"]
