@@ -13,7 +13,7 @@ BENCH = ROOT / "benchmarks"
 
 # script -> (arguments of its smallest run, expected exit code); runs over ~8 s here are
 # marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
-SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "fused_programs.py", "fusion.py", "fuzz_report.py", "loop_check.py", "models.py", "network.py", "rtl_calibration.py",
+SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "dw_pw_programs.py", "fused_programs.py", "fusion.py", "fuzz_report.py", "loop_check.py", "models.py", "network.py", "rtl_calibration.py",
         "single_op.py", "train_cost_residual.py", "tuned_models.py"}
 # the built gemmini-rocc-tests programs, when the reference folder is beside the checkout
 ROCC_BIN = next((d / "shared" / "reference" / "gemmini-rocc-tests" / "bin" for d in ROOT.parents
@@ -26,6 +26,7 @@ SMOKE = {
     "cpu_issue.py": (["--smoke"], 0),
     "cpu_ops.py": (["--smoke"], 0),
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
+    "dw_pw_programs.py": (["--smoke"], 0),
     "fused_programs.py": (["--smoke"], 0),
     "fusion.py": (["--smoke"], 0),
     "fuzz_report.py": (["--smoke"], 0),

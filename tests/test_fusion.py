@@ -85,20 +85,21 @@ class PointwiseResidual(nn.Module):
 
 def test_graph_resadd_pool_and_pointwise_chains():
     """Only the fusions the whole-model compiler runs: a 3x3 convolution's residual add is no edge
-    (its program is LOOP_CONV_WS), a 1x1's is; depthwise -> pointwise is none; a max pool after a
-    ReLU'd convolution is."""
+    (its program is LOOP_CONV_WS), a 1x1's is; depthwise -> pointwise is (baco.kernels.fused_dwpw);
+    a max pool after a ReLU'd convolution is."""
     assert kinds(fusion.graph_from_torch(ResBlock().eval(), torch.zeros(1, 8, 6, 6))) == []
     g = fusion.graph_from_torch(PointwiseResidual().eval(), torch.zeros(1, 8, 6, 6))
     assert kinds(g) == [("expand", "project", "pw-pw"), ("project", "add", "resadd")]
     resadd = g.edges[1]
     assert (resadd.words, resadd.op_reads, resadd.op_writes) == (8 * 36, 8 * 36, 8 * 36)
     g = fusion.graph_from_torch(separable(), torch.zeros(1, 8, 6, 6))
-    assert kinds(g) == [("3", "5", "pw-pw"), ("5", "_7", "pool")]
-    assert g.edges[1].op_writes == 16 * 9
+    assert kinds(g) == [("0", "3", "dw-pw"), ("3", "5", "pw-pw"), ("5", "_7", "pool")]
+    assert g.edges[0].words == 8 * 36 and g.edges[2].op_writes == 16 * 9
     assert [(l.key, l.count) for l in g.layers] == \
         [(l.key, l.count) for l in layers_from_torch(separable(), torch.zeros(1, 8, 6, 6))]
-    assert g.groups([True, False]) == [["3", "5"]]
-    assert g.groups([False, True]) == [["5", "_7"]]
+    assert g.groups([False, True, False]) == [["3", "5"]]
+    assert g.groups([True, False, True]) == [["0", "3"], ["5", "_7"]]
+    assert g.groups([False, False, True]) == [["5", "_7"]]
     no_relu = nn.Sequential(nn.Conv2d(4, 4, 1), nn.MaxPool2d(2)).eval()      # zero padding needs the ReLU
     assert kinds(fusion.graph_from_torch(no_relu, torch.zeros(1, 4, 4, 4))) == []
 
@@ -245,7 +246,7 @@ def test_joint_search_fuses_and_reports():
                                progress=False, cycle_model="timeloop")
     assert result.hw == Hardware(16, 8, 8)
     info = result.fusion
-    assert len(info["edges"]) == 2 and info["groups"]
+    assert len(info["edges"]) == 3 and info["groups"]
     assert result.edp < info["unfused_edp"]
     # the totals are fuse_result's of the exact per-layer costs
     again = explore.evaluate_design(g.layers, result.mappings, result.hw, cycle_model="timeloop")
@@ -326,10 +327,11 @@ def test_edgeless_graph_searches_as_without_fusion():
 def test_compiled_search_cost_takes_traffic_of_the_touched_layers_only():
     """The compiled model's search cost computes the traffic terms of the layers an edge touches
     only; the fused network is what the terms of every layer give."""
-    g = fusion.graph_from_torch(separable(), torch.zeros(1, 8, 12, 12))
+    dense = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1), *list(separable())[1:]).eval()  # a 3x3 conv, no edge
+    g = fusion.graph_from_torch(dense, torch.zeros(1, 8, 12, 12))
     hw = Hardware(16, 64, 32)
     problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g)
-    assert problem.fusion_terms.touched == [1, 2] and len(g.layers) == 3     # not the depthwise conv
+    assert problem.fusion_terms.touched == [1, 2] and len(g.layers) == 3     # not the 3x3 conv
     design = explore.heuristic_tilings(g.layers, hw)
     cost = problem.score([[t] for t in design])
     stacked = [stack_tilings([t]) for t in design]

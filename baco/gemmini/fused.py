@@ -14,11 +14,21 @@ BLOCK_M x BLOCK_K, W BLOCK_K x BLOCK_N; the accumulator block BLOCK_M x BLOCK_N)
 BLOCK_N x BLOCK_N identity in the scratchpad (moved in once per product reading it: twice) and
 two more accumulator blocks: the layer's int8
 output multiplied back in exactly, and the sum the residual is loaded into.
+
+A depthwise -> pointwise pair Y = f2(f1(dw(X) + b1)·Wp + b2) (baco.kernels.fused_dwpw), one
+program per ROWS output rows (or BLOCK_M output columns of a row) and BLOCK_N output channels:
+per block of DIM input channels, in the scratchpad the tap's input block (ROWS*BLOCK_M x DIM),
+its diagonal DIM x DIM weight tile and Wp's block (DIM x BLOCK_N); in the accumulator the
+depthwise block (ROWS*BLOCK_M x DIM, read back as the pointwise A operand) and the output block
+(ROWS*BLOCK_M x BLOCK_N).
 Pure Python: imports only baco.gemmini.
 """
 from __future__ import annotations
 
 import math
+from collections import Counter
+from itertools import product
+from typing import NamedTuple
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import Footprint, dma_cycles, overlapped_cycles
@@ -46,6 +56,13 @@ def gemm_resadd_footprint(block_m, block_n, block_k, dim, double_buffer: bool = 
     m, n, k = _tiles(block_m, dim), _tiles(block_n, dim), _tiles(block_k, dim)
     return Footprint(sp_rows=((m * k + k * n) * (2 if double_buffer else 1) + 2 * n * n) * dim,
                      acc_rows=3 * m * n * dim)
+
+
+def dw_pw_footprint(block_rows, block_n, dim) -> Footprint:
+    """Local rows of one program of the fused depthwise -> pointwise pair: block_rows output
+    pixels (ROWS*BLOCK_M) and block_n output channels (numbers or tensors)."""
+    m, n = _tiles(block_rows, dim), _tiles(block_n, dim)
+    return Footprint(sp_rows=(m + 1 + n) * dim, acc_rows=(m + m * n) * dim)
 
 
 def _fits(f: Footprint, cfg: GemminiConfig) -> bool:
@@ -197,10 +214,15 @@ def _end_to_end(p: _Program, programs: int, steps: int, k: TimingConstants) -> d
     issuing them overlap all but fully, so the slower of the two (the ISS with the cycle model:
     median error 10% over 24 programs of the two kernels, DIM 16 and 32)."""
     c = FUSED_INSTRUCTIONS
-    gemmini = programs * p.cycles
-    cpu = programs * (c["program"] + steps * c["step"] + p.commands * c["command"]) * k.cpu_cycles_per_instruction
-    return {"cycles": overlapped_cycles(gemmini, cpu, 0.0), "gemmini": gemmini, "cpu": cpu,
-            "commands": programs * p.commands}
+    cpu = programs * (c["program"] + steps * c["step"] + p.commands * c["command"])
+    return _overlapped(programs * p.cycles, cpu, programs * p.commands, k)
+
+
+def _overlapped(gemmini: float, instructions: float, commands: int, k: TimingConstants) -> dict:
+    """Gemmini's cycles and the core's instructions issuing them as one report: end to end the
+    slower of the two."""
+    cpu = instructions * k.cpu_cycles_per_instruction
+    return {"cycles": overlapped_cycles(gemmini, cpu, 0.0), "gemmini": gemmini, "cpu": cpu, "commands": commands}
 
 
 def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, block_k: int, cfg: GemminiConfig,
@@ -224,6 +246,116 @@ def gemm_resadd_program_cycles(M: int, N: int, K: int, block_m: int, block_n: in
     return _end_to_end(p, programs, steps, k)
 
 
-__all__ = ["gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint", "gemm_chain_double_buffered",
-           "gemm_resadd_double_buffered", "gemm_chain_program_cycles",
+class DwPwBlocks(NamedTuple):
+    """A fused depthwise -> pointwise program's blocks: BLOCK_M output columns (the whole row Q
+    when rows > 1), `rows` output rows and BLOCK_N output channels."""
+    block_m: int
+    rows: int
+    block_n: int
+
+
+# RISC-V instructions the core runs issuing the fused depthwise -> pointwise stream: per program,
+# per tap step (the inner loop's iterations), per output row slice a tap step moves in, per
+# channel block (the outer loop's) and per RoCC
+# command, a non-negative least-squares fit (relative error) of the ISS's counts of 10 programs
+# (DIM 16 and 32; benchmarks/cpu_constants.py)
+DW_PW_INSTRUCTIONS = {"program": 1797.7, "step": 50.3, "slice": 70.9, "block": 0.0, "command": 11.7}
+
+
+def _taps(P, H, R, stride, padding, dilation, rows) -> list[int]:
+    """Per program row group (rows output rows from p0), the filter rows the kernel's tap loop
+    runs: those reaching the image from some row of the group (the kernel's r_lo, r_hi)."""
+    out = []
+    for p0 in range(0, P, rows):
+        h0 = p0 * stride - padding
+        lo = max(0, -(-(-h0 - (rows - 1) * stride) // dilation))
+        hi = min(R, -(-(H - h0) // dilation))
+        out.append(max(0, hi - lo))
+    return out
+
+
+def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, blocks: DwPwBlocks, cfg: GemminiConfig,
+                        k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
+    """The fused depthwise -> pointwise launch's totals over its programs: Gemmini's cycles (the
+    phases of each program one after another: the output's bias rows, per channel block the
+    depthwise block's bias rows, per tap the input block and the diagonal tile then their
+    computes, Wp's block and the pointwise computes; the stores), its RoCC commands, and the
+    counts the core's instructions scale with (programs, tap steps, their row slices, channel
+    blocks).
+    stride/padding/dilation: along H (the kernel's row loop); W's are the same here."""
+    d, ib, ab = cfg.dim, cfg.input_bytes, cfg.acc_bytes
+    bm, rows, bn = blocks
+    channel_blocks = _tiles(C, d)
+    counts = lambda values: Counter(values).items()  # noqa: E731  (identical programs costed once)
+    totals = {"gemmini": 0.0, "commands": 0, "programs": 0, "steps": 0, "slices": 0, "blocks": 0}
+    for (taps, groups), (q, columns), (n, lanes) in product(
+            counts(_taps(P, H, R, stride, padding, dilation, rows)),
+            counts(min(bm, Q - q0) for q0 in range(0, Q, bm)), counts(min(bn, K - k0) for k0 in range(0, K, bn))):
+        programs = N * groups * columns * lanes
+        pixels, tm, tn = rows * q, _tiles(rows * bm, d), _tiles(n, d)
+        block = _Program(cfg, k)                  # one channel block: its bias rows, Wp's block, products
+        block.load(tm, 1, ab, pixels)
+        block.load(1, tn, ib)
+        block.compute(tm * tn, tn)
+        tap = _Program(cfg, k)                    # one tap: the input (one mvin per output row slice)
+        for _ in range(rows):
+            tap.load(_tiles(q, d), 1, ib, q)
+        tap.load(1, 1, ib)
+        tap.compute(tm, 1)
+        p = _Program(cfg, k)                      # the output's bias rows and its stores
+        p.load(tm, tn, ab, pixels)
+        p.store(tm, tn, pixels)
+        steps = taps * S
+        totals["gemmini"] += programs * (p.cycles + channel_blocks * (block.cycles + steps * tap.cycles))
+        totals["commands"] += programs * (p.commands + channel_blocks * (block.commands + steps * tap.commands))
+        totals["programs"] += programs
+        totals["steps"] += programs * channel_blocks * steps
+        totals["slices"] += programs * channel_blocks * steps * rows
+        totals["blocks"] += programs * channel_blocks
+    return totals
+
+
+def dw_pw_program_cycles(N, H, P, Q, C, K, R, S, stride, padding, dilation, blocks: DwPwBlocks, cfg: GemminiConfig,
+                         k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
+    """Cycles of the fused depthwise -> pointwise launch (baco.kernels.fused_dwpw) as
+    gemm_chain_program_cycles reports the chain's: Gemmini's (dw_pw_program_terms), the core's
+    issuing it (`cpu`, DW_PW_INSTRUCTIONS) and end to end (`cycles`)."""
+    t = dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, blocks, cfg, k)
+    c = DW_PW_INSTRUCTIONS
+    instructions = sum(c[term] * t[term + "s"] for term in c)
+    return _overlapped(t["gemmini"], instructions, t["commands"], k)
+
+
+def _halvings(top: int, dim: int) -> list[int]:
+    """top, then halved to multiples of dim down to dim."""
+    out = [top]
+    while out[-1] > dim:
+        out.append(max(dim, _tiles(out[-1] // 2, dim) * dim))
+    return out
+
+
+def dw_pw_blocks(N, H, P, Q, C, K, R, S, stride, padding, dilation, cfg: GemminiConfig,
+                 k: TimingConstants = DEFAULT_CONSTANTS) -> DwPwBlocks | None:
+    """The blocks of the fused depthwise -> pointwise program on `cfg` (the launch's default and
+    the tuner's costing, one rule): of the blocks whose program fits (whole output rows several
+    at a time, or column blocks of one row, halved from the whole image; BLOCK_N halved from K),
+    the one dw_pw_program_cycles ranks fastest end to end; None if one pixel and DIM output
+    channels do not fit."""
+    d = cfg.dim
+    shapes = [(Q, r) for r in _halvings(P, 1)] + [(m, 1) for m in _halvings(_tiles(Q, d) * d, d) if m < Q]
+    best, best_cycles = None, math.inf
+    for bm, rows in shapes:
+        for bn in _halvings(_tiles(K, d) * d, d):
+            if not _fits(dw_pw_footprint(rows * bm, bn, d), cfg):
+                continue
+            b = DwPwBlocks(bm, rows, bn)
+            cycles = dw_pw_program_cycles(N, H, P, Q, C, K, R, S, stride, padding, dilation, b, cfg, k)["cycles"]
+            if cycles < best_cycles:
+                best, best_cycles = b, cycles
+    return best
+
+
+__all__ = ["DwPwBlocks", "dw_pw_footprint", "dw_pw_blocks", "dw_pw_program_cycles", "dw_pw_program_terms",
+           "DW_PW_INSTRUCTIONS", "gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint",
+           "gemm_chain_double_buffered", "gemm_resadd_double_buffered", "gemm_chain_program_cycles",
            "gemm_resadd_program_cycles"]

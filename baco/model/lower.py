@@ -15,7 +15,8 @@ data so that the program linker can turn the whole list into one ELF:
                   as DIM rows whatever the image's shape: resadd.default_view)
   fused pair      baco.kernels.fused.gemm_chain_launch: linear -> linear or 1x1 -> 1x1 conv, the
                   hidden layer kept in the accumulator (one step; the intermediate has no buffer);
-                  gemm_resadd_launch: a linear or 1x1 conv and the residual add reading it
+                  gemm_resadd_launch: a linear or 1x1 conv and the residual add reading it;
+                  baco.kernels.fused_dwpw.dw_pw_launch: a depthwise conv and the 1x1 conv reading it
 
 CPU ops become calls of baco.model.cpu_ops kernels (an embedding's int8 table a weight buffer); reshape/flatten are views of their input's
 buffer (no step); a constant (a parameter read as an activation) is read-only data (no step). Buffers: every activation tensor by name, weights and biases as
@@ -46,6 +47,7 @@ from baco.gemmini.schedule import GemmSchedule, padded_rows
 from baco.kernels.conv import conv2d_launch, output_size
 from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
+from baco.kernels.fused_dwpw import dw_pw_launch
 from baco.kernels.launch import KernelLaunch
 from baco.kernels.matmul import matmul_launch
 from baco.kernels.pool import ConvPoolLaunch, pool_schedule_from_conv
@@ -56,8 +58,8 @@ from baco.problem.layer import Layer
 from baco.tuner.workloads import gemm
 
 GEMMINI_OPS = ("conv", "depthwise", "linear", "matmul", "add")
-FUSED_CHAIN_KINDS = ("gemm-gemm", "pw-pw")     # the fusion edges (baco.tuner.fusion) lowered here,
-FUSED_KINDS = FUSED_CHAIN_KINDS + ("resadd",)  # with their layers' GEMM kernel
+FUSED_CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")     # the fusion edges (baco.tuner.fusion) lowered
+FUSED_KINDS = FUSED_CHAIN_KINDS + ("resadd",)           # here, each as its fused kernel
 VIEW_OPS = ("reshape", "mul_scalar")      # the output is the input's buffer (viewed)
 
 
@@ -176,7 +178,7 @@ def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict]:
     edges = [e for e in ((design or {}).get("fusion") or {}).get("edges", []) if e["fused"]]
     by_module = {}
     for op in graph.ops:
-        if op.kind in ("linear", "conv"):
+        if op.kind in ("linear", "conv", "depthwise"):
             by_module.setdefault(module_path(op), []).append(op)
     readers = {}
     for op in graph.ops:
@@ -196,10 +198,14 @@ def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict]:
                              f"{len(cs)} {'of the consumer' if chain else 'adds reading it'} (a design of another "
                              "model?)")
         p, c = ps[0], cs[0]
-        why = gemm_kernel_problems(p)
+        if e["kind"] == "dw-pw":
+            why = [] if p.kind == "depthwise" and c.kind == "conv" else \
+                [f"the layers are a {p.kind} and a {c.kind}, not a depthwise and a conv"]
+        else:
+            why = gemm_kernel_problems(p)
         if chain:
             kind = "linear" if e["kind"] == "gemm-gemm" else "conv"
-            if not p.kind == c.kind == kind:
+            if e["kind"] != "dw-pw" and not p.kind == c.kind == kind:
                 why.append(f"the layers are a {p.kind} and a {c.kind}, not two {kind}s")
             why += gemm_kernel_problems(c)
             if c.inputs != [p.output]:
@@ -258,7 +264,8 @@ class _Lowering:
                 self.buffers[op.output] = self.value(op.inputs[0]).reshape(g.tensors[op.output].shape)
                 self.regions[op.output] = "view"
             elif op.output in self.chains:
-                self.steps.append(self.lower_chain(op, self.chains[op.output]))
+                lower = self.lower_dw_pw if op.kind == "depthwise" else self.lower_chain
+                self.steps.append(lower(op, self.chains[op.output]))
             elif op.output in self.consumers or op.output in self.resadds:
                 continue            # run by the fused step (a chain's at its producer, a residual add's at the add)
             elif op.output in self.add_producer:
@@ -343,6 +350,22 @@ class _Lowering:
         self.on_chip.add(producer.output)
         return GemminiStep(consumer, [self.reads(launch, x)], layer, "tuned" if schedule is not None else "default",
                            fused=[producer, consumer])
+
+    def lower_dw_pw(self, depthwise, pointwise):
+        """A depthwise conv and the 1x1 conv reading it as one dw_pw_launch at the blocks its kernel
+        picks on the design's Gemmini (the depthwise output is kept on chip)."""
+        x = self.value(depthwise.inputs[0])
+        q, c = depthwise.q, pointwise.q
+        b_dw = self.buffer(f"{depthwise.output}.bias", np.ascontiguousarray(q["bias"], dtype=np.int32), "weight")
+        w_pw, b_pw = self.weights(pointwise)
+        launch = dw_pw_launch(x, q["weight"], b_dw, w_pw.reshape(w_pw.shape[-2:]), b_pw, stride=q["stride"],
+                              padding=q["padding"], dilation=q["dilation"], scale1=q["scale"], scale2=c["scale"],
+                              relu1=q["relu"], relu2=c["relu"], config=self.config)
+        self.buffer(f"{depthwise.output}.weight", launch.args[1], "weight")     # the diagonal weight tiles it reads
+        self.output(pointwise, launch.y)
+        self.on_chip.add(depthwise.output)
+        return GemminiStep(pointwise, [self.reads(launch, x)], conv_layer(depthwise, x.shape), "default",
+                           fused=[depthwise, pointwise])
 
     def lower_resadd(self, producer, add):
         """A GEMM layer and the residual add reading its output as one gemm_resadd_launch, under the

@@ -5,12 +5,13 @@ Fusion-Aware Differentiable Optimization for DNN Scheduling on Tensor Accelerato
 A network is a graph (FusionGraph, from a torch module's fx trace through the tuner's torch
 importer, workloads.layers_from_torch): its MAC layer instances and the producer -> consumer
 edges whose shapes allow a fused program:
-- chains, the intermediate being the consumer's input (A operand): linear -> linear ("gemm-gemm")
-  and 1x1 -> 1x1 stride-1 convolution ("pw-pw"), the pairs the whole-model compiler runs as one
-  program (baco.kernels.fused: the hidden block stays in the accumulator and the second product
-  reads it back through the execute unit's scaled ReLU read); between them only what that read
-  applies passes (ReLU, batch norm folded into the scale, dropout, identities), not a view or a
-  permute;
+- chains, the intermediate being the consumer's input (A operand): linear -> linear ("gemm-gemm"),
+  1x1 -> 1x1 stride-1 convolution ("pw-pw") and depthwise -> 1x1 stride-1 convolution ("dw-pw",
+  MobileNet's pair), the pairs the whole-model compiler runs as one program (baco.kernels.fused,
+  baco.kernels.fused_dwpw: the hidden block stays in the accumulator and the second product reads
+  it back through the execute unit's scaled ReLU read); between them only what that read applies
+  passes (ReLU, ReLU6 whose clamp is the int8 saturation at its scale, batch norm folded into the
+  scale, dropout, identities), not a view or a permute;
 - tails, an element-wise op reading the producer's output: conv/GEMM -> residual add ("resadd",
   the residual loaded into the accumulator and accumulated onto) and conv -> pool ("pool", the
   pooling on the store path, baco/kernels' conv -> pool form). Between them ReLU, folded batch
@@ -32,8 +33,9 @@ traffic (intermediate read, residual read, output write) unfused; fused, the int
 write-back and read vanish (eq. 15's traffic removal for a consumer that is not a MAC layer).
 Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
 holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
-chain's hidden layer and the consumer's output whole); during descent its over-use is a penalty
-weighted by sigma, and at rounding an edge becomes fused only where the exact check passes (on
+chain's hidden layer and the consumer's output whole; a depthwise -> pointwise pair its smallest
+program, one pixel block and DIM output channels, since its kernel picks the blocks that fit);
+during descent its over-use is a penalty weighted by sigma, and at rounding an edge becomes fused only where the exact check passes (on
 the fixed hardware, or within the largest buildable buffers when the hardware is inferred, which
 then grows to hold the fused pair). Rounding takes the edges sigma prefers (>= 0.5) first, then
 on a fixed Gemmini every other edge that fits and whose layers are still free: at fixed mappings
@@ -55,8 +57,8 @@ import torch
 from baco.gemmini.arith import pool_field_problems
 from baco.gemmini.config import GemminiConfig, rows_to_kb
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
-from baco.gemmini.fused import (gemm_chain_footprint, gemm_chain_program_cycles, gemm_resadd_footprint,
-                                gemm_resadd_program_cycles)
+from baco.gemmini.fused import (dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles, gemm_chain_footprint,
+                                gemm_chain_program_cycles, gemm_resadd_footprint, gemm_resadd_program_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS
 from baco.problem.layer import Layer
@@ -66,7 +68,7 @@ from baco.tuner.mapping import tile_dims
 from baco.tuner.relax import capacity_penalty
 from baco.tuner.workloads import layers_from_torch, merge_identical, model_factory
 
-CHAIN_KINDS = ("gemm-gemm", "pw-pw")
+CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
 TAIL_KINDS = ("resadd", "pool")
 RESADD_PRODUCERS = ("linear", "pw")      # the GEMM kernel's layers: the fused program adds the residual
 SIGMA_INIT_LOGIT = 0.5      # sigma = 0.62 at the start: every edge fused where it fits, free to leave
@@ -211,10 +213,11 @@ def _transparent(node, views: bool = True) -> bool:
     nn, F = torch.nn, torch.nn.functional
     if node.op == "call_module":
         mod = node.graph.owning_module.get_submodule(node.target)
-        return isinstance(mod, (nn.ReLU, nn.BatchNorm1d, nn.BatchNorm2d, nn.Dropout, nn.Identity)) or \
+        return isinstance(mod, (nn.ReLU, nn.ReLU6, nn.BatchNorm1d, nn.BatchNorm2d, nn.Dropout, nn.Identity)) or \
             (views and isinstance(mod, nn.Flatten))
     if node.op == "call_function":
-        return node.target in (F.relu, torch.relu, F.dropout) or (views and node.target in (torch.flatten, torch.reshape))
+        return node.target in (F.relu, F.relu6, torch.relu, F.dropout) or \
+            (views and node.target in (torch.flatten, torch.reshape))
     if node.op == "call_method":
         return node.target in ("relu", "contiguous") or \
             (views and node.target in ("view", "reshape", "flatten", "transpose", "permute"))
@@ -258,7 +261,7 @@ def _is_relu(node) -> bool:
 
 def _edges(gm, node_instance: dict, node_kind: dict) -> list[Edge]:
     adds = (operator.add, operator.iadd, torch.add)
-    chains = {("linear", "linear"): "gemm-gemm", ("pw", "pw"): "pw-pw"}
+    chains = {("linear", "linear"): "gemm-gemm", ("pw", "pw"): "pw-pw", ("dw", "pw"): "dw-pw"}
 
     def through(node, views):
         """The last node of node's one-reader run of transparent ops."""
@@ -351,7 +354,10 @@ class FusionTerms:
             clamp = lambda f, d: torch.minimum(f, torch.tensor(float(d), dtype=torch.float64))  # noqa: E731
             block_m = clamp(t[:, N_], dims.N) * clamp(t[:, P_], dims.P) * clamp(t[:, Q_], dims.Q)
             block_k = clamp(t[:, C_] * spatial[layer_index][:, 0], dims.C)
-            if e.chain:
+            if e.kind == "dw-pw":      # the kernel's blocks shrink to fit: its smallest program
+                d = torch.as_tensor(dim, dtype=torch.float64).expand(B)
+                f = dw_pw_footprint(d, d, d)
+            elif e.chain:
                 consumer = self.graph.layers[self.graph.instances[e.consumer]]
                 f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
             else:
@@ -494,16 +500,31 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
 
 def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     """End-to-end cycles (Gemmini's and the core's issuing) of a held edge's fused program
-    (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the blocks the compiler runs it
-    with) on hardware hw."""
+    (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the
+    blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks)
+    on hardware hw."""
     layer = graph.layers[graph.instances[edge.producer]]
+    cfg = hw.to_gemmini_config()
+    if edge.kind == "dw-pw":
+        return dw_pw_cycles(layer, graph.layers[graph.instances[edge.consumer]].K, cfg)
     t = tile_dims(mapping, 2, layer)
     M, block_m = layer.N * layer.P * layer.Q, t["N"] * t["P"] * t["Q"]
-    cfg = hw.to_gemmini_config()
     if edge.chain:
         consumer = graph.layers[graph.instances[edge.consumer]]
         return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)["cycles"]
     return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
+
+
+def dw_pw_cycles(depthwise: Layer, out_channels: int, cfg: GemminiConfig) -> float:
+    """End-to-end cycles of the fused depthwise -> pointwise program of a depthwise layer (K its
+    channels) and a 1x1 convolution of out_channels, at the blocks its kernel picks on cfg
+    (dw_pw_blocks); inf if no program fits. The layer table has no padding: the convolution is
+    taken as 'same'-padded (input rows P x stride, padding (R - 1) x dilation / 2), MobileNet's."""
+    d = depthwise
+    shape = (d.N, d.P * d.Hstride, d.P, d.Q, d.K, out_channels, d.R, d.S, d.Hstride,
+             (d.R - 1) * d.Hdilation // 2, d.Hdilation)
+    blocks = dw_pw_blocks(*shape, cfg)
+    return math.inf if blocks is None else dw_pw_program_cycles(*shape, blocks, cfg)["cycles"]
 
 
 def _design_network(problem, result):
@@ -572,7 +593,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
                 alone = torch.zeros_like(on)
                 alone[0, k] = 1.0
                 group_cycles[k] = group_unfused(e) + network(alone)[0] - unfused[0]
-            elif e.kind in ("gemm-gemm", "pw-pw", "resadd"):
+            elif e.kind in ("gemm-gemm", "pw-pw", "dw-pw", "resadd"):
                 program = fused_program_cycles(graph, e, result.mappings[graph.instances[e.producer]], hw)
                 if program < group_unfused(e) or not require_gain:
                     group_cycles[k] = program

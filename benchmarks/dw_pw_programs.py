@@ -1,0 +1,92 @@
+"""The fused depthwise -> pointwise program's model against the program (issue I, item 4).
+
+    python benchmarks/dw_pw_programs.py [--smoke]
+
+Each launch of baco.kernels.fused_dwpw (its default blocks, dw_pw_blocks) runs as a RISC-V
+program on the ISS with the cycle model attached (baco.sim.timing; its output checked bit for bit
+against reference_dw_pw) and is predicted by baco.gemmini.fused.dw_pw_program_cycles. Printed per
+program: the ISS's end-to-end cycles (rdcycle around the grid loop and its fence), the model's,
+their ratio, the RISC-V instructions beside DW_PW_INSTRUCTIONS' count and the fit of those
+constants (non-negative least squares of the relative error, benchmarks/cpu_constants.py's); then
+Pearson r of log cycles and the median relative error (goals r >= 0.95, median <= 15%).
+--smoke: two small programs. Exits 0 iff every program is bit-exact.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cpu_constants import nnls_relative  # noqa: E402
+
+from baco.gemmini.config import GemminiConfig  # noqa: E402
+from baco.gemmini.fused import DW_PW_INSTRUCTIONS, DwPwBlocks, dw_pw_program_cycles, dw_pw_program_terms  # noqa: E402
+from baco.kernels.fused_dwpw import dw_pw_launch, reference_dw_pw  # noqa: E402
+from baco.sim.timing import TimingModel  # noqa: E402
+
+# (DIM, N, H, C, K, stride): ragged channels and images, both strides, one and several programs
+PROGRAMS = [(16, 1, 7, 17, 33, 1), (16, 1, 13, 33, 17, 2), (16, 1, 15, 65, 65, 1), (16, 2, 13, 65, 33, 2),
+            (16, 1, 15, 128, 128, 1), (16, 1, 28, 32, 64, 1), (32, 1, 7, 65, 17, 1), (32, 1, 15, 33, 65, 2),
+            (32, 1, 13, 96, 96, 1), (32, 1, 28, 64, 64, 2), (16, 1, 14, 256, 64, 1), (32, 1, 14, 128, 256, 1)]
+SMOKE = [(16, 1, 7, 17, 33, 1), (32, 1, 7, 33, 17, 2)]
+
+
+def measure(dim, N, H, C, K, stride) -> dict:
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    rng = np.random.default_rng(N + H + C + K)
+    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+    x, wd, wp = i8(N, H, H, C), i8(3, 3, C), i8(C, K)
+    bd, bp = rng.integers(-3000, 3000, C).astype(np.int32), rng.integers(-3000, 3000, K).astype(np.int32)
+    kw = dict(stride=stride, padding=1, scale1=1 / 300, scale2=1 / (40 * math.sqrt(C)), relu1=True, relu2=False)
+    launch = dw_pw_launch(x, wd, bd, wp, bp, config=cfg, **kw)
+    ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    info = ck.run(launch.grid, launch.args, timing=TimingModel(cfg))
+    o = launch.options
+    blocks = DwPwBlocks(o["BLOCK_M"], o["ROWS"], o["BLOCK_N"])
+    P = launch.y.shape[1]
+    shape = (N, H, P, P, C, K, 3, 3, stride, 1, 1, blocks, cfg)
+    return {"name": f"DIM {dim} {N}x{H}x{H}x{C} -> {K} /{stride} blocks {tuple(blocks)}",
+            "exact": bool(np.array_equal(launch.y, reference_dw_pw(x, wd, bd, wp, bp, **kw))),
+            "iss": info["kernel_cycles"], "instructions": info["instructions"],
+            "model": dw_pw_program_cycles(*shape), "terms": dw_pw_program_terms(*shape)}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--smoke", action="store_true", help="two small programs")
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+    rows = []
+    print(f"{'program':>52} {'exact':>5} {'ISS cycles':>10} {'model':>10} {'model/ISS':>9} "
+          f"{'instructions':>12} {'model/ISS':>9}")
+    for spec in SMOKE if args.smoke else PROGRAMS:
+        r = measure(*spec)
+        t, c = r["terms"], DW_PW_INSTRUCTIONS
+        modelled = sum(c[term] * t[term + "s"] for term in c)
+        rows.append(r)
+        print(f"{r['name']:>52} {str(r['exact']):>5} {r['iss']:>10,} {r['model']['cycles']:>10,.0f} "
+              f"{r['model']['cycles'] / r['iss']:>9.2f} {r['instructions']:>12,} {modelled / r['instructions']:>9.2f}",
+              flush=True)
+    keys = list(DW_PW_INSTRUCTIONS)
+    fit_rows = [(r["name"], {k: r["terms"][k + "s"] for k in keys}, r["instructions"]) for r in rows]
+    if len(rows) >= len(keys):
+        print(f"DW_PW_INSTRUCTIONS in use {DW_PW_INSTRUCTIONS}; fitted {nnls_relative(fit_rows, keys)}")
+    logs = np.log([[r["model"]["cycles"], r["iss"]] for r in rows])
+    r_log = float(np.corrcoef(logs.T)[0, 1]) if len(rows) > 2 else float("nan")
+    errors = [abs(r["model"]["cycles"] / r["iss"] - 1) for r in rows]
+    print(f"{len(rows)} programs: log r {r_log:.3f}, median error {100 * statistics.median(errors):.1f}%, "
+          f"model/ISS {min(r['model']['cycles'] / r['iss'] for r in rows):.2f}-"
+          f"{max(r['model']['cycles'] / r['iss'] for r in rows):.2f}x")
+    return 0 if all(r["exact"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
