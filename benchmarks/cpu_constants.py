@@ -12,7 +12,8 @@ the conv and depthwise kernels per program K step, per output row's A slice of a
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
-program, K step, program of several steps, split head, explicit B) and the launch's own.
+program, K step, program of several steps, split head, explicit B and its mvins, program of a K and
+of an N not specialized to 1) and the launch's own.
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
@@ -60,7 +61,8 @@ FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 
          (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64)]
 # (DIM, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K or None for the default schedule, B padded to whole DIM
 # blocks): LOOP_WS programs of 1, 2 and many K steps, a ragged step split (a head LOOP_WS), padded
-# (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs
+# (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs,
+# K = 1 (no K loop: specialized) and N = 1 (GEMVs), DIM 2, 4 and 8 arrays (the tuner's tiny ones)
 LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 16, False),
                  (16, 16, 16, 32, 16, 16, 16, False), (16, 16, 16, 64, 16, 16, 16, False),
                  (16, 16, 16, 41, 16, 16, 48, False), (16, 16, 16, 41, 16, 16, 48, True),
@@ -72,7 +74,13 @@ LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 1
                  (32, 128, 256, 256, None, None, None, False), (32, 1271, 139, 41, None, None, None, True),
                  (32, 1271, 139, 41, None, None, None, False), (32, 629, 1, 109, None, None, None, False),
                  (32, 200, 1, 300, None, None, None, False), (32, 267, 41, 3, None, None, None, False),
-                 (32, 93, 116, 258, None, None, None, False), (32, 96, 96, 200, 32, 96, 64, True)]
+                 (32, 93, 116, 258, None, None, None, False), (32, 96, 96, 200, 32, 96, 64, True),
+                 (4, 34, 4, 1, 8, 4, 4, False), (2, 5, 1, 1, None, None, None, False),
+                 (4, 4287, 1, 4, None, None, None, False), (2, 5, 1, 1, 2, 2, 2, False),
+                 (8, 34, 4, 1, 8, 8, 8, False), (4, 40, 12, 20, 8, 8, 8, False),
+                 (8, 100, 20, 30, 16, 16, 16, False), (2, 64, 2, 2, 8, 2, 2, False),
+                 (4, 64, 16, 4, 16, 16, 4, False), (16, 64, 16, 1, 16, 16, 16, False),
+                 (16, 64, 1, 16, 16, 16, 16, False), (16, 64, 16, 16, 16, 16, 16, False)]
 SMOKE_GEMMS = [(16, 17, 33, 65)]
 SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
