@@ -13,10 +13,11 @@ the conv and depthwise kernels per program K step, per output row's A slice of a
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
-program, K step, program of several steps, split head, explicit B) and the launch's own; the
-LOOP_CONV_WS programs (the conv kernels' default form where LoopConv fits) the same way, their
-terms per conv program, per depthwise program, per further input channel block's LOOP_CONV_WS of a
-program (schedule.loop_conv_channels) and the launch's own.
+program, K step, program of several steps, split head, explicit B and its mvins, program of a K and
+of an N not specialized to 1, the launch's own); the LOOP_CONV_WS programs (the conv kernels'
+default form where LoopConv fits) the same way, their terms per conv program, per depthwise
+program, per further input channel block's LOOP_CONV_WS of a program (schedule.loop_conv_channels)
+and the launch's own.
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
@@ -65,7 +66,8 @@ FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 
          (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64)]
 # (DIM, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K or None for the default schedule, B padded to whole DIM
 # blocks): LOOP_WS programs of 1, 2 and many K steps, a ragged step split (a head LOOP_WS), padded
-# (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs
+# (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs,
+# K = 1 (no K loop: specialized) and N = 1 (GEMVs), DIM 2, 4 and 8 arrays (the tuner's tiny ones)
 LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 16, False),
                  (16, 16, 16, 32, 16, 16, 16, False), (16, 16, 16, 64, 16, 16, 16, False),
                  (16, 16, 16, 41, 16, 16, 48, False), (16, 16, 16, 41, 16, 16, 48, True),
@@ -77,7 +79,13 @@ LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 1
                  (32, 128, 256, 256, None, None, None, False), (32, 1271, 139, 41, None, None, None, True),
                  (32, 1271, 139, 41, None, None, None, False), (32, 629, 1, 109, None, None, None, False),
                  (32, 200, 1, 300, None, None, None, False), (32, 267, 41, 3, None, None, None, False),
-                 (32, 93, 116, 258, None, None, None, False), (32, 96, 96, 200, 32, 96, 64, True)]
+                 (32, 93, 116, 258, None, None, None, False), (32, 96, 96, 200, 32, 96, 64, True),
+                 (4, 34, 4, 1, 8, 4, 4, False), (2, 5, 1, 1, None, None, None, False),
+                 (4, 4287, 1, 4, None, None, None, False), (2, 5, 1, 1, 2, 2, 2, False),
+                 (8, 34, 4, 1, 8, 8, 8, False), (4, 40, 12, 20, 8, 8, 8, False),
+                 (8, 100, 20, 30, 16, 16, 16, False), (2, 64, 2, 2, 8, 2, 2, False),
+                 (4, 64, 16, 4, 16, 16, 4, False), (16, 64, 16, 1, 16, 16, 16, False),
+                 (16, 64, 1, 16, 16, 16, 16, False), (16, 64, 16, 16, 16, 16, 16, False)]
 # (DIM, R, stride, H, C, K, depthwise, rows, BLOCK_M, BLOCK_N or None for the default schedule):
 # LOOP_CONV_WS programs (padding R // 2), conv and depthwise, one LOOP_CONV_WS a program and a
 # program split into 2, 3 and more input channel blocks, few and many programs, DIM 16 and 32
@@ -132,7 +140,7 @@ def loop_ws_row(dim, M, N, K, bm, bn, bk, b_padded):
     grid = (-(-M // s.block_m), -(-N // s.block_n))
     ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s)
     count = ck.run(grid, args)["kernel_cycles"]
-    terms = dict(loop_ws_launch_terms(M, N, K, s, cfg, b_padded=b_padded), launch=1.0)
+    terms = loop_ws_launch_terms(M, N, K, s, cfg, b_padded=b_padded)
     name = f"LOOP_WS {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}{' padded B' if b_padded else ''}"
     return name, terms, count
 
@@ -266,10 +274,7 @@ def main(argv=None) -> int:
     report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS)", gemms, ["program", "step", "command", "column"],
            EXPLICIT_INSTRUCTIONS)
     loop_ws = [loop_ws_row(*g) for g in (SMOKE_LOOP_WS if args.smoke else LOOP_WS_GEMMS)]
-    # the launch's own instructions (its configs, the grid loop's set-up, the fence) are the same for
-    # every schedule: fitted, so the per-program terms are not biased, but not in the table
-    report("GEMM LOOP_WS programs (LOOP_WS_INSTRUCTIONS)", loop_ws, list(LOOP_WS_INSTRUCTIONS) + ["launch"],
-           LOOP_WS_INSTRUCTIONS)
+    report("GEMM LOOP_WS programs (LOOP_WS_INSTRUCTIONS)", loop_ws, list(LOOP_WS_INSTRUCTIONS), LOOP_WS_INSTRUCTIONS)
     loop_convs = [loop_conv_row(*c) for c in (SMOKE_LOOP_CONVS if args.smoke else LOOP_CONVS)]
     # the launch's own instructions fitted and left out, as LOOP_WS's
     report("LOOP_CONV_WS programs (LOOP_CONV_INSTRUCTIONS)", loop_convs, list(LOOP_CONV_INSTRUCTIONS) + ["launch"],

@@ -176,3 +176,24 @@ def test_bias_programs_end_to_end_rank_as_on_the_iss(M, N, K, dim, blocks):
                                timing=TimingModel(cfg))["kernel_cycles"])
         walked.append(gemm_program_cycles(M, N, K, s, cfg, True, bias=True)["cycles"])
     assert measured[1] < measured[0] and walked[1] < walked[0], (measured, walked)
+
+
+@pytest.mark.parametrize("dim,M,N,K,blocks", [(4, 34, 4, 1, (32, 4, 1)), (4, 34, 4, 1, (8, 4, 1)),
+                                              (2, 5, 1, 1, (6, 1, 1)), (2, 5, 1, 1, (2, 1, 1)),
+                                              (4, 4287, 1, 4, (2048, 1, 4))])
+def test_cpu_bound_programs_of_a_specialized_k_or_n_end_to_end_as_on_the_iss(dim, M, N, K, blocks):
+    """A launch whose K or N is 1 runs without the K loop or the N strides (the specialization of
+    integers equal to 1 folds them), so its LOOP_WS programs issue ~140 and ~45 fewer instructions
+    each; tiny arrays' one-step programs are CPU-bound, and the walk (with the launch's own
+    instructions) was 1.3-1.8x over on them before LOOP_WS_INSTRUCTIONS charged those terms only
+    where K and N are not 1 (the tuner's 34x4x1 on 4x4 and 5x1x1 on 2x2 designs)."""
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    s = GemmSchedule(*blocks, "WS", True)
+    rng = np.random.default_rng(M + N + K)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (padded_rows(K, dim), N), dtype=np.int8)
+    args = [a, b, np.zeros((M, N), np.int8), M, N, K, K, 1, N, 1, N, 1, 0.05]
+    ck = matmul_kernel.compile(*args, target="iss", RELU=False, OUT_INT8=True, schedule=s, config=cfg)
+    measured = ck.run((-(-M // s.block_m), -(-N // s.block_n)), args, timing=TimingModel(cfg))["kernel_cycles"]
+    walked = gemm_program_cycles(M, N, K, s, cfg, True, b_padded=True)["cycles"]
+    assert abs(walked / measured - 1) <= 0.05, (walked, measured)

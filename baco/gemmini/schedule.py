@@ -178,13 +178,18 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # inlined, 0.79-1.19x, median 1.02). A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
 # than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
-# of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, the same
-# fit (loop_ws_launch_terms) of 24 launches' instructions (rdcycle around the grid loop; the
-# launch's own ~50 fitted but left out, the same for every schedule): 1, 2 and many K steps,
-# split, padded and explicit-B steps, resident B, DIM 16 and 32, within 0.93-1.09x of the ISS (the
-# table it replaced, 250 a program and 14.2 a command, 0.69-0.98x).
+# of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, per program
+# of a launch whose K is not 1 ("k_loop": the K loop and A's row stride, which the specialization
+# of integers equal to 1 folds away) and whose N is not 1 ("n_strides": B's and C's row strides),
+# and per launch (its configs, the grid loop's set-up, the fence: the same for every schedule, but
+# a tenth of a tiny launch's), the same fit (loop_ws_launch_terms) of 36 launches' instructions
+# (rdcycle around the grid loop): 1, 2 and many K steps,
+# split, padded and explicit-B steps, resident B, K = 1 and N = 1, DIM 2, 4, 8, 16 and 32, within
+# 0.95-1.06x of the ISS (the table before the two specialization terms: 0.84-1.93x, the K = 1
+# programs 1.6-1.9x over).
 EXPLICIT_INSTRUCTIONS = {"program": 505.8, "step": 0.0, "command": 15.9, "column": 286.1}
-LOOP_WS_INSTRUCTIONS = {"program": 239.0, "step": 93.8, "steps": 62.4, "head": 19.4, "explicit_b": 54.7, "mvin": 8.0}
+LOOP_WS_INSTRUCTIONS = {"program": 46.8, "step": 104.6, "steps": 43.4, "head": 18.6, "explicit_b": 18.5, "mvin": 27.4,
+                        "k_loop": 141.2, "n_strides": 44.8, "launch": 38.0}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
@@ -222,11 +227,13 @@ def loop_conv_instructions(programs, loops):
     return programs * (c["conv"] + (loops - 1) * c["block"])
 
 
-def loop_ws_instructions(programs, steps):
+def loop_ws_instructions(programs, steps, N, K):
     """RISC-V instructions of the GEMM kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS): `programs`
-    programs of `steps` K steps each, every step whole. Plain arithmetic: numbers or tensors."""
+    programs of `steps` K steps each, every step whole, of a launch of N columns and K rows of B.
+    Plain arithmetic: numbers or tensors."""
     c = LOOP_WS_INSTRUCTIONS
-    return programs * (c["program"] + steps * c["step"] + (steps > 1) * c["steps"])
+    return c["launch"] + programs * (c["program"] + steps * c["step"] + (steps > 1) * c["steps"] + (K != 1) * c["k_loop"]
+                       + (N != 1) * c["n_strides"])
 
 
 def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
@@ -250,7 +257,8 @@ def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCo
     """What LOOP_WS_INSTRUCTIONS multiplies in a launch of the GEMM kernel's LOOP_WS programs (as
     gemm_loop_ws_loops charges it): its programs, their K steps, the programs of more than one,
     the split heads, the explicit B moves (a column's first program's, when B is resident) and
-    their mvins (a DIM-row block of at most MAX_BLOCK_LEN blocks each)."""
+    their mvins (a DIM-row block of at most MAX_BLOCK_LEN blocks each), the programs of a K and of
+    an N not specialized to 1, and the launch."""
     steps, form = -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded)
     programs_m = -(-M // s.block_m)
     widths = [s.block_n] * (N // s.block_n) + ([N % s.block_n] if N % s.block_n else [])
@@ -259,7 +267,8 @@ def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCo
     kk = K - (steps - 1) * s.block_k
     return {"program": programs, "step": programs * steps, "steps": programs * (steps > 1),
             "head": programs * (form == "split"), "explicit_b": movers * len(widths),
-            "mvin": movers * sum(_explicit_b_mvins(kk, w, cfg) for w in widths)}
+            "mvin": movers * sum(_explicit_b_mvins(kk, w, cfg) for w in widths),
+            "k_loop": programs * (K != 1), "n_strides": programs * (N != 1), "launch": 1}
 
 
 def _explicit_b_mvins(kk: int, cols: int, cfg: GemminiConfig) -> int:
@@ -303,11 +312,14 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     (baco.passes.loop_ws._Resident: no LdB, no explicit mvins).
     The CPU's instructions (LOOP_WS_INSTRUCTIONS): the program's (and its K loop's) before its first
     LOOP_WS, each step's before its LOOP_WS (a split step's before its head, the split's own between
-    the head and the whole blocks, as the ISS runs them; an explicit B's on top)."""
+    the head and the whole blocks, as the ISS runs them; an explicit B's on top; the launch's before
+    the first program's)."""
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
     form = last_step_form(K, s, cfg, b_transposed, b_padded)
+    program_cpu = (c["program"] + (c["steps"] if K > s.block_k else 0.0) + (c["k_loop"] if K != 1 else 0.0)
+                   + (c["n_strides"] if N != 1 else 0.0))
 
-    def program(rows, cols, load_b=True):
+    def program(rows, cols, load_b=True, launch=False):
         I, J = -(-rows // d), -(-cols // d)
         shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, cpu=c["step"],
                      commands=LOOP_WS_STEP_COMMANDS, b_transposed=b_transposed)
@@ -328,21 +340,24 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
             else:
                 loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, load_b=load_b,
                                     **shape))
-        loops[0] = replace(loops[0], cpu=loops[0].cpu + c["program"] + (c["steps"] if K > s.block_k else 0.0))
+        loops[0] = replace(loops[0], cpu=loops[0].cpu + program_cpu + (c["launch"] if launch else 0.0))
         return loops
 
     one_step = K <= s.block_k
     programs_m = -(-M // s.block_m)
     reuse_b = one_step and programs_m > 1
 
-    def column(cols):
+    def column(cols, launch=False):
         """A column of programs along M (the grid's innermost axis): the first moves its B in, the
-        others reuse it when reuse_b."""
+        others reuse it when reuse_b; the launch's own instructions before the first of the first."""
         sizes = [s.block_m] * (M // s.block_m) + ([M % s.block_m] if M % s.block_m else [])
-        return _run_length([program(rows, cols, load_b=not (reuse_b and p)) for p, rows in enumerate(sizes)])
+        return _run_length([program(rows, cols, load_b=not (reuse_b and p), launch=launch and not p)
+                            for p, rows in enumerate(sizes)])
 
-    full, rest = divmod(N, s.block_n)
-    return ([(column(s.block_n), full)] if full else []) + ([(column(rest), 1)] if rest else [])
+    widths = [(s.block_n, N // s.block_n)] * (N >= s.block_n) + [(N % s.block_n, 1)] * (N % s.block_n > 0)
+    (first, count), rest = widths[0], widths[1:]
+    return [(column(first, launch=True), 1)] + [(column(first), count - 1)] * (count > 1) + \
+        [(column(cols), n) for cols, n in rest]
 
 
 def _run_length(items) -> list:

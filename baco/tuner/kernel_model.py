@@ -113,7 +113,7 @@ def loop_ws_program(dims, blocks, hw_t, explicit: torch.Tensor, terms, *, b_padd
         if whole and all(w >= 1 and abs(w - v) < 1e-6 for w, v in zip(whole, key)):
             walk[:, i] = torch.tensor(loop_ws_walk(*whole, b_padded=b_padded), dtype=torch.float64)
     gemmini = _straight_through(explicit, walk[0])
-    return gemmini, _straight_through(gemm_end_to_end(gemmini, terms, hw_t, loop_ws=True), walk[1])
+    return gemmini, _straight_through(gemm_end_to_end(gemmini, terms, hw_t, loop_ws=True, dims=dims), walk[1])
 
 
 @functools.lru_cache(maxsize=65536)
@@ -164,19 +164,25 @@ def loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb) -> torch.Tensor:
     return (torch.as_tensor(sp_rows).detach() <= sp_half) & (torch.as_tensor(acc_rows).detach() <= acc_half)
 
 
-def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws) -> torch.Tensor:
+def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor:
     """End-to-end cycles [B] of the GEMM kernel's programs (costmodel.compiled_program_terms' or
     conv_program_terms' `terms` of a pointwise layer: programs, K steps, commands, blocks) whose
     Gemmini cycles are `gemmini` [B], with the CPU issuing them (baco.gemmini.schedule's instruction
     counts, as default_gemm_schedule costs them): one LOOP_WS per K step where `loop_ws` (bool or
-    [B]: the programs the compiler emits as LOOP_WS), else the explicit stream; the two overlap as
+    [B]: the programs the compiler emits as LOOP_WS; then `dims`, the launch's M x N x K, numbers or
+    [B], say which sizes the specialization folds), else the explicit stream; the two overlap as
     gemm_program_cycles says (explicit_stream_cycles: one K step's share of the shorter exposed).
     Differentiable (the form is a discrete choice)."""
     pe = torch.as_tensor(hw_t[0], dtype=torch.float64).detach()
     programs, steps = terms["programs"], terms["k_steps"]
     explicit = explicit_gemm_instructions(programs, steps, _ceil_blocks(terms["blocks"][1], pe), terms["commands"])
-    loop = loop_ws_instructions(programs, steps)
-    instructions = torch.where(torch.as_tensor(loop_ws), loop, explicit)
+    if loop_ws is False:
+        instructions = explicit
+    elif dims is None:
+        raise ValueError("gemm_end_to_end: dims (the launch's M, N, K) are needed to cost LOOP_WS programs")
+    else:
+        N, K = (torch.as_tensor(v, dtype=torch.float64).detach() for v in dims[1:])
+        instructions = torch.where(torch.as_tensor(loop_ws), loop_ws_instructions(programs, steps, N, K), explicit)
     return explicit_stream_cycles(gemmini, instructions * DEFAULT_CONSTANTS.cpu_cycles_per_instruction, programs, steps)
 
 
