@@ -386,7 +386,8 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     program: a prologue loading the first K step, then per K step the slower of the array (DIM + 1
     cycles per DIM-row compute) and the DMA loading the next step's A and B (hidden behind the
     computes), the part of the last step's stores the computes do not hide, then the last column's
-    stores; the next program's first loads overlap this one's tail (a DMA command as the cycle model
+    stores; a bias's accumulator mvins queue with the steps' loads under their computes; the next
+    program's first loads overlap this one's tail (a DMA command as the cycle model
     charges it: dma_cycles); the CPU's EXPLICIT_INSTRUCTIONS, the two overlapping as
     explicit_stream_cycles says."""
     if s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
@@ -405,11 +406,10 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     def dma(rows, row_bytes):
         return dma_cycles(rows, row_bytes, cfg, k)
 
-    def moves(row_tiles, col_tiles):
-        """DMA cycles and mvins filling a block: DIM rows × up to MAX_BLOCK_LEN blocks a mvin."""
-        full, rest = divmod(col_tiles, mbl)
-        cycles = row_tiles * (full * dma(d, mbl * d * cfg.input_bytes) + (dma(d, rest * d * cfg.input_bytes)
-                                                                          if rest else 0))
+    def moves(row_tiles, col_tiles, esize=cfg.input_bytes, blocks=mbl):
+        """DMA cycles and mvins filling a block: DIM rows × up to `blocks` DIM-wide blocks a mvin."""
+        full, rest = divmod(col_tiles, blocks)
+        cycles = row_tiles * (full * dma(d, blocks * d * esize) + (dma(d, rest * d * esize) if rest else 0))
         return cycles, row_tiles * (full + (1 if rest else 0))
 
     pm, pn, steps = -(-TM // tm), -(-TN // tn), -(-TK // tk)
@@ -418,14 +418,19 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     compute = tm * tn * tk * (d + k.compute_overhead)
     (a_load, a_mvins), (b_load, b_mvins) = moves(tm, tk), moves(tk, tn)
     load = a_load + b_load
+    # a bias: the C block starts as the bias row repeated, int32 mvins into the accumulator (at
+    # DIM 32 they can outweigh A and B)
+    bias_load, bias_mvins = moves(tm, tn, cfg.acc_bytes, cfg.max_block_len_acc) if bias else (0, 0)
     store = dma(d, d * out_bytes)                          # one DIM×DIM tile out
     # the last step stores column j-1 while column j computes, the last column row by row
     # behind its own last computes; what they cannot hide waits
     store_wait = (tn - 1) * max(0, tm * store - tm * tk * (d + 1))
     tail = max(0, tm * store - tm * (d + 1)) + store
-    gemmini = programs * (max(load, tail) + steps * max(compute, load) + store_wait) + min(load, tail)
+    # the bias's mvins queue with the steps' loads, under the steps' computes
+    steady = max(steps * compute, steps * load + bias_load)
+    gemmini = programs * (max(load, tail) + steady + store_wait) + min(load, tail)
 
-    commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn)
+    commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn + bias_mvins)
     cpu = explicit_gemm_instructions(programs, steps, tn, commands) * k.cpu_cycles_per_instruction
     return {"cycles": explicit_stream_cycles(gemmini, cpu, programs, steps), "gemmini": gemmini, "cpu": cpu,
             "commands": commands, "loop_ws": False}
