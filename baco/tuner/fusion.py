@@ -30,9 +30,8 @@ accumulator bandwidth, so the max is its own latency with the DRAM term lowered;
 program: the array's compute) and rate the model's DRAM words per cycle (8 for Timeloop's
 Gemmini, the DMA bus's bytes per beat for the compiled program). With the compiled program,
 a depthwise -> pointwise edge is the exception: its fused program runs its own block loop (often
-slower than the two layers), so it is fused only where that program (baco.gemmini.fused, at the
-hardware: it reads no mapping) is faster than the pair at its mappings, its cycles then in place
-of the pair's, and rounding's fill skips it. A tail's op costs its DRAM
+slower than the two layers), so fused, the pair's cycles are that program's (baco.gemmini.fused,
+at the hardware: it reads no mapping) and rounding's fill skips it. A tail's op costs its DRAM
 traffic (intermediate read, residual read, output write) unfused; fused, the intermediate's
 write-back and read vanish (eq. 15's traffic removal for a consumer that is not a MAC layer).
 Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
@@ -422,17 +421,15 @@ class FusionTerms:
             s = sigma.t()                                                   # [E, B]
             moved = s                       # the edges whose cycles are the layers' less their traffic
             if programs is not None and len(self.programs):
-                # the program-costed edges: fused where the program is faster than the pair (the
-                # exact check fuse_result makes; a program that does not fit is never fused), then
-                # the program's cycles in place of the pair's. The pair's mappings keep their
-                # gradient (the value is the program's): they stay tuned, so the program is weighed
-                # against tuned layers, not against mappings that drifted while fused
+                # the program-costed edges: fused, the program's cycles in place of the pair's (a
+                # program that does not fit is never fused: rounding checks its footprint). The
+                # pair's mappings keep their gradient (the value is the program's): a fused pair's
+                # mappings stay tuned, so sigma compares the program with tuned layers, not drifted ones
+                sp_ = s[self.programs]
                 consumers = torch.tensor([self.graph.edges[k].consumer for k in self.programs.tolist()])
                 pair = (inst_cycles[self.producer_inst[self.programs]] + inst_cycles[consumers]).detach()
                 program = torch.where(torch.isfinite(programs), programs, pair)
-                s = s.clone()
-                s[self.programs] = s[self.programs] * (program < pair).to(s.dtype)
-                extra_cycles = extra_cycles + (s[self.programs] * (program - pair)).sum(0)
+                extra_cycles = extra_cycles + (sp_ * (program - pair)).sum(0)
                 moved = s * self.traffic_edge.to(s.dtype).unsqueeze(1)
             w = self.words.unsqueeze(1)
             saved = saved.index_add(0, self.producer_inst, moved * w / self.rate)   # the write-back
