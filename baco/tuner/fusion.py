@@ -422,12 +422,10 @@ class FusionTerms:
             moved = s                       # the edges whose cycles are the layers' less their traffic
             if programs is not None and len(self.programs):
                 # the program-costed edges: fused, the program's cycles in place of the pair's (a
-                # program that does not fit is never fused: rounding checks its footprint). The
-                # pair's mappings keep their gradient (the value is the program's): a fused pair's
-                # mappings stay tuned, so sigma compares the program with tuned layers, not drifted ones
+                # program that does not fit is never fused: rounding checks its footprint)
                 sp_ = s[self.programs]
                 consumers = torch.tensor([self.graph.edges[k].consumer for k in self.programs.tolist()])
-                pair = (inst_cycles[self.producer_inst[self.programs]] + inst_cycles[consumers]).detach()
+                pair = inst_cycles[self.producer_inst[self.programs]] + inst_cycles[consumers]
                 program = torch.where(torch.isfinite(programs), programs, pair)
                 extra_cycles = extra_cycles + (sp_ * (program - pair)).sum(0)
                 moved = s * self.traffic_edge.to(s.dtype).unsqueeze(1)
