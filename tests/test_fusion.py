@@ -345,33 +345,3 @@ def test_compiled_search_cost_takes_traffic_of_the_touched_layers_only():
     assert bool(cost.fused.any())
     assert float(cost.cycles[0]) == pytest.approx(float(expected[0][0]), rel=1e-12)
     assert float(cost.energy_uj[0]) == pytest.approx(float(expected[1][0]), rel=1e-12)
-
-
-def test_compiled_search_costs_a_dw_pw_edge_as_its_program():
-    """In the compiled model a fused depthwise -> pointwise pair runs as its fused program: the
-    search's network cycles (FusionTerms.network with program_cycles) put that program in place of
-    the pair's cycles (no traffic saving), its gradient on sigma is the program less the pair, and
-    rounding's fill on a fixed Gemmini does not fuse it (fusing it may lose)."""
-    nn = torch.nn
-    model = nn.Sequential(nn.Conv2d(16, 16, 3, padding=1, groups=16), nn.ReLU(), nn.Conv2d(16, 32, 1))
-    g = fusion.graph_from_torch(model, torch.zeros(1, 16, 14, 14))
-    assert [e.kind for e in g.edges] == ["dw-pw"]
-    hw = Hardware(16, 64, 16)
-    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g)
-    terms = problem.fusion_terms
-    assert terms.programs.tolist() == [0] and terms.traffic_edge.tolist() == [False]
-    program = terms.program_cycles([hw, hw])
-    assert program[0, 0] == fusion.fused_program_cycles(g, g.edges[0], None, hw) and math.isfinite(program[0, 0])
-    L = len(g.layers)
-    cycles = torch.tensor([[1000.0 * (i + 1)] * 2 for i in range(L)], dtype=torch.float64)
-    energy = torch.ones(L, 2, dtype=torch.float64)
-    fills, floor = torch.full((L, 2), 500.0, dtype=torch.float64), torch.zeros(L, 2, dtype=torch.float64)
-    sigma = torch.tensor([[0.0], [1.0]], dtype=torch.float64, requires_grad=True)
-    on = terms.round(sigma, torch.ones(2, 1, dtype=torch.bool), fill=terms.traffic_edge)
-    assert on.tolist() == [[0.0], [1.0]]        # the fill leaves the unpreferred edge unfused
-    net_cycles, net_energy = terms.network(cycles, energy, fills, floor, on, torch.full((2,), 64.0), program)
-    pair = float(cycles[g.instances, 0].sum())
-    assert net_cycles.tolist() == pytest.approx([pair, float(program[0, 0])], rel=1e-12)
-    assert net_energy[1] < net_energy[0]        # the intermediate's DRAM traffic is gone either way
-    net_cycles.sum().backward()
-    assert sigma.grad[1, 0] == pytest.approx(float(program[0, 0]) - pair, rel=1e-12)

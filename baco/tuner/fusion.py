@@ -28,10 +28,7 @@ scratchpad (FADiff eqs. 11-14 with baco's on-chip path):
 where floor is what does not wait on DRAM (the Timeloop-matched model: compute, scratchpad and
 accumulator bandwidth, so the max is its own latency with the DRAM term lowered; the compiled
 program: the array's compute) and rate the model's DRAM words per cycle (8 for Timeloop's
-Gemmini, the DMA bus's bytes per beat for the compiled program). With the compiled program,
-a depthwise -> pointwise edge is the exception: its fused program runs its own block loop (often
-slower than the two layers), so fused, the pair's cycles are that program's (baco.gemmini.fused,
-at the hardware: it reads no mapping) and rounding's fill skips it. A tail's op costs its DRAM
+Gemmini, the DMA bus's bytes per beat for the compiled program). A tail's op costs its DRAM
 traffic (intermediate read, residual read, output write) unfused; fused, the intermediate's
 write-back and read vanish (eq. 15's traffic removal for a consumer that is not a MAC layer).
 Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
@@ -51,7 +48,6 @@ exact under the model (straight-through: the rounded value, the gradient of sigm
 from __future__ import annotations
 
 import copy
-import functools
 import math
 import operator
 from dataclasses import dataclass, replace
@@ -327,18 +323,6 @@ class FusionTerms:
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
-        # the compiled program's dw-pw edges: fused, their pair runs as the fused program (its own
-        # block loop, slower than the two layers on most shapes), not as the layers less the
-        # intermediate's traffic; costed as that program (program_cycles) and never fused by `fill`
-        programs = [k for k, e in enumerate(graph.edges) if e.kind == "dw-pw"] if cycle_model != "timeloop" else []
-        self.programs = torch.tensor(programs, dtype=torch.int64)
-        self.traffic_edge = torch.tensor([k not in programs for k in range(E)], dtype=torch.bool)
-
-    def program_cycles(self, hardware) -> torch.Tensor:
-        """[P, B]: per program-costed edge (self.programs) its fused program's end-to-end cycles on
-        each point's hardware (fused_program_cycles); inf where no program fits."""
-        return torch.tensor([[_dw_pw_edge_cycles(self.graph, k, hw) for hw in hardware]
-                             for k in self.programs.tolist()], dtype=torch.float64).reshape(len(self.programs), -1)
 
     def traffic(self, layer_stack, temporal, spatial, order, hw_t) -> dict:
         """Per layer [L, B], from the Timeloop-matched access counting (costmodel.cost_from_factors,
@@ -389,7 +373,7 @@ class FusionTerms:
         each other edge of `fill` (True: every edge; False: none; or a bool [E]) that fits and
         whose layers are still free: at fixed mappings on a fixed Gemmini a fused edge only
         removes DRAM traffic, so leaving one unfused could only lose (sigma decides between
-        rivals sharing a layer); not so a program-costed edge (callers leave it out of fill)."""
+        rivals sharing a layer)."""
         B, E = sigma.shape
         preferred = (sigma.detach() >= 0.5) if mask is None else mask.expand(B, E).clone()
         allowed = torch.ones(B, E, dtype=torch.bool)
@@ -406,11 +390,10 @@ class FusionTerms:
                 taken[:, members] |= add.unsqueeze(1)
         return on.to(sigma.dtype) + (sigma - sigma.detach())
 
-    def network(self, cycles, energy, fills, floor, sigma, sp_kb, programs=None) -> tuple[torch.Tensor, torch.Tensor]:
+    def network(self, cycles, energy, fills, floor, sigma, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
         """The fused network's (cycles [B], energy µJ [B]) from one instance's per-layer (cycles,
         energy, fills, floor) [L, B] and sigma [B, E] (sp_kb [B]: the scratchpad the on-chip copy
-        writes). programs [P, B] (program_cycles): the program-costed edges' fused cycles, each in
-        place of its two layers' where fused; None: those edges save their traffic as the others."""
+        writes)."""
         inst_cycles = cycles[self.instances]
         inst_floor = floor[self.instances]
         B = cycles.shape[1]
@@ -419,29 +402,19 @@ class FusionTerms:
         extra_cycles = torch.zeros(B, dtype=torch.float64)
         if len(self.graph.edges):
             s = sigma.t()                                                   # [E, B]
-            moved = s                       # the edges whose cycles are the layers' less their traffic
-            if programs is not None and len(self.programs):
-                # the program-costed edges: fused, the program's cycles in place of the pair's (a
-                # program that does not fit is never fused: rounding checks its footprint)
-                sp_ = s[self.programs]
-                consumers = torch.tensor([self.graph.edges[k].consumer for k in self.programs.tolist()])
-                pair = inst_cycles[self.producer_inst[self.programs]] + inst_cycles[consumers]
-                program = torch.where(torch.isfinite(programs), programs, pair)
-                extra_cycles = extra_cycles + (sp_ * (program - pair)).sum(0)
-                moved = s * self.traffic_edge.to(s.dtype).unsqueeze(1)
             w = self.words.unsqueeze(1)
-            saved = saved.index_add(0, self.producer_inst, moved * w / self.rate)   # the write-back
+            saved = saved.index_add(0, self.producer_inst, s * w / self.rate)   # the write-back
             energy_pj = energy_pj - (s * w).sum(0) * DRAM_PJ
             if len(self.chains):
                 sc = s[self.chains]
                 f = fills[self.chain_consumer]
-                saved = saved.index_add(0, self.chain_consumer_inst, moved[self.chains] * f / self.rate)   # re-fills
+                saved = saved.index_add(0, self.chain_consumer_inst, sc * f / self.rate)   # the re-fills
                 energy_pj = energy_pj + (sc * (-f * DRAM_PJ + (w[self.chains] - f) * scratchpad_pj(sp_kb))).sum(0)
             if len(self.tails):
                 # the op: its residual read and output write either way, the intermediate's read unfused
                 st, wt, ow = s[self.tails], w[self.tails], self.op_words[self.tails].unsqueeze(1)
                 op_words = ow + (1 - st) * wt
-                extra_cycles = extra_cycles + (op_words / self.rate).sum(0)
+                extra_cycles = (op_words / self.rate).sum(0)
                 energy_pj = energy_pj + (op_words * DRAM_PJ).sum(0)
         fused = torch.maximum(torch.minimum(inst_floor, inst_cycles), inst_cycles - saved)
         return fused.sum(0) + extra_cycles, energy[self.instances].sum(0) + energy_pj * 1e-6
@@ -473,8 +446,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     if not relaxed:
         sigma = problem.fusion_mask.to(torch.float64).expand(B, E)
     # on inferred hardware a fused held edge grows the buffers: only sigma fuses it
-    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask,
-                     fill=terms.traffic_edge if fixed else ~terms.held_edge)
+    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask, fill=True if fixed else ~terms.held_edge)
 
     def priced(on):
         """(hardware, penalty, cycles, energy) of the points with the fusion `on` [B, E]."""
@@ -500,8 +472,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
                                  hw_t)
             fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
             fills[touched], floor[touched] = part["fills"], part["floor"]
-        programs = terms.program_cycles(hardware) if len(terms.programs) else None
-        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], programs))
+        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1]))
 
     hardware, penalty, net_cycles, net_energy = priced(on)
     if not relaxed and fixed is None and len(terms.held) and B == 1:
@@ -533,28 +504,15 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks)
     on hardware hw."""
     layer = graph.layers[graph.instances[edge.producer]]
-    if edge.kind == "dw-pw":
-        return _dw_pw_layer_cycles(layer, graph.layers[graph.instances[edge.consumer]].K, hw)
     cfg = hw.to_gemmini_config()
+    if edge.kind == "dw-pw":
+        return dw_pw_cycles(layer, graph.layers[graph.instances[edge.consumer]].K, cfg)
     t = tile_dims(mapping, 2, layer)
     M, block_m = layer.N * layer.P * layer.Q, t["N"] * t["P"] * t["Q"]
     if edge.chain:
         consumer = graph.layers[graph.instances[edge.consumer]]
         return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)["cycles"]
     return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
-
-
-def _dw_pw_edge_cycles(graph: FusionGraph, k: int, hw) -> float:
-    """fused_program_cycles of graph's dw-pw edge k on hw (its program reads no mapping)."""
-    e = graph.edges[k]
-    layers = graph.layers
-    return _dw_pw_layer_cycles(layers[graph.instances[e.producer]], layers[graph.instances[e.consumer]].K, hw)
-
-
-@functools.lru_cache(maxsize=4096)
-def _dw_pw_layer_cycles(depthwise: Layer, out_channels: int, hw) -> float:
-    """dw_pw_cycles on a Hardware, once per (layer, width, hardware): the search asks at every step."""
-    return dw_pw_cycles(depthwise, out_channels, hw.to_gemmini_config())
 
 
 def dw_pw_cycles(depthwise: Layer, out_channels: int, cfg: GemminiConfig) -> float:
