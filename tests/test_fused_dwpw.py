@@ -167,21 +167,21 @@ def test_search_offers_mobilenets_depthwise_pointwise_pairs():
     assert sum(e.kind == "dw-pw" for e in v2.edges) == 17
 
 
-def test_fused_dw_pw_group_costs_its_program():
-    """A forced dw-pw fusion's group cycles are its program's model (fusion.dw_pw_cycles at the
-    blocks the kernel picks), and its capacity is the smallest program's."""
+def test_dw_pw_edges_are_offered_by_the_traffic_model_and_costed_as_their_program():
+    """The Timeloop-matched search offers the dw-pw edges, the compiled-program search does not
+    (fusion.PROGRAM_LOSING_KINDS); a dw-pw edge's program cycles are fusion.dw_pw_cycles at the
+    blocks the kernel picks."""
     model, x = small_mobilenet()
     g = fusion.graph_from_torch(model, x)
     hw = Hardware(16, 64, 32)
-    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g)
-    result = explore.coexplore(g.layers, fusion_graph=g, steps=4, starts=1, random_pool=2, polish=False,
-                               progress=False, cycle_model="compiled", fixed_hw=hw)
-    fusion.fuse_result(problem, result, torch.ones(len(g.edges), dtype=torch.bool), require_gain=False)
+    assert [e.kind for e in g.edges] == ["dw-pw", "dw-pw"]
+    kinds = {m: [e.kind for e in explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model=m, fusion_graph=g).fusion.edges]
+             for m in ("timeloop", "compiled")}
+    assert kinds == {"timeloop": ["dw-pw", "dw-pw"], "compiled": []}
     cfg = hw.to_gemmini_config()
-    for e, info in zip(g.edges, result.fusion["edges"]):
-        assert info["fused"] and info["kind"] == "dw-pw"
+    for e in g.edges:
         expected = fusion.dw_pw_cycles(g.layers[g.instances[e.producer]], g.layers[g.instances[e.consumer]].K, cfg)
-        assert info["group_cycles"] == pytest.approx(expected)
+        assert fusion.fused_program_cycles(g, e, None, hw) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("target", ["sim", pytest.param("iss", marks=pytest.mark.slow)])
@@ -189,7 +189,7 @@ def test_whole_model_runs_its_dw_pw_groups_fused_bit_exact(target):
     model, x = small_mobilenet()
     g = fusion.graph_from_torch(model, x)
     result = explore.coexplore(g.layers, fusion_graph=g, steps=4, starts=1, random_pool=2, polish=False,
-                               progress=False, cycle_model="compiled", fixed_hw=Hardware(16, 64, 32))
+                               progress=False, cycle_model="timeloop", fixed_hw=Hardware(16, 64, 32))
     design = result_dict(g.layers, result)
     assert [e["kind"] for e in design["fusion"]["edges"]] == ["dw-pw", "dw-pw"]
     for e in design["fusion"]["edges"]:

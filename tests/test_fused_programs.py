@@ -226,8 +226,8 @@ def test_pointwise_residual_add_fused_bit_exact():
     model = with_bn_statistics(InvertedResidual(), (1, 3, 9, 7))
     x = seeded_inputs((1, 3, 9, 7), 1)[0]
     _, design = tuned_design(model, x, Hardware(16, 64, 32))
-    assert [(e["producer"], e["kind"]) for e in design["fusion"]["edges"]] == [("dw.0", "dw-pw"),
-                                                                                 ("project.0", "resadd")]
+    # the compiled-program search offers no dw-pw edge (fusion.PROGRAM_LOSING_KINDS)
+    assert [(e["producer"], e["kind"]) for e in design["fusion"]["edges"]] == [("project.0", "resadd")]
     compiled = baco.compile_model(model, x, design=with_fused(design, [("project.0", "add")]))
     kernels = [k for info in compiled.layers for k in info.kernels]
     assert kernels[-1] == "gemm_resadd_kernel" and "resadd_kernel" not in kernels

@@ -191,6 +191,8 @@ class NetworkProblem:
         self.spaces = [MappingSpace(layer.dims, max_spatial=self.max_pe) for layer in self.layers]
         self.network_cost = NetworkCost(self.layers, self.counts, self.cycle_model)
         self.untuned = untuned
+        if fusion_graph is not None:
+            fusion_graph = fusion.search_graph(fusion_graph, self.cycle_model)
         self.fusion = fusion_graph
         if fusion_graph is not None:
             self.fusion_terms = fusion.FusionTerms(fusion_graph, self.cycle_model)

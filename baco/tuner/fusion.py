@@ -197,6 +197,22 @@ def graph_from_torch(module, *example_inputs) -> FusionGraph:
     return FusionGraph(layers, instances, names, edges)
 
 
+# Edge kinds the compiled-program model does not offer: the fused depthwise -> pointwise program
+# (an explicit stream, baco/kernels/fused_dwpw.py) is 1.3-29x its tuned pair's cycles by the program
+# model on MobileNetV1 and 2.6-8.9x slower on the ISS at default schedules, and offering it left the
+# compiled search 42-119% worse than without fusion (its descent moves the pairs' mappings while
+# they are relaxed toward fused). The Timeloop-matched model, FADiff's traffic model, offers it.
+PROGRAM_LOSING_KINDS = ("dw-pw",)
+
+
+def search_graph(graph: FusionGraph, cycle_model: str) -> FusionGraph:
+    """The graph the search fuses over under `cycle_model`: without PROGRAM_LOSING_KINDS' edges for
+    the compiled-program model."""
+    if cycle_model == "timeloop":
+        return graph
+    return replace(graph, edges=[e for e in graph.edges if e.kind not in PROGRAM_LOSING_KINDS])
+
+
 def graph_from_model_spec(spec: str, input_shape) -> FusionGraph:
     """The fusion graph of `module:callable` (as workloads.layers_from_model_spec), built on the
     meta device (shapes only: nothing is allocated or computed)."""
