@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from mlir.ir import (AffineExpr, AffineMap, AffineMapAttr, ArrayAttr, Attribute, Block,
                      BoolAttr, DictAttr, F32Type, InsertionPoint, IntegerType,
-                     RankedTensorType, ShapedType, StringAttr, Type)
+                     RankedTensorType, ShapedType, Type)
 
 from baco.errors import NEGATIVE_COLUMN_OFFSET, POOLED_NEGATIVE_ROW, RUNTIME_ERRORS
 from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
