@@ -127,7 +127,7 @@ def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, 
         problem = explore.NetworkProblem(graph.layers, fixed_hw=result.hw, cycle_model="compiled",
                                          fusion_graph=graph)
         results["forced"] = copy.deepcopy(result)
-        fusion.fuse_result(problem, results["forced"], torch.ones(len(graph.edges), dtype=torch.bool),
+        fusion.fuse_result(problem, results["forced"], torch.ones(len(problem.fusion.edges), dtype=torch.bool),
                            require_gain=False)
     designs = {k: result_dict(graph.layers, r) for k, r in results.items()}
     designs["unfused"] = unfused(designs["chosen"])

@@ -70,7 +70,7 @@ def fused_cost(result, graph: fusion.FusionGraph, cycle_model: str, fuse: bool) 
     none (fuse=False); and the most fusion could save at its mappings (fusion.removable_saving)."""
     problem = explore.NetworkProblem(graph.layers, fixed_hw=result.hw, cycle_model=cycle_model, fusion_graph=graph)
     out = copy.deepcopy(result)
-    fusion.fuse_result(problem, out, torch.full((len(graph.edges),), fuse, dtype=torch.bool), fill=fuse)
+    fusion.fuse_result(problem, out, torch.full((len(problem.fusion.edges),), fuse, dtype=torch.bool), fill=fuse)
     return out, fusion.removable_saving(problem, result)
 
 
