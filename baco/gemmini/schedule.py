@@ -319,7 +319,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     program_cpu = (c["program"] + (c["steps"] if K > s.block_k else 0.0) + (c["k_loop"] if K != 1 else 0.0)
                    + (c["n_strides"] if N != 1 else 0.0))
 
-    def program(rows, cols, load_b=True, launch=False):
+    def program(rows, cols, load_b=True):
         I, J = -(-rows // d), -(-cols // d)
         shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, cpu=c["step"],
                      commands=LOOP_WS_STEP_COMMANDS, b_transposed=b_transposed)
@@ -340,23 +340,29 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
             else:
                 loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, load_b=load_b,
                                     **shape))
-        loops[0] = replace(loops[0], cpu=loops[0].cpu + program_cpu + (c["launch"] if launch else 0.0))
+        loops[0] = replace(loops[0], cpu=loops[0].cpu + program_cpu)
         return loops
 
     one_step = K <= s.block_k
     programs_m = -(-M // s.block_m)
     reuse_b = one_step and programs_m > 1
 
-    def column(cols, launch=False):
+    def column(cols):
         """A column of programs along M (the grid's innermost axis): the first moves its B in, the
-        others reuse it when reuse_b; the launch's own instructions before the first of the first."""
+        others reuse it when reuse_b."""
         sizes = [s.block_m] * (M // s.block_m) + ([M % s.block_m] if M % s.block_m else [])
-        return _run_length([program(rows, cols, load_b=not (reuse_b and p), launch=launch and not p)
-                            for p, rows in enumerate(sizes)])
+        return _run_length([program(rows, cols, load_b=not (reuse_b and p)) for p, rows in enumerate(sizes)])
+
+    def launched(runs):
+        """A column's runs with the launch's own instructions before its first LOOP_WS."""
+        (item, n), rest = runs[0], runs[1:]
+        first = [replace(item[0], cpu=item[0].cpu + c["launch"])] + item[1:]
+        return [(first, 1)] + [(item, n - 1)] * (n > 1) + rest
 
     widths = [(s.block_n, N // s.block_n)] * (N >= s.block_n) + [(N % s.block_n, 1)] * (N % s.block_n > 0)
     (first, count), rest = widths[0], widths[1:]
-    return [(column(first, launch=True), 1)] + [(column(first), count - 1)] * (count > 1) + \
+    first_column = column(first)
+    return [(launched(first_column), 1)] + [(first_column, count - 1)] * (count > 1) + \
         [(column(cols), n) for cols, n in rest]
 
 
