@@ -70,8 +70,6 @@ def test_dma_floor_is_one_mvin_exactly(dim, rows, cols):
     """A matrix one mvin can move: dma_floor is that mvin's occupancy on the cycle model (the
     floor is tight where nothing else is counted)."""
     cfg = CFGS[dim]
-    if rows > dim:
-        pytest.skip("more rows than one mvin moves")
     tm = TimingModel(cfg)
     tm.observe(*cmd("mvin", dram_addr=0x80000000, local_addr=0, rows=rows, cols=cols))
     dispatched = 1      # the first command's cycle; its data lands dram_latency after its occupancy

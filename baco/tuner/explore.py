@@ -193,10 +193,9 @@ class NetworkProblem:
         self.untuned = untuned
         if fusion_graph is not None:
             fusion_graph = fusion.search_graph(fusion_graph, self.cycle_model)
-        self.fusion = fusion_graph
-        if fusion_graph is not None:
             self.fusion_terms = fusion.FusionTerms(fusion_graph, self.cycle_model)
             self.fusion_mask = torch.ones(len(fusion_graph.edges), dtype=torch.bool)
+        self.fusion = fusion_graph
         self.evaluations = 0
         self.t0, self.best_edp, self.trace = time.perf_counter(), math.inf, []
 

@@ -609,7 +609,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
                 alone = torch.zeros_like(on)
                 alone[0, k] = 1.0
                 group_cycles[k] = group_unfused(e) + network(alone)[0] - unfused[0]
-            elif e.kind in ("gemm-gemm", "pw-pw", "dw-pw", "resadd"):
+            elif e.kind in ("gemm-gemm", "pw-pw", "resadd"):     # (no dw-pw edge: search_graph)
                 program = fused_program_cycles(graph, e, result.mappings[graph.instances[e.producer]], hw)
                 if program < group_unfused(e) or not require_gain:
                     group_cycles[k] = program
