@@ -15,9 +15,9 @@ The LOOP_WS programs (the compiler's default form) are counted by rdcycle around
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
 program, K step, program of several steps, split head, explicit B and its mvins, program of a K and
 of an N not specialized to 1, the launch's own); the LOOP_CONV_WS programs (the conv kernels'
-default form where LoopConv fits) the same way, their terms per conv program, per depthwise
-program, per further input channel block's LOOP_CONV_WS of a program (schedule.loop_conv_channels)
-and the launch's own.
+default form where LoopConv fits) the same way, their terms schedule.loop_conv_program_terms' (per
+conv program, per depthwise program, per further input channel block's LOOP_CONV_WS of a program:
+schedule.loop_conv_channels) and the launch's own.
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
@@ -36,7 +36,8 @@ from baco.gemmini.fused import FUSED_INSTRUCTIONS, _chain_program, _resadd_progr
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS, GemmSchedule,
-                                   default_gemm_schedule, loop_conv_channels, loop_ws_fits, loop_ws_launch_terms,
+                                   default_gemm_schedule, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
+                                   loop_ws_launch_terms,
                                    padded_rows)
 from baco.kernels.conv import conv2d_launch
 from baco.kernels.depthwise import depthwise_launch
@@ -190,8 +191,7 @@ def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn):
     if info["commands"] > programs * loops * 12:
         raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {info['commands']} commands, "
                          f"not LOOP_CONV_WS programs")
-    terms = {"conv": 0.0 if depthwise else programs, "depthwise": programs if depthwise else 0.0,
-             "block": programs * (loops - 1), "launch": 1.0}
+    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise).items()} | {"launch": 1.0}
     kind = "depthwise" if depthwise else "conv"
     return (f"LOOP_CONV_WS {kind} {R}x{R}/{stride} {H}x{H} {C}>{K} DIM {dim} {s.rows}x{s.block_m}/{s.block_n}, "
             f"{loops} block{'s' if loops > 1 else ''}"), terms, info["kernel_cycles"]

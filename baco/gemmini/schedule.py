@@ -22,6 +22,7 @@ Pure Python: imports only baco.gemmini.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import math
 from dataclasses import MISSING, asdict, dataclass, fields, replace
@@ -219,21 +220,63 @@ def explicit_gemm_instructions(programs, steps, columns, commands):
     return programs * (c["program"] + steps * c["step"] + columns * c["column"]) + commands * c["command"]
 
 
-def loop_conv_instructions(programs, loops):
-    """RISC-V instructions of the conv kernel's LOOP_CONV_WS programs (LOOP_CONV_INSTRUCTIONS):
-    `programs` programs of `loops` LOOP_CONV_WS each (one per input channel block,
-    loop_conv_channels). Plain arithmetic: numbers or tensors."""
-    c = LOOP_CONV_INSTRUCTIONS
-    return programs * (c["conv"] + (loops - 1) * c["block"])
+def instructions(terms: dict, table: dict):
+    """RISC-V instructions of `terms` (term: how many times, numbers or tensors) at `table`'s
+    instructions a term, summed in the terms' order."""
+    return sum(n * table[name] for name, n in terms.items())
+
+
+def loop_conv_program_terms(loops, depthwise=False) -> dict:
+    """The LOOP_CONV_INSTRUCTIONS terms one program of the conv (or `depthwise`) kernel's
+    LOOP_CONV_WS launch pays and how many times: its own and, split into `loops` LOOP_CONV_WS (one
+    per input channel block, loop_conv_channels), each further one's. Numbers or tensors."""
+    return {"conv": depthwise ^ True, "depthwise": depthwise, "block": loops - 1}   # ^ True: not, of bool tensors too
+
+
+def loop_conv_instructions(programs, loops, depthwise=False):
+    """RISC-V instructions of `programs` programs of the conv (or `depthwise`) kernel's LOOP_CONV_WS
+    launch of `loops` LOOP_CONV_WS each (loop_conv_program_terms). Numbers or tensors."""
+    return programs * instructions(loop_conv_program_terms(loops, depthwise), LOOP_CONV_INSTRUCTIONS)
+
+
+# The launch's own LOOP_WS_INSTRUCTIONS terms (its configs, the grid loop's set-up, the fence), once
+# before its first program's.
+LOOP_WS_LAUNCH_TERMS = {"launch": 1}
+
+
+def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None) -> dict:
+    """The LOOP_WS_INSTRUCTIONS terms one program of the GEMM kernel's LOOP_WS launch (of N columns
+    and K rows of B) pays and how many times, by where its CPU runs them: "program" before its first
+    LOOP_WS (its own; the K loop's set-up when it has more than one of its `steps` K steps; the K
+    loop and A's row stride unless K is 1, B's and C's row strides unless N is 1: the specialization
+    of integers equal to 1 folds them), "step" before each K step's LOOP_WS, "last" before its last
+    step's last LOOP_WS (a `split` step's head, after the step's own; a B the program moves in
+    explicitly, `b_mvins` mvins of it; None: it moves none). The one description of the terms:
+    gemm_loop_ws_loops places them, loop_ws_launch_terms and loop_ws_instructions count them.
+    Numbers or tensors."""
+    return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1},
+            "step": {"step": 1},
+            "last": {"head": split, "explicit_b": int(b_mvins is not None), "mvin": b_mvins or 0}}
+
+
+def loop_ws_program_counts(terms: dict, steps) -> dict:
+    """A program's loop_ws_program_terms, each term counted over the program's `steps` K steps (and
+    its places), in LOOP_WS_INSTRUCTIONS' order."""
+    counts = {}
+    for place, named in terms.items():
+        for name, n in named.items():
+            n = n * steps if place == "step" else n
+            counts[name] = counts[name] + n if name in counts else n
+    return {name: counts[name] for name in LOOP_WS_INSTRUCTIONS if name in counts}
 
 
 def loop_ws_instructions(programs, steps, N, K):
-    """RISC-V instructions of the GEMM kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS): `programs`
-    programs of `steps` K steps each, every step whole, of a launch of N columns and K rows of B.
-    Plain arithmetic: numbers or tensors."""
+    """RISC-V instructions of the GEMM kernel's LOOP_WS launch (LOOP_WS_INSTRUCTIONS) of `programs`
+    programs of `steps` K steps each, every step whole, of N columns and K rows of B
+    (loop_ws_program_terms). Plain arithmetic: numbers or tensors."""
     c = LOOP_WS_INSTRUCTIONS
-    return c["launch"] + programs * (c["program"] + steps * c["step"] + (steps > 1) * c["steps"] + (K != 1) * c["k_loop"]
-                       + (N != 1) * c["n_strides"])
+    per_program = loop_ws_program_counts(loop_ws_program_terms(steps, N, K), steps)
+    return instructions(LOOP_WS_LAUNCH_TERMS, c) + programs * instructions(per_program, c)
 
 
 def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
@@ -252,23 +295,45 @@ def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bo
     return "explicit_b" if kk < cfg.dim or resident_column else "split"
 
 
+def _loop_ws_columns(M: int, N: int, K: int, s: GemmSchedule) -> list:
+    """The GEMM kernel's LOOP_WS launch as the host runs its grid (pid_m innermost): (cols, count,
+    programs) for each run of `count` columns of C `cols` wide, `programs` a column's [(rows,
+    load_b)] down M: the first moves its B in, the others, when the programs are of one K step,
+    compute on the B their predecessor left in the scratchpad (baco.passes.loop_ws._Resident: no
+    LdB, no explicit mvins)."""
+    one_step = K <= s.block_k
+    sizes = [s.block_m] * (M // s.block_m) + ([M % s.block_m] if M % s.block_m else [])
+    programs = [(rows, p == 0 or not one_step) for p, rows in enumerate(sizes)]
+    widths = [(s.block_n, N // s.block_n)] * (N >= s.block_n) + [(N % s.block_n, 1)] * (N % s.block_n > 0)
+    return [(cols, count, programs) for cols, count in widths]
+
+
+def _gemm_program_terms(N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, form: str, cols: int,
+                        load_b: bool) -> dict:
+    """loop_ws_program_terms of a GEMM kernel's program over `cols` columns of C whose last K step
+    the pass issues as `form` (last_step_form), moving its B in (`load_b`) or computing on a resident
+    one."""
+    steps = -(-K // s.block_k)
+    moved = form == "explicit_b" and load_b
+    return loop_ws_program_terms(steps, N, K, split=form == "split",
+                                 b_mvins=_explicit_b_mvins(K - (steps - 1) * s.block_k, cols, cfg) if moved else None)
+
+
 def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
                          b_padded: bool = False) -> dict:
     """What LOOP_WS_INSTRUCTIONS multiplies in a launch of the GEMM kernel's LOOP_WS programs (as
-    gemm_loop_ws_loops charges it): its programs, their K steps, the programs of more than one,
-    the split heads, the explicit B moves (a column's first program's, when B is resident) and
-    their mvins (a DIM-row block of at most MAX_BLOCK_LEN blocks each), the programs of a K and of
-    an N not specialized to 1, and the launch."""
+    gemm_loop_ws_loops charges it): the launch's own terms and its programs'
+    (loop_ws_program_terms, counted over their K steps)."""
     steps, form = -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded)
-    programs_m = -(-M // s.block_m)
-    widths = [s.block_n] * (N // s.block_n) + ([N % s.block_n] if N % s.block_n else [])
-    programs = programs_m * len(widths)
-    movers = (1 if steps == 1 else programs_m) * (form == "explicit_b")      # of a column
-    kk = K - (steps - 1) * s.block_k
-    return {"program": programs, "step": programs * steps, "steps": programs * (steps > 1),
-            "head": programs * (form == "split"), "explicit_b": movers * len(widths),
-            "mvin": movers * sum(_explicit_b_mvins(kk, w, cfg) for w in widths),
-            "k_loop": programs * (K != 1), "n_strides": programs * (N != 1), "launch": 1}
+    totals = dict.fromkeys(LOOP_WS_INSTRUCTIONS, 0)
+    for cols, count, programs in _loop_ws_columns(M, N, K, s):
+        for load_b, n_programs in collections.Counter(load_b for _, load_b in programs).items():
+            counts = loop_ws_program_counts(_gemm_program_terms(N, K, s, cfg, form, cols, load_b), steps)
+            for name, n in counts.items():
+                totals[name] += count * n_programs * n
+    for name, n in LOOP_WS_LAUNCH_TERMS.items():
+        totals[name] += n
+    return totals
 
 
 def _explicit_b_mvins(kk: int, cols: int, cfg: GemminiConfig) -> int:
@@ -309,61 +374,48 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     split into a one-block head (its first K % DIM columns) and the whole blocks after it
     (last_step_form; `b_transposed`: B read column-major, LOOP_WS's b_transpose). A program of one
     K step after the first of its column computes on the B its predecessor left in the scratchpad
-    (baco.passes.loop_ws._Resident: no LdB, no explicit mvins).
-    The CPU's instructions (LOOP_WS_INSTRUCTIONS): the program's (and its K loop's) before its first
-    LOOP_WS, each step's before its LOOP_WS (a split step's before its head, the split's own between
-    the head and the whole blocks, as the ISS runs them; an explicit B's on top; the launch's before
-    the first program's)."""
+    (_loop_ws_columns). The CPU's instructions (LOOP_WS_INSTRUCTIONS) where loop_ws_program_terms
+    says the CPU runs them (a split step's own before its head, the split's after it, as the ISS
+    runs them), the launch's before the first program's."""
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
     form = last_step_form(K, s, cfg, b_transposed, b_padded)
-    program_cpu = (c["program"] + (c["steps"] if K > s.block_k else 0.0) + (c["k_loop"] if K != 1 else 0.0)
-                   + (c["n_strides"] if N != 1 else 0.0))
 
-    def program(rows, cols, load_b=True):
+    def program(rows, cols, load_b):
+        terms = _gemm_program_terms(N, K, s, cfg, form, cols, load_b)
         I, J = -(-rows // d), -(-cols // d)
-        shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, cpu=c["step"],
-                     commands=LOOP_WS_STEP_COMMANDS, b_transposed=b_transposed)
+        shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, load_b=load_b,
+                     cpu=instructions(terms["step"], c), commands=LOOP_WS_STEP_COMMANDS, b_transposed=b_transposed)
         loops = []
         for k0 in range(0, K, s.block_k):
             kk = min(s.block_k, K - k0)
-            bk, first, last = -(-kk // d), k0 == 0, k0 + s.block_k >= K
+            bk, last = -(-kk // d), k0 + s.block_k >= K
+            step = dict(shape, K=bk, pad_k=bk * d - kk, bias=bias and k0 == 0, store=last)
             if last and form == "split":     # the step's code runs before the head, the split's own after it
-                loops.append(LoopWs(K=1, pad_k=d - kk % d, bias=bias and first, store=False, load_b=load_b,
-                                    **shape))
-                loops.append(LoopWs(**dict(shape, cpu=c["head"]), K=bk - 1, bias=False, store=last, load_b=load_b))
-            elif last and form == "explicit_b" and load_b:
-                raw = _explicit_b_mvins(kk, cols, cfg)
-                loops.append(LoopWs(**dict(shape, cpu=c["step"] + c["explicit_b"] + raw * c["mvin"],
-                                           commands=LOOP_WS_STEP_COMMANDS + raw),
-                                    K=bk, pad_k=bk * d - kk, load_b=False, raw_b=kk, bias=bias and first,
-                                    store=last))
+                loops.append(LoopWs(**dict(step, K=1, pad_k=d - kk % d, store=False)))
+                loops.append(LoopWs(**dict(step, K=bk - 1, pad_k=0, bias=False, cpu=instructions(terms["last"], c))))
+            elif last:      # an explicitly moved B's mvins just before the LOOP_WS, which then moves none
+                moved = terms["last"]["explicit_b"]
+                loops.append(LoopWs(**dict(step, cpu=instructions({**terms["step"], **terms["last"]}, c),
+                                           commands=LOOP_WS_STEP_COMMANDS + terms["last"]["mvin"],
+                                           load_b=load_b and not moved, raw_b=kk if moved else 0)))
             else:
-                loops.append(LoopWs(K=bk, pad_k=bk * d - kk, bias=bias and first, store=last, load_b=load_b,
-                                    **shape))
-        loops[0] = replace(loops[0], cpu=loops[0].cpu + program_cpu)
+                loops.append(LoopWs(**step))
+        loops[0] = replace(loops[0], cpu=loops[0].cpu + instructions(terms["program"], c))
         return loops
 
-    one_step = K <= s.block_k
-    programs_m = -(-M // s.block_m)
-    reuse_b = one_step and programs_m > 1
-
-    def column(cols):
-        """A column of programs along M (the grid's innermost axis): the first moves its B in, the
-        others reuse it when reuse_b."""
-        sizes = [s.block_m] * (M // s.block_m) + ([M % s.block_m] if M % s.block_m else [])
-        return _run_length([program(rows, cols, load_b=not (reuse_b and p)) for p, rows in enumerate(sizes)])
+    def column(cols, programs):
+        return _run_length([program(rows, cols, load_b) for rows, load_b in programs])
 
     def launched(runs):
         """A column's runs with the launch's own instructions before its first LOOP_WS."""
         (item, n), rest = runs[0], runs[1:]
-        first = [replace(item[0], cpu=item[0].cpu + c["launch"])] + item[1:]
+        first = [replace(item[0], cpu=item[0].cpu + instructions(LOOP_WS_LAUNCH_TERMS, c))] + item[1:]
         return [(first, 1)] + [(item, n - 1)] * (n > 1) + rest
 
-    widths = [(s.block_n, N // s.block_n)] * (N >= s.block_n) + [(N % s.block_n, 1)] * (N % s.block_n > 0)
-    (first, count), rest = widths[0], widths[1:]
-    first_column = column(first)
+    (first, count, programs), *rest = _loop_ws_columns(M, N, K, s)
+    first_column = column(first, programs)
     return [(launched(first_column), 1)] + [(first_column, count - 1)] * (count > 1) + \
-        [(column(cols), n) for cols, n in rest]
+        [(column(cols, programs), n) for cols, n, programs in rest]
 
 
 def _run_length(items) -> list:

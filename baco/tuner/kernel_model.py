@@ -44,10 +44,11 @@ from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
 from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
-from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
+from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    GemmSchedule, explicit_gemm_instructions, explicit_stream_cycles,
                                    gemm_loop_ws_loops,
-                                   loop_conv_channels, loop_conv_downsamples, loop_ws_fits, loop_ws_instructions,
+                                   loop_conv_channels, loop_conv_downsamples, loop_conv_instructions, loop_ws_fits,
+                                   loop_ws_instructions,
                                    overlapped_cycles,
                                    schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
@@ -193,7 +194,7 @@ def _ceil_blocks(block, pe):
 
 def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     """CPU cycles [B] issuing a (not pointwise) convolution's programs of `rows` output rows
-    (conv_program_terms' `terms`): LOOP_CONV_INSTRUCTIONS a program where the compiler emits
+    (conv_program_terms' `terms`): loop_conv_instructions where the compiler emits
     LOOP_CONV_WS (loop_conv [B]: LOOP_CONV_WS a program, one per input channel block; 0 or False
     where it does not), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
     (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise kernel) per program K step, per output row's
@@ -204,8 +205,7 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     explicit = programs * steps * (pick("step") + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
         + terms["commands"] * pick("command")
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
-    extra = (loops - 1).clamp(min=0) * LOOP_CONV_INSTRUCTIONS["block"]
-    loop = programs * (torch.where(depthwise, LOOP_CONV_INSTRUCTIONS["depthwise"], LOOP_CONV_INSTRUCTIONS["conv"]) + extra)
+    loop = loop_conv_instructions(programs, loops, depthwise)
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 

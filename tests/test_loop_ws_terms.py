@@ -1,0 +1,102 @@
+"""One description of a LOOP_WS program's CPU terms (schedule.loop_ws_program_terms): the loops the
+walk prices (gemm_loop_ws_loops), the launch's term counts the fit uses (loop_ws_launch_terms) and the
+tuner's closed form (loop_ws_instructions) all derive from it, so they agree and a change to it
+changes all three. The same for LoopConv's terms (loop_conv_program_terms)."""
+import itertools
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from baco.gemmini import schedule
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS,
+                                   GemmSchedule, _loop_field_sum,
+                                   gemm_loop_ws_loops, last_step_form, loop_conv_instructions, loop_ws_instructions,
+                                   loop_ws_launch_terms)
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+from baco.tuner.kernel_model import conv_cpu_cycles
+
+MS, NS, KS = (1, 17, 65), (1, 33), (1, 17, 33, 64, 65)
+FLAGS = list(itertools.product((False, True), (False, True)))          # b_transposed, b_padded
+
+
+def launches():
+    """Ragged GEMMs at DIM 2-32 in blocks that make every last-step form, one-step and multi-step
+    programs, resident and moved Bs."""
+    for dim in (2, 4, 16, 32):
+        cfg = GemminiConfig(dim=dim)
+        for (M, N, K), (bm, bn, bk) in itertools.product(itertools.product(MS, NS, KS),
+                                                          ((dim, dim, dim), (2 * dim, dim, 3 * dim),
+                                                           (dim, 2 * dim, 64))):
+            yield cfg, M, N, K, GemmSchedule(bm, bn, bk, "WS", True)
+
+
+def charged(terms: dict) -> float:
+    return sum(n * LOOP_WS_INSTRUCTIONS[name] for name, n in terms.items())
+
+
+def test_the_loops_charge_what_the_launch_terms_count():
+    forms = set()
+    for cfg, M, N, K, s in launches():
+        for b_transposed, b_padded in FLAGS:
+            forms.add(last_step_form(K, s, cfg, b_transposed, b_padded))
+            terms = loop_ws_launch_terms(M, N, K, s, cfg, b_transposed, b_padded)
+            loops = gemm_loop_ws_loops(M, N, K, s, cfg, b_transposed=b_transposed, b_padded=b_padded)
+            assert _loop_field_sum(loops, "cpu") == pytest.approx(charged(terms), rel=1e-12), (M, N, K, s)
+            assert terms["program"] == -(-M // s.block_m) * -(-N // s.block_n)
+            assert terms["launch"] == 1
+    assert forms == {"whole", "padded", "explicit_b", "split"}
+
+
+def test_the_closed_form_is_the_launch_terms_of_whole_steps():
+    for cfg, M, N, K, s in launches():
+        for b_transposed, b_padded in FLAGS:
+            if last_step_form(K, s, cfg, b_transposed, b_padded) not in ("whole", "padded"):
+                continue
+            terms = loop_ws_launch_terms(M, N, K, s, cfg, b_transposed, b_padded)
+            programs, steps = terms["program"], -(-K // s.block_k)
+            assert loop_ws_instructions(programs, steps, N, K) == pytest.approx(charged(terms), rel=1e-12)
+            as_tensors = loop_ws_instructions(*(torch.tensor([float(v)], dtype=torch.float64)
+                                                for v in (programs, steps, N, K)))
+            assert float(as_tensors[0]) == pytest.approx(charged(terms), rel=1e-6)
+
+
+def test_a_change_to_the_description_changes_every_user(monkeypatch):
+    """A term added to the program's description (here 'mvin' once more a program) reaches the
+    loops, the launch's counts and the closed form alike."""
+    cfg, s = GemminiConfig(dim=16), GemmSchedule(32, 16, 64, "WS", True)
+    M, N, K = 65, 33, 128
+    before = (_loop_field_sum(gemm_loop_ws_loops(M, N, K, s, cfg), "cpu"),
+              loop_ws_launch_terms(M, N, K, s, cfg), loop_ws_instructions(6, 2, N, K))
+    described = schedule.loop_ws_program_terms
+
+    def with_one_more_mvin(*args, **kwargs):
+        terms = described(*args, **kwargs)
+        return {**terms, "program": {**terms["program"], "mvin": 1}}
+
+    monkeypatch.setattr(schedule, "loop_ws_program_terms", with_one_more_mvin)
+    cpu = _loop_field_sum(gemm_loop_ws_loops(M, N, K, s, cfg), "cpu")
+    terms = loop_ws_launch_terms(M, N, K, s, cfg)
+    programs = before[1]["program"]
+    assert cpu == pytest.approx(before[0] + programs * LOOP_WS_INSTRUCTIONS["mvin"])
+    assert terms == {**before[1], "mvin": before[1]["mvin"] + programs}
+    assert loop_ws_instructions(6, 2, N, K) == pytest.approx(before[2] + 6 * LOOP_WS_INSTRUCTIONS["mvin"])
+
+
+def test_loop_conv_terms_are_the_tuners():
+    """The tuner's CPU cycles of LOOP_CONV_WS programs (conv_cpu_cycles) are loop_conv_instructions',
+    conv and depthwise programs of one or more channel blocks; a program of no LOOP_CONV_WS is the
+    explicit stream's."""
+    programs = torch.tensor([3.0, 3.0, 7.0, 7.0, 5.0], dtype=torch.float64)
+    loops = torch.tensor([1.0, 4.0, 1.0, 2.0, 0.0], dtype=torch.float64)
+    depthwise = torch.tensor([False, False, True, True, False])
+    terms = {"programs": programs, "k_steps": torch.full((5,), 9.0, dtype=torch.float64),
+             "commands": torch.full((5,), 400.0, dtype=torch.float64)}
+    cycles = conv_cpu_cycles(SimpleNamespace(depthwise=depthwise), terms, 2, loops)
+    c, e = LOOP_CONV_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS
+    expected = [3 * c["conv"], 3 * (c["conv"] + 3 * c["block"]), 7 * c["depthwise"],
+                7 * (c["depthwise"] + c["block"]), 5 * 9 * (e["step"] + 2 * e["slice"]) + 400 * e["command"]]
+    assert cycles.tolist() == pytest.approx([v * DEFAULT_CONSTANTS.cpu_cycles_per_instruction for v in expected])
+    assert loop_conv_instructions(3, 4) == pytest.approx(expected[1])
+    assert loop_conv_instructions(7, 2, depthwise=True) == pytest.approx(expected[3])
