@@ -11,6 +11,7 @@ import pytest
 import baco
 import baco.language as bl
 from baco import CompilationError
+from baco.errors import KernelRuntimeError
 from baco.gemmini.arith import acc_to_int8
 from tests.kernels import bad_calls
 from tests.kernels import helpers as hp
@@ -93,6 +94,33 @@ def test_interpreter_calls_helpers(monkeypatch):
     monkeypatch.setenv("BACO_INTERPRET", "1")
     c, ref = run_gemm(37, 29, 45, (16, 16, 16), True, relu=True, seed=2)
     np.testing.assert_array_equal(c, ref)
+
+
+@baco.jit
+def first_row(pid, programs_per_row):
+    return pid // programs_per_row * 16
+
+
+@baco.jit
+def rows_times_identity(a_ptr, e_ptr, c_ptr, M, PROGRAMS_PER_ROW):
+    r0 = first_row(bl.program_id(0), PROGRAMS_PER_ROW)
+    a = hp.tile_ptr(a_ptr, M, 16, 16, r0, 0, 16, 16)
+    product = bl.dot(bl.load(a, boundary_check=(0, 1)), bl.load(hp.tile_ptr(e_ptr, 16, 16, 16, 0, 0, 16, 16)))
+    bl.store(hp.tile_ptr(c_ptr, M, 16, 16, r0, 0, 16, 16), product, boundary_check=(0, 1))
+
+
+@pytest.mark.parametrize("interpret", ["0", "1"])
+def test_a_run_time_error_in_a_helper_is_at_the_helpers_line(monkeypatch, interpret):
+    """Compiled and interpreted, a division by zero inside a helper stops the launch at the
+    helper's line:col (and without the error, the kernel computes its rows)."""
+    monkeypatch.setenv("BACO_INTERPRET", interpret)
+    a = (np.arange(40 * 16) % 199 - 99).astype(np.int8).reshape(40, 16)
+    e, c = np.eye(16, dtype=np.int8), np.zeros((40, 16), np.int32)
+    rows_times_identity[(3,)](a, e, c, 40, 1)
+    np.testing.assert_array_equal(c, a)
+    with pytest.raises(KernelRuntimeError, match="integer division or modulo by zero") as err:
+        rows_times_identity[(3,)](a, e, c, 40, 0)
+    assert (err.value.line, err.value.col) == (first_row.first_line + 2, 12)
 
 
 def test_a_helper_is_not_launched_or_called_outside_a_kernel():
