@@ -88,15 +88,19 @@ class KernelSource:
                    signature, constexprs, fn.__code__, digest, name_chains(tree))
 
 
-def name_chains(tree) -> tuple:
-    """The dotted names (`f`, `mod.f`, as tuples) read in `tree`'s body, each once."""
+def name_chains(tree: ast.FunctionDef) -> tuple:
+    """The dotted names (`f`, `mod.f`, as tuples) the body of `tree` reads from its module: each
+    once, its parameters and the names it assigns left out."""
+    loop_names = {n.target.id for s in tree.body for n in ast.walk(s)
+                  if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+    local = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | set(assigned_names(tree.body)) | loop_names
     chains = []
-    for node in ast.walk(tree):
+    for node in (n for s in tree.body for n in ast.walk(s)):
         chain = []
         while isinstance(node, ast.Attribute):
             chain.append(node.attr)
             node = node.value
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
             chain = (node.id, *reversed(chain))
             if chain not in chains:
                 chains.append(chain)
