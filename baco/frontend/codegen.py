@@ -109,7 +109,7 @@ def name_chains(tree: ast.FunctionDef) -> tuple:
 
 def jit_source(obj) -> KernelSource | None:
     """The KernelSource of a @baco.jit function, None for anything else."""
-    source = getattr(obj, "kernel_source", None) if not isinstance(obj, Val) else None
+    source = getattr(obj, "kernel_source", None)
     return source if isinstance(source, KernelSource) else None
 
 
