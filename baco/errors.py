@@ -14,20 +14,24 @@ class CompilationError(Exception):
     source line and a caret under the column."""
 
     def __init__(self, message: str, filename: str | None = None,
-                 line: int | None = None, col: int | None = None):
+                 line: int | None = None, col: int | None = None, called_from=()):
+        """called_from: the (file, line, col) of each call that inlined the @baco.jit helper the
+        error is in, innermost first."""
         self.message = message
         self.filename = filename
         self.line = line
         self.col = col
+        self.called_from = tuple(called_from)
         super().__init__(self._render())
 
     @classmethod
     def at_location(cls, message: str, loc) -> "CompilationError":
-        """Build from an MLIR Location (or its string form `loc("f":l:c)`)."""
-        m = re.search(r'"([^"]+)":(\d+):(\d+)', str(loc))
-        if not m:
+        """Build from an MLIR Location (or its string form `loc("f":l:c)`; an inlined helper's
+        `loc(callsite("helper":l:c at "caller":l:c))` gives the call sites too)."""
+        sites = [(f, int(line), int(col)) for f, line, col in re.findall(r'"([^"]+)":(\d+):(\d+)', str(loc))]
+        if not sites:
             return cls(message)
-        return cls(message, m.group(1), int(m.group(2)), int(m.group(3)))
+        return cls(message, *sites[0], called_from=sites[1:])
 
     @classmethod
     def from_mlir(cls, what: str, err) -> "CompilationError":
@@ -43,14 +47,17 @@ class CompilationError(Exception):
         a string) naming `path`, the file the text was read from."""
         if self.filename != "-":
             return self
-        return CompilationError(self.message, path, self.line, self.col)
+        return CompilationError(self.message, path, self.line, self.col, self.called_from)
 
     def _render(self) -> str:
         if self.filename is None or self.line is None:
             return self.message
         if self.filename == "-":        # IR text parsed from a string: its own line:col
             return f"line {self.line}, col {self.col} of the IR: error: {self.message}"
-        return located(f"error: {self.message}", self.filename, self.line, self.col)
+        text = located(f"error: {self.message}", self.filename, self.line, self.col)
+        for filename, line, col in self.called_from:
+            text += "\n" + located("note: in the @baco.jit helper called here", filename, line, col)
+        return text
 
 
 def located(message: str, filename: str, line: int, col: int | None) -> str:

@@ -5,8 +5,12 @@ values; blocks are tensors and block pointers `!baco.block_ptr<tensor<…>>`."""
 from __future__ import annotations
 
 import ast
+import hashlib
+import inspect
 import math
 import operator
+import os
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +58,89 @@ def block_shape(t: str):
     return [int(d) for d in dims], elem
 
 
+@dataclass(frozen=True, eq=False)
+class KernelSource:
+    """A @baco.jit function's parsed source: what the code generator evaluates, as the kernel or
+    inlined where another kernel calls it (a helper). Its names resolve in its own module."""
+    name: str
+    tree: ast.FunctionDef
+    filename: str
+    line_offset: int        # the file's line of the tree's line 1, minus 1
+    col_offset: int         # the indentation the tree was dedented by
+    globals: dict
+    signature: inspect.Signature
+    constexprs: frozenset
+    code: object            # the function's code object (the interpreter's frames)
+    digest: str             # of its file, line and text: part of the jit cache key
+    global_refs: tuple      # the name chains (`f`, `mod.f`) its body reads: where helpers can come from
+
+    @classmethod
+    def of(cls, fn) -> "KernelSource":
+        lines, first = inspect.getsourcelines(fn)
+        text = "".join(lines)
+        tree = ast.parse(textwrap.dedent(text)).body[0]
+        signature = inspect.signature(fn)
+        constexprs = frozenset(p.name for p in signature.parameters.values() if p.annotation is bl.constexpr
+                               or p.annotation == "bl.constexpr" or str(p.annotation).endswith("constexpr"))
+        filename = os.path.abspath(inspect.getsourcefile(fn))
+        digest = hashlib.sha256(f"{filename}:{first}:{text}".encode()).hexdigest()
+        return cls(fn.__name__, tree, filename, first - 1, len(lines[0]) - len(lines[0].lstrip()), fn.__globals__,
+                   signature, constexprs, fn.__code__, digest, name_chains(tree))
+
+
+def name_chains(tree: ast.FunctionDef) -> tuple:
+    """The dotted names (`f`, `mod.f`, as tuples) the body of `tree` reads from its module: each
+    once, its parameters and the names it assigns left out."""
+    loop_names = {n.target.id for s in tree.body for n in ast.walk(s)
+                  if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+    local = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} | set(assigned_names(tree.body)) | loop_names
+    chains = []
+    for node in (n for s in tree.body for n in ast.walk(s)):
+        chain = []
+        while isinstance(node, ast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
+            chain = (node.id, *reversed(chain))
+            if chain not in chains:
+                chains.append(chain)
+    return tuple(chains)
+
+
+def jit_source(obj) -> KernelSource | None:
+    """The KernelSource of a @baco.jit function, None for anything else."""
+    source = getattr(obj, "kernel_source", None)
+    return source if isinstance(source, KernelSource) else None
+
+
+def helper_sources(source: KernelSource) -> tuple:
+    """The @baco.jit functions `source` can call, directly or through each other, as its module's
+    names resolve now (a reloaded or reassigned helper is a new one)."""
+    found, todo = [], [source]
+    while todo:
+        s = todo.pop()
+        for root, *attrs in s.global_refs:
+            if root not in s.globals:
+                continue
+            obj = s.globals[root]
+            for a in attrs:
+                obj = getattr(obj, a, None)
+            helper = jit_source(obj)
+            if helper is not None and helper is not source and helper not in found:
+                found.append(helper)
+                todo.append(helper)
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """An inlined helper call being evaluated: the helper, and the call's file:line:col."""
+    helper: KernelSource
+    filename: str
+    line: int
+    col: int
+
+
 LANG_FUNCS = {"program_id", "num_programs", "cdiv", "make_block_ptr", "advance", "load", "store",
               "dot", "zeros", "relu", "max_pool2d"}
 ARITH = {ast.Add: "addi", ast.Sub: "subi", ast.Mult: "muli", ast.FloorDiv: "floordivsi", ast.Mod: "remsi"}
@@ -64,30 +151,33 @@ CMP = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge", ast.Eq: "eq
 
 
 class KernelCodegen(ast.NodeVisitor):
-    def __init__(self, fn_ast, filename, line_offset, col_offset, params, globals_):
+    def __init__(self, kernel: KernelSource, params):
         """params: list of (name, kind, value): kind memref:<elem> / index / f32 / const."""
-        self.fn = fn_ast
-        self.filename = filename
-        self.line_offset = line_offset
-        self.col_offset = col_offset
+        self.kernel = kernel
+        self.source = kernel    # the function whose body is being evaluated (a helper while inlined)
+        self.calls = []         # the CallSites of the helpers being inlined, outermost first
         self.params = params
-        self.globals = globals_
         self.lines = []
         self.indent = 2
         self.counter = 0
         self.env = {}
-        self.node = fn_ast
+        self.node = kernel.tree
         self.checks_at_run_time = False     # a runtime check was emitted: declare RUNTIME_ERROR
         self.made = {}          # SSA name -> (op name, operands, AST node) of the op that made it
 
     # ---- emission -----------------------------------------------------------
     def line_col(self, node):
-        return (getattr(node, "lineno", self.fn.lineno) + self.line_offset,
-                getattr(node, "col_offset", 0) + self.col_offset + 1)
+        return (getattr(node, "lineno", self.source.tree.lineno) + self.source.line_offset,
+                getattr(node, "col_offset", 0) + self.source.col_offset + 1)
 
     def loc(self, node=None):
+        """The location of `node`; inside an inlined helper, MLIR's callsite(helper's line at the
+        call's line at ...), which keeps the helper's file:line:col first."""
         line, col = self.line_col(node or self.node)
-        return f'loc("{self.filename}":{line}:{col})'
+        text = f'"{self.source.filename}":{line}:{col}'
+        for site in reversed(self.calls):
+            text = f'callsite({text} at "{site.filename}":{site.line}:{site.col})'
+        return f"loc({text})"
 
     def fresh(self):
         self.counter += 1
@@ -108,7 +198,8 @@ class KernelCodegen(ast.NodeVisitor):
         return Val(res, result_type) if res else None
 
     def error(self, msg, node=None):
-        return CompilationError(msg, self.filename, *self.line_col(node or self.node))
+        return CompilationError(msg, self.source.filename, *self.line_col(node or self.node),
+                                called_from=[(c.filename, c.line, c.col) for c in reversed(self.calls)])
 
     # ---- values ------------------------------------------------------------------
     def const_index(self, v: int) -> Val:
@@ -202,14 +293,15 @@ class KernelCodegen(ast.NodeVisitor):
             if kind == "index" and value == 1:
                 self.env[name] = 1
         body_start = len(self.lines)
-        self.visit_body(self.fn.body)
-        self.emit(f"return {self.loc(self.fn)}")
+        fn = self.kernel.tree
+        self.visit_body(fn.body)
+        self.emit(f"return {self.loc(fn)}")
         body = self.lines[body_start:]
-        head = ["module {", f"  func.func @{self.fn.name}({', '.join(args)}) {{"]
+        head = ["module {", f"  func.func @{fn.name}({', '.join(args)}) {{"]
         if self.checks_at_run_time:
             inputs = RUNTIME_ERROR_SIGNATURE.split(" -> ")[0]
-            head.insert(1, f"  func.func private @{RUNTIME_ERROR}{inputs} {self.loc(self.fn)}")
-        return "\n".join(head + body + [f"  }} {self.loc(self.fn)}", f"}} {self.loc(self.fn)}"]) + "\n"
+            head.insert(1, f"  func.func private @{RUNTIME_ERROR}{inputs} {self.loc(fn)}")
+        return "\n".join(head + body + [f"  }} {self.loc(fn)}", f"}} {self.loc(fn)}"]) + "\n"
 
     def visit_body(self, stmts):
         for s in stmts:
@@ -447,8 +539,8 @@ class KernelCodegen(ast.NodeVisitor):
     def lookup(self, node):
         if node.id in self.env:
             return self.env[node.id]
-        if node.id in self.globals:
-            return self.globals[node.id]
+        if node.id in self.source.globals:
+            return self.source.globals[node.id]
         import builtins
         if hasattr(builtins, node.id):
             return getattr(builtins, node.id)
@@ -622,11 +714,72 @@ class KernelCodegen(ast.NodeVisitor):
                 raise self.error("range() is only allowed as a for-loop iterator", node)
             if fn in (min, max) and not node.keywords:
                 return self.min_max(fn, [self.expr(a) for a in node.args], node)
-            raise self.error(f"`{ast.unparse(node.func)}` is not a baco.language function", node)
+            helper = jit_source(fn)
+            if helper is not None:
+                return self.inline(helper, node)
+            raise self.error(f"`{ast.unparse(node.func)}` is not a baco.language function or a @baco.jit "
+                             f"function (a kernel calls only those; a @baco.jit helper is inlined)", node)
         args = [self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         self.node = node
         return getattr(self, "call_" + name)(node, *args, **kwargs)
+
+    def inline(self, helper: KernelSource, node):
+        """A call of a @baco.jit helper: its arguments (evaluated here) bound to its parameters in a
+        fresh scope, and its body evaluated in place, in its module's names, its ops located at
+        its own lines (called from this one); the value of its final `return`, else None."""
+        if helper is self.kernel or any(c.helper is helper for c in self.calls):
+            chain = " -> ".join([self.kernel.name] + [c.helper.name for c in self.calls] + [helper.name])
+            raise self.error(f"recursive call of `{helper.name}` ({chain}): a @baco.jit helper is inlined "
+                             f"into its caller, so it cannot call itself", node)
+        if any(k.arg is None for k in node.keywords):
+            raise self.error("`**` arguments are not supported in a helper call", node)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        self.node = node
+        try:
+            bound = helper.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.error(f"cannot call @baco.jit helper `{helper.name}`: {e}", node) from None
+        bound.apply_defaults()
+        for name, value in bound.arguments.items():
+            if name in helper.constexprs and isinstance(value, Val):
+                raise self.error(f"argument `{name}` of @baco.jit helper `{helper.name}` is a bl.constexpr "
+                                 f"parameter, but this call gives it a runtime {describe(value)}", node)
+        caller = (self.source, self.env)
+        self.calls.append(CallSite(helper, self.source.filename, *self.line_col(node)))
+        self.source, self.env = helper, dict(bound.arguments)
+        try:
+            body = helper.tree.body
+            result = body[-1].value if isinstance(body[-1], ast.Return) else None
+            self.check_returns(body)
+            self.visit_body(body[:-1] if isinstance(body[-1], ast.Return) else body)
+            value = self.expr(result) if result is not None else None
+        finally:
+            self.calls.pop()
+            self.source, self.env = caller
+        self.node = node
+        return value
+
+    def check_returns(self, body):
+        """A helper returns once, at the end of its body: a `return` anywhere else is an error."""
+        def returns(stmts, inside):
+            for s in stmts:
+                if isinstance(s, ast.Return):
+                    yield s, inside
+                elif isinstance(s, (ast.For, ast.While, ast.If)):
+                    yield from returns(s.body + s.orelse, "branch" if isinstance(s, ast.If) else "loop")
+        for ret, inside in returns(body, None):
+            if ret is body[-1]:
+                continue
+            if inside == "loop":
+                raise self.error("`return` inside a loop: a @baco.jit helper returns once, at the end of its "
+                                 "body", ret)
+            if inside == "branch":
+                raise self.error("`return` inside a branch: a @baco.jit helper returns once, at the end of its "
+                                 "body (assign the value in the branches and return it after them)", ret)
+            raise self.error("`return` before the end of the body: a @baco.jit helper returns once, at the end "
+                             "of its body", ret)
 
     # ---- language functions --------------------------------------------------------------
     def call_program_id(self, node, axis=0):

@@ -1,16 +1,13 @@
 """@baco.jit: specialization, caching and launch of block kernels."""
 from __future__ import annotations
 
-import ast
-import inspect
 import os
-import textwrap
 
 import numpy as np
 
 from baco.errors import DIVISION_BY_ZERO, RUNTIME_ERRORS, ZERO_STEP, KernelRuntimeError
 from baco.frontend import language as bl
-from baco.frontend.codegen import KernelCodegen
+from baco.frontend.codegen import KernelCodegen, KernelSource, helper_sources
 from baco.gemmini.config import NUMPY_ELEMENTS
 from baco.options import CompileOptions, exact_int, launch_grid
 
@@ -31,26 +28,25 @@ class JITFunction:
         self.fn = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
-        self.signature = inspect.signature(fn)
+        self.kernel_source = KernelSource.of(fn)
+        self.signature = self.kernel_source.signature
         self.params = list(self.signature.parameters.values())
-        self.constexprs = {p.name for p in self.params if p.annotation is bl.constexpr
-                           or p.annotation == "bl.constexpr" or str(p.annotation).endswith("constexpr")}
+        self.constexprs = self.kernel_source.constexprs
+        self.first_line = self.kernel_source.line_offset + 1     # the `def` line (or its first decorator's)
         self.defaults = dict(target=target, config=config, dataflow=dataflow, double_buffer=double_buffer,
                              schedule=None, loop_ws=None)
         self.interpret = interpret
         self.cache = {}
-        lines, first = inspect.getsourcelines(fn)
-        src = "".join(lines)
-        self.indent = len(lines[0]) - len(lines[0].lstrip())
-        self.tree = ast.parse(textwrap.dedent(src)).body[0]
-        self.filename = os.path.abspath(inspect.getsourcefile(fn))
-        self.first_line = first
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: self.run(grid, *args, **kwargs)
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"launch the kernel with a grid: {self.__name__}[grid](...)")
+        """A call from a kernel the interpreter runs (compiled kernels inline their helpers)."""
+        if getattr(bl._state, "program", None) is not None:
+            return self.fn(*args, **kwargs)
+        raise RuntimeError(f"launch the kernel with a grid: {self.__name__}[grid](...), or call it from "
+                           f"another @baco.jit function, which inlines it")
 
     # ---- specialization -------------------------------------------------------------
     def bind(self, args, kwargs):
@@ -138,9 +134,7 @@ class JITFunction:
         return params, runtime, tuple(key)
 
     def baco_ir(self, params) -> str:
-        gen = KernelCodegen(self.tree, self.filename, self.first_line - 1, self.indent, params,
-                            self.fn.__globals__)
-        return gen.generate()
+        return KernelCodegen(self.kernel_source, params).generate()
 
     def compile(self, *args, **kwargs):
         """The CompiledKernel for these arguments (compiled once per specialization)."""
@@ -155,7 +149,7 @@ class JITFunction:
     def _compiled(self, values, options: CompileOptions):
         from baco.compiler import compile_module
         params, runtime, key = self.specialize(values)
-        key = key + options.key()
+        key = key + options.key() + tuple(h.digest for h in helper_sources(self.kernel_source))
         ck = self.cache.get(key)
         if ck is None:
             ck = compile_module(self.baco_ir(params), self.__name__, options,
@@ -215,9 +209,10 @@ class JITFunction:
             code = ZERO_STEP
         else:
             return None
+        codes = {self.fn.__code__} | {h.code for h in helper_sources(self.kernel_source)}
         tb, where = error.__traceback__, None
-        while tb is not None:        # the innermost frame of the kernel's own code
-            if tb.tb_frame.f_code is self.fn.__code__:
+        while tb is not None:        # the innermost frame of the kernel's own code or its helpers'
+            if tb.tb_frame.f_code in codes:
                 where = tb
             tb = tb.tb_next
         if where is None:

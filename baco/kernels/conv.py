@@ -57,6 +57,31 @@ from baco.kernels.launch import KernelLaunch
 
 
 @jit
+def bias_rows_ptr(bias_ptr, Q, channels, q0, k0, ROWS: bl.constexpr, BLOCK_M: bl.constexpr,
+                  BLOCK_N: bl.constexpr):
+    """The bias (`channels` int32 values) as the block of a program's ROWS*BLOCK_M output pixels
+    from column q0 and BLOCK_N channels from k0: row stride 0, every pixel starts from the bias row."""
+    return bl.make_block_ptr(bias_ptr, shape=(ROWS * Q, channels), strides=(0, 1), offsets=(q0, k0),
+                             block_shape=(ROWS * BLOCK_M, BLOCK_N))
+
+
+@jit
+def output_rows_ptr(y_ptr, n, p0, q0, k0, P, Q, channels, pixel_stride, ROWS: bl.constexpr, BLOCK_M: bl.constexpr,
+                    BLOCK_N: bl.constexpr):
+    """The output block of a program of image n: BLOCK_M pixels from (p0, q0), or ROWS whole output
+    rows from p0 (BLOCK_M = Q), by BLOCK_N of the `channels` channels from k0, in an (N,P,Q,·)
+    output of `pixel_stride` elements per pixel."""
+    if ROWS == 1:
+        y_blk = bl.make_block_ptr(y_ptr + (n * P + p0) * Q * pixel_stride, shape=(Q, channels),
+                                  strides=(pixel_stride, 1), offsets=(q0, k0), block_shape=(BLOCK_M, BLOCK_N))
+    else:        # whole output rows (BLOCK_M = Q): the program's rows are contiguous in y
+        y_blk = bl.make_block_ptr(y_ptr + n * P * Q * pixel_stride, shape=(P * Q, channels),
+                                  strides=(pixel_stride, 1), offsets=(p0 * Q, k0),
+                                  block_shape=(ROWS * BLOCK_M, BLOCK_N))
+    return y_blk
+
+
+@jit
 def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                   scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
@@ -72,8 +97,7 @@ def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_
     r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * stride_h, dil_h))     # taps reaching the image from some row
     r_hi = min(R, bl.cdiv(H - h0, dil_h))
     if bias_ptr is not None:    # row stride 0: every output pixel starts from the bias row
-        acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(ROWS * Q, K), strides=(0, 1), offsets=(q0, k0),
-                                        block_shape=(ROWS * BLOCK_M, BLOCK_N)), boundary_check=(0, 1))
+        acc = bl.load(bias_rows_ptr(bias_ptr, Q, K, q0, k0, ROWS, BLOCK_M, BLOCK_N), boundary_check=(0, 1))
     else:
         acc = bl.zeros((ROWS * BLOCK_M, BLOCK_N), dtype=bl.int32)
     for t in range(r_lo * S * steps, r_hi * S * steps):
@@ -99,12 +123,7 @@ def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_
         a = bl.load(x_blk, boundary_check=(0, 1) if ROWS == 1 else (0, 1, 2))
         b = bl.load(w_blk, boundary_check=(0, 1))
         acc += bl.dot(a, b)
-    if ROWS == 1:
-        y_blk = bl.make_block_ptr(y_ptr + (n * P + p0) * Q * K, shape=(Q, K), strides=(K, 1),
-                                  offsets=(q0, k0), block_shape=(BLOCK_M, BLOCK_N))
-    else:        # whole output rows (BLOCK_M = Q): the program's rows are contiguous in y
-        y_blk = bl.make_block_ptr(y_ptr + n * P * Q * K, shape=(P * Q, K), strides=(K, 1),
-                                  offsets=(p0 * Q, k0), block_shape=(ROWS * BLOCK_M, BLOCK_N))
+    y_blk = output_rows_ptr(y_ptr, n, p0, q0, k0, P, Q, K, K, ROWS, BLOCK_M, BLOCK_N)
     if OUT_INT8:
         out = acc * scale
         if RELU:

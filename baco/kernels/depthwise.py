@@ -27,9 +27,41 @@ from baco.frontend.jit import jit
 from baco.gemmini.config import GemminiConfig, as_config
 from baco.gemmini.schedule import default_depthwise_schedule
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
-from baco.kernels.conv import ConvLaunch, _check, _read_out, check_whole_rows, conv_schedule, im2col
+from baco.kernels.conv import (ConvLaunch, _check, _read_out, bias_rows_ptr, check_whole_rows, conv_schedule,
+                               im2col, output_rows_ptr)
 
 FORMULATIONS = ("block-diagonal", "per-channel")
+
+
+@jit
+def channel_block_input_ptr(x_ptr, c0, cw, n, h0, r, w, H, W, C, stride_h, stride_w, dil_h, ROWS: bl.constexpr,
+                            BLOCK_M: bl.constexpr, BLOCK_K: bl.constexpr):
+    """The input block filter row r multiplies for a program of image n whose output row p0 reads
+    input row h0 (filter row 0), BLOCK_M output pixels from input column w on: the cw channels of
+    the channel block at c0 (BLOCK_K wide), as a view of the input's columns w % stride_w,
+    + stride_w, ...; ROWS > 1 output rows: a 3-D pointer whose slice i is input row h + i*stride_h."""
+    phase = w % stride_w               # the view holds the columns phase, phase + stride, ...
+    if ROWS == 1:
+        x_blk = bl.make_block_ptr(x_ptr + c0 + ((n * H + h0 + r * dil_h) * W + phase) * C,
+                                  shape=(bl.cdiv(W - phase, stride_w), cw), strides=(stride_w * C, 1),
+                                  offsets=(w // stride_w, 0), block_shape=(BLOCK_M, BLOCK_K))
+    else:    # slice i: output row p0 + i, input row h + i*stride_h (rows phase_h, phase_h + stride_h, ...)
+        h = h0 + r * dil_h
+        phase_h = h % stride_h
+        x_blk = bl.make_block_ptr(x_ptr + c0 + ((n * H + phase_h) * W + phase) * C,
+                                  shape=(bl.cdiv(H - phase_h, stride_h), bl.cdiv(W - phase, stride_w), cw),
+                                  strides=(stride_h * W * C, stride_w * C, 1),
+                                  offsets=(h // stride_h, w // stride_w, 0),
+                                  block_shape=(ROWS, BLOCK_M, BLOCK_K))
+    return x_blk
+
+
+@jit
+def diagonal_tile_ptr(w_ptr, c0, cw, t, R, S, BLOCK_K: bl.constexpr, BLOCK_N: bl.constexpr):
+    """Tap t's diagonal (B x B) weight tile of the channel block at c0 (cw channels): the block's
+    tiles are a contiguous (R, S, B, B) array (depthwise_weight_blocks)."""
+    return bl.make_block_ptr(w_ptr + (c0 * R * S + t * BLOCK_K) * BLOCK_N, shape=(cw, cw), strides=(BLOCK_N, 1),
+                             offsets=(0, 0), block_shape=(BLOCK_K, BLOCK_N))
 
 
 @jit
@@ -46,40 +78,21 @@ def depthwise_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, R, S, stride_h, stride_
     w0 = q0 * stride_w - pad_w             # input column of output column q0, filter column 0
     r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * stride_h, dil_h))     # taps reaching the image from some row
     r_hi = min(R, bl.cdiv(H - h0, dil_h))
-    if bias_ptr is not None:    # row stride 0: every output pixel starts from the bias row
-        acc = bl.load(bl.make_block_ptr(bias_ptr + c0, shape=(ROWS * Q, cw), strides=(0, 1), offsets=(q0, 0),
-                                        block_shape=(ROWS * BLOCK_M, BLOCK_N)), boundary_check=(0, 1))
+    if bias_ptr is not None:    # the channel block's bias
+        acc = bl.load(bias_rows_ptr(bias_ptr + c0, Q, cw, q0, 0, ROWS, BLOCK_M, BLOCK_N), boundary_check=(0, 1))
     else:
         acc = bl.zeros((ROWS * BLOCK_M, BLOCK_N), dtype=bl.int32)
     for t in range(r_lo * S, r_hi * S):
         r = t // S
         s = t % S
         w = w0 + s * dil_w                 # input column of the block's first output pixel
-        phase = w % stride_w               # the view holds the columns phase, phase + stride, ...
-        if ROWS == 1:
-            x_blk = bl.make_block_ptr(x_ptr + c0 + ((n * H + h0 + r * dil_h) * W + phase) * C,
-                                      shape=(bl.cdiv(W - phase, stride_w), cw), strides=(stride_w * C, 1),
-                                      offsets=(w // stride_w, 0), block_shape=(BLOCK_M, BLOCK_K))
-        else:    # slice i: output row p0 + i, input row h + i*stride_h (rows phase_h, phase_h + stride_h, ...)
-            h = h0 + r * dil_h
-            phase_h = h % stride_h
-            x_blk = bl.make_block_ptr(x_ptr + c0 + ((n * H + phase_h) * W + phase) * C,
-                                      shape=(bl.cdiv(H - phase_h, stride_h), bl.cdiv(W - phase, stride_w), cw),
-                                      strides=(stride_h * W * C, stride_w * C, 1),
-                                      offsets=(h // stride_h, w // stride_w, 0),
-                                      block_shape=(ROWS, BLOCK_M, BLOCK_K))
-        # the tap's diagonal (B x B) weight tile of the block (tiles (R, S, B, B) per block)
-        w_blk = bl.make_block_ptr(w_ptr + (c0 * R * S + t * BLOCK_K) * BLOCK_N, shape=(cw, cw),
-                                  strides=(BLOCK_N, 1), offsets=(0, 0), block_shape=(BLOCK_K, BLOCK_N))
+        x_blk = channel_block_input_ptr(x_ptr, c0, cw, n, h0, r, w, H, W, C, stride_h, stride_w, dil_h, ROWS,
+                                        BLOCK_M, BLOCK_K)
+        w_blk = diagonal_tile_ptr(w_ptr, c0, cw, t, R, S, BLOCK_K, BLOCK_N)
         a = bl.load(x_blk, boundary_check=(0, 1) if ROWS == 1 else (0, 1, 2))
         b = bl.load(w_blk, boundary_check=(0, 1))
         acc += bl.dot(a, b)
-    if ROWS == 1:
-        y_blk = bl.make_block_ptr(y_ptr + c0 + (n * P + p0) * Q * C, shape=(Q, cw), strides=(C, 1),
-                                  offsets=(q0, 0), block_shape=(BLOCK_M, BLOCK_N))
-    else:        # whole output rows (BLOCK_M = Q): the program's rows are contiguous in y
-        y_blk = bl.make_block_ptr(y_ptr + c0 + n * P * Q * C, shape=(P * Q, cw), strides=(C, 1),
-                                  offsets=(p0 * Q, 0), block_shape=(ROWS * BLOCK_M, BLOCK_N))
+    y_blk = output_rows_ptr(y_ptr + c0, n, p0, q0, 0, P, Q, cw, C, ROWS, BLOCK_M, BLOCK_N)
     if OUT_INT8:
         out = acc * scale
         if RELU:

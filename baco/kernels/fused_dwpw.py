@@ -29,8 +29,8 @@ from baco.gemmini.config import as_config
 from baco.gemmini.fused import DwPwBlocks, dw_pw_blocks, dw_pw_footprint
 from baco.gemmini.schedule import capacity_problems
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
-from baco.kernels.conv import _check
-from baco.kernels.depthwise import depthwise_weight_blocks
+from baco.kernels.conv import _check, bias_rows_ptr, output_rows_ptr
+from baco.kernels.depthwise import channel_block_input_ptr, depthwise_weight_blocks, diagonal_tile_ptr
 from baco.kernels.launch import KernelLaunch
 
 
@@ -47,34 +47,19 @@ def dw_pw_kernel(x_ptr, wd_ptr, y_ptr, wp_ptr, bd_ptr, bp_ptr, H, W, C, P, Q, K,
     w0 = q0 * stride_w - pad_w             # input column of output column q0, filter column 0
     r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * stride_h, dil_h))     # taps reaching the image from some row
     r_hi = min(R, bl.cdiv(H - h0, dil_h))
-    out = bl.load(bl.make_block_ptr(bp_ptr, shape=(ROWS * Q, K), strides=(0, 1), offsets=(q0, k0),
-                                    block_shape=(ROWS * BLOCK_M, BLOCK_N)), boundary_check=(0, 1))
+    out = bl.load(bias_rows_ptr(bp_ptr, Q, K, q0, k0, ROWS, BLOCK_M, BLOCK_N), boundary_check=(0, 1))
     for cb in range(0, bl.cdiv(C, BLOCK_C)):
         c0 = cb * BLOCK_C
         cw = min(BLOCK_C, C - c0)          # the block's channels
-        # the depthwise block, from its bias (row stride 0: every pixel starts from the bias row)
-        hidden = bl.load(bl.make_block_ptr(bd_ptr + c0, shape=(ROWS * Q, cw), strides=(0, 1), offsets=(q0, 0),
-                                           block_shape=(ROWS * BLOCK_M, BLOCK_C)), boundary_check=(0, 1))
+        # the depthwise block, from its bias
+        hidden = bl.load(bias_rows_ptr(bd_ptr + c0, Q, cw, q0, 0, ROWS, BLOCK_M, BLOCK_C), boundary_check=(0, 1))
         for t in range(r_lo * S, r_hi * S):
             r = t // S
             s = t % S
             w = w0 + s * dil_w             # input column of the block's first output pixel
-            phase = w % stride_w           # the view holds the columns phase, phase + stride, ...
-            if ROWS == 1:
-                x_blk = bl.make_block_ptr(x_ptr + c0 + ((n * H + h0 + r * dil_h) * W + phase) * C,
-                                          shape=(bl.cdiv(W - phase, stride_w), cw), strides=(stride_w * C, 1),
-                                          offsets=(w // stride_w, 0), block_shape=(BLOCK_M, BLOCK_C))
-            else:    # slice i: output row p0 + i, input row h + i*stride_h
-                h = h0 + r * dil_h
-                phase_h = h % stride_h
-                x_blk = bl.make_block_ptr(x_ptr + c0 + ((n * H + phase_h) * W + phase) * C,
-                                          shape=(bl.cdiv(H - phase_h, stride_h), bl.cdiv(W - phase, stride_w), cw),
-                                          strides=(stride_h * W * C, stride_w * C, 1),
-                                          offsets=(h // stride_h, w // stride_w, 0),
-                                          block_shape=(ROWS, BLOCK_M, BLOCK_C))
-            # the tap's diagonal (B x B) weight tile of the block (tiles (R, S, B, B) per block)
-            w_blk = bl.make_block_ptr(wd_ptr + (c0 * R * S + t * BLOCK_C) * BLOCK_C, shape=(cw, cw),
-                                      strides=(BLOCK_C, 1), offsets=(0, 0), block_shape=(BLOCK_C, BLOCK_C))
+            x_blk = channel_block_input_ptr(x_ptr, c0, cw, n, h0, r, w, H, W, C, stride_h, stride_w, dil_h, ROWS,
+                                            BLOCK_M, BLOCK_C)
+            w_blk = diagonal_tile_ptr(wd_ptr, c0, cw, t, R, S, BLOCK_C, BLOCK_C)
             a = bl.load(x_blk, boundary_check=(0, 1) if ROWS == 1 else (0, 1, 2))
             hidden += bl.dot(a, bl.load(w_blk, boundary_check=(0, 1)))
         h8 = hidden * scale1
@@ -86,13 +71,8 @@ def dw_pw_kernel(x_ptr, wd_ptr, y_ptr, wp_ptr, bd_ptr, bp_ptr, H, W, C, P, Q, K,
     y = out * scale2
     if RELU2:
         y = bl.relu(y)
-    if ROWS == 1:
-        y_blk = bl.make_block_ptr(y_ptr + (n * P + p0) * Q * K, shape=(Q, K), strides=(K, 1),
-                                  offsets=(q0, k0), block_shape=(BLOCK_M, BLOCK_N))
-    else:        # whole output rows (BLOCK_M = Q): the program's rows are contiguous in y
-        y_blk = bl.make_block_ptr(y_ptr + n * P * Q * K, shape=(P * Q, K), strides=(K, 1),
-                                  offsets=(p0 * Q, k0), block_shape=(ROWS * BLOCK_M, BLOCK_N))
-    bl.store(y_blk, y.to(bl.int8), boundary_check=(0, 1))
+    bl.store(output_rows_ptr(y_ptr, n, p0, q0, k0, P, Q, K, K, ROWS, BLOCK_M, BLOCK_N), y.to(bl.int8),
+             boundary_check=(0, 1))
 
 
 def _flag(v, name):

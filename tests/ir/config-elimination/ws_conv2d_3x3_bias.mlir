@@ -80,23 +80,23 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c62_i64 = arith.constant 62 : i64
+    %c90_i64 = arith.constant 90 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c63_i64 = arith.constant 63 : i64
+    %c91_i64 = arith.constant 91 : i64
     %c10_i64 = arith.constant 10 : i64
     %c16 = arith.constant 16 : index
     %c2_i64 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c72_i64 = arith.constant 72 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c77_i64 = arith.constant 77 : i64
+    %c104_i64 = arith.constant 104 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c78_i64 = arith.constant 78 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c105_i64 = arith.constant 105 : i64
+    %c106_i64 = arith.constant 106 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c96_i64 = arith.constant 96 : i64
-    %c97_i64 = arith.constant 97 : i64
-    %c109_i64 = arith.constant 109 : i64
+    %c123_i64 = arith.constant 123 : i64
+    %c124_i64 = arith.constant 124 : i64
+    %c131_i64 = arith.constant 131 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -105,13 +105,13 @@ module {
     %1 = arith.index_cast %0 : i64 to index
     %2 = arith.cmpi eq, %arg6, %c0 : index
     scf.if %2 {
-      func.call @baco_runtime_error(%c1_i64, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %3 = arith.floordivsi %1, %arg6 : index
     %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %5 = arith.index_cast %4 : i64 to index
     scf.if %2 {
-      func.call @baco_runtime_error(%c1_i64, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %6 = arith.floordivsi %5, %arg6 : index
     %7 = arith.muli %6, %arg6 : index
@@ -150,7 +150,7 @@ module {
     %39 = arith.subi %35, %32 : index
     %40 = arith.cmpi sgt, %38, %c0 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c100_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -239,7 +239,7 @@ module {
     %71 = arith.muli %70, %arg8 : index
     %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%71], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %40 {
-      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_1 = memref.subview %reinterpret_cast_0[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
@@ -255,23 +255,23 @@ module {
       %79 = arith.muli %arg10, %17 : index
       %80 = arith.cmpi eq, %79, %c0 : index
       scf.if %80 {
-        func.call @baco_runtime_error(%c1_i64, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %81 = arith.floordivsi %arg19, %79 : index
       %82 = arith.cmpi eq, %17, %c0 : index
       scf.if %82 {
-        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %83 = arith.floordivsi %arg19, %17 : index
       %84 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %84 {
-        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %85 = arith.floordivsi %83, %arg10 : index
       %86 = arith.muli %85, %arg10 : index
       %87 = arith.subi %83, %86 : index
       scf.if %82 {
-        func.call @baco_runtime_error(%c1_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %88 = arith.muli %83, %17 : index
       %89 = arith.subi %arg19, %88 : index
@@ -308,7 +308,7 @@ module {
       %118 = arith.subi %114, %111 : index
       %119 = arith.cmpi sgt, %117, %c0 : index
       scf.if %119 {
-        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast_7[%102, %111] [%109, %118] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %120 = arith.index_cast %108 : index to i64
@@ -368,7 +368,7 @@ module {
         "instgem.mvin"(%c0_i64, %196, %197, %193) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %40 {
-        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_15 = memref.subview %reinterpret_cast_8[%111, %32] [%118, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %143 = arith.index_cast %117 : index to i64

@@ -57,32 +57,34 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
     %c0 = arith.constant 0 : index
-    %c62_i64 = arith.constant 62 : i64
+    %c90_i64 = arith.constant 90 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c63_i64 = arith.constant 63 : i64
+    %c91_i64 = arith.constant 91 : i64
     %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    %c77_i64 = arith.constant 77 : i64
+    %c104_i64 = arith.constant 104 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c78_i64 = arith.constant 78 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c105_i64 = arith.constant 105 : i64
+    %c106_i64 = arith.constant 106 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c81_i64 = arith.constant 81 : i64
+    %c108_i64 = arith.constant 108 : i64
     %c17_i64 = arith.constant 17 : i64
-    %c88_i64 = arith.constant 88 : i64
+    %c115_i64 = arith.constant 115 : i64
     %c23_i64 = arith.constant 23 : i64
-    %c90_i64 = arith.constant 90 : i64
+    %c117_i64 = arith.constant 117 : i64
     %c46_i64 = arith.constant 46 : i64
-    %c92_i64 = arith.constant 92 : i64
+    %c78_i64 = arith.constant 78 : i64
+    %c119_i64 = arith.constant 119 : i64
     %c48_i64 = arith.constant 48 : i64
-    %c96_i64 = arith.constant 96 : i64
-    %c97_i64 = arith.constant 97 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c123_i64 = arith.constant 123 : i64
+    %c124_i64 = arith.constant 124 : i64
     %c15 = arith.constant 15 : index
-    %c109_i64 = arith.constant 109 : i64
+    %c131_i64 = arith.constant 131 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -92,13 +94,13 @@ module {
     %2 = arith.index_cast %1 : i64 to index
     %3 = arith.cmpi eq, %0, %c0 : index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %4 = arith.floordivsi %2, %0 : index
     %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %6 = arith.index_cast %5 : i64 to index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %7 = arith.floordivsi %6, %0 : index
     %8 = arith.muli %7, %0 : index
@@ -151,7 +153,7 @@ module {
     %54 = arith.subi %50, %47 : index
     %55 = arith.cmpi sgt, %53, %c0 : index
     scf.if %55 {
-      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%38, %47] [%45, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %56 = arith.cmpi sge, %29, %31 : index
@@ -190,23 +192,23 @@ module {
       %74 = arith.muli %arg10, %21 : index
       %75 = arith.cmpi eq, %74, %c0 : index
       scf.if %75 {
-        func.call @baco_runtime_error(%c1_i64, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %76 = arith.floordivsi %arg18, %74 : index
       %77 = arith.cmpi eq, %21, %c0 : index
       scf.if %77 {
-        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %78 = arith.floordivsi %arg18, %21 : index
       %79 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %79 {
-        func.call @baco_runtime_error(%c1_i64, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %80 = arith.floordivsi %78, %arg10 : index
       %81 = arith.muli %80, %arg10 : index
       %82 = arith.subi %78, %81 : index
       scf.if %77 {
-        func.call @baco_runtime_error(%c1_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %83 = arith.muli %78, %21 : index
       %84 = arith.subi %arg18, %83 : index
@@ -214,7 +216,7 @@ module {
       %86 = arith.addi %20, %82 : index
       %87 = arith.cmpi eq, %arg12, %c0 : index
       scf.if %87 {
-        func.call @baco_runtime_error(%c1_i64, %c81_i64, %c17_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c108_i64, %c17_i64) : (i64, i64, i64) -> ()
       }
       %88 = arith.floordivsi %86, %arg12 : index
       %89 = arith.muli %88, %arg12 : index
@@ -222,7 +224,7 @@ module {
       %91 = arith.addi %18, %76 : index
       %92 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %92 {
-        func.call @baco_runtime_error(%c1_i64, %c88_i64, %c23_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c115_i64, %c23_i64) : (i64, i64, i64) -> ()
       }
       %93 = arith.floordivsi %91, %arg11 : index
       %94 = arith.muli %93, %arg11 : index
@@ -234,22 +236,22 @@ module {
       %100 = arith.muli %99, %arg5 : index
       %101 = arith.subi %arg3, %95 : index
       scf.if %92 {
-        func.call @baco_runtime_error(%c1_i64, %c90_i64, %c46_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c46_i64) : (i64, i64, i64) -> ()
       }
       %102 = arith.ceildivsi %101, %arg11 : index
       %103 = arith.subi %arg4, %90 : index
       scf.if %87 {
-        func.call @baco_runtime_error(%c1_i64, %c90_i64, %c78_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c78_i64) : (i64, i64, i64) -> ()
       }
       %104 = arith.ceildivsi %103, %arg12 : index
       %105 = arith.muli %arg11, %arg4 : index
       %106 = arith.muli %105, %arg5 : index
       %107 = arith.muli %arg12, %arg5 : index
       scf.if %92 {
-        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c48_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c119_i64, %c48_i64) : (i64, i64, i64) -> ()
       }
       scf.if %87 {
-        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c63_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c119_i64, %c63_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%100], sizes: [%102, %104, %arg5], strides: [%106, %107, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %108 = arith.muli %76, %arg10 : index
@@ -277,7 +279,7 @@ module {
       %129 = arith.subi %125, %122 : index
       %130 = arith.cmpi sgt, %128, %c0 : index
       scf.if %130 {
-        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
       %131 = arith.cmpi sge, %93, %c0 : index
       %132 = arith.cmpi slt, %93, %102 : index
@@ -366,7 +368,7 @@ module {
       } {gemmini.load_stream}
       %168 = arith.addi %93, %c1 : index
       scf.if %130 {
-        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
       %169 = arith.cmpi sge, %168, %c0 : index
       %170 = arith.cmpi slt, %168, %102 : index
@@ -454,7 +456,7 @@ module {
       } {gemmini.load_stream}
       %205 = arith.addi %93, %c2 : index
       scf.if %130 {
-        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
       %206 = arith.cmpi sge, %205, %c0 : index
       %207 = arith.cmpi slt, %205, %102 : index
@@ -541,7 +543,7 @@ module {
         "instgem.mvin"(%c0_i64, %289, %290, %286) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %55 {
-        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_20 = memref.subview %reinterpret_cast_1[%122, %47] [%129, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %242 = arith.index_cast %128 : index to i64

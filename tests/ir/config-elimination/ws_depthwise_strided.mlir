@@ -51,32 +51,31 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
     %c0 = arith.constant 0 : index
-    %c40_i64 = arith.constant 40 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c41_i64 = arith.constant 41 : i64
+    %c73_i64 = arith.constant 73 : i64
     %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    %c55_i64 = arith.constant 55 : i64
+    %c86_i64 = arith.constant 86 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c56_i64 = arith.constant 56 : i64
-    %c58_i64 = arith.constant 58 : i64
-    %c17_i64 = arith.constant 17 : i64
-    %c65_i64 = arith.constant 65 : i64
-    %c23_i64 = arith.constant 23 : i64
-    %c67_i64 = arith.constant 67 : i64
-    %c46_i64 = arith.constant 46 : i64
-    %c78_i64 = arith.constant 78 : i64
-    %c69_i64 = arith.constant 69 : i64
-    %c48_i64 = arith.constant 48 : i64
-    %c63_i64 = arith.constant 63 : i64
-    %c74_i64 = arith.constant 74 : i64
-    %c75_i64 = arith.constant 75 : i64
-    %c15 = arith.constant 15 : index
     %c87_i64 = arith.constant 87 : i64
+    %c43_i64 = arith.constant 43 : i64
+    %c50_i64 = arith.constant 50 : i64
+    %c19_i64 = arith.constant 19 : i64
+    %c52_i64 = arith.constant 52 : i64
+    %c42_i64 = arith.constant 42 : i64
+    %c74_i64 = arith.constant 74 : i64
+    %c54_i64 = arith.constant 54 : i64
+    %c44_i64 = arith.constant 44 : i64
+    %c59_i64 = arith.constant 59 : i64
+    %c92_i64 = arith.constant 92 : i64
+    %c93_i64 = arith.constant 93 : i64
+    %c15 = arith.constant 15 : index
+    %c100_i64 = arith.constant 100 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -86,13 +85,13 @@ module {
     %2 = arith.index_cast %1 : i64 to index
     %3 = arith.cmpi eq, %0, %c0 : index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c40_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c72_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %4 = arith.floordivsi %2, %0 : index
     %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %6 = arith.index_cast %5 : i64 to index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c41_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c73_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %7 = arith.floordivsi %6, %0 : index
     %8 = arith.muli %7, %0 : index
@@ -141,7 +140,7 @@ module {
     %50 = arith.subi %47, %46 : index
     %51 = arith.cmpi sgt, %49, %c0 : index
     scf.if %51 {
-      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c100_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%38, %46] [%45, %50] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %52 = arith.cmpi sge, %29, %30 : index
@@ -172,18 +171,18 @@ module {
     scf.for %arg17 = %29 to %30 step %c1 {
       %70 = arith.cmpi eq, %arg9, %c0 : index
       scf.if %70 {
-        func.call @baco_runtime_error(%c1_i64, %c55_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c86_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %71 = arith.floordivsi %arg17, %arg9 : index
       scf.if %70 {
-        func.call @baco_runtime_error(%c1_i64, %c56_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c87_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %72 = arith.muli %71, %arg9 : index
       %73 = arith.subi %arg17, %72 : index
       %74 = arith.addi %22, %73 : index
       %75 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %75 {
-        func.call @baco_runtime_error(%c1_i64, %c58_i64, %c17_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c43_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %76 = arith.floordivsi %74, %arg11 : index
       %77 = arith.muli %76, %arg11 : index
@@ -191,7 +190,7 @@ module {
       %79 = arith.addi %20, %71 : index
       %80 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %80 {
-        func.call @baco_runtime_error(%c1_i64, %c65_i64, %c23_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c50_i64, %c19_i64) : (i64, i64, i64) -> ()
       }
       %81 = arith.floordivsi %79, %arg10 : index
       %82 = arith.muli %81, %arg10 : index
@@ -204,22 +203,22 @@ module {
       %89 = arith.addi %16, %88 : index
       %90 = arith.subi %arg3, %83 : index
       scf.if %80 {
-        func.call @baco_runtime_error(%c1_i64, %c67_i64, %c46_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c42_i64) : (i64, i64, i64) -> ()
       }
       %91 = arith.ceildivsi %90, %arg10 : index
       %92 = arith.subi %arg4, %78 : index
       scf.if %75 {
-        func.call @baco_runtime_error(%c1_i64, %c67_i64, %c78_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c74_i64) : (i64, i64, i64) -> ()
       }
       %93 = arith.ceildivsi %92, %arg11 : index
       %94 = arith.muli %arg10, %arg4 : index
       %95 = arith.muli %94, %arg5 : index
       %96 = arith.muli %arg11, %arg5 : index
       scf.if %80 {
-        func.call @baco_runtime_error(%c1_i64, %c69_i64, %c48_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c44_i64) : (i64, i64, i64) -> ()
       }
       scf.if %75 {
-        func.call @baco_runtime_error(%c1_i64, %c69_i64, %c63_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c59_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%89], sizes: [%91, %93, %18], strides: [%95, %96, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %97 = arith.muli %16, %arg8 : index
@@ -238,7 +237,7 @@ module {
       %109 = arith.minsi %108, %c5 : index
       %110 = arith.subi %106, %103 : index
       scf.if %51 {
-        func.call @baco_boundary_error(%c74_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
       %111 = arith.cmpi sge, %81, %c0 : index
       %112 = arith.cmpi slt, %81, %91 : index
@@ -323,7 +322,7 @@ module {
       } {gemmini.load_stream}
       %147 = arith.addi %81, %c1 : index
       scf.if %51 {
-        func.call @baco_boundary_error(%c74_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
       %148 = arith.cmpi sge, %147, %c0 : index
       %149 = arith.cmpi slt, %147, %91 : index
@@ -408,7 +407,7 @@ module {
       } {gemmini.load_stream}
       %184 = arith.addi %81, %c2 : index
       scf.if %51 {
-        func.call @baco_boundary_error(%c74_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
       %185 = arith.cmpi sge, %184, %c0 : index
       %186 = arith.cmpi slt, %184, %91 : index
@@ -492,7 +491,7 @@ module {
         "instgem.mvin"(%c0_i64, %260, %261, %258) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %51 {
-        func.call @baco_boundary_error(%c75_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c93_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_20 = memref.subview %reinterpret_cast_1[%46, %46] [%50, %50] [1, 1] : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       %221 = arith.index_cast %49 : index to i64

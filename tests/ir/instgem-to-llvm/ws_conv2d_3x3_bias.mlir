@@ -113,23 +113,23 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c62_i64 = arith.constant 62 : i64
+    %c90_i64 = arith.constant 90 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c63_i64 = arith.constant 63 : i64
+    %c91_i64 = arith.constant 91 : i64
     %c10_i64 = arith.constant 10 : i64
     %c16 = arith.constant 16 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c72_i64 = arith.constant 72 : i64
+    %c100_i64 = arith.constant 100 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c77_i64 = arith.constant 77 : i64
+    %c104_i64 = arith.constant 104 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c78_i64 = arith.constant 78 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c105_i64 = arith.constant 105 : i64
+    %c106_i64 = arith.constant 106 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c96_i64 = arith.constant 96 : i64
-    %c97_i64 = arith.constant 97 : i64
-    %c109_i64 = arith.constant 109 : i64
+    %c123_i64 = arith.constant 123 : i64
+    %c124_i64 = arith.constant 124 : i64
+    %c131_i64 = arith.constant 131 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -140,13 +140,13 @@ module {
     %9 = arith.index_cast %8 : i64 to index
     %10 = arith.cmpi eq, %arg6, %c0 : index
     scf.if %10 {
-      func.call @baco_runtime_error(%c1_i64_2, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %11 = arith.floordivsi %9, %arg6 : index
     %12 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %13 = arith.index_cast %12 : i64 to index
     scf.if %10 {
-      func.call @baco_runtime_error(%c1_i64_2, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %14 = arith.floordivsi %13, %arg6 : index
     %15 = arith.muli %14, %arg6 : index
@@ -185,7 +185,7 @@ module {
     %47 = arith.subi %43, %40 : index
     %48 = arith.cmpi sgt, %46, %c0 : index
     scf.if %48 {
-      func.call @baco_boundary_error(%c72_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c100_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%31, %40] [%38, %47] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -274,7 +274,7 @@ module {
     %79 = arith.muli %78, %arg8 : index
     %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%79], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %48 {
-      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_5 = memref.subview %reinterpret_cast_4[%31, %40] [%38, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
@@ -292,23 +292,23 @@ module {
       %87 = arith.muli %arg10, %25 : index
       %88 = arith.cmpi eq, %87, %c0 : index
       scf.if %88 {
-        func.call @baco_runtime_error(%c1_i64_2, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %89 = arith.floordivsi %arg19, %87 : index
       %90 = arith.cmpi eq, %25, %c0 : index
       scf.if %90 {
-        func.call @baco_runtime_error(%c1_i64_2, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %91 = arith.floordivsi %arg19, %25 : index
       %92 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %92 {
-        func.call @baco_runtime_error(%c1_i64_2, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %93 = arith.floordivsi %91, %arg10 : index
       %94 = arith.muli %93, %arg10 : index
       %95 = arith.subi %91, %94 : index
       scf.if %90 {
-        func.call @baco_runtime_error(%c1_i64_2, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %96 = arith.muli %91, %25 : index
       %97 = arith.subi %arg19, %96 : index
@@ -345,7 +345,7 @@ module {
       %126 = arith.subi %122, %119 : index
       %127 = arith.cmpi sgt, %125, %c0 : index
       scf.if %127 {
-        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_13 = memref.subview %reinterpret_cast_11[%110, %119] [%117, %126] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %128 = arith.index_cast %116 : index to i64
@@ -405,7 +405,7 @@ module {
         "instgem.mvin"(%c0_i64_3, %204, %205, %201) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %48 {
-        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_19 = memref.subview %reinterpret_cast_12[%119, %40] [%126, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %151 = arith.index_cast %125 : index to i64

@@ -96,32 +96,34 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
     %c0 = arith.constant 0 : index
-    %c62_i64 = arith.constant 62 : i64
+    %c90_i64 = arith.constant 90 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c63_i64 = arith.constant 63 : i64
+    %c91_i64 = arith.constant 91 : i64
     %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    %c77_i64 = arith.constant 77 : i64
+    %c104_i64 = arith.constant 104 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c78_i64 = arith.constant 78 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c105_i64 = arith.constant 105 : i64
+    %c106_i64 = arith.constant 106 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c81_i64 = arith.constant 81 : i64
+    %c108_i64 = arith.constant 108 : i64
     %c17_i64 = arith.constant 17 : i64
-    %c88_i64 = arith.constant 88 : i64
+    %c115_i64 = arith.constant 115 : i64
     %c23_i64 = arith.constant 23 : i64
-    %c90_i64 = arith.constant 90 : i64
+    %c117_i64 = arith.constant 117 : i64
     %c46_i64 = arith.constant 46 : i64
-    %c92_i64 = arith.constant 92 : i64
+    %c78_i64 = arith.constant 78 : i64
+    %c119_i64 = arith.constant 119 : i64
     %c48_i64 = arith.constant 48 : i64
-    %c96_i64 = arith.constant 96 : i64
-    %c97_i64 = arith.constant 97 : i64
+    %c63_i64 = arith.constant 63 : i64
+    %c123_i64 = arith.constant 123 : i64
+    %c124_i64 = arith.constant 124 : i64
     %c15 = arith.constant 15 : index
-    %c109_i64 = arith.constant 109 : i64
+    %c131_i64 = arith.constant 131 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -133,13 +135,13 @@ module {
     %10 = arith.index_cast %9 : i64 to index
     %11 = arith.cmpi eq, %8, %c0 : index
     scf.if %11 {
-      func.call @baco_runtime_error(%c1_i64_2, %c62_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %12 = arith.floordivsi %10, %8 : index
     %13 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %14 = arith.index_cast %13 : i64 to index
     scf.if %11 {
-      func.call @baco_runtime_error(%c1_i64_2, %c63_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %15 = arith.floordivsi %14, %8 : index
     %16 = arith.muli %15, %8 : index
@@ -192,7 +194,7 @@ module {
     %62 = arith.subi %58, %55 : index
     %63 = arith.cmpi sgt, %61, %c0 : index
     scf.if %63 {
-      func.call @baco_boundary_error(%c109_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%46, %55] [%53, %62] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %64 = arith.cmpi sge, %37, %39 : index
@@ -233,23 +235,23 @@ module {
       %82 = arith.muli %arg10, %29 : index
       %83 = arith.cmpi eq, %82, %c0 : index
       scf.if %83 {
-        func.call @baco_runtime_error(%c1_i64_2, %c77_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %84 = arith.floordivsi %arg18, %82 : index
       %85 = arith.cmpi eq, %29, %c0 : index
       scf.if %85 {
-        func.call @baco_runtime_error(%c1_i64_2, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %86 = arith.floordivsi %arg18, %29 : index
       %87 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %87 {
-        func.call @baco_runtime_error(%c1_i64_2, %c78_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %88 = arith.floordivsi %86, %arg10 : index
       %89 = arith.muli %88, %arg10 : index
       %90 = arith.subi %86, %89 : index
       scf.if %85 {
-        func.call @baco_runtime_error(%c1_i64_2, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %91 = arith.muli %86, %29 : index
       %92 = arith.subi %arg18, %91 : index
@@ -257,7 +259,7 @@ module {
       %94 = arith.addi %28, %90 : index
       %95 = arith.cmpi eq, %arg12, %c0 : index
       scf.if %95 {
-        func.call @baco_runtime_error(%c1_i64_2, %c81_i64, %c17_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c108_i64, %c17_i64) : (i64, i64, i64) -> ()
       }
       %96 = arith.floordivsi %94, %arg12 : index
       %97 = arith.muli %96, %arg12 : index
@@ -265,7 +267,7 @@ module {
       %99 = arith.addi %26, %84 : index
       %100 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %100 {
-        func.call @baco_runtime_error(%c1_i64_2, %c88_i64, %c23_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c115_i64, %c23_i64) : (i64, i64, i64) -> ()
       }
       %101 = arith.floordivsi %99, %arg11 : index
       %102 = arith.muli %101, %arg11 : index
@@ -277,22 +279,22 @@ module {
       %108 = arith.muli %107, %arg5 : index
       %109 = arith.subi %arg3, %103 : index
       scf.if %100 {
-        func.call @baco_runtime_error(%c1_i64_2, %c90_i64, %c46_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c46_i64) : (i64, i64, i64) -> ()
       }
       %110 = arith.ceildivsi %109, %arg11 : index
       %111 = arith.subi %arg4, %98 : index
       scf.if %95 {
-        func.call @baco_runtime_error(%c1_i64_2, %c90_i64, %c78_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c78_i64) : (i64, i64, i64) -> ()
       }
       %112 = arith.ceildivsi %111, %arg12 : index
       %113 = arith.muli %arg11, %arg4 : index
       %114 = arith.muli %113, %arg5 : index
       %115 = arith.muli %arg12, %arg5 : index
       scf.if %100 {
-        func.call @baco_runtime_error(%c1_i64_2, %c92_i64, %c48_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c119_i64, %c48_i64) : (i64, i64, i64) -> ()
       }
       scf.if %95 {
-        func.call @baco_runtime_error(%c1_i64_2, %c92_i64, %c63_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c119_i64, %c63_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%108], sizes: [%110, %112, %arg5], strides: [%114, %115, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %116 = arith.muli %84, %arg10 : index
@@ -320,7 +322,7 @@ module {
       %137 = arith.subi %133, %130 : index
       %138 = arith.cmpi sgt, %136, %c0 : index
       scf.if %138 {
-        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
       %139 = arith.cmpi sge, %101, %c0 : index
       %140 = arith.cmpi slt, %101, %110 : index
@@ -409,7 +411,7 @@ module {
       } {gemmini.load_stream}
       %176 = arith.addi %101, %c1 : index
       scf.if %138 {
-        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
       %177 = arith.cmpi sge, %176, %c0 : index
       %178 = arith.cmpi slt, %176, %110 : index
@@ -496,7 +498,7 @@ module {
       } {gemmini.load_stream}
       %213 = arith.addi %101, %c2 : index
       scf.if %138 {
-        func.call @baco_boundary_error(%c96_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
       %214 = arith.cmpi sge, %213, %c0 : index
       %215 = arith.cmpi slt, %213, %110 : index
@@ -582,7 +584,7 @@ module {
         "instgem.mvin"(%c0_i64_3, %297, %298, %294) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %63 {
-        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_24 = memref.subview %reinterpret_cast_5[%130, %55] [%137, %62] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %250 = arith.index_cast %136 : index to i64

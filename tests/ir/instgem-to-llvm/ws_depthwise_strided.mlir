@@ -88,32 +88,31 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
     %c0 = arith.constant 0 : index
-    %c40_i64 = arith.constant 40 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c41_i64 = arith.constant 41 : i64
+    %c73_i64 = arith.constant 73 : i64
     %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    %c55_i64 = arith.constant 55 : i64
+    %c86_i64 = arith.constant 86 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c56_i64 = arith.constant 56 : i64
-    %c58_i64 = arith.constant 58 : i64
-    %c17_i64 = arith.constant 17 : i64
-    %c65_i64 = arith.constant 65 : i64
-    %c23_i64 = arith.constant 23 : i64
-    %c67_i64 = arith.constant 67 : i64
-    %c46_i64 = arith.constant 46 : i64
-    %c78_i64 = arith.constant 78 : i64
-    %c69_i64 = arith.constant 69 : i64
-    %c48_i64 = arith.constant 48 : i64
-    %c63_i64 = arith.constant 63 : i64
-    %c74_i64 = arith.constant 74 : i64
-    %c75_i64 = arith.constant 75 : i64
-    %c15 = arith.constant 15 : index
     %c87_i64 = arith.constant 87 : i64
+    %c43_i64 = arith.constant 43 : i64
+    %c50_i64 = arith.constant 50 : i64
+    %c19_i64 = arith.constant 19 : i64
+    %c52_i64 = arith.constant 52 : i64
+    %c42_i64 = arith.constant 42 : i64
+    %c74_i64 = arith.constant 74 : i64
+    %c54_i64 = arith.constant 54 : i64
+    %c44_i64 = arith.constant 44 : i64
+    %c59_i64 = arith.constant 59 : i64
+    %c92_i64 = arith.constant 92 : i64
+    %c93_i64 = arith.constant 93 : i64
+    %c15 = arith.constant 15 : index
+    %c100_i64 = arith.constant 100 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -125,13 +124,13 @@ module {
     %10 = arith.index_cast %9 : i64 to index
     %11 = arith.cmpi eq, %8, %c0 : index
     scf.if %11 {
-      func.call @baco_runtime_error(%c1_i64_2, %c40_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c72_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %12 = arith.floordivsi %10, %8 : index
     %13 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %14 = arith.index_cast %13 : i64 to index
     scf.if %11 {
-      func.call @baco_runtime_error(%c1_i64_2, %c41_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c73_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %15 = arith.floordivsi %14, %8 : index
     %16 = arith.muli %15, %8 : index
@@ -180,7 +179,7 @@ module {
     %58 = arith.subi %55, %54 : index
     %59 = arith.cmpi sgt, %57, %c0 : index
     scf.if %59 {
-      func.call @baco_boundary_error(%c87_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c100_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%46, %54] [%53, %58] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %60 = arith.cmpi sge, %37, %38 : index
@@ -213,18 +212,18 @@ module {
     scf.for %arg17 = %37 to %38 step %c1 {
       %78 = arith.cmpi eq, %arg9, %c0 : index
       scf.if %78 {
-        func.call @baco_runtime_error(%c1_i64_2, %c55_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c86_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %79 = arith.floordivsi %arg17, %arg9 : index
       scf.if %78 {
-        func.call @baco_runtime_error(%c1_i64_2, %c56_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c87_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %80 = arith.muli %79, %arg9 : index
       %81 = arith.subi %arg17, %80 : index
       %82 = arith.addi %30, %81 : index
       %83 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %83 {
-        func.call @baco_runtime_error(%c1_i64_2, %c58_i64, %c17_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c43_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %84 = arith.floordivsi %82, %arg11 : index
       %85 = arith.muli %84, %arg11 : index
@@ -232,7 +231,7 @@ module {
       %87 = arith.addi %28, %79 : index
       %88 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %88 {
-        func.call @baco_runtime_error(%c1_i64_2, %c65_i64, %c23_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c50_i64, %c19_i64) : (i64, i64, i64) -> ()
       }
       %89 = arith.floordivsi %87, %arg10 : index
       %90 = arith.muli %89, %arg10 : index
@@ -245,22 +244,22 @@ module {
       %97 = arith.addi %24, %96 : index
       %98 = arith.subi %arg3, %91 : index
       scf.if %88 {
-        func.call @baco_runtime_error(%c1_i64_2, %c67_i64, %c46_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c52_i64, %c42_i64) : (i64, i64, i64) -> ()
       }
       %99 = arith.ceildivsi %98, %arg10 : index
       %100 = arith.subi %arg4, %86 : index
       scf.if %83 {
-        func.call @baco_runtime_error(%c1_i64_2, %c67_i64, %c78_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c52_i64, %c74_i64) : (i64, i64, i64) -> ()
       }
       %101 = arith.ceildivsi %100, %arg11 : index
       %102 = arith.muli %arg10, %arg4 : index
       %103 = arith.muli %102, %arg5 : index
       %104 = arith.muli %arg11, %arg5 : index
       scf.if %88 {
-        func.call @baco_runtime_error(%c1_i64_2, %c69_i64, %c48_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c54_i64, %c44_i64) : (i64, i64, i64) -> ()
       }
       scf.if %83 {
-        func.call @baco_runtime_error(%c1_i64_2, %c69_i64, %c63_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c54_i64, %c59_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%97], sizes: [%99, %101, %26], strides: [%103, %104, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %105 = arith.muli %24, %arg8 : index
@@ -279,7 +278,7 @@ module {
       %117 = arith.minsi %116, %c5 : index
       %118 = arith.subi %114, %111 : index
       scf.if %59 {
-        func.call @baco_boundary_error(%c74_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
       %119 = arith.cmpi sge, %89, %c0 : index
       %120 = arith.cmpi slt, %89, %99 : index
@@ -364,7 +363,7 @@ module {
       } {gemmini.load_stream}
       %155 = arith.addi %89, %c1 : index
       scf.if %59 {
-        func.call @baco_boundary_error(%c74_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
       %156 = arith.cmpi sge, %155, %c0 : index
       %157 = arith.cmpi slt, %155, %99 : index
@@ -448,7 +447,7 @@ module {
       } {gemmini.load_stream}
       %192 = arith.addi %89, %c2 : index
       scf.if %59 {
-        func.call @baco_boundary_error(%c74_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
       %193 = arith.cmpi sge, %192, %c0 : index
       %194 = arith.cmpi slt, %192, %99 : index
@@ -531,7 +530,7 @@ module {
         "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %59 {
-        func.call @baco_boundary_error(%c75_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c93_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_24 = memref.subview %reinterpret_cast_5[%54, %54] [%58, %58] [1, 1] : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       %229 = arith.index_cast %57 : index to i64
