@@ -515,7 +515,8 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
     fastest end to end, the CPU that issues the commands included. Blocks that fit LOOP_WS's halves
     of the memories compile to one LOOP_WS per K step, priced by a walk of LoopMatmul as the cycle
     model runs it (loop_ws_timing: ~0.1-5 ms a candidate, so candidates are walked in the order of
-    their lower bound and those that cannot win by more than WALK_MARGIN are not); larger blocks keep
+    their lower bound and those that cannot win by more than WALK_MARGIN are not, but for the
+    library's tile, which is always walked); larger blocks keep
     the explicit stream, which the CPU issues at 11 instructions a command and ~700 a K step. Ties go
     to the larger C block, then the smaller K step, then the taller C block. `bias`: the kernel
     starts each C block from a bias row (its LOOP_WS moves it into the accumulator first);
@@ -529,8 +530,9 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
         programs (a ragged last block wastes the array and a program's CPU work)."""
         return {min(t, 1 << i) for i in range(t.bit_length() + 1)} | {-(-t // p) for p in range(1, 9)}
 
+    library = tiled_matmul_auto(M, N, K, cfg, "WS")
     blocks = {(tm, tn, tk) for tm in candidates(tiles[0]) for tn in candidates(tiles[1])
-              for tk in candidates(tiles[2])} | {tiled_matmul_auto(M, N, K, cfg, "WS")}
+              for tk in candidates(tiles[2])} | {library}
     walks, best = [], None
     for tm, tn, tk in blocks:
         s = GemmSchedule(tm * d, tn * d, tk * d, "WS", True)
@@ -544,8 +546,11 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
             key = (gemm_program_cycles(M, N, K, s, cfg, out_int8)["cycles"], *tie)
             best = min(best, (key, s)) if best else (key, s)
     for bound, tie, s, loops in sorted(walks, key=lambda w: w[:2]):
-        if best is not None and bound >= best[0][0] * (1 - WALK_MARGIN):
-            break
+        # the library's tile is always walked: on a compute-bound GEMM every bound is within the
+        # margin, and the candidate walked first can lose to it by less (437x1969x2006 at DIM 16)
+        if best is not None and bound >= best[0][0] * (1 - WALK_MARGIN) and \
+                (s.block_m, s.block_n, s.block_k) != tuple(t * d for t in library):
+            continue
         key = (loop_ws_end_to_end(loops, cfg), *tie)
         best = min(best, (key, s)) if best else (key, s)
     if best is None:
