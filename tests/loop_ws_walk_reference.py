@@ -33,8 +33,8 @@ class _Walk:
     """When the loader, the array and the store unit are next free and the CPU's clock; per loop
     slot when its last loop issued its last command and when the computes reading its scratchpad
     half ended; per accumulator half the first and last store that read it, their data out; when
-    the last rs_ld loads, rs_ex / 2 computes and rs_st stores free their reservation station
-    entries; whether the next loop's LdD was walked within the loop before it."""
+    the last rs_ld loads and rs_ex / 2 computes free their reservation station entries; whether the
+    next loop's LdD was walked within the loop before it."""
 
     def __init__(self, cfg: GemminiConfig, k: TimingConstants, cpu: bool):
         self.cfg, self.k, self.cpu = cfg, k, cpu
@@ -44,7 +44,6 @@ class _Walk:
         self.t = [0.0] * (4 + 3 * CONCURRENT_LOOPS + 2)
         self.ld_ring = [0.0] * cfg.rs_ld
         self.ex_ring = [0.0] * max(1, cfg.rs_ex // 2)
-        self.st_ring = [0.0] * cfg.rs_st
 
     def run(self, loops) -> float:
         for n, lp in enumerate(loops):
@@ -265,8 +264,7 @@ class _Walk:
             st = s
             T[half:half + 2] = [out[0] + lat, st + lat]
             self.acc_half ^= 1
-            for end in out:
-                dispatched_at = self._push(self.st_ring, end + lat)
-            issued = max(issued, dispatched_at)
+            if len(out) > cfg.rs_st:     # the loop's own store rs_st before its last
+                issued = max(issued, out[-1 - cfg.rs_st] + lat)
         T[FREED + slot] = issued
         T[:4] = [ld, ex, st, clock]

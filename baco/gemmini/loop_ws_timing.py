@@ -22,8 +22,8 @@ slot once the loop two before it has issued its last command, and the CPU waits 
 Commands are issued into the reservation stations long before they run: a unit's command waits
 for an entry, which the command rs_ld (loads), rs_ex / 2 (computes, each with its preload) or
 rs_st (stores) before it frees when its data has landed, its results left the array, its data is
-out. The walk keeps those entries (the last loads', computes' and stores' release times), so it
-knows when a loop issued its last command, and so when the next loop arrives. The arbiter ranks
+out. The walk keeps the last loads' and computes' entries (and a loop's own stores'), so it knows
+when a loop issued its last command, and so when the next loop arrives. The arbiter ranks
 LdD before LdA/LdB, so an arriving loop's LdD takes the first load entry that frees: it runs on the
 loader before the loads of the loop ahead of it that were not issued yet (all of them when the
 queues are full, as on a stream of one-step programs each moving a bias) and holds them while it
@@ -142,9 +142,9 @@ def _group_cycles(occ: list, cfg: GemminiConfig, b_transposed: bool = False) -> 
 # free and the CPU's clock; per loop slot when its last loop issued its last command (FREED) and
 # when the computes reading its scratchpad half ended (COMPUTED); per accumulator half the first
 # and last store that read it, their data out (READ: first, last); then the reservation stations'
-# entries, oldest first, as _Walk lays them out: when each of the last rs_ld loads, rs_ex / 2
-# computes and rs_st stores releases its entry (its data landed, its results out of the array, its
-# data out), which is when a later command of the unit is dispatched into it
+# entries, oldest first, as _Walk lays them out: when each of the last rs_ld loads and rs_ex / 2
+# computes releases its entry (its data landed, its results out of the array), which is when a
+# later command of the unit is dispatched into it
 LD, EX, ST, CLOCK = range(4)
 FREED = 4
 COMPUTED = FREED + CONCURRENT_LOOPS
@@ -165,11 +165,10 @@ class _Walk:
         self.terms = {}     # the loops' _LoopTerms by (loop, cut) (the walk's own: the loop hashed, not the config too)
         self.runs = {}
         self.firsts = {}
-        self.ld_ring, self.ex_ring, self.st_ring = cfg.rs_ld, max(1, cfg.rs_ex // 2), cfg.rs_st
+        self.ld_ring, self.ex_ring = cfg.rs_ld, max(1, cfg.rs_ex // 2)
         self.LDR = RINGS
         self.EXR = self.LDR + self.ld_ring
-        self.STR = self.EXR + self.ex_ring
-        self.size = self.STR + self.st_ring
+        self.size = self.EXR + self.ex_ring
         self.t = [0.0] * self.size
 
     def run(self, items) -> float:
@@ -413,17 +412,16 @@ class _Walk:
         issued = max(last_load, ring_entry)
         self._push(self.EXR, self.ex_ring, (ex + depth - back for back in terms.ex_tail))
         if terms.stores:    # each store reads its rows once their last compute is out
-            first_store, *last_stores = [cost + max(st, start + after_start, t0 + after_loads, t1 + after_cut)
-                                         for cost, after_start, after_loads, after_cut in terms.stores]
-            st = last_stores[-1]
-            T[half], T[half + 1] = first_store + lat, st + lat
+            ends = [cost + max(st, start + after_start, t0 + after_loads, t1 + after_cut)
+                    for cost, after_start, after_loads, after_cut in terms.stores]
+            st = ends[1]
+            T[half], T[half + 1] = ends[0] + lat, st + lat
             self.acc_half ^= 1
             # the store FSM issues its last store behind the last compute, once the entry rs_st stores
-            # before it frees (its data out)
-            n_st = terms.n_stores
-            ring_entry = last_stores[0] + lat if n_st > self.st_ring else T[self.STR + n_st - 1]
-            issued = max(issued, ring_entry)
-            self._push(self.STR, self.st_ring, (e + lat for e in last_stores[-self.st_ring:]))
+            # before it frees (its data out; only the loop's own stores are walked so: with the
+            # loops' before, the walk end to end had the CPU wait for a slot longer than the ISS does)
+            if len(ends) == 3:
+                issued = max(issued, ends[2] + lat)
         T[FREED + slot] = issued
         T[LD], T[EX], T[ST], T[CLOCK] = ld, ex, st, clock
 
@@ -453,12 +451,13 @@ class _LoopTerms:
       j groups'; first_depth: the first compute and the array's depth (the next k step rewrites its
       rows after that); ex_tail: how long before the last compute ends each of the last rs_ex / 2
       ends (oldest first), ex_back: the one rs_ex / 2 before the last;
-    - stores (when the loop stores C): for the first store and the last rs_st + 1: (cost of the
-      stores up to it, and the latest of the stores up to it can start less the cost before it:
-      after the last k step's start, after the loads' start, after the cut); n_stores."""
+    - stores (when the loop stores C): for the first store, the last and the one rs_st before the
+      last (when there are more): (cost of the stores up to it, and the latest of the stores up to it
+      can start less the cost before it: after the last k step's start, after the loads' start,
+      after the cut)."""
     __slots__ = ("raw_b", "raw_b_row", "raw_b_cmds", "ldd", "ldd_row", "ldd_cmds", "loads", "load_ends", "a_lead",
                  "steps", "computes", "group", "rest", "rest_waits_raw_b", "first_depth", "ex_tail", "ex_back",
-                 "stores", "n_stores")
+                 "stores")
 
     def __init__(self, lp: LoopWs, cfg: GemminiConfig, k: TimingConstants, cut=None):
         d, mbl, acc_mbl = cfg.dim, cfg.max_block_len, cfg.max_block_len_acc
@@ -531,7 +530,6 @@ class _LoopTerms:
 
     def _stores(self, lp, cfg, k, before, a_wait_last) -> list:
         if not lp.store:
-            self.n_stores = 0
             return []
         d, I, J = cfg.dim, lp.I, lp.J
         depth = k.array_depth_factor * d
@@ -555,9 +553,8 @@ class _LoopTerms:
                                    (cols * d - (lp.pad_j if j0 + chunk >= J else 0)) * c_bytes, cfg, k) \
                     + k.acc_scale_latency
                 out.append((cost, after_start, after_loads, after_cut))
-        self.n_stores = len(out)
-        # the first store, and the last rs_st + 1 (the store FSM's last waits for the first of them)
-        return [out[0]] + out[-cfg.rs_st - 1:]
+        # the first store, the last, and the one the store FSM's last command waits for
+        return [out[0], out[-1]] + ([out[-1 - cfg.rs_st]] if len(out) > cfg.rs_st else [])
 
 
 def _operand_loads(lp: LoopWs, cfg: GemminiConfig, k: TimingConstants):
