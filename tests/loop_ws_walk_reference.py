@@ -32,17 +32,22 @@ def stream_cycles(items, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTA
 class _Walk:
     """When the loader, the array and the store unit are next free and the CPU's clock; per loop
     slot when its last loop issued its last command and when the computes reading its scratchpad
-    half ended; per accumulator half the first and last store that read it."""
+    half ended; per accumulator half the first and last store that read it, their data out; when
+    the last rs_ld loads and rs_ex / 2 computes free their reservation station entries; whether the
+    next loop's LdD was walked within the loop before it."""
 
     def __init__(self, cfg: GemminiConfig, k: TimingConstants, cpu: bool):
         self.cfg, self.k, self.cpu = cfg, k, cpu
         self.n = self.acc_half = 0
+        self.ldd_walked = False
         # ld, ex, st, clock, freed x2, computed x2, (first, last) read x2
         self.t = [0.0] * (4 + 3 * CONCURRENT_LOOPS + 2)
+        self.ld_ring = [0.0] * cfg.rs_ld
+        self.ex_ring = [0.0] * max(1, cfg.rs_ex // 2)
 
     def run(self, loops) -> float:
-        for lp in loops:
-            self._loop(lp)
+        for n, lp in enumerate(loops):
+            self._loop(lp, loops[n + 1] if n + 1 < len(loops) else None)
         ld, ex, st, clock = self.t[:4]
         k = self.k
         end = max(st + k.dram_latency, ex + k.array_depth_factor * self.cfg.dim, ld + k.dram_latency)
@@ -51,17 +56,20 @@ class _Walk:
     def _dma(self, rows, row_bytes):
         return dma_cycles(rows, row_bytes, self.cfg, self.k)
 
+    @staticmethod
+    def _push(ring, end):
+        """An entry released at `end`; when the command it lets in was dispatched (the oldest's)."""
+        dispatched = ring.pop(0)
+        ring.append(end)
+        return dispatched
+
     def _static(self, lp: LoopWs):
         cfg, k, dma = self.cfg, self.k, self._dma
         d, mbl = cfg.dim, cfg.max_block_len
         I, J = lp.I, lp.J
-        raw_b = sum(dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
-                    for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl))     # a mvin a DIM rows
-        acc_mbl = cfg.max_block_len_acc
-        ldd = sum(dma(d - (lp.pad_i if i == I - 1 else 0),
-                      (min(acc_mbl, J - j0) * d - (lp.pad_j if j0 + acc_mbl >= J else 0)) * cfg.acc_bytes)
-                  for i in range(I) for j0 in range(0, J, acc_mbl)) if lp.bias else 0.0
-        a_ready, b_ready, t = self._operand_loads(lp)
+        raw_b = [dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
+                 for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)]     # a mvin a DIM rows
+        a_ready, b_ready, load_ends = self._operand_loads(lp)
         occ = _compute_cycles(lp, cfg, k)
         c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
         chunk = 1 if lp.full_c else mbl
@@ -69,72 +77,91 @@ class _Walk:
                    dma(d - (lp.pad_i if i == I - 1 else 0),
                        (min(chunk, J - j0) * d - (lp.pad_j if j0 + chunk >= J else 0)) * c_bytes) + k.acc_scale_latency)
                   for j0 in range(0, J, chunk) for i in range(I)] if lp.store else []
-        return raw_b, ldd, a_ready, b_ready, t, occ, _group_cycles(occ, cfg, lp.b_transposed), stores
+        return raw_b, a_ready, b_ready, load_ends, occ, _group_cycles(occ, cfg, lp.b_transposed), stores
+
+    def _ldd_commands(self, lp: LoopWs):
+        cfg = self.cfg
+        d, acc_mbl = cfg.dim, cfg.max_block_len_acc
+        return [self._dma(d - (lp.pad_i if i == lp.I - 1 else 0),
+                          (min(acc_mbl, lp.J - j0) * d - (lp.pad_j if j0 + acc_mbl >= lp.J else 0)) * cfg.acc_bytes)
+                for i in range(lp.I) for j0 in range(0, lp.J, acc_mbl)]
+
+    def _ldd(self, lp: LoopWs, start, half):
+        """LdD from `start`, its rows after the store that read them (the half's first, last)."""
+        T, lat = self.t, self.k.dram_latency
+        cmds = self._ldd_commands(lp)
+        total, row = sum(cmds), sum(cmds) / len(cmds)
+        end = max(max(start, T[half]) + total, T[half + 1] + row)
+        for r in reversed(range(len(cmds))):
+            self._push(self.ld_ring, end - r * row + lat)
+        return end
 
     def _operand_loads(self, lp: LoopWs):
+        """(A's rows [k][i] and B's chunks [k][c] as (landing, command), each command's end)."""
         cfg, dma, lat = self.cfg, self._dma, self.k.dram_latency
         d, mbl = cfg.dim, cfg.max_block_len
         I, J, K = lp.I, lp.J, lp.K
-        a_ready = [[0.0] * I for _ in range(K)]
+        a_ready = [[None] * I for _ in range(K)]
         b_width = 1 if lp.b_transposed else mbl
-        b_ready = [[0.0] * -(-J // b_width) for _ in range(K)]
-        t = 0.0
+        b_ready = [[None] * -(-J // b_width) for _ in range(K)]
+        ends = []
 
-        def load_b_chunk(c0, t, part=None):
+        def move(rows, row_bytes):
+            ends.append((ends[-1] if ends else 0.0) + dma(rows, row_bytes))
+            return ends[-1] + lat, len(ends) - 1
+
+        def load_b_chunk(c0, part=None):
             n_k = min(mbl, K - c0)
             cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
             for j in range(J):
                 if part == "first" and j or part == "rest" and not j:
                     continue
-                t += dma(d, cols * cfg.input_bytes)
+                landed = move(d, cols * cfg.input_bytes)
                 for kk in range(c0, c0 + n_k):
-                    b_ready[kk][j] = t + lat
-            return t
+                    b_ready[kk][j] = landed
 
-        def load_b_row(kk, t, part=None):
+        def load_b_row(kk, part=None):
             for j0 in range(0, J, mbl):
                 if part == "first" and j0 or part == "rest" and not j0:
                     continue
-                t += dma(d, (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0)) * cfg.input_bytes)
-                b_ready[kk][j0 // mbl] = t + lat
-            return t
+                b_ready[kk][j0 // mbl] = move(d, (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0))
+                                              * cfg.input_bytes)
 
-        def load_a_chunk(c0, t):
+        def load_a_chunk(c0):
             n_k = min(mbl, K - c0)
             cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
             for i in range(I):
-                t += dma(d - (lp.pad_i if i == I - 1 else 0), cols * cfg.input_bytes)
+                landed = move(d - (lp.pad_i if i == I - 1 else 0), cols * cfg.input_bytes)
                 for kk in range(c0, c0 + n_k):
-                    a_ready[kk][i] = t + lat
-            return t
+                    a_ready[kk][i] = landed
 
         a_chunks = range(0, K, mbl) if lp.load_a else ()
         if lp.load_b and lp.b_transposed:
             for c0 in range(0, K, mbl):
                 if lp.load_a:
-                    t = load_b_chunk(c0, t, "first")
-                    t = load_a_chunk(c0, t)
-                    t = load_b_chunk(c0, t, "rest")
+                    load_b_chunk(c0, "first")
+                    load_a_chunk(c0)
+                    load_b_chunk(c0, "rest")
                 else:
-                    t = load_b_chunk(c0, t)
+                    load_b_chunk(c0)
         elif lp.load_a and lp.load_b:
-            t = load_b_row(0, t, "first")
+            load_b_row(0, "first")
             for c0 in a_chunks:
-                t = load_a_chunk(c0, t)
+                load_a_chunk(c0)
                 for kk in range(c0, min(K, c0 + mbl)):
-                    t = load_b_row(kk, t, "rest" if kk == 0 else None)
+                    load_b_row(kk, "rest" if kk == 0 else None)
         else:
             for c0 in a_chunks:
-                t = load_a_chunk(c0, t)
+                load_a_chunk(c0)
             for kk in range(K) if lp.load_b else ():
-                t = load_b_row(kk, t)
-        return a_ready, b_ready, t
+                load_b_row(kk)
+        return a_ready, b_ready, ends
 
-    def _loop(self, lp: LoopWs):
+    def _loop(self, lp: LoopWs, nxt):
         cfg, k = self.cfg, self.k
         d, mbl = cfg.dim, cfg.max_block_len
         lat, depth = k.dram_latency, k.array_depth_factor * d
-        raw_b, ldd, a_off, b_off, loads, occ, group, stores = self._static(lp)
+        raw_b, a_off, b_off, load_ends, occ, group, stores = self._static(lp)
         T = self.t
         ld, ex, st, clock = T[:4]
         FREED, COMPUTED, READ = 4, 4 + CONCURRENT_LOOPS, 4 + 2 * CONCURRENT_LOOPS
@@ -147,33 +174,71 @@ class _Walk:
             if self.cpu:
                 clock = max(clock, t) + lp.cpu * k.cpu_cycles_per_instruction
                 t = clock
-            ld = max(ld, t) + raw_b
+            ld = max(ld, t)
+            for cycles in raw_b:
+                ld += cycles
+            row = sum(raw_b) / len(raw_b)
+            for r in reversed(range(len(raw_b))):
+                self._push(self.ld_ring, ld - r * row + lat)
             raw_b_ready = ld + lat
         elif self.cpu:
             clock += lp.cpu * k.cpu_cycles_per_instruction
         arrival = max(T[FREED + slot], clock if self.cpu else 0.0)
         if self.cpu:
             clock = arrival
-        first_read, last_read = T[READ + 2 * self.acc_half:READ + 2 * self.acc_half + 2]
+        half = READ + 2 * self.acc_half
+        first_read, last_read = T[half:half + 2]
         t0 = max(ld, arrival)
-        if lp.bias:
-            n_d = lp.I * -(-lp.J // cfg.max_block_len_acc)
-            t0 = max(max(t0, first_read) + ldd, last_read + ldd / n_d)
+        if lp.bias and not self.ldd_walked:
+            t0 = self._ldd(lp, t0, half)
+        ld_free = t0
         t0 = max(t0, T[COMPUTED + slot])
-        ld = t0 + loads
+        if lp.load_a:       # A's rows once the computes' results are out of the array
+            first_a = a_off[0][0][1]
+            t0 = max(t0, T[COMPUTED + slot] + depth - (load_ends[first_a - 1] if first_a else 0.0))
+        n_loads = len(load_ends)
+        dispatched = [0.0] * n_loads
+        self.ldd_walked = nxt is not None and nxt.bias and not nxt.raw_b
+        cut, t1 = n_loads, t0
+        if self.ldd_walked:     # the next loop's LdD takes the first load entry that frees after it arrives
+            arrival_next = max(T[FREED + (slot + 1) % CONCURRENT_LOOPS],
+                               clock + nxt.cpu * k.cpu_cycles_per_instruction if self.cpu else 0.0)
+            entries = self.ld_ring + [t0 + e + lat for e in load_ends]
+            cut = 0
+            if arrival < arrival_next:
+                while cut < n_loads and entries[cut] < arrival_next:
+                    cut += 1
+            for c in range(cut):
+                dispatched[c] = self._push(self.ld_ring, t0 + load_ends[c] + lat)
+            before_cut = load_ends[cut - 1] if cut else 0.0
+            ldd_end = self._ldd(nxt, max(t0 + before_cut if cut else ld_free, arrival_next),
+                                READ + 2 * (self.acc_half ^ lp.store))
+            t1 = max(ldd_end, t0 + before_cut) - before_cut
+            ld = ldd_end
+        for c in range(cut if self.ldd_walked else 0, n_loads):
+            dispatched[c] = self._push(self.ld_ring, t1 + load_ends[c] + lat)
+        if cut < n_loads or not self.ldd_walked:
+            ld = t1 + (load_ends[-1] if n_loads else 0.0)
+        last_load = max([arrival] + dispatched[-1:])
+
+        def landed(ready):
+            t, c = ready
+            return (t0 if c < cut else t1) + t
+
         e = max(ex, 0.0 if lp.bias else first_read)
         width = 1 if lp.b_transposed else mbl
         chunks = -(-J // width)
         for kk in range(K):
             a_k, b_k = a_off[kk], b_off[kk]
-            b0 = max(t0 + b_k[0], raw_b_ready) if lp.load_b else raw_b_ready
-            ready = max(b0, t0 + a_k[0] if lp.load_a else -math.inf)
-            start = ready + d if ready > e else e
+            b0 = max(landed(b_k[0]), raw_b_ready) if lp.load_b else raw_b_ready
+            start = b0 + d if b0 > e else e
+            if lp.load_a:
+                start = max(start, landed(a_k[0]))
             t = start
             if lp.load_a:
                 done = []
                 for i in range(I):
-                    t = max(t, t0 + a_k[i]) + occ[i]
+                    t = max(t, landed(a_k[i])) + occ[i]
                     done.append(t)
             else:
                 done = [start + sum(occ[:i + 1]) for i in range(I)]
@@ -182,20 +247,24 @@ class _Walk:
             for c in range(chunks):
                 n = min(width, J - c * width) - (c == 0)
                 if n:
-                    t = max(t, t0 + b_k[c] if lp.load_b else raw_b_ready) + n * group
+                    t = max(t, landed(b_k[c]) if lp.load_b else raw_b_ready) + n * group
             e = max(t, start + occ[0] + depth)
         ex = max(t, last_read)
         T[COMPUTED + slot] = ex
-        ex_issued = ex - J * group * min(1.0, cfg.rs_ex / 2 / (I * J))
-        T[FREED + slot] = ex_issued
+        # the computes' entries, the last I of each (k, j) group ending back to back at the loop's end
+        n_ex = I * J * K
+        for c in range(max(0, n_ex - len(self.ex_ring) - 1), n_ex):
+            dispatched_at = self._push(self.ex_ring, ex - sum(occ[-r % I] for r in range(1, n_ex - c)) + depth)
+        issued = max(last_load, dispatched_at)
         if stores:
-            s, ends = st, []
+            s, out = st, []
             for j, i, cost in stores:
                 s = max(s, done[i] + j * group + depth) + cost
-                ends.append(s)
+                out.append(s)
             st = s
-            T[READ + 2 * self.acc_half:READ + 2 * self.acc_half + 2] = [ends[0], st]
+            T[half:half + 2] = [out[0] + lat, st + lat]
             self.acc_half ^= 1
-            if len(ends) > cfg.rs_st:
-                T[FREED + slot] = max(ex_issued, ends[len(ends) - cfg.rs_st - 1])
+            if len(out) > cfg.rs_st:     # the loop's own store rs_st before its last
+                issued = max(issued, out[-1 - cfg.rs_st] + lat)
+        T[FREED + slot] = issued
         T[:4] = [ld, ex, st, clock]

@@ -12,11 +12,23 @@ runs under the computes still reading the slot's scratchpad half), then LdA and 
 loader in the order LoopMatmul's arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
 k blocks a command, B a k row of up to MAX_BLOCK_LEN blocks); the execute FSM k -> j -> i behind
 the loads of its k step, each (k, j) weight block preloaded under the previous compute (DIM rows
-at least; a transposed B's through the transposer, a compute of its own), a k step no faster than
+at least; a transposed B's through the transposer, a compute of its own) unless it lands after
+that compute (then it moves in alone), a k step no faster than
 the accumulator rows it rewrites come back through the array;
 StC behind the last k step's computes, then the next loop that stores C uses the other
-accumulator half and waits for the stores that read it before. A loop takes a slot once the
-loop two before it has issued its last command, and the CPU waits for that.
+accumulator half and waits for the stores that read it before (their data out). A loop takes a
+slot once the loop two before it has issued its last command, and the CPU waits for that.
+
+Commands are issued into the reservation stations long before they run: a unit's command waits
+for an entry, which the command rs_ld (loads), rs_ex / 2 (computes, each with its preload) or
+rs_st (stores) before it frees when its data has landed, its results left the array, its data is
+out. The walk keeps the last loads' and computes' entries (and a loop's own stores'), so it knows
+when a loop issued its last command, and so when the next loop arrives. The arbiter ranks
+LdD before LdA/LdB, so an arriving loop's LdD takes the first load entry that frees: it runs on the
+loader before the loads of the loop ahead of it that were not issued yet (all of them when the
+queues are full, as on a stream of one-step programs each moving a bias) and holds them while it
+waits for the stores that read its accumulator rows. The walk places each LdD there, within the
+walk of the loop before it.
 
 The walk is quick so that the tuner can walk every candidate's programs: a loop's recurrences
 (over its computes, B chunks and stores) are summed in closed form once (_LoopTerms, cached across
@@ -25,6 +37,7 @@ rest extrapolated exactly (_Walk._repeat). tests/loop_ws_walk_reference.py walks
 one step at a time; the tests check the two agree."""
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from dataclasses import astuple, dataclass
@@ -128,28 +141,38 @@ def _group_cycles(occ: list, cfg: GemminiConfig, b_transposed: bool = False) -> 
 # the walk's state, one vector of times: when the loader, the array and the store unit are next
 # free and the CPU's clock; per loop slot when its last loop issued its last command (FREED) and
 # when the computes reading its scratchpad half ended (COMPUTED); per accumulator half the first
-# and last store that read it (READ: first, last)
+# and last store that read it, their data out (READ: first, last); then the reservation stations'
+# entries, oldest first, as _Walk lays them out: when each of the last rs_ld loads and rs_ex / 2
+# computes releases its entry (its data landed, its results out of the array), which is when a
+# later command of the unit is dispatched into it
 LD, EX, ST, CLOCK = range(4)
 FREED = 4
 COMPUTED = FREED + CONCURRENT_LOOPS
 READ = COMPUTED + CONCURRENT_LOOPS
-STATE_SIZE = READ + 2 * 2
+RINGS = READ + 2 * 2
 
 
 class _Walk:
     """The walk: its state (the times above, the loops issued so far, the accumulator half the next
-    stored C uses) and what it knows of the loops it walks (their _LoopTerms, each list's runs)."""
+    stored C uses, whether the next loop's LdD has been walked) and what it knows of the loops it
+    walks (their _LoopTerms, each list's runs and first loop)."""
 
     def __init__(self, cfg: GemminiConfig, k: TimingConstants, cpu: bool):
         self.cfg, self.k, self.cpu = cfg, k, cpu
         self.n = self.acc_half = 0
+        self.ldd_walked = False
         self.constants = astuple(k)
-        self.terms = {}     # the loops' _LoopTerms (the walk's own: one hash of the loop, not of the config too)
+        self.terms = {}     # the loops' _LoopTerms by (loop, cut) (the walk's own: the loop hashed, not the config too)
         self.runs = {}
-        self.t = [0.0] * STATE_SIZE
+        self.firsts = {}
+        self.ld_ring, self.ex_ring = cfg.rs_ld, max(1, cfg.rs_ex // 2)
+        self.LDR = RINGS
+        self.EXR = self.LDR + self.ld_ring
+        self.size = self.EXR + self.ex_ring
+        self.t = [0.0] * self.size
 
     def run(self, items) -> float:
-        self._items(items)
+        self._items(items, None)
         ld, ex, st, clock = self.t[:4]
         k = self.k
         end = max(st + k.dram_latency, ex + k.array_depth_factor * self.cfg.dim, ld + k.dram_latency)
@@ -157,18 +180,29 @@ class _Walk:
         # in the last bits, and callers rank candidates whose walks tie exactly
         return round(max(end, clock) if self.cpu else end, 6)
 
-    def _items(self, items):
-        for unit, count in self._runs(items):
+    def _items(self, items, after):
+        """Walk `items`; `after`: the loop walked after them (None at the end)."""
+        runs = self._runs(items)
+        for r, (unit, count) in enumerate(runs):
             if count == 1:
-                self._unit(unit)
+                self._unit(unit, self._first(runs, r + 1, after))
             elif count:
-                self._repeat(unit, count)
+                self._repeat(unit, count, self._first(runs, r + 1, after))
 
-    def _unit(self, unit):
+    def _unit(self, unit, after):
         if isinstance(unit, LoopWs):
-            self._loop(unit)
+            self._loop(unit, after)
         else:
-            self._items(unit)
+            self._items(unit, after)
+
+    def _first(self, runs, r, after):
+        """The first loop of runs[r:], else `after`."""
+        for unit, count in runs[r:]:
+            if count:
+                first = unit if isinstance(unit, LoopWs) else self._first(self._runs(unit), 0, None)
+                if first is not None:
+                    return first
+        return after
 
     def _runs(self, items) -> list:
         """`items` as (unit, count) runs: a (items, count) item as it is, and equal LoopWs one after
@@ -188,43 +222,46 @@ class _Walk:
         self.runs[id(items)] = items, runs
         return runs
 
-    def _repeat(self, unit, count):
-        """`unit` `count` times. Once a period of repetitions (one, or two when a repetition flips the
-        loop slot or the accumulator half) moved the state by the same delta (_period_shift), every
-        further period does the same: a loop's step adds cycles to, takes maxima of and compares
-        times of the state (constants never win: 0 and -inf), so it commutes with moving every time
-        it reads by one delta. The whole periods left are added at once, the rest walked."""
+    def _repeat(self, unit, count, after):
+        """`unit` `count` times, then `after`. Once a period of repetitions (one, or two when a
+        repetition flips the loop slot or the accumulator half) moved the state by the same delta
+        (_period_shift), every further period does the same: a loop's step adds cycles to, takes
+        maxima of and compares times of the state (constants never win: 0 and -inf), so it commutes
+        with moving every time it reads by one delta. The whole periods left but the last repetition
+        (its next loop is `after`, not the unit's first) are added at once, the rest walked."""
         seen = {}
         done = 0
+        again = unit if isinstance(unit, LoopWs) else self._first(self._runs(unit), 0, after)
         while done < count:
-            key = self.n % CONCURRENT_LOOPS, self.acc_half
+            key = self.n % CONCURRENT_LOOPS, self.acc_half, self.ldd_walked
             if key in seen:
                 done_before, before, n_before = seen[key]
                 shift = self._period_shift(before)
                 if shift is not None:
                     period = done - done_before
-                    periods = (count - done) // period
+                    periods = (count - done - 1) // period
                     T = self.t
-                    for i in range(STATE_SIZE):
+                    for i in range(self.size):
                         if T[i] != before[i]:
                             T[i] += periods * shift
                     self.n += periods * (self.n - n_before)
-                    for _ in range(count - done - periods * period):
-                        self._unit(unit)
+                    for r in range(done + periods * period, count):
+                        self._unit(unit, again if r < count - 1 else after)
                     return
             seen[key] = done, list(self.t), self.n
-            self._unit(unit)
+            self._unit(unit, again if done < count - 1 else after)
             done += 1
 
     def _period_shift(self, before: list):
         """The delta by which the state moved since `before` if it is a whole periodic step, else None:
         every time moved by the same delta but those no later loop reads: the store unit's without
-        a store (only a store reads it), the CPU's clock when the CPU is not walked, and the
-        accumulator halves' reads when no store wrote them and they are no later than the array's
-        and both slots' computes were at `before` (what they are compared with never goes back)."""
+        a store (only a store reads it), the CPU's clock when the CPU is not walked, the accumulator
+        halves' reads when no store wrote them and the reservation stations' entries when no command
+        of theirs was walked, when they are earlier than every time they are compared with (the
+        loader's, the array's, both slots' issues and computes at `before`: those never go back)."""
         T = self.t
         shift = None
-        for i in range(STATE_SIZE):
+        for i in range(self.size):
             d = T[i] - before[i]
             if d:
                 if shift is None:
@@ -235,16 +272,94 @@ class _Walk:
                 return None
         if shift is None:
             return None
-        floor = min(before[EX], *before[COMPUTED:READ])
-        if any(T[i] == before[i] and T[i] > floor for i in range(READ, STATE_SIZE)):
+        floor = min(before[LD], before[EX], *before[FREED:READ])
+        if any(T[i] == before[i] and T[i] >= floor for i in range(READ, self.size)):
             return None
         return shift
 
-    def _loop(self, lp: LoopWs):
-        terms = self.terms.get(lp)
+    def _terms(self, lp: LoopWs, cut=None) -> "_LoopTerms":
+        key = lp, cut
+        terms = self.terms.get(key)
         if terms is None:
-            terms = self.terms[lp] = _loop_terms(lp, self.cfg, self.constants)
-        k, cpu, T = self.k, self.cpu, self.t
+            terms = self.terms[key] = _loop_terms(lp, self.cfg, self.constants, cut)
+        return terms
+
+    def _push(self, ring: int, size: int, ends):
+        """Entries released at `ends` (oldest first) into a reservation station's ring."""
+        ends = list(ends)[-size:]
+        if ends:
+            T = self.t
+            T[ring:ring + size] = T[ring + len(ends):ring + size] + ends
+
+    def _ldd(self, terms: "_LoopTerms", start: float, half: int) -> float:
+        """LdD from `start` (its rows each after the store that read them: the half's first, last);
+        its entries into the load ring; when it ends."""
+        T, lat = self.t, self.k.dram_latency
+        end = max(max(start, T[half]) + terms.ldd, T[half + 1] + terms.ldd_row)
+        self._push(self.LDR, self.ld_ring, (end - r * terms.ldd_row + lat for r in reversed(range(terms.ldd_cmds))))
+        return end
+
+    def _push_loads(self, origin: float, offsets) -> float:
+        """Loads ending at origin + offsets into the load ring; when the last of them was dispatched
+        (the entry rs_ld loads before it freed), -inf without loads."""
+        if not offsets:
+            return -math.inf
+        lat = self.k.dram_latency
+        self._push(self.LDR, self.ld_ring, (origin + e + lat for e in offsets[:-1]))
+        dispatched = self.t[self.LDR]
+        self._push(self.LDR, self.ld_ring, [origin + offsets[-1] + lat])
+        return dispatched
+
+    def _cut(self, terms: "_LoopTerms", t0: float, arrival: float, arrival_next: float) -> int:
+        """How many of this loop's LdA/LdB the loop unit issues before the next loop's LdD: the
+        arbiter ranks LdD first, so it takes the first load entry that frees once the next loop has
+        arrived; each of this loop's loads is dispatched when the entry rs_ld loads before it frees."""
+        n = len(terms.load_ends)
+        if arrival >= arrival_next or not n:
+            return 0
+        ring = self.t[self.LDR:self.LDR + self.ld_ring]
+        c = bisect.bisect_left(ring, arrival_next)
+        if c == self.ld_ring:
+            c += bisect.bisect_left(terms.load_ends, arrival_next - t0 - self.k.dram_latency)
+        return min(c, n)
+
+    def _loads(self, lp: LoopWs, nxt, terms: "_LoopTerms", slot: int, t0: float, ld_free: float, arrival: float,
+               clock: float):
+        """LdA / LdB from t0 (the loader free from ld_free), and the next loop's LdD among them when
+        it has one (it needs the slot this loop's predecessor holds; the explicit mvins of a raw_b
+        loop wait for every loop to be issued): the loop's terms with the loads cut there, where the
+        loads after the cut start from (t1, as terms.load_ends count), when the loader is free and
+        when the last of them was issued."""
+        T, k, cpu = self.t, self.k, self.cpu
+        loads = terms.load_ends
+        n_loads, R = len(loads), self.ld_ring
+        self.ldd_walked = nxt is not None and nxt.bias and not nxt.raw_b
+        if self.ldd_walked:
+            arrival_next = max(T[FREED + (slot + 1) % CONCURRENT_LOOPS],
+                               clock + nxt.cpu * k.cpu_cycles_per_instruction if cpu else 0.0)
+            cut = self._cut(terms, t0, arrival, arrival_next)
+            if cut < n_loads:
+                terms = self._terms(lp, cut)
+            before_cut = loads[cut - 1] if cut else 0.0
+            last_load = self._push_loads(t0, loads[max(0, cut - R - 1):cut])
+            ldd_end = self._ldd(self._terms(nxt), max(t0 + before_cut if cut else ld_free, arrival_next),
+                                READ + 2 * (self.acc_half ^ lp.store))
+            t1 = max(ldd_end, t0 + before_cut) - before_cut
+            if cut < n_loads:
+                last_load = self._push_loads(t1, loads[max(cut, n_loads - R - 1):])
+                ld = t1 + terms.loads
+            else:
+                ld = ldd_end
+        else:
+            t1 = t0
+            last_load = self._push_loads(t0, loads[-R - 1:])
+            ld = t0 + terms.loads
+        return terms, t1, ld, max(arrival, last_load)
+
+    def _loop(self, lp: LoopWs, nxt):
+        terms = self._terms(lp)
+        k, cpu, T, cfg = self.k, self.cpu, self.t, self.cfg
+        lat = k.dram_latency
         ld, ex, st, clock = T[LD], T[EX], T[ST], T[CLOCK]
         slot = self.n % CONCURRENT_LOOPS
         self.n += 1
@@ -255,7 +370,9 @@ class _Walk:
                 clock = max(clock, t) + lp.cpu * k.cpu_cycles_per_instruction
                 t = clock
             ld = max(ld, t) + terms.raw_b
-            raw_b_ready = ld + k.dram_latency
+            raw_b_ready = ld + lat
+            self._push(self.LDR, self.ld_ring,
+                       (ld - r * terms.raw_b_row + lat for r in reversed(range(terms.raw_b_cmds))))
         elif cpu:
             clock += lp.cpu * k.cpu_cycles_per_instruction
         arrival = max(T[FREED + slot], clock if cpu else 0.0)
@@ -264,44 +381,55 @@ class _Walk:
         half = READ + 2 * self.acc_half
         first_read, last_read = T[half], T[half + 1]
         t0 = max(ld, arrival)
-        if lp.bias:     # LdD: the bias into the accumulator rows, each after the store that read them
-            t0 = max(max(t0, first_read) + terms.ldd, last_read + terms.ldd_row)
-        # LdA and LdB overwrite the slot's scratchpad half once the computes reading it are done; LdD
-        # writes the accumulator only, so it runs under those computes
-        t0 = max(t0, T[COMPUTED + slot])
-        ld = t0 + terms.loads
+        if lp.bias and not self.ldd_walked:     # LdD (else walked within the loop before, below)
+            t0 = self._ldd(terms, t0, half)
+        ld_free = t0
+        # LdA and LdB overwrite the slot's scratchpad half once the computes reading it are done (B's
+        # rows once its preloads are, A's once the computes' results are out of the array); LdD writes
+        # the accumulator only, so it runs under those computes
+        t0 = max(t0, T[COMPUTED + slot] + max(0.0, k.array_depth_factor * cfg.dim - terms.a_lead))
+        terms, t1, ld, last_load = self._loads(lp, nxt, terms, slot, t0, ld_free, arrival, clock)
         # the execute FSM: k -> j -> i, behind the loads of its k step (each k step's terms in closed
-        # form: _LoopTerms)
+        # form: _LoopTerms; loads after the cut from t1)
         e = max(ex, 0.0 if lp.bias else first_read)
-        d, computes, group, rest, first_depth = self.cfg.dim, terms.computes, terms.group, terms.rest, terms.first_depth
+        d, computes, group, rest, first_depth = cfg.dim, terms.computes, terms.group, terms.rest, terms.first_depth
         rest_raw = raw_b_ready + rest if terms.rest_waits_raw_b else -math.inf
         t = start = e
-        for first, a_wait, b_wait in terms.steps:
-            ready = max(t0 + first, raw_b_ready)
-            start = ready + d if ready > e else e       # late operands: the weights move in alone
-            t = max(computes + max(start, t0 + a_wait), start + group)
-            t = max(t + rest, t0 + b_wait, rest_raw)
+        for first, first_after, a_first, a_first_after, a_wait, a_wait_after, b_wait, b_wait_after in terms.steps:
+            ready = max(t0 + first, t1 + first_after, raw_b_ready)
+            start = ready + d if ready > e else e       # late weights move in alone
+            start = max(start, t0 + a_first, t1 + a_first_after)        # and A's first rows
+            t = max(computes + max(start, t0 + a_wait, t1 + a_wait_after), start + group)
+            t = max(t + rest, t0 + b_wait, t1 + b_wait_after, rest_raw)
             e = max(t, start + first_depth)             # the next k step rewrites these rows
         ex = max(t, last_read)
         T[COMPUTED + slot] = ex
-        ex_issued = ex - terms.issue_ahead
-        T[FREED + slot] = ex_issued
+        depth = k.array_depth_factor * d
+        # the last compute's dispatch: behind the last load's, once the entry rs_ex / 2 computes before
+        # it frees (its results out of the array)
+        n_ex = lp.I * lp.J * lp.K
+        ring_entry = ex + depth - terms.ex_back if n_ex > self.ex_ring else T[self.EXR + n_ex - 1]
+        issued = max(last_load, ring_entry)
+        self._push(self.EXR, self.ex_ring, (ex + depth - back for back in terms.ex_tail))
         if terms.stores:    # each store reads its rows once their last compute is out
-            ends = [cost + max(st, start + after_start, t0 + after_loads)
-                    for cost, after_start, after_loads in terms.stores]
+            ends = [cost + max(st, start + after_start, t0 + after_loads, t1 + after_cut)
+                    for cost, after_start, after_loads, after_cut in terms.stores]
             st = ends[1]
-            T[half], T[half + 1] = ends[0], st
+            T[half], T[half + 1] = ends[0] + lat, st + lat
             self.acc_half ^= 1
-            # the store FSM issues its last command once all but rs_st of them are out
+            # the store FSM issues its last store behind the last compute, once the entry rs_st stores
+            # before it frees (its data out; only the loop's own stores are walked so: with the
+            # loops' before, the walk end to end had the CPU wait for a slot longer than the ISS does)
             if len(ends) == 3:
-                T[FREED + slot] = max(ex_issued, ends[2])
+                issued = max(issued, ends[2] + lat)
+        T[FREED + slot] = issued
         T[LD], T[EX], T[ST], T[CLOCK] = ld, ex, st, clock
 
 
 @functools.lru_cache(maxsize=16384)
-def _loop_terms(lp: LoopWs, cfg: GemminiConfig, constants: tuple) -> "_LoopTerms":
+def _loop_terms(lp: LoopWs, cfg: GemminiConfig, constants: tuple, cut=None) -> "_LoopTerms":
     """A loop's _LoopTerms (cached across walks: the tuner walks the same loops in many programs)."""
-    return _LoopTerms(lp, cfg, TimingConstants(*constants))
+    return _LoopTerms(lp, cfg, TimingConstants(*constants), cut)
 
 
 class _LoopTerms:
@@ -310,22 +438,28 @@ class _LoopTerms:
     stores) summed in closed form: t after the steps = sum of cycles + max(t before, the latest
     ready - the cycles before it).
 
-    - raw_b, ldd: the explicit B mvins' and LdD's loader cycles (ldd_row: LdD's per command);
-      loads: LdA and LdB's cycles (_operand_loads);
-    - steps, per k step, from the start of LdA / LdB: `first`, when the first compute's operands
-      (A's first rows, B's first chunk) landed; `a_wait`, the latest A row's landing less the
+    - raw_b, ldd: the explicit B mvins' and LdD's loader cycles (raw_b_row, ldd_row: per command,
+      raw_b_cmds, ldd_cmds: their commands); loads: LdA and LdB's cycles, load_ends: when each of
+      their commands ends (_operand_loads), a_lead: when the first of A's starts (inf without);
+    - the loads `cut` before another loop's LdD (None: all of them): the load terms below are
+      twofold, for the loads before the cut from the start of LdA / LdB and for those after it from
+      where they would have started without the cut (the walk's t1; -inf where none);
+    - steps, per k step, from the start of LdA / LdB: `first`, when the first compute's weights
+      (B's first chunk) landed, `a_first`, A's first rows; `a_wait`, the latest A row's landing less the
       computes before it; `b_wait`, the latest B chunk's landing plus the groups after it;
     - computes: a (k, j = 0) group's computes; group: a (k, j) group's cycles; rest: the other
       j groups'; first_depth: the first compute and the array's depth (the next k step rewrites its
-      rows after that); issue_ahead: how long before the last compute ends the execute FSM has
-      issued its last command;
+      rows after that); ex_tail: how long before the last compute ends each of the last rs_ex / 2
+      ends (oldest first), ex_back: the one rs_ex / 2 before the last;
     - stores (when the loop stores C): for the first store, the last and the one rs_st before the
       last (when there are more): (cost of the stores up to it, and the latest of the stores up to it
-      can start less the cost before it: after the last k step's start, after the loads' start)."""
-    __slots__ = ("raw_b", "ldd", "ldd_row", "loads", "steps", "computes", "group", "rest", "rest_waits_raw_b",
-                 "first_depth", "issue_ahead", "stores")
+      can start less the cost before it: after the last k step's start, after the loads' start,
+      after the cut)."""
+    __slots__ = ("raw_b", "raw_b_row", "raw_b_cmds", "ldd", "ldd_row", "ldd_cmds", "loads", "load_ends", "a_lead",
+                 "steps", "computes", "group", "rest", "rest_waits_raw_b", "first_depth", "ex_tail", "ex_back",
+                 "stores")
 
-    def __init__(self, lp: LoopWs, cfg: GemminiConfig, k: TimingConstants):
+    def __init__(self, lp: LoopWs, cfg: GemminiConfig, k: TimingConstants, cut=None):
         d, mbl, acc_mbl = cfg.dim, cfg.max_block_len, cfg.max_block_len_acc
         I, J = lp.I, lp.J
 
@@ -335,12 +469,25 @@ class _LoopTerms:
         def rows(i):
             return d - (lp.pad_i if i == I - 1 else 0)
 
-        self.raw_b = sum(dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
-                         for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl))     # a mvin a DIM rows
+        raw = [dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
+               for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)]     # a mvin a DIM rows
+        self.raw_b, self.raw_b_cmds = sum(raw), len(raw)
+        self.raw_b_row = self.raw_b / max(1, len(raw))
         self.ldd = sum(dma(rows(i), (min(acc_mbl, J - j0) * d - (lp.pad_j if j0 + acc_mbl >= J else 0)) * cfg.acc_bytes)
                        for i in range(I) for j0 in range(0, J, acc_mbl)) if lp.bias else 0.0
+        self.ldd_cmds = I * -(-J // acc_mbl) if lp.bias else 0
         self.ldd_row = self.ldd / (I * -(-J // acc_mbl))
-        a_ready, b_ready, self.loads = _operand_loads(lp, cfg, k)
+        a_ready, b_ready, self.load_ends = _operand_loads(lp, cfg, k)
+        self.loads = self.load_ends[-1] if self.load_ends else 0.0
+        first_a = a_ready[0][0][1] if lp.load_a else None
+        self.a_lead = self.load_ends[first_a - 1] if first_a else 0.0 if lp.load_a else math.inf
+        cut = len(self.load_ends) if cut is None else cut
+
+        def split(ready):
+            """(ready, command) landings as (before the cut, after it), -inf where none."""
+            t, c = ready
+            return (t, -math.inf) if c < cut else (-math.inf, t)
+
         occ = _compute_cycles(lp, cfg, k)
         before = [0.0]      # computes before each i, then all of them
         for c in occ:
@@ -355,14 +502,31 @@ class _LoopTerms:
         self.rest = after[0]
         self.rest_waits_raw_b = bool(self.rest) and not lp.load_b
         self.first_depth = occ[0] + k.array_depth_factor * d
-        self.issue_ahead = J * group * min(1.0, cfg.rs_ex / 2 / (I * J))
-        a_wait = [[a - b for a, b in zip(a_k, before)] for a_k in a_ready] if lp.load_a else None
-        self.steps = [(max(a_ready[kk][0] if lp.load_a else -math.inf, b_ready[kk][0] if lp.load_b else -math.inf),
-                       max(a_wait[kk]) if lp.load_a else -math.inf,
-                       max((b + a for b, a, n in zip(b_ready[kk], after, groups) if n), default=-math.inf)
-                       if lp.load_b else -math.inf)
-                      for kk in range(lp.K)]
-        self.stores = self._stores(lp, cfg, k, before, a_wait[-1] if lp.load_a else None)
+        n_ex = I * J * lp.K
+        backs = []              # the last computes' ends before the last's, newest first (k -> j -> i)
+        ex_ring = max(1, cfg.rs_ex // 2)
+        for c in range(min(n_ex, ex_ring + 1)):
+            backs.append(backs[-1] + occ[-c % I] if c else 0.0)
+        self.ex_tail = backs[:ex_ring][::-1]
+        self.ex_back = backs[-1]
+        none = (-math.inf, -math.inf)
+        steps = []
+        a_wait_last = None
+        for kk in range(lp.K):
+            first = split(b_ready[kk][0]) if lp.load_b else none
+            a_first = split(a_ready[kk][0]) if lp.load_a else none
+            if lp.load_a:
+                a_wait = [tuple(x - b for x in split(a)) for a, b in zip(a_ready[kk], before)]
+                a_max = tuple(max(w[h] for w in a_wait) for h in (0, 1))
+                a_wait_last = a_wait
+            else:
+                a_max = none
+            b_waits = [tuple(x + a for x in split(b)) for b, a, n in zip(b_ready[kk], after, groups) if n] \
+                if lp.load_b else []
+            b_max = tuple(max((w[h] for w in b_waits), default=-math.inf) for h in (0, 1))
+            steps.append((*first, *a_first, *a_max, *b_max))
+        self.steps = steps
+        self.stores = self._stores(lp, cfg, k, before, a_wait_last if lp.load_a else None)
 
     def _stores(self, lp, cfg, k, before, a_wait_last) -> list:
         if not lp.store:
@@ -372,10 +536,10 @@ class _LoopTerms:
         c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
         chunk = 1 if lp.full_c else cfg.max_block_len
         out, cost = [], 0.0
-        after_start = after_loads = -math.inf
-        latest_a = []       # A's latest row landing (less the computes before it) up to each i
+        after_start = after_loads = after_cut = -math.inf
+        latest = []         # A's latest row landing (less the computes before it) up to each i: before, after the cut
         for w in a_wait_last or ():
-            latest_a.append(max(latest_a[-1], w) if latest_a else w)
+            latest.append(tuple(max(latest[-1][h], w[h]) for h in (0, 1)) if latest else w)
         for j0 in range(0, J, chunk):
             cols = min(chunk, J - j0)
             for i in range(I):
@@ -383,80 +547,81 @@ class _LoopTerms:
                 ready = before[i + 1] + (j0 + cols - 1) * self.group + depth - cost
                 after_start = max(after_start, ready)
                 if a_wait_last is not None:
-                    after_loads = max(after_loads, ready + latest_a[i])
+                    after_loads = max(after_loads, ready + latest[i][0])
+                    after_cut = max(after_cut, ready + latest[i][1])
                 cost += dma_cycles(d - (lp.pad_i if i == I - 1 else 0),
                                    (cols * d - (lp.pad_j if j0 + chunk >= J else 0)) * c_bytes, cfg, k) \
                     + k.acc_scale_latency
-                out.append((cost, after_start, after_loads))
+                out.append((cost, after_start, after_loads, after_cut))
         # the first store, the last, and the one the store FSM's last command waits for
         return [out[0], out[-1]] + ([out[-1 - cfg.rs_st]] if len(out) > cfg.rs_st else [])
 
 
 def _operand_loads(lp: LoopWs, cfg: GemminiConfig, k: TimingConstants):
-    """(A's rows landed [k][i], B's blocks landed [k][chunk of j], the loads' end), from the start
-    of LdA / LdB, in the arbiter's order (B's first block, then whichever is behind in k; a
-    transposed B moves k chunks of each j row, the rows innermost)."""
+    """(A's rows landed [k][i], B's blocks landed [k][chunk of j], each as (time, the command that
+    moved it), and when each command ends), from the start of LdA / LdB, in the arbiter's order
+    (B's first block, then whichever is behind in k; a transposed B moves k chunks of each j row,
+    the rows innermost)."""
     lat = k.dram_latency
     d, mbl = cfg.dim, cfg.max_block_len
     I, J, K = lp.I, lp.J, lp.K
-    a_ready = [[0.0] * I for _ in range(K)]
+    a_ready = [[None] * I for _ in range(K)]
     b_width = 1 if lp.b_transposed else mbl     # j blocks a B load brings in
-    b_ready = [[0.0] * -(-J // b_width) for _ in range(K)]
-    t = 0.0
+    b_ready = [[None] * -(-J // b_width) for _ in range(K)]
+    ends = []
 
     def dma(rows, row_bytes):
-        return dma_cycles(rows, row_bytes, cfg, k)
+        """One command more: (when its data landed, its index)."""
+        ends.append((ends[-1] if ends else 0.0) + dma_cycles(rows, row_bytes, cfg, k))
+        return ends[-1] + lat, len(ends) - 1
 
-    def load_b_chunk(c0, t, part=None):
+    def load_b_chunk(c0, part=None):
         """B transposed: the rows j (DIM rows each, never padded) of k blocks c0.. c0 + MBL."""
         n_k = min(mbl, K - c0)
         cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
         for j in range(J):
             if part == "first" and j or part == "rest" and not j:
                 continue
-            t += dma(d, cols * cfg.input_bytes)
+            landed = dma(d, cols * cfg.input_bytes)
             for kk in range(c0, c0 + n_k):
-                b_ready[kk][j] = t + lat
-        return t
+                b_ready[kk][j] = landed
 
-    def load_b_row(kk, t, part=None):
+    def load_b_row(kk, part=None):
         for j0 in range(0, J, mbl):
             if part == "first" and j0 or part == "rest" and not j0:
                 continue
-            t += dma(d, (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0)) * cfg.input_bytes)
-            b_ready[kk][j0 // mbl] = t + lat
-        return t
+            b_ready[kk][j0 // mbl] = dma(d, (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0))
+                                         * cfg.input_bytes)
 
-    def load_a_chunk(c0, t):
+    def load_a_chunk(c0):
         n_k = min(mbl, K - c0)
         cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
         for i in range(I):
-            t += dma(d - (lp.pad_i if i == I - 1 else 0), cols * cfg.input_bytes)
+            landed = dma(d - (lp.pad_i if i == I - 1 else 0), cols * cfg.input_bytes)
             for kk in range(c0, c0 + n_k):
-                a_ready[kk][i] = t + lat
-        return t
+                a_ready[kk][i] = landed
 
     a_chunks = range(0, K, mbl) if lp.load_a else ()
     if lp.load_b and lp.b_transposed:
         for c0 in range(0, K, mbl):
             if lp.load_a:
-                t = load_b_chunk(c0, t, "first")
-                t = load_a_chunk(c0, t)
-                t = load_b_chunk(c0, t, "rest")
+                load_b_chunk(c0, "first")
+                load_a_chunk(c0)
+                load_b_chunk(c0, "rest")
             else:
-                t = load_b_chunk(c0, t)
+                load_b_chunk(c0)
     elif lp.load_a and lp.load_b:
-        t = load_b_row(0, t, "first")
+        load_b_row(0, "first")
         for c0 in a_chunks:
-            t = load_a_chunk(c0, t)
+            load_a_chunk(c0)
             for kk in range(c0, min(K, c0 + mbl)):
-                t = load_b_row(kk, t, "rest" if kk == 0 else None)
+                load_b_row(kk, "rest" if kk == 0 else None)
     else:
         for c0 in a_chunks:
-            t = load_a_chunk(c0, t)
+            load_a_chunk(c0)
         for kk in range(K) if lp.load_b else ():
-            t = load_b_row(kk, t)
-    return a_ready, b_ready, t
+            load_b_row(kk)
+    return a_ready, b_ready, ends
 
 
 def library_matmul_loops(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = True) -> list:
