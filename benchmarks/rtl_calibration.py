@@ -261,7 +261,7 @@ def layer_held_out_report(args, cfg, budget) -> None:
         pairs = [(r, cycle_model(r, cfg, DEFAULT_CONSTANTS, budget)) for r in rows]
     rows = [r for r, _ in pairs]
     script = _training_script()
-    small = dict(rtl_epochs=60) if args.smoke or (args.rows and args.rows < 100) else {}
+    small = dict(rtl_epochs=60, combined_epochs=100) if args.smoke or (args.rows and args.rows < 100) else {}
     predictions, log_meas = script.layer_held_out(rows, [c for _, c in pairs], **small)
     meas = np.exp(log_meas.numpy())
     layers = len({script.rtl_layer_key(r) for r in rows})

@@ -312,9 +312,10 @@ def rtl_layer_held_out_record(rows, program_cycles=None) -> dict:
                            scores(predictions[names[0]], y), scores(predictions[names[1]], y))
 
 
-def fit_combined(x, target, layer_keys):
-    """The "combined" residual fitted to log(RTL / program cycles) of rows of these layers."""
-    return residual.fit_supported(x, target, layer_keys)
+def fit_combined(x, target, layer_keys, **fit_options):
+    """The "combined" residual fitted to log(RTL / program cycles) of rows of these layers
+    (fit_options: residual.fit_supported's, e.g. fewer epochs for a smoke run)."""
+    return residual.fit_supported(x, target, layer_keys, **fit_options)
 
 
 RTL_LAYER_FIELDS = ("R", "S", "P", "Q", "C", "K", "N", "Hstride", "Wstride")
@@ -337,11 +338,13 @@ def out_of_fold(x, target, folds, fit_fn):
     return pred
 
 
-def layer_held_out(rows, program_cycles=None, *, k=LAYER_FOLDS, rtl_epochs=400) -> tuple[dict, torch.Tensor]:
+def layer_held_out(rows, program_cycles=None, *, k=LAYER_FOLDS, rtl_epochs=400,
+                   combined_epochs=None) -> tuple[dict, torch.Tensor]:
     """({model: log cycles [rows]}, log measured cycles [rows]) of the RTL models on layers held out
     whole: group k-fold by layer (residual.layer_folds), each learned residual refitted by its own
     recipe on the other folds' layers and predicting the held-out fold's. program_cycles (the cycle
-    model's cycles of each row's program) adds the cycle model alone and the combined model."""
+    model's cycles of each row's program) adds the cycle model alone and the combined model (fitted
+    for combined_epochs, None: its recipe's own)."""
     keys = [rtl_layer_key(r) for r in rows]
     folds = torch.tensor(residual.layer_folds(keys, k))
     x, base, y = rtl_tensors(rows)
@@ -352,8 +355,9 @@ def layer_held_out(rows, program_cycles=None, *, k=LAYER_FOLDS, rtl_epochs=400) 
     if program_cycles is not None:
         xc, bc, _ = combined_tensors(rows, program_cycles)
         out["cycle model (DOSA's program)"] = bc
+        options = {} if combined_epochs is None else dict(epochs=combined_epochs)
         out["combined (program x residual)"] = bc + out_of_fold(xc, y - bc, folds, lambda fit: fit_combined(
-            xc[fit], (y - bc)[fit], [key for key, f in zip(keys, fit.tolist()) if f]))
+            xc[fit], (y - bc)[fit], [key for key, f in zip(keys, fit.tolist()) if f], **options))
     return out, y
 
 

@@ -38,7 +38,7 @@ SMOKE = {
     "network.py": (["--smoke"], 0),
     "rtl_calibration.py": (["--rows", "10"], 0),
     "search_speed.py": (["--smoke"], 0),
-    "sim_speed.py": (["--blocks", "100", "--n", "16", "--gemm", "48"], 0),
+    "sim_speed.py": (["--smoke"], 0),
     "single_op.py": (["--size", "small", "--budget", "1", "--categories", "GEMM", "--methods", "baco"], 0),
     # without a Gemmini extension library for Spike it must say so and exit 2
     "spike_check.py": ([], 2),

@@ -5,7 +5,6 @@ Ctrl-C exits 130 quietly; ELFs carry the GemminiConfig they were built for."""
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,8 @@ CAPACITY_LINE = next(i for i, line in enumerate(CAPACITY.read_text().splitlines(
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("cli")
     (d / "main.c").write_text("int main(void) { return 0; }\n")
-    (d / "loop.c").write_text("int main(void) { volatile long x = 0; for (;;) x++; return 0; }\n")
+    (d / "loop.c").write_text('#include <stdio.h>\nint main(void) { puts("spinning"); volatile long x = 0; '
+                              "for (;;) x++; return 0; }\n")      # puts: the line goes out at its newline
     (d / "garbage.txt").write_text("garbage\n")
     (d / "empty.mlir").write_text("")
     toolchain.compile_and_link([d / "main.c"], d / "ok.elf")
@@ -153,7 +153,8 @@ def test_sigint_exits_130_quietly(files):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        time.sleep(3)              # the program is now spinning on the ISS
+        # its first line: the program now spins on the ISS (a fixed wait flaked under load)
+        assert proc.stdout.readline() == "spinning\n"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:

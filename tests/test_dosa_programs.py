@@ -137,13 +137,3 @@ def test_rtl_calibration_benchmark_smoke(capsys):
     out = capsys.readouterr().out
     assert "cycle model (DOSA's program)" in out and "MAPE" in out
 
-
-def test_sim_speed_benchmark_smoke(capsys):
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).parents[1] / "benchmarks" / "sim_speed.py"
-    spec = importlib.util.spec_from_file_location("sim_speed", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    assert bench.main(["--smoke"]) == 0
-    assert "commands/s" in capsys.readouterr().out

@@ -123,6 +123,14 @@ def tuned_design(model, x, hw=None):
     return g, result_dict(g.layers, result)
 
 
+@pytest.fixture(scope="module")
+def mlp_design():
+    """(model, input, tuned design) of the 20-row MLP on a 16x16 array: one search for the tests that
+    force its edges (with_fused copies the design; none of them changes it)."""
+    model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
+    return model, x, tuned_design(model, x, Hardware(16, 64, 32))[1]
+
+
 def with_fused(design, pairs):
     d = {**design, "fusion": {**design["fusion"], "edges": [dict(e) for e in design["fusion"]["edges"]]}}
     for e in d["fusion"]["edges"]:
@@ -130,9 +138,8 @@ def with_fused(design, pairs):
     return d
 
 
-def test_mlp_fused_groups_compile_bit_exact_on_sim_and_iss():
-    model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
-    g, design = tuned_design(model, x, Hardware(16, 64, 32))
+def test_mlp_fused_groups_compile_bit_exact_on_sim_and_iss(mlp_design):
+    model, x, design = mlp_design
     assert [(e["producer"], e["consumer"], e["kind"]) for e in design["fusion"]["edges"]] == \
         [("0", "2", "gemm-gemm"), ("2", "4", "gemm-gemm")]
     for pairs in ([("0", "2")], [("2", "4")], []):
@@ -171,9 +178,8 @@ def test_search_declines_a_fusion_the_program_loses_and_forced_runs_the_tuned_bl
     assert compiled.check(x)["bit_exact"]
 
 
-def test_a_layer_in_two_fused_edges_is_an_error():
-    model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
-    _, design = tuned_design(model, x, Hardware(16, 64, 32))
+def test_a_layer_in_two_fused_edges_is_an_error(mlp_design):
+    model, x, design = mlp_design
     with pytest.raises(ValueError, match="2 -> 4 .*another fused edge"):
         baco.compile_model(model, x, design=with_fused(design, [("0", "2"), ("2", "4")]))
 
@@ -235,9 +241,8 @@ def test_pointwise_residual_add_fused_bit_exact():
         assert compiled.check(x, target=target)["bit_exact"]
 
 
-def test_a_fused_edge_of_another_model_is_an_error():
-    model, x = mlp(SIZES), seeded_inputs((ROWS, SIZES[0]), 1)[0]
-    _, design = tuned_design(model, x, Hardware(16, 64, 32))
+def test_a_fused_edge_of_another_model_is_an_error(mlp_design):
+    model, x, design = mlp_design
     wrong = with_fused(design, [("0", "2")])
     wrong["fusion"]["edges"][0]["producer"] = "encoder.fc1"
     with pytest.raises(ValueError, match="encoder.fc1 -> 2 .*0 Gemmini layers of the producer's module"):
