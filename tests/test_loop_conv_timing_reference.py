@@ -65,7 +65,7 @@ def random_sequence(rng: random.Random, d: int) -> tuple[list, list | None]:
 
 def test_fast_walk_is_the_step_by_step_walk_on_random_sequences():
     """400 random tile sequences (DIM 2 to 32, up to ~3,000 tiles; any halves; int8 or int32
-    stores; downsampling; dilation)."""
+    stores; downsampling; dilation; a bias or zero fills)."""
     rng = random.Random(31)
     worst = 0.0
     for _ in range(400):
@@ -73,7 +73,7 @@ def test_fast_walk_is_the_step_by_step_walk_on_random_sequences():
         tiles, halves = random_sequence(rng, d)
         worst = max(worst, assert_walks_agree(tiles, GemminiConfig(dim=d), halves=halves,
                                               dilation=rng.choice([1, 1, 2]), downsample=rng.choice([0, 0, 1]),
-                                              out_int8=rng.random() < 0.7))
+                                              out_int8=rng.random() < 0.7, bias=rng.random() < 0.3))
     assert worst <= TOLERANCE
 
 
