@@ -261,11 +261,13 @@ def test_padded_strided_pointwise_conv_edges_run_explicit():
 
 
 @pytest.mark.parametrize("shape,loop_conv", [((1, 7, 7, 520, 600), True), ((1, 9, 9, 260, 600), True),
+                                              ((1, 14, 14, 256, 256), True),
                                               ((2, 9, 9, 260, 600), False), ((1, 13, 13, 33, 100), False)])
 def test_pointwise_default_runs_loop_conv_where_estimated_faster(shape, loop_conv):
     """A 1x1 stride-1 conv under the default schedule runs LOOP_CONV_WS programs where
     schedule.pointwise_loop_conv_schedule estimates them faster than the GEMM of all pixels, else
-    the GEMM kernel; bit-exact on sim (and the ISS for the first)."""
+    the GEMM kernel; bit-exact on sim (and the ISS for the first). The layers have a bias, which
+    both estimates price (14x14 256->256 is LoopConv's with it, the GEMM's without)."""
     from baco.gemmini.schedule import pointwise_loop_conv_schedule
     from baco.kernels.matmul import matmul_kernel
     N, H, W, C, K = shape
@@ -276,7 +278,7 @@ def test_pointwise_default_runs_loop_conv_where_estimated_faster(shape, loop_con
     kw = dict(scale=1 / 512, relu=True)
     lc = conv2d_launch(x, w, b, **kw)
     ref = reference_conv2d(x, w, b, **kw)
-    assert (pointwise_loop_conv_schedule(N, H, W, K, C, lc.config) is not None) == loop_conv
+    assert (pointwise_loop_conv_schedule(N, H, W, K, C, lc.config, bias=True) is not None) == loop_conv
     assert (lc.kernel is not matmul_kernel) == loop_conv
     for target in ("sim", "iss") if shape == (1, 7, 7, 520, 600) else ("sim",):
         lc.y[...] = 0

@@ -225,7 +225,7 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
     y = np.zeros((N, P, Q, K), dtype=np.int8 if out == "int8" else np.int32)
     pointwise = is_pointwise(w, stride, padding)
     if pointwise and blocks is None and out == "int8":
-        s = pointwise_loop_conv_schedule(N, P, Q, K, C, config)
+        s = pointwise_loop_conv_schedule(N, P, Q, K, C, config, bias is not None)
         if s is not None:        # LoopConv programs are estimated faster than the GEMM
             return ConvLaunch.implicit_gemm(x, w, y, bias, stride=stride, padding=padding, dilation=dilation,
                                             scale=scale, relu=relu, schedule=s, config=config)
