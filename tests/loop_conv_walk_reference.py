@@ -35,11 +35,11 @@ def stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: i
 def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: int, out_half: int,
                zero_fills: bool) -> int:
     """One tile of `costs` in loop `slot`, reading scratchpad `half`, writing accumulator half
-    `out_half`: its loads once its slot is free, the loader is done and the computes of the tile
-    before last (same half) are done (a zero fill or bias also after the stores that read those
-    rows); its computes after the previous tile's, its last load entering the reservation station,
-    each compute's input row landing, and the stores reading its rows;
-    its stores after its computes are issued and its first rows left the array. 1 if it stores."""
+    `out_half`: its loads once its slot is free and the loader is done (a zero fill or bias also
+    after the stores that read those rows), its input loads also after the computes of the last
+    tile on the same half; its computes after the previous tile's, its last load entering the
+    reservation station, each compute's input row landing, and the stores reading its rows; its
+    stores after its computes are issued and its first rows left the array. 1 if it stores."""
     lat, depth = DEFAULT_CONSTANTS.dram_latency, DEFAULT_CONSTANTS.array_depth_factor * cfg.dim
     before, inputs, computes, stores, n_c, n_s, per_block, first_rows, issued, ready = costs
     first_read, last_read = st[READ + 2 * out_half], st[READ + 2 * out_half + 1]

@@ -106,10 +106,12 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
 
     LoopConv holds two loops (slots alternating, each with its own scratchpad half) and runs its
     FSMs concurrently (_walk_tile says when each tile's loads, computes and stores start). A tile's
-    loads start as soon as its loop has a slot, the loader is done with the previous tile's, and
-    the computes of the tile before last that read the same scratchpad half are done (a zero fill
-    of its accumulator rows, or its bias, also after the stores of the output tile before last,
-    which read them). Its computes start when the previous tile's are done and its last load has
+    loads start as soon as its loop has a slot and the loader is done with the previous tile's (a
+    zero fill of its accumulator rows, or its bias, also after the stores of the output tile
+    before last, which read them); its weights load under the computes of the last tile that read
+    the same scratchpad half (each weight mvin waits only for the rows it overwrites to have been
+    read, in the order the computes read them), its input rows once those computes are done. Its
+    computes start when the previous tile's are done and its last load has
     entered the reservation station, each once the input row it reads has landed (as the cycle
     model waits on each compute's rows), no earlier than those stores; its stores follow its
     computes and the store unit's earlier stores.
@@ -204,8 +206,8 @@ def _cached_tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
 
 def _tile_loads(cfg: GemminiConfig, downsample, bias, B, orows, ocols, och, kr, kc, ich, irows, icols, first,
                 pad_rows, pad_cols) -> tuple[list, int, list]:
-    """(occupancies, how many are the bias's and weights', input rows) of one tile's mvins in LoopConv's order
-    (baco.sim.loops' conv stream): the bias (from DRAM, int32) or a zero fill of the accumulator
+    """(occupancies, how many are the bias's and weights', input rows) of one tile's mvins in
+    LoopConv's order (baco.sim.loops' conv stream): the bias (from DRAM, int32) or a zero fill of the accumulator
     rows when `first`, the weights, then each image's input rows (each row's column runs and
     channel blocks, its padding columns after them; the padding rows, below the image, last);
     `input rows` lists, per image, the input loads' running occupancy at the end of each stored
