@@ -636,7 +636,7 @@ def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: Ge
     bias mvins, one per DIM pixels of an output row; LoopMatmul's walk its D loads): on the cycle
     model it costs the two unalike (DIM 16: 14x14 256->256 GEMM +7,318, LoopConv +840; 56x56
     64->256 +26,669 and +79,409; 13x13 33->100 +2,214 and +2,381)."""
-    s = default_conv_schedule(Q, K, C, cfg, True, P=P, filter_size=(1, 1))
+    s = default_conv_schedule(Q, K, C, cfg, True, P=P, filter_size=(1, 1), bias=bias)
     if not loop_conv_channels(s, P, Q, K, C, 1, 1, 1, 1, cfg):
         return None
     gemm = default_conv_schedule(N * P * Q, K, C, cfg, True)
