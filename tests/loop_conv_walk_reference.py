@@ -19,13 +19,13 @@ LD, EX, ST, COMPUTED, FREED, READ = 0, 1, 2, 3, 5, 7
 
 
 def stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0, out_int8: bool = True,
-                  halves=None) -> float:
+                  halves=None, bias: bool = False) -> float:
     """loop_conv_stream_cycles, each tile walked."""
     k = DEFAULT_CONSTANTS
     st = [0.0] * 11
     out_tiles = 0
     for n, t in enumerate(tiles):
-        costs = _tile_costs(cfg, dilation, downsample, out_int8, *t)
+        costs = _tile_costs(cfg, dilation, downsample, out_int8, bias, *t)
         out_tiles += _walk_tile(st, costs, cfg, slot=n % CONCURRENT_LOOPS,
                                 half=n % CONCURRENT_LOOPS if halves is None else halves[n],
                                 out_half=out_tiles % 2, zero_fills=t[9])
@@ -35,17 +35,19 @@ def stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: i
 def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: int, out_half: int,
                zero_fills: bool) -> int:
     """One tile of `costs` in loop `slot`, reading scratchpad `half`, writing accumulator half
-    `out_half`: its loads once its slot is free, the loader is done and the computes of the tile
-    before last (same half) are done (a zero fill also after the stores that read those rows);
-    its computes after the previous tile's, its loads landing, and the stores reading its rows;
-    its stores after its computes are issued and its first rows left the array. 1 if it stores."""
+    `out_half`: its loads once its slot is free and the loader is done (a zero fill or bias also
+    after the stores that read those rows), its input loads also after the computes of the last
+    tile on the same half; its computes after the previous tile's, its last load entering the
+    reservation station, each compute's input row landing, and the stores reading its rows; its
+    stores after its computes are issued and its first rows left the array. 1 if it stores."""
     lat, depth = DEFAULT_CONSTANTS.dram_latency, DEFAULT_CONSTANTS.array_depth_factor * cfg.dim
-    loads, computes, stores, n_c, n_s, per_block, first_rows = costs
+    before, inputs, computes, stores, n_c, n_s, per_block, first_rows, issued, ready = costs
     first_read, last_read = st[READ + 2 * out_half], st[READ + 2 * out_half + 1]
-    ld_start = max(st[FREED + slot], st[LD], st[COMPUTED + half], last_read if zero_fills else 0.0)
-    st[LD] = ld_start + loads
-    ex_start = max(st[EX], st[LD] + lat, first_read)
-    st[EX] = ex_end = max(ex_start + computes, last_read)
+    ld_start = max(st[FREED + slot], st[LD], last_read if zero_fills else 0.0)
+    in_start = max(ld_start + before, st[COMPUTED + half])
+    st[LD] = in_start + inputs
+    ex_start = max(st[EX], in_start + issued, first_read)
+    st[EX] = ex_end = max(ex_start + computes, in_start + ready + computes, last_read)
     st[COMPUTED + half] = ex_end
     ex_issued = ex_end + depth - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
     st[FREED + slot] = ex_issued

@@ -93,23 +93,28 @@ STATE_SIZE = READ + 2 * 2
 
 
 def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
-                            out_int8: bool = True, halves=None) -> float:
+                            out_int8: bool = True, halves=None, bias: bool = False) -> float:
     """Cycles of a sequence of LOOP_CONV_WS `tiles` as the cycle model times LoopConv's stream. A
     tile is (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols): B
     images of orows x ocols output pixels and och output channels over kr x kc taps and ich input
     channels; irows x icols the input pixels it reads, pad_rows x pad_cols the padding it fills with
-    zeros; `first` zero-fills (or loads the bias into) its accumulator rows, `last` stores them; an
+    zeros; `first` starts its accumulator rows, a bias's int32 rows loaded from DRAM with `bias`,
+    else zero-filled (LoopConv's bias mvins from address 0), `last` stores them; an
     optional 14th element (porows, pocols, pool_size) makes the stores pooled mvouts (one per DIM
     channels, the store unit reading pool_size^2 window positions per pooled pixel).
     `halves`: the scratchpad half of each tile (a_spad_id), by default the loop slot's.
 
     LoopConv holds two loops (slots alternating, each with its own scratchpad half) and runs its
     FSMs concurrently (_walk_tile says when each tile's loads, computes and stores start). A tile's
-    loads start as soon as its loop has a slot, the loader is done with the previous tile's, and
-    the computes of the tile before last that read the same scratchpad half are done (a zero fill
-    of its accumulator rows also after the stores of the output tile before last, which read
-    them). Its computes start when the previous tile's are done and its loads have landed, no
-    earlier than those stores; its stores follow its computes and the store unit's earlier stores.
+    loads start as soon as its loop has a slot and the loader is done with the previous tile's (a
+    zero fill of its accumulator rows, or its bias, also after the stores of the output tile
+    before last, which read them); its weights load under the computes of the last tile that read
+    the same scratchpad half (each weight mvin waits only for the rows it overwrites to have been
+    read, in the order the computes read them), its input rows once those computes are done. Its
+    computes start when the previous tile's are done and its last load has
+    entered the reservation station, each once the input row it reads has landed (as the cycle
+    model waits on each compute's rows), no earlier than those stores; its stores follow its
+    computes and the store unit's earlier stores.
     A loop frees its slot once it has issued its last command: the computes once rs_ex / 2 pairs
     are left, the stores once rs_st are.
 
@@ -146,7 +151,7 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
         seen[key] = n, list(st), out_tiles
         c = costs.get(t)
         if c is None:
-            c = costs[t] = _cached_tile_costs(cfg, dilation, downsample, out_int8, t)
+            c = costs[t] = _cached_tile_costs(cfg, dilation, downsample, out_int8, bias, t)
         out_tiles += _walk_tile(st, c, cfg, slot=n % CONCURRENT_LOOPS, half=half, out_half=out_tiles % 2,
                                 zero_fills=t[9])
         n += 1
@@ -194,34 +199,75 @@ def _dma(cfg: GemminiConfig, rows, row_bytes):
 
 
 @functools.lru_cache(maxsize=65536)
-def _cached_tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, tile: tuple) -> tuple:
+def _cached_tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias, tile: tuple) -> tuple:
     """_tile_costs of `tile`, cached across walks: a search walks the same few tiles in many candidates."""
-    return _tile_costs(cfg, dilation, downsample, out_int8, *tile)
+    return _tile_costs(cfg, dilation, downsample, out_int8, bias, *tile)
 
 
-def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8,
+def _tile_loads(cfg: GemminiConfig, downsample, bias, B, orows, ocols, och, kr, kc, ich, irows, icols, first,
+                pad_rows, pad_cols) -> tuple[list, int, list]:
+    """(occupancies, how many are the bias's and weights', input rows) of one tile's mvins in
+    LoopConv's order (baco.sim.loops' conv stream): the bias (from DRAM, int32) or a zero fill of the accumulator
+    rows when `first`, the weights, then each image's input rows (each row's column runs and
+    channel blocks, its padding columns after them; the padding rows, below the image, last);
+    `input rows` lists, per image, the input loads' running occupancy at the end of each stored
+    input row (rows `1 << downsample` apart in the tile)."""
+    k, d, mbl, ib = DEFAULT_CONSTANTS, cfg.dim, cfg.max_block_len, cfg.input_bytes
+    occ = []
+    if first:
+        for c in pixel_rows(och, cfg.max_block_len_acc * d):
+            occ += [_dma(cfg, r, c * cfg.acc_bytes) if bias else k.dma_cmd_overhead + r
+                    for r in pixel_rows(ocols, d)] * (B * orows)
+    occ += [_dma(cfg, r, c * ib) for c in pixel_rows(och, mbl * d) for r in pixel_rows(ich, d)] * (kr * kc)
+    chunks = pixel_rows(ich, mbl * d)
+    row = [_dma(cfg, n >> downsample, c * ib) for n in pixel_rows(icols, d << downsample) for c in chunks] + \
+        [k.dma_cmd_overhead + n for n in pixel_rows(pad_cols, d)] * len(chunks)     # padding: mvins from address 0
+    zero_row = [k.dma_cmd_overhead + n for n in pixel_rows(icols, d) + pixel_rows(pad_cols, d)] * len(chunks)
+    before, total, row_total, zero_total = len(occ), 0.0, sum(row), sum(zero_row)
+    input_rows = []
+    for _ in range(B):
+        ends = []
+        for r in range(0, irows + pad_rows, 1 << downsample):
+            occ += row if r < irows else zero_row
+            total += row_total if r < irows else zero_total
+            ends.append(total)
+        input_rows.append(ends)
+    return occ, before, input_rows
+
+
+def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
                 B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols, pool=None):
-    """(loads, computes, stores occupancy, computes count, stores count, one weight block's
-    computes, a row's first compute) of one LOOP_CONV_WS tile (loop_conv_stream_cycles' tuple)."""
-    k, d, mbl = DEFAULT_CONSTANTS, cfg.dim, cfg.max_block_len
-    loads = 0.0
-    if first:       # zero fill of the tile's accumulator rows (no DRAM requests)
-        loads += B * orows * sum(k.dma_cmd_overhead + r for r in pixel_rows(ocols, d)) \
-            * math.ceil(och / (cfg.max_block_len_acc * d))
-    loads += kr * kc * sum(_dma(cfg, r, c * cfg.input_bytes) for c in pixel_rows(och, mbl * d)
-                           for r in pixel_rows(ich, d))
-    loads += B * -(-irows >> downsample) * sum(_dma(cfg, n >> downsample, c * cfg.input_bytes)
-                                               for n in pixel_rows(icols, d << downsample)
-                                               for c in pixel_rows(ich, mbl * d))
-    zero_row = sum(k.dma_cmd_overhead + n for n in pixel_rows(icols, d) + pixel_rows(pad_cols, d))
-    loads += B * len(pixel_rows(ich, mbl * d)) * (irows * sum(k.dma_cmd_overhead + n for n in pixel_rows(pad_cols, d))
-                                                   + pad_rows * zero_row)   # padding: mvins from address 0
+    """(bias and weight loads, input loads, computes, stores occupancy, computes count, stores
+    count, one weight block's computes, a row's first compute, loads issued, rows ready) of one
+    LOOP_CONV_WS tile (loop_conv_stream_cycles' tuple), the last two from the input loads' start:
+    when the execute FSM may start (its loop's last load has entered the reservation station,
+    which holds rs_ld loads until they land) and the least time its computes take to start so that
+    each finds its input row landed (the computes run weight block by weight block, over the
+    images and output rows; the first output channel block's taps read every row before any later
+    block)."""
+    k, d = DEFAULT_CONSTANTS, cfg.dim
+    lat = k.dram_latency
+    occ, n_before, input_rows = _tile_loads(cfg, downsample, bias, B, orows, ocols, och, kr, kc, ich, irows,
+                                            icols, first, pad_rows, pad_cols)
+    n_loads, before = len(occ), sum(occ[:n_before])
+    inputs = sum(occ) - before
+    # the loop unit issues a command a cycle; the last load enters once the rs_ld-th before it has landed
+    issued = max(n_loads - n_before, sum(occ[:n_loads - cfg.rs_ld]) - before + lat if n_loads > cfg.rs_ld else 0)
     pixels = packed_pixels(ich, kc, dilation, downsample, d)
-    blocks = math.ceil(och / d) * kr * math.ceil(kc / pixels) * math.ceil(ich / d)
+    tap_blocks = math.ceil(kc / pixels) * math.ceil(ich / d)      # weight blocks of one tap row
+    blocks = math.ceil(och / d) * kr * tap_blocks
     occ = [max(r, 4) + k.compute_overhead for r in pixel_rows(ocols, d)]
-    per_block = B * orows * sum(occ) + max(0, d - occ[-1])      # new weights wait on a short last compute
-    computes = blocks * max(per_block, occ[0] + k.array_depth_factor * d)
+    row_occ = sum(occ)
+    per_block = B * orows * row_occ + max(0, d - occ[-1])      # new weights wait on a short last compute
+    block = max(per_block, occ[0] + k.array_depth_factor * d)
+    computes = blocks * block
     n_computes = blocks * B * orows * len(occ)
+    # output row o of tap row t reads input row o * stride + t * dilation (the tile's rows are
+    # orows * stride + (kr - 1) * dilation, padding included)
+    stride = max(1, (irows + pad_rows - dilation * (kr - 1)) // orows)
+    ready = max(rows[min(len(rows) - 1, (o * stride + t * dilation) >> downsample)] + lat
+                - t * tap_blocks * block - (b * orows + o) * row_occ
+                for t in range(kr) for b, rows in enumerate(input_rows) for o in range(orows))
     stores, n_stores = 0.0, 0
     if last and pool is not None:       # pooled mvouts (baco.sim.timing's _mvout_cost)
         porows, pocols, size = pool
@@ -235,7 +281,7 @@ def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8,
         per_row = sum(_dma(cfg, r, c * out_bytes) + k.acc_scale_latency
                       for r in pixel_rows(ocols, d) for c in pixel_rows(och, d))
         stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
-    return loads, computes, stores, n_computes, n_stores, per_block, occ[0]
+    return before, inputs, computes, stores, n_computes, n_stores, per_block, occ[0], issued, ready
 
 
 def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: int, out_half: int,
@@ -243,12 +289,13 @@ def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: i
     """Advances the walk state `st` (indices LD..READ) by one tile of `costs` (_tile_costs) in loop
     `slot`, reading scratchpad `half` and writing accumulator half `out_half`; 1 if it stores, else 0."""
     lat, depth = DEFAULT_CONSTANTS.dram_latency, DEFAULT_CONSTANTS.array_depth_factor * cfg.dim
-    loads, computes, stores, n_c, n_s, per_block, first_rows = costs
+    before, inputs, computes, stores, n_c, n_s, per_block, first_rows, issued, ready = costs
     first_read, last_read = st[READ + 2 * out_half], st[READ + 2 * out_half + 1]
-    ld_start = max(st[FREED + slot], st[LD], st[COMPUTED + half], last_read if zero_fills else 0.0)
-    st[LD] = ld_start + loads
-    ex_start = max(st[EX], st[LD] + lat, first_read)
-    st[EX] = ex_end = max(ex_start + computes, last_read)
+    ld_start = max(st[FREED + slot], st[LD], last_read if zero_fills else 0.0)
+    in_start = max(ld_start + before, st[COMPUTED + half])
+    st[LD] = in_start + inputs
+    ex_start = max(st[EX], in_start + issued, first_read)
+    st[EX] = ex_end = max(ex_start + computes, in_start + ready + computes, last_read)
     st[COMPUTED + half] = ex_end
     ex_issued = ex_end + depth - computes * min(1.0, cfg.rs_ex / 2 / max(n_c, 1))
     st[FREED + slot] = ex_issued

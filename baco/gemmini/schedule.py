@@ -646,7 +646,7 @@ def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: i
 
 def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool = False, *, P: int = 1,
                           taps: int = 1, filter_size: tuple[int, int] | None = None, stride: int = 1,
-                          dilation: int = 1) -> GemmSchedule:
+                          dilation: int = 1, bias: bool = False) -> GemmSchedule:
     """The schedule a convolution runs when none is given (baco/kernels/conv.py).
 
     It starts from default_gemm_schedule of the image's GEMM, P*Q pixels x K x C (Q = all N*H*W
@@ -672,50 +672,50 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     (a 28x28 3x3 layer, C = 128, K = 256 at DIM 16: one row of 32 columns by 64 channels, 1,547,507
     cycles on the cycle model; 10 rows of 28 by 16 channels, 983,289: each weight block LoopConv
     preloads then serves 280 pixels instead of 28). When even DIM-sized blocks do not fit, the explicit schedule
-    stays."""
+    stays. `bias`: the programs load a bias, which the ranking prices (its mvins cost the candidates
+    unalike: DIM 32 28x28 64->64 3x3 ran 6 rows a program in 36,126 cycles and 4 rows, fastest
+    without a bias, in 41,258)."""
     s = _default_conv_schedule(Q, K, C, cfg, out_int8, P, taps)
     if filter_size is None or not out_int8:
         return s
-    return _fastest_loop_conv(s, P, Q, K, C, *filter_size, stride, dilation, cfg) or s
+    return _fastest_loop_conv(s, P, Q, K, C, *filter_size, stride, dilation, cfg, bias) or s
 
 
 
-def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: GemminiConfig) -> GemmSchedule | None:
+def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: GemminiConfig,
+                                 bias: bool = False) -> GemmSchedule | None:
     """The LoopConv schedule a 1x1 stride-1 unpadded convolution with int8 output (N images of P x Q
-    pixels) runs by default when its LOOP_CONV_WS programs (default_conv_schedule's; per image
-    loop_conv_program_cycles) are estimated faster end to end than the GEMM of all N·P·Q pixels
-    (default_conv_schedule's GEMM; gemm_program_cycles without a bias), as the C library runs such
-    layers through tiled_conv; None when the GEMM is not slower or no LoopConv program fits.
-    Both are priced without a bias even when the layer has one: LoopConv's walk (loop_conv_timing)
-    prices a zero fill where the program loads a bias, so a GEMM priced with its bias (the LoopMatmul
-    walk prices it within 4% at DIM 16) is compared with a LoopConv program priced without. On the
-    cycle model the bias costs the two unalike (DIM 16: 14x14 256->256 GEMM +7,318, LoopConv +840;
-    56x56 64->256 +26,669 and +79,409; 13x13 33->100 +2,214 and +2,381), and pricing only the
-    GEMM's picks LoopConv where it runs slower (DIM 16 13x13 33->100 7,906 vs 6,321; DIM 32 28x28
-    128->512 186,198 vs 134,070, 13x13 33->100). Without it, LoopConv is chosen on large-channel
-    small images, where it ran faster with a bias (14x14 256->1024 254,282 -> 222,192, 7x7 512->2048
-    275,184 -> 266,142, 15x15 256->256 73,596 -> 67,559)."""
-    s = default_conv_schedule(Q, K, C, cfg, True, P=P, filter_size=(1, 1))
+    pixels; `bias`: its accumulators start from a bias) runs by default when its LOOP_CONV_WS
+    programs (default_conv_schedule's; per image loop_conv_program_cycles) are estimated faster end
+    to end than the GEMM of all N·P·Q pixels (default_conv_schedule's GEMM; gemm_program_cycles), as
+    the C library runs such layers through tiled_conv; None when the GEMM is not slower or no
+    LoopConv program fits. Both sides price the bias as their streams load it (LoopConv's walk its
+    bias mvins, one per DIM pixels of an output row; LoopMatmul's walk its D loads): on the cycle
+    model it costs the two unalike (DIM 16: 14x14 256->256 GEMM +7,318, LoopConv +840; 56x56
+    64->256 +26,669 and +79,409; 13x13 33->100 +2,214 and +2,381)."""
+    s = default_conv_schedule(Q, K, C, cfg, True, P=P, filter_size=(1, 1), bias=bias)
     if not loop_conv_channels(s, P, Q, K, C, 1, 1, 1, 1, cfg):
         return None
     gemm = default_conv_schedule(N * P * Q, K, C, cfg, True)
-    if N * loop_conv_program_cycles(P, Q, K, C, 1, 1, 1, 1, s, cfg) >= \
-            gemm_program_cycles(N * P * Q, K, C, gemm, cfg, True)["cycles"]:
+    if N * loop_conv_program_cycles(P, Q, K, C, 1, 1, 1, 1, s, cfg, bias=bias) >= \
+            gemm_program_cycles(N * P * Q, K, C, gemm, cfg, True, bias=bias)["cycles"]:
         return None
     return s
 
 
 def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
-                             s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+                             s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS,
+                             bias: bool = False) -> float:
     """Estimated end-to-end cycles of one image's convolution run as LOOP_CONV_WS programs under `s`
-    (loop_conv_channels' input channels per LOOP_CONV_WS): LoopConv's stream (loop_conv_timing's
-    walk of the programs' tiles, Gemmini alone) or the CPU issuing the programs
-    (loop_conv_instructions), whichever is slower (two loops in flight: the CPU issues the next
-    program while Gemmini runs this one), plus one program's issue before Gemmini starts."""
+    (loop_conv_channels' input channels per LOOP_CONV_WS; `bias`: each program's first loads a
+    bias): LoopConv's stream (loop_conv_timing's walk of the programs' tiles, Gemmini alone) or the
+    CPU issuing the programs (loop_conv_instructions), whichever is slower (two loops in flight: the
+    CPU issues the next program while Gemmini runs this one), plus one program's issue before
+    Gemmini starts."""
     channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
     tiles, halves = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
                                        channels=channels)
-    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves,
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves, bias=bias,
                                       downsample=int(loop_conv_downsamples(R, S, stride)))
     loops = -(-C // channels)
     programs = len(tiles) // loops
@@ -820,7 +820,7 @@ CONV_WALK_MARGIN = 0.001
 
 @functools.lru_cache(maxsize=1024)
 def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int,
-                       dilation: int, cfg: GemminiConfig) -> GemmSchedule | None:
+                       dilation: int, cfg: GemminiConfig, bias: bool) -> GemmSchedule | None:
     """default_conv_schedule's LoopConv search from `base` (its block_k, dataflow and double
     buffering); None when no program fits. Of the programs within CONV_WALK_MARGIN of the fastest,
     the largest output tile (the fewest programs). Cached: a model's layers ask again for the same
@@ -838,7 +838,7 @@ def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: in
                and not schedule_problems(f, cfg, True)]
     if not fitting:
         return None
-    cycles = {f: loop_conv_program_cycles(P, Q, K, C, R, S, stride, dilation, f, cfg) for f in fitting}
+    cycles = {f: loop_conv_program_cycles(P, Q, K, C, R, S, stride, dilation, f, cfg, bias=bias) for f in fitting}
     fastest = min(cycles.values())
     return max((f for f in fitting if cycles[f] <= fastest * (1 + CONV_WALK_MARGIN)),
                key=lambda f: (f.rows * min(f.block_m, Q) * min(f.block_n, K), -cycles[f]))

@@ -226,12 +226,13 @@ def is_pointwise(w, stride, padding) -> bool:
     return w.shape[:2] == (1, 1) and stride == (1, 1) and padding == (0, 0)
 
 
-def loop_conv_options(w, stride, dilation, pointwise: bool) -> dict:
-    """default_conv_schedule's LoopConv arguments for a conv2d (none for a pointwise one, a GEMM,
-    or for different strides or dilations along H and W, which one LOOP_CONV_WS cannot take)."""
+def loop_conv_options(w, stride, dilation, pointwise: bool, bias: bool = False) -> dict:
+    """default_conv_schedule's LoopConv arguments for a conv2d (`bias`: it has one; none for a
+    pointwise one, a GEMM, or for different strides or dilations along H and W, which one
+    LOOP_CONV_WS cannot take)."""
     if pointwise or stride[0] != stride[1] or dilation[0] != dilation[1]:
         return {}
-    return {"filter_size": (w.shape[0], w.shape[1]), "stride": stride[0], "dilation": dilation[0]}
+    return {"filter_size": (w.shape[0], w.shape[1]), "stride": stride[0], "dilation": dilation[0], "bias": bias}
 
 
 def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
@@ -244,13 +245,13 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
     y = np.zeros((N, P, Q, K), dtype=np.int8 if out == "int8" else np.int32)
     pointwise = is_pointwise(w, stride, padding)
     if pointwise and blocks is None and out == "int8":
-        s = pointwise_loop_conv_schedule(N, P, Q, K, C, config)
+        s = pointwise_loop_conv_schedule(N, P, Q, K, C, config, bias is not None)
         if s is not None:        # LoopConv programs are estimated faster than the GEMM
             return ConvLaunch.implicit_gemm(x, w, y, bias, stride=stride, padding=padding, dilation=dilation,
                                             scale=scale, relu=relu, schedule=s, config=config)
     s = conv_schedule(blocks, Q=N * P * Q if pointwise else Q, K=K, C=C, P=1 if pointwise else P,
                       taps=w.shape[0] * w.shape[1], config=config, out_int8=out == "int8",
-                      **loop_conv_options(w, stride, dilation, pointwise))
+                      **loop_conv_options(w, stride, dilation, pointwise, bias is not None))
     if pointwise:
         return ConvLaunch.pointwise(x, w, y, bias, scale=scale, relu=relu, schedule=s, config=config)
     return ConvLaunch.implicit_gemm(x, w, y, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
@@ -319,7 +320,7 @@ def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     R, S, _, K = w.shape
     config = as_config(config)
     s = conv_schedule(blocks, Q=Q, K=K, C=C, P=P, taps=R * S, config=config, out_int8=out == "int8",
-                      **loop_conv_options(w, stride, dilation, is_pointwise(w, stride, padding)))
+                      **loop_conv_options(w, stride, dilation, is_pointwise(w, stride, padding), bias is not None))
     step = s.block_k if s.dataflow == "OS" else None
     cols, Cp = im2col(x, R, S, stride, padding, dilation, P, Q, step)
     wp = np.zeros((R, S, Cp, K), dtype=np.int64)
