@@ -159,6 +159,21 @@ def _taken(k) -> bool:
     return isinstance(k, tuple) and k[0] == "taken"
 
 
+class _Condition:
+    """A condition's key in a taken key, its hash computed once: taken keys are hashed at every
+    meet, and a condition's key is a deep tuple (the whole arithmetic of both sides)."""
+    __slots__ = ("key", "hash")
+
+    def __init__(self, key):
+        self.key, self.hash = key, hash(key)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        return self is other or (isinstance(other, _Condition) and self.hash == other.hash and self.key == other.key)
+
+
 def _sets(k):
     return k[2] if _taken(k) else k
 
@@ -186,7 +201,7 @@ def _assume(state: dict, holds) -> dict:
     """`state` when the conditions for which holds(condition key) is true were true."""
     out = dict(state)
     for k, v in state.items():
-        if _taken(k) and holds(k[1]):
+        if _taken(k) and holds(k[1].key):
             out[k[2]] = v
     return out
 
@@ -255,7 +270,7 @@ class Flow:
             if len(op.regions[1].blocks):
                 return _meet(then, self.block(op.regions[1].blocks[0], state, record))
             out = _meet(then, state)
-            cond = self.keys.key(op.operands[0])
+            cond = _Condition(self.keys.key(op.operands[0]))
             out.update({("taken", cond, k): v for k, v in then.items() if not _taken(k)})
             return out
         if name == "scf.for":
