@@ -464,9 +464,18 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb); `layer` may be an
     explore.LayerStack (rows of several GEMM layers costed in one call, as in cost_from_factors)."""
     (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
-    return kernel_program_terms(hw[0], (bm, bn, bk), rows_m=M / _ceil(M / bm), programs=_ceil(M / bm) * _ceil(N / bn),
-                                k_steps=_ceil(Kd / bk), no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8,
-                                double_buffer=double_buffer, dataflow=dataflow)
+    k_steps = _ceil(Kd / bk)
+    # the last K step (K % BLOCK_K) may be short (fewer strips and chunks to load and compute):
+    # the steps of each class, full and last, cost what they would cost all alike, in proportion
+    out = None
+    for k_block, share in ((bk, (k_steps - 1) / k_steps), (Kd - (k_steps - 1) * bk, 1 / k_steps)):
+        terms = kernel_program_terms(hw[0], (bm, bn, k_block), rows_m=M / _ceil(M / bm),
+                                     programs=_ceil(M / bm) * _ceil(N / bn), k_steps=k_steps,
+                                     no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8,
+                                     double_buffer=double_buffer, dataflow=dataflow)
+        out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
+            {k: out[k] + terms[k] * share for k in out}
+    return {**out, "blocks": (bm, bn, bk)}
 
 
 def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KERNEL_OUT_INT8,
