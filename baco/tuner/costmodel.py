@@ -464,17 +464,19 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb); `layer` may be an
     explore.LayerStack (rows of several GEMM layers costed in one call, as in cost_from_factors)."""
     (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
-    k_steps = _ceil(Kd / bk)
-    # the last K step (K % BLOCK_K) may be short (fewer strips and chunks to load and compute):
-    # the steps of each class, full and last, cost what they would cost all alike, in proportion
+    programs_m, k_steps = _ceil(M / bm), _ceil(Kd / bk)
+    # the last row block (M % BLOCK_M) and the last K step (K % BLOCK_K) may be short (fewer strips
+    # and chunks to load and compute): the programs of each class, full and last, cost what they
+    # would cost all alike, and so do the steps, in proportion
     out = None
-    for k_block, share in ((bk, (k_steps - 1) / k_steps), (Kd - (k_steps - 1) * bk, 1 / k_steps)):
-        terms = kernel_program_terms(hw[0], (bm, bn, k_block), rows_m=M / _ceil(M / bm),
-                                     programs=_ceil(M / bm) * _ceil(N / bn), k_steps=k_steps,
-                                     no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8,
-                                     double_buffer=double_buffer, dataflow=dataflow)
-        out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
-            {k: out[k] + terms[k] * share for k in out}
+    for rows_m, m_share in ((bm, (programs_m - 1) / programs_m), (M - (programs_m - 1) * bm, 1 / programs_m)):
+        for k_block, k_share in ((bk, (k_steps - 1) / k_steps), (Kd - (k_steps - 1) * bk, 1 / k_steps)):
+            terms = kernel_program_terms(hw[0], (bm, bn, k_block), rows_m=rows_m, programs=programs_m * _ceil(N / bn),
+                                         k_steps=k_steps, no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8,
+                                         double_buffer=double_buffer, dataflow=dataflow)
+            share = m_share * k_share
+            out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
+                {k: out[k] + terms[k] * share for k in out}
     return {**out, "blocks": (bm, bn, bk)}
 
 
