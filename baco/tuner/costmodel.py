@@ -467,16 +467,20 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     programs_m, k_steps = _ceil(M / bm), _ceil(Kd / bk)
     # the last row block (M % BLOCK_M) and the last K step (K % BLOCK_K) may be short (fewer strips
     # and chunks to load and compute): the programs of each class, full and last, cost what they
-    # would cost all alike, and so do the steps, in proportion
-    out = None
-    for rows_m, m_share in ((bm, (programs_m - 1) / programs_m), (M - (programs_m - 1) * bm, 1 / programs_m)):
-        for k_block, k_share in ((bk, (k_steps - 1) / k_steps), (Kd - (k_steps - 1) * bk, 1 / k_steps)):
-            terms = kernel_program_terms(hw[0], (bm, bn, k_block), rows_m=rows_m, programs=programs_m * _ceil(N / bn),
-                                         k_steps=k_steps, no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8,
-                                         double_buffer=double_buffer, dataflow=dataflow)
-            share = m_share * k_share
-            out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
-                {k: out[k] + terms[k] * share for k in out}
+    # would cost all alike, and so do the steps, in proportion (the four classes in one batch)
+    B = temporal.shape[0]
+    four = lambda x: torch.as_tensor(x).expand(B).repeat(4)     # noqa: E731
+    last_m, last_k = M - (programs_m - 1) * bm, Kd - (k_steps - 1) * bk
+    rows_m = torch.cat([four(bm)[:2 * B], four(last_m)[:2 * B]])
+    k_block = torch.cat([four(bk)[:B], four(last_k)[:B]]).repeat(2)
+    m_share, k_share = (programs_m - 1) / programs_m, (k_steps - 1) / k_steps
+    share = torch.cat([four(m_share * k_share)[:B], four(m_share * (1 - k_share))[:B],
+                       four((1 - m_share) * k_share)[:B], four((1 - m_share) * (1 - k_share))[:B]])
+    terms = kernel_program_terms(four(hw[0]), (four(bm), four(bn), k_block), rows_m=rows_m,
+                                 programs=four(programs_m * _ceil(N / bn)), k_steps=four(k_steps),
+                                 no_k_loop=four(torch.as_tensor(Kd) == 1), out_int8=out_int8,
+                                 double_buffer=double_buffer, dataflow=dataflow)
+    out = {k: (v * share).view(4, B).sum(0) for k, v in terms.items() if k != "blocks"}
     return {**out, "blocks": (bm, bn, bk)}
 
 
@@ -636,7 +640,7 @@ def _step_compute(p):
     p.out_wait = drain                               # from a step's last compute until its result lands
     p.load_wait = torch.zeros_like(compute)
     if not p.step_waits:
-        p.rows_compute = compute
+        p.rounds = ws_step_rounds(compute, pe, mb, nb, kb, drain)
         p.compute, p.load_wait = gemm_step_compute(compute, pe, mb, nb, kb, drain, p.dataflow, p.double_buffer)
         return
     p.group = group = compute / (kb * nb)            # the rows of one column under one weight block
@@ -717,7 +721,7 @@ def _ws_landed(p, j, k, i):
     """When the WS compute of column j, K strip k, row strip i of a GEMM K step has landed, from the
     step's first compute on (gemm_step_compute's timeline: column by column, a K strip's row
     strips back to back, each K strip round_ after the previous one)."""
-    strip, group, round_ = ws_step_rounds(p.rows_compute, p.pe, p.mb, p.nb, p.kb, p.drain)
+    strip, group, round_ = p.rounds
     return j * (group + (p.kb - 1) * round_) + k * round_ + (i + 1) * strip + p.drain
 
 
