@@ -464,9 +464,24 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     temporal [B, 4, 7], spatial = (sC, sK) [B], hw = (pe_dim, sp_kb, acc_kb); `layer` may be an
     explore.LayerStack (rows of several GEMM layers costed in one call, as in cost_from_factors)."""
     (M, N, Kd), (bm, bn, bk) = _gemm_blocks(layer, temporal, spatial)
-    return kernel_program_terms(hw[0], (bm, bn, bk), rows_m=M / _ceil(M / bm), programs=_ceil(M / bm) * _ceil(N / bn),
-                                k_steps=_ceil(Kd / bk), no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8,
-                                double_buffer=double_buffer, dataflow=dataflow)
+    programs_m, k_steps = _ceil(M / bm), _ceil(Kd / bk)
+    # the last row block (M % BLOCK_M) and the last K step (K % BLOCK_K) may be short (fewer strips
+    # and chunks to load and compute): the programs of each class, full and last, cost what they
+    # would cost all alike, and so do the steps, in proportion (the four classes in one batch)
+    B = temporal.shape[0]
+    four = lambda x: torch.as_tensor(x).expand(B).repeat(4)     # noqa: E731
+    last_m, last_k = M - (programs_m - 1) * bm, Kd - (k_steps - 1) * bk
+    rows_m = torch.cat([four(bm)[:2 * B], four(last_m)[:2 * B]])
+    k_block = torch.cat([four(bk)[:B], four(last_k)[:B]]).repeat(2)
+    m_share, k_share = (programs_m - 1) / programs_m, (k_steps - 1) / k_steps
+    share = torch.cat([four(m_share * k_share)[:B], four(m_share * (1 - k_share))[:B],
+                       four((1 - m_share) * k_share)[:B], four((1 - m_share) * (1 - k_share))[:B]])
+    terms = kernel_program_terms(four(hw[0]), (four(bm), four(bn), k_block), rows_m=rows_m,
+                                 programs=four(programs_m * _ceil(N / bn)), k_steps=four(k_steps),
+                                 no_k_loop=four(torch.as_tensor(Kd) == 1), out_int8=out_int8,
+                                 double_buffer=double_buffer, dataflow=dataflow)
+    out = {k: (v * share).view(4, B).sum(0) for k, v in terms.items() if k != "blocks"}
+    return {**out, "blocks": (bm, bn, bk)}
 
 
 def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KERNEL_OUT_INT8,
@@ -610,7 +625,9 @@ def _step_loads(p, a_slices, zero_slices):
         p.load_a = a_slices * _dma(p, strip, torch.minimum(bk, max_cols), slice_strips * a_chunks)
         p.load_b = _dma(p, torch.minimum(bk, pe), torch.minimum(bn, max_cols), kb * b_chunks)
     p.load = p.load_a + p.load_b
-    p.load_commands = a_slices * slice_strips * a_chunks + kb * b_chunks
+    p.a_chunks, p.b_chunks = a_chunks, b_chunks
+    p.a_commands, p.b_commands = a_slices * slice_strips * a_chunks, kb * b_chunks
+    p.load_commands = p.a_commands + p.b_commands
 
 
 def _step_compute(p):
@@ -623,6 +640,7 @@ def _step_compute(p):
     p.out_wait = drain                               # from a step's last compute until its result lands
     p.load_wait = torch.zeros_like(compute)
     if not p.step_waits:
+        p.rounds = ws_step_rounds(compute, pe, mb, nb, kb, drain)
         p.compute, p.load_wait = gemm_step_compute(compute, pe, mb, nb, kb, drain, p.dataflow, p.double_buffer)
         return
     p.group = group = compute / (kb * nb)            # the rows of one column under one weight block
@@ -671,10 +689,14 @@ def _gemm_programs(p):
     """_with_k_loop of the GEMM kernel (gemm_step_compute's step waits)."""
     cfg, load, load_b, lat, compute, kb, mb, nb = p.cfg, p.load, p.load_b, p.lat, p.compute, p.kb, p.mb, p.nb
     store, k_steps = p.store, p.k_steps
-    if p.double_buffer:
+    if p.dataflow == "WS":
+        step = _ws_step(p)
+    elif p.double_buffer:
         step = torch.maximum(load + lat, compute)
-    elif p.dataflow == "WS":
-        step = _single_buffered_ws_step(p)
+        # OS: a step's first compute starts once the previous step's first has landed, as the
+        # cycle model runs them (a GEMV's one tile: 2x1x9277 in 2,1,64 on DIM 64, 0.65x without it)
+        chained = p.pe + p.k.compute_overhead + p.drain
+        step = step + torch.clamp(chained - step, min=0.0) * (k_steps - 1) / k_steps
     else:   # computes are dispatched after the step's loads but the last rs_ld: only those overlap
         overlap = torch.minimum(load_b, load * torch.clamp(cfg.rs_ld / p.load_commands, max=1.0))
         step = load + lat + torch.maximum(compute / kb, compute - overlap) + p.load_wait
@@ -695,24 +717,65 @@ def _gemm_programs(p):
     return step, per_program, prologue
 
 
-def _single_buffered_ws_step(p):
-    """A single-buffered WS K step of the GEMM kernel, as the cycle model runs the stream: A's
-    strips then B's are loaded, then the computes (column by column, K strip by K strip, the row
-    strips innermost) start once A and B's first K strip have landed and its weights are in. The
-    next step's loads follow them in the one dispatch queue and overwrite the rows they read: they
-    start once the execute station (rs_ex entries: a preload leaves it when it issues, a compute
-    when its result lands) has room for this step's last compute, i.e. all computes but the last
-    rs_ex / 2 + 1 have landed, and the last compute reading A's first mvin (its K strips of the
-    first row strip, in the last column) has landed; the computes after those run under the next
-    step's loads. The step is then the longer of that, its loads and its computes."""
-    cfg, pe, kb, nb, mb, compute = p.cfg, p.pe, p.kb, p.nb, p.mb, p.compute
-    first_compute = p.load_a + p.load_b / kb + p.lat + pe
-    computes = kb * nb * mb
-    landed_at_dispatch = computes - cfg.rs_ex / 2 - 1
-    first_mvin_strips = torch.minimum(torch.clamp(torch.floor(cfg.max_bytes / pe), min=1.0), kb)
-    last_reader = ((nb - 1) * kb + first_mvin_strips - 1) * mb + 1
-    waited = torch.clamp(torch.maximum(last_reader, torch.as_tensor(landed_at_dispatch)) / computes, max=1.0)
-    return torch.maximum(torch.maximum(p.load, compute), first_compute + compute * waited + p.load_wait)
+def _ws_landed(p, j, k, i):
+    """When the WS compute of column j, K strip k, row strip i of a GEMM K step has landed, from the
+    step's first compute on (gemm_step_compute's timeline: column by column, a K strip's row
+    strips back to back, each K strip round_ after the previous one)."""
+    strip, group, round_ = p.rounds
+    return j * (group + (p.kb - 1) * round_) + k * round_ + (i + 1) * strip + p.drain
+
+
+def _ws_landed_at(p, n):
+    """_ws_landed of the step's n-th compute (0-based, in issue order: j, k, i innermost)."""
+    mb, kb = p.mb, p.kb
+    return _ws_landed(p, torch.floor(n / (kb * mb)), torch.remainder(torch.floor(n / mb), kb), torch.remainder(n, mb))
+
+
+def _station_landed(p):
+    """(when, whether) the step's last compute enters the execute station: its rs_ex entries (a
+    preload leaves when it issues, a compute when its result lands) hold the computes after the
+    n-th and their preloads, so the n-th must have landed (from the step's first compute on);
+    whether: the step has more computes than the station holds."""
+    n = p.kb * p.nb * p.mb - p.cfg.rs_ex / 2 - 2
+    return _ws_landed_at(p, torch.clamp(n, min=0.0)), n >= 0
+
+
+def _ws_step(p):
+    """A WS K step of the GEMM kernel, as the cycle model runs the stream: a step's loads (A's
+    mvins row strip by row strip, a chunk of K strips each, then B's), then its computes (column
+    by column, K strip by K strip, the row strips innermost), their weights preloaded alone (DIM
+    cycles) once B's first strip has landed. The loads that follow a step's computes in the one
+    dispatch queue (single-buffered the next step's, double-buffered the step after it, into the
+    buffer this step read) are dispatched once the execute station takes this step's last compute
+    (_station_landed), and each of A's mvins overwrites rows this step's last column reads: it
+    starts once the compute that last reads them has landed, so A's loads end at the latest of
+    (that compute + the A mvins from it on) over the mvins, extreme at the first and last row
+    strip's first and last chunk (a GEMV of one row strip: its last mvin waits for the step's last
+    compute, 2x1x9277). The next step's computes are dispatched once the load station (rs_ld) has
+    room for the last of the loads before them; single-buffered they also wait for B's first strip
+    (double-buffered their own loads came a step earlier). So with more computes a step than the
+    execute station holds, or computes chained on few tiles, and more loads than the load station
+    holds, even double-buffered steps serialise (97x1x1000 in 96,1,128 on DIM 16: 48 computes
+    and 20 mvins a step). The step is the longer of that, its loads and its computes."""
+    cfg, pe, kb, nb, mb = p.cfg, p.pe, p.kb, p.nb, p.mb
+    a_mvin, b_mvin = p.load_a / p.a_commands, p.load_b / p.b_commands
+    chunk_strips = torch.minimum(torch.clamp(torch.floor(cfg.max_bytes / pe), min=1.0), kb)
+    a_loaded = torch.zeros_like(p.load)
+    for i in (0.0, mb - 1):
+        for c, k in ((0.0, chunk_strips - 1), (p.a_chunks - 1, kb - 1)):
+            rest = p.a_commands - (i * p.a_chunks + c)      # A's mvins from this one on
+            a_loaded = torch.maximum(a_loaded, _ws_landed(p, nb - 1, k, i) + rest * a_mvin)
+    station, full = _station_landed(p)
+    a_loaded = torch.maximum(a_loaded, torch.where(full, station + p.load_a, 0.0))
+    # the loads before the next step's computes that must have left the load station
+    held = p.load_commands - cfg.rs_ld
+    if p.double_buffer:
+        left = torch.where(held >= p.a_commands, a_loaded + (held - p.a_commands) * b_mvin,
+                           a_loaded - (p.a_commands - held) * a_mvin)
+        next_compute = torch.where(held > 0, left + p.lat, 0.0) + pe
+        return torch.maximum(torch.maximum(p.load + p.lat, p.compute), next_compute)
+    next_compute = a_loaded + torch.maximum(p.b_chunks, held - p.a_commands) * b_mvin + p.lat + pe
+    return torch.maximum(torch.maximum(p.load, p.compute), next_compute)
 
 
 def _conv_step(p):
@@ -805,11 +868,19 @@ def gemm_step_compute(rows_compute, pe, mb, nb, kb, drain, dataflow: str, double
     if dataflow == "OS":
         k = DEFAULT_CONSTANTS
         return kb * nb * mb * (pe + k.compute_overhead), drain
-    strip = rows_compute / (kb * nb * mb)
-    group = rows_compute / (kb * nb) + torch.clamp(pe - strip, min=0.0)
-    round_ = torch.maximum(group, strip + drain)          # one sub-block of a column, chained
+    strip, group, round_ = ws_step_rounds(rows_compute, pe, mb, nb, kb, drain)
     compute = nb * (group + (kb - 1) * round_)
     return (torch.maximum(compute, kb * round_) if double_buffer else compute), drain
+
+
+def ws_step_rounds(rows_compute, pe, mb, nb, kb, drain):
+    """(strip, group, round_) [B] of a WS K step's computes (gemm_step_compute): one compute's
+    cycles, a K strip's row strips under one weight block (their computes and what of the DIM
+    weight-load cycles they do not cover), and the cycles from one K strip's computes to the next
+    one's (accumulating onto the tiles the previous wrote, once its results have landed)."""
+    strip = rows_compute / (kb * nb * mb)
+    group = rows_compute / (kb * nb) + torch.clamp(pe - strip, min=0.0)
+    return strip, group, torch.maximum(group, strip + drain)
 
 
 def _gemm_blocks(layer: Layer, temporal, spatial):

@@ -43,7 +43,7 @@ from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
-from baco.gemmini.loop_ws_timing import library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
+from baco.gemmini.loop_ws_timing import LoopWs, library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    GemmSchedule, explicit_gemm_instructions, explicit_stream_cycles,
                                    gemm_loop_ws_loops,
@@ -343,11 +343,15 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
 
 def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
     """Predicted energy (µJ) of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
-    acc_kb): its LOOP_CONV_WS programs' counts where the compiler emits them (runs_loop_conv), else
-    its explicit stream's (costmodel.conv_program_energy)."""
+    acc_kb): its LOOP_CONV_WS programs' counts where the compiler emits them (runs_loop_conv), a
+    pointwise layer's LOOP_WS programs' where they fit (loop_ws_energy), else its explicit
+    stream's (costmodel.conv_program_energy)."""
     cfg = _config(hw)
     if runs_loop_conv(layer, schedule, cfg):
         return _loop_conv_program(layer, schedule, cfg)[1]
+    blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
+    if is_pointwise(layer) and schedule.dataflow == "WS" and loop_ws_fits(*blocks, cfg):
+        return loop_ws_energy(layer.N * layer.P * layer.Q, layer.K, layer.C, *blocks, cfg.dim, cfg.sp_kb, cfg.acc_kb)
     return float(costmodel.conv_program_energy(layer, _schedule_blocks(layer, schedule), hw, rows=schedule.rows,
                                                out_int8=KERNEL_OUT_INT8)[0])
 
@@ -378,7 +382,7 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     double-buffered when that fits, else single-buffered; else one row per program, the same way;
     else the conv kernel's default schedule), costed as the program the compiler emits: its
     LOOP_CONV_WS programs where they fit (_loop_conv_rows, with the explicit model's slope), a
-    pointwise layer's LOOP_WS programs where they fit (loop_ws_fit, loop_ws_program), else
+    pointwise layer's LOOP_WS programs where they fit (loop_ws_fit, loop_ws_program, loop_ws_energy), else
     costmodel.conv_program_terms and conv_program_energy (double buffering does not change what a
     program moves). Differentiable in the factors and the hardware (the default schedule's costs
     are constants). `layer` may be an
@@ -402,6 +406,9 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
         loop_conv = _loop_conv_rows(layer, r.expand(B), [b.expand(B) for b in blocks], (pe, sp_kb, acc_kb))
         energy_uj = _straight_through(costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r,
                                                                     out_int8=KERNEL_OUT_INT8).expand(B), loop_conv[1])
+        if pointwise:
+            loop_ws_uj = _straight_through(energy_uj, _loop_ws_energy_rows(dims, blocks, (pe, sp_kb, acc_kb)))
+            energy_uj = torch.where(loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb), loop_ws_uj, energy_uj)
         for double_buffer in (True, False):
             terms = costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
                                                  double_buffer=double_buffer)
@@ -453,6 +460,19 @@ def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tens
         if loops:
             out[:, i] = torch.tensor((*_loop_conv_program(row_layer, schedule, cfg), loops), dtype=torch.float64)
     return out[0], out[1], out[2]
+
+
+def _loop_ws_energy_rows(dims, blocks, hw_t) -> torch.Tensor:
+    """loop_ws_energy [B] of B GEMMs (dims M, N, K and blocks, numbers or [B]) on hw_t [B]; nan where
+    a relaxation's fractional blocks or hardware make no program."""
+    B = hw_t[0].shape[0]
+    keys = torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(B) for v in (*dims, *blocks, *hw_t)], 1)
+    out = torch.full((B,), math.nan, dtype=torch.float64)
+    for i, key in enumerate(keys.detach().tolist()):
+        whole = [round(v) for v in key[:7]] if all(math.isfinite(v) for v in key) else None
+        if whole and all(w >= 1 and abs(w - v) < 1e-6 for w, v in zip(whole, key)) and min(key[7:]) > 0:
+            out[i] = loop_ws_energy(*whole, *key[7:])
+    return out
 
 
 def _straight_through(explicit: torch.Tensor, loop_conv: torch.Tensor) -> torch.Tensor:
@@ -662,6 +682,51 @@ def library_conv_counts(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     rows read and written in the accumulator, each output stored once."""
     tiles, downsample = _library_conv_tiles(layer, cfg)
     return loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8)
+
+
+def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
+    """What a sequence of LOOP_WSs (run-length encoded, as schedule.gemm_loop_ws_loops gives them)
+    moves and computes, as the cycle model counts LoopMatmul's commands (baco.sim.loops): LdA moves
+    A's rows and K columns that exist, LdB whole DIM-row blocks of K (it never pads rows) of B's
+    columns, explicit mvins the rows of B given (raw_b); each (k, j) weight block is preloaded once
+    and each compute reads its A block and reads and writes its output block in the accumulator
+    (rows and columns that exist: no zero fill, the first k overwrites), StC reads and stores C."""
+    d = cfg.dim
+    c = dict.fromkeys(("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
+                       "accumulator_writes", "dram_bytes_in", "dram_bytes_out"), 0)
+    for item in loops:
+        if not isinstance(item, LoopWs):        # (items, count): a run of equal programs
+            items, times = item
+            for key, v in loop_ws_stream_counts(items, cfg).items():
+                c[key] += times * v
+            continue
+        if item.bias:
+            raise ValueError("loop_ws_stream_counts: a LOOP_WS with a bias (D) is not counted")
+        rows, cols, depth = item.I * d - item.pad_i, item.J * d - item.pad_j, item.K * d - item.pad_k
+        moved = (rows * depth if item.load_a else 0) + (item.K * d * cols if item.load_b else 0) + item.raw_b * cols
+        updates = rows * cols * item.K
+        c["macs"] += rows * cols * depth
+        c["registers"] += depth * cols
+        c["scratchpad_reads"] += depth * cols + rows * depth * item.J
+        c["scratchpad_writes"] += moved
+        c["dram_bytes_in"] += moved
+        c["accumulator_writes"] += updates
+        c["accumulator_reads"] += updates + (rows * cols if item.store else 0)
+        if item.store:
+            c["dram_bytes_out"] += rows * cols * (cfg.acc_bytes if item.full_c else cfg.input_bytes)
+    return c
+
+
+@functools.lru_cache(maxsize=65536)
+def loop_ws_energy(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int, sp_kb: float,
+                   acc_kb: float, b_padded: bool = False) -> float:
+    """Energy (µJ) of the LOOP_WS programs of an M x N x K GEMM in these blocks (loop_ws_walk's
+    loops): loop_ws_stream_counts priced by baco.gemmini.energy.energy_pj, the cycle model's sum.
+    Cached: the search asks again for every batch."""
+    cfg = GemminiConfig(dim=dim)
+    loops = gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), cfg, out_int8=KERNEL_OUT_INT8,
+                               b_padded=b_padded)
+    return energy.energy_pj(loop_ws_stream_counts(loops, cfg), sp_kb=sp_kb, acc_kb=acc_kb, dim=dim) * 1e-6
 
 
 def loop_conv_stream_counts(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
