@@ -138,7 +138,7 @@ def test_inlined_ops_carry_the_helpers_lines():
     tile_line = hp.tile_ptr.first_line + 3        # tile_ptr's make_block_ptr
     call_line = operand_tiles.first_line + 3      # operand_tiles' first call of it
     kernel_line = gemm.first_line + 5             # gemm's call of operand_tiles
-    assert (f'"baco.make_block_ptr"' in ir and
+    assert ('"baco.make_block_ptr"' in ir and
             f'loc(callsite(callsite("{hp.__file__}":{tile_line}:12 at "{__file__}":{call_line}:9) at '
             f'"{__file__}":{kernel_line}:12))' in ir)
 
