@@ -148,6 +148,11 @@ def unseen_compiled(samples, seed, path, max_commands=3000, write=False) -> int:
     analytical program model alone and with the residual, on all of them and on the domain where the
     product applies the residual. write: record the scores in the weights file and drop the residual if
     it does not beat the analytical model there."""
+    model = residual.load("compiled")
+    if model is None:
+        print("no compiled residual is shipped (baco/data/README.md): fit one with `collect` and `train --only "
+              "compiled --write` before scoring it here")
+        return 1
     seen = shipped_compiled_shapes()
     rnd = random.Random(seed)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -170,7 +175,7 @@ def unseen_compiled(samples, seed, path, max_commands=3000, write=False) -> int:
     x, base, y = compiled_tensors(rows)
     inside = in_compiled_domain(rows)
     with torch.no_grad():
-        learned = base + residual.load("compiled")(x)
+        learned = base + model(x)
     print(f"{len(rows)} kernels of shapes the shipped compiled residual never saw ({len(seen)} training shapes; "
           f"{min(len(timed), samples)} timed before), {time.perf_counter() - t0:.0f} s -> {path}")
     for name, sel in (("all", torch.ones(len(rows), dtype=torch.bool)), ("where the product applies it", inside)):

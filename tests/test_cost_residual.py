@@ -82,7 +82,7 @@ def test_compiled_cycles_are_differentiable_in_factors_and_hardware():
 
 def test_shipped_weights_load_and_rtl_cycles_are_differentiable():
     assert residual.WEIGHTS.exists()
-    assert residual.load("compiled") is not None and residual.load("rtl") is not None
+    assert residual.load("rtl") is not None     # "compiled" is shipped only where it beats the analytical model
     m = parse_mapping("L3[WIO] C8 Q7 K16 - L2[WI] Q2 C2 - L1[O] P7 K2 C4 K2X - L0[W] Q4 P8")
     layer = Layer(P=56, Q=56, C=64, K=64)
     temporal, sC, sK = costmodel.mapping_tensors(m)
@@ -99,12 +99,14 @@ def test_shipped_weights_load_and_rtl_cycles_are_differentiable():
 
 @pytest.mark.slow
 def test_residual_scores_on_fresh_kernels():
-    """Score the shipped compiled residual on kernels drawn with another seed."""
+    """Score the compiled-program model the search uses (the analytical model, times the compiled
+    residual where one is shipped) on kernels drawn with another seed."""
     script = _script()
     rows = script.collect(40, 12345, ROOT / "out" / "cost_residual" / "fresh.csv", max_commands=3000)
     x, base, y = script.compiled_tensors(rows)
+    model = residual.load("compiled")
     with torch.no_grad():
-        s = script.scores(base + residual.load("compiled")(x), y)
+        s = script.scores(base if model is None else base + model(x), y)
     assert s["log_r"] > 0.95 and s["median_rel"] < 0.15
 
 
