@@ -129,9 +129,17 @@ def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: in
     slots: 5% over on a 1x91x40414 GEMV whose walk is the ISS's to 0.01%). Cached: the search asks
     again for every batch."""
     cfg = GemminiConfig(dim=dim)
-    loops = gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), cfg, out_int8=KERNEL_OUT_INT8,
-                               b_padded=b_padded)
+    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded)
     return loop_ws_gemmini_cycles(loops, cfg), loop_ws_end_to_end(loops, cfg)
+
+
+@functools.lru_cache(maxsize=4096)
+def _loop_ws_loops(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int,
+                   b_padded: bool) -> tuple:
+    """schedule.gemm_loop_ws_loops of the GEMM kernel's programs (read-only), shared by the walk and
+    the energy: the search asks for both of every pointwise candidate."""
+    return tuple(gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), GemminiConfig(dim=dim),
+                                    out_int8=KERNEL_OUT_INT8, b_padded=b_padded))
 
 
 def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: GemminiConfig, *,
@@ -724,8 +732,7 @@ def loop_ws_energy(M: int, N: int, K: int, block_m: int, block_n: int, block_k: 
     loops): loop_ws_stream_counts priced by baco.gemmini.energy.energy_pj, the cycle model's sum.
     Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
-    loops = gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), cfg, out_int8=KERNEL_OUT_INT8,
-                               b_padded=b_padded)
+    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded)
     return energy.energy_pj(loop_ws_stream_counts(loops, cfg), sp_kb=sp_kb, acc_kb=acc_kb, dim=dim) * 1e-6
 
 
