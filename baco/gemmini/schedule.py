@@ -380,6 +380,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
     form = last_step_form(K, s, cfg, b_transposed, b_padded)
 
+    @functools.cache        # a column's programs are mostly alike, and columns of one width are too
     def program(rows, cols, load_b):
         terms = _gemm_program_terms(N, K, s, cfg, form, cols, load_b)
         I, J = -(-rows // d), -(-cols // d)
