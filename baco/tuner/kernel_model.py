@@ -107,11 +107,10 @@ def loop_ws_program(dims, blocks, hw_t, explicit: torch.Tensor, terms, *, b_padd
     them with `terms`; _straight_through) so the search's gradient still sees the factors and the
     hardware; a relaxation's fractional blocks (no program) keep those."""
     B = explicit.shape[0]
-    keys = torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(B) for v in (*dims, *blocks, hw_t[0])], 1)
     walk = torch.full((2, B), math.nan, dtype=torch.float64)
-    for i, key in enumerate(keys.detach().tolist()):
-        whole = [round(v) for v in key] if all(math.isfinite(v) for v in key) else None
-        if whole and all(w >= 1 and abs(w - v) < 1e-6 for w, v in zip(whole, key)):
+    for i, key in enumerate(_rows((*dims, *blocks, hw_t[0]), B)):
+        whole = _whole(key)
+        if whole:
             walk[:, i] = torch.tensor(loop_ws_walk(*whole, b_padded=b_padded), dtype=torch.float64)
     gemmini = _straight_through(explicit, walk[0])
     return gemmini, _straight_through(gemm_end_to_end(gemmini, terms, hw_t, loop_ws=True, dims=dims), walk[1])
@@ -474,13 +473,26 @@ def _loop_ws_energy_rows(dims, blocks, hw_t) -> torch.Tensor:
     """loop_ws_energy [B] of B GEMMs (dims M, N, K and blocks, numbers or [B]) on hw_t [B]; nan where
     a relaxation's fractional blocks or hardware make no program."""
     B = hw_t[0].shape[0]
-    keys = torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(B) for v in (*dims, *blocks, *hw_t)], 1)
     out = torch.full((B,), math.nan, dtype=torch.float64)
-    for i, key in enumerate(keys.detach().tolist()):
-        whole = [round(v) for v in key[:7]] if all(math.isfinite(v) for v in key) else None
-        if whole and all(w >= 1 and abs(w - v) < 1e-6 for w, v in zip(whole, key)) and min(key[7:]) > 0:
+    for i, key in enumerate(_rows((*dims, *blocks, *hw_t), B)):
+        whole = _whole(key[:7])
+        if whole and all(math.isfinite(v) and v > 0 for v in key[7:]):
             out[i] = loop_ws_energy(*whole, *key[7:])
     return out
+
+
+def _rows(values, B) -> list:
+    """The B rows of `values` (numbers or [B] tensors) as lists of floats."""
+    return torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(B) for v in values], 1).detach().tolist()
+
+
+def _whole(key):
+    """`key`'s values as ints when each is a whole number of at least 1 (a program's sizes), else
+    None (a relaxation's fractional blocks or hardware make no program)."""
+    if not all(math.isfinite(v) for v in key):
+        return None
+    whole = [round(v) for v in key]
+    return whole if all(w >= 1 and abs(w - v) < 1e-6 for w, v in zip(whole, key)) else None
 
 
 def _straight_through(explicit: torch.Tensor, loop_conv: torch.Tensor) -> torch.Tensor:
