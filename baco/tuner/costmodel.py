@@ -469,13 +469,14 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     # and chunks to load and compute): the programs of each class, full and last, cost what they
     # would cost all alike, and so do the steps, in proportion (the four classes in one batch)
     B = temporal.shape[0]
-    four = lambda x: torch.as_tensor(x).expand(B).repeat(4)     # noqa: E731
     last_m, last_k = M - (programs_m - 1) * bm, Kd - (k_steps - 1) * bk
-    rows_m = torch.cat([four(bm)[:2 * B], four(last_m)[:2 * B]])
-    k_block = torch.cat([four(bk)[:B], four(last_k)[:B]]).repeat(2)
     m_share, k_share = (programs_m - 1) / programs_m, (k_steps - 1) / k_steps
-    share = torch.cat([four(m_share * k_share)[:B], four(m_share * (1 - k_share))[:B],
-                       four((1 - m_share) * k_share)[:B], four((1 - m_share) * (1 - k_share))[:B]])
+    # (rows, K step, share of the programs' steps) of each class: full/last row block x full/last K step
+    classes = [(bm, bk, m_share * k_share), (bm, last_k, m_share * (1 - k_share)),
+               (last_m, bk, (1 - m_share) * k_share), (last_m, last_k, (1 - m_share) * (1 - k_share))]
+    batch = lambda xs: torch.cat([torch.as_tensor(x).expand(B) for x in xs])     # noqa: E731
+    four = lambda x: batch([x] * 4)     # noqa: E731
+    rows_m, k_block, share = (batch(c[i] for c in classes) for i in range(3))
     terms = kernel_program_terms(four(hw[0]), (four(bm), four(bn), k_block), rows_m=rows_m,
                                  programs=four(programs_m * _ceil(N / bn)), k_steps=four(k_steps),
                                  no_k_loop=four(torch.as_tensor(Kd) == 1), out_int8=out_int8,
