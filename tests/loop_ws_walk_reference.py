@@ -42,15 +42,17 @@ class _Walk:
         self.ldd_walked = False
         # ld, ex, st, clock, freed x2, computed x2, (first, last) read x2
         self.t = [0.0] * (4 + 3 * CONCURRENT_LOOPS + 2)
+        self.t[4 + CONCURRENT_LOOPS:4 + 2 * CONCURRENT_LOOPS] = [-math.inf] * CONCURRENT_LOOPS    # nothing computed yet
         self.ld_ring = [0.0] * cfg.rs_ld
         self.ex_ring = [0.0] * max(1, cfg.rs_ex // 2)
 
     def run(self, loops) -> float:
         for n, lp in enumerate(loops):
             self._loop(lp, loops[n + 1] if n + 1 < len(loops) else None)
-        ld, ex, st, clock = self.t[:4]
+        ld, _, st, clock = self.t[:4]
         k = self.k
-        end = max(st + k.dram_latency, ex + k.array_depth_factor * self.cfg.dim, ld + k.dram_latency)
+        computed = max(self.t[4 + CONCURRENT_LOOPS:4 + 2 * CONCURRENT_LOOPS])     # the last compute's end
+        end = max(st + k.dram_latency, computed + k.array_depth_factor * self.cfg.dim, ld + k.dram_latency)
         return max(end, clock) if self.cpu else end
 
     def _dma(self, rows, row_bytes):
@@ -250,7 +252,8 @@ class _Walk:
                     t = max(t, landed(b_k[c]) if lp.load_b else raw_b_ready) + n * group
             e = max(t, start + occ[0] + depth)
         ex = max(t, last_read)
-        T[COMPUTED + slot] = ex
+        # the last compute ended before the array takes new weights (DIM rows after a short compute)
+        T[COMPUTED + slot] = max(done[-1], t - (0.0 if lp.b_transposed else group - sum(occ)), last_read)
         # the computes' entries, the last I of each (k, j) group ending back to back at the loop's end
         n_ex = I * J * K
         for c in range(max(0, n_ex - len(self.ex_ring) - 1), n_ex):
@@ -267,4 +270,6 @@ class _Walk:
             if len(out) > cfg.rs_st:     # the loop's own store rs_st before its last
                 issued = max(issued, out[-1 - cfg.rs_st] + lat)
         T[FREED + slot] = issued
+        if not stores:      # the next loop accumulates into these rows, as the next k step
+            ex = max(ex, start + occ[0] + depth)
         T[:4] = [ld, ex, st, clock]

@@ -14,7 +14,8 @@ k blocks a command, B a k row of up to MAX_BLOCK_LEN blocks); the execute FSM k 
 the loads of its k step, each (k, j) weight block preloaded under the previous compute (DIM rows
 at least; a transposed B's through the transposer, a compute of its own) unless it lands after
 that compute (then it moves in alone), a k step no faster than
-the accumulator rows it rewrites come back through the array;
+the accumulator rows it rewrites come back through the array (the next loop's first, when this one
+stores no C: it accumulates into the same rows);
 StC behind the last k step's computes, then the next loop that stores C uses the other
 accumulator half and waits for the stores that read it before (their data out). A loop takes a
 slot once the loop two before it has issued its last command, and the CPU waits for that.
@@ -139,12 +140,13 @@ def _group_cycles(occ: list, cfg: GemminiConfig, b_transposed: bool = False) -> 
 
 
 # the walk's state, one vector of times: when the loader, the array and the store unit are next
-# free and the CPU's clock; per loop slot when its last loop issued its last command (FREED) and
-# when the computes reading its scratchpad half ended (COMPUTED); per accumulator half the first
-# and last store that read it, their data out (READ: first, last); then the reservation stations'
-# entries, oldest first, as _Walk lays them out: when each of the last rs_ld loads and rs_ex / 2
-# computes releases its entry (its data landed, its results out of the array), which is when a
-# later command of the unit is dispatched into it
+# free (the array: for the next loop's weights) and the CPU's clock; per loop slot when its last
+# loop issued its last command (FREED) and when the last compute reading its scratchpad half ended
+# (COMPUTED, -inf before any; a short last compute ends before the array is free for new weights,
+# DIM rows after it began); per accumulator half the first and last store that read it, their data
+# out (READ: first, last); then the reservation stations' entries, oldest first, as _Walk lays them
+# out: when each of the last rs_ld loads and rs_ex / 2 computes releases its entry (its data landed,
+# its results out of the array), which is when a later command of the unit is dispatched into it
 LD, EX, ST, CLOCK = range(4)
 FREED = 4
 COMPUTED = FREED + CONCURRENT_LOOPS
@@ -170,12 +172,14 @@ class _Walk:
         self.EXR = self.LDR + self.ld_ring
         self.size = self.EXR + self.ex_ring
         self.t = [0.0] * self.size
+        self.t[COMPUTED:READ] = [-math.inf] * CONCURRENT_LOOPS     # no computes read a slot's half yet
 
     def run(self, items) -> float:
         self._items(items, None)
-        ld, ex, st, clock = self.t[:4]
+        ld, _, st, clock = self.t[:4]
         k = self.k
-        end = max(st + k.dram_latency, ex + k.array_depth_factor * self.cfg.dim, ld + k.dram_latency)
+        computed = max(self.t[COMPUTED:READ])   # the last compute's end (ex: the array free for new weights)
+        end = max(st + k.dram_latency, computed + k.array_depth_factor * self.cfg.dim, ld + k.dram_latency)
         # to a millionth of a cycle: the extrapolation's rounding differs from a step-by-step walk's
         # in the last bits, and callers rank candidates whose walks tie exactly
         return round(max(end, clock) if self.cpu else end, 6)
@@ -394,16 +398,19 @@ class _Walk:
         e = max(ex, 0.0 if lp.bias else first_read)
         d, computes, group, rest, first_depth = cfg.dim, terms.computes, terms.group, terms.rest, terms.first_depth
         rest_raw = raw_b_ready + rest if terms.rest_waits_raw_b else -math.inf
-        t = start = e
+        t = start = last = e
         for first, first_after, a_first, a_first_after, a_wait, a_wait_after, b_wait, b_wait_after in terms.steps:
             ready = max(t0 + first, t1 + first_after, raw_b_ready)
             start = ready + d if ready > e else e       # late weights move in alone
             start = max(start, t0 + a_first, t1 + a_first_after)        # and A's first rows
-            t = max(computes + max(start, t0 + a_wait, t1 + a_wait_after), start + group)
+            last = computes + max(start, t0 + a_wait, t1 + a_wait_after)     # the (k, 0) group's last compute
+            t = max(last, start + group)
             t = max(t + rest, t0 + b_wait, t1 + b_wait_after, rest_raw)
             e = max(t, start + first_depth)             # the next k step rewrites these rows
         ex = max(t, last_read)
-        T[COMPUTED + slot] = ex
+        # the loop's last compute ended before the array is free for new weights (a short compute
+        # leaves the DIM rows a preload streams in during it): the slot's A rows are read then
+        T[COMPUTED + slot] = max(last, t - (0.0 if lp.b_transposed else group - computes), last_read)
         depth = k.array_depth_factor * d
         # the last compute's dispatch: behind the last load's, once the entry rs_ex / 2 computes before
         # it frees (its results out of the array)
@@ -423,6 +430,8 @@ class _Walk:
             if len(ends) == 3:
                 issued = max(issued, ends[2] + lat)
         T[FREED + slot] = issued
+        if not lp.store:    # the next loop accumulates into these rows: as the next k step, above
+            ex = max(ex, start + first_depth)
         T[LD], T[EX], T[ST], T[CLOCK] = ld, ex, st, clock
 
 
