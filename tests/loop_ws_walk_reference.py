@@ -69,8 +69,9 @@ class _Walk:
         cfg, k, dma = self.cfg, self.k, self._dma
         d, mbl = cfg.dim, cfg.max_block_len
         I, J = lp.I, lp.J
-        raw_b = [dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
-                 for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)]     # a mvin a DIM rows
+        raw_b = [dma(min(d, lp.raw_b - r0), (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0))
+                     * cfg.input_bytes)
+                 for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)]     # a mvin a DIM rows of B's columns
         a_ready, b_ready, load_ends = self._operand_loads(lp)
         occ = _compute_cycles(lp, cfg, k)
         c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes

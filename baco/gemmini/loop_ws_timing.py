@@ -478,8 +478,8 @@ class _LoopTerms:
         def rows(i):
             return d - (lp.pad_i if i == I - 1 else 0)
 
-        raw = [dma(min(d, lp.raw_b - r0), min(mbl, J - j0) * d * cfg.input_bytes)
-               for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)]     # a mvin a DIM rows
+        raw = [dma(min(d, lp.raw_b - r0), (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0)) * cfg.input_bytes)
+               for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)]  # a mvin a DIM rows of B's columns
         self.raw_b, self.raw_b_cmds = sum(raw), len(raw)
         self.raw_b_row = self.raw_b / max(1, len(raw))
         self.ldd = sum(dma(rows(i), (min(acc_mbl, J - j0) * d - (lp.pad_j if j0 + acc_mbl >= J else 0)) * cfg.acc_bytes)
