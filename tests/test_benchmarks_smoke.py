@@ -35,6 +35,7 @@ SMOKE = {
     "instruction_mix.py": (["--smoke"], 0),
     "kernels.py": (["--smoke"], 0),
     "loop_check.py": (["--smoke"], 0),
+    "loop_ws_walk.py": (["--smoke", "--dims", "16,128"], 0),
     "models.py": (["--smoke"], 0),
     "network.py": (["--smoke"], 0),
     "rtl_calibration.py": (["--rows", "10"], 0),
