@@ -191,6 +191,9 @@ def test_design_from_baco_tune(tmp_path):
     assert_bit_exact(compiled, seeded_inputs((2, 3, 17, 15)))
 
 
+# 28 CPU s (twenty compiled conv kernels): the default run's whole CNN is test_small_cnn_bit_exact (conv, a fused
+# max-pool, a residual add on Gemmini, the CPU's average pool, a linear); resnet18 at full depth runs with -m slow
+@pytest.mark.slow
 def test_resnet18_bit_exact():
     model = torchvision_model("resnet18", (2, 3, 32, 32))
     x = torch.randn(1, 3, 32, 32)
