@@ -42,7 +42,8 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
-from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
+from baco.gemmini.loop_conv_timing import (COUNT_KEYS, loop_conv_stream_cycles, program_conv_tiles,
+                                          tile_counts)
 from baco.gemmini.loop_ws_timing import LoopWs, library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    GemmSchedule, explicit_gemm_instructions, explicit_stream_cycles,
@@ -751,26 +752,12 @@ def loop_ws_energy(M: int, N: int, K: int, block_m: int, block_n: int, block_k: 
 def loop_conv_stream_counts(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
                             out_int8: bool = KERNEL_OUT_INT8) -> dict:
     """What a sequence of LOOP_CONV_WS `tiles` (as _library_conv_tiles gives them) moves and
-    computes, as the cycle model counts it (library_conv_counts says how)."""
-    d = cfg.dim
-    c = dict.fromkeys(("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
-                       "accumulator_writes", "dram_bytes_in", "dram_bytes_out"), 0)
-    for (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols), times in \
-            collections.Counter(tiles).items():        # a layer's programs are few kinds of tile
-        pixels = B * orows * ocols
-        weights = kr * kc * ich * och
-        inputs = B * -(-irows >> downsample) * -(-icols >> downsample) * ich
-        groups = kr * math.ceil(kc / packed_pixels(ich, kc, dilation, downsample, d)) * math.ceil(ich / d)
-        c["macs"] += times * (pixels * weights)
-        c["registers"] += times * weights
-        c["scratchpad_reads"] += times * (weights + pixels * kr * kc * ich * math.ceil(och / d))
-        c["scratchpad_writes"] += times * (weights + inputs + B * ((irows + pad_rows) * (icols + pad_cols) - irows * icols) * ich)
-        c["dram_bytes_in"] += times * (weights + inputs)
-        c["accumulator_reads"] += times * (pixels * och * groups)
-        c["accumulator_writes"] += times * (pixels * och * (groups + first))
-        if last:
-            c["accumulator_reads"] += times * (pixels * och)
-            c["dram_bytes_out"] += times * (pixels * och * (cfg.input_bytes if out_int8 else cfg.acc_bytes))
+    computes, as the cycle model counts LoopConv's commands (baco.gemmini.loop_conv_timing.tile_counts,
+    the commands of baco.gemmini.loop_conv_stream)."""
+    c = dict.fromkeys(COUNT_KEYS, 0)
+    for tile, times in collections.Counter(tiles).items():        # a layer's programs are few kinds of tile
+        for key, value in tile_counts(cfg, dilation, downsample, out_int8, False, tile).items():
+            c[key] += times * value
     return c
 
 
