@@ -38,6 +38,12 @@ def undilated(x: int, input_dilated: int) -> int:
     return (x + input_dilated) >> input_dilated
 
 
+def packed_pixels(ich: int, kc: int, dil: int, downsample: int, dim: int) -> int:
+    """Kernel columns per array row (sp_tiled_conv's first-layer packing, max_pixels_per_row): DIM/ich
+    of a tile's kc, for a tile of at most DIM input channels, undilated and not downsampled."""
+    return 1 if ich > dim or dil > 1 or downsample else min(dim // ich, kc)
+
+
 class ConvTile(NamedTuple):
     """The shape of one LOOP_CONV_WS (LoopConv's derived parameters, no addresses): `batches`
     images of orows x ocols output pixels and ochs output channels over krows x kcols taps and

@@ -11,14 +11,9 @@ import math
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import CONCURRENT_LOOPS
 from baco.gemmini.loop_conv_stream import (ConvTile, bias_row, compute_images, compute_runs, execute_block_count,
-                                           execute_blocks, input_images, input_row, input_rows, pooled_stores,
-                                           store_row, weight_blocks)
+                                           execute_blocks, input_images, input_row, input_rows, packed_pixels,
+                                           pooled_stores, store_row, weight_blocks)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
-
-
-def packed_pixels(ich: int, kc: int, dil: int, downsample: int, dim: int) -> int:
-    """Kernel columns per array row (sp_tiled_conv's first-layer packing, max_pixels_per_row)."""
-    return 1 if ich > dim or dil > 1 or downsample else min(dim // ich, kc)
 
 
 def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,

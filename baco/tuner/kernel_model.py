@@ -41,7 +41,7 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
-from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
+from baco.gemmini.heuristics import library_conv_tiles, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.loop_conv_timing import (COUNT_KEYS, loop_conv_stream_cycles, program_conv_tiles,
                                           tile_counts)
 from baco.gemmini.loop_ws_timing import LoopWs, library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
@@ -616,41 +616,24 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
     """(tiled_conv_auto's tiles as (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows,
     pad_cols) in tiled_conv's loop order, downsample) of `layer` run unpadded as
-    baco.design.time_default_conv runs it (a strided 1x1 layer over its 2P x 2Q input through the
-    downsampling path). irows x icols: the input pixels a tile reads (LoopConv moves stride - 1
-    columns past its last window, up to the image's edge); pad_rows x pad_cols: the padding rows and
-    columns it fills with zeros (none here). A depthwise layer runs tiled_conv_dw_auto (baco.sim.clib.depthwise_stream):
-    one single-channel LOOP_CONV_WS per tile and channel, the channel loop inside the output tile's:
-    the tiles of the one-channel convolution, each once per channel."""
-    if layer.depthwise:
-        tiles, downsample = _library_conv_tiles(replace(layer, K=1, depthwise=False), cfg)
-        return [t for t in tiles for _ in range(layer.K)], downsample
-    kdim, stride, dil = layer.R, layer.Hstride, layer.Hdilation
+    baco.design.default_conv_stream runs it (a strided 1x1 layer over its 2P x 2Q input through the
+    downsampling path; a depthwise layer through tiled_conv_dw_auto, one single-channel LOOP_CONV_WS
+    per tile and channel): baco.gemmini.heuristics.library_conv_tiles, the tiles baco.sim.clib
+    issues. irows x icols: the input pixels a tile reads inside the image; pad_rows x pad_cols: the
+    rows and columns past it that LoopConv fills with zeros (the stride - 1 it moves past its last
+    window, where that is beyond the image's edge)."""
     H, W = layer.input_rows, layer.input_cols
-    if kdim == 1 and stride == 2:
+    if layer.R == 1 and layer.Hstride == 2 and not layer.depthwise:
         H, W = 2 * layer.P, 2 * layer.Q
-    downsample = int(stride == 2 and kdim == 1 and H % 2 == 0 and W % 2 == 0)
-    P, Q = layer.P, layer.Q
-    batches, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
-        layer.N, H, W, layer.C, layer.K, kdim, stride=stride, kernel_dilation=dil, config=cfg)
+    _, downsample, library = library_conv_tiles(layer.N, H, W, layer.C, layer.K, layer.R, cfg, stride=layer.Hstride,
+                                                dilation=layer.Hdilation, depthwise=layer.depthwise)
+    stride, dil = layer.Hstride, layer.Hdilation
     tiles = []
-    for b in range(0, layer.N, batches):
-        for prow in range(0, P, porows):
-            for pcol in range(0, Q, pocols):
-                for poch in range(0, layer.K, pochs):
-                    for krow in range(0, kdim, krows):
-                        for kcol in range(0, kdim, kcols):
-                            for kch in range(0, layer.C, kchs):
-                                orows, ocols = min(porows, P - prow), min(pocols, Q - pcol)
-                                kr, kc = min(krows, kdim - krow), min(kcols, kdim - kcol)
-                                irow, icol = prow * stride + krow * dil, pcol * stride + kcol * dil
-                                tiles.append((min(batches, layer.N - b), orows, ocols, min(pochs, layer.K - poch),
-                                              kr, kc, min(kchs, layer.C - kch),
-                                              min(orows * stride + dil * (kr - 1), H - irow),
-                                              min(ocols * stride + dil * (kc - 1), W - icol),
-                                              krow == 0 and kcol == 0 and kch == 0,
-                                              krow + kr >= kdim and kcol + kc >= kdim and kch + kchs >= layer.C,
-                                              0, 0))
+    for t in library:
+        pad_rows, pad_cols = t.upad + t.dpad, t.lpad + t.rpad
+        tiles.append((t.batches, t.orows, t.ocols, t.ochs, t.krows, t.kcols, t.kchs,
+                      t.orows * stride + dil * (t.krows - 1) - pad_rows, t.ocols * stride + dil * (t.kcols - 1) - pad_cols,
+                      t.first, t.last, pad_rows, pad_cols))
     return tiles, downsample
 
 
