@@ -2,7 +2,9 @@
 LOOP_CONV_WS tiles (the C library's tiled_conv_auto tiles, or the programs baco's conv kernel
 compiles to, one LOOP_CONV_WS each), so that the compiler's default conv schedule
 (baco.gemmini.schedule) and the tuner's models (baco.tuner.kernel_model) price LoopConv the same
-way. Pure Python: imports only baco.gemmini."""
+way. A tile's commands (its loads, computes and stores, and what tile_counts counts) are
+baco.gemmini.loop_conv_stream's, the ones baco.sim.loops issues; the walk models how LoopConv's
+FSMs overlap them. Pure Python: imports only baco.gemmini."""
 from __future__ import annotations
 
 import functools
@@ -18,7 +20,7 @@ from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 
 def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                        rows: int, block_m: int, block_n: int, depthwise: bool = False,
-                       channels: int | None = None) -> tuple[list, list]:
+                       channels: int | None = None, downsample: bool = False) -> tuple[list, list]:
     """(tiles, scratchpad halves): the LOOP_CONV_WS of each program of an N x P x Q x K convolution
     (C input channels, R x S taps, one stride and dilation) compiled with `rows` output rows of
     `block_m` columns and `block_n` output channels a program (baco/kernels/conv.py,
@@ -36,7 +38,10 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     input channels per LOOP_CONV_WS (baco.gemmini.schedule.loop_conv_channels; all C by default):
     a program of more is that many LOOP_CONV_WS over consecutive channel blocks, the first zero
     filling (or loading the bias), the last storing, their halves alternating (the pass's a_spad_id:
-    the parity of the program ids' sum times the blocks plus the block)."""
+    the parity of the program ids' sum times the blocks plus the block). `downsample`: the programs
+    set LoopConv's downsample flag (baco.gemmini.schedule.loop_conv_downsamples); the loader moves a
+    column run's pixels in pairs, so the pass leaves an odd right padding's first column out of the
+    padding (the tile's last pixel read is then inside the image, one column past the input)."""
     H, W = (P - 1) * stride + (R - 1) * dilation + 1, (Q - 1) * stride + (S - 1) * dilation + 1
     bm, bn = min(block_m, Q), min(block_n, K)
     chs = C if depthwise or channels is None else channels
@@ -49,6 +54,8 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
             ocols = bm if rows > 1 else min(bm, Q - q0)
             tile_cols = ocols * stride + dilation * (S - 1)
             icols = min(tile_cols, W - q0 * stride)
+            if downsample and (tile_cols - icols) % 2:
+                icols += 1
             groups = {}     # a program's tiles by its (output rows, input rows): most programs are alike
             image = []      # one image's programs as runs of equal ones: [program's tiles, count]
             for p0 in range(0, P, rows):

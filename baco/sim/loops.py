@@ -258,6 +258,10 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: 
 # input/weight address skips that load (as a zero bias address does), depthwise weights
 # are read at krow·kernel_dim + kcol (one channel per loop, as the C library issues it).
 #
+# The commands each FSM issues, their rows and columns and the loop indices they are issued at,
+# are baco.gemmini.loop_conv_stream's (one description, which the LoopConv walk prices and the
+# tuner counts too); the functions below add the local and DRAM addresses and the fields.
+#
 # Order: the FSMs run concurrently in hardware behind an arbiter, but the execute FSM
 # waits until every load of its loop has been issued and the store FSM until the execute
 # FSM is done, so the program order used here is bias → weights → inputs → execute → store.
@@ -461,9 +465,9 @@ class _ConvLayout:
 def _conv(cfg, st, f, c):
     """The LoopConv FSMs' commands for derived parameters `c` (conv_params), tagged by FSM, in
     program order: bias → weights → inputs → execute → store."""
-    if not (c["batches"] and c["orows"] and c["ocols"] and c["ochs"] and c["krows"] and c["kcols"] and c["kchs"]):
-        return
     lay = _ConvLayout(cfg, st, f, c)
+    if lay.tile.empty():
+        return
     if c["bias_addr"]:
         yield from _conv_bias(cfg, f, c, lay)
     if c["weights_addr"]:

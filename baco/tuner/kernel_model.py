@@ -642,7 +642,7 @@ def _program_conv_tiles(layer: Layer, schedule: GemmSchedule, channels: int | No
     `schedule`, `channels` input channels a LOOP_CONV_WS (baco.gemmini.loop_conv_timing.program_conv_tiles)."""
     return program_conv_tiles(layer.N, layer.P, layer.Q, layer.K, layer.C, layer.R, layer.S, layer.Hstride,
                               layer.Hdilation, schedule.rows, schedule.block_m, schedule.block_n, layer.depthwise,
-                              channels=channels)
+                              channels=channels, downsample=loop_conv_downsamples(layer.R, layer.S, layer.Hstride))
 
 
 def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
