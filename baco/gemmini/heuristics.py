@@ -218,28 +218,22 @@ class LibraryConvTile(NamedTuple):
     last: bool
 
 
-def _library_tile(g: dict, pos: tuple, sizes: list) -> LibraryConvTile:
-    """sp_tiled_conv's arithmetic for the tile at `pos` (b, porow, pocol, poch, krow, kcol, kch) of
-    tiled_conv_auto's `sizes` in the layer geometry `g`."""
-    b, porow, pocol, poch, krow, kcol, kch = pos
-    batches, porows, pocols, pochs, krows, kcols, kchs = sizes
-    N, H, W, C, K, kdim = g["N"], g["H"], g["W"], g["C"], g["K"], g["kernel_dim"]
-    stride, padding, dil, pstride, psize = g["stride"], g["padding"], g["dilation"], g["pstride"], g["psize"]
-    orow, ocol = porow * pstride - g["ppad"], pocol * pstride - g["ppad"]     # the tile's first conv output
-    porows_, pocols_ = min(porows, g["PP"] - porow), min(pocols, g["PQ"] - pocol)
-    kr, kc, ich = min(krows, kdim - krow), min(kcols, kdim - kcol), min(kchs, C - kch)
-    orows_, ocols_ = porows_ * pstride + psize - 1, pocols_ * pstride + psize - 1
-    pupad, pdpad = max(0, -orow), max(0, orow + orows_ - g["P"])
-    plpad, prpad = max(0, -ocol), max(0, ocol + ocols_ - g["Q"])
-    orows, ocols = orows_ - pupad - pdpad, ocols_ - plpad - prpad
-    irow, icol = max(orow, 0) * stride + krow * dil - padding, max(ocol, 0) * stride + kcol * dil - padding
-    irows, icols = orows * stride + dil * (kr - 1), ocols * stride + dil * (kc - 1)     # LoopConv's input tile
-    upad, lpad = max(0, -irow), max(0, -icol)
-    return LibraryConvTile(b, porow, pocol, poch, krow, kcol, kch, min(batches, N - b), porows_, pocols_,
-                           min(pochs, K - poch), kr, kc, ich, orows, ocols, pupad, pdpad, plpad, prpad, irow + upad,
-                           icol + lpad, upad, max(0, irow + irows - H), lpad, max(0, icol + icols - W),
-                           krow == 0 and kcol == 0 and kch == 0,
-                           krow + kr >= kdim and kcol + kc >= kdim and kch + ich >= C)
+def _library_axis(pooled: int, out: int, image: int, pos: int, size: int, kpos: int, ksize: int, kdim: int,
+                  g: dict) -> tuple:
+    """sp_tiled_conv's arithmetic along one image axis (rows or columns) for the tile at pooled
+    position pos (size pooled outputs) and kernel position kpos (ksize taps) of an axis of `pooled`
+    pooled outputs, `out` conv outputs and `image` input pixels: (pooled outputs, conv outputs,
+    pooling pads before/after, first input pixel read inside the image, padding before/after,
+    taps)."""
+    stride, dil, pstride = g["stride"], g["dilation"], g["pstride"]
+    first = pos * pstride - g["ppad"]           # the tile's first conv output
+    n_pooled, taps = min(size, pooled - pos), min(ksize, kdim - kpos)
+    span = n_pooled * pstride + g["psize"] - 1
+    plo, phi = max(0, -first), max(0, first + span - out)
+    n = span - plo - phi
+    start = max(first, 0) * stride + kpos * dil - g["padding"]
+    lo = max(0, -start)
+    return n_pooled, n, plo, phi, start + lo, lo, max(0, start + n * stride + dil * (taps - 1) - image), taps
 
 
 def library_conv_tiles(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, config: GemminiConfig, *,
@@ -261,7 +255,17 @@ def library_conv_tiles(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, 
     g = dict(N=N, H=H, W=W, C=1 if depthwise else C, K=K, kernel_dim=kernel_dim, stride=stride, padding=padding,
              dilation=dilation, P=P, Q=Q, PP=PP, PQ=PQ, psize=psize, pstride=pstride, ppad=ppad)
     batches, porows, pocols, pochs, krows, kcols, kchs = sizes
-    loops = (range(0, N, batches), range(0, PP, porows), range(0, PQ, pocols), range(0, K, pochs),
-             range(0, kernel_dim, krows), range(0, kernel_dim, kcols), range(0, g["C"], kchs))
-    tiles = [_library_tile(g, pos, sizes) for pos in itertools.product(*loops)]
+    rows = {(p, k): _library_axis(PP, P, H, p, porows, k, krows, kernel_dim, g)
+            for p in range(0, PP, porows) for k in range(0, kernel_dim, krows)}
+    cols = {(p, k): _library_axis(PQ, Q, W, p, pocols, k, kcols, kernel_dim, g)
+            for p in range(0, PQ, pocols) for k in range(0, kernel_dim, kcols)}
+    tiles = []
+    for b, porow, pocol, poch, krow, kcol, kch in itertools.product(
+            range(0, N, batches), range(0, PP, porows), range(0, PQ, pocols), range(0, K, pochs),
+            range(0, kernel_dim, krows), range(0, kernel_dim, kcols), range(0, g["C"], kchs)):
+        r, c, ich = rows[porow, krow], cols[pocol, kcol], min(kchs, g["C"] - kch)
+        tiles.append(LibraryConvTile(b, porow, pocol, poch, krow, kcol, kch, min(batches, N - b), r[0], c[0],
+                                     min(pochs, K - poch), r[7], c[7], ich, r[1], c[1], r[2], r[3], c[2], c[3], r[4],
+                                     c[4], r[5], r[6], c[5], c[6], krow == 0 and kcol == 0 and kch == 0,
+                                     krow + r[7] >= kernel_dim and kcol + c[7] >= kernel_dim and kch + ich >= g["C"]))
     return {**g, "C": C}, downsample, tiles
