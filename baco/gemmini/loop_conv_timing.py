@@ -304,19 +304,22 @@ COUNT_KEYS = ("macs", "registers", "scratchpad_reads", "scratchpad_writes", "acc
               "accumulator_writes", "dram_bytes_in", "dram_bytes_out")
 
 
+@functools.lru_cache(maxsize=65536)
 def tile_counts(cfg: GemminiConfig, dilation: int, downsample: int, out_int8: bool, bias: bool, tile: tuple) -> dict:
     """What one LOOP_CONV_WS tile (loop_conv_stream_cycles' tuple) moves and computes, its commands
     (baco.gemmini.loop_conv_stream's) counted as the cycle model counts them (baco.sim.timing's
     stats): each mvin's rows x cols written (its bytes read from DRAM unless from address 0), each
     weight block's registers and scratchpad reads once, each compute's A rows read, its MACs and
     its output rows read and written in the accumulator, each mvout's rows read (pooled: every
-    window position) and stored."""
+    window position) and stored. Cached across walks, as _tile_costs is (callers must not change
+    the dict)."""
     d, ib = cfg.dim, cfg.input_bytes
     t = conv_tile(d, dilation, downsample, *tile[:13])
     first, last, pool = tile[9], tile[10], tile[13] if len(tile) > 13 else None
     c = dict.fromkeys(COUNT_KEYS, 0)
     if first:
-        bias_elems = t.batches * t.orows * sum(rows * cols for _, _, rows, cols in bias_row(t, d, cfg.max_block_len_acc))
+        bias_mvins = bias_row(t, d, cfg.max_block_len_acc)
+        bias_elems = t.batches * t.orows * sum(rows * cols for _, _, rows, cols in bias_mvins)
         c["accumulator_writes"] += bias_elems
         c["dram_bytes_in"] += bias_elems * cfg.acc_bytes if bias else 0
     weights = sum(t.krows * t.kcols * rows * cols for _, tap in weight_blocks(t, d, cfg.max_block_len)

@@ -631,9 +631,10 @@ def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
     tiles = []
     for t in library:
         pad_rows, pad_cols = t.upad + t.dpad, t.lpad + t.rpad
-        tiles.append((t.batches, t.orows, t.ocols, t.ochs, t.krows, t.kcols, t.kchs,
-                      t.orows * stride + dil * (t.krows - 1) - pad_rows, t.ocols * stride + dil * (t.kcols - 1) - pad_cols,
-                      t.first, t.last, pad_rows, pad_cols))
+        irows = t.orows * stride + dil * (t.krows - 1) - pad_rows
+        icols = t.ocols * stride + dil * (t.kcols - 1) - pad_cols
+        tiles.append((t.batches, t.orows, t.ocols, t.ochs, t.krows, t.kcols, t.kchs, irows, icols, t.first, t.last,
+                      pad_rows, pad_cols))
     return tiles, downsample
 
 
