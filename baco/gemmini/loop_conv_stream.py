@@ -6,7 +6,8 @@ three users share, so that a change to a stream changes all of them:
 - baco.sim.loops builds the FSMs' commands from it, adding local and DRAM addresses and fields;
 - the LoopConv walk (baco.gemmini.loop_conv_timing) prices the same commands (its per-tile
   loads and stores, its computes' count and rows);
-- baco.tuner.kernel_model counts them (stream_counts: what the cycle model's stats add up).
+- loop_conv_timing.tile_counts counts them as the cycle model's stats do (baco.tuner.kernel_model's
+  LoopConv and library conv energy).
 
 Each FSM is given in factored form, a short list of commands its outer loops repeat, so that
 the walk prices a tile without enumerating commands one by one:
