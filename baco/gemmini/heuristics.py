@@ -1,9 +1,13 @@
 """The Gemmini C library's tiling heuristics (gemmini-rocc-tests include/gemmini.h,
 gemmini-isa.md §5), reproduced for any GemminiConfig: `tiled_matmul_auto` and
-`tiled_conv_auto`. Tile factors count DIM×DIM blocks (matmul) or elements (conv)."""
+`tiled_conv_auto`. Tile factors count DIM×DIM blocks (matmul) or elements (conv).
+`library_conv_tiles` enumerates the tiles tiled_conv (tiled_conv_dw) runs with them, one
+sp_tiled_conv call each: baco.sim.clib adds their addresses, the tuner's library model walks them."""
 from __future__ import annotations
 
+import itertools
 import math
+from typing import NamedTuple
 
 from baco.gemmini.config import GemminiConfig, loop_unit_half
 
@@ -153,3 +157,115 @@ def tiled_conv_auto(batch_size: int, in_row_dim: int, in_col_dim: int, in_channe
                 args = trial
                 changed = True
     return args
+
+
+def conv_geometry(H: int, W: int, kernel_dim: int, stride: int, padding: int, dilation: int, pool_size: int,
+                  pool_stride: int, pool_padding: int) -> tuple[int, int, int, int, int, int, int]:
+    """(P, Q, pooled P, pooled Q, pool size, pool stride, pool padding) as tiled_conv computes
+    them (no pooling: a 1x1 window of stride 1)."""
+    dil_k = dilation * (kernel_dim - 1) + 1
+    P, Q = (H + 2 * padding - dil_k) // stride + 1, (W + 2 * padding - dil_k) // stride + 1
+    if P < 1 or Q < 1:
+        raise ValueError(f"a {kernel_dim}x{kernel_dim} kernel (dilation {dilation}) does not fit {H}x{W} "
+                         f"with padding {padding}")
+    psize, pstride, ppad = (1, 1, 0) if pool_stride == 0 else (pool_size, pool_stride, pool_padding)
+    return P, Q, (P + 2 * ppad - psize) // pstride + 1, (Q + 2 * ppad - psize) // pstride + 1, psize, pstride, ppad
+
+
+def library_conv_downsamples(H: int, W: int, kernel_dim: int, stride: int, padding: int, pooled: bool,
+                             depthwise: bool = False) -> bool:
+    """tiled_conv's downsampling path: a 1x1 stride-2 layer without padding or pooling over an
+    even-sized input moves its input tile in every other row and column (never tiled_conv_dw)."""
+    return (not depthwise and stride == 2 and kernel_dim == 1 and padding == 0 and not pooled
+            and H % 2 == 0 and W % 2 == 0)
+
+
+class LibraryConvTile(NamedTuple):
+    """One sp_tiled_conv call of tiled_conv: where it is (image b, pooled output row/column,
+    output channel, kernel row/column, input channel it starts at; a depthwise tile's channel is
+    poch), its sizes (images, pooled rows/columns, output channels, kernel rows/columns, input
+    channels, all clipped to the layer), the conv output rows/columns it computes and their
+    pooling pads, the first input row/column it reads inside the image and its padding rows
+    above/below, columns left/right (LoopConv's upad/dpad/lpad/rpad), whether it starts its output
+    tile (loads the bias or zeros) and whether it ends it (stores)."""
+    b: int
+    porow: int
+    pocol: int
+    poch: int
+    krow: int
+    kcol: int
+    kch: int
+    batches: int
+    porows: int
+    pocols: int
+    ochs: int
+    krows: int
+    kcols: int
+    kchs: int
+    orows: int
+    ocols: int
+    pupad: int
+    pdpad: int
+    plpad: int
+    prpad: int
+    irow: int
+    icol: int
+    upad: int
+    dpad: int
+    lpad: int
+    rpad: int
+    first: bool
+    last: bool
+
+
+def _library_axis(pooled: int, out: int, image: int, pos: int, size: int, kpos: int, ksize: int, kdim: int,
+                  g: dict) -> tuple:
+    """sp_tiled_conv's arithmetic along one image axis (rows or columns) for the tile at pooled
+    position pos (size pooled outputs) and kernel position kpos (ksize taps) of an axis of `pooled`
+    pooled outputs, `out` conv outputs and `image` input pixels: (pooled outputs, conv outputs,
+    pooling pads before/after, first input pixel read inside the image, padding before/after,
+    taps)."""
+    stride, dil, pstride = g["stride"], g["dilation"], g["pstride"]
+    first = pos * pstride - g["ppad"]           # the tile's first conv output
+    n_pooled, taps = min(size, pooled - pos), min(ksize, kdim - kpos)
+    span = n_pooled * pstride + g["psize"] - 1
+    plo, phi = max(0, -first), max(0, first + span - out)
+    n = span - plo - phi
+    start = max(first, 0) * stride + kpos * dil - g["padding"]
+    lo = max(0, -start)
+    return n_pooled, n, plo, phi, start + lo, lo, max(0, start + n * stride + dil * (taps - 1) - image), taps
+
+
+def library_conv_tiles(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, config: GemminiConfig, *,
+                       stride: int = 1, padding: int = 0, dilation: int = 1, pool_size: int = 0, pool_stride: int = 0,
+                       pool_padding: int = 0, depthwise: bool = False) -> tuple[dict, int, list]:
+    """(geometry, downsample, tiles) of tiled_conv_auto on an N x H x W x C input, K output channels
+    and a kernel_dim x kernel_dim kernel: tiled_conv_auto's tile sizes and tiled_conv's loop nest
+    (image, pooled output row, column, output channel, kernel row, column, input channel), one
+    LibraryConvTile per sp_tiled_conv call. `geometry`: the layer's dims and conv_geometry's
+    (P, Q, PP, PQ, psize, pstride, ppad). Depthwise: tiled_conv_dw_auto's tiles of one channel
+    (C = K channels) in tiled_conv_dw's nest, the channel loop (poch) inside the output tile's and
+    outside the kernel rows/columns."""
+    P, Q, PP, PQ, psize, pstride, ppad = conv_geometry(H, W, kernel_dim, stride, padding, dilation, pool_size,
+                                                       pool_stride, pool_padding)
+    downsample = int(library_conv_downsamples(H, W, kernel_dim, stride, padding, pool_stride != 0, depthwise))
+    sizes = tiled_conv_auto(N, H, W, 1 if depthwise else C, 1 if depthwise else K, kernel_dim, stride=stride,
+                            padding=padding, kernel_dilation=dilation, pool_size=pool_size, pool_stride=pool_stride,
+                            pool_padding=pool_padding, config=config, depthwise=depthwise)
+    g = dict(N=N, H=H, W=W, C=1 if depthwise else C, K=K, kernel_dim=kernel_dim, stride=stride, padding=padding,
+             dilation=dilation, P=P, Q=Q, PP=PP, PQ=PQ, psize=psize, pstride=pstride, ppad=ppad)
+    batches, porows, pocols, pochs, krows, kcols, kchs = sizes
+    rows = {(p, k): _library_axis(PP, P, H, p, porows, k, krows, kernel_dim, g)
+            for p in range(0, PP, porows) for k in range(0, kernel_dim, krows)}
+    cols = {(p, k): _library_axis(PQ, Q, W, p, pocols, k, kcols, kernel_dim, g)
+            for p in range(0, PQ, pocols) for k in range(0, kernel_dim, kcols)}
+    tiles = []
+    for b, porow, pocol, poch, krow, kcol, kch in itertools.product(
+            range(0, N, batches), range(0, PP, porows), range(0, PQ, pocols), range(0, K, pochs),
+            range(0, kernel_dim, krows), range(0, kernel_dim, kcols), range(0, g["C"], kchs)):
+        r, c, ich = rows[porow, krow], cols[pocol, kcol], min(kchs, g["C"] - kch)
+        tiles.append(LibraryConvTile(b, porow, pocol, poch, krow, kcol, kch, min(batches, N - b), r[0], c[0],
+                                     min(pochs, K - poch), r[7], c[7], ich, r[1], c[1], r[2], r[3], c[2], c[3], r[4],
+                                     c[4], r[5], r[6], c[5], c[6], krow == 0 and kcol == 0 and kch == 0,
+                                     krow + r[7] >= kernel_dim and kcol + c[7] >= kernel_dim and kch + ich >= g["C"]))
+    return {**g, "C": C}, downsample, tiles

@@ -2,7 +2,9 @@
 LOOP_CONV_WS tiles (the C library's tiled_conv_auto tiles, or the programs baco's conv kernel
 compiles to, one LOOP_CONV_WS each), so that the compiler's default conv schedule
 (baco.gemmini.schedule) and the tuner's models (baco.tuner.kernel_model) price LoopConv the same
-way. Pure Python: imports only baco.gemmini."""
+way. A tile's commands (its loads, computes and stores, and what tile_counts counts) are
+baco.gemmini.loop_conv_stream's, the ones baco.sim.loops issues; the walk models how LoopConv's
+FSMs overlap them. Pure Python: imports only baco.gemmini."""
 from __future__ import annotations
 
 import functools
@@ -10,22 +12,15 @@ import math
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import CONCURRENT_LOOPS
+from baco.gemmini.loop_conv_stream import (ConvTile, bias_row, compute_images, compute_runs, execute_block_count,
+                                           execute_blocks, input_images, input_row, input_rows, packed_pixels,
+                                           pooled_stores, store_row, weight_blocks)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
-
-
-def pixel_rows(n, width):
-    """Sizes of the up-to-width chunks of n."""
-    return [min(width, n - c) for c in range(0, n, width)]
-
-
-def packed_pixels(ich: int, kc: int, dil: int, downsample: int, dim: int) -> int:
-    """Kernel columns per array row (sp_tiled_conv's first-layer packing, max_pixels_per_row)."""
-    return 1 if ich > dim or dil > 1 or downsample else min(dim // ich, kc)
 
 
 def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                        rows: int, block_m: int, block_n: int, depthwise: bool = False,
-                       channels: int | None = None) -> tuple[list, list]:
+                       channels: int | None = None, downsample: bool = False) -> tuple[list, list]:
     """(tiles, scratchpad halves): the LOOP_CONV_WS of each program of an N x P x Q x K convolution
     (C input channels, R x S taps, one stride and dilation) compiled with `rows` output rows of
     `block_m` columns and `block_n` output channels a program (baco/kernels/conv.py,
@@ -43,7 +38,10 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     input channels per LOOP_CONV_WS (baco.gemmini.schedule.loop_conv_channels; all C by default):
     a program of more is that many LOOP_CONV_WS over consecutive channel blocks, the first zero
     filling (or loading the bias), the last storing, their halves alternating (the pass's a_spad_id:
-    the parity of the program ids' sum times the blocks plus the block)."""
+    the parity of the program ids' sum times the blocks plus the block). `downsample`: the programs
+    set LoopConv's downsample flag (baco.gemmini.schedule.loop_conv_downsamples); the loader moves a
+    column run's pixels in pairs, so the pass leaves an odd right padding's first column out of the
+    padding (the tile's last pixel read is then inside the image, one column past the input)."""
     H, W = (P - 1) * stride + (R - 1) * dilation + 1, (Q - 1) * stride + (S - 1) * dilation + 1
     bm, bn = min(block_m, Q), min(block_n, K)
     chs = C if depthwise or channels is None else channels
@@ -56,6 +54,8 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
             ocols = bm if rows > 1 else min(bm, Q - q0)
             tile_cols = ocols * stride + dilation * (S - 1)
             icols = min(tile_cols, W - q0 * stride)
+            if downsample and (tile_cols - icols) % 2:
+                icols += 1
             groups = {}     # a program's tiles by its (output rows, input rows): most programs are alike
             image = []      # one image's programs as runs of equal ones: [program's tiles, count]
             for p0 in range(0, P, rows):
@@ -204,35 +204,62 @@ def _cached_tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
     return _tile_costs(cfg, dilation, downsample, out_int8, bias, *tile)
 
 
-def _tile_loads(cfg: GemminiConfig, downsample, bias, B, orows, ocols, och, kr, kc, ich, irows, icols, first,
-                pad_rows, pad_cols) -> tuple[list, int, list]:
-    """(occupancies, how many are the bias's and weights', input rows) of one tile's mvins in
-    LoopConv's order (baco.sim.loops' conv stream): the bias (from DRAM, int32) or a zero fill of the accumulator
-    rows when `first`, the weights, then each image's input rows (each row's column runs and
-    channel blocks, its padding columns after them; the padding rows, below the image, last);
-    `input rows` lists, per image, the input loads' running occupancy at the end of each stored
-    input row (rows `1 << downsample` apart in the tile)."""
-    k, d, mbl, ib = DEFAULT_CONSTANTS, cfg.dim, cfg.max_block_len, cfg.input_bytes
+def conv_tile(dim: int, dilation: int, downsample: int, B, orows, ocols, och, kr, kc, ich, irows, icols, first,
+              last, pad_rows, pad_cols, pool=None) -> ConvTile:
+    """The LOOP_CONV_WS of a walk tile (loop_conv_stream_cycles' tuple) as baco.gemmini.loop_conv_stream
+    describes its commands: the padding rows and columns after the image's, the first-layer packing
+    of packed_pixels kernel columns per array row."""
+    return ConvTile(B, orows, ocols, och, kr, kc, ich, irows, icols, dpad=pad_rows, rpad=pad_cols,
+                    downsample=downsample, pixels=packed_pixels(ich, kc, dilation, downsample, dim))
+
+
+def _mvin(cfg: GemminiConfig, rows, row_bytes, zeros):
+    """Occupancy of one mvin; from DRAM address 0 (zeros) it makes no DRAM requests."""
+    return DEFAULT_CONSTANTS.dma_cmd_overhead + rows if zeros else _dma(cfg, rows, row_bytes)
+
+
+def _tile_loads(cfg: GemminiConfig, t: ConvTile, bias, first) -> tuple[list, int, list]:
+    """(occupancies, how many are the bias's and weights', input rows) of tile t's mvins in
+    LoopConv's order (baco.gemmini.loop_conv_stream): the bias (from DRAM, int32) or a zero fill
+    of the accumulator rows when `first`, the weights, then each image's stored input rows (a
+    padding row's mvins from address 0); `input rows` lists, per image, the input loads' running
+    occupancy at the end of each stored input row (rows `1 << downsample` apart in the tile)."""
+    d, ib = cfg.dim, cfg.input_bytes
     occ = []
     if first:
-        for c in pixel_rows(och, cfg.max_block_len_acc * d):
-            occ += [_dma(cfg, r, c * cfg.acc_bytes) if bias else k.dma_cmd_overhead + r
-                    for r in pixel_rows(ocols, d)] * (B * orows)
-    occ += [_dma(cfg, r, c * ib) for c in pixel_rows(och, mbl * d) for r in pixel_rows(ich, d)] * (kr * kc)
-    chunks = pixel_rows(ich, mbl * d)
-    row = [_dma(cfg, n >> downsample, c * ib) for n in pixel_rows(icols, d << downsample) for c in chunks] + \
-        [k.dma_cmd_overhead + n for n in pixel_rows(pad_cols, d)] * len(chunks)     # padding: mvins from address 0
-    zero_row = [k.dma_cmd_overhead + n for n in pixel_rows(icols, d) + pixel_rows(pad_cols, d)] * len(chunks)
+        occ += [_mvin(cfg, rows, cols * cfg.acc_bytes, not bias)
+                for _, _, rows, cols in bias_row(t, d, cfg.max_block_len_acc)] * (t.batches * t.orows)
+    for _, tap in weight_blocks(t, d, cfg.max_block_len):
+        occ += [_dma(cfg, rows, cols * ib) for _, rows, cols in tap] * (t.krows * t.kcols)
+    commands = input_row(t, d, cfg.max_block_len)      # the same for every image (no transposed input)
+    row = [_mvin(cfg, rows, cols * ib, pad) for _, _, rows, cols, pad in commands]
+    zero_row = [_mvin(cfg, rows, cols * ib, True) for _, _, rows, cols, _ in commands]
     before, total, row_total, zero_total = len(occ), 0.0, sum(row), sum(zero_row)
-    input_rows = []
-    for _ in range(B):
+    input_ends = []
+    for _ in input_images(t, d, cfg.max_block_len):
         ends = []
-        for r in range(0, irows + pad_rows, 1 << downsample):
-            occ += row if r < irows else zero_row
-            total += row_total if r < irows else zero_total
+        for _, padding in input_rows(t):
+            occ += zero_row if padding else row
+            total += zero_total if padding else row_total
             ends.append(total)
-        input_rows.append(ends)
-    return occ, before, input_rows
+        input_ends.append(ends)
+    return occ, before, input_ends
+
+
+def _tile_stores(cfg: GemminiConfig, t: ConvTile, out_int8, pool) -> tuple[float, int]:
+    """(occupancy, count) of tile t's mvouts (baco.gemmini.loop_conv_stream's store_row for every
+    image and output row; pooled, pooled_stores for every image, baco.sim.timing's _mvout_cost:
+    the store unit reading pool_size^2 window positions per pooled pixel)."""
+    k = DEFAULT_CONSTANTS
+    if pool is not None:
+        porows, pocols, size = pool
+        pixels, stores = porows * pocols, pooled_stores(t, cfg.dim)
+        return (t.batches * sum(_dma(cfg, pixels, cols * cfg.input_bytes) + pixels * size ** 2 + k.acc_scale_latency
+                                for _, cols in stores), t.batches * len(stores))
+    out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
+    row = store_row(t, cfg.dim)
+    per_row = sum(_dma(cfg, rows, cols * out_bytes) + k.acc_scale_latency for _, _, rows, cols in row)
+    return t.batches * t.orows * per_row, t.batches * t.orows * len(row)
 
 
 def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
@@ -244,44 +271,83 @@ def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
     which holds rs_ld loads until they land) and the least time its computes take to start so that
     each finds its input row landed (the computes run weight block by weight block, over the
     images and output rows; the first output channel block's taps read every row before any later
-    block)."""
+    block). The commands are baco.gemmini.loop_conv_stream's."""
     k, d = DEFAULT_CONSTANTS, cfg.dim
     lat = k.dram_latency
-    occ, n_before, input_rows = _tile_loads(cfg, downsample, bias, B, orows, ocols, och, kr, kc, ich, irows,
-                                            icols, first, pad_rows, pad_cols)
+    t = conv_tile(d, dilation, downsample, B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows,
+                  pad_cols)
+    occ, n_before, input_ends = _tile_loads(cfg, t, bias, first)
     n_loads, before = len(occ), sum(occ[:n_before])
     inputs = sum(occ) - before
     # the loop unit issues a command a cycle; the last load enters once the rs_ld-th before it has landed
     issued = max(n_loads - n_before, sum(occ[:n_loads - cfg.rs_ld]) - before + lat if n_loads > cfg.rs_ld else 0)
-    pixels = packed_pixels(ich, kc, dilation, downsample, d)
-    tap_blocks = math.ceil(kc / pixels) * math.ceil(ich / d)      # weight blocks of one tap row
-    blocks = math.ceil(och / d) * kr * tap_blocks
-    occ = [max(r, 4) + k.compute_overhead for r in pixel_rows(ocols, d)]
+    _, col_groups, kch_blocks = execute_blocks(t, d)
+    tap_blocks = len(col_groups) * len(kch_blocks)      # weight blocks of one tap row
+    blocks = execute_block_count(t, d)
+    occ = [max(rows, 4) + k.compute_overhead for _, rows in compute_runs(t, d)]
     row_occ = sum(occ)
     per_block = B * orows * row_occ + max(0, d - occ[-1])      # new weights wait on a short last compute
     block = max(per_block, occ[0] + k.array_depth_factor * d)
     computes = blocks * block
-    n_computes = blocks * B * orows * len(occ)
+    n_computes = blocks * len(compute_images(t, d)) * orows * len(occ)
     # output row o of tap row t reads input row o * stride + t * dilation (the tile's rows are
     # orows * stride + (kr - 1) * dilation, padding included)
     stride = max(1, (irows + pad_rows - dilation * (kr - 1)) // orows)
-    ready = max(rows[min(len(rows) - 1, (o * stride + t * dilation) >> downsample)] + lat
-                - t * tap_blocks * block - (b * orows + o) * row_occ
-                for t in range(kr) for b, rows in enumerate(input_rows) for o in range(orows))
-    stores, n_stores = 0.0, 0
-    if last and pool is not None:       # pooled mvouts (baco.sim.timing's _mvout_cost)
-        porows, pocols, size = pool
-        pixels = porows * pocols
-        chunks = pixel_rows(och, d)
-        stores = B * sum(_dma(cfg, pixels, c * cfg.input_bytes) + pixels * size ** 2 + k.acc_scale_latency
-                         for c in chunks)
-        n_stores = B * len(chunks)
-    elif last:
-        out_bytes = cfg.input_bytes if out_int8 else cfg.acc_bytes
-        per_row = sum(_dma(cfg, r, c * out_bytes) + k.acc_scale_latency
-                      for r in pixel_rows(ocols, d) for c in pixel_rows(och, d))
-        stores, n_stores = B * orows * per_row, B * orows * len(occ) * math.ceil(och / d)
+    ready = max(rows[min(len(rows) - 1, (o * stride + r * dilation) >> downsample)] + lat
+                - r * tap_blocks * block - (b * orows + o) * row_occ
+                for r in range(kr) for b, rows in enumerate(input_ends) for o in range(orows))
+    stores, n_stores = _tile_stores(cfg, t, out_int8, pool) if last else (0.0, 0)
     return before, inputs, computes, stores, n_computes, n_stores, per_block, occ[0], issued, ready
+
+
+COUNT_KEYS = ("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
+              "accumulator_writes", "dram_bytes_in", "dram_bytes_out")
+
+
+@functools.lru_cache(maxsize=65536)
+def tile_counts(cfg: GemminiConfig, dilation: int, downsample: int, out_int8: bool, bias: bool, tile: tuple) -> dict:
+    """What one LOOP_CONV_WS tile (loop_conv_stream_cycles' tuple) moves and computes, its commands
+    (baco.gemmini.loop_conv_stream's) counted as the cycle model counts them (baco.sim.timing's
+    stats): each mvin's rows x cols written (its bytes read from DRAM unless from address 0), each
+    weight block's registers and scratchpad reads once, each compute's A rows read, its MACs and
+    its output rows read and written in the accumulator, each mvout's rows read (pooled: every
+    window position) and stored. Cached across walks, as _tile_costs is (callers must not change
+    the dict)."""
+    d, ib = cfg.dim, cfg.input_bytes
+    t = conv_tile(d, dilation, downsample, *tile[:13])
+    first, last, pool = tile[9], tile[10], tile[13] if len(tile) > 13 else None
+    c = dict.fromkeys(COUNT_KEYS, 0)
+    if first:
+        bias_mvins = bias_row(t, d, cfg.max_block_len_acc)
+        bias_elems = t.batches * t.orows * sum(rows * cols for _, _, rows, cols in bias_mvins)
+        c["accumulator_writes"] += bias_elems
+        c["dram_bytes_in"] += bias_elems * cfg.acc_bytes if bias else 0
+    weights = sum(t.krows * t.kcols * rows * cols for _, tap in weight_blocks(t, d, cfg.max_block_len)
+                  for _, rows, cols in tap)
+    row = [(rows * cols, pad) for _, _, rows, cols, pad in input_row(t, d, cfg.max_block_len)]
+    stored = [padding for _ in input_images(t, d, cfg.max_block_len) for _, padding in input_rows(t)]
+    moved = sum(n for n, pad in row if not pad) * stored.count(False)
+    c["scratchpad_writes"] += weights + sum(n for n, _ in row) * len(stored)
+    c["dram_bytes_in"] += (weights + moved) * ib
+    och_blocks, col_groups, kch_blocks = execute_blocks(t, d)
+    taps = t.krows * sum(p for _, p in col_groups) * sum(n for _, n in kch_blocks)       # K over an och block's
+    block_js = sum(j for _, j in och_blocks) * t.krows * len(col_groups) * len(kch_blocks)   # J over all blocks
+    pixels = len(compute_images(t, d)) * t.orows * sum(i for _, i in compute_runs(t, d))  # I under each block
+    c["registers"] += taps * t.ochs
+    c["macs"] += pixels * taps * t.ochs
+    c["scratchpad_reads"] += taps * t.ochs + pixels * taps * len(och_blocks)
+    c["accumulator_reads"] += pixels * block_js
+    c["accumulator_writes"] += pixels * block_js
+    if last and pool is not None:
+        porows, pocols, size = pool
+        cols = sum(n for _, n in pooled_stores(t, d)) * t.batches
+        c["accumulator_reads"] += porows * pocols * size ** 2 * cols
+        c["dram_bytes_out"] += porows * pocols * cols * ib
+    elif last:
+        out = t.batches * t.orows * sum(rows * cols for _, _, rows, cols in store_row(t, d))
+        c["accumulator_reads"] += out
+        c["dram_bytes_out"] += out * (ib if out_int8 else cfg.acc_bytes)
+    return c
 
 
 def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: int, out_half: int,

@@ -714,10 +714,11 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
     CPU issues the next program while Gemmini runs this one), plus one program's issue before
     Gemmini starts."""
     channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
+    downsample = loop_conv_downsamples(R, S, stride)
     tiles, halves = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
-                                       channels=channels)
+                                       channels=channels, downsample=downsample)
     gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves, bias=bias,
-                                      downsample=int(loop_conv_downsamples(R, S, stride)))
+                                      downsample=int(downsample))
     loops = -(-C // channels)
     programs = len(tiles) // loops
     issue = loop_conv_instructions(1, loops) * k.cpu_cycles_per_instruction

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from baco.gemmini.arith import f32_bits
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
+from baco.gemmini.heuristics import library_conv_tiles, tiled_matmul_auto, tiled_matmul_reuse
 from baco.gemmini.isa import COMMANDS, encode
+from baco.gemmini.loop_conv_stream import packed_pixels
 from baco.sim.loops import MVIN_SCALE_IDENTITY, cmd
 from baco.sim.timing import CommandStream, TimingModel
 
@@ -107,56 +108,31 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
                               b_transpose=int(transpose_b), is_resadd=0)
 
 
-def _conv_tile(cfg, *, N, H, W, C, K, kernel_dim, stride, padding, dilation, P, Q, PP, PQ, psize, pstride, ppad,
-               b, porow, pocol, krow, kcol, batches, porows, pocols, krows, kcols, och, ich, in_stride,
-               weight_stride, out_stride, in_addr, weights_addr, bias_addr, out_addr, first, last, bias, act,
-               no_pool, downsample, dw):
-    """One sp_tiled_conv call's LOOP_CONV_WS as (fields, flags): the tile at batch b, pooled output
-    row/column porow/pocol, kernel row/column krow/kcol, `och` output and `ich` input channels deep;
-    its pads, input/output tile sizes and addresses as sp_tiled_conv and its callers compute them.
-    `in_addr` is the input's address at channel 0 of pixel (0, 0), weights_addr the tile's weights."""
-    d = cfg.dim
-    orow, ocol = porow * pstride - ppad, pocol * pstride - ppad       # the tile's first conv output row/col
-    B_, porows_, pocols_ = min(batches, N - b), min(porows, PP - porow), min(pocols, PQ - pocol)
-    kr, kc = min(krows, kernel_dim - krow), min(kcols, kernel_dim - kcol)
-    orows_, ocols_ = porows_ * pstride + psize - 1, pocols_ * pstride + psize - 1
-    pupad, pdpad = max(0, -orow), max(0, orow + orows_ - P)
-    plpad, prpad = max(0, -ocol), max(0, ocol + ocols_ - Q)
-    orows, ocols = orows_ - pupad - pdpad, ocols_ - plpad - prpad
-    irow, icol = max(orow, 0) * stride + krow * dilation - padding, max(ocol, 0) * stride + kcol * dilation - padding
-    irows = orows * stride + dilation * (kr - 1)     # LoopConv's input tile
-    icols = ocols * stride + dilation * (kc - 1)
-    upad, lpad = max(0, -irow), max(0, -icol)
-    in_pixel = (b * H + irow + upad) * W + icol + lpad
+def _conv_tile(cfg, g, t, *, in_stride, weight_stride, out_stride, in_addr, weights_addr, bias_addr, out_addr, bias,
+               act, no_pool, downsample, dw):
+    """One sp_tiled_conv call's LOOP_CONV_WS as (fields, flags): the tile `t`
+    (baco.gemmini.heuristics.library_conv_tiles) of the layer geometry `g` with its addresses as
+    sp_tiled_conv and its callers compute them. `in_addr` is the input's address at the tile's
+    first channel of pixel (0, 0), weights_addr the tile's weights, bias_addr/out_addr the bias's
+    and output's at its first output channel."""
+    in_pixel = (t.b * g["H"] + t.irow) * g["W"] + t.icol
     fields = dict(
-        batch_size=N, in_row_dim=H, in_col_dim=W, in_channels=C, out_channels=K, out_row_dim=P, out_col_dim=Q,
-        pool_out_row_dim=PP, pool_out_col_dim=PQ, stride=stride, padding=padding, kernel_dim=kernel_dim,
-        kernel_dilation=dilation, pool_size=psize, pool_stride=pstride, pool_padding=ppad, batches=B_,
-        porows=porows_, pocols=pocols_, pochs=och, krows=kr, kcols=kc, kchs=ich, lpad=lpad,
-        rpad=max(0, icol + icols - W), upad=upad, dpad=max(0, irow + irows - H), plpad=plpad, prpad=prpad,
-        pupad=pupad, pdpad=pdpad, orows=orows, ocols=ocols, in_stride=in_stride, weight_stride=weight_stride,
-        out_stride=out_stride, input_addr=in_addr + in_pixel * in_stride, weights_addr=weights_addr,
-        bias_addr=(bias_addr if bias else 1) if first else 0,
-        output_addr=out_addr + ((b * PP + porow) * PQ + pocol) * out_stride if last else 0)
-    # sp_tiled_conv's first-layer packing: DIM/kchs kernel columns per array row, capped at the
-    # tile's kernel columns
-    pixels = 1 if ich > d or dilation > 1 or downsample else min(d // ich, kc)
+        batch_size=g["N"], in_row_dim=g["H"], in_col_dim=g["W"], in_channels=g["C"], out_channels=g["K"],
+        out_row_dim=g["P"], out_col_dim=g["Q"], pool_out_row_dim=g["PP"], pool_out_col_dim=g["PQ"],
+        stride=g["stride"], padding=g["padding"], kernel_dim=g["kernel_dim"], kernel_dilation=g["dilation"],
+        pool_size=g["psize"], pool_stride=g["pstride"], pool_padding=g["ppad"], batches=t.batches,
+        porows=t.porows, pocols=t.pocols, pochs=t.ochs, krows=t.krows, kcols=t.kcols, kchs=t.kchs, lpad=t.lpad,
+        rpad=t.rpad, upad=t.upad, dpad=t.dpad, plpad=t.plpad, prpad=t.prpad, pupad=t.pupad, pdpad=t.pdpad,
+        orows=t.orows, ocols=t.ocols, in_stride=in_stride, weight_stride=weight_stride, out_stride=out_stride,
+        input_addr=in_addr + in_pixel * in_stride, weights_addr=weights_addr,
+        bias_addr=(bias_addr if bias else 1) if t.first else 0,
+        output_addr=out_addr + ((t.b * g["PP"] + t.porow) * g["PQ"] + t.pocol) * out_stride if t.last else 0)
     flags = dict(no_bias=int(not bias), wrot180=0, trans_output_1203=0, trans_weight_1203=0, trans_weight_0132=0,
-                 trans_input_3120=0, dw=int(dw), max_pixels_per_row=pixels, a_spad_id=0, b_spad_id=0,
-                 no_pool=int(no_pool), downsample=downsample, input_dilated=0, activation=act)
+                 trans_input_3120=0, dw=int(dw),
+                 max_pixels_per_row=packed_pixels(t.kchs, t.kcols, g["dilation"], downsample, cfg.dim),
+                 a_spad_id=0, b_spad_id=0, no_pool=int(no_pool), downsample=downsample, input_dilated=0,
+                 activation=act)
     return fields, flags
-
-
-def _conv_geometry(H, W, kernel_dim, stride, padding, dilation, pool_size, pool_stride, pool_padding):
-    """(P, Q, pooled P, pooled Q, pool size, pool stride, pool padding) as tiled_conv computes
-    them (no pooling: a 1x1 window of stride 1)."""
-    dil_k = dilation * (kernel_dim - 1) + 1
-    P, Q = (H + 2 * padding - dil_k) // stride + 1, (W + 2 * padding - dil_k) // stride + 1
-    if P < 1 or Q < 1:
-        raise ValueError(f"a {kernel_dim}x{kernel_dim} kernel (dilation {dilation}) does not fit {H}x{W} "
-                         f"with padding {padding}")
-    psize, pstride, ppad = (1, 1, 0) if pool_stride == 0 else (pool_size, pool_stride, pool_padding)
-    return P, Q, (P + 2 * ppad - psize) // pstride + 1, (Q + 2 * ppad - psize) // pstride + 1, psize, pstride, ppad
 
 
 def _loop_conv_ws(fields, flags):
@@ -173,52 +149,33 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
                 addrs: tuple[int, int, int, int] = (A_ADDR, B_ADDR, C_ADDR, D_ADDR)):
     """Yield (name, fields) of the C library's tiled_conv_auto for an NHWC int8 input, HWIO
     (kernel_dim x kernel_dim x C x K) weights and an NHWC int8 output (scaled with round-half-even,
-    optionally ReLU'd; bias: an int32 vector of K): tiled_conv_auto's tiles (gemmini-isa.md §5.4,
-    baco.gemmini.heuristics) run by tiled_conv's loop nest (batch, output row, output column,
-    output channel, kernel row, kernel column, input channel), one LOOP_CONV_WS per tile (its six
-    config commands and funct 15; LoopConv expands it); the bias (or zeros) is loaded by the first tile of an
-    output tile and the output stored by its last. `addrs`: DRAM byte addresses of the input,
-    weights, output and bias. A 1x1 stride-2 layer without padding over an even-sized input takes
-    tiled_conv's downsampling path, as the library does. pool_stride != 0 max-pools the output
-    (pool_size x pool_size windows, zero pool_padding) as tiled_conv does: tiles of pooled
-    output rows/columns whose conv rows LoopConv computes (with the pooled windows' overlap
-    and the library's pool_stride - 1 extra rows) and stores through pooled mvouts; the
-    output is then the pooled NHWC image."""
-    P, Q, PP, PQ, psize, pstride, ppad = _conv_geometry(H, W, kernel_dim, stride, padding, dilation, pool_size,
-                                                       pool_stride, pool_padding)
-    no_pool = pool_stride == 0
-    # tiled_conv's downsampling path: the input tile is moved in every other row and column
-    # (LoopConv's downsample flag), so the array reads it with A-stride 1
-    downsample = int(no_pool and stride == 2 and kernel_dim == 1 and padding == 0 and H % 2 == 0 and W % 2 == 0)
-    batches, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
-        N, H, W, C, K, kernel_dim, stride=stride, padding=padding, kernel_dilation=dilation, pool_size=pool_size,
-        pool_stride=pool_stride, pool_padding=pool_padding, config=cfg)
+    optionally ReLU'd; bias: an int32 vector of K): tiled_conv_auto's tiles (gemmini-isa.md §5.4)
+    in tiled_conv's loop nest (batch, output row, output column, output channel, kernel row,
+    kernel column, input channel; baco.gemmini.heuristics.library_conv_tiles), one LOOP_CONV_WS
+    per tile (its six config commands and funct 15; LoopConv expands it); the bias (or zeros) is
+    loaded by the first tile of an output tile and the output stored by its last. `addrs`: DRAM
+    byte addresses of the input, weights, output and bias. A 1x1 stride-2 layer without padding
+    over an even-sized input takes tiled_conv's downsampling path, as the library does.
+    pool_stride != 0 max-pools the output (pool_size x pool_size windows, zero pool_padding) as
+    tiled_conv does: tiles of pooled output rows/columns whose conv rows LoopConv computes (with
+    the pooled windows' overlap and the library's pool_stride - 1 extra rows) and stores through
+    pooled mvouts; the output is then the pooled NHWC image."""
+    g, downsample, tiles = library_conv_tiles(N, H, W, C, K, kernel_dim, cfg, stride=stride, padding=padding,
+                                              dilation=dilation, pool_size=pool_size, pool_stride=pool_stride,
+                                              pool_padding=pool_padding)
     act = RELU if relu else 0
     in_addr, w_addr, out_addr, bias_addr = addrs
     yield _command("config_st", stride=K, activation=act, acc_scale=f32_bits(scale))
+    # downsampling: the input tile is moved in every other row and column, so the array reads it
+    # with A-stride 1
     yield _command("config_ex", dataflow=1, activation=act, a_stride=stride >> downsample, c_stride=1,
                    acc_scale=MVIN_SCALE_IDENTITY)
-    geometry = dict(N=N, H=H, W=W, C=C, K=K, kernel_dim=kernel_dim, stride=stride, padding=padding,
-                    dilation=dilation, P=P, Q=Q, PP=PP, PQ=PQ, psize=psize, pstride=pstride, ppad=ppad)
-    for b in range(0, N, batches):
-        for porow in range(0, PP, porows):
-            for pocol in range(0, PQ, pocols):
-                for poch in range(0, K, pochs):
-                    for krow in range(0, kernel_dim, krows):
-                        for kcol in range(0, kernel_dim, kcols):
-                            for kch in range(0, C, kchs):
-                                och, ich = min(pochs, K - poch), min(kchs, C - kch)
-                                last = krow + krows >= kernel_dim and kcol + kcols >= kernel_dim and kch + ich >= C
-                                fields, flags = _conv_tile(
-                                    cfg, **geometry, b=b, porow=porow, pocol=pocol, krow=krow, kcol=kcol,
-                                    batches=batches, porows=porows, pocols=pocols, krows=krows, kcols=kcols,
-                                    och=och, ich=ich, in_stride=C, weight_stride=K, out_stride=K,
-                                    in_addr=in_addr + kch,
-                                    weights_addr=w_addr + ((krow * kernel_dim + kcol) * C + kch) * K + poch,
-                                    bias_addr=bias_addr + poch * 4, out_addr=out_addr + poch,
-                                    first=krow == 0 and kcol == 0 and kch == 0, last=last, bias=bias, act=act,
-                                    no_pool=no_pool, downsample=downsample, dw=False)
-                                yield from _loop_conv_ws(fields, flags)
+    for t in tiles:
+        yield from _loop_conv_ws(*_conv_tile(
+            cfg, g, t, in_stride=C, weight_stride=K, out_stride=K, in_addr=in_addr + t.kch,
+            weights_addr=w_addr + ((t.krow * kernel_dim + t.kcol) * C + t.kch) * K + t.poch,
+            bias_addr=bias_addr + t.poch * 4, out_addr=out_addr + t.poch, bias=bias, act=act,
+            no_pool=pool_stride == 0, downsample=downsample, dw=False))
 
 
 def depthwise_stream(N: int, H: int, W: int, C: int, kernel_dim: int, cfg: GemminiConfig, *, stride: int = 1,
@@ -228,39 +185,24 @@ def depthwise_stream(N: int, H: int, W: int, C: int, kernel_dim: int, cfg: Gemmi
     """Yield (name, fields) of the C library's tiled_conv_dw_auto (gemmini-rocc-tests
     include/gemmini.h, as imagenet/mobilenet.c calls it) for an NHWC int8 input of C channels,
     weights laid out C x kernel_dim x kernel_dim (the library's [channel][krow][kcol]) and an NHWC
-    int8 output of C channels: tiles of one channel (tiled_conv_dw_auto's heuristic,
-    baco.gemmini.heuristics.tiled_conv_auto(depthwise=True)), and tiled_conv_dw's loop nest (batch,
-    output row, output column, channel, kernel row, kernel column), one LOOP_CONV_WS with the dw
-    flag per tile and channel: the channel's input pixels (in_stride C), its weights (a DIM-wide
-    weight tile holding one column) and its output column (out_stride C)."""
-    P, Q, PP, PQ, psize, pstride, ppad = _conv_geometry(H, W, kernel_dim, stride, padding, 1, pool_size,
-                                                       pool_stride, pool_padding)
-    no_pool = pool_stride == 0
-    batches, porows, pocols, _, krows, kcols, _ = tiled_conv_auto(
-        N, H, W, 1, 1, kernel_dim, stride=stride, padding=padding, pool_size=pool_size, pool_stride=pool_stride,
-        pool_padding=pool_padding, config=cfg, depthwise=True)
+    int8 output of C channels: tiles of one channel (tiled_conv_dw_auto's heuristic) in
+    tiled_conv_dw's loop nest (batch, output row, output column, channel, kernel row, kernel
+    column; baco.gemmini.heuristics.library_conv_tiles(depthwise=True)), one LOOP_CONV_WS with the
+    dw flag per tile and channel: the channel's input pixels (in_stride C), its weights (a
+    DIM-wide weight tile holding one column) and its output column (out_stride C)."""
+    g, _, tiles = library_conv_tiles(N, H, W, C, C, kernel_dim, cfg, stride=stride, padding=padding,
+                                     pool_size=pool_size, pool_stride=pool_stride, pool_padding=pool_padding,
+                                     depthwise=True)
     act = RELU if relu else 0
     in_addr, w_addr, out_addr, bias_addr = addrs
     yield _command("config_st", stride=C, activation=act, acc_scale=f32_bits(scale))
     yield _command("config_ex", dataflow=1, activation=0, a_stride=stride, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
-    geometry = dict(N=N, H=H, W=W, C=C, K=C, kernel_dim=kernel_dim, stride=stride, padding=padding, dilation=1,
-                    P=P, Q=Q, PP=PP, PQ=PQ, psize=psize, pstride=pstride, ppad=ppad)
-    for b in range(0, N, batches):
-        for porow in range(0, PP, porows):
-            for pocol in range(0, PQ, pocols):
-                for ch in range(C):
-                    for krow in range(0, kernel_dim, krows):
-                        for kcol in range(0, kernel_dim, kcols):
-                            fields, flags = _conv_tile(
-                                cfg, **geometry, b=b, porow=porow, pocol=pocol, krow=krow, kcol=kcol,
-                                batches=batches, porows=porows, pocols=pocols, krows=krows, kcols=kcols, och=1,
-                                ich=1, in_stride=C, weight_stride=1, out_stride=C, in_addr=in_addr + ch,
-                                weights_addr=w_addr + (ch * kernel_dim + krow) * kernel_dim + kcol,
-                                bias_addr=bias_addr + ch * 4, out_addr=out_addr + ch,
-                                first=krow == 0 and kcol == 0,
-                                last=krow + krows >= kernel_dim and kcol + kcols >= kernel_dim, bias=bias, act=act,
-                                no_pool=no_pool, downsample=0, dw=True)
-                            yield from _loop_conv_ws(fields, flags)
+    for t in tiles:
+        ch = t.poch
+        yield from _loop_conv_ws(*_conv_tile(
+            cfg, g, t, in_stride=C, weight_stride=1, out_stride=C, in_addr=in_addr + ch,
+            weights_addr=w_addr + (ch * kernel_dim + t.krow) * kernel_dim + t.kcol, bias_addr=bias_addr + ch * 4,
+            out_addr=out_addr + ch, bias=bias, act=act, no_pool=pool_stride == 0, downsample=0, dw=True))
 
 
 def resadd_tiles(I: int, J: int, cfg: GemminiConfig) -> tuple[int, int]:

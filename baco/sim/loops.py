@@ -19,9 +19,13 @@ order; the cycle model (baco.sim.timing) interleaves its FSMs as the loop units 
 """
 from __future__ import annotations
 
+import itertools
+
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, CONCURRENT_LOOPS, GARBAGE_ADDR,
                               GemminiFault, READ_FULL_BIT, command_fields, encode)
+from baco.gemmini.loop_conv_stream import (ConvTile, bias_mvins, compute_images, compute_runs, execute_blocks,
+                                           input_mvins, pooled_stores, store_row, undilated, weight_mvins)
 from baco.gemmini.schedule import loop_unit_half
 
 
@@ -254,6 +258,10 @@ def loop_ws_commands(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: 
 # input/weight address skips that load (as a zero bias address does), depthwise weights
 # are read at krow·kernel_dim + kcol (one channel per loop, as the C library issues it).
 #
+# The commands each FSM issues, their rows and columns and the loop indices they are issued at,
+# are baco.gemmini.loop_conv_stream's (one description, which the LoopConv walk prices and the
+# tuner counts too); the functions below add the local and DRAM addresses and the fields.
+#
 # Order: the FSMs run concurrently in hardware behind an arbiter, but the execute FSM
 # waits until every load of its loop has been issued and the store FSM until the execute
 # FSM is done, so the program order used here is bias → weights → inputs → execute → store.
@@ -329,11 +337,6 @@ def _check_conv_flags(d, f, c, mppr, kdil, pooled):
                 raise _conv_fault(f"pooling: {name} = {c[name]} does not fit config_st's {width}-bit field", name)
 
 
-def _undilated(x, idl):
-    """A count along an input dilated by 2 (idl = 1) as rows or columns actually stored."""
-    return (x + idl) >> idl
-
-
 def _derive_input_tile(c, f, kdil, rtl_wrap):
     """LoopConvState's input tile: irows/icols (padding included) and their unpadded parts."""
     idl = f["input_dilated"]
@@ -348,10 +351,10 @@ def _derive_input_tile(c, f, kdil, rtl_wrap):
         icols_unp_nd %= 1 << LARGE_ITERATOR_BITS
     elif irows_unp_nd < 0 or icols_unp_nd < 0:
         raise _conv_fault("padding exceeds the input tile", "upad" if irows_unp_nd < 0 else "lpad")
-    c["irows_unpadded"], c["icols_unpadded"] = _undilated(irows_unp_nd, idl), _undilated(icols_unp_nd, idl)
-    c["irows"] = (c["irows_unpadded"] + _undilated(c["upad"], idl) + _undilated(c["dpad"], idl)
+    c["irows_unpadded"], c["icols_unpadded"] = undilated(irows_unp_nd, idl), undilated(icols_unp_nd, idl)
+    c["irows"] = (c["irows_unpadded"] + undilated(c["upad"], idl) + undilated(c["dpad"], idl)
                   if idl else irows_nd)
-    c["icols"] = (c["icols_unpadded"] + _undilated(c["lpad"], idl) + _undilated(c["rpad"], idl)
+    c["icols"] = (c["icols_unpadded"] + undilated(c["lpad"], idl) + undilated(c["rpad"], idl)
                   if idl else icols_nd)
 
 
@@ -417,7 +420,8 @@ def conv_stream(cfg, st, f, c):
 class _ConvLayout:
     """Where one LoopConv loop's tiles live (the section comment above): its scratchpad slot
     (A from the bottom, B ending at the top) and accumulator half; the local rows of an
-    output pixel, a weight block row and an input pixel."""
+    output pixel, a weight block row and an input pixel; `tile`, its shape as
+    baco.gemmini.loop_conv_stream describes its FSMs' commands."""
 
     def __init__(self, cfg, st, f, c):
         half = loop_unit_half(cfg)
@@ -432,6 +436,11 @@ class _ConvLayout:
         self.krows, self.kcols, self.kchs, self.ochs = c["krows"], c["kcols"], c["kchs"], c["ochs"]
         self.input_spad_stride, self.ds_pixels = c["input_spad_stride"], c["ds_pixels"]
         self.icols_ds = c["icols"] >> self.ds
+        idl = f["input_dilated"]
+        self.tile = ConvTile(self.B, self.orows, self.ocols, self.ochs, self.krows, self.kcols, self.kchs,
+                             c["irows_unpadded"], c["icols_unpadded"], undilated(c["upad"], idl),
+                             undilated(c["dpad"], idl), undilated(c["lpad"], idl), undilated(c["rpad"], idl),
+                             self.ds, c["mppr"], f["trans_input_3120"], self.t_w0132, idl)
 
     def out_row(self, och, b, orow, ocol):
         """Accumulator row of an output pixel."""
@@ -456,9 +465,9 @@ class _ConvLayout:
 def _conv(cfg, st, f, c):
     """The LoopConv FSMs' commands for derived parameters `c` (conv_params), tagged by FSM, in
     program order: bias → weights → inputs → execute → store."""
-    if not (c["batches"] and c["orows"] and c["ocols"] and c["ochs"] and c["krows"] and c["kcols"] and c["kchs"]):
-        return
     lay = _ConvLayout(cfg, st, f, c)
+    if lay.tile.empty():
+        return
     if c["bias_addr"]:
         yield from _conv_bias(cfg, f, c, lay)
     if c["weights_addr"]:
@@ -473,19 +482,13 @@ def _conv(cfg, st, f, c):
 
 
 def _conv_bias(cfg, f, c, lay):
-    """LoopConvLdBias: overwrite every output row; zeros (from DRAM address 0) when no_bias."""
-    d, ochs = cfg.dim, lay.ochs
+    """LoopConvLdBias (bias_mvins): overwrite every output row; zeros (from DRAM address 0) when no_bias."""
     no_bias, bias, ab = f["no_bias"], c["bias_addr"], cfg.acc_bytes
     yield ("bias", None, *cmd("config_ld", state_id=2, shrink=0, block_stride=c["bias_spad_stride"],
                               pixel_repeats=1, scale=MVIN_SCALE_IDENTITY, stride=0))
-    step = min(ochs, cfg.max_block_len_acc * d)
-    for b in range(lay.B):
-        for orow in range(lay.orows):
-            for ocol in range(0, lay.ocols, d):
-                for och in range(0, ochs, step):
-                    yield ("bias", None, *cmd("mvin3", dram_addr=0 if no_bias else bias + och * ab,
-                                              local_addr=ACC_BIT | lay.out_row(och, b, orow, ocol),
-                                              cols=min(step, ochs - och), rows=min(d, lay.ocols - ocol)))
+    for b, orow, ocol, och, rows, cols in bias_mvins(lay.tile, cfg.dim, cfg.max_block_len_acc):
+        yield ("bias", None, *cmd("mvin3", dram_addr=0 if no_bias else bias + och * ab,
+                                  local_addr=ACC_BIT | lay.out_row(och, b, orow, ocol), cols=cols, rows=rows))
 
 
 def _weight_offset(f, c, och, krow, kcol, kch):
@@ -501,149 +504,91 @@ def _weight_offset(f, c, och, krow, kcol, kch):
 
 
 def _conv_weights(cfg, f, c, lay):
-    """LoopConvLdWeight: MAX_BLOCK_LEN blocks of output channels (of kernel channels when
-    transposed 0132) per mvin, one per tap and DIM kernel (output) channels."""
-    d, ib, ochs, kchs = cfg.dim, cfg.input_bytes, lay.ochs, lay.kchs
-    t_w0132 = f["trans_weight_0132"]
-    if t_w0132:
-        step, wstride = min(kchs, cfg.max_block_len * d), c["in_channels"]
+    """LoopConvLdWeight (weight_mvins): its DRAM row stride in the layout funct 15's flags select."""
+    ib = cfg.input_bytes
+    if f["trans_weight_0132"]:
+        wstride = c["in_channels"]
+    elif f["trans_weight_1203"]:
+        wstride = c["kernel_dim"] * c["kernel_dim"] * c["out_channels"]
     else:
-        step, wstride = min(ochs, cfg.max_block_len * d), c["weight_stride"]
-        if f["trans_weight_1203"]:
-            wstride = c["kernel_dim"] * c["kernel_dim"] * c["out_channels"]
-        elif f["dw"]:
-            wstride = 1
+        wstride = 1 if f["dw"] else c["weight_stride"]
     yield ("weights", None, *cmd("config_ld", state_id=1, shrink=0, block_stride=c["weight_spad_stride"],
                                  pixel_repeats=1, scale=MVIN_SCALE_IDENTITY, stride=wstride * ib))
-    och_it, kch_it = (d, step) if t_w0132 else (step, d)
-    for och in range(0, ochs, och_it):
-        for krow in range(lay.krows):
-            for kcol in range(lay.kcols):
-                for kch in range(0, kchs, kch_it):
-                    if t_w0132:
-                        rows, cols = min(d, ochs - och), min(step, kchs - kch)
-                    else:
-                        rows, cols = min(d, kchs - kch), min(step, ochs - och)
-                    yield ("weights", None, *cmd("mvin2", dram_addr=c["weights_addr"] + _weight_offset(
-                        f, c, och, krow, kcol, kch) * ib, local_addr=lay.weight_row(och, krow, kcol, kch),
-                        cols=cols, rows=rows))
+    for och, krow, kcol, kch, rows, cols in weight_mvins(lay.tile, cfg.dim, cfg.max_block_len):
+        yield ("weights", None, *cmd("mvin2", dram_addr=c["weights_addr"] + _weight_offset(
+            f, c, och, krow, kcol, kch) * ib, local_addr=lay.weight_row(och, krow, kcol, kch), cols=cols, rows=rows))
 
 
 def _conv_inputs(cfg, f, c, lay):
-    """LoopConvLdInput: the input tile row by row, a run of up to DIM pixels (DIM << downsample
-    columns) per mvin; padding pixels come from DRAM address 0 (zeros)."""
-    d, ib, ds, t_in = cfg.dim, cfg.input_bytes, f["downsample"], f["trans_input_3120"]
-    idl, B, ichs = f["input_dilated"], lay.B, c["ichs"]
-    irows_unp, icols_unp = c["irows_unpadded"], c["icols_unpadded"]
-    up, lp = _undilated(c["upad"], idl), _undilated(c["lpad"], idl)
-    row_end, col_end = irows_unp + _undilated(c["dpad"], idl), icols_unp + _undilated(c["rpad"], idl)
+    """LoopConvLdInput (input_mvins): padding pixels come from DRAM address 0 (zeros)."""
+    ib, ds, t_in = cfg.input_bytes, f["downsample"], f["trans_input_3120"]
+    t = lay.tile
     in_rows, in_cols = c["in_row_dim"], c["in_col_dim"]
-    if t_in:
-        step, dstride = min(B, cfg.max_block_len * d), c["batch_size"]
-    else:
-        step, dstride = min(ichs, cfg.max_block_len * d), c["in_stride"]
+    dstride = c["batch_size"] if t_in else c["in_stride"]
     yield ("input", None, *cmd("config_ld", state_id=0, shrink=0, block_stride=c["input_spad_stride"],
                                pixel_repeats=c["mppr"], scale=MVIN_SCALE_IDENTITY, stride=(dstride * ib) << ds))
-    b_it, ich_it = (step, 1) if t_in else (1, step)
-    for b in range(0, B, b_it):
-        for irow in range(-up, row_end, 1 << ds):
-            icol = -lp
-            while icol < col_end:
-                if icol < 0:
-                    n = min(-icol, d)
-                elif icol >= icols_unp:
-                    n = min(col_end - icol, d)
-                else:
-                    n = min(icols_unp - icol, d << ds)
-                zeros = irow < 0 or irow >= irows_unp or icol < 0 or icol >= icols_unp
-                for ich in range(0, ichs, ich_it):
-                    if t_in:
-                        off = (ich * in_rows * in_cols + irow * in_cols + icol) * c["batch_size"] + b
-                        cols = min(step, B - b)
-                    else:
-                        off = (b * in_rows * in_cols + irow * in_cols + icol) * c["in_stride"] + ich
-                        cols = min(step, ichs - ich)
-                    yield ("input", None, *cmd("mvin", dram_addr=0 if zeros else c["input_addr"] + off * ib,
-                                               local_addr=lay.input_row(ich, b, irow + up, icol + lp),
-                                               cols=cols, rows=n >> ds))
-                icol += n
+    for b, irow, icol, ich, rows, cols, zeros in input_mvins(t, cfg.dim, cfg.max_block_len):
+        if t_in:
+            off = (ich * in_rows * in_cols + irow * in_cols + icol) * c["batch_size"] + b
+        else:
+            off = (b * in_rows * in_cols + irow * in_cols + icol) * c["in_stride"] + ich
+        yield ("input", None, *cmd("mvin", dram_addr=0 if zeros else c["input_addr"] + off * ib,
+                                   local_addr=lay.input_row(ich, b, irow + t.upad, icol + t.lpad),
+                                   cols=cols, rows=rows))
 
 
 def _conv_execute(cfg, f, c, lay):
-    """LoopConvExecute: och → krow → kcol → kch → b → orow → ocol, each weight block preloaded
-    once and reused over the batch and output pixels; rows/cols of A (I×K) and B (K×J) as fed."""
-    d, idl, mppr, t_in = cfg.dim, f["input_dilated"], c["mppr"], f["trans_input_3120"]
-    B, orows, ocols, ochs = lay.B, lay.orows, lay.ocols, lay.ochs
-    krows, kcols, kchs = lay.krows, lay.kcols, lay.kchs
+    """LoopConvExecute: every weight block (execute_blocks) preloaded once and reused over the
+    images and output rows' computes (compute_runs); rows/cols of A (I×K) and B (K×J) as fed."""
+    d, idl, t_in, t = cfg.dim, f["input_dilated"], f["trans_input_3120"], lay.tile
     if t_in:   # A is read across channels, C written across batches
         yield ("ex", None, *cmd("config_ex", set_only_strides=1, a_stride=c["irows"] * c["icols"],
-                                c_stride=orows * ocols))
-    upad, lpad, kdil, stride = c["upad"], c["lpad"], c["kdil"], c["stride"]
-    input_row, out_row = lay.input_row, lay.out_row
-    for och in range(0, ochs, d):
-        J = min(d, ochs - och)
-        for krow in range(krows):
-            krow_ = krows - krow - 1 if f["wrot180"] else krow
-            for kcol in range(0, kcols, mppr):
-                kcol_ = kcols - kcol - 1 if f["wrot180"] else kcol
-                pixels = min(mppr, kcols - kcol)
-                for kch in range(0, kchs, d):
-                    K = pixels * min(d, kchs - kch)
-                    b_addr = lay.weight_row(och, krow_, kcol_, kch)
-                    new_weights = True
-                    for b in range(0, B, d if t_in else 1):
-                        for orow in range(orows):
-                            ocol = 0
-                            while ocol < ocols:
-                                if idl and ((krow * kdil + orow - upad) & 1 or (kcol * kdil + ocol - lpad) & 1):
-                                    ocol += 1          # a zero row/column of the dilated input
-                                    continue
-                                I = min(d, B - b) if t_in else _undilated(min(ocols - ocol, d << idl), idl)
-                                a_addr = input_row(kch, b, _undilated(orow * stride + krow * kdil, idl),
-                                                   _undilated(ocol * stride + kcol * kdil, idl))
-                                yield ("ex", None, *cmd("preload", bd_addr=b_addr if new_weights else GARBAGE_ADDR,
-                                                        bd_rows=K, bd_cols=J,
-                                                        c_addr=ACC_BIT | ACCUMULATE_BIT | out_row(och, b, orow, ocol),
-                                                        c_rows=I, c_cols=J))
-                                yield ("ex", None, *cmd("compute_preloaded" if new_weights else "compute_accumulated",
-                                                        a_addr=a_addr, a_rows=I, a_cols=K,
-                                                        bd_addr=GARBAGE_ADDR, bd_rows=I, bd_cols=J))
-                                new_weights = False
-                                ocol += 1 if t_in else d << idl
+                                c_stride=lay.orows * lay.ocols))
+    upad, lpad, kdil, stride, krows, kcols = c["upad"], c["lpad"], c["kdil"], c["stride"], lay.krows, lay.kcols
+    och_blocks, col_groups, kch_blocks = execute_blocks(t, d)
+    for (och, J), krow, (kcol, pixels), (kch, channels) in itertools.product(och_blocks, range(krows), col_groups,
+                                                                            kch_blocks):
+        krow_, kcol_ = (krows - krow - 1, kcols - kcol - 1) if f["wrot180"] else (krow, kcol)
+        K, b_addr = pixels * channels, lay.weight_row(och, krow_, kcol_, kch)
+        new_weights = True
+        for b, orow in itertools.product(compute_images(t, d), range(lay.orows)):
+            for ocol, I in compute_runs(t, d, b, (krow * kdil + orow - upad) & 1, (kcol * kdil - lpad) & 1):
+                a_addr = lay.input_row(kch, b, undilated(orow * stride + krow * kdil, idl),
+                                       undilated(ocol * stride + kcol * kdil, idl))
+                yield ("ex", None, *cmd("preload", bd_addr=b_addr if new_weights else GARBAGE_ADDR,
+                                        bd_rows=K, bd_cols=J, c_addr=ACC_BIT | ACCUMULATE_BIT | lay.out_row(
+                                            och, b, orow, ocol), c_rows=I, c_cols=J))
+                yield ("ex", None, *cmd("compute_preloaded" if new_weights else "compute_accumulated",
+                                        a_addr=a_addr, a_rows=I, a_cols=K, bd_addr=GARBAGE_ADDR, bd_rows=I, bd_cols=J))
+                new_weights = False
 
 
 def _conv_store(cfg, f, c, lay):
-    """LoopConvSt without pooling: one mvout per DIM output pixels and DIM channels."""
-    d, ib, ochs = cfg.dim, cfg.input_bytes, lay.ochs
-    for b in range(lay.B):
-        for orow in range(lay.orows):
-            for ocol in range(0, lay.ocols, d):
-                for och in range(0, ochs, d):
-                    if f["trans_output_1203"]:
-                        off = ((orow * c["out_col_dim"] * c["batch_size"] + ocol * c["batch_size"] + b)
-                               * c["out_channels"] + och)
-                    else:
-                        off = ((b * c["out_row_dim"] * c["out_col_dim"] + orow * c["out_col_dim"] + ocol)
-                               * c["out_stride"] + och)
-                    yield ("st", None, *cmd("mvout", dram_addr=c["output_addr"] + off * ib,
-                                            local_addr=ACC_BIT | lay.out_row(och, b, orow, ocol),
-                                            cols=min(d, ochs - och), rows=min(d, lay.ocols - ocol)))
+    """LoopConvSt without pooling (store_row): one mvout per DIM output pixels and DIM channels."""
+    ib, row = cfg.input_bytes, store_row(lay.tile, cfg.dim)
+    for b, orow in itertools.product(range(lay.B), range(lay.orows)):
+        for ocol, och, rows, cols in row:
+            if f["trans_output_1203"]:
+                off = ((orow * c["out_col_dim"] * c["batch_size"] + ocol * c["batch_size"] + b)
+                       * c["out_channels"] + och)
+            else:
+                off = (b * c["out_row_dim"] * c["out_col_dim"] + orow * c["out_col_dim"] + ocol) * c["out_stride"] + och
+            yield ("st", None, *cmd("mvout", dram_addr=c["output_addr"] + off * ib,
+                                    local_addr=ACC_BIT | lay.out_row(och, b, orow, ocol), cols=cols, rows=rows))
 
 
 def _conv_pooled_store(cfg, f, c, lay):
     """LoopConvSt with pooling: config_st's pooling fields, one mvout per batch and DIM
-    channels (the store unit walks the windows), then config_st back without pooling."""
-    d, ib, ochs = cfg.dim, cfg.input_bytes, lay.ochs
+    channels (pooled_stores; the store unit walks the windows), then config_st back without pooling."""
+    ib = cfg.input_bytes
     yield ("st", None, *cmd("config_st", activation=f["activation"], pool_stride=c["pool_stride"],
                             pool_size=c["pool_size"], upad=c["pupad"], lpad=c["plpad"],
                             pool_out_dim=c["pool_out_col_dim"], porows=c["porows"], pocols=c["pocols"],
                             orows=lay.orows, ocols=lay.ocols, stride=c["out_stride"] * ib,
                             acc_scale=ACC_SCALE_NO_CHANGE))
-    for b in range(lay.B):
-        for och in range(0, ochs, d):
-            off = b * c["pool_out_row_dim"] * c["pool_out_col_dim"] * c["out_stride"] + och
-            yield ("st", None, *cmd("mvout", dram_addr=c["output_addr"] + off * ib,
-                                    local_addr=ACC_BIT | lay.out_row(och, b, 0, 0),
-                                    cols=min(d, ochs - och), rows=0))
+    for b, (och, cols) in itertools.product(range(lay.B), pooled_stores(lay.tile, cfg.dim)):
+        off = b * c["pool_out_row_dim"] * c["pool_out_col_dim"] * c["out_stride"] + och
+        yield ("st", None, *cmd("mvout", dram_addr=c["output_addr"] + off * ib,
+                                local_addr=ACC_BIT | lay.out_row(och, b, 0, 0), cols=cols, rows=0))
     yield ("st", None, *cmd("config_st", activation=f["activation"], stride=c["out_stride"] * ib,
                             acc_scale=ACC_SCALE_NO_CHANGE))

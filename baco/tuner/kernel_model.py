@@ -41,8 +41,9 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
-from baco.gemmini.heuristics import tiled_conv_auto, tiled_matmul_auto, tiled_matmul_reuse
-from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, packed_pixels, program_conv_tiles
+from baco.gemmini.heuristics import library_conv_tiles, tiled_matmul_auto, tiled_matmul_reuse
+from baco.gemmini.loop_conv_timing import (COUNT_KEYS, loop_conv_stream_cycles, program_conv_tiles,
+                                          tile_counts)
 from baco.gemmini.loop_ws_timing import LoopWs, library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    GemmSchedule, explicit_gemm_instructions, explicit_stream_cycles,
@@ -615,41 +616,25 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
     """(tiled_conv_auto's tiles as (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows,
     pad_cols) in tiled_conv's loop order, downsample) of `layer` run unpadded as
-    baco.design.time_default_conv runs it (a strided 1x1 layer over its 2P x 2Q input through the
-    downsampling path). irows x icols: the input pixels a tile reads (LoopConv moves stride - 1
-    columns past its last window, up to the image's edge); pad_rows x pad_cols: the padding rows and
-    columns it fills with zeros (none here). A depthwise layer runs tiled_conv_dw_auto (baco.sim.clib.depthwise_stream):
-    one single-channel LOOP_CONV_WS per tile and channel, the channel loop inside the output tile's:
-    the tiles of the one-channel convolution, each once per channel."""
-    if layer.depthwise:
-        tiles, downsample = _library_conv_tiles(replace(layer, K=1, depthwise=False), cfg)
-        return [t for t in tiles for _ in range(layer.K)], downsample
-    kdim, stride, dil = layer.R, layer.Hstride, layer.Hdilation
+    baco.design.default_conv_stream runs it (a strided 1x1 layer over its 2P x 2Q input through the
+    downsampling path; a depthwise layer through tiled_conv_dw_auto, one single-channel LOOP_CONV_WS
+    per tile and channel): baco.gemmini.heuristics.library_conv_tiles, the tiles baco.sim.clib
+    issues. irows x icols: the input pixels a tile reads inside the image; pad_rows x pad_cols: the
+    rows and columns past it that LoopConv fills with zeros (the stride - 1 it moves past its last
+    window, where that is beyond the image's edge)."""
     H, W = layer.input_rows, layer.input_cols
-    if kdim == 1 and stride == 2:
+    if layer.R == 1 and layer.Hstride == 2 and not layer.depthwise:
         H, W = 2 * layer.P, 2 * layer.Q
-    downsample = int(stride == 2 and kdim == 1 and H % 2 == 0 and W % 2 == 0)
-    P, Q = layer.P, layer.Q
-    batches, porows, pocols, pochs, krows, kcols, kchs = tiled_conv_auto(
-        layer.N, H, W, layer.C, layer.K, kdim, stride=stride, kernel_dilation=dil, config=cfg)
+    _, downsample, library = library_conv_tiles(layer.N, H, W, layer.C, layer.K, layer.R, cfg, stride=layer.Hstride,
+                                                dilation=layer.Hdilation, depthwise=layer.depthwise)
+    stride, dil = layer.Hstride, layer.Hdilation
     tiles = []
-    for b in range(0, layer.N, batches):
-        for prow in range(0, P, porows):
-            for pcol in range(0, Q, pocols):
-                for poch in range(0, layer.K, pochs):
-                    for krow in range(0, kdim, krows):
-                        for kcol in range(0, kdim, kcols):
-                            for kch in range(0, layer.C, kchs):
-                                orows, ocols = min(porows, P - prow), min(pocols, Q - pcol)
-                                kr, kc = min(krows, kdim - krow), min(kcols, kdim - kcol)
-                                irow, icol = prow * stride + krow * dil, pcol * stride + kcol * dil
-                                tiles.append((min(batches, layer.N - b), orows, ocols, min(pochs, layer.K - poch),
-                                              kr, kc, min(kchs, layer.C - kch),
-                                              min(orows * stride + dil * (kr - 1), H - irow),
-                                              min(ocols * stride + dil * (kc - 1), W - icol),
-                                              krow == 0 and kcol == 0 and kch == 0,
-                                              krow + kr >= kdim and kcol + kc >= kdim and kch + kchs >= layer.C,
-                                              0, 0))
+    for t in library:
+        pad_rows, pad_cols = t.upad + t.dpad, t.lpad + t.rpad
+        irows = t.orows * stride + dil * (t.krows - 1) - pad_rows
+        icols = t.ocols * stride + dil * (t.kcols - 1) - pad_cols
+        tiles.append((t.batches, t.orows, t.ocols, t.ochs, t.krows, t.kcols, t.kchs, irows, icols, t.first, t.last,
+                      pad_rows, pad_cols))
     return tiles, downsample
 
 
@@ -658,7 +643,7 @@ def _program_conv_tiles(layer: Layer, schedule: GemmSchedule, channels: int | No
     `schedule`, `channels` input channels a LOOP_CONV_WS (baco.gemmini.loop_conv_timing.program_conv_tiles)."""
     return program_conv_tiles(layer.N, layer.P, layer.Q, layer.K, layer.C, layer.R, layer.S, layer.Hstride,
                               layer.Hdilation, schedule.rows, schedule.block_m, schedule.block_n, layer.depthwise,
-                              channels=channels)
+                              channels=channels, downsample=loop_conv_downsamples(layer.R, layer.S, layer.Hstride))
 
 
 def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
@@ -751,26 +736,12 @@ def loop_ws_energy(M: int, N: int, K: int, block_m: int, block_n: int, block_k: 
 def loop_conv_stream_counts(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
                             out_int8: bool = KERNEL_OUT_INT8) -> dict:
     """What a sequence of LOOP_CONV_WS `tiles` (as _library_conv_tiles gives them) moves and
-    computes, as the cycle model counts it (library_conv_counts says how)."""
-    d = cfg.dim
-    c = dict.fromkeys(("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
-                       "accumulator_writes", "dram_bytes_in", "dram_bytes_out"), 0)
-    for (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols), times in \
-            collections.Counter(tiles).items():        # a layer's programs are few kinds of tile
-        pixels = B * orows * ocols
-        weights = kr * kc * ich * och
-        inputs = B * -(-irows >> downsample) * -(-icols >> downsample) * ich
-        groups = kr * math.ceil(kc / packed_pixels(ich, kc, dilation, downsample, d)) * math.ceil(ich / d)
-        c["macs"] += times * (pixels * weights)
-        c["registers"] += times * weights
-        c["scratchpad_reads"] += times * (weights + pixels * kr * kc * ich * math.ceil(och / d))
-        c["scratchpad_writes"] += times * (weights + inputs + B * ((irows + pad_rows) * (icols + pad_cols) - irows * icols) * ich)
-        c["dram_bytes_in"] += times * (weights + inputs)
-        c["accumulator_reads"] += times * (pixels * och * groups)
-        c["accumulator_writes"] += times * (pixels * och * (groups + first))
-        if last:
-            c["accumulator_reads"] += times * (pixels * och)
-            c["dram_bytes_out"] += times * (pixels * och * (cfg.input_bytes if out_int8 else cfg.acc_bytes))
+    computes, as the cycle model counts LoopConv's commands (baco.gemmini.loop_conv_timing.tile_counts,
+    the commands of baco.gemmini.loop_conv_stream)."""
+    c = dict.fromkeys(COUNT_KEYS, 0)
+    for tile, times in collections.Counter(tiles).items():        # a layer's programs are few kinds of tile
+        for key, value in tile_counts(cfg, dilation, downsample, out_int8, False, tile).items():
+            c[key] += times * value
     return c
 
 
