@@ -49,7 +49,7 @@ import math
 from dataclasses import astuple, dataclass
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.heuristics import tiled_matmul_tiles
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.loop_ws_commands import lda_commands, ldb_commands, ldd_commands, store_commands
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
@@ -613,24 +613,7 @@ def _arbiter_order(cfg: GemminiConfig, I: int, J: int, K: int, pad_i: int, pad_j
 
 def library_matmul_loops(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = True) -> list:
     """The LOOP_WSs of the C library's tiled_matmul_auto without a bias (baco.sim.clib.matmul_stream):
-    one a tile in tiled_matmul_outer's order (i, j, k), C stored by the last k tile, A (B) moved in
-    unless the library keeps it in the scratchpad across tiles (tiled_matmul_outer's reuse, when its
-    tiles along the other dimension times those along K are at most two)."""
-    d = cfg.dim
-    ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
-    mb, nb, kb = -(-M // d), -(-N // d), -(-K // d)
-    I0, J0, K0 = -(-mb // ti), -(-nb // tj), -(-kb // tk)
-    a_reuse, b_reuse = I0 * K0 <= 2, J0 * K0 <= 2
-    loops = []
-    for i0 in range(I0):
-        I = min(ti, mb - i0 * ti)
-        for j0 in range(J0):
-            J = min(tj, nb - j0 * tj)
-            for k0 in range(K0):
-                Kb = min(tk, kb - k0 * tk)
-                loops.append(LoopWs(I, J, Kb, pad_i=(i0 * ti + I) * d - M if i0 == I0 - 1 else 0,
-                                    pad_j=(j0 * tj + J) * d - N if j0 == J0 - 1 else 0,
-                                    pad_k=(k0 * tk + Kb) * d - K if k0 == K0 - 1 else 0,
-                                    load_a=not (a_reuse and j0), load_b=not (b_reuse and i0),
-                                    store=k0 == K0 - 1, full_c=not out_int8))
-    return loops
+    one a tile of heuristics.tiled_matmul_tiles, in tiled_matmul_outer's order (i, j, k), C stored
+    by the last k tile, A (B) moved in unless the library keeps it in the scratchpad across tiles."""
+    return [LoopWs(t.I, t.J, t.K, t.pad_i, t.pad_j, t.pad_k, load_a=t.load_a, load_b=t.load_b, store=t.last_k,
+                   full_c=not out_int8) for t in tiled_matmul_tiles(M, N, K, cfg)]
