@@ -1,6 +1,7 @@
 """The Gemmini C library's tiling heuristics (gemmini-rocc-tests include/gemmini.h,
-gemmini-isa.md §5), reproduced for any GemminiConfig: `tiled_matmul_auto` (and the tiles
-tiled_matmul_outer runs with them, `tiled_matmul_tiles`) and `tiled_conv_auto`. Tile factors count DIM×DIM blocks (matmul) or elements (conv)."""
+gemmini-isa.md §5), reproduced for any GemminiConfig: `tiled_matmul_auto` (and the
+tiles tiled_matmul_outer runs with them, `tiled_matmul_tiles`) and `tiled_conv_auto`. Tile factors
+count DIM×DIM blocks (matmul) or elements (conv)."""
 from __future__ import annotations
 
 import math
