@@ -50,14 +50,12 @@ def _block_loads(cfg: GemminiConfig, fsm: str, rows_dim, cols_dim, *, rows_inner
     each dim (block count, pad); iters(row block, column block) are the FSM's registers."""
     d, mbl = cfg.dim, cfg.max_block_len
     (n_rows, pad_rows), (n_cols, pad_cols) = rows_dim, cols_dim
-    chunks = range(0, n_cols, mbl)
-    order = ([(o, c0) for c0 in chunks for o in range(n_rows)] if rows_inner
-             else [(o, c0) for o in range(n_rows) for c0 in chunks])
-    for o, c0 in order:
-        n = min(mbl, n_cols - c0)
-        cols = n * d - (pad_cols if c0 + n == n_cols else 0)
-        rows = _edge(d, o, n_rows, pad_rows) if row_pad else d
-        yield WsCommand(fsm, iters(o, c0), o, c0, n, rows, cols)
+    chunks = [(c0, min(mbl, n_cols - c0)) for c0 in range(0, n_cols, mbl)]
+    rows = [_edge(d, o, n_rows, pad_rows) if row_pad else d for o in range(n_rows)]
+    order = ([(o, c) for c in chunks for o in range(n_rows)] if rows_inner
+             else [(o, c) for o in range(n_rows) for c in chunks])
+    for o, (c0, n) in order:
+        yield WsCommand(fsm, iters(o, c0), o, c0, n, rows[o], n * d - (pad_cols if c0 + n == n_cols else 0))
 
 
 def _block_columns(cfg: GemminiConfig, fsm: str, I: int, J: int, pad_i: int, pad_j: int, step: int, iters):
