@@ -45,17 +45,20 @@ def _edge(dim: int, index: int, count: int, pad: int) -> int:
 
 
 def _block_loads(cfg: GemminiConfig, fsm: str, rows_dim, cols_dim, *, rows_inner: bool, row_pad: bool = True,
-                 iters=lambda o, c: (o, c)):
+                 k_first: bool = False):
     """Row blocks x column chunks of MAX_BLOCK_LEN blocks of a (rows_dim x cols_dim)-block DRAM matrix,
-    each dim (block count, pad); iters(row block, column block) are the FSM's registers."""
+    each dim (block count, pad); the FSM's registers are (row block, column block), or the other way
+    round with k_first (its k iterator counts the columns)."""
     d, mbl = cfg.dim, cfg.max_block_len
     (n_rows, pad_rows), (n_cols, pad_cols) = rows_dim, cols_dim
-    chunks = [(c0, min(mbl, n_cols - c0)) for c0 in range(0, n_cols, mbl)]
+    chunks = [(c0, n, n * d - (pad_cols if c0 + n == n_cols else 0))
+              for c0 in range(0, n_cols, mbl) for n in (min(mbl, n_cols - c0),)]
     rows = [_edge(d, o, n_rows, pad_rows) if row_pad else d for o in range(n_rows)]
     order = ([(o, c) for c in chunks for o in range(n_rows)] if rows_inner
              else [(o, c) for o in range(n_rows) for c in chunks])
-    for o, (c0, n) in order:
-        yield WsCommand(fsm, iters(o, c0), o, c0, n, rows[o], n * d - (pad_cols if c0 + n == n_cols else 0))
+    new = tuple.__new__     # WsCommand's fields in order, without its keyword-taking constructor (the walk's hot path)
+    for o, (c0, n, cols) in order:
+        yield new(WsCommand, (fsm, (c0, o) if k_first else (o, c0), o, c0, n, rows[o], cols))
 
 
 def _block_columns(cfg: GemminiConfig, fsm: str, I: int, J: int, pad_i: int, pad_j: int, step: int, iters):
@@ -79,14 +82,13 @@ def lda_commands(cfg: GemminiConfig, I: int, K: int, pad_i: int, pad_k: int, tra
     """LdA: A, I x K blocks in DRAM (K x I when transposed)."""
     if transposed:
         return _block_loads(cfg, "lda", (K, pad_k), (I, pad_i), rows_inner=False)
-    return _block_loads(cfg, "lda", (I, pad_i), (K, pad_k), rows_inner=True, iters=lambda o, c: (c, o))
+    return _block_loads(cfg, "lda", (I, pad_i), (K, pad_k), rows_inner=True, k_first=True)
 
 
 def ldb_commands(cfg: GemminiConfig, K: int, J: int, pad_k: int, pad_j: int, transposed: bool = False):
     """LdB: B, K x J blocks in DRAM (J x K when transposed), always DIM rows a block."""
     if transposed:
-        return _block_loads(cfg, "ldb", (J, pad_j), (K, pad_k), rows_inner=True, row_pad=False,
-                            iters=lambda o, c: (c, o))
+        return _block_loads(cfg, "ldb", (J, pad_j), (K, pad_k), rows_inner=True, row_pad=False, k_first=True)
     return _block_loads(cfg, "ldb", (K, pad_k), (J, pad_j), rows_inner=False, row_pad=False)
 
 
@@ -101,7 +103,7 @@ def resadd_commands(cfg: GemminiConfig, I: int, J: int, pad_i: int, pad_j: int, 
     """LOOP_WS with is_resadd: LdA moves A (I x J blocks, as a matmul's A with J in place of K), LdB
     B (I x J blocks, as B with I in place of K, so without its row pad), StC stores the sum."""
     if load_a:      # the FSMs' k is j for A and i for B
-        yield from _block_loads(cfg, "lda", (I, pad_i), (J, pad_j), rows_inner=True, iters=lambda o, c: (c, o))
+        yield from _block_loads(cfg, "lda", (I, pad_i), (J, pad_j), rows_inner=True, k_first=True)
     if load_b:
         yield from _block_loads(cfg, "ldb", (I, pad_i), (J, pad_j), rows_inner=False, row_pad=False)
     if store:
