@@ -1,8 +1,9 @@
 """The Gemmini C library's tiling heuristics (gemmini-rocc-tests include/gemmini.h,
-gemmini-isa.md §5), reproduced for any GemminiConfig: `tiled_matmul_auto` and
-`tiled_conv_auto`. Tile factors count DIM×DIM blocks (matmul) or elements (conv).
-`library_conv_tiles` enumerates the tiles tiled_conv (tiled_conv_dw) runs with them, one
-sp_tiled_conv call each: baco.sim.clib adds their addresses, the tuner's library model walks them."""
+gemmini-isa.md §5), reproduced for any GemminiConfig: `tiled_matmul_auto` (and the
+tiles tiled_matmul_outer runs with them, `tiled_matmul_tiles`) and `tiled_conv_auto`. Tile factors
+count DIM×DIM blocks (matmul) or elements (conv). `library_conv_tiles` enumerates the tiles
+tiled_conv (tiled_conv_dw) runs with them, one sp_tiled_conv call each: baco.sim.clib adds their
+addresses, the tuner's library model walks them."""
 from __future__ import annotations
 
 import itertools
@@ -59,6 +60,61 @@ def tiled_matmul_reuse(tile_rows: int, tile_cols: int, tile_ks: int) -> tuple[bo
     whose tiles fit its scratchpad half (A: I0·K0 <= 2, B: J0·K0 <= 2) is moved in once and read
     from there by every later tile (LOOP_WS's a_spad_id / b_spad_id)."""
     return tile_rows * tile_ks <= 2, tile_cols * tile_ks <= 2
+
+
+class MatmulTile(NamedTuple):
+    """One tile of tiled_matmul_outer (one LOOP_WS): its indices (i0, j0, k0) among the I0 x J0 x K0
+    tiles; I x J x K DIM blocks, the last of each padded by pad_* elements; where A and B live
+    (a_spad_id, b_spad_id: 0 the loop slot's scratchpad half, 1 or 2 the half the library keeps a
+    reused operand in) and whether the tile moves them in (load_a, load_b: else an earlier tile left
+    them there); `first_k`: the output tile's first (it moves the bias in), `last_k`: its last (it
+    stores C)."""
+    i0: int
+    j0: int
+    k0: int
+    I: int
+    J: int
+    K: int
+    pad_i: int
+    pad_j: int
+    pad_k: int
+    a_spad_id: int
+    b_spad_id: int
+    load_a: bool
+    load_b: bool
+    first_k: bool
+    last_k: bool
+
+
+def tiled_matmul_tiles(dim_I: int, dim_J: int, dim_K: int, config: GemminiConfig,
+                       tiles: tuple[int, int, int] | None = None) -> list[MatmulTile]:
+    """The tiles tiled_matmul_outer runs for an I x J x K (elements) matmul, in its order (i0 -> j0 ->
+    k0), with tiled_matmul_auto's tile factors (or `tiles`, in DIM blocks) and tiled_matmul_reuse's
+    operand reuse: the one enumeration the C library's stream (baco.sim.clib.matmul_stream) and its
+    walk (baco.gemmini.loop_ws_timing.library_matmul_loops) share."""
+    d = config.dim
+    ti, tj, tk = tiles or tiled_matmul_auto(dim_I, dim_J, dim_K, config, "WS")
+    blocks = -(-dim_I // d), -(-dim_J // d), -(-dim_K // d)
+    I0, J0, K0 = (-(-b // t) for b, t in zip(blocks, (ti, tj, tk)))
+    a_reuse, b_reuse = tiled_matmul_reuse(I0, J0, K0)
+
+    def extent(n, blocks, t, index):
+        """(blocks of tile `index`, elements of its last block beyond n)."""
+        size = min(t, blocks - index * t)
+        return size, max(0, (index * t + size) * d - n)
+
+    out = []
+    for i0 in range(I0):
+        I, pad_i = extent(dim_I, blocks[0], ti, i0)
+        for j0 in range(J0):
+            J, pad_j = extent(dim_J, blocks[1], tj, j0)
+            for k0 in range(K0):
+                K, pad_k = extent(dim_K, blocks[2], tk, k0)
+                out.append(MatmulTile(i0, j0, k0, I, J, K, pad_i, pad_j, pad_k,
+                                      (1 if i0 + k0 == 0 else 2) if a_reuse else 0,
+                                      (1 if j0 + k0 == 0 else 2) if b_reuse else 0,
+                                      not (a_reuse and j0), not (b_reuse and i0), k0 == 0, k0 == K0 - 1))
+    return out
 
 
 def conv_spad_acc_rows(args, *, stride, kernel_dilation, in_channels_unused=None, pool_size=1, pool_stride=1,

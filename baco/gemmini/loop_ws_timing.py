@@ -31,6 +31,11 @@ queues are full, as on a stream of one-step programs each moving a bias) and hol
 waits for the stores that read its accumulator rows. The walk places each LdD there, within the
 walk of the loop before it.
 
+Which commands each FSM issues (LdD, LdA, LdB, StC: their blocks, rows and columns, in order) the
+walk reads from baco.gemmini.loop_ws_commands, the description the simulator's LOOP_WS expansion
+(baco.sim.loops) and the tuner's counts share, and prices each at dma_cycles(rows, cols x bytes);
+how the arbiter interleaves LdA and LdB is the walk's own model (_arbiter_order).
+
 The walk is quick so that the tuner can walk every candidate's programs: a loop's recurrences
 (over its computes, B chunks and stores) are summed in closed form once (_LoopTerms, cached across
 walks), and a run of equal loops or repeated programs is walked only until it is periodic, the
@@ -40,12 +45,14 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
 from dataclasses import astuple, dataclass
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.heuristics import tiled_matmul_tiles
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
+from baco.gemmini.loop_ws_commands import lda_commands, ldb_commands, ldd_commands, store_commands
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 def dma_cycles(rows: int, row_bytes: int, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
@@ -469,23 +476,20 @@ class _LoopTerms:
                  "stores")
 
     def __init__(self, lp: LoopWs, cfg: GemminiConfig, k: TimingConstants, cut=None):
-        d, mbl, acc_mbl = cfg.dim, cfg.max_block_len, cfg.max_block_len_acc
+        d, mbl = cfg.dim, cfg.max_block_len
         I, J = lp.I, lp.J
 
         def dma(rows, row_bytes):
             return dma_cycles(rows, row_bytes, cfg, k)
 
-        def rows(i):
-            return d - (lp.pad_i if i == I - 1 else 0)
-
         raw = [dma(min(d, lp.raw_b - r0), (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0)) * cfg.input_bytes)
                for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)]  # a mvin a DIM rows of B's columns
         self.raw_b, self.raw_b_cmds = sum(raw), len(raw)
         self.raw_b_row = self.raw_b / max(1, len(raw))
-        self.ldd = sum(dma(rows(i), (min(acc_mbl, J - j0) * d - (lp.pad_j if j0 + acc_mbl >= J else 0)) * cfg.acc_bytes)
-                       for i in range(I) for j0 in range(0, J, acc_mbl)) if lp.bias else 0.0
-        self.ldd_cmds = I * -(-J // acc_mbl) if lp.bias else 0
-        self.ldd_row = self.ldd / (I * -(-J // acc_mbl))
+        ldd = [dma(c.rows, c.cols * cfg.acc_bytes) for c in _commands(ldd_commands, cfg, I, J, lp.pad_i, lp.pad_j)] \
+            if lp.bias else []
+        self.ldd, self.ldd_cmds = sum(ldd), len(ldd)
+        self.ldd_row = self.ldd / max(1, len(ldd))
         a_ready, b_ready, self.load_ends = _operand_loads(lp, cfg, k)
         self.loads = self.load_ends[-1] if self.load_ends else 0.0
         first_a = a_ready[0][0][1] if lp.load_a else None
@@ -540,119 +544,85 @@ class _LoopTerms:
     def _stores(self, lp, cfg, k, before, a_wait_last) -> list:
         if not lp.store:
             return []
-        d, I, J = cfg.dim, lp.I, lp.J
-        depth = k.array_depth_factor * d
+        I, J = lp.I, lp.J
+        depth = k.array_depth_factor * cfg.dim
         c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
-        chunk = 1 if lp.full_c else cfg.max_block_len
         out, cost = [], 0.0
         after_start = after_loads = after_cut = -math.inf
         latest = []         # A's latest row landing (less the computes before it) up to each i: before, after the cut
         for w in a_wait_last or ():
             latest.append(tuple(max(latest[-1][h], w[h]) for h in (0, 1)) if latest else w)
-        for j0 in range(0, J, chunk):
-            cols = min(chunk, J - j0)
-            for i in range(I):
-                # the store waits for its rows' last compute: i's in the (last k, last j) group
-                ready = before[i + 1] + (j0 + cols - 1) * self.group + depth - cost
-                after_start = max(after_start, ready)
-                if a_wait_last is not None:
-                    after_loads = max(after_loads, ready + latest[i][0])
-                    after_cut = max(after_cut, ready + latest[i][1])
-                cost += dma_cycles(d - (lp.pad_i if i == I - 1 else 0),
-                                   (cols * d - (lp.pad_j if j0 + chunk >= J else 0)) * c_bytes, cfg, k) \
-                    + k.acc_scale_latency
-                out.append((cost, after_start, after_loads, after_cut))
+        for _, _, i, j0, blocks, rows, cols in _commands(store_commands, cfg, I, J, lp.pad_i, lp.pad_j, lp.full_c):
+            # the store waits for its rows' last compute: i's in the (last k, last j) group
+            ready = before[i + 1] + (j0 + blocks - 1) * self.group + depth - cost
+            after_start = max(after_start, ready)
+            if a_wait_last is not None:
+                after_loads = max(after_loads, ready + latest[i][0])
+                after_cut = max(after_cut, ready + latest[i][1])
+            cost += dma_cycles(rows, cols * c_bytes, cfg, k) + k.acc_scale_latency
+            out.append((cost, after_start, after_loads, after_cut))
         # the first store, the last, and the one the store FSM's last command waits for
         return [out[0], out[-1]] + ([out[-1 - cfg.rs_st]] if len(out) > cfg.rs_st else [])
 
 
 def _operand_loads(lp: LoopWs, cfg: GemminiConfig, k: TimingConstants):
-    """(A's rows landed [k][i], B's blocks landed [k][chunk of j], each as (time, the command that
-    moved it), and when each command ends), from the start of LdA / LdB, in the arbiter's order
-    (B's first block, then whichever is behind in k; a transposed B moves k chunks of each j row,
-    the rows innermost)."""
-    lat = k.dram_latency
-    d, mbl = cfg.dim, cfg.max_block_len
+    """(A's rows landed [k][i], B's blocks landed [k][chunk of j, or j when transposed], each as (time,
+    the command that moved it), and when each command ends), from the start of LdA / LdB: LdA's and
+    LdB's commands (loop_ws_commands) in the order _arbiter_order gives them."""
+    lat, mbl = k.dram_latency, cfg.max_block_len
     I, J, K = lp.I, lp.J, lp.K
     a_ready = [[None] * I for _ in range(K)]
-    b_width = 1 if lp.b_transposed else mbl     # j blocks a B load brings in
-    b_ready = [[None] * -(-J // b_width) for _ in range(K)]
+    b_ready = [[None] * (J if lp.b_transposed else -(-J // mbl)) for _ in range(K)]
     ends = []
-
-    def dma(rows, row_bytes):
-        """One command more: (when its data landed, its index)."""
-        ends.append((ends[-1] if ends else 0.0) + dma_cycles(rows, row_bytes, cfg, k))
-        return ends[-1] + lat, len(ends) - 1
-
-    def load_b_chunk(c0, part=None):
-        """B transposed: the rows j (DIM rows each, never padded) of k blocks c0.. c0 + MBL."""
-        n_k = min(mbl, K - c0)
-        cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
-        for j in range(J):
-            if part == "first" and j or part == "rest" and not j:
-                continue
-            landed = dma(d, cols * cfg.input_bytes)
-            for kk in range(c0, c0 + n_k):
-                b_ready[kk][j] = landed
-
-    def load_b_row(kk, part=None):
-        for j0 in range(0, J, mbl):
-            if part == "first" and j0 or part == "rest" and not j0:
-                continue
-            b_ready[kk][j0 // mbl] = dma(d, (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0))
-                                         * cfg.input_bytes)
-
-    def load_a_chunk(c0):
-        n_k = min(mbl, K - c0)
-        cols = n_k * d - (lp.pad_k if c0 + n_k == K else 0)
-        for i in range(I):
-            landed = dma(d - (lp.pad_i if i == I - 1 else 0), cols * cfg.input_bytes)
-            for kk in range(c0, c0 + n_k):
-                a_ready[kk][i] = landed
-
-    a_chunks = range(0, K, mbl) if lp.load_a else ()
-    if lp.load_b and lp.b_transposed:
-        for c0 in range(0, K, mbl):
-            if lp.load_a:
-                load_b_chunk(c0, "first")
-                load_a_chunk(c0)
-                load_b_chunk(c0, "rest")
-            else:
-                load_b_chunk(c0)
-    elif lp.load_a and lp.load_b:
-        load_b_row(0, "first")
-        for c0 in a_chunks:
-            load_a_chunk(c0)
-            for kk in range(c0, min(K, c0 + mbl)):
-                load_b_row(kk, "rest" if kk == 0 else None)
-    else:
-        for c0 in a_chunks:
-            load_a_chunk(c0)
-        for kk in range(K) if lp.load_b else ():
-            load_b_row(kk)
+    end = 0.0
+    for fsm, _, row, col, blocks, rows, cols in _arbiter_order(cfg, I, J, K, lp.pad_i, lp.pad_j, lp.pad_k,
+                                                               lp.load_a, lp.load_b, lp.b_transposed):
+        end += dma_cycles(rows, cols * cfg.input_bytes, cfg, k)
+        ends.append(end)
+        landed = end + lat, len(ends) - 1
+        if fsm == "ldb" and not lp.b_transposed:        # k row `row`, a chunk of j blocks
+            b_ready[row][col // mbl] = landed
+        else:           # A's row block i (B's j when transposed), a chunk of k blocks
+            ready = a_ready if fsm == "lda" else b_ready
+            for kk in range(col, col + blocks):
+                ready[kk][row] = landed
     return a_ready, b_ready, ends
+
+
+@functools.lru_cache(maxsize=16384)
+def _commands(generator, cfg: GemminiConfig, *args) -> tuple:
+    """A loop_ws_commands generator's commands (cached: many loops share their LdD's or StC's)."""
+    return tuple(generator(cfg, *args))
+
+
+@functools.lru_cache(maxsize=16384)
+def _arbiter_order(cfg: GemminiConfig, I: int, J: int, K: int, pad_i: int, pad_j: int, pad_k: int, load_a: bool,
+                   load_b: bool, b_transposed: bool) -> tuple:
+    """LdA's and LdB's commands (loop_ws_commands) in the order the walk has LoopMatmul's arbiter
+    interleave them (its own model: baco.sim.timing's arbiter is dynamic): B's first block (of each
+    chunk of k blocks when B is transposed), then A's chunk of k blocks, then B's commands behind it
+    in k. Cached: a loop's terms are made again for each cut and for loops alike but for their
+    bias, stores or CPU."""
+    a_cmds = list(lda_commands(cfg, I, K, pad_i, pad_k)) if load_a else []
+    b_cmds = list(ldb_commands(cfg, K, J, pad_k, pad_j, b_transposed)) if load_b else []
+    if not (a_cmds and b_cmds):
+        return tuple(a_cmds + b_cmds)
+    order, b = [], 0
+    for c0, chunk in itertools.groupby(a_cmds, key=lambda c: c.iters[0]):
+        chunk = list(chunk)
+        if b_transposed or not b:
+            order.append(b_cmds[b])
+            b += 1
+        order += chunk
+        while b < len(b_cmds) and b_cmds[b].iters[0] < c0 + chunk[0].blocks:
+            order.append(b_cmds[b])
+            b += 1
+    return tuple(order + b_cmds[b:])
 
 
 def library_matmul_loops(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = True) -> list:
     """The LOOP_WSs of the C library's tiled_matmul_auto without a bias (baco.sim.clib.matmul_stream):
-    one a tile in tiled_matmul_outer's order (i, j, k), C stored by the last k tile, A (B) moved in
-    unless the library keeps it in the scratchpad across tiles (tiled_matmul_outer's reuse, when its
-    tiles along the other dimension times those along K are at most two)."""
-    d = cfg.dim
-    ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
-    mb, nb, kb = -(-M // d), -(-N // d), -(-K // d)
-    I0, J0, K0 = -(-mb // ti), -(-nb // tj), -(-kb // tk)
-    a_reuse, b_reuse = I0 * K0 <= 2, J0 * K0 <= 2
-    loops = []
-    for i0 in range(I0):
-        I = min(ti, mb - i0 * ti)
-        for j0 in range(J0):
-            J = min(tj, nb - j0 * tj)
-            for k0 in range(K0):
-                Kb = min(tk, kb - k0 * tk)
-                loops.append(LoopWs(I, J, Kb, pad_i=(i0 * ti + I) * d - M if i0 == I0 - 1 else 0,
-                                    pad_j=(j0 * tj + J) * d - N if j0 == J0 - 1 else 0,
-                                    pad_k=(k0 * tk + Kb) * d - K if k0 == K0 - 1 else 0,
-                                    load_a=not (a_reuse and j0), load_b=not (b_reuse and i0),
-                                    store=k0 == K0 - 1, full_c=not out_int8))
-    return loops
+    one a tile of heuristics.tiled_matmul_tiles, in tiled_matmul_outer's order (i, j, k), C stored
+    by the last k tile, A (B) moved in unless the library keeps it in the scratchpad across tiles."""
+    return [LoopWs(t.I, t.J, t.K, t.pad_i, t.pad_j, t.pad_k, load_a=t.load_a, load_b=t.load_b, store=t.last_k,
+                   full_c=not out_int8) for t in tiled_matmul_tiles(M, N, K, cfg)]

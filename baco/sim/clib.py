@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from baco.gemmini.arith import f32_bits
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.heuristics import library_conv_tiles, tiled_matmul_auto, tiled_matmul_reuse
+from baco.gemmini.heuristics import library_conv_tiles, tiled_matmul_auto, tiled_matmul_tiles
 from baco.gemmini.isa import COMMANDS, encode
 from baco.gemmini.loop_conv_stream import packed_pixels
 from baco.sim.loops import MVIN_SCALE_IDENTITY, cmd
@@ -52,8 +52,9 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
     int8 inputs; C is int32 (full width) or, with out_int8, scaled (round-half-even), optionally
     ReLU'd and saturated to int8 on its way out of the accumulator. `bias`: None, "full" (an int32
     M×N matrix D) or "repeating" (one int32 row of N, the library's repeating_bias), moved into the
-    accumulator by each output tile's first LOOP_WS. When the A (B) tiles fit the scratchpad's
-    halves (baco.gemmini.heuristics.tiled_matmul_reuse) the library keeps them there across tiles
+    accumulator by each output tile's first LOOP_WS. The tiles are baco.gemmini.heuristics'
+    tiled_matmul_tiles (which the walk's library_matmul_loops times too): when the A (B) tiles fit
+    the scratchpad's halves (tiled_matmul_reuse) the library keeps them there across tiles
     (a_spad_id, b_spad_id) and moves them in once. `addrs` are the DRAM byte addresses of A, B and C
     (row-major, dense) and `d_addr` D's when the stream is run on data. With `transpose_b` B is
     stored transposed (Bᵀ, N×K row-major, e.g. the keys of attention scores Q·Kᵀ as
@@ -66,7 +67,6 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
     ti, tj, tk = tiles or tiled_matmul_auto(M, N, K, cfg, "WS")
     c_bytes = 1 if out_int8 else cfg.acc_bytes
     act = RELU if relu else 0
-    I0, J0, K0 = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
     yield _command("config_ex", dataflow=1, activation=act, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY,
                    b_transpose=int(transpose_b))
     b_row = K if transpose_b else N        # B's stored row stride
@@ -76,36 +76,22 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
         yield _command("config_ld", stride=stride, scale=MVIN_SCALE_IDENTITY, block_stride=d, state_id=slot,
                        pixel_repeats=1)
     a_addr, b_addr, c_addr = addrs
-
-    def pad(n, start_block, blocks):
-        """Elements of the last block row/col beyond n (LOOP_WS pads them)."""
-        return max(0, (start_block + blocks) * d - n)
-
-    a_reuse, b_reuse = tiled_matmul_reuse(I0, J0, K0)
-    for i0 in range(I0):
-        for j0 in range(J0):
-            for k0 in range(K0):
-                a_spad_id = (1 if i0 + k0 == 0 else 2) if a_reuse else 0
-                b_spad_id = (1 if j0 + k0 == 0 else 2) if b_reuse else 0
-                bias_row = 0 if bias == "repeating" else i0 * ti * d
-                I = min(ti, -(-M // d) - i0 * ti)
-                J = min(tj, -(-N // d) - j0 * tj)
-                Kb = min(tk, -(-K // d) - k0 * tk)
-                last_k = k0 == K0 - 1
-                yield _command("loop_ws_config_bounds", max_i=I, max_j=J, max_k=Kb, pad_i=pad(M, i0 * ti, I),
-                               pad_j=pad(N, j0 * tj, J), pad_k=pad(K, k0 * tk, Kb))
-                yield _command("loop_ws_config_addrs_ab",
-                               a_addr=0 if a_reuse and j0 else a_addr + (i0 * ti * d * K + k0 * tk * d),
-                               b_addr=0 if b_reuse and i0 else b_addr + ((j0 * tj * d * K + k0 * tk * d) if transpose_b
-                                                                         else (k0 * tk * d * N + j0 * tj * d)))
-                yield _command("loop_ws_config_addrs_dc",
-                               d_addr=d_addr + (bias_row * N + j0 * tj * d) * cfg.acc_bytes if bias and k0 == 0 else 0,
-                               c_addr=(c_addr + (i0 * ti * d * N + j0 * tj * d) * c_bytes) if last_k else 0)
-                yield _command("loop_ws_config_strides_ab", a_stride=K, b_stride=b_row)
-                yield _command("loop_ws_config_strides_dc", d_stride=0 if bias == "repeating" else N, c_stride=N)
-                yield _command("loop_ws", ex_accumulate=int(bool(bias) or k0 > 0), full_c=int(not out_int8), low_d=0,
-                               activation=act, a_spad_id=a_spad_id, b_spad_id=b_spad_id, a_transpose=0,
-                              b_transpose=int(transpose_b), is_resadd=0)
+    for t in tiled_matmul_tiles(M, N, K, cfg, (ti, tj, tk)):
+        i_row, j_col, k_col = t.i0 * ti * d, t.j0 * tj * d, t.k0 * tk * d     # the tile's first element
+        bias_row = 0 if bias == "repeating" else i_row
+        yield _command("loop_ws_config_bounds", max_i=t.I, max_j=t.J, max_k=t.K, pad_i=t.pad_i, pad_j=t.pad_j,
+                       pad_k=t.pad_k)
+        yield _command("loop_ws_config_addrs_ab",
+                       a_addr=a_addr + (i_row * K + k_col) if t.load_a else 0,
+                       b_addr=b_addr + ((j_col * K + k_col) if transpose_b else (k_col * N + j_col)) if t.load_b else 0)
+        yield _command("loop_ws_config_addrs_dc",
+                       d_addr=d_addr + (bias_row * N + j_col) * cfg.acc_bytes if bias and t.first_k else 0,
+                       c_addr=(c_addr + (i_row * N + j_col) * c_bytes) if t.last_k else 0)
+        yield _command("loop_ws_config_strides_ab", a_stride=K, b_stride=b_row)
+        yield _command("loop_ws_config_strides_dc", d_stride=0 if bias == "repeating" else N, c_stride=N)
+        yield _command("loop_ws", ex_accumulate=int(bool(bias) or not t.first_k), full_c=int(not out_int8), low_d=0,
+                       activation=act, a_spad_id=t.a_spad_id, b_spad_id=t.b_spad_id, a_transpose=0,
+                       b_transpose=int(transpose_b), is_resadd=0)
 
 
 def _conv_tile(cfg, g, t, *, in_stride, weight_stride, out_stride, in_addr, weights_addr, bias_addr, out_addr, bias,

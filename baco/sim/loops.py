@@ -4,7 +4,10 @@ LOOP_WS (funct 8, after its config commands 9–13) is expanded into the
 mvin/mvin2/mvin3, preload/compute and mvout stream that LoopMatmul emits
 (gemmini-isa.md §5.3): D loads into the accumulator, A and B loads in
 MAX_BLOCK_LEN-wide chunks, the execute nest k → j → i with each weight block
-preloaded once per (k, j) and reused over i, and the C stores. Local layout:
+preloaded once per (k, j) and reused over i, and the C stores. The loads' and
+stores' commands (which blocks, rows and columns, in which order) come from
+baco.gemmini.loop_ws_commands, the one description the walk of LoopMatmul's
+timing (baco.gemmini.loop_ws_timing) prices too; here they get their addresses. Local layout:
 A(i,k) at a_base + (i·K + k)·DIM, B(k,j) at b_base + (k·J + j)·DIM (the block
 stride of a multi-block mvin is DIM, as the C library configures it), C(i,j)
 at acc_base + (i·J + j)·DIM. LoopMatmul holds two loops at once in two slots that
@@ -26,6 +29,8 @@ from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, CONCURRENT_LOOP
                               GemminiFault, READ_FULL_BIT, command_fields, encode)
 from baco.gemmini.loop_conv_stream import (ConvTile, bias_mvins, compute_images, compute_runs, execute_blocks,
                                            input_mvins, pooled_stores, store_row, undilated, weight_mvins)
+from baco.gemmini.loop_ws_commands import (lda_commands, ldb_commands, ldd_commands, resadd_commands,
+                                            store_commands)
 from baco.gemmini.schedule import loop_unit_half
 
 
@@ -63,43 +68,22 @@ class LoopWsState:
             self.strides.update(fields)
 
 
-def _operand_loads(cfg, name, base, stride, rows_dim, cols_dim, local, *, rows_inner, row_pad=True,
-                   local_flags=0, iters=lambda o, c: (o, c)):
-    """LoopMatmul's LdA/LdB: row-blocks × column chunks of MAX_BLOCK_LEN blocks of a
-    (rows_dim × cols_dim)-block DRAM matrix, each dim (block count, pad); local(row_block,
-    col_block) is the chunk's local row. The FSM steps its row iterator innermost for A
-    (untransposed) and B (transposed), its column chunks innermost otherwise. LdB never
-    applies the row pad (its last-row test compares the bound with itself minus one), so
-    B blocks always move DIM rows. Yields (iterators, command): iters(row_block, col_block)
-    are the FSM's (k, i) or (k, j) registers while the command waits to be issued."""
-    d, mbl = cfg.dim, cfg.max_block_len
-    (n_rows, pad_rows), (n_cols, pad_cols) = rows_dim, cols_dim
-    chunks = range(0, n_cols, mbl)
-    order = ([(o, c0) for c0 in chunks for o in range(n_rows)] if rows_inner
-             else [(o, c0) for o in range(n_rows) for c0 in chunks])
-    for o, c0 in order:
-        n = min(mbl, n_cols - c0)
-        cols = n * d - (pad_cols if c0 + n == n_cols else 0)
-        rows = d - (pad_rows if row_pad and o == n_rows - 1 else 0)
-        yield iters(o, c0), cmd(name, dram_addr=base + (o * d * stride + c0 * d) * cfg.input_bytes,
-                                local_addr=local_flags | local(o, c0), cols=cols, rows=rows)
+def _addressed(cfg, name, commands, base, stride, local, local_flags=0, elem_bytes=None):
+    """LoopMatmul's commands (baco.gemmini.loop_ws_commands) as `name` with their addresses: the DRAM
+    matrix at `base`, `stride` elements of `elem_bytes` (the inputs') a row; local(row block, column
+    block) is a command's local row as DRAM holds the matrix. Yields (fsm, iterators, name, fields)."""
+    d, eb = cfg.dim, elem_bytes or cfg.input_bytes
+    for c in commands:
+        yield c.fsm, c.iters, *cmd(name, dram_addr=base + (c.row * d * stride + c.col * d) * eb,
+                                   local_addr=local_flags | local(c.row, c.col), cols=c.cols, rows=c.rows)
 
 
-def _c_stores(cfg, st, f, I, J, pad_i, pad_j, c_local):
-    """LoopMatmul's StC: C from the accumulator, MAX_BLOCK_LEN blocks per int8 mvout, one
-    block per int32 (full_C) mvout; then the next loop uses the other accumulator half.
-    Yields ((j, i, blocks), command)."""
-    d, a, s = cfg.dim, st.addrs, st.strides
+def _c_stores(cfg, st, f, commands, c_local):
+    """StC's commands (loop_ws_commands.store_commands) as mvouts; then the next loop uses the other
+    accumulator half."""
     c_bytes = cfg.acc_bytes if f["full_c"] else cfg.input_bytes
-    step = 1 if f["full_c"] else cfg.max_block_len
-    for j0 in range(0, J, step):
-        n = min(step, J - j0)
-        cols = n * d - (pad_j if j0 + n == J else 0)
-        for i in range(I):
-            dram = a["c_addr"] + (i * d * s["c_stride"] + j0 * d) * c_bytes
-            local = ACC_BIT | (READ_FULL_BIT if f["full_c"] else 0) | c_local(i, j0)
-            yield (j0, i, n), cmd("mvout", dram_addr=dram, local_addr=local, cols=cols,
-                                  rows=d - (pad_i if i == I - 1 else 0))
+    yield from _addressed(cfg, "mvout", commands, st.addrs["c_addr"], st.strides["c_stride"], c_local,
+                          ACC_BIT | (READ_FULL_BIT if f["full_c"] else 0), c_bytes)
     st.acc_half ^= 1
 
 
@@ -121,11 +105,6 @@ class LoopProgram:
         return [(COMMANDS[name].funct, *encode(name, **fields)) for _, _, name, fields in self.commands]
 
 
-def _tagged(fsm, items):
-    for iters, (name, fields) in items:
-        yield fsm, iters, name, fields
-
-
 def _resadd(cfg: GemminiConfig, st: LoopWsState, f: dict):
     """LOOP_WS with is_resadd: C = act(A + B) for I×J blocks, no execute commands. LdA moves A
     (I×J blocks, as for a matmul's A with J in place of K) into the loop's accumulator half,
@@ -144,16 +123,18 @@ def _resadd(cfg: GemminiConfig, st: LoopWsState, f: dict):
     def local(i, j):
         return base + (i * J + j) * d
 
-    if a["a_addr"]:     # the FSMs' k is j for A and i for B
-        yield from _tagged("lda", _operand_loads(cfg, "mvin", a["a_addr"], s["a_stride"], (I, pad_i), (J, pad_j),
-                                                 local, rows_inner=True, local_flags=ACC_BIT,
-                                                 iters=lambda o, c: (c, o)))
-    if a["b_addr"]:
-        yield from _tagged("ldb", _operand_loads(cfg, "mvin2", a["b_addr"], s["b_stride"], (I, pad_i), (J, pad_j),
-                                                 local, rows_inner=False, row_pad=False,
-                                                 local_flags=ACC_BIT | ACCUMULATE_BIT))
-    if a["c_addr"]:
-        yield from _tagged("st", _c_stores(cfg, st, f, I, J, pad_i, pad_j, local))
+    operands = {"lda": ("mvin", a["a_addr"], s["a_stride"], ACC_BIT),
+                "ldb": ("mvin2", a["b_addr"], s["b_stride"], ACC_BIT | ACCUMULATE_BIT)}
+    stores = []
+    for c in resadd_commands(cfg, I, J, pad_i, pad_j, load_a=bool(a["a_addr"]), load_b=bool(a["b_addr"]),
+                             store=bool(a["c_addr"]), full_c=bool(f["full_c"])):
+        if c.fsm == "st":
+            stores.append(c)
+        else:
+            name, base_addr, stride, flags = operands[c.fsm]
+            yield from _addressed(cfg, name, (c,), base_addr, stride, local, flags)
+    if stores:
+        yield from _c_stores(cfg, st, f, stores, local)
 
 
 def _matmul(cfg: GemminiConfig, st: LoopWsState, f: dict, rtl_wrap: bool):
@@ -186,30 +167,16 @@ def _matmul(cfg: GemminiConfig, st: LoopWsState, f: dict, rtl_wrap: bool):
     def c_local(i, j):
         return _wrap(acc_base + (i * J + j) * d, acc_wrap)
 
-    # D (bias) into the accumulator, overwriting
+    # D (bias) into the accumulator, overwriting; A and B into the scratchpad
     if a["d_addr"]:
-        d_bytes = ib if f["low_d"] else ab
-        step = cfg.max_block_len if f["low_d"] else cfg.max_block_len_acc
-        for j0 in range(0, J, step):
-            n = min(step, J - j0)
-            cols = n * d - (pad_j if j0 + n == J else 0)
-            for i in range(I):
-                dram = a["d_addr"] + (i * d * s["d_stride"] + j0 * d) * d_bytes
-                yield ("ldd", None, *cmd("mvin3", dram_addr=dram, local_addr=ACC_BIT | c_local(i, j0),
-                                         cols=cols, rows=rows_of(i, I, pad_i)))
-    # A and B, in chunks of MAX_BLOCK_LEN DIM-wide blocks along a DRAM row
+        yield from _addressed(cfg, "mvin3", ldd_commands(cfg, I, J, pad_i, pad_j, bool(f["low_d"])),
+                              a["d_addr"], s["d_stride"], c_local, ACC_BIT, ib if f["low_d"] else ab)
     if a["a_addr"]:   # A is I×K blocks in DRAM, K×I when transposed
-        dims = ((I, pad_i), (K, pad_k)) if not a_t else ((K, pad_k), (I, pad_i))
-        local = (lambda o, c: a_local(o, c)) if not a_t else (lambda o, c: a_local(c, o))
-        yield from _tagged("lda", _operand_loads(cfg, "mvin", a["a_addr"], s["a_stride"], *dims, local,
-                                                 rows_inner=not a_t,
-                                                 iters=(lambda o, c: (c, o)) if not a_t else (lambda o, c: (o, c))))
+        yield from _addressed(cfg, "mvin", lda_commands(cfg, I, K, pad_i, pad_k, bool(a_t)), a["a_addr"],
+                              s["a_stride"], (lambda k, i: a_local(i, k)) if a_t else a_local)
     if a["b_addr"]:   # B is K×J blocks, J×K when transposed
-        dims = ((K, pad_k), (J, pad_j)) if not b_t else ((J, pad_j), (K, pad_k))
-        local = (lambda o, c: b_local(o, c)) if not b_t else (lambda o, c: b_local(c, o))
-        yield from _tagged("ldb", _operand_loads(cfg, "mvin2", a["b_addr"], s["b_stride"], *dims, local,
-                                                 rows_inner=b_t, row_pad=False,
-                                                 iters=(lambda o, c: (o, c)) if not b_t else (lambda o, c: (c, o))))
+        yield from _addressed(cfg, "mvin2", ldb_commands(cfg, K, J, pad_k, pad_j, bool(b_t)), a["b_addr"],
+                              s["b_stride"], (lambda j, k: b_local(k, j)) if b_t else b_local)
     # execute: k → j → i, the weight block preloaded at i = 0 and reused
     for k in range(K):
         for j in range(J):
@@ -226,7 +193,7 @@ def _matmul(cfg: GemminiConfig, st: LoopWsState, f: dict, rtl_wrap: bool):
                                               a_addr=a_local(i, k), a_rows=a_rows, a_cols=a_cols,
                                               bd_addr=GARBAGE_ADDR, bd_rows=d, bd_cols=d))
     if a["c_addr"]:
-        yield from _tagged("st", _c_stores(cfg, st, f, I, J, pad_i, pad_j, c_local))
+        yield from _c_stores(cfg, st, f, store_commands(cfg, I, J, pad_i, pad_j, bool(f["full_c"])), c_local)
 
 
 def loop_ws_program(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: bool = False) -> LoopProgram:

@@ -41,10 +41,11 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
-from baco.gemmini.heuristics import library_conv_tiles, tiled_matmul_auto, tiled_matmul_reuse
+from baco.gemmini.heuristics import library_conv_tiles
 from baco.gemmini.loop_conv_timing import (COUNT_KEYS, loop_conv_stream_cycles, program_conv_tiles,
                                           tile_counts)
 from baco.gemmini.loop_ws_timing import LoopWs, library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
+from baco.gemmini.loop_ws_commands import lda_elements, ldb_elements, store_elements
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    GemmSchedule, explicit_gemm_instructions, explicit_stream_cycles,
                                    gemm_loop_ws_loops,
@@ -691,9 +692,10 @@ def library_conv_counts(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
 
 def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
     """What a sequence of LOOP_WSs (run-length encoded, as schedule.gemm_loop_ws_loops gives them)
-    moves and computes, as the cycle model counts LoopMatmul's commands (baco.sim.loops): LdA moves
-    A's rows and K columns that exist, LdB whole DIM-row blocks of K (it never pads rows) of B's
-    columns, explicit mvins the rows of B given (raw_b); each (k, j) weight block is preloaded once
+    moves and computes, as the cycle model counts LoopMatmul's commands (baco.sim.loops): what LdA,
+    LdB and StC move counted from their commands' description (baco.gemmini.loop_ws_commands: A's
+    rows and K columns that exist, B in whole DIM-row blocks, of K or of J when transposed, as LdB
+    never pads rows), explicit mvins the rows of B given (raw_b); each (k, j) weight block is preloaded once
     and each compute reads its A block and reads and writes its output block in the accumulator
     (rows and columns that exist: no zero fill, the first k overwrites), StC reads and stores C."""
     d = cfg.dim
@@ -708,7 +710,9 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
         if item.bias:
             raise ValueError("loop_ws_stream_counts: a LOOP_WS with a bias (D) is not counted")
         rows, cols, depth = item.I * d - item.pad_i, item.J * d - item.pad_j, item.K * d - item.pad_k
-        moved = (rows * depth if item.load_a else 0) + (item.K * d * cols if item.load_b else 0) + item.raw_b * cols
+        moved = (lda_elements(cfg, item.I, item.K, item.pad_i, item.pad_k) if item.load_a else 0) \
+            + (ldb_elements(cfg, item.K, item.J, item.pad_k, item.pad_j, item.b_transposed) if item.load_b else 0) \
+            + item.raw_b * cols
         updates = rows * cols * item.K
         c["macs"] += rows * cols * depth
         c["registers"] += depth * cols
@@ -718,7 +722,8 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
         c["accumulator_writes"] += updates
         c["accumulator_reads"] += updates + (rows * cols if item.store else 0)
         if item.store:
-            c["dram_bytes_out"] += rows * cols * (cfg.acc_bytes if item.full_c else cfg.input_bytes)
+            c["dram_bytes_out"] += store_elements(cfg, item.I, item.J, item.pad_i, item.pad_j) \
+                * (cfg.acc_bytes if item.full_c else cfg.input_bytes)
     return c
 
 
@@ -754,24 +759,10 @@ def library_conv_energy(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
 
 def library_matmul_counts(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:
     """What the C library's tiled matmul (baco.sim.clib.matmul_stream) moves and computes, counted as
-    the cycle model counts it (its stats): each LOOP_WS tile loads its A rows once per column of
-    tiles and its B rows once per row of tiles (LdB never pads rows: whole DIM-row blocks of K),
-    except an operand the library keeps in its scratchpad across tiles (tiled_matmul_reuse), moved
-    in once; the weight block is preloaded once per tile row, every compute
-    reads its A strip and reads and writes its output strip in the accumulator (rows and columns
-    that exist), C is stored once."""
-    d = cfg.dim
-    ti, tj, tk = tiled_matmul_auto(M, N, K, cfg, "WS")
-    tile_rows, tile_cols, tile_ks = -(-M // (ti * d)), -(-N // (tj * d)), -(-K // (tk * d))
-    k_strips = -(-K // d)
-    a_reuse, b_reuse = tiled_matmul_reuse(tile_rows, tile_cols, tile_ks)
-    a_loads, b_loads = 1 if a_reuse else tile_cols, 1 if b_reuse else tile_rows
-    a_bytes, b_bytes, weights = M * K * a_loads, k_strips * d * N * b_loads, K * N * tile_rows
-    updates = M * N * k_strips
-    return {"macs": M * N * K, "registers": weights, "scratchpad_reads": weights + M * K * -(-N // d),
-            "scratchpad_writes": a_bytes + b_bytes, "accumulator_reads": updates + M * N,
-            "accumulator_writes": updates, "dram_bytes_in": a_bytes + b_bytes,
-            "dram_bytes_out": M * N * (cfg.input_bytes if out_int8 else cfg.acc_bytes)}
+    the cycle model counts it (its stats): loop_ws_stream_counts of its tiles' LOOP_WSs
+    (library_matmul_loops: an operand the library keeps in its scratchpad across tiles,
+    tiled_matmul_reuse, moved in once)."""
+    return loop_ws_stream_counts(library_matmul_loops(M, N, K, cfg, out_int8=out_int8), cfg)
 
 
 def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
