@@ -46,7 +46,11 @@ order). A step that cannot be split (K < DIM, an empty K, or a ragged N of Bᵀ,
 explicitly just before it (mvins of the rows and columns that exist, into LoopMatmul's layout
 in the half its b_spad_id names, located at the kernel's load) and B address 0, while the FSM
 still loads A (its ragged K is a column count, or Aᵀ's a row count, that LoopMatmul pads; an
-empty step's A is moved in too); those raw commands wait for the loop unit to drain. A program whose loop runs no step keeps the
+empty step's A is moved in too); those raw commands wait for the loop unit to drain. The half they
+go to is named by the step's index, but the next LOOP_WS's FSM loads into its loop slot's half, and
+slots alternate over every LOOP_WS of the launch: so that it cannot overwrite them before this
+LOOP_WS's preloads read them, B's first row is moved in again after the LOOP_WS (_after_moved_b: a
+raw command, the next LOOP_WS comes after it). A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
 A program whose K is one step keeps its B in the scratchpad for the next program of the launch,

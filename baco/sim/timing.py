@@ -40,6 +40,12 @@ last k step; LoopConv's execute waits for all of its loop's loads, its store
 for all of the execute FSM's commands, and its loaders for a newer loop wait
 while the execute FSM waits for an older loop's loads (wait_for_prev_loop).
 
+Races: each command carries its program-order index (explicit commands in arrival order, a loop's
+in LoopProgram order from its arrival, the order the functional model runs them). A command
+dispatched after a command later in program order that wrote a row it reads, or read or wrote a
+row it writes, raises DataRace naming both: the reservation station orders hazards by dispatch
+order, so the RTL would not compute what the functional model does.
+
 Every run reports cycles, busy cycles per unit, DRAM bytes, scratchpad and
 accumulator accesses, MACs, utilization and energy. The counter command's
 event values come from here (`counter_value`, Gemmini's event numbering).
