@@ -363,8 +363,9 @@ class TimingModel:
         return True
 
     def _valid(self, fsm, t):
-        """(loop, fsm, name, fields, program-order index) of the command `fsm` can issue at t, else None; and the
-        unit whose full reservation station alone stops it, if that is what stops it."""
+        """(loop, fsm, name, fields, program-order index) of the command `fsm` can issue at t,
+        else None; and the unit whose full reservation station alone stops it, if that is what
+        stops it."""
         loop = self._current(fsm)
         if loop is None or loop.finished(fsm) or not self._ahead(loop, fsm):
             return None, None
