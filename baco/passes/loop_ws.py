@@ -539,13 +539,7 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spa
     by_fsm = ir.binop("andi", whole, _not(s.empty))
     b_fsm = ir.binop("ori", by_fsm, split)
     moved = _and(_not(b_fsm), _not(keep.reuse if keep.operand == "b" else False))
-    # the moved B's first mvin2 (dram address, local address, columns): moved again after the LOOP_WS
-    if_op = scf.IfOp(moved, [ir.i64()] * 3, has_else=True)
-    with InsertionPoint(if_op.then_block):
-        _load_b(n, cfg, strides, s, spad_id)
-        scf.YieldOp(_first_b_move(n, cfg, s, spad_id))
-    with InsertionPoint(if_op.else_block):
-        scf.YieldOp([cst(0)] * 3)
+    prefetch.when(moved, lambda: _load_b(n, cfg, strides, s, spad_id))
     prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s, spad_id))
     head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
     a_stride, b_stride = strides[:2]
@@ -560,17 +554,10 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spa
                b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
                a_spad=keep.half("a", select(s.empty, spad_id, zero), select(split, cst(2), spad_id)),
                b_spad=keep.half("b", select(b_fsm, zero, spad_id), select(split, cst(2), spad_id)))
-    prefetch.when(moved, lambda: _after_moved_b(n, *if_op.results))
+    prefetch.when(moved, lambda: _after_moved_b(n, cfg, s, spad_id))
 
 
-def _first_b_move(n: Nest, cfg: GemminiConfig, s: _Step, spad_id):
-    """(dram address, local address, columns) of the first mvin2 of an explicitly moved B (_move)."""
-    (_, cols) = s.b_dims[1]
-    return [select(s.empty, cst(0), s.b_addr(n)), s.b_base(cfg, spad_id),
-            ir.binop("minsi", cols, cst(cfg.max_block_len * cfg.dim))]
-
-
-def _after_moved_b(n: Nest, dram, local, cols):
+def _after_moved_b(n: Nest, cfg: GemminiConfig, s: _Step, spad_id):
     """B's first row moved in again (the same data) just after the LOOP_WS that reads an explicitly
     moved B: a raw command, so the CPU issues it, and the next LOOP_WS after it, only once the loop
     unit holds no loop, i.e. once this LOOP_WS has issued its preloads. The next LOOP_WS's FSM loads
@@ -578,8 +565,10 @@ def _after_moved_b(n: Nest, dram, local, cols):
     cannot tell whether that is the half this B is in (spad_id names it by the step's index);
     issued before these preloads, its LdB would overwrite B before they read it (the reservation
     station orders hazards by issue order)."""
+    (_, cols) = s.b_dims[1]
     with n.b_copy.location:
-        instgem.emit("mvin2", dram_addr=dram, local_addr=local, cols=cols, rows=cst(1))
+        instgem.emit("mvin2", dram_addr=select(s.empty, cst(0), s.b_addr(n)), local_addr=s.b_base(cfg, spad_id),
+                     cols=ir.binop("minsi", cols, cst(cfg.max_block_len * cfg.dim)), rows=cst(1))
 
 
 def _one_column_block(n: Nest, cfg: GemminiConfig) -> bool:
