@@ -708,7 +708,7 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
     """What a sequence of LOOP_WSs (run-length encoded, as schedule.gemm_loop_ws_loops gives them)
     moves and computes, as the cycle model counts LoopMatmul's commands (baco.sim.loops): LdA moves
     A's rows and K columns that exist, LdB whole DIM-row blocks of K (it never pads rows) of B's
-    columns, explicit mvins the rows of B given (raw_b); each (k, j) weight block is preloaded once
+    columns, explicit mvins the rows of B given (raw_b) and its first row again; each (k, j) weight block is preloaded once
     and each compute reads its A block and reads and writes its output block in the accumulator
     (rows and columns that exist: no zero fill, the first k overwrites), StC reads and stores C."""
     d = cfg.dim
@@ -724,6 +724,8 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
             raise ValueError("loop_ws_stream_counts: a LOOP_WS with a bias (D) is not counted")
         rows, cols, depth = item.I * d - item.pad_i, item.J * d - item.pad_j, item.K * d - item.pad_k
         moved = (rows * depth if item.load_a else 0) + (item.K * d * cols if item.load_b else 0) + item.raw_b * cols
+        if item.raw_b:      # and B's first row again after the LOOP_WS (baco.passes.loop_ws._after_moved_b)
+            moved += min(cols, cfg.max_block_len * d)
         updates = rows * cols * item.K
         c["macs"] += rows * cols * depth
         c["registers"] += depth * cols
