@@ -271,6 +271,8 @@ class _Walk:
             if len(out) > cfg.rs_st:     # the loop's own store rs_st before its last
                 issued = max(issued, out[-1 - cfg.rs_st] + lat)
         T[FREED + slot] = issued
+        if lp.raw_b:    # the explicit mvin after it: the next loop arrives once this one has issued all
+            T[FREED + (slot + 1) % CONCURRENT_LOOPS] = max(T[FREED + (slot + 1) % CONCURRENT_LOOPS], issued)
         if not stores:      # the next loop accumulates into these rows, as the next k step
             ex = max(ex, start + occ[0] + depth)
         T[:4] = [ld, ex, st, clock]

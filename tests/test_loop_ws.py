@@ -382,12 +382,19 @@ def test_k_loop_steps_load_their_operands_and_a_ragged_k_is_split():
 def test_a_ragged_k_under_dim_has_its_b_moved_in_explicitly():
     """A step of K < DIM cannot be split (LoopMatmul would read B's DIM rows past K): its B is
     moved in (one mvin2 into LoopMatmul's layout, in the half its b_spad_id names) just before its
-    LOOP_WS, whose B address is 0; the FSM still loads A (K's padded columns)."""
+    LOOP_WS, whose B address is 0; the FSM still loads A (K's padded columns). B's first row is
+    moved in again after that LOOP_WS, so that the next LOOP_WS is issued only once it has issued
+    its preloads (the next one's FSM may load into that half)."""
     case = (64, 64, 42, "int32", False, False, (64, 64, 32), False, DIM16)   # K steps 32, 10
     c, ref, issued = issued_commands(case)
     np.testing.assert_array_equal(c, ref)
     assert loads_before_each_loop(issued) == [0, 1]
-    assert [name for name, _ in issued if name.startswith("mvin")] == ["mvin2"]
+    moves = [(i, f) for i, (name, f) in enumerate(issued) if name.startswith("mvin")]
+    assert [issued[i][0] for i, _ in moves] == ["mvin2", "mvin2"]
+    (_, moved), (again_at, again) = moves
+    assert issued[again_at - 1][0] == "loop_ws" and again["rows"] == 1
+    assert (again["dram_addr"], again["local_addr"], again["cols"]) == \
+        (moved["dram_addr"], moved["local_addr"], moved["cols"])
     addrs = [(f["a_addr"], f["b_addr"]) for name, f in issued if name == "loop_ws_config_addrs_ab"]
     assert all(addrs[0]) and addrs[1][0] and addrs[1][1] == 0
     spad_ids = [(f["a_spad_id"], f["b_spad_id"]) for name, f in issued if name == "loop_ws"]
@@ -476,7 +483,8 @@ def test_one_step_programs_compute_on_the_previous_programs_b(case):
     first = [p % rows == 0 for p in range(rows * cols) for _ in range(per)]
     assert [bool(f["b_addr"]) for f in addrs] == ([False] * len(addrs) if explicit_b else first)
     mvin2 = len([n for n, _ in issued if n == "mvin2"])
-    assert mvin2 == (cols * -(-K // cfg.dim) * -(-bn // cfg.dim // cfg.max_block_len) if explicit_b else 0)
+    # a column's first program moves B in, and its first row again after the LOOP_WS
+    assert mvin2 == (cols * (-(-K // cfg.dim) * -(-bn // cfg.dim // cfg.max_block_len) + 1) if explicit_b else 0)
 
 
 def test_programs_of_several_k_steps_keep_nothing():

@@ -437,6 +437,8 @@ class _Walk:
             if len(ends) == 3:
                 issued = max(issued, ends[2] + lat)
         T[FREED + slot] = issued
+        if lp.raw_b:    # the explicit mvin after it (loop_ws._after_moved_b): the next loop once it has issued all
+            T[FREED + (slot + 1) % CONCURRENT_LOOPS] = max(T[FREED + (slot + 1) % CONCURRENT_LOOPS], issued)
         if not lp.store:    # the next loop accumulates into these rows: as the next k step, above
             ex = max(ex, start + first_depth)
         T[LD], T[EX], T[ST], T[CLOCK] = ld, ex, st, clock

@@ -46,7 +46,11 @@ order). A step that cannot be split (K < DIM, an empty K, or a ragged N of Bᵀ,
 explicitly just before it (mvins of the rows and columns that exist, into LoopMatmul's layout
 in the half its b_spad_id names, located at the kernel's load) and B address 0, while the FSM
 still loads A (its ragged K is a column count, or Aᵀ's a row count, that LoopMatmul pads; an
-empty step's A is moved in too); those raw commands wait for the loop unit to drain. A program whose loop runs no step keeps the
+empty step's A is moved in too); those raw commands wait for the loop unit to drain. The half they
+go to is named by the step's index, but the next LOOP_WS's FSM loads into its loop slot's half, and
+slots alternate over every LOOP_WS of the launch: so that it cannot overwrite them before this
+LOOP_WS's preloads read them, B's first row is moved in again after the LOOP_WS (_after_moved_b: a
+raw command, the next LOOP_WS comes after it). A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
 A program whose K is one step keeps its B in the scratchpad for the next program of the launch,
@@ -534,8 +538,8 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spa
         prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first, keep))
     by_fsm = ir.binop("andi", whole, _not(s.empty))
     b_fsm = ir.binop("ori", by_fsm, split)
-    prefetch.when(_and(_not(b_fsm), _not(keep.reuse if keep.operand == "b" else False)),
-                  lambda: _load_b(n, cfg, strides, s, spad_id))
+    moved = _and(_not(b_fsm), _not(keep.reuse if keep.operand == "b" else False))
+    prefetch.when(moved, lambda: _load_b(n, cfg, strides, s, spad_id))
     prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s, spad_id))
     head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
     a_stride, b_stride = strides[:2]
@@ -550,6 +554,21 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spa
                b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
                a_spad=keep.half("a", select(s.empty, spad_id, zero), select(split, cst(2), spad_id)),
                b_spad=keep.half("b", select(b_fsm, zero, spad_id), select(split, cst(2), spad_id)))
+    prefetch.when(moved, lambda: _after_moved_b(n, cfg, s, spad_id))
+
+
+def _after_moved_b(n: Nest, cfg: GemminiConfig, s: _Step, spad_id):
+    """B's first row moved in again (the same data) just after the LOOP_WS that reads an explicitly
+    moved B: a raw command, so the CPU issues it, and the next LOOP_WS after it, only once the loop
+    unit holds no loop, i.e. once this LOOP_WS has issued its preloads. The next LOOP_WS's FSM loads
+    into its loop slot's half, and slots alternate over every LOOP_WS of the launch, so a program
+    cannot tell whether that is the half this B is in (spad_id names it by the step's index);
+    issued before these preloads, its LdB would overwrite B before they read it (the reservation
+    station orders hazards by issue order)."""
+    (_, cols) = s.b_dims[1]
+    with n.b_copy.location:
+        instgem.emit("mvin2", dram_addr=select(s.empty, cst(0), s.b_addr(n)), local_addr=s.b_base(cfg, spad_id),
+                     cols=ir.binop("minsi", cols, cst(cfg.max_block_len * cfg.dim)), rows=cst(1))
 
 
 def _one_column_block(n: Nest, cfg: GemminiConfig) -> bool:

@@ -40,6 +40,12 @@ last k step; LoopConv's execute waits for all of its loop's loads, its store
 for all of the execute FSM's commands, and its loaders for a newer loop wait
 while the execute FSM waits for an older loop's loads (wait_for_prev_loop).
 
+Races: each command carries its program-order index (explicit commands in arrival order, a loop's
+in LoopProgram order from its arrival, the order the functional model runs them). A command
+dispatched after a command later in program order that wrote a row it reads, or read or wrote a
+row it writes, raises DataRace naming both: the reservation station orders hazards by dispatch
+order, so the RTL would not compute what the functional model does.
+
 Every run reports cycles, busy cycles per unit, DRAM bytes, scratchpad and
 accumulator accesses, MACs, utilization and energy. The counter command's
 event values come from here (`counter_value`, Gemmini's event numbering).
@@ -72,6 +78,7 @@ estimates) say which were fitted and how.
 """
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -176,15 +183,23 @@ def _covers(starts, ends, points):
     return (i >= 0) & (points < ends[np.maximum(i, 0)])
 
 
-class _HeldLoop:
-    """A hardware loop held by its loop unit: each FSM's commands, decoded, and how many of
-    them it has issued. The loop was configured (took its slot) at `arrival`."""
+class DataRace(RuntimeError):
+    """Two commands that conflict on a scratchpad or accumulator row were issued in the
+    opposite order of the program's (TimingModel._check_order)."""
 
-    def __init__(self, program, arrival):
+
+class _HeldLoop:
+    """A hardware loop held by its loop unit: each FSM's commands, decoded, with their
+    program-order indices, and how many of them it has issued. The loop was configured (took its
+    slot) at `arrival`."""
+
+    def __init__(self, program, arrival, first_order):
         self.kind, self.resadd, self.max_k, self.arrival = program.kind, program.resadd, program.max_k, arrival
         self.cmds = {fsm: [] for fsm in LOOP_FSMS[program.kind]}
-        for fsm, iters, name, fields in program.commands:
-            self.cmds[fsm].append((iters, name, fields))
+        # each command with its program-order index: the loop's commands in LoopProgram order
+        # (the functional model's) from first_order
+        for order, (fsm, iters, name, fields) in enumerate(program.commands, first_order):
+            self.cmds[fsm].append((iters, name, fields, order))
         self.issued = dict.fromkeys(self.cmds, 0)
         self.sizes = {fsm: len(cmds) for fsm, cmds in self.cmds.items()}
         self.left = len(program.commands)     # commands not issued yet
@@ -221,6 +236,15 @@ class TimingModel:
         self.sp_r = [0.0] * cfg.sp_rows
         self.acc_w = [0.0] * cfg.acc_rows
         self.acc_r = [0.0] * cfg.acc_rows
+        # per-row program-order indices (the race check, _check_order): the highest of the
+        # writes and of the reads dispatched so far, -1 for none
+        self.sp_wo = [-1] * cfg.sp_rows
+        self.sp_ro = [-1] * cfg.sp_rows
+        self.acc_wo = [-1] * cfg.acc_rows
+        self.acc_ro = [-1] * cfg.acc_rows
+        self.order = 0              # the next command's program-order index
+        self.sources = []           # (first index, what: "explicit" or "ws loop 3", its commands)
+        self.loops_seen = dict.fromkeys(LOOP_FSMS, 0)
         self.pending_weights = False
         self.weights = (0, 0)       # WS: (rows, cols) of the B block the array holds
         self.ex_mode = (1, 0, 0)    # config_ex (dataflow, a_transpose, b_transpose)
@@ -275,7 +299,10 @@ class TimingModel:
         self._free_slot(program.kind)
         arrival = max(self.issue_time, self.loop_floor)
         self._run_loops(until=arrival)
-        self.held.append(_HeldLoop(program, arrival))
+        self.sources.append((self.order, f"{program.kind} loop {self.loops_seen[program.kind]}", program.commands))
+        self.loops_seen[program.kind] += 1
+        self.held.append(_HeldLoop(program, arrival, self.order))
+        self.order += len(program.commands)
 
     def _started(self, loop, fsm):
         """Whether `fsm` has taken `loop`'s request: it is done with every older loop, the loop
@@ -336,16 +363,17 @@ class TimingModel:
         return True
 
     def _valid(self, fsm, t):
-        """(loop, fsm, name, fields) of the command `fsm` can issue at t, else None; and the
-        unit whose full reservation station alone stops it, if that is what stops it."""
+        """(loop, fsm, name, fields, program-order index) of the command `fsm` can issue at t,
+        else None; and the unit whose full reservation station alone stops it, if that is what
+        stops it."""
         loop = self._current(fsm)
         if loop is None or loop.finished(fsm) or not self._ahead(loop, fsm):
             return None, None
-        _, name, fields = loop.cmds[fsm][loop.issued[fsm]]
+        _, name, fields, order = loop.cmds[fsm][loop.issued[fsm]]
         unit = QUEUE_OF[name]
         if sum(1 for e in self.outstanding[unit] if e > t) >= self.rs[unit]:
             return None, unit
-        return (loop, fsm, name, fields), None
+        return (loop, fsm, name, fields, order), None
 
     def _ldab_choice(self):
         """LoopMatmul's WeightedArbiter between LdA and LdB (static weights): on different loops
@@ -390,9 +418,9 @@ class TimingModel:
                     raise RuntimeError("the loop unit is stuck: no command can issue and nothing will change")
                 self.loop_clock = min(events)
                 continue
-            loop, fsm, name, fields = pick
+            loop, fsm, name, fields, order = pick
             self.stats["commands"] += 1
-            self._dispatch(name, fields, QUEUE_OF[name], t)
+            self._dispatch(name, fields, QUEUE_OF[name], t, order)
             loop.issue(fsm)
             while self.held and self.held[0].complete():    # slots free oldest first (head_loop)
                 done = self.held.pop(0)
@@ -433,6 +461,44 @@ class TimingModel:
                 acc, a, b = r
                 (self.acc_w if acc else self.sp_w)[a:b] = [end] * (b - a)
 
+    def _check_order(self, order, reads, writes):
+        """Raise DataRace if the command of program-order index `order` is dispatched after a
+        command later in program order that it conflicts with: it writes a row a later command
+        already read or wrote, or reads a row a later command already wrote. The reservation
+        station orders hazards by dispatch order, so the RTL would then compute other data than
+        the functional model, which runs the commands in program order. An accumulating write
+        (a read-modify-write) is checked as a write, which already conflicts with any later
+        read or write of its rows. Marks the rows' highest indices."""
+        for r in reads:
+            if r:
+                acc, a, b = r
+                written, read = (self.acc_wo, self.acc_ro) if acc else (self.sp_wo, self.sp_ro)
+                later = max(written[a:b])
+                if later > order:
+                    self._race(order, later, r, "reads", "written")
+                read[a:b] = [v if v > order else order for v in read[a:b]]
+        for r in writes:
+            if r:
+                acc, a, b = r
+                written, read = (self.acc_wo, self.acc_ro) if acc else (self.sp_wo, self.sp_ro)
+                later = max(max(written[a:b]), max(read[a:b]))
+                if later > order:
+                    self._race(order, later, r, "writes", "read or written")
+                written[a:b] = [v if v > order else order for v in written[a:b]]
+
+    def _race(self, order, later, rows, verb, done):
+        acc, a, b = rows
+        raise DataRace(f"data race: {self._source(order)} {verb} {'accumulator' if acc else 'scratchpad'} rows "
+                       f"{a}-{b - 1}, already {done} by {self._source(later)}, later in program order but "
+                       "issued before it: the RTL would not compute what the functional model does")
+
+    def _source(self, order):
+        """The command of program-order index `order`, named: its loop (kind and number) or
+        "explicit", its index, name and fields."""
+        first, what, commands = self.sources[bisect.bisect_right(self.sources, order, key=lambda s: s[0]) - 1]
+        fsm, _, name, fields = commands[order - first]
+        return f"command {order} ({what}{' ' + fsm if fsm else ''}: {name} {fields})"
+
     # ---- the stream ----------------------------------------------------------------
     def observe(self, name, f, pc=None):
         """One command in program order; a LOOP_WS / LOOP_CONV_WS arrives whole (f is its
@@ -446,24 +512,28 @@ class TimingModel:
         if unit is None:        # flush, clock gating, counters: handled by the controller at once
             return
         self._run_loops()
+        self.sources.append((self.order, "explicit", [(None, None, name, f)]))
+        self.order += 1
         dispatch = max(self.dispatch_time + 1, self.issue_time)
         pending = sorted(e for e in self.outstanding[unit] if e > dispatch)
         if len(pending) >= self.rs[unit]:
             full_until = pending[len(pending) - self.rs[unit]]
             self.waits["rs_full"] += full_until - dispatch
             dispatch = full_until
-        self._dispatch(name, f, unit, dispatch)
+        self._dispatch(name, f, unit, dispatch, self.order - 1)
         self.loop_floor = dispatch
 
     observe.sees_loops = True   # the functional model hands it hardware loops whole
 
-    def _dispatch(self, name, f, unit, dispatch):
-        """Time a command that enters its reservation station at `dispatch`."""
+    def _dispatch(self, name, f, unit, dispatch, order):
+        """Time a command (program-order index `order`) that enters its reservation station at
+        `dispatch`."""
         self.outstanding[unit] = [e for e in self.outstanding[unit] if e > dispatch]
         self.dispatch_time = dispatch
         if self.first_dispatch is None:
             self.first_dispatch = dispatch
         start, occupancy, latency, reads, writes = self._cost(name, f, unit, dispatch)
+        self._check_order(order, reads, writes)
         free = max(start, self.unit_free[unit])
         ready = self._ready(reads, writes)
         if ready > free:
