@@ -102,11 +102,11 @@ def test_fast_walk_is_the_step_by_step_walk_on_compiled_programs():
             channels = None
         else:
             channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg) or rng.randrange(1, C + 1)
-        tiles, halves = program_conv_tiles(N, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
-                                           depthwise, channels=channels)
+        tiles = program_conv_tiles(N, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
+                                   depthwise, channels=channels)
         if len(tiles) > 4000:
             continue
-        assert_walks_agree(tiles, cfg, dilation=dilation, halves=halves)
+        assert_walks_agree(tiles, cfg, dilation=dilation)
         cases += 1
 
 
@@ -160,10 +160,10 @@ def test_fast_walk_is_the_step_by_step_walk_on_resnet50s_default_programs():
         channels = loop_conv_channels_of(layer, s, cfg)
         if channels is None:
             continue
-        tiles, halves = program_conv_tiles(layer.N, layer.P, layer.Q, layer.K, layer.C, layer.R, layer.S,
-                                           layer.Hstride, layer.Hdilation, s.rows, s.block_m, s.block_n,
-                                           channels=channels)
-        assert_walks_agree(tiles, cfg, dilation=layer.Hdilation, halves=halves)
+        tiles = program_conv_tiles(layer.N, layer.P, layer.Q, layer.K, layer.C, layer.R, layer.S,
+                                   layer.Hstride, layer.Hdilation, s.rows, s.block_m, s.block_n,
+                                   channels=channels)
+        assert_walks_agree(tiles, cfg, dilation=layer.Hdilation)
         walked += 1
     assert walked >= 5
 
@@ -183,10 +183,10 @@ def test_walk_matches_the_cycle_model_on_split_programs(dim, size, C, K):
     s = launch.schedule
     channels = loop_conv_channels(s, size, size, K, C, 3, 3, 1, 1, cfg)
     assert channels is not None and channels < C, s
-    tiles, halves = program_conv_tiles(1, size, size, K, C, 3, 3, 1, 1, s.rows, s.block_m, s.block_n,
-                                       channels=channels)
-    assert_walks_agree(tiles, cfg, halves=halves)
-    assert loop_conv_stream_cycles(tiles, cfg, halves=halves) == pytest.approx(launch.cycles()["cycles"], rel=0.01)
+    tiles = program_conv_tiles(1, size, size, K, C, 3, 3, 1, 1, s.rows, s.block_m, s.block_n,
+                               channels=channels)
+    assert_walks_agree(tiles, cfg)
+    assert loop_conv_stream_cycles(tiles, cfg) == pytest.approx(launch.cycles()["cycles"], rel=0.01)
 
 
 @pytest.mark.parametrize("dim,size,C,K", [(32, 28, 64, 64), (32, 7, 256, 256), (8, 15, 32, 48)])
@@ -203,8 +203,8 @@ def test_walk_prices_a_bias_as_the_cycle_model_runs_it(dim, size, C, K):
     s = launch.schedule
     channels = loop_conv_channels(s, size, size, K, C, 3, 3, 1, 1, cfg)
     assert channels is not None, s
-    tiles, halves = program_conv_tiles(1, size, size, K, C, 3, 3, 1, 1, s.rows, s.block_m, s.block_n,
-                                       channels=channels)
-    assert_walks_agree(tiles, cfg, halves=halves, bias=True)
-    walk = loop_conv_stream_cycles(tiles, cfg, halves=halves, bias=True)
+    tiles = program_conv_tiles(1, size, size, K, C, 3, 3, 1, 1, s.rows, s.block_m, s.block_n,
+                               channels=channels)
+    assert_walks_agree(tiles, cfg, bias=True)
+    walk = loop_conv_stream_cycles(tiles, cfg, bias=True)
     assert walk == pytest.approx(launch.cycles()["cycles"], rel=0.015)

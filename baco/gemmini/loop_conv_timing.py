@@ -20,14 +20,14 @@ from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 
 def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                        rows: int, block_m: int, block_n: int, depthwise: bool = False,
-                       channels: int | None = None, downsample: bool = False) -> tuple[list, list]:
-    """(tiles, scratchpad halves): the LOOP_CONV_WS of each program of an N x P x Q x K convolution
+                       channels: int | None = None, downsample: bool = False) -> list:
+    """The LOOP_CONV_WS of each program of an N x P x Q x K convolution
     (C input channels, R x S taps, one stride and dilation) compiled with `rows` output rows of
     `block_m` columns and `block_n` output channels a program (baco/kernels/conv.py,
     baco.passes.loop_conv_ws), as loop_conv_stream_cycles' tuples, in the order the host runs the
     grid (program_id 0, images x row groups, innermost; then column blocks; channel blocks
-    outermost), and the half of the scratchpad each one uses (the pass's a_spad_id: the parity of
-    the program ids' sum). Each is one image, the program's output rows (a last program short of
+    outermost); each runs in its LoopConv slot's half of the scratchpad (the pass's spad ids are 0:
+    slots alternate over the launch, loop_conv_stream_cycles' default). Each is one image, the program's output rows (a last program short of
     rows computes its rows inside the output only), block_m columns (all of them when a program
     holds several rows: LoopConv's tile is then block_m wide), block_n output channels over every
     tap and input channel, the zero fill first and the stores last. A depthwise program
@@ -37,8 +37,7 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     one-row program's dpad, the rows and columns past the image) is padding, zeros. `channels`: the
     input channels per LOOP_CONV_WS (baco.gemmini.schedule.loop_conv_channels; all C by default):
     a program of more is that many LOOP_CONV_WS over consecutive channel blocks, the first zero
-    filling (or loading the bias), the last storing, their halves alternating (the pass's a_spad_id:
-    the parity of the program ids' sum times the blocks plus the block). `downsample`: the programs
+    filling (or loading the bias), the last storing. `downsample`: the programs
     set LoopConv's downsample flag (baco.gemmini.schedule.loop_conv_downsamples); the loader moves a
     column run's pixels in pairs, so the pass leaves an odd right padding's first column out of the
     padding (the tile's last pixel read is then inside the image, one column past the input)."""
@@ -46,11 +45,10 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     bm, bn = min(block_m, Q), min(block_n, K)
     chs = C if depthwise or channels is None else channels
     blocks = [(c0, min(chs, C - c0)) for c0 in range(0, C, chs)] if not depthwise else [(0, None)]
-    nb = len(blocks)
-    tiles, halves = [], []
-    for c, k0 in enumerate(range(0, K, bn)):
+    tiles = []
+    for k0 in range(0, K, bn):
         och = min(bn, K - k0)
-        for j, q0 in enumerate(range(0, Q, bm)):
+        for q0 in range(0, Q, bm):
             ocols = bm if rows > 1 else min(bm, Q - q0)
             tile_cols = ocols * stride + dilation * (S - 1)
             icols = min(tile_cols, W - q0 * stride)
@@ -65,25 +63,15 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
                 program = groups.get((orows, irows))
                 if program is None:
                     program = groups[orows, irows] = [
-                        (1, orows, ocols, och, R, S, och if depthwise else ich, irows, icols, b == 0, b == nb - 1,
+                        (1, orows, ocols, och, R, S, och if depthwise else ich, irows, icols, b == 0, b == len(blocks) - 1,
                          tile_rows - irows, tile_cols - icols) for b, (c0, ich) in enumerate(blocks)]
                 if image and image[-1][0] is program:
                     image[-1][1] += 1
                 else:
                     image.append([program, 1])
-            # the programs' halves: the parity of (program ids' sum) x blocks + block, so with an odd
-            # number of blocks they flip from one program to the next
-            g = 0
             for program, count in image * N:
-                even = [((g + j + c) * nb + b) % 2 for b in range(nb)]
                 tiles += program * count
-                if nb % 2:
-                    odd = [1 - h for h in even]
-                    halves += (even + odd) * (count // 2) + (even if count % 2 else [])
-                else:
-                    halves += even * count
-                g += count
-    return tiles, halves
+    return tiles
 
 
 # indices of loop_conv_stream_cycles' walk state: loader, execute and store ends; computes done per

@@ -29,6 +29,7 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 
 from baco.gemmini.config import Footprint, GemminiConfig, loop_unit_half  # noqa: F401  (re-exported)
 from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.isa import CONCURRENT_LOOPS
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
 from baco.gemmini.loop_ws_timing import (LoopWs, dma_cycles, loop_ws_end_to_end,  # noqa: F401  (dma_cycles re-exported)
                                          loop_ws_lower_bound, loop_ws_stream_cycles)
@@ -715,9 +716,9 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
     Gemmini starts."""
     channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
     downsample = loop_conv_downsamples(R, S, stride)
-    tiles, halves = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
-                                       channels=channels, downsample=downsample)
-    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves, bias=bias,
+    tiles = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
+                               channels=channels, downsample=downsample)
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, bias=bias,
                                       downsample=int(downsample))
     loops = -(-C // channels)
     programs = len(tiles) // loops
@@ -746,10 +747,10 @@ def pooled_column_tiles(pocols: int, columns: int, orows: int, och_banks: int, p
 def pooled_program_tiles(N: int, H: int, W: int, K: int, C: int, R: int, S: int, stride: int, padding: tuple,
                          dilation: int, pr: int, block_n: int, pool: int, pool_stride: int, pool_padding: int,
                          cfg: GemminiConfig) -> tuple[list, list, list] | None:
-    """(tiles, scratchpad halves, each program's LOOP_CONV_WS count) of the pooled conv kernel's LoopConv programs
-    (baco.kernels.pool.conv2d_pool_kernel through the loop-conv-ws pass) of `pr` pooled rows and
-    block_n output channels: per program (the grid's order, images innermost) its conv rows inside
-    the image, per tile of pooled columns (pooled_column_tiles) their conv columns inside the image,
+    """(tiles, scratchpad halves (each its loop slot's), each program's LOOP_CONV_WS count) of the pooled
+    conv kernel's LoopConv programs (baco.kernels.pool.conv2d_pool_kernel through the loop-conv-ws
+    pass) of `pr` pooled rows and block_n output channels: per program (the grid's order, images
+    innermost) its conv rows inside the image, per tile of pooled columns (pooled_column_tiles) their conv columns inside the image,
     per input channel block (loop_conv_channel_block, for the widest tile) one LOOP_CONV_WS, as
     loop_conv_stream_cycles' tuples with pooled stores; None when the program does not fit LoopConv.
     `padding`: the convolution's (rows, columns)."""
@@ -759,10 +760,10 @@ def pooled_program_tiles(N: int, H: int, W: int, K: int, C: int, R: int, S: int,
     PH, PW = ((n + 2 * pool_padding - pool) // pool_stride + 1 for n in (P, Q))
     rows = (pr - 1) * pool_stride + pool
     tiles, halves, loops = [], [], []
-    for c, k0 in enumerate(range(0, K, block_n)):
+    for k0 in range(0, K, block_n):
         och = min(block_n, K - k0)
         banks = -(-och // cfg.dim)
-        for g, pr0 in enumerate(range(0, PH, pr)):
+        for pr0 in range(0, PH, pr):
             lo = pr0 * pool_stride - pool_padding
             o_lo, o_hi = max(0, lo), min(P, lo + rows)
             orows = o_hi - o_lo
@@ -791,7 +792,7 @@ def pooled_program_tiles(N: int, H: int, W: int, K: int, C: int, R: int, S: int,
                     tile_cols = ocols * stride + dilation * (S - 1)
                     pad_cols = max(0, -w) + max(0, w + tile_cols - W)
                     for b, (c0, ich) in enumerate(blocks):
-                        halves.append((((n + g + c) * col_tiles + t) * len(blocks) + b) % 2)
+                        halves.append(len(tiles) % CONCURRENT_LOOPS)     # its loop slot's (spad ids 0)
                         tiles.append((1, orows, ocols, och, R, S, ich, tile_rows - pad_rows, tile_cols - pad_cols,
                                       b == 0, b == len(blocks) - 1, pad_rows, pad_cols, (porows, pcols, pool)))
     return tiles, halves, loops

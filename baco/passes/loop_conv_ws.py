@@ -88,7 +88,6 @@ from mlir.dialects import scf
 from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType, UnitAttr
 
 from baco.dialects import instgem
-from baco.gemmini.abi import PROGRAM_ID
 from baco.gemmini.arith import pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
@@ -1039,16 +1038,13 @@ class LoopConvProgram:
         """First-layer packing (the C library's tiled_conv rule): with at most DIM/2 channels and
         no dilation, min(DIM // kchs, kcols) filter columns share one array row, their pixels
         packed side by side in one scratchpad row by the input mvins (config_ld pixel_repeats).
-        Then the program's id (its loops' scratchpad slots) and the epilogue's scale."""
+        Then the epilogue's scale."""
         n, d, kchs = self.n, self.d, self.kchs
         packs = ir.create("arith.andi", operands=[ir.cmpi("sle", mul(kchs, cst(2)), cst(d)),
                                                   ir.cmpi("eq", self.dil, cst(1))],
                           results=[ir.IntegerType.get_signless(1)]).result
         per_row = ir.binop("minsi", ir.binop("divsi", cst(d), select(packs, kchs, cst(1))), self.S)
         self.pixels = select(packs, per_row, cst(1))
-        pid = [ir.call_grid(n.loop, PROGRAM_ID, axis) for axis in range(3)]
-        self.pid_sum = add(add(pid[0], pid[1]), pid[2])
-        self.first_loop = mul(self.pid_sum, self.channel_blocks)
         self.scale = cst(f32_bits(1.0))
         if n.scale is not None:
             bits = ir.create("arith.bitcast", operands=[n.scale], results=[ir.IntegerType.get_signless(32)]).result
@@ -1101,15 +1097,14 @@ class LoopConvProgram:
         """One LOOP_CONV_WS per channel block, accumulating into the same accumulator rows (LoopConv
         moves to the other accumulator half only after a loop that stores): the first loads the
         bias (or zeros: no_bias), the others skip it (bias address 0), only the last stores
-        (output address 0 stores nothing); halves alternate so a block loads while the previous
-        one computes. A pooled program is that per tile of pooled columns t (each storing its pooled
+        (output address 0 stores nothing); each in its loop slot's half, so a block loads while the
+        previous one computes. A pooled program is that per tile of pooled columns t (each storing its pooled
         pixels); t None: the program's only tile."""
         n, fields = self.n, self.fields
         if t is None or tile is not None:       # the program's only tile
-            tile, loops_before = tile or self.row_tile, self.first_loop
+            tile = tile or self.row_tile
         else:
             tile = self.pooled_columns(t, check=False)
-            loops_before = mul(add(mul(self.pid_sum, self.col_tiles), t), self.channel_blocks)
         tile_fields = {
             "loop_conv_ws_config_1": dict(fields["loop_conv_ws_config_1"], out_col_dim=tile["ocols"]),
             "loop_conv_ws_config_2": dict(fields["loop_conv_ws_config_2"],
@@ -1134,9 +1129,12 @@ class LoopConvProgram:
                                                          input_addr=add(add(self.input_addr, tile["input"]), c0))
             for name in fields:
                 instgem.emit(name, **block_fields[name])
-            spad_id = add(ir.binop("remsi", add(loops_before, block), cst(2)), cst(1))
-            instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=spad_id,
-                         b_spad_id=spad_id, no_pool=int(self.pool is None), activation=n.relu,
+            # spad ids 0: each loop in its LoopConv slot's half. Slots alternate over every
+            # LOOP_CONV_WS the core issues, so two loops in flight never share a half; halves named
+            # by the program would, wherever a program's loops are odd in number (the next
+            # program's loads would overwrite rows a loop still reads: the cycle model's DataRace)
+            instgem.emit("loop_conv_ws", no_bias=int(n.bias_copy is None), a_spad_id=0,
+                         b_spad_id=0, no_pool=int(self.pool is None), activation=n.relu,
                          max_pixels_per_row=self.pixels, downsample=self.ds)
         loop(cst(0), self.channel_blocks, channel_block)
 

@@ -311,10 +311,10 @@ def _loop_conv_walk(layer: Layer, rows: int, block_m: int, block_n: int, dim: in
     neither depends on the memories' sizes but through `channels`, nor on BLOCK_K or double
     buffering, which LoopConv ignores). Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
-    tiles, halves = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows), channels)
+    tiles = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows), channels)
     downsample = int(loop_conv_downsamples(layer.R, layer.S, layer.Hstride))
     cycles = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample,
-                                     out_int8=KERNEL_OUT_INT8, halves=halves)
+                                     out_int8=KERNEL_OUT_INT8)
     return cycles, loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample,
                                            out_int8=KERNEL_OUT_INT8)
 
@@ -639,8 +639,8 @@ def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
     return tiles, downsample
 
 
-def _program_conv_tiles(layer: Layer, schedule: GemmSchedule, channels: int | None = None) -> tuple[list, list]:
-    """(tiles, scratchpad halves) of the LOOP_CONV_WS programs of a convolution layer compiled with
+def _program_conv_tiles(layer: Layer, schedule: GemmSchedule, channels: int | None = None) -> list:
+    """The tiles of the LOOP_CONV_WS programs of a convolution layer compiled with
     `schedule`, `channels` input channels a LOOP_CONV_WS (baco.gemmini.loop_conv_timing.program_conv_tiles)."""
     return program_conv_tiles(layer.N, layer.P, layer.Q, layer.K, layer.C, layer.R, layer.S, layer.Hstride,
                               layer.Hdilation, schedule.rows, schedule.block_m, schedule.block_n, layer.depthwise,
