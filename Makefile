@@ -16,11 +16,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
+# the suite on two workers (pytest-xdist), a test file to a worker: module fixtures are built once
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 test-all: $(STAMP)
-	$(PY) -m pytest -q -m "slow or not slow"
+	$(PY) -m pytest -q -n 2 --dist loadfile -m "slow or not slow"
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

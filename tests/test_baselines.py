@@ -47,7 +47,8 @@ def test_baselines_respect_a_time_budget():
     for fn in (baselines.random_search, baselines.genetic, baselines.bayesian, baselines.dosa_style):
         t0 = time.perf_counter()
         result = fn(LAYERS, time_budget_s=1.0, seed=0)
-        assert time.perf_counter() - t0 < 6.0
+        # a 1 s budget: the bound leaves room for a loaded machine (the suite runs on two workers)
+        assert time.perf_counter() - t0 < 10.0
         _check(result, LAYERS, result.method)
 
 
