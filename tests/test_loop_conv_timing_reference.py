@@ -128,8 +128,8 @@ def test_fast_walk_is_the_step_by_step_walk_on_pooled_and_library_programs():
                                          pool, rng.choice([1, 2]), rng.choice([0, pool // 2]), cfg)
             if built is None:
                 continue
-            tiles, halves, _ = built
-            kw = {"halves": halves}
+            tiles, _ = built
+            kw = {}
         else:
             depthwise = rng.random() < 0.2
             layer = Layer(R=R, S=R, P=rng.randrange(1, 40), Q=rng.randrange(1, 40),

@@ -29,7 +29,6 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 
 from baco.gemmini.config import Footprint, GemminiConfig, loop_unit_half  # noqa: F401  (re-exported)
 from baco.gemmini.heuristics import tiled_matmul_auto
-from baco.gemmini.isa import CONCURRENT_LOOPS
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
 from baco.gemmini.loop_ws_timing import (LoopWs, dma_cycles, loop_ws_end_to_end,  # noqa: F401  (dma_cycles re-exported)
                                          loop_ws_lower_bound, loop_ws_stream_cycles)
@@ -746,20 +745,20 @@ def pooled_column_tiles(pocols: int, columns: int, orows: int, och_banks: int, p
 
 def pooled_program_tiles(N: int, H: int, W: int, K: int, C: int, R: int, S: int, stride: int, padding: tuple,
                          dilation: int, pr: int, block_n: int, pool: int, pool_stride: int, pool_padding: int,
-                         cfg: GemminiConfig) -> tuple[list, list, list] | None:
-    """(tiles, scratchpad halves (each its loop slot's), each program's LOOP_CONV_WS count) of the pooled
-    conv kernel's LoopConv programs (baco.kernels.pool.conv2d_pool_kernel through the loop-conv-ws
-    pass) of `pr` pooled rows and block_n output channels: per program (the grid's order, images
-    innermost) its conv rows inside the image, per tile of pooled columns (pooled_column_tiles) their conv columns inside the image,
-    per input channel block (loop_conv_channel_block, for the widest tile) one LOOP_CONV_WS, as
-    loop_conv_stream_cycles' tuples with pooled stores; None when the program does not fit LoopConv.
-    `padding`: the convolution's (rows, columns)."""
+                         cfg: GemminiConfig) -> tuple[list, list] | None:
+    """(tiles, each program's LOOP_CONV_WS count) of the pooled conv kernel's LoopConv programs
+    (baco.kernels.pool.conv2d_pool_kernel through the loop-conv-ws pass) of `pr` pooled rows and
+    block_n output channels: per program (the grid's order, images innermost) its conv rows inside
+    the image, per tile of pooled columns (pooled_column_tiles) their conv columns inside the image,
+    per input channel block (loop_conv_channel_block, for the widest tile) one LOOP_CONV_WS (each in
+    its loop slot's half: the pass's spad ids are 0), as loop_conv_stream_cycles' tuples with pooled
+    stores; None when the program does not fit LoopConv. `padding`: the convolution's (rows, columns)."""
     pad_h, pad_w = padding
     P = (H + 2 * pad_h - dilation * (R - 1) - 1) // stride + 1
     Q = (W + 2 * pad_w - dilation * (S - 1) - 1) // stride + 1
     PH, PW = ((n + 2 * pool_padding - pool) // pool_stride + 1 for n in (P, Q))
     rows = (pr - 1) * pool_stride + pool
-    tiles, halves, loops = [], [], []
+    tiles, loops = [], []
     for k0 in range(0, K, block_n):
         och = min(block_n, K - k0)
         banks = -(-och // cfg.dim)
@@ -792,10 +791,9 @@ def pooled_program_tiles(N: int, H: int, W: int, K: int, C: int, R: int, S: int,
                     tile_cols = ocols * stride + dilation * (S - 1)
                     pad_cols = max(0, -w) + max(0, w + tile_cols - W)
                     for b, (c0, ich) in enumerate(blocks):
-                        halves.append(len(tiles) % CONCURRENT_LOOPS)     # its loop slot's (spad ids 0)
                         tiles.append((1, orows, ocols, och, R, S, ich, tile_rows - pad_rows, tile_cols - pad_cols,
                                       b == 0, b == len(blocks) - 1, pad_rows, pad_cols, (porows, pcols, pool)))
-    return tiles, halves, loops
+    return tiles, loops
 
 
 def pooled_loop_conv_cycles(N: int, H: int, W: int, K: int, C: int, R: int, S: int, stride: int, padding: tuple,
@@ -808,8 +806,8 @@ def pooled_loop_conv_cycles(N: int, H: int, W: int, K: int, C: int, R: int, S: i
                                  pool_padding, cfg)
     if built is None:
         return None
-    tiles, halves, loops = built
-    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, halves=halves)
+    tiles, loops = built
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation)
     cpu = k.cpu_cycles_per_instruction
     return max(gemmini, sum(loop_conv_instructions(1, n) for n in loops) * cpu) + \
         loop_conv_instructions(1, loops[0]) * cpu
