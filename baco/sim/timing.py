@@ -246,7 +246,7 @@ class TimingModel:
         self.acc_ro = [-1] * cfg.acc_rows
         self.check_races = check_races     # off only to time programs whose data is not checked
         self.order = 0              # the next command's program-order index
-        self.sources = []           # (first index, what: "explicit" or "ws loop 3", its commands)
+        self.sources = []           # (first index, what: "ws loop 3" and its commands, or "explicit", None)
         self.loops_seen = dict.fromkeys(LOOP_FSMS, 0)
         self.pending_weights = False
         self.weights = (0, 0)       # WS: (rows, cols) of the B block the array holds
@@ -496,9 +496,12 @@ class TimingModel:
                        "issued before it: the RTL would not compute what the functional model does")
 
     def _source(self, order):
-        """The command of program-order index `order`, named: its loop (kind and number) or
-        "explicit", its index, name and fields."""
+        """The command of program-order index `order`, named: its loop (kind and number), FSM, name
+        and fields, or "explicit" (an explicit command is dispatched once every command before it
+        was, and before any after it, so it never races: its fields are not kept)."""
         first, what, commands = self.sources[bisect.bisect_right(self.sources, order, key=lambda s: s[0]) - 1]
+        if commands is None:
+            return f"command {order} (explicit)"
         fsm, _, name, fields = commands[order - first]
         return f"command {order} ({what}{' ' + fsm if fsm else ''}: {name} {fields})"
 
@@ -515,7 +518,8 @@ class TimingModel:
         if unit is None:        # flush, clock gating, counters: handled by the controller at once
             return
         self._run_loops()
-        self.sources.append((self.order, "explicit", [(None, None, name, f)]))
+        if not self.sources or self.sources[-1][2] is not None:    # a run of explicit commands: one entry
+            self.sources.append((self.order, "explicit", None))
         self.order += 1
         dispatch = max(self.dispatch_time + 1, self.issue_time)
         pending = sorted(e for e in self.outstanding[unit] if e > dispatch)
