@@ -343,9 +343,7 @@ class GemminiModel:
             parts.append(src)
         data = np.concatenate(parts, axis=1) if parts else np.zeros((rows, 0))
         if acc and not full:
-            data = acc_to_int8(data, self.st_scale, self.st_activation == 1) if self.in_bits == 8 else \
-                saturate(scale_to_int(np.maximum(data, 0) if self.st_activation == 1 else data, self.st_scale),
-                         self.in_bits).astype(np.int32)
+            data = self._acc_to_input(data)
         elif not acc:
             data = data.astype(self.spad.dtype)
         else:
@@ -361,6 +359,41 @@ class GemminiModel:
                 pass
         for r in range(rows):
             self.memory.write(dram + r * self.st_stride, data[r].tobytes())
+
+    def _acc_to_input(self, data):
+        """Accumulator rows as a move-out writes them in the input type: config_st's scale and
+        activation, rounded and saturated."""
+        if self.in_bits == 8:
+            return acc_to_int8(data, self.st_scale, self.st_activation == 1)
+        return saturate(scale_to_int(np.maximum(data, 0) if self.st_activation == 1 else data, self.st_scale),
+                        self.in_bits).astype(np.int32)
+
+    def do_mvout_spad(self, f):
+        """MVOUT_SPAD (Gemmini master, §1.3.10): `rows` accumulator rows of `cols` elements through
+        config_st's scale and activation, as an int8 mvout, into scratchpad rows dst_addr +
+        r·dst_stride (G:StoreController current_dst_spad_addr); the other columns keep their values."""
+        cfg = self.config
+        if not cfg.mvout_spad:
+            raise self.fault("mvout_spad (funct 23) is Gemmini master's (ext-spad); this Gemmini "
+                             "(GemminiConfig.mvout_spad off, v0.7.2) has no such command", "funct")
+        rows, cols, src, dst, stride = f["rows"], f["cols"], f["local_addr"], f["dst_addr"], f["dst_stride"]
+        if not src & ACC_BIT or src & READ_FULL_BIT:
+            raise self.fault("mvout_spad reads the accumulator at input width (a scratchpad source or a "
+                             "full-width read, address bit 29, is not a scratchpad row)", "local_addr")
+        if dst & ACC_BIT:
+            raise self.fault("mvout_spad's destination must be the scratchpad (the RTL asserts it)", "dst_addr")
+        if self.pool["pool_stride"] or self.pool["pool_size"]:
+            raise self.fault("mvout_spad with config_st's pooling or 1-D mode: its scratchpad destination "
+                             "does not follow the pooled rows", "pool_stride")
+        # one block: the RTL's destination row does not step with the block counter
+        self._check_rc(rows, cols, "")
+        if rows == 0 or cols == 0:
+            return
+        _, row = self._row(src, rows, "local_addr")
+        _, dst_row = self._row(dst, (rows - 1) * stride + 1, "dst_addr")
+        data = self._acc_to_input(self.acc[row:row + rows, :cols])
+        for r in range(rows):      # in order: with stride 0 the last row stays
+            self.spad[dst_row + r * stride, :cols] = data[r]
 
     def _check_pooling(self, full):
         if self.pool["pool_size"] == 0:
