@@ -30,7 +30,7 @@ from collections import Counter
 from itertools import product
 from typing import NamedTuple
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.schedule import Footprint, dma_cycles, overlapped_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
@@ -99,6 +99,28 @@ def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int
             bm = max(d, _tiles(bm // 2, d) * d)
         else:
             return None
+
+
+def gemm_chain_loop_ws_footprints(block_m, K, H, N, dim) -> tuple[Footprint, Footprint]:
+    """The chain on the loop unit (Gemmini master's spad_only LOOP_WS, GemminiConfig.mvout_spad;
+    baco.kernels.fused_loops), per row block of block_m rows: layer 1's LOOP_WS (loop slot 0)
+    holds X's block (block_m x K) and W1 (K x H) in its scratchpad half and its sums (block_m x H)
+    in an accumulator half, and stores H (int8) into slot 1's half; layer 2's (slot 1) reads H
+    there as its A, beside W2 (H x N), its sums (block_m x N) in the other accumulator half.
+    (layer 1's, layer 2's) rows, each within loop_unit_half (numbers or tensors)."""
+    m, k, h, n = _tiles(block_m, dim), _tiles(K, dim), _tiles(H, dim), _tiles(N, dim)
+    return (Footprint(sp_rows=(m * k + k * h) * dim, acc_rows=m * h * dim),
+            Footprint(sp_rows=(m * h + h * n) * dim, acc_rows=m * n * dim))
+
+
+def gemm_chain_loop_ws_block_m(M: int, K: int, H: int, N: int, cfg: GemminiConfig) -> int | None:
+    """The largest row block (a multiple of DIM, at most M's) whose two LOOP_WSs each fit a loop
+    unit's half (gemm_chain_loop_ws_footprints); None if DIM rows do not fit."""
+    d, half = cfg.dim, loop_unit_half(cfg)
+    k, h, n = (math.ceil(v / d) for v in (K, H, N))
+    sp, acc = half.sp_rows // d, half.acc_rows // d       # DIM-row blocks of a half
+    m = min(math.ceil(M / d), (sp - k * h) // k, acc // h, (sp - h * n) // h, acc // n)
+    return m * d if m >= 1 else None
 
 
 def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows=None) -> float:

@@ -1,0 +1,87 @@
+"""The fused GEMM chain on the loop unit (baco.kernels.fused_loops, Gemmini master's spad_only
+LOOP_WS): bit-exact against a numpy reference of the two layers run one after the other (int32
+sums, the accumulator read: ReLU, float32 scale rounded half to even, int8 saturation), on ragged
+shapes at DIM 8 and 16, timed without data races; H never goes to DRAM; its capacity rule."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.fused import gemm_chain_loop_ws_block_m, gemm_chain_loop_ws_footprints
+from baco.gemmini.config import loop_unit_half
+from baco.kernels.fused_loops import gemm_chain_loop_ws_stream, run_gemm_chain_loop_ws
+from baco.sim.timing import TimingModel
+
+CONFIGS = {8: replace(GemminiConfig.from_capacity(8, 64, 64), mvout_spad=True),
+           16: replace(GemminiConfig(), mvout_spad=True)}
+SIZES = (1, 17, 33, 65)
+
+
+def acc_read(x, scale, relu):
+    x = np.asarray(x, dtype=np.int64)
+    if relu:
+        x = np.maximum(x, 0)
+    return np.clip(np.rint((x.astype(np.float32) * np.float32(scale)).astype(np.float64)), -128, 127).astype(np.int8)
+
+
+def chain(M, K, H, N, cfg, relu1=True, relu2=False, block_m=None, seed=0):
+    rng = np.random.default_rng(seed + M + 3 * K + 5 * H + 7 * N + cfg.dim)
+    x = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    w1 = rng.integers(-128, 128, (K, H), dtype=np.int8)
+    w2 = rng.integers(-128, 128, (H, N), dtype=np.int8)
+    b1 = rng.integers(-20000, 20000, H, dtype=np.int32)
+    b2 = rng.integers(-20000, 20000, N, dtype=np.int32)
+    tm = TimingModel(cfg)
+    y = run_gemm_chain_loop_ws(x, w1, b1, w2, b2, scale1=1 / 300, scale2=1 / 200, relu1=relu1, relu2=relu2,
+                               config=cfg, block_m=block_m, observers=[tm.observe])
+    tm.fence()          # raises DataRace if the loops' commands would reorder
+    h = acc_read(x.astype(np.int64) @ w1 + b1, 1 / 300, relu1)
+    return y, acc_read(h.astype(np.int64) @ w2 + b2, 1 / 200, relu2), tm.report()
+
+
+@pytest.mark.parametrize("dim", [8, 16])
+@pytest.mark.parametrize("M,H,N", [(m, h, n) for m in SIZES for h in SIZES for n in SIZES
+                                   if (m, h, n) in {(1, 1, 1), (17, 33, 65), (65, 17, 33), (33, 65, 1), (65, 65, 65),
+                                                    (1, 65, 17), (17, 1, 33)}])
+def test_chain_is_bit_exact_on_ragged_shapes(dim, M, H, N):
+    y, ref, rep = chain(M, 33, H, N, CONFIGS[dim], relu1=True, relu2=N % 2 == 1)
+    np.testing.assert_array_equal(y, ref)
+    assert rep["dram_bytes_out"] == M * N          # only Y: H stays on chip
+    assert rep["scratchpad_writes"] >= M * H       # H's MVOUT_SPADs
+
+
+def test_several_row_blocks_reuse_the_resident_weights():
+    cfg = CONFIGS[8]
+    y, ref, rep = chain(65, 17, 33, 17, cfg, block_m=16)
+    np.testing.assert_array_equal(y, ref)
+    names = [n for n, _ in gemm_chain_loop_ws_stream(65, 17, 33, 17, cfg, scale1=1.0, relu1=False, scale2=1.0,
+                                                     relu2=False, addrs=(1, 2, 3, 4, 5, 6), block_m=16)]
+    assert names.count("loop_ws") == 2 * 5
+    fields = [f for n, f in gemm_chain_loop_ws_stream(65, 17, 33, 17, cfg, scale1=1.0, relu1=False, scale2=1.0,
+                                                      relu2=False, addrs=(1, 2, 3, 4, 5, 6), block_m=16)
+              if n == "loop_ws_config_addrs_ab"]
+    assert [f["b_addr"] for f in fields] == [2, 4] + [0] * 8      # W1, W2 moved in once
+
+
+def test_capacity_rule_and_errors():
+    cfg = CONFIGS[16]
+    d, half = cfg.dim, loop_unit_half(cfg)
+    for M, K, H, N in ((64, 256, 256, 64), (1024, 32, 16, 96), (20, 40, 96, 48)):
+        bm = gemm_chain_loop_ws_block_m(M, K, H, N, cfg)
+        for rows in (bm, bm + d):
+            fits = all(f.sp_rows <= half.sp_rows and f.acc_rows <= half.acc_rows
+                       for f in gemm_chain_loop_ws_footprints(rows, K, H, N, d))
+            assert fits == (rows == bm) or rows >= -(-M // d) * d
+    assert gemm_chain_loop_ws_block_m(64, 512, 256, 64, cfg) is None      # W1 fills a half
+    with pytest.raises(ValueError, match="does not fit the loop unit"):
+        list(gemm_chain_loop_ws_stream(64, 512, 256, 64, cfg, scale1=1.0, relu1=False, scale2=1.0, relu2=False,
+                                       addrs=(1, 2, 3, 4, 5, 6)))
+    with pytest.raises(ValueError, match="mvout_spad"):
+        list(gemm_chain_loop_ws_stream(16, 16, 16, 16, GemminiConfig(), scale1=1.0, relu1=False, scale2=1.0,
+                                       relu2=False, addrs=(1, 2, 3, 4, 5, 6)))
+    with pytest.raises(ValueError, match="block_m"):
+        list(gemm_chain_loop_ws_stream(64, 16, 16, 16, cfg, scale1=1.0, relu1=False, scale2=1.0, relu2=False,
+                                       addrs=(1, 2, 3, 4, 5, 6), block_m=24))
