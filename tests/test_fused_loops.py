@@ -85,3 +85,50 @@ def test_capacity_rule_and_errors():
     with pytest.raises(ValueError, match="block_m"):
         list(gemm_chain_loop_ws_stream(64, 16, 16, 16, cfg, scale1=1.0, relu1=False, scale2=1.0, relu2=False,
                                        addrs=(1, 2, 3, 4, 5, 6), block_m=24))
+
+
+def _c_program(M, K, H, N, cfg, arrays, expected) -> str:
+    """A bare-metal C program issuing the chain's stream (its RoCC words; the DRAM address fields as
+    the arrays' addresses) and checking Y against `expected`: exit 0 iff equal."""
+    from baco.gemmini.isa import COMMANDS, encode
+    names = ("x", "w1", "b1", "w2", "b2", "y")
+    tag = 40          # the stream is built on addresses (k + 1) << tag: array k, byte offset below
+
+    def word(v, address):
+        return f"(uint64_t){names[(v >> tag) - 1]} + {v & ((1 << tag) - 1)}" if address and v else f"{v:#x}ULL"
+    lines = ["#include <stdint.h>", '#include "gemmini.h"']
+    for n, a in zip(names, arrays):
+        rows = -(-a.shape[0] // cfg.dim) * cfg.dim        # LdB moves whole DIM-row blocks
+        ctype = "int8_t" if a.dtype == np.int8 else "int32_t"
+        flat = ", ".join(str(int(v)) for v in a.ravel())
+        lines.append(f"static {ctype} {n}[{rows * (a.size // a.shape[0])}] __attribute__((aligned(64))) = {{{flat}}};")
+    lines.append(f"static const int8_t expected[{expected.size}] = {{{', '.join(map(str, expected.ravel()))}}};")
+    lines.append("int main(void) {")
+    for name, fields in gemm_chain_loop_ws_stream(M, K, H, N, cfg, scale1=1 / 300, relu1=True, scale2=1 / 200,
+                                                  relu2=False, addrs=tuple((k + 1) << tag for k in range(6))):
+        rs1, rs2 = encode(name, **fields)
+        address = name in ("loop_ws_config_addrs_ab", "loop_ws_config_addrs_dc")     # rs1 and rs2 are DRAM addresses
+        lines.append(f"  ROCC_INSTRUCTION_RS1_RS2(XCUSTOM_ACC, {word(rs1, address)}, {word(rs2, address)}, "
+                     f"{COMMANDS[name].funct});")
+    lines += ["  gemmini_fence();", f"  for (int i = 0; i < {expected.size}; i++) if (y[i] != expected[i]) return 1;",
+              "  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("M,K,H,N", [(17, 33, 65, 17)])
+def test_the_iss_runs_the_chain_as_the_functional_model_does(tmp_path, M, K, H, N):
+    from baco.codegen.toolchain import compile_and_link
+    from baco.sim.iss import run_elf
+    cfg = CONFIGS[16]
+    rng = np.random.default_rng(1)
+    arrays = (rng.integers(-128, 128, (M, K), dtype=np.int8), rng.integers(-128, 128, (K, H), dtype=np.int8),
+              rng.integers(-20000, 20000, H, dtype=np.int32), rng.integers(-128, 128, (H, N), dtype=np.int8),
+              rng.integers(-20000, 20000, N, dtype=np.int32), np.zeros((M, N), np.int8))
+    y = run_gemm_chain_loop_ws(*arrays[:5], scale1=1 / 300, scale2=1 / 200, relu1=True, config=cfg)
+    src = tmp_path / "chain.c"
+    src.write_text(_c_program(M, K, H, N, cfg, arrays, y))
+    elf = compile_and_link([src], tmp_path / "chain.elf", config=cfg)
+    seen = []
+    res = run_elf(elf, config=cfg, stdout=None, observers=(lambda name, fields, pc: seen.append(name),))
+    assert res.error is None and res.exit_code == 0, res.error or res.console
+    assert seen.count("mvout_spad") == -(-M // 16) * -(-H // 16)      # funct 23, decoded by the ISS

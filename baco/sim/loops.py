@@ -15,7 +15,9 @@ loops take in turn: without a_spad_id/b_spad_id a loop's A and B live in its
 slot's scratchpad half. Two accumulator halves alternate between loops that
 store C, as in the RTL (a loop with C = 0 keeps accumulating into the same half).
 With is_resadd the same FSMs do a residual add instead (_resadd): A into the
-accumulator, B accumulated onto it, C stored.
+accumulator, B accumulated onto it, C stored. With spad_only (Gemmini master,
+GemminiConfig.mvout_spad) the store FSM is LoopMatmulStCSpad: MVOUT_SPADs of C into
+the scratchpad at c_spad_addr + (i·J + j)·DIM (_c_spad_stores).
 
 Each loop is a LoopProgram: the functional model runs its commands in program
 order; the cycle model (baco.sim.timing) interleaves its FSMs as the loop units do.

@@ -11,7 +11,9 @@ its unit — load (DMA in), execute (the array), store (DMA out) — and:
   units (RAW, WAR, WAW by row ranges of the scratchpad and accumulator);
 - DMA: one request per row of ⌈bytes/16⌉ bus beats; the bus moves one beat
   per cycle, at most config.max_in_flight requests are outstanding, and each
-  request waits the DRAM latency;
+  request waits the DRAM latency; a move without DRAM (a zero-fill mvin,
+  Gemmini master's MVOUT_SPAD from the accumulator into the scratchpad) one
+  local row a cycle;
 - the array streams one A row per cycle with a floor of 4 rows per
   operation (MIN_FEED_ROWS); results land after the array's pipeline depth.
   A preload is fed to the array as the ExecuteController does it: together
