@@ -203,3 +203,32 @@ def test_two_loop_ws_chained_through_the_scratchpad(dim, M, K, H, N):
     rep = g.report()
     np.testing.assert_array_equal(g.get(0x40000, M, N, np.int8), Y)
     assert rep["dram_bytes_out"] == M * N
+
+
+def test_loop_ws_config_spad_ab_places_a_loop_slots_operands():
+    """funct 24 sets the A start and B end of the loop slot being configured, which keeps them for
+    its later loops (LoopMatmul resets them only at reset); the other slot keeps its half."""
+    g = Rig(EXT[8])
+    d = 8
+    rng = np.random.default_rng(5)
+    A = rng.integers(-128, 128, (d, d), dtype=np.int8)
+    B = rng.integers(-128, 128, (d, d), dtype=np.int8)
+    a, b = g.put(0, A), g.put(0x1000, B)
+    configure(g, (d, d, d, d), 1.0, False)
+    g("loop_ws_config_spad_ab", a_addr_start=3 * d, b_addr_end=7 * d)
+    for out in (0x2000, 0x3000, 0x4000):        # slots 0, 1, 0
+        loop_ws(g, 1, 1, 1, (0, 0, 0), a=a, b=b, c=BASE + out, strides=(d, d, 0, d))
+        np.testing.assert_array_equal(g.get(out, d, d, np.int8), acc_read(A.astype(np.int64) @ B, 1.0, False))
+    np.testing.assert_array_equal(g.m.spad[3 * d:4 * d], A)          # slot 0's A where funct 24 put it
+    np.testing.assert_array_equal(g.m.spad[6 * d:7 * d], B)
+    half = g.cfg.sp_rows // 2
+    np.testing.assert_array_equal(g.m.spad[half:half + d], A)        # slot 1's in its half
+    g.report()
+    with pytest.raises(GemminiFault) as e:
+        Rig(GemminiConfig())("loop_ws_config_spad_ab", a_addr_start=0, b_addr_end=16)
+    assert e.value.field == "funct" and e.value.pc == PC
+    for fields, field in ((dict(a_addr_start=g.cfg.sp_rows, b_addr_end=16), "a_addr_start"),
+                          (dict(a_addr_start=0, b_addr_end=g.cfg.sp_rows + 1), "b_addr_end")):
+        with pytest.raises(GemminiFault) as e:
+            g("loop_ws_config_spad_ab", **fields)
+        assert e.value.field == field

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.fused import gemm_chain_loop_ws_block_m, gemm_chain_loop_ws_footprints
 from baco.gemmini.config import loop_unit_half
+from baco.gemmini.fused import ChainLoops, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint
 from baco.kernels.fused_loops import gemm_chain_loop_ws_stream, run_gemm_chain_loop_ws
 from baco.sim.timing import TimingModel
 
@@ -27,7 +27,7 @@ def acc_read(x, scale, relu):
     return np.clip(np.rint((x.astype(np.float32) * np.float32(scale)).astype(np.float64)), -128, 127).astype(np.int8)
 
 
-def chain(M, K, H, N, cfg, relu1=True, relu2=False, block_m=None, seed=0):
+def chain(M, K, H, N, cfg, relu1=True, relu2=False, blocks=None, seed=0):
     rng = np.random.default_rng(seed + M + 3 * K + 5 * H + 7 * N + cfg.dim)
     x = rng.integers(-128, 128, (M, K), dtype=np.int8)
     w1 = rng.integers(-128, 128, (K, H), dtype=np.int8)
@@ -36,7 +36,7 @@ def chain(M, K, H, N, cfg, relu1=True, relu2=False, block_m=None, seed=0):
     b2 = rng.integers(-20000, 20000, N, dtype=np.int32)
     tm = TimingModel(cfg)
     y = run_gemm_chain_loop_ws(x, w1, b1, w2, b2, scale1=1 / 300, scale2=1 / 200, relu1=relu1, relu2=relu2,
-                               config=cfg, block_m=block_m, observers=[tm.observe])
+                               config=cfg, blocks=blocks, observers=[tm.observe])
     tm.fence()          # raises DataRace if the loops' commands would reorder
     h = acc_read(x.astype(np.int64) @ w1 + b1, 1 / 300, relu1)
     return y, acc_read(h.astype(np.int64) @ w2 + b2, 1 / 200, relu2), tm.report()
@@ -53,38 +53,42 @@ def test_chain_is_bit_exact_on_ragged_shapes(dim, M, H, N):
     assert rep["scratchpad_writes"] >= M * H       # H's MVOUT_SPADs
 
 
-def test_several_row_blocks_reuse_the_resident_weights():
+@pytest.mark.parametrize("group", [1, 2, 5])
+def test_row_blocks_in_groups_reuse_the_resident_weights(group):
     cfg = CONFIGS[8]
-    y, ref, rep = chain(65, 17, 33, 17, cfg, block_m=16)
+    blocks = ChainLoops(16, group)
+    y, ref, rep = chain(65, 17, 33, 17, cfg, blocks=blocks)
     np.testing.assert_array_equal(y, ref)
-    names = [n for n, _ in gemm_chain_loop_ws_stream(65, 17, 33, 17, cfg, scale1=1.0, relu1=False, scale2=1.0,
-                                                     relu2=False, addrs=(1, 2, 3, 4, 5, 6), block_m=16)]
-    assert names.count("loop_ws") == 2 * 5
-    fields = [f for n, f in gemm_chain_loop_ws_stream(65, 17, 33, 17, cfg, scale1=1.0, relu1=False, scale2=1.0,
-                                                      relu2=False, addrs=(1, 2, 3, 4, 5, 6), block_m=16)
-              if n == "loop_ws_config_addrs_ab"]
-    assert [f["b_addr"] for f in fields] == [2, 4] + [0] * 8      # W1, W2 moved in once
+    stream = list(gemm_chain_loop_ws_stream(65, 17, 33, 17, cfg, scale1=1.0, relu1=False, scale2=1.0, relu2=False,
+                                            addrs=(1, 2, 3, 4, 5, 6), blocks=blocks))
+    assert [n for n, _ in stream].count("loop_ws") == 2 * 5
+    assert [n for n, _ in stream].count("config_st") == 2 * -(-5 // group)      # the layers' scales, per group
+    moved = [f["b_addr"] for n, f in stream if n == "loop_ws_config_addrs_ab" and f["b_addr"]]
+    assert moved == [2, 4]          # W1 and W2 moved in once each
 
 
 def test_capacity_rule_and_errors():
     cfg = CONFIGS[16]
     d, half = cfg.dim, loop_unit_half(cfg)
-    for M, K, H, N in ((64, 256, 256, 64), (1024, 32, 16, 96), (20, 40, 96, 48)):
-        bm = gemm_chain_loop_ws_block_m(M, K, H, N, cfg)
-        for rows in (bm, bm + d):
-            fits = all(f.sp_rows <= half.sp_rows and f.acc_rows <= half.acc_rows
-                       for f in gemm_chain_loop_ws_footprints(rows, K, H, N, d))
-            assert fits == (rows == bm) or rows >= -(-M // d) * d
-    assert gemm_chain_loop_ws_block_m(64, 512, 256, 64, cfg) is None      # W1 fills a half
-    with pytest.raises(ValueError, match="does not fit the loop unit"):
-        list(gemm_chain_loop_ws_stream(64, 512, 256, 64, cfg, scale1=1.0, relu1=False, scale2=1.0, relu2=False,
+    for M, K, H, N in ((64, 256, 256, 64), (1024, 32, 16, 96), (20, 40, 96, 48), (64, 512, 256, 64)):
+        bm, group = gemm_chain_loop_ws_blocks(M, K, H, N, cfg)
+
+        def fits(rows, g):
+            f = gemm_chain_loop_ws_footprint(rows, g, K, H, N, d)
+            return f.sp_rows <= cfg.sp_rows and f.acc_rows <= half.acc_rows
+        rows_of_m = -(-M // d) * d
+        assert fits(bm, group) and (bm == rows_of_m or not fits(bm + d, 1))
+        assert group * bm >= rows_of_m or not fits(bm, group + 1)
+    assert gemm_chain_loop_ws_blocks(64, 256, 512, 256, cfg) is None      # W1 and W2 fill the scratchpad
+    with pytest.raises(ValueError, match="does not fit Gemmini"):
+        list(gemm_chain_loop_ws_stream(64, 256, 512, 256, cfg, scale1=1.0, relu1=False, scale2=1.0, relu2=False,
                                        addrs=(1, 2, 3, 4, 5, 6)))
     with pytest.raises(ValueError, match="mvout_spad"):
         list(gemm_chain_loop_ws_stream(16, 16, 16, 16, GemminiConfig(), scale1=1.0, relu1=False, scale2=1.0,
                                        relu2=False, addrs=(1, 2, 3, 4, 5, 6)))
-    with pytest.raises(ValueError, match="block_m"):
+    with pytest.raises(ValueError, match="do not fit"):
         list(gemm_chain_loop_ws_stream(64, 16, 16, 16, cfg, scale1=1.0, relu1=False, scale2=1.0, relu2=False,
-                                       addrs=(1, 2, 3, 4, 5, 6), block_m=24))
+                                       addrs=(1, 2, 3, 4, 5, 6), blocks=ChainLoops(24, 1)))
 
 
 def _c_program(M, K, H, N, cfg, arrays, expected) -> str:

@@ -101,26 +101,35 @@ def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int
             return None
 
 
-def gemm_chain_loop_ws_footprints(block_m, K, H, N, dim) -> tuple[Footprint, Footprint]:
+class ChainLoops(NamedTuple):
+    """The chain on the loop unit's row blocks: block_m rows of X a row block, `group` row blocks
+    whose H the scratchpad holds at once."""
+    block_m: int
+    group: int
+
+
+def gemm_chain_loop_ws_footprint(block_m, group, K, H, N, dim) -> Footprint:
     """The chain on the loop unit (Gemmini master's spad_only LOOP_WS, GemminiConfig.mvout_spad;
-    baco.kernels.fused_loops), per row block of block_m rows: layer 1's LOOP_WS (loop slot 0)
-    holds X's block (block_m x K) and W1 (K x H) in its scratchpad half and its sums (block_m x H)
-    in an accumulator half, and stores H (int8) into slot 1's half; layer 2's (slot 1) reads H
-    there as its A, beside W2 (H x N), its sums (block_m x N) in the other accumulator half.
-    (layer 1's, layer 2's) rows, each within loop_unit_half (numbers or tensors)."""
+    baco.kernels.fused_loops) with row blocks of block_m rows, `group` at a time: in the scratchpad
+    two X blocks (block_m x K, alternate layer-1 loops), W1 (K x H), the group's H (int8, group x
+    block_m x H) and W2 (H x N), placed by funct 24; in an accumulator half a loop's sums,
+    block_m x H (layer 1) or block_m x N (layer 2). Rows of the whole scratchpad and of one
+    accumulator half (loop_unit_half)."""
     m, k, h, n = _tiles(block_m, dim), _tiles(K, dim), _tiles(H, dim), _tiles(N, dim)
-    return (Footprint(sp_rows=(m * k + k * h) * dim, acc_rows=m * h * dim),
-            Footprint(sp_rows=(m * h + h * n) * dim, acc_rows=m * n * dim))
+    return Footprint(sp_rows=(2 * m * k + k * h + group * m * h + h * n) * dim, acc_rows=m * max(h, n) * dim)
 
 
-def gemm_chain_loop_ws_block_m(M: int, K: int, H: int, N: int, cfg: GemminiConfig) -> int | None:
-    """The largest row block (a multiple of DIM, at most M's) whose two LOOP_WSs each fit a loop
-    unit's half (gemm_chain_loop_ws_footprints); None if DIM rows do not fit."""
-    d, half = cfg.dim, loop_unit_half(cfg)
-    k, h, n = (math.ceil(v / d) for v in (K, H, N))
-    sp, acc = half.sp_rows // d, half.acc_rows // d       # DIM-row blocks of a half
-    m = min(math.ceil(M / d), (sp - k * h) // k, acc // h, (sp - h * n) // h, acc // n)
-    return m * d if m >= 1 else None
+def gemm_chain_loop_ws_blocks(M: int, K: int, H: int, N: int, cfg: GemminiConfig) -> ChainLoops | None:
+    """The largest row block (a multiple of DIM, at most M's) whose program fits
+    (gemm_chain_loop_ws_footprint with a group of one), then the most of them a group; None if
+    DIM rows do not fit."""
+    d = cfg.dim
+    k, h, n, rows = (math.ceil(v / d) for v in (K, H, N, M))
+    sp, acc = cfg.sp_rows // d, loop_unit_half(cfg).acc_rows // d       # in DIM-row blocks
+    m = min(rows, acc // max(h, n), (sp - k * h - h * n) // (2 * k + h))
+    if m < 1:
+        return None
+    return ChainLoops(m * d, min(math.ceil(rows / m), (sp - 2 * m * k - k * h - h * n) // (m * h)))
 
 
 def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows=None) -> float:

@@ -188,6 +188,11 @@ _TABLE = [
         F("local_addr", "rs2", 0, 32), F("cols", "rs2", 32, 16), F("rows", "rs2", 48, 16)), "st",
         doc="Gemmini master only (GemminiConfig.mvout_spad): move-out into the scratchpad, through "
             "config_st's scale and activation", reads=("config_st",)),
+    Command("loop_ws_config_spad_ab", 24, (
+        F("a_addr_start", "rs1", 0, 32, "scratchpad row of A block (0, 0)"),
+        F("b_addr_end", "rs2", 0, 32, "scratchpad row after B's last block")), "loop",
+        doc="Gemmini master only (GemminiConfig.mvout_spad): the A/B scratchpad addresses of the loop slot "
+            "being configured, kept by the slot for its later loops"),
     Command("clkgate_en", 22, (F("enable", "rs1", 0, 1),), "ctl", doc="clock-gate enable"),
     Command("counter", 126, (
         F("reset_counters", "rs1", 0, 1), F("reset_snapshot", "rs1", 1, 1), F("take_snapshot", "rs1", 2, 1),
@@ -205,8 +210,9 @@ CONFIG_COMMANDS = tuple(c.name for c in _TABLE if c.writes == (c.name,))
 # load slot -> its move-in
 MVIN_OF_SLOT = tuple(c.name for c in sorted((c for c in _TABLE if c.load_slot is not None),
                                             key=lambda c: c.load_slot))
-# LoopMatmul's configuration registers, each latched by its own command
-LOOP_WS_CONFIGS = tuple(c.name for c in _TABLE if c.name.startswith("loop_ws_config_"))
+# LoopMatmul's configuration registers of every LOOP_WS, each latched by its own command (not
+# Gemmini master's loop_ws_config_spad_ab, whose addresses a loop slot keeps until set again)
+LOOP_WS_CONFIGS = tuple(c.name for c in _TABLE if c.name.startswith("loop_ws_config_") and c.funct < 24)
 # the queues of Gemmini's three controllers (load, execute, store) -> the commands each takes
 CONTROLLER_QUEUES = ("ld", "ex", "st")
 QUEUE_OF = {c.name: c.queue for c in _TABLE if c.queue in CONTROLLER_QUEUES}

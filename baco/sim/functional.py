@@ -485,6 +485,18 @@ class GemminiModel:
     do_loop_ws_config_bounds = do_loop_ws_config_addrs_ab = do_loop_ws_config_addrs_dc = _latch_loop_ws
     do_loop_ws_config_strides_ab = do_loop_ws_config_strides_dc = _latch_loop_ws
 
+    def do_loop_ws_config_spad_ab(self, f):
+        """Gemmini master's funct 24: the A start and B end rows of the loop slot being configured."""
+        rows = self.config.sp_rows
+        if not self.config.mvout_spad:
+            raise self.fault("loop_ws_config_spad_ab (funct 24) is Gemmini master's (ext-spad); this Gemmini "
+                             "(GemminiConfig.mvout_spad off, v0.7.2) has no such command", "funct")
+        if f["a_addr_start"] >= rows:
+            raise self.fault(f"A's start row {f['a_addr_start']} is outside the scratchpad ({rows} rows)", "a_addr_start")
+        if f["b_addr_end"] > rows:
+            raise self.fault(f"B's end row {f['b_addr_end']} is outside the scratchpad ({rows} rows)", "b_addr_end")
+        self._latch_loop_ws(f)
+
     def do_loop_ws(self, f):
         self._check_activation(f)   # NONE/RELU come from config_st, as LoopMatmul's plain mvouts do
         self._unroll(loop_ws_program(self.config, self.loop_ws, f))

@@ -63,6 +63,7 @@ class LoopWsState:
         self.strides = dict(a_stride=0, b_stride=0, d_stride=0, c_stride=0)
         self.slot = 0
         self.acc_half = self.ldd_half = 0
+        self.spad_ab = [None] * CONCURRENT_LOOPS    # a slot's (A start, B end) set by funct 24, else its half
 
     def latch(self, name, fields):
         if name == "loop_ws_config_bounds":
@@ -71,6 +72,8 @@ class LoopWsState:
             self.addrs.update(fields)
         elif name in ("loop_ws_config_strides_ab", "loop_ws_config_strides_dc"):
             self.strides.update(fields)
+        elif name == "loop_ws_config_spad_ab":
+            self.spad_ab[self.slot] = fields["a_addr_start"], fields["b_addr_end"]
 
 
 def _addressed(cfg, name, commands, base, stride, local, local_flags=0, elem_bytes=None):
@@ -188,8 +191,9 @@ def _matmul(cfg: GemminiConfig, st: LoopWsState, f: dict, rtl_wrap: bool):
         return
     ib, ab = cfg.input_bytes, cfg.acc_bytes
     half_sp = loop_unit_half(cfg).sp_rows
-    a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else st.slot * half_sp
-    b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else (st.slot + 1) * half_sp
+    a_start, b_end = st.spad_ab[st.slot] or (st.slot * half_sp, (st.slot + 1) * half_sp)
+    a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else a_start
+    b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else b_end
     b_base = b_end - K * J * d
     acc_base = st.acc_half * loop_unit_half(cfg).acc_rows
     d_base = st.ldd_half * loop_unit_half(cfg).acc_rows
