@@ -20,7 +20,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, READ_FULL_BIT, GemminiFault,
                               IsaError, decode, disassemble, encode, is_garbage)
 from baco.sim.batched import run_pairs
-from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program
+from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program, require_ext_spad
 from baco.sim.timing import EXTERNAL_BASE, EXTERNAL_TOTALS
 
 # below this many preload/compute pairs numpy's fixed cost exceeds running them one by one
@@ -372,10 +372,7 @@ class GemminiModel:
         """MVOUT_SPAD (Gemmini master, §1.3.10): `rows` accumulator rows of `cols` elements through
         config_st's scale and activation, as an int8 mvout, into scratchpad rows dst_addr +
         r·dst_stride (G:StoreController current_dst_spad_addr); the other columns keep their values."""
-        cfg = self.config
-        if not cfg.mvout_spad:
-            raise self.fault("mvout_spad (funct 23) is Gemmini master's (ext-spad); this Gemmini "
-                             "(GemminiConfig.mvout_spad off, v0.7.2) has no such command", "funct")
+        require_ext_spad(self.config, "mvout_spad (funct 23)", "funct")
         rows, cols, src, dst, stride = f["rows"], f["cols"], f["local_addr"], f["dst_addr"], f["dst_stride"]
         if not src & ACC_BIT or src & READ_FULL_BIT:
             raise self.fault("mvout_spad reads the accumulator at input width (a scratchpad source or a "
@@ -488,9 +485,7 @@ class GemminiModel:
     def do_loop_ws_config_spad_ab(self, f):
         """Gemmini master's funct 24: the A start and B end rows of the loop slot being configured."""
         rows = self.config.sp_rows
-        if not self.config.mvout_spad:
-            raise self.fault("loop_ws_config_spad_ab (funct 24) is Gemmini master's (ext-spad); this Gemmini "
-                             "(GemminiConfig.mvout_spad off, v0.7.2) has no such command", "funct")
+        require_ext_spad(self.config, "loop_ws_config_spad_ab (funct 24)", "funct")
         if f["a_addr_start"] >= rows:
             raise self.fault(f"A's start row {f['a_addr_start']} is outside the scratchpad ({rows} rows)", "a_addr_start")
         if f["b_addr_end"] > rows:

@@ -12,7 +12,7 @@ A(i,k) at a_base + (i·K + k)·DIM, B(k,j) at b_base + (k·J + j)·DIM (the bloc
 stride of a multi-block mvin is DIM, as the C library configures it), C(i,j)
 at acc_base + (i·J + j)·DIM. LoopMatmul holds two loops at once in two slots that
 loops take in turn: without a_spad_id/b_spad_id a loop's A and B live in its
-slot's scratchpad half. Two accumulator halves alternate between loops that
+slot's scratchpad half (or where Gemmini master's funct 24 put the slot's). Two accumulator halves alternate between loops that
 store C, as in the RTL (a loop with C = 0 keeps accumulating into the same half).
 With is_resadd the same FSMs do a residual add instead (_resadd): A into the
 accumulator, B accumulated onto it, C stored. With spad_only (Gemmini master,
@@ -52,7 +52,8 @@ def cmd(name, **fields):
 class LoopWsState:
     """The LoopMatmul registers latched by funct 9–13, the loop slot the next LOOP_WS is
     configured into (LoopMatmul holds two loops; they take slots 0, 1, 0, ... and a slot's
-    default A/B scratchpad half is its own) and the accumulator halves in use: `acc_half` the
+    default A/B scratchpad half is its own, unless Gemmini master's funct 24 placed them: the
+    slot keeps that for its later loops) and the accumulator halves in use: `acc_half` the
     execute and store FSMs', `ldd_half` LdD's. They move together except after a spad_only loop
     (Gemmini master), whose inc_acc_addr moves the first and whose C DRAM address the second, as
     LoopMatmul's ex_c_addr_start/st_c_addr_start and ld_d_addr_start do."""
@@ -109,6 +110,14 @@ def _c_spad_stores(cfg, st, f, commands, c_local, sp_wrap):
     st.ldd_half ^= bool(st.addrs["c_addr"])
 
 
+def require_ext_spad(cfg: GemminiConfig, what: str, field: str):
+    """Fault on `what` (a command, or a field: `field`) unless this Gemmini has Gemmini master's
+    ext-spad commands."""
+    if not cfg.mvout_spad:
+        raise GemminiFault(f"{what} is Gemmini master's (ext-spad); this Gemmini (GemminiConfig.mvout_spad off, "
+                           "v0.7.2) has no such " + ("command" if field == "funct" else "field"), field=field)
+
+
 # LOOP_WS's Gemmini master fields (GemminiConfig.mvout_spad) and the flags a spad_only loop cannot take
 MASTER_LOOP_WS_FIELDS = ("skip_stages", "inc_acc_addr", "spad_only", "c_spad_addr")
 _NOT_SPAD_ONLY = {"is_resadd": "the RTL's residual add has no scratchpad store (LoopMatmul: a TODO)",
@@ -121,9 +130,8 @@ def check_master_fields(cfg: GemminiConfig, f: dict):
     """Fault on LOOP_WS fields this Gemmini lacks (v0.7.2 has none of Gemmini master's), on the
     stage-skip bits (not modelled) and on flags a spad_only loop cannot combine with."""
     for name in MASTER_LOOP_WS_FIELDS:
-        if f[name] and not cfg.mvout_spad:
-            raise GemminiFault(f"LOOP_WS {name} = {f[name]} is Gemmini master's (ext-spad); this Gemmini "
-                               "(GemminiConfig.mvout_spad off, v0.7.2) has no such field", field=name)
+        if f[name]:
+            require_ext_spad(cfg, f"LOOP_WS {name} = {f[name]}", name)
     if f["skip_stages"]:
         raise GemminiFault("LOOP_WS's stage-skip bits (rs2[7:3]) are not modelled by baco.sim", field="skip_stages")
     if f["spad_only"]:
