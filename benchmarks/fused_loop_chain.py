@@ -33,7 +33,7 @@ from baco.gemmini.arith import acc_to_int8  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
 from baco.gemmini.fused import gemm_chain_loop_ws_blocks  # noqa: E402
 from baco.kernels.fused_loops import gemm_chain_loop_ws_stream, run_gemm_chain_loop_ws  # noqa: E402
-from baco.sim.clib import A_ADDR, B_ADDR, C_ADDR, D_ADDR, library_stream_cycles, matmul_stream  # noqa: E402
+from baco.sim.clib import A_ADDR, B_ADDR, D_ADDR, library_stream_cycles, matmul_stream  # noqa: E402
 from baco.sim.timing import TimingModel  # noqa: E402
 
 DEFAULT = replace(GemminiConfig(), mvout_spad=True)
