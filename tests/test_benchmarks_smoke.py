@@ -28,6 +28,7 @@ SMOKE = {
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
     "dw_pw_programs.py": (["--smoke"], 0),
     "explicit_gemm_model.py": (["--smoke", "--dims", "16,128"], 0),
+    "fused_loop_chain.py": (["--smoke"], 0),
     "fused_programs.py": (["--smoke"], 0),
     "fusion.py": (["--smoke"], 0),
     "fuzz_report.py": (["--smoke"], 0),

@@ -62,6 +62,10 @@ class GemminiConfig:
     acc_read_operands: bool = True  # the execute unit reads accumulator rows as operands (the RTL
                                     # does; Spike's libgemmini does not): needed by chained dots
     has_normalizations: bool = False
+    # Gemmini master's ext-spad commands (gemmini-isa.md §1.3.10, §1.3.7): MVOUT_SPAD (funct 23,
+    # accumulator rows scaled/activated into scratchpad rows) and LOOP_WS's spad_only store of C
+    # into the scratchpad; off = v0.7.2, which has neither
+    mvout_spad: bool = False
     num_counters: int = 8
 
     # ---- derived sizes -------------------------------------------------------

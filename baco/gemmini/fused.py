@@ -30,7 +30,7 @@ from collections import Counter
 from itertools import product
 from typing import NamedTuple
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.schedule import Footprint, dma_cycles, overlapped_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
@@ -99,6 +99,37 @@ def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int
             bm = max(d, _tiles(bm // 2, d) * d)
         else:
             return None
+
+
+class ChainLoops(NamedTuple):
+    """The chain on the loop unit's row blocks: block_m rows of X a row block, `group` row blocks
+    whose H the scratchpad holds at once."""
+    block_m: int
+    group: int
+
+
+def gemm_chain_loop_ws_footprint(block_m, group, K, H, N, dim) -> Footprint:
+    """The chain on the loop unit (Gemmini master's spad_only LOOP_WS, GemminiConfig.mvout_spad;
+    baco.kernels.fused_loops) with row blocks of block_m rows, `group` at a time: in the scratchpad
+    two X blocks (block_m x K, alternate layer-1 loops), W1 (K x H), the group's H (int8, group x
+    block_m x H) and W2 (H x N), placed by funct 24; in an accumulator half a loop's sums,
+    block_m x H (layer 1) or block_m x N (layer 2). Rows of the whole scratchpad and of one
+    accumulator half (loop_unit_half)."""
+    m, k, h, n = _tiles(block_m, dim), _tiles(K, dim), _tiles(H, dim), _tiles(N, dim)
+    return Footprint(sp_rows=(2 * m * k + k * h + group * m * h + h * n) * dim, acc_rows=m * max(h, n) * dim)
+
+
+def gemm_chain_loop_ws_blocks(M: int, K: int, H: int, N: int, cfg: GemminiConfig) -> ChainLoops | None:
+    """The largest row block (a multiple of DIM, at most M's) whose program fits
+    (gemm_chain_loop_ws_footprint with a group of one), then the most of them a group; None if
+    DIM rows do not fit."""
+    d = cfg.dim
+    k, h, n, rows = (math.ceil(v / d) for v in (K, H, N, M))
+    sp, acc = cfg.sp_rows // d, loop_unit_half(cfg).acc_rows // d       # in DIM-row blocks
+    m = min(rows, acc // max(h, n), (sp - k * h - h * n) // (2 * k + h))
+    if m < 1:
+        return None
+    return ChainLoops(m * d, min(math.ceil(rows / m), (sp - 2 * m * k - k * h - h * n) // (m * h)))
 
 
 def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows=None) -> float:

@@ -135,7 +135,13 @@ _TABLE = [
     Command("loop_ws", 8, (
         F("ex_accumulate", "rs1", 0, 1), F("full_c", "rs1", 1, 1), F("low_d", "rs1", 2, 1),
         F("activation", "rs1", 8, 3), F("b_spad_id", "rs1", 16, 2), F("a_spad_id", "rs1", 18, 2),
-        F("a_transpose", "rs2", 0, 1), F("b_transpose", "rs2", 1, 1), F("is_resadd", "rs2", 2, 1)),
+        F("a_transpose", "rs2", 0, 1), F("b_transpose", "rs2", 1, 1), F("is_resadd", "rs2", 2, 1),
+        # Gemmini master only (GemminiConfig.mvout_spad): stages marked done, the accumulator
+        # rotation of a spad_only loop, C stored into the scratchpad at c_spad_addr
+        F("skip_stages", "rs2", 3, 5, "master: A-load, B-load, D-load, execute, store already done"),
+        F("inc_acc_addr", "rs2", 8, 1, "master: a spad_only loop moves on to the next accumulator half"),
+        F("spad_only", "rs2", 9, 1, "master: C goes to the scratchpad (MVOUT_SPAD), not DRAM"),
+        F("c_spad_addr", "rs2", 32, 32, "master: scratchpad row of C block (0, 0) with spad_only")),
         "loop", doc="start the LoopMatmul FSM: its moves, preloads and computes read the state it finds",
         reads=("config_ex", "config_ld", "config_st")),
     Command("loop_ws_config_bounds", 9, (
@@ -176,6 +182,17 @@ _TABLE = [
         F("in_stride", "rs2", 48, 16)), "loop"),
     Command("loop_conv_ws_config_5", 20, (F("weights_addr", "rs1", 0, 64), F("output_addr", "rs2", 0, 64)), "loop"),
     Command("loop_conv_ws_config_6", 21, (F("bias_addr", "rs1", 0, 64), F("input_addr", "rs2", 0, 64)), "loop"),
+    Command("mvout_spad", 23, (
+        F("dst_addr", "rs1", 0, 32, "scratchpad local address of the first row written"),
+        F("dst_stride", "rs1", 32, 32, "scratchpad rows between the rows written"),
+        F("local_addr", "rs2", 0, 32), F("cols", "rs2", 32, 16), F("rows", "rs2", 48, 16)), "st",
+        doc="Gemmini master only (GemminiConfig.mvout_spad): move-out into the scratchpad, through "
+            "config_st's scale and activation", reads=("config_st",)),
+    Command("loop_ws_config_spad_ab", 24, (
+        F("a_addr_start", "rs1", 0, 32, "scratchpad row of A block (0, 0)"),
+        F("b_addr_end", "rs2", 0, 32, "scratchpad row after B's last block")), "loop",
+        doc="Gemmini master only (GemminiConfig.mvout_spad): the A/B scratchpad addresses of the loop slot "
+            "being configured, kept by the slot for its later loops"),
     Command("clkgate_en", 22, (F("enable", "rs1", 0, 1),), "ctl", doc="clock-gate enable"),
     Command("counter", 126, (
         F("reset_counters", "rs1", 0, 1), F("reset_snapshot", "rs1", 1, 1), F("take_snapshot", "rs1", 2, 1),
@@ -193,8 +210,9 @@ CONFIG_COMMANDS = tuple(c.name for c in _TABLE if c.writes == (c.name,))
 # load slot -> its move-in
 MVIN_OF_SLOT = tuple(c.name for c in sorted((c for c in _TABLE if c.load_slot is not None),
                                             key=lambda c: c.load_slot))
-# LoopMatmul's configuration registers, each latched by its own command
-LOOP_WS_CONFIGS = tuple(c.name for c in _TABLE if c.name.startswith("loop_ws_config_"))
+# LoopMatmul's configuration registers of every LOOP_WS, each latched by its own command (not
+# Gemmini master's loop_ws_config_spad_ab, whose addresses a loop slot keeps until set again)
+LOOP_WS_CONFIGS = tuple(c.name for c in _TABLE if c.name.startswith("loop_ws_config_") and c.funct < 24)
 # the queues of Gemmini's three controllers (load, execute, store) -> the commands each takes
 CONTROLLER_QUEUES = ("ld", "ex", "st")
 QUEUE_OF = {c.name: c.queue for c in _TABLE if c.queue in CONTROLLER_QUEUES}
@@ -276,7 +294,7 @@ _GETTERS: dict = {}     # command name -> (field, in rs1, lsb, mask) of its vari
 def format_field(name: str, value: int) -> str:
     if name.endswith("addr") and value == GARBAGE_ADDR and "dram" not in name:
         return f"{name}=GARBAGE"
-    if name.endswith("local_addr") or name in ("a_addr", "bd_addr", "c_addr") and value <= 0xFFFFFFFF:
+    if name.endswith("local_addr") or name in ("a_addr", "bd_addr", "c_addr", "dst_addr") and value <= 0xFFFFFFFF:
         return f"{name}={describe_local(value)}"
     if name in ("acc_scale", "scale", "q_const"):
         import struct

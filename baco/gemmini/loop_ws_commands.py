@@ -13,7 +13,8 @@ Each generator yields WsCommand in the order its FSM issues them (gemmini-isa.md
   never applies its row pad (its last-row test compares the bound with itself minus one), so B
   blocks always move DIM rows;
 - StC (store_commands): C out of the accumulator, MAX_BLOCK_LEN blocks an int8 mvout, one block an
-  int32 (full_c) mvout, the block columns outermost;
+  int32 (full_c) mvout, the block columns outermost; a spad_only loop's (Gemmini master) one block a
+  MVOUT_SPAD into the scratchpad;
 - resadd_commands: LOOP_WS with is_resadd, the same FSMs on I x J blocks (A's K is J, B's K is I).
 The execute FSM (k -> j -> i, a preload and a compute a block) is not here: the walk sums it in
 closed form and the simulator issues it with its addresses. Pure Python: imports only baco.gemmini."""
@@ -92,9 +93,11 @@ def ldb_commands(cfg: GemminiConfig, K: int, J: int, pad_k: int, pad_j: int, tra
     return _block_loads(cfg, "ldb", (K, pad_k), (J, pad_j), rows_inner=False, row_pad=False)
 
 
-def store_commands(cfg: GemminiConfig, I: int, J: int, pad_i: int, pad_j: int, full_c: bool):
-    """StC: the I x J-block C out of the accumulator (int32 with full_c, else int8)."""
-    return _block_columns(cfg, "st", I, J, pad_i, pad_j, 1 if full_c else cfg.max_block_len,
+def store_commands(cfg: GemminiConfig, I: int, J: int, pad_i: int, pad_j: int, full_c: bool, spad: bool = False):
+    """StC: the I x J-block C out of the accumulator (int32 with full_c, else int8). With `spad` (a
+    spad_only LOOP_WS, Gemmini master) the store FSM is LoopMatmulStCSpad: one block a MVOUT_SPAD
+    (its max_block_len is asserted 1), in the same order."""
+    return _block_columns(cfg, "st", I, J, pad_i, pad_j, 1 if full_c or spad else cfg.max_block_len,
                           lambda j, i, n: (j, i, n))
 
 

@@ -7,6 +7,10 @@ feature flags. C programs include it through toolchain/include/gemmini.h, so
 one source builds for any DIM / scratchpad / accumulator size.
 
 `python -m baco.gemmini.params_header [config.json]` prints it.
+
+GemminiConfig.mvout_spad (Gemmini master's MVOUT_SPAD and spad_only LOOP_WS) is not in the header:
+generateHeader writes no flag for them (they come with the Gemmini version, and gemmini-rocc-tests'
+ext-spad branch names funct 23 in its own gemmini.h).
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, ACCUMULATE_BIT, COMMANDS, READ_FULL_BIT, GemminiFault,
                               IsaError, decode, disassemble, encode, is_garbage)
 from baco.sim.batched import run_pairs
-from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program
+from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program, require_ext_spad
 from baco.sim.timing import EXTERNAL_BASE, EXTERNAL_TOTALS
 
 # below this many preload/compute pairs numpy's fixed cost exceeds running them one by one
@@ -343,9 +343,7 @@ class GemminiModel:
             parts.append(src)
         data = np.concatenate(parts, axis=1) if parts else np.zeros((rows, 0))
         if acc and not full:
-            data = acc_to_int8(data, self.st_scale, self.st_activation == 1) if self.in_bits == 8 else \
-                saturate(scale_to_int(np.maximum(data, 0) if self.st_activation == 1 else data, self.st_scale),
-                         self.in_bits).astype(np.int32)
+            data = self._acc_to_input(data)
         elif not acc:
             data = data.astype(self.spad.dtype)
         else:
@@ -361,6 +359,38 @@ class GemminiModel:
                 pass
         for r in range(rows):
             self.memory.write(dram + r * self.st_stride, data[r].tobytes())
+
+    def _acc_to_input(self, data):
+        """Accumulator rows as a move-out writes them in the input type: config_st's scale and
+        activation, rounded and saturated."""
+        if self.in_bits == 8:
+            return acc_to_int8(data, self.st_scale, self.st_activation == 1)
+        return saturate(scale_to_int(np.maximum(data, 0) if self.st_activation == 1 else data, self.st_scale),
+                        self.in_bits).astype(np.int32)
+
+    def do_mvout_spad(self, f):
+        """MVOUT_SPAD (Gemmini master, §1.3.10): `rows` accumulator rows of `cols` elements through
+        config_st's scale and activation, as an int8 mvout, into scratchpad rows dst_addr +
+        r·dst_stride (G:StoreController current_dst_spad_addr); the other columns keep their values."""
+        require_ext_spad(self.config, "mvout_spad (funct 23)", "funct")
+        rows, cols, src, dst, stride = f["rows"], f["cols"], f["local_addr"], f["dst_addr"], f["dst_stride"]
+        if not src & ACC_BIT or src & READ_FULL_BIT:
+            raise self.fault("mvout_spad reads the accumulator at input width (a scratchpad source or a "
+                             "full-width read, address bit 29, is not a scratchpad row)", "local_addr")
+        if dst & ACC_BIT:
+            raise self.fault("mvout_spad's destination must be the scratchpad (the RTL asserts it)", "dst_addr")
+        if self.pool["pool_stride"] or self.pool["pool_size"]:
+            raise self.fault("mvout_spad with config_st's pooling or 1-D mode: its scratchpad destination "
+                             "does not follow the pooled rows", "pool_stride")
+        # one block: the RTL's destination row does not step with the block counter
+        self._check_rc(rows, cols, "")
+        if rows == 0 or cols == 0:
+            return
+        _, row = self._row(src, rows, "local_addr")
+        _, dst_row = self._row(dst, (rows - 1) * stride + 1, "dst_addr")
+        data = self._acc_to_input(self.acc[row:row + rows, :cols])
+        for r in range(rows):      # in order: with stride 0 the last row stays
+            self.spad[dst_row + r * stride, :cols] = data[r]
 
     def _check_pooling(self, full):
         if self.pool["pool_size"] == 0:
@@ -451,6 +481,16 @@ class GemminiModel:
 
     do_loop_ws_config_bounds = do_loop_ws_config_addrs_ab = do_loop_ws_config_addrs_dc = _latch_loop_ws
     do_loop_ws_config_strides_ab = do_loop_ws_config_strides_dc = _latch_loop_ws
+
+    def do_loop_ws_config_spad_ab(self, f):
+        """Gemmini master's funct 24: the A start and B end rows of the loop slot being configured."""
+        rows = self.config.sp_rows
+        require_ext_spad(self.config, "loop_ws_config_spad_ab (funct 24)", "funct")
+        if f["a_addr_start"] >= rows:
+            raise self.fault(f"A's start row {f['a_addr_start']} is outside the scratchpad ({rows} rows)", "a_addr_start")
+        if f["b_addr_end"] > rows:
+            raise self.fault(f"B's end row {f['b_addr_end']} is outside the scratchpad ({rows} rows)", "b_addr_end")
+        self._latch_loop_ws(f)
 
     def do_loop_ws(self, f):
         self._check_activation(f)   # NONE/RELU come from config_st, as LoopMatmul's plain mvouts do

@@ -12,10 +12,12 @@ A(i,k) at a_base + (i·K + k)·DIM, B(k,j) at b_base + (k·J + j)·DIM (the bloc
 stride of a multi-block mvin is DIM, as the C library configures it), C(i,j)
 at acc_base + (i·J + j)·DIM. LoopMatmul holds two loops at once in two slots that
 loops take in turn: without a_spad_id/b_spad_id a loop's A and B live in its
-slot's scratchpad half. Two accumulator halves alternate between loops that
+slot's scratchpad half (or where Gemmini master's funct 24 put the slot's). Two accumulator halves alternate between loops that
 store C, as in the RTL (a loop with C = 0 keeps accumulating into the same half).
 With is_resadd the same FSMs do a residual add instead (_resadd): A into the
-accumulator, B accumulated onto it, C stored.
+accumulator, B accumulated onto it, C stored. With spad_only (Gemmini master,
+GemminiConfig.mvout_spad) the store FSM is LoopMatmulStCSpad: MVOUT_SPADs of C into
+the scratchpad at c_spad_addr + (i·J + j)·DIM (_c_spad_stores).
 
 Each loop is a LoopProgram: the functional model runs its commands in program
 order; the cycle model (baco.sim.timing) interleaves its FSMs as the loop units do.
@@ -50,14 +52,19 @@ def cmd(name, **fields):
 class LoopWsState:
     """The LoopMatmul registers latched by funct 9–13, the loop slot the next LOOP_WS is
     configured into (LoopMatmul holds two loops; they take slots 0, 1, 0, ... and a slot's
-    default A/B scratchpad half is its own) and the accumulator half in use."""
+    default A/B scratchpad half is its own, unless Gemmini master's funct 24 placed them: the
+    slot keeps that for its later loops) and the accumulator halves in use: `acc_half` the
+    execute and store FSMs', `ldd_half` LdD's. They move together except after a spad_only loop
+    (Gemmini master), whose inc_acc_addr moves the first and whose C DRAM address the second, as
+    LoopMatmul's ex_c_addr_start/st_c_addr_start and ld_d_addr_start do."""
 
     def __init__(self):
         self.bounds = dict(pad_i=0, pad_j=0, pad_k=0, max_i=0, max_j=0, max_k=0)
         self.addrs = dict(a_addr=0, b_addr=0, d_addr=0, c_addr=0)
         self.strides = dict(a_stride=0, b_stride=0, d_stride=0, c_stride=0)
         self.slot = 0
-        self.acc_half = 0
+        self.acc_half = self.ldd_half = 0
+        self.spad_ab = [None] * CONCURRENT_LOOPS    # a slot's (A start, B end) set by funct 24, else its half
 
     def latch(self, name, fields):
         if name == "loop_ws_config_bounds":
@@ -66,6 +73,8 @@ class LoopWsState:
             self.addrs.update(fields)
         elif name in ("loop_ws_config_strides_ab", "loop_ws_config_strides_dc"):
             self.strides.update(fields)
+        elif name == "loop_ws_config_spad_ab":
+            self.spad_ab[self.slot] = fields["a_addr_start"], fields["b_addr_end"]
 
 
 def _addressed(cfg, name, commands, base, stride, local, local_flags=0, elem_bytes=None):
@@ -85,6 +94,50 @@ def _c_stores(cfg, st, f, commands, c_local):
     yield from _addressed(cfg, "mvout", commands, st.addrs["c_addr"], st.strides["c_stride"], c_local,
                           ACC_BIT | (READ_FULL_BIT if f["full_c"] else 0), c_bytes)
     st.acc_half ^= 1
+    st.ldd_half ^= 1
+
+
+def _c_spad_stores(cfg, st, f, commands, c_local, sp_wrap):
+    """A spad_only loop's StC (LoopMatmulStCSpad): C block (i, j) from the accumulator into the
+    scratchpad at c_spad_addr + (i·J + j)·DIM, row stride 1, through config_st's scale and
+    activation; then the execute/store half moves on if inc_acc_addr, LdD's if C's DRAM address
+    is not 0 (the RTL's rotation conditions)."""
+    J, d = st.bounds["max_j"], cfg.dim
+    for c in commands:
+        yield c.fsm, c.iters, *cmd("mvout_spad", dst_addr=_wrap(f["c_spad_addr"] + (c.row * J + c.col) * d, sp_wrap),
+                                   dst_stride=1, local_addr=ACC_BIT | c_local(c.row, c.col), cols=c.cols, rows=c.rows)
+    st.acc_half ^= f["inc_acc_addr"]
+    st.ldd_half ^= bool(st.addrs["c_addr"])
+
+
+def require_ext_spad(cfg: GemminiConfig, what: str, field: str):
+    """Fault on `what` (a command, or a field: `field`) unless this Gemmini has Gemmini master's
+    ext-spad commands."""
+    if not cfg.mvout_spad:
+        raise GemminiFault(f"{what} is Gemmini master's (ext-spad); this Gemmini (GemminiConfig.mvout_spad off, "
+                           "v0.7.2) has no such " + ("command" if field == "funct" else "field"), field=field)
+
+
+# LOOP_WS's Gemmini master fields (GemminiConfig.mvout_spad) and the flags a spad_only loop cannot take
+MASTER_LOOP_WS_FIELDS = ("skip_stages", "inc_acc_addr", "spad_only", "c_spad_addr")
+_NOT_SPAD_ONLY = {"is_resadd": "the RTL's residual add has no scratchpad store (LoopMatmul: a TODO)",
+                  "full_c": "the scratchpad holds input-type rows, not int32 ones",
+                  "a_spad_id": "the RTL's LdA honours it but its execute FSM reads the slot's half with spad_only",
+                  "b_spad_id": "the RTL's LdB honours it but its execute FSM reads the slot's half with spad_only"}
+
+
+def check_master_fields(cfg: GemminiConfig, f: dict):
+    """Fault on LOOP_WS fields this Gemmini lacks (v0.7.2 has none of Gemmini master's), on the
+    stage-skip bits (not modelled) and on flags a spad_only loop cannot combine with."""
+    for name in MASTER_LOOP_WS_FIELDS:
+        if f[name]:
+            require_ext_spad(cfg, f"LOOP_WS {name} = {f[name]}", name)
+    if f["skip_stages"]:
+        raise GemminiFault("LOOP_WS's stage-skip bits (rs2[7:3]) are not modelled by baco.sim", field="skip_stages")
+    if f["spad_only"]:
+        for name, why in _NOT_SPAD_ONLY.items():
+            if f[name]:
+                raise GemminiFault(f"spad_only with {name}: {why}", field=name)
 
 
 class LoopProgram:
@@ -146,10 +199,12 @@ def _matmul(cfg: GemminiConfig, st: LoopWsState, f: dict, rtl_wrap: bool):
         return
     ib, ab = cfg.input_bytes, cfg.acc_bytes
     half_sp = loop_unit_half(cfg).sp_rows
-    a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else st.slot * half_sp
-    b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else (st.slot + 1) * half_sp
+    a_start, b_end = st.spad_ab[st.slot] or (st.slot * half_sp, (st.slot + 1) * half_sp)
+    a_base = (f["a_spad_id"] - 1) * half_sp if f["a_spad_id"] else a_start
+    b_end = f["b_spad_id"] * half_sp if f["b_spad_id"] else b_end
     b_base = b_end - K * J * d
     acc_base = st.acc_half * loop_unit_half(cfg).acc_rows
+    d_base = st.ldd_half * loop_unit_half(cfg).acc_rows
     a_t, b_t = f["a_transpose"], f["b_transpose"]
 
     def rows_of(idx, n, pad):
@@ -167,10 +222,13 @@ def _matmul(cfg: GemminiConfig, st: LoopWsState, f: dict, rtl_wrap: bool):
     def c_local(i, j):
         return _wrap(acc_base + (i * J + j) * d, acc_wrap)
 
+    def d_local(i, j):
+        return _wrap(d_base + (i * J + j) * d, acc_wrap)
+
     # D (bias) into the accumulator, overwriting; A and B into the scratchpad
     if a["d_addr"]:
         yield from _addressed(cfg, "mvin3", ldd_commands(cfg, I, J, pad_i, pad_j, bool(f["low_d"])),
-                              a["d_addr"], s["d_stride"], c_local, ACC_BIT, ib if f["low_d"] else ab)
+                              a["d_addr"], s["d_stride"], d_local, ACC_BIT, ib if f["low_d"] else ab)
     if a["a_addr"]:   # A is I×K blocks in DRAM, K×I when transposed
         yield from _addressed(cfg, "mvin", lda_commands(cfg, I, K, pad_i, pad_k, bool(a_t)), a["a_addr"],
                               s["a_stride"], (lambda k, i: a_local(i, k)) if a_t else a_local)
@@ -192,7 +250,10 @@ def _matmul(cfg: GemminiConfig, st: LoopWsState, f: dict, rtl_wrap: bool):
                 yield ("ex", (k, j, i), *cmd("compute_preloaded" if i == 0 else "compute_accumulated",
                                               a_addr=a_local(i, k), a_rows=a_rows, a_cols=a_cols,
                                               bd_addr=GARBAGE_ADDR, bd_rows=d, bd_cols=d))
-    if a["c_addr"]:
+    if f["spad_only"]:
+        yield from _c_spad_stores(cfg, st, f, store_commands(cfg, I, J, pad_i, pad_j, False, spad=True), c_local,
+                                  sp_wrap)
+    elif a["c_addr"]:
         yield from _c_stores(cfg, st, f, store_commands(cfg, I, J, pad_i, pad_j, bool(f["full_c"])), c_local)
 
 
@@ -200,6 +261,7 @@ def loop_ws_program(cfg: GemminiConfig, st: LoopWsState, f: dict, *, rtl_wrap: b
     """One LOOP_WS with flags `f` (decoded funct 8) as LoopMatmul's FSMs issue it. With
     rtl_wrap, local addresses of tiles larger than the memories wrap around them as the
     RTL's address registers do (timing of unchecked programs; the data is garbage)."""
+    check_master_fields(cfg, f)
     resadd = bool(f["is_resadd"])
     commands = _resadd(cfg, st, f) if resadd else _matmul(cfg, st, f, rtl_wrap)
     program = LoopProgram("ws", commands, resadd=resadd, max_k=1 if resadd else st.bounds["max_k"])

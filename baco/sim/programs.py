@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.isa import ACC_BIT, ACCUMULATE_BIT, GARBAGE_ADDR, LOOP_WS_CONFIGS
+from baco.gemmini.isa import ACC_BIT, ACCUMULATE_BIT, GARBAGE_ADDR, LOOP_WS_CONFIGS, command_fields
 from baco.problem.dims import DIMS, DRAM_LEVEL, RELEVANT
 from baco.problem.mapping_text import parse_loops
 
@@ -323,8 +323,7 @@ def dosa_matmul_tiles(prog: DosaProgram, dim: int):
         fields = dict(max_i=size["I"], max_j=size["J"], max_k=size["K"], pad_i=pad["I"], pad_j=pad["J"],
                       pad_k=pad["K"], a_addr=1, b_addr=1, d_addr=0, c_addr=1 if k0 == count["K"] - 1 else 0,
                       a_stride=dims["K"], b_stride=dims["J"], d_stride=0, c_stride=dims["J"])
-        flags = dict(ex_accumulate=int(k0 != 0), full_c=0, low_d=0, activation=0, a_spad_id=0, b_spad_id=0,
-                     a_transpose=0, b_transpose=0, is_resadd=0)
+        flags = command_fields("loop_ws", ex_accumulate=int(k0 != 0))     # funct 8 as decoded, the rest 0
         yield fields, flags
 
 

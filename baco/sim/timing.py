@@ -11,7 +11,9 @@ its unit — load (DMA in), execute (the array), store (DMA out) — and:
   units (RAW, WAR, WAW by row ranges of the scratchpad and accumulator);
 - DMA: one request per row of ⌈bytes/16⌉ bus beats; the bus moves one beat
   per cycle, at most config.max_in_flight requests are outstanding, and each
-  request waits the DRAM latency;
+  request waits the DRAM latency; a move without DRAM (a zero-fill mvin,
+  Gemmini master's MVOUT_SPAD from the accumulator into the scratchpad) one
+  local row a cycle;
 - the array streams one A row per cycle with a floor of 4 rows per
   operation (MIN_FEED_ROWS); results land after the array's pipeline depth.
   A preload is fed to the array as the ExecuteController does it: together
@@ -606,6 +608,8 @@ class TimingModel:
             return self._mvin_cost(name, f, dispatch)
         if name == "mvout":
             return self._mvout_cost(f, dispatch)
+        if name == "mvout_spad":
+            return self._mvout_spad_cost(f, dispatch)
         if name == "preload":
             return self._preload_cost(f, dispatch)
         if name in ("compute_preloaded", "compute_accumulated"):
@@ -634,7 +638,7 @@ class TimingModel:
         esize = cfg.acc_bytes if acc and not shrunk else cfg.input_bytes
         blocks = max(1, -(-cols // cfg.dim))
         if not f["dram_addr"]:     # zero fill: no DRAM requests
-            occ = self.k.dma_cmd_overhead + rows
+            occ = self._local_move(rows)
         else:
             occ = self._dma(rows, cols * esize, "ld")
             self.stats["dram_bytes_in"] += rows * cols * esize
@@ -665,6 +669,22 @@ class TimingModel:
         self.stats["accumulator_reads" if acc else "scratchpad_reads"] += rows_read * cols
         r = self._range(addr, image_rows, blocks, cfg.dim)
         return dispatch, occ, occ + k.dram_latency, [r], []
+
+    def _local_move(self, rows):
+        """Occupancy of a DMA command that moves rows without DRAM (a zero-fill mvin, a MVOUT_SPAD):
+        its setup, then one local row a cycle."""
+        return self.k.dma_cmd_overhead + rows
+
+    def _mvout_spad_cost(self, f, dispatch):
+        """MVOUT_SPAD (Gemmini master): the store unit reads accumulator rows through the scale
+        path, as a mvout does, and writes them into scratchpad rows; no DRAM request or latency."""
+        rows, cols = f["rows"], f["cols"]
+        occ = self._local_move(rows) + self.k.acc_scale_latency
+        self.stats["accumulator_reads"] += rows * cols
+        self.stats["scratchpad_writes"] += rows * cols
+        reads = [self._range(f["local_addr"], rows)]
+        writes = [self._range(f["dst_addr"], (rows - 1) * f["dst_stride"] + 1)]
+        return dispatch, occ, occ, reads, writes
 
     def _preload_cost(self, f, dispatch):
         """A preload takes no unit time of its own here: it waits for the compute it is fed

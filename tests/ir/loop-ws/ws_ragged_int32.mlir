@@ -15,7 +15,7 @@
 // CHECK: "instgem.loop_ws_config_addrs_dc"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: "instgem.loop_ws_config_strides_ab"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: "instgem.loop_ws_config_strides_dc"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
-// CHECK: "instgem.loop_ws"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.loop_ws"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "acc"} : memref<32x16xi32>
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()

@@ -1,0 +1,102 @@
+"""The fused GEMM chain on the loop unit (Gemmini master's ext-spad commands; baco.kernels.fused_loops)
+against the two layers run unfused, on the cycle model.
+
+    python benchmarks/fused_loop_chain.py [--smoke]
+
+Per chain Y = f2(f1(X·W1 + b1)·W2 + b2) (M x K -> H -> N): the fused program (per row block a
+spad_only LOOP_WS leaving H in the scratchpad, then a LOOP_WS reading it there) run on the
+functional model and checked bit-exact against a numpy reference of Gemmini's arithmetic; its
+stream and the unfused one (the C library's tiled_matmul, one LOOP_WS a tile, per layer: H stored to
+DRAM as int8 and moved back in; baco.sim.clib.matmul_stream) timed end to end by the cycle model,
+the CPU issuing each (baco.sim.clib.library_stream_cycles: its commands, the library's tile-loop
+work per LOOP_WS, a fence per call), and Gemmini alone (no tile-loop work). Printed: both cycle
+counts, their ratio (fused / unfused) and H's DRAM bytes saved (stored and moved back in). Chains: the demo MLP's (batch 64, 256-512-256-64) on a Gemmini whose scratchpad holds both
+layers' weights (16x16, 512 KB scratchpad, 256 KB accumulator), the second also on Gemmini's
+default sizes (the first's W1 and W2 fill its scratchpad), MobileNetV2's project -> 1x1
+pairs without a residual add between (1x3x64x64: block 1's project 32->16 into block 2's expand
+16->96 over 32x32 pixels, on Gemmini's default sizes; the other, the last project 960->320 into the
+final 1x1 320->1280, does not fit: its W1 and W2 exceed the scratchpad). --smoke: the tests' 20-row 40-96-48-24 MLP. Exits 0 iff every fused
+program is bit-exact.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from baco.gemmini.arith import acc_to_int8  # noqa: E402
+from baco.gemmini.config import GemminiConfig  # noqa: E402
+from baco.gemmini.fused import gemm_chain_loop_ws_blocks  # noqa: E402
+from baco.kernels.fused_loops import gemm_chain_loop_ws_stream, run_gemm_chain_loop_ws  # noqa: E402
+from baco.sim.clib import A_ADDR, B_ADDR, D_ADDR, library_stream_cycles, matmul_stream  # noqa: E402
+from baco.sim.timing import TimingModel  # noqa: E402
+
+DEFAULT = replace(GemminiConfig(), mvout_spad=True)
+LARGE = replace(GemminiConfig.from_capacity(16, 512, 256), mvout_spad=True)
+SCALE1, SCALE2 = 1 / 512, 1 / 256
+# (name, M, K, H, N, Gemmini)
+CHAINS = [("mlp 256-512-256", 64, 256, 512, 256, LARGE), ("mlp 512-256-64", 64, 512, 256, 64, LARGE),
+          ("mlp 512-256-64", 64, 512, 256, 64, DEFAULT),
+          ("mbv2 proj1 -> expand2", 1024, 32, 16, 96, DEFAULT)]
+SMOKE = [("smoke 40-96-48", 20, 40, 96, 48, DEFAULT), ("smoke 96-48-24", 20, 96, 48, 24, DEFAULT)]
+H_ADDR, W2_ADDR, D2_ADDR, Y_ADDR = 0xC0000000, 0xD0000000, 0xE0000000, 0xF0000000
+
+
+def bit_exact(M, K, H, N, cfg, seed=0) -> bool:
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    w1 = rng.integers(-128, 128, (K, H), dtype=np.int8)
+    w2 = rng.integers(-128, 128, (H, N), dtype=np.int8)
+    b1 = rng.integers(-20000, 20000, H, dtype=np.int32)
+    b2 = rng.integers(-20000, 20000, N, dtype=np.int32)
+    y = run_gemm_chain_loop_ws(x, w1, b1, w2, b2, scale1=SCALE1, scale2=SCALE2, relu1=True, config=cfg)
+    h = acc_to_int8(x.astype(np.int64) @ w1 + b1, SCALE1, True)
+    return bool((y == acc_to_int8(h.astype(np.int64) @ w2 + b2, SCALE2, False)).all())
+
+
+def cycles(calls, cfg, tile_instructions=None) -> float:
+    """End-to-end cycles of calls (stream factories) run one after another, the CPU issuing them
+    with `tile_instructions` of tile-loop work before each LOOP_WS (the library's fitted count by
+    default)."""
+    tm = TimingModel(cfg)
+    return sum(library_stream_cycles(call(), tm, tile_instructions) for call in calls)
+
+
+def measure(name, M, K, H, N, cfg) -> dict:
+    fused = [lambda: gemm_chain_loop_ws_stream(M, K, H, N, cfg, scale1=SCALE1, relu1=True, scale2=SCALE2,
+                                               relu2=False, addrs=(A_ADDR, B_ADDR, D_ADDR, W2_ADDR, D2_ADDR, Y_ADDR))]
+    unfused = [lambda: matmul_stream(M, H, K, cfg, out_int8=True, scale=SCALE1, relu=True, bias="repeating",
+                                     addrs=(A_ADDR, B_ADDR, H_ADDR), d_addr=D_ADDR),
+               lambda: matmul_stream(M, N, H, cfg, out_int8=True, scale=SCALE2, bias="repeating",
+                                     addrs=(H_ADDR, W2_ADDR, Y_ADDR), d_addr=D2_ADDR)]
+    out = dict(name=name, shape=f"{M}x{K}->{H}->{N}", gemmini=f"{cfg.dim}x{cfg.dim} {cfg.sp_kb:g}/{cfg.acc_kb:g} KB",
+               blocks=gemm_chain_loop_ws_blocks(M, K, H, N, cfg), exact=bit_exact(M, K, H, N, cfg), h_bytes=2 * M * H)
+    for key, instructions in (("cpu", None), ("alone", 0.0)):
+        f, u = cycles(fused, cfg, instructions), cycles(unfused, cfg, instructions)
+        out.update({f"fused_{key}": f, f"unfused_{key}": u, f"ratio_{key}": f / u})
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--smoke", action="store_true", help="the tests' small MLP only")
+    args = ap.parse_args(argv)
+    rows = [measure(*c) for c in (SMOKE if args.smoke else CHAINS)]
+    print("cycles end to end (the CPU issuing, the library's tile-loop work per LOOP_WS) | Gemmini alone "
+          "(commands free, a fence per call)")
+    print(f"{'chain':<24} {'shape':<18} {'gemmini':<18} {'rows x group':>12} {'exact':>5} {'fused':>8} {'unfused':>8} "
+          f"{'ratio':>6} | {'fused':>8} {'unfused':>8} {'ratio':>6} {'H bytes saved':>13}")
+    for r in rows:
+        print(f"{r['name']:<24} {r['shape']:<18} {r['gemmini']:<18} {'%d x %d' % r['blocks']:>12} {str(r['exact']):>5} "
+              f"{r['fused_cpu']:>8.0f} {r['unfused_cpu']:>8.0f} {r['ratio_cpu']:>6.3f} | {r['fused_alone']:>8.0f} "
+              f"{r['unfused_alone']:>8.0f} {r['ratio_alone']:>6.3f} {r['h_bytes']:>13}")
+    return 0 if all(r["exact"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
