@@ -88,3 +88,20 @@ def test_divisions_of_non_negative_values_become_unsigned():
     use = next(op for op in walk_ops(module.operation) if op.name == "test.use" and len(op.operands) == 6)
     q = use.operands[3].owner       # (row + (16 - 1)) / 16
     assert q.name == "arith.divui" and q.operands[0].owner.name == "arith.addi"
+
+
+def test_i32_divisions_stay_signed():
+    """value_range's bounds assume 64-bit arithmetic: an i32 division keeps its signed form."""
+    ctx = Context()
+    ctx.allow_unregistered_dialects = True
+    with ctx, Location.unknown():
+        module = Module.parse("""module { func.func @f(%x: i32) {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %p = arith.maxsi %x, %c0 : i32
+  %q = arith.divsi %p, %c16 : i32
+  "test.use"(%q) : (i32) -> ()
+  return
+} }""")
+        instgem_to_llvm.unsigned_divisions(module.operation)
+    assert "arith.divsi" in str(module) and "arith.divui" not in str(module)

@@ -187,7 +187,8 @@ def unsigned_divisions(module_op):
     ranges, found = {}, []
 
     def collect(op):
-        if op.name in SIGNED_DIVISIONS:
+        # i64 and index only: value_range's bounds assume 64-bit arithmetic (an i32 sum may wrap)
+        if op.name in SIGNED_DIVISIONS and str(op.result.type) in ("i64", "index"):
             (alo, ahi), (blo, bhi) = (value_range(v, ranges) for v in op.operands)
             fits = op.name != "arith.ceildivsi" or None not in (ahi, bhi) and ahi + bhi - 1 < 1 << 63
             if alo is not None and alo >= 0 and blo is not None and blo > 0 and fits:
@@ -202,6 +203,8 @@ def unsigned_divisions(module_op):
             new = ir.binop(UNSIGNED_OF.get(op.name, "divui"), a, b)
         op.result.replace_all_uses_with(new)
         op.erase()
+
+
 UNSIGNED_DIVISIONS = ("arith.divui", "arith.ceildivui", "arith.remui")
 
 
