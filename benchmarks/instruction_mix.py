@@ -10,7 +10,8 @@ Printed: the kernel's instructions and RoCC commands, the program's end-to-end c
 packing and constants: or, shifts, li/lui; address and index arithmetic: add/sub/mv; compare and
 select: bounds and guards; branch; mul; div/rem: delinearised flat loops and ceil-divisions) the
 count, per command and share; then the code by how often it ran (a loop level: instructions run that
-many times and the commands among them). The kernel runs under the default schedule for the shape
+many times and the commands among them). The ISS runs with Gemmini's cycle model attached, so the
+end-to-end cycles include the CPU's waits on Gemmini. The kernel runs under the default schedule for the shape
 (--blocks: those blocks, double-buffered); the ELF checks its result bit for bit (exit 0 iff it
 matches). Needs llvm-objdump or riscv64-unknown-elf-objdump. --smoke: 40x40x40.
 """
@@ -30,6 +31,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule
 from baco.kernels.matmul import matmul_kernel, reference
 from baco.sim.iss import run_elf
+from baco.sim.timing import TimingModel
 
 KERNEL = "matmul_kernel"
 ROCC = "RoCC command"        # told by the ISS's trace (the disassembler does not know custom-3)
@@ -93,7 +95,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="baco-mix-") as tmp:
         elf = ck.build_elf(grid, args, Path(tmp) / "gemm.elf", expected={2: reference(x, w, schedule=s)})
         trace = io.StringIO()
-        res = run_elf(elf, config=cfg, trace=True, trace_out=trace, stdout=None)
+        res = run_elf(elf, config=cfg, trace=True, trace_out=trace, stdout=None, timing=TimingModel(cfg))
         code, kernel = disassembly(elf)
     if res.exit_code != 0:
         print(f"GEMM {M}x{N}x{K}: the ELF's result differs from numpy's (exit {res.exit_code})\n{res.console}")
@@ -111,7 +113,7 @@ def main(argv=None) -> int:
     form = "LOOP_WS" if a.loop_ws else "explicit"
     print(f"GEMM {M}x{N}x{K} DIM {a.dim}, {form}, schedule {s.block_m}/{s.block_n}/{s.block_k} "
           f"(double-buffered {s.double_buffer}): {total} kernel instructions, {commands} RoCC commands, "
-          f"{total / commands:.2f} a command (bit-exact); end to end {res.cpu_cycles} cycles (the hart's cycle CSR)")
+          f"{total / commands:.2f} a command (bit-exact); end to end {res.cpu_cycles} cycles (the hart's cycle CSR, with the cycle model)")
     by_class = collections.Counter()
     for pc, n in runs.items():
         by_class[kind[pc]] += n

@@ -4,6 +4,7 @@ from mlir.ir import Context, InsertionPoint, IntegerAttr, Location, Module
 
 from baco.gemmini.isa import COMMANDS
 from baco.passes import instgem_to_llvm
+from baco.passes import irutil as ir
 from baco.passes.irutil import walk_ops
 
 FUNC = """
@@ -66,3 +67,41 @@ def test_pack_masks_only_fields_a_value_may_overflow():
         masks = [IntegerAttr(op.operands[1].owner.attributes["value"]).value
                  for op in walk_ops(module.operation) if op.name == "arith.andi"]
     assert masks == [0xFFFF, 0xFFFF]
+
+
+def test_divisions_of_non_negative_values_become_unsigned():
+    """The ceiling division of i·128 (i >= 1) by 16 becomes (x + 15) / 16 unsigned; n rem 16,
+    n of any sign, stays signed; a division by a value that may be 0 stays signed too."""
+    ctx, module, _ = parsed()
+    with ctx, Location.unknown():
+        loop = next(op for op in walk_ops(module.operation) if op.name == "scf.for")
+        with InsertionPoint(loop.regions[0].blocks[0].operations[0]):
+            i = loop.regions[0].blocks[0].arguments[0]
+            floor = ir.binop("floordivsi", i, ir.const_index(4))
+            by_any = ir.binop("divsi", i, list(loop.operands)[1])
+            ir.create("test.use", operands=[floor, by_any])
+        instgem_to_llvm.unsigned_divisions(module.operation)
+    names = [op.name for op in walk_ops(module.operation) if "div" in op.name or "rem" in op.name]
+    assert sorted(names) == ["arith.divsi", "arith.divui", "arith.divui", "arith.remsi"], names
+    text = str(module)
+    assert "arith.ceildivsi" not in text and "arith.floordivsi" not in text
+    use = next(op for op in walk_ops(module.operation) if op.name == "test.use" and len(op.operands) == 6)
+    q = use.operands[3].owner       # (row + (16 - 1)) / 16
+    assert q.name == "arith.divui" and q.operands[0].owner.name == "arith.addi"
+
+
+def test_i32_divisions_stay_signed():
+    """value_range's bounds assume 64-bit arithmetic: an i32 division keeps its signed form."""
+    ctx = Context()
+    ctx.allow_unregistered_dialects = True
+    with ctx, Location.unknown():
+        module = Module.parse("""module { func.func @f(%x: i32) {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %p = arith.maxsi %x, %c0 : i32
+  %q = arith.divsi %p, %c16 : i32
+  "test.use"(%q) : (i32) -> ()
+  return
+} }""")
+        instgem_to_llvm.unsigned_divisions(module.operation)
+    assert "arith.divsi" in str(module) and "arith.divui" not in str(module)

@@ -175,8 +175,10 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # stores), a non-negative least-squares fit (relative error) of the ISS's counts of 12 programs of
 # kernels.py-like shapes at DIM 16 and 32 (benchmarks/cpu_constants.py; the K loop's middle
 # iterations a copy of the compute nest, the grid queries loads of the harness's arrays), within
-# 0.86-1.12x of them, median 0.98 (the table it replaced, fitted before the grid queries were
-# inlined, 0.79-1.19x, median 1.02). A LOOP_WS program (a K step
+# 0.88-1.12x of them, median 0.99; refitted after the lowering's unsigned divisions, clamp-free
+# load slices and peeled overwriting k step (the table it replaced, 505.8 a program, 15.9 a
+# command and 286.1 a column, was 0.66-1.12x, median 0.98, on the code before them and
+# 0.69-1.27x, median 1.08, after). A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
 # than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
 # of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, per program
@@ -188,7 +190,7 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # split, padded and explicit-B steps, resident B, K = 1 and N = 1, DIM 2, 4, 8, 16 and 32, within
 # 0.95-1.06x of the ISS (the table before the two specialization terms: 0.84-1.93x, the K = 1
 # programs 1.6-1.9x over).
-EXPLICIT_INSTRUCTIONS = {"program": 505.8, "step": 0.0, "command": 15.9, "column": 286.1}
+EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 287.7, "command": 11.6, "column": 405.5}
 LOOP_WS_INSTRUCTIONS = {"program": 46.8, "step": 104.6, "steps": 43.4, "head": 18.6, "explicit_b": 18.5, "mvin": 27.4,
                         "k_loop": 141.2, "n_strides": 44.8, "launch": 38.0}
 LOOP_WS_STEP_COMMANDS = 6
@@ -517,10 +519,10 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
     of the memories compile to one LOOP_WS per K step, priced by a walk of LoopMatmul as the cycle
     model runs it (loop_ws_timing: ~0.1-5 ms a candidate, so candidates are walked in the order of
     their lower bound and those that cannot win by more than WALK_MARGIN are not, but for the
-    library's tile, which is always walked); larger blocks keep
-    the explicit stream, which the CPU issues at 11 instructions a command and ~700 a K step. Ties go
-    to the larger C block, then the smaller K step, then the taller C block. `bias`: the kernel
-    starts each C block from a bias row (its LOOP_WS moves it into the accumulator first);
+    library's tile, which is always walked); larger blocks keep the explicit stream, which the CPU
+    issues at ~12 instructions a command, ~290 a K step and ~400 a C column. Ties go to the larger
+    C block, then the smaller K step, then the taller C block. `bias`: the kernel starts each C block
+    from a bias row (its LOOP_WS moves it into the accumulator first);
     `b_transposed`, `b_padded`: B column-major, B holding padded_rows(K, DIM) rows (a ragged K step is
     then one LOOP_WS: gemm_loop_ws_loops). Cached: models ask again for the same shapes."""
     d = cfg.dim

@@ -14,7 +14,7 @@ The rest of the module is lowered by upstream MLIR conversions.
 """
 from __future__ import annotations
 
-from mlir.ir import Attribute, BlockArgument, InsertionPoint, IntegerAttr, StringAttr
+from mlir.ir import Attribute, BlockArgument, InsertionPoint, IntegerAttr, StringAttr, WalkResult
 from mlir.passmanager import PassManager
 
 from baco.dialects import instgem
@@ -175,6 +175,36 @@ def lower_instgem(module_op):
 
 
 SIGNED_DIVISIONS = ("arith.divsi", "arith.floordivsi", "arith.ceildivsi", "arith.remsi")
+UNSIGNED_OF = {"arith.divsi": "divui", "arith.floordivsi": "divui", "arith.remsi": "remui"}
+
+
+def unsigned_divisions(module_op):
+    """A signed division whose dividend is >= 0 and divisor > 0 (value_range) becomes the unsigned
+    one, equal there, and a ceiling division (a + b - 1) / b unsigned where that sum fits: the
+    backends expand a signed division by a constant DIM into shifts that correct for a negative
+    dividend (four instructions; ceildivsi's sign cases about ten), the unsigned one into a
+    shift. All are decided on the IR as it is, then rewritten."""
+    ranges, found = {}, []
+
+    def collect(op):
+        # i64 and index only: value_range's bounds assume 64-bit arithmetic (an i32 sum may wrap)
+        if op.name in SIGNED_DIVISIONS and str(op.result.type) in ("i64", "index"):
+            (alo, ahi), (blo, bhi) = (value_range(v, ranges) for v in op.operands)
+            fits = op.name != "arith.ceildivsi" or None not in (ahi, bhi) and ahi + bhi - 1 < 1 << 63
+            if alo is not None and alo >= 0 and blo is not None and blo > 0 and fits:
+                found.append(op)
+        return WalkResult.ADVANCE
+    module_op.walk(collect)
+    for op in found:
+        a, b = op.operands
+        with InsertionPoint(op), op.location:
+            if op.name == "arith.ceildivsi":
+                a = ir.binop("addi", a, ir.binop("subi", b, ir.const_int(1, b.type)))
+            new = ir.binop(UNSIGNED_OF.get(op.name, "divui"), a, b)
+        op.result.replace_all_uses_with(new)
+        op.erase()
+
+
 UNSIGNED_DIVISIONS = ("arith.divui", "arith.ceildivui", "arith.remui")
 
 
@@ -206,5 +236,6 @@ def safe_divisions(module_op):
 
 def run(module_op, options):
     lower_instgem(module_op)
+    unsigned_divisions(module_op)
     safe_divisions(module_op)
     PassManager.parse(UPSTREAM_TO_LLVM).run(module_op)

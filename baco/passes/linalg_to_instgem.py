@@ -844,7 +844,10 @@ class WsDotNest(DotNest):
         zero, n_k = self.zero, self.n_k
         c_cols = extent(self.b_cols, j, self.d)
         if self.n_k_full is not None:
-            loop(zero, self.n_k_full, lambda k: self.k_step(j, k, col, c_cols, True))
+            peeled = self.first_loop is not None
+            if peeled:      # only k = 0 may overwrite C: peeled, so the other full steps issue without its selects
+                prefetch.when(ir.cmpi("sgt", self.n_k_full, zero), lambda: self.k_step(j, zero, col, c_cols, True))
+            loop(cst(1) if peeled else zero, self.n_k_full, lambda k: self.k_step(j, k, col, c_cols, True, not peeled))
             loop(self.n_k_full, n_k, lambda k: self.k_step(j, k, col, c_cols, False))
         else:
             loop(zero, n_k, lambda k: self.k_step(j, k, col, c_cols, False))
@@ -855,9 +858,10 @@ class WsDotNest(DotNest):
                 "maxsi", ir.binop("subi", ir.binop("subi", self.n_i, cst(1)), self.first_rt), zero), self.n_rt), zero)
             prefetch.when(col.store_own, lambda: self.store_rows(j, own_done, self.n_rt))
 
-    def k_step(self, j, k, col, c_cols, full):
+    def k_step(self, j, k, col, c_cols, full, may_overwrite=True):
         """Column j's k step: B tile (k, j) preloaded with row tile 0's compute, then the other
-        row tiles. full: a K tile of DIM rows of B and columns of A."""
+        row tiles. full: a K tile of DIM rows of B and columns of A; may_overwrite: k may be the
+        first iteration's overwriting step (k_over)."""
         d, zero = self.d, self.zero
         a_k, b_k = (cst(d), cst(d)) if full else (extent(self.a_cols, k, d), extent(self.b_rows, k, d))
         if col is not None:
@@ -865,7 +869,7 @@ class WsDotNest(DotNest):
                 lo = ir.binop("minsi", ir.binop("muli", k, self.per_k), self.n_rt)
                 self.store_rows(col.prev, lo, ir.binop("minsi", ir.binop("addi", lo, self.per_k), self.n_rt))
             prefetch.when(col.store_prev, store_slice)
-        over = ir.cmpi("eq", k, self.k_over) if self.first_loop is not None else None
+        over = ir.cmpi("eq", k, self.k_over) if self.first_loop is not None and may_overwrite else None
         c_addr, c_rows, c_width = self.c_target(zero, j, over, self.c_rows0, c_cols)
         instgem.emit("preload", bd_addr=self.b_tile(k, j), bd_rows=b_k, bd_cols=c_cols,
                      c_addr=c_addr, c_rows=c_rows, c_cols=c_width)

@@ -17,7 +17,7 @@ iteration's computes:
             …computes of k…
         if (next < ub) loads(next)[share(n) : L]              // what an empty nest left
 
-where share(j) = clamp(⌈(j·L − i·n/S)/n⌉, 0, L) for block copy i of S: mvin p of a copy goes
+where share(j) = ⌈(j·L − i·n/S)/n⌉ (in [0, L] for 0 <= j <= n) for block copy i of S: mvin p of a copy goes
 to outer step ⌊(p + i/S)·n/L⌋, so a long copy is spread evenly and the many short copies of
 a 3-D load (a mvin or two per slice) are staggered over the steps instead of all landing in
 the first one, where they held the computes back behind a full load reservation station.
@@ -222,7 +222,7 @@ def pipeline_loads(loop_op, interleave: bool = False) -> bool:
     with InsertionPoint(after), loop_op.location:             # the rest when the nest ran 0 times
         def rest_of_loads():
             for i, (s, length) in enumerate(zip(loop.in_order(loop.streams), nxt.lengths)):
-                stream_slice(s, nxt.mapping, _share(i, len(nxt.lengths), length, nxt.n_outer, nxt.n_steps), length)
+                stream_slice(s, nxt.mapping, _shares(i, len(nxt.lengths), length, nxt.n_outer, nxt.n_steps, 0)[0], length)
         when(nxt.has_next, rest_of_loads)
     for op in reversed(loop.roots):
         op.erase()
@@ -284,7 +284,6 @@ class _NextIteration:
     mapping: dict       # the body's values -> iteration k + step's
     has_next: object    # i1: iteration k + step runs
     n_outer: object     # the nest's outer trip count
-    one: object
     lengths: list       # its streams' lengths, in body order
     n_steps: object     # the outer steps they are spread over (at least 1)
 
@@ -306,23 +305,29 @@ def _next_iteration(loop_op, loop: _Pipelinable) -> _NextIteration:
         outer = loop.outer_loops[0]
         n_outer = ir.create("arith.subi", operands=[outer.operands[1], outer.operands[0]],
                             results=[ir.index()]).result
-        one = ir.const_index(1)
         lengths = [mapping.get(s.operands[1], s.operands[1]) for s in loop.in_order(loop.streams)]
-        n_steps = ir.binop("maxsi", n_outer, one)
-    return _NextIteration(mapping, has_next, n_outer, one, lengths, n_steps)
+        n_steps = ir.binop("maxsi", n_outer, ir.const_index(1))
+    return _NextIteration(mapping, has_next, n_outer, lengths, n_steps)
 
 
-def _share(i, n_streams, length, j, n_steps):
-    """Where outer step j's part of stream i starts: mvin p goes to step floor((p + i/S)·n/length)
-    for S streams and n steps, so the streams are spread evenly through the steps, and several
-    short streams (the slices of a 3-D load) are staggered, not all in step 0."""
-    num = ir.binop("subi", ir.binop("muli", ir.binop("muli", j, length), ir.const_index(n_streams)),
-                   ir.binop("muli", ir.const_index(i), n_steps))
+def _shares(i, n_streams, length, j, n_steps, count=1):
+    """Where outer steps j .. j + count start their part of stream i: mvin p goes to step
+    floor((p + i/S)·n/length) for S streams and n steps, so the streams are spread evenly through
+    the steps, and several short streams (the slices of a 3-D load) are staggered, not all in
+    step 0. Step j's part starts at ceil((j·L·S − i·n)/(n·S)), computed as the truncating division
+    of j·L·S + (n·S − 1 − i·n): that numerator is >= 0 (i < S, n >= 1, j, L >= 0), so the
+    division is the floor, and for j <= n the start lies in [0, L] (for L < 0 step n's start is
+    >= L: its slice is empty), so no clamp is needed. Consecutive steps share the numerator,
+    a step apart by L·S."""
     den = ir.binop("muli", n_steps, ir.const_index(n_streams))
-    # ceil(num / den) for den > 0 as a truncating division of num + den - 1 (two instructions,
-    # not ceildivsi's sign handling): equal for num >= 0, and <= 0 like it otherwise (clamped to 0)
-    start = ir.binop("divsi", ir.binop("addi", num, ir.binop("subi", den, ir.const_index(1))), den)
-    return ir.binop("minsi", ir.binop("maxsi", start, ir.const_index(0)), length)
+    step = ir.binop("muli", length, ir.const_index(n_streams))
+    num = ir.binop("addi", ir.binop("muli", j, step),
+                   ir.binop("subi", ir.binop("subi", den, ir.const_index(1)), ir.binop("muli", ir.const_index(i), n_steps)))
+    starts = [ir.binop("divsi", num, den)]
+    for _ in range(count):
+        num = ir.binop("addi", num, step)
+        starts.append(ir.binop("divsi", num, den))
+    return starts
 
 
 def _spread_loads(loop_op, loop: _Pipelinable, nxt: _NextIteration):
@@ -339,6 +344,5 @@ def _spread_loads(loop_op, loop: _Pipelinable, nxt: _NextIteration):
                 # skips its share arithmetic: one compare instead of two divisions
                 for i, (s, length) in enumerate(zip(streams, nxt.lengths)):
                     when(ir.cmpi("sgt", length, ir.const_index(0)), lambda i=i, s=s, length=length: stream_slice(
-                        s, nxt.mapping, _share(i, len(streams), length, j, nxt.n_steps),
-                        _share(i, len(streams), length, ir.binop("addi", j, nxt.one), nxt.n_steps)))
+                        s, nxt.mapping, *_shares(i, len(streams), length, j, nxt.n_steps)))
             when(nxt.has_next, slices)
