@@ -1,15 +1,18 @@
 """Races between concurrent LOOP_WSs: the cycle model's check (TimingModel._check_order) on the GEMM
 kernel's programs whose ragged last K step reads a B moved in explicitly (baco.passes.loop_ws).
-LoopMatmul's loop slots alternate over every LOOP_WS of a launch; with an odd number of LOOP_WSs a
-program, the next program's LdB loaded into the half that B sits in while its preloads were not
-issued yet. The compiler now moves B's first row in again after that LOOP_WS (a raw command: the
-next LOOP_WS is issued only once the loop unit has issued all of it)."""
+LoopMatmul's loop slots alternate over every LOOP_WS Gemmini runs, and a LOOP_WS's FSM loads into
+its slot's half. A B moved into the half named by the step's index raced: with an odd number of
+LOOP_WSs a program, the next program's LdB loaded into that half while the preloads reading B were
+not issued yet. The compiler moves such a B into both halves and its LOOP_WS reads it in its slot's
+half (b_spad_id 0), so the next LOOP_WS, in the other slot, loads into the other half."""
 import numpy as np
 import pytest
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule
+from baco.gemmini.isa import is_garbage
+from baco.gemmini.schedule import GemmSchedule, loop_unit_half
 from baco.kernels.matmul import matmul_kernel
+from baco.sim.loops import LoopProgram
 from baco.sim.timing import CommandStream, DataRace, TimingModel
 
 # (M, N, K, blocks): 97x130x70 in 16/64/32 is three LOOP_WSs a program, the last on an explicitly
@@ -28,27 +31,36 @@ def _compiled(M, N, K, blocks, rng=None):
     return ck, args, cfg, (-(-M // s.block_m), -(-N // s.block_n))
 
 
-def _after_moved_b_dropped(observe):
-    """An observer that hands `observe` the stream without the commands the compiler issues after a
-    LOOP_WS on an explicitly moved B (the one-row mvin2 right after a loop_ws): the stream as it
-    was before the fix."""
-    last = [None]
+def _b_in_one_half(observe, cfg):
+    """An observer that hands `observe` the stream with an explicitly moved B in the first half only
+    (the raw mvin2s into the second half dropped) and the LOOP_WS after them reading it there (its
+    preloads' B rows in the first half: b_spad_id 1): the stream of a step index that names half 1,
+    as the compiler issued it before."""
+    half, last = loop_unit_half(cfg).sp_rows, [None]
 
-    def dropping(name, f, pc=None):
+    def first_half(cmd):
+        fsm, iters, name, f = cmd
+        if name == "preload" and not is_garbage(f["bd_addr"]) and f["bd_addr"] >= half:
+            return fsm, iters, name, dict(f, bd_addr=f["bd_addr"] - half)
+        return cmd
+
+    def one_half(name, f, pc=None):
         previous, last[0] = last[0], name
-        if name == "mvin2" and previous == "loop_ws" and f["rows"] == 1:
+        if name == "mvin2" and f["local_addr"] >= half:
             return
+        if name == "loop_ws" and previous == "mvin2":
+            f = LoopProgram(f.kind, map(first_half, f.commands), resadd=f.resadd, max_k=f.max_k)
         observe(name, f, pc)
-    dropping.sees_loops = True
-    return dropping
+    one_half.sees_loops = True
+    return one_half
 
 
 @pytest.mark.parametrize("M,N,K,blocks", PROGRAMS)
-def test_the_stream_before_the_fix_races(M, N, K, blocks):
+def test_a_b_moved_into_the_half_of_its_step_index_races(M, N, K, blocks):
     ck, args, cfg, grid = _compiled(M, N, K, blocks)
     tm = TimingModel(cfg)
     with pytest.raises(DataRace, match=r"ws loop \d+ ex: preload .* reads scratchpad rows .*\(ws loop \d+ ldb: mvin2"):
-        ck.run(grid, args, model=CommandStream(), observers=[_after_moved_b_dropped(tm.observe)])
+        ck.run(grid, args, model=CommandStream(), observers=[_b_in_one_half(tm.observe, cfg)])
         tm.fence()
 
 
