@@ -10,8 +10,8 @@ import pytest
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import is_garbage
-from baco.gemmini.schedule import GemmSchedule, loop_unit_half
-from baco.kernels.matmul import matmul_kernel
+from baco.gemmini.schedule import GemmSchedule, last_step_form, loop_unit_half
+from baco.kernels.matmul import matmul_kernel, reference
 from baco.sim.loops import LoopProgram
 from baco.sim.timing import CommandStream, DataRace, TimingModel
 
@@ -88,3 +88,53 @@ def test_race_names_both_commands():
         tm._check_order(0, [(False, 110, 116)], [])
     with pytest.raises(DataRace, match="writes scratchpad rows 100-100, already read or written by command 1"):
         tm._check_order(0, [], [(False, 100, 101)])
+
+
+# (dim, M, N, K, blocks, bias): ragged shapes whose last K step reads an explicitly moved B (K % BLOCK_K
+# < DIM) or is split into a one-block head, odd and even step counts, several programs a column, a one-step
+# program keeping its B down its column (_Resident), a bias with some
+RAGGED = [
+    (16, 65, 33, 6, (16, 48, 32), True),        # one step of K < DIM, kept, five programs a column
+    (16, 33, 65, 70, (16, 64, 32), False),      # steps 32, 32, 6
+    (16, 17, 33, 38, (16, 48, 32), True),       # steps 32, 6
+    (16, 97, 17, 97, (32, 32, 32), False),      # steps 32, 32, 32, 1
+    (16, 33, 97, 81, (16, 64, 32), True),       # steps 32, 32, 17: split
+    (16, 65, 65, 49, (32, 80, 32), False),      # steps 32, 17: split
+    (16, 97, 65, 17, (16, 80, 32), False),      # one step of 17, split, kept
+    (16, 1, 17, 33, (16, 16, 32), True),        # steps 32, 1 over one column block
+    (8, 33, 17, 33, (16, 16, 16), True),        # steps 16, 16, 1
+    (8, 17, 33, 17, (8, 48, 16), False),        # steps 16, 1
+    (32, 65, 97, 65, (32, 64, 64), True),       # steps 64, 1
+    (32, 97, 33, 97, (32, 64, 32), False),      # steps 32, 32, 32, 1
+    (32, 33, 65, 33, (32, 96, 64), False),      # one step of 33: split, kept
+    # odd step counts whose B in the half of the step's index raced, without B's row moved again after
+    (8, 97, 130, 35, (8, 32, 16), True),        # steps 16, 16, 3
+    (8, 17, 97, 17, (8, 32, 8), False),         # steps 8, 8, 1
+    (16, 33, 97, 65, (16, 64, 32), True),       # steps 32, 32, 1
+    (32, 97, 130, 140, (32, 128, 64), False),   # steps 64, 64, 12
+]
+
+
+@pytest.mark.parametrize("dim,M,N,K,blocks,bias", RAGGED)
+def test_ragged_programs_are_race_free_and_bit_exact(dim, M, N, K, blocks, bias):
+    """Every program of these launches timed by the cycle model with its race check on (DataRace
+    raises on a command that reads or writes rows a later one in program order already wrote):
+    a B moved into both halves and read in the LOOP_WS's slot's half, or kept in its column's half,
+    is never overwritten before its preloads read it; the result is bit-exact."""
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    s = GemmSchedule(*blocks, "WS", True)
+    assert last_step_form(K, s, cfg) in ("explicit_b", "split")
+    rng = np.random.default_rng(M + N + K)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    args = [a, b, np.zeros((M, N), np.int32), M, N, K, K, 1, N, 1, N, 1, 1.0]
+    extra, options = [], {}
+    if bias:
+        extra = [rng.integers(-1000, 1000, N, dtype=np.int32)]
+        options["bias_ptr"] = extra[0]
+    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=False, schedule=s, config=cfg, **options)
+    tm = TimingModel(cfg)
+    ck.run((-(-M // s.block_m), -(-N // s.block_n)), args + extra, observers=[tm.observe])
+    tm.fence()
+    assert tm.report()["cycles"] > 0
+    np.testing.assert_array_equal(args[2], reference(a, b, bias=extra[0] if bias else None))
