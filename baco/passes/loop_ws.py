@@ -510,15 +510,15 @@ def _load_a(n: Nest, cfg: GemminiConfig, strides, s: _Step):
 
 def _step(n: Nest, cfg: GemminiConfig, strides, first, last, resident: _Resident | None):
     """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values, or
-    True) say whether it is the first / last step. LoopMatmul
-    moves A and B in itself, but it moves every B block with DIM rows (Bᵀ: every block of Bᵀ with
-    DIM rows of N), reading past the window when the step's K (Bᵀ: N) is not a whole number of
-    blocks. Where B's allocation holds those rows (_b_holds_blocks) a ragged step is one LOOP_WS
-    with pad_k; else a ragged K of at least DIM is split (_ragged_head): its first K % DIM columns are a
-    LOOP_WS of one padded block (its DIM B rows lie inside the window), the rest a LOOP_WS of whole
-    blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in
-    explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
-    a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty).
+    True) say whether it is the first / last step. LoopMatmul moves A and B in itself, but it
+    moves every B block with DIM rows (Bᵀ: every block of Bᵀ with DIM rows of N), reading past the
+    window when the step's K (Bᵀ: N) is not a whole number of blocks. Where B's allocation holds
+    those rows (_b_holds_blocks) a ragged step is one LOOP_WS with pad_k; else a ragged K of at least
+    DIM is split (_ragged_head): its first K % DIM columns are a LOOP_WS of one padded block (its
+    DIM B rows lie inside the window), the rest a LOOP_WS of whole blocks. A step that cannot be
+    split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in explicitly (_load_b) just before its
+    LOOP_WS, whose B address is then 0 (A, whose ragged K is a padded column or row count LoopMatmul
+    honours, is still the FSM's, unless the step is empty).
     A step that is the program's whole K keeps its B when `resident` (_Resident) says the programs
     along axis 0 share it: under an scf.if, the step's code with B in a fixed half (a ragged one of
     one column block moved in explicitly, not split); else as above."""
