@@ -70,9 +70,8 @@ class LoopWs:
     C stored at the end (int32 `full_c`, else int8), `raw_b`: rows of B moved in by explicit
     mvins just before it (they wait for the loop unit to drain) into `raw_b_halves` halves (2 but
     for a kept B: the LOOP_WS reads it in its loop slot's half, baco.passes.loop_ws._load_b),
-    `b_transposed`: B column-major in
-    DRAM (b_transpose: LdB moves J rows of K blocks, a chunk of MAX_BLOCK_LEN k blocks per row and
-    the rows innermost, so a k step's weights land block column by block column), `cpu`: the CPU's instructions
+    `b_transposed`: B column-major in DRAM (b_transpose: LdB moves J rows of K blocks, a chunk of
+    MAX_BLOCK_LEN k blocks per row and the rows innermost, so a k step's weights land block column by block column), `cpu`: the CPU's instructions
     before it is issued (its loop registers and whatever comes before them), and `commands`: the
     RoCC commands the CPU issues for it (counted, not timed: `cpu` holds their cost)."""
     I: int

@@ -254,8 +254,8 @@ def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1) ->
     of integers equal to 1 folds them), "step" before each K step's LOOP_WS, "last" before its last
     step's last LOOP_WS (a `split` step's head, after the step's own; a B the program moves in
     explicitly, `b_mvins` mvins of it into each of `b_halves` halves; None: it moves none). The one
-    description of the terms:
-    gemm_loop_ws_loops places them, loop_ws_launch_terms and loop_ws_instructions count them.
+    description of the terms: gemm_loop_ws_loops places them, loop_ws_launch_terms and
+    loop_ws_instructions count them.
     Numbers or tensors."""
     return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1},
             "step": {"step": 1},
