@@ -71,7 +71,7 @@ class _Walk:
         I, J = lp.I, lp.J
         raw_b = [dma(min(d, lp.raw_b - r0), (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0))
                      * cfg.input_bytes)
-                 for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)]     # a mvin a DIM rows of B's columns
+                 for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)] * lp.raw_b_halves   # a mvin a DIM rows
         a_ready, b_ready, load_ends = self._operand_loads(lp)
         occ = _compute_cycles(lp, cfg, k)
         c_bytes = cfg.acc_bytes if lp.full_c else cfg.input_bytes
@@ -271,8 +271,6 @@ class _Walk:
             if len(out) > cfg.rs_st:     # the loop's own store rs_st before its last
                 issued = max(issued, out[-1 - cfg.rs_st] + lat)
         T[FREED + slot] = issued
-        if lp.raw_b:    # the explicit mvin after it: the next loop arrives once this one has issued all
-            T[FREED + (slot + 1) % CONCURRENT_LOOPS] = max(T[FREED + (slot + 1) % CONCURRENT_LOOPS], issued)
         if not stores:      # the next loop accumulates into these rows, as the next k step
             ex = max(ex, start + occ[0] + depth)
         T[:4] = [ld, ex, st, clock]

@@ -7,6 +7,7 @@ import pytest
 import baco
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import loop_unit_half
 from baco.kernels.matmul import bias_vector, matmul_kernel, reference
 
 DIM16 = GemminiConfig()
@@ -381,24 +382,23 @@ def test_k_loop_steps_load_their_operands_and_a_ragged_k_is_split():
 
 def test_a_ragged_k_under_dim_has_its_b_moved_in_explicitly():
     """A step of K < DIM cannot be split (LoopMatmul would read B's DIM rows past K): its B is
-    moved in (one mvin2 into LoopMatmul's layout, in the half its b_spad_id names) just before its
-    LOOP_WS, whose B address is 0; the FSM still loads A (K's padded columns). B's first row is
-    moved in again after that LOOP_WS, so that the next LOOP_WS is issued only once it has issued
-    its preloads (the next one's FSM may load into that half)."""
+    moved in (one mvin2 into LoopMatmul's layout in each half) just before its LOOP_WS, whose B
+    address is 0 and b_spad_id 0 (its loop slot's half, which the program cannot know: the next
+    LOOP_WS loads into the other one); the FSM still loads A (K's padded columns). Nothing is
+    issued after it."""
     case = (64, 64, 42, "int32", False, False, (64, 64, 32), False, DIM16)   # K steps 32, 10
     c, ref, issued = issued_commands(case)
     np.testing.assert_array_equal(c, ref)
-    assert loads_before_each_loop(issued) == [0, 1]
-    moves = [(i, f) for i, (name, f) in enumerate(issued) if name.startswith("mvin")]
-    assert [issued[i][0] for i, _ in moves] == ["mvin2", "mvin2"]
-    (_, moved), (again_at, again) = moves
-    assert issued[again_at - 1][0] == "loop_ws" and again["rows"] == 1
-    assert (again["dram_addr"], again["local_addr"], again["cols"]) == \
-        (moved["dram_addr"], moved["local_addr"], moved["cols"])
+    assert loads_before_each_loop(issued) == [0, 2]
+    assert issued[-1][0] == "loop_ws"
+    moves = [f for name, f in issued if name.startswith("mvin")]
+    assert [name for name, _ in issued if name.startswith("mvin")] == ["mvin2", "mvin2"]
+    half = loop_unit_half(DIM16).sp_rows
+    assert [(f["dram_addr"], f["cols"], f["rows"]) for f in moves] == [(moves[0]["dram_addr"], 64, 10)] * 2
+    assert [f["local_addr"] for f in moves] == [half - 4 * DIM16.dim, 2 * half - 4 * DIM16.dim]
     addrs = [(f["a_addr"], f["b_addr"]) for name, f in issued if name == "loop_ws_config_addrs_ab"]
     assert all(addrs[0]) and addrs[1][0] and addrs[1][1] == 0
-    spad_ids = [(f["a_spad_id"], f["b_spad_id"]) for name, f in issued if name == "loop_ws"]
-    assert spad_ids[0] == (0, 0) and spad_ids[1] in ((0, 1), (0, 2))
+    assert [(f["a_spad_id"], f["b_spad_id"]) for name, f in issued if name == "loop_ws"] == [(0, 0), (0, 0)]
 
 
 # residual adds (baco.kernels.resadd): (M, N, block, config); ragged columns, and ragged rows
@@ -483,8 +483,8 @@ def test_one_step_programs_compute_on_the_previous_programs_b(case):
     first = [p % rows == 0 for p in range(rows * cols) for _ in range(per)]
     assert [bool(f["b_addr"]) for f in addrs] == ([False] * len(addrs) if explicit_b else first)
     mvin2 = len([n for n, _ in issued if n == "mvin2"])
-    # a column's first program moves B in, and its first row again after the LOOP_WS
-    assert mvin2 == (cols * (-(-K // cfg.dim) * -(-bn // cfg.dim // cfg.max_block_len) + 1) if explicit_b else 0)
+    # a column's first program moves B in, into its column's half only (nothing after the LOOP_WS)
+    assert mvin2 == (cols * -(-K // cfg.dim) * -(-bn // cfg.dim // cfg.max_block_len) if explicit_b else 0)
 
 
 def test_programs_of_several_k_steps_keep_nothing():

@@ -68,9 +68,10 @@ class LoopWs:
     """One LOOP_WS: I x J x K DIM blocks (the last of each padded by pad_*), whether LoopMatmul
     moves A and B itself (else they are in the scratchpad already), D (a bias) moved in first,
     C stored at the end (int32 `full_c`, else int8), `raw_b`: rows of B moved in by explicit
-    mvins just before it (they wait for the loop unit to drain), `b_transposed`: B column-major in
-    DRAM (b_transpose: LdB moves J rows of K blocks, a chunk of MAX_BLOCK_LEN k blocks per row and
-    the rows innermost, so a k step's weights land block column by block column), `cpu`: the CPU's instructions
+    mvins just before it (they wait for the loop unit to drain) into `raw_b_halves` halves (2 but
+    for a kept B: the LOOP_WS reads it in its loop slot's half, baco.passes.loop_ws._load_b),
+    `b_transposed`: B column-major in DRAM (b_transpose: LdB moves J rows of K blocks, a chunk of
+    MAX_BLOCK_LEN k blocks per row and the rows innermost, so a k step's weights land block column by block column), `cpu`: the CPU's instructions
     before it is issued (its loop registers and whatever comes before them), and `commands`: the
     RoCC commands the CPU issues for it (counted, not timed: `cpu` holds their cost)."""
     I: int
@@ -85,6 +86,7 @@ class LoopWs:
     store: bool = True
     full_c: bool = True
     raw_b: int = 0
+    raw_b_halves: int = 2
     b_transposed: bool = False
     cpu: float = 0.0
     commands: int = 0
@@ -437,8 +439,6 @@ class _Walk:
             if len(ends) == 3:
                 issued = max(issued, ends[2] + lat)
         T[FREED + slot] = issued
-        if lp.raw_b:    # the explicit mvin after it (loop_ws._after_moved_b): the next loop once it has issued all
-            T[FREED + (slot + 1) % CONCURRENT_LOOPS] = max(T[FREED + (slot + 1) % CONCURRENT_LOOPS], issued)
         if not lp.store:    # the next loop accumulates into these rows: as the next k step, above
             ex = max(ex, start + first_depth)
         T[LD], T[EX], T[ST], T[CLOCK] = ld, ex, st, clock
@@ -485,7 +485,7 @@ class _LoopTerms:
             return dma_cycles(rows, row_bytes, cfg, k)
 
         raw = [dma(min(d, lp.raw_b - r0), (min(mbl, J - j0) * d - (lp.pad_j if j0 + mbl >= J else 0)) * cfg.input_bytes)
-               for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)]  # a mvin a DIM rows of B's columns
+               for r0 in range(0, lp.raw_b, d) for j0 in range(0, J, mbl)] * lp.raw_b_halves  # a mvin a DIM rows
         self.raw_b, self.raw_b_cmds = sum(raw), len(raw)
         self.raw_b_row = self.raw_b / max(1, len(raw))
         ldd = [dma(c.rows, c.cols * cfg.acc_bytes) for c in _commands(ldd_commands, cfg, I, J, lp.pad_i, lp.pad_j)] \

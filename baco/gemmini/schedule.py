@@ -29,6 +29,7 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 
 from baco.gemmini.config import Footprint, GemminiConfig, loop_unit_half  # noqa: F401  (re-exported)
 from baco.gemmini.heuristics import tiled_matmul_auto
+from baco.gemmini.isa import CONCURRENT_LOOPS
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
 from baco.gemmini.loop_ws_timing import (LoopWs, dma_cycles, loop_ws_end_to_end,  # noqa: F401  (dma_cycles re-exported)
                                          loop_ws_lower_bound, loop_ws_stream_cycles)
@@ -188,11 +189,12 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # a tenth of a tiny launch's), the same fit (loop_ws_launch_terms) of 36 launches' instructions
 # (rdcycle around the grid loop): 1, 2 and many K steps,
 # split, padded and explicit-B steps, resident B, K = 1 and N = 1, DIM 2, 4, 8, 16 and 32, within
-# 0.95-1.06x of the ISS (the table before the two specialization terms: 0.84-1.93x, the K = 1
-# programs 1.6-1.9x over).
+# 0.95-1.05x of the ISS, median 1.00; refitted once an explicitly moved B went into both halves and
+# the steps lost their half's arithmetic (the table before: 0.94-1.09x; before the two
+# specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over).
 EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 287.7, "command": 11.6, "column": 405.5}
-LOOP_WS_INSTRUCTIONS = {"program": 46.8, "step": 104.6, "steps": 43.4, "head": 18.6, "explicit_b": 18.5, "mvin": 27.4,
-                        "k_loop": 141.2, "n_strides": 44.8, "launch": 38.0}
+LOOP_WS_INSTRUCTIONS = {"program": 54.2, "step": 95.2, "steps": 29.5, "head": 20.1, "explicit_b": 21.6, "mvin": 27.4,
+                        "k_loop": 144.3, "n_strides": 46.3, "launch": 38.2}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
@@ -246,19 +248,20 @@ def loop_conv_instructions(programs, loops, depthwise=False):
 LOOP_WS_LAUNCH_TERMS = {"launch": 1}
 
 
-def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None) -> dict:
+def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1) -> dict:
     """The LOOP_WS_INSTRUCTIONS terms one program of the GEMM kernel's LOOP_WS launch (of N columns
     and K rows of B) pays and how many times, by where its CPU runs them: "program" before its first
     LOOP_WS (its own; the K loop's set-up when it has more than one of its `steps` K steps; the K
     loop and A's row stride unless K is 1, B's and C's row strides unless N is 1: the specialization
     of integers equal to 1 folds them), "step" before each K step's LOOP_WS, "last" before its last
     step's last LOOP_WS (a `split` step's head, after the step's own; a B the program moves in
-    explicitly, `b_mvins` mvins of it; None: it moves none). The one description of the terms:
-    gemm_loop_ws_loops places them, loop_ws_launch_terms and loop_ws_instructions count them.
+    explicitly, `b_mvins` mvins of it into each of `b_halves` halves; None: it moves none). The one
+    description of the terms: gemm_loop_ws_loops places them, loop_ws_launch_terms and
+    loop_ws_instructions count them.
     Numbers or tensors."""
     return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1},
             "step": {"step": 1},
-            "last": {"head": split, "explicit_b": int(b_mvins is not None), "mvin": b_mvins or 0}}
+            "last": {"head": split, "explicit_b": b_halves * (b_mvins is not None), "mvin": b_halves * (b_mvins or 0)}}
 
 
 def loop_ws_program_counts(terms: dict, steps) -> dict:
@@ -318,7 +321,15 @@ def _gemm_program_terms(N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, for
     steps = -(-K // s.block_k)
     moved = form == "explicit_b" and load_b
     return loop_ws_program_terms(steps, N, K, split=form == "split",
-                                 b_mvins=_explicit_b_mvins(K - (steps - 1) * s.block_k, cols, cfg) if moved else None)
+                                 b_mvins=_explicit_b_mvins(K - (steps - 1) * s.block_k, cols, cfg) if moved else None,
+                                 b_halves=_explicit_b_halves(steps))
+
+
+def _explicit_b_halves(steps: int) -> int:
+    """The scratchpad halves an explicitly moved B goes into (baco.passes.loop_ws._load_b): a program of
+    one K step keeps its B in its column's half (_loop_ws_columns), any other B goes into both and its
+    LOOP_WS reads it in its loop slot's half."""
+    return 1 if steps == 1 else CONCURRENT_LOOPS
 
 
 def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
@@ -400,7 +411,8 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
                 moved = terms["last"]["explicit_b"]
                 loops.append(LoopWs(**dict(step, cpu=instructions({**terms["step"], **terms["last"]}, c),
                                            commands=LOOP_WS_STEP_COMMANDS + terms["last"]["mvin"],
-                                           load_b=load_b and not moved, raw_b=kk if moved else 0)))
+                                           load_b=load_b and not moved, raw_b=kk if moved else 0,
+                                           raw_b_halves=_explicit_b_halves(-(-K // s.block_k)))))
             else:
                 loops.append(LoopWs(**step))
         loops[0] = replace(loops[0], cpu=loops[0].cpu + instructions(terms["program"], c))

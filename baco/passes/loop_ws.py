@@ -30,7 +30,8 @@ half) and steps its row iterator over K (J), and the array transposes the blocks
 tiled_matmul_outer does); Spike's loop_ws uses the same layout. WS has one transposer, so
 A and B both column-major stays with linalg-to-instgem (its located error).
 
-Consecutive steps alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 1, 2).
+Consecutive LOOP_WSs alternate the FSM's scratchpad halves (a_spad_id / b_spad_id 0: each loop's
+slot's half, the slots taken in turn).
 LoopMatmul moves each step's A and B in itself (the LOOP_WS's A and B addresses), so a
 program is LOOP_WSs only and the loop unit overlaps one step's loads with the previous
 step's computes (two loops in flight, LoopMatmul.scala). It moves every B block with DIM
@@ -44,13 +45,11 @@ columns as one padded K block (the DIM B rows it reads lie inside the window), t
 blocks after them, accumulating into the same accumulator half (the int32 sum is exact in any
 order). A step that cannot be split (K < DIM, an empty K, or a ragged N of Bᵀ, whose DRAM rows are N) has its B moved in
 explicitly just before it (mvins of the rows and columns that exist, into LoopMatmul's layout
-in the half its b_spad_id names, located at the kernel's load) and B address 0, while the FSM
-still loads A (its ragged K is a column count, or Aᵀ's a row count, that LoopMatmul pads; an
-empty step's A is moved in too); those raw commands wait for the loop unit to drain. The half they
-go to is named by the step's index, but the next LOOP_WS's FSM loads into its loop slot's half, and
-slots alternate over every LOOP_WS of the launch: so that it cannot overwrite them before this
-LOOP_WS's preloads read them, B's first row is moved in again after the LOOP_WS (_after_moved_b: a
-raw command, the next LOOP_WS comes after it). A program whose loop runs no step keeps the
+in both halves, located at the kernel's load) and B address 0, while the FSM still loads A (its
+ragged K is a column count, or Aᵀ's a row count, that LoopMatmul pads; an empty step's A is moved
+in too). Those raw commands wait for the loop unit to drain, and the LOOP_WS after them reads B in
+its loop slot's half, which the program cannot know, so the next LOOP_WS, in the other slot, loads
+into the other half (_load_b). A program whose loop runs no step keeps the
 original ops (acc = 0 or D, stored), under an scf.if.
 
 A program whose K is one step keeps its B in the scratchpad for the next program of the launch,
@@ -86,6 +85,7 @@ from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, Mem
 from baco.dialects import instgem
 from baco.gemmini.abi import PROGRAM_ID
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.isa import CONCURRENT_LOOPS
 from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
 from baco.options import CompileOptions
 from baco.passes import irutil as ir
@@ -364,9 +364,8 @@ def rewrite(n: Nest, cfg: GemminiConfig) -> bool:
     with InsertionPoint(n.matmul), n.matmul.location:
         lb, ub, step = (i64(v) for v in list(n.loop.operands)[:3])
         iv = i64(n.loop.regions[0].blocks[0].arguments[0])
-        spad_id = ir.binop("addi", ir.binop("remsi", ir.binop("divsi", ir.binop("subi", iv, lb), step), cst(2)), cst(1))
         _step(n, cfg, strides, first=ir.cmpi("eq", iv, lb), last=ir.cmpi("sge", ir.binop("addi", iv, step), ub),
-              spad_id=spad_id, resident=resident)
+              resident=resident)
     for op in _operand_ops(n):
         op.erase()
     return True
@@ -383,7 +382,7 @@ def _rewrite_single_step(n: Nest, cfg: GemminiConfig):
     """A nest without a K loop as one LOOP_WS, at the store (every address is known there)."""
     with InsertionPoint(n.store), n.store.location:
         strides = _configs(n, cfg)
-        _step(n, cfg, strides, first=True, last=True, spad_id=cst(1), resident=_Resident.of(n))
+        _step(n, cfg, strides, first=True, last=True, resident=_Resident.of(n))
     ops = [n.store, n.matmul, n.a_copy, n.b_copy] + list(n.acc_init) + \
         ([n.epilogue] if n.epilogue is not None else []) + ([n.bias_copy] if n.bias_copy is not None else [])
     views = []
@@ -486,47 +485,57 @@ def _move(cfg: GemminiConfig, name, addr, stride, rows_dim, cols_dim, base, empt
     loop(cst(0), ir.binop("muli", row_blocks, chunks), move)
 
 
-def _load_b(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
-    """A step's B moved in explicitly, where its LOOP_WS (B address 0, b_spad_id `spad_id`) reads it."""
+def _load_b(n: Nest, cfg: GemminiConfig, strides, s: _Step, halves):
+    """A step's B moved in explicitly into each of `halves` (i64 Values: spad ids), where its LOOP_WS
+    (B address 0) reads it. The mvins are raw commands, so the CPU issues them only once the loop unit
+    holds no loop: no earlier LOOP_WS still reads or writes the scratchpad. The LOOP_WS then takes
+    the next loop slot, which the program cannot know (slots alternate over every LOOP_WS Gemmini
+    runs), so a B that is not kept goes into both halves and the LOOP_WS reads it in its slot's half
+    (b_spad_id 0): the next LOOP_WS, of this program or the next, takes the other slot and loads into
+    the other half, and the one after it takes this slot only once this LOOP_WS has issued all of its
+    commands (LoopMatmul frees its head slot then). A kept B (_Resident) goes into the half its
+    column names: the programs after it load no B, the next column's goes into the other half."""
     with n.b_copy.location:     # (a fault of a move names the kernel's load)
-        _move(cfg, "mvin2", s.b_addr(n), strides[1], *s.b_dims, s.b_base(cfg, spad_id), s.empty)
+        for half in halves:
+            _move(cfg, "mvin2", s.b_addr(n), strides[1], *s.b_dims, s.b_base(cfg, half), s.empty)
 
 
-def _load_a(n: Nest, cfg: GemminiConfig, strides, s: _Step, spad_id):
-    """An empty step's A (zeros) moved in explicitly, where its LOOP_WS (A address 0) reads it."""
+def _load_a(n: Nest, cfg: GemminiConfig, strides, s: _Step):
+    """An empty step's A (zeros) moved in explicitly into both halves, where its LOOP_WS (A address 0,
+    a_spad_id 0: its slot's half) reads it, as _load_b moves a B that is not kept."""
     with n.a_copy.location:
-        _move(cfg, "mvin", s.a_addr(n), strides[0], *s.a_dims,
-              ir.binop("muli", ir.binop("subi", spad_id, cst(1)), cst(loop_unit_half(cfg).sp_rows)), s.empty)
+        for half in range(CONCURRENT_LOOPS):
+            _move(cfg, "mvin", s.a_addr(n), strides[0], *s.a_dims, cst(half * loop_unit_half(cfg).sp_rows), s.empty)
 
 
-def _step(n: Nest, cfg: GemminiConfig, strides, first, last, spad_id, resident: _Resident | None):
+def _step(n: Nest, cfg: GemminiConfig, strides, first, last, resident: _Resident | None):
     """One K step as LOOP_WS (module doc) at the insertion point: `first` / `last` (i1 Values, or
-    True) say whether it is the first / last step, `spad_id` picks the FSM's halves. LoopMatmul
-    moves A and B in itself, but it moves every B block with DIM rows (Bᵀ: every block of Bᵀ with
-    DIM rows of N), reading past the window when the step's K (Bᵀ: N) is not a whole number of
-    blocks. Where B's allocation holds those rows (_b_holds_blocks) a ragged step is one LOOP_WS
-    with pad_k; else a ragged K of at least DIM is split (_ragged_head): its first K % DIM columns are a
-    LOOP_WS of one padded block (its DIM B rows lie inside the window), the rest a LOOP_WS of whole
-    blocks. A step that cannot be split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in
-    explicitly (_load_b) just before its LOOP_WS, whose B address is then 0 (A, whose ragged K is
-    a padded column or row count LoopMatmul honours, is still the FSM's, unless the step is empty).
+    True) say whether it is the first / last step. LoopMatmul moves A and B in itself, but it
+    moves every B block with DIM rows (Bᵀ: every block of Bᵀ with DIM rows of N), reading past the
+    window when the step's K (Bᵀ: N) is not a whole number of blocks. Where B's allocation holds
+    those rows (_b_holds_blocks) a ragged step is one LOOP_WS with pad_k; else a ragged K of at least
+    DIM is split (_ragged_head): its first K % DIM columns are a LOOP_WS of one padded block (its
+    DIM B rows lie inside the window), the rest a LOOP_WS of whole blocks. A step that cannot be
+    split (K < DIM, an empty K, a ragged Bᵀ) has its B moved in explicitly (_load_b) just before its
+    LOOP_WS, whose B address is then 0 (A, whose ragged K is a padded column or row count LoopMatmul
+    honours, is still the FSM's, unless the step is empty).
     A step that is the program's whole K keeps its B when `resident` (_Resident) says the programs
     along axis 0 share it: under an scf.if, the step's code with B in a fixed half (a ragged one of
     one column block moved in explicitly, not split); else as above."""
     s = _Step.of_body(n, cfg)
     if resident is None:
-        _step_loops(n, cfg, strides, s, first, last, spad_id, _Resident())
+        _step_loops(n, cfg, strides, s, first, last, _Resident())
         return
     if_op = scf.IfOp(_and(_and(first, last), _not(s.empty)), has_else=True)
     with InsertionPoint(if_op.then_block):
-        _step_loops(n, cfg, strides, s, first, last, resident.spad_id(spad_id), resident)
+        _step_loops(n, cfg, strides, s, first, last, resident)
         scf.YieldOp([])
     with InsertionPoint(if_op.else_block):
-        _step_loops(n, cfg, strides, s, first, last, spad_id, _Resident())
+        _step_loops(n, cfg, strides, s, first, last, _Resident())
         scf.YieldOp([])
 
 
-def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spad_id, keep: _Resident):
+def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, keep: _Resident):
     """_step's LOOP_WSs and explicit moves of step `s`, keeping `keep`'s operand."""
     d = cfg.dim
     whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
@@ -539,8 +548,8 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spa
     by_fsm = ir.binop("andi", whole, _not(s.empty))
     b_fsm = ir.binop("ori", by_fsm, split)
     moved = _and(_not(b_fsm), _not(keep.reuse if keep.operand == "b" else False))
-    prefetch.when(moved, lambda: _load_b(n, cfg, strides, s, spad_id))
-    prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s, spad_id))
+    prefetch.when(moved, lambda: _load_b(n, cfg, strides, s, keep.b_halves()))
+    prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s))
     head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
     a_stride, b_stride = strides[:2]
     a_addr = ir.binop("addi", s.a_addr(n), ir.binop("muli", head, a_stride) if n.a_t else head)
@@ -552,23 +561,7 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, spa
                pad_k=select(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
                a_addr=keep.addr("a", select(s.empty, zero, select(split, a_addr, s.a_addr(n)))),
                b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
-               a_spad=keep.half("a", select(s.empty, spad_id, zero), select(split, cst(2), spad_id)),
-               b_spad=keep.half("b", select(b_fsm, zero, spad_id), select(split, cst(2), spad_id)))
-    prefetch.when(moved, lambda: _after_moved_b(n, cfg, s, spad_id))
-
-
-def _after_moved_b(n: Nest, cfg: GemminiConfig, s: _Step, spad_id):
-    """B's first row moved in again (the same data) just after the LOOP_WS that reads an explicitly
-    moved B: a raw command, so the CPU issues it, and the next LOOP_WS after it, only once the loop
-    unit holds no loop, i.e. once this LOOP_WS has issued its preloads. The next LOOP_WS's FSM loads
-    into its loop slot's half, and slots alternate over every LOOP_WS of the launch, so a program
-    cannot tell whether that is the half this B is in (spad_id names it by the step's index);
-    issued before these preloads, its LdB would overwrite B before they read it (the reservation
-    station orders hazards by issue order)."""
-    (_, cols) = s.b_dims[1]
-    with n.b_copy.location:
-        instgem.emit("mvin2", dram_addr=select(s.empty, cst(0), s.b_addr(n)), local_addr=s.b_base(cfg, spad_id),
-                     cols=ir.binop("minsi", cols, cst(cfg.max_block_len * cfg.dim)), rows=cst(1))
+               a_spad=zero, b_spad=select(split, cst(2), keep.first_half) if keep.operand == "b" else zero)
 
 
 def _one_column_block(n: Nest, cfg: GemminiConfig) -> bool:
@@ -664,17 +657,14 @@ class _Resident:
         parity = ir.binop("addi", ir.binop("remsi", _program_id(func, n.store, 1), cst(2)), one)
         return cls("b", ir.cmpi("sgt", _program_id(func, n.store, 0), cst(0)), parity)
 
-    def spad_id(self, value):
-        """The half of an explicitly moved B (`value` unless B is kept)."""
-        return self.first_half if self.operand == "b" else value
+    def b_halves(self):
+        """The halves an explicitly moved B goes into (i64 spad ids): the kept one's, else both (_load_b)."""
+        return (self.first_half,) if self.operand == "b" else tuple(cst(h + 1) for h in range(CONCURRENT_LOOPS))
 
     def addr(self, operand: str, value):
         """The A / B address of a LOOP_WS (`value`; 0 when reused: the FSM does not move it)."""
         return select(self.reuse, cst(0), value) if operand == self.operand else value
 
-    def half(self, operand: str, value, kept):
-        """The a_spad_id / b_spad_id of a LOOP_WS: `kept` when the operand is kept, else `value`."""
-        return kept if operand == self.operand else value
 
 
 def _program_id(func, op, axis: int):
@@ -731,7 +721,7 @@ def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, keep: _R
     r = ir.binop("remsi", s.kk, cst(d))
     _emit_loop(n, cfg, strides, s, first=first, last=False, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
                a_addr=keep.addr("a", s.a_addr(n)), b_addr=keep.addr("b", s.b_addr(n)),
-               a_spad=keep.half("a", zero, cst(1)), b_spad=keep.half("b", zero, cst(1)))
+               a_spad=zero, b_spad=cst(1) if keep.operand == "b" else zero)
 
 
 def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, a_spad,

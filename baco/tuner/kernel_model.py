@@ -695,7 +695,8 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
     moves and computes, as the cycle model counts LoopMatmul's commands (baco.sim.loops): what LdA,
     LdB and StC move counted from their commands' description (baco.gemmini.loop_ws_commands: A's
     rows and K columns that exist, B in whole DIM-row blocks, of K or of J when transposed, as LdB
-    never pads rows), explicit mvins the rows of B given (raw_b) and its first row again; each (k, j) weight block is preloaded once
+    never pads rows), explicit mvins the rows of B given (raw_b) into each of its raw_b_halves; each (k, j) weight
+    block is preloaded once
     and each compute reads its A block and reads and writes its output block in the accumulator
     (rows and columns that exist: no zero fill, the first k overwrites), StC reads and stores C."""
     d = cfg.dim
@@ -712,9 +713,7 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
         rows, cols, depth = item.I * d - item.pad_i, item.J * d - item.pad_j, item.K * d - item.pad_k
         moved = (lda_elements(cfg, item.I, item.K, item.pad_i, item.pad_k) if item.load_a else 0) \
             + (ldb_elements(cfg, item.K, item.J, item.pad_k, item.pad_j, item.b_transposed) if item.load_b else 0) \
-            + item.raw_b * cols
-        if item.raw_b:      # and B's first row again after the LOOP_WS (baco.passes.loop_ws._after_moved_b)
-            moved += min(cols, cfg.max_block_len * d)
+            + item.raw_b * cols * item.raw_b_halves
         updates = rows * cols * item.K
         c["macs"] += rows * cols * depth
         c["registers"] += depth * cols
