@@ -5,6 +5,7 @@ model, H never in DRAM; the explicit stream where the option is off or the chain
 whole models (baco.compile_model) run it."""
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -94,16 +95,17 @@ def test_a_k_wider_than_the_block_runs_the_explicit_stream():
     assert info["commands"] > LOOP_FORM_COMMANDS * launch.grid[0]        # the explicit stream
 
 
-def test_mlp_with_a_fused_pair_runs_the_loop_form_on_sim_and_iss():
-    """baco.compile_model on a design whose Gemmini has the ext-spad commands and a fused
-    linear -> linear edge: one gemm_chain_kernel launch at the loop form's blocks, bit-exact on the
-    host JIT and as one ELF on the ISS."""
+def test_mlp_with_a_fused_pair_runs_the_loop_form_on_sim_and_iss(tmp_path):
+    """baco.compile_model on a design (a result.json, as `baco run --design` reads it) whose Gemmini
+    has the ext-spad commands and a fused linear -> linear edge: one gemm_chain_kernel launch at the
+    loop form's blocks, bit-exact on the host JIT and as one ELF on the ISS."""
     sizes, rows = (40, 96, 48, 24), 20
     model, x = mlp(sizes), seeded_inputs((rows, sizes[0]), 1)[0]
     cfg = CONFIGS[16]
     design = {"gemmini_config": cfg.to_dict(), "layers": [], "fusion": {"edges": [
         {"producer": "0", "consumer": "2", "kind": "gemm-gemm", "fused": True}]}}
-    compiled = baco.compile_model(model, x, design=design)
+    (tmp_path / "result.json").write_text(json.dumps(design))
+    compiled = baco.compile_model(model, x, design=str(tmp_path / "result.json"))
     launches = [launch for step in compiled.lowered.steps for launch in getattr(step, "launches", [])
                 if launch.kernel is gemm_chain_kernel]
     assert len(launches) == 1 and launches[0].config.mvout_spad
