@@ -14,9 +14,12 @@ rounded half to even and saturated to int8: exactly the arithmetic of an mvout).
   as int8(A·sa) (the accumulator read's scale, the same rounding as the mvin scale) onto the
   residual, loaded with its mvin scale into a third block; g on the way out.
 Both are explicit command streams (their K loops double-buffered where the second homes fit), not
-LOOP_WS: LoopMatmul computes into one of two accumulator halves that rotates after each loop
-storing C (LoopMatmul.scala's ex_c_addr_start), a state of the program's history no command
-reads, so an epilogue after a LOOP_WS that keeps its sums could not name their rows; and LOOP_WS's
+LOOP_WS, but for the chain on a Gemmini with master's ext-spad commands (GemminiConfig.mvout_spad),
+whose programs the compiler runs as two LOOP_WSs each, H kept in the scratchpad
+(baco.passes.chain_loop_ws; gemm_chain_launch picks its blocks). Without them: LoopMatmul
+computes into one of two accumulator halves that rotates after each loop storing C
+(LoopMatmul.scala's ex_c_addr_start), a state of the program's history no command reads, so an
+epilogue after a LOOP_WS that keeps its sums could not name their rows; and LOOP_WS's
 D operand cannot carry the residual exactly (resadd's arithmetic rounds three times, a store once).
 What one program holds: baco.gemmini.fused."""
 from __future__ import annotations

@@ -20,8 +20,9 @@ run overlapped, then their layer-2 loops.
 
 The program is a command stream (name, fields), as baco.sim.clib's library streams: it runs on
 the functional model (`run_gemm_chain_loop_ws`), the ISS (its RoCC words in a C program,
-tests/test_fused_loops.py) and times on the cycle model; it is not lowered through the MLIR
-pipeline (no @baco.jit kernel issues it)."""
+tests/test_fused_loops.py) and times on the cycle model. The compiler emits the same commands for
+baco.kernels.fused.gemm_chain_kernel's programs, one row block each (a group of one), on a Gemmini
+with the ext-spad commands (baco.passes.chain_loop_ws)."""
 from __future__ import annotations
 
 import numpy as np
