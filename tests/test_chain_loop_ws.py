@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,3 +115,11 @@ def test_mlp_with_a_fused_pair_runs_the_loop_form_on_sim_and_iss(tmp_path):
     for target in ("sim", "iss"):
         r = compiled.check(x, target=target)
         assert r["bit_exact"] and r["first_mismatch"] is None, target
+
+
+def test_other_chained_dots_are_left_to_the_explicit_stream():
+    """The example MLP's chained dots (no bias rows, a grid over the output's columns too: W2's
+    window moves with program_id(1)) are not the chain's nest: unchanged on the ext-spad Gemmini."""
+    placed = (Path(__file__).parent / "ir" / "chain-loop-ws" / "ws_chained_dot.mlir").read_text()
+    out = run_pipeline(placed, CompileOptions.of(config=CONFIGS[16]), start="chain-loop-ws", until="chain-loop-ws")
+    assert "instgem" not in out.stage_ir["chain-loop-ws"]

@@ -12,7 +12,8 @@ Y = f2(f1(X·W1 + b1)·W2 + b2), one program per BLOCK_M rows of X:
 with every DRAM operand a whole kernel argument viewed row-major and dense (its sizes and row
 stride the kernel's M, K, H, N arguments, the biases at row stride 0), the row windows of X, the
 biases and Y all starting at the program's first row clamp(program_id(0)·BLOCK_M), the K loop's
-offsets starting at 0, and blocks whose loop form fits (baco.gemmini.fused.gemm_chain_loop_ws_fits
+offsets starting at 0 (the other offsets of the windows evaluate to 0 in the first K step at
+sample widths), and blocks whose loop form fits (baco.gemmini.fused.gemm_chain_loop_ws_fits
 with K, H, N at most BLOCK_K, BLOCK_H, BLOCK_N: one row block a program, a group of one). Each
 program then runs, as baco.kernels.fused_loops' command stream does for one row block:
 
@@ -33,7 +34,7 @@ Nothing else changes. Only with WS, the loop stages on (`loop_ws`) and config.mv
 from __future__ import annotations
 
 from mlir.dialects import scf
-from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType, ShapedType, StringAttr
+from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, MemRefType, ShapedType, StringAttr
 
 from baco.dialects import instgem
 from baco.gemmini.abi import PROGRAM_ID
@@ -124,18 +125,28 @@ _ARITH = {"arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "a
           "arith.minsi": min, "arith.maxsi": max}
 
 
-def _evaluate(v, pid: int):
-    """The integer of index arithmetic on constants and program_id(0) = `pid`, else None."""
+def _evaluate(v, pid: int, args=None):
+    """The integer of index arithmetic on constants, program_id(0) = `pid` and the function's
+    arguments (`args`: argument number -> int) in the first iteration of a loop (its induction
+    variable the lower bound, an iter_arg its initial value), else None."""
     op = v.owner
+    if isinstance(op, Block):
+        parent, number = op.owner, BlockArgument(v).arg_number
+        parent = parent.operation if parent is not None else None
+        if parent is not None and parent.name == "func.func":
+            return (args or {}).get(number)
+        if parent is not None and parent.name == "scf.for":
+            return _evaluate(list(parent.operands)[0 if number == 0 else 3 + number - 1], pid, args)
+        return None
     name = getattr(op, "name", None)
     if name == "arith.constant":
         return const_value(v)
     if name == "arith.index_cast":
-        return _evaluate(op.operands[0], pid)
+        return _evaluate(op.operands[0], pid, args)
     if name == "func.call" and str(op.attributes["callee"]) == f"@{PROGRAM_ID}" and const_value(op.operands[0]) == 0:
         return pid
     if name in _ARITH:
-        a, b = (_evaluate(x, pid) for x in op.operands)
+        a, b = (_evaluate(x, pid, args) for x in op.operands)
         return None if a is None or b is None else _ARITH[name](a, b)
     return None
 
@@ -157,12 +168,26 @@ def _is_program_row(v, block_m, M) -> bool:
     return all(_evaluate(hi.operands[0], p) == p * block_m for p in range(3))
 
 
-def _row_offset(copy_or_store, dram_operand):
-    """The first row of a copy's DRAM window (an int or a Value; 0 for a whole view)."""
+def _offsets(copy_or_store, dram_operand):
+    """The offsets of a copy's DRAM window (ints or Values; 0s for a whole view)."""
     view = copy_or_store.operands[dram_operand].owner
     if getattr(view, "name", None) != "memref.subview":
-        return 0
-    return _mixed(DenseI64ArrayAttr(view.attributes["static_offsets"]), list(view.operands)[1:])[0]
+        return [0, 0]
+    return _mixed(DenseI64ArrayAttr(view.attributes["static_offsets"]), list(view.operands)[1:])
+
+
+# widths (M, K, H, N) at which the windows' other offsets are evaluated: each must be 0 there
+SAMPLE_WIDTHS = ((1, 1, 1, 1), (17, 33, 65, 5), (1000, 7, 3, 2))
+
+
+def _windows_at_origin(c: Chain, offsets) -> bool:
+    """Whether every offset (ints or Values) is 0 in programs 0 and 1 and the first K step, at
+    every sample of the widths the function's arguments take."""
+    for widths in SAMPLE_WIDTHS:
+        args = {BlockArgument(v).arg_number: w for v, w in zip((c.M, c.K, c.H, c.N), widths) if not isinstance(v, int)}
+        if any((o if isinstance(o, int) else _evaluate(o, pid, args)) != 0 for o in offsets for pid in (0, 1)):
+            return False
+    return True
 
 
 def match(func, cfg: GemminiConfig) -> Chain | None:
@@ -207,9 +232,10 @@ def match(func, cfg: GemminiConfig) -> Chain | None:
     (c.block_m, c.block_h), c.block_k = MemRefType(acc1.result.type).shape, MemRefType(xa.result.type).shape[1]
     c.block_n = MemRefType(acc2.result.type).shape[1]
     (c.relu1, c.scale1), (c.relu2, c.scale2) = epilogues
-    rows = [_row_offset(loads[0][0], 0), _row_offset(loads[2][0], 0), _row_offset(loads[4][0], 0),
-            _row_offset(stores[0], 1)]
-    if not all(_is_program_row(r, c.block_m, M) for r in rows) or \
+    windows = [_offsets(copy, 0) for copy, _ in loads] + [_offsets(stores[0], 1)]   # X, W1, b1, W2, b2, Y
+    if not all(_is_program_row(windows[i][0], c.block_m, M) for i in (0, 2, 4, 5)) or \
+            not _windows_at_origin(c, [windows[0][1], *windows[1], windows[2][1], *windows[3], windows[4][1],
+                                       windows[5][1]]) or \
             any(s is not None and not _is_arg(s, func) for s in (c.scale1, c.scale2)):
         return None
     if not gemm_chain_loop_ws_fits(c.block_m, 1, c.block_k, c.block_h, c.block_n, cfg):
