@@ -398,5 +398,5 @@ def dw_pw_blocks(N, H, P, Q, C, K, R, S, stride, padding, dilation, cfg: Gemmini
 
 __all__ = ["DwPwBlocks", "dw_pw_footprint", "dw_pw_blocks", "dw_pw_program_cycles", "dw_pw_program_terms",
            "DW_PW_INSTRUCTIONS", "gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint",
-           "gemm_chain_double_buffered", "gemm_resadd_double_buffered", "gemm_chain_loop_ws_fits", "gemm_chain_program_cycles",
-           "gemm_resadd_program_cycles"]
+           "gemm_chain_double_buffered", "gemm_resadd_double_buffered", "gemm_chain_loop_ws_fits",
+           "gemm_chain_program_cycles", "gemm_resadd_program_cycles"]

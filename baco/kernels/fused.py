@@ -107,7 +107,7 @@ def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=F
     for name, v in (("relu1", relu1), ("relu2", relu2)):
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name} must be a bool, got {type(v).__name__} {v!r}")
-    up = lambda v: -(-v // config.dim) * config.dim  # noqa: E731
+    up = lambda v: padded_rows(v, config.dim)  # noqa: E731
     # with Gemmini master's ext-spad commands, the row blocks of the chain on the loop unit and X's
     # whole K a block: the compiler's chain-loop-ws then runs each program as two LOOP_WSs, whose
     # FSM moves W1's and W2's blocks with DIM rows each (so they are padded to whole blocks here)
