@@ -27,9 +27,8 @@ the ext-spad commands: linalg-to-instgem's stream, H read from the accumulator),
 (two matmul_launch at their default schedules: LOOP_WS; H to DRAM and back). Printed: the three
 cycle counts and the loop form's ratios to the other two. Measured: the loop form is 0.46-0.57 of
 the explicit chain's cycles on every chain; against the unfused pair 0.639 on MobileNetV2's
-project -> expand (39290 vs 61516) but 1.10-1.17 on the MLP layers (one row block a program: the
-config_st between the layers drains the loop unit, so no loop overlaps another, where the unfused
-layers' LOOP_WSs overlap loads and computes across their tiles).
+project -> expand (39290 vs 61516) but 1.10-1.17 on the MLP layers (not yet analysed: the compiled
+form runs one row block a program, where the command stream above overlaps a group's loops).
 """
 from __future__ import annotations
 
