@@ -67,7 +67,8 @@ STAGES = {
 LLVM = "llvm"    # the stage after the last pass: LLVM dialect, the input of `baco translate`
 # stages that also take the input of other stages (chain-loop-ws, loop-ws, loop-conv-ws and config
 # elimination rewrite their input in place; loop-conv-ws's input may hold loop-ws's commands)
-SAME_INPUT = {"chain-loop-ws": ("loop-ws",), "loop-conv-ws": ("loop-ws", "linalg-to-instgem"), "linalg-to-instgem": ("loop-ws",),
+SAME_INPUT = {"chain-loop-ws": ("loop-ws",), "loop-conv-ws": ("loop-ws", "linalg-to-instgem"),
+              "linalg-to-instgem": ("loop-ws",),
               "instgem-to-llvm": ("config-elimination",)}
 
 
