@@ -119,6 +119,16 @@ def gemm_chain_loop_ws_footprint(block_m, group, K, H, N, dim) -> Footprint:
     return Footprint(sp_rows=(2 * m * k + k * h + group * m * h + h * n) * dim, acc_rows=m * max(h, n) * dim)
 
 
+def gemm_chain_loop_ws_fits(block_m, group, K, H, N, cfg: GemminiConfig) -> bool:
+    """Whether the chain on the loop unit with these row blocks fits `cfg` (block_m a positive
+    multiple of DIM, a group of at least one, gemm_chain_loop_ws_footprint within the scratchpad
+    and one accumulator half): the command stream's check and the compiler's (chain-loop-ws)."""
+    d = cfg.dim
+    need = gemm_chain_loop_ws_footprint(block_m, group, K, H, N, d)
+    return cfg.mvout_spad and block_m >= d and block_m % d == 0 and group >= 1 and \
+        need.sp_rows <= cfg.sp_rows and need.acc_rows <= loop_unit_half(cfg).acc_rows
+
+
 def gemm_chain_loop_ws_blocks(M: int, K: int, H: int, N: int, cfg: GemminiConfig) -> ChainLoops | None:
     """The largest row block (a multiple of DIM, at most M's) whose program fits
     (gemm_chain_loop_ws_footprint with a group of one), then the most of them a group; None if
@@ -388,5 +398,5 @@ def dw_pw_blocks(N, H, P, Q, C, K, R, S, stride, padding, dilation, cfg: Gemmini
 
 __all__ = ["DwPwBlocks", "dw_pw_footprint", "dw_pw_blocks", "dw_pw_program_cycles", "dw_pw_program_terms",
            "DW_PW_INSTRUCTIONS", "gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint",
-           "gemm_chain_double_buffered", "gemm_resadd_double_buffered", "gemm_chain_program_cycles",
-           "gemm_resadd_program_cycles"]
+           "gemm_chain_double_buffered", "gemm_resadd_double_buffered", "gemm_chain_loop_ws_fits",
+           "gemm_chain_program_cycles", "gemm_resadd_program_cycles"]

@@ -14,9 +14,12 @@ rounded half to even and saturated to int8: exactly the arithmetic of an mvout).
   as int8(A·sa) (the accumulator read's scale, the same rounding as the mvin scale) onto the
   residual, loaded with its mvin scale into a third block; g on the way out.
 Both are explicit command streams (their K loops double-buffered where the second homes fit), not
-LOOP_WS: LoopMatmul computes into one of two accumulator halves that rotates after each loop
-storing C (LoopMatmul.scala's ex_c_addr_start), a state of the program's history no command
-reads, so an epilogue after a LOOP_WS that keeps its sums could not name their rows; and LOOP_WS's
+LOOP_WS, but for the chain on a Gemmini with master's ext-spad commands (GemminiConfig.mvout_spad),
+whose programs the compiler runs as two LOOP_WSs each, H kept in the scratchpad
+(baco.passes.chain_loop_ws; gemm_chain_launch picks its blocks). Without them: LoopMatmul
+computes into one of two accumulator halves that rotates after each loop storing C
+(LoopMatmul.scala's ex_c_addr_start), a state of the program's history no command reads, so an
+epilogue after a LOOP_WS that keeps its sums could not name their rows; and LOOP_WS's
 D operand cannot carry the residual exactly (resadd's arithmetic rounds three times, a store once).
 What one program holds: baco.gemmini.fused."""
 from __future__ import annotations
@@ -27,8 +30,8 @@ import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.config import as_config
 from baco.gemmini.fused import (gemm_chain_blocks, gemm_chain_double_buffered, gemm_chain_footprint,
-                                gemm_resadd_double_buffered, gemm_resadd_footprint)
-from baco.gemmini.schedule import GemmSchedule, capacity_problems
+                                gemm_chain_loop_ws_blocks, gemm_resadd_double_buffered, gemm_resadd_footprint)
+from baco.gemmini.schedule import GemmSchedule, capacity_problems, padded_rows
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
 from baco.kernels.matmul import resolve_schedule
@@ -67,28 +70,51 @@ def gemm_chain_kernel(x_ptr, w1_ptr, y_ptr, w2_ptr, b1_ptr, b2_ptr, M, K, H, N, 
     bl.store(y_blk, y.to(bl.int8), boundary_check=(0, 1))
 
 
+def _whole_row_blocks(w, rows, dim):
+    """`w`'s first `rows` rows with zero rows up to padded_rows(rows, DIM) (`w` itself if it has them)."""
+    if w.shape[0] == padded_rows(rows, dim):
+        return w
+    padded = np.zeros((padded_rows(rows, dim), w.shape[1]), w.dtype)
+    padded[:rows] = w[:rows]
+    return padded
+
+
 def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=False, block_m=32, block_k=64,
                       config=None, y=None) -> KernelLaunch:
     """The prepared launch of Y = f2(f1(X·W1 + b1)·W2 + b2) (int8 X (M, K), W1 (K, H), W2 (H, N),
     int32 biases b1 (H,), b2 (N,)) as one program per block_m rows of X. block_m and block_k (the
     producer's schedule) are halved where one program would not fit `config`; a chain that does
     not fit with DIM x DIM blocks is a ValueError naming the widths. The K loop's blocks are
-    double-buffered where their second homes fit (gemm_chain_double_buffered). `y`: the int8
-    (M, N) output array (C-contiguous), else a new one."""
+    double-buffered where their second homes fit (gemm_chain_double_buffered). W1 and W2 may hold
+    up to padded_rows(K or H, DIM) rows (zero rows past K / H; baco.model's weights). On a Gemmini
+    with the ext-spad commands (config.mvout_spad) where the chain on the loop unit fits
+    (gemm_chain_loop_ws_blocks), the blocks are its row block and X's whole K, and the compiler
+    (baco.passes.chain_loop_ws) runs each program as two LOOP_WSs, H kept in the scratchpad; the
+    producer's blocks are then not used. `y`: the int8 (M, N) output array (C-contiguous), else a
+    new one."""
     config = as_config(config)
     x, w1, w2 = (exact_array(v, n, np.int8, 2) for v, n in ((x, "x"), (w1, "w1"), (w2, "w2")))
     M, K = x.shape
-    if w1.shape[0] != K:
-        raise ValueError(f"w1 must have K = {K} rows (x is {x.shape}), got shape {w1.shape}")
     H = w1.shape[1]
-    if w2.shape[0] != H:
-        raise ValueError(f"w2 must have H = {H} rows (w1 is {w1.shape}), got shape {w2.shape}")
+    for w, name, rows, of in ((w1, "w1", K, f"K = {K} rows (x is {x.shape})"),
+                              (w2, "w2", H, f"H = {H} rows (w1 is {w1.shape})")):
+        if not rows <= w.shape[0] <= padded_rows(rows, config.dim):
+            raise ValueError(f"{name} must have {of}, or up to {padded_rows(rows, config.dim)} (padded to whole "
+                             f"DIM blocks), got shape {w.shape}")
     N = w2.shape[1]
     b1 = bias_vector(np.zeros(H, np.int32) if b1 is None else b1, H, "b1")
     b2 = bias_vector(np.zeros(N, np.int32) if b2 is None else b2, N, "b2")
     for name, v in (("relu1", relu1), ("relu2", relu2)):
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name} must be a bool, got {type(v).__name__} {v!r}")
+    up = lambda v: padded_rows(v, config.dim)  # noqa: E731
+    # with Gemmini master's ext-spad commands, the row blocks of the chain on the loop unit and X's
+    # whole K a block: the compiler's chain-loop-ws then runs each program as two LOOP_WSs, whose
+    # FSM moves W1's and W2's blocks with DIM rows each (so they are padded to whole blocks here)
+    loop_blocks = gemm_chain_loop_ws_blocks(M, K, H, N, config) if config.mvout_spad else None
+    if loop_blocks is not None:
+        block_m, block_k = loop_blocks.block_m, up(K)
+        w1, w2 = _whole_row_blocks(w1, K, config.dim), _whole_row_blocks(w2, H, config.dim)
     blocks = gemm_chain_blocks(M, K, H, N, block_m, block_k, config)
     if blocks is None:
         f = gemm_chain_footprint(config.dim, config.dim, H, N, config.dim)
@@ -100,11 +126,11 @@ def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=F
     elif not (isinstance(y, np.ndarray) and y.dtype == np.int8 and y.shape == (M, N) and y.flags.c_contiguous):
         raise ValueError(f"y must be a C-contiguous int8 array of shape {(M, N)}, got "
                          f"{getattr(y, 'dtype', type(y).__name__)} {getattr(y, 'shape', '')}")
-    up = lambda v: -(-v // config.dim) * config.dim  # noqa: E731
     args = [x, w1, y, w2, b1, b2, M, K, H, N, real_scalar(scale1, "scale1"), real_scalar(scale2, "scale2")]
     return KernelLaunch(gemm_chain_kernel, (bl.cdiv(M, bm), 1), args,
                         dict(BLOCK_M=bm, BLOCK_K=bk, BLOCK_H=up(H), BLOCK_N=up(N), RELU1=bool(relu1),
-                             RELU2=bool(relu2), double_buffer=gemm_chain_double_buffered(bm, bk, H, N, config)),
+                             RELU2=bool(relu2), double_buffer=loop_blocks is None and
+                             gemm_chain_double_buffered(bm, bk, H, N, config)),
                         y, config)
 
 

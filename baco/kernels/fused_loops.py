@@ -20,15 +20,17 @@ run overlapped, then their layer-2 loops.
 
 The program is a command stream (name, fields), as baco.sim.clib's library streams: it runs on
 the functional model (`run_gemm_chain_loop_ws`), the ISS (its RoCC words in a C program,
-tests/test_fused_loops.py) and times on the cycle model; it is not lowered through the MLIR
-pipeline (no @baco.jit kernel issues it)."""
+tests/test_fused_loops.py) and times on the cycle model. The compiler emits the same commands for
+baco.kernels.fused.gemm_chain_kernel's programs, one row block each (a group of one), on a Gemmini
+with the ext-spad commands (baco.passes.chain_loop_ws)."""
 from __future__ import annotations
 
 import numpy as np
 
 from baco.gemmini.arith import f32_bits
 from baco.gemmini.config import GemminiConfig, as_config, loop_unit_half
-from baco.gemmini.fused import ChainLoops, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint
+from baco.gemmini.fused import (ChainLoops, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_fits,
+                                gemm_chain_loop_ws_footprint)
 from baco.gemmini.isa import COMMANDS, command_fields, encode
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.sim.functional import ArrayMemory, GemminiModel
@@ -86,8 +88,8 @@ def gemm_chain_loop_ws_stream(M: int, K: int, H: int, N: int, cfg: GemminiConfig
         raise ValueError(f"a chain of widths K={K}, H={H}, N={N} does not fit Gemmini ({cfg.sp_rows} scratchpad rows, "
                          f"{loop_unit_half(cfg).acc_rows} accumulator rows a loop) with a row block of DIM={d} rows")
     bm, group = blocks
-    need = gemm_chain_loop_ws_footprint(bm, group, K, H, N, d)
-    if bm % d or bm < d or group < 1 or need.sp_rows > cfg.sp_rows or need.acc_rows > loop_unit_half(cfg).acc_rows:
+    if not gemm_chain_loop_ws_fits(bm, group, K, H, N, cfg):
+        need = gemm_chain_loop_ws_footprint(bm, group, K, H, N, d)
         raise ValueError(f"blocks {blocks} do not fit: block_m a multiple of DIM={d}, {need} of "
                          f"{cfg.sp_rows} scratchpad and {loop_unit_half(cfg).acc_rows} accumulator rows")
     x, w1, b1, w2, b2, y = addrs

@@ -331,7 +331,8 @@ class _Lowering:
 
     def lower_chain(self, producer, consumer):
         """A fused pair (fused_chains) as one gemm_chain_launch over the rows of the producer's input
-        (a linear's rows, or an NHWC image's pixels), with the producer's tuned blocks if any."""
+        (a linear's rows, or an NHWC image's pixels), with the producer's tuned blocks if any (on a
+        Gemmini with the ext-spad commands, the chain on the loop unit's where it fits)."""
         x = self.value(producer.inputs[0])
         rows = x.reshape(-1, x.shape[-1])
         (w1, b1), (w2, b2) = self.weights(producer), self.weights(consumer)
@@ -346,6 +347,9 @@ class _Lowering:
         p, c = producer.q, consumer.q
         launch = gemm_chain_launch(rows, w1, b1, w2, b2, scale1=p["scale"], scale2=c["scale"], relu1=p["relu"],
                                    relu2=c["relu"], config=self.config, **blocks)
+        # the weights it reads (on the loop unit, padded to whole DIM-row blocks: LoopMatmul reads them)
+        self.buffer(f"{producer.output}.weight", launch.args[1], "weight")
+        self.buffer(f"{consumer.output}.weight", launch.args[3], "weight")
         self.output(consumer, launch.y.reshape(out_shape))
         self.on_chip.add(producer.output)
         return GemminiStep(consumer, [self.reads(launch, x)], layer, "tuned" if schedule is not None else "default",

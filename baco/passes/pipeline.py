@@ -14,8 +14,8 @@ from mlir.passmanager import PassManager
 from baco.dialects import make_context, parse_module
 from baco.errors import CompilationError
 from baco.options import CompileOptions
-from baco.passes import (baco_to_linalg, config_elimination, gemmini_placement, instgem_to_llvm,
-                         linalg_to_instgem, loop_conv_ws, loop_ws)
+from baco.passes import (baco_to_linalg, chain_loop_ws, config_elimination, gemmini_placement,
+                         instgem_to_llvm, linalg_to_instgem, loop_conv_ws, loop_ws)
 
 CLEANUP = "builtin.module(canonicalize,cse)"
 
@@ -55,6 +55,7 @@ STAGES = {
     "baco-to-linalg": _then_cleanup(baco_to_linalg.run),
     "bufferize": _bufferize,
     "gemmini-placement": gemmini_placement.run,
+    "chain-loop-ws": chain_loop_ws.run,
     "loop-ws": loop_ws.run,
     "loop-conv-ws": loop_conv_ws.run,
     "linalg-to-instgem": _then_cleanup(linalg_to_instgem.run),
@@ -64,9 +65,10 @@ STAGES = {
 
 
 LLVM = "llvm"    # the stage after the last pass: LLVM dialect, the input of `baco translate`
-# stages that also take the input of other stages (loop-ws, loop-conv-ws and config elimination
-# rewrite their input in place; loop-conv-ws's input may hold loop-ws's commands)
-SAME_INPUT = {"loop-conv-ws": ("loop-ws", "linalg-to-instgem"), "linalg-to-instgem": ("loop-ws",),
+# stages that also take the input of other stages (chain-loop-ws, loop-ws, loop-conv-ws and config
+# elimination rewrite their input in place; loop-conv-ws's input may hold loop-ws's commands)
+SAME_INPUT = {"chain-loop-ws": ("loop-ws",), "loop-conv-ws": ("loop-ws", "linalg-to-instgem"),
+              "linalg-to-instgem": ("loop-ws",),
               "instgem-to-llvm": ("config-elimination",)}
 
 
