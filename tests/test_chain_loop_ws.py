@@ -19,7 +19,7 @@ from baco.kernels.fused import gemm_chain_kernel, gemm_chain_launch
 from baco.model.zoo import mlp, seeded_inputs
 from baco.options import CompileOptions
 from baco.passes.pipeline import run_pipeline
-from test_fused_programs import chain_operands, chain_reference
+from tests.test_fused_programs import chain_operands, chain_reference
 
 CONFIGS = {8: replace(GemminiConfig.from_capacity(8, 64, 64), mvout_spad=True),
            16: replace(GemminiConfig(), mvout_spad=True)}
