@@ -110,7 +110,7 @@ class CompiledKernel:
             if self.target == "sim":
                 from baco.codegen.host import HostKernel
                 self._backend = HostKernel(self.llvm_ir, self.name, self.signature, self.config,
-                                           kernel_source_file(self.baco_ir))
+                                           kernel_source_file(self.baco_ir), cache_dir())
                 self.stage_seconds["llvm-jit"] = time.perf_counter() - t0
             else:
                 from baco.codegen.riscv import RiscvKernel
@@ -175,7 +175,8 @@ class CompiledKernel:
 
 
 def cache_dir() -> Path | None:
-    """Disk cache of LLVM IR (BACO_CACHE_DIR, default ~/.cache/baco; BACO_CACHE_DIR="" disables)."""
+    """Disk cache of LLVM IR and of the objects built from it (BACO_CACHE_DIR, default ~/.cache/baco;
+    BACO_CACHE_DIR="" disables)."""
     d = os.environ.get("BACO_CACHE_DIR", str(Path.home() / ".cache" / "baco"))
     return Path(d) if d else None
 

@@ -67,8 +67,9 @@ def test_benchmark_smoke(script, tmp_path):
     if script not in SMOKE:
         pytest.fail(f"{script} has no smoke entry")
     args, expected = SMOKE[script]
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               BACO_CACHE_DIR=str(tmp_path / "cache"), MPLBACKEND="Agg")
+    # the project's disk cache (BACO_CACHE_DIR), as every in-process test uses: keyed by the compiler's sources,
+    # it is cold after a compiler change and spares the rebuild otherwise (kernels.py --smoke: 50 CPU s cold, 11 warm)
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), MPLBACKEND="Agg")
     if script == "spike_check.py":
         env.pop("BACO_SPIKE_EXTLIB", None)
     proc = subprocess.run([sys.executable, str(BENCH / script), *args], cwd=tmp_path, env=env,

@@ -4,8 +4,11 @@ and writes the caller's arrays through their host addresses."""
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import time
+from pathlib import Path
 
+import llvmlite
 import llvmlite.binding as llvm
 import numpy as np
 
@@ -16,6 +19,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS, GemminiFault
 
 MASK64 = (1 << 64) - 1
+HOST_SPEED_LEVEL = 2       # the new pass manager's -O level the kernel is optimized at
 _ROCC = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
 _COUNTER = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
 _VOID = ctypes.CFUNCTYPE(None)
@@ -139,7 +143,7 @@ def _target_machine():
     return llvm.Target.from_default_triple().create_target_machine(opt=2)
 
 
-def optimize(ir_text: str, tm, speed_level: int = 2):
+def optimize(ir_text: str, tm, speed_level: int = HOST_SPEED_LEVEL):
     mod = llvm.parse_assembly(ir_text)
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
@@ -178,19 +182,44 @@ def c_args(signature, args):
     return out
 
 
+def host_object_path(llvm_ir: str, tm, cache_dir: Path) -> Path:
+    """Where the host object of `llvm_ir` is kept in the disk cache: the hash of the IR, the
+    target machine, the LLVM that compiles it and this file (how it is optimized)."""
+    blob = "\n".join([llvm_ir, tm.triple, str(tm.target_data), repr(llvm.llvm_version_info), llvmlite.__version__,
+                       hashlib.sha256(Path(__file__).read_bytes()).hexdigest()])
+    return cache_dir / "host-obj" / f"{hashlib.sha256(blob.encode()).hexdigest()[:32]}.o"
+
+
+def jit_engine(llvm_ir: str, tm, cache_dir: Path | None):
+    """An MCJIT engine holding the kernel's code, finalized. With a disk cache, an object
+    compiled before is loaded as it is (no optimization, no code generation) and a new one
+    is kept: many tests and both test workers compile the same kernels."""
+    cached = host_object_path(llvm_ir, tm, cache_dir) if cache_dir is not None else None
+    if cached is not None and cached.exists():
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(cached.read_bytes()))
+    else:
+        engine = llvm.create_mcjit_compiler(optimize(llvm_ir, tm), tm)
+        if cached is not None:
+            from baco.codegen.riscv import publish_to_cache
+            engine.set_object_cache(notify_func=lambda _module, obj: publish_to_cache(obj, cached))
+    engine.finalize_object()
+    return engine
+
+
 class HostKernel:
-    def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig, source_file: str | None = None):
+    def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig, source_file: str | None = None,
+                 cache_dir: Path | None = None):
         tm = _target_machine()
         self.name = name
         self.source_file = source_file      # the kernel's file: a fault is reported at its line
         self.signature = signature
         self.config = config
-        self.module = optimize(llvm_ir, tm)
-        self.engine = llvm.create_mcjit_compiler(self.module, tm)
-        self.engine.finalize_object()
+        self.engine = jit_engine(llvm_ir, tm, cache_dir)
         addr = self.engine.get_function_address(name)
+        if not addr:
+            raise RuntimeError(f"the JIT-compiled code defines no function {name}")
         self.fn = ctypes.CFUNCTYPE(None, *c_arg_types(signature))(addr)
-        self.optimized_ir = str(self.module)
         self.last_run = {}
 
     def located(self, error: Exception, site: int) -> Exception:

@@ -246,12 +246,15 @@ def kernel_error(res) -> KernelRuntimeError | None:
     return None
 
 
-def publish_to_cache(path: Path, cached: Path) -> None:
-    """Copy a built file into the disk cache under a temporary name unique to this process and
-    thread, then rename it: a concurrent reader sees the whole file or none."""
+def publish_to_cache(built: Path | bytes, cached: Path) -> None:
+    """Copy a built file (or its bytes) into the disk cache under a temporary name unique to this
+    process and thread, then rename it: a concurrent reader sees the whole file or none."""
     cached.parent.mkdir(parents=True, exist_ok=True)
     tmp = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-    shutil.copyfile(path, tmp)
+    if isinstance(built, bytes):
+        tmp.write_bytes(built)
+    else:
+        shutil.copyfile(built, tmp)
     tmp.replace(cached)
 
 
