@@ -62,6 +62,8 @@ class Field:
 # sets it: config_ex (dataflow, activation, strides), config_ld (one state per load slot,
 # selected by its state_id), config_st (store stride, activation, pooling), config_norm
 CONFIG_STATES = ("config_ex", "config_ld", "config_st", "config_norm")
+# The activation field's code for ReLU (config_ex, config_st, LOOP_WS, LOOP_CONV_WS); 0 is none.
+ACTIVATION_RELU = 1
 
 
 @dataclass(frozen=True)

@@ -31,12 +31,11 @@ from baco.gemmini.arith import f32_bits
 from baco.gemmini.config import GemminiConfig, as_config, loop_unit_half
 from baco.gemmini.fused import (ChainLoops, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_fits,
                                 gemm_chain_loop_ws_footprint)
-from baco.gemmini.isa import COMMANDS, command_fields, encode
+from baco.gemmini.isa import ACTIVATION_RELU, COMMANDS, command_fields, encode
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.sim.functional import ArrayMemory, GemminiModel
 
 IDENTITY_SCALE = f32_bits(1.0)
-RELU = 1        # config_st's activation field
 
 
 def _blocks(n: int, dim: int) -> tuple[int, int]:
@@ -69,7 +68,7 @@ def _spad_ab(a_start, b_end):
 
 def _config_st(stride, scale, relu):
     return "config_st", command_fields("config_st", stride=stride, acc_scale=f32_bits(scale),
-                                       activation=RELU if relu else 0)
+                                       activation=ACTIVATION_RELU if relu else 0)
 
 
 def gemm_chain_loop_ws_stream(M: int, K: int, H: int, N: int, cfg: GemminiConfig, *, scale1: float, relu1: bool,

@@ -40,14 +40,13 @@ from baco.dialects import instgem
 from baco.gemmini.abi import PROGRAM_ID
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.fused import gemm_chain_loop_ws_fits
+from baco.gemmini.isa import ACTIVATION_RELU
 from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes.irutil import alloc_of
-from baco.passes.linalg_to_instgem import cst, f32_bits, i64, select
+from baco.passes.linalg_to_instgem import cst, f32_bits, i64, scale_bits, select
 from baco.passes.loop_facts import const_value
-from baco.passes.loop_ws import _scale_bits
 
-RELU = 1        # config_st's activation field
 
 
 class Chain:
@@ -331,13 +330,13 @@ def _emit(c: Chain, cfg: GemminiConfig, pid, widths, r0, blocks):
     instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
     _config_ld(0, K, d)
     _config_ld(2, cst(0), d)        # one bias row for every row (stride 0)
-    instgem.emit("config_st", stride=N, acc_scale=_scale_bits(c.scale1), activation=RELU * c.relu1)
+    instgem.emit("config_st", stride=N, acc_scale=scale_bits(c.scale1), activation=ACTIVATION_RELU * c.relu1)
     _config_ld(1, H, d)
     home = ir.binop("muli", ir.binop("remsi", pid, cst(2)), cst(a_rows))
     instgem.emit("loop_ws_config_spad_ab", a_addr_start=home, b_addr_end=w1_end)
     _loop_ws((ib, hb, kb), (pi, ph, pk), a=ir.binop("addi", x, ir.binop("muli", r0, K)), b=select(first, w1, cst(0)),
              d_addr=b1, c=y, strides=(K, H, cst(0), N), spad_only=1, inc_acc_addr=1, c_spad_addr=w1_end)
-    instgem.emit("config_st", stride=N, acc_scale=_scale_bits(c.scale2), activation=RELU * c.relu2)
+    instgem.emit("config_st", stride=N, acc_scale=scale_bits(c.scale2), activation=ACTIVATION_RELU * c.relu2)
     _config_ld(1, N, d)
     instgem.emit("loop_ws_config_spad_ab", a_addr_start=w1_end, b_addr_end=w2_end)
     _loop_ws((ib, nb, hb), (pi, pn, ph), a=cst(0), b=select(first, w2, cst(0)), d_addr=b2,

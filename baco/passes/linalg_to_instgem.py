@@ -41,6 +41,14 @@ def f32_bits(x: float) -> int:
     return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
+def scale_bits(scale):
+    """The i64 of an f32 scale operand's bits (1.0 when there is none)."""
+    if scale is None:
+        return cst(f32_bits(1.0))
+    bits = ir.create("arith.bitcast", operands=[scale], results=[ir.IntegerType.get_signless(32)]).result
+    return ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
+
+
 class Placed:
     """A placed local block: address arithmetic on its DIM×DIM tiles. A
     double-buffered block (`gemmini.copy_rows`) starts at a row computed where

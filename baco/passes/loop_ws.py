@@ -91,7 +91,7 @@ from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
-from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, loop, select
+from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, loop, scale_bits, select
 from baco.passes.loop_facts import Facts, block_space, const_value, hoist_above, local_window, subview_ops
 
 # ---- matching ---------------------------------------------------------------------------------
@@ -426,7 +426,7 @@ def _configs(n: Nest, cfg: GemminiConfig):
         _config_ld(2, d_bytes, d)
     # config_st as linalg-to-instgem's store sets it, so the branches agree (config elimination)
     _, c_stride, c_bytes = _addr_stride(n.store.operands[1], 1 if n.epilogue is not None else 4)
-    instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=_scale_bits(n.scale))
+    instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=scale_bits(n.scale))
     return a_stride, b_stride, d_stride, c_stride
 
 
@@ -860,14 +860,6 @@ def match_resadd(func, cfg: GemminiConfig):
     return n
 
 
-def _scale_bits(scale):
-    """The i64 of an f32 scale operand's bits (1.0 when there is none)."""
-    if scale is None:
-        return cst(f32_bits(1.0))
-    bits = ir.create("arith.bitcast", operands=[scale], results=[ir.IntegerType.get_signless(32)]).result
-    return ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
-
-
 def rewrite_resadd(n: Resadd, cfg: GemminiConfig):
     """The residual add as tiled_resadd's LOOP_WS (is_resadd), at the store: load slots 0 and 1
     move A and B (int8, shrunk, each with its mvin scale) into the loop's accumulator half, the
@@ -886,11 +878,11 @@ def rewrite_resadd(n: Resadd, cfg: GemminiConfig):
         rows, cols = (cst(v) if isinstance(v, int) else i64(v) for v in (rows, cols))
         bi, bj = (ir.binop("ceildivsi", v, cst(d)) for v in (rows, cols))
         # config_st as linalg-to-instgem's store sets it, before the branches so they agree
-        instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=_scale_bits(n.scale))
+        instgem.emit("config_st", stride=c_bytes, activation=n.relu, acc_scale=scale_bits(n.scale))
         if_op = scf.IfOp(ir.cmpi("eq", ir.binop("remsi", rows, cst(d)), cst(0)), has_else=True)
         with InsertionPoint(if_op.then_block):
             for slot, add, row_bytes in ((0, a_add, a_bytes), (1, b_add, b_bytes)):
-                instgem.emit("config_ld", state_id=slot, stride=row_bytes, scale=_scale_bits(ir.scale_operand(add)),
+                instgem.emit("config_ld", state_id=slot, stride=row_bytes, scale=scale_bits(ir.scale_operand(add)),
                              shrink=cst(1), block_stride=cst(d), pixel_repeats=cst(1))
             instgem.emit("loop_ws_config_bounds", max_i=bi, max_j=bj, max_k=cst(0), pad_i=cst(0),
                          pad_j=ir.binop("subi", ir.binop("muli", bj, cst(d)), cols), pad_k=cst(0))

@@ -25,14 +25,13 @@ from __future__ import annotations
 from baco.gemmini.arith import f32_bits
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import library_conv_tiles, tiled_matmul_auto, tiled_matmul_tiles
-from baco.gemmini.isa import COMMANDS, encode
+from baco.gemmini.isa import ACTIVATION_RELU, COMMANDS, encode
 from baco.gemmini.loop_conv_stream import packed_pixels
 from baco.sim.loops import MVIN_SCALE_IDENTITY, cmd
 from baco.sim.timing import CommandStream, TimingModel
 
 # default DRAM base addresses of A, B and C (any distinct non-zero values when no data is moved)
 A_ADDR, B_ADDR, C_ADDR, D_ADDR = 0x80000000, 0x90000000, 0xA0000000, 0xB0000000
-RELU = 1    # config_ex / LOOP_WS activation field
 
 
 BIAS = (None, "full", "repeating")
@@ -66,7 +65,7 @@ def matmul_stream(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool 
     d = cfg.dim
     ti, tj, tk = tiles or tiled_matmul_auto(M, N, K, cfg, "WS")
     c_bytes = 1 if out_int8 else cfg.acc_bytes
-    act = RELU if relu else 0
+    act = ACTIVATION_RELU if relu else 0
     yield _command("config_ex", dataflow=1, activation=act, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY,
                    b_transpose=int(transpose_b))
     b_row = K if transpose_b else N        # B's stored row stride
@@ -149,7 +148,7 @@ def conv_stream(N: int, H: int, W: int, C: int, K: int, kernel_dim: int, cfg: Ge
     g, downsample, tiles = library_conv_tiles(N, H, W, C, K, kernel_dim, cfg, stride=stride, padding=padding,
                                               dilation=dilation, pool_size=pool_size, pool_stride=pool_stride,
                                               pool_padding=pool_padding)
-    act = RELU if relu else 0
+    act = ACTIVATION_RELU if relu else 0
     in_addr, w_addr, out_addr, bias_addr = addrs
     yield _command("config_st", stride=K, activation=act, acc_scale=f32_bits(scale))
     # downsampling: the input tile is moved in every other row and column, so the array reads it
@@ -179,7 +178,7 @@ def depthwise_stream(N: int, H: int, W: int, C: int, kernel_dim: int, cfg: Gemmi
     g, _, tiles = library_conv_tiles(N, H, W, C, C, kernel_dim, cfg, stride=stride, padding=padding,
                                      pool_size=pool_size, pool_stride=pool_stride, pool_padding=pool_padding,
                                      depthwise=True)
-    act = RELU if relu else 0
+    act = ACTIVATION_RELU if relu else 0
     in_addr, w_addr, out_addr, bias_addr = addrs
     yield _command("config_st", stride=C, activation=act, acc_scale=f32_bits(scale))
     yield _command("config_ex", dataflow=1, activation=0, a_stride=stride, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
@@ -218,7 +217,7 @@ def resadd_stream(I: int, J: int, cfg: GemminiConfig, *, a_scale: float = 1.0, b
     resadd_commands)."""
     d = cfg.dim
     ti, tj = resadd_tiles(I, J, cfg)
-    act = RELU if relu else 0
+    act = ACTIVATION_RELU if relu else 0
     a_addr, b_addr, c_addr = addrs
     yield _command("config_st", stride=J, activation=act, acc_scale=f32_bits(c_scale))
     yield _command("config_ex", dataflow=1, activation=0, a_stride=1, c_stride=1, acc_scale=MVIN_SCALE_IDENTITY)
