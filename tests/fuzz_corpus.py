@@ -883,7 +883,10 @@ def build(cases: list[Case]) -> list[Case]:
     text = "\n".join(lines) + "\n"
     path = corpus_dir() / "corpus_kernels.py"
     if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+        # published by rename: another test worker may be reading the module at the same moment
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)
     spec = importlib.util.spec_from_file_location("baco_corpus_kernels", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
