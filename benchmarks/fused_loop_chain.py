@@ -61,16 +61,21 @@ SMOKE = [("smoke 40-96-48", 20, 40, 96, 48, DEFAULT), ("smoke 96-48-24", 20, 96,
 H_ADDR, W2_ADDR, D2_ADDR, Y_ADDR = 0xC0000000, 0xD0000000, 0xE0000000, 0xF0000000
 
 
-def bit_exact(M, K, H, N, cfg, seed=0) -> bool:
+def chain_data(M, K, H, N, seed=0):
+    """Random operands (x, w1, b1, w2, b2) of a chain and the numpy reference of its output (f1 with
+    ReLU, f2 without)."""
     rng = np.random.default_rng(seed)
     x = rng.integers(-128, 128, (M, K), dtype=np.int8)
-    w1 = rng.integers(-128, 128, (K, H), dtype=np.int8)
-    w2 = rng.integers(-128, 128, (H, N), dtype=np.int8)
-    b1 = rng.integers(-20000, 20000, H, dtype=np.int32)
-    b2 = rng.integers(-20000, 20000, N, dtype=np.int32)
-    y = run_gemm_chain_loop_ws(x, w1, b1, w2, b2, scale1=SCALE1, scale2=SCALE2, relu1=True, config=cfg)
+    w1, w2 = rng.integers(-128, 128, (K, H), dtype=np.int8), rng.integers(-128, 128, (H, N), dtype=np.int8)
+    b1, b2 = rng.integers(-20000, 20000, H, dtype=np.int32), rng.integers(-20000, 20000, N, dtype=np.int32)
     h = acc_to_int8(x.astype(np.int64) @ w1 + b1, SCALE1, True)
-    return bool((y == acc_to_int8(h.astype(np.int64) @ w2 + b2, SCALE2, False)).all())
+    return (x, w1, b1, w2, b2), acc_to_int8(h.astype(np.int64) @ w2 + b2, SCALE2, False)
+
+
+def bit_exact(M, K, H, N, cfg, seed=0) -> bool:
+    operands, ref = chain_data(M, K, H, N, seed)
+    y = run_gemm_chain_loop_ws(*operands, scale1=SCALE1, scale2=SCALE2, relu1=True, config=cfg)
+    return bool((y == ref).all())
 
 
 def cycles(calls, cfg, tile_instructions=None) -> float:
@@ -104,12 +109,7 @@ def iss_cycles(launch) -> int:
 
 def measure_compiled(name, M, K, H, N, cfg, seed=0) -> dict:
     """The compiled loop form, explicit fused chain and unfused pair on the ISS (module doc)."""
-    rng = np.random.default_rng(seed)
-    x = rng.integers(-128, 128, (M, K), dtype=np.int8)
-    w1, w2 = rng.integers(-128, 128, (K, H), dtype=np.int8), rng.integers(-128, 128, (H, N), dtype=np.int8)
-    b1, b2 = rng.integers(-20000, 20000, H, dtype=np.int32), rng.integers(-20000, 20000, N, dtype=np.int32)
-    h_ref = acc_to_int8(x.astype(np.int64) @ w1 + b1, SCALE1, True)
-    ref = acc_to_int8(h_ref.astype(np.int64) @ w2 + b2, SCALE2, False)
+    (x, w1, b1, w2, b2), ref = chain_data(M, K, H, N, seed)
     out, exact = dict(name=name, shape=f"{M}x{K}->{H}->{N}", gemmini=f"{cfg.dim}x{cfg.dim} {cfg.sp_kb:g}/{cfg.acc_kb:g} KB"), True
     for key, config in (("loop", cfg), ("explicit", replace(cfg, mvout_spad=False))):
         launch = gemm_chain_launch(x, w1, b1, w2, b2, scale1=SCALE1, scale2=SCALE2, relu1=True, config=config)

@@ -44,7 +44,7 @@ from baco.gemmini.isa import ACTIVATION_RELU
 from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes.irutil import alloc_of
-from baco.passes.linalg_to_instgem import cst, f32_bits, i64, scale_bits, select
+from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, scale_bits, select
 from baco.passes.loop_facts import const_value
 
 
@@ -252,7 +252,6 @@ def _ceil_blocks(v, d):
 
 def _base(arg, esize):
     """The i64 byte address of a memref argument's first element."""
-    from baco.passes.linalg_to_instgem import dram_addr_and_stride
     return dram_addr_and_stride(arg, esize)[0]
 
 

@@ -561,7 +561,7 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
                pad_k=select(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
                a_addr=keep.addr("a", select(s.empty, zero, select(split, a_addr, s.a_addr(n)))),
                b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
-               a_spad=zero, b_spad=select(split, cst(2), keep.first_half) if keep.operand == "b" else zero)
+               b_spad=select(split, cst(2), keep.first_half) if keep.operand == "b" else zero)
 
 
 def _one_column_block(n: Nest, cfg: GemminiConfig) -> bool:
@@ -666,7 +666,6 @@ class _Resident:
         return select(self.reuse, cst(0), value) if operand == self.operand else value
 
 
-
 def _program_id(func, op, axis: int):
     """program_id(axis): the call at the top of the function if there is one, else a new one at
     the insertion point."""
@@ -721,15 +720,14 @@ def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, keep: _R
     r = ir.binop("remsi", s.kk, cst(d))
     _emit_loop(n, cfg, strides, s, first=first, last=False, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
                a_addr=keep.addr("a", s.a_addr(n)), b_addr=keep.addr("b", s.b_addr(n)),
-               a_spad=zero, b_spad=cst(1) if keep.operand == "b" else zero)
+               b_spad=cst(1) if keep.operand == "b" else zero)
 
 
-def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, a_spad,
-               b_spad):
+def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, b_spad):
     """The five loop registers and LOOP_WS of (part of) a step: `bk` K blocks, the last padded by
-    `pad_k`, from A and B at `a_addr` / `b_addr` (0: already in the scratchpad, in the half
-    `a_spad` / `b_spad` names); D at the first step (`first`), C at the last (`last`: i1 Values
-    or bools)."""
+    `pad_k`, from A and B at `a_addr` / `b_addr` (0: already in the scratchpad: A in the loop slot's
+    half, B in the half `b_spad` names, 0 the slot's); D at the first step (`first`), C at the last
+    (`last`: i1 Values or bools)."""
     d = cfg.dim
     a_stride, b_stride, d_stride, c_stride = strides
 
@@ -758,11 +756,11 @@ def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, b
         instgem.emit("loop_ws_config_strides_dc", d_stride=d_stride, c_stride=c_stride)
     ex_accumulate = 1 if n.bias_copy is not None else 0 if first is True else 1 if first is False else ir.create(
         "arith.extui", operands=[_not(first)], results=[ir.i64()]).result
-    # an operand the FSM loads takes its loop slot's half (spad id 0: slots alternate, so consecutive
-    # LOOP_WSs, of this program or the next, load one half while the other computes); an explicitly
-    # moved one is where its spad id put it
+    # A takes its loop slot's half (spad id 0: slots alternate, so consecutive LOOP_WSs, of this
+    # program or the next, load one half while the other computes; an empty step's explicitly moved A
+    # is in both halves), and so does B unless it is kept where b_spad names
     instgem.emit("loop_ws", ex_accumulate=ex_accumulate, full_c=int(n.epilogue is None), activation=n.relu,
-                 a_spad_id=a_spad, b_spad_id=b_spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
+                 a_spad_id=zero, b_spad_id=b_spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
 
 
 # ---- residual adds: one LOOP_WS with is_resadd ---------------------------------------------------
