@@ -25,10 +25,10 @@ chain as the compiler emits it on the ext-spad Gemmini (gemm_chain_launch: chain
 LOOP_WSs per row block), the explicit fused chain (the same launch compiled for the Gemmini without
 the ext-spad commands: linalg-to-instgem's stream, H read from the accumulator), and the unfused pair
 (two matmul_launch at their default schedules: LOOP_WS; H to DRAM and back). Printed: the three
-cycle counts and the loop form's ratios to the other two. Measured: the loop form is 0.46-0.57 of
-the explicit chain's cycles on every chain; against the unfused pair 0.639 on MobileNetV2's
-project -> expand (39290 vs 61516) but 1.10-1.17 on the MLP layers (not yet analysed: the compiled
-form runs one row block a program, where the command stream above overlaps a group's loops).
+cycle counts and the loop form's ratios to the other two. Measured: the loop form is 0.47-0.65 of
+the explicit chain's cycles on every chain; against the unfused pair 0.637 on MobileNetV2's
+project -> expand (39290 vs 61727) but 1.10-1.17 on the MLP layers (not yet analysed: config_st
+between the layers is a raw command, so a program's second LOOP_WS never overlaps its first).
 """
 from __future__ import annotations
 
