@@ -218,17 +218,13 @@ def test_local_search_reaches_a_local_optimum_of_single_layer_moves():
 def test_every_method_keeps_its_time_budget_on_a_24_layer_network():
     """Set-up counts: the starts, order re-picks, random pools and per-layer start mappers all stop at
     the deadline (they used to run minutes past a 20 s budget on ResNet-50). The process's CPU time
-    is what is bounded: on a shared machine the wall clock also counts other jobs' time, which made
-    this test fail under load (12 s at a load average of 26) with nothing running past its budget.
-    The slack is one batch's evaluation in flight at the deadline: a cold batch of ResNet-50's
-    layers walks their LOOP_WS and LOOP_CONV_WS programs (baco.gemmini.loop_ws_timing,
-    loop_conv_timing); measured, a method ends at most ~2.3 CPU s after a 2 s budget (coexplore
-    4.3 CPU s, random search 3.8, DOSA-style 1.8, each in a fresh process on a loaded machine), and
-    6.4 CPU s in all once in the whole suite under load (its torch threads counted): one thread, +6 s.
-    Session 14's LoopMatmul walk (reservation stations, each LdD where the arbiter issues it) walks a
-    program ~2.4x slower and the search also counts a pointwise program's LOOP_WS energy: in one
-    process, coexplore 7.5 CPU s, random search 7.5, DOSA-style 3.4 (5.9 / 7.0 / 2.9 before), and 9.4
-    once under load: +9 s."""
+    is what is bounded (on a shared machine the wall clock also counts other jobs' time). The slack is
+    one chunk's evaluation in flight at the deadline: random pools size their chunks to the time left
+    (explore.FIRST_DEADLINE_CHUNK, then the measured time a point) and DOSA-style's start mappers check
+    the deadline every baselines.MAPPING_CHUNK mappings. Before that, a cold chunk of 64 ResNet-50
+    designs walked ~1,600 loop programs and ran a 2 s budget to 9 CPU s (11.1 once in CI: this test's
+    failure). Measured after, one process as here: coexplore 2.9-5.9 CPU s, random search 2.8-4.4,
+    DOSA-style 2.8-3.0."""
     import time
     from baco.tuner import baselines
     from baco.tuner.workloads import load_network
@@ -242,7 +238,7 @@ def test_every_method_keeps_its_time_budget_on_a_24_layer_network():
                     lambda: baselines.dosa_style(layers, time_budget_s=2.0)):
             t0 = time.process_time()
             result = run()
-            assert time.process_time() - t0 < 2.0 + 9.0
+            assert time.process_time() - t0 < 2.0 + 6.0
             _assert_valid(result, layers)
     finally:
         torch.set_num_threads(threads)
