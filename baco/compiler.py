@@ -176,9 +176,63 @@ class CompiledKernel:
 
 def cache_dir() -> Path | None:
     """Disk cache of LLVM IR and of the objects built from it (BACO_CACHE_DIR, default ~/.cache/baco;
-    BACO_CACHE_DIR="" disables)."""
+    BACO_CACHE_DIR="" disables), kept under BACO_CACHE_MAX_MB (prune_cache)."""
     d = os.environ.get("BACO_CACHE_DIR", str(Path.home() / ".cache" / "baco"))
     return Path(d) if d else None
+
+
+CACHE_LIMIT_MB = 2048       # BACO_CACHE_MAX_MB's default
+PRUNE_INTERVAL_S = 3600     # a process that writes the cache prunes it at most this often
+PRUNE_GRACE_S = 3600        # files used this recently are kept: a live process may hold their paths
+
+
+def cache_limit_bytes() -> int:
+    """The disk cache's size limit (BACO_CACHE_MAX_MB, default CACHE_LIMIT_MB)."""
+    text = os.environ.get("BACO_CACHE_MAX_MB", str(CACHE_LIMIT_MB))
+    try:
+        mb = float(text)
+    except ValueError:
+        raise ValueError(f"BACO_CACHE_MAX_MB must be a number of megabytes, got {text!r}") from None
+    if not mb > 0:
+        raise ValueError(f"BACO_CACHE_MAX_MB must be positive, got {text!r}")
+    return int(mb * 2**20)
+
+
+def prune_cache(cdir: Path, max_bytes: int, grace_s: float = PRUNE_GRACE_S) -> int:
+    """Delete the disk cache's least recently used files (oldest modification time first: an IR
+    hit refreshes its file's) until it holds at most max_bytes, keeping files younger than grace_s;
+    returns the bytes freed. Safe beside other processes: a file already gone is skipped."""
+    files = []
+    for root, _, names in os.walk(cdir):
+        for n in names:
+            path = os.path.join(root, n)
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                continue
+            files.append((st.st_mtime, st.st_size, path))
+    total, freed, young = sum(size for _, size, _ in files), 0, time.time() - grace_s
+    for mtime, size, path in sorted(files):
+        if total - freed <= max_bytes or mtime > young:
+            break
+        try:
+            os.remove(path)
+            freed += size
+        except FileNotFoundError:
+            pass
+    return freed
+
+
+def _prune_now_and_then(cdir: Path) -> None:
+    """prune_cache at most every PRUNE_INTERVAL_S (a stamp file's age says when it last ran)."""
+    stamp = cdir / ".pruned"
+    try:
+        if time.time() - stamp.stat().st_mtime < PRUNE_INTERVAL_S:
+            return
+    except FileNotFoundError:
+        pass
+    stamp.touch()
+    prune_cache(cdir, cache_limit_bytes())
 
 
 def _cache_key(text: str, name: str, options: CompileOptions) -> str:
@@ -199,11 +253,16 @@ def compile_module(text: str, name: str, options: CompileOptions | None = None, 
     dump_dir = dump_dir or os.environ.get("BACO_DUMP_IR") or None
     cdir = cache_dir()
     cached = cdir / f"{_cache_key(text, name, options)}.ll" if cdir else None
-    if cached is not None and cached.exists() and not dump_dir:
+    llvm_ir = None
+    if cached is not None and not dump_dir:
         t0 = time.perf_counter()
-        llvm_ir = cached.read_text()
+        try:
+            llvm_ir = cached.read_text()
+            os.utime(cached)      # recently used: the pruning keeps it
+        except FileNotFoundError:
+            pass
         stage_ir, seconds = {}, {"disk-cache": time.perf_counter() - t0}
-    else:
+    if llvm_ir is None:
         res = run_pipeline(text, options, dump_dir=dump_dir, name=name)
         t0 = time.perf_counter()
         llvm_ir = to_llvm_ir(res.module)
@@ -216,6 +275,7 @@ def compile_module(text: str, name: str, options: CompileOptions | None = None, 
             tmp = cached.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(llvm_ir)
             tmp.replace(cached)
+            _prune_now_and_then(cdir)
     ck = CompiledKernel(name, options, kernel_signature(text, name), text, stage_ir, llvm_ir, seconds, dump_dir,
                         fixed=dict(fixed or {}))
     try:

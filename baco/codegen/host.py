@@ -4,6 +4,7 @@ and writes the caller's arrays through their host addresses."""
 from __future__ import annotations
 
 import ctypes
+import os
 import hashlib
 import time
 from pathlib import Path
@@ -195,9 +196,16 @@ def jit_engine(llvm_ir: str, tm, cache_dir: Path | None):
     compiled before is loaded as it is (no optimization, no code generation) and a new one
     is kept: many tests and both test workers compile the same kernels."""
     cached = host_object_path(llvm_ir, tm, cache_dir) if cache_dir is not None else None
-    if cached is not None and cached.exists():
+    obj = None
+    if cached is not None:
+        try:
+            obj = cached.read_bytes()
+            os.utime(cached)      # recently used: the cache's pruning keeps it
+        except FileNotFoundError:
+            pass
+    if obj is not None:
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-        engine.add_object_file(llvm.ObjectFileRef.from_data(cached.read_bytes()))
+        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     else:
         engine = llvm.create_mcjit_compiler(optimize(llvm_ir, tm), tm)
         if cached is not None:

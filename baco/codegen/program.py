@@ -412,6 +412,7 @@ def compile_kernel_object(ll: str, symbol: str, workdir: Path, cache_dir: Path |
         key = hashlib.sha256((ll + toolchain_fingerprint()).encode()).hexdigest()[:32]
         cached = Path(cache_dir) / "riscv-obj" / f"{key}.o"
         if cached.exists():
+            os.utime(cached)      # recently used: the cache's pruning keeps it
             return cached
     src = workdir / f"{symbol}.ll"
     src.write_text(ll)

@@ -302,15 +302,20 @@ class RiscvKernel:
     def _runner(self, cache_dir: Path | None) -> Path:
         """The runner ELF: its launch table is zeros for the host to fill. Its arrays are
         declared int8_t * whatever their type (a pointer's type does not change the calling
-        convention). Found in the disk cache by the hash of what it is built from."""
+        convention). Found in the disk cache by the hash of what it is built from (and copied out of it)."""
         import hashlib
         cached = None
         if cache_dir is not None:
             blob = "\n".join([self.ll_path.read_text(), repr(self.signature),
                               json.dumps(self.config.to_dict(), sort_keys=True), toolchain_fingerprint()])
             cached = cache_dir / "riscv" / f"{hashlib.sha256(blob.encode()).hexdigest()[:32]}.elf"
-            if cached.exists():
-                return cached
+            private = self.workdir / "runner.elf"
+            try:     # a private copy: the cache's pruning may delete the cached file while this kernel lives
+                shutil.copyfile(cached, private)
+                os.utime(cached)
+                return private
+            except FileNotFoundError:
+                pass
         path = self._link(self.workdir / "runner.elf", ["i8"] * self.signature.count("memref"),
                           [0] * launch_table_size(self.signature))
         if cached is not None:
