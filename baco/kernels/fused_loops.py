@@ -33,6 +33,7 @@ from baco.gemmini.fused import (ChainLoops, gemm_chain_loop_ws_blocks, gemm_chai
                                 gemm_chain_loop_ws_footprint)
 from baco.gemmini.isa import ACTIVATION_RELU, COMMANDS, command_fields, encode
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
+from baco.passes.chain_loop_ws import chain_loop_tiles
 from baco.sim.functional import ArrayMemory, GemminiModel
 
 IDENTITY_SCALE = f32_bits(1.0)
@@ -95,28 +96,30 @@ def gemm_chain_loop_ws_stream(M: int, K: int, H: int, N: int, cfg: GemminiConfig
     (kb, pk), (hb, ph), (nb, pn) = _blocks(K, d), _blocks(H, d), _blocks(N, d)
     a_rows, h_rows = bm * kb, bm * hb                     # an X home's, a row block's H
     w1_end = 2 * a_rows + kb * hb * d
-    w2_end = w1_end + group * h_rows + hb * nb * d
     yield "config_ex", command_fields("config_ex", dataflow=1, acc_scale=IDENTITY_SCALE, a_stride=1, c_stride=1)
     yield _config_ld(0, K, d)
     yield _config_ld(2, 0, d)       # one bias row for every row (stride 0)
     starts = range(0, M, bm)
     for g0 in range(0, len(starts), group):
-        rows = [(n, r0, *_blocks(min(bm, M - r0), d)) for n, r0 in enumerate(starts[g0:g0 + group])]
+        rows = [(n, r0, _blocks(min(bm, M - r0), d)) for n, r0 in enumerate(starts[g0:g0 + group])]
         yield _config_st(N, scale1, relu1)
         if g0 == 0:
             yield _config_ld(1, H, d)
-        for n, r0, ib, pi in rows:
-            yield _spad_ab(n % 2 * a_rows, w1_end)
-            yield from _loop_ws(ib, hb, kb, (pi, ph, pk), a=x + r0 * K, b=w1 if r0 == 0 else 0, d=b1, c=y,
-                                strides=(K, H, 0, N), spad_only=1, inc_acc_addr=1, c_spad_addr=w1_end + n * h_rows)
+        for n, r0, (ib, pi) in rows:
+            for (i0, mi, qi), (j0, mj, qj) in chain_loop_tiles(ib, pi, hb, ph):
+                yield _spad_ab(n % 2 * a_rows + i0 * kb * d, 2 * a_rows + (j0 + mj) * kb * d)
+                yield from _loop_ws(mi, mj, kb, (qi, qj, pk), a=x + (r0 + i0 * d) * K if j0 == 0 else 0,
+                                    b=w1 + j0 * d if r0 == 0 and i0 == 0 else 0, d=b1 + 4 * j0 * d, c=y,
+                                    strides=(K, H, 0, N), spad_only=1, inc_acc_addr=1,
+                                    c_spad_addr=w1_end + n * h_rows + (i0 * hb + j0) * d)
         yield _config_st(N, scale2, relu2)
         if g0 == 0:
             yield _config_ld(1, N, d)
-        for n, r0, ib, pi in rows:
-            yield _spad_ab(w1_end + n * h_rows, w2_end)
-            yield from _loop_ws(ib, nb, hb, (pi, pn, ph), a=0, b=w2 if r0 == 0 else 0, d=b2, c=y + r0 * N,
-                                strides=(0, N, 0, N))
-
+        for n, r0, (ib, pi) in rows:
+            for (i0, mi, qi), (j0, mj, qj) in chain_loop_tiles(ib, pi, nb, pn):
+                yield _spad_ab(w1_end + n * h_rows + i0 * hb * d, w1_end + group * h_rows + (j0 + mj) * hb * d)
+                yield from _loop_ws(mi, mj, hb, (qi, qj, ph), a=0, b=w2 + j0 * d if r0 == 0 and i0 == 0 else 0,
+                                    d=b2 + 4 * j0 * d, c=y + (r0 + i0 * d) * N + j0 * d, strides=(0, N, 0, N))
 
 def run_gemm_chain_loop_ws(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=False, config=None,
                            blocks=None, observers=()):

@@ -49,6 +49,35 @@ from baco.passes.loop_facts import const_value
 
 
 
+# DIM x DIM blocks of a layer's output one LOOP_WS computes (its D blocks): LoopMatmul's execute
+# FSM waits until its loop's LdD has moved all of them in (LoopMatmul.scala, LoopMatmulExecute's
+# ldd_ahead), and LdD goes before LdA/LdB (the arbiter's priority), so a layer as one loop starts
+# computing only after all its bias rows are in; loops of a few blocks, two held at once, load one
+# loop's D while the other computes
+LOOP_TILE_BLOCKS = 4
+
+
+def chain_loop_tile_shape(col_blocks):
+    """(row blocks, column blocks) of a layer's loops over an output of col_blocks DIM columns:
+    up to LOOP_TILE_BLOCKS columns, and more rows a loop only when one loop spans every column
+    (a spad_only store lays its blocks out by the loop's own columns, so H stays one row block
+    after the other, as the second layer reads it)."""
+    cols = min(col_blocks, LOOP_TILE_BLOCKS)
+    return max(1, LOOP_TILE_BLOCKS // cols), cols
+
+
+def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
+    """The loops of a layer over row_blocks x col_blocks DIM blocks (the last row and column
+    padded by row_pad, col_pad): ((i0, rows, pad_i), (j0, cols, pad_j)) each, column groups outer
+    (a group's B moves in with its first loop, the next group's while the rows of this one compute)."""
+    rows, cols = chain_loop_tile_shape(col_blocks)
+    for j0 in range(0, col_blocks, cols):
+        mj = min(cols, col_blocks - j0)
+        for i0 in range(0, row_blocks, rows):
+            mi = min(rows, row_blocks - i0)
+            yield (i0, mi, row_pad if i0 + mi == row_blocks else 0), (j0, mj, col_pad if j0 + mj == col_blocks else 0)
+
+
 class Chain:
     """The matched chain of one function: its kernel arguments (Values of the function's block),
     static blocks and epilogues."""
@@ -255,11 +284,16 @@ def _base(arg, esize):
     return dram_addr_and_stride(arg, esize)[0]
 
 
-def _all(*conds):
-    out = conds[0]
-    for c in conds[1:]:
-        out = ir.binop("andi", out, c)
+def _fold(name, values):
+    """values[0] name values[1] name ... (an arith binop over i64 or i1 Values)."""
+    out = values[0]
+    for v in values[1:]:
+        out = ir.binop(name, out, v)
     return out
+
+
+def _all(*conds):
+    return _fold("andi", conds)
 
 
 def _within(v, lo, hi):
@@ -313,33 +347,76 @@ def rewrite(c: Chain, func, cfg: GemminiConfig):
         _emit(c, cfg, pid, (M, K, H, N), r0, ((kb, pk), (hb, ph), (nb, pn), (ib, pi)))
 
 
+def _for(lb, ub, step, body):
+    """scf.for over i64 bounds and step; body(iv) builds the body (iv an i64)."""
+    f = scf.ForOp(*(ir.index_cast(v, ir.index()) for v in (lb, ub, step)))
+    with InsertionPoint(f.body):
+        body(i64(f.induction_variable))
+        scf.YieldOp([])
+
+
+def _tiles(row_blocks, row_pad, col_blocks, col_pad, body):
+    """chain_loop_tiles as scf.for loops over i64 Values: body((i0, rows, pad_i), (j0, cols, pad_j))."""
+    cols = ir.binop("minsi", col_blocks, cst(LOOP_TILE_BLOCKS))
+    rows = ir.binop("maxsi", ir.binop("divsi", cst(LOOP_TILE_BLOCKS), cols), cst(1))
+
+    def part(v0, step, blocks, pad):
+        n = ir.binop("minsi", step, ir.binop("subi", blocks, v0))
+        return v0, n, select(ir.cmpi("eq", ir.binop("addi", v0, n), blocks), pad, cst(0))
+
+    _for(cst(0), col_blocks, cols, lambda j0: _for(cst(0), row_blocks, rows, lambda i0: body(
+        part(i0, rows, row_blocks, row_pad), part(j0, cols, col_blocks, col_pad))))
+
+
 def _emit(c: Chain, cfg: GemminiConfig, pid, widths, r0, blocks):
     """One row block's program (module doc); the scratchpad laid out for the largest K, H, N the
     blocks allow: two X homes (the program's parity picks one), W1 up to w1_end, the row block's H
-    from there, W2 up to w2_end."""
+    from there, W2 after it."""
     d = cfg.dim
     M, K, H, N = widths
     (kb, pk), (hb, ph), (nb, pn), (ib, pi) = blocks
-    kb_max, hb_max, nb_max = (-(-v // d) for v in (c.block_k, c.block_h, c.block_n))
+    kb_max, hb_max = (-(-v // d) for v in (c.block_k, c.block_h))
     a_rows = c.block_m * kb_max
     w1_end = 2 * a_rows + kb_max * hb_max * d
-    w2_end = w1_end + c.block_m * hb_max + hb_max * nb_max * d
+    w2_start = w1_end + c.block_m * hb_max
     x, w1, b1, w2, b2, y = (_base(v, e) for v, e in ((c.x, 1), (c.w1, 1), (c.b1, 4), (c.w2, 1), (c.b2, 4), (c.y, 1)))
     first = ir.cmpi("eq", pid, cst(0))      # program 0 moves W1 and W2 in; the others compute on them
+    def mul(*v):
+        return _fold("muli", v)
+
+    def add(*v):
+        return _fold("addi", v)
     instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
     _config_ld(0, K, d)
     _config_ld(2, cst(0), d)        # one bias row for every row (stride 0)
     instgem.emit("config_st", stride=N, acc_scale=scale_bits(c.scale1), activation=ACTIVATION_RELU * c.relu1)
     _config_ld(1, H, d)
-    home = ir.binop("muli", ir.binop("remsi", pid, cst(2)), cst(a_rows))
-    instgem.emit("loop_ws_config_spad_ab", a_addr_start=home, b_addr_end=w1_end)
-    _loop_ws((ib, hb, kb), (pi, ph, pk), a=ir.binop("addi", x, ir.binop("muli", r0, K)), b=select(first, w1, cst(0)),
-             d_addr=b1, c=y, strides=(K, H, cst(0), N), spad_only=1, inc_acc_addr=1, c_spad_addr=w1_end)
+    home = mul(ir.binop("remsi", pid, cst(2)), cst(a_rows))
+
+    def layer1(i, j):
+        (i0, mi, qi), (j0, mj, qj) = i, j
+        moves_w1 = _all(first, ir.cmpi("eq", i0, cst(0)))
+        instgem.emit("loop_ws_config_spad_ab", a_addr_start=add(home, mul(i0, kb, cst(d))),
+                     b_addr_end=add(cst(2 * a_rows), mul(add(j0, mj), kb, cst(d))))
+        _loop_ws((mi, mj, kb), (qi, qj, pk), a=select(ir.cmpi("eq", j0, cst(0)), add(x, mul(add(r0, mul(i0, cst(d))), K)),
+                                                       cst(0)),
+                 b=select(moves_w1, add(w1, mul(j0, cst(d))), cst(0)), d_addr=add(b1, mul(j0, cst(4 * d))), c=y,
+                 strides=(K, H, cst(0), N), spad_only=1, inc_acc_addr=1,
+                 c_spad_addr=add(cst(w1_end), mul(add(mul(i0, hb), j0), cst(d))))
+
+    def layer2(i, j):
+        (i0, mi, qi), (j0, mj, qj) = i, j
+        moves_w2 = _all(first, ir.cmpi("eq", i0, cst(0)))
+        instgem.emit("loop_ws_config_spad_ab", a_addr_start=add(cst(w1_end), mul(i0, hb, cst(d))),
+                     b_addr_end=add(cst(w2_start), mul(add(j0, mj), hb, cst(d))))
+        _loop_ws((mi, mj, hb), (qi, qj, ph), a=cst(0), b=select(moves_w2, add(w2, mul(j0, cst(d))), cst(0)),
+                 d_addr=add(b2, mul(j0, cst(4 * d))), c=add(y, add(mul(add(r0, mul(i0, cst(d))), N), mul(j0, cst(d)))),
+                 strides=(cst(0), N, cst(0), N))
+
+    _tiles(ib, pi, hb, ph, layer1)
     instgem.emit("config_st", stride=N, acc_scale=scale_bits(c.scale2), activation=ACTIVATION_RELU * c.relu2)
     _config_ld(1, N, d)
-    instgem.emit("loop_ws_config_spad_ab", a_addr_start=w1_end, b_addr_end=w2_end)
-    _loop_ws((ib, nb, hb), (pi, pn, ph), a=cst(0), b=select(first, w2, cst(0)), d_addr=b2,
-             c=ir.binop("addi", y, ir.binop("muli", r0, N)), strides=(cst(0), N, cst(0), N))
+    _tiles(ib, pi, nb, pn, layer2)
 
 
 def run(module_op, options: CompileOptions):
