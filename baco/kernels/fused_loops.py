@@ -3,20 +3,28 @@ Y = f2(f1(X·W1 + b1)·W2 + b2), f(v) = int8(relu?(v · scale)) (baco.kernels.fu
 LOOP_WSs over row blocks of X, its intermediate H never in DRAM. Row blocks go a group at a time
 (baco.gemmini.fused.gemm_chain_loop_ws_blocks: the group's H fits the scratchpad):
 
-- layer 1, one LOOP_WS a row block: funct 24 (loop_ws_config_spad_ab) places its A (X's block,
-  the two X homes in turn, so one loop's loads run while the previous loop computes) and W1;
-  spad_only: its store FSM (LoopMatmulStCSpad) writes H = f1(...) block (i, j) with MVOUT_SPAD at
-  c_spad_addr + (i·max_j + j)·DIM, the row block's place in the group's H; inc_acc_addr moves the
-  execute/store FSMs on to the other accumulator half, and C's DRAM address (unused by a spad_only
-  store) is not 0 so that LdD's half moves with them (LoopMatmul rotates ld_d_addr_start on it);
-- layer 2, one LOOP_WS a row block: A address 0 (no load) and funct 24's A start at the row
-  block's H, so its execute FSM reads A(i, k) at a_addr_start + (i·max_k + k)·DIM: exactly H's
-  blocks; W2 beside; Y to DRAM through config_st's scale and activation.
+- each layer is a row block's LOOP_WSs over tiles of its output (baco.passes.chain_loop_ws's
+  chain_loop_tiles: up to LOOP_TILE_BLOCKS DIM x DIM blocks a loop, column groups outer): the loop
+  unit holds two loops, and LoopMatmul's execute FSM waits until its loop's LdD has moved in all
+  of its bias rows, so one big loop a layer would compute nothing while they load; small loops
+  load one tile's bias while the other computes;
+- layer 1: funct 24 (loop_ws_config_spad_ab) places the tile's A (its rows of X's block, in one of
+  two X homes, row blocks in turn; moved in by the first column group, A address 0 after) and its
+  W1 columns (W1's column groups one after the other); spad_only: its store FSM
+  (LoopMatmulStCSpad) writes H = f1(...) block (i, j) with MVOUT_SPAD at c_spad_addr +
+  (i·max_j + j)·DIM, so a tile spans all of H's columns or one DIM row, and H lies row block after
+  row block, hb blocks each; inc_acc_addr moves the execute/store FSMs on to the other accumulator
+  half, and C's DRAM address (unused by a spad_only store) is not 0 so that LdD's half moves with
+  them (LoopMatmul rotates ld_d_addr_start on it);
+- layer 2: A address 0 (no load) and funct 24's A start at the tile's H rows, so its execute FSM
+  reads A(i, k) at a_addr_start + (i·max_k + k)·DIM: exactly H's blocks; W2's column group beside;
+  Y's tile to DRAM through config_st's scale and activation.
 H is rounded as the unfused layer 1's int8 mvout rounds it (the same store path), so Y is bit-exact
-with the two layers run one after the other. W1 and W2 stay where they are: only the first loop of
-each layer moves them in (B address 0 after). config_st changes between the layers (their scales)
-and a command other than a loop's waits until the loop unit is empty: the groups' layer-1 loops
-run overlapped, then their layer-2 loops.
+with the two layers run one after the other. W1 and W2 stay where they are: only the first row
+block's loops move them in (B address 0 after). config_st changes between the layers (their
+scales) and a command other than a loop's waits until the loop unit has issued every loop's
+commands (LoopMatmul passes it on only when no loop is configured): the groups' layer-1 loops run
+overlapped, then their layer-2 loops.
 
 The program is a command stream (name, fields), as baco.sim.clib's library streams: it runs on
 the functional model (`run_gemm_chain_loop_ws`), the ISS (its RoCC words in a C program,

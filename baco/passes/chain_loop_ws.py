@@ -1,4 +1,4 @@
-"""chain-loop-ws: the fused GEMM chain's program as two LOOP_WSs on Gemmini master's ext-spad
+"""chain-loop-ws: the fused GEMM chain's program as LOOP_WSs on Gemmini master's ext-spad
 commands (GemminiConfig.mvout_spad), its hidden layer never leaving the scratchpad.
 
 Input and output: placed linalg/memref IR (gemmini-placement's output; loop-ws runs after it).
@@ -18,13 +18,20 @@ with K, H, N at most BLOCK_K, BLOCK_H, BLOCK_N: one row block a program, a group
 program then runs, as baco.kernels.fused_loops' command stream does for one row block:
 
     config_ex, config_ld (X's and b1's row strides), config_st (f1), config_ld (W1's)
-    funct 24 (X's home, W1's end); LOOP_WS(X, W1, D = b1, spad_only, inc_acc_addr,
-                                           H to the scratchpad at c_spad_addr)
+    per tile of H (chain_loop_tiles): funct 24 (the tile's X rows in X's home, its W1 columns' end);
+        LOOP_WS(X rows (the first column group's; A address 0 after), W1 columns, D = b1 columns,
+                spad_only, inc_acc_addr, H's blocks to the scratchpad at c_spad_addr)
     config_st (f2), config_ld (W2's)
-    funct 24 (H's start, W2's end); LOOP_WS(A address 0: H as it lies, W2, D = b2, C = Y rows)
+    per tile of Y: funct 24 (the tile's H rows, its W2 columns' end);
+        LOOP_WS(A address 0: H as it lies, W2 columns, D = b2 columns, C = Y's tile)
 
-W1 and W2 are moved in by program 0 only (B address 0 after: the launch's programs run in order on
-one Gemmini, and nothing else writes their rows). The loop form runs when, at run time, K fits one
+A layer's tiles are up to LOOP_TILE_BLOCKS DIM x DIM output blocks, column groups outer (scf.for
+loops over the run-time widths): the loop unit holds two loops, so one loop's bias (LdD, which
+its execute FSM waits for whole) and next column group's weights move in while the other
+computes. W1's and W2's column groups lie one after the other, each in the order its loop's LdB
+places it (its b_addr_end); H's row blocks lie one after the other, hb blocks each.
+W1 and W2 are moved in by program 0's first row of tiles only (B address 0 after: the launch's
+programs run in order on one Gemmini, and nothing else writes their rows). The loop form runs when, at run time, K fits one
 step (1 <= K <= BLOCK_K), the widths fit their blocks (1 <= H <= BLOCK_H, 1 <= N <= BLOCK_N), the
 program has rows, and W1's and W2's arguments hold whole DIM-row blocks (LoopMatmul moves every B
 block with DIM rows, reading past a ragged K or H); otherwise the program runs the original ops
@@ -322,7 +329,7 @@ def _loop_ws(bounds, pads, *, a, b, d_addr, c, strides, **flags):
 
 
 def rewrite(c: Chain, func, cfg: GemminiConfig):
-    """The function's ops under `scf.if (the loop form applies) {the two LOOP_WSs} else {them}`."""
+    """The function's ops under `scf.if (the loop form applies) {the LOOP_WSs} else {them}`."""
     body = func.regions[0].blocks[0]
     ret = list(body.operations)[-1].operation
     original = [op.operation for op in body.operations][:-1]
