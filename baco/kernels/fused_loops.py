@@ -129,6 +129,7 @@ def gemm_chain_loop_ws_stream(M: int, K: int, H: int, N: int, cfg: GemminiConfig
                 yield from _loop_ws(mi, mj, hb, (qi, qj, ph), a=0, b=w2 + j0 * d if r0 == 0 and i0 == 0 else 0,
                                     d=b2 + 4 * j0 * d, c=y + (r0 + i0 * d) * N + j0 * d, strides=(0, N, 0, N))
 
+
 def run_gemm_chain_loop_ws(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=False, config=None,
                            blocks=None, observers=()):
     """Y (int8, M x N) of the chain's program run on the functional model (baco.sim.functional),

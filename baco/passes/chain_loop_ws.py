@@ -27,15 +27,16 @@ program then runs, as baco.kernels.fused_loops' command stream does for one row 
 
 A layer's tiles are up to LOOP_TILE_BLOCKS DIM x DIM output blocks, column groups outer (scf.for
 loops over the run-time widths): the loop unit holds two loops, so one loop's bias (LdD, which
-its execute FSM waits for whole) and next column group's weights move in while the other
+its execute FSM waits for whole) and the next column group's weights move in while the other
 computes. W1's and W2's column groups lie one after the other, each in the order its loop's LdB
 places it (its b_addr_end); H's row blocks lie one after the other, hb blocks each.
+
 W1 and W2 are moved in by program 0's first row of tiles only (B address 0 after: the launch's
-programs run in order on one Gemmini, and nothing else writes their rows). The loop form runs when, at run time, K fits one
-step (1 <= K <= BLOCK_K), the widths fit their blocks (1 <= H <= BLOCK_H, 1 <= N <= BLOCK_N), the
-program has rows, and W1's and W2's arguments hold whole DIM-row blocks (LoopMatmul moves every B
-block with DIM rows, reading past a ragged K or H); otherwise the program runs the original ops
-(the explicit stream of linalg-to-instgem), under the scf.if's else.
+programs run in order on one Gemmini, and nothing else writes their rows). The loop form runs
+when, at run time, K fits one step (1 <= K <= BLOCK_K), the widths fit their blocks (1 <= H <=
+BLOCK_H, 1 <= N <= BLOCK_N), the program has rows, and W1's and W2's arguments hold whole DIM-row
+blocks (LoopMatmul moves every B block with DIM rows, reading past a ragged K or H); otherwise the
+program runs the original ops (the explicit stream of linalg-to-instgem), under the scf.if's else.
 
 Nothing else changes. Only with WS, the loop stages on (`loop_ws`) and config.mvout_spad."""
 from __future__ import annotations
@@ -303,6 +304,14 @@ def _all(*conds):
     return _fold("andi", conds)
 
 
+def _mul(*values):
+    return _fold("muli", values)
+
+
+def _add(*values):
+    return _fold("addi", values)
+
+
 def _within(v, lo, hi):
     return _all(ir.cmpi("sge", v, cst(lo)), ir.cmpi("sle", v, cst(hi)))
 
@@ -388,36 +397,32 @@ def _emit(c: Chain, cfg: GemminiConfig, pid, widths, r0, blocks):
     w2_start = w1_end + c.block_m * hb_max
     x, w1, b1, w2, b2, y = (_base(v, e) for v, e in ((c.x, 1), (c.w1, 1), (c.b1, 4), (c.w2, 1), (c.b2, 4), (c.y, 1)))
     first = ir.cmpi("eq", pid, cst(0))      # program 0 moves W1 and W2 in; the others compute on them
-    def mul(*v):
-        return _fold("muli", v)
-
-    def add(*v):
-        return _fold("addi", v)
     instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
     _config_ld(0, K, d)
     _config_ld(2, cst(0), d)        # one bias row for every row (stride 0)
     instgem.emit("config_st", stride=N, acc_scale=scale_bits(c.scale1), activation=ACTIVATION_RELU * c.relu1)
     _config_ld(1, H, d)
-    home = mul(ir.binop("remsi", pid, cst(2)), cst(a_rows))
+    home = _mul(ir.binop("remsi", pid, cst(2)), cst(a_rows))
 
     def layer1(i, j):
         (i0, mi, qi), (j0, mj, qj) = i, j
+        first_row = _add(r0, _mul(i0, cst(d)))            # the tile's, in X
         moves_w1 = _all(first, ir.cmpi("eq", i0, cst(0)))
-        instgem.emit("loop_ws_config_spad_ab", a_addr_start=add(home, mul(i0, kb, cst(d))),
-                     b_addr_end=add(cst(2 * a_rows), mul(add(j0, mj), kb, cst(d))))
-        _loop_ws((mi, mj, kb), (qi, qj, pk), a=select(ir.cmpi("eq", j0, cst(0)), add(x, mul(add(r0, mul(i0, cst(d))), K)),
-                                                       cst(0)),
-                 b=select(moves_w1, add(w1, mul(j0, cst(d))), cst(0)), d_addr=add(b1, mul(j0, cst(4 * d))), c=y,
+        instgem.emit("loop_ws_config_spad_ab", a_addr_start=_add(home, _mul(i0, kb, cst(d))),
+                     b_addr_end=_add(cst(2 * a_rows), _mul(_add(j0, mj), kb, cst(d))))
+        _loop_ws((mi, mj, kb), (qi, qj, pk), a=select(ir.cmpi("eq", j0, cst(0)), _add(x, _mul(first_row, K)), cst(0)),
+                 b=select(moves_w1, _add(w1, _mul(j0, cst(d))), cst(0)), d_addr=_add(b1, _mul(j0, cst(4 * d))), c=y,
                  strides=(K, H, cst(0), N), spad_only=1, inc_acc_addr=1,
-                 c_spad_addr=add(cst(w1_end), mul(add(mul(i0, hb), j0), cst(d))))
+                 c_spad_addr=_add(cst(w1_end), _mul(_add(_mul(i0, hb), j0), cst(d))))
 
     def layer2(i, j):
         (i0, mi, qi), (j0, mj, qj) = i, j
+        first_row = _add(r0, _mul(i0, cst(d)))            # the tile's, in Y
         moves_w2 = _all(first, ir.cmpi("eq", i0, cst(0)))
-        instgem.emit("loop_ws_config_spad_ab", a_addr_start=add(cst(w1_end), mul(i0, hb, cst(d))),
-                     b_addr_end=add(cst(w2_start), mul(add(j0, mj), hb, cst(d))))
-        _loop_ws((mi, mj, hb), (qi, qj, ph), a=cst(0), b=select(moves_w2, add(w2, mul(j0, cst(d))), cst(0)),
-                 d_addr=add(b2, mul(j0, cst(4 * d))), c=add(y, add(mul(add(r0, mul(i0, cst(d))), N), mul(j0, cst(d)))),
+        instgem.emit("loop_ws_config_spad_ab", a_addr_start=_add(cst(w1_end), _mul(i0, hb, cst(d))),
+                     b_addr_end=_add(cst(w2_start), _mul(_add(j0, mj), hb, cst(d))))
+        _loop_ws((mi, mj, hb), (qi, qj, ph), a=cst(0), b=select(moves_w2, _add(w2, _mul(j0, cst(d))), cst(0)),
+                 d_addr=_add(b2, _mul(j0, cst(4 * d))), c=_add(y, _mul(first_row, N), _mul(j0, cst(d))),
                  strides=(cst(0), N, cst(0), N))
 
     _tiles(ib, pi, hb, ph, layer1)
