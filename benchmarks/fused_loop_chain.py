@@ -3,8 +3,9 @@ against the two layers run unfused, on the cycle model.
 
     python benchmarks/fused_loop_chain.py [--smoke]
 
-Per chain Y = f2(f1(X·W1 + b1)·W2 + b2) (M x K -> H -> N): the fused program (per row block a
-spad_only LOOP_WS leaving H in the scratchpad, then a LOOP_WS reading it there) run on the
+Per chain Y = f2(f1(X·W1 + b1)·W2 + b2) (M x K -> H -> N): the fused program (per row block
+spad_only LOOP_WSs over tiles of H leaving it in the scratchpad, then LOOP_WSs over tiles of Y
+reading it there; up to 4 DIM x DIM blocks a loop) run on the
 functional model and checked bit-exact against a numpy reference of Gemmini's arithmetic; its
 stream and the unfused one (the C library's tiled_matmul, one LOOP_WS a tile, per layer: H stored to
 DRAM as int8 and moved back in; baco.sim.clib.matmul_stream) timed end to end by the cycle model,
@@ -21,14 +22,29 @@ program is bit-exact.
 Compiled (--compiled, or --compiled-only: these rows alone): the same chains as RISC-V programs on the ISS
 with the cycle model attached (`kernel_cycles`: rdcycle around each launch's grid loop and fence, the
 core issuing the commands), random data, each output checked against the numpy reference: the fused
-chain as the compiler emits it on the ext-spad Gemmini (gemm_chain_launch: chain-loop-ws's two
-LOOP_WSs per row block), the explicit fused chain (the same launch compiled for the Gemmini without
-the ext-spad commands: linalg-to-instgem's stream, H read from the accumulator), and the unfused pair
-(two matmul_launch at their default schedules: LOOP_WS; H to DRAM and back). Printed: the three
-cycle counts and the loop form's ratios to the other two. Measured: the loop form is 0.47-0.65 of
-the explicit chain's cycles on every chain; against the unfused pair 0.637 on MobileNetV2's
-project -> expand (39290 vs 61727) but 1.10-1.17 on the MLP layers (not yet analysed: config_st
-between the layers is a raw command, so a program's second LOOP_WS never overlaps its first).
+chain as the compiler emits it on the ext-spad Gemmini (gemm_chain_launch: chain-loop-ws's
+LOOP_WSs over each layer's tiles), the explicit fused chain (the same launch compiled for the Gemmini
+without the ext-spad commands: linalg-to-instgem's stream, H read from the accumulator), and the
+unfused pair (two matmul_launch at their default schedules: LOOP_WS; H to DRAM and back). Printed:
+the three cycle counts and the loop form's ratios to the other two. Measured: the loop form is
+0.42-0.60 of the explicit chain's cycles on every chain; against the unfused pair 0.576 on
+MobileNetV2's project -> expand (35565 vs 61727), 0.994 and 0.996 on the MLP layers on the 512 KB
+Gemmini (71671 vs 72079, 41429 vs 41615) and 1.014 on the default one (42202 vs 41615).
+Both MLP forms are execute-bound (the array's work is the same, ~69.7k cycles for 256-512-256), so
+what differs is how long the execute unit idles. With one LOOP_WS a layer a row block (before) it
+idled while the layer's bias rows moved in: LoopMatmul's execute FSM waits for all of its loop's
+LdD (LoopMatmulExecute's ldd_ahead) and LdD goes before LdA/LdB, so the 64 x 512 layer's 128 bias
+blocks (~8.6k cycles) and then layer 2's 64 (~5.4k) were not overlapped with any compute: 84447
+vs 72079. Tiles of up to 4 blocks, two loops held, load one tile's bias while the other computes
+(2 and 3 blocks a tile were slower: 99909 and 76034 on 256-512-256; 6 and 8: 72924, 72753). What
+is left: each layer transition (config_st, which LoopMatmul passes on only once no loop is
+configured, then the first tiles' bias and weights before any compute) costs ~400-700 cycles, as
+the unfused pair's second launch does; the default Gemmini runs the chain as two 32-row programs
+(the explicit fallback's 64 x 256 int32 hidden block does not fit its 64 KB accumulator), so four
+transitions instead of two (the stream with both row blocks in one group: 41050 vs 41533 apart).
+The stream rows' "CPU" column charges the C library's tile-loop work to every LOOP_WS (fitted to
+tiled_matmul's), which the fused program's many small loops (MobileNetV2's: 12 a row block of 80
+rows) do not run; its Gemmini-alone column is the comparison there.
 """
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ from baco.gemmini.fused import gemm_chain_loop_ws_blocks
 from baco.kernels.fused import gemm_chain_kernel, gemm_chain_launch
 from baco.model.zoo import mlp, seeded_inputs
 from baco.options import CompileOptions
+from baco.passes.chain_loop_ws import chain_loop_tiles
 from baco.passes.pipeline import run_pipeline
 from tests.test_fused_programs import chain_operands, chain_reference
 
@@ -25,9 +26,19 @@ CONFIGS = {8: replace(GemminiConfig.from_capacity(8, 64, 64), mvout_spad=True),
            16: replace(GemminiConfig(), mvout_spad=True)}
 SHAPES = [(1, 1, 1, 1), (17, 33, 65, 1), (65, 17, 33, 65), (33, 65, 17, 33), (65, 65, 65, 17), (1, 17, 1, 65),
           (17, 1, 17, 17), (33, 33, 33, 33)]
-# RoCC commands of one program of the loop form: config_ex, 3 config_ld, 2 x (config_st, funct 24,
-# LOOP_WS's six), a config_ld between (config elimination drops some after the first program)
-LOOP_FORM_COMMANDS = 1 + 3 + 2 * (1 + 1 + 6) + 1
+
+
+def loop_form_loops(M, H, N, block_m, dim) -> int:
+    """LOOP_WSs of the loop form's programs (chain_loop_tiles' loops of each layer)."""
+    return sum(len(list(chain_loop_tiles(-(-min(block_m, M - r0) // dim), 0, -(-cols // dim), 0)))
+               for r0 in range(0, M, block_m) for cols in (H, N))
+
+
+def loop_form_commands(M, H, N, block_m, dim) -> int:
+    """RoCC commands of the loop form's programs: each config_ex, 3 config_ld, 2 config_st and a
+    config_ld between the layers (config elimination drops some after the first program), and
+    funct 24 with LOOP_WS's six per loop."""
+    return -(-M // block_m) * (1 + 3 + 2 + 1) + 7 * loop_form_loops(M, H, N, block_m, dim)
 
 
 def launch_of(M, K, H, N, cfg, relu1, relu2, seed=0):
@@ -55,7 +66,7 @@ def test_loop_form_bit_exact_and_race_free(dim, M, K, H, N):
     assert "instgem.loop_ws_config_spad_ab" in loop_form_ir(launch)
     info = launch.run("sim")
     np.testing.assert_array_equal(launch.y, ref)
-    assert info["commands"] <= LOOP_FORM_COMMANDS * launch.grid[0]
+    assert info["commands"] <= loop_form_commands(M, H, N, blocks.block_m, dim)
     report = launch.cycles()              # the cycle model raises DataRace on a reordering hazard
     assert report["dram_bytes_out"] == M * N        # only Y leaves the chip: H stays in the scratchpad
 
@@ -65,8 +76,8 @@ def test_loop_form_on_the_iss(dim, M, K, H, N):
     launch, ref = launch_of(M, K, H, N, CONFIGS[dim], True, False, seed=1)
     stats = launch.run("iss")["result"].stats
     np.testing.assert_array_equal(launch.y, ref)
-    programs = launch.grid[0]
-    assert stats["loop_ws"] == 2 * programs and stats["loop_ws_config_spad_ab"] == 2 * programs
+    loops = loop_form_loops(M, H, N, launch.options["BLOCK_M"], CONFIGS[dim].dim)
+    assert stats["loop_ws"] == loops and stats["loop_ws_config_spad_ab"] == loops
     # H's DIM x DIM blocks leave the accumulator for the scratchpad (MVOUT_SPAD), Y's for DRAM
     d = CONFIGS[dim].dim
     assert stats["mvout_spad"] == -(-M // d) * -(-H // d) and stats["mvout"] > 0
@@ -93,7 +104,7 @@ def test_a_k_wider_than_the_block_runs_the_explicit_stream():
     assert "instgem.loop_ws_config_spad_ab" in loop_form_ir(launch)
     info = launch.run("sim")
     np.testing.assert_array_equal(launch.y, ref)
-    assert info["commands"] > LOOP_FORM_COMMANDS * launch.grid[0]        # the explicit stream
+    assert info["commands"] > loop_form_commands(33, 17, 33, launch.options["BLOCK_M"], 16)  # the explicit stream
 
 
 def test_mlp_with_a_fused_pair_runs_the_loop_form_on_sim_and_iss(tmp_path):

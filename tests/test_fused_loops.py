@@ -61,10 +61,12 @@ def test_row_blocks_in_groups_reuse_the_resident_weights(group):
     np.testing.assert_array_equal(y, ref)
     stream = list(gemm_chain_loop_ws_stream(65, 17, 33, 17, cfg, scale1=1.0, relu1=False, scale2=1.0, relu2=False,
                                             addrs=(1, 2, 3, 4, 5, 6), blocks=blocks))
-    assert [n for n, _ in stream].count("loop_ws") == 2 * 5
+    # per row block of 16 rows (2 DIM blocks; the last one): layer 1's 5 column blocks in loops of
+    # 4 and 1 column over each DIM row, layer 2's 3 in one loop over each DIM row
+    assert [n for n, _ in stream].count("loop_ws") == 4 * (4 + 2) + 2 + 1
     assert [n for n, _ in stream].count("config_st") == 2 * -(-5 // group)      # the layers' scales, per group
     moved = [f["b_addr"] for n, f in stream if n == "loop_ws_config_addrs_ab" and f["b_addr"]]
-    assert moved == [2, 4]          # W1 and W2 moved in once each
+    assert moved == [2, 2 + 4 * cfg.dim, 4]     # W1 and W2 moved in once each, by column group
 
 
 def test_capacity_rule_and_errors():

@@ -15,7 +15,7 @@ rounded half to even and saturated to int8: exactly the arithmetic of an mvout).
   residual, loaded with its mvin scale into a third block; g on the way out.
 Both are explicit command streams (their K loops double-buffered where the second homes fit), not
 LOOP_WS, but for the chain on a Gemmini with master's ext-spad commands (GemminiConfig.mvout_spad),
-whose programs the compiler runs as two LOOP_WSs each, H kept in the scratchpad
+whose programs the compiler runs as LOOP_WSs over each layer's tiles, H kept in the scratchpad
 (baco.passes.chain_loop_ws; gemm_chain_launch picks its blocks). Without them: LoopMatmul
 computes into one of two accumulator halves that rotates after each loop storing C
 (LoopMatmul.scala's ex_c_addr_start), a state of the program's history no command reads, so an
@@ -89,7 +89,7 @@ def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=F
     up to padded_rows(K or H, DIM) rows (zero rows past K / H; baco.model's weights). On a Gemmini
     with the ext-spad commands (config.mvout_spad) where the chain on the loop unit fits
     (gemm_chain_loop_ws_blocks), the blocks are its row block and X's whole K, and the compiler
-    (baco.passes.chain_loop_ws) runs each program as two LOOP_WSs, H kept in the scratchpad; the
+    (baco.passes.chain_loop_ws) runs each program as LOOP_WSs, H kept in the scratchpad; the
     producer's blocks are then not used. `y`: the int8 (M, N) output array (C-contiguous), else a
     new one."""
     config = as_config(config)
@@ -109,7 +109,7 @@ def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=F
             raise TypeError(f"{name} must be a bool, got {type(v).__name__} {v!r}")
     up = lambda v: padded_rows(v, config.dim)  # noqa: E731
     # with Gemmini master's ext-spad commands, the row blocks of the chain on the loop unit and X's
-    # whole K a block: the compiler's chain-loop-ws then runs each program as two LOOP_WSs, whose
+    # whole K a block: the compiler's chain-loop-ws then runs each program as LOOP_WSs, whose
     # FSM moves W1's and W2's blocks with DIM rows each (so they are padded to whole blocks here)
     loop_blocks = gemm_chain_loop_ws_blocks(M, K, H, N, config) if config.mvout_spad else None
     if loop_blocks is not None:

@@ -3,20 +3,28 @@ Y = f2(f1(X·W1 + b1)·W2 + b2), f(v) = int8(relu?(v · scale)) (baco.kernels.fu
 LOOP_WSs over row blocks of X, its intermediate H never in DRAM. Row blocks go a group at a time
 (baco.gemmini.fused.gemm_chain_loop_ws_blocks: the group's H fits the scratchpad):
 
-- layer 1, one LOOP_WS a row block: funct 24 (loop_ws_config_spad_ab) places its A (X's block,
-  the two X homes in turn, so one loop's loads run while the previous loop computes) and W1;
-  spad_only: its store FSM (LoopMatmulStCSpad) writes H = f1(...) block (i, j) with MVOUT_SPAD at
-  c_spad_addr + (i·max_j + j)·DIM, the row block's place in the group's H; inc_acc_addr moves the
-  execute/store FSMs on to the other accumulator half, and C's DRAM address (unused by a spad_only
-  store) is not 0 so that LdD's half moves with them (LoopMatmul rotates ld_d_addr_start on it);
-- layer 2, one LOOP_WS a row block: A address 0 (no load) and funct 24's A start at the row
-  block's H, so its execute FSM reads A(i, k) at a_addr_start + (i·max_k + k)·DIM: exactly H's
-  blocks; W2 beside; Y to DRAM through config_st's scale and activation.
+- each layer is a row block's LOOP_WSs over tiles of its output (baco.passes.chain_loop_ws's
+  chain_loop_tiles: up to LOOP_TILE_BLOCKS DIM x DIM blocks a loop, column groups outer): the loop
+  unit holds two loops, and LoopMatmul's execute FSM waits until its loop's LdD has moved in all
+  of its bias rows, so one big loop a layer would compute nothing while they load; small loops
+  load one tile's bias while the other computes;
+- layer 1: funct 24 (loop_ws_config_spad_ab) places the tile's A (its rows of X's block, in one of
+  two X homes, row blocks in turn; moved in by the first column group, A address 0 after) and its
+  W1 columns (W1's column groups one after the other); spad_only: its store FSM
+  (LoopMatmulStCSpad) writes H = f1(...) block (i, j) with MVOUT_SPAD at c_spad_addr +
+  (i·max_j + j)·DIM, so a tile spans all of H's columns or one DIM row, and H lies row block after
+  row block, hb blocks each; inc_acc_addr moves the execute/store FSMs on to the other accumulator
+  half, and C's DRAM address (unused by a spad_only store) is not 0 so that LdD's half moves with
+  them (LoopMatmul rotates ld_d_addr_start on it);
+- layer 2: A address 0 (no load) and funct 24's A start at the tile's H rows, so its execute FSM
+  reads A(i, k) at a_addr_start + (i·max_k + k)·DIM: exactly H's blocks; W2's column group beside;
+  Y's tile to DRAM through config_st's scale and activation.
 H is rounded as the unfused layer 1's int8 mvout rounds it (the same store path), so Y is bit-exact
-with the two layers run one after the other. W1 and W2 stay where they are: only the first loop of
-each layer moves them in (B address 0 after). config_st changes between the layers (their scales)
-and a command other than a loop's waits until the loop unit is empty: the groups' layer-1 loops
-run overlapped, then their layer-2 loops.
+with the two layers run one after the other. W1 and W2 stay where they are: only the first row
+block's loops move them in (B address 0 after). config_st changes between the layers (their
+scales) and a command other than a loop's waits until the loop unit has issued every loop's
+commands (LoopMatmul passes it on only when no loop is configured): the groups' layer-1 loops run
+overlapped, then their layer-2 loops.
 
 The program is a command stream (name, fields), as baco.sim.clib's library streams: it runs on
 the functional model (`run_gemm_chain_loop_ws`), the ISS (its RoCC words in a C program,
@@ -33,6 +41,7 @@ from baco.gemmini.fused import (ChainLoops, gemm_chain_loop_ws_blocks, gemm_chai
                                 gemm_chain_loop_ws_footprint)
 from baco.gemmini.isa import ACTIVATION_RELU, COMMANDS, command_fields, encode
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
+from baco.passes.chain_loop_ws import chain_loop_tiles
 from baco.sim.functional import ArrayMemory, GemminiModel
 
 IDENTITY_SCALE = f32_bits(1.0)
@@ -95,27 +104,30 @@ def gemm_chain_loop_ws_stream(M: int, K: int, H: int, N: int, cfg: GemminiConfig
     (kb, pk), (hb, ph), (nb, pn) = _blocks(K, d), _blocks(H, d), _blocks(N, d)
     a_rows, h_rows = bm * kb, bm * hb                     # an X home's, a row block's H
     w1_end = 2 * a_rows + kb * hb * d
-    w2_end = w1_end + group * h_rows + hb * nb * d
     yield "config_ex", command_fields("config_ex", dataflow=1, acc_scale=IDENTITY_SCALE, a_stride=1, c_stride=1)
     yield _config_ld(0, K, d)
     yield _config_ld(2, 0, d)       # one bias row for every row (stride 0)
     starts = range(0, M, bm)
     for g0 in range(0, len(starts), group):
-        rows = [(n, r0, *_blocks(min(bm, M - r0), d)) for n, r0 in enumerate(starts[g0:g0 + group])]
+        rows = [(n, r0, _blocks(min(bm, M - r0), d)) for n, r0 in enumerate(starts[g0:g0 + group])]
         yield _config_st(N, scale1, relu1)
         if g0 == 0:
             yield _config_ld(1, H, d)
-        for n, r0, ib, pi in rows:
-            yield _spad_ab(n % 2 * a_rows, w1_end)
-            yield from _loop_ws(ib, hb, kb, (pi, ph, pk), a=x + r0 * K, b=w1 if r0 == 0 else 0, d=b1, c=y,
-                                strides=(K, H, 0, N), spad_only=1, inc_acc_addr=1, c_spad_addr=w1_end + n * h_rows)
+        for n, r0, (ib, pi) in rows:
+            for (i0, mi, qi), (j0, mj, qj) in chain_loop_tiles(ib, pi, hb, ph):
+                yield _spad_ab(n % 2 * a_rows + i0 * kb * d, 2 * a_rows + (j0 + mj) * kb * d)
+                yield from _loop_ws(mi, mj, kb, (qi, qj, pk), a=x + (r0 + i0 * d) * K if j0 == 0 else 0,
+                                    b=w1 + j0 * d if r0 == 0 and i0 == 0 else 0, d=b1 + 4 * j0 * d, c=y,
+                                    strides=(K, H, 0, N), spad_only=1, inc_acc_addr=1,
+                                    c_spad_addr=w1_end + n * h_rows + (i0 * hb + j0) * d)
         yield _config_st(N, scale2, relu2)
         if g0 == 0:
             yield _config_ld(1, N, d)
-        for n, r0, ib, pi in rows:
-            yield _spad_ab(w1_end + n * h_rows, w2_end)
-            yield from _loop_ws(ib, nb, hb, (pi, pn, ph), a=0, b=w2 if r0 == 0 else 0, d=b2, c=y + r0 * N,
-                                strides=(0, N, 0, N))
+        for n, r0, (ib, pi) in rows:
+            for (i0, mi, qi), (j0, mj, qj) in chain_loop_tiles(ib, pi, nb, pn):
+                yield _spad_ab(w1_end + n * h_rows + i0 * hb * d, w1_end + group * h_rows + (j0 + mj) * hb * d)
+                yield from _loop_ws(mi, mj, hb, (qi, qj, ph), a=0, b=w2 + j0 * d if r0 == 0 and i0 == 0 else 0,
+                                    d=b2 + 4 * j0 * d, c=y + (r0 + i0 * d) * N + j0 * d, strides=(0, N, 0, N))
 
 
 def run_gemm_chain_loop_ws(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=False, config=None,

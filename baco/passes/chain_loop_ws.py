@@ -1,4 +1,4 @@
-"""chain-loop-ws: the fused GEMM chain's program as two LOOP_WSs on Gemmini master's ext-spad
+"""chain-loop-ws: the fused GEMM chain's program as LOOP_WSs on Gemmini master's ext-spad
 commands (GemminiConfig.mvout_spad), its hidden layer never leaving the scratchpad.
 
 Input and output: placed linalg/memref IR (gemmini-placement's output; loop-ws runs after it).
@@ -18,17 +18,25 @@ with K, H, N at most BLOCK_K, BLOCK_H, BLOCK_N: one row block a program, a group
 program then runs, as baco.kernels.fused_loops' command stream does for one row block:
 
     config_ex, config_ld (X's and b1's row strides), config_st (f1), config_ld (W1's)
-    funct 24 (X's home, W1's end); LOOP_WS(X, W1, D = b1, spad_only, inc_acc_addr,
-                                           H to the scratchpad at c_spad_addr)
+    per tile of H (chain_loop_tiles): funct 24 (the tile's X rows in X's home, its W1 columns' end);
+        LOOP_WS(X rows (the first column group's; A address 0 after), W1 columns, D = b1 columns,
+                spad_only, inc_acc_addr, H's blocks to the scratchpad at c_spad_addr)
     config_st (f2), config_ld (W2's)
-    funct 24 (H's start, W2's end); LOOP_WS(A address 0: H as it lies, W2, D = b2, C = Y rows)
+    per tile of Y: funct 24 (the tile's H rows, its W2 columns' end);
+        LOOP_WS(A address 0: H as it lies, W2 columns, D = b2 columns, C = Y's tile)
 
-W1 and W2 are moved in by program 0 only (B address 0 after: the launch's programs run in order on
-one Gemmini, and nothing else writes their rows). The loop form runs when, at run time, K fits one
-step (1 <= K <= BLOCK_K), the widths fit their blocks (1 <= H <= BLOCK_H, 1 <= N <= BLOCK_N), the
-program has rows, and W1's and W2's arguments hold whole DIM-row blocks (LoopMatmul moves every B
-block with DIM rows, reading past a ragged K or H); otherwise the program runs the original ops
-(the explicit stream of linalg-to-instgem), under the scf.if's else.
+A layer's tiles are up to LOOP_TILE_BLOCKS DIM x DIM output blocks, column groups outer (scf.for
+loops over the run-time widths): the loop unit holds two loops, so one loop's bias (LdD, which
+its execute FSM waits for whole) and the next column group's weights move in while the other
+computes. W1's and W2's column groups lie one after the other, each in the order its loop's LdB
+places it (its b_addr_end); H's row blocks lie one after the other, hb blocks each.
+
+W1 and W2 are moved in by program 0's first row of tiles only (B address 0 after: the launch's
+programs run in order on one Gemmini, and nothing else writes their rows). The loop form runs
+when, at run time, K fits one step (1 <= K <= BLOCK_K), the widths fit their blocks (1 <= H <=
+BLOCK_H, 1 <= N <= BLOCK_N), the program has rows, and W1's and W2's arguments hold whole DIM-row
+blocks (LoopMatmul moves every B block with DIM rows, reading past a ragged K or H); otherwise the
+program runs the original ops (the explicit stream of linalg-to-instgem), under the scf.if's else.
 
 Nothing else changes. Only with WS, the loop stages on (`loop_ws`) and config.mvout_spad."""
 from __future__ import annotations
@@ -47,6 +55,35 @@ from baco.passes.irutil import alloc_of
 from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, scale_bits, select
 from baco.passes.loop_facts import const_value
 
+
+
+# DIM x DIM blocks of a layer's output one LOOP_WS computes (its D blocks): LoopMatmul's execute
+# FSM waits until its loop's LdD has moved all of them in (LoopMatmul.scala, LoopMatmulExecute's
+# ldd_ahead), and LdD goes before LdA/LdB (the arbiter's priority), so a layer as one loop starts
+# computing only after all its bias rows are in; loops of a few blocks, two held at once, load one
+# loop's D while the other computes
+LOOP_TILE_BLOCKS = 4
+
+
+def chain_loop_tile_shape(col_blocks):
+    """(row blocks, column blocks) of a layer's loops over an output of col_blocks DIM columns:
+    up to LOOP_TILE_BLOCKS columns, and more rows a loop only when one loop spans every column
+    (a spad_only store lays its blocks out by the loop's own columns, so H stays one row block
+    after the other, as the second layer reads it)."""
+    cols = min(col_blocks, LOOP_TILE_BLOCKS)
+    return max(1, LOOP_TILE_BLOCKS // cols), cols
+
+
+def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
+    """The loops of a layer over row_blocks x col_blocks DIM blocks (the last row and column
+    padded by row_pad, col_pad): ((i0, rows, pad_i), (j0, cols, pad_j)) each, column groups outer
+    (a group's B moves in with its first loop, the next group's while the rows of this one compute)."""
+    rows, cols = chain_loop_tile_shape(col_blocks)
+    for j0 in range(0, col_blocks, cols):
+        mj = min(cols, col_blocks - j0)
+        for i0 in range(0, row_blocks, rows):
+            mi = min(rows, row_blocks - i0)
+            yield (i0, mi, row_pad if i0 + mi == row_blocks else 0), (j0, mj, col_pad if j0 + mj == col_blocks else 0)
 
 
 class Chain:
@@ -255,11 +292,24 @@ def _base(arg, esize):
     return dram_addr_and_stride(arg, esize)[0]
 
 
-def _all(*conds):
-    out = conds[0]
-    for c in conds[1:]:
-        out = ir.binop("andi", out, c)
+def _fold(name, values):
+    """values[0] name values[1] name ... (an arith binop over i64 or i1 Values)."""
+    out = values[0]
+    for v in values[1:]:
+        out = ir.binop(name, out, v)
     return out
+
+
+def _all(*conds):
+    return _fold("andi", conds)
+
+
+def _mul(*values):
+    return _fold("muli", values)
+
+
+def _add(*values):
+    return _fold("addi", values)
 
 
 def _within(v, lo, hi):
@@ -288,7 +338,7 @@ def _loop_ws(bounds, pads, *, a, b, d_addr, c, strides, **flags):
 
 
 def rewrite(c: Chain, func, cfg: GemminiConfig):
-    """The function's ops under `scf.if (the loop form applies) {the two LOOP_WSs} else {them}`."""
+    """The function's ops under `scf.if (the loop form applies) {the LOOP_WSs} else {them}`."""
     body = func.regions[0].blocks[0]
     ret = list(body.operations)[-1].operation
     original = [op.operation for op in body.operations][:-1]
@@ -313,17 +363,38 @@ def rewrite(c: Chain, func, cfg: GemminiConfig):
         _emit(c, cfg, pid, (M, K, H, N), r0, ((kb, pk), (hb, ph), (nb, pn), (ib, pi)))
 
 
+def _for(lb, ub, step, body):
+    """scf.for over i64 bounds and step; body(iv) builds the body (iv an i64)."""
+    f = scf.ForOp(*(ir.index_cast(v, ir.index()) for v in (lb, ub, step)))
+    with InsertionPoint(f.body):
+        body(i64(f.induction_variable))
+        scf.YieldOp([])
+
+
+def _tiles(row_blocks, row_pad, col_blocks, col_pad, body):
+    """chain_loop_tiles as scf.for loops over i64 Values: body((i0, rows, pad_i), (j0, cols, pad_j))."""
+    cols = ir.binop("minsi", col_blocks, cst(LOOP_TILE_BLOCKS))
+    rows = ir.binop("maxsi", ir.binop("divsi", cst(LOOP_TILE_BLOCKS), cols), cst(1))
+
+    def part(v0, step, blocks, pad):
+        n = ir.binop("minsi", step, ir.binop("subi", blocks, v0))
+        return v0, n, select(ir.cmpi("eq", ir.binop("addi", v0, n), blocks), pad, cst(0))
+
+    _for(cst(0), col_blocks, cols, lambda j0: _for(cst(0), row_blocks, rows, lambda i0: body(
+        part(i0, rows, row_blocks, row_pad), part(j0, cols, col_blocks, col_pad))))
+
+
 def _emit(c: Chain, cfg: GemminiConfig, pid, widths, r0, blocks):
     """One row block's program (module doc); the scratchpad laid out for the largest K, H, N the
     blocks allow: two X homes (the program's parity picks one), W1 up to w1_end, the row block's H
-    from there, W2 up to w2_end."""
+    from there, W2 after it."""
     d = cfg.dim
     M, K, H, N = widths
     (kb, pk), (hb, ph), (nb, pn), (ib, pi) = blocks
-    kb_max, hb_max, nb_max = (-(-v // d) for v in (c.block_k, c.block_h, c.block_n))
+    kb_max, hb_max = (-(-v // d) for v in (c.block_k, c.block_h))
     a_rows = c.block_m * kb_max
     w1_end = 2 * a_rows + kb_max * hb_max * d
-    w2_end = w1_end + c.block_m * hb_max + hb_max * nb_max * d
+    w2_start = w1_end + c.block_m * hb_max
     x, w1, b1, w2, b2, y = (_base(v, e) for v, e in ((c.x, 1), (c.w1, 1), (c.b1, 4), (c.w2, 1), (c.b2, 4), (c.y, 1)))
     first = ir.cmpi("eq", pid, cst(0))      # program 0 moves W1 and W2 in; the others compute on them
     instgem.emit("config_ex", dataflow=1, acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
@@ -331,15 +402,33 @@ def _emit(c: Chain, cfg: GemminiConfig, pid, widths, r0, blocks):
     _config_ld(2, cst(0), d)        # one bias row for every row (stride 0)
     instgem.emit("config_st", stride=N, acc_scale=scale_bits(c.scale1), activation=ACTIVATION_RELU * c.relu1)
     _config_ld(1, H, d)
-    home = ir.binop("muli", ir.binop("remsi", pid, cst(2)), cst(a_rows))
-    instgem.emit("loop_ws_config_spad_ab", a_addr_start=home, b_addr_end=w1_end)
-    _loop_ws((ib, hb, kb), (pi, ph, pk), a=ir.binop("addi", x, ir.binop("muli", r0, K)), b=select(first, w1, cst(0)),
-             d_addr=b1, c=y, strides=(K, H, cst(0), N), spad_only=1, inc_acc_addr=1, c_spad_addr=w1_end)
+    home = _mul(ir.binop("remsi", pid, cst(2)), cst(a_rows))
+
+    def layer1(i, j):
+        (i0, mi, qi), (j0, mj, qj) = i, j
+        first_row = _add(r0, _mul(i0, cst(d)))            # the tile's, in X
+        moves_w1 = _all(first, ir.cmpi("eq", i0, cst(0)))
+        instgem.emit("loop_ws_config_spad_ab", a_addr_start=_add(home, _mul(i0, kb, cst(d))),
+                     b_addr_end=_add(cst(2 * a_rows), _mul(_add(j0, mj), kb, cst(d))))
+        _loop_ws((mi, mj, kb), (qi, qj, pk), a=select(ir.cmpi("eq", j0, cst(0)), _add(x, _mul(first_row, K)), cst(0)),
+                 b=select(moves_w1, _add(w1, _mul(j0, cst(d))), cst(0)), d_addr=_add(b1, _mul(j0, cst(4 * d))), c=y,
+                 strides=(K, H, cst(0), N), spad_only=1, inc_acc_addr=1,
+                 c_spad_addr=_add(cst(w1_end), _mul(_add(_mul(i0, hb), j0), cst(d))))
+
+    def layer2(i, j):
+        (i0, mi, qi), (j0, mj, qj) = i, j
+        first_row = _add(r0, _mul(i0, cst(d)))            # the tile's, in Y
+        moves_w2 = _all(first, ir.cmpi("eq", i0, cst(0)))
+        instgem.emit("loop_ws_config_spad_ab", a_addr_start=_add(cst(w1_end), _mul(i0, hb, cst(d))),
+                     b_addr_end=_add(cst(w2_start), _mul(_add(j0, mj), hb, cst(d))))
+        _loop_ws((mi, mj, hb), (qi, qj, ph), a=cst(0), b=select(moves_w2, _add(w2, _mul(j0, cst(d))), cst(0)),
+                 d_addr=_add(b2, _mul(j0, cst(4 * d))), c=_add(y, _mul(first_row, N), _mul(j0, cst(d))),
+                 strides=(cst(0), N, cst(0), N))
+
+    _tiles(ib, pi, hb, ph, layer1)
     instgem.emit("config_st", stride=N, acc_scale=scale_bits(c.scale2), activation=ACTIVATION_RELU * c.relu2)
     _config_ld(1, N, d)
-    instgem.emit("loop_ws_config_spad_ab", a_addr_start=w1_end, b_addr_end=w2_end)
-    _loop_ws((ib, nb, hb), (pi, pn, ph), a=cst(0), b=select(first, w2, cst(0)), d_addr=b2,
-             c=ir.binop("addi", y, ir.binop("muli", r0, N)), strides=(cst(0), N, cst(0), N))
+    _tiles(ib, pi, nb, pn, layer2)
 
 
 def run(module_op, options: CompileOptions):

@@ -164,9 +164,9 @@ def check_lines(out: str, kernel: str, checks: str) -> list[str]:
 
 
 # chain-loop-ws on a Gemmini with the ext-spad commands: gemm_chain_launch's program (ragged, and with
-# specialized unit widths) as two LOOP_WSs under the run-time check, the original ops in the else
+# specialized unit widths) as its layers' LOOP_WSs (scf.for over their tiles) under the run-time check, the original ops in the else
 CHAIN_CONFIG = "mvout_spad.json"
-CHAIN_CHECKS = r'call @baco_program_id|instgem\.|scf\.if|} else {'
+CHAIN_CHECKS = r'call @baco_program_id|instgem\.|scf\.if|scf\.for|} else {'
 
 
 def write_chain() -> None:
