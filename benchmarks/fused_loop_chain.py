@@ -29,6 +29,8 @@ cycle counts and the loop form's ratios to the other two. Measured: the loop for
 the explicit chain's cycles on every chain; against the unfused pair 0.637 on MobileNetV2's
 project -> expand (39290 vs 61727) but 1.10-1.17 on the MLP layers (not yet analysed: config_st
 between the layers is a raw command, so a program's second LOOP_WS never overlaps its first).
+predicted/loop: the tuner's model of the loop form (baco.gemmini.fused.gemm_chain_loop_ws_program_cycles)
+over the compiled program's cycles on the ISS.
 """
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from baco.gemmini.arith import acc_to_int8  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
-from baco.gemmini.fused import gemm_chain_loop_ws_blocks  # noqa: E402
+from baco.gemmini.fused import gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_program_cycles  # noqa: E402
 from baco.kernels.fused import gemm_chain_launch  # noqa: E402
 from baco.kernels.fused_loops import gemm_chain_loop_ws_stream, run_gemm_chain_loop_ws  # noqa: E402
 from baco.kernels.matmul import matmul_launch  # noqa: E402
@@ -120,16 +122,18 @@ def measure_compiled(name, M, K, H, N, cfg, seed=0) -> dict:
     out["unfused"] = iss_cycles(layer1) + iss_cycles(layer2)
     exact &= bool((layer2.y == ref).all())
     out["exact"] = exact
+    out["predicted"] = gemm_chain_loop_ws_program_cycles(M, K, H, N, cfg)["cycles"]
     return out
 
 
 def print_compiled(rows) -> None:
     print("compiled, on the ISS with the cycle model (kernel_cycles, the core issuing the commands)")
     print(f"{'chain':<24} {'shape':<18} {'gemmini':<18} {'exact':>5} {'loop form':>9} {'explicit':>9} {'unfused':>9} "
-          f"{'loop/explicit':>13} {'loop/unfused':>12}")
+          f"{'loop/explicit':>13} {'loop/unfused':>12} {'predicted/loop':>14}")
     for r in rows:
         print(f"{r['name']:<24} {r['shape']:<18} {r['gemmini']:<18} {str(r['exact']):>5} {r['loop']:>9} "
-              f"{r['explicit']:>9} {r['unfused']:>9} {r['loop'] / r['explicit']:>13.3f} {r['loop'] / r['unfused']:>12.3f}")
+              f"{r['explicit']:>9} {r['unfused']:>9} {r['loop'] / r['explicit']:>13.3f} {r['loop'] / r['unfused']:>12.3f} "
+              f"{r['predicted'] / r['loop']:>14.3f}")
 
 
 def main(argv=None) -> int:
