@@ -34,7 +34,9 @@ write-back and read vanish (eq. 15's traffic removal for a consumer that is not 
 Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
 holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
 chain's hidden layer and the consumer's output whole; a depthwise -> pointwise pair its smallest
-program, one pixel block and DIM output channels, since its kernel picks the blocks that fit);
+program, one pixel block and DIM output channels, since its kernel picks the blocks that fit; on a
+fixed Gemmini with master's ext-spad commands, Hardware.ext_spad, a chain whose program runs on the
+loop unit holds that program at the blocks the compiler picks for it, gemm_chain_loop_ws_blocks);
 during descent its over-use is a penalty weighted by sigma, and at rounding an edge becomes fused only where the exact check passes (on
 the fixed hardware, or within the largest buildable buffers when the hardware is inferred, which
 then grows to hold the fused pair). Rounding takes the edges sigma prefers (>= 0.5) first, then
@@ -55,15 +57,17 @@ from dataclasses import dataclass, replace
 import torch
 
 from baco.gemmini.arith import pool_field_problems
-from baco.gemmini.config import GemminiConfig, rows_to_kb
+from baco.gemmini.config import Footprint, GemminiConfig, rows_to_kb
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
 from baco.gemmini.fused import (dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles, gemm_chain_footprint,
-                                gemm_chain_program_cycles, gemm_resadd_footprint, gemm_resadd_program_cycles)
+                                gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint,
+                                gemm_chain_loop_ws_program_cycles, gemm_chain_program_cycles, gemm_resadd_footprint,
+                                gemm_resadd_program_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS
 from baco.problem.layer import Layer
 from baco.tuner import costmodel
-from baco.tuner.arch import MAX_BUFFER_KB
+from baco.tuner.arch import MAX_BUFFER_KB, Hardware
 from baco.tuner.mapping import tile_dims
 from baco.tuner.relax import capacity_penalty
 from baco.tuner.workloads import layers_from_torch, merge_identical, model_factory
@@ -353,11 +357,13 @@ class FusionTerms:
         return {"fills": out["dram_input"].reshape(L, B), "floor": floor.reshape(L, B),
                 "cycles": out["cycles"].reshape(L, B), "energy_uj": out["energy_uj"].reshape(L, B)}
 
-    def held_needs(self, temporal, spatial, dim) -> tuple[torch.Tensor, torch.Tensor]:
+    def held_needs(self, temporal, spatial, dim, hw: Hardware | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(scratchpad KB, accumulator KB) [H, B] one program of each held edge's fused kernel
         holds (baco.gemmini.fused): at the producer's L2 tile (the blocks the compiler runs it with:
         its schedule's block_m, block_n, block_k), a chain's hidden and output widths whole; dim:
-        the array's rows (a number or [B])."""
+        the array's rows (a number or [B]). On a fixed Gemmini `hw` with the ext-spad commands, a
+        chain that runs on the loop unit (loop_chain_blocks) holds its loop form's program, whose
+        blocks the compiler picks whatever the producer's tile."""
         B = temporal[0].shape[0]
         if not len(self.held):
             return torch.zeros(0, B, dtype=torch.float64), torch.zeros(0, B, dtype=torch.float64)
@@ -375,7 +381,13 @@ class FusionTerms:
                 f = dw_pw_footprint(d, d, d)
             elif e.chain:
                 consumer = self.graph.layers[self.graph.instances[e.consumer]]
-                f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
+                loop = loop_chain_blocks(dims, consumer, hw) if hw is not None else None
+                if loop is None:
+                    f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
+                else:       # the same for every point: the loop form's blocks are its own
+                    need = gemm_chain_loop_ws_footprint(loop.block_m, 1, dims.C, dims.K, consumer.K, hw.pe_dim)
+                    f = Footprint(*(torch.full((B,), float(v), dtype=torch.float64)
+                                    for v in (need.sp_rows, need.acc_rows)))
             else:
                 f = gemm_resadd_footprint(block_m, clamp(t[:, K_] * spatial[layer_index][:, 1], dims.K), block_k, dim)
             sp.append(rows_to_kb(f.sp_rows, dim, "int8"))
@@ -454,7 +466,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
     rows_of = problem.array_rows(pe)
     sp, acc = problem.buffer_needs(temporal, spatial, rows_of)
-    sp_chain, acc_chain = terms.held_needs(temporal, spatial, rows_of)
+    sp_chain, acc_chain = terms.held_needs(temporal, spatial, rows_of, problem.fixed_hw)
     fixed = problem.fixed_hw
     sp_cap, acc_cap = (fixed.sp_kb, fixed.acc_kb) if fixed else (MAX_BUFFER_KB, MAX_BUFFER_KB)
     fits = ((sp_chain <= sp_cap + 1e-9) & (acc_chain <= acc_cap + 1e-9)).t()          # [B, C]
@@ -514,10 +526,21 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     return hardware, net_cycles, net_energy, penalty, on.detach() > 0.5, relaxation
 
 
+def loop_chain_blocks(producer: Layer, consumer: Layer, hw: Hardware):
+    """The row blocks of a chain edge's program on the loop unit on hw (gemm_chain_loop_ws_blocks,
+    as the compiler's gemm_chain_launch picks them): None without the ext-spad commands or where
+    its DIM-row block does not fit (the explicit chain then)."""
+    if not hw.ext_spad:
+        return None
+    return gemm_chain_loop_ws_blocks(producer.N * producer.P * producer.Q, producer.C, producer.K, consumer.K,
+                                     hw.to_gemmini_config())
+
+
 def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     """End-to-end cycles (Gemmini's and the core's issuing) of a held edge's fused program
     (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the
-    blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks)
+    blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks;
+    a chain on the loop unit, on hw with the ext-spad commands where it fits, at its own blocks)
     on hardware hw."""
     layer = graph.layers[graph.instances[edge.producer]]
     cfg = hw.to_gemmini_config()
@@ -527,6 +550,8 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     M, block_m = layer.N * layer.P * layer.Q, t["N"] * t["P"] * t["Q"]
     if edge.chain:
         consumer = graph.layers[graph.instances[edge.consumer]]
+        if loop_chain_blocks(layer, consumer, hw) is not None:
+            return gemm_chain_loop_ws_program_cycles(M, layer.C, layer.K, consumer.K, cfg)["cycles"]
         return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)["cycles"]
     return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
 
@@ -590,7 +615,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
         network, temporal, spatial, cycles = _design_network(problem, result)
-        sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim))
+        sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim), hw)
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)
