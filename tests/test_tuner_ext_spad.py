@@ -118,3 +118,24 @@ def test_search_fuses_a_chain_on_the_loop_unit_and_the_design_runs_bit_exact():
     for target in ("sim", "iss"):
         r = compiled.check(x, target=target)
         assert r["bit_exact"] and r["first_mismatch"] is None, target
+
+
+def test_the_search_costs_a_fused_loop_chain_as_its_program():
+    """The descent's and rounding's fused network (FusionTerms.network with loop_programs) takes a
+    fused loop-form chain's program cycles in place of its layers' (what fuse_result reports), not
+    their DRAM traffic's saving; no such edge without the ext-spad commands or under the
+    Timeloop-matched model."""
+    rows, sizes = 20, (16, 16, 16)
+    g = fusion.graph_from_torch(mlp(sizes), seeded_inputs((rows, sizes[0]), 1)[0])
+    hw = Hardware(16, 64, 32, ext_spad=True)
+    terms = fusion.FusionTerms(g, "compiled")
+    programs = terms.loop_programs(hw)
+    assert programs == {0: gemm_chain_loop_ws_program_cycles(rows, *sizes, hw.to_gemmini_config())["cycles"]}
+    assert terms.loop_programs(Hardware(16, 64, 32)) == {} and terms.loop_programs(None) == {}
+    assert fusion.FusionTerms(g, "timeloop").loop_programs(hw) == {}
+    layer = torch.tensor([[700.0, 300.0]], dtype=torch.float64)      # one layer (two instances), B = 2
+    zeros, sp = torch.zeros_like(layer), torch.tensor([64.0, 64.0], dtype=torch.float64)
+    for on, expected in ((1.0, programs[0]), (0.0, 2 * layer[0])):
+        sigma = torch.full((2, 1), on, dtype=torch.float64)
+        cycles, _ = terms.network(layer, layer, zeros, zeros, sigma, sp, programs)
+        assert torch.allclose(cycles, torch.as_tensor(expected, dtype=torch.float64).expand(2))

@@ -44,7 +44,10 @@ on a fixed Gemmini every other edge that fits and whose layers are still free: a
 a fused edge there only removes DRAM traffic, so the fused EDP of a design is never above its
 EDP unfused and the fusion search space holds the unfused one (sigma chooses between rivals
 sharing a layer; on inferred hardware a held edge grows the buffers and is fused only where
-sigma prefers it). Every forward pass of the descent is thus a valid design whose fused EDP is
+sigma prefers it). A chain on the loop unit (the ext-spad Gemmini's) is the exception: under the
+compiled-program model its fused cycles are its program's in place of its two layers'
+(FusionTerms.loop_programs, the model fuse_result reports), which may be more than theirs, so it
+too is fused only where sigma prefers it. Every forward pass of the descent is thus a valid design whose fused EDP is
 exact under the model (straight-through: the rounded value, the gradient of sigma).
 """
 from __future__ import annotations
@@ -73,6 +76,7 @@ from baco.tuner.relax import capacity_penalty
 from baco.tuner.workloads import layers_from_torch, merge_identical, model_factory
 
 CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
+LOOP_CHAIN_KINDS = ("gemm-gemm", "pw-pw")     # the chains gemm_chain_launch runs (on the loop unit where it can)
 TAIL_KINDS = ("resadd", "pool")
 RESADD_PRODUCERS = ("linear", "pw")      # the GEMM kernel's layers: the fused program adds the residual
 SIGMA_INIT_LOGIT = 0.5      # sigma = 0.62 at the start: every edge fused where it fits, free to leave
@@ -343,6 +347,23 @@ class FusionTerms:
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
+        self._loop_programs = {}
+
+    def loop_programs(self, hw: Hardware | None) -> dict:
+        """{edge index: end-to-end cycles} of the chain edges whose fused program runs on the loop
+        unit of the fixed Gemmini hw (loop_chain_blocks), under the compiled-program model: one
+        constant per edge (the program's blocks are its own, not the producer's tile), which the
+        fused network's cycles take in place of its two layers' (network's `programs`). Empty for
+        the Timeloop-matched model, inferred hardware (None) or a Gemmini without the ext-spad
+        commands. Cached per hardware."""
+        if hw is None or not hw.ext_spad or self.cycle_model == "timeloop":
+            return {}
+        if hw not in self._loop_programs:
+            self._loop_programs[hw] = {
+                k: fused_program_cycles(self.graph, e, None, hw) for k, e in enumerate(self.graph.edges)
+                if e.kind in LOOP_CHAIN_KINDS and loop_chain_blocks(self.graph.layers[self.graph.instances[e.producer]],
+                                                                  self.graph.layers[self.graph.instances[e.consumer]], hw)}
+        return self._loop_programs[hw]
 
     def traffic(self, layer_stack, temporal, spatial, order, hw_t) -> dict:
         """Per layer [L, B], from the Timeloop-matched access counting (costmodel.cost_from_factors,
@@ -418,25 +439,28 @@ class FusionTerms:
                 taken[:, members] |= add.unsqueeze(1)
         return on.to(sigma.dtype) + (sigma - sigma.detach())
 
-    def network(self, cycles, energy, fills, floor, sigma, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
+    def network(self, cycles, energy, fills, floor, sigma, sp_kb, programs=None) -> tuple[torch.Tensor, torch.Tensor]:
         """The fused network's (cycles [B], energy µJ [B]) from one instance's per-layer (cycles,
         energy, fills, floor) [L, B] and sigma [B, E] (sp_kb [B]: the scratchpad the on-chip copy
-        writes)."""
+        writes). programs: loop_programs' {edge: cycles}; such an edge, fused, takes its program's
+        cycles in place of its two layers' (not their DRAM traffic's saving)."""
         inst_cycles = cycles[self.instances]
         inst_floor = floor[self.instances]
         B = cycles.shape[1]
         saved = torch.zeros(len(self.graph.instances), B, dtype=torch.float64)
         energy_pj = torch.zeros(B, dtype=torch.float64)
         extra_cycles = torch.zeros(B, dtype=torch.float64)
+        loops = torch.tensor(list(programs or ()), dtype=torch.int64)
         if len(self.graph.edges):
             s = sigma.t()                                                   # [E, B]
             w = self.words.unsqueeze(1)
-            saved = saved.index_add(0, self.producer_inst, s * w / self.rate)   # the write-back
+            s_saved = s.index_fill(0, loops, 0.0)       # the loop programs' edges save no cycles here
+            saved = saved.index_add(0, self.producer_inst, s_saved * w / self.rate)   # the write-back
             energy_pj = energy_pj - (s * w).sum(0) * DRAM_PJ
             if len(self.chains):
                 sc = s[self.chains]
                 f = fills[self.chain_consumer]
-                saved = saved.index_add(0, self.chain_consumer_inst, sc * f / self.rate)   # the re-fills
+                saved = saved.index_add(0, self.chain_consumer_inst, s_saved[self.chains] * f / self.rate)  # re-fills
                 energy_pj = energy_pj + (sc * (-f * DRAM_PJ + (w[self.chains] - f) * scratchpad_pj(sp_kb))).sum(0)
             if len(self.tails):
                 # the op: its residual read and output write either way, the intermediate's read unfused
@@ -445,6 +469,10 @@ class FusionTerms:
                 extra_cycles = (op_words / self.rate).sum(0)
                 energy_pj = energy_pj + (op_words * DRAM_PJ).sum(0)
         fused = torch.maximum(torch.minimum(inst_floor, inst_cycles), inst_cycles - saved)
+        if len(loops):
+            program = torch.tensor(list(programs.values()), dtype=torch.float64).unsqueeze(1)
+            layers = fused[self.producer_inst[loops]] + fused[[self.graph.edges[k].consumer for k in programs]]
+            extra_cycles = extra_cycles + (s[loops] * (program - layers)).sum(0)
         return fused.sum(0) + extra_cycles, energy[self.instances].sum(0) + energy_pj * 1e-6
 
     def capacity_penalty(self, sigma, sp_need, acc_need, sp_cap, acc_cap) -> torch.Tensor:
@@ -473,8 +501,11 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     relaxed = sigma is not None
     if not relaxed:
         sigma = problem.fusion_mask.to(torch.float64).expand(B, E)
-    # on inferred hardware a fused held edge grows the buffers: only sigma fuses it
-    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask, fill=True if fixed else ~terms.held_edge)
+    # on inferred hardware a fused held edge grows the buffers: only sigma fuses it; nor is a loop
+    # program's edge filled in (its program may be slower than its layers: not only traffic removed)
+    programs = terms.loop_programs(fixed)
+    fill = (torch.tensor([k not in programs for k in range(E)]) if programs else True) if fixed else ~terms.held_edge
+    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask, fill=fill)
 
     def priced(on):
         """(hardware, penalty, cycles, energy) of the points with the fusion `on` [B, E]."""
@@ -500,7 +531,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
                                  hw_t)
             fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
             fills[touched], floor[touched] = part["fills"], part["floor"]
-        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1]))
+        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], programs))
 
     hardware, penalty, net_cycles, net_energy = priced(on)
     if not relaxed and fixed is None and len(terms.held) and B == 1:
@@ -546,12 +577,13 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     cfg = hw.to_gemmini_config()
     if edge.kind == "dw-pw":
         return dw_pw_cycles(layer, graph.layers[graph.instances[edge.consumer]].K, cfg)
+    M = layer.N * layer.P * layer.Q
+    consumer = graph.layers[graph.instances[edge.consumer]] if edge.chain else None
+    if edge.chain and loop_chain_blocks(layer, consumer, hw) is not None:     # (no mapping needed)
+        return gemm_chain_loop_ws_program_cycles(M, layer.C, layer.K, consumer.K, cfg)["cycles"]
     t = tile_dims(mapping, 2, layer)
-    M, block_m = layer.N * layer.P * layer.Q, t["N"] * t["P"] * t["Q"]
+    block_m = t["N"] * t["P"] * t["Q"]
     if edge.chain:
-        consumer = graph.layers[graph.instances[edge.consumer]]
-        if loop_chain_blocks(layer, consumer, hw) is not None:
-            return gemm_chain_loop_ws_program_cycles(M, layer.C, layer.K, consumer.K, cfg)["cycles"]
         return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)["cycles"]
     return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
 
