@@ -30,7 +30,7 @@ the explicit chain's cycles on every chain; against the unfused pair 0.637 on Mo
 project -> expand (39290 vs 61727) but 1.10-1.17 on the MLP layers (not yet analysed: config_st
 between the layers is a raw command, so a program's second LOOP_WS never overlaps its first).
 predicted/loop: the tuner's model of the loop form (baco.gemmini.fused.gemm_chain_loop_ws_program_cycles)
-over the compiled program's cycles on the ISS.
+over the compiled program's cycles on the ISS; measured 1.000, 1.000, 0.985 and 0.911 on the four chains.
 """
 from __future__ import annotations
 
@@ -132,8 +132,8 @@ def print_compiled(rows) -> None:
           f"{'loop/explicit':>13} {'loop/unfused':>12} {'predicted/loop':>14}")
     for r in rows:
         print(f"{r['name']:<24} {r['shape']:<18} {r['gemmini']:<18} {str(r['exact']):>5} {r['loop']:>9} "
-              f"{r['explicit']:>9} {r['unfused']:>9} {r['loop'] / r['explicit']:>13.3f} {r['loop'] / r['unfused']:>12.3f} "
-              f"{r['predicted'] / r['loop']:>14.3f}")
+              f"{r['explicit']:>9} {r['unfused']:>9} {r['loop'] / r['explicit']:>13.3f} {r['loop'] / r['unfused']:>12.3f}"
+              f" {r['predicted'] / r['loop']:>14.3f}")
 
 
 def main(argv=None) -> int:

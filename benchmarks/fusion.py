@@ -41,8 +41,9 @@ compiled --steps 20 --budget 10): nothing fused without the ext-spad commands; w
 first chain fused on the loop unit, EDP 18.9% (default) and 28.9% (Large) below the search without
 fusion (GA and DOSA find the same); mlp's 512-256-64 chain fused, saving 8.4% (default) and -4.2%
 (Large), within the searches' spread (its default row without the commands: -12.3%, nothing fused;
-time-sized random pools keep --steps runs apart on a loaded machine). FADiff's five networks have no linear -> linear or 1x1
--> 1x1 chain that fits the loop form on Large, Small or default: their rows are unchanged.
+time-sized random pools keep --steps runs apart on a loaded machine). FADiff's five networks have
+no linear -> linear or 1x1 -> 1x1 chain that fits the loop form on Large, Small or default: their
+rows are unchanged.
 
 --smoke: ResNet-18 at 1x3x32x32 (its conv1 -> max pool edge) on Small, 1.5 s per search (the tests' size).
 """

@@ -253,7 +253,8 @@ def _report(a, layers, result) -> None:
     paths = write_outputs(a.out, layers, result)
     hw = result.hw
     print(f"{a.method}: Gemmini {hw.pe_dim}x{hw.pe_dim}, scratchpad {hw.sp_kb:g} KB, accumulator {hw.acc_kb:g} KB"
-          f"{' (ext-spad)' if hw.ext_spad else ''}, area {hw.area_mm2:.3f} mm2; cycles {result.cycles:.4g}, energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
+          f"{' (ext-spad)' if hw.ext_spad else ''}, area {hw.area_mm2:.3f} mm2; cycles {result.cycles:.4g}, "
+          f"energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
     if result.untuned_cycles:
         print(f"  of which the untuned steps (batched matmuls, residual adds, CPU): {result.untuned_cycles:.4g} cycles, "
               f"{result.untuned_energy_uj:.4g} uJ (CPU steps: cycles only)")

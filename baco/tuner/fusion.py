@@ -47,8 +47,8 @@ sharing a layer; on inferred hardware a held edge grows the buffers and is fused
 sigma prefers it). A chain on the loop unit (the ext-spad Gemmini's) is the exception: under the
 compiled-program model its fused cycles are its program's in place of its two layers'
 (FusionTerms.loop_programs, the model fuse_result reports), which may be more than theirs, so it
-too is fused only where sigma prefers it. Every forward pass of the descent is thus a valid design whose fused EDP is
-exact under the model (straight-through: the rounded value, the gradient of sigma).
+too is fused only where sigma prefers it. Every forward pass of the descent is thus a valid design
+whose fused EDP is exact under the model (straight-through: the rounded value, the gradient of sigma).
 """
 from __future__ import annotations
 
@@ -359,10 +359,10 @@ class FusionTerms:
         if hw is None or not hw.ext_spad or self.cycle_model == "timeloop":
             return {}
         if hw not in self._loop_programs:
+            layer = lambda i: self.graph.layers[self.graph.instances[i]]  # noqa: E731
             self._loop_programs[hw] = {
                 k: fused_program_cycles(self.graph, e, None, hw) for k, e in enumerate(self.graph.edges)
-                if e.kind in LOOP_CHAIN_KINDS and loop_chain_blocks(self.graph.layers[self.graph.instances[e.producer]],
-                                                                  self.graph.layers[self.graph.instances[e.consumer]], hw)}
+                if e.kind in LOOP_CHAIN_KINDS and loop_chain_blocks(layer(e.producer), layer(e.consumer), hw)}
         return self._loop_programs[hw]
 
     def traffic(self, layer_stack, temporal, spatial, order, hw_t) -> dict:
