@@ -2,7 +2,7 @@
 Jia et al., arXiv 2511.22348, Table 1's setting).
 
     python benchmarks/fusion.py [--smoke] [--budget S] [--networks a,b] [--configs large,small,free]
-        [--cycle-model timeloop|compiled] [--seq N] [--seed N] [--steps N] [--spread] [--out DIR]
+        [--cycle-model timeloop|compiled] [--seq N] [--seed N] [--steps N] [--spread] [--ext-spad] [--out DIR]
 
 FADiff's five networks, their layer tables and fusion graphs built from torch.nn / torchvision
 definitions through the tuner's torch importer (baco.tuner.fusion.graph_from_torch): GPT-3 6.7B as
@@ -29,6 +29,22 @@ Time budgets on a shared machine make two runs of one search differ (--spread me
 a saving smaller than that difference cannot show; --steps gives baco's two searches equal work
 instead (descent steps and a fixed number of kicks), so their comparison is the fusion's alone.
 
+--ext-spad: each fixed configuration also as a Gemmini master with the ext-spad commands (rows
+"<config>+ext", the same sizes and area): a fused chain (linear -> linear, 1x1 -> 1x1) runs on the
+loop unit where it fits (baco.gemmini.fused's loop form), which the compiled-program model costs
+(the Timeloop-matched model has no program: its rows differ only in the capacity a chain holds).
+Besides FADiff's configurations (the default), --configs takes "default", Gemmini's default sizes
+(16x16, 256 KB, 64 KB), and besides FADiff's five networks --networks takes "mlp", the demo MLP of
+benchmarks/fused_loop_chain.py (64 rows, 256-512-256-64: two chain edges), and "mlp-small" (4 rows,
+64-64-64-64). Measured (--networks mlp-small,mlp --configs default,large --ext-spad --cycle-model
+compiled --steps 20 --budget 10): nothing fused without the ext-spad commands; with them mlp-small's
+first chain fused on the loop unit, EDP 18.9% (default) and 28.9% (Large) below the search without
+fusion (GA and DOSA find the same); mlp's 512-256-64 chain fused, saving 8.4% (default) and -4.2%
+(Large), within the searches' spread (its default row without the commands: -12.3%, nothing fused;
+time-sized random pools keep --steps runs apart on a loaded machine). FADiff's five networks have
+no linear -> linear or 1x1 -> 1x1 chain that fits the loop form on Large, Small or default: their
+rows are unchanged.
+
 --smoke: ResNet-18 at 1x3x32x32 (its conv1 -> max pool edge) on Small, 1.5 s per search (the tests' size).
 """
 from __future__ import annotations
@@ -40,15 +56,21 @@ import sys
 import time
 from pathlib import Path
 
+from dataclasses import replace
+
 import torch
 
+from baco.model.zoo import mlp
 from baco.tuner import baselines, explore, fusion, torch_models
 from baco.tuner.arch import Hardware
 from baco.tuner.workloads import import_model_module
 
 STEPS_KICKS = 20     # with --steps: the polish's kicks (a fixed amount of work, as the steps)
-CONFIGS = {"large": Hardware(32, 512, 64), "small": Hardware(16, 8, 8), "free": None}
+CONFIGS = {"large": Hardware(32, 512, 64), "small": Hardware(16, 8, 8), "free": None, "default": Hardware()}
+FADIFF_CONFIGS = ("large", "small", "free")
 IMAGE = (1, 3, 224, 224)
+FADIFF_NETWORKS = ("gpt3-6.7b", "vgg16", "vgg19", "mobilenetv1", "resnet18")
+EXT = "+ext"     # a configuration's twin with Gemmini master's ext-spad commands (--ext-spad)
 
 
 def networks(seq: int) -> dict:
@@ -56,7 +78,15 @@ def networks(seq: int) -> dict:
     tv = import_model_module("torchvision.models")
     return {"gpt3-6.7b": (torch_models.gpt3_6p7b_block, (1, seq, 4096)), "vgg16": (tv.vgg16, IMAGE),
             "vgg19": (tv.vgg19, IMAGE), "mobilenetv1": (torch_models.mobilenet_v1, IMAGE),
-            "resnet18": (tv.resnet18, IMAGE)}
+            "resnet18": (tv.resnet18, IMAGE), "mlp": (lambda: mlp((256, 512, 256, 64)), (64, 256)),
+            "mlp-small": (lambda: mlp((64, 64, 64, 64)), (4, 64))}
+
+
+def hardware(config: str) -> Hardware | None:
+    """The Gemmini of a configuration name (CONFIGS', or one of them + EXT)."""
+    if config.endswith(EXT):
+        return replace(CONFIGS[config[:-len(EXT)]], ext_spad=True)
+    return CONFIGS[config]
 
 
 def graph_of(factory, shape) -> fusion.FusionGraph:
@@ -127,42 +157,48 @@ def main(argv=None) -> int:
                    "kicks) instead of the time budget: equal work, whatever the machine's load")
     p.add_argument("--spread", action="store_true",
                    help="run the search without fusion twice: its run-to-run spread at this budget")
+    p.add_argument("--ext-spad", action="store_true",
+                   help="each fixed configuration also with Gemmini master's ext-spad commands (rows <config>+ext)")
     p.add_argument("--out", default="out/fusion")
     a = p.parse_args(argv)
     table = networks(a.seq)
     if a.smoke:
-        table = {"resnet18": (table["resnet18"][0], (1, 3, 32, 32))}
-    names = a.networks.split(",") if a.networks else list(table)
-    configs = a.configs.split(",") if a.configs else (["small"] if a.smoke else list(CONFIGS))
+        table["resnet18"] = (table["resnet18"][0], (1, 3, 32, 32))
+    names = a.networks.split(",") if a.networks else (["resnet18"] if a.smoke else list(FADIFF_NETWORKS))
+    configs = a.configs.split(",") if a.configs else (["small"] if a.smoke else list(FADIFF_CONFIGS))
     for n in names:
         if n not in table:
             p.error(f"--networks: unknown network {n!r} (of {', '.join(table)})")
     for c in configs:
         if c not in CONFIGS:
             p.error(f"--configs: unknown configuration {c!r} (of {', '.join(CONFIGS)})")
+    if a.ext_spad:
+        configs = [c for config in configs for c in ([config] + [config + EXT] * (CONFIGS[config] is not None))]
     budget = a.budget or (1.5 if a.smoke else 20.0)
     rows = []
-    print(f"{'network':12} {'config':6} {'baco+fusion':>12} {'baco':>12} {'saving':>7} {'bound':>13} "
+    print(f"{'network':12} {'config':10} {'baco+fusion':>12} {'baco':>12} {'saving':>7} {'bound':>13} "
           + (f"{'spread':>7} " if a.spread else "") + f"{'GA+fusion':>12} {'DOSA+fusion':>12}  fused groups",
           flush=True)
     for name in names:
         graph = graph_of(*table[name])
         for config in configs:
-            row = {"network": name, "config": config, **run_row(graph, CONFIGS[config], budget, a.seed, a.cycle_model,
+            row = {"network": name, "config": config, **run_row(graph, hardware(config), budget, a.seed, a.cycle_model,
                                                                  a.steps, a.spread)}
             rows.append(row)
             groups = "; ".join("+".join(g) for g in row["groups"]) or "none"
-            print(f"{name:12} {config:6} {row['baco_fused']:12.4g} {row['baco_unfused']:12.4g} {row['saving']:7.1%} "
+            print(f"{name:12} {config:10} {row['baco_fused']:12.4g} {row['baco_unfused']:12.4g} {row['saving']:7.1%} "
                   f"{row['bound_unfused_design']:6.1%}/{row['bound_fused_design']:6.1%} "
                   + (f"{row['spread']:7.1%} " if a.spread else "")
                   + f"{row['ga_fused']:12.4g} {row['dosa_fused']:12.4g}  {row['fused_edges']}/{row['edges']}: {groups}",
                   flush=True)
-    fixed = [r["saving"] for r in rows if r["config"] != "free"]
-    if fixed:
-        bounds = [r["bound_unfused_design"] for r in rows if r["config"] != "free"]
-        print(f"mean saving on the fixed configurations: {sum(fixed) / len(fixed):.1%} (goal >= 15%; the "
-              f"intermediates' whole traffic at the designs without fusion: {sum(bounds) / len(bounds):.1%}); "
-              f"rows where fusion is higher: {sum(r['saving'] < 0 for r in rows)} of {len(rows)}")
+    for family, ext in (("", False), (" with the ext-spad commands", True)):
+        part = [r for r in rows if r["config"].endswith(EXT) == ext]
+        fixed = [r for r in part if r["config"] != "free"]
+        if fixed:
+            saving, bound = (sum(r[k] for r in fixed) / len(fixed) for k in ("saving", "bound_unfused_design"))
+            print(f"mean saving on the fixed configurations{family}: {saving:.1%} (goal >= 15%; the "
+                  f"intermediates' whole traffic at the designs without fusion: {bound:.1%}); "
+                  f"rows where fusion is higher: {sum(r['saving'] < 0 for r in part)} of {len(part)}")
     beaten = [(r["network"], r["config"]) for r in rows
               if r["baco_fused"] > min(r["ga_fused"], r["dosa_fused"]) * (1 + 1e-9)]
     print(f"baco+fusion at least as good as GA and DOSA with fusion: {len(rows) - len(beaten)} of {len(rows)} rows"

@@ -31,7 +31,8 @@ from itertools import product
 from typing import NamedTuple
 
 from baco.gemmini.config import GemminiConfig, loop_unit_half
-from baco.gemmini.schedule import Footprint, dma_cycles, overlapped_cycles
+from baco.gemmini.loop_ws_timing import LoopWs, loop_ws_stream_cycles
+from baco.gemmini.schedule import LOOP_WS_STEP_COMMANDS, Footprint, dma_cycles, overlapped_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -140,6 +141,62 @@ def gemm_chain_loop_ws_blocks(M: int, K: int, H: int, N: int, cfg: GemminiConfig
     if m < 1:
         return None
     return ChainLoops(m * d, min(math.ceil(rows / m), (sp - 2 * m * k - k * h - h * n) // (m * h)))
+
+
+# RISC-V instructions the core runs issuing the chain on the loop unit as the compiler emits it
+# (chain-loop-ws: one row block a program), per LOOP_WS (half a program's: its guards, addresses,
+# configs and the loop's commands) and per launch: a least-squares fit of the ISS's counts (rdcycle
+# around the grid loop, no cycle model) of 6 launches of 1-13 programs at DIM 16 (64x64->64->64,
+# 128x64->64->64, 17x33->65->17, 65x17->33->65, 256 and 1024 x32->16->96: 276-3355, within 1%)
+CHAIN_LOOP_WS_INSTRUCTIONS = {"loop": 128.2, "launch": 21.7}
+# RoCC commands of one program: config_ex, 3 config_ld, 2 x (config_st, funct 24, a LOOP_WS), a
+# config_ld between
+CHAIN_LOOP_WS_COMMANDS = 1 + 3 + 2 * (1 + 1 + LOOP_WS_STEP_COMMANDS) + 1
+
+
+def gemm_chain_loop_ws_loops(M: int, K: int, H: int, N: int, cfg: GemminiConfig) -> list:
+    """The compiled chain on the loop unit (baco.passes.chain_loop_ws at gemm_chain_launch's blocks:
+    one row block of gemm_chain_loop_ws_blocks' a program) as the LOOP_WS walk's loops, run-length
+    encoded (baco.gemmini.loop_ws_timing): per program layer 1's LOOP_WS (X, W1, D = b1; spad_only,
+    its C = H moved into the scratchpad by MVOUT_SPADs) and layer 2's (A = H in the scratchpad, W2,
+    D = b2, int8 Y to DRAM), each after a config_st (a raw command: it waits for the loop before to
+    have issued every command); W1 and W2 moved in by the first program only. A chain whose DIM-row
+    block does not fit (or a Gemmini without the ext-spad commands) is a ValueError."""
+    blocks = gemm_chain_loop_ws_blocks(M, K, H, N, cfg) if cfg.mvout_spad else None
+    if blocks is None:
+        raise ValueError(f"the chain M={M}, K={K}, H={H}, N={N} does not run on the loop unit of this Gemmini "
+                         f"(mvout_spad={cfg.mvout_spad}): gemm_chain_loop_ws_blocks finds no row block")
+    d, bm, cpu = cfg.dim, blocks.block_m, CHAIN_LOOP_WS_INSTRUCTIONS["loop"]
+    (kb, pk), (hb, ph), (nb, pn) = ((_tiles(v, d), _tiles(v, d) * d - v) for v in (K, H, N))
+
+    def program(rows: int, first: bool, launch: float = 0.0) -> list:
+        I = _tiles(rows, d)
+        common = dict(I=I, pad_i=I * d - rows, load_b=first, bias=True, full_c=False, after_raw=True,
+                      commands=CHAIN_LOOP_WS_COMMANDS // 2)
+        return [LoopWs(J=hb, K=kb, pad_j=ph, pad_k=pk, spad_store=True, cpu=cpu + launch, **common),
+                LoopWs(J=nb, K=hb, pad_j=pn, pad_k=ph, load_a=False, cpu=cpu,
+                       **dict(common, commands=CHAIN_LOOP_WS_COMMANDS - common["commands"]))]
+    programs = _tiles(M, bm)
+    last = M - (programs - 1) * bm
+    items = [(program(min(bm, M), True, CHAIN_LOOP_WS_INSTRUCTIONS["launch"]), 1)]
+    if programs > 2:
+        items.append((program(bm, False), programs - 2))
+    if programs > 1:
+        items.append((program(last, False), 1))
+    return items
+
+
+def gemm_chain_loop_ws_program_cycles(M: int, K: int, H: int, N: int, cfg: GemminiConfig,
+                                      k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
+    """Cycles of the compiled chain on the loop unit (gemm_chain_loop_ws_loops), as
+    gemm_chain_program_cycles reports the explicit chain's: Gemmini's (`gemmini`: the LoopMatmul
+    walk, commands arriving for free), the core's issuing them (`cpu`, CHAIN_LOOP_WS_INSTRUCTIONS)
+    and end to end (`cycles`: the walk with the core issuing, waiting for each config_st)."""
+    loops = gemm_chain_loop_ws_loops(M, K, H, N, cfg)
+    walk = loop_ws_stream_cycles(loops, cfg, k)
+    count = lambda field: sum(n * sum(getattr(lp, field) for lp in item) for item, n in loops)  # noqa: E731
+    return {"cycles": walk["cycles"], "gemmini": walk["gemmini"], "cpu": count("cpu") * k.cpu_cycles_per_instruction,
+            "commands": count("commands")}
 
 
 def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows=None) -> float:
@@ -399,4 +456,5 @@ def dw_pw_blocks(N, H, P, Q, C, K, R, S, stride, padding, dilation, cfg: Gemmini
 __all__ = ["DwPwBlocks", "dw_pw_footprint", "dw_pw_blocks", "dw_pw_program_cycles", "dw_pw_program_terms",
            "DW_PW_INSTRUCTIONS", "gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint",
            "gemm_chain_double_buffered", "gemm_resadd_double_buffered", "gemm_chain_loop_ws_fits",
+           "gemm_chain_loop_ws_loops", "gemm_chain_loop_ws_program_cycles", "CHAIN_LOOP_WS_INSTRUCTIONS",
            "gemm_chain_program_cycles", "gemm_resadd_program_cycles"]

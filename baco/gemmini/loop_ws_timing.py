@@ -55,6 +55,13 @@ from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.loop_ws_commands import lda_commands, ldb_commands, ldd_commands, store_commands
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
+
+def local_move_cycles(rows: int, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
+    """Cycles of one command moving `rows` rows without DRAM (a MVOUT_SPAD), as the cycle model
+    charges it: its setup, then a local row a cycle."""
+    return k.dma_cmd_overhead + rows
+
+
 def dma_cycles(rows: int, row_bytes: int, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float:
     """Cycles of one DMA command moving `rows` rows of `row_bytes` bytes, as the cycle model charges
     it: beats on the bus or in-flight requests of the DRAM latency, whichever is longer."""
@@ -73,7 +80,11 @@ class LoopWs:
     `b_transposed`: B column-major in DRAM (b_transpose: LdB moves J rows of K blocks, a chunk of
     MAX_BLOCK_LEN k blocks per row and the rows innermost, so a k step's weights land block column by block column), `cpu`: the CPU's instructions
     before it is issued (its loop registers and whatever comes before them), and `commands`: the
-    RoCC commands the CPU issues for it (counted, not timed: `cpu` holds their cost)."""
+    RoCC commands the CPU issues for it (counted, not timed: `cpu` holds their cost), `after_raw`: a
+    raw command (a config) comes just before it, so it waits, as explicit mvins do, for every loop
+    to have issued its last command (the fused chain's config_st between its loops), and
+    `spad_store`: a spad_only loop (Gemmini master), whose StC moves C into the scratchpad (MVOUT_SPAD,
+    one block a command: local moves, no DRAM)."""
     I: int
     J: int
     K: int
@@ -90,6 +101,8 @@ class LoopWs:
     b_transposed: bool = False
     cpu: float = 0.0
     commands: int = 0
+    after_raw: bool = False
+    spad_store: bool = False
 
 
 def loop_ws_stream_cycles(loops, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
@@ -346,7 +359,7 @@ class _Walk:
         T, k, cpu = self.t, self.k, self.cpu
         loads = terms.load_ends
         n_loads, R = len(loads), self.ld_ring
-        self.ldd_walked = nxt is not None and nxt.bias and not nxt.raw_b
+        self.ldd_walked = nxt is not None and nxt.bias and not (nxt.raw_b or nxt.after_raw)
         if self.ldd_walked:
             arrival_next = max(T[FREED + (slot + 1) % CONCURRENT_LOOPS],
                                clock + nxt.cpu * k.cpu_cycles_per_instruction if cpu else 0.0)
@@ -377,13 +390,13 @@ class _Walk:
         slot = self.n % CONCURRENT_LOOPS
         self.n += 1
         raw_b_ready = -math.inf
-        if lp.raw_b:        # explicit mvins of B: once every loop has issued its last command; the CPU
-            t = max(T[FREED:COMPUTED])      # waits for that, then runs this step's code (Gemmini idles)
+        if lp.raw_b or lp.after_raw:    # explicit mvins of B, a raw command: once every loop has issued its
+            t = max(T[FREED:COMPUTED])      # last command; the CPU waits for that, then runs this step's code
             if cpu:
                 clock = max(clock, t) + lp.cpu * k.cpu_cycles_per_instruction
                 t = clock
             ld = max(ld, t) + terms.raw_b
-            raw_b_ready = ld + lat
+            raw_b_ready = ld + lat if lp.raw_b else -math.inf
             self._push(self.LDR, self.ld_ring,
                        (ld - r * terms.raw_b_row + lat for r in reversed(range(terms.raw_b_cmds))))
         elif cpu:
@@ -431,13 +444,14 @@ class _Walk:
             ends = [cost + max(st, start + after_start, t0 + after_loads, t1 + after_cut)
                     for cost, after_start, after_loads, after_cut in terms.stores]
             st = ends[1]
-            T[half], T[half + 1] = ends[0] + lat, st + lat
+            out = 0.0 if lp.spad_store else lat     # a local move's data is in when it ends
+            T[half], T[half + 1] = ends[0] + out, st + out
             self.acc_half ^= 1
             # the store FSM issues its last store behind the last compute, once the entry rs_st stores
             # before it frees (its data out; only the loop's own stores are walked so: with the
             # loops' before, the walk end to end had the CPU wait for a slot longer than the ISS does)
             if len(ends) == 3:
-                issued = max(issued, ends[2] + lat)
+                issued = max(issued, ends[2] + out)
         T[FREED + slot] = issued
         if not lp.store:    # the next loop accumulates into these rows: as the next k step, above
             ex = max(ex, start + first_depth)
@@ -554,14 +568,16 @@ class _LoopTerms:
         latest = []         # A's latest row landing (less the computes before it) up to each i: before, after the cut
         for w in a_wait_last or ():
             latest.append(tuple(max(latest[-1][h], w[h]) for h in (0, 1)) if latest else w)
-        for _, _, i, j0, blocks, rows, cols in _commands(store_commands, cfg, I, J, lp.pad_i, lp.pad_j, lp.full_c):
+        for _, _, i, j0, blocks, rows, cols in _commands(store_commands, cfg, I, J, lp.pad_i, lp.pad_j, lp.full_c,
+                                                         lp.spad_store):
             # the store waits for its rows' last compute: i's in the (last k, last j) group
             ready = before[i + 1] + (j0 + blocks - 1) * self.group + depth - cost
             after_start = max(after_start, ready)
             if a_wait_last is not None:
                 after_loads = max(after_loads, ready + latest[i][0])
                 after_cut = max(after_cut, ready + latest[i][1])
-            cost += dma_cycles(rows, cols * c_bytes, cfg, k) + k.acc_scale_latency
+            moved = local_move_cycles(rows, k) if lp.spad_store else dma_cycles(rows, cols * c_bytes, cfg, k)
+            cost += moved + k.acc_scale_latency
             out.append((cost, after_start, after_loads, after_cut))
         # the first store, the last, and the one the store FSM's last command waits for
         return [out[0], out[-1]] + ([out[-1 - cfg.rs_st]] if len(out) > cfg.rs_st else [])

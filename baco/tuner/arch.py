@@ -2,7 +2,7 @@
 per-access energies and an area estimate (floats or torch tensors alike)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from baco.gemmini.config import DEFAULT_CONFIG, GemminiConfig
 from baco.gemmini.energy import DRAM_PJ, MAC_PJ, REGISTER_PJ, accumulator_pj, scratchpad_pj  # noqa: F401
@@ -30,16 +30,22 @@ def area_mm2(pe_dim, sp_kb, acc_kb):
 
 @dataclass(frozen=True)
 class Hardware:
+    """A Gemmini the tuner costs: its array and buffers (what the search sizes) and `ext_spad`,
+    whether it has Gemmini master's ext-spad commands (GemminiConfig.mvout_spad: the fused GEMM
+    chain on the loop unit). ext_spad is a Gemmini version, not a size: the search never changes
+    it and it adds no area."""
     pe_dim: int = DEFAULT_CONFIG.dim
     sp_kb: float = int(DEFAULT_CONFIG.sp_kb)
     acc_kb: float = int(DEFAULT_CONFIG.acc_kb)
+    ext_spad: bool = DEFAULT_CONFIG.mvout_spad
 
     def to_gemmini_config(self) -> GemminiConfig:
-        return GemminiConfig.from_capacity(int(self.pe_dim), self.sp_kb, self.acc_kb)
+        return replace(GemminiConfig.from_capacity(int(self.pe_dim), self.sp_kb, self.acc_kb),
+                       mvout_spad=bool(self.ext_spad))
 
     @classmethod
     def from_gemmini_config(cls, cfg: GemminiConfig) -> "Hardware":
-        return cls(cfg.dim, cfg.sp_kb, cfg.acc_kb)
+        return cls(cfg.dim, cfg.sp_kb, cfg.acc_kb, cfg.mvout_spad)
 
     @property
     def area_mm2(self) -> float:

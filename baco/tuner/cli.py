@@ -11,6 +11,8 @@ network) and write the Chipyard config, gemmini_params.h, JSON and Timeloop file
     baco tune --network bert --pareto 5 --budget 30 --out out/front  (EDP-vs-area front: CSV + PNG)
     baco tune --torch torchvision.models:resnet18 --input-shape 1,3,224,224 --fusion on \
         --hardware 16,8,8 --budget 60 --out out/rn18-fused   (fusion on FADiff's Small Gemmini)
+    baco tune --torch baco.model.zoo:mlp --input-shape 64,784 --fusion on \
+        --hardware 16,512,256 --ext-spad --out out/mlp1   (a Gemmini master: chains on the loop unit)
 """
 from __future__ import annotations
 
@@ -44,8 +46,9 @@ METHODS = {
 FIXED_HARDWARE_METHODS = FUSION_METHODS = ("baco", "ga", "dosa")
 
 
-def parse_hardware(text: str) -> Hardware:
-    """--hardware DIM,SP_KB,ACC_KB: a Gemmini a generator accepts (hwinfer.is_legal)."""
+def parse_hardware(text: str, ext_spad: bool = False) -> Hardware:
+    """--hardware DIM,SP_KB,ACC_KB: a Gemmini a generator accepts (hwinfer.is_legal); ext_spad:
+    --ext-spad (Gemmini master's ext-spad commands)."""
     try:
         dim, sp_kb, acc_kb = (int(v) for v in text.split(","))
     except ValueError:
@@ -53,7 +56,7 @@ def parse_hardware(text: str) -> Hardware:
     if not is_legal(dim, sp_kb, acc_kb):
         raise ValueError(f"--hardware {text}: no Gemmini has a {dim}x{dim} array with {sp_kb} KB of scratchpad "
                          f"and {acc_kb} KB of accumulator (whole rows, power-of-two bank depth)")
-    return Hardware(dim, sp_kb, acc_kb)
+    return Hardware(dim, sp_kb, acc_kb, ext_spad)
 
 
 def print_fusion(result) -> None:
@@ -186,6 +189,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--hardware", metavar="DIM,SP_KB,ACC_KB",
                    help="a fixed Gemmini (e.g. FADiff's Large 32,512,64 or Small 16,8,8): only the mappings "
                         "(and fusion) are searched")
+    p.add_argument("--ext-spad", action="store_true",
+                   help="with --hardware: the Gemmini has Gemmini master's ext-spad commands (MVOUT_SPAD, LOOP_WS "
+                        "spad_only; v0.7.2 has not), so a fused linear -> linear or 1x1 -> 1x1 chain runs on the loop "
+                        "unit, its hidden layer kept in the scratchpad, and --fusion costs it so; the same area")
     p.add_argument("--quiet", action="store_true")
     return p
 
@@ -208,13 +215,15 @@ def _check_arguments(p: argparse.ArgumentParser, a) -> None:
         p.error(f"--hardware applies to --method {', '.join(FIXED_HARDWARE_METHODS)}")
     if a.hardware and (a.init_params or a.max_area is not None or a.pareto):
         p.error("--hardware fixes the Gemmini: it excludes --init-params, --max-area and --pareto")
+    if a.ext_spad and not a.hardware:
+        p.error("--ext-spad applies to a fixed Gemmini (--hardware): the hardware search does not carry it")
 
 
 def _prepare(a, torch_workload=None) -> list:
     """Reads what the arguments name into `a` (fixed or initial hardware, the fusion graph, the
     untuned steps of a whole model, the checkpointer) and returns the layers to tune."""
     a.untuned = None
-    a.fixed_hw = parse_hardware(a.hardware) if a.hardware else None
+    a.fixed_hw = parse_hardware(a.hardware, a.ext_spad) if a.hardware else None
     a.init_hw = None
     if a.init_params:
         from baco.tuner.params_import import hardware_from_header
@@ -234,7 +243,7 @@ def _prepare(a, torch_workload=None) -> list:
         from baco.tuner.checkpoint import Checkpointer
         key = json.dumps([[l.key for l in layers], [l.count for l in layers], a.seed, a.steps, a.budget,
                           a.importance, a.max_area, a.init_params, a.cycle_model, a.fusion, a.hardware,
-                          repr(a.untuned)])
+                          a.ext_spad, repr(a.untuned)])
         a.checkpoint = Checkpointer(Path(a.out) / "checkpoint.pt", a.checkpoint_every, a.resume, key)
     return layers
 
@@ -243,8 +252,9 @@ def _report(a, layers, result) -> None:
     """Writes the outputs and prints their summary."""
     paths = write_outputs(a.out, layers, result)
     hw = result.hw
-    print(f"{a.method}: Gemmini {hw.pe_dim}x{hw.pe_dim}, scratchpad {hw.sp_kb:g} KB, accumulator {hw.acc_kb:g} KB, "
-          f"area {hw.area_mm2:.3f} mm2; cycles {result.cycles:.4g}, energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
+    print(f"{a.method}: Gemmini {hw.pe_dim}x{hw.pe_dim}, scratchpad {hw.sp_kb:g} KB, accumulator {hw.acc_kb:g} KB"
+          f"{' (ext-spad)' if hw.ext_spad else ''}, area {hw.area_mm2:.3f} mm2; cycles {result.cycles:.4g}, "
+          f"energy {result.energy_uj:.4g} uJ, EDP {result.edp:.4g}")
     if result.untuned_cycles:
         print(f"  of which the untuned steps (batched matmuls, residual adds, CPU): {result.untuned_cycles:.4g} cycles, "
               f"{result.untuned_energy_uj:.4g} uJ (CPU steps: cycles only)")

@@ -34,7 +34,9 @@ write-back and read vanish (eq. 15's traffic removal for a consumer that is not 
 Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
 holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
 chain's hidden layer and the consumer's output whole; a depthwise -> pointwise pair its smallest
-program, one pixel block and DIM output channels, since its kernel picks the blocks that fit);
+program, one pixel block and DIM output channels, since its kernel picks the blocks that fit; on a
+fixed Gemmini with master's ext-spad commands, Hardware.ext_spad, a chain whose program runs on the
+loop unit holds that program at the blocks the compiler picks for it, gemm_chain_loop_ws_blocks);
 during descent its over-use is a penalty weighted by sigma, and at rounding an edge becomes fused only where the exact check passes (on
 the fixed hardware, or within the largest buildable buffers when the hardware is inferred, which
 then grows to hold the fused pair). Rounding takes the edges sigma prefers (>= 0.5) first, then
@@ -42,8 +44,11 @@ on a fixed Gemmini every other edge that fits and whose layers are still free: a
 a fused edge there only removes DRAM traffic, so the fused EDP of a design is never above its
 EDP unfused and the fusion search space holds the unfused one (sigma chooses between rivals
 sharing a layer; on inferred hardware a held edge grows the buffers and is fused only where
-sigma prefers it). Every forward pass of the descent is thus a valid design whose fused EDP is
-exact under the model (straight-through: the rounded value, the gradient of sigma).
+sigma prefers it). A chain on the loop unit (the ext-spad Gemmini's) is the exception: under the
+compiled-program model its fused cycles are its program's in place of its two layers'
+(FusionTerms.loop_programs, the model fuse_result reports), which may be more than theirs, so it
+too is fused only where sigma prefers it. Every forward pass of the descent is thus a valid design
+whose fused EDP is exact under the model (straight-through: the rounded value, the gradient of sigma).
 """
 from __future__ import annotations
 
@@ -55,20 +60,23 @@ from dataclasses import dataclass, replace
 import torch
 
 from baco.gemmini.arith import pool_field_problems
-from baco.gemmini.config import GemminiConfig, rows_to_kb
+from baco.gemmini.config import Footprint, GemminiConfig, rows_to_kb
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
 from baco.gemmini.fused import (dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles, gemm_chain_footprint,
-                                gemm_chain_program_cycles, gemm_resadd_footprint, gemm_resadd_program_cycles)
+                                gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint,
+                                gemm_chain_loop_ws_program_cycles, gemm_chain_program_cycles, gemm_resadd_footprint,
+                                gemm_resadd_program_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS
 from baco.problem.layer import Layer
 from baco.tuner import costmodel
-from baco.tuner.arch import MAX_BUFFER_KB
+from baco.tuner.arch import MAX_BUFFER_KB, Hardware
 from baco.tuner.mapping import tile_dims
 from baco.tuner.relax import capacity_penalty
 from baco.tuner.workloads import layers_from_torch, merge_identical, model_factory
 
 CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
+LOOP_CHAIN_KINDS = ("gemm-gemm", "pw-pw")     # the chains gemm_chain_launch runs (on the loop unit where it can)
 TAIL_KINDS = ("resadd", "pool")
 RESADD_PRODUCERS = ("linear", "pw")      # the GEMM kernel's layers: the fused program adds the residual
 SIGMA_INIT_LOGIT = 0.5      # sigma = 0.62 at the start: every edge fused where it fits, free to leave
@@ -339,6 +347,23 @@ class FusionTerms:
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
+        self._loop_programs = {}
+
+    def loop_programs(self, hw: Hardware | None) -> dict:
+        """{edge index: end-to-end cycles} of the chain edges whose fused program runs on the loop
+        unit of the fixed Gemmini hw (loop_chain_blocks), under the compiled-program model: one
+        constant per edge (the program's blocks are its own, not the producer's tile), which the
+        fused network's cycles take in place of its two layers' (network's `programs`). Empty for
+        the Timeloop-matched model, inferred hardware (None) or a Gemmini without the ext-spad
+        commands. Cached per hardware."""
+        if hw is None or not hw.ext_spad or self.cycle_model == "timeloop":
+            return {}
+        if hw not in self._loop_programs:
+            layer = lambda i: self.graph.layers[self.graph.instances[i]]  # noqa: E731
+            self._loop_programs[hw] = {
+                k: fused_program_cycles(self.graph, e, None, hw) for k, e in enumerate(self.graph.edges)
+                if e.kind in LOOP_CHAIN_KINDS and loop_chain_blocks(layer(e.producer), layer(e.consumer), hw)}
+        return self._loop_programs[hw]
 
     def traffic(self, layer_stack, temporal, spatial, order, hw_t) -> dict:
         """Per layer [L, B], from the Timeloop-matched access counting (costmodel.cost_from_factors,
@@ -353,11 +378,13 @@ class FusionTerms:
         return {"fills": out["dram_input"].reshape(L, B), "floor": floor.reshape(L, B),
                 "cycles": out["cycles"].reshape(L, B), "energy_uj": out["energy_uj"].reshape(L, B)}
 
-    def held_needs(self, temporal, spatial, dim) -> tuple[torch.Tensor, torch.Tensor]:
+    def held_needs(self, temporal, spatial, dim, hw: Hardware | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(scratchpad KB, accumulator KB) [H, B] one program of each held edge's fused kernel
         holds (baco.gemmini.fused): at the producer's L2 tile (the blocks the compiler runs it with:
         its schedule's block_m, block_n, block_k), a chain's hidden and output widths whole; dim:
-        the array's rows (a number or [B])."""
+        the array's rows (a number or [B]). On a fixed Gemmini `hw` with the ext-spad commands, a
+        chain that runs on the loop unit (loop_chain_blocks) holds its loop form's program, whose
+        blocks the compiler picks whatever the producer's tile."""
         B = temporal[0].shape[0]
         if not len(self.held):
             return torch.zeros(0, B, dtype=torch.float64), torch.zeros(0, B, dtype=torch.float64)
@@ -375,7 +402,13 @@ class FusionTerms:
                 f = dw_pw_footprint(d, d, d)
             elif e.chain:
                 consumer = self.graph.layers[self.graph.instances[e.consumer]]
-                f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
+                loop = loop_chain_blocks(dims, consumer, hw) if hw is not None else None
+                if loop is None:
+                    f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
+                else:       # the same for every point: the loop form's blocks are its own
+                    need = gemm_chain_loop_ws_footprint(loop.block_m, 1, dims.C, dims.K, consumer.K, hw.pe_dim)
+                    f = Footprint(*(torch.full((B,), float(v), dtype=torch.float64)
+                                    for v in (need.sp_rows, need.acc_rows)))
             else:
                 f = gemm_resadd_footprint(block_m, clamp(t[:, K_] * spatial[layer_index][:, 1], dims.K), block_k, dim)
             sp.append(rows_to_kb(f.sp_rows, dim, "int8"))
@@ -406,25 +439,28 @@ class FusionTerms:
                 taken[:, members] |= add.unsqueeze(1)
         return on.to(sigma.dtype) + (sigma - sigma.detach())
 
-    def network(self, cycles, energy, fills, floor, sigma, sp_kb) -> tuple[torch.Tensor, torch.Tensor]:
+    def network(self, cycles, energy, fills, floor, sigma, sp_kb, programs=None) -> tuple[torch.Tensor, torch.Tensor]:
         """The fused network's (cycles [B], energy µJ [B]) from one instance's per-layer (cycles,
         energy, fills, floor) [L, B] and sigma [B, E] (sp_kb [B]: the scratchpad the on-chip copy
-        writes)."""
+        writes). programs: loop_programs' {edge: cycles}; such an edge, fused, takes its program's
+        cycles in place of its two layers' (not their DRAM traffic's saving)."""
         inst_cycles = cycles[self.instances]
         inst_floor = floor[self.instances]
         B = cycles.shape[1]
         saved = torch.zeros(len(self.graph.instances), B, dtype=torch.float64)
         energy_pj = torch.zeros(B, dtype=torch.float64)
         extra_cycles = torch.zeros(B, dtype=torch.float64)
+        loops = torch.tensor(list(programs or ()), dtype=torch.int64)
         if len(self.graph.edges):
             s = sigma.t()                                                   # [E, B]
             w = self.words.unsqueeze(1)
-            saved = saved.index_add(0, self.producer_inst, s * w / self.rate)   # the write-back
+            s_saved = s.index_fill(0, loops, 0.0)       # the loop programs' edges save no cycles here
+            saved = saved.index_add(0, self.producer_inst, s_saved * w / self.rate)   # the write-back
             energy_pj = energy_pj - (s * w).sum(0) * DRAM_PJ
             if len(self.chains):
                 sc = s[self.chains]
                 f = fills[self.chain_consumer]
-                saved = saved.index_add(0, self.chain_consumer_inst, sc * f / self.rate)   # the re-fills
+                saved = saved.index_add(0, self.chain_consumer_inst, s_saved[self.chains] * f / self.rate)  # re-fills
                 energy_pj = energy_pj + (sc * (-f * DRAM_PJ + (w[self.chains] - f) * scratchpad_pj(sp_kb))).sum(0)
             if len(self.tails):
                 # the op: its residual read and output write either way, the intermediate's read unfused
@@ -433,6 +469,10 @@ class FusionTerms:
                 extra_cycles = (op_words / self.rate).sum(0)
                 energy_pj = energy_pj + (op_words * DRAM_PJ).sum(0)
         fused = torch.maximum(torch.minimum(inst_floor, inst_cycles), inst_cycles - saved)
+        if len(loops):
+            program = torch.tensor(list(programs.values()), dtype=torch.float64).unsqueeze(1)
+            layers = fused[self.producer_inst[loops]] + fused[[self.graph.edges[k].consumer for k in programs]]
+            extra_cycles = extra_cycles + (s[loops] * (program - layers)).sum(0)
         return fused.sum(0) + extra_cycles, energy[self.instances].sum(0) + energy_pj * 1e-6
 
     def capacity_penalty(self, sigma, sp_need, acc_need, sp_cap, acc_cap) -> torch.Tensor:
@@ -454,15 +494,18 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
     rows_of = problem.array_rows(pe)
     sp, acc = problem.buffer_needs(temporal, spatial, rows_of)
-    sp_chain, acc_chain = terms.held_needs(temporal, spatial, rows_of)
+    sp_chain, acc_chain = terms.held_needs(temporal, spatial, rows_of, problem.fixed_hw)
     fixed = problem.fixed_hw
     sp_cap, acc_cap = (fixed.sp_kb, fixed.acc_kb) if fixed else (MAX_BUFFER_KB, MAX_BUFFER_KB)
     fits = ((sp_chain <= sp_cap + 1e-9) & (acc_chain <= acc_cap + 1e-9)).t()          # [B, C]
     relaxed = sigma is not None
     if not relaxed:
         sigma = problem.fusion_mask.to(torch.float64).expand(B, E)
-    # on inferred hardware a fused held edge grows the buffers: only sigma fuses it
-    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask, fill=True if fixed else ~terms.held_edge)
+    # on inferred hardware a fused held edge grows the buffers: only sigma fuses it; nor is a loop
+    # program's edge filled in (its program may be slower than its layers: not only traffic removed)
+    programs = terms.loop_programs(fixed)
+    fill = (torch.tensor([k not in programs for k in range(E)]) if programs else True) if fixed else ~terms.held_edge
+    on = terms.round(sigma, fits, None if relaxed else problem.fusion_mask, fill=fill)
 
     def priced(on):
         """(hardware, penalty, cycles, energy) of the points with the fusion `on` [B, E]."""
@@ -488,7 +531,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
                                  hw_t)
             fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
             fills[touched], floor[touched] = part["fills"], part["floor"]
-        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1]))
+        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], programs))
 
     hardware, penalty, net_cycles, net_energy = priced(on)
     if not relaxed and fixed is None and len(terms.held) and B == 1:
@@ -514,19 +557,33 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     return hardware, net_cycles, net_energy, penalty, on.detach() > 0.5, relaxation
 
 
+def loop_chain_blocks(producer: Layer, consumer: Layer, hw: Hardware):
+    """The row blocks of a chain edge's program on the loop unit on hw (gemm_chain_loop_ws_blocks,
+    as the compiler's gemm_chain_launch picks them): None without the ext-spad commands or where
+    its DIM-row block does not fit (the explicit chain then)."""
+    if not hw.ext_spad:
+        return None
+    return gemm_chain_loop_ws_blocks(producer.N * producer.P * producer.Q, producer.C, producer.K, consumer.K,
+                                     hw.to_gemmini_config())
+
+
 def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     """End-to-end cycles (Gemmini's and the core's issuing) of a held edge's fused program
     (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the
-    blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks)
+    blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks;
+    a chain on the loop unit, on hw with the ext-spad commands where it fits, at its own blocks)
     on hardware hw."""
     layer = graph.layers[graph.instances[edge.producer]]
     cfg = hw.to_gemmini_config()
     if edge.kind == "dw-pw":
         return dw_pw_cycles(layer, graph.layers[graph.instances[edge.consumer]].K, cfg)
+    M = layer.N * layer.P * layer.Q
+    consumer = graph.layers[graph.instances[edge.consumer]] if edge.chain else None
+    if edge.chain and loop_chain_blocks(layer, consumer, hw) is not None:     # (no mapping needed)
+        return gemm_chain_loop_ws_program_cycles(M, layer.C, layer.K, consumer.K, cfg)["cycles"]
     t = tile_dims(mapping, 2, layer)
-    M, block_m = layer.N * layer.P * layer.Q, t["N"] * t["P"] * t["Q"]
+    block_m = t["N"] * t["P"] * t["Q"]
     if edge.chain:
-        consumer = graph.layers[graph.instances[edge.consumer]]
         return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)["cycles"]
     return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
 
@@ -590,7 +647,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
         network, temporal, spatial, cycles = _design_network(problem, result)
-        sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim))
+        sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim), hw)
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)

@@ -1,0 +1,141 @@
+"""The tuner on a Gemmini with master's ext-spad commands (Hardware.ext_spad, `baco tune --ext-spad`):
+the flag's round trip (GemminiConfig.mvout_spad, result.json, the Chipyard note), the loop-form
+chain's program model (baco.gemmini.fused.gemm_chain_loop_ws_program_cycles) against the compiled
+program on the ISS, and a search that fuses a chain edge into the loop form, whose design compiles
+and runs bit-exact."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+import torch
+
+import baco
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.fused import (gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint,
+                                gemm_chain_loop_ws_program_cycles, gemm_chain_program_cycles)
+from baco.gemmini.loop_ws_timing import LoopWs, loop_ws_stream_cycles
+from baco.kernels.fused import gemm_chain_kernel, gemm_chain_launch
+from baco.model.zoo import mlp, seeded_inputs
+from baco.sim.timing import TimingModel
+from baco.tuner import costmodel, explore, fusion
+from baco.tuner.arch import Hardware
+from baco.tuner.cli import main as tune_main
+from baco.tuner.emit import chipyard_scala, result_dict
+from tests.test_chain_loop_ws import loop_form_ir
+from tests.test_fused_programs import chain_operands, chain_reference
+
+EXT = replace(GemminiConfig(), mvout_spad=True)
+
+
+def test_hardware_carries_the_ext_spad_commands_without_area():
+    plain, ext = Hardware(16, 256, 64), Hardware(16, 256, 64, ext_spad=True)
+    assert not plain.ext_spad and not plain.to_gemmini_config().mvout_spad
+    assert ext.to_gemmini_config() == EXT and Hardware.from_gemmini_config(EXT) == ext
+    assert Hardware.from_gemmini_config(GemminiConfig()) == plain
+    assert ext.area_mm2 == plain.area_mm2
+    assert "Gemmini master" in chipyard_scala(ext) and "Gemmini master" not in chipyard_scala(plain)
+
+
+def test_cli_ext_spad_needs_a_fixed_gemmini(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        tune_main(["--op", "gemm", "--M", "16", "--N", "16", "--K", "16", "--ext-spad", "--out", str(tmp_path)])
+    assert e.value.code == 2 and "--ext-spad applies to a fixed Gemmini" in capsys.readouterr().err
+
+
+def test_cli_ext_spad_design_round_trips_through_result_json(tmp_path):
+    tune_main(["--op", "gemm", "--M", "32", "--N", "32", "--K", "32", "--hardware", "16,64,32", "--ext-spad",
+               "--steps", "2", "--quiet", "--out", str(tmp_path)])
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["hardware"]["ext_spad"] is True
+    assert GemminiConfig.from_dict(result["gemmini_config"]) == Hardware(16, 64, 32, ext_spad=True).to_gemmini_config()
+
+
+def test_walk_without_the_new_flags_is_unchanged_and_spad_stores_cost_local_moves():
+    """A spad_only loop's stores are local moves (cheaper than int8 stores to DRAM); a loop after a
+    raw command waits for the loop before it to have issued everything (never faster)."""
+    lp = LoopWs(4, 4, 4, bias=True, full_c=False)
+    base = loop_ws_stream_cycles([lp, lp], EXT)["cycles"]
+    assert loop_ws_stream_cycles([replace(lp, spad_store=True)] * 2, EXT)["cycles"] < base
+    assert loop_ws_stream_cycles([lp, replace(lp, after_raw=True)], EXT)["cycles"] > base
+
+
+@pytest.mark.parametrize("M, K, H, N", [(17, 33, 65, 17), (96, 128, 96, 128), (1, 17, 33, 65)])
+def test_loop_form_model_within_15_percent_of_the_iss(M, K, H, N):
+    """The model's end-to-end cycles against the compiled program's (kernel_cycles: the ISS with the
+    cycle model attached); measured 0.90-1.00 on 12 chains (benchmarks/fused_loop_chain.py)."""
+    x, w1, b1, w2, b2, s1, s2 = chain_operands(M, K, H, N, seed=M + K)
+    launch = gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2, relu1=True, config=EXT)
+    ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    run = ck.run(launch.grid, launch._runtime_args(), timing=TimingModel(EXT))
+    assert (launch.y == chain_reference(x, w1, b1, w2, b2, s1, s2, True, False)).all()
+    predicted = gemm_chain_loop_ws_program_cycles(M, K, H, N, EXT)
+    assert 0.85 <= predicted["cycles"] / run["kernel_cycles"] <= 1.15
+    assert predicted["cycles"] >= max(predicted["gemmini"], predicted["cpu"])
+
+
+def test_loop_form_model_needs_the_option_and_a_fitting_block():
+    with pytest.raises(ValueError, match="does not run on the loop unit"):
+        gemm_chain_loop_ws_program_cycles(64, 64, 64, 64, GemminiConfig())
+    with pytest.raises(ValueError, match="does not run on the loop unit"):
+        gemm_chain_loop_ws_program_cycles(64, 4096, 4096, 64, EXT)
+
+
+def search(model, x, hw):
+    g = fusion.graph_from_torch(model, x)
+    return g, explore.coexplore(g.layers, fusion_graph=g, steps=6, starts=2, random_pool=4, polish=False,
+                                progress=False, cycle_model="compiled", fixed_hw=hw)
+
+
+def test_search_fuses_a_chain_on_the_loop_unit_and_the_design_runs_bit_exact():
+    """A 20-row 16-16-16 MLP: its chain edge stays unfused on Gemmini v0.7.2 (the explicit chain is
+    slower than the two layers by the program model) and is fused on the same Gemmini with the
+    ext-spad commands, costed as the loop form's program; its capacity is the loop form's; the
+    design compiles (baco.compile_model) to the loop form and runs bit-exact on sim and the ISS."""
+    rows, sizes = 20, (16, 16, 16)
+    model, x = mlp(sizes), seeded_inputs((rows, sizes[0]), 1)[0]
+    _, plain = search(model, x, Hardware(16, 64, 32))
+    assert not any(e["fused"] for e in plain.fusion["edges"])
+    hw = Hardware(16, 64, 32, ext_spad=True)
+    g, result = search(model, x, hw)
+    (edge,) = result.fusion["edges"]
+    cfg = hw.to_gemmini_config()
+    loop = gemm_chain_loop_ws_program_cycles(rows, *sizes, cfg)["cycles"]
+    assert edge["fused"] and edge["group_cycles"] == loop
+    assert fusion.fused_program_cycles(g, g.edges[0], result.mappings[0], hw) == loop
+    assert loop < gemm_chain_program_cycles(rows, *sizes, 16, 16, cfg)["cycles"]
+    terms = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g).fusion_terms
+    tensors = [costmodel.mapping_tensors(m) for m in result.mappings]
+    sp, acc = terms.held_needs([t for t, _, _ in tensors], [torch.stack([c, k], 1) for _, c, k in tensors], 16.0, hw)
+    need = gemm_chain_loop_ws_footprint(gemm_chain_loop_ws_blocks(rows, *sizes, cfg).block_m, 1, *sizes, 16)
+    assert float(sp[0, 0]) * 1024 == need.sp_rows * 16 and float(acc[0, 0]) * 1024 == need.acc_rows * 16 * 4
+    compiled = baco.compile_model(model, x, design=result_dict(g.layers, result))
+    launches = [launch for step in compiled.lowered.steps for launch in getattr(step, "launches", [])
+                if launch.kernel is gemm_chain_kernel]
+    assert len(launches) == 1 and launches[0].config.mvout_spad
+    assert "instgem.loop_ws_config_spad_ab" in loop_form_ir(launches[0])
+    for target in ("sim", "iss"):
+        r = compiled.check(x, target=target)
+        assert r["bit_exact"] and r["first_mismatch"] is None, target
+
+
+def test_the_search_costs_a_fused_loop_chain_as_its_program():
+    """The descent's and rounding's fused network (FusionTerms.network with loop_programs) takes a
+    fused loop-form chain's program cycles in place of its layers' (what fuse_result reports), not
+    their DRAM traffic's saving; no such edge without the ext-spad commands or under the
+    Timeloop-matched model."""
+    rows, sizes = 20, (16, 16, 16)
+    g = fusion.graph_from_torch(mlp(sizes), seeded_inputs((rows, sizes[0]), 1)[0])
+    hw = Hardware(16, 64, 32, ext_spad=True)
+    terms = fusion.FusionTerms(g, "compiled")
+    programs = terms.loop_programs(hw)
+    assert programs == {0: gemm_chain_loop_ws_program_cycles(rows, *sizes, hw.to_gemmini_config())["cycles"]}
+    assert terms.loop_programs(Hardware(16, 64, 32)) == {} and terms.loop_programs(None) == {}
+    assert fusion.FusionTerms(g, "timeloop").loop_programs(hw) == {}
+    layer = torch.tensor([[700.0, 300.0]], dtype=torch.float64)      # one layer (two instances), B = 2
+    zeros, sp = torch.zeros_like(layer), torch.tensor([64.0, 64.0], dtype=torch.float64)
+    for on, expected in ((1.0, programs[0]), (0.0, 2 * layer[0])):
+        sigma = torch.full((2, 1), on, dtype=torch.float64)
+        cycles, _ = terms.network(layer, layer, zeros, zeros, sigma, sp, programs)
+        assert torch.allclose(cycles, torch.as_tensor(expected, dtype=torch.float64).expand(2))
