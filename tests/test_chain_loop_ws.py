@@ -14,11 +14,10 @@ import pytest
 
 import baco
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.fused import gemm_chain_loop_ws_blocks
+from baco.gemmini.fused import chain_loop_tiles, gemm_chain_loop_ws_blocks
 from baco.kernels.fused import gemm_chain_kernel, gemm_chain_launch
 from baco.model.zoo import mlp, seeded_inputs
 from baco.options import CompileOptions
-from baco.passes.chain_loop_ws import chain_loop_tiles
 from baco.passes.pipeline import run_pipeline
 from tests.test_fused_programs import chain_operands, chain_reference
 

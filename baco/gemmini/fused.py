@@ -143,6 +143,35 @@ def gemm_chain_loop_ws_blocks(M: int, K: int, H: int, N: int, cfg: GemminiConfig
     return ChainLoops(m * d, min(math.ceil(rows / m), (sp - 2 * m * k - k * h - h * n) // (m * h)))
 
 
+# DIM x DIM blocks of a layer's output one LOOP_WS computes (its D blocks): LoopMatmul's execute
+# FSM waits until its loop's LdD has moved all of them in (LoopMatmul.scala, LoopMatmulExecute's
+# ldd_ahead), and LdD goes before LdA/LdB (the arbiter's priority), so a layer as one loop starts
+# computing only after all its bias rows are in; loops of a few blocks, two held at once, load one
+# loop's D while the other computes
+LOOP_TILE_BLOCKS = 4
+
+
+def chain_loop_tile_shape(col_blocks):
+    """(row blocks, column blocks) of a layer's loops over an output of col_blocks DIM columns:
+    up to LOOP_TILE_BLOCKS columns, and more rows a loop only when one loop spans every column
+    (a spad_only store lays its blocks out by the loop's own columns, so H stays one row block
+    after the other, as the second layer reads it)."""
+    cols = min(col_blocks, LOOP_TILE_BLOCKS)
+    return max(1, LOOP_TILE_BLOCKS // cols), cols
+
+
+def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
+    """The loops of a layer over row_blocks x col_blocks DIM blocks (the last row and column
+    padded by row_pad, col_pad): ((i0, rows, pad_i), (j0, cols, pad_j)) each, column groups outer
+    (a group's B moves in with its first loop, the next group's while the rows of this one compute)."""
+    rows, cols = chain_loop_tile_shape(col_blocks)
+    for j0 in range(0, col_blocks, cols):
+        mj = min(cols, col_blocks - j0)
+        for i0 in range(0, row_blocks, rows):
+            mi = min(rows, row_blocks - i0)
+            yield (i0, mi, row_pad if i0 + mi == row_blocks else 0), (j0, mj, col_pad if j0 + mj == col_blocks else 0)
+
+
 # RISC-V instructions the core runs issuing the chain on the loop unit as the compiler emits it
 # (chain-loop-ws: one row block a program), per LOOP_WS (half a program's: its guards, addresses,
 # configs and the loop's commands) and per launch: a least-squares fit of the ISS's counts (rdcycle
@@ -453,8 +482,8 @@ def dw_pw_blocks(N, H, P, Q, C, K, R, S, stride, padding, dilation, cfg: Gemmini
     return best
 
 
-__all__ = ["DwPwBlocks", "dw_pw_footprint", "dw_pw_blocks", "dw_pw_program_cycles", "dw_pw_program_terms",
-           "DW_PW_INSTRUCTIONS", "gemm_chain_footprint", "gemm_chain_blocks", "gemm_resadd_footprint",
-           "gemm_chain_double_buffered", "gemm_resadd_double_buffered", "gemm_chain_loop_ws_fits",
-           "gemm_chain_loop_ws_loops", "gemm_chain_loop_ws_program_cycles", "CHAIN_LOOP_WS_INSTRUCTIONS",
-           "gemm_chain_program_cycles", "gemm_resadd_program_cycles"]
+__all__ = ["LOOP_TILE_BLOCKS", "chain_loop_tile_shape", "chain_loop_tiles", "DwPwBlocks", "dw_pw_footprint",
+           "dw_pw_blocks", "dw_pw_program_cycles", "dw_pw_program_terms", "DW_PW_INSTRUCTIONS", "gemm_chain_footprint",
+           "gemm_chain_blocks", "gemm_resadd_footprint", "gemm_chain_double_buffered", "gemm_resadd_double_buffered",
+           "gemm_chain_loop_ws_fits", "gemm_chain_loop_ws_loops", "gemm_chain_loop_ws_program_cycles",
+           "CHAIN_LOOP_WS_INSTRUCTIONS", "gemm_chain_program_cycles", "gemm_resadd_program_cycles"]

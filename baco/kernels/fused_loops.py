@@ -3,7 +3,7 @@ Y = f2(f1(X·W1 + b1)·W2 + b2), f(v) = int8(relu?(v · scale)) (baco.kernels.fu
 LOOP_WSs over row blocks of X, its intermediate H never in DRAM. Row blocks go a group at a time
 (baco.gemmini.fused.gemm_chain_loop_ws_blocks: the group's H fits the scratchpad):
 
-- each layer is a row block's LOOP_WSs over tiles of its output (baco.passes.chain_loop_ws's
+- each layer is a row block's LOOP_WSs over tiles of its output (baco.gemmini.fused's
   chain_loop_tiles: up to LOOP_TILE_BLOCKS DIM x DIM blocks a loop, column groups outer): the loop
   unit holds two loops, and LoopMatmul's execute FSM waits until its loop's LdD has moved in all
   of its bias rows, so one big loop a layer would compute nothing while they load; small loops
@@ -37,11 +37,10 @@ import numpy as np
 
 from baco.gemmini.arith import f32_bits
 from baco.gemmini.config import GemminiConfig, as_config, loop_unit_half
-from baco.gemmini.fused import (ChainLoops, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_fits,
+from baco.gemmini.fused import (ChainLoops, chain_loop_tiles, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_fits,
                                 gemm_chain_loop_ws_footprint)
 from baco.gemmini.isa import ACTIVATION_RELU, COMMANDS, command_fields, encode
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
-from baco.passes.chain_loop_ws import chain_loop_tiles
 from baco.sim.functional import ArrayMemory, GemminiModel
 
 IDENTITY_SCALE = f32_bits(1.0)

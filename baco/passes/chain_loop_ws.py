@@ -18,7 +18,7 @@ with K, H, N at most BLOCK_K, BLOCK_H, BLOCK_N: one row block a program, a group
 program then runs, as baco.kernels.fused_loops' command stream does for one row block:
 
     config_ex, config_ld (X's and b1's row strides), config_st (f1), config_ld (W1's)
-    per tile of H (chain_loop_tiles): funct 24 (the tile's X rows in X's home, its W1 columns' end);
+    per tile of H (baco.gemmini.fused.chain_loop_tiles): funct 24 (the tile's X rows in X's home, its W1 columns' end);
         LOOP_WS(X rows (the first column group's; A address 0 after), W1 columns, D = b1 columns,
                 spad_only, inc_acc_addr, H's blocks to the scratchpad at c_spad_addr)
     config_st (f2), config_ld (W2's)
@@ -47,43 +47,13 @@ from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, Mem
 from baco.dialects import instgem
 from baco.gemmini.abi import PROGRAM_ID
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.fused import gemm_chain_loop_ws_fits
+from baco.gemmini.fused import LOOP_TILE_BLOCKS, gemm_chain_loop_ws_fits
 from baco.gemmini.isa import ACTIVATION_RELU
 from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes.irutil import alloc_of
 from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, scale_bits, select
 from baco.passes.loop_facts import const_value
-
-
-
-# DIM x DIM blocks of a layer's output one LOOP_WS computes (its D blocks): LoopMatmul's execute
-# FSM waits until its loop's LdD has moved all of them in (LoopMatmul.scala, LoopMatmulExecute's
-# ldd_ahead), and LdD goes before LdA/LdB (the arbiter's priority), so a layer as one loop starts
-# computing only after all its bias rows are in; loops of a few blocks, two held at once, load one
-# loop's D while the other computes
-LOOP_TILE_BLOCKS = 4
-
-
-def chain_loop_tile_shape(col_blocks):
-    """(row blocks, column blocks) of a layer's loops over an output of col_blocks DIM columns:
-    up to LOOP_TILE_BLOCKS columns, and more rows a loop only when one loop spans every column
-    (a spad_only store lays its blocks out by the loop's own columns, so H stays one row block
-    after the other, as the second layer reads it)."""
-    cols = min(col_blocks, LOOP_TILE_BLOCKS)
-    return max(1, LOOP_TILE_BLOCKS // cols), cols
-
-
-def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
-    """The loops of a layer over row_blocks x col_blocks DIM blocks (the last row and column
-    padded by row_pad, col_pad): ((i0, rows, pad_i), (j0, cols, pad_j)) each, column groups outer
-    (a group's B moves in with its first loop, the next group's while the rows of this one compute)."""
-    rows, cols = chain_loop_tile_shape(col_blocks)
-    for j0 in range(0, col_blocks, cols):
-        mj = min(cols, col_blocks - j0)
-        for i0 in range(0, row_blocks, rows):
-            mi = min(rows, row_blocks - i0)
-            yield (i0, mi, row_pad if i0 + mi == row_blocks else 0), (j0, mj, col_pad if j0 + mj == col_blocks else 0)
 
 
 class Chain:
