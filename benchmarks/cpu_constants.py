@@ -27,12 +27,14 @@ conv program (checks the script runs).
 import argparse
 import itertools
 import sys
+from dataclasses import replace
 
 import numpy as np
 import torch
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.fused import FUSED_INSTRUCTIONS, _chain_program, _resadd_program
+from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, _chain_program, _resadd_program,
+                                chain_loop_tile_shape, gemm_chain_loop_ws_loops)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS, GemmSchedule,
@@ -100,6 +102,13 @@ LOOP_CONVS = [(16, 3, 1, 14, 64, 64, False, 7, 14, 64), (16, 3, 1, 14, 64, 64, F
               (16, 3, 2, 28, 96, 96, True, None, None, None), (16, 5, 1, 14, 48, 48, True, None, None, None),
               (32, 3, 1, 14, 64, 64, False, None, None, None), (32, 3, 1, 14, 1024, 64, False, None, None, None),
               (32, 3, 1, 28, 128, 128, True, None, None, None)]
+# (DIM, M, K, H, N): the fused chain on the loop unit (Gemmini's default sizes with the ext-spad
+# commands): one and many programs, one and many tiles a layer, ragged widths, DIM 8
+CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17), (16, 65, 17, 33, 65),
+               (16, 256, 32, 16, 96), (16, 1024, 32, 16, 96), (16, 64, 128, 128, 128), (16, 33, 65, 96, 128),
+               (16, 96, 96, 128, 1), (8, 65, 33, 96, 17), (8, 128, 64, 64, 64), (16, 1, 16, 16, 16),
+               (16, 1, 65, 96, 33), (16, 16, 16, 16, 16), (16, 200, 16, 16, 16), (8, 1, 8, 8, 8),
+               (16, 300, 64, 200, 40)]
 SMOKE_GEMMS = [(16, 17, 33, 65)]
 SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
@@ -229,6 +238,26 @@ def fused_row(dim, kind, *shape):
     return f"{kind} {'x'.join(map(str, shape))} DIM {dim}", terms, count["instructions"]
 
 
+def chain_loop_row(dim, M, K, H, N):
+    """The compiled chain on the loop unit's terms (its LOOP_WS tiles, column groups, programs and
+    the launch, as gemm_chain_loop_ws_loops walks them) and its kernel's instructions (rdcycle
+    around the grid loop on the ISS without the cycle model, as loop_ws_row)."""
+    cfg = replace(GemminiConfig.from_capacity(dim, 256, 64), mvout_spad=True)
+    rng = np.random.default_rng(M + K + H + N)
+    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+    launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01, config=cfg)
+    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch._runtime_args())
+    loops = gemm_chain_loop_ws_loops(M, K, H, N, cfg)
+    programs = sum(n for _, n in loops)
+    col_blocks = [-(-width // dim) for width in (H, N)]
+    groups = programs * sum(-(-j // chain_loop_tile_shape(j)[1]) for j in col_blocks)
+    terms = {"tile": sum(n * len(program) for program, n in loops), "group": groups, "program": programs, "launch": 1}
+    modelled = sum(n * sum(lp.commands for lp in program) for program, n in loops)
+    if info["commands"] != modelled:
+        raise SystemExit(f"chain {M}x{K}->{H}->{N} DIM {dim}: {info['commands']} commands, the model's {modelled}")
+    return f"chain loop form {M}x{K}->{H}->{N} DIM {dim}", terms, info["kernel_cycles"]
+
+
 def nnls_relative(rows, keys) -> dict:
     """Non-negative least squares of the relative error: min sum((x.c - y) / y)^2 over c >= 0,
     exactly, by the unconstrained fit on every subset of the terms (a handful of them)."""
@@ -289,6 +318,9 @@ def main(argv=None) -> int:
         fused = [fused_row(*f) for f in FUSED]
         report("fused programs (baco.gemmini.fused FUSED_INSTRUCTIONS)", fused, ["program", "step", "command"],
                FUSED_INSTRUCTIONS)
+    chains = [chain_loop_row(*c) for c in (CHAIN_LOOPS[:1] if args.smoke else CHAIN_LOOPS)]
+    report("the chain on the loop unit (baco.gemmini.fused CHAIN_LOOP_WS_INSTRUCTIONS)", chains,
+           list(CHAIN_LOOP_WS_INSTRUCTIONS), CHAIN_LOOP_WS_INSTRUCTIONS)
     return 0
 
 

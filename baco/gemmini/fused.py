@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 from itertools import product
 from typing import NamedTuple
 
@@ -173,41 +174,57 @@ def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
 
 
 # RISC-V instructions the core runs issuing the chain on the loop unit as the compiler emits it
-# (chain-loop-ws: one row block a program), per LOOP_WS (half a program's: its guards, addresses,
-# configs and the loop's commands) and per launch: a least-squares fit of the ISS's counts (rdcycle
-# around the grid loop, no cycle model) of 6 launches of 1-13 programs at DIM 16 (64x64->64->64,
-# 128x64->64->64, 17x33->65->17, 65x17->33->65, 256 and 1024 x32->16->96: 276-3355, within 1%)
-CHAIN_LOOP_WS_INSTRUCTIONS = {"loop": 128.2, "launch": 21.7}
-# RoCC commands of one program: config_ex, 3 config_ld, 2 x (config_st, funct 24, a LOOP_WS), a
-# config_ld between
-CHAIN_LOOP_WS_COMMANDS = 1 + 3 + 2 * (1 + 1 + LOOP_WS_STEP_COMMANDS) + 1
+# (chain-loop-ws: one row block a program), per LOOP_WS tile (its funct 24, the loop's commands,
+# the inner scf.for iteration's addresses), per column group (the outer scf.for's iteration), per
+# program (its guards and configs) and per launch: a non-negative least-squares fit (relative
+# error) of the ISS's counts (rdcycle around the grid loop, no cycle model) of 17 launches of 1-13
+# programs and 2-153 tiles, DIM 16 and 8, ragged widths (benchmarks/cpu_constants.py's
+# CHAIN_LOOPS: 372-9933 instructions, within 0.90-1.09x)
+CHAIN_LOOP_WS_INSTRUCTIONS = {"tile": 37.3, "group": 43.9, "program": 197.9, "launch": 20.0}
+# RoCC commands of one program: per tile a funct 24 and a LOOP_WS; per program config_ex, 4
+# config_ld and 2 config_st
+CHAIN_LOOP_WS_COMMANDS = {"tile": 1 + LOOP_WS_STEP_COMMANDS, "program": 1 + 4 + 2}
+
+
+def _chain_layer_loops(row_blocks, row_pad, J, pad_j, K, pad_k, *, first_program: bool, layer1: bool) -> list:
+    """One layer of a program as the compiler emits it (chain_loop_tiles' LOOP_WSs): X's rows moved
+    in by layer 1's first column group (layer 2 reads H where layer 1 stored it), the weights by the
+    first program's first row of tiles, each tile's bias; after the layer's config_st."""
+    cpu = CHAIN_LOOP_WS_INSTRUCTIONS
+    return [LoopWs(I=mi, J=mj, K=K, pad_i=qi, pad_j=qj, pad_k=pad_k, load_a=layer1 and j0 == 0,
+                   load_b=first_program and i0 == 0, bias=True, full_c=False, after_raw=n == 0,
+                   spad_store=layer1, cpu=cpu["tile"] + (cpu["group"] if i0 == 0 else 0.0),
+                   commands=CHAIN_LOOP_WS_COMMANDS["tile"])
+            for n, ((i0, mi, qi), (j0, mj, qj)) in enumerate(chain_loop_tiles(row_blocks, row_pad, J, pad_j))]
 
 
 def gemm_chain_loop_ws_loops(M: int, K: int, H: int, N: int, cfg: GemminiConfig) -> list:
     """The compiled chain on the loop unit (baco.passes.chain_loop_ws at gemm_chain_launch's blocks:
     one row block of gemm_chain_loop_ws_blocks' a program) as the LOOP_WS walk's loops, run-length
-    encoded (baco.gemmini.loop_ws_timing): per program layer 1's LOOP_WS (X, W1, D = b1; spad_only,
-    its C = H moved into the scratchpad by MVOUT_SPADs) and layer 2's (A = H in the scratchpad, W2,
-    D = b2, int8 Y to DRAM), each after a config_st (a raw command: it waits for the loop before to
-    have issued every command); W1 and W2 moved in by the first program only. A chain whose DIM-row
+    encoded (baco.gemmini.loop_ws_timing): per program layer 1's tiles (X, W1, D = b1; spad_only,
+    their C = H moved into the scratchpad by MVOUT_SPADs) and layer 2's (A = H in the scratchpad,
+    W2, D = b2, int8 Y to DRAM), each layer's first after a config_st (a raw command: it waits for
+    the loop before to have issued every command); W1 and W2 moved in by the first program only.
+    The program's and the launch's instructions go before its first tile. A chain whose DIM-row
     block does not fit (or a Gemmini without the ext-spad commands) is a ValueError."""
     blocks = gemm_chain_loop_ws_blocks(M, K, H, N, cfg) if cfg.mvout_spad else None
     if blocks is None:
         raise ValueError(f"the chain M={M}, K={K}, H={H}, N={N} does not run on the loop unit of this Gemmini "
                          f"(mvout_spad={cfg.mvout_spad}): gemm_chain_loop_ws_blocks finds no row block")
-    d, bm, cpu = cfg.dim, blocks.block_m, CHAIN_LOOP_WS_INSTRUCTIONS["loop"]
+    d, bm, cpu = cfg.dim, blocks.block_m, CHAIN_LOOP_WS_INSTRUCTIONS
     (kb, pk), (hb, ph), (nb, pn) = ((_tiles(v, d), _tiles(v, d) * d - v) for v in (K, H, N))
 
-    def program(rows: int, first: bool, launch: float = 0.0) -> list:
-        I = _tiles(rows, d)
-        common = dict(I=I, pad_i=I * d - rows, load_b=first, bias=True, full_c=False, after_raw=True,
-                      commands=CHAIN_LOOP_WS_COMMANDS // 2)
-        return [LoopWs(J=hb, K=kb, pad_j=ph, pad_k=pk, spad_store=True, cpu=cpu + launch, **common),
-                LoopWs(J=nb, K=hb, pad_j=pn, pad_k=ph, load_a=False, cpu=cpu,
-                       **dict(common, commands=CHAIN_LOOP_WS_COMMANDS - common["commands"]))]
+    def program(rows: int, first: bool) -> list:
+        ib = _tiles(rows, d)
+        loops = _chain_layer_loops(ib, ib * d - rows, hb, ph, kb, pk, first_program=first, layer1=True) + \
+            _chain_layer_loops(ib, ib * d - rows, nb, pn, hb, ph, first_program=first, layer1=False)
+        start = loops[0]
+        loops[0] = replace(start, cpu=start.cpu + cpu["program"] + (cpu["launch"] if first else 0.0),
+                           commands=start.commands + CHAIN_LOOP_WS_COMMANDS["program"])
+        return loops
     programs = _tiles(M, bm)
     last = M - (programs - 1) * bm
-    items = [(program(min(bm, M), True, CHAIN_LOOP_WS_INSTRUCTIONS["launch"]), 1)]
+    items = [(program(min(bm, M), True), 1)]
     if programs > 2:
         items.append((program(bm, False), programs - 2))
     if programs > 1:
