@@ -45,8 +45,12 @@ transitions instead of two (the stream with both row blocks in one group: 41050 
 The stream rows' "CPU" column charges the C library's tile-loop work to every LOOP_WS (fitted to
 tiled_matmul's), which the fused program's many small loops (MobileNetV2's: 12 a row block of 80
 rows) do not run; its Gemmini-alone column is the comparison there.
-predicted/loop: the tuner's model of the loop form (baco.gemmini.fused.gemm_chain_loop_ws_program_cycles)
-over the compiled program's cycles on the ISS; measured 1.000, 1.000, 0.985 and 0.911 on the four chains.
+predicted/loop: the tuner's model of the loop form (baco.gemmini.fused.gemm_chain_loop_ws_program_cycles:
+the LoopMatmul walk over each layer's tiles as the compiler emits them) over the compiled program's
+cycles on the ISS; measured 0.998, 0.997, 0.991 and 0.938 on the four chains (the model of one
+LOOP_WS a layer, before the tiles: 1.178, 1.109, 1.068, 1.007), 0.904-1.111 on 13 ragged chains
+(M, K, H, N among 1-128, DIM 16 and 8; the highest, 1x65->96->33, a one-row program whose
+instructions the fit overstates by 9%).
 """
 from __future__ import annotations
 

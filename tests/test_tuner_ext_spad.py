@@ -61,17 +61,19 @@ def test_walk_without_the_new_flags_is_unchanged_and_spad_stores_cost_local_move
     assert loop_ws_stream_cycles([lp, replace(lp, after_raw=True)], EXT)["cycles"] > base
 
 
-@pytest.mark.parametrize("M, K, H, N", [(17, 33, 65, 17), (96, 128, 96, 128), (1, 17, 33, 65)])
-def test_loop_form_model_within_15_percent_of_the_iss(M, K, H, N):
+@pytest.mark.parametrize("M, K, H, N", [(17, 33, 65, 17), (96, 128, 96, 128), (1, 17, 33, 65), (65, 17, 33, 65)])
+def test_loop_form_model_within_10_percent_of_the_iss(M, K, H, N):
     """The model's end-to-end cycles against the compiled program's (kernel_cycles: the ISS with the
-    cycle model attached); measured 0.90-1.00 on 12 chains (benchmarks/fused_loop_chain.py)."""
+    cycle model attached), and its RoCC commands the program's (every tile's LOOP_WS counted);
+    measured 0.90-1.11 on 17 chains (benchmarks/fused_loop_chain.py)."""
     x, w1, b1, w2, b2, s1, s2 = chain_operands(M, K, H, N, seed=M + K)
     launch = gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2, relu1=True, config=EXT)
     ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     run = ck.run(launch.grid, launch._runtime_args(), timing=TimingModel(EXT))
     assert (launch.y == chain_reference(x, w1, b1, w2, b2, s1, s2, True, False)).all()
     predicted = gemm_chain_loop_ws_program_cycles(M, K, H, N, EXT)
-    assert 0.85 <= predicted["cycles"] / run["kernel_cycles"] <= 1.15
+    assert 0.9 <= predicted["cycles"] / run["kernel_cycles"] <= 1.1
+    assert predicted["commands"] == run["commands"]
     assert predicted["cycles"] >= max(predicted["gemmini"], predicted["cpu"])
 
 
