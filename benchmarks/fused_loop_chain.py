@@ -26,7 +26,8 @@ chain as the compiler emits it on the ext-spad Gemmini (gemm_chain_launch: chain
 LOOP_WSs over each layer's tiles), the explicit fused chain (the same launch compiled for the Gemmini
 without the ext-spad commands: linalg-to-instgem's stream, H read from the accumulator), and the
 unfused pair (two matmul_launch at their default schedules: LOOP_WS; H to DRAM and back). Printed:
-the three cycle counts and the loop form's ratios to the other two. Measured: the loop form is
+the three cycle counts and the loop form's ratios to the other two (--ragged: 13 chains of ragged
+widths instead, M, K, H, N among 1-128, DIM 16 and 8). Measured: the loop form is
 0.42-0.60 of the explicit chain's cycles on every chain; against the unfused pair 0.576 on
 MobileNetV2's project -> expand (35565 vs 61727), 0.994 and 0.996 on the MLP layers on the 512 KB
 Gemmini (71671 vs 72079, 41429 vs 41615) and 1.014 on the default one (42202 vs 41615).
@@ -48,9 +49,8 @@ rows) do not run; its Gemmini-alone column is the comparison there.
 predicted/loop: the tuner's model of the loop form (baco.gemmini.fused.gemm_chain_loop_ws_program_cycles:
 the LoopMatmul walk over each layer's tiles as the compiler emits them) over the compiled program's
 cycles on the ISS; measured 0.998, 0.997, 0.991 and 0.938 on the four chains (the model of one
-LOOP_WS a layer, before the tiles: 1.178, 1.109, 1.068, 1.007), 0.904-1.111 on 13 ragged chains
-(M, K, H, N among 1-128, DIM 16 and 8; the highest, 1x65->96->33, a one-row program whose
-instructions the fit overstates by 9%).
+LOOP_WS a layer, before the tiles: 1.178, 1.109, 1.068, 1.007), 0.904-1.111 on the 13 ragged
+chains (the highest, 1x65->96->33, a one-row program whose instructions the fit overstates by 9%).
 """
 from __future__ import annotations
 
@@ -79,6 +79,13 @@ SCALE1, SCALE2 = 1 / 512, 1 / 256
 CHAINS = [("mlp 256-512-256", 64, 256, 512, 256, LARGE), ("mlp 512-256-64", 64, 512, 256, 64, LARGE),
           ("mlp 512-256-64", 64, 512, 256, 64, DEFAULT),
           ("mbv2 proj1 -> expand2", 1024, 32, 16, 96, DEFAULT)]
+DIM8 = replace(GemminiConfig.from_capacity(8, 64, 64), mvout_spad=True)
+# --ragged: widths among 1, 17, 33, 65, 96 and 128, DIM 16 and 8 (the model's check on ragged programs)
+RAGGED = [(f"ragged DIM {cfg.dim}", M, K, H, N, cfg) for M, K, H, N, cfg in (
+    (17, 33, 65, 17, DEFAULT), (65, 17, 33, 65, DEFAULT), (1, 65, 96, 33, DEFAULT), (33, 128, 17, 65, DEFAULT),
+    (96, 96, 128, 1, DEFAULT), (128, 65, 33, 96, DEFAULT), (65, 128, 96, 17, DEFAULT), (17, 1, 128, 128, DEFAULT),
+    (33, 96, 65, 128, DEFAULT), (128, 17, 17, 33, DEFAULT), (65, 33, 96, 17, DIM8), (33, 65, 17, 33, DIM8),
+    (96, 17, 65, 65, DIM8))]
 SMOKE = [("smoke 40-96-48", 20, 40, 96, 48, DEFAULT), ("smoke 96-48-24", 20, 96, 48, 24, DEFAULT)]
 H_ADDR, W2_ADDR, D2_ADDR, Y_ADDR = 0xC0000000, 0xD0000000, 0xE0000000, 0xF0000000
 
@@ -161,8 +168,9 @@ def main(argv=None) -> int:
     ap.add_argument("--smoke", action="store_true", help="the tests' small MLP only")
     ap.add_argument("--compiled", action="store_true", help="also the compiled programs on the ISS")
     ap.add_argument("--compiled-only", action="store_true", help="only the compiled programs on the ISS")
+    ap.add_argument("--ragged", action="store_true", help="the ragged chains (RAGGED) instead of the four")
     args = ap.parse_args(argv)
-    chains = SMOKE if args.smoke else CHAINS
+    chains = SMOKE if args.smoke else RAGGED if args.ragged else CHAINS
     compiled = [measure_compiled(*c) for c in chains] if args.compiled or args.compiled_only else []
     if compiled:
         print_compiled(compiled)
