@@ -144,9 +144,16 @@ def any_of(*conds):
 
 
 def window_tiles(first, rows, dim: int):
-    """(first block row tile, number of row tiles) the window [first, first + rows) touches."""
-    first_tile = ir.binop("divsi", first, cst(dim))
-    n = ir.binop("subi", ceil_div(ir.binop("addi", first, rows), dim), first_tile)
+    """(first block row tile, number of row tiles) the window [first, first + rows) touches inside
+    the block (a window may start above the block's first row: a negative row offset). Its ends
+    are clamped to row 0, so both tiles are unsigned divisions by DIM (shifts), where signed ones
+    corrected for a negative dividend (three to ten instructions each, per window: per slice of a
+    3-D load); the same tiles, but for a window starting DIM or more rows above the block, whose
+    truncating division gave a row tile above the block."""
+    zero = cst(0)
+    first_tile = ir.binop("divui", ir.binop("maxsi", first, zero), cst(dim))
+    end = ir.binop("maxsi", ir.binop("addi", first, rows), zero)
+    n = ir.binop("subi", ir.binop("divui", ir.binop("addi", end, cst(dim - 1)), cst(dim)), first_tile)
     return first_tile, ir.binop("muli", n, ir.create("arith.extui", operands=[
         ir.cmpi("sgt", rows, cst(0))], results=[ir.i64()]).result)
 
