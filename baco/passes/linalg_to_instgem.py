@@ -148,8 +148,8 @@ def window_tiles(first, rows, dim: int):
     the block (a window may start above the block's first row: a negative row offset). Its ends
     are clamped to row 0, so both tiles are unsigned divisions by DIM (shifts), where signed ones
     corrected for a negative dividend (three to ten instructions each, per window: per slice of a
-    3-D load); the same tiles, but for a window starting DIM or more rows above the block, whose
-    truncating division gave a row tile above the block."""
+    3-D load). The same tiles as those divisions' except for a window starting DIM or more rows
+    above the block, where the truncating division gave a row tile above the block."""
     zero = cst(0)
     first_tile = ir.binop("divui", ir.binop("maxsi", first, zero), cst(dim))
     end = ir.binop("maxsi", ir.binop("addi", first, rows), zero)
