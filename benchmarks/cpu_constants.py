@@ -3,7 +3,7 @@ EXPLICIT_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIO
 kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS) and of the conv and depthwise kernels' LOOP_CONV_WS
 programs (LOOP_CONV_INSTRUCTIONS) on the ISS.
 
-    python benchmarks/cpu_constants.py [--smoke]
+    python benchmarks/cpu_constants.py [--smoke] [--only gemm loop_ws loop_conv conv depthwise fused]
 
 Each fitting program is compiled explicit (loop_ws=False: no LOOP_WS / LOOP_CONV_WS) and run on
 the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are the measured count.
@@ -116,6 +116,7 @@ SMOKE_GEMMS = [(16, 17, 33, 65)]
 SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
 SMOKE_LOOP_CONVS = [(16, 3, 1, 8, 16, 16, False, None, None, None)]
+TABLES = ("gemm", "loop_ws", "loop_conv", "conv", "depthwise", "fused")
 
 
 def iss_instructions(kernel, grid, args, options) -> int:
@@ -300,24 +301,33 @@ def report(title, rows, keys, current):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="one GEMM, LOOP_WS, LOOP_CONV_WS and conv program (seconds)")
+    p.add_argument("--only", nargs="+", choices=TABLES, default=list(TABLES), help="these tables only (default: all)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
-    gemms = [gemm_row(*g) for g in (SMOKE_GEMMS if args.smoke else GEMMS)]
-    report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS)", gemms, ["program", "step", "command", "column"],
-           EXPLICIT_INSTRUCTIONS)
-    loop_ws = [loop_ws_row(*g) for g in (SMOKE_LOOP_WS if args.smoke else LOOP_WS_GEMMS)]
-    report("GEMM LOOP_WS programs (LOOP_WS_INSTRUCTIONS)", loop_ws, list(LOOP_WS_INSTRUCTIONS), LOOP_WS_INSTRUCTIONS)
-    loop_convs = [loop_conv_row(*c) for c in (SMOKE_LOOP_CONVS if args.smoke else LOOP_CONVS)]
-    # the launch's own instructions fitted and left out, as LOOP_WS's
-    report("LOOP_CONV_WS programs (LOOP_CONV_INSTRUCTIONS)", loop_convs, list(LOOP_CONV_INSTRUCTIONS) + ["launch"],
-           LOOP_CONV_INSTRUCTIONS)
-    convs = [conv_row(*c) for c in (SMOKE_CONVS if args.smoke else CONVS)]
-    report("conv explicit stream (CONV_EXPLICIT_INSTRUCTIONS)", convs, ["step", "slice", "command"],
-           CONV_EXPLICIT_INSTRUCTIONS)
-    if not args.smoke:
+    if "gemm" in args.only:
+        gemms = [gemm_row(*g) for g in (SMOKE_GEMMS if args.smoke else GEMMS)]
+        report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS)", gemms, ["program", "step", "command", "column"],
+               EXPLICIT_INSTRUCTIONS)
+    if "loop_ws" in args.only:
+        loop_ws = [loop_ws_row(*g) for g in (SMOKE_LOOP_WS if args.smoke else LOOP_WS_GEMMS)]
+        report("GEMM LOOP_WS programs (LOOP_WS_INSTRUCTIONS)", loop_ws, list(LOOP_WS_INSTRUCTIONS),
+               LOOP_WS_INSTRUCTIONS)
+    if "loop_conv" in args.only:
+        loop_convs = [loop_conv_row(*c) for c in (SMOKE_LOOP_CONVS if args.smoke else LOOP_CONVS)]
+        # the launch's own instructions fitted and left out, as LOOP_WS's
+        report("LOOP_CONV_WS programs (LOOP_CONV_INSTRUCTIONS)", loop_convs, list(LOOP_CONV_INSTRUCTIONS) + ["launch"],
+               LOOP_CONV_INSTRUCTIONS)
+    if "conv" in args.only:
+        convs = [conv_row(*c) for c in (SMOKE_CONVS if args.smoke else CONVS)]
+        report("conv explicit stream (CONV_EXPLICIT_INSTRUCTIONS)", convs, ["step", "slice", "command"],
+               CONV_EXPLICIT_INSTRUCTIONS)
+    if args.smoke:
+        return 0
+    if "depthwise" in args.only:
         depthwise = [depthwise_row(*d) for d in DEPTHWISE]
         report("depthwise explicit stream (DEPTHWISE_EXPLICIT_INSTRUCTIONS)", depthwise, ["step", "slice", "command"],
                DEPTHWISE_EXPLICIT_INSTRUCTIONS)
+    if "fused" in args.only:
         fused = [fused_row(*f) for f in FUSED]
         report("fused programs (baco.gemmini.fused FUSED_INSTRUCTIONS)", fused, ["program", "step", "command"],
                FUSED_INSTRUCTIONS)
@@ -325,7 +335,6 @@ def main(argv=None) -> int:
     report("the chain on the loop unit (baco.gemmini.fused CHAIN_LOOP_WS_INSTRUCTIONS)", chains,
            list(CHAIN_LOOP_WS_INSTRUCTIONS), CHAIN_LOOP_WS_INSTRUCTIONS)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,9 +1,9 @@
 """What the core executes per RoCC command: the GEMM kernel's explicit stream (or its LOOP_WS
-program) as a self-checking ELF on the ISS, every instruction of the kernel function counted by
+program), an explicit conv's or the fused MLP chain's (--kernel) as a self-checking ELF on the ISS, every instruction of the kernel function counted by
 address (the ISS's trace) and classed from the ELF's disassembly.
 
-    python benchmarks/instruction_mix.py [--M 128 --N 256 --K 256] [--blocks 64/128/64] [--loop-ws] [--dim 16]
-                                         [--smoke]
+    python benchmarks/instruction_mix.py [--kernel gemm|conv|chain] [--M 128 --N 256 --K 256] [--blocks 64/128/64] [--loop-ws] [--dim 16]
+                                         [--smoke] [--listing N]
 
 Printed: the kernel's instructions and RoCC commands, the program's end-to-end cycles, per class
 (RoCC command, reload from the stack: spilled and loop-invariant values; store to the stack; field
@@ -12,8 +12,11 @@ select: bounds and guards; branch; mul; div/rem: delinearised flat loops and cei
 count, per command and share; then the code by how often it ran (a loop level: instructions run that
 many times and the commands among them). The ISS runs with Gemmini's cycle model attached, so the
 end-to-end cycles include the CPU's waits on Gemmini. The kernel runs under the default schedule for the shape
-(--blocks: those blocks, double-buffered); the ELF checks its result bit for bit (exit 0 iff it
-matches). Needs llvm-objdump or riscv64-unknown-elf-objdump. --smoke: 40x40x40.
+(--blocks: those blocks, double-buffered); the ELF checks its result bit for bit against numpy's
+reference of Gemmini's arithmetic (exit 0 iff it matches). --kernel conv: a 3x3 conv of an 8x8
+output, 32 -> 32 channels, LOOP_CONV_WS off; chain: the fused MLP chain 256x64 -> 128 -> 64 on a
+Gemmini without mvout_spad (their default schedules; the GEMM options do not apply). Needs llvm-objdump or riscv64-unknown-elf-objdump. --smoke: 40x40x40. --listing N: the
+kernel's code run at least N times, instruction by instruction with its count.
 """
 import argparse
 import collections
@@ -29,11 +32,12 @@ import numpy as np
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule
+from baco.kernels.conv import conv2d_launch, reference_conv2d
+from baco.kernels.fused import gemm_chain_launch
 from baco.kernels.matmul import matmul_kernel, reference
 from baco.sim.iss import run_elf
 from baco.sim.timing import TimingModel
 
-KERNEL = "matmul_kernel"
 ROCC = "RoCC command"        # told by the ISS's trace (the disassembler does not know custom-3)
 CLASSES = [  # (class, predicate on (mnemonic, operands)), first match wins
     ("reload from the stack", lambda op, args: op in ("ld", "lw", "c.ldsp") and "(sp)" in args),
@@ -48,7 +52,7 @@ CLASSES = [  # (class, predicate on (mnemonic, operands)), first match wins
 ]
 
 
-def disassembly(elf: Path) -> tuple[dict, range]:
+def disassembly(elf: Path, kernel: str) -> tuple[dict, range]:
     """{address: (mnemonic, operands)} of the ELF's code and the kernel function's address range."""
     tool = shutil.which("llvm-objdump") or shutil.which("riscv64-unknown-elf-objdump")
     if tool is None:
@@ -57,7 +61,7 @@ def disassembly(elf: Path) -> tuple[dict, range]:
                           check=True).stdout
     symbols = sorted((int(a, 16), name) for a, name in re.findall(r"^([0-9a-f]+) <([^>]+)>:", text, re.M))
     starts = [a for a, name in symbols if not name.startswith(".L")]
-    lo = next(a for a, name in symbols if name == KERNEL)
+    lo = next(a for a, name in symbols if name == kernel)
     hi = min((a for a in starts if a > lo), default=1 << 64)
     code = {}
     for addr, ins in re.findall(r"^\s*([0-9a-f]+):\s+(.*)$", text, re.M):
@@ -70,8 +74,57 @@ def classify(op: str, args: str) -> str:
     return next((name for name, match in CLASSES if match(op, args)), f"other ({op})")
 
 
+def gemm(a, cfg):
+    """(title, compiled kernel, grid, arguments, expected C) of the GEMM kernel under --blocks or the
+    shape's default schedule, C from numpy's reference of Gemmini's arithmetic."""
+    M, N, K = (40, 40, 40) if a.smoke else (a.M, a.N, a.K)
+    s = default_gemm_schedule(M, N, K, cfg, False) if a.blocks is None else \
+        GemmSchedule(*(int(b) for b in a.blocks.split("/")), double_buffer=True)
+    rng = np.random.default_rng(M * 7 + N * 5 + K)
+    x = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    w = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    args = [x, w, np.zeros((M, N), np.int32), M, N, K, K, 1, N, 1, N, 1, 1.0]
+    ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s,
+                               loop_ws=a.loop_ws)
+    title = (f"GEMM {M}x{N}x{K} DIM {cfg.dim}, {'LOOP_WS' if a.loop_ws else 'explicit'}, schedule "
+             f"{s.block_m}/{s.block_n}/{s.block_k} (double-buffered {s.double_buffer})")
+    return title, ck, (-(-M // s.block_m), -(-N // s.block_n)), args, reference(x, w, schedule=s)
+
+
+def conv(a, cfg):
+    """The 3x3 conv of an 8x8 output, 32 -> 32 channels, its default schedule, as an explicit
+    stream (LOOP_CONV_WS off), the output from numpy's reference_conv2d."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-128, 128, (1, 10, 10, 32), dtype=np.int8)
+    w = rng.integers(-128, 128, (3, 3, 32, 32), dtype=np.int8)
+    launch = conv2d_launch(x, w, config=cfg, scale=1 / 256)
+    ck = launch.kernel.compile(*launch.args, target="iss", **dict(launch.options, loop_ws=False))
+    s = launch.schedule
+    title = (f"conv 3x3 8x8 32>32 DIM {cfg.dim}, explicit, schedule {s.rows}x{s.block_m}/{s.block_n}/{s.block_k}")
+    return title, ck, launch.grid, launch._runtime_args(), reference_conv2d(x, w, config=cfg, scale=1 / 256)
+
+
+def chain(a, cfg):
+    """The fused MLP chain Y = (X·W1)·W2 (baco.kernels.fused), X 256x64, W1 64x128, W2 128x64,
+    64-row programs, as its explicit stream (a Gemmini without mvout_spad), the output from numpy:
+    each GEMM by the GEMM kernel's reference of Gemmini's arithmetic (int8 scaled outputs)."""
+    rng = np.random.default_rng(4)
+    x, w1, w2 = (rng.integers(-128, 128, shape, dtype=np.int8) for shape in ((256, 64), (64, 128), (128, 64)))
+    launch = gemm_chain_launch(x, w1, None, w2, None, scale1=0.01, scale2=0.01, block_m=64, block_k=64, config=cfg)
+    ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    hidden = reference(x, w1, out="int8", scale=0.01, config=cfg)
+    expected = reference(hidden, w2, out="int8", scale=0.01, config=cfg)
+    o = launch.options
+    title = f"MLP chain 256x64x128x64 DIM {cfg.dim}, explicit, blocks {o['BLOCK_M']}/{o['BLOCK_K']}"
+    return title, ck, launch.grid, launch.args, expected
+
+
+BUILDERS = {"gemm": gemm, "conv": conv, "chain": chain}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--kernel", choices=BUILDERS, default="gemm")
     p.add_argument("--M", type=int, default=128)
     p.add_argument("--N", type=int, default=256)
     p.add_argument("--K", type=int, default=256)
@@ -79,26 +132,18 @@ def main(argv=None) -> int:
     p.add_argument("--loop-ws", action="store_true", help="the LOOP_WS program (default: the explicit stream)")
     p.add_argument("--blocks", help="BLOCK_M/BLOCK_N/BLOCK_K, double-buffered (default: the shape's default schedule)")
     p.add_argument("--smoke", action="store_true")
+    p.add_argument("--listing", type=int, metavar="N", default=0,
+                   help="also print the kernel's code run at least N times, each instruction with its count")
     a = p.parse_args(argv)
-    M, N, K = (40, 40, 40) if a.smoke else (a.M, a.N, a.K)
     cfg = GemminiConfig(dim=a.dim)
-    s = default_gemm_schedule(M, N, K, cfg, False) if a.blocks is None else \
-        GemmSchedule(*(int(b) for b in a.blocks.split("/")), double_buffer=True)
-    rng = np.random.default_rng(M * 7 + N * 5 + K)
-    x = rng.integers(-128, 128, (M, K), dtype=np.int8)
-    w = rng.integers(-128, 128, (K, N), dtype=np.int8)
-    c = np.zeros((M, N), np.int32)
-    args = [x, w, c, M, N, K, K, 1, N, 1, N, 1, 1.0]
-    ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s,
-                               loop_ws=a.loop_ws)
-    grid = (-(-M // s.block_m), -(-N // s.block_n))
+    title, ck, grid, args, expected = BUILDERS[a.kernel](a, cfg)
     with tempfile.TemporaryDirectory(prefix="baco-mix-") as tmp:
-        elf = ck.build_elf(grid, args, Path(tmp) / "gemm.elf", expected={2: reference(x, w, schedule=s)})
+        elf = ck.build_elf(grid, args, Path(tmp) / "kernel.elf", expected={2: expected})
         trace = io.StringIO()
         res = run_elf(elf, config=cfg, trace=True, trace_out=trace, stdout=None, timing=TimingModel(cfg))
-        code, kernel = disassembly(elf)
+        code, kernel = disassembly(elf, ck.name)
     if res.exit_code != 0:
-        print(f"GEMM {M}x{N}x{K}: the ELF's result differs from numpy's (exit {res.exit_code})\n{res.console}")
+        print(f"{title}: the ELF's result differs from the reference (exit {res.exit_code})\n{res.console}")
         return 1
     runs, rocc = collections.Counter(), set()
     for line in trace.getvalue().splitlines():
@@ -110,10 +155,8 @@ def main(argv=None) -> int:
     kind = {pc: ROCC if pc in rocc else classify(*code[pc]) for pc in runs}
     commands = res.gemmini_commands
     total = sum(runs.values())
-    form = "LOOP_WS" if a.loop_ws else "explicit"
-    print(f"GEMM {M}x{N}x{K} DIM {a.dim}, {form}, schedule {s.block_m}/{s.block_n}/{s.block_k} "
-          f"(double-buffered {s.double_buffer}): {total} kernel instructions, {commands} RoCC commands, "
-          f"{total / commands:.2f} a command (bit-exact); end to end {res.cpu_cycles} cycles (the hart's cycle CSR, with the cycle model)")
+    print(f"{title}: {total} kernel instructions, {commands} RoCC commands, {total / commands:.2f} a command "
+          f"(bit-exact); end to end {res.cpu_cycles} cycles (the hart's cycle CSR, with the cycle model)")
     by_class = collections.Counter()
     for pc, n in runs.items():
         by_class[kind[pc]] += n
@@ -127,6 +170,10 @@ def main(argv=None) -> int:
     print(f"\n{'times run':>9s} {'instructions':>12s} {'commands':>8s} {'executed':>9s}")
     for n, (ins, cmds) in sorted(levels.items(), key=lambda kv: -kv[0] * kv[1][0])[:12]:
         print(f"{n:9d} {ins:12d} {cmds:8d} {n * ins:9d}")
+    if a.listing:
+        print(f"\n{'address':>8s} {'runs':>6s}  code (run at least {a.listing} times)")
+        for pc in sorted(pc for pc, n in runs.items() if n >= a.listing):
+            print(f"{pc:8x} {runs[pc]:6d}  {'<RoCC>' if kind[pc] == ROCC else ''} {' '.join(code[pc])}")
     return 0
 
 

@@ -176,10 +176,11 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # stores), a non-negative least-squares fit (relative error) of the ISS's counts of 12 programs of
 # kernels.py-like shapes at DIM 16 and 32 (benchmarks/cpu_constants.py; the K loop's middle
 # iterations a copy of the compute nest, the grid queries loads of the harness's arrays), within
-# 0.88-1.12x of them, median 0.99; refitted after the lowering's unsigned divisions, clamp-free
-# load slices and peeled overwriting k step (the table it replaced, 505.8 a program, 15.9 a
-# command and 286.1 a column, was 0.66-1.12x, median 0.98, on the code before them and
-# 0.69-1.27x, median 1.08, after). A LOOP_WS program (a K step
+# 0.86-1.13x of them, median 0.97; refitted after the mvin streams' row tiles and chunks became
+# divisions by constants (the table it replaced, 287.7 a K step, 11.6 a command and 405.5 a
+# column, was 0.88-1.12x, median 0.99, on the code before and 0.87-1.18x, median 1.01, after;
+# that one was fitted after the lowering's unsigned divisions, clamp-free load slices and peeled
+# overwriting k step). A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
 # than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
 # of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, per program
@@ -192,7 +193,7 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # 0.95-1.05x of the ISS, median 1.00; refitted once an explicitly moved B went into both halves and
 # the steps lost their half's arithmetic (the table before: 0.94-1.09x; before the two
 # specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over).
-EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 287.7, "command": 11.6, "column": 405.5}
+EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 248.5, "command": 11.5, "column": 401.7}
 LOOP_WS_INSTRUCTIONS = {"program": 54.2, "step": 95.2, "steps": 29.5, "head": 20.1, "explicit_b": 21.6, "mvin": 27.4,
                         "k_loop": 144.3, "n_strides": 46.3, "launch": 38.2}
 LOOP_WS_STEP_COMMANDS = 6

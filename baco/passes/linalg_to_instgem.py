@@ -144,9 +144,16 @@ def any_of(*conds):
 
 
 def window_tiles(first, rows, dim: int):
-    """(first block row tile, number of row tiles) the window [first, first + rows) touches."""
-    first_tile = ir.binop("divsi", first, cst(dim))
-    n = ir.binop("subi", ceil_div(ir.binop("addi", first, rows), dim), first_tile)
+    """(first block row tile, number of row tiles) the window [first, first + rows) touches inside
+    the block (a window may start above the block's first row: a negative row offset). Its ends
+    are clamped to row 0, so both tiles are unsigned divisions by DIM (shifts), where signed ones
+    corrected for a negative dividend (three to ten instructions each, per window: per slice of a
+    3-D load). The same tiles as those divisions' except for a window starting DIM or more rows
+    above the block, where the truncating division gave a row tile above the block."""
+    zero = cst(0)
+    first_tile = ir.binop("divui", ir.binop("maxsi", first, zero), cst(dim))
+    end = ir.binop("maxsi", ir.binop("addi", first, rows), zero)
+    n = ir.binop("subi", ir.binop("divui", ir.binop("addi", end, cst(dim - 1)), cst(dim)), first_tile)
     return first_tile, ir.binop("muli", n, ir.create("arith.extui", operands=[
         ir.cmpi("sgt", rows, cst(0))], results=[ir.i64()]).result)
 
@@ -392,17 +399,21 @@ class LinalgToInstGem:
         instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0) if scale is None else scale, shrink=shrink,
                      block_stride=blk.col_tile_stride, pixel_repeats=1, state_id=slot)
         flags = local_addr(0, acc=acc, accumulate=accumulate)
+        # t runs over the block's chunks (a compile-time count) in each row tile: its row tile and
+        # chunk are a division by a constant (a shift for a power of two), where the window's own
+        # chunk count would cost a run-time division (and its zero guard) per mvin; the chunks past
+        # a narrower window's issue nothing
         n_chunks = ceil_div(cols, max_cols)
-        # a block at most one mvin wide: t is the row tile (no run-time division by the chunk count)
-        one_chunk = blk.shape[1] <= max_cols
+        block_chunks = -(-blk.shape[1] // max_cols)
 
-        def tile_and_chunk(first_tile, t):
-            if one_chunk:
-                return ir.binop("addi", first_tile, t), cst(0)
-            return ir.binop("addi", first_tile, ir.binop("divsi", t, n_chunks)), ir.binop("remsi", t, n_chunks)
+        def tile_and_chunk(first_tile, t, emit):
+            if block_chunks == 1:
+                return emit(ir.binop("addi", first_tile, t), cst(0))
+            cc = ir.binop("remui", t, cst(block_chunks))    # t >= 0: a slice of the stream's [0, count)
+            bt = ir.binop("addi", first_tile, ir.binop("divui", t, cst(block_chunks)))
+            prefetch.when(ir.cmpi("slt", cc, n_chunks), lambda: emit(bt, cc))
 
-        def move(t):    # the window's rows in block row tile `bt`, column chunk `cc`
-            bt, cc = tile_and_chunk(first_tile, t)
+        def move(bt, cc):    # the window's rows in block row tile `bt`, column chunk `cc`
             lo, n_rows = rows_in_tile(first, rows, bt, cfg.dim)
             dram = ir.binop("addi", addr, ir.binop("muli", ir.binop("subi", lo, first), row_bytes))
             dram = ir.binop("addi", dram, ir.binop("muli", cc, cst(max_cols * esize)))
@@ -411,21 +422,20 @@ class LinalgToInstGem:
             instgem.emit(MVIN_OF_SLOT[slot], dram_addr=dram, local_addr=local, cols=extent(cols, cc, max_cols),
                          rows=n_rows)
         first_tile, n_tiles = window_tiles(first, rows, cfg.dim)
-        load_stream(ir.binop("muli", n_tiles, n_chunks), move)
+        load_stream(ir.binop("muli", n_tiles, cst(block_chunks)), lambda t: tile_and_chunk(first_tile, t, move))
         if accumulate:      # adding the zero rows above `first` changes nothing
             return
 
         def zero_rows(lo, hi):      # DRAM address 0 makes mvin write zeros
             lo_tile, n_zero_tiles = window_tiles(lo, ir.binop("subi", hi, lo), cfg.dim)
 
-            def zero(t):
-                bt, cc = tile_and_chunk(lo_tile, t)
+            def zero(bt, cc):
                 row, n_rows = rows_in_tile(lo, ir.binop("subi", hi, lo), bt, cfg.dim)
                 local = blk.tile_addr(bt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
                 local = ir.binop("addi", local, ir.binop("subi", row, ir.binop("muli", bt, cst(cfg.dim))))
                 instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),
                              rows=n_rows)
-            load_stream(ir.binop("muli", n_zero_tiles, n_chunks), zero)
+            load_stream(ir.binop("muli", n_zero_tiles, cst(block_chunks)), lambda t: tile_and_chunk(lo_tile, t, zero))
         if blk.slice_rows:          # the slice's rows before and after the window
             lo = self.slice_start(dst)
             zero_rows(lo, first)
