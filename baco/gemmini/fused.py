@@ -179,7 +179,7 @@ def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
 # program (its guards and configs) and per launch: a non-negative least-squares fit (relative
 # error) of the ISS's counts (rdcycle around the grid loop, no cycle model) of 17 launches of 1-13
 # programs and 2-153 tiles, DIM 16 and 8, ragged widths (benchmarks/cpu_constants.py's
-# CHAIN_LOOPS: 372-9933 instructions, within 0.90-1.09x)
+# CHAIN_LOOPS: 371-9933 instructions, within 0.90-1.09x)
 CHAIN_LOOP_WS_INSTRUCTIONS = {"tile": 37.3, "group": 43.9, "program": 197.9, "launch": 20.0}
 # RoCC commands of one program: per tile a funct 24 and a LOOP_WS; per program config_ex, 4
 # config_ld and 2 config_st
