@@ -28,9 +28,9 @@ without the ext-spad commands: linalg-to-instgem's stream, H read from the accum
 unfused pair (two matmul_launch at their default schedules: LOOP_WS; H to DRAM and back). Printed:
 the three cycle counts and the loop form's ratios to the other two (--ragged: 13 chains of ragged
 widths instead, M, K, H, N among 1-128, DIM 16 and 8). Measured: the loop form is
-0.42-0.60 of the explicit chain's cycles on every chain; against the unfused pair 0.576 on
-MobileNetV2's project -> expand (35565 vs 61727), 0.994 and 0.996 on the MLP layers on the 512 KB
-Gemmini (71671 vs 72079, 41429 vs 41615) and 1.014 on the default one (42202 vs 41615).
+0.43-0.62 of the explicit chain's cycles on every chain; against the unfused pair 0.576 on
+MobileNetV2's project -> expand (35565 vs 61720), 0.994 and 0.996 on the MLP layers on the 512 KB
+Gemmini (71669 vs 72071, 41429 vs 41607) and 1.014 on the default one (42202 vs 41607).
 Both MLP forms are execute-bound (the array's work is the same, ~69.7k cycles for 256-512-256), so
 what differs is how long the execute unit idles. With one LOOP_WS a layer a row block (before) it
 idled while the layer's bias rows moved in: LoopMatmul's execute FSM waits for all of its loop's

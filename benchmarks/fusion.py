@@ -40,9 +40,9 @@ benchmarks/fused_loop_chain.py (64 rows, 256-512-256-64: two chain edges), and "
 compiled --steps 20 --budget 10; the loop form costed as its tiled program): nothing fused without
 the ext-spad commands; with them mlp-small's first chain fused on the loop unit, EDP 14.9% (default)
 and 23.3% (Large) below the search without fusion (GA and DOSA find the same); on the ISS with the
-cycle model the default design's kernels take 2,241 cycles fused against the unfused design's 2,787
-(0.80x; the model: 2,190 vs 2,494, 0.88x); mlp's 512-256-64 chain fused, saving 12.1% (default) and
--3.3% (Large, where DOSA with fusion finds the search without fusion's EDP), within the searches'
+cycle model the default design's kernels take 2,248 cycles fused against the unfused design's 2,783
+(0.81x; the model: 2,190 vs 2,494, 0.88x); mlp's 512-256-64 chain fused, saving 12.1% (default) and
+-3.4% (Large, where DOSA with fusion finds the search without fusion's EDP), within the searches'
 spread (its default row without the commands: -12.3%, nothing fused; time-sized random pools keep
 --steps runs apart on a loaded machine). FADiff's five networks have no linear -> linear or 1x1 ->
 1x1 chain that fits the loop form on Large, Small or default: their rows are unchanged.
