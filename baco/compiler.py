@@ -236,7 +236,7 @@ def _prune_now_and_then(cdir: Path) -> None:
 
 
 def _cache_key(text: str, name: str, options: CompileOptions) -> str:
-    blob = json.dumps([text, name, options.key(), compiler_fingerprint()], sort_keys=True)
+    blob = json.dumps([text, name, options.lowering_key(), compiler_fingerprint()], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
@@ -244,7 +244,8 @@ def compile_module(text: str, name: str, options: CompileOptions | None = None, 
                    dump_dir: str | None = None, fixed: dict | None = None) -> CompiledKernel:
     """Compile a BACO-dialect module with `options` (default: CompileOptions.of(), the default
     Gemmini, WS, LOOP_WS as BACO_LOOP_WS says): the target, the Gemmini and the schedule choices
-    the passes honour (see baco.gemmini.schedule). The options are the disk cache's key.
+    the passes honour (see baco.gemmini.schedule). The options but the target are the disk cache's key
+    of the LLVM IR (CompileOptions.lowering_key); the backends cache what they build from it by the IR.
     `fixed`: integer parameters the module's code treats as constants ({name: value}), which
     every launch must pass unchanged."""
     options = CompileOptions.of() if options is None else options

@@ -90,3 +90,8 @@ class CompileOptions:
         """A hashable, JSON-serialisable form: equal keys compile to the same code."""
         return (self.target, tuple(sorted(self.config.to_dict().items())), self.dataflow, self.double_buffer,
                 self.loop_ws)
+
+    def lowering_key(self) -> tuple:
+        """key() without the target: the passes and the translation to LLVM IR never read it (only the
+        backend built from the IR does), so a kernel compiled for sim and for the ISS lowers once."""
+        return self.key()[1:]

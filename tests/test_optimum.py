@@ -26,7 +26,8 @@ def every_block(layer):
     return torch.tensor(list(itertools.product(range(1, layer.P + 1), range(1, layer.K + 1), range(1, layer.C + 1))))
 
 
-@pytest.mark.parametrize("pe", [2, pytest.param(8, marks=pytest.mark.slow), pytest.param(32, marks=pytest.mark.slow), 128])
+# a small and a large array by default; the 2x2 array (three times their time) and 32x32 with -m slow
+@pytest.mark.parametrize("pe", [pytest.param(2, marks=pytest.mark.slow), 8, pytest.param(32, marks=pytest.mark.slow), 128])
 def test_a_block_costs_what_its_signature_representative_costs(pe, analytical):
     """Every block along one dimension (the other two at a few values) costs, needs and fits what
     the smallest block of its signature does, on several buffers."""

@@ -1,6 +1,7 @@
 # lit configuration of the golden IR-in/IR-out tests: tests/ir/<pass>/*.mlir, each with
 # `// RUN: baco opt --pass NAME %s | FileCheck %s` and CHECK lines (regenerate them with
-# `python tests/ir/update_golden.py`). Run by tests/test_golden_ir.py.
+# `python tests/ir/update_golden.py`). tests/test_golden_ir.py runs every file's RUN line inside the test process
+# (baco opt's entry, then FileCheck) and a few files through lit with this configuration.
 import os
 import sys
 from pathlib import Path
