@@ -90,6 +90,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import (ACC_BIT, COMMANDS, CONCURRENT_LOOPS, CONTROLLER_QUEUES, MIN_FEED_ROWS, QUEUE_OF,
                               READ_FULL_BIT, decode, is_garbage)
 from baco.gemmini import energy
+from baco.gemmini.loop_ws_timing import local_move_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants  # noqa: F401  (re-exported: callers read them here)
 from baco.sim.loops import LoopConvState, LoopWsState, loop_conv_program, loop_ws_program
 
@@ -672,8 +673,8 @@ class TimingModel:
 
     def _local_move(self, rows):
         """Occupancy of a DMA command that moves rows without DRAM (a zero-fill mvin, a MVOUT_SPAD):
-        its setup, then one local row a cycle."""
-        return self.k.dma_cmd_overhead + rows
+        its setup, then one local row a cycle (loop_ws_timing.local_move_cycles, the walk's too)."""
+        return local_move_cycles(rows, self.k)
 
     def _mvout_spad_cost(self, f, dispatch):
         """MVOUT_SPAD (Gemmini master): the store unit reads accumulator rows through the scale
