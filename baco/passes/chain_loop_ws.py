@@ -52,7 +52,7 @@ from baco.gemmini.isa import ACTIVATION_RELU
 from baco.options import CompileOptions
 from baco.passes import irutil as ir
 from baco.passes.irutil import alloc_of
-from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, scale_bits, select
+from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, fold, i64, loop, scale_bits, select
 from baco.passes.loop_facts import const_value
 
 
@@ -262,24 +262,16 @@ def _base(arg, esize):
     return dram_addr_and_stride(arg, esize)[0]
 
 
-def _fold(name, values):
-    """values[0] name values[1] name ... (an arith binop over i64 or i1 Values)."""
-    out = values[0]
-    for v in values[1:]:
-        out = ir.binop(name, out, v)
-    return out
-
-
 def _all(*conds):
-    return _fold("andi", conds)
+    return fold("andi", conds)
 
 
 def _mul(*values):
-    return _fold("muli", values)
+    return fold("muli", values)
 
 
 def _add(*values):
-    return _fold("addi", values)
+    return fold("addi", values)
 
 
 def _within(v, lo, hi):
@@ -333,14 +325,6 @@ def rewrite(c: Chain, func, cfg: GemminiConfig):
         _emit(c, cfg, pid, (M, K, H, N), r0, ((kb, pk), (hb, ph), (nb, pn), (ib, pi)))
 
 
-def _for(lb, ub, step, body):
-    """scf.for over i64 bounds and step; body(iv) builds the body (iv an i64)."""
-    f = scf.ForOp(*(ir.index_cast(v, ir.index()) for v in (lb, ub, step)))
-    with InsertionPoint(f.body):
-        body(i64(f.induction_variable))
-        scf.YieldOp([])
-
-
 def _tiles(row_blocks, row_pad, col_blocks, col_pad, body):
     """chain_loop_tiles as scf.for loops over i64 Values: body((i0, rows, pad_i), (j0, cols, pad_j))."""
     cols = ir.binop("minsi", col_blocks, cst(LOOP_TILE_BLOCKS))
@@ -350,8 +334,8 @@ def _tiles(row_blocks, row_pad, col_blocks, col_pad, body):
         n = ir.binop("minsi", step, ir.binop("subi", blocks, v0))
         return v0, n, select(ir.cmpi("eq", ir.binop("addi", v0, n), blocks), pad, cst(0))
 
-    _for(cst(0), col_blocks, cols, lambda j0: _for(cst(0), row_blocks, rows, lambda i0: body(
-        part(i0, rows, row_blocks, row_pad), part(j0, cols, col_blocks, col_pad))))
+    loop(cst(0), col_blocks, lambda j0: loop(cst(0), row_blocks, lambda i0: body(
+        part(i0, rows, row_blocks, row_pad), part(j0, cols, col_blocks, col_pad)), step=rows), step=cols)
 
 
 def _emit(c: Chain, cfg: GemminiConfig, pid, widths, r0, blocks):

@@ -114,9 +114,10 @@ def ceil_div(a, b: int):
     return ir.binop("ceildivsi", a, cst(b))
 
 
-def loop(lb, ub, body):
-    """scf.for over i64 bounds (step 1); body(iv) builds the body."""
-    f = scf.ForOp(ir.index_cast(lb, ir.index()), ir.index_cast(ub, ir.index()), ir.const_index(1))
+def loop(lb, ub, body, step=None):
+    """scf.for over i64 bounds and step (default 1); body(iv) builds the body."""
+    f = scf.ForOp(ir.index_cast(lb, ir.index()), ir.index_cast(ub, ir.index()),
+                  ir.const_index(1) if step is None else ir.index_cast(step, ir.index()))
     with InsertionPoint(f.body):
         body(i64(f.induction_variable))
         scf.YieldOp([])
@@ -136,11 +137,16 @@ def select(cond, a, b):
     return ir.create("arith.select", operands=[cond, a, b], results=[a.type]).result
 
 
-def any_of(*conds):
-    out = conds[0]
-    for c in conds[1:]:
-        out = ir.binop("ori", out, c)
+def fold(name, values):
+    """values[0] name values[1] name ... (an arith binop over i64 or i1 Values)."""
+    out = values[0]
+    for v in values[1:]:
+        out = ir.binop(name, out, v)
     return out
+
+
+def any_of(*conds):
+    return fold("ori", conds)
 
 
 def window_tiles(first, rows, dim: int):
