@@ -201,11 +201,11 @@ LOOP_WS_STEP_COMMANDS = 6
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
 # A slice of a step (its address) and per RoCC command, a non-negative least-squares fit (relative
 # error) of the ISS's counts (benchmarks/cpu_constants.py) of 12 conv programs (3x3, 5x5 and 7x7,
-# strided, 1-8 output rows a program, DIM 16 and 32; within 0.76-1.11x, median 1.03, stride 2 the
-# low end) and 8 depthwise ones (DIM 16 and 32; within 0.73-1.13x, median 1.01), the commands
-# counted by the tuner's program model; refitted after the load streams' constant chunk divisions
-# and unsigned window tiles (the tables they replaced, on the new code: 0.85-1.25x, median 1.18, and
-# 0.85-1.32x, median 1.18). A LOOP_CONV_WS program (its
+# strided, 1-8 output rows a program, DIM 16 and 32; within 0.76-1.12x, median 1.04, stride 2 the
+# low end) and 8 depthwise ones (DIM 16 and 32; within 0.71-1.23x, median 0.95), the commands
+# counted by the tuner's program model; refitted after a slice in one row tile lost its window-tile
+# divisions and row clipping (the tables these replace, on the new code: 0.81-1.45x, median 1.09, and
+# 0.88-1.63x, median 1.13). A LOOP_CONV_WS program (its
 # grid step, the pass's run-time guards and address arithmetic, LoopConv's configuration and the
 # loop: ~7 commands): per conv program, per depthwise program and per further LOOP_CONV_WS of a
 # program split into input channel blocks (its six configs, the loop and the block's addresses),
@@ -213,8 +213,8 @@ LOOP_WS_STEP_COMMANDS = 6
 # fitted but left out): 3x3, 5x5 and 1x1/2 convolutions of 2-56 programs of 1-14 rows, 1-5
 # channel blocks, 4 depthwise layers, DIM 16 and 32, within 0.86-1.18x of the ISS, median 0.98
 # (the table it replaced, 750, 597 and 60, fitted before the inlining: 0.86-1.42x, median 1.06).
-CONV_EXPLICIT_INSTRUCTIONS = {"step": 225.2, "slice": 47.4, "command": 19.7}
-DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 111.8, "slice": 65.0, "command": 3.5}
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 259.3, "slice": 12.9, "command": 19.5}
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 94.3, "slice": 11.5, "command": 18.0}
 LOOP_CONV_INSTRUCTIONS = {"conv": 609.7, "depthwise": 603.8, "block": 72.7}
 
 
