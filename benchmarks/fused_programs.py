@@ -2,7 +2,7 @@
 whole-model compiler, with and without the chosen fusion, on the cycle model.
 
     python benchmarks/fused_programs.py [--smoke] [--models mlp,resnet18,mobilenet_v2]
-        [--resolution 64] [--hardware 16,256,64] [--budget S] [--seed N]
+        [--resolution 64] [--hardware 16,256,64] [--ext-spad] [--budget S] [--seed N]
 
 Per model: `baco tune --fusion on` on a fixed Gemmini (--hardware, default Gemmini's default
 16x16, 256 KB scratchpad, 64 KB accumulator) with the compiled-program cycle model. Its design
@@ -146,7 +146,7 @@ def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, 
 
 def print_row(r: dict) -> None:
     print(f"{r['name']}: {r['edges']} fusable edges on {r['hw'].pe_dim}x{r['hw'].pe_dim} {r['hw'].sp_kb:g}/"
-          f"{r['hw'].acc_kb:g} KB (tuned {r['tune_s']:.0f} s); {r['seconds']:.0f} s")
+          f"{r['hw'].acc_kb:g} KB{' ext-spad' if r['hw'].ext_spad else ''} (tuned {r['tune_s']:.0f} s); {r['seconds']:.0f} s")
     u = r["runs"]["unfused"]
     print(f"  {'unfused':8s} {u['cycles']:>12,} cycles end to end, Gemmini energy {u['energy_uj']:9.2f} uJ "
           f"(predicted over the layers: {r['pred_unfused'][0]:,.0f} cycles, {r['pred_unfused'][1]:.2f} uJ); "
@@ -183,6 +183,8 @@ def main(argv=None) -> int:
                    help=f"comma-separated, of mlp, {', '.join(SPECS)}")
     p.add_argument("--resolution", type=int, default=64)
     p.add_argument("--hardware", default="16,256,64", help="DIM,SP_KB,ACC_KB of the fixed Gemmini")
+    p.add_argument("--ext-spad", action="store_true",
+                   help="the fixed Gemmini has Gemmini master's ext-spad commands (a chain on the loop unit)")
     p.add_argument("--budget", type=float, default=30.0, help="tuning seconds per model")
     p.add_argument("--calibrate", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
@@ -194,7 +196,7 @@ def main(argv=None) -> int:
     unknown = [n for n in names if n != "mlp" and n not in SPECS]
     if unknown:
         p.error(f"--models: unknown {unknown} (of mlp, {', '.join(SPECS)})")
-    hw = parse_hardware(a.hardware)
+    hw = parse_hardware(a.hardware, a.ext_spad)
     torch.manual_seed(a.seed)
     rows, ok = [], True
     with tempfile.TemporaryDirectory(prefix="baco-fused-") as tmp:
