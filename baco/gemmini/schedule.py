@@ -182,23 +182,22 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # that one was fitted after the lowering's unsigned divisions, clamp-free load slices and peeled
 # overwriting k step). A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
-# than one step (the K loop's set-up) or of one step ("one_step": whether it keeps A resident),
-# per ragged step split into a head LOOP_WS, per explicit move
+# than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
 # of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, per program
 # of a launch whose K is not 1 ("k_loop": the K loop and A's row stride, which the specialization
 # of integers equal to 1 folds away) and whose N is not 1 ("n_strides": B's and C's row strides),
 # and per launch (its configs, the grid loop's set-up, the fence: the same for every schedule, but
-# a tenth of a tiny launch's), the same fit (loop_ws_launch_terms) of 39 launches' instructions
+# a tenth of a tiny launch's), the same fit (loop_ws_launch_terms) of 40 launches' instructions
 # (rdcycle around the grid loop): 1, 2 and many K steps,
 # split, padded and explicit-B steps, resident B, one-row grids (resident A), K = 1 and N = 1, DIM
-# 2, 4, 8, 16 and 32, within 0.95-1.06x of the ISS, median 1.00; refitted once a one-step program
-# tested for a resident A (the table before, on that code: 0.91-1.02x, median 0.96), and before that
-# once an explicitly moved B went into both halves and
+# 2, 4, 8, 16 and 32, within 0.96-1.06x of the ISS, median 1.00; refitted once a one-step program
+# tested for a one-row grid (a resident A: ~5-17 instructions; the table before, on that code:
+# 0.92-1.02x, median 0.96), and before that once an explicitly moved B went into both halves and
 # the steps lost their half's arithmetic (the table before: 0.94-1.09x; before the two
 # specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over).
 EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 248.5, "command": 11.5, "column": 401.7}
-LOOP_WS_INSTRUCTIONS = {"program": 46.6, "step": 95.8, "steps": 31.3, "one_step": 15.3, "head": 23.4,
-                        "explicit_b": 23.9, "mvin": 26.5, "k_loop": 148.0, "n_strides": 50.1, "launch": 38.3}
+LOOP_WS_INSTRUCTIONS = {"program": 57.5, "step": 100.9, "steps": 20.8, "head": 20.2, "explicit_b": 18.9,
+                        "mvin": 27.6, "k_loop": 143.4, "n_strides": 48.1, "launch": 44.7}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
@@ -258,15 +257,13 @@ def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1) ->
     and K rows of B) pays and how many times, by where its CPU runs them: "program" before its first
     LOOP_WS (its own; the K loop's set-up when it has more than one of its `steps` K steps; the K
     loop and A's row stride unless K is 1, B's and C's row strides unless N is 1: the specialization
-    of integers equal to 1 folds them; a program of one step tests whether it keeps A resident,
-    baco.passes.loop_ws._Resident), "step" before each K step's LOOP_WS, "last" before its last
+    of integers equal to 1 folds them), "step" before each K step's LOOP_WS, "last" before its last
     step's last LOOP_WS (a `split` step's head, after the step's own; a B the program moves in
     explicitly, `b_mvins` mvins of it into each of `b_halves` halves; None: it moves none). The one
     description of the terms: gemm_loop_ws_loops places them, loop_ws_launch_terms and
     loop_ws_instructions count them.
     Numbers or tensors."""
-    return {"program": {"program": 1, "steps": steps > 1, "one_step": steps == 1, "k_loop": K != 1,
-                        "n_strides": N != 1},
+    return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1},
             "step": {"step": 1},
             "last": {"head": split, "explicit_b": b_halves * (b_mvins is not None), "mvin": b_halves * (b_mvins or 0)}}
 

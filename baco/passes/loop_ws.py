@@ -657,8 +657,8 @@ class _Resident:
 
     A, along a one-row grid (num_programs(0) = 1: the programs walk the columns): when the A window
     (its DRAM view, its row and K extents) and the K loop's bounds cannot differ between programs
-    along axis 1, and the step is one LOOP_WS (never split: K whole blocks, a Bᵀ, or a kept B of one
-    column block; the same in every program, since K is), A goes to the bottom of the first half
+    along axis 1, and the step is one LOOP_WS (never split: K whole blocks or under DIM, a Bᵀ, or a
+    kept B of one column block; the same in every program, since K is), A goes to the bottom of the first half
     (a_spad_id 1) and every program after the first computes on it (A address 0: LdA does not run,
     baco.sim.loops). Outside a one-row grid A stays in its loop slot's half (a_spad_id 0).
 
@@ -666,12 +666,13 @@ class _Resident:
     nest (match); every program of the launch takes the same branch (its conditions are the same
     in all of them); a LOOP_WS's A sits at the bottom of a half and its B (an explicitly moved one
     too) at the top, and loop_ws_fits keeps any A and any B of the nest within one half together.
-    `b`: B kept; `reuse_b`, `reuse_a`: i1, the previous program left it; `first_half`: the half of
-    the step's first LOOP_WS's B; `a_spad`: A's spad id (i64; 0: its loop slot's half)."""
+    `a`, `b`: A (in a one-row grid, with_a), B kept; `reuse_a`, `reuse_b`: i1, the previous program
+    left it; `first_half`: the half of the step's first LOOP_WS's B; `a_spad`: A's spad id (i64; 0:
+    its loop slot's half)."""
 
     def __init__(self):
-        self.b, self.reuse_b, self.reuse_a, self.first_half, self.a_spad = False, False, False, None, cst(0)
-        self.a = False
+        self.a = self.b = self.reuse_a = self.reuse_b = False
+        self.first_half, self.a_spad = None, cst(0)
 
     @classmethod
     def of(cls, n: Nest):
@@ -684,7 +685,7 @@ class _Resident:
         if not (keep_a or keep_b):
             return None
         keep = cls()
-        keep.a = keep_a
+        keep.a = keep_a     # (its test is the one-row branch's: _kept_step)
         if keep_b:
             keep.b, keep.reuse_b = True, ir.cmpi("sgt", _program_id(n.store, 0), cst(0))
             keep.first_half = ir.binop("addi", ir.binop("remsi", _program_id(n.store, 1), cst(2)), cst(1))
