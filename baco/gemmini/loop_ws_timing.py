@@ -11,7 +11,7 @@ own scratchpad half; LdD (the bias, padded columns not moved; it writes the accu
 runs under the computes still reading the slot's scratchpad half), then LdA and LdB on the one DMA
 loader in the order LoopMatmul's arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
 k blocks a command, B a k row of up to MAX_BLOCK_LEN blocks); the execute FSM k -> j -> i behind
-the loads of its k step, each (k, j) weight block preloaded under the previous compute (DIM rows
+the loads of its k step (the first k step's computes behind their bias rows too), each (k, j) weight block preloaded under the previous compute (DIM rows
 at least; a transposed B's through the transposer, a compute of its own) unless it lands after
 that compute (then it moves in alone), a k step no faster than
 the accumulator rows it rewrites come back through the array (the next loop's first, when this one
