@@ -122,9 +122,10 @@ def warm_up(graph, hw, ext_spad: bool, seed: int, cycle_model: str) -> None:
 def run_row(graph, hw, ext_spad: bool, budget: float, seed: int, cycle_model: str, steps: int | None = None,
             spread: bool = False) -> dict:
     """One row (hw: the fixed Gemmini, None: searched; ext_spad: with the ext-spad commands); steps:
-    baco's searches run that many descent steps and STEPS_KICKS kicks instead of the time budget (equal work: no dependence on the machine's load; GA and DOSA keep the time
-    budget); spread: the search without fusion runs twice, its second EDP over its first the
-    search's own run-to-run spread."""
+    baco's searches run that many descent steps and STEPS_KICKS kicks instead of the time budget
+    (equal work: no dependence on the machine's load; GA and DOSA keep the time budget); spread:
+    the search without fusion runs twice, its second EDP over its first the search's own
+    run-to-run spread."""
     common = dict(seed=seed, cycle_model=cycle_model, fixed_hw=hw, ext_spad=ext_spad)
     timed = dict(time_budget_s=budget, **common)
     searched = dict(steps=steps, kicks=STEPS_KICKS, **common) if steps else timed
