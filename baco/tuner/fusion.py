@@ -524,7 +524,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     # searched Gemminis with the ext-spad commands: a chain runs on the loop unit where its program
     # fits the Gemmini the layers alone need (each point's; its blocks its own), and is priced on
     # the Gemmini the point rounds to, the one the design's final costing (fuse_result) sees
-    looping = fixed is None and problem.ext_spad
+    looping = fixed is None and problem.ext_spad and any(e.kind in LOOP_CHAIN_KINDS for e in problem.fusion.edges)
     layers_hw = problem.infer_hardware(pe, sp, acc, False)[0] if looping else fixed
     sp_chain, acc_chain = terms.held_needs(temporal, spatial, rows_of, layers_hw)
     sp_cap, acc_cap = (fixed.sp_kb, fixed.acc_kb) if fixed else (MAX_BUFFER_KB, MAX_BUFFER_KB)
