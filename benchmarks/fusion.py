@@ -60,8 +60,8 @@ free+ext costs as free; at --budget 5 on a loaded machine (time-budget noise: th
 without fusion, which the commands cannot change, differ as much between the two rows), free /
 free+ext with fusion: ResNet-18 5.44e9 / 1.49e10 (conv1+maxpool fused; without fusion 5.87e9 /
 1.59e10), GPT-3 2.51e14 / 2.51e14 (nothing fused; without 1.86e14 / 1.89e14), VGG19 1.35e12 /
-1.35e12 (5 conv -> pool edges fused; without 7.05e11 / 1.43e12); GA and DOSA with fusion equal
-baco's on every row.
+1.35e12 (5 conv -> pool edges fused; without 7.05e11 / 1.43e12); GA and DOSA with fusion
+1.49e10, 2.51e14 and 1.35e12 on both rows (their starting designs).
 
 --smoke: ResNet-18 at 1x3x32x32 (its conv1 -> max pool edge) on Small, 1.5 s per search (the tests' size).
 """
