@@ -50,8 +50,8 @@ spread (its default row without the commands: -12.3%, nothing fused; time-sized 
 With the hardware searched (--networks mlp-small,mlp --configs free --ext-spad --cycle-model
 compiled --steps 20 --budget 10): mlp-small's first chain fused on the loop unit of a 32x32
 Gemmini master (16 KB + 16 KB), EDP 2,897, 28.2% below the search without fusion (4,036), GA and
-DOSA with fusion the same; without the commands nothing fused (3,651: the fused search's own
-design); mlp: nothing fused with or without them (-12.9%, the fused search's design worse at
+DOSA with fusion the same; without the commands nothing fused (the fused search's design 3,651,
+no edge fused); mlp: nothing fused with or without them (-12.9%, the fused search's design worse at
 equal steps: on the 128x128 Gemmini the layers need, its loop form does not fit, since it holds
 both weights whole, and the explicit chain that grows the buffers was not preferred). FADiff's
 five networks: no chain that fits the loop form (GPT-3's block and ResNet-18 have none, MobileNet
@@ -61,7 +61,7 @@ without fusion, which the commands cannot change, differ as much between the two
 free+ext with fusion: ResNet-18 5.44e9 / 1.49e10 (conv1+maxpool fused; without fusion 5.87e9 /
 1.59e10), GPT-3 2.51e14 / 2.51e14 (nothing fused; without 1.86e14 / 1.89e14), VGG19 1.35e12 /
 1.35e12 (5 conv -> pool edges fused; without 7.05e11 / 1.43e12); GA and DOSA with fusion
-1.49e10, 2.51e14 and 1.35e12 on both rows (their starting designs).
+1.49e10, 2.51e14 and 1.35e12 on both rows.
 
 --smoke: ResNet-18 at 1x3x32x32 (its conv1 -> max pool edge) on Small, 1.5 s per search (the tests' size).
 """
