@@ -48,9 +48,13 @@ tiled_matmul's), which the fused program's many small loops (MobileNetV2's: 12 a
 rows) do not run; its Gemmini-alone column is the comparison there.
 predicted/loop: the tuner's model of the loop form (baco.gemmini.fused.gemm_chain_loop_ws_program_cycles:
 the LoopMatmul walk over each layer's tiles as the compiler emits them) over the compiled program's
-cycles on the ISS; measured 0.998, 0.997, 0.991 and 0.938 on the four chains (the model of one
-LOOP_WS a layer, before the tiles: 1.178, 1.109, 1.068, 1.007), 0.904-1.111 on the 13 ragged
-chains (the highest, 1x65->96->33, a one-row program whose instructions the fit overstates by 9%).
+cycles on the ISS; measured 0.998, 0.997, 0.996 and 0.952 on the four chains (0.991 and 0.938 on
+the last two before the walk's bias-row wait, below; the model of one LOOP_WS a layer, before the
+tiles: 1.178, 1.109, 1.068, 1.007), 0.969-1.111 on the 13 ragged
+chains (the highest, 1x65->96->33, a one-row program whose instructions the fit overstates by 9%;
+0.904-1.111 before the walk's loops that move in neither A nor B, a chain's layer-2 tiles after
+the first of a column group, waited for their bias rows: the walk was 14-18% low on Gemmini-alone
+time where K or H is 17, now 0.90-1.065 of the cycle model on all 13).
 """
 from __future__ import annotations
 

@@ -29,8 +29,9 @@ Time budgets on a shared machine make two runs of one search differ (--spread me
 a saving smaller than that difference cannot show; --steps gives baco's two searches equal work
 instead (descent steps and a fixed number of kicks), so their comparison is the fusion's alone.
 
---ext-spad: each fixed configuration also as a Gemmini master with the ext-spad commands (rows
-"<config>+ext", the same sizes and area): a fused chain (linear -> linear, 1x1 -> 1x1) runs on the
+--ext-spad: each configuration also as a Gemmini master with the ext-spad commands (rows
+"<config>+ext": a fixed one's the same sizes and area; "free+ext", the hardware searched among
+Gemmini masters, every search's every point one): a fused chain (linear -> linear, 1x1 -> 1x1) runs on the
 loop unit where it fits (baco.gemmini.fused's loop form), which the compiled-program model costs
 (the Timeloop-matched model has no program: its rows differ only in the capacity a chain holds).
 Besides FADiff's configurations (the default), --configs takes "default", Gemmini's default sizes
@@ -46,6 +47,21 @@ cycle model the default design's kernels take 2,248 cycles fused against the unf
 spread (its default row without the commands: -12.3%, nothing fused; time-sized random pools keep
 --steps runs apart on a loaded machine). FADiff's five networks have no linear -> linear or 1x1 ->
 1x1 chain that fits the loop form on Large, Small or default: their rows are unchanged.
+With the hardware searched (--networks mlp-small,mlp --configs free --ext-spad --cycle-model
+compiled --steps 20 --budget 10): mlp-small's first chain fused on the loop unit of a 32x32
+Gemmini master (16 KB + 16 KB), EDP 2,897, 28.2% below the search without fusion (4,036), GA and
+DOSA with fusion the same; without the commands nothing fused (the fused search's design 3,651,
+no edge fused); mlp: nothing fused with or without them (-12.9%, the fused search's design worse at
+equal steps: on the 128x128 Gemmini the layers need, its loop form does not fit, since it holds
+both weights whole, and the explicit chain that grows the buffers was not preferred). FADiff's
+five networks: no chain that fits the loop form (GPT-3's block and ResNet-18 have none, MobileNet
+depthwise -> pointwise pairs only, VGG's classifier chain needs 25088x4096 weights held), so
+free+ext costs as free; at --budget 5 on a loaded machine (time-budget noise: the searches
+without fusion, which the commands cannot change, differ as much between the two rows), free /
+free+ext with fusion: ResNet-18 5.44e9 / 1.49e10 (conv1+maxpool fused; without fusion 5.87e9 /
+1.59e10), GPT-3 2.51e14 / 2.51e14 (nothing fused; without 1.86e14 / 1.89e14), VGG19 1.35e12 /
+1.35e12 (5 conv -> pool edges fused; without 7.05e11 / 1.43e12); GA and DOSA with fusion
+1.49e10, 2.51e14 and 1.35e12 on both rows.
 
 --smoke: ResNet-18 at 1x3x32x32 (its conv1 -> max pool edge) on Small, 1.5 s per search (the tests' size).
 """
@@ -84,11 +100,13 @@ def networks(seq: int) -> dict:
             "mlp-small": (lambda: mlp((64, 64, 64, 64)), (4, 64))}
 
 
-def hardware(config: str) -> Hardware | None:
-    """The Gemmini of a configuration name (CONFIGS', or one of them + EXT)."""
+def hardware(config: str) -> tuple[Hardware | None, bool]:
+    """The Gemmini of a configuration name (CONFIGS', or one of them + EXT; None: searched) and
+    whether it has the ext-spad commands."""
     if config.endswith(EXT):
-        return replace(CONFIGS[config[:-len(EXT)]], ext_spad=True)
-    return CONFIGS[config]
+        fixed = CONFIGS[config[:-len(EXT)]]
+        return (fixed and replace(fixed, ext_spad=True)), True
+    return CONFIGS[config], False
 
 
 def graph_of(factory, shape) -> fusion.FusionGraph:
@@ -106,26 +124,27 @@ def fused_cost(result, graph: fusion.FusionGraph, cycle_model: str, fuse: bool) 
     return out, fusion.removable_saving(problem, result)
 
 
-def warm_up(graph, hw, seed: int, cycle_model: str) -> None:
+def warm_up(graph, hw, ext_spad: bool, seed: int, cycle_model: str) -> None:
     """A short search of each kind first, untimed: the cost models' caches (mapping spaces, program
     tables) are filled once per process, and the first timed search would pay for them (the fused
     one, run first in a row, lost 8% on GPT-3 Large and 44% on ResNet-18 with the compiled model)."""
     kw = dict(steps=2, starts=2, random_pool=2, kicks=1, seed=seed, cycle_model=cycle_model, fixed_hw=hw,
-              progress=False)
+              ext_spad=ext_spad, progress=False)
     explore.coexplore(graph.layers, fusion_graph=graph, **kw)
     explore.coexplore(graph.layers, **kw)
 
 
-def run_row(graph, hw, budget: float, seed: int, cycle_model: str, steps: int | None = None,
+def run_row(graph, hw, ext_spad: bool, budget: float, seed: int, cycle_model: str, steps: int | None = None,
             spread: bool = False) -> dict:
-    """One row; steps: baco's searches run that many descent steps and STEPS_KICKS kicks instead of
-    the time budget (equal work: no dependence on the machine's load; GA and DOSA keep the time
-    budget); spread: the search without fusion runs twice, its second EDP over its first the
-    search's own run-to-run spread."""
-    common = dict(seed=seed, cycle_model=cycle_model, fixed_hw=hw)
+    """One row (hw: the fixed Gemmini, None: searched; ext_spad: with the ext-spad commands); steps:
+    baco's searches run that many descent steps and STEPS_KICKS kicks instead of the time budget
+    (equal work: no dependence on the machine's load; GA and DOSA keep the time budget); spread:
+    the search without fusion runs twice, its second EDP over its first the search's own
+    run-to-run spread."""
+    common = dict(seed=seed, cycle_model=cycle_model, fixed_hw=hw, ext_spad=ext_spad)
     timed = dict(time_budget_s=budget, **common)
     searched = dict(steps=steps, kicks=STEPS_KICKS, **common) if steps else timed
-    warm_up(graph, hw, seed, cycle_model)
+    warm_up(graph, hw, ext_spad, seed, cycle_model)
     t0 = time.perf_counter()
     fused = explore.coexplore(graph.layers, fusion_graph=graph, progress=False, **searched)
     plain, bound = fused_cost(explore.coexplore(graph.layers, progress=False, **searched), graph, cycle_model,
@@ -141,8 +160,8 @@ def run_row(graph, hw, budget: float, seed: int, cycle_model: str, steps: int | 
             "saving": 1 - fused.edp / plain.edp, "groups": fused.fusion["groups"], **again,
             "bound_unfused_design": bound, "bound_fused_design": fused_bound,
             "edges": len(graph.edges), "fused_edges": sum(e["fused"] for e in fused.fusion["edges"]),
-            "hardware": [fused.hw.pe_dim, fused.hw.sp_kb, fused.hw.acc_kb],
-            "unfused_hardware": [plain.hw.pe_dim, plain.hw.sp_kb, plain.hw.acc_kb],
+            "hardware": [fused.hw.pe_dim, fused.hw.sp_kb, fused.hw.acc_kb, fused.hw.ext_spad],
+            "unfused_hardware": [plain.hw.pe_dim, plain.hw.sp_kb, plain.hw.acc_kb, plain.hw.ext_spad],
             "wall_s": time.perf_counter() - t0}
 
 
@@ -175,7 +194,7 @@ def main(argv=None) -> int:
         if c not in CONFIGS:
             p.error(f"--configs: unknown configuration {c!r} (of {', '.join(CONFIGS)})")
     if a.ext_spad:
-        configs = [c for config in configs for c in ([config] + [config + EXT] * (CONFIGS[config] is not None))]
+        configs = [c for config in configs for c in (config, config + EXT)]
     budget = a.budget or (1.5 if a.smoke else 20.0)
     rows = []
     print(f"{'network':12} {'config':10} {'baco+fusion':>12} {'baco':>12} {'saving':>7} {'bound':>13} "
@@ -184,8 +203,8 @@ def main(argv=None) -> int:
     for name in names:
         graph = graph_of(*table[name])
         for config in configs:
-            row = {"network": name, "config": config, **run_row(graph, hardware(config), budget, a.seed, a.cycle_model,
-                                                                 a.steps, a.spread)}
+            row = {"network": name, "config": config, **run_row(graph, *hardware(config), budget, a.seed,
+                                                                 a.cycle_model, a.steps, a.spread)}
             rows.append(row)
             groups = "; ".join("+".join(g) for g in row["groups"]) or "none"
             print(f"{name:12} {config:10} {row['baco_fused']:12.4g} {row['baco_unfused']:12.4g} {row['saving']:7.1%} "
@@ -195,7 +214,7 @@ def main(argv=None) -> int:
                   flush=True)
     for family, ext in (("", False), (" with the ext-spad commands", True)):
         part = [r for r in rows if r["config"].endswith(EXT) == ext]
-        fixed = [r for r in part if r["config"] != "free"]
+        fixed = [r for r in part if hardware(r["config"])[0] is not None]
         if fixed:
             saving, bound = (sum(r[k] for r in fixed) / len(fixed) for k in ("saving", "bound_unfused_design"))
             print(f"mean saving on the fixed configurations{family}: {saving:.1%} (goal >= 15%; the "

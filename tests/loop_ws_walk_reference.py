@@ -40,6 +40,7 @@ class _Walk:
         self.cfg, self.k, self.cpu = cfg, k, cpu
         self.n = self.acc_half = 0
         self.ldd_walked = False
+        self.bias_in = -math.inf    # when the next loop's LdD, walked within a loop, lets its computes start
         # ld, ex, st, clock, freed x2, computed x2, (first, last) read x2
         self.t = [0.0] * (4 + 3 * CONCURRENT_LOOPS + 2)
         self.t[4 + CONCURRENT_LOOPS:4 + 2 * CONCURRENT_LOOPS] = [-math.inf] * CONCURRENT_LOOPS    # nothing computed yet
@@ -98,6 +99,17 @@ class _Walk:
         for r in reversed(range(len(cmds))):
             self._push(self.ld_ring, end - r * row + lat)
         return end
+
+    def _bias_in(self, lp: LoopWs, occ, group, end):
+        """The earliest start of the first compute at which each compute of the first k step finds its
+        bias rows in: LdD's command c (block columns outermost, the last ending at `end`) lands c
+        rows after the first; the compute of its (j0, i), j0 groups and the computes before i after
+        the first."""
+        cmds = self._ldd_commands(lp)
+        row = sum(cmds) / len(cmds)
+        first = end - (len(cmds) - 1) * row + self.k.dram_latency
+        order = [(j0, i) for j0 in range(0, lp.J, self.cfg.max_block_len_acc) for i in range(lp.I)]
+        return max(first + c * row - (j0 * group + sum(occ[:i])) for c, (j0, i) in enumerate(order))
 
     def _operand_loads(self, lp: LoopWs):
         """(A's rows [k][i] and B's chunks [k][c] as (landing, command), each command's end)."""
@@ -192,8 +204,10 @@ class _Walk:
         half = READ + 2 * self.acc_half
         first_read, last_read = T[half:half + 2]
         t0 = max(ld, arrival)
+        bias_in = self.bias_in if lp.bias else -math.inf
         if lp.bias and not self.ldd_walked:
             t0 = self._ldd(lp, t0, half)
+            bias_in = self._bias_in(lp, occ, group, t0)
         ld_free = t0
         t0 = max(t0, T[COMPUTED + slot])
         if lp.load_a:       # A's rows once the computes' results are out of the array
@@ -216,6 +230,8 @@ class _Walk:
             before_cut = load_ends[cut - 1] if cut else 0.0
             ldd_end = self._ldd(nxt, max(t0 + before_cut if cut else ld_free, arrival_next),
                                 READ + 2 * (self.acc_half ^ lp.store))
+            next_static = self._static(nxt)
+            self.bias_in = self._bias_in(nxt, next_static[4], next_static[5], ldd_end)
             t1 = max(ldd_end, t0 + before_cut) - before_cut
             ld = ldd_end
         for c in range(cut if self.ldd_walked else 0, n_loads):
@@ -237,6 +253,8 @@ class _Walk:
             start = b0 + d if b0 > e else e
             if lp.load_a:
                 start = max(start, landed(a_k[0]))
+            if kk == 0:     # the first k step's computes wait for their bias rows
+                start = max(start, bias_in)
             t = start
             if lp.load_a:
                 done = []

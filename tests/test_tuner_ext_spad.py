@@ -19,10 +19,12 @@ from baco.gemmini.loop_ws_timing import LoopWs, loop_ws_stream_cycles
 from baco.kernels.fused import gemm_chain_kernel, gemm_chain_launch
 from baco.model.zoo import mlp, seeded_inputs
 from baco.sim.timing import TimingModel
-from baco.tuner import costmodel, explore, fusion
+from baco.tuner import baselines, costmodel, explore, fusion, workloads
 from baco.tuner.arch import Hardware
 from baco.tuner.cli import main as tune_main
 from baco.tuner.emit import chipyard_scala, result_dict
+from baco.tuner.points import Tiling
+from baco.tuner.relax import ORDER_CHOICES, level_orders
 from tests.test_chain_loop_ws import loop_form_ir
 from tests.test_fused_programs import chain_operands, chain_reference
 
@@ -38,10 +40,15 @@ def test_hardware_carries_the_ext_spad_commands_without_area():
     assert "Gemmini master" in chipyard_scala(ext) and "Gemmini master" not in chipyard_scala(plain)
 
 
-def test_cli_ext_spad_needs_a_fixed_gemmini(tmp_path, capsys):
+def test_cli_ext_spad_applies_to_the_searches_that_carry_it(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
-        tune_main(["--op", "gemm", "--M", "16", "--N", "16", "--K", "16", "--ext-spad", "--out", str(tmp_path)])
-    assert e.value.code == 2 and "--ext-spad applies to a fixed Gemmini" in capsys.readouterr().err
+        tune_main(["--op", "gemm", "--M", "16", "--N", "16", "--K", "16", "--method", "random", "--ext-spad",
+                   "--out", str(tmp_path)])
+    assert e.value.code == 2 and "--ext-spad applies to --method baco, ga, dosa" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="no ext-spad commands"):
+        explore.NetworkProblem([workloads.gemm(16, 16, 16)], fixed_hw=Hardware(16, 64, 32), ext_spad=True)
+    with pytest.raises(TypeError, match="ext_spad must be a bool"):
+        explore.NetworkProblem([workloads.gemm(16, 16, 16)], ext_spad=1)
 
 
 def test_cli_ext_spad_design_round_trips_through_result_json(tmp_path):
@@ -65,7 +72,7 @@ def test_walk_without_the_new_flags_is_unchanged_and_spad_stores_cost_local_move
 def test_loop_form_model_within_10_percent_of_the_iss(M, K, H, N):
     """The model's end-to-end cycles against the compiled program's (kernel_cycles: the ISS with the
     cycle model attached), and its RoCC commands the program's (every tile's LOOP_WS counted);
-    measured 0.90-1.11 on 17 chains (benchmarks/fused_loop_chain.py)."""
+    measured 0.95-1.11 on 17 chains (benchmarks/fused_loop_chain.py --compiled-only [--ragged])."""
     x, w1, b1, w2, b2, s1, s2 = chain_operands(M, K, H, N, seed=M + K)
     launch = gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2, relu1=True, config=EXT)
     ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
@@ -82,6 +89,19 @@ def test_loop_form_model_needs_the_option_and_a_fitting_block():
         gemm_chain_loop_ws_program_cycles(64, 64, 64, 64, GemminiConfig())
     with pytest.raises(ValueError, match="does not run on the loop unit"):
         gemm_chain_loop_ws_program_cycles(64, 4096, 4096, 64, EXT)
+
+
+def assert_runs_on_the_loop_unit_bit_exact(model, x, design: dict):
+    """The design (result.json's dict) compiles (baco.compile_model) its one chain to the loop form
+    and runs bit-exact on sim and the ISS."""
+    compiled = baco.compile_model(model, x, design=design)
+    launches = [launch for step in compiled.lowered.steps for launch in getattr(step, "launches", [])
+                if launch.kernel is gemm_chain_kernel]
+    assert len(launches) == 1 and launches[0].config.mvout_spad
+    assert "instgem.loop_ws_config_spad_ab" in loop_form_ir(launches[0])
+    for target in ("sim", "iss"):
+        r = compiled.check(x, target=target)
+        assert r["bit_exact"] and r["first_mismatch"] is None, target
 
 
 def search(model, x, hw):
@@ -112,14 +132,7 @@ def test_search_fuses_a_chain_on_the_loop_unit_and_the_design_runs_bit_exact():
     sp, acc = terms.held_needs([t for t, _, _ in tensors], [torch.stack([c, k], 1) for _, c, k in tensors], 16.0, hw)
     need = gemm_chain_loop_ws_footprint(gemm_chain_loop_ws_blocks(rows, *sizes, cfg).block_m, 1, *sizes, 16)
     assert float(sp[0, 0]) * 1024 == need.sp_rows * 16 and float(acc[0, 0]) * 1024 == need.acc_rows * 16 * 4
-    compiled = baco.compile_model(model, x, design=result_dict(g.layers, result))
-    launches = [launch for step in compiled.lowered.steps for launch in getattr(step, "launches", [])
-                if launch.kernel is gemm_chain_kernel]
-    assert len(launches) == 1 and launches[0].config.mvout_spad
-    assert "instgem.loop_ws_config_spad_ab" in loop_form_ir(launches[0])
-    for target in ("sim", "iss"):
-        r = compiled.check(x, target=target)
-        assert r["bit_exact"] and r["first_mismatch"] is None, target
+    assert_runs_on_the_loop_unit_bit_exact(model, x, result_dict(g.layers, result))
 
 
 def test_the_search_costs_a_fused_loop_chain_as_its_program():
@@ -141,3 +154,59 @@ def test_the_search_costs_a_fused_loop_chain_as_its_program():
         sigma = torch.full((2, 1), on, dtype=torch.float64)
         cycles, _ = terms.network(layer, layer, zeros, zeros, sigma, sp, programs)
         assert torch.allclose(cycles, torch.as_tensor(expected, dtype=torch.float64).expand(2))
+
+
+def mlp_16():
+    """A 16-16-16 MLP (one chain edge): `baco tune --torch tests.test_tuner_ext_spad:mlp_16`."""
+    return mlp((16, 16, 16))
+
+
+def tune_mlp_16(out, *extra):
+    tune_main(["--torch", "tests.test_tuner_ext_spad:mlp_16", "--input-shape", "20,16", "--fusion", "on",
+               "--steps", "6", "--quiet", "--out", str(out), *extra])
+    return json.loads((out / "result.json").read_text())
+
+
+def test_free_hardware_search_with_ext_spad_fuses_on_the_loop_unit_and_runs_bit_exact(tmp_path):
+    """`baco tune --fusion on --ext-spad` without --hardware: the searched Gemmini has the ext-spad
+    commands (result.json's hardware and gemmini_config), the 20-row MLP's chain is fused as the loop
+    form's program on that Gemmini (its group_cycles, at the blocks the compiler picks there), and the
+    design compiles to the loop form and runs bit-exact on sim and the ISS. Without --ext-spad the
+    same search keeps v0.7.2's Gemmini and leaves the chain unfused (the explicit chain is slower)."""
+    plain = tune_mlp_16(tmp_path / "plain")
+    assert plain["hardware"]["ext_spad"] is False and not plain["gemmini_config"].get("mvout_spad")
+    assert not any(e["fused"] for e in plain["fusion"]["edges"])
+    design = tune_mlp_16(tmp_path / "ext", "--ext-spad")
+    hw = Hardware(*(design["hardware"][k] for k in ("pe_dim", "sp_kb", "acc_kb", "ext_spad")))
+    assert hw.ext_spad and GemminiConfig.from_dict(design["gemmini_config"]) == hw.to_gemmini_config()
+    (edge,) = design["fusion"]["edges"]
+    assert edge["fused"] and edge["group_cycles"] == \
+        gemm_chain_loop_ws_program_cycles(20, 16, 16, 16, hw.to_gemmini_config())["cycles"]
+    assert design["edp"] < design["fusion"]["unfused_edp"]
+    model, x = mlp_16(), seeded_inputs((20, 16), 1)[0]
+    assert_runs_on_the_loop_unit_bit_exact(model, x, design)
+
+
+def test_free_hardware_costs_each_point_on_its_own_ext_spad_gemmini():
+    """On inferred hardware every point's Gemmini has the ext-spad commands, and a fused loop-form
+    chain costs its program on that point's Gemmini, as the design's final costing (fuse_result)
+    does: the descent's fused EDP of the design returned is the result's. GA and DOSA-style
+    searches carry the commands too."""
+    rows, sizes = 20, (16, 16, 16)
+    model, x = mlp(sizes), seeded_inputs((rows, sizes[0]), 1)[0]
+    g = fusion.graph_from_torch(model, x)
+    result = explore.coexplore(g.layers, fusion_graph=g, steps=6, starts=2, random_pool=4, polish=False,
+                               progress=False, cycle_model="compiled", ext_spad=True)
+    assert result.hw.ext_spad and result.fusion["edges"][0]["fused"]
+    problem = explore.NetworkProblem(g.layers, cycle_model="compiled", fusion_graph=g, ext_spad=True)
+    problem.fusion_mask = torch.ones(1, dtype=torch.bool)
+    choice = lambda m: next(c for c in range(len(ORDER_CHOICES)) if level_orders(c) == m.order)  # noqa: E731
+    tilings = [[Tiling.from_mapping(m, choice(m))] for m in result.mappings]
+    cost = problem.score(tilings)
+    assert cost.hardware == [result.hw] and bool(cost.fused[0, 0])
+    assert float(cost.edp[0]) == pytest.approx(result.edp, rel=1e-9)
+    terms = problem.fusion_terms
+    assert terms.loop_programs(result.hw) == {0: result.fusion["edges"][0]["group_cycles"]}
+    for search in (baselines.genetic, baselines.dosa_style):
+        found = search(g.layers, time_budget_s=1.0, cycle_model="compiled", fusion_graph=g, ext_spad=True)
+        assert found.hw.ext_spad

@@ -11,7 +11,7 @@ own scratchpad half; LdD (the bias, padded columns not moved; it writes the accu
 runs under the computes still reading the slot's scratchpad half), then LdA and LdB on the one DMA
 loader in the order LoopMatmul's arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
 k blocks a command, B a k row of up to MAX_BLOCK_LEN blocks); the execute FSM k -> j -> i behind
-the loads of its k step, each (k, j) weight block preloaded under the previous compute (DIM rows
+the loads of its k step (the first k step's computes behind their bias rows too), each (k, j) weight block preloaded under the previous compute (DIM rows
 at least; a transposed B's through the transposer, a compute of its own) unless it lands after
 that compute (then it moves in alone), a k step no faster than
 the accumulator rows it rewrites come back through the array (the next loop's first, when this one
@@ -166,14 +166,16 @@ def _group_cycles(occ: list, cfg: GemminiConfig, b_transposed: bool = False) -> 
 # loop issued its last command (FREED) and when the last compute reading its scratchpad half ended
 # (COMPUTED, -inf before any; a short last compute ends before the array is free for new weights,
 # DIM rows after it began); per accumulator half the first and last store that read it, their data
-# out (READ: first, last); then the reservation stations' entries, oldest first, as _Walk lays them
+# out (READ: first, last); when the next loop's LdD, walked within this one (ldd_walked), has its
+# first rows in (BIAS_IN); then the reservation stations' entries, oldest first, as _Walk lays them
 # out: when each of the last rs_ld loads and rs_ex / 2 computes releases its entry (its data landed,
 # its results out of the array), which is when a later command of the unit is dispatched into it
 LD, EX, ST, CLOCK = range(4)
 FREED = 4
 COMPUTED = FREED + CONCURRENT_LOOPS
 READ = COMPUTED + CONCURRENT_LOOPS
-RINGS = READ + 2 * 2
+BIAS_IN = READ + 2 * 2
+RINGS = BIAS_IN + 1
 
 
 class _Walk:
@@ -325,6 +327,11 @@ class _Walk:
         self._push(self.LDR, self.ld_ring, (end - r * terms.ldd_row + lat for r in reversed(range(terms.ldd_cmds))))
         return end
 
+    def _bias_in(self, terms: "_LoopTerms", ldd_end: float) -> float:
+        """The earliest start of a loop's first compute that finds the bias rows of each of its first
+        k step's computes in (LdD's commands ending with the last at ldd_end; _LoopTerms.bias_wait)."""
+        return ldd_end - (terms.ldd_cmds - 1) * terms.ldd_row + self.k.dram_latency + terms.bias_wait
+
     def _push_loads(self, origin: float, offsets) -> float:
         """Loads ending at origin + offsets into the load ring; when the last of them was dispatched
         (the entry rs_ld loads before it freed), -inf without loads."""
@@ -368,8 +375,10 @@ class _Walk:
                 terms = self._terms(lp, cut)
             before_cut = loads[cut - 1] if cut else 0.0
             last_load = self._push_loads(t0, loads[max(0, cut - R - 1):cut])
-            ldd_end = self._ldd(self._terms(nxt), max(t0 + before_cut if cut else ld_free, arrival_next),
+            nxt_terms = self._terms(nxt)
+            ldd_end = self._ldd(nxt_terms, max(t0 + before_cut if cut else ld_free, arrival_next),
                                 READ + 2 * (self.acc_half ^ lp.store))
+            T[BIAS_IN] = self._bias_in(nxt_terms, ldd_end)
             t1 = max(ldd_end, t0 + before_cut) - before_cut
             if cut < n_loads:
                 last_load = self._push_loads(t1, loads[max(cut, n_loads - R - 1):])
@@ -407,8 +416,10 @@ class _Walk:
         half = READ + 2 * self.acc_half
         first_read, last_read = T[half], T[half + 1]
         t0 = max(ld, arrival)
+        bias_in = T[BIAS_IN] if lp.bias else -math.inf
         if lp.bias and not self.ldd_walked:     # LdD (else walked within the loop before, below)
             t0 = self._ldd(terms, t0, half)
+            bias_in = self._bias_in(terms, t0)
         ld_free = t0
         # LdA and LdB overwrite the slot's scratchpad half once the computes reading it are done (B's
         # rows once its preloads are, A's once the computes' results are out of the array); LdD writes
@@ -424,7 +435,10 @@ class _Walk:
         for first, first_after, a_first, a_first_after, a_wait, a_wait_after, b_wait, b_wait_after in terms.steps:
             ready = max(t0 + first, t1 + first_after, raw_b_ready)
             start = ready + d if ready > e else e       # late weights move in alone
-            start = max(start, t0 + a_first, t1 + a_first_after)        # and A's first rows
+            # and A's first rows, and the first k step's computes their bias rows (a loop that moves
+            # in neither A nor B waits for them: A's land after LdD's)
+            start = max(start, t0 + a_first, t1 + a_first_after, bias_in)
+            bias_in = -math.inf
             last = computes + max(start, t0 + a_wait, t1 + a_wait_after)     # the (k, 0) group's last compute
             t = max(last, start + group)
             t = max(t + rest, t0 + b_wait, t1 + b_wait_after, rest_raw)
@@ -487,7 +501,8 @@ class _LoopTerms:
       last (when there are more): (cost of the stores up to it, and the latest of the stores up to it
       can start less the cost before it: after the last k step's start, after the loads' start,
       after the cut)."""
-    __slots__ = ("raw_b", "raw_b_row", "raw_b_cmds", "ldd", "ldd_row", "ldd_cmds", "loads", "load_ends", "a_lead",
+    __slots__ = ("raw_b", "raw_b_row", "raw_b_cmds", "ldd", "ldd_row", "ldd_cmds", "bias_wait", "loads", "load_ends",
+                 "a_lead",
                  "steps", "computes", "group", "rest", "rest_waits_raw_b", "first_depth", "ex_tail", "ex_back",
                  "stores")
 
@@ -523,6 +538,11 @@ class _LoopTerms:
             before.append(before[-1] + c)
         self.computes = before[-1]
         self.group = group = _group_cycles(occ, cfg, lp.b_transposed)
+        # LdD's c-th command (block columns outermost) lands c rows after the first; the first k step's
+        # compute of its (j0, i) starts j0 groups and the computes before i after the first's
+        self.bias_wait = max((c * self.ldd_row - (cmd.col * group + before[cmd.row])
+                              for c, cmd in enumerate(_commands(ldd_commands, cfg, I, J, lp.pad_i, lp.pad_j))),
+                             default=0.0) if lp.bias else 0.0
         width = 1 if lp.b_transposed else mbl
         groups = [min(width, J - c0) - (c0 == 0) for c0 in range(0, J, width)]      # j groups per B chunk
         after = [0.0] * len(groups)                 # the groups from chunk c on

@@ -124,15 +124,16 @@ def _mutate(design: list[Tiling], problem: NetworkProblem, rng: np.random.Genera
 def genetic(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0,
             generations: int | None = None, population: int = 64, elite: int = 4, mutation_rate: float = 0.6,
             progress: bool = False, cycle_model: str = "compiled", fixed_hw: Hardware | None = None,
-            fusion_graph=None) -> Result:
+            fusion_graph=None, ext_spad: bool = False) -> Result:
     """Tournament selection, per-dimension crossover, prime-factor-move mutation, elitism.
-    fixed_hw, fusion_graph: as explore.coexplore's; with fusion every design fuses each edge that fits
-    (on a fixed Gemmini the best fusion of its mappings: a fused edge only removes DRAM traffic)."""
+    fixed_hw, fusion_graph, ext_spad: as explore.coexplore's; with fusion every design fuses each edge
+    that fits (on a fixed Gemmini the best fusion of its mappings: a fused edge only removes DRAM traffic)."""
     t0, deadline = time.perf_counter(), _deadline(time_budget_s)
     generations = generations if generations is not None else (None if deadline else 100)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers, cycle_model=cycle_model, fixed_hw=fixed_hw, fusion_graph=fusion_graph)
+    problem = NetworkProblem(layers, cycle_model=cycle_model, fixed_hw=fixed_hw, fusion_graph=fusion_graph,
+                             ext_spad=ext_spad)
     pop = _seed_designs(problem, deadline)
     pool = random_tilings(problem, population - len(pop), generator)
     pop += [[pool[i][b] for i in range(len(layers))] for b in range(population - len(pop))]
@@ -293,10 +294,11 @@ def _continuous_factors(space, x: torch.Tensor, sp: torch.Tensor) -> tuple[torch
 def dosa_style(layers: list[Layer], *, time_budget_s: float | None = None, seed: int = 0, starts: int = 7,
                steps: int = 1500, round_every: int = 500, lr: float = 1e-2, random_samples: int = 1024,
                progress: bool = False, cycle_model: str = "compiled", fixed_hw: Hardware | None = None,
-               fusion_graph=None) -> Result:
+               fusion_graph=None, ext_spad: bool = False) -> Result:
     """DOSA's one-loop search: continuous factors, hardware = max over layers, periodic rounding.
     fixed_hw: the hardware is given (every start's mappings are drawn for it, the descent costs it);
-    fusion_graph: the rounded designs are costed fused, each edge fused where it fits (as genetic).
+    fusion_graph: the rounded designs are costed fused, each edge fused where it fits (as genetic);
+    ext_spad: as explore.coexplore's (the rounded designs' Gemminis have the ext-spad commands).
 
     The parameters are the factors divided by the layer's dimension (DOSA's normalisation by the
     problem size).  lr: a sweep over {5e-5 (DOSA's value), 3e-3, 1e-2, 3e-2} at a 10 s budget on four
@@ -308,7 +310,8 @@ def dosa_style(layers: list[Layer], *, time_budget_s: float | None = None, seed:
     t0, deadline = time.perf_counter(), _deadline(time_budget_s)
     rng = np.random.default_rng(seed)
     generator = torch.Generator().manual_seed(seed)
-    problem = NetworkProblem(layers, cycle_model=cycle_model, fixed_hw=fixed_hw, fusion_graph=fusion_graph)
+    problem = NetworkProblem(layers, cycle_model=cycle_model, fixed_hw=fixed_hw, fusion_graph=fusion_graph,
+                             ext_spad=ext_spad)
     best_edp, best_design = math.inf, None
     first_round = True
     while True:

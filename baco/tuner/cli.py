@@ -13,6 +13,8 @@ network) and write the Chipyard config, gemmini_params.h, JSON and Timeloop file
         --hardware 16,8,8 --budget 60 --out out/rn18-fused   (fusion on FADiff's Small Gemmini)
     baco tune --torch baco.model.zoo:mlp --input-shape 64,784 --fusion on \
         --hardware 16,512,256 --ext-spad --out out/mlp1   (a Gemmini master: chains on the loop unit)
+    baco tune --torch baco.model.zoo:mlp --input-shape 64,784 --fusion on --ext-spad \
+        --budget 60 --out out/mlp2   (the hardware searched among Gemmini masters)
 """
 from __future__ import annotations
 
@@ -31,19 +33,21 @@ METHODS = {
                                                 progress=not a.quiet, init_hw=a.init_hw,
                                                 importance=a.importance == "on", max_area_mm2=a.max_area,
                                                 checkpoint=a.checkpoint, cycle_model=a.cycle_model,
-                                                fixed_hw=a.fixed_hw, fusion_graph=a.graph, untuned=a.untuned),
+                                                fixed_hw=a.fixed_hw, fusion_graph=a.graph, untuned=a.untuned,
+                                                ext_spad=a.ext_spad),
     "default": lambda layers, a: baselines.gemmini_default(layers, cycle_model=a.cycle_model, untuned=a.untuned),
     "random": lambda layers, a: baselines.random_search(layers, time_budget_s=a.budget or 30, seed=a.seed,
                                                         cycle_model=a.cycle_model),
     "ga": lambda layers, a: baselines.genetic(layers, time_budget_s=a.budget or 30, seed=a.seed,
-                                              cycle_model=a.cycle_model, fixed_hw=a.fixed_hw, fusion_graph=a.graph),
+                                              cycle_model=a.cycle_model, fixed_hw=a.fixed_hw, fusion_graph=a.graph,
+                                              ext_spad=a.ext_spad),
     "bo": lambda layers, a: baselines.bayesian(layers, time_budget_s=a.budget or 30, seed=a.seed,
                                                cycle_model=a.cycle_model),
     "dosa": lambda layers, a: baselines.dosa_style(layers, time_budget_s=a.budget, seed=a.seed,
                                                    cycle_model=a.cycle_model, fixed_hw=a.fixed_hw,
-                                                   fusion_graph=a.graph),
+                                                   fusion_graph=a.graph, ext_spad=a.ext_spad),
 }
-FIXED_HARDWARE_METHODS = FUSION_METHODS = ("baco", "ga", "dosa")
+FIXED_HARDWARE_METHODS = FUSION_METHODS = EXT_SPAD_METHODS = ("baco", "ga", "dosa")
 
 
 def parse_hardware(text: str, ext_spad: bool = False) -> Hardware:
@@ -190,9 +194,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="a fixed Gemmini (e.g. FADiff's Large 32,512,64 or Small 16,8,8): only the mappings "
                         "(and fusion) are searched")
     p.add_argument("--ext-spad", action="store_true",
-                   help="with --hardware: the Gemmini has Gemmini master's ext-spad commands (MVOUT_SPAD, LOOP_WS "
-                        "spad_only; v0.7.2 has not), so a fused linear -> linear or 1x1 -> 1x1 chain runs on the loop "
-                        "unit, its hidden layer kept in the scratchpad, and --fusion costs it so; the same area")
+                   help="the Gemmini (--hardware's, or every one the search tries) has Gemmini master's ext-spad "
+                        "commands (MVOUT_SPAD, LOOP_WS spad_only; v0.7.2 has not), so a fused linear -> linear or "
+                        "1x1 -> 1x1 chain runs on the loop unit, its hidden layer kept in the scratchpad, and --fusion "
+                        "costs it so; the same area")
     p.add_argument("--quiet", action="store_true")
     return p
 
@@ -215,8 +220,8 @@ def _check_arguments(p: argparse.ArgumentParser, a) -> None:
         p.error(f"--hardware applies to --method {', '.join(FIXED_HARDWARE_METHODS)}")
     if a.hardware and (a.init_params or a.max_area is not None or a.pareto):
         p.error("--hardware fixes the Gemmini: it excludes --init-params, --max-area and --pareto")
-    if a.ext_spad and not a.hardware:
-        p.error("--ext-spad applies to a fixed Gemmini (--hardware): the hardware search does not carry it")
+    if a.ext_spad and a.method not in EXT_SPAD_METHODS:
+        p.error(f"--ext-spad applies to --method {', '.join(EXT_SPAD_METHODS)}")
 
 
 def _prepare(a, torch_workload=None) -> list:

@@ -172,19 +172,28 @@ class NetworkProblem:
     descent's sigma.
     untuned: the rest of a whole model's program (whole_model.UntunedSteps): its cycles and energy on
     each point's hardware add to the layers' (no gradient: they depend on the hardware only).
+    ext_spad: every inferred Gemmini has master's ext-spad commands (Hardware.ext_spad: a version,
+    never searched; a fused chain may then run on the loop unit, priced as its program on each
+    point's Gemmini: fusion.fused_cost); a fixed one's is its own.
     """
 
     def __init__(self, layers: list[Layer], *, fixed_hw: Hardware | None = None, max_pe: int = MAX_PE_DIM,
                  max_area_mm2: float | None = None, cycle_model: str = "compiled",
-                 fusion_graph: fusion.FusionGraph | None = None, untuned: UntunedSteps | None = None):
+                 fusion_graph: fusion.FusionGraph | None = None, untuned: UntunedSteps | None = None,
+                 ext_spad: bool = False):
         if not layers:
             raise ValueError("nothing to explore: no layers")
+        if not isinstance(ext_spad, bool):
+            raise TypeError(f"ext_spad must be a bool, got {ext_spad!r}")
+        if fixed_hw is not None and ext_spad and not fixed_hw.ext_spad:
+            raise ValueError(f"ext_spad: the fixed hardware {fixed_hw} has no ext-spad commands")
         if fusion_graph is not None and [(l.key, l.count) for l in fusion_graph.layers] != \
                 [(l.key, l.count) for l in layers]:
             raise ValueError("fusion_graph: its layers are not the layers searched")
         self.layers = list(layers)
         self.counts = [float(getattr(layer, "count", 1)) for layer in self.layers]
         self.fixed_hw = fixed_hw
+        self.ext_spad = fixed_hw.ext_spad if fixed_hw else ext_spad
         self.max_pe = fixed_hw.pe_dim if fixed_hw else max_pe
         self.max_area_mm2 = max_area_mm2
         self.cycle_model = kernel_model.check_cycle_model(cycle_model)
@@ -233,7 +242,7 @@ class NetworkProblem:
         # beyond the largest buildable buffers a point is invalid: penalised, costed on the largest
         penalty = capacity_penalty(sp, MAX_BUFFER_KB) + capacity_penalty(acc, MAX_BUFFER_KB)
         sp, acc = sp.clamp(max=MAX_BUFFER_KB), acc.clamp(max=MAX_BUFFER_KB)
-        hardware = [round_hardware(p, s, a) for p, s, a in
+        hardware = [round_hardware(p, s, a, self.ext_spad) for p, s, a in
                     zip(pe.detach().tolist(), sp.detach().tolist(), acc.detach().tolist())]
         hw_t = straight_through_hardware(pe, sp, acc, hardware)
         if self.max_area_mm2 is not None:
@@ -699,7 +708,7 @@ def move_table(problem: NetworkProblem, designs: list[list[Tiling]]) -> tuple[li
 def hardware_neighbours(hw: Hardware, max_pe: int = MAX_PE_DIM) -> list[Hardware]:
     """The legal Gemminis one resource away from hw: the array, the scratchpad or the accumulator
     halved or doubled, or the accumulator one granule smaller or larger (the accumulator rounded to
-    whole granules of the array it is on)."""
+    whole granules of the array it is on); of hw's version (ext_spad)."""
     def acc_on(pe, kb):
         unit = acc_unit_kb(pe)
         return max(unit, round(kb / unit) * unit)
@@ -710,7 +719,7 @@ def hardware_neighbours(hw: Hardware, max_pe: int = MAX_PE_DIM) -> list[Hardware
     out = []
     for pe, sp, acc in moves:
         if MIN_PE_DIM <= pe <= max_pe and 1 <= sp <= MAX_BUFFER_KB:
-            h = Hardware(pe, int(sp), int(acc_on(pe, acc)))
+            h = Hardware(pe, int(sp), int(acc_on(pe, acc)), hw.ext_spad)
             if h != hw and h not in out and h.acc_kb <= MAX_BUFFER_KB and is_legal(h.pe_dim, h.sp_kb, h.acc_kb):
                 out.append(h)
     return out
@@ -956,7 +965,7 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
               time_budget_s: float | None = None, progress: bool = True, init_hw: Hardware | None = None,
               lr: float = 0.08, round_every: int = SNAP_EVERY, polish: bool = True, kicks: int = 10,
               random_pool: int = 64, importance: bool = False, max_area_mm2: float | None = None,
-              checkpoint=None, cycle_model: str = "compiled", fixed_hw: Hardware | None = None,
+              checkpoint=None, cycle_model: str = "compiled", fixed_hw: Hardware | None = None, ext_spad=False,
               fusion_graph: fusion.FusionGraph | None = None, untuned: UntunedSteps | None = None) -> Result:
     """Co-optimise one mapping per layer and one shared Gemmini for the network EDP.
 
@@ -981,13 +990,14 @@ def coexplore(layers: list[Layer], *, seed: int = 0, steps: int | None = None, s
     untuned: the rest of a whole model's program (whole_model.UntunedSteps, e.g. from
     baco.model.workload.model_workload): part of the objective and of the result's totals, so the
     EDP gain is the whole program's.
+    ext_spad: every searched Gemmini has master's ext-spad commands (NetworkProblem's ext_spad).
     """
     saved = checkpoint.load() if checkpoint is not None else None
     t0 = time.perf_counter() - (saved["elapsed"] if saved else 0.0)
     deadline = t0 + time_budget_s if time_budget_s is not None else None
     generator = torch.Generator().manual_seed(seed)
     problem = NetworkProblem(layers, max_area_mm2=max_area_mm2, cycle_model=cycle_model, fixed_hw=fixed_hw,
-                             fusion_graph=fusion_graph, untuned=untuned)
+                             fusion_graph=fusion_graph, untuned=untuned, ext_spad=ext_spad)
     if fixed_hw is not None:
         if init_hw is not None and init_hw != fixed_hw:
             raise ValueError(f"init_hw {init_hw} differs from the fixed hardware {fixed_hw}")
@@ -1048,9 +1058,10 @@ def _not_worse_than_the_library(problem: NetworkProblem, found: Result) -> Resul
     reported against: Gemmini-default running the C library's programs (baselines.gemmini_default;
     on tiny layers, e.g. 34x4x1 or 4287x1x4, the CPU issuing baco's kernel costs more than the
     library's one LOOP_WS a tile). Only where the search may return it: its hardware not fixed to
-    another Gemmini, within the area budget, and not a whole model's or a fused network's design
+    another Gemmini, within the area budget, not searched among Gemminis with the ext-spad commands
+    (the default is v0.7.2's), and not a whole model's or a fused network's design
     (baco.compile_model builds those with baco's kernels: the library's programs are no option)."""
-    if problem.untuned is not None or problem.fusion is not None or \
+    if problem.untuned is not None or problem.fusion is not None or problem.ext_spad or \
             problem.fixed_hw not in (None, DEFAULT_HARDWARE) or \
             problem.max_area_mm2 is not None and DEFAULT_HARDWARE.area_mm2 > problem.max_area_mm2 * (1 + 1e-9):
         return found

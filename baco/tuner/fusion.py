@@ -35,8 +35,9 @@ Capacity (eqs. 16-18): a fused chain or residual add holds what one program of i
 holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
 chain's hidden layer and the consumer's output whole; a depthwise -> pointwise pair its smallest
 program, one pixel block and DIM output channels, since its kernel picks the blocks that fit; on a
-fixed Gemmini with master's ext-spad commands, Hardware.ext_spad, a chain whose program runs on the
-loop unit holds that program at the blocks the compiler picks for it, gemm_chain_loop_ws_blocks);
+Gemmini with master's ext-spad commands, Hardware.ext_spad, a chain whose program runs on the
+loop unit holds that program at the blocks the compiler picks for it, gemm_chain_loop_ws_blocks:
+on inferred hardware, where it fits the Gemmini the layers alone need);
 during descent its over-use is a penalty weighted by sigma, and at rounding an edge becomes fused only where the exact check passes (on
 the fixed hardware, or within the largest buildable buffers when the hardware is inferred, which
 then grows to hold the fused pair). Rounding takes the edges sigma prefers (>= 0.5) first, then
@@ -46,9 +47,10 @@ EDP unfused and the fusion search space holds the unfused one (sigma chooses bet
 sharing a layer; on inferred hardware a held edge grows the buffers and is fused only where
 sigma prefers it). A chain on the loop unit (the ext-spad Gemmini's) is the exception: under the
 compiled-program model its fused cycles are its program's in place of its two layers'
-(FusionTerms.loop_programs, the model fuse_result reports), which may be more than theirs, so it
-too is fused only where sigma prefers it. Every forward pass of the descent is thus a valid design
-whose fused EDP is exact under the model (straight-through: the rounded value, the gradient of sigma).
+(FusionTerms.loop_programs, on each point's rounded Gemmini when inferred: the model fuse_result
+reports on the design's), which may be more than theirs, so it too is fused only where sigma
+prefers it. Every forward pass of the descent is thus a valid design whose fused EDP is exact
+under the model (straight-through: the rounded value, the gradient of sigma).
 """
 from __future__ import annotations
 
@@ -347,14 +349,14 @@ class FusionTerms:
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
-        self._loop_programs = {}
+        self._loop_programs, self._loop_footprints = {}, {}
 
     def loop_programs(self, hw: Hardware | None) -> dict:
         """{edge index: end-to-end cycles} of the chain edges whose fused program runs on the loop
-        unit of the fixed Gemmini hw (loop_chain_blocks), under the compiled-program model: one
+        unit of the Gemmini hw (loop_chain_blocks), under the compiled-program model: one
         constant per edge (the program's blocks are its own, not the producer's tile), which the
         fused network's cycles take in place of its two layers' (network's `programs`). Empty for
-        the Timeloop-matched model, inferred hardware (None) or a Gemmini without the ext-spad
+        the Timeloop-matched model, no hardware (None) or a Gemmini without the ext-spad
         commands. Cached per hardware."""
         if hw is None or not hw.ext_spad or self.cycle_model == "timeloop":
             return {}
@@ -364,6 +366,19 @@ class FusionTerms:
                 k: fused_program_cycles(self.graph, e, None, hw) for k, e in enumerate(self.graph.edges)
                 if e.kind in LOOP_CHAIN_KINDS and loop_chain_blocks(layer(e.producer), layer(e.consumer), hw)}
         return self._loop_programs[hw]
+
+    def loop_footprint(self, k: int, hw: Hardware) -> tuple[int, int] | None:
+        """(scratchpad rows, accumulator rows) one program of chain edge k's loop form holds on hw
+        (gemm_chain_loop_ws_footprint at its own blocks, loop_chain_blocks), None where it does not
+        run on hw's loop unit. Cached per edge and hardware."""
+        if (k, hw) not in self._loop_footprints:
+            e = self.graph.edges[k]
+            producer, consumer = (self.graph.layers[self.graph.instances[i]] for i in (e.producer, e.consumer))
+            loop = loop_chain_blocks(producer, consumer, hw)
+            need = None if loop is None else \
+                gemm_chain_loop_ws_footprint(loop.block_m, 1, producer.C, producer.K, consumer.K, hw.pe_dim)
+            self._loop_footprints[k, hw] = None if need is None else (need.sp_rows, need.acc_rows)
+        return self._loop_footprints[k, hw]
 
     def traffic(self, layer_stack, temporal, spatial, order, hw_t) -> dict:
         """Per layer [L, B], from the Timeloop-matched access counting (costmodel.cost_from_factors,
@@ -382,10 +397,11 @@ class FusionTerms:
         """(scratchpad KB, accumulator KB) [H, B] one program of each held edge's fused kernel
         holds (baco.gemmini.fused): at the producer's L2 tile (the blocks the compiler runs it with:
         its schedule's block_m, block_n, block_k), a chain's hidden and output widths whole; dim:
-        the array's rows (a number or [B]). On a fixed Gemmini `hw` with the ext-spad commands, a
-        chain that runs on the loop unit (loop_chain_blocks) holds its loop form's program, whose
-        blocks the compiler picks whatever the producer's tile."""
+        the array's rows (a number or [B]). On a Gemmini `hw` (every point's, or a list of each
+        point's) with the ext-spad commands, a chain that runs on the loop unit (loop_footprint)
+        holds its loop form's program, whose blocks the compiler picks whatever the producer's tile."""
         B = temporal[0].shape[0]
+        hws = [hw] * B if isinstance(hw, Hardware) else list(hw or [])
         if not len(self.held):
             return torch.zeros(0, B, dtype=torch.float64), torch.zeros(0, B, dtype=torch.float64)
         sp, acc = [], []
@@ -402,13 +418,12 @@ class FusionTerms:
                 f = dw_pw_footprint(d, d, d)
             elif e.chain:
                 consumer = self.graph.layers[self.graph.instances[e.consumer]]
-                loop = loop_chain_blocks(dims, consumer, hw) if hw is not None else None
-                if loop is None:
-                    f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
-                else:       # the same for every point: the loop form's blocks are its own
-                    need = gemm_chain_loop_ws_footprint(loop.block_m, 1, dims.C, dims.K, consumer.K, hw.pe_dim)
-                    f = Footprint(*(torch.full((B,), float(v), dtype=torch.float64)
-                                    for v in (need.sp_rows, need.acc_rows)))
+                f = gemm_chain_footprint(block_m, block_k, dims.K, consumer.K, dim)
+                loops = [self.loop_footprint(k, h) for h in hws]
+                if any(loops):      # the loop form's blocks are its own, whatever the producer's tile
+                    on = torch.tensor([x is not None for x in loops])
+                    rows = torch.tensor([x or (0, 0) for x in loops], dtype=torch.float64)
+                    f = Footprint(torch.where(on, rows[:, 0], f.sp_rows), torch.where(on, rows[:, 1], f.acc_rows))
             else:
                 f = gemm_resadd_footprint(block_m, clamp(t[:, K_] * spatial[layer_index][:, 1], dims.K), block_k, dim)
             sp.append(rows_to_kb(f.sp_rows, dim, "int8"))
@@ -442,19 +457,20 @@ class FusionTerms:
     def network(self, cycles, energy, fills, floor, sigma, sp_kb, programs=None) -> tuple[torch.Tensor, torch.Tensor]:
         """The fused network's (cycles [B], energy µJ [B]) from one instance's per-layer (cycles,
         energy, fills, floor) [L, B] and sigma [B, E] (sp_kb [B]: the scratchpad the on-chip copy
-        writes). programs: loop_programs' {edge: cycles}; such an edge, fused, takes its program's
-        cycles in place of its two layers' (not their DRAM traffic's saving)."""
+        writes). programs: loop_programs' {edge: cycles} (every point's, or a list of each point's);
+        such an edge, fused, takes its program's cycles in place of its two layers' (not their DRAM
+        traffic's saving)."""
         inst_cycles = cycles[self.instances]
         inst_floor = floor[self.instances]
         B = cycles.shape[1]
         saved = torch.zeros(len(self.graph.instances), B, dtype=torch.float64)
         energy_pj = torch.zeros(B, dtype=torch.float64)
         extra_cycles = torch.zeros(B, dtype=torch.float64)
-        loops = torch.tensor(list(programs or ()), dtype=torch.int64)
+        looped, program = self._program_table(programs, B)
         if len(self.graph.edges):
             s = sigma.t()                                                   # [E, B]
             w = self.words.unsqueeze(1)
-            s_saved = s.index_fill(0, loops, 0.0)       # the loop programs' edges save no cycles here
+            s_saved = torch.where(looped, 0.0, s)       # the loop programs' edges save no cycles here
             saved = saved.index_add(0, self.producer_inst, s_saved * w / self.rate)   # the write-back
             energy_pj = energy_pj - (s * w).sum(0) * DRAM_PJ
             if len(self.chains):
@@ -469,11 +485,21 @@ class FusionTerms:
                 extra_cycles = (op_words / self.rate).sum(0)
                 energy_pj = energy_pj + (op_words * DRAM_PJ).sum(0)
         fused = torch.maximum(torch.minimum(inst_floor, inst_cycles), inst_cycles - saved)
-        if len(loops):
-            program = torch.tensor(list(programs.values()), dtype=torch.float64).unsqueeze(1)
-            layers = fused[self.producer_inst[loops]] + fused[[self.graph.edges[k].consumer for k in programs]]
-            extra_cycles = extra_cycles + (s[loops] * (program - layers)).sum(0)
+        if bool(looped.any()):
+            c = self.chains
+            layers = fused[self.producer_inst[c]] + fused[self.chain_consumer_inst]
+            extra_cycles = extra_cycles + torch.where(looped[c], s[c] * (program[c] - layers), 0.0).sum(0)
         return fused.sum(0) + extra_cycles, energy[self.instances].sum(0) + energy_pj * 1e-6
+
+    def _program_table(self, programs, B: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """(looped [E, B] bool, cycles [E, B]) of network's `programs`: the edges each point runs as
+        a loop program and their cycles (0 elsewhere)."""
+        E = len(self.graph.edges)
+        looped, cycles = torch.zeros(E, B, dtype=torch.bool), torch.zeros(E, B, dtype=torch.float64)
+        for b, point in ([(slice(None), programs or {})] if not isinstance(programs, list) else enumerate(programs)):
+            for k, c in point.items():
+                looped[k, b], cycles[k, b] = True, c
+        return looped, cycles
 
     def capacity_penalty(self, sigma, sp_need, acc_need, sp_cap, acc_cap) -> torch.Tensor:
         """The relaxation's penalty [B]: each held edge's over-use of the buffers, weighted by its sigma."""
@@ -494,8 +520,13 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
     pe = torch.stack([s.max(1).values for s in spatial]).max(0).values
     rows_of = problem.array_rows(pe)
     sp, acc = problem.buffer_needs(temporal, spatial, rows_of)
-    sp_chain, acc_chain = terms.held_needs(temporal, spatial, rows_of, problem.fixed_hw)
     fixed = problem.fixed_hw
+    # searched Gemminis with the ext-spad commands: a chain runs on the loop unit where its program
+    # fits the Gemmini the layers alone need (each point's; its blocks its own), and is priced on
+    # the Gemmini the point rounds to, the one the design's final costing (fuse_result) sees
+    looping = fixed is None and problem.ext_spad and any(e.kind in LOOP_CHAIN_KINDS for e in problem.fusion.edges)
+    layers_hw = problem.infer_hardware(pe, sp, acc, False)[0] if looping else fixed
+    sp_chain, acc_chain = terms.held_needs(temporal, spatial, rows_of, layers_hw)
     sp_cap, acc_cap = (fixed.sp_kb, fixed.acc_kb) if fixed else (MAX_BUFFER_KB, MAX_BUFFER_KB)
     fits = ((sp_chain <= sp_cap + 1e-9) & (acc_chain <= acc_cap + 1e-9)).t()          # [B, C]
     relaxed = sigma is not None
@@ -516,6 +547,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
         else:
             sp_all, acc_all = sp, acc
         hardware, hw_t, penalty = problem.infer_hardware(pe, sp_all, acc_all, smooth)
+        point_programs = [terms.loop_programs(h) for h in hardware] if looping else programs
         if problem.cycle_model == "timeloop":   # the same stacked call NetworkCost makes: not twice
             traffic = terms.traffic(problem.network_cost.stack(list(range(L)), B) if L > 1 else problem.layers[0],
                                     temporal, spatial, order_table[torch.cat(order)], hw_t)
@@ -531,7 +563,7 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
                                  hw_t)
             fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
             fills[touched], floor[touched] = part["fills"], part["floor"]
-        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], programs))
+        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], point_programs))
 
     hardware, penalty, net_cycles, net_energy = priced(on)
     if not relaxed and fixed is None and len(terms.held) and B == 1:

@@ -80,13 +80,14 @@ def acc_candidates(pe_dim: int, needed: float):
         kb += unit
 
 
-def round_hardware(pe_dim: float, sp_kb: float, acc_kb: float) -> Hardware:
-    """The smallest legal Gemmini with at least these resources (validated by GemminiConfig)."""
+def round_hardware(pe_dim: float, sp_kb: float, acc_kb: float, ext_spad: bool = False) -> Hardware:
+    """The smallest legal Gemmini with at least these resources (validated by GemminiConfig); ext_spad:
+    the version it is (Hardware.ext_spad: Gemmini master's ext-spad commands), not a resource."""
     dim = round_pe_dim(pe_dim)
     for sp in itertools.islice(sp_candidates(dim, sp_kb), 8):
         for acc in itertools.islice(acc_candidates(dim, acc_kb), 64):
             if is_legal(dim, sp, acc):
-                return Hardware(pe_dim=dim, sp_kb=sp, acc_kb=acc)
+                return Hardware(pe_dim=dim, sp_kb=sp, acc_kb=acc, ext_spad=ext_spad)
     raise ValueError(f"no legal Gemmini with array dim {dim}, >= {sp_kb:.1f} KB scratchpad "
                      f"and >= {acc_kb:.1f} KB accumulator")
 
