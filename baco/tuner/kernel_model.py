@@ -120,27 +120,28 @@ def loop_ws_program(dims, blocks, hw_t, explicit: torch.Tensor, terms, *, b_padd
 
 @functools.lru_cache(maxsize=65536)
 def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int,
-                 b_padded: bool = False) -> tuple[float, float]:
+                 b_padded: bool = False, bias: bool = False) -> tuple[float, float]:
     """(Gemmini cycles, end-to-end cycles) of the LOOP_WS programs of an M x N x K GEMM in these
     blocks on a dim-wide Gemmini (they depend on neither memory's size; `b_padded`: B stored in whole
-    DIM rows, a ragged K step one LOOP_WS): baco.gemmini.loop_ws_timing's walk of
+    DIM rows, a ragged K step one LOOP_WS; `bias`: each C block starts from a bias row, the int32 D
+    tiles the first LOOP_WS of a block moves into the accumulator): baco.gemmini.loop_ws_timing's walk of
     schedule.gemm_loop_ws_loops with the commands arriving for free, and with the CPU issuing them
     (the instructions each loop carries, LOOP_WS_INSTRUCTIONS; the CPU waits for a free loop slot, as
     default_gemm_schedule ranks programs; gemm_end_to_end's fixed overlap missed LoopMatmul's two
     slots: 5% over on a 1x91x40414 GEMV whose walk is the ISS's to 0.01%). Cached: the search asks
     again for every batch."""
     cfg = GemminiConfig(dim=dim)
-    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded)
+    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded, bias)
     return loop_ws_gemmini_cycles(loops, cfg), loop_ws_end_to_end(loops, cfg)
 
 
 @functools.lru_cache(maxsize=4096)
 def _loop_ws_loops(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int,
-                   b_padded: bool) -> tuple:
+                   b_padded: bool, bias: bool = False) -> tuple:
     """schedule.gemm_loop_ws_loops of the GEMM kernel's programs (read-only), shared by the walk and
     the energy: the search asks for both of every pointwise candidate."""
     return tuple(gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), GemminiConfig(dim=dim),
-                                    out_int8=KERNEL_OUT_INT8, b_padded=b_padded))
+                                    out_int8=KERNEL_OUT_INT8, bias=bias, b_padded=b_padded))
 
 
 def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: GemminiConfig, *,
@@ -324,21 +325,29 @@ def _config(hw) -> GemminiConfig:
     return GemminiConfig.from_capacity(int(round(pe)), sp_kb, acc_kb)
 
 
-def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end: bool = True) -> float:
+def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end: bool = True,
+                         bias: bool = False) -> float:
     """Predicted cycles of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
     acc_kb): Gemmini's for its LOOP_CONV_WS programs where the compiler emits them (runs_loop_conv),
     a pointwise layer's LOOP_WS programs where they fit (loop_ws_fits, loop_ws_walk), else for its
     explicit command stream (costmodel.conv_program_terms); end to end (the default,
     what the search costs) with the CPU issuing them (conv_end_to_end), else Gemmini alone (the
-    commands arriving for free, as launch.cycles() times them)."""
+    commands arriving for free, as launch.cycles() times them). `bias`: the accumulators start from
+    a bias (a whole model's layers: baco.model.lower passes every conv its folded bias), priced on
+    a pointwise layer's LOOP_WS programs only (their D loads; on a 1024-pixel 1x1 conv of 16-32
+    channels they are 2-3x the programs without); elsewhere it raises."""
     cfg = _config(hw)
     blocks = _schedule_blocks(layer, schedule)
     terms = costmodel.conv_program_terms(layer, blocks, float(cfg.dim), rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
                                          double_buffer=schedule.double_buffer)
+    loop_ws = is_pointwise(layer) and schedule.dataflow == "WS" and loop_ws_fits(*(int(b) for b in blocks), cfg)
+    if bias and not loop_ws:
+        raise ValueError("conv_schedule_cycles: bias is priced on a pointwise layer's LOOP_WS programs only, "
+                         f"not on {layer.key} under {schedule}")
+    if loop_ws:
+        return loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks),
+                            cfg.dim, bias=bias)[1 if end_to_end else 0]
     if is_pointwise(layer):
-        if schedule.dataflow == "WS" and loop_ws_fits(*(int(b) for b in blocks), cfg):
-            return loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks),
-                                cfg.dim)[1 if end_to_end else 0]
         loop, gemmini = 0, float(terms["cycles"][0])
     else:
         loop = loop_conv_loops(layer, schedule, cfg)
