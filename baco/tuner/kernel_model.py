@@ -325,6 +325,17 @@ def _config(hw) -> GemminiConfig:
     return GemminiConfig.from_capacity(int(round(pe)), sp_kb, acc_kb)
 
 
+def _runs_pointwise_loop_ws(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig, bias: bool) -> bool:
+    """Whether the compiler runs a pointwise layer under `schedule` as LOOP_WS programs (their blocks
+    fit the loop unit's halves); `bias` (priced on those programs only) raises elsewhere."""
+    blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
+    loop_ws = is_pointwise(layer) and schedule.dataflow == "WS" and loop_ws_fits(*blocks, cfg)
+    if bias and not loop_ws:
+        raise ValueError(f"bias is priced on a pointwise layer's LOOP_WS programs only, not on {layer.key} "
+                         f"under {schedule}")
+    return loop_ws
+
+
 def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end: bool = True,
                          bias: bool = False) -> float:
     """Predicted cycles of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
@@ -340,10 +351,7 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
     blocks = _schedule_blocks(layer, schedule)
     terms = costmodel.conv_program_terms(layer, blocks, float(cfg.dim), rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
                                          double_buffer=schedule.double_buffer)
-    loop_ws = is_pointwise(layer) and schedule.dataflow == "WS" and loop_ws_fits(*(int(b) for b in blocks), cfg)
-    if bias and not loop_ws:
-        raise ValueError("conv_schedule_cycles: bias is priced on a pointwise layer's LOOP_WS programs only, "
-                         f"not on {layer.key} under {schedule}")
+    loop_ws = _runs_pointwise_loop_ws(layer, schedule, cfg, bias)
     if loop_ws:
         return loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks),
                             cfg.dim, bias=bias)[1 if end_to_end else 0]
@@ -359,17 +367,19 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
                                  torch.tensor([float(loop)]))[0])
 
 
-def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
+def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw, *, bias: bool = False) -> float:
     """Predicted energy (µJ) of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
     acc_kb): its LOOP_CONV_WS programs' counts where the compiler emits them (runs_loop_conv), a
     pointwise layer's LOOP_WS programs' where they fit (loop_ws_energy), else its explicit
-    stream's (costmodel.conv_program_energy)."""
+    stream's (costmodel.conv_program_energy). `bias` as conv_schedule_cycles takes it."""
     cfg = _config(hw)
+    blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
+    loop_ws = _runs_pointwise_loop_ws(layer, schedule, cfg, bias)
     if runs_loop_conv(layer, schedule, cfg):
         return _loop_conv_program(layer, schedule, cfg)[1]
-    blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
-    if is_pointwise(layer) and schedule.dataflow == "WS" and loop_ws_fits(*blocks, cfg):
-        return loop_ws_energy(layer.N * layer.P * layer.Q, layer.K, layer.C, *blocks, cfg.dim, cfg.sp_kb, cfg.acc_kb)
+    if loop_ws:
+        return loop_ws_energy(layer.N * layer.P * layer.Q, layer.K, layer.C, *blocks, cfg.dim, cfg.sp_kb, cfg.acc_kb,
+                              bias=bias)
     return float(costmodel.conv_program_energy(layer, _schedule_blocks(layer, schedule), hw, rows=schedule.rows,
                                                out_int8=KERNEL_OUT_INT8)[0])
 
@@ -717,9 +727,10 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
             for key, v in loop_ws_stream_counts(items, cfg).items():
                 c[key] += times * v
             continue
-        if item.bias:
-            raise ValueError("loop_ws_stream_counts: a LOOP_WS with a bias (D) is not counted")
         rows, cols, depth = item.I * d - item.pad_i, item.J * d - item.pad_j, item.K * d - item.pad_k
+        if item.bias:       # D: the int32 bias row read into every accumulator row of C
+            c["dram_bytes_in"] += rows * cols * cfg.acc_bytes
+            c["accumulator_writes"] += rows * cols
         moved = (lda_elements(cfg, item.I, item.K, item.pad_i, item.pad_k) if item.load_a else 0) \
             + (ldb_elements(cfg, item.K, item.J, item.pad_k, item.pad_j, item.b_transposed) if item.load_b else 0) \
             + item.raw_b * cols * item.raw_b_halves
@@ -739,12 +750,12 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
 
 @functools.lru_cache(maxsize=65536)
 def loop_ws_energy(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int, sp_kb: float,
-                   acc_kb: float, b_padded: bool = False) -> float:
+                   acc_kb: float, b_padded: bool = False, bias: bool = False) -> float:
     """Energy (µJ) of the LOOP_WS programs of an M x N x K GEMM in these blocks (loop_ws_walk's
-    loops): loop_ws_stream_counts priced by baco.gemmini.energy.energy_pj, the cycle model's sum.
-    Cached: the search asks again for every batch."""
+    loops, `bias` as it takes it): loop_ws_stream_counts priced by baco.gemmini.energy.energy_pj,
+    the cycle model's sum. Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
-    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded)
+    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded, bias)
     return energy.energy_pj(loop_ws_stream_counts(loops, cfg), sp_kb=sp_kb, acc_kb=acc_kb, dim=dim) * 1e-6
 
 
