@@ -325,7 +325,7 @@ def _config(hw) -> GemminiConfig:
     return GemminiConfig.from_capacity(int(round(pe)), sp_kb, acc_kb)
 
 
-def _runs_pointwise_loop_ws(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig, bias: bool) -> bool:
+def runs_pointwise_loop_ws(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig, bias: bool = False) -> bool:
     """Whether the compiler runs a pointwise layer under `schedule` as LOOP_WS programs (their blocks
     fit the loop unit's halves); `bias` (priced on those programs only) raises elsewhere."""
     blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
@@ -351,7 +351,7 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
     blocks = _schedule_blocks(layer, schedule)
     terms = costmodel.conv_program_terms(layer, blocks, float(cfg.dim), rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
                                          double_buffer=schedule.double_buffer)
-    loop_ws = _runs_pointwise_loop_ws(layer, schedule, cfg, bias)
+    loop_ws = runs_pointwise_loop_ws(layer, schedule, cfg, bias)
     if loop_ws:
         return loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks),
                             cfg.dim, bias=bias)[1 if end_to_end else 0]
@@ -374,7 +374,7 @@ def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw, *, bias: bool
     stream's (costmodel.conv_program_energy). `bias` as conv_schedule_cycles takes it."""
     cfg = _config(hw)
     blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
-    loop_ws = _runs_pointwise_loop_ws(layer, schedule, cfg, bias)
+    loop_ws = runs_pointwise_loop_ws(layer, schedule, cfg, bias)
     if runs_loop_conv(layer, schedule, cfg):
         return _loop_conv_program(layer, schedule, cfg)[1]
     if loop_ws:
