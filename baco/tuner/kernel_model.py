@@ -120,27 +120,28 @@ def loop_ws_program(dims, blocks, hw_t, explicit: torch.Tensor, terms, *, b_padd
 
 @functools.lru_cache(maxsize=65536)
 def loop_ws_walk(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int,
-                 b_padded: bool = False) -> tuple[float, float]:
+                 b_padded: bool = False, bias: bool = False) -> tuple[float, float]:
     """(Gemmini cycles, end-to-end cycles) of the LOOP_WS programs of an M x N x K GEMM in these
     blocks on a dim-wide Gemmini (they depend on neither memory's size; `b_padded`: B stored in whole
-    DIM rows, a ragged K step one LOOP_WS): baco.gemmini.loop_ws_timing's walk of
+    DIM rows, a ragged K step one LOOP_WS; `bias`: each C block starts from a bias row, the int32 D
+    tiles the first LOOP_WS of a block moves into the accumulator): baco.gemmini.loop_ws_timing's walk of
     schedule.gemm_loop_ws_loops with the commands arriving for free, and with the CPU issuing them
     (the instructions each loop carries, LOOP_WS_INSTRUCTIONS; the CPU waits for a free loop slot, as
     default_gemm_schedule ranks programs; gemm_end_to_end's fixed overlap missed LoopMatmul's two
     slots: 5% over on a 1x91x40414 GEMV whose walk is the ISS's to 0.01%). Cached: the search asks
     again for every batch."""
     cfg = GemminiConfig(dim=dim)
-    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded)
+    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded, bias)
     return loop_ws_gemmini_cycles(loops, cfg), loop_ws_end_to_end(loops, cfg)
 
 
 @functools.lru_cache(maxsize=4096)
 def _loop_ws_loops(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int,
-                   b_padded: bool) -> tuple:
+                   b_padded: bool, bias: bool = False) -> tuple:
     """schedule.gemm_loop_ws_loops of the GEMM kernel's programs (read-only), shared by the walk and
     the energy: the search asks for both of every pointwise candidate."""
     return tuple(gemm_loop_ws_loops(M, N, K, GemmSchedule(block_m, block_n, block_k), GemminiConfig(dim=dim),
-                                    out_int8=KERNEL_OUT_INT8, b_padded=b_padded))
+                                    out_int8=KERNEL_OUT_INT8, bias=bias, b_padded=b_padded))
 
 
 def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: GemminiConfig, *,
@@ -324,21 +325,37 @@ def _config(hw) -> GemminiConfig:
     return GemminiConfig.from_capacity(int(round(pe)), sp_kb, acc_kb)
 
 
-def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end: bool = True) -> float:
+def runs_pointwise_loop_ws(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig, bias: bool = False) -> bool:
+    """Whether the compiler runs a pointwise layer under `schedule` as LOOP_WS programs (their blocks
+    fit the loop unit's halves); `bias` (priced on those programs only) raises elsewhere."""
+    blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
+    loop_ws = is_pointwise(layer) and schedule.dataflow == "WS" and loop_ws_fits(*blocks, cfg)
+    if bias and not loop_ws:
+        raise ValueError(f"bias is priced on a pointwise layer's LOOP_WS programs only, not on {layer.key} "
+                         f"under {schedule}")
+    return loop_ws
+
+
+def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end: bool = True,
+                         bias: bool = False) -> float:
     """Predicted cycles of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
     acc_kb): Gemmini's for its LOOP_CONV_WS programs where the compiler emits them (runs_loop_conv),
     a pointwise layer's LOOP_WS programs where they fit (loop_ws_fits, loop_ws_walk), else for its
     explicit command stream (costmodel.conv_program_terms); end to end (the default,
     what the search costs) with the CPU issuing them (conv_end_to_end), else Gemmini alone (the
-    commands arriving for free, as launch.cycles() times them)."""
+    commands arriving for free, as launch.cycles() times them). `bias`: the accumulators start from
+    a bias (a whole model's layers: baco.model.lower passes every conv its folded bias), priced on
+    a pointwise layer's LOOP_WS programs only (their D loads; on a 1024-pixel 1x1 conv of 16-32
+    channels they are 2-3x the programs without); elsewhere it raises."""
     cfg = _config(hw)
     blocks = _schedule_blocks(layer, schedule)
     terms = costmodel.conv_program_terms(layer, blocks, float(cfg.dim), rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
                                          double_buffer=schedule.double_buffer)
+    loop_ws = runs_pointwise_loop_ws(layer, schedule, cfg, bias)
+    if loop_ws:
+        return loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks),
+                            cfg.dim, bias=bias)[1 if end_to_end else 0]
     if is_pointwise(layer):
-        if schedule.dataflow == "WS" and loop_ws_fits(*(int(b) for b in blocks), cfg):
-            return loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks),
-                                cfg.dim)[1 if end_to_end else 0]
         loop, gemmini = 0, float(terms["cycles"][0])
     else:
         loop = loop_conv_loops(layer, schedule, cfg)
@@ -350,17 +367,19 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
                                  torch.tensor([float(loop)]))[0])
 
 
-def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
+def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw, *, bias: bool = False) -> float:
     """Predicted energy (µJ) of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
     acc_kb): its LOOP_CONV_WS programs' counts where the compiler emits them (runs_loop_conv), a
     pointwise layer's LOOP_WS programs' where they fit (loop_ws_energy), else its explicit
-    stream's (costmodel.conv_program_energy)."""
+    stream's (costmodel.conv_program_energy). `bias` as conv_schedule_cycles takes it."""
     cfg = _config(hw)
+    blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
+    loop_ws = runs_pointwise_loop_ws(layer, schedule, cfg, bias)
     if runs_loop_conv(layer, schedule, cfg):
         return _loop_conv_program(layer, schedule, cfg)[1]
-    blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
-    if is_pointwise(layer) and schedule.dataflow == "WS" and loop_ws_fits(*blocks, cfg):
-        return loop_ws_energy(layer.N * layer.P * layer.Q, layer.K, layer.C, *blocks, cfg.dim, cfg.sp_kb, cfg.acc_kb)
+    if loop_ws:
+        return loop_ws_energy(layer.N * layer.P * layer.Q, layer.K, layer.C, *blocks, cfg.dim, cfg.sp_kb, cfg.acc_kb,
+                              bias=bias)
     return float(costmodel.conv_program_energy(layer, _schedule_blocks(layer, schedule), hw, rows=schedule.rows,
                                                out_int8=KERNEL_OUT_INT8)[0])
 
@@ -708,9 +727,10 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
             for key, v in loop_ws_stream_counts(items, cfg).items():
                 c[key] += times * v
             continue
-        if item.bias:
-            raise ValueError("loop_ws_stream_counts: a LOOP_WS with a bias (D) is not counted")
         rows, cols, depth = item.I * d - item.pad_i, item.J * d - item.pad_j, item.K * d - item.pad_k
+        if item.bias:       # D: the int32 bias row read into every accumulator row of C
+            c["dram_bytes_in"] += rows * cols * cfg.acc_bytes
+            c["accumulator_writes"] += rows * cols
         moved = (lda_elements(cfg, item.I, item.K, item.pad_i, item.pad_k) if item.load_a else 0) \
             + (ldb_elements(cfg, item.K, item.J, item.pad_k, item.pad_j, item.b_transposed) if item.load_b else 0) \
             + item.raw_b * cols * item.raw_b_halves
@@ -730,12 +750,12 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
 
 @functools.lru_cache(maxsize=65536)
 def loop_ws_energy(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int, sp_kb: float,
-                   acc_kb: float, b_padded: bool = False) -> float:
+                   acc_kb: float, b_padded: bool = False, bias: bool = False) -> float:
     """Energy (µJ) of the LOOP_WS programs of an M x N x K GEMM in these blocks (loop_ws_walk's
-    loops): loop_ws_stream_counts priced by baco.gemmini.energy.energy_pj, the cycle model's sum.
-    Cached: the search asks again for every batch."""
+    loops, `bias` as it takes it): loop_ws_stream_counts priced by baco.gemmini.energy.energy_pj,
+    the cycle model's sum. Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
-    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded)
+    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded, bias)
     return energy.energy_pj(loop_ws_stream_counts(loops, cfg), sp_kb=sp_kb, acc_kb=acc_kb, dim=dim) * 1e-6
 
 
