@@ -393,6 +393,10 @@ def test_cli_pass_on_text_ir(case):
     assert off.returncode == 0 and "loop_conv_ws" not in off.stdout
 
 
+# with -m slow (15 CPU s): SPLIT's cases run channel-split LOOP_CONV_WS programs bit-exact on sim and the ISS,
+# test_loop_conv_timing_reference's split programs the default schedule's channel split of a 14x14 520 -> 64 conv at
+# DIM 16, test_int32_output_stays_explicit an int32 output
+@pytest.mark.slow
 def test_default_schedule_runs_loop_conv_ws():
     """The default conv schedule of an int8 3x3 layer (14x14, 256 -> 250 channels at DIM 16) is a
     LoopConv program: every program is LOOP_CONV_WS, its input channels split into
