@@ -29,7 +29,7 @@ def pytest_configure(config):
 LONGEST_FILES = ["test_benchmarks_smoke.py", "test_loop_conv_ws.py", "test_model.py", "test_conv_rows.py",
                  "test_fused_dwpw.py", "test_fused_programs.py", "test_conv_model.py", "test_properties.py",
                  "test_loop_conv_timing_reference.py", "test_loop.py", "test_emitted_header.py", "test_conv_kernels.py",
-                 "test_library_conv_model.py", "test_explore.py", "test_tune_outputs.py", "test_network_search.py",
+                 "test_explore.py", "test_tune_outputs.py", "test_network_search.py",
                  "test_design_conv.py", "test_loop_ws.py", "test_whole_model.py", "test_optimum.py", "test_baselines.py",
                  "test_kernel_generator.py", "test_loop_conv_designs.py"]
 

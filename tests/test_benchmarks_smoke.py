@@ -34,7 +34,7 @@ SMOKE = {
     "fuzz_report.py": (["--smoke"], 0),
     "gemm_cycles.py": (["--size", "64"], 0),
     "instruction_mix.py": (["--smoke"], 0),
-    "kernels.py": (["--smoke"], 0),
+    "kernels.py": (["--smoke", "--top-k", "1"], 0),      # autotune timing one candidate and the default
     "loop_check.py": (["--smoke"], 0),
     "loop_ws_walk.py": (["--smoke", "--dims", "16,128"], 0),
     "models.py": (["--smoke"], 0),

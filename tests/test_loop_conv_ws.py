@@ -260,7 +260,9 @@ def test_padded_strided_pointwise_conv_edges_run_explicit():
     assert 0 < loops_run(info, "sim") < programs_with_taps(case, lc.grid)
 
 
-@pytest.mark.parametrize("shape,loop_conv", [((1, 7, 7, 520, 600), True), ((1, 9, 9, 260, 600), True),
+# 9x9 260 -> 600 with -m slow: 7x7 520 -> 600 (sim and ISS) and 14x14 256 -> 256 run LoopConv's pointwise default
+@pytest.mark.parametrize("shape,loop_conv", [((1, 7, 7, 520, 600), True),
+                                              pytest.param((1, 9, 9, 260, 600), True, marks=pytest.mark.slow),
                                               ((1, 14, 14, 256, 256), True),
                                               ((2, 9, 9, 260, 600), False), ((1, 13, 13, 33, 100), False)])
 def test_pointwise_default_runs_loop_conv_where_estimated_faster(shape, loop_conv):
@@ -391,6 +393,10 @@ def test_cli_pass_on_text_ir(case):
     assert off.returncode == 0 and "loop_conv_ws" not in off.stdout
 
 
+# with -m slow (15 CPU s): SPLIT's cases run channel-split LOOP_CONV_WS programs bit-exact on sim and the ISS,
+# test_loop_conv_timing_reference's split programs the default schedule's channel split of a 14x14 520 -> 64 conv at
+# DIM 16, test_int32_output_stays_explicit an int32 output
+@pytest.mark.slow
 def test_default_schedule_runs_loop_conv_ws():
     """The default conv schedule of an int8 3x3 layer (14x14, 256 -> 250 channels at DIM 16) is a
     LoopConv program: every program is LOOP_CONV_WS, its input channels split into
@@ -512,7 +518,9 @@ def test_pooled_conv_tiles_of_pooled_columns(case):
         np.testing.assert_array_equal(lc.y, ref)
 
 
-@pytest.mark.parametrize("size, dim", [(17, 16), (33, 16), (65, 32),
+# 17x17 at DIM 16 (one pooled column tile a program) with -m slow: 33x33 runs the default stem at DIM 16 in several
+# tiles a program, POOLED[0] a stem of one LOOP_CONV_WS a program, COLUMN_TILED a 17x19 stem
+@pytest.mark.parametrize("size, dim", [pytest.param(17, 16, marks=pytest.mark.slow), (33, 16), (65, 32),
                                        pytest.param(64, 16, marks=pytest.mark.slow),
                                        pytest.param(65, 16, marks=pytest.mark.slow),
                                        pytest.param(112, 16, marks=pytest.mark.slow),
