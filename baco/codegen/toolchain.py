@@ -4,14 +4,18 @@ Programs target the riscv-tests benchmark environment in toolchain/: entry at
 0x80000000 (crt.S), HTIF exit and console through `tohost`/`fromhost`
 (syscalls.c), and the linker script test.ld. The gemmini_params.h for the
 target GemminiConfig is generated into a private include directory for each
-build, so nothing is cached between builds.
+build; only the start-up code's objects are kept, once a process per set of
+compile flags (every ELF links them).
 
 rv64gc is spelled `-mcpu=baseline_rv64` (rv64imafdc + zicsr): zig's driver
 reads `-march` as a CPU name.
 """
 from __future__ import annotations
 
+import atexit
+import functools
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,12 +93,28 @@ def compile_and_link(sources, out_elf, *, include_dirs=(), defines=None, opt="-O
         sources = [sources]
     out_elf = Path(out_elf)
     out_elf.parent.mkdir(parents=True, exist_ok=True)
-    start = [TOOLCHAIN_DIR / name for name in START_FILES]
+    start = _start_objects(opt, tuple(map(str, include_dirs)), tuple(_define_flags(defines)), config)
     with tempfile.TemporaryDirectory(prefix="baco-params-") as tmp:
         params_dir = _write_params(Path(tmp), config)
         note = Path(tmp) / "gemmini_config_note.S"      # the config the ELF is built for (baco sim reads it)
         note.write_text(config_note_asm(config or DEFAULT_CONFIG))
         _cc([*TARGET_FLAGS, opt, *_include_flags(params_dir, include_dirs), *_define_flags(defines),
-             "-T", str(TOOLCHAIN_DIR / LINKER_SCRIPT), *map(str, start), *map(str, sources), str(note),
+             "-T", str(TOOLCHAIN_DIR / LINKER_SCRIPT), *start, *map(str, sources), str(note),
              *map(str, extra_objects), "-o", str(out_elf)])
     return out_elf
+
+
+@functools.lru_cache(maxsize=None)
+def _start_objects(opt: str, include_dirs: tuple, define_flags: tuple, config: GemminiConfig | None) -> tuple:
+    """crt.S and syscalls.c compiled with a link's flags, once a process per set of flags (compiling
+    them cost ~0.5 CPU s a link); the objects live in a directory removed when the process exits."""
+    out = Path(tempfile.mkdtemp(prefix="baco-start-"))
+    atexit.register(shutil.rmtree, out, True)
+    params_dir = _write_params(out, config)
+    objects = []
+    for name in START_FILES:
+        obj = out / f"{name}.o"
+        _cc([*TARGET_FLAGS, opt, *_include_flags(params_dir, include_dirs), *define_flags,
+             "-c", str(TOOLCHAIN_DIR / name), "-o", str(obj)])
+        objects.append(str(obj))
+    return tuple(objects)
