@@ -744,12 +744,17 @@ def loop_ws_energy(M: int, N: int, K: int, block_m: int, block_n: int, block_k: 
 
 
 @functools.lru_cache(maxsize=4096)
-def gemm_chain_loop_ws_energy(M: int, K: int, H: int, N: int, cfg: GemminiConfig) -> float:
+def gemm_chain_loop_ws_energy(M: int, K: int, H: int, N: int, cfg: GemminiConfig, bias: bool = True) -> float:
     """Energy (µJ) of the fused GEMM chain compiled to the loop unit (baco.gemmini.fused.
     gemm_chain_loop_ws_loops: each layer's tiles with their bias, layer 1's C stored into the
     scratchpad): loop_ws_stream_counts priced by baco.gemmini.energy.energy_pj, the cycle model's
-    sum. Cached: the search asks again for every point on the same Gemmini."""
-    counts = loop_ws_stream_counts(gemm_chain_loop_ws_loops(M, K, H, N, cfg), cfg)
+    sum; without `bias`, less its bias rows' moves (LdD: one int32 a layer's output, as the two
+    layers unfused move them too), the program counted as the layers' models count them (the GEMM
+    kernel's LOOP_WSs, gemm_loop_ws_loops, carry no bias). Cached: the search asks again for every
+    point on the same Gemmini."""
+    loops = [([lp if bias else replace(lp, bias=False) for lp in items], times)
+             for items, times in gemm_chain_loop_ws_loops(M, K, H, N, cfg)]
+    counts = loop_ws_stream_counts(loops, cfg)
     return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 
