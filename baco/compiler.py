@@ -31,15 +31,21 @@ from baco.passes.pipeline import LLVM, STAGES, input_stage, run_pipeline
 _PKG = Path(__file__).resolve().parent
 
 
+@functools.cache
 def compiler_fingerprint() -> str:
     """Hash of the compiler's own sources: part of the disk-cache key, so a
-    changed pass never serves stale code."""
+    changed pass never serves stale code. Hashed once a process, as this module
+    is imported (below, after the passes it runs): a source edited while the
+    process runs must not name the code loaded before the edit."""
     h = hashlib.sha256()
     for sub in ("passes", "dialects", "gemmini"):
         for f in sorted((_PKG / sub).glob("*.py")):
             h.update(f.read_bytes())
     h.update(Path(__file__).read_bytes())
     return h.hexdigest()[:16]
+
+
+compiler_fingerprint()
 
 
 def kernel_parameters(baco_text: str, name: str) -> list[tuple[str, str]]:

@@ -73,7 +73,8 @@ FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 
 # (DIM, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K or None for the default schedule, B padded to whole DIM
 # blocks): LOOP_WS programs of 1, 2 and many K steps, a ragged step split (a head LOOP_WS), padded
 # (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs,
-# K = 1 (no K loop: specialized) and N = 1 (GEMVs), DIM 2, 4 and 8 arrays (the tuner's tiny ones)
+# K = 1 (no K loop: specialized) and N = 1 (GEMVs), DIM 2, 4 and 8 arrays (the tuner's tiny ones),
+# one-row grids (A resident across the columns)
 LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 16, False),
                  (16, 16, 16, 32, 16, 16, 16, False), (16, 16, 16, 64, 16, 16, 16, False),
                  (16, 16, 16, 41, 16, 16, 48, False), (16, 16, 16, 41, 16, 16, 48, True),
@@ -91,7 +92,9 @@ LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 1
                  (8, 34, 4, 1, 8, 8, 8, False), (4, 40, 12, 20, 8, 8, 8, False),
                  (8, 100, 20, 30, 16, 16, 16, False), (2, 64, 2, 2, 8, 2, 2, False),
                  (4, 64, 16, 4, 16, 16, 4, False), (16, 64, 16, 1, 16, 16, 16, False),
-                 (16, 64, 1, 16, 16, 16, 16, False), (16, 64, 16, 16, 16, 16, 16, False)]
+                 (16, 64, 1, 16, 16, 16, 16, False), (16, 64, 16, 16, 16, 16, 16, False),
+                 (16, 1, 1000, 512, 16, 240, 512, False), (16, 1, 100, 64, 16, 32, 64, False),
+                 (32, 17, 200, 33, 32, 64, 64, False), (2, 5, 1, 1, 2, 1, 1, False)]
 # (DIM, R, stride, H, C, K, depthwise, rows, BLOCK_M, BLOCK_N or None for the default schedule):
 # LOOP_CONV_WS programs (padding R // 2), conv and depthwise, one LOOP_CONV_WS a program and a
 # program split into 2, 3 and more input channel blocks, few and many programs, DIM 16 and 32

@@ -2,19 +2,24 @@
 whole-model compiler, with and without the chosen fusion, on the cycle model.
 
     python benchmarks/fused_programs.py [--smoke] [--models mlp,resnet18,mobilenet_v2]
-        [--resolution 64] [--hardware 16,256,64] [--budget S] [--seed N]
+        [--resolution 64] [--hardware 16,256,64] [--ext-spad] [--budget S] [--seed N]
 
 Per model: `baco tune --fusion on` on a fixed Gemmini (--hardware, default Gemmini's default
 16x16, 256 KB scratchpad, 64 KB accumulator) with the compiled-program cycle model. Its design
 compiled by baco.compile_model with the fusion it chose ("chosen"), with every edge that fits
 fused (--forced: fusion.fuse_result(require_gain=False), what fusing costs where the search
 declines it) and with every edge unfused (same Gemmini, same schedules), each linked into one
-self-checking bare-metal ELF and run on the ISS with the cycle model (baco.sim.timing). Measured EDP = end-to-end cycles (the core's rdcycle over
-every step) x Gemmini energy (baco.gemmini.energy.energy_pj of the counts the cycle model recorded,
-as benchmarks/tuned_models.py measures it). Printed: both programs' cycles, energy and
+self-checking bare-metal ELF and run on the ISS with the cycle model (baco.sim.timing).
+--ext-spad: the fixed Gemmini has Gemmini master's ext-spad commands (Hardware.ext_spad), so a
+linear -> linear or 1x1 -> 1x1 chain whose row block fits (fusion.loop_chain_blocks) runs on the
+loop unit (baco.passes.chain_loop_ws) and the tuner prices it as that program.
+Measured EDP = end-to-end cycles (the core's rdcycle over every step) x Gemmini energy
+(baco.gemmini.energy.energy_pj of the counts the cycle model recorded, as
+benchmarks/tuned_models.py measures it). Printed: both programs' cycles, energy and
 bit-exactness, the simulated EDP saving beside the predicted one (the tuner's fused against
 unfused EDP of the same design), and per fused group its program's predicted cycles (the tuner's
-group_cycles) beside its step's simulated cycles (and the two unfused steps it replaces); then
+group_cycles; beside it its layers' unfused, the price the search weighs it against) beside its
+step's simulated cycles (and the two unfused steps it replaces); then
 over every fused group of the run the fused-program model's accuracy as benchmarks/loop_check.py
 reports single layers: Pearson r of log cycles and the median relative error (goals r >= 0.95,
 median <= 15%).
@@ -24,10 +29,13 @@ torchvision's resnet18 and mobilenet_v2 at 1x3xRxR (default 64), seeded random w
 measured BatchNorm statistics. The fusions the compiler runs (baco.tuner.fusion): linear ->
 linear and 1x1 -> 1x1 chains, a linear's or 1x1 convolution's residual add, and a ReLU'd
 convolution's max pool (which baco.model.graph always fuses). ResNet-18 offers only its stem's
-max pool (its residual adds follow 3x3 convolutions), so its two programs are the same one.
+max pool (its residual adds follow 3x3 convolutions), so its programs are the same one. The BERT
+layer (benchmarks/tuned_models.py's bert_layer) is not one of them: it has no chain the compiler
+runs (its torch.nn.TransformerEncoder is one leaf of the fusion graph, which finds no edge in it,
+and its one linear -> linear pair, the feed-forward's, has GELU between, a CPU lookup table).
 
---smoke: a 20-row 40-96-48-24 MLP, a short search (the tests' size). Exits 0 iff every program
-is bit-exact.
+--smoke: a 20-row 40-96-48-24 MLP, a short search (the tests' size; with --ext-spad its first
+chain runs on the loop unit). Exits 0 iff every program is bit-exact.
 """
 from __future__ import annotations
 
@@ -99,8 +107,9 @@ def step_of(compiled, output: str) -> int | None:
 
 
 def fused_groups(build, plain_build, runs, kind, info) -> list:
-    """Per fused step of `build`: its group, predicted cycles (the design's group_cycles), the
-    step's simulated cycles and those of the unfused program's steps it replaces."""
+    """Per fused step of `build`: its group, predicted cycles (the design's group_cycles; its
+    layers' unfused, unfused_group_cycles), the step's simulated cycles and those of the unfused
+    program's steps it replaces."""
     groups = []
     for s_index, step in enumerate(build.lowered.steps):
         if not (isinstance(step, GemminiStep) and step.fused):
@@ -109,7 +118,8 @@ def fused_groups(build, plain_build, runs, kind, info) -> list:
         edge = next(e for e in info["edges"] if e["fused"] and e["producer"] == producer)
         replaced = [step_of(plain_build, op.output) for op in step.fused]
         groups.append({"group": f"{producer} -> {edge['consumer']} ({edge['kind']})",
-                       "predicted": edge["group_cycles"], "simulated": runs[kind]["steps"][s_index],
+                       "predicted": edge["group_cycles"], "predicted_unfused": edge["unfused_group_cycles"],
+                       "simulated": runs[kind]["steps"][s_index],
                        "unfused_simulated": sum(runs["unfused"]["steps"][i] for i in replaced)})
     return groups
 
@@ -145,8 +155,9 @@ def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, 
 
 
 def print_row(r: dict) -> None:
-    print(f"{r['name']}: {r['edges']} fusable edges on {r['hw'].pe_dim}x{r['hw'].pe_dim} {r['hw'].sp_kb:g}/"
-          f"{r['hw'].acc_kb:g} KB (tuned {r['tune_s']:.0f} s); {r['seconds']:.0f} s")
+    hw = r["hw"]
+    print(f"{r['name']}: {r['edges']} fusable edges on {hw.pe_dim}x{hw.pe_dim} {hw.sp_kb:g}/{hw.acc_kb:g} KB"
+          f"{' ext-spad' if hw.ext_spad else ''} (tuned {r['tune_s']:.0f} s); {r['seconds']:.0f} s")
     u = r["runs"]["unfused"]
     print(f"  {'unfused':8s} {u['cycles']:>12,} cycles end to end, Gemmini energy {u['energy_uj']:9.2f} uJ "
           f"(predicted over the layers: {r['pred_unfused'][0]:,.0f} cycles, {r['pred_unfused'][1]:.2f} uJ); "
@@ -164,7 +175,8 @@ def print_row(r: dict) -> None:
         print(f"    EDP saving: simulated {f['sim_saving']:.1%}, predicted {f['pred_saving']:.1%} "
               f"({'within' if within else 'NOT within'} 25% of it)")
         for g in f["groups"]:
-            print(f"    {g['group'][:58]:58s} predicted {g['predicted']:>10,.0f}  simulated {g['simulated']:>10,} "
+            print(f"    {g['group'][:58]:58s} predicted {g['predicted']:>10,.0f} "
+                  f"(unfused {g['predicted_unfused']:,.0f})  simulated {g['simulated']:>10,} "
                   f"(unfused steps {g['unfused_simulated']:,})")
 
 
@@ -183,6 +195,8 @@ def main(argv=None) -> int:
                    help=f"comma-separated, of mlp, {', '.join(SPECS)}")
     p.add_argument("--resolution", type=int, default=64)
     p.add_argument("--hardware", default="16,256,64", help="DIM,SP_KB,ACC_KB of the fixed Gemmini")
+    p.add_argument("--ext-spad", action="store_true",
+                   help="the fixed Gemmini has Gemmini master's ext-spad commands (a chain on the loop unit)")
     p.add_argument("--budget", type=float, default=30.0, help="tuning seconds per model")
     p.add_argument("--calibrate", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
@@ -194,7 +208,7 @@ def main(argv=None) -> int:
     unknown = [n for n in names if n != "mlp" and n not in SPECS]
     if unknown:
         p.error(f"--models: unknown {unknown} (of mlp, {', '.join(SPECS)})")
-    hw = parse_hardware(a.hardware)
+    hw = parse_hardware(a.hardware, a.ext_spad)
     torch.manual_seed(a.seed)
     rows, ok = [], True
     with tempfile.TemporaryDirectory(prefix="baco-fused-") as tmp:

@@ -2,8 +2,8 @@
 program), an explicit conv's or the fused MLP chain's (--kernel) as a self-checking ELF on the ISS, every instruction of the kernel function counted by
 address (the ISS's trace) and classed from the ELF's disassembly.
 
-    python benchmarks/instruction_mix.py [--kernel gemm|conv|chain] [--M 128 --N 256 --K 256] [--blocks 64/128/64] [--loop-ws] [--dim 16]
-                                         [--smoke] [--listing N]
+    python benchmarks/instruction_mix.py [--kernel gemm|conv|depthwise|chain] [--M 128 --N 256 --K 256] [--blocks 64/128/64]
+                                         [--loop-ws] [--dim 16] [--conv SIZE,C,K,R,STRIDE,PADDING] [--smoke] [--listing N]
 
 Printed: the kernel's instructions and RoCC commands, the program's end-to-end cycles, per class
 (RoCC command, reload from the stack: spilled and loop-invariant values; store to the stack; field
@@ -14,7 +14,9 @@ many times and the commands among them). The ISS runs with Gemmini's cycle model
 end-to-end cycles include the CPU's waits on Gemmini. The kernel runs under the default schedule for the shape
 (--blocks: those blocks, double-buffered); the ELF checks its result bit for bit against numpy's
 reference of Gemmini's arithmetic (exit 0 iff it matches). --kernel conv: a 3x3 conv of an 8x8
-output, 32 -> 32 channels, LOOP_CONV_WS off; chain: the fused MLP chain 256x64 -> 128 -> 64 on a
+output, 32 -> 32 channels (or --conv's: e.g. 14,64,64,3,1,1 or a 7x7 stride-2 stem 16,3,64,7,2,3),
+LOOP_CONV_WS off; depthwise: the depthwise conv of --conv's image, C channels, filter, stride and
+padding; chain: the fused MLP chain 256x64 -> 128 -> 64 on a
 Gemmini without mvout_spad (their default schedules; the GEMM options do not apply). Needs llvm-objdump or riscv64-unknown-elf-objdump. --smoke: 40x40x40. --listing N: the
 kernel's code run at least N times, instruction by instruction with its count.
 """
@@ -33,6 +35,7 @@ import numpy as np
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, default_gemm_schedule
 from baco.kernels.conv import conv2d_launch, reference_conv2d
+from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
 from baco.kernels.fused import gemm_chain_launch
 from baco.kernels.matmul import matmul_kernel, reference
 from baco.sim.iss import run_elf
@@ -91,17 +94,24 @@ def gemm(a, cfg):
     return title, ck, (-(-M // s.block_m), -(-N // s.block_n)), args, reference(x, w, schedule=s)
 
 
-def conv(a, cfg):
-    """The 3x3 conv of an 8x8 output, 32 -> 32 channels, its default schedule, as an explicit
-    stream (LOOP_CONV_WS off), the output from numpy's reference_conv2d."""
+def conv(a, cfg, depthwise=False):
+    """The conv of --conv (default: a 3x3 conv of an 8x8 output, 32 -> 32 channels) or the
+    depthwise conv of --conv's image, channels, filter, stride and padding, its default schedule,
+    as an explicit stream (LOOP_CONV_WS off), the output from numpy's reference."""
+    size, C, K, R, stride, pad = (int(v) for v in a.conv.split(","))
     rng = np.random.default_rng(3)
-    x = rng.integers(-128, 128, (1, 10, 10, 32), dtype=np.int8)
-    w = rng.integers(-128, 128, (3, 3, 32, 32), dtype=np.int8)
-    launch = conv2d_launch(x, w, config=cfg, scale=1 / 256)
+    x = rng.integers(-128, 128, (1, size, size, C), dtype=np.int8)
+    w = rng.integers(-128, 128, (R, R, C) if depthwise else (R, R, C, K), dtype=np.int8)
+    launch, reference_of = (depthwise_launch, reference_depthwise_conv2d) if depthwise else \
+        (conv2d_launch, reference_conv2d)
+    shape = dict(stride=stride, padding=pad, config=cfg, scale=1 / 256)
+    launch = launch(x, w, **shape)
     ck = launch.kernel.compile(*launch.args, target="iss", **dict(launch.options, loop_ws=False))
     s = launch.schedule
-    title = (f"conv 3x3 8x8 32>32 DIM {cfg.dim}, explicit, schedule {s.rows}x{s.block_m}/{s.block_n}/{s.block_k}")
-    return title, ck, launch.grid, launch._runtime_args(), reference_conv2d(x, w, config=cfg, scale=1 / 256)
+    P = launch.y.shape[1]
+    title = (f"{'depthwise ' if depthwise else ''}conv {R}x{R}/{stride} {P}x{P} {C}>{C if depthwise else K} DIM "
+             f"{cfg.dim}, explicit, schedule {s.rows}x{s.block_m}/{s.block_n}/{s.block_k}")
+    return title, ck, launch.grid, launch._runtime_args(), reference_of(x, w, **shape)
 
 
 def chain(a, cfg):
@@ -119,7 +129,7 @@ def chain(a, cfg):
     return title, ck, launch.grid, launch.args, expected
 
 
-BUILDERS = {"gemm": gemm, "conv": conv, "chain": chain}
+BUILDERS = {"gemm": gemm, "conv": conv, "depthwise": lambda a, cfg: conv(a, cfg, depthwise=True), "chain": chain}
 
 
 def main(argv=None) -> int:
@@ -129,6 +139,9 @@ def main(argv=None) -> int:
     p.add_argument("--N", type=int, default=256)
     p.add_argument("--K", type=int, default=256)
     p.add_argument("--dim", type=int, default=16)
+    p.add_argument("--conv", default="10,32,32,3,1,0", metavar="SIZE,C,K,R,STRIDE,PADDING",
+                   help="--kernel conv/depthwise: a SIZE x SIZE image of C channels, K output channels (conv), "
+                        "an R x R filter (default 10,32,32,3,1,0)")
     p.add_argument("--loop-ws", action="store_true", help="the LOOP_WS program (default: the explicit stream)")
     p.add_argument("--blocks", help="BLOCK_M/BLOCK_N/BLOCK_K, double-buffered (default: the shape's default schedule)")
     p.add_argument("--smoke", action="store_true")

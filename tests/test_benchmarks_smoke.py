@@ -48,6 +48,8 @@ SMOKE = {
     "train_cost_residual.py": (["--smoke"], 0),
     "tuned_models.py": (["--smoke"], 0),
 }
+# further smoke runs of a script (arguments, expected exit code), all slow
+MORE_SMOKE = {"fused_programs.py": [(["--smoke", "--ext-spad", "--no-forced"], 0)]}
 
 
 def scripts():
@@ -66,7 +68,16 @@ def test_every_benchmark_has_a_smoke_run():
 def test_benchmark_smoke(script, tmp_path):
     if script not in SMOKE:
         pytest.fail(f"{script} has no smoke entry")
-    args, expected = SMOKE[script]
+    run_smoke(script, *SMOKE[script], tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script,args,expected", [(s, a, e) for s, runs in MORE_SMOKE.items() for a, e in runs])
+def test_benchmark_more_smoke(script, args, expected, tmp_path):
+    run_smoke(script, args, expected, tmp_path)
+
+
+def run_smoke(script, args, expected, tmp_path):
     # the project's disk cache (BACO_CACHE_DIR), as every in-process test uses: keyed by the compiler's sources,
     # it is cold after a compiler change and spares the rebuild otherwise (kernels.py --smoke: 50 CPU s cold, 11 warm)
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), MPLBACKEND="Agg")

@@ -13,12 +13,16 @@ import numpy as np
 import pytest
 
 import baco
+from baco.codegen.program import run_program
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.fused import chain_loop_tiles, gemm_chain_loop_ws_blocks
+from baco.gemmini.schedule import GemmSchedule
 from baco.kernels.fused import gemm_chain_kernel, gemm_chain_launch
 from baco.model.zoo import mlp, seeded_inputs
 from baco.options import CompileOptions
 from baco.passes.pipeline import run_pipeline
+from baco.sim.timing import TimingModel
+from baco.tuner.workloads import gemm
 from tests.test_fused_programs import chain_operands, chain_reference
 
 CONFIGS = {8: replace(GemminiConfig.from_capacity(8, 64, 64), mvout_spad=True),
@@ -28,16 +32,17 @@ SHAPES = [(1, 1, 1, 1), (17, 33, 65, 1), (65, 17, 33, 65), (33, 65, 17, 33), (65
 
 
 def loop_form_loops(M, H, N, block_m, dim) -> int:
-    """LOOP_WSs of the loop form's programs (chain_loop_tiles' loops of each layer)."""
-    return sum(len(list(chain_loop_tiles(-(-min(block_m, M - r0) // dim), 0, -(-cols // dim), 0)))
+    """LOOP_WSs of the loop form's programs (chain_loop_tiles' loops of each layer) and the launch's
+    last, of one block, that gives a loop slot its scratchpad half back (_restore_halves)."""
+    return 1 + sum(len(list(chain_loop_tiles(-(-min(block_m, M - r0) // dim), 0, -(-cols // dim), 0)))
                for r0 in range(0, M, block_m) for cols in (H, N))
 
 
 def loop_form_commands(M, H, N, block_m, dim) -> int:
     """RoCC commands of the loop form's programs: each config_ex, 3 config_ld, 2 config_st and a
     config_ld between the layers (config elimination drops some after the first program), and
-    funct 24 with LOOP_WS's six per loop."""
-    return -(-M // block_m) * (1 + 3 + 2 + 1) + 7 * loop_form_loops(M, H, N, block_m, dim)
+    funct 24 with LOOP_WS's six per loop, and the other slot's half back (a funct 24)."""
+    return -(-M // block_m) * (1 + 3 + 2 + 1) + 7 * loop_form_loops(M, H, N, block_m, dim) + 1
 
 
 def launch_of(M, K, H, N, cfg, relu1, relu2, seed=0):
@@ -76,7 +81,7 @@ def test_loop_form_on_the_iss(dim, M, K, H, N):
     stats = launch.run("iss")["result"].stats
     np.testing.assert_array_equal(launch.y, ref)
     loops = loop_form_loops(M, H, N, launch.options["BLOCK_M"], CONFIGS[dim].dim)
-    assert stats["loop_ws"] == loops and stats["loop_ws_config_spad_ab"] == loops
+    assert stats["loop_ws"] == loops and stats["loop_ws_config_spad_ab"] == loops + 1
     # H's DIM x DIM blocks leave the accumulator for the scratchpad (MVOUT_SPAD), Y's for DRAM
     d = CONFIGS[dim].dim
     assert stats["mvout_spad"] == -(-M // d) * -(-H // d) and stats["mvout"] > 0
@@ -133,3 +138,23 @@ def test_other_chained_dots_are_left_to_the_explicit_stream():
     placed = (Path(__file__).parent / "ir" / "chain-loop-ws" / "ws_chained_dot.mlir").read_text()
     out = run_pipeline(placed, CompileOptions.of(config=CONFIGS[16]), start="chain-loop-ws", until="chain-loop-ws")
     assert "instgem" not in out.stage_ir["chain-loop-ws"]
+
+
+def test_loop_ws_after_the_chain_gets_its_scratchpad_halves_back(tmp_path):
+    """A loop slot keeps what funct 24 placed, so a LOOP_WS kernel after the chain (the MLP's last
+    linear, at a schedule of many K steps) read its B where the chain had put its slot's and the
+    other slot's loads landed on it: a DataRace on the cycle model before the chain's launch gave
+    the slots their halves back. Bit-exact and race-free as one ELF on the ISS."""
+    sizes, rows = (40, 96, 48, 64), 64
+    model, x = mlp(sizes), seeded_inputs((rows, sizes[0]), 1)[0]
+    cfg = replace(GemminiConfig.from_capacity(16, 512, 256), mvout_spad=True)
+    last = gemm(rows, sizes[2], sizes[3])
+    layer = {k: v for k, v in last.__dict__.items() if k not in ("name", "count")}
+    design = {"gemmini_config": cfg.to_dict(), "fusion": {"edges": [
+        {"producer": "0", "consumer": "2", "kind": "gemm-gemm", "fused": True}]},
+        "layers": [{"layer": layer, "name": last.name, "count": 1, "schedule": GemmSchedule(16, 64, 16).to_dict()}]}
+    compiled = baco.compile_model(model, x, design=design, calibrate=2)
+    assert [s.schedule_source for s in compiled.lowered.steps if s.launches[0].kernel is not gemm_chain_kernel] == \
+        ["tuned"]
+    run = run_program(compiled.build_elf(tmp_path / "mlp.elf", x), timing=TimingModel(cfg))
+    assert run.passed

@@ -7,7 +7,7 @@ import pytest
 import baco
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import loop_unit_half
+from baco.gemmini.schedule import GemmSchedule, loop_unit_half, resident_a
 from baco.kernels.matmul import bias_vector, matmul_kernel, reference
 
 DIM16 = GemminiConfig()
@@ -447,8 +447,8 @@ RESIDENT = [
     (65, 33, 17, "int8", False, False, (16, 16, 32), False, DIM16),       # 5 x 3 programs, each column its own B
     (17, 1, 33, "int32", False, True, (16, 16, 48), False, DIM16),
     (1957, 1, 15, "int32", False, False, (512, 16, 16), False, DIM16),    # K < DIM: B moved in by the first only
-    (1, 65, 17, "int8", False, False, (16, 16, 32), False, DIM16),        # one program along M: nothing reused
-    (33, 65, 1, "int32", False, True, (48, 16, 16), False, DIM16),        # K = 1: no K loop
+    (1, 65, 17, "int8", False, False, (16, 16, 32), False, DIM16),        # one program along M: A kept, not B
+    (33, 65, 1, "int32", False, True, (48, 16, 16), False, DIM16),        # K = 1: no K loop (one row: A kept)
     (70, 90, 100, "int32", False, True, (32, 64, 128), True, DIM32),
     (33, 16, 17, "int8", True, False, (8, 8, 32), False, DIM4),
 ]
@@ -464,7 +464,8 @@ def test_one_step_programs_compute_on_the_previous_programs_b(case):
     """A program whose K is one step keeps B in fixed halves (b_spad_id: one LOOP_WS's in half
     1 + pid_n % 2, a split step's in halves 1 and 2; an explicitly moved B, K < DIM or a ragged K
     over one column block, in the first's) and every program after the first of its column computes
-    on it (B address 0, no mvin2); A is moved in by every program, in its loop slot's half.
+    on it (B address 0, no mvin2); A is moved in by every program, in its loop slot's half, but in a
+    one-row grid (schedule.resident_a: the first program's, in the first half; test_loop_ws_resident_a).
     Bit-exact with different data in every column."""
     M, N, K, _, _, _, (bm, bn, bk), _, cfg = case
     c, ref, issued = issued_commands(case)
@@ -478,7 +479,9 @@ def test_one_step_programs_compute_on_the_previous_programs_b(case):
         assert [f["b_spad_id"] for f in loops] == [1 + p // rows % 2 for p in range(rows * cols)]
     else:
         assert [f["b_spad_id"] for f in loops] == [1, 2] * (rows * cols)
-    assert all(f["a_spad_id"] == 0 and a["a_addr"] for f, a in zip(loops, addrs))
+    keep_a = resident_a(M, K, GemmSchedule(bm, bn, bk), cfg)
+    assert [f["a_spad_id"] for f in loops] == [int(keep_a)] * len(loops)
+    assert [bool(a["a_addr"]) for a in addrs] == [not keep_a or p < per for p in range(len(addrs))]
     explicit_b = K < cfg.dim or (K % cfg.dim and bn <= cfg.dim)
     first = [p % rows == 0 for p in range(rows * cols) for _ in range(per)]
     assert [bool(f["b_addr"]) for f in addrs] == ([False] * len(addrs) if explicit_b else first)

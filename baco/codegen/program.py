@@ -411,9 +411,11 @@ def compile_kernel_object(ll: str, symbol: str, workdir: Path, cache_dir: Path |
     if cache_dir is not None:
         key = hashlib.sha256((ll + toolchain_fingerprint()).encode()).hexdigest()[:32]
         cached = Path(cache_dir) / "riscv-obj" / f"{key}.o"
-        if cached.exists():
+        try:
             os.utime(cached)      # recently used: the cache's pruning keeps it
             return cached
+        except FileNotFoundError:     # not built yet, or pruned (unused for an hour)
+            pass
     src = workdir / f"{symbol}.ll"
     src.write_text(ll)
     obj = toolchain.compile_object(src, workdir / f"{symbol}.o")

@@ -182,8 +182,10 @@ def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
 # CHAIN_LOOPS: 371-9933 instructions, within 0.90-1.09x)
 CHAIN_LOOP_WS_INSTRUCTIONS = {"tile": 37.3, "group": 43.9, "program": 197.9, "launch": 20.0}
 # RoCC commands of one program: per tile a funct 24 and a LOOP_WS; per program config_ex, 4
-# config_ld and 2 config_st
-CHAIN_LOOP_WS_COMMANDS = {"tile": 1 + LOOP_WS_STEP_COMMANDS, "program": 1 + 4 + 2}
+# config_ld and 2 config_st; after the launch's last program the loop slots' halves back (two
+# funct 24 and a LOOP_WS of one block that moves nothing: chain-loop-ws's _restore_halves)
+CHAIN_LOOP_WS_COMMANDS = {"tile": 1 + LOOP_WS_STEP_COMMANDS, "program": 1 + 4 + 2,
+                          "restore": 2 + LOOP_WS_STEP_COMMANDS}
 
 
 def _chain_layer_loops(row_blocks, row_pad, J, pad_j, K, pad_k, *, first_program: bool, layer1: bool) -> list:
@@ -205,7 +207,8 @@ def gemm_chain_loop_ws_loops(M: int, K: int, H: int, N: int, cfg: GemminiConfig)
     their C = H moved into the scratchpad by MVOUT_SPADs) and layer 2's (A = H in the scratchpad,
     W2, D = b2, int8 Y to DRAM), each layer's first after a config_st (a raw command: it waits for
     the loop before to have issued every command); W1 and W2 moved in by the first program only.
-    The program's and the launch's instructions go before its first tile. A chain whose DIM-row
+    The program's and the launch's instructions go before its first tile; after the last program,
+    a one-block LOOP_WS that moves nothing (the loop slots' halves back). A chain whose DIM-row
     block does not fit (or a Gemmini without the ext-spad commands) is a ValueError."""
     blocks = gemm_chain_loop_ws_blocks(M, K, H, N, cfg) if cfg.mvout_spad else None
     if blocks is None:
@@ -229,6 +232,10 @@ def gemm_chain_loop_ws_loops(M: int, K: int, H: int, N: int, cfg: GemminiConfig)
         items.append((program(bm, False), programs - 2))
     if programs > 1:
         items.append((program(last, False), 1))
+    # the halves' restore: its CPU cost taken as a tile's (not fitted: constants, no address arithmetic)
+    restore = LoopWs(I=1, J=1, K=1, load_a=False, load_b=False, store=False, full_c=False, cpu=cpu["tile"],
+                     commands=CHAIN_LOOP_WS_COMMANDS["restore"])
+    items[-1] = (items[-1][0] + [restore], 1)
     return items
 
 

@@ -187,25 +187,27 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # of a launch whose K is not 1 ("k_loop": the K loop and A's row stride, which the specialization
 # of integers equal to 1 folds away) and whose N is not 1 ("n_strides": B's and C's row strides),
 # and per launch (its configs, the grid loop's set-up, the fence: the same for every schedule, but
-# a tenth of a tiny launch's), the same fit (loop_ws_launch_terms) of 36 launches' instructions
+# a tenth of a tiny launch's), the same fit (loop_ws_launch_terms) of 40 launches' instructions
 # (rdcycle around the grid loop): 1, 2 and many K steps,
-# split, padded and explicit-B steps, resident B, K = 1 and N = 1, DIM 2, 4, 8, 16 and 32, within
-# 0.95-1.05x of the ISS, median 1.00; refitted once an explicitly moved B went into both halves and
+# split, padded and explicit-B steps, resident B, one-row grids (resident A), K = 1 and N = 1, DIM
+# 2, 4, 8, 16 and 32, within 0.96-1.06x of the ISS, median 1.00; refitted once a one-step program
+# tested for a one-row grid (a resident A: ~5-17 instructions; the table before, on that code:
+# 0.92-1.02x, median 0.96), and before that once an explicitly moved B went into both halves and
 # the steps lost their half's arithmetic (the table before: 0.94-1.09x; before the two
 # specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over).
 EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 248.5, "command": 11.5, "column": 401.7}
-LOOP_WS_INSTRUCTIONS = {"program": 54.2, "step": 95.2, "steps": 29.5, "head": 20.1, "explicit_b": 21.6, "mvin": 27.4,
-                        "k_loop": 144.3, "n_strides": 46.3, "launch": 38.2}
+LOOP_WS_INSTRUCTIONS = {"program": 57.5, "step": 100.9, "steps": 20.8, "head": 20.2, "explicit_b": 18.9,
+                        "mvin": 27.6, "k_loop": 143.4, "n_strides": 48.1, "launch": 44.7}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
 # A slice of a step (its address) and per RoCC command, a non-negative least-squares fit (relative
 # error) of the ISS's counts (benchmarks/cpu_constants.py) of 12 conv programs (3x3, 5x5 and 7x7,
-# strided, 1-8 output rows a program, DIM 16 and 32; within 0.76-1.11x, median 1.03, stride 2 the
-# low end) and 8 depthwise ones (DIM 16 and 32; within 0.73-1.13x, median 1.01), the commands
-# counted by the tuner's program model; refitted after the load streams' constant chunk divisions
-# and unsigned window tiles (the tables they replaced, on the new code: 0.85-1.25x, median 1.18, and
-# 0.85-1.32x, median 1.18). A LOOP_CONV_WS program (its
+# strided, 1-8 output rows a program, DIM 16 and 32; within 0.76-1.12x, median 1.04, stride 2 the
+# low end) and 8 depthwise ones (DIM 16 and 32; within 0.71-1.23x, median 0.95), the commands
+# counted by the tuner's program model; refitted after a slice in one row tile lost its window-tile
+# divisions and row clipping (the tables these replace, on the new code: 0.81-1.45x, median 1.09, and
+# 0.88-1.63x, median 1.13). A LOOP_CONV_WS program (its
 # grid step, the pass's run-time guards and address arithmetic, LoopConv's configuration and the
 # loop: ~7 commands): per conv program, per depthwise program and per further LOOP_CONV_WS of a
 # program split into input channel blocks (its six configs, the loop and the block's addresses),
@@ -213,8 +215,8 @@ LOOP_WS_STEP_COMMANDS = 6
 # fitted but left out): 3x3, 5x5 and 1x1/2 convolutions of 2-56 programs of 1-14 rows, 1-5
 # channel blocks, 4 depthwise layers, DIM 16 and 32, within 0.86-1.18x of the ISS, median 0.98
 # (the table it replaced, 750, 597 and 60, fitted before the inlining: 0.86-1.42x, median 1.06).
-CONV_EXPLICIT_INSTRUCTIONS = {"step": 225.2, "slice": 47.4, "command": 19.7}
-DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 111.8, "slice": 65.0, "command": 3.5}
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 259.3, "slice": 12.9, "command": 19.5}
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 94.3, "slice": 11.5, "command": 18.0}
 LOOP_CONV_INSTRUCTIONS = {"conv": 609.7, "depthwise": 603.8, "block": 72.7}
 
 
@@ -315,6 +317,15 @@ def _loop_ws_columns(M: int, N: int, K: int, s: GemmSchedule) -> list:
     return [(cols, count, programs) for cols, count in widths]
 
 
+def resident_a(M: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False) -> bool:
+    """Whether the GEMM kernel's programs after the first compute on the A the first left in the
+    scratchpad (baco.passes.loop_ws._Resident), as the C library's a_reuse does: a grid of one row of
+    programs (M within one block) of one K step, one LOOP_WS in every program (K whole blocks or
+    under DIM, a Bᵀ, or a B of one column block; a ragged step of a wider B may be split)."""
+    return M <= s.block_m and K <= s.block_k and (b_transposed or K % cfg.dim == 0 or K < cfg.dim
+                                                  or s.block_n <= cfg.dim)
+
+
 def _gemm_program_terms(N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, form: str, cols: int,
                         load_b: bool) -> dict:
     """loop_ws_program_terms of a GEMM kernel's program over `cols` columns of C whose last K step
@@ -389,17 +400,19 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     split into a one-block head (its first K % DIM columns) and the whole blocks after it
     (last_step_form; `b_transposed`: B read column-major, LOOP_WS's b_transpose). A program of one
     K step after the first of its column computes on the B its predecessor left in the scratchpad
-    (_loop_ws_columns). The CPU's instructions (LOOP_WS_INSTRUCTIONS) where loop_ws_program_terms
+    (_loop_ws_columns), and in a one-row grid of such programs every program after the first on the A
+    the first left (resident_a). The CPU's instructions (LOOP_WS_INSTRUCTIONS) where loop_ws_program_terms
     says the CPU runs them (a split step's own before its head, the split's after it, as the ISS
     runs them), the launch's before the first program's."""
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
     form = last_step_form(K, s, cfg, b_transposed, b_padded)
 
     @functools.cache        # a column's programs are mostly alike, and columns of one width are too
-    def program(rows, cols, load_b):
+    def program(rows, cols, load_b, load_a=True):
         terms = _gemm_program_terms(N, K, s, cfg, form, cols, load_b)
         I, J = -(-rows // d), -(-cols // d)
-        shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, load_b=load_b,
+        shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, load_a=load_a,
+                     load_b=load_b,
                      cpu=instructions(terms["step"], c), commands=LOOP_WS_STEP_COMMANDS, b_transposed=b_transposed)
         loops = []
         for k0 in range(0, K, s.block_k):
@@ -420,8 +433,8 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
         loops[0] = replace(loops[0], cpu=loops[0].cpu + instructions(terms["program"], c))
         return loops
 
-    def column(cols, programs):
-        return _run_length([program(rows, cols, load_b) for rows, load_b in programs])
+    def column(cols, programs, load_a=True):
+        return _run_length([program(rows, cols, load_b, load_a) for rows, load_b in programs])
 
     def launched(runs):
         """A column's runs with the launch's own instructions before its first LOOP_WS."""
@@ -430,9 +443,10 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
         return [(first, 1)] + [(item, n - 1)] * (n > 1) + rest
 
     (first, count, programs), *rest = _loop_ws_columns(M, N, K, s)
-    first_column = column(first, programs)
-    return [(launched(first_column), 1)] + [(first_column, count - 1)] * (count > 1) + \
-        [(column(cols, programs), n) for cols, n, programs in rest]
+    load_a = not resident_a(M, K, s, cfg, b_transposed)     # by the columns after the first
+    return [(launched(column(first, programs)), 1)] + \
+        [(column(first, programs, load_a), count - 1)] * (count > 1) + \
+        [(column(cols, programs, load_a), n) for cols, n, programs in rest]
 
 
 def _run_length(items) -> list:

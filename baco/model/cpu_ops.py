@@ -164,9 +164,9 @@ class CpuKernel:
                 weakref.finalize(self, shutil.rmtree, self._private_dir, True)
             cache_dir = self._private_dir
         elf = Path(cache_dir) / "cpu_ops" / f"{self.name}-{key}.elf"
-        if elf.exists():
+        try:
             os.utime(elf)         # recently used: the cache's pruning keeps it
-        else:
+        except FileNotFoundError:     # not built yet, or pruned (unused for an hour)
             elf.parent.mkdir(parents=True, exist_ok=True)
             tmp = elf.with_suffix(f".{os.getpid()}.tmp")
             self.build_elf([np.zeros(s, d) for s, d in zip(self.arg_shapes, self.arg_dtypes)], tmp)

@@ -24,6 +24,7 @@ program then runs, as baco.kernels.fused_loops' command stream does for one row 
     config_st (f2), config_ld (W2's)
     per tile of Y: funct 24 (the tile's H rows, its W2 columns' end);
         LOOP_WS(A address 0: H as it lies, W2 columns, D = b2 columns, C = Y's tile)
+    after the launch's last program: each loop slot's scratchpad half back (_restore_halves)
 
 A layer's tiles are up to LOOP_TILE_BLOCKS DIM x DIM output blocks, column groups outer (scf.for
 loops over the run-time widths): the loop unit holds two loops, so one loop's bias (LdD, which
@@ -46,7 +47,7 @@ from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, Mem
 
 from baco.dialects import instgem
 from baco.gemmini.abi import PROGRAM_ID
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.fused import LOOP_TILE_BLOCKS, gemm_chain_loop_ws_fits
 from baco.gemmini.isa import ACTIVATION_RELU
 from baco.options import CompileOptions
@@ -383,6 +384,25 @@ def _emit(c: Chain, cfg: GemminiConfig, pid, widths, r0, blocks):
     instgem.emit("config_st", stride=N, acc_scale=scale_bits(c.scale2), activation=ACTIVATION_RELU * c.relu2)
     _config_ld(1, N, d)
     _tiles(ib, pi, nb, pn, layer2)
+    last = ir.cmpi("sge", ir.binop("addi", r0, cst(c.block_m)), M)
+    if_op = scf.IfOp(last)
+    with InsertionPoint(if_op.then_block):
+        _restore_halves(cfg)
+        scf.YieldOp([])
+
+
+def _restore_halves(cfg: GemminiConfig):
+    """After the launch's last program, each loop slot's scratchpad half back: a slot keeps what
+    funct 24 placed (LoopMatmul sets a slot's half only at reset), and the LOOP_WSs of the kernels
+    after the launch take each slot's half as theirs. funct 24 places the slot the next LOOP_WS
+    takes, so the first slot gets the lower half and a LOOP_WS of one block that loads and stores
+    nothing takes it; then the other slot gets the upper half. Which slot holds which half does
+    not matter: loop-ws is written for either (a program cannot know its slot)."""
+    half = loop_unit_half(cfg).sp_rows
+    zero = cst(0)
+    instgem.emit("loop_ws_config_spad_ab", a_addr_start=zero, b_addr_end=cst(half))
+    _loop_ws((cst(1),) * 3, (zero,) * 3, a=zero, b=zero, d_addr=zero, c=zero, strides=(zero,) * 4)
+    instgem.emit("loop_ws_config_spad_ab", a_addr_start=cst(half), b_addr_end=cst(2 * half))
 
 
 def run(module_op, options: CompileOptions):

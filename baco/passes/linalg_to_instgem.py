@@ -160,8 +160,23 @@ def window_tiles(first, rows, dim: int):
     first_tile = ir.binop("divui", ir.binop("maxsi", first, zero), cst(dim))
     end = ir.binop("maxsi", ir.binop("addi", first, rows), zero)
     n = ir.binop("subi", ir.binop("divui", ir.binop("addi", end, cst(dim - 1)), cst(dim)), first_tile)
-    return first_tile, ir.binop("muli", n, ir.create("arith.extui", operands=[
-        ir.cmpi("sgt", rows, cst(0))], results=[ir.i64()]).result)
+    return first_tile, ir.binop("muli", n, nonempty(rows))
+
+
+def nonempty(rows):
+    """i64 1 if rows > 0, else 0."""
+    return ir.create("arith.extui", operands=[ir.cmpi("sgt", rows, cst(0))], results=[ir.i64()]).result
+
+
+def window_in_tiles(first, rows, dim: int, tile: int | None = None):
+    """(first row tile, row tiles, in_tile) of the window [first, first + rows) of a block, where
+    in_tile(bt) is (first row, rows) of the window in row tile bt. `tile`: the one row tile the
+    window is known to lie in (a window of a slice of a 3-D load's block at a constant slice index
+    whose rows are all in one tile), so the same tiles and rows as window_tiles' and
+    rows_in_tile's come without their divisions and clipping, per slice and per step."""
+    if tile is None:
+        return (*window_tiles(first, rows, dim), lambda bt: rows_in_tile(first, rows, bt, dim))
+    return cst(tile), nonempty(rows), lambda bt: (first, rows)
 
 
 def load_stream(count, body):
@@ -378,6 +393,18 @@ class LinalgToInstGem:
         index = cst(index) if index != ir.DYN else i64(owner.operands[1])
         return ir.binop("muli", index, cst(rows_per_slice))
 
+    def slice_tile(self, view, blk: Placed) -> int | None:
+        """The row tile of `blk` a window [slice, row, 0] of a 3-D load's block lies in when its
+        slice index is a constant and the slice's rows are all in one tile (the window is inside
+        its slice: a subview is in bounds), else None."""
+        if not blk.slice_rows or blk.transposed or view.owner.name != "memref.subview":
+            return None
+        index = list(ir.DenseI64ArrayAttr(view.owner.attributes["static_offsets"]))[0]
+        if index == ir.DYN:
+            return None
+        top, bottom = index * blk.slice_rows, (index + 1) * blk.slice_rows - 1
+        return top // self.cfg.dim if top // self.cfg.dim == bottom // self.cfg.dim else None
+
     def lower_mvin(self, op, src, dst, blk: Placed, elem=None, scale=None, accumulate=False):
         """mvins of the DRAM view `src` into block `blk` over the window `dst` (a view of `blk`,
         or of a same-shaped staging block). An int8 `elem` into the accumulator is widened
@@ -420,23 +447,24 @@ class LinalgToInstGem:
             prefetch.when(ir.cmpi("slt", cc, n_chunks), lambda: emit(bt, cc))
 
         def move(bt, cc):    # the window's rows in block row tile `bt`, column chunk `cc`
-            lo, n_rows = rows_in_tile(first, rows, bt, cfg.dim)
+            lo, n_rows = in_tile(bt)
             dram = ir.binop("addi", addr, ir.binop("muli", ir.binop("subi", lo, first), row_bytes))
             dram = ir.binop("addi", dram, ir.binop("muli", cc, cst(max_cols * esize)))
             local = blk.tile_addr(bt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
             local = ir.binop("addi", local, ir.binop("subi", lo, ir.binop("muli", bt, cst(cfg.dim))))
             instgem.emit(MVIN_OF_SLOT[slot], dram_addr=dram, local_addr=local, cols=extent(cols, cc, max_cols),
                          rows=n_rows)
-        first_tile, n_tiles = window_tiles(first, rows, cfg.dim)
+        tile = self.slice_tile(dst, blk)
+        first_tile, n_tiles, in_tile = window_in_tiles(first, rows, cfg.dim, tile)
         load_stream(ir.binop("muli", n_tiles, cst(block_chunks)), lambda t: tile_and_chunk(first_tile, t, move))
         if accumulate:      # adding the zero rows above `first` changes nothing
             return
 
         def zero_rows(lo, hi):      # DRAM address 0 makes mvin write zeros
-            lo_tile, n_zero_tiles = window_tiles(lo, ir.binop("subi", hi, lo), cfg.dim)
+            lo_tile, n_zero_tiles, zero_in_tile = window_in_tiles(lo, ir.binop("subi", hi, lo), cfg.dim, tile)
 
             def zero(bt, cc):
-                row, n_rows = rows_in_tile(lo, ir.binop("subi", hi, lo), bt, cfg.dim)
+                row, n_rows = zero_in_tile(bt)
                 local = blk.tile_addr(bt, ir.binop("muli", cc, cst(max_cols // cfg.dim)), flags)
                 local = ir.binop("addi", local, ir.binop("subi", row, ir.binop("muli", bt, cst(cfg.dim))))
                 instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(cols, cc, max_cols),

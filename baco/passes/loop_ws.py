@@ -58,7 +58,10 @@ along M (b_spad_id), the programs after the first compute on it (address 0: the 
 move it again, and an explicitly moved B is not moved again either). When that B is one column
 block (a GEMV's), its ragged step is one padded LOOP_WS, as the C library's tiles over a resident
 B are: the column's first program moves B's K rows in explicitly (unless B holds whole blocks)
-instead of every program splitting the step in two LOOP_WSs.
+instead of every program splitting the step in two LOOP_WSs. In a grid of one row of such programs
+(num_programs(0) = 1, tested at run time), they keep A too, as the C library's a_reuse does: the
+first program's LOOP_WS moves it into the bottom of the first half (a_spad_id 1), the programs
+after it along axis 1 compute on it (address 0), when its step is one LOOP_WS in every program.
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
 blocks over half the scratchpad or accumulator (the FSM's halves; a block split over two
@@ -79,11 +82,13 @@ Everything else is left unchanged for linalg-to-instgem. On by default for WS; o
 the pipeline's `loop_ws=False` (launch option `loop_ws`) or BACO_LOOP_WS=0."""
 from __future__ import annotations
 
+import copy
+
 from mlir.dialects import scf
 from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, InsertionPoint, MemRefType
 
 from baco.dialects import instgem
-from baco.gemmini.abi import PROGRAM_ID
+from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import CONCURRENT_LOOPS
 from baco.gemmini.schedule import loop_unit_half, loop_ws_fits
@@ -520,34 +525,50 @@ def _step(n: Nest, cfg: GemminiConfig, strides, first, last, resident: _Resident
     LOOP_WS, whose B address is then 0 (A, whose ragged K is a padded column or row count LoopMatmul
     honours, is still the FSM's, unless the step is empty).
     A step that is the program's whole K keeps its B when `resident` (_Resident) says the programs
-    along axis 0 share it: under an scf.if, the step's code with B in a fixed half (a ragged one of
-    one column block moved in explicitly, not split); else as above."""
+    along axis 0 share it, and its A when they are a one-row grid along axis 1: under an scf.if, the
+    step's code with B and A in fixed halves (a ragged B of one column block moved in explicitly, not
+    split); else as above."""
     s = _Step.of_body(n, cfg)
     if resident is None:
         _step_loops(n, cfg, strides, s, first, last, _Resident())
         return
     if_op = scf.IfOp(_and(_and(first, last), _not(s.empty)), has_else=True)
     with InsertionPoint(if_op.then_block):
-        _step_loops(n, cfg, strides, s, first, last, resident)
+        _kept_step(n, cfg, strides, s, first, last, resident)
         scf.YieldOp([])
     with InsertionPoint(if_op.else_block):
         _step_loops(n, cfg, strides, s, first, last, _Resident())
         scf.YieldOp([])
 
 
+def _kept_step(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, keep: _Resident):
+    """_step_loops of a whole-K step keeping `keep`'s B, and its A in a one-row grid: under a branch
+    of its own (num_programs(0) = 1), so that the programs of other grids pay only its test."""
+    if not keep.a:
+        _step_loops(n, cfg, strides, s, first, last, keep)
+        return
+    if_op = scf.IfOp(ir.cmpi("eq", ir.call_grid(n.store, NUM_PROGRAMS, 0), cst(1)), has_else=True)
+    with InsertionPoint(if_op.then_block):
+        _step_loops(n, cfg, strides, s, first, last, keep.with_a(n, cfg, s))
+        scf.YieldOp([])
+    with InsertionPoint(if_op.else_block):
+        _step_loops(n, cfg, strides, s, first, last, keep)
+        scf.YieldOp([])
+
+
 def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, keep: _Resident):
-    """_step's LOOP_WSs and explicit moves of step `s`, keeping `keep`'s operand."""
+    """_step's LOOP_WSs and explicit moves of step `s`, keeping `keep`'s operands."""
     d = cfg.dim
     whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
     split = ir.const_int(0, whole.type)
     if not n.b_t:
         whole = _or_else(whole, lambda: _b_holds_blocks(n, cfg, strides, s))
-    if not n.b_t and not (keep.operand == "b" and _one_column_block(n, cfg)):
+    if not n.b_t and not (keep.b and _one_column_block(n, cfg)):
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
         prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first, keep))
     by_fsm = ir.binop("andi", whole, _not(s.empty))
     b_fsm = ir.binop("ori", by_fsm, split)
-    moved = _and(_not(b_fsm), _not(keep.reuse if keep.operand == "b" else False))
+    moved = _and(_not(b_fsm), _not(keep.reuse_b))
     prefetch.when(moved, lambda: _load_b(n, cfg, strides, s, keep.b_halves()))
     prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s))
     head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
@@ -561,7 +582,7 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
                pad_k=select(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
                a_addr=keep.addr("a", select(s.empty, zero, select(split, a_addr, s.a_addr(n)))),
                b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
-               b_spad=select(split, cst(2), keep.first_half) if keep.operand == "b" else zero)
+               b_spad=select(split, cst(2), keep.first_half) if keep.b else zero, a_spad=keep.a_spad)
 
 
 def _one_column_block(n: Nest, cfg: GemminiConfig) -> bool:
@@ -618,57 +639,87 @@ def _b_holds_blocks(n: Nest, cfg: GemminiConfig, strides, s: _Step):
 
 
 class _Resident:
-    """The B a program of one K step keeps in the scratchpad for the next program of the launch,
-    as the C library keeps a resident B across its tiles. The harnesses run a launch's programs in
-    order, axis 0 innermost, with the same arguments on one Gemmini (config_elimination relies on
-    the same), so program (p0, p1, p2) follows (p0 - 1, p1, p2) when p0 > 0. When the B window
-    (its DRAM view, its K and column extents) and the K loop's bounds cannot differ between
-    programs along axis 0 (_varies), a whole-K step's LOOP_WSs put their B in fixed halves
-    (b_spad_id: a split step's in halves 1 and 2; one LOOP_WS's, or an explicitly moved B, in half
-    1 + p1 % 2, so a column's first program moves its B in while the previous column still computes
-    on the other half) and every program after the first of its column computes on it (B address
-    0, no explicit mvins). A ragged step over a B of one column block is then not split in two
-    LOOP_WSs: the column's first program moves its B in explicitly (unless B holds whole blocks)
-    and every program's step is one padded LOOP_WS, as the C library's tiles over a resident B
-    are (_one_column_block). Nothing else writes those rows between the two programs: the function's
-    only Gemmini work is this nest (match), each LOOP_WS's A sits at the bottom of a half and its B
-    at the top, and loop_ws_fits keeps any A and any B of the nest within one half together. A (the
-    library's other resident operand) is not kept: consecutive programs share it only in a grid of
-    one program along axis 0, and telling that apart at run time (num_programs, a second variant of
-    the step) cost ~24 RISC-V instructions a program on the ISS, more than the loads it saves on
-    kernels.py's shapes. `operand`: "b", or None (nothing kept); `reuse`: i1, the previous program
-    left it; `first_half`: the half of the step's first LOOP_WS."""
+    """The operands a program of one K step keeps in the scratchpad for the next program of the
+    launch, as the C library keeps a resident A or B across its tiles (its a_reuse / b_reuse). The
+    harnesses run a launch's programs in order, axis 0 innermost, with the same arguments on one
+    Gemmini (config_elimination relies on the same), so program (p0, p1, p2) follows (p0 - 1, p1, p2)
+    when p0 > 0, and (0, p1 - 1, p2) when p1 > 0 in a grid of one program along axis 0.
 
-    def __init__(self, operand=None, reuse=False, first_half=None):
-        self.operand, self.reuse, self.first_half = operand, reuse, first_half
+    B, down a column along axis 0: when the B window (its DRAM view, its K and column extents) and
+    the K loop's bounds cannot differ between programs along axis 0 (_varies), a whole-K step's
+    LOOP_WSs put their B in fixed halves (b_spad_id: a split step's in halves 1 and 2; one
+    LOOP_WS's, or an explicitly moved B, in half 1 + p1 % 2, so a column's first program moves its
+    B in while the previous column still computes on the other half) and every program after the
+    first of its column computes on it (B address 0, no explicit mvins). A ragged step over a B of
+    one column block is then not split in two LOOP_WSs: the column's first program moves its B in
+    explicitly (unless B holds whole blocks) and every program's step is one padded LOOP_WS, as the
+    C library's tiles over a resident B are (_one_column_block).
+
+    A, along a one-row grid (num_programs(0) = 1: the programs walk the columns): when the A window
+    (its DRAM view, its row and K extents) and the K loop's bounds cannot differ between programs
+    along axis 1, and the step is one LOOP_WS (never split: K whole blocks or under DIM, a Bᵀ, or a
+    kept B of one column block; the same in every program, since K is), A goes to the bottom of the first half
+    (a_spad_id 1) and every program after the first computes on it (A address 0: LdA does not run,
+    baco.sim.loops). Outside a one-row grid A stays in its loop slot's half (a_spad_id 0).
+
+    Nothing else writes those rows between two programs: the function's only Gemmini work is this
+    nest (match); every program of the launch takes the same branch (its conditions are the same
+    in all of them); a LOOP_WS's A sits at the bottom of a half and its B (an explicitly moved one
+    too) at the top, and loop_ws_fits keeps any A and any B of the nest within one half together.
+    `a`, `b`: A (in a one-row grid, with_a), B kept; `reuse_a`, `reuse_b`: i1, the previous program
+    left it; `first_half`: the half of the step's first LOOP_WS's B; `a_spad`: A's spad id (i64; 0:
+    its loop slot's half)."""
+
+    def __init__(self):
+        self.a = self.b = self.reuse_a = self.reuse_b = False
+        self.first_half, self.a_spad = None, cst(0)
 
     @classmethod
     def of(cls, n: Nest):
-        """The kept B with its conditions computed at the insertion point (before the K loop or the
-        one step), or None when the programs along axis 0 may differ in it."""
+        """The kept operands with their conditions computed at the insertion point (before the K loop
+        or the one step), or None when the programs may differ in both."""
         bounds = list(n.loop.operands)[:3] if n.loop is not None else []
-        (_, (_, kk)), (_, (_, cols)) = local_window(n.a_copy.operands[1]), local_window(n.b_copy.operands[1])
-        if any(_varies(v, 0, n.loop) for v in [n.b_copy.operands[0], kk, cols] + bounds):
+        (_, (rows, kk)), (_, (_, cols)) = local_window(n.a_copy.operands[1]), local_window(n.b_copy.operands[1])
+        keep_b = not any(_varies(v, 0, n.loop) for v in [n.b_copy.operands[0], kk, cols] + bounds)
+        keep_a = not any(_varies(v, 1, n.loop) for v in [n.a_copy.operands[0], rows, kk] + bounds)
+        if not (keep_a or keep_b):
             return None
-        func = n.store.operation
-        while func.name != "func.func":
-            func = func.parent.operation
-        one = cst(1)
-        parity = ir.binop("addi", ir.binop("remsi", _program_id(func, n.store, 1), cst(2)), one)
-        return cls("b", ir.cmpi("sgt", _program_id(func, n.store, 0), cst(0)), parity)
+        keep = cls()
+        keep.a = keep_a     # (its test is the one-row branch's: _kept_step)
+        if keep_b:
+            keep.b, keep.reuse_b = True, ir.cmpi("sgt", _program_id(n.store, 0), cst(0))
+            keep.first_half = ir.binop("addi", ir.binop("remsi", _program_id(n.store, 1), cst(2)), cst(1))
+        return keep
+
+    def with_a(self, n: Nest, cfg: GemminiConfig, s: _Step):
+        """A copy keeping A too (reuse_a, a_spad) where step `s` is one LOOP_WS in every program, at
+        the insertion point (in a one-row grid's whole-K branch)."""
+        keep, d = copy.copy(self), cfg.dim
+        keep.reuse_a, keep.a_spad = ir.cmpi("sgt", _program_id(n.store, 1), cst(0)), cst(1)
+        if not (n.b_t or (self.b and _one_column_block(n, cfg))):
+            # a ragged K of at least DIM may be split (_step_loops), and whether it is depends on B's window
+            unsplit = ir.binop("ori", ir.cmpi("eq", ir.binop("remsi", s.kk, cst(d)), cst(0)),
+                               ir.cmpi("slt", s.kk, cst(d)))
+            keep.a_spad = ir.create("arith.extui", operands=[unsplit], results=[ir.i64()]).result
+            keep.reuse_a = ir.binop("andi", unsplit, keep.reuse_a)
+        return keep
 
     def b_halves(self):
         """The halves an explicitly moved B goes into (i64 spad ids): the kept one's, else both (_load_b)."""
-        return (self.first_half,) if self.operand == "b" else tuple(cst(h + 1) for h in range(CONCURRENT_LOOPS))
+        return (self.first_half,) if self.b else tuple(cst(h + 1) for h in range(CONCURRENT_LOOPS))
 
     def addr(self, operand: str, value):
         """The A / B address of a LOOP_WS (`value`; 0 when reused: the FSM does not move it)."""
-        return select(self.reuse, cst(0), value) if operand == self.operand else value
+        reuse = self.reuse_a if operand == "a" else self.reuse_b
+        return value if reuse is False else select(reuse, cst(0), value)
 
 
-def _program_id(func, op, axis: int):
-    """program_id(axis): the call at the top of the function if there is one, else a new one at
+def _program_id(op, axis: int):
+    """program_id(axis): the call at the top of `op`'s function if there is one, else a new one at
     the insertion point."""
+    func = op.operation
+    while func.name != "func.func":
+        func = func.parent.operation
     for top in func.regions[0].blocks[0].operations:
         top = top.operation
         if top.name == "func.call" and str(top.attributes["callee"]) == f"@{PROGRAM_ID}" and \
@@ -720,13 +771,14 @@ def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, keep: _R
     r = ir.binop("remsi", s.kk, cst(d))
     _emit_loop(n, cfg, strides, s, first=first, last=False, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
                a_addr=keep.addr("a", s.a_addr(n)), b_addr=keep.addr("b", s.b_addr(n)),
-               b_spad=cst(1) if keep.operand == "b" else zero)
+               b_spad=cst(1) if keep.b else zero, a_spad=zero)
 
 
-def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, b_spad):
+def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, b_spad,
+               a_spad):
     """The five loop registers and LOOP_WS of (part of) a step: `bk` K blocks, the last padded by
-    `pad_k`, from A and B at `a_addr` / `b_addr` (0: already in the scratchpad: A in the loop slot's
-    half, B in the half `b_spad` names, 0 the slot's); D at the first step (`first`), C at the last
+    `pad_k`, from A and B at `a_addr` / `b_addr` (0: already in the scratchpad) in the halves
+    `a_spad` / `b_spad` name (0 the loop slot's); D at the first step (`first`), C at the last
     (`last`: i1 Values or bools)."""
     d = cfg.dim
     a_stride, b_stride, d_stride, c_stride = strides
@@ -756,11 +808,11 @@ def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, b
         instgem.emit("loop_ws_config_strides_dc", d_stride=d_stride, c_stride=c_stride)
     ex_accumulate = 1 if n.bias_copy is not None else 0 if first is True else 1 if first is False else ir.create(
         "arith.extui", operands=[_not(first)], results=[ir.i64()]).result
-    # A takes its loop slot's half (spad id 0: slots alternate, so consecutive LOOP_WSs, of this
-    # program or the next, load one half while the other computes; an empty step's explicitly moved A
-    # is in both halves), and so does B unless it is kept where b_spad names
+    # A and B take their loop slot's half (spad id 0: slots alternate, so consecutive LOOP_WSs, of
+    # this program or the next, load one half while the other computes; an empty step's explicitly
+    # moved A is in both halves) unless kept where a_spad / b_spad name (_Resident)
     instgem.emit("loop_ws", ex_accumulate=ex_accumulate, full_c=int(n.epilogue is None), activation=n.relu,
-                 a_spad_id=zero, b_spad_id=b_spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
+                 a_spad_id=a_spad, b_spad_id=b_spad, a_transpose=int(n.a_t), b_transpose=int(n.b_t))
 
 
 # ---- residual adds: one LOOP_WS with is_resadd ---------------------------------------------------

@@ -687,7 +687,8 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     """Make `result` (a design of problem.layers, explore.Result) the fused network's, fusing the
     edges of `mask` [E] that fit its hardware (with `fill`, then every other edge that fits and
     whose layers are free: FusionTerms.round), and result.fusion: the edges (a fused one with
-    "group_cycles", the predicted cycles of its group's program), the fused groups and the
+    "group_cycles", the predicted cycles of its group's program, and "unfused_group_cycles", its
+    layers' and op's unfused), the fused groups and the
     design's totals unfused. Energy: FusionTerms.network on its exact per-layer costs (a loop-form
     chain's, its program's: loop_programs). Cycles: the
     Timeloop-matched model's network; the compiled program's, each fused group's program as
@@ -736,7 +737,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     unfused_cycles, unfused_energy = totals["unfused"]
     info = describe(graph, (on[0] > 0.5).tolist())
     for k, c in group_cycles.items():
-        info["edges"][k]["group_cycles"] = c
+        info["edges"][k].update(group_cycles=c, unfused_group_cycles=group_unfused(graph.edges[k]))
     result.fusion = {**info, "unfused_cycles": unfused_cycles, "unfused_energy_uj": unfused_energy,
                      "unfused_edp": unfused_cycles * unfused_energy}
 

@@ -135,10 +135,11 @@ PRODUCTS = {
 }
 
 # loop-ws's resident B (_Resident): a GEMV whose programs are one (split, ragged) K step keep B in
-# fixed halves; the CHECK lines follow the grid calls that decide it and every LOOP_WS and move
+# fixed halves (and A, in a one-row grid); the CHECK lines follow the grid calls that decide it and
+# every LOOP_WS and move
 RESIDENT = ("ws_gemv_resident_b", dict(GEMM, b_ptr=i8(70, 1), N=1, c_ptr=i32(40, 1), BM=16, BN=16, BK=80,
                                               RAGGED=True, EPILOGUE="int32"))
-RESIDENT_CHECKS = r'call @baco_program_id|instgem\.(loop_ws"|loop_ws_config_addrs_ab|mvin)|scf\.(if|for)'
+RESIDENT_CHECKS = r'call @baco_(program_id|num_programs)|instgem\.(loop_ws"|loop_ws_config_addrs_ab|mvin)|scf\.(if|for)'
 
 
 def write_resident() -> None:
