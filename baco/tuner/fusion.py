@@ -46,10 +46,10 @@ a fused edge there only removes DRAM traffic, so the fused EDP of a design is ne
 EDP unfused and the fusion search space holds the unfused one (sigma chooses between rivals
 sharing a layer; on inferred hardware a held edge grows the buffers and is fused only where
 sigma prefers it). A chain on the loop unit (the ext-spad Gemmini's) is the exception: under the
-compiled-program model its fused cycles are its program's in place of its two layers'
+compiled-program model its fused cycles and energy are its program's in place of its two layers'
 (FusionTerms.loop_programs, on each point's rounded Gemmini when inferred: the model fuse_result
-reports on the design's), which may be more than theirs, so it too is fused only where sigma
-prefers it. Every forward pass of the descent is thus a valid design whose fused EDP is exact
+reports on the design's; its energy from the program's counts, less the bias rows the layers'
+models omit too), which may be more than theirs, so it too is fused only where sigma prefers it. Every forward pass of the descent is thus a valid design whose fused EDP is exact
 under the model (straight-through: the rounded value, the gradient of sigma).
 """
 from __future__ import annotations
