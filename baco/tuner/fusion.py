@@ -49,8 +49,11 @@ sigma prefers it). A chain on the loop unit (the ext-spad Gemmini's) is the exce
 compiled-program model its fused cycles and energy are its program's in place of its two layers'
 (FusionTerms.loop_programs, on each point's rounded Gemmini when inferred: the model fuse_result
 reports on the design's; its energy from the program's counts, less the bias rows the layers'
-models omit too), which may be more than theirs, so it too is fused only where sigma prefers it. Every forward pass of the descent is thus a valid design whose fused EDP is exact
-under the model (straight-through: the rounded value, the gradient of sigma).
+models omit too), which may be more than theirs, so it too is fused only where sigma prefers it;
+the search also weighs its two layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT, a tie-breaker that
+keeps their mappings ones that run well with the fusion off (the design's unfused reference).
+Every forward pass of the descent is thus a valid design whose fused EDP is exact under the model
+but for that tie-breaker (straight-through: the rounded value, the gradient of sigma).
 """
 from __future__ import annotations
 
@@ -86,6 +89,11 @@ SIGMA_INIT_LOGIT = 0.5      # sigma = 0.62 at the start: every edge fused where 
 # the compiled program's DRAM rate, bytes (int8 words) a cycle: one DMA beat of the bus per beat_cycles
 COMPILED_WORDS_PER_CYCLE = GemminiConfig().dma_bus_bits / 8 / DEFAULT_CONSTANTS.beat_cycles
 N_, P_, Q_, C_, K_ = (DIMS.index(d) for d in "NPQCK")
+# the search's weight on a fused loop-form chain's two layers' unfused cycles and energy: its program
+# is priced whatever their mappings, so without it they drift (the demo MLP's fused pair took 658k
+# predicted cycles unfused, 41k with it). Tiny, it only breaks ties between designs of equal fused
+# cost; a design's reported cost (fuse_result) carries none of it
+LOOP_LAYERS_TIE_WEIGHT = 1e-6
 
 
 @dataclass(frozen=True)
@@ -456,12 +464,14 @@ class FusionTerms:
                 taken[:, members] |= add.unsqueeze(1)
         return on.to(sigma.dtype) + (sigma - sigma.detach())
 
-    def network(self, cycles, energy, fills, floor, sigma, sp_kb, programs=None) -> tuple[torch.Tensor, torch.Tensor]:
+    def network(self, cycles, energy, fills, floor, sigma, sp_kb, programs=None,
+                tie_weight: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
         """The fused network's (cycles [B], energy µJ [B]) from one instance's per-layer (cycles,
         energy, fills, floor) [L, B] and sigma [B, E] (sp_kb [B]: the scratchpad the on-chip copy
         writes). programs: loop_programs' {edge: (cycles, energy)} (every point's, or a list of each
         point's); such an edge, fused, takes its program's cycles and energy in place of its two
-        layers' (none of the traffic model's terms: its program's counts are what it moves)."""
+        layers' (none of the traffic model's terms: its program's counts are what it moves), plus
+        tie_weight times theirs (the search's LOOP_LAYERS_TIE_WEIGHT; 0: the exact cost)."""
         inst_cycles = cycles[self.instances]
         inst_floor = floor[self.instances]
         B = cycles.shape[1]
@@ -492,8 +502,9 @@ class FusionTerms:
         if bool(looped.any()):
             c = self.chains
             pair = lambda x: x[self.producer_inst[c]] + x[self.chain_consumer_inst]  # noqa: E731
-            extra_cycles = extra_cycles + torch.where(looped[c], s[c] * (program[c] - pair(fused)), 0.0).sum(0)
-            extra_uj = torch.where(looped[c], s[c] * (program_uj[c] - pair(inst_energy)), 0.0).sum(0)
+            kept = 1.0 - tie_weight
+            extra_cycles = extra_cycles + torch.where(looped[c], s[c] * (program[c] - kept * pair(fused)), 0.0).sum(0)
+            extra_uj = torch.where(looped[c], s[c] * (program_uj[c] - kept * pair(inst_energy)), 0.0).sum(0)
         return fused.sum(0) + extra_cycles, inst_energy.sum(0) + energy_pj * 1e-6 + extra_uj
 
     def _program_table(self, programs, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -569,7 +580,8 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
                                  hw_t)
             fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
             fills[touched], floor[touched] = part["fills"], part["floor"]
-        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], point_programs))
+        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], point_programs,
+                                                  LOOP_LAYERS_TIE_WEIGHT))
 
     hardware, penalty, net_cycles, net_energy = priced(on)
     if not relaxed and fixed is None and len(terms.held) and B == 1:
@@ -693,7 +705,8 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     chain's, its program's: loop_programs). Cycles: the
     Timeloop-matched model's network; the compiled program's, each fused group's program as
     baco.gemmini.fused models it (fused_program_cycles) in place of its layers' and op's cycles
-    unfused, and an edge whose fused program is not faster than that stays unfused (the exact
+    unfused, and an edge whose fused program is not faster than that (a loop-form chain: whose
+    EDP fused alone is not lower, its energy being its program's) stays unfused (the exact
     check at rounding: a fusion the compiled program would lose is not chosen) unless
     require_gain=False (every edge of `mask` that fits: measuring what fusing costs)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
@@ -710,6 +723,17 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
             members = [e.producer] + ([e.consumer] if e.chain else [])
             op = 0.0 if e.chain else float(e.op_reads + e.op_writes + e.words) / terms.rate
             return sum(float(cycles[graph.instances[i], 0]) for i in members) + op
+        programs = terms.loop_programs(hw)
+
+        def gains(k: int, program: float) -> bool:
+            """Fusing edge k alone lowers the design's cycles or, a loop-form chain (its energy its
+            program's too, which may be less where its cycles are more), its EDP: as the search weighs it."""
+            if k not in programs:
+                return program < group_unfused(graph.edges[k])
+            alone = torch.zeros_like(on)
+            alone[0, k] = 1.0
+            fused_cycles = unfused[0] - group_unfused(graph.edges[k]) + program
+            return fused_cycles * network(alone, programs)[1] < unfused[0] * unfused[1]
         group_cycles = {}
         for k, e in enumerate(graph.edges):
             if not bool(on[0, k]):
@@ -720,12 +744,12 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
                 group_cycles[k] = group_unfused(e) + network(alone)[0] - unfused[0]
             elif e.kind in ("gemm-gemm", "pw-pw", "resadd"):     # (no dw-pw edge: search_graph)
                 program = fused_program_cycles(graph, e, result.mappings[graph.instances[e.producer]], hw)
-                if program < group_unfused(e) or not require_gain:
+                if not require_gain or gains(k, program):
                     group_cycles[k] = program
                 else:
                     on[0, k] = 0.0
         # a fused loop-form chain's energy is its program's (its cycles too, replaced below as every group's)
-        totals = {"fused": network(on, terms.loop_programs(hw)), "unfused": unfused}
+        totals = {"fused": network(on, programs), "unfused": unfused}
         if problem.cycle_model != "timeloop":
             # the pools as the network has them; each other fused group's program replaces its
             # layers and op (groups are disjoint pairs)
