@@ -23,6 +23,7 @@ from baco.tuner import baselines, costmodel, explore, fusion, workloads
 from baco.tuner.arch import Hardware
 from baco.tuner.cli import main as tune_main
 from baco.tuner.emit import chipyard_scala, result_dict
+from baco.tuner.kernel_model import gemm_chain_loop_ws_energy
 from baco.tuner.points import Tiling
 from baco.tuner.relax import ORDER_CHOICES, level_orders
 from tests.test_chain_loop_ws import loop_form_ir
@@ -145,12 +146,13 @@ def test_the_search_costs_a_fused_loop_chain_as_its_program():
     hw = Hardware(16, 64, 32, ext_spad=True)
     terms = fusion.FusionTerms(g, "compiled")
     programs = terms.loop_programs(hw)
-    assert programs == {0: gemm_chain_loop_ws_program_cycles(rows, *sizes, hw.to_gemmini_config())["cycles"]}
+    assert programs == {0: (gemm_chain_loop_ws_program_cycles(rows, *sizes, hw.to_gemmini_config())["cycles"],
+                            gemm_chain_loop_ws_energy(rows, *sizes, hw.to_gemmini_config(), bias=False))}
     assert terms.loop_programs(Hardware(16, 64, 32)) == {} and terms.loop_programs(None) == {}
     assert fusion.FusionTerms(g, "timeloop").loop_programs(hw) == {}
     layer = torch.tensor([[700.0, 300.0]], dtype=torch.float64)      # one layer (two instances), B = 2
     zeros, sp = torch.zeros_like(layer), torch.tensor([64.0, 64.0], dtype=torch.float64)
-    for on, expected in ((1.0, programs[0]), (0.0, 2 * layer[0])):
+    for on, expected in ((1.0, programs[0][0]), (0.0, 2 * layer[0])):
         sigma = torch.full((2, 1), on, dtype=torch.float64)
         cycles, _ = terms.network(layer, layer, zeros, zeros, sigma, sp, programs)
         assert torch.allclose(cycles, torch.as_tensor(expected, dtype=torch.float64).expand(2))
@@ -191,7 +193,7 @@ def test_free_hardware_costs_each_point_on_its_own_ext_spad_gemmini():
     """On inferred hardware every point's Gemmini has the ext-spad commands, and a fused loop-form
     chain costs its program on that point's Gemmini, as the design's final costing (fuse_result)
     does: the descent's fused EDP of the design returned is the result's. GA and DOSA-style
-    searches carry the commands too."""
+    searches carry the commands too. Its energy is the program's (the network is the one chain)."""
     rows, sizes = 20, (16, 16, 16)
     model, x = mlp(sizes), seeded_inputs((rows, sizes[0]), 1)[0]
     g = fusion.graph_from_torch(model, x)
@@ -204,9 +206,50 @@ def test_free_hardware_costs_each_point_on_its_own_ext_spad_gemmini():
     tilings = [[Tiling.from_mapping(m, choice(m))] for m in result.mappings]
     cost = problem.score(tilings)
     assert cost.hardware == [result.hw] and bool(cost.fused[0, 0])
-    assert float(cost.edp[0]) == pytest.approx(result.edp, rel=1e-9)
+    # the search's EDP carries the fused chain's layers at LOOP_LAYERS_TIE_WEIGHT (a tie-breaker); the
+    # result's is exact: they differ by about that weight times the layers' share of the program's cost
+    assert float(cost.edp[0]) == pytest.approx(result.edp, rel=1e-4)
+    assert float(cost.edp[0]) > result.edp
     terms = problem.fusion_terms
-    assert terms.loop_programs(result.hw) == {0: result.fusion["edges"][0]["group_cycles"]}
+    program_cycles, program_uj = terms.loop_programs(result.hw)[0]
+    assert program_cycles == result.fusion["edges"][0]["group_cycles"]
+    assert result.energy_uj == pytest.approx(program_uj, rel=1e-12)      # the one chain fused: its program's
     for search in (baselines.genetic, baselines.dosa_style):
         found = search(g.layers, time_budget_s=1.0, cycle_model="compiled", fusion_graph=g, ext_spad=True)
         assert found.hw.ext_spad
+
+
+def test_a_fused_loop_form_chains_layers_break_ties_by_their_cost_unfused():
+    """A fused loop-form chain costs its program whatever its layers' mappings, so the search also
+    weighs its layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT: on a fixed Gemmini, designs that
+    differ only in the producer's mapping have (nearly) equal fused EDP in the search and exactly
+    equal in the result, and of two such designs the one whose layers run faster with less energy
+    unfused costs less (the search keeps layers that run well with the fusion off)."""
+    rows, sizes = 64, (64, 128, 64)
+    model, x = mlp(sizes), seeded_inputs((rows, sizes[0]), 1)[0]
+    g = fusion.graph_from_torch(model, x)
+    hw = Hardware(16, 256, 64, True)
+    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g)
+    problem.fusion_mask = torch.ones(1, dtype=torch.bool)
+    assert 0 in problem.fusion_terms.loop_programs(hw)
+    library = explore.heuristic_tilings(g.layers, hw)
+    pool = explore.random_tilings(problem, 48, torch.Generator().manual_seed(0))
+    designs = [library] + [[pool[0][b]] + library[1:] for b in range(48)]
+    tilings = [[d[i] for d in designs] for i in range(len(g.layers))]
+    fused = problem.score(tilings)
+    alone = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled").score(tilings)
+    valid = [b for b in range(len(designs)) if float(fused.penalty[b]) == 0 and bool(fused.fused[b, 0])]
+    assert len(valid) > 10
+    edp = fused.edp[valid]
+    assert float(edp.max() / edp.min()) < 1 + 1e-3       # the tie-breaker moves the fused EDP little
+    unfused_cycles, unfused_uj = alone.cycles[valid], alone.energy_uj[valid]
+    assert float(unfused_cycles.max() / unfused_cycles.min()) > 2          # but the layers differ a lot
+    dominated = 0
+    for i in range(len(valid)):
+        for j in range(len(valid)):
+            if unfused_cycles[i] < unfused_cycles[j] and unfused_uj[i] < unfused_uj[j]:
+                dominated += 1
+                assert edp[i] < edp[j]
+    assert dominated
+    exact = [problem.result(designs[b], "tie", 0.0).edp for b in (valid[0], valid[int(edp.argmax())])]
+    assert exact[0] == pytest.approx(exact[1], rel=1e-12)      # the result's fused EDP carries no tie-breaker

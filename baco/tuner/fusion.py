@@ -46,11 +46,14 @@ a fused edge there only removes DRAM traffic, so the fused EDP of a design is ne
 EDP unfused and the fusion search space holds the unfused one (sigma chooses between rivals
 sharing a layer; on inferred hardware a held edge grows the buffers and is fused only where
 sigma prefers it). A chain on the loop unit (the ext-spad Gemmini's) is the exception: under the
-compiled-program model its fused cycles are its program's in place of its two layers'
+compiled-program model its fused cycles and energy are its program's in place of its two layers'
 (FusionTerms.loop_programs, on each point's rounded Gemmini when inferred: the model fuse_result
-reports on the design's), which may be more than theirs, so it too is fused only where sigma
-prefers it. Every forward pass of the descent is thus a valid design whose fused EDP is exact
-under the model (straight-through: the rounded value, the gradient of sigma).
+reports on the design's; its energy from the program's counts, less the bias rows the layers'
+models omit too), which may be more than theirs, so it too is fused only where sigma prefers it;
+the search also weighs its two layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT, a tie-breaker that
+keeps their mappings ones that run well with the fusion off (the design's unfused reference).
+Every forward pass of the descent is thus a valid design whose fused EDP is exact under the model
+but for that tie-breaker (straight-through: the rounded value, the gradient of sigma).
 """
 from __future__ import annotations
 
@@ -73,6 +76,7 @@ from baco.problem.dims import DIMS
 from baco.problem.layer import Layer
 from baco.tuner import costmodel
 from baco.tuner.arch import MAX_BUFFER_KB, Hardware
+from baco.tuner.kernel_model import gemm_chain_loop_ws_energy
 from baco.tuner.mapping import tile_dims
 from baco.tuner.relax import capacity_penalty
 from baco.tuner.workloads import layers_from_torch, merge_identical, model_factory
@@ -85,6 +89,11 @@ SIGMA_INIT_LOGIT = 0.5      # sigma = 0.62 at the start: every edge fused where 
 # the compiled program's DRAM rate, bytes (int8 words) a cycle: one DMA beat of the bus per beat_cycles
 COMPILED_WORDS_PER_CYCLE = GemminiConfig().dma_bus_bits / 8 / DEFAULT_CONSTANTS.beat_cycles
 N_, P_, Q_, C_, K_ = (DIMS.index(d) for d in "NPQCK")
+# the search's weight on a fused loop-form chain's two layers' unfused cycles and energy: its program
+# is priced whatever their mappings, so without it they drift (the demo MLP's fused pair took 658k
+# predicted cycles unfused, 41k with it). Tiny, it only breaks ties between designs of equal fused
+# cost; a design's reported cost (fuse_result) carries none of it
+LOOP_LAYERS_TIE_WEIGHT = 1e-6
 
 
 @dataclass(frozen=True)
@@ -352,10 +361,10 @@ class FusionTerms:
         self._loop_programs, self._loop_footprints = {}, {}
 
     def loop_programs(self, hw: Hardware | None) -> dict:
-        """{edge index: end-to-end cycles} of the chain edges whose fused program runs on the loop
-        unit of the Gemmini hw (loop_chain_blocks), under the compiled-program model: one
-        constant per edge (the program's blocks are its own, not the producer's tile), which the
-        fused network's cycles take in place of its two layers' (network's `programs`). Empty for
+        """{edge index: (end-to-end cycles, energy µJ)} of the chain edges whose fused program runs
+        on the loop unit of the Gemmini hw (loop_chain_blocks), under the compiled-program model:
+        constants per edge (the program's blocks are its own, not the producer's tile), which the
+        fused network takes in place of its two layers' (network's `programs`). Empty for
         the Timeloop-matched model, no hardware (None) or a Gemmini without the ext-spad
         commands. Cached per hardware."""
         if hw is None or not hw.ext_spad or self.cycle_model == "timeloop":
@@ -363,7 +372,8 @@ class FusionTerms:
         if hw not in self._loop_programs:
             layer = lambda i: self.graph.layers[self.graph.instances[i]]  # noqa: E731
             self._loop_programs[hw] = {
-                k: fused_program_cycles(self.graph, e, None, hw) for k, e in enumerate(self.graph.edges)
+                k: (fused_program_cycles(self.graph, e, None, hw), loop_chain_energy(self.graph, e, hw))
+                for k, e in enumerate(self.graph.edges)
                 if e.kind in LOOP_CHAIN_KINDS and loop_chain_blocks(layer(e.producer), layer(e.consumer), hw)}
         return self._loop_programs[hw]
 
@@ -454,29 +464,31 @@ class FusionTerms:
                 taken[:, members] |= add.unsqueeze(1)
         return on.to(sigma.dtype) + (sigma - sigma.detach())
 
-    def network(self, cycles, energy, fills, floor, sigma, sp_kb, programs=None) -> tuple[torch.Tensor, torch.Tensor]:
+    def network(self, cycles, energy, fills, floor, sigma, sp_kb, programs=None,
+                tie_weight: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
         """The fused network's (cycles [B], energy µJ [B]) from one instance's per-layer (cycles,
         energy, fills, floor) [L, B] and sigma [B, E] (sp_kb [B]: the scratchpad the on-chip copy
-        writes). programs: loop_programs' {edge: cycles} (every point's, or a list of each point's);
-        such an edge, fused, takes its program's cycles in place of its two layers' (not their DRAM
-        traffic's saving)."""
+        writes). programs: loop_programs' {edge: (cycles, energy)} (every point's, or a list of each
+        point's); such an edge, fused, takes its program's cycles and energy in place of its two
+        layers' (none of the traffic model's terms: its program's counts are what it moves), plus
+        tie_weight times theirs (the search's LOOP_LAYERS_TIE_WEIGHT; 0: the exact cost)."""
         inst_cycles = cycles[self.instances]
         inst_floor = floor[self.instances]
         B = cycles.shape[1]
         saved = torch.zeros(len(self.graph.instances), B, dtype=torch.float64)
         energy_pj = torch.zeros(B, dtype=torch.float64)
         extra_cycles = torch.zeros(B, dtype=torch.float64)
-        looped, program = self._program_table(programs, B)
+        looped, program, program_uj = self._program_table(programs, B)
         if len(self.graph.edges):
             s = sigma.t()                                                   # [E, B]
             w = self.words.unsqueeze(1)
-            s_saved = torch.where(looped, 0.0, s)       # the loop programs' edges save no cycles here
+            s_saved = torch.where(looped, 0.0, s)       # the loop programs' edges save nothing here
             saved = saved.index_add(0, self.producer_inst, s_saved * w / self.rate)   # the write-back
-            energy_pj = energy_pj - (s * w).sum(0) * DRAM_PJ
+            energy_pj = energy_pj - (s_saved * w).sum(0) * DRAM_PJ
             if len(self.chains):
-                sc = s[self.chains]
+                sc = s_saved[self.chains]
                 f = fills[self.chain_consumer]
-                saved = saved.index_add(0, self.chain_consumer_inst, s_saved[self.chains] * f / self.rate)  # re-fills
+                saved = saved.index_add(0, self.chain_consumer_inst, sc * f / self.rate)  # re-fills
                 energy_pj = energy_pj + (sc * (-f * DRAM_PJ + (w[self.chains] - f) * scratchpad_pj(sp_kb))).sum(0)
             if len(self.tails):
                 # the op: its residual read and output write either way, the intermediate's read unfused
@@ -485,21 +497,26 @@ class FusionTerms:
                 extra_cycles = (op_words / self.rate).sum(0)
                 energy_pj = energy_pj + (op_words * DRAM_PJ).sum(0)
         fused = torch.maximum(torch.minimum(inst_floor, inst_cycles), inst_cycles - saved)
+        inst_energy = energy[self.instances]
+        extra_uj = torch.zeros(B, dtype=torch.float64)
         if bool(looped.any()):
             c = self.chains
-            layers = fused[self.producer_inst[c]] + fused[self.chain_consumer_inst]
-            extra_cycles = extra_cycles + torch.where(looped[c], s[c] * (program[c] - layers), 0.0).sum(0)
-        return fused.sum(0) + extra_cycles, energy[self.instances].sum(0) + energy_pj * 1e-6
+            pair = lambda x: x[self.producer_inst[c]] + x[self.chain_consumer_inst]  # noqa: E731
+            kept = 1.0 - tie_weight
+            extra_cycles = extra_cycles + torch.where(looped[c], s[c] * (program[c] - kept * pair(fused)), 0.0).sum(0)
+            extra_uj = torch.where(looped[c], s[c] * (program_uj[c] - kept * pair(inst_energy)), 0.0).sum(0)
+        return fused.sum(0) + extra_cycles, inst_energy.sum(0) + energy_pj * 1e-6 + extra_uj
 
-    def _program_table(self, programs, B: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """(looped [E, B] bool, cycles [E, B]) of network's `programs`: the edges each point runs as
-        a loop program and their cycles (0 elsewhere)."""
+    def _program_table(self, programs, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(looped [E, B] bool, cycles [E, B], energy µJ [E, B]) of network's `programs`: the edges
+        each point runs as a loop program, their cycles and energy (0 elsewhere)."""
         E = len(self.graph.edges)
-        looped, cycles = torch.zeros(E, B, dtype=torch.bool), torch.zeros(E, B, dtype=torch.float64)
+        looped = torch.zeros(E, B, dtype=torch.bool)
+        cycles, energy_uj = torch.zeros(E, B, dtype=torch.float64), torch.zeros(E, B, dtype=torch.float64)
         for b, point in ([(slice(None), programs or {})] if not isinstance(programs, list) else enumerate(programs)):
-            for k, c in point.items():
-                looped[k, b], cycles[k, b] = True, c
-        return looped, cycles
+            for k, (c, e) in point.items():
+                looped[k, b], cycles[k, b], energy_uj[k, b] = True, c, e
+        return looped, cycles, energy_uj
 
     def capacity_penalty(self, sigma, sp_need, acc_need, sp_cap, acc_cap) -> torch.Tensor:
         """The relaxation's penalty [B]: each held edge's over-use of the buffers, weighted by its sigma."""
@@ -563,7 +580,8 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
                                  hw_t)
             fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
             fills[touched], floor[touched] = part["fills"], part["floor"]
-        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], point_programs))
+        return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], point_programs,
+                                                  LOOP_LAYERS_TIE_WEIGHT))
 
     hardware, penalty, net_cycles, net_energy = priced(on)
     if not relaxed and fixed is None and len(terms.held) and B == 1:
@@ -620,6 +638,16 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
 
 
+def loop_chain_energy(graph: FusionGraph, edge: Edge, hw) -> float:
+    """Energy (µJ) of a chain edge's fused program on the loop unit of hw (its own blocks,
+    loop_chain_blocks; kernel_model.gemm_chain_loop_ws_energy: the cycle model's counts of it, H
+    stored into the scratchpad), less its bias rows' moves: the layers' energies it replaces omit
+    theirs (the GEMM kernel's model carries no bias), and both forms move one int32 an output."""
+    producer, consumer = (graph.layers[graph.instances[i]] for i in (edge.producer, edge.consumer))
+    return gemm_chain_loop_ws_energy(producer.N * producer.P * producer.Q, producer.C, producer.K, consumer.K,
+                                     hw.to_gemmini_config(), bias=False)
+
+
 def dw_pw_cycles(depthwise: Layer, out_channels: int, cfg: GemminiConfig) -> float:
     """End-to-end cycles of the fused depthwise -> pointwise program of a depthwise layer (K its
     channels) and a 1x1 convolution of out_channels, at the blocks its kernel picks on cfg
@@ -633,8 +661,9 @@ def dw_pw_cycles(depthwise: Layer, out_channels: int, cfg: GemminiConfig) -> flo
 
 
 def _design_network(problem, result):
-    """(network, temporal, spatial, cycles) of one design (explore.Result): network(sigma [1, E])
-    its fused (cycles, energy µJ) by FusionTerms.network on its exact per-layer costs; the mapping
+    """(network, temporal, spatial, cycles) of one design (explore.Result): network(sigma [1, E],
+    programs=None) its fused (cycles, energy µJ) by FusionTerms.network on its exact per-layer
+    costs (programs: its loop_programs, or none: the traffic model alone); the mapping
     tensors [1, ...] per layer and the per-layer cycles [L, 1]."""
     terms, hw = problem.fusion_terms, result.hw
     tensors = [costmodel.mapping_tensors(m) for m in result.mappings]
@@ -648,8 +677,9 @@ def _design_network(problem, result):
     cycles = torch.tensor([[c.cycles] for c in result.per_layer], dtype=torch.float64)
     energy = torch.tensor([[c.energy_uj] for c in result.per_layer], dtype=torch.float64)
 
-    def network(sigma):
-        return [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"], sigma, hw_t[1])]
+    def network(sigma, programs=None):
+        return [float(x[0]) for x in terms.network(cycles, energy, traffic["fills"], traffic["floor"], sigma, hw_t[1],
+                                                   programs)]
     return network, temporal, spatial, cycles
 
 
@@ -671,10 +701,12 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     whose layers are free: FusionTerms.round), and result.fusion: the edges (a fused one with
     "group_cycles", the predicted cycles of its group's program, and "unfused_group_cycles", its
     layers' and op's unfused), the fused groups and the
-    design's totals unfused. Energy: FusionTerms.network on its exact per-layer costs. Cycles: the
+    design's totals unfused. Energy: FusionTerms.network on its exact per-layer costs (a loop-form
+    chain's, its program's: loop_programs). Cycles: the
     Timeloop-matched model's network; the compiled program's, each fused group's program as
     baco.gemmini.fused models it (fused_program_cycles) in place of its layers' and op's cycles
-    unfused, and an edge whose fused program is not faster than that stays unfused (the exact
+    unfused, and an edge whose fused program is not faster than that (a loop-form chain: whose
+    EDP fused alone is not lower, its energy being its program's) stays unfused (the exact
     check at rounding: a fusion the compiled program would lose is not chosen) unless
     require_gain=False (every edge of `mask` that fits: measuring what fusing costs)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
@@ -691,6 +723,17 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
             members = [e.producer] + ([e.consumer] if e.chain else [])
             op = 0.0 if e.chain else float(e.op_reads + e.op_writes + e.words) / terms.rate
             return sum(float(cycles[graph.instances[i], 0]) for i in members) + op
+        programs = terms.loop_programs(hw)
+
+        def gains(k: int, program: float) -> bool:
+            """Fusing edge k alone lowers the design's cycles or, a loop-form chain (its energy its
+            program's too, which may be less where its cycles are more), its EDP: as the search weighs it."""
+            if k not in programs:
+                return program < group_unfused(graph.edges[k])
+            alone = torch.zeros_like(on)
+            alone[0, k] = 1.0
+            fused_cycles = unfused[0] - group_unfused(graph.edges[k]) + program
+            return fused_cycles * network(alone, programs)[1] < unfused[0] * unfused[1]
         group_cycles = {}
         for k, e in enumerate(graph.edges):
             if not bool(on[0, k]):
@@ -701,11 +744,12 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
                 group_cycles[k] = group_unfused(e) + network(alone)[0] - unfused[0]
             elif e.kind in ("gemm-gemm", "pw-pw", "resadd"):     # (no dw-pw edge: search_graph)
                 program = fused_program_cycles(graph, e, result.mappings[graph.instances[e.producer]], hw)
-                if program < group_unfused(e) or not require_gain:
+                if not require_gain or gains(k, program):
                     group_cycles[k] = program
                 else:
                     on[0, k] = 0.0
-        totals = {"fused": network(on), "unfused": unfused}
+        # a fused loop-form chain's energy is its program's (its cycles too, replaced below as every group's)
+        totals = {"fused": network(on, programs), "unfused": unfused}
         if problem.cycle_model != "timeloop":
             # the pools as the network has them; each other fused group's program replaces its
             # layers and op (groups are disjoint pairs)

@@ -41,6 +41,7 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig, kb_to_rows
+from baco.gemmini.fused import gemm_chain_loop_ws_loops
 from baco.gemmini.heuristics import library_conv_tiles
 from baco.gemmini.loop_conv_timing import (COUNT_KEYS, loop_conv_stream_cycles, program_conv_tiles,
                                           tile_counts)
@@ -717,7 +718,11 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
     never pads rows), explicit mvins the rows of B given (raw_b) into each of its raw_b_halves; each (k, j) weight
     block is preloaded once
     and each compute reads its A block and reads and writes its output block in the accumulator
-    (rows and columns that exist: no zero fill, the first k overwrites), StC reads and stores C."""
+    (rows and columns that exist: no zero fill, the first k overwrites), StC reads and stores C
+    (a `spad_store` loop's MVOUT_SPADs write it into the scratchpad: no DRAM out). A loop with a
+    bias moves its D in first: LdD writes the output block's rows and columns that exist into the
+    accumulator, int32 from DRAM (as the chain's unshrunk config_ld of slot 2 has them), every loop
+    again (the fused chain's tiles each re-read their bias rows)."""
     d = cfg.dim
     c = dict.fromkeys(("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
                        "accumulator_writes", "dram_bytes_in", "dram_bytes_out"), 0)
@@ -728,9 +733,7 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
                 c[key] += times * v
             continue
         rows, cols, depth = item.I * d - item.pad_i, item.J * d - item.pad_j, item.K * d - item.pad_k
-        if item.bias:       # D: the int32 bias row read into every accumulator row of C
-            c["dram_bytes_in"] += rows * cols * cfg.acc_bytes
-            c["accumulator_writes"] += rows * cols
+        bias = rows * cols if item.bias else 0       # LdD: the output block's rows and columns that exist
         moved = (lda_elements(cfg, item.I, item.K, item.pad_i, item.pad_k) if item.load_a else 0) \
             + (ldb_elements(cfg, item.K, item.J, item.pad_k, item.pad_j, item.b_transposed) if item.load_b else 0) \
             + item.raw_b * cols * item.raw_b_halves
@@ -738,11 +741,11 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
         c["macs"] += rows * cols * depth
         c["registers"] += depth * cols
         c["scratchpad_reads"] += depth * cols + rows * depth * item.J
-        c["scratchpad_writes"] += moved
-        c["dram_bytes_in"] += moved
-        c["accumulator_writes"] += updates
+        c["scratchpad_writes"] += moved + (rows * cols if item.store and item.spad_store else 0)
+        c["dram_bytes_in"] += moved + bias * cfg.acc_bytes
+        c["accumulator_writes"] += updates + bias
         c["accumulator_reads"] += updates + (rows * cols if item.store else 0)
-        if item.store:
+        if item.store and not item.spad_store:
             c["dram_bytes_out"] += store_elements(cfg, item.I, item.J, item.pad_i, item.pad_j) \
                 * (cfg.acc_bytes if item.full_c else cfg.input_bytes)
     return c
@@ -757,6 +760,21 @@ def loop_ws_energy(M: int, N: int, K: int, block_m: int, block_n: int, block_k: 
     cfg = GemminiConfig(dim=dim)
     loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded, bias)
     return energy.energy_pj(loop_ws_stream_counts(loops, cfg), sp_kb=sp_kb, acc_kb=acc_kb, dim=dim) * 1e-6
+
+
+@functools.lru_cache(maxsize=4096)
+def gemm_chain_loop_ws_energy(M: int, K: int, H: int, N: int, cfg: GemminiConfig, bias: bool = True) -> float:
+    """Energy (µJ) of the fused GEMM chain compiled to the loop unit (baco.gemmini.fused.
+    gemm_chain_loop_ws_loops: each layer's tiles with their bias, layer 1's C stored into the
+    scratchpad): loop_ws_stream_counts priced by baco.gemmini.energy.energy_pj, the cycle model's
+    sum; without `bias`, less its bias rows' moves (LdD: one int32 a layer's output, as the two
+    layers unfused move them too), the program counted as the layers' models count them (the GEMM
+    kernel's LOOP_WSs, gemm_loop_ws_loops, carry no bias). Cached: the search asks again for every
+    point on the same Gemmini."""
+    loops = [([lp if bias else replace(lp, bias=False) for lp in items], times)
+             for items, times in gemm_chain_loop_ws_loops(M, K, H, N, cfg)]
+    counts = loop_ws_stream_counts(loops, cfg)
+    return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 
 def loop_conv_stream_counts(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
@@ -793,7 +811,7 @@ def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
     return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 
-__all__ = ["CYCLE_MODELS", "library_matmul_cycles", "library_conv_cycles", "library_conv_counts", "library_conv_energy", "library_matmul_counts", "library_matmul_energy",
+__all__ = ["CYCLE_MODELS", "gemm_chain_loop_ws_energy", "library_matmul_cycles", "library_conv_cycles", "library_conv_counts", "library_conv_energy", "library_matmul_counts", "library_matmul_energy",
            "SCHEDULE_VARIANTS", "CONV_VARIANTS", "check_cycle_model", "timeloop_costed", "kernel_cycles", "fastest_fitting", "kernel_energy",
            "conv_program", "conv_schedule_cycles", "conv_schedule_energy", "layer_tensors", "kernel_layer_tensors",
            "evaluate"]
