@@ -93,7 +93,7 @@ def compile_and_link(sources, out_elf, *, include_dirs=(), defines=None, opt="-O
         sources = [sources]
     out_elf = Path(out_elf)
     out_elf.parent.mkdir(parents=True, exist_ok=True)
-    start = _start_objects(opt, tuple(map(str, include_dirs)), tuple(_define_flags(defines)), config)
+    start = _start_objects(opt, tuple(map(str, include_dirs)), tuple((defines or {}).items()), config)
     with tempfile.TemporaryDirectory(prefix="baco-params-") as tmp:
         params_dir = _write_params(Path(tmp), config)
         note = Path(tmp) / "gemmini_config_note.S"      # the config the ELF is built for (baco sim reads it)
@@ -105,16 +105,11 @@ def compile_and_link(sources, out_elf, *, include_dirs=(), defines=None, opt="-O
 
 
 @functools.lru_cache(maxsize=None)
-def _start_objects(opt: str, include_dirs: tuple, define_flags: tuple, config: GemminiConfig | None) -> tuple:
-    """crt.S and syscalls.c compiled with a link's flags, once a process per set of flags (compiling
-    them cost ~0.5 CPU s a link); the objects live in a directory removed when the process exits."""
+def _start_objects(opt: str, include_dirs: tuple, defines: tuple, config: GemminiConfig | None) -> tuple:
+    """crt.S and syscalls.c compiled (compile_object) with a link's flags (`defines`: its items), once
+    a process per set of flags (compiling them cost ~0.5 CPU s a link); the objects live in a
+    directory removed when the process exits."""
     out = Path(tempfile.mkdtemp(prefix="baco-start-"))
     atexit.register(shutil.rmtree, out, True)
-    params_dir = _write_params(out, config)
-    objects = []
-    for name in START_FILES:
-        obj = out / f"{name}.o"
-        _cc([*TARGET_FLAGS, opt, *_include_flags(params_dir, include_dirs), *define_flags,
-             "-c", str(TOOLCHAIN_DIR / name), "-o", str(obj)])
-        objects.append(str(obj))
-    return tuple(objects)
+    return tuple(str(compile_object(TOOLCHAIN_DIR / name, out / f"{name}.o", include_dirs=include_dirs,
+                                    defines=dict(defines), opt=opt, config=config)) for name in START_FILES)
