@@ -9,7 +9,14 @@ program: the ISS's end-to-end cycles (rdcycle around the grid loop and its fence
 their ratio, the RISC-V instructions beside DW_PW_INSTRUCTIONS' count and the fit of those
 constants (non-negative least squares of the relative error, benchmarks/cpu_constants.py's); then
 Pearson r of log cycles and the median relative error (goals r >= 0.95, median <= 15%).
---smoke: two small programs. Exits 0 iff every program is bit-exact.
+--smoke: two small programs.
+
+--pairs: the fused program against the unfused pair on MobileNet-like shapes (PAIRS): the depthwise
+kernel (baco.kernels.depthwise, its default schedule) then the 1x1 convolution of its int8 output
+(baco.kernels.conv), each a program on the ISS with the cycle model; printed per shape the three
+end-to-end cycle counts, fused/unfused, the RISC-V instructions and RoCC commands of each, and the
+fused launch's Gemmini-alone cycles (the cycle model on its command stream, the core issuing for free).
+Exits 0 iff every program is bit-exact.
 """
 from __future__ import annotations
 
@@ -29,6 +36,8 @@ from cpu_constants import nnls_relative  # noqa: E402
 
 from baco.gemmini.config import GemminiConfig  # noqa: E402
 from baco.gemmini.fused import DW_PW_INSTRUCTIONS, DwPwBlocks, dw_pw_program_cycles, dw_pw_program_terms  # noqa: E402
+from baco.kernels.conv import conv2d_launch  # noqa: E402
+from baco.kernels.depthwise import depthwise_launch  # noqa: E402
 from baco.kernels.fused_dwpw import dw_pw_launch, reference_dw_pw  # noqa: E402
 from baco.sim.timing import TimingModel  # noqa: E402
 
@@ -37,18 +46,31 @@ PROGRAMS = [(16, 1, 7, 17, 33, 1), (16, 1, 13, 33, 17, 2), (16, 1, 15, 65, 65, 1
             (16, 1, 15, 128, 128, 1), (16, 1, 28, 32, 64, 1), (32, 1, 7, 65, 17, 1), (32, 1, 15, 33, 65, 2),
             (32, 1, 13, 96, 96, 1), (32, 1, 28, 64, 64, 2), (16, 1, 14, 256, 64, 1), (32, 1, 14, 128, 256, 1)]
 SMOKE = [(16, 1, 7, 17, 33, 1), (32, 1, 7, 33, 17, 2)]
+# MobileNetV1-like pairs (DIM, N, H, C, K, stride): a stride-2 block of the 28x28 stage, one of the 14x14x512 blocks
+PAIRS = [(16, 1, 28, 64, 128, 2), (16, 1, 14, 512, 512, 1)]
 
 
-def measure(dim, N, H, C, K, stride) -> dict:
-    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+def operands(N, H, C, K, stride):
+    """The pair's int8 input and weights, int32 biases and dw_pw_launch's keywords (seeded by the shape)."""
     rng = np.random.default_rng(N + H + C + K)
     i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
     x, wd, wp = i8(N, H, H, C), i8(3, 3, C), i8(C, K)
     bd, bp = rng.integers(-3000, 3000, C).astype(np.int32), rng.integers(-3000, 3000, K).astype(np.int32)
     kw = dict(stride=stride, padding=1, scale1=1 / 300, scale2=1 / (40 * math.sqrt(C)), relu1=True, relu2=False)
-    launch = dw_pw_launch(x, wd, bd, wp, bp, config=cfg, **kw)
+    return (x, wd, bd, wp, bp), kw
+
+
+def run_on_iss(launch) -> dict:
+    """The launch as a RISC-V program on the ISS with the cycle model attached (its run's info)."""
     ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-    info = ck.run(launch.grid, launch.args, timing=TimingModel(cfg))
+    return ck.run(launch.grid, launch._runtime_args(), timing=TimingModel(launch.config))
+
+
+def measure(dim, N, H, C, K, stride) -> dict:
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    (x, wd, bd, wp, bp), kw = operands(N, H, C, K, stride)
+    launch = dw_pw_launch(x, wd, bd, wp, bp, config=cfg, **kw)
+    info = run_on_iss(launch)
     o = launch.options
     blocks = DwPwBlocks(o["BLOCK_M"], o["ROWS"], o["BLOCK_N"])
     P = launch.y.shape[1]
@@ -59,11 +81,37 @@ def measure(dim, N, H, C, K, stride) -> dict:
             "model": dw_pw_program_cycles(*shape), "terms": dw_pw_program_terms(*shape)}
 
 
+def versus_unfused(dim, N, H, C, K, stride) -> bool:
+    """Print the fused program's and the unfused pair's ISS cycles on one shape; whether all three
+    programs were bit-exact."""
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    (x, wd, bd, wp, bp), kw = operands(N, H, C, K, stride)
+    expected = reference_dw_pw(x, wd, bd, wp, bp, **kw)
+    fused = dw_pw_launch(x, wd, bd, wp, bp, config=cfg, **kw)
+    depthwise = depthwise_launch(x, wd, bd, stride=stride, padding=1, scale=kw["scale1"], relu=kw["relu1"], config=cfg)
+    runs = [run_on_iss(fused), run_on_iss(depthwise)]
+    pointwise = conv2d_launch(depthwise.y, wp.reshape(1, 1, C, K), bp, scale=kw["scale2"], relu=kw["relu2"], config=cfg)
+    runs.append(run_on_iss(pointwise))
+    exact = all(np.array_equal(v, expected) for v in (fused.y, pointwise.y))
+    f, d, pw = (r["kernel_cycles"] for r in runs)
+    o = fused.options
+    print(f"DIM {dim} {N}x{H}x{H}x{C} -> {K} /{stride} (fused blocks {o['BLOCK_M']}/{o['ROWS']}/{o['BLOCK_N']}): "
+          f"fused {f:,} cycles, unfused {d + pw:,} (depthwise {d:,} + pointwise {pw:,}), fused/unfused "
+          f"{f / (d + pw):.2f}; bit-exact {exact}")
+    for name, r in zip(("fused", "depthwise", "pointwise"), runs):
+        print(f"    {name:>9}: {r['instructions']:>9,} instructions, {r['commands']:>6,} RoCC commands")
+    print(f"    the fused launch's Gemmini alone: {fused.cycles()['cycles']:,.0f} cycles", flush=True)
+    return exact
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="two small programs")
+    p.add_argument("--pairs", action="store_true", help="the fused program against the unfused pair (PAIRS)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
+    if args.pairs:
+        return 0 if all([versus_unfused(*spec) for spec in PAIRS]) else 1
     rows = []
     print(f"{'program':>52} {'exact':>5} {'ISS cycles':>10} {'model':>10} {'model/ISS':>9} "
           f"{'instructions':>12} {'model/ISS':>9}")

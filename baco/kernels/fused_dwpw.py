@@ -35,33 +35,33 @@ from baco.kernels.launch import KernelLaunch
 
 
 @jit
-def dw_pw_kernel(x_ptr, wd_ptr, y_ptr, wp_ptr, bd_ptr, bp_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w,
-                 pad_h, pad_w, dil_h, dil_w, scale1, scale2, BLOCK_M: bl.constexpr, BLOCK_C: bl.constexpr,
+def dw_pw_kernel(x_ptr, wd_ptr, y_ptr, wp_ptr, bd_ptr, bp_ptr, H, W, C, P, Q, K, pad_h, pad_w, scale1, scale2,
+                 R: bl.constexpr, S: bl.constexpr, STRIDE_H: bl.constexpr, STRIDE_W: bl.constexpr,
+                 DIL_H: bl.constexpr, DIL_W: bl.constexpr, BLOCK_M: bl.constexpr, BLOCK_C: bl.constexpr,
                  BLOCK_N: bl.constexpr, RELU1: bl.constexpr, RELU2: bl.constexpr, ROWS: bl.constexpr = 1):
     groups = bl.cdiv(P, ROWS)              # programs per image along P
     n = bl.program_id(0) // groups
     p0 = bl.program_id(0) % groups * ROWS  # the program's first output row
     q0 = bl.program_id(1) * BLOCK_M
     k0 = bl.program_id(2) * BLOCK_N        # its first output channel
-    h0 = p0 * stride_h - pad_h             # input row of output row p0, filter row 0
-    w0 = q0 * stride_w - pad_w             # input column of output column q0, filter column 0
-    r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * stride_h, dil_h))     # taps reaching the image from some row
-    r_hi = min(R, bl.cdiv(H - h0, dil_h))
+    h0 = p0 * STRIDE_H - pad_h             # input row of output row p0, filter row 0
+    w0 = q0 * STRIDE_W - pad_w             # input column of output column q0, filter column 0
+    r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * STRIDE_H, DIL_H))     # taps reaching the image from some row
+    r_hi = min(R, bl.cdiv(H - h0, DIL_H))
     out = bl.load(bias_rows_ptr(bp_ptr, Q, K, q0, k0, ROWS, BLOCK_M, BLOCK_N), boundary_check=(0, 1))
     for cb in range(0, bl.cdiv(C, BLOCK_C)):
         c0 = cb * BLOCK_C
         cw = min(BLOCK_C, C - c0)          # the block's channels
         # the depthwise block, from its bias
         hidden = bl.load(bias_rows_ptr(bd_ptr + c0, Q, cw, q0, 0, ROWS, BLOCK_M, BLOCK_C), boundary_check=(0, 1))
-        for t in range(r_lo * S, r_hi * S):
-            r = t // S
-            s = t % S
-            w = w0 + s * dil_w             # input column of the block's first output pixel
-            x_blk = channel_block_input_ptr(x_ptr, c0, cw, n, h0, r, w, H, W, C, stride_h, stride_w, dil_h, ROWS,
-                                            BLOCK_M, BLOCK_C)
-            w_blk = diagonal_tile_ptr(wd_ptr, c0, cw, t, R, S, BLOCK_C, BLOCK_C)
-            a = bl.load(x_blk, boundary_check=(0, 1) if ROWS == 1 else (0, 1, 2))
-            hidden += bl.dot(a, bl.load(w_blk, boundary_check=(0, 1)))
+        for r in range(r_lo, r_hi):
+            for s in range(0, S):
+                w = w0 + s * DIL_W             # input column of the block's first output pixel
+                x_blk = channel_block_input_ptr(x_ptr, c0, cw, n, h0, r, w, H, W, C, STRIDE_H, STRIDE_W, DIL_H, ROWS,
+                                                BLOCK_M, BLOCK_C)
+                w_blk = diagonal_tile_ptr(wd_ptr, c0, cw, r * S + s, R, S, BLOCK_C, BLOCK_C)
+                a = bl.load(x_blk, boundary_check=(0, 1) if ROWS == 1 else (0, 1, 2))
+                hidden += bl.dot(a, bl.load(w_blk, boundary_check=(0, 1)))
         h8 = hidden * scale1
         if RELU1:
             h8 = bl.relu(h8)
@@ -134,11 +134,12 @@ def dw_pw_launch(x, w_dw, b_dw, w_pw, b_pw, *, stride=1, padding=0, dilation=1, 
         raise ValueError(f"y must be a C-contiguous int8 array of shape {(N, P, Q, K)}, got "
                          f"{getattr(y, 'dtype', type(y).__name__)} {getattr(y, 'shape', '')}")
     R, S = w_dw.shape[:2]
-    args = [x, depthwise_weight_blocks(w_dw, config.dim), y, w_pw, b_dw, b_pw, H, W, C, P, Q, K, R, S, *stride,
-            *padding, *dilation, real_scalar(scale1, "scale1"), real_scalar(scale2, "scale2")]
+    args = [x, depthwise_weight_blocks(w_dw, config.dim), y, w_pw, b_dw, b_pw, H, W, C, P, Q, K, *padding,
+            real_scalar(scale1, "scale1"), real_scalar(scale2, "scale2")]
     grid = (N * bl.cdiv(P, blocks.rows), bl.cdiv(Q, blocks.block_m), bl.cdiv(K, blocks.block_n))
     return KernelLaunch(dw_pw_kernel, grid, args,
-                        dict(BLOCK_M=blocks.block_m, BLOCK_C=config.dim, BLOCK_N=blocks.block_n, RELU1=relu1,
+                        dict(R=R, S=S, STRIDE_H=stride[0], STRIDE_W=stride[1], DIL_H=dilation[0], DIL_W=dilation[1],
+                             BLOCK_M=blocks.block_m, BLOCK_C=config.dim, BLOCK_N=blocks.block_n, RELU1=relu1,
                              RELU2=relu2, ROWS=blocks.rows), y, config)
 
 
