@@ -1,6 +1,6 @@
 """The fused depthwise -> pointwise program's model against the program (issue I, item 4).
 
-    python benchmarks/dw_pw_programs.py [--smoke]
+    python benchmarks/dw_pw_programs.py [--smoke] [--pairs]
 
 Each launch of baco.kernels.fused_dwpw (its default blocks, dw_pw_blocks) runs as a RISC-V
 program on the ISS with the cycle model attached (baco.sim.timing; its output checked bit for bit
@@ -11,7 +11,7 @@ constants (non-negative least squares of the relative error, benchmarks/cpu_cons
 Pearson r of log cycles and the median relative error (goals r >= 0.95, median <= 15%).
 --smoke: two small programs.
 
---pairs: the fused program against the unfused pair on MobileNet-like shapes (PAIRS): the depthwise
+--pairs: the fused program against the unfused pair on MobileNetV1-like shapes (PAIRS): the depthwise
 kernel (baco.kernels.depthwise, its default schedule) then the 1x1 convolution of its int8 output
 (baco.kernels.conv), each a program on the ISS with the cycle model; printed per shape the three
 end-to-end cycle counts, fused/unfused, the RISC-V instructions and RoCC commands of each, and the
@@ -46,8 +46,10 @@ PROGRAMS = [(16, 1, 7, 17, 33, 1), (16, 1, 13, 33, 17, 2), (16, 1, 15, 65, 65, 1
             (16, 1, 15, 128, 128, 1), (16, 1, 28, 32, 64, 1), (32, 1, 7, 65, 17, 1), (32, 1, 15, 33, 65, 2),
             (32, 1, 13, 96, 96, 1), (32, 1, 28, 64, 64, 2), (16, 1, 14, 256, 64, 1), (32, 1, 14, 128, 256, 1)]
 SMOKE = [(16, 1, 7, 17, 33, 1), (32, 1, 7, 33, 17, 2)]
-# MobileNetV1-like pairs (DIM, N, H, C, K, stride): a stride-2 block of the 28x28 stage, one of the 14x14x512 blocks
-PAIRS = [(16, 1, 28, 64, 128, 2), (16, 1, 14, 512, 512, 1)]
+# MobileNetV1-like pairs (DIM, N, H, C, K, stride): a stride-2 block of the 28x28 stage, one of the 14x14x512
+# blocks, and stride-1 pairs of a width-0.25 network at 64x64
+PAIRS = [(16, 1, 28, 64, 128, 2), (16, 1, 14, 512, 512, 1), (16, 1, 32, 8, 16, 1), (16, 1, 16, 32, 32, 1),
+         (16, 1, 8, 64, 64, 1), (16, 1, 4, 128, 128, 1), (16, 1, 2, 256, 256, 1)]
 
 
 def operands(N, H, C, K, stride):

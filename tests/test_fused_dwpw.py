@@ -8,11 +8,12 @@ import torch
 import baco
 from baco.errors import CompilationError
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.fused import DwPwBlocks, dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles
+from baco.gemmini.fused import DwPwBlocks, dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles, dw_pw_program_terms
 from baco.kernels.conv import conv2d
 from baco.kernels.depthwise import depthwise_conv2d
 from baco.kernels.fused_dwpw import dw_pw_kernel, dw_pw_launch, reference_dw_pw
 from baco.model.zoo import seeded_inputs, with_bn_statistics
+from baco.sim.timing import CommandStream
 from baco.tuner import explore, fusion
 from baco.tuner.arch import Hardware
 from baco.tuner.emit import result_dict
@@ -110,6 +111,26 @@ def test_dw_pw_blocks_fit_and_rank_by_the_program_model():
     assert wide.block_n < 1024
     tiny = GemminiConfig(sp_banks=1, sp_bank_rows=32, acc_rows=32)
     assert dw_pw_blocks(1, 7, 7, 7, 16, 16, 3, 3, 1, 1, 1, tiny) is None
+
+
+@pytest.mark.parametrize("H,C,K,stride,blocks", [
+    (9, 16, 16, 1, DwPwBlocks(7, 7, 16)), (16, 20, 24, 1, DwPwBlocks(14, 2, 32)), (15, 17, 33, 2, DwPwBlocks(7, 7, 48)),
+    (9, 33, 40, 1, DwPwBlocks(7, 3, 48))])
+def test_dw_pw_model_counts_the_programs_commands(H, C, K, stride, blocks):
+    """dw_pw_program_terms' RoCC commands (configs aside) are the compiled stream's: the output row
+    slices' mvins on either side of a tile boundary, the accumulator's zero padding under the bias
+    loads, one int32 tile an mvin. Unpadded images; a last row group shorter than ROWS (7 rows, 3 a
+    program) moves fewer slices than the model's whole groups."""
+    x, wd, _, wp, _ = operands(1, H, C, K, seed=H)
+    launch = dw_pw_launch(x, wd, None, wp, None, stride=stride, padding=0, blocks=blocks, **scales(C))
+    ck = launch.kernel.compile(*launch.args, target="sim", **launch.options)
+    commands = []
+    ck.run(launch.grid, launch.args, model=CommandStream(),
+           observers=[lambda name, f, pc=None: commands.append(name)])
+    stream = sum(not name.startswith(("config", "fence")) for name in commands)
+    P = launch.y.shape[1]
+    model = dw_pw_program_terms(1, H, P, P, C, K, 3, 3, stride, 0, 1, blocks, GemminiConfig())["commands"]
+    assert model == stream if P % blocks.rows == 0 else model == pytest.approx(stream, rel=0.01)
 
 
 def test_dw_pw_errors_name_the_argument():

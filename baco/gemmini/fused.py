@@ -32,7 +32,7 @@ from itertools import product
 from typing import NamedTuple
 
 from baco.gemmini.config import GemminiConfig, loop_unit_half
-from baco.gemmini.loop_ws_timing import LoopWs, loop_ws_stream_cycles
+from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
 from baco.gemmini.schedule import LOOP_WS_STEP_COMMANDS, Footprint, dma_cycles, overlapped_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
@@ -252,11 +252,11 @@ def gemm_chain_loop_ws_program_cycles(M: int, K: int, H: int, N: int, cfg: Gemmi
             "commands": count("commands")}
 
 
-def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows=None) -> float:
+def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> float:
     """DMA cycles filling a block of row_tiles x col_tiles DIM x DIM tiles: DIM rows (of the
     block's `rows`, when fewer: a ragged last tile moves the rows that exist) and up to
-    max_block_len tiles a command."""
-    d, mbl = cfg.dim, cfg.max_block_len
+    `block_len` tiles a command."""
+    d, mbl = cfg.dim, block_len
     full, rest = divmod(col_tiles, mbl)
 
     def tile_row(r):
@@ -285,12 +285,19 @@ class _Program:
     def __init__(self, cfg, k):
         self.cfg, self.k, self.cycles, self.commands = cfg, k, 0.0, 0
 
-    def load(self, rows, cols, elem_bytes, row_count=None):
+    def load(self, rows, cols, elem_bytes, row_count=None, block_len=None):
         """A block of rows x cols tiles in (`row_count` rows of it, if fewer): an mvin per row tile
-        and up to max_block_len column tiles."""
-        self.cycles += _block_moves(rows, cols, elem_bytes, self.cfg, self.k, row_count)
+        and up to `block_len` (default max_block_len) column tiles."""
+        block_len = block_len or self.cfg.max_block_len
+        self.cycles += _block_moves(rows, cols, elem_bytes, self.cfg, self.k, row_count, block_len)
         row_tiles = rows if row_count is None else min(rows, _tiles(row_count, self.cfg.dim))
-        self.commands += row_tiles * _tiles(cols, self.cfg.max_block_len)
+        self.commands += row_tiles * _tiles(cols, block_len)
+
+    def zero(self, tiles):
+        """`tiles` DIM x DIM tiles zeroed, an mvin without DRAM each: the padding the compiler lays
+        under a boundary-checked load into the accumulator before the load itself."""
+        self.cycles += tiles * local_move_cycles(self.cfg.dim, self.k)
+        self.commands += tiles
 
     def compute(self, tiles, weights):
         """`tiles` DIM x DIM products (DIM rows through the array each) with `weights` weight tiles
@@ -409,8 +416,8 @@ class DwPwBlocks(NamedTuple):
 # per tap step (the inner loops' iterations), per output row slice a tap step moves in, per
 # channel block (the outer loop's) and per RoCC command, a non-negative least-squares fit
 # (relative error) of the ISS's counts of benchmarks/dw_pw_programs.py's 12 programs (DIM 16 and
-# 32; within 0.93-1.06x)
-DW_PW_INSTRUCTIONS = {"program": 1134.8, "step": 2.0, "slice": 13.2, "block": 0.0, "command": 16.6}
+# 32; within 0.93-1.07x)
+DW_PW_INSTRUCTIONS = {"program": 749.3, "step": 9.6, "slice": 16.4, "block": 0.0, "command": 15.2}
 
 
 def _taps(P, H, R, stride, padding, dilation, rows) -> list[int]:
@@ -443,11 +450,13 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
     """The fused depthwise -> pointwise launch's totals over its programs: Gemmini's cycles (the
     phases of each program one after another: the output's bias rows, per channel block the
     depthwise block's bias rows, per tap the input block and the diagonal tile then their
-    computes, Wp's block and the pointwise computes; the stores), its RoCC commands, and the
+    computes, Wp's block and the pointwise computes; the stores; each bias load into the
+    accumulator after the zero padding the compiler lays under it), its RoCC commands, and the
     counts the core's instructions scale with (programs, tap steps, their row slices, channel
     blocks).
     stride/padding/dilation: along H (the kernel's row loop); W's are the same here."""
     d, ib, ab = cfg.dim, cfg.input_bytes, cfg.acc_bytes
+    acc_len = cfg.max_block_len_acc           # the bias rows' tiles an mvin moves (int32: fewer)
     bm, rows, bn = blocks
     channel_blocks = _tiles(C, d)
     counts = lambda values: Counter(values).items()  # noqa: E731  (identical programs costed once)
@@ -458,7 +467,8 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
         programs = N * groups * columns * lanes
         pixels, tm, tn = rows * q, _tiles(rows * bm, d), _tiles(n, d)
         block = _Program(cfg, k)                  # one channel block: its bias rows, Wp's block, products
-        block.load(tm, 1, ab, pixels)
+        block.zero(tm)
+        block.load(tm, 1, ab, pixels, acc_len)
         block.load(1, tn, ib)
         block.compute(tm * tn, tn)
         tap = _Program(cfg, k)                    # one tap: the input (its slices' mvins), the diagonal tile
@@ -467,7 +477,8 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
         tap.load(1, 1, ib)
         tap.compute(tm, 1)
         p = _Program(cfg, k)                      # the output's bias rows and its stores
-        p.load(tm, tn, ab, pixels)
+        p.zero(tm * tn)
+        p.load(tm, tn, ab, pixels, acc_len)
         p.store(tm, tn, pixels)
         steps = taps * S
         totals["gemmini"] += programs * (p.cycles + channel_blocks * (block.cycles + steps * tap.cycles))
