@@ -217,12 +217,13 @@ def graph_from_torch(module, *example_inputs) -> FusionGraph:
 
 
 # Edge kinds the compiled-program model does not offer: the fused depthwise -> pointwise program
-# (an explicit stream, baco/kernels/fused_dwpw.py) is 1.3-29x its tuned pair's cycles by the program
-# model on MobileNetV1 and 2.0-3.5x the unfused pair's on the ISS at default schedules (DIM 16:
-# Gemmini alone is already 2.2-2.9x the pair, the core issuing it more; benchmarks/dw_pw_programs.py
-# --pairs), and offering it left the compiled search 42-119% worse than without fusion (its descent
-# moves the pairs' mappings while they are relaxed toward fused). The Timeloop-matched model,
-# FADiff's traffic model, offers it.
+# (an explicit stream, baco/kernels/fused_dwpw.py) was 1.3-29x its tuned pair's cycles by the
+# program model on MobileNetV1 (before the model's refit on the current stream) and is 1.7-3.5x the
+# unfused pair's on the ISS at default schedules (seven MobileNetV1-like pairs at DIM 16,
+# benchmarks/dw_pw_programs.py --pairs: its Gemmini work alone is 1.6-2.9x the pair's end to end,
+# the core issuing it more), and offering it left the compiled search 42-119% worse than without
+# fusion (its descent moves the pairs' mappings while they are relaxed toward fused). The
+# Timeloop-matched model, FADiff's traffic model, offers it.
 PROGRAM_LOSING_KINDS = ("dw-pw",)
 
 
