@@ -180,7 +180,10 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # divisions by constants (the table it replaced, 287.7 a K step, 11.6 a command and 405.5 a
 # column, was 0.88-1.12x, median 0.99, on the code before and 0.87-1.18x, median 1.01, after;
 # that one was fitted after the lowering's unsigned divisions, clamp-free load slices and peeled
-# overwriting k step). A LOOP_WS program (a K step
+# overwriting k step); kept when the next K step's arithmetic went under that step's guard (the 12
+# programs 0.04-6.7% fewer instructions: the table 0.80-1.13x, median 0.97, of them before and
+# 0.84-1.15x, median 0.99, after; a refit, 84.6 a program, 261.0 a K step, 12.0 a command and
+# 342.7 a column, 0.85-1.18x, median 0.98, is no closer). A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
 # than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
 # of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, per program

@@ -35,6 +35,12 @@
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -86,6 +92,7 @@ module {
     %c4 = arith.constant 4 : index
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c128_i64 = arith.constant 128 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64 = arith.constant 2 : i64
@@ -116,997 +123,961 @@ module {
     scf.if %6 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %88 = arith.index_cast %arg10 : index to i64
-        %89 = arith.remsi %88, %c2_i64 : i64
-        %90 = arith.divsi %88, %c2_i64 : i64
-        %91 = arith.muli %90, %c16_i64 : i64
-        %92 = arith.subi %c32_i64, %91 : i64
-        %93 = arith.minsi %92, %c16_i64 : i64
-        %94 = arith.muli %89, %c32_i64 : i64
-        %95 = arith.addi %94, %91 : i64
-        %96 = arith.ori %95, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %96, %93, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %91 = arith.index_cast %arg10 : index to i64
+        %92 = arith.remsi %91, %c2_i64 : i64
+        %93 = arith.divsi %91, %c2_i64 : i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.subi %c32_i64, %94 : i64
+        %96 = arith.minsi %95, %c16_i64 : i64
+        %97 = arith.muli %92, %c32_i64 : i64
+        %98 = arith.addi %97, %94 : i64
+        %99 = arith.ori %98, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %99, %96, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %7 = arith.cmpi sgt, %5, %c0 : index
     scf.if %7 {
-      %88 = arith.maxsi %4, %c0 : index
-      %89 = arith.minsi %88, %arg4 : index
-      %90 = arith.addi %4, %c32 : index
-      %91 = arith.maxsi %90, %c0 : index
+      %91 = arith.maxsi %4, %c0 : index
       %92 = arith.minsi %91, %arg4 : index
-      %93 = arith.subi %89, %4 : index
+      %93 = arith.addi %4, %c32 : index
       %94 = arith.maxsi %93, %c0 : index
-      %95 = arith.minsi %94, %c32 : index
-      %96 = arith.subi %92, %89 : index
-      %97 = arith.minsi %arg5, %c0 : index
-      %98 = arith.minsi %arg5, %c32 : index
-      %99 = arith.maxsi %97, %c0 : index
-      %100 = arith.minsi %99, %c32 : index
-      %101 = arith.subi %98, %97 : index
-      %102 = arith.cmpi sgt, %100, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%89, %97] [%96, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %103 = arith.index_cast %95 : index to i64
-      %104 = arith.index_cast %96 : index to i64
-      %105 = arith.index_cast %101 : index to i64
+      %95 = arith.minsi %94, %arg4 : index
+      %96 = arith.subi %92, %4 : index
+      %97 = arith.maxsi %96, %c0 : index
+      %98 = arith.minsi %97, %c32 : index
+      %99 = arith.subi %95, %92 : index
+      %100 = arith.minsi %arg5, %c0 : index
+      %101 = arith.minsi %arg5, %c32 : index
+      %102 = arith.maxsi %100, %c0 : index
+      %103 = arith.minsi %102, %c32 : index
+      %104 = arith.subi %101, %100 : index
+      %105 = arith.cmpi sgt, %103, %c0 : index
+      %subview_9 = memref.subview %reinterpret_cast[%92, %100] [%99, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %106 = arith.index_cast %98 : index to i64
+      %107 = arith.index_cast %99 : index to i64
+      %108 = arith.index_cast %104 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %106 = arith.index_cast %intptr_14 : index to i64
-      %107 = arith.index_cast %offset_11 : index to i64
-      %108 = arith.addi %106, %107 : i64
-      %109 = arith.index_cast %strides_13#0 : index to i64
-      %110 = arith.ceildivsi %105, %c64_i64 : i64
-      %111 = arith.divsi %103, %c16_i64 : i64
-      %112 = arith.addi %103, %104 : i64
-      %113 = arith.ceildivsi %112, %c16_i64 : i64
-      %114 = arith.subi %113, %111 : i64
-      %115 = arith.cmpi sgt, %104, %c0_i64 : i64
-      %116 = arith.extui %115 : i1 to i64
-      %117 = arith.muli %114, %116 : i64
-      %118 = arith.muli %117, %110 : i64
-      %119 = arith.index_cast %118 : i64 to index
-      %120 = arith.ceildivsi %103, %c16_i64 : i64
-      %121 = arith.cmpi sgt, %103, %c0_i64 : i64
-      %122 = arith.extui %121 : i1 to i64
-      %123 = arith.muli %120, %122 : i64
-      %124 = arith.muli %123, %110 : i64
-      %125 = arith.index_cast %124 : i64 to index
+      %109 = arith.index_cast %intptr_14 : index to i64
+      %110 = arith.index_cast %offset_11 : index to i64
+      %111 = arith.addi %109, %110 : i64
+      %112 = arith.index_cast %strides_13#0 : index to i64
+      %113 = arith.maxsi %106, %c0_i64 : i64
+      %114 = arith.divui %113, %c16_i64 : i64
+      %115 = arith.addi %106, %107 : i64
+      %116 = arith.maxsi %115, %c0_i64 : i64
+      %117 = arith.addi %116, %c15_i64 : i64
+      %118 = arith.divui %117, %c16_i64 : i64
+      %119 = arith.subi %118, %114 : i64
+      %120 = arith.cmpi sgt, %107, %c0_i64 : i64
+      %121 = arith.extui %120 : i1 to i64
+      %122 = arith.muli %119, %121 : i64
+      %123 = arith.index_cast %122 : i64 to index
+      %124 = arith.addi %113, %c15_i64 : i64
+      %125 = arith.divui %124, %c16_i64 : i64
+      %126 = arith.cmpi sgt, %106, %c0_i64 : i64
+      %127 = arith.extui %126 : i1 to i64
+      %128 = arith.muli %125, %127 : i64
+      %129 = arith.index_cast %128 : i64 to index
+      %130 = arith.minsi %arg6, %c0 : index
+      %131 = arith.minsi %arg6, %c32 : index
+      %132 = arith.maxsi %130, %c0 : index
+      %133 = arith.minsi %132, %c32 : index
+      %134 = arith.subi %131, %130 : index
+      %135 = arith.cmpi sgt, %133, %c0 : index
+      %subview_15 = memref.subview %reinterpret_cast_0[%100, %130] [%104, %134] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %136 = arith.index_cast %103 : index to i64
+      %137 = arith.index_cast %134 : index to i64
+      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %138 = arith.index_cast %intptr_20 : index to i64
+      %139 = arith.index_cast %offset_17 : index to i64
+      %140 = arith.addi %138, %139 : i64
+      %141 = arith.index_cast %strides_19#0 : index to i64
+      %142 = arith.maxsi %136, %c0_i64 : i64
+      %143 = arith.divui %142, %c16_i64 : i64
+      %144 = arith.addi %136, %108 : i64
+      %145 = arith.maxsi %144, %c0_i64 : i64
+      %146 = arith.addi %145, %c15_i64 : i64
+      %147 = arith.divui %146, %c16_i64 : i64
+      %148 = arith.subi %147, %143 : i64
+      %149 = arith.cmpi sgt, %108, %c0_i64 : i64
+      %150 = arith.extui %149 : i1 to i64
+      %151 = arith.muli %148, %150 : i64
+      %152 = arith.index_cast %151 : i64 to index
+      %153 = arith.addi %142, %c15_i64 : i64
+      %154 = arith.divui %153, %c16_i64 : i64
+      %155 = arith.cmpi sgt, %136, %c0_i64 : i64
+      %156 = arith.extui %155 : i1 to i64
+      %157 = arith.muli %154, %156 : i64
+      %158 = arith.index_cast %157 : i64 to index
+      scf.if %105 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+      }
+      scf.if %135 {
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+      }
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %112) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %141) : (i64, i64, i64, i64, i64, i64) -> ()
+      %159 = arith.minsi %123, %c1 : index
+      %160 = arith.minsi %129, %c1 : index
+      %161 = arith.minsi %152, %c1 : index
+      %162 = arith.minsi %158, %c1 : index
+      scf.for %arg10 = %c0 to %159 step %c1 {
+        %163 = arith.index_cast %arg10 : index to i64
+        %164 = arith.addi %114, %163 : i64
+        %165 = arith.muli %164, %c16_i64 : i64
+        %166 = arith.maxsi %165, %106 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %115 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %106 : i64
+        %171 = arith.muli %170, %112 : i64
+        %172 = arith.addi %111, %171 : i64
+        %173 = arith.muli %164, %c32_i64 : i64
+        %174 = arith.subi %166, %165 : i64
+        %175 = arith.addi %173, %174 : i64
+        %176 = arith.minsi %108, %c64_i64 : i64
+        "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %160 step %c1 {
+        %163 = arith.index_cast %arg10 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %106 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.muli %163, %c32_i64 : i64
+        %170 = arith.subi %165, %164 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.minsi %108, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %161 step %c1 {
+        %163 = arith.index_cast %arg10 : index to i64
+        %164 = arith.addi %143, %163 : i64
+        %165 = arith.muli %164, %c16_i64 : i64
+        %166 = arith.maxsi %165, %136 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %144 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %136 : i64
+        %171 = arith.muli %170, %141 : i64
+        %172 = arith.addi %140, %171 : i64
+        %173 = arith.muli %164, %c32_i64 : i64
+        %174 = arith.addi %173, %c128_i64 : i64
+        %175 = arith.subi %166, %165 : i64
+        %176 = arith.addi %174, %175 : i64
+        %177 = arith.minsi %137, %c64_i64 : i64
+        "instgem.mvin2"(%172, %176, %177, %169) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %162 step %c1 {
+        %163 = arith.index_cast %arg10 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %136 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.muli %163, %c32_i64 : i64
+        %170 = arith.addi %169, %c128_i64 : i64
+        %171 = arith.subi %165, %164 : i64
+        %172 = arith.addi %170, %171 : i64
+        %173 = arith.minsi %137, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %172, %173, %168) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %159 to %123 step %c1 {
+        %163 = arith.index_cast %arg10 : index to i64
+        %164 = arith.addi %114, %163 : i64
+        %165 = arith.muli %164, %c16_i64 : i64
+        %166 = arith.maxsi %165, %106 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %115 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %106 : i64
+        %171 = arith.muli %170, %112 : i64
+        %172 = arith.addi %111, %171 : i64
+        %173 = arith.muli %164, %c32_i64 : i64
+        %174 = arith.subi %166, %165 : i64
+        %175 = arith.addi %173, %174 : i64
+        %176 = arith.minsi %108, %c64_i64 : i64
+        "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %160 to %129 step %c1 {
+        %163 = arith.index_cast %arg10 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %106 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.muli %163, %c32_i64 : i64
+        %170 = arith.subi %165, %164 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.minsi %108, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %161 to %152 step %c1 {
+        %163 = arith.index_cast %arg10 : index to i64
+        %164 = arith.addi %143, %163 : i64
+        %165 = arith.muli %164, %c16_i64 : i64
+        %166 = arith.maxsi %165, %136 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %144 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %136 : i64
+        %171 = arith.muli %170, %141 : i64
+        %172 = arith.addi %140, %171 : i64
+        %173 = arith.muli %164, %c32_i64 : i64
+        %174 = arith.addi %173, %c128_i64 : i64
+        %175 = arith.subi %166, %165 : i64
+        %176 = arith.addi %174, %175 : i64
+        %177 = arith.minsi %137, %c64_i64 : i64
+        "instgem.mvin2"(%172, %176, %177, %169) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %162 to %158 step %c1 {
+        %163 = arith.index_cast %arg10 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %136 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.muli %163, %c32_i64 : i64
+        %170 = arith.addi %169, %c128_i64 : i64
+        %171 = arith.subi %165, %164 : i64
+        %172 = arith.addi %170, %171 : i64
+        %173 = arith.minsi %137, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %172, %173, %168) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
+    %8:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %91 = arith.maxsi %4, %c0 : index
+      %92 = arith.minsi %91, %arg4 : index
+      %93 = arith.addi %4, %c32 : index
+      %94 = arith.maxsi %93, %c0 : index
+      %95 = arith.minsi %94, %arg4 : index
+      %96 = arith.subi %92, %4 : index
+      %97 = arith.maxsi %96, %c0 : index
+      %98 = arith.minsi %97, %c32 : index
+      %99 = arith.subi %95, %92 : index
+      %100 = arith.maxsi %arg11, %c0 : index
+      %101 = arith.minsi %100, %arg5 : index
+      %102 = arith.addi %arg11, %c32 : index
+      %103 = arith.maxsi %102, %c0 : index
+      %104 = arith.minsi %103, %arg5 : index
+      %105 = arith.subi %101, %arg11 : index
+      %106 = arith.maxsi %105, %c0 : index
+      %107 = arith.minsi %106, %c32 : index
+      %108 = arith.subi %104, %101 : index
+      %109 = arith.cmpi sgt, %107, %c0 : index
+      scf.if %109 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+      }
+      %110 = arith.index_cast %arg10 : index to i64
+      %111 = arith.remsi %110, %c2_i64 : i64
+      %112 = arith.muli %111, %c64_i64 : i64
+      %113 = arith.index_cast %98 : index to i64
+      %114 = arith.index_cast %99 : index to i64
+      %115 = arith.index_cast %108 : index to i64
+      %116 = arith.addi %113, %114 : i64
+      %117 = arith.maxsi %arg12, %c0 : index
+      %118 = arith.minsi %117, %arg5 : index
+      %119 = arith.addi %arg12, %c32 : index
+      %120 = arith.maxsi %119, %c0 : index
+      %121 = arith.minsi %120, %arg5 : index
+      %122 = arith.subi %118, %arg12 : index
+      %123 = arith.maxsi %122, %c0 : index
+      %124 = arith.minsi %123, %c32 : index
+      %125 = arith.subi %121, %118 : index
       %126 = arith.minsi %arg6, %c0 : index
       %127 = arith.minsi %arg6, %c32 : index
       %128 = arith.maxsi %126, %c0 : index
       %129 = arith.minsi %128, %c32 : index
       %130 = arith.subi %127, %126 : index
       %131 = arith.cmpi sgt, %129, %c0 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%97, %126] [%101, %130] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %132 = arith.index_cast %100 : index to i64
-      %133 = arith.index_cast %130 : index to i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %134 = arith.index_cast %intptr_20 : index to i64
-      %135 = arith.index_cast %offset_17 : index to i64
-      %136 = arith.addi %134, %135 : i64
-      %137 = arith.index_cast %strides_19#0 : index to i64
-      %138 = arith.ceildivsi %133, %c64_i64 : i64
-      %139 = arith.divsi %132, %c16_i64 : i64
-      %140 = arith.addi %132, %105 : i64
-      %141 = arith.ceildivsi %140, %c16_i64 : i64
-      %142 = arith.subi %141, %139 : i64
-      %143 = arith.cmpi sgt, %105, %c0_i64 : i64
-      %144 = arith.extui %143 : i1 to i64
-      %145 = arith.muli %142, %144 : i64
-      %146 = arith.muli %145, %138 : i64
-      %147 = arith.index_cast %146 : i64 to index
-      %148 = arith.ceildivsi %132, %c16_i64 : i64
-      %149 = arith.cmpi sgt, %132, %c0_i64 : i64
-      %150 = arith.extui %149 : i1 to i64
-      %151 = arith.muli %148, %150 : i64
-      %152 = arith.muli %151, %138 : i64
-      %153 = arith.index_cast %152 : i64 to index
-      scf.if %102 {
-        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-      }
       scf.if %131 {
         func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-      %154 = arith.minsi %119, %c1 : index
-      %155 = arith.minsi %125, %c1 : index
-      %156 = arith.minsi %147, %c1 : index
-      %157 = arith.minsi %153, %c1 : index
-      scf.for %arg10 = %c0 to %154 step %c1 {
-        %158 = arith.index_cast %arg10 : index to i64
-        %159 = arith.addi %111, %158 : i64
-        %160 = arith.muli %159, %c16_i64 : i64
-        %161 = arith.maxsi %160, %103 : i64
-        %162 = arith.addi %160, %c16_i64 : i64
-        %163 = arith.minsi %162, %112 : i64
-        %164 = arith.subi %163, %161 : i64
-        %165 = arith.subi %161, %103 : i64
-        %166 = arith.muli %165, %109 : i64
-        %167 = arith.addi %108, %166 : i64
-        %168 = arith.muli %159, %c32_i64 : i64
-        %169 = arith.subi %161, %160 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.minsi %105, %c64_i64 : i64
-        "instgem.mvin"(%167, %170, %171, %164) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %155 step %c1 {
-        %158 = arith.index_cast %arg10 : index to i64
-        %159 = arith.muli %158, %c16_i64 : i64
-        %160 = arith.maxsi %159, %c0_i64 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %103 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.muli %158, %c32_i64 : i64
-        %165 = arith.subi %160, %159 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.minsi %105, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %166, %167, %163) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %156 step %c1 {
-        %158 = arith.index_cast %arg10 : index to i64
-        %159 = arith.addi %139, %158 : i64
-        %160 = arith.muli %159, %c16_i64 : i64
-        %161 = arith.maxsi %160, %132 : i64
-        %162 = arith.addi %160, %c16_i64 : i64
-        %163 = arith.minsi %162, %140 : i64
-        %164 = arith.subi %163, %161 : i64
-        %165 = arith.subi %161, %132 : i64
-        %166 = arith.muli %165, %137 : i64
-        %167 = arith.addi %136, %166 : i64
-        %168 = arith.muli %159, %c32_i64 : i64
-        %169 = arith.addi %168, %c128_i64 : i64
-        %170 = arith.subi %161, %160 : i64
-        %171 = arith.addi %169, %170 : i64
-        %172 = arith.minsi %133, %c64_i64 : i64
-        "instgem.mvin2"(%167, %171, %172, %164) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %157 step %c1 {
-        %158 = arith.index_cast %arg10 : index to i64
-        %159 = arith.muli %158, %c16_i64 : i64
-        %160 = arith.maxsi %159, %c0_i64 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %132 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.muli %158, %c32_i64 : i64
-        %165 = arith.addi %164, %c128_i64 : i64
-        %166 = arith.subi %160, %159 : i64
-        %167 = arith.addi %165, %166 : i64
-        %168 = arith.minsi %133, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %167, %168, %163) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %154 to %119 step %c1 {
-        %158 = arith.index_cast %arg10 : index to i64
-        %159 = arith.addi %111, %158 : i64
-        %160 = arith.muli %159, %c16_i64 : i64
-        %161 = arith.maxsi %160, %103 : i64
-        %162 = arith.addi %160, %c16_i64 : i64
-        %163 = arith.minsi %162, %112 : i64
-        %164 = arith.subi %163, %161 : i64
-        %165 = arith.subi %161, %103 : i64
-        %166 = arith.muli %165, %109 : i64
-        %167 = arith.addi %108, %166 : i64
-        %168 = arith.muli %159, %c32_i64 : i64
-        %169 = arith.subi %161, %160 : i64
-        %170 = arith.addi %168, %169 : i64
-        %171 = arith.minsi %105, %c64_i64 : i64
-        "instgem.mvin"(%167, %170, %171, %164) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %155 to %125 step %c1 {
-        %158 = arith.index_cast %arg10 : index to i64
-        %159 = arith.muli %158, %c16_i64 : i64
-        %160 = arith.maxsi %159, %c0_i64 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %103 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.muli %158, %c32_i64 : i64
-        %165 = arith.subi %160, %159 : i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.minsi %105, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %166, %167, %163) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %156 to %147 step %c1 {
-        %158 = arith.index_cast %arg10 : index to i64
-        %159 = arith.addi %139, %158 : i64
-        %160 = arith.muli %159, %c16_i64 : i64
-        %161 = arith.maxsi %160, %132 : i64
-        %162 = arith.addi %160, %c16_i64 : i64
-        %163 = arith.minsi %162, %140 : i64
-        %164 = arith.subi %163, %161 : i64
-        %165 = arith.subi %161, %132 : i64
-        %166 = arith.muli %165, %137 : i64
-        %167 = arith.addi %136, %166 : i64
-        %168 = arith.muli %159, %c32_i64 : i64
-        %169 = arith.addi %168, %c128_i64 : i64
-        %170 = arith.subi %161, %160 : i64
-        %171 = arith.addi %169, %170 : i64
-        %172 = arith.minsi %133, %c64_i64 : i64
-        "instgem.mvin2"(%167, %171, %172, %164) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %157 to %153 step %c1 {
-        %158 = arith.index_cast %arg10 : index to i64
-        %159 = arith.muli %158, %c16_i64 : i64
-        %160 = arith.maxsi %159, %c0_i64 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %132 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.muli %158, %c32_i64 : i64
-        %165 = arith.addi %164, %c128_i64 : i64
-        %166 = arith.subi %160, %159 : i64
-        %167 = arith.addi %165, %166 : i64
-        %168 = arith.minsi %133, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %167, %168, %163) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-    }
-    %8:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %88 = arith.maxsi %4, %c0 : index
-      %89 = arith.minsi %88, %arg4 : index
-      %90 = arith.addi %4, %c32 : index
-      %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %arg4 : index
-      %93 = arith.subi %89, %4 : index
-      %94 = arith.maxsi %93, %c0 : index
-      %95 = arith.minsi %94, %c32 : index
-      %96 = arith.subi %92, %89 : index
-      %97 = arith.maxsi %arg11, %c0 : index
-      %98 = arith.minsi %97, %arg5 : index
-      %99 = arith.addi %arg11, %c32 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %arg5 : index
-      %102 = arith.subi %98, %arg11 : index
-      %103 = arith.maxsi %102, %c0 : index
-      %104 = arith.minsi %103, %c32 : index
-      %105 = arith.subi %101, %98 : index
-      %106 = arith.cmpi sgt, %104, %c0 : index
-      scf.if %106 {
-        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-      }
-      %107 = arith.index_cast %arg10 : index to i64
-      %108 = arith.remsi %107, %c2_i64 : i64
-      %109 = arith.muli %108, %c64_i64 : i64
-      %110 = arith.index_cast %95 : index to i64
-      %111 = arith.index_cast %96 : index to i64
-      %112 = arith.index_cast %105 : index to i64
-      %113 = arith.addi %110, %111 : i64
-      %114 = arith.maxsi %arg12, %c0 : index
-      %115 = arith.minsi %114, %arg5 : index
-      %116 = arith.addi %arg12, %c32 : index
-      %117 = arith.maxsi %116, %c0 : index
-      %118 = arith.minsi %117, %arg5 : index
-      %119 = arith.subi %115, %arg12 : index
-      %120 = arith.maxsi %119, %c0 : index
-      %121 = arith.minsi %120, %c32 : index
-      %122 = arith.subi %118, %115 : index
-      %123 = arith.minsi %arg6, %c0 : index
-      %124 = arith.minsi %arg6, %c32 : index
-      %125 = arith.maxsi %123, %c0 : index
-      %126 = arith.minsi %125, %c32 : index
-      %127 = arith.subi %124, %123 : index
-      %128 = arith.cmpi sgt, %126, %c0 : index
-      scf.if %128 {
-        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-      }
-      %129 = arith.addi %109, %c128_i64 : i64
-      %130 = arith.index_cast %121 : index to i64
-      %131 = arith.index_cast %122 : index to i64
-      %132 = arith.index_cast %127 : index to i64
-      %133 = arith.addi %130, %131 : i64
-      %134 = arith.maxsi %113, %c0_i64 : i64
-      %135 = arith.minsi %134, %c32_i64 : i64
-      %136 = arith.maxsi %112, %c0_i64 : i64
-      %137 = arith.minsi %136, %c32_i64 : i64
-      %138 = arith.maxsi %133, %c0_i64 : i64
-      %139 = arith.minsi %138, %c32_i64 : i64
-      %140 = arith.maxsi %132, %c0_i64 : i64
-      %141 = arith.minsi %140, %c32_i64 : i64
-      %142 = arith.ceildivsi %135, %c16_i64 : i64
-      %143 = arith.ceildivsi %141, %c16_i64 : i64
-      %144 = arith.minsi %137, %139 : i64
-      %145 = arith.ceildivsi %144, %c16_i64 : i64
-      %146 = arith.cmpi eq, %arg10, %c0 : index
-      %147 = arith.cmpi sgt, %142, %c0_i64 : i64
-      %148 = arith.select %147, %143, %c0_i64 : i64
-      %149 = arith.index_cast %148 : i64 to index
-      %150 = arith.divsi %144, %c16_i64 : i64
-      %151 = arith.minsi %145, %150 : i64
-      %152 = arith.maxsi %151, %c0_i64 : i64
-      %153 = arith.divsi %135, %c16_i64 : i64
-      %154 = arith.minsi %142, %153 : i64
-      %155 = arith.maxsi %154, %c1_i64 : i64
-      %156 = arith.minsi %135, %c16_i64 : i64
-      %157 = arith.addi %arg10, %c1 : index
-      %158 = arith.addi %arg11, %c64 : index
-      %159 = arith.maxsi %158, %c0 : index
-      %160 = arith.minsi %159, %arg5 : index
-      %161 = arith.subi %101, %99 : index
-      %162 = arith.maxsi %161, %c0 : index
-      %163 = arith.minsi %162, %c32 : index
-      %164 = arith.subi %160, %101 : index
-      %165 = arith.cmpi sgt, %163, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%89, %101] [%96, %164] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %166 = arith.index_cast %157 : index to i64
-      %167 = arith.remsi %166, %c2_i64 : i64
-      %168 = arith.muli %167, %c64_i64 : i64
-      %169 = arith.index_cast %164 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %170 = arith.index_cast %intptr_14 : index to i64
-      %171 = arith.index_cast %offset_11 : index to i64
-      %172 = arith.addi %170, %171 : i64
-      %173 = arith.index_cast %strides_13#0 : index to i64
-      %174 = arith.ceildivsi %169, %c64_i64 : i64
-      %175 = arith.divsi %110, %c16_i64 : i64
-      %176 = arith.ceildivsi %113, %c16_i64 : i64
-      %177 = arith.subi %176, %175 : i64
-      %178 = arith.cmpi sgt, %111, %c0_i64 : i64
-      %179 = arith.extui %178 : i1 to i64
-      %180 = arith.muli %177, %179 : i64
-      %181 = arith.muli %180, %174 : i64
-      %182 = arith.index_cast %181 : i64 to index
-      %183 = arith.ceildivsi %110, %c16_i64 : i64
-      %184 = arith.cmpi sgt, %110, %c0_i64 : i64
-      %185 = arith.extui %184 : i1 to i64
-      %186 = arith.muli %183, %185 : i64
-      %187 = arith.muli %186, %174 : i64
-      %188 = arith.index_cast %187 : i64 to index
-      %189 = arith.addi %arg12, %c64 : index
-      %190 = arith.maxsi %189, %c0 : index
-      %191 = arith.minsi %190, %arg5 : index
-      %192 = arith.subi %118, %116 : index
-      %193 = arith.maxsi %192, %c0 : index
-      %194 = arith.minsi %193, %c32 : index
-      %195 = arith.subi %191, %118 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%118, %123] [%195, %127] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %196 = arith.addi %168, %c128_i64 : i64
-      %197 = arith.index_cast %194 : index to i64
-      %198 = arith.index_cast %195 : index to i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %199 = arith.index_cast %intptr_20 : index to i64
-      %200 = arith.index_cast %offset_17 : index to i64
-      %201 = arith.addi %199, %200 : i64
-      %202 = arith.index_cast %strides_19#0 : index to i64
-      %203 = arith.ceildivsi %132, %c64_i64 : i64
-      %204 = arith.divsi %197, %c16_i64 : i64
-      %205 = arith.addi %197, %198 : i64
-      %206 = arith.ceildivsi %205, %c16_i64 : i64
-      %207 = arith.subi %206, %204 : i64
-      %208 = arith.cmpi sgt, %198, %c0_i64 : i64
-      %209 = arith.extui %208 : i1 to i64
-      %210 = arith.muli %207, %209 : i64
-      %211 = arith.muli %210, %203 : i64
-      %212 = arith.index_cast %211 : i64 to index
-      %213 = arith.ceildivsi %197, %c16_i64 : i64
-      %214 = arith.cmpi sgt, %197, %c0_i64 : i64
-      %215 = arith.extui %214 : i1 to i64
-      %216 = arith.muli %213, %215 : i64
-      %217 = arith.muli %216, %203 : i64
-      %218 = arith.index_cast %217 : i64 to index
-      %219 = arith.cmpi slt, %157, %5 : index
-      scf.if %219 {
-        scf.if %165 {
+      %132 = arith.addi %112, %c128_i64 : i64
+      %133 = arith.index_cast %124 : index to i64
+      %134 = arith.index_cast %125 : index to i64
+      %135 = arith.index_cast %130 : index to i64
+      %136 = arith.addi %133, %134 : i64
+      %137 = arith.maxsi %116, %c0_i64 : i64
+      %138 = arith.minsi %137, %c32_i64 : i64
+      %139 = arith.maxsi %115, %c0_i64 : i64
+      %140 = arith.minsi %139, %c32_i64 : i64
+      %141 = arith.maxsi %136, %c0_i64 : i64
+      %142 = arith.minsi %141, %c32_i64 : i64
+      %143 = arith.maxsi %135, %c0_i64 : i64
+      %144 = arith.minsi %143, %c32_i64 : i64
+      %145 = arith.ceildivsi %138, %c16_i64 : i64
+      %146 = arith.ceildivsi %144, %c16_i64 : i64
+      %147 = arith.minsi %140, %142 : i64
+      %148 = arith.ceildivsi %147, %c16_i64 : i64
+      %149 = arith.cmpi eq, %arg10, %c0 : index
+      %150 = arith.cmpi sgt, %145, %c0_i64 : i64
+      %151 = arith.select %150, %146, %c0_i64 : i64
+      %152 = arith.index_cast %151 : i64 to index
+      %153 = arith.divsi %147, %c16_i64 : i64
+      %154 = arith.minsi %148, %153 : i64
+      %155 = arith.maxsi %154, %c0_i64 : i64
+      %156 = arith.divsi %138, %c16_i64 : i64
+      %157 = arith.minsi %145, %156 : i64
+      %158 = arith.maxsi %157, %c1_i64 : i64
+      %159 = arith.minsi %138, %c16_i64 : i64
+      %160 = arith.addi %arg10, %c1 : index
+      %161 = arith.cmpi slt, %160, %5 : index
+      %162 = arith.maxsi %113, %c0_i64 : i64
+      %163 = arith.divui %162, %c16_i64 : i64
+      %164 = arith.addi %137, %c15_i64 : i64
+      %165 = arith.divui %164, %c16_i64 : i64
+      %166 = arith.subi %165, %163 : i64
+      %167 = arith.cmpi sgt, %114, %c0_i64 : i64
+      %168 = arith.extui %167 : i1 to i64
+      %169 = arith.muli %166, %168 : i64
+      %170 = arith.index_cast %169 : i64 to index
+      %171 = arith.addi %162, %c15_i64 : i64
+      %172 = arith.divui %171, %c16_i64 : i64
+      %173 = arith.cmpi sgt, %113, %c0_i64 : i64
+      %174 = arith.extui %173 : i1 to i64
+      %175 = arith.muli %172, %174 : i64
+      %176 = arith.index_cast %175 : i64 to index
+      %177:12 = scf.if %161 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+        %179 = arith.addi %arg11, %c64 : index
+        %180 = arith.maxsi %179, %c0 : index
+        %181 = arith.minsi %180, %arg5 : index
+        %182 = arith.subi %104, %102 : index
+        %183 = arith.maxsi %182, %c0 : index
+        %184 = arith.minsi %183, %c32 : index
+        %185 = arith.subi %181, %104 : index
+        %186 = arith.cmpi sgt, %184, %c0 : index
+        %subview_9 = memref.subview %reinterpret_cast[%92, %104] [%99, %185] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %187 = arith.index_cast %160 : index to i64
+        %188 = arith.remsi %187, %c2_i64 : i64
+        %189 = arith.muli %188, %c64_i64 : i64
+        %190 = arith.index_cast %185 : index to i64
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %191 = arith.index_cast %intptr_14 : index to i64
+        %192 = arith.index_cast %offset_11 : index to i64
+        %193 = arith.addi %191, %192 : i64
+        %194 = arith.index_cast %strides_13#0 : index to i64
+        %195 = arith.addi %arg12, %c64 : index
+        %196 = arith.maxsi %195, %c0 : index
+        %197 = arith.minsi %196, %arg5 : index
+        %198 = arith.subi %121, %119 : index
+        %199 = arith.maxsi %198, %c0 : index
+        %200 = arith.minsi %199, %c32 : index
+        %201 = arith.subi %197, %121 : index
+        %subview_15 = memref.subview %reinterpret_cast_0[%121, %126] [%201, %130] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %202 = arith.addi %189, %c128_i64 : i64
+        %203 = arith.index_cast %200 : index to i64
+        %204 = arith.index_cast %201 : index to i64
+        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %205 = arith.index_cast %intptr_20 : index to i64
+        %206 = arith.index_cast %offset_17 : index to i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.index_cast %strides_19#0 : index to i64
+        %209 = arith.maxsi %203, %c0_i64 : i64
+        %210 = arith.divui %209, %c16_i64 : i64
+        %211 = arith.addi %203, %204 : i64
+        %212 = arith.maxsi %211, %c0_i64 : i64
+        %213 = arith.addi %212, %c15_i64 : i64
+        %214 = arith.divui %213, %c16_i64 : i64
+        %215 = arith.subi %214, %210 : i64
+        %216 = arith.cmpi sgt, %204, %c0_i64 : i64
+        %217 = arith.extui %216 : i1 to i64
+        %218 = arith.muli %215, %217 : i64
+        %219 = arith.index_cast %218 : i64 to index
+        %220 = arith.addi %209, %c15_i64 : i64
+        %221 = arith.divui %220, %c16_i64 : i64
+        %222 = arith.cmpi sgt, %203, %c0_i64 : i64
+        %223 = arith.extui %222 : i1 to i64
+        %224 = arith.muli %221, %223 : i64
+        %225 = arith.index_cast %224 : i64 to index
+        scf.if %186 {
           func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %128 {
+        scf.if %131 {
           func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %173) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.yield %194, %193, %189, %190, %219, %210, %203, %204, %208, %207, %202, %225 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+      } else {
+        scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
       }
-      %220 = arith.maxsi %149, %c1 : index
-      scf.if %146 {
-        scf.for %arg13 = %c0 to %149 step %c1 {
-          scf.if %219 {
-            %232 = arith.cmpi sgt, %182, %c0 : index
-            scf.if %232 {
-              %236 = arith.muli %arg13, %182 : index
-              %237 = arith.muli %236, %c4 : index
-              %238 = arith.muli %220, %c4 : index
-              %239 = arith.subi %238, %c1 : index
-              %240 = arith.addi %237, %239 : index
-              %241 = arith.divsi %240, %238 : index
-              %242 = arith.maxsi %241, %c0 : index
-              %243 = arith.minsi %242, %182 : index
-              %244 = arith.addi %arg13, %c1 : index
-              %245 = arith.muli %244, %182 : index
-              %246 = arith.muli %245, %c4 : index
-              %247 = arith.addi %246, %239 : index
-              %248 = arith.divsi %247, %238 : index
-              %249 = arith.maxsi %248, %c0 : index
-              %250 = arith.minsi %249, %182 : index
-              scf.for %arg14 = %243 to %250 step %c1 {
-                %251 = arith.index_cast %arg14 : index to i64
-                %252 = arith.addi %175, %251 : i64
-                %253 = arith.muli %252, %c16_i64 : i64
-                %254 = arith.maxsi %253, %110 : i64
-                %255 = arith.addi %253, %c16_i64 : i64
-                %256 = arith.minsi %255, %113 : i64
-                %257 = arith.subi %256, %254 : i64
-                %258 = arith.subi %254, %110 : i64
-                %259 = arith.muli %258, %173 : i64
-                %260 = arith.addi %172, %259 : i64
-                %261 = arith.muli %252, %c32_i64 : i64
-                %262 = arith.addi %261, %168 : i64
-                %263 = arith.subi %254, %253 : i64
-                %264 = arith.addi %262, %263 : i64
-                %265 = arith.minsi %169, %c64_i64 : i64
-                "instgem.mvin"(%260, %264, %265, %257) : (i64, i64, i64, i64) -> ()
+      %178 = arith.maxsi %152, %c1 : index
+      scf.if %149 {
+        scf.for %arg13 = %c0 to %152 step %c1 {
+          scf.if %161 {
+            %191 = arith.cmpi sgt, %170, %c0 : index
+            scf.if %191 {
+              %195 = arith.muli %178, %c4 : index
+              %196 = arith.muli %170, %c4 : index
+              %197 = arith.muli %arg13, %196 : index
+              %198 = arith.subi %195, %c1 : index
+              %199 = arith.addi %197, %198 : index
+              %200 = arith.divsi %199, %195 : index
+              %201 = arith.addi %199, %196 : index
+              %202 = arith.divsi %201, %195 : index
+              scf.for %arg14 = %200 to %202 step %c1 {
+                %203 = arith.index_cast %arg14 : index to i64
+                %204 = arith.addi %163, %203 : i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.maxsi %205, %113 : i64
+                %207 = arith.addi %205, %c16_i64 : i64
+                %208 = arith.minsi %207, %116 : i64
+                %209 = arith.subi %208, %206 : i64
+                %210 = arith.subi %206, %113 : i64
+                %211 = arith.muli %210, %177#0 : i64
+                %212 = arith.addi %177#1, %211 : i64
+                %213 = arith.muli %204, %c32_i64 : i64
+                %214 = arith.addi %213, %177#2 : i64
+                %215 = arith.subi %206, %205 : i64
+                %216 = arith.addi %214, %215 : i64
+                %217 = arith.minsi %177#3, %c64_i64 : i64
+                "instgem.mvin"(%212, %216, %217, %209) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %233 = arith.cmpi sgt, %188, %c0 : index
-            scf.if %233 {
-              %236 = arith.muli %arg13, %188 : index
-              %237 = arith.muli %236, %c4 : index
-              %238 = arith.subi %237, %220 : index
-              %239 = arith.muli %220, %c4 : index
-              %240 = arith.subi %239, %c1 : index
-              %241 = arith.addi %238, %240 : index
-              %242 = arith.divsi %241, %239 : index
-              %243 = arith.maxsi %242, %c0 : index
-              %244 = arith.minsi %243, %188 : index
-              %245 = arith.addi %arg13, %c1 : index
-              %246 = arith.muli %245, %188 : index
-              %247 = arith.muli %246, %c4 : index
-              %248 = arith.subi %247, %220 : index
-              %249 = arith.addi %248, %240 : index
-              %250 = arith.divsi %249, %239 : index
-              %251 = arith.maxsi %250, %c0 : index
-              %252 = arith.minsi %251, %188 : index
-              scf.for %arg14 = %244 to %252 step %c1 {
-                %253 = arith.index_cast %arg14 : index to i64
-                %254 = arith.muli %253, %c16_i64 : i64
-                %255 = arith.maxsi %254, %c0_i64 : i64
-                %256 = arith.addi %254, %c16_i64 : i64
-                %257 = arith.minsi %256, %110 : i64
-                %258 = arith.subi %257, %255 : i64
-                %259 = arith.muli %253, %c32_i64 : i64
-                %260 = arith.addi %259, %168 : i64
-                %261 = arith.subi %255, %254 : i64
-                %262 = arith.addi %260, %261 : i64
-                %263 = arith.minsi %169, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64, %262, %263, %258) : (i64, i64, i64, i64) -> ()
+            %192 = arith.cmpi sgt, %176, %c0 : index
+            scf.if %192 {
+              %195 = arith.muli %178, %c4 : index
+              %196 = arith.muli %176, %c4 : index
+              %197 = arith.muli %arg13, %196 : index
+              %198 = arith.subi %195, %c1 : index
+              %199 = arith.subi %198, %178 : index
+              %200 = arith.addi %197, %199 : index
+              %201 = arith.divsi %200, %195 : index
+              %202 = arith.addi %200, %196 : index
+              %203 = arith.divsi %202, %195 : index
+              scf.for %arg14 = %201 to %203 step %c1 {
+                %204 = arith.index_cast %arg14 : index to i64
+                %205 = arith.muli %204, %c16_i64 : i64
+                %206 = arith.maxsi %205, %c0_i64 : i64
+                %207 = arith.addi %205, %c16_i64 : i64
+                %208 = arith.minsi %207, %113 : i64
+                %209 = arith.subi %208, %206 : i64
+                %210 = arith.muli %204, %c32_i64 : i64
+                %211 = arith.addi %210, %177#2 : i64
+                %212 = arith.subi %206, %205 : i64
+                %213 = arith.addi %211, %212 : i64
+                %214 = arith.minsi %177#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %213, %214, %209) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %234 = arith.cmpi sgt, %212, %c0 : index
-            scf.if %234 {
-              %236 = arith.muli %arg13, %212 : index
-              %237 = arith.muli %236, %c4 : index
-              %238 = arith.muli %220, %c2 : index
-              %239 = arith.subi %237, %238 : index
-              %240 = arith.muli %220, %c4 : index
-              %241 = arith.subi %240, %c1 : index
-              %242 = arith.addi %239, %241 : index
-              %243 = arith.divsi %242, %240 : index
-              %244 = arith.maxsi %243, %c0 : index
-              %245 = arith.minsi %244, %212 : index
-              %246 = arith.addi %arg13, %c1 : index
-              %247 = arith.muli %246, %212 : index
-              %248 = arith.muli %247, %c4 : index
-              %249 = arith.subi %248, %238 : index
-              %250 = arith.addi %249, %241 : index
-              %251 = arith.divsi %250, %240 : index
-              %252 = arith.maxsi %251, %c0 : index
-              %253 = arith.minsi %252, %212 : index
-              scf.for %arg14 = %245 to %253 step %c1 {
-                %254 = arith.index_cast %arg14 : index to i64
-                %255 = arith.addi %204, %254 : i64
-                %256 = arith.muli %255, %c16_i64 : i64
-                %257 = arith.maxsi %256, %197 : i64
-                %258 = arith.addi %256, %c16_i64 : i64
-                %259 = arith.minsi %258, %205 : i64
-                %260 = arith.subi %259, %257 : i64
-                %261 = arith.subi %257, %197 : i64
-                %262 = arith.muli %261, %202 : i64
-                %263 = arith.addi %201, %262 : i64
-                %264 = arith.muli %255, %c32_i64 : i64
-                %265 = arith.addi %264, %196 : i64
-                %266 = arith.subi %257, %256 : i64
-                %267 = arith.addi %265, %266 : i64
-                %268 = arith.minsi %132, %c64_i64 : i64
-                "instgem.mvin2"(%263, %267, %268, %260) : (i64, i64, i64, i64) -> ()
+            %193 = arith.cmpi sgt, %177#4, %c0 : index
+            scf.if %193 {
+              %195 = arith.muli %178, %c4 : index
+              %196 = arith.muli %177#4, %c4 : index
+              %197 = arith.muli %arg13, %196 : index
+              %198 = arith.subi %195, %c1 : index
+              %199 = arith.muli %178, %c2 : index
+              %200 = arith.subi %198, %199 : index
+              %201 = arith.addi %197, %200 : index
+              %202 = arith.divsi %201, %195 : index
+              %203 = arith.addi %201, %196 : index
+              %204 = arith.divsi %203, %195 : index
+              scf.for %arg14 = %202 to %204 step %c1 {
+                %205 = arith.index_cast %arg14 : index to i64
+                %206 = arith.addi %177#5, %205 : i64
+                %207 = arith.muli %206, %c16_i64 : i64
+                %208 = arith.maxsi %207, %177#6 : i64
+                %209 = arith.addi %207, %c16_i64 : i64
+                %210 = arith.addi %177#6, %177#7 : i64
+                %211 = arith.minsi %209, %210 : i64
+                %212 = arith.subi %211, %208 : i64
+                %213 = arith.subi %208, %177#6 : i64
+                %214 = arith.muli %213, %177#8 : i64
+                %215 = arith.addi %177#9, %214 : i64
+                %216 = arith.muli %206, %c32_i64 : i64
+                %217 = arith.addi %216, %177#10 : i64
+                %218 = arith.subi %208, %207 : i64
+                %219 = arith.addi %217, %218 : i64
+                %220 = arith.minsi %135, %c64_i64 : i64
+                "instgem.mvin2"(%215, %219, %220, %212) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %235 = arith.cmpi sgt, %218, %c0 : index
-            scf.if %235 {
-              %236 = arith.muli %arg13, %218 : index
-              %237 = arith.muli %236, %c4 : index
-              %238 = arith.muli %220, %c3 : index
-              %239 = arith.subi %237, %238 : index
-              %240 = arith.muli %220, %c4 : index
-              %241 = arith.subi %240, %c1 : index
-              %242 = arith.addi %239, %241 : index
-              %243 = arith.divsi %242, %240 : index
-              %244 = arith.maxsi %243, %c0 : index
-              %245 = arith.minsi %244, %218 : index
-              %246 = arith.addi %arg13, %c1 : index
-              %247 = arith.muli %246, %218 : index
-              %248 = arith.muli %247, %c4 : index
-              %249 = arith.subi %248, %238 : index
-              %250 = arith.addi %249, %241 : index
-              %251 = arith.divsi %250, %240 : index
-              %252 = arith.maxsi %251, %c0 : index
-              %253 = arith.minsi %252, %218 : index
-              scf.for %arg14 = %245 to %253 step %c1 {
-                %254 = arith.index_cast %arg14 : index to i64
-                %255 = arith.muli %254, %c16_i64 : i64
-                %256 = arith.maxsi %255, %c0_i64 : i64
-                %257 = arith.addi %255, %c16_i64 : i64
-                %258 = arith.minsi %257, %197 : i64
-                %259 = arith.subi %258, %256 : i64
-                %260 = arith.muli %254, %c32_i64 : i64
-                %261 = arith.addi %260, %196 : i64
-                %262 = arith.subi %256, %255 : i64
-                %263 = arith.addi %261, %262 : i64
-                %264 = arith.minsi %132, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64, %263, %264, %259) : (i64, i64, i64, i64) -> ()
+            %194 = arith.cmpi sgt, %177#11, %c0 : index
+            scf.if %194 {
+              %195 = arith.muli %178, %c4 : index
+              %196 = arith.muli %177#11, %c4 : index
+              %197 = arith.muli %arg13, %196 : index
+              %198 = arith.subi %195, %c1 : index
+              %199 = arith.muli %178, %c3 : index
+              %200 = arith.subi %198, %199 : index
+              %201 = arith.addi %197, %200 : index
+              %202 = arith.divsi %201, %195 : index
+              %203 = arith.addi %201, %196 : index
+              %204 = arith.divsi %203, %195 : index
+              scf.for %arg14 = %202 to %204 step %c1 {
+                %205 = arith.index_cast %arg14 : index to i64
+                %206 = arith.muli %205, %c16_i64 : i64
+                %207 = arith.maxsi %206, %c0_i64 : i64
+                %208 = arith.addi %206, %c16_i64 : i64
+                %209 = arith.minsi %208, %177#6 : i64
+                %210 = arith.subi %209, %207 : i64
+                %211 = arith.muli %205, %c32_i64 : i64
+                %212 = arith.addi %211, %177#10 : i64
+                %213 = arith.subi %207, %206 : i64
+                %214 = arith.addi %212, %213 : i64
+                %215 = arith.minsi %135, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %214, %215, %210) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %226 = arith.index_cast %arg13 : index to i64
-          %227 = arith.muli %226, %c16_i64 : i64
-          %228 = arith.subi %141, %227 : i64
-          %229 = arith.minsi %228, %c16_i64 : i64
-          %230 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %c0 to %230 step %c1 {
-            %232 = arith.index_cast %arg14 : index to i64
-            %233 = arith.cmpi eq, %232, %c0_i64 : i64
-            %234 = arith.select %233, %c2147483648_i64, %c3221225472_i64 : i64
-            %235 = arith.ori %227, %234 : i64
-            %236 = arith.select %233, %c16_i64, %156 : i64
-            %237 = arith.select %233, %c16_i64, %229 : i64
-            %238 = arith.muli %232, %c32_i64 : i64
-            %239 = arith.addi %238, %227 : i64
-            %240 = arith.addi %239, %129 : i64
-            "instgem.preload"(%240, %229, %c16_i64, %235, %237, %236) : (i64, i64, i64, i64, i64, i64) -> ()
-            %241 = arith.muli %232, %c16_i64 : i64
-            %242 = arith.addi %241, %109 : i64
-            "instgem.compute_preloaded"(%242, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %243 = arith.index_cast %155 : i64 to index
-            scf.for %arg15 = %c1 to %243 step %c1 {
-              %245 = arith.index_cast %arg15 : index to i64
-              %246 = arith.muli %245, %c32_i64 : i64
-              %247 = arith.addi %246, %227 : i64
-              %248 = arith.ori %247, %234 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %237, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %249 = arith.addi %246, %241 : i64
-              %250 = arith.addi %249, %109 : i64
-              "instgem.compute_accumulated"(%250, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %184 = arith.index_cast %arg13 : index to i64
+          %185 = arith.muli %184, %c16_i64 : i64
+          %186 = arith.subi %144, %185 : i64
+          %187 = arith.minsi %186, %c16_i64 : i64
+          %188 = arith.cmpi sgt, %155, %c0_i64 : i64
+          scf.if %188 {
+            %191 = arith.ori %185, %c2147483648_i64 : i64
+            %192 = arith.addi %185, %132 : i64
+            "instgem.preload"(%192, %187, %c16_i64, %191, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%112, %c16_i64, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %193 = arith.index_cast %158 : i64 to index
+            scf.for %arg14 = %c1 to %193 step %c1 {
+              %195 = arith.index_cast %arg14 : index to i64
+              %196 = arith.muli %195, %c32_i64 : i64
+              %197 = arith.addi %196, %185 : i64
+              %198 = arith.ori %197, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %199 = arith.addi %196, %112 : i64
+              "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %244 = arith.index_cast %142 : i64 to index
-            scf.for %arg15 = %243 to %244 step %c1 {
-              %245 = arith.index_cast %arg15 : index to i64
-              %246 = arith.muli %245, %c16_i64 : i64
-              %247 = arith.subi %135, %246 : i64
-              %248 = arith.minsi %247, %c16_i64 : i64
-              %249 = arith.muli %245, %c32_i64 : i64
-              %250 = arith.addi %249, %227 : i64
-              %251 = arith.ori %250, %234 : i64
-              %252 = arith.select %233, %c16_i64, %248 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %237, %252) : (i64, i64, i64, i64, i64, i64) -> ()
-              %253 = arith.addi %249, %241 : i64
-              %254 = arith.addi %253, %109 : i64
-              "instgem.compute_accumulated"(%254, %c16_i64, %248, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %194 = arith.index_cast %145 : i64 to index
+            scf.for %arg14 = %193 to %194 step %c1 {
+              %195 = arith.index_cast %arg14 : index to i64
+              %196 = arith.muli %195, %c16_i64 : i64
+              %197 = arith.subi %138, %196 : i64
+              %198 = arith.minsi %197, %c16_i64 : i64
+              %199 = arith.muli %195, %c32_i64 : i64
+              %200 = arith.addi %199, %185 : i64
+              %201 = arith.ori %200, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %202 = arith.addi %199, %112 : i64
+              "instgem.compute_accumulated"(%202, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %231 = arith.index_cast %145 : i64 to index
-          scf.for %arg14 = %230 to %231 step %c1 {
-            %232 = arith.index_cast %arg14 : index to i64
-            %233 = arith.muli %232, %c16_i64 : i64
-            %234 = arith.subi %137, %233 : i64
-            %235 = arith.minsi %234, %c16_i64 : i64
-            %236 = arith.subi %139, %233 : i64
-            %237 = arith.minsi %236, %c16_i64 : i64
-            %238 = arith.cmpi eq, %232, %c0_i64 : i64
-            %239 = arith.select %238, %c2147483648_i64, %c3221225472_i64 : i64
-            %240 = arith.ori %227, %239 : i64
-            %241 = arith.select %238, %c16_i64, %156 : i64
-            %242 = arith.select %238, %c16_i64, %229 : i64
-            %243 = arith.muli %232, %c32_i64 : i64
-            %244 = arith.addi %243, %227 : i64
-            %245 = arith.addi %244, %129 : i64
-            "instgem.preload"(%245, %229, %237, %240, %242, %241) : (i64, i64, i64, i64, i64, i64) -> ()
-            %246 = arith.addi %233, %109 : i64
-            "instgem.compute_preloaded"(%246, %235, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %247 = arith.index_cast %155 : i64 to index
-            scf.for %arg15 = %c1 to %247 step %c1 {
-              %249 = arith.index_cast %arg15 : index to i64
-              %250 = arith.muli %249, %c32_i64 : i64
-              %251 = arith.addi %250, %227 : i64
-              %252 = arith.ori %251, %239 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %253 = arith.addi %250, %233 : i64
-              %254 = arith.addi %253, %109 : i64
-              "instgem.compute_accumulated"(%254, %235, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %189 = arith.index_cast %155 : i64 to index
+          scf.for %arg14 = %c1 to %189 step %c1 {
+            %191 = arith.index_cast %arg14 : index to i64
+            %192 = arith.ori %185, %c3221225472_i64 : i64
+            %193 = arith.muli %191, %c32_i64 : i64
+            %194 = arith.addi %193, %185 : i64
+            %195 = arith.addi %194, %132 : i64
+            "instgem.preload"(%195, %187, %c16_i64, %192, %187, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+            %196 = arith.muli %191, %c16_i64 : i64
+            %197 = arith.addi %196, %112 : i64
+            "instgem.compute_preloaded"(%197, %c16_i64, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %198 = arith.index_cast %158 : i64 to index
+            scf.for %arg15 = %c1 to %198 step %c1 {
+              %200 = arith.index_cast %arg15 : index to i64
+              %201 = arith.muli %200, %c32_i64 : i64
+              %202 = arith.addi %201, %185 : i64
+              %203 = arith.ori %202, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %187, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %204 = arith.addi %201, %196 : i64
+              %205 = arith.addi %204, %112 : i64
+              "instgem.compute_accumulated"(%205, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %248 = arith.index_cast %142 : i64 to index
-            scf.for %arg15 = %247 to %248 step %c1 {
-              %249 = arith.index_cast %arg15 : index to i64
-              %250 = arith.muli %249, %c16_i64 : i64
-              %251 = arith.subi %135, %250 : i64
-              %252 = arith.minsi %251, %c16_i64 : i64
-              %253 = arith.muli %249, %c32_i64 : i64
-              %254 = arith.addi %253, %227 : i64
-              %255 = arith.ori %254, %239 : i64
-              %256 = arith.select %238, %c16_i64, %252 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %242, %256) : (i64, i64, i64, i64, i64, i64) -> ()
-              %257 = arith.addi %253, %233 : i64
-              %258 = arith.addi %257, %109 : i64
-              "instgem.compute_accumulated"(%258, %235, %252, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %199 = arith.index_cast %145 : i64 to index
+            scf.for %arg15 = %198 to %199 step %c1 {
+              %200 = arith.index_cast %arg15 : index to i64
+              %201 = arith.muli %200, %c16_i64 : i64
+              %202 = arith.subi %138, %201 : i64
+              %203 = arith.minsi %202, %c16_i64 : i64
+              %204 = arith.muli %200, %c32_i64 : i64
+              %205 = arith.addi %204, %185 : i64
+              %206 = arith.ori %205, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %187, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+              %207 = arith.addi %204, %196 : i64
+              %208 = arith.addi %207, %112 : i64
+              "instgem.compute_accumulated"(%208, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %190 = arith.index_cast %148 : i64 to index
+          scf.for %arg14 = %189 to %190 step %c1 {
+            %191 = arith.index_cast %arg14 : index to i64
+            %192 = arith.muli %191, %c16_i64 : i64
+            %193 = arith.subi %140, %192 : i64
+            %194 = arith.minsi %193, %c16_i64 : i64
+            %195 = arith.subi %142, %192 : i64
+            %196 = arith.minsi %195, %c16_i64 : i64
+            %197 = arith.cmpi eq, %191, %c0_i64 : i64
+            %198 = arith.select %197, %c2147483648_i64, %c3221225472_i64 : i64
+            %199 = arith.ori %185, %198 : i64
+            %200 = arith.select %197, %c16_i64, %159 : i64
+            %201 = arith.select %197, %c16_i64, %187 : i64
+            %202 = arith.muli %191, %c32_i64 : i64
+            %203 = arith.addi %202, %185 : i64
+            %204 = arith.addi %203, %132 : i64
+            "instgem.preload"(%204, %187, %196, %199, %201, %200) : (i64, i64, i64, i64, i64, i64) -> ()
+            %205 = arith.addi %192, %112 : i64
+            "instgem.compute_preloaded"(%205, %194, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %206 = arith.index_cast %158 : i64 to index
+            scf.for %arg15 = %c1 to %206 step %c1 {
+              %208 = arith.index_cast %arg15 : index to i64
+              %209 = arith.muli %208, %c32_i64 : i64
+              %210 = arith.addi %209, %185 : i64
+              %211 = arith.ori %210, %198 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %212 = arith.addi %209, %192 : i64
+              %213 = arith.addi %212, %112 : i64
+              "instgem.compute_accumulated"(%213, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %207 = arith.index_cast %145 : i64 to index
+            scf.for %arg15 = %206 to %207 step %c1 {
+              %208 = arith.index_cast %arg15 : index to i64
+              %209 = arith.muli %208, %c16_i64 : i64
+              %210 = arith.subi %138, %209 : i64
+              %211 = arith.minsi %210, %c16_i64 : i64
+              %212 = arith.muli %208, %c32_i64 : i64
+              %213 = arith.addi %212, %185 : i64
+              %214 = arith.ori %213, %198 : i64
+              %215 = arith.select %197, %c16_i64, %211 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %201, %215) : (i64, i64, i64, i64, i64, i64) -> ()
+              %216 = arith.addi %212, %192 : i64
+              %217 = arith.addi %216, %112 : i64
+              "instgem.compute_accumulated"(%217, %194, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %221 = arith.cmpi eq, %145, %c0_i64 : i64
-        %222 = arith.cmpi slt, %142, %c2_i64 : i64
-        %223 = arith.cmpi slt, %148, %c2_i64 : i64
-        %224 = arith.ori %221, %222 : i1
-        %225 = arith.ori %224, %223 : i1
-        scf.if %225 {
+        %179 = arith.cmpi eq, %148, %c0_i64 : i64
+        %180 = arith.cmpi slt, %145, %c2_i64 : i64
+        %181 = arith.cmpi slt, %151, %c2_i64 : i64
+        %182 = arith.ori %179, %180 : i1
+        %183 = arith.ori %182, %181 : i1
+        scf.if %183 {
           scf.for %arg13 = %c0 to %c4 step %c1 {
-            %226 = arith.index_cast %arg13 : index to i64
-            %227 = arith.remsi %226, %c2_i64 : i64
-            %228 = arith.divsi %226, %c2_i64 : i64
-            %229 = arith.muli %228, %c16_i64 : i64
-            %230 = arith.subi %c32_i64, %229 : i64
-            %231 = arith.minsi %230, %c16_i64 : i64
-            %232 = arith.muli %227, %c32_i64 : i64
-            %233 = arith.addi %232, %229 : i64
-            %234 = arith.ori %233, %c2147483648_i64 : i64
-            %235 = arith.cmpi sge, %227, %142 : i64
-            %236 = arith.cmpi sge, %228, %148 : i64
-            %237 = arith.ori %221, %235 : i1
-            %238 = arith.ori %237, %236 : i1
-            scf.if %238 {
-              "instgem.mvin"(%c0_i64, %234, %231, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %184 = arith.index_cast %arg13 : index to i64
+            %185 = arith.remsi %184, %c2_i64 : i64
+            %186 = arith.divsi %184, %c2_i64 : i64
+            %187 = arith.muli %186, %c16_i64 : i64
+            %188 = arith.subi %c32_i64, %187 : i64
+            %189 = arith.minsi %188, %c16_i64 : i64
+            %190 = arith.muli %185, %c32_i64 : i64
+            %191 = arith.addi %190, %187 : i64
+            %192 = arith.ori %191, %c2147483648_i64 : i64
+            %193 = arith.cmpi sge, %185, %145 : i64
+            %194 = arith.cmpi sge, %186, %151 : i64
+            %195 = arith.ori %179, %193 : i1
+            %196 = arith.ori %195, %194 : i1
+            scf.if %196 {
+              "instgem.mvin"(%c0_i64, %192, %189, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
       } else {
-        scf.for %arg13 = %c0 to %149 step %c1 {
-          scf.if %219 {
-            %227 = arith.cmpi sgt, %182, %c0 : index
-            scf.if %227 {
-              %231 = arith.muli %arg13, %182 : index
-              %232 = arith.muli %231, %c4 : index
-              %233 = arith.muli %220, %c4 : index
-              %234 = arith.subi %233, %c1 : index
-              %235 = arith.addi %232, %234 : index
-              %236 = arith.divsi %235, %233 : index
-              %237 = arith.maxsi %236, %c0 : index
-              %238 = arith.minsi %237, %182 : index
-              %239 = arith.addi %arg13, %c1 : index
-              %240 = arith.muli %239, %182 : index
-              %241 = arith.muli %240, %c4 : index
-              %242 = arith.addi %241, %234 : index
-              %243 = arith.divsi %242, %233 : index
-              %244 = arith.maxsi %243, %c0 : index
-              %245 = arith.minsi %244, %182 : index
-              scf.for %arg14 = %238 to %245 step %c1 {
-                %246 = arith.index_cast %arg14 : index to i64
-                %247 = arith.addi %175, %246 : i64
-                %248 = arith.muli %247, %c16_i64 : i64
-                %249 = arith.maxsi %248, %110 : i64
-                %250 = arith.addi %248, %c16_i64 : i64
-                %251 = arith.minsi %250, %113 : i64
-                %252 = arith.subi %251, %249 : i64
-                %253 = arith.subi %249, %110 : i64
-                %254 = arith.muli %253, %173 : i64
-                %255 = arith.addi %172, %254 : i64
-                %256 = arith.muli %247, %c32_i64 : i64
-                %257 = arith.addi %256, %168 : i64
-                %258 = arith.subi %249, %248 : i64
-                %259 = arith.addi %257, %258 : i64
-                %260 = arith.minsi %169, %c64_i64 : i64
-                "instgem.mvin"(%255, %259, %260, %252) : (i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %152 step %c1 {
+          scf.if %161 {
+            %185 = arith.cmpi sgt, %170, %c0 : index
+            scf.if %185 {
+              %189 = arith.muli %178, %c4 : index
+              %190 = arith.muli %170, %c4 : index
+              %191 = arith.muli %arg13, %190 : index
+              %192 = arith.subi %189, %c1 : index
+              %193 = arith.addi %191, %192 : index
+              %194 = arith.divsi %193, %189 : index
+              %195 = arith.addi %193, %190 : index
+              %196 = arith.divsi %195, %189 : index
+              scf.for %arg14 = %194 to %196 step %c1 {
+                %197 = arith.index_cast %arg14 : index to i64
+                %198 = arith.addi %163, %197 : i64
+                %199 = arith.muli %198, %c16_i64 : i64
+                %200 = arith.maxsi %199, %113 : i64
+                %201 = arith.addi %199, %c16_i64 : i64
+                %202 = arith.minsi %201, %116 : i64
+                %203 = arith.subi %202, %200 : i64
+                %204 = arith.subi %200, %113 : i64
+                %205 = arith.muli %204, %177#0 : i64
+                %206 = arith.addi %177#1, %205 : i64
+                %207 = arith.muli %198, %c32_i64 : i64
+                %208 = arith.addi %207, %177#2 : i64
+                %209 = arith.subi %200, %199 : i64
+                %210 = arith.addi %208, %209 : i64
+                %211 = arith.minsi %177#3, %c64_i64 : i64
+                "instgem.mvin"(%206, %210, %211, %203) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %228 = arith.cmpi sgt, %188, %c0 : index
-            scf.if %228 {
-              %231 = arith.muli %arg13, %188 : index
-              %232 = arith.muli %231, %c4 : index
-              %233 = arith.subi %232, %220 : index
-              %234 = arith.muli %220, %c4 : index
-              %235 = arith.subi %234, %c1 : index
-              %236 = arith.addi %233, %235 : index
-              %237 = arith.divsi %236, %234 : index
-              %238 = arith.maxsi %237, %c0 : index
-              %239 = arith.minsi %238, %188 : index
-              %240 = arith.addi %arg13, %c1 : index
-              %241 = arith.muli %240, %188 : index
-              %242 = arith.muli %241, %c4 : index
-              %243 = arith.subi %242, %220 : index
-              %244 = arith.addi %243, %235 : index
-              %245 = arith.divsi %244, %234 : index
-              %246 = arith.maxsi %245, %c0 : index
-              %247 = arith.minsi %246, %188 : index
-              scf.for %arg14 = %239 to %247 step %c1 {
-                %248 = arith.index_cast %arg14 : index to i64
-                %249 = arith.muli %248, %c16_i64 : i64
-                %250 = arith.maxsi %249, %c0_i64 : i64
-                %251 = arith.addi %249, %c16_i64 : i64
-                %252 = arith.minsi %251, %110 : i64
-                %253 = arith.subi %252, %250 : i64
-                %254 = arith.muli %248, %c32_i64 : i64
-                %255 = arith.addi %254, %168 : i64
-                %256 = arith.subi %250, %249 : i64
-                %257 = arith.addi %255, %256 : i64
-                %258 = arith.minsi %169, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64, %257, %258, %253) : (i64, i64, i64, i64) -> ()
+            %186 = arith.cmpi sgt, %176, %c0 : index
+            scf.if %186 {
+              %189 = arith.muli %178, %c4 : index
+              %190 = arith.muli %176, %c4 : index
+              %191 = arith.muli %arg13, %190 : index
+              %192 = arith.subi %189, %c1 : index
+              %193 = arith.subi %192, %178 : index
+              %194 = arith.addi %191, %193 : index
+              %195 = arith.divsi %194, %189 : index
+              %196 = arith.addi %194, %190 : index
+              %197 = arith.divsi %196, %189 : index
+              scf.for %arg14 = %195 to %197 step %c1 {
+                %198 = arith.index_cast %arg14 : index to i64
+                %199 = arith.muli %198, %c16_i64 : i64
+                %200 = arith.maxsi %199, %c0_i64 : i64
+                %201 = arith.addi %199, %c16_i64 : i64
+                %202 = arith.minsi %201, %113 : i64
+                %203 = arith.subi %202, %200 : i64
+                %204 = arith.muli %198, %c32_i64 : i64
+                %205 = arith.addi %204, %177#2 : i64
+                %206 = arith.subi %200, %199 : i64
+                %207 = arith.addi %205, %206 : i64
+                %208 = arith.minsi %177#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %207, %208, %203) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %229 = arith.cmpi sgt, %212, %c0 : index
-            scf.if %229 {
-              %231 = arith.muli %arg13, %212 : index
-              %232 = arith.muli %231, %c4 : index
-              %233 = arith.muli %220, %c2 : index
-              %234 = arith.subi %232, %233 : index
-              %235 = arith.muli %220, %c4 : index
-              %236 = arith.subi %235, %c1 : index
-              %237 = arith.addi %234, %236 : index
-              %238 = arith.divsi %237, %235 : index
-              %239 = arith.maxsi %238, %c0 : index
-              %240 = arith.minsi %239, %212 : index
-              %241 = arith.addi %arg13, %c1 : index
-              %242 = arith.muli %241, %212 : index
-              %243 = arith.muli %242, %c4 : index
-              %244 = arith.subi %243, %233 : index
-              %245 = arith.addi %244, %236 : index
-              %246 = arith.divsi %245, %235 : index
-              %247 = arith.maxsi %246, %c0 : index
-              %248 = arith.minsi %247, %212 : index
-              scf.for %arg14 = %240 to %248 step %c1 {
-                %249 = arith.index_cast %arg14 : index to i64
-                %250 = arith.addi %204, %249 : i64
-                %251 = arith.muli %250, %c16_i64 : i64
-                %252 = arith.maxsi %251, %197 : i64
-                %253 = arith.addi %251, %c16_i64 : i64
-                %254 = arith.minsi %253, %205 : i64
-                %255 = arith.subi %254, %252 : i64
-                %256 = arith.subi %252, %197 : i64
-                %257 = arith.muli %256, %202 : i64
-                %258 = arith.addi %201, %257 : i64
-                %259 = arith.muli %250, %c32_i64 : i64
-                %260 = arith.addi %259, %196 : i64
-                %261 = arith.subi %252, %251 : i64
-                %262 = arith.addi %260, %261 : i64
-                %263 = arith.minsi %132, %c64_i64 : i64
-                "instgem.mvin2"(%258, %262, %263, %255) : (i64, i64, i64, i64) -> ()
+            %187 = arith.cmpi sgt, %177#4, %c0 : index
+            scf.if %187 {
+              %189 = arith.muli %178, %c4 : index
+              %190 = arith.muli %177#4, %c4 : index
+              %191 = arith.muli %arg13, %190 : index
+              %192 = arith.subi %189, %c1 : index
+              %193 = arith.muli %178, %c2 : index
+              %194 = arith.subi %192, %193 : index
+              %195 = arith.addi %191, %194 : index
+              %196 = arith.divsi %195, %189 : index
+              %197 = arith.addi %195, %190 : index
+              %198 = arith.divsi %197, %189 : index
+              scf.for %arg14 = %196 to %198 step %c1 {
+                %199 = arith.index_cast %arg14 : index to i64
+                %200 = arith.addi %177#5, %199 : i64
+                %201 = arith.muli %200, %c16_i64 : i64
+                %202 = arith.maxsi %201, %177#6 : i64
+                %203 = arith.addi %201, %c16_i64 : i64
+                %204 = arith.addi %177#6, %177#7 : i64
+                %205 = arith.minsi %203, %204 : i64
+                %206 = arith.subi %205, %202 : i64
+                %207 = arith.subi %202, %177#6 : i64
+                %208 = arith.muli %207, %177#8 : i64
+                %209 = arith.addi %177#9, %208 : i64
+                %210 = arith.muli %200, %c32_i64 : i64
+                %211 = arith.addi %210, %177#10 : i64
+                %212 = arith.subi %202, %201 : i64
+                %213 = arith.addi %211, %212 : i64
+                %214 = arith.minsi %135, %c64_i64 : i64
+                "instgem.mvin2"(%209, %213, %214, %206) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %230 = arith.cmpi sgt, %218, %c0 : index
-            scf.if %230 {
-              %231 = arith.muli %arg13, %218 : index
-              %232 = arith.muli %231, %c4 : index
-              %233 = arith.muli %220, %c3 : index
-              %234 = arith.subi %232, %233 : index
-              %235 = arith.muli %220, %c4 : index
-              %236 = arith.subi %235, %c1 : index
-              %237 = arith.addi %234, %236 : index
-              %238 = arith.divsi %237, %235 : index
-              %239 = arith.maxsi %238, %c0 : index
-              %240 = arith.minsi %239, %218 : index
-              %241 = arith.addi %arg13, %c1 : index
-              %242 = arith.muli %241, %218 : index
-              %243 = arith.muli %242, %c4 : index
-              %244 = arith.subi %243, %233 : index
-              %245 = arith.addi %244, %236 : index
-              %246 = arith.divsi %245, %235 : index
-              %247 = arith.maxsi %246, %c0 : index
-              %248 = arith.minsi %247, %218 : index
-              scf.for %arg14 = %240 to %248 step %c1 {
-                %249 = arith.index_cast %arg14 : index to i64
-                %250 = arith.muli %249, %c16_i64 : i64
-                %251 = arith.maxsi %250, %c0_i64 : i64
-                %252 = arith.addi %250, %c16_i64 : i64
-                %253 = arith.minsi %252, %197 : i64
-                %254 = arith.subi %253, %251 : i64
-                %255 = arith.muli %249, %c32_i64 : i64
-                %256 = arith.addi %255, %196 : i64
-                %257 = arith.subi %251, %250 : i64
-                %258 = arith.addi %256, %257 : i64
-                %259 = arith.minsi %132, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64, %258, %259, %254) : (i64, i64, i64, i64) -> ()
+            %188 = arith.cmpi sgt, %177#11, %c0 : index
+            scf.if %188 {
+              %189 = arith.muli %178, %c4 : index
+              %190 = arith.muli %177#11, %c4 : index
+              %191 = arith.muli %arg13, %190 : index
+              %192 = arith.subi %189, %c1 : index
+              %193 = arith.muli %178, %c3 : index
+              %194 = arith.subi %192, %193 : index
+              %195 = arith.addi %191, %194 : index
+              %196 = arith.divsi %195, %189 : index
+              %197 = arith.addi %195, %190 : index
+              %198 = arith.divsi %197, %189 : index
+              scf.for %arg14 = %196 to %198 step %c1 {
+                %199 = arith.index_cast %arg14 : index to i64
+                %200 = arith.muli %199, %c16_i64 : i64
+                %201 = arith.maxsi %200, %c0_i64 : i64
+                %202 = arith.addi %200, %c16_i64 : i64
+                %203 = arith.minsi %202, %177#6 : i64
+                %204 = arith.subi %203, %201 : i64
+                %205 = arith.muli %199, %c32_i64 : i64
+                %206 = arith.addi %205, %177#10 : i64
+                %207 = arith.subi %201, %200 : i64
+                %208 = arith.addi %206, %207 : i64
+                %209 = arith.minsi %135, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %208, %209, %204) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %221 = arith.index_cast %arg13 : index to i64
-          %222 = arith.muli %221, %c16_i64 : i64
-          %223 = arith.subi %141, %222 : i64
-          %224 = arith.minsi %223, %c16_i64 : i64
-          %225 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %c0 to %225 step %c1 {
-            %227 = arith.index_cast %arg14 : index to i64
-            %228 = arith.ori %222, %c3221225472_i64 : i64
-            %229 = arith.muli %227, %c32_i64 : i64
-            %230 = arith.addi %229, %222 : i64
-            %231 = arith.addi %230, %129 : i64
-            "instgem.preload"(%231, %224, %c16_i64, %228, %224, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-            %232 = arith.muli %227, %c16_i64 : i64
-            %233 = arith.addi %232, %109 : i64
-            "instgem.compute_preloaded"(%233, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %234 = arith.index_cast %155 : i64 to index
-            scf.for %arg15 = %c1 to %234 step %c1 {
-              %236 = arith.index_cast %arg15 : index to i64
-              %237 = arith.muli %236, %c32_i64 : i64
-              %238 = arith.addi %237, %222 : i64
-              %239 = arith.ori %238, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %240 = arith.addi %237, %232 : i64
-              %241 = arith.addi %240, %109 : i64
-              "instgem.compute_accumulated"(%241, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %179 = arith.index_cast %arg13 : index to i64
+          %180 = arith.muli %179, %c16_i64 : i64
+          %181 = arith.subi %144, %180 : i64
+          %182 = arith.minsi %181, %c16_i64 : i64
+          %183 = arith.index_cast %155 : i64 to index
+          scf.for %arg14 = %c0 to %183 step %c1 {
+            %185 = arith.index_cast %arg14 : index to i64
+            %186 = arith.ori %180, %c3221225472_i64 : i64
+            %187 = arith.muli %185, %c32_i64 : i64
+            %188 = arith.addi %187, %180 : i64
+            %189 = arith.addi %188, %132 : i64
+            "instgem.preload"(%189, %182, %c16_i64, %186, %182, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+            %190 = arith.muli %185, %c16_i64 : i64
+            %191 = arith.addi %190, %112 : i64
+            "instgem.compute_preloaded"(%191, %c16_i64, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %192 = arith.index_cast %158 : i64 to index
+            scf.for %arg15 = %c1 to %192 step %c1 {
+              %194 = arith.index_cast %arg15 : index to i64
+              %195 = arith.muli %194, %c32_i64 : i64
+              %196 = arith.addi %195, %180 : i64
+              %197 = arith.ori %196, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %198 = arith.addi %195, %190 : i64
+              %199 = arith.addi %198, %112 : i64
+              "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %235 = arith.index_cast %142 : i64 to index
-            scf.for %arg15 = %234 to %235 step %c1 {
-              %236 = arith.index_cast %arg15 : index to i64
-              %237 = arith.muli %236, %c16_i64 : i64
-              %238 = arith.subi %135, %237 : i64
-              %239 = arith.minsi %238, %c16_i64 : i64
-              %240 = arith.muli %236, %c32_i64 : i64
-              %241 = arith.addi %240, %222 : i64
-              %242 = arith.ori %241, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %224, %239) : (i64, i64, i64, i64, i64, i64) -> ()
-              %243 = arith.addi %240, %232 : i64
-              %244 = arith.addi %243, %109 : i64
-              "instgem.compute_accumulated"(%244, %c16_i64, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %193 = arith.index_cast %145 : i64 to index
+            scf.for %arg15 = %192 to %193 step %c1 {
+              %194 = arith.index_cast %arg15 : index to i64
+              %195 = arith.muli %194, %c16_i64 : i64
+              %196 = arith.subi %138, %195 : i64
+              %197 = arith.minsi %196, %c16_i64 : i64
+              %198 = arith.muli %194, %c32_i64 : i64
+              %199 = arith.addi %198, %180 : i64
+              %200 = arith.ori %199, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %182, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+              %201 = arith.addi %198, %190 : i64
+              %202 = arith.addi %201, %112 : i64
+              "instgem.compute_accumulated"(%202, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %226 = arith.index_cast %145 : i64 to index
-          scf.for %arg14 = %225 to %226 step %c1 {
-            %227 = arith.index_cast %arg14 : index to i64
-            %228 = arith.muli %227, %c16_i64 : i64
-            %229 = arith.subi %137, %228 : i64
-            %230 = arith.minsi %229, %c16_i64 : i64
-            %231 = arith.subi %139, %228 : i64
-            %232 = arith.minsi %231, %c16_i64 : i64
-            %233 = arith.ori %222, %c3221225472_i64 : i64
-            %234 = arith.muli %227, %c32_i64 : i64
-            %235 = arith.addi %234, %222 : i64
-            %236 = arith.addi %235, %129 : i64
-            "instgem.preload"(%236, %224, %232, %233, %224, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-            %237 = arith.addi %228, %109 : i64
-            "instgem.compute_preloaded"(%237, %230, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %238 = arith.index_cast %155 : i64 to index
-            scf.for %arg15 = %c1 to %238 step %c1 {
-              %240 = arith.index_cast %arg15 : index to i64
-              %241 = arith.muli %240, %c32_i64 : i64
-              %242 = arith.addi %241, %222 : i64
-              %243 = arith.ori %242, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %244 = arith.addi %241, %228 : i64
-              %245 = arith.addi %244, %109 : i64
-              "instgem.compute_accumulated"(%245, %230, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %184 = arith.index_cast %148 : i64 to index
+          scf.for %arg14 = %183 to %184 step %c1 {
+            %185 = arith.index_cast %arg14 : index to i64
+            %186 = arith.muli %185, %c16_i64 : i64
+            %187 = arith.subi %140, %186 : i64
+            %188 = arith.minsi %187, %c16_i64 : i64
+            %189 = arith.subi %142, %186 : i64
+            %190 = arith.minsi %189, %c16_i64 : i64
+            %191 = arith.ori %180, %c3221225472_i64 : i64
+            %192 = arith.muli %185, %c32_i64 : i64
+            %193 = arith.addi %192, %180 : i64
+            %194 = arith.addi %193, %132 : i64
+            "instgem.preload"(%194, %182, %190, %191, %182, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+            %195 = arith.addi %186, %112 : i64
+            "instgem.compute_preloaded"(%195, %188, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %196 = arith.index_cast %158 : i64 to index
+            scf.for %arg15 = %c1 to %196 step %c1 {
+              %198 = arith.index_cast %arg15 : index to i64
+              %199 = arith.muli %198, %c32_i64 : i64
+              %200 = arith.addi %199, %180 : i64
+              %201 = arith.ori %200, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %202 = arith.addi %199, %186 : i64
+              %203 = arith.addi %202, %112 : i64
+              "instgem.compute_accumulated"(%203, %188, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %239 = arith.index_cast %142 : i64 to index
-            scf.for %arg15 = %238 to %239 step %c1 {
-              %240 = arith.index_cast %arg15 : index to i64
-              %241 = arith.muli %240, %c16_i64 : i64
-              %242 = arith.subi %135, %241 : i64
-              %243 = arith.minsi %242, %c16_i64 : i64
-              %244 = arith.muli %240, %c32_i64 : i64
-              %245 = arith.addi %244, %222 : i64
-              %246 = arith.ori %245, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %224, %243) : (i64, i64, i64, i64, i64, i64) -> ()
-              %247 = arith.addi %244, %228 : i64
-              %248 = arith.addi %247, %109 : i64
-              "instgem.compute_accumulated"(%248, %230, %243, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %197 = arith.index_cast %145 : i64 to index
+            scf.for %arg15 = %196 to %197 step %c1 {
+              %198 = arith.index_cast %arg15 : index to i64
+              %199 = arith.muli %198, %c16_i64 : i64
+              %200 = arith.subi %138, %199 : i64
+              %201 = arith.minsi %200, %c16_i64 : i64
+              %202 = arith.muli %198, %c32_i64 : i64
+              %203 = arith.addi %202, %180 : i64
+              %204 = arith.ori %203, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+              %205 = arith.addi %202, %186 : i64
+              %206 = arith.addi %205, %112 : i64
+              "instgem.compute_accumulated"(%206, %188, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
-      scf.if %219 {
-        %221 = arith.muli %149, %182 : index
-        %222 = arith.muli %221, %c4 : index
-        %223 = arith.muli %220, %c4 : index
-        %224 = arith.subi %223, %c1 : index
-        %225 = arith.addi %222, %224 : index
-        %226 = arith.divsi %225, %223 : index
-        %227 = arith.maxsi %226, %c0 : index
-        %228 = arith.minsi %227, %182 : index
-        scf.for %arg13 = %228 to %182 step %c1 {
-          %252 = arith.index_cast %arg13 : index to i64
-          %253 = arith.addi %175, %252 : i64
-          %254 = arith.muli %253, %c16_i64 : i64
-          %255 = arith.maxsi %254, %110 : i64
-          %256 = arith.addi %254, %c16_i64 : i64
-          %257 = arith.minsi %256, %113 : i64
-          %258 = arith.subi %257, %255 : i64
-          %259 = arith.subi %255, %110 : i64
-          %260 = arith.muli %259, %173 : i64
-          %261 = arith.addi %172, %260 : i64
-          %262 = arith.muli %253, %c32_i64 : i64
-          %263 = arith.addi %262, %168 : i64
-          %264 = arith.subi %255, %254 : i64
-          %265 = arith.addi %263, %264 : i64
-          %266 = arith.minsi %169, %c64_i64 : i64
-          "instgem.mvin"(%261, %265, %266, %258) : (i64, i64, i64, i64) -> ()
+      scf.if %161 {
+        %179 = arith.muli %178, %c4 : index
+        %180 = arith.muli %170, %c4 : index
+        %181 = arith.muli %152, %180 : index
+        %182 = arith.subi %179, %c1 : index
+        %183 = arith.addi %181, %182 : index
+        %184 = arith.divsi %183, %179 : index
+        scf.for %arg13 = %184 to %170 step %c1 {
+          %202 = arith.index_cast %arg13 : index to i64
+          %203 = arith.addi %163, %202 : i64
+          %204 = arith.muli %203, %c16_i64 : i64
+          %205 = arith.maxsi %204, %113 : i64
+          %206 = arith.addi %204, %c16_i64 : i64
+          %207 = arith.minsi %206, %116 : i64
+          %208 = arith.subi %207, %205 : i64
+          %209 = arith.subi %205, %113 : i64
+          %210 = arith.muli %209, %177#0 : i64
+          %211 = arith.addi %177#1, %210 : i64
+          %212 = arith.muli %203, %c32_i64 : i64
+          %213 = arith.addi %212, %177#2 : i64
+          %214 = arith.subi %205, %204 : i64
+          %215 = arith.addi %213, %214 : i64
+          %216 = arith.minsi %177#3, %c64_i64 : i64
+          "instgem.mvin"(%211, %215, %216, %208) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %229 = arith.muli %149, %188 : index
-        %230 = arith.muli %229, %c4 : index
-        %231 = arith.subi %230, %220 : index
-        %232 = arith.addi %231, %224 : index
-        %233 = arith.divsi %232, %223 : index
-        %234 = arith.maxsi %233, %c0 : index
-        %235 = arith.minsi %234, %188 : index
-        scf.for %arg13 = %235 to %188 step %c1 {
-          %252 = arith.index_cast %arg13 : index to i64
-          %253 = arith.muli %252, %c16_i64 : i64
-          %254 = arith.maxsi %253, %c0_i64 : i64
-          %255 = arith.addi %253, %c16_i64 : i64
-          %256 = arith.minsi %255, %110 : i64
-          %257 = arith.subi %256, %254 : i64
-          %258 = arith.muli %252, %c32_i64 : i64
-          %259 = arith.addi %258, %168 : i64
-          %260 = arith.subi %254, %253 : i64
-          %261 = arith.addi %259, %260 : i64
-          %262 = arith.minsi %169, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %261, %262, %257) : (i64, i64, i64, i64) -> ()
+        %185 = arith.muli %176, %c4 : index
+        %186 = arith.muli %152, %185 : index
+        %187 = arith.subi %182, %178 : index
+        %188 = arith.addi %186, %187 : index
+        %189 = arith.divsi %188, %179 : index
+        scf.for %arg13 = %189 to %176 step %c1 {
+          %202 = arith.index_cast %arg13 : index to i64
+          %203 = arith.muli %202, %c16_i64 : i64
+          %204 = arith.maxsi %203, %c0_i64 : i64
+          %205 = arith.addi %203, %c16_i64 : i64
+          %206 = arith.minsi %205, %113 : i64
+          %207 = arith.subi %206, %204 : i64
+          %208 = arith.muli %202, %c32_i64 : i64
+          %209 = arith.addi %208, %177#2 : i64
+          %210 = arith.subi %204, %203 : i64
+          %211 = arith.addi %209, %210 : i64
+          %212 = arith.minsi %177#3, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %211, %212, %207) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %236 = arith.muli %149, %212 : index
-        %237 = arith.muli %236, %c4 : index
-        %238 = arith.muli %220, %c2 : index
-        %239 = arith.subi %237, %238 : index
-        %240 = arith.addi %239, %224 : index
-        %241 = arith.divsi %240, %223 : index
-        %242 = arith.maxsi %241, %c0 : index
-        %243 = arith.minsi %242, %212 : index
-        scf.for %arg13 = %243 to %212 step %c1 {
-          %252 = arith.index_cast %arg13 : index to i64
-          %253 = arith.addi %204, %252 : i64
-          %254 = arith.muli %253, %c16_i64 : i64
-          %255 = arith.maxsi %254, %197 : i64
-          %256 = arith.addi %254, %c16_i64 : i64
-          %257 = arith.minsi %256, %205 : i64
-          %258 = arith.subi %257, %255 : i64
-          %259 = arith.subi %255, %197 : i64
-          %260 = arith.muli %259, %202 : i64
-          %261 = arith.addi %201, %260 : i64
-          %262 = arith.muli %253, %c32_i64 : i64
-          %263 = arith.addi %262, %196 : i64
-          %264 = arith.subi %255, %254 : i64
-          %265 = arith.addi %263, %264 : i64
-          %266 = arith.minsi %132, %c64_i64 : i64
-          "instgem.mvin2"(%261, %265, %266, %258) : (i64, i64, i64, i64) -> ()
+        %190 = arith.muli %177#4, %c4 : index
+        %191 = arith.muli %152, %190 : index
+        %192 = arith.muli %178, %c2 : index
+        %193 = arith.subi %182, %192 : index
+        %194 = arith.addi %191, %193 : index
+        %195 = arith.divsi %194, %179 : index
+        scf.for %arg13 = %195 to %177#4 step %c1 {
+          %202 = arith.index_cast %arg13 : index to i64
+          %203 = arith.addi %177#5, %202 : i64
+          %204 = arith.muli %203, %c16_i64 : i64
+          %205 = arith.maxsi %204, %177#6 : i64
+          %206 = arith.addi %204, %c16_i64 : i64
+          %207 = arith.addi %177#6, %177#7 : i64
+          %208 = arith.minsi %206, %207 : i64
+          %209 = arith.subi %208, %205 : i64
+          %210 = arith.subi %205, %177#6 : i64
+          %211 = arith.muli %210, %177#8 : i64
+          %212 = arith.addi %177#9, %211 : i64
+          %213 = arith.muli %203, %c32_i64 : i64
+          %214 = arith.addi %213, %177#10 : i64
+          %215 = arith.subi %205, %204 : i64
+          %216 = arith.addi %214, %215 : i64
+          %217 = arith.minsi %135, %c64_i64 : i64
+          "instgem.mvin2"(%212, %216, %217, %209) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %244 = arith.muli %149, %218 : index
-        %245 = arith.muli %244, %c4 : index
-        %246 = arith.muli %220, %c3 : index
-        %247 = arith.subi %245, %246 : index
-        %248 = arith.addi %247, %224 : index
-        %249 = arith.divsi %248, %223 : index
-        %250 = arith.maxsi %249, %c0 : index
-        %251 = arith.minsi %250, %218 : index
-        scf.for %arg13 = %251 to %218 step %c1 {
-          %252 = arith.index_cast %arg13 : index to i64
-          %253 = arith.muli %252, %c16_i64 : i64
-          %254 = arith.maxsi %253, %c0_i64 : i64
-          %255 = arith.addi %253, %c16_i64 : i64
-          %256 = arith.minsi %255, %197 : i64
-          %257 = arith.subi %256, %254 : i64
-          %258 = arith.muli %252, %c32_i64 : i64
-          %259 = arith.addi %258, %196 : i64
-          %260 = arith.subi %254, %253 : i64
-          %261 = arith.addi %259, %260 : i64
-          %262 = arith.minsi %132, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %261, %262, %257) : (i64, i64, i64, i64) -> ()
+        %196 = arith.muli %177#11, %c4 : index
+        %197 = arith.muli %152, %196 : index
+        %198 = arith.muli %178, %c3 : index
+        %199 = arith.subi %182, %198 : index
+        %200 = arith.addi %197, %199 : index
+        %201 = arith.divsi %200, %179 : index
+        scf.for %arg13 = %201 to %177#11 step %c1 {
+          %202 = arith.index_cast %arg13 : index to i64
+          %203 = arith.muli %202, %c16_i64 : i64
+          %204 = arith.maxsi %203, %c0_i64 : i64
+          %205 = arith.addi %203, %c16_i64 : i64
+          %206 = arith.minsi %205, %177#6 : i64
+          %207 = arith.subi %206, %204 : i64
+          %208 = arith.muli %202, %c32_i64 : i64
+          %209 = arith.addi %208, %177#10 : i64
+          %210 = arith.subi %204, %203 : i64
+          %211 = arith.addi %209, %210 : i64
+          %212 = arith.minsi %135, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %211, %212, %207) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.yield %99, %116 : index, index
+      scf.yield %102, %119 : index, index
     }
     %9 = arith.muli %3, %c32 : index
     %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %88 = arith.index_cast %arg10 : index to i64
-      %89 = arith.remsi %88, %c2_i64 : i64
-      %90 = arith.divsi %88, %c2_i64 : i64
-      %91 = arith.muli %90, %c16_i64 : i64
-      %92 = arith.subi %c32_i64, %91 : i64
-      %93 = arith.minsi %92, %c16_i64 : i64
-      %94 = arith.muli %89, %c32_i64 : i64
-      %95 = arith.addi %94, %91 : i64
-      %96 = arith.addi %95, %c64_i64 : i64
-      %97 = arith.ori %96, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %97, %93, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %91 = arith.index_cast %arg10 : index to i64
+      %92 = arith.remsi %91, %c2_i64 : i64
+      %93 = arith.divsi %91, %c2_i64 : i64
+      %94 = arith.muli %93, %c16_i64 : i64
+      %95 = arith.subi %c32_i64, %94 : i64
+      %96 = arith.minsi %95, %c16_i64 : i64
+      %97 = arith.muli %92, %c32_i64 : i64
+      %98 = arith.addi %97, %94 : i64
+      %99 = arith.addi %98, %c64_i64 : i64
+      %100 = arith.ori %99, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64, %100, %96, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %10 = arith.minsi %arg6, %c0 : index
     %11 = arith.minsi %arg6, %c32 : index
@@ -1138,55 +1109,55 @@ module {
     %31 = arith.addi %29, %30 : i64
     %32 = arith.index_cast %strides#0 : index to i64
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %32) : (i64, i64, i64, i64, i64, i64) -> ()
-    %33 = arith.ceildivsi %27, %c64_i64 : i64
-    %34 = arith.divsi %25, %c16_i64 : i64
-    %35 = arith.ceildivsi %28, %c16_i64 : i64
-    %36 = arith.subi %35, %34 : i64
-    %37 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %38 = arith.extui %37 : i1 to i64
-    %39 = arith.muli %36, %38 : i64
-    %40 = arith.muli %39, %33 : i64
-    %41 = arith.index_cast %40 : i64 to index
-    scf.for %arg10 = %c0 to %41 step %c1 {
-      %88 = arith.index_cast %arg10 : index to i64
-      %89 = arith.addi %34, %88 : i64
-      %90 = arith.muli %89, %c16_i64 : i64
-      %91 = arith.maxsi %90, %25 : i64
-      %92 = arith.addi %90, %c16_i64 : i64
-      %93 = arith.minsi %92, %28 : i64
-      %94 = arith.subi %93, %91 : i64
-      %95 = arith.subi %91, %25 : i64
-      %96 = arith.muli %95, %32 : i64
-      %97 = arith.addi %31, %96 : i64
-      %98 = arith.muli %89, %c32_i64 : i64
-      %99 = arith.addi %98, %c256_i64 : i64
-      %100 = arith.subi %91, %90 : i64
-      %101 = arith.addi %99, %100 : i64
-      %102 = arith.minsi %27, %c64_i64 : i64
-      "instgem.mvin"(%97, %101, %102, %94) : (i64, i64, i64, i64) -> ()
+    %33 = arith.maxsi %25, %c0_i64 : i64
+    %34 = arith.divui %33, %c16_i64 : i64
+    %35 = arith.maxsi %28, %c0_i64 : i64
+    %36 = arith.addi %35, %c15_i64 : i64
+    %37 = arith.divui %36, %c16_i64 : i64
+    %38 = arith.subi %37, %34 : i64
+    %39 = arith.cmpi sgt, %26, %c0_i64 : i64
+    %40 = arith.extui %39 : i1 to i64
+    %41 = arith.muli %38, %40 : i64
+    %42 = arith.index_cast %41 : i64 to index
+    scf.for %arg10 = %c0 to %42 step %c1 {
+      %91 = arith.index_cast %arg10 : index to i64
+      %92 = arith.addi %34, %91 : i64
+      %93 = arith.muli %92, %c16_i64 : i64
+      %94 = arith.maxsi %93, %25 : i64
+      %95 = arith.addi %93, %c16_i64 : i64
+      %96 = arith.minsi %95, %28 : i64
+      %97 = arith.subi %96, %94 : i64
+      %98 = arith.subi %94, %25 : i64
+      %99 = arith.muli %98, %32 : i64
+      %100 = arith.addi %31, %99 : i64
+      %101 = arith.muli %92, %c32_i64 : i64
+      %102 = arith.addi %101, %c256_i64 : i64
+      %103 = arith.subi %94, %93 : i64
+      %104 = arith.addi %102, %103 : i64
+      %105 = arith.minsi %27, %c64_i64 : i64
+      "instgem.mvin"(%100, %104, %105, %97) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %42 = arith.ceildivsi %25, %c16_i64 : i64
-    %43 = arith.cmpi sgt, %25, %c0_i64 : i64
-    %44 = arith.extui %43 : i1 to i64
-    %45 = arith.muli %42, %44 : i64
-    %46 = arith.muli %45, %33 : i64
-    %47 = arith.index_cast %46 : i64 to index
-    scf.for %arg10 = %c0 to %47 step %c1 {
-      %88 = arith.index_cast %arg10 : index to i64
-      %89 = arith.muli %88, %c16_i64 : i64
-      %90 = arith.maxsi %89, %c0_i64 : i64
-      %91 = arith.addi %89, %c16_i64 : i64
-      %92 = arith.minsi %91, %25 : i64
-      %93 = arith.subi %92, %90 : i64
-      %94 = arith.muli %88, %c32_i64 : i64
-      %95 = arith.addi %94, %c256_i64 : i64
-      %96 = arith.subi %90, %89 : i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.minsi %27, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64, %97, %98, %93) : (i64, i64, i64, i64) -> ()
+    %43 = arith.addi %33, %c15_i64 : i64
+    %44 = arith.divui %43, %c16_i64 : i64
+    %45 = arith.cmpi sgt, %25, %c0_i64 : i64
+    %46 = arith.extui %45 : i1 to i64
+    %47 = arith.muli %44, %46 : i64
+    %48 = arith.index_cast %47 : i64 to index
+    scf.for %arg10 = %c0 to %48 step %c1 {
+      %91 = arith.index_cast %arg10 : index to i64
+      %92 = arith.muli %91, %c16_i64 : i64
+      %93 = arith.maxsi %92, %c0_i64 : i64
+      %94 = arith.addi %92, %c16_i64 : i64
+      %95 = arith.minsi %94, %25 : i64
+      %96 = arith.subi %95, %93 : i64
+      %97 = arith.muli %91, %c32_i64 : i64
+      %98 = arith.addi %97, %c256_i64 : i64
+      %99 = arith.subi %93, %92 : i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.minsi %27, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64, %100, %101, %96) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %48 = arith.maxsi %28, %c0_i64 : i64
-    %49 = arith.minsi %48, %c32_i64 : i64
+    %49 = arith.minsi %35, %c32_i64 : i64
     %50 = arith.maxsi %27, %c0_i64 : i64
     %51 = arith.minsi %50, %c32_i64 : i64
     %52 = arith.bitcast %arg8 : f32 to i32
@@ -1200,51 +1171,51 @@ module {
     %59 = arith.minsi %56, %58 : i64
     %60 = arith.maxsi %59, %c0_i64 : i64
     scf.for %arg10 = %c0 to %57 step %c1 {
-      %88 = arith.index_cast %arg10 : index to i64
-      %89 = arith.muli %88, %c16_i64 : i64
-      %90 = arith.subi %51, %89 : i64
-      %91 = arith.minsi %90, %c16_i64 : i64
-      %92 = arith.index_cast %60 : i64 to index
-      scf.for %arg11 = %c0 to %92 step %c1 {
-        %94 = arith.index_cast %arg11 : index to i64
-        %95 = arith.addi %89, %c64_i64 : i64
-        %96 = arith.ori %95, %c3221225472_i64 : i64
-        %97 = arith.muli %94, %c32_i64 : i64
-        %98 = arith.addi %97, %89 : i64
-        %99 = arith.addi %98, %c256_i64 : i64
-        "instgem.preload"(%99, %91, %c16_i64, %96, %91, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %100 = arith.muli %94, %c16_i64 : i64
-        %101 = arith.ori %100, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %102 = arith.addi %89, %c96_i64 : i64
-        %103 = arith.ori %102, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %103, %91, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %104 = arith.addi %100, %c32_i64 : i64
-        %105 = arith.ori %104, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%105, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %91 = arith.index_cast %arg10 : index to i64
+      %92 = arith.muli %91, %c16_i64 : i64
+      %93 = arith.subi %51, %92 : i64
+      %94 = arith.minsi %93, %c16_i64 : i64
+      %95 = arith.index_cast %60 : i64 to index
+      scf.for %arg11 = %c0 to %95 step %c1 {
+        %97 = arith.index_cast %arg11 : index to i64
+        %98 = arith.addi %92, %c64_i64 : i64
+        %99 = arith.ori %98, %c3221225472_i64 : i64
+        %100 = arith.muli %97, %c32_i64 : i64
+        %101 = arith.addi %100, %92 : i64
+        %102 = arith.addi %101, %c256_i64 : i64
+        "instgem.preload"(%102, %94, %c16_i64, %99, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %103 = arith.muli %97, %c16_i64 : i64
+        %104 = arith.ori %103, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %105 = arith.addi %92, %c96_i64 : i64
+        %106 = arith.ori %105, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %106, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %107 = arith.addi %103, %c32_i64 : i64
+        %108 = arith.ori %107, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %93 = arith.index_cast %56 : i64 to index
-      scf.for %arg11 = %92 to %93 step %c1 {
-        %94 = arith.index_cast %arg11 : index to i64
-        %95 = arith.muli %94, %c16_i64 : i64
-        %96 = arith.subi %c32_i64, %95 : i64
-        %97 = arith.minsi %96, %c16_i64 : i64
-        %98 = arith.subi %49, %95 : i64
-        %99 = arith.minsi %98, %c16_i64 : i64
-        %100 = arith.addi %89, %c64_i64 : i64
-        %101 = arith.ori %100, %c3221225472_i64 : i64
-        %102 = arith.muli %94, %c32_i64 : i64
-        %103 = arith.addi %102, %89 : i64
-        %104 = arith.addi %103, %c256_i64 : i64
-        "instgem.preload"(%104, %91, %99, %101, %91, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %105 = arith.ori %95, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%105, %97, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %106 = arith.addi %89, %c96_i64 : i64
-        %107 = arith.ori %106, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %107, %91, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %108 = arith.addi %95, %c32_i64 : i64
-        %109 = arith.ori %108, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%109, %97, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %96 = arith.index_cast %56 : i64 to index
+      scf.for %arg11 = %95 to %96 step %c1 {
+        %97 = arith.index_cast %arg11 : index to i64
+        %98 = arith.muli %97, %c16_i64 : i64
+        %99 = arith.subi %c32_i64, %98 : i64
+        %100 = arith.minsi %99, %c16_i64 : i64
+        %101 = arith.subi %49, %98 : i64
+        %102 = arith.minsi %101, %c16_i64 : i64
+        %103 = arith.addi %92, %c64_i64 : i64
+        %104 = arith.ori %103, %c3221225472_i64 : i64
+        %105 = arith.muli %97, %c32_i64 : i64
+        %106 = arith.addi %105, %92 : i64
+        %107 = arith.addi %106, %c256_i64 : i64
+        "instgem.preload"(%107, %94, %102, %104, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %108 = arith.ori %98, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%108, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %109 = arith.addi %92, %c96_i64 : i64
+        %110 = arith.ori %109, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %110, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %111 = arith.addi %98, %c32_i64 : i64
+        %112 = arith.ori %111, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%112, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -1272,40 +1243,43 @@ module {
     %76 = arith.bitcast %arg9 : f32 to i32
     %77 = arith.extui %76 : i32 to i64
     "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %78 = arith.divsi %70, %c16_i64 : i64
-    %79 = arith.addi %70, %71 : i64
-    %80 = arith.ceildivsi %79, %c16_i64 : i64
-    %81 = arith.subi %80, %78 : i64
-    %82 = arith.cmpi sgt, %71, %c0_i64 : i64
-    %83 = arith.extui %82 : i1 to i64
-    %84 = arith.muli %81, %83 : i64
-    %85 = arith.ceildivsi %27, %c16_i64 : i64
-    %86 = arith.muli %84, %85 : i64
-    %87 = arith.index_cast %86 : i64 to index
-    scf.for %arg10 = %c0 to %87 step %c1 {
-      %88 = arith.index_cast %arg10 : index to i64
-      %89 = arith.remsi %88, %84 : i64
-      %90 = arith.divsi %88, %84 : i64
-      %91 = arith.addi %78, %89 : i64
-      %92 = arith.muli %91, %c16_i64 : i64
-      %93 = arith.maxsi %92, %70 : i64
-      %94 = arith.addi %92, %c16_i64 : i64
-      %95 = arith.minsi %94, %79 : i64
-      %96 = arith.subi %95, %93 : i64
-      %97 = arith.subi %93, %70 : i64
-      %98 = arith.muli %97, %75 : i64
-      %99 = arith.addi %74, %98 : i64
-      %100 = arith.muli %90, %c16_i64 : i64
-      %101 = arith.addi %99, %100 : i64
-      %102 = arith.muli %91, %c32_i64 : i64
-      %103 = arith.addi %102, %100 : i64
-      %104 = arith.addi %103, %c64_i64 : i64
-      %105 = arith.ori %104, %c2147483648_i64 : i64
-      %106 = arith.subi %93, %92 : i64
-      %107 = arith.addi %105, %106 : i64
-      %108 = arith.subi %27, %100 : i64
-      %109 = arith.minsi %108, %c16_i64 : i64
-      "instgem.mvout"(%101, %107, %109, %96) : (i64, i64, i64, i64) -> ()
+    %78 = arith.maxsi %70, %c0_i64 : i64
+    %79 = arith.divui %78, %c16_i64 : i64
+    %80 = arith.addi %70, %71 : i64
+    %81 = arith.maxsi %80, %c0_i64 : i64
+    %82 = arith.addi %81, %c15_i64 : i64
+    %83 = arith.divui %82, %c16_i64 : i64
+    %84 = arith.subi %83, %79 : i64
+    %85 = arith.cmpi sgt, %71, %c0_i64 : i64
+    %86 = arith.extui %85 : i1 to i64
+    %87 = arith.muli %84, %86 : i64
+    %88 = arith.ceildivsi %27, %c16_i64 : i64
+    %89 = arith.muli %87, %88 : i64
+    %90 = arith.index_cast %89 : i64 to index
+    scf.for %arg10 = %c0 to %90 step %c1 {
+      %91 = arith.index_cast %arg10 : index to i64
+      %92 = arith.remsi %91, %87 : i64
+      %93 = arith.divsi %91, %87 : i64
+      %94 = arith.addi %79, %92 : i64
+      %95 = arith.muli %94, %c16_i64 : i64
+      %96 = arith.maxsi %95, %70 : i64
+      %97 = arith.addi %95, %c16_i64 : i64
+      %98 = arith.minsi %97, %80 : i64
+      %99 = arith.subi %98, %96 : i64
+      %100 = arith.subi %96, %70 : i64
+      %101 = arith.muli %100, %75 : i64
+      %102 = arith.addi %74, %101 : i64
+      %103 = arith.muli %93, %c16_i64 : i64
+      %104 = arith.addi %102, %103 : i64
+      %105 = arith.muli %94, %c32_i64 : i64
+      %106 = arith.addi %105, %103 : i64
+      %107 = arith.addi %106, %c64_i64 : i64
+      %108 = arith.ori %107, %c2147483648_i64 : i64
+      %109 = arith.subi %96, %95 : i64
+      %110 = arith.addi %108, %109 : i64
+      %111 = arith.subi %27, %103 : i64
+      %112 = arith.minsi %111, %c16_i64 : i64
+      "instgem.mvout"(%104, %110, %112, %99) : (i64, i64, i64, i64) -> ()
     }
     return
   }

@@ -51,6 +51,19 @@
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -90,6 +103,7 @@ module {
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c32_i64 = arith.constant 32 : i64
     %c128_i64 = arith.constant 128 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c2_i64 = arith.constant 2 : i64
@@ -145,10 +159,10 @@ module {
     scf.if %26 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %c2 step %c1 {
-        %46 = arith.index_cast %arg7 : index to i64
-        %47 = arith.muli %46, %c16_i64 : i64
-        %48 = arith.ori %47, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %48, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %49 = arith.index_cast %arg7 : index to i64
+        %50 = arith.muli %49, %c16_i64 : i64
+        %51 = arith.ori %50, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %51, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %27 = arith.index_cast %14 : index to i64
@@ -163,1269 +177,1338 @@ module {
     %34 = arith.index_cast %strides#0 : index to i64
     %35 = arith.muli %34, %c4_i64 : i64
     "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44 = arith.cmpi sgt, %6, %c0 : index
-    scf.if %44 {
-      %46 = arith.minsi %arg5, %c0 : index
-      %47 = arith.minsi %arg5, %c32 : index
-      %48 = arith.maxsi %46, %c0 : index
-      %49 = arith.minsi %48, %c32 : index
-      %50 = arith.subi %47, %46 : index
-      %51 = arith.cmpi sgt, %49, %c0 : index
-      %subview_2 = memref.subview %reinterpret_cast[%8, %46] [%15, %50] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %52 = arith.index_cast %50 : index to i64
+    %36 = arith.maxsi %27, %c0_i64 : i64
+    %37 = arith.divui %36, %c16_i64 : i64
+    %38 = arith.addi %27, %28 : i64
+    %39 = arith.maxsi %38, %c0_i64 : i64
+    %40 = arith.addi %39, %c15_i64 : i64
+    %41 = arith.divui %40, %c16_i64 : i64
+    %42 = arith.subi %41, %37 : i64
+    %43 = arith.cmpi sgt, %28, %c0_i64 : i64
+    %44 = arith.extui %43 : i1 to i64
+    %45 = arith.muli %42, %44 : i64
+    %46 = arith.ceildivsi %29, %c16_i64 : i64
+    %47 = arith.cmpi sgt, %6, %c0 : index
+    scf.if %47 {
+      %49 = arith.minsi %arg5, %c0 : index
+      %50 = arith.minsi %arg5, %c32 : index
+      %51 = arith.maxsi %49, %c0 : index
+      %52 = arith.minsi %51, %c32 : index
+      %53 = arith.subi %50, %49 : index
+      %54 = arith.cmpi sgt, %52, %c0 : index
+      %subview_2 = memref.subview %reinterpret_cast[%8, %49] [%15, %53] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %55 = arith.index_cast %53 : index to i64
       %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %53 = arith.index_cast %intptr_7 : index to i64
-      %54 = arith.index_cast %offset_4 : index to i64
-      %55 = arith.addi %53, %54 : i64
-      %56 = arith.index_cast %strides_6#0 : index to i64
-      %57 = arith.ceildivsi %52, %c64_i64 : i64
-      %58 = arith.muli %42, %57 : i64
-      %59 = arith.index_cast %58 : i64 to index
-      %60 = arith.ceildivsi %27, %c16_i64 : i64
-      %61 = arith.cmpi sgt, %27, %c0_i64 : i64
-      %62 = arith.extui %61 : i1 to i64
-      %63 = arith.muli %60, %62 : i64
-      %64 = arith.muli %63, %57 : i64
-      %65 = arith.index_cast %64 : i64 to index
-      %subview_8 = memref.subview %reinterpret_cast_0[%46, %17] [%50, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %66 = arith.index_cast %49 : index to i64
+      %56 = arith.index_cast %intptr_7 : index to i64
+      %57 = arith.index_cast %offset_4 : index to i64
+      %58 = arith.addi %56, %57 : i64
+      %59 = arith.index_cast %strides_6#0 : index to i64
+      %60 = arith.index_cast %45 : i64 to index
+      %61 = arith.addi %36, %c15_i64 : i64
+      %62 = arith.divui %61, %c16_i64 : i64
+      %63 = arith.cmpi sgt, %27, %c0_i64 : i64
+      %64 = arith.extui %63 : i1 to i64
+      %65 = arith.muli %62, %64 : i64
+      %66 = arith.index_cast %65 : i64 to index
+      %subview_8 = memref.subview %reinterpret_cast_0[%49, %17] [%53, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %67 = arith.index_cast %52 : index to i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %67 = arith.index_cast %intptr_13 : index to i64
-      %68 = arith.index_cast %offset_10 : index to i64
-      %69 = arith.addi %67, %68 : i64
-      %70 = arith.index_cast %strides_12#0 : index to i64
-      %71 = arith.ceildivsi %29, %c64_i64 : i64
-      %72 = arith.divsi %66, %c16_i64 : i64
-      %73 = arith.addi %66, %52 : i64
-      %74 = arith.ceildivsi %73, %c16_i64 : i64
-      %75 = arith.subi %74, %72 : i64
-      %76 = arith.cmpi sgt, %52, %c0_i64 : i64
-      %77 = arith.extui %76 : i1 to i64
-      %78 = arith.muli %75, %77 : i64
-      %79 = arith.muli %78, %71 : i64
-      %80 = arith.index_cast %79 : i64 to index
-      %81 = arith.ceildivsi %66, %c16_i64 : i64
-      %82 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %83 = arith.extui %82 : i1 to i64
-      %84 = arith.muli %81, %83 : i64
-      %85 = arith.muli %84, %71 : i64
-      %86 = arith.index_cast %85 : i64 to index
-      scf.if %51 {
+      %68 = arith.index_cast %intptr_13 : index to i64
+      %69 = arith.index_cast %offset_10 : index to i64
+      %70 = arith.addi %68, %69 : i64
+      %71 = arith.index_cast %strides_12#0 : index to i64
+      %72 = arith.maxsi %67, %c0_i64 : i64
+      %73 = arith.divui %72, %c16_i64 : i64
+      %74 = arith.addi %67, %55 : i64
+      %75 = arith.maxsi %74, %c0_i64 : i64
+      %76 = arith.addi %75, %c15_i64 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.subi %77, %73 : i64
+      %79 = arith.cmpi sgt, %55, %c0_i64 : i64
+      %80 = arith.extui %79 : i1 to i64
+      %81 = arith.muli %78, %80 : i64
+      %82 = arith.index_cast %81 : i64 to index
+      %83 = arith.addi %72, %c15_i64 : i64
+      %84 = arith.divui %83, %c16_i64 : i64
+      %85 = arith.cmpi sgt, %67, %c0_i64 : i64
+      %86 = arith.extui %85 : i1 to i64
+      %87 = arith.muli %84, %86 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.if %54 {
         func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       scf.if %25 {
         func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %56) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
-      %87 = arith.minsi %59, %c1 : index
-      %88 = arith.minsi %65, %c1 : index
-      %89 = arith.minsi %80, %c1 : index
-      %90 = arith.minsi %86, %c1 : index
-      scf.for %arg7 = %c0 to %87 step %c1 {
-        %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.addi %36, %91 : i64
-        %93 = arith.muli %92, %c16_i64 : i64
-        %94 = arith.maxsi %93, %27 : i64
-        %95 = arith.addi %93, %c16_i64 : i64
-        %96 = arith.minsi %95, %37 : i64
-        %97 = arith.subi %96, %94 : i64
-        %98 = arith.subi %94, %27 : i64
-        %99 = arith.muli %98, %56 : i64
-        %100 = arith.addi %55, %99 : i64
-        %101 = arith.muli %92, %c32_i64 : i64
-        %102 = arith.subi %94, %93 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.minsi %52, %c64_i64 : i64
-        "instgem.mvin"(%100, %103, %104, %97) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %88 step %c1 {
-        %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.muli %91, %c16_i64 : i64
-        %93 = arith.maxsi %92, %c0_i64 : i64
-        %94 = arith.addi %92, %c16_i64 : i64
-        %95 = arith.minsi %94, %27 : i64
-        %96 = arith.subi %95, %93 : i64
-        %97 = arith.muli %91, %c32_i64 : i64
-        %98 = arith.subi %93, %92 : i64
-        %99 = arith.addi %97, %98 : i64
-        %100 = arith.minsi %52, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %99, %100, %96) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %59) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
+      %89 = arith.minsi %60, %c1 : index
+      %90 = arith.minsi %66, %c1 : index
+      %91 = arith.minsi %82, %c1 : index
+      %92 = arith.minsi %88, %c1 : index
       scf.for %arg7 = %c0 to %89 step %c1 {
-        %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.addi %72, %91 : i64
-        %93 = arith.muli %92, %c16_i64 : i64
-        %94 = arith.maxsi %93, %66 : i64
-        %95 = arith.addi %93, %c16_i64 : i64
-        %96 = arith.minsi %95, %73 : i64
-        %97 = arith.subi %96, %94 : i64
-        %98 = arith.subi %94, %66 : i64
-        %99 = arith.muli %98, %70 : i64
-        %100 = arith.addi %69, %99 : i64
-        %101 = arith.addi %93, %c128_i64 : i64
-        %102 = arith.subi %94, %93 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.minsi %29, %c64_i64 : i64
-        "instgem.mvin2"(%100, %103, %104, %97) : (i64, i64, i64, i64) -> ()
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.addi %37, %93 : i64
+        %95 = arith.muli %94, %c16_i64 : i64
+        %96 = arith.maxsi %95, %27 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %38 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %27 : i64
+        %101 = arith.muli %100, %59 : i64
+        %102 = arith.addi %58, %101 : i64
+        %103 = arith.muli %94, %c32_i64 : i64
+        %104 = arith.subi %96, %95 : i64
+        %105 = arith.addi %103, %104 : i64
+        %106 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%102, %105, %106, %99) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %c0 to %90 step %c1 {
-        %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.muli %91, %c16_i64 : i64
-        %93 = arith.maxsi %92, %c0_i64 : i64
-        %94 = arith.addi %92, %c16_i64 : i64
-        %95 = arith.minsi %94, %66 : i64
-        %96 = arith.subi %95, %93 : i64
-        %97 = arith.addi %92, %c128_i64 : i64
-        %98 = arith.subi %93, %92 : i64
-        %99 = arith.addi %97, %98 : i64
-        %100 = arith.minsi %29, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %99, %100, %96) : (i64, i64, i64, i64) -> ()
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.maxsi %94, %c0_i64 : i64
+        %96 = arith.addi %94, %c16_i64 : i64
+        %97 = arith.minsi %96, %27 : i64
+        %98 = arith.subi %97, %95 : i64
+        %99 = arith.muli %93, %c32_i64 : i64
+        %100 = arith.subi %95, %94 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %101, %102, %98) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %87 to %59 step %c1 {
-        %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.addi %36, %91 : i64
-        %93 = arith.muli %92, %c16_i64 : i64
-        %94 = arith.maxsi %93, %27 : i64
-        %95 = arith.addi %93, %c16_i64 : i64
-        %96 = arith.minsi %95, %37 : i64
-        %97 = arith.subi %96, %94 : i64
-        %98 = arith.subi %94, %27 : i64
-        %99 = arith.muli %98, %56 : i64
-        %100 = arith.addi %55, %99 : i64
-        %101 = arith.muli %92, %c32_i64 : i64
-        %102 = arith.subi %94, %93 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.minsi %52, %c64_i64 : i64
-        "instgem.mvin"(%100, %103, %104, %97) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %91 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.addi %73, %93 : i64
+        %95 = arith.muli %94, %c16_i64 : i64
+        %96 = arith.maxsi %95, %67 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %74 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %67 : i64
+        %101 = arith.muli %100, %71 : i64
+        %102 = arith.addi %70, %101 : i64
+        %103 = arith.addi %95, %c128_i64 : i64
+        %104 = arith.subi %96, %95 : i64
+        %105 = arith.addi %103, %104 : i64
+        %106 = arith.minsi %29, %c64_i64 : i64
+        "instgem.mvin2"(%102, %105, %106, %99) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %88 to %65 step %c1 {
-        %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.muli %91, %c16_i64 : i64
-        %93 = arith.maxsi %92, %c0_i64 : i64
-        %94 = arith.addi %92, %c16_i64 : i64
-        %95 = arith.minsi %94, %27 : i64
-        %96 = arith.subi %95, %93 : i64
-        %97 = arith.muli %91, %c32_i64 : i64
-        %98 = arith.subi %93, %92 : i64
-        %99 = arith.addi %97, %98 : i64
-        %100 = arith.minsi %52, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %99, %100, %96) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %92 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.maxsi %94, %c0_i64 : i64
+        %96 = arith.addi %94, %c16_i64 : i64
+        %97 = arith.minsi %96, %67 : i64
+        %98 = arith.subi %97, %95 : i64
+        %99 = arith.addi %94, %c128_i64 : i64
+        %100 = arith.subi %95, %94 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.minsi %29, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %101, %102, %98) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %89 to %80 step %c1 {
-        %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.addi %72, %91 : i64
-        %93 = arith.muli %92, %c16_i64 : i64
-        %94 = arith.maxsi %93, %66 : i64
-        %95 = arith.addi %93, %c16_i64 : i64
-        %96 = arith.minsi %95, %73 : i64
-        %97 = arith.subi %96, %94 : i64
-        %98 = arith.subi %94, %66 : i64
-        %99 = arith.muli %98, %70 : i64
-        %100 = arith.addi %69, %99 : i64
-        %101 = arith.addi %93, %c128_i64 : i64
-        %102 = arith.subi %94, %93 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.minsi %29, %c64_i64 : i64
-        "instgem.mvin2"(%100, %103, %104, %97) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %89 to %60 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.addi %37, %93 : i64
+        %95 = arith.muli %94, %c16_i64 : i64
+        %96 = arith.maxsi %95, %27 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %38 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %27 : i64
+        %101 = arith.muli %100, %59 : i64
+        %102 = arith.addi %58, %101 : i64
+        %103 = arith.muli %94, %c32_i64 : i64
+        %104 = arith.subi %96, %95 : i64
+        %105 = arith.addi %103, %104 : i64
+        %106 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%102, %105, %106, %99) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %90 to %86 step %c1 {
-        %91 = arith.index_cast %arg7 : index to i64
-        %92 = arith.muli %91, %c16_i64 : i64
-        %93 = arith.maxsi %92, %c0_i64 : i64
-        %94 = arith.addi %92, %c16_i64 : i64
-        %95 = arith.minsi %94, %66 : i64
-        %96 = arith.subi %95, %93 : i64
-        %97 = arith.addi %92, %c128_i64 : i64
-        %98 = arith.subi %93, %92 : i64
-        %99 = arith.addi %97, %98 : i64
-        %100 = arith.minsi %29, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %99, %100, %96) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %90 to %66 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.maxsi %94, %c0_i64 : i64
+        %96 = arith.addi %94, %c16_i64 : i64
+        %97 = arith.minsi %96, %27 : i64
+        %98 = arith.subi %97, %95 : i64
+        %99 = arith.muli %93, %c32_i64 : i64
+        %100 = arith.subi %95, %94 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %101, %102, %98) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %91 to %82 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.addi %73, %93 : i64
+        %95 = arith.muli %94, %c16_i64 : i64
+        %96 = arith.maxsi %95, %67 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %74 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %67 : i64
+        %101 = arith.muli %100, %71 : i64
+        %102 = arith.addi %70, %101 : i64
+        %103 = arith.addi %95, %c128_i64 : i64
+        %104 = arith.subi %96, %95 : i64
+        %105 = arith.addi %103, %104 : i64
+        %106 = arith.minsi %29, %c64_i64 : i64
+        "instgem.mvin2"(%102, %105, %106, %99) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %92 to %88 step %c1 {
+        %93 = arith.index_cast %arg7 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.maxsi %94, %c0_i64 : i64
+        %96 = arith.addi %94, %c16_i64 : i64
+        %97 = arith.minsi %96, %67 : i64
+        %98 = arith.subi %97, %95 : i64
+        %99 = arith.addi %94, %c128_i64 : i64
+        %100 = arith.subi %95, %94 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.minsi %29, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64, %101, %102, %98) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %45:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %46 = arith.maxsi %arg8, %c0 : index
-      %47 = arith.minsi %46, %arg5 : index
-      %48 = arith.addi %arg8, %c32 : index
-      %49 = arith.maxsi %48, %c0 : index
+    %48:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+      %49 = arith.maxsi %arg8, %c0 : index
       %50 = arith.minsi %49, %arg5 : index
-      %51 = arith.subi %47, %arg8 : index
+      %51 = arith.addi %arg8, %c32 : index
       %52 = arith.maxsi %51, %c0 : index
-      %53 = arith.minsi %52, %c32 : index
-      %54 = arith.subi %50, %47 : index
-      %55 = arith.cmpi sgt, %53, %c0 : index
-      scf.if %55 {
+      %53 = arith.minsi %52, %arg5 : index
+      %54 = arith.subi %50, %arg8 : index
+      %55 = arith.maxsi %54, %c0 : index
+      %56 = arith.minsi %55, %c32 : index
+      %57 = arith.subi %53, %50 : index
+      %58 = arith.cmpi sgt, %56, %c0 : index
+      scf.if %58 {
         func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
-      %56 = arith.index_cast %arg7 : index to i64
-      %57 = arith.remsi %56, %c2_i64 : i64
-      %58 = arith.muli %57, %c64_i64 : i64
-      %59 = arith.index_cast %54 : index to i64
-      %60 = arith.maxsi %arg9, %c0 : index
-      %61 = arith.minsi %60, %arg5 : index
-      %62 = arith.addi %arg9, %c32 : index
-      %63 = arith.maxsi %62, %c0 : index
+      %59 = arith.index_cast %arg7 : index to i64
+      %60 = arith.remsi %59, %c2_i64 : i64
+      %61 = arith.muli %60, %c64_i64 : i64
+      %62 = arith.index_cast %57 : index to i64
+      %63 = arith.maxsi %arg9, %c0 : index
       %64 = arith.minsi %63, %arg5 : index
-      %65 = arith.subi %61, %arg9 : index
+      %65 = arith.addi %arg9, %c32 : index
       %66 = arith.maxsi %65, %c0 : index
-      %67 = arith.minsi %66, %c32 : index
-      %68 = arith.subi %64, %61 : index
+      %67 = arith.minsi %66, %arg5 : index
+      %68 = arith.subi %64, %arg9 : index
+      %69 = arith.maxsi %68, %c0 : index
+      %70 = arith.minsi %69, %c32 : index
+      %71 = arith.subi %67, %64 : index
       scf.if %25 {
         func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
-      %69 = arith.muli %57, %c32_i64 : i64
-      %70 = arith.addi %69, %c128_i64 : i64
-      %71 = arith.index_cast %67 : index to i64
-      %72 = arith.index_cast %68 : index to i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.maxsi %37, %c0_i64 : i64
-      %75 = arith.minsi %74, %c32_i64 : i64
-      %76 = arith.maxsi %59, %c0_i64 : i64
-      %77 = arith.minsi %76, %c32_i64 : i64
-      %78 = arith.maxsi %73, %c0_i64 : i64
+      %72 = arith.muli %60, %c32_i64 : i64
+      %73 = arith.addi %72, %c128_i64 : i64
+      %74 = arith.index_cast %70 : index to i64
+      %75 = arith.index_cast %71 : index to i64
+      %76 = arith.addi %74, %75 : i64
+      %77 = arith.minsi %39, %c32_i64 : i64
+      %78 = arith.maxsi %62, %c0_i64 : i64
       %79 = arith.minsi %78, %c32_i64 : i64
-      %80 = arith.maxsi %29, %c0_i64 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      %82 = arith.ceildivsi %75, %c16_i64 : i64
-      %83 = arith.ceildivsi %81, %c16_i64 : i64
-      %84 = arith.minsi %77, %79 : i64
-      %85 = arith.ceildivsi %84, %c16_i64 : i64
-      %86 = arith.addi %arg7, %c1 : index
-      %87 = arith.cmpi sge, %86, %6 : index
-      %88 = arith.cmpi eq, %arg7, %c0 : index
-      %89 = arith.cmpi sgt, %82, %c0_i64 : i64
-      %90 = arith.select %89, %83, %c0_i64 : i64
-      %91 = arith.index_cast %90 : i64 to index
-      %92 = arith.divsi %84, %c16_i64 : i64
-      %93 = arith.minsi %85, %92 : i64
-      %94 = arith.maxsi %93, %c0_i64 : i64
-      %95 = arith.divsi %75, %c16_i64 : i64
-      %96 = arith.minsi %82, %95 : i64
-      %97 = arith.maxsi %96, %c1_i64 : i64
-      %98 = arith.minsi %75, %c16_i64 : i64
-      %99 = arith.ori %88, %87 : i1
-      %100 = arith.addi %arg8, %c64 : index
-      %101 = arith.maxsi %100, %c0 : index
-      %102 = arith.minsi %101, %arg5 : index
-      %103 = arith.subi %50, %48 : index
-      %104 = arith.maxsi %103, %c0 : index
-      %105 = arith.minsi %104, %c32 : index
-      %106 = arith.subi %102, %50 : index
-      %107 = arith.cmpi sgt, %105, %c0 : index
-      %subview_2 = memref.subview %reinterpret_cast[%8, %50] [%15, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %108 = arith.index_cast %86 : index to i64
-      %109 = arith.remsi %108, %c2_i64 : i64
-      %110 = arith.muli %109, %c64_i64 : i64
-      %111 = arith.index_cast %106 : index to i64
-      %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %112 = arith.index_cast %intptr_7 : index to i64
-      %113 = arith.index_cast %offset_4 : index to i64
-      %114 = arith.addi %112, %113 : i64
-      %115 = arith.index_cast %strides_6#0 : index to i64
-      %116 = arith.ceildivsi %111, %c64_i64 : i64
-      %117 = arith.muli %42, %116 : i64
-      %118 = arith.index_cast %117 : i64 to index
-      %119 = arith.ceildivsi %27, %c16_i64 : i64
-      %120 = arith.cmpi sgt, %27, %c0_i64 : i64
-      %121 = arith.extui %120 : i1 to i64
-      %122 = arith.muli %119, %121 : i64
-      %123 = arith.muli %122, %116 : i64
-      %124 = arith.index_cast %123 : i64 to index
-      %125 = arith.addi %arg9, %c64 : index
-      %126 = arith.maxsi %125, %c0 : index
-      %127 = arith.minsi %126, %arg5 : index
-      %128 = arith.subi %64, %62 : index
-      %129 = arith.maxsi %128, %c0 : index
-      %130 = arith.minsi %129, %c32 : index
-      %131 = arith.subi %127, %64 : index
-      %subview_8 = memref.subview %reinterpret_cast_0[%64, %17] [%131, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %132 = arith.muli %109, %c32_i64 : i64
-      %133 = arith.addi %132, %c128_i64 : i64
-      %134 = arith.index_cast %130 : index to i64
-      %135 = arith.index_cast %131 : index to i64
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %136 = arith.index_cast %intptr_13 : index to i64
-      %137 = arith.index_cast %offset_10 : index to i64
-      %138 = arith.addi %136, %137 : i64
-      %139 = arith.index_cast %strides_12#0 : index to i64
-      %140 = arith.ceildivsi %29, %c64_i64 : i64
-      %141 = arith.divsi %134, %c16_i64 : i64
-      %142 = arith.addi %134, %135 : i64
-      %143 = arith.ceildivsi %142, %c16_i64 : i64
-      %144 = arith.subi %143, %141 : i64
-      %145 = arith.cmpi sgt, %135, %c0_i64 : i64
-      %146 = arith.extui %145 : i1 to i64
-      %147 = arith.muli %144, %146 : i64
-      %148 = arith.muli %147, %140 : i64
-      %149 = arith.index_cast %148 : i64 to index
-      %150 = arith.ceildivsi %134, %c16_i64 : i64
-      %151 = arith.cmpi sgt, %134, %c0_i64 : i64
-      %152 = arith.extui %151 : i1 to i64
-      %153 = arith.muli %150, %152 : i64
-      %154 = arith.muli %153, %140 : i64
-      %155 = arith.index_cast %154 : i64 to index
-      %156 = arith.cmpi slt, %86, %6 : index
-      scf.if %156 {
-        scf.if %107 {
+      %80 = arith.maxsi %76, %c0_i64 : i64
+      %81 = arith.minsi %80, %c32_i64 : i64
+      %82 = arith.maxsi %29, %c0_i64 : i64
+      %83 = arith.minsi %82, %c16_i64 : i64
+      %84 = arith.ceildivsi %77, %c16_i64 : i64
+      %85 = arith.ceildivsi %83, %c16_i64 : i64
+      %86 = arith.minsi %79, %81 : i64
+      %87 = arith.ceildivsi %86, %c16_i64 : i64
+      %88 = arith.addi %arg7, %c1 : index
+      %89 = arith.cmpi sge, %88, %6 : index
+      %90 = arith.cmpi eq, %arg7, %c0 : index
+      %91 = arith.cmpi sgt, %84, %c0_i64 : i64
+      %92 = arith.select %91, %85, %c0_i64 : i64
+      %93 = arith.index_cast %92 : i64 to index
+      %94 = arith.divsi %86, %c16_i64 : i64
+      %95 = arith.minsi %87, %94 : i64
+      %96 = arith.maxsi %95, %c0_i64 : i64
+      %97 = arith.divsi %77, %c16_i64 : i64
+      %98 = arith.minsi %84, %97 : i64
+      %99 = arith.maxsi %98, %c1_i64 : i64
+      %100 = arith.minsi %77, %c16_i64 : i64
+      %101 = arith.ori %90, %89 : i1
+      %102 = arith.cmpi slt, %88, %6 : index
+      %103 = arith.index_cast %45 : i64 to index
+      %104 = arith.addi %36, %c15_i64 : i64
+      %105 = arith.divui %104, %c16_i64 : i64
+      %106 = arith.cmpi sgt, %27, %c0_i64 : i64
+      %107 = arith.extui %106 : i1 to i64
+      %108 = arith.muli %105, %107 : i64
+      %109 = arith.index_cast %108 : i64 to index
+      %110:12 = scf.if %102 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+        %112 = arith.addi %arg8, %c64 : index
+        %113 = arith.maxsi %112, %c0 : index
+        %114 = arith.minsi %113, %arg5 : index
+        %115 = arith.subi %53, %51 : index
+        %116 = arith.maxsi %115, %c0 : index
+        %117 = arith.minsi %116, %c32 : index
+        %118 = arith.subi %114, %53 : index
+        %119 = arith.cmpi sgt, %117, %c0 : index
+        %subview_2 = memref.subview %reinterpret_cast[%8, %53] [%15, %118] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %120 = arith.index_cast %88 : index to i64
+        %121 = arith.remsi %120, %c2_i64 : i64
+        %122 = arith.muli %121, %c64_i64 : i64
+        %123 = arith.index_cast %118 : index to i64
+        %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %124 = arith.index_cast %intptr_7 : index to i64
+        %125 = arith.index_cast %offset_4 : index to i64
+        %126 = arith.addi %124, %125 : i64
+        %127 = arith.index_cast %strides_6#0 : index to i64
+        %128 = arith.addi %arg9, %c64 : index
+        %129 = arith.maxsi %128, %c0 : index
+        %130 = arith.minsi %129, %arg5 : index
+        %131 = arith.subi %67, %65 : index
+        %132 = arith.maxsi %131, %c0 : index
+        %133 = arith.minsi %132, %c32 : index
+        %134 = arith.subi %130, %67 : index
+        %subview_8 = memref.subview %reinterpret_cast_0[%67, %17] [%134, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %135 = arith.muli %121, %c32_i64 : i64
+        %136 = arith.addi %135, %c128_i64 : i64
+        %137 = arith.index_cast %133 : index to i64
+        %138 = arith.index_cast %134 : index to i64
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %139 = arith.index_cast %intptr_13 : index to i64
+        %140 = arith.index_cast %offset_10 : index to i64
+        %141 = arith.addi %139, %140 : i64
+        %142 = arith.index_cast %strides_12#0 : index to i64
+        %143 = arith.maxsi %137, %c0_i64 : i64
+        %144 = arith.divui %143, %c16_i64 : i64
+        %145 = arith.addi %137, %138 : i64
+        %146 = arith.maxsi %145, %c0_i64 : i64
+        %147 = arith.addi %146, %c15_i64 : i64
+        %148 = arith.divui %147, %c16_i64 : i64
+        %149 = arith.subi %148, %144 : i64
+        %150 = arith.cmpi sgt, %138, %c0_i64 : i64
+        %151 = arith.extui %150 : i1 to i64
+        %152 = arith.muli %149, %151 : i64
+        %153 = arith.index_cast %152 : i64 to index
+        %154 = arith.addi %143, %c15_i64 : i64
+        %155 = arith.divui %154, %c16_i64 : i64
+        %156 = arith.cmpi sgt, %137, %c0_i64 : i64
+        %157 = arith.extui %156 : i1 to i64
+        %158 = arith.muli %155, %157 : i64
+        %159 = arith.index_cast %158 : i64 to index
+        scf.if %119 {
           func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
         }
         scf.if %25 {
           func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %139) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.yield %127, %126, %122, %123, %153, %144, %137, %138, %142, %141, %136, %159 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+      } else {
+        scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
       }
-      %157 = arith.maxsi %91, %c1 : index
-      scf.if %99 {
-        %158 = arith.maxsi %85, %c1_i64 : i64
-        %159 = arith.ceildivsi %42, %158 : i64
-        %160 = arith.select %88, %c0_i64, %c-1_i64 : i64
-        scf.for %arg10 = %c0 to %91 step %c1 {
-          scf.if %156 {
-            %191 = arith.cmpi sgt, %118, %c0 : index
-            scf.if %191 {
-              %195 = arith.muli %arg10, %118 : index
-              %196 = arith.muli %195, %c4 : index
-              %197 = arith.muli %157, %c4 : index
-              %198 = arith.subi %197, %c1 : index
-              %199 = arith.addi %196, %198 : index
-              %200 = arith.divsi %199, %197 : index
-              %201 = arith.maxsi %200, %c0 : index
-              %202 = arith.minsi %201, %118 : index
-              %203 = arith.addi %arg10, %c1 : index
-              %204 = arith.muli %203, %118 : index
-              %205 = arith.muli %204, %c4 : index
-              %206 = arith.addi %205, %198 : index
-              %207 = arith.divsi %206, %197 : index
-              %208 = arith.maxsi %207, %c0 : index
-              %209 = arith.minsi %208, %118 : index
-              scf.for %arg11 = %202 to %209 step %c1 {
-                %210 = arith.index_cast %arg11 : index to i64
-                %211 = arith.addi %36, %210 : i64
-                %212 = arith.muli %211, %c16_i64 : i64
-                %213 = arith.maxsi %212, %27 : i64
-                %214 = arith.addi %212, %c16_i64 : i64
-                %215 = arith.minsi %214, %37 : i64
-                %216 = arith.subi %215, %213 : i64
-                %217 = arith.subi %213, %27 : i64
-                %218 = arith.muli %217, %115 : i64
-                %219 = arith.addi %114, %218 : i64
-                %220 = arith.muli %211, %c32_i64 : i64
-                %221 = arith.addi %220, %110 : i64
-                %222 = arith.subi %213, %212 : i64
-                %223 = arith.addi %221, %222 : i64
-                %224 = arith.minsi %111, %c64_i64 : i64
-                "instgem.mvin"(%219, %223, %224, %216) : (i64, i64, i64, i64) -> ()
+      %111 = arith.maxsi %93, %c1 : index
+      scf.if %101 {
+        %112 = arith.maxsi %87, %c1_i64 : i64
+        %113 = arith.ceildivsi %45, %112 : i64
+        %114 = arith.select %90, %c0_i64, %c-1_i64 : i64
+        scf.for %arg10 = %c0 to %93 step %c1 {
+          scf.if %102 {
+            %146 = arith.cmpi sgt, %103, %c0 : index
+            scf.if %146 {
+              %150 = arith.muli %111, %c4 : index
+              %151 = arith.muli %103, %c4 : index
+              %152 = arith.muli %arg10, %151 : index
+              %153 = arith.subi %150, %c1 : index
+              %154 = arith.addi %152, %153 : index
+              %155 = arith.divsi %154, %150 : index
+              %156 = arith.addi %154, %151 : index
+              %157 = arith.divsi %156, %150 : index
+              scf.for %arg11 = %155 to %157 step %c1 {
+                %158 = arith.index_cast %arg11 : index to i64
+                %159 = arith.addi %37, %158 : i64
+                %160 = arith.muli %159, %c16_i64 : i64
+                %161 = arith.maxsi %160, %27 : i64
+                %162 = arith.addi %160, %c16_i64 : i64
+                %163 = arith.minsi %162, %38 : i64
+                %164 = arith.subi %163, %161 : i64
+                %165 = arith.subi %161, %27 : i64
+                %166 = arith.muli %165, %110#0 : i64
+                %167 = arith.addi %110#1, %166 : i64
+                %168 = arith.muli %159, %c32_i64 : i64
+                %169 = arith.addi %168, %110#2 : i64
+                %170 = arith.subi %161, %160 : i64
+                %171 = arith.addi %169, %170 : i64
+                %172 = arith.minsi %110#3, %c64_i64 : i64
+                "instgem.mvin"(%167, %171, %172, %164) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %192 = arith.cmpi sgt, %124, %c0 : index
-            scf.if %192 {
-              %195 = arith.muli %arg10, %124 : index
-              %196 = arith.muli %195, %c4 : index
-              %197 = arith.subi %196, %157 : index
-              %198 = arith.muli %157, %c4 : index
-              %199 = arith.subi %198, %c1 : index
-              %200 = arith.addi %197, %199 : index
-              %201 = arith.divsi %200, %198 : index
-              %202 = arith.maxsi %201, %c0 : index
-              %203 = arith.minsi %202, %124 : index
-              %204 = arith.addi %arg10, %c1 : index
-              %205 = arith.muli %204, %124 : index
-              %206 = arith.muli %205, %c4 : index
-              %207 = arith.subi %206, %157 : index
-              %208 = arith.addi %207, %199 : index
-              %209 = arith.divsi %208, %198 : index
-              %210 = arith.maxsi %209, %c0 : index
-              %211 = arith.minsi %210, %124 : index
-              scf.for %arg11 = %203 to %211 step %c1 {
-                %212 = arith.index_cast %arg11 : index to i64
-                %213 = arith.muli %212, %c16_i64 : i64
-                %214 = arith.maxsi %213, %c0_i64 : i64
-                %215 = arith.addi %213, %c16_i64 : i64
-                %216 = arith.minsi %215, %27 : i64
-                %217 = arith.subi %216, %214 : i64
-                %218 = arith.muli %212, %c32_i64 : i64
-                %219 = arith.addi %218, %110 : i64
-                %220 = arith.subi %214, %213 : i64
-                %221 = arith.addi %219, %220 : i64
-                %222 = arith.minsi %111, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64, %221, %222, %217) : (i64, i64, i64, i64) -> ()
+            %147 = arith.cmpi sgt, %109, %c0 : index
+            scf.if %147 {
+              %150 = arith.muli %111, %c4 : index
+              %151 = arith.muli %109, %c4 : index
+              %152 = arith.muli %arg10, %151 : index
+              %153 = arith.subi %150, %c1 : index
+              %154 = arith.subi %153, %111 : index
+              %155 = arith.addi %152, %154 : index
+              %156 = arith.divsi %155, %150 : index
+              %157 = arith.addi %155, %151 : index
+              %158 = arith.divsi %157, %150 : index
+              scf.for %arg11 = %156 to %158 step %c1 {
+                %159 = arith.index_cast %arg11 : index to i64
+                %160 = arith.muli %159, %c16_i64 : i64
+                %161 = arith.maxsi %160, %c0_i64 : i64
+                %162 = arith.addi %160, %c16_i64 : i64
+                %163 = arith.minsi %162, %27 : i64
+                %164 = arith.subi %163, %161 : i64
+                %165 = arith.muli %159, %c32_i64 : i64
+                %166 = arith.addi %165, %110#2 : i64
+                %167 = arith.subi %161, %160 : i64
+                %168 = arith.addi %166, %167 : i64
+                %169 = arith.minsi %110#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %168, %169, %164) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %193 = arith.cmpi sgt, %149, %c0 : index
-            scf.if %193 {
-              %195 = arith.muli %arg10, %149 : index
-              %196 = arith.muli %195, %c4 : index
-              %197 = arith.muli %157, %c2 : index
-              %198 = arith.subi %196, %197 : index
-              %199 = arith.muli %157, %c4 : index
-              %200 = arith.subi %199, %c1 : index
-              %201 = arith.addi %198, %200 : index
-              %202 = arith.divsi %201, %199 : index
-              %203 = arith.maxsi %202, %c0 : index
-              %204 = arith.minsi %203, %149 : index
-              %205 = arith.addi %arg10, %c1 : index
-              %206 = arith.muli %205, %149 : index
-              %207 = arith.muli %206, %c4 : index
-              %208 = arith.subi %207, %197 : index
-              %209 = arith.addi %208, %200 : index
-              %210 = arith.divsi %209, %199 : index
-              %211 = arith.maxsi %210, %c0 : index
-              %212 = arith.minsi %211, %149 : index
-              scf.for %arg11 = %204 to %212 step %c1 {
-                %213 = arith.index_cast %arg11 : index to i64
-                %214 = arith.addi %141, %213 : i64
-                %215 = arith.muli %214, %c16_i64 : i64
-                %216 = arith.maxsi %215, %134 : i64
-                %217 = arith.addi %215, %c16_i64 : i64
-                %218 = arith.minsi %217, %142 : i64
-                %219 = arith.subi %218, %216 : i64
-                %220 = arith.subi %216, %134 : i64
-                %221 = arith.muli %220, %139 : i64
-                %222 = arith.addi %138, %221 : i64
-                %223 = arith.addi %215, %133 : i64
-                %224 = arith.subi %216, %215 : i64
-                %225 = arith.addi %223, %224 : i64
-                %226 = arith.minsi %29, %c64_i64 : i64
-                "instgem.mvin2"(%222, %225, %226, %219) : (i64, i64, i64, i64) -> ()
+            %148 = arith.cmpi sgt, %110#4, %c0 : index
+            scf.if %148 {
+              %150 = arith.muli %111, %c4 : index
+              %151 = arith.muli %110#4, %c4 : index
+              %152 = arith.muli %arg10, %151 : index
+              %153 = arith.subi %150, %c1 : index
+              %154 = arith.muli %111, %c2 : index
+              %155 = arith.subi %153, %154 : index
+              %156 = arith.addi %152, %155 : index
+              %157 = arith.divsi %156, %150 : index
+              %158 = arith.addi %156, %151 : index
+              %159 = arith.divsi %158, %150 : index
+              scf.for %arg11 = %157 to %159 step %c1 {
+                %160 = arith.index_cast %arg11 : index to i64
+                %161 = arith.addi %110#5, %160 : i64
+                %162 = arith.muli %161, %c16_i64 : i64
+                %163 = arith.maxsi %162, %110#6 : i64
+                %164 = arith.addi %162, %c16_i64 : i64
+                %165 = arith.addi %110#6, %110#7 : i64
+                %166 = arith.minsi %164, %165 : i64
+                %167 = arith.subi %166, %163 : i64
+                %168 = arith.subi %163, %110#6 : i64
+                %169 = arith.muli %168, %110#8 : i64
+                %170 = arith.addi %110#9, %169 : i64
+                %171 = arith.addi %162, %110#10 : i64
+                %172 = arith.subi %163, %162 : i64
+                %173 = arith.addi %171, %172 : i64
+                %174 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%170, %173, %174, %167) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %194 = arith.cmpi sgt, %155, %c0 : index
-            scf.if %194 {
-              %195 = arith.muli %arg10, %155 : index
-              %196 = arith.muli %195, %c4 : index
-              %197 = arith.muli %157, %c3 : index
-              %198 = arith.subi %196, %197 : index
-              %199 = arith.muli %157, %c4 : index
-              %200 = arith.subi %199, %c1 : index
-              %201 = arith.addi %198, %200 : index
-              %202 = arith.divsi %201, %199 : index
-              %203 = arith.maxsi %202, %c0 : index
-              %204 = arith.minsi %203, %155 : index
-              %205 = arith.addi %arg10, %c1 : index
-              %206 = arith.muli %205, %155 : index
-              %207 = arith.muli %206, %c4 : index
-              %208 = arith.subi %207, %197 : index
-              %209 = arith.addi %208, %200 : index
-              %210 = arith.divsi %209, %199 : index
-              %211 = arith.maxsi %210, %c0 : index
-              %212 = arith.minsi %211, %155 : index
-              scf.for %arg11 = %204 to %212 step %c1 {
-                %213 = arith.index_cast %arg11 : index to i64
-                %214 = arith.muli %213, %c16_i64 : i64
-                %215 = arith.maxsi %214, %c0_i64 : i64
-                %216 = arith.addi %214, %c16_i64 : i64
-                %217 = arith.minsi %216, %134 : i64
-                %218 = arith.subi %217, %215 : i64
-                %219 = arith.addi %214, %133 : i64
-                %220 = arith.subi %215, %214 : i64
-                %221 = arith.addi %219, %220 : i64
-                %222 = arith.minsi %29, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64, %221, %222, %218) : (i64, i64, i64, i64) -> ()
+            %149 = arith.cmpi sgt, %110#11, %c0 : index
+            scf.if %149 {
+              %150 = arith.muli %111, %c4 : index
+              %151 = arith.muli %110#11, %c4 : index
+              %152 = arith.muli %arg10, %151 : index
+              %153 = arith.subi %150, %c1 : index
+              %154 = arith.muli %111, %c3 : index
+              %155 = arith.subi %153, %154 : index
+              %156 = arith.addi %152, %155 : index
+              %157 = arith.divsi %156, %150 : index
+              %158 = arith.addi %156, %151 : index
+              %159 = arith.divsi %158, %150 : index
+              scf.for %arg11 = %157 to %159 step %c1 {
+                %160 = arith.index_cast %arg11 : index to i64
+                %161 = arith.muli %160, %c16_i64 : i64
+                %162 = arith.maxsi %161, %c0_i64 : i64
+                %163 = arith.addi %161, %c16_i64 : i64
+                %164 = arith.minsi %163, %110#6 : i64
+                %165 = arith.subi %164, %162 : i64
+                %166 = arith.addi %161, %110#10 : i64
+                %167 = arith.subi %162, %161 : i64
+                %168 = arith.addi %166, %167 : i64
+                %169 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %168, %169, %165) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %167 = arith.index_cast %arg10 : index to i64
-          %168 = arith.subi %167, %c1_i64 : i64
-          %169 = arith.cmpi sge, %168, %c0_i64 : i64
-          %170 = arith.cmpi slt, %168, %43 : i64
-          %171 = arith.andi %169, %170 : i1
-          %172 = arith.andi %87, %171 : i1
-          %173 = arith.subi %90, %c1_i64 : i64
-          %174 = arith.cmpi eq, %167, %173 : i64
-          %175 = arith.cmpi slt, %167, %43 : i64
-          %176 = arith.andi %174, %175 : i1
-          %177 = arith.andi %87, %176 : i1
-          %178 = arith.subi %85, %c1_i64 : i64
-          %179 = arith.select %177, %178, %c-1_i64 : i64
-          %180 = arith.muli %167, %c16_i64 : i64
-          %181 = arith.subi %81, %180 : i64
-          %182 = arith.minsi %181, %c16_i64 : i64
-          %183 = arith.index_cast %94 : i64 to index
-          scf.for %arg11 = %c0 to %183 step %c1 {
-            %191 = arith.index_cast %arg11 : index to i64
-            scf.if %172 {
-              %202 = arith.muli %191, %159 : i64
-              %203 = arith.minsi %202, %42 : i64
-              %204 = arith.addi %203, %159 : i64
-              %205 = arith.minsi %204, %42 : i64
-              %206 = arith.index_cast %203 : i64 to index
-              %207 = arith.index_cast %205 : i64 to index
-              scf.for %arg12 = %206 to %207 step %c1 {
-                %208 = arith.index_cast %arg12 : index to i64
-                %209 = arith.addi %36, %208 : i64
-                %210 = arith.muli %209, %c16_i64 : i64
-                %211 = arith.maxsi %210, %27 : i64
-                %212 = arith.addi %210, %c16_i64 : i64
-                %213 = arith.minsi %212, %37 : i64
-                %214 = arith.subi %213, %211 : i64
-                %215 = arith.subi %211, %27 : i64
-                %216 = arith.muli %215, %35 : i64
-                %217 = arith.addi %33, %216 : i64
-                %218 = arith.muli %168, %c64_i64 : i64
-                %219 = arith.addi %217, %218 : i64
-                %220 = arith.muli %168, %c16_i64 : i64
-                %221 = arith.addi %210, %220 : i64
-                %222 = arith.ori %221, %c2684354560_i64 : i64
-                %223 = arith.subi %211, %210 : i64
-                %224 = arith.addi %222, %223 : i64
-                %225 = arith.subi %29, %220 : i64
-                %226 = arith.minsi %225, %c16_i64 : i64
-                "instgem.mvout"(%219, %224, %226, %214) : (i64, i64, i64, i64) -> ()
+          %121 = arith.index_cast %arg10 : index to i64
+          %122 = arith.subi %121, %c1_i64 : i64
+          %123 = arith.cmpi sge, %122, %c0_i64 : i64
+          %124 = arith.cmpi slt, %122, %46 : i64
+          %125 = arith.andi %123, %124 : i1
+          %126 = arith.andi %89, %125 : i1
+          %127 = arith.subi %92, %c1_i64 : i64
+          %128 = arith.cmpi eq, %121, %127 : i64
+          %129 = arith.cmpi slt, %121, %46 : i64
+          %130 = arith.andi %128, %129 : i1
+          %131 = arith.andi %89, %130 : i1
+          %132 = arith.subi %87, %c1_i64 : i64
+          %133 = arith.select %131, %132, %c-1_i64 : i64
+          %134 = arith.muli %121, %c16_i64 : i64
+          %135 = arith.subi %83, %134 : i64
+          %136 = arith.minsi %135, %c16_i64 : i64
+          %137 = arith.cmpi sgt, %96, %c0_i64 : i64
+          scf.if %137 {
+            scf.if %126 {
+              %153 = arith.minsi %45, %c0_i64 : i64
+              %154 = arith.addi %153, %113 : i64
+              %155 = arith.minsi %154, %45 : i64
+              %156 = arith.index_cast %153 : i64 to index
+              %157 = arith.index_cast %155 : i64 to index
+              scf.for %arg11 = %156 to %157 step %c1 {
+                %158 = arith.index_cast %arg11 : index to i64
+                %159 = arith.addi %37, %158 : i64
+                %160 = arith.muli %159, %c16_i64 : i64
+                %161 = arith.maxsi %160, %27 : i64
+                %162 = arith.addi %160, %c16_i64 : i64
+                %163 = arith.minsi %162, %38 : i64
+                %164 = arith.subi %163, %161 : i64
+                %165 = arith.subi %161, %27 : i64
+                %166 = arith.muli %165, %35 : i64
+                %167 = arith.addi %33, %166 : i64
+                %168 = arith.muli %122, %c64_i64 : i64
+                %169 = arith.addi %167, %168 : i64
+                %170 = arith.muli %122, %c16_i64 : i64
+                %171 = arith.addi %160, %170 : i64
+                %172 = arith.ori %171, %c2684354560_i64 : i64
+                %173 = arith.subi %161, %160 : i64
+                %174 = arith.addi %172, %173 : i64
+                %175 = arith.subi %29, %170 : i64
+                %176 = arith.minsi %175, %c16_i64 : i64
+                "instgem.mvout"(%169, %174, %176, %164) : (i64, i64, i64, i64) -> ()
               }
             }
-            %192 = arith.cmpi eq, %191, %160 : i64
-            %193 = arith.select %192, %c2147483648_i64, %c3221225472_i64 : i64
-            %194 = arith.ori %180, %193 : i64
-            %195 = arith.select %192, %c16_i64, %98 : i64
-            %196 = arith.select %192, %c16_i64, %182 : i64
-            %197 = arith.muli %191, %c16_i64 : i64
-            %198 = arith.addi %197, %180 : i64
-            %199 = arith.addi %198, %70 : i64
-            "instgem.preload"(%199, %182, %c16_i64, %194, %196, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %200 = arith.addi %197, %58 : i64
-            "instgem.compute_preloaded"(%200, %c16_i64, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %201 = arith.cmpi eq, %191, %179 : i64
-            scf.if %201 {
-              %202 = arith.index_cast %97 : i64 to index
-              scf.for %arg12 = %c1 to %202 step %c1 {
-                %204 = arith.index_cast %arg12 : index to i64
-                %205 = arith.muli %204, %c16_i64 : i64
-                %206 = arith.addi %205, %180 : i64
-                %207 = arith.ori %206, %193 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %208 = arith.muli %204, %c32_i64 : i64
-                %209 = arith.addi %208, %197 : i64
-                %210 = arith.addi %209, %58 : i64
-                "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %211 = arith.subi %204, %c1_i64 : i64
-                %212 = arith.subi %211, %36 : i64
-                %213 = arith.cmpi sge, %212, %c0_i64 : i64
-                %214 = arith.cmpi slt, %212, %42 : i64
-                %215 = arith.andi %213, %214 : i1
-                scf.if %215 {
-                  %216 = arith.muli %211, %c16_i64 : i64
-                  %217 = arith.maxsi %216, %27 : i64
-                  %218 = arith.addi %216, %c16_i64 : i64
-                  %219 = arith.minsi %218, %37 : i64
-                  %220 = arith.subi %219, %217 : i64
-                  %221 = arith.subi %217, %27 : i64
-                  %222 = arith.muli %221, %35 : i64
-                  %223 = arith.addi %33, %222 : i64
-                  %224 = arith.muli %167, %c64_i64 : i64
-                  %225 = arith.addi %223, %224 : i64
-                  %226 = arith.addi %216, %180 : i64
-                  %227 = arith.ori %226, %c2684354560_i64 : i64
-                  %228 = arith.subi %217, %216 : i64
-                  %229 = arith.addi %227, %228 : i64
-                  %230 = arith.subi %29, %180 : i64
-                  %231 = arith.minsi %230, %c16_i64 : i64
-                  "instgem.mvout"(%225, %229, %231, %220) : (i64, i64, i64, i64) -> ()
+            %146 = arith.cmpi eq, %114, %c0_i64 : i64
+            %147 = arith.select %146, %c2147483648_i64, %c3221225472_i64 : i64
+            %148 = arith.ori %134, %147 : i64
+            %149 = arith.select %146, %c16_i64, %100 : i64
+            %150 = arith.select %146, %c16_i64, %136 : i64
+            %151 = arith.addi %134, %73 : i64
+            "instgem.preload"(%151, %136, %c16_i64, %148, %150, %149) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%61, %c16_i64, %100, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %152 = arith.cmpi eq, %133, %c0_i64 : i64
+            scf.if %152 {
+              %153 = arith.index_cast %99 : i64 to index
+              scf.for %arg11 = %c1 to %153 step %c1 {
+                %155 = arith.index_cast %arg11 : index to i64
+                %156 = arith.muli %155, %c16_i64 : i64
+                %157 = arith.addi %156, %134 : i64
+                %158 = arith.ori %157, %147 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %159 = arith.muli %155, %c32_i64 : i64
+                %160 = arith.addi %159, %61 : i64
+                "instgem.compute_accumulated"(%160, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %161 = arith.subi %155, %c1_i64 : i64
+                %162 = arith.subi %161, %37 : i64
+                %163 = arith.cmpi sge, %162, %c0_i64 : i64
+                %164 = arith.cmpi slt, %162, %45 : i64
+                %165 = arith.andi %163, %164 : i1
+                scf.if %165 {
+                  %166 = arith.muli %161, %c16_i64 : i64
+                  %167 = arith.maxsi %166, %27 : i64
+                  %168 = arith.addi %166, %c16_i64 : i64
+                  %169 = arith.minsi %168, %38 : i64
+                  %170 = arith.subi %169, %167 : i64
+                  %171 = arith.subi %167, %27 : i64
+                  %172 = arith.muli %171, %35 : i64
+                  %173 = arith.addi %33, %172 : i64
+                  %174 = arith.muli %121, %c64_i64 : i64
+                  %175 = arith.addi %173, %174 : i64
+                  %176 = arith.addi %166, %134 : i64
+                  %177 = arith.ori %176, %c2684354560_i64 : i64
+                  %178 = arith.subi %167, %166 : i64
+                  %179 = arith.addi %177, %178 : i64
+                  %180 = arith.subi %29, %134 : i64
+                  %181 = arith.minsi %180, %c16_i64 : i64
+                  "instgem.mvout"(%175, %179, %181, %170) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %203 = arith.index_cast %82 : i64 to index
-              scf.for %arg12 = %202 to %203 step %c1 {
-                %204 = arith.index_cast %arg12 : index to i64
-                %205 = arith.muli %204, %c16_i64 : i64
-                %206 = arith.subi %75, %205 : i64
-                %207 = arith.minsi %206, %c16_i64 : i64
-                %208 = arith.addi %205, %180 : i64
-                %209 = arith.ori %208, %193 : i64
-                %210 = arith.select %192, %c16_i64, %207 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %196, %210) : (i64, i64, i64, i64, i64, i64) -> ()
-                %211 = arith.muli %204, %c32_i64 : i64
-                %212 = arith.addi %211, %197 : i64
-                %213 = arith.addi %212, %58 : i64
-                "instgem.compute_accumulated"(%213, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %214 = arith.subi %204, %c1_i64 : i64
-                %215 = arith.subi %214, %36 : i64
-                %216 = arith.cmpi sge, %215, %c0_i64 : i64
-                %217 = arith.cmpi slt, %215, %42 : i64
-                %218 = arith.andi %216, %217 : i1
-                scf.if %218 {
-                  %219 = arith.muli %214, %c16_i64 : i64
-                  %220 = arith.maxsi %219, %27 : i64
-                  %221 = arith.addi %219, %c16_i64 : i64
-                  %222 = arith.minsi %221, %37 : i64
-                  %223 = arith.subi %222, %220 : i64
-                  %224 = arith.subi %220, %27 : i64
-                  %225 = arith.muli %224, %35 : i64
-                  %226 = arith.addi %33, %225 : i64
-                  %227 = arith.muli %167, %c64_i64 : i64
-                  %228 = arith.addi %226, %227 : i64
-                  %229 = arith.addi %219, %180 : i64
-                  %230 = arith.ori %229, %c2684354560_i64 : i64
-                  %231 = arith.subi %220, %219 : i64
-                  %232 = arith.addi %230, %231 : i64
-                  %233 = arith.subi %29, %180 : i64
-                  %234 = arith.minsi %233, %c16_i64 : i64
-                  "instgem.mvout"(%228, %232, %234, %223) : (i64, i64, i64, i64) -> ()
+              %154 = arith.index_cast %84 : i64 to index
+              scf.for %arg11 = %153 to %154 step %c1 {
+                %155 = arith.index_cast %arg11 : index to i64
+                %156 = arith.muli %155, %c16_i64 : i64
+                %157 = arith.subi %77, %156 : i64
+                %158 = arith.minsi %157, %c16_i64 : i64
+                %159 = arith.addi %156, %134 : i64
+                %160 = arith.ori %159, %147 : i64
+                %161 = arith.select %146, %c16_i64, %158 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %150, %161) : (i64, i64, i64, i64, i64, i64) -> ()
+                %162 = arith.muli %155, %c32_i64 : i64
+                %163 = arith.addi %162, %61 : i64
+                "instgem.compute_accumulated"(%163, %c16_i64, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %164 = arith.subi %155, %c1_i64 : i64
+                %165 = arith.subi %164, %37 : i64
+                %166 = arith.cmpi sge, %165, %c0_i64 : i64
+                %167 = arith.cmpi slt, %165, %45 : i64
+                %168 = arith.andi %166, %167 : i1
+                scf.if %168 {
+                  %169 = arith.muli %164, %c16_i64 : i64
+                  %170 = arith.maxsi %169, %27 : i64
+                  %171 = arith.addi %169, %c16_i64 : i64
+                  %172 = arith.minsi %171, %38 : i64
+                  %173 = arith.subi %172, %170 : i64
+                  %174 = arith.subi %170, %27 : i64
+                  %175 = arith.muli %174, %35 : i64
+                  %176 = arith.addi %33, %175 : i64
+                  %177 = arith.muli %121, %c64_i64 : i64
+                  %178 = arith.addi %176, %177 : i64
+                  %179 = arith.addi %169, %134 : i64
+                  %180 = arith.ori %179, %c2684354560_i64 : i64
+                  %181 = arith.subi %170, %169 : i64
+                  %182 = arith.addi %180, %181 : i64
+                  %183 = arith.subi %29, %134 : i64
+                  %184 = arith.minsi %183, %c16_i64 : i64
+                  "instgem.mvout"(%178, %182, %184, %173) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %202 = arith.index_cast %97 : i64 to index
-              scf.for %arg12 = %c1 to %202 step %c1 {
-                %204 = arith.index_cast %arg12 : index to i64
-                %205 = arith.muli %204, %c16_i64 : i64
-                %206 = arith.addi %205, %180 : i64
-                %207 = arith.ori %206, %193 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %208 = arith.muli %204, %c32_i64 : i64
-                %209 = arith.addi %208, %197 : i64
-                %210 = arith.addi %209, %58 : i64
-                "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %153 = arith.index_cast %99 : i64 to index
+              scf.for %arg11 = %c1 to %153 step %c1 {
+                %155 = arith.index_cast %arg11 : index to i64
+                %156 = arith.muli %155, %c16_i64 : i64
+                %157 = arith.addi %156, %134 : i64
+                %158 = arith.ori %157, %147 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %159 = arith.muli %155, %c32_i64 : i64
+                %160 = arith.addi %159, %61 : i64
+                "instgem.compute_accumulated"(%160, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %203 = arith.index_cast %82 : i64 to index
-              scf.for %arg12 = %202 to %203 step %c1 {
-                %204 = arith.index_cast %arg12 : index to i64
-                %205 = arith.muli %204, %c16_i64 : i64
-                %206 = arith.subi %75, %205 : i64
-                %207 = arith.minsi %206, %c16_i64 : i64
-                %208 = arith.addi %205, %180 : i64
-                %209 = arith.ori %208, %193 : i64
-                %210 = arith.select %192, %c16_i64, %207 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %196, %210) : (i64, i64, i64, i64, i64, i64) -> ()
-                %211 = arith.muli %204, %c32_i64 : i64
-                %212 = arith.addi %211, %197 : i64
-                %213 = arith.addi %212, %58 : i64
-                "instgem.compute_accumulated"(%213, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %154 = arith.index_cast %84 : i64 to index
+              scf.for %arg11 = %153 to %154 step %c1 {
+                %155 = arith.index_cast %arg11 : index to i64
+                %156 = arith.muli %155, %c16_i64 : i64
+                %157 = arith.subi %77, %156 : i64
+                %158 = arith.minsi %157, %c16_i64 : i64
+                %159 = arith.addi %156, %134 : i64
+                %160 = arith.ori %159, %147 : i64
+                %161 = arith.select %146, %c16_i64, %158 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %150, %161) : (i64, i64, i64, i64, i64, i64) -> ()
+                %162 = arith.muli %155, %c32_i64 : i64
+                %163 = arith.addi %162, %61 : i64
+                "instgem.compute_accumulated"(%163, %c16_i64, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          %184 = arith.index_cast %85 : i64 to index
-          scf.for %arg11 = %183 to %184 step %c1 {
-            %191 = arith.index_cast %arg11 : index to i64
-            %192 = arith.muli %191, %c16_i64 : i64
-            %193 = arith.subi %77, %192 : i64
-            %194 = arith.minsi %193, %c16_i64 : i64
-            %195 = arith.subi %79, %192 : i64
-            %196 = arith.minsi %195, %c16_i64 : i64
-            scf.if %172 {
-              %206 = arith.muli %191, %159 : i64
-              %207 = arith.minsi %206, %42 : i64
-              %208 = arith.addi %207, %159 : i64
-              %209 = arith.minsi %208, %42 : i64
-              %210 = arith.index_cast %207 : i64 to index
-              %211 = arith.index_cast %209 : i64 to index
-              scf.for %arg12 = %210 to %211 step %c1 {
-                %212 = arith.index_cast %arg12 : index to i64
-                %213 = arith.addi %36, %212 : i64
-                %214 = arith.muli %213, %c16_i64 : i64
-                %215 = arith.maxsi %214, %27 : i64
-                %216 = arith.addi %214, %c16_i64 : i64
-                %217 = arith.minsi %216, %37 : i64
-                %218 = arith.subi %217, %215 : i64
-                %219 = arith.subi %215, %27 : i64
-                %220 = arith.muli %219, %35 : i64
-                %221 = arith.addi %33, %220 : i64
-                %222 = arith.muli %168, %c64_i64 : i64
-                %223 = arith.addi %221, %222 : i64
-                %224 = arith.muli %168, %c16_i64 : i64
-                %225 = arith.addi %214, %224 : i64
-                %226 = arith.ori %225, %c2684354560_i64 : i64
-                %227 = arith.subi %215, %214 : i64
-                %228 = arith.addi %226, %227 : i64
-                %229 = arith.subi %29, %224 : i64
-                %230 = arith.minsi %229, %c16_i64 : i64
-                "instgem.mvout"(%223, %228, %230, %218) : (i64, i64, i64, i64) -> ()
+          %138 = arith.index_cast %96 : i64 to index
+          scf.for %arg11 = %c1 to %138 step %c1 {
+            %146 = arith.index_cast %arg11 : index to i64
+            scf.if %126 {
+              %153 = arith.muli %146, %113 : i64
+              %154 = arith.minsi %153, %45 : i64
+              %155 = arith.addi %154, %113 : i64
+              %156 = arith.minsi %155, %45 : i64
+              %157 = arith.index_cast %154 : i64 to index
+              %158 = arith.index_cast %156 : i64 to index
+              scf.for %arg12 = %157 to %158 step %c1 {
+                %159 = arith.index_cast %arg12 : index to i64
+                %160 = arith.addi %37, %159 : i64
+                %161 = arith.muli %160, %c16_i64 : i64
+                %162 = arith.maxsi %161, %27 : i64
+                %163 = arith.addi %161, %c16_i64 : i64
+                %164 = arith.minsi %163, %38 : i64
+                %165 = arith.subi %164, %162 : i64
+                %166 = arith.subi %162, %27 : i64
+                %167 = arith.muli %166, %35 : i64
+                %168 = arith.addi %33, %167 : i64
+                %169 = arith.muli %122, %c64_i64 : i64
+                %170 = arith.addi %168, %169 : i64
+                %171 = arith.muli %122, %c16_i64 : i64
+                %172 = arith.addi %161, %171 : i64
+                %173 = arith.ori %172, %c2684354560_i64 : i64
+                %174 = arith.subi %162, %161 : i64
+                %175 = arith.addi %173, %174 : i64
+                %176 = arith.subi %29, %171 : i64
+                %177 = arith.minsi %176, %c16_i64 : i64
+                "instgem.mvout"(%170, %175, %177, %165) : (i64, i64, i64, i64) -> ()
               }
             }
-            %197 = arith.cmpi eq, %191, %160 : i64
-            %198 = arith.select %197, %c2147483648_i64, %c3221225472_i64 : i64
-            %199 = arith.ori %180, %198 : i64
-            %200 = arith.select %197, %c16_i64, %98 : i64
-            %201 = arith.select %197, %c16_i64, %182 : i64
-            %202 = arith.addi %192, %180 : i64
-            %203 = arith.addi %202, %70 : i64
-            "instgem.preload"(%203, %182, %196, %199, %201, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-            %204 = arith.addi %192, %58 : i64
-            "instgem.compute_preloaded"(%204, %194, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %205 = arith.cmpi eq, %191, %179 : i64
-            scf.if %205 {
-              %206 = arith.index_cast %97 : i64 to index
-              scf.for %arg12 = %c1 to %206 step %c1 {
-                %208 = arith.index_cast %arg12 : index to i64
-                %209 = arith.muli %208, %c16_i64 : i64
-                %210 = arith.addi %209, %180 : i64
-                %211 = arith.ori %210, %198 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %212 = arith.muli %208, %c32_i64 : i64
-                %213 = arith.addi %212, %192 : i64
-                %214 = arith.addi %213, %58 : i64
-                "instgem.compute_accumulated"(%214, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %215 = arith.subi %208, %c1_i64 : i64
-                %216 = arith.subi %215, %36 : i64
-                %217 = arith.cmpi sge, %216, %c0_i64 : i64
-                %218 = arith.cmpi slt, %216, %42 : i64
-                %219 = arith.andi %217, %218 : i1
-                scf.if %219 {
-                  %220 = arith.muli %215, %c16_i64 : i64
-                  %221 = arith.maxsi %220, %27 : i64
-                  %222 = arith.addi %220, %c16_i64 : i64
-                  %223 = arith.minsi %222, %37 : i64
-                  %224 = arith.subi %223, %221 : i64
-                  %225 = arith.subi %221, %27 : i64
-                  %226 = arith.muli %225, %35 : i64
-                  %227 = arith.addi %33, %226 : i64
-                  %228 = arith.muli %167, %c64_i64 : i64
-                  %229 = arith.addi %227, %228 : i64
-                  %230 = arith.addi %220, %180 : i64
-                  %231 = arith.ori %230, %c2684354560_i64 : i64
-                  %232 = arith.subi %221, %220 : i64
-                  %233 = arith.addi %231, %232 : i64
-                  %234 = arith.subi %29, %180 : i64
-                  %235 = arith.minsi %234, %c16_i64 : i64
-                  "instgem.mvout"(%229, %233, %235, %224) : (i64, i64, i64, i64) -> ()
+            %147 = arith.ori %134, %c3221225472_i64 : i64
+            %148 = arith.muli %146, %c16_i64 : i64
+            %149 = arith.addi %148, %134 : i64
+            %150 = arith.addi %149, %73 : i64
+            "instgem.preload"(%150, %136, %c16_i64, %147, %136, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+            %151 = arith.addi %148, %61 : i64
+            "instgem.compute_preloaded"(%151, %c16_i64, %100, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %152 = arith.cmpi eq, %146, %133 : i64
+            scf.if %152 {
+              %153 = arith.index_cast %99 : i64 to index
+              scf.for %arg12 = %c1 to %153 step %c1 {
+                %155 = arith.index_cast %arg12 : index to i64
+                %156 = arith.muli %155, %c16_i64 : i64
+                %157 = arith.addi %156, %134 : i64
+                %158 = arith.ori %157, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %159 = arith.muli %155, %c32_i64 : i64
+                %160 = arith.addi %159, %148 : i64
+                %161 = arith.addi %160, %61 : i64
+                "instgem.compute_accumulated"(%161, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %162 = arith.subi %155, %c1_i64 : i64
+                %163 = arith.subi %162, %37 : i64
+                %164 = arith.cmpi sge, %163, %c0_i64 : i64
+                %165 = arith.cmpi slt, %163, %45 : i64
+                %166 = arith.andi %164, %165 : i1
+                scf.if %166 {
+                  %167 = arith.muli %162, %c16_i64 : i64
+                  %168 = arith.maxsi %167, %27 : i64
+                  %169 = arith.addi %167, %c16_i64 : i64
+                  %170 = arith.minsi %169, %38 : i64
+                  %171 = arith.subi %170, %168 : i64
+                  %172 = arith.subi %168, %27 : i64
+                  %173 = arith.muli %172, %35 : i64
+                  %174 = arith.addi %33, %173 : i64
+                  %175 = arith.muli %121, %c64_i64 : i64
+                  %176 = arith.addi %174, %175 : i64
+                  %177 = arith.addi %167, %134 : i64
+                  %178 = arith.ori %177, %c2684354560_i64 : i64
+                  %179 = arith.subi %168, %167 : i64
+                  %180 = arith.addi %178, %179 : i64
+                  %181 = arith.subi %29, %134 : i64
+                  %182 = arith.minsi %181, %c16_i64 : i64
+                  "instgem.mvout"(%176, %180, %182, %171) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %207 = arith.index_cast %82 : i64 to index
-              scf.for %arg12 = %206 to %207 step %c1 {
-                %208 = arith.index_cast %arg12 : index to i64
-                %209 = arith.muli %208, %c16_i64 : i64
-                %210 = arith.subi %75, %209 : i64
-                %211 = arith.minsi %210, %c16_i64 : i64
-                %212 = arith.addi %209, %180 : i64
-                %213 = arith.ori %212, %198 : i64
-                %214 = arith.select %197, %c16_i64, %211 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %201, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-                %215 = arith.muli %208, %c32_i64 : i64
-                %216 = arith.addi %215, %192 : i64
-                %217 = arith.addi %216, %58 : i64
-                "instgem.compute_accumulated"(%217, %194, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %218 = arith.subi %208, %c1_i64 : i64
-                %219 = arith.subi %218, %36 : i64
-                %220 = arith.cmpi sge, %219, %c0_i64 : i64
-                %221 = arith.cmpi slt, %219, %42 : i64
-                %222 = arith.andi %220, %221 : i1
-                scf.if %222 {
-                  %223 = arith.muli %218, %c16_i64 : i64
-                  %224 = arith.maxsi %223, %27 : i64
-                  %225 = arith.addi %223, %c16_i64 : i64
-                  %226 = arith.minsi %225, %37 : i64
-                  %227 = arith.subi %226, %224 : i64
-                  %228 = arith.subi %224, %27 : i64
-                  %229 = arith.muli %228, %35 : i64
-                  %230 = arith.addi %33, %229 : i64
-                  %231 = arith.muli %167, %c64_i64 : i64
-                  %232 = arith.addi %230, %231 : i64
-                  %233 = arith.addi %223, %180 : i64
-                  %234 = arith.ori %233, %c2684354560_i64 : i64
-                  %235 = arith.subi %224, %223 : i64
-                  %236 = arith.addi %234, %235 : i64
-                  %237 = arith.subi %29, %180 : i64
-                  %238 = arith.minsi %237, %c16_i64 : i64
-                  "instgem.mvout"(%232, %236, %238, %227) : (i64, i64, i64, i64) -> ()
+              %154 = arith.index_cast %84 : i64 to index
+              scf.for %arg12 = %153 to %154 step %c1 {
+                %155 = arith.index_cast %arg12 : index to i64
+                %156 = arith.muli %155, %c16_i64 : i64
+                %157 = arith.subi %77, %156 : i64
+                %158 = arith.minsi %157, %c16_i64 : i64
+                %159 = arith.addi %156, %134 : i64
+                %160 = arith.ori %159, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %136, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+                %161 = arith.muli %155, %c32_i64 : i64
+                %162 = arith.addi %161, %148 : i64
+                %163 = arith.addi %162, %61 : i64
+                "instgem.compute_accumulated"(%163, %c16_i64, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %164 = arith.subi %155, %c1_i64 : i64
+                %165 = arith.subi %164, %37 : i64
+                %166 = arith.cmpi sge, %165, %c0_i64 : i64
+                %167 = arith.cmpi slt, %165, %45 : i64
+                %168 = arith.andi %166, %167 : i1
+                scf.if %168 {
+                  %169 = arith.muli %164, %c16_i64 : i64
+                  %170 = arith.maxsi %169, %27 : i64
+                  %171 = arith.addi %169, %c16_i64 : i64
+                  %172 = arith.minsi %171, %38 : i64
+                  %173 = arith.subi %172, %170 : i64
+                  %174 = arith.subi %170, %27 : i64
+                  %175 = arith.muli %174, %35 : i64
+                  %176 = arith.addi %33, %175 : i64
+                  %177 = arith.muli %121, %c64_i64 : i64
+                  %178 = arith.addi %176, %177 : i64
+                  %179 = arith.addi %169, %134 : i64
+                  %180 = arith.ori %179, %c2684354560_i64 : i64
+                  %181 = arith.subi %170, %169 : i64
+                  %182 = arith.addi %180, %181 : i64
+                  %183 = arith.subi %29, %134 : i64
+                  %184 = arith.minsi %183, %c16_i64 : i64
+                  "instgem.mvout"(%178, %182, %184, %173) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %206 = arith.index_cast %97 : i64 to index
-              scf.for %arg12 = %c1 to %206 step %c1 {
-                %208 = arith.index_cast %arg12 : index to i64
-                %209 = arith.muli %208, %c16_i64 : i64
-                %210 = arith.addi %209, %180 : i64
-                %211 = arith.ori %210, %198 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %212 = arith.muli %208, %c32_i64 : i64
-                %213 = arith.addi %212, %192 : i64
-                %214 = arith.addi %213, %58 : i64
-                "instgem.compute_accumulated"(%214, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %153 = arith.index_cast %99 : i64 to index
+              scf.for %arg12 = %c1 to %153 step %c1 {
+                %155 = arith.index_cast %arg12 : index to i64
+                %156 = arith.muli %155, %c16_i64 : i64
+                %157 = arith.addi %156, %134 : i64
+                %158 = arith.ori %157, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %159 = arith.muli %155, %c32_i64 : i64
+                %160 = arith.addi %159, %148 : i64
+                %161 = arith.addi %160, %61 : i64
+                "instgem.compute_accumulated"(%161, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %207 = arith.index_cast %82 : i64 to index
-              scf.for %arg12 = %206 to %207 step %c1 {
-                %208 = arith.index_cast %arg12 : index to i64
-                %209 = arith.muli %208, %c16_i64 : i64
-                %210 = arith.subi %75, %209 : i64
-                %211 = arith.minsi %210, %c16_i64 : i64
-                %212 = arith.addi %209, %180 : i64
-                %213 = arith.ori %212, %198 : i64
-                %214 = arith.select %197, %c16_i64, %211 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %201, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-                %215 = arith.muli %208, %c32_i64 : i64
-                %216 = arith.addi %215, %192 : i64
-                %217 = arith.addi %216, %58 : i64
-                "instgem.compute_accumulated"(%217, %194, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %154 = arith.index_cast %84 : i64 to index
+              scf.for %arg12 = %153 to %154 step %c1 {
+                %155 = arith.index_cast %arg12 : index to i64
+                %156 = arith.muli %155, %c16_i64 : i64
+                %157 = arith.subi %77, %156 : i64
+                %158 = arith.minsi %157, %c16_i64 : i64
+                %159 = arith.addi %156, %134 : i64
+                %160 = arith.ori %159, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %136, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+                %161 = arith.muli %155, %c32_i64 : i64
+                %162 = arith.addi %161, %148 : i64
+                %163 = arith.addi %162, %61 : i64
+                "instgem.compute_accumulated"(%163, %c16_i64, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %172 {
-            %191 = arith.muli %85, %159 : i64
-            %192 = arith.minsi %191, %42 : i64
-            %193 = arith.index_cast %192 : i64 to index
-            %194 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %193 to %194 step %c1 {
-              %195 = arith.index_cast %arg11 : index to i64
-              %196 = arith.addi %36, %195 : i64
-              %197 = arith.muli %196, %c16_i64 : i64
-              %198 = arith.maxsi %197, %27 : i64
-              %199 = arith.addi %197, %c16_i64 : i64
-              %200 = arith.minsi %199, %37 : i64
-              %201 = arith.subi %200, %198 : i64
-              %202 = arith.subi %198, %27 : i64
-              %203 = arith.muli %202, %35 : i64
-              %204 = arith.addi %33, %203 : i64
-              %205 = arith.muli %168, %c64_i64 : i64
-              %206 = arith.addi %204, %205 : i64
-              %207 = arith.muli %168, %c16_i64 : i64
-              %208 = arith.addi %197, %207 : i64
-              %209 = arith.ori %208, %c2684354560_i64 : i64
-              %210 = arith.subi %198, %197 : i64
-              %211 = arith.addi %209, %210 : i64
-              %212 = arith.subi %29, %207 : i64
-              %213 = arith.minsi %212, %c16_i64 : i64
-              "instgem.mvout"(%206, %211, %213, %201) : (i64, i64, i64, i64) -> ()
+          %139 = arith.index_cast %87 : i64 to index
+          scf.for %arg11 = %138 to %139 step %c1 {
+            %146 = arith.index_cast %arg11 : index to i64
+            %147 = arith.muli %146, %c16_i64 : i64
+            %148 = arith.subi %79, %147 : i64
+            %149 = arith.minsi %148, %c16_i64 : i64
+            %150 = arith.subi %81, %147 : i64
+            %151 = arith.minsi %150, %c16_i64 : i64
+            scf.if %126 {
+              %161 = arith.muli %146, %113 : i64
+              %162 = arith.minsi %161, %45 : i64
+              %163 = arith.addi %162, %113 : i64
+              %164 = arith.minsi %163, %45 : i64
+              %165 = arith.index_cast %162 : i64 to index
+              %166 = arith.index_cast %164 : i64 to index
+              scf.for %arg12 = %165 to %166 step %c1 {
+                %167 = arith.index_cast %arg12 : index to i64
+                %168 = arith.addi %37, %167 : i64
+                %169 = arith.muli %168, %c16_i64 : i64
+                %170 = arith.maxsi %169, %27 : i64
+                %171 = arith.addi %169, %c16_i64 : i64
+                %172 = arith.minsi %171, %38 : i64
+                %173 = arith.subi %172, %170 : i64
+                %174 = arith.subi %170, %27 : i64
+                %175 = arith.muli %174, %35 : i64
+                %176 = arith.addi %33, %175 : i64
+                %177 = arith.muli %122, %c64_i64 : i64
+                %178 = arith.addi %176, %177 : i64
+                %179 = arith.muli %122, %c16_i64 : i64
+                %180 = arith.addi %169, %179 : i64
+                %181 = arith.ori %180, %c2684354560_i64 : i64
+                %182 = arith.subi %170, %169 : i64
+                %183 = arith.addi %181, %182 : i64
+                %184 = arith.subi %29, %179 : i64
+                %185 = arith.minsi %184, %c16_i64 : i64
+                "instgem.mvout"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %152 = arith.cmpi eq, %146, %114 : i64
+            %153 = arith.select %152, %c2147483648_i64, %c3221225472_i64 : i64
+            %154 = arith.ori %134, %153 : i64
+            %155 = arith.select %152, %c16_i64, %100 : i64
+            %156 = arith.select %152, %c16_i64, %136 : i64
+            %157 = arith.addi %147, %134 : i64
+            %158 = arith.addi %157, %73 : i64
+            "instgem.preload"(%158, %136, %151, %154, %156, %155) : (i64, i64, i64, i64, i64, i64) -> ()
+            %159 = arith.addi %147, %61 : i64
+            "instgem.compute_preloaded"(%159, %149, %100, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %160 = arith.cmpi eq, %146, %133 : i64
+            scf.if %160 {
+              %161 = arith.index_cast %99 : i64 to index
+              scf.for %arg12 = %c1 to %161 step %c1 {
+                %163 = arith.index_cast %arg12 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.addi %164, %134 : i64
+                %166 = arith.ori %165, %153 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %156, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %167 = arith.muli %163, %c32_i64 : i64
+                %168 = arith.addi %167, %147 : i64
+                %169 = arith.addi %168, %61 : i64
+                "instgem.compute_accumulated"(%169, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.subi %163, %c1_i64 : i64
+                %171 = arith.subi %170, %37 : i64
+                %172 = arith.cmpi sge, %171, %c0_i64 : i64
+                %173 = arith.cmpi slt, %171, %45 : i64
+                %174 = arith.andi %172, %173 : i1
+                scf.if %174 {
+                  %175 = arith.muli %170, %c16_i64 : i64
+                  %176 = arith.maxsi %175, %27 : i64
+                  %177 = arith.addi %175, %c16_i64 : i64
+                  %178 = arith.minsi %177, %38 : i64
+                  %179 = arith.subi %178, %176 : i64
+                  %180 = arith.subi %176, %27 : i64
+                  %181 = arith.muli %180, %35 : i64
+                  %182 = arith.addi %33, %181 : i64
+                  %183 = arith.muli %121, %c64_i64 : i64
+                  %184 = arith.addi %182, %183 : i64
+                  %185 = arith.addi %175, %134 : i64
+                  %186 = arith.ori %185, %c2684354560_i64 : i64
+                  %187 = arith.subi %176, %175 : i64
+                  %188 = arith.addi %186, %187 : i64
+                  %189 = arith.subi %29, %134 : i64
+                  %190 = arith.minsi %189, %c16_i64 : i64
+                  "instgem.mvout"(%184, %188, %190, %179) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %162 = arith.index_cast %84 : i64 to index
+              scf.for %arg12 = %161 to %162 step %c1 {
+                %163 = arith.index_cast %arg12 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.subi %77, %164 : i64
+                %166 = arith.minsi %165, %c16_i64 : i64
+                %167 = arith.addi %164, %134 : i64
+                %168 = arith.ori %167, %153 : i64
+                %169 = arith.select %152, %c16_i64, %166 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %156, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.muli %163, %c32_i64 : i64
+                %171 = arith.addi %170, %147 : i64
+                %172 = arith.addi %171, %61 : i64
+                "instgem.compute_accumulated"(%172, %149, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %173 = arith.subi %163, %c1_i64 : i64
+                %174 = arith.subi %173, %37 : i64
+                %175 = arith.cmpi sge, %174, %c0_i64 : i64
+                %176 = arith.cmpi slt, %174, %45 : i64
+                %177 = arith.andi %175, %176 : i1
+                scf.if %177 {
+                  %178 = arith.muli %173, %c16_i64 : i64
+                  %179 = arith.maxsi %178, %27 : i64
+                  %180 = arith.addi %178, %c16_i64 : i64
+                  %181 = arith.minsi %180, %38 : i64
+                  %182 = arith.subi %181, %179 : i64
+                  %183 = arith.subi %179, %27 : i64
+                  %184 = arith.muli %183, %35 : i64
+                  %185 = arith.addi %33, %184 : i64
+                  %186 = arith.muli %121, %c64_i64 : i64
+                  %187 = arith.addi %185, %186 : i64
+                  %188 = arith.addi %178, %134 : i64
+                  %189 = arith.ori %188, %c2684354560_i64 : i64
+                  %190 = arith.subi %179, %178 : i64
+                  %191 = arith.addi %189, %190 : i64
+                  %192 = arith.subi %29, %134 : i64
+                  %193 = arith.minsi %192, %c16_i64 : i64
+                  "instgem.mvout"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %161 = arith.index_cast %99 : i64 to index
+              scf.for %arg12 = %c1 to %161 step %c1 {
+                %163 = arith.index_cast %arg12 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.addi %164, %134 : i64
+                %166 = arith.ori %165, %153 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %156, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %167 = arith.muli %163, %c32_i64 : i64
+                %168 = arith.addi %167, %147 : i64
+                %169 = arith.addi %168, %61 : i64
+                "instgem.compute_accumulated"(%169, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %162 = arith.index_cast %84 : i64 to index
+              scf.for %arg12 = %161 to %162 step %c1 {
+                %163 = arith.index_cast %arg12 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.subi %77, %164 : i64
+                %166 = arith.minsi %165, %c16_i64 : i64
+                %167 = arith.addi %164, %134 : i64
+                %168 = arith.ori %167, %153 : i64
+                %169 = arith.select %152, %c16_i64, %166 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %156, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.muli %163, %c32_i64 : i64
+                %171 = arith.addi %170, %147 : i64
+                %172 = arith.addi %171, %61 : i64
+                "instgem.compute_accumulated"(%172, %149, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %185 = arith.cmpi sgt, %85, %c0_i64 : i64
-          %186 = arith.subi %82, %c1_i64 : i64
-          %187 = arith.subi %186, %36 : i64
-          %188 = arith.maxsi %187, %c0_i64 : i64
-          %189 = arith.minsi %188, %42 : i64
-          %190 = arith.select %185, %189, %c0_i64 : i64
-          scf.if %177 {
-            %191 = arith.index_cast %190 : i64 to index
-            %192 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %191 to %192 step %c1 {
-              %193 = arith.index_cast %arg11 : index to i64
-              %194 = arith.addi %36, %193 : i64
-              %195 = arith.muli %194, %c16_i64 : i64
-              %196 = arith.maxsi %195, %27 : i64
-              %197 = arith.addi %195, %c16_i64 : i64
-              %198 = arith.minsi %197, %37 : i64
-              %199 = arith.subi %198, %196 : i64
-              %200 = arith.subi %196, %27 : i64
-              %201 = arith.muli %200, %35 : i64
-              %202 = arith.addi %33, %201 : i64
-              %203 = arith.muli %167, %c64_i64 : i64
-              %204 = arith.addi %202, %203 : i64
-              %205 = arith.addi %195, %180 : i64
-              %206 = arith.ori %205, %c2684354560_i64 : i64
-              %207 = arith.subi %196, %195 : i64
-              %208 = arith.addi %206, %207 : i64
-              %209 = arith.subi %29, %180 : i64
-              %210 = arith.minsi %209, %c16_i64 : i64
-              "instgem.mvout"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
+          scf.if %126 {
+            %146 = arith.muli %87, %113 : i64
+            %147 = arith.minsi %146, %45 : i64
+            %148 = arith.index_cast %147 : i64 to index
+            scf.for %arg11 = %148 to %103 step %c1 {
+              %149 = arith.index_cast %arg11 : index to i64
+              %150 = arith.addi %37, %149 : i64
+              %151 = arith.muli %150, %c16_i64 : i64
+              %152 = arith.maxsi %151, %27 : i64
+              %153 = arith.addi %151, %c16_i64 : i64
+              %154 = arith.minsi %153, %38 : i64
+              %155 = arith.subi %154, %152 : i64
+              %156 = arith.subi %152, %27 : i64
+              %157 = arith.muli %156, %35 : i64
+              %158 = arith.addi %33, %157 : i64
+              %159 = arith.muli %122, %c64_i64 : i64
+              %160 = arith.addi %158, %159 : i64
+              %161 = arith.muli %122, %c16_i64 : i64
+              %162 = arith.addi %151, %161 : i64
+              %163 = arith.ori %162, %c2684354560_i64 : i64
+              %164 = arith.subi %152, %151 : i64
+              %165 = arith.addi %163, %164 : i64
+              %166 = arith.subi %29, %161 : i64
+              %167 = arith.minsi %166, %c16_i64 : i64
+              "instgem.mvout"(%160, %165, %167, %155) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %140 = arith.cmpi sgt, %87, %c0_i64 : i64
+          %141 = arith.subi %84, %c1_i64 : i64
+          %142 = arith.subi %141, %37 : i64
+          %143 = arith.maxsi %142, %c0_i64 : i64
+          %144 = arith.minsi %143, %45 : i64
+          %145 = arith.select %140, %144, %c0_i64 : i64
+          scf.if %131 {
+            %146 = arith.index_cast %145 : i64 to index
+            scf.for %arg11 = %146 to %103 step %c1 {
+              %147 = arith.index_cast %arg11 : index to i64
+              %148 = arith.addi %37, %147 : i64
+              %149 = arith.muli %148, %c16_i64 : i64
+              %150 = arith.maxsi %149, %27 : i64
+              %151 = arith.addi %149, %c16_i64 : i64
+              %152 = arith.minsi %151, %38 : i64
+              %153 = arith.subi %152, %150 : i64
+              %154 = arith.subi %150, %27 : i64
+              %155 = arith.muli %154, %35 : i64
+              %156 = arith.addi %33, %155 : i64
+              %157 = arith.muli %121, %c64_i64 : i64
+              %158 = arith.addi %156, %157 : i64
+              %159 = arith.addi %149, %134 : i64
+              %160 = arith.ori %159, %c2684354560_i64 : i64
+              %161 = arith.subi %150, %149 : i64
+              %162 = arith.addi %160, %161 : i64
+              %163 = arith.subi %29, %134 : i64
+              %164 = arith.minsi %163, %c16_i64 : i64
+              "instgem.mvout"(%158, %162, %164, %153) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %161 = arith.cmpi eq, %85, %c0_i64 : i64
-        %162 = arith.cmpi slt, %82, %c2_i64 : i64
-        %163 = arith.cmpi slt, %90, %c1_i64 : i64
-        %164 = arith.ori %161, %162 : i1
-        %165 = arith.ori %164, %163 : i1
-        %166 = arith.andi %88, %165 : i1
-        scf.if %166 {
+        %115 = arith.cmpi eq, %87, %c0_i64 : i64
+        %116 = arith.cmpi slt, %84, %c2_i64 : i64
+        %117 = arith.cmpi slt, %92, %c1_i64 : i64
+        %118 = arith.ori %115, %116 : i1
+        %119 = arith.ori %118, %117 : i1
+        %120 = arith.andi %90, %119 : i1
+        scf.if %120 {
           scf.for %arg10 = %c0 to %c2 step %c1 {
-            %167 = arith.index_cast %arg10 : index to i64
-            %168 = arith.muli %167, %c16_i64 : i64
-            %169 = arith.ori %168, %c2147483648_i64 : i64
-            %170 = arith.cmpi sge, %167, %82 : i64
-            %171 = arith.cmpi sle, %90, %c0_i64 : i64
-            %172 = arith.ori %161, %170 : i1
-            %173 = arith.ori %172, %171 : i1
-            %174 = arith.cmpi sgt, %43, %c0_i64 : i64
-            %175 = arith.andi %173, %174 : i1
-            scf.if %175 {
-              "instgem.mvin"(%c0_i64, %169, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %121 = arith.index_cast %arg10 : index to i64
+            %122 = arith.muli %121, %c16_i64 : i64
+            %123 = arith.ori %122, %c2147483648_i64 : i64
+            %124 = arith.cmpi sge, %121, %84 : i64
+            %125 = arith.cmpi sle, %92, %c0_i64 : i64
+            %126 = arith.ori %115, %124 : i1
+            %127 = arith.ori %126, %125 : i1
+            %128 = arith.cmpi sgt, %46, %c0_i64 : i64
+            %129 = arith.andi %127, %128 : i1
+            scf.if %129 {
+              "instgem.mvin"(%c0_i64, %123, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %87 {
-          %167 = arith.minsi %90, %43 : i64
-          %168 = arith.index_cast %167 : i64 to index
-          %169 = arith.index_cast %43 : i64 to index
-          scf.for %arg10 = %168 to %169 step %c1 {
-            %170 = arith.index_cast %arg10 : index to i64
-            %171 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %c0 to %171 step %c1 {
-              %172 = arith.index_cast %arg11 : index to i64
-              %173 = arith.addi %36, %172 : i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.maxsi %174, %27 : i64
-              %176 = arith.addi %174, %c16_i64 : i64
-              %177 = arith.minsi %176, %37 : i64
-              %178 = arith.subi %177, %175 : i64
-              %179 = arith.subi %175, %27 : i64
-              %180 = arith.muli %179, %35 : i64
-              %181 = arith.addi %33, %180 : i64
-              %182 = arith.muli %170, %c64_i64 : i64
-              %183 = arith.addi %181, %182 : i64
-              %184 = arith.muli %170, %c16_i64 : i64
-              %185 = arith.addi %174, %184 : i64
-              %186 = arith.ori %185, %c2684354560_i64 : i64
-              %187 = arith.subi %175, %174 : i64
-              %188 = arith.addi %186, %187 : i64
-              %189 = arith.subi %29, %184 : i64
-              %190 = arith.minsi %189, %c16_i64 : i64
-              "instgem.mvout"(%183, %188, %190, %178) : (i64, i64, i64, i64) -> ()
+        scf.if %89 {
+          %121 = arith.minsi %92, %46 : i64
+          %122 = arith.index_cast %121 : i64 to index
+          %123 = arith.index_cast %46 : i64 to index
+          scf.for %arg10 = %122 to %123 step %c1 {
+            %124 = arith.index_cast %arg10 : index to i64
+            scf.for %arg11 = %c0 to %103 step %c1 {
+              %125 = arith.index_cast %arg11 : index to i64
+              %126 = arith.addi %37, %125 : i64
+              %127 = arith.muli %126, %c16_i64 : i64
+              %128 = arith.maxsi %127, %27 : i64
+              %129 = arith.addi %127, %c16_i64 : i64
+              %130 = arith.minsi %129, %38 : i64
+              %131 = arith.subi %130, %128 : i64
+              %132 = arith.subi %128, %27 : i64
+              %133 = arith.muli %132, %35 : i64
+              %134 = arith.addi %33, %133 : i64
+              %135 = arith.muli %124, %c64_i64 : i64
+              %136 = arith.addi %134, %135 : i64
+              %137 = arith.muli %124, %c16_i64 : i64
+              %138 = arith.addi %127, %137 : i64
+              %139 = arith.ori %138, %c2684354560_i64 : i64
+              %140 = arith.subi %128, %127 : i64
+              %141 = arith.addi %139, %140 : i64
+              %142 = arith.subi %29, %137 : i64
+              %143 = arith.minsi %142, %c16_i64 : i64
+              "instgem.mvout"(%136, %141, %143, %131) : (i64, i64, i64, i64) -> ()
             }
           }
         }
       } else {
-        scf.for %arg10 = %c0 to %91 step %c1 {
-          scf.if %156 {
-            %164 = arith.cmpi sgt, %118, %c0 : index
-            scf.if %164 {
-              %168 = arith.muli %arg10, %118 : index
-              %169 = arith.muli %168, %c4 : index
-              %170 = arith.muli %157, %c4 : index
-              %171 = arith.subi %170, %c1 : index
-              %172 = arith.addi %169, %171 : index
-              %173 = arith.divsi %172, %170 : index
-              %174 = arith.maxsi %173, %c0 : index
-              %175 = arith.minsi %174, %118 : index
-              %176 = arith.addi %arg10, %c1 : index
-              %177 = arith.muli %176, %118 : index
-              %178 = arith.muli %177, %c4 : index
-              %179 = arith.addi %178, %171 : index
-              %180 = arith.divsi %179, %170 : index
-              %181 = arith.maxsi %180, %c0 : index
-              %182 = arith.minsi %181, %118 : index
-              scf.for %arg11 = %175 to %182 step %c1 {
-                %183 = arith.index_cast %arg11 : index to i64
-                %184 = arith.addi %36, %183 : i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.maxsi %185, %27 : i64
-                %187 = arith.addi %185, %c16_i64 : i64
-                %188 = arith.minsi %187, %37 : i64
-                %189 = arith.subi %188, %186 : i64
-                %190 = arith.subi %186, %27 : i64
-                %191 = arith.muli %190, %115 : i64
-                %192 = arith.addi %114, %191 : i64
-                %193 = arith.muli %184, %c32_i64 : i64
-                %194 = arith.addi %193, %110 : i64
-                %195 = arith.subi %186, %185 : i64
-                %196 = arith.addi %194, %195 : i64
-                %197 = arith.minsi %111, %c64_i64 : i64
-                "instgem.mvin"(%192, %196, %197, %189) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %93 step %c1 {
+          scf.if %102 {
+            %118 = arith.cmpi sgt, %103, %c0 : index
+            scf.if %118 {
+              %122 = arith.muli %111, %c4 : index
+              %123 = arith.muli %103, %c4 : index
+              %124 = arith.muli %arg10, %123 : index
+              %125 = arith.subi %122, %c1 : index
+              %126 = arith.addi %124, %125 : index
+              %127 = arith.divsi %126, %122 : index
+              %128 = arith.addi %126, %123 : index
+              %129 = arith.divsi %128, %122 : index
+              scf.for %arg11 = %127 to %129 step %c1 {
+                %130 = arith.index_cast %arg11 : index to i64
+                %131 = arith.addi %37, %130 : i64
+                %132 = arith.muli %131, %c16_i64 : i64
+                %133 = arith.maxsi %132, %27 : i64
+                %134 = arith.addi %132, %c16_i64 : i64
+                %135 = arith.minsi %134, %38 : i64
+                %136 = arith.subi %135, %133 : i64
+                %137 = arith.subi %133, %27 : i64
+                %138 = arith.muli %137, %110#0 : i64
+                %139 = arith.addi %110#1, %138 : i64
+                %140 = arith.muli %131, %c32_i64 : i64
+                %141 = arith.addi %140, %110#2 : i64
+                %142 = arith.subi %133, %132 : i64
+                %143 = arith.addi %141, %142 : i64
+                %144 = arith.minsi %110#3, %c64_i64 : i64
+                "instgem.mvin"(%139, %143, %144, %136) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %165 = arith.cmpi sgt, %124, %c0 : index
-            scf.if %165 {
-              %168 = arith.muli %arg10, %124 : index
-              %169 = arith.muli %168, %c4 : index
-              %170 = arith.subi %169, %157 : index
-              %171 = arith.muli %157, %c4 : index
-              %172 = arith.subi %171, %c1 : index
-              %173 = arith.addi %170, %172 : index
-              %174 = arith.divsi %173, %171 : index
-              %175 = arith.maxsi %174, %c0 : index
-              %176 = arith.minsi %175, %124 : index
-              %177 = arith.addi %arg10, %c1 : index
-              %178 = arith.muli %177, %124 : index
-              %179 = arith.muli %178, %c4 : index
-              %180 = arith.subi %179, %157 : index
-              %181 = arith.addi %180, %172 : index
-              %182 = arith.divsi %181, %171 : index
-              %183 = arith.maxsi %182, %c0 : index
-              %184 = arith.minsi %183, %124 : index
-              scf.for %arg11 = %176 to %184 step %c1 {
-                %185 = arith.index_cast %arg11 : index to i64
-                %186 = arith.muli %185, %c16_i64 : i64
-                %187 = arith.maxsi %186, %c0_i64 : i64
-                %188 = arith.addi %186, %c16_i64 : i64
-                %189 = arith.minsi %188, %27 : i64
-                %190 = arith.subi %189, %187 : i64
-                %191 = arith.muli %185, %c32_i64 : i64
-                %192 = arith.addi %191, %110 : i64
-                %193 = arith.subi %187, %186 : i64
-                %194 = arith.addi %192, %193 : i64
-                %195 = arith.minsi %111, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64, %194, %195, %190) : (i64, i64, i64, i64) -> ()
+            %119 = arith.cmpi sgt, %109, %c0 : index
+            scf.if %119 {
+              %122 = arith.muli %111, %c4 : index
+              %123 = arith.muli %109, %c4 : index
+              %124 = arith.muli %arg10, %123 : index
+              %125 = arith.subi %122, %c1 : index
+              %126 = arith.subi %125, %111 : index
+              %127 = arith.addi %124, %126 : index
+              %128 = arith.divsi %127, %122 : index
+              %129 = arith.addi %127, %123 : index
+              %130 = arith.divsi %129, %122 : index
+              scf.for %arg11 = %128 to %130 step %c1 {
+                %131 = arith.index_cast %arg11 : index to i64
+                %132 = arith.muli %131, %c16_i64 : i64
+                %133 = arith.maxsi %132, %c0_i64 : i64
+                %134 = arith.addi %132, %c16_i64 : i64
+                %135 = arith.minsi %134, %27 : i64
+                %136 = arith.subi %135, %133 : i64
+                %137 = arith.muli %131, %c32_i64 : i64
+                %138 = arith.addi %137, %110#2 : i64
+                %139 = arith.subi %133, %132 : i64
+                %140 = arith.addi %138, %139 : i64
+                %141 = arith.minsi %110#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %140, %141, %136) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %166 = arith.cmpi sgt, %149, %c0 : index
-            scf.if %166 {
-              %168 = arith.muli %arg10, %149 : index
-              %169 = arith.muli %168, %c4 : index
-              %170 = arith.muli %157, %c2 : index
-              %171 = arith.subi %169, %170 : index
-              %172 = arith.muli %157, %c4 : index
-              %173 = arith.subi %172, %c1 : index
-              %174 = arith.addi %171, %173 : index
-              %175 = arith.divsi %174, %172 : index
-              %176 = arith.maxsi %175, %c0 : index
-              %177 = arith.minsi %176, %149 : index
-              %178 = arith.addi %arg10, %c1 : index
-              %179 = arith.muli %178, %149 : index
-              %180 = arith.muli %179, %c4 : index
-              %181 = arith.subi %180, %170 : index
-              %182 = arith.addi %181, %173 : index
-              %183 = arith.divsi %182, %172 : index
-              %184 = arith.maxsi %183, %c0 : index
-              %185 = arith.minsi %184, %149 : index
-              scf.for %arg11 = %177 to %185 step %c1 {
-                %186 = arith.index_cast %arg11 : index to i64
-                %187 = arith.addi %141, %186 : i64
-                %188 = arith.muli %187, %c16_i64 : i64
-                %189 = arith.maxsi %188, %134 : i64
-                %190 = arith.addi %188, %c16_i64 : i64
-                %191 = arith.minsi %190, %142 : i64
-                %192 = arith.subi %191, %189 : i64
-                %193 = arith.subi %189, %134 : i64
-                %194 = arith.muli %193, %139 : i64
-                %195 = arith.addi %138, %194 : i64
-                %196 = arith.addi %188, %133 : i64
-                %197 = arith.subi %189, %188 : i64
-                %198 = arith.addi %196, %197 : i64
-                %199 = arith.minsi %29, %c64_i64 : i64
-                "instgem.mvin2"(%195, %198, %199, %192) : (i64, i64, i64, i64) -> ()
+            %120 = arith.cmpi sgt, %110#4, %c0 : index
+            scf.if %120 {
+              %122 = arith.muli %111, %c4 : index
+              %123 = arith.muli %110#4, %c4 : index
+              %124 = arith.muli %arg10, %123 : index
+              %125 = arith.subi %122, %c1 : index
+              %126 = arith.muli %111, %c2 : index
+              %127 = arith.subi %125, %126 : index
+              %128 = arith.addi %124, %127 : index
+              %129 = arith.divsi %128, %122 : index
+              %130 = arith.addi %128, %123 : index
+              %131 = arith.divsi %130, %122 : index
+              scf.for %arg11 = %129 to %131 step %c1 {
+                %132 = arith.index_cast %arg11 : index to i64
+                %133 = arith.addi %110#5, %132 : i64
+                %134 = arith.muli %133, %c16_i64 : i64
+                %135 = arith.maxsi %134, %110#6 : i64
+                %136 = arith.addi %134, %c16_i64 : i64
+                %137 = arith.addi %110#6, %110#7 : i64
+                %138 = arith.minsi %136, %137 : i64
+                %139 = arith.subi %138, %135 : i64
+                %140 = arith.subi %135, %110#6 : i64
+                %141 = arith.muli %140, %110#8 : i64
+                %142 = arith.addi %110#9, %141 : i64
+                %143 = arith.addi %134, %110#10 : i64
+                %144 = arith.subi %135, %134 : i64
+                %145 = arith.addi %143, %144 : i64
+                %146 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%142, %145, %146, %139) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %167 = arith.cmpi sgt, %155, %c0 : index
-            scf.if %167 {
-              %168 = arith.muli %arg10, %155 : index
-              %169 = arith.muli %168, %c4 : index
-              %170 = arith.muli %157, %c3 : index
-              %171 = arith.subi %169, %170 : index
-              %172 = arith.muli %157, %c4 : index
-              %173 = arith.subi %172, %c1 : index
-              %174 = arith.addi %171, %173 : index
-              %175 = arith.divsi %174, %172 : index
-              %176 = arith.maxsi %175, %c0 : index
-              %177 = arith.minsi %176, %155 : index
-              %178 = arith.addi %arg10, %c1 : index
-              %179 = arith.muli %178, %155 : index
-              %180 = arith.muli %179, %c4 : index
-              %181 = arith.subi %180, %170 : index
-              %182 = arith.addi %181, %173 : index
-              %183 = arith.divsi %182, %172 : index
-              %184 = arith.maxsi %183, %c0 : index
-              %185 = arith.minsi %184, %155 : index
-              scf.for %arg11 = %177 to %185 step %c1 {
-                %186 = arith.index_cast %arg11 : index to i64
-                %187 = arith.muli %186, %c16_i64 : i64
-                %188 = arith.maxsi %187, %c0_i64 : i64
-                %189 = arith.addi %187, %c16_i64 : i64
-                %190 = arith.minsi %189, %134 : i64
-                %191 = arith.subi %190, %188 : i64
-                %192 = arith.addi %187, %133 : i64
-                %193 = arith.subi %188, %187 : i64
-                %194 = arith.addi %192, %193 : i64
-                %195 = arith.minsi %29, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64, %194, %195, %191) : (i64, i64, i64, i64) -> ()
+            %121 = arith.cmpi sgt, %110#11, %c0 : index
+            scf.if %121 {
+              %122 = arith.muli %111, %c4 : index
+              %123 = arith.muli %110#11, %c4 : index
+              %124 = arith.muli %arg10, %123 : index
+              %125 = arith.subi %122, %c1 : index
+              %126 = arith.muli %111, %c3 : index
+              %127 = arith.subi %125, %126 : index
+              %128 = arith.addi %124, %127 : index
+              %129 = arith.divsi %128, %122 : index
+              %130 = arith.addi %128, %123 : index
+              %131 = arith.divsi %130, %122 : index
+              scf.for %arg11 = %129 to %131 step %c1 {
+                %132 = arith.index_cast %arg11 : index to i64
+                %133 = arith.muli %132, %c16_i64 : i64
+                %134 = arith.maxsi %133, %c0_i64 : i64
+                %135 = arith.addi %133, %c16_i64 : i64
+                %136 = arith.minsi %135, %110#6 : i64
+                %137 = arith.subi %136, %134 : i64
+                %138 = arith.addi %133, %110#10 : i64
+                %139 = arith.subi %134, %133 : i64
+                %140 = arith.addi %138, %139 : i64
+                %141 = arith.minsi %29, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %140, %141, %137) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %158 = arith.index_cast %arg10 : index to i64
-          %159 = arith.muli %158, %c16_i64 : i64
-          %160 = arith.subi %81, %159 : i64
-          %161 = arith.minsi %160, %c16_i64 : i64
-          %162 = arith.index_cast %94 : i64 to index
-          scf.for %arg11 = %c0 to %162 step %c1 {
-            %164 = arith.index_cast %arg11 : index to i64
-            %165 = arith.ori %159, %c3221225472_i64 : i64
-            %166 = arith.muli %164, %c16_i64 : i64
-            %167 = arith.addi %166, %159 : i64
-            %168 = arith.addi %167, %70 : i64
-            "instgem.preload"(%168, %161, %c16_i64, %165, %161, %98) : (i64, i64, i64, i64, i64, i64) -> ()
-            %169 = arith.addi %166, %58 : i64
-            "instgem.compute_preloaded"(%169, %c16_i64, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %170 = arith.index_cast %97 : i64 to index
-            scf.for %arg12 = %c1 to %170 step %c1 {
-              %172 = arith.index_cast %arg12 : index to i64
-              %173 = arith.muli %172, %c16_i64 : i64
-              %174 = arith.addi %173, %159 : i64
-              %175 = arith.ori %174, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %176 = arith.muli %172, %c32_i64 : i64
-              %177 = arith.addi %176, %166 : i64
-              %178 = arith.addi %177, %58 : i64
-              "instgem.compute_accumulated"(%178, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %112 = arith.index_cast %arg10 : index to i64
+          %113 = arith.muli %112, %c16_i64 : i64
+          %114 = arith.subi %83, %113 : i64
+          %115 = arith.minsi %114, %c16_i64 : i64
+          %116 = arith.index_cast %96 : i64 to index
+          scf.for %arg11 = %c0 to %116 step %c1 {
+            %118 = arith.index_cast %arg11 : index to i64
+            %119 = arith.ori %113, %c3221225472_i64 : i64
+            %120 = arith.muli %118, %c16_i64 : i64
+            %121 = arith.addi %120, %113 : i64
+            %122 = arith.addi %121, %73 : i64
+            "instgem.preload"(%122, %115, %c16_i64, %119, %115, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+            %123 = arith.addi %120, %61 : i64
+            "instgem.compute_preloaded"(%123, %c16_i64, %100, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %124 = arith.index_cast %99 : i64 to index
+            scf.for %arg12 = %c1 to %124 step %c1 {
+              %126 = arith.index_cast %arg12 : index to i64
+              %127 = arith.muli %126, %c16_i64 : i64
+              %128 = arith.addi %127, %113 : i64
+              %129 = arith.ori %128, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %129, %115, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %130 = arith.muli %126, %c32_i64 : i64
+              %131 = arith.addi %130, %120 : i64
+              %132 = arith.addi %131, %61 : i64
+              "instgem.compute_accumulated"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %171 = arith.index_cast %82 : i64 to index
-            scf.for %arg12 = %170 to %171 step %c1 {
-              %172 = arith.index_cast %arg12 : index to i64
-              %173 = arith.muli %172, %c16_i64 : i64
-              %174 = arith.subi %75, %173 : i64
-              %175 = arith.minsi %174, %c16_i64 : i64
-              %176 = arith.addi %173, %159 : i64
-              %177 = arith.ori %176, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %161, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-              %178 = arith.muli %172, %c32_i64 : i64
-              %179 = arith.addi %178, %166 : i64
-              %180 = arith.addi %179, %58 : i64
-              "instgem.compute_accumulated"(%180, %c16_i64, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %125 = arith.index_cast %84 : i64 to index
+            scf.for %arg12 = %124 to %125 step %c1 {
+              %126 = arith.index_cast %arg12 : index to i64
+              %127 = arith.muli %126, %c16_i64 : i64
+              %128 = arith.subi %77, %127 : i64
+              %129 = arith.minsi %128, %c16_i64 : i64
+              %130 = arith.addi %127, %113 : i64
+              %131 = arith.ori %130, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %131, %115, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+              %132 = arith.muli %126, %c32_i64 : i64
+              %133 = arith.addi %132, %120 : i64
+              %134 = arith.addi %133, %61 : i64
+              "instgem.compute_accumulated"(%134, %c16_i64, %129, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %163 = arith.index_cast %85 : i64 to index
-          scf.for %arg11 = %162 to %163 step %c1 {
-            %164 = arith.index_cast %arg11 : index to i64
-            %165 = arith.muli %164, %c16_i64 : i64
-            %166 = arith.subi %77, %165 : i64
-            %167 = arith.minsi %166, %c16_i64 : i64
-            %168 = arith.subi %79, %165 : i64
-            %169 = arith.minsi %168, %c16_i64 : i64
-            %170 = arith.ori %159, %c3221225472_i64 : i64
-            %171 = arith.addi %165, %159 : i64
-            %172 = arith.addi %171, %70 : i64
-            "instgem.preload"(%172, %161, %169, %170, %161, %98) : (i64, i64, i64, i64, i64, i64) -> ()
-            %173 = arith.addi %165, %58 : i64
-            "instgem.compute_preloaded"(%173, %167, %98, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %174 = arith.index_cast %97 : i64 to index
-            scf.for %arg12 = %c1 to %174 step %c1 {
-              %176 = arith.index_cast %arg12 : index to i64
-              %177 = arith.muli %176, %c16_i64 : i64
-              %178 = arith.addi %177, %159 : i64
-              %179 = arith.ori %178, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %180 = arith.muli %176, %c32_i64 : i64
-              %181 = arith.addi %180, %165 : i64
-              %182 = arith.addi %181, %58 : i64
-              "instgem.compute_accumulated"(%182, %167, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %117 = arith.index_cast %87 : i64 to index
+          scf.for %arg11 = %116 to %117 step %c1 {
+            %118 = arith.index_cast %arg11 : index to i64
+            %119 = arith.muli %118, %c16_i64 : i64
+            %120 = arith.subi %79, %119 : i64
+            %121 = arith.minsi %120, %c16_i64 : i64
+            %122 = arith.subi %81, %119 : i64
+            %123 = arith.minsi %122, %c16_i64 : i64
+            %124 = arith.ori %113, %c3221225472_i64 : i64
+            %125 = arith.addi %119, %113 : i64
+            %126 = arith.addi %125, %73 : i64
+            "instgem.preload"(%126, %115, %123, %124, %115, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+            %127 = arith.addi %119, %61 : i64
+            "instgem.compute_preloaded"(%127, %121, %100, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %128 = arith.index_cast %99 : i64 to index
+            scf.for %arg12 = %c1 to %128 step %c1 {
+              %130 = arith.index_cast %arg12 : index to i64
+              %131 = arith.muli %130, %c16_i64 : i64
+              %132 = arith.addi %131, %113 : i64
+              %133 = arith.ori %132, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %133, %115, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %134 = arith.muli %130, %c32_i64 : i64
+              %135 = arith.addi %134, %119 : i64
+              %136 = arith.addi %135, %61 : i64
+              "instgem.compute_accumulated"(%136, %121, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %175 = arith.index_cast %82 : i64 to index
-            scf.for %arg12 = %174 to %175 step %c1 {
-              %176 = arith.index_cast %arg12 : index to i64
-              %177 = arith.muli %176, %c16_i64 : i64
-              %178 = arith.subi %75, %177 : i64
-              %179 = arith.minsi %178, %c16_i64 : i64
-              %180 = arith.addi %177, %159 : i64
-              %181 = arith.ori %180, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %161, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-              %182 = arith.muli %176, %c32_i64 : i64
-              %183 = arith.addi %182, %165 : i64
-              %184 = arith.addi %183, %58 : i64
-              "instgem.compute_accumulated"(%184, %167, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %129 = arith.index_cast %84 : i64 to index
+            scf.for %arg12 = %128 to %129 step %c1 {
+              %130 = arith.index_cast %arg12 : index to i64
+              %131 = arith.muli %130, %c16_i64 : i64
+              %132 = arith.subi %77, %131 : i64
+              %133 = arith.minsi %132, %c16_i64 : i64
+              %134 = arith.addi %131, %113 : i64
+              %135 = arith.ori %134, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %135, %115, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+              %136 = arith.muli %130, %c32_i64 : i64
+              %137 = arith.addi %136, %119 : i64
+              %138 = arith.addi %137, %61 : i64
+              "instgem.compute_accumulated"(%138, %121, %133, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
-      scf.if %156 {
-        %158 = arith.muli %91, %118 : index
-        %159 = arith.muli %158, %c4 : index
-        %160 = arith.muli %157, %c4 : index
-        %161 = arith.subi %160, %c1 : index
-        %162 = arith.addi %159, %161 : index
-        %163 = arith.divsi %162, %160 : index
-        %164 = arith.maxsi %163, %c0 : index
-        %165 = arith.minsi %164, %118 : index
-        scf.for %arg10 = %165 to %118 step %c1 {
-          %189 = arith.index_cast %arg10 : index to i64
-          %190 = arith.addi %36, %189 : i64
-          %191 = arith.muli %190, %c16_i64 : i64
-          %192 = arith.maxsi %191, %27 : i64
-          %193 = arith.addi %191, %c16_i64 : i64
-          %194 = arith.minsi %193, %37 : i64
-          %195 = arith.subi %194, %192 : i64
-          %196 = arith.subi %192, %27 : i64
-          %197 = arith.muli %196, %115 : i64
-          %198 = arith.addi %114, %197 : i64
-          %199 = arith.muli %190, %c32_i64 : i64
-          %200 = arith.addi %199, %110 : i64
-          %201 = arith.subi %192, %191 : i64
-          %202 = arith.addi %200, %201 : i64
-          %203 = arith.minsi %111, %c64_i64 : i64
-          "instgem.mvin"(%198, %202, %203, %195) : (i64, i64, i64, i64) -> ()
+      scf.if %102 {
+        %112 = arith.muli %111, %c4 : index
+        %113 = arith.muli %103, %c4 : index
+        %114 = arith.muli %93, %113 : index
+        %115 = arith.subi %112, %c1 : index
+        %116 = arith.addi %114, %115 : index
+        %117 = arith.divsi %116, %112 : index
+        scf.for %arg10 = %117 to %103 step %c1 {
+          %135 = arith.index_cast %arg10 : index to i64
+          %136 = arith.addi %37, %135 : i64
+          %137 = arith.muli %136, %c16_i64 : i64
+          %138 = arith.maxsi %137, %27 : i64
+          %139 = arith.addi %137, %c16_i64 : i64
+          %140 = arith.minsi %139, %38 : i64
+          %141 = arith.subi %140, %138 : i64
+          %142 = arith.subi %138, %27 : i64
+          %143 = arith.muli %142, %110#0 : i64
+          %144 = arith.addi %110#1, %143 : i64
+          %145 = arith.muli %136, %c32_i64 : i64
+          %146 = arith.addi %145, %110#2 : i64
+          %147 = arith.subi %138, %137 : i64
+          %148 = arith.addi %146, %147 : i64
+          %149 = arith.minsi %110#3, %c64_i64 : i64
+          "instgem.mvin"(%144, %148, %149, %141) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %166 = arith.muli %91, %124 : index
-        %167 = arith.muli %166, %c4 : index
-        %168 = arith.subi %167, %157 : index
-        %169 = arith.addi %168, %161 : index
-        %170 = arith.divsi %169, %160 : index
-        %171 = arith.maxsi %170, %c0 : index
-        %172 = arith.minsi %171, %124 : index
-        scf.for %arg10 = %172 to %124 step %c1 {
-          %189 = arith.index_cast %arg10 : index to i64
-          %190 = arith.muli %189, %c16_i64 : i64
-          %191 = arith.maxsi %190, %c0_i64 : i64
-          %192 = arith.addi %190, %c16_i64 : i64
-          %193 = arith.minsi %192, %27 : i64
-          %194 = arith.subi %193, %191 : i64
-          %195 = arith.muli %189, %c32_i64 : i64
-          %196 = arith.addi %195, %110 : i64
-          %197 = arith.subi %191, %190 : i64
-          %198 = arith.addi %196, %197 : i64
-          %199 = arith.minsi %111, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %198, %199, %194) : (i64, i64, i64, i64) -> ()
+        %118 = arith.muli %109, %c4 : index
+        %119 = arith.muli %93, %118 : index
+        %120 = arith.subi %115, %111 : index
+        %121 = arith.addi %119, %120 : index
+        %122 = arith.divsi %121, %112 : index
+        scf.for %arg10 = %122 to %109 step %c1 {
+          %135 = arith.index_cast %arg10 : index to i64
+          %136 = arith.muli %135, %c16_i64 : i64
+          %137 = arith.maxsi %136, %c0_i64 : i64
+          %138 = arith.addi %136, %c16_i64 : i64
+          %139 = arith.minsi %138, %27 : i64
+          %140 = arith.subi %139, %137 : i64
+          %141 = arith.muli %135, %c32_i64 : i64
+          %142 = arith.addi %141, %110#2 : i64
+          %143 = arith.subi %137, %136 : i64
+          %144 = arith.addi %142, %143 : i64
+          %145 = arith.minsi %110#3, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %144, %145, %140) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %173 = arith.muli %91, %149 : index
-        %174 = arith.muli %173, %c4 : index
-        %175 = arith.muli %157, %c2 : index
-        %176 = arith.subi %174, %175 : index
-        %177 = arith.addi %176, %161 : index
-        %178 = arith.divsi %177, %160 : index
-        %179 = arith.maxsi %178, %c0 : index
-        %180 = arith.minsi %179, %149 : index
-        scf.for %arg10 = %180 to %149 step %c1 {
-          %189 = arith.index_cast %arg10 : index to i64
-          %190 = arith.addi %141, %189 : i64
-          %191 = arith.muli %190, %c16_i64 : i64
-          %192 = arith.maxsi %191, %134 : i64
-          %193 = arith.addi %191, %c16_i64 : i64
-          %194 = arith.minsi %193, %142 : i64
-          %195 = arith.subi %194, %192 : i64
-          %196 = arith.subi %192, %134 : i64
-          %197 = arith.muli %196, %139 : i64
-          %198 = arith.addi %138, %197 : i64
-          %199 = arith.addi %191, %133 : i64
-          %200 = arith.subi %192, %191 : i64
-          %201 = arith.addi %199, %200 : i64
-          %202 = arith.minsi %29, %c64_i64 : i64
-          "instgem.mvin2"(%198, %201, %202, %195) : (i64, i64, i64, i64) -> ()
+        %123 = arith.muli %110#4, %c4 : index
+        %124 = arith.muli %93, %123 : index
+        %125 = arith.muli %111, %c2 : index
+        %126 = arith.subi %115, %125 : index
+        %127 = arith.addi %124, %126 : index
+        %128 = arith.divsi %127, %112 : index
+        scf.for %arg10 = %128 to %110#4 step %c1 {
+          %135 = arith.index_cast %arg10 : index to i64
+          %136 = arith.addi %110#5, %135 : i64
+          %137 = arith.muli %136, %c16_i64 : i64
+          %138 = arith.maxsi %137, %110#6 : i64
+          %139 = arith.addi %137, %c16_i64 : i64
+          %140 = arith.addi %110#6, %110#7 : i64
+          %141 = arith.minsi %139, %140 : i64
+          %142 = arith.subi %141, %138 : i64
+          %143 = arith.subi %138, %110#6 : i64
+          %144 = arith.muli %143, %110#8 : i64
+          %145 = arith.addi %110#9, %144 : i64
+          %146 = arith.addi %137, %110#10 : i64
+          %147 = arith.subi %138, %137 : i64
+          %148 = arith.addi %146, %147 : i64
+          %149 = arith.minsi %29, %c64_i64 : i64
+          "instgem.mvin2"(%145, %148, %149, %142) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %181 = arith.muli %91, %155 : index
-        %182 = arith.muli %181, %c4 : index
-        %183 = arith.muli %157, %c3 : index
-        %184 = arith.subi %182, %183 : index
-        %185 = arith.addi %184, %161 : index
-        %186 = arith.divsi %185, %160 : index
-        %187 = arith.maxsi %186, %c0 : index
-        %188 = arith.minsi %187, %155 : index
-        scf.for %arg10 = %188 to %155 step %c1 {
-          %189 = arith.index_cast %arg10 : index to i64
-          %190 = arith.muli %189, %c16_i64 : i64
-          %191 = arith.maxsi %190, %c0_i64 : i64
-          %192 = arith.addi %190, %c16_i64 : i64
-          %193 = arith.minsi %192, %134 : i64
-          %194 = arith.subi %193, %191 : i64
-          %195 = arith.addi %190, %133 : i64
-          %196 = arith.subi %191, %190 : i64
-          %197 = arith.addi %195, %196 : i64
-          %198 = arith.minsi %29, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %197, %198, %194) : (i64, i64, i64, i64) -> ()
+        %129 = arith.muli %110#11, %c4 : index
+        %130 = arith.muli %93, %129 : index
+        %131 = arith.muli %111, %c3 : index
+        %132 = arith.subi %115, %131 : index
+        %133 = arith.addi %130, %132 : index
+        %134 = arith.divsi %133, %112 : index
+        scf.for %arg10 = %134 to %110#11 step %c1 {
+          %135 = arith.index_cast %arg10 : index to i64
+          %136 = arith.muli %135, %c16_i64 : i64
+          %137 = arith.maxsi %136, %c0_i64 : i64
+          %138 = arith.addi %136, %c16_i64 : i64
+          %139 = arith.minsi %138, %110#6 : i64
+          %140 = arith.subi %139, %137 : i64
+          %141 = arith.addi %136, %110#10 : i64
+          %142 = arith.subi %137, %136 : i64
+          %143 = arith.addi %141, %142 : i64
+          %144 = arith.minsi %29, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %143, %144, %140) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.yield %48, %62 : index, index
+      scf.yield %51, %65 : index, index
     }
     scf.if %26 {
       "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %46 = arith.muli %42, %43 : i64
-      %47 = arith.index_cast %46 : i64 to index
-      scf.for %arg7 = %c0 to %47 step %c1 {
-        %48 = arith.index_cast %arg7 : index to i64
-        %49 = arith.remsi %48, %42 : i64
-        %50 = arith.divsi %48, %42 : i64
-        %51 = arith.addi %36, %49 : i64
-        %52 = arith.muli %51, %c16_i64 : i64
-        %53 = arith.maxsi %52, %27 : i64
-        %54 = arith.addi %52, %c16_i64 : i64
-        %55 = arith.minsi %54, %37 : i64
-        %56 = arith.subi %55, %53 : i64
-        %57 = arith.subi %53, %27 : i64
-        %58 = arith.muli %57, %35 : i64
-        %59 = arith.addi %33, %58 : i64
-        %60 = arith.muli %50, %c64_i64 : i64
-        %61 = arith.addi %59, %60 : i64
-        %62 = arith.muli %50, %c16_i64 : i64
-        %63 = arith.addi %52, %62 : i64
-        %64 = arith.ori %63, %c2684354560_i64 : i64
-        %65 = arith.subi %53, %52 : i64
-        %66 = arith.addi %64, %65 : i64
-        %67 = arith.subi %29, %62 : i64
-        %68 = arith.minsi %67, %c16_i64 : i64
-        "instgem.mvout"(%61, %66, %68, %56) : (i64, i64, i64, i64) -> ()
+      %49 = arith.muli %45, %46 : i64
+      %50 = arith.index_cast %49 : i64 to index
+      scf.for %arg7 = %c0 to %50 step %c1 {
+        %51 = arith.index_cast %arg7 : index to i64
+        %52 = arith.remsi %51, %45 : i64
+        %53 = arith.divsi %51, %45 : i64
+        %54 = arith.addi %37, %52 : i64
+        %55 = arith.muli %54, %c16_i64 : i64
+        %56 = arith.maxsi %55, %27 : i64
+        %57 = arith.addi %55, %c16_i64 : i64
+        %58 = arith.minsi %57, %38 : i64
+        %59 = arith.subi %58, %56 : i64
+        %60 = arith.subi %56, %27 : i64
+        %61 = arith.muli %60, %35 : i64
+        %62 = arith.addi %33, %61 : i64
+        %63 = arith.muli %53, %c64_i64 : i64
+        %64 = arith.addi %62, %63 : i64
+        %65 = arith.muli %53, %c16_i64 : i64
+        %66 = arith.addi %55, %65 : i64
+        %67 = arith.ori %66, %c2684354560_i64 : i64
+        %68 = arith.subi %56, %55 : i64
+        %69 = arith.addi %67, %68 : i64
+        %70 = arith.subi %29, %65 : i64
+        %71 = arith.minsi %70, %c16_i64 : i64
+        "instgem.mvout"(%64, %69, %71, %59) : (i64, i64, i64, i64) -> ()
       }
     }
     return

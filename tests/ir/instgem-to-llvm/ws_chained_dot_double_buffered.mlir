@@ -52,6 +52,12 @@
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -117,6 +123,7 @@ module {
     %c4 = arith.constant 4 : index
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c128_i64 = arith.constant 128 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64_1 = arith.constant 2 : i64
@@ -147,995 +154,959 @@ module {
     scf.if %14 {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %96 = arith.index_cast %arg10 : index to i64
-        %97 = arith.remsi %96, %c2_i64_1 : i64
-        %98 = arith.divsi %96, %c2_i64_1 : i64
-        %99 = arith.muli %98, %c16_i64 : i64
-        %100 = arith.subi %c32_i64, %99 : i64
-        %101 = arith.minsi %100, %c16_i64 : i64
-        %102 = arith.muli %97, %c32_i64 : i64
-        %103 = arith.addi %102, %99 : i64
-        %104 = arith.ori %103, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %104, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %99 = arith.index_cast %arg10 : index to i64
+        %100 = arith.remsi %99, %c2_i64_1 : i64
+        %101 = arith.divsi %99, %c2_i64_1 : i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.subi %c32_i64, %102 : i64
+        %104 = arith.minsi %103, %c16_i64 : i64
+        %105 = arith.muli %100, %c32_i64 : i64
+        %106 = arith.addi %105, %102 : i64
+        %107 = arith.ori %106, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %107, %104, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %15 = arith.cmpi sgt, %13, %c0 : index
     scf.if %15 {
-      %96 = arith.maxsi %12, %c0 : index
-      %97 = arith.minsi %96, %arg4 : index
-      %98 = arith.addi %12, %c32 : index
-      %99 = arith.maxsi %98, %c0 : index
+      %99 = arith.maxsi %12, %c0 : index
       %100 = arith.minsi %99, %arg4 : index
-      %101 = arith.subi %97, %12 : index
+      %101 = arith.addi %12, %c32 : index
       %102 = arith.maxsi %101, %c0 : index
-      %103 = arith.minsi %102, %c32 : index
-      %104 = arith.subi %100, %97 : index
-      %105 = arith.minsi %arg5, %c0 : index
-      %106 = arith.minsi %arg5, %c32 : index
-      %107 = arith.maxsi %105, %c0 : index
-      %108 = arith.minsi %107, %c32 : index
-      %109 = arith.subi %106, %105 : index
-      %110 = arith.cmpi sgt, %108, %c0 : index
-      %subview_13 = memref.subview %reinterpret_cast[%97, %105] [%104, %109] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %111 = arith.index_cast %103 : index to i64
-      %112 = arith.index_cast %104 : index to i64
-      %113 = arith.index_cast %109 : index to i64
+      %103 = arith.minsi %102, %arg4 : index
+      %104 = arith.subi %100, %12 : index
+      %105 = arith.maxsi %104, %c0 : index
+      %106 = arith.minsi %105, %c32 : index
+      %107 = arith.subi %103, %100 : index
+      %108 = arith.minsi %arg5, %c0 : index
+      %109 = arith.minsi %arg5, %c32 : index
+      %110 = arith.maxsi %108, %c0 : index
+      %111 = arith.minsi %110, %c32 : index
+      %112 = arith.subi %109, %108 : index
+      %113 = arith.cmpi sgt, %111, %c0 : index
+      %subview_13 = memref.subview %reinterpret_cast[%100, %108] [%107, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %114 = arith.index_cast %106 : index to i64
+      %115 = arith.index_cast %107 : index to i64
+      %116 = arith.index_cast %112 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %114 = arith.index_cast %intptr_18 : index to i64
-      %115 = arith.index_cast %offset_15 : index to i64
-      %116 = arith.addi %114, %115 : i64
-      %117 = arith.index_cast %strides_17#0 : index to i64
-      %118 = arith.ceildivsi %113, %c64_i64 : i64
-      %119 = arith.divsi %111, %c16_i64 : i64
-      %120 = arith.addi %111, %112 : i64
-      %121 = arith.ceildivsi %120, %c16_i64 : i64
-      %122 = arith.subi %121, %119 : i64
-      %123 = arith.cmpi sgt, %112, %c0_i64_3 : i64
-      %124 = arith.extui %123 : i1 to i64
-      %125 = arith.muli %122, %124 : i64
-      %126 = arith.muli %125, %118 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      %128 = arith.ceildivsi %111, %c16_i64 : i64
-      %129 = arith.cmpi sgt, %111, %c0_i64_3 : i64
-      %130 = arith.extui %129 : i1 to i64
-      %131 = arith.muli %128, %130 : i64
-      %132 = arith.muli %131, %118 : i64
-      %133 = arith.index_cast %132 : i64 to index
+      %117 = arith.index_cast %intptr_18 : index to i64
+      %118 = arith.index_cast %offset_15 : index to i64
+      %119 = arith.addi %117, %118 : i64
+      %120 = arith.index_cast %strides_17#0 : index to i64
+      %121 = arith.maxsi %114, %c0_i64_3 : i64
+      %122 = arith.divui %121, %c16_i64 : i64
+      %123 = arith.addi %114, %115 : i64
+      %124 = arith.maxsi %123, %c0_i64_3 : i64
+      %125 = arith.addi %124, %c15_i64 : i64
+      %126 = arith.divui %125, %c16_i64 : i64
+      %127 = arith.subi %126, %122 : i64
+      %128 = arith.cmpi sgt, %115, %c0_i64_3 : i64
+      %129 = arith.extui %128 : i1 to i64
+      %130 = arith.muli %127, %129 : i64
+      %131 = arith.index_cast %130 : i64 to index
+      %132 = arith.addi %121, %c15_i64 : i64
+      %133 = arith.divui %132, %c16_i64 : i64
+      %134 = arith.cmpi sgt, %114, %c0_i64_3 : i64
+      %135 = arith.extui %134 : i1 to i64
+      %136 = arith.muli %133, %135 : i64
+      %137 = arith.index_cast %136 : i64 to index
+      %138 = arith.minsi %arg6, %c0 : index
+      %139 = arith.minsi %arg6, %c32 : index
+      %140 = arith.maxsi %138, %c0 : index
+      %141 = arith.minsi %140, %c32 : index
+      %142 = arith.subi %139, %138 : index
+      %143 = arith.cmpi sgt, %141, %c0 : index
+      %subview_19 = memref.subview %reinterpret_cast_4[%108, %138] [%112, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %144 = arith.index_cast %111 : index to i64
+      %145 = arith.index_cast %142 : index to i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %146 = arith.index_cast %intptr_24 : index to i64
+      %147 = arith.index_cast %offset_21 : index to i64
+      %148 = arith.addi %146, %147 : i64
+      %149 = arith.index_cast %strides_23#0 : index to i64
+      %150 = arith.maxsi %144, %c0_i64_3 : i64
+      %151 = arith.divui %150, %c16_i64 : i64
+      %152 = arith.addi %144, %116 : i64
+      %153 = arith.maxsi %152, %c0_i64_3 : i64
+      %154 = arith.addi %153, %c15_i64 : i64
+      %155 = arith.divui %154, %c16_i64 : i64
+      %156 = arith.subi %155, %151 : i64
+      %157 = arith.cmpi sgt, %116, %c0_i64_3 : i64
+      %158 = arith.extui %157 : i1 to i64
+      %159 = arith.muli %156, %158 : i64
+      %160 = arith.index_cast %159 : i64 to index
+      %161 = arith.addi %150, %c15_i64 : i64
+      %162 = arith.divui %161, %c16_i64 : i64
+      %163 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+      %164 = arith.extui %163 : i1 to i64
+      %165 = arith.muli %162, %164 : i64
+      %166 = arith.index_cast %165 : i64 to index
+      scf.if %113 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+      }
+      scf.if %143 {
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+      }
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %149) : (i64, i64, i64, i64, i64, i64) -> ()
+      %167 = arith.minsi %131, %c1 : index
+      %168 = arith.minsi %137, %c1 : index
+      %169 = arith.minsi %160, %c1 : index
+      %170 = arith.minsi %166, %c1 : index
+      scf.for %arg10 = %c0 to %167 step %c1 {
+        %171 = arith.index_cast %arg10 : index to i64
+        %172 = arith.addi %122, %171 : i64
+        %173 = arith.muli %172, %c16_i64 : i64
+        %174 = arith.maxsi %173, %114 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %123 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %114 : i64
+        %179 = arith.muli %178, %120 : i64
+        %180 = arith.addi %119, %179 : i64
+        %181 = arith.muli %172, %c32_i64 : i64
+        %182 = arith.subi %174, %173 : i64
+        %183 = arith.addi %181, %182 : i64
+        %184 = arith.minsi %116, %c64_i64 : i64
+        "instgem.mvin"(%180, %183, %184, %177) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %168 step %c1 {
+        %171 = arith.index_cast %arg10 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %114 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.muli %171, %c32_i64 : i64
+        %178 = arith.subi %173, %172 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.minsi %116, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %179, %180, %176) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %169 step %c1 {
+        %171 = arith.index_cast %arg10 : index to i64
+        %172 = arith.addi %151, %171 : i64
+        %173 = arith.muli %172, %c16_i64 : i64
+        %174 = arith.maxsi %173, %144 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %152 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %144 : i64
+        %179 = arith.muli %178, %149 : i64
+        %180 = arith.addi %148, %179 : i64
+        %181 = arith.muli %172, %c32_i64 : i64
+        %182 = arith.addi %181, %c128_i64 : i64
+        %183 = arith.subi %174, %173 : i64
+        %184 = arith.addi %182, %183 : i64
+        %185 = arith.minsi %145, %c64_i64 : i64
+        "instgem.mvin2"(%180, %184, %185, %177) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %c0 to %170 step %c1 {
+        %171 = arith.index_cast %arg10 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %144 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.muli %171, %c32_i64 : i64
+        %178 = arith.addi %177, %c128_i64 : i64
+        %179 = arith.subi %173, %172 : i64
+        %180 = arith.addi %178, %179 : i64
+        %181 = arith.minsi %145, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %180, %181, %176) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %167 to %131 step %c1 {
+        %171 = arith.index_cast %arg10 : index to i64
+        %172 = arith.addi %122, %171 : i64
+        %173 = arith.muli %172, %c16_i64 : i64
+        %174 = arith.maxsi %173, %114 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %123 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %114 : i64
+        %179 = arith.muli %178, %120 : i64
+        %180 = arith.addi %119, %179 : i64
+        %181 = arith.muli %172, %c32_i64 : i64
+        %182 = arith.subi %174, %173 : i64
+        %183 = arith.addi %181, %182 : i64
+        %184 = arith.minsi %116, %c64_i64 : i64
+        "instgem.mvin"(%180, %183, %184, %177) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %168 to %137 step %c1 {
+        %171 = arith.index_cast %arg10 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %114 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.muli %171, %c32_i64 : i64
+        %178 = arith.subi %173, %172 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.minsi %116, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %179, %180, %176) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %169 to %160 step %c1 {
+        %171 = arith.index_cast %arg10 : index to i64
+        %172 = arith.addi %151, %171 : i64
+        %173 = arith.muli %172, %c16_i64 : i64
+        %174 = arith.maxsi %173, %144 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %152 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %144 : i64
+        %179 = arith.muli %178, %149 : i64
+        %180 = arith.addi %148, %179 : i64
+        %181 = arith.muli %172, %c32_i64 : i64
+        %182 = arith.addi %181, %c128_i64 : i64
+        %183 = arith.subi %174, %173 : i64
+        %184 = arith.addi %182, %183 : i64
+        %185 = arith.minsi %145, %c64_i64 : i64
+        "instgem.mvin2"(%180, %184, %185, %177) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg10 = %170 to %166 step %c1 {
+        %171 = arith.index_cast %arg10 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %144 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.muli %171, %c32_i64 : i64
+        %178 = arith.addi %177, %c128_i64 : i64
+        %179 = arith.subi %173, %172 : i64
+        %180 = arith.addi %178, %179 : i64
+        %181 = arith.minsi %145, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %180, %181, %176) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
+    %16:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %99 = arith.maxsi %12, %c0 : index
+      %100 = arith.minsi %99, %arg4 : index
+      %101 = arith.addi %12, %c32 : index
+      %102 = arith.maxsi %101, %c0 : index
+      %103 = arith.minsi %102, %arg4 : index
+      %104 = arith.subi %100, %12 : index
+      %105 = arith.maxsi %104, %c0 : index
+      %106 = arith.minsi %105, %c32 : index
+      %107 = arith.subi %103, %100 : index
+      %108 = arith.maxsi %arg11, %c0 : index
+      %109 = arith.minsi %108, %arg5 : index
+      %110 = arith.addi %arg11, %c32 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %arg5 : index
+      %113 = arith.subi %109, %arg11 : index
+      %114 = arith.maxsi %113, %c0 : index
+      %115 = arith.minsi %114, %c32 : index
+      %116 = arith.subi %112, %109 : index
+      %117 = arith.cmpi sgt, %115, %c0 : index
+      scf.if %117 {
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+      }
+      %118 = arith.index_cast %arg10 : index to i64
+      %119 = arith.remsi %118, %c2_i64_1 : i64
+      %120 = arith.muli %119, %c64_i64 : i64
+      %121 = arith.index_cast %106 : index to i64
+      %122 = arith.index_cast %107 : index to i64
+      %123 = arith.index_cast %116 : index to i64
+      %124 = arith.addi %121, %122 : i64
+      %125 = arith.maxsi %arg12, %c0 : index
+      %126 = arith.minsi %125, %arg5 : index
+      %127 = arith.addi %arg12, %c32 : index
+      %128 = arith.maxsi %127, %c0 : index
+      %129 = arith.minsi %128, %arg5 : index
+      %130 = arith.subi %126, %arg12 : index
+      %131 = arith.maxsi %130, %c0 : index
+      %132 = arith.minsi %131, %c32 : index
+      %133 = arith.subi %129, %126 : index
       %134 = arith.minsi %arg6, %c0 : index
       %135 = arith.minsi %arg6, %c32 : index
       %136 = arith.maxsi %134, %c0 : index
       %137 = arith.minsi %136, %c32 : index
       %138 = arith.subi %135, %134 : index
       %139 = arith.cmpi sgt, %137, %c0 : index
-      %subview_19 = memref.subview %reinterpret_cast_4[%105, %134] [%109, %138] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %140 = arith.index_cast %108 : index to i64
-      %141 = arith.index_cast %138 : index to i64
-      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %142 = arith.index_cast %intptr_24 : index to i64
-      %143 = arith.index_cast %offset_21 : index to i64
-      %144 = arith.addi %142, %143 : i64
-      %145 = arith.index_cast %strides_23#0 : index to i64
-      %146 = arith.ceildivsi %141, %c64_i64 : i64
-      %147 = arith.divsi %140, %c16_i64 : i64
-      %148 = arith.addi %140, %113 : i64
-      %149 = arith.ceildivsi %148, %c16_i64 : i64
-      %150 = arith.subi %149, %147 : i64
-      %151 = arith.cmpi sgt, %113, %c0_i64_3 : i64
-      %152 = arith.extui %151 : i1 to i64
-      %153 = arith.muli %150, %152 : i64
-      %154 = arith.muli %153, %146 : i64
-      %155 = arith.index_cast %154 : i64 to index
-      %156 = arith.ceildivsi %140, %c16_i64 : i64
-      %157 = arith.cmpi sgt, %140, %c0_i64_3 : i64
-      %158 = arith.extui %157 : i1 to i64
-      %159 = arith.muli %156, %158 : i64
-      %160 = arith.muli %159, %146 : i64
-      %161 = arith.index_cast %160 : i64 to index
-      scf.if %110 {
-        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-      }
       scf.if %139 {
         func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-      %162 = arith.minsi %127, %c1 : index
-      %163 = arith.minsi %133, %c1 : index
-      %164 = arith.minsi %155, %c1 : index
-      %165 = arith.minsi %161, %c1 : index
-      scf.for %arg10 = %c0 to %162 step %c1 {
-        %166 = arith.index_cast %arg10 : index to i64
-        %167 = arith.addi %119, %166 : i64
-        %168 = arith.muli %167, %c16_i64 : i64
-        %169 = arith.maxsi %168, %111 : i64
-        %170 = arith.addi %168, %c16_i64 : i64
-        %171 = arith.minsi %170, %120 : i64
-        %172 = arith.subi %171, %169 : i64
-        %173 = arith.subi %169, %111 : i64
-        %174 = arith.muli %173, %117 : i64
-        %175 = arith.addi %116, %174 : i64
-        %176 = arith.muli %167, %c32_i64 : i64
-        %177 = arith.subi %169, %168 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.minsi %113, %c64_i64 : i64
-        "instgem.mvin"(%175, %178, %179, %172) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %163 step %c1 {
-        %166 = arith.index_cast %arg10 : index to i64
-        %167 = arith.muli %166, %c16_i64 : i64
-        %168 = arith.maxsi %167, %c0_i64_3 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %111 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.muli %166, %c32_i64 : i64
-        %173 = arith.subi %168, %167 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.minsi %113, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %174, %175, %171) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %164 step %c1 {
-        %166 = arith.index_cast %arg10 : index to i64
-        %167 = arith.addi %147, %166 : i64
-        %168 = arith.muli %167, %c16_i64 : i64
-        %169 = arith.maxsi %168, %140 : i64
-        %170 = arith.addi %168, %c16_i64 : i64
-        %171 = arith.minsi %170, %148 : i64
-        %172 = arith.subi %171, %169 : i64
-        %173 = arith.subi %169, %140 : i64
-        %174 = arith.muli %173, %145 : i64
-        %175 = arith.addi %144, %174 : i64
-        %176 = arith.muli %167, %c32_i64 : i64
-        %177 = arith.addi %176, %c128_i64 : i64
-        %178 = arith.subi %169, %168 : i64
-        %179 = arith.addi %177, %178 : i64
-        %180 = arith.minsi %141, %c64_i64 : i64
-        "instgem.mvin2"(%175, %179, %180, %172) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %165 step %c1 {
-        %166 = arith.index_cast %arg10 : index to i64
-        %167 = arith.muli %166, %c16_i64 : i64
-        %168 = arith.maxsi %167, %c0_i64_3 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %140 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.muli %166, %c32_i64 : i64
-        %173 = arith.addi %172, %c128_i64 : i64
-        %174 = arith.subi %168, %167 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.minsi %141, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %175, %176, %171) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %162 to %127 step %c1 {
-        %166 = arith.index_cast %arg10 : index to i64
-        %167 = arith.addi %119, %166 : i64
-        %168 = arith.muli %167, %c16_i64 : i64
-        %169 = arith.maxsi %168, %111 : i64
-        %170 = arith.addi %168, %c16_i64 : i64
-        %171 = arith.minsi %170, %120 : i64
-        %172 = arith.subi %171, %169 : i64
-        %173 = arith.subi %169, %111 : i64
-        %174 = arith.muli %173, %117 : i64
-        %175 = arith.addi %116, %174 : i64
-        %176 = arith.muli %167, %c32_i64 : i64
-        %177 = arith.subi %169, %168 : i64
-        %178 = arith.addi %176, %177 : i64
-        %179 = arith.minsi %113, %c64_i64 : i64
-        "instgem.mvin"(%175, %178, %179, %172) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %163 to %133 step %c1 {
-        %166 = arith.index_cast %arg10 : index to i64
-        %167 = arith.muli %166, %c16_i64 : i64
-        %168 = arith.maxsi %167, %c0_i64_3 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %111 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.muli %166, %c32_i64 : i64
-        %173 = arith.subi %168, %167 : i64
-        %174 = arith.addi %172, %173 : i64
-        %175 = arith.minsi %113, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %174, %175, %171) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %164 to %155 step %c1 {
-        %166 = arith.index_cast %arg10 : index to i64
-        %167 = arith.addi %147, %166 : i64
-        %168 = arith.muli %167, %c16_i64 : i64
-        %169 = arith.maxsi %168, %140 : i64
-        %170 = arith.addi %168, %c16_i64 : i64
-        %171 = arith.minsi %170, %148 : i64
-        %172 = arith.subi %171, %169 : i64
-        %173 = arith.subi %169, %140 : i64
-        %174 = arith.muli %173, %145 : i64
-        %175 = arith.addi %144, %174 : i64
-        %176 = arith.muli %167, %c32_i64 : i64
-        %177 = arith.addi %176, %c128_i64 : i64
-        %178 = arith.subi %169, %168 : i64
-        %179 = arith.addi %177, %178 : i64
-        %180 = arith.minsi %141, %c64_i64 : i64
-        "instgem.mvin2"(%175, %179, %180, %172) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %165 to %161 step %c1 {
-        %166 = arith.index_cast %arg10 : index to i64
-        %167 = arith.muli %166, %c16_i64 : i64
-        %168 = arith.maxsi %167, %c0_i64_3 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %140 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.muli %166, %c32_i64 : i64
-        %173 = arith.addi %172, %c128_i64 : i64
-        %174 = arith.subi %168, %167 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.minsi %141, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %175, %176, %171) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-    }
-    %16:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %96 = arith.maxsi %12, %c0 : index
-      %97 = arith.minsi %96, %arg4 : index
-      %98 = arith.addi %12, %c32 : index
-      %99 = arith.maxsi %98, %c0 : index
-      %100 = arith.minsi %99, %arg4 : index
-      %101 = arith.subi %97, %12 : index
-      %102 = arith.maxsi %101, %c0 : index
-      %103 = arith.minsi %102, %c32 : index
-      %104 = arith.subi %100, %97 : index
-      %105 = arith.maxsi %arg11, %c0 : index
-      %106 = arith.minsi %105, %arg5 : index
-      %107 = arith.addi %arg11, %c32 : index
-      %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %arg5 : index
-      %110 = arith.subi %106, %arg11 : index
-      %111 = arith.maxsi %110, %c0 : index
-      %112 = arith.minsi %111, %c32 : index
-      %113 = arith.subi %109, %106 : index
-      %114 = arith.cmpi sgt, %112, %c0 : index
-      scf.if %114 {
-        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-      }
-      %115 = arith.index_cast %arg10 : index to i64
-      %116 = arith.remsi %115, %c2_i64_1 : i64
-      %117 = arith.muli %116, %c64_i64 : i64
-      %118 = arith.index_cast %103 : index to i64
-      %119 = arith.index_cast %104 : index to i64
-      %120 = arith.index_cast %113 : index to i64
-      %121 = arith.addi %118, %119 : i64
-      %122 = arith.maxsi %arg12, %c0 : index
-      %123 = arith.minsi %122, %arg5 : index
-      %124 = arith.addi %arg12, %c32 : index
-      %125 = arith.maxsi %124, %c0 : index
-      %126 = arith.minsi %125, %arg5 : index
-      %127 = arith.subi %123, %arg12 : index
-      %128 = arith.maxsi %127, %c0 : index
-      %129 = arith.minsi %128, %c32 : index
-      %130 = arith.subi %126, %123 : index
-      %131 = arith.minsi %arg6, %c0 : index
-      %132 = arith.minsi %arg6, %c32 : index
-      %133 = arith.maxsi %131, %c0 : index
-      %134 = arith.minsi %133, %c32 : index
-      %135 = arith.subi %132, %131 : index
-      %136 = arith.cmpi sgt, %134, %c0 : index
-      scf.if %136 {
-        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-      }
-      %137 = arith.addi %117, %c128_i64 : i64
-      %138 = arith.index_cast %129 : index to i64
-      %139 = arith.index_cast %130 : index to i64
-      %140 = arith.index_cast %135 : index to i64
-      %141 = arith.addi %138, %139 : i64
-      %142 = arith.maxsi %121, %c0_i64_3 : i64
-      %143 = arith.minsi %142, %c32_i64 : i64
-      %144 = arith.maxsi %120, %c0_i64_3 : i64
-      %145 = arith.minsi %144, %c32_i64 : i64
-      %146 = arith.maxsi %141, %c0_i64_3 : i64
-      %147 = arith.minsi %146, %c32_i64 : i64
-      %148 = arith.maxsi %140, %c0_i64_3 : i64
-      %149 = arith.minsi %148, %c32_i64 : i64
-      %150 = arith.ceildivsi %143, %c16_i64 : i64
-      %151 = arith.ceildivsi %149, %c16_i64 : i64
-      %152 = arith.minsi %145, %147 : i64
-      %153 = arith.ceildivsi %152, %c16_i64 : i64
-      %154 = arith.cmpi eq, %arg10, %c0 : index
-      %155 = arith.cmpi sgt, %150, %c0_i64_3 : i64
-      %156 = arith.select %155, %151, %c0_i64_3 : i64
-      %157 = arith.index_cast %156 : i64 to index
-      %158 = arith.divsi %152, %c16_i64 : i64
-      %159 = arith.minsi %153, %158 : i64
-      %160 = arith.maxsi %159, %c0_i64_3 : i64
-      %161 = arith.divsi %143, %c16_i64 : i64
-      %162 = arith.minsi %150, %161 : i64
-      %163 = arith.maxsi %162, %c1_i64_2 : i64
-      %164 = arith.minsi %143, %c16_i64 : i64
-      %165 = arith.addi %arg10, %c1 : index
-      %166 = arith.addi %arg11, %c64 : index
-      %167 = arith.maxsi %166, %c0 : index
-      %168 = arith.minsi %167, %arg5 : index
-      %169 = arith.subi %109, %107 : index
-      %170 = arith.maxsi %169, %c0 : index
-      %171 = arith.minsi %170, %c32 : index
-      %172 = arith.subi %168, %109 : index
-      %173 = arith.cmpi sgt, %171, %c0 : index
-      %subview_13 = memref.subview %reinterpret_cast[%97, %109] [%104, %172] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %174 = arith.index_cast %165 : index to i64
-      %175 = arith.remsi %174, %c2_i64_1 : i64
-      %176 = arith.muli %175, %c64_i64 : i64
-      %177 = arith.index_cast %172 : index to i64
-      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %178 = arith.index_cast %intptr_18 : index to i64
-      %179 = arith.index_cast %offset_15 : index to i64
-      %180 = arith.addi %178, %179 : i64
-      %181 = arith.index_cast %strides_17#0 : index to i64
-      %182 = arith.ceildivsi %177, %c64_i64 : i64
-      %183 = arith.divsi %118, %c16_i64 : i64
-      %184 = arith.ceildivsi %121, %c16_i64 : i64
-      %185 = arith.subi %184, %183 : i64
-      %186 = arith.cmpi sgt, %119, %c0_i64_3 : i64
-      %187 = arith.extui %186 : i1 to i64
-      %188 = arith.muli %185, %187 : i64
-      %189 = arith.muli %188, %182 : i64
-      %190 = arith.index_cast %189 : i64 to index
-      %191 = arith.ceildivsi %118, %c16_i64 : i64
-      %192 = arith.cmpi sgt, %118, %c0_i64_3 : i64
-      %193 = arith.extui %192 : i1 to i64
-      %194 = arith.muli %191, %193 : i64
-      %195 = arith.muli %194, %182 : i64
-      %196 = arith.index_cast %195 : i64 to index
-      %197 = arith.addi %arg12, %c64 : index
-      %198 = arith.maxsi %197, %c0 : index
-      %199 = arith.minsi %198, %arg5 : index
-      %200 = arith.subi %126, %124 : index
-      %201 = arith.maxsi %200, %c0 : index
-      %202 = arith.minsi %201, %c32 : index
-      %203 = arith.subi %199, %126 : index
-      %subview_19 = memref.subview %reinterpret_cast_4[%126, %131] [%203, %135] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %204 = arith.addi %176, %c128_i64 : i64
-      %205 = arith.index_cast %202 : index to i64
-      %206 = arith.index_cast %203 : index to i64
-      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %207 = arith.index_cast %intptr_24 : index to i64
-      %208 = arith.index_cast %offset_21 : index to i64
-      %209 = arith.addi %207, %208 : i64
-      %210 = arith.index_cast %strides_23#0 : index to i64
-      %211 = arith.ceildivsi %140, %c64_i64 : i64
-      %212 = arith.divsi %205, %c16_i64 : i64
-      %213 = arith.addi %205, %206 : i64
-      %214 = arith.ceildivsi %213, %c16_i64 : i64
-      %215 = arith.subi %214, %212 : i64
-      %216 = arith.cmpi sgt, %206, %c0_i64_3 : i64
-      %217 = arith.extui %216 : i1 to i64
-      %218 = arith.muli %215, %217 : i64
-      %219 = arith.muli %218, %211 : i64
-      %220 = arith.index_cast %219 : i64 to index
-      %221 = arith.ceildivsi %205, %c16_i64 : i64
-      %222 = arith.cmpi sgt, %205, %c0_i64_3 : i64
-      %223 = arith.extui %222 : i1 to i64
-      %224 = arith.muli %221, %223 : i64
-      %225 = arith.muli %224, %211 : i64
-      %226 = arith.index_cast %225 : i64 to index
-      %227 = arith.cmpi slt, %165, %13 : index
-      scf.if %227 {
-        scf.if %173 {
+      %140 = arith.addi %120, %c128_i64 : i64
+      %141 = arith.index_cast %132 : index to i64
+      %142 = arith.index_cast %133 : index to i64
+      %143 = arith.index_cast %138 : index to i64
+      %144 = arith.addi %141, %142 : i64
+      %145 = arith.maxsi %124, %c0_i64_3 : i64
+      %146 = arith.minsi %145, %c32_i64 : i64
+      %147 = arith.maxsi %123, %c0_i64_3 : i64
+      %148 = arith.minsi %147, %c32_i64 : i64
+      %149 = arith.maxsi %144, %c0_i64_3 : i64
+      %150 = arith.minsi %149, %c32_i64 : i64
+      %151 = arith.maxsi %143, %c0_i64_3 : i64
+      %152 = arith.minsi %151, %c32_i64 : i64
+      %153 = arith.ceildivsi %146, %c16_i64 : i64
+      %154 = arith.ceildivsi %152, %c16_i64 : i64
+      %155 = arith.minsi %148, %150 : i64
+      %156 = arith.ceildivsi %155, %c16_i64 : i64
+      %157 = arith.cmpi eq, %arg10, %c0 : index
+      %158 = arith.cmpi sgt, %153, %c0_i64_3 : i64
+      %159 = arith.select %158, %154, %c0_i64_3 : i64
+      %160 = arith.index_cast %159 : i64 to index
+      %161 = arith.divsi %155, %c16_i64 : i64
+      %162 = arith.minsi %156, %161 : i64
+      %163 = arith.maxsi %162, %c0_i64_3 : i64
+      %164 = arith.divsi %146, %c16_i64 : i64
+      %165 = arith.minsi %153, %164 : i64
+      %166 = arith.maxsi %165, %c1_i64_2 : i64
+      %167 = arith.minsi %146, %c16_i64 : i64
+      %168 = arith.addi %arg10, %c1 : index
+      %169 = arith.cmpi slt, %168, %13 : index
+      %170 = arith.maxsi %121, %c0_i64_3 : i64
+      %171 = arith.divui %170, %c16_i64 : i64
+      %172 = arith.addi %145, %c15_i64 : i64
+      %173 = arith.divui %172, %c16_i64 : i64
+      %174 = arith.subi %173, %171 : i64
+      %175 = arith.cmpi sgt, %122, %c0_i64_3 : i64
+      %176 = arith.extui %175 : i1 to i64
+      %177 = arith.muli %174, %176 : i64
+      %178 = arith.index_cast %177 : i64 to index
+      %179 = arith.addi %170, %c15_i64 : i64
+      %180 = arith.divui %179, %c16_i64 : i64
+      %181 = arith.cmpi sgt, %121, %c0_i64_3 : i64
+      %182 = arith.extui %181 : i1 to i64
+      %183 = arith.muli %180, %182 : i64
+      %184 = arith.index_cast %183 : i64 to index
+      %185:12 = scf.if %169 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+        %187 = arith.addi %arg11, %c64 : index
+        %188 = arith.maxsi %187, %c0 : index
+        %189 = arith.minsi %188, %arg5 : index
+        %190 = arith.subi %112, %110 : index
+        %191 = arith.maxsi %190, %c0 : index
+        %192 = arith.minsi %191, %c32 : index
+        %193 = arith.subi %189, %112 : index
+        %194 = arith.cmpi sgt, %192, %c0 : index
+        %subview_13 = memref.subview %reinterpret_cast[%100, %112] [%107, %193] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %195 = arith.index_cast %168 : index to i64
+        %196 = arith.remsi %195, %c2_i64_1 : i64
+        %197 = arith.muli %196, %c64_i64 : i64
+        %198 = arith.index_cast %193 : index to i64
+        %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %199 = arith.index_cast %intptr_18 : index to i64
+        %200 = arith.index_cast %offset_15 : index to i64
+        %201 = arith.addi %199, %200 : i64
+        %202 = arith.index_cast %strides_17#0 : index to i64
+        %203 = arith.addi %arg12, %c64 : index
+        %204 = arith.maxsi %203, %c0 : index
+        %205 = arith.minsi %204, %arg5 : index
+        %206 = arith.subi %129, %127 : index
+        %207 = arith.maxsi %206, %c0 : index
+        %208 = arith.minsi %207, %c32 : index
+        %209 = arith.subi %205, %129 : index
+        %subview_19 = memref.subview %reinterpret_cast_4[%129, %134] [%209, %138] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %210 = arith.addi %197, %c128_i64 : i64
+        %211 = arith.index_cast %208 : index to i64
+        %212 = arith.index_cast %209 : index to i64
+        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %213 = arith.index_cast %intptr_24 : index to i64
+        %214 = arith.index_cast %offset_21 : index to i64
+        %215 = arith.addi %213, %214 : i64
+        %216 = arith.index_cast %strides_23#0 : index to i64
+        %217 = arith.maxsi %211, %c0_i64_3 : i64
+        %218 = arith.divui %217, %c16_i64 : i64
+        %219 = arith.addi %211, %212 : i64
+        %220 = arith.maxsi %219, %c0_i64_3 : i64
+        %221 = arith.addi %220, %c15_i64 : i64
+        %222 = arith.divui %221, %c16_i64 : i64
+        %223 = arith.subi %222, %218 : i64
+        %224 = arith.cmpi sgt, %212, %c0_i64_3 : i64
+        %225 = arith.extui %224 : i1 to i64
+        %226 = arith.muli %223, %225 : i64
+        %227 = arith.index_cast %226 : i64 to index
+        %228 = arith.addi %217, %c15_i64 : i64
+        %229 = arith.divui %228, %c16_i64 : i64
+        %230 = arith.cmpi sgt, %211, %c0_i64_3 : i64
+        %231 = arith.extui %230 : i1 to i64
+        %232 = arith.muli %229, %231 : i64
+        %233 = arith.index_cast %232 : i64 to index
+        scf.if %194 {
           func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %136 {
+        scf.if %139 {
           func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
         }
+        scf.yield %202, %201, %197, %198, %227, %218, %211, %212, %216, %215, %210, %233 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+      } else {
+        scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
       }
-      %228 = arith.maxsi %157, %c1 : index
-      scf.if %154 {
-        scf.for %arg13 = %c0 to %157 step %c1 {
-          scf.if %227 {
-            %240 = arith.cmpi sgt, %190, %c0 : index
-            scf.if %240 {
-              %244 = arith.muli %arg13, %190 : index
-              %245 = arith.muli %244, %c4 : index
-              %246 = arith.muli %228, %c4 : index
-              %247 = arith.subi %246, %c1 : index
-              %248 = arith.addi %245, %247 : index
-              %249 = arith.divsi %248, %246 : index
-              %250 = arith.maxsi %249, %c0 : index
-              %251 = arith.minsi %250, %190 : index
-              %252 = arith.addi %arg13, %c1 : index
-              %253 = arith.muli %252, %190 : index
-              %254 = arith.muli %253, %c4 : index
-              %255 = arith.addi %254, %247 : index
-              %256 = arith.divsi %255, %246 : index
-              %257 = arith.maxsi %256, %c0 : index
-              %258 = arith.minsi %257, %190 : index
-              scf.for %arg14 = %251 to %258 step %c1 {
-                %259 = arith.index_cast %arg14 : index to i64
-                %260 = arith.addi %183, %259 : i64
-                %261 = arith.muli %260, %c16_i64 : i64
-                %262 = arith.maxsi %261, %118 : i64
-                %263 = arith.addi %261, %c16_i64 : i64
-                %264 = arith.minsi %263, %121 : i64
-                %265 = arith.subi %264, %262 : i64
-                %266 = arith.subi %262, %118 : i64
-                %267 = arith.muli %266, %181 : i64
-                %268 = arith.addi %180, %267 : i64
-                %269 = arith.muli %260, %c32_i64 : i64
-                %270 = arith.addi %269, %176 : i64
-                %271 = arith.subi %262, %261 : i64
-                %272 = arith.addi %270, %271 : i64
-                %273 = arith.minsi %177, %c64_i64 : i64
-                "instgem.mvin"(%268, %272, %273, %265) : (i64, i64, i64, i64) -> ()
+      %186 = arith.maxsi %160, %c1 : index
+      scf.if %157 {
+        scf.for %arg13 = %c0 to %160 step %c1 {
+          scf.if %169 {
+            %199 = arith.cmpi sgt, %178, %c0 : index
+            scf.if %199 {
+              %203 = arith.muli %186, %c4 : index
+              %204 = arith.muli %178, %c4 : index
+              %205 = arith.muli %arg13, %204 : index
+              %206 = arith.subi %203, %c1 : index
+              %207 = arith.addi %205, %206 : index
+              %208 = arith.divsi %207, %203 : index
+              %209 = arith.addi %207, %204 : index
+              %210 = arith.divsi %209, %203 : index
+              scf.for %arg14 = %208 to %210 step %c1 {
+                %211 = arith.index_cast %arg14 : index to i64
+                %212 = arith.addi %171, %211 : i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.maxsi %213, %121 : i64
+                %215 = arith.addi %213, %c16_i64 : i64
+                %216 = arith.minsi %215, %124 : i64
+                %217 = arith.subi %216, %214 : i64
+                %218 = arith.subi %214, %121 : i64
+                %219 = arith.muli %218, %185#0 : i64
+                %220 = arith.addi %185#1, %219 : i64
+                %221 = arith.muli %212, %c32_i64 : i64
+                %222 = arith.addi %221, %185#2 : i64
+                %223 = arith.subi %214, %213 : i64
+                %224 = arith.addi %222, %223 : i64
+                %225 = arith.minsi %185#3, %c64_i64 : i64
+                "instgem.mvin"(%220, %224, %225, %217) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %241 = arith.cmpi sgt, %196, %c0 : index
-            scf.if %241 {
-              %244 = arith.muli %arg13, %196 : index
-              %245 = arith.muli %244, %c4 : index
-              %246 = arith.subi %245, %228 : index
-              %247 = arith.muli %228, %c4 : index
-              %248 = arith.subi %247, %c1 : index
-              %249 = arith.addi %246, %248 : index
-              %250 = arith.divsi %249, %247 : index
-              %251 = arith.maxsi %250, %c0 : index
-              %252 = arith.minsi %251, %196 : index
-              %253 = arith.addi %arg13, %c1 : index
-              %254 = arith.muli %253, %196 : index
-              %255 = arith.muli %254, %c4 : index
-              %256 = arith.subi %255, %228 : index
-              %257 = arith.addi %256, %248 : index
-              %258 = arith.divsi %257, %247 : index
-              %259 = arith.maxsi %258, %c0 : index
-              %260 = arith.minsi %259, %196 : index
-              scf.for %arg14 = %252 to %260 step %c1 {
-                %261 = arith.index_cast %arg14 : index to i64
-                %262 = arith.muli %261, %c16_i64 : i64
-                %263 = arith.maxsi %262, %c0_i64_3 : i64
-                %264 = arith.addi %262, %c16_i64 : i64
-                %265 = arith.minsi %264, %118 : i64
-                %266 = arith.subi %265, %263 : i64
-                %267 = arith.muli %261, %c32_i64 : i64
-                %268 = arith.addi %267, %176 : i64
-                %269 = arith.subi %263, %262 : i64
-                %270 = arith.addi %268, %269 : i64
-                %271 = arith.minsi %177, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %270, %271, %266) : (i64, i64, i64, i64) -> ()
+            %200 = arith.cmpi sgt, %184, %c0 : index
+            scf.if %200 {
+              %203 = arith.muli %186, %c4 : index
+              %204 = arith.muli %184, %c4 : index
+              %205 = arith.muli %arg13, %204 : index
+              %206 = arith.subi %203, %c1 : index
+              %207 = arith.subi %206, %186 : index
+              %208 = arith.addi %205, %207 : index
+              %209 = arith.divsi %208, %203 : index
+              %210 = arith.addi %208, %204 : index
+              %211 = arith.divsi %210, %203 : index
+              scf.for %arg14 = %209 to %211 step %c1 {
+                %212 = arith.index_cast %arg14 : index to i64
+                %213 = arith.muli %212, %c16_i64 : i64
+                %214 = arith.maxsi %213, %c0_i64_3 : i64
+                %215 = arith.addi %213, %c16_i64 : i64
+                %216 = arith.minsi %215, %121 : i64
+                %217 = arith.subi %216, %214 : i64
+                %218 = arith.muli %212, %c32_i64 : i64
+                %219 = arith.addi %218, %185#2 : i64
+                %220 = arith.subi %214, %213 : i64
+                %221 = arith.addi %219, %220 : i64
+                %222 = arith.minsi %185#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %221, %222, %217) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %242 = arith.cmpi sgt, %220, %c0 : index
-            scf.if %242 {
-              %244 = arith.muli %arg13, %220 : index
-              %245 = arith.muli %244, %c4 : index
-              %246 = arith.muli %228, %c2 : index
-              %247 = arith.subi %245, %246 : index
-              %248 = arith.muli %228, %c4 : index
-              %249 = arith.subi %248, %c1 : index
-              %250 = arith.addi %247, %249 : index
-              %251 = arith.divsi %250, %248 : index
-              %252 = arith.maxsi %251, %c0 : index
-              %253 = arith.minsi %252, %220 : index
-              %254 = arith.addi %arg13, %c1 : index
-              %255 = arith.muli %254, %220 : index
-              %256 = arith.muli %255, %c4 : index
-              %257 = arith.subi %256, %246 : index
-              %258 = arith.addi %257, %249 : index
-              %259 = arith.divsi %258, %248 : index
-              %260 = arith.maxsi %259, %c0 : index
-              %261 = arith.minsi %260, %220 : index
-              scf.for %arg14 = %253 to %261 step %c1 {
-                %262 = arith.index_cast %arg14 : index to i64
-                %263 = arith.addi %212, %262 : i64
-                %264 = arith.muli %263, %c16_i64 : i64
-                %265 = arith.maxsi %264, %205 : i64
-                %266 = arith.addi %264, %c16_i64 : i64
-                %267 = arith.minsi %266, %213 : i64
-                %268 = arith.subi %267, %265 : i64
-                %269 = arith.subi %265, %205 : i64
-                %270 = arith.muli %269, %210 : i64
-                %271 = arith.addi %209, %270 : i64
-                %272 = arith.muli %263, %c32_i64 : i64
-                %273 = arith.addi %272, %204 : i64
-                %274 = arith.subi %265, %264 : i64
-                %275 = arith.addi %273, %274 : i64
-                %276 = arith.minsi %140, %c64_i64 : i64
-                "instgem.mvin2"(%271, %275, %276, %268) : (i64, i64, i64, i64) -> ()
+            %201 = arith.cmpi sgt, %185#4, %c0 : index
+            scf.if %201 {
+              %203 = arith.muli %186, %c4 : index
+              %204 = arith.muli %185#4, %c4 : index
+              %205 = arith.muli %arg13, %204 : index
+              %206 = arith.subi %203, %c1 : index
+              %207 = arith.muli %186, %c2 : index
+              %208 = arith.subi %206, %207 : index
+              %209 = arith.addi %205, %208 : index
+              %210 = arith.divsi %209, %203 : index
+              %211 = arith.addi %209, %204 : index
+              %212 = arith.divsi %211, %203 : index
+              scf.for %arg14 = %210 to %212 step %c1 {
+                %213 = arith.index_cast %arg14 : index to i64
+                %214 = arith.addi %185#5, %213 : i64
+                %215 = arith.muli %214, %c16_i64 : i64
+                %216 = arith.maxsi %215, %185#6 : i64
+                %217 = arith.addi %215, %c16_i64 : i64
+                %218 = arith.addi %185#6, %185#7 : i64
+                %219 = arith.minsi %217, %218 : i64
+                %220 = arith.subi %219, %216 : i64
+                %221 = arith.subi %216, %185#6 : i64
+                %222 = arith.muli %221, %185#8 : i64
+                %223 = arith.addi %185#9, %222 : i64
+                %224 = arith.muli %214, %c32_i64 : i64
+                %225 = arith.addi %224, %185#10 : i64
+                %226 = arith.subi %216, %215 : i64
+                %227 = arith.addi %225, %226 : i64
+                %228 = arith.minsi %143, %c64_i64 : i64
+                "instgem.mvin2"(%223, %227, %228, %220) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %243 = arith.cmpi sgt, %226, %c0 : index
-            scf.if %243 {
-              %244 = arith.muli %arg13, %226 : index
-              %245 = arith.muli %244, %c4 : index
-              %246 = arith.muli %228, %c3 : index
-              %247 = arith.subi %245, %246 : index
-              %248 = arith.muli %228, %c4 : index
-              %249 = arith.subi %248, %c1 : index
-              %250 = arith.addi %247, %249 : index
-              %251 = arith.divsi %250, %248 : index
-              %252 = arith.maxsi %251, %c0 : index
-              %253 = arith.minsi %252, %226 : index
-              %254 = arith.addi %arg13, %c1 : index
-              %255 = arith.muli %254, %226 : index
-              %256 = arith.muli %255, %c4 : index
-              %257 = arith.subi %256, %246 : index
-              %258 = arith.addi %257, %249 : index
-              %259 = arith.divsi %258, %248 : index
-              %260 = arith.maxsi %259, %c0 : index
-              %261 = arith.minsi %260, %226 : index
-              scf.for %arg14 = %253 to %261 step %c1 {
-                %262 = arith.index_cast %arg14 : index to i64
-                %263 = arith.muli %262, %c16_i64 : i64
-                %264 = arith.maxsi %263, %c0_i64_3 : i64
-                %265 = arith.addi %263, %c16_i64 : i64
-                %266 = arith.minsi %265, %205 : i64
-                %267 = arith.subi %266, %264 : i64
-                %268 = arith.muli %262, %c32_i64 : i64
-                %269 = arith.addi %268, %204 : i64
-                %270 = arith.subi %264, %263 : i64
-                %271 = arith.addi %269, %270 : i64
-                %272 = arith.minsi %140, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %271, %272, %267) : (i64, i64, i64, i64) -> ()
+            %202 = arith.cmpi sgt, %185#11, %c0 : index
+            scf.if %202 {
+              %203 = arith.muli %186, %c4 : index
+              %204 = arith.muli %185#11, %c4 : index
+              %205 = arith.muli %arg13, %204 : index
+              %206 = arith.subi %203, %c1 : index
+              %207 = arith.muli %186, %c3 : index
+              %208 = arith.subi %206, %207 : index
+              %209 = arith.addi %205, %208 : index
+              %210 = arith.divsi %209, %203 : index
+              %211 = arith.addi %209, %204 : index
+              %212 = arith.divsi %211, %203 : index
+              scf.for %arg14 = %210 to %212 step %c1 {
+                %213 = arith.index_cast %arg14 : index to i64
+                %214 = arith.muli %213, %c16_i64 : i64
+                %215 = arith.maxsi %214, %c0_i64_3 : i64
+                %216 = arith.addi %214, %c16_i64 : i64
+                %217 = arith.minsi %216, %185#6 : i64
+                %218 = arith.subi %217, %215 : i64
+                %219 = arith.muli %213, %c32_i64 : i64
+                %220 = arith.addi %219, %185#10 : i64
+                %221 = arith.subi %215, %214 : i64
+                %222 = arith.addi %220, %221 : i64
+                %223 = arith.minsi %143, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %222, %223, %218) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %234 = arith.index_cast %arg13 : index to i64
-          %235 = arith.muli %234, %c16_i64 : i64
-          %236 = arith.subi %149, %235 : i64
-          %237 = arith.minsi %236, %c16_i64 : i64
-          %238 = arith.index_cast %160 : i64 to index
-          scf.for %arg14 = %c0 to %238 step %c1 {
-            %240 = arith.index_cast %arg14 : index to i64
-            %241 = arith.cmpi eq, %240, %c0_i64_3 : i64
-            %242 = arith.select %241, %c2147483648_i64, %c3221225472_i64 : i64
-            %243 = arith.ori %235, %242 : i64
-            %244 = arith.select %241, %c16_i64, %164 : i64
-            %245 = arith.select %241, %c16_i64, %237 : i64
-            %246 = arith.muli %240, %c32_i64 : i64
-            %247 = arith.addi %246, %235 : i64
-            %248 = arith.addi %247, %137 : i64
-            "instgem.preload"(%248, %237, %c16_i64, %243, %245, %244) : (i64, i64, i64, i64, i64, i64) -> ()
-            %249 = arith.muli %240, %c16_i64 : i64
-            %250 = arith.addi %249, %117 : i64
-            "instgem.compute_preloaded"(%250, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %251 = arith.index_cast %163 : i64 to index
-            scf.for %arg15 = %c1 to %251 step %c1 {
-              %253 = arith.index_cast %arg15 : index to i64
-              %254 = arith.muli %253, %c32_i64 : i64
-              %255 = arith.addi %254, %235 : i64
-              %256 = arith.ori %255, %242 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %245, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %257 = arith.addi %254, %249 : i64
-              %258 = arith.addi %257, %117 : i64
-              "instgem.compute_accumulated"(%258, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %192 = arith.index_cast %arg13 : index to i64
+          %193 = arith.muli %192, %c16_i64 : i64
+          %194 = arith.subi %152, %193 : i64
+          %195 = arith.minsi %194, %c16_i64 : i64
+          %196 = arith.cmpi sgt, %163, %c0_i64_3 : i64
+          scf.if %196 {
+            %199 = arith.ori %193, %c2147483648_i64 : i64
+            %200 = arith.addi %193, %140 : i64
+            "instgem.preload"(%200, %195, %c16_i64, %199, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%120, %c16_i64, %167, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %201 = arith.index_cast %166 : i64 to index
+            scf.for %arg14 = %c1 to %201 step %c1 {
+              %203 = arith.index_cast %arg14 : index to i64
+              %204 = arith.muli %203, %c32_i64 : i64
+              %205 = arith.addi %204, %193 : i64
+              %206 = arith.ori %205, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %207 = arith.addi %204, %120 : i64
+              "instgem.compute_accumulated"(%207, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %252 = arith.index_cast %150 : i64 to index
-            scf.for %arg15 = %251 to %252 step %c1 {
-              %253 = arith.index_cast %arg15 : index to i64
-              %254 = arith.muli %253, %c16_i64 : i64
-              %255 = arith.subi %143, %254 : i64
-              %256 = arith.minsi %255, %c16_i64 : i64
-              %257 = arith.muli %253, %c32_i64 : i64
-              %258 = arith.addi %257, %235 : i64
-              %259 = arith.ori %258, %242 : i64
-              %260 = arith.select %241, %c16_i64, %256 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %259, %245, %260) : (i64, i64, i64, i64, i64, i64) -> ()
-              %261 = arith.addi %257, %249 : i64
-              %262 = arith.addi %261, %117 : i64
-              "instgem.compute_accumulated"(%262, %c16_i64, %256, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %202 = arith.index_cast %153 : i64 to index
+            scf.for %arg14 = %201 to %202 step %c1 {
+              %203 = arith.index_cast %arg14 : index to i64
+              %204 = arith.muli %203, %c16_i64 : i64
+              %205 = arith.subi %146, %204 : i64
+              %206 = arith.minsi %205, %c16_i64 : i64
+              %207 = arith.muli %203, %c32_i64 : i64
+              %208 = arith.addi %207, %193 : i64
+              %209 = arith.ori %208, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %210 = arith.addi %207, %120 : i64
+              "instgem.compute_accumulated"(%210, %c16_i64, %206, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %239 = arith.index_cast %153 : i64 to index
-          scf.for %arg14 = %238 to %239 step %c1 {
-            %240 = arith.index_cast %arg14 : index to i64
-            %241 = arith.muli %240, %c16_i64 : i64
-            %242 = arith.subi %145, %241 : i64
-            %243 = arith.minsi %242, %c16_i64 : i64
-            %244 = arith.subi %147, %241 : i64
-            %245 = arith.minsi %244, %c16_i64 : i64
-            %246 = arith.cmpi eq, %240, %c0_i64_3 : i64
-            %247 = arith.select %246, %c2147483648_i64, %c3221225472_i64 : i64
-            %248 = arith.ori %235, %247 : i64
-            %249 = arith.select %246, %c16_i64, %164 : i64
-            %250 = arith.select %246, %c16_i64, %237 : i64
-            %251 = arith.muli %240, %c32_i64 : i64
-            %252 = arith.addi %251, %235 : i64
-            %253 = arith.addi %252, %137 : i64
-            "instgem.preload"(%253, %237, %245, %248, %250, %249) : (i64, i64, i64, i64, i64, i64) -> ()
-            %254 = arith.addi %241, %117 : i64
-            "instgem.compute_preloaded"(%254, %243, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %255 = arith.index_cast %163 : i64 to index
-            scf.for %arg15 = %c1 to %255 step %c1 {
-              %257 = arith.index_cast %arg15 : index to i64
-              %258 = arith.muli %257, %c32_i64 : i64
-              %259 = arith.addi %258, %235 : i64
-              %260 = arith.ori %259, %247 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %250, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %261 = arith.addi %258, %241 : i64
-              %262 = arith.addi %261, %117 : i64
-              "instgem.compute_accumulated"(%262, %243, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %197 = arith.index_cast %163 : i64 to index
+          scf.for %arg14 = %c1 to %197 step %c1 {
+            %199 = arith.index_cast %arg14 : index to i64
+            %200 = arith.ori %193, %c3221225472_i64 : i64
+            %201 = arith.muli %199, %c32_i64 : i64
+            %202 = arith.addi %201, %193 : i64
+            %203 = arith.addi %202, %140 : i64
+            "instgem.preload"(%203, %195, %c16_i64, %200, %195, %167) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.muli %199, %c16_i64 : i64
+            %205 = arith.addi %204, %120 : i64
+            "instgem.compute_preloaded"(%205, %c16_i64, %167, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %206 = arith.index_cast %166 : i64 to index
+            scf.for %arg15 = %c1 to %206 step %c1 {
+              %208 = arith.index_cast %arg15 : index to i64
+              %209 = arith.muli %208, %c32_i64 : i64
+              %210 = arith.addi %209, %193 : i64
+              %211 = arith.ori %210, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %212 = arith.addi %209, %204 : i64
+              %213 = arith.addi %212, %120 : i64
+              "instgem.compute_accumulated"(%213, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %256 = arith.index_cast %150 : i64 to index
-            scf.for %arg15 = %255 to %256 step %c1 {
-              %257 = arith.index_cast %arg15 : index to i64
-              %258 = arith.muli %257, %c16_i64 : i64
-              %259 = arith.subi %143, %258 : i64
-              %260 = arith.minsi %259, %c16_i64 : i64
-              %261 = arith.muli %257, %c32_i64 : i64
-              %262 = arith.addi %261, %235 : i64
-              %263 = arith.ori %262, %247 : i64
-              %264 = arith.select %246, %c16_i64, %260 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %263, %250, %264) : (i64, i64, i64, i64, i64, i64) -> ()
-              %265 = arith.addi %261, %241 : i64
-              %266 = arith.addi %265, %117 : i64
-              "instgem.compute_accumulated"(%266, %243, %260, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %207 = arith.index_cast %153 : i64 to index
+            scf.for %arg15 = %206 to %207 step %c1 {
+              %208 = arith.index_cast %arg15 : index to i64
+              %209 = arith.muli %208, %c16_i64 : i64
+              %210 = arith.subi %146, %209 : i64
+              %211 = arith.minsi %210, %c16_i64 : i64
+              %212 = arith.muli %208, %c32_i64 : i64
+              %213 = arith.addi %212, %193 : i64
+              %214 = arith.ori %213, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %195, %211) : (i64, i64, i64, i64, i64, i64) -> ()
+              %215 = arith.addi %212, %204 : i64
+              %216 = arith.addi %215, %120 : i64
+              "instgem.compute_accumulated"(%216, %c16_i64, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %198 = arith.index_cast %156 : i64 to index
+          scf.for %arg14 = %197 to %198 step %c1 {
+            %199 = arith.index_cast %arg14 : index to i64
+            %200 = arith.muli %199, %c16_i64 : i64
+            %201 = arith.subi %148, %200 : i64
+            %202 = arith.minsi %201, %c16_i64 : i64
+            %203 = arith.subi %150, %200 : i64
+            %204 = arith.minsi %203, %c16_i64 : i64
+            %205 = arith.cmpi eq, %199, %c0_i64_3 : i64
+            %206 = arith.select %205, %c2147483648_i64, %c3221225472_i64 : i64
+            %207 = arith.ori %193, %206 : i64
+            %208 = arith.select %205, %c16_i64, %167 : i64
+            %209 = arith.select %205, %c16_i64, %195 : i64
+            %210 = arith.muli %199, %c32_i64 : i64
+            %211 = arith.addi %210, %193 : i64
+            %212 = arith.addi %211, %140 : i64
+            "instgem.preload"(%212, %195, %204, %207, %209, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+            %213 = arith.addi %200, %120 : i64
+            "instgem.compute_preloaded"(%213, %202, %167, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %214 = arith.index_cast %166 : i64 to index
+            scf.for %arg15 = %c1 to %214 step %c1 {
+              %216 = arith.index_cast %arg15 : index to i64
+              %217 = arith.muli %216, %c32_i64 : i64
+              %218 = arith.addi %217, %193 : i64
+              %219 = arith.ori %218, %206 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %220 = arith.addi %217, %200 : i64
+              %221 = arith.addi %220, %120 : i64
+              "instgem.compute_accumulated"(%221, %202, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %215 = arith.index_cast %153 : i64 to index
+            scf.for %arg15 = %214 to %215 step %c1 {
+              %216 = arith.index_cast %arg15 : index to i64
+              %217 = arith.muli %216, %c16_i64 : i64
+              %218 = arith.subi %146, %217 : i64
+              %219 = arith.minsi %218, %c16_i64 : i64
+              %220 = arith.muli %216, %c32_i64 : i64
+              %221 = arith.addi %220, %193 : i64
+              %222 = arith.ori %221, %206 : i64
+              %223 = arith.select %205, %c16_i64, %219 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %209, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+              %224 = arith.addi %220, %200 : i64
+              %225 = arith.addi %224, %120 : i64
+              "instgem.compute_accumulated"(%225, %202, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %229 = arith.cmpi eq, %153, %c0_i64_3 : i64
-        %230 = arith.cmpi slt, %150, %c2_i64_1 : i64
-        %231 = arith.cmpi slt, %156, %c2_i64_1 : i64
-        %232 = arith.ori %229, %230 : i1
-        %233 = arith.ori %232, %231 : i1
-        scf.if %233 {
+        %187 = arith.cmpi eq, %156, %c0_i64_3 : i64
+        %188 = arith.cmpi slt, %153, %c2_i64_1 : i64
+        %189 = arith.cmpi slt, %159, %c2_i64_1 : i64
+        %190 = arith.ori %187, %188 : i1
+        %191 = arith.ori %190, %189 : i1
+        scf.if %191 {
           scf.for %arg13 = %c0 to %c4 step %c1 {
-            %234 = arith.index_cast %arg13 : index to i64
-            %235 = arith.remsi %234, %c2_i64_1 : i64
-            %236 = arith.divsi %234, %c2_i64_1 : i64
-            %237 = arith.muli %236, %c16_i64 : i64
-            %238 = arith.subi %c32_i64, %237 : i64
-            %239 = arith.minsi %238, %c16_i64 : i64
-            %240 = arith.muli %235, %c32_i64 : i64
-            %241 = arith.addi %240, %237 : i64
-            %242 = arith.ori %241, %c2147483648_i64 : i64
-            %243 = arith.cmpi sge, %235, %150 : i64
-            %244 = arith.cmpi sge, %236, %156 : i64
-            %245 = arith.ori %229, %243 : i1
-            %246 = arith.ori %245, %244 : i1
-            scf.if %246 {
-              "instgem.mvin"(%c0_i64_3, %242, %239, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %192 = arith.index_cast %arg13 : index to i64
+            %193 = arith.remsi %192, %c2_i64_1 : i64
+            %194 = arith.divsi %192, %c2_i64_1 : i64
+            %195 = arith.muli %194, %c16_i64 : i64
+            %196 = arith.subi %c32_i64, %195 : i64
+            %197 = arith.minsi %196, %c16_i64 : i64
+            %198 = arith.muli %193, %c32_i64 : i64
+            %199 = arith.addi %198, %195 : i64
+            %200 = arith.ori %199, %c2147483648_i64 : i64
+            %201 = arith.cmpi sge, %193, %153 : i64
+            %202 = arith.cmpi sge, %194, %159 : i64
+            %203 = arith.ori %187, %201 : i1
+            %204 = arith.ori %203, %202 : i1
+            scf.if %204 {
+              "instgem.mvin"(%c0_i64_3, %200, %197, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
       } else {
-        scf.for %arg13 = %c0 to %157 step %c1 {
-          scf.if %227 {
-            %235 = arith.cmpi sgt, %190, %c0 : index
-            scf.if %235 {
-              %239 = arith.muli %arg13, %190 : index
-              %240 = arith.muli %239, %c4 : index
-              %241 = arith.muli %228, %c4 : index
-              %242 = arith.subi %241, %c1 : index
-              %243 = arith.addi %240, %242 : index
-              %244 = arith.divsi %243, %241 : index
-              %245 = arith.maxsi %244, %c0 : index
-              %246 = arith.minsi %245, %190 : index
-              %247 = arith.addi %arg13, %c1 : index
-              %248 = arith.muli %247, %190 : index
-              %249 = arith.muli %248, %c4 : index
-              %250 = arith.addi %249, %242 : index
-              %251 = arith.divsi %250, %241 : index
-              %252 = arith.maxsi %251, %c0 : index
-              %253 = arith.minsi %252, %190 : index
-              scf.for %arg14 = %246 to %253 step %c1 {
-                %254 = arith.index_cast %arg14 : index to i64
-                %255 = arith.addi %183, %254 : i64
-                %256 = arith.muli %255, %c16_i64 : i64
-                %257 = arith.maxsi %256, %118 : i64
-                %258 = arith.addi %256, %c16_i64 : i64
-                %259 = arith.minsi %258, %121 : i64
-                %260 = arith.subi %259, %257 : i64
-                %261 = arith.subi %257, %118 : i64
-                %262 = arith.muli %261, %181 : i64
-                %263 = arith.addi %180, %262 : i64
-                %264 = arith.muli %255, %c32_i64 : i64
-                %265 = arith.addi %264, %176 : i64
-                %266 = arith.subi %257, %256 : i64
-                %267 = arith.addi %265, %266 : i64
-                %268 = arith.minsi %177, %c64_i64 : i64
-                "instgem.mvin"(%263, %267, %268, %260) : (i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %160 step %c1 {
+          scf.if %169 {
+            %193 = arith.cmpi sgt, %178, %c0 : index
+            scf.if %193 {
+              %197 = arith.muli %186, %c4 : index
+              %198 = arith.muli %178, %c4 : index
+              %199 = arith.muli %arg13, %198 : index
+              %200 = arith.subi %197, %c1 : index
+              %201 = arith.addi %199, %200 : index
+              %202 = arith.divsi %201, %197 : index
+              %203 = arith.addi %201, %198 : index
+              %204 = arith.divsi %203, %197 : index
+              scf.for %arg14 = %202 to %204 step %c1 {
+                %205 = arith.index_cast %arg14 : index to i64
+                %206 = arith.addi %171, %205 : i64
+                %207 = arith.muli %206, %c16_i64 : i64
+                %208 = arith.maxsi %207, %121 : i64
+                %209 = arith.addi %207, %c16_i64 : i64
+                %210 = arith.minsi %209, %124 : i64
+                %211 = arith.subi %210, %208 : i64
+                %212 = arith.subi %208, %121 : i64
+                %213 = arith.muli %212, %185#0 : i64
+                %214 = arith.addi %185#1, %213 : i64
+                %215 = arith.muli %206, %c32_i64 : i64
+                %216 = arith.addi %215, %185#2 : i64
+                %217 = arith.subi %208, %207 : i64
+                %218 = arith.addi %216, %217 : i64
+                %219 = arith.minsi %185#3, %c64_i64 : i64
+                "instgem.mvin"(%214, %218, %219, %211) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %236 = arith.cmpi sgt, %196, %c0 : index
-            scf.if %236 {
-              %239 = arith.muli %arg13, %196 : index
-              %240 = arith.muli %239, %c4 : index
-              %241 = arith.subi %240, %228 : index
-              %242 = arith.muli %228, %c4 : index
-              %243 = arith.subi %242, %c1 : index
-              %244 = arith.addi %241, %243 : index
-              %245 = arith.divsi %244, %242 : index
-              %246 = arith.maxsi %245, %c0 : index
-              %247 = arith.minsi %246, %196 : index
-              %248 = arith.addi %arg13, %c1 : index
-              %249 = arith.muli %248, %196 : index
-              %250 = arith.muli %249, %c4 : index
-              %251 = arith.subi %250, %228 : index
-              %252 = arith.addi %251, %243 : index
-              %253 = arith.divsi %252, %242 : index
-              %254 = arith.maxsi %253, %c0 : index
-              %255 = arith.minsi %254, %196 : index
-              scf.for %arg14 = %247 to %255 step %c1 {
-                %256 = arith.index_cast %arg14 : index to i64
-                %257 = arith.muli %256, %c16_i64 : i64
-                %258 = arith.maxsi %257, %c0_i64_3 : i64
-                %259 = arith.addi %257, %c16_i64 : i64
-                %260 = arith.minsi %259, %118 : i64
-                %261 = arith.subi %260, %258 : i64
-                %262 = arith.muli %256, %c32_i64 : i64
-                %263 = arith.addi %262, %176 : i64
-                %264 = arith.subi %258, %257 : i64
-                %265 = arith.addi %263, %264 : i64
-                %266 = arith.minsi %177, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %265, %266, %261) : (i64, i64, i64, i64) -> ()
+            %194 = arith.cmpi sgt, %184, %c0 : index
+            scf.if %194 {
+              %197 = arith.muli %186, %c4 : index
+              %198 = arith.muli %184, %c4 : index
+              %199 = arith.muli %arg13, %198 : index
+              %200 = arith.subi %197, %c1 : index
+              %201 = arith.subi %200, %186 : index
+              %202 = arith.addi %199, %201 : index
+              %203 = arith.divsi %202, %197 : index
+              %204 = arith.addi %202, %198 : index
+              %205 = arith.divsi %204, %197 : index
+              scf.for %arg14 = %203 to %205 step %c1 {
+                %206 = arith.index_cast %arg14 : index to i64
+                %207 = arith.muli %206, %c16_i64 : i64
+                %208 = arith.maxsi %207, %c0_i64_3 : i64
+                %209 = arith.addi %207, %c16_i64 : i64
+                %210 = arith.minsi %209, %121 : i64
+                %211 = arith.subi %210, %208 : i64
+                %212 = arith.muli %206, %c32_i64 : i64
+                %213 = arith.addi %212, %185#2 : i64
+                %214 = arith.subi %208, %207 : i64
+                %215 = arith.addi %213, %214 : i64
+                %216 = arith.minsi %185#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %215, %216, %211) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %237 = arith.cmpi sgt, %220, %c0 : index
-            scf.if %237 {
-              %239 = arith.muli %arg13, %220 : index
-              %240 = arith.muli %239, %c4 : index
-              %241 = arith.muli %228, %c2 : index
-              %242 = arith.subi %240, %241 : index
-              %243 = arith.muli %228, %c4 : index
-              %244 = arith.subi %243, %c1 : index
-              %245 = arith.addi %242, %244 : index
-              %246 = arith.divsi %245, %243 : index
-              %247 = arith.maxsi %246, %c0 : index
-              %248 = arith.minsi %247, %220 : index
-              %249 = arith.addi %arg13, %c1 : index
-              %250 = arith.muli %249, %220 : index
-              %251 = arith.muli %250, %c4 : index
-              %252 = arith.subi %251, %241 : index
-              %253 = arith.addi %252, %244 : index
-              %254 = arith.divsi %253, %243 : index
-              %255 = arith.maxsi %254, %c0 : index
-              %256 = arith.minsi %255, %220 : index
-              scf.for %arg14 = %248 to %256 step %c1 {
-                %257 = arith.index_cast %arg14 : index to i64
-                %258 = arith.addi %212, %257 : i64
-                %259 = arith.muli %258, %c16_i64 : i64
-                %260 = arith.maxsi %259, %205 : i64
-                %261 = arith.addi %259, %c16_i64 : i64
-                %262 = arith.minsi %261, %213 : i64
-                %263 = arith.subi %262, %260 : i64
-                %264 = arith.subi %260, %205 : i64
-                %265 = arith.muli %264, %210 : i64
-                %266 = arith.addi %209, %265 : i64
-                %267 = arith.muli %258, %c32_i64 : i64
-                %268 = arith.addi %267, %204 : i64
-                %269 = arith.subi %260, %259 : i64
-                %270 = arith.addi %268, %269 : i64
-                %271 = arith.minsi %140, %c64_i64 : i64
-                "instgem.mvin2"(%266, %270, %271, %263) : (i64, i64, i64, i64) -> ()
+            %195 = arith.cmpi sgt, %185#4, %c0 : index
+            scf.if %195 {
+              %197 = arith.muli %186, %c4 : index
+              %198 = arith.muli %185#4, %c4 : index
+              %199 = arith.muli %arg13, %198 : index
+              %200 = arith.subi %197, %c1 : index
+              %201 = arith.muli %186, %c2 : index
+              %202 = arith.subi %200, %201 : index
+              %203 = arith.addi %199, %202 : index
+              %204 = arith.divsi %203, %197 : index
+              %205 = arith.addi %203, %198 : index
+              %206 = arith.divsi %205, %197 : index
+              scf.for %arg14 = %204 to %206 step %c1 {
+                %207 = arith.index_cast %arg14 : index to i64
+                %208 = arith.addi %185#5, %207 : i64
+                %209 = arith.muli %208, %c16_i64 : i64
+                %210 = arith.maxsi %209, %185#6 : i64
+                %211 = arith.addi %209, %c16_i64 : i64
+                %212 = arith.addi %185#6, %185#7 : i64
+                %213 = arith.minsi %211, %212 : i64
+                %214 = arith.subi %213, %210 : i64
+                %215 = arith.subi %210, %185#6 : i64
+                %216 = arith.muli %215, %185#8 : i64
+                %217 = arith.addi %185#9, %216 : i64
+                %218 = arith.muli %208, %c32_i64 : i64
+                %219 = arith.addi %218, %185#10 : i64
+                %220 = arith.subi %210, %209 : i64
+                %221 = arith.addi %219, %220 : i64
+                %222 = arith.minsi %143, %c64_i64 : i64
+                "instgem.mvin2"(%217, %221, %222, %214) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %238 = arith.cmpi sgt, %226, %c0 : index
-            scf.if %238 {
-              %239 = arith.muli %arg13, %226 : index
-              %240 = arith.muli %239, %c4 : index
-              %241 = arith.muli %228, %c3 : index
-              %242 = arith.subi %240, %241 : index
-              %243 = arith.muli %228, %c4 : index
-              %244 = arith.subi %243, %c1 : index
-              %245 = arith.addi %242, %244 : index
-              %246 = arith.divsi %245, %243 : index
-              %247 = arith.maxsi %246, %c0 : index
-              %248 = arith.minsi %247, %226 : index
-              %249 = arith.addi %arg13, %c1 : index
-              %250 = arith.muli %249, %226 : index
-              %251 = arith.muli %250, %c4 : index
-              %252 = arith.subi %251, %241 : index
-              %253 = arith.addi %252, %244 : index
-              %254 = arith.divsi %253, %243 : index
-              %255 = arith.maxsi %254, %c0 : index
-              %256 = arith.minsi %255, %226 : index
-              scf.for %arg14 = %248 to %256 step %c1 {
-                %257 = arith.index_cast %arg14 : index to i64
-                %258 = arith.muli %257, %c16_i64 : i64
-                %259 = arith.maxsi %258, %c0_i64_3 : i64
-                %260 = arith.addi %258, %c16_i64 : i64
-                %261 = arith.minsi %260, %205 : i64
-                %262 = arith.subi %261, %259 : i64
-                %263 = arith.muli %257, %c32_i64 : i64
-                %264 = arith.addi %263, %204 : i64
-                %265 = arith.subi %259, %258 : i64
-                %266 = arith.addi %264, %265 : i64
-                %267 = arith.minsi %140, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %266, %267, %262) : (i64, i64, i64, i64) -> ()
+            %196 = arith.cmpi sgt, %185#11, %c0 : index
+            scf.if %196 {
+              %197 = arith.muli %186, %c4 : index
+              %198 = arith.muli %185#11, %c4 : index
+              %199 = arith.muli %arg13, %198 : index
+              %200 = arith.subi %197, %c1 : index
+              %201 = arith.muli %186, %c3 : index
+              %202 = arith.subi %200, %201 : index
+              %203 = arith.addi %199, %202 : index
+              %204 = arith.divsi %203, %197 : index
+              %205 = arith.addi %203, %198 : index
+              %206 = arith.divsi %205, %197 : index
+              scf.for %arg14 = %204 to %206 step %c1 {
+                %207 = arith.index_cast %arg14 : index to i64
+                %208 = arith.muli %207, %c16_i64 : i64
+                %209 = arith.maxsi %208, %c0_i64_3 : i64
+                %210 = arith.addi %208, %c16_i64 : i64
+                %211 = arith.minsi %210, %185#6 : i64
+                %212 = arith.subi %211, %209 : i64
+                %213 = arith.muli %207, %c32_i64 : i64
+                %214 = arith.addi %213, %185#10 : i64
+                %215 = arith.subi %209, %208 : i64
+                %216 = arith.addi %214, %215 : i64
+                %217 = arith.minsi %143, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %216, %217, %212) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %229 = arith.index_cast %arg13 : index to i64
-          %230 = arith.muli %229, %c16_i64 : i64
-          %231 = arith.subi %149, %230 : i64
-          %232 = arith.minsi %231, %c16_i64 : i64
-          %233 = arith.index_cast %160 : i64 to index
-          scf.for %arg14 = %c0 to %233 step %c1 {
-            %235 = arith.index_cast %arg14 : index to i64
-            %236 = arith.ori %230, %c3221225472_i64 : i64
-            %237 = arith.muli %235, %c32_i64 : i64
-            %238 = arith.addi %237, %230 : i64
-            %239 = arith.addi %238, %137 : i64
-            "instgem.preload"(%239, %232, %c16_i64, %236, %232, %164) : (i64, i64, i64, i64, i64, i64) -> ()
-            %240 = arith.muli %235, %c16_i64 : i64
-            %241 = arith.addi %240, %117 : i64
-            "instgem.compute_preloaded"(%241, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %242 = arith.index_cast %163 : i64 to index
-            scf.for %arg15 = %c1 to %242 step %c1 {
-              %244 = arith.index_cast %arg15 : index to i64
-              %245 = arith.muli %244, %c32_i64 : i64
-              %246 = arith.addi %245, %230 : i64
-              %247 = arith.ori %246, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %248 = arith.addi %245, %240 : i64
-              %249 = arith.addi %248, %117 : i64
-              "instgem.compute_accumulated"(%249, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %187 = arith.index_cast %arg13 : index to i64
+          %188 = arith.muli %187, %c16_i64 : i64
+          %189 = arith.subi %152, %188 : i64
+          %190 = arith.minsi %189, %c16_i64 : i64
+          %191 = arith.index_cast %163 : i64 to index
+          scf.for %arg14 = %c0 to %191 step %c1 {
+            %193 = arith.index_cast %arg14 : index to i64
+            %194 = arith.ori %188, %c3221225472_i64 : i64
+            %195 = arith.muli %193, %c32_i64 : i64
+            %196 = arith.addi %195, %188 : i64
+            %197 = arith.addi %196, %140 : i64
+            "instgem.preload"(%197, %190, %c16_i64, %194, %190, %167) : (i64, i64, i64, i64, i64, i64) -> ()
+            %198 = arith.muli %193, %c16_i64 : i64
+            %199 = arith.addi %198, %120 : i64
+            "instgem.compute_preloaded"(%199, %c16_i64, %167, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %200 = arith.index_cast %166 : i64 to index
+            scf.for %arg15 = %c1 to %200 step %c1 {
+              %202 = arith.index_cast %arg15 : index to i64
+              %203 = arith.muli %202, %c32_i64 : i64
+              %204 = arith.addi %203, %188 : i64
+              %205 = arith.ori %204, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %206 = arith.addi %203, %198 : i64
+              %207 = arith.addi %206, %120 : i64
+              "instgem.compute_accumulated"(%207, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %243 = arith.index_cast %150 : i64 to index
-            scf.for %arg15 = %242 to %243 step %c1 {
-              %244 = arith.index_cast %arg15 : index to i64
-              %245 = arith.muli %244, %c16_i64 : i64
-              %246 = arith.subi %143, %245 : i64
-              %247 = arith.minsi %246, %c16_i64 : i64
-              %248 = arith.muli %244, %c32_i64 : i64
-              %249 = arith.addi %248, %230 : i64
-              %250 = arith.ori %249, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %250, %232, %247) : (i64, i64, i64, i64, i64, i64) -> ()
-              %251 = arith.addi %248, %240 : i64
-              %252 = arith.addi %251, %117 : i64
-              "instgem.compute_accumulated"(%252, %c16_i64, %247, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %201 = arith.index_cast %153 : i64 to index
+            scf.for %arg15 = %200 to %201 step %c1 {
+              %202 = arith.index_cast %arg15 : index to i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.subi %146, %203 : i64
+              %205 = arith.minsi %204, %c16_i64 : i64
+              %206 = arith.muli %202, %c32_i64 : i64
+              %207 = arith.addi %206, %188 : i64
+              %208 = arith.ori %207, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %190, %205) : (i64, i64, i64, i64, i64, i64) -> ()
+              %209 = arith.addi %206, %198 : i64
+              %210 = arith.addi %209, %120 : i64
+              "instgem.compute_accumulated"(%210, %c16_i64, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %234 = arith.index_cast %153 : i64 to index
-          scf.for %arg14 = %233 to %234 step %c1 {
-            %235 = arith.index_cast %arg14 : index to i64
-            %236 = arith.muli %235, %c16_i64 : i64
-            %237 = arith.subi %145, %236 : i64
-            %238 = arith.minsi %237, %c16_i64 : i64
-            %239 = arith.subi %147, %236 : i64
-            %240 = arith.minsi %239, %c16_i64 : i64
-            %241 = arith.ori %230, %c3221225472_i64 : i64
-            %242 = arith.muli %235, %c32_i64 : i64
-            %243 = arith.addi %242, %230 : i64
-            %244 = arith.addi %243, %137 : i64
-            "instgem.preload"(%244, %232, %240, %241, %232, %164) : (i64, i64, i64, i64, i64, i64) -> ()
-            %245 = arith.addi %236, %117 : i64
-            "instgem.compute_preloaded"(%245, %238, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %246 = arith.index_cast %163 : i64 to index
-            scf.for %arg15 = %c1 to %246 step %c1 {
-              %248 = arith.index_cast %arg15 : index to i64
-              %249 = arith.muli %248, %c32_i64 : i64
-              %250 = arith.addi %249, %230 : i64
-              %251 = arith.ori %250, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %252 = arith.addi %249, %236 : i64
-              %253 = arith.addi %252, %117 : i64
-              "instgem.compute_accumulated"(%253, %238, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %192 = arith.index_cast %156 : i64 to index
+          scf.for %arg14 = %191 to %192 step %c1 {
+            %193 = arith.index_cast %arg14 : index to i64
+            %194 = arith.muli %193, %c16_i64 : i64
+            %195 = arith.subi %148, %194 : i64
+            %196 = arith.minsi %195, %c16_i64 : i64
+            %197 = arith.subi %150, %194 : i64
+            %198 = arith.minsi %197, %c16_i64 : i64
+            %199 = arith.ori %188, %c3221225472_i64 : i64
+            %200 = arith.muli %193, %c32_i64 : i64
+            %201 = arith.addi %200, %188 : i64
+            %202 = arith.addi %201, %140 : i64
+            "instgem.preload"(%202, %190, %198, %199, %190, %167) : (i64, i64, i64, i64, i64, i64) -> ()
+            %203 = arith.addi %194, %120 : i64
+            "instgem.compute_preloaded"(%203, %196, %167, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %204 = arith.index_cast %166 : i64 to index
+            scf.for %arg15 = %c1 to %204 step %c1 {
+              %206 = arith.index_cast %arg15 : index to i64
+              %207 = arith.muli %206, %c32_i64 : i64
+              %208 = arith.addi %207, %188 : i64
+              %209 = arith.ori %208, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %210 = arith.addi %207, %194 : i64
+              %211 = arith.addi %210, %120 : i64
+              "instgem.compute_accumulated"(%211, %196, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %247 = arith.index_cast %150 : i64 to index
-            scf.for %arg15 = %246 to %247 step %c1 {
-              %248 = arith.index_cast %arg15 : index to i64
-              %249 = arith.muli %248, %c16_i64 : i64
-              %250 = arith.subi %143, %249 : i64
-              %251 = arith.minsi %250, %c16_i64 : i64
-              %252 = arith.muli %248, %c32_i64 : i64
-              %253 = arith.addi %252, %230 : i64
-              %254 = arith.ori %253, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %232, %251) : (i64, i64, i64, i64, i64, i64) -> ()
-              %255 = arith.addi %252, %236 : i64
-              %256 = arith.addi %255, %117 : i64
-              "instgem.compute_accumulated"(%256, %238, %251, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %205 = arith.index_cast %153 : i64 to index
+            scf.for %arg15 = %204 to %205 step %c1 {
+              %206 = arith.index_cast %arg15 : index to i64
+              %207 = arith.muli %206, %c16_i64 : i64
+              %208 = arith.subi %146, %207 : i64
+              %209 = arith.minsi %208, %c16_i64 : i64
+              %210 = arith.muli %206, %c32_i64 : i64
+              %211 = arith.addi %210, %188 : i64
+              %212 = arith.ori %211, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %190, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+              %213 = arith.addi %210, %194 : i64
+              %214 = arith.addi %213, %120 : i64
+              "instgem.compute_accumulated"(%214, %196, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
-      scf.if %227 {
-        %229 = arith.muli %157, %190 : index
-        %230 = arith.muli %229, %c4 : index
-        %231 = arith.muli %228, %c4 : index
-        %232 = arith.subi %231, %c1 : index
-        %233 = arith.addi %230, %232 : index
-        %234 = arith.divsi %233, %231 : index
-        %235 = arith.maxsi %234, %c0 : index
-        %236 = arith.minsi %235, %190 : index
-        scf.for %arg13 = %236 to %190 step %c1 {
-          %260 = arith.index_cast %arg13 : index to i64
-          %261 = arith.addi %183, %260 : i64
-          %262 = arith.muli %261, %c16_i64 : i64
-          %263 = arith.maxsi %262, %118 : i64
-          %264 = arith.addi %262, %c16_i64 : i64
-          %265 = arith.minsi %264, %121 : i64
-          %266 = arith.subi %265, %263 : i64
-          %267 = arith.subi %263, %118 : i64
-          %268 = arith.muli %267, %181 : i64
-          %269 = arith.addi %180, %268 : i64
-          %270 = arith.muli %261, %c32_i64 : i64
-          %271 = arith.addi %270, %176 : i64
-          %272 = arith.subi %263, %262 : i64
-          %273 = arith.addi %271, %272 : i64
-          %274 = arith.minsi %177, %c64_i64 : i64
-          "instgem.mvin"(%269, %273, %274, %266) : (i64, i64, i64, i64) -> ()
+      scf.if %169 {
+        %187 = arith.muli %186, %c4 : index
+        %188 = arith.muli %178, %c4 : index
+        %189 = arith.muli %160, %188 : index
+        %190 = arith.subi %187, %c1 : index
+        %191 = arith.addi %189, %190 : index
+        %192 = arith.divsi %191, %187 : index
+        scf.for %arg13 = %192 to %178 step %c1 {
+          %210 = arith.index_cast %arg13 : index to i64
+          %211 = arith.addi %171, %210 : i64
+          %212 = arith.muli %211, %c16_i64 : i64
+          %213 = arith.maxsi %212, %121 : i64
+          %214 = arith.addi %212, %c16_i64 : i64
+          %215 = arith.minsi %214, %124 : i64
+          %216 = arith.subi %215, %213 : i64
+          %217 = arith.subi %213, %121 : i64
+          %218 = arith.muli %217, %185#0 : i64
+          %219 = arith.addi %185#1, %218 : i64
+          %220 = arith.muli %211, %c32_i64 : i64
+          %221 = arith.addi %220, %185#2 : i64
+          %222 = arith.subi %213, %212 : i64
+          %223 = arith.addi %221, %222 : i64
+          %224 = arith.minsi %185#3, %c64_i64 : i64
+          "instgem.mvin"(%219, %223, %224, %216) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %237 = arith.muli %157, %196 : index
-        %238 = arith.muli %237, %c4 : index
-        %239 = arith.subi %238, %228 : index
-        %240 = arith.addi %239, %232 : index
-        %241 = arith.divsi %240, %231 : index
-        %242 = arith.maxsi %241, %c0 : index
-        %243 = arith.minsi %242, %196 : index
-        scf.for %arg13 = %243 to %196 step %c1 {
-          %260 = arith.index_cast %arg13 : index to i64
-          %261 = arith.muli %260, %c16_i64 : i64
-          %262 = arith.maxsi %261, %c0_i64_3 : i64
-          %263 = arith.addi %261, %c16_i64 : i64
-          %264 = arith.minsi %263, %118 : i64
-          %265 = arith.subi %264, %262 : i64
-          %266 = arith.muli %260, %c32_i64 : i64
-          %267 = arith.addi %266, %176 : i64
-          %268 = arith.subi %262, %261 : i64
-          %269 = arith.addi %267, %268 : i64
-          %270 = arith.minsi %177, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %269, %270, %265) : (i64, i64, i64, i64) -> ()
+        %193 = arith.muli %184, %c4 : index
+        %194 = arith.muli %160, %193 : index
+        %195 = arith.subi %190, %186 : index
+        %196 = arith.addi %194, %195 : index
+        %197 = arith.divsi %196, %187 : index
+        scf.for %arg13 = %197 to %184 step %c1 {
+          %210 = arith.index_cast %arg13 : index to i64
+          %211 = arith.muli %210, %c16_i64 : i64
+          %212 = arith.maxsi %211, %c0_i64_3 : i64
+          %213 = arith.addi %211, %c16_i64 : i64
+          %214 = arith.minsi %213, %121 : i64
+          %215 = arith.subi %214, %212 : i64
+          %216 = arith.muli %210, %c32_i64 : i64
+          %217 = arith.addi %216, %185#2 : i64
+          %218 = arith.subi %212, %211 : i64
+          %219 = arith.addi %217, %218 : i64
+          %220 = arith.minsi %185#3, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %219, %220, %215) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %244 = arith.muli %157, %220 : index
-        %245 = arith.muli %244, %c4 : index
-        %246 = arith.muli %228, %c2 : index
-        %247 = arith.subi %245, %246 : index
-        %248 = arith.addi %247, %232 : index
-        %249 = arith.divsi %248, %231 : index
-        %250 = arith.maxsi %249, %c0 : index
-        %251 = arith.minsi %250, %220 : index
-        scf.for %arg13 = %251 to %220 step %c1 {
-          %260 = arith.index_cast %arg13 : index to i64
-          %261 = arith.addi %212, %260 : i64
-          %262 = arith.muli %261, %c16_i64 : i64
-          %263 = arith.maxsi %262, %205 : i64
-          %264 = arith.addi %262, %c16_i64 : i64
-          %265 = arith.minsi %264, %213 : i64
-          %266 = arith.subi %265, %263 : i64
-          %267 = arith.subi %263, %205 : i64
-          %268 = arith.muli %267, %210 : i64
-          %269 = arith.addi %209, %268 : i64
-          %270 = arith.muli %261, %c32_i64 : i64
-          %271 = arith.addi %270, %204 : i64
-          %272 = arith.subi %263, %262 : i64
-          %273 = arith.addi %271, %272 : i64
-          %274 = arith.minsi %140, %c64_i64 : i64
-          "instgem.mvin2"(%269, %273, %274, %266) : (i64, i64, i64, i64) -> ()
+        %198 = arith.muli %185#4, %c4 : index
+        %199 = arith.muli %160, %198 : index
+        %200 = arith.muli %186, %c2 : index
+        %201 = arith.subi %190, %200 : index
+        %202 = arith.addi %199, %201 : index
+        %203 = arith.divsi %202, %187 : index
+        scf.for %arg13 = %203 to %185#4 step %c1 {
+          %210 = arith.index_cast %arg13 : index to i64
+          %211 = arith.addi %185#5, %210 : i64
+          %212 = arith.muli %211, %c16_i64 : i64
+          %213 = arith.maxsi %212, %185#6 : i64
+          %214 = arith.addi %212, %c16_i64 : i64
+          %215 = arith.addi %185#6, %185#7 : i64
+          %216 = arith.minsi %214, %215 : i64
+          %217 = arith.subi %216, %213 : i64
+          %218 = arith.subi %213, %185#6 : i64
+          %219 = arith.muli %218, %185#8 : i64
+          %220 = arith.addi %185#9, %219 : i64
+          %221 = arith.muli %211, %c32_i64 : i64
+          %222 = arith.addi %221, %185#10 : i64
+          %223 = arith.subi %213, %212 : i64
+          %224 = arith.addi %222, %223 : i64
+          %225 = arith.minsi %143, %c64_i64 : i64
+          "instgem.mvin2"(%220, %224, %225, %217) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %252 = arith.muli %157, %226 : index
-        %253 = arith.muli %252, %c4 : index
-        %254 = arith.muli %228, %c3 : index
-        %255 = arith.subi %253, %254 : index
-        %256 = arith.addi %255, %232 : index
-        %257 = arith.divsi %256, %231 : index
-        %258 = arith.maxsi %257, %c0 : index
-        %259 = arith.minsi %258, %226 : index
-        scf.for %arg13 = %259 to %226 step %c1 {
-          %260 = arith.index_cast %arg13 : index to i64
-          %261 = arith.muli %260, %c16_i64 : i64
-          %262 = arith.maxsi %261, %c0_i64_3 : i64
-          %263 = arith.addi %261, %c16_i64 : i64
-          %264 = arith.minsi %263, %205 : i64
-          %265 = arith.subi %264, %262 : i64
-          %266 = arith.muli %260, %c32_i64 : i64
-          %267 = arith.addi %266, %204 : i64
-          %268 = arith.subi %262, %261 : i64
-          %269 = arith.addi %267, %268 : i64
-          %270 = arith.minsi %140, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %269, %270, %265) : (i64, i64, i64, i64) -> ()
+        %204 = arith.muli %185#11, %c4 : index
+        %205 = arith.muli %160, %204 : index
+        %206 = arith.muli %186, %c3 : index
+        %207 = arith.subi %190, %206 : index
+        %208 = arith.addi %205, %207 : index
+        %209 = arith.divsi %208, %187 : index
+        scf.for %arg13 = %209 to %185#11 step %c1 {
+          %210 = arith.index_cast %arg13 : index to i64
+          %211 = arith.muli %210, %c16_i64 : i64
+          %212 = arith.maxsi %211, %c0_i64_3 : i64
+          %213 = arith.addi %211, %c16_i64 : i64
+          %214 = arith.minsi %213, %185#6 : i64
+          %215 = arith.subi %214, %212 : i64
+          %216 = arith.muli %210, %c32_i64 : i64
+          %217 = arith.addi %216, %185#10 : i64
+          %218 = arith.subi %212, %211 : i64
+          %219 = arith.addi %217, %218 : i64
+          %220 = arith.minsi %143, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %219, %220, %215) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.yield %107, %124 : index, index
+      scf.yield %110, %127 : index, index
     }
     %17 = arith.muli %11, %c32 : index
     %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     scf.for %arg10 = %c0 to %c4 step %c1 {
-      %96 = arith.index_cast %arg10 : index to i64
-      %97 = arith.remsi %96, %c2_i64_1 : i64
-      %98 = arith.divsi %96, %c2_i64_1 : i64
-      %99 = arith.muli %98, %c16_i64 : i64
-      %100 = arith.subi %c32_i64, %99 : i64
-      %101 = arith.minsi %100, %c16_i64 : i64
-      %102 = arith.muli %97, %c32_i64 : i64
-      %103 = arith.addi %102, %99 : i64
-      %104 = arith.addi %103, %c64_i64 : i64
-      %105 = arith.ori %104, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %105, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.remsi %99, %c2_i64_1 : i64
+      %101 = arith.divsi %99, %c2_i64_1 : i64
+      %102 = arith.muli %101, %c16_i64 : i64
+      %103 = arith.subi %c32_i64, %102 : i64
+      %104 = arith.minsi %103, %c16_i64 : i64
+      %105 = arith.muli %100, %c32_i64 : i64
+      %106 = arith.addi %105, %102 : i64
+      %107 = arith.addi %106, %c64_i64 : i64
+      %108 = arith.ori %107, %c2147483648_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %108, %104, %c16_i64) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
     %18 = arith.minsi %arg6, %c0 : index
     %19 = arith.minsi %arg6, %c32 : index
@@ -1167,55 +1138,55 @@ module {
     %39 = arith.addi %37, %38 : i64
     %40 = arith.index_cast %strides#0 : index to i64
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %40) : (i64, i64, i64, i64, i64, i64) -> ()
-    %41 = arith.ceildivsi %35, %c64_i64 : i64
-    %42 = arith.divsi %33, %c16_i64 : i64
-    %43 = arith.ceildivsi %36, %c16_i64 : i64
-    %44 = arith.subi %43, %42 : i64
-    %45 = arith.cmpi sgt, %34, %c0_i64_3 : i64
-    %46 = arith.extui %45 : i1 to i64
-    %47 = arith.muli %44, %46 : i64
-    %48 = arith.muli %47, %41 : i64
-    %49 = arith.index_cast %48 : i64 to index
-    scf.for %arg10 = %c0 to %49 step %c1 {
-      %96 = arith.index_cast %arg10 : index to i64
-      %97 = arith.addi %42, %96 : i64
-      %98 = arith.muli %97, %c16_i64 : i64
-      %99 = arith.maxsi %98, %33 : i64
-      %100 = arith.addi %98, %c16_i64 : i64
-      %101 = arith.minsi %100, %36 : i64
-      %102 = arith.subi %101, %99 : i64
-      %103 = arith.subi %99, %33 : i64
-      %104 = arith.muli %103, %40 : i64
-      %105 = arith.addi %39, %104 : i64
-      %106 = arith.muli %97, %c32_i64 : i64
-      %107 = arith.addi %106, %c256_i64 : i64
-      %108 = arith.subi %99, %98 : i64
-      %109 = arith.addi %107, %108 : i64
-      %110 = arith.minsi %35, %c64_i64 : i64
-      "instgem.mvin"(%105, %109, %110, %102) : (i64, i64, i64, i64) -> ()
+    %41 = arith.maxsi %33, %c0_i64_3 : i64
+    %42 = arith.divui %41, %c16_i64 : i64
+    %43 = arith.maxsi %36, %c0_i64_3 : i64
+    %44 = arith.addi %43, %c15_i64 : i64
+    %45 = arith.divui %44, %c16_i64 : i64
+    %46 = arith.subi %45, %42 : i64
+    %47 = arith.cmpi sgt, %34, %c0_i64_3 : i64
+    %48 = arith.extui %47 : i1 to i64
+    %49 = arith.muli %46, %48 : i64
+    %50 = arith.index_cast %49 : i64 to index
+    scf.for %arg10 = %c0 to %50 step %c1 {
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.addi %42, %99 : i64
+      %101 = arith.muli %100, %c16_i64 : i64
+      %102 = arith.maxsi %101, %33 : i64
+      %103 = arith.addi %101, %c16_i64 : i64
+      %104 = arith.minsi %103, %36 : i64
+      %105 = arith.subi %104, %102 : i64
+      %106 = arith.subi %102, %33 : i64
+      %107 = arith.muli %106, %40 : i64
+      %108 = arith.addi %39, %107 : i64
+      %109 = arith.muli %100, %c32_i64 : i64
+      %110 = arith.addi %109, %c256_i64 : i64
+      %111 = arith.subi %102, %101 : i64
+      %112 = arith.addi %110, %111 : i64
+      %113 = arith.minsi %35, %c64_i64 : i64
+      "instgem.mvin"(%108, %112, %113, %105) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.cmpi sgt, %33, %c0_i64_3 : i64
-    %52 = arith.extui %51 : i1 to i64
-    %53 = arith.muli %50, %52 : i64
-    %54 = arith.muli %53, %41 : i64
-    %55 = arith.index_cast %54 : i64 to index
-    scf.for %arg10 = %c0 to %55 step %c1 {
-      %96 = arith.index_cast %arg10 : index to i64
-      %97 = arith.muli %96, %c16_i64 : i64
-      %98 = arith.maxsi %97, %c0_i64_3 : i64
-      %99 = arith.addi %97, %c16_i64 : i64
-      %100 = arith.minsi %99, %33 : i64
-      %101 = arith.subi %100, %98 : i64
-      %102 = arith.muli %96, %c32_i64 : i64
-      %103 = arith.addi %102, %c256_i64 : i64
-      %104 = arith.subi %98, %97 : i64
-      %105 = arith.addi %103, %104 : i64
-      %106 = arith.minsi %35, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %105, %106, %101) : (i64, i64, i64, i64) -> ()
+    %51 = arith.addi %41, %c15_i64 : i64
+    %52 = arith.divui %51, %c16_i64 : i64
+    %53 = arith.cmpi sgt, %33, %c0_i64_3 : i64
+    %54 = arith.extui %53 : i1 to i64
+    %55 = arith.muli %52, %54 : i64
+    %56 = arith.index_cast %55 : i64 to index
+    scf.for %arg10 = %c0 to %56 step %c1 {
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.muli %99, %c16_i64 : i64
+      %101 = arith.maxsi %100, %c0_i64_3 : i64
+      %102 = arith.addi %100, %c16_i64 : i64
+      %103 = arith.minsi %102, %33 : i64
+      %104 = arith.subi %103, %101 : i64
+      %105 = arith.muli %99, %c32_i64 : i64
+      %106 = arith.addi %105, %c256_i64 : i64
+      %107 = arith.subi %101, %100 : i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.minsi %35, %c64_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %108, %109, %104) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %56 = arith.maxsi %36, %c0_i64_3 : i64
-    %57 = arith.minsi %56, %c32_i64 : i64
+    %57 = arith.minsi %43, %c32_i64 : i64
     %58 = arith.maxsi %35, %c0_i64_3 : i64
     %59 = arith.minsi %58, %c32_i64 : i64
     %60 = arith.bitcast %arg8 : f32 to i32
@@ -1229,51 +1200,51 @@ module {
     %67 = arith.minsi %64, %66 : i64
     %68 = arith.maxsi %67, %c0_i64_3 : i64
     scf.for %arg10 = %c0 to %65 step %c1 {
-      %96 = arith.index_cast %arg10 : index to i64
-      %97 = arith.muli %96, %c16_i64 : i64
-      %98 = arith.subi %59, %97 : i64
-      %99 = arith.minsi %98, %c16_i64 : i64
-      %100 = arith.index_cast %68 : i64 to index
-      scf.for %arg11 = %c0 to %100 step %c1 {
-        %102 = arith.index_cast %arg11 : index to i64
-        %103 = arith.addi %97, %c64_i64 : i64
-        %104 = arith.ori %103, %c3221225472_i64 : i64
-        %105 = arith.muli %102, %c32_i64 : i64
-        %106 = arith.addi %105, %97 : i64
-        %107 = arith.addi %106, %c256_i64 : i64
-        "instgem.preload"(%107, %99, %c16_i64, %104, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %108 = arith.muli %102, %c16_i64 : i64
-        %109 = arith.ori %108, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %110 = arith.addi %97, %c96_i64 : i64
-        %111 = arith.ori %110, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %111, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %112 = arith.addi %108, %c32_i64 : i64
-        %113 = arith.ori %112, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%113, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.muli %99, %c16_i64 : i64
+      %101 = arith.subi %59, %100 : i64
+      %102 = arith.minsi %101, %c16_i64 : i64
+      %103 = arith.index_cast %68 : i64 to index
+      scf.for %arg11 = %c0 to %103 step %c1 {
+        %105 = arith.index_cast %arg11 : index to i64
+        %106 = arith.addi %100, %c64_i64 : i64
+        %107 = arith.ori %106, %c3221225472_i64 : i64
+        %108 = arith.muli %105, %c32_i64 : i64
+        %109 = arith.addi %108, %100 : i64
+        %110 = arith.addi %109, %c256_i64 : i64
+        "instgem.preload"(%110, %102, %c16_i64, %107, %102, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %111 = arith.muli %105, %c16_i64 : i64
+        %112 = arith.ori %111, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %113 = arith.addi %100, %c96_i64 : i64
+        %114 = arith.ori %113, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %102, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %115 = arith.addi %111, %c32_i64 : i64
+        %116 = arith.ori %115, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
-      %101 = arith.index_cast %64 : i64 to index
-      scf.for %arg11 = %100 to %101 step %c1 {
-        %102 = arith.index_cast %arg11 : index to i64
-        %103 = arith.muli %102, %c16_i64 : i64
-        %104 = arith.subi %c32_i64, %103 : i64
-        %105 = arith.minsi %104, %c16_i64 : i64
-        %106 = arith.subi %57, %103 : i64
-        %107 = arith.minsi %106, %c16_i64 : i64
-        %108 = arith.addi %97, %c64_i64 : i64
-        %109 = arith.ori %108, %c3221225472_i64 : i64
-        %110 = arith.muli %102, %c32_i64 : i64
-        %111 = arith.addi %110, %97 : i64
-        %112 = arith.addi %111, %c256_i64 : i64
-        "instgem.preload"(%112, %99, %107, %109, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %113 = arith.ori %103, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%113, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %114 = arith.addi %97, %c96_i64 : i64
-        %115 = arith.ori %114, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %115, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %116 = arith.addi %103, %c32_i64 : i64
-        %117 = arith.ori %116, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%117, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %104 = arith.index_cast %64 : i64 to index
+      scf.for %arg11 = %103 to %104 step %c1 {
+        %105 = arith.index_cast %arg11 : index to i64
+        %106 = arith.muli %105, %c16_i64 : i64
+        %107 = arith.subi %c32_i64, %106 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        %109 = arith.subi %57, %106 : i64
+        %110 = arith.minsi %109, %c16_i64 : i64
+        %111 = arith.addi %100, %c64_i64 : i64
+        %112 = arith.ori %111, %c3221225472_i64 : i64
+        %113 = arith.muli %105, %c32_i64 : i64
+        %114 = arith.addi %113, %100 : i64
+        %115 = arith.addi %114, %c256_i64 : i64
+        "instgem.preload"(%115, %102, %110, %112, %102, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %116 = arith.ori %106, %c2147483648_i64 : i64
+        "instgem.compute_preloaded"(%116, %108, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %117 = arith.addi %100, %c96_i64 : i64
+        %118 = arith.ori %117, %c3221225472_i64 : i64
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %118, %102, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %119 = arith.addi %106, %c32_i64 : i64
+        %120 = arith.ori %119, %c2147483648_i64 : i64
+        "instgem.compute_accumulated"(%120, %108, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       }
     } {gemmini.compute_nest}
     %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -1303,40 +1274,43 @@ module {
     scf.if %7 {
       "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %83, %85) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %86 = arith.divsi %78, %c16_i64 : i64
-    %87 = arith.addi %78, %79 : i64
-    %88 = arith.ceildivsi %87, %c16_i64 : i64
-    %89 = arith.subi %88, %86 : i64
-    %90 = arith.cmpi sgt, %79, %c0_i64_3 : i64
-    %91 = arith.extui %90 : i1 to i64
-    %92 = arith.muli %89, %91 : i64
-    %93 = arith.ceildivsi %35, %c16_i64 : i64
-    %94 = arith.muli %92, %93 : i64
-    %95 = arith.index_cast %94 : i64 to index
-    scf.for %arg10 = %c0 to %95 step %c1 {
-      %96 = arith.index_cast %arg10 : index to i64
-      %97 = arith.remsi %96, %92 : i64
-      %98 = arith.divsi %96, %92 : i64
-      %99 = arith.addi %86, %97 : i64
-      %100 = arith.muli %99, %c16_i64 : i64
-      %101 = arith.maxsi %100, %78 : i64
-      %102 = arith.addi %100, %c16_i64 : i64
-      %103 = arith.minsi %102, %87 : i64
-      %104 = arith.subi %103, %101 : i64
-      %105 = arith.subi %101, %78 : i64
-      %106 = arith.muli %105, %83 : i64
-      %107 = arith.addi %82, %106 : i64
-      %108 = arith.muli %98, %c16_i64 : i64
-      %109 = arith.addi %107, %108 : i64
-      %110 = arith.muli %99, %c32_i64 : i64
-      %111 = arith.addi %110, %108 : i64
-      %112 = arith.addi %111, %c64_i64 : i64
-      %113 = arith.ori %112, %c2147483648_i64 : i64
-      %114 = arith.subi %101, %100 : i64
-      %115 = arith.addi %113, %114 : i64
-      %116 = arith.subi %35, %108 : i64
-      %117 = arith.minsi %116, %c16_i64 : i64
-      "instgem.mvout"(%109, %115, %117, %104) : (i64, i64, i64, i64) -> ()
+    %86 = arith.maxsi %78, %c0_i64_3 : i64
+    %87 = arith.divui %86, %c16_i64 : i64
+    %88 = arith.addi %78, %79 : i64
+    %89 = arith.maxsi %88, %c0_i64_3 : i64
+    %90 = arith.addi %89, %c15_i64 : i64
+    %91 = arith.divui %90, %c16_i64 : i64
+    %92 = arith.subi %91, %87 : i64
+    %93 = arith.cmpi sgt, %79, %c0_i64_3 : i64
+    %94 = arith.extui %93 : i1 to i64
+    %95 = arith.muli %92, %94 : i64
+    %96 = arith.ceildivsi %35, %c16_i64 : i64
+    %97 = arith.muli %95, %96 : i64
+    %98 = arith.index_cast %97 : i64 to index
+    scf.for %arg10 = %c0 to %98 step %c1 {
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.remsi %99, %95 : i64
+      %101 = arith.divsi %99, %95 : i64
+      %102 = arith.addi %87, %100 : i64
+      %103 = arith.muli %102, %c16_i64 : i64
+      %104 = arith.maxsi %103, %78 : i64
+      %105 = arith.addi %103, %c16_i64 : i64
+      %106 = arith.minsi %105, %88 : i64
+      %107 = arith.subi %106, %104 : i64
+      %108 = arith.subi %104, %78 : i64
+      %109 = arith.muli %108, %83 : i64
+      %110 = arith.addi %82, %109 : i64
+      %111 = arith.muli %101, %c16_i64 : i64
+      %112 = arith.addi %110, %111 : i64
+      %113 = arith.muli %102, %c32_i64 : i64
+      %114 = arith.addi %113, %111 : i64
+      %115 = arith.addi %114, %c64_i64 : i64
+      %116 = arith.ori %115, %c2147483648_i64 : i64
+      %117 = arith.subi %104, %103 : i64
+      %118 = arith.addi %116, %117 : i64
+      %119 = arith.subi %35, %111 : i64
+      %120 = arith.minsi %119, %c16_i64 : i64
+      "instgem.mvout"(%112, %118, %120, %107) : (i64, i64, i64, i64) -> ()
     }
     return
   }

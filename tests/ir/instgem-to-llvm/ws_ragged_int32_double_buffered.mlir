@@ -69,6 +69,19 @@
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -120,6 +133,7 @@ module {
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c32_i64 = arith.constant 32 : i64
     %c128_i64 = arith.constant 128 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c2_i64_1 = arith.constant 2 : i64
@@ -177,10 +191,10 @@ module {
     scf.if %34 {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %c2 step %c1 {
-        %54 = arith.index_cast %arg7 : index to i64
-        %55 = arith.muli %54, %c16_i64 : i64
-        %56 = arith.ori %55, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %56, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %57 = arith.index_cast %arg7 : index to i64
+        %58 = arith.muli %57, %c16_i64 : i64
+        %59 = arith.ori %58, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %59, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %35 = arith.index_cast %22 : index to i64
@@ -197,1266 +211,1335 @@ module {
     scf.if %7 {
       "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %44 = arith.divsi %35, %c16_i64 : i64
-    %45 = arith.addi %35, %36 : i64
-    %46 = arith.ceildivsi %45, %c16_i64 : i64
-    %47 = arith.subi %46, %44 : i64
-    %48 = arith.cmpi sgt, %36, %c0_i64_3 : i64
-    %49 = arith.extui %48 : i1 to i64
-    %50 = arith.muli %47, %49 : i64
-    %51 = arith.ceildivsi %37, %c16_i64 : i64
-    %52 = arith.cmpi sgt, %14, %c0 : index
-    scf.if %52 {
-      %54 = arith.minsi %arg5, %c0 : index
-      %55 = arith.minsi %arg5, %c32 : index
-      %56 = arith.maxsi %54, %c0 : index
-      %57 = arith.minsi %56, %c32 : index
-      %58 = arith.subi %55, %54 : index
-      %59 = arith.cmpi sgt, %57, %c0 : index
-      %subview_6 = memref.subview %reinterpret_cast[%16, %54] [%23, %58] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %60 = arith.index_cast %58 : index to i64
+    %44 = arith.maxsi %35, %c0_i64_3 : i64
+    %45 = arith.divui %44, %c16_i64 : i64
+    %46 = arith.addi %35, %36 : i64
+    %47 = arith.maxsi %46, %c0_i64_3 : i64
+    %48 = arith.addi %47, %c15_i64 : i64
+    %49 = arith.divui %48, %c16_i64 : i64
+    %50 = arith.subi %49, %45 : i64
+    %51 = arith.cmpi sgt, %36, %c0_i64_3 : i64
+    %52 = arith.extui %51 : i1 to i64
+    %53 = arith.muli %50, %52 : i64
+    %54 = arith.ceildivsi %37, %c16_i64 : i64
+    %55 = arith.cmpi sgt, %14, %c0 : index
+    scf.if %55 {
+      %57 = arith.minsi %arg5, %c0 : index
+      %58 = arith.minsi %arg5, %c32 : index
+      %59 = arith.maxsi %57, %c0 : index
+      %60 = arith.minsi %59, %c32 : index
+      %61 = arith.subi %58, %57 : index
+      %62 = arith.cmpi sgt, %60, %c0 : index
+      %subview_6 = memref.subview %reinterpret_cast[%16, %57] [%23, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %63 = arith.index_cast %61 : index to i64
       %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %61 = arith.index_cast %intptr_11 : index to i64
-      %62 = arith.index_cast %offset_8 : index to i64
-      %63 = arith.addi %61, %62 : i64
-      %64 = arith.index_cast %strides_10#0 : index to i64
-      %65 = arith.ceildivsi %60, %c64_i64 : i64
-      %66 = arith.muli %50, %65 : i64
-      %67 = arith.index_cast %66 : i64 to index
-      %68 = arith.ceildivsi %35, %c16_i64 : i64
-      %69 = arith.cmpi sgt, %35, %c0_i64_3 : i64
-      %70 = arith.extui %69 : i1 to i64
-      %71 = arith.muli %68, %70 : i64
-      %72 = arith.muli %71, %65 : i64
-      %73 = arith.index_cast %72 : i64 to index
-      %subview_12 = memref.subview %reinterpret_cast_4[%54, %25] [%58, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %74 = arith.index_cast %57 : index to i64
+      %64 = arith.index_cast %intptr_11 : index to i64
+      %65 = arith.index_cast %offset_8 : index to i64
+      %66 = arith.addi %64, %65 : i64
+      %67 = arith.index_cast %strides_10#0 : index to i64
+      %68 = arith.index_cast %53 : i64 to index
+      %69 = arith.addi %44, %c15_i64 : i64
+      %70 = arith.divui %69, %c16_i64 : i64
+      %71 = arith.cmpi sgt, %35, %c0_i64_3 : i64
+      %72 = arith.extui %71 : i1 to i64
+      %73 = arith.muli %70, %72 : i64
+      %74 = arith.index_cast %73 : i64 to index
+      %subview_12 = memref.subview %reinterpret_cast_4[%57, %25] [%61, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %75 = arith.index_cast %60 : index to i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %75 = arith.index_cast %intptr_17 : index to i64
-      %76 = arith.index_cast %offset_14 : index to i64
-      %77 = arith.addi %75, %76 : i64
-      %78 = arith.index_cast %strides_16#0 : index to i64
-      %79 = arith.ceildivsi %37, %c64_i64 : i64
-      %80 = arith.divsi %74, %c16_i64 : i64
-      %81 = arith.addi %74, %60 : i64
-      %82 = arith.ceildivsi %81, %c16_i64 : i64
-      %83 = arith.subi %82, %80 : i64
-      %84 = arith.cmpi sgt, %60, %c0_i64_3 : i64
-      %85 = arith.extui %84 : i1 to i64
-      %86 = arith.muli %83, %85 : i64
-      %87 = arith.muli %86, %79 : i64
-      %88 = arith.index_cast %87 : i64 to index
-      %89 = arith.ceildivsi %74, %c16_i64 : i64
-      %90 = arith.cmpi sgt, %74, %c0_i64_3 : i64
-      %91 = arith.extui %90 : i1 to i64
-      %92 = arith.muli %89, %91 : i64
-      %93 = arith.muli %92, %79 : i64
-      %94 = arith.index_cast %93 : i64 to index
-      scf.if %59 {
+      %76 = arith.index_cast %intptr_17 : index to i64
+      %77 = arith.index_cast %offset_14 : index to i64
+      %78 = arith.addi %76, %77 : i64
+      %79 = arith.index_cast %strides_16#0 : index to i64
+      %80 = arith.maxsi %75, %c0_i64_3 : i64
+      %81 = arith.divui %80, %c16_i64 : i64
+      %82 = arith.addi %75, %63 : i64
+      %83 = arith.maxsi %82, %c0_i64_3 : i64
+      %84 = arith.addi %83, %c15_i64 : i64
+      %85 = arith.divui %84, %c16_i64 : i64
+      %86 = arith.subi %85, %81 : i64
+      %87 = arith.cmpi sgt, %63, %c0_i64_3 : i64
+      %88 = arith.extui %87 : i1 to i64
+      %89 = arith.muli %86, %88 : i64
+      %90 = arith.index_cast %89 : i64 to index
+      %91 = arith.addi %80, %c15_i64 : i64
+      %92 = arith.divui %91, %c16_i64 : i64
+      %93 = arith.cmpi sgt, %75, %c0_i64_3 : i64
+      %94 = arith.extui %93 : i1 to i64
+      %95 = arith.muli %92, %94 : i64
+      %96 = arith.index_cast %95 : i64 to index
+      scf.if %62 {
         func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       scf.if %33 {
         func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
-      %95 = arith.minsi %67, %c1 : index
-      %96 = arith.minsi %73, %c1 : index
-      %97 = arith.minsi %88, %c1 : index
-      %98 = arith.minsi %94, %c1 : index
-      scf.for %arg7 = %c0 to %95 step %c1 {
-        %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.addi %44, %99 : i64
-        %101 = arith.muli %100, %c16_i64 : i64
-        %102 = arith.maxsi %101, %35 : i64
-        %103 = arith.addi %101, %c16_i64 : i64
-        %104 = arith.minsi %103, %45 : i64
-        %105 = arith.subi %104, %102 : i64
-        %106 = arith.subi %102, %35 : i64
-        %107 = arith.muli %106, %64 : i64
-        %108 = arith.addi %63, %107 : i64
-        %109 = arith.muli %100, %c32_i64 : i64
-        %110 = arith.subi %102, %101 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.minsi %60, %c64_i64 : i64
-        "instgem.mvin"(%108, %111, %112, %105) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg7 = %c0 to %96 step %c1 {
-        %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.muli %99, %c16_i64 : i64
-        %101 = arith.maxsi %100, %c0_i64_3 : i64
-        %102 = arith.addi %100, %c16_i64 : i64
-        %103 = arith.minsi %102, %35 : i64
-        %104 = arith.subi %103, %101 : i64
-        %105 = arith.muli %99, %c32_i64 : i64
-        %106 = arith.subi %101, %100 : i64
-        %107 = arith.addi %105, %106 : i64
-        %108 = arith.minsi %60, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %107, %108, %104) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+      %97 = arith.minsi %68, %c1 : index
+      %98 = arith.minsi %74, %c1 : index
+      %99 = arith.minsi %90, %c1 : index
+      %100 = arith.minsi %96, %c1 : index
       scf.for %arg7 = %c0 to %97 step %c1 {
-        %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.addi %80, %99 : i64
-        %101 = arith.muli %100, %c16_i64 : i64
-        %102 = arith.maxsi %101, %74 : i64
-        %103 = arith.addi %101, %c16_i64 : i64
-        %104 = arith.minsi %103, %81 : i64
-        %105 = arith.subi %104, %102 : i64
-        %106 = arith.subi %102, %74 : i64
-        %107 = arith.muli %106, %78 : i64
-        %108 = arith.addi %77, %107 : i64
-        %109 = arith.addi %101, %c128_i64 : i64
-        %110 = arith.subi %102, %101 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.minsi %37, %c64_i64 : i64
-        "instgem.mvin2"(%108, %111, %112, %105) : (i64, i64, i64, i64) -> ()
+        %101 = arith.index_cast %arg7 : index to i64
+        %102 = arith.addi %45, %101 : i64
+        %103 = arith.muli %102, %c16_i64 : i64
+        %104 = arith.maxsi %103, %35 : i64
+        %105 = arith.addi %103, %c16_i64 : i64
+        %106 = arith.minsi %105, %46 : i64
+        %107 = arith.subi %106, %104 : i64
+        %108 = arith.subi %104, %35 : i64
+        %109 = arith.muli %108, %67 : i64
+        %110 = arith.addi %66, %109 : i64
+        %111 = arith.muli %102, %c32_i64 : i64
+        %112 = arith.subi %104, %103 : i64
+        %113 = arith.addi %111, %112 : i64
+        %114 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%110, %113, %114, %107) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg7 = %c0 to %98 step %c1 {
-        %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.muli %99, %c16_i64 : i64
-        %101 = arith.maxsi %100, %c0_i64_3 : i64
-        %102 = arith.addi %100, %c16_i64 : i64
-        %103 = arith.minsi %102, %74 : i64
-        %104 = arith.subi %103, %101 : i64
-        %105 = arith.addi %100, %c128_i64 : i64
-        %106 = arith.subi %101, %100 : i64
-        %107 = arith.addi %105, %106 : i64
-        %108 = arith.minsi %37, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %107, %108, %104) : (i64, i64, i64, i64) -> ()
+        %101 = arith.index_cast %arg7 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.maxsi %102, %c0_i64_3 : i64
+        %104 = arith.addi %102, %c16_i64 : i64
+        %105 = arith.minsi %104, %35 : i64
+        %106 = arith.subi %105, %103 : i64
+        %107 = arith.muli %101, %c32_i64 : i64
+        %108 = arith.subi %103, %102 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %109, %110, %106) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %95 to %67 step %c1 {
-        %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.addi %44, %99 : i64
-        %101 = arith.muli %100, %c16_i64 : i64
-        %102 = arith.maxsi %101, %35 : i64
-        %103 = arith.addi %101, %c16_i64 : i64
-        %104 = arith.minsi %103, %45 : i64
-        %105 = arith.subi %104, %102 : i64
-        %106 = arith.subi %102, %35 : i64
-        %107 = arith.muli %106, %64 : i64
-        %108 = arith.addi %63, %107 : i64
-        %109 = arith.muli %100, %c32_i64 : i64
-        %110 = arith.subi %102, %101 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.minsi %60, %c64_i64 : i64
-        "instgem.mvin"(%108, %111, %112, %105) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %99 step %c1 {
+        %101 = arith.index_cast %arg7 : index to i64
+        %102 = arith.addi %81, %101 : i64
+        %103 = arith.muli %102, %c16_i64 : i64
+        %104 = arith.maxsi %103, %75 : i64
+        %105 = arith.addi %103, %c16_i64 : i64
+        %106 = arith.minsi %105, %82 : i64
+        %107 = arith.subi %106, %104 : i64
+        %108 = arith.subi %104, %75 : i64
+        %109 = arith.muli %108, %79 : i64
+        %110 = arith.addi %78, %109 : i64
+        %111 = arith.addi %103, %c128_i64 : i64
+        %112 = arith.subi %104, %103 : i64
+        %113 = arith.addi %111, %112 : i64
+        %114 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin2"(%110, %113, %114, %107) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %96 to %73 step %c1 {
-        %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.muli %99, %c16_i64 : i64
-        %101 = arith.maxsi %100, %c0_i64_3 : i64
-        %102 = arith.addi %100, %c16_i64 : i64
-        %103 = arith.minsi %102, %35 : i64
-        %104 = arith.subi %103, %101 : i64
-        %105 = arith.muli %99, %c32_i64 : i64
-        %106 = arith.subi %101, %100 : i64
-        %107 = arith.addi %105, %106 : i64
-        %108 = arith.minsi %60, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %107, %108, %104) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %100 step %c1 {
+        %101 = arith.index_cast %arg7 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.maxsi %102, %c0_i64_3 : i64
+        %104 = arith.addi %102, %c16_i64 : i64
+        %105 = arith.minsi %104, %75 : i64
+        %106 = arith.subi %105, %103 : i64
+        %107 = arith.addi %102, %c128_i64 : i64
+        %108 = arith.subi %103, %102 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %109, %110, %106) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %97 to %88 step %c1 {
-        %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.addi %80, %99 : i64
-        %101 = arith.muli %100, %c16_i64 : i64
-        %102 = arith.maxsi %101, %74 : i64
-        %103 = arith.addi %101, %c16_i64 : i64
-        %104 = arith.minsi %103, %81 : i64
-        %105 = arith.subi %104, %102 : i64
-        %106 = arith.subi %102, %74 : i64
-        %107 = arith.muli %106, %78 : i64
-        %108 = arith.addi %77, %107 : i64
-        %109 = arith.addi %101, %c128_i64 : i64
-        %110 = arith.subi %102, %101 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.minsi %37, %c64_i64 : i64
-        "instgem.mvin2"(%108, %111, %112, %105) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %97 to %68 step %c1 {
+        %101 = arith.index_cast %arg7 : index to i64
+        %102 = arith.addi %45, %101 : i64
+        %103 = arith.muli %102, %c16_i64 : i64
+        %104 = arith.maxsi %103, %35 : i64
+        %105 = arith.addi %103, %c16_i64 : i64
+        %106 = arith.minsi %105, %46 : i64
+        %107 = arith.subi %106, %104 : i64
+        %108 = arith.subi %104, %35 : i64
+        %109 = arith.muli %108, %67 : i64
+        %110 = arith.addi %66, %109 : i64
+        %111 = arith.muli %102, %c32_i64 : i64
+        %112 = arith.subi %104, %103 : i64
+        %113 = arith.addi %111, %112 : i64
+        %114 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%110, %113, %114, %107) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg7 = %98 to %94 step %c1 {
-        %99 = arith.index_cast %arg7 : index to i64
-        %100 = arith.muli %99, %c16_i64 : i64
-        %101 = arith.maxsi %100, %c0_i64_3 : i64
-        %102 = arith.addi %100, %c16_i64 : i64
-        %103 = arith.minsi %102, %74 : i64
-        %104 = arith.subi %103, %101 : i64
-        %105 = arith.addi %100, %c128_i64 : i64
-        %106 = arith.subi %101, %100 : i64
-        %107 = arith.addi %105, %106 : i64
-        %108 = arith.minsi %37, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64_3, %107, %108, %104) : (i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %98 to %74 step %c1 {
+        %101 = arith.index_cast %arg7 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.maxsi %102, %c0_i64_3 : i64
+        %104 = arith.addi %102, %c16_i64 : i64
+        %105 = arith.minsi %104, %35 : i64
+        %106 = arith.subi %105, %103 : i64
+        %107 = arith.muli %101, %c32_i64 : i64
+        %108 = arith.subi %103, %102 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %109, %110, %106) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %99 to %90 step %c1 {
+        %101 = arith.index_cast %arg7 : index to i64
+        %102 = arith.addi %81, %101 : i64
+        %103 = arith.muli %102, %c16_i64 : i64
+        %104 = arith.maxsi %103, %75 : i64
+        %105 = arith.addi %103, %c16_i64 : i64
+        %106 = arith.minsi %105, %82 : i64
+        %107 = arith.subi %106, %104 : i64
+        %108 = arith.subi %104, %75 : i64
+        %109 = arith.muli %108, %79 : i64
+        %110 = arith.addi %78, %109 : i64
+        %111 = arith.addi %103, %c128_i64 : i64
+        %112 = arith.subi %104, %103 : i64
+        %113 = arith.addi %111, %112 : i64
+        %114 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin2"(%110, %113, %114, %107) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg7 = %100 to %96 step %c1 {
+        %101 = arith.index_cast %arg7 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.maxsi %102, %c0_i64_3 : i64
+        %104 = arith.addi %102, %c16_i64 : i64
+        %105 = arith.minsi %104, %75 : i64
+        %106 = arith.subi %105, %103 : i64
+        %107 = arith.addi %102, %c128_i64 : i64
+        %108 = arith.subi %103, %102 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.minsi %37, %c64_i64 : i64
+        "instgem.mvin2"(%c0_i64_3, %109, %110, %106) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
-    %53:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %54 = arith.maxsi %arg8, %c0 : index
-      %55 = arith.minsi %54, %arg5 : index
-      %56 = arith.addi %arg8, %c32 : index
-      %57 = arith.maxsi %56, %c0 : index
+    %56:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+      %57 = arith.maxsi %arg8, %c0 : index
       %58 = arith.minsi %57, %arg5 : index
-      %59 = arith.subi %55, %arg8 : index
+      %59 = arith.addi %arg8, %c32 : index
       %60 = arith.maxsi %59, %c0 : index
-      %61 = arith.minsi %60, %c32 : index
-      %62 = arith.subi %58, %55 : index
-      %63 = arith.cmpi sgt, %61, %c0 : index
-      scf.if %63 {
+      %61 = arith.minsi %60, %arg5 : index
+      %62 = arith.subi %58, %arg8 : index
+      %63 = arith.maxsi %62, %c0 : index
+      %64 = arith.minsi %63, %c32 : index
+      %65 = arith.subi %61, %58 : index
+      %66 = arith.cmpi sgt, %64, %c0 : index
+      scf.if %66 {
         func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
-      %64 = arith.index_cast %arg7 : index to i64
-      %65 = arith.remsi %64, %c2_i64_1 : i64
-      %66 = arith.muli %65, %c64_i64 : i64
-      %67 = arith.index_cast %62 : index to i64
-      %68 = arith.maxsi %arg9, %c0 : index
-      %69 = arith.minsi %68, %arg5 : index
-      %70 = arith.addi %arg9, %c32 : index
-      %71 = arith.maxsi %70, %c0 : index
+      %67 = arith.index_cast %arg7 : index to i64
+      %68 = arith.remsi %67, %c2_i64_1 : i64
+      %69 = arith.muli %68, %c64_i64 : i64
+      %70 = arith.index_cast %65 : index to i64
+      %71 = arith.maxsi %arg9, %c0 : index
       %72 = arith.minsi %71, %arg5 : index
-      %73 = arith.subi %69, %arg9 : index
+      %73 = arith.addi %arg9, %c32 : index
       %74 = arith.maxsi %73, %c0 : index
-      %75 = arith.minsi %74, %c32 : index
-      %76 = arith.subi %72, %69 : index
+      %75 = arith.minsi %74, %arg5 : index
+      %76 = arith.subi %72, %arg9 : index
+      %77 = arith.maxsi %76, %c0 : index
+      %78 = arith.minsi %77, %c32 : index
+      %79 = arith.subi %75, %72 : index
       scf.if %33 {
         func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
-      %77 = arith.muli %65, %c32_i64 : i64
-      %78 = arith.addi %77, %c128_i64 : i64
-      %79 = arith.index_cast %75 : index to i64
-      %80 = arith.index_cast %76 : index to i64
-      %81 = arith.addi %79, %80 : i64
-      %82 = arith.maxsi %45, %c0_i64_3 : i64
-      %83 = arith.minsi %82, %c32_i64 : i64
-      %84 = arith.maxsi %67, %c0_i64_3 : i64
-      %85 = arith.minsi %84, %c32_i64 : i64
-      %86 = arith.maxsi %81, %c0_i64_3 : i64
+      %80 = arith.muli %68, %c32_i64 : i64
+      %81 = arith.addi %80, %c128_i64 : i64
+      %82 = arith.index_cast %78 : index to i64
+      %83 = arith.index_cast %79 : index to i64
+      %84 = arith.addi %82, %83 : i64
+      %85 = arith.minsi %47, %c32_i64 : i64
+      %86 = arith.maxsi %70, %c0_i64_3 : i64
       %87 = arith.minsi %86, %c32_i64 : i64
-      %88 = arith.maxsi %37, %c0_i64_3 : i64
-      %89 = arith.minsi %88, %c16_i64 : i64
-      %90 = arith.ceildivsi %83, %c16_i64 : i64
-      %91 = arith.ceildivsi %89, %c16_i64 : i64
-      %92 = arith.minsi %85, %87 : i64
-      %93 = arith.ceildivsi %92, %c16_i64 : i64
-      %94 = arith.addi %arg7, %c1 : index
-      %95 = arith.cmpi sge, %94, %14 : index
-      %96 = arith.cmpi eq, %arg7, %c0 : index
-      %97 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-      %98 = arith.select %97, %91, %c0_i64_3 : i64
-      %99 = arith.index_cast %98 : i64 to index
-      %100 = arith.divsi %92, %c16_i64 : i64
-      %101 = arith.minsi %93, %100 : i64
-      %102 = arith.maxsi %101, %c0_i64_3 : i64
-      %103 = arith.divsi %83, %c16_i64 : i64
-      %104 = arith.minsi %90, %103 : i64
-      %105 = arith.maxsi %104, %c1_i64_2 : i64
-      %106 = arith.minsi %83, %c16_i64 : i64
-      %107 = arith.ori %96, %95 : i1
-      %108 = arith.addi %arg8, %c64 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %arg5 : index
-      %111 = arith.subi %58, %56 : index
-      %112 = arith.maxsi %111, %c0 : index
-      %113 = arith.minsi %112, %c32 : index
-      %114 = arith.subi %110, %58 : index
-      %115 = arith.cmpi sgt, %113, %c0 : index
-      %subview_6 = memref.subview %reinterpret_cast[%16, %58] [%23, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %116 = arith.index_cast %94 : index to i64
-      %117 = arith.remsi %116, %c2_i64_1 : i64
-      %118 = arith.muli %117, %c64_i64 : i64
-      %119 = arith.index_cast %114 : index to i64
-      %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %120 = arith.index_cast %intptr_11 : index to i64
-      %121 = arith.index_cast %offset_8 : index to i64
-      %122 = arith.addi %120, %121 : i64
-      %123 = arith.index_cast %strides_10#0 : index to i64
-      %124 = arith.ceildivsi %119, %c64_i64 : i64
-      %125 = arith.muli %50, %124 : i64
-      %126 = arith.index_cast %125 : i64 to index
-      %127 = arith.ceildivsi %35, %c16_i64 : i64
-      %128 = arith.cmpi sgt, %35, %c0_i64_3 : i64
-      %129 = arith.extui %128 : i1 to i64
-      %130 = arith.muli %127, %129 : i64
-      %131 = arith.muli %130, %124 : i64
-      %132 = arith.index_cast %131 : i64 to index
-      %133 = arith.addi %arg9, %c64 : index
-      %134 = arith.maxsi %133, %c0 : index
-      %135 = arith.minsi %134, %arg5 : index
-      %136 = arith.subi %72, %70 : index
-      %137 = arith.maxsi %136, %c0 : index
-      %138 = arith.minsi %137, %c32 : index
-      %139 = arith.subi %135, %72 : index
-      %subview_12 = memref.subview %reinterpret_cast_4[%72, %25] [%139, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %140 = arith.muli %117, %c32_i64 : i64
-      %141 = arith.addi %140, %c128_i64 : i64
-      %142 = arith.index_cast %138 : index to i64
-      %143 = arith.index_cast %139 : index to i64
-      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %144 = arith.index_cast %intptr_17 : index to i64
-      %145 = arith.index_cast %offset_14 : index to i64
-      %146 = arith.addi %144, %145 : i64
-      %147 = arith.index_cast %strides_16#0 : index to i64
-      %148 = arith.ceildivsi %37, %c64_i64 : i64
-      %149 = arith.divsi %142, %c16_i64 : i64
-      %150 = arith.addi %142, %143 : i64
-      %151 = arith.ceildivsi %150, %c16_i64 : i64
-      %152 = arith.subi %151, %149 : i64
-      %153 = arith.cmpi sgt, %143, %c0_i64_3 : i64
-      %154 = arith.extui %153 : i1 to i64
-      %155 = arith.muli %152, %154 : i64
-      %156 = arith.muli %155, %148 : i64
-      %157 = arith.index_cast %156 : i64 to index
-      %158 = arith.ceildivsi %142, %c16_i64 : i64
-      %159 = arith.cmpi sgt, %142, %c0_i64_3 : i64
-      %160 = arith.extui %159 : i1 to i64
-      %161 = arith.muli %158, %160 : i64
-      %162 = arith.muli %161, %148 : i64
-      %163 = arith.index_cast %162 : i64 to index
-      %164 = arith.cmpi slt, %94, %14 : index
-      scf.if %164 {
-        scf.if %115 {
+      %88 = arith.maxsi %84, %c0_i64_3 : i64
+      %89 = arith.minsi %88, %c32_i64 : i64
+      %90 = arith.maxsi %37, %c0_i64_3 : i64
+      %91 = arith.minsi %90, %c16_i64 : i64
+      %92 = arith.ceildivsi %85, %c16_i64 : i64
+      %93 = arith.ceildivsi %91, %c16_i64 : i64
+      %94 = arith.minsi %87, %89 : i64
+      %95 = arith.ceildivsi %94, %c16_i64 : i64
+      %96 = arith.addi %arg7, %c1 : index
+      %97 = arith.cmpi sge, %96, %14 : index
+      %98 = arith.cmpi eq, %arg7, %c0 : index
+      %99 = arith.cmpi sgt, %92, %c0_i64_3 : i64
+      %100 = arith.select %99, %93, %c0_i64_3 : i64
+      %101 = arith.index_cast %100 : i64 to index
+      %102 = arith.divsi %94, %c16_i64 : i64
+      %103 = arith.minsi %95, %102 : i64
+      %104 = arith.maxsi %103, %c0_i64_3 : i64
+      %105 = arith.divsi %85, %c16_i64 : i64
+      %106 = arith.minsi %92, %105 : i64
+      %107 = arith.maxsi %106, %c1_i64_2 : i64
+      %108 = arith.minsi %85, %c16_i64 : i64
+      %109 = arith.ori %98, %97 : i1
+      %110 = arith.cmpi slt, %96, %14 : index
+      %111 = arith.index_cast %53 : i64 to index
+      %112 = arith.addi %44, %c15_i64 : i64
+      %113 = arith.divui %112, %c16_i64 : i64
+      %114 = arith.cmpi sgt, %35, %c0_i64_3 : i64
+      %115 = arith.extui %114 : i1 to i64
+      %116 = arith.muli %113, %115 : i64
+      %117 = arith.index_cast %116 : i64 to index
+      %118:12 = scf.if %110 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+        %120 = arith.addi %arg8, %c64 : index
+        %121 = arith.maxsi %120, %c0 : index
+        %122 = arith.minsi %121, %arg5 : index
+        %123 = arith.subi %61, %59 : index
+        %124 = arith.maxsi %123, %c0 : index
+        %125 = arith.minsi %124, %c32 : index
+        %126 = arith.subi %122, %61 : index
+        %127 = arith.cmpi sgt, %125, %c0 : index
+        %subview_6 = memref.subview %reinterpret_cast[%16, %61] [%23, %126] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %128 = arith.index_cast %96 : index to i64
+        %129 = arith.remsi %128, %c2_i64_1 : i64
+        %130 = arith.muli %129, %c64_i64 : i64
+        %131 = arith.index_cast %126 : index to i64
+        %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %132 = arith.index_cast %intptr_11 : index to i64
+        %133 = arith.index_cast %offset_8 : index to i64
+        %134 = arith.addi %132, %133 : i64
+        %135 = arith.index_cast %strides_10#0 : index to i64
+        %136 = arith.addi %arg9, %c64 : index
+        %137 = arith.maxsi %136, %c0 : index
+        %138 = arith.minsi %137, %arg5 : index
+        %139 = arith.subi %75, %73 : index
+        %140 = arith.maxsi %139, %c0 : index
+        %141 = arith.minsi %140, %c32 : index
+        %142 = arith.subi %138, %75 : index
+        %subview_12 = memref.subview %reinterpret_cast_4[%75, %25] [%142, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %143 = arith.muli %129, %c32_i64 : i64
+        %144 = arith.addi %143, %c128_i64 : i64
+        %145 = arith.index_cast %141 : index to i64
+        %146 = arith.index_cast %142 : index to i64
+        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %147 = arith.index_cast %intptr_17 : index to i64
+        %148 = arith.index_cast %offset_14 : index to i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.index_cast %strides_16#0 : index to i64
+        %151 = arith.maxsi %145, %c0_i64_3 : i64
+        %152 = arith.divui %151, %c16_i64 : i64
+        %153 = arith.addi %145, %146 : i64
+        %154 = arith.maxsi %153, %c0_i64_3 : i64
+        %155 = arith.addi %154, %c15_i64 : i64
+        %156 = arith.divui %155, %c16_i64 : i64
+        %157 = arith.subi %156, %152 : i64
+        %158 = arith.cmpi sgt, %146, %c0_i64_3 : i64
+        %159 = arith.extui %158 : i1 to i64
+        %160 = arith.muli %157, %159 : i64
+        %161 = arith.index_cast %160 : i64 to index
+        %162 = arith.addi %151, %c15_i64 : i64
+        %163 = arith.divui %162, %c16_i64 : i64
+        %164 = arith.cmpi sgt, %145, %c0_i64_3 : i64
+        %165 = arith.extui %164 : i1 to i64
+        %166 = arith.muli %163, %165 : i64
+        %167 = arith.index_cast %166 : i64 to index
+        scf.if %127 {
           func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
         }
         scf.if %33 {
           func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
         }
+        scf.yield %135, %134, %130, %131, %161, %152, %145, %146, %150, %149, %144, %167 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+      } else {
+        scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
       }
-      %165 = arith.maxsi %99, %c1 : index
-      scf.if %107 {
-        %166 = arith.maxsi %93, %c1_i64_2 : i64
-        %167 = arith.ceildivsi %50, %166 : i64
-        %168 = arith.select %96, %c0_i64_3, %c-1_i64 : i64
-        scf.for %arg10 = %c0 to %99 step %c1 {
-          scf.if %164 {
-            %199 = arith.cmpi sgt, %126, %c0 : index
-            scf.if %199 {
-              %203 = arith.muli %arg10, %126 : index
-              %204 = arith.muli %203, %c4 : index
-              %205 = arith.muli %165, %c4 : index
-              %206 = arith.subi %205, %c1 : index
-              %207 = arith.addi %204, %206 : index
-              %208 = arith.divsi %207, %205 : index
-              %209 = arith.maxsi %208, %c0 : index
-              %210 = arith.minsi %209, %126 : index
-              %211 = arith.addi %arg10, %c1 : index
-              %212 = arith.muli %211, %126 : index
-              %213 = arith.muli %212, %c4 : index
-              %214 = arith.addi %213, %206 : index
-              %215 = arith.divsi %214, %205 : index
-              %216 = arith.maxsi %215, %c0 : index
-              %217 = arith.minsi %216, %126 : index
-              scf.for %arg11 = %210 to %217 step %c1 {
-                %218 = arith.index_cast %arg11 : index to i64
-                %219 = arith.addi %44, %218 : i64
-                %220 = arith.muli %219, %c16_i64 : i64
-                %221 = arith.maxsi %220, %35 : i64
-                %222 = arith.addi %220, %c16_i64 : i64
-                %223 = arith.minsi %222, %45 : i64
-                %224 = arith.subi %223, %221 : i64
-                %225 = arith.subi %221, %35 : i64
-                %226 = arith.muli %225, %123 : i64
-                %227 = arith.addi %122, %226 : i64
-                %228 = arith.muli %219, %c32_i64 : i64
-                %229 = arith.addi %228, %118 : i64
-                %230 = arith.subi %221, %220 : i64
-                %231 = arith.addi %229, %230 : i64
-                %232 = arith.minsi %119, %c64_i64 : i64
-                "instgem.mvin"(%227, %231, %232, %224) : (i64, i64, i64, i64) -> ()
+      %119 = arith.maxsi %101, %c1 : index
+      scf.if %109 {
+        %120 = arith.maxsi %95, %c1_i64_2 : i64
+        %121 = arith.ceildivsi %53, %120 : i64
+        %122 = arith.select %98, %c0_i64_3, %c-1_i64 : i64
+        scf.for %arg10 = %c0 to %101 step %c1 {
+          scf.if %110 {
+            %154 = arith.cmpi sgt, %111, %c0 : index
+            scf.if %154 {
+              %158 = arith.muli %119, %c4 : index
+              %159 = arith.muli %111, %c4 : index
+              %160 = arith.muli %arg10, %159 : index
+              %161 = arith.subi %158, %c1 : index
+              %162 = arith.addi %160, %161 : index
+              %163 = arith.divsi %162, %158 : index
+              %164 = arith.addi %162, %159 : index
+              %165 = arith.divsi %164, %158 : index
+              scf.for %arg11 = %163 to %165 step %c1 {
+                %166 = arith.index_cast %arg11 : index to i64
+                %167 = arith.addi %45, %166 : i64
+                %168 = arith.muli %167, %c16_i64 : i64
+                %169 = arith.maxsi %168, %35 : i64
+                %170 = arith.addi %168, %c16_i64 : i64
+                %171 = arith.minsi %170, %46 : i64
+                %172 = arith.subi %171, %169 : i64
+                %173 = arith.subi %169, %35 : i64
+                %174 = arith.muli %173, %118#0 : i64
+                %175 = arith.addi %118#1, %174 : i64
+                %176 = arith.muli %167, %c32_i64 : i64
+                %177 = arith.addi %176, %118#2 : i64
+                %178 = arith.subi %169, %168 : i64
+                %179 = arith.addi %177, %178 : i64
+                %180 = arith.minsi %118#3, %c64_i64 : i64
+                "instgem.mvin"(%175, %179, %180, %172) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %200 = arith.cmpi sgt, %132, %c0 : index
-            scf.if %200 {
-              %203 = arith.muli %arg10, %132 : index
-              %204 = arith.muli %203, %c4 : index
-              %205 = arith.subi %204, %165 : index
-              %206 = arith.muli %165, %c4 : index
-              %207 = arith.subi %206, %c1 : index
-              %208 = arith.addi %205, %207 : index
-              %209 = arith.divsi %208, %206 : index
-              %210 = arith.maxsi %209, %c0 : index
-              %211 = arith.minsi %210, %132 : index
-              %212 = arith.addi %arg10, %c1 : index
-              %213 = arith.muli %212, %132 : index
-              %214 = arith.muli %213, %c4 : index
-              %215 = arith.subi %214, %165 : index
-              %216 = arith.addi %215, %207 : index
-              %217 = arith.divsi %216, %206 : index
-              %218 = arith.maxsi %217, %c0 : index
-              %219 = arith.minsi %218, %132 : index
-              scf.for %arg11 = %211 to %219 step %c1 {
-                %220 = arith.index_cast %arg11 : index to i64
-                %221 = arith.muli %220, %c16_i64 : i64
-                %222 = arith.maxsi %221, %c0_i64_3 : i64
-                %223 = arith.addi %221, %c16_i64 : i64
-                %224 = arith.minsi %223, %35 : i64
-                %225 = arith.subi %224, %222 : i64
-                %226 = arith.muli %220, %c32_i64 : i64
-                %227 = arith.addi %226, %118 : i64
-                %228 = arith.subi %222, %221 : i64
-                %229 = arith.addi %227, %228 : i64
-                %230 = arith.minsi %119, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %229, %230, %225) : (i64, i64, i64, i64) -> ()
+            %155 = arith.cmpi sgt, %117, %c0 : index
+            scf.if %155 {
+              %158 = arith.muli %119, %c4 : index
+              %159 = arith.muli %117, %c4 : index
+              %160 = arith.muli %arg10, %159 : index
+              %161 = arith.subi %158, %c1 : index
+              %162 = arith.subi %161, %119 : index
+              %163 = arith.addi %160, %162 : index
+              %164 = arith.divsi %163, %158 : index
+              %165 = arith.addi %163, %159 : index
+              %166 = arith.divsi %165, %158 : index
+              scf.for %arg11 = %164 to %166 step %c1 {
+                %167 = arith.index_cast %arg11 : index to i64
+                %168 = arith.muli %167, %c16_i64 : i64
+                %169 = arith.maxsi %168, %c0_i64_3 : i64
+                %170 = arith.addi %168, %c16_i64 : i64
+                %171 = arith.minsi %170, %35 : i64
+                %172 = arith.subi %171, %169 : i64
+                %173 = arith.muli %167, %c32_i64 : i64
+                %174 = arith.addi %173, %118#2 : i64
+                %175 = arith.subi %169, %168 : i64
+                %176 = arith.addi %174, %175 : i64
+                %177 = arith.minsi %118#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %176, %177, %172) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %201 = arith.cmpi sgt, %157, %c0 : index
-            scf.if %201 {
-              %203 = arith.muli %arg10, %157 : index
-              %204 = arith.muli %203, %c4 : index
-              %205 = arith.muli %165, %c2 : index
-              %206 = arith.subi %204, %205 : index
-              %207 = arith.muli %165, %c4 : index
-              %208 = arith.subi %207, %c1 : index
-              %209 = arith.addi %206, %208 : index
-              %210 = arith.divsi %209, %207 : index
-              %211 = arith.maxsi %210, %c0 : index
-              %212 = arith.minsi %211, %157 : index
-              %213 = arith.addi %arg10, %c1 : index
-              %214 = arith.muli %213, %157 : index
-              %215 = arith.muli %214, %c4 : index
-              %216 = arith.subi %215, %205 : index
-              %217 = arith.addi %216, %208 : index
-              %218 = arith.divsi %217, %207 : index
-              %219 = arith.maxsi %218, %c0 : index
-              %220 = arith.minsi %219, %157 : index
-              scf.for %arg11 = %212 to %220 step %c1 {
-                %221 = arith.index_cast %arg11 : index to i64
-                %222 = arith.addi %149, %221 : i64
-                %223 = arith.muli %222, %c16_i64 : i64
-                %224 = arith.maxsi %223, %142 : i64
-                %225 = arith.addi %223, %c16_i64 : i64
-                %226 = arith.minsi %225, %150 : i64
-                %227 = arith.subi %226, %224 : i64
-                %228 = arith.subi %224, %142 : i64
-                %229 = arith.muli %228, %147 : i64
-                %230 = arith.addi %146, %229 : i64
-                %231 = arith.addi %223, %141 : i64
-                %232 = arith.subi %224, %223 : i64
-                %233 = arith.addi %231, %232 : i64
-                %234 = arith.minsi %37, %c64_i64 : i64
-                "instgem.mvin2"(%230, %233, %234, %227) : (i64, i64, i64, i64) -> ()
+            %156 = arith.cmpi sgt, %118#4, %c0 : index
+            scf.if %156 {
+              %158 = arith.muli %119, %c4 : index
+              %159 = arith.muli %118#4, %c4 : index
+              %160 = arith.muli %arg10, %159 : index
+              %161 = arith.subi %158, %c1 : index
+              %162 = arith.muli %119, %c2 : index
+              %163 = arith.subi %161, %162 : index
+              %164 = arith.addi %160, %163 : index
+              %165 = arith.divsi %164, %158 : index
+              %166 = arith.addi %164, %159 : index
+              %167 = arith.divsi %166, %158 : index
+              scf.for %arg11 = %165 to %167 step %c1 {
+                %168 = arith.index_cast %arg11 : index to i64
+                %169 = arith.addi %118#5, %168 : i64
+                %170 = arith.muli %169, %c16_i64 : i64
+                %171 = arith.maxsi %170, %118#6 : i64
+                %172 = arith.addi %170, %c16_i64 : i64
+                %173 = arith.addi %118#6, %118#7 : i64
+                %174 = arith.minsi %172, %173 : i64
+                %175 = arith.subi %174, %171 : i64
+                %176 = arith.subi %171, %118#6 : i64
+                %177 = arith.muli %176, %118#8 : i64
+                %178 = arith.addi %118#9, %177 : i64
+                %179 = arith.addi %170, %118#10 : i64
+                %180 = arith.subi %171, %170 : i64
+                %181 = arith.addi %179, %180 : i64
+                %182 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%178, %181, %182, %175) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %202 = arith.cmpi sgt, %163, %c0 : index
-            scf.if %202 {
-              %203 = arith.muli %arg10, %163 : index
-              %204 = arith.muli %203, %c4 : index
-              %205 = arith.muli %165, %c3 : index
-              %206 = arith.subi %204, %205 : index
-              %207 = arith.muli %165, %c4 : index
-              %208 = arith.subi %207, %c1 : index
-              %209 = arith.addi %206, %208 : index
-              %210 = arith.divsi %209, %207 : index
-              %211 = arith.maxsi %210, %c0 : index
-              %212 = arith.minsi %211, %163 : index
-              %213 = arith.addi %arg10, %c1 : index
-              %214 = arith.muli %213, %163 : index
-              %215 = arith.muli %214, %c4 : index
-              %216 = arith.subi %215, %205 : index
-              %217 = arith.addi %216, %208 : index
-              %218 = arith.divsi %217, %207 : index
-              %219 = arith.maxsi %218, %c0 : index
-              %220 = arith.minsi %219, %163 : index
-              scf.for %arg11 = %212 to %220 step %c1 {
-                %221 = arith.index_cast %arg11 : index to i64
-                %222 = arith.muli %221, %c16_i64 : i64
-                %223 = arith.maxsi %222, %c0_i64_3 : i64
-                %224 = arith.addi %222, %c16_i64 : i64
-                %225 = arith.minsi %224, %142 : i64
-                %226 = arith.subi %225, %223 : i64
-                %227 = arith.addi %222, %141 : i64
-                %228 = arith.subi %223, %222 : i64
-                %229 = arith.addi %227, %228 : i64
-                %230 = arith.minsi %37, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %229, %230, %226) : (i64, i64, i64, i64) -> ()
+            %157 = arith.cmpi sgt, %118#11, %c0 : index
+            scf.if %157 {
+              %158 = arith.muli %119, %c4 : index
+              %159 = arith.muli %118#11, %c4 : index
+              %160 = arith.muli %arg10, %159 : index
+              %161 = arith.subi %158, %c1 : index
+              %162 = arith.muli %119, %c3 : index
+              %163 = arith.subi %161, %162 : index
+              %164 = arith.addi %160, %163 : index
+              %165 = arith.divsi %164, %158 : index
+              %166 = arith.addi %164, %159 : index
+              %167 = arith.divsi %166, %158 : index
+              scf.for %arg11 = %165 to %167 step %c1 {
+                %168 = arith.index_cast %arg11 : index to i64
+                %169 = arith.muli %168, %c16_i64 : i64
+                %170 = arith.maxsi %169, %c0_i64_3 : i64
+                %171 = arith.addi %169, %c16_i64 : i64
+                %172 = arith.minsi %171, %118#6 : i64
+                %173 = arith.subi %172, %170 : i64
+                %174 = arith.addi %169, %118#10 : i64
+                %175 = arith.subi %170, %169 : i64
+                %176 = arith.addi %174, %175 : i64
+                %177 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %176, %177, %173) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %175 = arith.index_cast %arg10 : index to i64
-          %176 = arith.subi %175, %c1_i64_2 : i64
-          %177 = arith.cmpi sge, %176, %c0_i64_3 : i64
-          %178 = arith.cmpi slt, %176, %51 : i64
-          %179 = arith.andi %177, %178 : i1
-          %180 = arith.andi %95, %179 : i1
-          %181 = arith.subi %98, %c1_i64_2 : i64
-          %182 = arith.cmpi eq, %175, %181 : i64
-          %183 = arith.cmpi slt, %175, %51 : i64
-          %184 = arith.andi %182, %183 : i1
-          %185 = arith.andi %95, %184 : i1
-          %186 = arith.subi %93, %c1_i64_2 : i64
-          %187 = arith.select %185, %186, %c-1_i64 : i64
-          %188 = arith.muli %175, %c16_i64 : i64
-          %189 = arith.subi %89, %188 : i64
-          %190 = arith.minsi %189, %c16_i64 : i64
-          %191 = arith.index_cast %102 : i64 to index
-          scf.for %arg11 = %c0 to %191 step %c1 {
-            %199 = arith.index_cast %arg11 : index to i64
-            scf.if %180 {
-              %210 = arith.muli %199, %167 : i64
-              %211 = arith.minsi %210, %50 : i64
-              %212 = arith.addi %211, %167 : i64
-              %213 = arith.minsi %212, %50 : i64
-              %214 = arith.index_cast %211 : i64 to index
-              %215 = arith.index_cast %213 : i64 to index
-              scf.for %arg12 = %214 to %215 step %c1 {
-                %216 = arith.index_cast %arg12 : index to i64
-                %217 = arith.addi %44, %216 : i64
-                %218 = arith.muli %217, %c16_i64 : i64
-                %219 = arith.maxsi %218, %35 : i64
-                %220 = arith.addi %218, %c16_i64 : i64
-                %221 = arith.minsi %220, %45 : i64
-                %222 = arith.subi %221, %219 : i64
-                %223 = arith.subi %219, %35 : i64
-                %224 = arith.muli %223, %43 : i64
-                %225 = arith.addi %41, %224 : i64
-                %226 = arith.muli %176, %c64_i64 : i64
-                %227 = arith.addi %225, %226 : i64
-                %228 = arith.muli %176, %c16_i64 : i64
-                %229 = arith.addi %218, %228 : i64
-                %230 = arith.ori %229, %c2684354560_i64 : i64
-                %231 = arith.subi %219, %218 : i64
-                %232 = arith.addi %230, %231 : i64
-                %233 = arith.subi %37, %228 : i64
-                %234 = arith.minsi %233, %c16_i64 : i64
-                "instgem.mvout"(%227, %232, %234, %222) : (i64, i64, i64, i64) -> ()
+          %129 = arith.index_cast %arg10 : index to i64
+          %130 = arith.subi %129, %c1_i64_2 : i64
+          %131 = arith.cmpi sge, %130, %c0_i64_3 : i64
+          %132 = arith.cmpi slt, %130, %54 : i64
+          %133 = arith.andi %131, %132 : i1
+          %134 = arith.andi %97, %133 : i1
+          %135 = arith.subi %100, %c1_i64_2 : i64
+          %136 = arith.cmpi eq, %129, %135 : i64
+          %137 = arith.cmpi slt, %129, %54 : i64
+          %138 = arith.andi %136, %137 : i1
+          %139 = arith.andi %97, %138 : i1
+          %140 = arith.subi %95, %c1_i64_2 : i64
+          %141 = arith.select %139, %140, %c-1_i64 : i64
+          %142 = arith.muli %129, %c16_i64 : i64
+          %143 = arith.subi %91, %142 : i64
+          %144 = arith.minsi %143, %c16_i64 : i64
+          %145 = arith.cmpi sgt, %104, %c0_i64_3 : i64
+          scf.if %145 {
+            scf.if %134 {
+              %161 = arith.minsi %53, %c0_i64_3 : i64
+              %162 = arith.addi %161, %121 : i64
+              %163 = arith.minsi %162, %53 : i64
+              %164 = arith.index_cast %161 : i64 to index
+              %165 = arith.index_cast %163 : i64 to index
+              scf.for %arg11 = %164 to %165 step %c1 {
+                %166 = arith.index_cast %arg11 : index to i64
+                %167 = arith.addi %45, %166 : i64
+                %168 = arith.muli %167, %c16_i64 : i64
+                %169 = arith.maxsi %168, %35 : i64
+                %170 = arith.addi %168, %c16_i64 : i64
+                %171 = arith.minsi %170, %46 : i64
+                %172 = arith.subi %171, %169 : i64
+                %173 = arith.subi %169, %35 : i64
+                %174 = arith.muli %173, %43 : i64
+                %175 = arith.addi %41, %174 : i64
+                %176 = arith.muli %130, %c64_i64 : i64
+                %177 = arith.addi %175, %176 : i64
+                %178 = arith.muli %130, %c16_i64 : i64
+                %179 = arith.addi %168, %178 : i64
+                %180 = arith.ori %179, %c2684354560_i64 : i64
+                %181 = arith.subi %169, %168 : i64
+                %182 = arith.addi %180, %181 : i64
+                %183 = arith.subi %37, %178 : i64
+                %184 = arith.minsi %183, %c16_i64 : i64
+                "instgem.mvout"(%177, %182, %184, %172) : (i64, i64, i64, i64) -> ()
               }
             }
-            %200 = arith.cmpi eq, %199, %168 : i64
-            %201 = arith.select %200, %c2147483648_i64, %c3221225472_i64 : i64
-            %202 = arith.ori %188, %201 : i64
-            %203 = arith.select %200, %c16_i64, %106 : i64
-            %204 = arith.select %200, %c16_i64, %190 : i64
-            %205 = arith.muli %199, %c16_i64 : i64
-            %206 = arith.addi %205, %188 : i64
-            %207 = arith.addi %206, %78 : i64
-            "instgem.preload"(%207, %190, %c16_i64, %202, %204, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-            %208 = arith.addi %205, %66 : i64
-            "instgem.compute_preloaded"(%208, %c16_i64, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %209 = arith.cmpi eq, %199, %187 : i64
-            scf.if %209 {
-              %210 = arith.index_cast %105 : i64 to index
-              scf.for %arg12 = %c1 to %210 step %c1 {
-                %212 = arith.index_cast %arg12 : index to i64
-                %213 = arith.muli %212, %c16_i64 : i64
-                %214 = arith.addi %213, %188 : i64
-                %215 = arith.ori %214, %201 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %216 = arith.muli %212, %c32_i64 : i64
-                %217 = arith.addi %216, %205 : i64
-                %218 = arith.addi %217, %66 : i64
-                "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %219 = arith.subi %212, %c1_i64_2 : i64
-                %220 = arith.subi %219, %44 : i64
-                %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
-                %222 = arith.cmpi slt, %220, %50 : i64
-                %223 = arith.andi %221, %222 : i1
-                scf.if %223 {
-                  %224 = arith.muli %219, %c16_i64 : i64
-                  %225 = arith.maxsi %224, %35 : i64
-                  %226 = arith.addi %224, %c16_i64 : i64
-                  %227 = arith.minsi %226, %45 : i64
-                  %228 = arith.subi %227, %225 : i64
-                  %229 = arith.subi %225, %35 : i64
-                  %230 = arith.muli %229, %43 : i64
-                  %231 = arith.addi %41, %230 : i64
-                  %232 = arith.muli %175, %c64_i64 : i64
-                  %233 = arith.addi %231, %232 : i64
-                  %234 = arith.addi %224, %188 : i64
-                  %235 = arith.ori %234, %c2684354560_i64 : i64
-                  %236 = arith.subi %225, %224 : i64
-                  %237 = arith.addi %235, %236 : i64
-                  %238 = arith.subi %37, %188 : i64
-                  %239 = arith.minsi %238, %c16_i64 : i64
-                  "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
+            %154 = arith.cmpi eq, %122, %c0_i64_3 : i64
+            %155 = arith.select %154, %c2147483648_i64, %c3221225472_i64 : i64
+            %156 = arith.ori %142, %155 : i64
+            %157 = arith.select %154, %c16_i64, %108 : i64
+            %158 = arith.select %154, %c16_i64, %144 : i64
+            %159 = arith.addi %142, %81 : i64
+            "instgem.preload"(%159, %144, %c16_i64, %156, %158, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%69, %c16_i64, %108, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %160 = arith.cmpi eq, %141, %c0_i64_3 : i64
+            scf.if %160 {
+              %161 = arith.index_cast %107 : i64 to index
+              scf.for %arg11 = %c1 to %161 step %c1 {
+                %163 = arith.index_cast %arg11 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.addi %164, %142 : i64
+                %166 = arith.ori %165, %155 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %167 = arith.muli %163, %c32_i64 : i64
+                %168 = arith.addi %167, %69 : i64
+                "instgem.compute_accumulated"(%168, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %169 = arith.subi %163, %c1_i64_2 : i64
+                %170 = arith.subi %169, %45 : i64
+                %171 = arith.cmpi sge, %170, %c0_i64_3 : i64
+                %172 = arith.cmpi slt, %170, %53 : i64
+                %173 = arith.andi %171, %172 : i1
+                scf.if %173 {
+                  %174 = arith.muli %169, %c16_i64 : i64
+                  %175 = arith.maxsi %174, %35 : i64
+                  %176 = arith.addi %174, %c16_i64 : i64
+                  %177 = arith.minsi %176, %46 : i64
+                  %178 = arith.subi %177, %175 : i64
+                  %179 = arith.subi %175, %35 : i64
+                  %180 = arith.muli %179, %43 : i64
+                  %181 = arith.addi %41, %180 : i64
+                  %182 = arith.muli %129, %c64_i64 : i64
+                  %183 = arith.addi %181, %182 : i64
+                  %184 = arith.addi %174, %142 : i64
+                  %185 = arith.ori %184, %c2684354560_i64 : i64
+                  %186 = arith.subi %175, %174 : i64
+                  %187 = arith.addi %185, %186 : i64
+                  %188 = arith.subi %37, %142 : i64
+                  %189 = arith.minsi %188, %c16_i64 : i64
+                  "instgem.mvout"(%183, %187, %189, %178) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %211 = arith.index_cast %90 : i64 to index
-              scf.for %arg12 = %210 to %211 step %c1 {
-                %212 = arith.index_cast %arg12 : index to i64
-                %213 = arith.muli %212, %c16_i64 : i64
-                %214 = arith.subi %83, %213 : i64
-                %215 = arith.minsi %214, %c16_i64 : i64
-                %216 = arith.addi %213, %188 : i64
-                %217 = arith.ori %216, %201 : i64
-                %218 = arith.select %200, %c16_i64, %215 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %204, %218) : (i64, i64, i64, i64, i64, i64) -> ()
-                %219 = arith.muli %212, %c32_i64 : i64
-                %220 = arith.addi %219, %205 : i64
-                %221 = arith.addi %220, %66 : i64
-                "instgem.compute_accumulated"(%221, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %222 = arith.subi %212, %c1_i64_2 : i64
-                %223 = arith.subi %222, %44 : i64
-                %224 = arith.cmpi sge, %223, %c0_i64_3 : i64
-                %225 = arith.cmpi slt, %223, %50 : i64
-                %226 = arith.andi %224, %225 : i1
-                scf.if %226 {
-                  %227 = arith.muli %222, %c16_i64 : i64
-                  %228 = arith.maxsi %227, %35 : i64
-                  %229 = arith.addi %227, %c16_i64 : i64
-                  %230 = arith.minsi %229, %45 : i64
-                  %231 = arith.subi %230, %228 : i64
-                  %232 = arith.subi %228, %35 : i64
-                  %233 = arith.muli %232, %43 : i64
-                  %234 = arith.addi %41, %233 : i64
-                  %235 = arith.muli %175, %c64_i64 : i64
-                  %236 = arith.addi %234, %235 : i64
-                  %237 = arith.addi %227, %188 : i64
-                  %238 = arith.ori %237, %c2684354560_i64 : i64
-                  %239 = arith.subi %228, %227 : i64
-                  %240 = arith.addi %238, %239 : i64
-                  %241 = arith.subi %37, %188 : i64
-                  %242 = arith.minsi %241, %c16_i64 : i64
-                  "instgem.mvout"(%236, %240, %242, %231) : (i64, i64, i64, i64) -> ()
+              %162 = arith.index_cast %92 : i64 to index
+              scf.for %arg11 = %161 to %162 step %c1 {
+                %163 = arith.index_cast %arg11 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.subi %85, %164 : i64
+                %166 = arith.minsi %165, %c16_i64 : i64
+                %167 = arith.addi %164, %142 : i64
+                %168 = arith.ori %167, %155 : i64
+                %169 = arith.select %154, %c16_i64, %166 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %158, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.muli %163, %c32_i64 : i64
+                %171 = arith.addi %170, %69 : i64
+                "instgem.compute_accumulated"(%171, %c16_i64, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %172 = arith.subi %163, %c1_i64_2 : i64
+                %173 = arith.subi %172, %45 : i64
+                %174 = arith.cmpi sge, %173, %c0_i64_3 : i64
+                %175 = arith.cmpi slt, %173, %53 : i64
+                %176 = arith.andi %174, %175 : i1
+                scf.if %176 {
+                  %177 = arith.muli %172, %c16_i64 : i64
+                  %178 = arith.maxsi %177, %35 : i64
+                  %179 = arith.addi %177, %c16_i64 : i64
+                  %180 = arith.minsi %179, %46 : i64
+                  %181 = arith.subi %180, %178 : i64
+                  %182 = arith.subi %178, %35 : i64
+                  %183 = arith.muli %182, %43 : i64
+                  %184 = arith.addi %41, %183 : i64
+                  %185 = arith.muli %129, %c64_i64 : i64
+                  %186 = arith.addi %184, %185 : i64
+                  %187 = arith.addi %177, %142 : i64
+                  %188 = arith.ori %187, %c2684354560_i64 : i64
+                  %189 = arith.subi %178, %177 : i64
+                  %190 = arith.addi %188, %189 : i64
+                  %191 = arith.subi %37, %142 : i64
+                  %192 = arith.minsi %191, %c16_i64 : i64
+                  "instgem.mvout"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %210 = arith.index_cast %105 : i64 to index
-              scf.for %arg12 = %c1 to %210 step %c1 {
-                %212 = arith.index_cast %arg12 : index to i64
-                %213 = arith.muli %212, %c16_i64 : i64
-                %214 = arith.addi %213, %188 : i64
-                %215 = arith.ori %214, %201 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %216 = arith.muli %212, %c32_i64 : i64
-                %217 = arith.addi %216, %205 : i64
-                %218 = arith.addi %217, %66 : i64
-                "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %161 = arith.index_cast %107 : i64 to index
+              scf.for %arg11 = %c1 to %161 step %c1 {
+                %163 = arith.index_cast %arg11 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.addi %164, %142 : i64
+                %166 = arith.ori %165, %155 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %167 = arith.muli %163, %c32_i64 : i64
+                %168 = arith.addi %167, %69 : i64
+                "instgem.compute_accumulated"(%168, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %211 = arith.index_cast %90 : i64 to index
-              scf.for %arg12 = %210 to %211 step %c1 {
-                %212 = arith.index_cast %arg12 : index to i64
-                %213 = arith.muli %212, %c16_i64 : i64
-                %214 = arith.subi %83, %213 : i64
-                %215 = arith.minsi %214, %c16_i64 : i64
-                %216 = arith.addi %213, %188 : i64
-                %217 = arith.ori %216, %201 : i64
-                %218 = arith.select %200, %c16_i64, %215 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %204, %218) : (i64, i64, i64, i64, i64, i64) -> ()
-                %219 = arith.muli %212, %c32_i64 : i64
-                %220 = arith.addi %219, %205 : i64
-                %221 = arith.addi %220, %66 : i64
-                "instgem.compute_accumulated"(%221, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %162 = arith.index_cast %92 : i64 to index
+              scf.for %arg11 = %161 to %162 step %c1 {
+                %163 = arith.index_cast %arg11 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.subi %85, %164 : i64
+                %166 = arith.minsi %165, %c16_i64 : i64
+                %167 = arith.addi %164, %142 : i64
+                %168 = arith.ori %167, %155 : i64
+                %169 = arith.select %154, %c16_i64, %166 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %158, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.muli %163, %c32_i64 : i64
+                %171 = arith.addi %170, %69 : i64
+                "instgem.compute_accumulated"(%171, %c16_i64, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          %192 = arith.index_cast %93 : i64 to index
-          scf.for %arg11 = %191 to %192 step %c1 {
-            %199 = arith.index_cast %arg11 : index to i64
-            %200 = arith.muli %199, %c16_i64 : i64
-            %201 = arith.subi %85, %200 : i64
-            %202 = arith.minsi %201, %c16_i64 : i64
-            %203 = arith.subi %87, %200 : i64
-            %204 = arith.minsi %203, %c16_i64 : i64
-            scf.if %180 {
-              %214 = arith.muli %199, %167 : i64
-              %215 = arith.minsi %214, %50 : i64
-              %216 = arith.addi %215, %167 : i64
-              %217 = arith.minsi %216, %50 : i64
-              %218 = arith.index_cast %215 : i64 to index
-              %219 = arith.index_cast %217 : i64 to index
-              scf.for %arg12 = %218 to %219 step %c1 {
-                %220 = arith.index_cast %arg12 : index to i64
-                %221 = arith.addi %44, %220 : i64
-                %222 = arith.muli %221, %c16_i64 : i64
-                %223 = arith.maxsi %222, %35 : i64
-                %224 = arith.addi %222, %c16_i64 : i64
-                %225 = arith.minsi %224, %45 : i64
-                %226 = arith.subi %225, %223 : i64
-                %227 = arith.subi %223, %35 : i64
-                %228 = arith.muli %227, %43 : i64
-                %229 = arith.addi %41, %228 : i64
-                %230 = arith.muli %176, %c64_i64 : i64
-                %231 = arith.addi %229, %230 : i64
-                %232 = arith.muli %176, %c16_i64 : i64
-                %233 = arith.addi %222, %232 : i64
-                %234 = arith.ori %233, %c2684354560_i64 : i64
-                %235 = arith.subi %223, %222 : i64
-                %236 = arith.addi %234, %235 : i64
-                %237 = arith.subi %37, %232 : i64
-                %238 = arith.minsi %237, %c16_i64 : i64
-                "instgem.mvout"(%231, %236, %238, %226) : (i64, i64, i64, i64) -> ()
+          %146 = arith.index_cast %104 : i64 to index
+          scf.for %arg11 = %c1 to %146 step %c1 {
+            %154 = arith.index_cast %arg11 : index to i64
+            scf.if %134 {
+              %161 = arith.muli %154, %121 : i64
+              %162 = arith.minsi %161, %53 : i64
+              %163 = arith.addi %162, %121 : i64
+              %164 = arith.minsi %163, %53 : i64
+              %165 = arith.index_cast %162 : i64 to index
+              %166 = arith.index_cast %164 : i64 to index
+              scf.for %arg12 = %165 to %166 step %c1 {
+                %167 = arith.index_cast %arg12 : index to i64
+                %168 = arith.addi %45, %167 : i64
+                %169 = arith.muli %168, %c16_i64 : i64
+                %170 = arith.maxsi %169, %35 : i64
+                %171 = arith.addi %169, %c16_i64 : i64
+                %172 = arith.minsi %171, %46 : i64
+                %173 = arith.subi %172, %170 : i64
+                %174 = arith.subi %170, %35 : i64
+                %175 = arith.muli %174, %43 : i64
+                %176 = arith.addi %41, %175 : i64
+                %177 = arith.muli %130, %c64_i64 : i64
+                %178 = arith.addi %176, %177 : i64
+                %179 = arith.muli %130, %c16_i64 : i64
+                %180 = arith.addi %169, %179 : i64
+                %181 = arith.ori %180, %c2684354560_i64 : i64
+                %182 = arith.subi %170, %169 : i64
+                %183 = arith.addi %181, %182 : i64
+                %184 = arith.subi %37, %179 : i64
+                %185 = arith.minsi %184, %c16_i64 : i64
+                "instgem.mvout"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
               }
             }
-            %205 = arith.cmpi eq, %199, %168 : i64
-            %206 = arith.select %205, %c2147483648_i64, %c3221225472_i64 : i64
-            %207 = arith.ori %188, %206 : i64
-            %208 = arith.select %205, %c16_i64, %106 : i64
-            %209 = arith.select %205, %c16_i64, %190 : i64
-            %210 = arith.addi %200, %188 : i64
-            %211 = arith.addi %210, %78 : i64
-            "instgem.preload"(%211, %190, %204, %207, %209, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-            %212 = arith.addi %200, %66 : i64
-            "instgem.compute_preloaded"(%212, %202, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %213 = arith.cmpi eq, %199, %187 : i64
-            scf.if %213 {
-              %214 = arith.index_cast %105 : i64 to index
-              scf.for %arg12 = %c1 to %214 step %c1 {
-                %216 = arith.index_cast %arg12 : index to i64
-                %217 = arith.muli %216, %c16_i64 : i64
-                %218 = arith.addi %217, %188 : i64
-                %219 = arith.ori %218, %206 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %220 = arith.muli %216, %c32_i64 : i64
-                %221 = arith.addi %220, %200 : i64
-                %222 = arith.addi %221, %66 : i64
-                "instgem.compute_accumulated"(%222, %202, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %223 = arith.subi %216, %c1_i64_2 : i64
-                %224 = arith.subi %223, %44 : i64
-                %225 = arith.cmpi sge, %224, %c0_i64_3 : i64
-                %226 = arith.cmpi slt, %224, %50 : i64
-                %227 = arith.andi %225, %226 : i1
-                scf.if %227 {
-                  %228 = arith.muli %223, %c16_i64 : i64
-                  %229 = arith.maxsi %228, %35 : i64
-                  %230 = arith.addi %228, %c16_i64 : i64
-                  %231 = arith.minsi %230, %45 : i64
-                  %232 = arith.subi %231, %229 : i64
-                  %233 = arith.subi %229, %35 : i64
-                  %234 = arith.muli %233, %43 : i64
-                  %235 = arith.addi %41, %234 : i64
-                  %236 = arith.muli %175, %c64_i64 : i64
-                  %237 = arith.addi %235, %236 : i64
-                  %238 = arith.addi %228, %188 : i64
-                  %239 = arith.ori %238, %c2684354560_i64 : i64
-                  %240 = arith.subi %229, %228 : i64
-                  %241 = arith.addi %239, %240 : i64
-                  %242 = arith.subi %37, %188 : i64
-                  %243 = arith.minsi %242, %c16_i64 : i64
-                  "instgem.mvout"(%237, %241, %243, %232) : (i64, i64, i64, i64) -> ()
+            %155 = arith.ori %142, %c3221225472_i64 : i64
+            %156 = arith.muli %154, %c16_i64 : i64
+            %157 = arith.addi %156, %142 : i64
+            %158 = arith.addi %157, %81 : i64
+            "instgem.preload"(%158, %144, %c16_i64, %155, %144, %108) : (i64, i64, i64, i64, i64, i64) -> ()
+            %159 = arith.addi %156, %69 : i64
+            "instgem.compute_preloaded"(%159, %c16_i64, %108, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %160 = arith.cmpi eq, %154, %141 : i64
+            scf.if %160 {
+              %161 = arith.index_cast %107 : i64 to index
+              scf.for %arg12 = %c1 to %161 step %c1 {
+                %163 = arith.index_cast %arg12 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.addi %164, %142 : i64
+                %166 = arith.ori %165, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %144, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %167 = arith.muli %163, %c32_i64 : i64
+                %168 = arith.addi %167, %156 : i64
+                %169 = arith.addi %168, %69 : i64
+                "instgem.compute_accumulated"(%169, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.subi %163, %c1_i64_2 : i64
+                %171 = arith.subi %170, %45 : i64
+                %172 = arith.cmpi sge, %171, %c0_i64_3 : i64
+                %173 = arith.cmpi slt, %171, %53 : i64
+                %174 = arith.andi %172, %173 : i1
+                scf.if %174 {
+                  %175 = arith.muli %170, %c16_i64 : i64
+                  %176 = arith.maxsi %175, %35 : i64
+                  %177 = arith.addi %175, %c16_i64 : i64
+                  %178 = arith.minsi %177, %46 : i64
+                  %179 = arith.subi %178, %176 : i64
+                  %180 = arith.subi %176, %35 : i64
+                  %181 = arith.muli %180, %43 : i64
+                  %182 = arith.addi %41, %181 : i64
+                  %183 = arith.muli %129, %c64_i64 : i64
+                  %184 = arith.addi %182, %183 : i64
+                  %185 = arith.addi %175, %142 : i64
+                  %186 = arith.ori %185, %c2684354560_i64 : i64
+                  %187 = arith.subi %176, %175 : i64
+                  %188 = arith.addi %186, %187 : i64
+                  %189 = arith.subi %37, %142 : i64
+                  %190 = arith.minsi %189, %c16_i64 : i64
+                  "instgem.mvout"(%184, %188, %190, %179) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %215 = arith.index_cast %90 : i64 to index
-              scf.for %arg12 = %214 to %215 step %c1 {
-                %216 = arith.index_cast %arg12 : index to i64
-                %217 = arith.muli %216, %c16_i64 : i64
-                %218 = arith.subi %83, %217 : i64
-                %219 = arith.minsi %218, %c16_i64 : i64
-                %220 = arith.addi %217, %188 : i64
-                %221 = arith.ori %220, %206 : i64
-                %222 = arith.select %205, %c16_i64, %219 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %209, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-                %223 = arith.muli %216, %c32_i64 : i64
-                %224 = arith.addi %223, %200 : i64
-                %225 = arith.addi %224, %66 : i64
-                "instgem.compute_accumulated"(%225, %202, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %226 = arith.subi %216, %c1_i64_2 : i64
-                %227 = arith.subi %226, %44 : i64
-                %228 = arith.cmpi sge, %227, %c0_i64_3 : i64
-                %229 = arith.cmpi slt, %227, %50 : i64
-                %230 = arith.andi %228, %229 : i1
-                scf.if %230 {
-                  %231 = arith.muli %226, %c16_i64 : i64
-                  %232 = arith.maxsi %231, %35 : i64
-                  %233 = arith.addi %231, %c16_i64 : i64
-                  %234 = arith.minsi %233, %45 : i64
-                  %235 = arith.subi %234, %232 : i64
-                  %236 = arith.subi %232, %35 : i64
-                  %237 = arith.muli %236, %43 : i64
-                  %238 = arith.addi %41, %237 : i64
-                  %239 = arith.muli %175, %c64_i64 : i64
-                  %240 = arith.addi %238, %239 : i64
-                  %241 = arith.addi %231, %188 : i64
-                  %242 = arith.ori %241, %c2684354560_i64 : i64
-                  %243 = arith.subi %232, %231 : i64
-                  %244 = arith.addi %242, %243 : i64
-                  %245 = arith.subi %37, %188 : i64
-                  %246 = arith.minsi %245, %c16_i64 : i64
-                  "instgem.mvout"(%240, %244, %246, %235) : (i64, i64, i64, i64) -> ()
+              %162 = arith.index_cast %92 : i64 to index
+              scf.for %arg12 = %161 to %162 step %c1 {
+                %163 = arith.index_cast %arg12 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.subi %85, %164 : i64
+                %166 = arith.minsi %165, %c16_i64 : i64
+                %167 = arith.addi %164, %142 : i64
+                %168 = arith.ori %167, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %144, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+                %169 = arith.muli %163, %c32_i64 : i64
+                %170 = arith.addi %169, %156 : i64
+                %171 = arith.addi %170, %69 : i64
+                "instgem.compute_accumulated"(%171, %c16_i64, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %172 = arith.subi %163, %c1_i64_2 : i64
+                %173 = arith.subi %172, %45 : i64
+                %174 = arith.cmpi sge, %173, %c0_i64_3 : i64
+                %175 = arith.cmpi slt, %173, %53 : i64
+                %176 = arith.andi %174, %175 : i1
+                scf.if %176 {
+                  %177 = arith.muli %172, %c16_i64 : i64
+                  %178 = arith.maxsi %177, %35 : i64
+                  %179 = arith.addi %177, %c16_i64 : i64
+                  %180 = arith.minsi %179, %46 : i64
+                  %181 = arith.subi %180, %178 : i64
+                  %182 = arith.subi %178, %35 : i64
+                  %183 = arith.muli %182, %43 : i64
+                  %184 = arith.addi %41, %183 : i64
+                  %185 = arith.muli %129, %c64_i64 : i64
+                  %186 = arith.addi %184, %185 : i64
+                  %187 = arith.addi %177, %142 : i64
+                  %188 = arith.ori %187, %c2684354560_i64 : i64
+                  %189 = arith.subi %178, %177 : i64
+                  %190 = arith.addi %188, %189 : i64
+                  %191 = arith.subi %37, %142 : i64
+                  %192 = arith.minsi %191, %c16_i64 : i64
+                  "instgem.mvout"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %214 = arith.index_cast %105 : i64 to index
-              scf.for %arg12 = %c1 to %214 step %c1 {
-                %216 = arith.index_cast %arg12 : index to i64
-                %217 = arith.muli %216, %c16_i64 : i64
-                %218 = arith.addi %217, %188 : i64
-                %219 = arith.ori %218, %206 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %220 = arith.muli %216, %c32_i64 : i64
-                %221 = arith.addi %220, %200 : i64
-                %222 = arith.addi %221, %66 : i64
-                "instgem.compute_accumulated"(%222, %202, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %161 = arith.index_cast %107 : i64 to index
+              scf.for %arg12 = %c1 to %161 step %c1 {
+                %163 = arith.index_cast %arg12 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.addi %164, %142 : i64
+                %166 = arith.ori %165, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %144, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %167 = arith.muli %163, %c32_i64 : i64
+                %168 = arith.addi %167, %156 : i64
+                %169 = arith.addi %168, %69 : i64
+                "instgem.compute_accumulated"(%169, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %215 = arith.index_cast %90 : i64 to index
-              scf.for %arg12 = %214 to %215 step %c1 {
-                %216 = arith.index_cast %arg12 : index to i64
-                %217 = arith.muli %216, %c16_i64 : i64
-                %218 = arith.subi %83, %217 : i64
-                %219 = arith.minsi %218, %c16_i64 : i64
-                %220 = arith.addi %217, %188 : i64
-                %221 = arith.ori %220, %206 : i64
-                %222 = arith.select %205, %c16_i64, %219 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %209, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-                %223 = arith.muli %216, %c32_i64 : i64
-                %224 = arith.addi %223, %200 : i64
-                %225 = arith.addi %224, %66 : i64
-                "instgem.compute_accumulated"(%225, %202, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %162 = arith.index_cast %92 : i64 to index
+              scf.for %arg12 = %161 to %162 step %c1 {
+                %163 = arith.index_cast %arg12 : index to i64
+                %164 = arith.muli %163, %c16_i64 : i64
+                %165 = arith.subi %85, %164 : i64
+                %166 = arith.minsi %165, %c16_i64 : i64
+                %167 = arith.addi %164, %142 : i64
+                %168 = arith.ori %167, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %144, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+                %169 = arith.muli %163, %c32_i64 : i64
+                %170 = arith.addi %169, %156 : i64
+                %171 = arith.addi %170, %69 : i64
+                "instgem.compute_accumulated"(%171, %c16_i64, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %180 {
-            %199 = arith.muli %93, %167 : i64
-            %200 = arith.minsi %199, %50 : i64
-            %201 = arith.index_cast %200 : i64 to index
-            %202 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %201 to %202 step %c1 {
-              %203 = arith.index_cast %arg11 : index to i64
-              %204 = arith.addi %44, %203 : i64
-              %205 = arith.muli %204, %c16_i64 : i64
-              %206 = arith.maxsi %205, %35 : i64
-              %207 = arith.addi %205, %c16_i64 : i64
-              %208 = arith.minsi %207, %45 : i64
-              %209 = arith.subi %208, %206 : i64
-              %210 = arith.subi %206, %35 : i64
-              %211 = arith.muli %210, %43 : i64
-              %212 = arith.addi %41, %211 : i64
-              %213 = arith.muli %176, %c64_i64 : i64
-              %214 = arith.addi %212, %213 : i64
-              %215 = arith.muli %176, %c16_i64 : i64
-              %216 = arith.addi %205, %215 : i64
-              %217 = arith.ori %216, %c2684354560_i64 : i64
-              %218 = arith.subi %206, %205 : i64
-              %219 = arith.addi %217, %218 : i64
-              %220 = arith.subi %37, %215 : i64
-              %221 = arith.minsi %220, %c16_i64 : i64
-              "instgem.mvout"(%214, %219, %221, %209) : (i64, i64, i64, i64) -> ()
+          %147 = arith.index_cast %95 : i64 to index
+          scf.for %arg11 = %146 to %147 step %c1 {
+            %154 = arith.index_cast %arg11 : index to i64
+            %155 = arith.muli %154, %c16_i64 : i64
+            %156 = arith.subi %87, %155 : i64
+            %157 = arith.minsi %156, %c16_i64 : i64
+            %158 = arith.subi %89, %155 : i64
+            %159 = arith.minsi %158, %c16_i64 : i64
+            scf.if %134 {
+              %169 = arith.muli %154, %121 : i64
+              %170 = arith.minsi %169, %53 : i64
+              %171 = arith.addi %170, %121 : i64
+              %172 = arith.minsi %171, %53 : i64
+              %173 = arith.index_cast %170 : i64 to index
+              %174 = arith.index_cast %172 : i64 to index
+              scf.for %arg12 = %173 to %174 step %c1 {
+                %175 = arith.index_cast %arg12 : index to i64
+                %176 = arith.addi %45, %175 : i64
+                %177 = arith.muli %176, %c16_i64 : i64
+                %178 = arith.maxsi %177, %35 : i64
+                %179 = arith.addi %177, %c16_i64 : i64
+                %180 = arith.minsi %179, %46 : i64
+                %181 = arith.subi %180, %178 : i64
+                %182 = arith.subi %178, %35 : i64
+                %183 = arith.muli %182, %43 : i64
+                %184 = arith.addi %41, %183 : i64
+                %185 = arith.muli %130, %c64_i64 : i64
+                %186 = arith.addi %184, %185 : i64
+                %187 = arith.muli %130, %c16_i64 : i64
+                %188 = arith.addi %177, %187 : i64
+                %189 = arith.ori %188, %c2684354560_i64 : i64
+                %190 = arith.subi %178, %177 : i64
+                %191 = arith.addi %189, %190 : i64
+                %192 = arith.subi %37, %187 : i64
+                %193 = arith.minsi %192, %c16_i64 : i64
+                "instgem.mvout"(%186, %191, %193, %181) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %160 = arith.cmpi eq, %154, %122 : i64
+            %161 = arith.select %160, %c2147483648_i64, %c3221225472_i64 : i64
+            %162 = arith.ori %142, %161 : i64
+            %163 = arith.select %160, %c16_i64, %108 : i64
+            %164 = arith.select %160, %c16_i64, %144 : i64
+            %165 = arith.addi %155, %142 : i64
+            %166 = arith.addi %165, %81 : i64
+            "instgem.preload"(%166, %144, %159, %162, %164, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+            %167 = arith.addi %155, %69 : i64
+            "instgem.compute_preloaded"(%167, %157, %108, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %168 = arith.cmpi eq, %154, %141 : i64
+            scf.if %168 {
+              %169 = arith.index_cast %107 : i64 to index
+              scf.for %arg12 = %c1 to %169 step %c1 {
+                %171 = arith.index_cast %arg12 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.addi %172, %142 : i64
+                %174 = arith.ori %173, %161 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %164, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %175 = arith.muli %171, %c32_i64 : i64
+                %176 = arith.addi %175, %155 : i64
+                %177 = arith.addi %176, %69 : i64
+                "instgem.compute_accumulated"(%177, %157, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.subi %171, %c1_i64_2 : i64
+                %179 = arith.subi %178, %45 : i64
+                %180 = arith.cmpi sge, %179, %c0_i64_3 : i64
+                %181 = arith.cmpi slt, %179, %53 : i64
+                %182 = arith.andi %180, %181 : i1
+                scf.if %182 {
+                  %183 = arith.muli %178, %c16_i64 : i64
+                  %184 = arith.maxsi %183, %35 : i64
+                  %185 = arith.addi %183, %c16_i64 : i64
+                  %186 = arith.minsi %185, %46 : i64
+                  %187 = arith.subi %186, %184 : i64
+                  %188 = arith.subi %184, %35 : i64
+                  %189 = arith.muli %188, %43 : i64
+                  %190 = arith.addi %41, %189 : i64
+                  %191 = arith.muli %129, %c64_i64 : i64
+                  %192 = arith.addi %190, %191 : i64
+                  %193 = arith.addi %183, %142 : i64
+                  %194 = arith.ori %193, %c2684354560_i64 : i64
+                  %195 = arith.subi %184, %183 : i64
+                  %196 = arith.addi %194, %195 : i64
+                  %197 = arith.subi %37, %142 : i64
+                  %198 = arith.minsi %197, %c16_i64 : i64
+                  "instgem.mvout"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %170 = arith.index_cast %92 : i64 to index
+              scf.for %arg12 = %169 to %170 step %c1 {
+                %171 = arith.index_cast %arg12 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.subi %85, %172 : i64
+                %174 = arith.minsi %173, %c16_i64 : i64
+                %175 = arith.addi %172, %142 : i64
+                %176 = arith.ori %175, %161 : i64
+                %177 = arith.select %160, %c16_i64, %174 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %164, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %171, %c32_i64 : i64
+                %179 = arith.addi %178, %155 : i64
+                %180 = arith.addi %179, %69 : i64
+                "instgem.compute_accumulated"(%180, %157, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %181 = arith.subi %171, %c1_i64_2 : i64
+                %182 = arith.subi %181, %45 : i64
+                %183 = arith.cmpi sge, %182, %c0_i64_3 : i64
+                %184 = arith.cmpi slt, %182, %53 : i64
+                %185 = arith.andi %183, %184 : i1
+                scf.if %185 {
+                  %186 = arith.muli %181, %c16_i64 : i64
+                  %187 = arith.maxsi %186, %35 : i64
+                  %188 = arith.addi %186, %c16_i64 : i64
+                  %189 = arith.minsi %188, %46 : i64
+                  %190 = arith.subi %189, %187 : i64
+                  %191 = arith.subi %187, %35 : i64
+                  %192 = arith.muli %191, %43 : i64
+                  %193 = arith.addi %41, %192 : i64
+                  %194 = arith.muli %129, %c64_i64 : i64
+                  %195 = arith.addi %193, %194 : i64
+                  %196 = arith.addi %186, %142 : i64
+                  %197 = arith.ori %196, %c2684354560_i64 : i64
+                  %198 = arith.subi %187, %186 : i64
+                  %199 = arith.addi %197, %198 : i64
+                  %200 = arith.subi %37, %142 : i64
+                  %201 = arith.minsi %200, %c16_i64 : i64
+                  "instgem.mvout"(%195, %199, %201, %190) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %169 = arith.index_cast %107 : i64 to index
+              scf.for %arg12 = %c1 to %169 step %c1 {
+                %171 = arith.index_cast %arg12 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.addi %172, %142 : i64
+                %174 = arith.ori %173, %161 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %164, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %175 = arith.muli %171, %c32_i64 : i64
+                %176 = arith.addi %175, %155 : i64
+                %177 = arith.addi %176, %69 : i64
+                "instgem.compute_accumulated"(%177, %157, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %170 = arith.index_cast %92 : i64 to index
+              scf.for %arg12 = %169 to %170 step %c1 {
+                %171 = arith.index_cast %arg12 : index to i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.subi %85, %172 : i64
+                %174 = arith.minsi %173, %c16_i64 : i64
+                %175 = arith.addi %172, %142 : i64
+                %176 = arith.ori %175, %161 : i64
+                %177 = arith.select %160, %c16_i64, %174 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %164, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %171, %c32_i64 : i64
+                %179 = arith.addi %178, %155 : i64
+                %180 = arith.addi %179, %69 : i64
+                "instgem.compute_accumulated"(%180, %157, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %193 = arith.cmpi sgt, %93, %c0_i64_3 : i64
-          %194 = arith.subi %90, %c1_i64_2 : i64
-          %195 = arith.subi %194, %44 : i64
-          %196 = arith.maxsi %195, %c0_i64_3 : i64
-          %197 = arith.minsi %196, %50 : i64
-          %198 = arith.select %193, %197, %c0_i64_3 : i64
-          scf.if %185 {
-            %199 = arith.index_cast %198 : i64 to index
-            %200 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %199 to %200 step %c1 {
-              %201 = arith.index_cast %arg11 : index to i64
-              %202 = arith.addi %44, %201 : i64
-              %203 = arith.muli %202, %c16_i64 : i64
-              %204 = arith.maxsi %203, %35 : i64
-              %205 = arith.addi %203, %c16_i64 : i64
-              %206 = arith.minsi %205, %45 : i64
-              %207 = arith.subi %206, %204 : i64
-              %208 = arith.subi %204, %35 : i64
-              %209 = arith.muli %208, %43 : i64
-              %210 = arith.addi %41, %209 : i64
-              %211 = arith.muli %175, %c64_i64 : i64
-              %212 = arith.addi %210, %211 : i64
-              %213 = arith.addi %203, %188 : i64
-              %214 = arith.ori %213, %c2684354560_i64 : i64
-              %215 = arith.subi %204, %203 : i64
-              %216 = arith.addi %214, %215 : i64
-              %217 = arith.subi %37, %188 : i64
-              %218 = arith.minsi %217, %c16_i64 : i64
-              "instgem.mvout"(%212, %216, %218, %207) : (i64, i64, i64, i64) -> ()
+          scf.if %134 {
+            %154 = arith.muli %95, %121 : i64
+            %155 = arith.minsi %154, %53 : i64
+            %156 = arith.index_cast %155 : i64 to index
+            scf.for %arg11 = %156 to %111 step %c1 {
+              %157 = arith.index_cast %arg11 : index to i64
+              %158 = arith.addi %45, %157 : i64
+              %159 = arith.muli %158, %c16_i64 : i64
+              %160 = arith.maxsi %159, %35 : i64
+              %161 = arith.addi %159, %c16_i64 : i64
+              %162 = arith.minsi %161, %46 : i64
+              %163 = arith.subi %162, %160 : i64
+              %164 = arith.subi %160, %35 : i64
+              %165 = arith.muli %164, %43 : i64
+              %166 = arith.addi %41, %165 : i64
+              %167 = arith.muli %130, %c64_i64 : i64
+              %168 = arith.addi %166, %167 : i64
+              %169 = arith.muli %130, %c16_i64 : i64
+              %170 = arith.addi %159, %169 : i64
+              %171 = arith.ori %170, %c2684354560_i64 : i64
+              %172 = arith.subi %160, %159 : i64
+              %173 = arith.addi %171, %172 : i64
+              %174 = arith.subi %37, %169 : i64
+              %175 = arith.minsi %174, %c16_i64 : i64
+              "instgem.mvout"(%168, %173, %175, %163) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %148 = arith.cmpi sgt, %95, %c0_i64_3 : i64
+          %149 = arith.subi %92, %c1_i64_2 : i64
+          %150 = arith.subi %149, %45 : i64
+          %151 = arith.maxsi %150, %c0_i64_3 : i64
+          %152 = arith.minsi %151, %53 : i64
+          %153 = arith.select %148, %152, %c0_i64_3 : i64
+          scf.if %139 {
+            %154 = arith.index_cast %153 : i64 to index
+            scf.for %arg11 = %154 to %111 step %c1 {
+              %155 = arith.index_cast %arg11 : index to i64
+              %156 = arith.addi %45, %155 : i64
+              %157 = arith.muli %156, %c16_i64 : i64
+              %158 = arith.maxsi %157, %35 : i64
+              %159 = arith.addi %157, %c16_i64 : i64
+              %160 = arith.minsi %159, %46 : i64
+              %161 = arith.subi %160, %158 : i64
+              %162 = arith.subi %158, %35 : i64
+              %163 = arith.muli %162, %43 : i64
+              %164 = arith.addi %41, %163 : i64
+              %165 = arith.muli %129, %c64_i64 : i64
+              %166 = arith.addi %164, %165 : i64
+              %167 = arith.addi %157, %142 : i64
+              %168 = arith.ori %167, %c2684354560_i64 : i64
+              %169 = arith.subi %158, %157 : i64
+              %170 = arith.addi %168, %169 : i64
+              %171 = arith.subi %37, %142 : i64
+              %172 = arith.minsi %171, %c16_i64 : i64
+              "instgem.mvout"(%166, %170, %172, %161) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %169 = arith.cmpi eq, %93, %c0_i64_3 : i64
-        %170 = arith.cmpi slt, %90, %c2_i64_1 : i64
-        %171 = arith.cmpi slt, %98, %c1_i64_2 : i64
-        %172 = arith.ori %169, %170 : i1
-        %173 = arith.ori %172, %171 : i1
-        %174 = arith.andi %96, %173 : i1
-        scf.if %174 {
+        %123 = arith.cmpi eq, %95, %c0_i64_3 : i64
+        %124 = arith.cmpi slt, %92, %c2_i64_1 : i64
+        %125 = arith.cmpi slt, %100, %c1_i64_2 : i64
+        %126 = arith.ori %123, %124 : i1
+        %127 = arith.ori %126, %125 : i1
+        %128 = arith.andi %98, %127 : i1
+        scf.if %128 {
           scf.for %arg10 = %c0 to %c2 step %c1 {
-            %175 = arith.index_cast %arg10 : index to i64
-            %176 = arith.muli %175, %c16_i64 : i64
-            %177 = arith.ori %176, %c2147483648_i64 : i64
-            %178 = arith.cmpi sge, %175, %90 : i64
-            %179 = arith.cmpi sle, %98, %c0_i64_3 : i64
-            %180 = arith.ori %169, %178 : i1
-            %181 = arith.ori %180, %179 : i1
-            %182 = arith.cmpi sgt, %51, %c0_i64_3 : i64
-            %183 = arith.andi %181, %182 : i1
-            scf.if %183 {
-              "instgem.mvin"(%c0_i64_3, %177, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %129 = arith.index_cast %arg10 : index to i64
+            %130 = arith.muli %129, %c16_i64 : i64
+            %131 = arith.ori %130, %c2147483648_i64 : i64
+            %132 = arith.cmpi sge, %129, %92 : i64
+            %133 = arith.cmpi sle, %100, %c0_i64_3 : i64
+            %134 = arith.ori %123, %132 : i1
+            %135 = arith.ori %134, %133 : i1
+            %136 = arith.cmpi sgt, %54, %c0_i64_3 : i64
+            %137 = arith.andi %135, %136 : i1
+            scf.if %137 {
+              "instgem.mvin"(%c0_i64_3, %131, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
-        scf.if %95 {
-          %175 = arith.minsi %98, %51 : i64
-          %176 = arith.index_cast %175 : i64 to index
-          %177 = arith.index_cast %51 : i64 to index
-          scf.for %arg10 = %176 to %177 step %c1 {
-            %178 = arith.index_cast %arg10 : index to i64
-            %179 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %c0 to %179 step %c1 {
-              %180 = arith.index_cast %arg11 : index to i64
-              %181 = arith.addi %44, %180 : i64
-              %182 = arith.muli %181, %c16_i64 : i64
-              %183 = arith.maxsi %182, %35 : i64
-              %184 = arith.addi %182, %c16_i64 : i64
-              %185 = arith.minsi %184, %45 : i64
-              %186 = arith.subi %185, %183 : i64
-              %187 = arith.subi %183, %35 : i64
-              %188 = arith.muli %187, %43 : i64
-              %189 = arith.addi %41, %188 : i64
-              %190 = arith.muli %178, %c64_i64 : i64
-              %191 = arith.addi %189, %190 : i64
-              %192 = arith.muli %178, %c16_i64 : i64
-              %193 = arith.addi %182, %192 : i64
-              %194 = arith.ori %193, %c2684354560_i64 : i64
-              %195 = arith.subi %183, %182 : i64
-              %196 = arith.addi %194, %195 : i64
-              %197 = arith.subi %37, %192 : i64
-              %198 = arith.minsi %197, %c16_i64 : i64
-              "instgem.mvout"(%191, %196, %198, %186) : (i64, i64, i64, i64) -> ()
+        scf.if %97 {
+          %129 = arith.minsi %100, %54 : i64
+          %130 = arith.index_cast %129 : i64 to index
+          %131 = arith.index_cast %54 : i64 to index
+          scf.for %arg10 = %130 to %131 step %c1 {
+            %132 = arith.index_cast %arg10 : index to i64
+            scf.for %arg11 = %c0 to %111 step %c1 {
+              %133 = arith.index_cast %arg11 : index to i64
+              %134 = arith.addi %45, %133 : i64
+              %135 = arith.muli %134, %c16_i64 : i64
+              %136 = arith.maxsi %135, %35 : i64
+              %137 = arith.addi %135, %c16_i64 : i64
+              %138 = arith.minsi %137, %46 : i64
+              %139 = arith.subi %138, %136 : i64
+              %140 = arith.subi %136, %35 : i64
+              %141 = arith.muli %140, %43 : i64
+              %142 = arith.addi %41, %141 : i64
+              %143 = arith.muli %132, %c64_i64 : i64
+              %144 = arith.addi %142, %143 : i64
+              %145 = arith.muli %132, %c16_i64 : i64
+              %146 = arith.addi %135, %145 : i64
+              %147 = arith.ori %146, %c2684354560_i64 : i64
+              %148 = arith.subi %136, %135 : i64
+              %149 = arith.addi %147, %148 : i64
+              %150 = arith.subi %37, %145 : i64
+              %151 = arith.minsi %150, %c16_i64 : i64
+              "instgem.mvout"(%144, %149, %151, %139) : (i64, i64, i64, i64) -> ()
             }
           }
         }
       } else {
-        scf.for %arg10 = %c0 to %99 step %c1 {
-          scf.if %164 {
-            %172 = arith.cmpi sgt, %126, %c0 : index
-            scf.if %172 {
-              %176 = arith.muli %arg10, %126 : index
-              %177 = arith.muli %176, %c4 : index
-              %178 = arith.muli %165, %c4 : index
-              %179 = arith.subi %178, %c1 : index
-              %180 = arith.addi %177, %179 : index
-              %181 = arith.divsi %180, %178 : index
-              %182 = arith.maxsi %181, %c0 : index
-              %183 = arith.minsi %182, %126 : index
-              %184 = arith.addi %arg10, %c1 : index
-              %185 = arith.muli %184, %126 : index
-              %186 = arith.muli %185, %c4 : index
-              %187 = arith.addi %186, %179 : index
-              %188 = arith.divsi %187, %178 : index
-              %189 = arith.maxsi %188, %c0 : index
-              %190 = arith.minsi %189, %126 : index
-              scf.for %arg11 = %183 to %190 step %c1 {
-                %191 = arith.index_cast %arg11 : index to i64
-                %192 = arith.addi %44, %191 : i64
-                %193 = arith.muli %192, %c16_i64 : i64
-                %194 = arith.maxsi %193, %35 : i64
-                %195 = arith.addi %193, %c16_i64 : i64
-                %196 = arith.minsi %195, %45 : i64
-                %197 = arith.subi %196, %194 : i64
-                %198 = arith.subi %194, %35 : i64
-                %199 = arith.muli %198, %123 : i64
-                %200 = arith.addi %122, %199 : i64
-                %201 = arith.muli %192, %c32_i64 : i64
-                %202 = arith.addi %201, %118 : i64
-                %203 = arith.subi %194, %193 : i64
-                %204 = arith.addi %202, %203 : i64
-                %205 = arith.minsi %119, %c64_i64 : i64
-                "instgem.mvin"(%200, %204, %205, %197) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %101 step %c1 {
+          scf.if %110 {
+            %126 = arith.cmpi sgt, %111, %c0 : index
+            scf.if %126 {
+              %130 = arith.muli %119, %c4 : index
+              %131 = arith.muli %111, %c4 : index
+              %132 = arith.muli %arg10, %131 : index
+              %133 = arith.subi %130, %c1 : index
+              %134 = arith.addi %132, %133 : index
+              %135 = arith.divsi %134, %130 : index
+              %136 = arith.addi %134, %131 : index
+              %137 = arith.divsi %136, %130 : index
+              scf.for %arg11 = %135 to %137 step %c1 {
+                %138 = arith.index_cast %arg11 : index to i64
+                %139 = arith.addi %45, %138 : i64
+                %140 = arith.muli %139, %c16_i64 : i64
+                %141 = arith.maxsi %140, %35 : i64
+                %142 = arith.addi %140, %c16_i64 : i64
+                %143 = arith.minsi %142, %46 : i64
+                %144 = arith.subi %143, %141 : i64
+                %145 = arith.subi %141, %35 : i64
+                %146 = arith.muli %145, %118#0 : i64
+                %147 = arith.addi %118#1, %146 : i64
+                %148 = arith.muli %139, %c32_i64 : i64
+                %149 = arith.addi %148, %118#2 : i64
+                %150 = arith.subi %141, %140 : i64
+                %151 = arith.addi %149, %150 : i64
+                %152 = arith.minsi %118#3, %c64_i64 : i64
+                "instgem.mvin"(%147, %151, %152, %144) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %173 = arith.cmpi sgt, %132, %c0 : index
-            scf.if %173 {
-              %176 = arith.muli %arg10, %132 : index
-              %177 = arith.muli %176, %c4 : index
-              %178 = arith.subi %177, %165 : index
-              %179 = arith.muli %165, %c4 : index
-              %180 = arith.subi %179, %c1 : index
-              %181 = arith.addi %178, %180 : index
-              %182 = arith.divsi %181, %179 : index
-              %183 = arith.maxsi %182, %c0 : index
-              %184 = arith.minsi %183, %132 : index
-              %185 = arith.addi %arg10, %c1 : index
-              %186 = arith.muli %185, %132 : index
-              %187 = arith.muli %186, %c4 : index
-              %188 = arith.subi %187, %165 : index
-              %189 = arith.addi %188, %180 : index
-              %190 = arith.divsi %189, %179 : index
-              %191 = arith.maxsi %190, %c0 : index
-              %192 = arith.minsi %191, %132 : index
-              scf.for %arg11 = %184 to %192 step %c1 {
-                %193 = arith.index_cast %arg11 : index to i64
-                %194 = arith.muli %193, %c16_i64 : i64
-                %195 = arith.maxsi %194, %c0_i64_3 : i64
-                %196 = arith.addi %194, %c16_i64 : i64
-                %197 = arith.minsi %196, %35 : i64
-                %198 = arith.subi %197, %195 : i64
-                %199 = arith.muli %193, %c32_i64 : i64
-                %200 = arith.addi %199, %118 : i64
-                %201 = arith.subi %195, %194 : i64
-                %202 = arith.addi %200, %201 : i64
-                %203 = arith.minsi %119, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %202, %203, %198) : (i64, i64, i64, i64) -> ()
+            %127 = arith.cmpi sgt, %117, %c0 : index
+            scf.if %127 {
+              %130 = arith.muli %119, %c4 : index
+              %131 = arith.muli %117, %c4 : index
+              %132 = arith.muli %arg10, %131 : index
+              %133 = arith.subi %130, %c1 : index
+              %134 = arith.subi %133, %119 : index
+              %135 = arith.addi %132, %134 : index
+              %136 = arith.divsi %135, %130 : index
+              %137 = arith.addi %135, %131 : index
+              %138 = arith.divsi %137, %130 : index
+              scf.for %arg11 = %136 to %138 step %c1 {
+                %139 = arith.index_cast %arg11 : index to i64
+                %140 = arith.muli %139, %c16_i64 : i64
+                %141 = arith.maxsi %140, %c0_i64_3 : i64
+                %142 = arith.addi %140, %c16_i64 : i64
+                %143 = arith.minsi %142, %35 : i64
+                %144 = arith.subi %143, %141 : i64
+                %145 = arith.muli %139, %c32_i64 : i64
+                %146 = arith.addi %145, %118#2 : i64
+                %147 = arith.subi %141, %140 : i64
+                %148 = arith.addi %146, %147 : i64
+                %149 = arith.minsi %118#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %148, %149, %144) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %174 = arith.cmpi sgt, %157, %c0 : index
-            scf.if %174 {
-              %176 = arith.muli %arg10, %157 : index
-              %177 = arith.muli %176, %c4 : index
-              %178 = arith.muli %165, %c2 : index
-              %179 = arith.subi %177, %178 : index
-              %180 = arith.muli %165, %c4 : index
-              %181 = arith.subi %180, %c1 : index
-              %182 = arith.addi %179, %181 : index
-              %183 = arith.divsi %182, %180 : index
-              %184 = arith.maxsi %183, %c0 : index
-              %185 = arith.minsi %184, %157 : index
-              %186 = arith.addi %arg10, %c1 : index
-              %187 = arith.muli %186, %157 : index
-              %188 = arith.muli %187, %c4 : index
-              %189 = arith.subi %188, %178 : index
-              %190 = arith.addi %189, %181 : index
-              %191 = arith.divsi %190, %180 : index
-              %192 = arith.maxsi %191, %c0 : index
-              %193 = arith.minsi %192, %157 : index
-              scf.for %arg11 = %185 to %193 step %c1 {
-                %194 = arith.index_cast %arg11 : index to i64
-                %195 = arith.addi %149, %194 : i64
-                %196 = arith.muli %195, %c16_i64 : i64
-                %197 = arith.maxsi %196, %142 : i64
-                %198 = arith.addi %196, %c16_i64 : i64
-                %199 = arith.minsi %198, %150 : i64
-                %200 = arith.subi %199, %197 : i64
-                %201 = arith.subi %197, %142 : i64
-                %202 = arith.muli %201, %147 : i64
-                %203 = arith.addi %146, %202 : i64
-                %204 = arith.addi %196, %141 : i64
-                %205 = arith.subi %197, %196 : i64
-                %206 = arith.addi %204, %205 : i64
-                %207 = arith.minsi %37, %c64_i64 : i64
-                "instgem.mvin2"(%203, %206, %207, %200) : (i64, i64, i64, i64) -> ()
+            %128 = arith.cmpi sgt, %118#4, %c0 : index
+            scf.if %128 {
+              %130 = arith.muli %119, %c4 : index
+              %131 = arith.muli %118#4, %c4 : index
+              %132 = arith.muli %arg10, %131 : index
+              %133 = arith.subi %130, %c1 : index
+              %134 = arith.muli %119, %c2 : index
+              %135 = arith.subi %133, %134 : index
+              %136 = arith.addi %132, %135 : index
+              %137 = arith.divsi %136, %130 : index
+              %138 = arith.addi %136, %131 : index
+              %139 = arith.divsi %138, %130 : index
+              scf.for %arg11 = %137 to %139 step %c1 {
+                %140 = arith.index_cast %arg11 : index to i64
+                %141 = arith.addi %118#5, %140 : i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.maxsi %142, %118#6 : i64
+                %144 = arith.addi %142, %c16_i64 : i64
+                %145 = arith.addi %118#6, %118#7 : i64
+                %146 = arith.minsi %144, %145 : i64
+                %147 = arith.subi %146, %143 : i64
+                %148 = arith.subi %143, %118#6 : i64
+                %149 = arith.muli %148, %118#8 : i64
+                %150 = arith.addi %118#9, %149 : i64
+                %151 = arith.addi %142, %118#10 : i64
+                %152 = arith.subi %143, %142 : i64
+                %153 = arith.addi %151, %152 : i64
+                %154 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%150, %153, %154, %147) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            %175 = arith.cmpi sgt, %163, %c0 : index
-            scf.if %175 {
-              %176 = arith.muli %arg10, %163 : index
-              %177 = arith.muli %176, %c4 : index
-              %178 = arith.muli %165, %c3 : index
-              %179 = arith.subi %177, %178 : index
-              %180 = arith.muli %165, %c4 : index
-              %181 = arith.subi %180, %c1 : index
-              %182 = arith.addi %179, %181 : index
-              %183 = arith.divsi %182, %180 : index
-              %184 = arith.maxsi %183, %c0 : index
-              %185 = arith.minsi %184, %163 : index
-              %186 = arith.addi %arg10, %c1 : index
-              %187 = arith.muli %186, %163 : index
-              %188 = arith.muli %187, %c4 : index
-              %189 = arith.subi %188, %178 : index
-              %190 = arith.addi %189, %181 : index
-              %191 = arith.divsi %190, %180 : index
-              %192 = arith.maxsi %191, %c0 : index
-              %193 = arith.minsi %192, %163 : index
-              scf.for %arg11 = %185 to %193 step %c1 {
-                %194 = arith.index_cast %arg11 : index to i64
-                %195 = arith.muli %194, %c16_i64 : i64
-                %196 = arith.maxsi %195, %c0_i64_3 : i64
-                %197 = arith.addi %195, %c16_i64 : i64
-                %198 = arith.minsi %197, %142 : i64
-                %199 = arith.subi %198, %196 : i64
-                %200 = arith.addi %195, %141 : i64
-                %201 = arith.subi %196, %195 : i64
-                %202 = arith.addi %200, %201 : i64
-                %203 = arith.minsi %37, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %202, %203, %199) : (i64, i64, i64, i64) -> ()
+            %129 = arith.cmpi sgt, %118#11, %c0 : index
+            scf.if %129 {
+              %130 = arith.muli %119, %c4 : index
+              %131 = arith.muli %118#11, %c4 : index
+              %132 = arith.muli %arg10, %131 : index
+              %133 = arith.subi %130, %c1 : index
+              %134 = arith.muli %119, %c3 : index
+              %135 = arith.subi %133, %134 : index
+              %136 = arith.addi %132, %135 : index
+              %137 = arith.divsi %136, %130 : index
+              %138 = arith.addi %136, %131 : index
+              %139 = arith.divsi %138, %130 : index
+              scf.for %arg11 = %137 to %139 step %c1 {
+                %140 = arith.index_cast %arg11 : index to i64
+                %141 = arith.muli %140, %c16_i64 : i64
+                %142 = arith.maxsi %141, %c0_i64_3 : i64
+                %143 = arith.addi %141, %c16_i64 : i64
+                %144 = arith.minsi %143, %118#6 : i64
+                %145 = arith.subi %144, %142 : i64
+                %146 = arith.addi %141, %118#10 : i64
+                %147 = arith.subi %142, %141 : i64
+                %148 = arith.addi %146, %147 : i64
+                %149 = arith.minsi %37, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %148, %149, %145) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
-          %166 = arith.index_cast %arg10 : index to i64
-          %167 = arith.muli %166, %c16_i64 : i64
-          %168 = arith.subi %89, %167 : i64
-          %169 = arith.minsi %168, %c16_i64 : i64
-          %170 = arith.index_cast %102 : i64 to index
-          scf.for %arg11 = %c0 to %170 step %c1 {
-            %172 = arith.index_cast %arg11 : index to i64
-            %173 = arith.ori %167, %c3221225472_i64 : i64
-            %174 = arith.muli %172, %c16_i64 : i64
-            %175 = arith.addi %174, %167 : i64
-            %176 = arith.addi %175, %78 : i64
-            "instgem.preload"(%176, %169, %c16_i64, %173, %169, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-            %177 = arith.addi %174, %66 : i64
-            "instgem.compute_preloaded"(%177, %c16_i64, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %178 = arith.index_cast %105 : i64 to index
-            scf.for %arg12 = %c1 to %178 step %c1 {
-              %180 = arith.index_cast %arg12 : index to i64
-              %181 = arith.muli %180, %c16_i64 : i64
-              %182 = arith.addi %181, %167 : i64
-              %183 = arith.ori %182, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %169, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %184 = arith.muli %180, %c32_i64 : i64
-              %185 = arith.addi %184, %174 : i64
-              %186 = arith.addi %185, %66 : i64
-              "instgem.compute_accumulated"(%186, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %120 = arith.index_cast %arg10 : index to i64
+          %121 = arith.muli %120, %c16_i64 : i64
+          %122 = arith.subi %91, %121 : i64
+          %123 = arith.minsi %122, %c16_i64 : i64
+          %124 = arith.index_cast %104 : i64 to index
+          scf.for %arg11 = %c0 to %124 step %c1 {
+            %126 = arith.index_cast %arg11 : index to i64
+            %127 = arith.ori %121, %c3221225472_i64 : i64
+            %128 = arith.muli %126, %c16_i64 : i64
+            %129 = arith.addi %128, %121 : i64
+            %130 = arith.addi %129, %81 : i64
+            "instgem.preload"(%130, %123, %c16_i64, %127, %123, %108) : (i64, i64, i64, i64, i64, i64) -> ()
+            %131 = arith.addi %128, %69 : i64
+            "instgem.compute_preloaded"(%131, %c16_i64, %108, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %132 = arith.index_cast %107 : i64 to index
+            scf.for %arg12 = %c1 to %132 step %c1 {
+              %134 = arith.index_cast %arg12 : index to i64
+              %135 = arith.muli %134, %c16_i64 : i64
+              %136 = arith.addi %135, %121 : i64
+              %137 = arith.ori %136, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %137, %123, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %138 = arith.muli %134, %c32_i64 : i64
+              %139 = arith.addi %138, %128 : i64
+              %140 = arith.addi %139, %69 : i64
+              "instgem.compute_accumulated"(%140, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %179 = arith.index_cast %90 : i64 to index
-            scf.for %arg12 = %178 to %179 step %c1 {
-              %180 = arith.index_cast %arg12 : index to i64
-              %181 = arith.muli %180, %c16_i64 : i64
-              %182 = arith.subi %83, %181 : i64
-              %183 = arith.minsi %182, %c16_i64 : i64
-              %184 = arith.addi %181, %167 : i64
-              %185 = arith.ori %184, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %169, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-              %186 = arith.muli %180, %c32_i64 : i64
-              %187 = arith.addi %186, %174 : i64
-              %188 = arith.addi %187, %66 : i64
-              "instgem.compute_accumulated"(%188, %c16_i64, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %133 = arith.index_cast %92 : i64 to index
+            scf.for %arg12 = %132 to %133 step %c1 {
+              %134 = arith.index_cast %arg12 : index to i64
+              %135 = arith.muli %134, %c16_i64 : i64
+              %136 = arith.subi %85, %135 : i64
+              %137 = arith.minsi %136, %c16_i64 : i64
+              %138 = arith.addi %135, %121 : i64
+              %139 = arith.ori %138, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %139, %123, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+              %140 = arith.muli %134, %c32_i64 : i64
+              %141 = arith.addi %140, %128 : i64
+              %142 = arith.addi %141, %69 : i64
+              "instgem.compute_accumulated"(%142, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %171 = arith.index_cast %93 : i64 to index
-          scf.for %arg11 = %170 to %171 step %c1 {
-            %172 = arith.index_cast %arg11 : index to i64
-            %173 = arith.muli %172, %c16_i64 : i64
-            %174 = arith.subi %85, %173 : i64
-            %175 = arith.minsi %174, %c16_i64 : i64
-            %176 = arith.subi %87, %173 : i64
-            %177 = arith.minsi %176, %c16_i64 : i64
-            %178 = arith.ori %167, %c3221225472_i64 : i64
-            %179 = arith.addi %173, %167 : i64
-            %180 = arith.addi %179, %78 : i64
-            "instgem.preload"(%180, %169, %177, %178, %169, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-            %181 = arith.addi %173, %66 : i64
-            "instgem.compute_preloaded"(%181, %175, %106, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %182 = arith.index_cast %105 : i64 to index
-            scf.for %arg12 = %c1 to %182 step %c1 {
-              %184 = arith.index_cast %arg12 : index to i64
-              %185 = arith.muli %184, %c16_i64 : i64
-              %186 = arith.addi %185, %167 : i64
-              %187 = arith.ori %186, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %169, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %188 = arith.muli %184, %c32_i64 : i64
-              %189 = arith.addi %188, %173 : i64
-              %190 = arith.addi %189, %66 : i64
-              "instgem.compute_accumulated"(%190, %175, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %125 = arith.index_cast %95 : i64 to index
+          scf.for %arg11 = %124 to %125 step %c1 {
+            %126 = arith.index_cast %arg11 : index to i64
+            %127 = arith.muli %126, %c16_i64 : i64
+            %128 = arith.subi %87, %127 : i64
+            %129 = arith.minsi %128, %c16_i64 : i64
+            %130 = arith.subi %89, %127 : i64
+            %131 = arith.minsi %130, %c16_i64 : i64
+            %132 = arith.ori %121, %c3221225472_i64 : i64
+            %133 = arith.addi %127, %121 : i64
+            %134 = arith.addi %133, %81 : i64
+            "instgem.preload"(%134, %123, %131, %132, %123, %108) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.addi %127, %69 : i64
+            "instgem.compute_preloaded"(%135, %129, %108, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %136 = arith.index_cast %107 : i64 to index
+            scf.for %arg12 = %c1 to %136 step %c1 {
+              %138 = arith.index_cast %arg12 : index to i64
+              %139 = arith.muli %138, %c16_i64 : i64
+              %140 = arith.addi %139, %121 : i64
+              %141 = arith.ori %140, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %141, %123, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %142 = arith.muli %138, %c32_i64 : i64
+              %143 = arith.addi %142, %127 : i64
+              %144 = arith.addi %143, %69 : i64
+              "instgem.compute_accumulated"(%144, %129, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %183 = arith.index_cast %90 : i64 to index
-            scf.for %arg12 = %182 to %183 step %c1 {
-              %184 = arith.index_cast %arg12 : index to i64
-              %185 = arith.muli %184, %c16_i64 : i64
-              %186 = arith.subi %83, %185 : i64
-              %187 = arith.minsi %186, %c16_i64 : i64
-              %188 = arith.addi %185, %167 : i64
-              %189 = arith.ori %188, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %169, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-              %190 = arith.muli %184, %c32_i64 : i64
-              %191 = arith.addi %190, %173 : i64
-              %192 = arith.addi %191, %66 : i64
-              "instgem.compute_accumulated"(%192, %175, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %137 = arith.index_cast %92 : i64 to index
+            scf.for %arg12 = %136 to %137 step %c1 {
+              %138 = arith.index_cast %arg12 : index to i64
+              %139 = arith.muli %138, %c16_i64 : i64
+              %140 = arith.subi %85, %139 : i64
+              %141 = arith.minsi %140, %c16_i64 : i64
+              %142 = arith.addi %139, %121 : i64
+              %143 = arith.ori %142, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %143, %123, %141) : (i64, i64, i64, i64, i64, i64) -> ()
+              %144 = arith.muli %138, %c32_i64 : i64
+              %145 = arith.addi %144, %127 : i64
+              %146 = arith.addi %145, %69 : i64
+              "instgem.compute_accumulated"(%146, %129, %141, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
-      scf.if %164 {
-        %166 = arith.muli %99, %126 : index
-        %167 = arith.muli %166, %c4 : index
-        %168 = arith.muli %165, %c4 : index
-        %169 = arith.subi %168, %c1 : index
-        %170 = arith.addi %167, %169 : index
-        %171 = arith.divsi %170, %168 : index
-        %172 = arith.maxsi %171, %c0 : index
-        %173 = arith.minsi %172, %126 : index
-        scf.for %arg10 = %173 to %126 step %c1 {
-          %197 = arith.index_cast %arg10 : index to i64
-          %198 = arith.addi %44, %197 : i64
-          %199 = arith.muli %198, %c16_i64 : i64
-          %200 = arith.maxsi %199, %35 : i64
-          %201 = arith.addi %199, %c16_i64 : i64
-          %202 = arith.minsi %201, %45 : i64
-          %203 = arith.subi %202, %200 : i64
-          %204 = arith.subi %200, %35 : i64
-          %205 = arith.muli %204, %123 : i64
-          %206 = arith.addi %122, %205 : i64
-          %207 = arith.muli %198, %c32_i64 : i64
-          %208 = arith.addi %207, %118 : i64
-          %209 = arith.subi %200, %199 : i64
-          %210 = arith.addi %208, %209 : i64
-          %211 = arith.minsi %119, %c64_i64 : i64
-          "instgem.mvin"(%206, %210, %211, %203) : (i64, i64, i64, i64) -> ()
+      scf.if %110 {
+        %120 = arith.muli %119, %c4 : index
+        %121 = arith.muli %111, %c4 : index
+        %122 = arith.muli %101, %121 : index
+        %123 = arith.subi %120, %c1 : index
+        %124 = arith.addi %122, %123 : index
+        %125 = arith.divsi %124, %120 : index
+        scf.for %arg10 = %125 to %111 step %c1 {
+          %143 = arith.index_cast %arg10 : index to i64
+          %144 = arith.addi %45, %143 : i64
+          %145 = arith.muli %144, %c16_i64 : i64
+          %146 = arith.maxsi %145, %35 : i64
+          %147 = arith.addi %145, %c16_i64 : i64
+          %148 = arith.minsi %147, %46 : i64
+          %149 = arith.subi %148, %146 : i64
+          %150 = arith.subi %146, %35 : i64
+          %151 = arith.muli %150, %118#0 : i64
+          %152 = arith.addi %118#1, %151 : i64
+          %153 = arith.muli %144, %c32_i64 : i64
+          %154 = arith.addi %153, %118#2 : i64
+          %155 = arith.subi %146, %145 : i64
+          %156 = arith.addi %154, %155 : i64
+          %157 = arith.minsi %118#3, %c64_i64 : i64
+          "instgem.mvin"(%152, %156, %157, %149) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %174 = arith.muli %99, %132 : index
-        %175 = arith.muli %174, %c4 : index
-        %176 = arith.subi %175, %165 : index
-        %177 = arith.addi %176, %169 : index
-        %178 = arith.divsi %177, %168 : index
-        %179 = arith.maxsi %178, %c0 : index
-        %180 = arith.minsi %179, %132 : index
-        scf.for %arg10 = %180 to %132 step %c1 {
-          %197 = arith.index_cast %arg10 : index to i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %c0_i64_3 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %35 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.muli %197, %c32_i64 : i64
-          %204 = arith.addi %203, %118 : i64
-          %205 = arith.subi %199, %198 : i64
-          %206 = arith.addi %204, %205 : i64
-          %207 = arith.minsi %119, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %206, %207, %202) : (i64, i64, i64, i64) -> ()
+        %126 = arith.muli %117, %c4 : index
+        %127 = arith.muli %101, %126 : index
+        %128 = arith.subi %123, %119 : index
+        %129 = arith.addi %127, %128 : index
+        %130 = arith.divsi %129, %120 : index
+        scf.for %arg10 = %130 to %117 step %c1 {
+          %143 = arith.index_cast %arg10 : index to i64
+          %144 = arith.muli %143, %c16_i64 : i64
+          %145 = arith.maxsi %144, %c0_i64_3 : i64
+          %146 = arith.addi %144, %c16_i64 : i64
+          %147 = arith.minsi %146, %35 : i64
+          %148 = arith.subi %147, %145 : i64
+          %149 = arith.muli %143, %c32_i64 : i64
+          %150 = arith.addi %149, %118#2 : i64
+          %151 = arith.subi %145, %144 : i64
+          %152 = arith.addi %150, %151 : i64
+          %153 = arith.minsi %118#3, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %152, %153, %148) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %181 = arith.muli %99, %157 : index
-        %182 = arith.muli %181, %c4 : index
-        %183 = arith.muli %165, %c2 : index
-        %184 = arith.subi %182, %183 : index
-        %185 = arith.addi %184, %169 : index
-        %186 = arith.divsi %185, %168 : index
-        %187 = arith.maxsi %186, %c0 : index
-        %188 = arith.minsi %187, %157 : index
-        scf.for %arg10 = %188 to %157 step %c1 {
-          %197 = arith.index_cast %arg10 : index to i64
-          %198 = arith.addi %149, %197 : i64
-          %199 = arith.muli %198, %c16_i64 : i64
-          %200 = arith.maxsi %199, %142 : i64
-          %201 = arith.addi %199, %c16_i64 : i64
-          %202 = arith.minsi %201, %150 : i64
-          %203 = arith.subi %202, %200 : i64
-          %204 = arith.subi %200, %142 : i64
-          %205 = arith.muli %204, %147 : i64
-          %206 = arith.addi %146, %205 : i64
-          %207 = arith.addi %199, %141 : i64
-          %208 = arith.subi %200, %199 : i64
-          %209 = arith.addi %207, %208 : i64
-          %210 = arith.minsi %37, %c64_i64 : i64
-          "instgem.mvin2"(%206, %209, %210, %203) : (i64, i64, i64, i64) -> ()
+        %131 = arith.muli %118#4, %c4 : index
+        %132 = arith.muli %101, %131 : index
+        %133 = arith.muli %119, %c2 : index
+        %134 = arith.subi %123, %133 : index
+        %135 = arith.addi %132, %134 : index
+        %136 = arith.divsi %135, %120 : index
+        scf.for %arg10 = %136 to %118#4 step %c1 {
+          %143 = arith.index_cast %arg10 : index to i64
+          %144 = arith.addi %118#5, %143 : i64
+          %145 = arith.muli %144, %c16_i64 : i64
+          %146 = arith.maxsi %145, %118#6 : i64
+          %147 = arith.addi %145, %c16_i64 : i64
+          %148 = arith.addi %118#6, %118#7 : i64
+          %149 = arith.minsi %147, %148 : i64
+          %150 = arith.subi %149, %146 : i64
+          %151 = arith.subi %146, %118#6 : i64
+          %152 = arith.muli %151, %118#8 : i64
+          %153 = arith.addi %118#9, %152 : i64
+          %154 = arith.addi %145, %118#10 : i64
+          %155 = arith.subi %146, %145 : i64
+          %156 = arith.addi %154, %155 : i64
+          %157 = arith.minsi %37, %c64_i64 : i64
+          "instgem.mvin2"(%153, %156, %157, %150) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %189 = arith.muli %99, %163 : index
-        %190 = arith.muli %189, %c4 : index
-        %191 = arith.muli %165, %c3 : index
-        %192 = arith.subi %190, %191 : index
-        %193 = arith.addi %192, %169 : index
-        %194 = arith.divsi %193, %168 : index
-        %195 = arith.maxsi %194, %c0 : index
-        %196 = arith.minsi %195, %163 : index
-        scf.for %arg10 = %196 to %163 step %c1 {
-          %197 = arith.index_cast %arg10 : index to i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %c0_i64_3 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %142 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.addi %198, %141 : i64
-          %204 = arith.subi %199, %198 : i64
-          %205 = arith.addi %203, %204 : i64
-          %206 = arith.minsi %37, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %205, %206, %202) : (i64, i64, i64, i64) -> ()
+        %137 = arith.muli %118#11, %c4 : index
+        %138 = arith.muli %101, %137 : index
+        %139 = arith.muli %119, %c3 : index
+        %140 = arith.subi %123, %139 : index
+        %141 = arith.addi %138, %140 : index
+        %142 = arith.divsi %141, %120 : index
+        scf.for %arg10 = %142 to %118#11 step %c1 {
+          %143 = arith.index_cast %arg10 : index to i64
+          %144 = arith.muli %143, %c16_i64 : i64
+          %145 = arith.maxsi %144, %c0_i64_3 : i64
+          %146 = arith.addi %144, %c16_i64 : i64
+          %147 = arith.minsi %146, %118#6 : i64
+          %148 = arith.subi %147, %145 : i64
+          %149 = arith.addi %144, %118#10 : i64
+          %150 = arith.subi %145, %144 : i64
+          %151 = arith.addi %149, %150 : i64
+          %152 = arith.minsi %37, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %151, %152, %148) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      scf.yield %56, %70 : index, index
+      scf.yield %59, %73 : index, index
     }
     scf.if %34 {
-      %54 = arith.muli %50, %51 : i64
-      %55 = arith.index_cast %54 : i64 to index
-      scf.for %arg7 = %c0 to %55 step %c1 {
-        %56 = arith.index_cast %arg7 : index to i64
-        %57 = arith.remsi %56, %50 : i64
-        %58 = arith.divsi %56, %50 : i64
-        %59 = arith.addi %44, %57 : i64
-        %60 = arith.muli %59, %c16_i64 : i64
-        %61 = arith.maxsi %60, %35 : i64
-        %62 = arith.addi %60, %c16_i64 : i64
-        %63 = arith.minsi %62, %45 : i64
-        %64 = arith.subi %63, %61 : i64
-        %65 = arith.subi %61, %35 : i64
-        %66 = arith.muli %65, %43 : i64
-        %67 = arith.addi %41, %66 : i64
-        %68 = arith.muli %58, %c64_i64 : i64
-        %69 = arith.addi %67, %68 : i64
-        %70 = arith.muli %58, %c16_i64 : i64
-        %71 = arith.addi %60, %70 : i64
-        %72 = arith.ori %71, %c2684354560_i64 : i64
-        %73 = arith.subi %61, %60 : i64
-        %74 = arith.addi %72, %73 : i64
-        %75 = arith.subi %37, %70 : i64
-        %76 = arith.minsi %75, %c16_i64 : i64
-        "instgem.mvout"(%69, %74, %76, %64) : (i64, i64, i64, i64) -> ()
+      %57 = arith.muli %53, %54 : i64
+      %58 = arith.index_cast %57 : i64 to index
+      scf.for %arg7 = %c0 to %58 step %c1 {
+        %59 = arith.index_cast %arg7 : index to i64
+        %60 = arith.remsi %59, %53 : i64
+        %61 = arith.divsi %59, %53 : i64
+        %62 = arith.addi %45, %60 : i64
+        %63 = arith.muli %62, %c16_i64 : i64
+        %64 = arith.maxsi %63, %35 : i64
+        %65 = arith.addi %63, %c16_i64 : i64
+        %66 = arith.minsi %65, %46 : i64
+        %67 = arith.subi %66, %64 : i64
+        %68 = arith.subi %64, %35 : i64
+        %69 = arith.muli %68, %43 : i64
+        %70 = arith.addi %41, %69 : i64
+        %71 = arith.muli %61, %c64_i64 : i64
+        %72 = arith.addi %70, %71 : i64
+        %73 = arith.muli %61, %c16_i64 : i64
+        %74 = arith.addi %63, %73 : i64
+        %75 = arith.ori %74, %c2684354560_i64 : i64
+        %76 = arith.subi %64, %63 : i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.subi %37, %73 : i64
+        %79 = arith.minsi %78, %c16_i64 : i64
+        "instgem.mvout"(%72, %77, %79, %67) : (i64, i64, i64, i64) -> ()
       }
     }
     return
