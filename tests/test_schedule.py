@@ -195,7 +195,8 @@ def test_estimate_uses_the_cycle_models_constants():
 
 
 @pytest.mark.parametrize("M,N,K,dim", [(512, 512, 512, 16), (128, 256, 256, 16), (93, 116, 258, 16),
-                                       (666, 340, 19, 16), (512, 512, 512, 32), (20, 1, 179, 32)])
+                                       (666, 340, 19, 16), (512, 512, 512, 32), (20, 1, 179, 32),
+                                       (1523, 883, 12, 16)])
 def test_default_schedule_emits_loop_ws_when_its_estimate_says(M, N, K, dim):
     """gemm_program_cycles' `loop_ws` is what the compiler does with the default schedule (the
     loop-ws pass fires exactly when the blocks fit the halves), and at DIM 16, where the explicit
@@ -210,6 +211,24 @@ def test_default_schedule_emits_loop_ws_when_its_estimate_says(M, N, K, dim):
     if dim == 16:
         assert est["loop_ws"]
     assert est["cycles"] >= max(est["gemmini"], est["cpu"]) > 0
+
+
+def test_explicit_estimate_of_a_store_bound_program_covers_its_stores():
+    """A small-K explicit program is store-bound: its Gemmini estimate is at least the cycle
+    model's store unit busy time (each C tile's mvout pays the DMA and the accumulator read path)."""
+    from baco.gemmini.schedule import gemm_program_cycles
+    from baco.sim.timing import CommandStream, TimingModel
+    M, N, K, cfg = 512, 128, 3, GemminiConfig.from_capacity(16, 256, 64)
+    s = GemmSchedule(512, 32, 16, "WS", True)
+    est = gemm_program_cycles(M, N, K, s, cfg)
+    assert not est["loop_ws"]
+    args = kernel_args(M, N, K, False)
+    ck = mm.matmul_kernel.compile(*args, RELU=False, OUT_INT8=False, schedule=s, config=cfg)
+    tm = TimingModel(cfg)
+    ck.run((1, 4), args, model=CommandStream(), observers=[tm.observe])
+    tm.fence()
+    report = tm.report()
+    assert report["store_busy"] <= est["gemmini"] <= report["cycles"]
 
 
 def test_loop_conv_fits_is_the_simulators_capacity_check():

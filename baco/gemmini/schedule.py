@@ -513,7 +513,7 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     # a bias: the C block starts as the bias row repeated, int32 mvins into the accumulator (at
     # DIM 32 they can outweigh A and B)
     bias_load, bias_mvins = moves(tm, tn, cfg.acc_bytes, cfg.max_block_len_acc) if bias else (0, 0)
-    store = dma(d, d * out_bytes)                          # one DIM×DIM tile out
+    store = dma(d, d * out_bytes) + k.acc_scale_latency    # one DIM×DIM tile out of the accumulator
     # the last step stores column j-1 while column j computes, the last column row by row
     # behind its own last computes; what they cannot hide waits
     store_wait = (tn - 1) * max(0, tm * store - tm * tk * (d + 1))
