@@ -342,6 +342,8 @@ def eliminate(func) -> tuple[int, int]:
 
 
 def run(module_op, options):
-    for op in ir.walk_ops(module_op):
-        if op.name == "func.func" and len(op.regions[0].blocks):
-            eliminate(op)
+    # the functions are picked before any is rewritten: walk_ops lists every nested op too, and a
+    # config op erased in one function must not be read again (a use after free, a rare segfault)
+    funcs = [op for op in ir.walk_ops(module_op) if op.name == "func.func" and len(op.regions[0].blocks)]
+    for func in funcs:
+        eliminate(func)
