@@ -585,8 +585,9 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
         cfg = hw.to_gemmini_config()
         square = layer.R == layer.S and layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation
         if is_kernel_layer(layer):
-            cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
-            cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
+            cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8, bias=layer.bias)
+            cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8,
+                                                   bias=layer.bias)
         elif square:
             cost.cycles = library_conv_cycles(layer, cfg, out_int8=KERNEL_OUT_INT8)
             cost.energy_uj = library_conv_energy(layer, cfg, out_int8=KERNEL_OUT_INT8)
@@ -626,13 +627,14 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
 
 
 def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
-                          end_to_end: bool = True) -> float:
+                          end_to_end: bool = True, bias: bool = False) -> float:
     """Analytical cycles of the C library's tiled_matmul_auto (baco.sim.clib.matmul_stream, one
     LOOP_WS a tile) as the cycle model times its command stream (baco.gemmini.loop_ws_timing's walk
     says how): end to end (the default, as baco's programs are costed: the CPU running
     library_tile_instructions of tile-loop code before each tile's LOOP_WS, as
-    baco.sim.clib.library_stream_cycles issues it) or Gemmini alone (the commands arriving for free)."""
-    loops = library_matmul_loops(M, N, K, cfg, out_int8=out_int8)
+    baco.sim.clib.library_stream_cycles issues it) or Gemmini alone (the commands arriving for free);
+    `bias`: with its repeating bias (a layer's Layer.bias)."""
+    loops = library_matmul_loops(M, N, K, cfg, out_int8=out_int8, bias=bias)
     if not end_to_end:
         return loop_ws_gemmini_cycles(loops, cfg)
     return loop_ws_end_to_end([replace(lp, cpu=DEFAULT_CONSTANTS.library_tile_instructions) for lp in loops], cfg)
@@ -674,7 +676,8 @@ def _program_conv_tiles(layer: Layer, schedule: GemmSchedule, channels: int | No
 def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
                         end_to_end: bool = True) -> float:
     """Analytical cycles of the C library's tiled_conv_auto on `layer` (baco.sim.clib.conv_stream,
-    the tiles of _library_conv_tiles) as the cycle model times its command stream: end to end (the
+    the tiles of _library_conv_tiles, with the layer's bias where it has one: the first tile of an
+    output tile loads it) as the cycle model times its command stream: end to end (the
     default, as baco's programs are costed: the CPU running library_tile_instructions of tile-loop
     code before each tile's LOOP_CONV_WS, as baco.sim.clib.library_stream_cycles issues it, which
     overlaps Gemmini's work but for the first tile's issue or the last tile's work,
@@ -696,7 +699,8 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     previous compute, and the next weight block's first compute into the same accumulator rows
     waits for the previous result to land (the array's depth)."""
     tiles, downsample = _library_conv_tiles(layer, cfg)
-    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8)
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8,
+                                      bias=layer.bias)
     if not end_to_end:
         return gemmini
     k = DEFAULT_CONSTANTS
@@ -711,7 +715,8 @@ def library_conv_counts(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     weight block's registers and scratchpad reads once, every compute's A rows read and its output
     rows read and written in the accumulator, each output stored once."""
     tiles, downsample = _library_conv_tiles(layer, cfg)
-    return loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8)
+    return loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8,
+                                   bias=layer.bias)
 
 
 def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
@@ -801,18 +806,20 @@ def library_conv_energy(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 
-def library_matmul_counts(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:
+def library_matmul_counts(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
+                          bias: bool = False) -> dict:
     """What the C library's tiled matmul (baco.sim.clib.matmul_stream) moves and computes, counted as
     the cycle model counts it (its stats): loop_ws_stream_counts of its tiles' LOOP_WSs
     (library_matmul_loops: an operand the library keeps in its scratchpad across tiles,
     tiled_matmul_reuse, moved in once)."""
-    return loop_ws_stream_counts(library_matmul_loops(M, N, K, cfg, out_int8=out_int8), cfg)
+    return loop_ws_stream_counts(library_matmul_loops(M, N, K, cfg, out_int8=out_int8, bias=bias), cfg)
 
 
-def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
+def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
+                          bias: bool = False) -> float:
     """Energy (µJ) of the C library's tiled matmul: library_matmul_counts priced by
     baco.gemmini.energy.energy_pj, the sum the cycle model reports."""
-    counts = library_matmul_counts(M, N, K, cfg, out_int8=out_int8)
+    counts = library_matmul_counts(M, N, K, cfg, out_int8=out_int8, bias=bias)
     return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 
