@@ -161,10 +161,9 @@ def conv_shape(layer: Layer) -> tuple[int, int, int, int, int]:
 def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, reference: bool = True):
     """(launch, reference output or None) of conv2d (depthwise_conv2d for a depthwise layer: x of its K
     channels, w (R,S,K)) for `layer` cut to shape (N, P, Q, C, K) on random data (with a random int32
-    bias where the layer has one): the unpadded input
-    the Timeloop problem reads (input_rows x input_cols per image), compiled with the options a
-    user's launch compiles with (LOOP_WS or LOOP_CONV_WS where the blocks fit, which
-    kernel_model.conv_program costs)."""
+    bias where the layer has one): the unpadded input the Timeloop problem reads (input_rows x
+    input_cols per image), compiled with the options a user's launch compiles with (LOOP_WS or
+    LOOP_CONV_WS where the blocks fit, which kernel_model.conv_program costs)."""
     from baco.kernels.conv import conv2d_launch, reference_conv2d
     from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
     N, P, Q, C, K = shape

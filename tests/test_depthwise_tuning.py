@@ -45,7 +45,7 @@ def test_layers_from_torch_depthwise_kind():
     assert not grouped.depthwise and (grouped.C, grouped.K) == (4, 32)
     assert not is_kernel_layer(dw) and not is_pointwise(depthwise_conv2d(5, 5, 16, 1))
     assert layer_from_key(dw.key) == Layer(**{**dw.shape, "name": dw.key})
-    assert layer_from_key(grouped.key).depthwise is False and dw.key.endswith("_dw_b")  # a depthwise layer with its bias
+    assert layer_from_key(grouped.key).depthwise is False and dw.key.endswith("_dw_b")     # with its bias
     with pytest.raises(ValueError, match="C = 1"):
         Layer(C=4, K=16, depthwise=True)
 

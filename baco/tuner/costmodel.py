@@ -968,8 +968,8 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
     return _program_counts(pe, (M, N, Kd), blocks, programs_m=programs_m, programs_n=_ceil(N / bn), strips_m=strips_m,
                            strips_n=_strips(N, bn, pe), k_strips=d.R * d.S * _strips(d.C, bk, pe),
                            no_k_loop=_no_k_loop(layer, pointwise),
-                           out_int8=out_int8, dataflow="WS", m_run=m_run, a_zero_bytes=a_zero_rows * d.C * _ceil(N / bn),
-                           bias=_bias(layer))
+                           out_int8=out_int8, dataflow="WS", m_run=m_run,
+                           a_zero_bytes=a_zero_rows * d.C * _ceil(N / bn), bias=_bias(layer))
 
 
 def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strips_n, k_strips, no_k_loop,
@@ -1006,7 +1006,8 @@ def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strip
     return {"macs": macs, "registers": weights,
             "scratchpad_reads": weights + a_reads, "scratchpad_writes": a_written + b_bytes,
             "accumulator_reads": updates + outputs, "accumulator_writes": updates + zero_fill + biased,
-            "dram_bytes_in": a_bytes + b_bytes + biased * GemminiConfig().acc_bytes, "dram_bytes_out": outputs * out_bytes}
+            "dram_bytes_in": a_bytes + b_bytes + biased * GemminiConfig().acc_bytes,
+            "dram_bytes_out": outputs * out_bytes}
 
 
 def conv_program_energy(layer: Layer, blocks, hw, *, rows=1, out_int8: bool = KERNEL_OUT_INT8):

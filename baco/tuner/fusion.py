@@ -49,8 +49,8 @@ sigma prefers it). A chain on the loop unit (the ext-spad Gemmini's) is the exce
 compiled-program model its fused cycles and energy are its program's in place of its two layers'
 (FusionTerms.loop_programs, on each point's rounded Gemmini when inferred: the model fuse_result
 reports on the design's; its energy from the program's counts, less the bias rows where the
-layers have none, Layer.bias), which may be more than theirs, so it too is fused only where sigma prefers it;
-the search also weighs its two layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT, a tie-breaker that
+layers have none, Layer.bias), which may be more than theirs, so it too is fused only where sigma
+prefers it; the search also weighs its two layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT, a tie-breaker that
 keeps their mappings ones that run well with the fusion off (the design's unfused reference).
 Every forward pass of the descent is thus a valid design whose fused EDP is exact under the model
 but for that tie-breaker (straight-through: the rounded value, the gradient of sigma).

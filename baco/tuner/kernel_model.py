@@ -111,10 +111,10 @@ def loop_ws_program(dims, blocks, hw_t, explicit: torch.Tensor, terms, *, b_padd
     """(Gemmini cycles [B], end-to-end cycles [B]) of the GEMM kernel's programs compiled to LOOP_WS:
     M x N x K (`dims`, numbers or [B]) in (BLOCK_M, BLOCK_N, BLOCK_K) [B] blocks on hw_t's pe-wide
     array (`b_padded`: B stored in whole DIM rows; `bias`, bool or [B]: Layer.bias), the walks of
-    loop_ws_walk. Each takes the slope of
-    the explicit double-buffered stream's cycles `explicit` [B] (end to end, of gemm_end_to_end over
-    them with `terms`; _straight_through) so the search's gradient still sees the factors and the
-    hardware; a relaxation's fractional blocks (no program) keep those."""
+    loop_ws_walk. Each takes the slope of the explicit double-buffered stream's cycles `explicit`
+    [B] (end to end, of gemm_end_to_end over them with `terms`; _straight_through) so the search's
+    gradient still sees the factors and the hardware; a relaxation's fractional blocks (no
+    program) keep those."""
     B = explicit.shape[0]
     walk = torch.full((2, B), math.nan, dtype=torch.float64)
     biased = torch.as_tensor(bias).expand(B).tolist()
@@ -585,9 +585,9 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
         cfg = hw.to_gemmini_config()
         square = layer.R == layer.S and layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation
         if is_kernel_layer(layer):
-            cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8, bias=layer.bias)
-            cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8,
-                                                   bias=layer.bias)
+            library = dict(out_int8=KERNEL_OUT_INT8, bias=layer.bias)
+            cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, **library)
+            cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, **library)
         elif square:
             cost.cycles = library_conv_cycles(layer, cfg, out_int8=KERNEL_OUT_INT8)
             cost.energy_uj = library_conv_energy(layer, cfg, out_int8=KERNEL_OUT_INT8)
