@@ -5,9 +5,13 @@ what the model priced."""
 import dataclasses
 
 import pytest
+import torch
+from torch import nn
 
 from baco.design import check_design, layer_of
 from baco.gemmini.schedule import GemmSchedule
+from baco.model.compile import compile_model
+from baco.model.workload import workload_of
 from baco.problem.layer import Layer, layer_from_key
 from baco.tuner.arch import Hardware
 from baco.tuner.default_mapping import default_mapping
@@ -15,7 +19,7 @@ from baco.tuner.emit import result_dict
 from baco.tuner.explore import coexplore
 from baco.tuner.kernel_model import evaluate
 from baco.tuner.mapping import schedule_mapping
-from baco.tuner.workloads import gemm
+from baco.tuner.workloads import gemm, layers_from_torch
 
 HW = Hardware(16, 256, 64)
 
@@ -64,3 +68,28 @@ def test_searched_design_keeps_and_runs_the_bias():
     assert check.bit_exact
     assert check.end_to_end.cycles == pytest.approx(check.predicted.cycles, rel=0.10)
     assert check.simulated.energy_uj == pytest.approx(check.predicted.energy_uj, rel=0.02)
+
+
+class LinearsAndMatmuls(nn.Module):
+    """x @ W of a parameter (a linear layer to the compiler), two activation matmuls, a Linear, a conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 16, 3, padding=1)
+        self.w = nn.Parameter(torch.randn(16, 24))
+        self.fc = nn.Linear(24, 8)
+
+    def forward(self, x):
+        h = torch.matmul(self.conv(x).flatten(2).transpose(1, 2), self.w)
+        return self.fc(torch.matmul(torch.matmul(h, h.transpose(-2, -1)), h))
+
+
+def test_the_torch_importer_gives_a_bias_where_the_compiled_model_has_one():
+    """`baco tune --torch`'s layers (workloads.layers_from_torch) and the compiled model's
+    (baco.model.workload.workload_of, the keys a design's schedules are matched by) agree: the conv,
+    the linear and the matmul by a parameter have a bias, attention-like activation matmuls none."""
+    model, x = LinearsAndMatmuls().eval(), torch.randn(1, 3, 5, 5)
+    imported = {layer.key: layer.bias for layer in layers_from_torch(model, x)}
+    workload = workload_of(compile_model(model, x, calibrate=1).lowered)
+    compiled = {layer.key: layer.bias for layer in workload.layers + workload.untuned.gemms}
+    assert imported == compiled and sorted(imported.values()) == [False, False, True, True, True]

@@ -174,8 +174,8 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
     keeps whole (MultiheadAttention, TransformerEncoderLayer, TransformerEncoder); identical
     layers are merged with a count. The convolutions, linear layers and attention's projections
     have a bias (Layer.bias) as the compiled model gives them one (baco.model.lower: every conv,
-    depthwise and linear op its int32 bias, zeros where the module has none); attention's batched
-    matmuls have none."""
+    depthwise and linear op its int32 bias, zeros where the module has none; a matmul by a
+    parameter is a linear layer too); attention's batched matmuls have none."""
     import operator
 
     import torch
@@ -224,7 +224,9 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
         elif node.op == "call_function" and node.target in (torch.matmul, torch.bmm, torch.mm, operator.matmul):
             a, b = (shape_of(arg) for arg in node.args[:2])
             batch = math.prod(a[:-2]) if len(a) > 2 else 1
-            add(Layer(P=a[-2] if len(a) > 1 else 1, C=a[-1], K=b[-1], N=batch, name=name))
+            # x @ W of a parameter W: the compiled model's linear layer, with a (zero) bias
+            add(Layer(P=a[-2] if len(a) > 1 else 1, C=a[-1], K=b[-1], N=batch, name=name,
+                      bias=node.args[1].op == "get_attr"))
         elif node.op == "call_function" and node.target is torch.nn.functional.scaled_dot_product_attention:
             q, k = (shape_of(arg) for arg in node.args[:2])
             batch = math.prod(q[:-2])
