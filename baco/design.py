@@ -99,46 +99,55 @@ def gemm_b_rows(K: int, cfg: GemminiConfig) -> int:
     return padded_rows(K, cfg.dim) if KERNEL_B_PADDED else K
 
 
-def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim", loop_ws=True):
+def random_bias(rng, channels: int, bias: bool):
+    """A random int32 bias of `channels` values where a layer has one (Layer.bias), else None."""
+    return rng.integers(-1000, 1000, channels).astype(np.int32) if bias else None
+
+
+def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim", loop_ws=True, bias=False):
     """(compiled kernel, grid, args, reference output) of the GEMM kernel on random data (`loop_ws`:
-    LOOP_WS where the blocks fit, as a user's compile; False: the explicit stream), B stored as the
-    tuner's kernel layers store it (gemm_b_rows)."""
+    LOOP_WS where the blocks fit, as a user's compile; False: the explicit stream; `bias`: with a
+    random int32 bias row, the last argument), B stored as the tuner's kernel layers store it
+    (gemm_b_rows)."""
     from baco.kernels.matmul import matmul_kernel, reference
     rng = np.random.default_rng(seed)
     a = rng.integers(-128, 128, (M, K), dtype=np.int8)
     b = rng.integers(-128, 128, (gemm_b_rows(K, cfg), N), dtype=np.int8)
+    d = random_bias(rng, N, bias)
     c = np.zeros((M, N), dtype=np.int8 if out_int8 else np.int32)
     scale = output_scale(K) if out_int8 else 1.0
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, scale]
     ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target,
-                               loop_ws=loop_ws)
+                               loop_ws=loop_ws, **({"bias_ptr": d} if bias else {}))
+    args += [d] if bias else []         # the bias, the last runtime argument (KernelLaunch's order)
     grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))
-    ref = reference(a, b, out="int8" if out_int8 else "int32", scale=scale, schedule=schedule)
+    ref = reference(a, b, bias=d, out="int8" if out_int8 else "int32", scale=scale, schedule=schedule)
     return ck, grid, args, ref
 
 
 def run_gemm(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim",
              seed: int = 0, out_int8: bool = KERNEL_OUT_INT8,
              functional_macs: float = FUNCTIONAL_MACS, timed: bool = True,
-             loop_ws: bool = True) -> tuple[bool, dict, tuple[int, int, int]]:
+             loop_ws: bool = True, bias: bool = False) -> tuple[bool, dict, tuple[int, int, int]]:
     """Compile the GEMM kernel for cfg with schedule, run it on random data against Gemmini's
     arithmetic and time it on the cycle model: (bit_exact, cycle-model report, checked shape).
     Up to functional_macs the timed run is the checked run; above, the full-size kernel is timed
     on its command stream and the check runs on (M, N, K) cut to two blocks each. On `iss` the
     check runs the RISC-V ELF on the ISS. timed=False skips the full-size timing run (the report
     then covers the checked run only). loop_ws=False compiles the explicit stream instead of LOOP_WS
-    (what the explicit-stream models are fitted and checked on)."""
+    (what the explicit-stream models are fitted and checked on); `bias`: C starts from a bias row
+    (a layer's Layer.bias)."""
     tm = TimingModel(cfg)
     full = M * N * K <= functional_macs
     shape = (M, N, K) if full else \
         (min(M, 2 * schedule.block_m), min(N, 2 * schedule.block_n), min(K, 2 * schedule.block_k))
     if timed and not full:              # the full-size kernel, timed on its command stream
-        ck, grid, args, _ = _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, loop_ws=loop_ws)
+        ck, grid, args, _ = _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, loop_ws=loop_ws, bias=bias)
         ck.run(grid, args, observers=[tm.observe], model=CommandStream())
-    ck, grid, args, ref = _gemm_launch(*shape, cfg, schedule, out_int8, seed, target, loop_ws)
+    ck, grid, args, ref = _gemm_launch(*shape, cfg, schedule, out_int8, seed, target, loop_ws, bias)
     ck.run(grid, args, observers=[tm.observe] if target == "sim" and (full or not timed) else [])
     if timed and full and target != "sim":   # checked on the ISS: time the same launch on sim
-        sim, grid, sim_args, _ = _gemm_launch(*shape, cfg, schedule, out_int8, seed, loop_ws=loop_ws)
+        sim, grid, sim_args, _ = _gemm_launch(*shape, cfg, schedule, out_int8, seed, loop_ws=loop_ws, bias=bias)
         sim.run(grid, sim_args, observers=[tm.observe])
     tm.fence()
     return bool(np.array_equal(args[2], ref)), tm.report(), shape
@@ -151,10 +160,10 @@ def conv_shape(layer: Layer) -> tuple[int, int, int, int, int]:
 
 def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, reference: bool = True):
     """(launch, reference output or None) of conv2d (depthwise_conv2d for a depthwise layer: x of its K
-    channels, w (R,S,K)) for `layer` cut to shape (N, P, Q, C, K) on random data: the unpadded input
-    the Timeloop problem reads (input_rows x input_cols per image), compiled with the options a
-    user's launch compiles with (LOOP_WS or LOOP_CONV_WS where the blocks fit, which
-    kernel_model.conv_program costs)."""
+    channels, w (R,S,K)) for `layer` cut to shape (N, P, Q, C, K) on random data (with a random int32
+    bias where the layer has one): the unpadded input the Timeloop problem reads (input_rows x
+    input_cols per image), compiled with the options a user's launch compiles with (LOOP_WS or
+    LOOP_CONV_WS where the blocks fit, which kernel_model.conv_program costs)."""
     from baco.kernels.conv import conv2d_launch, reference_conv2d
     from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
     N, P, Q, C, K = shape
@@ -163,12 +172,14 @@ def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, reference: bool = 
     channels_in = K if layer.depthwise else C
     x = rng.integers(-128, 128, (N, cut.input_rows, cut.input_cols, channels_in), dtype=np.int8)
     w = rng.integers(-128, 128, (layer.R, layer.S, K) if layer.depthwise else (layer.R, layer.S, C, K), dtype=np.int8)
+    bias = random_bias(rng, K, layer.bias)
     kw = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation),
               scale=output_scale(layer.R * layer.S * layer.C), out="int8" if KERNEL_OUT_INT8 else "int32")
     if layer.depthwise:
-        return depthwise_launch(x, w, config=cfg, blocks=schedule, **kw), \
-            reference_depthwise_conv2d(x, w, **kw) if reference else None
-    return conv2d_launch(x, w, config=cfg, blocks=schedule, **kw), reference_conv2d(x, w, **kw) if reference else None
+        return depthwise_launch(x, w, bias, config=cfg, blocks=schedule, **kw), \
+            reference_depthwise_conv2d(x, w, bias, **kw) if reference else None
+    return conv2d_launch(x, w, bias, config=cfg, blocks=schedule, **kw), \
+        reference_conv2d(x, w, bias, **kw) if reference else None
 
 
 def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim", seed: int = 0,
@@ -184,7 +195,7 @@ def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target
         (1, min(P, 2), min(Q, 2 * schedule.block_m), min(C, 2 * schedule.block_k), min(K, 2 * schedule.block_n))
     launch, ref = _conv_launch(layer, shape, cfg, schedule, seed)
     ck = launch.kernel.compile(*launch.args, target=target, **launch.options)
-    ck.run(launch.grid, launch.args, observers=[tm.observe] if target == "sim" and full else [])
+    ck.run(launch.grid, launch._runtime_args(), observers=[tm.observe] if target == "sim" and full else [])
     if full and target == "sim":
         tm.fence()
         report = tm.report()
@@ -193,32 +204,33 @@ def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target
     return bool(np.array_equal(launch.y, ref)), report, shape
 
 
-def _iss_end_to_end(kernel, grid, args, options, cfg) -> Measured:
+def _iss_end_to_end(kernel, grid, args, options, cfg, bias=None) -> Measured:
     """A launch as a RISC-V program on the ISS with the cycle model attached: the cycles rdcycle
-    reads around its grid loop and fence (the CPU issuing every command), and Gemmini's energy."""
+    reads around its grid loop and fence (the CPU issuing every command), and Gemmini's energy
+    (`bias`: the launch's bias array, options' bias_ptr, its last runtime argument)."""
     tm = TimingModel(cfg)
-    run = kernel.compile(*args, target="iss", **options).run(grid, args, timing=tm)
+    run = kernel.compile(*args, target="iss", **options).run(grid, args + ([] if bias is None else [bias]), timing=tm)
     return Measured(run["kernel_cycles"], tm.report()["energy_uj"])
 
 
 def gemm_end_to_end(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSchedule, *,
-                    out_int8: bool = KERNEL_OUT_INT8) -> Measured:
-    """The GEMM kernel under `schedule`, compiled with the default options (as a user's launch),
-    end to end on the ISS (zero data: the command stream does not depend on it)."""
+                    out_int8: bool = KERNEL_OUT_INT8, bias: bool = False) -> Measured:
+    """The GEMM kernel under `schedule` (`bias`: with a bias row), compiled with the default options
+    (as a user's launch), end to end on the ISS (zero data: the command stream does not depend on it)."""
     from baco.kernels.matmul import matmul_kernel
     a, b = np.zeros((M, K), np.int8), np.zeros((gemm_b_rows(K, cfg), N), np.int8)
-    c = np.zeros((M, N), np.int8 if out_int8 else np.int32)
+    c, d = np.zeros((M, N), np.int8 if out_int8 else np.int32), np.zeros(N, np.int32)
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, output_scale(K) if out_int8 else 1.0]
     grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))
-    return _iss_end_to_end(matmul_kernel, grid, args,
-                           dict(RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule), cfg)
+    options = dict(RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, **({"bias_ptr": d} if bias else {}))
+    return _iss_end_to_end(matmul_kernel, grid, args, options, cfg, d if bias else None)
 
 
 def conv_end_to_end(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule) -> Measured:
     """The whole layer's launch with a user's options (LOOP_CONV_WS where it fits), end to end on
     the ISS."""
     launch, _ = _conv_launch(layer, conv_shape(layer), cfg, schedule, 0, reference=False)
-    return _iss_end_to_end(launch.kernel, launch.grid, launch.args, launch.options, cfg)
+    return _iss_end_to_end(launch.kernel, launch.grid, launch.args, launch.options, cfg, launch.bias)
 
 
 def library_end_to_end(stream, cfg: GemminiConfig) -> Measured:
@@ -231,7 +243,8 @@ def library_end_to_end(stream, cfg: GemminiConfig) -> Measured:
 def default_conv_stream(layer: Layer, cfg: GemminiConfig):
     """The C library's tiled_conv_auto (tiled_conv_dw_auto for a depthwise layer) for `layer` on cfg
     (square filters, strides and dilations only: tiled_conv takes one of each; undilated depthwise
-    ones), as baco.sim.clib's stream; ValueError when it cannot run the layer."""
+    ones; with its bias where the layer has one), as baco.sim.clib's stream; ValueError when it
+    cannot run the layer."""
     if layer.R != layer.S or layer.depthwise and layer.Hdilation > 1 or layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
         raise ValueError(f"the C library's tiled_conv takes square filters, strides and dilations "
                          f"(R,S={layer.R},{layer.S}, strides {layer.Hstride},{layer.Wstride}, "
@@ -239,13 +252,13 @@ def default_conv_stream(layer: Layer, cfg: GemminiConfig):
     rows, cols = layer.input_rows, layer.input_cols
     if layer.depthwise:
         return depthwise_stream(layer.N, rows, cols, layer.K, layer.R, cfg, stride=layer.Hstride,
-                                scale=output_scale(layer.R * layer.S))
+                                scale=output_scale(layer.R * layer.S), bias=layer.bias)
     if layer.R == 1 and layer.Hstride == 2:
         # a strided 1x1 layer (ResNet's downsampling shortcut) reads a 2P x 2Q input in its network,
         # which tiled_conv_auto moves in every other row and column (its downsample path)
         rows, cols = 2 * layer.P, 2 * layer.Q
     return conv_stream(layer.N, rows, cols, layer.C, layer.K, layer.R, cfg, stride=layer.Hstride,
-                       dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C))
+                       dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C), bias=layer.bias)
 
 
 def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:
@@ -287,21 +300,23 @@ def check_design(design: dict, *, target: str = "sim", end_to_end: bool = True,
                            timeloop_cycles=entry.get("timeloop_cycles"))
         if is_kernel_layer(layer):
             M, N, K = layer.P, layer.K, layer.C
-            lib = time_matmul(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K))
+            library_bias = "repeating" if layer.bias else None        # tiled_matmul's bias row
+            lib = time_matmul(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K), bias=library_bias)
             check.default_simulated = Measured(lib["cycles"], lib["energy_uj"])
             if end_to_end:
                 check.default_end_to_end = library_end_to_end(
-                    matmul_stream(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K)), default_cfg)
+                    matmul_stream(M, N, K, default_cfg, out_int8=KERNEL_OUT_INT8, scale=output_scale(K),
+                                  bias=library_bias), default_cfg)
             if library:
                 check.simulated, check.end_to_end = check.default_simulated, check.default_end_to_end
             else:       # (result.json files older than schedules: from the mapping)
                 check.schedule = GemmSchedule.from_dict(entry["schedule"]) if "schedule" in entry \
                     else gemm_schedule(parse_mapping(entry["mapping"]), layer)
-                ok, rep, check.checked_shape = run_gemm(M, N, K, cfg, check.schedule, target=target)
+                ok, rep, check.checked_shape = run_gemm(M, N, K, cfg, check.schedule, target=target, bias=layer.bias)
                 check.bit_exact = ok
                 check.simulated = Measured(rep["cycles"], rep["energy_uj"])
                 if end_to_end:
-                    check.end_to_end = gemm_end_to_end(M, N, K, cfg, check.schedule)
+                    check.end_to_end = gemm_end_to_end(M, N, K, cfg, check.schedule, bias=layer.bias)
         else:
             try:        # the default first: a layer the C library cannot run is not compared at all
                 lib = time_default_conv(layer, default_cfg)

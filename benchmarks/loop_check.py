@@ -35,9 +35,12 @@ schedules on random Gemminis, and --large-convs random ResNet-like ones on 64x64
 arrays (blocks up to 3136 pixels, 256 KB-1 MB scratchpads): kernel_model.conv_schedule_cycles
 against the simulated cycles.
 
+--bias: every layer with an int32 bias (Layer.bias), as a whole model's convolutions and linear
+layers run: the search prices it and the layers run with one (DOSA's workloads have none).
+
     python benchmarks/loop_check.py [--smoke] [--budget S] [--ops N] [--seed N] [--no-bert]
                                     [--no-gemm] [--conv-networks resnet50,unet,retinanet] [--random-convs N]
-                                    [--large-convs N]
+                                    [--large-convs N] [--bias]
 """
 from __future__ import annotations
 
@@ -175,11 +178,11 @@ def _random_conv(rng, large: bool):
     return None if schedule_problems(s, cfg, KERNEL_OUT_INT8) else (layer, cfg, s)
 
 
-def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = False):
-    """(predicted, simulated, text) of `count` random convolutions (_random_conv) compiled with a
-    random schedule (one or several output rows per program) that fits a random Gemmini: the
-    search's conv model (kernel_model.conv_schedule_cycles) against the cycle model's timing of
-    the kernel's command stream."""
+def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = False, bias: bool = False):
+    """(predicted, simulated, text) of `count` random convolutions (_random_conv; `bias`: each with a
+    bias) compiled with a random schedule (one or several output rows per program) that fits a
+    random Gemmini: the search's conv model (kernel_model.conv_schedule_cycles) against the cycle
+    model's timing of the kernel's command stream."""
     from baco.kernels.conv import conv2d_launch
     from baco.tuner.kernel_model import conv_schedule_cycles
     out = []
@@ -188,13 +191,15 @@ def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = Fal
         if drawn is None:
             continue
         layer, cfg, s = drawn
+        layer = replace(layer, bias=bias)
         dim, R, stride = cfg.dim, layer.R, layer.Hstride
         pred = conv_schedule_cycles(layer, s, (dim, cfg.sp_kb, cfg.acc_kb), end_to_end=False)
         if pred > max_cycles:
             continue
         x = np.zeros((1, layer.input_rows, layer.input_cols, layer.C), np.int8)
         w = np.zeros((R, R, layer.C, layer.K), np.int8)
-        sim = conv2d_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256).cycles()["cycles"]
+        b = np.zeros(layer.K, np.int32) if bias else None
+        sim = conv2d_launch(x, w, b, stride=stride, config=cfg, blocks=s, scale=1 / 256).cycles()["cycles"]
         text = (f"DIM {dim:3d} {R}x{R}/{stride} {layer.P}x{layer.Q} {layer.C}>{layer.K} "
                 f"blocks {s.block_m},{s.block_n},{s.block_k}{'+db' if s.double_buffer else ''}"
                 f"{f' rows {s.rows}' if s.rows > 1 else ''}")
@@ -217,6 +222,7 @@ def check_groups(groups, a) -> tuple[list, list, list, bool]:
     print(f"{'network/op':22s} {'layer':10s} {'pred cycles':>12s} {'end to end':>12s} {'e2e/pred':>8s} "
           f"{'Gemmini sim':>12s} {'design':>18s} bits {'default pred':>12s} {'default e2e':>12s} {'e2e/pred':>8s}")
     for name, layers in groups:
+        layers = [replace(layer, bias=a.bias) for layer in layers]
         design, checks, tune_s, check_s = tune_and_check(layers, budget=budget, seed=a.seed, smoke=a.smoke)
         hw = design["hardware"]
         hw_text = f"{hw['pe_dim']}x{hw['pe_dim']} {hw['sp_kb']:g}/{hw['acc_kb']:g}"
@@ -299,7 +305,7 @@ def conv_section(a, rng) -> bool:
             continue
         print(f"\n{count} {what}, random schedule and Gemmini: predicted "
               "(kernel_model.conv_schedule_cycles) vs simulated")
-        samples = random_conv_rows(count, rng, max_cycles=1e5 if a.smoke else 2e6, large=large)
+        samples = random_conv_rows(count, rng, max_cycles=1e5 if a.smoke else 2e6, large=large, bias=a.bias)
         for pred, sim, text in samples:
             print(f"  {text:50s} {pred:10.4g} {sim:10.4g} {sim / pred:6.2f}")
         print(f"{len(samples)} {what}: {accuracy(*zip(*[(p, s) for p, s, _ in samples]))}")
@@ -323,6 +329,7 @@ def main(argv=None) -> int:
     p.add_argument("--large-convs", type=int, default=None,
                    help="random large convolutions on DIM 64/128 (default 30; smoke 1)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bias", action="store_true", help="every layer with an int32 bias, as a whole model runs it")
     a = p.parse_args(argv)
     if a.random_convs is None:
         a.random_convs = 2 if a.smoke else 40

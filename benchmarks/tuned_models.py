@@ -29,8 +29,7 @@ library's program for the layers: baselines.gemmini_default, the untuned steps a
 Goal (issue H): measured gain within 25% of predicted. Also printed: the gain predicted over the
 layers alone (the tuner's table before it held the whole program), per kind of step the predicted
 and measured cycles of both builds, and per layer (--per-step) both predictions beside the measured
-cycles, and a 1x1 convolution's LOOP_WS programs priced with their bias (+bias: the int32 D tiles
-every whole model's 1x1 conv loads, which the search's model leaves out; tuned build).
+cycles (every layer priced with the int32 bias the compiled model gives it, Layer.bias).
 
     python benchmarks/tuned_models.py [--models mobilenet_v2,resnet50,bert_layer] [--resolution 64] [--sequence 128]
                                       [--budget 60] [--per-step]
@@ -62,7 +61,7 @@ from baco.tuner.arch import DEFAULT_HARDWARE  # noqa: E402
 from baco.tuner.baselines import gemmini_default  # noqa: E402
 from baco.tuner.emit import result_dict  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
-from baco.tuner.kernel_model import conv_schedule_cycles, gemm_schedule_cycles, runs_pointwise_loop_ws  # noqa: E402
+from baco.tuner.kernel_model import conv_schedule_cycles, gemm_schedule_cycles  # noqa: E402
 from baco.tuner.mapping import KERNEL_B_PADDED, is_kernel_layer  # noqa: E402
 from baco.tuner.whole_model import default_schedule_cost  # noqa: E402
 
@@ -95,17 +94,7 @@ def gemmini_alone(layer, schedule, hw) -> float:
     if not is_kernel_layer(layer):
         return conv_schedule_cycles(layer, schedule, hw, end_to_end=False)
     return gemm_schedule_cycles(layer.P, layer.K, layer.C, schedule, GemminiConfig.from_capacity(int(hw[0]), *hw[1:]),
-                                end_to_end=False, b_padded=KERNEL_B_PADDED)
-
-
-def with_bias(layer, schedule, hw) -> float | None:
-    """Cycles end to end of a 1x1 convolution's LOOP_WS programs with the bias every whole model's
-    convolution carries (kernel_model.conv_schedule_cycles(bias=True), which the search does not yet
-    ask for), None for a program it does not price so."""
-    if is_kernel_layer(layer) or \
-            not runs_pointwise_loop_ws(layer, schedule, GemminiConfig.from_capacity(int(hw[0]), *hw[1:])):
-        return None
-    return conv_schedule_cycles(layer, schedule, hw, bias=True)
+                                end_to_end=False, b_padded=KERNEL_B_PADDED, bias=layer.bias)
 
 
 STEP_KINDS = ("layer", "matmul", "add", "cpu")   # how the per-kind lines group a program's steps
@@ -170,7 +159,7 @@ def measure(name: str, model, shape, budget: float, calibrate: int, seed: int, s
          "pred_kinds": {"tuned": predicted_kinds(tc, untuned, result.hw),
                         "default": predicted_kinds(dc, untuned, DEFAULT_HARDWARE)},
          "pred_alone": {"tuned": tg * te, "default": dg * de},
-         "per_layer": [(layer, cost.cycles, d[0], alone, d[2], with_bias(layer, cost.schedule, hw3))
+         "per_layer": [(layer, cost.cycles, d[0], alone, d[2])
                        for layer, cost, d, alone in zip(layers, result.per_layer, default, tuned_alone)]}
     for kind, d in (("default", None), ("tuned", design)):
         compiled = default_build if d is None else baco.compile_model(model, x, design=d, calibrate=calibrate)
@@ -206,12 +195,11 @@ def print_row(r: dict, per_step: bool = False) -> None:
             f"{k} {m['by_kind'][k]:,} / {r['pred_kinds'][kind][k]:,.0f}" for k in STEP_KINDS))
     if per_step:
         print(f"  {'layer':34s} {'count':>5s} {'default pred':>12s} {'(alone)':>10s} {'sim':>10s} {'tuned pred':>11s} "
-              f"{'(alone)':>10s} {'sim':>10s} {'(+bias)':>10s}")
-        for layer, tuned_pred, default_pred, tuned_alone, default_alone, biased in r["per_layer"]:
+              f"{'(alone)':>10s} {'sim':>10s}")
+        for layer, tuned_pred, default_pred, tuned_alone, default_alone in r["per_layer"]:
             ds, ts = (sum(m["by_key"].get(layer.key, [])) / layer.count for m in (d, t))
             print(f"  {layer.name[:34]:34s} {layer.count:5d} {default_pred:12,.0f} {default_alone:10,.0f} {ds:10,.0f} "
-                  f"{tuned_pred:11,.0f} {tuned_alone:10,.0f} {ts:10,.0f} "
-                  f"{'-' if biased is None else format(biased, ',.0f'):>10s}")
+                  f"{tuned_pred:11,.0f} {tuned_alone:10,.0f} {ts:10,.0f}")
     alone = r["pred_alone"]["default"] / r["pred_alone"]["tuned"]
     layers_only = r["pred_layers"]["default"] / r["pred_layers"]["tuned"]
     print(f"  EDP gain measured {gain:.2f}x end to end, {layer_gain:.2f}x over the layer steps; predicted "

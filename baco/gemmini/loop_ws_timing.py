@@ -658,9 +658,11 @@ def _arbiter_order(cfg: GemminiConfig, I: int, J: int, K: int, pad_i: int, pad_j
     return tuple(order + b_cmds[b:])
 
 
-def library_matmul_loops(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = True) -> list:
-    """The LOOP_WSs of the C library's tiled_matmul_auto without a bias (baco.sim.clib.matmul_stream):
-    one a tile of heuristics.tiled_matmul_tiles, in tiled_matmul_outer's order (i, j, k), C stored
-    by the last k tile, A (B) moved in unless the library keeps it in the scratchpad across tiles."""
+def library_matmul_loops(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = True,
+                         bias: bool = False) -> list:
+    """The LOOP_WSs of the C library's tiled_matmul_auto (baco.sim.clib.matmul_stream; `bias`: its
+    repeating bias, moved in by each output tile's first k tile): one a tile of
+    heuristics.tiled_matmul_tiles, in tiled_matmul_outer's order (i, j, k), C stored by the last k
+    tile, A (B) moved in unless the library keeps it in the scratchpad across tiles."""
     return [LoopWs(t.I, t.J, t.K, t.pad_i, t.pad_j, t.pad_k, load_a=t.load_a, load_b=t.load_b, store=t.last_k,
-                   full_c=not out_int8) for t in tiled_matmul_tiles(M, N, K, cfg)]
+                   full_c=not out_int8, bias=bias and t.first_k) for t in tiled_matmul_tiles(M, N, K, cfg)]

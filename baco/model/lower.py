@@ -118,7 +118,7 @@ class Lowered:
 
 def conv_layer(op: Op, x_shape) -> Layer:
     """The tuner's layer of a conv or depthwise op (baco.tuner.workloads.layers_from_torch writes the
-    same: a depthwise layer has C = 1 and K = its channels)."""
+    same: a depthwise layer has C = 1 and K = its channels; every one has its int32 bias, op.q's)."""
     q = op.q
     N, H, W, C = x_shape
     R, S = q["weight"].shape[:2]
@@ -126,7 +126,7 @@ def conv_layer(op: Op, x_shape) -> Layer:
     P, Q = output_size(H, R, sh, ph, dh), output_size(W, S, sw, pw, dw)
     depthwise = op.kind == "depthwise"
     return Layer(R=R, S=S, P=P, Q=Q, C=1 if depthwise else C, K=C if depthwise else q["weight"].shape[3], N=N,
-                 Hstride=sh, Wstride=sw, Hdilation=dh, Wdilation=dw, depthwise=depthwise)
+                 Hstride=sh, Wstride=sw, Hdilation=dh, Wdilation=dw, depthwise=depthwise, bias=True)
 
 
 def design_schedules(design) -> tuple[GemminiConfig, dict]:
@@ -338,7 +338,7 @@ class _Lowering:
         (w1, b1), (w2, b2) = self.weights(producer), self.weights(consumer)
         w1, w2 = w1.reshape(-1, w1.shape[-1]), w2.reshape(-1, w2.shape[-1])
         if producer.kind == "linear":
-            layer = gemm(rows.shape[0], w1.shape[0], w1.shape[1])
+            layer = gemm(rows.shape[0], w1.shape[0], w1.shape[1], bias=True)
         else:
             layer = conv_layer(producer, x.shape)
         schedule = self.tuned.get(layer.key)
@@ -380,7 +380,7 @@ class _Lowering:
         w = w.reshape(-1, w.shape[-1])
         slot = add.inputs.index(producer.output)
         residual = self.value(add.inputs[1 - slot])
-        layer = gemm(rows.shape[0], w.shape[0], w.shape[1]) if producer.kind == "linear" else \
+        layer = gemm(rows.shape[0], w.shape[0], w.shape[1], bias=True) if producer.kind == "linear" else \
             conv_layer(producer, x.shape)
         schedule = self.tuned.get(layer.key)
         q, aq = producer.q, add.q
@@ -401,7 +401,7 @@ class _Lowering:
         x = self.value(op.inputs[0])
         w, b = self.weights(op, padded_k=True)
         a = x.reshape(-1, x.shape[-1])
-        layer = gemm(a.shape[0], a.shape[1], w.shape[1])
+        layer = gemm(a.shape[0], a.shape[1], w.shape[1], bias=True)
         schedule, source = self.schedule_for(op, layer)
         launch = matmul_launch(a, w, bias=b, out="int8", scale=op.q["scale"], relu=op.q["relu"], schedule=schedule,
                                config=self.config)

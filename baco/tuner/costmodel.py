@@ -131,6 +131,13 @@ def _depthwise(layer) -> torch.Tensor:
     return torch.as_tensor(getattr(layer, "depthwise", False))
 
 
+def _bias(layer) -> torch.Tensor:
+    """Whether a layer has a bias (Layer.bias), per row [B] of an explore.LayerStack."""
+    if hasattr(layer, "layers"):        # an explore.LayerStack: `rows` rows a layer
+        return torch.tensor([l.bias for l in layer.layers]).repeat_interleave(layer.rows)
+    return torch.as_tensor(getattr(layer, "bias", False))
+
+
 def _size(t, tensor, layer: Layer):
     g = lambda d: t[:, DIM_INDEX[d]]  # noqa: E731
     if tensor == "W":
@@ -420,7 +427,7 @@ def _depthwise_as_conv(layer, bk):
     fields = {f: torch.as_tensor(getattr(layer, f), dtype=torch.float64)
               for f in DIMS + ("Hstride", "Wstride", "Hdilation", "Wdilation")}
     fields["C"] = torch.where(dw, torch.as_tensor(bk, dtype=torch.float64), fields["C"])
-    return SimpleNamespace(**fields, depthwise=dw)
+    return SimpleNamespace(**fields, depthwise=dw, bias=_bias(layer))
 
 
 def conv_rows(layer: Layer, tile):
@@ -480,7 +487,7 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
     terms = kernel_program_terms(four(hw[0]), (four(bm), four(bn), k_block), rows_m=rows_m,
                                  programs=four(programs_m * _ceil(N / bn)), k_steps=four(k_steps),
                                  no_k_loop=four(torch.as_tensor(Kd) == 1), out_int8=out_int8,
-                                 double_buffer=double_buffer, dataflow=dataflow)
+                                 double_buffer=double_buffer, dataflow=dataflow, bias=four(_bias(layer)))
     out = {k: (v * share).view(4, B).sum(0) for k, v in terms.items() if k != "blocks"}
     return {**out, "blocks": (bm, bn, bk)}
 
@@ -521,7 +528,7 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
         terms = kernel_program_terms(pe, (rows_m, bn, c_block), rows_m=rows_m, programs=programs, k_steps=k_steps,
                                      a_slices=slices, zero_slices=zero_slices, stored=stored,
                                      no_k_loop=_no_k_loop(layer, pointwise), out_int8=out_int8,
-                                     double_buffer=double_buffer, step_waits=True)
+                                     double_buffer=double_buffer, step_waits=True, bias=_bias(layer))
         out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
             {k: out[k] + terms[k] * share for k in out}
     return {**out, "blocks": (rows_m, bn, bk)}
@@ -544,7 +551,7 @@ def _zero_slices(d, rows):
 
 def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_slices=1, zero_slices=0.0, stored=1.0,
                          out_int8: bool = KERNEL_OUT_INT8, double_buffer: bool = False,
-                         step_waits: bool = False, dataflow: str = "WS") -> dict:
+                         step_waits: bool = False, dataflow: str = "WS", bias=False) -> dict:
     """Analytical cycles [B] of a block program of `programs` programs (one after another), each one
     BLOCK_M x BLOCK_N output block (rows_m rows on average: ragged edges) accumulated over k_steps
     steps of BLOCK_K (no_k_loop [B]: a GEMM with K = 1; A moved in a_slices slices of its rows, one
@@ -573,12 +580,16 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     computes), single-buffered after them (they overwrite rows this program reads). The first
     program waits for its first loads (double-buffered: A's first strip and B, a prologue, and its
     computes cannot outrun the rest), the last one's stores are exposed (a tail), and stores longer
-    than a program's steps set the pace from the first tile's result on."""
+    than a program's steps set the pace from the first tile's result on.
+    bias (bool or [B]: Layer.bias): a program's block starts as the bias row repeated, int32 mvins
+    into the accumulator from DRAM in the zero fill's chunks (the kernels' row-stride-0 block load);
+    a program without a K loop, or OS, loads it instead of its zero fill, a WS one ahead of its
+    first step's loads, on the one DMA (added to the program)."""
     # the program's terms, filled in step by step
     p = SimpleNamespace(k=DEFAULT_CONSTANTS, cfg=GemminiConfig(), blocks=tuple(blocks),
                         pe=torch.as_tensor(pe, dtype=torch.float64), lat=DEFAULT_CONSTANTS.dram_latency,
                         rows_m=rows_m, programs=programs, k_steps=k_steps, double_buffer=double_buffer,
-                        step_waits=step_waits, dataflow=dataflow)
+                        step_waits=step_waits, dataflow=dataflow, bias=torch.as_tensor(bias))
     _step_loads(p, a_slices, zero_slices)
     _step_compute(p)
     _program_stores(p, out_int8, stored)
@@ -588,12 +599,14 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         step, per_program, hidden = _with_k_loop(p)
     else:                       # a stack of layers with and without a K loop
         step, per_program, hidden = (torch.where(no_k_loop, a, b) for a, b in zip(_without_k_loop(p), _with_k_loop(p)))
+    if dataflow == "WS":        # the bias ahead of the first step's loads (_without_k_loop's replaces its fill)
+        per_program = per_program + torch.where(no_k_loop, 0.0, p.bias_load)
     # `hidden`: what ran under the next program; the last program's stores have none to run under
     cycles = programs * per_program + hidden
     # the RoCC commands the CPU issues (baco.tuner.kernel_model.cpu_instructions prices them): per
     # program its zero fill (OS, or no K loop), per step its mvins and preload/compute pairs, its stores
     mb, nb, kb, zero_chunks = p.mb, p.nb, p.kb, p.zero_chunks
-    zero_commands = torch.where(no_k_loop, mb * zero_chunks, mb * zero_chunks if dataflow == "OS" else 0.0)
+    zero_commands = torch.where(no_k_loop | p.bias, mb * zero_chunks, mb * zero_chunks if dataflow == "OS" else 0.0)
     commands = programs * (k_steps * (p.load_commands + 2 * kb * nb * mb) + mb * nb + zero_commands)
     return {"cycles": cycles, "blocks": p.blocks, "programs": programs, "k_steps": k_steps, "load": p.load,
             "compute": p.compute, "store": p.store, "step": step, "commands": commands}
@@ -667,11 +680,13 @@ def _program_stores(p, out_int8, stored):
     p.under_stores = cfg.rs_st * store / (mb * nb)
     p.zero_chunks = _ceil(bn / (torch.clamp(torch.floor(cfg.max_bytes / (pe * cfg.acc_bytes)), min=1.0) * pe))
     p.zero_fill = mb * p.zero_chunks * (k.dma_cmd_overhead + pe)    # mvins from address 0, a cycle a row
+    p.bias_load = torch.where(p.bias, _dma(p, p.strip, bn / p.zero_chunks * cfg.acc_bytes, mb * p.zero_chunks), 0.0)
 
 
 def _without_k_loop(p):
-    """(step, per program, hidden) of a program without a K loop: zero fill, loads, computes, stores in turn."""
-    zero = p.zero_fill
+    """(step, per program, hidden) of a program without a K loop: zero fill (or bias), loads, computes,
+    stores in turn."""
+    zero = torch.where(p.bias, p.bias_load, p.zero_fill)
     step = zero + p.load + p.lat + p.compute
     # the next program's zero fills run under these stores; its loads, behind them in the load
     # queue, wait for the stores to have read the rows the fills clear
@@ -713,8 +728,8 @@ def _gemm_programs(p):
     # loads are dispatched once all but rs_st of them have been (store-bound programs serialise)
     queued = (k_steps - 1) * step + load + lat + store * (1 - torch.clamp(cfg.rs_st / (mb * nb), max=1.0))
     per_program = torch.maximum(per_program, queued)
-    if p.dataflow == "OS":        # an OS program zero-fills its block before its loads
-        per_program = per_program + p.zero_fill
+    if p.dataflow == "OS":        # an OS program zero-fills its block (or loads its bias) before its loads
+        per_program = per_program + torch.where(p.bias, p.bias_load, p.zero_fill)
     return step, per_program, prologue
 
 
@@ -912,7 +927,7 @@ def compiled_program_counts(layer: Layer, temporal, spatial, hw, *, out_int8: bo
     programs_m, programs_n = _ceil(M / bm), _ceil(N / bn)
     return _program_counts(pe, (M, N, Kd), (bm, bn, bk), programs_m=programs_m, programs_n=programs_n,
                            strips_m=_strips(M, bm, pe), strips_n=_strips(N, bn, pe), k_strips=_strips(Kd, bk, pe),
-                           no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8, dataflow=dataflow)
+                           no_k_loop=torch.as_tensor(Kd) == 1, out_int8=out_int8, dataflow=dataflow, bias=_bias(layer))
 
 
 def _strips(n, block, pe):
@@ -953,16 +968,19 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
     return _program_counts(pe, (M, N, Kd), blocks, programs_m=programs_m, programs_n=_ceil(N / bn), strips_m=strips_m,
                            strips_n=_strips(N, bn, pe), k_strips=d.R * d.S * _strips(d.C, bk, pe),
                            no_k_loop=_no_k_loop(layer, pointwise),
-                           out_int8=out_int8, dataflow="WS", m_run=m_run, a_zero_bytes=a_zero_rows * d.C * _ceil(N / bn))
+                           out_int8=out_int8, dataflow="WS", m_run=m_run,
+                           a_zero_bytes=a_zero_rows * d.C * _ceil(N / bn), bias=_bias(layer))
 
 
 def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strips_n, k_strips, no_k_loop,
-                    out_int8: bool, dataflow: str, m_run=None, a_zero_bytes=0.0) -> dict:
+                    out_int8: bool, dataflow: str, m_run=None, a_zero_bytes=0.0, bias=False) -> dict:
     """compiled_program_counts of a block program over an M x N output reducing over K (dims), with
     programs_m x programs_n programs, strips_m / strips_n DIM strips of output rows / columns,
     k_strips DIM-deep reduction strips per output;
     m_run output rows computed (default M; more when programs compute rows that are not stored),
-    a_zero_bytes of their A loaded as zeros (no DRAM bytes)."""
+    a_zero_bytes of their A loaded as zeros (no DRAM bytes); bias (bool or [B]): every program's block
+    starts from the bias (kernel_program_terms), the rows computed and columns that exist, int32 from
+    DRAM, in place of an OS or K = 1 program's zero fill."""
     (M, N, Kd), (bm, bn, bk) = dims, blocks
     m_run = M if m_run is None else m_run
     a_written, b_bytes = m_run * Kd * programs_n, Kd * N * programs_m
@@ -982,10 +1000,14 @@ def _program_counts(pe, dims, blocks, *, programs_m, programs_n, strips_m, strip
         # the fused first K step zero-fills only the strips its store reads (the stored columns'
         # row strips past the rows computed), not the column strips past the stored columns
         zero_fill = torch.where(no_k_loop, block_strips, (programs_m * _ceil(bm / pe) - strips_m) * strips_n) * pe * pe
+    bias = torch.as_tensor(bias)
+    biased = torch.where(bias, run, 0.0)
+    zero_fill = torch.where(bias & (torch.as_tensor(no_k_loop) | (dataflow == "OS")), 0.0, zero_fill)
     return {"macs": macs, "registers": weights,
             "scratchpad_reads": weights + a_reads, "scratchpad_writes": a_written + b_bytes,
-            "accumulator_reads": updates + outputs, "accumulator_writes": updates + zero_fill,
-            "dram_bytes_in": a_bytes + b_bytes, "dram_bytes_out": outputs * out_bytes}
+            "accumulator_reads": updates + outputs, "accumulator_writes": updates + zero_fill + biased,
+            "dram_bytes_in": a_bytes + b_bytes + biased * GemminiConfig().acc_bytes,
+            "dram_bytes_out": outputs * out_bytes}
 
 
 def conv_program_energy(layer: Layer, blocks, hw, *, rows=1, out_int8: bool = KERNEL_OUT_INT8):

@@ -48,9 +48,9 @@ sharing a layer; on inferred hardware a held edge grows the buffers and is fused
 sigma prefers it). A chain on the loop unit (the ext-spad Gemmini's) is the exception: under the
 compiled-program model its fused cycles and energy are its program's in place of its two layers'
 (FusionTerms.loop_programs, on each point's rounded Gemmini when inferred: the model fuse_result
-reports on the design's; its energy from the program's counts, less the bias rows the layers'
-models omit too), which may be more than theirs, so it too is fused only where sigma prefers it;
-the search also weighs its two layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT, a tie-breaker that
+reports on the design's; its energy from the program's counts, less the bias rows where the
+layers have none, Layer.bias), which may be more than theirs, so it too is fused only where sigma
+prefers it; the search also weighs its two layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT, a tie-breaker that
 keeps their mappings ones that run well with the fusion off (the design's unfused reference).
 Every forward pass of the descent is thus a valid design whose fused EDP is exact under the model
 but for that tie-breaker (straight-through: the rounded value, the gradient of sigma).
@@ -644,11 +644,11 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
 def loop_chain_energy(graph: FusionGraph, edge: Edge, hw) -> float:
     """Energy (µJ) of a chain edge's fused program on the loop unit of hw (its own blocks,
     loop_chain_blocks; kernel_model.gemm_chain_loop_ws_energy: the cycle model's counts of it, H
-    stored into the scratchpad), less its bias rows' moves: the layers' energies it replaces omit
-    theirs (the GEMM kernel's model carries no bias), and both forms move one int32 an output."""
+    stored into the scratchpad), less its bias rows' moves where the layers have no bias
+    (Layer.bias: the energies it replaces then omit theirs; both forms move one int32 an output)."""
     producer, consumer = (graph.layers[graph.instances[i]] for i in (edge.producer, edge.consumer))
     return gemm_chain_loop_ws_energy(producer.N * producer.P * producer.Q, producer.C, producer.K, consumer.K,
-                                     hw.to_gemmini_config(), bias=False)
+                                     hw.to_gemmini_config(), bias=producer.bias and consumer.bias)
 
 
 def dw_pw_cycles(depthwise: Layer, out_channels: int, cfg: GemminiConfig) -> float:

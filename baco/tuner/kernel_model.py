@@ -20,8 +20,12 @@ program on the core runs: the Gemmini cycles of the stream plus what of the CPU'
 not overlap them (gemm_end_to_end, conv_end_to_end: RISC-V instructions per program, K step and
 command of the form the compiler emits, baco.gemmini.schedule's counts fitted on the ISS);
 explicit conv streams at DIM 16-32 are CPU-bound (3-5x their Gemmini cycles on the ISS).
+A layer with a bias (Layer.bias: a whole model's convolutions and linear layers) is priced with
+it in every program form: the LOOP_WS walk's D tiles (loop_ws_walk, loop_ws_energy), LoopConv's
+bias loads (_loop_conv_walk) and the explicit streams' bias blocks (costmodel.kernel_program_terms,
+_program_counts).
 cycle_model="timeloop" gives the pure Timeloop-matched prediction (how results are compared with
-DOSA and the thesis).
+DOSA and the thesis); it ignores a bias, as Timeloop's problems have none.
 
 Gemmini-default does not run baco's kernel: it runs the C library's tiled_matmul_auto, one
 LOOP_WS per tile, and tiled_conv_auto, one LOOP_CONV_WS per tile (baco.sim.clib). Its GEMM layers
@@ -98,23 +102,26 @@ def kernel_programs(layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch
     explicit = torch.stack([gemm_end_to_end(by_buffering[double_buffer][dataflow], terms, hw_t, loop_ws=False)
                             for dataflow, double_buffer in SCHEDULE_VARIANTS])
     dims, blocks = costmodel._gemm_blocks(layer, temporal, sc)
-    return explicit, loop_ws_program(dims, blocks, hw_t, by_buffering[True]["WS"], terms, b_padded=KERNEL_B_PADDED)[1]
+    return explicit, loop_ws_program(dims, blocks, hw_t, by_buffering[True]["WS"], terms, b_padded=KERNEL_B_PADDED,
+                                     bias=costmodel._bias(layer))[1]
 
 
-def loop_ws_program(dims, blocks, hw_t, explicit: torch.Tensor, terms, *, b_padded: bool = False
+def loop_ws_program(dims, blocks, hw_t, explicit: torch.Tensor, terms, *, b_padded: bool = False, bias=False
                     ) -> tuple[torch.Tensor, torch.Tensor]:
     """(Gemmini cycles [B], end-to-end cycles [B]) of the GEMM kernel's programs compiled to LOOP_WS:
     M x N x K (`dims`, numbers or [B]) in (BLOCK_M, BLOCK_N, BLOCK_K) [B] blocks on hw_t's pe-wide
-    array (`b_padded`: B stored in whole DIM rows), the walks of loop_ws_walk. Each takes the slope of
-    the explicit double-buffered stream's cycles `explicit` [B] (end to end, of gemm_end_to_end over
-    them with `terms`; _straight_through) so the search's gradient still sees the factors and the
-    hardware; a relaxation's fractional blocks (no program) keep those."""
+    array (`b_padded`: B stored in whole DIM rows; `bias`, bool or [B]: Layer.bias), the walks of
+    loop_ws_walk. Each takes the slope of the explicit double-buffered stream's cycles `explicit`
+    [B] (end to end, of gemm_end_to_end over them with `terms`; _straight_through) so the search's
+    gradient still sees the factors and the hardware; a relaxation's fractional blocks (no
+    program) keep those."""
     B = explicit.shape[0]
     walk = torch.full((2, B), math.nan, dtype=torch.float64)
+    biased = torch.as_tensor(bias).expand(B).tolist()
     for i, key in enumerate(_rows((*dims, *blocks, hw_t[0]), B)):
         whole = _whole(key)
         if whole:
-            walk[:, i] = torch.tensor(loop_ws_walk(*whole, b_padded=b_padded), dtype=torch.float64)
+            walk[:, i] = torch.tensor(loop_ws_walk(*whole, b_padded=b_padded, bias=biased[i]), dtype=torch.float64)
     gemmini = _straight_through(explicit, walk[0])
     return gemmini, _straight_through(gemm_end_to_end(gemmini, terms, hw_t, loop_ws=True, dims=dims), walk[1])
 
@@ -146,19 +153,20 @@ def _loop_ws_loops(M: int, N: int, K: int, block_m: int, block_n: int, block_k: 
 
 
 def gemm_schedule_cycles(M: int, N: int, K: int, schedule: GemmSchedule, cfg: GemminiConfig, *,
-                         out_int8: bool = KERNEL_OUT_INT8, end_to_end: bool = True, b_padded: bool = False) -> float:
+                         out_int8: bool = KERNEL_OUT_INT8, end_to_end: bool = True, b_padded: bool = False,
+                         bias: bool = False) -> float:
     """Predicted cycles of the GEMM kernel compiled for an M x N x K GEMM with `schedule` on cfg: the
     program the compiler emits (one LOOP_WS a K step where a WS program's blocks fit the loop unit's
     halves, loop_ws_walk, `b_padded`: B stored in whole DIM rows; else the explicit stream,
     residual.compiled_cycles), end to end (the default: with the CPU issuing it, the walk's or
-    gemm_end_to_end) or Gemmini alone."""
+    gemm_end_to_end) or Gemmini alone; `bias`: each C block starts from a bias row (Layer.bias)."""
     blocks = {"BLOCK_M": min(schedule.m_rows, M), "BLOCK_N": min(schedule.block_n, N),
               "BLOCK_K": min(schedule.block_k, K)}
-    layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1)
+    layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1, bias=bias)
     temporal, sC, sK = residual.block_factors(layer, blocks, cfg.dim)
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
     if schedule.dataflow == "WS" and loop_ws_fits(blocks["BLOCK_M"], blocks["BLOCK_N"], blocks["BLOCK_K"], cfg):
-        return loop_ws_walk(M, N, K, *blocks.values(), cfg.dim, b_padded)[1 if end_to_end else 0]
+        return loop_ws_walk(M, N, K, *blocks.values(), cfg.dim, b_padded, bias)[1 if end_to_end else 0]
     with torch.no_grad():
         gemmini = residual.compiled_cycles(layer, temporal, (sC, sK), hw_t, out_int8=out_int8,
                                            double_buffer=schedule.double_buffer, dataflow=schedule.dataflow)
@@ -309,16 +317,17 @@ def _loop_conv_walk(layer: Layer, rows: int, block_m: int, block_n: int, dim: in
                     channels: int | None) -> tuple[float, dict]:
     """(cycles, counts) of the LOOP_CONV_WS programs of `rows` x block_m outputs and block_n channels
     on a dim-wide Gemmini, `channels` input channels a LOOP_CONV_WS (None: all)
-    (_program_conv_tiles timed by loop_conv_stream_cycles, counted by loop_conv_stream_counts;
-    neither depends on the memories' sizes but through `channels`, nor on BLOCK_K or double
-    buffering, which LoopConv ignores). Cached: the search asks again for every batch."""
+    (_program_conv_tiles timed by loop_conv_stream_cycles, counted by loop_conv_stream_counts, the
+    first tile of an output tile loading the layer's bias where it has one; neither depends on the
+    memories' sizes but through `channels`, nor on BLOCK_K or double buffering, which LoopConv
+    ignores). Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
     tiles = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows), channels)
     downsample = int(loop_conv_downsamples(layer.R, layer.S, layer.Hstride))
     cycles = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample,
-                                     out_int8=KERNEL_OUT_INT8)
+                                     out_int8=KERNEL_OUT_INT8, bias=layer.bias)
     return cycles, loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample,
-                                           out_int8=KERNEL_OUT_INT8)
+                                           out_int8=KERNEL_OUT_INT8, bias=layer.bias)
 
 
 def _config(hw) -> GemminiConfig:
@@ -326,36 +335,30 @@ def _config(hw) -> GemminiConfig:
     return GemminiConfig.from_capacity(int(round(pe)), sp_kb, acc_kb)
 
 
-def runs_pointwise_loop_ws(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig, bias: bool = False) -> bool:
+def runs_pointwise_loop_ws(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> bool:
     """Whether the compiler runs a pointwise layer under `schedule` as LOOP_WS programs (their blocks
-    fit the loop unit's halves); `bias` (priced on those programs only) raises elsewhere."""
+    fit the loop unit's halves)."""
     blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
-    loop_ws = is_pointwise(layer) and schedule.dataflow == "WS" and loop_ws_fits(*blocks, cfg)
-    if bias and not loop_ws:
-        raise ValueError(f"bias is priced on a pointwise layer's LOOP_WS programs only, not on {layer.key} "
-                         f"under {schedule}")
-    return loop_ws
+    return is_pointwise(layer) and schedule.dataflow == "WS" and loop_ws_fits(*blocks, cfg)
 
 
-def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end: bool = True,
-                         bias: bool = False) -> float:
+def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end: bool = True) -> float:
     """Predicted cycles of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
     acc_kb): Gemmini's for its LOOP_CONV_WS programs where the compiler emits them (runs_loop_conv),
     a pointwise layer's LOOP_WS programs where they fit (loop_ws_fits, loop_ws_walk), else for its
     explicit command stream (costmodel.conv_program_terms); end to end (the default,
     what the search costs) with the CPU issuing them (conv_end_to_end), else Gemmini alone (the
-    commands arriving for free, as launch.cycles() times them). `bias`: the accumulators start from
-    a bias (a whole model's layers: baco.model.lower passes every conv its folded bias), priced on
-    a pointwise layer's LOOP_WS programs only (their D loads; on a 1024-pixel 1x1 conv of 16-32
-    channels they are 2-3x the programs without); elsewhere it raises."""
+    commands arriving for free, as launch.cycles() times them). A layer with a bias (Layer.bias: a
+    whole model's layers, baco.model.lower passes every conv its folded bias) is priced with its
+    loads into the accumulator in every program form (on a 1024-pixel 1x1 conv of 16-32 channels
+    the LOOP_WS programs' D tiles make them 2-3x the programs without)."""
     cfg = _config(hw)
     blocks = _schedule_blocks(layer, schedule)
     terms = costmodel.conv_program_terms(layer, blocks, float(cfg.dim), rows=schedule.rows, out_int8=KERNEL_OUT_INT8,
                                          double_buffer=schedule.double_buffer)
-    loop_ws = runs_pointwise_loop_ws(layer, schedule, cfg, bias)
-    if loop_ws:
+    if runs_pointwise_loop_ws(layer, schedule, cfg):
         return loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks),
-                            cfg.dim, bias=bias)[1 if end_to_end else 0]
+                            cfg.dim, bias=layer.bias)[1 if end_to_end else 0]
     if is_pointwise(layer):
         loop, gemmini = 0, float(terms["cycles"][0])
     else:
@@ -368,19 +371,18 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
                                  torch.tensor([float(loop)]))[0])
 
 
-def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw, *, bias: bool = False) -> float:
+def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
     """Predicted energy (µJ) of a convolution layer compiled with `schedule` on hw = (pe_dim, sp_kb,
     acc_kb): its LOOP_CONV_WS programs' counts where the compiler emits them (runs_loop_conv), a
     pointwise layer's LOOP_WS programs' where they fit (loop_ws_energy), else its explicit
-    stream's (costmodel.conv_program_energy). `bias` as conv_schedule_cycles takes it."""
+    stream's (costmodel.conv_program_energy); a bias as conv_schedule_cycles prices it."""
     cfg = _config(hw)
     blocks = [int(b) for b in _schedule_blocks(layer, schedule)]
-    loop_ws = runs_pointwise_loop_ws(layer, schedule, cfg, bias)
     if runs_loop_conv(layer, schedule, cfg):
         return _loop_conv_program(layer, schedule, cfg)[1]
-    if loop_ws:
+    if runs_pointwise_loop_ws(layer, schedule, cfg):
         return loop_ws_energy(layer.N * layer.P * layer.Q, layer.K, layer.C, *blocks, cfg.dim, cfg.sp_kb, cfg.acc_kb,
-                              bias=bias)
+                              bias=layer.bias)
     return float(costmodel.conv_program_energy(layer, _schedule_blocks(layer, schedule), hw, rows=schedule.rows,
                                                out_int8=KERNEL_OUT_INT8)[0])
 
@@ -428,7 +430,7 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     pointwise = bool(costmodel._one_program(layer))
     if pointwise:       # the GEMM kernel over every pixel, LOOP_WS where its blocks fit (loop_ws_fit)
         d = costmodel._dims_as_tensors(layer)
-        dims = (d.P * d.Q * d.N, d.K, d.C)
+        dims, biased = (d.P * d.Q * d.N, d.K, d.C), costmodel._bias(layer).expand(B)
     candidates, fits, energies = [], [], []
     for r, blocks in variants:
         sp_rows, acc_rows = (x.detach() for x in kernel_rows(blocks, pe))
@@ -436,14 +438,15 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
         energy_uj = _straight_through(costmodel.conv_program_energy(layer, blocks, (pe, sp_kb, acc_kb), rows=r,
                                                                     out_int8=KERNEL_OUT_INT8).expand(B), loop_conv[1])
         if pointwise:
-            loop_ws_uj = _straight_through(energy_uj, _loop_ws_energy_rows(dims, blocks, (pe, sp_kb, acc_kb)))
+            loop_ws_uj = _straight_through(energy_uj, _loop_ws_energy_rows(dims, blocks, (pe, sp_kb, acc_kb), biased))
             energy_uj = torch.where(loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb), loop_ws_uj, energy_uj)
         for double_buffer in (True, False):
             terms = costmodel.conv_program_terms(layer, blocks, pe, rows=r, out_int8=KERNEL_OUT_INT8,
                                                  double_buffer=double_buffer)
             explicit = terms["cycles"].expand(B)
             if pointwise:
-                loop_ws = loop_ws_program(dims, [b.expand(B) for b in blocks], (pe, sp_kb, acc_kb), explicit, terms)[1]
+                loop_ws = loop_ws_program(dims, [b.expand(B) for b in blocks], (pe, sp_kb, acc_kb), explicit, terms,
+                                          bias=biased)[1]
                 candidates.append(torch.where(loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb), loop_ws,
                                               conv_end_to_end(layer, explicit, terms, r, (pe, sp_kb, acc_kb), 0)))
             else:
@@ -491,15 +494,16 @@ def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tens
     return out[0], out[1], out[2]
 
 
-def _loop_ws_energy_rows(dims, blocks, hw_t) -> torch.Tensor:
-    """loop_ws_energy [B] of B GEMMs (dims M, N, K and blocks, numbers or [B]) on hw_t [B]; nan where
-    a relaxation's fractional blocks or hardware make no program."""
+def _loop_ws_energy_rows(dims, blocks, hw_t, bias=False) -> torch.Tensor:
+    """loop_ws_energy [B] of B GEMMs (dims M, N, K and blocks, numbers or [B]; bias, bool or [B]) on
+    hw_t [B]; nan where a relaxation's fractional blocks or hardware make no program."""
     B = hw_t[0].shape[0]
     out = torch.full((B,), math.nan, dtype=torch.float64)
+    biased = torch.as_tensor(bias).expand(B).tolist()
     for i, key in enumerate(_rows((*dims, *blocks, *hw_t), B)):
         whole = _whole(key[:7])
         if whole and all(math.isfinite(v) and v > 0 for v in key[7:]):
-            out[i] = loop_ws_energy(*whole, *key[7:])
+            out[i] = loop_ws_energy(*whole, *key[7:], bias=biased[i])
     return out
 
 
@@ -581,8 +585,9 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
         cfg = hw.to_gemmini_config()
         square = layer.R == layer.S and layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation
         if is_kernel_layer(layer):
-            cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
-            cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, out_int8=KERNEL_OUT_INT8)
+            library = dict(out_int8=KERNEL_OUT_INT8, bias=layer.bias)
+            cost.cycles = library_matmul_cycles(layer.P, layer.K, layer.C, cfg, **library)
+            cost.energy_uj = library_matmul_energy(layer.P, layer.K, layer.C, cfg, **library)
         elif square:
             cost.cycles = library_conv_cycles(layer, cfg, out_int8=KERNEL_OUT_INT8)
             cost.energy_uj = library_conv_energy(layer, cfg, out_int8=KERNEL_OUT_INT8)
@@ -622,13 +627,14 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
 
 
 def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
-                          end_to_end: bool = True) -> float:
+                          end_to_end: bool = True, bias: bool = False) -> float:
     """Analytical cycles of the C library's tiled_matmul_auto (baco.sim.clib.matmul_stream, one
     LOOP_WS a tile) as the cycle model times its command stream (baco.gemmini.loop_ws_timing's walk
     says how): end to end (the default, as baco's programs are costed: the CPU running
     library_tile_instructions of tile-loop code before each tile's LOOP_WS, as
-    baco.sim.clib.library_stream_cycles issues it) or Gemmini alone (the commands arriving for free)."""
-    loops = library_matmul_loops(M, N, K, cfg, out_int8=out_int8)
+    baco.sim.clib.library_stream_cycles issues it) or Gemmini alone (the commands arriving for free);
+    `bias`: with its repeating bias (a layer's Layer.bias)."""
+    loops = library_matmul_loops(M, N, K, cfg, out_int8=out_int8, bias=bias)
     if not end_to_end:
         return loop_ws_gemmini_cycles(loops, cfg)
     return loop_ws_end_to_end([replace(lp, cpu=DEFAULT_CONSTANTS.library_tile_instructions) for lp in loops], cfg)
@@ -670,7 +676,8 @@ def _program_conv_tiles(layer: Layer, schedule: GemmSchedule, channels: int | No
 def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
                         end_to_end: bool = True) -> float:
     """Analytical cycles of the C library's tiled_conv_auto on `layer` (baco.sim.clib.conv_stream,
-    the tiles of _library_conv_tiles) as the cycle model times its command stream: end to end (the
+    the tiles of _library_conv_tiles, with the layer's bias where it has one: the first tile of an
+    output tile loads it) as the cycle model times its command stream: end to end (the
     default, as baco's programs are costed: the CPU running library_tile_instructions of tile-loop
     code before each tile's LOOP_CONV_WS, as baco.sim.clib.library_stream_cycles issues it, which
     overlaps Gemmini's work but for the first tile's issue or the last tile's work,
@@ -692,7 +699,8 @@ def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     previous compute, and the next weight block's first compute into the same accumulator rows
     waits for the previous result to land (the array's depth)."""
     tiles, downsample = _library_conv_tiles(layer, cfg)
-    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8)
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8,
+                                      bias=layer.bias)
     if not end_to_end:
         return gemmini
     k = DEFAULT_CONSTANTS
@@ -707,7 +715,8 @@ def library_conv_counts(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     weight block's registers and scratchpad reads once, every compute's A rows read and its output
     rows read and written in the accumulator, each output stored once."""
     tiles, downsample = _library_conv_tiles(layer, cfg)
-    return loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8)
+    return loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample, out_int8=out_int8,
+                                   bias=layer.bias)
 
 
 def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
@@ -778,13 +787,14 @@ def gemm_chain_loop_ws_energy(M: int, K: int, H: int, N: int, cfg: GemminiConfig
 
 
 def loop_conv_stream_counts(tiles, cfg: GemminiConfig, *, dilation: int = 1, downsample: int = 0,
-                            out_int8: bool = KERNEL_OUT_INT8) -> dict:
+                            out_int8: bool = KERNEL_OUT_INT8, bias: bool = False) -> dict:
     """What a sequence of LOOP_CONV_WS `tiles` (as _library_conv_tiles gives them) moves and
     computes, as the cycle model counts LoopConv's commands (baco.gemmini.loop_conv_timing.tile_counts,
-    the commands of baco.gemmini.loop_conv_stream)."""
+    the commands of baco.gemmini.loop_conv_stream; `bias`: the first tile of an output tile loads it
+    from DRAM, else zero-fills)."""
     c = dict.fromkeys(COUNT_KEYS, 0)
     for tile, times in collections.Counter(tiles).items():        # a layer's programs are few kinds of tile
-        for key, value in tile_counts(cfg, dilation, downsample, out_int8, False, tile).items():
+        for key, value in tile_counts(cfg, dilation, downsample, out_int8, bias, tile).items():
             c[key] += times * value
     return c
 
@@ -796,18 +806,20 @@ def library_conv_energy(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KE
     return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 
-def library_matmul_counts(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> dict:
+def library_matmul_counts(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
+                          bias: bool = False) -> dict:
     """What the C library's tiled matmul (baco.sim.clib.matmul_stream) moves and computes, counted as
     the cycle model counts it (its stats): loop_ws_stream_counts of its tiles' LOOP_WSs
     (library_matmul_loops: an operand the library keeps in its scratchpad across tiles,
     tiled_matmul_reuse, moved in once)."""
-    return loop_ws_stream_counts(library_matmul_loops(M, N, K, cfg, out_int8=out_int8), cfg)
+    return loop_ws_stream_counts(library_matmul_loops(M, N, K, cfg, out_int8=out_int8, bias=bias), cfg)
 
 
-def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8) -> float:
+def library_matmul_energy(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
+                          bias: bool = False) -> float:
     """Energy (µJ) of the C library's tiled matmul: library_matmul_counts priced by
     baco.gemmini.energy.energy_pj, the sum the cycle model reports."""
-    counts = library_matmul_counts(M, N, K, cfg, out_int8=out_int8)
+    counts = library_matmul_counts(M, N, K, cfg, out_int8=out_int8, bias=bias)
     return energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
 
 

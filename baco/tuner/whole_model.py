@@ -106,9 +106,10 @@ def default_schedule_cost(layer: Layer, hw: Hardware, b_padded: bool = KERNEL_B_
     cfg = hw.to_gemmini_config()
     hw3 = (cfg.dim, cfg.sp_kb, cfg.acc_kb)
     if is_kernel_layer(layer):
-        s = default_gemm_schedule(layer.P, layer.K, layer.C, cfg, KERNEL_OUT_INT8, b_padded=b_padded)
-        alone = gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg, end_to_end=False, b_padded=b_padded)
-        return (gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg, b_padded=b_padded),
+        s = default_gemm_schedule(layer.P, layer.K, layer.C, cfg, KERNEL_OUT_INT8, bias=layer.bias, b_padded=b_padded)
+        alone = gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg, end_to_end=False, b_padded=b_padded,
+                                     bias=layer.bias)
+        return (gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg, b_padded=b_padded, bias=layer.bias),
                 evaluate(layer, schedule_mapping(layer, s, cfg.dim), hw).energy_uj, alone)
     s = default_layer_schedule(layer, cfg)
     return (conv_schedule_cycles(layer, s, hw3), conv_schedule_energy(layer, s, hw3),

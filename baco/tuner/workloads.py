@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -18,9 +19,9 @@ from baco.problem.layer import FIELDS, Layer, layer_from_key
 WORKLOADS_DIR = Path(__file__).resolve().parents[1] / "data" / "workloads"   # package data (DOSA networks)
 
 
-def gemm(M: int, K: int, N: int, name: str = "") -> Layer:
-    """C[M×N] = A[M×K]·B[K×N], written as DOSA does: P=M, C=K, K=N."""
-    return Layer(P=M, C=K, K=N, name=name or f"gemm_{M}x{K}x{N}")
+def gemm(M: int, K: int, N: int, name: str = "", *, bias: bool = False) -> Layer:
+    """C[M×N] = A[M×K]·B[K×N] (+ a bias row: a linear layer), written as DOSA does: P=M, C=K, K=N."""
+    return Layer(P=M, C=K, K=N, name=name or f"gemm_{M}x{K}x{N}", bias=bias)
 
 
 def gemv(M: int, K: int, name: str = "") -> Layer:
@@ -149,11 +150,11 @@ def mha_layers(mha, query_shape, key_shape, name: str) -> list[Layer]:
     else:
         (tokens, batch, embed), keys = query_shape, key_shape[0]
     kdim, vdim = mha.kdim, mha.vdim
-    return [gemm(batch * tokens, embed, embed, name=f"{name}.q_proj"),
-            gemm(batch * keys, kdim, embed, name=f"{name}.k_proj"),
-            gemm(batch * keys, vdim, embed, name=f"{name}.v_proj"),
+    return [gemm(batch * tokens, embed, embed, name=f"{name}.q_proj", bias=True),
+            gemm(batch * keys, kdim, embed, name=f"{name}.k_proj", bias=True),
+            gemm(batch * keys, vdim, embed, name=f"{name}.v_proj", bias=True),
             *attention_layers(tokens, keys, embed, mha.num_heads, batch, name),
-            gemm(batch * tokens, embed, embed, name=f"{name}.out_proj")]
+            gemm(batch * tokens, embed, embed, name=f"{name}.out_proj", bias=True)]
 
 
 def encoder_layer_layers(layer, shape, name: str) -> list[Layer]:
@@ -161,8 +162,8 @@ def encoder_layer_layers(layer, shape, name: str) -> list[Layer]:
     batch, tokens = (shape[0], shape[1]) if layer.self_attn.batch_first else (shape[1], shape[0])
     rows = batch * tokens
     return [*mha_layers(layer.self_attn, shape, shape, f"{name}.self_attn"),
-            gemm(rows, layer.linear1.in_features, layer.linear1.out_features, name=f"{name}.linear1"),
-            gemm(rows, layer.linear2.in_features, layer.linear2.out_features, name=f"{name}.linear2")]
+            gemm(rows, layer.linear1.in_features, layer.linear1.out_features, name=f"{name}.linear1", bias=True),
+            gemm(rows, layer.linear2.in_features, layer.linear2.out_features, name=f"{name}.linear2", bias=True)]
 
 
 def layers_from_torch(module, *example_inputs) -> list[Layer]:
@@ -171,7 +172,10 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
     group's convolution, C = in_channels / groups),
     Linear, matmul/bmm, scaled_dot_product_attention, and the torch.nn attention modules fx
     keeps whole (MultiheadAttention, TransformerEncoderLayer, TransformerEncoder); identical
-    layers are merged with a count."""
+    layers are merged with a count. The convolutions, linear layers and attention's projections
+    have a bias (Layer.bias) as the compiled model gives them one (baco.model.lower: every conv,
+    depthwise and linear op its int32 bias, zeros where the module has none; a matmul by a
+    parameter is a linear layer too); attention's batched matmuls have none."""
     import operator
 
     import torch
@@ -197,17 +201,18 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
             if isinstance(mod, nn.Conv2d) and mod.groups == mod.in_channels == mod.out_channels > 1:
                 add(Layer(R=mod.kernel_size[0], S=mod.kernel_size[1], P=out[2], Q=out[3], C=1, K=mod.out_channels,
                           N=out[0], Hstride=mod.stride[0], Wstride=mod.stride[1], Hdilation=mod.dilation[0],
-                          Wdilation=mod.dilation[1], depthwise=True, name=name))
+                          Wdilation=mod.dilation[1], depthwise=True, name=name, bias=True))
             elif isinstance(mod, nn.Conv2d):
                 add(Layer(R=mod.kernel_size[0], S=mod.kernel_size[1], P=out[2], Q=out[3],
                           C=mod.in_channels // mod.groups, K=mod.out_channels, N=out[0],
                           Hstride=mod.stride[0], Wstride=mod.stride[1], Hdilation=mod.dilation[0],
-                          Wdilation=mod.dilation[1], name=name))
+                          Wdilation=mod.dilation[1], name=name, bias=True))
             elif isinstance(mod, nn.Conv1d):
-                add(conv1d(out[2], mod.in_channels // mod.groups, mod.out_channels, mod.kernel_size[0],
-                           stride=mod.stride[0], dilation=mod.dilation[0], batch=out[0], name=name))
+                add(replace(conv1d(out[2], mod.in_channels // mod.groups, mod.out_channels, mod.kernel_size[0],
+                                   stride=mod.stride[0], dilation=mod.dilation[0], batch=out[0], name=name), bias=True))
             elif isinstance(mod, nn.Linear):
-                add(gemm(math.prod(out[:-1]) if len(out) > 1 else 1, mod.in_features, mod.out_features, name=name))
+                add(gemm(math.prod(out[:-1]) if len(out) > 1 else 1, mod.in_features, mod.out_features, name=name,
+                         bias=True))
             elif isinstance(mod, nn.MultiheadAttention):
                 query, key = node.args[0], node.args[1] if len(node.args) > 1 else node.kwargs["key"]
                 found.extend(mha_layers(mod, shape_of(query), shape_of(key), name))
@@ -219,7 +224,9 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
         elif node.op == "call_function" and node.target in (torch.matmul, torch.bmm, torch.mm, operator.matmul):
             a, b = (shape_of(arg) for arg in node.args[:2])
             batch = math.prod(a[:-2]) if len(a) > 2 else 1
-            add(Layer(P=a[-2] if len(a) > 1 else 1, C=a[-1], K=b[-1], N=batch, name=name))
+            # x @ W of a parameter W: the compiled model's linear layer, with a (zero) bias
+            add(Layer(P=a[-2] if len(a) > 1 else 1, C=a[-1], K=b[-1], N=batch, name=name,
+                      bias=node.args[1].op == "get_attr"))
         elif node.op == "call_function" and node.target is torch.nn.functional.scaled_dot_product_attention:
             q, k = (shape_of(arg) for arg in node.args[:2])
             batch = math.prod(q[:-2])
