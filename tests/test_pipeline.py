@@ -1,5 +1,6 @@
 """The compiler stages on text IR: each stage runs alone, the output of each
 verifies and has the expected shape; errors point at the user's source."""
+import re
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,17 @@ def test_dump_dir_gets_every_stage(tmp_path):
     run_pipeline(IR.read_text(), dump_dir=str(tmp_path), name="mm")
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names[0] == "mm.0-input.mlir" and len(names) == 1 + len(STAGES)
+
+
+def test_two_kernels_in_one_module_lower_alike():
+    """Each function is lowered with its own tables: the ops one lowering erased are not
+    erased again, nor looked up, when the next function is lowered (a use after free)."""
+    text = IR.read_text()
+    kernel = re.search(r'(  func\.func @matmul_kernel.*?\n  \} loc\("k\.py":1:0\)\n)', text, re.S).group(1)
+    two = text.replace(kernel, kernel + kernel.replace("@matmul_kernel(", "@matmul_kernel2("))
+    for options in (dict(), dict(loop_ws=False), dict(dataflow="OS"), dict(double_buffer=True, loop_ws=False)):
+        stages = run_pipeline(two, CompileOptions.of(**options)).stage_ir
+        for stage in ("linalg-to-instgem", "config-elimination", "instgem-to-llvm"):
+            funcs = dict(re.findall(r"\n  (?:llvm\.)?func(?:\.func)? @(matmul_kernel2?)(\(.*?\n  \})", stages[stage], re.S))
+            assert len(funcs) == 2, (options, stage)
+            assert funcs["matmul_kernel"] == funcs["matmul_kernel2"], (options, stage)

@@ -313,8 +313,11 @@ class Placement:
             raise ir.fail(f"{'; '.join(problems)}; choose smaller BLOCK sizes", placed[over][-1][3])
 
     def elide_operand_padding(self, func):
-        for op in list(ir.walk_ops(func)):
-            if op.name not in ("linalg.map", "linalg.fill") or not ir.is_zero_fill(op):
+        # the fills are picked before any is erased: the walk also lists the ops nested in a
+        # linalg.map (its linalg.yield), which its erasure frees (a use after free)
+        fills = [op for op in ir.walk_ops(func) if op.name in ("linalg.map", "linalg.fill")]
+        for op in fills:
+            if not ir.is_zero_fill(op):
                 continue
             buf = fill_target(op)
             owner = buf.owner

@@ -215,6 +215,12 @@ class LinalgToInstGem:
             raise ValueError(f"dataflow must be WS or OS, not {dataflow!r}")
         self.cfg = config
         self.dataflow = dataflow
+        self.begin_function()
+
+    def begin_function(self):
+        """Fresh per-function state: every table is keyed by ops of one function, which its
+        lowering erases; a handle kept for the next function would name freed memory (and an op
+        allocated at the same address would find a stale entry)."""
         self.extents = {}      # alloc op -> (rows, cols) i64 Values of the last copy into it
         self.blocks = {}       # alloc op -> Placed
         self.load_slot = {}    # copy/fill op -> config_ld slot (loads of a prefetched loop use one each)
@@ -241,6 +247,7 @@ class LinalgToInstGem:
                 self.lower_func(func)
 
     def lower_func(self, func):
+        self.begin_function()
         entry = func.regions[0].blocks[0]
         if SETS_CONFIG_EX not in func.attributes:
             with InsertionPoint.at_block_begin(entry), func.location:
