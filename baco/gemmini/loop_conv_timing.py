@@ -45,6 +45,9 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     bm, bn = min(block_m, Q), min(block_n, K)
     chs = C if depthwise or channels is None else channels
     blocks = [(c0, min(chs, C - c0)) for c0 in range(0, C, chs)] if not depthwise else [(0, None)]
+    # the pass packs kernel columns (max_pixels_per_row) by the program's channels, more than DIM in
+    # a split program: its ragged last block runs unpacked, however few channels it holds
+    unpacked = ((), (None, 1))
     tiles = []
     for k0 in range(0, K, bn):
         och = min(bn, K - k0)
@@ -64,7 +67,8 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
                 if program is None:
                     program = groups[orows, irows] = [
                         (1, orows, ocols, och, R, S, och if depthwise else ich, irows, icols, b == 0, b == len(blocks) - 1,
-                         tile_rows - irows, tile_cols - icols) for b, (c0, ich) in enumerate(blocks)]
+                         tile_rows - irows, tile_cols - icols) + unpacked[len(blocks) > 1 and ich < chs]
+                        for b, (c0, ich) in enumerate(blocks)]
                 if image and image[-1][0] is program:
                     image[-1][1] += 1
                 else:
@@ -89,7 +93,9 @@ def loop_conv_stream_cycles(tiles, cfg: GemminiConfig, *, dilation: int = 1, dow
     zeros; `first` starts its accumulator rows, a bias's int32 rows loaded from DRAM with `bias`,
     else zero-filled (LoopConv's bias mvins from address 0), `last` stores them; an
     optional 14th element (porows, pocols, pool_size) makes the stores pooled mvouts (one per DIM
-    channels, the store unit reading pool_size^2 window positions per pooled pixel).
+    channels, the store unit reading pool_size^2 window positions per pooled pixel); an optional
+    15th, the kernel columns per array row the program sets (max_pixels_per_row; by default
+    packed_pixels of the tile's channels).
     `halves`: the scratchpad half of each tile (a_spad_id), by default the loop slot's.
 
     LoopConv holds two loops (slots alternating, each with its own scratchpad half) and runs its
@@ -193,12 +199,13 @@ def _cached_tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
 
 
 def conv_tile(dim: int, dilation: int, downsample: int, B, orows, ocols, och, kr, kc, ich, irows, icols, first,
-              last, pad_rows, pad_cols, pool=None) -> ConvTile:
+              last, pad_rows, pad_cols, pool=None, pixels=None) -> ConvTile:
     """The LOOP_CONV_WS of a walk tile (loop_conv_stream_cycles' tuple) as baco.gemmini.loop_conv_stream
     describes its commands: the padding rows and columns after the image's, the first-layer packing
-    of packed_pixels kernel columns per array row."""
+    of `pixels` kernel columns per array row (by default packed_pixels of its channels)."""
     return ConvTile(B, orows, ocols, och, kr, kc, ich, irows, icols, dpad=pad_rows, rpad=pad_cols,
-                    downsample=downsample, pixels=packed_pixels(ich, kc, dilation, downsample, dim))
+                    downsample=downsample,
+                    pixels=packed_pixels(ich, kc, dilation, downsample, dim) if pixels is None else pixels)
 
 
 def _mvin(cfg: GemminiConfig, rows, row_bytes, zeros):
@@ -251,7 +258,8 @@ def _tile_stores(cfg: GemminiConfig, t: ConvTile, out_int8, pool) -> tuple[float
 
 
 def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
-                B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols, pool=None):
+                B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols, pool=None,
+                pixels=None):
     """(bias and weight loads, input loads, computes, stores occupancy, computes count, stores
     count, one weight block's computes, a row's first compute, loads issued, rows ready) of one
     LOOP_CONV_WS tile (loop_conv_stream_cycles' tuple), the last two from the input loads' start:
@@ -263,7 +271,7 @@ def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
     k, d = DEFAULT_CONSTANTS, cfg.dim
     lat = k.dram_latency
     t = conv_tile(d, dilation, downsample, B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows,
-                  pad_cols)
+                  pad_cols, pixels=pixels)
     occ, n_before, input_ends = _tile_loads(cfg, t, bias, first)
     n_loads, before = len(occ), sum(occ[:n_before])
     inputs = sum(occ) - before
@@ -302,7 +310,7 @@ def tile_counts(cfg: GemminiConfig, dilation: int, downsample: int, out_int8: bo
     window position) and stored. Cached across walks, as _tile_costs is (callers must not change
     the dict)."""
     d, ib = cfg.dim, cfg.input_bytes
-    t = conv_tile(d, dilation, downsample, *tile[:13])
+    t = conv_tile(d, dilation, downsample, *tile[:13], pixels=tile[14] if len(tile) > 14 else None)
     first, last, pool = tile[9], tile[10], tile[13] if len(tile) > 13 else None
     c = dict.fromkeys(COUNT_KEYS, 0)
     if first:
