@@ -36,7 +36,7 @@ conv is fused by the capture whatever the design says (its "pool" edges).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
@@ -134,7 +134,7 @@ def design_schedules(design) -> tuple[GemminiConfig, dict]:
     each layer's schedule as `baco run --design` compiles it (baco.design.check_design's rule)."""
     from baco.tuner.mapping import conv_schedule, gemm_schedule, is_kernel_layer, parse_mapping
     cfg = GemminiConfig.from_dict(design["gemmini_config"])
-    schedules = {}
+    schedules, without_bias = {}, {}
     for entry in design["layers"]:
         layer = Layer(**entry["layer"], name=entry["name"], count=entry["count"])
         if "schedule" in entry:
@@ -143,7 +143,11 @@ def design_schedules(design) -> tuple[GemminiConfig, dict]:
             schedules[layer.key] = gemm_schedule(parse_mapping(entry["mapping"]), layer)
         else:
             schedules[layer.key] = conv_schedule(parse_mapping(entry["mapping"]), layer, cfg)[0]
-    return cfg, schedules
+        if not layer.bias:
+            without_bias[replace(layer, bias=True).key] = schedules[layer.key]
+    # a layer written without its bias (a design from before layers had one, or tuned on a shape
+    # alone) is the same tiling for the model's layer of that shape, which has one
+    return cfg, {**without_bias, **schedules}
 
 
 def viewed(array, view):
