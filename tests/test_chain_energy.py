@@ -9,7 +9,6 @@ import pytest
 import torch
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.energy import DRAM_PJ, accumulator_pj
 from baco.gemmini.fused import gemm_chain_loop_ws_loops
 from baco.gemmini.loop_ws_timing import LoopWs
 from baco.model.zoo import mlp, seeded_inputs
@@ -50,19 +49,17 @@ def test_bias_and_spad_store_counts():
 
 def test_the_fused_network_takes_the_loop_programs_energy():
     """FusionTerms.network on an ext-spad Gemmini: the fused MLP's energy is the unfused one less the
-    two layers' plus the program's (loop_programs': its counts less its bias rows; no traffic-model
-    terms for that edge), exactly; its cycles the program's in place of the layers'."""
+    two layers' plus the program's (loop_programs': its counts, bias rows included, as the MLP's
+    linears carry a bias, Layer.bias; no traffic-model terms for that edge), exactly; its cycles the
+    program's in place of the layers'."""
     rows, sizes = 40, (48, 96, 32)
     g = fusion.graph_from_torch(mlp(sizes), seeded_inputs((rows, sizes[0]), 1)[0])
     hw = Hardware(16, 64, 32, ext_spad=True)
     terms = fusion.FusionTerms(g, "compiled")
     programs = terms.loop_programs(hw)
     cfg = hw.to_gemmini_config()
-    # the program less its bias rows (one int32 and one accumulator write an output of each layer),
-    # which the layers' energies it replaces omit too
-    bias_uj = rows * sum(sizes[1:]) * (cfg.acc_bytes * DRAM_PJ + accumulator_pj(cfg.acc_kb, cfg.dim)) * 1e-6
-    assert list(programs) == [0]
-    assert programs[0][1] == pytest.approx(gemm_chain_loop_ws_energy(rows, *sizes, cfg) - bias_uj, rel=1e-12)
+    assert all(g.layers[g.instances[i]].bias for i in (0, 1)) and list(programs) == [0]
+    assert programs[0][1] == pytest.approx(gemm_chain_loop_ws_energy(rows, *sizes, cfg), rel=1e-12)
     cycles = torch.tensor([[700.0, 900.0], [300.0, 500.0]], dtype=torch.float64)     # two layers, B = 2
     energy = torch.tensor([[2.5, 3.5], [1.25, 0.75]], dtype=torch.float64)
     fills, floor = torch.full_like(cycles, 1000.0), torch.zeros_like(cycles)
