@@ -371,20 +371,27 @@ def _resadd_program(M, N, K, block_m, block_n, block_k, cfg, k):
     return p, _tiles(M, min(block_m, t(M) * d)) * _tiles(N, min(block_n, t(N) * d)), steps
 
 
+# the share of the shorter of Gemmini's work and the core's issue that a fused kernel's explicit
+# stream does not hide behind the longer (overlapped_cycles' loss): the ISS with the cycle model on
+# 20 programs of the two kernels (DIM 16 and 32, ragged ones) runs 0.81-1.07x of the slower of
+# the cycle model's Gemmini-alone time and the core's instructions, the shortfall largest where
+# the two are close; a least-squares fit (relative error) of the loss over them: 0.12
+FUSED_OVERLAP_LOSS = 0.12
+
+
 def _end_to_end(p: _Program, programs: int, steps: int, kind: str, k: TimingConstants) -> dict:
     """A kernel's programs end to end: Gemmini's work (commands arriving for free) and the core
-    issuing them overlap all but fully, so the slower of the two (the ISS with the cycle model:
-    median error 10% over 24 programs of the two kernels, DIM 16 and 32)."""
+    issuing them (FUSED_INSTRUCTIONS[kind]) overlap but for FUSED_OVERLAP_LOSS of the shorter."""
     c = FUSED_INSTRUCTIONS[kind]
     cpu = programs * (c["program"] + steps * c["step"] + p.commands * c["command"])
-    return _overlapped(programs * p.cycles, cpu, programs * p.commands, k)
+    return _overlapped(programs * p.cycles, cpu, programs * p.commands, k, FUSED_OVERLAP_LOSS)
 
 
-def _overlapped(gemmini: float, instructions: float, commands: int, k: TimingConstants) -> dict:
+def _overlapped(gemmini: float, instructions: float, commands: int, k: TimingConstants, loss: float = 0.0) -> dict:
     """Gemmini's cycles and the core's instructions issuing them as one report: end to end the
-    slower of the two."""
+    slower of the two plus `loss` of the shorter (overlapped_cycles)."""
     cpu = instructions * k.cpu_cycles_per_instruction
-    return {"cycles": overlapped_cycles(gemmini, cpu, 0.0), "gemmini": gemmini, "cpu": cpu, "commands": commands}
+    return {"cycles": overlapped_cycles(gemmini, cpu, loss), "gemmini": gemmini, "cpu": cpu, "commands": commands}
 
 
 def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, block_k: int, cfg: GemminiConfig,
