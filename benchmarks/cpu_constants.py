@@ -22,9 +22,9 @@ The fit is a non-negative least squares of the relative error (each row divided 
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
 FUSED_INSTRUCTIONS: a table per kernel, each fitted on its own kernel's programs; per program, per K
-step and per command, the model's terms), and for the fused
-chain on the loop unit (CHAIN_LOOP_WS_INSTRUCTIONS: per LOOP_WS tile, column group, program and
-launch, counted by rdcycle as the LOOP_WS programs; each launch's RoCC commands checked against
+step and per command, the model's terms), and for the fused chain on the loop unit
+(CHAIN_LOOP_WS_INSTRUCTIONS: per LOOP_WS tile, column group, program and launch, counted by
+rdcycle as the LOOP_WS programs; each launch's RoCC commands checked against
 gemm_chain_loop_ws_loops'). --smoke: one GEMM, one LOOP_WS, one LOOP_CONV_WS, one conv and one
 chain program (checks the script runs).
 """

@@ -272,8 +272,8 @@ PREFETCH_HIDDEN = 0.75
 
 
 # RISC-V instructions the core runs issuing a fused program's explicit stream, one table per kernel
-# (their loops differ: the chain's K step arithmetic is all in its commands' address arithmetic,
-# the residual add's step carries more of its own): per program, per K step and per RoCC command
+# (their loops differ: the fit gives the chain's K step no instructions beyond its commands', the
+# residual add's 215 and fewer per program): per program, per K step and per RoCC command
 # (the commands _Program counts), a non-negative least-squares fit (relative error) of the ISS's
 # counts of each kernel's 7 programs (DIM 16 and 32, ragged shapes; 2.1k-49k instructions;
 # benchmarks/cpu_constants.py --only fused): the chain's within 0.91-1.07x, the residual add's
