@@ -341,7 +341,8 @@ def main(argv=None) -> int:
     if "fused" in args.only:
         for kind, table in FUSED_INSTRUCTIONS.items():
             fused = [fused_row(*f) for f in FUSED if f[1] == kind]
-            report(f"fused {kind} programs (baco.gemmini.fused FUSED_INSTRUCTIONS[{kind!r}])", fused, list(table), table)
+            report(f"fused {kind} programs (baco.gemmini.fused FUSED_INSTRUCTIONS[{kind!r}])", fused,
+                   list(table), table)
     return 0
 
 
