@@ -21,9 +21,10 @@ schedule.loop_conv_channels) and the launch's own.
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
-FUSED_INSTRUCTIONS: per program, per K step and per command, the model's terms), and for the fused
-chain on the loop unit (CHAIN_LOOP_WS_INSTRUCTIONS: per LOOP_WS tile, column group, program and
-launch, counted by rdcycle as the LOOP_WS programs; each launch's RoCC commands checked against
+FUSED_INSTRUCTIONS: a table per kernel, each fitted on its own kernel's programs; per program, per K
+step and per command, the model's terms), and for the fused chain on the loop unit
+(CHAIN_LOOP_WS_INSTRUCTIONS: per LOOP_WS tile, column group, program and launch, counted by
+rdcycle as the LOOP_WS programs; each launch's RoCC commands checked against
 gemm_chain_loop_ws_loops'). --smoke: one GEMM, one LOOP_WS, one LOOP_CONV_WS, one conv and one
 chain program (checks the script runs).
 """
@@ -67,9 +68,12 @@ DEPTHWISE = [(16, 3, 1, 8, 32, 1), (16, 3, 2, 7, 64, 2), (16, 5, 1, 6, 16, 3), (
 # (DIM, "resadd", M, K, N, BLOCK_M, BLOCK_N, BLOCK_K)
 FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 64, 64),
          (16, "chain", 1024, 32, 64, 32, 64, 32), (32, "chain", 256, 64, 128, 64, 64, 64),
+         (16, "chain", 17, 33, 65, 17, 16, 32), (16, "chain", 100, 128, 48, 80, 32, 64),
+         (32, "chain", 65, 96, 64, 33, 32, 32),
          (16, "resadd", 64, 96, 16, 64, 16, 96), (16, "resadd", 1024, 96, 24, 64, 32, 96),
          (16, "resadd", 256, 192, 32, 128, 32, 64), (16, "resadd", 16, 384, 64, 16, 64, 128),
-         (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64)]
+         (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64),
+         (16, "resadd", 33, 65, 17, 16, 32, 32)]
 # (DIM, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K or None for the default schedule, B padded to whole DIM
 # blocks): LOOP_WS programs of 1, 2 and many K steps, a ragged step split (a head LOOP_WS), padded
 # (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs,
@@ -335,9 +339,10 @@ def main(argv=None) -> int:
         report("depthwise explicit stream (DEPTHWISE_EXPLICIT_INSTRUCTIONS)", depthwise, ["step", "slice", "command"],
                DEPTHWISE_EXPLICIT_INSTRUCTIONS)
     if "fused" in args.only:
-        fused = [fused_row(*f) for f in FUSED]
-        report("fused programs (baco.gemmini.fused FUSED_INSTRUCTIONS)", fused, ["program", "step", "command"],
-               FUSED_INSTRUCTIONS)
+        for kind, table in FUSED_INSTRUCTIONS.items():
+            fused = [fused_row(*f) for f in FUSED if f[1] == kind]
+            report(f"fused {kind} programs (baco.gemmini.fused FUSED_INSTRUCTIONS[{kind!r}])", fused,
+                   list(table), table)
     return 0
 
 

@@ -121,7 +121,7 @@ def residual_add_cost(add: ResidualAdd, hw: Hardware) -> tuple[float, float]:
     accumulator (int8, widened on the way: an mvin per DIM rows and up to max_block_len_acc column
     tiles), the sum out (an mvout per DIM x DIM tile, through the accumulator's scaling), Gemmini's
     moves in order; the core issuing the commands at the explicit streams' instruction counts
-    (baco.gemmini.fused.FUSED_INSTRUCTIONS) overlapped with them."""
+    (baco.gemmini.fused.FUSED_INSTRUCTIONS, the residual add kernel's table) overlapped with them."""
     cfg, k = hw.to_gemmini_config(), DEFAULT_CONSTANTS
     d = cfg.dim
     row_tiles = [min(d, add.rows - r) for r in range(0, add.rows, d)]
@@ -131,7 +131,8 @@ def residual_add_cost(add: ResidualAdd, hw: Hardware) -> tuple[float, float]:
     loads = 2 * sum(dma_cycles(r, c, cfg, k) for r in row_tiles for c in chunks)
     stores = sum(col_tiles * (dma_cycles(r, d, cfg, k) + k.acc_scale_latency) for r in row_tiles)
     commands = len(row_tiles) * (2 * len(chunks) + col_tiles)
-    cpu = (FUSED_INSTRUCTIONS["program"] + commands * FUSED_INSTRUCTIONS["command"]) * k.cpu_cycles_per_instruction
+    cpu_table = FUSED_INSTRUCTIONS["resadd"]
+    cpu = (cpu_table["program"] + commands * cpu_table["command"]) * k.cpu_cycles_per_instruction
     elements = add.rows * add.cols
     counts = {"macs": 0, "registers": 0, "scratchpad_reads": 0, "scratchpad_writes": 0,
               "accumulator_reads": 2 * elements, "accumulator_writes": 2 * elements,
