@@ -195,7 +195,7 @@ def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target
         (1, min(P, 2), min(Q, 2 * schedule.block_m), min(C, 2 * schedule.block_k), min(K, 2 * schedule.block_n))
     launch, ref = _conv_launch(layer, shape, cfg, schedule, seed)
     ck = launch.kernel.compile(*launch.args, target=target, **launch.options)
-    ck.run(launch.grid, launch._runtime_args(), observers=[tm.observe] if target == "sim" and full else [])
+    ck.run(launch.grid, launch.runtime_args(), observers=[tm.observe] if target == "sim" and full else [])
     if full and target == "sim":
         tm.fence()
         report = tm.report()

@@ -257,7 +257,7 @@ def chain_loop_row(dim, M, K, H, N):
     rng = np.random.default_rng(M + K + H + N)
     i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
     launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01, config=cfg)
-    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch._runtime_args())
+    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.runtime_args())
     loops = gemm_chain_loop_ws_loops(M, K, H, N, cfg)
     programs = sum(n for _, n in loops)
     col_blocks = [-(-width // dim) for width in (H, N)]

@@ -65,7 +65,7 @@ def operands(N, H, C, K, stride):
 def run_on_iss(launch) -> dict:
     """The launch as a RISC-V program on the ISS with the cycle model attached (its run's info)."""
     ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-    return ck.run(launch.grid, launch._runtime_args(), timing=TimingModel(launch.config))
+    return ck.run(launch.grid, launch.runtime_args(), timing=TimingModel(launch.config))
 
 
 def measure(dim, N, H, C, K, stride) -> dict:

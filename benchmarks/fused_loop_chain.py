@@ -137,7 +137,7 @@ def measure(name, M, K, H, N, cfg) -> dict:
 def iss_cycles(launch) -> int:
     """kernel_cycles of a launch run as a RISC-V program on the ISS with the cycle model attached."""
     ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-    return ck.run(launch.grid, launch._runtime_args(), timing=TimingModel(launch.config))["kernel_cycles"]
+    return ck.run(launch.grid, launch.runtime_args(), timing=TimingModel(launch.config))["kernel_cycles"]
 
 
 def measure_compiled(name, M, K, H, N, cfg, seed=0) -> dict:

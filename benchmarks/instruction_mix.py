@@ -111,7 +111,7 @@ def conv(a, cfg, depthwise=False):
     P = launch.y.shape[1]
     title = (f"{'depthwise ' if depthwise else ''}conv {R}x{R}/{stride} {P}x{P} {C}>{C if depthwise else K} DIM "
              f"{cfg.dim}, explicit, schedule {s.rows}x{s.block_m}/{s.block_n}/{s.block_k}")
-    return title, ck, launch.grid, launch._runtime_args(), reference_of(x, w, **shape)
+    return title, ck, launch.grid, launch.runtime_args(), reference_of(x, w, **shape)
 
 
 def chain(a, cfg):

@@ -198,7 +198,7 @@ def conv_section(dims, shapes) -> int:
             launch = conv2d_launch(x, w, stride=stride, padding=R // 2, scale=0.05, config=cfg)
             ours = launch.cycles()["cycles"]
             ours_e2e = end_to_end(launch.kernel, launch.grid, launch.args, launch.options, cfg,
-                                  launch._runtime_args())
+                                  launch.runtime_args())
             lib_kw = dict(stride=stride, padding=R // 2, scale=0.05)
             lib = time_conv(1, size, size, C, K, R, cfg, **lib_kw)["cycles"]
             lib_e2e = time_conv(1, size, size, C, K, R, cfg, cpu_tile_instructions=LIBRARY_TILE, **lib_kw)["cycles"]
@@ -418,7 +418,7 @@ def loop_conv_section(convs, iss_count) -> None:
             launch = conv2d_launch(x, w, bias, config=cfg, blocks=s, **kw)
             launch.options["loop_ws"] = on
             ck = launch.kernel.compile(*launch.args, target="sim", **launch.options)
-            commands, cycles = time_launch(ck, launch.grid, launch._runtime_args(), cfg)
+            commands, cycles = time_launch(ck, launch.grid, launch.runtime_args(), cfg)
             iss = None
             if n < iss_count:
                 from baco.sim.iss import run_elf

@@ -82,6 +82,6 @@ def test_the_program_energy_matches_the_compiled_chain_on_the_iss():
     launch, ref = launch_of(rows, K, H, N, cfg, True, False)
     ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     tm = TimingModel(cfg)
-    ck.run(launch.grid, launch._runtime_args(), timing=tm)
+    ck.run(launch.grid, launch.runtime_args(), timing=tm)
     assert (launch.y == ref).all()
     assert gemm_chain_loop_ws_energy(rows, K, H, N, cfg) == pytest.approx(tm.report()["energy_uj"], rel=1e-9)

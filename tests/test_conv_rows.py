@@ -219,7 +219,7 @@ def test_prefetched_slices_spread_over_the_columns():
     launch.options["loop_ws"] = False       # the explicit stream (not one LOOP_CONV_WS: baco.passes.loop_conv_ws)
     names = []
     ck = launch.kernel.compile(*launch.args, target="sim", **launch.options)
-    ck.run(launch.grid, launch._runtime_args(), model=CommandStream(), observers=[lambda n, f, pc=None: names.append(n)])
+    ck.run(launch.grid, launch.runtime_args(), model=CommandStream(), observers=[lambda n, f, pc=None: names.append(n)])
     # mvins between one compute_preloaded (a new column's weights) and the next, in the tap loop
     per_column, count = [], None
     for n in names:

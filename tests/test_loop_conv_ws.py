@@ -129,7 +129,7 @@ def test_small_channel_convs_pack_pixels(case):
         if name == "config_ld" and f["state_id"] == 0:
             repeats.append(f["pixel_repeats"])
     ck = lc.kernel.compile(*lc.args, target="sim", **lc.options)
-    info = ck.run(lc.grid, lc._runtime_args(), observers=[observe])
+    info = ck.run(lc.grid, lc.runtime_args(), observers=[observe])
     assert loops_run(info, "sim") == programs_with_taps(case, lc.grid)
     np.testing.assert_array_equal(lc.y, ref)
     assert max(repeats) == packed_pixels(case)
@@ -230,7 +230,7 @@ def input_load_strides(lc) -> set:
         if name == "config_ld" and f["state_id"] == 0:
             strides.add(f["stride"])
     ck = lc.kernel.compile(*lc.args, target="sim", **lc.options)
-    ck.run(lc.grid, lc._runtime_args(), observers=[observe])
+    ck.run(lc.grid, lc.runtime_args(), observers=[observe])
     return strides
 
 

@@ -222,7 +222,7 @@ def test_pooled_store_is_one_config_st_and_pooled_mvouts():
     from baco.kernels.pool import conv_pool_kernel
     ck = conv_pool_kernel.compile(*launch.args, target="sim", **launch.options)
     seen = []
-    ck.run(launch.grid, launch._runtime_args(), model=CommandStream(), observers=[lambda n, f, pc=None: seen.append((n, f))])
+    ck.run(launch.grid, launch.runtime_args(), model=CommandStream(), observers=[lambda n, f, pc=None: seen.append((n, f))])
     pooled = [f for n, f in seen if n == "config_st" and f["pool_stride"]]
     assert len(pooled) == 2 and all(f["pool_size"] == 2 and f["porows"] == 3 and f["pocols"] == 2 and
                                     f["orows"] == 6 and f["ocols"] == 5 and f["pool_out_dim"] == 2 for f in pooled)

@@ -61,7 +61,7 @@ def issued_commands(launch) -> list:
     from tests.issued import IssuedCommands
     issued = []
     kernel = launch.kernel.compile(*launch.args, target="sim", **launch.options)
-    kernel.run(launch.grid, launch._runtime_args(), model=IssuedCommands(issued))
+    kernel.run(launch.grid, launch.runtime_args(), model=IssuedCommands(issued))
     return issued
 
 

@@ -77,7 +77,7 @@ def test_loop_form_model_within_10_percent_of_the_iss(M, K, H, N):
     x, w1, b1, w2, b2, s1, s2 = chain_operands(M, K, H, N, seed=M + K)
     launch = gemm_chain_launch(x, w1, b1, w2, b2, scale1=s1, scale2=s2, relu1=True, config=EXT)
     ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-    run = ck.run(launch.grid, launch._runtime_args(), timing=TimingModel(EXT))
+    run = ck.run(launch.grid, launch.runtime_args(), timing=TimingModel(EXT))
     assert (launch.y == chain_reference(x, w1, b1, w2, b2, s1, s2, True, False)).all()
     predicted = gemm_chain_loop_ws_program_cycles(M, K, H, N, EXT)
     assert 0.9 <= predicted["cycles"] / run["kernel_cycles"] <= 1.1

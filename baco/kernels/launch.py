@@ -15,7 +15,9 @@ class KernelLaunch:
         self.kernel, self.grid, self.args, self.y, self.config, self.bias = kernel, grid, args, y, config, bias
         self.options = dict(options, config=config) if bias is None else dict(options, config=config, bias_ptr=bias)
 
-    def _runtime_args(self):
+    def runtime_args(self) -> list:
+        """The arguments a compiled kernel's run takes: the launch's, then its bias array (the
+        kernel's bias_ptr, its last runtime argument) where it has one."""
         return self.args + ([] if self.bias is None else [self.bias])
 
     def run(self, target="sim"):
@@ -27,12 +29,12 @@ class KernelLaunch:
         from baco.sim.timing import CommandStream, TimingModel
         ck = self.kernel.compile(*self.args, target="sim", **self.options)
         tm = TimingModel(self.config)
-        ck.run(self.grid, self._runtime_args(), model=CommandStream(), observers=[tm.observe])
+        ck.run(self.grid, self.runtime_args(), model=CommandStream(), observers=[tm.observe])
         tm.fence()
         return tm.report()
 
     def write_elf(self, path, expected):
         """A bare-metal ELF of this launch that exits 0 iff its output equals `expected`."""
         ck = self.kernel.compile(*self.args, target="iss", **self.options)
-        return ck.build_elf(self.grid, self._runtime_args(), path,
+        return ck.build_elf(self.grid, self.runtime_args(), path,
                             expected={2: np.asarray(expected).reshape(self.args[2].shape)})
