@@ -128,7 +128,10 @@ def alloc_of(value):
 
 def walk_ops(op) -> list:
     """Every operation nested in `op` (not `op` itself), in pre-order, collected
-    first so callers may rewrite while iterating."""
+    first so callers may insert and move ops while iterating. Erasing is another
+    matter: an erased op frees the ops nested in it, and the bindings leave every
+    other handle to them (these included) dangling, so a caller that erases picks
+    the ops it needs from the list before it erases any."""
     ops = []
 
     def visit(inner):
