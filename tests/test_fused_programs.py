@@ -305,3 +305,36 @@ def test_fused_program_models_end_to_end_on_the_iss(kind, shape, gemmini_bound):
     slower, faster = max(model["gemmini"], model["cpu"]), min(model["gemmini"], model["cpu"])
     assert model["cycles"] == pytest.approx(slower + FUSED_OVERLAP_LOSS * faster)
     assert abs(model["cycles"] - simulated) <= 0.15 * simulated, (model, simulated)
+
+
+@pytest.mark.parametrize("dim,kind,shape", [
+    (16, "chain", (100, 128, 48, 80, 32, 64)), (16, "chain", (97, 65, 33, 17, 32, 32)), (16, "chain", (1, 97, 17, 33, 16, 64)),
+    (32, "chain", (65, 65, 97, 1, 32, 32)), (16, "resadd", (97, 65, 33, 32, 32, 32)), (16, "resadd", (1, 17, 33, 16, 32, 32)),
+    (16, "resadd", (65, 33, 97, 32, 64, 16)), (32, "resadd", (97, 96, 65, 64, 64, 64)), (32, "resadd", (17, 33, 1, 32, 32, 32))])
+def test_fused_program_models_count_the_ragged_streams_commands(dim, kind, shape):
+    """The chain's and the residual add's models count the compiled stream's RoCC commands
+    (configs and fences aside) exactly, ragged programs included: the last row, column and K
+    block's windows moved as they exist, the accumulator blocks' zero padding (whole blocks under
+    the bias rows and the identity product's sums, the tiles the residual leaves uncovered), the
+    identity products over whole blocks."""
+    from baco.gemmini.fused import gemm_chain_program_cycles, gemm_resadd_program_cycles
+    from baco.gemmini.schedule import GemmSchedule
+    from baco.kernels.fused import gemm_resadd_launch
+    from baco.sim.timing import CommandStream
+    cfg, rng = GemminiConfig.from_capacity(dim, 256, 64), np.random.default_rng(1)
+    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+    if kind == "chain":
+        M, K, H, N, bm, bk = shape
+        launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
+                                   block_m=bm, block_k=bk, config=cfg)
+        model = gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)
+    else:
+        M, K, N, bm, bn, bk = shape
+        launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
+                                    r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk),
+                                    config=cfg)
+        model = gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
+    names = []
+    launch.kernel.compile(*launch.args, target="sim", **launch.options).run(
+        launch.grid, launch.args, model=CommandStream(), observers=[lambda name, f, pc=None: names.append(name)])
+    assert model["commands"] == sum(not n.startswith(("config", "fence")) for n in names)
