@@ -32,6 +32,7 @@ from itertools import product
 from typing import NamedTuple
 
 from baco.gemmini.config import GemminiConfig, loop_unit_half
+from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
 from baco.gemmini.schedule import LOOP_WS_STEP_COMMANDS, Footprint, dma_cycles, overlapped_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
@@ -326,9 +327,13 @@ class _Program:
         self.commands += 2 * tiles      # a preload and a compute each
 
     def product(self, rows, cols, inner):
-        """A dot over the tiles of its operands' extents (rows x inner times inner x cols elements)."""
-        tm, tn, tk = (_tiles(v, self.cfg.dim) for v in (rows, cols, inner))
+        """A dot over the tiles of its operands' extents (rows x inner times inner x cols elements),
+        as compute() but each compute feeding its A tile's rows (at least MIN_FEED_ROWS: the
+        ExecuteController's WS feed), not DIM."""
+        d = self.cfg.dim
+        tm, tn, tk = (_tiles(v, d) for v in (rows, cols, inner))
         self.compute(tm * tn * tk, tn * tk)
+        self.cycles -= sum(n * tn * tk * (d - max(r, MIN_FEED_ROWS)) for r, n in _block_sizes(rows, d).items())
 
     def k_steps(self, rows, K, block_k, cols, double_buffer: bool):
         """A blocked product's K loop over K in steps of block_k (the last one ragged): per step the
@@ -549,7 +554,7 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
         p = _Program(cfg, k)                      # the output's bias rows and its stores
         p.zero(tm * tn)
         p.load(tm, tn, ab, pixels, acc_len)
-        p.store(tm, tn, pixels)
+        p.store(pixels, tn * d)
         steps = taps * S
         totals["gemmini"] += programs * (p.cycles + channel_blocks * (block.cycles + steps * tap.cycles))
         totals["commands"] += programs * (p.commands + channel_blocks * (block.commands + steps * tap.commands))
