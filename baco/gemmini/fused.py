@@ -441,7 +441,10 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
 # stream does not hide behind the longer (overlapped_cycles' loss): the ISS with the cycle model on
 # 20 programs of the two kernels (DIM 16 and 32, ragged ones) runs 0.81-1.07x of the slower of
 # the cycle model's Gemmini-alone time and the core's instructions, the shortfall largest where
-# the two are close; a least-squares fit (relative error) of the loss over them: 0.12
+# the two are close; a least-squares fit (relative error) of the loss over them: 0.12. Kept with
+# the ragged programs priced as they run (30 programs, 14 of them ragged at DIM 16 and 32: the
+# model's end to end median error 9.6%, 7.8%, 7.5%, 7.2% at losses 0.05, 0.08, 0.12, 0.15, its
+# range widening above 0.12)
 FUSED_OVERLAP_LOSS = 0.12
 
 
@@ -465,8 +468,9 @@ def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, bloc
     """Cycles of the fused chain's programs (baco.kernels.fused.gemm_chain_kernel), as
     gemm_program_cycles reports a GEMM's: Gemmini's (`gemmini`: per program the bias rows into the
     hidden block, per K step the X and W1 blocks then their computes, then the output's bias rows,
-    W2, the second product's computes and the stores), the core's issuing them (`cpu`) and end to
-    end (`cycles`)."""
+    W2, the second product's computes and the stores; each program at its own rows, each K step
+    at its own width, its RoCC commands the compiled stream's), the core's issuing them (`cpu`) and
+    end to end (`cycles`)."""
     return _end_to_end(_chain_launch(M, K, H, N, block_m, block_k, cfg, k), "chain", k)
 
 
