@@ -27,6 +27,7 @@ SMOKE = {
     "cpu_ops.py": (["--smoke"], 0),
     "costmodel_vs_timeloop.py": (["--rows", "50"], 0),
     "dw_pw_programs.py": (["--smoke"], 0),
+    "explicit_gemm_iss.py": (["--smoke", "--dims", "16"], 0),
     "explicit_gemm_model.py": (["--smoke", "--dims", "16,128"], 0),
     "fused_loop_chain.py": (["--smoke"], 0),
     "fused_programs.py": (["--smoke"], 0),

@@ -151,3 +151,26 @@ def test_residual_add_cost_against_the_iss():
     simulated = compiled.run(launch.grid, launch.runtime_args(), timing=TimingModel(cfg))["kernel_cycles"]
     predicted = residual_add_cost(ResidualAdd(*default_view(196, 256, cfg)), hw)[0]
     assert abs(predicted - simulated) <= 0.08 * simulated, (predicted, simulated)
+
+
+def test_pointwise_default_cost_prices_the_loop_conv_program_it_runs():
+    """A 1x1 layer without a schedule runs as LOOP_CONV_WS where conv2d estimates it faster
+    (schedule.pointwise_loop_conv_schedule): its default cost is that program's, not the GEMM's
+    (MobileNetV2 64x64's 32x32 16->96 with a bias: ISS 30,049 cycles at DIM 16, priced 30,077;
+    as the GEMM 31,325)."""
+    from baco.gemmini.config import GemminiConfig
+    from baco.gemmini.schedule import loop_conv_program_cycles
+    from baco.kernels.conv import conv2d_launch
+    from baco.problem.layer import Layer
+    from baco.tuner.arch import Hardware
+    from baco.tuner.kernel_model import pointwise_loop_conv_default
+    from baco.tuner.whole_model import default_schedule_cost
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    layer = Layer(R=1, S=1, P=32, Q=32, C=16, K=96, N=1, bias=True)
+    s = pointwise_loop_conv_default(layer, cfg)
+    launch = conv2d_launch(np.zeros((1, 32, 32, 16), np.int8), np.zeros((1, 1, 16, 96), np.int8),
+                           bias=np.zeros(96, np.int32), config=cfg, scale=1 / 256, out="int8")
+    assert s is not None and launch.options["schedule"] == s
+    cycles, energy_uj, alone = default_schedule_cost(layer, Hardware.from_gemmini_config(cfg))
+    assert cycles == loop_conv_program_cycles(32, 32, 96, 16, 1, 1, 1, 1, s, cfg, bias=True)
+    assert 0 < alone <= cycles and energy_uj > 0

@@ -29,10 +29,10 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 
 from baco.gemmini.config import Footprint, GemminiConfig, loop_unit_half  # noqa: F401  (re-exported)
 from baco.gemmini.heuristics import tiled_matmul_auto
-from baco.gemmini.isa import CONCURRENT_LOOPS
+from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
-from baco.gemmini.loop_ws_timing import (LoopWs, dma_cycles, loop_ws_end_to_end,  # noqa: F401  (dma_cycles re-exported)
-                                         loop_ws_lower_bound, loop_ws_stream_cycles)
+from baco.gemmini.loop_ws_timing import (LoopWs, dma_cycles, local_move_cycles,  # noqa: F401  (dma_cycles re-exported)
+                                         loop_ws_end_to_end, loop_ws_lower_bound, loop_ws_stream_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 DATAFLOWS = ("WS", "OS")
@@ -474,58 +474,87 @@ def gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     telling whether the compiler emits LOOP_WS (the blocks fit the loop unit's halves).
 
     LOOP_WS: the walk of LoopMatmul (loop_ws_timing) over the program's loops
-    (gemm_loop_ws_loops), the CPU issuing them at LOOP_WS_INSTRUCTIONS. The explicit stream, per
-    program: a prologue loading the first K step, then per K step the slower of the array (DIM + 1
-    cycles per DIM-row compute) and the DMA loading the next step's A and B (hidden behind the
+    (gemm_loop_ws_loops), the CPU issuing them at LOOP_WS_INSTRUCTIONS. The explicit stream
+    (explicit_gemm_program_cycles), per program: a prologue loading the first K step, then per K
+    step the slower of the array and the DMA loading the next step's A and B (hidden behind the
     computes), the part of the last step's stores the computes do not hide, then the last column's
-    stores; a bias's accumulator mvins queue with the steps' loads under their computes; the next
-    program's first loads overlap this one's tail (a DMA command as the cycle model
-    charges it: dma_cycles); the CPU's EXPLICIT_INSTRUCTIONS, the two overlapping as
-    explicit_stream_cycles says."""
+    stores; a bias's accumulator fill in series with the previous program's stores; the CPU's
+    EXPLICIT_INSTRUCTIONS, the two overlapping as explicit_stream_cycles says."""
     if s.dataflow == "WS" and loop_ws_fits(s.block_m, s.block_n, s.block_k, cfg):
         loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias, b_transposed, b_padded)
         walk = loop_ws_stream_cycles(loops, cfg, k)
         return {"cycles": walk["cycles"], "gemmini": walk["gemmini"],
                 "cpu": _loop_field_sum(loops, "cpu") * k.cpu_cycles_per_instruction,
                 "commands": _loop_field_sum(loops, "commands"), "loop_ws": True}
-    d = cfg.dim
-    tiles = lambda n: max(1, -(-n // d))  # noqa: E731
-    TM, TN, TK = tiles(M), tiles(N), tiles(K)
-    tm, tn, tk = tiles(s.block_m), tiles(s.block_n), tiles(s.block_k)
-    out_bytes = 1 if out_int8 else cfg.acc_bytes
-    mbl = cfg.max_block_len
+    return explicit_gemm_program_cycles(M, N, K, s, cfg, out_int8, k, bias)
 
-    def dma(rows, row_bytes):
-        return dma_cycles(rows, row_bytes, cfg, k)
 
-    def moves(row_tiles, col_tiles, esize=cfg.input_bytes, blocks=mbl):
-        """DMA cycles and mvins filling a block: DIM rows × up to `blocks` DIM-wide blocks a mvin."""
-        full, rest = divmod(col_tiles, blocks)
-        cycles = row_tiles * (full * dma(d, blocks * d * esize) + (dma(d, rest * d * esize) if rest else 0))
-        return cycles, row_tiles * (full + (1 if rest else 0))
-
-    pm, pn, steps = -(-TM // tm), -(-TN // tn), -(-TK // tk)
-    programs = pm * pn
-    tm, tn, tk = min(tm, TM), min(tn, TN), min(tk, TK)
-    compute = tm * tn * tk * (d + k.compute_overhead)
-    (a_load, a_mvins), (b_load, b_mvins) = moves(tm, tk), moves(tk, tn)
-    load = a_load + b_load
-    # a bias: the C block starts as the bias row repeated, int32 mvins into the accumulator (at
-    # DIM 32 they can outweigh A and B)
-    bias_load, bias_mvins = moves(tm, tn, cfg.acc_bytes, cfg.max_block_len_acc) if bias else (0, 0)
-    store = dma(d, d * out_bytes) + k.acc_scale_latency    # one DIM×DIM tile out of the accumulator
-    # the last step stores column j-1 while column j computes, the last column row by row
-    # behind its own last computes; what they cannot hide waits
-    store_wait = (tn - 1) * max(0, tm * store - tm * tk * (d + 1))
-    tail = max(0, tm * store - tm * (d + 1)) + store
-    # the bias's mvins queue with the steps' loads, under the steps' computes
-    steady = max(steps * compute, steps * load + bias_load)
-    gemmini = programs * (max(load, tail) + steady + store_wait) + min(load, tail)
-
-    commands = programs * (steps * (a_mvins + b_mvins + 2 * tm * tn * tk) + tm * tn + bias_mvins)
-    cpu = explicit_gemm_instructions(programs, steps, tn, commands) * k.cpu_cycles_per_instruction
-    return {"cycles": explicit_stream_cycles(gemmini, cpu, programs, steps), "gemmini": gemmini, "cpu": cpu,
+def explicit_gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, out_int8: bool = False,
+                                 k: TimingConstants = DEFAULT_CONSTANTS, bias: bool = False) -> dict:
+    """gemm_program_cycles' estimate of the GEMM kernel's explicit stream under `s` (the program the
+    compiler emits when the blocks do not fit LOOP_WS's halves, or with LOOP_WS off), summed over
+    the grid's programs as they are: the edge programs' blocks hold only the rows, columns and K
+    steps left (explicit_program_costs). Without a bias the next program's first loads overlap a
+    program's tail; with one, its accumulator fill waits for this program's stores (the same rows)
+    and holds its loads up, so a program's fill, first loads, steps, stores run in series."""
+    rows, cols, ksteps = _run_length(_tiles(M, s.block_m)), _run_length(_tiles(N, s.block_n)), _tiles(K, s.block_k)
+    gemmini = commands = columns = programs = 0
+    for (r, nr), (c, nc) in ((r, c) for r in rows for c in cols):
+        p = explicit_program_costs(r, c, ksteps, s, cfg, out_int8, k, bias)
+        if not programs and not bias:       # the first program's loads, or the last's tail, exposed
+            gemmini += min(p["load"], p["tail"])
+        serial = p["fill"] + p["load"] + p["tail"] if bias else max(p["load"], p["tail"])
+        gemmini += nr * nc * (serial + p["steady"] + p["store_wait"])
+        commands, columns, programs = commands + nr * nc * p["commands"], columns + nr * nc * -(-c // cfg.dim), \
+            programs + nr * nc
+    cpu = explicit_gemm_instructions(programs, len(ksteps), columns / programs, commands) * k.cpu_cycles_per_instruction
+    return {"cycles": explicit_stream_cycles(gemmini, cpu, programs, len(ksteps)), "gemmini": gemmini, "cpu": cpu,
             "commands": commands, "loop_ws": False}
+
+
+def _tiles(n: int, d: int) -> list:
+    """n rows or columns in pieces of d (the last one short): DIM-wide tiles, blocks, K steps."""
+    return [min(d, n - i) for i in range(0, n, d)]
+
+
+def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, cfg: GemminiConfig,
+                           out_int8: bool, k: TimingConstants = DEFAULT_CONSTANTS, bias: bool = False) -> dict:
+    """One explicit-stream program of a rows x cols C block over K steps of `ksteps` columns of A,
+    as the cycle model charges its commands (dma_cycles, local_move_cycles; a compute feeds its A
+    rows, at least MIN_FEED_ROWS, and new weights take DIM cycles): `load`, the first step's A and B
+    mvins; `steady`, the steps' computes or the next steps' loads behind them, whichever is longer;
+    `store_wait`, the last step's stores of column j-1 its computes of column j do not hide; `tail`,
+    the last column's stores its own last computes do not hide, then one store; `fill`, with a bias,
+    the accumulator block zeroed (one mvin a DIM x DIM tile of the block) and the bias rows moved in
+    (int32); `commands`, its RoCC commands."""
+    d, mbl = cfg.dim, cfg.max_block_len
+    out_bytes = 1 if out_int8 else cfg.acc_bytes
+    row_tiles, col_tiles = _tiles(rows, d), _tiles(cols, d)
+
+    def moves(tile_rows, width, esize, blocks):
+        """DMA cycles and mvins of tiles of `tile_rows` rows, `width` columns, `blocks` DIM-wide blocks a mvin."""
+        chunks = [min(blocks * d, width - c) for c in range(0, width, blocks * d)]
+        return sum(dma_cycles(r, c * esize, cfg, k) for r in tile_rows for c in chunks), len(tile_rows) * len(chunks)
+
+    group = max(sum(max(r, MIN_FEED_ROWS) + k.compute_overhead for r in row_tiles), d + k.compute_overhead)
+    steps = []
+    for kk in ksteps:
+        (a, a_mvins), (b, b_mvins) = moves(row_tiles, kk, cfg.input_bytes, mbl), moves(_tiles(kk, d), cols,
+                                                                                    cfg.input_bytes, mbl)
+        steps.append((a + b, a_mvins + b_mvins + 2 * len(row_tiles) * len(col_tiles) * -(-kk // d), -(-kk // d)))
+    store_col = [sum(dma_cycles(r, c * out_bytes, cfg, k) + k.acc_scale_latency for r in row_tiles) for c in col_tiles]
+    last_k = steps[-1][2]
+    store_wait = sum(max(0.0, st - last_k * group) for st in store_col[:-1])
+    tail = max(0.0, store_col[-1] - group) + store_col[-1] / len(row_tiles)
+    fill, fill_mvins = 0.0, 0
+    if bias:
+        block_tiles = -(-min(s.block_m, rows) // d) * -(-min(s.block_n, cols) // d)
+        bias_load, bias_mvins = moves(row_tiles, cols, cfg.acc_bytes, cfg.max_block_len_acc)
+        fill, fill_mvins = block_tiles * local_move_cycles(d, k) + bias_load, block_tiles + bias_mvins
+    steady = max(sum(g * len(col_tiles) * group for _, _, g in steps), sum(ld for ld, _, _ in steps))
+    commands = sum(n for _, n, _ in steps) + len(row_tiles) * len(col_tiles) + fill_mvins
+    return {"load": steps[0][0], "steady": steady, "store_wait": store_wait, "tail": tail, "fill": fill,
+            "commands": commands}
 
 
 def _loop_field_sum(items, field: str) -> float:
@@ -577,7 +606,7 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
             loops = gemm_loop_ws_loops(M, N, K, s, cfg, out_int8, bias, b_transposed, b_padded)
             walks.append((loop_ws_lower_bound(loops, cfg), tie, s, loops))
         else:
-            key = (gemm_program_cycles(M, N, K, s, cfg, out_int8)["cycles"], *tie)
+            key = (gemm_program_cycles(M, N, K, s, cfg, out_int8, bias=bias)["cycles"], *tie)
             best = min(best, (key, s)) if best else (key, s)
     for bound, tie, s, loops in sorted(walks, key=lambda w: w[:2]):
         # the library's tile is always walked: on a compute-bound GEMM every bound is within the

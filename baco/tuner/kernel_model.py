@@ -55,8 +55,8 @@ from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICI
                                    GemmSchedule, explicit_gemm_instructions, explicit_stream_cycles,
                                    gemm_loop_ws_loops,
                                    loop_conv_channels, loop_conv_downsamples, loop_conv_instructions, loop_ws_fits,
-                                   loop_ws_instructions,
-                                   overlapped_cycles,
+                                   loop_conv_program_cycles, loop_ws_instructions,
+                                   overlapped_cycles, pointwise_loop_conv_schedule,
                                    schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
@@ -387,6 +387,28 @@ def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
                                                out_int8=KERNEL_OUT_INT8)[0])
 
 
+def pointwise_loop_conv_default(layer: Layer, cfg: GemminiConfig) -> GemmSchedule | None:
+    """The LoopConv schedule baco.kernels.conv.conv2d runs a pointwise layer with when it is given
+    none (schedule.pointwise_loop_conv_schedule: int8 out, estimated faster than the GEMM of all
+    pixels), else None (the layer runs default_layer_schedule's GEMM)."""
+    if layer.depthwise or not is_pointwise(layer) or not KERNEL_OUT_INT8:
+        return None
+    return pointwise_loop_conv_schedule(layer.N, layer.P, layer.Q, layer.K, layer.C, cfg, layer.bias)
+
+
+def pointwise_loop_conv_cost(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> tuple[float, float, float]:
+    """(cycles end to end, energy µJ, cycles of Gemmini alone) of a pointwise layer run as the
+    LOOP_CONV_WS programs of `schedule` (pointwise_loop_conv_default): end to end as the kernel
+    ranks them (schedule.loop_conv_program_cycles, per image), Gemmini's walk and counts as
+    _loop_conv_program's."""
+    channels = loop_conv_channels(schedule, layer.P, layer.Q, layer.K, layer.C, 1, 1, 1, 1, cfg)
+    alone, counts = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
+                                    min(schedule.block_n, layer.K), cfg.dim, channels)
+    cycles = layer.N * loop_conv_program_cycles(layer.P, layer.Q, layer.K, layer.C, 1, 1, 1, 1, schedule, cfg,
+                                                bias=layer.bias)
+    return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6, alone
+
+
 @functools.lru_cache(maxsize=4096)
 def _default_conv_program(layer: Layer, pe: int, sp_kb: float, acc_kb: float) -> tuple[float, float]:
     """(cycles, energy µJ) predicted for a convolution run with its kernel's default schedule
@@ -395,9 +417,13 @@ def _default_conv_program(layer: Layer, pe: int, sp_kb: float, acc_kb: float) ->
     if pe < 1 or sp_kb <= 0 or acc_kb <= 0:
         return math.inf, math.inf
     try:
-        s = default_layer_schedule(layer, GemminiConfig.from_capacity(pe, sp_kb, acc_kb))
+        cfg = GemminiConfig.from_capacity(pe, sp_kb, acc_kb)
+        s = default_layer_schedule(layer, cfg)
     except ValueError:
         return math.inf, math.inf
+    loop_conv = pointwise_loop_conv_default(layer, cfg)
+    if loop_conv is not None:
+        return pointwise_loop_conv_cost(layer, loop_conv, cfg)[:2]
     return conv_schedule_cycles(layer, s, (pe, sp_kb, acc_kb)), conv_schedule_energy(layer, s, (pe, sp_kb, acc_kb))
 
 

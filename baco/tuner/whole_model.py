@@ -25,7 +25,8 @@ from baco.gemmini.schedule import RESADD_INSTRUCTIONS, RESADD_ISSUE_LEAD, defaul
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner.arch import Hardware
-from baco.tuner.kernel_model import conv_schedule_cycles, conv_schedule_energy, evaluate, gemm_schedule_cycles
+from baco.tuner.kernel_model import (conv_schedule_cycles, conv_schedule_energy, evaluate, gemm_schedule_cycles,
+                                    pointwise_loop_conv_cost, pointwise_loop_conv_default)
 from baco.tuner.mapping import KERNEL_B_PADDED, KERNEL_OUT_INT8, default_layer_schedule, is_kernel_layer, schedule_mapping
 
 
@@ -111,6 +112,9 @@ def default_schedule_cost(layer: Layer, hw: Hardware, b_padded: bool = KERNEL_B_
                                      bias=layer.bias)
         return (gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg, b_padded=b_padded, bias=layer.bias),
                 evaluate(layer, schedule_mapping(layer, s, cfg.dim), hw).energy_uj, alone)
+    loop_conv = pointwise_loop_conv_default(layer, cfg)
+    if loop_conv is not None:       # what baco.kernels.conv.conv2d runs it as
+        return pointwise_loop_conv_cost(layer, loop_conv, cfg)
     s = default_layer_schedule(layer, cfg)
     return (conv_schedule_cycles(layer, s, hw3), conv_schedule_energy(layer, s, hw3),
             conv_schedule_cycles(layer, s, hw3, end_to_end=False))
