@@ -175,7 +175,8 @@ def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, reference: bool = 
     w = rng.integers(-128, 128, (layer.R, layer.S, K) if layer.depthwise else (layer.R, layer.S, C, K), dtype=np.int8)
     bias = random_bias(rng, K, layer.bias)
     kw = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation),
-              padding=layer.padding, scale=output_scale(layer.R * layer.S * layer.C), out="int8" if KERNEL_OUT_INT8 else "int32")
+              padding=layer.padding, scale=output_scale(layer.R * layer.S * layer.C),
+              out="int8" if KERNEL_OUT_INT8 else "int32")
     if layer.depthwise:
         return depthwise_launch(x, w, bias, config=cfg, blocks=schedule, **kw), \
             reference_depthwise_conv2d(x, w, bias, **kw) if reference else None
@@ -259,7 +260,8 @@ def default_conv_stream(layer: Layer, cfg: GemminiConfig):
         # which tiled_conv_auto moves in every other row and column (its downsample path)
         rows, cols = 2 * layer.P, 2 * layer.Q
     return conv_stream(layer.N, rows, cols, layer.C, layer.K, layer.R, cfg, stride=layer.Hstride,
-                       padding=layer.padding, dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C), bias=layer.bias)
+                       padding=layer.padding, dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C),
+                       bias=layer.bias)
 
 
 def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:

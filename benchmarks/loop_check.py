@@ -190,7 +190,8 @@ def same_padded(layer: Layer, padding: bool) -> Layer:
 def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = False, bias: bool = False,
                      padding: bool = False):
     """(predicted, simulated, text) of `count` random convolutions (_random_conv; `bias`: each with a
-    bias; `padding`: each padded, same_padded) compiled with a random schedule (one or several output rows per program) that fits a
+    bias; `padding`: each padded, same_padded) compiled with a random schedule (one or several
+    output rows per program) that fits a
     random Gemmini: the search's conv model (kernel_model.conv_schedule_cycles) against the cycle
     model's timing of the kernel's command stream."""
     from baco.kernels.conv import conv2d_launch

@@ -108,7 +108,8 @@ PADDED = [
     (Layer(R=3, S=3, P=4, Q=4, C=64, K=64, Hstride=2, Wstride=2, bias=True, padding=1), None),
     (Layer(R=7, S=7, P=16, Q=16, C=3, K=32, Hstride=2, Wstride=2, bias=True, padding=3), None),
     (Layer(R=3, S=3, P=2, Q=2, C=64, K=64, bias=True, padding=1), GemmSchedule(2, 64, 64, dataflow="OS")),
-    (Layer(R=3, S=3, P=8, Q=8, C=1, K=64, depthwise=True, bias=True, padding=1), GemmSchedule(8, 16, 16, dataflow="OS")),
+    (Layer(R=3, S=3, P=8, Q=8, C=1, K=64, depthwise=True, bias=True, padding=1),
+     GemmSchedule(8, 16, 16, dataflow="OS")),
 ]
 
 

@@ -73,8 +73,8 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
                 if program is None:
                     program = groups[orows, krows, irows] = [
                         (1, orows, ocols, och, krows, S, och if depthwise else ich, irows, icols, b == 0,
-                         b == len(blocks) - 1, tile_rows - irows, tile_cols - icols) + unpacked[len(blocks) > 1 and ich < chs]
-                        for b, (c0, ich) in enumerate(blocks)]
+                         b == len(blocks) - 1, tile_rows - irows, tile_cols - icols)
+                        + unpacked[len(blocks) > 1 and ich < chs] for b, (c0, ich) in enumerate(blocks)]
                 if programs and programs[-1][0] is program:
                     programs[-1][1] += 1
                 else:
@@ -84,18 +84,25 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     return tiles
 
 
+def program_tap_rows(p0: int, rows: int, H: int, R: int, stride: int, dilation: int, padding: int) -> tuple[int, int]:
+    """[r_lo, r_hi): the filter rows a conv program of `rows` output rows from p0 runs, those whose
+    input row lies inside the H-row image (padded by `padding` rows each side) for one of its rows
+    (baco/kernels/conv.py's tap loop; all R where the layer is unpadded)."""
+    h0 = p0 * stride - padding
+    return max(0, -(-(-h0 - (rows - 1) * stride) // dilation)), min(R, -(-(H - h0) // dilation))
+
+
 def _program_rows(p0: int, orows: int, rows: int, H: int, R: int, stride: int, dilation: int,
                   padding: int) -> tuple[int, int, int]:
     """(tap rows, input rows read inside the image, LoopConv tile rows) of the program of output
-    rows p0 .. p0 + orows - 1 of a `rows`-row schedule (baco/kernels/conv.py's r_lo and r_hi, the
-    pass's tile): one row reads its tap rows only (the tile ends stride - 1 rows past them)."""
-    h0 = p0 * stride - padding
-    r_lo = max(0, -(-(-h0 - (rows - 1) * stride) // dilation))
-    krows = min(R, -(-(H - h0) // dilation)) - r_lo
+    rows p0 .. p0 + orows - 1 of a `rows`-row schedule (program_tap_rows, the pass's tile): one row
+    reads its tap rows only (the tile ends stride - 1 rows past them)."""
+    r_lo, r_hi = program_tap_rows(p0, rows, H, R, stride, dilation, padding)
+    krows = r_hi - r_lo
     if rows == 1:
         return krows, dilation * (krows - 1) + 1, stride + dilation * (krows - 1)
     tile_rows = orows * stride + dilation * (krows - 1)
-    h_t = h0 + r_lo * dilation
+    h_t = p0 * stride - padding + r_lo * dilation
     return krows, min(tile_rows, H - h_t) - max(0, -h_t), tile_rows
 
 

@@ -52,6 +52,7 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.loop_conv_timing import program_tap_rows
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIM_INDEX, DIMS, NUM_LEVELS, RELEVANT
 from baco.problem.layer import Layer
@@ -503,8 +504,8 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
     more than one), BLOCK_M output columns and BLOCK_N output channels, whose K loop runs over the
     R·S filter taps times ⌈C / BLOCK_K⌉ channel blocks (a padded layer's programs fewer taps and
     zero slices: padded_stream_geometry), each step a GEMM step of rows x BLOCK_M A rows (strided by
-    the convolution's stride) moved in one slice per output row. `layer` may be an explore.LayerStack (rows of several
-    convolutions, all pointwise or all not, costed in one call)."""
+    the convolution's stride) moved in one slice per output row. `layer` may be an
+    explore.LayerStack (rows of several convolutions, all pointwise or all not, costed in one call)."""
     bm, bn, bk = blocks
     padded_layer, layer = layer, _depthwise_as_conv(layer, bk)
     d, pointwise = _dims_as_tensors(layer), _one_program(layer)
@@ -555,10 +556,9 @@ def padded_stream_geometry(layer: Layer, rows: int, columns: int) -> tuple[float
     sh, sw, dh, dw = layer.Hstride, layer.Wstride, layer.Hdilation, layer.Wdilation
     taps, slices, outside = 0, 0, 0
     for p0 in range(0, layer.P, rows):
-        h0 = p0 * sh - pad
-        r_lo, r_hi = max(0, -(-(-h0 - (rows - 1) * sh) // dh)), min(R, -(-(H - h0) // dh))
+        r_lo, r_hi = program_tap_rows(p0, rows, H, R, sh, dh, pad)
         taps += r_hi - r_lo
-        h = [h0 + i * sh + r * dh for r in range(r_lo, r_hi) for i in range(rows)]
+        h = [p0 * sh - pad + i * sh + r * dh for r in range(r_lo, r_hi) for i in range(rows)]
         slices += len(h)
         outside += sum(not 0 <= x < H for x in h)
     pixels = left = right = runs = 0       # over the column blocks' taps
@@ -1044,7 +1044,8 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
         taps_run = _with_padding(padded, 0, 1.0)
     # a padded layer's programs run only the taps reaching the image: their A rows, weights and MACs
     return _program_counts(pe, (M, N, taps_run * Kd), blocks, programs_m=programs_m, programs_n=_ceil(N / bn),
-                           strips_m=strips_m, strips_n=_strips(N, bn, pe), k_strips=taps_run * d.R * d.S * _strips(d.C, bk, pe),
+                           strips_m=strips_m, strips_n=_strips(N, bn, pe),
+                           k_strips=taps_run * d.R * d.S * _strips(d.C, bk, pe),
                            no_k_loop=_no_k_loop(layer, pointwise),
                            out_int8=out_int8, dataflow="WS", m_run=m_run,
                            a_zero_bytes=a_zero_rows * d.C * _ceil(N / bn), bias=_bias(layer))
