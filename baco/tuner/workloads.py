@@ -175,7 +175,9 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
     layers are merged with a count. The convolutions, linear layers and attention's projections
     have a bias (Layer.bias) as the compiled model gives them one (baco.model.lower: every conv,
     depthwise and linear op its int32 bias, zeros where the module has none; a matmul by a
-    parameter is a linear layer too); attention's batched matmuls have none."""
+    parameter is a linear layer too); attention's batched matmuls have none. A Conv2d's padding is
+    its Layer.padding (a ValueError where rows and columns differ, or for a padded Conv1d: a Layer
+    pads both alike)."""
     import operator
 
     import torch
