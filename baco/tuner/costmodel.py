@@ -586,13 +586,15 @@ def _padded_stream(layer, rows, columns):
         return None
     B = max(torch.as_tensor(rows).numel(), torch.as_tensor(columns).numel(), len(layers))
     per_layer = B // len(layers)
-    keys = torch.stack([torch.as_tensor(v, dtype=torch.float64).detach().expand(B) for v in (rows, columns)], 1)
-    out = []
-    for i, (r, c) in enumerate(keys.tolist()):
-        row_layer = layers[i // per_layer]
-        out.append(padded_stream_geometry(row_layer, max(1, round(r)), max(1, math.ceil(c - 1e-9)))
-                   if row_layer.padding else (math.nan,) * 6)
-    return torch.tensor(out, dtype=torch.float64).T
+    # whole rows and columns (a relaxation's fractional blocks rounded), and the batch's few distinct
+    # (layer, rows, columns) as one integer each: a search batch repeats them
+    r = torch.as_tensor(rows, dtype=torch.float64).detach().expand(B).round().clamp(min=1).long()
+    c = torch.ceil(torch.as_tensor(columns, dtype=torch.float64).detach().expand(B) - 1e-9).clamp(min=1).long()
+    span = int(max(r.max(), c.max())) + 1
+    distinct, inverse = torch.unique((torch.arange(B) // per_layer * span + r) * span + c, return_inverse=True)
+    out = [padded_stream_geometry(layers[k // span // span], k // span % span, k % span)
+           if layers[k // span // span].padding else (math.nan,) * 6 for k in distinct.tolist()]
+    return torch.tensor(out, dtype=torch.float64)[inverse].T
 
 
 def _with_padding(padded, index, value):
