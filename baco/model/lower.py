@@ -54,7 +54,7 @@ from baco.kernels.pool import ConvPoolLaunch, pool_schedule_from_conv
 from baco.kernels.resadd import resadd_launch
 from baco.model import cpu_ops
 from baco.model.graph import Graph, Op, inverse
-from baco.problem.layer import Layer
+from baco.problem.layer import Layer, symmetric_padding
 from baco.tuner.workloads import gemm
 
 GEMMINI_OPS = ("conv", "depthwise", "linear", "matmul", "add")
@@ -118,7 +118,8 @@ class Lowered:
 
 def conv_layer(op: Op, x_shape) -> Layer:
     """The tuner's layer of a conv or depthwise op (baco.tuner.workloads.layers_from_torch writes the
-    same: a depthwise layer has C = 1 and K = its channels; every one has its int32 bias, op.q's)."""
+    same: a depthwise layer has C = 1 and K = its channels; every one has its int32 bias, op.q's, and
+    its padding: a ValueError where it differs between rows and columns, which a Layer cannot express)."""
     q = op.q
     N, H, W, C = x_shape
     R, S = q["weight"].shape[:2]
@@ -126,7 +127,8 @@ def conv_layer(op: Op, x_shape) -> Layer:
     P, Q = output_size(H, R, sh, ph, dh), output_size(W, S, sw, pw, dw)
     depthwise = op.kind == "depthwise"
     return Layer(R=R, S=S, P=P, Q=Q, C=1 if depthwise else C, K=C if depthwise else q["weight"].shape[3], N=N,
-                 Hstride=sh, Wstride=sw, Hdilation=dh, Wdilation=dw, depthwise=depthwise, bias=True)
+                 Hstride=sh, Wstride=sw, Hdilation=dh, Wdilation=dw, depthwise=depthwise, bias=True,
+                 padding=symmetric_padding((ph, pw)))
 
 
 def design_schedules(design) -> tuple[GemminiConfig, dict]:
@@ -134,7 +136,7 @@ def design_schedules(design) -> tuple[GemminiConfig, dict]:
     each layer's schedule as `baco run --design` compiles it (baco.design.check_design's rule)."""
     from baco.tuner.mapping import conv_schedule, gemm_schedule, is_kernel_layer, parse_mapping
     cfg = GemminiConfig.from_dict(design["gemmini_config"])
-    schedules, without_bias = {}, {}
+    schedules, implied = {}, {}
     for entry in design["layers"]:
         layer = Layer(**entry["layer"], name=entry["name"], count=entry["count"])
         if "schedule" in entry:
@@ -143,11 +145,17 @@ def design_schedules(design) -> tuple[GemminiConfig, dict]:
             schedules[layer.key] = gemm_schedule(parse_mapping(entry["mapping"]), layer)
         else:
             schedules[layer.key] = conv_schedule(parse_mapping(entry["mapping"]), layer, cfg)[0]
-        if not layer.bias:
-            without_bias[replace(layer, bias=True).key] = schedules[layer.key]
-    # a layer written without its bias (a design from before layers had one, or tuned on a shape
-    # alone) is the same tiling for the model's layer of that shape, which has one
-    return cfg, {**without_bias, **schedules}
+        for variant in _model_variants(layer):
+            implied[variant.key] = schedules[layer.key]
+    return cfg, {**implied, **schedules}
+
+
+def _model_variants(layer: Layer) -> list[Layer]:
+    """The model's layers a design's layer written without a bias or padding stands for (a design
+    from before layers had them, or tuned on a shape alone): the same tiling for the model's layer
+    of that shape, which has its bias and may be padded (any padding the filter allows)."""
+    paddings = range(layer.filter_extent) if layer.padding == 0 else (layer.padding,)
+    return [replace(layer, bias=bias, padding=p) for bias in {layer.bias, True} for p in paddings]
 
 
 def viewed(array, view):

@@ -654,11 +654,12 @@ def loop_chain_energy(graph: FusionGraph, edge: Edge, hw) -> float:
 def dw_pw_cycles(depthwise: Layer, out_channels: int, cfg: GemminiConfig) -> float:
     """End-to-end cycles of the fused depthwise -> pointwise program of a depthwise layer (K its
     channels) and a 1x1 convolution of out_channels, at the blocks its kernel picks on cfg
-    (dw_pw_blocks); inf if no program fits. The layer table has no padding: the convolution is
-    taken as 'same'-padded (input rows P x stride, padding (R - 1) x dilation / 2), MobileNet's."""
+    (dw_pw_blocks); inf if no program fits. A padded layer (Layer.padding) runs on its image with
+    its padding; an unpadded one (a table without padding) is taken as 'same'-padded (input rows
+    P x stride, padding (R - 1) x dilation / 2), MobileNet's."""
     d = depthwise
-    shape = (d.N, d.P * d.Hstride, d.P, d.Q, d.K, out_channels, d.R, d.S, d.Hstride,
-             (d.R - 1) * d.Hdilation // 2, d.Hdilation)
+    rows, padding = (d.image_rows, d.padding) if d.padding else (d.P * d.Hstride, (d.R - 1) * d.Hdilation // 2)
+    shape = (d.N, rows, d.P, d.Q, d.K, out_channels, d.R, d.S, d.Hstride, padding, d.Hdilation)
     blocks = dw_pw_blocks(*shape, cfg)
     return math.inf if blocks is None else dw_pw_program_cycles(*shape, blocks, cfg)["cycles"]
 
