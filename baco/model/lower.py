@@ -516,5 +516,5 @@ def lower(graph: Graph, design=None) -> Lowered:
     return _Lowering(graph, config, tuned, fused_edges(graph, design)).run()
 
 
-__all__ = ["lower", "Lowered", "GemminiStep", "CpuStep", "design_schedules", "conv_layer", "fused_edges", "unfused_pools",
-           "module_path", "GEMMINI_OPS", "FUSED_CHAIN_KINDS", "FUSED_KINDS"]
+__all__ = ["lower", "Lowered", "GemminiStep", "CpuStep", "design_schedules", "conv_layer", "fused_edges",
+           "unfused_pools", "module_path", "GEMMINI_OPS", "FUSED_CHAIN_KINDS", "FUSED_KINDS"]

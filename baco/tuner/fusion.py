@@ -727,9 +727,9 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     Timeloop-matched model's network; the compiled program's, each fused group's program as
     baco.gemmini.fused models it (fused_program_cycles; a pool's, the network's conv with its
     pooled store) in place of its layers' and op's cycles unfused (a pool's: the conv and the
-    core's max pool), and an edge whose fused program is not faster than that (a loop-form chain: whose
-    EDP fused alone is not lower, its energy being its program's) stays unfused (the exact
-    check at rounding: a fusion the compiled program would lose is not chosen) unless
+    core's max pool), and an edge whose fused program is not faster than that (a loop-form
+    chain: whose EDP fused alone is not lower, its energy being its program's) stays unfused (the
+    exact check at rounding: a fusion the compiled program would lose is not chosen) unless
     require_gain=False (every edge of `mask` that fits: measuring what fusing costs)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
