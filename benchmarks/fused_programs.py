@@ -31,10 +31,10 @@ linear and 1x1 -> 1x1 chains, a linear's or 1x1 convolution's residual add, and 
 convolution's max pool (the conv's pooled store; unfused, the conv stores its whole output and
 the max pool runs on the core, cpu_ops.max_pool2d). ResNet-18 offers only its stem's max pool (its
 residual adds follow 3x3 convolutions): at 64x64 on the default Gemmini the search fuses it
-(predicted 69k cycles against 658k unfused; simulated 78k against 1,416k) and the program with it
-runs 2.07M cycles against 3.41M without (EDP saving simulated 39.1%, predicted 22.4%: the CPU
-cost table prices that 32x32x64 max pool at 590k cycles, 0.44x of the 1,335k instructions the
-ISS retires). The BERT layer (benchmarks/tuned_models.py's bert_layer) is not one of them: it
+(predicted 69k cycles against 1,397k unfused; simulated 78k against 1,416k) and the program with
+it runs 2.06M cycles against 3.40M without (EDP saving simulated 39.2%, predicted 39.4%; the CPU
+cost table prices that 32x32x64 max pool at 1,329k cycles, the ISS retires 1,336k instructions
+on random data). The BERT layer (benchmarks/tuned_models.py's bert_layer) is not one of them: it
 has no chain the compiler runs (its torch.nn.TransformerEncoder is one leaf of the fusion graph,
 which finds no edge in it, and its one linear -> linear pair, the feed-forward's, has GELU
 between, a CPU lookup table).

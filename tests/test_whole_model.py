@@ -91,9 +91,24 @@ def test_cost_table_has_every_cpu_operator():
     for k in kernels:
         assert k.op in CPU_INSTRUCTIONS and cpu_cycles(k) > 0
     # a 3x3/2 pool over a 6x6 image reads 3 rows of taps (2 + 3 + 3 inside it) per output column
-    assert kernels[3].work == {"calls": 1, "rows": 9, "outputs": 36, "taps": 4 * 8 * 8, "window_rows": 4 * 8 * 3}
+    # (its windows are clipped by the padding: the same taps and rows again as the clipped ones)
+    assert kernels[3].work == {"calls": 1, "rows": 9, "outputs": 36, "taps": 4 * 8 * 8, "window_rows": 4 * 8 * 3,
+                               "clipped_taps": 4 * 8 * 8, "clipped_window_rows": 4 * 8 * 3}
+    unclipped = cpu_ops.max_pool2d((1, 7, 7, 2), 2, 2, 0).work   # floor mode: the last row and column unread
+    assert unclipped["taps"] == 2 * 6 * 6 and unclipped["clipped_taps"] == unclipped["clipped_window_rows"] == 0
     with pytest.raises(ValueError, match="no row for the operator 'nothing'"):
         cpu_cycles(type("K", (), {"op": "nothing", "work": {}})())
+
+
+@pytest.mark.parametrize("shape,kernel,stride,padding", [((1, 9, 9, 33), 3, 2, 1), ((1, 17, 17, 16), 2, 2, 0),
+                                                         ((1, 8, 8, 12), 5, 2, 2)])
+def test_max_pool_table_within_the_iss(shape, kernel, stride, padding):
+    """The max pool's row prices clipped windows (loops) and unclipped ones (unrolled) each as the
+    core runs them: within 0.85-1.2x of the instructions the ISS retires on random data."""
+    k = cpu_ops.max_pool2d(shape, kernel, stride, padding)
+    x = np.random.default_rng(0).integers(-128, 128, size=shape, dtype=np.int8)
+    ratio = cpu_cycles(k) / k.run_iss(x, np.zeros(k.arg_shapes[-1], np.int8))["instructions"]
+    assert 0.85 < ratio < 1.2
 
 
 def test_untuned_steps_add_to_the_objective():

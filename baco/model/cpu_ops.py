@@ -44,7 +44,7 @@ from baco.codegen.host import _target_machine, optimize
 from baco.codegen.translate import to_llvm_ir
 from baco.errors import CompilationError
 from baco.gemmini.config import NUMPY_ELEMENTS
-from baco.gemmini.cpu_cost import pool_work, pooled_extent, taps_inside
+from baco.gemmini.cpu_cost import output_work, pool_work, pooled_extent, taps_inside
 
 LOWERING = ("builtin.module(func.func(convert-linalg-to-loops),lower-affine,arith-expand,convert-scf-to-cf,"
             "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
@@ -89,7 +89,7 @@ class CpuKernel:
         out = self.arg_shapes[-1]
         # the work its cost is counted in (baco.model.cpu_cost): calls, output rows (all dims but the
         # last) and elements; pools add the window taps they read
-        self.work = {"calls": 1, "rows": math.prod(out[:-1]), "outputs": math.prod(out)}
+        self.work = output_work(out)
         self._fn = None
         self._private_dir = None
 
