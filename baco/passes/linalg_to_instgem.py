@@ -231,6 +231,8 @@ class LinalgToInstGem:
         self.read_only_by_store = set()  # matmuls whose accumulator nothing but the fused store reads
         self.added_loads = {}        # acc_add staging alloc -> (its DRAM copy, source view, window view)
         self.overwriting_adds = set()    # acc_add generics that overwrite their freshly zeroed target
+        self.zero_under_copy = {}    # DRAM copy -> the block a dropped zero fill was to clear before it
+        self.pipelined = set()       # loops whose loads the prefetch pass reorders
         self.array_written = {}      # OS: source acc alloc op -> (scratchpad alloc its dot writes, in_shift, relu)
         self.dead = []
 
@@ -254,6 +256,7 @@ class LinalgToInstGem:
                 instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
                              acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
         pipelined = [op for op in ir.walk_ops(func) if op.name == "scf.for" and prefetch.pipelinable(op)]
+        self.pipelined = {loop_op.operation for loop_op in pipelined}
         interleave = {loop_op: prefetch.distinct_targets(loop_op) for loop_op in pipelined}
         for loop_op in pipelined:
             self.load_slot.update(prefetch.load_slots(loop_op))
@@ -308,6 +311,10 @@ class LinalgToInstGem:
                               ir.cmpi("sgt", ir.binop("addi", top, d), ir.binop("addi", first, rows)),
                               ir.cmpi("sgt", ir.binop("addi", left, d), cols))
             self.zero_block(blk, 0, only=uncovered)
+        elif (copy := self.first_overwriting_copy(op, alloc)) is not None:
+            # the copy overwrites its window (and zeroes the rows above it): its lowering zeroes
+            # the rest first, where its window's extent is computed
+            self.zero_under_copy[copy] = blk
         elif loop_op is None:
             self.zero_block(blk, self.load_slot.get(op, 0))
         else:       # the loop's first iteration overwrites it; zeroed only if the loop runs no iteration
@@ -315,6 +322,37 @@ class LinalgToInstGem:
             with InsertionPoint(loop_op):     # (nothing touches the block in between)
                 prefetch.when(ir.cmpi("sge", lb, ub), lambda: self.zero_block(blk, 0))
         self.dead.append(op)
+
+    def zero_outside(self, blk: Placed, slot: int, end, cols, max_cols: int):
+        """Zero mvins (on `slot`, configured with the block's column tile stride) over what a copy
+        writing rows [0, end) × columns [0, cols) of `blk` leaves (i64 values; none on an interior
+        program): the rows from `end` down, whole width, and rows [0, end) from the column tile
+        `cols` ends in (zeroed whole: the copy overwrites its part after; the whole block when
+        that is the first). mvins of up to `max_cols` columns, the copy's."""
+        d = self.cfg.dim
+        n_rows, n_cols = (cst(n) for n in blk.shape)
+        end = ir.binop("minsi", ir.binop("maxsi", end, cst(0)), n_rows)
+        flags = local_addr(0, acc=blk.space == "acc")
+
+        def zero_region(top, bottom, left):     # rows [top, bottom) × columns [left, block width), left % DIM == 0
+            first_tile, n_tiles, in_tile = window_in_tiles(top, ir.binop("subi", bottom, top), d)
+            width = ir.binop("subi", n_cols, left)
+            n_chunks = ceil_div(width, max_cols)
+
+            def move(t):
+                bt = ir.binop("addi", first_tile, ir.binop("divui", t, n_chunks))
+                cc = ir.binop("remui", t, n_chunks)
+                lo, rows = in_tile(bt)
+                col_tile = ir.binop("addi", ir.binop("divui", left, cst(d)), ir.binop("muli", cc, cst(max_cols // d)))
+                local = ir.binop("addi", blk.tile_addr(bt, col_tile, flags), ir.binop("subi", lo, ir.binop("muli", bt, cst(d))))
+                instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(width, cc, max_cols),
+                             rows=rows)
+            loop(cst(0), ir.binop("muli", n_tiles, n_chunks), move)
+        left = ir.binop("muli", ir.binop("divui", cols, cst(d)), cst(d))
+        # a window narrower than a tile leaves the whole block: one region, in whole-width mvins
+        end = select(ir.cmpi("eq", left, cst(0)), cst(0), end)
+        zero_region(end, n_rows, cst(0))
+        zero_region(cst(0), end, left)
 
     def zero_block(self, blk: Placed, slot: int, only=None):
         """mvins from DRAM address 0 (zeros) over the block, or over the DIM×DIM tiles
@@ -438,6 +476,8 @@ class LinalgToInstGem:
         slot = self.load_slot.get(op, 0)
         instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0) if scale is None else scale, shrink=shrink,
                      block_stride=blk.col_tile_stride, pixel_repeats=1, state_id=slot)
+        if op in self.zero_under_copy:      # rows [0, first + rows) x [0, cols) are written below
+            self.zero_outside(blk, slot, ir.binop("addi", first, rows), cols, max_cols)
         flags = local_addr(0, acc=acc, accumulate=accumulate)
         # t runs over the block's chunks (a compile-time count) in each row tile: its row tile and
         # chunk are a division by a constant (a shift for a power of two), where the window's own
@@ -494,6 +534,25 @@ class LinalgToInstGem:
                 staging = alloc_of(op.operands[0]) if op.name == "linalg.generic" else None
                 if "gemmini.acc_add" in op.attributes and alloc_of(op.operands[1]).operation == alloc.operation \
                         and staging is not None and staging in self.added_loads:
+                    return op
+                return None
+        return None
+
+    def first_overwriting_copy(self, fill, alloc):
+        """The DRAM copy into a window of `alloc` (a whole-width block, not a 3-D load's, outside
+        a pipelined loop) if it is the first op after `fill` (in its block) to touch `alloc`: it
+        overwrites its window and zeroes the block's rows above it (lower_mvin)."""
+        blk = self.placed(alloc)
+        if blk.slice_rows or blk.transposed or fill.parent.operation in self.pipelined:
+            return None
+        ops = [o.operation for o in fill.block.operations]
+        for op in ops[ops.index(fill) + 1:]:
+            if prefetch.is_pure(op):        # views and arithmetic write nothing
+                continue
+            if any(alloc_of(v) is not None and alloc_of(v).operation == alloc.operation
+                   for o in [op, *ir.walk_ops(op)] for v in o.operands):
+                if op.name == "memref.copy" and alloc_of(op.operands[0]) is None and \
+                        alloc_of(op.operands[1]).operation == alloc.operation:
                     return op
                 return None
         return None

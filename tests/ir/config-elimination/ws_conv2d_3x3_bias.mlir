@@ -11,7 +11,7 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
@@ -69,15 +69,14 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
-    %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c4_i64 = arith.constant 4 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c90_i64 = arith.constant 90 : i64
@@ -153,15 +152,6 @@ module {
       func.call @baco_boundary_error(%c100_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg19 = %c0 to %c2 step %c1 {
-      %79 = arith.index_cast %arg19 : index to i64
-      %80 = arith.muli %79, %c16_i64 : i64
-      %81 = arith.subi %c32_i64, %80 : i64
-      %82 = arith.minsi %81, %c16_i64 : i64
-      %83 = arith.ori %80, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %83, %82, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %41 = arith.index_cast %29 : index to i64
     %42 = arith.index_cast %30 : index to i64
     %43 = arith.index_cast %39 : index to i64
@@ -172,781 +162,858 @@ module {
     %46 = arith.muli %45, %c4_i64 : i64
     %47 = arith.addi %44, %46 : i64
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %48 = arith.ceildivsi %43, %c16_i64 : i64
-    %49 = arith.divsi %41, %c16_i64 : i64
-    %50 = arith.addi %41, %42 : i64
-    %51 = arith.ceildivsi %50, %c16_i64 : i64
-    %52 = arith.subi %51, %49 : i64
-    %53 = arith.cmpi sgt, %42, %c0_i64 : i64
-    %54 = arith.extui %53 : i1 to i64
-    %55 = arith.muli %52, %54 : i64
-    %56 = arith.muli %55, %48 : i64
-    %57 = arith.index_cast %56 : i64 to index
-    scf.for %arg19 = %c0 to %57 step %c1 {
-      %79 = arith.index_cast %arg19 : index to i64
-      %80 = arith.divsi %79, %48 : i64
-      %81 = arith.addi %49, %80 : i64
-      %82 = arith.remsi %79, %48 : i64
-      %83 = arith.muli %81, %c16_i64 : i64
-      %84 = arith.maxsi %83, %41 : i64
-      %85 = arith.addi %83, %c16_i64 : i64
-      %86 = arith.minsi %85, %50 : i64
-      %87 = arith.subi %86, %84 : i64
-      %88 = arith.muli %82, %c64_i64 : i64
-      %89 = arith.addi %47, %88 : i64
-      %90 = arith.muli %81, %c32_i64 : i64
-      %91 = arith.muli %82, %c16_i64 : i64
-      %92 = arith.addi %90, %91 : i64
-      %93 = arith.ori %92, %c2147483648_i64 : i64
-      %94 = arith.subi %84, %83 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.subi %43, %91 : i64
-      %97 = arith.minsi %96, %c16_i64 : i64
-      "instgem.mvin"(%89, %95, %97, %87) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %58 = arith.ceildivsi %41, %c16_i64 : i64
-    %59 = arith.cmpi sgt, %41, %c0_i64 : i64
+    %48 = arith.addi %41, %42 : i64
+    %49 = arith.maxsi %48, %c0_i64 : i64
+    %50 = arith.minsi %49, %c16_i64 : i64
+    %51 = arith.divui %43, %c16_i64 : i64
+    %52 = arith.muli %51, %c16_i64 : i64
+    %53 = arith.cmpi eq, %52, %c0_i64 : i64
+    %54 = arith.select %53, %c0_i64, %50 : i64
+    %55 = arith.subi %c16_i64, %54 : i64
+    %56 = arith.maxsi %54, %c0_i64 : i64
+    %57 = arith.divui %56, %c16_i64 : i64
+    %58 = arith.subi %c1_i64, %57 : i64
+    %59 = arith.cmpi sgt, %55, %c0_i64 : i64
     %60 = arith.extui %59 : i1 to i64
     %61 = arith.muli %58, %60 : i64
-    %62 = arith.muli %61, %48 : i64
+    %62 = arith.muli %61, %c2_i64 : i64
     %63 = arith.index_cast %62 : i64 to index
     scf.for %arg19 = %c0 to %63 step %c1 {
-      %79 = arith.index_cast %arg19 : index to i64
-      %80 = arith.divsi %79, %48 : i64
-      %81 = arith.remsi %79, %48 : i64
-      %82 = arith.muli %80, %c16_i64 : i64
-      %83 = arith.maxsi %82, %c0_i64 : i64
-      %84 = arith.addi %82, %c16_i64 : i64
-      %85 = arith.minsi %84, %41 : i64
-      %86 = arith.subi %85, %83 : i64
-      %87 = arith.muli %80, %c32_i64 : i64
-      %88 = arith.muli %81, %c16_i64 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.ori %89, %c2147483648_i64 : i64
-      %91 = arith.subi %83, %82 : i64
-      %92 = arith.addi %90, %91 : i64
-      %93 = arith.subi %43, %88 : i64
-      %94 = arith.minsi %93, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %92, %94, %86) : (i64, i64, i64, i64) -> ()
+      %106 = arith.index_cast %arg19 : index to i64
+      %107 = arith.divui %106, %c2_i64 : i64
+      %108 = arith.addi %57, %107 : i64
+      %109 = arith.remui %106, %c2_i64 : i64
+      %110 = arith.muli %108, %c16_i64 : i64
+      %111 = arith.maxsi %110, %54 : i64
+      %112 = arith.addi %110, %c16_i64 : i64
+      %113 = arith.minsi %112, %c16_i64 : i64
+      %114 = arith.subi %113, %111 : i64
+      %115 = arith.muli %108, %c32_i64 : i64
+      %116 = arith.muli %109, %c16_i64 : i64
+      %117 = arith.addi %115, %116 : i64
+      %118 = arith.ori %117, %c2147483648_i64 : i64
+      %119 = arith.subi %111, %110 : i64
+      %120 = arith.addi %118, %119 : i64
+      %121 = arith.subi %c32_i64, %116 : i64
+      %122 = arith.minsi %121, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %120, %122, %114) : (i64, i64, i64, i64) -> ()
+    }
+    %64 = arith.addi %56, %c15_i64 : i64
+    %65 = arith.divui %64, %c16_i64 : i64
+    %66 = arith.cmpi sgt, %54, %c0_i64 : i64
+    %67 = arith.extui %66 : i1 to i64
+    %68 = arith.muli %65, %67 : i64
+    %69 = arith.subi %c32_i64, %52 : i64
+    %70 = arith.ceildivsi %69, %c16_i64 : i64
+    %71 = arith.muli %68, %70 : i64
+    %72 = arith.index_cast %71 : i64 to index
+    scf.for %arg19 = %c0 to %72 step %c1 {
+      %106 = arith.index_cast %arg19 : index to i64
+      %107 = arith.divui %106, %70 : i64
+      %108 = arith.remui %106, %70 : i64
+      %109 = arith.muli %107, %c16_i64 : i64
+      %110 = arith.maxsi %109, %c0_i64 : i64
+      %111 = arith.addi %109, %c16_i64 : i64
+      %112 = arith.minsi %111, %54 : i64
+      %113 = arith.subi %112, %110 : i64
+      %114 = arith.divui %52, %c16_i64 : i64
+      %115 = arith.addi %114, %108 : i64
+      %116 = arith.muli %107, %c32_i64 : i64
+      %117 = arith.muli %115, %c16_i64 : i64
+      %118 = arith.addi %116, %117 : i64
+      %119 = arith.ori %118, %c2147483648_i64 : i64
+      %120 = arith.subi %110, %109 : i64
+      %121 = arith.addi %119, %120 : i64
+      %122 = arith.muli %108, %c16_i64 : i64
+      %123 = arith.subi %69, %122 : i64
+      %124 = arith.minsi %123, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %121, %124, %113) : (i64, i64, i64, i64) -> ()
+    }
+    %73 = arith.ceildivsi %43, %c16_i64 : i64
+    %74 = arith.maxsi %41, %c0_i64 : i64
+    %75 = arith.divui %74, %c16_i64 : i64
+    %76 = arith.addi %49, %c15_i64 : i64
+    %77 = arith.divui %76, %c16_i64 : i64
+    %78 = arith.subi %77, %75 : i64
+    %79 = arith.cmpi sgt, %42, %c0_i64 : i64
+    %80 = arith.extui %79 : i1 to i64
+    %81 = arith.muli %78, %80 : i64
+    %82 = arith.muli %81, %c2_i64 : i64
+    %83 = arith.index_cast %82 : i64 to index
+    scf.for %arg19 = %c0 to %83 step %c1 {
+      %106 = arith.index_cast %arg19 : index to i64
+      %107 = arith.remui %106, %c2_i64 : i64
+      %108 = arith.divui %106, %c2_i64 : i64
+      %109 = arith.addi %75, %108 : i64
+      %110 = arith.cmpi slt, %107, %73 : i64
+      scf.if %110 {
+        %111 = arith.muli %109, %c16_i64 : i64
+        %112 = arith.maxsi %111, %41 : i64
+        %113 = arith.addi %111, %c16_i64 : i64
+        %114 = arith.minsi %113, %48 : i64
+        %115 = arith.subi %114, %112 : i64
+        %116 = arith.muli %107, %c64_i64 : i64
+        %117 = arith.addi %47, %116 : i64
+        %118 = arith.muli %109, %c32_i64 : i64
+        %119 = arith.muli %107, %c16_i64 : i64
+        %120 = arith.addi %118, %119 : i64
+        %121 = arith.ori %120, %c2147483648_i64 : i64
+        %122 = arith.subi %112, %111 : i64
+        %123 = arith.addi %121, %122 : i64
+        %124 = arith.subi %43, %119 : i64
+        %125 = arith.minsi %124, %c16_i64 : i64
+        "instgem.mvin"(%117, %123, %125, %115) : (i64, i64, i64, i64) -> ()
+      }
     } {gemmini.load_stream}
-    %64 = arith.muli %19, %arg10 : index
-    %65 = arith.muli %64, %17 : index
-    %66 = arith.muli %21, %arg10 : index
-    %67 = arith.muli %66, %17 : index
-    %68 = arith.muli %3, %arg6 : index
-    %69 = arith.addi %68, %8 : index
-    %70 = arith.muli %69, %arg7 : index
-    %71 = arith.muli %70, %arg8 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%71], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %84 = arith.addi %74, %c15_i64 : i64
+    %85 = arith.divui %84, %c16_i64 : i64
+    %86 = arith.cmpi sgt, %41, %c0_i64 : i64
+    %87 = arith.extui %86 : i1 to i64
+    %88 = arith.muli %85, %87 : i64
+    %89 = arith.muli %88, %c2_i64 : i64
+    %90 = arith.index_cast %89 : i64 to index
+    scf.for %arg19 = %c0 to %90 step %c1 {
+      %106 = arith.index_cast %arg19 : index to i64
+      %107 = arith.remui %106, %c2_i64 : i64
+      %108 = arith.divui %106, %c2_i64 : i64
+      %109 = arith.cmpi slt, %107, %73 : i64
+      scf.if %109 {
+        %110 = arith.muli %108, %c16_i64 : i64
+        %111 = arith.maxsi %110, %c0_i64 : i64
+        %112 = arith.addi %110, %c16_i64 : i64
+        %113 = arith.minsi %112, %41 : i64
+        %114 = arith.subi %113, %111 : i64
+        %115 = arith.muli %108, %c32_i64 : i64
+        %116 = arith.muli %107, %c16_i64 : i64
+        %117 = arith.addi %115, %116 : i64
+        %118 = arith.ori %117, %c2147483648_i64 : i64
+        %119 = arith.subi %111, %110 : i64
+        %120 = arith.addi %118, %119 : i64
+        %121 = arith.subi %43, %116 : i64
+        %122 = arith.minsi %121, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %120, %122, %114) : (i64, i64, i64, i64) -> ()
+      }
+    } {gemmini.load_stream}
+    %91 = arith.muli %19, %arg10 : index
+    %92 = arith.muli %91, %17 : index
+    %93 = arith.muli %21, %arg10 : index
+    %94 = arith.muli %93, %17 : index
+    %95 = arith.muli %3, %arg6 : index
+    %96 = arith.addi %95, %8 : index
+    %97 = arith.muli %96, %arg7 : index
+    %98 = arith.muli %97, %arg8 : index
+    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%98], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %40 {
       func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_1 = memref.subview %reinterpret_cast_0[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %72 = arith.index_cast %intptr_6 : index to i64
-    %73 = arith.index_cast %offset_3 : index to i64
-    %74 = arith.addi %72, %73 : i64
-    %75 = arith.index_cast %strides_5#0 : index to i64
-    %76 = arith.bitcast %arg17 : f32 to i32
-    %77 = arith.extui %76 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg19 = %65 to %67 step %c1 {
-      %79 = arith.muli %arg10, %17 : index
-      %80 = arith.cmpi eq, %79, %c0 : index
-      scf.if %80 {
+    %99 = arith.index_cast %intptr_6 : index to i64
+    %100 = arith.index_cast %offset_3 : index to i64
+    %101 = arith.addi %99, %100 : i64
+    %102 = arith.index_cast %strides_5#0 : index to i64
+    %103 = arith.bitcast %arg17 : f32 to i32
+    %104 = arith.extui %103 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %102, %104) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    scf.for %arg19 = %92 to %94 step %c1 {
+      %106 = arith.muli %arg10, %17 : index
+      %107 = arith.cmpi eq, %106, %c0 : index
+      scf.if %107 {
         func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %81 = arith.floordivsi %arg19, %79 : index
-      %82 = arith.cmpi eq, %17, %c0 : index
-      scf.if %82 {
+      %108 = arith.floordivsi %arg19, %106 : index
+      %109 = arith.cmpi eq, %17, %c0 : index
+      scf.if %109 {
         func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %83 = arith.floordivsi %arg19, %17 : index
-      %84 = arith.cmpi eq, %arg10, %c0 : index
-      scf.if %84 {
+      %110 = arith.floordivsi %arg19, %17 : index
+      %111 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %111 {
         func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %85 = arith.floordivsi %83, %arg10 : index
-      %86 = arith.muli %85, %arg10 : index
-      %87 = arith.subi %83, %86 : index
-      scf.if %82 {
+      %112 = arith.floordivsi %110, %arg10 : index
+      %113 = arith.muli %112, %arg10 : index
+      %114 = arith.subi %110, %113 : index
+      scf.if %109 {
         func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
-      %88 = arith.muli %83, %17 : index
-      %89 = arith.subi %arg19, %88 : index
-      %90 = arith.muli %89, %c32 : index
-      %91 = arith.addi %16, %87 : index
-      %92 = arith.muli %3, %arg3 : index
-      %93 = arith.addi %92, %15 : index
-      %94 = arith.addi %93, %81 : index
-      %95 = arith.muli %94, %arg4 : index
-      %96 = arith.muli %95, %arg5 : index
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%96], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %97 = arith.muli %81, %arg10 : index
-      %98 = arith.addi %97, %87 : index
-      %99 = arith.muli %98, %arg5 : index
-      %100 = arith.muli %99, %arg8 : index
-      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%100], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %101 = arith.maxsi %91, %c0 : index
-      %102 = arith.minsi %101, %arg4 : index
-      %103 = arith.addi %91, %c16 : index
-      %104 = arith.maxsi %103, %c0 : index
-      %105 = arith.minsi %104, %arg4 : index
-      %106 = arith.subi %102, %91 : index
-      %107 = arith.maxsi %106, %c0 : index
-      %108 = arith.minsi %107, %c16 : index
-      %109 = arith.subi %105, %102 : index
-      %110 = arith.maxsi %90, %c0 : index
-      %111 = arith.minsi %110, %arg5 : index
-      %112 = arith.addi %90, %c32 : index
-      %113 = arith.maxsi %112, %c0 : index
-      %114 = arith.minsi %113, %arg5 : index
-      %115 = arith.subi %111, %90 : index
-      %116 = arith.maxsi %115, %c0 : index
-      %117 = arith.minsi %116, %c32 : index
-      %118 = arith.subi %114, %111 : index
-      %119 = arith.cmpi sgt, %117, %c0 : index
-      scf.if %119 {
+      %115 = arith.muli %110, %17 : index
+      %116 = arith.subi %arg19, %115 : index
+      %117 = arith.muli %116, %c32 : index
+      %118 = arith.addi %16, %114 : index
+      %119 = arith.muli %3, %arg3 : index
+      %120 = arith.addi %119, %15 : index
+      %121 = arith.addi %120, %108 : index
+      %122 = arith.muli %121, %arg4 : index
+      %123 = arith.muli %122, %arg5 : index
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%123], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %124 = arith.muli %108, %arg10 : index
+      %125 = arith.addi %124, %114 : index
+      %126 = arith.muli %125, %arg5 : index
+      %127 = arith.muli %126, %arg8 : index
+      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%127], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %128 = arith.maxsi %118, %c0 : index
+      %129 = arith.minsi %128, %arg4 : index
+      %130 = arith.addi %118, %c16 : index
+      %131 = arith.maxsi %130, %c0 : index
+      %132 = arith.minsi %131, %arg4 : index
+      %133 = arith.subi %129, %118 : index
+      %134 = arith.maxsi %133, %c0 : index
+      %135 = arith.minsi %134, %c16 : index
+      %136 = arith.subi %132, %129 : index
+      %137 = arith.maxsi %117, %c0 : index
+      %138 = arith.minsi %137, %arg5 : index
+      %139 = arith.addi %117, %c32 : index
+      %140 = arith.maxsi %139, %c0 : index
+      %141 = arith.minsi %140, %arg5 : index
+      %142 = arith.subi %138, %117 : index
+      %143 = arith.maxsi %142, %c0 : index
+      %144 = arith.minsi %143, %c32 : index
+      %145 = arith.subi %141, %138 : index
+      %146 = arith.cmpi sgt, %144, %c0 : index
+      scf.if %146 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast_7[%102, %111] [%109, %118] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %120 = arith.index_cast %108 : index to i64
-      %121 = arith.index_cast %109 : index to i64
-      %122 = arith.index_cast %118 : index to i64
-      %123 = arith.addi %120, %121 : i64
+      %subview_9 = memref.subview %reinterpret_cast_7[%129, %138] [%136, %145] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %147 = arith.index_cast %135 : index to i64
+      %148 = arith.index_cast %136 : index to i64
+      %149 = arith.index_cast %145 : index to i64
+      %150 = arith.addi %147, %148 : i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %124 = arith.index_cast %intptr_14 : index to i64
-      %125 = arith.index_cast %offset_11 : index to i64
-      %126 = arith.addi %124, %125 : i64
-      %127 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
-      %128 = arith.ceildivsi %122, %c64_i64 : i64
-      %129 = arith.divsi %120, %c16_i64 : i64
-      %130 = arith.ceildivsi %123, %c16_i64 : i64
-      %131 = arith.subi %130, %129 : i64
-      %132 = arith.cmpi sgt, %121, %c0_i64 : i64
-      %133 = arith.extui %132 : i1 to i64
-      %134 = arith.muli %131, %133 : i64
-      %135 = arith.muli %134, %128 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg20 = %c0 to %136 step %c1 {
-        %188 = arith.index_cast %arg20 : index to i64
-        %189 = arith.addi %129, %188 : i64
-        %190 = arith.muli %189, %c16_i64 : i64
-        %191 = arith.maxsi %190, %120 : i64
-        %192 = arith.addi %190, %c16_i64 : i64
-        %193 = arith.minsi %192, %123 : i64
-        %194 = arith.subi %193, %191 : i64
-        %195 = arith.subi %191, %120 : i64
-        %196 = arith.muli %195, %127 : i64
-        %197 = arith.addi %126, %196 : i64
-        %198 = arith.muli %189, %c32_i64 : i64
-        %199 = arith.subi %191, %190 : i64
-        %200 = arith.addi %198, %199 : i64
-        %201 = arith.minsi %122, %c64_i64 : i64
-        "instgem.mvin"(%197, %200, %201, %194) : (i64, i64, i64, i64) -> ()
+      %151 = arith.index_cast %intptr_14 : index to i64
+      %152 = arith.index_cast %offset_11 : index to i64
+      %153 = arith.addi %151, %152 : i64
+      %154 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+      %155 = arith.maxsi %147, %c0_i64 : i64
+      %156 = arith.divui %155, %c16_i64 : i64
+      %157 = arith.maxsi %150, %c0_i64 : i64
+      %158 = arith.addi %157, %c15_i64 : i64
+      %159 = arith.divui %158, %c16_i64 : i64
+      %160 = arith.subi %159, %156 : i64
+      %161 = arith.cmpi sgt, %148, %c0_i64 : i64
+      %162 = arith.extui %161 : i1 to i64
+      %163 = arith.muli %160, %162 : i64
+      %164 = arith.index_cast %163 : i64 to index
+      scf.for %arg20 = %c0 to %164 step %c1 {
+        %215 = arith.index_cast %arg20 : index to i64
+        %216 = arith.addi %156, %215 : i64
+        %217 = arith.muli %216, %c16_i64 : i64
+        %218 = arith.maxsi %217, %147 : i64
+        %219 = arith.addi %217, %c16_i64 : i64
+        %220 = arith.minsi %219, %150 : i64
+        %221 = arith.subi %220, %218 : i64
+        %222 = arith.subi %218, %147 : i64
+        %223 = arith.muli %222, %154 : i64
+        %224 = arith.addi %153, %223 : i64
+        %225 = arith.muli %216, %c32_i64 : i64
+        %226 = arith.subi %218, %217 : i64
+        %227 = arith.addi %225, %226 : i64
+        %228 = arith.minsi %149, %c64_i64 : i64
+        "instgem.mvin"(%224, %227, %228, %221) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %137 = arith.ceildivsi %120, %c16_i64 : i64
-      %138 = arith.cmpi sgt, %120, %c0_i64 : i64
-      %139 = arith.extui %138 : i1 to i64
-      %140 = arith.muli %137, %139 : i64
-      %141 = arith.muli %140, %128 : i64
-      %142 = arith.index_cast %141 : i64 to index
-      scf.for %arg20 = %c0 to %142 step %c1 {
-        %188 = arith.index_cast %arg20 : index to i64
-        %189 = arith.muli %188, %c16_i64 : i64
-        %190 = arith.maxsi %189, %c0_i64 : i64
-        %191 = arith.addi %189, %c16_i64 : i64
-        %192 = arith.minsi %191, %120 : i64
-        %193 = arith.subi %192, %190 : i64
-        %194 = arith.muli %188, %c32_i64 : i64
-        %195 = arith.subi %190, %189 : i64
-        %196 = arith.addi %194, %195 : i64
-        %197 = arith.minsi %122, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %196, %197, %193) : (i64, i64, i64, i64) -> ()
+      %165 = arith.addi %155, %c15_i64 : i64
+      %166 = arith.divui %165, %c16_i64 : i64
+      %167 = arith.cmpi sgt, %147, %c0_i64 : i64
+      %168 = arith.extui %167 : i1 to i64
+      %169 = arith.muli %166, %168 : i64
+      %170 = arith.index_cast %169 : i64 to index
+      scf.for %arg20 = %c0 to %170 step %c1 {
+        %215 = arith.index_cast %arg20 : index to i64
+        %216 = arith.muli %215, %c16_i64 : i64
+        %217 = arith.maxsi %216, %c0_i64 : i64
+        %218 = arith.addi %216, %c16_i64 : i64
+        %219 = arith.minsi %218, %147 : i64
+        %220 = arith.subi %219, %217 : i64
+        %221 = arith.muli %215, %c32_i64 : i64
+        %222 = arith.subi %217, %216 : i64
+        %223 = arith.addi %221, %222 : i64
+        %224 = arith.minsi %149, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %223, %224, %220) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %40 {
         func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_8[%111, %32] [%118, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %143 = arith.index_cast %117 : index to i64
-      %144 = arith.addi %143, %122 : i64
+      %subview_15 = memref.subview %reinterpret_cast_8[%138, %32] [%145, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %171 = arith.index_cast %144 : index to i64
+      %172 = arith.addi %171, %149 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %145 = arith.index_cast %intptr_20 : index to i64
-      %146 = arith.index_cast %offset_17 : index to i64
-      %147 = arith.addi %145, %146 : i64
-      %148 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-      %149 = arith.ceildivsi %43, %c64_i64 : i64
-      %150 = arith.divsi %143, %c16_i64 : i64
-      %151 = arith.ceildivsi %144, %c16_i64 : i64
-      %152 = arith.subi %151, %150 : i64
-      %153 = arith.cmpi sgt, %122, %c0_i64 : i64
-      %154 = arith.extui %153 : i1 to i64
-      %155 = arith.muli %152, %154 : i64
-      %156 = arith.muli %155, %149 : i64
-      %157 = arith.index_cast %156 : i64 to index
-      scf.for %arg20 = %c0 to %157 step %c1 {
-        %188 = arith.index_cast %arg20 : index to i64
-        %189 = arith.addi %150, %188 : i64
-        %190 = arith.muli %189, %c16_i64 : i64
-        %191 = arith.maxsi %190, %143 : i64
-        %192 = arith.addi %190, %c16_i64 : i64
-        %193 = arith.minsi %192, %144 : i64
-        %194 = arith.subi %193, %191 : i64
-        %195 = arith.subi %191, %143 : i64
-        %196 = arith.muli %195, %148 : i64
-        %197 = arith.addi %147, %196 : i64
-        %198 = arith.muli %189, %c32_i64 : i64
-        %199 = arith.addi %198, %c32_i64 : i64
-        %200 = arith.subi %191, %190 : i64
-        %201 = arith.addi %199, %200 : i64
-        %202 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%197, %201, %202, %194) : (i64, i64, i64, i64) -> ()
+      %173 = arith.index_cast %intptr_20 : index to i64
+      %174 = arith.index_cast %offset_17 : index to i64
+      %175 = arith.addi %173, %174 : i64
+      %176 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %176) : (i64, i64, i64, i64, i64, i64) -> ()
+      %177 = arith.maxsi %171, %c0_i64 : i64
+      %178 = arith.divui %177, %c16_i64 : i64
+      %179 = arith.maxsi %172, %c0_i64 : i64
+      %180 = arith.addi %179, %c15_i64 : i64
+      %181 = arith.divui %180, %c16_i64 : i64
+      %182 = arith.subi %181, %178 : i64
+      %183 = arith.cmpi sgt, %149, %c0_i64 : i64
+      %184 = arith.extui %183 : i1 to i64
+      %185 = arith.muli %182, %184 : i64
+      %186 = arith.index_cast %185 : i64 to index
+      scf.for %arg20 = %c0 to %186 step %c1 {
+        %215 = arith.index_cast %arg20 : index to i64
+        %216 = arith.addi %178, %215 : i64
+        %217 = arith.muli %216, %c16_i64 : i64
+        %218 = arith.maxsi %217, %171 : i64
+        %219 = arith.addi %217, %c16_i64 : i64
+        %220 = arith.minsi %219, %172 : i64
+        %221 = arith.subi %220, %218 : i64
+        %222 = arith.subi %218, %171 : i64
+        %223 = arith.muli %222, %176 : i64
+        %224 = arith.addi %175, %223 : i64
+        %225 = arith.muli %216, %c32_i64 : i64
+        %226 = arith.addi %225, %c32_i64 : i64
+        %227 = arith.subi %218, %217 : i64
+        %228 = arith.addi %226, %227 : i64
+        %229 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%224, %228, %229, %221) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %158 = arith.ceildivsi %143, %c16_i64 : i64
-      %159 = arith.cmpi sgt, %143, %c0_i64 : i64
-      %160 = arith.extui %159 : i1 to i64
-      %161 = arith.muli %158, %160 : i64
-      %162 = arith.muli %161, %149 : i64
-      %163 = arith.index_cast %162 : i64 to index
-      scf.for %arg20 = %c0 to %163 step %c1 {
-        %188 = arith.index_cast %arg20 : index to i64
-        %189 = arith.muli %188, %c16_i64 : i64
-        %190 = arith.maxsi %189, %c0_i64 : i64
-        %191 = arith.addi %189, %c16_i64 : i64
-        %192 = arith.minsi %191, %143 : i64
-        %193 = arith.subi %192, %190 : i64
-        %194 = arith.muli %188, %c32_i64 : i64
-        %195 = arith.addi %194, %c32_i64 : i64
-        %196 = arith.subi %190, %189 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %197, %198, %193) : (i64, i64, i64, i64) -> ()
+      %187 = arith.addi %177, %c15_i64 : i64
+      %188 = arith.divui %187, %c16_i64 : i64
+      %189 = arith.cmpi sgt, %171, %c0_i64 : i64
+      %190 = arith.extui %189 : i1 to i64
+      %191 = arith.muli %188, %190 : i64
+      %192 = arith.index_cast %191 : i64 to index
+      scf.for %arg20 = %c0 to %192 step %c1 {
+        %215 = arith.index_cast %arg20 : index to i64
+        %216 = arith.muli %215, %c16_i64 : i64
+        %217 = arith.maxsi %216, %c0_i64 : i64
+        %218 = arith.addi %216, %c16_i64 : i64
+        %219 = arith.minsi %218, %171 : i64
+        %220 = arith.subi %219, %217 : i64
+        %221 = arith.muli %215, %c32_i64 : i64
+        %222 = arith.addi %221, %c32_i64 : i64
+        %223 = arith.subi %217, %216 : i64
+        %224 = arith.addi %222, %223 : i64
+        %225 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %224, %225, %220) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %164 = arith.maxsi %123, %c0_i64 : i64
-      %165 = arith.minsi %164, %c16_i64 : i64
-      %166 = arith.maxsi %122, %c0_i64 : i64
-      %167 = arith.minsi %166, %c32_i64 : i64
-      %168 = arith.maxsi %144, %c0_i64 : i64
-      %169 = arith.minsi %168, %c32_i64 : i64
-      %170 = arith.maxsi %43, %c0_i64 : i64
-      %171 = arith.minsi %170, %c32_i64 : i64
-      %172 = arith.ceildivsi %165, %c16_i64 : i64
-      %173 = arith.ceildivsi %171, %c16_i64 : i64
-      %174 = arith.minsi %167, %169 : i64
-      %175 = arith.ceildivsi %174, %c16_i64 : i64
-      %176 = arith.addi %arg19, %c1 : index
-      %177 = arith.cmpi sge, %176, %67 : index
-      %178 = arith.cmpi sgt, %172, %c0_i64 : i64
-      %179 = arith.select %178, %173, %c0_i64 : i64
-      %180 = arith.index_cast %179 : i64 to index
-      %181 = arith.divsi %174, %c16_i64 : i64
-      %182 = arith.minsi %175, %181 : i64
-      %183 = arith.maxsi %182, %c0_i64 : i64
-      %184 = arith.divsi %165, %c16_i64 : i64
-      %185 = arith.minsi %172, %184 : i64
-      %186 = arith.maxsi %185, %c1_i64 : i64
-      %187 = arith.minsi %165, %c16_i64 : i64
-      scf.if %177 {
-        %188 = arith.maxsi %175, %c1_i64 : i64
-        %189 = arith.ceildivsi %55, %188 : i64
-        scf.for %arg20 = %c0 to %180 step %c1 {
-          %193 = arith.index_cast %arg20 : index to i64
-          %194 = arith.subi %193, %c1_i64 : i64
-          %195 = arith.cmpi sge, %194, %c0_i64 : i64
-          %196 = arith.cmpi slt, %194, %48 : i64
-          %197 = arith.andi %195, %196 : i1
-          %198 = arith.subi %179, %c1_i64 : i64
-          %199 = arith.cmpi eq, %193, %198 : i64
-          %200 = arith.cmpi slt, %193, %48 : i64
-          %201 = arith.andi %199, %200 : i1
-          %202 = arith.subi %175, %c1_i64 : i64
-          %203 = arith.select %201, %202, %c-1_i64 : i64
-          %204 = arith.muli %193, %c16_i64 : i64
-          %205 = arith.subi %171, %204 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.index_cast %183 : i64 to index
-          scf.for %arg21 = %c0 to %207 step %c1 {
-            %215 = arith.index_cast %arg21 : index to i64
-            scf.if %197 {
-              %222 = arith.muli %215, %189 : i64
-              %223 = arith.minsi %222, %55 : i64
-              %224 = arith.addi %223, %189 : i64
-              %225 = arith.minsi %224, %55 : i64
-              %226 = arith.index_cast %223 : i64 to index
-              %227 = arith.index_cast %225 : i64 to index
-              scf.for %arg22 = %226 to %227 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.addi %49, %228 : i64
-                %230 = arith.muli %229, %c16_i64 : i64
-                %231 = arith.maxsi %230, %41 : i64
-                %232 = arith.addi %230, %c16_i64 : i64
-                %233 = arith.minsi %232, %50 : i64
-                %234 = arith.subi %233, %231 : i64
-                %235 = arith.subi %231, %41 : i64
-                %236 = arith.muli %235, %75 : i64
-                %237 = arith.addi %74, %236 : i64
-                %238 = arith.muli %194, %c16_i64 : i64
-                %239 = arith.addi %237, %238 : i64
-                %240 = arith.muli %229, %c32_i64 : i64
-                %241 = arith.addi %240, %238 : i64
-                %242 = arith.ori %241, %c2147483648_i64 : i64
-                %243 = arith.subi %231, %230 : i64
-                %244 = arith.addi %242, %243 : i64
-                %245 = arith.subi %43, %238 : i64
-                %246 = arith.minsi %245, %c16_i64 : i64
-                "instgem.mvout"(%239, %244, %246, %234) : (i64, i64, i64, i64) -> ()
+      %193 = arith.minsi %157, %c16_i64 : i64
+      %194 = arith.maxsi %149, %c0_i64 : i64
+      %195 = arith.minsi %194, %c32_i64 : i64
+      %196 = arith.minsi %179, %c32_i64 : i64
+      %197 = arith.maxsi %43, %c0_i64 : i64
+      %198 = arith.minsi %197, %c32_i64 : i64
+      %199 = arith.ceildivsi %193, %c16_i64 : i64
+      %200 = arith.ceildivsi %198, %c16_i64 : i64
+      %201 = arith.minsi %195, %196 : i64
+      %202 = arith.ceildivsi %201, %c16_i64 : i64
+      %203 = arith.addi %arg19, %c1 : index
+      %204 = arith.cmpi sge, %203, %94 : index
+      %205 = arith.cmpi sgt, %199, %c0_i64 : i64
+      %206 = arith.select %205, %200, %c0_i64 : i64
+      %207 = arith.index_cast %206 : i64 to index
+      %208 = arith.divsi %201, %c16_i64 : i64
+      %209 = arith.minsi %202, %208 : i64
+      %210 = arith.maxsi %209, %c0_i64 : i64
+      %211 = arith.divsi %193, %c16_i64 : i64
+      %212 = arith.minsi %199, %211 : i64
+      %213 = arith.maxsi %212, %c1_i64 : i64
+      %214 = arith.minsi %193, %c16_i64 : i64
+      scf.if %204 {
+        %215 = arith.maxsi %202, %c1_i64 : i64
+        %216 = arith.ceildivsi %81, %215 : i64
+        scf.for %arg20 = %c0 to %207 step %c1 {
+          %220 = arith.index_cast %arg20 : index to i64
+          %221 = arith.subi %220, %c1_i64 : i64
+          %222 = arith.cmpi sge, %221, %c0_i64 : i64
+          %223 = arith.cmpi slt, %221, %73 : i64
+          %224 = arith.andi %222, %223 : i1
+          %225 = arith.subi %206, %c1_i64 : i64
+          %226 = arith.cmpi eq, %220, %225 : i64
+          %227 = arith.cmpi slt, %220, %73 : i64
+          %228 = arith.andi %226, %227 : i1
+          %229 = arith.subi %202, %c1_i64 : i64
+          %230 = arith.select %228, %229, %c-1_i64 : i64
+          %231 = arith.muli %220, %c16_i64 : i64
+          %232 = arith.subi %198, %231 : i64
+          %233 = arith.minsi %232, %c16_i64 : i64
+          %234 = arith.index_cast %210 : i64 to index
+          scf.for %arg21 = %c0 to %234 step %c1 {
+            %242 = arith.index_cast %arg21 : index to i64
+            scf.if %224 {
+              %249 = arith.muli %242, %216 : i64
+              %250 = arith.minsi %249, %81 : i64
+              %251 = arith.addi %250, %216 : i64
+              %252 = arith.minsi %251, %81 : i64
+              %253 = arith.index_cast %250 : i64 to index
+              %254 = arith.index_cast %252 : i64 to index
+              scf.for %arg22 = %253 to %254 step %c1 {
+                %255 = arith.index_cast %arg22 : index to i64
+                %256 = arith.addi %75, %255 : i64
+                %257 = arith.muli %256, %c16_i64 : i64
+                %258 = arith.maxsi %257, %41 : i64
+                %259 = arith.addi %257, %c16_i64 : i64
+                %260 = arith.minsi %259, %48 : i64
+                %261 = arith.subi %260, %258 : i64
+                %262 = arith.subi %258, %41 : i64
+                %263 = arith.muli %262, %102 : i64
+                %264 = arith.addi %101, %263 : i64
+                %265 = arith.muli %221, %c16_i64 : i64
+                %266 = arith.addi %264, %265 : i64
+                %267 = arith.muli %256, %c32_i64 : i64
+                %268 = arith.addi %267, %265 : i64
+                %269 = arith.ori %268, %c2147483648_i64 : i64
+                %270 = arith.subi %258, %257 : i64
+                %271 = arith.addi %269, %270 : i64
+                %272 = arith.subi %43, %265 : i64
+                %273 = arith.minsi %272, %c16_i64 : i64
+                "instgem.mvout"(%266, %271, %273, %261) : (i64, i64, i64, i64) -> ()
               }
             }
-            %216 = arith.ori %204, %c3221225472_i64 : i64
-            %217 = arith.muli %215, %c32_i64 : i64
-            %218 = arith.addi %217, %204 : i64
-            %219 = arith.addi %218, %c32_i64 : i64
-            "instgem.preload"(%219, %206, %c16_i64, %216, %206, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-            %220 = arith.muli %215, %c16_i64 : i64
-            "instgem.compute_preloaded"(%220, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %221 = arith.cmpi eq, %215, %203 : i64
-            scf.if %221 {
-              %222 = arith.index_cast %186 : i64 to index
-              scf.for %arg22 = %c1 to %222 step %c1 {
-                %224 = arith.index_cast %arg22 : index to i64
-                %225 = arith.muli %224, %c32_i64 : i64
-                %226 = arith.addi %225, %204 : i64
-                %227 = arith.ori %226, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %228 = arith.addi %225, %220 : i64
-                "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %229 = arith.subi %224, %c1_i64 : i64
-                %230 = arith.subi %229, %49 : i64
-                %231 = arith.cmpi sge, %230, %c0_i64 : i64
-                %232 = arith.cmpi slt, %230, %55 : i64
-                %233 = arith.andi %231, %232 : i1
-                scf.if %233 {
-                  %234 = arith.muli %229, %c16_i64 : i64
-                  %235 = arith.maxsi %234, %41 : i64
-                  %236 = arith.addi %234, %c16_i64 : i64
-                  %237 = arith.minsi %236, %50 : i64
-                  %238 = arith.subi %237, %235 : i64
-                  %239 = arith.subi %235, %41 : i64
-                  %240 = arith.muli %239, %75 : i64
-                  %241 = arith.addi %74, %240 : i64
-                  %242 = arith.addi %241, %204 : i64
-                  %243 = arith.muli %229, %c32_i64 : i64
-                  %244 = arith.addi %243, %204 : i64
-                  %245 = arith.ori %244, %c2147483648_i64 : i64
-                  %246 = arith.subi %235, %234 : i64
-                  %247 = arith.addi %245, %246 : i64
-                  %248 = arith.subi %43, %204 : i64
-                  %249 = arith.minsi %248, %c16_i64 : i64
-                  "instgem.mvout"(%242, %247, %249, %238) : (i64, i64, i64, i64) -> ()
+            %243 = arith.ori %231, %c3221225472_i64 : i64
+            %244 = arith.muli %242, %c32_i64 : i64
+            %245 = arith.addi %244, %231 : i64
+            %246 = arith.addi %245, %c32_i64 : i64
+            "instgem.preload"(%246, %233, %c16_i64, %243, %233, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+            %247 = arith.muli %242, %c16_i64 : i64
+            "instgem.compute_preloaded"(%247, %c16_i64, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %248 = arith.cmpi eq, %242, %230 : i64
+            scf.if %248 {
+              %249 = arith.index_cast %213 : i64 to index
+              scf.for %arg22 = %c1 to %249 step %c1 {
+                %251 = arith.index_cast %arg22 : index to i64
+                %252 = arith.muli %251, %c32_i64 : i64
+                %253 = arith.addi %252, %231 : i64
+                %254 = arith.ori %253, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %255 = arith.addi %252, %247 : i64
+                "instgem.compute_accumulated"(%255, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %256 = arith.subi %251, %c1_i64 : i64
+                %257 = arith.subi %256, %75 : i64
+                %258 = arith.cmpi sge, %257, %c0_i64 : i64
+                %259 = arith.cmpi slt, %257, %81 : i64
+                %260 = arith.andi %258, %259 : i1
+                scf.if %260 {
+                  %261 = arith.muli %256, %c16_i64 : i64
+                  %262 = arith.maxsi %261, %41 : i64
+                  %263 = arith.addi %261, %c16_i64 : i64
+                  %264 = arith.minsi %263, %48 : i64
+                  %265 = arith.subi %264, %262 : i64
+                  %266 = arith.subi %262, %41 : i64
+                  %267 = arith.muli %266, %102 : i64
+                  %268 = arith.addi %101, %267 : i64
+                  %269 = arith.addi %268, %231 : i64
+                  %270 = arith.muli %256, %c32_i64 : i64
+                  %271 = arith.addi %270, %231 : i64
+                  %272 = arith.ori %271, %c2147483648_i64 : i64
+                  %273 = arith.subi %262, %261 : i64
+                  %274 = arith.addi %272, %273 : i64
+                  %275 = arith.subi %43, %231 : i64
+                  %276 = arith.minsi %275, %c16_i64 : i64
+                  "instgem.mvout"(%269, %274, %276, %265) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %223 = arith.index_cast %172 : i64 to index
-              scf.for %arg22 = %222 to %223 step %c1 {
-                %224 = arith.index_cast %arg22 : index to i64
-                %225 = arith.muli %224, %c16_i64 : i64
-                %226 = arith.subi %165, %225 : i64
-                %227 = arith.minsi %226, %c16_i64 : i64
-                %228 = arith.muli %224, %c32_i64 : i64
-                %229 = arith.addi %228, %204 : i64
-                %230 = arith.ori %229, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %206, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-                %231 = arith.addi %228, %220 : i64
-                "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.subi %224, %c1_i64 : i64
-                %233 = arith.subi %232, %49 : i64
-                %234 = arith.cmpi sge, %233, %c0_i64 : i64
-                %235 = arith.cmpi slt, %233, %55 : i64
-                %236 = arith.andi %234, %235 : i1
-                scf.if %236 {
-                  %237 = arith.muli %232, %c16_i64 : i64
-                  %238 = arith.maxsi %237, %41 : i64
-                  %239 = arith.addi %237, %c16_i64 : i64
-                  %240 = arith.minsi %239, %50 : i64
-                  %241 = arith.subi %240, %238 : i64
-                  %242 = arith.subi %238, %41 : i64
-                  %243 = arith.muli %242, %75 : i64
-                  %244 = arith.addi %74, %243 : i64
-                  %245 = arith.addi %244, %204 : i64
-                  %246 = arith.muli %232, %c32_i64 : i64
-                  %247 = arith.addi %246, %204 : i64
-                  %248 = arith.ori %247, %c2147483648_i64 : i64
-                  %249 = arith.subi %238, %237 : i64
-                  %250 = arith.addi %248, %249 : i64
-                  %251 = arith.subi %43, %204 : i64
-                  %252 = arith.minsi %251, %c16_i64 : i64
-                  "instgem.mvout"(%245, %250, %252, %241) : (i64, i64, i64, i64) -> ()
+              %250 = arith.index_cast %199 : i64 to index
+              scf.for %arg22 = %249 to %250 step %c1 {
+                %251 = arith.index_cast %arg22 : index to i64
+                %252 = arith.muli %251, %c16_i64 : i64
+                %253 = arith.subi %193, %252 : i64
+                %254 = arith.minsi %253, %c16_i64 : i64
+                %255 = arith.muli %251, %c32_i64 : i64
+                %256 = arith.addi %255, %231 : i64
+                %257 = arith.ori %256, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %233, %254) : (i64, i64, i64, i64, i64, i64) -> ()
+                %258 = arith.addi %255, %247 : i64
+                "instgem.compute_accumulated"(%258, %c16_i64, %254, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %259 = arith.subi %251, %c1_i64 : i64
+                %260 = arith.subi %259, %75 : i64
+                %261 = arith.cmpi sge, %260, %c0_i64 : i64
+                %262 = arith.cmpi slt, %260, %81 : i64
+                %263 = arith.andi %261, %262 : i1
+                scf.if %263 {
+                  %264 = arith.muli %259, %c16_i64 : i64
+                  %265 = arith.maxsi %264, %41 : i64
+                  %266 = arith.addi %264, %c16_i64 : i64
+                  %267 = arith.minsi %266, %48 : i64
+                  %268 = arith.subi %267, %265 : i64
+                  %269 = arith.subi %265, %41 : i64
+                  %270 = arith.muli %269, %102 : i64
+                  %271 = arith.addi %101, %270 : i64
+                  %272 = arith.addi %271, %231 : i64
+                  %273 = arith.muli %259, %c32_i64 : i64
+                  %274 = arith.addi %273, %231 : i64
+                  %275 = arith.ori %274, %c2147483648_i64 : i64
+                  %276 = arith.subi %265, %264 : i64
+                  %277 = arith.addi %275, %276 : i64
+                  %278 = arith.subi %43, %231 : i64
+                  %279 = arith.minsi %278, %c16_i64 : i64
+                  "instgem.mvout"(%272, %277, %279, %268) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %222 = arith.index_cast %186 : i64 to index
-              scf.for %arg22 = %c1 to %222 step %c1 {
-                %224 = arith.index_cast %arg22 : index to i64
-                %225 = arith.muli %224, %c32_i64 : i64
-                %226 = arith.addi %225, %204 : i64
-                %227 = arith.ori %226, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %228 = arith.addi %225, %220 : i64
-                "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %249 = arith.index_cast %213 : i64 to index
+              scf.for %arg22 = %c1 to %249 step %c1 {
+                %251 = arith.index_cast %arg22 : index to i64
+                %252 = arith.muli %251, %c32_i64 : i64
+                %253 = arith.addi %252, %231 : i64
+                %254 = arith.ori %253, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %255 = arith.addi %252, %247 : i64
+                "instgem.compute_accumulated"(%255, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %223 = arith.index_cast %172 : i64 to index
-              scf.for %arg22 = %222 to %223 step %c1 {
-                %224 = arith.index_cast %arg22 : index to i64
-                %225 = arith.muli %224, %c16_i64 : i64
-                %226 = arith.subi %165, %225 : i64
-                %227 = arith.minsi %226, %c16_i64 : i64
-                %228 = arith.muli %224, %c32_i64 : i64
-                %229 = arith.addi %228, %204 : i64
-                %230 = arith.ori %229, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %206, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-                %231 = arith.addi %228, %220 : i64
-                "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %250 = arith.index_cast %199 : i64 to index
+              scf.for %arg22 = %249 to %250 step %c1 {
+                %251 = arith.index_cast %arg22 : index to i64
+                %252 = arith.muli %251, %c16_i64 : i64
+                %253 = arith.subi %193, %252 : i64
+                %254 = arith.minsi %253, %c16_i64 : i64
+                %255 = arith.muli %251, %c32_i64 : i64
+                %256 = arith.addi %255, %231 : i64
+                %257 = arith.ori %256, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %233, %254) : (i64, i64, i64, i64, i64, i64) -> ()
+                %258 = arith.addi %255, %247 : i64
+                "instgem.compute_accumulated"(%258, %c16_i64, %254, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          %208 = arith.index_cast %175 : i64 to index
-          scf.for %arg21 = %207 to %208 step %c1 {
-            %215 = arith.index_cast %arg21 : index to i64
-            %216 = arith.muli %215, %c16_i64 : i64
-            %217 = arith.subi %167, %216 : i64
-            %218 = arith.minsi %217, %c16_i64 : i64
-            %219 = arith.subi %169, %216 : i64
-            %220 = arith.minsi %219, %c16_i64 : i64
-            scf.if %197 {
-              %226 = arith.muli %215, %189 : i64
-              %227 = arith.minsi %226, %55 : i64
-              %228 = arith.addi %227, %189 : i64
-              %229 = arith.minsi %228, %55 : i64
-              %230 = arith.index_cast %227 : i64 to index
-              %231 = arith.index_cast %229 : i64 to index
-              scf.for %arg22 = %230 to %231 step %c1 {
-                %232 = arith.index_cast %arg22 : index to i64
-                %233 = arith.addi %49, %232 : i64
-                %234 = arith.muli %233, %c16_i64 : i64
-                %235 = arith.maxsi %234, %41 : i64
-                %236 = arith.addi %234, %c16_i64 : i64
-                %237 = arith.minsi %236, %50 : i64
-                %238 = arith.subi %237, %235 : i64
-                %239 = arith.subi %235, %41 : i64
-                %240 = arith.muli %239, %75 : i64
-                %241 = arith.addi %74, %240 : i64
-                %242 = arith.muli %194, %c16_i64 : i64
-                %243 = arith.addi %241, %242 : i64
-                %244 = arith.muli %233, %c32_i64 : i64
-                %245 = arith.addi %244, %242 : i64
-                %246 = arith.ori %245, %c2147483648_i64 : i64
-                %247 = arith.subi %235, %234 : i64
-                %248 = arith.addi %246, %247 : i64
-                %249 = arith.subi %43, %242 : i64
-                %250 = arith.minsi %249, %c16_i64 : i64
-                "instgem.mvout"(%243, %248, %250, %238) : (i64, i64, i64, i64) -> ()
+          %235 = arith.index_cast %202 : i64 to index
+          scf.for %arg21 = %234 to %235 step %c1 {
+            %242 = arith.index_cast %arg21 : index to i64
+            %243 = arith.muli %242, %c16_i64 : i64
+            %244 = arith.subi %195, %243 : i64
+            %245 = arith.minsi %244, %c16_i64 : i64
+            %246 = arith.subi %196, %243 : i64
+            %247 = arith.minsi %246, %c16_i64 : i64
+            scf.if %224 {
+              %253 = arith.muli %242, %216 : i64
+              %254 = arith.minsi %253, %81 : i64
+              %255 = arith.addi %254, %216 : i64
+              %256 = arith.minsi %255, %81 : i64
+              %257 = arith.index_cast %254 : i64 to index
+              %258 = arith.index_cast %256 : i64 to index
+              scf.for %arg22 = %257 to %258 step %c1 {
+                %259 = arith.index_cast %arg22 : index to i64
+                %260 = arith.addi %75, %259 : i64
+                %261 = arith.muli %260, %c16_i64 : i64
+                %262 = arith.maxsi %261, %41 : i64
+                %263 = arith.addi %261, %c16_i64 : i64
+                %264 = arith.minsi %263, %48 : i64
+                %265 = arith.subi %264, %262 : i64
+                %266 = arith.subi %262, %41 : i64
+                %267 = arith.muli %266, %102 : i64
+                %268 = arith.addi %101, %267 : i64
+                %269 = arith.muli %221, %c16_i64 : i64
+                %270 = arith.addi %268, %269 : i64
+                %271 = arith.muli %260, %c32_i64 : i64
+                %272 = arith.addi %271, %269 : i64
+                %273 = arith.ori %272, %c2147483648_i64 : i64
+                %274 = arith.subi %262, %261 : i64
+                %275 = arith.addi %273, %274 : i64
+                %276 = arith.subi %43, %269 : i64
+                %277 = arith.minsi %276, %c16_i64 : i64
+                "instgem.mvout"(%270, %275, %277, %265) : (i64, i64, i64, i64) -> ()
               }
             }
-            %221 = arith.ori %204, %c3221225472_i64 : i64
-            %222 = arith.muli %215, %c32_i64 : i64
-            %223 = arith.addi %222, %204 : i64
-            %224 = arith.addi %223, %c32_i64 : i64
-            "instgem.preload"(%224, %206, %220, %221, %206, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%216, %218, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %225 = arith.cmpi eq, %215, %203 : i64
-            scf.if %225 {
-              %226 = arith.index_cast %186 : i64 to index
-              scf.for %arg22 = %c1 to %226 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.muli %228, %c32_i64 : i64
-                %230 = arith.addi %229, %204 : i64
-                %231 = arith.ori %230, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.addi %229, %216 : i64
-                "instgem.compute_accumulated"(%232, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %233 = arith.subi %228, %c1_i64 : i64
-                %234 = arith.subi %233, %49 : i64
-                %235 = arith.cmpi sge, %234, %c0_i64 : i64
-                %236 = arith.cmpi slt, %234, %55 : i64
-                %237 = arith.andi %235, %236 : i1
-                scf.if %237 {
-                  %238 = arith.muli %233, %c16_i64 : i64
-                  %239 = arith.maxsi %238, %41 : i64
-                  %240 = arith.addi %238, %c16_i64 : i64
-                  %241 = arith.minsi %240, %50 : i64
-                  %242 = arith.subi %241, %239 : i64
-                  %243 = arith.subi %239, %41 : i64
-                  %244 = arith.muli %243, %75 : i64
-                  %245 = arith.addi %74, %244 : i64
-                  %246 = arith.addi %245, %204 : i64
-                  %247 = arith.muli %233, %c32_i64 : i64
-                  %248 = arith.addi %247, %204 : i64
-                  %249 = arith.ori %248, %c2147483648_i64 : i64
-                  %250 = arith.subi %239, %238 : i64
-                  %251 = arith.addi %249, %250 : i64
-                  %252 = arith.subi %43, %204 : i64
-                  %253 = arith.minsi %252, %c16_i64 : i64
-                  "instgem.mvout"(%246, %251, %253, %242) : (i64, i64, i64, i64) -> ()
+            %248 = arith.ori %231, %c3221225472_i64 : i64
+            %249 = arith.muli %242, %c32_i64 : i64
+            %250 = arith.addi %249, %231 : i64
+            %251 = arith.addi %250, %c32_i64 : i64
+            "instgem.preload"(%251, %233, %247, %248, %233, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%243, %245, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %252 = arith.cmpi eq, %242, %230 : i64
+            scf.if %252 {
+              %253 = arith.index_cast %213 : i64 to index
+              scf.for %arg22 = %c1 to %253 step %c1 {
+                %255 = arith.index_cast %arg22 : index to i64
+                %256 = arith.muli %255, %c32_i64 : i64
+                %257 = arith.addi %256, %231 : i64
+                %258 = arith.ori %257, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %259 = arith.addi %256, %243 : i64
+                "instgem.compute_accumulated"(%259, %245, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %260 = arith.subi %255, %c1_i64 : i64
+                %261 = arith.subi %260, %75 : i64
+                %262 = arith.cmpi sge, %261, %c0_i64 : i64
+                %263 = arith.cmpi slt, %261, %81 : i64
+                %264 = arith.andi %262, %263 : i1
+                scf.if %264 {
+                  %265 = arith.muli %260, %c16_i64 : i64
+                  %266 = arith.maxsi %265, %41 : i64
+                  %267 = arith.addi %265, %c16_i64 : i64
+                  %268 = arith.minsi %267, %48 : i64
+                  %269 = arith.subi %268, %266 : i64
+                  %270 = arith.subi %266, %41 : i64
+                  %271 = arith.muli %270, %102 : i64
+                  %272 = arith.addi %101, %271 : i64
+                  %273 = arith.addi %272, %231 : i64
+                  %274 = arith.muli %260, %c32_i64 : i64
+                  %275 = arith.addi %274, %231 : i64
+                  %276 = arith.ori %275, %c2147483648_i64 : i64
+                  %277 = arith.subi %266, %265 : i64
+                  %278 = arith.addi %276, %277 : i64
+                  %279 = arith.subi %43, %231 : i64
+                  %280 = arith.minsi %279, %c16_i64 : i64
+                  "instgem.mvout"(%273, %278, %280, %269) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %227 = arith.index_cast %172 : i64 to index
-              scf.for %arg22 = %226 to %227 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.muli %228, %c16_i64 : i64
-                %230 = arith.subi %165, %229 : i64
-                %231 = arith.minsi %230, %c16_i64 : i64
-                %232 = arith.muli %228, %c32_i64 : i64
-                %233 = arith.addi %232, %204 : i64
-                %234 = arith.ori %233, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %206, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-                %235 = arith.addi %232, %216 : i64
-                "instgem.compute_accumulated"(%235, %218, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %236 = arith.subi %228, %c1_i64 : i64
-                %237 = arith.subi %236, %49 : i64
-                %238 = arith.cmpi sge, %237, %c0_i64 : i64
-                %239 = arith.cmpi slt, %237, %55 : i64
-                %240 = arith.andi %238, %239 : i1
-                scf.if %240 {
-                  %241 = arith.muli %236, %c16_i64 : i64
-                  %242 = arith.maxsi %241, %41 : i64
-                  %243 = arith.addi %241, %c16_i64 : i64
-                  %244 = arith.minsi %243, %50 : i64
-                  %245 = arith.subi %244, %242 : i64
-                  %246 = arith.subi %242, %41 : i64
-                  %247 = arith.muli %246, %75 : i64
-                  %248 = arith.addi %74, %247 : i64
-                  %249 = arith.addi %248, %204 : i64
-                  %250 = arith.muli %236, %c32_i64 : i64
-                  %251 = arith.addi %250, %204 : i64
-                  %252 = arith.ori %251, %c2147483648_i64 : i64
-                  %253 = arith.subi %242, %241 : i64
-                  %254 = arith.addi %252, %253 : i64
-                  %255 = arith.subi %43, %204 : i64
-                  %256 = arith.minsi %255, %c16_i64 : i64
-                  "instgem.mvout"(%249, %254, %256, %245) : (i64, i64, i64, i64) -> ()
+              %254 = arith.index_cast %199 : i64 to index
+              scf.for %arg22 = %253 to %254 step %c1 {
+                %255 = arith.index_cast %arg22 : index to i64
+                %256 = arith.muli %255, %c16_i64 : i64
+                %257 = arith.subi %193, %256 : i64
+                %258 = arith.minsi %257, %c16_i64 : i64
+                %259 = arith.muli %255, %c32_i64 : i64
+                %260 = arith.addi %259, %231 : i64
+                %261 = arith.ori %260, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %261, %233, %258) : (i64, i64, i64, i64, i64, i64) -> ()
+                %262 = arith.addi %259, %243 : i64
+                "instgem.compute_accumulated"(%262, %245, %258, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %263 = arith.subi %255, %c1_i64 : i64
+                %264 = arith.subi %263, %75 : i64
+                %265 = arith.cmpi sge, %264, %c0_i64 : i64
+                %266 = arith.cmpi slt, %264, %81 : i64
+                %267 = arith.andi %265, %266 : i1
+                scf.if %267 {
+                  %268 = arith.muli %263, %c16_i64 : i64
+                  %269 = arith.maxsi %268, %41 : i64
+                  %270 = arith.addi %268, %c16_i64 : i64
+                  %271 = arith.minsi %270, %48 : i64
+                  %272 = arith.subi %271, %269 : i64
+                  %273 = arith.subi %269, %41 : i64
+                  %274 = arith.muli %273, %102 : i64
+                  %275 = arith.addi %101, %274 : i64
+                  %276 = arith.addi %275, %231 : i64
+                  %277 = arith.muli %263, %c32_i64 : i64
+                  %278 = arith.addi %277, %231 : i64
+                  %279 = arith.ori %278, %c2147483648_i64 : i64
+                  %280 = arith.subi %269, %268 : i64
+                  %281 = arith.addi %279, %280 : i64
+                  %282 = arith.subi %43, %231 : i64
+                  %283 = arith.minsi %282, %c16_i64 : i64
+                  "instgem.mvout"(%276, %281, %283, %272) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %226 = arith.index_cast %186 : i64 to index
-              scf.for %arg22 = %c1 to %226 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.muli %228, %c32_i64 : i64
-                %230 = arith.addi %229, %204 : i64
-                %231 = arith.ori %230, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.addi %229, %216 : i64
-                "instgem.compute_accumulated"(%232, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %253 = arith.index_cast %213 : i64 to index
+              scf.for %arg22 = %c1 to %253 step %c1 {
+                %255 = arith.index_cast %arg22 : index to i64
+                %256 = arith.muli %255, %c32_i64 : i64
+                %257 = arith.addi %256, %231 : i64
+                %258 = arith.ori %257, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %259 = arith.addi %256, %243 : i64
+                "instgem.compute_accumulated"(%259, %245, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %227 = arith.index_cast %172 : i64 to index
-              scf.for %arg22 = %226 to %227 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.muli %228, %c16_i64 : i64
-                %230 = arith.subi %165, %229 : i64
-                %231 = arith.minsi %230, %c16_i64 : i64
-                %232 = arith.muli %228, %c32_i64 : i64
-                %233 = arith.addi %232, %204 : i64
-                %234 = arith.ori %233, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %206, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-                %235 = arith.addi %232, %216 : i64
-                "instgem.compute_accumulated"(%235, %218, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %254 = arith.index_cast %199 : i64 to index
+              scf.for %arg22 = %253 to %254 step %c1 {
+                %255 = arith.index_cast %arg22 : index to i64
+                %256 = arith.muli %255, %c16_i64 : i64
+                %257 = arith.subi %193, %256 : i64
+                %258 = arith.minsi %257, %c16_i64 : i64
+                %259 = arith.muli %255, %c32_i64 : i64
+                %260 = arith.addi %259, %231 : i64
+                %261 = arith.ori %260, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %261, %233, %258) : (i64, i64, i64, i64, i64, i64) -> ()
+                %262 = arith.addi %259, %243 : i64
+                "instgem.compute_accumulated"(%262, %245, %258, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %197 {
-            %215 = arith.muli %175, %189 : i64
-            %216 = arith.minsi %215, %55 : i64
-            %217 = arith.index_cast %216 : i64 to index
-            %218 = arith.index_cast %55 : i64 to index
-            scf.for %arg21 = %217 to %218 step %c1 {
-              %219 = arith.index_cast %arg21 : index to i64
-              %220 = arith.addi %49, %219 : i64
-              %221 = arith.muli %220, %c16_i64 : i64
-              %222 = arith.maxsi %221, %41 : i64
-              %223 = arith.addi %221, %c16_i64 : i64
-              %224 = arith.minsi %223, %50 : i64
-              %225 = arith.subi %224, %222 : i64
-              %226 = arith.subi %222, %41 : i64
-              %227 = arith.muli %226, %75 : i64
-              %228 = arith.addi %74, %227 : i64
-              %229 = arith.muli %194, %c16_i64 : i64
-              %230 = arith.addi %228, %229 : i64
-              %231 = arith.muli %220, %c32_i64 : i64
-              %232 = arith.addi %231, %229 : i64
-              %233 = arith.ori %232, %c2147483648_i64 : i64
-              %234 = arith.subi %222, %221 : i64
-              %235 = arith.addi %233, %234 : i64
-              %236 = arith.subi %43, %229 : i64
-              %237 = arith.minsi %236, %c16_i64 : i64
-              "instgem.mvout"(%230, %235, %237, %225) : (i64, i64, i64, i64) -> ()
+          scf.if %224 {
+            %242 = arith.muli %202, %216 : i64
+            %243 = arith.minsi %242, %81 : i64
+            %244 = arith.index_cast %243 : i64 to index
+            %245 = arith.index_cast %81 : i64 to index
+            scf.for %arg21 = %244 to %245 step %c1 {
+              %246 = arith.index_cast %arg21 : index to i64
+              %247 = arith.addi %75, %246 : i64
+              %248 = arith.muli %247, %c16_i64 : i64
+              %249 = arith.maxsi %248, %41 : i64
+              %250 = arith.addi %248, %c16_i64 : i64
+              %251 = arith.minsi %250, %48 : i64
+              %252 = arith.subi %251, %249 : i64
+              %253 = arith.subi %249, %41 : i64
+              %254 = arith.muli %253, %102 : i64
+              %255 = arith.addi %101, %254 : i64
+              %256 = arith.muli %221, %c16_i64 : i64
+              %257 = arith.addi %255, %256 : i64
+              %258 = arith.muli %247, %c32_i64 : i64
+              %259 = arith.addi %258, %256 : i64
+              %260 = arith.ori %259, %c2147483648_i64 : i64
+              %261 = arith.subi %249, %248 : i64
+              %262 = arith.addi %260, %261 : i64
+              %263 = arith.subi %43, %256 : i64
+              %264 = arith.minsi %263, %c16_i64 : i64
+              "instgem.mvout"(%257, %262, %264, %252) : (i64, i64, i64, i64) -> ()
             }
           }
-          %209 = arith.cmpi sgt, %175, %c0_i64 : i64
-          %210 = arith.subi %172, %c1_i64 : i64
-          %211 = arith.subi %210, %49 : i64
-          %212 = arith.maxsi %211, %c0_i64 : i64
-          %213 = arith.minsi %212, %55 : i64
-          %214 = arith.select %209, %213, %c0_i64 : i64
-          scf.if %201 {
-            %215 = arith.index_cast %214 : i64 to index
-            %216 = arith.index_cast %55 : i64 to index
-            scf.for %arg21 = %215 to %216 step %c1 {
-              %217 = arith.index_cast %arg21 : index to i64
-              %218 = arith.addi %49, %217 : i64
-              %219 = arith.muli %218, %c16_i64 : i64
-              %220 = arith.maxsi %219, %41 : i64
-              %221 = arith.addi %219, %c16_i64 : i64
-              %222 = arith.minsi %221, %50 : i64
-              %223 = arith.subi %222, %220 : i64
-              %224 = arith.subi %220, %41 : i64
-              %225 = arith.muli %224, %75 : i64
-              %226 = arith.addi %74, %225 : i64
-              %227 = arith.addi %226, %204 : i64
-              %228 = arith.muli %218, %c32_i64 : i64
-              %229 = arith.addi %228, %204 : i64
-              %230 = arith.ori %229, %c2147483648_i64 : i64
-              %231 = arith.subi %220, %219 : i64
-              %232 = arith.addi %230, %231 : i64
-              %233 = arith.subi %43, %204 : i64
-              %234 = arith.minsi %233, %c16_i64 : i64
-              "instgem.mvout"(%227, %232, %234, %223) : (i64, i64, i64, i64) -> ()
+          %236 = arith.cmpi sgt, %202, %c0_i64 : i64
+          %237 = arith.subi %199, %c1_i64 : i64
+          %238 = arith.subi %237, %75 : i64
+          %239 = arith.maxsi %238, %c0_i64 : i64
+          %240 = arith.minsi %239, %81 : i64
+          %241 = arith.select %236, %240, %c0_i64 : i64
+          scf.if %228 {
+            %242 = arith.index_cast %241 : i64 to index
+            %243 = arith.index_cast %81 : i64 to index
+            scf.for %arg21 = %242 to %243 step %c1 {
+              %244 = arith.index_cast %arg21 : index to i64
+              %245 = arith.addi %75, %244 : i64
+              %246 = arith.muli %245, %c16_i64 : i64
+              %247 = arith.maxsi %246, %41 : i64
+              %248 = arith.addi %246, %c16_i64 : i64
+              %249 = arith.minsi %248, %48 : i64
+              %250 = arith.subi %249, %247 : i64
+              %251 = arith.subi %247, %41 : i64
+              %252 = arith.muli %251, %102 : i64
+              %253 = arith.addi %101, %252 : i64
+              %254 = arith.addi %253, %231 : i64
+              %255 = arith.muli %245, %c32_i64 : i64
+              %256 = arith.addi %255, %231 : i64
+              %257 = arith.ori %256, %c2147483648_i64 : i64
+              %258 = arith.subi %247, %246 : i64
+              %259 = arith.addi %257, %258 : i64
+              %260 = arith.subi %43, %231 : i64
+              %261 = arith.minsi %260, %c16_i64 : i64
+              "instgem.mvout"(%254, %259, %261, %250) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %190 = arith.minsi %179, %48 : i64
-        %191 = arith.index_cast %190 : i64 to index
-        %192 = arith.index_cast %48 : i64 to index
-        scf.for %arg20 = %191 to %192 step %c1 {
-          %193 = arith.index_cast %arg20 : index to i64
-          %194 = arith.index_cast %55 : i64 to index
-          scf.for %arg21 = %c0 to %194 step %c1 {
-            %195 = arith.index_cast %arg21 : index to i64
-            %196 = arith.addi %49, %195 : i64
-            %197 = arith.muli %196, %c16_i64 : i64
-            %198 = arith.maxsi %197, %41 : i64
-            %199 = arith.addi %197, %c16_i64 : i64
-            %200 = arith.minsi %199, %50 : i64
-            %201 = arith.subi %200, %198 : i64
-            %202 = arith.subi %198, %41 : i64
-            %203 = arith.muli %202, %75 : i64
-            %204 = arith.addi %74, %203 : i64
-            %205 = arith.muli %193, %c16_i64 : i64
-            %206 = arith.addi %204, %205 : i64
-            %207 = arith.muli %196, %c32_i64 : i64
-            %208 = arith.addi %207, %205 : i64
-            %209 = arith.ori %208, %c2147483648_i64 : i64
-            %210 = arith.subi %198, %197 : i64
-            %211 = arith.addi %209, %210 : i64
-            %212 = arith.subi %43, %205 : i64
-            %213 = arith.minsi %212, %c16_i64 : i64
-            "instgem.mvout"(%206, %211, %213, %201) : (i64, i64, i64, i64) -> ()
+        %217 = arith.minsi %206, %73 : i64
+        %218 = arith.index_cast %217 : i64 to index
+        %219 = arith.index_cast %73 : i64 to index
+        scf.for %arg20 = %218 to %219 step %c1 {
+          %220 = arith.index_cast %arg20 : index to i64
+          %221 = arith.index_cast %81 : i64 to index
+          scf.for %arg21 = %c0 to %221 step %c1 {
+            %222 = arith.index_cast %arg21 : index to i64
+            %223 = arith.addi %75, %222 : i64
+            %224 = arith.muli %223, %c16_i64 : i64
+            %225 = arith.maxsi %224, %41 : i64
+            %226 = arith.addi %224, %c16_i64 : i64
+            %227 = arith.minsi %226, %48 : i64
+            %228 = arith.subi %227, %225 : i64
+            %229 = arith.subi %225, %41 : i64
+            %230 = arith.muli %229, %102 : i64
+            %231 = arith.addi %101, %230 : i64
+            %232 = arith.muli %220, %c16_i64 : i64
+            %233 = arith.addi %231, %232 : i64
+            %234 = arith.muli %223, %c32_i64 : i64
+            %235 = arith.addi %234, %232 : i64
+            %236 = arith.ori %235, %c2147483648_i64 : i64
+            %237 = arith.subi %225, %224 : i64
+            %238 = arith.addi %236, %237 : i64
+            %239 = arith.subi %43, %232 : i64
+            %240 = arith.minsi %239, %c16_i64 : i64
+            "instgem.mvout"(%233, %238, %240, %228) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg20 = %c0 to %180 step %c1 {
-          %188 = arith.index_cast %arg20 : index to i64
-          %189 = arith.muli %188, %c16_i64 : i64
-          %190 = arith.subi %171, %189 : i64
-          %191 = arith.minsi %190, %c16_i64 : i64
-          %192 = arith.index_cast %183 : i64 to index
-          scf.for %arg21 = %c0 to %192 step %c1 {
-            %194 = arith.index_cast %arg21 : index to i64
-            %195 = arith.ori %189, %c3221225472_i64 : i64
-            %196 = arith.muli %194, %c32_i64 : i64
-            %197 = arith.addi %196, %189 : i64
-            %198 = arith.addi %197, %c32_i64 : i64
-            "instgem.preload"(%198, %191, %c16_i64, %195, %191, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-            %199 = arith.muli %194, %c16_i64 : i64
-            "instgem.compute_preloaded"(%199, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %200 = arith.index_cast %186 : i64 to index
-            scf.for %arg22 = %c1 to %200 step %c1 {
-              %202 = arith.index_cast %arg22 : index to i64
-              %203 = arith.muli %202, %c32_i64 : i64
-              %204 = arith.addi %203, %189 : i64
-              %205 = arith.ori %204, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %206 = arith.addi %203, %199 : i64
-              "instgem.compute_accumulated"(%206, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg20 = %c0 to %207 step %c1 {
+          %215 = arith.index_cast %arg20 : index to i64
+          %216 = arith.muli %215, %c16_i64 : i64
+          %217 = arith.subi %198, %216 : i64
+          %218 = arith.minsi %217, %c16_i64 : i64
+          %219 = arith.index_cast %210 : i64 to index
+          scf.for %arg21 = %c0 to %219 step %c1 {
+            %221 = arith.index_cast %arg21 : index to i64
+            %222 = arith.ori %216, %c3221225472_i64 : i64
+            %223 = arith.muli %221, %c32_i64 : i64
+            %224 = arith.addi %223, %216 : i64
+            %225 = arith.addi %224, %c32_i64 : i64
+            "instgem.preload"(%225, %218, %c16_i64, %222, %218, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+            %226 = arith.muli %221, %c16_i64 : i64
+            "instgem.compute_preloaded"(%226, %c16_i64, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %227 = arith.index_cast %213 : i64 to index
+            scf.for %arg22 = %c1 to %227 step %c1 {
+              %229 = arith.index_cast %arg22 : index to i64
+              %230 = arith.muli %229, %c32_i64 : i64
+              %231 = arith.addi %230, %216 : i64
+              %232 = arith.ori %231, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %233 = arith.addi %230, %226 : i64
+              "instgem.compute_accumulated"(%233, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %201 = arith.index_cast %172 : i64 to index
-            scf.for %arg22 = %200 to %201 step %c1 {
-              %202 = arith.index_cast %arg22 : index to i64
-              %203 = arith.muli %202, %c16_i64 : i64
-              %204 = arith.subi %165, %203 : i64
-              %205 = arith.minsi %204, %c16_i64 : i64
-              %206 = arith.muli %202, %c32_i64 : i64
-              %207 = arith.addi %206, %189 : i64
-              %208 = arith.ori %207, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %191, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-              %209 = arith.addi %206, %199 : i64
-              "instgem.compute_accumulated"(%209, %c16_i64, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %228 = arith.index_cast %199 : i64 to index
+            scf.for %arg22 = %227 to %228 step %c1 {
+              %229 = arith.index_cast %arg22 : index to i64
+              %230 = arith.muli %229, %c16_i64 : i64
+              %231 = arith.subi %193, %230 : i64
+              %232 = arith.minsi %231, %c16_i64 : i64
+              %233 = arith.muli %229, %c32_i64 : i64
+              %234 = arith.addi %233, %216 : i64
+              %235 = arith.ori %234, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %218, %232) : (i64, i64, i64, i64, i64, i64) -> ()
+              %236 = arith.addi %233, %226 : i64
+              "instgem.compute_accumulated"(%236, %c16_i64, %232, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %193 = arith.index_cast %175 : i64 to index
-          scf.for %arg21 = %192 to %193 step %c1 {
-            %194 = arith.index_cast %arg21 : index to i64
-            %195 = arith.muli %194, %c16_i64 : i64
-            %196 = arith.subi %167, %195 : i64
-            %197 = arith.minsi %196, %c16_i64 : i64
-            %198 = arith.subi %169, %195 : i64
-            %199 = arith.minsi %198, %c16_i64 : i64
-            %200 = arith.ori %189, %c3221225472_i64 : i64
-            %201 = arith.muli %194, %c32_i64 : i64
-            %202 = arith.addi %201, %189 : i64
-            %203 = arith.addi %202, %c32_i64 : i64
-            "instgem.preload"(%203, %191, %199, %200, %191, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%195, %197, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %204 = arith.index_cast %186 : i64 to index
-            scf.for %arg22 = %c1 to %204 step %c1 {
-              %206 = arith.index_cast %arg22 : index to i64
-              %207 = arith.muli %206, %c32_i64 : i64
-              %208 = arith.addi %207, %189 : i64
-              %209 = arith.ori %208, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %210 = arith.addi %207, %195 : i64
-              "instgem.compute_accumulated"(%210, %197, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %220 = arith.index_cast %202 : i64 to index
+          scf.for %arg21 = %219 to %220 step %c1 {
+            %221 = arith.index_cast %arg21 : index to i64
+            %222 = arith.muli %221, %c16_i64 : i64
+            %223 = arith.subi %195, %222 : i64
+            %224 = arith.minsi %223, %c16_i64 : i64
+            %225 = arith.subi %196, %222 : i64
+            %226 = arith.minsi %225, %c16_i64 : i64
+            %227 = arith.ori %216, %c3221225472_i64 : i64
+            %228 = arith.muli %221, %c32_i64 : i64
+            %229 = arith.addi %228, %216 : i64
+            %230 = arith.addi %229, %c32_i64 : i64
+            "instgem.preload"(%230, %218, %226, %227, %218, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%222, %224, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %231 = arith.index_cast %213 : i64 to index
+            scf.for %arg22 = %c1 to %231 step %c1 {
+              %233 = arith.index_cast %arg22 : index to i64
+              %234 = arith.muli %233, %c32_i64 : i64
+              %235 = arith.addi %234, %216 : i64
+              %236 = arith.ori %235, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %237 = arith.addi %234, %222 : i64
+              "instgem.compute_accumulated"(%237, %224, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %205 = arith.index_cast %172 : i64 to index
-            scf.for %arg22 = %204 to %205 step %c1 {
-              %206 = arith.index_cast %arg22 : index to i64
-              %207 = arith.muli %206, %c16_i64 : i64
-              %208 = arith.subi %165, %207 : i64
-              %209 = arith.minsi %208, %c16_i64 : i64
-              %210 = arith.muli %206, %c32_i64 : i64
-              %211 = arith.addi %210, %189 : i64
-              %212 = arith.ori %211, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %191, %209) : (i64, i64, i64, i64, i64, i64) -> ()
-              %213 = arith.addi %210, %195 : i64
-              "instgem.compute_accumulated"(%213, %197, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %232 = arith.index_cast %199 : i64 to index
+            scf.for %arg22 = %231 to %232 step %c1 {
+              %233 = arith.index_cast %arg22 : index to i64
+              %234 = arith.muli %233, %c16_i64 : i64
+              %235 = arith.subi %193, %234 : i64
+              %236 = arith.minsi %235, %c16_i64 : i64
+              %237 = arith.muli %233, %c32_i64 : i64
+              %238 = arith.addi %237, %216 : i64
+              %239 = arith.ori %238, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %218, %236) : (i64, i64, i64, i64, i64, i64) -> ()
+              %240 = arith.addi %237, %222 : i64
+              "instgem.compute_accumulated"(%240, %224, %236, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
     }
-    %78 = arith.cmpi sge, %65, %67 : index
-    scf.if %78 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg19 = %c0 to %57 step %c1 {
-        %79 = arith.index_cast %arg19 : index to i64
-        %80 = arith.remsi %79, %55 : i64
-        %81 = arith.divsi %79, %55 : i64
-        %82 = arith.addi %49, %80 : i64
-        %83 = arith.muli %82, %c16_i64 : i64
-        %84 = arith.maxsi %83, %41 : i64
-        %85 = arith.addi %83, %c16_i64 : i64
-        %86 = arith.minsi %85, %50 : i64
-        %87 = arith.subi %86, %84 : i64
-        %88 = arith.subi %84, %41 : i64
-        %89 = arith.muli %88, %75 : i64
-        %90 = arith.addi %74, %89 : i64
-        %91 = arith.muli %81, %c16_i64 : i64
-        %92 = arith.addi %90, %91 : i64
-        %93 = arith.muli %82, %c32_i64 : i64
-        %94 = arith.addi %93, %91 : i64
-        %95 = arith.ori %94, %c2147483648_i64 : i64
-        %96 = arith.subi %84, %83 : i64
-        %97 = arith.addi %95, %96 : i64
-        %98 = arith.subi %43, %91 : i64
-        %99 = arith.minsi %98, %c16_i64 : i64
-        "instgem.mvout"(%92, %97, %99, %87) : (i64, i64, i64, i64) -> ()
+    %105 = arith.cmpi sge, %92, %94 : index
+    scf.if %105 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %102, %104) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %106 = arith.muli %81, %73 : i64
+      %107 = arith.index_cast %106 : i64 to index
+      scf.for %arg19 = %c0 to %107 step %c1 {
+        %108 = arith.index_cast %arg19 : index to i64
+        %109 = arith.remsi %108, %81 : i64
+        %110 = arith.divsi %108, %81 : i64
+        %111 = arith.addi %75, %109 : i64
+        %112 = arith.muli %111, %c16_i64 : i64
+        %113 = arith.maxsi %112, %41 : i64
+        %114 = arith.addi %112, %c16_i64 : i64
+        %115 = arith.minsi %114, %48 : i64
+        %116 = arith.subi %115, %113 : i64
+        %117 = arith.subi %113, %41 : i64
+        %118 = arith.muli %117, %102 : i64
+        %119 = arith.addi %101, %118 : i64
+        %120 = arith.muli %110, %c16_i64 : i64
+        %121 = arith.addi %119, %120 : i64
+        %122 = arith.muli %111, %c32_i64 : i64
+        %123 = arith.addi %122, %120 : i64
+        %124 = arith.ori %123, %c2147483648_i64 : i64
+        %125 = arith.subi %113, %112 : i64
+        %126 = arith.addi %124, %125 : i64
+        %127 = arith.subi %43, %120 : i64
+        %128 = arith.minsi %127, %c16_i64 : i64
+        "instgem.mvout"(%121, %126, %128, %116) : (i64, i64, i64, i64) -> ()
       }
     }
     return

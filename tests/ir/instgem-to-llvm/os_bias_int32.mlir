@@ -20,7 +20,7 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -55,41 +55,41 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
-    %c2 = arith.constant 2 : index
+    %c2_i64_1 = arith.constant 2 : i64
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c32_i64 = arith.constant 32 : i64
-    %c4_i64 = arith.constant 4 : i64
-    %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
+    %c2147483648_i64 = arith.constant 2147483648 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c38_i64 = arith.constant 38 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c42_i64 = arith.constant 42 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c43_i64 = arith.constant 43 : i64
-    %c56_i64 = arith.constant 56 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c44_i64 = arith.constant 44 : i64
+    %c57_i64 = arith.constant 57 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c0_i64_1 = arith.constant 0 : i64
-    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_2 = arith.constant 0 : i64
+    %c1_i64_3 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c1_i64_2, %c1065353216_i64, %c0_i64_1, %c0_i64_1, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_3, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_3) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_1) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_3) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
     %14 = arith.maxsi %12, %c0 : index
     %15 = arith.minsi %14, %arg3 : index
     %16 = arith.addi %12, %c32 : index
@@ -110,16 +110,9 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg14 = %c0 to %c2 step %c1 {
-      %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.muli %64, %c16_i64 : i64
-      %66 = arith.ori %65, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_1, %66, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
+    %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
     %35 = arith.index_cast %31 : index to i64
@@ -129,273 +122,326 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
-    "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_1) : (i64, i64, i64, i64, i64, i64) -> ()
-    %40 = arith.ceildivsi %35, %c16_i64 : i64
-    %41 = arith.divsi %33, %c16_i64 : i64
-    %42 = arith.addi %33, %34 : i64
-    %43 = arith.ceildivsi %42, %c16_i64 : i64
-    %44 = arith.subi %43, %41 : i64
-    %45 = arith.cmpi sgt, %34, %c0_i64_1 : i64
-    %46 = arith.extui %45 : i1 to i64
-    %47 = arith.muli %44, %46 : i64
-    %48 = arith.muli %47, %40 : i64
-    %49 = arith.index_cast %48 : i64 to index
-    scf.for %arg14 = %c0 to %49 step %c1 {
-      %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.addi %41, %64 : i64
-      %66 = arith.muli %65, %c16_i64 : i64
-      %67 = arith.maxsi %66, %33 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %42 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.ori %66, %c2147483648_i64 : i64
-      %72 = arith.subi %67, %66 : i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %73, %74, %70) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.cmpi sgt, %33, %c0_i64_1 : i64
+    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
+    %40 = arith.addi %33, %34 : i64
+    %41 = arith.maxsi %40, %c0_i64_2 : i64
+    %42 = arith.minsi %41, %c32_i64 : i64
+    %43 = arith.divui %35, %c16_i64 : i64
+    %44 = arith.muli %43, %c16_i64 : i64
+    %45 = arith.cmpi eq, %44, %c0_i64_2 : i64
+    %46 = arith.select %45, %c0_i64_2, %42 : i64
+    %47 = arith.subi %c32_i64, %46 : i64
+    %48 = arith.maxsi %46, %c0_i64_2 : i64
+    %49 = arith.divui %48, %c16_i64 : i64
+    %50 = arith.subi %c2_i64_1, %49 : i64
+    %51 = arith.cmpi sgt, %47, %c0_i64_2 : i64
     %52 = arith.extui %51 : i1 to i64
     %53 = arith.muli %50, %52 : i64
-    %54 = arith.muli %53, %40 : i64
-    %55 = arith.index_cast %54 : i64 to index
-    scf.for %arg14 = %c0 to %55 step %c1 {
-      %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.muli %64, %c16_i64 : i64
-      %66 = arith.maxsi %65, %c0_i64_1 : i64
-      %67 = arith.addi %65, %c16_i64 : i64
-      %68 = arith.minsi %67, %33 : i64
-      %69 = arith.subi %68, %66 : i64
-      %70 = arith.ori %65, %c2147483648_i64 : i64
-      %71 = arith.subi %66, %65 : i64
-      %72 = arith.addi %70, %71 : i64
-      %73 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_1, %72, %73, %69) : (i64, i64, i64, i64) -> ()
+    %54 = arith.index_cast %53 : i64 to index
+    scf.for %arg14 = %c0 to %54 step %c1 {
+      %90 = arith.index_cast %arg14 : index to i64
+      %91 = arith.addi %49, %90 : i64
+      %92 = arith.muli %91, %c16_i64 : i64
+      %93 = arith.maxsi %92, %46 : i64
+      %94 = arith.addi %92, %c16_i64 : i64
+      %95 = arith.minsi %94, %c32_i64 : i64
+      %96 = arith.subi %95, %93 : i64
+      %97 = arith.ori %92, %c2147483648_i64 : i64
+      %98 = arith.subi %93, %92 : i64
+      %99 = arith.addi %97, %98 : i64
+      "instgem.mvin"(%c0_i64_2, %99, %c16_i64, %96) : (i64, i64, i64, i64) -> ()
+    }
+    %55 = arith.addi %48, %c15_i64 : i64
+    %56 = arith.divui %55, %c16_i64 : i64
+    %57 = arith.cmpi sgt, %46, %c0_i64_2 : i64
+    %58 = arith.extui %57 : i1 to i64
+    %59 = arith.muli %56, %58 : i64
+    %60 = arith.subi %c16_i64, %44 : i64
+    %61 = arith.ceildivsi %60, %c16_i64 : i64
+    %62 = arith.muli %59, %61 : i64
+    %63 = arith.index_cast %62 : i64 to index
+    scf.for %arg14 = %c0 to %63 step %c1 {
+      %90 = arith.index_cast %arg14 : index to i64
+      %91 = arith.divui %90, %61 : i64
+      %92 = arith.remui %90, %61 : i64
+      %93 = arith.muli %91, %c16_i64 : i64
+      %94 = arith.maxsi %93, %c0_i64_2 : i64
+      %95 = arith.addi %93, %c16_i64 : i64
+      %96 = arith.minsi %95, %46 : i64
+      %97 = arith.subi %96, %94 : i64
+      %98 = arith.divui %44, %c16_i64 : i64
+      %99 = arith.addi %98, %92 : i64
+      %100 = arith.muli %99, %c16_i64 : i64
+      %101 = arith.addi %93, %100 : i64
+      %102 = arith.ori %101, %c2147483648_i64 : i64
+      %103 = arith.subi %94, %93 : i64
+      %104 = arith.addi %102, %103 : i64
+      %105 = arith.muli %92, %c16_i64 : i64
+      %106 = arith.subi %60, %105 : i64
+      %107 = arith.minsi %106, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %104, %107, %97) : (i64, i64, i64, i64) -> ()
+    }
+    %64 = arith.maxsi %33, %c0_i64_2 : i64
+    %65 = arith.divui %64, %c16_i64 : i64
+    %66 = arith.addi %41, %c15_i64 : i64
+    %67 = arith.divui %66, %c16_i64 : i64
+    %68 = arith.subi %67, %65 : i64
+    %69 = arith.cmpi sgt, %34, %c0_i64_2 : i64
+    %70 = arith.extui %69 : i1 to i64
+    %71 = arith.muli %68, %70 : i64
+    %72 = arith.index_cast %71 : i64 to index
+    scf.for %arg14 = %c0 to %72 step %c1 {
+      %90 = arith.index_cast %arg14 : index to i64
+      %91 = arith.addi %65, %90 : i64
+      %92 = arith.muli %91, %c16_i64 : i64
+      %93 = arith.maxsi %92, %33 : i64
+      %94 = arith.addi %92, %c16_i64 : i64
+      %95 = arith.minsi %94, %40 : i64
+      %96 = arith.subi %95, %93 : i64
+      %97 = arith.ori %92, %c2147483648_i64 : i64
+      %98 = arith.subi %93, %92 : i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %99, %100, %96) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %56 = arith.ceildivsi %arg5, %c32 : index
-    %57:2 = scf.for %arg14 = %c0 to %56 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %64 = arith.maxsi %arg15, %c0 : index
-      %65 = arith.minsi %64, %arg5 : index
-      %66 = arith.addi %arg15, %c32 : index
-      %67 = arith.maxsi %66, %c0 : index
-      %68 = arith.minsi %67, %arg5 : index
-      %69 = arith.subi %65, %arg15 : index
-      %70 = arith.maxsi %69, %c0 : index
-      %71 = arith.minsi %70, %c32 : index
-      %72 = arith.subi %68, %65 : index
-      %73 = arith.cmpi sgt, %71, %c0 : index
-      scf.if %73 {
-        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_12 = memref.subview %reinterpret_cast[%15, %65] [%22, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %74 = arith.index_cast %72 : index to i64
-      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %75 = arith.index_cast %intptr_17 : index to i64
-      %76 = arith.index_cast %offset_14 : index to i64
-      %77 = arith.addi %75, %76 : i64
-      %78 = arith.index_cast %strides_16#0 : index to i64
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
-      %79 = arith.ceildivsi %74, %c64_i64 : i64
-      %80 = arith.muli %47, %79 : i64
-      %81 = arith.index_cast %80 : i64 to index
-      scf.for %arg17 = %c0 to %81 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.addi %41, %131 : i64
-        %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %33 : i64
-        %135 = arith.addi %133, %c16_i64 : i64
-        %136 = arith.minsi %135, %42 : i64
-        %137 = arith.subi %136, %134 : i64
-        %138 = arith.subi %134, %33 : i64
-        %139 = arith.muli %138, %78 : i64
-        %140 = arith.addi %77, %139 : i64
-        %141 = arith.muli %132, %c32_i64 : i64
-        %142 = arith.subi %134, %133 : i64
-        %143 = arith.addi %141, %142 : i64
-        %144 = arith.minsi %74, %c64_i64 : i64
-        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %82 = arith.muli %53, %79 : i64
-      %83 = arith.index_cast %82 : i64 to index
-      scf.for %arg17 = %c0 to %83 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.muli %131, %c16_i64 : i64
-        %133 = arith.maxsi %132, %c0_i64_1 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %33 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.muli %131, %c32_i64 : i64
-        %138 = arith.subi %133, %132 : i64
-        %139 = arith.addi %137, %138 : i64
-        %140 = arith.minsi %74, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %139, %140, %136) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %84 = arith.maxsi %arg16, %c0 : index
-      %85 = arith.minsi %84, %arg5 : index
-      %86 = arith.addi %arg16, %c32 : index
-      %87 = arith.maxsi %86, %c0 : index
-      %88 = arith.minsi %87, %arg5 : index
-      %89 = arith.subi %85, %arg16 : index
-      %90 = arith.maxsi %89, %c0 : index
-      %91 = arith.minsi %90, %c32 : index
-      %92 = arith.subi %88, %85 : index
-      scf.if %32 {
+    %73 = arith.addi %64, %c15_i64 : i64
+    %74 = arith.divui %73, %c16_i64 : i64
+    %75 = arith.cmpi sgt, %33, %c0_i64_2 : i64
+    %76 = arith.extui %75 : i1 to i64
+    %77 = arith.muli %74, %76 : i64
+    %78 = arith.index_cast %77 : i64 to index
+    scf.for %arg14 = %c0 to %78 step %c1 {
+      %90 = arith.index_cast %arg14 : index to i64
+      %91 = arith.muli %90, %c16_i64 : i64
+      %92 = arith.maxsi %91, %c0_i64_2 : i64
+      %93 = arith.addi %91, %c16_i64 : i64
+      %94 = arith.minsi %93, %33 : i64
+      %95 = arith.subi %94, %92 : i64
+      %96 = arith.ori %91, %c2147483648_i64 : i64
+      %97 = arith.subi %92, %91 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %98, %99, %95) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %79 = arith.ceildivsi %arg5, %c32 : index
+    %80:2 = scf.for %arg14 = %c0 to %79 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %90 = arith.maxsi %arg15, %c0 : index
+      %91 = arith.minsi %90, %arg5 : index
+      %92 = arith.addi %arg15, %c32 : index
+      %93 = arith.maxsi %92, %c0 : index
+      %94 = arith.minsi %93, %arg5 : index
+      %95 = arith.subi %91, %arg15 : index
+      %96 = arith.maxsi %95, %c0 : index
+      %97 = arith.minsi %96, %c32 : index
+      %98 = arith.subi %94, %91 : index
+      %99 = arith.cmpi sgt, %97, %c0 : index
+      scf.if %99 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_18 = memref.subview %reinterpret_cast_3[%85, %24] [%92, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %93 = arith.index_cast %91 : index to i64
-      %94 = arith.index_cast %92 : index to i64
-      %95 = arith.addi %93, %94 : i64
-      %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %96 = arith.index_cast %intptr_23 : index to i64
-      %97 = arith.index_cast %offset_20 : index to i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.index_cast %strides_22#0 : index to i64
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
-      %100 = arith.ceildivsi %35, %c64_i64 : i64
-      %101 = arith.divsi %93, %c16_i64 : i64
-      %102 = arith.ceildivsi %95, %c16_i64 : i64
-      %103 = arith.subi %102, %101 : i64
-      %104 = arith.cmpi sgt, %94, %c0_i64_1 : i64
-      %105 = arith.extui %104 : i1 to i64
-      %106 = arith.muli %103, %105 : i64
-      %107 = arith.muli %106, %100 : i64
-      %108 = arith.index_cast %107 : i64 to index
-      scf.for %arg17 = %c0 to %108 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.addi %101, %131 : i64
-        %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %93 : i64
-        %135 = arith.addi %133, %c16_i64 : i64
-        %136 = arith.minsi %135, %95 : i64
-        %137 = arith.subi %136, %134 : i64
-        %138 = arith.subi %134, %93 : i64
-        %139 = arith.muli %138, %99 : i64
-        %140 = arith.addi %98, %139 : i64
-        %141 = arith.addi %133, %c64_i64 : i64
-        %142 = arith.subi %134, %133 : i64
-        %143 = arith.addi %141, %142 : i64
-        %144 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
+      %subview_13 = memref.subview %reinterpret_cast[%15, %91] [%22, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %100 = arith.index_cast %98 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %101 = arith.index_cast %intptr_18 : index to i64
+      %102 = arith.index_cast %offset_15 : index to i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %104) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %72 step %c1 {
+        %150 = arith.index_cast %arg17 : index to i64
+        %151 = arith.addi %65, %150 : i64
+        %152 = arith.muli %151, %c16_i64 : i64
+        %153 = arith.maxsi %152, %33 : i64
+        %154 = arith.addi %152, %c16_i64 : i64
+        %155 = arith.minsi %154, %40 : i64
+        %156 = arith.subi %155, %153 : i64
+        %157 = arith.subi %153, %33 : i64
+        %158 = arith.muli %157, %104 : i64
+        %159 = arith.addi %103, %158 : i64
+        %160 = arith.muli %151, %c32_i64 : i64
+        %161 = arith.subi %153, %152 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.minsi %100, %c64_i64 : i64
+        "instgem.mvin"(%159, %162, %163, %156) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %109 = arith.ceildivsi %93, %c16_i64 : i64
-      %110 = arith.cmpi sgt, %93, %c0_i64_1 : i64
-      %111 = arith.extui %110 : i1 to i64
-      %112 = arith.muli %109, %111 : i64
-      %113 = arith.muli %112, %100 : i64
-      %114 = arith.index_cast %113 : i64 to index
-      scf.for %arg17 = %c0 to %114 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.muli %131, %c16_i64 : i64
-        %133 = arith.maxsi %132, %c0_i64_1 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %93 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.addi %132, %c64_i64 : i64
-        %138 = arith.subi %133, %132 : i64
-        %139 = arith.addi %137, %138 : i64
-        %140 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %139, %140, %136) : (i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %78 step %c1 {
+        %150 = arith.index_cast %arg17 : index to i64
+        %151 = arith.muli %150, %c16_i64 : i64
+        %152 = arith.maxsi %151, %c0_i64_2 : i64
+        %153 = arith.addi %151, %c16_i64 : i64
+        %154 = arith.minsi %153, %33 : i64
+        %155 = arith.subi %154, %152 : i64
+        %156 = arith.muli %150, %c32_i64 : i64
+        %157 = arith.subi %152, %151 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.minsi %100, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %158, %159, %155) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %115 = arith.maxsi %42, %c0_i64_1 : i64
-      %116 = arith.minsi %115, %c32_i64 : i64
-      %117 = arith.maxsi %74, %c0_i64_1 : i64
-      %118 = arith.minsi %117, %c32_i64 : i64
-      %119 = arith.maxsi %95, %c0_i64_1 : i64
-      %120 = arith.minsi %119, %c32_i64 : i64
-      %121 = arith.maxsi %35, %c0_i64_1 : i64
-      %122 = arith.minsi %121, %c16_i64 : i64
-      %123 = arith.ceildivsi %116, %c16_i64 : i64
-      %124 = arith.ceildivsi %122, %c16_i64 : i64
-      %125 = arith.minsi %118, %120 : i64
-      %126 = arith.ceildivsi %125, %c16_i64 : i64
-      %127 = arith.subi %126, %c1_i64_2 : i64
-      %128 = arith.cmpi sgt, %126, %c0_i64_1 : i64
-      %129 = arith.select %128, %123, %c0_i64_1 : i64
+      %105 = arith.maxsi %arg16, %c0 : index
+      %106 = arith.minsi %105, %arg5 : index
+      %107 = arith.addi %arg16, %c32 : index
+      %108 = arith.maxsi %107, %c0 : index
+      %109 = arith.minsi %108, %arg5 : index
+      %110 = arith.subi %106, %arg16 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %c32 : index
+      %113 = arith.subi %109, %106 : index
+      scf.if %32 {
+        func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_19 = memref.subview %reinterpret_cast_4[%106, %24] [%113, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %114 = arith.index_cast %112 : index to i64
+      %115 = arith.index_cast %113 : index to i64
+      %116 = arith.addi %114, %115 : i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %117 = arith.index_cast %intptr_24 : index to i64
+      %118 = arith.index_cast %offset_21 : index to i64
+      %119 = arith.addi %117, %118 : i64
+      %120 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+      %121 = arith.maxsi %114, %c0_i64_2 : i64
+      %122 = arith.divui %121, %c16_i64 : i64
+      %123 = arith.maxsi %116, %c0_i64_2 : i64
+      %124 = arith.addi %123, %c15_i64 : i64
+      %125 = arith.divui %124, %c16_i64 : i64
+      %126 = arith.subi %125, %122 : i64
+      %127 = arith.cmpi sgt, %115, %c0_i64_2 : i64
+      %128 = arith.extui %127 : i1 to i64
+      %129 = arith.muli %126, %128 : i64
       %130 = arith.index_cast %129 : i64 to index
       scf.for %arg17 = %c0 to %130 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.index_cast %124 : i64 to index
-        scf.for %arg18 = %c0 to %132 step %c1 {
-          %133 = arith.index_cast %arg18 : index to i64
-          %134 = arith.muli %131, %c16_i64 : i64
-          %135 = arith.subi %116, %134 : i64
-          %136 = arith.minsi %135, %c16_i64 : i64
-          %137 = arith.muli %133, %c16_i64 : i64
-          %138 = arith.subi %122, %137 : i64
-          %139 = arith.minsi %138, %c16_i64 : i64
-          %140 = arith.addi %134, %137 : i64
-          %141 = arith.ori %140, %c3221225472_i64 : i64
-          %142 = arith.cmpi eq, %127, %c0_i64_1 : i64
-          %143 = arith.select %142, %141, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %139, %136, %143, %139, %136) : (i64, i64, i64, i64, i64, i64) -> ()
-          %144 = arith.muli %131, %c32_i64 : i64
-          %145 = arith.minsi %118, %c16_i64 : i64
-          %146 = arith.addi %137, %c64_i64 : i64
-          %147 = arith.minsi %120, %c16_i64 : i64
-          "instgem.compute_preloaded"(%144, %145, %136, %146, %139, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-          %148 = arith.index_cast %126 : i64 to index
-          scf.for %arg19 = %c1 to %148 step %c1 {
-            %149 = arith.index_cast %arg19 : index to i64
-            %150 = arith.cmpi eq, %149, %127 : i64
-            %151 = arith.select %150, %141, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %139, %136, %151, %139, %136) : (i64, i64, i64, i64, i64, i64) -> ()
-            %152 = arith.muli %149, %c16_i64 : i64
-            %153 = arith.addi %144, %152 : i64
-            %154 = arith.subi %118, %152 : i64
-            %155 = arith.minsi %154, %c16_i64 : i64
-            %156 = arith.addi %152, %137 : i64
-            %157 = arith.addi %156, %c64_i64 : i64
-            %158 = arith.subi %120, %152 : i64
-            %159 = arith.minsi %158, %c16_i64 : i64
-            "instgem.compute_accumulated"(%153, %155, %136, %157, %139, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+        %150 = arith.index_cast %arg17 : index to i64
+        %151 = arith.addi %122, %150 : i64
+        %152 = arith.muli %151, %c16_i64 : i64
+        %153 = arith.maxsi %152, %114 : i64
+        %154 = arith.addi %152, %c16_i64 : i64
+        %155 = arith.minsi %154, %116 : i64
+        %156 = arith.subi %155, %153 : i64
+        %157 = arith.subi %153, %114 : i64
+        %158 = arith.muli %157, %120 : i64
+        %159 = arith.addi %119, %158 : i64
+        %160 = arith.addi %152, %c64_i64 : i64
+        %161 = arith.subi %153, %152 : i64
+        %162 = arith.addi %160, %161 : i64
+        %163 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%159, %162, %163, %156) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %131 = arith.addi %121, %c15_i64 : i64
+      %132 = arith.divui %131, %c16_i64 : i64
+      %133 = arith.cmpi sgt, %114, %c0_i64_2 : i64
+      %134 = arith.extui %133 : i1 to i64
+      %135 = arith.muli %132, %134 : i64
+      %136 = arith.index_cast %135 : i64 to index
+      scf.for %arg17 = %c0 to %136 step %c1 {
+        %150 = arith.index_cast %arg17 : index to i64
+        %151 = arith.muli %150, %c16_i64 : i64
+        %152 = arith.maxsi %151, %c0_i64_2 : i64
+        %153 = arith.addi %151, %c16_i64 : i64
+        %154 = arith.minsi %153, %114 : i64
+        %155 = arith.subi %154, %152 : i64
+        %156 = arith.addi %151, %c64_i64 : i64
+        %157 = arith.subi %152, %151 : i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %158, %159, %155) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %137 = arith.maxsi %100, %c0_i64_2 : i64
+      %138 = arith.minsi %137, %c32_i64 : i64
+      %139 = arith.minsi %123, %c32_i64 : i64
+      %140 = arith.maxsi %35, %c0_i64_2 : i64
+      %141 = arith.minsi %140, %c16_i64 : i64
+      %142 = arith.ceildivsi %42, %c16_i64 : i64
+      %143 = arith.ceildivsi %141, %c16_i64 : i64
+      %144 = arith.minsi %138, %139 : i64
+      %145 = arith.ceildivsi %144, %c16_i64 : i64
+      %146 = arith.subi %145, %c1_i64_3 : i64
+      %147 = arith.cmpi sgt, %145, %c0_i64_2 : i64
+      %148 = arith.select %147, %142, %c0_i64_2 : i64
+      %149 = arith.index_cast %148 : i64 to index
+      scf.for %arg17 = %c0 to %149 step %c1 {
+        %150 = arith.index_cast %arg17 : index to i64
+        %151 = arith.index_cast %143 : i64 to index
+        scf.for %arg18 = %c0 to %151 step %c1 {
+          %152 = arith.index_cast %arg18 : index to i64
+          %153 = arith.muli %150, %c16_i64 : i64
+          %154 = arith.subi %42, %153 : i64
+          %155 = arith.minsi %154, %c16_i64 : i64
+          %156 = arith.muli %152, %c16_i64 : i64
+          %157 = arith.subi %141, %156 : i64
+          %158 = arith.minsi %157, %c16_i64 : i64
+          %159 = arith.addi %153, %156 : i64
+          %160 = arith.ori %159, %c3221225472_i64 : i64
+          %161 = arith.cmpi eq, %146, %c0_i64_2 : i64
+          %162 = arith.select %161, %160, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %158, %155, %162, %158, %155) : (i64, i64, i64, i64, i64, i64) -> ()
+          %163 = arith.muli %150, %c32_i64 : i64
+          %164 = arith.minsi %138, %c16_i64 : i64
+          %165 = arith.addi %156, %c64_i64 : i64
+          %166 = arith.minsi %139, %c16_i64 : i64
+          "instgem.compute_preloaded"(%163, %164, %155, %165, %158, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+          %167 = arith.index_cast %145 : i64 to index
+          scf.for %arg19 = %c1 to %167 step %c1 {
+            %168 = arith.index_cast %arg19 : index to i64
+            %169 = arith.cmpi eq, %168, %146 : i64
+            %170 = arith.select %169, %160, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %158, %155, %170, %158, %155) : (i64, i64, i64, i64, i64, i64) -> ()
+            %171 = arith.muli %168, %c16_i64 : i64
+            %172 = arith.addi %163, %171 : i64
+            %173 = arith.subi %138, %171 : i64
+            %174 = arith.minsi %173, %c16_i64 : i64
+            %175 = arith.addi %171, %156 : i64
+            %176 = arith.addi %175, %c64_i64 : i64
+            %177 = arith.subi %139, %171 : i64
+            %178 = arith.minsi %177, %c16_i64 : i64
+            "instgem.compute_accumulated"(%172, %174, %155, %176, %158, %178) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %66, %86 : index, index
+      scf.yield %92, %107 : index, index
     }
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %32 {
-      func.call @baco_boundary_error(%c56_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_6 = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %58 = arith.index_cast %intptr_11 : index to i64
-    %59 = arith.index_cast %offset_8 : index to i64
-    %60 = arith.muli %59, %c4_i64 : i64
-    %61 = arith.addi %58, %60 : i64
-    %62 = arith.index_cast %strides_10#0 : index to i64
-    %63 = arith.muli %62, %c4_i64 : i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+    %81 = arith.index_cast %intptr_12 : index to i64
+    %82 = arith.index_cast %offset_9 : index to i64
+    %83 = arith.muli %82, %c4_i64 : i64
+    %84 = arith.addi %81, %83 : i64
+    %85 = arith.index_cast %strides_11#0 : index to i64
+    %86 = arith.muli %85, %c4_i64 : i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %63, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %86, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    scf.for %arg14 = %c0 to %49 step %c1 {
-      %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.remsi %64, %47 : i64
-      %66 = arith.divsi %64, %47 : i64
-      %67 = arith.addi %41, %65 : i64
-      %68 = arith.muli %67, %c16_i64 : i64
-      %69 = arith.maxsi %68, %33 : i64
-      %70 = arith.addi %68, %c16_i64 : i64
-      %71 = arith.minsi %70, %42 : i64
-      %72 = arith.subi %71, %69 : i64
-      %73 = arith.subi %69, %33 : i64
-      %74 = arith.muli %73, %63 : i64
-      %75 = arith.addi %61, %74 : i64
-      %76 = arith.muli %66, %c64_i64 : i64
-      %77 = arith.addi %75, %76 : i64
-      %78 = arith.muli %66, %c16_i64 : i64
-      %79 = arith.addi %68, %78 : i64
-      %80 = arith.ori %79, %c2684354560_i64 : i64
-      %81 = arith.subi %69, %68 : i64
-      %82 = arith.addi %80, %81 : i64
-      %83 = arith.subi %35, %78 : i64
-      %84 = arith.minsi %83, %c16_i64 : i64
-      "instgem.mvout"(%77, %82, %84, %72) : (i64, i64, i64, i64) -> ()
+    %87 = arith.ceildivsi %35, %c16_i64 : i64
+    %88 = arith.muli %71, %87 : i64
+    %89 = arith.index_cast %88 : i64 to index
+    scf.for %arg14 = %c0 to %89 step %c1 {
+      %90 = arith.index_cast %arg14 : index to i64
+      %91 = arith.remsi %90, %71 : i64
+      %92 = arith.divsi %90, %71 : i64
+      %93 = arith.addi %65, %91 : i64
+      %94 = arith.muli %93, %c16_i64 : i64
+      %95 = arith.maxsi %94, %33 : i64
+      %96 = arith.addi %94, %c16_i64 : i64
+      %97 = arith.minsi %96, %40 : i64
+      %98 = arith.subi %97, %95 : i64
+      %99 = arith.subi %95, %33 : i64
+      %100 = arith.muli %99, %86 : i64
+      %101 = arith.addi %84, %100 : i64
+      %102 = arith.muli %92, %c64_i64 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.muli %92, %c16_i64 : i64
+      %105 = arith.addi %94, %104 : i64
+      %106 = arith.ori %105, %c2684354560_i64 : i64
+      %107 = arith.subi %95, %94 : i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.subi %35, %104 : i64
+      %110 = arith.minsi %109, %c16_i64 : i64
+      "instgem.mvout"(%103, %108, %110, %98) : (i64, i64, i64, i64) -> ()
     }
     return
   }

@@ -20,7 +20,7 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -92,41 +92,41 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
-    %c2 = arith.constant 2 : index
+    %c2_i64_1 = arith.constant 2 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c32_i64 = arith.constant 32 : i64
-    %c4_i64 = arith.constant 4 : i64
-    %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
+    %c2147483648_i64 = arith.constant 2147483648 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c38_i64 = arith.constant 38 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c42_i64 = arith.constant 42 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c43_i64 = arith.constant 43 : i64
-    %c54_i64 = arith.constant 54 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c44_i64 = arith.constant 44 : i64
+    %c55_i64 = arith.constant 55 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c1_i64_1 = arith.constant 1 : i64
-    %c0_i64_2 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_1, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_1) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
     %14 = arith.maxsi %12, %c0 : index
     %15 = arith.minsi %14, %arg3 : index
     %16 = arith.addi %12, %c32 : index
@@ -147,16 +147,9 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg14 = %c0 to %c2 step %c1 {
-      %65 = arith.index_cast %arg14 : index to i64
-      %66 = arith.muli %65, %c16_i64 : i64
-      %67 = arith.ori %66, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
+    %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
     %35 = arith.index_cast %31 : index to i64
@@ -166,705 +159,755 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
-    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
-    %40 = arith.ceildivsi %35, %c16_i64 : i64
-    %41 = arith.divsi %33, %c16_i64 : i64
-    %42 = arith.addi %33, %34 : i64
-    %43 = arith.ceildivsi %42, %c16_i64 : i64
-    %44 = arith.subi %43, %41 : i64
-    %45 = arith.cmpi sgt, %34, %c0_i64_2 : i64
-    %46 = arith.extui %45 : i1 to i64
-    %47 = arith.muli %44, %46 : i64
-    %48 = arith.muli %47, %40 : i64
-    %49 = arith.index_cast %48 : i64 to index
-    scf.for %arg14 = %c0 to %49 step %c1 {
-      %65 = arith.index_cast %arg14 : index to i64
-      %66 = arith.addi %41, %65 : i64
-      %67 = arith.muli %66, %c16_i64 : i64
-      %68 = arith.maxsi %67, %33 : i64
-      %69 = arith.addi %67, %c16_i64 : i64
-      %70 = arith.minsi %69, %42 : i64
-      %71 = arith.subi %70, %68 : i64
-      %72 = arith.ori %67, %c2147483648_i64 : i64
-      %73 = arith.subi %68, %67 : i64
-      %74 = arith.addi %72, %73 : i64
-      %75 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %74, %75, %71) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.cmpi sgt, %33, %c0_i64_2 : i64
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+    %40 = arith.addi %33, %34 : i64
+    %41 = arith.maxsi %40, %c0_i64_3 : i64
+    %42 = arith.minsi %41, %c32_i64 : i64
+    %43 = arith.divui %35, %c16_i64 : i64
+    %44 = arith.muli %43, %c16_i64 : i64
+    %45 = arith.cmpi eq, %44, %c0_i64_3 : i64
+    %46 = arith.select %45, %c0_i64_3, %42 : i64
+    %47 = arith.subi %c32_i64, %46 : i64
+    %48 = arith.maxsi %46, %c0_i64_3 : i64
+    %49 = arith.divui %48, %c16_i64 : i64
+    %50 = arith.subi %c2_i64_1, %49 : i64
+    %51 = arith.cmpi sgt, %47, %c0_i64_3 : i64
     %52 = arith.extui %51 : i1 to i64
     %53 = arith.muli %50, %52 : i64
-    %54 = arith.muli %53, %40 : i64
-    %55 = arith.index_cast %54 : i64 to index
-    scf.for %arg14 = %c0 to %55 step %c1 {
-      %65 = arith.index_cast %arg14 : index to i64
-      %66 = arith.muli %65, %c16_i64 : i64
-      %67 = arith.maxsi %66, %c0_i64_2 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %33 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.ori %66, %c2147483648_i64 : i64
-      %72 = arith.subi %67, %66 : i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %73, %74, %70) : (i64, i64, i64, i64) -> ()
+    %54 = arith.index_cast %53 : i64 to index
+    scf.for %arg14 = %c0 to %54 step %c1 {
+      %89 = arith.index_cast %arg14 : index to i64
+      %90 = arith.addi %49, %89 : i64
+      %91 = arith.muli %90, %c16_i64 : i64
+      %92 = arith.maxsi %91, %46 : i64
+      %93 = arith.addi %91, %c16_i64 : i64
+      %94 = arith.minsi %93, %c32_i64 : i64
+      %95 = arith.subi %94, %92 : i64
+      %96 = arith.ori %91, %c2147483648_i64 : i64
+      %97 = arith.subi %92, %91 : i64
+      %98 = arith.addi %96, %97 : i64
+      "instgem.mvin"(%c0_i64_3, %98, %c16_i64, %95) : (i64, i64, i64, i64) -> ()
+    }
+    %55 = arith.addi %48, %c15_i64 : i64
+    %56 = arith.divui %55, %c16_i64 : i64
+    %57 = arith.cmpi sgt, %46, %c0_i64_3 : i64
+    %58 = arith.extui %57 : i1 to i64
+    %59 = arith.muli %56, %58 : i64
+    %60 = arith.subi %c16_i64, %44 : i64
+    %61 = arith.ceildivsi %60, %c16_i64 : i64
+    %62 = arith.muli %59, %61 : i64
+    %63 = arith.index_cast %62 : i64 to index
+    scf.for %arg14 = %c0 to %63 step %c1 {
+      %89 = arith.index_cast %arg14 : index to i64
+      %90 = arith.divui %89, %61 : i64
+      %91 = arith.remui %89, %61 : i64
+      %92 = arith.muli %90, %c16_i64 : i64
+      %93 = arith.maxsi %92, %c0_i64_3 : i64
+      %94 = arith.addi %92, %c16_i64 : i64
+      %95 = arith.minsi %94, %46 : i64
+      %96 = arith.subi %95, %93 : i64
+      %97 = arith.divui %44, %c16_i64 : i64
+      %98 = arith.addi %97, %91 : i64
+      %99 = arith.muli %98, %c16_i64 : i64
+      %100 = arith.addi %92, %99 : i64
+      %101 = arith.ori %100, %c2147483648_i64 : i64
+      %102 = arith.subi %93, %92 : i64
+      %103 = arith.addi %101, %102 : i64
+      %104 = arith.muli %91, %c16_i64 : i64
+      %105 = arith.subi %60, %104 : i64
+      %106 = arith.minsi %105, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %103, %106, %96) : (i64, i64, i64, i64) -> ()
+    }
+    %64 = arith.maxsi %33, %c0_i64_3 : i64
+    %65 = arith.divui %64, %c16_i64 : i64
+    %66 = arith.addi %41, %c15_i64 : i64
+    %67 = arith.divui %66, %c16_i64 : i64
+    %68 = arith.subi %67, %65 : i64
+    %69 = arith.cmpi sgt, %34, %c0_i64_3 : i64
+    %70 = arith.extui %69 : i1 to i64
+    %71 = arith.muli %68, %70 : i64
+    %72 = arith.index_cast %71 : i64 to index
+    scf.for %arg14 = %c0 to %72 step %c1 {
+      %89 = arith.index_cast %arg14 : index to i64
+      %90 = arith.addi %65, %89 : i64
+      %91 = arith.muli %90, %c16_i64 : i64
+      %92 = arith.maxsi %91, %33 : i64
+      %93 = arith.addi %91, %c16_i64 : i64
+      %94 = arith.minsi %93, %40 : i64
+      %95 = arith.subi %94, %92 : i64
+      %96 = arith.ori %91, %c2147483648_i64 : i64
+      %97 = arith.subi %92, %91 : i64
+      %98 = arith.addi %96, %97 : i64
+      %99 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %98, %99, %95) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %56 = arith.ceildivsi %arg5, %c32 : index
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %73 = arith.addi %64, %c15_i64 : i64
+    %74 = arith.divui %73, %c16_i64 : i64
+    %75 = arith.cmpi sgt, %33, %c0_i64_3 : i64
+    %76 = arith.extui %75 : i1 to i64
+    %77 = arith.muli %74, %76 : i64
+    %78 = arith.index_cast %77 : i64 to index
+    scf.for %arg14 = %c0 to %78 step %c1 {
+      %89 = arith.index_cast %arg14 : index to i64
+      %90 = arith.muli %89, %c16_i64 : i64
+      %91 = arith.maxsi %90, %c0_i64_3 : i64
+      %92 = arith.addi %90, %c16_i64 : i64
+      %93 = arith.minsi %92, %33 : i64
+      %94 = arith.subi %93, %91 : i64
+      %95 = arith.ori %90, %c2147483648_i64 : i64
+      %96 = arith.subi %91, %90 : i64
+      %97 = arith.addi %95, %96 : i64
+      %98 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %97, %98, %94) : (i64, i64, i64, i64) -> ()
+    } {gemmini.load_stream}
+    %79 = arith.ceildivsi %arg5, %c32 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %32 {
-      func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_6 = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %57 = arith.index_cast %intptr_11 : index to i64
-    %58 = arith.index_cast %offset_8 : index to i64
-    %59 = arith.addi %57, %58 : i64
-    %60 = arith.index_cast %strides_10#0 : index to i64
-    %61 = arith.bitcast %arg12 : f32 to i32
-    %62 = arith.extui %61 : i32 to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %80 = arith.index_cast %intptr_12 : index to i64
+    %81 = arith.index_cast %offset_9 : index to i64
+    %82 = arith.addi %80, %81 : i64
+    %83 = arith.index_cast %strides_11#0 : index to i64
+    %84 = arith.bitcast %arg12 : f32 to i32
+    %85 = arith.extui %84 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %60, %62) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %83, %85) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %63:2 = scf.for %arg14 = %c0 to %56 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %65 = arith.maxsi %arg15, %c0 : index
-      %66 = arith.minsi %65, %arg5 : index
-      %67 = arith.addi %arg15, %c32 : index
-      %68 = arith.maxsi %67, %c0 : index
-      %69 = arith.minsi %68, %arg5 : index
-      %70 = arith.subi %66, %arg15 : index
-      %71 = arith.maxsi %70, %c0 : index
-      %72 = arith.minsi %71, %c32 : index
-      %73 = arith.subi %69, %66 : index
-      %74 = arith.cmpi sgt, %72, %c0 : index
-      scf.if %74 {
-        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_12 = memref.subview %reinterpret_cast[%15, %66] [%22, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %75 = arith.index_cast %73 : index to i64
-      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %76 = arith.index_cast %intptr_17 : index to i64
-      %77 = arith.index_cast %offset_14 : index to i64
-      %78 = arith.addi %76, %77 : i64
-      %79 = arith.index_cast %strides_16#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
-      %80 = arith.ceildivsi %75, %c64_i64 : i64
-      %81 = arith.muli %47, %80 : i64
-      %82 = arith.index_cast %81 : i64 to index
-      scf.for %arg17 = %c0 to %82 step %c1 {
-        %140 = arith.index_cast %arg17 : index to i64
-        %141 = arith.addi %41, %140 : i64
-        %142 = arith.muli %141, %c16_i64 : i64
-        %143 = arith.maxsi %142, %33 : i64
-        %144 = arith.addi %142, %c16_i64 : i64
-        %145 = arith.minsi %144, %42 : i64
-        %146 = arith.subi %145, %143 : i64
-        %147 = arith.subi %143, %33 : i64
-        %148 = arith.muli %147, %79 : i64
-        %149 = arith.addi %78, %148 : i64
-        %150 = arith.muli %141, %c32_i64 : i64
-        %151 = arith.subi %143, %142 : i64
-        %152 = arith.addi %150, %151 : i64
-        %153 = arith.minsi %75, %c64_i64 : i64
-        "instgem.mvin"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %83 = arith.muli %53, %80 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg17 = %c0 to %84 step %c1 {
-        %140 = arith.index_cast %arg17 : index to i64
-        %141 = arith.muli %140, %c16_i64 : i64
-        %142 = arith.maxsi %141, %c0_i64_2 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %33 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.muli %140, %c32_i64 : i64
-        %147 = arith.subi %142, %141 : i64
-        %148 = arith.addi %146, %147 : i64
-        %149 = arith.minsi %75, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %148, %149, %145) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %85 = arith.maxsi %arg16, %c0 : index
-      %86 = arith.minsi %85, %arg5 : index
-      %87 = arith.addi %arg16, %c32 : index
-      %88 = arith.maxsi %87, %c0 : index
-      %89 = arith.minsi %88, %arg5 : index
-      %90 = arith.subi %86, %arg16 : index
-      %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %c32 : index
-      %93 = arith.subi %89, %86 : index
-      scf.if %32 {
+    %86 = arith.ceildivsi %35, %c16_i64 : i64
+    %87:2 = scf.for %arg14 = %c0 to %79 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %89 = arith.maxsi %arg15, %c0 : index
+      %90 = arith.minsi %89, %arg5 : index
+      %91 = arith.addi %arg15, %c32 : index
+      %92 = arith.maxsi %91, %c0 : index
+      %93 = arith.minsi %92, %arg5 : index
+      %94 = arith.subi %90, %arg15 : index
+      %95 = arith.maxsi %94, %c0 : index
+      %96 = arith.minsi %95, %c32 : index
+      %97 = arith.subi %93, %90 : index
+      %98 = arith.cmpi sgt, %96, %c0 : index
+      scf.if %98 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_18 = memref.subview %reinterpret_cast_3[%86, %24] [%93, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %94 = arith.index_cast %92 : index to i64
-      %95 = arith.index_cast %93 : index to i64
-      %96 = arith.addi %94, %95 : i64
-      %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %97 = arith.index_cast %intptr_23 : index to i64
-      %98 = arith.index_cast %offset_20 : index to i64
-      %99 = arith.addi %97, %98 : i64
-      %100 = arith.index_cast %strides_22#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
-      %101 = arith.ceildivsi %35, %c64_i64 : i64
-      %102 = arith.divsi %94, %c16_i64 : i64
-      %103 = arith.ceildivsi %96, %c16_i64 : i64
-      %104 = arith.subi %103, %102 : i64
-      %105 = arith.cmpi sgt, %95, %c0_i64_2 : i64
-      %106 = arith.extui %105 : i1 to i64
-      %107 = arith.muli %104, %106 : i64
-      %108 = arith.muli %107, %101 : i64
-      %109 = arith.index_cast %108 : i64 to index
-      scf.for %arg17 = %c0 to %109 step %c1 {
-        %140 = arith.index_cast %arg17 : index to i64
-        %141 = arith.addi %102, %140 : i64
-        %142 = arith.muli %141, %c16_i64 : i64
-        %143 = arith.maxsi %142, %94 : i64
-        %144 = arith.addi %142, %c16_i64 : i64
-        %145 = arith.minsi %144, %96 : i64
-        %146 = arith.subi %145, %143 : i64
-        %147 = arith.subi %143, %94 : i64
-        %148 = arith.muli %147, %100 : i64
-        %149 = arith.addi %99, %148 : i64
-        %150 = arith.addi %142, %c64_i64 : i64
-        %151 = arith.subi %143, %142 : i64
-        %152 = arith.addi %150, %151 : i64
-        %153 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
+      %subview_13 = memref.subview %reinterpret_cast[%15, %90] [%22, %97] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %99 = arith.index_cast %97 : index to i64
+      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %100 = arith.index_cast %intptr_18 : index to i64
+      %101 = arith.index_cast %offset_15 : index to i64
+      %102 = arith.addi %100, %101 : i64
+      %103 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %103) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %72 step %c1 {
+        %157 = arith.index_cast %arg17 : index to i64
+        %158 = arith.addi %65, %157 : i64
+        %159 = arith.muli %158, %c16_i64 : i64
+        %160 = arith.maxsi %159, %33 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %40 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.subi %160, %33 : i64
+        %165 = arith.muli %164, %103 : i64
+        %166 = arith.addi %102, %165 : i64
+        %167 = arith.muli %158, %c32_i64 : i64
+        %168 = arith.subi %160, %159 : i64
+        %169 = arith.addi %167, %168 : i64
+        %170 = arith.minsi %99, %c64_i64 : i64
+        "instgem.mvin"(%166, %169, %170, %163) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %110 = arith.ceildivsi %94, %c16_i64 : i64
-      %111 = arith.cmpi sgt, %94, %c0_i64_2 : i64
-      %112 = arith.extui %111 : i1 to i64
-      %113 = arith.muli %110, %112 : i64
-      %114 = arith.muli %113, %101 : i64
-      %115 = arith.index_cast %114 : i64 to index
-      scf.for %arg17 = %c0 to %115 step %c1 {
-        %140 = arith.index_cast %arg17 : index to i64
-        %141 = arith.muli %140, %c16_i64 : i64
-        %142 = arith.maxsi %141, %c0_i64_2 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %94 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.addi %141, %c64_i64 : i64
-        %147 = arith.subi %142, %141 : i64
-        %148 = arith.addi %146, %147 : i64
-        %149 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %148, %149, %145) : (i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %78 step %c1 {
+        %157 = arith.index_cast %arg17 : index to i64
+        %158 = arith.muli %157, %c16_i64 : i64
+        %159 = arith.maxsi %158, %c0_i64_3 : i64
+        %160 = arith.addi %158, %c16_i64 : i64
+        %161 = arith.minsi %160, %33 : i64
+        %162 = arith.subi %161, %159 : i64
+        %163 = arith.muli %157, %c32_i64 : i64
+        %164 = arith.subi %159, %158 : i64
+        %165 = arith.addi %163, %164 : i64
+        %166 = arith.minsi %99, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %165, %166, %162) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %116 = arith.maxsi %42, %c0_i64_2 : i64
-      %117 = arith.minsi %116, %c32_i64 : i64
-      %118 = arith.maxsi %75, %c0_i64_2 : i64
-      %119 = arith.minsi %118, %c32_i64 : i64
-      %120 = arith.maxsi %96, %c0_i64_2 : i64
-      %121 = arith.minsi %120, %c32_i64 : i64
-      %122 = arith.maxsi %35, %c0_i64_2 : i64
-      %123 = arith.minsi %122, %c16_i64 : i64
-      %124 = arith.ceildivsi %117, %c16_i64 : i64
-      %125 = arith.ceildivsi %123, %c16_i64 : i64
-      %126 = arith.minsi %119, %121 : i64
-      %127 = arith.ceildivsi %126, %c16_i64 : i64
-      %128 = arith.addi %arg14, %c1 : index
-      %129 = arith.cmpi sge, %128, %56 : index
-      %130 = arith.cmpi sgt, %124, %c0_i64_2 : i64
-      %131 = arith.select %130, %125, %c0_i64_2 : i64
-      %132 = arith.index_cast %131 : i64 to index
-      %133 = arith.divsi %126, %c16_i64 : i64
-      %134 = arith.minsi %127, %133 : i64
-      %135 = arith.maxsi %134, %c0_i64_2 : i64
-      %136 = arith.divsi %117, %c16_i64 : i64
-      %137 = arith.minsi %124, %136 : i64
-      %138 = arith.maxsi %137, %c1_i64_1 : i64
-      %139 = arith.minsi %117, %c16_i64 : i64
-      scf.if %129 {
-        %140 = arith.maxsi %127, %c1_i64_1 : i64
-        %141 = arith.ceildivsi %47, %140 : i64
-        scf.for %arg17 = %c0 to %132 step %c1 {
-          %145 = arith.index_cast %arg17 : index to i64
-          %146 = arith.subi %145, %c1_i64_1 : i64
-          %147 = arith.cmpi sge, %146, %c0_i64_2 : i64
-          %148 = arith.cmpi slt, %146, %40 : i64
-          %149 = arith.andi %147, %148 : i1
-          %150 = arith.subi %131, %c1_i64_1 : i64
-          %151 = arith.cmpi eq, %145, %150 : i64
-          %152 = arith.cmpi slt, %145, %40 : i64
-          %153 = arith.andi %151, %152 : i1
-          %154 = arith.subi %127, %c1_i64_1 : i64
-          %155 = arith.select %153, %154, %c-1_i64 : i64
-          %156 = arith.muli %145, %c16_i64 : i64
-          %157 = arith.subi %123, %156 : i64
-          %158 = arith.minsi %157, %c16_i64 : i64
-          %159 = arith.index_cast %135 : i64 to index
-          scf.for %arg18 = %c0 to %159 step %c1 {
-            %167 = arith.index_cast %arg18 : index to i64
-            scf.if %149 {
-              %173 = arith.muli %167, %141 : i64
-              %174 = arith.minsi %173, %47 : i64
-              %175 = arith.addi %174, %141 : i64
-              %176 = arith.minsi %175, %47 : i64
-              %177 = arith.index_cast %174 : i64 to index
-              %178 = arith.index_cast %176 : i64 to index
-              scf.for %arg19 = %177 to %178 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
-                %180 = arith.addi %41, %179 : i64
-                %181 = arith.muli %180, %c16_i64 : i64
-                %182 = arith.maxsi %181, %33 : i64
-                %183 = arith.addi %181, %c16_i64 : i64
-                %184 = arith.minsi %183, %42 : i64
-                %185 = arith.subi %184, %182 : i64
-                %186 = arith.subi %182, %33 : i64
-                %187 = arith.muli %186, %60 : i64
-                %188 = arith.addi %59, %187 : i64
-                %189 = arith.muli %146, %c16_i64 : i64
-                %190 = arith.addi %188, %189 : i64
-                %191 = arith.addi %181, %189 : i64
-                %192 = arith.ori %191, %c2147483648_i64 : i64
-                %193 = arith.subi %182, %181 : i64
-                %194 = arith.addi %192, %193 : i64
-                %195 = arith.subi %35, %189 : i64
-                %196 = arith.minsi %195, %c16_i64 : i64
-                "instgem.mvout"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
+      %104 = arith.maxsi %arg16, %c0 : index
+      %105 = arith.minsi %104, %arg5 : index
+      %106 = arith.addi %arg16, %c32 : index
+      %107 = arith.maxsi %106, %c0 : index
+      %108 = arith.minsi %107, %arg5 : index
+      %109 = arith.subi %105, %arg16 : index
+      %110 = arith.maxsi %109, %c0 : index
+      %111 = arith.minsi %110, %c32 : index
+      %112 = arith.subi %108, %105 : index
+      scf.if %32 {
+        func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_19 = memref.subview %reinterpret_cast_4[%105, %24] [%112, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %113 = arith.index_cast %111 : index to i64
+      %114 = arith.index_cast %112 : index to i64
+      %115 = arith.addi %113, %114 : i64
+      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %116 = arith.index_cast %intptr_24 : index to i64
+      %117 = arith.index_cast %offset_21 : index to i64
+      %118 = arith.addi %116, %117 : i64
+      %119 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
+      %120 = arith.maxsi %113, %c0_i64_3 : i64
+      %121 = arith.divui %120, %c16_i64 : i64
+      %122 = arith.maxsi %115, %c0_i64_3 : i64
+      %123 = arith.addi %122, %c15_i64 : i64
+      %124 = arith.divui %123, %c16_i64 : i64
+      %125 = arith.subi %124, %121 : i64
+      %126 = arith.cmpi sgt, %114, %c0_i64_3 : i64
+      %127 = arith.extui %126 : i1 to i64
+      %128 = arith.muli %125, %127 : i64
+      %129 = arith.index_cast %128 : i64 to index
+      scf.for %arg17 = %c0 to %129 step %c1 {
+        %157 = arith.index_cast %arg17 : index to i64
+        %158 = arith.addi %121, %157 : i64
+        %159 = arith.muli %158, %c16_i64 : i64
+        %160 = arith.maxsi %159, %113 : i64
+        %161 = arith.addi %159, %c16_i64 : i64
+        %162 = arith.minsi %161, %115 : i64
+        %163 = arith.subi %162, %160 : i64
+        %164 = arith.subi %160, %113 : i64
+        %165 = arith.muli %164, %119 : i64
+        %166 = arith.addi %118, %165 : i64
+        %167 = arith.addi %159, %c64_i64 : i64
+        %168 = arith.subi %160, %159 : i64
+        %169 = arith.addi %167, %168 : i64
+        %170 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%166, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %130 = arith.addi %120, %c15_i64 : i64
+      %131 = arith.divui %130, %c16_i64 : i64
+      %132 = arith.cmpi sgt, %113, %c0_i64_3 : i64
+      %133 = arith.extui %132 : i1 to i64
+      %134 = arith.muli %131, %133 : i64
+      %135 = arith.index_cast %134 : i64 to index
+      scf.for %arg17 = %c0 to %135 step %c1 {
+        %157 = arith.index_cast %arg17 : index to i64
+        %158 = arith.muli %157, %c16_i64 : i64
+        %159 = arith.maxsi %158, %c0_i64_3 : i64
+        %160 = arith.addi %158, %c16_i64 : i64
+        %161 = arith.minsi %160, %113 : i64
+        %162 = arith.subi %161, %159 : i64
+        %163 = arith.addi %158, %c64_i64 : i64
+        %164 = arith.subi %159, %158 : i64
+        %165 = arith.addi %163, %164 : i64
+        %166 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %165, %166, %162) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %136 = arith.maxsi %99, %c0_i64_3 : i64
+      %137 = arith.minsi %136, %c32_i64 : i64
+      %138 = arith.minsi %122, %c32_i64 : i64
+      %139 = arith.maxsi %35, %c0_i64_3 : i64
+      %140 = arith.minsi %139, %c16_i64 : i64
+      %141 = arith.ceildivsi %42, %c16_i64 : i64
+      %142 = arith.ceildivsi %140, %c16_i64 : i64
+      %143 = arith.minsi %137, %138 : i64
+      %144 = arith.ceildivsi %143, %c16_i64 : i64
+      %145 = arith.addi %arg14, %c1 : index
+      %146 = arith.cmpi sge, %145, %79 : index
+      %147 = arith.cmpi sgt, %141, %c0_i64_3 : i64
+      %148 = arith.select %147, %142, %c0_i64_3 : i64
+      %149 = arith.index_cast %148 : i64 to index
+      %150 = arith.divsi %143, %c16_i64 : i64
+      %151 = arith.minsi %144, %150 : i64
+      %152 = arith.maxsi %151, %c0_i64_3 : i64
+      %153 = arith.divsi %42, %c16_i64 : i64
+      %154 = arith.minsi %141, %153 : i64
+      %155 = arith.maxsi %154, %c1_i64_2 : i64
+      %156 = arith.minsi %42, %c16_i64 : i64
+      scf.if %146 {
+        %157 = arith.maxsi %144, %c1_i64_2 : i64
+        %158 = arith.ceildivsi %71, %157 : i64
+        scf.for %arg17 = %c0 to %149 step %c1 {
+          %162 = arith.index_cast %arg17 : index to i64
+          %163 = arith.subi %162, %c1_i64_2 : i64
+          %164 = arith.cmpi sge, %163, %c0_i64_3 : i64
+          %165 = arith.cmpi slt, %163, %86 : i64
+          %166 = arith.andi %164, %165 : i1
+          %167 = arith.subi %148, %c1_i64_2 : i64
+          %168 = arith.cmpi eq, %162, %167 : i64
+          %169 = arith.cmpi slt, %162, %86 : i64
+          %170 = arith.andi %168, %169 : i1
+          %171 = arith.subi %144, %c1_i64_2 : i64
+          %172 = arith.select %170, %171, %c-1_i64 : i64
+          %173 = arith.muli %162, %c16_i64 : i64
+          %174 = arith.subi %140, %173 : i64
+          %175 = arith.minsi %174, %c16_i64 : i64
+          %176 = arith.index_cast %152 : i64 to index
+          scf.for %arg18 = %c0 to %176 step %c1 {
+            %184 = arith.index_cast %arg18 : index to i64
+            scf.if %166 {
+              %190 = arith.muli %184, %158 : i64
+              %191 = arith.minsi %190, %71 : i64
+              %192 = arith.addi %191, %158 : i64
+              %193 = arith.minsi %192, %71 : i64
+              %194 = arith.index_cast %191 : i64 to index
+              %195 = arith.index_cast %193 : i64 to index
+              scf.for %arg19 = %194 to %195 step %c1 {
+                %196 = arith.index_cast %arg19 : index to i64
+                %197 = arith.addi %65, %196 : i64
+                %198 = arith.muli %197, %c16_i64 : i64
+                %199 = arith.maxsi %198, %33 : i64
+                %200 = arith.addi %198, %c16_i64 : i64
+                %201 = arith.minsi %200, %40 : i64
+                %202 = arith.subi %201, %199 : i64
+                %203 = arith.subi %199, %33 : i64
+                %204 = arith.muli %203, %83 : i64
+                %205 = arith.addi %82, %204 : i64
+                %206 = arith.muli %163, %c16_i64 : i64
+                %207 = arith.addi %205, %206 : i64
+                %208 = arith.addi %198, %206 : i64
+                %209 = arith.ori %208, %c2147483648_i64 : i64
+                %210 = arith.subi %199, %198 : i64
+                %211 = arith.addi %209, %210 : i64
+                %212 = arith.subi %35, %206 : i64
+                %213 = arith.minsi %212, %c16_i64 : i64
+                "instgem.mvout"(%207, %211, %213, %202) : (i64, i64, i64, i64) -> ()
               }
             }
-            %168 = arith.ori %156, %c3221225472_i64 : i64
-            %169 = arith.muli %167, %c16_i64 : i64
-            %170 = arith.addi %169, %156 : i64
-            %171 = arith.addi %170, %c64_i64 : i64
-            "instgem.preload"(%171, %158, %c16_i64, %168, %158, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%169, %c16_i64, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %172 = arith.cmpi eq, %167, %155 : i64
-            scf.if %172 {
-              %173 = arith.index_cast %138 : i64 to index
-              scf.for %arg19 = %c1 to %173 step %c1 {
-                %175 = arith.index_cast %arg19 : index to i64
-                %176 = arith.muli %175, %c16_i64 : i64
-                %177 = arith.addi %176, %156 : i64
-                %178 = arith.ori %177, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %179 = arith.muli %175, %c32_i64 : i64
-                %180 = arith.addi %179, %169 : i64
-                "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.subi %175, %c1_i64_1 : i64
-                %182 = arith.subi %181, %41 : i64
-                %183 = arith.cmpi sge, %182, %c0_i64_2 : i64
-                %184 = arith.cmpi slt, %182, %47 : i64
-                %185 = arith.andi %183, %184 : i1
-                scf.if %185 {
-                  %186 = arith.muli %181, %c16_i64 : i64
-                  %187 = arith.maxsi %186, %33 : i64
-                  %188 = arith.addi %186, %c16_i64 : i64
-                  %189 = arith.minsi %188, %42 : i64
-                  %190 = arith.subi %189, %187 : i64
-                  %191 = arith.subi %187, %33 : i64
-                  %192 = arith.muli %191, %60 : i64
-                  %193 = arith.addi %59, %192 : i64
-                  %194 = arith.addi %193, %156 : i64
-                  %195 = arith.addi %186, %156 : i64
-                  %196 = arith.ori %195, %c2147483648_i64 : i64
-                  %197 = arith.subi %187, %186 : i64
-                  %198 = arith.addi %196, %197 : i64
-                  %199 = arith.subi %35, %156 : i64
-                  %200 = arith.minsi %199, %c16_i64 : i64
-                  "instgem.mvout"(%194, %198, %200, %190) : (i64, i64, i64, i64) -> ()
+            %185 = arith.ori %173, %c3221225472_i64 : i64
+            %186 = arith.muli %184, %c16_i64 : i64
+            %187 = arith.addi %186, %173 : i64
+            %188 = arith.addi %187, %c64_i64 : i64
+            "instgem.preload"(%188, %175, %c16_i64, %185, %175, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%186, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %189 = arith.cmpi eq, %184, %172 : i64
+            scf.if %189 {
+              %190 = arith.index_cast %155 : i64 to index
+              scf.for %arg19 = %c1 to %190 step %c1 {
+                %192 = arith.index_cast %arg19 : index to i64
+                %193 = arith.muli %192, %c16_i64 : i64
+                %194 = arith.addi %193, %173 : i64
+                %195 = arith.ori %194, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %196 = arith.muli %192, %c32_i64 : i64
+                %197 = arith.addi %196, %186 : i64
+                "instgem.compute_accumulated"(%197, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %198 = arith.subi %192, %c1_i64_2 : i64
+                %199 = arith.subi %198, %65 : i64
+                %200 = arith.cmpi sge, %199, %c0_i64_3 : i64
+                %201 = arith.cmpi slt, %199, %71 : i64
+                %202 = arith.andi %200, %201 : i1
+                scf.if %202 {
+                  %203 = arith.muli %198, %c16_i64 : i64
+                  %204 = arith.maxsi %203, %33 : i64
+                  %205 = arith.addi %203, %c16_i64 : i64
+                  %206 = arith.minsi %205, %40 : i64
+                  %207 = arith.subi %206, %204 : i64
+                  %208 = arith.subi %204, %33 : i64
+                  %209 = arith.muli %208, %83 : i64
+                  %210 = arith.addi %82, %209 : i64
+                  %211 = arith.addi %210, %173 : i64
+                  %212 = arith.addi %203, %173 : i64
+                  %213 = arith.ori %212, %c2147483648_i64 : i64
+                  %214 = arith.subi %204, %203 : i64
+                  %215 = arith.addi %213, %214 : i64
+                  %216 = arith.subi %35, %173 : i64
+                  %217 = arith.minsi %216, %c16_i64 : i64
+                  "instgem.mvout"(%211, %215, %217, %207) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %174 = arith.index_cast %124 : i64 to index
-              scf.for %arg19 = %173 to %174 step %c1 {
-                %175 = arith.index_cast %arg19 : index to i64
-                %176 = arith.muli %175, %c16_i64 : i64
-                %177 = arith.subi %117, %176 : i64
-                %178 = arith.minsi %177, %c16_i64 : i64
-                %179 = arith.addi %176, %156 : i64
-                %180 = arith.ori %179, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %158, %178) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.muli %175, %c32_i64 : i64
-                %182 = arith.addi %181, %169 : i64
-                "instgem.compute_accumulated"(%182, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %183 = arith.subi %175, %c1_i64_1 : i64
-                %184 = arith.subi %183, %41 : i64
-                %185 = arith.cmpi sge, %184, %c0_i64_2 : i64
-                %186 = arith.cmpi slt, %184, %47 : i64
-                %187 = arith.andi %185, %186 : i1
-                scf.if %187 {
-                  %188 = arith.muli %183, %c16_i64 : i64
-                  %189 = arith.maxsi %188, %33 : i64
-                  %190 = arith.addi %188, %c16_i64 : i64
-                  %191 = arith.minsi %190, %42 : i64
-                  %192 = arith.subi %191, %189 : i64
-                  %193 = arith.subi %189, %33 : i64
-                  %194 = arith.muli %193, %60 : i64
-                  %195 = arith.addi %59, %194 : i64
-                  %196 = arith.addi %195, %156 : i64
-                  %197 = arith.addi %188, %156 : i64
-                  %198 = arith.ori %197, %c2147483648_i64 : i64
-                  %199 = arith.subi %189, %188 : i64
-                  %200 = arith.addi %198, %199 : i64
-                  %201 = arith.subi %35, %156 : i64
-                  %202 = arith.minsi %201, %c16_i64 : i64
-                  "instgem.mvout"(%196, %200, %202, %192) : (i64, i64, i64, i64) -> ()
+              %191 = arith.index_cast %141 : i64 to index
+              scf.for %arg19 = %190 to %191 step %c1 {
+                %192 = arith.index_cast %arg19 : index to i64
+                %193 = arith.muli %192, %c16_i64 : i64
+                %194 = arith.subi %42, %193 : i64
+                %195 = arith.minsi %194, %c16_i64 : i64
+                %196 = arith.addi %193, %173 : i64
+                %197 = arith.ori %196, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %175, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+                %198 = arith.muli %192, %c32_i64 : i64
+                %199 = arith.addi %198, %186 : i64
+                "instgem.compute_accumulated"(%199, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %200 = arith.subi %192, %c1_i64_2 : i64
+                %201 = arith.subi %200, %65 : i64
+                %202 = arith.cmpi sge, %201, %c0_i64_3 : i64
+                %203 = arith.cmpi slt, %201, %71 : i64
+                %204 = arith.andi %202, %203 : i1
+                scf.if %204 {
+                  %205 = arith.muli %200, %c16_i64 : i64
+                  %206 = arith.maxsi %205, %33 : i64
+                  %207 = arith.addi %205, %c16_i64 : i64
+                  %208 = arith.minsi %207, %40 : i64
+                  %209 = arith.subi %208, %206 : i64
+                  %210 = arith.subi %206, %33 : i64
+                  %211 = arith.muli %210, %83 : i64
+                  %212 = arith.addi %82, %211 : i64
+                  %213 = arith.addi %212, %173 : i64
+                  %214 = arith.addi %205, %173 : i64
+                  %215 = arith.ori %214, %c2147483648_i64 : i64
+                  %216 = arith.subi %206, %205 : i64
+                  %217 = arith.addi %215, %216 : i64
+                  %218 = arith.subi %35, %173 : i64
+                  %219 = arith.minsi %218, %c16_i64 : i64
+                  "instgem.mvout"(%213, %217, %219, %209) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %173 = arith.index_cast %138 : i64 to index
-              scf.for %arg19 = %c1 to %173 step %c1 {
-                %175 = arith.index_cast %arg19 : index to i64
-                %176 = arith.muli %175, %c16_i64 : i64
-                %177 = arith.addi %176, %156 : i64
-                %178 = arith.ori %177, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %179 = arith.muli %175, %c32_i64 : i64
-                %180 = arith.addi %179, %169 : i64
-                "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %190 = arith.index_cast %155 : i64 to index
+              scf.for %arg19 = %c1 to %190 step %c1 {
+                %192 = arith.index_cast %arg19 : index to i64
+                %193 = arith.muli %192, %c16_i64 : i64
+                %194 = arith.addi %193, %173 : i64
+                %195 = arith.ori %194, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %196 = arith.muli %192, %c32_i64 : i64
+                %197 = arith.addi %196, %186 : i64
+                "instgem.compute_accumulated"(%197, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %174 = arith.index_cast %124 : i64 to index
-              scf.for %arg19 = %173 to %174 step %c1 {
-                %175 = arith.index_cast %arg19 : index to i64
-                %176 = arith.muli %175, %c16_i64 : i64
-                %177 = arith.subi %117, %176 : i64
-                %178 = arith.minsi %177, %c16_i64 : i64
-                %179 = arith.addi %176, %156 : i64
-                %180 = arith.ori %179, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %158, %178) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.muli %175, %c32_i64 : i64
-                %182 = arith.addi %181, %169 : i64
-                "instgem.compute_accumulated"(%182, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %191 = arith.index_cast %141 : i64 to index
+              scf.for %arg19 = %190 to %191 step %c1 {
+                %192 = arith.index_cast %arg19 : index to i64
+                %193 = arith.muli %192, %c16_i64 : i64
+                %194 = arith.subi %42, %193 : i64
+                %195 = arith.minsi %194, %c16_i64 : i64
+                %196 = arith.addi %193, %173 : i64
+                %197 = arith.ori %196, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %175, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+                %198 = arith.muli %192, %c32_i64 : i64
+                %199 = arith.addi %198, %186 : i64
+                "instgem.compute_accumulated"(%199, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          %160 = arith.index_cast %127 : i64 to index
-          scf.for %arg18 = %159 to %160 step %c1 {
-            %167 = arith.index_cast %arg18 : index to i64
-            %168 = arith.muli %167, %c16_i64 : i64
-            %169 = arith.subi %119, %168 : i64
-            %170 = arith.minsi %169, %c16_i64 : i64
-            %171 = arith.subi %121, %168 : i64
-            %172 = arith.minsi %171, %c16_i64 : i64
-            scf.if %149 {
-              %177 = arith.muli %167, %141 : i64
-              %178 = arith.minsi %177, %47 : i64
-              %179 = arith.addi %178, %141 : i64
-              %180 = arith.minsi %179, %47 : i64
-              %181 = arith.index_cast %178 : i64 to index
-              %182 = arith.index_cast %180 : i64 to index
-              scf.for %arg19 = %181 to %182 step %c1 {
-                %183 = arith.index_cast %arg19 : index to i64
-                %184 = arith.addi %41, %183 : i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.maxsi %185, %33 : i64
-                %187 = arith.addi %185, %c16_i64 : i64
-                %188 = arith.minsi %187, %42 : i64
-                %189 = arith.subi %188, %186 : i64
-                %190 = arith.subi %186, %33 : i64
-                %191 = arith.muli %190, %60 : i64
-                %192 = arith.addi %59, %191 : i64
-                %193 = arith.muli %146, %c16_i64 : i64
-                %194 = arith.addi %192, %193 : i64
-                %195 = arith.addi %185, %193 : i64
-                %196 = arith.ori %195, %c2147483648_i64 : i64
-                %197 = arith.subi %186, %185 : i64
-                %198 = arith.addi %196, %197 : i64
-                %199 = arith.subi %35, %193 : i64
-                %200 = arith.minsi %199, %c16_i64 : i64
-                "instgem.mvout"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
+          %177 = arith.index_cast %144 : i64 to index
+          scf.for %arg18 = %176 to %177 step %c1 {
+            %184 = arith.index_cast %arg18 : index to i64
+            %185 = arith.muli %184, %c16_i64 : i64
+            %186 = arith.subi %137, %185 : i64
+            %187 = arith.minsi %186, %c16_i64 : i64
+            %188 = arith.subi %138, %185 : i64
+            %189 = arith.minsi %188, %c16_i64 : i64
+            scf.if %166 {
+              %194 = arith.muli %184, %158 : i64
+              %195 = arith.minsi %194, %71 : i64
+              %196 = arith.addi %195, %158 : i64
+              %197 = arith.minsi %196, %71 : i64
+              %198 = arith.index_cast %195 : i64 to index
+              %199 = arith.index_cast %197 : i64 to index
+              scf.for %arg19 = %198 to %199 step %c1 {
+                %200 = arith.index_cast %arg19 : index to i64
+                %201 = arith.addi %65, %200 : i64
+                %202 = arith.muli %201, %c16_i64 : i64
+                %203 = arith.maxsi %202, %33 : i64
+                %204 = arith.addi %202, %c16_i64 : i64
+                %205 = arith.minsi %204, %40 : i64
+                %206 = arith.subi %205, %203 : i64
+                %207 = arith.subi %203, %33 : i64
+                %208 = arith.muli %207, %83 : i64
+                %209 = arith.addi %82, %208 : i64
+                %210 = arith.muli %163, %c16_i64 : i64
+                %211 = arith.addi %209, %210 : i64
+                %212 = arith.addi %202, %210 : i64
+                %213 = arith.ori %212, %c2147483648_i64 : i64
+                %214 = arith.subi %203, %202 : i64
+                %215 = arith.addi %213, %214 : i64
+                %216 = arith.subi %35, %210 : i64
+                %217 = arith.minsi %216, %c16_i64 : i64
+                "instgem.mvout"(%211, %215, %217, %206) : (i64, i64, i64, i64) -> ()
               }
             }
-            %173 = arith.ori %156, %c3221225472_i64 : i64
-            %174 = arith.addi %168, %156 : i64
-            %175 = arith.addi %174, %c64_i64 : i64
-            "instgem.preload"(%175, %158, %172, %173, %158, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%168, %170, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %176 = arith.cmpi eq, %167, %155 : i64
-            scf.if %176 {
-              %177 = arith.index_cast %138 : i64 to index
-              scf.for %arg19 = %c1 to %177 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
-                %180 = arith.muli %179, %c16_i64 : i64
-                %181 = arith.addi %180, %156 : i64
-                %182 = arith.ori %181, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %183 = arith.muli %179, %c32_i64 : i64
-                %184 = arith.addi %183, %168 : i64
-                "instgem.compute_accumulated"(%184, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %185 = arith.subi %179, %c1_i64_1 : i64
-                %186 = arith.subi %185, %41 : i64
-                %187 = arith.cmpi sge, %186, %c0_i64_2 : i64
-                %188 = arith.cmpi slt, %186, %47 : i64
-                %189 = arith.andi %187, %188 : i1
-                scf.if %189 {
-                  %190 = arith.muli %185, %c16_i64 : i64
-                  %191 = arith.maxsi %190, %33 : i64
-                  %192 = arith.addi %190, %c16_i64 : i64
-                  %193 = arith.minsi %192, %42 : i64
-                  %194 = arith.subi %193, %191 : i64
-                  %195 = arith.subi %191, %33 : i64
-                  %196 = arith.muli %195, %60 : i64
-                  %197 = arith.addi %59, %196 : i64
-                  %198 = arith.addi %197, %156 : i64
-                  %199 = arith.addi %190, %156 : i64
-                  %200 = arith.ori %199, %c2147483648_i64 : i64
-                  %201 = arith.subi %191, %190 : i64
-                  %202 = arith.addi %200, %201 : i64
-                  %203 = arith.subi %35, %156 : i64
-                  %204 = arith.minsi %203, %c16_i64 : i64
-                  "instgem.mvout"(%198, %202, %204, %194) : (i64, i64, i64, i64) -> ()
+            %190 = arith.ori %173, %c3221225472_i64 : i64
+            %191 = arith.addi %185, %173 : i64
+            %192 = arith.addi %191, %c64_i64 : i64
+            "instgem.preload"(%192, %175, %189, %190, %175, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%185, %187, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %193 = arith.cmpi eq, %184, %172 : i64
+            scf.if %193 {
+              %194 = arith.index_cast %155 : i64 to index
+              scf.for %arg19 = %c1 to %194 step %c1 {
+                %196 = arith.index_cast %arg19 : index to i64
+                %197 = arith.muli %196, %c16_i64 : i64
+                %198 = arith.addi %197, %173 : i64
+                %199 = arith.ori %198, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %200 = arith.muli %196, %c32_i64 : i64
+                %201 = arith.addi %200, %185 : i64
+                "instgem.compute_accumulated"(%201, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %202 = arith.subi %196, %c1_i64_2 : i64
+                %203 = arith.subi %202, %65 : i64
+                %204 = arith.cmpi sge, %203, %c0_i64_3 : i64
+                %205 = arith.cmpi slt, %203, %71 : i64
+                %206 = arith.andi %204, %205 : i1
+                scf.if %206 {
+                  %207 = arith.muli %202, %c16_i64 : i64
+                  %208 = arith.maxsi %207, %33 : i64
+                  %209 = arith.addi %207, %c16_i64 : i64
+                  %210 = arith.minsi %209, %40 : i64
+                  %211 = arith.subi %210, %208 : i64
+                  %212 = arith.subi %208, %33 : i64
+                  %213 = arith.muli %212, %83 : i64
+                  %214 = arith.addi %82, %213 : i64
+                  %215 = arith.addi %214, %173 : i64
+                  %216 = arith.addi %207, %173 : i64
+                  %217 = arith.ori %216, %c2147483648_i64 : i64
+                  %218 = arith.subi %208, %207 : i64
+                  %219 = arith.addi %217, %218 : i64
+                  %220 = arith.subi %35, %173 : i64
+                  %221 = arith.minsi %220, %c16_i64 : i64
+                  "instgem.mvout"(%215, %219, %221, %211) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %178 = arith.index_cast %124 : i64 to index
-              scf.for %arg19 = %177 to %178 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
-                %180 = arith.muli %179, %c16_i64 : i64
-                %181 = arith.subi %117, %180 : i64
-                %182 = arith.minsi %181, %c16_i64 : i64
-                %183 = arith.addi %180, %156 : i64
-                %184 = arith.ori %183, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %158, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                %185 = arith.muli %179, %c32_i64 : i64
-                %186 = arith.addi %185, %168 : i64
-                "instgem.compute_accumulated"(%186, %170, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %187 = arith.subi %179, %c1_i64_1 : i64
-                %188 = arith.subi %187, %41 : i64
-                %189 = arith.cmpi sge, %188, %c0_i64_2 : i64
-                %190 = arith.cmpi slt, %188, %47 : i64
-                %191 = arith.andi %189, %190 : i1
-                scf.if %191 {
-                  %192 = arith.muli %187, %c16_i64 : i64
-                  %193 = arith.maxsi %192, %33 : i64
-                  %194 = arith.addi %192, %c16_i64 : i64
-                  %195 = arith.minsi %194, %42 : i64
-                  %196 = arith.subi %195, %193 : i64
-                  %197 = arith.subi %193, %33 : i64
-                  %198 = arith.muli %197, %60 : i64
-                  %199 = arith.addi %59, %198 : i64
-                  %200 = arith.addi %199, %156 : i64
-                  %201 = arith.addi %192, %156 : i64
-                  %202 = arith.ori %201, %c2147483648_i64 : i64
-                  %203 = arith.subi %193, %192 : i64
-                  %204 = arith.addi %202, %203 : i64
-                  %205 = arith.subi %35, %156 : i64
-                  %206 = arith.minsi %205, %c16_i64 : i64
-                  "instgem.mvout"(%200, %204, %206, %196) : (i64, i64, i64, i64) -> ()
+              %195 = arith.index_cast %141 : i64 to index
+              scf.for %arg19 = %194 to %195 step %c1 {
+                %196 = arith.index_cast %arg19 : index to i64
+                %197 = arith.muli %196, %c16_i64 : i64
+                %198 = arith.subi %42, %197 : i64
+                %199 = arith.minsi %198, %c16_i64 : i64
+                %200 = arith.addi %197, %173 : i64
+                %201 = arith.ori %200, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %175, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+                %202 = arith.muli %196, %c32_i64 : i64
+                %203 = arith.addi %202, %185 : i64
+                "instgem.compute_accumulated"(%203, %187, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %204 = arith.subi %196, %c1_i64_2 : i64
+                %205 = arith.subi %204, %65 : i64
+                %206 = arith.cmpi sge, %205, %c0_i64_3 : i64
+                %207 = arith.cmpi slt, %205, %71 : i64
+                %208 = arith.andi %206, %207 : i1
+                scf.if %208 {
+                  %209 = arith.muli %204, %c16_i64 : i64
+                  %210 = arith.maxsi %209, %33 : i64
+                  %211 = arith.addi %209, %c16_i64 : i64
+                  %212 = arith.minsi %211, %40 : i64
+                  %213 = arith.subi %212, %210 : i64
+                  %214 = arith.subi %210, %33 : i64
+                  %215 = arith.muli %214, %83 : i64
+                  %216 = arith.addi %82, %215 : i64
+                  %217 = arith.addi %216, %173 : i64
+                  %218 = arith.addi %209, %173 : i64
+                  %219 = arith.ori %218, %c2147483648_i64 : i64
+                  %220 = arith.subi %210, %209 : i64
+                  %221 = arith.addi %219, %220 : i64
+                  %222 = arith.subi %35, %173 : i64
+                  %223 = arith.minsi %222, %c16_i64 : i64
+                  "instgem.mvout"(%217, %221, %223, %213) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %177 = arith.index_cast %138 : i64 to index
-              scf.for %arg19 = %c1 to %177 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
-                %180 = arith.muli %179, %c16_i64 : i64
-                %181 = arith.addi %180, %156 : i64
-                %182 = arith.ori %181, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %183 = arith.muli %179, %c32_i64 : i64
-                %184 = arith.addi %183, %168 : i64
-                "instgem.compute_accumulated"(%184, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %194 = arith.index_cast %155 : i64 to index
+              scf.for %arg19 = %c1 to %194 step %c1 {
+                %196 = arith.index_cast %arg19 : index to i64
+                %197 = arith.muli %196, %c16_i64 : i64
+                %198 = arith.addi %197, %173 : i64
+                %199 = arith.ori %198, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %200 = arith.muli %196, %c32_i64 : i64
+                %201 = arith.addi %200, %185 : i64
+                "instgem.compute_accumulated"(%201, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %178 = arith.index_cast %124 : i64 to index
-              scf.for %arg19 = %177 to %178 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
-                %180 = arith.muli %179, %c16_i64 : i64
-                %181 = arith.subi %117, %180 : i64
-                %182 = arith.minsi %181, %c16_i64 : i64
-                %183 = arith.addi %180, %156 : i64
-                %184 = arith.ori %183, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %158, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                %185 = arith.muli %179, %c32_i64 : i64
-                %186 = arith.addi %185, %168 : i64
-                "instgem.compute_accumulated"(%186, %170, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %195 = arith.index_cast %141 : i64 to index
+              scf.for %arg19 = %194 to %195 step %c1 {
+                %196 = arith.index_cast %arg19 : index to i64
+                %197 = arith.muli %196, %c16_i64 : i64
+                %198 = arith.subi %42, %197 : i64
+                %199 = arith.minsi %198, %c16_i64 : i64
+                %200 = arith.addi %197, %173 : i64
+                %201 = arith.ori %200, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %175, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+                %202 = arith.muli %196, %c32_i64 : i64
+                %203 = arith.addi %202, %185 : i64
+                "instgem.compute_accumulated"(%203, %187, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %149 {
-            %167 = arith.muli %127, %141 : i64
-            %168 = arith.minsi %167, %47 : i64
-            %169 = arith.index_cast %168 : i64 to index
-            %170 = arith.index_cast %47 : i64 to index
-            scf.for %arg18 = %169 to %170 step %c1 {
-              %171 = arith.index_cast %arg18 : index to i64
-              %172 = arith.addi %41, %171 : i64
-              %173 = arith.muli %172, %c16_i64 : i64
-              %174 = arith.maxsi %173, %33 : i64
-              %175 = arith.addi %173, %c16_i64 : i64
-              %176 = arith.minsi %175, %42 : i64
-              %177 = arith.subi %176, %174 : i64
-              %178 = arith.subi %174, %33 : i64
-              %179 = arith.muli %178, %60 : i64
-              %180 = arith.addi %59, %179 : i64
-              %181 = arith.muli %146, %c16_i64 : i64
-              %182 = arith.addi %180, %181 : i64
-              %183 = arith.addi %173, %181 : i64
-              %184 = arith.ori %183, %c2147483648_i64 : i64
-              %185 = arith.subi %174, %173 : i64
-              %186 = arith.addi %184, %185 : i64
-              %187 = arith.subi %35, %181 : i64
-              %188 = arith.minsi %187, %c16_i64 : i64
-              "instgem.mvout"(%182, %186, %188, %177) : (i64, i64, i64, i64) -> ()
+          scf.if %166 {
+            %184 = arith.muli %144, %158 : i64
+            %185 = arith.minsi %184, %71 : i64
+            %186 = arith.index_cast %185 : i64 to index
+            scf.for %arg18 = %186 to %72 step %c1 {
+              %187 = arith.index_cast %arg18 : index to i64
+              %188 = arith.addi %65, %187 : i64
+              %189 = arith.muli %188, %c16_i64 : i64
+              %190 = arith.maxsi %189, %33 : i64
+              %191 = arith.addi %189, %c16_i64 : i64
+              %192 = arith.minsi %191, %40 : i64
+              %193 = arith.subi %192, %190 : i64
+              %194 = arith.subi %190, %33 : i64
+              %195 = arith.muli %194, %83 : i64
+              %196 = arith.addi %82, %195 : i64
+              %197 = arith.muli %163, %c16_i64 : i64
+              %198 = arith.addi %196, %197 : i64
+              %199 = arith.addi %189, %197 : i64
+              %200 = arith.ori %199, %c2147483648_i64 : i64
+              %201 = arith.subi %190, %189 : i64
+              %202 = arith.addi %200, %201 : i64
+              %203 = arith.subi %35, %197 : i64
+              %204 = arith.minsi %203, %c16_i64 : i64
+              "instgem.mvout"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
             }
           }
-          %161 = arith.cmpi sgt, %127, %c0_i64_2 : i64
-          %162 = arith.subi %124, %c1_i64_1 : i64
-          %163 = arith.subi %162, %41 : i64
-          %164 = arith.maxsi %163, %c0_i64_2 : i64
-          %165 = arith.minsi %164, %47 : i64
-          %166 = arith.select %161, %165, %c0_i64_2 : i64
-          scf.if %153 {
-            %167 = arith.index_cast %166 : i64 to index
-            %168 = arith.index_cast %47 : i64 to index
-            scf.for %arg18 = %167 to %168 step %c1 {
-              %169 = arith.index_cast %arg18 : index to i64
-              %170 = arith.addi %41, %169 : i64
-              %171 = arith.muli %170, %c16_i64 : i64
-              %172 = arith.maxsi %171, %33 : i64
-              %173 = arith.addi %171, %c16_i64 : i64
-              %174 = arith.minsi %173, %42 : i64
-              %175 = arith.subi %174, %172 : i64
-              %176 = arith.subi %172, %33 : i64
-              %177 = arith.muli %176, %60 : i64
-              %178 = arith.addi %59, %177 : i64
-              %179 = arith.addi %178, %156 : i64
-              %180 = arith.addi %171, %156 : i64
-              %181 = arith.ori %180, %c2147483648_i64 : i64
-              %182 = arith.subi %172, %171 : i64
-              %183 = arith.addi %181, %182 : i64
-              %184 = arith.subi %35, %156 : i64
-              %185 = arith.minsi %184, %c16_i64 : i64
-              "instgem.mvout"(%179, %183, %185, %175) : (i64, i64, i64, i64) -> ()
+          %178 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+          %179 = arith.subi %141, %c1_i64_2 : i64
+          %180 = arith.subi %179, %65 : i64
+          %181 = arith.maxsi %180, %c0_i64_3 : i64
+          %182 = arith.minsi %181, %71 : i64
+          %183 = arith.select %178, %182, %c0_i64_3 : i64
+          scf.if %170 {
+            %184 = arith.index_cast %183 : i64 to index
+            scf.for %arg18 = %184 to %72 step %c1 {
+              %185 = arith.index_cast %arg18 : index to i64
+              %186 = arith.addi %65, %185 : i64
+              %187 = arith.muli %186, %c16_i64 : i64
+              %188 = arith.maxsi %187, %33 : i64
+              %189 = arith.addi %187, %c16_i64 : i64
+              %190 = arith.minsi %189, %40 : i64
+              %191 = arith.subi %190, %188 : i64
+              %192 = arith.subi %188, %33 : i64
+              %193 = arith.muli %192, %83 : i64
+              %194 = arith.addi %82, %193 : i64
+              %195 = arith.addi %194, %173 : i64
+              %196 = arith.addi %187, %173 : i64
+              %197 = arith.ori %196, %c2147483648_i64 : i64
+              %198 = arith.subi %188, %187 : i64
+              %199 = arith.addi %197, %198 : i64
+              %200 = arith.subi %35, %173 : i64
+              %201 = arith.minsi %200, %c16_i64 : i64
+              "instgem.mvout"(%195, %199, %201, %191) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %142 = arith.minsi %131, %40 : i64
-        %143 = arith.index_cast %142 : i64 to index
-        %144 = arith.index_cast %40 : i64 to index
-        scf.for %arg17 = %143 to %144 step %c1 {
-          %145 = arith.index_cast %arg17 : index to i64
-          %146 = arith.index_cast %47 : i64 to index
-          scf.for %arg18 = %c0 to %146 step %c1 {
-            %147 = arith.index_cast %arg18 : index to i64
-            %148 = arith.addi %41, %147 : i64
-            %149 = arith.muli %148, %c16_i64 : i64
-            %150 = arith.maxsi %149, %33 : i64
-            %151 = arith.addi %149, %c16_i64 : i64
-            %152 = arith.minsi %151, %42 : i64
-            %153 = arith.subi %152, %150 : i64
-            %154 = arith.subi %150, %33 : i64
-            %155 = arith.muli %154, %60 : i64
-            %156 = arith.addi %59, %155 : i64
-            %157 = arith.muli %145, %c16_i64 : i64
-            %158 = arith.addi %156, %157 : i64
-            %159 = arith.addi %149, %157 : i64
-            %160 = arith.ori %159, %c2147483648_i64 : i64
-            %161 = arith.subi %150, %149 : i64
-            %162 = arith.addi %160, %161 : i64
-            %163 = arith.subi %35, %157 : i64
-            %164 = arith.minsi %163, %c16_i64 : i64
-            "instgem.mvout"(%158, %162, %164, %153) : (i64, i64, i64, i64) -> ()
+        %159 = arith.minsi %148, %86 : i64
+        %160 = arith.index_cast %159 : i64 to index
+        %161 = arith.index_cast %86 : i64 to index
+        scf.for %arg17 = %160 to %161 step %c1 {
+          %162 = arith.index_cast %arg17 : index to i64
+          scf.for %arg18 = %c0 to %72 step %c1 {
+            %163 = arith.index_cast %arg18 : index to i64
+            %164 = arith.addi %65, %163 : i64
+            %165 = arith.muli %164, %c16_i64 : i64
+            %166 = arith.maxsi %165, %33 : i64
+            %167 = arith.addi %165, %c16_i64 : i64
+            %168 = arith.minsi %167, %40 : i64
+            %169 = arith.subi %168, %166 : i64
+            %170 = arith.subi %166, %33 : i64
+            %171 = arith.muli %170, %83 : i64
+            %172 = arith.addi %82, %171 : i64
+            %173 = arith.muli %162, %c16_i64 : i64
+            %174 = arith.addi %172, %173 : i64
+            %175 = arith.addi %165, %173 : i64
+            %176 = arith.ori %175, %c2147483648_i64 : i64
+            %177 = arith.subi %166, %165 : i64
+            %178 = arith.addi %176, %177 : i64
+            %179 = arith.subi %35, %173 : i64
+            %180 = arith.minsi %179, %c16_i64 : i64
+            "instgem.mvout"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg17 = %c0 to %132 step %c1 {
-          %140 = arith.index_cast %arg17 : index to i64
-          %141 = arith.muli %140, %c16_i64 : i64
-          %142 = arith.subi %123, %141 : i64
-          %143 = arith.minsi %142, %c16_i64 : i64
-          %144 = arith.index_cast %135 : i64 to index
-          scf.for %arg18 = %c0 to %144 step %c1 {
-            %146 = arith.index_cast %arg18 : index to i64
-            %147 = arith.ori %141, %c3221225472_i64 : i64
-            %148 = arith.muli %146, %c16_i64 : i64
-            %149 = arith.addi %148, %141 : i64
-            %150 = arith.addi %149, %c64_i64 : i64
-            "instgem.preload"(%150, %143, %c16_i64, %147, %143, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%148, %c16_i64, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %151 = arith.index_cast %138 : i64 to index
-            scf.for %arg19 = %c1 to %151 step %c1 {
-              %153 = arith.index_cast %arg19 : index to i64
-              %154 = arith.muli %153, %c16_i64 : i64
-              %155 = arith.addi %154, %141 : i64
-              %156 = arith.ori %155, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %157 = arith.muli %153, %c32_i64 : i64
-              %158 = arith.addi %157, %148 : i64
-              "instgem.compute_accumulated"(%158, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %149 step %c1 {
+          %157 = arith.index_cast %arg17 : index to i64
+          %158 = arith.muli %157, %c16_i64 : i64
+          %159 = arith.subi %140, %158 : i64
+          %160 = arith.minsi %159, %c16_i64 : i64
+          %161 = arith.index_cast %152 : i64 to index
+          scf.for %arg18 = %c0 to %161 step %c1 {
+            %163 = arith.index_cast %arg18 : index to i64
+            %164 = arith.ori %158, %c3221225472_i64 : i64
+            %165 = arith.muli %163, %c16_i64 : i64
+            %166 = arith.addi %165, %158 : i64
+            %167 = arith.addi %166, %c64_i64 : i64
+            "instgem.preload"(%167, %160, %c16_i64, %164, %160, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%165, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %168 = arith.index_cast %155 : i64 to index
+            scf.for %arg19 = %c1 to %168 step %c1 {
+              %170 = arith.index_cast %arg19 : index to i64
+              %171 = arith.muli %170, %c16_i64 : i64
+              %172 = arith.addi %171, %158 : i64
+              %173 = arith.ori %172, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %160, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %174 = arith.muli %170, %c32_i64 : i64
+              %175 = arith.addi %174, %165 : i64
+              "instgem.compute_accumulated"(%175, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %152 = arith.index_cast %124 : i64 to index
-            scf.for %arg19 = %151 to %152 step %c1 {
-              %153 = arith.index_cast %arg19 : index to i64
-              %154 = arith.muli %153, %c16_i64 : i64
-              %155 = arith.subi %117, %154 : i64
-              %156 = arith.minsi %155, %c16_i64 : i64
-              %157 = arith.addi %154, %141 : i64
-              %158 = arith.ori %157, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %143, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-              %159 = arith.muli %153, %c32_i64 : i64
-              %160 = arith.addi %159, %148 : i64
-              "instgem.compute_accumulated"(%160, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %169 = arith.index_cast %141 : i64 to index
+            scf.for %arg19 = %168 to %169 step %c1 {
+              %170 = arith.index_cast %arg19 : index to i64
+              %171 = arith.muli %170, %c16_i64 : i64
+              %172 = arith.subi %42, %171 : i64
+              %173 = arith.minsi %172, %c16_i64 : i64
+              %174 = arith.addi %171, %158 : i64
+              %175 = arith.ori %174, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %160, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+              %176 = arith.muli %170, %c32_i64 : i64
+              %177 = arith.addi %176, %165 : i64
+              "instgem.compute_accumulated"(%177, %c16_i64, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %145 = arith.index_cast %127 : i64 to index
-          scf.for %arg18 = %144 to %145 step %c1 {
-            %146 = arith.index_cast %arg18 : index to i64
-            %147 = arith.muli %146, %c16_i64 : i64
-            %148 = arith.subi %119, %147 : i64
-            %149 = arith.minsi %148, %c16_i64 : i64
-            %150 = arith.subi %121, %147 : i64
-            %151 = arith.minsi %150, %c16_i64 : i64
-            %152 = arith.ori %141, %c3221225472_i64 : i64
-            %153 = arith.addi %147, %141 : i64
-            %154 = arith.addi %153, %c64_i64 : i64
-            "instgem.preload"(%154, %143, %151, %152, %143, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%147, %149, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %155 = arith.index_cast %138 : i64 to index
-            scf.for %arg19 = %c1 to %155 step %c1 {
-              %157 = arith.index_cast %arg19 : index to i64
-              %158 = arith.muli %157, %c16_i64 : i64
-              %159 = arith.addi %158, %141 : i64
-              %160 = arith.ori %159, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %161 = arith.muli %157, %c32_i64 : i64
-              %162 = arith.addi %161, %147 : i64
-              "instgem.compute_accumulated"(%162, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %162 = arith.index_cast %144 : i64 to index
+          scf.for %arg18 = %161 to %162 step %c1 {
+            %163 = arith.index_cast %arg18 : index to i64
+            %164 = arith.muli %163, %c16_i64 : i64
+            %165 = arith.subi %137, %164 : i64
+            %166 = arith.minsi %165, %c16_i64 : i64
+            %167 = arith.subi %138, %164 : i64
+            %168 = arith.minsi %167, %c16_i64 : i64
+            %169 = arith.ori %158, %c3221225472_i64 : i64
+            %170 = arith.addi %164, %158 : i64
+            %171 = arith.addi %170, %c64_i64 : i64
+            "instgem.preload"(%171, %160, %168, %169, %160, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%164, %166, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %172 = arith.index_cast %155 : i64 to index
+            scf.for %arg19 = %c1 to %172 step %c1 {
+              %174 = arith.index_cast %arg19 : index to i64
+              %175 = arith.muli %174, %c16_i64 : i64
+              %176 = arith.addi %175, %158 : i64
+              %177 = arith.ori %176, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %160, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %178 = arith.muli %174, %c32_i64 : i64
+              %179 = arith.addi %178, %164 : i64
+              "instgem.compute_accumulated"(%179, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %156 = arith.index_cast %124 : i64 to index
-            scf.for %arg19 = %155 to %156 step %c1 {
-              %157 = arith.index_cast %arg19 : index to i64
-              %158 = arith.muli %157, %c16_i64 : i64
-              %159 = arith.subi %117, %158 : i64
-              %160 = arith.minsi %159, %c16_i64 : i64
-              %161 = arith.addi %158, %141 : i64
-              %162 = arith.ori %161, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %162, %143, %160) : (i64, i64, i64, i64, i64, i64) -> ()
-              %163 = arith.muli %157, %c32_i64 : i64
-              %164 = arith.addi %163, %147 : i64
-              "instgem.compute_accumulated"(%164, %149, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %173 = arith.index_cast %141 : i64 to index
+            scf.for %arg19 = %172 to %173 step %c1 {
+              %174 = arith.index_cast %arg19 : index to i64
+              %175 = arith.muli %174, %c16_i64 : i64
+              %176 = arith.subi %42, %175 : i64
+              %177 = arith.minsi %176, %c16_i64 : i64
+              %178 = arith.addi %175, %158 : i64
+              %179 = arith.ori %178, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %160, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+              %180 = arith.muli %174, %c32_i64 : i64
+              %181 = arith.addi %180, %164 : i64
+              "instgem.compute_accumulated"(%181, %166, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
-      scf.yield %67, %87 : index, index
+      scf.yield %91, %106 : index, index
     }
-    %64 = arith.cmpi sle, %56, %c0 : index
-    scf.if %64 {
-      scf.for %arg14 = %c0 to %49 step %c1 {
-        %65 = arith.index_cast %arg14 : index to i64
-        %66 = arith.remsi %65, %47 : i64
-        %67 = arith.divsi %65, %47 : i64
-        %68 = arith.addi %41, %66 : i64
-        %69 = arith.muli %68, %c16_i64 : i64
-        %70 = arith.maxsi %69, %33 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %42 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.subi %70, %33 : i64
-        %75 = arith.muli %74, %60 : i64
-        %76 = arith.addi %59, %75 : i64
-        %77 = arith.muli %67, %c16_i64 : i64
-        %78 = arith.addi %76, %77 : i64
-        %79 = arith.addi %69, %77 : i64
-        %80 = arith.ori %79, %c2147483648_i64 : i64
-        %81 = arith.subi %70, %69 : i64
-        %82 = arith.addi %80, %81 : i64
-        %83 = arith.subi %35, %77 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        "instgem.mvout"(%78, %82, %84, %73) : (i64, i64, i64, i64) -> ()
+    %88 = arith.cmpi sle, %79, %c0 : index
+    scf.if %88 {
+      %89 = arith.muli %71, %86 : i64
+      %90 = arith.index_cast %89 : i64 to index
+      scf.for %arg14 = %c0 to %90 step %c1 {
+        %91 = arith.index_cast %arg14 : index to i64
+        %92 = arith.remsi %91, %71 : i64
+        %93 = arith.divsi %91, %71 : i64
+        %94 = arith.addi %65, %92 : i64
+        %95 = arith.muli %94, %c16_i64 : i64
+        %96 = arith.maxsi %95, %33 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %40 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %33 : i64
+        %101 = arith.muli %100, %83 : i64
+        %102 = arith.addi %82, %101 : i64
+        %103 = arith.muli %93, %c16_i64 : i64
+        %104 = arith.addi %102, %103 : i64
+        %105 = arith.addi %95, %103 : i64
+        %106 = arith.ori %105, %c2147483648_i64 : i64
+        %107 = arith.subi %96, %95 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.subi %35, %103 : i64
+        %110 = arith.minsi %109, %c16_i64 : i64
+        "instgem.mvout"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
       }
     }
     return
