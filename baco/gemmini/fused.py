@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
-from baco.gemmini.schedule import LOOP_WS_STEP_COMMANDS, Footprint, dma_cycles, overlapped_cycles
+from baco.gemmini.schedule import LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles, overlapped_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -297,11 +297,12 @@ class _Program:
         row_tiles = rows if row_count is None else min(rows, _tiles(row_count, self.cfg.dim))
         self.commands += row_tiles * _tiles(cols, block_len)
 
-    def zero(self, tiles):
-        """`tiles` DIM x DIM tiles zeroed, an mvin without DRAM each: the padding the compiler lays
-        under a boundary-checked load into the accumulator before the load itself."""
-        self.cycles += tiles * local_move_cycles(self.cfg.dim, self.k)
-        self.commands += tiles
+    def zero_under(self, rows, cols, block_rows, block_cols):
+        """The zero mvins the compiler lays under a boundary-checked load of rows x cols into a
+        block_rows x block_cols accumulator block where the load does not cover it (bias_zero_moves)."""
+        zeros = bias_zero_moves(rows, cols, block_rows, block_cols, self.cfg)
+        self.cycles += sum(local_move_cycles(r, self.k) for r in zeros)
+        self.commands += len(zeros)
 
     def compute(self, tiles, weights):
         """`tiles` DIM x DIM products (DIM rows through the array each) with `weights` weight tiles
@@ -478,8 +479,11 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
         programs = N * groups * columns * lanes
         pixels, tm, tn = rows * q, _tiles(rows * bm, d), _tiles(n, d)
         block = _Program(cfg, k)                  # one channel block: its bias rows, Wp's block, products
-        block.zero(tm)
         block.load(tm, 1, ab, pixels, acc_len)
+        padding = _Program(cfg, k)                # the zeros under each channel block's bias rows, and the output's
+        for c0 in range(0, C, d):
+            padding.zero_under(pixels, min(d, C - c0), rows * bm, d)
+        padding.zero_under(pixels, n, rows * bm, bn)
         block.load(1, tn, ib)
         block.compute(tm * tn, tn)
         tap = _Program(cfg, k)                    # one tap: the input (its slices' mvins), the diagonal tile
@@ -488,12 +492,12 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
         tap.load(1, 1, ib)
         tap.compute(tm, 1)
         p = _Program(cfg, k)                      # the output's bias rows and its stores
-        p.zero(tm * tn)
         p.load(tm, tn, ab, pixels, acc_len)
         p.store(tm, tn, pixels)
         steps = taps * S
-        totals["gemmini"] += programs * (p.cycles + channel_blocks * (block.cycles + steps * tap.cycles))
-        totals["commands"] += programs * (p.commands + channel_blocks * (block.commands + steps * tap.commands))
+        totals["gemmini"] += programs * (p.cycles + padding.cycles + channel_blocks * (block.cycles + steps * tap.cycles))
+        totals["commands"] += programs * (p.commands + padding.commands +
+                                          channel_blocks * (block.commands + steps * tap.commands))
         totals["programs"] += programs
         totals["steps"] += programs * channel_blocks * steps
         totals["slices"] += programs * channel_blocks * steps * rows
