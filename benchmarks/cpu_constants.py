@@ -37,7 +37,7 @@ import numpy as np
 import torch
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, _chain_program, _resadd_program,
+from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, _chain_launch, _resadd_launch,
                                 chain_loop_tile_shape, gemm_chain_loop_ws_loops)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
@@ -69,11 +69,13 @@ DEPTHWISE = [(16, 3, 1, 8, 32, 1), (16, 3, 2, 7, 64, 2), (16, 5, 1, 6, 16, 3), (
 FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 64, 64),
          (16, "chain", 1024, 32, 64, 32, 64, 32), (32, "chain", 256, 64, 128, 64, 64, 64),
          (16, "chain", 17, 33, 65, 17, 16, 32), (16, "chain", 100, 128, 48, 80, 32, 64),
-         (32, "chain", 65, 96, 64, 33, 32, 32),
+         (32, "chain", 65, 96, 64, 33, 32, 32), (16, "chain", 97, 65, 33, 17, 32, 32), (16, "chain", 1, 97, 17, 33, 16, 64),
+         (32, "chain", 97, 33, 65, 17, 64, 32), (32, "chain", 65, 65, 97, 1, 32, 32),
          (16, "resadd", 64, 96, 16, 64, 16, 96), (16, "resadd", 1024, 96, 24, 64, 32, 96),
          (16, "resadd", 256, 192, 32, 128, 32, 64), (16, "resadd", 16, 384, 64, 16, 64, 128),
          (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64),
-         (16, "resadd", 33, 65, 17, 16, 32, 32)]
+         (16, "resadd", 33, 65, 17, 16, 32, 32), (16, "resadd", 97, 65, 33, 32, 32, 32), (16, "resadd", 1, 17, 33, 16, 32, 32),
+         (32, "resadd", 97, 96, 65, 64, 64, 64), (32, "resadd", 33, 97, 65, 32, 64, 64)]
 # (DIM, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K or None for the default schedule, B padded to whole DIM
 # blocks): LOOP_WS programs of 1, 2 and many K steps, a ragged step split (a head LOOP_WS), padded
 # (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs,
@@ -237,15 +239,15 @@ def fused_row(dim, kind, *shape):
         M, K, H, N, bm, bk = shape
         launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
                                    block_m=bm, block_k=bk, config=cfg)
-        p, programs, steps = _chain_program(M, K, H, N, bm, bk, cfg, DEFAULT_CONSTANTS)
+        launched = _chain_launch(M, K, H, N, bm, bk, cfg, DEFAULT_CONSTANTS)
     else:
         M, K, N, bm, bn, bk = shape
         launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
                                     r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk),
                                     config=cfg)
-        p, programs, steps = _resadd_program(M, N, K, bm, bn, bk, cfg, DEFAULT_CONSTANTS)
+        launched = _resadd_launch(M, N, K, bm, bn, bk, cfg, DEFAULT_CONSTANTS)
     count = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.args)
-    terms = {"program": programs, "step": programs * steps, "command": programs * p.commands}
+    terms = {"program": launched.programs, "step": launched.steps, "command": launched.commands}
     return f"{kind} {'x'.join(map(str, shape))} DIM {dim}", terms, count["instructions"]
 
 

@@ -20,7 +20,7 @@ from baco.sim.timing import TimingModel
 from baco.tuner import cli as tune_cli
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
 from baco.tuner.explore import coexplore
-from baco.tuner.whole_model import CpuWork, ResidualAdd, UntunedSteps, default_schedule_cost
+from baco.tuner.whole_model import CpuWork, ResidualAdd, UntunedSteps, default_schedule_cost, residual_add_cost
 from baco.tuner.workloads import gemm
 
 TOKENS, WIDTH, HEADS, HIDDEN = 32, 32, 2, 64
@@ -137,6 +137,20 @@ def test_baco_tune_torch_costs_the_whole_program(tmp_path, capsys):
     assert f"4 unique layers, 4 in all, and untuned {2 * HEADS} batched-matmul GEMMs, 2 residual adds, 4 CPU steps " \
            f"({whole.untuned.cpu_cycles:,.0f} cycles)" in out
     assert "of which the untuned steps" in out
+
+
+def test_residual_add_cost_against_the_iss():
+    """residual_add_cost of a Gemmini-bound add (the kernel's default view of 196x256: its operands'
+    wide mvins, the stores under the next block's loads) within 8% of the ISS with the cycle model."""
+    from baco.kernels.resadd import resadd_launch
+    hw = Hardware(16, 256, 64)
+    cfg = hw.to_gemmini_config()
+    a = np.random.default_rng(0).integers(-128, 128, (196, 256), dtype=np.int8)
+    launch = resadd_launch(a, a[::-1].copy(), 0.5, 0.7, 0.9, relu=False, config=cfg)
+    compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    simulated = compiled.run(launch.grid, launch.runtime_args(), timing=TimingModel(cfg))["kernel_cycles"]
+    predicted = residual_add_cost(ResidualAdd(*default_view(196, 256, cfg)), hw)[0]
+    assert abs(predicted - simulated) <= 0.08 * simulated, (predicted, simulated)
 
 
 def test_pointwise_default_cost_prices_the_loop_conv_program_it_runs():

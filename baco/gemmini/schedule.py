@@ -936,3 +936,32 @@ def _default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8:
         return step(default_gemm_schedule(Q, K, C, cfg, out_int8))
     rows = -(-P // -(-P // fits[-1]))          # the fewest programs, rows spread evenly over them
     return replace(image, block_m=Q, rows=rows)
+
+
+def resadd_blocks(M: int, N: int, config: GemminiConfig) -> tuple[int, int]:
+    """(BLOCK_M, BLOCK_N) of the residual-add kernel (baco.kernels.resadd) on M x N operands when
+    no block is given (its launch and the tuner's residual_add_cost ask here). Large blocks: the
+    kernel holds one int32 accumulator block (no scratchpad), so up to half the accumulator rows,
+    at most 8 column tiles wide (fewer when half the accumulator holds fewer DIM-row tiles:
+    BERT's 768 columns on a 128x128 array with 256 KB). When M is not whole
+    DIM blocks BLOCK_M divides its whole blocks, so only the last M % DIM rows are a program of
+    ragged rows (an explicit stream) and the others are LOOP_WSs (255x255 at DIM 16: 0.85x ->
+    0.98x the C library's cycles, 196x33: 0.76x -> 0.90x, measured end to end on the ISS)."""
+    d = config.dim
+    up = lambda v: -(-v // d) * d  # noqa: E731
+    bn = min(up(N), 8 * d, max(1, config.acc_rows // 2 // d) * d)
+    bm = min(up(M), max(d, (config.acc_rows // 2) // (bn // d) // d * d))
+    whole = M // d * d
+    if M % d and whole:
+        bm = max(m for m in range(d, min(bm, whole) + 1, d) if whole % m == 0)
+    return bm, bn
+
+
+# The residual-add kernel's programs (baco.kernels.resadd at resadd_blocks; whole DIM-row programs
+# are one LOOP_WS each): RISC-V instructions of a launch, per launch and per program, a fit of the
+# ISS's counts of 8 adds of whole-row programs (DIM 16 and 32, 1-98 programs: 382-17,842
+# instructions, within 1%); and the cycles the core runs before Gemmini's first command, which
+# the ISS with the cycle model adds to Gemmini's time alone (16 adds, DIM 16 and 32, 49-200k
+# elements: 160-190 cycles on the whole-row ones; the core's later issue hides under Gemmini's)
+RESADD_INSTRUCTIONS = {"launch": 202.0, "program": 180.0}
+RESADD_ISSUE_LEAD = 185.0

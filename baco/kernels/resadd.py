@@ -22,6 +22,7 @@ from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate, scale_to_int
 from baco.gemmini.config import as_config
 from baco.gemmini.schedule import block_rows, capacity_problems
+from baco.gemmini.schedule import resadd_blocks as default_blocks
 from baco.kernels.arguments import exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
 
@@ -53,23 +54,6 @@ def default_view(M, N, config) -> tuple[int, int]:
     56x56x64 (0.5% slower)."""
     d = config.dim
     return (d, M * N // d) if M * N % d == 0 else (M, N)
-
-
-def default_blocks(M, N, config):
-    """Large blocks: the kernel holds one int32 accumulator block (no scratchpad), so up to
-    half the accumulator rows, at most 8 column tiles wide (fewer when half the accumulator holds
-    fewer DIM-row tiles: BERT's 768 columns on a 128x128 array with 256 KB). When M is not whole
-    DIM blocks BLOCK_M divides its whole blocks, so only the last M % DIM rows are a program of
-    ragged rows (an explicit stream) and the others are LOOP_WSs (255x255 at DIM 16: 0.85x ->
-    0.98x the C library's cycles, 196x33: 0.76x -> 0.90x, measured end to end on the ISS)."""
-    d = config.dim
-    up = lambda v: -(-v // d) * d  # noqa: E731
-    bn = min(up(N), 8 * d, max(1, config.acc_rows // 2 // d) * d)
-    bm = min(up(M), max(d, (config.acc_rows // 2) // (bn // d) // d * d))
-    whole = M // d * d
-    if M % d and whole:
-        bm = max(m for m in range(d, min(bm, whole) + 1, d) if whole % m == 0)
-    return bm, bn
 
 
 def block_pair(block, config) -> tuple[int, int]:

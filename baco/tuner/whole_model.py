@@ -16,12 +16,12 @@ The untuned steps' cycles and energy add to the tuned layers' in the search's ob
 from __future__ import annotations
 
 import functools
-import math
+import itertools
 from dataclasses import dataclass, field
 
 from baco.gemmini.energy import energy_pj
-from baco.gemmini.fused import FUSED_INSTRUCTIONS
-from baco.gemmini.schedule import default_gemm_schedule, dma_cycles, overlapped_cycles
+from baco.gemmini.loop_ws_timing import local_move_cycles
+from baco.gemmini.schedule import RESADD_INSTRUCTIONS, RESADD_ISSUE_LEAD, default_gemm_schedule, dma_cycles, resadd_blocks
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner.arch import Hardware
@@ -121,27 +121,36 @@ def default_schedule_cost(layer: Layer, hw: Hardware, b_padded: bool = KERNEL_B_
 
 
 def residual_add_cost(add: ResidualAdd, hw: Hardware) -> tuple[float, float]:
-    """(cycles, energy µJ) of one residual add on hw, by its data moves: each operand into the
-    accumulator (int8, widened on the way: an mvin per DIM rows and up to max_block_len_acc column
-    tiles), the sum out (an mvout per DIM x DIM tile, through the accumulator's scaling), Gemmini's
-    moves in order; the core issuing the commands at the explicit streams' instruction counts
-    (baco.gemmini.fused.FUSED_INSTRUCTIONS, the residual add kernel's table) overlapped with them."""
+    """(cycles, energy µJ) of one residual add on hw, by its data moves as the compiled resadd
+    kernel issues them at its blocks (resadd_blocks): per program each operand into the accumulator
+    (int8, widened on the way: an mvin per DIM rows and up to max_block_len column tiles) and the
+    sum out (int8, an mvout per DIM rows and as many columns, through the accumulator's scaling), a
+    program's stores under the next program's loads; end to end Gemmini's time after the core's
+    lead (RESADD_ISSUE_LEAD), or the core's instructions (RESADD_INSTRUCTIONS) if longer. Against
+    the ISS with the cycle model (DIM 16 and 32, the kernel's default views and blocks, 16 adds of
+    49-200k elements): 0.99-1.09x on whole DIM-row programs, 0.76-1.06x on adds with a program of
+    ragged rows (an explicit stream: more of its issue exposed)."""
     cfg, k = hw.to_gemmini_config(), DEFAULT_CONSTANTS
-    d = cfg.dim
-    row_tiles = [min(d, add.rows - r) for r in range(0, add.rows, d)]
-    chunk = cfg.max_block_len_acc * d
-    chunks = [min(chunk, add.cols - c) for c in range(0, add.cols, chunk)]
-    col_tiles = math.ceil(add.cols / d)
-    loads = 2 * sum(dma_cycles(r, c, cfg, k) for r in row_tiles for c in chunks)
-    stores = sum(col_tiles * (dma_cycles(r, d, cfg, k) + k.acc_scale_latency) for r in row_tiles)
-    commands = len(row_tiles) * (2 * len(chunks) + col_tiles)
-    cpu_table = FUSED_INSTRUCTIONS["resadd"]
-    cpu = (cpu_table["program"] + commands * cpu_table["command"]) * k.cpu_cycles_per_instruction
+    d, chunk = cfg.dim, cfg.max_block_len * cfg.dim
+    bm, bn = resadd_blocks(add.rows, add.cols, cfg)
+
+    def sizes(total, block):
+        return [min(block, total - i) for i in range(0, total, block)]
+    loads, stores = [], []
+    for rows, cols in itertools.product(sizes(add.rows, bm), sizes(add.cols, bn)):
+        moves = [(r, c) for r in sizes(rows, d) for c in sizes(cols, chunk)]
+        # a program of ragged rows is an explicit stream: zero mvins under the block's tiles its
+        # window does not cover first (the LOOP_WSs of whole-row programs zero nothing)
+        zeros = (-(-bm // d) * -(-bn // d) - (rows // d) * (cols // d)) if rows % d else 0
+        loads.append(2 * sum(dma_cycles(r, c, cfg, k) for r, c in moves) + zeros * local_move_cycles(d, k))
+        stores.append(sum(dma_cycles(r, c, cfg, k) + k.acc_scale_latency for r, c in moves))
+    gemmini = sum(max(load, store) for load, store in zip(loads, [0.0] + stores[:-1])) + stores[-1]
+    cpu = (RESADD_INSTRUCTIONS["launch"] + RESADD_INSTRUCTIONS["program"] * len(loads)) * k.cpu_cycles_per_instruction
     elements = add.rows * add.cols
     counts = {"macs": 0, "registers": 0, "scratchpad_reads": 0, "scratchpad_writes": 0,
               "accumulator_reads": 2 * elements, "accumulator_writes": 2 * elements,
               "dram_bytes_in": 2 * elements, "dram_bytes_out": elements}
-    return (float(overlapped_cycles(loads + stores, cpu, 0.0)),
+    return (float(max(gemmini + RESADD_ISSUE_LEAD, cpu)),
             float(energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=d)) * 1e-6)
 
 
