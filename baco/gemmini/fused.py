@@ -555,12 +555,12 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
         pixels, tm, tn = rows * q, _tiles(rows * bm, d), _tiles(n, d)
         block = _Program(cfg, k)                  # one channel block: its bias rows, Wp's block, products
         block.load(tm, 1, ab, pixels, acc_len)
+        block.load(1, tn, ib)
+        block.compute(tm * tn, tn)
         padding = _Program(cfg, k)                # the zeros under each channel block's bias rows, and the output's
         for c0 in range(0, C, d):
             padding.zero_under(pixels, min(d, C - c0), rows * bm, d)
         padding.zero_under(pixels, n, rows * bm, bn)
-        block.load(1, tn, ib)
-        block.compute(tm * tn, tn)
         tap = _Program(cfg, k)                    # one tap: the input (its slices' mvins), the diagonal tile
         for piece in _slice_moves(rows, bm, q, d):
             tap.load(1, 1, ib, piece)
@@ -570,7 +570,8 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
         p.load(tm, tn, ab, pixels, acc_len)
         p.store(pixels, tn * d)
         steps = taps * S
-        totals["gemmini"] += programs * (p.cycles + padding.cycles + channel_blocks * (block.cycles + steps * tap.cycles))
+        totals["gemmini"] += programs * (p.cycles + padding.cycles +
+                                         channel_blocks * (block.cycles + steps * tap.cycles))
         totals["commands"] += programs * (p.commands + padding.commands +
                                           channel_blocks * (block.commands + steps * tap.commands))
         totals["programs"] += programs

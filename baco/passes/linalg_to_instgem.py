@@ -3,7 +3,8 @@ Gemmini commands.
 
 - copy DRAM window → local block: config_ld + mvin per (DIM rows × up to
   MAX_BLOCK_LEN·DIM columns), clipped to the window's runtime extent;
-- zero fill of a local block: mvin with DRAM address 0;
+- zero fill of a local block: mvin with DRAM address 0 (under a DRAM copy or
+  added load that overwrites the block next, only where its window does not);
 - linalg.matmul on placed blocks: preload/compute pairs, weight-stationary
   (B held in the array, reused across the rows of A) or output-stationary
   (C held in the array, K reduced in place), with rows/cols masked to each
@@ -344,7 +345,8 @@ class LinalgToInstGem:
                 cc = ir.binop("remui", t, n_chunks)
                 lo, rows = in_tile(bt)
                 col_tile = ir.binop("addi", ir.binop("divui", left, cst(d)), ir.binop("muli", cc, cst(max_cols // d)))
-                local = ir.binop("addi", blk.tile_addr(bt, col_tile, flags), ir.binop("subi", lo, ir.binop("muli", bt, cst(d))))
+                local = ir.binop("addi", blk.tile_addr(bt, col_tile, flags),
+                                 ir.binop("subi", lo, ir.binop("muli", bt, cst(d))))
                 instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(width, cc, max_cols),
                              rows=rows)
             loop(cst(0), ir.binop("muli", n_tiles, n_chunks), move)
@@ -539,9 +541,10 @@ class LinalgToInstGem:
         return None
 
     def first_overwriting_copy(self, fill, alloc):
-        """The DRAM copy into a window of `alloc` (a whole-width block, not a 3-D load's, outside
-        a pipelined loop) if it is the first op after `fill` (in its block) to touch `alloc`: it
-        overwrites its window and zeroes the block's rows above it (lower_mvin)."""
+        """The DRAM copy into a window of `alloc` (a 2-D block, not transposed, filled outside a
+        pipelined loop, whose prefetch would move the copy's mvins away from the fill) if it is the
+        first op after `fill` (in its block) to touch `alloc`: it overwrites its window and zeroes
+        the block's rows above it (lower_mvin)."""
         blk = self.placed(alloc)
         if blk.slice_rows or blk.transposed or fill.parent.operation in self.pipelined:
             return None
