@@ -503,8 +503,8 @@ class DwPwBlocks(NamedTuple):
 # per tap step (the inner loops' iterations), per output row slice a tap step moves in, per
 # channel block (the outer loop's) and per RoCC command, a non-negative least-squares fit
 # (relative error) of the ISS's counts of benchmarks/dw_pw_programs.py's 12 programs (DIM 16 and
-# 32; within 0.92-1.07x)
-DW_PW_INSTRUCTIONS = {"program": 800.4, "step": 15.0, "slice": 16.6, "block": 0.0, "command": 15.3}
+# 32; within 0.93-1.07x)
+DW_PW_INSTRUCTIONS = {"program": 749.3, "step": 9.6, "slice": 16.4, "block": 0.0, "command": 15.2}
 
 
 def _taps(P, H, R, stride, padding, dilation, rows) -> list[int]:

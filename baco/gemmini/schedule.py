@@ -520,17 +520,12 @@ def _tiles(n: int, d: int) -> list:
 def bias_zero_moves(rows: int, cols: int, block_rows: int, block_cols: int, cfg: GemminiConfig) -> list:
     """The rows of each zero mvin (DRAM address 0) the compiler lays under an int32 load that
     overwrites rows [0, rows) x columns [0, cols) of a freshly zeroed block_rows x block_cols
-    accumulator block (a bias): the rows below the window, whole width, and the window's rows from
-    the column tile its width ends in (the whole block when that is the first), one mvin per row
-    tile and max_block_len_acc column tiles. None under a window that covers the block."""
-    d, chunk = cfg.dim, cfg.max_block_len_acc * cfg.dim
-    left = cols // d * d
-    end = min(rows, block_rows) if left else 0
-
-    def region(top, bottom, width):
-        pieces = [min(bottom, t + d) - max(top, t) for t in range(top // d * d, bottom, d)]
-        return [r for r in pieces if r > 0 for _ in range(-(-max(width, 0) // chunk))]
-    return region(end, block_rows, block_cols) + region(0, end, block_cols - left)
+    accumulator block (a bias): none when the load covers the block (an interior program), else
+    the whole block's, DIM rows and max_block_len_acc tiles a mvin."""
+    if rows >= block_rows and cols >= block_cols:
+        return []
+    d = cfg.dim
+    return [d] * (-(-block_rows // d) * -(-block_cols // (cfg.max_block_len_acc * d)))
 
 
 def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, cfg: GemminiConfig,
@@ -541,7 +536,7 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
     mvins; `steady`, the steps' computes or the next steps' loads behind them, whichever is longer;
     `store_wait`, the last step's stores of column j-1 its computes of column j do not hide; `tail`,
     the last column's stores its own last computes do not hide, then one store; `fill`, with a bias,
-    the zero mvins under the bias rows where they do not cover the accumulator block (an edge
+    the zero mvins under the bias rows when they do not cover the accumulator block (an edge
     program's; bias_zero_moves) and the bias rows moved in (int32); `commands`, its RoCC commands."""
     d, mbl = cfg.dim, cfg.max_block_len
     out_bytes = 1 if out_int8 else cfg.acc_bytes

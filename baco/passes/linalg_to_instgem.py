@@ -3,8 +3,9 @@ Gemmini commands.
 
 - copy DRAM window → local block: config_ld + mvin per (DIM rows × up to
   MAX_BLOCK_LEN·DIM columns), clipped to the window's runtime extent;
-- zero fill of a local block: mvin with DRAM address 0 (under a DRAM copy or
-  added load that overwrites the block next, only where its window does not);
+- zero fill of a local block: mvin with DRAM address 0 (under a DRAM copy that
+  overwrites the block next, only when its window does not cover the block; under
+  an added load, only its tiles outside the window);
 - linalg.matmul on placed blocks: preload/compute pairs, weight-stationary
   (B held in the array, reused across the rows of A) or output-stationary
   (C held in the array, K reduced in place), with rows/cols masked to each
@@ -314,7 +315,7 @@ class LinalgToInstGem:
             self.zero_block(blk, 0, only=uncovered)
         elif (copy := self.first_overwriting_copy(op, alloc)) is not None:
             # the copy overwrites its window (and zeroes the rows above it): its lowering zeroes
-            # the rest first, where its window's extent is computed
+            # the block first unless the window covers it, where the window's extent is computed
             self.zero_under_copy[copy] = blk
         elif loop_op is None:
             self.zero_block(blk, self.load_slot.get(op, 0))
@@ -323,38 +324,6 @@ class LinalgToInstGem:
             with InsertionPoint(loop_op):     # (nothing touches the block in between)
                 prefetch.when(ir.cmpi("sge", lb, ub), lambda: self.zero_block(blk, 0))
         self.dead.append(op)
-
-    def zero_outside(self, blk: Placed, slot: int, end, cols, max_cols: int):
-        """Zero mvins (on `slot`, configured with the block's column tile stride) over what a copy
-        writing rows [0, end) × columns [0, cols) of `blk` leaves (i64 values; none on an interior
-        program): the rows from `end` down, whole width, and rows [0, end) from the column tile
-        `cols` ends in (zeroed whole: the copy overwrites its part after; the whole block when
-        that is the first). mvins of up to `max_cols` columns, the copy's."""
-        d = self.cfg.dim
-        n_rows, n_cols = (cst(n) for n in blk.shape)
-        end = ir.binop("minsi", ir.binop("maxsi", end, cst(0)), n_rows)
-        flags = local_addr(0, acc=blk.space == "acc")
-
-        def zero_region(top, bottom, left):     # rows [top, bottom) × columns [left, block width), left % DIM == 0
-            first_tile, n_tiles, in_tile = window_in_tiles(top, ir.binop("subi", bottom, top), d)
-            width = ir.binop("subi", n_cols, left)
-            n_chunks = ceil_div(width, max_cols)
-
-            def move(t):
-                bt = ir.binop("addi", first_tile, ir.binop("divui", t, n_chunks))
-                cc = ir.binop("remui", t, n_chunks)
-                lo, rows = in_tile(bt)
-                col_tile = ir.binop("addi", ir.binop("divui", left, cst(d)), ir.binop("muli", cc, cst(max_cols // d)))
-                local = ir.binop("addi", blk.tile_addr(bt, col_tile, flags),
-                                 ir.binop("subi", lo, ir.binop("muli", bt, cst(d))))
-                instgem.emit(MVIN_OF_SLOT[slot], dram_addr=0, local_addr=local, cols=extent(width, cc, max_cols),
-                             rows=rows)
-            loop(cst(0), ir.binop("muli", n_tiles, n_chunks), move)
-        left = ir.binop("muli", ir.binop("divui", cols, cst(d)), cst(d))
-        # a window narrower than a tile leaves the whole block: one region, in whole-width mvins
-        end = select(ir.cmpi("eq", left, cst(0)), cst(0), end)
-        zero_region(end, n_rows, cst(0))
-        zero_region(cst(0), end, left)
 
     def zero_block(self, blk: Placed, slot: int, only=None):
         """mvins from DRAM address 0 (zeros) over the block, or over the DIM×DIM tiles
@@ -476,10 +445,12 @@ class LinalgToInstGem:
             first, rows, cols = cst(0), cols, rows
         max_cols = (cfg.max_block_len_acc if acc and not shrink else cfg.max_block_len) * cfg.dim
         slot = self.load_slot.get(op, 0)
+        if op in self.zero_under_copy:      # the copy writes rows [0, first + rows) x [0, cols)
+            # the block zeroed unless that is all of it (the fill's own stream, cheap for the core)
+            prefetch.when(any_of(ir.cmpi("slt", ir.binop("addi", first, rows), cst(blk.shape[0])),
+                                 ir.cmpi("slt", cols, cst(blk.shape[1]))), lambda: self.zero_block(blk, slot))
         instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0) if scale is None else scale, shrink=shrink,
                      block_stride=blk.col_tile_stride, pixel_repeats=1, state_id=slot)
-        if op in self.zero_under_copy:      # rows [0, first + rows) x [0, cols) are written below
-            self.zero_outside(blk, slot, ir.binop("addi", first, rows), cols, max_cols)
         flags = local_addr(0, acc=acc, accumulate=accumulate)
         # t runs over the block's chunks (a compile-time count) in each row tile: its row tile and
         # chunk are a division by a constant (a shift for a power of two), where the window's own

@@ -9,7 +9,7 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -29,14 +29,14 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
-    %c2_i64 = arith.constant 2 : i64
+    %c2 = arith.constant 2 : index
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c32_i64 = arith.constant 32 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
@@ -94,283 +94,240 @@ module {
     %29 = arith.index_cast %offset : index to i64
     %30 = arith.muli %29, %c4_i64 : i64
     %31 = arith.addi %28, %30 : i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     %32 = arith.addi %25, %26 : i64
-    %33 = arith.maxsi %32, %c0_i64 : i64
-    %34 = arith.minsi %33, %c32_i64 : i64
-    %35 = arith.divui %27, %c16_i64 : i64
-    %36 = arith.muli %35, %c16_i64 : i64
-    %37 = arith.cmpi eq, %36, %c0_i64 : i64
-    %38 = arith.select %37, %c0_i64, %34 : i64
-    %39 = arith.subi %c32_i64, %38 : i64
-    %40 = arith.maxsi %38, %c0_i64 : i64
-    %41 = arith.divui %40, %c16_i64 : i64
-    %42 = arith.subi %c2_i64, %41 : i64
-    %43 = arith.cmpi sgt, %39, %c0_i64 : i64
-    %44 = arith.extui %43 : i1 to i64
-    %45 = arith.muli %42, %44 : i64
-    %46 = arith.index_cast %45 : i64 to index
-    scf.for %arg14 = %c0 to %46 step %c1 {
-      %82 = arith.index_cast %arg14 : index to i64
-      %83 = arith.addi %41, %82 : i64
-      %84 = arith.muli %83, %c16_i64 : i64
-      %85 = arith.maxsi %84, %38 : i64
-      %86 = arith.addi %84, %c16_i64 : i64
-      %87 = arith.minsi %86, %c32_i64 : i64
-      %88 = arith.subi %87, %85 : i64
-      %89 = arith.ori %84, %c2147483648_i64 : i64
-      %90 = arith.subi %85, %84 : i64
-      %91 = arith.addi %89, %90 : i64
-      "instgem.mvin"(%c0_i64, %91, %c16_i64, %88) : (i64, i64, i64, i64) -> ()
+    %33 = arith.cmpi slt, %32, %c32_i64 : i64
+    %34 = arith.cmpi slt, %27, %c16_i64 : i64
+    %35 = arith.ori %33, %34 : i1
+    scf.if %35 {
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg14 = %c0 to %c2 step %c1 {
+        %63 = arith.index_cast %arg14 : index to i64
+        %64 = arith.muli %63, %c16_i64 : i64
+        %65 = arith.ori %64, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %65, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
     }
-    %47 = arith.addi %40, %c15_i64 : i64
-    %48 = arith.divui %47, %c16_i64 : i64
-    %49 = arith.cmpi sgt, %38, %c0_i64 : i64
-    %50 = arith.extui %49 : i1 to i64
-    %51 = arith.muli %48, %50 : i64
-    %52 = arith.subi %c16_i64, %36 : i64
-    %53 = arith.ceildivsi %52, %c16_i64 : i64
-    %54 = arith.muli %51, %53 : i64
-    %55 = arith.index_cast %54 : i64 to index
-    scf.for %arg14 = %c0 to %55 step %c1 {
-      %82 = arith.index_cast %arg14 : index to i64
-      %83 = arith.divui %82, %53 : i64
-      %84 = arith.remui %82, %53 : i64
-      %85 = arith.muli %83, %c16_i64 : i64
-      %86 = arith.maxsi %85, %c0_i64 : i64
-      %87 = arith.addi %85, %c16_i64 : i64
-      %88 = arith.minsi %87, %38 : i64
-      %89 = arith.subi %88, %86 : i64
-      %90 = arith.divui %36, %c16_i64 : i64
-      %91 = arith.addi %90, %84 : i64
-      %92 = arith.muli %91, %c16_i64 : i64
-      %93 = arith.addi %85, %92 : i64
-      %94 = arith.ori %93, %c2147483648_i64 : i64
-      %95 = arith.subi %86, %85 : i64
-      %96 = arith.addi %94, %95 : i64
-      %97 = arith.muli %84, %c16_i64 : i64
-      %98 = arith.subi %52, %97 : i64
-      %99 = arith.minsi %98, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %96, %99, %89) : (i64, i64, i64, i64) -> ()
-    }
-    %56 = arith.maxsi %25, %c0_i64 : i64
-    %57 = arith.divui %56, %c16_i64 : i64
-    %58 = arith.addi %33, %c15_i64 : i64
-    %59 = arith.divui %58, %c16_i64 : i64
-    %60 = arith.subi %59, %57 : i64
-    %61 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %62 = arith.extui %61 : i1 to i64
-    %63 = arith.muli %60, %62 : i64
-    %64 = arith.index_cast %63 : i64 to index
-    scf.for %arg14 = %c0 to %64 step %c1 {
-      %82 = arith.index_cast %arg14 : index to i64
-      %83 = arith.addi %57, %82 : i64
-      %84 = arith.muli %83, %c16_i64 : i64
-      %85 = arith.maxsi %84, %25 : i64
-      %86 = arith.addi %84, %c16_i64 : i64
-      %87 = arith.minsi %86, %32 : i64
-      %88 = arith.subi %87, %85 : i64
-      %89 = arith.ori %84, %c2147483648_i64 : i64
-      %90 = arith.subi %85, %84 : i64
-      %91 = arith.addi %89, %90 : i64
-      %92 = arith.minsi %27, %c16_i64 : i64
-      "instgem.mvin"(%31, %91, %92, %88) : (i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %36 = arith.maxsi %25, %c0_i64 : i64
+    %37 = arith.divui %36, %c16_i64 : i64
+    %38 = arith.maxsi %32, %c0_i64 : i64
+    %39 = arith.addi %38, %c15_i64 : i64
+    %40 = arith.divui %39, %c16_i64 : i64
+    %41 = arith.subi %40, %37 : i64
+    %42 = arith.cmpi sgt, %26, %c0_i64 : i64
+    %43 = arith.extui %42 : i1 to i64
+    %44 = arith.muli %41, %43 : i64
+    %45 = arith.index_cast %44 : i64 to index
+    scf.for %arg14 = %c0 to %45 step %c1 {
+      %63 = arith.index_cast %arg14 : index to i64
+      %64 = arith.addi %37, %63 : i64
+      %65 = arith.muli %64, %c16_i64 : i64
+      %66 = arith.maxsi %65, %25 : i64
+      %67 = arith.addi %65, %c16_i64 : i64
+      %68 = arith.minsi %67, %32 : i64
+      %69 = arith.subi %68, %66 : i64
+      %70 = arith.ori %65, %c2147483648_i64 : i64
+      %71 = arith.subi %66, %65 : i64
+      %72 = arith.addi %70, %71 : i64
+      %73 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%31, %72, %73, %69) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %65 = arith.addi %56, %c15_i64 : i64
-    %66 = arith.divui %65, %c16_i64 : i64
-    %67 = arith.cmpi sgt, %25, %c0_i64 : i64
-    %68 = arith.extui %67 : i1 to i64
-    %69 = arith.muli %66, %68 : i64
-    %70 = arith.index_cast %69 : i64 to index
-    scf.for %arg14 = %c0 to %70 step %c1 {
-      %82 = arith.index_cast %arg14 : index to i64
-      %83 = arith.muli %82, %c16_i64 : i64
-      %84 = arith.maxsi %83, %c0_i64 : i64
-      %85 = arith.addi %83, %c16_i64 : i64
-      %86 = arith.minsi %85, %25 : i64
-      %87 = arith.subi %86, %84 : i64
-      %88 = arith.ori %83, %c2147483648_i64 : i64
-      %89 = arith.subi %84, %83 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.minsi %27, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %90, %91, %87) : (i64, i64, i64, i64) -> ()
+    %46 = arith.addi %36, %c15_i64 : i64
+    %47 = arith.divui %46, %c16_i64 : i64
+    %48 = arith.cmpi sgt, %25, %c0_i64 : i64
+    %49 = arith.extui %48 : i1 to i64
+    %50 = arith.muli %47, %49 : i64
+    %51 = arith.index_cast %50 : i64 to index
+    scf.for %arg14 = %c0 to %51 step %c1 {
+      %63 = arith.index_cast %arg14 : index to i64
+      %64 = arith.muli %63, %c16_i64 : i64
+      %65 = arith.maxsi %64, %c0_i64 : i64
+      %66 = arith.addi %64, %c16_i64 : i64
+      %67 = arith.minsi %66, %25 : i64
+      %68 = arith.subi %67, %65 : i64
+      %69 = arith.ori %64, %c2147483648_i64 : i64
+      %70 = arith.subi %65, %64 : i64
+      %71 = arith.addi %69, %70 : i64
+      %72 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %71, %72, %68) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %71 = arith.ceildivsi %arg5, %c32 : index
-    %72:2 = scf.for %arg14 = %c0 to %71 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %82 = arith.maxsi %arg15, %c0 : index
-      %83 = arith.minsi %82, %arg5 : index
-      %84 = arith.addi %arg15, %c32 : index
-      %85 = arith.maxsi %84, %c0 : index
-      %86 = arith.minsi %85, %arg5 : index
-      %87 = arith.subi %83, %arg15 : index
-      %88 = arith.maxsi %87, %c0 : index
-      %89 = arith.minsi %88, %c32 : index
-      %90 = arith.subi %86, %83 : index
-      %91 = arith.cmpi sgt, %89, %c0 : index
-      scf.if %91 {
+    %52 = arith.ceildivsi %arg5, %c32 : index
+    %53:2 = scf.for %arg14 = %c0 to %52 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %63 = arith.maxsi %arg15, %c0 : index
+      %64 = arith.minsi %63, %arg5 : index
+      %65 = arith.addi %arg15, %c32 : index
+      %66 = arith.maxsi %65, %c0 : index
+      %67 = arith.minsi %66, %arg5 : index
+      %68 = arith.subi %64, %arg15 : index
+      %69 = arith.maxsi %68, %c0 : index
+      %70 = arith.minsi %69, %c32 : index
+      %71 = arith.subi %67, %64 : index
+      %72 = arith.cmpi sgt, %70, %c0 : index
+      scf.if %72 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%7, %83] [%14, %90] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %92 = arith.index_cast %90 : index to i64
+      %subview_9 = memref.subview %reinterpret_cast[%7, %64] [%14, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %73 = arith.index_cast %71 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %93 = arith.index_cast %intptr_14 : index to i64
-      %94 = arith.index_cast %offset_11 : index to i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %96) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg17 = %c0 to %64 step %c1 {
-        %142 = arith.index_cast %arg17 : index to i64
-        %143 = arith.addi %57, %142 : i64
-        %144 = arith.muli %143, %c16_i64 : i64
-        %145 = arith.maxsi %144, %25 : i64
-        %146 = arith.addi %144, %c16_i64 : i64
-        %147 = arith.minsi %146, %32 : i64
-        %148 = arith.subi %147, %145 : i64
-        %149 = arith.subi %145, %25 : i64
-        %150 = arith.muli %149, %96 : i64
-        %151 = arith.addi %95, %150 : i64
-        %152 = arith.muli %143, %c32_i64 : i64
-        %153 = arith.subi %145, %144 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.minsi %92, %c64_i64 : i64
-        "instgem.mvin"(%151, %154, %155, %148) : (i64, i64, i64, i64) -> ()
+      %74 = arith.index_cast %intptr_14 : index to i64
+      %75 = arith.index_cast %offset_11 : index to i64
+      %76 = arith.addi %74, %75 : i64
+      %77 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %77) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %45 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
+        %125 = arith.addi %37, %124 : i64
+        %126 = arith.muli %125, %c16_i64 : i64
+        %127 = arith.maxsi %126, %25 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %32 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.subi %127, %25 : i64
+        %132 = arith.muli %131, %77 : i64
+        %133 = arith.addi %76, %132 : i64
+        %134 = arith.muli %125, %c32_i64 : i64
+        %135 = arith.subi %127, %126 : i64
+        %136 = arith.addi %134, %135 : i64
+        %137 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%133, %136, %137, %130) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg17 = %c0 to %70 step %c1 {
-        %142 = arith.index_cast %arg17 : index to i64
-        %143 = arith.muli %142, %c16_i64 : i64
-        %144 = arith.maxsi %143, %c0_i64 : i64
-        %145 = arith.addi %143, %c16_i64 : i64
-        %146 = arith.minsi %145, %25 : i64
-        %147 = arith.subi %146, %144 : i64
-        %148 = arith.muli %142, %c32_i64 : i64
-        %149 = arith.subi %144, %143 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.minsi %92, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %150, %151, %147) : (i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %51 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
+        %125 = arith.muli %124, %c16_i64 : i64
+        %126 = arith.maxsi %125, %c0_i64 : i64
+        %127 = arith.addi %125, %c16_i64 : i64
+        %128 = arith.minsi %127, %25 : i64
+        %129 = arith.subi %128, %126 : i64
+        %130 = arith.muli %124, %c32_i64 : i64
+        %131 = arith.subi %126, %125 : i64
+        %132 = arith.addi %130, %131 : i64
+        %133 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %132, %133, %129) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %97 = arith.maxsi %arg16, %c0 : index
-      %98 = arith.minsi %97, %arg5 : index
-      %99 = arith.addi %arg16, %c32 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %arg5 : index
-      %102 = arith.subi %98, %arg16 : index
-      %103 = arith.maxsi %102, %c0 : index
-      %104 = arith.minsi %103, %c32 : index
-      %105 = arith.subi %101, %98 : index
+      %78 = arith.maxsi %arg16, %c0 : index
+      %79 = arith.minsi %78, %arg5 : index
+      %80 = arith.addi %arg16, %c32 : index
+      %81 = arith.maxsi %80, %c0 : index
+      %82 = arith.minsi %81, %arg5 : index
+      %83 = arith.subi %79, %arg16 : index
+      %84 = arith.maxsi %83, %c0 : index
+      %85 = arith.minsi %84, %c32 : index
+      %86 = arith.subi %82, %79 : index
       scf.if %24 {
         func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%98, %16] [%105, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %106 = arith.index_cast %104 : index to i64
-      %107 = arith.index_cast %105 : index to i64
-      %108 = arith.addi %106, %107 : i64
+      %subview_15 = memref.subview %reinterpret_cast_0[%79, %16] [%86, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %87 = arith.index_cast %85 : index to i64
+      %88 = arith.index_cast %86 : index to i64
+      %89 = arith.addi %87, %88 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %109 = arith.index_cast %intptr_20 : index to i64
-      %110 = arith.index_cast %offset_17 : index to i64
-      %111 = arith.addi %109, %110 : i64
-      %112 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %112) : (i64, i64, i64, i64, i64, i64) -> ()
-      %113 = arith.maxsi %106, %c0_i64 : i64
-      %114 = arith.divui %113, %c16_i64 : i64
-      %115 = arith.maxsi %108, %c0_i64 : i64
-      %116 = arith.addi %115, %c15_i64 : i64
-      %117 = arith.divui %116, %c16_i64 : i64
-      %118 = arith.subi %117, %114 : i64
-      %119 = arith.cmpi sgt, %107, %c0_i64 : i64
-      %120 = arith.extui %119 : i1 to i64
-      %121 = arith.muli %118, %120 : i64
-      %122 = arith.index_cast %121 : i64 to index
-      scf.for %arg17 = %c0 to %122 step %c1 {
-        %142 = arith.index_cast %arg17 : index to i64
-        %143 = arith.addi %114, %142 : i64
-        %144 = arith.muli %143, %c16_i64 : i64
-        %145 = arith.maxsi %144, %106 : i64
-        %146 = arith.addi %144, %c16_i64 : i64
-        %147 = arith.minsi %146, %108 : i64
-        %148 = arith.subi %147, %145 : i64
-        %149 = arith.subi %145, %106 : i64
-        %150 = arith.muli %149, %112 : i64
-        %151 = arith.addi %111, %150 : i64
-        %152 = arith.addi %144, %c64_i64 : i64
-        %153 = arith.subi %145, %144 : i64
-        %154 = arith.addi %152, %153 : i64
-        %155 = arith.minsi %27, %c64_i64 : i64
-        "instgem.mvin"(%151, %154, %155, %148) : (i64, i64, i64, i64) -> ()
+      %90 = arith.index_cast %intptr_20 : index to i64
+      %91 = arith.index_cast %offset_17 : index to i64
+      %92 = arith.addi %90, %91 : i64
+      %93 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %93) : (i64, i64, i64, i64, i64, i64) -> ()
+      %94 = arith.maxsi %87, %c0_i64 : i64
+      %95 = arith.divui %94, %c16_i64 : i64
+      %96 = arith.maxsi %89, %c0_i64 : i64
+      %97 = arith.addi %96, %c15_i64 : i64
+      %98 = arith.divui %97, %c16_i64 : i64
+      %99 = arith.subi %98, %95 : i64
+      %100 = arith.cmpi sgt, %88, %c0_i64 : i64
+      %101 = arith.extui %100 : i1 to i64
+      %102 = arith.muli %99, %101 : i64
+      %103 = arith.index_cast %102 : i64 to index
+      scf.for %arg17 = %c0 to %103 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
+        %125 = arith.addi %95, %124 : i64
+        %126 = arith.muli %125, %c16_i64 : i64
+        %127 = arith.maxsi %126, %87 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %89 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.subi %127, %87 : i64
+        %132 = arith.muli %131, %93 : i64
+        %133 = arith.addi %92, %132 : i64
+        %134 = arith.addi %126, %c64_i64 : i64
+        %135 = arith.subi %127, %126 : i64
+        %136 = arith.addi %134, %135 : i64
+        %137 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%133, %136, %137, %130) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %123 = arith.addi %113, %c15_i64 : i64
-      %124 = arith.divui %123, %c16_i64 : i64
-      %125 = arith.cmpi sgt, %106, %c0_i64 : i64
-      %126 = arith.extui %125 : i1 to i64
-      %127 = arith.muli %124, %126 : i64
-      %128 = arith.index_cast %127 : i64 to index
-      scf.for %arg17 = %c0 to %128 step %c1 {
-        %142 = arith.index_cast %arg17 : index to i64
-        %143 = arith.muli %142, %c16_i64 : i64
-        %144 = arith.maxsi %143, %c0_i64 : i64
-        %145 = arith.addi %143, %c16_i64 : i64
-        %146 = arith.minsi %145, %106 : i64
-        %147 = arith.subi %146, %144 : i64
-        %148 = arith.addi %143, %c64_i64 : i64
-        %149 = arith.subi %144, %143 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.minsi %27, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %150, %151, %147) : (i64, i64, i64, i64) -> ()
+      %104 = arith.addi %94, %c15_i64 : i64
+      %105 = arith.divui %104, %c16_i64 : i64
+      %106 = arith.cmpi sgt, %87, %c0_i64 : i64
+      %107 = arith.extui %106 : i1 to i64
+      %108 = arith.muli %105, %107 : i64
+      %109 = arith.index_cast %108 : i64 to index
+      scf.for %arg17 = %c0 to %109 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
+        %125 = arith.muli %124, %c16_i64 : i64
+        %126 = arith.maxsi %125, %c0_i64 : i64
+        %127 = arith.addi %125, %c16_i64 : i64
+        %128 = arith.minsi %127, %87 : i64
+        %129 = arith.subi %128, %126 : i64
+        %130 = arith.addi %125, %c64_i64 : i64
+        %131 = arith.subi %126, %125 : i64
+        %132 = arith.addi %130, %131 : i64
+        %133 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %132, %133, %129) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %129 = arith.maxsi %92, %c0_i64 : i64
-      %130 = arith.minsi %129, %c32_i64 : i64
-      %131 = arith.minsi %115, %c32_i64 : i64
-      %132 = arith.maxsi %27, %c0_i64 : i64
-      %133 = arith.minsi %132, %c16_i64 : i64
-      %134 = arith.ceildivsi %34, %c16_i64 : i64
-      %135 = arith.ceildivsi %133, %c16_i64 : i64
-      %136 = arith.minsi %130, %131 : i64
-      %137 = arith.ceildivsi %136, %c16_i64 : i64
-      %138 = arith.subi %137, %c1_i64 : i64
-      %139 = arith.cmpi sgt, %137, %c0_i64 : i64
-      %140 = arith.select %139, %134, %c0_i64 : i64
-      %141 = arith.index_cast %140 : i64 to index
-      scf.for %arg17 = %c0 to %141 step %c1 {
-        %142 = arith.index_cast %arg17 : index to i64
-        %143 = arith.index_cast %135 : i64 to index
-        scf.for %arg18 = %c0 to %143 step %c1 {
-          %144 = arith.index_cast %arg18 : index to i64
-          %145 = arith.muli %142, %c16_i64 : i64
-          %146 = arith.subi %34, %145 : i64
-          %147 = arith.minsi %146, %c16_i64 : i64
-          %148 = arith.muli %144, %c16_i64 : i64
-          %149 = arith.subi %133, %148 : i64
-          %150 = arith.minsi %149, %c16_i64 : i64
-          %151 = arith.addi %145, %148 : i64
-          %152 = arith.ori %151, %c3221225472_i64 : i64
-          %153 = arith.cmpi eq, %138, %c0_i64 : i64
-          %154 = arith.select %153, %152, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %150, %147, %154, %150, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-          %155 = arith.muli %142, %c32_i64 : i64
-          %156 = arith.minsi %130, %c16_i64 : i64
-          %157 = arith.addi %148, %c64_i64 : i64
-          %158 = arith.minsi %131, %c16_i64 : i64
-          "instgem.compute_preloaded"(%155, %156, %147, %157, %150, %158) : (i64, i64, i64, i64, i64, i64) -> ()
-          %159 = arith.index_cast %137 : i64 to index
-          scf.for %arg19 = %c1 to %159 step %c1 {
-            %160 = arith.index_cast %arg19 : index to i64
-            %161 = arith.cmpi eq, %160, %138 : i64
-            %162 = arith.select %161, %152, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %150, %147, %162, %150, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-            %163 = arith.muli %160, %c16_i64 : i64
-            %164 = arith.addi %155, %163 : i64
-            %165 = arith.subi %130, %163 : i64
-            %166 = arith.minsi %165, %c16_i64 : i64
-            %167 = arith.addi %163, %148 : i64
-            %168 = arith.addi %167, %c64_i64 : i64
-            %169 = arith.subi %131, %163 : i64
-            %170 = arith.minsi %169, %c16_i64 : i64
-            "instgem.compute_accumulated"(%164, %166, %147, %168, %150, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+      %110 = arith.minsi %38, %c32_i64 : i64
+      %111 = arith.maxsi %73, %c0_i64 : i64
+      %112 = arith.minsi %111, %c32_i64 : i64
+      %113 = arith.minsi %96, %c32_i64 : i64
+      %114 = arith.maxsi %27, %c0_i64 : i64
+      %115 = arith.minsi %114, %c16_i64 : i64
+      %116 = arith.ceildivsi %110, %c16_i64 : i64
+      %117 = arith.ceildivsi %115, %c16_i64 : i64
+      %118 = arith.minsi %112, %113 : i64
+      %119 = arith.ceildivsi %118, %c16_i64 : i64
+      %120 = arith.subi %119, %c1_i64 : i64
+      %121 = arith.cmpi sgt, %119, %c0_i64 : i64
+      %122 = arith.select %121, %116, %c0_i64 : i64
+      %123 = arith.index_cast %122 : i64 to index
+      scf.for %arg17 = %c0 to %123 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
+        %125 = arith.index_cast %117 : i64 to index
+        scf.for %arg18 = %c0 to %125 step %c1 {
+          %126 = arith.index_cast %arg18 : index to i64
+          %127 = arith.muli %124, %c16_i64 : i64
+          %128 = arith.subi %110, %127 : i64
+          %129 = arith.minsi %128, %c16_i64 : i64
+          %130 = arith.muli %126, %c16_i64 : i64
+          %131 = arith.subi %115, %130 : i64
+          %132 = arith.minsi %131, %c16_i64 : i64
+          %133 = arith.addi %127, %130 : i64
+          %134 = arith.ori %133, %c3221225472_i64 : i64
+          %135 = arith.cmpi eq, %120, %c0_i64 : i64
+          %136 = arith.select %135, %134, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %132, %129, %136, %132, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+          %137 = arith.muli %124, %c32_i64 : i64
+          %138 = arith.minsi %112, %c16_i64 : i64
+          %139 = arith.addi %130, %c64_i64 : i64
+          %140 = arith.minsi %113, %c16_i64 : i64
+          "instgem.compute_preloaded"(%137, %138, %129, %139, %132, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+          %141 = arith.index_cast %119 : i64 to index
+          scf.for %arg19 = %c1 to %141 step %c1 {
+            %142 = arith.index_cast %arg19 : index to i64
+            %143 = arith.cmpi eq, %142, %120 : i64
+            %144 = arith.select %143, %134, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %132, %129, %144, %132, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+            %145 = arith.muli %142, %c16_i64 : i64
+            %146 = arith.addi %137, %145 : i64
+            %147 = arith.subi %112, %145 : i64
+            %148 = arith.minsi %147, %c16_i64 : i64
+            %149 = arith.addi %145, %130 : i64
+            %150 = arith.addi %149, %c64_i64 : i64
+            %151 = arith.subi %113, %145 : i64
+            %152 = arith.minsi %151, %c16_i64 : i64
+            "instgem.compute_accumulated"(%146, %148, %129, %150, %132, %152) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %84, %99 : index, index
+      scf.yield %65, %80 : index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %24 {
@@ -379,39 +336,39 @@ module {
     %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %73 = arith.index_cast %intptr_8 : index to i64
-    %74 = arith.index_cast %offset_5 : index to i64
-    %75 = arith.muli %74, %c4_i64 : i64
-    %76 = arith.addi %73, %75 : i64
-    %77 = arith.index_cast %strides_7#0 : index to i64
-    %78 = arith.muli %77, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %78, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %79 = arith.ceildivsi %27, %c16_i64 : i64
-    %80 = arith.muli %63, %79 : i64
-    %81 = arith.index_cast %80 : i64 to index
-    scf.for %arg14 = %c0 to %81 step %c1 {
-      %82 = arith.index_cast %arg14 : index to i64
-      %83 = arith.remsi %82, %63 : i64
-      %84 = arith.divsi %82, %63 : i64
-      %85 = arith.addi %57, %83 : i64
-      %86 = arith.muli %85, %c16_i64 : i64
-      %87 = arith.maxsi %86, %25 : i64
-      %88 = arith.addi %86, %c16_i64 : i64
-      %89 = arith.minsi %88, %32 : i64
-      %90 = arith.subi %89, %87 : i64
-      %91 = arith.subi %87, %25 : i64
-      %92 = arith.muli %91, %78 : i64
-      %93 = arith.addi %76, %92 : i64
-      %94 = arith.muli %84, %c64_i64 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.muli %84, %c16_i64 : i64
-      %97 = arith.addi %86, %96 : i64
-      %98 = arith.ori %97, %c2684354560_i64 : i64
-      %99 = arith.subi %87, %86 : i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.subi %27, %96 : i64
-      %102 = arith.minsi %101, %c16_i64 : i64
-      "instgem.mvout"(%95, %100, %102, %90) : (i64, i64, i64, i64) -> ()
+    %54 = arith.index_cast %intptr_8 : index to i64
+    %55 = arith.index_cast %offset_5 : index to i64
+    %56 = arith.muli %55, %c4_i64 : i64
+    %57 = arith.addi %54, %56 : i64
+    %58 = arith.index_cast %strides_7#0 : index to i64
+    %59 = arith.muli %58, %c4_i64 : i64
+    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %60 = arith.ceildivsi %27, %c16_i64 : i64
+    %61 = arith.muli %44, %60 : i64
+    %62 = arith.index_cast %61 : i64 to index
+    scf.for %arg14 = %c0 to %62 step %c1 {
+      %63 = arith.index_cast %arg14 : index to i64
+      %64 = arith.remsi %63, %44 : i64
+      %65 = arith.divsi %63, %44 : i64
+      %66 = arith.addi %37, %64 : i64
+      %67 = arith.muli %66, %c16_i64 : i64
+      %68 = arith.maxsi %67, %25 : i64
+      %69 = arith.addi %67, %c16_i64 : i64
+      %70 = arith.minsi %69, %32 : i64
+      %71 = arith.subi %70, %68 : i64
+      %72 = arith.subi %68, %25 : i64
+      %73 = arith.muli %72, %59 : i64
+      %74 = arith.addi %57, %73 : i64
+      %75 = arith.muli %65, %c64_i64 : i64
+      %76 = arith.addi %74, %75 : i64
+      %77 = arith.muli %65, %c16_i64 : i64
+      %78 = arith.addi %67, %77 : i64
+      %79 = arith.ori %78, %c2684354560_i64 : i64
+      %80 = arith.subi %68, %67 : i64
+      %81 = arith.addi %79, %80 : i64
+      %82 = arith.subi %27, %77 : i64
+      %83 = arith.minsi %82, %c16_i64 : i64
+      "instgem.mvout"(%76, %81, %83, %71) : (i64, i64, i64, i64) -> ()
     }
     return
   }

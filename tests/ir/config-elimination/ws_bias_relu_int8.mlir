@@ -9,7 +9,7 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
@@ -66,14 +66,14 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
-    %c2_i64 = arith.constant 2 : i64
+    %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c32_i64 = arith.constant 32 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
@@ -131,108 +131,64 @@ module {
     %29 = arith.index_cast %offset : index to i64
     %30 = arith.muli %29, %c4_i64 : i64
     %31 = arith.addi %28, %30 : i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     %32 = arith.addi %25, %26 : i64
-    %33 = arith.maxsi %32, %c0_i64 : i64
-    %34 = arith.minsi %33, %c32_i64 : i64
-    %35 = arith.divui %27, %c16_i64 : i64
-    %36 = arith.muli %35, %c16_i64 : i64
-    %37 = arith.cmpi eq, %36, %c0_i64 : i64
-    %38 = arith.select %37, %c0_i64, %34 : i64
-    %39 = arith.subi %c32_i64, %38 : i64
-    %40 = arith.maxsi %38, %c0_i64 : i64
-    %41 = arith.divui %40, %c16_i64 : i64
-    %42 = arith.subi %c2_i64, %41 : i64
-    %43 = arith.cmpi sgt, %39, %c0_i64 : i64
-    %44 = arith.extui %43 : i1 to i64
-    %45 = arith.muli %42, %44 : i64
-    %46 = arith.index_cast %45 : i64 to index
-    scf.for %arg14 = %c0 to %46 step %c1 {
-      %81 = arith.index_cast %arg14 : index to i64
-      %82 = arith.addi %41, %81 : i64
-      %83 = arith.muli %82, %c16_i64 : i64
-      %84 = arith.maxsi %83, %38 : i64
-      %85 = arith.addi %83, %c16_i64 : i64
-      %86 = arith.minsi %85, %c32_i64 : i64
-      %87 = arith.subi %86, %84 : i64
-      %88 = arith.ori %83, %c2147483648_i64 : i64
-      %89 = arith.subi %84, %83 : i64
-      %90 = arith.addi %88, %89 : i64
-      "instgem.mvin"(%c0_i64, %90, %c16_i64, %87) : (i64, i64, i64, i64) -> ()
+    %33 = arith.cmpi slt, %32, %c32_i64 : i64
+    %34 = arith.cmpi slt, %27, %c16_i64 : i64
+    %35 = arith.ori %33, %34 : i1
+    scf.if %35 {
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg14 = %c0 to %c2 step %c1 {
+        %62 = arith.index_cast %arg14 : index to i64
+        %63 = arith.muli %62, %c16_i64 : i64
+        %64 = arith.ori %63, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
     }
-    %47 = arith.addi %40, %c15_i64 : i64
-    %48 = arith.divui %47, %c16_i64 : i64
-    %49 = arith.cmpi sgt, %38, %c0_i64 : i64
-    %50 = arith.extui %49 : i1 to i64
-    %51 = arith.muli %48, %50 : i64
-    %52 = arith.subi %c16_i64, %36 : i64
-    %53 = arith.ceildivsi %52, %c16_i64 : i64
-    %54 = arith.muli %51, %53 : i64
-    %55 = arith.index_cast %54 : i64 to index
-    scf.for %arg14 = %c0 to %55 step %c1 {
-      %81 = arith.index_cast %arg14 : index to i64
-      %82 = arith.divui %81, %53 : i64
-      %83 = arith.remui %81, %53 : i64
-      %84 = arith.muli %82, %c16_i64 : i64
-      %85 = arith.maxsi %84, %c0_i64 : i64
-      %86 = arith.addi %84, %c16_i64 : i64
-      %87 = arith.minsi %86, %38 : i64
-      %88 = arith.subi %87, %85 : i64
-      %89 = arith.divui %36, %c16_i64 : i64
-      %90 = arith.addi %89, %83 : i64
-      %91 = arith.muli %90, %c16_i64 : i64
-      %92 = arith.addi %84, %91 : i64
-      %93 = arith.ori %92, %c2147483648_i64 : i64
-      %94 = arith.subi %85, %84 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.muli %83, %c16_i64 : i64
-      %97 = arith.subi %52, %96 : i64
-      %98 = arith.minsi %97, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %95, %98, %88) : (i64, i64, i64, i64) -> ()
-    }
-    %56 = arith.maxsi %25, %c0_i64 : i64
-    %57 = arith.divui %56, %c16_i64 : i64
-    %58 = arith.addi %33, %c15_i64 : i64
-    %59 = arith.divui %58, %c16_i64 : i64
-    %60 = arith.subi %59, %57 : i64
-    %61 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %62 = arith.extui %61 : i1 to i64
-    %63 = arith.muli %60, %62 : i64
-    %64 = arith.index_cast %63 : i64 to index
-    scf.for %arg14 = %c0 to %64 step %c1 {
-      %81 = arith.index_cast %arg14 : index to i64
-      %82 = arith.addi %57, %81 : i64
-      %83 = arith.muli %82, %c16_i64 : i64
-      %84 = arith.maxsi %83, %25 : i64
-      %85 = arith.addi %83, %c16_i64 : i64
-      %86 = arith.minsi %85, %32 : i64
-      %87 = arith.subi %86, %84 : i64
-      %88 = arith.ori %83, %c2147483648_i64 : i64
-      %89 = arith.subi %84, %83 : i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.minsi %27, %c16_i64 : i64
-      "instgem.mvin"(%31, %90, %91, %87) : (i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %36 = arith.maxsi %25, %c0_i64 : i64
+    %37 = arith.divui %36, %c16_i64 : i64
+    %38 = arith.maxsi %32, %c0_i64 : i64
+    %39 = arith.addi %38, %c15_i64 : i64
+    %40 = arith.divui %39, %c16_i64 : i64
+    %41 = arith.subi %40, %37 : i64
+    %42 = arith.cmpi sgt, %26, %c0_i64 : i64
+    %43 = arith.extui %42 : i1 to i64
+    %44 = arith.muli %41, %43 : i64
+    %45 = arith.index_cast %44 : i64 to index
+    scf.for %arg14 = %c0 to %45 step %c1 {
+      %62 = arith.index_cast %arg14 : index to i64
+      %63 = arith.addi %37, %62 : i64
+      %64 = arith.muli %63, %c16_i64 : i64
+      %65 = arith.maxsi %64, %25 : i64
+      %66 = arith.addi %64, %c16_i64 : i64
+      %67 = arith.minsi %66, %32 : i64
+      %68 = arith.subi %67, %65 : i64
+      %69 = arith.ori %64, %c2147483648_i64 : i64
+      %70 = arith.subi %65, %64 : i64
+      %71 = arith.addi %69, %70 : i64
+      %72 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%31, %71, %72, %68) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %65 = arith.addi %56, %c15_i64 : i64
-    %66 = arith.divui %65, %c16_i64 : i64
-    %67 = arith.cmpi sgt, %25, %c0_i64 : i64
-    %68 = arith.extui %67 : i1 to i64
-    %69 = arith.muli %66, %68 : i64
-    %70 = arith.index_cast %69 : i64 to index
-    scf.for %arg14 = %c0 to %70 step %c1 {
-      %81 = arith.index_cast %arg14 : index to i64
-      %82 = arith.muli %81, %c16_i64 : i64
-      %83 = arith.maxsi %82, %c0_i64 : i64
-      %84 = arith.addi %82, %c16_i64 : i64
-      %85 = arith.minsi %84, %25 : i64
-      %86 = arith.subi %85, %83 : i64
-      %87 = arith.ori %82, %c2147483648_i64 : i64
-      %88 = arith.subi %83, %82 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.minsi %27, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %89, %90, %86) : (i64, i64, i64, i64) -> ()
+    %46 = arith.addi %36, %c15_i64 : i64
+    %47 = arith.divui %46, %c16_i64 : i64
+    %48 = arith.cmpi sgt, %25, %c0_i64 : i64
+    %49 = arith.extui %48 : i1 to i64
+    %50 = arith.muli %47, %49 : i64
+    %51 = arith.index_cast %50 : i64 to index
+    scf.for %arg14 = %c0 to %51 step %c1 {
+      %62 = arith.index_cast %arg14 : index to i64
+      %63 = arith.muli %62, %c16_i64 : i64
+      %64 = arith.maxsi %63, %c0_i64 : i64
+      %65 = arith.addi %63, %c16_i64 : i64
+      %66 = arith.minsi %65, %25 : i64
+      %67 = arith.subi %66, %64 : i64
+      %68 = arith.ori %63, %c2147483648_i64 : i64
+      %69 = arith.subi %64, %63 : i64
+      %70 = arith.addi %68, %69 : i64
+      %71 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %70, %71, %67) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %71 = arith.ceildivsi %arg5, %c32 : index
+    %52 = arith.ceildivsi %arg5, %c32 : index
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %24 {
       func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
@@ -240,645 +196,646 @@ module {
     %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %72 = arith.index_cast %intptr_8 : index to i64
-    %73 = arith.index_cast %offset_5 : index to i64
-    %74 = arith.addi %72, %73 : i64
-    %75 = arith.index_cast %strides_7#0 : index to i64
-    %76 = arith.bitcast %arg12 : f32 to i32
-    %77 = arith.extui %76 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %78 = arith.ceildivsi %27, %c16_i64 : i64
-    %79:2 = scf.for %arg14 = %c0 to %71 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %81 = arith.maxsi %arg15, %c0 : index
-      %82 = arith.minsi %81, %arg5 : index
-      %83 = arith.addi %arg15, %c32 : index
-      %84 = arith.maxsi %83, %c0 : index
-      %85 = arith.minsi %84, %arg5 : index
-      %86 = arith.subi %82, %arg15 : index
-      %87 = arith.maxsi %86, %c0 : index
-      %88 = arith.minsi %87, %c32 : index
-      %89 = arith.subi %85, %82 : index
-      %90 = arith.cmpi sgt, %88, %c0 : index
-      scf.if %90 {
+    %53 = arith.index_cast %intptr_8 : index to i64
+    %54 = arith.index_cast %offset_5 : index to i64
+    %55 = arith.addi %53, %54 : i64
+    %56 = arith.index_cast %strides_7#0 : index to i64
+    %57 = arith.bitcast %arg12 : f32 to i32
+    %58 = arith.extui %57 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %58) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %59 = arith.ceildivsi %27, %c16_i64 : i64
+    %60:2 = scf.for %arg14 = %c0 to %52 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %62 = arith.maxsi %arg15, %c0 : index
+      %63 = arith.minsi %62, %arg5 : index
+      %64 = arith.addi %arg15, %c32 : index
+      %65 = arith.maxsi %64, %c0 : index
+      %66 = arith.minsi %65, %arg5 : index
+      %67 = arith.subi %63, %arg15 : index
+      %68 = arith.maxsi %67, %c0 : index
+      %69 = arith.minsi %68, %c32 : index
+      %70 = arith.subi %66, %63 : index
+      %71 = arith.cmpi sgt, %69, %c0 : index
+      scf.if %71 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%7, %82] [%14, %89] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %91 = arith.index_cast %89 : index to i64
+      %subview_9 = memref.subview %reinterpret_cast[%7, %63] [%14, %70] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %72 = arith.index_cast %70 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %92 = arith.index_cast %intptr_14 : index to i64
-      %93 = arith.index_cast %offset_11 : index to i64
-      %94 = arith.addi %92, %93 : i64
-      %95 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %95) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg17 = %c0 to %64 step %c1 {
-        %149 = arith.index_cast %arg17 : index to i64
-        %150 = arith.addi %57, %149 : i64
-        %151 = arith.muli %150, %c16_i64 : i64
-        %152 = arith.maxsi %151, %25 : i64
-        %153 = arith.addi %151, %c16_i64 : i64
-        %154 = arith.minsi %153, %32 : i64
-        %155 = arith.subi %154, %152 : i64
-        %156 = arith.subi %152, %25 : i64
-        %157 = arith.muli %156, %95 : i64
-        %158 = arith.addi %94, %157 : i64
-        %159 = arith.muli %150, %c32_i64 : i64
-        %160 = arith.subi %152, %151 : i64
-        %161 = arith.addi %159, %160 : i64
-        %162 = arith.minsi %91, %c64_i64 : i64
-        "instgem.mvin"(%158, %161, %162, %155) : (i64, i64, i64, i64) -> ()
+      %73 = arith.index_cast %intptr_14 : index to i64
+      %74 = arith.index_cast %offset_11 : index to i64
+      %75 = arith.addi %73, %74 : i64
+      %76 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %45 step %c1 {
+        %131 = arith.index_cast %arg17 : index to i64
+        %132 = arith.addi %37, %131 : i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %25 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %32 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.subi %134, %25 : i64
+        %139 = arith.muli %138, %76 : i64
+        %140 = arith.addi %75, %139 : i64
+        %141 = arith.muli %132, %c32_i64 : i64
+        %142 = arith.subi %134, %133 : i64
+        %143 = arith.addi %141, %142 : i64
+        %144 = arith.minsi %72, %c64_i64 : i64
+        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg17 = %c0 to %70 step %c1 {
-        %149 = arith.index_cast %arg17 : index to i64
-        %150 = arith.muli %149, %c16_i64 : i64
-        %151 = arith.maxsi %150, %c0_i64 : i64
-        %152 = arith.addi %150, %c16_i64 : i64
-        %153 = arith.minsi %152, %25 : i64
-        %154 = arith.subi %153, %151 : i64
-        %155 = arith.muli %149, %c32_i64 : i64
-        %156 = arith.subi %151, %150 : i64
-        %157 = arith.addi %155, %156 : i64
-        %158 = arith.minsi %91, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %157, %158, %154) : (i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %51 step %c1 {
+        %131 = arith.index_cast %arg17 : index to i64
+        %132 = arith.muli %131, %c16_i64 : i64
+        %133 = arith.maxsi %132, %c0_i64 : i64
+        %134 = arith.addi %132, %c16_i64 : i64
+        %135 = arith.minsi %134, %25 : i64
+        %136 = arith.subi %135, %133 : i64
+        %137 = arith.muli %131, %c32_i64 : i64
+        %138 = arith.subi %133, %132 : i64
+        %139 = arith.addi %137, %138 : i64
+        %140 = arith.minsi %72, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %139, %140, %136) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %96 = arith.maxsi %arg16, %c0 : index
-      %97 = arith.minsi %96, %arg5 : index
-      %98 = arith.addi %arg16, %c32 : index
-      %99 = arith.maxsi %98, %c0 : index
-      %100 = arith.minsi %99, %arg5 : index
-      %101 = arith.subi %97, %arg16 : index
-      %102 = arith.maxsi %101, %c0 : index
-      %103 = arith.minsi %102, %c32 : index
-      %104 = arith.subi %100, %97 : index
+      %77 = arith.maxsi %arg16, %c0 : index
+      %78 = arith.minsi %77, %arg5 : index
+      %79 = arith.addi %arg16, %c32 : index
+      %80 = arith.maxsi %79, %c0 : index
+      %81 = arith.minsi %80, %arg5 : index
+      %82 = arith.subi %78, %arg16 : index
+      %83 = arith.maxsi %82, %c0 : index
+      %84 = arith.minsi %83, %c32 : index
+      %85 = arith.subi %81, %78 : index
       scf.if %24 {
         func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%97, %16] [%104, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %105 = arith.index_cast %103 : index to i64
-      %106 = arith.index_cast %104 : index to i64
-      %107 = arith.addi %105, %106 : i64
+      %subview_15 = memref.subview %reinterpret_cast_0[%78, %16] [%85, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %86 = arith.index_cast %84 : index to i64
+      %87 = arith.index_cast %85 : index to i64
+      %88 = arith.addi %86, %87 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %108 = arith.index_cast %intptr_20 : index to i64
-      %109 = arith.index_cast %offset_17 : index to i64
-      %110 = arith.addi %108, %109 : i64
-      %111 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
-      %112 = arith.maxsi %105, %c0_i64 : i64
-      %113 = arith.divui %112, %c16_i64 : i64
-      %114 = arith.maxsi %107, %c0_i64 : i64
-      %115 = arith.addi %114, %c15_i64 : i64
-      %116 = arith.divui %115, %c16_i64 : i64
-      %117 = arith.subi %116, %113 : i64
-      %118 = arith.cmpi sgt, %106, %c0_i64 : i64
-      %119 = arith.extui %118 : i1 to i64
-      %120 = arith.muli %117, %119 : i64
-      %121 = arith.index_cast %120 : i64 to index
-      scf.for %arg17 = %c0 to %121 step %c1 {
-        %149 = arith.index_cast %arg17 : index to i64
-        %150 = arith.addi %113, %149 : i64
-        %151 = arith.muli %150, %c16_i64 : i64
-        %152 = arith.maxsi %151, %105 : i64
-        %153 = arith.addi %151, %c16_i64 : i64
-        %154 = arith.minsi %153, %107 : i64
-        %155 = arith.subi %154, %152 : i64
-        %156 = arith.subi %152, %105 : i64
-        %157 = arith.muli %156, %111 : i64
-        %158 = arith.addi %110, %157 : i64
-        %159 = arith.addi %151, %c64_i64 : i64
-        %160 = arith.subi %152, %151 : i64
-        %161 = arith.addi %159, %160 : i64
-        %162 = arith.minsi %27, %c64_i64 : i64
-        "instgem.mvin"(%158, %161, %162, %155) : (i64, i64, i64, i64) -> ()
+      %89 = arith.index_cast %intptr_20 : index to i64
+      %90 = arith.index_cast %offset_17 : index to i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
+      %93 = arith.maxsi %86, %c0_i64 : i64
+      %94 = arith.divui %93, %c16_i64 : i64
+      %95 = arith.maxsi %88, %c0_i64 : i64
+      %96 = arith.addi %95, %c15_i64 : i64
+      %97 = arith.divui %96, %c16_i64 : i64
+      %98 = arith.subi %97, %94 : i64
+      %99 = arith.cmpi sgt, %87, %c0_i64 : i64
+      %100 = arith.extui %99 : i1 to i64
+      %101 = arith.muli %98, %100 : i64
+      %102 = arith.index_cast %101 : i64 to index
+      scf.for %arg17 = %c0 to %102 step %c1 {
+        %131 = arith.index_cast %arg17 : index to i64
+        %132 = arith.addi %94, %131 : i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %86 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %88 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.subi %134, %86 : i64
+        %139 = arith.muli %138, %92 : i64
+        %140 = arith.addi %91, %139 : i64
+        %141 = arith.addi %133, %c64_i64 : i64
+        %142 = arith.subi %134, %133 : i64
+        %143 = arith.addi %141, %142 : i64
+        %144 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %122 = arith.addi %112, %c15_i64 : i64
-      %123 = arith.divui %122, %c16_i64 : i64
-      %124 = arith.cmpi sgt, %105, %c0_i64 : i64
-      %125 = arith.extui %124 : i1 to i64
-      %126 = arith.muli %123, %125 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg17 = %c0 to %127 step %c1 {
-        %149 = arith.index_cast %arg17 : index to i64
-        %150 = arith.muli %149, %c16_i64 : i64
-        %151 = arith.maxsi %150, %c0_i64 : i64
-        %152 = arith.addi %150, %c16_i64 : i64
-        %153 = arith.minsi %152, %105 : i64
-        %154 = arith.subi %153, %151 : i64
-        %155 = arith.addi %150, %c64_i64 : i64
-        %156 = arith.subi %151, %150 : i64
-        %157 = arith.addi %155, %156 : i64
-        %158 = arith.minsi %27, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %157, %158, %154) : (i64, i64, i64, i64) -> ()
+      %103 = arith.addi %93, %c15_i64 : i64
+      %104 = arith.divui %103, %c16_i64 : i64
+      %105 = arith.cmpi sgt, %86, %c0_i64 : i64
+      %106 = arith.extui %105 : i1 to i64
+      %107 = arith.muli %104, %106 : i64
+      %108 = arith.index_cast %107 : i64 to index
+      scf.for %arg17 = %c0 to %108 step %c1 {
+        %131 = arith.index_cast %arg17 : index to i64
+        %132 = arith.muli %131, %c16_i64 : i64
+        %133 = arith.maxsi %132, %c0_i64 : i64
+        %134 = arith.addi %132, %c16_i64 : i64
+        %135 = arith.minsi %134, %86 : i64
+        %136 = arith.subi %135, %133 : i64
+        %137 = arith.addi %132, %c64_i64 : i64
+        %138 = arith.subi %133, %132 : i64
+        %139 = arith.addi %137, %138 : i64
+        %140 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %139, %140, %136) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %128 = arith.maxsi %91, %c0_i64 : i64
-      %129 = arith.minsi %128, %c32_i64 : i64
-      %130 = arith.minsi %114, %c32_i64 : i64
-      %131 = arith.maxsi %27, %c0_i64 : i64
-      %132 = arith.minsi %131, %c16_i64 : i64
-      %133 = arith.ceildivsi %34, %c16_i64 : i64
-      %134 = arith.ceildivsi %132, %c16_i64 : i64
-      %135 = arith.minsi %129, %130 : i64
-      %136 = arith.ceildivsi %135, %c16_i64 : i64
-      %137 = arith.addi %arg14, %c1 : index
-      %138 = arith.cmpi sge, %137, %71 : index
-      %139 = arith.cmpi sgt, %133, %c0_i64 : i64
-      %140 = arith.select %139, %134, %c0_i64 : i64
-      %141 = arith.index_cast %140 : i64 to index
-      %142 = arith.divsi %135, %c16_i64 : i64
-      %143 = arith.minsi %136, %142 : i64
-      %144 = arith.maxsi %143, %c0_i64 : i64
-      %145 = arith.divsi %34, %c16_i64 : i64
-      %146 = arith.minsi %133, %145 : i64
-      %147 = arith.maxsi %146, %c1_i64 : i64
-      %148 = arith.minsi %34, %c16_i64 : i64
-      scf.if %138 {
-        %149 = arith.maxsi %136, %c1_i64 : i64
-        %150 = arith.ceildivsi %63, %149 : i64
-        scf.for %arg17 = %c0 to %141 step %c1 {
-          %154 = arith.index_cast %arg17 : index to i64
-          %155 = arith.subi %154, %c1_i64 : i64
-          %156 = arith.cmpi sge, %155, %c0_i64 : i64
-          %157 = arith.cmpi slt, %155, %78 : i64
-          %158 = arith.andi %156, %157 : i1
-          %159 = arith.subi %140, %c1_i64 : i64
-          %160 = arith.cmpi eq, %154, %159 : i64
-          %161 = arith.cmpi slt, %154, %78 : i64
-          %162 = arith.andi %160, %161 : i1
-          %163 = arith.subi %136, %c1_i64 : i64
-          %164 = arith.select %162, %163, %c-1_i64 : i64
-          %165 = arith.muli %154, %c16_i64 : i64
-          %166 = arith.subi %132, %165 : i64
-          %167 = arith.minsi %166, %c16_i64 : i64
-          %168 = arith.index_cast %144 : i64 to index
-          scf.for %arg18 = %c0 to %168 step %c1 {
-            %176 = arith.index_cast %arg18 : index to i64
-            scf.if %158 {
-              %182 = arith.muli %176, %150 : i64
-              %183 = arith.minsi %182, %63 : i64
-              %184 = arith.addi %183, %150 : i64
-              %185 = arith.minsi %184, %63 : i64
-              %186 = arith.index_cast %183 : i64 to index
-              %187 = arith.index_cast %185 : i64 to index
-              scf.for %arg19 = %186 to %187 step %c1 {
-                %188 = arith.index_cast %arg19 : index to i64
-                %189 = arith.addi %57, %188 : i64
-                %190 = arith.muli %189, %c16_i64 : i64
-                %191 = arith.maxsi %190, %25 : i64
-                %192 = arith.addi %190, %c16_i64 : i64
-                %193 = arith.minsi %192, %32 : i64
-                %194 = arith.subi %193, %191 : i64
-                %195 = arith.subi %191, %25 : i64
-                %196 = arith.muli %195, %75 : i64
-                %197 = arith.addi %74, %196 : i64
-                %198 = arith.muli %155, %c16_i64 : i64
-                %199 = arith.addi %197, %198 : i64
-                %200 = arith.addi %190, %198 : i64
-                %201 = arith.ori %200, %c2147483648_i64 : i64
-                %202 = arith.subi %191, %190 : i64
-                %203 = arith.addi %201, %202 : i64
-                %204 = arith.subi %27, %198 : i64
-                %205 = arith.minsi %204, %c16_i64 : i64
-                "instgem.mvout"(%199, %203, %205, %194) : (i64, i64, i64, i64) -> ()
+      %109 = arith.minsi %38, %c32_i64 : i64
+      %110 = arith.maxsi %72, %c0_i64 : i64
+      %111 = arith.minsi %110, %c32_i64 : i64
+      %112 = arith.minsi %95, %c32_i64 : i64
+      %113 = arith.maxsi %27, %c0_i64 : i64
+      %114 = arith.minsi %113, %c16_i64 : i64
+      %115 = arith.ceildivsi %109, %c16_i64 : i64
+      %116 = arith.ceildivsi %114, %c16_i64 : i64
+      %117 = arith.minsi %111, %112 : i64
+      %118 = arith.ceildivsi %117, %c16_i64 : i64
+      %119 = arith.addi %arg14, %c1 : index
+      %120 = arith.cmpi sge, %119, %52 : index
+      %121 = arith.cmpi sgt, %115, %c0_i64 : i64
+      %122 = arith.select %121, %116, %c0_i64 : i64
+      %123 = arith.index_cast %122 : i64 to index
+      %124 = arith.divsi %117, %c16_i64 : i64
+      %125 = arith.minsi %118, %124 : i64
+      %126 = arith.maxsi %125, %c0_i64 : i64
+      %127 = arith.divsi %109, %c16_i64 : i64
+      %128 = arith.minsi %115, %127 : i64
+      %129 = arith.maxsi %128, %c1_i64 : i64
+      %130 = arith.minsi %109, %c16_i64 : i64
+      scf.if %120 {
+        %131 = arith.maxsi %118, %c1_i64 : i64
+        %132 = arith.ceildivsi %44, %131 : i64
+        scf.for %arg17 = %c0 to %123 step %c1 {
+          %136 = arith.index_cast %arg17 : index to i64
+          %137 = arith.subi %136, %c1_i64 : i64
+          %138 = arith.cmpi sge, %137, %c0_i64 : i64
+          %139 = arith.cmpi slt, %137, %59 : i64
+          %140 = arith.andi %138, %139 : i1
+          %141 = arith.subi %122, %c1_i64 : i64
+          %142 = arith.cmpi eq, %136, %141 : i64
+          %143 = arith.cmpi slt, %136, %59 : i64
+          %144 = arith.andi %142, %143 : i1
+          %145 = arith.subi %118, %c1_i64 : i64
+          %146 = arith.select %144, %145, %c-1_i64 : i64
+          %147 = arith.muli %136, %c16_i64 : i64
+          %148 = arith.subi %114, %147 : i64
+          %149 = arith.minsi %148, %c16_i64 : i64
+          %150 = arith.index_cast %126 : i64 to index
+          scf.for %arg18 = %c0 to %150 step %c1 {
+            %158 = arith.index_cast %arg18 : index to i64
+            scf.if %140 {
+              %164 = arith.muli %158, %132 : i64
+              %165 = arith.minsi %164, %44 : i64
+              %166 = arith.addi %165, %132 : i64
+              %167 = arith.minsi %166, %44 : i64
+              %168 = arith.index_cast %165 : i64 to index
+              %169 = arith.index_cast %167 : i64 to index
+              scf.for %arg19 = %168 to %169 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.addi %37, %170 : i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.maxsi %172, %25 : i64
+                %174 = arith.addi %172, %c16_i64 : i64
+                %175 = arith.minsi %174, %32 : i64
+                %176 = arith.subi %175, %173 : i64
+                %177 = arith.subi %173, %25 : i64
+                %178 = arith.muli %177, %56 : i64
+                %179 = arith.addi %55, %178 : i64
+                %180 = arith.muli %137, %c16_i64 : i64
+                %181 = arith.addi %179, %180 : i64
+                %182 = arith.addi %172, %180 : i64
+                %183 = arith.ori %182, %c2147483648_i64 : i64
+                %184 = arith.subi %173, %172 : i64
+                %185 = arith.addi %183, %184 : i64
+                %186 = arith.subi %27, %180 : i64
+                %187 = arith.minsi %186, %c16_i64 : i64
+                "instgem.mvout"(%181, %185, %187, %176) : (i64, i64, i64, i64) -> ()
               }
             }
-            %177 = arith.ori %165, %c3221225472_i64 : i64
-            %178 = arith.muli %176, %c16_i64 : i64
-            %179 = arith.addi %178, %165 : i64
-            %180 = arith.addi %179, %c64_i64 : i64
-            "instgem.preload"(%180, %167, %c16_i64, %177, %167, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%178, %c16_i64, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %181 = arith.cmpi eq, %176, %164 : i64
-            scf.if %181 {
-              %182 = arith.index_cast %147 : i64 to index
-              scf.for %arg19 = %c1 to %182 step %c1 {
-                %184 = arith.index_cast %arg19 : index to i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.addi %185, %165 : i64
-                %187 = arith.ori %186, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %188 = arith.muli %184, %c32_i64 : i64
-                %189 = arith.addi %188, %178 : i64
-                "instgem.compute_accumulated"(%189, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %190 = arith.subi %184, %c1_i64 : i64
-                %191 = arith.subi %190, %57 : i64
-                %192 = arith.cmpi sge, %191, %c0_i64 : i64
-                %193 = arith.cmpi slt, %191, %63 : i64
-                %194 = arith.andi %192, %193 : i1
-                scf.if %194 {
-                  %195 = arith.muli %190, %c16_i64 : i64
-                  %196 = arith.maxsi %195, %25 : i64
-                  %197 = arith.addi %195, %c16_i64 : i64
-                  %198 = arith.minsi %197, %32 : i64
-                  %199 = arith.subi %198, %196 : i64
-                  %200 = arith.subi %196, %25 : i64
-                  %201 = arith.muli %200, %75 : i64
-                  %202 = arith.addi %74, %201 : i64
-                  %203 = arith.addi %202, %165 : i64
-                  %204 = arith.addi %195, %165 : i64
-                  %205 = arith.ori %204, %c2147483648_i64 : i64
-                  %206 = arith.subi %196, %195 : i64
-                  %207 = arith.addi %205, %206 : i64
-                  %208 = arith.subi %27, %165 : i64
-                  %209 = arith.minsi %208, %c16_i64 : i64
-                  "instgem.mvout"(%203, %207, %209, %199) : (i64, i64, i64, i64) -> ()
+            %159 = arith.ori %147, %c3221225472_i64 : i64
+            %160 = arith.muli %158, %c16_i64 : i64
+            %161 = arith.addi %160, %147 : i64
+            %162 = arith.addi %161, %c64_i64 : i64
+            "instgem.preload"(%162, %149, %c16_i64, %159, %149, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%160, %c16_i64, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %163 = arith.cmpi eq, %158, %146 : i64
+            scf.if %163 {
+              %164 = arith.index_cast %129 : i64 to index
+              scf.for %arg19 = %c1 to %164 step %c1 {
+                %166 = arith.index_cast %arg19 : index to i64
+                %167 = arith.muli %166, %c16_i64 : i64
+                %168 = arith.addi %167, %147 : i64
+                %169 = arith.ori %168, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %169, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.muli %166, %c32_i64 : i64
+                %171 = arith.addi %170, %160 : i64
+                "instgem.compute_accumulated"(%171, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %172 = arith.subi %166, %c1_i64 : i64
+                %173 = arith.subi %172, %37 : i64
+                %174 = arith.cmpi sge, %173, %c0_i64 : i64
+                %175 = arith.cmpi slt, %173, %44 : i64
+                %176 = arith.andi %174, %175 : i1
+                scf.if %176 {
+                  %177 = arith.muli %172, %c16_i64 : i64
+                  %178 = arith.maxsi %177, %25 : i64
+                  %179 = arith.addi %177, %c16_i64 : i64
+                  %180 = arith.minsi %179, %32 : i64
+                  %181 = arith.subi %180, %178 : i64
+                  %182 = arith.subi %178, %25 : i64
+                  %183 = arith.muli %182, %56 : i64
+                  %184 = arith.addi %55, %183 : i64
+                  %185 = arith.addi %184, %147 : i64
+                  %186 = arith.addi %177, %147 : i64
+                  %187 = arith.ori %186, %c2147483648_i64 : i64
+                  %188 = arith.subi %178, %177 : i64
+                  %189 = arith.addi %187, %188 : i64
+                  %190 = arith.subi %27, %147 : i64
+                  %191 = arith.minsi %190, %c16_i64 : i64
+                  "instgem.mvout"(%185, %189, %191, %181) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %183 = arith.index_cast %133 : i64 to index
-              scf.for %arg19 = %182 to %183 step %c1 {
-                %184 = arith.index_cast %arg19 : index to i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.subi %34, %185 : i64
-                %187 = arith.minsi %186, %c16_i64 : i64
-                %188 = arith.addi %185, %165 : i64
-                %189 = arith.ori %188, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %167, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-                %190 = arith.muli %184, %c32_i64 : i64
-                %191 = arith.addi %190, %178 : i64
-                "instgem.compute_accumulated"(%191, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %192 = arith.subi %184, %c1_i64 : i64
-                %193 = arith.subi %192, %57 : i64
-                %194 = arith.cmpi sge, %193, %c0_i64 : i64
-                %195 = arith.cmpi slt, %193, %63 : i64
-                %196 = arith.andi %194, %195 : i1
-                scf.if %196 {
-                  %197 = arith.muli %192, %c16_i64 : i64
-                  %198 = arith.maxsi %197, %25 : i64
-                  %199 = arith.addi %197, %c16_i64 : i64
-                  %200 = arith.minsi %199, %32 : i64
-                  %201 = arith.subi %200, %198 : i64
-                  %202 = arith.subi %198, %25 : i64
-                  %203 = arith.muli %202, %75 : i64
-                  %204 = arith.addi %74, %203 : i64
-                  %205 = arith.addi %204, %165 : i64
-                  %206 = arith.addi %197, %165 : i64
-                  %207 = arith.ori %206, %c2147483648_i64 : i64
-                  %208 = arith.subi %198, %197 : i64
-                  %209 = arith.addi %207, %208 : i64
-                  %210 = arith.subi %27, %165 : i64
-                  %211 = arith.minsi %210, %c16_i64 : i64
-                  "instgem.mvout"(%205, %209, %211, %201) : (i64, i64, i64, i64) -> ()
+              %165 = arith.index_cast %115 : i64 to index
+              scf.for %arg19 = %164 to %165 step %c1 {
+                %166 = arith.index_cast %arg19 : index to i64
+                %167 = arith.muli %166, %c16_i64 : i64
+                %168 = arith.subi %109, %167 : i64
+                %169 = arith.minsi %168, %c16_i64 : i64
+                %170 = arith.addi %167, %147 : i64
+                %171 = arith.ori %170, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %149, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                %172 = arith.muli %166, %c32_i64 : i64
+                %173 = arith.addi %172, %160 : i64
+                "instgem.compute_accumulated"(%173, %c16_i64, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %174 = arith.subi %166, %c1_i64 : i64
+                %175 = arith.subi %174, %37 : i64
+                %176 = arith.cmpi sge, %175, %c0_i64 : i64
+                %177 = arith.cmpi slt, %175, %44 : i64
+                %178 = arith.andi %176, %177 : i1
+                scf.if %178 {
+                  %179 = arith.muli %174, %c16_i64 : i64
+                  %180 = arith.maxsi %179, %25 : i64
+                  %181 = arith.addi %179, %c16_i64 : i64
+                  %182 = arith.minsi %181, %32 : i64
+                  %183 = arith.subi %182, %180 : i64
+                  %184 = arith.subi %180, %25 : i64
+                  %185 = arith.muli %184, %56 : i64
+                  %186 = arith.addi %55, %185 : i64
+                  %187 = arith.addi %186, %147 : i64
+                  %188 = arith.addi %179, %147 : i64
+                  %189 = arith.ori %188, %c2147483648_i64 : i64
+                  %190 = arith.subi %180, %179 : i64
+                  %191 = arith.addi %189, %190 : i64
+                  %192 = arith.subi %27, %147 : i64
+                  %193 = arith.minsi %192, %c16_i64 : i64
+                  "instgem.mvout"(%187, %191, %193, %183) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %182 = arith.index_cast %147 : i64 to index
-              scf.for %arg19 = %c1 to %182 step %c1 {
-                %184 = arith.index_cast %arg19 : index to i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.addi %185, %165 : i64
-                %187 = arith.ori %186, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %188 = arith.muli %184, %c32_i64 : i64
-                %189 = arith.addi %188, %178 : i64
-                "instgem.compute_accumulated"(%189, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %164 = arith.index_cast %129 : i64 to index
+              scf.for %arg19 = %c1 to %164 step %c1 {
+                %166 = arith.index_cast %arg19 : index to i64
+                %167 = arith.muli %166, %c16_i64 : i64
+                %168 = arith.addi %167, %147 : i64
+                %169 = arith.ori %168, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %169, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.muli %166, %c32_i64 : i64
+                %171 = arith.addi %170, %160 : i64
+                "instgem.compute_accumulated"(%171, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %183 = arith.index_cast %133 : i64 to index
-              scf.for %arg19 = %182 to %183 step %c1 {
-                %184 = arith.index_cast %arg19 : index to i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.subi %34, %185 : i64
-                %187 = arith.minsi %186, %c16_i64 : i64
-                %188 = arith.addi %185, %165 : i64
-                %189 = arith.ori %188, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %167, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-                %190 = arith.muli %184, %c32_i64 : i64
-                %191 = arith.addi %190, %178 : i64
-                "instgem.compute_accumulated"(%191, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %165 = arith.index_cast %115 : i64 to index
+              scf.for %arg19 = %164 to %165 step %c1 {
+                %166 = arith.index_cast %arg19 : index to i64
+                %167 = arith.muli %166, %c16_i64 : i64
+                %168 = arith.subi %109, %167 : i64
+                %169 = arith.minsi %168, %c16_i64 : i64
+                %170 = arith.addi %167, %147 : i64
+                %171 = arith.ori %170, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %149, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                %172 = arith.muli %166, %c32_i64 : i64
+                %173 = arith.addi %172, %160 : i64
+                "instgem.compute_accumulated"(%173, %c16_i64, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          %169 = arith.index_cast %136 : i64 to index
-          scf.for %arg18 = %168 to %169 step %c1 {
-            %176 = arith.index_cast %arg18 : index to i64
-            %177 = arith.muli %176, %c16_i64 : i64
-            %178 = arith.subi %129, %177 : i64
-            %179 = arith.minsi %178, %c16_i64 : i64
-            %180 = arith.subi %130, %177 : i64
-            %181 = arith.minsi %180, %c16_i64 : i64
-            scf.if %158 {
-              %186 = arith.muli %176, %150 : i64
-              %187 = arith.minsi %186, %63 : i64
-              %188 = arith.addi %187, %150 : i64
-              %189 = arith.minsi %188, %63 : i64
-              %190 = arith.index_cast %187 : i64 to index
-              %191 = arith.index_cast %189 : i64 to index
-              scf.for %arg19 = %190 to %191 step %c1 {
-                %192 = arith.index_cast %arg19 : index to i64
-                %193 = arith.addi %57, %192 : i64
-                %194 = arith.muli %193, %c16_i64 : i64
-                %195 = arith.maxsi %194, %25 : i64
-                %196 = arith.addi %194, %c16_i64 : i64
-                %197 = arith.minsi %196, %32 : i64
-                %198 = arith.subi %197, %195 : i64
-                %199 = arith.subi %195, %25 : i64
-                %200 = arith.muli %199, %75 : i64
-                %201 = arith.addi %74, %200 : i64
-                %202 = arith.muli %155, %c16_i64 : i64
-                %203 = arith.addi %201, %202 : i64
-                %204 = arith.addi %194, %202 : i64
-                %205 = arith.ori %204, %c2147483648_i64 : i64
-                %206 = arith.subi %195, %194 : i64
-                %207 = arith.addi %205, %206 : i64
-                %208 = arith.subi %27, %202 : i64
-                %209 = arith.minsi %208, %c16_i64 : i64
-                "instgem.mvout"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
+          %151 = arith.index_cast %118 : i64 to index
+          scf.for %arg18 = %150 to %151 step %c1 {
+            %158 = arith.index_cast %arg18 : index to i64
+            %159 = arith.muli %158, %c16_i64 : i64
+            %160 = arith.subi %111, %159 : i64
+            %161 = arith.minsi %160, %c16_i64 : i64
+            %162 = arith.subi %112, %159 : i64
+            %163 = arith.minsi %162, %c16_i64 : i64
+            scf.if %140 {
+              %168 = arith.muli %158, %132 : i64
+              %169 = arith.minsi %168, %44 : i64
+              %170 = arith.addi %169, %132 : i64
+              %171 = arith.minsi %170, %44 : i64
+              %172 = arith.index_cast %169 : i64 to index
+              %173 = arith.index_cast %171 : i64 to index
+              scf.for %arg19 = %172 to %173 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.addi %37, %174 : i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.maxsi %176, %25 : i64
+                %178 = arith.addi %176, %c16_i64 : i64
+                %179 = arith.minsi %178, %32 : i64
+                %180 = arith.subi %179, %177 : i64
+                %181 = arith.subi %177, %25 : i64
+                %182 = arith.muli %181, %56 : i64
+                %183 = arith.addi %55, %182 : i64
+                %184 = arith.muli %137, %c16_i64 : i64
+                %185 = arith.addi %183, %184 : i64
+                %186 = arith.addi %176, %184 : i64
+                %187 = arith.ori %186, %c2147483648_i64 : i64
+                %188 = arith.subi %177, %176 : i64
+                %189 = arith.addi %187, %188 : i64
+                %190 = arith.subi %27, %184 : i64
+                %191 = arith.minsi %190, %c16_i64 : i64
+                "instgem.mvout"(%185, %189, %191, %180) : (i64, i64, i64, i64) -> ()
               }
             }
-            %182 = arith.ori %165, %c3221225472_i64 : i64
-            %183 = arith.addi %177, %165 : i64
-            %184 = arith.addi %183, %c64_i64 : i64
-            "instgem.preload"(%184, %167, %181, %182, %167, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%177, %179, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %185 = arith.cmpi eq, %176, %164 : i64
-            scf.if %185 {
-              %186 = arith.index_cast %147 : i64 to index
-              scf.for %arg19 = %c1 to %186 step %c1 {
-                %188 = arith.index_cast %arg19 : index to i64
-                %189 = arith.muli %188, %c16_i64 : i64
-                %190 = arith.addi %189, %165 : i64
-                %191 = arith.ori %190, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %191, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %192 = arith.muli %188, %c32_i64 : i64
-                %193 = arith.addi %192, %177 : i64
-                "instgem.compute_accumulated"(%193, %179, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %194 = arith.subi %188, %c1_i64 : i64
-                %195 = arith.subi %194, %57 : i64
-                %196 = arith.cmpi sge, %195, %c0_i64 : i64
-                %197 = arith.cmpi slt, %195, %63 : i64
-                %198 = arith.andi %196, %197 : i1
-                scf.if %198 {
-                  %199 = arith.muli %194, %c16_i64 : i64
-                  %200 = arith.maxsi %199, %25 : i64
-                  %201 = arith.addi %199, %c16_i64 : i64
-                  %202 = arith.minsi %201, %32 : i64
-                  %203 = arith.subi %202, %200 : i64
-                  %204 = arith.subi %200, %25 : i64
-                  %205 = arith.muli %204, %75 : i64
-                  %206 = arith.addi %74, %205 : i64
-                  %207 = arith.addi %206, %165 : i64
-                  %208 = arith.addi %199, %165 : i64
-                  %209 = arith.ori %208, %c2147483648_i64 : i64
-                  %210 = arith.subi %200, %199 : i64
-                  %211 = arith.addi %209, %210 : i64
-                  %212 = arith.subi %27, %165 : i64
-                  %213 = arith.minsi %212, %c16_i64 : i64
-                  "instgem.mvout"(%207, %211, %213, %203) : (i64, i64, i64, i64) -> ()
+            %164 = arith.ori %147, %c3221225472_i64 : i64
+            %165 = arith.addi %159, %147 : i64
+            %166 = arith.addi %165, %c64_i64 : i64
+            "instgem.preload"(%166, %149, %163, %164, %149, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%159, %161, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %167 = arith.cmpi eq, %158, %146 : i64
+            scf.if %167 {
+              %168 = arith.index_cast %129 : i64 to index
+              scf.for %arg19 = %c1 to %168 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.muli %170, %c16_i64 : i64
+                %172 = arith.addi %171, %147 : i64
+                %173 = arith.ori %172, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %174 = arith.muli %170, %c32_i64 : i64
+                %175 = arith.addi %174, %159 : i64
+                "instgem.compute_accumulated"(%175, %161, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %176 = arith.subi %170, %c1_i64 : i64
+                %177 = arith.subi %176, %37 : i64
+                %178 = arith.cmpi sge, %177, %c0_i64 : i64
+                %179 = arith.cmpi slt, %177, %44 : i64
+                %180 = arith.andi %178, %179 : i1
+                scf.if %180 {
+                  %181 = arith.muli %176, %c16_i64 : i64
+                  %182 = arith.maxsi %181, %25 : i64
+                  %183 = arith.addi %181, %c16_i64 : i64
+                  %184 = arith.minsi %183, %32 : i64
+                  %185 = arith.subi %184, %182 : i64
+                  %186 = arith.subi %182, %25 : i64
+                  %187 = arith.muli %186, %56 : i64
+                  %188 = arith.addi %55, %187 : i64
+                  %189 = arith.addi %188, %147 : i64
+                  %190 = arith.addi %181, %147 : i64
+                  %191 = arith.ori %190, %c2147483648_i64 : i64
+                  %192 = arith.subi %182, %181 : i64
+                  %193 = arith.addi %191, %192 : i64
+                  %194 = arith.subi %27, %147 : i64
+                  %195 = arith.minsi %194, %c16_i64 : i64
+                  "instgem.mvout"(%189, %193, %195, %185) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %187 = arith.index_cast %133 : i64 to index
-              scf.for %arg19 = %186 to %187 step %c1 {
-                %188 = arith.index_cast %arg19 : index to i64
-                %189 = arith.muli %188, %c16_i64 : i64
-                %190 = arith.subi %34, %189 : i64
-                %191 = arith.minsi %190, %c16_i64 : i64
-                %192 = arith.addi %189, %165 : i64
-                %193 = arith.ori %192, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %167, %191) : (i64, i64, i64, i64, i64, i64) -> ()
-                %194 = arith.muli %188, %c32_i64 : i64
-                %195 = arith.addi %194, %177 : i64
-                "instgem.compute_accumulated"(%195, %179, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %196 = arith.subi %188, %c1_i64 : i64
-                %197 = arith.subi %196, %57 : i64
-                %198 = arith.cmpi sge, %197, %c0_i64 : i64
-                %199 = arith.cmpi slt, %197, %63 : i64
-                %200 = arith.andi %198, %199 : i1
-                scf.if %200 {
-                  %201 = arith.muli %196, %c16_i64 : i64
-                  %202 = arith.maxsi %201, %25 : i64
-                  %203 = arith.addi %201, %c16_i64 : i64
-                  %204 = arith.minsi %203, %32 : i64
-                  %205 = arith.subi %204, %202 : i64
-                  %206 = arith.subi %202, %25 : i64
-                  %207 = arith.muli %206, %75 : i64
-                  %208 = arith.addi %74, %207 : i64
-                  %209 = arith.addi %208, %165 : i64
-                  %210 = arith.addi %201, %165 : i64
-                  %211 = arith.ori %210, %c2147483648_i64 : i64
-                  %212 = arith.subi %202, %201 : i64
-                  %213 = arith.addi %211, %212 : i64
-                  %214 = arith.subi %27, %165 : i64
-                  %215 = arith.minsi %214, %c16_i64 : i64
-                  "instgem.mvout"(%209, %213, %215, %205) : (i64, i64, i64, i64) -> ()
+              %169 = arith.index_cast %115 : i64 to index
+              scf.for %arg19 = %168 to %169 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.muli %170, %c16_i64 : i64
+                %172 = arith.subi %109, %171 : i64
+                %173 = arith.minsi %172, %c16_i64 : i64
+                %174 = arith.addi %171, %147 : i64
+                %175 = arith.ori %174, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %149, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+                %176 = arith.muli %170, %c32_i64 : i64
+                %177 = arith.addi %176, %159 : i64
+                "instgem.compute_accumulated"(%177, %161, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.subi %170, %c1_i64 : i64
+                %179 = arith.subi %178, %37 : i64
+                %180 = arith.cmpi sge, %179, %c0_i64 : i64
+                %181 = arith.cmpi slt, %179, %44 : i64
+                %182 = arith.andi %180, %181 : i1
+                scf.if %182 {
+                  %183 = arith.muli %178, %c16_i64 : i64
+                  %184 = arith.maxsi %183, %25 : i64
+                  %185 = arith.addi %183, %c16_i64 : i64
+                  %186 = arith.minsi %185, %32 : i64
+                  %187 = arith.subi %186, %184 : i64
+                  %188 = arith.subi %184, %25 : i64
+                  %189 = arith.muli %188, %56 : i64
+                  %190 = arith.addi %55, %189 : i64
+                  %191 = arith.addi %190, %147 : i64
+                  %192 = arith.addi %183, %147 : i64
+                  %193 = arith.ori %192, %c2147483648_i64 : i64
+                  %194 = arith.subi %184, %183 : i64
+                  %195 = arith.addi %193, %194 : i64
+                  %196 = arith.subi %27, %147 : i64
+                  %197 = arith.minsi %196, %c16_i64 : i64
+                  "instgem.mvout"(%191, %195, %197, %187) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %186 = arith.index_cast %147 : i64 to index
-              scf.for %arg19 = %c1 to %186 step %c1 {
-                %188 = arith.index_cast %arg19 : index to i64
-                %189 = arith.muli %188, %c16_i64 : i64
-                %190 = arith.addi %189, %165 : i64
-                %191 = arith.ori %190, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %191, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %192 = arith.muli %188, %c32_i64 : i64
-                %193 = arith.addi %192, %177 : i64
-                "instgem.compute_accumulated"(%193, %179, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %168 = arith.index_cast %129 : i64 to index
+              scf.for %arg19 = %c1 to %168 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.muli %170, %c16_i64 : i64
+                %172 = arith.addi %171, %147 : i64
+                %173 = arith.ori %172, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %174 = arith.muli %170, %c32_i64 : i64
+                %175 = arith.addi %174, %159 : i64
+                "instgem.compute_accumulated"(%175, %161, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %187 = arith.index_cast %133 : i64 to index
-              scf.for %arg19 = %186 to %187 step %c1 {
-                %188 = arith.index_cast %arg19 : index to i64
-                %189 = arith.muli %188, %c16_i64 : i64
-                %190 = arith.subi %34, %189 : i64
-                %191 = arith.minsi %190, %c16_i64 : i64
-                %192 = arith.addi %189, %165 : i64
-                %193 = arith.ori %192, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %167, %191) : (i64, i64, i64, i64, i64, i64) -> ()
-                %194 = arith.muli %188, %c32_i64 : i64
-                %195 = arith.addi %194, %177 : i64
-                "instgem.compute_accumulated"(%195, %179, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %169 = arith.index_cast %115 : i64 to index
+              scf.for %arg19 = %168 to %169 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.muli %170, %c16_i64 : i64
+                %172 = arith.subi %109, %171 : i64
+                %173 = arith.minsi %172, %c16_i64 : i64
+                %174 = arith.addi %171, %147 : i64
+                %175 = arith.ori %174, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %149, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+                %176 = arith.muli %170, %c32_i64 : i64
+                %177 = arith.addi %176, %159 : i64
+                "instgem.compute_accumulated"(%177, %161, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %158 {
-            %176 = arith.muli %136, %150 : i64
-            %177 = arith.minsi %176, %63 : i64
-            %178 = arith.index_cast %177 : i64 to index
-            scf.for %arg18 = %178 to %64 step %c1 {
-              %179 = arith.index_cast %arg18 : index to i64
-              %180 = arith.addi %57, %179 : i64
-              %181 = arith.muli %180, %c16_i64 : i64
-              %182 = arith.maxsi %181, %25 : i64
-              %183 = arith.addi %181, %c16_i64 : i64
-              %184 = arith.minsi %183, %32 : i64
-              %185 = arith.subi %184, %182 : i64
-              %186 = arith.subi %182, %25 : i64
-              %187 = arith.muli %186, %75 : i64
-              %188 = arith.addi %74, %187 : i64
-              %189 = arith.muli %155, %c16_i64 : i64
-              %190 = arith.addi %188, %189 : i64
-              %191 = arith.addi %181, %189 : i64
-              %192 = arith.ori %191, %c2147483648_i64 : i64
-              %193 = arith.subi %182, %181 : i64
-              %194 = arith.addi %192, %193 : i64
-              %195 = arith.subi %27, %189 : i64
-              %196 = arith.minsi %195, %c16_i64 : i64
-              "instgem.mvout"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
+          scf.if %140 {
+            %158 = arith.muli %118, %132 : i64
+            %159 = arith.minsi %158, %44 : i64
+            %160 = arith.index_cast %159 : i64 to index
+            scf.for %arg18 = %160 to %45 step %c1 {
+              %161 = arith.index_cast %arg18 : index to i64
+              %162 = arith.addi %37, %161 : i64
+              %163 = arith.muli %162, %c16_i64 : i64
+              %164 = arith.maxsi %163, %25 : i64
+              %165 = arith.addi %163, %c16_i64 : i64
+              %166 = arith.minsi %165, %32 : i64
+              %167 = arith.subi %166, %164 : i64
+              %168 = arith.subi %164, %25 : i64
+              %169 = arith.muli %168, %56 : i64
+              %170 = arith.addi %55, %169 : i64
+              %171 = arith.muli %137, %c16_i64 : i64
+              %172 = arith.addi %170, %171 : i64
+              %173 = arith.addi %163, %171 : i64
+              %174 = arith.ori %173, %c2147483648_i64 : i64
+              %175 = arith.subi %164, %163 : i64
+              %176 = arith.addi %174, %175 : i64
+              %177 = arith.subi %27, %171 : i64
+              %178 = arith.minsi %177, %c16_i64 : i64
+              "instgem.mvout"(%172, %176, %178, %167) : (i64, i64, i64, i64) -> ()
             }
           }
-          %170 = arith.cmpi sgt, %136, %c0_i64 : i64
-          %171 = arith.subi %133, %c1_i64 : i64
-          %172 = arith.subi %171, %57 : i64
-          %173 = arith.maxsi %172, %c0_i64 : i64
-          %174 = arith.minsi %173, %63 : i64
-          %175 = arith.select %170, %174, %c0_i64 : i64
-          scf.if %162 {
-            %176 = arith.index_cast %175 : i64 to index
-            scf.for %arg18 = %176 to %64 step %c1 {
-              %177 = arith.index_cast %arg18 : index to i64
-              %178 = arith.addi %57, %177 : i64
-              %179 = arith.muli %178, %c16_i64 : i64
-              %180 = arith.maxsi %179, %25 : i64
-              %181 = arith.addi %179, %c16_i64 : i64
-              %182 = arith.minsi %181, %32 : i64
-              %183 = arith.subi %182, %180 : i64
-              %184 = arith.subi %180, %25 : i64
-              %185 = arith.muli %184, %75 : i64
-              %186 = arith.addi %74, %185 : i64
-              %187 = arith.addi %186, %165 : i64
-              %188 = arith.addi %179, %165 : i64
-              %189 = arith.ori %188, %c2147483648_i64 : i64
-              %190 = arith.subi %180, %179 : i64
-              %191 = arith.addi %189, %190 : i64
-              %192 = arith.subi %27, %165 : i64
-              %193 = arith.minsi %192, %c16_i64 : i64
-              "instgem.mvout"(%187, %191, %193, %183) : (i64, i64, i64, i64) -> ()
+          %152 = arith.cmpi sgt, %118, %c0_i64 : i64
+          %153 = arith.subi %115, %c1_i64 : i64
+          %154 = arith.subi %153, %37 : i64
+          %155 = arith.maxsi %154, %c0_i64 : i64
+          %156 = arith.minsi %155, %44 : i64
+          %157 = arith.select %152, %156, %c0_i64 : i64
+          scf.if %144 {
+            %158 = arith.index_cast %157 : i64 to index
+            scf.for %arg18 = %158 to %45 step %c1 {
+              %159 = arith.index_cast %arg18 : index to i64
+              %160 = arith.addi %37, %159 : i64
+              %161 = arith.muli %160, %c16_i64 : i64
+              %162 = arith.maxsi %161, %25 : i64
+              %163 = arith.addi %161, %c16_i64 : i64
+              %164 = arith.minsi %163, %32 : i64
+              %165 = arith.subi %164, %162 : i64
+              %166 = arith.subi %162, %25 : i64
+              %167 = arith.muli %166, %56 : i64
+              %168 = arith.addi %55, %167 : i64
+              %169 = arith.addi %168, %147 : i64
+              %170 = arith.addi %161, %147 : i64
+              %171 = arith.ori %170, %c2147483648_i64 : i64
+              %172 = arith.subi %162, %161 : i64
+              %173 = arith.addi %171, %172 : i64
+              %174 = arith.subi %27, %147 : i64
+              %175 = arith.minsi %174, %c16_i64 : i64
+              "instgem.mvout"(%169, %173, %175, %165) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %151 = arith.minsi %140, %78 : i64
-        %152 = arith.index_cast %151 : i64 to index
-        %153 = arith.index_cast %78 : i64 to index
-        scf.for %arg17 = %152 to %153 step %c1 {
-          %154 = arith.index_cast %arg17 : index to i64
-          scf.for %arg18 = %c0 to %64 step %c1 {
-            %155 = arith.index_cast %arg18 : index to i64
-            %156 = arith.addi %57, %155 : i64
-            %157 = arith.muli %156, %c16_i64 : i64
-            %158 = arith.maxsi %157, %25 : i64
-            %159 = arith.addi %157, %c16_i64 : i64
-            %160 = arith.minsi %159, %32 : i64
-            %161 = arith.subi %160, %158 : i64
-            %162 = arith.subi %158, %25 : i64
-            %163 = arith.muli %162, %75 : i64
-            %164 = arith.addi %74, %163 : i64
-            %165 = arith.muli %154, %c16_i64 : i64
-            %166 = arith.addi %164, %165 : i64
-            %167 = arith.addi %157, %165 : i64
-            %168 = arith.ori %167, %c2147483648_i64 : i64
-            %169 = arith.subi %158, %157 : i64
-            %170 = arith.addi %168, %169 : i64
-            %171 = arith.subi %27, %165 : i64
-            %172 = arith.minsi %171, %c16_i64 : i64
-            "instgem.mvout"(%166, %170, %172, %161) : (i64, i64, i64, i64) -> ()
+        %133 = arith.minsi %122, %59 : i64
+        %134 = arith.index_cast %133 : i64 to index
+        %135 = arith.index_cast %59 : i64 to index
+        scf.for %arg17 = %134 to %135 step %c1 {
+          %136 = arith.index_cast %arg17 : index to i64
+          scf.for %arg18 = %c0 to %45 step %c1 {
+            %137 = arith.index_cast %arg18 : index to i64
+            %138 = arith.addi %37, %137 : i64
+            %139 = arith.muli %138, %c16_i64 : i64
+            %140 = arith.maxsi %139, %25 : i64
+            %141 = arith.addi %139, %c16_i64 : i64
+            %142 = arith.minsi %141, %32 : i64
+            %143 = arith.subi %142, %140 : i64
+            %144 = arith.subi %140, %25 : i64
+            %145 = arith.muli %144, %56 : i64
+            %146 = arith.addi %55, %145 : i64
+            %147 = arith.muli %136, %c16_i64 : i64
+            %148 = arith.addi %146, %147 : i64
+            %149 = arith.addi %139, %147 : i64
+            %150 = arith.ori %149, %c2147483648_i64 : i64
+            %151 = arith.subi %140, %139 : i64
+            %152 = arith.addi %150, %151 : i64
+            %153 = arith.subi %27, %147 : i64
+            %154 = arith.minsi %153, %c16_i64 : i64
+            "instgem.mvout"(%148, %152, %154, %143) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg17 = %c0 to %141 step %c1 {
-          %149 = arith.index_cast %arg17 : index to i64
-          %150 = arith.muli %149, %c16_i64 : i64
-          %151 = arith.subi %132, %150 : i64
-          %152 = arith.minsi %151, %c16_i64 : i64
-          %153 = arith.index_cast %144 : i64 to index
-          scf.for %arg18 = %c0 to %153 step %c1 {
-            %155 = arith.index_cast %arg18 : index to i64
-            %156 = arith.ori %150, %c3221225472_i64 : i64
-            %157 = arith.muli %155, %c16_i64 : i64
-            %158 = arith.addi %157, %150 : i64
-            %159 = arith.addi %158, %c64_i64 : i64
-            "instgem.preload"(%159, %152, %c16_i64, %156, %152, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%157, %c16_i64, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %160 = arith.index_cast %147 : i64 to index
-            scf.for %arg19 = %c1 to %160 step %c1 {
-              %162 = arith.index_cast %arg19 : index to i64
-              %163 = arith.muli %162, %c16_i64 : i64
-              %164 = arith.addi %163, %150 : i64
-              %165 = arith.ori %164, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %165, %152, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %166 = arith.muli %162, %c32_i64 : i64
-              %167 = arith.addi %166, %157 : i64
-              "instgem.compute_accumulated"(%167, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %123 step %c1 {
+          %131 = arith.index_cast %arg17 : index to i64
+          %132 = arith.muli %131, %c16_i64 : i64
+          %133 = arith.subi %114, %132 : i64
+          %134 = arith.minsi %133, %c16_i64 : i64
+          %135 = arith.index_cast %126 : i64 to index
+          scf.for %arg18 = %c0 to %135 step %c1 {
+            %137 = arith.index_cast %arg18 : index to i64
+            %138 = arith.ori %132, %c3221225472_i64 : i64
+            %139 = arith.muli %137, %c16_i64 : i64
+            %140 = arith.addi %139, %132 : i64
+            %141 = arith.addi %140, %c64_i64 : i64
+            "instgem.preload"(%141, %134, %c16_i64, %138, %134, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%139, %c16_i64, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %142 = arith.index_cast %129 : i64 to index
+            scf.for %arg19 = %c1 to %142 step %c1 {
+              %144 = arith.index_cast %arg19 : index to i64
+              %145 = arith.muli %144, %c16_i64 : i64
+              %146 = arith.addi %145, %132 : i64
+              %147 = arith.ori %146, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %134, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %148 = arith.muli %144, %c32_i64 : i64
+              %149 = arith.addi %148, %139 : i64
+              "instgem.compute_accumulated"(%149, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %161 = arith.index_cast %133 : i64 to index
-            scf.for %arg19 = %160 to %161 step %c1 {
-              %162 = arith.index_cast %arg19 : index to i64
-              %163 = arith.muli %162, %c16_i64 : i64
-              %164 = arith.subi %34, %163 : i64
-              %165 = arith.minsi %164, %c16_i64 : i64
-              %166 = arith.addi %163, %150 : i64
-              %167 = arith.ori %166, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %167, %152, %165) : (i64, i64, i64, i64, i64, i64) -> ()
-              %168 = arith.muli %162, %c32_i64 : i64
-              %169 = arith.addi %168, %157 : i64
-              "instgem.compute_accumulated"(%169, %c16_i64, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %143 = arith.index_cast %115 : i64 to index
+            scf.for %arg19 = %142 to %143 step %c1 {
+              %144 = arith.index_cast %arg19 : index to i64
+              %145 = arith.muli %144, %c16_i64 : i64
+              %146 = arith.subi %109, %145 : i64
+              %147 = arith.minsi %146, %c16_i64 : i64
+              %148 = arith.addi %145, %132 : i64
+              %149 = arith.ori %148, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %134, %147) : (i64, i64, i64, i64, i64, i64) -> ()
+              %150 = arith.muli %144, %c32_i64 : i64
+              %151 = arith.addi %150, %139 : i64
+              "instgem.compute_accumulated"(%151, %c16_i64, %147, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %154 = arith.index_cast %136 : i64 to index
-          scf.for %arg18 = %153 to %154 step %c1 {
-            %155 = arith.index_cast %arg18 : index to i64
-            %156 = arith.muli %155, %c16_i64 : i64
-            %157 = arith.subi %129, %156 : i64
-            %158 = arith.minsi %157, %c16_i64 : i64
-            %159 = arith.subi %130, %156 : i64
-            %160 = arith.minsi %159, %c16_i64 : i64
-            %161 = arith.ori %150, %c3221225472_i64 : i64
-            %162 = arith.addi %156, %150 : i64
-            %163 = arith.addi %162, %c64_i64 : i64
-            "instgem.preload"(%163, %152, %160, %161, %152, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%156, %158, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %164 = arith.index_cast %147 : i64 to index
-            scf.for %arg19 = %c1 to %164 step %c1 {
-              %166 = arith.index_cast %arg19 : index to i64
-              %167 = arith.muli %166, %c16_i64 : i64
-              %168 = arith.addi %167, %150 : i64
-              %169 = arith.ori %168, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %169, %152, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %170 = arith.muli %166, %c32_i64 : i64
-              %171 = arith.addi %170, %156 : i64
-              "instgem.compute_accumulated"(%171, %158, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %136 = arith.index_cast %118 : i64 to index
+          scf.for %arg18 = %135 to %136 step %c1 {
+            %137 = arith.index_cast %arg18 : index to i64
+            %138 = arith.muli %137, %c16_i64 : i64
+            %139 = arith.subi %111, %138 : i64
+            %140 = arith.minsi %139, %c16_i64 : i64
+            %141 = arith.subi %112, %138 : i64
+            %142 = arith.minsi %141, %c16_i64 : i64
+            %143 = arith.ori %132, %c3221225472_i64 : i64
+            %144 = arith.addi %138, %132 : i64
+            %145 = arith.addi %144, %c64_i64 : i64
+            "instgem.preload"(%145, %134, %142, %143, %134, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%138, %140, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %146 = arith.index_cast %129 : i64 to index
+            scf.for %arg19 = %c1 to %146 step %c1 {
+              %148 = arith.index_cast %arg19 : index to i64
+              %149 = arith.muli %148, %c16_i64 : i64
+              %150 = arith.addi %149, %132 : i64
+              %151 = arith.ori %150, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %134, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %152 = arith.muli %148, %c32_i64 : i64
+              %153 = arith.addi %152, %138 : i64
+              "instgem.compute_accumulated"(%153, %140, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %165 = arith.index_cast %133 : i64 to index
-            scf.for %arg19 = %164 to %165 step %c1 {
-              %166 = arith.index_cast %arg19 : index to i64
-              %167 = arith.muli %166, %c16_i64 : i64
-              %168 = arith.subi %34, %167 : i64
-              %169 = arith.minsi %168, %c16_i64 : i64
-              %170 = arith.addi %167, %150 : i64
-              %171 = arith.ori %170, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %152, %169) : (i64, i64, i64, i64, i64, i64) -> ()
-              %172 = arith.muli %166, %c32_i64 : i64
-              %173 = arith.addi %172, %156 : i64
-              "instgem.compute_accumulated"(%173, %158, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %147 = arith.index_cast %115 : i64 to index
+            scf.for %arg19 = %146 to %147 step %c1 {
+              %148 = arith.index_cast %arg19 : index to i64
+              %149 = arith.muli %148, %c16_i64 : i64
+              %150 = arith.subi %109, %149 : i64
+              %151 = arith.minsi %150, %c16_i64 : i64
+              %152 = arith.addi %149, %132 : i64
+              %153 = arith.ori %152, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %134, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+              %154 = arith.muli %148, %c32_i64 : i64
+              %155 = arith.addi %154, %138 : i64
+              "instgem.compute_accumulated"(%155, %140, %151, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
-      scf.yield %83, %98 : index, index
+      scf.yield %64, %79 : index, index
     }
-    %80 = arith.cmpi sle, %71, %c0 : index
-    scf.if %80 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %81 = arith.muli %63, %78 : i64
-      %82 = arith.index_cast %81 : i64 to index
-      scf.for %arg14 = %c0 to %82 step %c1 {
-        %83 = arith.index_cast %arg14 : index to i64
-        %84 = arith.remsi %83, %63 : i64
-        %85 = arith.divsi %83, %63 : i64
-        %86 = arith.addi %57, %84 : i64
-        %87 = arith.muli %86, %c16_i64 : i64
-        %88 = arith.maxsi %87, %25 : i64
-        %89 = arith.addi %87, %c16_i64 : i64
-        %90 = arith.minsi %89, %32 : i64
-        %91 = arith.subi %90, %88 : i64
-        %92 = arith.subi %88, %25 : i64
-        %93 = arith.muli %92, %75 : i64
-        %94 = arith.addi %74, %93 : i64
-        %95 = arith.muli %85, %c16_i64 : i64
-        %96 = arith.addi %94, %95 : i64
-        %97 = arith.addi %87, %95 : i64
-        %98 = arith.ori %97, %c2147483648_i64 : i64
-        %99 = arith.subi %88, %87 : i64
-        %100 = arith.addi %98, %99 : i64
-        %101 = arith.subi %27, %95 : i64
-        %102 = arith.minsi %101, %c16_i64 : i64
-        "instgem.mvout"(%96, %100, %102, %91) : (i64, i64, i64, i64) -> ()
+    %61 = arith.cmpi sle, %52, %c0 : index
+    scf.if %61 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %58) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %62 = arith.muli %44, %59 : i64
+      %63 = arith.index_cast %62 : i64 to index
+      scf.for %arg14 = %c0 to %63 step %c1 {
+        %64 = arith.index_cast %arg14 : index to i64
+        %65 = arith.remsi %64, %44 : i64
+        %66 = arith.divsi %64, %44 : i64
+        %67 = arith.addi %37, %65 : i64
+        %68 = arith.muli %67, %c16_i64 : i64
+        %69 = arith.maxsi %68, %25 : i64
+        %70 = arith.addi %68, %c16_i64 : i64
+        %71 = arith.minsi %70, %32 : i64
+        %72 = arith.subi %71, %69 : i64
+        %73 = arith.subi %69, %25 : i64
+        %74 = arith.muli %73, %56 : i64
+        %75 = arith.addi %55, %74 : i64
+        %76 = arith.muli %66, %c16_i64 : i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.addi %68, %76 : i64
+        %79 = arith.ori %78, %c2147483648_i64 : i64
+        %80 = arith.subi %69, %68 : i64
+        %81 = arith.addi %79, %80 : i64
+        %82 = arith.subi %27, %76 : i64
+        %83 = arith.minsi %82, %c16_i64 : i64
+        "instgem.mvout"(%77, %81, %83, %72) : (i64, i64, i64, i64) -> ()
       }
     }
     return

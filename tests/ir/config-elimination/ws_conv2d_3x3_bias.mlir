@@ -11,7 +11,7 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
@@ -69,11 +69,12 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+    %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c32_i64 = arith.constant 32 : i64
     %c16_i64 = arith.constant 16 : i64
     %c4_i64 = arith.constant 4 : i64
@@ -161,859 +162,808 @@ module {
     %45 = arith.index_cast %offset : index to i64
     %46 = arith.muli %45, %c4_i64 : i64
     %47 = arith.addi %44, %46 : i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     %48 = arith.addi %41, %42 : i64
-    %49 = arith.maxsi %48, %c0_i64 : i64
-    %50 = arith.minsi %49, %c16_i64 : i64
-    %51 = arith.divui %43, %c16_i64 : i64
-    %52 = arith.muli %51, %c16_i64 : i64
-    %53 = arith.cmpi eq, %52, %c0_i64 : i64
-    %54 = arith.select %53, %c0_i64, %50 : i64
-    %55 = arith.subi %c16_i64, %54 : i64
-    %56 = arith.maxsi %54, %c0_i64 : i64
+    %49 = arith.cmpi slt, %48, %c16_i64 : i64
+    %50 = arith.cmpi slt, %43, %c32_i64 : i64
+    %51 = arith.ori %49, %50 : i1
+    scf.if %51 {
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg19 = %c0 to %c2 step %c1 {
+        %86 = arith.index_cast %arg19 : index to i64
+        %87 = arith.muli %86, %c16_i64 : i64
+        %88 = arith.subi %c32_i64, %87 : i64
+        %89 = arith.minsi %88, %c16_i64 : i64
+        %90 = arith.ori %87, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %90, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
+    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %52 = arith.ceildivsi %43, %c16_i64 : i64
+    %53 = arith.maxsi %41, %c0_i64 : i64
+    %54 = arith.divui %53, %c16_i64 : i64
+    %55 = arith.maxsi %48, %c0_i64 : i64
+    %56 = arith.addi %55, %c15_i64 : i64
     %57 = arith.divui %56, %c16_i64 : i64
-    %58 = arith.subi %c1_i64, %57 : i64
-    %59 = arith.cmpi sgt, %55, %c0_i64 : i64
+    %58 = arith.subi %57, %54 : i64
+    %59 = arith.cmpi sgt, %42, %c0_i64 : i64
     %60 = arith.extui %59 : i1 to i64
     %61 = arith.muli %58, %60 : i64
     %62 = arith.muli %61, %c2_i64 : i64
     %63 = arith.index_cast %62 : i64 to index
     scf.for %arg19 = %c0 to %63 step %c1 {
-      %106 = arith.index_cast %arg19 : index to i64
-      %107 = arith.divui %106, %c2_i64 : i64
-      %108 = arith.addi %57, %107 : i64
-      %109 = arith.remui %106, %c2_i64 : i64
-      %110 = arith.muli %108, %c16_i64 : i64
-      %111 = arith.maxsi %110, %54 : i64
-      %112 = arith.addi %110, %c16_i64 : i64
-      %113 = arith.minsi %112, %c16_i64 : i64
-      %114 = arith.subi %113, %111 : i64
-      %115 = arith.muli %108, %c32_i64 : i64
-      %116 = arith.muli %109, %c16_i64 : i64
-      %117 = arith.addi %115, %116 : i64
-      %118 = arith.ori %117, %c2147483648_i64 : i64
-      %119 = arith.subi %111, %110 : i64
-      %120 = arith.addi %118, %119 : i64
-      %121 = arith.subi %c32_i64, %116 : i64
-      %122 = arith.minsi %121, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %120, %122, %114) : (i64, i64, i64, i64) -> ()
-    }
-    %64 = arith.addi %56, %c15_i64 : i64
+      %86 = arith.index_cast %arg19 : index to i64
+      %87 = arith.remui %86, %c2_i64 : i64
+      %88 = arith.divui %86, %c2_i64 : i64
+      %89 = arith.addi %54, %88 : i64
+      %90 = arith.cmpi slt, %87, %52 : i64
+      scf.if %90 {
+        %91 = arith.muli %89, %c16_i64 : i64
+        %92 = arith.maxsi %91, %41 : i64
+        %93 = arith.addi %91, %c16_i64 : i64
+        %94 = arith.minsi %93, %48 : i64
+        %95 = arith.subi %94, %92 : i64
+        %96 = arith.muli %87, %c64_i64 : i64
+        %97 = arith.addi %47, %96 : i64
+        %98 = arith.muli %89, %c32_i64 : i64
+        %99 = arith.muli %87, %c16_i64 : i64
+        %100 = arith.addi %98, %99 : i64
+        %101 = arith.ori %100, %c2147483648_i64 : i64
+        %102 = arith.subi %92, %91 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.subi %43, %99 : i64
+        %105 = arith.minsi %104, %c16_i64 : i64
+        "instgem.mvin"(%97, %103, %105, %95) : (i64, i64, i64, i64) -> ()
+      }
+    } {gemmini.load_stream}
+    %64 = arith.addi %53, %c15_i64 : i64
     %65 = arith.divui %64, %c16_i64 : i64
-    %66 = arith.cmpi sgt, %54, %c0_i64 : i64
+    %66 = arith.cmpi sgt, %41, %c0_i64 : i64
     %67 = arith.extui %66 : i1 to i64
     %68 = arith.muli %65, %67 : i64
-    %69 = arith.subi %c32_i64, %52 : i64
-    %70 = arith.ceildivsi %69, %c16_i64 : i64
-    %71 = arith.muli %68, %70 : i64
-    %72 = arith.index_cast %71 : i64 to index
-    scf.for %arg19 = %c0 to %72 step %c1 {
-      %106 = arith.index_cast %arg19 : index to i64
-      %107 = arith.divui %106, %70 : i64
-      %108 = arith.remui %106, %70 : i64
-      %109 = arith.muli %107, %c16_i64 : i64
-      %110 = arith.maxsi %109, %c0_i64 : i64
-      %111 = arith.addi %109, %c16_i64 : i64
-      %112 = arith.minsi %111, %54 : i64
-      %113 = arith.subi %112, %110 : i64
-      %114 = arith.divui %52, %c16_i64 : i64
-      %115 = arith.addi %114, %108 : i64
-      %116 = arith.muli %107, %c32_i64 : i64
-      %117 = arith.muli %115, %c16_i64 : i64
-      %118 = arith.addi %116, %117 : i64
-      %119 = arith.ori %118, %c2147483648_i64 : i64
-      %120 = arith.subi %110, %109 : i64
-      %121 = arith.addi %119, %120 : i64
-      %122 = arith.muli %108, %c16_i64 : i64
-      %123 = arith.subi %69, %122 : i64
-      %124 = arith.minsi %123, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %121, %124, %113) : (i64, i64, i64, i64) -> ()
-    }
-    %73 = arith.ceildivsi %43, %c16_i64 : i64
-    %74 = arith.maxsi %41, %c0_i64 : i64
-    %75 = arith.divui %74, %c16_i64 : i64
-    %76 = arith.addi %49, %c15_i64 : i64
-    %77 = arith.divui %76, %c16_i64 : i64
-    %78 = arith.subi %77, %75 : i64
-    %79 = arith.cmpi sgt, %42, %c0_i64 : i64
-    %80 = arith.extui %79 : i1 to i64
-    %81 = arith.muli %78, %80 : i64
-    %82 = arith.muli %81, %c2_i64 : i64
-    %83 = arith.index_cast %82 : i64 to index
-    scf.for %arg19 = %c0 to %83 step %c1 {
-      %106 = arith.index_cast %arg19 : index to i64
-      %107 = arith.remui %106, %c2_i64 : i64
-      %108 = arith.divui %106, %c2_i64 : i64
-      %109 = arith.addi %75, %108 : i64
-      %110 = arith.cmpi slt, %107, %73 : i64
-      scf.if %110 {
-        %111 = arith.muli %109, %c16_i64 : i64
-        %112 = arith.maxsi %111, %41 : i64
-        %113 = arith.addi %111, %c16_i64 : i64
-        %114 = arith.minsi %113, %48 : i64
-        %115 = arith.subi %114, %112 : i64
-        %116 = arith.muli %107, %c64_i64 : i64
-        %117 = arith.addi %47, %116 : i64
-        %118 = arith.muli %109, %c32_i64 : i64
-        %119 = arith.muli %107, %c16_i64 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.ori %120, %c2147483648_i64 : i64
-        %122 = arith.subi %112, %111 : i64
-        %123 = arith.addi %121, %122 : i64
-        %124 = arith.subi %43, %119 : i64
-        %125 = arith.minsi %124, %c16_i64 : i64
-        "instgem.mvin"(%117, %123, %125, %115) : (i64, i64, i64, i64) -> ()
+    %69 = arith.muli %68, %c2_i64 : i64
+    %70 = arith.index_cast %69 : i64 to index
+    scf.for %arg19 = %c0 to %70 step %c1 {
+      %86 = arith.index_cast %arg19 : index to i64
+      %87 = arith.remui %86, %c2_i64 : i64
+      %88 = arith.divui %86, %c2_i64 : i64
+      %89 = arith.cmpi slt, %87, %52 : i64
+      scf.if %89 {
+        %90 = arith.muli %88, %c16_i64 : i64
+        %91 = arith.maxsi %90, %c0_i64 : i64
+        %92 = arith.addi %90, %c16_i64 : i64
+        %93 = arith.minsi %92, %41 : i64
+        %94 = arith.subi %93, %91 : i64
+        %95 = arith.muli %88, %c32_i64 : i64
+        %96 = arith.muli %87, %c16_i64 : i64
+        %97 = arith.addi %95, %96 : i64
+        %98 = arith.ori %97, %c2147483648_i64 : i64
+        %99 = arith.subi %91, %90 : i64
+        %100 = arith.addi %98, %99 : i64
+        %101 = arith.subi %43, %96 : i64
+        %102 = arith.minsi %101, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %100, %102, %94) : (i64, i64, i64, i64) -> ()
       }
     } {gemmini.load_stream}
-    %84 = arith.addi %74, %c15_i64 : i64
-    %85 = arith.divui %84, %c16_i64 : i64
-    %86 = arith.cmpi sgt, %41, %c0_i64 : i64
-    %87 = arith.extui %86 : i1 to i64
-    %88 = arith.muli %85, %87 : i64
-    %89 = arith.muli %88, %c2_i64 : i64
-    %90 = arith.index_cast %89 : i64 to index
-    scf.for %arg19 = %c0 to %90 step %c1 {
-      %106 = arith.index_cast %arg19 : index to i64
-      %107 = arith.remui %106, %c2_i64 : i64
-      %108 = arith.divui %106, %c2_i64 : i64
-      %109 = arith.cmpi slt, %107, %73 : i64
-      scf.if %109 {
-        %110 = arith.muli %108, %c16_i64 : i64
-        %111 = arith.maxsi %110, %c0_i64 : i64
-        %112 = arith.addi %110, %c16_i64 : i64
-        %113 = arith.minsi %112, %41 : i64
-        %114 = arith.subi %113, %111 : i64
-        %115 = arith.muli %108, %c32_i64 : i64
-        %116 = arith.muli %107, %c16_i64 : i64
-        %117 = arith.addi %115, %116 : i64
-        %118 = arith.ori %117, %c2147483648_i64 : i64
-        %119 = arith.subi %111, %110 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.subi %43, %116 : i64
-        %122 = arith.minsi %121, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %120, %122, %114) : (i64, i64, i64, i64) -> ()
-      }
-    } {gemmini.load_stream}
-    %91 = arith.muli %19, %arg10 : index
-    %92 = arith.muli %91, %17 : index
-    %93 = arith.muli %21, %arg10 : index
-    %94 = arith.muli %93, %17 : index
-    %95 = arith.muli %3, %arg6 : index
-    %96 = arith.addi %95, %8 : index
-    %97 = arith.muli %96, %arg7 : index
-    %98 = arith.muli %97, %arg8 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%98], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %71 = arith.muli %19, %arg10 : index
+    %72 = arith.muli %71, %17 : index
+    %73 = arith.muli %21, %arg10 : index
+    %74 = arith.muli %73, %17 : index
+    %75 = arith.muli %3, %arg6 : index
+    %76 = arith.addi %75, %8 : index
+    %77 = arith.muli %76, %arg7 : index
+    %78 = arith.muli %77, %arg8 : index
+    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%78], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %40 {
       func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_1 = memref.subview %reinterpret_cast_0[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %99 = arith.index_cast %intptr_6 : index to i64
-    %100 = arith.index_cast %offset_3 : index to i64
-    %101 = arith.addi %99, %100 : i64
-    %102 = arith.index_cast %strides_5#0 : index to i64
-    %103 = arith.bitcast %arg17 : f32 to i32
-    %104 = arith.extui %103 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %102, %104) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg19 = %92 to %94 step %c1 {
-      %106 = arith.muli %arg10, %17 : index
-      %107 = arith.cmpi eq, %106, %c0 : index
-      scf.if %107 {
+    %79 = arith.index_cast %intptr_6 : index to i64
+    %80 = arith.index_cast %offset_3 : index to i64
+    %81 = arith.addi %79, %80 : i64
+    %82 = arith.index_cast %strides_5#0 : index to i64
+    %83 = arith.bitcast %arg17 : f32 to i32
+    %84 = arith.extui %83 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %82, %84) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    scf.for %arg19 = %72 to %74 step %c1 {
+      %86 = arith.muli %arg10, %17 : index
+      %87 = arith.cmpi eq, %86, %c0 : index
+      scf.if %87 {
         func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %108 = arith.floordivsi %arg19, %106 : index
-      %109 = arith.cmpi eq, %17, %c0 : index
-      scf.if %109 {
+      %88 = arith.floordivsi %arg19, %86 : index
+      %89 = arith.cmpi eq, %17, %c0 : index
+      scf.if %89 {
         func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %110 = arith.floordivsi %arg19, %17 : index
-      %111 = arith.cmpi eq, %arg10, %c0 : index
-      scf.if %111 {
+      %90 = arith.floordivsi %arg19, %17 : index
+      %91 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %91 {
         func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %112 = arith.floordivsi %110, %arg10 : index
-      %113 = arith.muli %112, %arg10 : index
-      %114 = arith.subi %110, %113 : index
-      scf.if %109 {
+      %92 = arith.floordivsi %90, %arg10 : index
+      %93 = arith.muli %92, %arg10 : index
+      %94 = arith.subi %90, %93 : index
+      scf.if %89 {
         func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
-      %115 = arith.muli %110, %17 : index
-      %116 = arith.subi %arg19, %115 : index
-      %117 = arith.muli %116, %c32 : index
-      %118 = arith.addi %16, %114 : index
-      %119 = arith.muli %3, %arg3 : index
-      %120 = arith.addi %119, %15 : index
-      %121 = arith.addi %120, %108 : index
-      %122 = arith.muli %121, %arg4 : index
-      %123 = arith.muli %122, %arg5 : index
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%123], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %124 = arith.muli %108, %arg10 : index
-      %125 = arith.addi %124, %114 : index
-      %126 = arith.muli %125, %arg5 : index
-      %127 = arith.muli %126, %arg8 : index
-      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%127], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %128 = arith.maxsi %118, %c0 : index
-      %129 = arith.minsi %128, %arg4 : index
-      %130 = arith.addi %118, %c16 : index
-      %131 = arith.maxsi %130, %c0 : index
-      %132 = arith.minsi %131, %arg4 : index
-      %133 = arith.subi %129, %118 : index
-      %134 = arith.maxsi %133, %c0 : index
-      %135 = arith.minsi %134, %c16 : index
-      %136 = arith.subi %132, %129 : index
-      %137 = arith.maxsi %117, %c0 : index
-      %138 = arith.minsi %137, %arg5 : index
-      %139 = arith.addi %117, %c32 : index
-      %140 = arith.maxsi %139, %c0 : index
-      %141 = arith.minsi %140, %arg5 : index
-      %142 = arith.subi %138, %117 : index
-      %143 = arith.maxsi %142, %c0 : index
-      %144 = arith.minsi %143, %c32 : index
-      %145 = arith.subi %141, %138 : index
-      %146 = arith.cmpi sgt, %144, %c0 : index
-      scf.if %146 {
+      %95 = arith.muli %90, %17 : index
+      %96 = arith.subi %arg19, %95 : index
+      %97 = arith.muli %96, %c32 : index
+      %98 = arith.addi %16, %94 : index
+      %99 = arith.muli %3, %arg3 : index
+      %100 = arith.addi %99, %15 : index
+      %101 = arith.addi %100, %88 : index
+      %102 = arith.muli %101, %arg4 : index
+      %103 = arith.muli %102, %arg5 : index
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%103], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %104 = arith.muli %88, %arg10 : index
+      %105 = arith.addi %104, %94 : index
+      %106 = arith.muli %105, %arg5 : index
+      %107 = arith.muli %106, %arg8 : index
+      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%107], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %108 = arith.maxsi %98, %c0 : index
+      %109 = arith.minsi %108, %arg4 : index
+      %110 = arith.addi %98, %c16 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %arg4 : index
+      %113 = arith.subi %109, %98 : index
+      %114 = arith.maxsi %113, %c0 : index
+      %115 = arith.minsi %114, %c16 : index
+      %116 = arith.subi %112, %109 : index
+      %117 = arith.maxsi %97, %c0 : index
+      %118 = arith.minsi %117, %arg5 : index
+      %119 = arith.addi %97, %c32 : index
+      %120 = arith.maxsi %119, %c0 : index
+      %121 = arith.minsi %120, %arg5 : index
+      %122 = arith.subi %118, %97 : index
+      %123 = arith.maxsi %122, %c0 : index
+      %124 = arith.minsi %123, %c32 : index
+      %125 = arith.subi %121, %118 : index
+      %126 = arith.cmpi sgt, %124, %c0 : index
+      scf.if %126 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast_7[%129, %138] [%136, %145] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %147 = arith.index_cast %135 : index to i64
-      %148 = arith.index_cast %136 : index to i64
-      %149 = arith.index_cast %145 : index to i64
-      %150 = arith.addi %147, %148 : i64
+      %subview_9 = memref.subview %reinterpret_cast_7[%109, %118] [%116, %125] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %127 = arith.index_cast %115 : index to i64
+      %128 = arith.index_cast %116 : index to i64
+      %129 = arith.index_cast %125 : index to i64
+      %130 = arith.addi %127, %128 : i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %151 = arith.index_cast %intptr_14 : index to i64
-      %152 = arith.index_cast %offset_11 : index to i64
-      %153 = arith.addi %151, %152 : i64
-      %154 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
-      %155 = arith.maxsi %147, %c0_i64 : i64
-      %156 = arith.divui %155, %c16_i64 : i64
-      %157 = arith.maxsi %150, %c0_i64 : i64
-      %158 = arith.addi %157, %c15_i64 : i64
-      %159 = arith.divui %158, %c16_i64 : i64
-      %160 = arith.subi %159, %156 : i64
-      %161 = arith.cmpi sgt, %148, %c0_i64 : i64
-      %162 = arith.extui %161 : i1 to i64
-      %163 = arith.muli %160, %162 : i64
-      %164 = arith.index_cast %163 : i64 to index
-      scf.for %arg20 = %c0 to %164 step %c1 {
-        %215 = arith.index_cast %arg20 : index to i64
-        %216 = arith.addi %156, %215 : i64
-        %217 = arith.muli %216, %c16_i64 : i64
-        %218 = arith.maxsi %217, %147 : i64
-        %219 = arith.addi %217, %c16_i64 : i64
-        %220 = arith.minsi %219, %150 : i64
-        %221 = arith.subi %220, %218 : i64
-        %222 = arith.subi %218, %147 : i64
-        %223 = arith.muli %222, %154 : i64
-        %224 = arith.addi %153, %223 : i64
-        %225 = arith.muli %216, %c32_i64 : i64
-        %226 = arith.subi %218, %217 : i64
-        %227 = arith.addi %225, %226 : i64
-        %228 = arith.minsi %149, %c64_i64 : i64
-        "instgem.mvin"(%224, %227, %228, %221) : (i64, i64, i64, i64) -> ()
+      %131 = arith.index_cast %intptr_14 : index to i64
+      %132 = arith.index_cast %offset_11 : index to i64
+      %133 = arith.addi %131, %132 : i64
+      %134 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %134) : (i64, i64, i64, i64, i64, i64) -> ()
+      %135 = arith.maxsi %127, %c0_i64 : i64
+      %136 = arith.divui %135, %c16_i64 : i64
+      %137 = arith.maxsi %130, %c0_i64 : i64
+      %138 = arith.addi %137, %c15_i64 : i64
+      %139 = arith.divui %138, %c16_i64 : i64
+      %140 = arith.subi %139, %136 : i64
+      %141 = arith.cmpi sgt, %128, %c0_i64 : i64
+      %142 = arith.extui %141 : i1 to i64
+      %143 = arith.muli %140, %142 : i64
+      %144 = arith.index_cast %143 : i64 to index
+      scf.for %arg20 = %c0 to %144 step %c1 {
+        %195 = arith.index_cast %arg20 : index to i64
+        %196 = arith.addi %136, %195 : i64
+        %197 = arith.muli %196, %c16_i64 : i64
+        %198 = arith.maxsi %197, %127 : i64
+        %199 = arith.addi %197, %c16_i64 : i64
+        %200 = arith.minsi %199, %130 : i64
+        %201 = arith.subi %200, %198 : i64
+        %202 = arith.subi %198, %127 : i64
+        %203 = arith.muli %202, %134 : i64
+        %204 = arith.addi %133, %203 : i64
+        %205 = arith.muli %196, %c32_i64 : i64
+        %206 = arith.subi %198, %197 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.minsi %129, %c64_i64 : i64
+        "instgem.mvin"(%204, %207, %208, %201) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %165 = arith.addi %155, %c15_i64 : i64
-      %166 = arith.divui %165, %c16_i64 : i64
-      %167 = arith.cmpi sgt, %147, %c0_i64 : i64
-      %168 = arith.extui %167 : i1 to i64
-      %169 = arith.muli %166, %168 : i64
-      %170 = arith.index_cast %169 : i64 to index
-      scf.for %arg20 = %c0 to %170 step %c1 {
-        %215 = arith.index_cast %arg20 : index to i64
-        %216 = arith.muli %215, %c16_i64 : i64
-        %217 = arith.maxsi %216, %c0_i64 : i64
-        %218 = arith.addi %216, %c16_i64 : i64
-        %219 = arith.minsi %218, %147 : i64
-        %220 = arith.subi %219, %217 : i64
-        %221 = arith.muli %215, %c32_i64 : i64
-        %222 = arith.subi %217, %216 : i64
-        %223 = arith.addi %221, %222 : i64
-        %224 = arith.minsi %149, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %223, %224, %220) : (i64, i64, i64, i64) -> ()
+      %145 = arith.addi %135, %c15_i64 : i64
+      %146 = arith.divui %145, %c16_i64 : i64
+      %147 = arith.cmpi sgt, %127, %c0_i64 : i64
+      %148 = arith.extui %147 : i1 to i64
+      %149 = arith.muli %146, %148 : i64
+      %150 = arith.index_cast %149 : i64 to index
+      scf.for %arg20 = %c0 to %150 step %c1 {
+        %195 = arith.index_cast %arg20 : index to i64
+        %196 = arith.muli %195, %c16_i64 : i64
+        %197 = arith.maxsi %196, %c0_i64 : i64
+        %198 = arith.addi %196, %c16_i64 : i64
+        %199 = arith.minsi %198, %127 : i64
+        %200 = arith.subi %199, %197 : i64
+        %201 = arith.muli %195, %c32_i64 : i64
+        %202 = arith.subi %197, %196 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.minsi %129, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %203, %204, %200) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %40 {
         func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_8[%138, %32] [%145, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %171 = arith.index_cast %144 : index to i64
-      %172 = arith.addi %171, %149 : i64
+      %subview_15 = memref.subview %reinterpret_cast_8[%118, %32] [%125, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %151 = arith.index_cast %124 : index to i64
+      %152 = arith.addi %151, %129 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %173 = arith.index_cast %intptr_20 : index to i64
-      %174 = arith.index_cast %offset_17 : index to i64
-      %175 = arith.addi %173, %174 : i64
-      %176 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %176) : (i64, i64, i64, i64, i64, i64) -> ()
-      %177 = arith.maxsi %171, %c0_i64 : i64
-      %178 = arith.divui %177, %c16_i64 : i64
-      %179 = arith.maxsi %172, %c0_i64 : i64
-      %180 = arith.addi %179, %c15_i64 : i64
-      %181 = arith.divui %180, %c16_i64 : i64
-      %182 = arith.subi %181, %178 : i64
-      %183 = arith.cmpi sgt, %149, %c0_i64 : i64
-      %184 = arith.extui %183 : i1 to i64
-      %185 = arith.muli %182, %184 : i64
-      %186 = arith.index_cast %185 : i64 to index
-      scf.for %arg20 = %c0 to %186 step %c1 {
-        %215 = arith.index_cast %arg20 : index to i64
-        %216 = arith.addi %178, %215 : i64
-        %217 = arith.muli %216, %c16_i64 : i64
-        %218 = arith.maxsi %217, %171 : i64
-        %219 = arith.addi %217, %c16_i64 : i64
-        %220 = arith.minsi %219, %172 : i64
-        %221 = arith.subi %220, %218 : i64
-        %222 = arith.subi %218, %171 : i64
-        %223 = arith.muli %222, %176 : i64
-        %224 = arith.addi %175, %223 : i64
-        %225 = arith.muli %216, %c32_i64 : i64
-        %226 = arith.addi %225, %c32_i64 : i64
-        %227 = arith.subi %218, %217 : i64
-        %228 = arith.addi %226, %227 : i64
-        %229 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%224, %228, %229, %221) : (i64, i64, i64, i64) -> ()
+      %153 = arith.index_cast %intptr_20 : index to i64
+      %154 = arith.index_cast %offset_17 : index to i64
+      %155 = arith.addi %153, %154 : i64
+      %156 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+      %157 = arith.maxsi %151, %c0_i64 : i64
+      %158 = arith.divui %157, %c16_i64 : i64
+      %159 = arith.maxsi %152, %c0_i64 : i64
+      %160 = arith.addi %159, %c15_i64 : i64
+      %161 = arith.divui %160, %c16_i64 : i64
+      %162 = arith.subi %161, %158 : i64
+      %163 = arith.cmpi sgt, %129, %c0_i64 : i64
+      %164 = arith.extui %163 : i1 to i64
+      %165 = arith.muli %162, %164 : i64
+      %166 = arith.index_cast %165 : i64 to index
+      scf.for %arg20 = %c0 to %166 step %c1 {
+        %195 = arith.index_cast %arg20 : index to i64
+        %196 = arith.addi %158, %195 : i64
+        %197 = arith.muli %196, %c16_i64 : i64
+        %198 = arith.maxsi %197, %151 : i64
+        %199 = arith.addi %197, %c16_i64 : i64
+        %200 = arith.minsi %199, %152 : i64
+        %201 = arith.subi %200, %198 : i64
+        %202 = arith.subi %198, %151 : i64
+        %203 = arith.muli %202, %156 : i64
+        %204 = arith.addi %155, %203 : i64
+        %205 = arith.muli %196, %c32_i64 : i64
+        %206 = arith.addi %205, %c32_i64 : i64
+        %207 = arith.subi %198, %197 : i64
+        %208 = arith.addi %206, %207 : i64
+        %209 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%204, %208, %209, %201) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %187 = arith.addi %177, %c15_i64 : i64
-      %188 = arith.divui %187, %c16_i64 : i64
-      %189 = arith.cmpi sgt, %171, %c0_i64 : i64
-      %190 = arith.extui %189 : i1 to i64
-      %191 = arith.muli %188, %190 : i64
-      %192 = arith.index_cast %191 : i64 to index
-      scf.for %arg20 = %c0 to %192 step %c1 {
-        %215 = arith.index_cast %arg20 : index to i64
-        %216 = arith.muli %215, %c16_i64 : i64
-        %217 = arith.maxsi %216, %c0_i64 : i64
-        %218 = arith.addi %216, %c16_i64 : i64
-        %219 = arith.minsi %218, %171 : i64
-        %220 = arith.subi %219, %217 : i64
-        %221 = arith.muli %215, %c32_i64 : i64
-        %222 = arith.addi %221, %c32_i64 : i64
-        %223 = arith.subi %217, %216 : i64
-        %224 = arith.addi %222, %223 : i64
-        %225 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %224, %225, %220) : (i64, i64, i64, i64) -> ()
+      %167 = arith.addi %157, %c15_i64 : i64
+      %168 = arith.divui %167, %c16_i64 : i64
+      %169 = arith.cmpi sgt, %151, %c0_i64 : i64
+      %170 = arith.extui %169 : i1 to i64
+      %171 = arith.muli %168, %170 : i64
+      %172 = arith.index_cast %171 : i64 to index
+      scf.for %arg20 = %c0 to %172 step %c1 {
+        %195 = arith.index_cast %arg20 : index to i64
+        %196 = arith.muli %195, %c16_i64 : i64
+        %197 = arith.maxsi %196, %c0_i64 : i64
+        %198 = arith.addi %196, %c16_i64 : i64
+        %199 = arith.minsi %198, %151 : i64
+        %200 = arith.subi %199, %197 : i64
+        %201 = arith.muli %195, %c32_i64 : i64
+        %202 = arith.addi %201, %c32_i64 : i64
+        %203 = arith.subi %197, %196 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %204, %205, %200) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %193 = arith.minsi %157, %c16_i64 : i64
-      %194 = arith.maxsi %149, %c0_i64 : i64
-      %195 = arith.minsi %194, %c32_i64 : i64
-      %196 = arith.minsi %179, %c32_i64 : i64
-      %197 = arith.maxsi %43, %c0_i64 : i64
-      %198 = arith.minsi %197, %c32_i64 : i64
-      %199 = arith.ceildivsi %193, %c16_i64 : i64
-      %200 = arith.ceildivsi %198, %c16_i64 : i64
-      %201 = arith.minsi %195, %196 : i64
-      %202 = arith.ceildivsi %201, %c16_i64 : i64
-      %203 = arith.addi %arg19, %c1 : index
-      %204 = arith.cmpi sge, %203, %94 : index
-      %205 = arith.cmpi sgt, %199, %c0_i64 : i64
-      %206 = arith.select %205, %200, %c0_i64 : i64
-      %207 = arith.index_cast %206 : i64 to index
-      %208 = arith.divsi %201, %c16_i64 : i64
-      %209 = arith.minsi %202, %208 : i64
-      %210 = arith.maxsi %209, %c0_i64 : i64
-      %211 = arith.divsi %193, %c16_i64 : i64
-      %212 = arith.minsi %199, %211 : i64
-      %213 = arith.maxsi %212, %c1_i64 : i64
-      %214 = arith.minsi %193, %c16_i64 : i64
-      scf.if %204 {
-        %215 = arith.maxsi %202, %c1_i64 : i64
-        %216 = arith.ceildivsi %81, %215 : i64
-        scf.for %arg20 = %c0 to %207 step %c1 {
-          %220 = arith.index_cast %arg20 : index to i64
-          %221 = arith.subi %220, %c1_i64 : i64
-          %222 = arith.cmpi sge, %221, %c0_i64 : i64
-          %223 = arith.cmpi slt, %221, %73 : i64
-          %224 = arith.andi %222, %223 : i1
-          %225 = arith.subi %206, %c1_i64 : i64
-          %226 = arith.cmpi eq, %220, %225 : i64
-          %227 = arith.cmpi slt, %220, %73 : i64
-          %228 = arith.andi %226, %227 : i1
-          %229 = arith.subi %202, %c1_i64 : i64
-          %230 = arith.select %228, %229, %c-1_i64 : i64
-          %231 = arith.muli %220, %c16_i64 : i64
-          %232 = arith.subi %198, %231 : i64
-          %233 = arith.minsi %232, %c16_i64 : i64
-          %234 = arith.index_cast %210 : i64 to index
-          scf.for %arg21 = %c0 to %234 step %c1 {
-            %242 = arith.index_cast %arg21 : index to i64
-            scf.if %224 {
-              %249 = arith.muli %242, %216 : i64
-              %250 = arith.minsi %249, %81 : i64
-              %251 = arith.addi %250, %216 : i64
-              %252 = arith.minsi %251, %81 : i64
-              %253 = arith.index_cast %250 : i64 to index
-              %254 = arith.index_cast %252 : i64 to index
-              scf.for %arg22 = %253 to %254 step %c1 {
-                %255 = arith.index_cast %arg22 : index to i64
-                %256 = arith.addi %75, %255 : i64
-                %257 = arith.muli %256, %c16_i64 : i64
-                %258 = arith.maxsi %257, %41 : i64
-                %259 = arith.addi %257, %c16_i64 : i64
-                %260 = arith.minsi %259, %48 : i64
-                %261 = arith.subi %260, %258 : i64
-                %262 = arith.subi %258, %41 : i64
-                %263 = arith.muli %262, %102 : i64
-                %264 = arith.addi %101, %263 : i64
-                %265 = arith.muli %221, %c16_i64 : i64
-                %266 = arith.addi %264, %265 : i64
-                %267 = arith.muli %256, %c32_i64 : i64
-                %268 = arith.addi %267, %265 : i64
-                %269 = arith.ori %268, %c2147483648_i64 : i64
-                %270 = arith.subi %258, %257 : i64
-                %271 = arith.addi %269, %270 : i64
-                %272 = arith.subi %43, %265 : i64
-                %273 = arith.minsi %272, %c16_i64 : i64
-                "instgem.mvout"(%266, %271, %273, %261) : (i64, i64, i64, i64) -> ()
+      %173 = arith.minsi %137, %c16_i64 : i64
+      %174 = arith.maxsi %129, %c0_i64 : i64
+      %175 = arith.minsi %174, %c32_i64 : i64
+      %176 = arith.minsi %159, %c32_i64 : i64
+      %177 = arith.maxsi %43, %c0_i64 : i64
+      %178 = arith.minsi %177, %c32_i64 : i64
+      %179 = arith.ceildivsi %173, %c16_i64 : i64
+      %180 = arith.ceildivsi %178, %c16_i64 : i64
+      %181 = arith.minsi %175, %176 : i64
+      %182 = arith.ceildivsi %181, %c16_i64 : i64
+      %183 = arith.addi %arg19, %c1 : index
+      %184 = arith.cmpi sge, %183, %74 : index
+      %185 = arith.cmpi sgt, %179, %c0_i64 : i64
+      %186 = arith.select %185, %180, %c0_i64 : i64
+      %187 = arith.index_cast %186 : i64 to index
+      %188 = arith.divsi %181, %c16_i64 : i64
+      %189 = arith.minsi %182, %188 : i64
+      %190 = arith.maxsi %189, %c0_i64 : i64
+      %191 = arith.divsi %173, %c16_i64 : i64
+      %192 = arith.minsi %179, %191 : i64
+      %193 = arith.maxsi %192, %c1_i64 : i64
+      %194 = arith.minsi %173, %c16_i64 : i64
+      scf.if %184 {
+        %195 = arith.maxsi %182, %c1_i64 : i64
+        %196 = arith.ceildivsi %61, %195 : i64
+        scf.for %arg20 = %c0 to %187 step %c1 {
+          %200 = arith.index_cast %arg20 : index to i64
+          %201 = arith.subi %200, %c1_i64 : i64
+          %202 = arith.cmpi sge, %201, %c0_i64 : i64
+          %203 = arith.cmpi slt, %201, %52 : i64
+          %204 = arith.andi %202, %203 : i1
+          %205 = arith.subi %186, %c1_i64 : i64
+          %206 = arith.cmpi eq, %200, %205 : i64
+          %207 = arith.cmpi slt, %200, %52 : i64
+          %208 = arith.andi %206, %207 : i1
+          %209 = arith.subi %182, %c1_i64 : i64
+          %210 = arith.select %208, %209, %c-1_i64 : i64
+          %211 = arith.muli %200, %c16_i64 : i64
+          %212 = arith.subi %178, %211 : i64
+          %213 = arith.minsi %212, %c16_i64 : i64
+          %214 = arith.index_cast %190 : i64 to index
+          scf.for %arg21 = %c0 to %214 step %c1 {
+            %222 = arith.index_cast %arg21 : index to i64
+            scf.if %204 {
+              %229 = arith.muli %222, %196 : i64
+              %230 = arith.minsi %229, %61 : i64
+              %231 = arith.addi %230, %196 : i64
+              %232 = arith.minsi %231, %61 : i64
+              %233 = arith.index_cast %230 : i64 to index
+              %234 = arith.index_cast %232 : i64 to index
+              scf.for %arg22 = %233 to %234 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.addi %54, %235 : i64
+                %237 = arith.muli %236, %c16_i64 : i64
+                %238 = arith.maxsi %237, %41 : i64
+                %239 = arith.addi %237, %c16_i64 : i64
+                %240 = arith.minsi %239, %48 : i64
+                %241 = arith.subi %240, %238 : i64
+                %242 = arith.subi %238, %41 : i64
+                %243 = arith.muli %242, %82 : i64
+                %244 = arith.addi %81, %243 : i64
+                %245 = arith.muli %201, %c16_i64 : i64
+                %246 = arith.addi %244, %245 : i64
+                %247 = arith.muli %236, %c32_i64 : i64
+                %248 = arith.addi %247, %245 : i64
+                %249 = arith.ori %248, %c2147483648_i64 : i64
+                %250 = arith.subi %238, %237 : i64
+                %251 = arith.addi %249, %250 : i64
+                %252 = arith.subi %43, %245 : i64
+                %253 = arith.minsi %252, %c16_i64 : i64
+                "instgem.mvout"(%246, %251, %253, %241) : (i64, i64, i64, i64) -> ()
               }
             }
-            %243 = arith.ori %231, %c3221225472_i64 : i64
-            %244 = arith.muli %242, %c32_i64 : i64
-            %245 = arith.addi %244, %231 : i64
-            %246 = arith.addi %245, %c32_i64 : i64
-            "instgem.preload"(%246, %233, %c16_i64, %243, %233, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-            %247 = arith.muli %242, %c16_i64 : i64
-            "instgem.compute_preloaded"(%247, %c16_i64, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %248 = arith.cmpi eq, %242, %230 : i64
-            scf.if %248 {
-              %249 = arith.index_cast %213 : i64 to index
-              scf.for %arg22 = %c1 to %249 step %c1 {
-                %251 = arith.index_cast %arg22 : index to i64
-                %252 = arith.muli %251, %c32_i64 : i64
-                %253 = arith.addi %252, %231 : i64
-                %254 = arith.ori %253, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %255 = arith.addi %252, %247 : i64
-                "instgem.compute_accumulated"(%255, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %256 = arith.subi %251, %c1_i64 : i64
-                %257 = arith.subi %256, %75 : i64
-                %258 = arith.cmpi sge, %257, %c0_i64 : i64
-                %259 = arith.cmpi slt, %257, %81 : i64
-                %260 = arith.andi %258, %259 : i1
-                scf.if %260 {
-                  %261 = arith.muli %256, %c16_i64 : i64
-                  %262 = arith.maxsi %261, %41 : i64
-                  %263 = arith.addi %261, %c16_i64 : i64
-                  %264 = arith.minsi %263, %48 : i64
-                  %265 = arith.subi %264, %262 : i64
-                  %266 = arith.subi %262, %41 : i64
-                  %267 = arith.muli %266, %102 : i64
-                  %268 = arith.addi %101, %267 : i64
-                  %269 = arith.addi %268, %231 : i64
-                  %270 = arith.muli %256, %c32_i64 : i64
-                  %271 = arith.addi %270, %231 : i64
-                  %272 = arith.ori %271, %c2147483648_i64 : i64
-                  %273 = arith.subi %262, %261 : i64
-                  %274 = arith.addi %272, %273 : i64
-                  %275 = arith.subi %43, %231 : i64
-                  %276 = arith.minsi %275, %c16_i64 : i64
-                  "instgem.mvout"(%269, %274, %276, %265) : (i64, i64, i64, i64) -> ()
+            %223 = arith.ori %211, %c3221225472_i64 : i64
+            %224 = arith.muli %222, %c32_i64 : i64
+            %225 = arith.addi %224, %211 : i64
+            %226 = arith.addi %225, %c32_i64 : i64
+            "instgem.preload"(%226, %213, %c16_i64, %223, %213, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            %227 = arith.muli %222, %c16_i64 : i64
+            "instgem.compute_preloaded"(%227, %c16_i64, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %228 = arith.cmpi eq, %222, %210 : i64
+            scf.if %228 {
+              %229 = arith.index_cast %193 : i64 to index
+              scf.for %arg22 = %c1 to %229 step %c1 {
+                %231 = arith.index_cast %arg22 : index to i64
+                %232 = arith.muli %231, %c32_i64 : i64
+                %233 = arith.addi %232, %211 : i64
+                %234 = arith.ori %233, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %213, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %235 = arith.addi %232, %227 : i64
+                "instgem.compute_accumulated"(%235, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %236 = arith.subi %231, %c1_i64 : i64
+                %237 = arith.subi %236, %54 : i64
+                %238 = arith.cmpi sge, %237, %c0_i64 : i64
+                %239 = arith.cmpi slt, %237, %61 : i64
+                %240 = arith.andi %238, %239 : i1
+                scf.if %240 {
+                  %241 = arith.muli %236, %c16_i64 : i64
+                  %242 = arith.maxsi %241, %41 : i64
+                  %243 = arith.addi %241, %c16_i64 : i64
+                  %244 = arith.minsi %243, %48 : i64
+                  %245 = arith.subi %244, %242 : i64
+                  %246 = arith.subi %242, %41 : i64
+                  %247 = arith.muli %246, %82 : i64
+                  %248 = arith.addi %81, %247 : i64
+                  %249 = arith.addi %248, %211 : i64
+                  %250 = arith.muli %236, %c32_i64 : i64
+                  %251 = arith.addi %250, %211 : i64
+                  %252 = arith.ori %251, %c2147483648_i64 : i64
+                  %253 = arith.subi %242, %241 : i64
+                  %254 = arith.addi %252, %253 : i64
+                  %255 = arith.subi %43, %211 : i64
+                  %256 = arith.minsi %255, %c16_i64 : i64
+                  "instgem.mvout"(%249, %254, %256, %245) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %250 = arith.index_cast %199 : i64 to index
-              scf.for %arg22 = %249 to %250 step %c1 {
-                %251 = arith.index_cast %arg22 : index to i64
-                %252 = arith.muli %251, %c16_i64 : i64
-                %253 = arith.subi %193, %252 : i64
-                %254 = arith.minsi %253, %c16_i64 : i64
-                %255 = arith.muli %251, %c32_i64 : i64
-                %256 = arith.addi %255, %231 : i64
-                %257 = arith.ori %256, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %233, %254) : (i64, i64, i64, i64, i64, i64) -> ()
-                %258 = arith.addi %255, %247 : i64
-                "instgem.compute_accumulated"(%258, %c16_i64, %254, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %259 = arith.subi %251, %c1_i64 : i64
-                %260 = arith.subi %259, %75 : i64
-                %261 = arith.cmpi sge, %260, %c0_i64 : i64
-                %262 = arith.cmpi slt, %260, %81 : i64
-                %263 = arith.andi %261, %262 : i1
-                scf.if %263 {
-                  %264 = arith.muli %259, %c16_i64 : i64
-                  %265 = arith.maxsi %264, %41 : i64
-                  %266 = arith.addi %264, %c16_i64 : i64
-                  %267 = arith.minsi %266, %48 : i64
-                  %268 = arith.subi %267, %265 : i64
-                  %269 = arith.subi %265, %41 : i64
-                  %270 = arith.muli %269, %102 : i64
-                  %271 = arith.addi %101, %270 : i64
-                  %272 = arith.addi %271, %231 : i64
-                  %273 = arith.muli %259, %c32_i64 : i64
-                  %274 = arith.addi %273, %231 : i64
-                  %275 = arith.ori %274, %c2147483648_i64 : i64
-                  %276 = arith.subi %265, %264 : i64
-                  %277 = arith.addi %275, %276 : i64
-                  %278 = arith.subi %43, %231 : i64
-                  %279 = arith.minsi %278, %c16_i64 : i64
-                  "instgem.mvout"(%272, %277, %279, %268) : (i64, i64, i64, i64) -> ()
+              %230 = arith.index_cast %179 : i64 to index
+              scf.for %arg22 = %229 to %230 step %c1 {
+                %231 = arith.index_cast %arg22 : index to i64
+                %232 = arith.muli %231, %c16_i64 : i64
+                %233 = arith.subi %173, %232 : i64
+                %234 = arith.minsi %233, %c16_i64 : i64
+                %235 = arith.muli %231, %c32_i64 : i64
+                %236 = arith.addi %235, %211 : i64
+                %237 = arith.ori %236, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %213, %234) : (i64, i64, i64, i64, i64, i64) -> ()
+                %238 = arith.addi %235, %227 : i64
+                "instgem.compute_accumulated"(%238, %c16_i64, %234, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.subi %231, %c1_i64 : i64
+                %240 = arith.subi %239, %54 : i64
+                %241 = arith.cmpi sge, %240, %c0_i64 : i64
+                %242 = arith.cmpi slt, %240, %61 : i64
+                %243 = arith.andi %241, %242 : i1
+                scf.if %243 {
+                  %244 = arith.muli %239, %c16_i64 : i64
+                  %245 = arith.maxsi %244, %41 : i64
+                  %246 = arith.addi %244, %c16_i64 : i64
+                  %247 = arith.minsi %246, %48 : i64
+                  %248 = arith.subi %247, %245 : i64
+                  %249 = arith.subi %245, %41 : i64
+                  %250 = arith.muli %249, %82 : i64
+                  %251 = arith.addi %81, %250 : i64
+                  %252 = arith.addi %251, %211 : i64
+                  %253 = arith.muli %239, %c32_i64 : i64
+                  %254 = arith.addi %253, %211 : i64
+                  %255 = arith.ori %254, %c2147483648_i64 : i64
+                  %256 = arith.subi %245, %244 : i64
+                  %257 = arith.addi %255, %256 : i64
+                  %258 = arith.subi %43, %211 : i64
+                  %259 = arith.minsi %258, %c16_i64 : i64
+                  "instgem.mvout"(%252, %257, %259, %248) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %249 = arith.index_cast %213 : i64 to index
-              scf.for %arg22 = %c1 to %249 step %c1 {
-                %251 = arith.index_cast %arg22 : index to i64
-                %252 = arith.muli %251, %c32_i64 : i64
-                %253 = arith.addi %252, %231 : i64
-                %254 = arith.ori %253, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %255 = arith.addi %252, %247 : i64
-                "instgem.compute_accumulated"(%255, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %229 = arith.index_cast %193 : i64 to index
+              scf.for %arg22 = %c1 to %229 step %c1 {
+                %231 = arith.index_cast %arg22 : index to i64
+                %232 = arith.muli %231, %c32_i64 : i64
+                %233 = arith.addi %232, %211 : i64
+                %234 = arith.ori %233, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %213, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %235 = arith.addi %232, %227 : i64
+                "instgem.compute_accumulated"(%235, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %250 = arith.index_cast %199 : i64 to index
-              scf.for %arg22 = %249 to %250 step %c1 {
-                %251 = arith.index_cast %arg22 : index to i64
-                %252 = arith.muli %251, %c16_i64 : i64
-                %253 = arith.subi %193, %252 : i64
-                %254 = arith.minsi %253, %c16_i64 : i64
-                %255 = arith.muli %251, %c32_i64 : i64
-                %256 = arith.addi %255, %231 : i64
-                %257 = arith.ori %256, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %233, %254) : (i64, i64, i64, i64, i64, i64) -> ()
-                %258 = arith.addi %255, %247 : i64
-                "instgem.compute_accumulated"(%258, %c16_i64, %254, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %230 = arith.index_cast %179 : i64 to index
+              scf.for %arg22 = %229 to %230 step %c1 {
+                %231 = arith.index_cast %arg22 : index to i64
+                %232 = arith.muli %231, %c16_i64 : i64
+                %233 = arith.subi %173, %232 : i64
+                %234 = arith.minsi %233, %c16_i64 : i64
+                %235 = arith.muli %231, %c32_i64 : i64
+                %236 = arith.addi %235, %211 : i64
+                %237 = arith.ori %236, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %213, %234) : (i64, i64, i64, i64, i64, i64) -> ()
+                %238 = arith.addi %235, %227 : i64
+                "instgem.compute_accumulated"(%238, %c16_i64, %234, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          %235 = arith.index_cast %202 : i64 to index
-          scf.for %arg21 = %234 to %235 step %c1 {
-            %242 = arith.index_cast %arg21 : index to i64
-            %243 = arith.muli %242, %c16_i64 : i64
-            %244 = arith.subi %195, %243 : i64
-            %245 = arith.minsi %244, %c16_i64 : i64
-            %246 = arith.subi %196, %243 : i64
-            %247 = arith.minsi %246, %c16_i64 : i64
-            scf.if %224 {
-              %253 = arith.muli %242, %216 : i64
-              %254 = arith.minsi %253, %81 : i64
-              %255 = arith.addi %254, %216 : i64
-              %256 = arith.minsi %255, %81 : i64
-              %257 = arith.index_cast %254 : i64 to index
-              %258 = arith.index_cast %256 : i64 to index
-              scf.for %arg22 = %257 to %258 step %c1 {
-                %259 = arith.index_cast %arg22 : index to i64
-                %260 = arith.addi %75, %259 : i64
-                %261 = arith.muli %260, %c16_i64 : i64
-                %262 = arith.maxsi %261, %41 : i64
-                %263 = arith.addi %261, %c16_i64 : i64
-                %264 = arith.minsi %263, %48 : i64
-                %265 = arith.subi %264, %262 : i64
-                %266 = arith.subi %262, %41 : i64
-                %267 = arith.muli %266, %102 : i64
-                %268 = arith.addi %101, %267 : i64
-                %269 = arith.muli %221, %c16_i64 : i64
-                %270 = arith.addi %268, %269 : i64
-                %271 = arith.muli %260, %c32_i64 : i64
-                %272 = arith.addi %271, %269 : i64
-                %273 = arith.ori %272, %c2147483648_i64 : i64
-                %274 = arith.subi %262, %261 : i64
-                %275 = arith.addi %273, %274 : i64
-                %276 = arith.subi %43, %269 : i64
-                %277 = arith.minsi %276, %c16_i64 : i64
-                "instgem.mvout"(%270, %275, %277, %265) : (i64, i64, i64, i64) -> ()
+          %215 = arith.index_cast %182 : i64 to index
+          scf.for %arg21 = %214 to %215 step %c1 {
+            %222 = arith.index_cast %arg21 : index to i64
+            %223 = arith.muli %222, %c16_i64 : i64
+            %224 = arith.subi %175, %223 : i64
+            %225 = arith.minsi %224, %c16_i64 : i64
+            %226 = arith.subi %176, %223 : i64
+            %227 = arith.minsi %226, %c16_i64 : i64
+            scf.if %204 {
+              %233 = arith.muli %222, %196 : i64
+              %234 = arith.minsi %233, %61 : i64
+              %235 = arith.addi %234, %196 : i64
+              %236 = arith.minsi %235, %61 : i64
+              %237 = arith.index_cast %234 : i64 to index
+              %238 = arith.index_cast %236 : i64 to index
+              scf.for %arg22 = %237 to %238 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.addi %54, %239 : i64
+                %241 = arith.muli %240, %c16_i64 : i64
+                %242 = arith.maxsi %241, %41 : i64
+                %243 = arith.addi %241, %c16_i64 : i64
+                %244 = arith.minsi %243, %48 : i64
+                %245 = arith.subi %244, %242 : i64
+                %246 = arith.subi %242, %41 : i64
+                %247 = arith.muli %246, %82 : i64
+                %248 = arith.addi %81, %247 : i64
+                %249 = arith.muli %201, %c16_i64 : i64
+                %250 = arith.addi %248, %249 : i64
+                %251 = arith.muli %240, %c32_i64 : i64
+                %252 = arith.addi %251, %249 : i64
+                %253 = arith.ori %252, %c2147483648_i64 : i64
+                %254 = arith.subi %242, %241 : i64
+                %255 = arith.addi %253, %254 : i64
+                %256 = arith.subi %43, %249 : i64
+                %257 = arith.minsi %256, %c16_i64 : i64
+                "instgem.mvout"(%250, %255, %257, %245) : (i64, i64, i64, i64) -> ()
               }
             }
-            %248 = arith.ori %231, %c3221225472_i64 : i64
-            %249 = arith.muli %242, %c32_i64 : i64
-            %250 = arith.addi %249, %231 : i64
-            %251 = arith.addi %250, %c32_i64 : i64
-            "instgem.preload"(%251, %233, %247, %248, %233, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%243, %245, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %252 = arith.cmpi eq, %242, %230 : i64
-            scf.if %252 {
-              %253 = arith.index_cast %213 : i64 to index
-              scf.for %arg22 = %c1 to %253 step %c1 {
-                %255 = arith.index_cast %arg22 : index to i64
-                %256 = arith.muli %255, %c32_i64 : i64
-                %257 = arith.addi %256, %231 : i64
-                %258 = arith.ori %257, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %259 = arith.addi %256, %243 : i64
-                "instgem.compute_accumulated"(%259, %245, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %260 = arith.subi %255, %c1_i64 : i64
-                %261 = arith.subi %260, %75 : i64
-                %262 = arith.cmpi sge, %261, %c0_i64 : i64
-                %263 = arith.cmpi slt, %261, %81 : i64
-                %264 = arith.andi %262, %263 : i1
-                scf.if %264 {
-                  %265 = arith.muli %260, %c16_i64 : i64
-                  %266 = arith.maxsi %265, %41 : i64
-                  %267 = arith.addi %265, %c16_i64 : i64
-                  %268 = arith.minsi %267, %48 : i64
-                  %269 = arith.subi %268, %266 : i64
-                  %270 = arith.subi %266, %41 : i64
-                  %271 = arith.muli %270, %102 : i64
-                  %272 = arith.addi %101, %271 : i64
-                  %273 = arith.addi %272, %231 : i64
-                  %274 = arith.muli %260, %c32_i64 : i64
-                  %275 = arith.addi %274, %231 : i64
-                  %276 = arith.ori %275, %c2147483648_i64 : i64
-                  %277 = arith.subi %266, %265 : i64
-                  %278 = arith.addi %276, %277 : i64
-                  %279 = arith.subi %43, %231 : i64
-                  %280 = arith.minsi %279, %c16_i64 : i64
-                  "instgem.mvout"(%273, %278, %280, %269) : (i64, i64, i64, i64) -> ()
+            %228 = arith.ori %211, %c3221225472_i64 : i64
+            %229 = arith.muli %222, %c32_i64 : i64
+            %230 = arith.addi %229, %211 : i64
+            %231 = arith.addi %230, %c32_i64 : i64
+            "instgem.preload"(%231, %213, %227, %228, %213, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%223, %225, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %232 = arith.cmpi eq, %222, %210 : i64
+            scf.if %232 {
+              %233 = arith.index_cast %193 : i64 to index
+              scf.for %arg22 = %c1 to %233 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.muli %235, %c32_i64 : i64
+                %237 = arith.addi %236, %211 : i64
+                %238 = arith.ori %237, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %213, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.addi %236, %223 : i64
+                "instgem.compute_accumulated"(%239, %225, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %240 = arith.subi %235, %c1_i64 : i64
+                %241 = arith.subi %240, %54 : i64
+                %242 = arith.cmpi sge, %241, %c0_i64 : i64
+                %243 = arith.cmpi slt, %241, %61 : i64
+                %244 = arith.andi %242, %243 : i1
+                scf.if %244 {
+                  %245 = arith.muli %240, %c16_i64 : i64
+                  %246 = arith.maxsi %245, %41 : i64
+                  %247 = arith.addi %245, %c16_i64 : i64
+                  %248 = arith.minsi %247, %48 : i64
+                  %249 = arith.subi %248, %246 : i64
+                  %250 = arith.subi %246, %41 : i64
+                  %251 = arith.muli %250, %82 : i64
+                  %252 = arith.addi %81, %251 : i64
+                  %253 = arith.addi %252, %211 : i64
+                  %254 = arith.muli %240, %c32_i64 : i64
+                  %255 = arith.addi %254, %211 : i64
+                  %256 = arith.ori %255, %c2147483648_i64 : i64
+                  %257 = arith.subi %246, %245 : i64
+                  %258 = arith.addi %256, %257 : i64
+                  %259 = arith.subi %43, %211 : i64
+                  %260 = arith.minsi %259, %c16_i64 : i64
+                  "instgem.mvout"(%253, %258, %260, %249) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %254 = arith.index_cast %199 : i64 to index
-              scf.for %arg22 = %253 to %254 step %c1 {
-                %255 = arith.index_cast %arg22 : index to i64
-                %256 = arith.muli %255, %c16_i64 : i64
-                %257 = arith.subi %193, %256 : i64
-                %258 = arith.minsi %257, %c16_i64 : i64
-                %259 = arith.muli %255, %c32_i64 : i64
-                %260 = arith.addi %259, %231 : i64
-                %261 = arith.ori %260, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %261, %233, %258) : (i64, i64, i64, i64, i64, i64) -> ()
-                %262 = arith.addi %259, %243 : i64
-                "instgem.compute_accumulated"(%262, %245, %258, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %263 = arith.subi %255, %c1_i64 : i64
-                %264 = arith.subi %263, %75 : i64
-                %265 = arith.cmpi sge, %264, %c0_i64 : i64
-                %266 = arith.cmpi slt, %264, %81 : i64
-                %267 = arith.andi %265, %266 : i1
-                scf.if %267 {
-                  %268 = arith.muli %263, %c16_i64 : i64
-                  %269 = arith.maxsi %268, %41 : i64
-                  %270 = arith.addi %268, %c16_i64 : i64
-                  %271 = arith.minsi %270, %48 : i64
-                  %272 = arith.subi %271, %269 : i64
-                  %273 = arith.subi %269, %41 : i64
-                  %274 = arith.muli %273, %102 : i64
-                  %275 = arith.addi %101, %274 : i64
-                  %276 = arith.addi %275, %231 : i64
-                  %277 = arith.muli %263, %c32_i64 : i64
-                  %278 = arith.addi %277, %231 : i64
-                  %279 = arith.ori %278, %c2147483648_i64 : i64
-                  %280 = arith.subi %269, %268 : i64
-                  %281 = arith.addi %279, %280 : i64
-                  %282 = arith.subi %43, %231 : i64
-                  %283 = arith.minsi %282, %c16_i64 : i64
-                  "instgem.mvout"(%276, %281, %283, %272) : (i64, i64, i64, i64) -> ()
+              %234 = arith.index_cast %179 : i64 to index
+              scf.for %arg22 = %233 to %234 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.muli %235, %c16_i64 : i64
+                %237 = arith.subi %173, %236 : i64
+                %238 = arith.minsi %237, %c16_i64 : i64
+                %239 = arith.muli %235, %c32_i64 : i64
+                %240 = arith.addi %239, %211 : i64
+                %241 = arith.ori %240, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %213, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+                %242 = arith.addi %239, %223 : i64
+                "instgem.compute_accumulated"(%242, %225, %238, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.subi %235, %c1_i64 : i64
+                %244 = arith.subi %243, %54 : i64
+                %245 = arith.cmpi sge, %244, %c0_i64 : i64
+                %246 = arith.cmpi slt, %244, %61 : i64
+                %247 = arith.andi %245, %246 : i1
+                scf.if %247 {
+                  %248 = arith.muli %243, %c16_i64 : i64
+                  %249 = arith.maxsi %248, %41 : i64
+                  %250 = arith.addi %248, %c16_i64 : i64
+                  %251 = arith.minsi %250, %48 : i64
+                  %252 = arith.subi %251, %249 : i64
+                  %253 = arith.subi %249, %41 : i64
+                  %254 = arith.muli %253, %82 : i64
+                  %255 = arith.addi %81, %254 : i64
+                  %256 = arith.addi %255, %211 : i64
+                  %257 = arith.muli %243, %c32_i64 : i64
+                  %258 = arith.addi %257, %211 : i64
+                  %259 = arith.ori %258, %c2147483648_i64 : i64
+                  %260 = arith.subi %249, %248 : i64
+                  %261 = arith.addi %259, %260 : i64
+                  %262 = arith.subi %43, %211 : i64
+                  %263 = arith.minsi %262, %c16_i64 : i64
+                  "instgem.mvout"(%256, %261, %263, %252) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %253 = arith.index_cast %213 : i64 to index
-              scf.for %arg22 = %c1 to %253 step %c1 {
-                %255 = arith.index_cast %arg22 : index to i64
-                %256 = arith.muli %255, %c32_i64 : i64
-                %257 = arith.addi %256, %231 : i64
-                %258 = arith.ori %257, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %259 = arith.addi %256, %243 : i64
-                "instgem.compute_accumulated"(%259, %245, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %233 = arith.index_cast %193 : i64 to index
+              scf.for %arg22 = %c1 to %233 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.muli %235, %c32_i64 : i64
+                %237 = arith.addi %236, %211 : i64
+                %238 = arith.ori %237, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %213, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.addi %236, %223 : i64
+                "instgem.compute_accumulated"(%239, %225, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %254 = arith.index_cast %199 : i64 to index
-              scf.for %arg22 = %253 to %254 step %c1 {
-                %255 = arith.index_cast %arg22 : index to i64
-                %256 = arith.muli %255, %c16_i64 : i64
-                %257 = arith.subi %193, %256 : i64
-                %258 = arith.minsi %257, %c16_i64 : i64
-                %259 = arith.muli %255, %c32_i64 : i64
-                %260 = arith.addi %259, %231 : i64
-                %261 = arith.ori %260, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %261, %233, %258) : (i64, i64, i64, i64, i64, i64) -> ()
-                %262 = arith.addi %259, %243 : i64
-                "instgem.compute_accumulated"(%262, %245, %258, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %234 = arith.index_cast %179 : i64 to index
+              scf.for %arg22 = %233 to %234 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.muli %235, %c16_i64 : i64
+                %237 = arith.subi %173, %236 : i64
+                %238 = arith.minsi %237, %c16_i64 : i64
+                %239 = arith.muli %235, %c32_i64 : i64
+                %240 = arith.addi %239, %211 : i64
+                %241 = arith.ori %240, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %213, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+                %242 = arith.addi %239, %223 : i64
+                "instgem.compute_accumulated"(%242, %225, %238, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %224 {
-            %242 = arith.muli %202, %216 : i64
-            %243 = arith.minsi %242, %81 : i64
-            %244 = arith.index_cast %243 : i64 to index
-            %245 = arith.index_cast %81 : i64 to index
-            scf.for %arg21 = %244 to %245 step %c1 {
-              %246 = arith.index_cast %arg21 : index to i64
-              %247 = arith.addi %75, %246 : i64
-              %248 = arith.muli %247, %c16_i64 : i64
-              %249 = arith.maxsi %248, %41 : i64
-              %250 = arith.addi %248, %c16_i64 : i64
-              %251 = arith.minsi %250, %48 : i64
-              %252 = arith.subi %251, %249 : i64
-              %253 = arith.subi %249, %41 : i64
-              %254 = arith.muli %253, %102 : i64
-              %255 = arith.addi %101, %254 : i64
-              %256 = arith.muli %221, %c16_i64 : i64
-              %257 = arith.addi %255, %256 : i64
-              %258 = arith.muli %247, %c32_i64 : i64
-              %259 = arith.addi %258, %256 : i64
-              %260 = arith.ori %259, %c2147483648_i64 : i64
-              %261 = arith.subi %249, %248 : i64
-              %262 = arith.addi %260, %261 : i64
-              %263 = arith.subi %43, %256 : i64
-              %264 = arith.minsi %263, %c16_i64 : i64
-              "instgem.mvout"(%257, %262, %264, %252) : (i64, i64, i64, i64) -> ()
+          scf.if %204 {
+            %222 = arith.muli %182, %196 : i64
+            %223 = arith.minsi %222, %61 : i64
+            %224 = arith.index_cast %223 : i64 to index
+            %225 = arith.index_cast %61 : i64 to index
+            scf.for %arg21 = %224 to %225 step %c1 {
+              %226 = arith.index_cast %arg21 : index to i64
+              %227 = arith.addi %54, %226 : i64
+              %228 = arith.muli %227, %c16_i64 : i64
+              %229 = arith.maxsi %228, %41 : i64
+              %230 = arith.addi %228, %c16_i64 : i64
+              %231 = arith.minsi %230, %48 : i64
+              %232 = arith.subi %231, %229 : i64
+              %233 = arith.subi %229, %41 : i64
+              %234 = arith.muli %233, %82 : i64
+              %235 = arith.addi %81, %234 : i64
+              %236 = arith.muli %201, %c16_i64 : i64
+              %237 = arith.addi %235, %236 : i64
+              %238 = arith.muli %227, %c32_i64 : i64
+              %239 = arith.addi %238, %236 : i64
+              %240 = arith.ori %239, %c2147483648_i64 : i64
+              %241 = arith.subi %229, %228 : i64
+              %242 = arith.addi %240, %241 : i64
+              %243 = arith.subi %43, %236 : i64
+              %244 = arith.minsi %243, %c16_i64 : i64
+              "instgem.mvout"(%237, %242, %244, %232) : (i64, i64, i64, i64) -> ()
             }
           }
-          %236 = arith.cmpi sgt, %202, %c0_i64 : i64
-          %237 = arith.subi %199, %c1_i64 : i64
-          %238 = arith.subi %237, %75 : i64
-          %239 = arith.maxsi %238, %c0_i64 : i64
-          %240 = arith.minsi %239, %81 : i64
-          %241 = arith.select %236, %240, %c0_i64 : i64
-          scf.if %228 {
-            %242 = arith.index_cast %241 : i64 to index
-            %243 = arith.index_cast %81 : i64 to index
-            scf.for %arg21 = %242 to %243 step %c1 {
-              %244 = arith.index_cast %arg21 : index to i64
-              %245 = arith.addi %75, %244 : i64
-              %246 = arith.muli %245, %c16_i64 : i64
-              %247 = arith.maxsi %246, %41 : i64
-              %248 = arith.addi %246, %c16_i64 : i64
-              %249 = arith.minsi %248, %48 : i64
-              %250 = arith.subi %249, %247 : i64
-              %251 = arith.subi %247, %41 : i64
-              %252 = arith.muli %251, %102 : i64
-              %253 = arith.addi %101, %252 : i64
-              %254 = arith.addi %253, %231 : i64
-              %255 = arith.muli %245, %c32_i64 : i64
-              %256 = arith.addi %255, %231 : i64
-              %257 = arith.ori %256, %c2147483648_i64 : i64
-              %258 = arith.subi %247, %246 : i64
-              %259 = arith.addi %257, %258 : i64
-              %260 = arith.subi %43, %231 : i64
-              %261 = arith.minsi %260, %c16_i64 : i64
-              "instgem.mvout"(%254, %259, %261, %250) : (i64, i64, i64, i64) -> ()
+          %216 = arith.cmpi sgt, %182, %c0_i64 : i64
+          %217 = arith.subi %179, %c1_i64 : i64
+          %218 = arith.subi %217, %54 : i64
+          %219 = arith.maxsi %218, %c0_i64 : i64
+          %220 = arith.minsi %219, %61 : i64
+          %221 = arith.select %216, %220, %c0_i64 : i64
+          scf.if %208 {
+            %222 = arith.index_cast %221 : i64 to index
+            %223 = arith.index_cast %61 : i64 to index
+            scf.for %arg21 = %222 to %223 step %c1 {
+              %224 = arith.index_cast %arg21 : index to i64
+              %225 = arith.addi %54, %224 : i64
+              %226 = arith.muli %225, %c16_i64 : i64
+              %227 = arith.maxsi %226, %41 : i64
+              %228 = arith.addi %226, %c16_i64 : i64
+              %229 = arith.minsi %228, %48 : i64
+              %230 = arith.subi %229, %227 : i64
+              %231 = arith.subi %227, %41 : i64
+              %232 = arith.muli %231, %82 : i64
+              %233 = arith.addi %81, %232 : i64
+              %234 = arith.addi %233, %211 : i64
+              %235 = arith.muli %225, %c32_i64 : i64
+              %236 = arith.addi %235, %211 : i64
+              %237 = arith.ori %236, %c2147483648_i64 : i64
+              %238 = arith.subi %227, %226 : i64
+              %239 = arith.addi %237, %238 : i64
+              %240 = arith.subi %43, %211 : i64
+              %241 = arith.minsi %240, %c16_i64 : i64
+              "instgem.mvout"(%234, %239, %241, %230) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %217 = arith.minsi %206, %73 : i64
-        %218 = arith.index_cast %217 : i64 to index
-        %219 = arith.index_cast %73 : i64 to index
-        scf.for %arg20 = %218 to %219 step %c1 {
-          %220 = arith.index_cast %arg20 : index to i64
-          %221 = arith.index_cast %81 : i64 to index
-          scf.for %arg21 = %c0 to %221 step %c1 {
-            %222 = arith.index_cast %arg21 : index to i64
-            %223 = arith.addi %75, %222 : i64
-            %224 = arith.muli %223, %c16_i64 : i64
-            %225 = arith.maxsi %224, %41 : i64
-            %226 = arith.addi %224, %c16_i64 : i64
-            %227 = arith.minsi %226, %48 : i64
-            %228 = arith.subi %227, %225 : i64
-            %229 = arith.subi %225, %41 : i64
-            %230 = arith.muli %229, %102 : i64
-            %231 = arith.addi %101, %230 : i64
-            %232 = arith.muli %220, %c16_i64 : i64
-            %233 = arith.addi %231, %232 : i64
-            %234 = arith.muli %223, %c32_i64 : i64
-            %235 = arith.addi %234, %232 : i64
-            %236 = arith.ori %235, %c2147483648_i64 : i64
-            %237 = arith.subi %225, %224 : i64
-            %238 = arith.addi %236, %237 : i64
-            %239 = arith.subi %43, %232 : i64
-            %240 = arith.minsi %239, %c16_i64 : i64
-            "instgem.mvout"(%233, %238, %240, %228) : (i64, i64, i64, i64) -> ()
+        %197 = arith.minsi %186, %52 : i64
+        %198 = arith.index_cast %197 : i64 to index
+        %199 = arith.index_cast %52 : i64 to index
+        scf.for %arg20 = %198 to %199 step %c1 {
+          %200 = arith.index_cast %arg20 : index to i64
+          %201 = arith.index_cast %61 : i64 to index
+          scf.for %arg21 = %c0 to %201 step %c1 {
+            %202 = arith.index_cast %arg21 : index to i64
+            %203 = arith.addi %54, %202 : i64
+            %204 = arith.muli %203, %c16_i64 : i64
+            %205 = arith.maxsi %204, %41 : i64
+            %206 = arith.addi %204, %c16_i64 : i64
+            %207 = arith.minsi %206, %48 : i64
+            %208 = arith.subi %207, %205 : i64
+            %209 = arith.subi %205, %41 : i64
+            %210 = arith.muli %209, %82 : i64
+            %211 = arith.addi %81, %210 : i64
+            %212 = arith.muli %200, %c16_i64 : i64
+            %213 = arith.addi %211, %212 : i64
+            %214 = arith.muli %203, %c32_i64 : i64
+            %215 = arith.addi %214, %212 : i64
+            %216 = arith.ori %215, %c2147483648_i64 : i64
+            %217 = arith.subi %205, %204 : i64
+            %218 = arith.addi %216, %217 : i64
+            %219 = arith.subi %43, %212 : i64
+            %220 = arith.minsi %219, %c16_i64 : i64
+            "instgem.mvout"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg20 = %c0 to %207 step %c1 {
-          %215 = arith.index_cast %arg20 : index to i64
-          %216 = arith.muli %215, %c16_i64 : i64
-          %217 = arith.subi %198, %216 : i64
-          %218 = arith.minsi %217, %c16_i64 : i64
-          %219 = arith.index_cast %210 : i64 to index
-          scf.for %arg21 = %c0 to %219 step %c1 {
-            %221 = arith.index_cast %arg21 : index to i64
-            %222 = arith.ori %216, %c3221225472_i64 : i64
-            %223 = arith.muli %221, %c32_i64 : i64
-            %224 = arith.addi %223, %216 : i64
-            %225 = arith.addi %224, %c32_i64 : i64
-            "instgem.preload"(%225, %218, %c16_i64, %222, %218, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-            %226 = arith.muli %221, %c16_i64 : i64
-            "instgem.compute_preloaded"(%226, %c16_i64, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %227 = arith.index_cast %213 : i64 to index
-            scf.for %arg22 = %c1 to %227 step %c1 {
-              %229 = arith.index_cast %arg22 : index to i64
-              %230 = arith.muli %229, %c32_i64 : i64
-              %231 = arith.addi %230, %216 : i64
-              %232 = arith.ori %231, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %233 = arith.addi %230, %226 : i64
-              "instgem.compute_accumulated"(%233, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg20 = %c0 to %187 step %c1 {
+          %195 = arith.index_cast %arg20 : index to i64
+          %196 = arith.muli %195, %c16_i64 : i64
+          %197 = arith.subi %178, %196 : i64
+          %198 = arith.minsi %197, %c16_i64 : i64
+          %199 = arith.index_cast %190 : i64 to index
+          scf.for %arg21 = %c0 to %199 step %c1 {
+            %201 = arith.index_cast %arg21 : index to i64
+            %202 = arith.ori %196, %c3221225472_i64 : i64
+            %203 = arith.muli %201, %c32_i64 : i64
+            %204 = arith.addi %203, %196 : i64
+            %205 = arith.addi %204, %c32_i64 : i64
+            "instgem.preload"(%205, %198, %c16_i64, %202, %198, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            %206 = arith.muli %201, %c16_i64 : i64
+            "instgem.compute_preloaded"(%206, %c16_i64, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %207 = arith.index_cast %193 : i64 to index
+            scf.for %arg22 = %c1 to %207 step %c1 {
+              %209 = arith.index_cast %arg22 : index to i64
+              %210 = arith.muli %209, %c32_i64 : i64
+              %211 = arith.addi %210, %196 : i64
+              %212 = arith.ori %211, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %213 = arith.addi %210, %206 : i64
+              "instgem.compute_accumulated"(%213, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %228 = arith.index_cast %199 : i64 to index
-            scf.for %arg22 = %227 to %228 step %c1 {
-              %229 = arith.index_cast %arg22 : index to i64
-              %230 = arith.muli %229, %c16_i64 : i64
-              %231 = arith.subi %193, %230 : i64
-              %232 = arith.minsi %231, %c16_i64 : i64
-              %233 = arith.muli %229, %c32_i64 : i64
-              %234 = arith.addi %233, %216 : i64
-              %235 = arith.ori %234, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %218, %232) : (i64, i64, i64, i64, i64, i64) -> ()
-              %236 = arith.addi %233, %226 : i64
-              "instgem.compute_accumulated"(%236, %c16_i64, %232, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %208 = arith.index_cast %179 : i64 to index
+            scf.for %arg22 = %207 to %208 step %c1 {
+              %209 = arith.index_cast %arg22 : index to i64
+              %210 = arith.muli %209, %c16_i64 : i64
+              %211 = arith.subi %173, %210 : i64
+              %212 = arith.minsi %211, %c16_i64 : i64
+              %213 = arith.muli %209, %c32_i64 : i64
+              %214 = arith.addi %213, %196 : i64
+              %215 = arith.ori %214, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %198, %212) : (i64, i64, i64, i64, i64, i64) -> ()
+              %216 = arith.addi %213, %206 : i64
+              "instgem.compute_accumulated"(%216, %c16_i64, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %220 = arith.index_cast %202 : i64 to index
-          scf.for %arg21 = %219 to %220 step %c1 {
-            %221 = arith.index_cast %arg21 : index to i64
-            %222 = arith.muli %221, %c16_i64 : i64
-            %223 = arith.subi %195, %222 : i64
-            %224 = arith.minsi %223, %c16_i64 : i64
-            %225 = arith.subi %196, %222 : i64
-            %226 = arith.minsi %225, %c16_i64 : i64
-            %227 = arith.ori %216, %c3221225472_i64 : i64
-            %228 = arith.muli %221, %c32_i64 : i64
-            %229 = arith.addi %228, %216 : i64
-            %230 = arith.addi %229, %c32_i64 : i64
-            "instgem.preload"(%230, %218, %226, %227, %218, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%222, %224, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %231 = arith.index_cast %213 : i64 to index
-            scf.for %arg22 = %c1 to %231 step %c1 {
-              %233 = arith.index_cast %arg22 : index to i64
-              %234 = arith.muli %233, %c32_i64 : i64
-              %235 = arith.addi %234, %216 : i64
-              %236 = arith.ori %235, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %237 = arith.addi %234, %222 : i64
-              "instgem.compute_accumulated"(%237, %224, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %200 = arith.index_cast %182 : i64 to index
+          scf.for %arg21 = %199 to %200 step %c1 {
+            %201 = arith.index_cast %arg21 : index to i64
+            %202 = arith.muli %201, %c16_i64 : i64
+            %203 = arith.subi %175, %202 : i64
+            %204 = arith.minsi %203, %c16_i64 : i64
+            %205 = arith.subi %176, %202 : i64
+            %206 = arith.minsi %205, %c16_i64 : i64
+            %207 = arith.ori %196, %c3221225472_i64 : i64
+            %208 = arith.muli %201, %c32_i64 : i64
+            %209 = arith.addi %208, %196 : i64
+            %210 = arith.addi %209, %c32_i64 : i64
+            "instgem.preload"(%210, %198, %206, %207, %198, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%202, %204, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.index_cast %193 : i64 to index
+            scf.for %arg22 = %c1 to %211 step %c1 {
+              %213 = arith.index_cast %arg22 : index to i64
+              %214 = arith.muli %213, %c32_i64 : i64
+              %215 = arith.addi %214, %196 : i64
+              %216 = arith.ori %215, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %217 = arith.addi %214, %202 : i64
+              "instgem.compute_accumulated"(%217, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %232 = arith.index_cast %199 : i64 to index
-            scf.for %arg22 = %231 to %232 step %c1 {
-              %233 = arith.index_cast %arg22 : index to i64
-              %234 = arith.muli %233, %c16_i64 : i64
-              %235 = arith.subi %193, %234 : i64
-              %236 = arith.minsi %235, %c16_i64 : i64
-              %237 = arith.muli %233, %c32_i64 : i64
-              %238 = arith.addi %237, %216 : i64
-              %239 = arith.ori %238, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %218, %236) : (i64, i64, i64, i64, i64, i64) -> ()
-              %240 = arith.addi %237, %222 : i64
-              "instgem.compute_accumulated"(%240, %224, %236, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %212 = arith.index_cast %179 : i64 to index
+            scf.for %arg22 = %211 to %212 step %c1 {
+              %213 = arith.index_cast %arg22 : index to i64
+              %214 = arith.muli %213, %c16_i64 : i64
+              %215 = arith.subi %173, %214 : i64
+              %216 = arith.minsi %215, %c16_i64 : i64
+              %217 = arith.muli %213, %c32_i64 : i64
+              %218 = arith.addi %217, %196 : i64
+              %219 = arith.ori %218, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %198, %216) : (i64, i64, i64, i64, i64, i64) -> ()
+              %220 = arith.addi %217, %202 : i64
+              "instgem.compute_accumulated"(%220, %204, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
     }
-    %105 = arith.cmpi sge, %92, %94 : index
-    scf.if %105 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %102, %104) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %106 = arith.muli %81, %73 : i64
-      %107 = arith.index_cast %106 : i64 to index
-      scf.for %arg19 = %c0 to %107 step %c1 {
-        %108 = arith.index_cast %arg19 : index to i64
-        %109 = arith.remsi %108, %81 : i64
-        %110 = arith.divsi %108, %81 : i64
-        %111 = arith.addi %75, %109 : i64
-        %112 = arith.muli %111, %c16_i64 : i64
-        %113 = arith.maxsi %112, %41 : i64
-        %114 = arith.addi %112, %c16_i64 : i64
-        %115 = arith.minsi %114, %48 : i64
-        %116 = arith.subi %115, %113 : i64
-        %117 = arith.subi %113, %41 : i64
-        %118 = arith.muli %117, %102 : i64
-        %119 = arith.addi %101, %118 : i64
-        %120 = arith.muli %110, %c16_i64 : i64
-        %121 = arith.addi %119, %120 : i64
-        %122 = arith.muli %111, %c32_i64 : i64
-        %123 = arith.addi %122, %120 : i64
-        %124 = arith.ori %123, %c2147483648_i64 : i64
-        %125 = arith.subi %113, %112 : i64
-        %126 = arith.addi %124, %125 : i64
-        %127 = arith.subi %43, %120 : i64
-        %128 = arith.minsi %127, %c16_i64 : i64
-        "instgem.mvout"(%121, %126, %128, %116) : (i64, i64, i64, i64) -> ()
+    %85 = arith.cmpi sge, %72, %74 : index
+    scf.if %85 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %82, %84) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %86 = arith.muli %61, %52 : i64
+      %87 = arith.index_cast %86 : i64 to index
+      scf.for %arg19 = %c0 to %87 step %c1 {
+        %88 = arith.index_cast %arg19 : index to i64
+        %89 = arith.remsi %88, %61 : i64
+        %90 = arith.divsi %88, %61 : i64
+        %91 = arith.addi %54, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %41 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %48 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %41 : i64
+        %98 = arith.muli %97, %82 : i64
+        %99 = arith.addi %81, %98 : i64
+        %100 = arith.muli %90, %c16_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %91, %c32_i64 : i64
+        %103 = arith.addi %102, %100 : i64
+        %104 = arith.ori %103, %c2147483648_i64 : i64
+        %105 = arith.subi %93, %92 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.subi %43, %100 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        "instgem.mvout"(%101, %106, %108, %96) : (i64, i64, i64, i64) -> ()
       }
     }
     return

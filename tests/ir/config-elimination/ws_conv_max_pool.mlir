@@ -10,7 +10,7 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -33,13 +33,14 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
+    %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c16_i64 = arith.constant 16 : i64
     %c25_i64 = arith.constant 25 : i64
-    %c32_i64 = arith.constant 32 : i64
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
@@ -113,353 +114,310 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
     %40 = arith.addi %33, %34 : i64
-    %41 = arith.maxsi %40, %c0_i64 : i64
-    %42 = arith.minsi %41, %c25_i64 : i64
-    %43 = arith.divui %35, %c16_i64 : i64
-    %44 = arith.muli %43, %c16_i64 : i64
-    %45 = arith.cmpi eq, %44, %c0_i64 : i64
-    %46 = arith.select %45, %c0_i64, %42 : i64
-    %47 = arith.subi %c25_i64, %46 : i64
-    %48 = arith.maxsi %46, %c0_i64 : i64
-    %49 = arith.divui %48, %c16_i64 : i64
-    %50 = arith.subi %c2_i64, %49 : i64
-    %51 = arith.cmpi sgt, %47, %c0_i64 : i64
-    %52 = arith.extui %51 : i1 to i64
-    %53 = arith.muli %50, %52 : i64
-    %54 = arith.index_cast %53 : i64 to index
-    scf.for %arg10 = %c0 to %54 step %c1 {
-      %118 = arith.index_cast %arg10 : index to i64
-      %119 = arith.addi %49, %118 : i64
-      %120 = arith.muli %119, %c16_i64 : i64
-      %121 = arith.maxsi %120, %46 : i64
-      %122 = arith.addi %120, %c16_i64 : i64
-      %123 = arith.minsi %122, %c25_i64 : i64
-      %124 = arith.subi %123, %121 : i64
-      %125 = arith.ori %120, %c2147483648_i64 : i64
-      %126 = arith.subi %121, %120 : i64
-      %127 = arith.addi %125, %126 : i64
-      "instgem.mvin"(%c0_i64, %127, %c16_i64, %124) : (i64, i64, i64, i64) -> ()
+    %41 = arith.cmpi slt, %40, %c25_i64 : i64
+    %42 = arith.cmpi slt, %35, %c16_i64 : i64
+    %43 = arith.ori %41, %42 : i1
+    scf.if %43 {
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c2 step %c1 {
+        %99 = arith.index_cast %arg10 : index to i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.ori %100, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %101, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
     }
-    %55 = arith.addi %48, %c15_i64 : i64
-    %56 = arith.divui %55, %c16_i64 : i64
-    %57 = arith.cmpi sgt, %46, %c0_i64 : i64
-    %58 = arith.extui %57 : i1 to i64
-    %59 = arith.muli %56, %58 : i64
-    %60 = arith.subi %c16_i64, %44 : i64
-    %61 = arith.ceildivsi %60, %c16_i64 : i64
-    %62 = arith.muli %59, %61 : i64
-    %63 = arith.index_cast %62 : i64 to index
-    scf.for %arg10 = %c0 to %63 step %c1 {
-      %118 = arith.index_cast %arg10 : index to i64
-      %119 = arith.divui %118, %61 : i64
-      %120 = arith.remui %118, %61 : i64
-      %121 = arith.muli %119, %c16_i64 : i64
-      %122 = arith.maxsi %121, %c0_i64 : i64
-      %123 = arith.addi %121, %c16_i64 : i64
-      %124 = arith.minsi %123, %46 : i64
-      %125 = arith.subi %124, %122 : i64
-      %126 = arith.divui %44, %c16_i64 : i64
-      %127 = arith.addi %126, %120 : i64
-      %128 = arith.muli %127, %c32_i64 : i64
-      %129 = arith.addi %121, %128 : i64
-      %130 = arith.ori %129, %c2147483648_i64 : i64
-      %131 = arith.subi %122, %121 : i64
-      %132 = arith.addi %130, %131 : i64
-      %133 = arith.muli %120, %c16_i64 : i64
-      %134 = arith.subi %60, %133 : i64
-      %135 = arith.minsi %134, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %132, %135, %125) : (i64, i64, i64, i64) -> ()
-    }
-    %64 = arith.maxsi %33, %c0_i64 : i64
-    %65 = arith.divui %64, %c16_i64 : i64
-    %66 = arith.addi %41, %c15_i64 : i64
-    %67 = arith.divui %66, %c16_i64 : i64
-    %68 = arith.subi %67, %65 : i64
-    %69 = arith.cmpi sgt, %34, %c0_i64 : i64
-    %70 = arith.extui %69 : i1 to i64
-    %71 = arith.muli %68, %70 : i64
-    %72 = arith.index_cast %71 : i64 to index
-    scf.for %arg10 = %c0 to %72 step %c1 {
-      %118 = arith.index_cast %arg10 : index to i64
-      %119 = arith.addi %65, %118 : i64
-      %120 = arith.muli %119, %c16_i64 : i64
-      %121 = arith.maxsi %120, %33 : i64
-      %122 = arith.addi %120, %c16_i64 : i64
-      %123 = arith.minsi %122, %40 : i64
-      %124 = arith.subi %123, %121 : i64
-      %125 = arith.ori %120, %c2147483648_i64 : i64
-      %126 = arith.subi %121, %120 : i64
-      %127 = arith.addi %125, %126 : i64
-      %128 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %127, %128, %124) : (i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %44 = arith.maxsi %33, %c0_i64 : i64
+    %45 = arith.divui %44, %c16_i64 : i64
+    %46 = arith.maxsi %40, %c0_i64 : i64
+    %47 = arith.addi %46, %c15_i64 : i64
+    %48 = arith.divui %47, %c16_i64 : i64
+    %49 = arith.subi %48, %45 : i64
+    %50 = arith.cmpi sgt, %34, %c0_i64 : i64
+    %51 = arith.extui %50 : i1 to i64
+    %52 = arith.muli %49, %51 : i64
+    %53 = arith.index_cast %52 : i64 to index
+    scf.for %arg10 = %c0 to %53 step %c1 {
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.addi %45, %99 : i64
+      %101 = arith.muli %100, %c16_i64 : i64
+      %102 = arith.maxsi %101, %33 : i64
+      %103 = arith.addi %101, %c16_i64 : i64
+      %104 = arith.minsi %103, %40 : i64
+      %105 = arith.subi %104, %102 : i64
+      %106 = arith.ori %101, %c2147483648_i64 : i64
+      %107 = arith.subi %102, %101 : i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %108, %109, %105) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %73 = arith.addi %64, %c15_i64 : i64
-    %74 = arith.divui %73, %c16_i64 : i64
-    %75 = arith.cmpi sgt, %33, %c0_i64 : i64
-    %76 = arith.extui %75 : i1 to i64
-    %77 = arith.muli %74, %76 : i64
-    %78 = arith.index_cast %77 : i64 to index
-    scf.for %arg10 = %c0 to %78 step %c1 {
-      %118 = arith.index_cast %arg10 : index to i64
-      %119 = arith.muli %118, %c16_i64 : i64
-      %120 = arith.maxsi %119, %c0_i64 : i64
-      %121 = arith.addi %119, %c16_i64 : i64
-      %122 = arith.minsi %121, %33 : i64
-      %123 = arith.subi %122, %120 : i64
-      %124 = arith.ori %119, %c2147483648_i64 : i64
-      %125 = arith.subi %120, %119 : i64
-      %126 = arith.addi %124, %125 : i64
-      %127 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %126, %127, %123) : (i64, i64, i64, i64) -> ()
+    %54 = arith.addi %44, %c15_i64 : i64
+    %55 = arith.divui %54, %c16_i64 : i64
+    %56 = arith.cmpi sgt, %33, %c0_i64 : i64
+    %57 = arith.extui %56 : i1 to i64
+    %58 = arith.muli %55, %57 : i64
+    %59 = arith.index_cast %58 : i64 to index
+    scf.for %arg10 = %c0 to %59 step %c1 {
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.muli %99, %c16_i64 : i64
+      %101 = arith.maxsi %100, %c0_i64 : i64
+      %102 = arith.addi %100, %c16_i64 : i64
+      %103 = arith.minsi %102, %33 : i64
+      %104 = arith.subi %103, %101 : i64
+      %105 = arith.ori %100, %c2147483648_i64 : i64
+      %106 = arith.subi %101, %100 : i64
+      %107 = arith.addi %105, %106 : i64
+      %108 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %107, %108, %104) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %79 = arith.ceildivsi %arg5, %c16 : index
-    %80:2 = scf.for %arg10 = %c0 to %79 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %118 = arith.maxsi %arg11, %c0 : index
-      %119 = arith.minsi %118, %arg5 : index
-      %120 = arith.addi %arg11, %c16 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.minsi %121, %arg5 : index
-      %123 = arith.subi %119, %arg11 : index
-      %124 = arith.maxsi %123, %c0 : index
-      %125 = arith.minsi %124, %c16 : index
-      %126 = arith.subi %122, %119 : index
-      %127 = arith.cmpi sgt, %125, %c0 : index
-      scf.if %127 {
+    %60 = arith.ceildivsi %arg5, %c16 : index
+    %61:2 = scf.for %arg10 = %c0 to %60 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %99 = arith.maxsi %arg11, %c0 : index
+      %100 = arith.minsi %99, %arg5 : index
+      %101 = arith.addi %arg11, %c16 : index
+      %102 = arith.maxsi %101, %c0 : index
+      %103 = arith.minsi %102, %arg5 : index
+      %104 = arith.subi %100, %arg11 : index
+      %105 = arith.maxsi %104, %c0 : index
+      %106 = arith.minsi %105, %c16 : index
+      %107 = arith.subi %103, %100 : index
+      %108 = arith.cmpi sgt, %106, %c0 : index
+      scf.if %108 {
         func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%15, %119] [%22, %126] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %128 = arith.index_cast %126 : index to i64
+      %subview_9 = memref.subview %reinterpret_cast[%15, %100] [%22, %107] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %109 = arith.index_cast %107 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %129 = arith.index_cast %intptr_14 : index to i64
-      %130 = arith.index_cast %offset_11 : index to i64
-      %131 = arith.addi %129, %130 : i64
-      %132 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %132) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg13 = %c0 to %72 step %c1 {
-        %181 = arith.index_cast %arg13 : index to i64
-        %182 = arith.addi %65, %181 : i64
-        %183 = arith.muli %182, %c16_i64 : i64
-        %184 = arith.maxsi %183, %33 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %40 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.subi %184, %33 : i64
-        %189 = arith.muli %188, %132 : i64
-        %190 = arith.addi %131, %189 : i64
-        %191 = arith.subi %184, %183 : i64
-        %192 = arith.addi %183, %191 : i64
-        %193 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%190, %192, %193, %187) : (i64, i64, i64, i64) -> ()
+      %110 = arith.index_cast %intptr_14 : index to i64
+      %111 = arith.index_cast %offset_11 : index to i64
+      %112 = arith.addi %110, %111 : i64
+      %113 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg13 = %c0 to %53 step %c1 {
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.addi %45, %163 : i64
+        %165 = arith.muli %164, %c16_i64 : i64
+        %166 = arith.maxsi %165, %33 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %40 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %33 : i64
+        %171 = arith.muli %170, %113 : i64
+        %172 = arith.addi %112, %171 : i64
+        %173 = arith.subi %166, %165 : i64
+        %174 = arith.addi %165, %173 : i64
+        %175 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin"(%172, %174, %175, %169) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg13 = %c0 to %78 step %c1 {
-        %181 = arith.index_cast %arg13 : index to i64
-        %182 = arith.muli %181, %c16_i64 : i64
-        %183 = arith.maxsi %182, %c0_i64 : i64
-        %184 = arith.addi %182, %c16_i64 : i64
-        %185 = arith.minsi %184, %33 : i64
-        %186 = arith.subi %185, %183 : i64
-        %187 = arith.subi %183, %182 : i64
-        %188 = arith.addi %182, %187 : i64
-        %189 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %188, %189, %186) : (i64, i64, i64, i64) -> ()
+      scf.for %arg13 = %c0 to %59 step %c1 {
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %33 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.subi %165, %164 : i64
+        %170 = arith.addi %164, %169 : i64
+        %171 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %170, %171, %168) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %133 = arith.maxsi %arg12, %c0 : index
-      %134 = arith.minsi %133, %arg5 : index
-      %135 = arith.addi %arg12, %c16 : index
-      %136 = arith.maxsi %135, %c0 : index
-      %137 = arith.minsi %136, %arg5 : index
-      %138 = arith.subi %134, %arg12 : index
-      %139 = arith.maxsi %138, %c0 : index
-      %140 = arith.minsi %139, %c16 : index
-      %141 = arith.subi %137, %134 : index
+      %114 = arith.maxsi %arg12, %c0 : index
+      %115 = arith.minsi %114, %arg5 : index
+      %116 = arith.addi %arg12, %c16 : index
+      %117 = arith.maxsi %116, %c0 : index
+      %118 = arith.minsi %117, %arg5 : index
+      %119 = arith.subi %115, %arg12 : index
+      %120 = arith.maxsi %119, %c0 : index
+      %121 = arith.minsi %120, %c16 : index
+      %122 = arith.subi %118, %115 : index
       scf.if %32 {
         func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%134, %24] [%141, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %142 = arith.index_cast %140 : index to i64
-      %143 = arith.index_cast %141 : index to i64
-      %144 = arith.addi %142, %143 : i64
+      %subview_15 = memref.subview %reinterpret_cast_0[%115, %24] [%122, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %123 = arith.index_cast %121 : index to i64
+      %124 = arith.index_cast %122 : index to i64
+      %125 = arith.addi %123, %124 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %145 = arith.index_cast %intptr_20 : index to i64
-      %146 = arith.index_cast %offset_17 : index to i64
-      %147 = arith.addi %145, %146 : i64
-      %148 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-      %149 = arith.maxsi %142, %c0_i64 : i64
-      %150 = arith.divui %149, %c16_i64 : i64
-      %151 = arith.maxsi %144, %c0_i64 : i64
-      %152 = arith.addi %151, %c15_i64 : i64
-      %153 = arith.divui %152, %c16_i64 : i64
-      %154 = arith.subi %153, %150 : i64
-      %155 = arith.cmpi sgt, %143, %c0_i64 : i64
-      %156 = arith.extui %155 : i1 to i64
-      %157 = arith.muli %154, %156 : i64
+      %126 = arith.index_cast %intptr_20 : index to i64
+      %127 = arith.index_cast %offset_17 : index to i64
+      %128 = arith.addi %126, %127 : i64
+      %129 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+      %130 = arith.maxsi %123, %c0_i64 : i64
+      %131 = arith.divui %130, %c16_i64 : i64
+      %132 = arith.maxsi %125, %c0_i64 : i64
+      %133 = arith.addi %132, %c15_i64 : i64
+      %134 = arith.divui %133, %c16_i64 : i64
+      %135 = arith.subi %134, %131 : i64
+      %136 = arith.cmpi sgt, %124, %c0_i64 : i64
+      %137 = arith.extui %136 : i1 to i64
+      %138 = arith.muli %135, %137 : i64
+      %139 = arith.index_cast %138 : i64 to index
+      scf.for %arg13 = %c0 to %139 step %c1 {
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.addi %131, %163 : i64
+        %165 = arith.muli %164, %c16_i64 : i64
+        %166 = arith.maxsi %165, %123 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %125 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %123 : i64
+        %171 = arith.muli %170, %129 : i64
+        %172 = arith.addi %128, %171 : i64
+        %173 = arith.addi %165, %c32_i64 : i64
+        %174 = arith.subi %166, %165 : i64
+        %175 = arith.addi %173, %174 : i64
+        %176 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %140 = arith.addi %130, %c15_i64 : i64
+      %141 = arith.divui %140, %c16_i64 : i64
+      %142 = arith.cmpi sgt, %123, %c0_i64 : i64
+      %143 = arith.extui %142 : i1 to i64
+      %144 = arith.muli %141, %143 : i64
+      %145 = arith.index_cast %144 : i64 to index
+      scf.for %arg13 = %c0 to %145 step %c1 {
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %123 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.addi %164, %c32_i64 : i64
+        %170 = arith.subi %165, %164 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %146 = arith.minsi %46, %c25_i64 : i64
+      %147 = arith.maxsi %109, %c0_i64 : i64
+      %148 = arith.minsi %147, %c16_i64 : i64
+      %149 = arith.minsi %132, %c16_i64 : i64
+      %150 = arith.maxsi %35, %c0_i64 : i64
+      %151 = arith.minsi %150, %c16_i64 : i64
+      %152 = arith.ceildivsi %146, %c16_i64 : i64
+      %153 = arith.ceildivsi %151, %c16_i64 : i64
+      %154 = arith.minsi %148, %149 : i64
+      %155 = arith.ceildivsi %154, %c16_i64 : i64
+      %156 = arith.cmpi sgt, %152, %c0_i64 : i64
+      %157 = arith.select %156, %153, %c0_i64 : i64
       %158 = arith.index_cast %157 : i64 to index
+      %159 = arith.divsi %146, %c16_i64 : i64
+      %160 = arith.minsi %152, %159 : i64
+      %161 = arith.maxsi %160, %c1_i64 : i64
+      %162 = arith.minsi %146, %c16_i64 : i64
       scf.for %arg13 = %c0 to %158 step %c1 {
-        %181 = arith.index_cast %arg13 : index to i64
-        %182 = arith.addi %150, %181 : i64
-        %183 = arith.muli %182, %c16_i64 : i64
-        %184 = arith.maxsi %183, %142 : i64
-        %185 = arith.addi %183, %c16_i64 : i64
-        %186 = arith.minsi %185, %144 : i64
-        %187 = arith.subi %186, %184 : i64
-        %188 = arith.subi %184, %142 : i64
-        %189 = arith.muli %188, %148 : i64
-        %190 = arith.addi %147, %189 : i64
-        %191 = arith.addi %183, %c32_i64 : i64
-        %192 = arith.subi %184, %183 : i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%190, %193, %194, %187) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %159 = arith.addi %149, %c15_i64 : i64
-      %160 = arith.divui %159, %c16_i64 : i64
-      %161 = arith.cmpi sgt, %142, %c0_i64 : i64
-      %162 = arith.extui %161 : i1 to i64
-      %163 = arith.muli %160, %162 : i64
-      %164 = arith.index_cast %163 : i64 to index
-      scf.for %arg13 = %c0 to %164 step %c1 {
-        %181 = arith.index_cast %arg13 : index to i64
-        %182 = arith.muli %181, %c16_i64 : i64
-        %183 = arith.maxsi %182, %c0_i64 : i64
-        %184 = arith.addi %182, %c16_i64 : i64
-        %185 = arith.minsi %184, %142 : i64
-        %186 = arith.subi %185, %183 : i64
-        %187 = arith.addi %182, %c32_i64 : i64
-        %188 = arith.subi %183, %182 : i64
-        %189 = arith.addi %187, %188 : i64
-        %190 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %189, %190, %186) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %165 = arith.maxsi %128, %c0_i64 : i64
-      %166 = arith.minsi %165, %c16_i64 : i64
-      %167 = arith.minsi %151, %c16_i64 : i64
-      %168 = arith.maxsi %35, %c0_i64 : i64
-      %169 = arith.minsi %168, %c16_i64 : i64
-      %170 = arith.ceildivsi %42, %c16_i64 : i64
-      %171 = arith.ceildivsi %169, %c16_i64 : i64
-      %172 = arith.minsi %166, %167 : i64
-      %173 = arith.ceildivsi %172, %c16_i64 : i64
-      %174 = arith.cmpi sgt, %170, %c0_i64 : i64
-      %175 = arith.select %174, %171, %c0_i64 : i64
-      %176 = arith.index_cast %175 : i64 to index
-      %177 = arith.divsi %42, %c16_i64 : i64
-      %178 = arith.minsi %170, %177 : i64
-      %179 = arith.maxsi %178, %c1_i64 : i64
-      %180 = arith.minsi %42, %c16_i64 : i64
-      scf.for %arg13 = %c0 to %176 step %c1 {
-        %181 = arith.index_cast %arg13 : index to i64
-        %182 = arith.muli %181, %c16_i64 : i64
-        %183 = arith.subi %169, %182 : i64
-        %184 = arith.minsi %183, %c16_i64 : i64
-        %185 = arith.index_cast %173 : i64 to index
-        scf.for %arg14 = %c0 to %185 step %c1 {
-          %186 = arith.index_cast %arg14 : index to i64
-          %187 = arith.muli %186, %c16_i64 : i64
-          %188 = arith.subi %166, %187 : i64
-          %189 = arith.minsi %188, %c16_i64 : i64
-          %190 = arith.subi %167, %187 : i64
-          %191 = arith.minsi %190, %c16_i64 : i64
-          %192 = arith.muli %181, %c32_i64 : i64
-          %193 = arith.ori %192, %c3221225472_i64 : i64
-          %194 = arith.addi %187, %182 : i64
-          %195 = arith.addi %194, %c32_i64 : i64
-          "instgem.preload"(%195, %184, %191, %193, %184, %180) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%187, %189, %180, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %196 = arith.index_cast %179 : i64 to index
-          scf.for %arg15 = %c1 to %196 step %c1 {
-            %198 = arith.index_cast %arg15 : index to i64
-            %199 = arith.muli %198, %c16_i64 : i64
-            %200 = arith.addi %199, %192 : i64
-            %201 = arith.ori %200, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %184, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %202 = arith.addi %199, %187 : i64
-            "instgem.compute_accumulated"(%202, %189, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.subi %151, %164 : i64
+        %166 = arith.minsi %165, %c16_i64 : i64
+        %167 = arith.index_cast %155 : i64 to index
+        scf.for %arg14 = %c0 to %167 step %c1 {
+          %168 = arith.index_cast %arg14 : index to i64
+          %169 = arith.muli %168, %c16_i64 : i64
+          %170 = arith.subi %148, %169 : i64
+          %171 = arith.minsi %170, %c16_i64 : i64
+          %172 = arith.subi %149, %169 : i64
+          %173 = arith.minsi %172, %c16_i64 : i64
+          %174 = arith.muli %163, %c32_i64 : i64
+          %175 = arith.ori %174, %c3221225472_i64 : i64
+          %176 = arith.addi %169, %164 : i64
+          %177 = arith.addi %176, %c32_i64 : i64
+          "instgem.preload"(%177, %166, %173, %175, %166, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%169, %171, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %178 = arith.index_cast %161 : i64 to index
+          scf.for %arg15 = %c1 to %178 step %c1 {
+            %180 = arith.index_cast %arg15 : index to i64
+            %181 = arith.muli %180, %c16_i64 : i64
+            %182 = arith.addi %181, %174 : i64
+            %183 = arith.ori %182, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %184 = arith.addi %181, %169 : i64
+            "instgem.compute_accumulated"(%184, %171, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %197 = arith.index_cast %170 : i64 to index
-          scf.for %arg15 = %196 to %197 step %c1 {
-            %198 = arith.index_cast %arg15 : index to i64
-            %199 = arith.muli %198, %c16_i64 : i64
-            %200 = arith.subi %42, %199 : i64
-            %201 = arith.minsi %200, %c16_i64 : i64
-            %202 = arith.addi %199, %192 : i64
-            %203 = arith.ori %202, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %184, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-            %204 = arith.addi %199, %187 : i64
-            "instgem.compute_accumulated"(%204, %189, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %179 = arith.index_cast %152 : i64 to index
+          scf.for %arg15 = %178 to %179 step %c1 {
+            %180 = arith.index_cast %arg15 : index to i64
+            %181 = arith.muli %180, %c16_i64 : i64
+            %182 = arith.subi %146, %181 : i64
+            %183 = arith.minsi %182, %c16_i64 : i64
+            %184 = arith.addi %181, %174 : i64
+            %185 = arith.ori %184, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %166, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+            %186 = arith.addi %181, %169 : i64
+            "instgem.compute_accumulated"(%186, %171, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %120, %135 : index, index
+      scf.yield %101, %116 : index, index
     }
-    %81 = arith.subi %c1, %7 : index
-    %82 = arith.maxsi %81, %c0 : index
-    %83 = arith.subi %arg3, %8 : index
-    %84 = arith.minsi %83, %c5 : index
-    %85 = arith.cmpi slt, %82, %c0 : index
-    %86 = arith.cmpi sgt, %82, %c3 : index
-    %87 = arith.cmpi slt, %84, %82 : index
-    %88 = arith.cmpi sgt, %84, %c5 : index
-    %89 = arith.ori %85, %86 : i1
-    %90 = arith.ori %89, %87 : i1
-    %91 = arith.ori %90, %88 : i1
-    scf.if %91 {
+    %62 = arith.subi %c1, %7 : index
+    %63 = arith.maxsi %62, %c0 : index
+    %64 = arith.subi %arg3, %8 : index
+    %65 = arith.minsi %64, %c5 : index
+    %66 = arith.cmpi slt, %63, %c0 : index
+    %67 = arith.cmpi sgt, %63, %c3 : index
+    %68 = arith.cmpi slt, %65, %63 : index
+    %69 = arith.cmpi sgt, %65, %c5 : index
+    %70 = arith.ori %66, %67 : i1
+    %71 = arith.ori %70, %68 : i1
+    %72 = arith.ori %71, %69 : i1
+    scf.if %72 {
       func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
-    %92 = arith.muli %1, %arg7 : index
-    %93 = arith.muli %92, %c3 : index
-    %94 = arith.muli %93, %arg6 : index
-    %95 = arith.muli %arg7, %c3 : index
-    %96 = arith.muli %3, %c6 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%94], sizes: [%95, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %97 = arith.cmpi slt, %96, %c0 : index
-    scf.if %97 {
+    %73 = arith.muli %1, %arg7 : index
+    %74 = arith.muli %73, %c3 : index
+    %75 = arith.muli %74, %arg6 : index
+    %76 = arith.muli %arg7, %c3 : index
+    %77 = arith.muli %3, %c6 : index
+    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%75], sizes: [%76, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %78 = arith.cmpi slt, %77, %c0 : index
+    scf.if %78 {
       func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
     }
-    %98 = arith.maxsi %96, %c0 : index
-    %99 = arith.minsi %98, %95 : index
-    %100 = arith.addi %96, %c6 : index
-    %101 = arith.maxsi %100, %c0 : index
-    %102 = arith.minsi %101, %95 : index
-    %103 = arith.subi %102, %99 : index
+    %79 = arith.maxsi %77, %c0 : index
+    %80 = arith.minsi %79, %76 : index
+    %81 = arith.addi %77, %c6 : index
+    %82 = arith.maxsi %81, %c0 : index
+    %83 = arith.minsi %82, %76 : index
+    %84 = arith.subi %83, %80 : index
     scf.if %32 {
       func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%99, %24] [%103, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %104 = arith.bitcast %arg8 : f32 to i32
-    %105 = arith.extui %104 : i32 to i64
-    %106 = arith.index_cast %82 : index to i64
-    %107 = arith.index_cast %84 : index to i64
-    %108 = arith.index_cast %103 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%80, %24] [%84, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %85 = arith.bitcast %arg8 : f32 to i32
+    %86 = arith.extui %85 : i32 to i64
+    %87 = arith.index_cast %63 : index to i64
+    %88 = arith.index_cast %65 : index to i64
+    %89 = arith.index_cast %84 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %109 = arith.index_cast %intptr_8 : index to i64
-    %110 = arith.index_cast %offset_5 : index to i64
-    %111 = arith.addi %109, %110 : i64
-    %112 = arith.index_cast %strides_7#0 : index to i64
-    %113 = arith.divsi %108, %c3_i64 : i64
-    %114 = arith.subi %107, %106 : i64
-    %115 = arith.maxsi %114, %c0_i64 : i64
-    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %106, %c1_i64, %c3_i64, %113, %c3_i64, %115, %c5_i64, %112, %105) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %116 = arith.muli %106, %c5_i64 : i64
-    %117 = arith.cmpi sgt, %113, %c0_i64 : i64
-    scf.if %117 {
-      %118 = arith.ceildivsi %35, %c16_i64 : i64
-      %119 = arith.index_cast %118 : i64 to index
-      scf.for %arg10 = %c0 to %119 step %c1 {
-        %120 = arith.index_cast %arg10 : index to i64
-        %121 = arith.muli %120, %c16_i64 : i64
-        %122 = arith.addi %111, %121 : i64
-        %123 = arith.muli %120, %c32_i64 : i64
-        %124 = arith.ori %123, %c2147483648_i64 : i64
-        %125 = arith.addi %124, %116 : i64
-        %126 = arith.subi %35, %121 : i64
-        %127 = arith.minsi %126, %c16_i64 : i64
-        "instgem.mvout"(%122, %125, %127, %c0_i64) : (i64, i64, i64, i64) -> ()
+    %90 = arith.index_cast %intptr_8 : index to i64
+    %91 = arith.index_cast %offset_5 : index to i64
+    %92 = arith.addi %90, %91 : i64
+    %93 = arith.index_cast %strides_7#0 : index to i64
+    %94 = arith.divsi %89, %c3_i64 : i64
+    %95 = arith.subi %88, %87 : i64
+    %96 = arith.maxsi %95, %c0_i64 : i64
+    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %87, %c1_i64, %c3_i64, %94, %c3_i64, %96, %c5_i64, %93, %86) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %97 = arith.muli %87, %c5_i64 : i64
+    %98 = arith.cmpi sgt, %94, %c0_i64 : i64
+    scf.if %98 {
+      %99 = arith.ceildivsi %35, %c16_i64 : i64
+      %100 = arith.index_cast %99 : i64 to index
+      scf.for %arg10 = %c0 to %100 step %c1 {
+        %101 = arith.index_cast %arg10 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.muli %101, %c32_i64 : i64
+        %105 = arith.ori %104, %c2147483648_i64 : i64
+        %106 = arith.addi %105, %97 : i64
+        %107 = arith.subi %35, %102 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        "instgem.mvout"(%103, %106, %108, %c0_i64) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -20,7 +20,7 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -55,14 +55,14 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
-    %c2_i64_1 = arith.constant 2 : i64
+    %c2 = arith.constant 2 : index
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c32_i64 = arith.constant 32 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
@@ -75,21 +75,21 @@ module {
     %c44_i64 = arith.constant 44 : i64
     %c57_i64 = arith.constant 57 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c0_i64_2 = arith.constant 0 : i64
-    %c1_i64_3 = arith.constant 1 : i64
+    %c0_i64_1 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_3, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_3) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c1_i64_2, %c1065353216_i64, %c0_i64_1, %c0_i64_1, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_1) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_3) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
     %14 = arith.maxsi %12, %c0 : index
     %15 = arith.minsi %14, %arg3 : index
     %16 = arith.addi %12, %c32 : index
@@ -112,7 +112,7 @@ module {
     scf.if %32 {
       func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
     %35 = arith.index_cast %31 : index to i64
@@ -122,326 +122,283 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
-    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
     %40 = arith.addi %33, %34 : i64
-    %41 = arith.maxsi %40, %c0_i64_2 : i64
-    %42 = arith.minsi %41, %c32_i64 : i64
-    %43 = arith.divui %35, %c16_i64 : i64
-    %44 = arith.muli %43, %c16_i64 : i64
-    %45 = arith.cmpi eq, %44, %c0_i64_2 : i64
-    %46 = arith.select %45, %c0_i64_2, %42 : i64
-    %47 = arith.subi %c32_i64, %46 : i64
-    %48 = arith.maxsi %46, %c0_i64_2 : i64
-    %49 = arith.divui %48, %c16_i64 : i64
-    %50 = arith.subi %c2_i64_1, %49 : i64
-    %51 = arith.cmpi sgt, %47, %c0_i64_2 : i64
-    %52 = arith.extui %51 : i1 to i64
-    %53 = arith.muli %50, %52 : i64
-    %54 = arith.index_cast %53 : i64 to index
-    scf.for %arg14 = %c0 to %54 step %c1 {
-      %90 = arith.index_cast %arg14 : index to i64
-      %91 = arith.addi %49, %90 : i64
-      %92 = arith.muli %91, %c16_i64 : i64
-      %93 = arith.maxsi %92, %46 : i64
-      %94 = arith.addi %92, %c16_i64 : i64
-      %95 = arith.minsi %94, %c32_i64 : i64
-      %96 = arith.subi %95, %93 : i64
-      %97 = arith.ori %92, %c2147483648_i64 : i64
-      %98 = arith.subi %93, %92 : i64
-      %99 = arith.addi %97, %98 : i64
-      "instgem.mvin"(%c0_i64_2, %99, %c16_i64, %96) : (i64, i64, i64, i64) -> ()
+    %41 = arith.cmpi slt, %40, %c32_i64 : i64
+    %42 = arith.cmpi slt, %35, %c16_i64 : i64
+    %43 = arith.ori %41, %42 : i1
+    scf.if %43 {
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg14 = %c0 to %c2 step %c1 {
+        %71 = arith.index_cast %arg14 : index to i64
+        %72 = arith.muli %71, %c16_i64 : i64
+        %73 = arith.ori %72, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %73, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
     }
-    %55 = arith.addi %48, %c15_i64 : i64
-    %56 = arith.divui %55, %c16_i64 : i64
-    %57 = arith.cmpi sgt, %46, %c0_i64_2 : i64
-    %58 = arith.extui %57 : i1 to i64
-    %59 = arith.muli %56, %58 : i64
-    %60 = arith.subi %c16_i64, %44 : i64
-    %61 = arith.ceildivsi %60, %c16_i64 : i64
-    %62 = arith.muli %59, %61 : i64
-    %63 = arith.index_cast %62 : i64 to index
-    scf.for %arg14 = %c0 to %63 step %c1 {
-      %90 = arith.index_cast %arg14 : index to i64
-      %91 = arith.divui %90, %61 : i64
-      %92 = arith.remui %90, %61 : i64
-      %93 = arith.muli %91, %c16_i64 : i64
-      %94 = arith.maxsi %93, %c0_i64_2 : i64
-      %95 = arith.addi %93, %c16_i64 : i64
-      %96 = arith.minsi %95, %46 : i64
-      %97 = arith.subi %96, %94 : i64
-      %98 = arith.divui %44, %c16_i64 : i64
-      %99 = arith.addi %98, %92 : i64
-      %100 = arith.muli %99, %c16_i64 : i64
-      %101 = arith.addi %93, %100 : i64
-      %102 = arith.ori %101, %c2147483648_i64 : i64
-      %103 = arith.subi %94, %93 : i64
-      %104 = arith.addi %102, %103 : i64
-      %105 = arith.muli %92, %c16_i64 : i64
-      %106 = arith.subi %60, %105 : i64
-      %107 = arith.minsi %106, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %104, %107, %97) : (i64, i64, i64, i64) -> ()
-    }
-    %64 = arith.maxsi %33, %c0_i64_2 : i64
-    %65 = arith.divui %64, %c16_i64 : i64
-    %66 = arith.addi %41, %c15_i64 : i64
-    %67 = arith.divui %66, %c16_i64 : i64
-    %68 = arith.subi %67, %65 : i64
-    %69 = arith.cmpi sgt, %34, %c0_i64_2 : i64
-    %70 = arith.extui %69 : i1 to i64
-    %71 = arith.muli %68, %70 : i64
-    %72 = arith.index_cast %71 : i64 to index
-    scf.for %arg14 = %c0 to %72 step %c1 {
-      %90 = arith.index_cast %arg14 : index to i64
-      %91 = arith.addi %65, %90 : i64
-      %92 = arith.muli %91, %c16_i64 : i64
-      %93 = arith.maxsi %92, %33 : i64
-      %94 = arith.addi %92, %c16_i64 : i64
-      %95 = arith.minsi %94, %40 : i64
-      %96 = arith.subi %95, %93 : i64
-      %97 = arith.ori %92, %c2147483648_i64 : i64
-      %98 = arith.subi %93, %92 : i64
-      %99 = arith.addi %97, %98 : i64
-      %100 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %99, %100, %96) : (i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_1) : (i64, i64, i64, i64, i64, i64) -> ()
+    %44 = arith.maxsi %33, %c0_i64_1 : i64
+    %45 = arith.divui %44, %c16_i64 : i64
+    %46 = arith.maxsi %40, %c0_i64_1 : i64
+    %47 = arith.addi %46, %c15_i64 : i64
+    %48 = arith.divui %47, %c16_i64 : i64
+    %49 = arith.subi %48, %45 : i64
+    %50 = arith.cmpi sgt, %34, %c0_i64_1 : i64
+    %51 = arith.extui %50 : i1 to i64
+    %52 = arith.muli %49, %51 : i64
+    %53 = arith.index_cast %52 : i64 to index
+    scf.for %arg14 = %c0 to %53 step %c1 {
+      %71 = arith.index_cast %arg14 : index to i64
+      %72 = arith.addi %45, %71 : i64
+      %73 = arith.muli %72, %c16_i64 : i64
+      %74 = arith.maxsi %73, %33 : i64
+      %75 = arith.addi %73, %c16_i64 : i64
+      %76 = arith.minsi %75, %40 : i64
+      %77 = arith.subi %76, %74 : i64
+      %78 = arith.ori %73, %c2147483648_i64 : i64
+      %79 = arith.subi %74, %73 : i64
+      %80 = arith.addi %78, %79 : i64
+      %81 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %80, %81, %77) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %73 = arith.addi %64, %c15_i64 : i64
-    %74 = arith.divui %73, %c16_i64 : i64
-    %75 = arith.cmpi sgt, %33, %c0_i64_2 : i64
-    %76 = arith.extui %75 : i1 to i64
-    %77 = arith.muli %74, %76 : i64
-    %78 = arith.index_cast %77 : i64 to index
-    scf.for %arg14 = %c0 to %78 step %c1 {
-      %90 = arith.index_cast %arg14 : index to i64
-      %91 = arith.muli %90, %c16_i64 : i64
-      %92 = arith.maxsi %91, %c0_i64_2 : i64
-      %93 = arith.addi %91, %c16_i64 : i64
-      %94 = arith.minsi %93, %33 : i64
-      %95 = arith.subi %94, %92 : i64
-      %96 = arith.ori %91, %c2147483648_i64 : i64
-      %97 = arith.subi %92, %91 : i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %98, %99, %95) : (i64, i64, i64, i64) -> ()
+    %54 = arith.addi %44, %c15_i64 : i64
+    %55 = arith.divui %54, %c16_i64 : i64
+    %56 = arith.cmpi sgt, %33, %c0_i64_1 : i64
+    %57 = arith.extui %56 : i1 to i64
+    %58 = arith.muli %55, %57 : i64
+    %59 = arith.index_cast %58 : i64 to index
+    scf.for %arg14 = %c0 to %59 step %c1 {
+      %71 = arith.index_cast %arg14 : index to i64
+      %72 = arith.muli %71, %c16_i64 : i64
+      %73 = arith.maxsi %72, %c0_i64_1 : i64
+      %74 = arith.addi %72, %c16_i64 : i64
+      %75 = arith.minsi %74, %33 : i64
+      %76 = arith.subi %75, %73 : i64
+      %77 = arith.ori %72, %c2147483648_i64 : i64
+      %78 = arith.subi %73, %72 : i64
+      %79 = arith.addi %77, %78 : i64
+      %80 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_1, %79, %80, %76) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %79 = arith.ceildivsi %arg5, %c32 : index
-    %80:2 = scf.for %arg14 = %c0 to %79 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %90 = arith.maxsi %arg15, %c0 : index
-      %91 = arith.minsi %90, %arg5 : index
-      %92 = arith.addi %arg15, %c32 : index
-      %93 = arith.maxsi %92, %c0 : index
-      %94 = arith.minsi %93, %arg5 : index
-      %95 = arith.subi %91, %arg15 : index
-      %96 = arith.maxsi %95, %c0 : index
-      %97 = arith.minsi %96, %c32 : index
-      %98 = arith.subi %94, %91 : index
-      %99 = arith.cmpi sgt, %97, %c0 : index
-      scf.if %99 {
+    %60 = arith.ceildivsi %arg5, %c32 : index
+    %61:2 = scf.for %arg14 = %c0 to %60 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %71 = arith.maxsi %arg15, %c0 : index
+      %72 = arith.minsi %71, %arg5 : index
+      %73 = arith.addi %arg15, %c32 : index
+      %74 = arith.maxsi %73, %c0 : index
+      %75 = arith.minsi %74, %arg5 : index
+      %76 = arith.subi %72, %arg15 : index
+      %77 = arith.maxsi %76, %c0 : index
+      %78 = arith.minsi %77, %c32 : index
+      %79 = arith.subi %75, %72 : index
+      %80 = arith.cmpi sgt, %78, %c0 : index
+      scf.if %80 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%15, %91] [%22, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %100 = arith.index_cast %98 : index to i64
-      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %101 = arith.index_cast %intptr_18 : index to i64
-      %102 = arith.index_cast %offset_15 : index to i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %104) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg17 = %c0 to %72 step %c1 {
-        %150 = arith.index_cast %arg17 : index to i64
-        %151 = arith.addi %65, %150 : i64
-        %152 = arith.muli %151, %c16_i64 : i64
-        %153 = arith.maxsi %152, %33 : i64
-        %154 = arith.addi %152, %c16_i64 : i64
-        %155 = arith.minsi %154, %40 : i64
-        %156 = arith.subi %155, %153 : i64
-        %157 = arith.subi %153, %33 : i64
-        %158 = arith.muli %157, %104 : i64
-        %159 = arith.addi %103, %158 : i64
-        %160 = arith.muli %151, %c32_i64 : i64
-        %161 = arith.subi %153, %152 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.minsi %100, %c64_i64 : i64
-        "instgem.mvin"(%159, %162, %163, %156) : (i64, i64, i64, i64) -> ()
+      %subview_12 = memref.subview %reinterpret_cast[%15, %72] [%22, %79] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %81 = arith.index_cast %79 : index to i64
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %82 = arith.index_cast %intptr_17 : index to i64
+      %83 = arith.index_cast %offset_14 : index to i64
+      %84 = arith.addi %82, %83 : i64
+      %85 = arith.index_cast %strides_16#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %53 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.addi %45, %132 : i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.maxsi %134, %33 : i64
+        %136 = arith.addi %134, %c16_i64 : i64
+        %137 = arith.minsi %136, %40 : i64
+        %138 = arith.subi %137, %135 : i64
+        %139 = arith.subi %135, %33 : i64
+        %140 = arith.muli %139, %85 : i64
+        %141 = arith.addi %84, %140 : i64
+        %142 = arith.muli %133, %c32_i64 : i64
+        %143 = arith.subi %135, %134 : i64
+        %144 = arith.addi %142, %143 : i64
+        %145 = arith.minsi %81, %c64_i64 : i64
+        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg17 = %c0 to %78 step %c1 {
-        %150 = arith.index_cast %arg17 : index to i64
-        %151 = arith.muli %150, %c16_i64 : i64
-        %152 = arith.maxsi %151, %c0_i64_2 : i64
-        %153 = arith.addi %151, %c16_i64 : i64
-        %154 = arith.minsi %153, %33 : i64
-        %155 = arith.subi %154, %152 : i64
-        %156 = arith.muli %150, %c32_i64 : i64
-        %157 = arith.subi %152, %151 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.minsi %100, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %158, %159, %155) : (i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %59 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %c0_i64_1 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %33 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.muli %132, %c32_i64 : i64
+        %139 = arith.subi %134, %133 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.minsi %81, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %140, %141, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %105 = arith.maxsi %arg16, %c0 : index
-      %106 = arith.minsi %105, %arg5 : index
-      %107 = arith.addi %arg16, %c32 : index
-      %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %arg5 : index
-      %110 = arith.subi %106, %arg16 : index
-      %111 = arith.maxsi %110, %c0 : index
-      %112 = arith.minsi %111, %c32 : index
-      %113 = arith.subi %109, %106 : index
+      %86 = arith.maxsi %arg16, %c0 : index
+      %87 = arith.minsi %86, %arg5 : index
+      %88 = arith.addi %arg16, %c32 : index
+      %89 = arith.maxsi %88, %c0 : index
+      %90 = arith.minsi %89, %arg5 : index
+      %91 = arith.subi %87, %arg16 : index
+      %92 = arith.maxsi %91, %c0 : index
+      %93 = arith.minsi %92, %c32 : index
+      %94 = arith.subi %90, %87 : index
       scf.if %32 {
         func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%106, %24] [%113, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %114 = arith.index_cast %112 : index to i64
-      %115 = arith.index_cast %113 : index to i64
-      %116 = arith.addi %114, %115 : i64
-      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %117 = arith.index_cast %intptr_24 : index to i64
-      %118 = arith.index_cast %offset_21 : index to i64
-      %119 = arith.addi %117, %118 : i64
-      %120 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
-      %121 = arith.maxsi %114, %c0_i64_2 : i64
-      %122 = arith.divui %121, %c16_i64 : i64
-      %123 = arith.maxsi %116, %c0_i64_2 : i64
-      %124 = arith.addi %123, %c15_i64 : i64
-      %125 = arith.divui %124, %c16_i64 : i64
-      %126 = arith.subi %125, %122 : i64
-      %127 = arith.cmpi sgt, %115, %c0_i64_2 : i64
-      %128 = arith.extui %127 : i1 to i64
-      %129 = arith.muli %126, %128 : i64
-      %130 = arith.index_cast %129 : i64 to index
-      scf.for %arg17 = %c0 to %130 step %c1 {
-        %150 = arith.index_cast %arg17 : index to i64
-        %151 = arith.addi %122, %150 : i64
-        %152 = arith.muli %151, %c16_i64 : i64
-        %153 = arith.maxsi %152, %114 : i64
-        %154 = arith.addi %152, %c16_i64 : i64
-        %155 = arith.minsi %154, %116 : i64
-        %156 = arith.subi %155, %153 : i64
-        %157 = arith.subi %153, %114 : i64
-        %158 = arith.muli %157, %120 : i64
-        %159 = arith.addi %119, %158 : i64
-        %160 = arith.addi %152, %c64_i64 : i64
-        %161 = arith.subi %153, %152 : i64
-        %162 = arith.addi %160, %161 : i64
-        %163 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%159, %162, %163, %156) : (i64, i64, i64, i64) -> ()
+      %subview_18 = memref.subview %reinterpret_cast_3[%87, %24] [%94, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %95 = arith.index_cast %93 : index to i64
+      %96 = arith.index_cast %94 : index to i64
+      %97 = arith.addi %95, %96 : i64
+      %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %98 = arith.index_cast %intptr_23 : index to i64
+      %99 = arith.index_cast %offset_20 : index to i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.index_cast %strides_22#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %101) : (i64, i64, i64, i64, i64, i64) -> ()
+      %102 = arith.maxsi %95, %c0_i64_1 : i64
+      %103 = arith.divui %102, %c16_i64 : i64
+      %104 = arith.maxsi %97, %c0_i64_1 : i64
+      %105 = arith.addi %104, %c15_i64 : i64
+      %106 = arith.divui %105, %c16_i64 : i64
+      %107 = arith.subi %106, %103 : i64
+      %108 = arith.cmpi sgt, %96, %c0_i64_1 : i64
+      %109 = arith.extui %108 : i1 to i64
+      %110 = arith.muli %107, %109 : i64
+      %111 = arith.index_cast %110 : i64 to index
+      scf.for %arg17 = %c0 to %111 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.addi %103, %132 : i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.maxsi %134, %95 : i64
+        %136 = arith.addi %134, %c16_i64 : i64
+        %137 = arith.minsi %136, %97 : i64
+        %138 = arith.subi %137, %135 : i64
+        %139 = arith.subi %135, %95 : i64
+        %140 = arith.muli %139, %101 : i64
+        %141 = arith.addi %100, %140 : i64
+        %142 = arith.addi %134, %c64_i64 : i64
+        %143 = arith.subi %135, %134 : i64
+        %144 = arith.addi %142, %143 : i64
+        %145 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %131 = arith.addi %121, %c15_i64 : i64
-      %132 = arith.divui %131, %c16_i64 : i64
-      %133 = arith.cmpi sgt, %114, %c0_i64_2 : i64
-      %134 = arith.extui %133 : i1 to i64
-      %135 = arith.muli %132, %134 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg17 = %c0 to %136 step %c1 {
-        %150 = arith.index_cast %arg17 : index to i64
-        %151 = arith.muli %150, %c16_i64 : i64
-        %152 = arith.maxsi %151, %c0_i64_2 : i64
-        %153 = arith.addi %151, %c16_i64 : i64
-        %154 = arith.minsi %153, %114 : i64
-        %155 = arith.subi %154, %152 : i64
-        %156 = arith.addi %151, %c64_i64 : i64
-        %157 = arith.subi %152, %151 : i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %158, %159, %155) : (i64, i64, i64, i64) -> ()
+      %112 = arith.addi %102, %c15_i64 : i64
+      %113 = arith.divui %112, %c16_i64 : i64
+      %114 = arith.cmpi sgt, %95, %c0_i64_1 : i64
+      %115 = arith.extui %114 : i1 to i64
+      %116 = arith.muli %113, %115 : i64
+      %117 = arith.index_cast %116 : i64 to index
+      scf.for %arg17 = %c0 to %117 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %c0_i64_1 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %95 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.addi %133, %c64_i64 : i64
+        %139 = arith.subi %134, %133 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %140, %141, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %137 = arith.maxsi %100, %c0_i64_2 : i64
-      %138 = arith.minsi %137, %c32_i64 : i64
-      %139 = arith.minsi %123, %c32_i64 : i64
-      %140 = arith.maxsi %35, %c0_i64_2 : i64
-      %141 = arith.minsi %140, %c16_i64 : i64
-      %142 = arith.ceildivsi %42, %c16_i64 : i64
-      %143 = arith.ceildivsi %141, %c16_i64 : i64
-      %144 = arith.minsi %138, %139 : i64
-      %145 = arith.ceildivsi %144, %c16_i64 : i64
-      %146 = arith.subi %145, %c1_i64_3 : i64
-      %147 = arith.cmpi sgt, %145, %c0_i64_2 : i64
-      %148 = arith.select %147, %142, %c0_i64_2 : i64
-      %149 = arith.index_cast %148 : i64 to index
-      scf.for %arg17 = %c0 to %149 step %c1 {
-        %150 = arith.index_cast %arg17 : index to i64
-        %151 = arith.index_cast %143 : i64 to index
-        scf.for %arg18 = %c0 to %151 step %c1 {
-          %152 = arith.index_cast %arg18 : index to i64
-          %153 = arith.muli %150, %c16_i64 : i64
-          %154 = arith.subi %42, %153 : i64
-          %155 = arith.minsi %154, %c16_i64 : i64
-          %156 = arith.muli %152, %c16_i64 : i64
-          %157 = arith.subi %141, %156 : i64
-          %158 = arith.minsi %157, %c16_i64 : i64
-          %159 = arith.addi %153, %156 : i64
-          %160 = arith.ori %159, %c3221225472_i64 : i64
-          %161 = arith.cmpi eq, %146, %c0_i64_2 : i64
-          %162 = arith.select %161, %160, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %158, %155, %162, %158, %155) : (i64, i64, i64, i64, i64, i64) -> ()
-          %163 = arith.muli %150, %c32_i64 : i64
-          %164 = arith.minsi %138, %c16_i64 : i64
-          %165 = arith.addi %156, %c64_i64 : i64
-          %166 = arith.minsi %139, %c16_i64 : i64
-          "instgem.compute_preloaded"(%163, %164, %155, %165, %158, %166) : (i64, i64, i64, i64, i64, i64) -> ()
-          %167 = arith.index_cast %145 : i64 to index
-          scf.for %arg19 = %c1 to %167 step %c1 {
-            %168 = arith.index_cast %arg19 : index to i64
-            %169 = arith.cmpi eq, %168, %146 : i64
-            %170 = arith.select %169, %160, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %158, %155, %170, %158, %155) : (i64, i64, i64, i64, i64, i64) -> ()
-            %171 = arith.muli %168, %c16_i64 : i64
-            %172 = arith.addi %163, %171 : i64
-            %173 = arith.subi %138, %171 : i64
-            %174 = arith.minsi %173, %c16_i64 : i64
-            %175 = arith.addi %171, %156 : i64
-            %176 = arith.addi %175, %c64_i64 : i64
-            %177 = arith.subi %139, %171 : i64
-            %178 = arith.minsi %177, %c16_i64 : i64
-            "instgem.compute_accumulated"(%172, %174, %155, %176, %158, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+      %118 = arith.minsi %46, %c32_i64 : i64
+      %119 = arith.maxsi %81, %c0_i64_1 : i64
+      %120 = arith.minsi %119, %c32_i64 : i64
+      %121 = arith.minsi %104, %c32_i64 : i64
+      %122 = arith.maxsi %35, %c0_i64_1 : i64
+      %123 = arith.minsi %122, %c16_i64 : i64
+      %124 = arith.ceildivsi %118, %c16_i64 : i64
+      %125 = arith.ceildivsi %123, %c16_i64 : i64
+      %126 = arith.minsi %120, %121 : i64
+      %127 = arith.ceildivsi %126, %c16_i64 : i64
+      %128 = arith.subi %127, %c1_i64_2 : i64
+      %129 = arith.cmpi sgt, %127, %c0_i64_1 : i64
+      %130 = arith.select %129, %124, %c0_i64_1 : i64
+      %131 = arith.index_cast %130 : i64 to index
+      scf.for %arg17 = %c0 to %131 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.index_cast %125 : i64 to index
+        scf.for %arg18 = %c0 to %133 step %c1 {
+          %134 = arith.index_cast %arg18 : index to i64
+          %135 = arith.muli %132, %c16_i64 : i64
+          %136 = arith.subi %118, %135 : i64
+          %137 = arith.minsi %136, %c16_i64 : i64
+          %138 = arith.muli %134, %c16_i64 : i64
+          %139 = arith.subi %123, %138 : i64
+          %140 = arith.minsi %139, %c16_i64 : i64
+          %141 = arith.addi %135, %138 : i64
+          %142 = arith.ori %141, %c3221225472_i64 : i64
+          %143 = arith.cmpi eq, %128, %c0_i64_1 : i64
+          %144 = arith.select %143, %142, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %140, %137, %144, %140, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+          %145 = arith.muli %132, %c32_i64 : i64
+          %146 = arith.minsi %120, %c16_i64 : i64
+          %147 = arith.addi %138, %c64_i64 : i64
+          %148 = arith.minsi %121, %c16_i64 : i64
+          "instgem.compute_preloaded"(%145, %146, %137, %147, %140, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+          %149 = arith.index_cast %127 : i64 to index
+          scf.for %arg19 = %c1 to %149 step %c1 {
+            %150 = arith.index_cast %arg19 : index to i64
+            %151 = arith.cmpi eq, %150, %128 : i64
+            %152 = arith.select %151, %142, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %140, %137, %152, %140, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+            %153 = arith.muli %150, %c16_i64 : i64
+            %154 = arith.addi %145, %153 : i64
+            %155 = arith.subi %120, %153 : i64
+            %156 = arith.minsi %155, %c16_i64 : i64
+            %157 = arith.addi %153, %138 : i64
+            %158 = arith.addi %157, %c64_i64 : i64
+            %159 = arith.subi %121, %153 : i64
+            %160 = arith.minsi %159, %c16_i64 : i64
+            "instgem.compute_accumulated"(%154, %156, %137, %158, %140, %160) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %92, %107 : index, index
+      scf.yield %73, %88 : index, index
     }
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %32 {
       func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %81 = arith.index_cast %intptr_12 : index to i64
-    %82 = arith.index_cast %offset_9 : index to i64
-    %83 = arith.muli %82, %c4_i64 : i64
-    %84 = arith.addi %81, %83 : i64
-    %85 = arith.index_cast %strides_11#0 : index to i64
-    %86 = arith.muli %85, %c4_i64 : i64
+    %subview_6 = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+    %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+    %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+    %62 = arith.index_cast %intptr_11 : index to i64
+    %63 = arith.index_cast %offset_8 : index to i64
+    %64 = arith.muli %63, %c4_i64 : i64
+    %65 = arith.addi %62, %64 : i64
+    %66 = arith.index_cast %strides_10#0 : index to i64
+    %67 = arith.muli %66, %c4_i64 : i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %86, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %67, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %87 = arith.ceildivsi %35, %c16_i64 : i64
-    %88 = arith.muli %71, %87 : i64
-    %89 = arith.index_cast %88 : i64 to index
-    scf.for %arg14 = %c0 to %89 step %c1 {
-      %90 = arith.index_cast %arg14 : index to i64
-      %91 = arith.remsi %90, %71 : i64
-      %92 = arith.divsi %90, %71 : i64
-      %93 = arith.addi %65, %91 : i64
-      %94 = arith.muli %93, %c16_i64 : i64
-      %95 = arith.maxsi %94, %33 : i64
-      %96 = arith.addi %94, %c16_i64 : i64
-      %97 = arith.minsi %96, %40 : i64
-      %98 = arith.subi %97, %95 : i64
-      %99 = arith.subi %95, %33 : i64
-      %100 = arith.muli %99, %86 : i64
-      %101 = arith.addi %84, %100 : i64
-      %102 = arith.muli %92, %c64_i64 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.muli %92, %c16_i64 : i64
-      %105 = arith.addi %94, %104 : i64
-      %106 = arith.ori %105, %c2684354560_i64 : i64
-      %107 = arith.subi %95, %94 : i64
-      %108 = arith.addi %106, %107 : i64
-      %109 = arith.subi %35, %104 : i64
-      %110 = arith.minsi %109, %c16_i64 : i64
-      "instgem.mvout"(%103, %108, %110, %98) : (i64, i64, i64, i64) -> ()
+    %68 = arith.ceildivsi %35, %c16_i64 : i64
+    %69 = arith.muli %52, %68 : i64
+    %70 = arith.index_cast %69 : i64 to index
+    scf.for %arg14 = %c0 to %70 step %c1 {
+      %71 = arith.index_cast %arg14 : index to i64
+      %72 = arith.remsi %71, %52 : i64
+      %73 = arith.divsi %71, %52 : i64
+      %74 = arith.addi %45, %72 : i64
+      %75 = arith.muli %74, %c16_i64 : i64
+      %76 = arith.maxsi %75, %33 : i64
+      %77 = arith.addi %75, %c16_i64 : i64
+      %78 = arith.minsi %77, %40 : i64
+      %79 = arith.subi %78, %76 : i64
+      %80 = arith.subi %76, %33 : i64
+      %81 = arith.muli %80, %67 : i64
+      %82 = arith.addi %65, %81 : i64
+      %83 = arith.muli %73, %c64_i64 : i64
+      %84 = arith.addi %82, %83 : i64
+      %85 = arith.muli %73, %c16_i64 : i64
+      %86 = arith.addi %75, %85 : i64
+      %87 = arith.ori %86, %c2684354560_i64 : i64
+      %88 = arith.subi %76, %75 : i64
+      %89 = arith.addi %87, %88 : i64
+      %90 = arith.subi %35, %85 : i64
+      %91 = arith.minsi %90, %c16_i64 : i64
+      "instgem.mvout"(%84, %89, %91, %79) : (i64, i64, i64, i64) -> ()
     }
     return
   }

@@ -20,7 +20,7 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -92,14 +92,14 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
-    %c2_i64_1 = arith.constant 2 : i64
+    %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c32_i64 = arith.constant 32 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
@@ -112,21 +112,21 @@ module {
     %c44_i64 = arith.constant 44 : i64
     %c55_i64 = arith.constant 55 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c1_i64_2 = arith.constant 1 : i64
-    %c0_i64_3 = arith.constant 0 : i64
+    %c1_i64_1 = arith.constant 1 : i64
+    %c0_i64_2 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_1, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_1) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
     %14 = arith.maxsi %12, %c0 : index
     %15 = arith.minsi %14, %arg3 : index
     %16 = arith.addi %12, %c32 : index
@@ -149,7 +149,7 @@ module {
     scf.if %32 {
       func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
-    %subview = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+    %subview = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
     %35 = arith.index_cast %31 : index to i64
@@ -159,755 +159,712 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
     %40 = arith.addi %33, %34 : i64
-    %41 = arith.maxsi %40, %c0_i64_3 : i64
-    %42 = arith.minsi %41, %c32_i64 : i64
-    %43 = arith.divui %35, %c16_i64 : i64
-    %44 = arith.muli %43, %c16_i64 : i64
-    %45 = arith.cmpi eq, %44, %c0_i64_3 : i64
-    %46 = arith.select %45, %c0_i64_3, %42 : i64
-    %47 = arith.subi %c32_i64, %46 : i64
-    %48 = arith.maxsi %46, %c0_i64_3 : i64
-    %49 = arith.divui %48, %c16_i64 : i64
-    %50 = arith.subi %c2_i64_1, %49 : i64
-    %51 = arith.cmpi sgt, %47, %c0_i64_3 : i64
-    %52 = arith.extui %51 : i1 to i64
-    %53 = arith.muli %50, %52 : i64
-    %54 = arith.index_cast %53 : i64 to index
-    scf.for %arg14 = %c0 to %54 step %c1 {
-      %89 = arith.index_cast %arg14 : index to i64
-      %90 = arith.addi %49, %89 : i64
-      %91 = arith.muli %90, %c16_i64 : i64
-      %92 = arith.maxsi %91, %46 : i64
-      %93 = arith.addi %91, %c16_i64 : i64
-      %94 = arith.minsi %93, %c32_i64 : i64
-      %95 = arith.subi %94, %92 : i64
-      %96 = arith.ori %91, %c2147483648_i64 : i64
-      %97 = arith.subi %92, %91 : i64
-      %98 = arith.addi %96, %97 : i64
-      "instgem.mvin"(%c0_i64_3, %98, %c16_i64, %95) : (i64, i64, i64, i64) -> ()
+    %41 = arith.cmpi slt, %40, %c32_i64 : i64
+    %42 = arith.cmpi slt, %35, %c16_i64 : i64
+    %43 = arith.ori %41, %42 : i1
+    scf.if %43 {
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg14 = %c0 to %c2 step %c1 {
+        %70 = arith.index_cast %arg14 : index to i64
+        %71 = arith.muli %70, %c16_i64 : i64
+        %72 = arith.ori %71, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %72, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
     }
-    %55 = arith.addi %48, %c15_i64 : i64
-    %56 = arith.divui %55, %c16_i64 : i64
-    %57 = arith.cmpi sgt, %46, %c0_i64_3 : i64
-    %58 = arith.extui %57 : i1 to i64
-    %59 = arith.muli %56, %58 : i64
-    %60 = arith.subi %c16_i64, %44 : i64
-    %61 = arith.ceildivsi %60, %c16_i64 : i64
-    %62 = arith.muli %59, %61 : i64
-    %63 = arith.index_cast %62 : i64 to index
-    scf.for %arg14 = %c0 to %63 step %c1 {
-      %89 = arith.index_cast %arg14 : index to i64
-      %90 = arith.divui %89, %61 : i64
-      %91 = arith.remui %89, %61 : i64
-      %92 = arith.muli %90, %c16_i64 : i64
-      %93 = arith.maxsi %92, %c0_i64_3 : i64
-      %94 = arith.addi %92, %c16_i64 : i64
-      %95 = arith.minsi %94, %46 : i64
-      %96 = arith.subi %95, %93 : i64
-      %97 = arith.divui %44, %c16_i64 : i64
-      %98 = arith.addi %97, %91 : i64
-      %99 = arith.muli %98, %c16_i64 : i64
-      %100 = arith.addi %92, %99 : i64
-      %101 = arith.ori %100, %c2147483648_i64 : i64
-      %102 = arith.subi %93, %92 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.muli %91, %c16_i64 : i64
-      %105 = arith.subi %60, %104 : i64
-      %106 = arith.minsi %105, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %103, %106, %96) : (i64, i64, i64, i64) -> ()
-    }
-    %64 = arith.maxsi %33, %c0_i64_3 : i64
-    %65 = arith.divui %64, %c16_i64 : i64
-    %66 = arith.addi %41, %c15_i64 : i64
-    %67 = arith.divui %66, %c16_i64 : i64
-    %68 = arith.subi %67, %65 : i64
-    %69 = arith.cmpi sgt, %34, %c0_i64_3 : i64
-    %70 = arith.extui %69 : i1 to i64
-    %71 = arith.muli %68, %70 : i64
-    %72 = arith.index_cast %71 : i64 to index
-    scf.for %arg14 = %c0 to %72 step %c1 {
-      %89 = arith.index_cast %arg14 : index to i64
-      %90 = arith.addi %65, %89 : i64
-      %91 = arith.muli %90, %c16_i64 : i64
-      %92 = arith.maxsi %91, %33 : i64
-      %93 = arith.addi %91, %c16_i64 : i64
-      %94 = arith.minsi %93, %40 : i64
-      %95 = arith.subi %94, %92 : i64
-      %96 = arith.ori %91, %c2147483648_i64 : i64
-      %97 = arith.subi %92, %91 : i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %98, %99, %95) : (i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
+    %44 = arith.maxsi %33, %c0_i64_2 : i64
+    %45 = arith.divui %44, %c16_i64 : i64
+    %46 = arith.maxsi %40, %c0_i64_2 : i64
+    %47 = arith.addi %46, %c15_i64 : i64
+    %48 = arith.divui %47, %c16_i64 : i64
+    %49 = arith.subi %48, %45 : i64
+    %50 = arith.cmpi sgt, %34, %c0_i64_2 : i64
+    %51 = arith.extui %50 : i1 to i64
+    %52 = arith.muli %49, %51 : i64
+    %53 = arith.index_cast %52 : i64 to index
+    scf.for %arg14 = %c0 to %53 step %c1 {
+      %70 = arith.index_cast %arg14 : index to i64
+      %71 = arith.addi %45, %70 : i64
+      %72 = arith.muli %71, %c16_i64 : i64
+      %73 = arith.maxsi %72, %33 : i64
+      %74 = arith.addi %72, %c16_i64 : i64
+      %75 = arith.minsi %74, %40 : i64
+      %76 = arith.subi %75, %73 : i64
+      %77 = arith.ori %72, %c2147483648_i64 : i64
+      %78 = arith.subi %73, %72 : i64
+      %79 = arith.addi %77, %78 : i64
+      %80 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %79, %80, %76) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %73 = arith.addi %64, %c15_i64 : i64
-    %74 = arith.divui %73, %c16_i64 : i64
-    %75 = arith.cmpi sgt, %33, %c0_i64_3 : i64
-    %76 = arith.extui %75 : i1 to i64
-    %77 = arith.muli %74, %76 : i64
-    %78 = arith.index_cast %77 : i64 to index
-    scf.for %arg14 = %c0 to %78 step %c1 {
-      %89 = arith.index_cast %arg14 : index to i64
-      %90 = arith.muli %89, %c16_i64 : i64
-      %91 = arith.maxsi %90, %c0_i64_3 : i64
-      %92 = arith.addi %90, %c16_i64 : i64
-      %93 = arith.minsi %92, %33 : i64
-      %94 = arith.subi %93, %91 : i64
-      %95 = arith.ori %90, %c2147483648_i64 : i64
-      %96 = arith.subi %91, %90 : i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %97, %98, %94) : (i64, i64, i64, i64) -> ()
+    %54 = arith.addi %44, %c15_i64 : i64
+    %55 = arith.divui %54, %c16_i64 : i64
+    %56 = arith.cmpi sgt, %33, %c0_i64_2 : i64
+    %57 = arith.extui %56 : i1 to i64
+    %58 = arith.muli %55, %57 : i64
+    %59 = arith.index_cast %58 : i64 to index
+    scf.for %arg14 = %c0 to %59 step %c1 {
+      %70 = arith.index_cast %arg14 : index to i64
+      %71 = arith.muli %70, %c16_i64 : i64
+      %72 = arith.maxsi %71, %c0_i64_2 : i64
+      %73 = arith.addi %71, %c16_i64 : i64
+      %74 = arith.minsi %73, %33 : i64
+      %75 = arith.subi %74, %72 : i64
+      %76 = arith.ori %71, %c2147483648_i64 : i64
+      %77 = arith.subi %72, %71 : i64
+      %78 = arith.addi %76, %77 : i64
+      %79 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %78, %79, %75) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %79 = arith.ceildivsi %arg5, %c32 : index
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+    %60 = arith.ceildivsi %arg5, %c32 : index
+    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %32 {
       func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %80 = arith.index_cast %intptr_12 : index to i64
-    %81 = arith.index_cast %offset_9 : index to i64
-    %82 = arith.addi %80, %81 : i64
-    %83 = arith.index_cast %strides_11#0 : index to i64
-    %84 = arith.bitcast %arg12 : f32 to i32
-    %85 = arith.extui %84 : i32 to i64
+    %subview_6 = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+    %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+    %61 = arith.index_cast %intptr_11 : index to i64
+    %62 = arith.index_cast %offset_8 : index to i64
+    %63 = arith.addi %61, %62 : i64
+    %64 = arith.index_cast %strides_10#0 : index to i64
+    %65 = arith.bitcast %arg12 : f32 to i32
+    %66 = arith.extui %65 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %83, %85) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %64, %66) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %86 = arith.ceildivsi %35, %c16_i64 : i64
-    %87:2 = scf.for %arg14 = %c0 to %79 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %89 = arith.maxsi %arg15, %c0 : index
-      %90 = arith.minsi %89, %arg5 : index
-      %91 = arith.addi %arg15, %c32 : index
-      %92 = arith.maxsi %91, %c0 : index
-      %93 = arith.minsi %92, %arg5 : index
-      %94 = arith.subi %90, %arg15 : index
-      %95 = arith.maxsi %94, %c0 : index
-      %96 = arith.minsi %95, %c32 : index
-      %97 = arith.subi %93, %90 : index
-      %98 = arith.cmpi sgt, %96, %c0 : index
-      scf.if %98 {
+    %67 = arith.ceildivsi %35, %c16_i64 : i64
+    %68:2 = scf.for %arg14 = %c0 to %60 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %70 = arith.maxsi %arg15, %c0 : index
+      %71 = arith.minsi %70, %arg5 : index
+      %72 = arith.addi %arg15, %c32 : index
+      %73 = arith.maxsi %72, %c0 : index
+      %74 = arith.minsi %73, %arg5 : index
+      %75 = arith.subi %71, %arg15 : index
+      %76 = arith.maxsi %75, %c0 : index
+      %77 = arith.minsi %76, %c32 : index
+      %78 = arith.subi %74, %71 : index
+      %79 = arith.cmpi sgt, %77, %c0 : index
+      scf.if %79 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%15, %90] [%22, %97] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %99 = arith.index_cast %97 : index to i64
-      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %100 = arith.index_cast %intptr_18 : index to i64
-      %101 = arith.index_cast %offset_15 : index to i64
-      %102 = arith.addi %100, %101 : i64
-      %103 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %103) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg17 = %c0 to %72 step %c1 {
-        %157 = arith.index_cast %arg17 : index to i64
-        %158 = arith.addi %65, %157 : i64
-        %159 = arith.muli %158, %c16_i64 : i64
-        %160 = arith.maxsi %159, %33 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %40 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.subi %160, %33 : i64
-        %165 = arith.muli %164, %103 : i64
-        %166 = arith.addi %102, %165 : i64
-        %167 = arith.muli %158, %c32_i64 : i64
-        %168 = arith.subi %160, %159 : i64
-        %169 = arith.addi %167, %168 : i64
-        %170 = arith.minsi %99, %c64_i64 : i64
-        "instgem.mvin"(%166, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+      %subview_12 = memref.subview %reinterpret_cast[%15, %71] [%22, %78] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %80 = arith.index_cast %78 : index to i64
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %81 = arith.index_cast %intptr_17 : index to i64
+      %82 = arith.index_cast %offset_14 : index to i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.index_cast %strides_16#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %84) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %53 step %c1 {
+        %139 = arith.index_cast %arg17 : index to i64
+        %140 = arith.addi %45, %139 : i64
+        %141 = arith.muli %140, %c16_i64 : i64
+        %142 = arith.maxsi %141, %33 : i64
+        %143 = arith.addi %141, %c16_i64 : i64
+        %144 = arith.minsi %143, %40 : i64
+        %145 = arith.subi %144, %142 : i64
+        %146 = arith.subi %142, %33 : i64
+        %147 = arith.muli %146, %84 : i64
+        %148 = arith.addi %83, %147 : i64
+        %149 = arith.muli %140, %c32_i64 : i64
+        %150 = arith.subi %142, %141 : i64
+        %151 = arith.addi %149, %150 : i64
+        %152 = arith.minsi %80, %c64_i64 : i64
+        "instgem.mvin"(%148, %151, %152, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg17 = %c0 to %78 step %c1 {
-        %157 = arith.index_cast %arg17 : index to i64
-        %158 = arith.muli %157, %c16_i64 : i64
-        %159 = arith.maxsi %158, %c0_i64_3 : i64
-        %160 = arith.addi %158, %c16_i64 : i64
-        %161 = arith.minsi %160, %33 : i64
-        %162 = arith.subi %161, %159 : i64
-        %163 = arith.muli %157, %c32_i64 : i64
-        %164 = arith.subi %159, %158 : i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.minsi %99, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %165, %166, %162) : (i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %59 step %c1 {
+        %139 = arith.index_cast %arg17 : index to i64
+        %140 = arith.muli %139, %c16_i64 : i64
+        %141 = arith.maxsi %140, %c0_i64_2 : i64
+        %142 = arith.addi %140, %c16_i64 : i64
+        %143 = arith.minsi %142, %33 : i64
+        %144 = arith.subi %143, %141 : i64
+        %145 = arith.muli %139, %c32_i64 : i64
+        %146 = arith.subi %141, %140 : i64
+        %147 = arith.addi %145, %146 : i64
+        %148 = arith.minsi %80, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %147, %148, %144) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %104 = arith.maxsi %arg16, %c0 : index
-      %105 = arith.minsi %104, %arg5 : index
-      %106 = arith.addi %arg16, %c32 : index
-      %107 = arith.maxsi %106, %c0 : index
-      %108 = arith.minsi %107, %arg5 : index
-      %109 = arith.subi %105, %arg16 : index
-      %110 = arith.maxsi %109, %c0 : index
-      %111 = arith.minsi %110, %c32 : index
-      %112 = arith.subi %108, %105 : index
+      %85 = arith.maxsi %arg16, %c0 : index
+      %86 = arith.minsi %85, %arg5 : index
+      %87 = arith.addi %arg16, %c32 : index
+      %88 = arith.maxsi %87, %c0 : index
+      %89 = arith.minsi %88, %arg5 : index
+      %90 = arith.subi %86, %arg16 : index
+      %91 = arith.maxsi %90, %c0 : index
+      %92 = arith.minsi %91, %c32 : index
+      %93 = arith.subi %89, %86 : index
       scf.if %32 {
         func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%105, %24] [%112, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %113 = arith.index_cast %111 : index to i64
-      %114 = arith.index_cast %112 : index to i64
-      %115 = arith.addi %113, %114 : i64
-      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %116 = arith.index_cast %intptr_24 : index to i64
-      %117 = arith.index_cast %offset_21 : index to i64
-      %118 = arith.addi %116, %117 : i64
-      %119 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
-      %120 = arith.maxsi %113, %c0_i64_3 : i64
-      %121 = arith.divui %120, %c16_i64 : i64
-      %122 = arith.maxsi %115, %c0_i64_3 : i64
-      %123 = arith.addi %122, %c15_i64 : i64
-      %124 = arith.divui %123, %c16_i64 : i64
-      %125 = arith.subi %124, %121 : i64
-      %126 = arith.cmpi sgt, %114, %c0_i64_3 : i64
-      %127 = arith.extui %126 : i1 to i64
-      %128 = arith.muli %125, %127 : i64
-      %129 = arith.index_cast %128 : i64 to index
-      scf.for %arg17 = %c0 to %129 step %c1 {
-        %157 = arith.index_cast %arg17 : index to i64
-        %158 = arith.addi %121, %157 : i64
-        %159 = arith.muli %158, %c16_i64 : i64
-        %160 = arith.maxsi %159, %113 : i64
-        %161 = arith.addi %159, %c16_i64 : i64
-        %162 = arith.minsi %161, %115 : i64
-        %163 = arith.subi %162, %160 : i64
-        %164 = arith.subi %160, %113 : i64
-        %165 = arith.muli %164, %119 : i64
-        %166 = arith.addi %118, %165 : i64
-        %167 = arith.addi %159, %c64_i64 : i64
-        %168 = arith.subi %160, %159 : i64
-        %169 = arith.addi %167, %168 : i64
-        %170 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%166, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+      %subview_18 = memref.subview %reinterpret_cast_3[%86, %24] [%93, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %94 = arith.index_cast %92 : index to i64
+      %95 = arith.index_cast %93 : index to i64
+      %96 = arith.addi %94, %95 : i64
+      %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %97 = arith.index_cast %intptr_23 : index to i64
+      %98 = arith.index_cast %offset_20 : index to i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.index_cast %strides_22#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+      %101 = arith.maxsi %94, %c0_i64_2 : i64
+      %102 = arith.divui %101, %c16_i64 : i64
+      %103 = arith.maxsi %96, %c0_i64_2 : i64
+      %104 = arith.addi %103, %c15_i64 : i64
+      %105 = arith.divui %104, %c16_i64 : i64
+      %106 = arith.subi %105, %102 : i64
+      %107 = arith.cmpi sgt, %95, %c0_i64_2 : i64
+      %108 = arith.extui %107 : i1 to i64
+      %109 = arith.muli %106, %108 : i64
+      %110 = arith.index_cast %109 : i64 to index
+      scf.for %arg17 = %c0 to %110 step %c1 {
+        %139 = arith.index_cast %arg17 : index to i64
+        %140 = arith.addi %102, %139 : i64
+        %141 = arith.muli %140, %c16_i64 : i64
+        %142 = arith.maxsi %141, %94 : i64
+        %143 = arith.addi %141, %c16_i64 : i64
+        %144 = arith.minsi %143, %96 : i64
+        %145 = arith.subi %144, %142 : i64
+        %146 = arith.subi %142, %94 : i64
+        %147 = arith.muli %146, %100 : i64
+        %148 = arith.addi %99, %147 : i64
+        %149 = arith.addi %141, %c64_i64 : i64
+        %150 = arith.subi %142, %141 : i64
+        %151 = arith.addi %149, %150 : i64
+        %152 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%148, %151, %152, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %130 = arith.addi %120, %c15_i64 : i64
-      %131 = arith.divui %130, %c16_i64 : i64
-      %132 = arith.cmpi sgt, %113, %c0_i64_3 : i64
-      %133 = arith.extui %132 : i1 to i64
-      %134 = arith.muli %131, %133 : i64
-      %135 = arith.index_cast %134 : i64 to index
-      scf.for %arg17 = %c0 to %135 step %c1 {
-        %157 = arith.index_cast %arg17 : index to i64
-        %158 = arith.muli %157, %c16_i64 : i64
-        %159 = arith.maxsi %158, %c0_i64_3 : i64
-        %160 = arith.addi %158, %c16_i64 : i64
-        %161 = arith.minsi %160, %113 : i64
-        %162 = arith.subi %161, %159 : i64
-        %163 = arith.addi %158, %c64_i64 : i64
-        %164 = arith.subi %159, %158 : i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %165, %166, %162) : (i64, i64, i64, i64) -> ()
+      %111 = arith.addi %101, %c15_i64 : i64
+      %112 = arith.divui %111, %c16_i64 : i64
+      %113 = arith.cmpi sgt, %94, %c0_i64_2 : i64
+      %114 = arith.extui %113 : i1 to i64
+      %115 = arith.muli %112, %114 : i64
+      %116 = arith.index_cast %115 : i64 to index
+      scf.for %arg17 = %c0 to %116 step %c1 {
+        %139 = arith.index_cast %arg17 : index to i64
+        %140 = arith.muli %139, %c16_i64 : i64
+        %141 = arith.maxsi %140, %c0_i64_2 : i64
+        %142 = arith.addi %140, %c16_i64 : i64
+        %143 = arith.minsi %142, %94 : i64
+        %144 = arith.subi %143, %141 : i64
+        %145 = arith.addi %140, %c64_i64 : i64
+        %146 = arith.subi %141, %140 : i64
+        %147 = arith.addi %145, %146 : i64
+        %148 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %147, %148, %144) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %136 = arith.maxsi %99, %c0_i64_3 : i64
-      %137 = arith.minsi %136, %c32_i64 : i64
-      %138 = arith.minsi %122, %c32_i64 : i64
-      %139 = arith.maxsi %35, %c0_i64_3 : i64
-      %140 = arith.minsi %139, %c16_i64 : i64
-      %141 = arith.ceildivsi %42, %c16_i64 : i64
-      %142 = arith.ceildivsi %140, %c16_i64 : i64
-      %143 = arith.minsi %137, %138 : i64
-      %144 = arith.ceildivsi %143, %c16_i64 : i64
-      %145 = arith.addi %arg14, %c1 : index
-      %146 = arith.cmpi sge, %145, %79 : index
-      %147 = arith.cmpi sgt, %141, %c0_i64_3 : i64
-      %148 = arith.select %147, %142, %c0_i64_3 : i64
-      %149 = arith.index_cast %148 : i64 to index
-      %150 = arith.divsi %143, %c16_i64 : i64
-      %151 = arith.minsi %144, %150 : i64
-      %152 = arith.maxsi %151, %c0_i64_3 : i64
-      %153 = arith.divsi %42, %c16_i64 : i64
-      %154 = arith.minsi %141, %153 : i64
-      %155 = arith.maxsi %154, %c1_i64_2 : i64
-      %156 = arith.minsi %42, %c16_i64 : i64
-      scf.if %146 {
-        %157 = arith.maxsi %144, %c1_i64_2 : i64
-        %158 = arith.ceildivsi %71, %157 : i64
-        scf.for %arg17 = %c0 to %149 step %c1 {
-          %162 = arith.index_cast %arg17 : index to i64
-          %163 = arith.subi %162, %c1_i64_2 : i64
-          %164 = arith.cmpi sge, %163, %c0_i64_3 : i64
-          %165 = arith.cmpi slt, %163, %86 : i64
-          %166 = arith.andi %164, %165 : i1
-          %167 = arith.subi %148, %c1_i64_2 : i64
-          %168 = arith.cmpi eq, %162, %167 : i64
-          %169 = arith.cmpi slt, %162, %86 : i64
-          %170 = arith.andi %168, %169 : i1
-          %171 = arith.subi %144, %c1_i64_2 : i64
-          %172 = arith.select %170, %171, %c-1_i64 : i64
-          %173 = arith.muli %162, %c16_i64 : i64
-          %174 = arith.subi %140, %173 : i64
-          %175 = arith.minsi %174, %c16_i64 : i64
-          %176 = arith.index_cast %152 : i64 to index
-          scf.for %arg18 = %c0 to %176 step %c1 {
-            %184 = arith.index_cast %arg18 : index to i64
-            scf.if %166 {
-              %190 = arith.muli %184, %158 : i64
-              %191 = arith.minsi %190, %71 : i64
-              %192 = arith.addi %191, %158 : i64
-              %193 = arith.minsi %192, %71 : i64
-              %194 = arith.index_cast %191 : i64 to index
-              %195 = arith.index_cast %193 : i64 to index
-              scf.for %arg19 = %194 to %195 step %c1 {
-                %196 = arith.index_cast %arg19 : index to i64
-                %197 = arith.addi %65, %196 : i64
-                %198 = arith.muli %197, %c16_i64 : i64
-                %199 = arith.maxsi %198, %33 : i64
-                %200 = arith.addi %198, %c16_i64 : i64
-                %201 = arith.minsi %200, %40 : i64
-                %202 = arith.subi %201, %199 : i64
-                %203 = arith.subi %199, %33 : i64
-                %204 = arith.muli %203, %83 : i64
-                %205 = arith.addi %82, %204 : i64
-                %206 = arith.muli %163, %c16_i64 : i64
-                %207 = arith.addi %205, %206 : i64
-                %208 = arith.addi %198, %206 : i64
-                %209 = arith.ori %208, %c2147483648_i64 : i64
-                %210 = arith.subi %199, %198 : i64
-                %211 = arith.addi %209, %210 : i64
-                %212 = arith.subi %35, %206 : i64
-                %213 = arith.minsi %212, %c16_i64 : i64
-                "instgem.mvout"(%207, %211, %213, %202) : (i64, i64, i64, i64) -> ()
+      %117 = arith.minsi %46, %c32_i64 : i64
+      %118 = arith.maxsi %80, %c0_i64_2 : i64
+      %119 = arith.minsi %118, %c32_i64 : i64
+      %120 = arith.minsi %103, %c32_i64 : i64
+      %121 = arith.maxsi %35, %c0_i64_2 : i64
+      %122 = arith.minsi %121, %c16_i64 : i64
+      %123 = arith.ceildivsi %117, %c16_i64 : i64
+      %124 = arith.ceildivsi %122, %c16_i64 : i64
+      %125 = arith.minsi %119, %120 : i64
+      %126 = arith.ceildivsi %125, %c16_i64 : i64
+      %127 = arith.addi %arg14, %c1 : index
+      %128 = arith.cmpi sge, %127, %60 : index
+      %129 = arith.cmpi sgt, %123, %c0_i64_2 : i64
+      %130 = arith.select %129, %124, %c0_i64_2 : i64
+      %131 = arith.index_cast %130 : i64 to index
+      %132 = arith.divsi %125, %c16_i64 : i64
+      %133 = arith.minsi %126, %132 : i64
+      %134 = arith.maxsi %133, %c0_i64_2 : i64
+      %135 = arith.divsi %117, %c16_i64 : i64
+      %136 = arith.minsi %123, %135 : i64
+      %137 = arith.maxsi %136, %c1_i64_1 : i64
+      %138 = arith.minsi %117, %c16_i64 : i64
+      scf.if %128 {
+        %139 = arith.maxsi %126, %c1_i64_1 : i64
+        %140 = arith.ceildivsi %52, %139 : i64
+        scf.for %arg17 = %c0 to %131 step %c1 {
+          %144 = arith.index_cast %arg17 : index to i64
+          %145 = arith.subi %144, %c1_i64_1 : i64
+          %146 = arith.cmpi sge, %145, %c0_i64_2 : i64
+          %147 = arith.cmpi slt, %145, %67 : i64
+          %148 = arith.andi %146, %147 : i1
+          %149 = arith.subi %130, %c1_i64_1 : i64
+          %150 = arith.cmpi eq, %144, %149 : i64
+          %151 = arith.cmpi slt, %144, %67 : i64
+          %152 = arith.andi %150, %151 : i1
+          %153 = arith.subi %126, %c1_i64_1 : i64
+          %154 = arith.select %152, %153, %c-1_i64 : i64
+          %155 = arith.muli %144, %c16_i64 : i64
+          %156 = arith.subi %122, %155 : i64
+          %157 = arith.minsi %156, %c16_i64 : i64
+          %158 = arith.index_cast %134 : i64 to index
+          scf.for %arg18 = %c0 to %158 step %c1 {
+            %166 = arith.index_cast %arg18 : index to i64
+            scf.if %148 {
+              %172 = arith.muli %166, %140 : i64
+              %173 = arith.minsi %172, %52 : i64
+              %174 = arith.addi %173, %140 : i64
+              %175 = arith.minsi %174, %52 : i64
+              %176 = arith.index_cast %173 : i64 to index
+              %177 = arith.index_cast %175 : i64 to index
+              scf.for %arg19 = %176 to %177 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.addi %45, %178 : i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.maxsi %180, %33 : i64
+                %182 = arith.addi %180, %c16_i64 : i64
+                %183 = arith.minsi %182, %40 : i64
+                %184 = arith.subi %183, %181 : i64
+                %185 = arith.subi %181, %33 : i64
+                %186 = arith.muli %185, %64 : i64
+                %187 = arith.addi %63, %186 : i64
+                %188 = arith.muli %145, %c16_i64 : i64
+                %189 = arith.addi %187, %188 : i64
+                %190 = arith.addi %180, %188 : i64
+                %191 = arith.ori %190, %c2147483648_i64 : i64
+                %192 = arith.subi %181, %180 : i64
+                %193 = arith.addi %191, %192 : i64
+                %194 = arith.subi %35, %188 : i64
+                %195 = arith.minsi %194, %c16_i64 : i64
+                "instgem.mvout"(%189, %193, %195, %184) : (i64, i64, i64, i64) -> ()
               }
             }
-            %185 = arith.ori %173, %c3221225472_i64 : i64
-            %186 = arith.muli %184, %c16_i64 : i64
-            %187 = arith.addi %186, %173 : i64
-            %188 = arith.addi %187, %c64_i64 : i64
-            "instgem.preload"(%188, %175, %c16_i64, %185, %175, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%186, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %189 = arith.cmpi eq, %184, %172 : i64
-            scf.if %189 {
-              %190 = arith.index_cast %155 : i64 to index
-              scf.for %arg19 = %c1 to %190 step %c1 {
-                %192 = arith.index_cast %arg19 : index to i64
-                %193 = arith.muli %192, %c16_i64 : i64
-                %194 = arith.addi %193, %173 : i64
-                %195 = arith.ori %194, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %196 = arith.muli %192, %c32_i64 : i64
-                %197 = arith.addi %196, %186 : i64
-                "instgem.compute_accumulated"(%197, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %198 = arith.subi %192, %c1_i64_2 : i64
-                %199 = arith.subi %198, %65 : i64
-                %200 = arith.cmpi sge, %199, %c0_i64_3 : i64
-                %201 = arith.cmpi slt, %199, %71 : i64
-                %202 = arith.andi %200, %201 : i1
-                scf.if %202 {
-                  %203 = arith.muli %198, %c16_i64 : i64
-                  %204 = arith.maxsi %203, %33 : i64
-                  %205 = arith.addi %203, %c16_i64 : i64
-                  %206 = arith.minsi %205, %40 : i64
-                  %207 = arith.subi %206, %204 : i64
-                  %208 = arith.subi %204, %33 : i64
-                  %209 = arith.muli %208, %83 : i64
-                  %210 = arith.addi %82, %209 : i64
-                  %211 = arith.addi %210, %173 : i64
-                  %212 = arith.addi %203, %173 : i64
-                  %213 = arith.ori %212, %c2147483648_i64 : i64
-                  %214 = arith.subi %204, %203 : i64
-                  %215 = arith.addi %213, %214 : i64
-                  %216 = arith.subi %35, %173 : i64
-                  %217 = arith.minsi %216, %c16_i64 : i64
-                  "instgem.mvout"(%211, %215, %217, %207) : (i64, i64, i64, i64) -> ()
+            %167 = arith.ori %155, %c3221225472_i64 : i64
+            %168 = arith.muli %166, %c16_i64 : i64
+            %169 = arith.addi %168, %155 : i64
+            %170 = arith.addi %169, %c64_i64 : i64
+            "instgem.preload"(%170, %157, %c16_i64, %167, %157, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%168, %c16_i64, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %171 = arith.cmpi eq, %166, %154 : i64
+            scf.if %171 {
+              %172 = arith.index_cast %137 : i64 to index
+              scf.for %arg19 = %c1 to %172 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.muli %174, %c16_i64 : i64
+                %176 = arith.addi %175, %155 : i64
+                %177 = arith.ori %176, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %174, %c32_i64 : i64
+                %179 = arith.addi %178, %168 : i64
+                "instgem.compute_accumulated"(%179, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %180 = arith.subi %174, %c1_i64_1 : i64
+                %181 = arith.subi %180, %45 : i64
+                %182 = arith.cmpi sge, %181, %c0_i64_2 : i64
+                %183 = arith.cmpi slt, %181, %52 : i64
+                %184 = arith.andi %182, %183 : i1
+                scf.if %184 {
+                  %185 = arith.muli %180, %c16_i64 : i64
+                  %186 = arith.maxsi %185, %33 : i64
+                  %187 = arith.addi %185, %c16_i64 : i64
+                  %188 = arith.minsi %187, %40 : i64
+                  %189 = arith.subi %188, %186 : i64
+                  %190 = arith.subi %186, %33 : i64
+                  %191 = arith.muli %190, %64 : i64
+                  %192 = arith.addi %63, %191 : i64
+                  %193 = arith.addi %192, %155 : i64
+                  %194 = arith.addi %185, %155 : i64
+                  %195 = arith.ori %194, %c2147483648_i64 : i64
+                  %196 = arith.subi %186, %185 : i64
+                  %197 = arith.addi %195, %196 : i64
+                  %198 = arith.subi %35, %155 : i64
+                  %199 = arith.minsi %198, %c16_i64 : i64
+                  "instgem.mvout"(%193, %197, %199, %189) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %191 = arith.index_cast %141 : i64 to index
-              scf.for %arg19 = %190 to %191 step %c1 {
-                %192 = arith.index_cast %arg19 : index to i64
-                %193 = arith.muli %192, %c16_i64 : i64
-                %194 = arith.subi %42, %193 : i64
-                %195 = arith.minsi %194, %c16_i64 : i64
-                %196 = arith.addi %193, %173 : i64
-                %197 = arith.ori %196, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %175, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-                %198 = arith.muli %192, %c32_i64 : i64
-                %199 = arith.addi %198, %186 : i64
-                "instgem.compute_accumulated"(%199, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %200 = arith.subi %192, %c1_i64_2 : i64
-                %201 = arith.subi %200, %65 : i64
-                %202 = arith.cmpi sge, %201, %c0_i64_3 : i64
-                %203 = arith.cmpi slt, %201, %71 : i64
-                %204 = arith.andi %202, %203 : i1
-                scf.if %204 {
-                  %205 = arith.muli %200, %c16_i64 : i64
-                  %206 = arith.maxsi %205, %33 : i64
-                  %207 = arith.addi %205, %c16_i64 : i64
-                  %208 = arith.minsi %207, %40 : i64
-                  %209 = arith.subi %208, %206 : i64
-                  %210 = arith.subi %206, %33 : i64
-                  %211 = arith.muli %210, %83 : i64
-                  %212 = arith.addi %82, %211 : i64
-                  %213 = arith.addi %212, %173 : i64
-                  %214 = arith.addi %205, %173 : i64
-                  %215 = arith.ori %214, %c2147483648_i64 : i64
-                  %216 = arith.subi %206, %205 : i64
-                  %217 = arith.addi %215, %216 : i64
-                  %218 = arith.subi %35, %173 : i64
-                  %219 = arith.minsi %218, %c16_i64 : i64
-                  "instgem.mvout"(%213, %217, %219, %209) : (i64, i64, i64, i64) -> ()
+              %173 = arith.index_cast %123 : i64 to index
+              scf.for %arg19 = %172 to %173 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.muli %174, %c16_i64 : i64
+                %176 = arith.subi %117, %175 : i64
+                %177 = arith.minsi %176, %c16_i64 : i64
+                %178 = arith.addi %175, %155 : i64
+                %179 = arith.ori %178, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %157, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                %180 = arith.muli %174, %c32_i64 : i64
+                %181 = arith.addi %180, %168 : i64
+                "instgem.compute_accumulated"(%181, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %182 = arith.subi %174, %c1_i64_1 : i64
+                %183 = arith.subi %182, %45 : i64
+                %184 = arith.cmpi sge, %183, %c0_i64_2 : i64
+                %185 = arith.cmpi slt, %183, %52 : i64
+                %186 = arith.andi %184, %185 : i1
+                scf.if %186 {
+                  %187 = arith.muli %182, %c16_i64 : i64
+                  %188 = arith.maxsi %187, %33 : i64
+                  %189 = arith.addi %187, %c16_i64 : i64
+                  %190 = arith.minsi %189, %40 : i64
+                  %191 = arith.subi %190, %188 : i64
+                  %192 = arith.subi %188, %33 : i64
+                  %193 = arith.muli %192, %64 : i64
+                  %194 = arith.addi %63, %193 : i64
+                  %195 = arith.addi %194, %155 : i64
+                  %196 = arith.addi %187, %155 : i64
+                  %197 = arith.ori %196, %c2147483648_i64 : i64
+                  %198 = arith.subi %188, %187 : i64
+                  %199 = arith.addi %197, %198 : i64
+                  %200 = arith.subi %35, %155 : i64
+                  %201 = arith.minsi %200, %c16_i64 : i64
+                  "instgem.mvout"(%195, %199, %201, %191) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %190 = arith.index_cast %155 : i64 to index
-              scf.for %arg19 = %c1 to %190 step %c1 {
-                %192 = arith.index_cast %arg19 : index to i64
-                %193 = arith.muli %192, %c16_i64 : i64
-                %194 = arith.addi %193, %173 : i64
-                %195 = arith.ori %194, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %196 = arith.muli %192, %c32_i64 : i64
-                %197 = arith.addi %196, %186 : i64
-                "instgem.compute_accumulated"(%197, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %172 = arith.index_cast %137 : i64 to index
+              scf.for %arg19 = %c1 to %172 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.muli %174, %c16_i64 : i64
+                %176 = arith.addi %175, %155 : i64
+                %177 = arith.ori %176, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %174, %c32_i64 : i64
+                %179 = arith.addi %178, %168 : i64
+                "instgem.compute_accumulated"(%179, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %191 = arith.index_cast %141 : i64 to index
-              scf.for %arg19 = %190 to %191 step %c1 {
-                %192 = arith.index_cast %arg19 : index to i64
-                %193 = arith.muli %192, %c16_i64 : i64
-                %194 = arith.subi %42, %193 : i64
-                %195 = arith.minsi %194, %c16_i64 : i64
-                %196 = arith.addi %193, %173 : i64
-                %197 = arith.ori %196, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %175, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-                %198 = arith.muli %192, %c32_i64 : i64
-                %199 = arith.addi %198, %186 : i64
-                "instgem.compute_accumulated"(%199, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %173 = arith.index_cast %123 : i64 to index
+              scf.for %arg19 = %172 to %173 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.muli %174, %c16_i64 : i64
+                %176 = arith.subi %117, %175 : i64
+                %177 = arith.minsi %176, %c16_i64 : i64
+                %178 = arith.addi %175, %155 : i64
+                %179 = arith.ori %178, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %157, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                %180 = arith.muli %174, %c32_i64 : i64
+                %181 = arith.addi %180, %168 : i64
+                "instgem.compute_accumulated"(%181, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          %177 = arith.index_cast %144 : i64 to index
-          scf.for %arg18 = %176 to %177 step %c1 {
-            %184 = arith.index_cast %arg18 : index to i64
-            %185 = arith.muli %184, %c16_i64 : i64
-            %186 = arith.subi %137, %185 : i64
-            %187 = arith.minsi %186, %c16_i64 : i64
-            %188 = arith.subi %138, %185 : i64
-            %189 = arith.minsi %188, %c16_i64 : i64
-            scf.if %166 {
-              %194 = arith.muli %184, %158 : i64
-              %195 = arith.minsi %194, %71 : i64
-              %196 = arith.addi %195, %158 : i64
-              %197 = arith.minsi %196, %71 : i64
-              %198 = arith.index_cast %195 : i64 to index
-              %199 = arith.index_cast %197 : i64 to index
-              scf.for %arg19 = %198 to %199 step %c1 {
-                %200 = arith.index_cast %arg19 : index to i64
-                %201 = arith.addi %65, %200 : i64
-                %202 = arith.muli %201, %c16_i64 : i64
-                %203 = arith.maxsi %202, %33 : i64
-                %204 = arith.addi %202, %c16_i64 : i64
-                %205 = arith.minsi %204, %40 : i64
-                %206 = arith.subi %205, %203 : i64
-                %207 = arith.subi %203, %33 : i64
-                %208 = arith.muli %207, %83 : i64
-                %209 = arith.addi %82, %208 : i64
-                %210 = arith.muli %163, %c16_i64 : i64
-                %211 = arith.addi %209, %210 : i64
-                %212 = arith.addi %202, %210 : i64
-                %213 = arith.ori %212, %c2147483648_i64 : i64
-                %214 = arith.subi %203, %202 : i64
-                %215 = arith.addi %213, %214 : i64
-                %216 = arith.subi %35, %210 : i64
-                %217 = arith.minsi %216, %c16_i64 : i64
-                "instgem.mvout"(%211, %215, %217, %206) : (i64, i64, i64, i64) -> ()
+          %159 = arith.index_cast %126 : i64 to index
+          scf.for %arg18 = %158 to %159 step %c1 {
+            %166 = arith.index_cast %arg18 : index to i64
+            %167 = arith.muli %166, %c16_i64 : i64
+            %168 = arith.subi %119, %167 : i64
+            %169 = arith.minsi %168, %c16_i64 : i64
+            %170 = arith.subi %120, %167 : i64
+            %171 = arith.minsi %170, %c16_i64 : i64
+            scf.if %148 {
+              %176 = arith.muli %166, %140 : i64
+              %177 = arith.minsi %176, %52 : i64
+              %178 = arith.addi %177, %140 : i64
+              %179 = arith.minsi %178, %52 : i64
+              %180 = arith.index_cast %177 : i64 to index
+              %181 = arith.index_cast %179 : i64 to index
+              scf.for %arg19 = %180 to %181 step %c1 {
+                %182 = arith.index_cast %arg19 : index to i64
+                %183 = arith.addi %45, %182 : i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.maxsi %184, %33 : i64
+                %186 = arith.addi %184, %c16_i64 : i64
+                %187 = arith.minsi %186, %40 : i64
+                %188 = arith.subi %187, %185 : i64
+                %189 = arith.subi %185, %33 : i64
+                %190 = arith.muli %189, %64 : i64
+                %191 = arith.addi %63, %190 : i64
+                %192 = arith.muli %145, %c16_i64 : i64
+                %193 = arith.addi %191, %192 : i64
+                %194 = arith.addi %184, %192 : i64
+                %195 = arith.ori %194, %c2147483648_i64 : i64
+                %196 = arith.subi %185, %184 : i64
+                %197 = arith.addi %195, %196 : i64
+                %198 = arith.subi %35, %192 : i64
+                %199 = arith.minsi %198, %c16_i64 : i64
+                "instgem.mvout"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
               }
             }
-            %190 = arith.ori %173, %c3221225472_i64 : i64
-            %191 = arith.addi %185, %173 : i64
-            %192 = arith.addi %191, %c64_i64 : i64
-            "instgem.preload"(%192, %175, %189, %190, %175, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%185, %187, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %193 = arith.cmpi eq, %184, %172 : i64
-            scf.if %193 {
-              %194 = arith.index_cast %155 : i64 to index
-              scf.for %arg19 = %c1 to %194 step %c1 {
-                %196 = arith.index_cast %arg19 : index to i64
-                %197 = arith.muli %196, %c16_i64 : i64
-                %198 = arith.addi %197, %173 : i64
-                %199 = arith.ori %198, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %200 = arith.muli %196, %c32_i64 : i64
-                %201 = arith.addi %200, %185 : i64
-                "instgem.compute_accumulated"(%201, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %202 = arith.subi %196, %c1_i64_2 : i64
-                %203 = arith.subi %202, %65 : i64
-                %204 = arith.cmpi sge, %203, %c0_i64_3 : i64
-                %205 = arith.cmpi slt, %203, %71 : i64
-                %206 = arith.andi %204, %205 : i1
-                scf.if %206 {
-                  %207 = arith.muli %202, %c16_i64 : i64
-                  %208 = arith.maxsi %207, %33 : i64
-                  %209 = arith.addi %207, %c16_i64 : i64
-                  %210 = arith.minsi %209, %40 : i64
-                  %211 = arith.subi %210, %208 : i64
-                  %212 = arith.subi %208, %33 : i64
-                  %213 = arith.muli %212, %83 : i64
-                  %214 = arith.addi %82, %213 : i64
-                  %215 = arith.addi %214, %173 : i64
-                  %216 = arith.addi %207, %173 : i64
-                  %217 = arith.ori %216, %c2147483648_i64 : i64
-                  %218 = arith.subi %208, %207 : i64
-                  %219 = arith.addi %217, %218 : i64
-                  %220 = arith.subi %35, %173 : i64
-                  %221 = arith.minsi %220, %c16_i64 : i64
-                  "instgem.mvout"(%215, %219, %221, %211) : (i64, i64, i64, i64) -> ()
+            %172 = arith.ori %155, %c3221225472_i64 : i64
+            %173 = arith.addi %167, %155 : i64
+            %174 = arith.addi %173, %c64_i64 : i64
+            "instgem.preload"(%174, %157, %171, %172, %157, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%167, %169, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %175 = arith.cmpi eq, %166, %154 : i64
+            scf.if %175 {
+              %176 = arith.index_cast %137 : i64 to index
+              scf.for %arg19 = %c1 to %176 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.muli %178, %c16_i64 : i64
+                %180 = arith.addi %179, %155 : i64
+                %181 = arith.ori %180, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %182 = arith.muli %178, %c32_i64 : i64
+                %183 = arith.addi %182, %167 : i64
+                "instgem.compute_accumulated"(%183, %169, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %184 = arith.subi %178, %c1_i64_1 : i64
+                %185 = arith.subi %184, %45 : i64
+                %186 = arith.cmpi sge, %185, %c0_i64_2 : i64
+                %187 = arith.cmpi slt, %185, %52 : i64
+                %188 = arith.andi %186, %187 : i1
+                scf.if %188 {
+                  %189 = arith.muli %184, %c16_i64 : i64
+                  %190 = arith.maxsi %189, %33 : i64
+                  %191 = arith.addi %189, %c16_i64 : i64
+                  %192 = arith.minsi %191, %40 : i64
+                  %193 = arith.subi %192, %190 : i64
+                  %194 = arith.subi %190, %33 : i64
+                  %195 = arith.muli %194, %64 : i64
+                  %196 = arith.addi %63, %195 : i64
+                  %197 = arith.addi %196, %155 : i64
+                  %198 = arith.addi %189, %155 : i64
+                  %199 = arith.ori %198, %c2147483648_i64 : i64
+                  %200 = arith.subi %190, %189 : i64
+                  %201 = arith.addi %199, %200 : i64
+                  %202 = arith.subi %35, %155 : i64
+                  %203 = arith.minsi %202, %c16_i64 : i64
+                  "instgem.mvout"(%197, %201, %203, %193) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %195 = arith.index_cast %141 : i64 to index
-              scf.for %arg19 = %194 to %195 step %c1 {
-                %196 = arith.index_cast %arg19 : index to i64
-                %197 = arith.muli %196, %c16_i64 : i64
-                %198 = arith.subi %42, %197 : i64
-                %199 = arith.minsi %198, %c16_i64 : i64
-                %200 = arith.addi %197, %173 : i64
-                %201 = arith.ori %200, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %175, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-                %202 = arith.muli %196, %c32_i64 : i64
-                %203 = arith.addi %202, %185 : i64
-                "instgem.compute_accumulated"(%203, %187, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %204 = arith.subi %196, %c1_i64_2 : i64
-                %205 = arith.subi %204, %65 : i64
-                %206 = arith.cmpi sge, %205, %c0_i64_3 : i64
-                %207 = arith.cmpi slt, %205, %71 : i64
-                %208 = arith.andi %206, %207 : i1
-                scf.if %208 {
-                  %209 = arith.muli %204, %c16_i64 : i64
-                  %210 = arith.maxsi %209, %33 : i64
-                  %211 = arith.addi %209, %c16_i64 : i64
-                  %212 = arith.minsi %211, %40 : i64
-                  %213 = arith.subi %212, %210 : i64
-                  %214 = arith.subi %210, %33 : i64
-                  %215 = arith.muli %214, %83 : i64
-                  %216 = arith.addi %82, %215 : i64
-                  %217 = arith.addi %216, %173 : i64
-                  %218 = arith.addi %209, %173 : i64
-                  %219 = arith.ori %218, %c2147483648_i64 : i64
-                  %220 = arith.subi %210, %209 : i64
-                  %221 = arith.addi %219, %220 : i64
-                  %222 = arith.subi %35, %173 : i64
-                  %223 = arith.minsi %222, %c16_i64 : i64
-                  "instgem.mvout"(%217, %221, %223, %213) : (i64, i64, i64, i64) -> ()
+              %177 = arith.index_cast %123 : i64 to index
+              scf.for %arg19 = %176 to %177 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.muli %178, %c16_i64 : i64
+                %180 = arith.subi %117, %179 : i64
+                %181 = arith.minsi %180, %c16_i64 : i64
+                %182 = arith.addi %179, %155 : i64
+                %183 = arith.ori %182, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %157, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+                %184 = arith.muli %178, %c32_i64 : i64
+                %185 = arith.addi %184, %167 : i64
+                "instgem.compute_accumulated"(%185, %169, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.subi %178, %c1_i64_1 : i64
+                %187 = arith.subi %186, %45 : i64
+                %188 = arith.cmpi sge, %187, %c0_i64_2 : i64
+                %189 = arith.cmpi slt, %187, %52 : i64
+                %190 = arith.andi %188, %189 : i1
+                scf.if %190 {
+                  %191 = arith.muli %186, %c16_i64 : i64
+                  %192 = arith.maxsi %191, %33 : i64
+                  %193 = arith.addi %191, %c16_i64 : i64
+                  %194 = arith.minsi %193, %40 : i64
+                  %195 = arith.subi %194, %192 : i64
+                  %196 = arith.subi %192, %33 : i64
+                  %197 = arith.muli %196, %64 : i64
+                  %198 = arith.addi %63, %197 : i64
+                  %199 = arith.addi %198, %155 : i64
+                  %200 = arith.addi %191, %155 : i64
+                  %201 = arith.ori %200, %c2147483648_i64 : i64
+                  %202 = arith.subi %192, %191 : i64
+                  %203 = arith.addi %201, %202 : i64
+                  %204 = arith.subi %35, %155 : i64
+                  %205 = arith.minsi %204, %c16_i64 : i64
+                  "instgem.mvout"(%199, %203, %205, %195) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %194 = arith.index_cast %155 : i64 to index
-              scf.for %arg19 = %c1 to %194 step %c1 {
-                %196 = arith.index_cast %arg19 : index to i64
-                %197 = arith.muli %196, %c16_i64 : i64
-                %198 = arith.addi %197, %173 : i64
-                %199 = arith.ori %198, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %200 = arith.muli %196, %c32_i64 : i64
-                %201 = arith.addi %200, %185 : i64
-                "instgem.compute_accumulated"(%201, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %176 = arith.index_cast %137 : i64 to index
+              scf.for %arg19 = %c1 to %176 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.muli %178, %c16_i64 : i64
+                %180 = arith.addi %179, %155 : i64
+                %181 = arith.ori %180, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %182 = arith.muli %178, %c32_i64 : i64
+                %183 = arith.addi %182, %167 : i64
+                "instgem.compute_accumulated"(%183, %169, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %195 = arith.index_cast %141 : i64 to index
-              scf.for %arg19 = %194 to %195 step %c1 {
-                %196 = arith.index_cast %arg19 : index to i64
-                %197 = arith.muli %196, %c16_i64 : i64
-                %198 = arith.subi %42, %197 : i64
-                %199 = arith.minsi %198, %c16_i64 : i64
-                %200 = arith.addi %197, %173 : i64
-                %201 = arith.ori %200, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %175, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-                %202 = arith.muli %196, %c32_i64 : i64
-                %203 = arith.addi %202, %185 : i64
-                "instgem.compute_accumulated"(%203, %187, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %177 = arith.index_cast %123 : i64 to index
+              scf.for %arg19 = %176 to %177 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.muli %178, %c16_i64 : i64
+                %180 = arith.subi %117, %179 : i64
+                %181 = arith.minsi %180, %c16_i64 : i64
+                %182 = arith.addi %179, %155 : i64
+                %183 = arith.ori %182, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %157, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+                %184 = arith.muli %178, %c32_i64 : i64
+                %185 = arith.addi %184, %167 : i64
+                "instgem.compute_accumulated"(%185, %169, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %166 {
-            %184 = arith.muli %144, %158 : i64
-            %185 = arith.minsi %184, %71 : i64
-            %186 = arith.index_cast %185 : i64 to index
-            scf.for %arg18 = %186 to %72 step %c1 {
-              %187 = arith.index_cast %arg18 : index to i64
-              %188 = arith.addi %65, %187 : i64
-              %189 = arith.muli %188, %c16_i64 : i64
-              %190 = arith.maxsi %189, %33 : i64
-              %191 = arith.addi %189, %c16_i64 : i64
-              %192 = arith.minsi %191, %40 : i64
-              %193 = arith.subi %192, %190 : i64
-              %194 = arith.subi %190, %33 : i64
-              %195 = arith.muli %194, %83 : i64
-              %196 = arith.addi %82, %195 : i64
-              %197 = arith.muli %163, %c16_i64 : i64
-              %198 = arith.addi %196, %197 : i64
-              %199 = arith.addi %189, %197 : i64
-              %200 = arith.ori %199, %c2147483648_i64 : i64
-              %201 = arith.subi %190, %189 : i64
-              %202 = arith.addi %200, %201 : i64
-              %203 = arith.subi %35, %197 : i64
-              %204 = arith.minsi %203, %c16_i64 : i64
-              "instgem.mvout"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
+          scf.if %148 {
+            %166 = arith.muli %126, %140 : i64
+            %167 = arith.minsi %166, %52 : i64
+            %168 = arith.index_cast %167 : i64 to index
+            scf.for %arg18 = %168 to %53 step %c1 {
+              %169 = arith.index_cast %arg18 : index to i64
+              %170 = arith.addi %45, %169 : i64
+              %171 = arith.muli %170, %c16_i64 : i64
+              %172 = arith.maxsi %171, %33 : i64
+              %173 = arith.addi %171, %c16_i64 : i64
+              %174 = arith.minsi %173, %40 : i64
+              %175 = arith.subi %174, %172 : i64
+              %176 = arith.subi %172, %33 : i64
+              %177 = arith.muli %176, %64 : i64
+              %178 = arith.addi %63, %177 : i64
+              %179 = arith.muli %145, %c16_i64 : i64
+              %180 = arith.addi %178, %179 : i64
+              %181 = arith.addi %171, %179 : i64
+              %182 = arith.ori %181, %c2147483648_i64 : i64
+              %183 = arith.subi %172, %171 : i64
+              %184 = arith.addi %182, %183 : i64
+              %185 = arith.subi %35, %179 : i64
+              %186 = arith.minsi %185, %c16_i64 : i64
+              "instgem.mvout"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
             }
           }
-          %178 = arith.cmpi sgt, %144, %c0_i64_3 : i64
-          %179 = arith.subi %141, %c1_i64_2 : i64
-          %180 = arith.subi %179, %65 : i64
-          %181 = arith.maxsi %180, %c0_i64_3 : i64
-          %182 = arith.minsi %181, %71 : i64
-          %183 = arith.select %178, %182, %c0_i64_3 : i64
-          scf.if %170 {
-            %184 = arith.index_cast %183 : i64 to index
-            scf.for %arg18 = %184 to %72 step %c1 {
-              %185 = arith.index_cast %arg18 : index to i64
-              %186 = arith.addi %65, %185 : i64
-              %187 = arith.muli %186, %c16_i64 : i64
-              %188 = arith.maxsi %187, %33 : i64
-              %189 = arith.addi %187, %c16_i64 : i64
-              %190 = arith.minsi %189, %40 : i64
-              %191 = arith.subi %190, %188 : i64
-              %192 = arith.subi %188, %33 : i64
-              %193 = arith.muli %192, %83 : i64
-              %194 = arith.addi %82, %193 : i64
-              %195 = arith.addi %194, %173 : i64
-              %196 = arith.addi %187, %173 : i64
-              %197 = arith.ori %196, %c2147483648_i64 : i64
-              %198 = arith.subi %188, %187 : i64
-              %199 = arith.addi %197, %198 : i64
-              %200 = arith.subi %35, %173 : i64
-              %201 = arith.minsi %200, %c16_i64 : i64
-              "instgem.mvout"(%195, %199, %201, %191) : (i64, i64, i64, i64) -> ()
+          %160 = arith.cmpi sgt, %126, %c0_i64_2 : i64
+          %161 = arith.subi %123, %c1_i64_1 : i64
+          %162 = arith.subi %161, %45 : i64
+          %163 = arith.maxsi %162, %c0_i64_2 : i64
+          %164 = arith.minsi %163, %52 : i64
+          %165 = arith.select %160, %164, %c0_i64_2 : i64
+          scf.if %152 {
+            %166 = arith.index_cast %165 : i64 to index
+            scf.for %arg18 = %166 to %53 step %c1 {
+              %167 = arith.index_cast %arg18 : index to i64
+              %168 = arith.addi %45, %167 : i64
+              %169 = arith.muli %168, %c16_i64 : i64
+              %170 = arith.maxsi %169, %33 : i64
+              %171 = arith.addi %169, %c16_i64 : i64
+              %172 = arith.minsi %171, %40 : i64
+              %173 = arith.subi %172, %170 : i64
+              %174 = arith.subi %170, %33 : i64
+              %175 = arith.muli %174, %64 : i64
+              %176 = arith.addi %63, %175 : i64
+              %177 = arith.addi %176, %155 : i64
+              %178 = arith.addi %169, %155 : i64
+              %179 = arith.ori %178, %c2147483648_i64 : i64
+              %180 = arith.subi %170, %169 : i64
+              %181 = arith.addi %179, %180 : i64
+              %182 = arith.subi %35, %155 : i64
+              %183 = arith.minsi %182, %c16_i64 : i64
+              "instgem.mvout"(%177, %181, %183, %173) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %159 = arith.minsi %148, %86 : i64
-        %160 = arith.index_cast %159 : i64 to index
-        %161 = arith.index_cast %86 : i64 to index
-        scf.for %arg17 = %160 to %161 step %c1 {
-          %162 = arith.index_cast %arg17 : index to i64
-          scf.for %arg18 = %c0 to %72 step %c1 {
-            %163 = arith.index_cast %arg18 : index to i64
-            %164 = arith.addi %65, %163 : i64
-            %165 = arith.muli %164, %c16_i64 : i64
-            %166 = arith.maxsi %165, %33 : i64
-            %167 = arith.addi %165, %c16_i64 : i64
-            %168 = arith.minsi %167, %40 : i64
-            %169 = arith.subi %168, %166 : i64
-            %170 = arith.subi %166, %33 : i64
-            %171 = arith.muli %170, %83 : i64
-            %172 = arith.addi %82, %171 : i64
-            %173 = arith.muli %162, %c16_i64 : i64
-            %174 = arith.addi %172, %173 : i64
-            %175 = arith.addi %165, %173 : i64
-            %176 = arith.ori %175, %c2147483648_i64 : i64
-            %177 = arith.subi %166, %165 : i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.subi %35, %173 : i64
-            %180 = arith.minsi %179, %c16_i64 : i64
-            "instgem.mvout"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
+        %141 = arith.minsi %130, %67 : i64
+        %142 = arith.index_cast %141 : i64 to index
+        %143 = arith.index_cast %67 : i64 to index
+        scf.for %arg17 = %142 to %143 step %c1 {
+          %144 = arith.index_cast %arg17 : index to i64
+          scf.for %arg18 = %c0 to %53 step %c1 {
+            %145 = arith.index_cast %arg18 : index to i64
+            %146 = arith.addi %45, %145 : i64
+            %147 = arith.muli %146, %c16_i64 : i64
+            %148 = arith.maxsi %147, %33 : i64
+            %149 = arith.addi %147, %c16_i64 : i64
+            %150 = arith.minsi %149, %40 : i64
+            %151 = arith.subi %150, %148 : i64
+            %152 = arith.subi %148, %33 : i64
+            %153 = arith.muli %152, %64 : i64
+            %154 = arith.addi %63, %153 : i64
+            %155 = arith.muli %144, %c16_i64 : i64
+            %156 = arith.addi %154, %155 : i64
+            %157 = arith.addi %147, %155 : i64
+            %158 = arith.ori %157, %c2147483648_i64 : i64
+            %159 = arith.subi %148, %147 : i64
+            %160 = arith.addi %158, %159 : i64
+            %161 = arith.subi %35, %155 : i64
+            %162 = arith.minsi %161, %c16_i64 : i64
+            "instgem.mvout"(%156, %160, %162, %151) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg17 = %c0 to %149 step %c1 {
-          %157 = arith.index_cast %arg17 : index to i64
-          %158 = arith.muli %157, %c16_i64 : i64
-          %159 = arith.subi %140, %158 : i64
-          %160 = arith.minsi %159, %c16_i64 : i64
-          %161 = arith.index_cast %152 : i64 to index
-          scf.for %arg18 = %c0 to %161 step %c1 {
-            %163 = arith.index_cast %arg18 : index to i64
-            %164 = arith.ori %158, %c3221225472_i64 : i64
-            %165 = arith.muli %163, %c16_i64 : i64
-            %166 = arith.addi %165, %158 : i64
-            %167 = arith.addi %166, %c64_i64 : i64
-            "instgem.preload"(%167, %160, %c16_i64, %164, %160, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%165, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %168 = arith.index_cast %155 : i64 to index
-            scf.for %arg19 = %c1 to %168 step %c1 {
-              %170 = arith.index_cast %arg19 : index to i64
-              %171 = arith.muli %170, %c16_i64 : i64
-              %172 = arith.addi %171, %158 : i64
-              %173 = arith.ori %172, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %160, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %174 = arith.muli %170, %c32_i64 : i64
-              %175 = arith.addi %174, %165 : i64
-              "instgem.compute_accumulated"(%175, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %131 step %c1 {
+          %139 = arith.index_cast %arg17 : index to i64
+          %140 = arith.muli %139, %c16_i64 : i64
+          %141 = arith.subi %122, %140 : i64
+          %142 = arith.minsi %141, %c16_i64 : i64
+          %143 = arith.index_cast %134 : i64 to index
+          scf.for %arg18 = %c0 to %143 step %c1 {
+            %145 = arith.index_cast %arg18 : index to i64
+            %146 = arith.ori %140, %c3221225472_i64 : i64
+            %147 = arith.muli %145, %c16_i64 : i64
+            %148 = arith.addi %147, %140 : i64
+            %149 = arith.addi %148, %c64_i64 : i64
+            "instgem.preload"(%149, %142, %c16_i64, %146, %142, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%147, %c16_i64, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %150 = arith.index_cast %137 : i64 to index
+            scf.for %arg19 = %c1 to %150 step %c1 {
+              %152 = arith.index_cast %arg19 : index to i64
+              %153 = arith.muli %152, %c16_i64 : i64
+              %154 = arith.addi %153, %140 : i64
+              %155 = arith.ori %154, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %142, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %156 = arith.muli %152, %c32_i64 : i64
+              %157 = arith.addi %156, %147 : i64
+              "instgem.compute_accumulated"(%157, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %169 = arith.index_cast %141 : i64 to index
-            scf.for %arg19 = %168 to %169 step %c1 {
-              %170 = arith.index_cast %arg19 : index to i64
-              %171 = arith.muli %170, %c16_i64 : i64
-              %172 = arith.subi %42, %171 : i64
-              %173 = arith.minsi %172, %c16_i64 : i64
-              %174 = arith.addi %171, %158 : i64
-              %175 = arith.ori %174, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %160, %173) : (i64, i64, i64, i64, i64, i64) -> ()
-              %176 = arith.muli %170, %c32_i64 : i64
-              %177 = arith.addi %176, %165 : i64
-              "instgem.compute_accumulated"(%177, %c16_i64, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %151 = arith.index_cast %123 : i64 to index
+            scf.for %arg19 = %150 to %151 step %c1 {
+              %152 = arith.index_cast %arg19 : index to i64
+              %153 = arith.muli %152, %c16_i64 : i64
+              %154 = arith.subi %117, %153 : i64
+              %155 = arith.minsi %154, %c16_i64 : i64
+              %156 = arith.addi %153, %140 : i64
+              %157 = arith.ori %156, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %142, %155) : (i64, i64, i64, i64, i64, i64) -> ()
+              %158 = arith.muli %152, %c32_i64 : i64
+              %159 = arith.addi %158, %147 : i64
+              "instgem.compute_accumulated"(%159, %c16_i64, %155, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %162 = arith.index_cast %144 : i64 to index
-          scf.for %arg18 = %161 to %162 step %c1 {
-            %163 = arith.index_cast %arg18 : index to i64
-            %164 = arith.muli %163, %c16_i64 : i64
-            %165 = arith.subi %137, %164 : i64
-            %166 = arith.minsi %165, %c16_i64 : i64
-            %167 = arith.subi %138, %164 : i64
-            %168 = arith.minsi %167, %c16_i64 : i64
-            %169 = arith.ori %158, %c3221225472_i64 : i64
-            %170 = arith.addi %164, %158 : i64
-            %171 = arith.addi %170, %c64_i64 : i64
-            "instgem.preload"(%171, %160, %168, %169, %160, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%164, %166, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %172 = arith.index_cast %155 : i64 to index
-            scf.for %arg19 = %c1 to %172 step %c1 {
-              %174 = arith.index_cast %arg19 : index to i64
-              %175 = arith.muli %174, %c16_i64 : i64
-              %176 = arith.addi %175, %158 : i64
-              %177 = arith.ori %176, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %160, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %178 = arith.muli %174, %c32_i64 : i64
-              %179 = arith.addi %178, %164 : i64
-              "instgem.compute_accumulated"(%179, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %144 = arith.index_cast %126 : i64 to index
+          scf.for %arg18 = %143 to %144 step %c1 {
+            %145 = arith.index_cast %arg18 : index to i64
+            %146 = arith.muli %145, %c16_i64 : i64
+            %147 = arith.subi %119, %146 : i64
+            %148 = arith.minsi %147, %c16_i64 : i64
+            %149 = arith.subi %120, %146 : i64
+            %150 = arith.minsi %149, %c16_i64 : i64
+            %151 = arith.ori %140, %c3221225472_i64 : i64
+            %152 = arith.addi %146, %140 : i64
+            %153 = arith.addi %152, %c64_i64 : i64
+            "instgem.preload"(%153, %142, %150, %151, %142, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%146, %148, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %154 = arith.index_cast %137 : i64 to index
+            scf.for %arg19 = %c1 to %154 step %c1 {
+              %156 = arith.index_cast %arg19 : index to i64
+              %157 = arith.muli %156, %c16_i64 : i64
+              %158 = arith.addi %157, %140 : i64
+              %159 = arith.ori %158, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %142, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %160 = arith.muli %156, %c32_i64 : i64
+              %161 = arith.addi %160, %146 : i64
+              "instgem.compute_accumulated"(%161, %148, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %173 = arith.index_cast %141 : i64 to index
-            scf.for %arg19 = %172 to %173 step %c1 {
-              %174 = arith.index_cast %arg19 : index to i64
-              %175 = arith.muli %174, %c16_i64 : i64
-              %176 = arith.subi %42, %175 : i64
-              %177 = arith.minsi %176, %c16_i64 : i64
-              %178 = arith.addi %175, %158 : i64
-              %179 = arith.ori %178, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %160, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-              %180 = arith.muli %174, %c32_i64 : i64
-              %181 = arith.addi %180, %164 : i64
-              "instgem.compute_accumulated"(%181, %166, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %155 = arith.index_cast %123 : i64 to index
+            scf.for %arg19 = %154 to %155 step %c1 {
+              %156 = arith.index_cast %arg19 : index to i64
+              %157 = arith.muli %156, %c16_i64 : i64
+              %158 = arith.subi %117, %157 : i64
+              %159 = arith.minsi %158, %c16_i64 : i64
+              %160 = arith.addi %157, %140 : i64
+              %161 = arith.ori %160, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %161, %142, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+              %162 = arith.muli %156, %c32_i64 : i64
+              %163 = arith.addi %162, %146 : i64
+              "instgem.compute_accumulated"(%163, %148, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
-      scf.yield %91, %106 : index, index
+      scf.yield %72, %87 : index, index
     }
-    %88 = arith.cmpi sle, %79, %c0 : index
-    scf.if %88 {
-      %89 = arith.muli %71, %86 : i64
-      %90 = arith.index_cast %89 : i64 to index
-      scf.for %arg14 = %c0 to %90 step %c1 {
-        %91 = arith.index_cast %arg14 : index to i64
-        %92 = arith.remsi %91, %71 : i64
-        %93 = arith.divsi %91, %71 : i64
-        %94 = arith.addi %65, %92 : i64
-        %95 = arith.muli %94, %c16_i64 : i64
-        %96 = arith.maxsi %95, %33 : i64
-        %97 = arith.addi %95, %c16_i64 : i64
-        %98 = arith.minsi %97, %40 : i64
-        %99 = arith.subi %98, %96 : i64
-        %100 = arith.subi %96, %33 : i64
-        %101 = arith.muli %100, %83 : i64
-        %102 = arith.addi %82, %101 : i64
-        %103 = arith.muli %93, %c16_i64 : i64
-        %104 = arith.addi %102, %103 : i64
-        %105 = arith.addi %95, %103 : i64
-        %106 = arith.ori %105, %c2147483648_i64 : i64
-        %107 = arith.subi %96, %95 : i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.subi %35, %103 : i64
-        %110 = arith.minsi %109, %c16_i64 : i64
-        "instgem.mvout"(%104, %108, %110, %99) : (i64, i64, i64, i64) -> ()
+    %69 = arith.cmpi sle, %60, %c0 : index
+    scf.if %69 {
+      %70 = arith.muli %52, %67 : i64
+      %71 = arith.index_cast %70 : i64 to index
+      scf.for %arg14 = %c0 to %71 step %c1 {
+        %72 = arith.index_cast %arg14 : index to i64
+        %73 = arith.remsi %72, %52 : i64
+        %74 = arith.divsi %72, %52 : i64
+        %75 = arith.addi %45, %73 : i64
+        %76 = arith.muli %75, %c16_i64 : i64
+        %77 = arith.maxsi %76, %33 : i64
+        %78 = arith.addi %76, %c16_i64 : i64
+        %79 = arith.minsi %78, %40 : i64
+        %80 = arith.subi %79, %77 : i64
+        %81 = arith.subi %77, %33 : i64
+        %82 = arith.muli %81, %64 : i64
+        %83 = arith.addi %63, %82 : i64
+        %84 = arith.muli %74, %c16_i64 : i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.addi %76, %84 : i64
+        %87 = arith.ori %86, %c2147483648_i64 : i64
+        %88 = arith.subi %77, %76 : i64
+        %89 = arith.addi %87, %88 : i64
+        %90 = arith.subi %35, %84 : i64
+        %91 = arith.minsi %90, %c16_i64 : i64
+        "instgem.mvout"(%85, %89, %91, %80) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -25,7 +25,7 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -102,11 +102,12 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
+    %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c32_i64 = arith.constant 32 : i64
     %c16_i64 = arith.constant 16 : i64
     %c4_i64 = arith.constant 4 : i64
@@ -196,860 +197,809 @@ module {
     %53 = arith.index_cast %offset : index to i64
     %54 = arith.muli %53, %c4_i64 : i64
     %55 = arith.addi %52, %54 : i64
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
     %56 = arith.addi %49, %50 : i64
-    %57 = arith.maxsi %56, %c0_i64_3 : i64
-    %58 = arith.minsi %57, %c16_i64 : i64
-    %59 = arith.divui %51, %c16_i64 : i64
-    %60 = arith.muli %59, %c16_i64 : i64
-    %61 = arith.cmpi eq, %60, %c0_i64_3 : i64
-    %62 = arith.select %61, %c0_i64_3, %58 : i64
-    %63 = arith.subi %c16_i64, %62 : i64
-    %64 = arith.maxsi %62, %c0_i64_3 : i64
+    %57 = arith.cmpi slt, %56, %c16_i64 : i64
+    %58 = arith.cmpi slt, %51, %c32_i64 : i64
+    %59 = arith.ori %57, %58 : i1
+    scf.if %59 {
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg19 = %c0 to %c2 step %c1 {
+        %94 = arith.index_cast %arg19 : index to i64
+        %95 = arith.muli %94, %c16_i64 : i64
+        %96 = arith.subi %c32_i64, %95 : i64
+        %97 = arith.minsi %96, %c16_i64 : i64
+        %98 = arith.ori %95, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %98, %97, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+    %60 = arith.ceildivsi %51, %c16_i64 : i64
+    %61 = arith.maxsi %49, %c0_i64_3 : i64
+    %62 = arith.divui %61, %c16_i64 : i64
+    %63 = arith.maxsi %56, %c0_i64_3 : i64
+    %64 = arith.addi %63, %c15_i64 : i64
     %65 = arith.divui %64, %c16_i64 : i64
-    %66 = arith.subi %c1_i64_2, %65 : i64
-    %67 = arith.cmpi sgt, %63, %c0_i64_3 : i64
+    %66 = arith.subi %65, %62 : i64
+    %67 = arith.cmpi sgt, %50, %c0_i64_3 : i64
     %68 = arith.extui %67 : i1 to i64
     %69 = arith.muli %66, %68 : i64
     %70 = arith.muli %69, %c2_i64_1 : i64
     %71 = arith.index_cast %70 : i64 to index
     scf.for %arg19 = %c0 to %71 step %c1 {
-      %114 = arith.index_cast %arg19 : index to i64
-      %115 = arith.divui %114, %c2_i64_1 : i64
-      %116 = arith.addi %65, %115 : i64
-      %117 = arith.remui %114, %c2_i64_1 : i64
-      %118 = arith.muli %116, %c16_i64 : i64
-      %119 = arith.maxsi %118, %62 : i64
-      %120 = arith.addi %118, %c16_i64 : i64
-      %121 = arith.minsi %120, %c16_i64 : i64
-      %122 = arith.subi %121, %119 : i64
-      %123 = arith.muli %116, %c32_i64 : i64
-      %124 = arith.muli %117, %c16_i64 : i64
-      %125 = arith.addi %123, %124 : i64
-      %126 = arith.ori %125, %c2147483648_i64 : i64
-      %127 = arith.subi %119, %118 : i64
-      %128 = arith.addi %126, %127 : i64
-      %129 = arith.subi %c32_i64, %124 : i64
-      %130 = arith.minsi %129, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %128, %130, %122) : (i64, i64, i64, i64) -> ()
-    }
-    %72 = arith.addi %64, %c15_i64 : i64
+      %94 = arith.index_cast %arg19 : index to i64
+      %95 = arith.remui %94, %c2_i64_1 : i64
+      %96 = arith.divui %94, %c2_i64_1 : i64
+      %97 = arith.addi %62, %96 : i64
+      %98 = arith.cmpi slt, %95, %60 : i64
+      scf.if %98 {
+        %99 = arith.muli %97, %c16_i64 : i64
+        %100 = arith.maxsi %99, %49 : i64
+        %101 = arith.addi %99, %c16_i64 : i64
+        %102 = arith.minsi %101, %56 : i64
+        %103 = arith.subi %102, %100 : i64
+        %104 = arith.muli %95, %c64_i64 : i64
+        %105 = arith.addi %55, %104 : i64
+        %106 = arith.muli %97, %c32_i64 : i64
+        %107 = arith.muli %95, %c16_i64 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.ori %108, %c2147483648_i64 : i64
+        %110 = arith.subi %100, %99 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.subi %51, %107 : i64
+        %113 = arith.minsi %112, %c16_i64 : i64
+        "instgem.mvin"(%105, %111, %113, %103) : (i64, i64, i64, i64) -> ()
+      }
+    } {gemmini.load_stream}
+    %72 = arith.addi %61, %c15_i64 : i64
     %73 = arith.divui %72, %c16_i64 : i64
-    %74 = arith.cmpi sgt, %62, %c0_i64_3 : i64
+    %74 = arith.cmpi sgt, %49, %c0_i64_3 : i64
     %75 = arith.extui %74 : i1 to i64
     %76 = arith.muli %73, %75 : i64
-    %77 = arith.subi %c32_i64, %60 : i64
-    %78 = arith.ceildivsi %77, %c16_i64 : i64
-    %79 = arith.muli %76, %78 : i64
-    %80 = arith.index_cast %79 : i64 to index
-    scf.for %arg19 = %c0 to %80 step %c1 {
-      %114 = arith.index_cast %arg19 : index to i64
-      %115 = arith.divui %114, %78 : i64
-      %116 = arith.remui %114, %78 : i64
-      %117 = arith.muli %115, %c16_i64 : i64
-      %118 = arith.maxsi %117, %c0_i64_3 : i64
-      %119 = arith.addi %117, %c16_i64 : i64
-      %120 = arith.minsi %119, %62 : i64
-      %121 = arith.subi %120, %118 : i64
-      %122 = arith.divui %60, %c16_i64 : i64
-      %123 = arith.addi %122, %116 : i64
-      %124 = arith.muli %115, %c32_i64 : i64
-      %125 = arith.muli %123, %c16_i64 : i64
-      %126 = arith.addi %124, %125 : i64
-      %127 = arith.ori %126, %c2147483648_i64 : i64
-      %128 = arith.subi %118, %117 : i64
-      %129 = arith.addi %127, %128 : i64
-      %130 = arith.muli %116, %c16_i64 : i64
-      %131 = arith.subi %77, %130 : i64
-      %132 = arith.minsi %131, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %129, %132, %121) : (i64, i64, i64, i64) -> ()
-    }
-    %81 = arith.ceildivsi %51, %c16_i64 : i64
-    %82 = arith.maxsi %49, %c0_i64_3 : i64
-    %83 = arith.divui %82, %c16_i64 : i64
-    %84 = arith.addi %57, %c15_i64 : i64
-    %85 = arith.divui %84, %c16_i64 : i64
-    %86 = arith.subi %85, %83 : i64
-    %87 = arith.cmpi sgt, %50, %c0_i64_3 : i64
-    %88 = arith.extui %87 : i1 to i64
-    %89 = arith.muli %86, %88 : i64
-    %90 = arith.muli %89, %c2_i64_1 : i64
-    %91 = arith.index_cast %90 : i64 to index
-    scf.for %arg19 = %c0 to %91 step %c1 {
-      %114 = arith.index_cast %arg19 : index to i64
-      %115 = arith.remui %114, %c2_i64_1 : i64
-      %116 = arith.divui %114, %c2_i64_1 : i64
-      %117 = arith.addi %83, %116 : i64
-      %118 = arith.cmpi slt, %115, %81 : i64
-      scf.if %118 {
-        %119 = arith.muli %117, %c16_i64 : i64
-        %120 = arith.maxsi %119, %49 : i64
-        %121 = arith.addi %119, %c16_i64 : i64
-        %122 = arith.minsi %121, %56 : i64
-        %123 = arith.subi %122, %120 : i64
-        %124 = arith.muli %115, %c64_i64 : i64
-        %125 = arith.addi %55, %124 : i64
-        %126 = arith.muli %117, %c32_i64 : i64
-        %127 = arith.muli %115, %c16_i64 : i64
-        %128 = arith.addi %126, %127 : i64
-        %129 = arith.ori %128, %c2147483648_i64 : i64
-        %130 = arith.subi %120, %119 : i64
-        %131 = arith.addi %129, %130 : i64
-        %132 = arith.subi %51, %127 : i64
-        %133 = arith.minsi %132, %c16_i64 : i64
-        "instgem.mvin"(%125, %131, %133, %123) : (i64, i64, i64, i64) -> ()
+    %77 = arith.muli %76, %c2_i64_1 : i64
+    %78 = arith.index_cast %77 : i64 to index
+    scf.for %arg19 = %c0 to %78 step %c1 {
+      %94 = arith.index_cast %arg19 : index to i64
+      %95 = arith.remui %94, %c2_i64_1 : i64
+      %96 = arith.divui %94, %c2_i64_1 : i64
+      %97 = arith.cmpi slt, %95, %60 : i64
+      scf.if %97 {
+        %98 = arith.muli %96, %c16_i64 : i64
+        %99 = arith.maxsi %98, %c0_i64_3 : i64
+        %100 = arith.addi %98, %c16_i64 : i64
+        %101 = arith.minsi %100, %49 : i64
+        %102 = arith.subi %101, %99 : i64
+        %103 = arith.muli %96, %c32_i64 : i64
+        %104 = arith.muli %95, %c16_i64 : i64
+        %105 = arith.addi %103, %104 : i64
+        %106 = arith.ori %105, %c2147483648_i64 : i64
+        %107 = arith.subi %99, %98 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.subi %51, %104 : i64
+        %110 = arith.minsi %109, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %108, %110, %102) : (i64, i64, i64, i64) -> ()
       }
     } {gemmini.load_stream}
-    %92 = arith.addi %82, %c15_i64 : i64
-    %93 = arith.divui %92, %c16_i64 : i64
-    %94 = arith.cmpi sgt, %49, %c0_i64_3 : i64
-    %95 = arith.extui %94 : i1 to i64
-    %96 = arith.muli %93, %95 : i64
-    %97 = arith.muli %96, %c2_i64_1 : i64
-    %98 = arith.index_cast %97 : i64 to index
-    scf.for %arg19 = %c0 to %98 step %c1 {
-      %114 = arith.index_cast %arg19 : index to i64
-      %115 = arith.remui %114, %c2_i64_1 : i64
-      %116 = arith.divui %114, %c2_i64_1 : i64
-      %117 = arith.cmpi slt, %115, %81 : i64
-      scf.if %117 {
-        %118 = arith.muli %116, %c16_i64 : i64
-        %119 = arith.maxsi %118, %c0_i64_3 : i64
-        %120 = arith.addi %118, %c16_i64 : i64
-        %121 = arith.minsi %120, %49 : i64
-        %122 = arith.subi %121, %119 : i64
-        %123 = arith.muli %116, %c32_i64 : i64
-        %124 = arith.muli %115, %c16_i64 : i64
-        %125 = arith.addi %123, %124 : i64
-        %126 = arith.ori %125, %c2147483648_i64 : i64
-        %127 = arith.subi %119, %118 : i64
-        %128 = arith.addi %126, %127 : i64
-        %129 = arith.subi %51, %124 : i64
-        %130 = arith.minsi %129, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %128, %130, %122) : (i64, i64, i64, i64) -> ()
-      }
-    } {gemmini.load_stream}
-    %99 = arith.muli %27, %arg10 : index
-    %100 = arith.muli %99, %25 : index
-    %101 = arith.muli %29, %arg10 : index
-    %102 = arith.muli %101, %25 : index
-    %103 = arith.muli %11, %arg6 : index
-    %104 = arith.addi %103, %16 : index
-    %105 = arith.muli %104, %arg7 : index
-    %106 = arith.muli %105, %arg8 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%106], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %79 = arith.muli %27, %arg10 : index
+    %80 = arith.muli %79, %25 : index
+    %81 = arith.muli %29, %arg10 : index
+    %82 = arith.muli %81, %25 : index
+    %83 = arith.muli %11, %arg6 : index
+    %84 = arith.addi %83, %16 : index
+    %85 = arith.muli %84, %arg7 : index
+    %86 = arith.muli %85, %arg8 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%86], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %48 {
       func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_5 = memref.subview %reinterpret_cast_4[%31, %40] [%38, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %107 = arith.index_cast %intptr_10 : index to i64
-    %108 = arith.index_cast %offset_7 : index to i64
-    %109 = arith.addi %107, %108 : i64
-    %110 = arith.index_cast %strides_9#0 : index to i64
-    %111 = arith.bitcast %arg17 : f32 to i32
-    %112 = arith.extui %111 : i32 to i64
+    %87 = arith.index_cast %intptr_10 : index to i64
+    %88 = arith.index_cast %offset_7 : index to i64
+    %89 = arith.addi %87, %88 : i64
+    %90 = arith.index_cast %strides_9#0 : index to i64
+    %91 = arith.bitcast %arg17 : f32 to i32
+    %92 = arith.extui %91 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %110, %112) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %90, %92) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    scf.for %arg19 = %100 to %102 step %c1 {
-      %114 = arith.muli %arg10, %25 : index
-      %115 = arith.cmpi eq, %114, %c0 : index
-      scf.if %115 {
+    scf.for %arg19 = %80 to %82 step %c1 {
+      %94 = arith.muli %arg10, %25 : index
+      %95 = arith.cmpi eq, %94, %c0 : index
+      scf.if %95 {
         func.call @baco_runtime_error(%c1_i64_2, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %116 = arith.floordivsi %arg19, %114 : index
-      %117 = arith.cmpi eq, %25, %c0 : index
-      scf.if %117 {
+      %96 = arith.floordivsi %arg19, %94 : index
+      %97 = arith.cmpi eq, %25, %c0 : index
+      scf.if %97 {
         func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %118 = arith.floordivsi %arg19, %25 : index
-      %119 = arith.cmpi eq, %arg10, %c0 : index
-      scf.if %119 {
+      %98 = arith.floordivsi %arg19, %25 : index
+      %99 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %99 {
         func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %120 = arith.floordivsi %118, %arg10 : index
-      %121 = arith.muli %120, %arg10 : index
-      %122 = arith.subi %118, %121 : index
-      scf.if %117 {
+      %100 = arith.floordivsi %98, %arg10 : index
+      %101 = arith.muli %100, %arg10 : index
+      %102 = arith.subi %98, %101 : index
+      scf.if %97 {
         func.call @baco_runtime_error(%c1_i64_2, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
-      %123 = arith.muli %118, %25 : index
-      %124 = arith.subi %arg19, %123 : index
-      %125 = arith.muli %124, %c32 : index
-      %126 = arith.addi %24, %122 : index
-      %127 = arith.muli %11, %arg3 : index
-      %128 = arith.addi %127, %23 : index
-      %129 = arith.addi %128, %116 : index
-      %130 = arith.muli %129, %arg4 : index
-      %131 = arith.muli %130, %arg5 : index
-      %reinterpret_cast_11 = memref.reinterpret_cast %arg0 to offset: [%131], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %132 = arith.muli %116, %arg10 : index
-      %133 = arith.addi %132, %122 : index
-      %134 = arith.muli %133, %arg5 : index
-      %135 = arith.muli %134, %arg8 : index
-      %reinterpret_cast_12 = memref.reinterpret_cast %arg1 to offset: [%135], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %136 = arith.maxsi %126, %c0 : index
-      %137 = arith.minsi %136, %arg4 : index
-      %138 = arith.addi %126, %c16 : index
-      %139 = arith.maxsi %138, %c0 : index
-      %140 = arith.minsi %139, %arg4 : index
-      %141 = arith.subi %137, %126 : index
-      %142 = arith.maxsi %141, %c0 : index
-      %143 = arith.minsi %142, %c16 : index
-      %144 = arith.subi %140, %137 : index
-      %145 = arith.maxsi %125, %c0 : index
-      %146 = arith.minsi %145, %arg5 : index
-      %147 = arith.addi %125, %c32 : index
-      %148 = arith.maxsi %147, %c0 : index
-      %149 = arith.minsi %148, %arg5 : index
-      %150 = arith.subi %146, %125 : index
-      %151 = arith.maxsi %150, %c0 : index
-      %152 = arith.minsi %151, %c32 : index
-      %153 = arith.subi %149, %146 : index
-      %154 = arith.cmpi sgt, %152, %c0 : index
-      scf.if %154 {
+      %103 = arith.muli %98, %25 : index
+      %104 = arith.subi %arg19, %103 : index
+      %105 = arith.muli %104, %c32 : index
+      %106 = arith.addi %24, %102 : index
+      %107 = arith.muli %11, %arg3 : index
+      %108 = arith.addi %107, %23 : index
+      %109 = arith.addi %108, %96 : index
+      %110 = arith.muli %109, %arg4 : index
+      %111 = arith.muli %110, %arg5 : index
+      %reinterpret_cast_11 = memref.reinterpret_cast %arg0 to offset: [%111], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %112 = arith.muli %96, %arg10 : index
+      %113 = arith.addi %112, %102 : index
+      %114 = arith.muli %113, %arg5 : index
+      %115 = arith.muli %114, %arg8 : index
+      %reinterpret_cast_12 = memref.reinterpret_cast %arg1 to offset: [%115], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %116 = arith.maxsi %106, %c0 : index
+      %117 = arith.minsi %116, %arg4 : index
+      %118 = arith.addi %106, %c16 : index
+      %119 = arith.maxsi %118, %c0 : index
+      %120 = arith.minsi %119, %arg4 : index
+      %121 = arith.subi %117, %106 : index
+      %122 = arith.maxsi %121, %c0 : index
+      %123 = arith.minsi %122, %c16 : index
+      %124 = arith.subi %120, %117 : index
+      %125 = arith.maxsi %105, %c0 : index
+      %126 = arith.minsi %125, %arg5 : index
+      %127 = arith.addi %105, %c32 : index
+      %128 = arith.maxsi %127, %c0 : index
+      %129 = arith.minsi %128, %arg5 : index
+      %130 = arith.subi %126, %105 : index
+      %131 = arith.maxsi %130, %c0 : index
+      %132 = arith.minsi %131, %c32 : index
+      %133 = arith.subi %129, %126 : index
+      %134 = arith.cmpi sgt, %132, %c0 : index
+      scf.if %134 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast_11[%137, %146] [%144, %153] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %155 = arith.index_cast %143 : index to i64
-      %156 = arith.index_cast %144 : index to i64
-      %157 = arith.index_cast %153 : index to i64
-      %158 = arith.addi %155, %156 : i64
+      %subview_13 = memref.subview %reinterpret_cast_11[%117, %126] [%124, %133] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %135 = arith.index_cast %123 : index to i64
+      %136 = arith.index_cast %124 : index to i64
+      %137 = arith.index_cast %133 : index to i64
+      %138 = arith.addi %135, %136 : i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %159 = arith.index_cast %intptr_18 : index to i64
-      %160 = arith.index_cast %offset_15 : index to i64
-      %161 = arith.addi %159, %160 : i64
-      %162 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-      %163 = arith.maxsi %155, %c0_i64_3 : i64
-      %164 = arith.divui %163, %c16_i64 : i64
-      %165 = arith.maxsi %158, %c0_i64_3 : i64
-      %166 = arith.addi %165, %c15_i64 : i64
-      %167 = arith.divui %166, %c16_i64 : i64
-      %168 = arith.subi %167, %164 : i64
-      %169 = arith.cmpi sgt, %156, %c0_i64_3 : i64
-      %170 = arith.extui %169 : i1 to i64
-      %171 = arith.muli %168, %170 : i64
-      %172 = arith.index_cast %171 : i64 to index
-      scf.for %arg20 = %c0 to %172 step %c1 {
-        %223 = arith.index_cast %arg20 : index to i64
-        %224 = arith.addi %164, %223 : i64
-        %225 = arith.muli %224, %c16_i64 : i64
-        %226 = arith.maxsi %225, %155 : i64
-        %227 = arith.addi %225, %c16_i64 : i64
-        %228 = arith.minsi %227, %158 : i64
-        %229 = arith.subi %228, %226 : i64
-        %230 = arith.subi %226, %155 : i64
-        %231 = arith.muli %230, %162 : i64
-        %232 = arith.addi %161, %231 : i64
-        %233 = arith.muli %224, %c32_i64 : i64
-        %234 = arith.subi %226, %225 : i64
-        %235 = arith.addi %233, %234 : i64
-        %236 = arith.minsi %157, %c64_i64 : i64
-        "instgem.mvin"(%232, %235, %236, %229) : (i64, i64, i64, i64) -> ()
+      %139 = arith.index_cast %intptr_18 : index to i64
+      %140 = arith.index_cast %offset_15 : index to i64
+      %141 = arith.addi %139, %140 : i64
+      %142 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
+      %143 = arith.maxsi %135, %c0_i64_3 : i64
+      %144 = arith.divui %143, %c16_i64 : i64
+      %145 = arith.maxsi %138, %c0_i64_3 : i64
+      %146 = arith.addi %145, %c15_i64 : i64
+      %147 = arith.divui %146, %c16_i64 : i64
+      %148 = arith.subi %147, %144 : i64
+      %149 = arith.cmpi sgt, %136, %c0_i64_3 : i64
+      %150 = arith.extui %149 : i1 to i64
+      %151 = arith.muli %148, %150 : i64
+      %152 = arith.index_cast %151 : i64 to index
+      scf.for %arg20 = %c0 to %152 step %c1 {
+        %203 = arith.index_cast %arg20 : index to i64
+        %204 = arith.addi %144, %203 : i64
+        %205 = arith.muli %204, %c16_i64 : i64
+        %206 = arith.maxsi %205, %135 : i64
+        %207 = arith.addi %205, %c16_i64 : i64
+        %208 = arith.minsi %207, %138 : i64
+        %209 = arith.subi %208, %206 : i64
+        %210 = arith.subi %206, %135 : i64
+        %211 = arith.muli %210, %142 : i64
+        %212 = arith.addi %141, %211 : i64
+        %213 = arith.muli %204, %c32_i64 : i64
+        %214 = arith.subi %206, %205 : i64
+        %215 = arith.addi %213, %214 : i64
+        %216 = arith.minsi %137, %c64_i64 : i64
+        "instgem.mvin"(%212, %215, %216, %209) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %173 = arith.addi %163, %c15_i64 : i64
-      %174 = arith.divui %173, %c16_i64 : i64
-      %175 = arith.cmpi sgt, %155, %c0_i64_3 : i64
-      %176 = arith.extui %175 : i1 to i64
-      %177 = arith.muli %174, %176 : i64
-      %178 = arith.index_cast %177 : i64 to index
-      scf.for %arg20 = %c0 to %178 step %c1 {
-        %223 = arith.index_cast %arg20 : index to i64
-        %224 = arith.muli %223, %c16_i64 : i64
-        %225 = arith.maxsi %224, %c0_i64_3 : i64
-        %226 = arith.addi %224, %c16_i64 : i64
-        %227 = arith.minsi %226, %155 : i64
-        %228 = arith.subi %227, %225 : i64
-        %229 = arith.muli %223, %c32_i64 : i64
-        %230 = arith.subi %225, %224 : i64
-        %231 = arith.addi %229, %230 : i64
-        %232 = arith.minsi %157, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %231, %232, %228) : (i64, i64, i64, i64) -> ()
+      %153 = arith.addi %143, %c15_i64 : i64
+      %154 = arith.divui %153, %c16_i64 : i64
+      %155 = arith.cmpi sgt, %135, %c0_i64_3 : i64
+      %156 = arith.extui %155 : i1 to i64
+      %157 = arith.muli %154, %156 : i64
+      %158 = arith.index_cast %157 : i64 to index
+      scf.for %arg20 = %c0 to %158 step %c1 {
+        %203 = arith.index_cast %arg20 : index to i64
+        %204 = arith.muli %203, %c16_i64 : i64
+        %205 = arith.maxsi %204, %c0_i64_3 : i64
+        %206 = arith.addi %204, %c16_i64 : i64
+        %207 = arith.minsi %206, %135 : i64
+        %208 = arith.subi %207, %205 : i64
+        %209 = arith.muli %203, %c32_i64 : i64
+        %210 = arith.subi %205, %204 : i64
+        %211 = arith.addi %209, %210 : i64
+        %212 = arith.minsi %137, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %211, %212, %208) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %48 {
         func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_12[%146, %40] [%153, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %179 = arith.index_cast %152 : index to i64
-      %180 = arith.addi %179, %157 : i64
+      %subview_19 = memref.subview %reinterpret_cast_12[%126, %40] [%133, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %159 = arith.index_cast %132 : index to i64
+      %160 = arith.addi %159, %137 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %181 = arith.index_cast %intptr_24 : index to i64
-      %182 = arith.index_cast %offset_21 : index to i64
-      %183 = arith.addi %181, %182 : i64
-      %184 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %184) : (i64, i64, i64, i64, i64, i64) -> ()
-      %185 = arith.maxsi %179, %c0_i64_3 : i64
-      %186 = arith.divui %185, %c16_i64 : i64
-      %187 = arith.maxsi %180, %c0_i64_3 : i64
-      %188 = arith.addi %187, %c15_i64 : i64
-      %189 = arith.divui %188, %c16_i64 : i64
-      %190 = arith.subi %189, %186 : i64
-      %191 = arith.cmpi sgt, %157, %c0_i64_3 : i64
-      %192 = arith.extui %191 : i1 to i64
-      %193 = arith.muli %190, %192 : i64
-      %194 = arith.index_cast %193 : i64 to index
-      scf.for %arg20 = %c0 to %194 step %c1 {
-        %223 = arith.index_cast %arg20 : index to i64
-        %224 = arith.addi %186, %223 : i64
-        %225 = arith.muli %224, %c16_i64 : i64
-        %226 = arith.maxsi %225, %179 : i64
-        %227 = arith.addi %225, %c16_i64 : i64
-        %228 = arith.minsi %227, %180 : i64
-        %229 = arith.subi %228, %226 : i64
-        %230 = arith.subi %226, %179 : i64
-        %231 = arith.muli %230, %184 : i64
-        %232 = arith.addi %183, %231 : i64
-        %233 = arith.muli %224, %c32_i64 : i64
-        %234 = arith.addi %233, %c32_i64 : i64
-        %235 = arith.subi %226, %225 : i64
-        %236 = arith.addi %234, %235 : i64
-        %237 = arith.minsi %51, %c64_i64 : i64
-        "instgem.mvin"(%232, %236, %237, %229) : (i64, i64, i64, i64) -> ()
+      %161 = arith.index_cast %intptr_24 : index to i64
+      %162 = arith.index_cast %offset_21 : index to i64
+      %163 = arith.addi %161, %162 : i64
+      %164 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+      %165 = arith.maxsi %159, %c0_i64_3 : i64
+      %166 = arith.divui %165, %c16_i64 : i64
+      %167 = arith.maxsi %160, %c0_i64_3 : i64
+      %168 = arith.addi %167, %c15_i64 : i64
+      %169 = arith.divui %168, %c16_i64 : i64
+      %170 = arith.subi %169, %166 : i64
+      %171 = arith.cmpi sgt, %137, %c0_i64_3 : i64
+      %172 = arith.extui %171 : i1 to i64
+      %173 = arith.muli %170, %172 : i64
+      %174 = arith.index_cast %173 : i64 to index
+      scf.for %arg20 = %c0 to %174 step %c1 {
+        %203 = arith.index_cast %arg20 : index to i64
+        %204 = arith.addi %166, %203 : i64
+        %205 = arith.muli %204, %c16_i64 : i64
+        %206 = arith.maxsi %205, %159 : i64
+        %207 = arith.addi %205, %c16_i64 : i64
+        %208 = arith.minsi %207, %160 : i64
+        %209 = arith.subi %208, %206 : i64
+        %210 = arith.subi %206, %159 : i64
+        %211 = arith.muli %210, %164 : i64
+        %212 = arith.addi %163, %211 : i64
+        %213 = arith.muli %204, %c32_i64 : i64
+        %214 = arith.addi %213, %c32_i64 : i64
+        %215 = arith.subi %206, %205 : i64
+        %216 = arith.addi %214, %215 : i64
+        %217 = arith.minsi %51, %c64_i64 : i64
+        "instgem.mvin"(%212, %216, %217, %209) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %195 = arith.addi %185, %c15_i64 : i64
-      %196 = arith.divui %195, %c16_i64 : i64
-      %197 = arith.cmpi sgt, %179, %c0_i64_3 : i64
-      %198 = arith.extui %197 : i1 to i64
-      %199 = arith.muli %196, %198 : i64
-      %200 = arith.index_cast %199 : i64 to index
-      scf.for %arg20 = %c0 to %200 step %c1 {
-        %223 = arith.index_cast %arg20 : index to i64
-        %224 = arith.muli %223, %c16_i64 : i64
-        %225 = arith.maxsi %224, %c0_i64_3 : i64
-        %226 = arith.addi %224, %c16_i64 : i64
-        %227 = arith.minsi %226, %179 : i64
-        %228 = arith.subi %227, %225 : i64
-        %229 = arith.muli %223, %c32_i64 : i64
-        %230 = arith.addi %229, %c32_i64 : i64
-        %231 = arith.subi %225, %224 : i64
-        %232 = arith.addi %230, %231 : i64
-        %233 = arith.minsi %51, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %232, %233, %228) : (i64, i64, i64, i64) -> ()
+      %175 = arith.addi %165, %c15_i64 : i64
+      %176 = arith.divui %175, %c16_i64 : i64
+      %177 = arith.cmpi sgt, %159, %c0_i64_3 : i64
+      %178 = arith.extui %177 : i1 to i64
+      %179 = arith.muli %176, %178 : i64
+      %180 = arith.index_cast %179 : i64 to index
+      scf.for %arg20 = %c0 to %180 step %c1 {
+        %203 = arith.index_cast %arg20 : index to i64
+        %204 = arith.muli %203, %c16_i64 : i64
+        %205 = arith.maxsi %204, %c0_i64_3 : i64
+        %206 = arith.addi %204, %c16_i64 : i64
+        %207 = arith.minsi %206, %159 : i64
+        %208 = arith.subi %207, %205 : i64
+        %209 = arith.muli %203, %c32_i64 : i64
+        %210 = arith.addi %209, %c32_i64 : i64
+        %211 = arith.subi %205, %204 : i64
+        %212 = arith.addi %210, %211 : i64
+        %213 = arith.minsi %51, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %212, %213, %208) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %201 = arith.minsi %165, %c16_i64 : i64
-      %202 = arith.maxsi %157, %c0_i64_3 : i64
-      %203 = arith.minsi %202, %c32_i64 : i64
-      %204 = arith.minsi %187, %c32_i64 : i64
-      %205 = arith.maxsi %51, %c0_i64_3 : i64
-      %206 = arith.minsi %205, %c32_i64 : i64
-      %207 = arith.ceildivsi %201, %c16_i64 : i64
-      %208 = arith.ceildivsi %206, %c16_i64 : i64
-      %209 = arith.minsi %203, %204 : i64
-      %210 = arith.ceildivsi %209, %c16_i64 : i64
-      %211 = arith.addi %arg19, %c1 : index
-      %212 = arith.cmpi sge, %211, %102 : index
-      %213 = arith.cmpi sgt, %207, %c0_i64_3 : i64
-      %214 = arith.select %213, %208, %c0_i64_3 : i64
-      %215 = arith.index_cast %214 : i64 to index
-      %216 = arith.divsi %209, %c16_i64 : i64
-      %217 = arith.minsi %210, %216 : i64
-      %218 = arith.maxsi %217, %c0_i64_3 : i64
-      %219 = arith.divsi %201, %c16_i64 : i64
-      %220 = arith.minsi %207, %219 : i64
-      %221 = arith.maxsi %220, %c1_i64_2 : i64
-      %222 = arith.minsi %201, %c16_i64 : i64
-      scf.if %212 {
-        %223 = arith.maxsi %210, %c1_i64_2 : i64
-        %224 = arith.ceildivsi %89, %223 : i64
-        scf.for %arg20 = %c0 to %215 step %c1 {
-          %228 = arith.index_cast %arg20 : index to i64
-          %229 = arith.subi %228, %c1_i64_2 : i64
-          %230 = arith.cmpi sge, %229, %c0_i64_3 : i64
-          %231 = arith.cmpi slt, %229, %81 : i64
-          %232 = arith.andi %230, %231 : i1
-          %233 = arith.subi %214, %c1_i64_2 : i64
-          %234 = arith.cmpi eq, %228, %233 : i64
-          %235 = arith.cmpi slt, %228, %81 : i64
-          %236 = arith.andi %234, %235 : i1
-          %237 = arith.subi %210, %c1_i64_2 : i64
-          %238 = arith.select %236, %237, %c-1_i64 : i64
-          %239 = arith.muli %228, %c16_i64 : i64
-          %240 = arith.subi %206, %239 : i64
-          %241 = arith.minsi %240, %c16_i64 : i64
-          %242 = arith.index_cast %218 : i64 to index
-          scf.for %arg21 = %c0 to %242 step %c1 {
-            %250 = arith.index_cast %arg21 : index to i64
-            scf.if %232 {
-              %257 = arith.muli %250, %224 : i64
-              %258 = arith.minsi %257, %89 : i64
-              %259 = arith.addi %258, %224 : i64
-              %260 = arith.minsi %259, %89 : i64
-              %261 = arith.index_cast %258 : i64 to index
-              %262 = arith.index_cast %260 : i64 to index
-              scf.for %arg22 = %261 to %262 step %c1 {
-                %263 = arith.index_cast %arg22 : index to i64
-                %264 = arith.addi %83, %263 : i64
-                %265 = arith.muli %264, %c16_i64 : i64
-                %266 = arith.maxsi %265, %49 : i64
-                %267 = arith.addi %265, %c16_i64 : i64
-                %268 = arith.minsi %267, %56 : i64
-                %269 = arith.subi %268, %266 : i64
-                %270 = arith.subi %266, %49 : i64
-                %271 = arith.muli %270, %110 : i64
-                %272 = arith.addi %109, %271 : i64
-                %273 = arith.muli %229, %c16_i64 : i64
-                %274 = arith.addi %272, %273 : i64
-                %275 = arith.muli %264, %c32_i64 : i64
-                %276 = arith.addi %275, %273 : i64
-                %277 = arith.ori %276, %c2147483648_i64 : i64
-                %278 = arith.subi %266, %265 : i64
-                %279 = arith.addi %277, %278 : i64
-                %280 = arith.subi %51, %273 : i64
-                %281 = arith.minsi %280, %c16_i64 : i64
-                "instgem.mvout"(%274, %279, %281, %269) : (i64, i64, i64, i64) -> ()
+      %181 = arith.minsi %145, %c16_i64 : i64
+      %182 = arith.maxsi %137, %c0_i64_3 : i64
+      %183 = arith.minsi %182, %c32_i64 : i64
+      %184 = arith.minsi %167, %c32_i64 : i64
+      %185 = arith.maxsi %51, %c0_i64_3 : i64
+      %186 = arith.minsi %185, %c32_i64 : i64
+      %187 = arith.ceildivsi %181, %c16_i64 : i64
+      %188 = arith.ceildivsi %186, %c16_i64 : i64
+      %189 = arith.minsi %183, %184 : i64
+      %190 = arith.ceildivsi %189, %c16_i64 : i64
+      %191 = arith.addi %arg19, %c1 : index
+      %192 = arith.cmpi sge, %191, %82 : index
+      %193 = arith.cmpi sgt, %187, %c0_i64_3 : i64
+      %194 = arith.select %193, %188, %c0_i64_3 : i64
+      %195 = arith.index_cast %194 : i64 to index
+      %196 = arith.divsi %189, %c16_i64 : i64
+      %197 = arith.minsi %190, %196 : i64
+      %198 = arith.maxsi %197, %c0_i64_3 : i64
+      %199 = arith.divsi %181, %c16_i64 : i64
+      %200 = arith.minsi %187, %199 : i64
+      %201 = arith.maxsi %200, %c1_i64_2 : i64
+      %202 = arith.minsi %181, %c16_i64 : i64
+      scf.if %192 {
+        %203 = arith.maxsi %190, %c1_i64_2 : i64
+        %204 = arith.ceildivsi %69, %203 : i64
+        scf.for %arg20 = %c0 to %195 step %c1 {
+          %208 = arith.index_cast %arg20 : index to i64
+          %209 = arith.subi %208, %c1_i64_2 : i64
+          %210 = arith.cmpi sge, %209, %c0_i64_3 : i64
+          %211 = arith.cmpi slt, %209, %60 : i64
+          %212 = arith.andi %210, %211 : i1
+          %213 = arith.subi %194, %c1_i64_2 : i64
+          %214 = arith.cmpi eq, %208, %213 : i64
+          %215 = arith.cmpi slt, %208, %60 : i64
+          %216 = arith.andi %214, %215 : i1
+          %217 = arith.subi %190, %c1_i64_2 : i64
+          %218 = arith.select %216, %217, %c-1_i64 : i64
+          %219 = arith.muli %208, %c16_i64 : i64
+          %220 = arith.subi %186, %219 : i64
+          %221 = arith.minsi %220, %c16_i64 : i64
+          %222 = arith.index_cast %198 : i64 to index
+          scf.for %arg21 = %c0 to %222 step %c1 {
+            %230 = arith.index_cast %arg21 : index to i64
+            scf.if %212 {
+              %237 = arith.muli %230, %204 : i64
+              %238 = arith.minsi %237, %69 : i64
+              %239 = arith.addi %238, %204 : i64
+              %240 = arith.minsi %239, %69 : i64
+              %241 = arith.index_cast %238 : i64 to index
+              %242 = arith.index_cast %240 : i64 to index
+              scf.for %arg22 = %241 to %242 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.addi %62, %243 : i64
+                %245 = arith.muli %244, %c16_i64 : i64
+                %246 = arith.maxsi %245, %49 : i64
+                %247 = arith.addi %245, %c16_i64 : i64
+                %248 = arith.minsi %247, %56 : i64
+                %249 = arith.subi %248, %246 : i64
+                %250 = arith.subi %246, %49 : i64
+                %251 = arith.muli %250, %90 : i64
+                %252 = arith.addi %89, %251 : i64
+                %253 = arith.muli %209, %c16_i64 : i64
+                %254 = arith.addi %252, %253 : i64
+                %255 = arith.muli %244, %c32_i64 : i64
+                %256 = arith.addi %255, %253 : i64
+                %257 = arith.ori %256, %c2147483648_i64 : i64
+                %258 = arith.subi %246, %245 : i64
+                %259 = arith.addi %257, %258 : i64
+                %260 = arith.subi %51, %253 : i64
+                %261 = arith.minsi %260, %c16_i64 : i64
+                "instgem.mvout"(%254, %259, %261, %249) : (i64, i64, i64, i64) -> ()
               }
             }
-            %251 = arith.ori %239, %c3221225472_i64 : i64
-            %252 = arith.muli %250, %c32_i64 : i64
-            %253 = arith.addi %252, %239 : i64
-            %254 = arith.addi %253, %c32_i64 : i64
-            "instgem.preload"(%254, %241, %c16_i64, %251, %241, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-            %255 = arith.muli %250, %c16_i64 : i64
-            "instgem.compute_preloaded"(%255, %c16_i64, %222, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %256 = arith.cmpi eq, %250, %238 : i64
-            scf.if %256 {
-              %257 = arith.index_cast %221 : i64 to index
-              scf.for %arg22 = %c1 to %257 step %c1 {
-                %259 = arith.index_cast %arg22 : index to i64
-                %260 = arith.muli %259, %c32_i64 : i64
-                %261 = arith.addi %260, %239 : i64
-                %262 = arith.ori %261, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %241, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %263 = arith.addi %260, %255 : i64
-                "instgem.compute_accumulated"(%263, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %264 = arith.subi %259, %c1_i64_2 : i64
-                %265 = arith.subi %264, %83 : i64
-                %266 = arith.cmpi sge, %265, %c0_i64_3 : i64
-                %267 = arith.cmpi slt, %265, %89 : i64
-                %268 = arith.andi %266, %267 : i1
-                scf.if %268 {
-                  %269 = arith.muli %264, %c16_i64 : i64
-                  %270 = arith.maxsi %269, %49 : i64
-                  %271 = arith.addi %269, %c16_i64 : i64
-                  %272 = arith.minsi %271, %56 : i64
-                  %273 = arith.subi %272, %270 : i64
-                  %274 = arith.subi %270, %49 : i64
-                  %275 = arith.muli %274, %110 : i64
-                  %276 = arith.addi %109, %275 : i64
-                  %277 = arith.addi %276, %239 : i64
-                  %278 = arith.muli %264, %c32_i64 : i64
-                  %279 = arith.addi %278, %239 : i64
-                  %280 = arith.ori %279, %c2147483648_i64 : i64
-                  %281 = arith.subi %270, %269 : i64
-                  %282 = arith.addi %280, %281 : i64
-                  %283 = arith.subi %51, %239 : i64
-                  %284 = arith.minsi %283, %c16_i64 : i64
-                  "instgem.mvout"(%277, %282, %284, %273) : (i64, i64, i64, i64) -> ()
+            %231 = arith.ori %219, %c3221225472_i64 : i64
+            %232 = arith.muli %230, %c32_i64 : i64
+            %233 = arith.addi %232, %219 : i64
+            %234 = arith.addi %233, %c32_i64 : i64
+            "instgem.preload"(%234, %221, %c16_i64, %231, %221, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+            %235 = arith.muli %230, %c16_i64 : i64
+            "instgem.compute_preloaded"(%235, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %236 = arith.cmpi eq, %230, %218 : i64
+            scf.if %236 {
+              %237 = arith.index_cast %201 : i64 to index
+              scf.for %arg22 = %c1 to %237 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.muli %239, %c32_i64 : i64
+                %241 = arith.addi %240, %219 : i64
+                %242 = arith.ori %241, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.addi %240, %235 : i64
+                "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %244 = arith.subi %239, %c1_i64_2 : i64
+                %245 = arith.subi %244, %62 : i64
+                %246 = arith.cmpi sge, %245, %c0_i64_3 : i64
+                %247 = arith.cmpi slt, %245, %69 : i64
+                %248 = arith.andi %246, %247 : i1
+                scf.if %248 {
+                  %249 = arith.muli %244, %c16_i64 : i64
+                  %250 = arith.maxsi %249, %49 : i64
+                  %251 = arith.addi %249, %c16_i64 : i64
+                  %252 = arith.minsi %251, %56 : i64
+                  %253 = arith.subi %252, %250 : i64
+                  %254 = arith.subi %250, %49 : i64
+                  %255 = arith.muli %254, %90 : i64
+                  %256 = arith.addi %89, %255 : i64
+                  %257 = arith.addi %256, %219 : i64
+                  %258 = arith.muli %244, %c32_i64 : i64
+                  %259 = arith.addi %258, %219 : i64
+                  %260 = arith.ori %259, %c2147483648_i64 : i64
+                  %261 = arith.subi %250, %249 : i64
+                  %262 = arith.addi %260, %261 : i64
+                  %263 = arith.subi %51, %219 : i64
+                  %264 = arith.minsi %263, %c16_i64 : i64
+                  "instgem.mvout"(%257, %262, %264, %253) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %258 = arith.index_cast %207 : i64 to index
-              scf.for %arg22 = %257 to %258 step %c1 {
-                %259 = arith.index_cast %arg22 : index to i64
-                %260 = arith.muli %259, %c16_i64 : i64
-                %261 = arith.subi %201, %260 : i64
-                %262 = arith.minsi %261, %c16_i64 : i64
-                %263 = arith.muli %259, %c32_i64 : i64
-                %264 = arith.addi %263, %239 : i64
-                %265 = arith.ori %264, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %265, %241, %262) : (i64, i64, i64, i64, i64, i64) -> ()
-                %266 = arith.addi %263, %255 : i64
-                "instgem.compute_accumulated"(%266, %c16_i64, %262, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %267 = arith.subi %259, %c1_i64_2 : i64
-                %268 = arith.subi %267, %83 : i64
-                %269 = arith.cmpi sge, %268, %c0_i64_3 : i64
-                %270 = arith.cmpi slt, %268, %89 : i64
-                %271 = arith.andi %269, %270 : i1
-                scf.if %271 {
-                  %272 = arith.muli %267, %c16_i64 : i64
-                  %273 = arith.maxsi %272, %49 : i64
-                  %274 = arith.addi %272, %c16_i64 : i64
-                  %275 = arith.minsi %274, %56 : i64
-                  %276 = arith.subi %275, %273 : i64
-                  %277 = arith.subi %273, %49 : i64
-                  %278 = arith.muli %277, %110 : i64
-                  %279 = arith.addi %109, %278 : i64
-                  %280 = arith.addi %279, %239 : i64
-                  %281 = arith.muli %267, %c32_i64 : i64
-                  %282 = arith.addi %281, %239 : i64
-                  %283 = arith.ori %282, %c2147483648_i64 : i64
-                  %284 = arith.subi %273, %272 : i64
-                  %285 = arith.addi %283, %284 : i64
-                  %286 = arith.subi %51, %239 : i64
-                  %287 = arith.minsi %286, %c16_i64 : i64
-                  "instgem.mvout"(%280, %285, %287, %276) : (i64, i64, i64, i64) -> ()
+              %238 = arith.index_cast %187 : i64 to index
+              scf.for %arg22 = %237 to %238 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.muli %239, %c16_i64 : i64
+                %241 = arith.subi %181, %240 : i64
+                %242 = arith.minsi %241, %c16_i64 : i64
+                %243 = arith.muli %239, %c32_i64 : i64
+                %244 = arith.addi %243, %219 : i64
+                %245 = arith.ori %244, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %221, %242) : (i64, i64, i64, i64, i64, i64) -> ()
+                %246 = arith.addi %243, %235 : i64
+                "instgem.compute_accumulated"(%246, %c16_i64, %242, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %247 = arith.subi %239, %c1_i64_2 : i64
+                %248 = arith.subi %247, %62 : i64
+                %249 = arith.cmpi sge, %248, %c0_i64_3 : i64
+                %250 = arith.cmpi slt, %248, %69 : i64
+                %251 = arith.andi %249, %250 : i1
+                scf.if %251 {
+                  %252 = arith.muli %247, %c16_i64 : i64
+                  %253 = arith.maxsi %252, %49 : i64
+                  %254 = arith.addi %252, %c16_i64 : i64
+                  %255 = arith.minsi %254, %56 : i64
+                  %256 = arith.subi %255, %253 : i64
+                  %257 = arith.subi %253, %49 : i64
+                  %258 = arith.muli %257, %90 : i64
+                  %259 = arith.addi %89, %258 : i64
+                  %260 = arith.addi %259, %219 : i64
+                  %261 = arith.muli %247, %c32_i64 : i64
+                  %262 = arith.addi %261, %219 : i64
+                  %263 = arith.ori %262, %c2147483648_i64 : i64
+                  %264 = arith.subi %253, %252 : i64
+                  %265 = arith.addi %263, %264 : i64
+                  %266 = arith.subi %51, %219 : i64
+                  %267 = arith.minsi %266, %c16_i64 : i64
+                  "instgem.mvout"(%260, %265, %267, %256) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %257 = arith.index_cast %221 : i64 to index
-              scf.for %arg22 = %c1 to %257 step %c1 {
-                %259 = arith.index_cast %arg22 : index to i64
-                %260 = arith.muli %259, %c32_i64 : i64
-                %261 = arith.addi %260, %239 : i64
-                %262 = arith.ori %261, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %241, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %263 = arith.addi %260, %255 : i64
-                "instgem.compute_accumulated"(%263, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %237 = arith.index_cast %201 : i64 to index
+              scf.for %arg22 = %c1 to %237 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.muli %239, %c32_i64 : i64
+                %241 = arith.addi %240, %219 : i64
+                %242 = arith.ori %241, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.addi %240, %235 : i64
+                "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %258 = arith.index_cast %207 : i64 to index
-              scf.for %arg22 = %257 to %258 step %c1 {
-                %259 = arith.index_cast %arg22 : index to i64
-                %260 = arith.muli %259, %c16_i64 : i64
-                %261 = arith.subi %201, %260 : i64
-                %262 = arith.minsi %261, %c16_i64 : i64
-                %263 = arith.muli %259, %c32_i64 : i64
-                %264 = arith.addi %263, %239 : i64
-                %265 = arith.ori %264, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %265, %241, %262) : (i64, i64, i64, i64, i64, i64) -> ()
-                %266 = arith.addi %263, %255 : i64
-                "instgem.compute_accumulated"(%266, %c16_i64, %262, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %238 = arith.index_cast %187 : i64 to index
+              scf.for %arg22 = %237 to %238 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.muli %239, %c16_i64 : i64
+                %241 = arith.subi %181, %240 : i64
+                %242 = arith.minsi %241, %c16_i64 : i64
+                %243 = arith.muli %239, %c32_i64 : i64
+                %244 = arith.addi %243, %219 : i64
+                %245 = arith.ori %244, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %221, %242) : (i64, i64, i64, i64, i64, i64) -> ()
+                %246 = arith.addi %243, %235 : i64
+                "instgem.compute_accumulated"(%246, %c16_i64, %242, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          %243 = arith.index_cast %210 : i64 to index
-          scf.for %arg21 = %242 to %243 step %c1 {
-            %250 = arith.index_cast %arg21 : index to i64
-            %251 = arith.muli %250, %c16_i64 : i64
-            %252 = arith.subi %203, %251 : i64
-            %253 = arith.minsi %252, %c16_i64 : i64
-            %254 = arith.subi %204, %251 : i64
-            %255 = arith.minsi %254, %c16_i64 : i64
-            scf.if %232 {
-              %261 = arith.muli %250, %224 : i64
-              %262 = arith.minsi %261, %89 : i64
-              %263 = arith.addi %262, %224 : i64
-              %264 = arith.minsi %263, %89 : i64
-              %265 = arith.index_cast %262 : i64 to index
-              %266 = arith.index_cast %264 : i64 to index
-              scf.for %arg22 = %265 to %266 step %c1 {
-                %267 = arith.index_cast %arg22 : index to i64
-                %268 = arith.addi %83, %267 : i64
-                %269 = arith.muli %268, %c16_i64 : i64
-                %270 = arith.maxsi %269, %49 : i64
-                %271 = arith.addi %269, %c16_i64 : i64
-                %272 = arith.minsi %271, %56 : i64
-                %273 = arith.subi %272, %270 : i64
-                %274 = arith.subi %270, %49 : i64
-                %275 = arith.muli %274, %110 : i64
-                %276 = arith.addi %109, %275 : i64
-                %277 = arith.muli %229, %c16_i64 : i64
-                %278 = arith.addi %276, %277 : i64
-                %279 = arith.muli %268, %c32_i64 : i64
-                %280 = arith.addi %279, %277 : i64
-                %281 = arith.ori %280, %c2147483648_i64 : i64
-                %282 = arith.subi %270, %269 : i64
-                %283 = arith.addi %281, %282 : i64
-                %284 = arith.subi %51, %277 : i64
-                %285 = arith.minsi %284, %c16_i64 : i64
-                "instgem.mvout"(%278, %283, %285, %273) : (i64, i64, i64, i64) -> ()
+          %223 = arith.index_cast %190 : i64 to index
+          scf.for %arg21 = %222 to %223 step %c1 {
+            %230 = arith.index_cast %arg21 : index to i64
+            %231 = arith.muli %230, %c16_i64 : i64
+            %232 = arith.subi %183, %231 : i64
+            %233 = arith.minsi %232, %c16_i64 : i64
+            %234 = arith.subi %184, %231 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            scf.if %212 {
+              %241 = arith.muli %230, %204 : i64
+              %242 = arith.minsi %241, %69 : i64
+              %243 = arith.addi %242, %204 : i64
+              %244 = arith.minsi %243, %69 : i64
+              %245 = arith.index_cast %242 : i64 to index
+              %246 = arith.index_cast %244 : i64 to index
+              scf.for %arg22 = %245 to %246 step %c1 {
+                %247 = arith.index_cast %arg22 : index to i64
+                %248 = arith.addi %62, %247 : i64
+                %249 = arith.muli %248, %c16_i64 : i64
+                %250 = arith.maxsi %249, %49 : i64
+                %251 = arith.addi %249, %c16_i64 : i64
+                %252 = arith.minsi %251, %56 : i64
+                %253 = arith.subi %252, %250 : i64
+                %254 = arith.subi %250, %49 : i64
+                %255 = arith.muli %254, %90 : i64
+                %256 = arith.addi %89, %255 : i64
+                %257 = arith.muli %209, %c16_i64 : i64
+                %258 = arith.addi %256, %257 : i64
+                %259 = arith.muli %248, %c32_i64 : i64
+                %260 = arith.addi %259, %257 : i64
+                %261 = arith.ori %260, %c2147483648_i64 : i64
+                %262 = arith.subi %250, %249 : i64
+                %263 = arith.addi %261, %262 : i64
+                %264 = arith.subi %51, %257 : i64
+                %265 = arith.minsi %264, %c16_i64 : i64
+                "instgem.mvout"(%258, %263, %265, %253) : (i64, i64, i64, i64) -> ()
               }
             }
-            %256 = arith.ori %239, %c3221225472_i64 : i64
-            %257 = arith.muli %250, %c32_i64 : i64
-            %258 = arith.addi %257, %239 : i64
-            %259 = arith.addi %258, %c32_i64 : i64
-            "instgem.preload"(%259, %241, %255, %256, %241, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%251, %253, %222, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %260 = arith.cmpi eq, %250, %238 : i64
-            scf.if %260 {
-              %261 = arith.index_cast %221 : i64 to index
-              scf.for %arg22 = %c1 to %261 step %c1 {
-                %263 = arith.index_cast %arg22 : index to i64
-                %264 = arith.muli %263, %c32_i64 : i64
-                %265 = arith.addi %264, %239 : i64
-                %266 = arith.ori %265, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %241, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %267 = arith.addi %264, %251 : i64
-                "instgem.compute_accumulated"(%267, %253, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %268 = arith.subi %263, %c1_i64_2 : i64
-                %269 = arith.subi %268, %83 : i64
-                %270 = arith.cmpi sge, %269, %c0_i64_3 : i64
-                %271 = arith.cmpi slt, %269, %89 : i64
-                %272 = arith.andi %270, %271 : i1
-                scf.if %272 {
-                  %273 = arith.muli %268, %c16_i64 : i64
-                  %274 = arith.maxsi %273, %49 : i64
-                  %275 = arith.addi %273, %c16_i64 : i64
-                  %276 = arith.minsi %275, %56 : i64
-                  %277 = arith.subi %276, %274 : i64
-                  %278 = arith.subi %274, %49 : i64
-                  %279 = arith.muli %278, %110 : i64
-                  %280 = arith.addi %109, %279 : i64
-                  %281 = arith.addi %280, %239 : i64
-                  %282 = arith.muli %268, %c32_i64 : i64
-                  %283 = arith.addi %282, %239 : i64
-                  %284 = arith.ori %283, %c2147483648_i64 : i64
-                  %285 = arith.subi %274, %273 : i64
-                  %286 = arith.addi %284, %285 : i64
-                  %287 = arith.subi %51, %239 : i64
-                  %288 = arith.minsi %287, %c16_i64 : i64
-                  "instgem.mvout"(%281, %286, %288, %277) : (i64, i64, i64, i64) -> ()
+            %236 = arith.ori %219, %c3221225472_i64 : i64
+            %237 = arith.muli %230, %c32_i64 : i64
+            %238 = arith.addi %237, %219 : i64
+            %239 = arith.addi %238, %c32_i64 : i64
+            "instgem.preload"(%239, %221, %235, %236, %221, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%231, %233, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %240 = arith.cmpi eq, %230, %218 : i64
+            scf.if %240 {
+              %241 = arith.index_cast %201 : i64 to index
+              scf.for %arg22 = %c1 to %241 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.muli %243, %c32_i64 : i64
+                %245 = arith.addi %244, %219 : i64
+                %246 = arith.ori %245, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %247 = arith.addi %244, %231 : i64
+                "instgem.compute_accumulated"(%247, %233, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %248 = arith.subi %243, %c1_i64_2 : i64
+                %249 = arith.subi %248, %62 : i64
+                %250 = arith.cmpi sge, %249, %c0_i64_3 : i64
+                %251 = arith.cmpi slt, %249, %69 : i64
+                %252 = arith.andi %250, %251 : i1
+                scf.if %252 {
+                  %253 = arith.muli %248, %c16_i64 : i64
+                  %254 = arith.maxsi %253, %49 : i64
+                  %255 = arith.addi %253, %c16_i64 : i64
+                  %256 = arith.minsi %255, %56 : i64
+                  %257 = arith.subi %256, %254 : i64
+                  %258 = arith.subi %254, %49 : i64
+                  %259 = arith.muli %258, %90 : i64
+                  %260 = arith.addi %89, %259 : i64
+                  %261 = arith.addi %260, %219 : i64
+                  %262 = arith.muli %248, %c32_i64 : i64
+                  %263 = arith.addi %262, %219 : i64
+                  %264 = arith.ori %263, %c2147483648_i64 : i64
+                  %265 = arith.subi %254, %253 : i64
+                  %266 = arith.addi %264, %265 : i64
+                  %267 = arith.subi %51, %219 : i64
+                  %268 = arith.minsi %267, %c16_i64 : i64
+                  "instgem.mvout"(%261, %266, %268, %257) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %262 = arith.index_cast %207 : i64 to index
-              scf.for %arg22 = %261 to %262 step %c1 {
-                %263 = arith.index_cast %arg22 : index to i64
-                %264 = arith.muli %263, %c16_i64 : i64
-                %265 = arith.subi %201, %264 : i64
-                %266 = arith.minsi %265, %c16_i64 : i64
-                %267 = arith.muli %263, %c32_i64 : i64
-                %268 = arith.addi %267, %239 : i64
-                %269 = arith.ori %268, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %269, %241, %266) : (i64, i64, i64, i64, i64, i64) -> ()
-                %270 = arith.addi %267, %251 : i64
-                "instgem.compute_accumulated"(%270, %253, %266, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %271 = arith.subi %263, %c1_i64_2 : i64
-                %272 = arith.subi %271, %83 : i64
-                %273 = arith.cmpi sge, %272, %c0_i64_3 : i64
-                %274 = arith.cmpi slt, %272, %89 : i64
-                %275 = arith.andi %273, %274 : i1
-                scf.if %275 {
-                  %276 = arith.muli %271, %c16_i64 : i64
-                  %277 = arith.maxsi %276, %49 : i64
-                  %278 = arith.addi %276, %c16_i64 : i64
-                  %279 = arith.minsi %278, %56 : i64
-                  %280 = arith.subi %279, %277 : i64
-                  %281 = arith.subi %277, %49 : i64
-                  %282 = arith.muli %281, %110 : i64
-                  %283 = arith.addi %109, %282 : i64
-                  %284 = arith.addi %283, %239 : i64
-                  %285 = arith.muli %271, %c32_i64 : i64
-                  %286 = arith.addi %285, %239 : i64
-                  %287 = arith.ori %286, %c2147483648_i64 : i64
-                  %288 = arith.subi %277, %276 : i64
-                  %289 = arith.addi %287, %288 : i64
-                  %290 = arith.subi %51, %239 : i64
-                  %291 = arith.minsi %290, %c16_i64 : i64
-                  "instgem.mvout"(%284, %289, %291, %280) : (i64, i64, i64, i64) -> ()
+              %242 = arith.index_cast %187 : i64 to index
+              scf.for %arg22 = %241 to %242 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.muli %243, %c16_i64 : i64
+                %245 = arith.subi %181, %244 : i64
+                %246 = arith.minsi %245, %c16_i64 : i64
+                %247 = arith.muli %243, %c32_i64 : i64
+                %248 = arith.addi %247, %219 : i64
+                %249 = arith.ori %248, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %221, %246) : (i64, i64, i64, i64, i64, i64) -> ()
+                %250 = arith.addi %247, %231 : i64
+                "instgem.compute_accumulated"(%250, %233, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %251 = arith.subi %243, %c1_i64_2 : i64
+                %252 = arith.subi %251, %62 : i64
+                %253 = arith.cmpi sge, %252, %c0_i64_3 : i64
+                %254 = arith.cmpi slt, %252, %69 : i64
+                %255 = arith.andi %253, %254 : i1
+                scf.if %255 {
+                  %256 = arith.muli %251, %c16_i64 : i64
+                  %257 = arith.maxsi %256, %49 : i64
+                  %258 = arith.addi %256, %c16_i64 : i64
+                  %259 = arith.minsi %258, %56 : i64
+                  %260 = arith.subi %259, %257 : i64
+                  %261 = arith.subi %257, %49 : i64
+                  %262 = arith.muli %261, %90 : i64
+                  %263 = arith.addi %89, %262 : i64
+                  %264 = arith.addi %263, %219 : i64
+                  %265 = arith.muli %251, %c32_i64 : i64
+                  %266 = arith.addi %265, %219 : i64
+                  %267 = arith.ori %266, %c2147483648_i64 : i64
+                  %268 = arith.subi %257, %256 : i64
+                  %269 = arith.addi %267, %268 : i64
+                  %270 = arith.subi %51, %219 : i64
+                  %271 = arith.minsi %270, %c16_i64 : i64
+                  "instgem.mvout"(%264, %269, %271, %260) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %261 = arith.index_cast %221 : i64 to index
-              scf.for %arg22 = %c1 to %261 step %c1 {
-                %263 = arith.index_cast %arg22 : index to i64
-                %264 = arith.muli %263, %c32_i64 : i64
-                %265 = arith.addi %264, %239 : i64
-                %266 = arith.ori %265, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %241, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %267 = arith.addi %264, %251 : i64
-                "instgem.compute_accumulated"(%267, %253, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %241 = arith.index_cast %201 : i64 to index
+              scf.for %arg22 = %c1 to %241 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.muli %243, %c32_i64 : i64
+                %245 = arith.addi %244, %219 : i64
+                %246 = arith.ori %245, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %247 = arith.addi %244, %231 : i64
+                "instgem.compute_accumulated"(%247, %233, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %262 = arith.index_cast %207 : i64 to index
-              scf.for %arg22 = %261 to %262 step %c1 {
-                %263 = arith.index_cast %arg22 : index to i64
-                %264 = arith.muli %263, %c16_i64 : i64
-                %265 = arith.subi %201, %264 : i64
-                %266 = arith.minsi %265, %c16_i64 : i64
-                %267 = arith.muli %263, %c32_i64 : i64
-                %268 = arith.addi %267, %239 : i64
-                %269 = arith.ori %268, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %269, %241, %266) : (i64, i64, i64, i64, i64, i64) -> ()
-                %270 = arith.addi %267, %251 : i64
-                "instgem.compute_accumulated"(%270, %253, %266, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %242 = arith.index_cast %187 : i64 to index
+              scf.for %arg22 = %241 to %242 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.muli %243, %c16_i64 : i64
+                %245 = arith.subi %181, %244 : i64
+                %246 = arith.minsi %245, %c16_i64 : i64
+                %247 = arith.muli %243, %c32_i64 : i64
+                %248 = arith.addi %247, %219 : i64
+                %249 = arith.ori %248, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %221, %246) : (i64, i64, i64, i64, i64, i64) -> ()
+                %250 = arith.addi %247, %231 : i64
+                "instgem.compute_accumulated"(%250, %233, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %232 {
-            %250 = arith.muli %210, %224 : i64
-            %251 = arith.minsi %250, %89 : i64
-            %252 = arith.index_cast %251 : i64 to index
-            %253 = arith.index_cast %89 : i64 to index
-            scf.for %arg21 = %252 to %253 step %c1 {
-              %254 = arith.index_cast %arg21 : index to i64
-              %255 = arith.addi %83, %254 : i64
-              %256 = arith.muli %255, %c16_i64 : i64
-              %257 = arith.maxsi %256, %49 : i64
-              %258 = arith.addi %256, %c16_i64 : i64
-              %259 = arith.minsi %258, %56 : i64
-              %260 = arith.subi %259, %257 : i64
-              %261 = arith.subi %257, %49 : i64
-              %262 = arith.muli %261, %110 : i64
-              %263 = arith.addi %109, %262 : i64
-              %264 = arith.muli %229, %c16_i64 : i64
-              %265 = arith.addi %263, %264 : i64
-              %266 = arith.muli %255, %c32_i64 : i64
-              %267 = arith.addi %266, %264 : i64
-              %268 = arith.ori %267, %c2147483648_i64 : i64
-              %269 = arith.subi %257, %256 : i64
-              %270 = arith.addi %268, %269 : i64
-              %271 = arith.subi %51, %264 : i64
-              %272 = arith.minsi %271, %c16_i64 : i64
-              "instgem.mvout"(%265, %270, %272, %260) : (i64, i64, i64, i64) -> ()
+          scf.if %212 {
+            %230 = arith.muli %190, %204 : i64
+            %231 = arith.minsi %230, %69 : i64
+            %232 = arith.index_cast %231 : i64 to index
+            %233 = arith.index_cast %69 : i64 to index
+            scf.for %arg21 = %232 to %233 step %c1 {
+              %234 = arith.index_cast %arg21 : index to i64
+              %235 = arith.addi %62, %234 : i64
+              %236 = arith.muli %235, %c16_i64 : i64
+              %237 = arith.maxsi %236, %49 : i64
+              %238 = arith.addi %236, %c16_i64 : i64
+              %239 = arith.minsi %238, %56 : i64
+              %240 = arith.subi %239, %237 : i64
+              %241 = arith.subi %237, %49 : i64
+              %242 = arith.muli %241, %90 : i64
+              %243 = arith.addi %89, %242 : i64
+              %244 = arith.muli %209, %c16_i64 : i64
+              %245 = arith.addi %243, %244 : i64
+              %246 = arith.muli %235, %c32_i64 : i64
+              %247 = arith.addi %246, %244 : i64
+              %248 = arith.ori %247, %c2147483648_i64 : i64
+              %249 = arith.subi %237, %236 : i64
+              %250 = arith.addi %248, %249 : i64
+              %251 = arith.subi %51, %244 : i64
+              %252 = arith.minsi %251, %c16_i64 : i64
+              "instgem.mvout"(%245, %250, %252, %240) : (i64, i64, i64, i64) -> ()
             }
           }
-          %244 = arith.cmpi sgt, %210, %c0_i64_3 : i64
-          %245 = arith.subi %207, %c1_i64_2 : i64
-          %246 = arith.subi %245, %83 : i64
-          %247 = arith.maxsi %246, %c0_i64_3 : i64
-          %248 = arith.minsi %247, %89 : i64
-          %249 = arith.select %244, %248, %c0_i64_3 : i64
-          scf.if %236 {
-            %250 = arith.index_cast %249 : i64 to index
-            %251 = arith.index_cast %89 : i64 to index
-            scf.for %arg21 = %250 to %251 step %c1 {
-              %252 = arith.index_cast %arg21 : index to i64
-              %253 = arith.addi %83, %252 : i64
-              %254 = arith.muli %253, %c16_i64 : i64
-              %255 = arith.maxsi %254, %49 : i64
-              %256 = arith.addi %254, %c16_i64 : i64
-              %257 = arith.minsi %256, %56 : i64
-              %258 = arith.subi %257, %255 : i64
-              %259 = arith.subi %255, %49 : i64
-              %260 = arith.muli %259, %110 : i64
-              %261 = arith.addi %109, %260 : i64
-              %262 = arith.addi %261, %239 : i64
-              %263 = arith.muli %253, %c32_i64 : i64
-              %264 = arith.addi %263, %239 : i64
-              %265 = arith.ori %264, %c2147483648_i64 : i64
-              %266 = arith.subi %255, %254 : i64
-              %267 = arith.addi %265, %266 : i64
-              %268 = arith.subi %51, %239 : i64
-              %269 = arith.minsi %268, %c16_i64 : i64
-              "instgem.mvout"(%262, %267, %269, %258) : (i64, i64, i64, i64) -> ()
+          %224 = arith.cmpi sgt, %190, %c0_i64_3 : i64
+          %225 = arith.subi %187, %c1_i64_2 : i64
+          %226 = arith.subi %225, %62 : i64
+          %227 = arith.maxsi %226, %c0_i64_3 : i64
+          %228 = arith.minsi %227, %69 : i64
+          %229 = arith.select %224, %228, %c0_i64_3 : i64
+          scf.if %216 {
+            %230 = arith.index_cast %229 : i64 to index
+            %231 = arith.index_cast %69 : i64 to index
+            scf.for %arg21 = %230 to %231 step %c1 {
+              %232 = arith.index_cast %arg21 : index to i64
+              %233 = arith.addi %62, %232 : i64
+              %234 = arith.muli %233, %c16_i64 : i64
+              %235 = arith.maxsi %234, %49 : i64
+              %236 = arith.addi %234, %c16_i64 : i64
+              %237 = arith.minsi %236, %56 : i64
+              %238 = arith.subi %237, %235 : i64
+              %239 = arith.subi %235, %49 : i64
+              %240 = arith.muli %239, %90 : i64
+              %241 = arith.addi %89, %240 : i64
+              %242 = arith.addi %241, %219 : i64
+              %243 = arith.muli %233, %c32_i64 : i64
+              %244 = arith.addi %243, %219 : i64
+              %245 = arith.ori %244, %c2147483648_i64 : i64
+              %246 = arith.subi %235, %234 : i64
+              %247 = arith.addi %245, %246 : i64
+              %248 = arith.subi %51, %219 : i64
+              %249 = arith.minsi %248, %c16_i64 : i64
+              "instgem.mvout"(%242, %247, %249, %238) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %225 = arith.minsi %214, %81 : i64
-        %226 = arith.index_cast %225 : i64 to index
-        %227 = arith.index_cast %81 : i64 to index
-        scf.for %arg20 = %226 to %227 step %c1 {
-          %228 = arith.index_cast %arg20 : index to i64
-          %229 = arith.index_cast %89 : i64 to index
-          scf.for %arg21 = %c0 to %229 step %c1 {
-            %230 = arith.index_cast %arg21 : index to i64
-            %231 = arith.addi %83, %230 : i64
-            %232 = arith.muli %231, %c16_i64 : i64
-            %233 = arith.maxsi %232, %49 : i64
-            %234 = arith.addi %232, %c16_i64 : i64
-            %235 = arith.minsi %234, %56 : i64
-            %236 = arith.subi %235, %233 : i64
-            %237 = arith.subi %233, %49 : i64
-            %238 = arith.muli %237, %110 : i64
-            %239 = arith.addi %109, %238 : i64
-            %240 = arith.muli %228, %c16_i64 : i64
-            %241 = arith.addi %239, %240 : i64
-            %242 = arith.muli %231, %c32_i64 : i64
-            %243 = arith.addi %242, %240 : i64
-            %244 = arith.ori %243, %c2147483648_i64 : i64
-            %245 = arith.subi %233, %232 : i64
-            %246 = arith.addi %244, %245 : i64
-            %247 = arith.subi %51, %240 : i64
-            %248 = arith.minsi %247, %c16_i64 : i64
-            "instgem.mvout"(%241, %246, %248, %236) : (i64, i64, i64, i64) -> ()
+        %205 = arith.minsi %194, %60 : i64
+        %206 = arith.index_cast %205 : i64 to index
+        %207 = arith.index_cast %60 : i64 to index
+        scf.for %arg20 = %206 to %207 step %c1 {
+          %208 = arith.index_cast %arg20 : index to i64
+          %209 = arith.index_cast %69 : i64 to index
+          scf.for %arg21 = %c0 to %209 step %c1 {
+            %210 = arith.index_cast %arg21 : index to i64
+            %211 = arith.addi %62, %210 : i64
+            %212 = arith.muli %211, %c16_i64 : i64
+            %213 = arith.maxsi %212, %49 : i64
+            %214 = arith.addi %212, %c16_i64 : i64
+            %215 = arith.minsi %214, %56 : i64
+            %216 = arith.subi %215, %213 : i64
+            %217 = arith.subi %213, %49 : i64
+            %218 = arith.muli %217, %90 : i64
+            %219 = arith.addi %89, %218 : i64
+            %220 = arith.muli %208, %c16_i64 : i64
+            %221 = arith.addi %219, %220 : i64
+            %222 = arith.muli %211, %c32_i64 : i64
+            %223 = arith.addi %222, %220 : i64
+            %224 = arith.ori %223, %c2147483648_i64 : i64
+            %225 = arith.subi %213, %212 : i64
+            %226 = arith.addi %224, %225 : i64
+            %227 = arith.subi %51, %220 : i64
+            %228 = arith.minsi %227, %c16_i64 : i64
+            "instgem.mvout"(%221, %226, %228, %216) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg20 = %c0 to %215 step %c1 {
-          %223 = arith.index_cast %arg20 : index to i64
-          %224 = arith.muli %223, %c16_i64 : i64
-          %225 = arith.subi %206, %224 : i64
-          %226 = arith.minsi %225, %c16_i64 : i64
-          %227 = arith.index_cast %218 : i64 to index
-          scf.for %arg21 = %c0 to %227 step %c1 {
-            %229 = arith.index_cast %arg21 : index to i64
-            %230 = arith.ori %224, %c3221225472_i64 : i64
-            %231 = arith.muli %229, %c32_i64 : i64
-            %232 = arith.addi %231, %224 : i64
-            %233 = arith.addi %232, %c32_i64 : i64
-            "instgem.preload"(%233, %226, %c16_i64, %230, %226, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-            %234 = arith.muli %229, %c16_i64 : i64
-            "instgem.compute_preloaded"(%234, %c16_i64, %222, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %235 = arith.index_cast %221 : i64 to index
-            scf.for %arg22 = %c1 to %235 step %c1 {
-              %237 = arith.index_cast %arg22 : index to i64
-              %238 = arith.muli %237, %c32_i64 : i64
-              %239 = arith.addi %238, %224 : i64
-              %240 = arith.ori %239, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %240, %226, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %241 = arith.addi %238, %234 : i64
-              "instgem.compute_accumulated"(%241, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg20 = %c0 to %195 step %c1 {
+          %203 = arith.index_cast %arg20 : index to i64
+          %204 = arith.muli %203, %c16_i64 : i64
+          %205 = arith.subi %186, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.index_cast %198 : i64 to index
+          scf.for %arg21 = %c0 to %207 step %c1 {
+            %209 = arith.index_cast %arg21 : index to i64
+            %210 = arith.ori %204, %c3221225472_i64 : i64
+            %211 = arith.muli %209, %c32_i64 : i64
+            %212 = arith.addi %211, %204 : i64
+            %213 = arith.addi %212, %c32_i64 : i64
+            "instgem.preload"(%213, %206, %c16_i64, %210, %206, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+            %214 = arith.muli %209, %c16_i64 : i64
+            "instgem.compute_preloaded"(%214, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %215 = arith.index_cast %201 : i64 to index
+            scf.for %arg22 = %c1 to %215 step %c1 {
+              %217 = arith.index_cast %arg22 : index to i64
+              %218 = arith.muli %217, %c32_i64 : i64
+              %219 = arith.addi %218, %204 : i64
+              %220 = arith.ori %219, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %221 = arith.addi %218, %214 : i64
+              "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %236 = arith.index_cast %207 : i64 to index
-            scf.for %arg22 = %235 to %236 step %c1 {
-              %237 = arith.index_cast %arg22 : index to i64
-              %238 = arith.muli %237, %c16_i64 : i64
-              %239 = arith.subi %201, %238 : i64
-              %240 = arith.minsi %239, %c16_i64 : i64
-              %241 = arith.muli %237, %c32_i64 : i64
-              %242 = arith.addi %241, %224 : i64
-              %243 = arith.ori %242, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %226, %240) : (i64, i64, i64, i64, i64, i64) -> ()
-              %244 = arith.addi %241, %234 : i64
-              "instgem.compute_accumulated"(%244, %c16_i64, %240, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %216 = arith.index_cast %187 : i64 to index
+            scf.for %arg22 = %215 to %216 step %c1 {
+              %217 = arith.index_cast %arg22 : index to i64
+              %218 = arith.muli %217, %c16_i64 : i64
+              %219 = arith.subi %181, %218 : i64
+              %220 = arith.minsi %219, %c16_i64 : i64
+              %221 = arith.muli %217, %c32_i64 : i64
+              %222 = arith.addi %221, %204 : i64
+              %223 = arith.ori %222, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %220) : (i64, i64, i64, i64, i64, i64) -> ()
+              %224 = arith.addi %221, %214 : i64
+              "instgem.compute_accumulated"(%224, %c16_i64, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %228 = arith.index_cast %210 : i64 to index
-          scf.for %arg21 = %227 to %228 step %c1 {
-            %229 = arith.index_cast %arg21 : index to i64
-            %230 = arith.muli %229, %c16_i64 : i64
-            %231 = arith.subi %203, %230 : i64
-            %232 = arith.minsi %231, %c16_i64 : i64
-            %233 = arith.subi %204, %230 : i64
-            %234 = arith.minsi %233, %c16_i64 : i64
-            %235 = arith.ori %224, %c3221225472_i64 : i64
-            %236 = arith.muli %229, %c32_i64 : i64
-            %237 = arith.addi %236, %224 : i64
-            %238 = arith.addi %237, %c32_i64 : i64
-            "instgem.preload"(%238, %226, %234, %235, %226, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%230, %232, %222, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %239 = arith.index_cast %221 : i64 to index
-            scf.for %arg22 = %c1 to %239 step %c1 {
-              %241 = arith.index_cast %arg22 : index to i64
-              %242 = arith.muli %241, %c32_i64 : i64
-              %243 = arith.addi %242, %224 : i64
-              %244 = arith.ori %243, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %226, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %245 = arith.addi %242, %230 : i64
-              "instgem.compute_accumulated"(%245, %232, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %208 = arith.index_cast %190 : i64 to index
+          scf.for %arg21 = %207 to %208 step %c1 {
+            %209 = arith.index_cast %arg21 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.subi %183, %210 : i64
+            %212 = arith.minsi %211, %c16_i64 : i64
+            %213 = arith.subi %184, %210 : i64
+            %214 = arith.minsi %213, %c16_i64 : i64
+            %215 = arith.ori %204, %c3221225472_i64 : i64
+            %216 = arith.muli %209, %c32_i64 : i64
+            %217 = arith.addi %216, %204 : i64
+            %218 = arith.addi %217, %c32_i64 : i64
+            "instgem.preload"(%218, %206, %214, %215, %206, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%210, %212, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %219 = arith.index_cast %201 : i64 to index
+            scf.for %arg22 = %c1 to %219 step %c1 {
+              %221 = arith.index_cast %arg22 : index to i64
+              %222 = arith.muli %221, %c32_i64 : i64
+              %223 = arith.addi %222, %204 : i64
+              %224 = arith.ori %223, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %225 = arith.addi %222, %210 : i64
+              "instgem.compute_accumulated"(%225, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %240 = arith.index_cast %207 : i64 to index
-            scf.for %arg22 = %239 to %240 step %c1 {
-              %241 = arith.index_cast %arg22 : index to i64
-              %242 = arith.muli %241, %c16_i64 : i64
-              %243 = arith.subi %201, %242 : i64
-              %244 = arith.minsi %243, %c16_i64 : i64
-              %245 = arith.muli %241, %c32_i64 : i64
-              %246 = arith.addi %245, %224 : i64
-              %247 = arith.ori %246, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %226, %244) : (i64, i64, i64, i64, i64, i64) -> ()
-              %248 = arith.addi %245, %230 : i64
-              "instgem.compute_accumulated"(%248, %232, %244, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.index_cast %187 : i64 to index
+            scf.for %arg22 = %219 to %220 step %c1 {
+              %221 = arith.index_cast %arg22 : index to i64
+              %222 = arith.muli %221, %c16_i64 : i64
+              %223 = arith.subi %181, %222 : i64
+              %224 = arith.minsi %223, %c16_i64 : i64
+              %225 = arith.muli %221, %c32_i64 : i64
+              %226 = arith.addi %225, %204 : i64
+              %227 = arith.ori %226, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+              %228 = arith.addi %225, %210 : i64
+              "instgem.compute_accumulated"(%228, %212, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
     }
-    %113 = arith.cmpi sge, %100, %102 : index
-    scf.if %113 {
-      %114 = arith.muli %89, %81 : i64
-      %115 = arith.index_cast %114 : i64 to index
-      scf.for %arg19 = %c0 to %115 step %c1 {
-        %116 = arith.index_cast %arg19 : index to i64
-        %117 = arith.remsi %116, %89 : i64
-        %118 = arith.divsi %116, %89 : i64
-        %119 = arith.addi %83, %117 : i64
-        %120 = arith.muli %119, %c16_i64 : i64
-        %121 = arith.maxsi %120, %49 : i64
-        %122 = arith.addi %120, %c16_i64 : i64
-        %123 = arith.minsi %122, %56 : i64
-        %124 = arith.subi %123, %121 : i64
-        %125 = arith.subi %121, %49 : i64
-        %126 = arith.muli %125, %110 : i64
-        %127 = arith.addi %109, %126 : i64
-        %128 = arith.muli %118, %c16_i64 : i64
-        %129 = arith.addi %127, %128 : i64
-        %130 = arith.muli %119, %c32_i64 : i64
-        %131 = arith.addi %130, %128 : i64
-        %132 = arith.ori %131, %c2147483648_i64 : i64
-        %133 = arith.subi %121, %120 : i64
-        %134 = arith.addi %132, %133 : i64
-        %135 = arith.subi %51, %128 : i64
-        %136 = arith.minsi %135, %c16_i64 : i64
-        "instgem.mvout"(%129, %134, %136, %124) : (i64, i64, i64, i64) -> ()
+    %93 = arith.cmpi sge, %80, %82 : index
+    scf.if %93 {
+      %94 = arith.muli %69, %60 : i64
+      %95 = arith.index_cast %94 : i64 to index
+      scf.for %arg19 = %c0 to %95 step %c1 {
+        %96 = arith.index_cast %arg19 : index to i64
+        %97 = arith.remsi %96, %69 : i64
+        %98 = arith.divsi %96, %69 : i64
+        %99 = arith.addi %62, %97 : i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %49 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %56 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.subi %101, %49 : i64
+        %106 = arith.muli %105, %90 : i64
+        %107 = arith.addi %89, %106 : i64
+        %108 = arith.muli %98, %c16_i64 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.muli %99, %c32_i64 : i64
+        %111 = arith.addi %110, %108 : i64
+        %112 = arith.ori %111, %c2147483648_i64 : i64
+        %113 = arith.subi %101, %100 : i64
+        %114 = arith.addi %112, %113 : i64
+        %115 = arith.subi %51, %108 : i64
+        %116 = arith.minsi %115, %c16_i64 : i64
+        "instgem.mvout"(%109, %114, %116, %104) : (i64, i64, i64, i64) -> ()
       }
     }
     return

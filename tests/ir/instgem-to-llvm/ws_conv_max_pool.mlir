@@ -22,7 +22,7 @@
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
-// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
@@ -62,13 +62,14 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
+    %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
+    %c64_i64 = arith.constant 64 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c16_i64 = arith.constant 16 : i64
     %c25_i64 = arith.constant 25 : i64
-    %c32_i64 = arith.constant 32 : i64
     %c2_i64_1 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
@@ -144,353 +145,310 @@ module {
     %45 = arith.index_cast %offset : index to i64
     %46 = arith.muli %45, %c4_i64 : i64
     %47 = arith.addi %44, %46 : i64
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
     %48 = arith.addi %41, %42 : i64
-    %49 = arith.maxsi %48, %c0_i64_3 : i64
-    %50 = arith.minsi %49, %c25_i64 : i64
-    %51 = arith.divui %43, %c16_i64 : i64
-    %52 = arith.muli %51, %c16_i64 : i64
-    %53 = arith.cmpi eq, %52, %c0_i64_3 : i64
-    %54 = arith.select %53, %c0_i64_3, %50 : i64
-    %55 = arith.subi %c25_i64, %54 : i64
-    %56 = arith.maxsi %54, %c0_i64_3 : i64
-    %57 = arith.divui %56, %c16_i64 : i64
-    %58 = arith.subi %c2_i64_1, %57 : i64
-    %59 = arith.cmpi sgt, %55, %c0_i64_3 : i64
-    %60 = arith.extui %59 : i1 to i64
-    %61 = arith.muli %58, %60 : i64
-    %62 = arith.index_cast %61 : i64 to index
-    scf.for %arg10 = %c0 to %62 step %c1 {
-      %126 = arith.index_cast %arg10 : index to i64
-      %127 = arith.addi %57, %126 : i64
-      %128 = arith.muli %127, %c16_i64 : i64
-      %129 = arith.maxsi %128, %54 : i64
-      %130 = arith.addi %128, %c16_i64 : i64
-      %131 = arith.minsi %130, %c25_i64 : i64
-      %132 = arith.subi %131, %129 : i64
-      %133 = arith.ori %128, %c2147483648_i64 : i64
-      %134 = arith.subi %129, %128 : i64
-      %135 = arith.addi %133, %134 : i64
-      "instgem.mvin"(%c0_i64_3, %135, %c16_i64, %132) : (i64, i64, i64, i64) -> ()
+    %49 = arith.cmpi slt, %48, %c25_i64 : i64
+    %50 = arith.cmpi slt, %43, %c16_i64 : i64
+    %51 = arith.ori %49, %50 : i1
+    scf.if %51 {
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c2 step %c1 {
+        %107 = arith.index_cast %arg10 : index to i64
+        %108 = arith.muli %107, %c16_i64 : i64
+        %109 = arith.ori %108, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
     }
-    %63 = arith.addi %56, %c15_i64 : i64
-    %64 = arith.divui %63, %c16_i64 : i64
-    %65 = arith.cmpi sgt, %54, %c0_i64_3 : i64
-    %66 = arith.extui %65 : i1 to i64
-    %67 = arith.muli %64, %66 : i64
-    %68 = arith.subi %c16_i64, %52 : i64
-    %69 = arith.ceildivsi %68, %c16_i64 : i64
-    %70 = arith.muli %67, %69 : i64
-    %71 = arith.index_cast %70 : i64 to index
-    scf.for %arg10 = %c0 to %71 step %c1 {
-      %126 = arith.index_cast %arg10 : index to i64
-      %127 = arith.divui %126, %69 : i64
-      %128 = arith.remui %126, %69 : i64
-      %129 = arith.muli %127, %c16_i64 : i64
-      %130 = arith.maxsi %129, %c0_i64_3 : i64
-      %131 = arith.addi %129, %c16_i64 : i64
-      %132 = arith.minsi %131, %54 : i64
-      %133 = arith.subi %132, %130 : i64
-      %134 = arith.divui %52, %c16_i64 : i64
-      %135 = arith.addi %134, %128 : i64
-      %136 = arith.muli %135, %c32_i64 : i64
-      %137 = arith.addi %129, %136 : i64
-      %138 = arith.ori %137, %c2147483648_i64 : i64
-      %139 = arith.subi %130, %129 : i64
-      %140 = arith.addi %138, %139 : i64
-      %141 = arith.muli %128, %c16_i64 : i64
-      %142 = arith.subi %68, %141 : i64
-      %143 = arith.minsi %142, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %140, %143, %133) : (i64, i64, i64, i64) -> ()
-    }
-    %72 = arith.maxsi %41, %c0_i64_3 : i64
-    %73 = arith.divui %72, %c16_i64 : i64
-    %74 = arith.addi %49, %c15_i64 : i64
-    %75 = arith.divui %74, %c16_i64 : i64
-    %76 = arith.subi %75, %73 : i64
-    %77 = arith.cmpi sgt, %42, %c0_i64_3 : i64
-    %78 = arith.extui %77 : i1 to i64
-    %79 = arith.muli %76, %78 : i64
-    %80 = arith.index_cast %79 : i64 to index
-    scf.for %arg10 = %c0 to %80 step %c1 {
-      %126 = arith.index_cast %arg10 : index to i64
-      %127 = arith.addi %73, %126 : i64
-      %128 = arith.muli %127, %c16_i64 : i64
-      %129 = arith.maxsi %128, %41 : i64
-      %130 = arith.addi %128, %c16_i64 : i64
-      %131 = arith.minsi %130, %48 : i64
-      %132 = arith.subi %131, %129 : i64
-      %133 = arith.ori %128, %c2147483648_i64 : i64
-      %134 = arith.subi %129, %128 : i64
-      %135 = arith.addi %133, %134 : i64
-      %136 = arith.minsi %43, %c16_i64 : i64
-      "instgem.mvin"(%47, %135, %136, %132) : (i64, i64, i64, i64) -> ()
+    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+    %52 = arith.maxsi %41, %c0_i64_3 : i64
+    %53 = arith.divui %52, %c16_i64 : i64
+    %54 = arith.maxsi %48, %c0_i64_3 : i64
+    %55 = arith.addi %54, %c15_i64 : i64
+    %56 = arith.divui %55, %c16_i64 : i64
+    %57 = arith.subi %56, %53 : i64
+    %58 = arith.cmpi sgt, %42, %c0_i64_3 : i64
+    %59 = arith.extui %58 : i1 to i64
+    %60 = arith.muli %57, %59 : i64
+    %61 = arith.index_cast %60 : i64 to index
+    scf.for %arg10 = %c0 to %61 step %c1 {
+      %107 = arith.index_cast %arg10 : index to i64
+      %108 = arith.addi %53, %107 : i64
+      %109 = arith.muli %108, %c16_i64 : i64
+      %110 = arith.maxsi %109, %41 : i64
+      %111 = arith.addi %109, %c16_i64 : i64
+      %112 = arith.minsi %111, %48 : i64
+      %113 = arith.subi %112, %110 : i64
+      %114 = arith.ori %109, %c2147483648_i64 : i64
+      %115 = arith.subi %110, %109 : i64
+      %116 = arith.addi %114, %115 : i64
+      %117 = arith.minsi %43, %c16_i64 : i64
+      "instgem.mvin"(%47, %116, %117, %113) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %81 = arith.addi %72, %c15_i64 : i64
-    %82 = arith.divui %81, %c16_i64 : i64
-    %83 = arith.cmpi sgt, %41, %c0_i64_3 : i64
-    %84 = arith.extui %83 : i1 to i64
-    %85 = arith.muli %82, %84 : i64
-    %86 = arith.index_cast %85 : i64 to index
-    scf.for %arg10 = %c0 to %86 step %c1 {
-      %126 = arith.index_cast %arg10 : index to i64
-      %127 = arith.muli %126, %c16_i64 : i64
-      %128 = arith.maxsi %127, %c0_i64_3 : i64
-      %129 = arith.addi %127, %c16_i64 : i64
-      %130 = arith.minsi %129, %41 : i64
-      %131 = arith.subi %130, %128 : i64
-      %132 = arith.ori %127, %c2147483648_i64 : i64
-      %133 = arith.subi %128, %127 : i64
-      %134 = arith.addi %132, %133 : i64
-      %135 = arith.minsi %43, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %134, %135, %131) : (i64, i64, i64, i64) -> ()
+    %62 = arith.addi %52, %c15_i64 : i64
+    %63 = arith.divui %62, %c16_i64 : i64
+    %64 = arith.cmpi sgt, %41, %c0_i64_3 : i64
+    %65 = arith.extui %64 : i1 to i64
+    %66 = arith.muli %63, %65 : i64
+    %67 = arith.index_cast %66 : i64 to index
+    scf.for %arg10 = %c0 to %67 step %c1 {
+      %107 = arith.index_cast %arg10 : index to i64
+      %108 = arith.muli %107, %c16_i64 : i64
+      %109 = arith.maxsi %108, %c0_i64_3 : i64
+      %110 = arith.addi %108, %c16_i64 : i64
+      %111 = arith.minsi %110, %41 : i64
+      %112 = arith.subi %111, %109 : i64
+      %113 = arith.ori %108, %c2147483648_i64 : i64
+      %114 = arith.subi %109, %108 : i64
+      %115 = arith.addi %113, %114 : i64
+      %116 = arith.minsi %43, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %115, %116, %112) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %87 = arith.ceildivsi %arg5, %c16 : index
-    %88:2 = scf.for %arg10 = %c0 to %87 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %126 = arith.maxsi %arg11, %c0 : index
-      %127 = arith.minsi %126, %arg5 : index
-      %128 = arith.addi %arg11, %c16 : index
-      %129 = arith.maxsi %128, %c0 : index
-      %130 = arith.minsi %129, %arg5 : index
-      %131 = arith.subi %127, %arg11 : index
-      %132 = arith.maxsi %131, %c0 : index
-      %133 = arith.minsi %132, %c16 : index
-      %134 = arith.subi %130, %127 : index
-      %135 = arith.cmpi sgt, %133, %c0 : index
-      scf.if %135 {
+    %68 = arith.ceildivsi %arg5, %c16 : index
+    %69:2 = scf.for %arg10 = %c0 to %68 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %107 = arith.maxsi %arg11, %c0 : index
+      %108 = arith.minsi %107, %arg5 : index
+      %109 = arith.addi %arg11, %c16 : index
+      %110 = arith.maxsi %109, %c0 : index
+      %111 = arith.minsi %110, %arg5 : index
+      %112 = arith.subi %108, %arg11 : index
+      %113 = arith.maxsi %112, %c0 : index
+      %114 = arith.minsi %113, %c16 : index
+      %115 = arith.subi %111, %108 : index
+      %116 = arith.cmpi sgt, %114, %c0 : index
+      scf.if %116 {
         func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%23, %127] [%30, %134] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %136 = arith.index_cast %134 : index to i64
+      %subview_13 = memref.subview %reinterpret_cast[%23, %108] [%30, %115] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %117 = arith.index_cast %115 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %137 = arith.index_cast %intptr_18 : index to i64
-      %138 = arith.index_cast %offset_15 : index to i64
-      %139 = arith.addi %137, %138 : i64
-      %140 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %140) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg13 = %c0 to %80 step %c1 {
-        %189 = arith.index_cast %arg13 : index to i64
-        %190 = arith.addi %73, %189 : i64
-        %191 = arith.muli %190, %c16_i64 : i64
-        %192 = arith.maxsi %191, %41 : i64
-        %193 = arith.addi %191, %c16_i64 : i64
-        %194 = arith.minsi %193, %48 : i64
-        %195 = arith.subi %194, %192 : i64
-        %196 = arith.subi %192, %41 : i64
-        %197 = arith.muli %196, %140 : i64
-        %198 = arith.addi %139, %197 : i64
-        %199 = arith.subi %192, %191 : i64
-        %200 = arith.addi %191, %199 : i64
-        %201 = arith.minsi %136, %c64_i64 : i64
-        "instgem.mvin"(%198, %200, %201, %195) : (i64, i64, i64, i64) -> ()
+      %118 = arith.index_cast %intptr_18 : index to i64
+      %119 = arith.index_cast %offset_15 : index to i64
+      %120 = arith.addi %118, %119 : i64
+      %121 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg13 = %c0 to %61 step %c1 {
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.addi %53, %171 : i64
+        %173 = arith.muli %172, %c16_i64 : i64
+        %174 = arith.maxsi %173, %41 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %48 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %41 : i64
+        %179 = arith.muli %178, %121 : i64
+        %180 = arith.addi %120, %179 : i64
+        %181 = arith.subi %174, %173 : i64
+        %182 = arith.addi %173, %181 : i64
+        %183 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin"(%180, %182, %183, %177) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg13 = %c0 to %86 step %c1 {
-        %189 = arith.index_cast %arg13 : index to i64
-        %190 = arith.muli %189, %c16_i64 : i64
-        %191 = arith.maxsi %190, %c0_i64_3 : i64
-        %192 = arith.addi %190, %c16_i64 : i64
-        %193 = arith.minsi %192, %41 : i64
-        %194 = arith.subi %193, %191 : i64
-        %195 = arith.subi %191, %190 : i64
-        %196 = arith.addi %190, %195 : i64
-        %197 = arith.minsi %136, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %196, %197, %194) : (i64, i64, i64, i64) -> ()
+      scf.for %arg13 = %c0 to %67 step %c1 {
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %41 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.subi %173, %172 : i64
+        %178 = arith.addi %172, %177 : i64
+        %179 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %178, %179, %176) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %141 = arith.maxsi %arg12, %c0 : index
-      %142 = arith.minsi %141, %arg5 : index
-      %143 = arith.addi %arg12, %c16 : index
-      %144 = arith.maxsi %143, %c0 : index
-      %145 = arith.minsi %144, %arg5 : index
-      %146 = arith.subi %142, %arg12 : index
-      %147 = arith.maxsi %146, %c0 : index
-      %148 = arith.minsi %147, %c16 : index
-      %149 = arith.subi %145, %142 : index
+      %122 = arith.maxsi %arg12, %c0 : index
+      %123 = arith.minsi %122, %arg5 : index
+      %124 = arith.addi %arg12, %c16 : index
+      %125 = arith.maxsi %124, %c0 : index
+      %126 = arith.minsi %125, %arg5 : index
+      %127 = arith.subi %123, %arg12 : index
+      %128 = arith.maxsi %127, %c0 : index
+      %129 = arith.minsi %128, %c16 : index
+      %130 = arith.subi %126, %123 : index
       scf.if %40 {
         func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%142, %32] [%149, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %150 = arith.index_cast %148 : index to i64
-      %151 = arith.index_cast %149 : index to i64
-      %152 = arith.addi %150, %151 : i64
+      %subview_19 = memref.subview %reinterpret_cast_4[%123, %32] [%130, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %131 = arith.index_cast %129 : index to i64
+      %132 = arith.index_cast %130 : index to i64
+      %133 = arith.addi %131, %132 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %153 = arith.index_cast %intptr_24 : index to i64
-      %154 = arith.index_cast %offset_21 : index to i64
-      %155 = arith.addi %153, %154 : i64
-      %156 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-      %157 = arith.maxsi %150, %c0_i64_3 : i64
-      %158 = arith.divui %157, %c16_i64 : i64
-      %159 = arith.maxsi %152, %c0_i64_3 : i64
-      %160 = arith.addi %159, %c15_i64 : i64
-      %161 = arith.divui %160, %c16_i64 : i64
-      %162 = arith.subi %161, %158 : i64
-      %163 = arith.cmpi sgt, %151, %c0_i64_3 : i64
-      %164 = arith.extui %163 : i1 to i64
-      %165 = arith.muli %162, %164 : i64
+      %134 = arith.index_cast %intptr_24 : index to i64
+      %135 = arith.index_cast %offset_21 : index to i64
+      %136 = arith.addi %134, %135 : i64
+      %137 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+      %138 = arith.maxsi %131, %c0_i64_3 : i64
+      %139 = arith.divui %138, %c16_i64 : i64
+      %140 = arith.maxsi %133, %c0_i64_3 : i64
+      %141 = arith.addi %140, %c15_i64 : i64
+      %142 = arith.divui %141, %c16_i64 : i64
+      %143 = arith.subi %142, %139 : i64
+      %144 = arith.cmpi sgt, %132, %c0_i64_3 : i64
+      %145 = arith.extui %144 : i1 to i64
+      %146 = arith.muli %143, %145 : i64
+      %147 = arith.index_cast %146 : i64 to index
+      scf.for %arg13 = %c0 to %147 step %c1 {
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.addi %139, %171 : i64
+        %173 = arith.muli %172, %c16_i64 : i64
+        %174 = arith.maxsi %173, %131 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %133 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %131 : i64
+        %179 = arith.muli %178, %137 : i64
+        %180 = arith.addi %136, %179 : i64
+        %181 = arith.addi %173, %c32_i64 : i64
+        %182 = arith.subi %174, %173 : i64
+        %183 = arith.addi %181, %182 : i64
+        %184 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%180, %183, %184, %177) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %148 = arith.addi %138, %c15_i64 : i64
+      %149 = arith.divui %148, %c16_i64 : i64
+      %150 = arith.cmpi sgt, %131, %c0_i64_3 : i64
+      %151 = arith.extui %150 : i1 to i64
+      %152 = arith.muli %149, %151 : i64
+      %153 = arith.index_cast %152 : i64 to index
+      scf.for %arg13 = %c0 to %153 step %c1 {
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %131 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.addi %172, %c32_i64 : i64
+        %178 = arith.subi %173, %172 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %179, %180, %176) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %154 = arith.minsi %54, %c25_i64 : i64
+      %155 = arith.maxsi %117, %c0_i64_3 : i64
+      %156 = arith.minsi %155, %c16_i64 : i64
+      %157 = arith.minsi %140, %c16_i64 : i64
+      %158 = arith.maxsi %43, %c0_i64_3 : i64
+      %159 = arith.minsi %158, %c16_i64 : i64
+      %160 = arith.ceildivsi %154, %c16_i64 : i64
+      %161 = arith.ceildivsi %159, %c16_i64 : i64
+      %162 = arith.minsi %156, %157 : i64
+      %163 = arith.ceildivsi %162, %c16_i64 : i64
+      %164 = arith.cmpi sgt, %160, %c0_i64_3 : i64
+      %165 = arith.select %164, %161, %c0_i64_3 : i64
       %166 = arith.index_cast %165 : i64 to index
+      %167 = arith.divsi %154, %c16_i64 : i64
+      %168 = arith.minsi %160, %167 : i64
+      %169 = arith.maxsi %168, %c1_i64_2 : i64
+      %170 = arith.minsi %154, %c16_i64 : i64
       scf.for %arg13 = %c0 to %166 step %c1 {
-        %189 = arith.index_cast %arg13 : index to i64
-        %190 = arith.addi %158, %189 : i64
-        %191 = arith.muli %190, %c16_i64 : i64
-        %192 = arith.maxsi %191, %150 : i64
-        %193 = arith.addi %191, %c16_i64 : i64
-        %194 = arith.minsi %193, %152 : i64
-        %195 = arith.subi %194, %192 : i64
-        %196 = arith.subi %192, %150 : i64
-        %197 = arith.muli %196, %156 : i64
-        %198 = arith.addi %155, %197 : i64
-        %199 = arith.addi %191, %c32_i64 : i64
-        %200 = arith.subi %192, %191 : i64
-        %201 = arith.addi %199, %200 : i64
-        %202 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%198, %201, %202, %195) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %167 = arith.addi %157, %c15_i64 : i64
-      %168 = arith.divui %167, %c16_i64 : i64
-      %169 = arith.cmpi sgt, %150, %c0_i64_3 : i64
-      %170 = arith.extui %169 : i1 to i64
-      %171 = arith.muli %168, %170 : i64
-      %172 = arith.index_cast %171 : i64 to index
-      scf.for %arg13 = %c0 to %172 step %c1 {
-        %189 = arith.index_cast %arg13 : index to i64
-        %190 = arith.muli %189, %c16_i64 : i64
-        %191 = arith.maxsi %190, %c0_i64_3 : i64
-        %192 = arith.addi %190, %c16_i64 : i64
-        %193 = arith.minsi %192, %150 : i64
-        %194 = arith.subi %193, %191 : i64
-        %195 = arith.addi %190, %c32_i64 : i64
-        %196 = arith.subi %191, %190 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %197, %198, %194) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %173 = arith.maxsi %136, %c0_i64_3 : i64
-      %174 = arith.minsi %173, %c16_i64 : i64
-      %175 = arith.minsi %159, %c16_i64 : i64
-      %176 = arith.maxsi %43, %c0_i64_3 : i64
-      %177 = arith.minsi %176, %c16_i64 : i64
-      %178 = arith.ceildivsi %50, %c16_i64 : i64
-      %179 = arith.ceildivsi %177, %c16_i64 : i64
-      %180 = arith.minsi %174, %175 : i64
-      %181 = arith.ceildivsi %180, %c16_i64 : i64
-      %182 = arith.cmpi sgt, %178, %c0_i64_3 : i64
-      %183 = arith.select %182, %179, %c0_i64_3 : i64
-      %184 = arith.index_cast %183 : i64 to index
-      %185 = arith.divsi %50, %c16_i64 : i64
-      %186 = arith.minsi %178, %185 : i64
-      %187 = arith.maxsi %186, %c1_i64_2 : i64
-      %188 = arith.minsi %50, %c16_i64 : i64
-      scf.for %arg13 = %c0 to %184 step %c1 {
-        %189 = arith.index_cast %arg13 : index to i64
-        %190 = arith.muli %189, %c16_i64 : i64
-        %191 = arith.subi %177, %190 : i64
-        %192 = arith.minsi %191, %c16_i64 : i64
-        %193 = arith.index_cast %181 : i64 to index
-        scf.for %arg14 = %c0 to %193 step %c1 {
-          %194 = arith.index_cast %arg14 : index to i64
-          %195 = arith.muli %194, %c16_i64 : i64
-          %196 = arith.subi %174, %195 : i64
-          %197 = arith.minsi %196, %c16_i64 : i64
-          %198 = arith.subi %175, %195 : i64
-          %199 = arith.minsi %198, %c16_i64 : i64
-          %200 = arith.muli %189, %c32_i64 : i64
-          %201 = arith.ori %200, %c3221225472_i64 : i64
-          %202 = arith.addi %195, %190 : i64
-          %203 = arith.addi %202, %c32_i64 : i64
-          "instgem.preload"(%203, %192, %199, %201, %192, %188) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%195, %197, %188, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %204 = arith.index_cast %187 : i64 to index
-          scf.for %arg15 = %c1 to %204 step %c1 {
-            %206 = arith.index_cast %arg15 : index to i64
-            %207 = arith.muli %206, %c16_i64 : i64
-            %208 = arith.addi %207, %200 : i64
-            %209 = arith.ori %208, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %192, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %210 = arith.addi %207, %195 : i64
-            "instgem.compute_accumulated"(%210, %197, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.subi %159, %172 : i64
+        %174 = arith.minsi %173, %c16_i64 : i64
+        %175 = arith.index_cast %163 : i64 to index
+        scf.for %arg14 = %c0 to %175 step %c1 {
+          %176 = arith.index_cast %arg14 : index to i64
+          %177 = arith.muli %176, %c16_i64 : i64
+          %178 = arith.subi %156, %177 : i64
+          %179 = arith.minsi %178, %c16_i64 : i64
+          %180 = arith.subi %157, %177 : i64
+          %181 = arith.minsi %180, %c16_i64 : i64
+          %182 = arith.muli %171, %c32_i64 : i64
+          %183 = arith.ori %182, %c3221225472_i64 : i64
+          %184 = arith.addi %177, %172 : i64
+          %185 = arith.addi %184, %c32_i64 : i64
+          "instgem.preload"(%185, %174, %181, %183, %174, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%177, %179, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %186 = arith.index_cast %169 : i64 to index
+          scf.for %arg15 = %c1 to %186 step %c1 {
+            %188 = arith.index_cast %arg15 : index to i64
+            %189 = arith.muli %188, %c16_i64 : i64
+            %190 = arith.addi %189, %182 : i64
+            %191 = arith.ori %190, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %191, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %192 = arith.addi %189, %177 : i64
+            "instgem.compute_accumulated"(%192, %179, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %205 = arith.index_cast %178 : i64 to index
-          scf.for %arg15 = %204 to %205 step %c1 {
-            %206 = arith.index_cast %arg15 : index to i64
-            %207 = arith.muli %206, %c16_i64 : i64
-            %208 = arith.subi %50, %207 : i64
-            %209 = arith.minsi %208, %c16_i64 : i64
-            %210 = arith.addi %207, %200 : i64
-            %211 = arith.ori %210, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %192, %209) : (i64, i64, i64, i64, i64, i64) -> ()
-            %212 = arith.addi %207, %195 : i64
-            "instgem.compute_accumulated"(%212, %197, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %187 = arith.index_cast %160 : i64 to index
+          scf.for %arg15 = %186 to %187 step %c1 {
+            %188 = arith.index_cast %arg15 : index to i64
+            %189 = arith.muli %188, %c16_i64 : i64
+            %190 = arith.subi %154, %189 : i64
+            %191 = arith.minsi %190, %c16_i64 : i64
+            %192 = arith.addi %189, %182 : i64
+            %193 = arith.ori %192, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %174, %191) : (i64, i64, i64, i64, i64, i64) -> ()
+            %194 = arith.addi %189, %177 : i64
+            "instgem.compute_accumulated"(%194, %179, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %128, %143 : index, index
+      scf.yield %109, %124 : index, index
     }
-    %89 = arith.subi %c1, %15 : index
-    %90 = arith.maxsi %89, %c0 : index
-    %91 = arith.subi %arg3, %16 : index
-    %92 = arith.minsi %91, %c5 : index
-    %93 = arith.cmpi slt, %90, %c0 : index
-    %94 = arith.cmpi sgt, %90, %c3 : index
-    %95 = arith.cmpi slt, %92, %90 : index
-    %96 = arith.cmpi sgt, %92, %c5 : index
-    %97 = arith.ori %93, %94 : i1
-    %98 = arith.ori %97, %95 : i1
-    %99 = arith.ori %98, %96 : i1
-    scf.if %99 {
+    %70 = arith.subi %c1, %15 : index
+    %71 = arith.maxsi %70, %c0 : index
+    %72 = arith.subi %arg3, %16 : index
+    %73 = arith.minsi %72, %c5 : index
+    %74 = arith.cmpi slt, %71, %c0 : index
+    %75 = arith.cmpi sgt, %71, %c3 : index
+    %76 = arith.cmpi slt, %73, %71 : index
+    %77 = arith.cmpi sgt, %73, %c5 : index
+    %78 = arith.ori %74, %75 : i1
+    %79 = arith.ori %78, %76 : i1
+    %80 = arith.ori %79, %77 : i1
+    scf.if %80 {
       func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
-    %100 = arith.muli %9, %arg7 : index
-    %101 = arith.muli %100, %c3 : index
-    %102 = arith.muli %101, %arg6 : index
-    %103 = arith.muli %arg7, %c3 : index
-    %104 = arith.muli %11, %c6 : index
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%102], sizes: [%103, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %105 = arith.cmpi slt, %104, %c0 : index
-    scf.if %105 {
+    %81 = arith.muli %9, %arg7 : index
+    %82 = arith.muli %81, %c3 : index
+    %83 = arith.muli %82, %arg6 : index
+    %84 = arith.muli %arg7, %c3 : index
+    %85 = arith.muli %11, %c6 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%83], sizes: [%84, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %86 = arith.cmpi slt, %85, %c0 : index
+    scf.if %86 {
       func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
     }
-    %106 = arith.maxsi %104, %c0 : index
-    %107 = arith.minsi %106, %103 : index
-    %108 = arith.addi %104, %c6 : index
-    %109 = arith.maxsi %108, %c0 : index
-    %110 = arith.minsi %109, %103 : index
-    %111 = arith.subi %110, %107 : index
+    %87 = arith.maxsi %85, %c0 : index
+    %88 = arith.minsi %87, %84 : index
+    %89 = arith.addi %85, %c6 : index
+    %90 = arith.maxsi %89, %c0 : index
+    %91 = arith.minsi %90, %84 : index
+    %92 = arith.subi %91, %88 : index
     scf.if %40 {
       func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%107, %32] [%111, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %112 = arith.bitcast %arg8 : f32 to i32
-    %113 = arith.extui %112 : i32 to i64
-    %114 = arith.index_cast %90 : index to i64
-    %115 = arith.index_cast %92 : index to i64
-    %116 = arith.index_cast %111 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%88, %32] [%92, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %93 = arith.bitcast %arg8 : f32 to i32
+    %94 = arith.extui %93 : i32 to i64
+    %95 = arith.index_cast %71 : index to i64
+    %96 = arith.index_cast %73 : index to i64
+    %97 = arith.index_cast %92 : index to i64
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %117 = arith.index_cast %intptr_12 : index to i64
-    %118 = arith.index_cast %offset_9 : index to i64
-    %119 = arith.addi %117, %118 : i64
-    %120 = arith.index_cast %strides_11#0 : index to i64
-    %121 = arith.divsi %116, %c3_i64 : i64
-    %122 = arith.subi %115, %114 : i64
-    %123 = arith.maxsi %122, %c0_i64_3 : i64
-    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %114, %c1_i64_2, %c3_i64, %121, %c3_i64, %123, %c5_i64, %120, %113) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %124 = arith.muli %114, %c5_i64 : i64
-    %125 = arith.cmpi sgt, %121, %c0_i64_3 : i64
-    scf.if %125 {
-      %126 = arith.ceildivsi %43, %c16_i64 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg10 = %c0 to %127 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.muli %128, %c16_i64 : i64
-        %130 = arith.addi %119, %129 : i64
-        %131 = arith.muli %128, %c32_i64 : i64
-        %132 = arith.ori %131, %c2147483648_i64 : i64
-        %133 = arith.addi %132, %124 : i64
-        %134 = arith.subi %43, %129 : i64
-        %135 = arith.minsi %134, %c16_i64 : i64
-        "instgem.mvout"(%130, %133, %135, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+    %98 = arith.index_cast %intptr_12 : index to i64
+    %99 = arith.index_cast %offset_9 : index to i64
+    %100 = arith.addi %98, %99 : i64
+    %101 = arith.index_cast %strides_11#0 : index to i64
+    %102 = arith.divsi %97, %c3_i64 : i64
+    %103 = arith.subi %96, %95 : i64
+    %104 = arith.maxsi %103, %c0_i64_3 : i64
+    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %95, %c1_i64_2, %c3_i64, %102, %c3_i64, %104, %c5_i64, %101, %94) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %105 = arith.muli %95, %c5_i64 : i64
+    %106 = arith.cmpi sgt, %102, %c0_i64_3 : i64
+    scf.if %106 {
+      %107 = arith.ceildivsi %43, %c16_i64 : i64
+      %108 = arith.index_cast %107 : i64 to index
+      scf.for %arg10 = %c0 to %108 step %c1 {
+        %109 = arith.index_cast %arg10 : index to i64
+        %110 = arith.muli %109, %c16_i64 : i64
+        %111 = arith.addi %100, %110 : i64
+        %112 = arith.muli %109, %c32_i64 : i64
+        %113 = arith.ori %112, %c2147483648_i64 : i64
+        %114 = arith.addi %113, %105 : i64
+        %115 = arith.subi %43, %110 : i64
+        %116 = arith.minsi %115, %c16_i64 : i64
+        "instgem.mvout"(%111, %114, %116, %c0_i64_3) : (i64, i64, i64, i64) -> ()
       }
     }
     return
