@@ -161,20 +161,22 @@ def conv_shape(layer: Layer) -> tuple[int, int, int, int, int]:
 def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, reference: bool = True):
     """(launch, reference output or None) of conv2d (depthwise_conv2d for a depthwise layer: x of its K
     channels, w (R,S,K)) for `layer` cut to shape (N, P, Q, C, K) on random data (with a random int32
-    bias where the layer has one): the unpadded input the Timeloop problem reads (input_rows x
-    input_cols per image), compiled with the options a user's launch compiles with (LOOP_WS or
-    LOOP_CONV_WS where the blocks fit, which kernel_model.conv_program costs)."""
+    bias where the layer has one): the image the layer reads (image_rows x image_cols per image: the
+    input the Timeloop problem reads where the layer is unpadded) with its padding, compiled with the
+    options a user's launch compiles with (LOOP_WS or LOOP_CONV_WS where the blocks fit, which
+    kernel_model.conv_program costs)."""
     from baco.kernels.conv import conv2d_launch, reference_conv2d
     from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
     N, P, Q, C, K = shape
     cut = replace(layer, N=N, P=P, Q=Q, C=C, K=K)
     rng = np.random.default_rng(seed)
     channels_in = K if layer.depthwise else C
-    x = rng.integers(-128, 128, (N, cut.input_rows, cut.input_cols, channels_in), dtype=np.int8)
+    x = rng.integers(-128, 128, (N, cut.image_rows, cut.image_cols, channels_in), dtype=np.int8)
     w = rng.integers(-128, 128, (layer.R, layer.S, K) if layer.depthwise else (layer.R, layer.S, C, K), dtype=np.int8)
     bias = random_bias(rng, K, layer.bias)
     kw = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation),
-              scale=output_scale(layer.R * layer.S * layer.C), out="int8" if KERNEL_OUT_INT8 else "int32")
+              padding=layer.padding, scale=output_scale(layer.R * layer.S * layer.C),
+              out="int8" if KERNEL_OUT_INT8 else "int32")
     if layer.depthwise:
         return depthwise_launch(x, w, bias, config=cfg, blocks=schedule, **kw), \
             reference_depthwise_conv2d(x, w, bias, **kw) if reference else None
@@ -243,22 +245,23 @@ def library_end_to_end(stream, cfg: GemminiConfig) -> Measured:
 def default_conv_stream(layer: Layer, cfg: GemminiConfig):
     """The C library's tiled_conv_auto (tiled_conv_dw_auto for a depthwise layer) for `layer` on cfg
     (square filters, strides and dilations only: tiled_conv takes one of each; undilated depthwise
-    ones; with its bias where the layer has one), as baco.sim.clib's stream; ValueError when it
-    cannot run the layer."""
+    ones; with its bias where the layer has one; its image with its padding), as baco.sim.clib's
+    stream; ValueError when it cannot run the layer."""
     if layer.R != layer.S or layer.depthwise and layer.Hdilation > 1 or layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
         raise ValueError(f"the C library's tiled_conv takes square filters, strides and dilations "
                          f"(R,S={layer.R},{layer.S}, strides {layer.Hstride},{layer.Wstride}, "
                          f"dilations {layer.Hdilation},{layer.Wdilation})")
-    rows, cols = layer.input_rows, layer.input_cols
+    rows, cols = layer.image_rows, layer.image_cols
     if layer.depthwise:
         return depthwise_stream(layer.N, rows, cols, layer.K, layer.R, cfg, stride=layer.Hstride,
-                                scale=output_scale(layer.R * layer.S), bias=layer.bias)
+                                padding=layer.padding, scale=output_scale(layer.R * layer.S), bias=layer.bias)
     if layer.R == 1 and layer.Hstride == 2:
         # a strided 1x1 layer (ResNet's downsampling shortcut) reads a 2P x 2Q input in its network,
         # which tiled_conv_auto moves in every other row and column (its downsample path)
         rows, cols = 2 * layer.P, 2 * layer.Q
     return conv_stream(layer.N, rows, cols, layer.C, layer.K, layer.R, cfg, stride=layer.Hstride,
-                       dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C), bias=layer.bias)
+                       padding=layer.padding, dilation=layer.Hdilation, scale=output_scale(layer.R * layer.S * layer.C),
+                       bias=layer.bias)
 
 
 def time_default_conv(layer: Layer, cfg: GemminiConfig) -> dict:

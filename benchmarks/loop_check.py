@@ -37,10 +37,13 @@ against the simulated cycles.
 
 --bias: every layer with an int32 bias (Layer.bias), as a whole model's convolutions and linear
 layers run: the search prices it and the layers run with one (DOSA's workloads have none).
+--padding: every layer padded as PyTorch's "same" convolutions are ((R - 1) // 2 rows and columns
+each side, Layer.padding: the image that many rows and columns smaller), as a whole model's padded
+convolutions run: the search prices the padding and the layers run with it.
 
     python benchmarks/loop_check.py [--smoke] [--budget S] [--ops N] [--seed N] [--no-bert]
                                     [--no-gemm] [--conv-networks resnet50,unet,retinanet] [--random-convs N]
-                                    [--large-convs N] [--bias]
+                                    [--large-convs N] [--bias] [--padding]
 """
 from __future__ import annotations
 
@@ -178,9 +181,17 @@ def _random_conv(rng, large: bool):
     return None if schedule_problems(s, cfg, KERNEL_OUT_INT8) else (layer, cfg, s)
 
 
-def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = False, bias: bool = False):
+def same_padded(layer: Layer, padding: bool) -> Layer:
+    """`layer` padded as a "same" convolution ((R - 1) // 2, within its filter's extent) where
+    `padding`, else itself."""
+    return replace(layer, padding=min((layer.R - 1) // 2, layer.filter_extent - 1)) if padding else layer
+
+
+def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = False, bias: bool = False,
+                     padding: bool = False):
     """(predicted, simulated, text) of `count` random convolutions (_random_conv; `bias`: each with a
-    bias) compiled with a random schedule (one or several output rows per program) that fits a
+    bias; `padding`: each padded, same_padded) compiled with a random schedule (one or several
+    output rows per program) that fits a
     random Gemmini: the search's conv model (kernel_model.conv_schedule_cycles) against the cycle
     model's timing of the kernel's command stream."""
     from baco.kernels.conv import conv2d_launch
@@ -191,16 +202,18 @@ def random_conv_rows(count: int, rng, max_cycles: float = 2e6, large: bool = Fal
         if drawn is None:
             continue
         layer, cfg, s = drawn
-        layer = replace(layer, bias=bias)
+        layer = same_padded(replace(layer, bias=bias), padding)
         dim, R, stride = cfg.dim, layer.R, layer.Hstride
         pred = conv_schedule_cycles(layer, s, (dim, cfg.sp_kb, cfg.acc_kb), end_to_end=False)
         if pred > max_cycles:
             continue
-        x = np.zeros((1, layer.input_rows, layer.input_cols, layer.C), np.int8)
+        x = np.zeros((1, layer.image_rows, layer.image_cols, layer.C), np.int8)
         w = np.zeros((R, R, layer.C, layer.K), np.int8)
         b = np.zeros(layer.K, np.int32) if bias else None
-        sim = conv2d_launch(x, w, b, stride=stride, config=cfg, blocks=s, scale=1 / 256).cycles()["cycles"]
-        text = (f"DIM {dim:3d} {R}x{R}/{stride} {layer.P}x{layer.Q} {layer.C}>{layer.K} "
+        sim = conv2d_launch(x, w, b, stride=stride, padding=layer.padding, config=cfg, blocks=s,
+                            scale=1 / 256).cycles()["cycles"]
+        text = (f"DIM {dim:3d} {R}x{R}/{stride}{f' pad {layer.padding}' if layer.padding else ''} "
+                f"{layer.P}x{layer.Q} {layer.C}>{layer.K} "
                 f"blocks {s.block_m},{s.block_n},{s.block_k}{'+db' if s.double_buffer else ''}"
                 f"{f' rows {s.rows}' if s.rows > 1 else ''}")
         out.append((pred, sim, text))
@@ -222,7 +235,7 @@ def check_groups(groups, a) -> tuple[list, list, list, bool]:
     print(f"{'network/op':22s} {'layer':10s} {'pred cycles':>12s} {'end to end':>12s} {'e2e/pred':>8s} "
           f"{'Gemmini sim':>12s} {'design':>18s} bits {'default pred':>12s} {'default e2e':>12s} {'e2e/pred':>8s}")
     for name, layers in groups:
-        layers = [replace(layer, bias=a.bias) for layer in layers]
+        layers = [same_padded(replace(layer, bias=a.bias), a.padding) for layer in layers]
         design, checks, tune_s, check_s = tune_and_check(layers, budget=budget, seed=a.seed, smoke=a.smoke)
         hw = design["hardware"]
         hw_text = f"{hw['pe_dim']}x{hw['pe_dim']} {hw['sp_kb']:g}/{hw['acc_kb']:g}"
@@ -305,7 +318,8 @@ def conv_section(a, rng) -> bool:
             continue
         print(f"\n{count} {what}, random schedule and Gemmini: predicted "
               "(kernel_model.conv_schedule_cycles) vs simulated")
-        samples = random_conv_rows(count, rng, max_cycles=1e5 if a.smoke else 2e6, large=large, bias=a.bias)
+        samples = random_conv_rows(count, rng, max_cycles=1e5 if a.smoke else 2e6, large=large, bias=a.bias,
+                                   padding=a.padding)
         for pred, sim, text in samples:
             print(f"  {text:50s} {pred:10.4g} {sim:10.4g} {sim / pred:6.2f}")
         print(f"{len(samples)} {what}: {accuracy(*zip(*[(p, s) for p, s, _ in samples]))}")
@@ -330,6 +344,8 @@ def main(argv=None) -> int:
                    help="random large convolutions on DIM 64/128 (default 30; smoke 1)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bias", action="store_true", help="every layer with an int32 bias, as a whole model runs it")
+    p.add_argument("--padding", action="store_true",
+                   help="every layer padded as a \"same\" convolution, as a whole model's padded convs run")
     a = p.parse_args(argv)
     if a.random_convs is None:
         a.random_convs = 2 if a.smoke else 40

@@ -45,7 +45,7 @@ def test_layers_from_torch_depthwise_kind():
     assert not grouped.depthwise and (grouped.C, grouped.K) == (4, 32)
     assert not is_kernel_layer(dw) and not is_pointwise(depthwise_conv2d(5, 5, 16, 1))
     assert layer_from_key(dw.key) == Layer(**{**dw.shape, "name": dw.key})
-    assert layer_from_key(grouped.key).depthwise is False and dw.key.endswith("_dw_b")     # with its bias
+    assert layer_from_key(grouped.key).depthwise is False and dw.key.endswith("_dw_b_p1")  # its bias and padding
     with pytest.raises(ValueError, match="C = 1"):
         Layer(C=4, K=16, depthwise=True)
 
@@ -117,7 +117,7 @@ def test_whole_model_runs_the_designs_depthwise_schedule():
     x = torch.randn(1, 16, 9, 9)
     default = baco.compile_model(model, x, calibrate=2)
     dw_layer = next(s.layer for s in default.lowered.steps if isinstance(s, GemminiStep) and s.op.kind == "depthwise")
-    assert dw_layer.key == dataclasses.replace(depthwise_conv2d(9, 9, 16, 3), bias=True).key     # with its bias
+    assert dw_layer.key == dataclasses.replace(depthwise_conv2d(9, 9, 16, 3), bias=True, padding=1).key  # bias, padding
     config = GemminiConfig.from_capacity(8, 64, 32)
     schedule = GemmSchedule(9, 8, 8, "WS", True, rows=3)
     design = dict(gemmini_config=config.to_dict(),

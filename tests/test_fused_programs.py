@@ -339,3 +339,48 @@ def test_ragged_fused_programs_end_to_end_on_the_iss(dim, kind, shape):
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(launch.config))["kernel_cycles"]
     assert abs(model["cycles"] - simulated) <= 0.10 * simulated, (model, simulated)
+
+
+class PooledStem(nn.Module):
+    """ResNet's stem on a ragged image: 3x3 conv, batch norm, ReLU, 3x3/2 max pool, then a 1x1 conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(3, 20, 3, padding=1), nn.BatchNorm2d(20)
+        self.maxpool, self.head = nn.MaxPool2d(3, 2, 1), nn.Conv2d(20, 17, 1)
+
+    def forward(self, x):
+        return self.head(self.maxpool(torch.relu(self.bn1(self.conv1(x)))))
+
+
+@pytest.fixture(scope="module")
+def stem_design():
+    from baco.model.zoo import with_bn_statistics
+    torch.manual_seed(2)
+    model = with_bn_statistics(PooledStem(), (1, 3, 17, 11))
+    x = seeded_inputs((1, 3, 17, 11), 1)[0]
+    return model, x, tuned_design(model, x, Hardware(16, 64, 32))[1]
+
+
+def test_a_designs_pool_edge_compiles_fused_and_unfused_bit_exact(stem_design):
+    model, x, design = stem_design
+    assert [(e["producer"], e["consumer"], e["kind"]) for e in design["fusion"]["edges"]] == \
+        [("conv1", "maxpool", "pool")]
+    for fused in (True, False):
+        compiled = baco.compile_model(model, x, design=with_fused(design, [("conv1", "maxpool")] if fused else []))
+        kinds = [s.op.kind for s in compiled.lowered.steps]
+        conv = next(s for s in compiled.lowered.steps if isinstance(s, GemminiStep) and s.op.kind == "conv")
+        assert bool(conv.op.q["pool"]) == fused and ("max_pool" in kinds) != fused, (fused, kinds)
+        for target in ("sim", "iss"):
+            assert compiled.check(x, target=target)["bit_exact"], (fused, target)
+    # without a design the capture fuses the pool, as before
+    plain = baco.compile_model(model, x)
+    assert "max_pool" not in [s.op.kind for s in plain.lowered.steps]
+
+
+def test_an_unfused_pool_edge_of_another_model_is_an_error(stem_design):
+    model, x, design = stem_design
+    wrong = with_fused(design, [])
+    wrong["fusion"]["edges"][0]["producer"] = "layer1.conv1"
+    with pytest.raises(ValueError, match="unfused pool edge of layer1.conv1: the model has 0 convs"):
+        baco.compile_model(model, x, design=wrong)

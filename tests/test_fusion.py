@@ -8,7 +8,10 @@ import math
 import pytest
 import torch
 
+from baco.gemmini.cpu_cost import max_pool_cycles
 from baco.gemmini.energy import DRAM_PJ
+from baco.model import cpu_ops
+from baco.model.cpu_cost import cpu_cycles
 from baco.problem.dims import DIMS
 from baco.tuner import costmodel, explore, fusion
 from baco.tuner.arch import Hardware
@@ -187,6 +190,48 @@ def test_tail_terms_against_hand_computation():
         op_words = writes + (1 - sigma) * words            # the pool reads the output back unless fused
         assert float(c[0]) == pytest.approx(max(100.0, 1000.0 - sigma * words / 8) + op_words / 8)
         assert float(e[0]) == pytest.approx(2.0 + (op_words - sigma * words) * DRAM_PJ * 1e-6)
+    # the compiled program: unfused, the core's max pool (cpu_ops.max_pool2d's cycles by the CPU cost
+    # table, no Gemmini energy); fused, the pooled store's writes
+    core = cpu_cycles(cpu_ops.max_pool2d((1, 4, 4, 4), 2))
+    assert g.edges[0].op_cycles == core == max_pool_cycles((1, 4, 4, 4), 2, 2, 0)
+    terms = fusion.FusionTerms(g, "compiled")
+    rate = fusion.COMPILED_WORDS_PER_CYCLE
+    for sigma in (0.0, 1.0, 0.25):
+        c, e = terms.network(cycles, energy, fills, floor, torch.tensor([[sigma]], dtype=torch.float64), sp_kb)
+        assert float(c[0]) == pytest.approx(max(100.0, 1000.0 - sigma * words / rate) + sigma * writes / rate
+                                            + (1 - sigma) * core)
+        assert float(e[0]) == pytest.approx(2.0 + sigma * (writes - words) * DRAM_PJ * 1e-6)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1, 3), (1, 17, 33, 5), (2, 65, 17, 16), (1, 33, 65, 1)])
+@pytest.mark.parametrize("kernel,stride,padding", [(3, 2, 1), (2, 2, 0), (3, 1, 1), (1, 1, 0)])
+def test_max_pool_cycles_are_the_cpu_steps(shape, kernel, stride, padding):
+    """The tuner's price of a core max pool is the whole-model cost of the CPU step the compiler runs."""
+    if min(shape[1:3]) < kernel - 2 * padding:
+        pytest.skip("no window fits")
+    assert max_pool_cycles(shape, kernel, stride, padding) == \
+        cpu_cycles(cpu_ops.max_pool2d(shape, kernel, stride, padding))
+
+
+def test_compiled_search_prices_a_pool_both_ways():
+    """fuse_result decides a pool edge as the other edges: fused its conv's pooled program (the
+    network's), unfused the conv's program and the core's max pool; fused where that is faster."""
+    pooled = nn.Sequential(nn.Conv2d(3, 20, 3, padding=1), nn.ReLU(), nn.MaxPool2d(3, 2, 1)).eval()
+    g = fusion.graph_from_torch(pooled, torch.zeros(1, 3, 17, 11))
+    hw = Hardware(16, 64, 32)
+    result = explore.coexplore(g.layers, fusion_graph=g, steps=4, starts=1, random_pool=2, polish=False,
+                               progress=False, cycle_model="compiled", fixed_hw=hw, seed=0)
+    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g)
+    edge = result.fusion["edges"][0]
+    conv = result.per_layer[0].cycles
+    assert edge["fused"] and edge["unfused_group_cycles"] == pytest.approx(conv + g.edges[0].op_cycles)
+    assert edge["group_cycles"] < edge["unfused_group_cycles"]
+    assert result.cycles == pytest.approx(result.fusion["unfused_cycles"] - edge["unfused_group_cycles"]
+                                          + edge["group_cycles"])
+    unfused = copy.deepcopy(result)
+    fusion.fuse_result(problem, unfused, torch.zeros(1, dtype=torch.bool), fill=False)
+    assert not unfused.fusion["edges"][0]["fused"]
+    assert unfused.cycles == pytest.approx(conv + g.edges[0].op_cycles) == result.fusion["unfused_cycles"]
 
 
 # ---- gradients and rounding ------------------------------------------------------------------

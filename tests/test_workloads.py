@@ -91,9 +91,10 @@ def test_torchvision_resnet50_is_the_shipped_resnet50():
     traced = layers_from_model_spec("torchvision.models:resnet50", (1, 3, 224, 224))
     shipped = load_network("resnet50")
     # the same shapes; the traced convolutions and linear layer carry the bias the compiled model
-    # gives them, DOSA's workload none
+    # gives them and their padding (the 3x3 and 7x7 convs), DOSA's workload neither
     assert all(l.bias for l in traced) and not any(l.bias for l in shipped)
-    assert {replace(l, bias=False).key: l.count for l in traced} == {l.key: l.count for l in shipped}
+    assert {l.padding for l in traced if l.R > 1} == {1, 3} and not any(l.padding for l in shipped)
+    assert {replace(l, bias=False, padding=0).key: l.count for l in traced} == {l.key: l.count for l in shipped}
 
 
 def test_model_spec_errors():

@@ -20,7 +20,8 @@ from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 
 def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                        rows: int, block_m: int, block_n: int, depthwise: bool = False,
-                       channels: int | None = None, downsample: bool = False) -> list:
+                       channels: int | None = None, downsample: bool = False, padding: int = 0,
+                       image: tuple[int, int] | None = None) -> list:
     """The LOOP_CONV_WS of each program of an N x P x Q x K convolution
     (C input channels, R x S taps, one stride and dilation) compiled with `rows` output rows of
     `block_m` columns and `block_n` output channels a program (baco/kernels/conv.py,
@@ -40,8 +41,13 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
     filling (or loading the bias), the last storing. `downsample`: the programs
     set LoopConv's downsample flag (baco.gemmini.schedule.loop_conv_downsamples); the loader moves a
     column run's pixels in pairs, so the pass leaves an odd right padding's first column out of the
-    padding (the tile's last pixel read is then inside the image, one column past the input)."""
-    H, W = (P - 1) * stride + (R - 1) * dilation + 1, (Q - 1) * stride + (S - 1) * dilation + 1
+    padding (the tile's last pixel read is then inside the image, one column past the input).
+    `padding`: the image (H x W, `image`; by default the unpadded input the outputs read) padded by
+    that many zero rows and columns each side, as the kernel runs it: a program's tap rows are those
+    reaching the image from one of its rows (r_lo, r_hi: a one-row program at the image's top or
+    bottom edge runs fewer), the rows and columns of its tile outside the image are padding (a
+    several-row program's upad and dpad, lpad and rpad), filled with zeros on chip."""
+    H, W = image or ((P - 1) * stride + (R - 1) * dilation + 1, (Q - 1) * stride + (S - 1) * dilation + 1)
     bm, bn = min(block_m, Q), min(block_n, K)
     chs = C if depthwise or channels is None else channels
     blocks = [(c0, min(chs, C - c0)) for c0 in range(0, C, chs)] if not depthwise else [(0, None)]
@@ -54,28 +60,50 @@ def program_conv_tiles(N: int, P: int, Q: int, K: int, C: int, R: int, S: int, s
         for q0 in range(0, Q, bm):
             ocols = bm if rows > 1 else min(bm, Q - q0)
             tile_cols = ocols * stride + dilation * (S - 1)
-            icols = min(tile_cols, W - q0 * stride)
+            w0 = q0 * stride - padding
+            icols = min(tile_cols, W - w0) - max(0, -w0)
             if downsample and (tile_cols - icols) % 2:
                 icols += 1
-            groups = {}     # a program's tiles by its (output rows, input rows): most programs are alike
-            image = []      # one image's programs as runs of equal ones: [program's tiles, count]
+            groups = {}     # a program's tiles by its (output rows, tap rows, input rows): most are alike
+            programs = []   # one image's programs as runs of equal ones: [program's tiles, count]
             for p0 in range(0, P, rows):
                 orows = min(rows, P - p0)
-                tile_rows = orows * stride + dilation * (R - 1)
-                irows = dilation * (R - 1) + 1 if rows == 1 else min(tile_rows, H - p0 * stride)
-                program = groups.get((orows, irows))
+                krows, irows, tile_rows = _program_rows(p0, orows, rows, H, R, stride, dilation, padding)
+                program = groups.get((orows, krows, irows))
                 if program is None:
-                    program = groups[orows, irows] = [
-                        (1, orows, ocols, och, R, S, och if depthwise else ich, irows, icols, b == 0, b == len(blocks) - 1,
-                         tile_rows - irows, tile_cols - icols) + unpacked[len(blocks) > 1 and ich < chs]
-                        for b, (c0, ich) in enumerate(blocks)]
-                if image and image[-1][0] is program:
-                    image[-1][1] += 1
+                    program = groups[orows, krows, irows] = [
+                        (1, orows, ocols, och, krows, S, och if depthwise else ich, irows, icols, b == 0,
+                         b == len(blocks) - 1, tile_rows - irows, tile_cols - icols)
+                        + unpacked[len(blocks) > 1 and ich < chs] for b, (c0, ich) in enumerate(blocks)]
+                if programs and programs[-1][0] is program:
+                    programs[-1][1] += 1
                 else:
-                    image.append([program, 1])
-            for program, count in image * N:
+                    programs.append([program, 1])
+            for program, count in programs * N:
                 tiles += program * count
     return tiles
+
+
+def program_tap_rows(p0: int, rows: int, H: int, R: int, stride: int, dilation: int, padding: int) -> tuple[int, int]:
+    """[r_lo, r_hi): the filter rows a conv program of `rows` output rows from p0 runs, those whose
+    input row lies inside the H-row image (padded by `padding` rows each side) for one of its rows
+    (baco/kernels/conv.py's tap loop; all R where the layer is unpadded)."""
+    h0 = p0 * stride - padding
+    return max(0, -(-(-h0 - (rows - 1) * stride) // dilation)), min(R, -(-(H - h0) // dilation))
+
+
+def _program_rows(p0: int, orows: int, rows: int, H: int, R: int, stride: int, dilation: int,
+                  padding: int) -> tuple[int, int, int]:
+    """(tap rows, input rows read inside the image, LoopConv tile rows) of the program of output
+    rows p0 .. p0 + orows - 1 of a `rows`-row schedule (program_tap_rows, the pass's tile): one row
+    reads its tap rows only (the tile ends stride - 1 rows past them)."""
+    r_lo, r_hi = program_tap_rows(p0, rows, H, R, stride, dilation, padding)
+    krows = r_hi - r_lo
+    if rows == 1:
+        return krows, dilation * (krows - 1) + 1, stride + dilation * (krows - 1)
+    tile_rows = orows * stride + dilation * (krows - 1)
+    h_t = p0 * stride - padding + r_lo * dilation
+    return krows, min(tile_rows, H - h_t) - max(0, -h_t), tile_rows
 
 
 # indices of loop_conv_stream_cycles' walk state: loader, execute and store ends; computes done per

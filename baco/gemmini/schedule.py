@@ -183,7 +183,11 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # overwriting k step); kept when the next K step's arithmetic went under that step's guard (the 12
 # programs 0.04-6.7% fewer instructions: the table 0.80-1.13x, median 0.97, of them before and
 # 0.84-1.15x, median 0.99, after; a refit, 84.6 a program, 261.0 a K step, 12.0 a command and
-# 342.7 a column, 0.85-1.18x, median 0.98, is no closer). A LOOP_WS program (a K step
+# 342.7 a column, 0.85-1.18x, median 0.98, is no closer); refitted once a program whose K loop
+# runs once ran a copy of its body and a first K step its own nest copy (the table before,
+# 248.5 a K step, 11.5 a command, 401.7 a column, 0.84-1.15x, median 0.99, on the code before
+# and 0.95-1.52x, median 1.09, after: the one-step programs 15-34% over; this one 0.81-1.19x,
+# median 0.97: the terms do not tell a one-step program). A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
 # than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
 # of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, per program
@@ -198,7 +202,7 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # 0.92-1.02x, median 0.96), and before that once an explicitly moved B went into both halves and
 # the steps lost their half's arithmetic (the table before: 0.94-1.09x; before the two
 # specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over).
-EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 248.5, "command": 11.5, "column": 401.7}
+EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 304.1, "command": 11.4, "column": 228.5}
 LOOP_WS_INSTRUCTIONS = {"program": 57.5, "step": 100.9, "steps": 20.8, "head": 20.2, "explicit_b": 18.9,
                         "mvin": 27.6, "k_loop": 143.4, "n_strides": 48.1, "launch": 44.7}
 LOOP_WS_STEP_COMMANDS = 6

@@ -15,7 +15,7 @@ from baco.compiler import cache_dir
 from baco.model import reference
 from baco.model.graph import capture, inverse
 from baco.model.link import program_of
-from baco.model.lower import GemminiStep, design_schedules, lower
+from baco.model.lower import GemminiStep, design_schedules, lower, unfused_pools
 from baco.model.quantize import node_values, quantize, quantize_input
 from baco.options import TARGETS
 
@@ -230,7 +230,7 @@ def compile_model(model, example_input, design=None, calibrate=8, target="sim", 
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
     design = checked_design(design)      # before the capture and the calibration
-    graph, ep = capture(model, example_input)
+    graph, ep = capture(model, example_input, unfused_pools(design))
     quantize(graph, ep, example_input, calibrate, observer)
     return CompiledModel(graph, ep, lower(graph, design), target)
 

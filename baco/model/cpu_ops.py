@@ -44,6 +44,7 @@ from baco.codegen.host import _target_machine, optimize
 from baco.codegen.translate import to_llvm_ir
 from baco.errors import CompilationError
 from baco.gemmini.config import NUMPY_ELEMENTS
+from baco.gemmini.cpu_cost import pool_work, pooled_extent, taps_inside
 
 LOWERING = ("builtin.module(func.func(convert-linalg-to-loops),lower-affine,arith-expand,convert-scf-to-cf,"
             "expand-strided-metadata,finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
@@ -379,30 +380,6 @@ def _dtype(dtype, what="dtype") -> np.dtype:
 
 # ---------------------------------------------------------------- pooling
 
-def pooled_extent(size: int, kernel: int, stride: int, padding: int, dilation: int = 1,
-                  ceil_mode: bool = False) -> int:
-    """torch's output size of a pooling window along one axis (ATen's pooling_output_shape): with
-    ceil_mode the last window may overhang the input but must start inside it or the left padding."""
-    span = size + 2 * padding - dilation * (kernel - 1) - 1
-    out = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
-    if ceil_mode and (out - 1) * stride >= size + padding:
-        out -= 1
-    return out
-
-
-def _taps_inside(size, kernel, stride, padding, dilation, out) -> list[int]:
-    """Per output position along one axis, how many of its window's taps lie inside [0, size)."""
-    return [sum(0 <= o * stride - padding + i * dilation < size for i in range(kernel)) for o in range(out)]
-
-
-def _pool_work(shape, kernel, stride, padding, dilation, out) -> dict:
-    """What a pooling kernel reads over its whole output: the window taps inside the image, and the
-    window rows (its inner loop's runs)."""
-    n, h, w, c = shape
-    along = [sum(_taps_inside(*a)) for a in zip((h, w), kernel, stride, padding, dilation, out)]
-    return {"taps": n * c * along[0] * along[1], "window_rows": n * c * along[0] * out[1]}
-
-
 def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
     n, h, w, c = _shape(shape, 4, "shape (N, H, W, C)")
     kernel = _pair(kernel_size, "kernel_size", 1)
@@ -415,7 +392,7 @@ def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
         if p > k // 2:
             raise ValueError(f"padding {p} along {axis} must be at most half the kernel size {k} (torch's rule)")
     out = tuple(pooled_extent(*a, ceil_mode) for a in zip((h, w), kernel, stride, padding, dilation))
-    if min(out) < 1 or not all(min(_taps_inside(*a)) > 0 for a in zip((h, w), kernel, stride, padding, dilation, out)):
+    if min(out) < 1 or not all(min(taps_inside(*a)) > 0 for a in zip((h, w), kernel, stride, padding, dilation, out)):
         raise ValueError(f"a {kernel} window (stride {stride}, padding {padding}, dilation {dilation}) "
                          f"does not fit a {h}x{w} image")
     return (n, h, w, c), kernel, stride, padding, dilation, out
@@ -468,12 +445,12 @@ def avg_pool2d(shape, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     def counts(size, k, st, p, o):
         if count_include_pad:
             return [min(i * st - p + k, size + p) - (i * st - p) for i in range(o)]
-        return _taps_inside(size, k, st, p, 1, o)
+        return taps_inside(size, k, st, p, 1, o)
     count = np.outer(*(counts(*a) for a in zip((h, w), kernel, stride, padding, out)))
     kernel_ = _avg_pool("avg_pool2d", (n, h, w, c), out, count, in_scale, out_scale,
                         lambda f, o, axis: _window_taps(f, o, (h, w)[axis], kernel[axis], stride[axis],
                                                         padding[axis], 1))
-    kernel_.work.update(_pool_work((n, h, w, c), kernel, stride, padding, (1, 1), out))
+    kernel_.work.update(pool_work((n, h, w, c), kernel, stride, padding, (1, 1), out))
     return kernel_
 
 
@@ -552,7 +529,7 @@ def max_pool2d(shape, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                 m = f(f"arith.trunci {m} : i32 to i8")
                 f.line(f"memref.store {m}, {f.arg(1)}[{ln.iv}, {lh.iv}, {lw.iv}, {lc.iv}] : {memref(*args[1][1:])}")
     kernel_ = CpuKernel("max_pool2d", args, 1, f)
-    kernel_.work.update(_pool_work((n, h, w, c), kernel, stride, padding, dilation, (oh, ow)))
+    kernel_.work.update(pool_work((n, h, w, c), kernel, stride, padding, dilation, (oh, ow)))
     return kernel_
 
 

@@ -16,7 +16,9 @@ tensor has no other reader:
     and ReLU agree on every representable value and saturation is the usual int8 clipping);
   * max_pool2d after conv + ReLU becomes the conv's pooled mvout (baco.kernels.pool) when
     config_st can express it (kernel/stride/padding <= 3, square, no dilation, floor mode):
-    Gemmini pads with zeros, equal to torch's -inf padding only after a ReLU.
+    Gemmini pads with zeros, equal to torch's -inf padding only after a ReLU. Not for the convs
+    `capture` is told to leave unfused (a design's unfused "pool" edges, by module path): their
+    max pool is a CPU op.
 
 Anything else that has no operator here is one CompilationError naming the ATen operator and
 the model's source line (the innermost frame of the node's stack trace outside torch).
@@ -154,6 +156,12 @@ def located_text(node) -> str:
     return f"{module.removeprefix('L__self__').strip('.') or 'model'} ({cls}) at {where}"
 
 
+def module_path(op: Op) -> str:
+    """The module an op comes from (located_text's first word): the name the fusion graph
+    (baco.tuner.fusion) gives its layer."""
+    return op.source.split(" (")[0].split(" at ")[0]
+
+
 # aten operators a model's code may write as a Python operator (`x * y` is aten.mul)
 OPERATOR_NODES = {"add": "Add", "sub": "Sub", "rsub": "Sub", "mul": "Mult", "div": "Div", "floor_divide": "FloorDiv",
                   "remainder": "Mod", "pow": "Pow", "matmul": "MatMult", "mm": "MatMult", "bmm": "MatMult"}
@@ -233,10 +241,11 @@ def nhwc(shape) -> tuple:
 class _Walker:
     """The walk of one exported program (`capture`)."""
 
-    def __init__(self, ep):
+    def __init__(self, ep, unfused_pools=frozenset()):
         import torch
         self.torch = torch
         self.ep = ep
+        self.unfused_pools = unfused_pools     # module paths of the convs whose max pool runs on the CPU
         sig = ep.graph_signature
         self.consts = {}
         for name, key in {**sig.inputs_to_parameters, **sig.inputs_to_buffers}.items():
@@ -588,6 +597,7 @@ class _Walker:
         padding, dilation, ceil_mode = pair(a[3] or 0), pair(a[4] or 1), bool(a[5])
         conv = self.fusable(x, ("conv",))
         if (conv is not None and conv.attrs["relu"] and not conv.attrs["pool"]
+                and module_path(conv) not in self.unfused_pools
                 and kernel[0] == kernel[1] and stride[0] == stride[1] and padding[0] == padding[1]
                 and dilation == (1, 1) and not ceil_mode
                 and not pool_field_problems(kernel[0], x.shape[2], kernel[0], stride[0], 0, padding[0])):
@@ -954,10 +964,13 @@ def export(model, example_input):
     return ep
 
 
-def capture(model, example_input):
-    """(Graph, ExportedProgram) of `model` on `example_input`."""
+def capture(model, example_input, unfused_pools=frozenset()):
+    """(Graph, ExportedProgram) of `model` on `example_input`; the max pool after a ReLU'd conv of
+    a module path in `unfused_pools` stays a CPU op (not the conv's pooled store)."""
+    if isinstance(unfused_pools, str) or not all(isinstance(m, str) for m in unfused_pools):
+        raise TypeError(f"unfused_pools must be a collection of module paths (str), not {unfused_pools!r}")
     ep = export(model, example_input)
-    return _Walker(ep).run(), ep
+    return _Walker(ep, frozenset(unfused_pools)).run(), ep
 
 
-__all__ = ["Tensor", "View", "Op", "Graph", "capture", "export", "source_of", "RELU6_SCALE", "nhwc"]
+__all__ = ["Tensor", "View", "Op", "Graph", "capture", "export", "source_of", "RELU6_SCALE", "nhwc", "module_path"]

@@ -32,7 +32,9 @@ Fusion: a design's fused edges (result.json's "fusion", `baco tune --fusion on`)
 by module path, which is where each op comes from (Op.source). Each fused chain or residual-add
 edge becomes one fused step with the producer's tuned blocks; an edge the compiler cannot run as
 one program is a ValueError naming it, never a silently unfused pair. A max pool after a ReLU'd
-conv is fused by the capture whatever the design says (its "pool" edges).
+conv is fused by the capture (the conv's pooled store) unless the design's "pool" edge of that conv
+is unfused (`unfused_pools`, which compile_model hands the capture): then the conv stores its whole
+output and the max pool runs on the CPU (cpu_ops.max_pool2d); lower checks that it does.
 """
 from __future__ import annotations
 
@@ -53,8 +55,8 @@ from baco.kernels.matmul import matmul_launch
 from baco.kernels.pool import ConvPoolLaunch, pool_schedule_from_conv
 from baco.kernels.resadd import resadd_launch
 from baco.model import cpu_ops
-from baco.model.graph import Graph, Op, inverse
-from baco.problem.layer import Layer
+from baco.model.graph import Graph, Op, inverse, module_path
+from baco.problem.layer import Layer, symmetric_padding
 from baco.tuner.workloads import gemm
 
 GEMMINI_OPS = ("conv", "depthwise", "linear", "matmul", "add")
@@ -118,7 +120,8 @@ class Lowered:
 
 def conv_layer(op: Op, x_shape) -> Layer:
     """The tuner's layer of a conv or depthwise op (baco.tuner.workloads.layers_from_torch writes the
-    same: a depthwise layer has C = 1 and K = its channels; every one has its int32 bias, op.q's)."""
+    same: a depthwise layer has C = 1 and K = its channels; every one has its int32 bias, op.q's, and
+    its padding: a ValueError where it differs between rows and columns, which a Layer cannot express)."""
     q = op.q
     N, H, W, C = x_shape
     R, S = q["weight"].shape[:2]
@@ -126,7 +129,8 @@ def conv_layer(op: Op, x_shape) -> Layer:
     P, Q = output_size(H, R, sh, ph, dh), output_size(W, S, sw, pw, dw)
     depthwise = op.kind == "depthwise"
     return Layer(R=R, S=S, P=P, Q=Q, C=1 if depthwise else C, K=C if depthwise else q["weight"].shape[3], N=N,
-                 Hstride=sh, Wstride=sw, Hdilation=dh, Wdilation=dw, depthwise=depthwise, bias=True)
+                 Hstride=sh, Wstride=sw, Hdilation=dh, Wdilation=dw, depthwise=depthwise, bias=True,
+                 padding=symmetric_padding((ph, pw)))
 
 
 def design_schedules(design) -> tuple[GemminiConfig, dict]:
@@ -134,7 +138,7 @@ def design_schedules(design) -> tuple[GemminiConfig, dict]:
     each layer's schedule as `baco run --design` compiles it (baco.design.check_design's rule)."""
     from baco.tuner.mapping import conv_schedule, gemm_schedule, is_kernel_layer, parse_mapping
     cfg = GemminiConfig.from_dict(design["gemmini_config"])
-    schedules, without_bias = {}, {}
+    schedules, implied = {}, {}
     for entry in design["layers"]:
         layer = Layer(**entry["layer"], name=entry["name"], count=entry["count"])
         if "schedule" in entry:
@@ -143,11 +147,17 @@ def design_schedules(design) -> tuple[GemminiConfig, dict]:
             schedules[layer.key] = gemm_schedule(parse_mapping(entry["mapping"]), layer)
         else:
             schedules[layer.key] = conv_schedule(parse_mapping(entry["mapping"]), layer, cfg)[0]
-        if not layer.bias:
-            without_bias[replace(layer, bias=True).key] = schedules[layer.key]
-    # a layer written without its bias (a design from before layers had one, or tuned on a shape
-    # alone) is the same tiling for the model's layer of that shape, which has one
-    return cfg, {**without_bias, **schedules}
+        for variant in _model_variants(layer):
+            implied[variant.key] = schedules[layer.key]
+    return cfg, {**implied, **schedules}
+
+
+def _model_variants(layer: Layer) -> list[Layer]:
+    """The model's layers a design's layer written without a bias or padding stands for (a design
+    from before layers had them, or tuned on a shape alone): the same tiling for the model's layer
+    of that shape, which has its bias and may be padded (any padding the filter allows)."""
+    paddings = range(layer.filter_extent) if layer.padding == 0 else (layer.padding,)
+    return [replace(layer, bias=bias, padding=p) for bias in {layer.bias, True} for p in paddings]
 
 
 def viewed(array, view):
@@ -157,10 +167,25 @@ def viewed(array, view):
     return np.lib.stride_tricks.as_strided(flat[offset:], shape, [s * flat.itemsize for s in strides])
 
 
-def module_path(op: Op) -> str:
-    """The module an op comes from (baco.model.graph.located_text's first word): the name the
-    fusion graph gives its layer."""
-    return op.source.split(" (")[0].split(" at ")[0]
+def unfused_pools(design: dict | None) -> frozenset:
+    """The module paths of the convs whose "pool" edge the design leaves unfused (result.json's
+    "fusion"): their max pool stays a CPU op (baco.model.graph.capture)."""
+    edges = ((design or {}).get("fusion") or {}).get("edges", [])
+    return frozenset(e["producer"] for e in edges if e["kind"] == "pool" and not e["fused"])
+
+
+def unfused_pool_problems(graph: Graph, design: dict | None) -> list[str]:
+    """Why a design's unfused pool edge is not what the graph runs: its conv is not one conv op
+    of the model whose output a CPU max pool reads."""
+    problems = []
+    for module in sorted(unfused_pools(design)):
+        convs = [op for op in graph.ops if op.kind == "conv" and module_path(op) == module]
+        pools = [r for c in convs for r in graph.ops if r.kind == "max_pool" and c.output in r.inputs]
+        if len(convs) != 1 or convs[0].attrs.get("pool") or len(pools) != 1:
+            problems.append(f"the design's unfused pool edge of {module}: the model has {len(convs)} convs of that "
+                            f"module and {len(pools)} CPU max pools reading them (a design of another model, or a "
+                            "graph captured without the design's unfused_pools?)")
+    return problems
 
 
 def gemm_kernel_problems(op: Op) -> list[str]:
@@ -191,7 +216,7 @@ def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict]:
     chains, resadds, taken = {}, {}, set()
     for e in edges:
         if e["kind"] not in FUSED_KINDS:
-            continue        # a pool: the conv's pooled store (baco.model.graph), whatever the design
+            continue        # a pool: the conv's pooled store (baco.model.graph's capture)
         where = f"the design's fused edge {e['producer']} -> {e['consumer']} ({e['kind']})"
         chain = e["kind"] in FUSED_CHAIN_KINDS
         ps = by_module.get(e["producer"], [])
@@ -493,8 +518,11 @@ def lower(graph: Graph, design=None) -> Lowered:
         from baco.design import load_design
         design = load_design(design)
     config, tuned = design_schedules(design)
+    problems = unfused_pool_problems(graph, design)
+    if problems:
+        raise ValueError("; ".join(problems))
     return _Lowering(graph, config, tuned, fused_edges(graph, design)).run()
 
 
 __all__ = ["lower", "Lowered", "GemminiStep", "CpuStep", "design_schedules", "conv_layer", "fused_edges",
-           "module_path", "GEMMINI_OPS", "FUSED_CHAIN_KINDS", "FUSED_KINDS"]
+           "unfused_pools", "module_path", "GEMMINI_OPS", "FUSED_CHAIN_KINDS", "FUSED_KINDS"]

@@ -23,6 +23,9 @@ to outer step ⌊(p + i/S)·n/L⌋, so a long copy is spread evenly and the many
 a 3-D load (a mvin or two per slice) are staggered over the steps instead of all landing in
 the first one, where they held the computes back behind a full load reservation station.
 
+A loop that runs once (a program whose K fits one block) runs a copy of its body instead
+(_single_step_copy).
+
 `loads(x)` (after the iteration's boundary checks) are the body's load streams (each block copy lowered as a flat
 loop of L mvins, `STREAM`) with their address and extent arithmetic
 recomputed for iteration x (the induction variable and iter_args replaced by
@@ -227,7 +230,41 @@ def pipeline_loads(loop_op, interleave: bool = False) -> bool:
         when(nxt.has_next, rest_of_loads)
     for op in reversed(loop.roots):
         op.erase()
+    _single_step_copy(loop_op)
     return True
+
+
+def _single_step_copy(loop_op):
+    """A program whose loop runs once (K in one block) runs a copy of the body instead:
+
+        if (lb + step >= ub) { if (lb < ub) body(lb) } else { the loop }
+
+    so the loop's invariants, which LLVM hoists before it (those of every nest copy and of
+    the next step's loads, none of which the only step runs), are computed only where the loop
+    runs; in the copy the next step's guard and the last-iteration tests repeat the outer
+    condition, which LLVM folds. 128x256x256 at 32/32/256 (one K step): 17.44 -> 14.95 RISC-V
+    instructions a command; at 64/128/64 (four) 12.62 -> 12.74 (the larger function's
+    register allocation)."""
+    lb, ub, step, *inits = list(loop_op.operands)
+    iv, *iter_args = list(loop_op.regions[0].blocks[0].arguments)
+    types = [r.type for r in loop_op.results]
+    body = body_ops(loop_op)
+    with InsertionPoint(loop_op), loop_op.location:
+        once = scf.IfOp(ir.cmpi("sge", ir.binop("addi", lb, step), ub), types, has_else=True)
+    for old, new in zip(loop_op.results, once.results):
+        old.replace_all_uses_with(new)
+    with InsertionPoint(once.then_block), loop_op.location:
+        runs = scf.IfOp(ir.cmpi("slt", lb, ub), types, has_else=True)
+        scf.YieldOp(list(runs.results))
+    with InsertionPoint(runs.then_block), loop_op.location:
+        mapping = {iv: lb, **dict(zip(iter_args, inits))}
+        clone_with(body[:-1], mapping)
+        scf.YieldOp([mapping.get(v, v) for v in body[-1].operands])
+    with InsertionPoint(runs.else_block), loop_op.location:
+        scf.YieldOp(inits)
+    with InsertionPoint(once.else_block), loop_op.location:
+        anchor = scf.YieldOp(list(loop_op.results))
+    loop_op.move_before(anchor)
 
 
 def _pipelinable(loop_op) -> _Pipelinable | None:

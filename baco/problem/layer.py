@@ -9,7 +9,16 @@ only).
 A layer with bias=True starts its accumulators from an int32 bias, one value an output channel (a
 whole model's convolutions and linear layers: baco.model.lower gives each its folded bias), which
 its programs move into the accumulator with every output block; DOSA's and Timeloop's workloads
-have none (the default)."""
+have none (the default).
+
+A layer with padding=p > 0 reads its image padded by p zero rows and columns on every side (as
+PyTorch's padding=p; a whole model's padded convolutions): P and Q stay its output, input_rows x
+input_cols the padded window the Timeloop problem reads, and image_rows x image_cols the image's
+pixels inside it, what its programs move from DRAM (LoopConv fills the padding with zeros on chip;
+the explicit stream skips or masks it). The image is the largest that gives P x Q (an even image
+under stride 2 and padding 1: MobileNet's and ResNet's), trimmed to the rows the filter reaches: an
+image one row or column smaller (odd under stride 2) reads one padding row or column more. DOSA's and
+Timeloop's workloads are unpadded (the default)."""
 from __future__ import annotations
 
 import math
@@ -20,6 +29,7 @@ from baco.problem.dims import DIMS
 FIELDS = DIMS + ("Wstride", "Hstride", "Wdilation", "Hdilation")
 DEPTHWISE_KEY = "dw"      # a depthwise layer's key ends with it
 BIAS_KEY = "b"            # a layer with a bias: the last part of its key
+PADDING_KEY = "p"         # a padded layer's key ends with p and its padding (after dw and b)
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,7 @@ class Layer:
     count: int = 1
     depthwise: bool = False      # one filter per channel: C = 1, K = channels (the module docstring)
     bias: bool = False           # the accumulators start from an int32 bias (the module docstring)
+    padding: int = 0             # zero rows and columns around the image, each side (the module docstring)
 
     def __post_init__(self):
         for d in DIMS:
@@ -49,6 +60,11 @@ class Layer:
                 raise ValueError(f"layer {f} must be >= 1, got {getattr(self, f)}")
         if self.depthwise and self.C != 1:
             raise ValueError(f"a depthwise layer has C = 1 (K = its channels), got C={self.C}")
+        if not isinstance(self.padding, int) or isinstance(self.padding, bool):
+            raise TypeError(f"layer padding must be an int, got {self.padding!r}")
+        if not 0 <= self.padding < self.filter_extent:
+            raise ValueError(f"layer padding must be >= 0 and less than the filter's extent ({self.filter_extent}), "
+                             f"got {self.padding}")
 
     @property
     def dims(self) -> dict:
@@ -67,27 +83,62 @@ class Layer:
         return (self.Q - 1) * self.Wstride + (self.S - 1) * self.Wdilation + 1
 
     @property
+    def filter_extent(self) -> int:
+        """The dilated filter's smaller extent (rows or columns): a padding is less."""
+        return min((self.R - 1) * self.Hdilation, (self.S - 1) * self.Wdilation) + 1
+
+    @property
+    def image_rows(self) -> int:
+        """The image's rows the layer reads (input_rows less its padding: the module docstring)."""
+        return self.input_rows - 2 * self.padding + min(self.padding, self.Hstride - 1)
+
+    @property
+    def image_cols(self) -> int:
+        """The image's columns the layer reads (input_cols less its padding: the module docstring)."""
+        return self.input_cols - 2 * self.padding + min(self.padding, self.Wstride - 1)
+
+    @property
     def key(self) -> str:
         return "_".join([str(getattr(self, f)) for f in FIELDS] + [DEPTHWISE_KEY] * self.depthwise
-                        + [BIAS_KEY] * self.bias)
+                        + [BIAS_KEY] * self.bias + [f"{PADDING_KEY}{self.padding}"] * (self.padding > 0))
 
     @property
     def shape(self) -> dict:
-        """The layer's fields as result.json writes them (every FIELDS entry, depthwise and bias when set)."""
+        """The layer's fields as result.json writes them (every FIELDS entry; depthwise, bias and
+        padding when set)."""
         return {**{f: getattr(self, f) for f in FIELDS}, **({"depthwise": True} if self.depthwise else {}),
-                **({"bias": True} if self.bias else {})}
+                **({"bias": True} if self.bias else {}), **({"padding": self.padding} if self.padding else {})}
 
     def with_count(self, count: int) -> "Layer":
         return replace(self, count=count)
 
 
+def symmetric_padding(padding) -> int:
+    """Layer.padding of a convolution's padding: an int, or equal (rows, columns); a ValueError
+    where rows and columns differ (a Layer pads both alike), a TypeError for any other value (e.g.
+    PyTorch's padding="same")."""
+    if isinstance(padding, (tuple, list)) and len(padding) == 2 and padding[0] != padding[1]:
+        raise ValueError(f"a layer pads rows and columns alike: padding {tuple(padding)} cannot be expressed")
+    value = padding[0] if isinstance(padding, (tuple, list)) and len(padding) == 2 else padding
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"a layer's padding is an int or an (int, int) pair, got {padding!r}")
+    return value
+
+
 def layer_from_key(key: str, count: int = 1, name: str = "") -> Layer:
-    """The Layer of a key (Layer.key; keys written before layers had a bias parse as layers without)."""
+    """The Layer of a key (Layer.key; keys written before layers had a bias or padding parse as
+    layers without)."""
     parts = key.split("_")
+    padding = 0
+    if parts[-1].startswith(PADDING_KEY):
+        if not parts[-1][len(PADDING_KEY):].isdigit():
+            raise ValueError(f"a layer key's padding is p and a number: {key!r}")
+        padding = int(parts.pop()[len(PADDING_KEY):])
     bias = parts[-1] == BIAS_KEY
     depthwise = parts[len(parts) - bias - 1] == DEPTHWISE_KEY
     v = [int(x) for x in parts[:len(parts) - bias - depthwise]]
     if len(v) != len(FIELDS):
-        raise ValueError(f"a layer key has {len(FIELDS)} numbers ({'_'.join(FIELDS)}), then dw and b when set: "
-                         f"{key!r}")
-    return Layer(**dict(zip(FIELDS, v)), name=name or key, count=count, depthwise=depthwise, bias=bias)
+        raise ValueError(f"a layer key has {len(FIELDS)} numbers ({'_'.join(FIELDS)}), then dw, b and p<padding> "
+                         f"when set: {key!r}")
+    return Layer(**dict(zip(FIELDS, v)), name=name or key, count=count, depthwise=depthwise, bias=bias,
+                 padding=padding)

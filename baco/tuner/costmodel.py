@@ -43,6 +43,7 @@ cycles 0.00% mean error (max 0.6%), energy 0.16% mean.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -51,6 +52,7 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.loop_conv_timing import program_tap_rows
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIM_INDEX, DIMS, NUM_LEVELS, RELEVANT
 from baco.problem.layer import Layer
@@ -500,25 +502,27 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
     step_waits). A pointwise layer runs the GEMM kernel over its N·P·Q pixels; any other is the
     implicit GEMM of baco/kernels/conv.py: one program per `rows` output rows [B] (whole rows when
     more than one), BLOCK_M output columns and BLOCK_N output channels, whose K loop runs over the
-    R·S filter taps times ⌈C / BLOCK_K⌉ channel blocks (the layer unpadded: every tap reads inside
-    the image), each step a GEMM step of rows x BLOCK_M A rows (strided by the convolution's
-    stride) moved in one slice per output row. `layer` may be an explore.LayerStack (rows of several
-    convolutions, all pointwise or all not, costed in one call)."""
+    R·S filter taps times ⌈C / BLOCK_K⌉ channel blocks (a padded layer's programs fewer taps and
+    zero slices: padded_stream_geometry), each step a GEMM step of rows x BLOCK_M A rows (strided by
+    the convolution's stride) moved in one slice per output row. `layer` may be an
+    explore.LayerStack (rows of several convolutions, all pointwise or all not, costed in one call)."""
     bm, bn, bk = blocks
-    layer = _depthwise_as_conv(layer, bk)
+    padded_layer, layer = layer, _depthwise_as_conv(layer, bk)
     d, pointwise = _dims_as_tensors(layer), _one_program(layer)
     if pointwise:
         M = d.P * d.Q * d.N
         rows_m, programs, k_steps = M / _ceil(M / bm), _ceil(M / bm) * _ceil(d.K / bn), _ceil(d.C / bk)
-        slices, zero_slices, stored = 1, 0.0, 1.0
+        slices, zero_slices, stored, padding = 1, 0.0, 1.0, None
     else:
         rows = torch.as_tensor(rows, dtype=torch.float64)
         columns = bm / rows
         q_blocks = _ceil(d.Q / columns)
         rows_m = rows * d.Q / q_blocks
         programs = d.N * _ceil(d.P / rows) * q_blocks * _ceil(d.K / bn)
-        k_steps, slices = d.R * d.S * _ceil(d.C / bk), rows
-        zero_slices = _zero_slices(d, rows.detach())
+        padded = _padded_stream(padded_layer, rows, columns)     # a padded layer: padded_stream_geometry
+        k_steps, slices = _with_padding(padded, 0, 1.0) * d.R * d.S * _ceil(d.C / bk), rows
+        zero_slices = _with_padding(padded, 1, _zero_slices(d, rows.detach()))
+        padding = None if padded is None else tuple(_with_padding(padded, i, 0.0) for i in (2, 3, 4))
         stored = d.P / (_ceil(d.P / rows.detach()) * rows.detach())     # the last program stores only rows < P
     # the last block of input channels (C % BLOCK_K) may be short (fewer strips to load and compute):
     # the steps of each class, full and last, cost what they would cost all alike, in proportion
@@ -526,12 +530,78 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
     out = None
     for c_block, share in ((bk, (c_blocks - 1) / c_blocks), (d.C - (c_blocks - 1) * bk, 1 / c_blocks)):
         terms = kernel_program_terms(pe, (rows_m, bn, c_block), rows_m=rows_m, programs=programs, k_steps=k_steps,
-                                     a_slices=slices, zero_slices=zero_slices, stored=stored,
+                                     a_slices=slices, zero_slices=zero_slices, padding=padding, stored=stored,
                                      no_k_loop=_no_k_loop(layer, pointwise), out_int8=out_int8,
                                      double_buffer=double_buffer, step_waits=True, bias=_bias(layer))
         out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
             {k: out[k] + terms[k] * share for k in out}
     return {**out, "blocks": (rows_m, bn, bk)}
+
+
+@functools.lru_cache(maxsize=65536)
+def padded_stream_geometry(layer: Layer, rows: int, columns: int) -> tuple[float, ...]:
+    """(tap rows run / R, zero A slices a step, share of the other slices' pixels in the column
+    padding, zero-fill mvins of it a step, their rows each, A pixel rows moved as zeros or skipped
+    over the layer) of the explicit stream of a padded layer (Layer.padding) in programs of `rows`
+    output rows of `columns` output columns (baco/kernels/conv.py, its loads as
+    baco.passes.linalg_to_instgem moves them): a program runs the tap rows reaching the image from
+    one of its rows (r_lo, r_hi: a one-row program at the image's top or bottom edge runs fewer); an A
+    slice whose input row is outside the image (in the padding, or a row past P reading below it) is
+    zeros, mvins from address 0; of the others the pixels inside the image move from DRAM, those in
+    the padding columns are zeroed, by one mvin from address 0 for the left padding (and one for the
+    right where a program holds several rows: a slice's rows after its window; one row's block
+    leaves them masked). Zero rows: over the whole layer (one channel block), in the taps run.
+    Averages over the programs' steps. Cached: the search asks again for every batch."""
+    H, W, pad, R, S = layer.image_rows, layer.image_cols, layer.padding, layer.R, layer.S
+    sh, sw, dh, dw = layer.Hstride, layer.Wstride, layer.Hdilation, layer.Wdilation
+    taps, slices, outside = 0, 0, 0
+    for p0 in range(0, layer.P, rows):
+        r_lo, r_hi = program_tap_rows(p0, rows, H, R, sh, dh, pad)
+        taps += r_hi - r_lo
+        h = [p0 * sh - pad + i * sh + r * dh for r in range(r_lo, r_hi) for i in range(rows)]
+        slices += len(h)
+        outside += sum(not 0 <= x < H for x in h)
+    pixels = left = right = runs = 0       # over the column blocks' taps
+    for q0 in range(0, layer.Q, columns):
+        n = min(columns, layer.Q - q0)
+        for t in range(S):
+            w = [q0 * sw - pad + j * sw + t * dw for j in range(n)]
+            lo, hi = sum(x < 0 for x in w), sum(x >= W for x in w)
+            pixels, left, right = pixels + n, left + lo, right + hi
+            runs += (lo > 0) + (hi > 0 and rows > 1)
+    blocks = -(-layer.Q // columns) * S
+    f_h, f_w = outside / slices, (left + right) / pixels
+    zeroed = left + (right if rows > 1 else 0)
+    programs = -(-layer.P // rows)
+    zero_rows = layer.N * slices * pixels * (1 - (1 - f_h) * (1 - f_w))
+    return (taps / (programs * R), rows * f_h, f_w, rows * (1 - f_h) * runs / blocks,
+            zeroed / runs if runs else 0.0, zero_rows)
+
+
+def _padded_stream(layer, rows, columns):
+    """padded_stream_geometry [6, B] of each row of a batch (rows, columns [B]; layer a Layer or an
+    explore.LayerStack; nan where a row's layer is unpadded), None when no layer is padded."""
+    layers = layer.layers if hasattr(layer, "layers") else [layer]
+    if not any(getattr(l, "padding", 0) for l in layers):
+        return None
+    B = max(torch.as_tensor(rows).numel(), torch.as_tensor(columns).numel(), len(layers))
+    per_layer = B // len(layers)
+    # whole rows and columns (a relaxation's fractional blocks rounded), and the batch's few distinct
+    # (layer, rows, columns) as one integer each: a search batch repeats them
+    r = torch.as_tensor(rows, dtype=torch.float64).detach().expand(B).round().clamp(min=1).long()
+    c = torch.ceil(torch.as_tensor(columns, dtype=torch.float64).detach().expand(B) - 1e-9).clamp(min=1).long()
+    span = int(max(r.max(), c.max())) + 1
+    distinct, inverse = torch.unique((torch.arange(B) // per_layer * span + r) * span + c, return_inverse=True)
+    out = [padded_stream_geometry(layers[k // span // span], k // span % span, k % span)
+           if layers[k // span // span].padding else (math.nan,) * 6 for k in distinct.tolist()]
+    return torch.tensor(out, dtype=torch.float64)[inverse].T
+
+
+def _with_padding(padded, index, value):
+    """`value` [B], replaced by padded_stream_geometry's `index` where a row's layer is padded."""
+    if padded is None:
+        return value
+    return torch.where(torch.isnan(padded[index]), value, padded[index])
 
 
 def _zero_slices(d, rows):
@@ -549,7 +619,8 @@ def _zero_slices(d, rows):
     return below.sum(-1) / (groups * d.R)
 
 
-def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_slices=1, zero_slices=0.0, stored=1.0,
+def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_slices=1, zero_slices=0.0,
+                         padding=None, stored=1.0,
                          out_int8: bool = KERNEL_OUT_INT8, double_buffer: bool = False,
                          step_waits: bool = False, dataflow: str = "WS", bias=False) -> dict:
     """Analytical cycles [B] of a block program of `programs` programs (one after another), each one
@@ -558,7 +629,9 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
     per output row of a convolution), as the cycle model (baco/sim/timing.py) times its command
     stream (compiled_program_terms says how).
     zero_slices: of the a_slices, those (on average a step) that read below the image and move
-    zeros (_zero_slices); stored: the share of its rows_m rows a program stores, on average (a
+    zeros (_zero_slices); padding: a padded convolution's (column share, zero-fill mvins a step,
+    their rows) [B] (padded_stream_geometry: the other slices' padding columns zeroed, not moved from
+    DRAM), None without; stored: the share of its rows_m rows a program stores, on average (a
     convolution's last program of several output rows stores only those inside the output).
     step_waits (the convolution model; the GEMM model's are gemm_step_compute's): the
     array's waits within a step, as the cycle model times the conv kernel. The computes run per
@@ -590,7 +663,7 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
                         pe=torch.as_tensor(pe, dtype=torch.float64), lat=DEFAULT_CONSTANTS.dram_latency,
                         rows_m=rows_m, programs=programs, k_steps=k_steps, double_buffer=double_buffer,
                         step_waits=step_waits, dataflow=dataflow, bias=torch.as_tensor(bias))
-    _step_loads(p, a_slices, zero_slices)
+    _step_loads(p, a_slices, zero_slices, padding)
     _step_compute(p)
     _program_stores(p, out_int8, stored)
     if bool(no_k_loop.all()):
@@ -620,8 +693,9 @@ def _dma(p, rows, bytes_per_row, commands):
     return commands * (k.dma_cmd_overhead + per)
 
 
-def _step_loads(p, a_slices, zero_slices):
-    """A program's strips (p.mb, p.nb, p.kb of DIM) and a K step's loads of A and B into p."""
+def _step_loads(p, a_slices, zero_slices, padding=None):
+    """A program's strips (p.mb, p.nb, p.kb of DIM) and a K step's loads of A and B into p (padding:
+    kernel_program_terms')."""
     k, cfg, pe, rows_m, (_, bn, bk) = p.k, p.cfg, p.pe, p.rows_m, p.blocks
     p.mb, p.nb, p.kb = _ceil(rows_m / pe), _ceil(bn / pe), _ceil(bk / pe)
     mb, kb = p.mb, p.kb
@@ -630,17 +704,20 @@ def _step_loads(p, a_slices, zero_slices):
     slice_rows = rows_m / a_slices
     slice_strips = _ceil(slice_rows / pe)
     a_chunks, b_chunks = _ceil(bk / max_cols), _ceil(bn / max_cols)
+    column_share, zero_runs, run_rows = (0.0, 0.0, 0.0) if padding is None else padding
     if p.step_waits:    # mvins of the rows and columns that exist: ragged strips and chunks are short
-        zero_fills = zero_slices * slice_strips * a_chunks * (k.dma_cmd_overhead + slice_rows / slice_strips)
+        zero_fills = zero_slices * slice_strips * a_chunks * (k.dma_cmd_overhead + slice_rows / slice_strips) \
+            + zero_runs * a_chunks * (k.dma_cmd_overhead + run_rows)
         p.load_a = (a_slices - zero_slices) \
-            * _dma(p, slice_rows / slice_strips, bk / a_chunks, slice_strips * a_chunks) + zero_fills
+            * _dma(p, slice_rows * (1 - column_share) / slice_strips, bk / a_chunks, slice_strips * a_chunks) \
+            + zero_fills
         p.load_b = _dma(p, bk / kb, bn / b_chunks, kb * b_chunks)
     else:
         p.load_a = a_slices * _dma(p, strip, torch.minimum(bk, max_cols), slice_strips * a_chunks)
         p.load_b = _dma(p, torch.minimum(bk, pe), torch.minimum(bn, max_cols), kb * b_chunks)
     p.load = p.load_a + p.load_b
     p.a_chunks, p.b_chunks = a_chunks, b_chunks
-    p.a_commands, p.b_commands = a_slices * slice_strips * a_chunks, kb * b_chunks
+    p.a_commands, p.b_commands = a_slices * slice_strips * a_chunks + zero_runs * a_chunks, kb * b_chunks
     p.load_commands = p.a_commands + p.b_commands
 
 
@@ -946,10 +1023,10 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
     that exist. `layer` may be an explore.LayerStack (as in conv_program_terms)."""
     bm, bn, bk = blocks
     pe = torch.as_tensor(pe, dtype=torch.float64)
-    layer = _depthwise_as_conv(layer, bk)
+    padded_layer, layer = layer, _depthwise_as_conv(layer, bk)
     d, pointwise = _dims_as_tensors(layer), _one_program(layer)
     M, N, Kd = d.N * d.P * d.Q, d.K, d.R * d.S * d.C
-    m_run, a_zero_rows = M, 0.0
+    m_run, a_zero_rows, taps_run = M, 0.0, 1.0
     if pointwise:
         programs_m, strips_m = _ceil(M / bm), _strips(M, bm, pe)
     else:       # one output row, or `rows` whole rows (one column block, rows x Q A rows) per program
@@ -964,9 +1041,13 @@ def conv_program_counts(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KE
         in_image = sum(torch.where(r < d.R, torch.minimum(p_run, torch.div(last_in - r * d.Hdilation, d.Hstride,
                                                                              rounding_mode="floor") + 1), 0.0)
                        for r in range(int(d.R.max())))
-        a_zero_rows = d.N * d.Q * (p_run * d.R - in_image) * d.S
-    return _program_counts(pe, (M, N, Kd), blocks, programs_m=programs_m, programs_n=_ceil(N / bn), strips_m=strips_m,
-                           strips_n=_strips(N, bn, pe), k_strips=d.R * d.S * _strips(d.C, bk, pe),
+        padded = _padded_stream(padded_layer, rows, columns)     # a padded layer: padded_stream_geometry
+        a_zero_rows = _with_padding(padded, 5, d.N * d.Q * (p_run * d.R - in_image) * d.S)
+        taps_run = _with_padding(padded, 0, 1.0)
+    # a padded layer's programs run only the taps reaching the image: their A rows, weights and MACs
+    return _program_counts(pe, (M, N, taps_run * Kd), blocks, programs_m=programs_m, programs_n=_ceil(N / bn),
+                           strips_m=strips_m, strips_n=_strips(N, bn, pe),
+                           k_strips=taps_run * d.R * d.S * _strips(d.C, bk, pe),
                            no_k_loop=_no_k_loop(layer, pointwise),
                            out_int8=out_int8, dataflow="WS", m_run=m_run,
                            a_zero_bytes=a_zero_rows * d.C * _ceil(N / bn), bias=_bias(layer))

@@ -31,6 +31,10 @@ program: the array's compute) and rate the model's DRAM words per cycle (8 for T
 Gemmini, the DMA bus's bytes per beat for the compiled program). A tail's op costs its DRAM
 traffic (intermediate read, residual read, output write) unfused; fused, the intermediate's
 write-back and read vanish (eq. 15's traffic removal for a consumer that is not a MAC layer).
+Under the compiled-program model a pool unfused is what the compiler runs then: the conv storing
+its whole output and the max pool on the core (Edge.op_cycles, baco.gemmini.cpu_cost's
+max_pool_cycles: the whole-model cost of that CPU step; no Gemmini energy), fused the conv's
+pooled store (its output writes).
 Capacity (eqs. 16-18): a fused chain or residual add holds what one program of its fused kernel
 holds (baco.gemmini.fused at the producer's L2 tile: its rows, input and output channels; a
 chain's hidden layer and the consumer's output whole; a depthwise -> pointwise pair its smallest
@@ -66,6 +70,7 @@ import torch
 
 from baco.gemmini.arith import pool_field_problems
 from baco.gemmini.config import Footprint, GemminiConfig, rows_to_kb
+from baco.gemmini.cpu_cost import max_pool_cycles
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
 from baco.gemmini.fused import (dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles, gemm_chain_footprint,
                                 gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint,
@@ -106,6 +111,7 @@ class Edge:
     op: str = ""                # a tail's element-wise op (its fx node)
     op_reads: int = 0           # what the op reads besides the intermediate (a residual)
     op_writes: int = 0          # what it writes
+    op_cycles: float = 0.0      # a pool's max pool on the core (cpu_cost.max_pool_cycles): its cost unfused
 
     @property
     def chain(self) -> bool:
@@ -262,10 +268,11 @@ def _transparent(node, views: bool = True) -> bool:
     return False
 
 
-def _store_path_pool(gm, node, cur, user) -> bool:
-    """`user` (reading cur, the end of node's transparent run) is a max pool the convolution's
-    store path runs (baco.model.graph fuses it): a ReLU on the way (Gemmini pads with zeros),
-    square windows without dilation or ceil mode that config_st's fields hold."""
+def _store_path_pool(gm, node, cur, user) -> tuple | None:
+    """(kernel, stride, padding) of `user` (reading cur, the end of node's transparent run) if it is
+    a max pool the convolution's store path runs (baco.model.graph fuses it): a ReLU on the way
+    (Gemmini pads with zeros), square windows without dilation or ceil mode that config_st's
+    fields hold; else None."""
     F = torch.nn.functional
     if user.op == "call_module" and isinstance(gm.get_submodule(user.target), torch.nn.MaxPool2d):
         m = gm.get_submodule(user.target)
@@ -275,15 +282,16 @@ def _store_path_pool(gm, node, cur, user) -> bool:
         kernel, stride, padding = a["kernel_size"], a.get("stride") or a["kernel_size"], a.get("padding", 0)
         dilation, ceil = a.get("dilation", 1), a.get("ceil_mode", False)
     else:
-        return False
+        return None
     k, st, pad, dil = (pair_of(v) for v in (kernel, stride, padding, dilation))
     relu, n = False, node
     while n is not cur:
         n = next(iter(n.users))
         relu |= _is_relu(n)
     shape = _shape(cur)
-    return relu and not ceil and dil == (1, 1) and k[0] == k[1] and st[0] == st[1] and pad[0] == pad[1] \
+    held = relu and not ceil and dil == (1, 1) and k[0] == k[1] and st[0] == st[1] and pad[0] == pad[1] \
         and shape is not None and len(shape) == 4 and not pool_field_problems(k[0], shape[3], k[0], st[0], 0, pad[0])
+    return (k[0], st[0], pad[0]) if held else None
 
 
 def pair_of(v) -> tuple:
@@ -328,8 +336,10 @@ def _edges(gm, node_instance: dict, node_kind: dict) -> list[Edge]:
                 if user not in tails or slot < tails[user][0]:
                     tails[user] = (slot, Edge(producer, "resadd", words, op=user.name, op_reads=words,
                                               op_writes=_numel(user)))
-        elif kind in ("conv", "pw") and _store_path_pool(gm, node, cur, user):
-            tails[user] = (0, Edge(producer, "pool", words, op=user.name, op_writes=_numel(user)))
+        elif kind in ("conv", "pw") and (pool := _store_path_pool(gm, node, cur, user)) is not None:
+            n, c, h, w = _shape(cur)
+            tails[user] = (0, Edge(producer, "pool", words, op=user.name, op_writes=_numel(user),
+                                   op_cycles=max_pool_cycles((n, h, w, c), *pool)))
     edges += [edge for _, edge in tails.values()]
     return sorted(edges, key=lambda e: (e.producer, e.consumer if e.chain else -1))
 
@@ -361,6 +371,11 @@ class FusionTerms:
         self.tails = torch.tensor([k for k, e in enumerate(graph.edges) if not e.chain], dtype=torch.int64)
         self.words = torch.tensor([float(e.words) for e in graph.edges], dtype=torch.float64)
         self.op_words = torch.tensor([float(e.op_reads + e.op_writes) for e in graph.edges], dtype=torch.float64)
+        # under the compiled-program model a pool's op unfused is the core's max pool (its cycles, no
+        # Gemmini energy: cpu_ops.max_pool2d, as the compiler runs it), fused the conv's pooled store
+        self.on_core = torch.tensor([e.kind == "pool" and cycle_model != "timeloop" for e in graph.edges],
+                                    dtype=torch.bool)
+        self.op_cycles = torch.tensor([float(e.op_cycles) for e in graph.edges], dtype=torch.float64)
         self._loop_programs, self._loop_footprints = {}, {}
 
     def loop_programs(self, hw: Hardware | None) -> dict:
@@ -494,10 +509,13 @@ class FusionTerms:
                 saved = saved.index_add(0, self.chain_consumer_inst, sc * f / self.rate)  # re-fills
                 energy_pj = energy_pj + (sc * (-f * DRAM_PJ + (w[self.chains] - f) * scratchpad_pj(sp_kb))).sum(0)
             if len(self.tails):
-                # the op: its residual read and output write either way, the intermediate's read unfused
+                # the op: its residual read and output write either way, the intermediate's read
+                # unfused; a pool on the core (on_core) its pooled store fused, the core's cycles unfused
                 st, wt, ow = s[self.tails], w[self.tails], self.op_words[self.tails].unsqueeze(1)
-                op_words = ow + (1 - st) * wt
-                extra_cycles = (op_words / self.rate).sum(0)
+                on_core = self.on_core[self.tails].unsqueeze(1)
+                op_words = torch.where(on_core, st * ow, ow + (1 - st) * wt)
+                core = torch.where(on_core, (1 - st) * self.op_cycles[self.tails].unsqueeze(1), 0.0)
+                extra_cycles = (op_words / self.rate + core).sum(0)
                 energy_pj = energy_pj + (op_words * DRAM_PJ).sum(0)
         fused = torch.maximum(torch.minimum(inst_floor, inst_cycles), inst_cycles - saved)
         inst_energy = energy[self.instances]
@@ -654,11 +672,12 @@ def loop_chain_energy(graph: FusionGraph, edge: Edge, hw) -> float:
 def dw_pw_cycles(depthwise: Layer, out_channels: int, cfg: GemminiConfig) -> float:
     """End-to-end cycles of the fused depthwise -> pointwise program of a depthwise layer (K its
     channels) and a 1x1 convolution of out_channels, at the blocks its kernel picks on cfg
-    (dw_pw_blocks); inf if no program fits. The layer table has no padding: the convolution is
-    taken as 'same'-padded (input rows P x stride, padding (R - 1) x dilation / 2), MobileNet's."""
+    (dw_pw_blocks); inf if no program fits. A padded layer (Layer.padding) runs on its image with
+    its padding; an unpadded one (a table without padding) is taken as 'same'-padded (input rows
+    P x stride, padding (R - 1) x dilation / 2), MobileNet's."""
     d = depthwise
-    shape = (d.N, d.P * d.Hstride, d.P, d.Q, d.K, out_channels, d.R, d.S, d.Hstride,
-             (d.R - 1) * d.Hdilation // 2, d.Hdilation)
+    rows, padding = (d.image_rows, d.padding) if d.padding else (d.P * d.Hstride, (d.R - 1) * d.Hdilation // 2)
+    shape = (d.N, rows, d.P, d.Q, d.K, out_channels, d.R, d.S, d.Hstride, padding, d.Hdilation)
     blocks = dw_pw_blocks(*shape, cfg)
     return math.inf if blocks is None else dw_pw_program_cycles(*shape, blocks, cfg)["cycles"]
 
@@ -707,10 +726,11 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     design's totals unfused. Energy: FusionTerms.network on its exact per-layer costs (a loop-form
     chain's, its program's: loop_programs). Cycles: the
     Timeloop-matched model's network; the compiled program's, each fused group's program as
-    baco.gemmini.fused models it (fused_program_cycles) in place of its layers' and op's cycles
-    unfused, and an edge whose fused program is not faster than that (a loop-form chain: whose
-    EDP fused alone is not lower, its energy being its program's) stays unfused (the exact
-    check at rounding: a fusion the compiled program would lose is not chosen) unless
+    baco.gemmini.fused models it (fused_program_cycles; a pool's, the network's conv with its
+    pooled store) in place of its layers' and op's cycles unfused (a pool's: the conv and the
+    core's max pool), and an edge whose fused program is not faster than that (a loop-form
+    chain: whose EDP fused alone is not lower, its energy being its program's) stays unfused (the
+    exact check at rounding: a fusion the compiled program would lose is not chosen) unless
     require_gain=False (every edge of `mask` that fits: measuring what fusing costs)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
@@ -721,10 +741,12 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)
         unfused = network(torch.zeros_like(on))
 
-        def group_unfused(e: Edge) -> float:
-            """Its layers' cycles and its op's (DRAM traffic) unfused."""
+        def group_unfused(k: int) -> float:
+            """Edge k's layers' cycles and its op's unfused (DRAM traffic; a pool on the core, its cycles)."""
+            e = graph.edges[k]
             members = [e.producer] + ([e.consumer] if e.chain else [])
-            op = 0.0 if e.chain else float(e.op_reads + e.op_writes + e.words) / terms.rate
+            op = 0.0 if e.chain else e.op_cycles if bool(terms.on_core[k]) else \
+                float(e.op_reads + e.op_writes + e.words) / terms.rate
             return sum(float(cycles[graph.instances[i], 0]) for i in members) + op
         programs = terms.loop_programs(hw)
 
@@ -732,39 +754,38 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
             """Fusing edge k alone lowers the design's cycles or, a loop-form chain (its energy its
             program's too, which may be less where its cycles are more), its EDP: as the search weighs it."""
             if k not in programs:
-                return program < group_unfused(graph.edges[k])
+                return program < group_unfused(k)
             alone = torch.zeros_like(on)
             alone[0, k] = 1.0
-            fused_cycles = unfused[0] - group_unfused(graph.edges[k]) + program
+            fused_cycles = unfused[0] - group_unfused(k) + program
             return fused_cycles * network(alone, programs)[1] < unfused[0] * unfused[1]
         group_cycles = {}
         for k, e in enumerate(graph.edges):
             if not bool(on[0, k]):
                 continue
-            if problem.cycle_model == "timeloop":   # its layers and op less what fusing this edge alone saves
+            if problem.cycle_model == "timeloop" or e.kind == "pool":
+                # its layers and op less what fusing this edge alone saves (a pool under the compiled
+                # model: its conv's pooled program, weighed against the conv and the core's max pool)
                 alone = torch.zeros_like(on)
                 alone[0, k] = 1.0
-                group_cycles[k] = group_unfused(e) + network(alone)[0] - unfused[0]
-            elif e.kind in ("gemm-gemm", "pw-pw", "resadd"):     # (no dw-pw edge: search_graph)
+                program = group_unfused(k) + network(alone)[0] - unfused[0]
+            else:   # (no dw-pw edge under the compiled model: search_graph)
                 program = fused_program_cycles(graph, e, result.mappings[graph.instances[e.producer]], hw)
-                if not require_gain or gains(k, program):
-                    group_cycles[k] = program
-                else:
-                    on[0, k] = 0.0
+            if problem.cycle_model == "timeloop" or not require_gain or gains(k, program):
+                group_cycles[k] = program
+            else:
+                on[0, k] = 0.0
         # a fused loop-form chain's energy is its program's (its cycles too, replaced below as every group's)
         totals = {"fused": network(on, programs), "unfused": unfused}
         if problem.cycle_model != "timeloop":
-            # the pools as the network has them; each other fused group's program replaces its
-            # layers and op (groups are disjoint pairs)
-            pools = on * torch.tensor([[e.kind == "pool" for e in graph.edges]], dtype=on.dtype)
-            totals["fused"][0] = network(pools)[0] - sum(group_unfused(graph.edges[k]) - c
-                                                         for k, c in group_cycles.items())
+            # each fused group's program replaces its layers and op (groups are disjoint pairs)
+            totals["fused"][0] = unfused[0] - sum(group_unfused(k) - c for k, c in group_cycles.items())
     result.cycles, result.energy_uj = totals["fused"]
     result.edp = result.cycles * result.energy_uj
     unfused_cycles, unfused_energy = totals["unfused"]
     info = describe(graph, (on[0] > 0.5).tolist())
     for k, c in group_cycles.items():
-        info["edges"][k].update(group_cycles=c, unfused_group_cycles=group_unfused(graph.edges[k]))
+        info["edges"][k].update(group_cycles=c, unfused_group_cycles=group_unfused(k))
     result.fusion = {**info, "unfused_cycles": unfused_cycles, "unfused_energy_uj": unfused_energy,
                      "unfused_edp": unfused_cycles * unfused_energy}
 

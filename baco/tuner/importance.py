@@ -55,8 +55,9 @@ class LayerTask:
 
 
 def similar(a, b) -> bool:
-    """Layers of one kind: same filter size and stride (a GEMM is a 1x1, stride-1 convolution)."""
-    return (a.R, a.S, a.Hstride, a.Wstride) == (b.R, b.S, b.Hstride, b.Wstride)
+    """Layers of one kind: same filter size, stride and padding (a GEMM is a 1x1, stride-1
+    convolution; a padded layer's programs run differently, Layer.padding)."""
+    return (a.R, a.S, a.Hstride, a.Wstride, a.padding) == (b.R, b.S, b.Hstride, b.Wstride, b.padding)
 
 
 def layer_costs(problem, design) -> tuple[list[float], list[float]]:

@@ -668,18 +668,19 @@ def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int
 
 def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
     """(tiled_conv_auto's tiles as (B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows,
-    pad_cols) in tiled_conv's loop order, downsample) of `layer` run unpadded as
+    pad_cols) in tiled_conv's loop order, downsample) of `layer` (its image, with its padding) as
     baco.design.default_conv_stream runs it (a strided 1x1 layer over its 2P x 2Q input through the
     downsampling path; a depthwise layer through tiled_conv_dw_auto, one single-channel LOOP_CONV_WS
     per tile and channel): baco.gemmini.heuristics.library_conv_tiles, the tiles baco.sim.clib
     issues. irows x icols: the input pixels a tile reads inside the image; pad_rows x pad_cols: the
     rows and columns past it that LoopConv fills with zeros (the stride - 1 it moves past its last
     window, where that is beyond the image's edge)."""
-    H, W = layer.input_rows, layer.input_cols
+    H, W = layer.image_rows, layer.image_cols
     if layer.R == 1 and layer.Hstride == 2 and not layer.depthwise:
         H, W = 2 * layer.P, 2 * layer.Q
     _, downsample, library = library_conv_tiles(layer.N, H, W, layer.C, layer.K, layer.R, cfg, stride=layer.Hstride,
-                                                dilation=layer.Hdilation, depthwise=layer.depthwise)
+                                                padding=layer.padding, dilation=layer.Hdilation,
+                                                depthwise=layer.depthwise)
     stride, dil = layer.Hstride, layer.Hdilation
     tiles = []
     for t in library:
@@ -693,10 +694,12 @@ def _library_conv_tiles(layer: Layer, cfg: GemminiConfig):
 
 def _program_conv_tiles(layer: Layer, schedule: GemmSchedule, channels: int | None = None) -> list:
     """The tiles of the LOOP_CONV_WS programs of a convolution layer compiled with
-    `schedule`, `channels` input channels a LOOP_CONV_WS (baco.gemmini.loop_conv_timing.program_conv_tiles)."""
+    `schedule`, `channels` input channels a LOOP_CONV_WS (baco.gemmini.loop_conv_timing.program_conv_tiles;
+    a padded layer's image padded as the kernel pads it)."""
     return program_conv_tiles(layer.N, layer.P, layer.Q, layer.K, layer.C, layer.R, layer.S, layer.Hstride,
                               layer.Hdilation, schedule.rows, schedule.block_m, schedule.block_n, layer.depthwise,
-                              channels=channels, downsample=loop_conv_downsamples(layer.R, layer.S, layer.Hstride))
+                              channels=channels, downsample=loop_conv_downsamples(layer.R, layer.S, layer.Hstride),
+                              padding=layer.padding, image=(layer.image_rows, layer.image_cols))
 
 
 def library_conv_cycles(layer: Layer, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,

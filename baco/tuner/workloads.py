@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from baco.problem.layer import FIELDS, Layer, layer_from_key
+from baco.problem.layer import FIELDS, Layer, layer_from_key, symmetric_padding
 
 WORKLOADS_DIR = Path(__file__).resolve().parents[1] / "data" / "workloads"   # package data (DOSA networks)
 
@@ -175,7 +175,9 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
     layers are merged with a count. The convolutions, linear layers and attention's projections
     have a bias (Layer.bias) as the compiled model gives them one (baco.model.lower: every conv,
     depthwise and linear op its int32 bias, zeros where the module has none; a matmul by a
-    parameter is a linear layer too); attention's batched matmuls have none."""
+    parameter is a linear layer too); attention's batched matmuls have none. A Conv2d's padding is
+    its Layer.padding (a ValueError where rows and columns differ, or for a padded Conv1d: a Layer
+    pads both alike)."""
     import operator
 
     import torch
@@ -201,13 +203,16 @@ def layers_from_torch(module, *example_inputs) -> list[Layer]:
             if isinstance(mod, nn.Conv2d) and mod.groups == mod.in_channels == mod.out_channels > 1:
                 add(Layer(R=mod.kernel_size[0], S=mod.kernel_size[1], P=out[2], Q=out[3], C=1, K=mod.out_channels,
                           N=out[0], Hstride=mod.stride[0], Wstride=mod.stride[1], Hdilation=mod.dilation[0],
-                          Wdilation=mod.dilation[1], depthwise=True, name=name, bias=True))
+                          Wdilation=mod.dilation[1], depthwise=True, name=name, bias=True,
+                          padding=symmetric_padding(mod.padding)))
             elif isinstance(mod, nn.Conv2d):
                 add(Layer(R=mod.kernel_size[0], S=mod.kernel_size[1], P=out[2], Q=out[3],
                           C=mod.in_channels // mod.groups, K=mod.out_channels, N=out[0],
                           Hstride=mod.stride[0], Wstride=mod.stride[1], Hdilation=mod.dilation[0],
-                          Wdilation=mod.dilation[1], name=name, bias=True))
+                          Wdilation=mod.dilation[1], name=name, bias=True, padding=symmetric_padding(mod.padding)))
             elif isinstance(mod, nn.Conv1d):
+                if mod.padding != (0,):       # a 1 x k layer's padding is the columns' alone
+                    raise ValueError(f"{name}: a padded Conv1d (padding {mod.padding}) cannot be expressed as a Layer")
                 add(replace(conv1d(out[2], mod.in_channels // mod.groups, mod.out_channels, mod.kernel_size[0],
                                    stride=mod.stride[0], dilation=mod.dilation[0], batch=out[0], name=name), bias=True))
             elif isinstance(mod, nn.Linear):

@@ -1,0 +1,93 @@
+"""What a CPU operator of a whole-model program (baco.model.cpu_ops) costs on the RISC-V core: one
+table, RISC-V instructions per unit of the work each kernel states (`CpuKernel.work`: calls,
+output rows, output elements, and for pools the window taps and window rows they read), times
+the core's cycles per instruction (the cycle model's: one).
+
+The coefficients are a least-squares fit (relative error, coefficients >= 0) of the instructions the
+ISS retired running each operator's runner ELF (its ~100-instruction start-up counted in `calls`)
+at 3-8 shapes per operator (rows and row lengths varied: softmax and layernorm rows of 8 to 768;
+pools with 2x2/2, 3x3/2, 3x3/1 and 5x5/2 windows), session 11. The fit reproduces those runs
+within 2% for the LUT, add, SE multiply and masked softmax, within 5% for softmax (rows of 16 or
+more: a row of 8 is unrolled by LLVM and costs 0.73x of the table) and layernorm (rows of 8 or
+more); the layout copies (permute, strided_copy, concat, embedding) within 0.5-1.35x (their loop
+nests' cost per element depends on the rank); pools within 0.5-1.5x.
+`python benchmarks/cpu_ops.py` prints the table's prediction beside each measured operator at
+the networks' sizes."""
+from __future__ import annotations
+
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
+
+# kind (CpuKernel.op) -> instructions per unit of each work term
+CPU_INSTRUCTIONS = {
+    "lut": {"calls": 128, "outputs": 7.0},
+    "add": {"calls": 154, "outputs": 24.86},
+    "add_relu": {"calls": 108, "rows": 0.77, "outputs": 18.93},
+    "mul_channel": {"calls": 133, "rows": 9.05, "outputs": 20.0},
+    "softmax": {"rows": 37.3, "outputs": 33.2},
+    "masked_softmax": {"calls": 135, "rows": 30.52, "outputs": 42.13},
+    "layernorm": {"outputs": 31.3},
+    "copy": {"calls": 126, "outputs": 5.0},
+    "permute": {"outputs": 2.67},
+    "strided_copy": {"outputs": 3.68},
+    "concat": {"calls": 12, "outputs": 2.89},
+    "embedding": {"outputs": 3.49},
+    "max_pool2d": {"rows": 114.2, "taps": 3.97},
+    "avg_pool2d": {"rows": 189.5, "taps": 6.23},
+    "adaptive_avg_pool2d": {"rows": 11.24, "taps": 0.82, "window_rows": 9.88},
+}
+
+
+def cpu_instructions(kernel) -> float:
+    """RISC-V instructions one call of a cpu_ops kernel retires, by the table."""
+    return work_instructions(kernel.op, kernel.work)
+
+
+def work_instructions(op: str, work: dict) -> float:
+    """RISC-V instructions of a CPU operator `op` (CpuKernel.op) doing `work` (CpuKernel.work's terms)."""
+    if op not in CPU_INSTRUCTIONS:
+        raise ValueError(f"the CPU cost table has no row for the operator {op!r}")
+    return sum(coeff * work[term] for term, coeff in CPU_INSTRUCTIONS[op].items())
+
+
+def cpu_cycles(kernel) -> float:
+    """Cycles of one call of a cpu_ops kernel on the core."""
+    return cpu_instructions(kernel) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+
+
+def max_pool_cycles(shape, kernel: int, stride: int, padding: int) -> float:
+    """Cycles of cpu_ops.max_pool2d on the core (the table's) over an int8 NHWC image of `shape`,
+    square kernel x kernel windows of that stride and padding (no dilation, floor mode): what the
+    max pool after a conv costs where the conv's pooled store does not run it."""
+    n, h, w, c = shape
+    out = [pooled_extent(size, kernel, stride, padding) for size in (h, w)]
+    work = {"rows": n * out[0] * out[1], **pool_work(shape, (kernel,) * 2, (stride,) * 2, (padding,) * 2, (1, 1), out)}
+    return work_instructions("max_pool2d", work) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+
+
+# ---- pooling windows (baco.model.cpu_ops' pools and their work terms) ---------------------------
+def pooled_extent(size: int, kernel: int, stride: int, padding: int, dilation: int = 1,
+                  ceil_mode: bool = False) -> int:
+    """torch's output size of a pooling window along one axis (ATen's pooling_output_shape): with
+    ceil_mode the last window may overhang the input but must start inside it or the left padding."""
+    span = size + 2 * padding - dilation * (kernel - 1) - 1
+    out = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:
+        out -= 1
+    return out
+
+
+def taps_inside(size, kernel, stride, padding, dilation, out) -> list[int]:
+    """Per output position along one axis, how many of its window's taps lie inside [0, size)."""
+    return [sum(0 <= o * stride - padding + i * dilation < size for i in range(kernel)) for o in range(out)]
+
+
+def pool_work(shape, kernel, stride, padding, dilation, out) -> dict:
+    """What a pooling kernel reads over its whole output: the window taps inside the image, and the
+    window rows (its inner loop's runs)."""
+    n, h, w, c = shape
+    along = [sum(taps_inside(*a)) for a in zip((h, w), kernel, stride, padding, dilation, out)]
+    return {"taps": n * c * along[0] * along[1], "window_rows": n * c * along[0] * out[1]}
+
+
+__all__ = ["CPU_INSTRUCTIONS", "cpu_instructions", "cpu_cycles", "work_instructions", "max_pool_cycles",
+           "pooled_extent", "taps_inside", "pool_work"]
