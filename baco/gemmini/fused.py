@@ -34,7 +34,7 @@ from typing import NamedTuple
 from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
-from baco.gemmini.schedule import LOOP_WS_STEP_COMMANDS, Footprint, dma_cycles, overlapped_cycles
+from baco.gemmini.schedule import LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles, overlapped_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -298,6 +298,14 @@ class _Program:
         row_tiles = rows if row_count is None else min(rows, _tiles(row_count, self.cfg.dim))
         self.commands += row_tiles * _tiles(cols, block_len)
 
+    def zero_under(self, rows, cols, block_rows, block_cols, hidden: bool = False):
+        """The zero mvins the compiler lays under a boundary-checked load of rows x cols into a
+        block_rows x block_cols accumulator block where the load does not cover it (bias_zero_moves);
+        `hidden` as zero's."""
+        zeros = bias_zero_moves(rows, cols, block_rows, block_cols, self.cfg)
+        self.cycles += 0.0 if hidden else sum(local_move_cycles(r, self.k) for r in zeros)
+        self.commands += len(zeros)
+
     def window(self, rows, cols, elem_bytes, block_len=None):
         """A boundary-checked load of the rows x cols elements that exist (the compiler's mvins of
         a clipped window): per DIM-row tile, a mvin per chunk of up to `block_len` (default
@@ -402,10 +410,10 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k) -> _Launch:
 
     def program(rows):
         p = _Program(cfg, k)
-        p.zero(_acc_zero_tiles(bm, bh, cfg), hidden=True)
+        p.zero_under(rows, H, bm, bh, hidden=True)
         p.window(rows, H, cfg.acc_bytes, cfg.max_block_len_acc)
         p.k_steps(rows, K, bk, H, double_buffer)
-        p.zero(_acc_zero_tiles(bm, bn, cfg), hidden=True)
+        p.zero_under(rows, N, bm, bn, hidden=True)
         p.window(rows, N, cfg.acc_bytes, cfg.max_block_len_acc)
         p.window(H, N, cfg.input_bytes)
         p.product(bm, N, H)
@@ -421,7 +429,7 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
 
     def program(rows, cols):
         p = _Program(cfg, k)
-        p.zero(_acc_zero_tiles(block_m, block_n, cfg), hidden=True)
+        p.zero_under(rows, cols, block_m, block_n, hidden=True)
         p.window(rows, cols, cfg.acc_bytes, cfg.max_block_len_acc)
         p.k_steps(rows, K, block_k, cols, double_buffer)
         p.zero(_acc_zero_tiles(block_m, block_n, cfg), hidden=True)   # the second block, then the layer's output into it
@@ -547,22 +555,26 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
         programs = N * groups * columns * lanes
         pixels, tm, tn = rows * q, _tiles(rows * bm, d), _tiles(n, d)
         block = _Program(cfg, k)                  # one channel block: its bias rows, Wp's block, products
-        block.zero(tm)
         block.load(tm, 1, ab, pixels, acc_len)
         block.load(1, tn, ib)
         block.compute(tm * tn, tn)
+        padding = _Program(cfg, k)                # the zeros under each channel block's bias rows, and the output's
+        for c0 in range(0, C, d):
+            padding.zero_under(pixels, min(d, C - c0), rows * bm, d)
+        padding.zero_under(pixels, n, rows * bm, bn)
         tap = _Program(cfg, k)                    # one tap: the input (its slices' mvins), the diagonal tile
         for piece in _slice_moves(rows, bm, q, d):
             tap.load(1, 1, ib, piece)
         tap.load(1, 1, ib)
         tap.compute(tm, 1)
         p = _Program(cfg, k)                      # the output's bias rows and its stores
-        p.zero(tm * tn)
         p.load(tm, tn, ab, pixels, acc_len)
         p.store(pixels, tn * d)
         steps = taps * S
-        totals["gemmini"] += programs * (p.cycles + channel_blocks * (block.cycles + steps * tap.cycles))
-        totals["commands"] += programs * (p.commands + channel_blocks * (block.commands + steps * tap.commands))
+        totals["gemmini"] += programs * (p.cycles + padding.cycles +
+                                         channel_blocks * (block.cycles + steps * tap.cycles))
+        totals["commands"] += programs * (p.commands + padding.commands +
+                                          channel_blocks * (block.commands + steps * tap.commands))
         totals["programs"] += programs
         totals["steps"] += programs * channel_blocks * steps
         totals["slices"] += programs * channel_blocks * steps * rows

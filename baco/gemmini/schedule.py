@@ -521,6 +521,17 @@ def _tiles(n: int, d: int) -> list:
     return [min(d, n - i) for i in range(0, n, d)]
 
 
+def bias_zero_moves(rows: int, cols: int, block_rows: int, block_cols: int, cfg: GemminiConfig) -> list:
+    """The rows of each zero mvin (DRAM address 0) the compiler lays under an int32 load that
+    overwrites rows [0, rows) x columns [0, cols) of a freshly zeroed block_rows x block_cols
+    accumulator block (a bias): none when the load covers the block (an interior program), else
+    the whole block's, DIM rows and max_block_len_acc tiles a mvin."""
+    if rows >= block_rows and cols >= block_cols:
+        return []
+    d = cfg.dim
+    return [d] * (-(-block_rows // d) * -(-block_cols // (cfg.max_block_len_acc * d)))
+
+
 def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, cfg: GemminiConfig,
                            out_int8: bool, k: TimingConstants = DEFAULT_CONSTANTS, bias: bool = False) -> dict:
     """One explicit-stream program of a rows x cols C block over K steps of `ksteps` columns of A,
@@ -529,8 +540,8 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
     mvins; `steady`, the steps' computes or the next steps' loads behind them, whichever is longer;
     `store_wait`, the last step's stores of column j-1 its computes of column j do not hide; `tail`,
     the last column's stores its own last computes do not hide, then one store; `fill`, with a bias,
-    the accumulator block zeroed (one mvin a DIM x DIM tile of the block) and the bias rows moved in
-    (int32); `commands`, its RoCC commands."""
+    the zero mvins under the bias rows when they do not cover the accumulator block (an edge
+    program's; bias_zero_moves) and the bias rows moved in (int32); `commands`, its RoCC commands."""
     d, mbl = cfg.dim, cfg.max_block_len
     out_bytes = 1 if out_int8 else cfg.acc_bytes
     row_tiles, col_tiles = _tiles(rows, d), _tiles(cols, d)
@@ -552,9 +563,9 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
     tail = max(0.0, store_col[-1] - group) + store_col[-1] / len(row_tiles)
     fill, fill_mvins = 0.0, 0
     if bias:
-        block_tiles = -(-min(s.block_m, rows) // d) * -(-min(s.block_n, cols) // d)
+        zeros = bias_zero_moves(rows, cols, s.block_m, s.block_n, cfg)
         bias_load, bias_mvins = moves(row_tiles, cols, cfg.acc_bytes, cfg.max_block_len_acc)
-        fill, fill_mvins = block_tiles * local_move_cycles(d, k) + bias_load, block_tiles + bias_mvins
+        fill, fill_mvins = sum(local_move_cycles(r, k) for r in zeros) + bias_load, len(zeros) + bias_mvins
     steady = max(sum(g * len(col_tiles) * group for _, _, g in steps), sum(ld for ld, _, _ in steps))
     commands = sum(n for _, n, _ in steps) + len(row_tiles) * len(col_tiles) + fill_mvins
     return {"load": steps[0][0], "steady": steady, "store_wait": store_wait, "tail": tail, "fill": fill,

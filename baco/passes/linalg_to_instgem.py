@@ -3,7 +3,9 @@ Gemmini commands.
 
 - copy DRAM window → local block: config_ld + mvin per (DIM rows × up to
   MAX_BLOCK_LEN·DIM columns), clipped to the window's runtime extent;
-- zero fill of a local block: mvin with DRAM address 0;
+- zero fill of a local block: mvin with DRAM address 0 (under a DRAM copy that
+  overwrites the block next, only when its window does not cover the block; under
+  an added load, only its tiles outside the window);
 - linalg.matmul on placed blocks: preload/compute pairs, weight-stationary
   (B held in the array, reused across the rows of A) or output-stationary
   (C held in the array, K reduced in place), with rows/cols masked to each
@@ -231,6 +233,8 @@ class LinalgToInstGem:
         self.read_only_by_store = set()  # matmuls whose accumulator nothing but the fused store reads
         self.added_loads = {}        # acc_add staging alloc -> (its DRAM copy, source view, window view)
         self.overwriting_adds = set()    # acc_add generics that overwrite their freshly zeroed target
+        self.zero_under_copy = {}    # DRAM copy -> the block a dropped zero fill was to clear before it
+        self.pipelined = set()       # loops whose loads the prefetch pass reorders
         self.array_written = {}      # OS: source acc alloc op -> (scratchpad alloc its dot writes, in_shift, relu)
         self.dead = []
 
@@ -254,6 +258,7 @@ class LinalgToInstGem:
                 instgem.emit("config_ex", dataflow=1 if self.dataflow == "WS" else 0,
                              acc_scale=f32_bits(1.0), a_stride=1, c_stride=1)
         pipelined = [op for op in ir.walk_ops(func) if op.name == "scf.for" and prefetch.pipelinable(op)]
+        self.pipelined = {loop_op.operation for loop_op in pipelined}
         interleave = {loop_op: prefetch.distinct_targets(loop_op) for loop_op in pipelined}
         for loop_op in pipelined:
             self.load_slot.update(prefetch.load_slots(loop_op))
@@ -308,6 +313,10 @@ class LinalgToInstGem:
                               ir.cmpi("sgt", ir.binop("addi", top, d), ir.binop("addi", first, rows)),
                               ir.cmpi("sgt", ir.binop("addi", left, d), cols))
             self.zero_block(blk, 0, only=uncovered)
+        elif (copy := self.first_overwriting_copy(op, alloc)) is not None:
+            # the copy overwrites its window (and zeroes the rows above it): its lowering zeroes
+            # the block first unless the window covers it, where the window's extent is computed
+            self.zero_under_copy[copy] = blk
         elif loop_op is None:
             self.zero_block(blk, self.load_slot.get(op, 0))
         else:       # the loop's first iteration overwrites it; zeroed only if the loop runs no iteration
@@ -436,6 +445,10 @@ class LinalgToInstGem:
             first, rows, cols = cst(0), cols, rows
         max_cols = (cfg.max_block_len_acc if acc and not shrink else cfg.max_block_len) * cfg.dim
         slot = self.load_slot.get(op, 0)
+        if op in self.zero_under_copy:      # the copy writes rows [0, first + rows) x [0, cols)
+            # the block zeroed unless that is all of it (the fill's own stream, cheap for the core)
+            prefetch.when(any_of(ir.cmpi("slt", ir.binop("addi", first, rows), cst(blk.shape[0])),
+                                 ir.cmpi("slt", cols, cst(blk.shape[1]))), lambda: self.zero_block(blk, slot))
         instgem.emit("config_ld", stride=row_bytes, scale=f32_bits(1.0) if scale is None else scale, shrink=shrink,
                      block_stride=blk.col_tile_stride, pixel_repeats=1, state_id=slot)
         flags = local_addr(0, acc=acc, accumulate=accumulate)
@@ -494,6 +507,26 @@ class LinalgToInstGem:
                 staging = alloc_of(op.operands[0]) if op.name == "linalg.generic" else None
                 if "gemmini.acc_add" in op.attributes and alloc_of(op.operands[1]).operation == alloc.operation \
                         and staging is not None and staging in self.added_loads:
+                    return op
+                return None
+        return None
+
+    def first_overwriting_copy(self, fill, alloc):
+        """The DRAM copy into a window of `alloc` (a 2-D block, not transposed, filled outside a
+        pipelined loop, whose prefetch would move the copy's mvins away from the fill) if it is the
+        first op after `fill` (in its block) to touch `alloc`: it overwrites its window and zeroes
+        the block's rows above it (lower_mvin)."""
+        blk = self.placed(alloc)
+        if blk.slice_rows or blk.transposed or fill.parent.operation in self.pipelined:
+            return None
+        ops = [o.operation for o in fill.block.operations]
+        for op in ops[ops.index(fill) + 1:]:
+            if prefetch.is_pure(op):        # views and arithmetic write nothing
+                continue
+            if any(alloc_of(v) is not None and alloc_of(v).operation == alloc.operation
+                   for o in [op, *ir.walk_ops(op)] for v in o.operands):
+                if op.name == "memref.copy" and alloc_of(op.operands[0]) is None and \
+                        alloc_of(op.operands[1]).operation == alloc.operation:
                     return op
                 return None
         return None

@@ -33,21 +33,21 @@ module {
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c32_i64 = arith.constant 32 : i64
-    %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c32_i64 = arith.constant 32 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c38_i64 = arith.constant 38 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c42_i64 = arith.constant 42 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c43_i64 = arith.constant 43 : i64
-    %c56_i64 = arith.constant 56 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c44_i64 = arith.constant 44 : i64
+    %c57_i64 = arith.constant 57 : i64
     %c9_i64 = arith.constant 9 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1_i64 = arith.constant 1 : i64
@@ -82,16 +82,9 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg14 = %c0 to %c2 step %c1 {
-      %56 = arith.index_cast %arg14 : index to i64
-      %57 = arith.muli %56, %c16_i64 : i64
-      %58 = arith.ori %57, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %58, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %25 = arith.index_cast %13 : index to i64
     %26 = arith.index_cast %14 : index to i64
     %27 = arith.index_cast %23 : index to i64
@@ -101,271 +94,281 @@ module {
     %29 = arith.index_cast %offset : index to i64
     %30 = arith.muli %29, %c4_i64 : i64
     %31 = arith.addi %28, %30 : i64
+    %32 = arith.addi %25, %26 : i64
+    %33 = arith.cmpi slt, %32, %c32_i64 : i64
+    %34 = arith.cmpi slt, %27, %c16_i64 : i64
+    %35 = arith.ori %33, %34 : i1
+    scf.if %35 {
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg14 = %c0 to %c2 step %c1 {
+        %63 = arith.index_cast %arg14 : index to i64
+        %64 = arith.muli %63, %c16_i64 : i64
+        %65 = arith.ori %64, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %65, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %32 = arith.ceildivsi %27, %c16_i64 : i64
-    %33 = arith.divsi %25, %c16_i64 : i64
-    %34 = arith.addi %25, %26 : i64
-    %35 = arith.ceildivsi %34, %c16_i64 : i64
-    %36 = arith.subi %35, %33 : i64
-    %37 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %38 = arith.extui %37 : i1 to i64
-    %39 = arith.muli %36, %38 : i64
-    %40 = arith.muli %39, %32 : i64
-    %41 = arith.index_cast %40 : i64 to index
-    scf.for %arg14 = %c0 to %41 step %c1 {
-      %56 = arith.index_cast %arg14 : index to i64
-      %57 = arith.addi %33, %56 : i64
-      %58 = arith.muli %57, %c16_i64 : i64
-      %59 = arith.maxsi %58, %25 : i64
-      %60 = arith.addi %58, %c16_i64 : i64
-      %61 = arith.minsi %60, %34 : i64
-      %62 = arith.subi %61, %59 : i64
-      %63 = arith.ori %58, %c2147483648_i64 : i64
-      %64 = arith.subi %59, %58 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.minsi %27, %c16_i64 : i64
-      "instgem.mvin"(%31, %65, %66, %62) : (i64, i64, i64, i64) -> ()
+    %36 = arith.maxsi %25, %c0_i64 : i64
+    %37 = arith.divui %36, %c16_i64 : i64
+    %38 = arith.maxsi %32, %c0_i64 : i64
+    %39 = arith.addi %38, %c15_i64 : i64
+    %40 = arith.divui %39, %c16_i64 : i64
+    %41 = arith.subi %40, %37 : i64
+    %42 = arith.cmpi sgt, %26, %c0_i64 : i64
+    %43 = arith.extui %42 : i1 to i64
+    %44 = arith.muli %41, %43 : i64
+    %45 = arith.index_cast %44 : i64 to index
+    scf.for %arg14 = %c0 to %45 step %c1 {
+      %63 = arith.index_cast %arg14 : index to i64
+      %64 = arith.addi %37, %63 : i64
+      %65 = arith.muli %64, %c16_i64 : i64
+      %66 = arith.maxsi %65, %25 : i64
+      %67 = arith.addi %65, %c16_i64 : i64
+      %68 = arith.minsi %67, %32 : i64
+      %69 = arith.subi %68, %66 : i64
+      %70 = arith.ori %65, %c2147483648_i64 : i64
+      %71 = arith.subi %66, %65 : i64
+      %72 = arith.addi %70, %71 : i64
+      %73 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%31, %72, %73, %69) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %42 = arith.ceildivsi %25, %c16_i64 : i64
-    %43 = arith.cmpi sgt, %25, %c0_i64 : i64
-    %44 = arith.extui %43 : i1 to i64
-    %45 = arith.muli %42, %44 : i64
-    %46 = arith.muli %45, %32 : i64
-    %47 = arith.index_cast %46 : i64 to index
-    scf.for %arg14 = %c0 to %47 step %c1 {
-      %56 = arith.index_cast %arg14 : index to i64
-      %57 = arith.muli %56, %c16_i64 : i64
-      %58 = arith.maxsi %57, %c0_i64 : i64
-      %59 = arith.addi %57, %c16_i64 : i64
-      %60 = arith.minsi %59, %25 : i64
-      %61 = arith.subi %60, %58 : i64
-      %62 = arith.ori %57, %c2147483648_i64 : i64
-      %63 = arith.subi %58, %57 : i64
-      %64 = arith.addi %62, %63 : i64
-      %65 = arith.minsi %27, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %64, %65, %61) : (i64, i64, i64, i64) -> ()
+    %46 = arith.addi %36, %c15_i64 : i64
+    %47 = arith.divui %46, %c16_i64 : i64
+    %48 = arith.cmpi sgt, %25, %c0_i64 : i64
+    %49 = arith.extui %48 : i1 to i64
+    %50 = arith.muli %47, %49 : i64
+    %51 = arith.index_cast %50 : i64 to index
+    scf.for %arg14 = %c0 to %51 step %c1 {
+      %63 = arith.index_cast %arg14 : index to i64
+      %64 = arith.muli %63, %c16_i64 : i64
+      %65 = arith.maxsi %64, %c0_i64 : i64
+      %66 = arith.addi %64, %c16_i64 : i64
+      %67 = arith.minsi %66, %25 : i64
+      %68 = arith.subi %67, %65 : i64
+      %69 = arith.ori %64, %c2147483648_i64 : i64
+      %70 = arith.subi %65, %64 : i64
+      %71 = arith.addi %69, %70 : i64
+      %72 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %71, %72, %68) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %48 = arith.ceildivsi %arg5, %c32 : index
-    %49:2 = scf.for %arg14 = %c0 to %48 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %56 = arith.maxsi %arg15, %c0 : index
-      %57 = arith.minsi %56, %arg5 : index
-      %58 = arith.addi %arg15, %c32 : index
-      %59 = arith.maxsi %58, %c0 : index
-      %60 = arith.minsi %59, %arg5 : index
-      %61 = arith.subi %57, %arg15 : index
-      %62 = arith.maxsi %61, %c0 : index
-      %63 = arith.minsi %62, %c32 : index
-      %64 = arith.subi %60, %57 : index
-      %65 = arith.cmpi sgt, %63, %c0 : index
-      scf.if %65 {
-        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_9 = memref.subview %reinterpret_cast[%7, %57] [%14, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %66 = arith.index_cast %64 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %67 = arith.index_cast %intptr_14 : index to i64
-      %68 = arith.index_cast %offset_11 : index to i64
-      %69 = arith.addi %67, %68 : i64
-      %70 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
-      %71 = arith.ceildivsi %66, %c64_i64 : i64
-      %72 = arith.muli %39, %71 : i64
-      %73 = arith.index_cast %72 : i64 to index
-      scf.for %arg17 = %c0 to %73 step %c1 {
-        %123 = arith.index_cast %arg17 : index to i64
-        %124 = arith.addi %33, %123 : i64
-        %125 = arith.muli %124, %c16_i64 : i64
-        %126 = arith.maxsi %125, %25 : i64
-        %127 = arith.addi %125, %c16_i64 : i64
-        %128 = arith.minsi %127, %34 : i64
-        %129 = arith.subi %128, %126 : i64
-        %130 = arith.subi %126, %25 : i64
-        %131 = arith.muli %130, %70 : i64
-        %132 = arith.addi %69, %131 : i64
-        %133 = arith.muli %124, %c32_i64 : i64
-        %134 = arith.subi %126, %125 : i64
-        %135 = arith.addi %133, %134 : i64
-        %136 = arith.minsi %66, %c64_i64 : i64
-        "instgem.mvin"(%132, %135, %136, %129) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %74 = arith.muli %45, %71 : i64
-      %75 = arith.index_cast %74 : i64 to index
-      scf.for %arg17 = %c0 to %75 step %c1 {
-        %123 = arith.index_cast %arg17 : index to i64
-        %124 = arith.muli %123, %c16_i64 : i64
-        %125 = arith.maxsi %124, %c0_i64 : i64
-        %126 = arith.addi %124, %c16_i64 : i64
-        %127 = arith.minsi %126, %25 : i64
-        %128 = arith.subi %127, %125 : i64
-        %129 = arith.muli %123, %c32_i64 : i64
-        %130 = arith.subi %125, %124 : i64
-        %131 = arith.addi %129, %130 : i64
-        %132 = arith.minsi %66, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %131, %132, %128) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %76 = arith.maxsi %arg16, %c0 : index
-      %77 = arith.minsi %76, %arg5 : index
-      %78 = arith.addi %arg16, %c32 : index
-      %79 = arith.maxsi %78, %c0 : index
-      %80 = arith.minsi %79, %arg5 : index
-      %81 = arith.subi %77, %arg16 : index
-      %82 = arith.maxsi %81, %c0 : index
-      %83 = arith.minsi %82, %c32 : index
-      %84 = arith.subi %80, %77 : index
-      scf.if %24 {
+    %52 = arith.ceildivsi %arg5, %c32 : index
+    %53:2 = scf.for %arg14 = %c0 to %52 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %63 = arith.maxsi %arg15, %c0 : index
+      %64 = arith.minsi %63, %arg5 : index
+      %65 = arith.addi %arg15, %c32 : index
+      %66 = arith.maxsi %65, %c0 : index
+      %67 = arith.minsi %66, %arg5 : index
+      %68 = arith.subi %64, %arg15 : index
+      %69 = arith.maxsi %68, %c0 : index
+      %70 = arith.minsi %69, %c32 : index
+      %71 = arith.subi %67, %64 : index
+      %72 = arith.cmpi sgt, %70, %c0 : index
+      scf.if %72 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%77, %16] [%84, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %85 = arith.index_cast %83 : index to i64
-      %86 = arith.index_cast %84 : index to i64
-      %87 = arith.addi %85, %86 : i64
+      %subview_9 = memref.subview %reinterpret_cast[%7, %64] [%14, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %73 = arith.index_cast %71 : index to i64
+      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %74 = arith.index_cast %intptr_14 : index to i64
+      %75 = arith.index_cast %offset_11 : index to i64
+      %76 = arith.addi %74, %75 : i64
+      %77 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %77) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %45 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
+        %125 = arith.addi %37, %124 : i64
+        %126 = arith.muli %125, %c16_i64 : i64
+        %127 = arith.maxsi %126, %25 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %32 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.subi %127, %25 : i64
+        %132 = arith.muli %131, %77 : i64
+        %133 = arith.addi %76, %132 : i64
+        %134 = arith.muli %125, %c32_i64 : i64
+        %135 = arith.subi %127, %126 : i64
+        %136 = arith.addi %134, %135 : i64
+        %137 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%133, %136, %137, %130) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg17 = %c0 to %51 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
+        %125 = arith.muli %124, %c16_i64 : i64
+        %126 = arith.maxsi %125, %c0_i64 : i64
+        %127 = arith.addi %125, %c16_i64 : i64
+        %128 = arith.minsi %127, %25 : i64
+        %129 = arith.subi %128, %126 : i64
+        %130 = arith.muli %124, %c32_i64 : i64
+        %131 = arith.subi %126, %125 : i64
+        %132 = arith.addi %130, %131 : i64
+        %133 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %132, %133, %129) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %78 = arith.maxsi %arg16, %c0 : index
+      %79 = arith.minsi %78, %arg5 : index
+      %80 = arith.addi %arg16, %c32 : index
+      %81 = arith.maxsi %80, %c0 : index
+      %82 = arith.minsi %81, %arg5 : index
+      %83 = arith.subi %79, %arg16 : index
+      %84 = arith.maxsi %83, %c0 : index
+      %85 = arith.minsi %84, %c32 : index
+      %86 = arith.subi %82, %79 : index
+      scf.if %24 {
+        func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_15 = memref.subview %reinterpret_cast_0[%79, %16] [%86, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %87 = arith.index_cast %85 : index to i64
+      %88 = arith.index_cast %86 : index to i64
+      %89 = arith.addi %87, %88 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %88 = arith.index_cast %intptr_20 : index to i64
-      %89 = arith.index_cast %offset_17 : index to i64
-      %90 = arith.addi %88, %89 : i64
-      %91 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %91) : (i64, i64, i64, i64, i64, i64) -> ()
-      %92 = arith.ceildivsi %27, %c64_i64 : i64
-      %93 = arith.divsi %85, %c16_i64 : i64
-      %94 = arith.ceildivsi %87, %c16_i64 : i64
-      %95 = arith.subi %94, %93 : i64
-      %96 = arith.cmpi sgt, %86, %c0_i64 : i64
-      %97 = arith.extui %96 : i1 to i64
-      %98 = arith.muli %95, %97 : i64
-      %99 = arith.muli %98, %92 : i64
-      %100 = arith.index_cast %99 : i64 to index
-      scf.for %arg17 = %c0 to %100 step %c1 {
-        %123 = arith.index_cast %arg17 : index to i64
-        %124 = arith.addi %93, %123 : i64
+      %90 = arith.index_cast %intptr_20 : index to i64
+      %91 = arith.index_cast %offset_17 : index to i64
+      %92 = arith.addi %90, %91 : i64
+      %93 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %93) : (i64, i64, i64, i64, i64, i64) -> ()
+      %94 = arith.maxsi %87, %c0_i64 : i64
+      %95 = arith.divui %94, %c16_i64 : i64
+      %96 = arith.maxsi %89, %c0_i64 : i64
+      %97 = arith.addi %96, %c15_i64 : i64
+      %98 = arith.divui %97, %c16_i64 : i64
+      %99 = arith.subi %98, %95 : i64
+      %100 = arith.cmpi sgt, %88, %c0_i64 : i64
+      %101 = arith.extui %100 : i1 to i64
+      %102 = arith.muli %99, %101 : i64
+      %103 = arith.index_cast %102 : i64 to index
+      scf.for %arg17 = %c0 to %103 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
+        %125 = arith.addi %95, %124 : i64
+        %126 = arith.muli %125, %c16_i64 : i64
+        %127 = arith.maxsi %126, %87 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %89 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.subi %127, %87 : i64
+        %132 = arith.muli %131, %93 : i64
+        %133 = arith.addi %92, %132 : i64
+        %134 = arith.addi %126, %c64_i64 : i64
+        %135 = arith.subi %127, %126 : i64
+        %136 = arith.addi %134, %135 : i64
+        %137 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%133, %136, %137, %130) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %104 = arith.addi %94, %c15_i64 : i64
+      %105 = arith.divui %104, %c16_i64 : i64
+      %106 = arith.cmpi sgt, %87, %c0_i64 : i64
+      %107 = arith.extui %106 : i1 to i64
+      %108 = arith.muli %105, %107 : i64
+      %109 = arith.index_cast %108 : i64 to index
+      scf.for %arg17 = %c0 to %109 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
         %125 = arith.muli %124, %c16_i64 : i64
-        %126 = arith.maxsi %125, %85 : i64
+        %126 = arith.maxsi %125, %c0_i64 : i64
         %127 = arith.addi %125, %c16_i64 : i64
         %128 = arith.minsi %127, %87 : i64
         %129 = arith.subi %128, %126 : i64
-        %130 = arith.subi %126, %85 : i64
-        %131 = arith.muli %130, %91 : i64
-        %132 = arith.addi %90, %131 : i64
-        %133 = arith.addi %125, %c64_i64 : i64
-        %134 = arith.subi %126, %125 : i64
-        %135 = arith.addi %133, %134 : i64
-        %136 = arith.minsi %27, %c64_i64 : i64
-        "instgem.mvin"(%132, %135, %136, %129) : (i64, i64, i64, i64) -> ()
+        %130 = arith.addi %125, %c64_i64 : i64
+        %131 = arith.subi %126, %125 : i64
+        %132 = arith.addi %130, %131 : i64
+        %133 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %132, %133, %129) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %101 = arith.ceildivsi %85, %c16_i64 : i64
-      %102 = arith.cmpi sgt, %85, %c0_i64 : i64
-      %103 = arith.extui %102 : i1 to i64
-      %104 = arith.muli %101, %103 : i64
-      %105 = arith.muli %104, %92 : i64
-      %106 = arith.index_cast %105 : i64 to index
-      scf.for %arg17 = %c0 to %106 step %c1 {
-        %123 = arith.index_cast %arg17 : index to i64
-        %124 = arith.muli %123, %c16_i64 : i64
-        %125 = arith.maxsi %124, %c0_i64 : i64
-        %126 = arith.addi %124, %c16_i64 : i64
-        %127 = arith.minsi %126, %85 : i64
-        %128 = arith.subi %127, %125 : i64
-        %129 = arith.addi %124, %c64_i64 : i64
-        %130 = arith.subi %125, %124 : i64
-        %131 = arith.addi %129, %130 : i64
-        %132 = arith.minsi %27, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %131, %132, %128) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %107 = arith.maxsi %34, %c0_i64 : i64
-      %108 = arith.minsi %107, %c32_i64 : i64
-      %109 = arith.maxsi %66, %c0_i64 : i64
-      %110 = arith.minsi %109, %c32_i64 : i64
-      %111 = arith.maxsi %87, %c0_i64 : i64
+      %110 = arith.minsi %38, %c32_i64 : i64
+      %111 = arith.maxsi %73, %c0_i64 : i64
       %112 = arith.minsi %111, %c32_i64 : i64
-      %113 = arith.maxsi %27, %c0_i64 : i64
-      %114 = arith.minsi %113, %c16_i64 : i64
-      %115 = arith.ceildivsi %108, %c16_i64 : i64
-      %116 = arith.ceildivsi %114, %c16_i64 : i64
-      %117 = arith.minsi %110, %112 : i64
-      %118 = arith.ceildivsi %117, %c16_i64 : i64
-      %119 = arith.subi %118, %c1_i64 : i64
-      %120 = arith.cmpi sgt, %118, %c0_i64 : i64
-      %121 = arith.select %120, %115, %c0_i64 : i64
-      %122 = arith.index_cast %121 : i64 to index
-      scf.for %arg17 = %c0 to %122 step %c1 {
-        %123 = arith.index_cast %arg17 : index to i64
-        %124 = arith.index_cast %116 : i64 to index
-        scf.for %arg18 = %c0 to %124 step %c1 {
-          %125 = arith.index_cast %arg18 : index to i64
-          %126 = arith.muli %123, %c16_i64 : i64
-          %127 = arith.subi %108, %126 : i64
-          %128 = arith.minsi %127, %c16_i64 : i64
-          %129 = arith.muli %125, %c16_i64 : i64
-          %130 = arith.subi %114, %129 : i64
-          %131 = arith.minsi %130, %c16_i64 : i64
-          %132 = arith.addi %126, %129 : i64
-          %133 = arith.ori %132, %c3221225472_i64 : i64
-          %134 = arith.cmpi eq, %119, %c0_i64 : i64
-          %135 = arith.select %134, %133, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %131, %128, %135, %131, %128) : (i64, i64, i64, i64, i64, i64) -> ()
-          %136 = arith.muli %123, %c32_i64 : i64
-          %137 = arith.minsi %110, %c16_i64 : i64
-          %138 = arith.addi %129, %c64_i64 : i64
-          %139 = arith.minsi %112, %c16_i64 : i64
-          "instgem.compute_preloaded"(%136, %137, %128, %138, %131, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-          %140 = arith.index_cast %118 : i64 to index
-          scf.for %arg19 = %c1 to %140 step %c1 {
-            %141 = arith.index_cast %arg19 : index to i64
-            %142 = arith.cmpi eq, %141, %119 : i64
-            %143 = arith.select %142, %133, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %131, %128, %143, %131, %128) : (i64, i64, i64, i64, i64, i64) -> ()
-            %144 = arith.muli %141, %c16_i64 : i64
-            %145 = arith.addi %136, %144 : i64
-            %146 = arith.subi %110, %144 : i64
-            %147 = arith.minsi %146, %c16_i64 : i64
-            %148 = arith.addi %144, %129 : i64
-            %149 = arith.addi %148, %c64_i64 : i64
-            %150 = arith.subi %112, %144 : i64
-            %151 = arith.minsi %150, %c16_i64 : i64
-            "instgem.compute_accumulated"(%145, %147, %128, %149, %131, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+      %113 = arith.minsi %96, %c32_i64 : i64
+      %114 = arith.maxsi %27, %c0_i64 : i64
+      %115 = arith.minsi %114, %c16_i64 : i64
+      %116 = arith.ceildivsi %110, %c16_i64 : i64
+      %117 = arith.ceildivsi %115, %c16_i64 : i64
+      %118 = arith.minsi %112, %113 : i64
+      %119 = arith.ceildivsi %118, %c16_i64 : i64
+      %120 = arith.subi %119, %c1_i64 : i64
+      %121 = arith.cmpi sgt, %119, %c0_i64 : i64
+      %122 = arith.select %121, %116, %c0_i64 : i64
+      %123 = arith.index_cast %122 : i64 to index
+      scf.for %arg17 = %c0 to %123 step %c1 {
+        %124 = arith.index_cast %arg17 : index to i64
+        %125 = arith.index_cast %117 : i64 to index
+        scf.for %arg18 = %c0 to %125 step %c1 {
+          %126 = arith.index_cast %arg18 : index to i64
+          %127 = arith.muli %124, %c16_i64 : i64
+          %128 = arith.subi %110, %127 : i64
+          %129 = arith.minsi %128, %c16_i64 : i64
+          %130 = arith.muli %126, %c16_i64 : i64
+          %131 = arith.subi %115, %130 : i64
+          %132 = arith.minsi %131, %c16_i64 : i64
+          %133 = arith.addi %127, %130 : i64
+          %134 = arith.ori %133, %c3221225472_i64 : i64
+          %135 = arith.cmpi eq, %120, %c0_i64 : i64
+          %136 = arith.select %135, %134, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %132, %129, %136, %132, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+          %137 = arith.muli %124, %c32_i64 : i64
+          %138 = arith.minsi %112, %c16_i64 : i64
+          %139 = arith.addi %130, %c64_i64 : i64
+          %140 = arith.minsi %113, %c16_i64 : i64
+          "instgem.compute_preloaded"(%137, %138, %129, %139, %132, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+          %141 = arith.index_cast %119 : i64 to index
+          scf.for %arg19 = %c1 to %141 step %c1 {
+            %142 = arith.index_cast %arg19 : index to i64
+            %143 = arith.cmpi eq, %142, %120 : i64
+            %144 = arith.select %143, %134, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %132, %129, %144, %132, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+            %145 = arith.muli %142, %c16_i64 : i64
+            %146 = arith.addi %137, %145 : i64
+            %147 = arith.subi %112, %145 : i64
+            %148 = arith.minsi %147, %c16_i64 : i64
+            %149 = arith.addi %145, %130 : i64
+            %150 = arith.addi %149, %c64_i64 : i64
+            %151 = arith.subi %113, %145 : i64
+            %152 = arith.minsi %151, %c16_i64 : i64
+            "instgem.compute_accumulated"(%146, %148, %129, %150, %132, %152) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %58, %78 : index, index
+      scf.yield %65, %80 : index, index
     }
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %24 {
-      func.call @baco_boundary_error(%c56_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %50 = arith.index_cast %intptr_8 : index to i64
-    %51 = arith.index_cast %offset_5 : index to i64
-    %52 = arith.muli %51, %c4_i64 : i64
-    %53 = arith.addi %50, %52 : i64
-    %54 = arith.index_cast %strides_7#0 : index to i64
-    %55 = arith.muli %54, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %55, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg14 = %c0 to %41 step %c1 {
-      %56 = arith.index_cast %arg14 : index to i64
-      %57 = arith.remsi %56, %39 : i64
-      %58 = arith.divsi %56, %39 : i64
-      %59 = arith.addi %33, %57 : i64
-      %60 = arith.muli %59, %c16_i64 : i64
-      %61 = arith.maxsi %60, %25 : i64
-      %62 = arith.addi %60, %c16_i64 : i64
-      %63 = arith.minsi %62, %34 : i64
-      %64 = arith.subi %63, %61 : i64
-      %65 = arith.subi %61, %25 : i64
-      %66 = arith.muli %65, %55 : i64
-      %67 = arith.addi %53, %66 : i64
-      %68 = arith.muli %58, %c64_i64 : i64
-      %69 = arith.addi %67, %68 : i64
-      %70 = arith.muli %58, %c16_i64 : i64
-      %71 = arith.addi %60, %70 : i64
-      %72 = arith.ori %71, %c2684354560_i64 : i64
-      %73 = arith.subi %61, %60 : i64
-      %74 = arith.addi %72, %73 : i64
-      %75 = arith.subi %27, %70 : i64
-      %76 = arith.minsi %75, %c16_i64 : i64
-      "instgem.mvout"(%69, %74, %76, %64) : (i64, i64, i64, i64) -> ()
+    %54 = arith.index_cast %intptr_8 : index to i64
+    %55 = arith.index_cast %offset_5 : index to i64
+    %56 = arith.muli %55, %c4_i64 : i64
+    %57 = arith.addi %54, %56 : i64
+    %58 = arith.index_cast %strides_7#0 : index to i64
+    %59 = arith.muli %58, %c4_i64 : i64
+    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %60 = arith.ceildivsi %27, %c16_i64 : i64
+    %61 = arith.muli %44, %60 : i64
+    %62 = arith.index_cast %61 : i64 to index
+    scf.for %arg14 = %c0 to %62 step %c1 {
+      %63 = arith.index_cast %arg14 : index to i64
+      %64 = arith.remsi %63, %44 : i64
+      %65 = arith.divsi %63, %44 : i64
+      %66 = arith.addi %37, %64 : i64
+      %67 = arith.muli %66, %c16_i64 : i64
+      %68 = arith.maxsi %67, %25 : i64
+      %69 = arith.addi %67, %c16_i64 : i64
+      %70 = arith.minsi %69, %32 : i64
+      %71 = arith.subi %70, %68 : i64
+      %72 = arith.subi %68, %25 : i64
+      %73 = arith.muli %72, %59 : i64
+      %74 = arith.addi %57, %73 : i64
+      %75 = arith.muli %65, %c64_i64 : i64
+      %76 = arith.addi %74, %75 : i64
+      %77 = arith.muli %65, %c16_i64 : i64
+      %78 = arith.addi %67, %77 : i64
+      %79 = arith.ori %78, %c2684354560_i64 : i64
+      %80 = arith.subi %68, %67 : i64
+      %81 = arith.addi %79, %80 : i64
+      %82 = arith.subi %27, %77 : i64
+      %83 = arith.minsi %82, %c16_i64 : i64
+      "instgem.mvout"(%76, %81, %83, %71) : (i64, i64, i64, i64) -> ()
     }
     return
   }

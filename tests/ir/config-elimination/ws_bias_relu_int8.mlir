@@ -70,21 +70,21 @@ module {
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c32_i64 = arith.constant 32 : i64
-    %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c32_i64 = arith.constant 32 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c38_i64 = arith.constant 38 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c42_i64 = arith.constant 42 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c43_i64 = arith.constant 43 : i64
-    %c54_i64 = arith.constant 54 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c44_i64 = arith.constant 44 : i64
+    %c55_i64 = arith.constant 55 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -119,16 +119,9 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg14 = %c0 to %c2 step %c1 {
-      %57 = arith.index_cast %arg14 : index to i64
-      %58 = arith.muli %57, %c16_i64 : i64
-      %59 = arith.ori %58, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %59, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %25 = arith.index_cast %13 : index to i64
     %26 = arith.index_cast %14 : index to i64
     %27 = arith.index_cast %23 : index to i64
@@ -138,122 +131,131 @@ module {
     %29 = arith.index_cast %offset : index to i64
     %30 = arith.muli %29, %c4_i64 : i64
     %31 = arith.addi %28, %30 : i64
+    %32 = arith.addi %25, %26 : i64
+    %33 = arith.cmpi slt, %32, %c32_i64 : i64
+    %34 = arith.cmpi slt, %27, %c16_i64 : i64
+    %35 = arith.ori %33, %34 : i1
+    scf.if %35 {
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg14 = %c0 to %c2 step %c1 {
+        %62 = arith.index_cast %arg14 : index to i64
+        %63 = arith.muli %62, %c16_i64 : i64
+        %64 = arith.ori %63, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %32 = arith.ceildivsi %27, %c16_i64 : i64
-    %33 = arith.divsi %25, %c16_i64 : i64
-    %34 = arith.addi %25, %26 : i64
-    %35 = arith.ceildivsi %34, %c16_i64 : i64
-    %36 = arith.subi %35, %33 : i64
-    %37 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %38 = arith.extui %37 : i1 to i64
-    %39 = arith.muli %36, %38 : i64
-    %40 = arith.muli %39, %32 : i64
-    %41 = arith.index_cast %40 : i64 to index
-    scf.for %arg14 = %c0 to %41 step %c1 {
-      %57 = arith.index_cast %arg14 : index to i64
-      %58 = arith.addi %33, %57 : i64
-      %59 = arith.muli %58, %c16_i64 : i64
-      %60 = arith.maxsi %59, %25 : i64
-      %61 = arith.addi %59, %c16_i64 : i64
-      %62 = arith.minsi %61, %34 : i64
-      %63 = arith.subi %62, %60 : i64
-      %64 = arith.ori %59, %c2147483648_i64 : i64
-      %65 = arith.subi %60, %59 : i64
-      %66 = arith.addi %64, %65 : i64
-      %67 = arith.minsi %27, %c16_i64 : i64
-      "instgem.mvin"(%31, %66, %67, %63) : (i64, i64, i64, i64) -> ()
+    %36 = arith.maxsi %25, %c0_i64 : i64
+    %37 = arith.divui %36, %c16_i64 : i64
+    %38 = arith.maxsi %32, %c0_i64 : i64
+    %39 = arith.addi %38, %c15_i64 : i64
+    %40 = arith.divui %39, %c16_i64 : i64
+    %41 = arith.subi %40, %37 : i64
+    %42 = arith.cmpi sgt, %26, %c0_i64 : i64
+    %43 = arith.extui %42 : i1 to i64
+    %44 = arith.muli %41, %43 : i64
+    %45 = arith.index_cast %44 : i64 to index
+    scf.for %arg14 = %c0 to %45 step %c1 {
+      %62 = arith.index_cast %arg14 : index to i64
+      %63 = arith.addi %37, %62 : i64
+      %64 = arith.muli %63, %c16_i64 : i64
+      %65 = arith.maxsi %64, %25 : i64
+      %66 = arith.addi %64, %c16_i64 : i64
+      %67 = arith.minsi %66, %32 : i64
+      %68 = arith.subi %67, %65 : i64
+      %69 = arith.ori %64, %c2147483648_i64 : i64
+      %70 = arith.subi %65, %64 : i64
+      %71 = arith.addi %69, %70 : i64
+      %72 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%31, %71, %72, %68) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %42 = arith.ceildivsi %25, %c16_i64 : i64
-    %43 = arith.cmpi sgt, %25, %c0_i64 : i64
-    %44 = arith.extui %43 : i1 to i64
-    %45 = arith.muli %42, %44 : i64
-    %46 = arith.muli %45, %32 : i64
-    %47 = arith.index_cast %46 : i64 to index
-    scf.for %arg14 = %c0 to %47 step %c1 {
-      %57 = arith.index_cast %arg14 : index to i64
-      %58 = arith.muli %57, %c16_i64 : i64
-      %59 = arith.maxsi %58, %c0_i64 : i64
-      %60 = arith.addi %58, %c16_i64 : i64
-      %61 = arith.minsi %60, %25 : i64
-      %62 = arith.subi %61, %59 : i64
-      %63 = arith.ori %58, %c2147483648_i64 : i64
-      %64 = arith.subi %59, %58 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.minsi %27, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %65, %66, %62) : (i64, i64, i64, i64) -> ()
+    %46 = arith.addi %36, %c15_i64 : i64
+    %47 = arith.divui %46, %c16_i64 : i64
+    %48 = arith.cmpi sgt, %25, %c0_i64 : i64
+    %49 = arith.extui %48 : i1 to i64
+    %50 = arith.muli %47, %49 : i64
+    %51 = arith.index_cast %50 : i64 to index
+    scf.for %arg14 = %c0 to %51 step %c1 {
+      %62 = arith.index_cast %arg14 : index to i64
+      %63 = arith.muli %62, %c16_i64 : i64
+      %64 = arith.maxsi %63, %c0_i64 : i64
+      %65 = arith.addi %63, %c16_i64 : i64
+      %66 = arith.minsi %65, %25 : i64
+      %67 = arith.subi %66, %64 : i64
+      %68 = arith.ori %63, %c2147483648_i64 : i64
+      %69 = arith.subi %64, %63 : i64
+      %70 = arith.addi %68, %69 : i64
+      %71 = arith.minsi %27, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %70, %71, %67) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %48 = arith.ceildivsi %arg5, %c32 : index
+    %52 = arith.ceildivsi %arg5, %c32 : index
     %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %24 {
-      func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_3 = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %49 = arith.index_cast %intptr_8 : index to i64
-    %50 = arith.index_cast %offset_5 : index to i64
-    %51 = arith.addi %49, %50 : i64
-    %52 = arith.index_cast %strides_7#0 : index to i64
-    %53 = arith.bitcast %arg12 : f32 to i32
-    %54 = arith.extui %53 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %52, %54) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %55:2 = scf.for %arg14 = %c0 to %48 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %57 = arith.maxsi %arg15, %c0 : index
-      %58 = arith.minsi %57, %arg5 : index
-      %59 = arith.addi %arg15, %c32 : index
-      %60 = arith.maxsi %59, %c0 : index
-      %61 = arith.minsi %60, %arg5 : index
-      %62 = arith.subi %58, %arg15 : index
-      %63 = arith.maxsi %62, %c0 : index
-      %64 = arith.minsi %63, %c32 : index
-      %65 = arith.subi %61, %58 : index
-      %66 = arith.cmpi sgt, %64, %c0 : index
-      scf.if %66 {
-        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
+    %53 = arith.index_cast %intptr_8 : index to i64
+    %54 = arith.index_cast %offset_5 : index to i64
+    %55 = arith.addi %53, %54 : i64
+    %56 = arith.index_cast %strides_7#0 : index to i64
+    %57 = arith.bitcast %arg12 : f32 to i32
+    %58 = arith.extui %57 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %58) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %59 = arith.ceildivsi %27, %c16_i64 : i64
+    %60:2 = scf.for %arg14 = %c0 to %52 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %62 = arith.maxsi %arg15, %c0 : index
+      %63 = arith.minsi %62, %arg5 : index
+      %64 = arith.addi %arg15, %c32 : index
+      %65 = arith.maxsi %64, %c0 : index
+      %66 = arith.minsi %65, %arg5 : index
+      %67 = arith.subi %63, %arg15 : index
+      %68 = arith.maxsi %67, %c0 : index
+      %69 = arith.minsi %68, %c32 : index
+      %70 = arith.subi %66, %63 : index
+      %71 = arith.cmpi sgt, %69, %c0 : index
+      scf.if %71 {
+        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%7, %58] [%14, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %67 = arith.index_cast %65 : index to i64
+      %subview_9 = memref.subview %reinterpret_cast[%7, %63] [%14, %70] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %72 = arith.index_cast %70 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %68 = arith.index_cast %intptr_14 : index to i64
-      %69 = arith.index_cast %offset_11 : index to i64
-      %70 = arith.addi %68, %69 : i64
-      %71 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
-      %72 = arith.ceildivsi %67, %c64_i64 : i64
-      %73 = arith.muli %39, %72 : i64
-      %74 = arith.index_cast %73 : i64 to index
-      scf.for %arg17 = %c0 to %74 step %c1 {
-        %132 = arith.index_cast %arg17 : index to i64
-        %133 = arith.addi %33, %132 : i64
-        %134 = arith.muli %133, %c16_i64 : i64
-        %135 = arith.maxsi %134, %25 : i64
-        %136 = arith.addi %134, %c16_i64 : i64
-        %137 = arith.minsi %136, %34 : i64
-        %138 = arith.subi %137, %135 : i64
-        %139 = arith.subi %135, %25 : i64
-        %140 = arith.muli %139, %71 : i64
-        %141 = arith.addi %70, %140 : i64
-        %142 = arith.muli %133, %c32_i64 : i64
-        %143 = arith.subi %135, %134 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.minsi %67, %c64_i64 : i64
-        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %75 = arith.muli %45, %72 : i64
-      %76 = arith.index_cast %75 : i64 to index
-      scf.for %arg17 = %c0 to %76 step %c1 {
-        %132 = arith.index_cast %arg17 : index to i64
+      %73 = arith.index_cast %intptr_14 : index to i64
+      %74 = arith.index_cast %offset_11 : index to i64
+      %75 = arith.addi %73, %74 : i64
+      %76 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %45 step %c1 {
+        %131 = arith.index_cast %arg17 : index to i64
+        %132 = arith.addi %37, %131 : i64
         %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %c0_i64 : i64
+        %134 = arith.maxsi %133, %25 : i64
         %135 = arith.addi %133, %c16_i64 : i64
-        %136 = arith.minsi %135, %25 : i64
+        %136 = arith.minsi %135, %32 : i64
         %137 = arith.subi %136, %134 : i64
-        %138 = arith.muli %132, %c32_i64 : i64
-        %139 = arith.subi %134, %133 : i64
-        %140 = arith.addi %138, %139 : i64
-        %141 = arith.minsi %67, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %140, %141, %137) : (i64, i64, i64, i64) -> ()
+        %138 = arith.subi %134, %25 : i64
+        %139 = arith.muli %138, %76 : i64
+        %140 = arith.addi %75, %139 : i64
+        %141 = arith.muli %132, %c32_i64 : i64
+        %142 = arith.subi %134, %133 : i64
+        %143 = arith.addi %141, %142 : i64
+        %144 = arith.minsi %72, %c64_i64 : i64
+        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg17 = %c0 to %51 step %c1 {
+        %131 = arith.index_cast %arg17 : index to i64
+        %132 = arith.muli %131, %c16_i64 : i64
+        %133 = arith.maxsi %132, %c0_i64 : i64
+        %134 = arith.addi %132, %c16_i64 : i64
+        %135 = arith.minsi %134, %25 : i64
+        %136 = arith.subi %135, %133 : i64
+        %137 = arith.muli %131, %c32_i64 : i64
+        %138 = arith.subi %133, %132 : i64
+        %139 = arith.addi %137, %138 : i64
+        %140 = arith.minsi %72, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %139, %140, %136) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %77 = arith.maxsi %arg16, %c0 : index
       %78 = arith.minsi %77, %arg5 : index
@@ -265,7 +267,7 @@ module {
       %84 = arith.minsi %83, %c32 : index
       %85 = arith.subi %81, %78 : index
       scf.if %24 {
-        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_15 = memref.subview %reinterpret_cast_0[%78, %16] [%85, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %86 = arith.index_cast %84 : index to i64
@@ -278,564 +280,562 @@ module {
       %91 = arith.addi %89, %90 : i64
       %92 = arith.index_cast %strides_19#0 : index to i64
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
-      %93 = arith.ceildivsi %27, %c64_i64 : i64
-      %94 = arith.divsi %86, %c16_i64 : i64
-      %95 = arith.ceildivsi %88, %c16_i64 : i64
-      %96 = arith.subi %95, %94 : i64
-      %97 = arith.cmpi sgt, %87, %c0_i64 : i64
-      %98 = arith.extui %97 : i1 to i64
-      %99 = arith.muli %96, %98 : i64
-      %100 = arith.muli %99, %93 : i64
-      %101 = arith.index_cast %100 : i64 to index
-      scf.for %arg17 = %c0 to %101 step %c1 {
-        %132 = arith.index_cast %arg17 : index to i64
-        %133 = arith.addi %94, %132 : i64
-        %134 = arith.muli %133, %c16_i64 : i64
-        %135 = arith.maxsi %134, %86 : i64
-        %136 = arith.addi %134, %c16_i64 : i64
-        %137 = arith.minsi %136, %88 : i64
-        %138 = arith.subi %137, %135 : i64
-        %139 = arith.subi %135, %86 : i64
-        %140 = arith.muli %139, %92 : i64
-        %141 = arith.addi %91, %140 : i64
-        %142 = arith.addi %134, %c64_i64 : i64
-        %143 = arith.subi %135, %134 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.minsi %27, %c64_i64 : i64
-        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %102 = arith.ceildivsi %86, %c16_i64 : i64
-      %103 = arith.cmpi sgt, %86, %c0_i64 : i64
-      %104 = arith.extui %103 : i1 to i64
-      %105 = arith.muli %102, %104 : i64
-      %106 = arith.muli %105, %93 : i64
-      %107 = arith.index_cast %106 : i64 to index
-      scf.for %arg17 = %c0 to %107 step %c1 {
-        %132 = arith.index_cast %arg17 : index to i64
+      %93 = arith.maxsi %86, %c0_i64 : i64
+      %94 = arith.divui %93, %c16_i64 : i64
+      %95 = arith.maxsi %88, %c0_i64 : i64
+      %96 = arith.addi %95, %c15_i64 : i64
+      %97 = arith.divui %96, %c16_i64 : i64
+      %98 = arith.subi %97, %94 : i64
+      %99 = arith.cmpi sgt, %87, %c0_i64 : i64
+      %100 = arith.extui %99 : i1 to i64
+      %101 = arith.muli %98, %100 : i64
+      %102 = arith.index_cast %101 : i64 to index
+      scf.for %arg17 = %c0 to %102 step %c1 {
+        %131 = arith.index_cast %arg17 : index to i64
+        %132 = arith.addi %94, %131 : i64
         %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %c0_i64 : i64
+        %134 = arith.maxsi %133, %86 : i64
         %135 = arith.addi %133, %c16_i64 : i64
-        %136 = arith.minsi %135, %86 : i64
+        %136 = arith.minsi %135, %88 : i64
         %137 = arith.subi %136, %134 : i64
-        %138 = arith.addi %133, %c64_i64 : i64
-        %139 = arith.subi %134, %133 : i64
-        %140 = arith.addi %138, %139 : i64
-        %141 = arith.minsi %27, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %140, %141, %137) : (i64, i64, i64, i64) -> ()
+        %138 = arith.subi %134, %86 : i64
+        %139 = arith.muli %138, %92 : i64
+        %140 = arith.addi %91, %139 : i64
+        %141 = arith.addi %133, %c64_i64 : i64
+        %142 = arith.subi %134, %133 : i64
+        %143 = arith.addi %141, %142 : i64
+        %144 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %108 = arith.maxsi %34, %c0_i64 : i64
-      %109 = arith.minsi %108, %c32_i64 : i64
-      %110 = arith.maxsi %67, %c0_i64 : i64
+      %103 = arith.addi %93, %c15_i64 : i64
+      %104 = arith.divui %103, %c16_i64 : i64
+      %105 = arith.cmpi sgt, %86, %c0_i64 : i64
+      %106 = arith.extui %105 : i1 to i64
+      %107 = arith.muli %104, %106 : i64
+      %108 = arith.index_cast %107 : i64 to index
+      scf.for %arg17 = %c0 to %108 step %c1 {
+        %131 = arith.index_cast %arg17 : index to i64
+        %132 = arith.muli %131, %c16_i64 : i64
+        %133 = arith.maxsi %132, %c0_i64 : i64
+        %134 = arith.addi %132, %c16_i64 : i64
+        %135 = arith.minsi %134, %86 : i64
+        %136 = arith.subi %135, %133 : i64
+        %137 = arith.addi %132, %c64_i64 : i64
+        %138 = arith.subi %133, %132 : i64
+        %139 = arith.addi %137, %138 : i64
+        %140 = arith.minsi %27, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %139, %140, %136) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %109 = arith.minsi %38, %c32_i64 : i64
+      %110 = arith.maxsi %72, %c0_i64 : i64
       %111 = arith.minsi %110, %c32_i64 : i64
-      %112 = arith.maxsi %88, %c0_i64 : i64
-      %113 = arith.minsi %112, %c32_i64 : i64
-      %114 = arith.maxsi %27, %c0_i64 : i64
-      %115 = arith.minsi %114, %c16_i64 : i64
-      %116 = arith.ceildivsi %109, %c16_i64 : i64
-      %117 = arith.ceildivsi %115, %c16_i64 : i64
-      %118 = arith.minsi %111, %113 : i64
-      %119 = arith.ceildivsi %118, %c16_i64 : i64
-      %120 = arith.addi %arg14, %c1 : index
-      %121 = arith.cmpi sge, %120, %48 : index
-      %122 = arith.cmpi sgt, %116, %c0_i64 : i64
-      %123 = arith.select %122, %117, %c0_i64 : i64
-      %124 = arith.index_cast %123 : i64 to index
-      %125 = arith.divsi %118, %c16_i64 : i64
-      %126 = arith.minsi %119, %125 : i64
-      %127 = arith.maxsi %126, %c0_i64 : i64
-      %128 = arith.divsi %109, %c16_i64 : i64
-      %129 = arith.minsi %116, %128 : i64
-      %130 = arith.maxsi %129, %c1_i64 : i64
-      %131 = arith.minsi %109, %c16_i64 : i64
-      scf.if %121 {
-        %132 = arith.maxsi %119, %c1_i64 : i64
-        %133 = arith.ceildivsi %39, %132 : i64
-        scf.for %arg17 = %c0 to %124 step %c1 {
-          %137 = arith.index_cast %arg17 : index to i64
-          %138 = arith.subi %137, %c1_i64 : i64
-          %139 = arith.cmpi sge, %138, %c0_i64 : i64
-          %140 = arith.cmpi slt, %138, %32 : i64
-          %141 = arith.andi %139, %140 : i1
-          %142 = arith.subi %123, %c1_i64 : i64
-          %143 = arith.cmpi eq, %137, %142 : i64
-          %144 = arith.cmpi slt, %137, %32 : i64
-          %145 = arith.andi %143, %144 : i1
-          %146 = arith.subi %119, %c1_i64 : i64
-          %147 = arith.select %145, %146, %c-1_i64 : i64
-          %148 = arith.muli %137, %c16_i64 : i64
-          %149 = arith.subi %115, %148 : i64
-          %150 = arith.minsi %149, %c16_i64 : i64
-          %151 = arith.index_cast %127 : i64 to index
-          scf.for %arg18 = %c0 to %151 step %c1 {
-            %159 = arith.index_cast %arg18 : index to i64
-            scf.if %141 {
-              %165 = arith.muli %159, %133 : i64
-              %166 = arith.minsi %165, %39 : i64
-              %167 = arith.addi %166, %133 : i64
-              %168 = arith.minsi %167, %39 : i64
-              %169 = arith.index_cast %166 : i64 to index
-              %170 = arith.index_cast %168 : i64 to index
-              scf.for %arg19 = %169 to %170 step %c1 {
-                %171 = arith.index_cast %arg19 : index to i64
-                %172 = arith.addi %33, %171 : i64
-                %173 = arith.muli %172, %c16_i64 : i64
-                %174 = arith.maxsi %173, %25 : i64
-                %175 = arith.addi %173, %c16_i64 : i64
-                %176 = arith.minsi %175, %34 : i64
-                %177 = arith.subi %176, %174 : i64
-                %178 = arith.subi %174, %25 : i64
-                %179 = arith.muli %178, %52 : i64
-                %180 = arith.addi %51, %179 : i64
-                %181 = arith.muli %138, %c16_i64 : i64
-                %182 = arith.addi %180, %181 : i64
-                %183 = arith.addi %173, %181 : i64
-                %184 = arith.ori %183, %c2147483648_i64 : i64
-                %185 = arith.subi %174, %173 : i64
-                %186 = arith.addi %184, %185 : i64
-                %187 = arith.subi %27, %181 : i64
-                %188 = arith.minsi %187, %c16_i64 : i64
-                "instgem.mvout"(%182, %186, %188, %177) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %160 = arith.ori %148, %c3221225472_i64 : i64
-            %161 = arith.muli %159, %c16_i64 : i64
-            %162 = arith.addi %161, %148 : i64
-            %163 = arith.addi %162, %c64_i64 : i64
-            "instgem.preload"(%163, %150, %c16_i64, %160, %150, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%161, %c16_i64, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %164 = arith.cmpi eq, %159, %147 : i64
-            scf.if %164 {
-              %165 = arith.index_cast %130 : i64 to index
-              scf.for %arg19 = %c1 to %165 step %c1 {
-                %167 = arith.index_cast %arg19 : index to i64
-                %168 = arith.muli %167, %c16_i64 : i64
-                %169 = arith.addi %168, %148 : i64
-                %170 = arith.ori %169, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %171 = arith.muli %167, %c32_i64 : i64
-                %172 = arith.addi %171, %161 : i64
-                "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.subi %167, %c1_i64 : i64
-                %174 = arith.subi %173, %33 : i64
-                %175 = arith.cmpi sge, %174, %c0_i64 : i64
-                %176 = arith.cmpi slt, %174, %39 : i64
-                %177 = arith.andi %175, %176 : i1
-                scf.if %177 {
-                  %178 = arith.muli %173, %c16_i64 : i64
-                  %179 = arith.maxsi %178, %25 : i64
-                  %180 = arith.addi %178, %c16_i64 : i64
-                  %181 = arith.minsi %180, %34 : i64
-                  %182 = arith.subi %181, %179 : i64
-                  %183 = arith.subi %179, %25 : i64
-                  %184 = arith.muli %183, %52 : i64
-                  %185 = arith.addi %51, %184 : i64
-                  %186 = arith.addi %185, %148 : i64
-                  %187 = arith.addi %178, %148 : i64
-                  %188 = arith.ori %187, %c2147483648_i64 : i64
-                  %189 = arith.subi %179, %178 : i64
-                  %190 = arith.addi %188, %189 : i64
-                  %191 = arith.subi %27, %148 : i64
-                  %192 = arith.minsi %191, %c16_i64 : i64
-                  "instgem.mvout"(%186, %190, %192, %182) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %166 = arith.index_cast %116 : i64 to index
-              scf.for %arg19 = %165 to %166 step %c1 {
-                %167 = arith.index_cast %arg19 : index to i64
-                %168 = arith.muli %167, %c16_i64 : i64
-                %169 = arith.subi %109, %168 : i64
-                %170 = arith.minsi %169, %c16_i64 : i64
-                %171 = arith.addi %168, %148 : i64
-                %172 = arith.ori %171, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %150, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.muli %167, %c32_i64 : i64
-                %174 = arith.addi %173, %161 : i64
-                "instgem.compute_accumulated"(%174, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %175 = arith.subi %167, %c1_i64 : i64
-                %176 = arith.subi %175, %33 : i64
-                %177 = arith.cmpi sge, %176, %c0_i64 : i64
-                %178 = arith.cmpi slt, %176, %39 : i64
-                %179 = arith.andi %177, %178 : i1
-                scf.if %179 {
-                  %180 = arith.muli %175, %c16_i64 : i64
-                  %181 = arith.maxsi %180, %25 : i64
-                  %182 = arith.addi %180, %c16_i64 : i64
-                  %183 = arith.minsi %182, %34 : i64
-                  %184 = arith.subi %183, %181 : i64
-                  %185 = arith.subi %181, %25 : i64
-                  %186 = arith.muli %185, %52 : i64
-                  %187 = arith.addi %51, %186 : i64
-                  %188 = arith.addi %187, %148 : i64
-                  %189 = arith.addi %180, %148 : i64
-                  %190 = arith.ori %189, %c2147483648_i64 : i64
-                  %191 = arith.subi %181, %180 : i64
-                  %192 = arith.addi %190, %191 : i64
-                  %193 = arith.subi %27, %148 : i64
-                  %194 = arith.minsi %193, %c16_i64 : i64
-                  "instgem.mvout"(%188, %192, %194, %184) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } else {
-              %165 = arith.index_cast %130 : i64 to index
-              scf.for %arg19 = %c1 to %165 step %c1 {
-                %167 = arith.index_cast %arg19 : index to i64
-                %168 = arith.muli %167, %c16_i64 : i64
-                %169 = arith.addi %168, %148 : i64
-                %170 = arith.ori %169, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %171 = arith.muli %167, %c32_i64 : i64
-                %172 = arith.addi %171, %161 : i64
-                "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %166 = arith.index_cast %116 : i64 to index
-              scf.for %arg19 = %165 to %166 step %c1 {
-                %167 = arith.index_cast %arg19 : index to i64
-                %168 = arith.muli %167, %c16_i64 : i64
-                %169 = arith.subi %109, %168 : i64
-                %170 = arith.minsi %169, %c16_i64 : i64
-                %171 = arith.addi %168, %148 : i64
-                %172 = arith.ori %171, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %150, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.muli %167, %c32_i64 : i64
-                %174 = arith.addi %173, %161 : i64
-                "instgem.compute_accumulated"(%174, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          %152 = arith.index_cast %119 : i64 to index
-          scf.for %arg18 = %151 to %152 step %c1 {
-            %159 = arith.index_cast %arg18 : index to i64
-            %160 = arith.muli %159, %c16_i64 : i64
-            %161 = arith.subi %111, %160 : i64
-            %162 = arith.minsi %161, %c16_i64 : i64
-            %163 = arith.subi %113, %160 : i64
-            %164 = arith.minsi %163, %c16_i64 : i64
-            scf.if %141 {
-              %169 = arith.muli %159, %133 : i64
-              %170 = arith.minsi %169, %39 : i64
-              %171 = arith.addi %170, %133 : i64
-              %172 = arith.minsi %171, %39 : i64
-              %173 = arith.index_cast %170 : i64 to index
-              %174 = arith.index_cast %172 : i64 to index
-              scf.for %arg19 = %173 to %174 step %c1 {
-                %175 = arith.index_cast %arg19 : index to i64
-                %176 = arith.addi %33, %175 : i64
-                %177 = arith.muli %176, %c16_i64 : i64
-                %178 = arith.maxsi %177, %25 : i64
-                %179 = arith.addi %177, %c16_i64 : i64
-                %180 = arith.minsi %179, %34 : i64
-                %181 = arith.subi %180, %178 : i64
-                %182 = arith.subi %178, %25 : i64
-                %183 = arith.muli %182, %52 : i64
-                %184 = arith.addi %51, %183 : i64
-                %185 = arith.muli %138, %c16_i64 : i64
-                %186 = arith.addi %184, %185 : i64
-                %187 = arith.addi %177, %185 : i64
-                %188 = arith.ori %187, %c2147483648_i64 : i64
-                %189 = arith.subi %178, %177 : i64
-                %190 = arith.addi %188, %189 : i64
-                %191 = arith.subi %27, %185 : i64
-                %192 = arith.minsi %191, %c16_i64 : i64
-                "instgem.mvout"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %165 = arith.ori %148, %c3221225472_i64 : i64
-            %166 = arith.addi %160, %148 : i64
-            %167 = arith.addi %166, %c64_i64 : i64
-            "instgem.preload"(%167, %150, %164, %165, %150, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%160, %162, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %168 = arith.cmpi eq, %159, %147 : i64
-            scf.if %168 {
-              %169 = arith.index_cast %130 : i64 to index
-              scf.for %arg19 = %c1 to %169 step %c1 {
-                %171 = arith.index_cast %arg19 : index to i64
+      %112 = arith.minsi %95, %c32_i64 : i64
+      %113 = arith.maxsi %27, %c0_i64 : i64
+      %114 = arith.minsi %113, %c16_i64 : i64
+      %115 = arith.ceildivsi %109, %c16_i64 : i64
+      %116 = arith.ceildivsi %114, %c16_i64 : i64
+      %117 = arith.minsi %111, %112 : i64
+      %118 = arith.ceildivsi %117, %c16_i64 : i64
+      %119 = arith.addi %arg14, %c1 : index
+      %120 = arith.cmpi sge, %119, %52 : index
+      %121 = arith.cmpi sgt, %115, %c0_i64 : i64
+      %122 = arith.select %121, %116, %c0_i64 : i64
+      %123 = arith.index_cast %122 : i64 to index
+      %124 = arith.divsi %117, %c16_i64 : i64
+      %125 = arith.minsi %118, %124 : i64
+      %126 = arith.maxsi %125, %c0_i64 : i64
+      %127 = arith.divsi %109, %c16_i64 : i64
+      %128 = arith.minsi %115, %127 : i64
+      %129 = arith.maxsi %128, %c1_i64 : i64
+      %130 = arith.minsi %109, %c16_i64 : i64
+      scf.if %120 {
+        %131 = arith.maxsi %118, %c1_i64 : i64
+        %132 = arith.ceildivsi %44, %131 : i64
+        scf.for %arg17 = %c0 to %123 step %c1 {
+          %136 = arith.index_cast %arg17 : index to i64
+          %137 = arith.subi %136, %c1_i64 : i64
+          %138 = arith.cmpi sge, %137, %c0_i64 : i64
+          %139 = arith.cmpi slt, %137, %59 : i64
+          %140 = arith.andi %138, %139 : i1
+          %141 = arith.subi %122, %c1_i64 : i64
+          %142 = arith.cmpi eq, %136, %141 : i64
+          %143 = arith.cmpi slt, %136, %59 : i64
+          %144 = arith.andi %142, %143 : i1
+          %145 = arith.subi %118, %c1_i64 : i64
+          %146 = arith.select %144, %145, %c-1_i64 : i64
+          %147 = arith.muli %136, %c16_i64 : i64
+          %148 = arith.subi %114, %147 : i64
+          %149 = arith.minsi %148, %c16_i64 : i64
+          %150 = arith.index_cast %126 : i64 to index
+          scf.for %arg18 = %c0 to %150 step %c1 {
+            %158 = arith.index_cast %arg18 : index to i64
+            scf.if %140 {
+              %164 = arith.muli %158, %132 : i64
+              %165 = arith.minsi %164, %44 : i64
+              %166 = arith.addi %165, %132 : i64
+              %167 = arith.minsi %166, %44 : i64
+              %168 = arith.index_cast %165 : i64 to index
+              %169 = arith.index_cast %167 : i64 to index
+              scf.for %arg19 = %168 to %169 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.addi %37, %170 : i64
                 %172 = arith.muli %171, %c16_i64 : i64
-                %173 = arith.addi %172, %148 : i64
-                %174 = arith.ori %173, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %175 = arith.muli %171, %c32_i64 : i64
-                %176 = arith.addi %175, %160 : i64
-                "instgem.compute_accumulated"(%176, %162, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %177 = arith.subi %171, %c1_i64 : i64
-                %178 = arith.subi %177, %33 : i64
-                %179 = arith.cmpi sge, %178, %c0_i64 : i64
-                %180 = arith.cmpi slt, %178, %39 : i64
-                %181 = arith.andi %179, %180 : i1
-                scf.if %181 {
-                  %182 = arith.muli %177, %c16_i64 : i64
-                  %183 = arith.maxsi %182, %25 : i64
-                  %184 = arith.addi %182, %c16_i64 : i64
-                  %185 = arith.minsi %184, %34 : i64
-                  %186 = arith.subi %185, %183 : i64
-                  %187 = arith.subi %183, %25 : i64
-                  %188 = arith.muli %187, %52 : i64
-                  %189 = arith.addi %51, %188 : i64
-                  %190 = arith.addi %189, %148 : i64
-                  %191 = arith.addi %182, %148 : i64
-                  %192 = arith.ori %191, %c2147483648_i64 : i64
-                  %193 = arith.subi %183, %182 : i64
-                  %194 = arith.addi %192, %193 : i64
-                  %195 = arith.subi %27, %148 : i64
-                  %196 = arith.minsi %195, %c16_i64 : i64
-                  "instgem.mvout"(%190, %194, %196, %186) : (i64, i64, i64, i64) -> ()
+                %173 = arith.maxsi %172, %25 : i64
+                %174 = arith.addi %172, %c16_i64 : i64
+                %175 = arith.minsi %174, %32 : i64
+                %176 = arith.subi %175, %173 : i64
+                %177 = arith.subi %173, %25 : i64
+                %178 = arith.muli %177, %56 : i64
+                %179 = arith.addi %55, %178 : i64
+                %180 = arith.muli %137, %c16_i64 : i64
+                %181 = arith.addi %179, %180 : i64
+                %182 = arith.addi %172, %180 : i64
+                %183 = arith.ori %182, %c2147483648_i64 : i64
+                %184 = arith.subi %173, %172 : i64
+                %185 = arith.addi %183, %184 : i64
+                %186 = arith.subi %27, %180 : i64
+                %187 = arith.minsi %186, %c16_i64 : i64
+                "instgem.mvout"(%181, %185, %187, %176) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %159 = arith.ori %147, %c3221225472_i64 : i64
+            %160 = arith.muli %158, %c16_i64 : i64
+            %161 = arith.addi %160, %147 : i64
+            %162 = arith.addi %161, %c64_i64 : i64
+            "instgem.preload"(%162, %149, %c16_i64, %159, %149, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%160, %c16_i64, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %163 = arith.cmpi eq, %158, %146 : i64
+            scf.if %163 {
+              %164 = arith.index_cast %129 : i64 to index
+              scf.for %arg19 = %c1 to %164 step %c1 {
+                %166 = arith.index_cast %arg19 : index to i64
+                %167 = arith.muli %166, %c16_i64 : i64
+                %168 = arith.addi %167, %147 : i64
+                %169 = arith.ori %168, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %169, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.muli %166, %c32_i64 : i64
+                %171 = arith.addi %170, %160 : i64
+                "instgem.compute_accumulated"(%171, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %172 = arith.subi %166, %c1_i64 : i64
+                %173 = arith.subi %172, %37 : i64
+                %174 = arith.cmpi sge, %173, %c0_i64 : i64
+                %175 = arith.cmpi slt, %173, %44 : i64
+                %176 = arith.andi %174, %175 : i1
+                scf.if %176 {
+                  %177 = arith.muli %172, %c16_i64 : i64
+                  %178 = arith.maxsi %177, %25 : i64
+                  %179 = arith.addi %177, %c16_i64 : i64
+                  %180 = arith.minsi %179, %32 : i64
+                  %181 = arith.subi %180, %178 : i64
+                  %182 = arith.subi %178, %25 : i64
+                  %183 = arith.muli %182, %56 : i64
+                  %184 = arith.addi %55, %183 : i64
+                  %185 = arith.addi %184, %147 : i64
+                  %186 = arith.addi %177, %147 : i64
+                  %187 = arith.ori %186, %c2147483648_i64 : i64
+                  %188 = arith.subi %178, %177 : i64
+                  %189 = arith.addi %187, %188 : i64
+                  %190 = arith.subi %27, %147 : i64
+                  %191 = arith.minsi %190, %c16_i64 : i64
+                  "instgem.mvout"(%185, %189, %191, %181) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %170 = arith.index_cast %116 : i64 to index
-              scf.for %arg19 = %169 to %170 step %c1 {
-                %171 = arith.index_cast %arg19 : index to i64
-                %172 = arith.muli %171, %c16_i64 : i64
-                %173 = arith.subi %109, %172 : i64
-                %174 = arith.minsi %173, %c16_i64 : i64
-                %175 = arith.addi %172, %148 : i64
-                %176 = arith.ori %175, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %150, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-                %177 = arith.muli %171, %c32_i64 : i64
-                %178 = arith.addi %177, %160 : i64
-                "instgem.compute_accumulated"(%178, %162, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %179 = arith.subi %171, %c1_i64 : i64
-                %180 = arith.subi %179, %33 : i64
-                %181 = arith.cmpi sge, %180, %c0_i64 : i64
-                %182 = arith.cmpi slt, %180, %39 : i64
-                %183 = arith.andi %181, %182 : i1
-                scf.if %183 {
-                  %184 = arith.muli %179, %c16_i64 : i64
-                  %185 = arith.maxsi %184, %25 : i64
-                  %186 = arith.addi %184, %c16_i64 : i64
-                  %187 = arith.minsi %186, %34 : i64
-                  %188 = arith.subi %187, %185 : i64
-                  %189 = arith.subi %185, %25 : i64
-                  %190 = arith.muli %189, %52 : i64
-                  %191 = arith.addi %51, %190 : i64
-                  %192 = arith.addi %191, %148 : i64
-                  %193 = arith.addi %184, %148 : i64
-                  %194 = arith.ori %193, %c2147483648_i64 : i64
-                  %195 = arith.subi %185, %184 : i64
-                  %196 = arith.addi %194, %195 : i64
-                  %197 = arith.subi %27, %148 : i64
-                  %198 = arith.minsi %197, %c16_i64 : i64
-                  "instgem.mvout"(%192, %196, %198, %188) : (i64, i64, i64, i64) -> ()
+              %165 = arith.index_cast %115 : i64 to index
+              scf.for %arg19 = %164 to %165 step %c1 {
+                %166 = arith.index_cast %arg19 : index to i64
+                %167 = arith.muli %166, %c16_i64 : i64
+                %168 = arith.subi %109, %167 : i64
+                %169 = arith.minsi %168, %c16_i64 : i64
+                %170 = arith.addi %167, %147 : i64
+                %171 = arith.ori %170, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %149, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                %172 = arith.muli %166, %c32_i64 : i64
+                %173 = arith.addi %172, %160 : i64
+                "instgem.compute_accumulated"(%173, %c16_i64, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %174 = arith.subi %166, %c1_i64 : i64
+                %175 = arith.subi %174, %37 : i64
+                %176 = arith.cmpi sge, %175, %c0_i64 : i64
+                %177 = arith.cmpi slt, %175, %44 : i64
+                %178 = arith.andi %176, %177 : i1
+                scf.if %178 {
+                  %179 = arith.muli %174, %c16_i64 : i64
+                  %180 = arith.maxsi %179, %25 : i64
+                  %181 = arith.addi %179, %c16_i64 : i64
+                  %182 = arith.minsi %181, %32 : i64
+                  %183 = arith.subi %182, %180 : i64
+                  %184 = arith.subi %180, %25 : i64
+                  %185 = arith.muli %184, %56 : i64
+                  %186 = arith.addi %55, %185 : i64
+                  %187 = arith.addi %186, %147 : i64
+                  %188 = arith.addi %179, %147 : i64
+                  %189 = arith.ori %188, %c2147483648_i64 : i64
+                  %190 = arith.subi %180, %179 : i64
+                  %191 = arith.addi %189, %190 : i64
+                  %192 = arith.subi %27, %147 : i64
+                  %193 = arith.minsi %192, %c16_i64 : i64
+                  "instgem.mvout"(%187, %191, %193, %183) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %169 = arith.index_cast %130 : i64 to index
-              scf.for %arg19 = %c1 to %169 step %c1 {
-                %171 = arith.index_cast %arg19 : index to i64
-                %172 = arith.muli %171, %c16_i64 : i64
-                %173 = arith.addi %172, %148 : i64
-                %174 = arith.ori %173, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %175 = arith.muli %171, %c32_i64 : i64
-                %176 = arith.addi %175, %160 : i64
-                "instgem.compute_accumulated"(%176, %162, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %164 = arith.index_cast %129 : i64 to index
+              scf.for %arg19 = %c1 to %164 step %c1 {
+                %166 = arith.index_cast %arg19 : index to i64
+                %167 = arith.muli %166, %c16_i64 : i64
+                %168 = arith.addi %167, %147 : i64
+                %169 = arith.ori %168, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %169, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %170 = arith.muli %166, %c32_i64 : i64
+                %171 = arith.addi %170, %160 : i64
+                "instgem.compute_accumulated"(%171, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %170 = arith.index_cast %116 : i64 to index
-              scf.for %arg19 = %169 to %170 step %c1 {
-                %171 = arith.index_cast %arg19 : index to i64
-                %172 = arith.muli %171, %c16_i64 : i64
-                %173 = arith.subi %109, %172 : i64
-                %174 = arith.minsi %173, %c16_i64 : i64
-                %175 = arith.addi %172, %148 : i64
-                %176 = arith.ori %175, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %150, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-                %177 = arith.muli %171, %c32_i64 : i64
-                %178 = arith.addi %177, %160 : i64
-                "instgem.compute_accumulated"(%178, %162, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %165 = arith.index_cast %115 : i64 to index
+              scf.for %arg19 = %164 to %165 step %c1 {
+                %166 = arith.index_cast %arg19 : index to i64
+                %167 = arith.muli %166, %c16_i64 : i64
+                %168 = arith.subi %109, %167 : i64
+                %169 = arith.minsi %168, %c16_i64 : i64
+                %170 = arith.addi %167, %147 : i64
+                %171 = arith.ori %170, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %149, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                %172 = arith.muli %166, %c32_i64 : i64
+                %173 = arith.addi %172, %160 : i64
+                "instgem.compute_accumulated"(%173, %c16_i64, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %141 {
-            %159 = arith.muli %119, %133 : i64
-            %160 = arith.minsi %159, %39 : i64
-            %161 = arith.index_cast %160 : i64 to index
-            %162 = arith.index_cast %39 : i64 to index
-            scf.for %arg18 = %161 to %162 step %c1 {
-              %163 = arith.index_cast %arg18 : index to i64
-              %164 = arith.addi %33, %163 : i64
-              %165 = arith.muli %164, %c16_i64 : i64
-              %166 = arith.maxsi %165, %25 : i64
-              %167 = arith.addi %165, %c16_i64 : i64
-              %168 = arith.minsi %167, %34 : i64
-              %169 = arith.subi %168, %166 : i64
-              %170 = arith.subi %166, %25 : i64
-              %171 = arith.muli %170, %52 : i64
-              %172 = arith.addi %51, %171 : i64
-              %173 = arith.muli %138, %c16_i64 : i64
-              %174 = arith.addi %172, %173 : i64
-              %175 = arith.addi %165, %173 : i64
-              %176 = arith.ori %175, %c2147483648_i64 : i64
-              %177 = arith.subi %166, %165 : i64
-              %178 = arith.addi %176, %177 : i64
-              %179 = arith.subi %27, %173 : i64
-              %180 = arith.minsi %179, %c16_i64 : i64
-              "instgem.mvout"(%174, %178, %180, %169) : (i64, i64, i64, i64) -> ()
+          %151 = arith.index_cast %118 : i64 to index
+          scf.for %arg18 = %150 to %151 step %c1 {
+            %158 = arith.index_cast %arg18 : index to i64
+            %159 = arith.muli %158, %c16_i64 : i64
+            %160 = arith.subi %111, %159 : i64
+            %161 = arith.minsi %160, %c16_i64 : i64
+            %162 = arith.subi %112, %159 : i64
+            %163 = arith.minsi %162, %c16_i64 : i64
+            scf.if %140 {
+              %168 = arith.muli %158, %132 : i64
+              %169 = arith.minsi %168, %44 : i64
+              %170 = arith.addi %169, %132 : i64
+              %171 = arith.minsi %170, %44 : i64
+              %172 = arith.index_cast %169 : i64 to index
+              %173 = arith.index_cast %171 : i64 to index
+              scf.for %arg19 = %172 to %173 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.addi %37, %174 : i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.maxsi %176, %25 : i64
+                %178 = arith.addi %176, %c16_i64 : i64
+                %179 = arith.minsi %178, %32 : i64
+                %180 = arith.subi %179, %177 : i64
+                %181 = arith.subi %177, %25 : i64
+                %182 = arith.muli %181, %56 : i64
+                %183 = arith.addi %55, %182 : i64
+                %184 = arith.muli %137, %c16_i64 : i64
+                %185 = arith.addi %183, %184 : i64
+                %186 = arith.addi %176, %184 : i64
+                %187 = arith.ori %186, %c2147483648_i64 : i64
+                %188 = arith.subi %177, %176 : i64
+                %189 = arith.addi %187, %188 : i64
+                %190 = arith.subi %27, %184 : i64
+                %191 = arith.minsi %190, %c16_i64 : i64
+                "instgem.mvout"(%185, %189, %191, %180) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %164 = arith.ori %147, %c3221225472_i64 : i64
+            %165 = arith.addi %159, %147 : i64
+            %166 = arith.addi %165, %c64_i64 : i64
+            "instgem.preload"(%166, %149, %163, %164, %149, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%159, %161, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %167 = arith.cmpi eq, %158, %146 : i64
+            scf.if %167 {
+              %168 = arith.index_cast %129 : i64 to index
+              scf.for %arg19 = %c1 to %168 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.muli %170, %c16_i64 : i64
+                %172 = arith.addi %171, %147 : i64
+                %173 = arith.ori %172, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %174 = arith.muli %170, %c32_i64 : i64
+                %175 = arith.addi %174, %159 : i64
+                "instgem.compute_accumulated"(%175, %161, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %176 = arith.subi %170, %c1_i64 : i64
+                %177 = arith.subi %176, %37 : i64
+                %178 = arith.cmpi sge, %177, %c0_i64 : i64
+                %179 = arith.cmpi slt, %177, %44 : i64
+                %180 = arith.andi %178, %179 : i1
+                scf.if %180 {
+                  %181 = arith.muli %176, %c16_i64 : i64
+                  %182 = arith.maxsi %181, %25 : i64
+                  %183 = arith.addi %181, %c16_i64 : i64
+                  %184 = arith.minsi %183, %32 : i64
+                  %185 = arith.subi %184, %182 : i64
+                  %186 = arith.subi %182, %25 : i64
+                  %187 = arith.muli %186, %56 : i64
+                  %188 = arith.addi %55, %187 : i64
+                  %189 = arith.addi %188, %147 : i64
+                  %190 = arith.addi %181, %147 : i64
+                  %191 = arith.ori %190, %c2147483648_i64 : i64
+                  %192 = arith.subi %182, %181 : i64
+                  %193 = arith.addi %191, %192 : i64
+                  %194 = arith.subi %27, %147 : i64
+                  %195 = arith.minsi %194, %c16_i64 : i64
+                  "instgem.mvout"(%189, %193, %195, %185) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %169 = arith.index_cast %115 : i64 to index
+              scf.for %arg19 = %168 to %169 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.muli %170, %c16_i64 : i64
+                %172 = arith.subi %109, %171 : i64
+                %173 = arith.minsi %172, %c16_i64 : i64
+                %174 = arith.addi %171, %147 : i64
+                %175 = arith.ori %174, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %149, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+                %176 = arith.muli %170, %c32_i64 : i64
+                %177 = arith.addi %176, %159 : i64
+                "instgem.compute_accumulated"(%177, %161, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.subi %170, %c1_i64 : i64
+                %179 = arith.subi %178, %37 : i64
+                %180 = arith.cmpi sge, %179, %c0_i64 : i64
+                %181 = arith.cmpi slt, %179, %44 : i64
+                %182 = arith.andi %180, %181 : i1
+                scf.if %182 {
+                  %183 = arith.muli %178, %c16_i64 : i64
+                  %184 = arith.maxsi %183, %25 : i64
+                  %185 = arith.addi %183, %c16_i64 : i64
+                  %186 = arith.minsi %185, %32 : i64
+                  %187 = arith.subi %186, %184 : i64
+                  %188 = arith.subi %184, %25 : i64
+                  %189 = arith.muli %188, %56 : i64
+                  %190 = arith.addi %55, %189 : i64
+                  %191 = arith.addi %190, %147 : i64
+                  %192 = arith.addi %183, %147 : i64
+                  %193 = arith.ori %192, %c2147483648_i64 : i64
+                  %194 = arith.subi %184, %183 : i64
+                  %195 = arith.addi %193, %194 : i64
+                  %196 = arith.subi %27, %147 : i64
+                  %197 = arith.minsi %196, %c16_i64 : i64
+                  "instgem.mvout"(%191, %195, %197, %187) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %168 = arith.index_cast %129 : i64 to index
+              scf.for %arg19 = %c1 to %168 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.muli %170, %c16_i64 : i64
+                %172 = arith.addi %171, %147 : i64
+                %173 = arith.ori %172, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %174 = arith.muli %170, %c32_i64 : i64
+                %175 = arith.addi %174, %159 : i64
+                "instgem.compute_accumulated"(%175, %161, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %169 = arith.index_cast %115 : i64 to index
+              scf.for %arg19 = %168 to %169 step %c1 {
+                %170 = arith.index_cast %arg19 : index to i64
+                %171 = arith.muli %170, %c16_i64 : i64
+                %172 = arith.subi %109, %171 : i64
+                %173 = arith.minsi %172, %c16_i64 : i64
+                %174 = arith.addi %171, %147 : i64
+                %175 = arith.ori %174, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %149, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+                %176 = arith.muli %170, %c32_i64 : i64
+                %177 = arith.addi %176, %159 : i64
+                "instgem.compute_accumulated"(%177, %161, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %153 = arith.cmpi sgt, %119, %c0_i64 : i64
-          %154 = arith.subi %116, %c1_i64 : i64
-          %155 = arith.subi %154, %33 : i64
-          %156 = arith.maxsi %155, %c0_i64 : i64
-          %157 = arith.minsi %156, %39 : i64
-          %158 = arith.select %153, %157, %c0_i64 : i64
-          scf.if %145 {
-            %159 = arith.index_cast %158 : i64 to index
-            %160 = arith.index_cast %39 : i64 to index
-            scf.for %arg18 = %159 to %160 step %c1 {
+          scf.if %140 {
+            %158 = arith.muli %118, %132 : i64
+            %159 = arith.minsi %158, %44 : i64
+            %160 = arith.index_cast %159 : i64 to index
+            scf.for %arg18 = %160 to %45 step %c1 {
               %161 = arith.index_cast %arg18 : index to i64
-              %162 = arith.addi %33, %161 : i64
+              %162 = arith.addi %37, %161 : i64
               %163 = arith.muli %162, %c16_i64 : i64
               %164 = arith.maxsi %163, %25 : i64
               %165 = arith.addi %163, %c16_i64 : i64
-              %166 = arith.minsi %165, %34 : i64
+              %166 = arith.minsi %165, %32 : i64
               %167 = arith.subi %166, %164 : i64
               %168 = arith.subi %164, %25 : i64
-              %169 = arith.muli %168, %52 : i64
-              %170 = arith.addi %51, %169 : i64
-              %171 = arith.addi %170, %148 : i64
-              %172 = arith.addi %163, %148 : i64
-              %173 = arith.ori %172, %c2147483648_i64 : i64
-              %174 = arith.subi %164, %163 : i64
-              %175 = arith.addi %173, %174 : i64
-              %176 = arith.subi %27, %148 : i64
-              %177 = arith.minsi %176, %c16_i64 : i64
-              "instgem.mvout"(%171, %175, %177, %167) : (i64, i64, i64, i64) -> ()
+              %169 = arith.muli %168, %56 : i64
+              %170 = arith.addi %55, %169 : i64
+              %171 = arith.muli %137, %c16_i64 : i64
+              %172 = arith.addi %170, %171 : i64
+              %173 = arith.addi %163, %171 : i64
+              %174 = arith.ori %173, %c2147483648_i64 : i64
+              %175 = arith.subi %164, %163 : i64
+              %176 = arith.addi %174, %175 : i64
+              %177 = arith.subi %27, %171 : i64
+              %178 = arith.minsi %177, %c16_i64 : i64
+              "instgem.mvout"(%172, %176, %178, %167) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %152 = arith.cmpi sgt, %118, %c0_i64 : i64
+          %153 = arith.subi %115, %c1_i64 : i64
+          %154 = arith.subi %153, %37 : i64
+          %155 = arith.maxsi %154, %c0_i64 : i64
+          %156 = arith.minsi %155, %44 : i64
+          %157 = arith.select %152, %156, %c0_i64 : i64
+          scf.if %144 {
+            %158 = arith.index_cast %157 : i64 to index
+            scf.for %arg18 = %158 to %45 step %c1 {
+              %159 = arith.index_cast %arg18 : index to i64
+              %160 = arith.addi %37, %159 : i64
+              %161 = arith.muli %160, %c16_i64 : i64
+              %162 = arith.maxsi %161, %25 : i64
+              %163 = arith.addi %161, %c16_i64 : i64
+              %164 = arith.minsi %163, %32 : i64
+              %165 = arith.subi %164, %162 : i64
+              %166 = arith.subi %162, %25 : i64
+              %167 = arith.muli %166, %56 : i64
+              %168 = arith.addi %55, %167 : i64
+              %169 = arith.addi %168, %147 : i64
+              %170 = arith.addi %161, %147 : i64
+              %171 = arith.ori %170, %c2147483648_i64 : i64
+              %172 = arith.subi %162, %161 : i64
+              %173 = arith.addi %171, %172 : i64
+              %174 = arith.subi %27, %147 : i64
+              %175 = arith.minsi %174, %c16_i64 : i64
+              "instgem.mvout"(%169, %173, %175, %165) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %134 = arith.minsi %123, %32 : i64
-        %135 = arith.index_cast %134 : i64 to index
-        %136 = arith.index_cast %32 : i64 to index
-        scf.for %arg17 = %135 to %136 step %c1 {
-          %137 = arith.index_cast %arg17 : index to i64
-          %138 = arith.index_cast %39 : i64 to index
-          scf.for %arg18 = %c0 to %138 step %c1 {
-            %139 = arith.index_cast %arg18 : index to i64
-            %140 = arith.addi %33, %139 : i64
-            %141 = arith.muli %140, %c16_i64 : i64
-            %142 = arith.maxsi %141, %25 : i64
-            %143 = arith.addi %141, %c16_i64 : i64
-            %144 = arith.minsi %143, %34 : i64
-            %145 = arith.subi %144, %142 : i64
-            %146 = arith.subi %142, %25 : i64
-            %147 = arith.muli %146, %52 : i64
-            %148 = arith.addi %51, %147 : i64
-            %149 = arith.muli %137, %c16_i64 : i64
-            %150 = arith.addi %148, %149 : i64
-            %151 = arith.addi %141, %149 : i64
-            %152 = arith.ori %151, %c2147483648_i64 : i64
-            %153 = arith.subi %142, %141 : i64
-            %154 = arith.addi %152, %153 : i64
-            %155 = arith.subi %27, %149 : i64
-            %156 = arith.minsi %155, %c16_i64 : i64
-            "instgem.mvout"(%150, %154, %156, %145) : (i64, i64, i64, i64) -> ()
+        %133 = arith.minsi %122, %59 : i64
+        %134 = arith.index_cast %133 : i64 to index
+        %135 = arith.index_cast %59 : i64 to index
+        scf.for %arg17 = %134 to %135 step %c1 {
+          %136 = arith.index_cast %arg17 : index to i64
+          scf.for %arg18 = %c0 to %45 step %c1 {
+            %137 = arith.index_cast %arg18 : index to i64
+            %138 = arith.addi %37, %137 : i64
+            %139 = arith.muli %138, %c16_i64 : i64
+            %140 = arith.maxsi %139, %25 : i64
+            %141 = arith.addi %139, %c16_i64 : i64
+            %142 = arith.minsi %141, %32 : i64
+            %143 = arith.subi %142, %140 : i64
+            %144 = arith.subi %140, %25 : i64
+            %145 = arith.muli %144, %56 : i64
+            %146 = arith.addi %55, %145 : i64
+            %147 = arith.muli %136, %c16_i64 : i64
+            %148 = arith.addi %146, %147 : i64
+            %149 = arith.addi %139, %147 : i64
+            %150 = arith.ori %149, %c2147483648_i64 : i64
+            %151 = arith.subi %140, %139 : i64
+            %152 = arith.addi %150, %151 : i64
+            %153 = arith.subi %27, %147 : i64
+            %154 = arith.minsi %153, %c16_i64 : i64
+            "instgem.mvout"(%148, %152, %154, %143) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg17 = %c0 to %124 step %c1 {
-          %132 = arith.index_cast %arg17 : index to i64
-          %133 = arith.muli %132, %c16_i64 : i64
-          %134 = arith.subi %115, %133 : i64
-          %135 = arith.minsi %134, %c16_i64 : i64
-          %136 = arith.index_cast %127 : i64 to index
-          scf.for %arg18 = %c0 to %136 step %c1 {
-            %138 = arith.index_cast %arg18 : index to i64
-            %139 = arith.ori %133, %c3221225472_i64 : i64
-            %140 = arith.muli %138, %c16_i64 : i64
-            %141 = arith.addi %140, %133 : i64
-            %142 = arith.addi %141, %c64_i64 : i64
-            "instgem.preload"(%142, %135, %c16_i64, %139, %135, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%140, %c16_i64, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %143 = arith.index_cast %130 : i64 to index
-            scf.for %arg19 = %c1 to %143 step %c1 {
-              %145 = arith.index_cast %arg19 : index to i64
-              %146 = arith.muli %145, %c16_i64 : i64
-              %147 = arith.addi %146, %133 : i64
-              %148 = arith.ori %147, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %149 = arith.muli %145, %c32_i64 : i64
-              %150 = arith.addi %149, %140 : i64
-              "instgem.compute_accumulated"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %123 step %c1 {
+          %131 = arith.index_cast %arg17 : index to i64
+          %132 = arith.muli %131, %c16_i64 : i64
+          %133 = arith.subi %114, %132 : i64
+          %134 = arith.minsi %133, %c16_i64 : i64
+          %135 = arith.index_cast %126 : i64 to index
+          scf.for %arg18 = %c0 to %135 step %c1 {
+            %137 = arith.index_cast %arg18 : index to i64
+            %138 = arith.ori %132, %c3221225472_i64 : i64
+            %139 = arith.muli %137, %c16_i64 : i64
+            %140 = arith.addi %139, %132 : i64
+            %141 = arith.addi %140, %c64_i64 : i64
+            "instgem.preload"(%141, %134, %c16_i64, %138, %134, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%139, %c16_i64, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %142 = arith.index_cast %129 : i64 to index
+            scf.for %arg19 = %c1 to %142 step %c1 {
+              %144 = arith.index_cast %arg19 : index to i64
+              %145 = arith.muli %144, %c16_i64 : i64
+              %146 = arith.addi %145, %132 : i64
+              %147 = arith.ori %146, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %134, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %148 = arith.muli %144, %c32_i64 : i64
+              %149 = arith.addi %148, %139 : i64
+              "instgem.compute_accumulated"(%149, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %144 = arith.index_cast %116 : i64 to index
-            scf.for %arg19 = %143 to %144 step %c1 {
-              %145 = arith.index_cast %arg19 : index to i64
-              %146 = arith.muli %145, %c16_i64 : i64
-              %147 = arith.subi %109, %146 : i64
-              %148 = arith.minsi %147, %c16_i64 : i64
-              %149 = arith.addi %146, %133 : i64
-              %150 = arith.ori %149, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %135, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-              %151 = arith.muli %145, %c32_i64 : i64
-              %152 = arith.addi %151, %140 : i64
-              "instgem.compute_accumulated"(%152, %c16_i64, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %143 = arith.index_cast %115 : i64 to index
+            scf.for %arg19 = %142 to %143 step %c1 {
+              %144 = arith.index_cast %arg19 : index to i64
+              %145 = arith.muli %144, %c16_i64 : i64
+              %146 = arith.subi %109, %145 : i64
+              %147 = arith.minsi %146, %c16_i64 : i64
+              %148 = arith.addi %145, %132 : i64
+              %149 = arith.ori %148, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %134, %147) : (i64, i64, i64, i64, i64, i64) -> ()
+              %150 = arith.muli %144, %c32_i64 : i64
+              %151 = arith.addi %150, %139 : i64
+              "instgem.compute_accumulated"(%151, %c16_i64, %147, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %137 = arith.index_cast %119 : i64 to index
-          scf.for %arg18 = %136 to %137 step %c1 {
-            %138 = arith.index_cast %arg18 : index to i64
-            %139 = arith.muli %138, %c16_i64 : i64
-            %140 = arith.subi %111, %139 : i64
-            %141 = arith.minsi %140, %c16_i64 : i64
-            %142 = arith.subi %113, %139 : i64
-            %143 = arith.minsi %142, %c16_i64 : i64
-            %144 = arith.ori %133, %c3221225472_i64 : i64
-            %145 = arith.addi %139, %133 : i64
-            %146 = arith.addi %145, %c64_i64 : i64
-            "instgem.preload"(%146, %135, %143, %144, %135, %131) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%139, %141, %131, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %147 = arith.index_cast %130 : i64 to index
-            scf.for %arg19 = %c1 to %147 step %c1 {
-              %149 = arith.index_cast %arg19 : index to i64
-              %150 = arith.muli %149, %c16_i64 : i64
-              %151 = arith.addi %150, %133 : i64
-              %152 = arith.ori %151, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %153 = arith.muli %149, %c32_i64 : i64
-              %154 = arith.addi %153, %139 : i64
-              "instgem.compute_accumulated"(%154, %141, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %136 = arith.index_cast %118 : i64 to index
+          scf.for %arg18 = %135 to %136 step %c1 {
+            %137 = arith.index_cast %arg18 : index to i64
+            %138 = arith.muli %137, %c16_i64 : i64
+            %139 = arith.subi %111, %138 : i64
+            %140 = arith.minsi %139, %c16_i64 : i64
+            %141 = arith.subi %112, %138 : i64
+            %142 = arith.minsi %141, %c16_i64 : i64
+            %143 = arith.ori %132, %c3221225472_i64 : i64
+            %144 = arith.addi %138, %132 : i64
+            %145 = arith.addi %144, %c64_i64 : i64
+            "instgem.preload"(%145, %134, %142, %143, %134, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%138, %140, %130, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %146 = arith.index_cast %129 : i64 to index
+            scf.for %arg19 = %c1 to %146 step %c1 {
+              %148 = arith.index_cast %arg19 : index to i64
+              %149 = arith.muli %148, %c16_i64 : i64
+              %150 = arith.addi %149, %132 : i64
+              %151 = arith.ori %150, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %134, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %152 = arith.muli %148, %c32_i64 : i64
+              %153 = arith.addi %152, %138 : i64
+              "instgem.compute_accumulated"(%153, %140, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %148 = arith.index_cast %116 : i64 to index
-            scf.for %arg19 = %147 to %148 step %c1 {
-              %149 = arith.index_cast %arg19 : index to i64
-              %150 = arith.muli %149, %c16_i64 : i64
-              %151 = arith.subi %109, %150 : i64
-              %152 = arith.minsi %151, %c16_i64 : i64
-              %153 = arith.addi %150, %133 : i64
-              %154 = arith.ori %153, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %154, %135, %152) : (i64, i64, i64, i64, i64, i64) -> ()
-              %155 = arith.muli %149, %c32_i64 : i64
-              %156 = arith.addi %155, %139 : i64
-              "instgem.compute_accumulated"(%156, %141, %152, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %147 = arith.index_cast %115 : i64 to index
+            scf.for %arg19 = %146 to %147 step %c1 {
+              %148 = arith.index_cast %arg19 : index to i64
+              %149 = arith.muli %148, %c16_i64 : i64
+              %150 = arith.subi %109, %149 : i64
+              %151 = arith.minsi %150, %c16_i64 : i64
+              %152 = arith.addi %149, %132 : i64
+              %153 = arith.ori %152, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %134, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+              %154 = arith.muli %148, %c32_i64 : i64
+              %155 = arith.addi %154, %138 : i64
+              "instgem.compute_accumulated"(%155, %140, %151, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
-      scf.yield %59, %79 : index, index
+      scf.yield %64, %79 : index, index
     }
-    %56 = arith.cmpi sle, %48, %c0 : index
-    scf.if %56 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %52, %54) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg14 = %c0 to %41 step %c1 {
-        %57 = arith.index_cast %arg14 : index to i64
-        %58 = arith.remsi %57, %39 : i64
-        %59 = arith.divsi %57, %39 : i64
-        %60 = arith.addi %33, %58 : i64
-        %61 = arith.muli %60, %c16_i64 : i64
-        %62 = arith.maxsi %61, %25 : i64
-        %63 = arith.addi %61, %c16_i64 : i64
-        %64 = arith.minsi %63, %34 : i64
-        %65 = arith.subi %64, %62 : i64
-        %66 = arith.subi %62, %25 : i64
-        %67 = arith.muli %66, %52 : i64
-        %68 = arith.addi %51, %67 : i64
-        %69 = arith.muli %59, %c16_i64 : i64
-        %70 = arith.addi %68, %69 : i64
-        %71 = arith.addi %61, %69 : i64
-        %72 = arith.ori %71, %c2147483648_i64 : i64
-        %73 = arith.subi %62, %61 : i64
-        %74 = arith.addi %72, %73 : i64
-        %75 = arith.subi %27, %69 : i64
-        %76 = arith.minsi %75, %c16_i64 : i64
-        "instgem.mvout"(%70, %74, %76, %65) : (i64, i64, i64, i64) -> ()
+    %61 = arith.cmpi sle, %52, %c0 : index
+    scf.if %61 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %58) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %62 = arith.muli %44, %59 : i64
+      %63 = arith.index_cast %62 : i64 to index
+      scf.for %arg14 = %c0 to %63 step %c1 {
+        %64 = arith.index_cast %arg14 : index to i64
+        %65 = arith.remsi %64, %44 : i64
+        %66 = arith.divsi %64, %44 : i64
+        %67 = arith.addi %37, %65 : i64
+        %68 = arith.muli %67, %c16_i64 : i64
+        %69 = arith.maxsi %68, %25 : i64
+        %70 = arith.addi %68, %c16_i64 : i64
+        %71 = arith.minsi %70, %32 : i64
+        %72 = arith.subi %71, %69 : i64
+        %73 = arith.subi %69, %25 : i64
+        %74 = arith.muli %73, %56 : i64
+        %75 = arith.addi %55, %74 : i64
+        %76 = arith.muli %66, %c16_i64 : i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.addi %68, %76 : i64
+        %79 = arith.ori %78, %c2147483648_i64 : i64
+        %80 = arith.subi %69, %68 : i64
+        %81 = arith.addi %79, %80 : i64
+        %82 = arith.subi %27, %76 : i64
+        %83 = arith.minsi %82, %c16_i64 : i64
+        "instgem.mvout"(%77, %81, %83, %72) : (i64, i64, i64, i64) -> ()
       }
     }
     return

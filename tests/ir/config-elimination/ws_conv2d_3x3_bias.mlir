@@ -73,11 +73,11 @@ module {
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c32_i64 = arith.constant 32 : i64
     %c64_i64 = arith.constant 64 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c90_i64 = arith.constant 90 : i64
@@ -153,15 +153,6 @@ module {
       func.call @baco_boundary_error(%c100_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg19 = %c0 to %c2 step %c1 {
-      %79 = arith.index_cast %arg19 : index to i64
-      %80 = arith.muli %79, %c16_i64 : i64
-      %81 = arith.subi %c32_i64, %80 : i64
-      %82 = arith.minsi %81, %c16_i64 : i64
-      %83 = arith.ori %80, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %83, %82, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %41 = arith.index_cast %29 : index to i64
     %42 = arith.index_cast %30 : index to i64
     %43 = arith.index_cast %39 : index to i64
@@ -171,782 +162,808 @@ module {
     %45 = arith.index_cast %offset : index to i64
     %46 = arith.muli %45, %c4_i64 : i64
     %47 = arith.addi %44, %46 : i64
+    %48 = arith.addi %41, %42 : i64
+    %49 = arith.cmpi slt, %48, %c16_i64 : i64
+    %50 = arith.cmpi slt, %43, %c32_i64 : i64
+    %51 = arith.ori %49, %50 : i1
+    scf.if %51 {
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg19 = %c0 to %c2 step %c1 {
+        %86 = arith.index_cast %arg19 : index to i64
+        %87 = arith.muli %86, %c16_i64 : i64
+        %88 = arith.subi %c32_i64, %87 : i64
+        %89 = arith.minsi %88, %c16_i64 : i64
+        %90 = arith.ori %87, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %90, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %48 = arith.ceildivsi %43, %c16_i64 : i64
-    %49 = arith.divsi %41, %c16_i64 : i64
-    %50 = arith.addi %41, %42 : i64
-    %51 = arith.ceildivsi %50, %c16_i64 : i64
-    %52 = arith.subi %51, %49 : i64
-    %53 = arith.cmpi sgt, %42, %c0_i64 : i64
-    %54 = arith.extui %53 : i1 to i64
-    %55 = arith.muli %52, %54 : i64
-    %56 = arith.muli %55, %48 : i64
-    %57 = arith.index_cast %56 : i64 to index
-    scf.for %arg19 = %c0 to %57 step %c1 {
-      %79 = arith.index_cast %arg19 : index to i64
-      %80 = arith.divsi %79, %48 : i64
-      %81 = arith.addi %49, %80 : i64
-      %82 = arith.remsi %79, %48 : i64
-      %83 = arith.muli %81, %c16_i64 : i64
-      %84 = arith.maxsi %83, %41 : i64
-      %85 = arith.addi %83, %c16_i64 : i64
-      %86 = arith.minsi %85, %50 : i64
-      %87 = arith.subi %86, %84 : i64
-      %88 = arith.muli %82, %c64_i64 : i64
-      %89 = arith.addi %47, %88 : i64
-      %90 = arith.muli %81, %c32_i64 : i64
-      %91 = arith.muli %82, %c16_i64 : i64
-      %92 = arith.addi %90, %91 : i64
-      %93 = arith.ori %92, %c2147483648_i64 : i64
-      %94 = arith.subi %84, %83 : i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.subi %43, %91 : i64
-      %97 = arith.minsi %96, %c16_i64 : i64
-      "instgem.mvin"(%89, %95, %97, %87) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %58 = arith.ceildivsi %41, %c16_i64 : i64
-    %59 = arith.cmpi sgt, %41, %c0_i64 : i64
+    %52 = arith.ceildivsi %43, %c16_i64 : i64
+    %53 = arith.maxsi %41, %c0_i64 : i64
+    %54 = arith.divui %53, %c16_i64 : i64
+    %55 = arith.maxsi %48, %c0_i64 : i64
+    %56 = arith.addi %55, %c15_i64 : i64
+    %57 = arith.divui %56, %c16_i64 : i64
+    %58 = arith.subi %57, %54 : i64
+    %59 = arith.cmpi sgt, %42, %c0_i64 : i64
     %60 = arith.extui %59 : i1 to i64
     %61 = arith.muli %58, %60 : i64
-    %62 = arith.muli %61, %48 : i64
+    %62 = arith.muli %61, %c2_i64 : i64
     %63 = arith.index_cast %62 : i64 to index
     scf.for %arg19 = %c0 to %63 step %c1 {
-      %79 = arith.index_cast %arg19 : index to i64
-      %80 = arith.divsi %79, %48 : i64
-      %81 = arith.remsi %79, %48 : i64
-      %82 = arith.muli %80, %c16_i64 : i64
-      %83 = arith.maxsi %82, %c0_i64 : i64
-      %84 = arith.addi %82, %c16_i64 : i64
-      %85 = arith.minsi %84, %41 : i64
-      %86 = arith.subi %85, %83 : i64
-      %87 = arith.muli %80, %c32_i64 : i64
-      %88 = arith.muli %81, %c16_i64 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.ori %89, %c2147483648_i64 : i64
-      %91 = arith.subi %83, %82 : i64
-      %92 = arith.addi %90, %91 : i64
-      %93 = arith.subi %43, %88 : i64
-      %94 = arith.minsi %93, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %92, %94, %86) : (i64, i64, i64, i64) -> ()
+      %86 = arith.index_cast %arg19 : index to i64
+      %87 = arith.remui %86, %c2_i64 : i64
+      %88 = arith.divui %86, %c2_i64 : i64
+      %89 = arith.addi %54, %88 : i64
+      %90 = arith.cmpi slt, %87, %52 : i64
+      scf.if %90 {
+        %91 = arith.muli %89, %c16_i64 : i64
+        %92 = arith.maxsi %91, %41 : i64
+        %93 = arith.addi %91, %c16_i64 : i64
+        %94 = arith.minsi %93, %48 : i64
+        %95 = arith.subi %94, %92 : i64
+        %96 = arith.muli %87, %c64_i64 : i64
+        %97 = arith.addi %47, %96 : i64
+        %98 = arith.muli %89, %c32_i64 : i64
+        %99 = arith.muli %87, %c16_i64 : i64
+        %100 = arith.addi %98, %99 : i64
+        %101 = arith.ori %100, %c2147483648_i64 : i64
+        %102 = arith.subi %92, %91 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.subi %43, %99 : i64
+        %105 = arith.minsi %104, %c16_i64 : i64
+        "instgem.mvin"(%97, %103, %105, %95) : (i64, i64, i64, i64) -> ()
+      }
     } {gemmini.load_stream}
-    %64 = arith.muli %19, %arg10 : index
-    %65 = arith.muli %64, %17 : index
-    %66 = arith.muli %21, %arg10 : index
-    %67 = arith.muli %66, %17 : index
-    %68 = arith.muli %3, %arg6 : index
-    %69 = arith.addi %68, %8 : index
-    %70 = arith.muli %69, %arg7 : index
-    %71 = arith.muli %70, %arg8 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%71], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %64 = arith.addi %53, %c15_i64 : i64
+    %65 = arith.divui %64, %c16_i64 : i64
+    %66 = arith.cmpi sgt, %41, %c0_i64 : i64
+    %67 = arith.extui %66 : i1 to i64
+    %68 = arith.muli %65, %67 : i64
+    %69 = arith.muli %68, %c2_i64 : i64
+    %70 = arith.index_cast %69 : i64 to index
+    scf.for %arg19 = %c0 to %70 step %c1 {
+      %86 = arith.index_cast %arg19 : index to i64
+      %87 = arith.remui %86, %c2_i64 : i64
+      %88 = arith.divui %86, %c2_i64 : i64
+      %89 = arith.cmpi slt, %87, %52 : i64
+      scf.if %89 {
+        %90 = arith.muli %88, %c16_i64 : i64
+        %91 = arith.maxsi %90, %c0_i64 : i64
+        %92 = arith.addi %90, %c16_i64 : i64
+        %93 = arith.minsi %92, %41 : i64
+        %94 = arith.subi %93, %91 : i64
+        %95 = arith.muli %88, %c32_i64 : i64
+        %96 = arith.muli %87, %c16_i64 : i64
+        %97 = arith.addi %95, %96 : i64
+        %98 = arith.ori %97, %c2147483648_i64 : i64
+        %99 = arith.subi %91, %90 : i64
+        %100 = arith.addi %98, %99 : i64
+        %101 = arith.subi %43, %96 : i64
+        %102 = arith.minsi %101, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %100, %102, %94) : (i64, i64, i64, i64) -> ()
+      }
+    } {gemmini.load_stream}
+    %71 = arith.muli %19, %arg10 : index
+    %72 = arith.muli %71, %17 : index
+    %73 = arith.muli %21, %arg10 : index
+    %74 = arith.muli %73, %17 : index
+    %75 = arith.muli %3, %arg6 : index
+    %76 = arith.addi %75, %8 : index
+    %77 = arith.muli %76, %arg7 : index
+    %78 = arith.muli %77, %arg8 : index
+    %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%78], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %40 {
       func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_1 = memref.subview %reinterpret_cast_0[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %72 = arith.index_cast %intptr_6 : index to i64
-    %73 = arith.index_cast %offset_3 : index to i64
-    %74 = arith.addi %72, %73 : i64
-    %75 = arith.index_cast %strides_5#0 : index to i64
-    %76 = arith.bitcast %arg17 : f32 to i32
-    %77 = arith.extui %76 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg19 = %65 to %67 step %c1 {
-      %79 = arith.muli %arg10, %17 : index
-      %80 = arith.cmpi eq, %79, %c0 : index
-      scf.if %80 {
+    %79 = arith.index_cast %intptr_6 : index to i64
+    %80 = arith.index_cast %offset_3 : index to i64
+    %81 = arith.addi %79, %80 : i64
+    %82 = arith.index_cast %strides_5#0 : index to i64
+    %83 = arith.bitcast %arg17 : f32 to i32
+    %84 = arith.extui %83 : i32 to i64
+    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %82, %84) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    scf.for %arg19 = %72 to %74 step %c1 {
+      %86 = arith.muli %arg10, %17 : index
+      %87 = arith.cmpi eq, %86, %c0 : index
+      scf.if %87 {
         func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %81 = arith.floordivsi %arg19, %79 : index
-      %82 = arith.cmpi eq, %17, %c0 : index
-      scf.if %82 {
+      %88 = arith.floordivsi %arg19, %86 : index
+      %89 = arith.cmpi eq, %17, %c0 : index
+      scf.if %89 {
         func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %83 = arith.floordivsi %arg19, %17 : index
-      %84 = arith.cmpi eq, %arg10, %c0 : index
-      scf.if %84 {
+      %90 = arith.floordivsi %arg19, %17 : index
+      %91 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %91 {
         func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %85 = arith.floordivsi %83, %arg10 : index
-      %86 = arith.muli %85, %arg10 : index
-      %87 = arith.subi %83, %86 : index
-      scf.if %82 {
+      %92 = arith.floordivsi %90, %arg10 : index
+      %93 = arith.muli %92, %arg10 : index
+      %94 = arith.subi %90, %93 : index
+      scf.if %89 {
         func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
-      %88 = arith.muli %83, %17 : index
-      %89 = arith.subi %arg19, %88 : index
-      %90 = arith.muli %89, %c32 : index
-      %91 = arith.addi %16, %87 : index
-      %92 = arith.muli %3, %arg3 : index
-      %93 = arith.addi %92, %15 : index
-      %94 = arith.addi %93, %81 : index
-      %95 = arith.muli %94, %arg4 : index
-      %96 = arith.muli %95, %arg5 : index
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%96], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %97 = arith.muli %81, %arg10 : index
-      %98 = arith.addi %97, %87 : index
-      %99 = arith.muli %98, %arg5 : index
-      %100 = arith.muli %99, %arg8 : index
-      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%100], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %101 = arith.maxsi %91, %c0 : index
-      %102 = arith.minsi %101, %arg4 : index
-      %103 = arith.addi %91, %c16 : index
-      %104 = arith.maxsi %103, %c0 : index
-      %105 = arith.minsi %104, %arg4 : index
-      %106 = arith.subi %102, %91 : index
-      %107 = arith.maxsi %106, %c0 : index
-      %108 = arith.minsi %107, %c16 : index
-      %109 = arith.subi %105, %102 : index
-      %110 = arith.maxsi %90, %c0 : index
-      %111 = arith.minsi %110, %arg5 : index
-      %112 = arith.addi %90, %c32 : index
-      %113 = arith.maxsi %112, %c0 : index
-      %114 = arith.minsi %113, %arg5 : index
-      %115 = arith.subi %111, %90 : index
-      %116 = arith.maxsi %115, %c0 : index
-      %117 = arith.minsi %116, %c32 : index
-      %118 = arith.subi %114, %111 : index
-      %119 = arith.cmpi sgt, %117, %c0 : index
-      scf.if %119 {
+      %95 = arith.muli %90, %17 : index
+      %96 = arith.subi %arg19, %95 : index
+      %97 = arith.muli %96, %c32 : index
+      %98 = arith.addi %16, %94 : index
+      %99 = arith.muli %3, %arg3 : index
+      %100 = arith.addi %99, %15 : index
+      %101 = arith.addi %100, %88 : index
+      %102 = arith.muli %101, %arg4 : index
+      %103 = arith.muli %102, %arg5 : index
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg0 to offset: [%103], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %104 = arith.muli %88, %arg10 : index
+      %105 = arith.addi %104, %94 : index
+      %106 = arith.muli %105, %arg5 : index
+      %107 = arith.muli %106, %arg8 : index
+      %reinterpret_cast_8 = memref.reinterpret_cast %arg1 to offset: [%107], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %108 = arith.maxsi %98, %c0 : index
+      %109 = arith.minsi %108, %arg4 : index
+      %110 = arith.addi %98, %c16 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %arg4 : index
+      %113 = arith.subi %109, %98 : index
+      %114 = arith.maxsi %113, %c0 : index
+      %115 = arith.minsi %114, %c16 : index
+      %116 = arith.subi %112, %109 : index
+      %117 = arith.maxsi %97, %c0 : index
+      %118 = arith.minsi %117, %arg5 : index
+      %119 = arith.addi %97, %c32 : index
+      %120 = arith.maxsi %119, %c0 : index
+      %121 = arith.minsi %120, %arg5 : index
+      %122 = arith.subi %118, %97 : index
+      %123 = arith.maxsi %122, %c0 : index
+      %124 = arith.minsi %123, %c32 : index
+      %125 = arith.subi %121, %118 : index
+      %126 = arith.cmpi sgt, %124, %c0 : index
+      scf.if %126 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast_7[%102, %111] [%109, %118] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %120 = arith.index_cast %108 : index to i64
-      %121 = arith.index_cast %109 : index to i64
-      %122 = arith.index_cast %118 : index to i64
-      %123 = arith.addi %120, %121 : i64
+      %subview_9 = memref.subview %reinterpret_cast_7[%109, %118] [%116, %125] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %127 = arith.index_cast %115 : index to i64
+      %128 = arith.index_cast %116 : index to i64
+      %129 = arith.index_cast %125 : index to i64
+      %130 = arith.addi %127, %128 : i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %124 = arith.index_cast %intptr_14 : index to i64
-      %125 = arith.index_cast %offset_11 : index to i64
-      %126 = arith.addi %124, %125 : i64
-      %127 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
-      %128 = arith.ceildivsi %122, %c64_i64 : i64
-      %129 = arith.divsi %120, %c16_i64 : i64
-      %130 = arith.ceildivsi %123, %c16_i64 : i64
-      %131 = arith.subi %130, %129 : i64
-      %132 = arith.cmpi sgt, %121, %c0_i64 : i64
-      %133 = arith.extui %132 : i1 to i64
-      %134 = arith.muli %131, %133 : i64
-      %135 = arith.muli %134, %128 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg20 = %c0 to %136 step %c1 {
-        %188 = arith.index_cast %arg20 : index to i64
-        %189 = arith.addi %129, %188 : i64
-        %190 = arith.muli %189, %c16_i64 : i64
-        %191 = arith.maxsi %190, %120 : i64
-        %192 = arith.addi %190, %c16_i64 : i64
-        %193 = arith.minsi %192, %123 : i64
-        %194 = arith.subi %193, %191 : i64
-        %195 = arith.subi %191, %120 : i64
-        %196 = arith.muli %195, %127 : i64
-        %197 = arith.addi %126, %196 : i64
-        %198 = arith.muli %189, %c32_i64 : i64
-        %199 = arith.subi %191, %190 : i64
-        %200 = arith.addi %198, %199 : i64
-        %201 = arith.minsi %122, %c64_i64 : i64
-        "instgem.mvin"(%197, %200, %201, %194) : (i64, i64, i64, i64) -> ()
+      %131 = arith.index_cast %intptr_14 : index to i64
+      %132 = arith.index_cast %offset_11 : index to i64
+      %133 = arith.addi %131, %132 : i64
+      %134 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %134) : (i64, i64, i64, i64, i64, i64) -> ()
+      %135 = arith.maxsi %127, %c0_i64 : i64
+      %136 = arith.divui %135, %c16_i64 : i64
+      %137 = arith.maxsi %130, %c0_i64 : i64
+      %138 = arith.addi %137, %c15_i64 : i64
+      %139 = arith.divui %138, %c16_i64 : i64
+      %140 = arith.subi %139, %136 : i64
+      %141 = arith.cmpi sgt, %128, %c0_i64 : i64
+      %142 = arith.extui %141 : i1 to i64
+      %143 = arith.muli %140, %142 : i64
+      %144 = arith.index_cast %143 : i64 to index
+      scf.for %arg20 = %c0 to %144 step %c1 {
+        %195 = arith.index_cast %arg20 : index to i64
+        %196 = arith.addi %136, %195 : i64
+        %197 = arith.muli %196, %c16_i64 : i64
+        %198 = arith.maxsi %197, %127 : i64
+        %199 = arith.addi %197, %c16_i64 : i64
+        %200 = arith.minsi %199, %130 : i64
+        %201 = arith.subi %200, %198 : i64
+        %202 = arith.subi %198, %127 : i64
+        %203 = arith.muli %202, %134 : i64
+        %204 = arith.addi %133, %203 : i64
+        %205 = arith.muli %196, %c32_i64 : i64
+        %206 = arith.subi %198, %197 : i64
+        %207 = arith.addi %205, %206 : i64
+        %208 = arith.minsi %129, %c64_i64 : i64
+        "instgem.mvin"(%204, %207, %208, %201) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %137 = arith.ceildivsi %120, %c16_i64 : i64
-      %138 = arith.cmpi sgt, %120, %c0_i64 : i64
-      %139 = arith.extui %138 : i1 to i64
-      %140 = arith.muli %137, %139 : i64
-      %141 = arith.muli %140, %128 : i64
-      %142 = arith.index_cast %141 : i64 to index
-      scf.for %arg20 = %c0 to %142 step %c1 {
-        %188 = arith.index_cast %arg20 : index to i64
-        %189 = arith.muli %188, %c16_i64 : i64
-        %190 = arith.maxsi %189, %c0_i64 : i64
-        %191 = arith.addi %189, %c16_i64 : i64
-        %192 = arith.minsi %191, %120 : i64
-        %193 = arith.subi %192, %190 : i64
-        %194 = arith.muli %188, %c32_i64 : i64
-        %195 = arith.subi %190, %189 : i64
-        %196 = arith.addi %194, %195 : i64
-        %197 = arith.minsi %122, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %196, %197, %193) : (i64, i64, i64, i64) -> ()
+      %145 = arith.addi %135, %c15_i64 : i64
+      %146 = arith.divui %145, %c16_i64 : i64
+      %147 = arith.cmpi sgt, %127, %c0_i64 : i64
+      %148 = arith.extui %147 : i1 to i64
+      %149 = arith.muli %146, %148 : i64
+      %150 = arith.index_cast %149 : i64 to index
+      scf.for %arg20 = %c0 to %150 step %c1 {
+        %195 = arith.index_cast %arg20 : index to i64
+        %196 = arith.muli %195, %c16_i64 : i64
+        %197 = arith.maxsi %196, %c0_i64 : i64
+        %198 = arith.addi %196, %c16_i64 : i64
+        %199 = arith.minsi %198, %127 : i64
+        %200 = arith.subi %199, %197 : i64
+        %201 = arith.muli %195, %c32_i64 : i64
+        %202 = arith.subi %197, %196 : i64
+        %203 = arith.addi %201, %202 : i64
+        %204 = arith.minsi %129, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %203, %204, %200) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %40 {
         func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_8[%111, %32] [%118, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %143 = arith.index_cast %117 : index to i64
-      %144 = arith.addi %143, %122 : i64
+      %subview_15 = memref.subview %reinterpret_cast_8[%118, %32] [%125, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %151 = arith.index_cast %124 : index to i64
+      %152 = arith.addi %151, %129 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %145 = arith.index_cast %intptr_20 : index to i64
-      %146 = arith.index_cast %offset_17 : index to i64
-      %147 = arith.addi %145, %146 : i64
-      %148 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-      %149 = arith.ceildivsi %43, %c64_i64 : i64
-      %150 = arith.divsi %143, %c16_i64 : i64
-      %151 = arith.ceildivsi %144, %c16_i64 : i64
-      %152 = arith.subi %151, %150 : i64
-      %153 = arith.cmpi sgt, %122, %c0_i64 : i64
-      %154 = arith.extui %153 : i1 to i64
-      %155 = arith.muli %152, %154 : i64
-      %156 = arith.muli %155, %149 : i64
-      %157 = arith.index_cast %156 : i64 to index
-      scf.for %arg20 = %c0 to %157 step %c1 {
-        %188 = arith.index_cast %arg20 : index to i64
-        %189 = arith.addi %150, %188 : i64
-        %190 = arith.muli %189, %c16_i64 : i64
-        %191 = arith.maxsi %190, %143 : i64
-        %192 = arith.addi %190, %c16_i64 : i64
-        %193 = arith.minsi %192, %144 : i64
-        %194 = arith.subi %193, %191 : i64
-        %195 = arith.subi %191, %143 : i64
-        %196 = arith.muli %195, %148 : i64
-        %197 = arith.addi %147, %196 : i64
-        %198 = arith.muli %189, %c32_i64 : i64
-        %199 = arith.addi %198, %c32_i64 : i64
-        %200 = arith.subi %191, %190 : i64
-        %201 = arith.addi %199, %200 : i64
-        %202 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%197, %201, %202, %194) : (i64, i64, i64, i64) -> ()
+      %153 = arith.index_cast %intptr_20 : index to i64
+      %154 = arith.index_cast %offset_17 : index to i64
+      %155 = arith.addi %153, %154 : i64
+      %156 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+      %157 = arith.maxsi %151, %c0_i64 : i64
+      %158 = arith.divui %157, %c16_i64 : i64
+      %159 = arith.maxsi %152, %c0_i64 : i64
+      %160 = arith.addi %159, %c15_i64 : i64
+      %161 = arith.divui %160, %c16_i64 : i64
+      %162 = arith.subi %161, %158 : i64
+      %163 = arith.cmpi sgt, %129, %c0_i64 : i64
+      %164 = arith.extui %163 : i1 to i64
+      %165 = arith.muli %162, %164 : i64
+      %166 = arith.index_cast %165 : i64 to index
+      scf.for %arg20 = %c0 to %166 step %c1 {
+        %195 = arith.index_cast %arg20 : index to i64
+        %196 = arith.addi %158, %195 : i64
+        %197 = arith.muli %196, %c16_i64 : i64
+        %198 = arith.maxsi %197, %151 : i64
+        %199 = arith.addi %197, %c16_i64 : i64
+        %200 = arith.minsi %199, %152 : i64
+        %201 = arith.subi %200, %198 : i64
+        %202 = arith.subi %198, %151 : i64
+        %203 = arith.muli %202, %156 : i64
+        %204 = arith.addi %155, %203 : i64
+        %205 = arith.muli %196, %c32_i64 : i64
+        %206 = arith.addi %205, %c32_i64 : i64
+        %207 = arith.subi %198, %197 : i64
+        %208 = arith.addi %206, %207 : i64
+        %209 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%204, %208, %209, %201) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %158 = arith.ceildivsi %143, %c16_i64 : i64
-      %159 = arith.cmpi sgt, %143, %c0_i64 : i64
-      %160 = arith.extui %159 : i1 to i64
-      %161 = arith.muli %158, %160 : i64
-      %162 = arith.muli %161, %149 : i64
-      %163 = arith.index_cast %162 : i64 to index
-      scf.for %arg20 = %c0 to %163 step %c1 {
-        %188 = arith.index_cast %arg20 : index to i64
-        %189 = arith.muli %188, %c16_i64 : i64
-        %190 = arith.maxsi %189, %c0_i64 : i64
-        %191 = arith.addi %189, %c16_i64 : i64
-        %192 = arith.minsi %191, %143 : i64
-        %193 = arith.subi %192, %190 : i64
-        %194 = arith.muli %188, %c32_i64 : i64
-        %195 = arith.addi %194, %c32_i64 : i64
-        %196 = arith.subi %190, %189 : i64
-        %197 = arith.addi %195, %196 : i64
-        %198 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %197, %198, %193) : (i64, i64, i64, i64) -> ()
+      %167 = arith.addi %157, %c15_i64 : i64
+      %168 = arith.divui %167, %c16_i64 : i64
+      %169 = arith.cmpi sgt, %151, %c0_i64 : i64
+      %170 = arith.extui %169 : i1 to i64
+      %171 = arith.muli %168, %170 : i64
+      %172 = arith.index_cast %171 : i64 to index
+      scf.for %arg20 = %c0 to %172 step %c1 {
+        %195 = arith.index_cast %arg20 : index to i64
+        %196 = arith.muli %195, %c16_i64 : i64
+        %197 = arith.maxsi %196, %c0_i64 : i64
+        %198 = arith.addi %196, %c16_i64 : i64
+        %199 = arith.minsi %198, %151 : i64
+        %200 = arith.subi %199, %197 : i64
+        %201 = arith.muli %195, %c32_i64 : i64
+        %202 = arith.addi %201, %c32_i64 : i64
+        %203 = arith.subi %197, %196 : i64
+        %204 = arith.addi %202, %203 : i64
+        %205 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %204, %205, %200) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %164 = arith.maxsi %123, %c0_i64 : i64
-      %165 = arith.minsi %164, %c16_i64 : i64
-      %166 = arith.maxsi %122, %c0_i64 : i64
-      %167 = arith.minsi %166, %c32_i64 : i64
-      %168 = arith.maxsi %144, %c0_i64 : i64
-      %169 = arith.minsi %168, %c32_i64 : i64
-      %170 = arith.maxsi %43, %c0_i64 : i64
-      %171 = arith.minsi %170, %c32_i64 : i64
-      %172 = arith.ceildivsi %165, %c16_i64 : i64
-      %173 = arith.ceildivsi %171, %c16_i64 : i64
-      %174 = arith.minsi %167, %169 : i64
-      %175 = arith.ceildivsi %174, %c16_i64 : i64
-      %176 = arith.addi %arg19, %c1 : index
-      %177 = arith.cmpi sge, %176, %67 : index
-      %178 = arith.cmpi sgt, %172, %c0_i64 : i64
-      %179 = arith.select %178, %173, %c0_i64 : i64
-      %180 = arith.index_cast %179 : i64 to index
-      %181 = arith.divsi %174, %c16_i64 : i64
-      %182 = arith.minsi %175, %181 : i64
-      %183 = arith.maxsi %182, %c0_i64 : i64
-      %184 = arith.divsi %165, %c16_i64 : i64
-      %185 = arith.minsi %172, %184 : i64
-      %186 = arith.maxsi %185, %c1_i64 : i64
-      %187 = arith.minsi %165, %c16_i64 : i64
-      scf.if %177 {
-        %188 = arith.maxsi %175, %c1_i64 : i64
-        %189 = arith.ceildivsi %55, %188 : i64
-        scf.for %arg20 = %c0 to %180 step %c1 {
-          %193 = arith.index_cast %arg20 : index to i64
-          %194 = arith.subi %193, %c1_i64 : i64
-          %195 = arith.cmpi sge, %194, %c0_i64 : i64
-          %196 = arith.cmpi slt, %194, %48 : i64
-          %197 = arith.andi %195, %196 : i1
-          %198 = arith.subi %179, %c1_i64 : i64
-          %199 = arith.cmpi eq, %193, %198 : i64
-          %200 = arith.cmpi slt, %193, %48 : i64
-          %201 = arith.andi %199, %200 : i1
-          %202 = arith.subi %175, %c1_i64 : i64
-          %203 = arith.select %201, %202, %c-1_i64 : i64
-          %204 = arith.muli %193, %c16_i64 : i64
-          %205 = arith.subi %171, %204 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.index_cast %183 : i64 to index
-          scf.for %arg21 = %c0 to %207 step %c1 {
-            %215 = arith.index_cast %arg21 : index to i64
-            scf.if %197 {
-              %222 = arith.muli %215, %189 : i64
-              %223 = arith.minsi %222, %55 : i64
-              %224 = arith.addi %223, %189 : i64
-              %225 = arith.minsi %224, %55 : i64
-              %226 = arith.index_cast %223 : i64 to index
-              %227 = arith.index_cast %225 : i64 to index
-              scf.for %arg22 = %226 to %227 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.addi %49, %228 : i64
-                %230 = arith.muli %229, %c16_i64 : i64
-                %231 = arith.maxsi %230, %41 : i64
-                %232 = arith.addi %230, %c16_i64 : i64
-                %233 = arith.minsi %232, %50 : i64
-                %234 = arith.subi %233, %231 : i64
-                %235 = arith.subi %231, %41 : i64
-                %236 = arith.muli %235, %75 : i64
-                %237 = arith.addi %74, %236 : i64
-                %238 = arith.muli %194, %c16_i64 : i64
-                %239 = arith.addi %237, %238 : i64
-                %240 = arith.muli %229, %c32_i64 : i64
-                %241 = arith.addi %240, %238 : i64
-                %242 = arith.ori %241, %c2147483648_i64 : i64
-                %243 = arith.subi %231, %230 : i64
-                %244 = arith.addi %242, %243 : i64
-                %245 = arith.subi %43, %238 : i64
-                %246 = arith.minsi %245, %c16_i64 : i64
-                "instgem.mvout"(%239, %244, %246, %234) : (i64, i64, i64, i64) -> ()
+      %173 = arith.minsi %137, %c16_i64 : i64
+      %174 = arith.maxsi %129, %c0_i64 : i64
+      %175 = arith.minsi %174, %c32_i64 : i64
+      %176 = arith.minsi %159, %c32_i64 : i64
+      %177 = arith.maxsi %43, %c0_i64 : i64
+      %178 = arith.minsi %177, %c32_i64 : i64
+      %179 = arith.ceildivsi %173, %c16_i64 : i64
+      %180 = arith.ceildivsi %178, %c16_i64 : i64
+      %181 = arith.minsi %175, %176 : i64
+      %182 = arith.ceildivsi %181, %c16_i64 : i64
+      %183 = arith.addi %arg19, %c1 : index
+      %184 = arith.cmpi sge, %183, %74 : index
+      %185 = arith.cmpi sgt, %179, %c0_i64 : i64
+      %186 = arith.select %185, %180, %c0_i64 : i64
+      %187 = arith.index_cast %186 : i64 to index
+      %188 = arith.divsi %181, %c16_i64 : i64
+      %189 = arith.minsi %182, %188 : i64
+      %190 = arith.maxsi %189, %c0_i64 : i64
+      %191 = arith.divsi %173, %c16_i64 : i64
+      %192 = arith.minsi %179, %191 : i64
+      %193 = arith.maxsi %192, %c1_i64 : i64
+      %194 = arith.minsi %173, %c16_i64 : i64
+      scf.if %184 {
+        %195 = arith.maxsi %182, %c1_i64 : i64
+        %196 = arith.ceildivsi %61, %195 : i64
+        scf.for %arg20 = %c0 to %187 step %c1 {
+          %200 = arith.index_cast %arg20 : index to i64
+          %201 = arith.subi %200, %c1_i64 : i64
+          %202 = arith.cmpi sge, %201, %c0_i64 : i64
+          %203 = arith.cmpi slt, %201, %52 : i64
+          %204 = arith.andi %202, %203 : i1
+          %205 = arith.subi %186, %c1_i64 : i64
+          %206 = arith.cmpi eq, %200, %205 : i64
+          %207 = arith.cmpi slt, %200, %52 : i64
+          %208 = arith.andi %206, %207 : i1
+          %209 = arith.subi %182, %c1_i64 : i64
+          %210 = arith.select %208, %209, %c-1_i64 : i64
+          %211 = arith.muli %200, %c16_i64 : i64
+          %212 = arith.subi %178, %211 : i64
+          %213 = arith.minsi %212, %c16_i64 : i64
+          %214 = arith.index_cast %190 : i64 to index
+          scf.for %arg21 = %c0 to %214 step %c1 {
+            %222 = arith.index_cast %arg21 : index to i64
+            scf.if %204 {
+              %229 = arith.muli %222, %196 : i64
+              %230 = arith.minsi %229, %61 : i64
+              %231 = arith.addi %230, %196 : i64
+              %232 = arith.minsi %231, %61 : i64
+              %233 = arith.index_cast %230 : i64 to index
+              %234 = arith.index_cast %232 : i64 to index
+              scf.for %arg22 = %233 to %234 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.addi %54, %235 : i64
+                %237 = arith.muli %236, %c16_i64 : i64
+                %238 = arith.maxsi %237, %41 : i64
+                %239 = arith.addi %237, %c16_i64 : i64
+                %240 = arith.minsi %239, %48 : i64
+                %241 = arith.subi %240, %238 : i64
+                %242 = arith.subi %238, %41 : i64
+                %243 = arith.muli %242, %82 : i64
+                %244 = arith.addi %81, %243 : i64
+                %245 = arith.muli %201, %c16_i64 : i64
+                %246 = arith.addi %244, %245 : i64
+                %247 = arith.muli %236, %c32_i64 : i64
+                %248 = arith.addi %247, %245 : i64
+                %249 = arith.ori %248, %c2147483648_i64 : i64
+                %250 = arith.subi %238, %237 : i64
+                %251 = arith.addi %249, %250 : i64
+                %252 = arith.subi %43, %245 : i64
+                %253 = arith.minsi %252, %c16_i64 : i64
+                "instgem.mvout"(%246, %251, %253, %241) : (i64, i64, i64, i64) -> ()
               }
             }
-            %216 = arith.ori %204, %c3221225472_i64 : i64
-            %217 = arith.muli %215, %c32_i64 : i64
-            %218 = arith.addi %217, %204 : i64
-            %219 = arith.addi %218, %c32_i64 : i64
-            "instgem.preload"(%219, %206, %c16_i64, %216, %206, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-            %220 = arith.muli %215, %c16_i64 : i64
-            "instgem.compute_preloaded"(%220, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %221 = arith.cmpi eq, %215, %203 : i64
-            scf.if %221 {
-              %222 = arith.index_cast %186 : i64 to index
-              scf.for %arg22 = %c1 to %222 step %c1 {
-                %224 = arith.index_cast %arg22 : index to i64
-                %225 = arith.muli %224, %c32_i64 : i64
-                %226 = arith.addi %225, %204 : i64
-                %227 = arith.ori %226, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %228 = arith.addi %225, %220 : i64
-                "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %229 = arith.subi %224, %c1_i64 : i64
-                %230 = arith.subi %229, %49 : i64
-                %231 = arith.cmpi sge, %230, %c0_i64 : i64
-                %232 = arith.cmpi slt, %230, %55 : i64
-                %233 = arith.andi %231, %232 : i1
-                scf.if %233 {
-                  %234 = arith.muli %229, %c16_i64 : i64
-                  %235 = arith.maxsi %234, %41 : i64
-                  %236 = arith.addi %234, %c16_i64 : i64
-                  %237 = arith.minsi %236, %50 : i64
-                  %238 = arith.subi %237, %235 : i64
-                  %239 = arith.subi %235, %41 : i64
-                  %240 = arith.muli %239, %75 : i64
-                  %241 = arith.addi %74, %240 : i64
-                  %242 = arith.addi %241, %204 : i64
-                  %243 = arith.muli %229, %c32_i64 : i64
-                  %244 = arith.addi %243, %204 : i64
-                  %245 = arith.ori %244, %c2147483648_i64 : i64
-                  %246 = arith.subi %235, %234 : i64
-                  %247 = arith.addi %245, %246 : i64
-                  %248 = arith.subi %43, %204 : i64
-                  %249 = arith.minsi %248, %c16_i64 : i64
-                  "instgem.mvout"(%242, %247, %249, %238) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %223 = arith.index_cast %172 : i64 to index
-              scf.for %arg22 = %222 to %223 step %c1 {
-                %224 = arith.index_cast %arg22 : index to i64
-                %225 = arith.muli %224, %c16_i64 : i64
-                %226 = arith.subi %165, %225 : i64
-                %227 = arith.minsi %226, %c16_i64 : i64
-                %228 = arith.muli %224, %c32_i64 : i64
-                %229 = arith.addi %228, %204 : i64
-                %230 = arith.ori %229, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %206, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-                %231 = arith.addi %228, %220 : i64
-                "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.subi %224, %c1_i64 : i64
-                %233 = arith.subi %232, %49 : i64
-                %234 = arith.cmpi sge, %233, %c0_i64 : i64
-                %235 = arith.cmpi slt, %233, %55 : i64
-                %236 = arith.andi %234, %235 : i1
-                scf.if %236 {
-                  %237 = arith.muli %232, %c16_i64 : i64
-                  %238 = arith.maxsi %237, %41 : i64
-                  %239 = arith.addi %237, %c16_i64 : i64
-                  %240 = arith.minsi %239, %50 : i64
-                  %241 = arith.subi %240, %238 : i64
-                  %242 = arith.subi %238, %41 : i64
-                  %243 = arith.muli %242, %75 : i64
-                  %244 = arith.addi %74, %243 : i64
-                  %245 = arith.addi %244, %204 : i64
-                  %246 = arith.muli %232, %c32_i64 : i64
-                  %247 = arith.addi %246, %204 : i64
-                  %248 = arith.ori %247, %c2147483648_i64 : i64
-                  %249 = arith.subi %238, %237 : i64
-                  %250 = arith.addi %248, %249 : i64
-                  %251 = arith.subi %43, %204 : i64
-                  %252 = arith.minsi %251, %c16_i64 : i64
-                  "instgem.mvout"(%245, %250, %252, %241) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } else {
-              %222 = arith.index_cast %186 : i64 to index
-              scf.for %arg22 = %c1 to %222 step %c1 {
-                %224 = arith.index_cast %arg22 : index to i64
-                %225 = arith.muli %224, %c32_i64 : i64
-                %226 = arith.addi %225, %204 : i64
-                %227 = arith.ori %226, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %228 = arith.addi %225, %220 : i64
-                "instgem.compute_accumulated"(%228, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %223 = arith.index_cast %172 : i64 to index
-              scf.for %arg22 = %222 to %223 step %c1 {
-                %224 = arith.index_cast %arg22 : index to i64
-                %225 = arith.muli %224, %c16_i64 : i64
-                %226 = arith.subi %165, %225 : i64
-                %227 = arith.minsi %226, %c16_i64 : i64
-                %228 = arith.muli %224, %c32_i64 : i64
-                %229 = arith.addi %228, %204 : i64
-                %230 = arith.ori %229, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %206, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-                %231 = arith.addi %228, %220 : i64
-                "instgem.compute_accumulated"(%231, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          %208 = arith.index_cast %175 : i64 to index
-          scf.for %arg21 = %207 to %208 step %c1 {
-            %215 = arith.index_cast %arg21 : index to i64
-            %216 = arith.muli %215, %c16_i64 : i64
-            %217 = arith.subi %167, %216 : i64
-            %218 = arith.minsi %217, %c16_i64 : i64
-            %219 = arith.subi %169, %216 : i64
-            %220 = arith.minsi %219, %c16_i64 : i64
-            scf.if %197 {
-              %226 = arith.muli %215, %189 : i64
-              %227 = arith.minsi %226, %55 : i64
-              %228 = arith.addi %227, %189 : i64
-              %229 = arith.minsi %228, %55 : i64
-              %230 = arith.index_cast %227 : i64 to index
-              %231 = arith.index_cast %229 : i64 to index
-              scf.for %arg22 = %230 to %231 step %c1 {
-                %232 = arith.index_cast %arg22 : index to i64
-                %233 = arith.addi %49, %232 : i64
-                %234 = arith.muli %233, %c16_i64 : i64
-                %235 = arith.maxsi %234, %41 : i64
-                %236 = arith.addi %234, %c16_i64 : i64
-                %237 = arith.minsi %236, %50 : i64
-                %238 = arith.subi %237, %235 : i64
-                %239 = arith.subi %235, %41 : i64
-                %240 = arith.muli %239, %75 : i64
-                %241 = arith.addi %74, %240 : i64
-                %242 = arith.muli %194, %c16_i64 : i64
-                %243 = arith.addi %241, %242 : i64
-                %244 = arith.muli %233, %c32_i64 : i64
-                %245 = arith.addi %244, %242 : i64
-                %246 = arith.ori %245, %c2147483648_i64 : i64
-                %247 = arith.subi %235, %234 : i64
-                %248 = arith.addi %246, %247 : i64
-                %249 = arith.subi %43, %242 : i64
-                %250 = arith.minsi %249, %c16_i64 : i64
-                "instgem.mvout"(%243, %248, %250, %238) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %221 = arith.ori %204, %c3221225472_i64 : i64
-            %222 = arith.muli %215, %c32_i64 : i64
-            %223 = arith.addi %222, %204 : i64
-            %224 = arith.addi %223, %c32_i64 : i64
-            "instgem.preload"(%224, %206, %220, %221, %206, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%216, %218, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %225 = arith.cmpi eq, %215, %203 : i64
-            scf.if %225 {
-              %226 = arith.index_cast %186 : i64 to index
-              scf.for %arg22 = %c1 to %226 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.muli %228, %c32_i64 : i64
-                %230 = arith.addi %229, %204 : i64
-                %231 = arith.ori %230, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.addi %229, %216 : i64
-                "instgem.compute_accumulated"(%232, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %233 = arith.subi %228, %c1_i64 : i64
-                %234 = arith.subi %233, %49 : i64
-                %235 = arith.cmpi sge, %234, %c0_i64 : i64
-                %236 = arith.cmpi slt, %234, %55 : i64
-                %237 = arith.andi %235, %236 : i1
-                scf.if %237 {
-                  %238 = arith.muli %233, %c16_i64 : i64
-                  %239 = arith.maxsi %238, %41 : i64
-                  %240 = arith.addi %238, %c16_i64 : i64
-                  %241 = arith.minsi %240, %50 : i64
-                  %242 = arith.subi %241, %239 : i64
-                  %243 = arith.subi %239, %41 : i64
-                  %244 = arith.muli %243, %75 : i64
-                  %245 = arith.addi %74, %244 : i64
-                  %246 = arith.addi %245, %204 : i64
-                  %247 = arith.muli %233, %c32_i64 : i64
-                  %248 = arith.addi %247, %204 : i64
-                  %249 = arith.ori %248, %c2147483648_i64 : i64
-                  %250 = arith.subi %239, %238 : i64
-                  %251 = arith.addi %249, %250 : i64
-                  %252 = arith.subi %43, %204 : i64
-                  %253 = arith.minsi %252, %c16_i64 : i64
-                  "instgem.mvout"(%246, %251, %253, %242) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %227 = arith.index_cast %172 : i64 to index
-              scf.for %arg22 = %226 to %227 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.muli %228, %c16_i64 : i64
-                %230 = arith.subi %165, %229 : i64
-                %231 = arith.minsi %230, %c16_i64 : i64
-                %232 = arith.muli %228, %c32_i64 : i64
-                %233 = arith.addi %232, %204 : i64
+            %223 = arith.ori %211, %c3221225472_i64 : i64
+            %224 = arith.muli %222, %c32_i64 : i64
+            %225 = arith.addi %224, %211 : i64
+            %226 = arith.addi %225, %c32_i64 : i64
+            "instgem.preload"(%226, %213, %c16_i64, %223, %213, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            %227 = arith.muli %222, %c16_i64 : i64
+            "instgem.compute_preloaded"(%227, %c16_i64, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %228 = arith.cmpi eq, %222, %210 : i64
+            scf.if %228 {
+              %229 = arith.index_cast %193 : i64 to index
+              scf.for %arg22 = %c1 to %229 step %c1 {
+                %231 = arith.index_cast %arg22 : index to i64
+                %232 = arith.muli %231, %c32_i64 : i64
+                %233 = arith.addi %232, %211 : i64
                 %234 = arith.ori %233, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %206, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-                %235 = arith.addi %232, %216 : i64
-                "instgem.compute_accumulated"(%235, %218, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %236 = arith.subi %228, %c1_i64 : i64
-                %237 = arith.subi %236, %49 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %213, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %235 = arith.addi %232, %227 : i64
+                "instgem.compute_accumulated"(%235, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %236 = arith.subi %231, %c1_i64 : i64
+                %237 = arith.subi %236, %54 : i64
                 %238 = arith.cmpi sge, %237, %c0_i64 : i64
-                %239 = arith.cmpi slt, %237, %55 : i64
+                %239 = arith.cmpi slt, %237, %61 : i64
                 %240 = arith.andi %238, %239 : i1
                 scf.if %240 {
                   %241 = arith.muli %236, %c16_i64 : i64
                   %242 = arith.maxsi %241, %41 : i64
                   %243 = arith.addi %241, %c16_i64 : i64
-                  %244 = arith.minsi %243, %50 : i64
+                  %244 = arith.minsi %243, %48 : i64
                   %245 = arith.subi %244, %242 : i64
                   %246 = arith.subi %242, %41 : i64
-                  %247 = arith.muli %246, %75 : i64
-                  %248 = arith.addi %74, %247 : i64
-                  %249 = arith.addi %248, %204 : i64
+                  %247 = arith.muli %246, %82 : i64
+                  %248 = arith.addi %81, %247 : i64
+                  %249 = arith.addi %248, %211 : i64
                   %250 = arith.muli %236, %c32_i64 : i64
-                  %251 = arith.addi %250, %204 : i64
+                  %251 = arith.addi %250, %211 : i64
                   %252 = arith.ori %251, %c2147483648_i64 : i64
                   %253 = arith.subi %242, %241 : i64
                   %254 = arith.addi %252, %253 : i64
-                  %255 = arith.subi %43, %204 : i64
+                  %255 = arith.subi %43, %211 : i64
                   %256 = arith.minsi %255, %c16_i64 : i64
                   "instgem.mvout"(%249, %254, %256, %245) : (i64, i64, i64, i64) -> ()
                 }
               }
+              %230 = arith.index_cast %179 : i64 to index
+              scf.for %arg22 = %229 to %230 step %c1 {
+                %231 = arith.index_cast %arg22 : index to i64
+                %232 = arith.muli %231, %c16_i64 : i64
+                %233 = arith.subi %173, %232 : i64
+                %234 = arith.minsi %233, %c16_i64 : i64
+                %235 = arith.muli %231, %c32_i64 : i64
+                %236 = arith.addi %235, %211 : i64
+                %237 = arith.ori %236, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %213, %234) : (i64, i64, i64, i64, i64, i64) -> ()
+                %238 = arith.addi %235, %227 : i64
+                "instgem.compute_accumulated"(%238, %c16_i64, %234, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.subi %231, %c1_i64 : i64
+                %240 = arith.subi %239, %54 : i64
+                %241 = arith.cmpi sge, %240, %c0_i64 : i64
+                %242 = arith.cmpi slt, %240, %61 : i64
+                %243 = arith.andi %241, %242 : i1
+                scf.if %243 {
+                  %244 = arith.muli %239, %c16_i64 : i64
+                  %245 = arith.maxsi %244, %41 : i64
+                  %246 = arith.addi %244, %c16_i64 : i64
+                  %247 = arith.minsi %246, %48 : i64
+                  %248 = arith.subi %247, %245 : i64
+                  %249 = arith.subi %245, %41 : i64
+                  %250 = arith.muli %249, %82 : i64
+                  %251 = arith.addi %81, %250 : i64
+                  %252 = arith.addi %251, %211 : i64
+                  %253 = arith.muli %239, %c32_i64 : i64
+                  %254 = arith.addi %253, %211 : i64
+                  %255 = arith.ori %254, %c2147483648_i64 : i64
+                  %256 = arith.subi %245, %244 : i64
+                  %257 = arith.addi %255, %256 : i64
+                  %258 = arith.subi %43, %211 : i64
+                  %259 = arith.minsi %258, %c16_i64 : i64
+                  "instgem.mvout"(%252, %257, %259, %248) : (i64, i64, i64, i64) -> ()
+                }
+              }
             } else {
-              %226 = arith.index_cast %186 : i64 to index
-              scf.for %arg22 = %c1 to %226 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.muli %228, %c32_i64 : i64
-                %230 = arith.addi %229, %204 : i64
-                %231 = arith.ori %230, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.addi %229, %216 : i64
-                "instgem.compute_accumulated"(%232, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %227 = arith.index_cast %172 : i64 to index
-              scf.for %arg22 = %226 to %227 step %c1 {
-                %228 = arith.index_cast %arg22 : index to i64
-                %229 = arith.muli %228, %c16_i64 : i64
-                %230 = arith.subi %165, %229 : i64
-                %231 = arith.minsi %230, %c16_i64 : i64
-                %232 = arith.muli %228, %c32_i64 : i64
-                %233 = arith.addi %232, %204 : i64
+              %229 = arith.index_cast %193 : i64 to index
+              scf.for %arg22 = %c1 to %229 step %c1 {
+                %231 = arith.index_cast %arg22 : index to i64
+                %232 = arith.muli %231, %c32_i64 : i64
+                %233 = arith.addi %232, %211 : i64
                 %234 = arith.ori %233, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %206, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-                %235 = arith.addi %232, %216 : i64
-                "instgem.compute_accumulated"(%235, %218, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %213, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %235 = arith.addi %232, %227 : i64
+                "instgem.compute_accumulated"(%235, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %230 = arith.index_cast %179 : i64 to index
+              scf.for %arg22 = %229 to %230 step %c1 {
+                %231 = arith.index_cast %arg22 : index to i64
+                %232 = arith.muli %231, %c16_i64 : i64
+                %233 = arith.subi %173, %232 : i64
+                %234 = arith.minsi %233, %c16_i64 : i64
+                %235 = arith.muli %231, %c32_i64 : i64
+                %236 = arith.addi %235, %211 : i64
+                %237 = arith.ori %236, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %213, %234) : (i64, i64, i64, i64, i64, i64) -> ()
+                %238 = arith.addi %235, %227 : i64
+                "instgem.compute_accumulated"(%238, %c16_i64, %234, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %197 {
-            %215 = arith.muli %175, %189 : i64
-            %216 = arith.minsi %215, %55 : i64
-            %217 = arith.index_cast %216 : i64 to index
-            %218 = arith.index_cast %55 : i64 to index
-            scf.for %arg21 = %217 to %218 step %c1 {
-              %219 = arith.index_cast %arg21 : index to i64
-              %220 = arith.addi %49, %219 : i64
-              %221 = arith.muli %220, %c16_i64 : i64
-              %222 = arith.maxsi %221, %41 : i64
-              %223 = arith.addi %221, %c16_i64 : i64
-              %224 = arith.minsi %223, %50 : i64
-              %225 = arith.subi %224, %222 : i64
-              %226 = arith.subi %222, %41 : i64
-              %227 = arith.muli %226, %75 : i64
-              %228 = arith.addi %74, %227 : i64
-              %229 = arith.muli %194, %c16_i64 : i64
-              %230 = arith.addi %228, %229 : i64
-              %231 = arith.muli %220, %c32_i64 : i64
-              %232 = arith.addi %231, %229 : i64
-              %233 = arith.ori %232, %c2147483648_i64 : i64
-              %234 = arith.subi %222, %221 : i64
-              %235 = arith.addi %233, %234 : i64
-              %236 = arith.subi %43, %229 : i64
-              %237 = arith.minsi %236, %c16_i64 : i64
-              "instgem.mvout"(%230, %235, %237, %225) : (i64, i64, i64, i64) -> ()
+          %215 = arith.index_cast %182 : i64 to index
+          scf.for %arg21 = %214 to %215 step %c1 {
+            %222 = arith.index_cast %arg21 : index to i64
+            %223 = arith.muli %222, %c16_i64 : i64
+            %224 = arith.subi %175, %223 : i64
+            %225 = arith.minsi %224, %c16_i64 : i64
+            %226 = arith.subi %176, %223 : i64
+            %227 = arith.minsi %226, %c16_i64 : i64
+            scf.if %204 {
+              %233 = arith.muli %222, %196 : i64
+              %234 = arith.minsi %233, %61 : i64
+              %235 = arith.addi %234, %196 : i64
+              %236 = arith.minsi %235, %61 : i64
+              %237 = arith.index_cast %234 : i64 to index
+              %238 = arith.index_cast %236 : i64 to index
+              scf.for %arg22 = %237 to %238 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.addi %54, %239 : i64
+                %241 = arith.muli %240, %c16_i64 : i64
+                %242 = arith.maxsi %241, %41 : i64
+                %243 = arith.addi %241, %c16_i64 : i64
+                %244 = arith.minsi %243, %48 : i64
+                %245 = arith.subi %244, %242 : i64
+                %246 = arith.subi %242, %41 : i64
+                %247 = arith.muli %246, %82 : i64
+                %248 = arith.addi %81, %247 : i64
+                %249 = arith.muli %201, %c16_i64 : i64
+                %250 = arith.addi %248, %249 : i64
+                %251 = arith.muli %240, %c32_i64 : i64
+                %252 = arith.addi %251, %249 : i64
+                %253 = arith.ori %252, %c2147483648_i64 : i64
+                %254 = arith.subi %242, %241 : i64
+                %255 = arith.addi %253, %254 : i64
+                %256 = arith.subi %43, %249 : i64
+                %257 = arith.minsi %256, %c16_i64 : i64
+                "instgem.mvout"(%250, %255, %257, %245) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %228 = arith.ori %211, %c3221225472_i64 : i64
+            %229 = arith.muli %222, %c32_i64 : i64
+            %230 = arith.addi %229, %211 : i64
+            %231 = arith.addi %230, %c32_i64 : i64
+            "instgem.preload"(%231, %213, %227, %228, %213, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%223, %225, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %232 = arith.cmpi eq, %222, %210 : i64
+            scf.if %232 {
+              %233 = arith.index_cast %193 : i64 to index
+              scf.for %arg22 = %c1 to %233 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.muli %235, %c32_i64 : i64
+                %237 = arith.addi %236, %211 : i64
+                %238 = arith.ori %237, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %213, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.addi %236, %223 : i64
+                "instgem.compute_accumulated"(%239, %225, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %240 = arith.subi %235, %c1_i64 : i64
+                %241 = arith.subi %240, %54 : i64
+                %242 = arith.cmpi sge, %241, %c0_i64 : i64
+                %243 = arith.cmpi slt, %241, %61 : i64
+                %244 = arith.andi %242, %243 : i1
+                scf.if %244 {
+                  %245 = arith.muli %240, %c16_i64 : i64
+                  %246 = arith.maxsi %245, %41 : i64
+                  %247 = arith.addi %245, %c16_i64 : i64
+                  %248 = arith.minsi %247, %48 : i64
+                  %249 = arith.subi %248, %246 : i64
+                  %250 = arith.subi %246, %41 : i64
+                  %251 = arith.muli %250, %82 : i64
+                  %252 = arith.addi %81, %251 : i64
+                  %253 = arith.addi %252, %211 : i64
+                  %254 = arith.muli %240, %c32_i64 : i64
+                  %255 = arith.addi %254, %211 : i64
+                  %256 = arith.ori %255, %c2147483648_i64 : i64
+                  %257 = arith.subi %246, %245 : i64
+                  %258 = arith.addi %256, %257 : i64
+                  %259 = arith.subi %43, %211 : i64
+                  %260 = arith.minsi %259, %c16_i64 : i64
+                  "instgem.mvout"(%253, %258, %260, %249) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %234 = arith.index_cast %179 : i64 to index
+              scf.for %arg22 = %233 to %234 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.muli %235, %c16_i64 : i64
+                %237 = arith.subi %173, %236 : i64
+                %238 = arith.minsi %237, %c16_i64 : i64
+                %239 = arith.muli %235, %c32_i64 : i64
+                %240 = arith.addi %239, %211 : i64
+                %241 = arith.ori %240, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %213, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+                %242 = arith.addi %239, %223 : i64
+                "instgem.compute_accumulated"(%242, %225, %238, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.subi %235, %c1_i64 : i64
+                %244 = arith.subi %243, %54 : i64
+                %245 = arith.cmpi sge, %244, %c0_i64 : i64
+                %246 = arith.cmpi slt, %244, %61 : i64
+                %247 = arith.andi %245, %246 : i1
+                scf.if %247 {
+                  %248 = arith.muli %243, %c16_i64 : i64
+                  %249 = arith.maxsi %248, %41 : i64
+                  %250 = arith.addi %248, %c16_i64 : i64
+                  %251 = arith.minsi %250, %48 : i64
+                  %252 = arith.subi %251, %249 : i64
+                  %253 = arith.subi %249, %41 : i64
+                  %254 = arith.muli %253, %82 : i64
+                  %255 = arith.addi %81, %254 : i64
+                  %256 = arith.addi %255, %211 : i64
+                  %257 = arith.muli %243, %c32_i64 : i64
+                  %258 = arith.addi %257, %211 : i64
+                  %259 = arith.ori %258, %c2147483648_i64 : i64
+                  %260 = arith.subi %249, %248 : i64
+                  %261 = arith.addi %259, %260 : i64
+                  %262 = arith.subi %43, %211 : i64
+                  %263 = arith.minsi %262, %c16_i64 : i64
+                  "instgem.mvout"(%256, %261, %263, %252) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %233 = arith.index_cast %193 : i64 to index
+              scf.for %arg22 = %c1 to %233 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.muli %235, %c32_i64 : i64
+                %237 = arith.addi %236, %211 : i64
+                %238 = arith.ori %237, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %213, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.addi %236, %223 : i64
+                "instgem.compute_accumulated"(%239, %225, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %234 = arith.index_cast %179 : i64 to index
+              scf.for %arg22 = %233 to %234 step %c1 {
+                %235 = arith.index_cast %arg22 : index to i64
+                %236 = arith.muli %235, %c16_i64 : i64
+                %237 = arith.subi %173, %236 : i64
+                %238 = arith.minsi %237, %c16_i64 : i64
+                %239 = arith.muli %235, %c32_i64 : i64
+                %240 = arith.addi %239, %211 : i64
+                %241 = arith.ori %240, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %213, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+                %242 = arith.addi %239, %223 : i64
+                "instgem.compute_accumulated"(%242, %225, %238, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %209 = arith.cmpi sgt, %175, %c0_i64 : i64
-          %210 = arith.subi %172, %c1_i64 : i64
-          %211 = arith.subi %210, %49 : i64
-          %212 = arith.maxsi %211, %c0_i64 : i64
-          %213 = arith.minsi %212, %55 : i64
-          %214 = arith.select %209, %213, %c0_i64 : i64
-          scf.if %201 {
-            %215 = arith.index_cast %214 : i64 to index
-            %216 = arith.index_cast %55 : i64 to index
-            scf.for %arg21 = %215 to %216 step %c1 {
-              %217 = arith.index_cast %arg21 : index to i64
-              %218 = arith.addi %49, %217 : i64
-              %219 = arith.muli %218, %c16_i64 : i64
-              %220 = arith.maxsi %219, %41 : i64
-              %221 = arith.addi %219, %c16_i64 : i64
-              %222 = arith.minsi %221, %50 : i64
-              %223 = arith.subi %222, %220 : i64
-              %224 = arith.subi %220, %41 : i64
-              %225 = arith.muli %224, %75 : i64
-              %226 = arith.addi %74, %225 : i64
-              %227 = arith.addi %226, %204 : i64
-              %228 = arith.muli %218, %c32_i64 : i64
-              %229 = arith.addi %228, %204 : i64
-              %230 = arith.ori %229, %c2147483648_i64 : i64
-              %231 = arith.subi %220, %219 : i64
-              %232 = arith.addi %230, %231 : i64
-              %233 = arith.subi %43, %204 : i64
-              %234 = arith.minsi %233, %c16_i64 : i64
-              "instgem.mvout"(%227, %232, %234, %223) : (i64, i64, i64, i64) -> ()
+          scf.if %204 {
+            %222 = arith.muli %182, %196 : i64
+            %223 = arith.minsi %222, %61 : i64
+            %224 = arith.index_cast %223 : i64 to index
+            %225 = arith.index_cast %61 : i64 to index
+            scf.for %arg21 = %224 to %225 step %c1 {
+              %226 = arith.index_cast %arg21 : index to i64
+              %227 = arith.addi %54, %226 : i64
+              %228 = arith.muli %227, %c16_i64 : i64
+              %229 = arith.maxsi %228, %41 : i64
+              %230 = arith.addi %228, %c16_i64 : i64
+              %231 = arith.minsi %230, %48 : i64
+              %232 = arith.subi %231, %229 : i64
+              %233 = arith.subi %229, %41 : i64
+              %234 = arith.muli %233, %82 : i64
+              %235 = arith.addi %81, %234 : i64
+              %236 = arith.muli %201, %c16_i64 : i64
+              %237 = arith.addi %235, %236 : i64
+              %238 = arith.muli %227, %c32_i64 : i64
+              %239 = arith.addi %238, %236 : i64
+              %240 = arith.ori %239, %c2147483648_i64 : i64
+              %241 = arith.subi %229, %228 : i64
+              %242 = arith.addi %240, %241 : i64
+              %243 = arith.subi %43, %236 : i64
+              %244 = arith.minsi %243, %c16_i64 : i64
+              "instgem.mvout"(%237, %242, %244, %232) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %216 = arith.cmpi sgt, %182, %c0_i64 : i64
+          %217 = arith.subi %179, %c1_i64 : i64
+          %218 = arith.subi %217, %54 : i64
+          %219 = arith.maxsi %218, %c0_i64 : i64
+          %220 = arith.minsi %219, %61 : i64
+          %221 = arith.select %216, %220, %c0_i64 : i64
+          scf.if %208 {
+            %222 = arith.index_cast %221 : i64 to index
+            %223 = arith.index_cast %61 : i64 to index
+            scf.for %arg21 = %222 to %223 step %c1 {
+              %224 = arith.index_cast %arg21 : index to i64
+              %225 = arith.addi %54, %224 : i64
+              %226 = arith.muli %225, %c16_i64 : i64
+              %227 = arith.maxsi %226, %41 : i64
+              %228 = arith.addi %226, %c16_i64 : i64
+              %229 = arith.minsi %228, %48 : i64
+              %230 = arith.subi %229, %227 : i64
+              %231 = arith.subi %227, %41 : i64
+              %232 = arith.muli %231, %82 : i64
+              %233 = arith.addi %81, %232 : i64
+              %234 = arith.addi %233, %211 : i64
+              %235 = arith.muli %225, %c32_i64 : i64
+              %236 = arith.addi %235, %211 : i64
+              %237 = arith.ori %236, %c2147483648_i64 : i64
+              %238 = arith.subi %227, %226 : i64
+              %239 = arith.addi %237, %238 : i64
+              %240 = arith.subi %43, %211 : i64
+              %241 = arith.minsi %240, %c16_i64 : i64
+              "instgem.mvout"(%234, %239, %241, %230) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %190 = arith.minsi %179, %48 : i64
-        %191 = arith.index_cast %190 : i64 to index
-        %192 = arith.index_cast %48 : i64 to index
-        scf.for %arg20 = %191 to %192 step %c1 {
-          %193 = arith.index_cast %arg20 : index to i64
-          %194 = arith.index_cast %55 : i64 to index
-          scf.for %arg21 = %c0 to %194 step %c1 {
-            %195 = arith.index_cast %arg21 : index to i64
-            %196 = arith.addi %49, %195 : i64
-            %197 = arith.muli %196, %c16_i64 : i64
-            %198 = arith.maxsi %197, %41 : i64
-            %199 = arith.addi %197, %c16_i64 : i64
-            %200 = arith.minsi %199, %50 : i64
-            %201 = arith.subi %200, %198 : i64
-            %202 = arith.subi %198, %41 : i64
-            %203 = arith.muli %202, %75 : i64
-            %204 = arith.addi %74, %203 : i64
-            %205 = arith.muli %193, %c16_i64 : i64
-            %206 = arith.addi %204, %205 : i64
-            %207 = arith.muli %196, %c32_i64 : i64
-            %208 = arith.addi %207, %205 : i64
-            %209 = arith.ori %208, %c2147483648_i64 : i64
-            %210 = arith.subi %198, %197 : i64
-            %211 = arith.addi %209, %210 : i64
-            %212 = arith.subi %43, %205 : i64
-            %213 = arith.minsi %212, %c16_i64 : i64
-            "instgem.mvout"(%206, %211, %213, %201) : (i64, i64, i64, i64) -> ()
+        %197 = arith.minsi %186, %52 : i64
+        %198 = arith.index_cast %197 : i64 to index
+        %199 = arith.index_cast %52 : i64 to index
+        scf.for %arg20 = %198 to %199 step %c1 {
+          %200 = arith.index_cast %arg20 : index to i64
+          %201 = arith.index_cast %61 : i64 to index
+          scf.for %arg21 = %c0 to %201 step %c1 {
+            %202 = arith.index_cast %arg21 : index to i64
+            %203 = arith.addi %54, %202 : i64
+            %204 = arith.muli %203, %c16_i64 : i64
+            %205 = arith.maxsi %204, %41 : i64
+            %206 = arith.addi %204, %c16_i64 : i64
+            %207 = arith.minsi %206, %48 : i64
+            %208 = arith.subi %207, %205 : i64
+            %209 = arith.subi %205, %41 : i64
+            %210 = arith.muli %209, %82 : i64
+            %211 = arith.addi %81, %210 : i64
+            %212 = arith.muli %200, %c16_i64 : i64
+            %213 = arith.addi %211, %212 : i64
+            %214 = arith.muli %203, %c32_i64 : i64
+            %215 = arith.addi %214, %212 : i64
+            %216 = arith.ori %215, %c2147483648_i64 : i64
+            %217 = arith.subi %205, %204 : i64
+            %218 = arith.addi %216, %217 : i64
+            %219 = arith.subi %43, %212 : i64
+            %220 = arith.minsi %219, %c16_i64 : i64
+            "instgem.mvout"(%213, %218, %220, %208) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg20 = %c0 to %180 step %c1 {
-          %188 = arith.index_cast %arg20 : index to i64
-          %189 = arith.muli %188, %c16_i64 : i64
-          %190 = arith.subi %171, %189 : i64
-          %191 = arith.minsi %190, %c16_i64 : i64
-          %192 = arith.index_cast %183 : i64 to index
-          scf.for %arg21 = %c0 to %192 step %c1 {
-            %194 = arith.index_cast %arg21 : index to i64
-            %195 = arith.ori %189, %c3221225472_i64 : i64
-            %196 = arith.muli %194, %c32_i64 : i64
-            %197 = arith.addi %196, %189 : i64
-            %198 = arith.addi %197, %c32_i64 : i64
-            "instgem.preload"(%198, %191, %c16_i64, %195, %191, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-            %199 = arith.muli %194, %c16_i64 : i64
-            "instgem.compute_preloaded"(%199, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %200 = arith.index_cast %186 : i64 to index
-            scf.for %arg22 = %c1 to %200 step %c1 {
-              %202 = arith.index_cast %arg22 : index to i64
-              %203 = arith.muli %202, %c32_i64 : i64
-              %204 = arith.addi %203, %189 : i64
-              %205 = arith.ori %204, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %206 = arith.addi %203, %199 : i64
-              "instgem.compute_accumulated"(%206, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg20 = %c0 to %187 step %c1 {
+          %195 = arith.index_cast %arg20 : index to i64
+          %196 = arith.muli %195, %c16_i64 : i64
+          %197 = arith.subi %178, %196 : i64
+          %198 = arith.minsi %197, %c16_i64 : i64
+          %199 = arith.index_cast %190 : i64 to index
+          scf.for %arg21 = %c0 to %199 step %c1 {
+            %201 = arith.index_cast %arg21 : index to i64
+            %202 = arith.ori %196, %c3221225472_i64 : i64
+            %203 = arith.muli %201, %c32_i64 : i64
+            %204 = arith.addi %203, %196 : i64
+            %205 = arith.addi %204, %c32_i64 : i64
+            "instgem.preload"(%205, %198, %c16_i64, %202, %198, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            %206 = arith.muli %201, %c16_i64 : i64
+            "instgem.compute_preloaded"(%206, %c16_i64, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %207 = arith.index_cast %193 : i64 to index
+            scf.for %arg22 = %c1 to %207 step %c1 {
+              %209 = arith.index_cast %arg22 : index to i64
+              %210 = arith.muli %209, %c32_i64 : i64
+              %211 = arith.addi %210, %196 : i64
+              %212 = arith.ori %211, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %213 = arith.addi %210, %206 : i64
+              "instgem.compute_accumulated"(%213, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %201 = arith.index_cast %172 : i64 to index
-            scf.for %arg22 = %200 to %201 step %c1 {
-              %202 = arith.index_cast %arg22 : index to i64
-              %203 = arith.muli %202, %c16_i64 : i64
-              %204 = arith.subi %165, %203 : i64
-              %205 = arith.minsi %204, %c16_i64 : i64
-              %206 = arith.muli %202, %c32_i64 : i64
-              %207 = arith.addi %206, %189 : i64
-              %208 = arith.ori %207, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %191, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-              %209 = arith.addi %206, %199 : i64
-              "instgem.compute_accumulated"(%209, %c16_i64, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %208 = arith.index_cast %179 : i64 to index
+            scf.for %arg22 = %207 to %208 step %c1 {
+              %209 = arith.index_cast %arg22 : index to i64
+              %210 = arith.muli %209, %c16_i64 : i64
+              %211 = arith.subi %173, %210 : i64
+              %212 = arith.minsi %211, %c16_i64 : i64
+              %213 = arith.muli %209, %c32_i64 : i64
+              %214 = arith.addi %213, %196 : i64
+              %215 = arith.ori %214, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %198, %212) : (i64, i64, i64, i64, i64, i64) -> ()
+              %216 = arith.addi %213, %206 : i64
+              "instgem.compute_accumulated"(%216, %c16_i64, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %193 = arith.index_cast %175 : i64 to index
-          scf.for %arg21 = %192 to %193 step %c1 {
-            %194 = arith.index_cast %arg21 : index to i64
-            %195 = arith.muli %194, %c16_i64 : i64
-            %196 = arith.subi %167, %195 : i64
-            %197 = arith.minsi %196, %c16_i64 : i64
-            %198 = arith.subi %169, %195 : i64
-            %199 = arith.minsi %198, %c16_i64 : i64
-            %200 = arith.ori %189, %c3221225472_i64 : i64
-            %201 = arith.muli %194, %c32_i64 : i64
-            %202 = arith.addi %201, %189 : i64
-            %203 = arith.addi %202, %c32_i64 : i64
-            "instgem.preload"(%203, %191, %199, %200, %191, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%195, %197, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %204 = arith.index_cast %186 : i64 to index
-            scf.for %arg22 = %c1 to %204 step %c1 {
-              %206 = arith.index_cast %arg22 : index to i64
-              %207 = arith.muli %206, %c32_i64 : i64
-              %208 = arith.addi %207, %189 : i64
-              %209 = arith.ori %208, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %210 = arith.addi %207, %195 : i64
-              "instgem.compute_accumulated"(%210, %197, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %200 = arith.index_cast %182 : i64 to index
+          scf.for %arg21 = %199 to %200 step %c1 {
+            %201 = arith.index_cast %arg21 : index to i64
+            %202 = arith.muli %201, %c16_i64 : i64
+            %203 = arith.subi %175, %202 : i64
+            %204 = arith.minsi %203, %c16_i64 : i64
+            %205 = arith.subi %176, %202 : i64
+            %206 = arith.minsi %205, %c16_i64 : i64
+            %207 = arith.ori %196, %c3221225472_i64 : i64
+            %208 = arith.muli %201, %c32_i64 : i64
+            %209 = arith.addi %208, %196 : i64
+            %210 = arith.addi %209, %c32_i64 : i64
+            "instgem.preload"(%210, %198, %206, %207, %198, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%202, %204, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %211 = arith.index_cast %193 : i64 to index
+            scf.for %arg22 = %c1 to %211 step %c1 {
+              %213 = arith.index_cast %arg22 : index to i64
+              %214 = arith.muli %213, %c32_i64 : i64
+              %215 = arith.addi %214, %196 : i64
+              %216 = arith.ori %215, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %217 = arith.addi %214, %202 : i64
+              "instgem.compute_accumulated"(%217, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %205 = arith.index_cast %172 : i64 to index
-            scf.for %arg22 = %204 to %205 step %c1 {
-              %206 = arith.index_cast %arg22 : index to i64
-              %207 = arith.muli %206, %c16_i64 : i64
-              %208 = arith.subi %165, %207 : i64
-              %209 = arith.minsi %208, %c16_i64 : i64
-              %210 = arith.muli %206, %c32_i64 : i64
-              %211 = arith.addi %210, %189 : i64
-              %212 = arith.ori %211, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %191, %209) : (i64, i64, i64, i64, i64, i64) -> ()
-              %213 = arith.addi %210, %195 : i64
-              "instgem.compute_accumulated"(%213, %197, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %212 = arith.index_cast %179 : i64 to index
+            scf.for %arg22 = %211 to %212 step %c1 {
+              %213 = arith.index_cast %arg22 : index to i64
+              %214 = arith.muli %213, %c16_i64 : i64
+              %215 = arith.subi %173, %214 : i64
+              %216 = arith.minsi %215, %c16_i64 : i64
+              %217 = arith.muli %213, %c32_i64 : i64
+              %218 = arith.addi %217, %196 : i64
+              %219 = arith.ori %218, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %198, %216) : (i64, i64, i64, i64, i64, i64) -> ()
+              %220 = arith.addi %217, %202 : i64
+              "instgem.compute_accumulated"(%220, %204, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
     }
-    %78 = arith.cmpi sge, %65, %67 : index
-    scf.if %78 {
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg19 = %c0 to %57 step %c1 {
-        %79 = arith.index_cast %arg19 : index to i64
-        %80 = arith.remsi %79, %55 : i64
-        %81 = arith.divsi %79, %55 : i64
-        %82 = arith.addi %49, %80 : i64
-        %83 = arith.muli %82, %c16_i64 : i64
-        %84 = arith.maxsi %83, %41 : i64
-        %85 = arith.addi %83, %c16_i64 : i64
-        %86 = arith.minsi %85, %50 : i64
-        %87 = arith.subi %86, %84 : i64
-        %88 = arith.subi %84, %41 : i64
-        %89 = arith.muli %88, %75 : i64
-        %90 = arith.addi %74, %89 : i64
-        %91 = arith.muli %81, %c16_i64 : i64
-        %92 = arith.addi %90, %91 : i64
-        %93 = arith.muli %82, %c32_i64 : i64
-        %94 = arith.addi %93, %91 : i64
-        %95 = arith.ori %94, %c2147483648_i64 : i64
-        %96 = arith.subi %84, %83 : i64
-        %97 = arith.addi %95, %96 : i64
-        %98 = arith.subi %43, %91 : i64
-        %99 = arith.minsi %98, %c16_i64 : i64
-        "instgem.mvout"(%92, %97, %99, %87) : (i64, i64, i64, i64) -> ()
+    %85 = arith.cmpi sge, %72, %74 : index
+    scf.if %85 {
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %82, %84) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %86 = arith.muli %61, %52 : i64
+      %87 = arith.index_cast %86 : i64 to index
+      scf.for %arg19 = %c0 to %87 step %c1 {
+        %88 = arith.index_cast %arg19 : index to i64
+        %89 = arith.remsi %88, %61 : i64
+        %90 = arith.divsi %88, %61 : i64
+        %91 = arith.addi %54, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %41 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %48 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %41 : i64
+        %98 = arith.muli %97, %82 : i64
+        %99 = arith.addi %81, %98 : i64
+        %100 = arith.muli %90, %c16_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %91, %c32_i64 : i64
+        %103 = arith.addi %102, %100 : i64
+        %104 = arith.ori %103, %c2147483648_i64 : i64
+        %105 = arith.subi %93, %92 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.subi %43, %100 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        "instgem.mvout"(%101, %106, %108, %96) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -36,28 +36,28 @@ module {
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c25_i64 = arith.constant 25 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c16_i64 = arith.constant 16 : i64
     %c64_i64 = arith.constant 64 : i64
     %c32_i64 = arith.constant 32 : i64
+    %c16_i64 = arith.constant 16 : i64
+    %c25_i64 = arith.constant 25 : i64
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c62_i64 = arith.constant 62 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c67_i64 = arith.constant 67 : i64
+    %c71_i64 = arith.constant 71 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c68_i64 = arith.constant 68 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c3_i64 = arith.constant 3 : i64
-    %c75_i64 = arith.constant 75 : i64
+    %c79_i64 = arith.constant 79 : i64
     %c14_i64 = arith.constant 14 : i64
     %c4_i64 = arith.constant 4 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c83_i64 = arith.constant 83 : i64
     %c5_i64 = arith.constant 5 : i64
     %c6 = arith.constant 6 : index
     %c4 = arith.constant 4 : index
@@ -102,16 +102,9 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c62_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg10 = %c0 to %c2 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.muli %95, %c16_i64 : i64
-      %97 = arith.ori %96, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %97, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
     %35 = arith.index_cast %31 : index to i64
@@ -121,302 +114,310 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
+    %40 = arith.addi %33, %34 : i64
+    %41 = arith.cmpi slt, %40, %c25_i64 : i64
+    %42 = arith.cmpi slt, %35, %c16_i64 : i64
+    %43 = arith.ori %41, %42 : i1
+    scf.if %43 {
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c2 step %c1 {
+        %99 = arith.index_cast %arg10 : index to i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.ori %100, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %101, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
     "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %40 = arith.ceildivsi %35, %c16_i64 : i64
-    %41 = arith.divsi %33, %c16_i64 : i64
-    %42 = arith.addi %33, %34 : i64
-    %43 = arith.ceildivsi %42, %c16_i64 : i64
-    %44 = arith.subi %43, %41 : i64
-    %45 = arith.cmpi sgt, %34, %c0_i64 : i64
-    %46 = arith.extui %45 : i1 to i64
-    %47 = arith.muli %44, %46 : i64
-    %48 = arith.muli %47, %40 : i64
-    %49 = arith.index_cast %48 : i64 to index
-    scf.for %arg10 = %c0 to %49 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.addi %41, %95 : i64
-      %97 = arith.muli %96, %c16_i64 : i64
-      %98 = arith.maxsi %97, %33 : i64
-      %99 = arith.addi %97, %c16_i64 : i64
-      %100 = arith.minsi %99, %42 : i64
-      %101 = arith.subi %100, %98 : i64
-      %102 = arith.ori %97, %c2147483648_i64 : i64
-      %103 = arith.subi %98, %97 : i64
-      %104 = arith.addi %102, %103 : i64
-      %105 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %104, %105, %101) : (i64, i64, i64, i64) -> ()
+    %44 = arith.maxsi %33, %c0_i64 : i64
+    %45 = arith.divui %44, %c16_i64 : i64
+    %46 = arith.maxsi %40, %c0_i64 : i64
+    %47 = arith.addi %46, %c15_i64 : i64
+    %48 = arith.divui %47, %c16_i64 : i64
+    %49 = arith.subi %48, %45 : i64
+    %50 = arith.cmpi sgt, %34, %c0_i64 : i64
+    %51 = arith.extui %50 : i1 to i64
+    %52 = arith.muli %49, %51 : i64
+    %53 = arith.index_cast %52 : i64 to index
+    scf.for %arg10 = %c0 to %53 step %c1 {
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.addi %45, %99 : i64
+      %101 = arith.muli %100, %c16_i64 : i64
+      %102 = arith.maxsi %101, %33 : i64
+      %103 = arith.addi %101, %c16_i64 : i64
+      %104 = arith.minsi %103, %40 : i64
+      %105 = arith.subi %104, %102 : i64
+      %106 = arith.ori %101, %c2147483648_i64 : i64
+      %107 = arith.subi %102, %101 : i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %108, %109, %105) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.cmpi sgt, %33, %c0_i64 : i64
-    %52 = arith.extui %51 : i1 to i64
-    %53 = arith.muli %50, %52 : i64
-    %54 = arith.muli %53, %40 : i64
-    %55 = arith.index_cast %54 : i64 to index
-    scf.for %arg10 = %c0 to %55 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.muli %95, %c16_i64 : i64
-      %97 = arith.maxsi %96, %c0_i64 : i64
-      %98 = arith.addi %96, %c16_i64 : i64
-      %99 = arith.minsi %98, %33 : i64
-      %100 = arith.subi %99, %97 : i64
-      %101 = arith.ori %96, %c2147483648_i64 : i64
-      %102 = arith.subi %97, %96 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %103, %104, %100) : (i64, i64, i64, i64) -> ()
+    %54 = arith.addi %44, %c15_i64 : i64
+    %55 = arith.divui %54, %c16_i64 : i64
+    %56 = arith.cmpi sgt, %33, %c0_i64 : i64
+    %57 = arith.extui %56 : i1 to i64
+    %58 = arith.muli %55, %57 : i64
+    %59 = arith.index_cast %58 : i64 to index
+    scf.for %arg10 = %c0 to %59 step %c1 {
+      %99 = arith.index_cast %arg10 : index to i64
+      %100 = arith.muli %99, %c16_i64 : i64
+      %101 = arith.maxsi %100, %c0_i64 : i64
+      %102 = arith.addi %100, %c16_i64 : i64
+      %103 = arith.minsi %102, %33 : i64
+      %104 = arith.subi %103, %101 : i64
+      %105 = arith.ori %100, %c2147483648_i64 : i64
+      %106 = arith.subi %101, %100 : i64
+      %107 = arith.addi %105, %106 : i64
+      %108 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64, %107, %108, %104) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %56 = arith.ceildivsi %arg5, %c16 : index
-    %57:2 = scf.for %arg10 = %c0 to %56 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %95 = arith.maxsi %arg11, %c0 : index
-      %96 = arith.minsi %95, %arg5 : index
-      %97 = arith.addi %arg11, %c16 : index
-      %98 = arith.maxsi %97, %c0 : index
-      %99 = arith.minsi %98, %arg5 : index
-      %100 = arith.subi %96, %arg11 : index
-      %101 = arith.maxsi %100, %c0 : index
-      %102 = arith.minsi %101, %c16 : index
-      %103 = arith.subi %99, %96 : index
-      %104 = arith.cmpi sgt, %102, %c0 : index
-      scf.if %104 {
-        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
+    %60 = arith.ceildivsi %arg5, %c16 : index
+    %61:2 = scf.for %arg10 = %c0 to %60 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %99 = arith.maxsi %arg11, %c0 : index
+      %100 = arith.minsi %99, %arg5 : index
+      %101 = arith.addi %arg11, %c16 : index
+      %102 = arith.maxsi %101, %c0 : index
+      %103 = arith.minsi %102, %arg5 : index
+      %104 = arith.subi %100, %arg11 : index
+      %105 = arith.maxsi %104, %c0 : index
+      %106 = arith.minsi %105, %c16 : index
+      %107 = arith.subi %103, %100 : index
+      %108 = arith.cmpi sgt, %106, %c0 : index
+      scf.if %108 {
+        func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_9 = memref.subview %reinterpret_cast[%15, %96] [%22, %103] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %105 = arith.index_cast %103 : index to i64
+      %subview_9 = memref.subview %reinterpret_cast[%15, %100] [%22, %107] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %109 = arith.index_cast %107 : index to i64
       %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %106 = arith.index_cast %intptr_14 : index to i64
-      %107 = arith.index_cast %offset_11 : index to i64
-      %108 = arith.addi %106, %107 : i64
-      %109 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
-      %110 = arith.ceildivsi %105, %c64_i64 : i64
-      %111 = arith.muli %47, %110 : i64
-      %112 = arith.index_cast %111 : i64 to index
-      scf.for %arg13 = %c0 to %112 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.addi %41, %165 : i64
-        %167 = arith.muli %166, %c16_i64 : i64
-        %168 = arith.maxsi %167, %33 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %42 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.subi %168, %33 : i64
-        %173 = arith.muli %172, %109 : i64
-        %174 = arith.addi %108, %173 : i64
-        %175 = arith.subi %168, %167 : i64
-        %176 = arith.addi %167, %175 : i64
-        %177 = arith.minsi %105, %c64_i64 : i64
-        "instgem.mvin"(%174, %176, %177, %171) : (i64, i64, i64, i64) -> ()
+      %110 = arith.index_cast %intptr_14 : index to i64
+      %111 = arith.index_cast %offset_11 : index to i64
+      %112 = arith.addi %110, %111 : i64
+      %113 = arith.index_cast %strides_13#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg13 = %c0 to %53 step %c1 {
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.addi %45, %163 : i64
+        %165 = arith.muli %164, %c16_i64 : i64
+        %166 = arith.maxsi %165, %33 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %40 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %33 : i64
+        %171 = arith.muli %170, %113 : i64
+        %172 = arith.addi %112, %171 : i64
+        %173 = arith.subi %166, %165 : i64
+        %174 = arith.addi %165, %173 : i64
+        %175 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin"(%172, %174, %175, %169) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %113 = arith.muli %53, %110 : i64
-      %114 = arith.index_cast %113 : i64 to index
-      scf.for %arg13 = %c0 to %114 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.muli %165, %c16_i64 : i64
-        %167 = arith.maxsi %166, %c0_i64 : i64
-        %168 = arith.addi %166, %c16_i64 : i64
-        %169 = arith.minsi %168, %33 : i64
-        %170 = arith.subi %169, %167 : i64
-        %171 = arith.subi %167, %166 : i64
-        %172 = arith.addi %166, %171 : i64
-        %173 = arith.minsi %105, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %172, %173, %170) : (i64, i64, i64, i64) -> ()
+      scf.for %arg13 = %c0 to %59 step %c1 {
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %33 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.subi %165, %164 : i64
+        %170 = arith.addi %164, %169 : i64
+        %171 = arith.minsi %109, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %170, %171, %168) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %115 = arith.maxsi %arg12, %c0 : index
-      %116 = arith.minsi %115, %arg5 : index
-      %117 = arith.addi %arg12, %c16 : index
-      %118 = arith.maxsi %117, %c0 : index
-      %119 = arith.minsi %118, %arg5 : index
-      %120 = arith.subi %116, %arg12 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.minsi %121, %c16 : index
-      %123 = arith.subi %119, %116 : index
+      %114 = arith.maxsi %arg12, %c0 : index
+      %115 = arith.minsi %114, %arg5 : index
+      %116 = arith.addi %arg12, %c16 : index
+      %117 = arith.maxsi %116, %c0 : index
+      %118 = arith.minsi %117, %arg5 : index
+      %119 = arith.subi %115, %arg12 : index
+      %120 = arith.maxsi %119, %c0 : index
+      %121 = arith.minsi %120, %c16 : index
+      %122 = arith.subi %118, %115 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c68_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_15 = memref.subview %reinterpret_cast_0[%116, %24] [%123, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_15 = memref.subview %reinterpret_cast_0[%115, %24] [%122, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %123 = arith.index_cast %121 : index to i64
       %124 = arith.index_cast %122 : index to i64
-      %125 = arith.index_cast %123 : index to i64
-      %126 = arith.addi %124, %125 : i64
+      %125 = arith.addi %123, %124 : i64
       %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %127 = arith.index_cast %intptr_20 : index to i64
-      %128 = arith.index_cast %offset_17 : index to i64
-      %129 = arith.addi %127, %128 : i64
-      %130 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
-      %131 = arith.ceildivsi %35, %c64_i64 : i64
-      %132 = arith.divsi %124, %c16_i64 : i64
-      %133 = arith.ceildivsi %126, %c16_i64 : i64
-      %134 = arith.subi %133, %132 : i64
-      %135 = arith.cmpi sgt, %125, %c0_i64 : i64
-      %136 = arith.extui %135 : i1 to i64
-      %137 = arith.muli %134, %136 : i64
-      %138 = arith.muli %137, %131 : i64
+      %126 = arith.index_cast %intptr_20 : index to i64
+      %127 = arith.index_cast %offset_17 : index to i64
+      %128 = arith.addi %126, %127 : i64
+      %129 = arith.index_cast %strides_19#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+      %130 = arith.maxsi %123, %c0_i64 : i64
+      %131 = arith.divui %130, %c16_i64 : i64
+      %132 = arith.maxsi %125, %c0_i64 : i64
+      %133 = arith.addi %132, %c15_i64 : i64
+      %134 = arith.divui %133, %c16_i64 : i64
+      %135 = arith.subi %134, %131 : i64
+      %136 = arith.cmpi sgt, %124, %c0_i64 : i64
+      %137 = arith.extui %136 : i1 to i64
+      %138 = arith.muli %135, %137 : i64
       %139 = arith.index_cast %138 : i64 to index
       scf.for %arg13 = %c0 to %139 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.addi %132, %165 : i64
-        %167 = arith.muli %166, %c16_i64 : i64
-        %168 = arith.maxsi %167, %124 : i64
-        %169 = arith.addi %167, %c16_i64 : i64
-        %170 = arith.minsi %169, %126 : i64
-        %171 = arith.subi %170, %168 : i64
-        %172 = arith.subi %168, %124 : i64
-        %173 = arith.muli %172, %130 : i64
-        %174 = arith.addi %129, %173 : i64
-        %175 = arith.addi %167, %c32_i64 : i64
-        %176 = arith.subi %168, %167 : i64
-        %177 = arith.addi %175, %176 : i64
-        %178 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%174, %177, %178, %171) : (i64, i64, i64, i64) -> ()
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.addi %131, %163 : i64
+        %165 = arith.muli %164, %c16_i64 : i64
+        %166 = arith.maxsi %165, %123 : i64
+        %167 = arith.addi %165, %c16_i64 : i64
+        %168 = arith.minsi %167, %125 : i64
+        %169 = arith.subi %168, %166 : i64
+        %170 = arith.subi %166, %123 : i64
+        %171 = arith.muli %170, %129 : i64
+        %172 = arith.addi %128, %171 : i64
+        %173 = arith.addi %165, %c32_i64 : i64
+        %174 = arith.subi %166, %165 : i64
+        %175 = arith.addi %173, %174 : i64
+        %176 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %140 = arith.ceildivsi %124, %c16_i64 : i64
-      %141 = arith.cmpi sgt, %124, %c0_i64 : i64
-      %142 = arith.extui %141 : i1 to i64
-      %143 = arith.muli %140, %142 : i64
-      %144 = arith.muli %143, %131 : i64
+      %140 = arith.addi %130, %c15_i64 : i64
+      %141 = arith.divui %140, %c16_i64 : i64
+      %142 = arith.cmpi sgt, %123, %c0_i64 : i64
+      %143 = arith.extui %142 : i1 to i64
+      %144 = arith.muli %141, %143 : i64
       %145 = arith.index_cast %144 : i64 to index
       scf.for %arg13 = %c0 to %145 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.muli %165, %c16_i64 : i64
-        %167 = arith.maxsi %166, %c0_i64 : i64
-        %168 = arith.addi %166, %c16_i64 : i64
-        %169 = arith.minsi %168, %124 : i64
-        %170 = arith.subi %169, %167 : i64
-        %171 = arith.addi %166, %c32_i64 : i64
-        %172 = arith.subi %167, %166 : i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %173, %174, %170) : (i64, i64, i64, i64) -> ()
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.maxsi %164, %c0_i64 : i64
+        %166 = arith.addi %164, %c16_i64 : i64
+        %167 = arith.minsi %166, %123 : i64
+        %168 = arith.subi %167, %165 : i64
+        %169 = arith.addi %164, %c32_i64 : i64
+        %170 = arith.subi %165, %164 : i64
+        %171 = arith.addi %169, %170 : i64
+        %172 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %146 = arith.maxsi %42, %c0_i64 : i64
-      %147 = arith.minsi %146, %c25_i64 : i64
-      %148 = arith.maxsi %105, %c0_i64 : i64
-      %149 = arith.minsi %148, %c16_i64 : i64
-      %150 = arith.maxsi %126, %c0_i64 : i64
+      %146 = arith.minsi %46, %c25_i64 : i64
+      %147 = arith.maxsi %109, %c0_i64 : i64
+      %148 = arith.minsi %147, %c16_i64 : i64
+      %149 = arith.minsi %132, %c16_i64 : i64
+      %150 = arith.maxsi %35, %c0_i64 : i64
       %151 = arith.minsi %150, %c16_i64 : i64
-      %152 = arith.maxsi %35, %c0_i64 : i64
-      %153 = arith.minsi %152, %c16_i64 : i64
-      %154 = arith.ceildivsi %147, %c16_i64 : i64
-      %155 = arith.ceildivsi %153, %c16_i64 : i64
-      %156 = arith.minsi %149, %151 : i64
-      %157 = arith.ceildivsi %156, %c16_i64 : i64
-      %158 = arith.cmpi sgt, %154, %c0_i64 : i64
-      %159 = arith.select %158, %155, %c0_i64 : i64
-      %160 = arith.index_cast %159 : i64 to index
-      %161 = arith.divsi %147, %c16_i64 : i64
-      %162 = arith.minsi %154, %161 : i64
-      %163 = arith.maxsi %162, %c1_i64 : i64
-      %164 = arith.minsi %147, %c16_i64 : i64
-      scf.for %arg13 = %c0 to %160 step %c1 {
-        %165 = arith.index_cast %arg13 : index to i64
-        %166 = arith.muli %165, %c16_i64 : i64
-        %167 = arith.subi %153, %166 : i64
-        %168 = arith.minsi %167, %c16_i64 : i64
-        %169 = arith.index_cast %157 : i64 to index
-        scf.for %arg14 = %c0 to %169 step %c1 {
-          %170 = arith.index_cast %arg14 : index to i64
-          %171 = arith.muli %170, %c16_i64 : i64
-          %172 = arith.subi %149, %171 : i64
+      %152 = arith.ceildivsi %146, %c16_i64 : i64
+      %153 = arith.ceildivsi %151, %c16_i64 : i64
+      %154 = arith.minsi %148, %149 : i64
+      %155 = arith.ceildivsi %154, %c16_i64 : i64
+      %156 = arith.cmpi sgt, %152, %c0_i64 : i64
+      %157 = arith.select %156, %153, %c0_i64 : i64
+      %158 = arith.index_cast %157 : i64 to index
+      %159 = arith.divsi %146, %c16_i64 : i64
+      %160 = arith.minsi %152, %159 : i64
+      %161 = arith.maxsi %160, %c1_i64 : i64
+      %162 = arith.minsi %146, %c16_i64 : i64
+      scf.for %arg13 = %c0 to %158 step %c1 {
+        %163 = arith.index_cast %arg13 : index to i64
+        %164 = arith.muli %163, %c16_i64 : i64
+        %165 = arith.subi %151, %164 : i64
+        %166 = arith.minsi %165, %c16_i64 : i64
+        %167 = arith.index_cast %155 : i64 to index
+        scf.for %arg14 = %c0 to %167 step %c1 {
+          %168 = arith.index_cast %arg14 : index to i64
+          %169 = arith.muli %168, %c16_i64 : i64
+          %170 = arith.subi %148, %169 : i64
+          %171 = arith.minsi %170, %c16_i64 : i64
+          %172 = arith.subi %149, %169 : i64
           %173 = arith.minsi %172, %c16_i64 : i64
-          %174 = arith.subi %151, %171 : i64
-          %175 = arith.minsi %174, %c16_i64 : i64
-          %176 = arith.muli %165, %c32_i64 : i64
-          %177 = arith.ori %176, %c3221225472_i64 : i64
-          %178 = arith.addi %171, %166 : i64
-          %179 = arith.addi %178, %c32_i64 : i64
-          "instgem.preload"(%179, %168, %175, %177, %168, %164) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%171, %173, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %180 = arith.index_cast %163 : i64 to index
-          scf.for %arg15 = %c1 to %180 step %c1 {
-            %182 = arith.index_cast %arg15 : index to i64
-            %183 = arith.muli %182, %c16_i64 : i64
-            %184 = arith.addi %183, %176 : i64
-            %185 = arith.ori %184, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %168, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %186 = arith.addi %183, %171 : i64
-            "instgem.compute_accumulated"(%186, %173, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %174 = arith.muli %163, %c32_i64 : i64
+          %175 = arith.ori %174, %c3221225472_i64 : i64
+          %176 = arith.addi %169, %164 : i64
+          %177 = arith.addi %176, %c32_i64 : i64
+          "instgem.preload"(%177, %166, %173, %175, %166, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%169, %171, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %178 = arith.index_cast %161 : i64 to index
+          scf.for %arg15 = %c1 to %178 step %c1 {
+            %180 = arith.index_cast %arg15 : index to i64
+            %181 = arith.muli %180, %c16_i64 : i64
+            %182 = arith.addi %181, %174 : i64
+            %183 = arith.ori %182, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %184 = arith.addi %181, %169 : i64
+            "instgem.compute_accumulated"(%184, %171, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %181 = arith.index_cast %154 : i64 to index
-          scf.for %arg15 = %180 to %181 step %c1 {
-            %182 = arith.index_cast %arg15 : index to i64
-            %183 = arith.muli %182, %c16_i64 : i64
-            %184 = arith.subi %147, %183 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            %186 = arith.addi %183, %176 : i64
-            %187 = arith.ori %186, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %168, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-            %188 = arith.addi %183, %171 : i64
-            "instgem.compute_accumulated"(%188, %173, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %179 = arith.index_cast %152 : i64 to index
+          scf.for %arg15 = %178 to %179 step %c1 {
+            %180 = arith.index_cast %arg15 : index to i64
+            %181 = arith.muli %180, %c16_i64 : i64
+            %182 = arith.subi %146, %181 : i64
+            %183 = arith.minsi %182, %c16_i64 : i64
+            %184 = arith.addi %181, %174 : i64
+            %185 = arith.ori %184, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %166, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+            %186 = arith.addi %181, %169 : i64
+            "instgem.compute_accumulated"(%186, %171, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %97, %117 : index, index
+      scf.yield %101, %116 : index, index
     }
-    %58 = arith.subi %c1, %7 : index
-    %59 = arith.maxsi %58, %c0 : index
-    %60 = arith.subi %arg3, %8 : index
-    %61 = arith.minsi %60, %c5 : index
-    %62 = arith.cmpi slt, %59, %c0 : index
-    %63 = arith.cmpi sgt, %59, %c3 : index
-    %64 = arith.cmpi slt, %61, %59 : index
-    %65 = arith.cmpi sgt, %61, %c5 : index
-    %66 = arith.ori %62, %63 : i1
-    %67 = arith.ori %66, %64 : i1
-    %68 = arith.ori %67, %65 : i1
-    scf.if %68 {
-      func.call @baco_runtime_error(%c3_i64, %c75_i64, %c14_i64) : (i64, i64, i64) -> ()
+    %62 = arith.subi %c1, %7 : index
+    %63 = arith.maxsi %62, %c0 : index
+    %64 = arith.subi %arg3, %8 : index
+    %65 = arith.minsi %64, %c5 : index
+    %66 = arith.cmpi slt, %63, %c0 : index
+    %67 = arith.cmpi sgt, %63, %c3 : index
+    %68 = arith.cmpi slt, %65, %63 : index
+    %69 = arith.cmpi sgt, %65, %c5 : index
+    %70 = arith.ori %66, %67 : i1
+    %71 = arith.ori %70, %68 : i1
+    %72 = arith.ori %71, %69 : i1
+    scf.if %72 {
+      func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
-    %69 = arith.muli %1, %arg7 : index
-    %70 = arith.muli %69, %c3 : index
-    %71 = arith.muli %70, %arg6 : index
-    %72 = arith.muli %arg7, %c3 : index
-    %73 = arith.muli %3, %c6 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%71], sizes: [%72, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %74 = arith.cmpi slt, %73, %c0 : index
-    scf.if %74 {
-      func.call @baco_runtime_error(%c4_i64, %c79_i64, %c5_i64) : (i64, i64, i64) -> ()
+    %73 = arith.muli %1, %arg7 : index
+    %74 = arith.muli %73, %c3 : index
+    %75 = arith.muli %74, %arg6 : index
+    %76 = arith.muli %arg7, %c3 : index
+    %77 = arith.muli %3, %c6 : index
+    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%75], sizes: [%76, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %78 = arith.cmpi slt, %77, %c0 : index
+    scf.if %78 {
+      func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
     }
-    %75 = arith.maxsi %73, %c0 : index
-    %76 = arith.minsi %75, %72 : index
-    %77 = arith.addi %73, %c6 : index
-    %78 = arith.maxsi %77, %c0 : index
-    %79 = arith.minsi %78, %72 : index
-    %80 = arith.subi %79, %76 : index
+    %79 = arith.maxsi %77, %c0 : index
+    %80 = arith.minsi %79, %76 : index
+    %81 = arith.addi %77, %c6 : index
+    %82 = arith.maxsi %81, %c0 : index
+    %83 = arith.minsi %82, %76 : index
+    %84 = arith.subi %83, %80 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c79_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_3 = memref.subview %reinterpret_cast_2[%76, %24] [%80, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %81 = arith.bitcast %arg8 : f32 to i32
-    %82 = arith.extui %81 : i32 to i64
-    %83 = arith.index_cast %59 : index to i64
-    %84 = arith.index_cast %61 : index to i64
-    %85 = arith.index_cast %80 : index to i64
+    %subview_3 = memref.subview %reinterpret_cast_2[%80, %24] [%84, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %85 = arith.bitcast %arg8 : f32 to i32
+    %86 = arith.extui %85 : i32 to i64
+    %87 = arith.index_cast %63 : index to i64
+    %88 = arith.index_cast %65 : index to i64
+    %89 = arith.index_cast %84 : index to i64
     %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %86 = arith.index_cast %intptr_8 : index to i64
-    %87 = arith.index_cast %offset_5 : index to i64
-    %88 = arith.addi %86, %87 : i64
-    %89 = arith.index_cast %strides_7#0 : index to i64
-    %90 = arith.divsi %85, %c3_i64 : i64
-    %91 = arith.subi %84, %83 : i64
-    %92 = arith.maxsi %91, %c0_i64 : i64
-    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %83, %c1_i64, %c3_i64, %90, %c3_i64, %92, %c5_i64, %89, %82) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %93 = arith.muli %83, %c5_i64 : i64
-    %94 = arith.cmpi sgt, %90, %c0_i64 : i64
-    scf.if %94 {
-      %95 = arith.index_cast %40 : i64 to index
-      scf.for %arg10 = %c0 to %95 step %c1 {
-        %96 = arith.index_cast %arg10 : index to i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.addi %88, %97 : i64
-        %99 = arith.muli %96, %c32_i64 : i64
-        %100 = arith.ori %99, %c2147483648_i64 : i64
-        %101 = arith.addi %100, %93 : i64
-        %102 = arith.subi %35, %97 : i64
-        %103 = arith.minsi %102, %c16_i64 : i64
-        "instgem.mvout"(%98, %101, %103, %c0_i64) : (i64, i64, i64, i64) -> ()
+    %90 = arith.index_cast %intptr_8 : index to i64
+    %91 = arith.index_cast %offset_5 : index to i64
+    %92 = arith.addi %90, %91 : i64
+    %93 = arith.index_cast %strides_7#0 : index to i64
+    %94 = arith.divsi %89, %c3_i64 : i64
+    %95 = arith.subi %88, %87 : i64
+    %96 = arith.maxsi %95, %c0_i64 : i64
+    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %87, %c1_i64, %c3_i64, %94, %c3_i64, %96, %c5_i64, %93, %86) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %97 = arith.muli %87, %c5_i64 : i64
+    %98 = arith.cmpi sgt, %94, %c0_i64 : i64
+    scf.if %98 {
+      %99 = arith.ceildivsi %35, %c16_i64 : i64
+      %100 = arith.index_cast %99 : i64 to index
+      scf.for %arg10 = %c0 to %100 step %c1 {
+        %101 = arith.index_cast %arg10 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.muli %101, %c32_i64 : i64
+        %105 = arith.ori %104, %c2147483648_i64 : i64
+        %106 = arith.addi %105, %97 : i64
+        %107 = arith.subi %35, %102 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        "instgem.mvout"(%103, %106, %108, %c0_i64) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -59,21 +59,21 @@ module {
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c32_i64 = arith.constant 32 : i64
-    %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c32_i64 = arith.constant 32 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c38_i64 = arith.constant 38 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c42_i64 = arith.constant 42 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c43_i64 = arith.constant 43 : i64
-    %c56_i64 = arith.constant 56 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c44_i64 = arith.constant 44 : i64
+    %c57_i64 = arith.constant 57 : i64
     %c9_i64 = arith.constant 9 : i64
     %c0_i64_1 = arith.constant 0 : i64
     %c1_i64_2 = arith.constant 1 : i64
@@ -110,16 +110,9 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg14 = %c0 to %c2 step %c1 {
-      %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.muli %64, %c16_i64 : i64
-      %66 = arith.ori %65, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_1, %66, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
     %35 = arith.index_cast %31 : index to i64
@@ -129,273 +122,283 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
+    %40 = arith.addi %33, %34 : i64
+    %41 = arith.cmpi slt, %40, %c32_i64 : i64
+    %42 = arith.cmpi slt, %35, %c16_i64 : i64
+    %43 = arith.ori %41, %42 : i1
+    scf.if %43 {
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg14 = %c0 to %c2 step %c1 {
+        %71 = arith.index_cast %arg14 : index to i64
+        %72 = arith.muli %71, %c16_i64 : i64
+        %73 = arith.ori %72, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %73, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
     "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_1) : (i64, i64, i64, i64, i64, i64) -> ()
-    %40 = arith.ceildivsi %35, %c16_i64 : i64
-    %41 = arith.divsi %33, %c16_i64 : i64
-    %42 = arith.addi %33, %34 : i64
-    %43 = arith.ceildivsi %42, %c16_i64 : i64
-    %44 = arith.subi %43, %41 : i64
-    %45 = arith.cmpi sgt, %34, %c0_i64_1 : i64
-    %46 = arith.extui %45 : i1 to i64
-    %47 = arith.muli %44, %46 : i64
-    %48 = arith.muli %47, %40 : i64
-    %49 = arith.index_cast %48 : i64 to index
-    scf.for %arg14 = %c0 to %49 step %c1 {
-      %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.addi %41, %64 : i64
-      %66 = arith.muli %65, %c16_i64 : i64
-      %67 = arith.maxsi %66, %33 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %42 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.ori %66, %c2147483648_i64 : i64
-      %72 = arith.subi %67, %66 : i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %73, %74, %70) : (i64, i64, i64, i64) -> ()
+    %44 = arith.maxsi %33, %c0_i64_1 : i64
+    %45 = arith.divui %44, %c16_i64 : i64
+    %46 = arith.maxsi %40, %c0_i64_1 : i64
+    %47 = arith.addi %46, %c15_i64 : i64
+    %48 = arith.divui %47, %c16_i64 : i64
+    %49 = arith.subi %48, %45 : i64
+    %50 = arith.cmpi sgt, %34, %c0_i64_1 : i64
+    %51 = arith.extui %50 : i1 to i64
+    %52 = arith.muli %49, %51 : i64
+    %53 = arith.index_cast %52 : i64 to index
+    scf.for %arg14 = %c0 to %53 step %c1 {
+      %71 = arith.index_cast %arg14 : index to i64
+      %72 = arith.addi %45, %71 : i64
+      %73 = arith.muli %72, %c16_i64 : i64
+      %74 = arith.maxsi %73, %33 : i64
+      %75 = arith.addi %73, %c16_i64 : i64
+      %76 = arith.minsi %75, %40 : i64
+      %77 = arith.subi %76, %74 : i64
+      %78 = arith.ori %73, %c2147483648_i64 : i64
+      %79 = arith.subi %74, %73 : i64
+      %80 = arith.addi %78, %79 : i64
+      %81 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %80, %81, %77) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.cmpi sgt, %33, %c0_i64_1 : i64
-    %52 = arith.extui %51 : i1 to i64
-    %53 = arith.muli %50, %52 : i64
-    %54 = arith.muli %53, %40 : i64
-    %55 = arith.index_cast %54 : i64 to index
-    scf.for %arg14 = %c0 to %55 step %c1 {
-      %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.muli %64, %c16_i64 : i64
-      %66 = arith.maxsi %65, %c0_i64_1 : i64
-      %67 = arith.addi %65, %c16_i64 : i64
-      %68 = arith.minsi %67, %33 : i64
-      %69 = arith.subi %68, %66 : i64
-      %70 = arith.ori %65, %c2147483648_i64 : i64
-      %71 = arith.subi %66, %65 : i64
-      %72 = arith.addi %70, %71 : i64
-      %73 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_1, %72, %73, %69) : (i64, i64, i64, i64) -> ()
+    %54 = arith.addi %44, %c15_i64 : i64
+    %55 = arith.divui %54, %c16_i64 : i64
+    %56 = arith.cmpi sgt, %33, %c0_i64_1 : i64
+    %57 = arith.extui %56 : i1 to i64
+    %58 = arith.muli %55, %57 : i64
+    %59 = arith.index_cast %58 : i64 to index
+    scf.for %arg14 = %c0 to %59 step %c1 {
+      %71 = arith.index_cast %arg14 : index to i64
+      %72 = arith.muli %71, %c16_i64 : i64
+      %73 = arith.maxsi %72, %c0_i64_1 : i64
+      %74 = arith.addi %72, %c16_i64 : i64
+      %75 = arith.minsi %74, %33 : i64
+      %76 = arith.subi %75, %73 : i64
+      %77 = arith.ori %72, %c2147483648_i64 : i64
+      %78 = arith.subi %73, %72 : i64
+      %79 = arith.addi %77, %78 : i64
+      %80 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_1, %79, %80, %76) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %56 = arith.ceildivsi %arg5, %c32 : index
-    %57:2 = scf.for %arg14 = %c0 to %56 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %64 = arith.maxsi %arg15, %c0 : index
-      %65 = arith.minsi %64, %arg5 : index
-      %66 = arith.addi %arg15, %c32 : index
-      %67 = arith.maxsi %66, %c0 : index
-      %68 = arith.minsi %67, %arg5 : index
-      %69 = arith.subi %65, %arg15 : index
-      %70 = arith.maxsi %69, %c0 : index
-      %71 = arith.minsi %70, %c32 : index
-      %72 = arith.subi %68, %65 : index
-      %73 = arith.cmpi sgt, %71, %c0 : index
-      scf.if %73 {
-        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_12 = memref.subview %reinterpret_cast[%15, %65] [%22, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %74 = arith.index_cast %72 : index to i64
-      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %75 = arith.index_cast %intptr_17 : index to i64
-      %76 = arith.index_cast %offset_14 : index to i64
-      %77 = arith.addi %75, %76 : i64
-      %78 = arith.index_cast %strides_16#0 : index to i64
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
-      %79 = arith.ceildivsi %74, %c64_i64 : i64
-      %80 = arith.muli %47, %79 : i64
-      %81 = arith.index_cast %80 : i64 to index
-      scf.for %arg17 = %c0 to %81 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.addi %41, %131 : i64
-        %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %33 : i64
-        %135 = arith.addi %133, %c16_i64 : i64
-        %136 = arith.minsi %135, %42 : i64
-        %137 = arith.subi %136, %134 : i64
-        %138 = arith.subi %134, %33 : i64
-        %139 = arith.muli %138, %78 : i64
-        %140 = arith.addi %77, %139 : i64
-        %141 = arith.muli %132, %c32_i64 : i64
-        %142 = arith.subi %134, %133 : i64
-        %143 = arith.addi %141, %142 : i64
-        %144 = arith.minsi %74, %c64_i64 : i64
-        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %82 = arith.muli %53, %79 : i64
-      %83 = arith.index_cast %82 : i64 to index
-      scf.for %arg17 = %c0 to %83 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.muli %131, %c16_i64 : i64
-        %133 = arith.maxsi %132, %c0_i64_1 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %33 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.muli %131, %c32_i64 : i64
-        %138 = arith.subi %133, %132 : i64
-        %139 = arith.addi %137, %138 : i64
-        %140 = arith.minsi %74, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %139, %140, %136) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %84 = arith.maxsi %arg16, %c0 : index
-      %85 = arith.minsi %84, %arg5 : index
-      %86 = arith.addi %arg16, %c32 : index
-      %87 = arith.maxsi %86, %c0 : index
-      %88 = arith.minsi %87, %arg5 : index
-      %89 = arith.subi %85, %arg16 : index
-      %90 = arith.maxsi %89, %c0 : index
-      %91 = arith.minsi %90, %c32 : index
-      %92 = arith.subi %88, %85 : index
-      scf.if %32 {
+    %60 = arith.ceildivsi %arg5, %c32 : index
+    %61:2 = scf.for %arg14 = %c0 to %60 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %71 = arith.maxsi %arg15, %c0 : index
+      %72 = arith.minsi %71, %arg5 : index
+      %73 = arith.addi %arg15, %c32 : index
+      %74 = arith.maxsi %73, %c0 : index
+      %75 = arith.minsi %74, %arg5 : index
+      %76 = arith.subi %72, %arg15 : index
+      %77 = arith.maxsi %76, %c0 : index
+      %78 = arith.minsi %77, %c32 : index
+      %79 = arith.subi %75, %72 : index
+      %80 = arith.cmpi sgt, %78, %c0 : index
+      scf.if %80 {
         func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_18 = memref.subview %reinterpret_cast_3[%85, %24] [%92, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %93 = arith.index_cast %91 : index to i64
-      %94 = arith.index_cast %92 : index to i64
-      %95 = arith.addi %93, %94 : i64
+      %subview_12 = memref.subview %reinterpret_cast[%15, %72] [%22, %79] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %81 = arith.index_cast %79 : index to i64
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %82 = arith.index_cast %intptr_17 : index to i64
+      %83 = arith.index_cast %offset_14 : index to i64
+      %84 = arith.addi %82, %83 : i64
+      %85 = arith.index_cast %strides_16#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %53 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.addi %45, %132 : i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.maxsi %134, %33 : i64
+        %136 = arith.addi %134, %c16_i64 : i64
+        %137 = arith.minsi %136, %40 : i64
+        %138 = arith.subi %137, %135 : i64
+        %139 = arith.subi %135, %33 : i64
+        %140 = arith.muli %139, %85 : i64
+        %141 = arith.addi %84, %140 : i64
+        %142 = arith.muli %133, %c32_i64 : i64
+        %143 = arith.subi %135, %134 : i64
+        %144 = arith.addi %142, %143 : i64
+        %145 = arith.minsi %81, %c64_i64 : i64
+        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg17 = %c0 to %59 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %c0_i64_1 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %33 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.muli %132, %c32_i64 : i64
+        %139 = arith.subi %134, %133 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.minsi %81, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %140, %141, %137) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %86 = arith.maxsi %arg16, %c0 : index
+      %87 = arith.minsi %86, %arg5 : index
+      %88 = arith.addi %arg16, %c32 : index
+      %89 = arith.maxsi %88, %c0 : index
+      %90 = arith.minsi %89, %arg5 : index
+      %91 = arith.subi %87, %arg16 : index
+      %92 = arith.maxsi %91, %c0 : index
+      %93 = arith.minsi %92, %c32 : index
+      %94 = arith.subi %90, %87 : index
+      scf.if %32 {
+        func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview_18 = memref.subview %reinterpret_cast_3[%87, %24] [%94, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %95 = arith.index_cast %93 : index to i64
+      %96 = arith.index_cast %94 : index to i64
+      %97 = arith.addi %95, %96 : i64
       %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %96 = arith.index_cast %intptr_23 : index to i64
-      %97 = arith.index_cast %offset_20 : index to i64
-      %98 = arith.addi %96, %97 : i64
-      %99 = arith.index_cast %strides_22#0 : index to i64
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
-      %100 = arith.ceildivsi %35, %c64_i64 : i64
-      %101 = arith.divsi %93, %c16_i64 : i64
-      %102 = arith.ceildivsi %95, %c16_i64 : i64
-      %103 = arith.subi %102, %101 : i64
-      %104 = arith.cmpi sgt, %94, %c0_i64_1 : i64
-      %105 = arith.extui %104 : i1 to i64
-      %106 = arith.muli %103, %105 : i64
-      %107 = arith.muli %106, %100 : i64
-      %108 = arith.index_cast %107 : i64 to index
-      scf.for %arg17 = %c0 to %108 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.addi %101, %131 : i64
+      %98 = arith.index_cast %intptr_23 : index to i64
+      %99 = arith.index_cast %offset_20 : index to i64
+      %100 = arith.addi %98, %99 : i64
+      %101 = arith.index_cast %strides_22#0 : index to i64
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %101) : (i64, i64, i64, i64, i64, i64) -> ()
+      %102 = arith.maxsi %95, %c0_i64_1 : i64
+      %103 = arith.divui %102, %c16_i64 : i64
+      %104 = arith.maxsi %97, %c0_i64_1 : i64
+      %105 = arith.addi %104, %c15_i64 : i64
+      %106 = arith.divui %105, %c16_i64 : i64
+      %107 = arith.subi %106, %103 : i64
+      %108 = arith.cmpi sgt, %96, %c0_i64_1 : i64
+      %109 = arith.extui %108 : i1 to i64
+      %110 = arith.muli %107, %109 : i64
+      %111 = arith.index_cast %110 : i64 to index
+      scf.for %arg17 = %c0 to %111 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.addi %103, %132 : i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.maxsi %134, %95 : i64
+        %136 = arith.addi %134, %c16_i64 : i64
+        %137 = arith.minsi %136, %97 : i64
+        %138 = arith.subi %137, %135 : i64
+        %139 = arith.subi %135, %95 : i64
+        %140 = arith.muli %139, %101 : i64
+        %141 = arith.addi %100, %140 : i64
+        %142 = arith.addi %134, %c64_i64 : i64
+        %143 = arith.subi %135, %134 : i64
+        %144 = arith.addi %142, %143 : i64
+        %145 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %112 = arith.addi %102, %c15_i64 : i64
+      %113 = arith.divui %112, %c16_i64 : i64
+      %114 = arith.cmpi sgt, %95, %c0_i64_1 : i64
+      %115 = arith.extui %114 : i1 to i64
+      %116 = arith.muli %113, %115 : i64
+      %117 = arith.index_cast %116 : i64 to index
+      scf.for %arg17 = %c0 to %117 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
         %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %93 : i64
+        %134 = arith.maxsi %133, %c0_i64_1 : i64
         %135 = arith.addi %133, %c16_i64 : i64
         %136 = arith.minsi %135, %95 : i64
         %137 = arith.subi %136, %134 : i64
-        %138 = arith.subi %134, %93 : i64
-        %139 = arith.muli %138, %99 : i64
-        %140 = arith.addi %98, %139 : i64
-        %141 = arith.addi %133, %c64_i64 : i64
-        %142 = arith.subi %134, %133 : i64
-        %143 = arith.addi %141, %142 : i64
-        %144 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%140, %143, %144, %137) : (i64, i64, i64, i64) -> ()
+        %138 = arith.addi %133, %c64_i64 : i64
+        %139 = arith.subi %134, %133 : i64
+        %140 = arith.addi %138, %139 : i64
+        %141 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %140, %141, %137) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %109 = arith.ceildivsi %93, %c16_i64 : i64
-      %110 = arith.cmpi sgt, %93, %c0_i64_1 : i64
-      %111 = arith.extui %110 : i1 to i64
-      %112 = arith.muli %109, %111 : i64
-      %113 = arith.muli %112, %100 : i64
-      %114 = arith.index_cast %113 : i64 to index
-      scf.for %arg17 = %c0 to %114 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.muli %131, %c16_i64 : i64
-        %133 = arith.maxsi %132, %c0_i64_1 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %93 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.addi %132, %c64_i64 : i64
-        %138 = arith.subi %133, %132 : i64
-        %139 = arith.addi %137, %138 : i64
-        %140 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %139, %140, %136) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %115 = arith.maxsi %42, %c0_i64_1 : i64
-      %116 = arith.minsi %115, %c32_i64 : i64
-      %117 = arith.maxsi %74, %c0_i64_1 : i64
-      %118 = arith.minsi %117, %c32_i64 : i64
-      %119 = arith.maxsi %95, %c0_i64_1 : i64
+      %118 = arith.minsi %46, %c32_i64 : i64
+      %119 = arith.maxsi %81, %c0_i64_1 : i64
       %120 = arith.minsi %119, %c32_i64 : i64
-      %121 = arith.maxsi %35, %c0_i64_1 : i64
-      %122 = arith.minsi %121, %c16_i64 : i64
-      %123 = arith.ceildivsi %116, %c16_i64 : i64
-      %124 = arith.ceildivsi %122, %c16_i64 : i64
-      %125 = arith.minsi %118, %120 : i64
-      %126 = arith.ceildivsi %125, %c16_i64 : i64
-      %127 = arith.subi %126, %c1_i64_2 : i64
-      %128 = arith.cmpi sgt, %126, %c0_i64_1 : i64
-      %129 = arith.select %128, %123, %c0_i64_1 : i64
-      %130 = arith.index_cast %129 : i64 to index
-      scf.for %arg17 = %c0 to %130 step %c1 {
-        %131 = arith.index_cast %arg17 : index to i64
-        %132 = arith.index_cast %124 : i64 to index
-        scf.for %arg18 = %c0 to %132 step %c1 {
-          %133 = arith.index_cast %arg18 : index to i64
-          %134 = arith.muli %131, %c16_i64 : i64
-          %135 = arith.subi %116, %134 : i64
-          %136 = arith.minsi %135, %c16_i64 : i64
-          %137 = arith.muli %133, %c16_i64 : i64
-          %138 = arith.subi %122, %137 : i64
-          %139 = arith.minsi %138, %c16_i64 : i64
-          %140 = arith.addi %134, %137 : i64
-          %141 = arith.ori %140, %c3221225472_i64 : i64
-          %142 = arith.cmpi eq, %127, %c0_i64_1 : i64
-          %143 = arith.select %142, %141, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %139, %136, %143, %139, %136) : (i64, i64, i64, i64, i64, i64) -> ()
-          %144 = arith.muli %131, %c32_i64 : i64
-          %145 = arith.minsi %118, %c16_i64 : i64
-          %146 = arith.addi %137, %c64_i64 : i64
-          %147 = arith.minsi %120, %c16_i64 : i64
-          "instgem.compute_preloaded"(%144, %145, %136, %146, %139, %147) : (i64, i64, i64, i64, i64, i64) -> ()
-          %148 = arith.index_cast %126 : i64 to index
-          scf.for %arg19 = %c1 to %148 step %c1 {
-            %149 = arith.index_cast %arg19 : index to i64
-            %150 = arith.cmpi eq, %149, %127 : i64
-            %151 = arith.select %150, %141, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %139, %136, %151, %139, %136) : (i64, i64, i64, i64, i64, i64) -> ()
-            %152 = arith.muli %149, %c16_i64 : i64
-            %153 = arith.addi %144, %152 : i64
-            %154 = arith.subi %118, %152 : i64
-            %155 = arith.minsi %154, %c16_i64 : i64
-            %156 = arith.addi %152, %137 : i64
-            %157 = arith.addi %156, %c64_i64 : i64
-            %158 = arith.subi %120, %152 : i64
-            %159 = arith.minsi %158, %c16_i64 : i64
-            "instgem.compute_accumulated"(%153, %155, %136, %157, %139, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+      %121 = arith.minsi %104, %c32_i64 : i64
+      %122 = arith.maxsi %35, %c0_i64_1 : i64
+      %123 = arith.minsi %122, %c16_i64 : i64
+      %124 = arith.ceildivsi %118, %c16_i64 : i64
+      %125 = arith.ceildivsi %123, %c16_i64 : i64
+      %126 = arith.minsi %120, %121 : i64
+      %127 = arith.ceildivsi %126, %c16_i64 : i64
+      %128 = arith.subi %127, %c1_i64_2 : i64
+      %129 = arith.cmpi sgt, %127, %c0_i64_1 : i64
+      %130 = arith.select %129, %124, %c0_i64_1 : i64
+      %131 = arith.index_cast %130 : i64 to index
+      scf.for %arg17 = %c0 to %131 step %c1 {
+        %132 = arith.index_cast %arg17 : index to i64
+        %133 = arith.index_cast %125 : i64 to index
+        scf.for %arg18 = %c0 to %133 step %c1 {
+          %134 = arith.index_cast %arg18 : index to i64
+          %135 = arith.muli %132, %c16_i64 : i64
+          %136 = arith.subi %118, %135 : i64
+          %137 = arith.minsi %136, %c16_i64 : i64
+          %138 = arith.muli %134, %c16_i64 : i64
+          %139 = arith.subi %123, %138 : i64
+          %140 = arith.minsi %139, %c16_i64 : i64
+          %141 = arith.addi %135, %138 : i64
+          %142 = arith.ori %141, %c3221225472_i64 : i64
+          %143 = arith.cmpi eq, %128, %c0_i64_1 : i64
+          %144 = arith.select %143, %142, %c4294967295_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %140, %137, %144, %140, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+          %145 = arith.muli %132, %c32_i64 : i64
+          %146 = arith.minsi %120, %c16_i64 : i64
+          %147 = arith.addi %138, %c64_i64 : i64
+          %148 = arith.minsi %121, %c16_i64 : i64
+          "instgem.compute_preloaded"(%145, %146, %137, %147, %140, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+          %149 = arith.index_cast %127 : i64 to index
+          scf.for %arg19 = %c1 to %149 step %c1 {
+            %150 = arith.index_cast %arg19 : index to i64
+            %151 = arith.cmpi eq, %150, %128 : i64
+            %152 = arith.select %151, %142, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %140, %137, %152, %140, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+            %153 = arith.muli %150, %c16_i64 : i64
+            %154 = arith.addi %145, %153 : i64
+            %155 = arith.subi %120, %153 : i64
+            %156 = arith.minsi %155, %c16_i64 : i64
+            %157 = arith.addi %153, %138 : i64
+            %158 = arith.addi %157, %c64_i64 : i64
+            %159 = arith.subi %121, %153 : i64
+            %160 = arith.minsi %159, %c16_i64 : i64
+            "instgem.compute_accumulated"(%154, %156, %137, %158, %140, %160) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %66, %86 : index, index
+      scf.yield %73, %88 : index, index
     }
     %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %32 {
-      func.call @baco_boundary_error(%c56_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_6 = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
     %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %58 = arith.index_cast %intptr_11 : index to i64
-    %59 = arith.index_cast %offset_8 : index to i64
-    %60 = arith.muli %59, %c4_i64 : i64
-    %61 = arith.addi %58, %60 : i64
-    %62 = arith.index_cast %strides_10#0 : index to i64
-    %63 = arith.muli %62, %c4_i64 : i64
+    %62 = arith.index_cast %intptr_11 : index to i64
+    %63 = arith.index_cast %offset_8 : index to i64
+    %64 = arith.muli %63, %c4_i64 : i64
+    %65 = arith.addi %62, %64 : i64
+    %66 = arith.index_cast %strides_10#0 : index to i64
+    %67 = arith.muli %66, %c4_i64 : i64
     scf.if %7 {
-      "instgem.config_st"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %63, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %67, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    scf.for %arg14 = %c0 to %49 step %c1 {
-      %64 = arith.index_cast %arg14 : index to i64
-      %65 = arith.remsi %64, %47 : i64
-      %66 = arith.divsi %64, %47 : i64
-      %67 = arith.addi %41, %65 : i64
-      %68 = arith.muli %67, %c16_i64 : i64
-      %69 = arith.maxsi %68, %33 : i64
-      %70 = arith.addi %68, %c16_i64 : i64
-      %71 = arith.minsi %70, %42 : i64
-      %72 = arith.subi %71, %69 : i64
-      %73 = arith.subi %69, %33 : i64
-      %74 = arith.muli %73, %63 : i64
-      %75 = arith.addi %61, %74 : i64
-      %76 = arith.muli %66, %c64_i64 : i64
-      %77 = arith.addi %75, %76 : i64
-      %78 = arith.muli %66, %c16_i64 : i64
-      %79 = arith.addi %68, %78 : i64
-      %80 = arith.ori %79, %c2684354560_i64 : i64
-      %81 = arith.subi %69, %68 : i64
-      %82 = arith.addi %80, %81 : i64
-      %83 = arith.subi %35, %78 : i64
-      %84 = arith.minsi %83, %c16_i64 : i64
-      "instgem.mvout"(%77, %82, %84, %72) : (i64, i64, i64, i64) -> ()
+    %68 = arith.ceildivsi %35, %c16_i64 : i64
+    %69 = arith.muli %52, %68 : i64
+    %70 = arith.index_cast %69 : i64 to index
+    scf.for %arg14 = %c0 to %70 step %c1 {
+      %71 = arith.index_cast %arg14 : index to i64
+      %72 = arith.remsi %71, %52 : i64
+      %73 = arith.divsi %71, %52 : i64
+      %74 = arith.addi %45, %72 : i64
+      %75 = arith.muli %74, %c16_i64 : i64
+      %76 = arith.maxsi %75, %33 : i64
+      %77 = arith.addi %75, %c16_i64 : i64
+      %78 = arith.minsi %77, %40 : i64
+      %79 = arith.subi %78, %76 : i64
+      %80 = arith.subi %76, %33 : i64
+      %81 = arith.muli %80, %67 : i64
+      %82 = arith.addi %65, %81 : i64
+      %83 = arith.muli %73, %c64_i64 : i64
+      %84 = arith.addi %82, %83 : i64
+      %85 = arith.muli %73, %c16_i64 : i64
+      %86 = arith.addi %75, %85 : i64
+      %87 = arith.ori %86, %c2684354560_i64 : i64
+      %88 = arith.subi %76, %75 : i64
+      %89 = arith.addi %87, %88 : i64
+      %90 = arith.subi %35, %85 : i64
+      %91 = arith.minsi %90, %c16_i64 : i64
+      "instgem.mvout"(%84, %89, %91, %79) : (i64, i64, i64, i64) -> ()
     }
     return
   }

@@ -96,21 +96,21 @@ module {
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c32_i64 = arith.constant 32 : i64
-    %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c32_i64 = arith.constant 32 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c38_i64 = arith.constant 38 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c42_i64 = arith.constant 42 : i64
-    %c13_i64 = arith.constant 13 : i64
     %c43_i64 = arith.constant 43 : i64
-    %c54_i64 = arith.constant 54 : i64
+    %c13_i64 = arith.constant 13 : i64
+    %c44_i64 = arith.constant 44 : i64
+    %c55_i64 = arith.constant 55 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64_1 = arith.constant 1 : i64
     %c0_i64_2 = arith.constant 0 : i64
@@ -147,16 +147,9 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg14 = %c0 to %c2 step %c1 {
-      %65 = arith.index_cast %arg14 : index to i64
-      %66 = arith.muli %65, %c16_i64 : i64
-      %67 = arith.ori %66, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %33 = arith.index_cast %21 : index to i64
     %34 = arith.index_cast %22 : index to i64
     %35 = arith.index_cast %31 : index to i64
@@ -166,124 +159,133 @@ module {
     %37 = arith.index_cast %offset : index to i64
     %38 = arith.muli %37, %c4_i64 : i64
     %39 = arith.addi %36, %38 : i64
+    %40 = arith.addi %33, %34 : i64
+    %41 = arith.cmpi slt, %40, %c32_i64 : i64
+    %42 = arith.cmpi slt, %35, %c16_i64 : i64
+    %43 = arith.ori %41, %42 : i1
+    scf.if %43 {
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg14 = %c0 to %c2 step %c1 {
+        %70 = arith.index_cast %arg14 : index to i64
+        %71 = arith.muli %70, %c16_i64 : i64
+        %72 = arith.ori %71, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %72, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
     "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
-    %40 = arith.ceildivsi %35, %c16_i64 : i64
-    %41 = arith.divsi %33, %c16_i64 : i64
-    %42 = arith.addi %33, %34 : i64
-    %43 = arith.ceildivsi %42, %c16_i64 : i64
-    %44 = arith.subi %43, %41 : i64
-    %45 = arith.cmpi sgt, %34, %c0_i64_2 : i64
-    %46 = arith.extui %45 : i1 to i64
-    %47 = arith.muli %44, %46 : i64
-    %48 = arith.muli %47, %40 : i64
-    %49 = arith.index_cast %48 : i64 to index
-    scf.for %arg14 = %c0 to %49 step %c1 {
-      %65 = arith.index_cast %arg14 : index to i64
-      %66 = arith.addi %41, %65 : i64
-      %67 = arith.muli %66, %c16_i64 : i64
-      %68 = arith.maxsi %67, %33 : i64
-      %69 = arith.addi %67, %c16_i64 : i64
-      %70 = arith.minsi %69, %42 : i64
-      %71 = arith.subi %70, %68 : i64
-      %72 = arith.ori %67, %c2147483648_i64 : i64
-      %73 = arith.subi %68, %67 : i64
-      %74 = arith.addi %72, %73 : i64
-      %75 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %74, %75, %71) : (i64, i64, i64, i64) -> ()
+    %44 = arith.maxsi %33, %c0_i64_2 : i64
+    %45 = arith.divui %44, %c16_i64 : i64
+    %46 = arith.maxsi %40, %c0_i64_2 : i64
+    %47 = arith.addi %46, %c15_i64 : i64
+    %48 = arith.divui %47, %c16_i64 : i64
+    %49 = arith.subi %48, %45 : i64
+    %50 = arith.cmpi sgt, %34, %c0_i64_2 : i64
+    %51 = arith.extui %50 : i1 to i64
+    %52 = arith.muli %49, %51 : i64
+    %53 = arith.index_cast %52 : i64 to index
+    scf.for %arg14 = %c0 to %53 step %c1 {
+      %70 = arith.index_cast %arg14 : index to i64
+      %71 = arith.addi %45, %70 : i64
+      %72 = arith.muli %71, %c16_i64 : i64
+      %73 = arith.maxsi %72, %33 : i64
+      %74 = arith.addi %72, %c16_i64 : i64
+      %75 = arith.minsi %74, %40 : i64
+      %76 = arith.subi %75, %73 : i64
+      %77 = arith.ori %72, %c2147483648_i64 : i64
+      %78 = arith.subi %73, %72 : i64
+      %79 = arith.addi %77, %78 : i64
+      %80 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%39, %79, %80, %76) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %50 = arith.ceildivsi %33, %c16_i64 : i64
-    %51 = arith.cmpi sgt, %33, %c0_i64_2 : i64
-    %52 = arith.extui %51 : i1 to i64
-    %53 = arith.muli %50, %52 : i64
-    %54 = arith.muli %53, %40 : i64
-    %55 = arith.index_cast %54 : i64 to index
-    scf.for %arg14 = %c0 to %55 step %c1 {
-      %65 = arith.index_cast %arg14 : index to i64
-      %66 = arith.muli %65, %c16_i64 : i64
-      %67 = arith.maxsi %66, %c0_i64_2 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %33 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.ori %66, %c2147483648_i64 : i64
-      %72 = arith.subi %67, %66 : i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %73, %74, %70) : (i64, i64, i64, i64) -> ()
+    %54 = arith.addi %44, %c15_i64 : i64
+    %55 = arith.divui %54, %c16_i64 : i64
+    %56 = arith.cmpi sgt, %33, %c0_i64_2 : i64
+    %57 = arith.extui %56 : i1 to i64
+    %58 = arith.muli %55, %57 : i64
+    %59 = arith.index_cast %58 : i64 to index
+    scf.for %arg14 = %c0 to %59 step %c1 {
+      %70 = arith.index_cast %arg14 : index to i64
+      %71 = arith.muli %70, %c16_i64 : i64
+      %72 = arith.maxsi %71, %c0_i64_2 : i64
+      %73 = arith.addi %71, %c16_i64 : i64
+      %74 = arith.minsi %73, %33 : i64
+      %75 = arith.subi %74, %72 : i64
+      %76 = arith.ori %71, %c2147483648_i64 : i64
+      %77 = arith.subi %72, %71 : i64
+      %78 = arith.addi %76, %77 : i64
+      %79 = arith.minsi %35, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_2, %78, %79, %75) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %56 = arith.ceildivsi %arg5, %c32 : index
+    %60 = arith.ceildivsi %arg5, %c32 : index
     %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     scf.if %32 {
-      func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_6 = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %57 = arith.index_cast %intptr_11 : index to i64
-    %58 = arith.index_cast %offset_8 : index to i64
-    %59 = arith.addi %57, %58 : i64
-    %60 = arith.index_cast %strides_10#0 : index to i64
-    %61 = arith.bitcast %arg12 : f32 to i32
-    %62 = arith.extui %61 : i32 to i64
+    %61 = arith.index_cast %intptr_11 : index to i64
+    %62 = arith.index_cast %offset_8 : index to i64
+    %63 = arith.addi %61, %62 : i64
+    %64 = arith.index_cast %strides_10#0 : index to i64
+    %65 = arith.bitcast %arg12 : f32 to i32
+    %66 = arith.extui %65 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %60, %62) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %64, %66) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %63:2 = scf.for %arg14 = %c0 to %56 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %65 = arith.maxsi %arg15, %c0 : index
-      %66 = arith.minsi %65, %arg5 : index
-      %67 = arith.addi %arg15, %c32 : index
-      %68 = arith.maxsi %67, %c0 : index
-      %69 = arith.minsi %68, %arg5 : index
-      %70 = arith.subi %66, %arg15 : index
-      %71 = arith.maxsi %70, %c0 : index
-      %72 = arith.minsi %71, %c32 : index
-      %73 = arith.subi %69, %66 : index
-      %74 = arith.cmpi sgt, %72, %c0 : index
-      scf.if %74 {
-        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
+    %67 = arith.ceildivsi %35, %c16_i64 : i64
+    %68:2 = scf.for %arg14 = %c0 to %60 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+      %70 = arith.maxsi %arg15, %c0 : index
+      %71 = arith.minsi %70, %arg5 : index
+      %72 = arith.addi %arg15, %c32 : index
+      %73 = arith.maxsi %72, %c0 : index
+      %74 = arith.minsi %73, %arg5 : index
+      %75 = arith.subi %71, %arg15 : index
+      %76 = arith.maxsi %75, %c0 : index
+      %77 = arith.minsi %76, %c32 : index
+      %78 = arith.subi %74, %71 : index
+      %79 = arith.cmpi sgt, %77, %c0 : index
+      scf.if %79 {
+        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_12 = memref.subview %reinterpret_cast[%15, %66] [%22, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %75 = arith.index_cast %73 : index to i64
+      %subview_12 = memref.subview %reinterpret_cast[%15, %71] [%22, %78] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %80 = arith.index_cast %78 : index to i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %76 = arith.index_cast %intptr_17 : index to i64
-      %77 = arith.index_cast %offset_14 : index to i64
-      %78 = arith.addi %76, %77 : i64
-      %79 = arith.index_cast %strides_16#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
-      %80 = arith.ceildivsi %75, %c64_i64 : i64
-      %81 = arith.muli %47, %80 : i64
-      %82 = arith.index_cast %81 : i64 to index
-      scf.for %arg17 = %c0 to %82 step %c1 {
-        %140 = arith.index_cast %arg17 : index to i64
-        %141 = arith.addi %41, %140 : i64
-        %142 = arith.muli %141, %c16_i64 : i64
-        %143 = arith.maxsi %142, %33 : i64
-        %144 = arith.addi %142, %c16_i64 : i64
-        %145 = arith.minsi %144, %42 : i64
-        %146 = arith.subi %145, %143 : i64
-        %147 = arith.subi %143, %33 : i64
-        %148 = arith.muli %147, %79 : i64
-        %149 = arith.addi %78, %148 : i64
-        %150 = arith.muli %141, %c32_i64 : i64
-        %151 = arith.subi %143, %142 : i64
-        %152 = arith.addi %150, %151 : i64
-        %153 = arith.minsi %75, %c64_i64 : i64
-        "instgem.mvin"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %83 = arith.muli %53, %80 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg17 = %c0 to %84 step %c1 {
-        %140 = arith.index_cast %arg17 : index to i64
+      %81 = arith.index_cast %intptr_17 : index to i64
+      %82 = arith.index_cast %offset_14 : index to i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.index_cast %strides_16#0 : index to i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %84) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg17 = %c0 to %53 step %c1 {
+        %139 = arith.index_cast %arg17 : index to i64
+        %140 = arith.addi %45, %139 : i64
         %141 = arith.muli %140, %c16_i64 : i64
-        %142 = arith.maxsi %141, %c0_i64_2 : i64
+        %142 = arith.maxsi %141, %33 : i64
         %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %33 : i64
+        %144 = arith.minsi %143, %40 : i64
         %145 = arith.subi %144, %142 : i64
-        %146 = arith.muli %140, %c32_i64 : i64
-        %147 = arith.subi %142, %141 : i64
-        %148 = arith.addi %146, %147 : i64
-        %149 = arith.minsi %75, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %148, %149, %145) : (i64, i64, i64, i64) -> ()
+        %146 = arith.subi %142, %33 : i64
+        %147 = arith.muli %146, %84 : i64
+        %148 = arith.addi %83, %147 : i64
+        %149 = arith.muli %140, %c32_i64 : i64
+        %150 = arith.subi %142, %141 : i64
+        %151 = arith.addi %149, %150 : i64
+        %152 = arith.minsi %80, %c64_i64 : i64
+        "instgem.mvin"(%148, %151, %152, %145) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg17 = %c0 to %59 step %c1 {
+        %139 = arith.index_cast %arg17 : index to i64
+        %140 = arith.muli %139, %c16_i64 : i64
+        %141 = arith.maxsi %140, %c0_i64_2 : i64
+        %142 = arith.addi %140, %c16_i64 : i64
+        %143 = arith.minsi %142, %33 : i64
+        %144 = arith.subi %143, %141 : i64
+        %145 = arith.muli %139, %c32_i64 : i64
+        %146 = arith.subi %141, %140 : i64
+        %147 = arith.addi %145, %146 : i64
+        %148 = arith.minsi %80, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %147, %148, %144) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %85 = arith.maxsi %arg16, %c0 : index
       %86 = arith.minsi %85, %arg5 : index
@@ -295,7 +297,7 @@ module {
       %92 = arith.minsi %91, %c32 : index
       %93 = arith.subi %89, %86 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_18 = memref.subview %reinterpret_cast_3[%86, %24] [%93, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %94 = arith.index_cast %92 : index to i64
@@ -308,563 +310,561 @@ module {
       %99 = arith.addi %97, %98 : i64
       %100 = arith.index_cast %strides_22#0 : index to i64
       "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
-      %101 = arith.ceildivsi %35, %c64_i64 : i64
-      %102 = arith.divsi %94, %c16_i64 : i64
-      %103 = arith.ceildivsi %96, %c16_i64 : i64
-      %104 = arith.subi %103, %102 : i64
-      %105 = arith.cmpi sgt, %95, %c0_i64_2 : i64
-      %106 = arith.extui %105 : i1 to i64
-      %107 = arith.muli %104, %106 : i64
-      %108 = arith.muli %107, %101 : i64
-      %109 = arith.index_cast %108 : i64 to index
-      scf.for %arg17 = %c0 to %109 step %c1 {
-        %140 = arith.index_cast %arg17 : index to i64
-        %141 = arith.addi %102, %140 : i64
-        %142 = arith.muli %141, %c16_i64 : i64
-        %143 = arith.maxsi %142, %94 : i64
-        %144 = arith.addi %142, %c16_i64 : i64
-        %145 = arith.minsi %144, %96 : i64
-        %146 = arith.subi %145, %143 : i64
-        %147 = arith.subi %143, %94 : i64
-        %148 = arith.muli %147, %100 : i64
-        %149 = arith.addi %99, %148 : i64
-        %150 = arith.addi %142, %c64_i64 : i64
-        %151 = arith.subi %143, %142 : i64
-        %152 = arith.addi %150, %151 : i64
-        %153 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %110 = arith.ceildivsi %94, %c16_i64 : i64
-      %111 = arith.cmpi sgt, %94, %c0_i64_2 : i64
-      %112 = arith.extui %111 : i1 to i64
-      %113 = arith.muli %110, %112 : i64
-      %114 = arith.muli %113, %101 : i64
-      %115 = arith.index_cast %114 : i64 to index
-      scf.for %arg17 = %c0 to %115 step %c1 {
-        %140 = arith.index_cast %arg17 : index to i64
+      %101 = arith.maxsi %94, %c0_i64_2 : i64
+      %102 = arith.divui %101, %c16_i64 : i64
+      %103 = arith.maxsi %96, %c0_i64_2 : i64
+      %104 = arith.addi %103, %c15_i64 : i64
+      %105 = arith.divui %104, %c16_i64 : i64
+      %106 = arith.subi %105, %102 : i64
+      %107 = arith.cmpi sgt, %95, %c0_i64_2 : i64
+      %108 = arith.extui %107 : i1 to i64
+      %109 = arith.muli %106, %108 : i64
+      %110 = arith.index_cast %109 : i64 to index
+      scf.for %arg17 = %c0 to %110 step %c1 {
+        %139 = arith.index_cast %arg17 : index to i64
+        %140 = arith.addi %102, %139 : i64
         %141 = arith.muli %140, %c16_i64 : i64
-        %142 = arith.maxsi %141, %c0_i64_2 : i64
+        %142 = arith.maxsi %141, %94 : i64
         %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %94 : i64
+        %144 = arith.minsi %143, %96 : i64
         %145 = arith.subi %144, %142 : i64
-        %146 = arith.addi %141, %c64_i64 : i64
-        %147 = arith.subi %142, %141 : i64
-        %148 = arith.addi %146, %147 : i64
-        %149 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %148, %149, %145) : (i64, i64, i64, i64) -> ()
+        %146 = arith.subi %142, %94 : i64
+        %147 = arith.muli %146, %100 : i64
+        %148 = arith.addi %99, %147 : i64
+        %149 = arith.addi %141, %c64_i64 : i64
+        %150 = arith.subi %142, %141 : i64
+        %151 = arith.addi %149, %150 : i64
+        %152 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%148, %151, %152, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %116 = arith.maxsi %42, %c0_i64_2 : i64
-      %117 = arith.minsi %116, %c32_i64 : i64
-      %118 = arith.maxsi %75, %c0_i64_2 : i64
+      %111 = arith.addi %101, %c15_i64 : i64
+      %112 = arith.divui %111, %c16_i64 : i64
+      %113 = arith.cmpi sgt, %94, %c0_i64_2 : i64
+      %114 = arith.extui %113 : i1 to i64
+      %115 = arith.muli %112, %114 : i64
+      %116 = arith.index_cast %115 : i64 to index
+      scf.for %arg17 = %c0 to %116 step %c1 {
+        %139 = arith.index_cast %arg17 : index to i64
+        %140 = arith.muli %139, %c16_i64 : i64
+        %141 = arith.maxsi %140, %c0_i64_2 : i64
+        %142 = arith.addi %140, %c16_i64 : i64
+        %143 = arith.minsi %142, %94 : i64
+        %144 = arith.subi %143, %141 : i64
+        %145 = arith.addi %140, %c64_i64 : i64
+        %146 = arith.subi %141, %140 : i64
+        %147 = arith.addi %145, %146 : i64
+        %148 = arith.minsi %35, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %147, %148, %144) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %117 = arith.minsi %46, %c32_i64 : i64
+      %118 = arith.maxsi %80, %c0_i64_2 : i64
       %119 = arith.minsi %118, %c32_i64 : i64
-      %120 = arith.maxsi %96, %c0_i64_2 : i64
-      %121 = arith.minsi %120, %c32_i64 : i64
-      %122 = arith.maxsi %35, %c0_i64_2 : i64
-      %123 = arith.minsi %122, %c16_i64 : i64
-      %124 = arith.ceildivsi %117, %c16_i64 : i64
-      %125 = arith.ceildivsi %123, %c16_i64 : i64
-      %126 = arith.minsi %119, %121 : i64
-      %127 = arith.ceildivsi %126, %c16_i64 : i64
-      %128 = arith.addi %arg14, %c1 : index
-      %129 = arith.cmpi sge, %128, %56 : index
-      %130 = arith.cmpi sgt, %124, %c0_i64_2 : i64
-      %131 = arith.select %130, %125, %c0_i64_2 : i64
-      %132 = arith.index_cast %131 : i64 to index
-      %133 = arith.divsi %126, %c16_i64 : i64
-      %134 = arith.minsi %127, %133 : i64
-      %135 = arith.maxsi %134, %c0_i64_2 : i64
-      %136 = arith.divsi %117, %c16_i64 : i64
-      %137 = arith.minsi %124, %136 : i64
-      %138 = arith.maxsi %137, %c1_i64_1 : i64
-      %139 = arith.minsi %117, %c16_i64 : i64
-      scf.if %129 {
-        %140 = arith.maxsi %127, %c1_i64_1 : i64
-        %141 = arith.ceildivsi %47, %140 : i64
-        scf.for %arg17 = %c0 to %132 step %c1 {
-          %145 = arith.index_cast %arg17 : index to i64
-          %146 = arith.subi %145, %c1_i64_1 : i64
-          %147 = arith.cmpi sge, %146, %c0_i64_2 : i64
-          %148 = arith.cmpi slt, %146, %40 : i64
-          %149 = arith.andi %147, %148 : i1
-          %150 = arith.subi %131, %c1_i64_1 : i64
-          %151 = arith.cmpi eq, %145, %150 : i64
-          %152 = arith.cmpi slt, %145, %40 : i64
-          %153 = arith.andi %151, %152 : i1
-          %154 = arith.subi %127, %c1_i64_1 : i64
-          %155 = arith.select %153, %154, %c-1_i64 : i64
-          %156 = arith.muli %145, %c16_i64 : i64
-          %157 = arith.subi %123, %156 : i64
-          %158 = arith.minsi %157, %c16_i64 : i64
-          %159 = arith.index_cast %135 : i64 to index
-          scf.for %arg18 = %c0 to %159 step %c1 {
-            %167 = arith.index_cast %arg18 : index to i64
-            scf.if %149 {
-              %173 = arith.muli %167, %141 : i64
-              %174 = arith.minsi %173, %47 : i64
-              %175 = arith.addi %174, %141 : i64
-              %176 = arith.minsi %175, %47 : i64
-              %177 = arith.index_cast %174 : i64 to index
-              %178 = arith.index_cast %176 : i64 to index
-              scf.for %arg19 = %177 to %178 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
-                %180 = arith.addi %41, %179 : i64
-                %181 = arith.muli %180, %c16_i64 : i64
-                %182 = arith.maxsi %181, %33 : i64
-                %183 = arith.addi %181, %c16_i64 : i64
-                %184 = arith.minsi %183, %42 : i64
-                %185 = arith.subi %184, %182 : i64
-                %186 = arith.subi %182, %33 : i64
-                %187 = arith.muli %186, %60 : i64
-                %188 = arith.addi %59, %187 : i64
-                %189 = arith.muli %146, %c16_i64 : i64
-                %190 = arith.addi %188, %189 : i64
-                %191 = arith.addi %181, %189 : i64
-                %192 = arith.ori %191, %c2147483648_i64 : i64
-                %193 = arith.subi %182, %181 : i64
-                %194 = arith.addi %192, %193 : i64
-                %195 = arith.subi %35, %189 : i64
-                %196 = arith.minsi %195, %c16_i64 : i64
-                "instgem.mvout"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %168 = arith.ori %156, %c3221225472_i64 : i64
-            %169 = arith.muli %167, %c16_i64 : i64
-            %170 = arith.addi %169, %156 : i64
-            %171 = arith.addi %170, %c64_i64 : i64
-            "instgem.preload"(%171, %158, %c16_i64, %168, %158, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%169, %c16_i64, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %172 = arith.cmpi eq, %167, %155 : i64
-            scf.if %172 {
-              %173 = arith.index_cast %138 : i64 to index
-              scf.for %arg19 = %c1 to %173 step %c1 {
-                %175 = arith.index_cast %arg19 : index to i64
-                %176 = arith.muli %175, %c16_i64 : i64
-                %177 = arith.addi %176, %156 : i64
-                %178 = arith.ori %177, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %179 = arith.muli %175, %c32_i64 : i64
-                %180 = arith.addi %179, %169 : i64
-                "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.subi %175, %c1_i64_1 : i64
-                %182 = arith.subi %181, %41 : i64
-                %183 = arith.cmpi sge, %182, %c0_i64_2 : i64
-                %184 = arith.cmpi slt, %182, %47 : i64
-                %185 = arith.andi %183, %184 : i1
-                scf.if %185 {
-                  %186 = arith.muli %181, %c16_i64 : i64
-                  %187 = arith.maxsi %186, %33 : i64
-                  %188 = arith.addi %186, %c16_i64 : i64
-                  %189 = arith.minsi %188, %42 : i64
-                  %190 = arith.subi %189, %187 : i64
-                  %191 = arith.subi %187, %33 : i64
-                  %192 = arith.muli %191, %60 : i64
-                  %193 = arith.addi %59, %192 : i64
-                  %194 = arith.addi %193, %156 : i64
-                  %195 = arith.addi %186, %156 : i64
-                  %196 = arith.ori %195, %c2147483648_i64 : i64
-                  %197 = arith.subi %187, %186 : i64
-                  %198 = arith.addi %196, %197 : i64
-                  %199 = arith.subi %35, %156 : i64
-                  %200 = arith.minsi %199, %c16_i64 : i64
-                  "instgem.mvout"(%194, %198, %200, %190) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %174 = arith.index_cast %124 : i64 to index
-              scf.for %arg19 = %173 to %174 step %c1 {
-                %175 = arith.index_cast %arg19 : index to i64
-                %176 = arith.muli %175, %c16_i64 : i64
-                %177 = arith.subi %117, %176 : i64
-                %178 = arith.minsi %177, %c16_i64 : i64
-                %179 = arith.addi %176, %156 : i64
-                %180 = arith.ori %179, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %158, %178) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.muli %175, %c32_i64 : i64
-                %182 = arith.addi %181, %169 : i64
-                "instgem.compute_accumulated"(%182, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %183 = arith.subi %175, %c1_i64_1 : i64
-                %184 = arith.subi %183, %41 : i64
-                %185 = arith.cmpi sge, %184, %c0_i64_2 : i64
-                %186 = arith.cmpi slt, %184, %47 : i64
-                %187 = arith.andi %185, %186 : i1
-                scf.if %187 {
-                  %188 = arith.muli %183, %c16_i64 : i64
-                  %189 = arith.maxsi %188, %33 : i64
-                  %190 = arith.addi %188, %c16_i64 : i64
-                  %191 = arith.minsi %190, %42 : i64
-                  %192 = arith.subi %191, %189 : i64
-                  %193 = arith.subi %189, %33 : i64
-                  %194 = arith.muli %193, %60 : i64
-                  %195 = arith.addi %59, %194 : i64
-                  %196 = arith.addi %195, %156 : i64
-                  %197 = arith.addi %188, %156 : i64
-                  %198 = arith.ori %197, %c2147483648_i64 : i64
-                  %199 = arith.subi %189, %188 : i64
-                  %200 = arith.addi %198, %199 : i64
-                  %201 = arith.subi %35, %156 : i64
-                  %202 = arith.minsi %201, %c16_i64 : i64
-                  "instgem.mvout"(%196, %200, %202, %192) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } else {
-              %173 = arith.index_cast %138 : i64 to index
-              scf.for %arg19 = %c1 to %173 step %c1 {
-                %175 = arith.index_cast %arg19 : index to i64
-                %176 = arith.muli %175, %c16_i64 : i64
-                %177 = arith.addi %176, %156 : i64
-                %178 = arith.ori %177, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %179 = arith.muli %175, %c32_i64 : i64
-                %180 = arith.addi %179, %169 : i64
-                "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %174 = arith.index_cast %124 : i64 to index
-              scf.for %arg19 = %173 to %174 step %c1 {
-                %175 = arith.index_cast %arg19 : index to i64
-                %176 = arith.muli %175, %c16_i64 : i64
-                %177 = arith.subi %117, %176 : i64
-                %178 = arith.minsi %177, %c16_i64 : i64
-                %179 = arith.addi %176, %156 : i64
-                %180 = arith.ori %179, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %158, %178) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.muli %175, %c32_i64 : i64
-                %182 = arith.addi %181, %169 : i64
-                "instgem.compute_accumulated"(%182, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          %160 = arith.index_cast %127 : i64 to index
-          scf.for %arg18 = %159 to %160 step %c1 {
-            %167 = arith.index_cast %arg18 : index to i64
-            %168 = arith.muli %167, %c16_i64 : i64
-            %169 = arith.subi %119, %168 : i64
-            %170 = arith.minsi %169, %c16_i64 : i64
-            %171 = arith.subi %121, %168 : i64
-            %172 = arith.minsi %171, %c16_i64 : i64
-            scf.if %149 {
-              %177 = arith.muli %167, %141 : i64
-              %178 = arith.minsi %177, %47 : i64
-              %179 = arith.addi %178, %141 : i64
-              %180 = arith.minsi %179, %47 : i64
-              %181 = arith.index_cast %178 : i64 to index
-              %182 = arith.index_cast %180 : i64 to index
-              scf.for %arg19 = %181 to %182 step %c1 {
-                %183 = arith.index_cast %arg19 : index to i64
-                %184 = arith.addi %41, %183 : i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.maxsi %185, %33 : i64
-                %187 = arith.addi %185, %c16_i64 : i64
-                %188 = arith.minsi %187, %42 : i64
-                %189 = arith.subi %188, %186 : i64
-                %190 = arith.subi %186, %33 : i64
-                %191 = arith.muli %190, %60 : i64
-                %192 = arith.addi %59, %191 : i64
-                %193 = arith.muli %146, %c16_i64 : i64
-                %194 = arith.addi %192, %193 : i64
-                %195 = arith.addi %185, %193 : i64
-                %196 = arith.ori %195, %c2147483648_i64 : i64
-                %197 = arith.subi %186, %185 : i64
-                %198 = arith.addi %196, %197 : i64
-                %199 = arith.subi %35, %193 : i64
-                %200 = arith.minsi %199, %c16_i64 : i64
-                "instgem.mvout"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %173 = arith.ori %156, %c3221225472_i64 : i64
-            %174 = arith.addi %168, %156 : i64
-            %175 = arith.addi %174, %c64_i64 : i64
-            "instgem.preload"(%175, %158, %172, %173, %158, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%168, %170, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %176 = arith.cmpi eq, %167, %155 : i64
-            scf.if %176 {
-              %177 = arith.index_cast %138 : i64 to index
-              scf.for %arg19 = %c1 to %177 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
+      %120 = arith.minsi %103, %c32_i64 : i64
+      %121 = arith.maxsi %35, %c0_i64_2 : i64
+      %122 = arith.minsi %121, %c16_i64 : i64
+      %123 = arith.ceildivsi %117, %c16_i64 : i64
+      %124 = arith.ceildivsi %122, %c16_i64 : i64
+      %125 = arith.minsi %119, %120 : i64
+      %126 = arith.ceildivsi %125, %c16_i64 : i64
+      %127 = arith.addi %arg14, %c1 : index
+      %128 = arith.cmpi sge, %127, %60 : index
+      %129 = arith.cmpi sgt, %123, %c0_i64_2 : i64
+      %130 = arith.select %129, %124, %c0_i64_2 : i64
+      %131 = arith.index_cast %130 : i64 to index
+      %132 = arith.divsi %125, %c16_i64 : i64
+      %133 = arith.minsi %126, %132 : i64
+      %134 = arith.maxsi %133, %c0_i64_2 : i64
+      %135 = arith.divsi %117, %c16_i64 : i64
+      %136 = arith.minsi %123, %135 : i64
+      %137 = arith.maxsi %136, %c1_i64_1 : i64
+      %138 = arith.minsi %117, %c16_i64 : i64
+      scf.if %128 {
+        %139 = arith.maxsi %126, %c1_i64_1 : i64
+        %140 = arith.ceildivsi %52, %139 : i64
+        scf.for %arg17 = %c0 to %131 step %c1 {
+          %144 = arith.index_cast %arg17 : index to i64
+          %145 = arith.subi %144, %c1_i64_1 : i64
+          %146 = arith.cmpi sge, %145, %c0_i64_2 : i64
+          %147 = arith.cmpi slt, %145, %67 : i64
+          %148 = arith.andi %146, %147 : i1
+          %149 = arith.subi %130, %c1_i64_1 : i64
+          %150 = arith.cmpi eq, %144, %149 : i64
+          %151 = arith.cmpi slt, %144, %67 : i64
+          %152 = arith.andi %150, %151 : i1
+          %153 = arith.subi %126, %c1_i64_1 : i64
+          %154 = arith.select %152, %153, %c-1_i64 : i64
+          %155 = arith.muli %144, %c16_i64 : i64
+          %156 = arith.subi %122, %155 : i64
+          %157 = arith.minsi %156, %c16_i64 : i64
+          %158 = arith.index_cast %134 : i64 to index
+          scf.for %arg18 = %c0 to %158 step %c1 {
+            %166 = arith.index_cast %arg18 : index to i64
+            scf.if %148 {
+              %172 = arith.muli %166, %140 : i64
+              %173 = arith.minsi %172, %52 : i64
+              %174 = arith.addi %173, %140 : i64
+              %175 = arith.minsi %174, %52 : i64
+              %176 = arith.index_cast %173 : i64 to index
+              %177 = arith.index_cast %175 : i64 to index
+              scf.for %arg19 = %176 to %177 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.addi %45, %178 : i64
                 %180 = arith.muli %179, %c16_i64 : i64
-                %181 = arith.addi %180, %156 : i64
-                %182 = arith.ori %181, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %183 = arith.muli %179, %c32_i64 : i64
-                %184 = arith.addi %183, %168 : i64
-                "instgem.compute_accumulated"(%184, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %185 = arith.subi %179, %c1_i64_1 : i64
-                %186 = arith.subi %185, %41 : i64
-                %187 = arith.cmpi sge, %186, %c0_i64_2 : i64
-                %188 = arith.cmpi slt, %186, %47 : i64
-                %189 = arith.andi %187, %188 : i1
-                scf.if %189 {
-                  %190 = arith.muli %185, %c16_i64 : i64
-                  %191 = arith.maxsi %190, %33 : i64
-                  %192 = arith.addi %190, %c16_i64 : i64
-                  %193 = arith.minsi %192, %42 : i64
-                  %194 = arith.subi %193, %191 : i64
-                  %195 = arith.subi %191, %33 : i64
-                  %196 = arith.muli %195, %60 : i64
-                  %197 = arith.addi %59, %196 : i64
-                  %198 = arith.addi %197, %156 : i64
-                  %199 = arith.addi %190, %156 : i64
-                  %200 = arith.ori %199, %c2147483648_i64 : i64
-                  %201 = arith.subi %191, %190 : i64
-                  %202 = arith.addi %200, %201 : i64
-                  %203 = arith.subi %35, %156 : i64
-                  %204 = arith.minsi %203, %c16_i64 : i64
-                  "instgem.mvout"(%198, %202, %204, %194) : (i64, i64, i64, i64) -> ()
+                %181 = arith.maxsi %180, %33 : i64
+                %182 = arith.addi %180, %c16_i64 : i64
+                %183 = arith.minsi %182, %40 : i64
+                %184 = arith.subi %183, %181 : i64
+                %185 = arith.subi %181, %33 : i64
+                %186 = arith.muli %185, %64 : i64
+                %187 = arith.addi %63, %186 : i64
+                %188 = arith.muli %145, %c16_i64 : i64
+                %189 = arith.addi %187, %188 : i64
+                %190 = arith.addi %180, %188 : i64
+                %191 = arith.ori %190, %c2147483648_i64 : i64
+                %192 = arith.subi %181, %180 : i64
+                %193 = arith.addi %191, %192 : i64
+                %194 = arith.subi %35, %188 : i64
+                %195 = arith.minsi %194, %c16_i64 : i64
+                "instgem.mvout"(%189, %193, %195, %184) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %167 = arith.ori %155, %c3221225472_i64 : i64
+            %168 = arith.muli %166, %c16_i64 : i64
+            %169 = arith.addi %168, %155 : i64
+            %170 = arith.addi %169, %c64_i64 : i64
+            "instgem.preload"(%170, %157, %c16_i64, %167, %157, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%168, %c16_i64, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %171 = arith.cmpi eq, %166, %154 : i64
+            scf.if %171 {
+              %172 = arith.index_cast %137 : i64 to index
+              scf.for %arg19 = %c1 to %172 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.muli %174, %c16_i64 : i64
+                %176 = arith.addi %175, %155 : i64
+                %177 = arith.ori %176, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %174, %c32_i64 : i64
+                %179 = arith.addi %178, %168 : i64
+                "instgem.compute_accumulated"(%179, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %180 = arith.subi %174, %c1_i64_1 : i64
+                %181 = arith.subi %180, %45 : i64
+                %182 = arith.cmpi sge, %181, %c0_i64_2 : i64
+                %183 = arith.cmpi slt, %181, %52 : i64
+                %184 = arith.andi %182, %183 : i1
+                scf.if %184 {
+                  %185 = arith.muli %180, %c16_i64 : i64
+                  %186 = arith.maxsi %185, %33 : i64
+                  %187 = arith.addi %185, %c16_i64 : i64
+                  %188 = arith.minsi %187, %40 : i64
+                  %189 = arith.subi %188, %186 : i64
+                  %190 = arith.subi %186, %33 : i64
+                  %191 = arith.muli %190, %64 : i64
+                  %192 = arith.addi %63, %191 : i64
+                  %193 = arith.addi %192, %155 : i64
+                  %194 = arith.addi %185, %155 : i64
+                  %195 = arith.ori %194, %c2147483648_i64 : i64
+                  %196 = arith.subi %186, %185 : i64
+                  %197 = arith.addi %195, %196 : i64
+                  %198 = arith.subi %35, %155 : i64
+                  %199 = arith.minsi %198, %c16_i64 : i64
+                  "instgem.mvout"(%193, %197, %199, %189) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %178 = arith.index_cast %124 : i64 to index
-              scf.for %arg19 = %177 to %178 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
-                %180 = arith.muli %179, %c16_i64 : i64
-                %181 = arith.subi %117, %180 : i64
-                %182 = arith.minsi %181, %c16_i64 : i64
-                %183 = arith.addi %180, %156 : i64
-                %184 = arith.ori %183, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %158, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                %185 = arith.muli %179, %c32_i64 : i64
-                %186 = arith.addi %185, %168 : i64
-                "instgem.compute_accumulated"(%186, %170, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %187 = arith.subi %179, %c1_i64_1 : i64
-                %188 = arith.subi %187, %41 : i64
-                %189 = arith.cmpi sge, %188, %c0_i64_2 : i64
-                %190 = arith.cmpi slt, %188, %47 : i64
-                %191 = arith.andi %189, %190 : i1
-                scf.if %191 {
-                  %192 = arith.muli %187, %c16_i64 : i64
-                  %193 = arith.maxsi %192, %33 : i64
-                  %194 = arith.addi %192, %c16_i64 : i64
-                  %195 = arith.minsi %194, %42 : i64
-                  %196 = arith.subi %195, %193 : i64
-                  %197 = arith.subi %193, %33 : i64
-                  %198 = arith.muli %197, %60 : i64
-                  %199 = arith.addi %59, %198 : i64
-                  %200 = arith.addi %199, %156 : i64
-                  %201 = arith.addi %192, %156 : i64
-                  %202 = arith.ori %201, %c2147483648_i64 : i64
-                  %203 = arith.subi %193, %192 : i64
-                  %204 = arith.addi %202, %203 : i64
-                  %205 = arith.subi %35, %156 : i64
-                  %206 = arith.minsi %205, %c16_i64 : i64
-                  "instgem.mvout"(%200, %204, %206, %196) : (i64, i64, i64, i64) -> ()
+              %173 = arith.index_cast %123 : i64 to index
+              scf.for %arg19 = %172 to %173 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.muli %174, %c16_i64 : i64
+                %176 = arith.subi %117, %175 : i64
+                %177 = arith.minsi %176, %c16_i64 : i64
+                %178 = arith.addi %175, %155 : i64
+                %179 = arith.ori %178, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %157, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                %180 = arith.muli %174, %c32_i64 : i64
+                %181 = arith.addi %180, %168 : i64
+                "instgem.compute_accumulated"(%181, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %182 = arith.subi %174, %c1_i64_1 : i64
+                %183 = arith.subi %182, %45 : i64
+                %184 = arith.cmpi sge, %183, %c0_i64_2 : i64
+                %185 = arith.cmpi slt, %183, %52 : i64
+                %186 = arith.andi %184, %185 : i1
+                scf.if %186 {
+                  %187 = arith.muli %182, %c16_i64 : i64
+                  %188 = arith.maxsi %187, %33 : i64
+                  %189 = arith.addi %187, %c16_i64 : i64
+                  %190 = arith.minsi %189, %40 : i64
+                  %191 = arith.subi %190, %188 : i64
+                  %192 = arith.subi %188, %33 : i64
+                  %193 = arith.muli %192, %64 : i64
+                  %194 = arith.addi %63, %193 : i64
+                  %195 = arith.addi %194, %155 : i64
+                  %196 = arith.addi %187, %155 : i64
+                  %197 = arith.ori %196, %c2147483648_i64 : i64
+                  %198 = arith.subi %188, %187 : i64
+                  %199 = arith.addi %197, %198 : i64
+                  %200 = arith.subi %35, %155 : i64
+                  %201 = arith.minsi %200, %c16_i64 : i64
+                  "instgem.mvout"(%195, %199, %201, %191) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %177 = arith.index_cast %138 : i64 to index
-              scf.for %arg19 = %c1 to %177 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
-                %180 = arith.muli %179, %c16_i64 : i64
-                %181 = arith.addi %180, %156 : i64
-                %182 = arith.ori %181, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %183 = arith.muli %179, %c32_i64 : i64
-                %184 = arith.addi %183, %168 : i64
-                "instgem.compute_accumulated"(%184, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %172 = arith.index_cast %137 : i64 to index
+              scf.for %arg19 = %c1 to %172 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.muli %174, %c16_i64 : i64
+                %176 = arith.addi %175, %155 : i64
+                %177 = arith.ori %176, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %174, %c32_i64 : i64
+                %179 = arith.addi %178, %168 : i64
+                "instgem.compute_accumulated"(%179, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %178 = arith.index_cast %124 : i64 to index
-              scf.for %arg19 = %177 to %178 step %c1 {
-                %179 = arith.index_cast %arg19 : index to i64
-                %180 = arith.muli %179, %c16_i64 : i64
-                %181 = arith.subi %117, %180 : i64
-                %182 = arith.minsi %181, %c16_i64 : i64
-                %183 = arith.addi %180, %156 : i64
-                %184 = arith.ori %183, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %158, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                %185 = arith.muli %179, %c32_i64 : i64
-                %186 = arith.addi %185, %168 : i64
-                "instgem.compute_accumulated"(%186, %170, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %173 = arith.index_cast %123 : i64 to index
+              scf.for %arg19 = %172 to %173 step %c1 {
+                %174 = arith.index_cast %arg19 : index to i64
+                %175 = arith.muli %174, %c16_i64 : i64
+                %176 = arith.subi %117, %175 : i64
+                %177 = arith.minsi %176, %c16_i64 : i64
+                %178 = arith.addi %175, %155 : i64
+                %179 = arith.ori %178, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %157, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                %180 = arith.muli %174, %c32_i64 : i64
+                %181 = arith.addi %180, %168 : i64
+                "instgem.compute_accumulated"(%181, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %149 {
-            %167 = arith.muli %127, %141 : i64
-            %168 = arith.minsi %167, %47 : i64
-            %169 = arith.index_cast %168 : i64 to index
-            %170 = arith.index_cast %47 : i64 to index
-            scf.for %arg18 = %169 to %170 step %c1 {
-              %171 = arith.index_cast %arg18 : index to i64
-              %172 = arith.addi %41, %171 : i64
-              %173 = arith.muli %172, %c16_i64 : i64
-              %174 = arith.maxsi %173, %33 : i64
-              %175 = arith.addi %173, %c16_i64 : i64
-              %176 = arith.minsi %175, %42 : i64
-              %177 = arith.subi %176, %174 : i64
-              %178 = arith.subi %174, %33 : i64
-              %179 = arith.muli %178, %60 : i64
-              %180 = arith.addi %59, %179 : i64
-              %181 = arith.muli %146, %c16_i64 : i64
-              %182 = arith.addi %180, %181 : i64
-              %183 = arith.addi %173, %181 : i64
-              %184 = arith.ori %183, %c2147483648_i64 : i64
-              %185 = arith.subi %174, %173 : i64
-              %186 = arith.addi %184, %185 : i64
-              %187 = arith.subi %35, %181 : i64
-              %188 = arith.minsi %187, %c16_i64 : i64
-              "instgem.mvout"(%182, %186, %188, %177) : (i64, i64, i64, i64) -> ()
+          %159 = arith.index_cast %126 : i64 to index
+          scf.for %arg18 = %158 to %159 step %c1 {
+            %166 = arith.index_cast %arg18 : index to i64
+            %167 = arith.muli %166, %c16_i64 : i64
+            %168 = arith.subi %119, %167 : i64
+            %169 = arith.minsi %168, %c16_i64 : i64
+            %170 = arith.subi %120, %167 : i64
+            %171 = arith.minsi %170, %c16_i64 : i64
+            scf.if %148 {
+              %176 = arith.muli %166, %140 : i64
+              %177 = arith.minsi %176, %52 : i64
+              %178 = arith.addi %177, %140 : i64
+              %179 = arith.minsi %178, %52 : i64
+              %180 = arith.index_cast %177 : i64 to index
+              %181 = arith.index_cast %179 : i64 to index
+              scf.for %arg19 = %180 to %181 step %c1 {
+                %182 = arith.index_cast %arg19 : index to i64
+                %183 = arith.addi %45, %182 : i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.maxsi %184, %33 : i64
+                %186 = arith.addi %184, %c16_i64 : i64
+                %187 = arith.minsi %186, %40 : i64
+                %188 = arith.subi %187, %185 : i64
+                %189 = arith.subi %185, %33 : i64
+                %190 = arith.muli %189, %64 : i64
+                %191 = arith.addi %63, %190 : i64
+                %192 = arith.muli %145, %c16_i64 : i64
+                %193 = arith.addi %191, %192 : i64
+                %194 = arith.addi %184, %192 : i64
+                %195 = arith.ori %194, %c2147483648_i64 : i64
+                %196 = arith.subi %185, %184 : i64
+                %197 = arith.addi %195, %196 : i64
+                %198 = arith.subi %35, %192 : i64
+                %199 = arith.minsi %198, %c16_i64 : i64
+                "instgem.mvout"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %172 = arith.ori %155, %c3221225472_i64 : i64
+            %173 = arith.addi %167, %155 : i64
+            %174 = arith.addi %173, %c64_i64 : i64
+            "instgem.preload"(%174, %157, %171, %172, %157, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%167, %169, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %175 = arith.cmpi eq, %166, %154 : i64
+            scf.if %175 {
+              %176 = arith.index_cast %137 : i64 to index
+              scf.for %arg19 = %c1 to %176 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.muli %178, %c16_i64 : i64
+                %180 = arith.addi %179, %155 : i64
+                %181 = arith.ori %180, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %182 = arith.muli %178, %c32_i64 : i64
+                %183 = arith.addi %182, %167 : i64
+                "instgem.compute_accumulated"(%183, %169, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %184 = arith.subi %178, %c1_i64_1 : i64
+                %185 = arith.subi %184, %45 : i64
+                %186 = arith.cmpi sge, %185, %c0_i64_2 : i64
+                %187 = arith.cmpi slt, %185, %52 : i64
+                %188 = arith.andi %186, %187 : i1
+                scf.if %188 {
+                  %189 = arith.muli %184, %c16_i64 : i64
+                  %190 = arith.maxsi %189, %33 : i64
+                  %191 = arith.addi %189, %c16_i64 : i64
+                  %192 = arith.minsi %191, %40 : i64
+                  %193 = arith.subi %192, %190 : i64
+                  %194 = arith.subi %190, %33 : i64
+                  %195 = arith.muli %194, %64 : i64
+                  %196 = arith.addi %63, %195 : i64
+                  %197 = arith.addi %196, %155 : i64
+                  %198 = arith.addi %189, %155 : i64
+                  %199 = arith.ori %198, %c2147483648_i64 : i64
+                  %200 = arith.subi %190, %189 : i64
+                  %201 = arith.addi %199, %200 : i64
+                  %202 = arith.subi %35, %155 : i64
+                  %203 = arith.minsi %202, %c16_i64 : i64
+                  "instgem.mvout"(%197, %201, %203, %193) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %177 = arith.index_cast %123 : i64 to index
+              scf.for %arg19 = %176 to %177 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.muli %178, %c16_i64 : i64
+                %180 = arith.subi %117, %179 : i64
+                %181 = arith.minsi %180, %c16_i64 : i64
+                %182 = arith.addi %179, %155 : i64
+                %183 = arith.ori %182, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %157, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+                %184 = arith.muli %178, %c32_i64 : i64
+                %185 = arith.addi %184, %167 : i64
+                "instgem.compute_accumulated"(%185, %169, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.subi %178, %c1_i64_1 : i64
+                %187 = arith.subi %186, %45 : i64
+                %188 = arith.cmpi sge, %187, %c0_i64_2 : i64
+                %189 = arith.cmpi slt, %187, %52 : i64
+                %190 = arith.andi %188, %189 : i1
+                scf.if %190 {
+                  %191 = arith.muli %186, %c16_i64 : i64
+                  %192 = arith.maxsi %191, %33 : i64
+                  %193 = arith.addi %191, %c16_i64 : i64
+                  %194 = arith.minsi %193, %40 : i64
+                  %195 = arith.subi %194, %192 : i64
+                  %196 = arith.subi %192, %33 : i64
+                  %197 = arith.muli %196, %64 : i64
+                  %198 = arith.addi %63, %197 : i64
+                  %199 = arith.addi %198, %155 : i64
+                  %200 = arith.addi %191, %155 : i64
+                  %201 = arith.ori %200, %c2147483648_i64 : i64
+                  %202 = arith.subi %192, %191 : i64
+                  %203 = arith.addi %201, %202 : i64
+                  %204 = arith.subi %35, %155 : i64
+                  %205 = arith.minsi %204, %c16_i64 : i64
+                  "instgem.mvout"(%199, %203, %205, %195) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %176 = arith.index_cast %137 : i64 to index
+              scf.for %arg19 = %c1 to %176 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.muli %178, %c16_i64 : i64
+                %180 = arith.addi %179, %155 : i64
+                %181 = arith.ori %180, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %182 = arith.muli %178, %c32_i64 : i64
+                %183 = arith.addi %182, %167 : i64
+                "instgem.compute_accumulated"(%183, %169, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %177 = arith.index_cast %123 : i64 to index
+              scf.for %arg19 = %176 to %177 step %c1 {
+                %178 = arith.index_cast %arg19 : index to i64
+                %179 = arith.muli %178, %c16_i64 : i64
+                %180 = arith.subi %117, %179 : i64
+                %181 = arith.minsi %180, %c16_i64 : i64
+                %182 = arith.addi %179, %155 : i64
+                %183 = arith.ori %182, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %157, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+                %184 = arith.muli %178, %c32_i64 : i64
+                %185 = arith.addi %184, %167 : i64
+                "instgem.compute_accumulated"(%185, %169, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %161 = arith.cmpi sgt, %127, %c0_i64_2 : i64
-          %162 = arith.subi %124, %c1_i64_1 : i64
-          %163 = arith.subi %162, %41 : i64
-          %164 = arith.maxsi %163, %c0_i64_2 : i64
-          %165 = arith.minsi %164, %47 : i64
-          %166 = arith.select %161, %165, %c0_i64_2 : i64
-          scf.if %153 {
-            %167 = arith.index_cast %166 : i64 to index
-            %168 = arith.index_cast %47 : i64 to index
-            scf.for %arg18 = %167 to %168 step %c1 {
+          scf.if %148 {
+            %166 = arith.muli %126, %140 : i64
+            %167 = arith.minsi %166, %52 : i64
+            %168 = arith.index_cast %167 : i64 to index
+            scf.for %arg18 = %168 to %53 step %c1 {
               %169 = arith.index_cast %arg18 : index to i64
-              %170 = arith.addi %41, %169 : i64
+              %170 = arith.addi %45, %169 : i64
               %171 = arith.muli %170, %c16_i64 : i64
               %172 = arith.maxsi %171, %33 : i64
               %173 = arith.addi %171, %c16_i64 : i64
-              %174 = arith.minsi %173, %42 : i64
+              %174 = arith.minsi %173, %40 : i64
               %175 = arith.subi %174, %172 : i64
               %176 = arith.subi %172, %33 : i64
-              %177 = arith.muli %176, %60 : i64
-              %178 = arith.addi %59, %177 : i64
-              %179 = arith.addi %178, %156 : i64
-              %180 = arith.addi %171, %156 : i64
-              %181 = arith.ori %180, %c2147483648_i64 : i64
-              %182 = arith.subi %172, %171 : i64
-              %183 = arith.addi %181, %182 : i64
-              %184 = arith.subi %35, %156 : i64
-              %185 = arith.minsi %184, %c16_i64 : i64
-              "instgem.mvout"(%179, %183, %185, %175) : (i64, i64, i64, i64) -> ()
+              %177 = arith.muli %176, %64 : i64
+              %178 = arith.addi %63, %177 : i64
+              %179 = arith.muli %145, %c16_i64 : i64
+              %180 = arith.addi %178, %179 : i64
+              %181 = arith.addi %171, %179 : i64
+              %182 = arith.ori %181, %c2147483648_i64 : i64
+              %183 = arith.subi %172, %171 : i64
+              %184 = arith.addi %182, %183 : i64
+              %185 = arith.subi %35, %179 : i64
+              %186 = arith.minsi %185, %c16_i64 : i64
+              "instgem.mvout"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %160 = arith.cmpi sgt, %126, %c0_i64_2 : i64
+          %161 = arith.subi %123, %c1_i64_1 : i64
+          %162 = arith.subi %161, %45 : i64
+          %163 = arith.maxsi %162, %c0_i64_2 : i64
+          %164 = arith.minsi %163, %52 : i64
+          %165 = arith.select %160, %164, %c0_i64_2 : i64
+          scf.if %152 {
+            %166 = arith.index_cast %165 : i64 to index
+            scf.for %arg18 = %166 to %53 step %c1 {
+              %167 = arith.index_cast %arg18 : index to i64
+              %168 = arith.addi %45, %167 : i64
+              %169 = arith.muli %168, %c16_i64 : i64
+              %170 = arith.maxsi %169, %33 : i64
+              %171 = arith.addi %169, %c16_i64 : i64
+              %172 = arith.minsi %171, %40 : i64
+              %173 = arith.subi %172, %170 : i64
+              %174 = arith.subi %170, %33 : i64
+              %175 = arith.muli %174, %64 : i64
+              %176 = arith.addi %63, %175 : i64
+              %177 = arith.addi %176, %155 : i64
+              %178 = arith.addi %169, %155 : i64
+              %179 = arith.ori %178, %c2147483648_i64 : i64
+              %180 = arith.subi %170, %169 : i64
+              %181 = arith.addi %179, %180 : i64
+              %182 = arith.subi %35, %155 : i64
+              %183 = arith.minsi %182, %c16_i64 : i64
+              "instgem.mvout"(%177, %181, %183, %173) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %142 = arith.minsi %131, %40 : i64
-        %143 = arith.index_cast %142 : i64 to index
-        %144 = arith.index_cast %40 : i64 to index
-        scf.for %arg17 = %143 to %144 step %c1 {
-          %145 = arith.index_cast %arg17 : index to i64
-          %146 = arith.index_cast %47 : i64 to index
-          scf.for %arg18 = %c0 to %146 step %c1 {
-            %147 = arith.index_cast %arg18 : index to i64
-            %148 = arith.addi %41, %147 : i64
-            %149 = arith.muli %148, %c16_i64 : i64
-            %150 = arith.maxsi %149, %33 : i64
-            %151 = arith.addi %149, %c16_i64 : i64
-            %152 = arith.minsi %151, %42 : i64
-            %153 = arith.subi %152, %150 : i64
-            %154 = arith.subi %150, %33 : i64
-            %155 = arith.muli %154, %60 : i64
-            %156 = arith.addi %59, %155 : i64
-            %157 = arith.muli %145, %c16_i64 : i64
-            %158 = arith.addi %156, %157 : i64
-            %159 = arith.addi %149, %157 : i64
-            %160 = arith.ori %159, %c2147483648_i64 : i64
-            %161 = arith.subi %150, %149 : i64
-            %162 = arith.addi %160, %161 : i64
-            %163 = arith.subi %35, %157 : i64
-            %164 = arith.minsi %163, %c16_i64 : i64
-            "instgem.mvout"(%158, %162, %164, %153) : (i64, i64, i64, i64) -> ()
+        %141 = arith.minsi %130, %67 : i64
+        %142 = arith.index_cast %141 : i64 to index
+        %143 = arith.index_cast %67 : i64 to index
+        scf.for %arg17 = %142 to %143 step %c1 {
+          %144 = arith.index_cast %arg17 : index to i64
+          scf.for %arg18 = %c0 to %53 step %c1 {
+            %145 = arith.index_cast %arg18 : index to i64
+            %146 = arith.addi %45, %145 : i64
+            %147 = arith.muli %146, %c16_i64 : i64
+            %148 = arith.maxsi %147, %33 : i64
+            %149 = arith.addi %147, %c16_i64 : i64
+            %150 = arith.minsi %149, %40 : i64
+            %151 = arith.subi %150, %148 : i64
+            %152 = arith.subi %148, %33 : i64
+            %153 = arith.muli %152, %64 : i64
+            %154 = arith.addi %63, %153 : i64
+            %155 = arith.muli %144, %c16_i64 : i64
+            %156 = arith.addi %154, %155 : i64
+            %157 = arith.addi %147, %155 : i64
+            %158 = arith.ori %157, %c2147483648_i64 : i64
+            %159 = arith.subi %148, %147 : i64
+            %160 = arith.addi %158, %159 : i64
+            %161 = arith.subi %35, %155 : i64
+            %162 = arith.minsi %161, %c16_i64 : i64
+            "instgem.mvout"(%156, %160, %162, %151) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg17 = %c0 to %132 step %c1 {
-          %140 = arith.index_cast %arg17 : index to i64
-          %141 = arith.muli %140, %c16_i64 : i64
-          %142 = arith.subi %123, %141 : i64
-          %143 = arith.minsi %142, %c16_i64 : i64
-          %144 = arith.index_cast %135 : i64 to index
-          scf.for %arg18 = %c0 to %144 step %c1 {
-            %146 = arith.index_cast %arg18 : index to i64
-            %147 = arith.ori %141, %c3221225472_i64 : i64
-            %148 = arith.muli %146, %c16_i64 : i64
-            %149 = arith.addi %148, %141 : i64
-            %150 = arith.addi %149, %c64_i64 : i64
-            "instgem.preload"(%150, %143, %c16_i64, %147, %143, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%148, %c16_i64, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %151 = arith.index_cast %138 : i64 to index
-            scf.for %arg19 = %c1 to %151 step %c1 {
-              %153 = arith.index_cast %arg19 : index to i64
-              %154 = arith.muli %153, %c16_i64 : i64
-              %155 = arith.addi %154, %141 : i64
-              %156 = arith.ori %155, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %157 = arith.muli %153, %c32_i64 : i64
-              %158 = arith.addi %157, %148 : i64
-              "instgem.compute_accumulated"(%158, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %131 step %c1 {
+          %139 = arith.index_cast %arg17 : index to i64
+          %140 = arith.muli %139, %c16_i64 : i64
+          %141 = arith.subi %122, %140 : i64
+          %142 = arith.minsi %141, %c16_i64 : i64
+          %143 = arith.index_cast %134 : i64 to index
+          scf.for %arg18 = %c0 to %143 step %c1 {
+            %145 = arith.index_cast %arg18 : index to i64
+            %146 = arith.ori %140, %c3221225472_i64 : i64
+            %147 = arith.muli %145, %c16_i64 : i64
+            %148 = arith.addi %147, %140 : i64
+            %149 = arith.addi %148, %c64_i64 : i64
+            "instgem.preload"(%149, %142, %c16_i64, %146, %142, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%147, %c16_i64, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %150 = arith.index_cast %137 : i64 to index
+            scf.for %arg19 = %c1 to %150 step %c1 {
+              %152 = arith.index_cast %arg19 : index to i64
+              %153 = arith.muli %152, %c16_i64 : i64
+              %154 = arith.addi %153, %140 : i64
+              %155 = arith.ori %154, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %142, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %156 = arith.muli %152, %c32_i64 : i64
+              %157 = arith.addi %156, %147 : i64
+              "instgem.compute_accumulated"(%157, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %152 = arith.index_cast %124 : i64 to index
-            scf.for %arg19 = %151 to %152 step %c1 {
-              %153 = arith.index_cast %arg19 : index to i64
-              %154 = arith.muli %153, %c16_i64 : i64
-              %155 = arith.subi %117, %154 : i64
-              %156 = arith.minsi %155, %c16_i64 : i64
-              %157 = arith.addi %154, %141 : i64
-              %158 = arith.ori %157, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %143, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-              %159 = arith.muli %153, %c32_i64 : i64
-              %160 = arith.addi %159, %148 : i64
-              "instgem.compute_accumulated"(%160, %c16_i64, %156, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %151 = arith.index_cast %123 : i64 to index
+            scf.for %arg19 = %150 to %151 step %c1 {
+              %152 = arith.index_cast %arg19 : index to i64
+              %153 = arith.muli %152, %c16_i64 : i64
+              %154 = arith.subi %117, %153 : i64
+              %155 = arith.minsi %154, %c16_i64 : i64
+              %156 = arith.addi %153, %140 : i64
+              %157 = arith.ori %156, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %142, %155) : (i64, i64, i64, i64, i64, i64) -> ()
+              %158 = arith.muli %152, %c32_i64 : i64
+              %159 = arith.addi %158, %147 : i64
+              "instgem.compute_accumulated"(%159, %c16_i64, %155, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %145 = arith.index_cast %127 : i64 to index
-          scf.for %arg18 = %144 to %145 step %c1 {
-            %146 = arith.index_cast %arg18 : index to i64
-            %147 = arith.muli %146, %c16_i64 : i64
-            %148 = arith.subi %119, %147 : i64
-            %149 = arith.minsi %148, %c16_i64 : i64
-            %150 = arith.subi %121, %147 : i64
-            %151 = arith.minsi %150, %c16_i64 : i64
-            %152 = arith.ori %141, %c3221225472_i64 : i64
-            %153 = arith.addi %147, %141 : i64
-            %154 = arith.addi %153, %c64_i64 : i64
-            "instgem.preload"(%154, %143, %151, %152, %143, %139) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%147, %149, %139, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %155 = arith.index_cast %138 : i64 to index
-            scf.for %arg19 = %c1 to %155 step %c1 {
-              %157 = arith.index_cast %arg19 : index to i64
-              %158 = arith.muli %157, %c16_i64 : i64
-              %159 = arith.addi %158, %141 : i64
-              %160 = arith.ori %159, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %161 = arith.muli %157, %c32_i64 : i64
-              %162 = arith.addi %161, %147 : i64
-              "instgem.compute_accumulated"(%162, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %144 = arith.index_cast %126 : i64 to index
+          scf.for %arg18 = %143 to %144 step %c1 {
+            %145 = arith.index_cast %arg18 : index to i64
+            %146 = arith.muli %145, %c16_i64 : i64
+            %147 = arith.subi %119, %146 : i64
+            %148 = arith.minsi %147, %c16_i64 : i64
+            %149 = arith.subi %120, %146 : i64
+            %150 = arith.minsi %149, %c16_i64 : i64
+            %151 = arith.ori %140, %c3221225472_i64 : i64
+            %152 = arith.addi %146, %140 : i64
+            %153 = arith.addi %152, %c64_i64 : i64
+            "instgem.preload"(%153, %142, %150, %151, %142, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%146, %148, %138, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %154 = arith.index_cast %137 : i64 to index
+            scf.for %arg19 = %c1 to %154 step %c1 {
+              %156 = arith.index_cast %arg19 : index to i64
+              %157 = arith.muli %156, %c16_i64 : i64
+              %158 = arith.addi %157, %140 : i64
+              %159 = arith.ori %158, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %142, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %160 = arith.muli %156, %c32_i64 : i64
+              %161 = arith.addi %160, %146 : i64
+              "instgem.compute_accumulated"(%161, %148, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %156 = arith.index_cast %124 : i64 to index
-            scf.for %arg19 = %155 to %156 step %c1 {
-              %157 = arith.index_cast %arg19 : index to i64
-              %158 = arith.muli %157, %c16_i64 : i64
-              %159 = arith.subi %117, %158 : i64
-              %160 = arith.minsi %159, %c16_i64 : i64
-              %161 = arith.addi %158, %141 : i64
-              %162 = arith.ori %161, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %162, %143, %160) : (i64, i64, i64, i64, i64, i64) -> ()
-              %163 = arith.muli %157, %c32_i64 : i64
-              %164 = arith.addi %163, %147 : i64
-              "instgem.compute_accumulated"(%164, %149, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %155 = arith.index_cast %123 : i64 to index
+            scf.for %arg19 = %154 to %155 step %c1 {
+              %156 = arith.index_cast %arg19 : index to i64
+              %157 = arith.muli %156, %c16_i64 : i64
+              %158 = arith.subi %117, %157 : i64
+              %159 = arith.minsi %158, %c16_i64 : i64
+              %160 = arith.addi %157, %140 : i64
+              %161 = arith.ori %160, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %161, %142, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+              %162 = arith.muli %156, %c32_i64 : i64
+              %163 = arith.addi %162, %146 : i64
+              "instgem.compute_accumulated"(%163, %148, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
-      scf.yield %67, %87 : index, index
+      scf.yield %72, %87 : index, index
     }
-    %64 = arith.cmpi sle, %56, %c0 : index
-    scf.if %64 {
-      scf.for %arg14 = %c0 to %49 step %c1 {
-        %65 = arith.index_cast %arg14 : index to i64
-        %66 = arith.remsi %65, %47 : i64
-        %67 = arith.divsi %65, %47 : i64
-        %68 = arith.addi %41, %66 : i64
-        %69 = arith.muli %68, %c16_i64 : i64
-        %70 = arith.maxsi %69, %33 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %42 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.subi %70, %33 : i64
-        %75 = arith.muli %74, %60 : i64
-        %76 = arith.addi %59, %75 : i64
-        %77 = arith.muli %67, %c16_i64 : i64
-        %78 = arith.addi %76, %77 : i64
-        %79 = arith.addi %69, %77 : i64
-        %80 = arith.ori %79, %c2147483648_i64 : i64
-        %81 = arith.subi %70, %69 : i64
-        %82 = arith.addi %80, %81 : i64
-        %83 = arith.subi %35, %77 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        "instgem.mvout"(%78, %82, %84, %73) : (i64, i64, i64, i64) -> ()
+    %69 = arith.cmpi sle, %60, %c0 : index
+    scf.if %69 {
+      %70 = arith.muli %52, %67 : i64
+      %71 = arith.index_cast %70 : i64 to index
+      scf.for %arg14 = %c0 to %71 step %c1 {
+        %72 = arith.index_cast %arg14 : index to i64
+        %73 = arith.remsi %72, %52 : i64
+        %74 = arith.divsi %72, %52 : i64
+        %75 = arith.addi %45, %73 : i64
+        %76 = arith.muli %75, %c16_i64 : i64
+        %77 = arith.maxsi %76, %33 : i64
+        %78 = arith.addi %76, %c16_i64 : i64
+        %79 = arith.minsi %78, %40 : i64
+        %80 = arith.subi %79, %77 : i64
+        %81 = arith.subi %77, %33 : i64
+        %82 = arith.muli %81, %64 : i64
+        %83 = arith.addi %63, %82 : i64
+        %84 = arith.muli %74, %c16_i64 : i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.addi %76, %84 : i64
+        %87 = arith.ori %86, %c2147483648_i64 : i64
+        %88 = arith.subi %77, %76 : i64
+        %89 = arith.addi %87, %88 : i64
+        %90 = arith.subi %35, %84 : i64
+        %91 = arith.minsi %90, %c16_i64 : i64
+        "instgem.mvout"(%85, %89, %91, %80) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -106,11 +106,11 @@ module {
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c4_i64 = arith.constant 4 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c32_i64 = arith.constant 32 : i64
     %c64_i64 = arith.constant 64 : i64
+    %c32_i64 = arith.constant 32 : i64
     %c16_i64 = arith.constant 16 : i64
+    %c4_i64 = arith.constant 4 : i64
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c90_i64 = arith.constant 90 : i64
@@ -188,15 +188,6 @@ module {
       func.call @baco_boundary_error(%c100_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%31, %40] [%38, %47] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg19 = %c0 to %c2 step %c1 {
-      %87 = arith.index_cast %arg19 : index to i64
-      %88 = arith.muli %87, %c16_i64 : i64
-      %89 = arith.subi %c32_i64, %88 : i64
-      %90 = arith.minsi %89, %c16_i64 : i64
-      %91 = arith.ori %88, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %91, %90, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %49 = arith.index_cast %37 : index to i64
     %50 = arith.index_cast %38 : index to i64
     %51 = arith.index_cast %47 : index to i64
@@ -206,783 +197,809 @@ module {
     %53 = arith.index_cast %offset : index to i64
     %54 = arith.muli %53, %c4_i64 : i64
     %55 = arith.addi %52, %54 : i64
+    %56 = arith.addi %49, %50 : i64
+    %57 = arith.cmpi slt, %56, %c16_i64 : i64
+    %58 = arith.cmpi slt, %51, %c32_i64 : i64
+    %59 = arith.ori %57, %58 : i1
+    scf.if %59 {
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg19 = %c0 to %c2 step %c1 {
+        %94 = arith.index_cast %arg19 : index to i64
+        %95 = arith.muli %94, %c16_i64 : i64
+        %96 = arith.subi %c32_i64, %95 : i64
+        %97 = arith.minsi %96, %c16_i64 : i64
+        %98 = arith.ori %95, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %98, %97, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
-    %56 = arith.ceildivsi %51, %c16_i64 : i64
-    %57 = arith.divsi %49, %c16_i64 : i64
-    %58 = arith.addi %49, %50 : i64
-    %59 = arith.ceildivsi %58, %c16_i64 : i64
-    %60 = arith.subi %59, %57 : i64
-    %61 = arith.cmpi sgt, %50, %c0_i64_3 : i64
-    %62 = arith.extui %61 : i1 to i64
-    %63 = arith.muli %60, %62 : i64
-    %64 = arith.muli %63, %56 : i64
-    %65 = arith.index_cast %64 : i64 to index
-    scf.for %arg19 = %c0 to %65 step %c1 {
-      %87 = arith.index_cast %arg19 : index to i64
-      %88 = arith.divsi %87, %56 : i64
-      %89 = arith.addi %57, %88 : i64
-      %90 = arith.remsi %87, %56 : i64
-      %91 = arith.muli %89, %c16_i64 : i64
-      %92 = arith.maxsi %91, %49 : i64
-      %93 = arith.addi %91, %c16_i64 : i64
-      %94 = arith.minsi %93, %58 : i64
-      %95 = arith.subi %94, %92 : i64
-      %96 = arith.muli %90, %c64_i64 : i64
-      %97 = arith.addi %55, %96 : i64
-      %98 = arith.muli %89, %c32_i64 : i64
-      %99 = arith.muli %90, %c16_i64 : i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.ori %100, %c2147483648_i64 : i64
-      %102 = arith.subi %92, %91 : i64
-      %103 = arith.addi %101, %102 : i64
-      %104 = arith.subi %51, %99 : i64
-      %105 = arith.minsi %104, %c16_i64 : i64
-      "instgem.mvin"(%97, %103, %105, %95) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %66 = arith.ceildivsi %49, %c16_i64 : i64
-    %67 = arith.cmpi sgt, %49, %c0_i64_3 : i64
+    %60 = arith.ceildivsi %51, %c16_i64 : i64
+    %61 = arith.maxsi %49, %c0_i64_3 : i64
+    %62 = arith.divui %61, %c16_i64 : i64
+    %63 = arith.maxsi %56, %c0_i64_3 : i64
+    %64 = arith.addi %63, %c15_i64 : i64
+    %65 = arith.divui %64, %c16_i64 : i64
+    %66 = arith.subi %65, %62 : i64
+    %67 = arith.cmpi sgt, %50, %c0_i64_3 : i64
     %68 = arith.extui %67 : i1 to i64
     %69 = arith.muli %66, %68 : i64
-    %70 = arith.muli %69, %56 : i64
+    %70 = arith.muli %69, %c2_i64_1 : i64
     %71 = arith.index_cast %70 : i64 to index
     scf.for %arg19 = %c0 to %71 step %c1 {
-      %87 = arith.index_cast %arg19 : index to i64
-      %88 = arith.divsi %87, %56 : i64
-      %89 = arith.remsi %87, %56 : i64
-      %90 = arith.muli %88, %c16_i64 : i64
-      %91 = arith.maxsi %90, %c0_i64_3 : i64
-      %92 = arith.addi %90, %c16_i64 : i64
-      %93 = arith.minsi %92, %49 : i64
-      %94 = arith.subi %93, %91 : i64
-      %95 = arith.muli %88, %c32_i64 : i64
-      %96 = arith.muli %89, %c16_i64 : i64
-      %97 = arith.addi %95, %96 : i64
-      %98 = arith.ori %97, %c2147483648_i64 : i64
-      %99 = arith.subi %91, %90 : i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.subi %51, %96 : i64
-      %102 = arith.minsi %101, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %100, %102, %94) : (i64, i64, i64, i64) -> ()
+      %94 = arith.index_cast %arg19 : index to i64
+      %95 = arith.remui %94, %c2_i64_1 : i64
+      %96 = arith.divui %94, %c2_i64_1 : i64
+      %97 = arith.addi %62, %96 : i64
+      %98 = arith.cmpi slt, %95, %60 : i64
+      scf.if %98 {
+        %99 = arith.muli %97, %c16_i64 : i64
+        %100 = arith.maxsi %99, %49 : i64
+        %101 = arith.addi %99, %c16_i64 : i64
+        %102 = arith.minsi %101, %56 : i64
+        %103 = arith.subi %102, %100 : i64
+        %104 = arith.muli %95, %c64_i64 : i64
+        %105 = arith.addi %55, %104 : i64
+        %106 = arith.muli %97, %c32_i64 : i64
+        %107 = arith.muli %95, %c16_i64 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.ori %108, %c2147483648_i64 : i64
+        %110 = arith.subi %100, %99 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.subi %51, %107 : i64
+        %113 = arith.minsi %112, %c16_i64 : i64
+        "instgem.mvin"(%105, %111, %113, %103) : (i64, i64, i64, i64) -> ()
+      }
     } {gemmini.load_stream}
-    %72 = arith.muli %27, %arg10 : index
-    %73 = arith.muli %72, %25 : index
-    %74 = arith.muli %29, %arg10 : index
-    %75 = arith.muli %74, %25 : index
-    %76 = arith.muli %11, %arg6 : index
-    %77 = arith.addi %76, %16 : index
-    %78 = arith.muli %77, %arg7 : index
-    %79 = arith.muli %78, %arg8 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%79], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %72 = arith.addi %61, %c15_i64 : i64
+    %73 = arith.divui %72, %c16_i64 : i64
+    %74 = arith.cmpi sgt, %49, %c0_i64_3 : i64
+    %75 = arith.extui %74 : i1 to i64
+    %76 = arith.muli %73, %75 : i64
+    %77 = arith.muli %76, %c2_i64_1 : i64
+    %78 = arith.index_cast %77 : i64 to index
+    scf.for %arg19 = %c0 to %78 step %c1 {
+      %94 = arith.index_cast %arg19 : index to i64
+      %95 = arith.remui %94, %c2_i64_1 : i64
+      %96 = arith.divui %94, %c2_i64_1 : i64
+      %97 = arith.cmpi slt, %95, %60 : i64
+      scf.if %97 {
+        %98 = arith.muli %96, %c16_i64 : i64
+        %99 = arith.maxsi %98, %c0_i64_3 : i64
+        %100 = arith.addi %98, %c16_i64 : i64
+        %101 = arith.minsi %100, %49 : i64
+        %102 = arith.subi %101, %99 : i64
+        %103 = arith.muli %96, %c32_i64 : i64
+        %104 = arith.muli %95, %c16_i64 : i64
+        %105 = arith.addi %103, %104 : i64
+        %106 = arith.ori %105, %c2147483648_i64 : i64
+        %107 = arith.subi %99, %98 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.subi %51, %104 : i64
+        %110 = arith.minsi %109, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %108, %110, %102) : (i64, i64, i64, i64) -> ()
+      }
+    } {gemmini.load_stream}
+    %79 = arith.muli %27, %arg10 : index
+    %80 = arith.muli %79, %25 : index
+    %81 = arith.muli %29, %arg10 : index
+    %82 = arith.muli %81, %25 : index
+    %83 = arith.muli %11, %arg6 : index
+    %84 = arith.addi %83, %16 : index
+    %85 = arith.muli %84, %arg7 : index
+    %86 = arith.muli %85, %arg8 : index
+    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%86], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %48 {
       func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_5 = memref.subview %reinterpret_cast_4[%31, %40] [%38, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %80 = arith.index_cast %intptr_10 : index to i64
-    %81 = arith.index_cast %offset_7 : index to i64
-    %82 = arith.addi %80, %81 : i64
-    %83 = arith.index_cast %strides_9#0 : index to i64
-    %84 = arith.bitcast %arg17 : f32 to i32
-    %85 = arith.extui %84 : i32 to i64
+    %87 = arith.index_cast %intptr_10 : index to i64
+    %88 = arith.index_cast %offset_7 : index to i64
+    %89 = arith.addi %87, %88 : i64
+    %90 = arith.index_cast %strides_9#0 : index to i64
+    %91 = arith.bitcast %arg17 : f32 to i32
+    %92 = arith.extui %91 : i32 to i64
     scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %83, %85) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %90, %92) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    scf.for %arg19 = %73 to %75 step %c1 {
-      %87 = arith.muli %arg10, %25 : index
-      %88 = arith.cmpi eq, %87, %c0 : index
-      scf.if %88 {
+    scf.for %arg19 = %80 to %82 step %c1 {
+      %94 = arith.muli %arg10, %25 : index
+      %95 = arith.cmpi eq, %94, %c0 : index
+      scf.if %95 {
         func.call @baco_runtime_error(%c1_i64_2, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %89 = arith.floordivsi %arg19, %87 : index
-      %90 = arith.cmpi eq, %25, %c0 : index
-      scf.if %90 {
+      %96 = arith.floordivsi %arg19, %94 : index
+      %97 = arith.cmpi eq, %25, %c0 : index
+      scf.if %97 {
         func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %91 = arith.floordivsi %arg19, %25 : index
-      %92 = arith.cmpi eq, %arg10, %c0 : index
-      scf.if %92 {
+      %98 = arith.floordivsi %arg19, %25 : index
+      %99 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %99 {
         func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %93 = arith.floordivsi %91, %arg10 : index
-      %94 = arith.muli %93, %arg10 : index
-      %95 = arith.subi %91, %94 : index
-      scf.if %90 {
+      %100 = arith.floordivsi %98, %arg10 : index
+      %101 = arith.muli %100, %arg10 : index
+      %102 = arith.subi %98, %101 : index
+      scf.if %97 {
         func.call @baco_runtime_error(%c1_i64_2, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
-      %96 = arith.muli %91, %25 : index
-      %97 = arith.subi %arg19, %96 : index
-      %98 = arith.muli %97, %c32 : index
-      %99 = arith.addi %24, %95 : index
-      %100 = arith.muli %11, %arg3 : index
-      %101 = arith.addi %100, %23 : index
-      %102 = arith.addi %101, %89 : index
-      %103 = arith.muli %102, %arg4 : index
-      %104 = arith.muli %103, %arg5 : index
-      %reinterpret_cast_11 = memref.reinterpret_cast %arg0 to offset: [%104], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %105 = arith.muli %89, %arg10 : index
-      %106 = arith.addi %105, %95 : index
-      %107 = arith.muli %106, %arg5 : index
-      %108 = arith.muli %107, %arg8 : index
-      %reinterpret_cast_12 = memref.reinterpret_cast %arg1 to offset: [%108], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %109 = arith.maxsi %99, %c0 : index
-      %110 = arith.minsi %109, %arg4 : index
-      %111 = arith.addi %99, %c16 : index
-      %112 = arith.maxsi %111, %c0 : index
-      %113 = arith.minsi %112, %arg4 : index
-      %114 = arith.subi %110, %99 : index
-      %115 = arith.maxsi %114, %c0 : index
-      %116 = arith.minsi %115, %c16 : index
-      %117 = arith.subi %113, %110 : index
-      %118 = arith.maxsi %98, %c0 : index
-      %119 = arith.minsi %118, %arg5 : index
-      %120 = arith.addi %98, %c32 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.minsi %121, %arg5 : index
-      %123 = arith.subi %119, %98 : index
-      %124 = arith.maxsi %123, %c0 : index
-      %125 = arith.minsi %124, %c32 : index
-      %126 = arith.subi %122, %119 : index
-      %127 = arith.cmpi sgt, %125, %c0 : index
-      scf.if %127 {
+      %103 = arith.muli %98, %25 : index
+      %104 = arith.subi %arg19, %103 : index
+      %105 = arith.muli %104, %c32 : index
+      %106 = arith.addi %24, %102 : index
+      %107 = arith.muli %11, %arg3 : index
+      %108 = arith.addi %107, %23 : index
+      %109 = arith.addi %108, %96 : index
+      %110 = arith.muli %109, %arg4 : index
+      %111 = arith.muli %110, %arg5 : index
+      %reinterpret_cast_11 = memref.reinterpret_cast %arg0 to offset: [%111], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %112 = arith.muli %96, %arg10 : index
+      %113 = arith.addi %112, %102 : index
+      %114 = arith.muli %113, %arg5 : index
+      %115 = arith.muli %114, %arg8 : index
+      %reinterpret_cast_12 = memref.reinterpret_cast %arg1 to offset: [%115], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %116 = arith.maxsi %106, %c0 : index
+      %117 = arith.minsi %116, %arg4 : index
+      %118 = arith.addi %106, %c16 : index
+      %119 = arith.maxsi %118, %c0 : index
+      %120 = arith.minsi %119, %arg4 : index
+      %121 = arith.subi %117, %106 : index
+      %122 = arith.maxsi %121, %c0 : index
+      %123 = arith.minsi %122, %c16 : index
+      %124 = arith.subi %120, %117 : index
+      %125 = arith.maxsi %105, %c0 : index
+      %126 = arith.minsi %125, %arg5 : index
+      %127 = arith.addi %105, %c32 : index
+      %128 = arith.maxsi %127, %c0 : index
+      %129 = arith.minsi %128, %arg5 : index
+      %130 = arith.subi %126, %105 : index
+      %131 = arith.maxsi %130, %c0 : index
+      %132 = arith.minsi %131, %c32 : index
+      %133 = arith.subi %129, %126 : index
+      %134 = arith.cmpi sgt, %132, %c0 : index
+      scf.if %134 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast_11[%110, %119] [%117, %126] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %128 = arith.index_cast %116 : index to i64
-      %129 = arith.index_cast %117 : index to i64
-      %130 = arith.index_cast %126 : index to i64
-      %131 = arith.addi %128, %129 : i64
+      %subview_13 = memref.subview %reinterpret_cast_11[%117, %126] [%124, %133] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %135 = arith.index_cast %123 : index to i64
+      %136 = arith.index_cast %124 : index to i64
+      %137 = arith.index_cast %133 : index to i64
+      %138 = arith.addi %135, %136 : i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %132 = arith.index_cast %intptr_18 : index to i64
-      %133 = arith.index_cast %offset_15 : index to i64
-      %134 = arith.addi %132, %133 : i64
-      %135 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %135) : (i64, i64, i64, i64, i64, i64) -> ()
-      %136 = arith.ceildivsi %130, %c64_i64 : i64
-      %137 = arith.divsi %128, %c16_i64 : i64
-      %138 = arith.ceildivsi %131, %c16_i64 : i64
-      %139 = arith.subi %138, %137 : i64
-      %140 = arith.cmpi sgt, %129, %c0_i64_3 : i64
-      %141 = arith.extui %140 : i1 to i64
-      %142 = arith.muli %139, %141 : i64
-      %143 = arith.muli %142, %136 : i64
-      %144 = arith.index_cast %143 : i64 to index
-      scf.for %arg20 = %c0 to %144 step %c1 {
-        %196 = arith.index_cast %arg20 : index to i64
-        %197 = arith.addi %137, %196 : i64
-        %198 = arith.muli %197, %c16_i64 : i64
-        %199 = arith.maxsi %198, %128 : i64
-        %200 = arith.addi %198, %c16_i64 : i64
-        %201 = arith.minsi %200, %131 : i64
-        %202 = arith.subi %201, %199 : i64
-        %203 = arith.subi %199, %128 : i64
-        %204 = arith.muli %203, %135 : i64
-        %205 = arith.addi %134, %204 : i64
-        %206 = arith.muli %197, %c32_i64 : i64
-        %207 = arith.subi %199, %198 : i64
-        %208 = arith.addi %206, %207 : i64
-        %209 = arith.minsi %130, %c64_i64 : i64
-        "instgem.mvin"(%205, %208, %209, %202) : (i64, i64, i64, i64) -> ()
+      %139 = arith.index_cast %intptr_18 : index to i64
+      %140 = arith.index_cast %offset_15 : index to i64
+      %141 = arith.addi %139, %140 : i64
+      %142 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
+      %143 = arith.maxsi %135, %c0_i64_3 : i64
+      %144 = arith.divui %143, %c16_i64 : i64
+      %145 = arith.maxsi %138, %c0_i64_3 : i64
+      %146 = arith.addi %145, %c15_i64 : i64
+      %147 = arith.divui %146, %c16_i64 : i64
+      %148 = arith.subi %147, %144 : i64
+      %149 = arith.cmpi sgt, %136, %c0_i64_3 : i64
+      %150 = arith.extui %149 : i1 to i64
+      %151 = arith.muli %148, %150 : i64
+      %152 = arith.index_cast %151 : i64 to index
+      scf.for %arg20 = %c0 to %152 step %c1 {
+        %203 = arith.index_cast %arg20 : index to i64
+        %204 = arith.addi %144, %203 : i64
+        %205 = arith.muli %204, %c16_i64 : i64
+        %206 = arith.maxsi %205, %135 : i64
+        %207 = arith.addi %205, %c16_i64 : i64
+        %208 = arith.minsi %207, %138 : i64
+        %209 = arith.subi %208, %206 : i64
+        %210 = arith.subi %206, %135 : i64
+        %211 = arith.muli %210, %142 : i64
+        %212 = arith.addi %141, %211 : i64
+        %213 = arith.muli %204, %c32_i64 : i64
+        %214 = arith.subi %206, %205 : i64
+        %215 = arith.addi %213, %214 : i64
+        %216 = arith.minsi %137, %c64_i64 : i64
+        "instgem.mvin"(%212, %215, %216, %209) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %145 = arith.ceildivsi %128, %c16_i64 : i64
-      %146 = arith.cmpi sgt, %128, %c0_i64_3 : i64
-      %147 = arith.extui %146 : i1 to i64
-      %148 = arith.muli %145, %147 : i64
-      %149 = arith.muli %148, %136 : i64
-      %150 = arith.index_cast %149 : i64 to index
-      scf.for %arg20 = %c0 to %150 step %c1 {
-        %196 = arith.index_cast %arg20 : index to i64
-        %197 = arith.muli %196, %c16_i64 : i64
-        %198 = arith.maxsi %197, %c0_i64_3 : i64
-        %199 = arith.addi %197, %c16_i64 : i64
-        %200 = arith.minsi %199, %128 : i64
-        %201 = arith.subi %200, %198 : i64
-        %202 = arith.muli %196, %c32_i64 : i64
-        %203 = arith.subi %198, %197 : i64
-        %204 = arith.addi %202, %203 : i64
-        %205 = arith.minsi %130, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %204, %205, %201) : (i64, i64, i64, i64) -> ()
+      %153 = arith.addi %143, %c15_i64 : i64
+      %154 = arith.divui %153, %c16_i64 : i64
+      %155 = arith.cmpi sgt, %135, %c0_i64_3 : i64
+      %156 = arith.extui %155 : i1 to i64
+      %157 = arith.muli %154, %156 : i64
+      %158 = arith.index_cast %157 : i64 to index
+      scf.for %arg20 = %c0 to %158 step %c1 {
+        %203 = arith.index_cast %arg20 : index to i64
+        %204 = arith.muli %203, %c16_i64 : i64
+        %205 = arith.maxsi %204, %c0_i64_3 : i64
+        %206 = arith.addi %204, %c16_i64 : i64
+        %207 = arith.minsi %206, %135 : i64
+        %208 = arith.subi %207, %205 : i64
+        %209 = arith.muli %203, %c32_i64 : i64
+        %210 = arith.subi %205, %204 : i64
+        %211 = arith.addi %209, %210 : i64
+        %212 = arith.minsi %137, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %211, %212, %208) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %48 {
         func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_12[%119, %40] [%126, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %151 = arith.index_cast %125 : index to i64
-      %152 = arith.addi %151, %130 : i64
+      %subview_19 = memref.subview %reinterpret_cast_12[%126, %40] [%133, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %159 = arith.index_cast %132 : index to i64
+      %160 = arith.addi %159, %137 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %153 = arith.index_cast %intptr_24 : index to i64
-      %154 = arith.index_cast %offset_21 : index to i64
-      %155 = arith.addi %153, %154 : i64
-      %156 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-      %157 = arith.ceildivsi %51, %c64_i64 : i64
-      %158 = arith.divsi %151, %c16_i64 : i64
-      %159 = arith.ceildivsi %152, %c16_i64 : i64
-      %160 = arith.subi %159, %158 : i64
-      %161 = arith.cmpi sgt, %130, %c0_i64_3 : i64
-      %162 = arith.extui %161 : i1 to i64
-      %163 = arith.muli %160, %162 : i64
-      %164 = arith.muli %163, %157 : i64
-      %165 = arith.index_cast %164 : i64 to index
-      scf.for %arg20 = %c0 to %165 step %c1 {
-        %196 = arith.index_cast %arg20 : index to i64
-        %197 = arith.addi %158, %196 : i64
-        %198 = arith.muli %197, %c16_i64 : i64
-        %199 = arith.maxsi %198, %151 : i64
-        %200 = arith.addi %198, %c16_i64 : i64
-        %201 = arith.minsi %200, %152 : i64
-        %202 = arith.subi %201, %199 : i64
-        %203 = arith.subi %199, %151 : i64
-        %204 = arith.muli %203, %156 : i64
-        %205 = arith.addi %155, %204 : i64
-        %206 = arith.muli %197, %c32_i64 : i64
-        %207 = arith.addi %206, %c32_i64 : i64
-        %208 = arith.subi %199, %198 : i64
-        %209 = arith.addi %207, %208 : i64
-        %210 = arith.minsi %51, %c64_i64 : i64
-        "instgem.mvin"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
+      %161 = arith.index_cast %intptr_24 : index to i64
+      %162 = arith.index_cast %offset_21 : index to i64
+      %163 = arith.addi %161, %162 : i64
+      %164 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+      %165 = arith.maxsi %159, %c0_i64_3 : i64
+      %166 = arith.divui %165, %c16_i64 : i64
+      %167 = arith.maxsi %160, %c0_i64_3 : i64
+      %168 = arith.addi %167, %c15_i64 : i64
+      %169 = arith.divui %168, %c16_i64 : i64
+      %170 = arith.subi %169, %166 : i64
+      %171 = arith.cmpi sgt, %137, %c0_i64_3 : i64
+      %172 = arith.extui %171 : i1 to i64
+      %173 = arith.muli %170, %172 : i64
+      %174 = arith.index_cast %173 : i64 to index
+      scf.for %arg20 = %c0 to %174 step %c1 {
+        %203 = arith.index_cast %arg20 : index to i64
+        %204 = arith.addi %166, %203 : i64
+        %205 = arith.muli %204, %c16_i64 : i64
+        %206 = arith.maxsi %205, %159 : i64
+        %207 = arith.addi %205, %c16_i64 : i64
+        %208 = arith.minsi %207, %160 : i64
+        %209 = arith.subi %208, %206 : i64
+        %210 = arith.subi %206, %159 : i64
+        %211 = arith.muli %210, %164 : i64
+        %212 = arith.addi %163, %211 : i64
+        %213 = arith.muli %204, %c32_i64 : i64
+        %214 = arith.addi %213, %c32_i64 : i64
+        %215 = arith.subi %206, %205 : i64
+        %216 = arith.addi %214, %215 : i64
+        %217 = arith.minsi %51, %c64_i64 : i64
+        "instgem.mvin"(%212, %216, %217, %209) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %166 = arith.ceildivsi %151, %c16_i64 : i64
-      %167 = arith.cmpi sgt, %151, %c0_i64_3 : i64
-      %168 = arith.extui %167 : i1 to i64
-      %169 = arith.muli %166, %168 : i64
-      %170 = arith.muli %169, %157 : i64
-      %171 = arith.index_cast %170 : i64 to index
-      scf.for %arg20 = %c0 to %171 step %c1 {
-        %196 = arith.index_cast %arg20 : index to i64
-        %197 = arith.muli %196, %c16_i64 : i64
-        %198 = arith.maxsi %197, %c0_i64_3 : i64
-        %199 = arith.addi %197, %c16_i64 : i64
-        %200 = arith.minsi %199, %151 : i64
-        %201 = arith.subi %200, %198 : i64
-        %202 = arith.muli %196, %c32_i64 : i64
-        %203 = arith.addi %202, %c32_i64 : i64
-        %204 = arith.subi %198, %197 : i64
-        %205 = arith.addi %203, %204 : i64
-        %206 = arith.minsi %51, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %205, %206, %201) : (i64, i64, i64, i64) -> ()
+      %175 = arith.addi %165, %c15_i64 : i64
+      %176 = arith.divui %175, %c16_i64 : i64
+      %177 = arith.cmpi sgt, %159, %c0_i64_3 : i64
+      %178 = arith.extui %177 : i1 to i64
+      %179 = arith.muli %176, %178 : i64
+      %180 = arith.index_cast %179 : i64 to index
+      scf.for %arg20 = %c0 to %180 step %c1 {
+        %203 = arith.index_cast %arg20 : index to i64
+        %204 = arith.muli %203, %c16_i64 : i64
+        %205 = arith.maxsi %204, %c0_i64_3 : i64
+        %206 = arith.addi %204, %c16_i64 : i64
+        %207 = arith.minsi %206, %159 : i64
+        %208 = arith.subi %207, %205 : i64
+        %209 = arith.muli %203, %c32_i64 : i64
+        %210 = arith.addi %209, %c32_i64 : i64
+        %211 = arith.subi %205, %204 : i64
+        %212 = arith.addi %210, %211 : i64
+        %213 = arith.minsi %51, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %212, %213, %208) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %172 = arith.maxsi %131, %c0_i64_3 : i64
-      %173 = arith.minsi %172, %c16_i64 : i64
-      %174 = arith.maxsi %130, %c0_i64_3 : i64
-      %175 = arith.minsi %174, %c32_i64 : i64
-      %176 = arith.maxsi %152, %c0_i64_3 : i64
-      %177 = arith.minsi %176, %c32_i64 : i64
-      %178 = arith.maxsi %51, %c0_i64_3 : i64
-      %179 = arith.minsi %178, %c32_i64 : i64
-      %180 = arith.ceildivsi %173, %c16_i64 : i64
-      %181 = arith.ceildivsi %179, %c16_i64 : i64
-      %182 = arith.minsi %175, %177 : i64
-      %183 = arith.ceildivsi %182, %c16_i64 : i64
-      %184 = arith.addi %arg19, %c1 : index
-      %185 = arith.cmpi sge, %184, %75 : index
-      %186 = arith.cmpi sgt, %180, %c0_i64_3 : i64
-      %187 = arith.select %186, %181, %c0_i64_3 : i64
-      %188 = arith.index_cast %187 : i64 to index
-      %189 = arith.divsi %182, %c16_i64 : i64
-      %190 = arith.minsi %183, %189 : i64
-      %191 = arith.maxsi %190, %c0_i64_3 : i64
-      %192 = arith.divsi %173, %c16_i64 : i64
-      %193 = arith.minsi %180, %192 : i64
-      %194 = arith.maxsi %193, %c1_i64_2 : i64
-      %195 = arith.minsi %173, %c16_i64 : i64
-      scf.if %185 {
-        %196 = arith.maxsi %183, %c1_i64_2 : i64
-        %197 = arith.ceildivsi %63, %196 : i64
-        scf.for %arg20 = %c0 to %188 step %c1 {
-          %201 = arith.index_cast %arg20 : index to i64
-          %202 = arith.subi %201, %c1_i64_2 : i64
-          %203 = arith.cmpi sge, %202, %c0_i64_3 : i64
-          %204 = arith.cmpi slt, %202, %56 : i64
-          %205 = arith.andi %203, %204 : i1
-          %206 = arith.subi %187, %c1_i64_2 : i64
-          %207 = arith.cmpi eq, %201, %206 : i64
-          %208 = arith.cmpi slt, %201, %56 : i64
-          %209 = arith.andi %207, %208 : i1
-          %210 = arith.subi %183, %c1_i64_2 : i64
-          %211 = arith.select %209, %210, %c-1_i64 : i64
-          %212 = arith.muli %201, %c16_i64 : i64
-          %213 = arith.subi %179, %212 : i64
-          %214 = arith.minsi %213, %c16_i64 : i64
-          %215 = arith.index_cast %191 : i64 to index
-          scf.for %arg21 = %c0 to %215 step %c1 {
-            %223 = arith.index_cast %arg21 : index to i64
-            scf.if %205 {
-              %230 = arith.muli %223, %197 : i64
-              %231 = arith.minsi %230, %63 : i64
-              %232 = arith.addi %231, %197 : i64
-              %233 = arith.minsi %232, %63 : i64
-              %234 = arith.index_cast %231 : i64 to index
-              %235 = arith.index_cast %233 : i64 to index
-              scf.for %arg22 = %234 to %235 step %c1 {
-                %236 = arith.index_cast %arg22 : index to i64
-                %237 = arith.addi %57, %236 : i64
-                %238 = arith.muli %237, %c16_i64 : i64
-                %239 = arith.maxsi %238, %49 : i64
-                %240 = arith.addi %238, %c16_i64 : i64
-                %241 = arith.minsi %240, %58 : i64
-                %242 = arith.subi %241, %239 : i64
-                %243 = arith.subi %239, %49 : i64
-                %244 = arith.muli %243, %83 : i64
-                %245 = arith.addi %82, %244 : i64
-                %246 = arith.muli %202, %c16_i64 : i64
-                %247 = arith.addi %245, %246 : i64
-                %248 = arith.muli %237, %c32_i64 : i64
-                %249 = arith.addi %248, %246 : i64
-                %250 = arith.ori %249, %c2147483648_i64 : i64
-                %251 = arith.subi %239, %238 : i64
-                %252 = arith.addi %250, %251 : i64
-                %253 = arith.subi %51, %246 : i64
-                %254 = arith.minsi %253, %c16_i64 : i64
-                "instgem.mvout"(%247, %252, %254, %242) : (i64, i64, i64, i64) -> ()
+      %181 = arith.minsi %145, %c16_i64 : i64
+      %182 = arith.maxsi %137, %c0_i64_3 : i64
+      %183 = arith.minsi %182, %c32_i64 : i64
+      %184 = arith.minsi %167, %c32_i64 : i64
+      %185 = arith.maxsi %51, %c0_i64_3 : i64
+      %186 = arith.minsi %185, %c32_i64 : i64
+      %187 = arith.ceildivsi %181, %c16_i64 : i64
+      %188 = arith.ceildivsi %186, %c16_i64 : i64
+      %189 = arith.minsi %183, %184 : i64
+      %190 = arith.ceildivsi %189, %c16_i64 : i64
+      %191 = arith.addi %arg19, %c1 : index
+      %192 = arith.cmpi sge, %191, %82 : index
+      %193 = arith.cmpi sgt, %187, %c0_i64_3 : i64
+      %194 = arith.select %193, %188, %c0_i64_3 : i64
+      %195 = arith.index_cast %194 : i64 to index
+      %196 = arith.divsi %189, %c16_i64 : i64
+      %197 = arith.minsi %190, %196 : i64
+      %198 = arith.maxsi %197, %c0_i64_3 : i64
+      %199 = arith.divsi %181, %c16_i64 : i64
+      %200 = arith.minsi %187, %199 : i64
+      %201 = arith.maxsi %200, %c1_i64_2 : i64
+      %202 = arith.minsi %181, %c16_i64 : i64
+      scf.if %192 {
+        %203 = arith.maxsi %190, %c1_i64_2 : i64
+        %204 = arith.ceildivsi %69, %203 : i64
+        scf.for %arg20 = %c0 to %195 step %c1 {
+          %208 = arith.index_cast %arg20 : index to i64
+          %209 = arith.subi %208, %c1_i64_2 : i64
+          %210 = arith.cmpi sge, %209, %c0_i64_3 : i64
+          %211 = arith.cmpi slt, %209, %60 : i64
+          %212 = arith.andi %210, %211 : i1
+          %213 = arith.subi %194, %c1_i64_2 : i64
+          %214 = arith.cmpi eq, %208, %213 : i64
+          %215 = arith.cmpi slt, %208, %60 : i64
+          %216 = arith.andi %214, %215 : i1
+          %217 = arith.subi %190, %c1_i64_2 : i64
+          %218 = arith.select %216, %217, %c-1_i64 : i64
+          %219 = arith.muli %208, %c16_i64 : i64
+          %220 = arith.subi %186, %219 : i64
+          %221 = arith.minsi %220, %c16_i64 : i64
+          %222 = arith.index_cast %198 : i64 to index
+          scf.for %arg21 = %c0 to %222 step %c1 {
+            %230 = arith.index_cast %arg21 : index to i64
+            scf.if %212 {
+              %237 = arith.muli %230, %204 : i64
+              %238 = arith.minsi %237, %69 : i64
+              %239 = arith.addi %238, %204 : i64
+              %240 = arith.minsi %239, %69 : i64
+              %241 = arith.index_cast %238 : i64 to index
+              %242 = arith.index_cast %240 : i64 to index
+              scf.for %arg22 = %241 to %242 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.addi %62, %243 : i64
+                %245 = arith.muli %244, %c16_i64 : i64
+                %246 = arith.maxsi %245, %49 : i64
+                %247 = arith.addi %245, %c16_i64 : i64
+                %248 = arith.minsi %247, %56 : i64
+                %249 = arith.subi %248, %246 : i64
+                %250 = arith.subi %246, %49 : i64
+                %251 = arith.muli %250, %90 : i64
+                %252 = arith.addi %89, %251 : i64
+                %253 = arith.muli %209, %c16_i64 : i64
+                %254 = arith.addi %252, %253 : i64
+                %255 = arith.muli %244, %c32_i64 : i64
+                %256 = arith.addi %255, %253 : i64
+                %257 = arith.ori %256, %c2147483648_i64 : i64
+                %258 = arith.subi %246, %245 : i64
+                %259 = arith.addi %257, %258 : i64
+                %260 = arith.subi %51, %253 : i64
+                %261 = arith.minsi %260, %c16_i64 : i64
+                "instgem.mvout"(%254, %259, %261, %249) : (i64, i64, i64, i64) -> ()
               }
             }
-            %224 = arith.ori %212, %c3221225472_i64 : i64
-            %225 = arith.muli %223, %c32_i64 : i64
-            %226 = arith.addi %225, %212 : i64
-            %227 = arith.addi %226, %c32_i64 : i64
-            "instgem.preload"(%227, %214, %c16_i64, %224, %214, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %228 = arith.muli %223, %c16_i64 : i64
-            "instgem.compute_preloaded"(%228, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %229 = arith.cmpi eq, %223, %211 : i64
-            scf.if %229 {
-              %230 = arith.index_cast %194 : i64 to index
-              scf.for %arg22 = %c1 to %230 step %c1 {
-                %232 = arith.index_cast %arg22 : index to i64
-                %233 = arith.muli %232, %c32_i64 : i64
-                %234 = arith.addi %233, %212 : i64
-                %235 = arith.ori %234, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %236 = arith.addi %233, %228 : i64
-                "instgem.compute_accumulated"(%236, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %237 = arith.subi %232, %c1_i64_2 : i64
-                %238 = arith.subi %237, %57 : i64
-                %239 = arith.cmpi sge, %238, %c0_i64_3 : i64
-                %240 = arith.cmpi slt, %238, %63 : i64
-                %241 = arith.andi %239, %240 : i1
-                scf.if %241 {
-                  %242 = arith.muli %237, %c16_i64 : i64
-                  %243 = arith.maxsi %242, %49 : i64
-                  %244 = arith.addi %242, %c16_i64 : i64
-                  %245 = arith.minsi %244, %58 : i64
-                  %246 = arith.subi %245, %243 : i64
-                  %247 = arith.subi %243, %49 : i64
-                  %248 = arith.muli %247, %83 : i64
-                  %249 = arith.addi %82, %248 : i64
-                  %250 = arith.addi %249, %212 : i64
-                  %251 = arith.muli %237, %c32_i64 : i64
-                  %252 = arith.addi %251, %212 : i64
-                  %253 = arith.ori %252, %c2147483648_i64 : i64
-                  %254 = arith.subi %243, %242 : i64
-                  %255 = arith.addi %253, %254 : i64
-                  %256 = arith.subi %51, %212 : i64
-                  %257 = arith.minsi %256, %c16_i64 : i64
-                  "instgem.mvout"(%250, %255, %257, %246) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %231 = arith.index_cast %180 : i64 to index
-              scf.for %arg22 = %230 to %231 step %c1 {
-                %232 = arith.index_cast %arg22 : index to i64
-                %233 = arith.muli %232, %c16_i64 : i64
-                %234 = arith.subi %173, %233 : i64
-                %235 = arith.minsi %234, %c16_i64 : i64
-                %236 = arith.muli %232, %c32_i64 : i64
-                %237 = arith.addi %236, %212 : i64
-                %238 = arith.ori %237, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %214, %235) : (i64, i64, i64, i64, i64, i64) -> ()
-                %239 = arith.addi %236, %228 : i64
-                "instgem.compute_accumulated"(%239, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %240 = arith.subi %232, %c1_i64_2 : i64
-                %241 = arith.subi %240, %57 : i64
-                %242 = arith.cmpi sge, %241, %c0_i64_3 : i64
-                %243 = arith.cmpi slt, %241, %63 : i64
-                %244 = arith.andi %242, %243 : i1
-                scf.if %244 {
-                  %245 = arith.muli %240, %c16_i64 : i64
-                  %246 = arith.maxsi %245, %49 : i64
-                  %247 = arith.addi %245, %c16_i64 : i64
-                  %248 = arith.minsi %247, %58 : i64
-                  %249 = arith.subi %248, %246 : i64
-                  %250 = arith.subi %246, %49 : i64
-                  %251 = arith.muli %250, %83 : i64
-                  %252 = arith.addi %82, %251 : i64
-                  %253 = arith.addi %252, %212 : i64
-                  %254 = arith.muli %240, %c32_i64 : i64
-                  %255 = arith.addi %254, %212 : i64
-                  %256 = arith.ori %255, %c2147483648_i64 : i64
-                  %257 = arith.subi %246, %245 : i64
-                  %258 = arith.addi %256, %257 : i64
-                  %259 = arith.subi %51, %212 : i64
-                  %260 = arith.minsi %259, %c16_i64 : i64
-                  "instgem.mvout"(%253, %258, %260, %249) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } else {
-              %230 = arith.index_cast %194 : i64 to index
-              scf.for %arg22 = %c1 to %230 step %c1 {
-                %232 = arith.index_cast %arg22 : index to i64
-                %233 = arith.muli %232, %c32_i64 : i64
-                %234 = arith.addi %233, %212 : i64
-                %235 = arith.ori %234, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %236 = arith.addi %233, %228 : i64
-                "instgem.compute_accumulated"(%236, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %231 = arith.index_cast %180 : i64 to index
-              scf.for %arg22 = %230 to %231 step %c1 {
-                %232 = arith.index_cast %arg22 : index to i64
-                %233 = arith.muli %232, %c16_i64 : i64
-                %234 = arith.subi %173, %233 : i64
-                %235 = arith.minsi %234, %c16_i64 : i64
-                %236 = arith.muli %232, %c32_i64 : i64
-                %237 = arith.addi %236, %212 : i64
-                %238 = arith.ori %237, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %214, %235) : (i64, i64, i64, i64, i64, i64) -> ()
-                %239 = arith.addi %236, %228 : i64
-                "instgem.compute_accumulated"(%239, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          %216 = arith.index_cast %183 : i64 to index
-          scf.for %arg21 = %215 to %216 step %c1 {
-            %223 = arith.index_cast %arg21 : index to i64
-            %224 = arith.muli %223, %c16_i64 : i64
-            %225 = arith.subi %175, %224 : i64
-            %226 = arith.minsi %225, %c16_i64 : i64
-            %227 = arith.subi %177, %224 : i64
-            %228 = arith.minsi %227, %c16_i64 : i64
-            scf.if %205 {
-              %234 = arith.muli %223, %197 : i64
-              %235 = arith.minsi %234, %63 : i64
-              %236 = arith.addi %235, %197 : i64
-              %237 = arith.minsi %236, %63 : i64
-              %238 = arith.index_cast %235 : i64 to index
-              %239 = arith.index_cast %237 : i64 to index
-              scf.for %arg22 = %238 to %239 step %c1 {
-                %240 = arith.index_cast %arg22 : index to i64
-                %241 = arith.addi %57, %240 : i64
-                %242 = arith.muli %241, %c16_i64 : i64
-                %243 = arith.maxsi %242, %49 : i64
-                %244 = arith.addi %242, %c16_i64 : i64
-                %245 = arith.minsi %244, %58 : i64
-                %246 = arith.subi %245, %243 : i64
-                %247 = arith.subi %243, %49 : i64
-                %248 = arith.muli %247, %83 : i64
-                %249 = arith.addi %82, %248 : i64
-                %250 = arith.muli %202, %c16_i64 : i64
-                %251 = arith.addi %249, %250 : i64
-                %252 = arith.muli %241, %c32_i64 : i64
-                %253 = arith.addi %252, %250 : i64
-                %254 = arith.ori %253, %c2147483648_i64 : i64
-                %255 = arith.subi %243, %242 : i64
-                %256 = arith.addi %254, %255 : i64
-                %257 = arith.subi %51, %250 : i64
-                %258 = arith.minsi %257, %c16_i64 : i64
-                "instgem.mvout"(%251, %256, %258, %246) : (i64, i64, i64, i64) -> ()
-              }
-            }
-            %229 = arith.ori %212, %c3221225472_i64 : i64
-            %230 = arith.muli %223, %c32_i64 : i64
-            %231 = arith.addi %230, %212 : i64
-            %232 = arith.addi %231, %c32_i64 : i64
-            "instgem.preload"(%232, %214, %228, %229, %214, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%224, %226, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %233 = arith.cmpi eq, %223, %211 : i64
-            scf.if %233 {
-              %234 = arith.index_cast %194 : i64 to index
-              scf.for %arg22 = %c1 to %234 step %c1 {
-                %236 = arith.index_cast %arg22 : index to i64
-                %237 = arith.muli %236, %c32_i64 : i64
-                %238 = arith.addi %237, %212 : i64
-                %239 = arith.ori %238, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %240 = arith.addi %237, %224 : i64
-                "instgem.compute_accumulated"(%240, %226, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %241 = arith.subi %236, %c1_i64_2 : i64
-                %242 = arith.subi %241, %57 : i64
-                %243 = arith.cmpi sge, %242, %c0_i64_3 : i64
-                %244 = arith.cmpi slt, %242, %63 : i64
-                %245 = arith.andi %243, %244 : i1
-                scf.if %245 {
-                  %246 = arith.muli %241, %c16_i64 : i64
-                  %247 = arith.maxsi %246, %49 : i64
-                  %248 = arith.addi %246, %c16_i64 : i64
-                  %249 = arith.minsi %248, %58 : i64
-                  %250 = arith.subi %249, %247 : i64
-                  %251 = arith.subi %247, %49 : i64
-                  %252 = arith.muli %251, %83 : i64
-                  %253 = arith.addi %82, %252 : i64
-                  %254 = arith.addi %253, %212 : i64
-                  %255 = arith.muli %241, %c32_i64 : i64
-                  %256 = arith.addi %255, %212 : i64
-                  %257 = arith.ori %256, %c2147483648_i64 : i64
-                  %258 = arith.subi %247, %246 : i64
-                  %259 = arith.addi %257, %258 : i64
-                  %260 = arith.subi %51, %212 : i64
-                  %261 = arith.minsi %260, %c16_i64 : i64
-                  "instgem.mvout"(%254, %259, %261, %250) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %235 = arith.index_cast %180 : i64 to index
-              scf.for %arg22 = %234 to %235 step %c1 {
-                %236 = arith.index_cast %arg22 : index to i64
-                %237 = arith.muli %236, %c16_i64 : i64
-                %238 = arith.subi %173, %237 : i64
-                %239 = arith.minsi %238, %c16_i64 : i64
-                %240 = arith.muli %236, %c32_i64 : i64
-                %241 = arith.addi %240, %212 : i64
+            %231 = arith.ori %219, %c3221225472_i64 : i64
+            %232 = arith.muli %230, %c32_i64 : i64
+            %233 = arith.addi %232, %219 : i64
+            %234 = arith.addi %233, %c32_i64 : i64
+            "instgem.preload"(%234, %221, %c16_i64, %231, %221, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+            %235 = arith.muli %230, %c16_i64 : i64
+            "instgem.compute_preloaded"(%235, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %236 = arith.cmpi eq, %230, %218 : i64
+            scf.if %236 {
+              %237 = arith.index_cast %201 : i64 to index
+              scf.for %arg22 = %c1 to %237 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.muli %239, %c32_i64 : i64
+                %241 = arith.addi %240, %219 : i64
                 %242 = arith.ori %241, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %214, %239) : (i64, i64, i64, i64, i64, i64) -> ()
-                %243 = arith.addi %240, %224 : i64
-                "instgem.compute_accumulated"(%243, %226, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %244 = arith.subi %236, %c1_i64_2 : i64
-                %245 = arith.subi %244, %57 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.addi %240, %235 : i64
+                "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %244 = arith.subi %239, %c1_i64_2 : i64
+                %245 = arith.subi %244, %62 : i64
                 %246 = arith.cmpi sge, %245, %c0_i64_3 : i64
-                %247 = arith.cmpi slt, %245, %63 : i64
+                %247 = arith.cmpi slt, %245, %69 : i64
                 %248 = arith.andi %246, %247 : i1
                 scf.if %248 {
                   %249 = arith.muli %244, %c16_i64 : i64
                   %250 = arith.maxsi %249, %49 : i64
                   %251 = arith.addi %249, %c16_i64 : i64
-                  %252 = arith.minsi %251, %58 : i64
+                  %252 = arith.minsi %251, %56 : i64
                   %253 = arith.subi %252, %250 : i64
                   %254 = arith.subi %250, %49 : i64
-                  %255 = arith.muli %254, %83 : i64
-                  %256 = arith.addi %82, %255 : i64
-                  %257 = arith.addi %256, %212 : i64
+                  %255 = arith.muli %254, %90 : i64
+                  %256 = arith.addi %89, %255 : i64
+                  %257 = arith.addi %256, %219 : i64
                   %258 = arith.muli %244, %c32_i64 : i64
-                  %259 = arith.addi %258, %212 : i64
+                  %259 = arith.addi %258, %219 : i64
                   %260 = arith.ori %259, %c2147483648_i64 : i64
                   %261 = arith.subi %250, %249 : i64
                   %262 = arith.addi %260, %261 : i64
-                  %263 = arith.subi %51, %212 : i64
+                  %263 = arith.subi %51, %219 : i64
                   %264 = arith.minsi %263, %c16_i64 : i64
                   "instgem.mvout"(%257, %262, %264, %253) : (i64, i64, i64, i64) -> ()
                 }
               }
+              %238 = arith.index_cast %187 : i64 to index
+              scf.for %arg22 = %237 to %238 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.muli %239, %c16_i64 : i64
+                %241 = arith.subi %181, %240 : i64
+                %242 = arith.minsi %241, %c16_i64 : i64
+                %243 = arith.muli %239, %c32_i64 : i64
+                %244 = arith.addi %243, %219 : i64
+                %245 = arith.ori %244, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %221, %242) : (i64, i64, i64, i64, i64, i64) -> ()
+                %246 = arith.addi %243, %235 : i64
+                "instgem.compute_accumulated"(%246, %c16_i64, %242, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %247 = arith.subi %239, %c1_i64_2 : i64
+                %248 = arith.subi %247, %62 : i64
+                %249 = arith.cmpi sge, %248, %c0_i64_3 : i64
+                %250 = arith.cmpi slt, %248, %69 : i64
+                %251 = arith.andi %249, %250 : i1
+                scf.if %251 {
+                  %252 = arith.muli %247, %c16_i64 : i64
+                  %253 = arith.maxsi %252, %49 : i64
+                  %254 = arith.addi %252, %c16_i64 : i64
+                  %255 = arith.minsi %254, %56 : i64
+                  %256 = arith.subi %255, %253 : i64
+                  %257 = arith.subi %253, %49 : i64
+                  %258 = arith.muli %257, %90 : i64
+                  %259 = arith.addi %89, %258 : i64
+                  %260 = arith.addi %259, %219 : i64
+                  %261 = arith.muli %247, %c32_i64 : i64
+                  %262 = arith.addi %261, %219 : i64
+                  %263 = arith.ori %262, %c2147483648_i64 : i64
+                  %264 = arith.subi %253, %252 : i64
+                  %265 = arith.addi %263, %264 : i64
+                  %266 = arith.subi %51, %219 : i64
+                  %267 = arith.minsi %266, %c16_i64 : i64
+                  "instgem.mvout"(%260, %265, %267, %256) : (i64, i64, i64, i64) -> ()
+                }
+              }
             } else {
-              %234 = arith.index_cast %194 : i64 to index
-              scf.for %arg22 = %c1 to %234 step %c1 {
-                %236 = arith.index_cast %arg22 : index to i64
-                %237 = arith.muli %236, %c32_i64 : i64
-                %238 = arith.addi %237, %212 : i64
-                %239 = arith.ori %238, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %240 = arith.addi %237, %224 : i64
-                "instgem.compute_accumulated"(%240, %226, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %235 = arith.index_cast %180 : i64 to index
-              scf.for %arg22 = %234 to %235 step %c1 {
-                %236 = arith.index_cast %arg22 : index to i64
-                %237 = arith.muli %236, %c16_i64 : i64
-                %238 = arith.subi %173, %237 : i64
-                %239 = arith.minsi %238, %c16_i64 : i64
-                %240 = arith.muli %236, %c32_i64 : i64
-                %241 = arith.addi %240, %212 : i64
+              %237 = arith.index_cast %201 : i64 to index
+              scf.for %arg22 = %c1 to %237 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.muli %239, %c32_i64 : i64
+                %241 = arith.addi %240, %219 : i64
                 %242 = arith.ori %241, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %214, %239) : (i64, i64, i64, i64, i64, i64) -> ()
-                %243 = arith.addi %240, %224 : i64
-                "instgem.compute_accumulated"(%243, %226, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.addi %240, %235 : i64
+                "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %238 = arith.index_cast %187 : i64 to index
+              scf.for %arg22 = %237 to %238 step %c1 {
+                %239 = arith.index_cast %arg22 : index to i64
+                %240 = arith.muli %239, %c16_i64 : i64
+                %241 = arith.subi %181, %240 : i64
+                %242 = arith.minsi %241, %c16_i64 : i64
+                %243 = arith.muli %239, %c32_i64 : i64
+                %244 = arith.addi %243, %219 : i64
+                %245 = arith.ori %244, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %221, %242) : (i64, i64, i64, i64, i64, i64) -> ()
+                %246 = arith.addi %243, %235 : i64
+                "instgem.compute_accumulated"(%246, %c16_i64, %242, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %205 {
-            %223 = arith.muli %183, %197 : i64
-            %224 = arith.minsi %223, %63 : i64
-            %225 = arith.index_cast %224 : i64 to index
-            %226 = arith.index_cast %63 : i64 to index
-            scf.for %arg21 = %225 to %226 step %c1 {
-              %227 = arith.index_cast %arg21 : index to i64
-              %228 = arith.addi %57, %227 : i64
-              %229 = arith.muli %228, %c16_i64 : i64
-              %230 = arith.maxsi %229, %49 : i64
-              %231 = arith.addi %229, %c16_i64 : i64
-              %232 = arith.minsi %231, %58 : i64
-              %233 = arith.subi %232, %230 : i64
-              %234 = arith.subi %230, %49 : i64
-              %235 = arith.muli %234, %83 : i64
-              %236 = arith.addi %82, %235 : i64
-              %237 = arith.muli %202, %c16_i64 : i64
-              %238 = arith.addi %236, %237 : i64
-              %239 = arith.muli %228, %c32_i64 : i64
-              %240 = arith.addi %239, %237 : i64
-              %241 = arith.ori %240, %c2147483648_i64 : i64
-              %242 = arith.subi %230, %229 : i64
-              %243 = arith.addi %241, %242 : i64
-              %244 = arith.subi %51, %237 : i64
-              %245 = arith.minsi %244, %c16_i64 : i64
-              "instgem.mvout"(%238, %243, %245, %233) : (i64, i64, i64, i64) -> ()
+          %223 = arith.index_cast %190 : i64 to index
+          scf.for %arg21 = %222 to %223 step %c1 {
+            %230 = arith.index_cast %arg21 : index to i64
+            %231 = arith.muli %230, %c16_i64 : i64
+            %232 = arith.subi %183, %231 : i64
+            %233 = arith.minsi %232, %c16_i64 : i64
+            %234 = arith.subi %184, %231 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            scf.if %212 {
+              %241 = arith.muli %230, %204 : i64
+              %242 = arith.minsi %241, %69 : i64
+              %243 = arith.addi %242, %204 : i64
+              %244 = arith.minsi %243, %69 : i64
+              %245 = arith.index_cast %242 : i64 to index
+              %246 = arith.index_cast %244 : i64 to index
+              scf.for %arg22 = %245 to %246 step %c1 {
+                %247 = arith.index_cast %arg22 : index to i64
+                %248 = arith.addi %62, %247 : i64
+                %249 = arith.muli %248, %c16_i64 : i64
+                %250 = arith.maxsi %249, %49 : i64
+                %251 = arith.addi %249, %c16_i64 : i64
+                %252 = arith.minsi %251, %56 : i64
+                %253 = arith.subi %252, %250 : i64
+                %254 = arith.subi %250, %49 : i64
+                %255 = arith.muli %254, %90 : i64
+                %256 = arith.addi %89, %255 : i64
+                %257 = arith.muli %209, %c16_i64 : i64
+                %258 = arith.addi %256, %257 : i64
+                %259 = arith.muli %248, %c32_i64 : i64
+                %260 = arith.addi %259, %257 : i64
+                %261 = arith.ori %260, %c2147483648_i64 : i64
+                %262 = arith.subi %250, %249 : i64
+                %263 = arith.addi %261, %262 : i64
+                %264 = arith.subi %51, %257 : i64
+                %265 = arith.minsi %264, %c16_i64 : i64
+                "instgem.mvout"(%258, %263, %265, %253) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %236 = arith.ori %219, %c3221225472_i64 : i64
+            %237 = arith.muli %230, %c32_i64 : i64
+            %238 = arith.addi %237, %219 : i64
+            %239 = arith.addi %238, %c32_i64 : i64
+            "instgem.preload"(%239, %221, %235, %236, %221, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%231, %233, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %240 = arith.cmpi eq, %230, %218 : i64
+            scf.if %240 {
+              %241 = arith.index_cast %201 : i64 to index
+              scf.for %arg22 = %c1 to %241 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.muli %243, %c32_i64 : i64
+                %245 = arith.addi %244, %219 : i64
+                %246 = arith.ori %245, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %247 = arith.addi %244, %231 : i64
+                "instgem.compute_accumulated"(%247, %233, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %248 = arith.subi %243, %c1_i64_2 : i64
+                %249 = arith.subi %248, %62 : i64
+                %250 = arith.cmpi sge, %249, %c0_i64_3 : i64
+                %251 = arith.cmpi slt, %249, %69 : i64
+                %252 = arith.andi %250, %251 : i1
+                scf.if %252 {
+                  %253 = arith.muli %248, %c16_i64 : i64
+                  %254 = arith.maxsi %253, %49 : i64
+                  %255 = arith.addi %253, %c16_i64 : i64
+                  %256 = arith.minsi %255, %56 : i64
+                  %257 = arith.subi %256, %254 : i64
+                  %258 = arith.subi %254, %49 : i64
+                  %259 = arith.muli %258, %90 : i64
+                  %260 = arith.addi %89, %259 : i64
+                  %261 = arith.addi %260, %219 : i64
+                  %262 = arith.muli %248, %c32_i64 : i64
+                  %263 = arith.addi %262, %219 : i64
+                  %264 = arith.ori %263, %c2147483648_i64 : i64
+                  %265 = arith.subi %254, %253 : i64
+                  %266 = arith.addi %264, %265 : i64
+                  %267 = arith.subi %51, %219 : i64
+                  %268 = arith.minsi %267, %c16_i64 : i64
+                  "instgem.mvout"(%261, %266, %268, %257) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %242 = arith.index_cast %187 : i64 to index
+              scf.for %arg22 = %241 to %242 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.muli %243, %c16_i64 : i64
+                %245 = arith.subi %181, %244 : i64
+                %246 = arith.minsi %245, %c16_i64 : i64
+                %247 = arith.muli %243, %c32_i64 : i64
+                %248 = arith.addi %247, %219 : i64
+                %249 = arith.ori %248, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %221, %246) : (i64, i64, i64, i64, i64, i64) -> ()
+                %250 = arith.addi %247, %231 : i64
+                "instgem.compute_accumulated"(%250, %233, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %251 = arith.subi %243, %c1_i64_2 : i64
+                %252 = arith.subi %251, %62 : i64
+                %253 = arith.cmpi sge, %252, %c0_i64_3 : i64
+                %254 = arith.cmpi slt, %252, %69 : i64
+                %255 = arith.andi %253, %254 : i1
+                scf.if %255 {
+                  %256 = arith.muli %251, %c16_i64 : i64
+                  %257 = arith.maxsi %256, %49 : i64
+                  %258 = arith.addi %256, %c16_i64 : i64
+                  %259 = arith.minsi %258, %56 : i64
+                  %260 = arith.subi %259, %257 : i64
+                  %261 = arith.subi %257, %49 : i64
+                  %262 = arith.muli %261, %90 : i64
+                  %263 = arith.addi %89, %262 : i64
+                  %264 = arith.addi %263, %219 : i64
+                  %265 = arith.muli %251, %c32_i64 : i64
+                  %266 = arith.addi %265, %219 : i64
+                  %267 = arith.ori %266, %c2147483648_i64 : i64
+                  %268 = arith.subi %257, %256 : i64
+                  %269 = arith.addi %267, %268 : i64
+                  %270 = arith.subi %51, %219 : i64
+                  %271 = arith.minsi %270, %c16_i64 : i64
+                  "instgem.mvout"(%264, %269, %271, %260) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %241 = arith.index_cast %201 : i64 to index
+              scf.for %arg22 = %c1 to %241 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.muli %243, %c32_i64 : i64
+                %245 = arith.addi %244, %219 : i64
+                %246 = arith.ori %245, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %247 = arith.addi %244, %231 : i64
+                "instgem.compute_accumulated"(%247, %233, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %242 = arith.index_cast %187 : i64 to index
+              scf.for %arg22 = %241 to %242 step %c1 {
+                %243 = arith.index_cast %arg22 : index to i64
+                %244 = arith.muli %243, %c16_i64 : i64
+                %245 = arith.subi %181, %244 : i64
+                %246 = arith.minsi %245, %c16_i64 : i64
+                %247 = arith.muli %243, %c32_i64 : i64
+                %248 = arith.addi %247, %219 : i64
+                %249 = arith.ori %248, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %221, %246) : (i64, i64, i64, i64, i64, i64) -> ()
+                %250 = arith.addi %247, %231 : i64
+                "instgem.compute_accumulated"(%250, %233, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %217 = arith.cmpi sgt, %183, %c0_i64_3 : i64
-          %218 = arith.subi %180, %c1_i64_2 : i64
-          %219 = arith.subi %218, %57 : i64
-          %220 = arith.maxsi %219, %c0_i64_3 : i64
-          %221 = arith.minsi %220, %63 : i64
-          %222 = arith.select %217, %221, %c0_i64_3 : i64
-          scf.if %209 {
-            %223 = arith.index_cast %222 : i64 to index
-            %224 = arith.index_cast %63 : i64 to index
-            scf.for %arg21 = %223 to %224 step %c1 {
-              %225 = arith.index_cast %arg21 : index to i64
-              %226 = arith.addi %57, %225 : i64
-              %227 = arith.muli %226, %c16_i64 : i64
-              %228 = arith.maxsi %227, %49 : i64
-              %229 = arith.addi %227, %c16_i64 : i64
-              %230 = arith.minsi %229, %58 : i64
-              %231 = arith.subi %230, %228 : i64
-              %232 = arith.subi %228, %49 : i64
-              %233 = arith.muli %232, %83 : i64
-              %234 = arith.addi %82, %233 : i64
-              %235 = arith.addi %234, %212 : i64
-              %236 = arith.muli %226, %c32_i64 : i64
-              %237 = arith.addi %236, %212 : i64
-              %238 = arith.ori %237, %c2147483648_i64 : i64
-              %239 = arith.subi %228, %227 : i64
-              %240 = arith.addi %238, %239 : i64
-              %241 = arith.subi %51, %212 : i64
-              %242 = arith.minsi %241, %c16_i64 : i64
-              "instgem.mvout"(%235, %240, %242, %231) : (i64, i64, i64, i64) -> ()
+          scf.if %212 {
+            %230 = arith.muli %190, %204 : i64
+            %231 = arith.minsi %230, %69 : i64
+            %232 = arith.index_cast %231 : i64 to index
+            %233 = arith.index_cast %69 : i64 to index
+            scf.for %arg21 = %232 to %233 step %c1 {
+              %234 = arith.index_cast %arg21 : index to i64
+              %235 = arith.addi %62, %234 : i64
+              %236 = arith.muli %235, %c16_i64 : i64
+              %237 = arith.maxsi %236, %49 : i64
+              %238 = arith.addi %236, %c16_i64 : i64
+              %239 = arith.minsi %238, %56 : i64
+              %240 = arith.subi %239, %237 : i64
+              %241 = arith.subi %237, %49 : i64
+              %242 = arith.muli %241, %90 : i64
+              %243 = arith.addi %89, %242 : i64
+              %244 = arith.muli %209, %c16_i64 : i64
+              %245 = arith.addi %243, %244 : i64
+              %246 = arith.muli %235, %c32_i64 : i64
+              %247 = arith.addi %246, %244 : i64
+              %248 = arith.ori %247, %c2147483648_i64 : i64
+              %249 = arith.subi %237, %236 : i64
+              %250 = arith.addi %248, %249 : i64
+              %251 = arith.subi %51, %244 : i64
+              %252 = arith.minsi %251, %c16_i64 : i64
+              "instgem.mvout"(%245, %250, %252, %240) : (i64, i64, i64, i64) -> ()
+            }
+          }
+          %224 = arith.cmpi sgt, %190, %c0_i64_3 : i64
+          %225 = arith.subi %187, %c1_i64_2 : i64
+          %226 = arith.subi %225, %62 : i64
+          %227 = arith.maxsi %226, %c0_i64_3 : i64
+          %228 = arith.minsi %227, %69 : i64
+          %229 = arith.select %224, %228, %c0_i64_3 : i64
+          scf.if %216 {
+            %230 = arith.index_cast %229 : i64 to index
+            %231 = arith.index_cast %69 : i64 to index
+            scf.for %arg21 = %230 to %231 step %c1 {
+              %232 = arith.index_cast %arg21 : index to i64
+              %233 = arith.addi %62, %232 : i64
+              %234 = arith.muli %233, %c16_i64 : i64
+              %235 = arith.maxsi %234, %49 : i64
+              %236 = arith.addi %234, %c16_i64 : i64
+              %237 = arith.minsi %236, %56 : i64
+              %238 = arith.subi %237, %235 : i64
+              %239 = arith.subi %235, %49 : i64
+              %240 = arith.muli %239, %90 : i64
+              %241 = arith.addi %89, %240 : i64
+              %242 = arith.addi %241, %219 : i64
+              %243 = arith.muli %233, %c32_i64 : i64
+              %244 = arith.addi %243, %219 : i64
+              %245 = arith.ori %244, %c2147483648_i64 : i64
+              %246 = arith.subi %235, %234 : i64
+              %247 = arith.addi %245, %246 : i64
+              %248 = arith.subi %51, %219 : i64
+              %249 = arith.minsi %248, %c16_i64 : i64
+              "instgem.mvout"(%242, %247, %249, %238) : (i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %198 = arith.minsi %187, %56 : i64
-        %199 = arith.index_cast %198 : i64 to index
-        %200 = arith.index_cast %56 : i64 to index
-        scf.for %arg20 = %199 to %200 step %c1 {
-          %201 = arith.index_cast %arg20 : index to i64
-          %202 = arith.index_cast %63 : i64 to index
-          scf.for %arg21 = %c0 to %202 step %c1 {
-            %203 = arith.index_cast %arg21 : index to i64
-            %204 = arith.addi %57, %203 : i64
-            %205 = arith.muli %204, %c16_i64 : i64
-            %206 = arith.maxsi %205, %49 : i64
-            %207 = arith.addi %205, %c16_i64 : i64
-            %208 = arith.minsi %207, %58 : i64
-            %209 = arith.subi %208, %206 : i64
-            %210 = arith.subi %206, %49 : i64
-            %211 = arith.muli %210, %83 : i64
-            %212 = arith.addi %82, %211 : i64
-            %213 = arith.muli %201, %c16_i64 : i64
-            %214 = arith.addi %212, %213 : i64
-            %215 = arith.muli %204, %c32_i64 : i64
-            %216 = arith.addi %215, %213 : i64
-            %217 = arith.ori %216, %c2147483648_i64 : i64
-            %218 = arith.subi %206, %205 : i64
-            %219 = arith.addi %217, %218 : i64
-            %220 = arith.subi %51, %213 : i64
-            %221 = arith.minsi %220, %c16_i64 : i64
-            "instgem.mvout"(%214, %219, %221, %209) : (i64, i64, i64, i64) -> ()
+        %205 = arith.minsi %194, %60 : i64
+        %206 = arith.index_cast %205 : i64 to index
+        %207 = arith.index_cast %60 : i64 to index
+        scf.for %arg20 = %206 to %207 step %c1 {
+          %208 = arith.index_cast %arg20 : index to i64
+          %209 = arith.index_cast %69 : i64 to index
+          scf.for %arg21 = %c0 to %209 step %c1 {
+            %210 = arith.index_cast %arg21 : index to i64
+            %211 = arith.addi %62, %210 : i64
+            %212 = arith.muli %211, %c16_i64 : i64
+            %213 = arith.maxsi %212, %49 : i64
+            %214 = arith.addi %212, %c16_i64 : i64
+            %215 = arith.minsi %214, %56 : i64
+            %216 = arith.subi %215, %213 : i64
+            %217 = arith.subi %213, %49 : i64
+            %218 = arith.muli %217, %90 : i64
+            %219 = arith.addi %89, %218 : i64
+            %220 = arith.muli %208, %c16_i64 : i64
+            %221 = arith.addi %219, %220 : i64
+            %222 = arith.muli %211, %c32_i64 : i64
+            %223 = arith.addi %222, %220 : i64
+            %224 = arith.ori %223, %c2147483648_i64 : i64
+            %225 = arith.subi %213, %212 : i64
+            %226 = arith.addi %224, %225 : i64
+            %227 = arith.subi %51, %220 : i64
+            %228 = arith.minsi %227, %c16_i64 : i64
+            "instgem.mvout"(%221, %226, %228, %216) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        scf.for %arg20 = %c0 to %188 step %c1 {
-          %196 = arith.index_cast %arg20 : index to i64
-          %197 = arith.muli %196, %c16_i64 : i64
-          %198 = arith.subi %179, %197 : i64
-          %199 = arith.minsi %198, %c16_i64 : i64
-          %200 = arith.index_cast %191 : i64 to index
-          scf.for %arg21 = %c0 to %200 step %c1 {
-            %202 = arith.index_cast %arg21 : index to i64
-            %203 = arith.ori %197, %c3221225472_i64 : i64
-            %204 = arith.muli %202, %c32_i64 : i64
-            %205 = arith.addi %204, %197 : i64
-            %206 = arith.addi %205, %c32_i64 : i64
-            "instgem.preload"(%206, %199, %c16_i64, %203, %199, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %207 = arith.muli %202, %c16_i64 : i64
-            "instgem.compute_preloaded"(%207, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %208 = arith.index_cast %194 : i64 to index
-            scf.for %arg22 = %c1 to %208 step %c1 {
-              %210 = arith.index_cast %arg22 : index to i64
-              %211 = arith.muli %210, %c32_i64 : i64
-              %212 = arith.addi %211, %197 : i64
-              %213 = arith.ori %212, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %199, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %214 = arith.addi %211, %207 : i64
-              "instgem.compute_accumulated"(%214, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg20 = %c0 to %195 step %c1 {
+          %203 = arith.index_cast %arg20 : index to i64
+          %204 = arith.muli %203, %c16_i64 : i64
+          %205 = arith.subi %186, %204 : i64
+          %206 = arith.minsi %205, %c16_i64 : i64
+          %207 = arith.index_cast %198 : i64 to index
+          scf.for %arg21 = %c0 to %207 step %c1 {
+            %209 = arith.index_cast %arg21 : index to i64
+            %210 = arith.ori %204, %c3221225472_i64 : i64
+            %211 = arith.muli %209, %c32_i64 : i64
+            %212 = arith.addi %211, %204 : i64
+            %213 = arith.addi %212, %c32_i64 : i64
+            "instgem.preload"(%213, %206, %c16_i64, %210, %206, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+            %214 = arith.muli %209, %c16_i64 : i64
+            "instgem.compute_preloaded"(%214, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %215 = arith.index_cast %201 : i64 to index
+            scf.for %arg22 = %c1 to %215 step %c1 {
+              %217 = arith.index_cast %arg22 : index to i64
+              %218 = arith.muli %217, %c32_i64 : i64
+              %219 = arith.addi %218, %204 : i64
+              %220 = arith.ori %219, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %221 = arith.addi %218, %214 : i64
+              "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %209 = arith.index_cast %180 : i64 to index
-            scf.for %arg22 = %208 to %209 step %c1 {
-              %210 = arith.index_cast %arg22 : index to i64
-              %211 = arith.muli %210, %c16_i64 : i64
-              %212 = arith.subi %173, %211 : i64
-              %213 = arith.minsi %212, %c16_i64 : i64
-              %214 = arith.muli %210, %c32_i64 : i64
-              %215 = arith.addi %214, %197 : i64
-              %216 = arith.ori %215, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %199, %213) : (i64, i64, i64, i64, i64, i64) -> ()
-              %217 = arith.addi %214, %207 : i64
-              "instgem.compute_accumulated"(%217, %c16_i64, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %216 = arith.index_cast %187 : i64 to index
+            scf.for %arg22 = %215 to %216 step %c1 {
+              %217 = arith.index_cast %arg22 : index to i64
+              %218 = arith.muli %217, %c16_i64 : i64
+              %219 = arith.subi %181, %218 : i64
+              %220 = arith.minsi %219, %c16_i64 : i64
+              %221 = arith.muli %217, %c32_i64 : i64
+              %222 = arith.addi %221, %204 : i64
+              %223 = arith.ori %222, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %220) : (i64, i64, i64, i64, i64, i64) -> ()
+              %224 = arith.addi %221, %214 : i64
+              "instgem.compute_accumulated"(%224, %c16_i64, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %201 = arith.index_cast %183 : i64 to index
-          scf.for %arg21 = %200 to %201 step %c1 {
-            %202 = arith.index_cast %arg21 : index to i64
-            %203 = arith.muli %202, %c16_i64 : i64
-            %204 = arith.subi %175, %203 : i64
-            %205 = arith.minsi %204, %c16_i64 : i64
-            %206 = arith.subi %177, %203 : i64
-            %207 = arith.minsi %206, %c16_i64 : i64
-            %208 = arith.ori %197, %c3221225472_i64 : i64
-            %209 = arith.muli %202, %c32_i64 : i64
-            %210 = arith.addi %209, %197 : i64
-            %211 = arith.addi %210, %c32_i64 : i64
-            "instgem.preload"(%211, %199, %207, %208, %199, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%203, %205, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %212 = arith.index_cast %194 : i64 to index
-            scf.for %arg22 = %c1 to %212 step %c1 {
-              %214 = arith.index_cast %arg22 : index to i64
-              %215 = arith.muli %214, %c32_i64 : i64
-              %216 = arith.addi %215, %197 : i64
-              %217 = arith.ori %216, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %199, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %218 = arith.addi %215, %203 : i64
-              "instgem.compute_accumulated"(%218, %205, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %208 = arith.index_cast %190 : i64 to index
+          scf.for %arg21 = %207 to %208 step %c1 {
+            %209 = arith.index_cast %arg21 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.subi %183, %210 : i64
+            %212 = arith.minsi %211, %c16_i64 : i64
+            %213 = arith.subi %184, %210 : i64
+            %214 = arith.minsi %213, %c16_i64 : i64
+            %215 = arith.ori %204, %c3221225472_i64 : i64
+            %216 = arith.muli %209, %c32_i64 : i64
+            %217 = arith.addi %216, %204 : i64
+            %218 = arith.addi %217, %c32_i64 : i64
+            "instgem.preload"(%218, %206, %214, %215, %206, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%210, %212, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %219 = arith.index_cast %201 : i64 to index
+            scf.for %arg22 = %c1 to %219 step %c1 {
+              %221 = arith.index_cast %arg22 : index to i64
+              %222 = arith.muli %221, %c32_i64 : i64
+              %223 = arith.addi %222, %204 : i64
+              %224 = arith.ori %223, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %225 = arith.addi %222, %210 : i64
+              "instgem.compute_accumulated"(%225, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %213 = arith.index_cast %180 : i64 to index
-            scf.for %arg22 = %212 to %213 step %c1 {
-              %214 = arith.index_cast %arg22 : index to i64
-              %215 = arith.muli %214, %c16_i64 : i64
-              %216 = arith.subi %173, %215 : i64
-              %217 = arith.minsi %216, %c16_i64 : i64
-              %218 = arith.muli %214, %c32_i64 : i64
-              %219 = arith.addi %218, %197 : i64
-              %220 = arith.ori %219, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %199, %217) : (i64, i64, i64, i64, i64, i64) -> ()
-              %221 = arith.addi %218, %203 : i64
-              "instgem.compute_accumulated"(%221, %205, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.index_cast %187 : i64 to index
+            scf.for %arg22 = %219 to %220 step %c1 {
+              %221 = arith.index_cast %arg22 : index to i64
+              %222 = arith.muli %221, %c16_i64 : i64
+              %223 = arith.subi %181, %222 : i64
+              %224 = arith.minsi %223, %c16_i64 : i64
+              %225 = arith.muli %221, %c32_i64 : i64
+              %226 = arith.addi %225, %204 : i64
+              %227 = arith.ori %226, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+              %228 = arith.addi %225, %210 : i64
+              "instgem.compute_accumulated"(%228, %212, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
       }
     }
-    %86 = arith.cmpi sge, %73, %75 : index
-    scf.if %86 {
-      scf.for %arg19 = %c0 to %65 step %c1 {
-        %87 = arith.index_cast %arg19 : index to i64
-        %88 = arith.remsi %87, %63 : i64
-        %89 = arith.divsi %87, %63 : i64
-        %90 = arith.addi %57, %88 : i64
-        %91 = arith.muli %90, %c16_i64 : i64
-        %92 = arith.maxsi %91, %49 : i64
-        %93 = arith.addi %91, %c16_i64 : i64
-        %94 = arith.minsi %93, %58 : i64
-        %95 = arith.subi %94, %92 : i64
-        %96 = arith.subi %92, %49 : i64
-        %97 = arith.muli %96, %83 : i64
-        %98 = arith.addi %82, %97 : i64
-        %99 = arith.muli %89, %c16_i64 : i64
-        %100 = arith.addi %98, %99 : i64
-        %101 = arith.muli %90, %c32_i64 : i64
-        %102 = arith.addi %101, %99 : i64
-        %103 = arith.ori %102, %c2147483648_i64 : i64
-        %104 = arith.subi %92, %91 : i64
-        %105 = arith.addi %103, %104 : i64
-        %106 = arith.subi %51, %99 : i64
-        %107 = arith.minsi %106, %c16_i64 : i64
-        "instgem.mvout"(%100, %105, %107, %95) : (i64, i64, i64, i64) -> ()
+    %93 = arith.cmpi sge, %80, %82 : index
+    scf.if %93 {
+      %94 = arith.muli %69, %60 : i64
+      %95 = arith.index_cast %94 : i64 to index
+      scf.for %arg19 = %c0 to %95 step %c1 {
+        %96 = arith.index_cast %arg19 : index to i64
+        %97 = arith.remsi %96, %69 : i64
+        %98 = arith.divsi %96, %69 : i64
+        %99 = arith.addi %62, %97 : i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %49 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %56 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.subi %101, %49 : i64
+        %106 = arith.muli %105, %90 : i64
+        %107 = arith.addi %89, %106 : i64
+        %108 = arith.muli %98, %c16_i64 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.muli %99, %c32_i64 : i64
+        %111 = arith.addi %110, %108 : i64
+        %112 = arith.ori %111, %c2147483648_i64 : i64
+        %113 = arith.subi %101, %100 : i64
+        %114 = arith.addi %112, %113 : i64
+        %115 = arith.subi %51, %108 : i64
+        %116 = arith.minsi %115, %c16_i64 : i64
+        "instgem.mvout"(%109, %114, %116, %104) : (i64, i64, i64, i64) -> ()
       }
     }
     return

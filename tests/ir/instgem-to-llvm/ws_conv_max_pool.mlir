@@ -65,28 +65,28 @@ module {
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
-    %c25_i64 = arith.constant 25 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
-    %c16_i64 = arith.constant 16 : i64
     %c64_i64 = arith.constant 64 : i64
     %c32_i64 = arith.constant 32 : i64
+    %c16_i64 = arith.constant 16 : i64
+    %c25_i64 = arith.constant 25 : i64
     %c2_i64_1 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c25 = arith.constant 25 : index
-    %c62_i64 = arith.constant 62 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c67_i64 = arith.constant 67 : i64
+    %c71_i64 = arith.constant 71 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c68_i64 = arith.constant 68 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c5 = arith.constant 5 : index
     %c3 = arith.constant 3 : index
     %c3_i64 = arith.constant 3 : i64
-    %c75_i64 = arith.constant 75 : i64
+    %c79_i64 = arith.constant 79 : i64
     %c14_i64 = arith.constant 14 : i64
     %c4_i64 = arith.constant 4 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c83_i64 = arith.constant 83 : i64
     %c5_i64 = arith.constant 5 : i64
     %c6 = arith.constant 6 : index
     %c4 = arith.constant 4 : index
@@ -133,16 +133,9 @@ module {
     %39 = arith.subi %35, %32 : index
     %40 = arith.cmpi sgt, %38, %c0 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c62_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_5[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg10 = %c0 to %c2 step %c1 {
-      %103 = arith.index_cast %arg10 : index to i64
-      %104 = arith.muli %103, %c16_i64 : i64
-      %105 = arith.ori %104, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %105, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %41 = arith.index_cast %29 : index to i64
     %42 = arith.index_cast %30 : index to i64
     %43 = arith.index_cast %39 : index to i64
@@ -152,302 +145,310 @@ module {
     %45 = arith.index_cast %offset : index to i64
     %46 = arith.muli %45, %c4_i64 : i64
     %47 = arith.addi %44, %46 : i64
+    %48 = arith.addi %41, %42 : i64
+    %49 = arith.cmpi slt, %48, %c25_i64 : i64
+    %50 = arith.cmpi slt, %43, %c16_i64 : i64
+    %51 = arith.ori %49, %50 : i1
+    scf.if %51 {
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c2 step %c1 {
+        %107 = arith.index_cast %arg10 : index to i64
+        %108 = arith.muli %107, %c16_i64 : i64
+        %109 = arith.ori %108, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+    }
     "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
-    %48 = arith.ceildivsi %43, %c16_i64 : i64
-    %49 = arith.divsi %41, %c16_i64 : i64
-    %50 = arith.addi %41, %42 : i64
-    %51 = arith.ceildivsi %50, %c16_i64 : i64
-    %52 = arith.subi %51, %49 : i64
-    %53 = arith.cmpi sgt, %42, %c0_i64_3 : i64
-    %54 = arith.extui %53 : i1 to i64
-    %55 = arith.muli %52, %54 : i64
-    %56 = arith.muli %55, %48 : i64
-    %57 = arith.index_cast %56 : i64 to index
-    scf.for %arg10 = %c0 to %57 step %c1 {
-      %103 = arith.index_cast %arg10 : index to i64
-      %104 = arith.addi %49, %103 : i64
-      %105 = arith.muli %104, %c16_i64 : i64
-      %106 = arith.maxsi %105, %41 : i64
-      %107 = arith.addi %105, %c16_i64 : i64
-      %108 = arith.minsi %107, %50 : i64
-      %109 = arith.subi %108, %106 : i64
-      %110 = arith.ori %105, %c2147483648_i64 : i64
-      %111 = arith.subi %106, %105 : i64
-      %112 = arith.addi %110, %111 : i64
-      %113 = arith.minsi %43, %c16_i64 : i64
-      "instgem.mvin"(%47, %112, %113, %109) : (i64, i64, i64, i64) -> ()
+    %52 = arith.maxsi %41, %c0_i64_3 : i64
+    %53 = arith.divui %52, %c16_i64 : i64
+    %54 = arith.maxsi %48, %c0_i64_3 : i64
+    %55 = arith.addi %54, %c15_i64 : i64
+    %56 = arith.divui %55, %c16_i64 : i64
+    %57 = arith.subi %56, %53 : i64
+    %58 = arith.cmpi sgt, %42, %c0_i64_3 : i64
+    %59 = arith.extui %58 : i1 to i64
+    %60 = arith.muli %57, %59 : i64
+    %61 = arith.index_cast %60 : i64 to index
+    scf.for %arg10 = %c0 to %61 step %c1 {
+      %107 = arith.index_cast %arg10 : index to i64
+      %108 = arith.addi %53, %107 : i64
+      %109 = arith.muli %108, %c16_i64 : i64
+      %110 = arith.maxsi %109, %41 : i64
+      %111 = arith.addi %109, %c16_i64 : i64
+      %112 = arith.minsi %111, %48 : i64
+      %113 = arith.subi %112, %110 : i64
+      %114 = arith.ori %109, %c2147483648_i64 : i64
+      %115 = arith.subi %110, %109 : i64
+      %116 = arith.addi %114, %115 : i64
+      %117 = arith.minsi %43, %c16_i64 : i64
+      "instgem.mvin"(%47, %116, %117, %113) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %58 = arith.ceildivsi %41, %c16_i64 : i64
-    %59 = arith.cmpi sgt, %41, %c0_i64_3 : i64
-    %60 = arith.extui %59 : i1 to i64
-    %61 = arith.muli %58, %60 : i64
-    %62 = arith.muli %61, %48 : i64
-    %63 = arith.index_cast %62 : i64 to index
-    scf.for %arg10 = %c0 to %63 step %c1 {
-      %103 = arith.index_cast %arg10 : index to i64
-      %104 = arith.muli %103, %c16_i64 : i64
-      %105 = arith.maxsi %104, %c0_i64_3 : i64
-      %106 = arith.addi %104, %c16_i64 : i64
-      %107 = arith.minsi %106, %41 : i64
-      %108 = arith.subi %107, %105 : i64
-      %109 = arith.ori %104, %c2147483648_i64 : i64
-      %110 = arith.subi %105, %104 : i64
-      %111 = arith.addi %109, %110 : i64
-      %112 = arith.minsi %43, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %111, %112, %108) : (i64, i64, i64, i64) -> ()
+    %62 = arith.addi %52, %c15_i64 : i64
+    %63 = arith.divui %62, %c16_i64 : i64
+    %64 = arith.cmpi sgt, %41, %c0_i64_3 : i64
+    %65 = arith.extui %64 : i1 to i64
+    %66 = arith.muli %63, %65 : i64
+    %67 = arith.index_cast %66 : i64 to index
+    scf.for %arg10 = %c0 to %67 step %c1 {
+      %107 = arith.index_cast %arg10 : index to i64
+      %108 = arith.muli %107, %c16_i64 : i64
+      %109 = arith.maxsi %108, %c0_i64_3 : i64
+      %110 = arith.addi %108, %c16_i64 : i64
+      %111 = arith.minsi %110, %41 : i64
+      %112 = arith.subi %111, %109 : i64
+      %113 = arith.ori %108, %c2147483648_i64 : i64
+      %114 = arith.subi %109, %108 : i64
+      %115 = arith.addi %113, %114 : i64
+      %116 = arith.minsi %43, %c16_i64 : i64
+      "instgem.mvin"(%c0_i64_3, %115, %116, %112) : (i64, i64, i64, i64) -> ()
     } {gemmini.load_stream}
-    %64 = arith.ceildivsi %arg5, %c16 : index
-    %65:2 = scf.for %arg10 = %c0 to %64 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %103 = arith.maxsi %arg11, %c0 : index
-      %104 = arith.minsi %103, %arg5 : index
-      %105 = arith.addi %arg11, %c16 : index
-      %106 = arith.maxsi %105, %c0 : index
-      %107 = arith.minsi %106, %arg5 : index
-      %108 = arith.subi %104, %arg11 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %c16 : index
-      %111 = arith.subi %107, %104 : index
-      %112 = arith.cmpi sgt, %110, %c0 : index
-      scf.if %112 {
-        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
+    %68 = arith.ceildivsi %arg5, %c16 : index
+    %69:2 = scf.for %arg10 = %c0 to %68 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+      %107 = arith.maxsi %arg11, %c0 : index
+      %108 = arith.minsi %107, %arg5 : index
+      %109 = arith.addi %arg11, %c16 : index
+      %110 = arith.maxsi %109, %c0 : index
+      %111 = arith.minsi %110, %arg5 : index
+      %112 = arith.subi %108, %arg11 : index
+      %113 = arith.maxsi %112, %c0 : index
+      %114 = arith.minsi %113, %c16 : index
+      %115 = arith.subi %111, %108 : index
+      %116 = arith.cmpi sgt, %114, %c0 : index
+      scf.if %116 {
+        func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_13 = memref.subview %reinterpret_cast[%23, %104] [%30, %111] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %113 = arith.index_cast %111 : index to i64
+      %subview_13 = memref.subview %reinterpret_cast[%23, %108] [%30, %115] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %117 = arith.index_cast %115 : index to i64
       %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %114 = arith.index_cast %intptr_18 : index to i64
-      %115 = arith.index_cast %offset_15 : index to i64
-      %116 = arith.addi %114, %115 : i64
-      %117 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-      %118 = arith.ceildivsi %113, %c64_i64 : i64
-      %119 = arith.muli %55, %118 : i64
-      %120 = arith.index_cast %119 : i64 to index
-      scf.for %arg13 = %c0 to %120 step %c1 {
-        %173 = arith.index_cast %arg13 : index to i64
-        %174 = arith.addi %49, %173 : i64
-        %175 = arith.muli %174, %c16_i64 : i64
-        %176 = arith.maxsi %175, %41 : i64
-        %177 = arith.addi %175, %c16_i64 : i64
-        %178 = arith.minsi %177, %50 : i64
-        %179 = arith.subi %178, %176 : i64
-        %180 = arith.subi %176, %41 : i64
-        %181 = arith.muli %180, %117 : i64
-        %182 = arith.addi %116, %181 : i64
-        %183 = arith.subi %176, %175 : i64
-        %184 = arith.addi %175, %183 : i64
-        %185 = arith.minsi %113, %c64_i64 : i64
-        "instgem.mvin"(%182, %184, %185, %179) : (i64, i64, i64, i64) -> ()
+      %118 = arith.index_cast %intptr_18 : index to i64
+      %119 = arith.index_cast %offset_15 : index to i64
+      %120 = arith.addi %118, %119 : i64
+      %121 = arith.index_cast %strides_17#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg13 = %c0 to %61 step %c1 {
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.addi %53, %171 : i64
+        %173 = arith.muli %172, %c16_i64 : i64
+        %174 = arith.maxsi %173, %41 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %48 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %41 : i64
+        %179 = arith.muli %178, %121 : i64
+        %180 = arith.addi %120, %179 : i64
+        %181 = arith.subi %174, %173 : i64
+        %182 = arith.addi %173, %181 : i64
+        %183 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin"(%180, %182, %183, %177) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %121 = arith.muli %61, %118 : i64
-      %122 = arith.index_cast %121 : i64 to index
-      scf.for %arg13 = %c0 to %122 step %c1 {
-        %173 = arith.index_cast %arg13 : index to i64
-        %174 = arith.muli %173, %c16_i64 : i64
-        %175 = arith.maxsi %174, %c0_i64_3 : i64
-        %176 = arith.addi %174, %c16_i64 : i64
-        %177 = arith.minsi %176, %41 : i64
-        %178 = arith.subi %177, %175 : i64
-        %179 = arith.subi %175, %174 : i64
-        %180 = arith.addi %174, %179 : i64
-        %181 = arith.minsi %113, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %180, %181, %178) : (i64, i64, i64, i64) -> ()
+      scf.for %arg13 = %c0 to %67 step %c1 {
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %41 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.subi %173, %172 : i64
+        %178 = arith.addi %172, %177 : i64
+        %179 = arith.minsi %117, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %178, %179, %176) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %123 = arith.maxsi %arg12, %c0 : index
-      %124 = arith.minsi %123, %arg5 : index
-      %125 = arith.addi %arg12, %c16 : index
-      %126 = arith.maxsi %125, %c0 : index
-      %127 = arith.minsi %126, %arg5 : index
-      %128 = arith.subi %124, %arg12 : index
-      %129 = arith.maxsi %128, %c0 : index
-      %130 = arith.minsi %129, %c16 : index
-      %131 = arith.subi %127, %124 : index
+      %122 = arith.maxsi %arg12, %c0 : index
+      %123 = arith.minsi %122, %arg5 : index
+      %124 = arith.addi %arg12, %c16 : index
+      %125 = arith.maxsi %124, %c0 : index
+      %126 = arith.minsi %125, %arg5 : index
+      %127 = arith.subi %123, %arg12 : index
+      %128 = arith.maxsi %127, %c0 : index
+      %129 = arith.minsi %128, %c16 : index
+      %130 = arith.subi %126, %123 : index
       scf.if %40 {
-        func.call @baco_boundary_error(%c68_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_4[%124, %32] [%131, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_19 = memref.subview %reinterpret_cast_4[%123, %32] [%130, %39] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %131 = arith.index_cast %129 : index to i64
       %132 = arith.index_cast %130 : index to i64
-      %133 = arith.index_cast %131 : index to i64
-      %134 = arith.addi %132, %133 : i64
+      %133 = arith.addi %131, %132 : i64
       %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %135 = arith.index_cast %intptr_24 : index to i64
-      %136 = arith.index_cast %offset_21 : index to i64
-      %137 = arith.addi %135, %136 : i64
-      %138 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %138) : (i64, i64, i64, i64, i64, i64) -> ()
-      %139 = arith.ceildivsi %43, %c64_i64 : i64
-      %140 = arith.divsi %132, %c16_i64 : i64
-      %141 = arith.ceildivsi %134, %c16_i64 : i64
-      %142 = arith.subi %141, %140 : i64
-      %143 = arith.cmpi sgt, %133, %c0_i64_3 : i64
-      %144 = arith.extui %143 : i1 to i64
-      %145 = arith.muli %142, %144 : i64
-      %146 = arith.muli %145, %139 : i64
+      %134 = arith.index_cast %intptr_24 : index to i64
+      %135 = arith.index_cast %offset_21 : index to i64
+      %136 = arith.addi %134, %135 : i64
+      %137 = arith.index_cast %strides_23#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+      %138 = arith.maxsi %131, %c0_i64_3 : i64
+      %139 = arith.divui %138, %c16_i64 : i64
+      %140 = arith.maxsi %133, %c0_i64_3 : i64
+      %141 = arith.addi %140, %c15_i64 : i64
+      %142 = arith.divui %141, %c16_i64 : i64
+      %143 = arith.subi %142, %139 : i64
+      %144 = arith.cmpi sgt, %132, %c0_i64_3 : i64
+      %145 = arith.extui %144 : i1 to i64
+      %146 = arith.muli %143, %145 : i64
       %147 = arith.index_cast %146 : i64 to index
       scf.for %arg13 = %c0 to %147 step %c1 {
-        %173 = arith.index_cast %arg13 : index to i64
-        %174 = arith.addi %140, %173 : i64
-        %175 = arith.muli %174, %c16_i64 : i64
-        %176 = arith.maxsi %175, %132 : i64
-        %177 = arith.addi %175, %c16_i64 : i64
-        %178 = arith.minsi %177, %134 : i64
-        %179 = arith.subi %178, %176 : i64
-        %180 = arith.subi %176, %132 : i64
-        %181 = arith.muli %180, %138 : i64
-        %182 = arith.addi %137, %181 : i64
-        %183 = arith.addi %175, %c32_i64 : i64
-        %184 = arith.subi %176, %175 : i64
-        %185 = arith.addi %183, %184 : i64
-        %186 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%182, %185, %186, %179) : (i64, i64, i64, i64) -> ()
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.addi %139, %171 : i64
+        %173 = arith.muli %172, %c16_i64 : i64
+        %174 = arith.maxsi %173, %131 : i64
+        %175 = arith.addi %173, %c16_i64 : i64
+        %176 = arith.minsi %175, %133 : i64
+        %177 = arith.subi %176, %174 : i64
+        %178 = arith.subi %174, %131 : i64
+        %179 = arith.muli %178, %137 : i64
+        %180 = arith.addi %136, %179 : i64
+        %181 = arith.addi %173, %c32_i64 : i64
+        %182 = arith.subi %174, %173 : i64
+        %183 = arith.addi %181, %182 : i64
+        %184 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%180, %183, %184, %177) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %148 = arith.ceildivsi %132, %c16_i64 : i64
-      %149 = arith.cmpi sgt, %132, %c0_i64_3 : i64
-      %150 = arith.extui %149 : i1 to i64
-      %151 = arith.muli %148, %150 : i64
-      %152 = arith.muli %151, %139 : i64
+      %148 = arith.addi %138, %c15_i64 : i64
+      %149 = arith.divui %148, %c16_i64 : i64
+      %150 = arith.cmpi sgt, %131, %c0_i64_3 : i64
+      %151 = arith.extui %150 : i1 to i64
+      %152 = arith.muli %149, %151 : i64
       %153 = arith.index_cast %152 : i64 to index
       scf.for %arg13 = %c0 to %153 step %c1 {
-        %173 = arith.index_cast %arg13 : index to i64
-        %174 = arith.muli %173, %c16_i64 : i64
-        %175 = arith.maxsi %174, %c0_i64_3 : i64
-        %176 = arith.addi %174, %c16_i64 : i64
-        %177 = arith.minsi %176, %132 : i64
-        %178 = arith.subi %177, %175 : i64
-        %179 = arith.addi %174, %c32_i64 : i64
-        %180 = arith.subi %175, %174 : i64
-        %181 = arith.addi %179, %180 : i64
-        %182 = arith.minsi %43, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %181, %182, %178) : (i64, i64, i64, i64) -> ()
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.maxsi %172, %c0_i64_3 : i64
+        %174 = arith.addi %172, %c16_i64 : i64
+        %175 = arith.minsi %174, %131 : i64
+        %176 = arith.subi %175, %173 : i64
+        %177 = arith.addi %172, %c32_i64 : i64
+        %178 = arith.subi %173, %172 : i64
+        %179 = arith.addi %177, %178 : i64
+        %180 = arith.minsi %43, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %179, %180, %176) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %154 = arith.maxsi %50, %c0_i64_3 : i64
-      %155 = arith.minsi %154, %c25_i64 : i64
-      %156 = arith.maxsi %113, %c0_i64_3 : i64
-      %157 = arith.minsi %156, %c16_i64 : i64
-      %158 = arith.maxsi %134, %c0_i64_3 : i64
+      %154 = arith.minsi %54, %c25_i64 : i64
+      %155 = arith.maxsi %117, %c0_i64_3 : i64
+      %156 = arith.minsi %155, %c16_i64 : i64
+      %157 = arith.minsi %140, %c16_i64 : i64
+      %158 = arith.maxsi %43, %c0_i64_3 : i64
       %159 = arith.minsi %158, %c16_i64 : i64
-      %160 = arith.maxsi %43, %c0_i64_3 : i64
-      %161 = arith.minsi %160, %c16_i64 : i64
-      %162 = arith.ceildivsi %155, %c16_i64 : i64
-      %163 = arith.ceildivsi %161, %c16_i64 : i64
-      %164 = arith.minsi %157, %159 : i64
-      %165 = arith.ceildivsi %164, %c16_i64 : i64
-      %166 = arith.cmpi sgt, %162, %c0_i64_3 : i64
-      %167 = arith.select %166, %163, %c0_i64_3 : i64
-      %168 = arith.index_cast %167 : i64 to index
-      %169 = arith.divsi %155, %c16_i64 : i64
-      %170 = arith.minsi %162, %169 : i64
-      %171 = arith.maxsi %170, %c1_i64_2 : i64
-      %172 = arith.minsi %155, %c16_i64 : i64
-      scf.for %arg13 = %c0 to %168 step %c1 {
-        %173 = arith.index_cast %arg13 : index to i64
-        %174 = arith.muli %173, %c16_i64 : i64
-        %175 = arith.subi %161, %174 : i64
-        %176 = arith.minsi %175, %c16_i64 : i64
-        %177 = arith.index_cast %165 : i64 to index
-        scf.for %arg14 = %c0 to %177 step %c1 {
-          %178 = arith.index_cast %arg14 : index to i64
-          %179 = arith.muli %178, %c16_i64 : i64
-          %180 = arith.subi %157, %179 : i64
+      %160 = arith.ceildivsi %154, %c16_i64 : i64
+      %161 = arith.ceildivsi %159, %c16_i64 : i64
+      %162 = arith.minsi %156, %157 : i64
+      %163 = arith.ceildivsi %162, %c16_i64 : i64
+      %164 = arith.cmpi sgt, %160, %c0_i64_3 : i64
+      %165 = arith.select %164, %161, %c0_i64_3 : i64
+      %166 = arith.index_cast %165 : i64 to index
+      %167 = arith.divsi %154, %c16_i64 : i64
+      %168 = arith.minsi %160, %167 : i64
+      %169 = arith.maxsi %168, %c1_i64_2 : i64
+      %170 = arith.minsi %154, %c16_i64 : i64
+      scf.for %arg13 = %c0 to %166 step %c1 {
+        %171 = arith.index_cast %arg13 : index to i64
+        %172 = arith.muli %171, %c16_i64 : i64
+        %173 = arith.subi %159, %172 : i64
+        %174 = arith.minsi %173, %c16_i64 : i64
+        %175 = arith.index_cast %163 : i64 to index
+        scf.for %arg14 = %c0 to %175 step %c1 {
+          %176 = arith.index_cast %arg14 : index to i64
+          %177 = arith.muli %176, %c16_i64 : i64
+          %178 = arith.subi %156, %177 : i64
+          %179 = arith.minsi %178, %c16_i64 : i64
+          %180 = arith.subi %157, %177 : i64
           %181 = arith.minsi %180, %c16_i64 : i64
-          %182 = arith.subi %159, %179 : i64
-          %183 = arith.minsi %182, %c16_i64 : i64
-          %184 = arith.muli %173, %c32_i64 : i64
-          %185 = arith.ori %184, %c3221225472_i64 : i64
-          %186 = arith.addi %179, %174 : i64
-          %187 = arith.addi %186, %c32_i64 : i64
-          "instgem.preload"(%187, %176, %183, %185, %176, %172) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%179, %181, %172, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %188 = arith.index_cast %171 : i64 to index
-          scf.for %arg15 = %c1 to %188 step %c1 {
-            %190 = arith.index_cast %arg15 : index to i64
-            %191 = arith.muli %190, %c16_i64 : i64
-            %192 = arith.addi %191, %184 : i64
-            %193 = arith.ori %192, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %176, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %194 = arith.addi %191, %179 : i64
-            "instgem.compute_accumulated"(%194, %181, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %182 = arith.muli %171, %c32_i64 : i64
+          %183 = arith.ori %182, %c3221225472_i64 : i64
+          %184 = arith.addi %177, %172 : i64
+          %185 = arith.addi %184, %c32_i64 : i64
+          "instgem.preload"(%185, %174, %181, %183, %174, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%177, %179, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %186 = arith.index_cast %169 : i64 to index
+          scf.for %arg15 = %c1 to %186 step %c1 {
+            %188 = arith.index_cast %arg15 : index to i64
+            %189 = arith.muli %188, %c16_i64 : i64
+            %190 = arith.addi %189, %182 : i64
+            %191 = arith.ori %190, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %191, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %192 = arith.addi %189, %177 : i64
+            "instgem.compute_accumulated"(%192, %179, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %189 = arith.index_cast %162 : i64 to index
-          scf.for %arg15 = %188 to %189 step %c1 {
-            %190 = arith.index_cast %arg15 : index to i64
-            %191 = arith.muli %190, %c16_i64 : i64
-            %192 = arith.subi %155, %191 : i64
-            %193 = arith.minsi %192, %c16_i64 : i64
-            %194 = arith.addi %191, %184 : i64
-            %195 = arith.ori %194, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %176, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.addi %191, %179 : i64
-            "instgem.compute_accumulated"(%196, %181, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %187 = arith.index_cast %160 : i64 to index
+          scf.for %arg15 = %186 to %187 step %c1 {
+            %188 = arith.index_cast %arg15 : index to i64
+            %189 = arith.muli %188, %c16_i64 : i64
+            %190 = arith.subi %154, %189 : i64
+            %191 = arith.minsi %190, %c16_i64 : i64
+            %192 = arith.addi %189, %182 : i64
+            %193 = arith.ori %192, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %174, %191) : (i64, i64, i64, i64, i64, i64) -> ()
+            %194 = arith.addi %189, %177 : i64
+            "instgem.compute_accumulated"(%194, %179, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         }
       } {gemmini.compute_nest}
-      scf.yield %105, %125 : index, index
+      scf.yield %109, %124 : index, index
     }
-    %66 = arith.subi %c1, %15 : index
-    %67 = arith.maxsi %66, %c0 : index
-    %68 = arith.subi %arg3, %16 : index
-    %69 = arith.minsi %68, %c5 : index
-    %70 = arith.cmpi slt, %67, %c0 : index
-    %71 = arith.cmpi sgt, %67, %c3 : index
-    %72 = arith.cmpi slt, %69, %67 : index
-    %73 = arith.cmpi sgt, %69, %c5 : index
-    %74 = arith.ori %70, %71 : i1
-    %75 = arith.ori %74, %72 : i1
-    %76 = arith.ori %75, %73 : i1
-    scf.if %76 {
-      func.call @baco_runtime_error(%c3_i64, %c75_i64, %c14_i64) : (i64, i64, i64) -> ()
+    %70 = arith.subi %c1, %15 : index
+    %71 = arith.maxsi %70, %c0 : index
+    %72 = arith.subi %arg3, %16 : index
+    %73 = arith.minsi %72, %c5 : index
+    %74 = arith.cmpi slt, %71, %c0 : index
+    %75 = arith.cmpi sgt, %71, %c3 : index
+    %76 = arith.cmpi slt, %73, %71 : index
+    %77 = arith.cmpi sgt, %73, %c5 : index
+    %78 = arith.ori %74, %75 : i1
+    %79 = arith.ori %78, %76 : i1
+    %80 = arith.ori %79, %77 : i1
+    scf.if %80 {
+      func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
-    %77 = arith.muli %9, %arg7 : index
-    %78 = arith.muli %77, %c3 : index
-    %79 = arith.muli %78, %arg6 : index
-    %80 = arith.muli %arg7, %c3 : index
-    %81 = arith.muli %11, %c6 : index
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%79], sizes: [%80, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %82 = arith.cmpi slt, %81, %c0 : index
-    scf.if %82 {
-      func.call @baco_runtime_error(%c4_i64, %c79_i64, %c5_i64) : (i64, i64, i64) -> ()
+    %81 = arith.muli %9, %arg7 : index
+    %82 = arith.muli %81, %c3 : index
+    %83 = arith.muli %82, %arg6 : index
+    %84 = arith.muli %arg7, %c3 : index
+    %85 = arith.muli %11, %c6 : index
+    %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%83], sizes: [%84, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %86 = arith.cmpi slt, %85, %c0 : index
+    scf.if %86 {
+      func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
     }
-    %83 = arith.maxsi %81, %c0 : index
-    %84 = arith.minsi %83, %80 : index
-    %85 = arith.addi %81, %c6 : index
-    %86 = arith.maxsi %85, %c0 : index
-    %87 = arith.minsi %86, %80 : index
-    %88 = arith.subi %87, %84 : index
+    %87 = arith.maxsi %85, %c0 : index
+    %88 = arith.minsi %87, %84 : index
+    %89 = arith.addi %85, %c6 : index
+    %90 = arith.maxsi %89, %c0 : index
+    %91 = arith.minsi %90, %84 : index
+    %92 = arith.subi %91, %88 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c79_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
     }
-    %subview_7 = memref.subview %reinterpret_cast_6[%84, %32] [%88, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %89 = arith.bitcast %arg8 : f32 to i32
-    %90 = arith.extui %89 : i32 to i64
-    %91 = arith.index_cast %67 : index to i64
-    %92 = arith.index_cast %69 : index to i64
-    %93 = arith.index_cast %88 : index to i64
+    %subview_7 = memref.subview %reinterpret_cast_6[%88, %32] [%92, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+    %93 = arith.bitcast %arg8 : f32 to i32
+    %94 = arith.extui %93 : i32 to i64
+    %95 = arith.index_cast %71 : index to i64
+    %96 = arith.index_cast %73 : index to i64
+    %97 = arith.index_cast %92 : index to i64
     %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
     %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %94 = arith.index_cast %intptr_12 : index to i64
-    %95 = arith.index_cast %offset_9 : index to i64
-    %96 = arith.addi %94, %95 : i64
-    %97 = arith.index_cast %strides_11#0 : index to i64
-    %98 = arith.divsi %93, %c3_i64 : i64
-    %99 = arith.subi %92, %91 : i64
-    %100 = arith.maxsi %99, %c0_i64_3 : i64
-    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %91, %c1_i64_2, %c3_i64, %98, %c3_i64, %100, %c5_i64, %97, %90) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %101 = arith.muli %91, %c5_i64 : i64
-    %102 = arith.cmpi sgt, %98, %c0_i64_3 : i64
-    scf.if %102 {
-      %103 = arith.index_cast %48 : i64 to index
-      scf.for %arg10 = %c0 to %103 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.addi %96, %105 : i64
-        %107 = arith.muli %104, %c32_i64 : i64
-        %108 = arith.ori %107, %c2147483648_i64 : i64
-        %109 = arith.addi %108, %101 : i64
-        %110 = arith.subi %43, %105 : i64
-        %111 = arith.minsi %110, %c16_i64 : i64
-        "instgem.mvout"(%106, %109, %111, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+    %98 = arith.index_cast %intptr_12 : index to i64
+    %99 = arith.index_cast %offset_9 : index to i64
+    %100 = arith.addi %98, %99 : i64
+    %101 = arith.index_cast %strides_11#0 : index to i64
+    %102 = arith.divsi %97, %c3_i64 : i64
+    %103 = arith.subi %96, %95 : i64
+    %104 = arith.maxsi %103, %c0_i64_3 : i64
+    "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %95, %c1_i64_2, %c3_i64, %102, %c3_i64, %104, %c5_i64, %101, %94) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+    %105 = arith.muli %95, %c5_i64 : i64
+    %106 = arith.cmpi sgt, %102, %c0_i64_3 : i64
+    scf.if %106 {
+      %107 = arith.ceildivsi %43, %c16_i64 : i64
+      %108 = arith.index_cast %107 : i64 to index
+      scf.for %arg10 = %c0 to %108 step %c1 {
+        %109 = arith.index_cast %arg10 : index to i64
+        %110 = arith.muli %109, %c16_i64 : i64
+        %111 = arith.addi %100, %110 : i64
+        %112 = arith.muli %109, %c32_i64 : i64
+        %113 = arith.ori %112, %c2147483648_i64 : i64
+        %114 = arith.addi %113, %105 : i64
+        %115 = arith.subi %43, %110 : i64
+        %116 = arith.minsi %115, %c16_i64 : i64
+        "instgem.mvout"(%111, %114, %116, %c0_i64_3) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -25,14 +25,14 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c9_i64 = arith.constant 9 : i64
-    %c56_i64 = arith.constant 56 : i64
-    %c43_i64 = arith.constant 43 : i64
+    %c57_i64 = arith.constant 57 : i64
+    %c44_i64 = arith.constant 44 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c42_i64 = arith.constant 42 : i64
+    %c43_i64 = arith.constant 43 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c38_i64 = arith.constant 38 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c16 = arith.constant 16 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -68,7 +68,7 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "acc"} : memref<32x16xi32>
@@ -91,7 +91,7 @@ module {
       %35 = arith.subi %31, %28 : index
       %36 = arith.cmpi sgt, %34, %c0 : index
       scf.if %36 {
-        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_5 = memref.subview %reinterpret_cast[%7, %28] [%14, %35] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_6 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
@@ -107,7 +107,7 @@ module {
       %44 = arith.minsi %43, %c32 : index
       %45 = arith.subi %41, %38 : index
       scf.if %24 {
-        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_0[%38, %16] [%45, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_9 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 64 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<32x16xi8>
@@ -118,7 +118,7 @@ module {
     }
     %reinterpret_cast_3 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
     scf.if %24 {
-      func.call @baco_boundary_error(%c56_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     memref.copy %subview_2, %subview_4 : memref<?x?xi32, strided<[16, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>

@@ -64,16 +64,16 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c9_i64 = arith.constant 9 : i64
-    %c54_i64 = arith.constant 54 : i64
+    %c55_i64 = arith.constant 55 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c43_i64 = arith.constant 43 : i64
+    %c44_i64 = arith.constant 44 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c42_i64 = arith.constant 42 : i64
+    %c43_i64 = arith.constant 43 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c38_i64 = arith.constant 38 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c16 = arith.constant 16 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -109,7 +109,7 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c38_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%7, %16] [%14, %23] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "acc"} : memref<32x16xi32>
@@ -132,7 +132,7 @@ module {
       %35 = arith.subi %31, %28 : index
       %36 = arith.cmpi sgt, %34, %c0 : index
       scf.if %36 {
-        func.call @baco_boundary_error(%c42_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast[%7, %28] [%14, %35] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_9 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
@@ -148,7 +148,7 @@ module {
       %44 = arith.minsi %43, %c32 : index
       %45 = arith.subi %41, %38 : index
       scf.if %24 {
-        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_11 = memref.subview %reinterpret_cast_1[%38, %16] [%45, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_12 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 64 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<32x16xi8>
@@ -171,7 +171,7 @@ module {
       linalg.yield %33 : i8
     }
     scf.if %24 {
-      func.call @baco_boundary_error(%c54_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_6 = memref.subview %reinterpret_cast_4[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_7 = memref.subview %alloc_5[%13, 0] [%14, %23] [1, 1] : memref<32x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
