@@ -199,7 +199,8 @@ def test_a_whole_model_search_never_returns_a_design_worse_than_the_default_buil
     """A 3x3 conv and a 1x1 one, whose descent-free search ends at a design its own objective
     prices worse than baco's build without a design: the search returns that build (Gemmini-default,
     each layer's default schedule, the untuned steps included), its trace recording it; not where
-    it may not return it (another Gemmini fixed, an area budget below the default's)."""
+    it may not return it (another Gemmini fixed, an area budget below the default's). An ext-spad
+    search's baseline is the default Gemmini with those commands."""
     layers = [Layer(R=3, S=3, P=16, Q=16, C=16, K=32, name="c"), Layer(R=1, S=1, P=16, Q=16, C=32, K=64, name="pw")]
     untuned = UntunedSteps(cpu=[CpuWork("softmax", 1000.0, 1, "softmax")])
     result = coexplore(layers, untuned=untuned, **GUARD_SEARCH)
@@ -211,6 +212,9 @@ def test_a_whole_model_search_never_returns_a_design_worse_than_the_default_buil
     for layer, mapping, cost in zip(layers, result.mappings, result.per_layer):
         assert mapping == default_schedule_mapping(layer, cfg)
         assert cost.cycles == pytest.approx(default_schedule_cost(layer, DEFAULT_HARDWARE)[0], rel=1e-9)
+    # an ext-spad search's baseline: the default Gemmini with those commands, the search's own kind
+    ext_spad = coexplore(layers, ext_spad=True, **GUARD_SEARCH)
+    assert (ext_spad.method, ext_spad.hw) == ("baco-default", Hardware(ext_spad=True))
     other = Hardware(32, 256, 64)
     assert coexplore(layers, untuned=untuned, fixed_hw=other, **GUARD_SEARCH).hw == other
     small = coexplore(layers, untuned=untuned, max_area_mm2=0.9 * DEFAULT_HARDWARE.area_mm2, **GUARD_SEARCH)
