@@ -1064,8 +1064,11 @@ def default_build(problem: NetworkProblem, wall_s: float = 0.0) -> Result:
     hw = replace(DEFAULT_HARDWARE, ext_spad=problem.ext_spad)
     cfg = hw.to_gemmini_config()
     mappings = [default_schedule_mapping(layer, cfg) for layer in problem.layers]
-    return evaluate_design(problem.layers, mappings, hw, method="baco-default", wall_s=wall_s,
-                           evaluations=problem.evaluations, cycle_model=problem.cycle_model, untuned=problem.untuned)
+    result = evaluate_design(problem.layers, mappings, hw, method="baco-default", wall_s=wall_s,
+                             evaluations=problem.evaluations, cycle_model=problem.cycle_model)
+    if problem.fusion is not None:      # its edges, none fused, as every fused network's result lists them
+        fusion.fuse_result(problem, result, torch.zeros(len(problem.fusion.edges), dtype=torch.bool), fill=False)
+    return with_untuned(result, problem.untuned)
 
 
 def _not_worse_than_the_baseline(problem: NetworkProblem, found: Result) -> Result:
