@@ -19,7 +19,8 @@ from baco.problem.layer import Layer
 from baco.sim.timing import TimingModel
 from baco.tuner import cli as tune_cli
 from baco.tuner.arch import DEFAULT_HARDWARE, Hardware
-from baco.tuner.explore import coexplore
+from baco.tuner.explore import NetworkProblem, coexplore, default_build
+from baco.tuner.mapping import default_schedule_mapping
 from baco.tuner.whole_model import CpuWork, ResidualAdd, UntunedSteps, default_schedule_cost, residual_add_cost
 from baco.tuner.workloads import gemm
 
@@ -189,3 +190,43 @@ def test_pointwise_default_cost_prices_the_loop_conv_program_it_runs():
     cycles, energy_uj, alone = default_schedule_cost(layer, Hardware.from_gemmini_config(cfg))
     assert cycles == loop_conv_program_cycles(32, 32, 96, 16, 1, 1, 1, 1, s, cfg, bias=True)
     assert 0 < alone <= cycles and energy_uj > 0
+
+
+GUARD_SEARCH = dict(seed=0, steps=0, starts=1, random_pool=1, polish=False, progress=False)
+
+
+def test_a_whole_model_search_never_returns_a_design_worse_than_the_default_build():
+    """A 3x3 conv and a 1x1 one, whose descent-free search ends at a design its own objective
+    prices worse than baco's build without a design: the search returns that build (Gemmini-default,
+    each layer's default schedule, the untuned steps included), its trace recording it; not where
+    it may not return it (another Gemmini fixed, an area budget below the default's). An ext-spad
+    search's baseline is the default Gemmini with those commands."""
+    layers = [Layer(R=3, S=3, P=16, Q=16, C=16, K=32, name="c"), Layer(R=1, S=1, P=16, Q=16, C=32, K=64, name="pw")]
+    untuned = UntunedSteps(cpu=[CpuWork("softmax", 1000.0, 1, "softmax")])
+    result = coexplore(layers, untuned=untuned, **GUARD_SEARCH)
+    default = default_build(NetworkProblem(layers, untuned=untuned))
+    assert (result.method, result.program, result.hw) == ("baco-default", "baco", DEFAULT_HARDWARE)
+    assert result.edp == default.edp and result.untuned_cycles == 1000.0
+    assert result.trace[-1][1] == result.edp and all(e > result.edp for _, e in result.trace[:-1])
+    cfg = DEFAULT_HARDWARE.to_gemmini_config()
+    for layer, mapping, cost in zip(layers, result.mappings, result.per_layer):
+        assert mapping == default_schedule_mapping(layer, cfg)
+        assert cost.cycles == pytest.approx(default_schedule_cost(layer, DEFAULT_HARDWARE)[0], rel=1e-9)
+    # an ext-spad search's baseline: the default Gemmini with those commands, the search's own kind
+    ext_spad = coexplore(layers, ext_spad=True, **GUARD_SEARCH)
+    assert (ext_spad.method, ext_spad.hw) == ("baco-default", Hardware(ext_spad=True))
+    other = Hardware(32, 256, 64)
+    assert coexplore(layers, untuned=untuned, fixed_hw=other, **GUARD_SEARCH).hw == other
+    small = coexplore(layers, untuned=untuned, max_area_mm2=0.9 * DEFAULT_HARDWARE.area_mm2, **GUARD_SEARCH)
+    assert small.method == "baco" and small.hw.area_mm2 <= 0.9 * DEFAULT_HARDWARE.area_mm2
+
+
+def test_a_search_that_beats_the_default_build_returns_its_design():
+    """The demo MLP's layers: one descent step already beats the build without a design, which the
+    search then does not return; a layer-by-layer problem is never given it."""
+    layers = [gemm(64, 512, 256, name="fc1"), gemm(64, 256, 512, name="fc2"), gemm(64, 64, 256, name="fc3")]
+    untuned = UntunedSteps(cpu=[CpuWork("softmax", 1000.0, 1, "softmax")])
+    result = coexplore(layers, untuned=untuned, **{**GUARD_SEARCH, "steps": 1})
+    assert result.method == "baco" and result.edp < default_build(NetworkProblem(layers, untuned=untuned)).edp
+    conv = [Layer(R=3, S=3, P=16, Q=16, C=16, K=32, name="c"), Layer(R=1, S=1, P=16, Q=16, C=32, K=64, name="pw")]
+    assert coexplore(conv, **GUARD_SEARCH).method != "baco-default"

@@ -16,7 +16,8 @@ import math
 from dataclasses import dataclass, field, replace
 
 from baco.gemmini.config import GemminiConfig, kb_to_rows
-from baco.gemmini.schedule import GemmSchedule, default_conv_schedule, default_depthwise_schedule, schedule_problems
+from baco.gemmini.schedule import (GemmSchedule, default_conv_schedule, default_depthwise_schedule, default_gemm_schedule,
+                                   schedule_problems)
 from baco.problem.dims import DIMS, KEEPS, NUM_LEVELS
 from baco.problem.layer import Layer
 from baco.problem.mapping_text import parse_loops
@@ -291,3 +292,43 @@ def schedule_mapping(layer: Layer, schedule: GemmSchedule, pe_dim: int) -> Mappi
     order = [DEFAULT_ORDER, ("K", "P", "C"), DEFAULT_ORDER, ("K", "P", "C")]   # grid: pid_m fastest
     order = [o + tuple(d for d in DEFAULT_ORDER if d not in o) for o in order]
     return Mapping(temporal, sc, sk, order)
+
+
+def conv_schedule_mapping(layer: Layer, schedule: GemmSchedule, pe_dim: int) -> Mapping:
+    """The mapping whose on-chip tile is a convolution schedule's (conv_tile_schedule's inverse):
+    BLOCK_M output columns (pixels N, then P, then Q when pointwise), `rows` output rows, BLOCK_N
+    output channels and BLOCK_K input channels (a depthwise layer's BLOCK_N channels), the filter
+    whole, DIM-wide sub-blocks on the array, the rest at DRAM. A block larger than its dimension
+    is the dimension."""
+    if is_kernel_layer(layer):
+        raise ValueError("a GEMM layer's schedule maps through schedule_mapping")
+    tile = {"R": layer.R, "S": layer.S, "K": min(schedule.block_n, layer.K),
+            "C": 1 if layer.depthwise else min(schedule.block_k, layer.C)}
+    if is_pointwise(layer):     # the columns flatten N*P*Q, Q fastest: whole Q rows, then P, then N
+        columns = schedule.block_m
+        for d in ("Q", "P", "N"):
+            tile[d] = max(1, min(columns, layer.dims[d]))
+            columns //= layer.dims[d]
+    else:
+        tile.update(N=1, Q=min(schedule.block_m, layer.Q), P=min(schedule.rows, layer.P))
+    sc, sk = math.gcd(tile["C"], pe_dim), math.gcd(tile["K"], pe_dim)
+    temporal = [dict() for _ in range(NUM_LEVELS)]
+    temporal[0].update({d: tile[d] for d in ("N", "P", "Q", "R", "S")})
+    temporal[1]["C"] = tile["C"] // sc
+    temporal[2]["K"] = tile["K"] // sk
+    temporal[3].update({d: -(-layer.dims[d] // tile[d]) for d in DIMS})
+    return Mapping(temporal, sc, sk)
+
+
+def default_kernel_schedule(layer: Layer, cfg: GemminiConfig, b_padded: bool = KERNEL_B_PADDED) -> GemmSchedule:
+    """The schedule the GEMM kernel runs a GEMM layer with none given on cfg (int8 out, the layer's
+    bias; b_padded: B stored in whole DIM rows)."""
+    return default_gemm_schedule(layer.P, layer.K, layer.C, cfg, KERNEL_OUT_INT8, bias=layer.bias, b_padded=b_padded)
+
+
+def default_schedule_mapping(layer: Layer, cfg: GemminiConfig) -> Mapping:
+    """The mapping of the schedule a layer's kernel runs with none given on cfg (the GEMM kernel's
+    default_gemm_schedule, a convolution's default_layer_schedule): the build without a design."""
+    if is_kernel_layer(layer):
+        return schedule_mapping(layer, default_kernel_schedule(layer, cfg), cfg.dim)
+    return conv_schedule_mapping(layer, default_layer_schedule(layer, cfg), cfg.dim)

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 
 from baco.gemmini.energy import energy_pj
 from baco.gemmini.loop_ws_timing import local_move_cycles
-from baco.gemmini.schedule import RESADD_INSTRUCTIONS, RESADD_ISSUE_LEAD, default_gemm_schedule, dma_cycles, resadd_blocks
+from baco.gemmini.schedule import RESADD_INSTRUCTIONS, RESADD_ISSUE_LEAD, dma_cycles, resadd_blocks
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner.arch import Hardware
 from baco.tuner.kernel_model import (conv_schedule_cycles, conv_schedule_energy, evaluate, gemm_schedule_cycles,
                                     pointwise_loop_conv_cost, pointwise_loop_conv_default)
-from baco.tuner.mapping import KERNEL_B_PADDED, KERNEL_OUT_INT8, default_layer_schedule, is_kernel_layer, schedule_mapping
+from baco.tuner.mapping import (KERNEL_B_PADDED, default_kernel_schedule, default_layer_schedule, is_kernel_layer,
+                                schedule_mapping)
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def default_schedule_cost(layer: Layer, hw: Hardware, b_padded: bool = KERNEL_B_
     cfg = hw.to_gemmini_config()
     hw3 = (cfg.dim, cfg.sp_kb, cfg.acc_kb)
     if is_kernel_layer(layer):
-        s = default_gemm_schedule(layer.P, layer.K, layer.C, cfg, KERNEL_OUT_INT8, bias=layer.bias, b_padded=b_padded)
+        s = default_kernel_schedule(layer, cfg, b_padded)
         alone = gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg, end_to_end=False, b_padded=b_padded,
                                      bias=layer.bias)
         return (gemm_schedule_cycles(layer.P, layer.K, layer.C, s, cfg, b_padded=b_padded, bias=layer.bias),
