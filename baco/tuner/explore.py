@@ -1085,14 +1085,14 @@ def _not_worse_than_the_baseline(problem: NetworkProblem, found: Result) -> Resu
     if problem.fixed_hw not in (None, default_hw) or \
             problem.max_area_mm2 is not None and default_hw.area_mm2 > problem.max_area_mm2 * (1 + 1e-9):
         return found
-    if problem.untuned is not None or problem.fusion is not None or problem.ext_spad:
-        baseline = default_build(problem, found.wall_s)
-    else:
-        try:
+    try:
+        if problem.untuned is not None or problem.fusion is not None or problem.ext_spad:
+            baseline = default_build(problem, found.wall_s)
+        else:
             baseline = library_design(problem.layers, cycle_model=problem.cycle_model, wall_s=found.wall_s,
                                       evaluations=found.evaluations)
-        except (ValueError, NotImplementedError):     # a layer the library has no tiling for: no baseline
-            return found
+    except (ValueError, NotImplementedError):     # a layer with no default schedule or library tiling: no baseline
+        return found
     if baseline.edp >= found.edp:
         return found
     baseline.trace = found.trace + [(found.wall_s, baseline.edp)]     # the last improvement: the baseline
