@@ -356,7 +356,7 @@ def _next_deps(loop: _Pipelinable, mapping: dict, has_next):
     under has_next). The rest is the same every iteration and stays unconditional, where LLVM
     hoists it out of the loop: under has_next too, or hoisted under `if (lb + step < ub)` before
     the loop, it ran more instructions (14.15 and 14.28 a command instead of 13.81 at
-    64/128/64 for 128x256x256). `mapping` gains the values."""
+    64/128/64 for 128x256x256, measured before _single_step_copy). `mapping` gains the values."""
     varying, steady, varying_deps = set(mapping), [], []
     for op in loop.deps:
         if any(v in varying for o in nested(op) for v in o.operands):
