@@ -72,6 +72,9 @@ def max_pool_cycles(shape, kernel: int, stride: int, padding: int) -> float:
     max pool after a conv costs where the conv's pooled store does not run it."""
     n, h, w, c = shape
     out = [pooled_extent(size, kernel, stride, padding) for size in (h, w)]
+    if min(out) < 1:
+        raise ValueError(f"a {kernel}x{kernel} max pool window (stride {stride}, padding {padding}) does not fit "
+                         f"a {h}x{w} image")
     work = {**output_work((n, *out, c)), **pool_work(shape, (kernel,) * 2, (stride,) * 2, (padding,) * 2, (1, 1), out)}
     return work_instructions("max_pool2d", work) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
