@@ -1053,17 +1053,20 @@ def library_design(layers: list[Layer], *, cycle_model: str = "compiled", wall_s
                            evaluations=evaluations, cycle_model=cycle_model, program="library", untuned=untuned)
 
 
-def default_build(problem: NetworkProblem, wall_s: float = 0.0) -> Result:
+def default_build(problem: NetworkProblem, wall_s: float = 0.0) -> Result | None:
     """baco's build without a design as a design of the search's kind: Gemmini-default (with the
     problem's ext-spad commands), every layer its kernel's default schedule
     (mapping.default_schedule_mapping), unfused, the untuned steps included. Priced by the search's
     model its layers agree with whole_model.default_schedule_cost: MobileNetV2 64x64 cycles 1.002x,
     energy 0.997x (every layer 1.000x but the 16->96 expansion, 1.04x and 0.96x: its default is a
     LOOP_CONV program no mapping says, the mapping's schedule the GEMM of all its pixels), the demo
-    MLP 1.000x."""
+    MLP 1.000x. None where a layer has no default schedule there (none fits its memories)."""
     hw = replace(DEFAULT_HARDWARE, ext_spad=problem.ext_spad)
     cfg = hw.to_gemmini_config()
-    mappings = [default_schedule_mapping(layer, cfg) for layer in problem.layers]
+    try:
+        mappings = [default_schedule_mapping(layer, cfg) for layer in problem.layers]
+    except ValueError:          # default_gemm_schedule / default_conv_schedule: no schedule fits
+        return None
     result = evaluate_design(problem.layers, mappings, hw, method="baco-default", wall_s=wall_s,
                              evaluations=problem.evaluations, cycle_model=problem.cycle_model)
     if problem.fusion is not None:      # its edges, none fused, as every fused network's result lists them
@@ -1085,15 +1088,15 @@ def _not_worse_than_the_baseline(problem: NetworkProblem, found: Result) -> Resu
     if problem.fixed_hw not in (None, default_hw) or \
             problem.max_area_mm2 is not None and default_hw.area_mm2 > problem.max_area_mm2 * (1 + 1e-9):
         return found
-    try:
-        if problem.untuned is not None or problem.fusion is not None or problem.ext_spad:
-            baseline = default_build(problem, found.wall_s)
-        else:
+    if problem.untuned is not None or problem.fusion is not None or problem.ext_spad:
+        baseline = default_build(problem, found.wall_s)
+    else:
+        try:
             baseline = library_design(problem.layers, cycle_model=problem.cycle_model, wall_s=found.wall_s,
                                       evaluations=found.evaluations)
-    except (ValueError, NotImplementedError):     # a layer with no default schedule or library tiling: no baseline
-        return found
-    if baseline.edp >= found.edp:
+        except (ValueError, NotImplementedError):     # a layer the library has no tiling for: no baseline
+            baseline = None
+    if baseline is None or baseline.edp >= found.edp:
         return found
     baseline.trace = found.trace + [(found.wall_s, baseline.edp)]     # the last improvement: the baseline
     return baseline
