@@ -34,7 +34,8 @@ from typing import NamedTuple
 from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
-from baco.gemmini.schedule import LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles, overlapped_cycles
+from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles, overlapped_cycles,
+                                   pieces)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -376,8 +377,7 @@ class _Program:
 def _block_sizes(total, block) -> dict:
     """{size: count} of the blocks `total` elements split into, `block` at most each: the whole
     ones and the ragged last."""
-    whole, rest = divmod(total, block)
-    return {size: n for size, n in ((block, whole), (rest, 1)) if size and n}
+    return Counter(pieces(total, block))
 
 
 class _Launch(NamedTuple):
@@ -552,7 +552,7 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
     totals = {"gemmini": 0.0, "commands": 0, "programs": 0, "steps": 0, "slices": 0, "blocks": 0}
     for (taps, groups), (q, columns), (n, lanes) in product(
             counts(_taps(P, H, R, stride, padding, dilation, rows)),
-            counts(min(bm, Q - q0) for q0 in range(0, Q, bm)), counts(min(bn, K - k0) for k0 in range(0, K, bn))):
+            counts(pieces(Q, bm)), counts(pieces(K, bn))):
         programs = N * groups * columns * lanes
         pixels, tm, tn = rows * q, _tiles(rows * bm, d), _tiles(n, d)
         block = _Program(cfg, k)                  # one channel block: its bias rows, Wp's block, products
@@ -560,8 +560,8 @@ def dw_pw_program_terms(N, H, P, Q, C, K, R, S, stride, padding, dilation, block
         block.load(1, tn, ib)
         block.compute(tm * tn, tn)
         padding = _Program(cfg, k)                # the zeros under each channel block's bias rows, and the output's
-        for c0 in range(0, C, d):
-            padding.zero_under(pixels, min(d, C - c0), rows * bm, d)
+        for channels in pieces(C, d):
+            padding.zero_under(pixels, channels, rows * bm, d)
         padding.zero_under(pixels, n, rows * bm, bn)
         tap = _Program(cfg, k)                    # one tap: the input (its slices' mvins), the diagonal tile
         for piece in _slice_moves(rows, bm, q, d):

@@ -501,7 +501,7 @@ def explicit_gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: G
     steps left (explicit_program_costs). Without a bias the next program's first loads overlap a
     program's tail; with one, its accumulator fill waits for this program's stores (the same rows)
     and holds its loads up, so a program's fill, first loads, steps, stores run in series."""
-    rows, cols, ksteps = _run_length(_tiles(M, s.block_m)), _run_length(_tiles(N, s.block_n)), _tiles(K, s.block_k)
+    rows, cols, ksteps = _run_length(pieces(M, s.block_m)), _run_length(pieces(N, s.block_n)), pieces(K, s.block_k)
     gemmini = commands = columns = programs = 0
     for (r, nr), (c, nc) in ((r, c) for r in rows for c in cols):
         p = explicit_program_costs(r, c, ksteps, s, cfg, out_int8, k, bias)
@@ -516,8 +516,9 @@ def explicit_gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: G
             "commands": commands, "loop_ws": False}
 
 
-def _tiles(n: int, d: int) -> list:
-    """n rows or columns in pieces of d (the last one short): DIM-wide tiles, blocks, K steps."""
+def pieces(n: int, d: int) -> list:
+    """n rows or columns in pieces of d (the last one short): DIM-wide tiles, blocks, K steps, a
+    mvin's column chunks."""
     return [min(d, n - i) for i in range(0, n, d)]
 
 
@@ -544,17 +545,17 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
     program's; bias_zero_moves) and the bias rows moved in (int32); `commands`, its RoCC commands."""
     d, mbl = cfg.dim, cfg.max_block_len
     out_bytes = 1 if out_int8 else cfg.acc_bytes
-    row_tiles, col_tiles = _tiles(rows, d), _tiles(cols, d)
+    row_tiles, col_tiles = pieces(rows, d), pieces(cols, d)
 
     def moves(tile_rows, width, esize, blocks):
         """DMA cycles and mvins of tiles of `tile_rows` rows, `width` columns, `blocks` DIM-wide blocks a mvin."""
-        chunks = [min(blocks * d, width - c) for c in range(0, width, blocks * d)]
+        chunks = pieces(width, blocks * d)
         return sum(dma_cycles(r, c * esize, cfg, k) for r in tile_rows for c in chunks), len(tile_rows) * len(chunks)
 
     group = max(sum(max(r, MIN_FEED_ROWS) + k.compute_overhead for r in row_tiles), d + k.compute_overhead)
     steps = []
     for kk in ksteps:
-        (a, a_mvins), (b, b_mvins) = moves(row_tiles, kk, cfg.input_bytes, mbl), moves(_tiles(kk, d), cols,
+        (a, a_mvins), (b, b_mvins) = moves(row_tiles, kk, cfg.input_bytes, mbl), moves(pieces(kk, d), cols,
                                                                                     cfg.input_bytes, mbl)
         steps.append((a + b, a_mvins + b_mvins + 2 * len(row_tiles) * len(col_tiles) * -(-kk // d), -(-kk // d)))
     store_col = [sum(dma_cycles(r, c * out_bytes, cfg, k) + k.acc_scale_latency for r in row_tiles) for c in col_tiles]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from baco.gemmini.energy import energy_pj
 from baco.gemmini.loop_ws_timing import local_move_cycles
-from baco.gemmini.schedule import RESADD_INSTRUCTIONS, RESADD_ISSUE_LEAD, dma_cycles, resadd_blocks
+from baco.gemmini.schedule import RESADD_INSTRUCTIONS, RESADD_ISSUE_LEAD, dma_cycles, pieces, resadd_blocks
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner.arch import Hardware
@@ -134,12 +134,9 @@ def residual_add_cost(add: ResidualAdd, hw: Hardware) -> tuple[float, float]:
     cfg, k = hw.to_gemmini_config(), DEFAULT_CONSTANTS
     d, chunk = cfg.dim, cfg.max_block_len * cfg.dim
     bm, bn = resadd_blocks(add.rows, add.cols, cfg)
-
-    def sizes(total, block):
-        return [min(block, total - i) for i in range(0, total, block)]
     loads, stores = [], []
-    for rows, cols in itertools.product(sizes(add.rows, bm), sizes(add.cols, bn)):
-        moves = [(r, c) for r in sizes(rows, d) for c in sizes(cols, chunk)]
+    for rows, cols in itertools.product(pieces(add.rows, bm), pieces(add.cols, bn)):
+        moves = [(r, c) for r in pieces(rows, d) for c in pieces(cols, chunk)]
         # a program of ragged rows is an explicit stream: zero mvins under the block's tiles its
         # window does not cover first (the LOOP_WSs of whole-row programs zero nothing)
         zeros = (-(-bm // d) * -(-bn // d) - (rows // d) * (cols // d)) if rows % d else 0
