@@ -192,6 +192,31 @@ def test_pointwise_default_cost_prices_the_loop_conv_program_it_runs():
     assert 0 < alone <= cycles and energy_uj > 0
 
 
+
+def test_the_default_build_runs_the_default_programs_it_prices():
+    """default_build marks its convolutions as running their kernel's default program (result.json's
+    schedule_source "default"): compiled with it as a design, a 1x1 layer whose default is LoopConv
+    (MobileNetV2 64x64's 32x32 16->96 with a bias) runs that program, as without a design, priced as
+    such, bit-exact. Before the marker the design ran the mapping's schedule, the GEMM of all pixels
+    (priced 31,325, ISS 31,534 cycles at DIM 16; LoopConv priced 30,077, ISS 30,043)."""
+    from baco.tuner.emit import result_dict
+    from baco.tuner.kernel_model import pointwise_loop_conv_default
+    model = torch.nn.Sequential(torch.nn.Conv2d(16, 96, 1), torch.nn.ReLU()).eval()
+    x = torch.randn(1, 16, 32, 32)
+    plain = baco.compile_model(model, x, calibrate=2)
+    work = workload_of(plain.lowered)
+    result = default_build(NetworkProblem(work.layers, untuned=work.untuned))
+    design = result_dict(work.layers, result)
+    assert [(e.get("schedule_source"), "schedule" in e) for e in design["layers"]] == [("default", False)]
+    layer, cost = work.layers[0], result.per_layer[0]
+    assert cost.cycles == default_schedule_cost(layer, DEFAULT_HARDWARE)[0]
+    built = baco.compile_model(model, x, design=design, calibrate=2)
+    step = next(s for s in built.lowered.steps if isinstance(s, GemminiStep))
+    loop_conv = pointwise_loop_conv_default(layer, DEFAULT_HARDWARE.to_gemmini_config())
+    assert loop_conv is not None and step.schedule_source == "default" and step.launches[0].schedule == loop_conv
+    assert built.check(x)["bit_exact"]
+
+
 GUARD_SEARCH = dict(seed=0, steps=0, starts=1, random_pool=1, polish=False, progress=False)
 
 

@@ -597,12 +597,17 @@ def kernel_energy(layer: Layer, temporal, spatial, hw_t, choice) -> torch.Tensor
     return torch.where(os_rows, by_dataflow["OS"], by_dataflow["WS"])
 
 
-def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", program: str = "baco") -> costmodel.Cost:
+def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", program: str = "baco",
+             default_program: bool = False) -> costmodel.Cost:
     """The exact Cost of one mapping on hw: cycles and energy of the model the search uses, accesses
     Timeloop-matched, timeloop_cycles and timeloop_energy_uj always; for a kernel layer (with
     cycle_model "compiled") the schedule the compiler runs, checked with the compiler's capacity
     rule, and its program's energy. program="library": a kernel layer runs the C library's tiled
-    matmul instead (library_matmul_cycles and _energy; no schedule)."""
+    matmul instead (library_matmul_cycles and _energy; no schedule). A convolution's Cost says
+    whether it runs its mapping's tile (schedule_source "tuned") or its kernel's default program
+    ("default": no tile fits, or `default_program`, the build without a design), which is what
+    baco.compile_model runs with no schedule given (a 1x1 layer's LoopConv program where conv2d
+    picks it: _default_conv_program) and is priced as such."""
     cost = costmodel.evaluate(layer, mapping, hw)
     cost.timeloop_cycles, cost.timeloop_energy_uj = cost.cycles, cost.energy_uj
     if timeloop_costed(layer, cycle_model):
@@ -624,19 +629,14 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     temporal, sC, sK = costmodel.mapping_tensors(mapping)
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
     if not is_kernel_layer(layer):
-        with torch.no_grad():
-            cycles, energy_uj, choice = conv_program(layer, temporal, torch.stack([sC, sK], 1), hw_t)
-        schedule, source = conv_schedule(mapping, layer, hw.to_gemmini_config())
-        chosen = CONV_VARIANTS[int(choice[0])]
-        tile_rows = int(round(float(costmodel.conv_rows(layer, costmodel._tiles(temporal, sC, sK, layer)[2])[0])))
-        rows = tile_rows if chosen.startswith("rows") else 1
-        agree = source == "default" if chosen == "default" else \
-            source == "tuned" and schedule.double_buffer == chosen.endswith("+db") and schedule.rows == rows
-        if not agree:
-            raise AssertionError(f"the conv model costs the {chosen} schedule, the compiler runs {schedule} ({source})")
-        cost.cycles, cost.energy_uj = float(cycles[0]), float(energy_uj[0])
+        cfg = hw.to_gemmini_config()
+        if default_program:
+            cost.cycles, cost.energy_uj = _default_conv_program(layer, hw.pe_dim, hw.sp_kb, hw.acc_kb)
+            cost.schedule, cost.schedule_source = default_layer_schedule(layer, cfg), "default"
+        else:
+            cost.cycles, cost.energy_uj, cost.schedule, cost.schedule_source = \
+                _mapped_conv_cost(layer, mapping, cfg, temporal, sC, sK, hw_t)
         cost.edp = cost.cycles * cost.energy_uj
-        cost.schedule = schedule
         return cost
     with torch.no_grad():
         cycles, choice = kernel_cycles(layer, temporal, torch.stack([sC, sK], 1), hw_t)
@@ -650,6 +650,23 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     cost.edp = cost.cycles * cost.energy_uj
     cost.schedule = schedule
     return cost
+
+
+def _mapped_conv_cost(layer: Layer, mapping: Mapping, cfg: GemminiConfig, temporal, sC, sK, hw_t
+                      ) -> tuple[float, float, GemmSchedule, str]:
+    """(cycles, energy µJ, schedule, "tuned" | "default") of a convolution's mapping as conv_program
+    prices it, checked against the schedule mapping.conv_schedule compiles."""
+    with torch.no_grad():
+        cycles, energy_uj, choice = conv_program(layer, temporal, torch.stack([sC, sK], 1), hw_t)
+    schedule, source = conv_schedule(mapping, layer, cfg)
+    chosen = CONV_VARIANTS[int(choice[0])]
+    tile_rows = int(round(float(costmodel.conv_rows(layer, costmodel._tiles(temporal, sC, sK, layer)[2])[0])))
+    rows = tile_rows if chosen.startswith("rows") else 1
+    agree = source == "default" if chosen == "default" else \
+        source == "tuned" and schedule.double_buffer == chosen.endswith("+db") and schedule.rows == rows
+    if not agree:
+        raise AssertionError(f"the conv model costs the {chosen} schedule, the compiler runs {schedule} ({source})")
+    return float(cycles[0]), float(energy_uj[0]), schedule, source
 
 
 def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,
