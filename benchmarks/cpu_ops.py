@@ -121,7 +121,8 @@ def pools(rng) -> int:
         print(f"\n{op}: in use {CPU_INSTRUCTIONS[op]}\n  refit {fitted}")
         print(f"  {'':5s} {'arguments':44s} {'instructions':>12s} {'in use / ISS':>12s} {'refit / ISS':>11s}")
         for split, args, work, count, ok in runs:
-            use, refit = (sum(c * work[t] for t, c in table.items()) / count for table in (CPU_INSTRUCTIONS[op], fitted))
+            use, refit = (sum(c * work[t] for t, c in table.items()) / count
+                          for table in (CPU_INSTRUCTIONS[op], fitted))
             print(f"  {split:5s} {str(args):44s} {count:>12,d} {use:>12.2f} {refit:>11.2f}"
                   + ("" if ok else "  MISMATCH host vs ISS"))
     return bad

@@ -215,7 +215,7 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     """CPU cycles [B] issuing a (not pointwise) convolution's programs of `rows` output rows
     (conv_program_terms' `terms`): loop_conv_instructions where the compiler emits
     LOOP_CONV_WS (loop_conv [B]: LOOP_CONV_WS a program, one per input channel block; 0 or False
-    where it does not), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
+    where it does not; the layer's stride and bias priced), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
     (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise kernel) per program K step, per output row's
     A slice of a step and per command. `layer` may be an explore.LayerStack."""
     depthwise = costmodel._depthwise(layer)
@@ -224,7 +224,8 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     explicit = programs * steps * (pick("step") + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
         + terms["commands"] * pick("command")
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
-    loop = loop_conv_instructions(programs, loops, depthwise)
+    loop = loop_conv_instructions(programs, loops, depthwise, torch.as_tensor(layer.Hstride) != 1,
+                                  costmodel._bias(layer))
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
