@@ -1064,7 +1064,7 @@ def default_build(problem: NetworkProblem, wall_s: float = 0.0) -> Result | None
     (whole_model.default_schedule_cost's): a 1x1 layer's default may be LOOP_CONV_WS programs no
     mapping says (MobileNetV2 64x64's 16->96 expansion, whose mapping's schedule is the GEMM of all
     its pixels: priced and run as that GEMM, 31,325 and 31,534 cycles on the ISS, before the marker;
-    now priced 30,077, run as LoopConv 30,049). None where a layer has no default schedule there
+    now priced 30,110, run as LoopConv 30,043). None where a layer has no default schedule there
     (none fits its memories)."""
     hw = replace(DEFAULT_HARDWARE, ext_spad=problem.ext_spad)
     cfg = hw.to_gemmini_config()
