@@ -101,7 +101,7 @@ LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 1
                  (16, 64, 1, 16, 16, 16, 16, False), (16, 64, 16, 16, 16, 16, 16, False),
                  (16, 1, 1000, 512, 16, 240, 512, False), (16, 1, 100, 64, 16, 32, 64, False),
                  (32, 17, 200, 33, 32, 64, 64, False), (2, 5, 1, 1, 2, 1, 1, False)]
-# (DIM, R, stride, H, C, K, depthwise, rows, BLOCK_M, BLOCK_N or None for the default schedule):
+# (DIM, R, stride, H, C, K, depthwise, rows, BLOCK_M, BLOCK_N or None for the default schedule[, bias]):
 # LOOP_CONV_WS programs (padding R // 2), conv and depthwise, one LOOP_CONV_WS a program and a
 # program split into 2, 3 and more input channel blocks, few and many programs, DIM 16 and 32
 LOOP_CONVS = [(16, 3, 1, 14, 64, 64, False, 7, 14, 64), (16, 3, 1, 14, 64, 64, False, 2, 14, 32),
@@ -113,7 +113,17 @@ LOOP_CONVS = [(16, 3, 1, 14, 64, 64, False, 7, 14, 64), (16, 3, 1, 14, 64, 64, F
               (16, 3, 1, 7, 512, 128, False, None, None, None), (16, 3, 1, 28, 64, 64, True, None, None, None),
               (16, 3, 2, 28, 96, 96, True, None, None, None), (16, 5, 1, 14, 48, 48, True, None, None, None),
               (32, 3, 1, 14, 64, 64, False, None, None, None), (32, 3, 1, 14, 1024, 64, False, None, None, None),
-              (32, 3, 1, 28, 128, 128, True, None, None, None)]
+              (32, 3, 1, 28, 128, 128, True, None, None, None),
+              # strided programs of small outputs (MobileNetV2 64x64's 4x4 and 2x2 depthwise steps), and
+              # with a bias (a model's layers: BatchNorm folded into it) strided or not
+              (16, 3, 2, 8, 192, 192, True, None, None, None), (16, 3, 2, 4, 576, 576, True, None, None, None),
+              (16, 3, 2, 16, 144, 144, True, None, None, None), (16, 3, 2, 14, 64, 64, False, None, None, None),
+              (16, 3, 2, 8, 128, 128, False, None, None, None),
+              (16, 3, 2, 8, 192, 192, True, None, None, None, True),
+              (16, 3, 1, 4, 576, 576, True, None, None, None, True),
+              (16, 3, 1, 28, 64, 64, True, None, None, None, True),
+              (16, 3, 1, 14, 64, 64, False, None, None, None, True),
+              (16, 3, 2, 14, 64, 64, False, None, None, None, True)]
 # (DIM, M, K, H, N): the fused chain on the loop unit (Gemmini's default sizes with the ext-spad
 # commands): one and many programs, one and many tiles a layer, ragged widths, DIM 8
 CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17), (16, 65, 17, 33, 65),
@@ -187,19 +197,20 @@ def conv_row(dim, R, stride, P, C, K, rows, bm, bn, bk):
     return f"conv {R}x{R}/{stride} {P}x{P} {C}>{K} DIM {dim} {rows}x{bm}/{bn}/{bk}", conv_terms(layer, s, dim), count
 
 
-def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn):
+def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn, bias=False):
     """A LOOP_CONV_WS launch's terms (programs of a conv or depthwise kernel, their further channel
-    blocks' LOOP_CONV_WS) and its kernel's instructions: rdcycle around the grid loop on the ISS
-    without the cycle model, as loop_ws_row."""
+    blocks' LOOP_CONV_WS, strided or not, with a bias or not) and its kernel's instructions: rdcycle
+    around the grid loop on the ISS without the cycle model, as loop_ws_row."""
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     rng = np.random.default_rng(R + H + C + K)
     x = rng.integers(-128, 128, (1, H, H, C), dtype=np.int8)
     s = None if rows is None else GemmSchedule(bm, bn, dim, rows=rows)
+    b = rng.integers(-1000, 1000, K, dtype=np.int32) if bias else None
     if depthwise:
-        launch = depthwise_launch(x, rng.integers(-128, 128, (R, R, C), dtype=np.int8), stride=stride,
+        launch = depthwise_launch(x, rng.integers(-128, 128, (R, R, C), dtype=np.int8), b, stride=stride,
                                   padding=R // 2, config=cfg, blocks=s, scale=1 / 256, out="int8")
     else:
-        launch = conv2d_launch(x, rng.integers(-128, 128, (R, R, C, K), dtype=np.int8), stride=stride,
+        launch = conv2d_launch(x, rng.integers(-128, 128, (R, R, C, K), dtype=np.int8), b, stride=stride,
                                padding=R // 2, config=cfg, blocks=s, scale=1 / 256)
     s = launch.schedule
     P = (H + 2 * (R // 2) - R) // stride + 1
@@ -209,14 +220,15 @@ def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn):
         raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {s} is not a LOOP_CONV_WS program")
     programs = float(np.prod(launch.grid))
     loops = 1 if depthwise else -(-C // channels)
-    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.args)
+    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.runtime_args())
     if info["commands"] > programs * loops * 12:
         raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {info['commands']} commands, "
                          f"not LOOP_CONV_WS programs")
-    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise).items()} | {"launch": 1.0}
+    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise, stride != 1, bias).items()} \
+        | {"launch": 1.0}
     kind = "depthwise" if depthwise else "conv"
     return (f"LOOP_CONV_WS {kind} {R}x{R}/{stride} {H}x{H} {C}>{K} DIM {dim} {s.rows}x{s.block_m}/{s.block_n}, "
-            f"{loops} block{'s' if loops > 1 else ''}"), terms, info["kernel_cycles"]
+            f"{loops} block{'s' if loops > 1 else ''}{', bias' if bias else ''}"), terms, info["kernel_cycles"]
 
 
 def depthwise_row(dim, R, stride, P, channels, rows):

@@ -1,6 +1,6 @@
 """What the CPU operators (baco/model/cpu_ops.py) cost on the RISC-V core.
 
-    python benchmarks/cpu_ops.py [--smoke]
+    python benchmarks/cpu_ops.py [--smoke] [--pools]
 
 Each operator, at a size it has in the networks of issue H (MobileNetV3's squeeze-excite and
 hardswish, ResNet's global average pool, a BERT-base layer's softmax and layernorm), runs as its
@@ -9,6 +9,11 @@ must equal the host JIT's bit for bit (exit 1 otherwise). Prints the instruction
 instructions per output element, measured in this run (the ELF's start-up, ~100 instructions,
 included), beside what the CPU cost table the tuner uses predicts (baco.model.cpu_cost, fitted on
 such runs at smaller shapes) and the ratio of the two.
+
+--pools: the average pools' rows (avg_pool2d, adaptive_avg_pool2d) measured the same way at the
+shapes they are fitted on (POOL_FIT: ResNet's, MobileNet's, DenseNet's, Inception's and VGG's pools
+at 64 and 224, odd ones) and at held-out ones (POOL_HELD), each beside the table in use and a
+refit (benchmarks/cpu_constants.nnls_relative over the row's work terms, on the fitted shapes).
 """
 import argparse
 import sys
@@ -19,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from baco.model import cpu_ops  # noqa: E402
-from baco.model.cpu_cost import cpu_instructions  # noqa: E402
+from baco.model.cpu_cost import CPU_INSTRUCTIONS, cpu_instructions  # noqa: E402
+from cpu_constants import nnls_relative  # noqa: E402
 
 ONES, ZEROS = np.ones(768, np.float32), np.zeros(768, np.float32)
 # (name, build(scale) -> kernel); `scale` shrinks the shapes for --smoke
@@ -45,25 +51,101 @@ CASES = [
     ("permute 1x14x14x96 NHWC->NCHW", lambda s: cpu_ops.permute((1, 14 // s, 14 // s, 96), (0, 3, 1, 2))),
 ]
 
+# the pools' work terms the refit may use; not `calls`: the ELF's start-up (~100 instructions) is
+# nothing beside a pool's work, and left free it takes ~2,400 a call for how LLVM's unrolling of a
+# global pool's window varies the cost of a tap
+POOL_TERMS = ("rows", "outputs", "taps", "window_rows", "clipped_taps", "clipped_window_rows")
+
+
+def avg_pool(shape, kernel, stride, padding, ceil_mode=False, count_include_pad=True):
+    return cpu_ops.avg_pool2d(shape, kernel, stride, padding, ceil_mode, count_include_pad, in_scale=0.02,
+                              out_scale=0.01)
+
+
+def adaptive_pool(shape, out):
+    return cpu_ops.adaptive_avg_pool2d(shape, out, in_scale=0.02, out_scale=0.01)
+
+
+# (operator, its arguments): DenseNet's 2x2/2 transitions (at 224, channels cut; at 64), Inception's
+# 3x3/1 pad 1 (at 299 and 64), 3x3/2 pad 1, odd sizes, a ceil-mode pool without the padding counted;
+# the global pools of ResNet-18/50, MobileNetV2 and MobileNetV3's squeeze-excite at 64 and 224, VGG's
+# adaptive 7x7 (at 64 it upsamples 2x2, at 224 it is 7x7 -> 7x7), odd ones
+POOL_FIT = [
+    ("avg_pool2d", ((1, 56, 56, 32), 2, 2, 0)), ("avg_pool2d", ((1, 16, 16, 128), 2, 2, 0)),
+    ("avg_pool2d", ((1, 8, 8, 256), 2, 2, 0)), ("avg_pool2d", ((1, 28, 28, 64), 3, 2, 1)),
+    ("avg_pool2d", ((1, 35, 35, 16), 3, 1, 1)), ("avg_pool2d", ((1, 17, 17, 48), 3, 1, 1)),
+    ("avg_pool2d", ((1, 8, 8, 64), 3, 1, 1)), ("avg_pool2d", ((1, 7, 7, 33), 3, 2, 0)),
+    ("avg_pool2d", ((1, 17, 17, 16), 3, 2, 1)), ("avg_pool2d", ((1, 13, 13, 17), 2, 2, 0)),
+    ("avg_pool2d", ((1, 9, 9, 5), 5, 2, 2)), ("avg_pool2d", ((1, 12, 12, 8), 3, 2, 1, True, False)),
+    ("avg_pool2d", ((2, 6, 6, 3), 2, 2, 0)),
+    ("adaptive_avg_pool2d", ((1, 7, 7, 512), 1)), ("adaptive_avg_pool2d", ((1, 2, 2, 2048), 1)),
+    ("adaptive_avg_pool2d", ((1, 2, 2, 1280), 1)), ("adaptive_avg_pool2d", ((1, 7, 7, 1280), 1)),
+    ("adaptive_avg_pool2d", ((1, 28, 28, 96), 1)), ("adaptive_avg_pool2d", ((1, 56, 56, 16), 1)),
+    ("adaptive_avg_pool2d", ((1, 2, 2, 512), 7)), ("adaptive_avg_pool2d", ((1, 7, 7, 512), 7)),
+    ("adaptive_avg_pool2d", ((1, 14, 14, 64), 7)), ("adaptive_avg_pool2d", ((1, 17, 17, 33), 3)),
+]
+POOL_HELD = [
+    ("avg_pool2d", ((1, 14, 14, 96), 2, 2, 0)), ("avg_pool2d", ((1, 33, 33, 17), 3, 2, 1)),
+    ("avg_pool2d", ((1, 8, 8, 65), 3, 1, 1, False, False)), ("avg_pool2d", ((1, 65, 65, 1), 3, 2, 1)),
+    ("avg_pool2d", ((1, 10, 10, 24), 4, 4, 0)),
+    ("adaptive_avg_pool2d", ((1, 7, 7, 2048), 1)), ("adaptive_avg_pool2d", ((1, 4, 4, 960), 1)),
+    ("adaptive_avg_pool2d", ((1, 5, 5, 65), 2)), ("adaptive_avg_pool2d", ((1, 33, 33, 17), 1)),
+    ("adaptive_avg_pool2d", ((1, 3, 3, 512), 7)),
+]
+POOL_BUILDERS = {"avg_pool2d": avg_pool, "adaptive_avg_pool2d": adaptive_pool}
+
+
+def iss_instructions(kernel, rng) -> tuple[int, bool]:
+    """(instructions the ISS retires running the kernel's runner ELF on random int8 inputs, whether
+    its output equals the host JIT's)."""
+    inputs = [rng.integers(-128, 128, size=s, dtype=np.int8) for s in kernel.arg_shapes[:kernel.n_inputs]]
+    host, iss = (np.zeros(kernel.arg_shapes[-1], np.int8) for _ in range(2))
+    kernel(*inputs, host)
+    stats = kernel.run_iss(*inputs, iss)
+    return stats["instructions"], bool(np.array_equal(host, iss))
+
+
+def pools(rng) -> int:
+    """The average pools' rows against the ISS at POOL_FIT and POOL_HELD, and their refit."""
+    bad = 0
+    for op, build in POOL_BUILDERS.items():
+        runs = []
+        for split, cases in (("fit", POOL_FIT), ("held", POOL_HELD)):
+            for args in (a for o, a in cases if o == op):
+                kernel = build(*args)
+                count, ok = iss_instructions(kernel, rng)
+                bad += not ok
+                runs.append((split, args, kernel.work, count, ok))
+        fitted = nnls_relative([(None, work, count) for split, _, work, count, _ in runs if split == "fit"],
+                               POOL_TERMS)
+        print(f"\n{op}: in use {CPU_INSTRUCTIONS[op]}\n  refit {fitted}")
+        print(f"  {'':5s} {'arguments':44s} {'instructions':>12s} {'in use / ISS':>12s} {'refit / ISS':>11s}")
+        for split, args, work, count, ok in runs:
+            use, refit = (sum(c * work[t] for t, c in table.items()) / count
+                          for table in (CPU_INSTRUCTIONS[op], fitted))
+            print(f"  {split:5s} {str(args):44s} {count:>12,d} {use:>12.2f} {refit:>11.2f}"
+                  + ("" if ok else "  MISMATCH host vs ISS"))
+    return bad
+
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="shapes shrunk 7x (a quick check that it runs)")
+    p.add_argument("--pools", action="store_true", help="the average pools' rows against the ISS, and their refit")
     args = p.parse_args(argv)
     rng = np.random.default_rng(0)
+    if args.pools:
+        return 1 if pools(rng) else 0
     print(f"{'operator':40s} {'instructions':>13s} {'per output':>11s} {'table':>13s} {'table/ISS':>9s}")
     bad = 0
     for name, build in CASES:
         kernel = build(7 if args.smoke else 1)
-        inputs = [rng.integers(-128, 128, size=s, dtype=np.int8) for s in kernel.arg_shapes[:kernel.n_inputs]]
-        host, iss = (np.zeros(kernel.arg_shapes[-1], np.int8) for _ in range(2))
-        kernel(*inputs, host)
-        stats = kernel.run_iss(*inputs, iss)
-        ok = np.array_equal(host, iss)
+        count, ok = iss_instructions(kernel, rng)
         bad += not ok
         table = cpu_instructions(kernel)
-        print(f"{name:40s} {stats['instructions']:>13,d} {stats['instructions'] / iss.size:>11.1f} {table:>13,.0f} "
-              f"{table / stats['instructions']:>9.2f}" + ("" if ok else "  MISMATCH host vs ISS"))
+        outputs = np.prod(kernel.arg_shapes[-1])
+        print(f"{name:40s} {count:>13,d} {count / outputs:>11.1f} {table:>13,.0f} {table / count:>9.2f}"
+              + ("" if ok else "  MISMATCH host vs ISS"))
     return 1 if bad else 0
 
 

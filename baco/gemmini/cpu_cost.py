@@ -10,11 +10,21 @@ pools with 2x2/2, 3x3/2, 3x3/1 and 5x5/2 windows), session 11. The fit reproduce
 within 2% for the LUT, add, SE multiply and masked softmax, within 5% for softmax (rows of 16 or
 more: a row of 8 is unrolled by LLVM and costs 0.73x of the table) and layernorm (rows of 8 or
 more); the layout copies (permute, strided_copy, concat, embedding) within 0.5-1.35x (their loop
-nests' cost per element depends on the rank); the average pools within 0.5-1.5x. The max pool's row
-(refitted on 13 shapes: 2x2/2, 3x3/2 pad 1, 3x3/1 pad 1, 5x5/2 pad 2; 4-64 wide, 1-256 channels;
-random int8 data, whose running maximum changes at ~H(taps) of a window's taps) prices windows
-clipped by the image's edge (bounds computed per output) apart from unclipped ones (constant bounds,
-unrolled): 0.87-1.18x of those runs, 0.99-1.14x at 5 more (1.27x at a 1x1x3 image's 131).
+nests' cost per element depends on the rank). The max pool's row (refitted on 13 shapes: 2x2/2,
+3x3/2 pad 1, 3x3/1 pad 1, 5x5/2 pad 2; 4-64 wide, 1-256 channels; random int8 data, whose running
+maximum changes at ~H(taps) of a window's taps) prices windows clipped by the image's edge (bounds
+computed per output) apart from unclipped ones (constant bounds, unrolled): 0.87-1.18x of those
+runs, 0.99-1.14x at 5 more (1.27x at a 1x1x3 image's 131). The average pools' rows the same way
+(`python benchmarks/cpu_ops.py --pools` measures and refits them): avg_pool2d on 13 shapes (2x2/2,
+3x3/2 with and without pad 1, 3x3/1 pad 1, 5x5/2 pad 2, a ceil-mode one; DenseNet's, Inception's
+and odd sizes, 3-256 channels) 0.97-1.05x, 5 held out 0.85-1.00x (the row it replaced: 0.62-3.96x
+and 0.60-2.42x); adaptive_avg_pool2d, whose windows have constant bounds only when it has one
+output (a global pool, unrolled; the others' are computed per output: its `clipped_taps`), on 10
+shapes (ResNet's, MobileNetV2's and MobileNetV3's global pools at 64 and 224, VGG's 7x7 ones, odd
+ones) 0.46-1.32x, median 0.96, 5 held out 0.47-1.13x, median 0.77 (the row it replaced: 0.24-1.01x,
+median 0.61, and 0.27-0.97x, median 0.56): a global pool's cost a tap depends on how LLVM unrolls
+its window (2.1 instructions at 28x28, 4.2 at 56x56) and an upsampling one (VGG's 2x2 -> 7x7 at
+64x64) retires 40 an output, 0.46x of the row.
 `python benchmarks/cpu_ops.py` prints the table's prediction beside each measured operator at
 the networks' sizes."""
 from __future__ import annotations
@@ -38,8 +48,8 @@ CPU_INSTRUCTIONS = {
     "concat": {"calls": 12, "outputs": 2.89},
     "embedding": {"outputs": 3.49},
     "max_pool2d": {"calls": 102, "taps": 2.87, "clipped_taps": 0.3, "clipped_window_rows": 18.31},
-    "avg_pool2d": {"rows": 189.5, "taps": 6.23},
-    "adaptive_avg_pool2d": {"rows": 11.24, "taps": 0.82, "window_rows": 9.88},
+    "avg_pool2d": {"outputs": 1.3, "window_rows": 10.9, "clipped_taps": 1.0, "clipped_window_rows": 14.8},
+    "adaptive_avg_pool2d": {"outputs": 12.9, "taps": 2.8, "clipped_taps": 1.5},
 }
 
 

@@ -216,15 +216,19 @@ LOOP_WS_STEP_COMMANDS = 6
 # divisions and row clipping (the tables these replace, on the new code: 0.81-1.45x, median 1.09, and
 # 0.88-1.63x, median 1.13). A LOOP_CONV_WS program (its
 # grid step, the pass's run-time guards and address arithmetic, LoopConv's configuration and the
-# loop: ~7 commands): per conv program, per depthwise program and per further LOOP_CONV_WS of a
+# loop: ~7 commands): per conv program, per depthwise program, per further LOOP_CONV_WS of a
 # program split into input channel blocks (its six configs, the loop and the block's addresses),
-# the same fit of 19 launches' instructions (rdcycle around the grid loop; the launch's own ~230
-# fitted but left out): 3x3, 5x5 and 1x1/2 convolutions of 2-56 programs of 1-14 rows, 1-5
-# channel blocks, 4 depthwise layers, DIM 16 and 32, within 0.86-1.18x of the ISS, median 0.98
-# (the table it replaced, 750, 597 and 60, fitted before the inlining: 0.86-1.42x, median 1.06).
+# per program of a strided layer (the kernel's input view divides by its stride argument, which a
+# stride of 1 specializes away) and per program with a bias, the same fit of 29 launches'
+# instructions (rdcycle around the grid loop; the launch's own ~220 fitted but left out): 3x3, 5x5,
+# 3x3/2 and 1x1/2 convolutions of 2-56 programs of 1-14 rows, 1-5 channel blocks, 9 depthwise
+# layers (MobileNetV2 64x64's strided 4x4 and 2x2 outputs among them), 5 with a bias, DIM 16 and
+# 32: within 0.74-1.21x of the ISS, median 0.99 (the table before the stride and bias terms, 609.7,
+# 603.8 and 72.7: 0.66-1.22x, median 0.95; on the 13 strided or biased programs 0.66-0.96x, median
+# 0.90, now 0.74-1.06x, median 1.01).
 CONV_EXPLICIT_INSTRUCTIONS = {"step": 259.3, "slice": 12.9, "command": 19.5}
 DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 94.3, "slice": 11.5, "command": 18.0}
-LOOP_CONV_INSTRUCTIONS = {"conv": 609.7, "depthwise": 603.8, "block": 72.7}
+LOOP_CONV_INSTRUCTIONS = {"conv": 588.0, "depthwise": 558.0, "block": 63.2, "strided": 78.6, "bias": 55.2}
 
 
 def explicit_gemm_instructions(programs, steps, columns, commands):
@@ -241,17 +245,21 @@ def instructions(terms: dict, table: dict):
     return sum(n * table[name] for name, n in terms.items())
 
 
-def loop_conv_program_terms(loops, depthwise=False) -> dict:
+def loop_conv_program_terms(loops, depthwise=False, strided=False, bias=False) -> dict:
     """The LOOP_CONV_INSTRUCTIONS terms one program of the conv (or `depthwise`) kernel's
-    LOOP_CONV_WS launch pays and how many times: its own and, split into `loops` LOOP_CONV_WS (one
-    per input channel block, loop_conv_channels), each further one's. Numbers or tensors."""
-    return {"conv": depthwise ^ True, "depthwise": depthwise, "block": loops - 1}   # ^ True: not, of bool tensors too
+    LOOP_CONV_WS launch pays and how many times: its own, split into `loops` LOOP_CONV_WS (one per
+    input channel block, loop_conv_channels) each further one's, a `strided` layer's (stride not 1:
+    the kernel's input view divides by its stride argument, which a stride of 1 specializes away)
+    and a `bias`'s (its block's address). Numbers or tensors."""
+    return {"conv": depthwise ^ True, "depthwise": depthwise, "block": loops - 1,   # ^ True: not, of bool tensors too
+            "strided": strided, "bias": bias}
 
 
-def loop_conv_instructions(programs, loops, depthwise=False):
+def loop_conv_instructions(programs, loops, depthwise=False, strided=False, bias=False):
     """RISC-V instructions of `programs` programs of the conv (or `depthwise`) kernel's LOOP_CONV_WS
-    launch of `loops` LOOP_CONV_WS each (loop_conv_program_terms). Numbers or tensors."""
-    return programs * instructions(loop_conv_program_terms(loops, depthwise), LOOP_CONV_INSTRUCTIONS)
+    launch of `loops` LOOP_CONV_WS each, of a `strided` layer or not, with a `bias` or not
+    (loop_conv_program_terms). Numbers or tensors."""
+    return programs * instructions(loop_conv_program_terms(loops, depthwise, strided, bias), LOOP_CONV_INSTRUCTIONS)
 
 
 # The launch's own LOOP_WS_INSTRUCTIONS terms (its configs, the grid loop's set-up, the fence), once
@@ -799,7 +807,7 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
                                       downsample=int(downsample))
     loops = -(-C // channels)
     programs = len(tiles) // loops
-    issue = loop_conv_instructions(1, loops) * k.cpu_cycles_per_instruction
+    issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias) * k.cpu_cycles_per_instruction
     return max(gemmini, programs * issue) + issue
 
 

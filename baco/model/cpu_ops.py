@@ -479,6 +479,10 @@ def adaptive_avg_pool2d(shape, output_size, *, in_scale, out_scale) -> CpuKernel
     kernel = _avg_pool("adaptive_avg_pool2d", (n, h, w, c), out, count, in_scale, out_scale, taps)
     heights = [e - s for s, e in (adaptive_window(i, h, out[0]) for i in range(out[0]))]
     kernel.work.update(taps=n * c * int(count.sum()), window_rows=n * c * sum(heights) * out[1])
+    # one window (a global pool) has constant bounds; several have theirs computed per output
+    several = out != (1, 1)
+    kernel.work.update(clipped_taps=kernel.work["taps"] * several,
+                       clipped_window_rows=kernel.work["window_rows"] * several)
     return kernel
 
 

@@ -135,12 +135,16 @@ def conv_layer(op: Op, x_shape) -> Layer:
 
 def design_schedules(design) -> tuple[GemminiConfig, dict]:
     """(GemminiConfig, {layer key: GemmSchedule}) of a `baco tune` result (a result.json dict):
-    each layer's schedule as `baco run --design` compiles it (baco.design.check_design's rule)."""
+    each layer's schedule as `baco run --design` compiles it (baco.design.check_design's rule); none
+    for a layer marked to run its kernel's default program (schedule_source "default": what its
+    cost priced, e.g. a 1x1 layer's LoopConv programs where conv2d picks them)."""
     from baco.tuner.mapping import conv_schedule, gemm_schedule, is_kernel_layer, parse_mapping
     cfg = GemminiConfig.from_dict(design["gemmini_config"])
     schedules, implied = {}, {}
     for entry in design["layers"]:
         layer = Layer(**entry["layer"], name=entry["name"], count=entry["count"])
+        if entry.get("schedule_source") == "default":
+            continue
         if "schedule" in entry:
             schedules[layer.key] = GemmSchedule.from_dict(entry["schedule"])
         elif is_kernel_layer(layer):

@@ -73,6 +73,7 @@ class Cost:
     timeloop_cycles: float | None = None   # the Timeloop-matched cycles (kernel_model.evaluate sets both)
     timeloop_energy_uj: float | None = None  # and energy
     schedule: object = None                # a kernel layer's GemmSchedule as the search chose it
+    schedule_source: str = ""              # a conv layer's: "tuned" (its mapping's tile) or "default" (its kernel's default program)
 
 
 def _tiles(temporal, sC, sK, layer: Layer | None = None):

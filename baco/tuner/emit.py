@@ -164,8 +164,11 @@ def result_dict(layers, result) -> dict:
                  "cycles": cost.cycles, "energy_uj": cost.energy_uj, "edp": cost.edp,
                  "utilization": utilization(layer.macs, cost.cycles, pe),
                  "timeloop_cycles": cost.timeloop_cycles}
-        # what `baco run --design DIR` compiles (nothing where the layers run the C library's programs)
-        if result.program == "baco" and (is_kernel_layer(layer) or cost.schedule):
+        # what `baco run --design DIR` compiles (nothing where the layers run the C library's programs;
+        # a convolution marked "default" runs its kernel's default program, as with no design)
+        if cost.schedule_source == "default":
+            entry["schedule_source"] = "default"
+        elif result.program == "baco" and (is_kernel_layer(layer) or cost.schedule):
             schedule = cost.schedule or gemm_schedule(mapping, layer)
             entry["schedule"] = schedule.to_dict()
             entry["blocks"] = {k: v for k, v in schedule.launch_options().items() if k.startswith("BLOCK_")}

@@ -112,18 +112,20 @@ class Result:
 
 def evaluate_design(layers: list[Layer], mappings: list[Mapping], hw: Hardware, *, method: str = "",
                     wall_s: float = 0.0, evaluations: int = 0, cycle_model: str = "compiled",
-                    program: str = "baco", untuned: UntunedSteps | None = None) -> Result:
+                    program: str = "baco", untuned: UntunedSteps | None = None,
+                    default_programs: bool = False) -> Result:
     """Exact cost of a design (kernel_model.evaluate per layer: kernel layers' cycles and schedules
     from the compiled program unless cycle_model="timeloop"; program="library": kernel layers run the
-    C library's tiled matmul), plus the whole program's untuned steps on hw if given; raises
-    ValueError if any mapping does not pass the validator on hw (under the cycle model's capacity
-    rule: Timeloop's buffers for cycle_model="timeloop")."""
+    C library's tiled matmul; default_programs: convolutions run their kernel's default program),
+    plus the whole program's untuned steps on hw if given; raises ValueError if any mapping does not
+    pass the validator on hw (under the cycle model's capacity rule: Timeloop's buffers for
+    cycle_model="timeloop")."""
     per_layer = []
     for layer, mapping in zip(layers, mappings, strict=True):
         problems = validate(mapping, layer, hw, cycle_model)
         if problems:
             raise ValueError(f"invalid mapping for layer {layer.name or layer.key} on {hw}: {'; '.join(problems)}")
-        per_layer.append(kernel_model.evaluate(layer, mapping, hw, cycle_model, program))
+        per_layer.append(kernel_model.evaluate(layer, mapping, hw, cycle_model, program, default_programs))
     cycles = sum(layer.count * c.cycles for layer, c in zip(layers, per_layer))
     energy = sum(layer.count * c.energy_uj for layer, c in zip(layers, per_layer))
     timeloop = sum(layer.count * c.timeloop_cycles for layer, c in zip(layers, per_layer))
@@ -1056,11 +1058,14 @@ def library_design(layers: list[Layer], *, cycle_model: str = "compiled", wall_s
 def default_build(problem: NetworkProblem, wall_s: float = 0.0) -> Result | None:
     """baco's build without a design as a design of the search's kind: Gemmini-default (with the
     problem's ext-spad commands), every layer its kernel's default schedule
-    (mapping.default_schedule_mapping), unfused, the untuned steps included. Priced by the search's
-    model its layers agree with whole_model.default_schedule_cost: MobileNetV2 64x64 cycles 1.002x,
-    energy 0.997x (every layer 1.000x but the 16->96 expansion, 1.04x and 0.96x: its default is a
-    LOOP_CONV program no mapping says, the mapping's schedule the GEMM of all its pixels), the demo
-    MLP 1.000x. None where a layer has no default schedule there (none fits its memories)."""
+    (mapping.default_schedule_mapping), unfused, the untuned steps included. Its convolutions are
+    marked to run their kernel's default program (Cost.schedule_source "default", which result.json
+    carries and baco.compile_model compiles as no schedule given) and priced as that program
+    (whole_model.default_schedule_cost's): a 1x1 layer's default may be LOOP_CONV_WS programs no
+    mapping says (MobileNetV2 64x64's 16->96 expansion, whose mapping's schedule is the GEMM of all
+    its pixels: priced and run as that GEMM, 31,325 and 31,534 cycles on the ISS, before the marker;
+    now priced 30,110, run as LoopConv 30,043). None where a layer has no default schedule there
+    (none fits its memories)."""
     hw = replace(DEFAULT_HARDWARE, ext_spad=problem.ext_spad)
     cfg = hw.to_gemmini_config()
     try:
@@ -1068,7 +1073,7 @@ def default_build(problem: NetworkProblem, wall_s: float = 0.0) -> Result | None
     except ValueError:          # default_gemm_schedule / default_conv_schedule: no schedule fits
         return None
     result = evaluate_design(problem.layers, mappings, hw, method="baco-default", wall_s=wall_s,
-                             evaluations=problem.evaluations, cycle_model=problem.cycle_model)
+                             evaluations=problem.evaluations, cycle_model=problem.cycle_model, default_programs=True)
     if problem.fusion is not None:      # its edges, none fused, as every fused network's result lists them
         fusion.fuse_result(problem, result, torch.zeros(len(problem.fusion.edges), dtype=torch.bool), fill=False)
     return with_untuned(result, problem.untuned)

@@ -215,7 +215,7 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     """CPU cycles [B] issuing a (not pointwise) convolution's programs of `rows` output rows
     (conv_program_terms' `terms`): loop_conv_instructions where the compiler emits
     LOOP_CONV_WS (loop_conv [B]: LOOP_CONV_WS a program, one per input channel block; 0 or False
-    where it does not), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
+    where it does not; the layer's stride and bias priced), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
     (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise kernel) per program K step, per output row's
     A slice of a step and per command. `layer` may be an explore.LayerStack."""
     depthwise = costmodel._depthwise(layer)
@@ -224,7 +224,8 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     explicit = programs * steps * (pick("step") + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
         + terms["commands"] * pick("command")
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
-    loop = loop_conv_instructions(programs, loops, depthwise)
+    loop = loop_conv_instructions(programs, loops, depthwise, torch.as_tensor(layer.Hstride) != 1,
+                                  costmodel._bias(layer))
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
@@ -597,12 +598,17 @@ def kernel_energy(layer: Layer, temporal, spatial, hw_t, choice) -> torch.Tensor
     return torch.where(os_rows, by_dataflow["OS"], by_dataflow["WS"])
 
 
-def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", program: str = "baco") -> costmodel.Cost:
+def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", program: str = "baco",
+             default_program: bool = False) -> costmodel.Cost:
     """The exact Cost of one mapping on hw: cycles and energy of the model the search uses, accesses
     Timeloop-matched, timeloop_cycles and timeloop_energy_uj always; for a kernel layer (with
     cycle_model "compiled") the schedule the compiler runs, checked with the compiler's capacity
     rule, and its program's energy. program="library": a kernel layer runs the C library's tiled
-    matmul instead (library_matmul_cycles and _energy; no schedule)."""
+    matmul instead (library_matmul_cycles and _energy; no schedule). A convolution's Cost says
+    whether it runs its mapping's tile (schedule_source "tuned") or its kernel's default program
+    ("default": no tile fits, or `default_program`, the build without a design), which is what
+    baco.compile_model runs with no schedule given (a 1x1 layer's LoopConv program where conv2d
+    picks it: _default_conv_program) and is priced as such."""
     cost = costmodel.evaluate(layer, mapping, hw)
     cost.timeloop_cycles, cost.timeloop_energy_uj = cost.cycles, cost.energy_uj
     if timeloop_costed(layer, cycle_model):
@@ -624,19 +630,14 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     temporal, sC, sK = costmodel.mapping_tensors(mapping)
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (hw.pe_dim, hw.sp_kb, hw.acc_kb))
     if not is_kernel_layer(layer):
-        with torch.no_grad():
-            cycles, energy_uj, choice = conv_program(layer, temporal, torch.stack([sC, sK], 1), hw_t)
-        schedule, source = conv_schedule(mapping, layer, hw.to_gemmini_config())
-        chosen = CONV_VARIANTS[int(choice[0])]
-        tile_rows = int(round(float(costmodel.conv_rows(layer, costmodel._tiles(temporal, sC, sK, layer)[2])[0])))
-        rows = tile_rows if chosen.startswith("rows") else 1
-        agree = source == "default" if chosen == "default" else \
-            source == "tuned" and schedule.double_buffer == chosen.endswith("+db") and schedule.rows == rows
-        if not agree:
-            raise AssertionError(f"the conv model costs the {chosen} schedule, the compiler runs {schedule} ({source})")
-        cost.cycles, cost.energy_uj = float(cycles[0]), float(energy_uj[0])
+        cfg = hw.to_gemmini_config()
+        if default_program:
+            cost.cycles, cost.energy_uj = _default_conv_program(layer, hw.pe_dim, hw.sp_kb, hw.acc_kb)
+            cost.schedule, cost.schedule_source = default_layer_schedule(layer, cfg), "default"
+        else:
+            cost.cycles, cost.energy_uj, cost.schedule, cost.schedule_source = \
+                _mapped_conv_cost(layer, mapping, cfg, temporal, sC, sK, hw_t)
         cost.edp = cost.cycles * cost.energy_uj
-        cost.schedule = schedule
         return cost
     with torch.no_grad():
         cycles, choice = kernel_cycles(layer, temporal, torch.stack([sC, sK], 1), hw_t)
@@ -650,6 +651,23 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
     cost.edp = cost.cycles * cost.energy_uj
     cost.schedule = schedule
     return cost
+
+
+def _mapped_conv_cost(layer: Layer, mapping: Mapping, cfg: GemminiConfig, temporal, sC, sK, hw_t
+                      ) -> tuple[float, float, GemmSchedule, str]:
+    """(cycles, energy µJ, schedule, "tuned" | "default") of a convolution's mapping as conv_program
+    prices it, checked against the schedule mapping.conv_schedule compiles."""
+    with torch.no_grad():
+        cycles, energy_uj, choice = conv_program(layer, temporal, torch.stack([sC, sK], 1), hw_t)
+    schedule, source = conv_schedule(mapping, layer, cfg)
+    chosen = CONV_VARIANTS[int(choice[0])]
+    tile_rows = int(round(float(costmodel.conv_rows(layer, costmodel._tiles(temporal, sC, sK, layer)[2])[0])))
+    rows = tile_rows if chosen.startswith("rows") else 1
+    agree = source == "default" if chosen == "default" else \
+        source == "tuned" and schedule.double_buffer == chosen.endswith("+db") and schedule.rows == rows
+    if not agree:
+        raise AssertionError(f"the conv model costs the {chosen} schedule, the compiler runs {schedule} ({source})")
+    return float(cycles[0]), float(energy_uj[0]), schedule, source
 
 
 def library_matmul_cycles(M: int, N: int, K: int, cfg: GemminiConfig, *, out_int8: bool = KERNEL_OUT_INT8,

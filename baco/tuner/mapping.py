@@ -328,7 +328,10 @@ def default_kernel_schedule(layer: Layer, cfg: GemminiConfig, b_padded: bool = K
 
 def default_schedule_mapping(layer: Layer, cfg: GemminiConfig) -> Mapping:
     """The mapping of the schedule a layer's kernel runs with none given on cfg (the GEMM kernel's
-    default_gemm_schedule, a convolution's default_layer_schedule): the build without a design."""
+    default_gemm_schedule, a convolution's default_layer_schedule): the build without a design. A
+    convolution's default program may be no mapping's (a 1x1 layer's LOOP_CONV_WS programs, where
+    conv2d picks them over the GEMM of all pixels): explore.default_build marks its convolutions to
+    run their default program."""
     if is_kernel_layer(layer):
         return schedule_mapping(layer, default_kernel_schedule(layer, cfg), cfg.dim)
     return conv_schedule_mapping(layer, default_layer_schedule(layer, cfg), cfg.dim)
