@@ -184,17 +184,27 @@ def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, reference: bool = 
         reference_conv2d(x, w, bias, **kw) if reference else None
 
 
-def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule, *, target: str = "sim", seed: int = 0,
-             functional_macs: float = FUNCTIONAL_MACS) -> tuple[bool, dict, tuple]:
-    """run_gemm for a convolution layer (baco.kernels.conv.conv2d): (bit_exact, cycle-model report
-    of the full layer, checked shape (N, P, Q, C, K)). Up to functional_macs the timed run is the
-    checked run; above, the full layer is timed on its command stream and the check runs on one
-    image, two output rows and two blocks of output columns, output and input channels."""
+def default_program_schedule(layer: Layer, cfg: GemminiConfig) -> GemmSchedule:
+    """The schedule conv2d (depthwise_conv2d) runs the whole layer with when given none: what a
+    design's layer marked "default" compiles to (a 1x1 layer may run LoopConv programs there, which
+    no schedule given to the kernel selects)."""
+    return _conv_launch(layer, conv_shape(layer), cfg, None, 0, reference=False)[0].schedule
+
+
+def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule | None, *, target: str = "sim",
+             seed: int = 0, functional_macs: float = FUNCTIONAL_MACS) -> tuple[bool, dict, tuple]:
+    """run_gemm for a convolution layer (baco.kernels.conv.conv2d; schedule None: the kernel's
+    default program): (bit_exact, cycle-model report of the full layer, checked shape (N, P, Q, C, K)).
+    Up to functional_macs the timed run is the checked run; above, the full layer is timed on its
+    command stream and the check runs on one image, two output rows and two blocks of output
+    columns, output and input channels (of the default program's blocks where none is given; the
+    cut then runs its own default program)."""
     tm = TimingModel(cfg)
     full = layer.macs <= functional_macs
     N, P, Q, C, K = conv_shape(layer)
+    blocks = schedule or (None if full else default_program_schedule(layer, cfg))
     shape = (N, P, Q, C, K) if full else \
-        (1, min(P, 2), min(Q, 2 * schedule.block_m), min(C, 2 * schedule.block_k), min(K, 2 * schedule.block_n))
+        (1, min(P, 2), min(Q, 2 * blocks.block_m), min(C, 2 * blocks.block_k), min(K, 2 * blocks.block_n))
     launch, ref = _conv_launch(layer, shape, cfg, schedule, seed)
     ck = launch.kernel.compile(*launch.args, target=target, **launch.options)
     ck.run(launch.grid, launch.runtime_args(), observers=[tm.observe] if target == "sim" and full else [])
@@ -228,9 +238,9 @@ def gemm_end_to_end(M: int, N: int, K: int, cfg: GemminiConfig, schedule: GemmSc
     return _iss_end_to_end(matmul_kernel, grid, args, options, cfg, d if bias else None)
 
 
-def conv_end_to_end(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule) -> Measured:
-    """The whole layer's launch with a user's options (LOOP_CONV_WS where it fits), end to end on
-    the ISS."""
+def conv_end_to_end(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule | None) -> Measured:
+    """The whole layer's launch with a user's options (LOOP_CONV_WS where it fits; schedule None:
+    the kernel's default program), end to end on the ISS."""
     launch, _ = _conv_launch(layer, conv_shape(layer), cfg, schedule, 0, reference=False)
     return _iss_end_to_end(launch.kernel, launch.grid, launch.args, launch.options, cfg, launch.bias)
 
@@ -332,15 +342,21 @@ def check_design(design: dict, *, target: str = "sim", end_to_end: bool = True,
             if library and check.default_simulated is not None:
                 check.simulated, check.end_to_end = check.default_simulated, check.default_end_to_end
             elif check.default_simulated is not None:
-                # the search's schedule (result.json), or what the same rule makes of the mapping
-                check.schedule, check.schedule_source = conv_schedule(parse_mapping(entry["mapping"]), layer, cfg)
-                if "schedule" in entry:
-                    check.schedule = GemmSchedule.from_dict(entry["schedule"])
-                ok, rep, check.checked_shape = run_conv(layer, cfg, check.schedule, target=target)
+                # the search's schedule (result.json), or what the same rule makes of the mapping; a
+                # layer marked "default" runs its kernel's default program, as compile_model runs it
+                run_schedule = None
+                if entry.get("schedule_source") == "default":
+                    check.schedule, check.schedule_source = default_program_schedule(layer, cfg), "default"
+                else:
+                    check.schedule, check.schedule_source = conv_schedule(parse_mapping(entry["mapping"]), layer, cfg)
+                    if "schedule" in entry:
+                        check.schedule = GemmSchedule.from_dict(entry["schedule"])
+                    run_schedule = check.schedule
+                ok, rep, check.checked_shape = run_conv(layer, cfg, run_schedule, target=target)
                 check.bit_exact = ok
                 check.simulated = Measured(rep["cycles"], rep["energy_uj"])
                 if end_to_end:
-                    check.end_to_end = conv_end_to_end(layer, cfg, check.schedule)
+                    check.end_to_end = conv_end_to_end(layer, cfg, run_schedule)
         check.seconds = time.perf_counter() - t0
         if progress:
             state = "the C library's program" if library and check.simulated else 'bit-exact' if check.bit_exact \

@@ -1,6 +1,7 @@
 """The tuner's table of a whole model (baco.model.workload, baco.tuner.whole_model): every step
 compile_model runs, the untuned ones in the search's objective, CPU cycles by the cost table
 (baco.model.cpu_cost) against the ISS."""
+import json
 from collections import Counter
 
 import numpy as np
@@ -237,6 +238,24 @@ def test_the_default_build_runs_the_default_programs_it_prices():
     loop_conv = pointwise_loop_conv_default(layer, DEFAULT_HARDWARE.to_gemmini_config())
     assert loop_conv is not None and step.schedule_source == "default" and step.launches[0].schedule == loop_conv
     assert built.check(x)["bit_exact"]
+
+
+def test_baco_run_design_runs_a_default_marked_layer_as_its_default_program():
+    """`baco run --design` (check_design) compiles a layer the design marks "default" as the kernel
+    with no schedule, the program compile_model runs and the search priced: for the 16->96 1x1 layer
+    LoopConv's, not the GEMM of its mapping."""
+    from baco.design import check_design
+    from baco.tuner.emit import result_dict
+    from baco.tuner.kernel_model import pointwise_loop_conv_default
+    layer = Layer(R=1, S=1, P=32, Q=32, C=16, K=96, N=1, bias=True, name="expand")
+    result = default_build(NetworkProblem([layer]))
+    design = json.loads(json.dumps(result_dict([layer], result)))
+    assert design["layers"][0].get("schedule_source") == "default"
+    [check] = check_design(design, progress=None)
+    loop_conv = pointwise_loop_conv_default(layer, DEFAULT_HARDWARE.to_gemmini_config())
+    assert check.schedule_source == "default" and check.schedule == loop_conv and check.bit_exact
+    # end to end on the ISS: 30,043 cycles against 30,110 priced (the GEMM it ran before: 31,534)
+    assert check.end_to_end.cycles == pytest.approx(result.per_layer[0].cycles, rel=0.02)
 
 
 GUARD_SEARCH = dict(seed=0, steps=0, starts=1, random_pool=1, polish=False, progress=False)
