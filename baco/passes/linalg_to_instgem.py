@@ -167,18 +167,34 @@ def window_tiles(first, rows, dim: int):
 
 def nonempty(rows):
     """i64 1 if rows > 0, else 0."""
-    return ir.create("arith.extui", operands=[ir.cmpi("sgt", rows, cst(0))], results=[ir.i64()]).result
+    return flag(ir.cmpi("sgt", rows, cst(0)))
 
 
-def window_in_tiles(first, rows, dim: int, tile: int | None = None):
+def flag(cond):
+    """i64 1 if the i1 `cond` holds, else 0."""
+    return ir.create("arith.extui", operands=[cond], results=[ir.i64()]).result
+
+
+def window_in_tiles(first, rows, dim: int, tiles: tuple[int, int] | None = None):
     """(first row tile, row tiles, in_tile) of the window [first, first + rows) of a block, where
-    in_tile(bt) is (first row, rows) of the window in row tile bt. `tile`: the one row tile the
-    window is known to lie in (a window of a slice of a 3-D load's block at a constant slice index
-    whose rows are all in one tile), so the same tiles and rows as window_tiles' and
-    rows_in_tile's come without their divisions and clipping, per slice and per step."""
-    if tile is None:
+    in_tile(bt) is (first row, rows) of the window in row tile bt. `tiles`: the row tiles
+    [t0, t1] the window is known to lie in (a window of a slice of a 3-D load's block at a
+    constant slice index lies in its slice's): its first and end tiles are then t0 plus one
+    compare with each tile boundary inside the slice, a compile-time row, instead of
+    window_tiles' clamps and divisions, per slice and per step (a slice straddling two tiles:
+    14-row slices at DIM 16); a window in one tile (t0 = t1) needs neither, nor its rows
+    clipped. The same tiles as window_tiles' for a nonempty window."""
+    if tiles is None:
         return (*window_tiles(first, rows, dim), lambda bt: rows_in_tile(first, rows, bt, dim))
-    return cst(tile), nonempty(rows), lambda bt: (first, rows)
+    t0, t1 = tiles
+    if t0 == t1:
+        return cst(t0), nonempty(rows), lambda bt: (first, rows)
+    end = ir.binop("addi", first, rows)
+    bounds = [cst(b * dim) for b in range(t0 + 1, t1 + 1)]
+    first_tile = fold("addi", [cst(t0), *(flag(ir.cmpi("sge", first, b)) for b in bounds)])
+    end_tile = fold("addi", [cst(t0 + 1), *(flag(ir.cmpi("sgt", end, b)) for b in bounds)])
+    n_tiles = ir.binop("muli", ir.binop("subi", end_tile, first_tile), nonempty(rows))
+    return first_tile, n_tiles, lambda bt: rows_in_tile(first, rows, bt, dim)
 
 
 def load_stream(count, body):
@@ -409,17 +425,17 @@ class LinalgToInstGem:
         index = cst(index) if index != ir.DYN else i64(owner.operands[1])
         return ir.binop("muli", index, cst(rows_per_slice))
 
-    def slice_tile(self, view, blk: Placed) -> int | None:
-        """The row tile of `blk` a window [slice, row, 0] of a 3-D load's block lies in when its
-        slice index is a constant and the slice's rows are all in one tile (the window is inside
-        its slice: a subview is in bounds), else None."""
+    def slice_tiles(self, view, blk: Placed) -> tuple[int, int] | None:
+        """The row tiles [t0, t1] of `blk` a window [slice, row, 0] of a 3-D load's block lies in
+        when its slice index is a constant: its slice's (the window is inside its slice: a subview
+        is in bounds), else None."""
         if not blk.slice_rows or blk.transposed or view.owner.name != "memref.subview":
             return None
         index = list(ir.DenseI64ArrayAttr(view.owner.attributes["static_offsets"]))[0]
         if index == ir.DYN:
             return None
         top, bottom = index * blk.slice_rows, (index + 1) * blk.slice_rows - 1
-        return top // self.cfg.dim if top // self.cfg.dim == bottom // self.cfg.dim else None
+        return top // self.cfg.dim, bottom // self.cfg.dim
 
     def lower_mvin(self, op, src, dst, blk: Placed, elem=None, scale=None, accumulate=False):
         """mvins of the DRAM view `src` into block `blk` over the window `dst` (a view of `blk`,
@@ -474,14 +490,14 @@ class LinalgToInstGem:
             local = ir.binop("addi", local, ir.binop("subi", lo, ir.binop("muli", bt, cst(cfg.dim))))
             instgem.emit(MVIN_OF_SLOT[slot], dram_addr=dram, local_addr=local, cols=extent(cols, cc, max_cols),
                          rows=n_rows)
-        tile = self.slice_tile(dst, blk)
-        first_tile, n_tiles, in_tile = window_in_tiles(first, rows, cfg.dim, tile)
+        tiles = self.slice_tiles(dst, blk)
+        first_tile, n_tiles, in_tile = window_in_tiles(first, rows, cfg.dim, tiles)
         load_stream(ir.binop("muli", n_tiles, cst(block_chunks)), lambda t: tile_and_chunk(first_tile, t, move))
         if accumulate:      # adding the zero rows above `first` changes nothing
             return
 
         def zero_rows(lo, hi):      # DRAM address 0 makes mvin write zeros
-            lo_tile, n_zero_tiles, zero_in_tile = window_in_tiles(lo, ir.binop("subi", hi, lo), cfg.dim, tile)
+            lo_tile, n_zero_tiles, zero_in_tile = window_in_tiles(lo, ir.binop("subi", hi, lo), cfg.dim, tiles)
 
             def zero(bt, cc):
                 row, n_rows = zero_in_tile(bt)
