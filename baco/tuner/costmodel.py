@@ -896,7 +896,12 @@ def _conv_programs(p, step, trailing_loads):
     # have left the store station (they start as their tiles land).
     last_computes = compute * torch.clamp(cfg.rs_ex / 2 / (kb * nb * mb), max=1.0)
     store_one = store / (mb * nb)
-    stores_held = torch.where(mb > cfg.rs_st, out_wait + (mb - cfg.rs_st) * store_one, -last_computes)
+    # The last column's store n (1-based) ends at the later of its tile landing + one store and
+    # the first tile landing + n stores (the tiles land group / mb apart, the last out_wait after
+    # the computes end); the next program's loads follow store mb - rs_st's end
+    held = mb - cfg.rs_st
+    stores_held = torch.where(held > 0, out_wait + torch.maximum(held * store_one - group * (mb - 1) / mb,
+                                                                 store_one - group * cfg.rs_st / mb), -last_computes)
     # A program's first tile is out once what it reads has landed (a step loads A, then B
     # column by column; double-buffered, its loads were ahead) and its channel sub-blocks
     # have run; its stores then follow one another. When they take longer than the computes
@@ -907,7 +912,11 @@ def _conv_programs(p, step, trailing_loads):
     # gap a program when its first tile (its first loads, all its K steps) takes longer than
     # the last rs_st stores before it (3x3 28x28 3>512, 11 rows a program on DIM 128: 9 steps)
     ahead = torch.zeros_like(load) if double_buffer else load_a + load_b / nb + lat
-    first_out = (k_steps - 1) * step + ahead + group * ((kb - 1) + 1 / mb) + out_wait
+    # the last column's stores follow its tiles one by one, an earlier column's follow all its
+    # computes in the queue: column 0's first store is dispatched once its last compute enters the
+    # execute station (1x1 32x32 16>96 in 512,32,16 on DIM 16: 32 computes, then 32 stores)
+    first_out = (k_steps - 1) * step + ahead + torch.where(
+        nb > 1, kb * group - torch.minimum(cfg.rs_ex / 2 * group / mb, kb * group), group * ((kb - 1) + 1 / mb) + out_wait)
     stores_after = first_out + store - ((k_steps - 1) * step + compute if double_buffer else k_steps * step)
     if double_buffer:
         store_gap = torch.clamp(load_a / mb + load_b / nb + lat + first_out - cfg.rs_st * store_one, min=0.0)
