@@ -1,0 +1,200 @@
+"""Versioning a block program on "all its windows are full" (the interior of the grid).
+
+A boundary-checked load or store clamps its window to the array, `min(max(x, 0), D)` per end
+(`irutil.checked_window`), and every program pays for that arithmetic, for the zero rows and
+ragged chunks it allows and for the checks, although in most launches most programs lie
+inside the arrays. Before lowering, a function whose clamps all see an end `x` that is either
+computed before its body (a program's origin) or a top-level loop's carried offset stepping by
+a constant (a block pointer advanced along K) is rewritten
+
+    if (every such clamp is the identity: 0 <= x <= D on every iteration) { body, clamps removed }
+    else { body }
+
+so the first copy's windows have constant extents and no lead rows: canonicalization folds
+them, and the lowering's streams get constant trip counts and no ragged branches. The test
+costs a few instructions a program; the code is about twice as large.
+"""
+from __future__ import annotations
+
+from mlir.dialects import scf
+from mlir.ir import InsertionPoint, IntegerAttr
+
+from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
+from baco.passes import irutil as ir
+from baco.passes.prefetch import body_ops, clone_with, nested
+
+GRID_CALLS = (f"@{PROGRAM_ID}", f"@{NUM_PROGRAMS}")
+UNSAFE = ("arith.divsi", "arith.divui", "arith.ceildivsi", "arith.ceildivui", "arith.floordivsi",
+          "arith.remsi", "arith.remui")
+
+
+def _const(v):
+    """v's value if it is an integer arith.constant, else None."""
+    owner = v.owner
+    if not hasattr(owner, "name") or owner.operation.name != "arith.constant":
+        return None
+    try:
+        return IntegerAttr(owner.operation.attributes["value"]).value
+    except ValueError:
+        return None
+
+
+def _defining(v):
+    owner = v.owner
+    return owner.operation if hasattr(owner, "name") else None
+
+
+def _binop_with_const(op, name):
+    """(other operand, constant) of a commutative `name` op with one constant operand, else None."""
+    if op is None or op.name != name:
+        return None
+    a, b = op.operands
+    if _const(b) is not None:
+        return a, _const(b)
+    if _const(a) is not None:
+        return b, _const(a)
+    return None
+
+
+def _clamped_end(op):
+    """(x, D) of `op` = min(max(x, 0), D) (either operand order), else None."""
+    if op.name != "arith.minsi":
+        return None
+    for m, bound in (op.operands, reversed(list(op.operands))):
+        inner = _binop_with_const(_defining(m), "arith.maxsi")
+        if inner is not None and inner[1] == 0:
+            return inner[0], bound
+    return None
+
+
+class _Hoist:
+    """Values of the function's entry block computable before its body (after the prefix of
+    grid calls and arithmetic): block arguments, the prefix's results, and arithmetic on them
+    without a division that could trap (cloned before the test)."""
+
+    def __init__(self, entry, prefix):
+        self.entry, self.prefix = entry, set(prefix)
+        self.needed = []
+
+    def ok(self, v) -> bool:
+        op = _defining(v)
+        if op is None:
+            return v.owner == self.entry
+        if op in self.prefix or op in self.needed:
+            return True
+        if op.parent.operation != self.entry.owner.operation or not op.name.startswith("arith.") or \
+                (op.name in UNSAFE and not _const(op.operands[1])):
+            return False
+        if all(self.ok(o) for o in op.operands):
+            self.needed.append(op)
+            return True
+        return False
+
+
+def _range(x, hoist: _Hoist, loops):
+    """(lowest, highest) end `x` takes, as (base, offset, loop) terms: x = base + c with base
+    hoistable (once), or a top-level loop's carried value stepping by a constant s >= 0 from a
+    hoistable start, over a loop of step 1. None if x is neither."""
+    base, c = x, 0
+    split = _binop_with_const(_defining(x), "arith.addi")
+    if split is not None:
+        base, c = split
+    if hoist.ok(base):
+        return ("once", base, c)
+    owner = base.owner
+    loop = next((lp for lp in loops if owner == lp.regions[0].blocks[0]), None)
+    if loop is None or base == owner.arguments[0]:
+        return None
+    lb, ub, step, *inits = loop.operands
+    index = list(owner.arguments).index(base) - 1
+    advance = _binop_with_const(_defining(body_ops(loop)[-1].operands[index]), "arith.addi")
+    if _const(step) != 1 or advance is None or advance[0] != base or advance[1] < 0 or \
+            not all(hoist.ok(v) for v in (lb, ub, inits[index])):
+        return None
+    return ("loop", (inits[index], advance[1], lb, ub), c)
+
+
+def _clamps(rest, hoist: _Hoist):
+    """[(clamp op, its range, bound D)] of the clamps at the top level or in a top-level loop's body."""
+    loops = [op for op in rest if op.name == "scf.for"]
+    candidates = rest + [op for lp in loops for op in body_ops(lp)]
+    found = []
+    for op in candidates:
+        end = _clamped_end(op)
+        if end is None or not hoist.ok(end[1]):
+            continue
+        rng = _range(end[0], hoist, loops)
+        if rng is not None:
+            found.append((op, rng, end[1]))
+    return found
+
+
+def _condition(clamps):
+    """i1: every clamp's end lies in [0, D] on every iteration (built at the insertion point)."""
+    conds = []
+    for _, (kind, what, c), bound in clamps:
+        if kind == "once":
+            low = high = ir.binop("addi", what, ir.const_index(c)) if c else what
+        else:
+            init, s, lb, ub = what
+            low = ir.binop("addi", init, ir.const_index(c))
+            last = ir.binop("subi", ir.binop("subi", ub, lb), ir.const_index(1))
+            high = ir.binop("addi", low, ir.binop("muli", last, ir.const_index(s)))
+        for cond in (("sge", low, None), ("sle", high, bound)):
+            if cond not in conds:       # a window's two ends and its store's repeat a test
+                conds.append(cond)
+    conds = [ir.cmpi(pred, a, ir.const_index(0) if b is None else b) for pred, a, b in conds]
+    out = conds[0]
+    for c in conds[1:]:
+        out = ir.binop("andi", out, c)
+    return out
+
+
+def versionable(func) -> bool:
+    """A GEMM-like block program: no 3-D loads (convs), nothing lowered yet, no result."""
+    ops = ir.walk_ops(func)
+    return not any(op.name.startswith("instgem.") or
+                   (op.name == "memref.alloc" and "gemmini.slice_rows" in op.attributes) for op in ops) and \
+        not list(body_ops(func)[-1].operands)
+
+
+def version_interior(func) -> bool:
+    """Rewrite `func` as the module doc says; False (unchanged) if it has no clamp to remove."""
+    if not versionable(func):
+        return False
+    entry = func.regions[0].blocks[0]
+    ops = body_ops(func)
+    split = next(i for i, op in enumerate(ops) if not (
+        op.name.startswith("arith.") or (op.name == "func.call" and str(op.attributes["callee"]) in GRID_CALLS)))
+    rest = ops[split:-1]
+    hoist = _Hoist(entry, ops[:split])
+    clamps = _clamps(rest, hoist)
+    if not clamps:
+        return False
+    with InsertionPoint(ops[split]), func.location:
+        mapping = {}
+        clone_with(sorted(hoist.needed, key=ops.index), mapping)
+        cond = _condition([(op, (k, _mapped(w, mapping), c), mapping.get(d, d)) for op, (k, w, c), d in clamps])
+        if_op = scf.IfOp(cond, [], has_else=True)
+    with InsertionPoint(if_op.then_block), func.location:
+        clones = {}
+        for op, new in zip(rest, clone_with(rest, {})):
+            clones.update(zip(nested(op), nested(new)))
+        for op, _, _ in clamps:     # min(max(x, 0), D) -> x
+            new = clones[op]
+            maxed = new.operands[0] if _defining(new.operands[0]).name == "arith.maxsi" else new.operands[1]
+            inner = _defining(maxed)
+            x = inner.operands[0] if _const(inner.operands[1]) == 0 else inner.operands[1]
+            new.result.replace_all_uses_with(x)
+        scf.YieldOp([])
+    with InsertionPoint(if_op.else_block), func.location:
+        anchor = scf.YieldOp([])
+    for op in rest:
+        op.move_before(anchor)
+    return True
+
+
+def _mapped(what, mapping):
+    if isinstance(what, tuple):
+        return tuple(mapping.get(v, v) if not isinstance(v, int) else v for v in what)
+    return mapping.get(what, what)
