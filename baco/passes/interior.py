@@ -19,11 +19,9 @@ from __future__ import annotations
 from mlir.dialects import scf
 from mlir.ir import InsertionPoint, IntegerAttr
 
-from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
 from baco.passes import irutil as ir
-from baco.passes.prefetch import body_ops, clone_with, nested
+from baco.passes.prefetch import GRID_CALLS, body_ops, clone_with, nested
 
-GRID_CALLS = (f"@{PROGRAM_ID}", f"@{NUM_PROGRAMS}")
 UNSAFE = ("arith.divsi", "arith.divui", "arith.ceildivsi", "arith.ceildivui", "arith.floordivsi",
           "arith.remsi", "arith.remui")
 
@@ -92,9 +90,10 @@ class _Hoist:
 
 
 def _range(x, hoist: _Hoist, loops):
-    """(lowest, highest) end `x` takes, as (base, offset, loop) terms: x = base + c with base
-    hoistable (once), or a top-level loop's carried value stepping by a constant s >= 0 from a
-    hoistable start, over a loop of step 1. None if x is neither."""
+    """The values end `x` takes: ("once", base, c) for x = base + c with base hoistable, or
+    ("loop", (start, s, lb, ub), c) for x = v + c with v a top-level loop's carried value stepping
+    by a constant s >= 0 from a hoistable start, over a loop of step 1 from lb to ub (v runs over
+    start + s·t, t < ub - lb). None if x is neither."""
     base, c = x, 0
     split = _binop_with_const(_defining(x), "arith.addi")
     if split is not None:
@@ -129,14 +128,17 @@ def _clamps(rest, hoist: _Hoist):
     return found
 
 
-def _condition(clamps):
-    """i1: every clamp's end lies in [0, D] on every iteration (built at the insertion point)."""
+def _condition(clamps, hoisted: dict):
+    """i1: every clamp's end lies in [0, D] on every iteration (built at the insertion point, over
+    the `hoisted` clones of the values it reads)."""
     conds = []
+    at = lambda v: hoisted.get(v, v)      # noqa: E731
     for _, (kind, what, c), bound in clamps:
+        bound = at(bound)
         if kind == "once":
-            low = high = ir.binop("addi", what, ir.const_index(c)) if c else what
+            low = high = ir.binop("addi", at(what), ir.const_index(c)) if c else at(what)
         else:
-            init, s, lb, ub = what
+            init, s, lb, ub = at(what[0]), what[1], at(what[2]), at(what[3])
             low = ir.binop("addi", init, ir.const_index(c))
             last = ir.binop("subi", ir.binop("subi", ub, lb), ir.const_index(1))
             high = ir.binop("addi", low, ir.binop("muli", last, ir.const_index(s)))
@@ -174,27 +176,17 @@ def version_interior(func) -> bool:
     with InsertionPoint(ops[split]), func.location:
         mapping = {}
         clone_with(sorted(hoist.needed, key=ops.index), mapping)
-        cond = _condition([(op, (k, _mapped(w, mapping), c), mapping.get(d, d)) for op, (k, w, c), d in clamps])
+        cond = _condition(clamps, mapping)
         if_op = scf.IfOp(cond, [], has_else=True)
     with InsertionPoint(if_op.then_block), func.location:
         clones = {}
         for op, new in zip(rest, clone_with(rest, {})):
             clones.update(zip(nested(op), nested(new)))
         for op, _, _ in clamps:     # min(max(x, 0), D) -> x
-            new = clones[op]
-            maxed = new.operands[0] if _defining(new.operands[0]).name == "arith.maxsi" else new.operands[1]
-            inner = _defining(maxed)
-            x = inner.operands[0] if _const(inner.operands[1]) == 0 else inner.operands[1]
-            new.result.replace_all_uses_with(x)
+            clones[op].result.replace_all_uses_with(_clamped_end(clones[op])[0])
         scf.YieldOp([])
     with InsertionPoint(if_op.else_block), func.location:
         anchor = scf.YieldOp([])
     for op in rest:
         op.move_before(anchor)
     return True
-
-
-def _mapped(what, mapping):
-    if isinstance(what, tuple):
-        return tuple(mapping.get(v, v) if not isinstance(v, int) else v for v in what)
-    return mapping.get(what, what)
