@@ -153,10 +153,12 @@ def _condition(clamps, hoisted: dict):
 
 
 def versionable(func) -> bool:
-    """A GEMM-like block program: no 3-D loads (convs), nothing lowered yet, no result."""
+    """A GEMM-like block program: no 3-D loads (convs), no block an OS dot writes through the array
+    (placement's gemmini.array_written, which the lowering finds again only for a dot at the
+    function's top level), nothing lowered yet, no result."""
     ops = ir.walk_ops(func)
-    return not any(op.name.startswith("instgem.") or
-                   (op.name == "memref.alloc" and "gemmini.slice_rows" in op.attributes) for op in ops) and \
+    return not any(op.name.startswith("instgem.") or (op.name == "memref.alloc" and (
+        "gemmini.slice_rows" in op.attributes or "gemmini.array_written" in op.attributes)) for op in ops) and \
         not list(body_ops(func)[-1].operands)
 
 
