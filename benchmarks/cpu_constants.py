@@ -264,7 +264,7 @@ def fused_row(dim, kind, *shape):
                                     config=cfg)
         launched = _resadd_launch(M, N, K, bm, bn, bk, cfg, DEFAULT_CONSTANTS)
     count = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.args)
-    terms = {"program": launched.programs, "step": launched.steps, "command": launched.commands}
+    terms = launched.terms()
     return f"{kind} {'x'.join(map(str, shape))} DIM {dim}", terms, count["instructions"]
 
 
