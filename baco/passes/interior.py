@@ -113,10 +113,11 @@ def _range(x, hoist: _Hoist, loops):
     return ("loop", (inits[index], advance[1], lb, ub), c)
 
 
-def _clamps(rest, hoist: _Hoist):
-    """[(clamp op, its range, bound D)] of the clamps at the top level or in a top-level loop's body."""
-    loops = [op for op in rest if op.name == "scf.for"]
-    candidates = rest + [op for lp in loops for op in body_ops(lp)]
+def _clamps(top, hoist: _Hoist):
+    """[(clamp op, its range, bound D)] of the clamps among the function's top-level ops `top` or in
+    a top-level loop's body."""
+    loops = [op for op in top if op.name == "scf.for"]
+    candidates = top + [op for lp in loops for op in body_ops(lp)]
     found = []
     for op in candidates:
         end = _clamped_end(op)
@@ -172,9 +173,11 @@ def version_interior(func) -> bool:
         op.name.startswith("arith.") or (op.name == "func.call" and str(op.attributes["callee"]) in GRID_CALLS)))
     rest = ops[split:-1]
     hoist = _Hoist(entry, ops[:split])
-    clamps = _clamps(rest, hoist)
+    clamps = _clamps(ops[:-1], hoist)
     if not clamps:
         return False
+    prefix = set(ops[:split])       # clamps before the test, which the body copy reads: x instead
+    unclamped = {op.result: _clamped_end(op)[0] for op, _, _ in clamps if op in prefix}
     with InsertionPoint(ops[split]), func.location:
         mapping = {}
         clone_with(sorted(hoist.needed, key=ops.index), mapping)
@@ -182,9 +185,9 @@ def version_interior(func) -> bool:
         if_op = scf.IfOp(cond, [], has_else=True)
     with InsertionPoint(if_op.then_block), func.location:
         clones = {}
-        for op, new in zip(rest, clone_with(rest, {})):
+        for op, new in zip(rest, clone_with(rest, unclamped)):
             clones.update(zip(nested(op), nested(new)))
-        for op, _, _ in clamps:     # min(max(x, 0), D) -> x
+        for op in (op for op, _, _ in clamps if op not in prefix):     # min(max(x, 0), D) -> x
             clones[op].result.replace_all_uses_with(_clamped_end(clones[op])[0])
         scf.YieldOp([])
     with InsertionPoint(if_op.else_block), func.location:
