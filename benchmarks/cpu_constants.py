@@ -41,8 +41,9 @@ from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, 
                                 chain_loop_tile_shape, gemm_chain_loop_ws_loops)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
-                                   EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS, GemmSchedule,
-                                   default_gemm_schedule, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
+                                   EXPLICIT_INSTRUCTIONS, EXPLICIT_INTERIOR_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
+                                   LOOP_WS_INSTRUCTIONS, GemmSchedule, default_gemm_schedule, explicit_interior,
+                                   explicit_program_costs, pieces, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
                                    loop_ws_launch_terms,
                                    padded_rows)
 from baco.kernels.conv import conv2d_launch
@@ -55,7 +56,8 @@ from baco.tuner import costmodel, kernel_model
 # (DIM, M, N, K): kernels.py-like shapes (ragged, GEMV, square), the default schedule's blocks
 GEMMS = [(16, 128, 256, 256), (16, 17, 33, 65), (16, 93, 116, 258), (16, 200, 1, 300), (16, 64, 64, 512),
          (16, 267, 41, 3), (16, 160, 139, 41), (32, 128, 256, 256), (32, 93, 116, 258), (32, 200, 1, 300),
-         (32, 17, 33, 65), (32, 256, 64, 128)]
+         (32, 17, 33, 65), (32, 256, 64, 128), (16, 256, 256, 64), (16, 100, 70, 128), (32, 512, 128, 256),
+         (32, 80, 200, 64)]
 # (DIM, R, stride, P, C, K, rows, block_m, block_n, block_k): explicit conv programs (P = Q, no padding)
 CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32),
          (16, 7, 2, 8, 3, 32, 1, 8, 32, 16), (16, 7, 2, 8, 3, 32, 8, 8, 32, 16), (16, 3, 1, 14, 16, 64, 2, 14, 64, 16),
@@ -152,11 +154,26 @@ def gemm_row(dim, M, N, K):
     grid = (-(-M // s.block_m), -(-N // s.block_n))
     ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s, loop_ws=False)
     info = ck.run(grid, args)
-    steps = -(-K // s.block_k)
-    columns = -(-min(s.block_n, N) // dim)
-    programs = grid[0] * grid[1]
-    terms = {"program": programs, "step": programs * steps, "command": info["commands"], "column": programs * columns}
-    return f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}", terms, info["instructions"]
+    return f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}", explicit_terms(M, N, K, s, cfg, info["commands"]), \
+        info["instructions"]
+
+
+def explicit_terms(M, N, K, s, cfg, commands) -> dict:
+    """The EXPLICIT_INSTRUCTIONS terms (the edge programs': per program, K step, command and C column
+    block) and the EXPLICIT_INTERIOR_INSTRUCTIONS ones ("interior_" + per program, K step, command) of
+    a launch issuing `commands` (the ISS's count): the interior programs' commands are the model's
+    (explicit_program_costs of a full block; exact for full blocks), the rest the edge programs'."""
+    ksteps = pieces(K, s.block_k)
+    programs = -(-M // s.block_m) * -(-N // s.block_n)
+    interior = (M // s.block_m) * (N // s.block_n) if explicit_interior(s.block_m, s.block_n, ksteps, s) else 0
+    interior_commands = interior and interior * explicit_program_costs(s.block_m, s.block_n, ksteps, s, cfg,
+                                                                       False)["commands"]
+    edge = programs - interior
+    edge_columns = sum(-(-c // cfg.dim) for c in pieces(N, s.block_n)) * -(-M // s.block_m) - \
+        interior * -(-s.block_n // cfg.dim)
+    return {"program": edge, "step": edge * len(ksteps), "command": commands - interior_commands,
+            "column": edge_columns, "interior_program": interior, "interior_step": interior * len(ksteps),
+            "interior_command": interior_commands}
 
 
 def loop_ws_row(dim, M, N, K, bm, bn, bk, b_padded):
@@ -259,7 +276,7 @@ def fused_row(dim, kind, *shape):
                                     config=cfg)
         launched = _resadd_launch(M, N, K, bm, bn, bk, cfg, DEFAULT_CONSTANTS)
     count = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.args)
-    terms = {"program": launched.programs, "step": launched.steps, "command": launched.commands}
+    terms = launched.terms()
     return f"{kind} {'x'.join(map(str, shape))} DIM {dim}", terms, count["instructions"]
 
 
@@ -327,8 +344,9 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     if "gemm" in args.only:
         gemms = [gemm_row(*g) for g in (SMOKE_GEMMS if args.smoke else GEMMS)]
-        report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS)", gemms, ["program", "step", "command", "column"],
-               EXPLICIT_INSTRUCTIONS)
+        interior = {f"interior_{k}": v for k, v in EXPLICIT_INTERIOR_INSTRUCTIONS.items()}
+        report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS, EXPLICIT_INTERIOR_INSTRUCTIONS as interior_*)", gemms,
+               ["program", "step", "command", "column", *interior], {**EXPLICIT_INSTRUCTIONS, **interior})
     if "loop_ws" in args.only:
         loop_ws = [loop_ws_row(*g) for g in (SMOKE_LOOP_WS if args.smoke else LOOP_WS_GEMMS)]
         report("GEMM LOOP_WS programs (LOOP_WS_INSTRUCTIONS)", loop_ws, list(LOOP_WS_INSTRUCTIONS),

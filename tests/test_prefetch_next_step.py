@@ -10,18 +10,20 @@ from baco.passes.prefetch import COMPUTE, STREAM, body_ops, nested
 IR = Path(__file__).parent / "ir" / "matmul.baco.mlir"
 
 
-def k_loop(module):
-    """The K loop (the one holding the compute nest) of the module's kernel."""
+def k_loops(module):
+    """The K loops (those holding a compute nest) of the module's kernel: its interior and edge
+    versions' (baco.passes.interior)."""
     loops = [op for op in nested(module.operation) if op.name == "scf.for"
              and any(COMPUTE in o.attributes for o in body_ops(op) for o in nested(o))]
-    assert len(loops) == 1
-    return loops[0]
+    assert len(loops) == 2
+    return loops
 
 
 def test_next_step_arithmetic_checks_and_configs_run_under_one_guard():
     res = run_pipeline(IR.read_text(), CompileOptions.of(loop_ws=False, double_buffer=True), until="linalg-to-instgem")
     with res.context:
-        check_guard(k_loop(res.module))
+        for loop in k_loops(res.module):
+            check_guard(loop)
 
 
 def check_guard(loop):

@@ -281,8 +281,14 @@ PREFETCH_HIDDEN = 0.75
 # the chain's within 0.84-1.15x, the residual add's within 0.83-1.09x (refitted after a K loop
 # that runs once became a copy of its body and a bias covering its block lost its zero fill: the
 # old tables were 0.83-1.26x and 0.92-1.35x)
-FUSED_INSTRUCTIONS = {"chain": {"program": 851.1, "step": 272.2, "command": 9.4},
-                      "resadd": {"program": 134.2, "step": 501.0, "command": 8.8}}
+# Refitted with an interior table ("interior_*": programs with all blocks full, _Launch.interior)
+# once those ran the version without boundary clamps (baco.passes.interior): the chain's within
+# 0.82-1.23x, the residual add's within 0.66-1.26x (the tables before, one per kernel, on the new
+# code: 0.85-1.99x and 0.95-3.71x).
+FUSED_INSTRUCTIONS = {"chain": {"program": 1003.6, "step": 0.0, "command": 14.5,
+                                "interior_program": 368.5, "interior_step": 359.8, "interior_command": 4.5},
+                      "resadd": {"program": 34.4, "step": 533.6, "command": 9.0,
+                                 "interior_program": 256.7, "interior_step": 0.0, "interior_command": 4.3}}
 
 
 class _Program:
@@ -382,18 +388,32 @@ def _block_sizes(total, block) -> dict:
 
 class _Launch(NamedTuple):
     """A fused kernel's programs summed: Gemmini's cycles and RoCC commands (configs aside), and
-    the counts the core's instructions scale with (programs, their K steps)."""
+    the counts the core's instructions scale with (programs, their K steps), `interior` of the
+    programs (issuing `interior_commands`) with all blocks full (the compiler's version without
+    boundary clamps, baco.passes.interior)."""
     gemmini: float
     commands: int
     programs: int
     steps: int
+    interior: int = 0
+    interior_commands: int = 0
+
+    def terms(self) -> dict:
+        """FUSED_INSTRUCTIONS' terms: per edge program, its K steps and commands, the same per interior one."""
+        per_program = self.steps / self.programs if self.programs else 0
+        edge = self.programs - self.interior
+        return {"program": edge, "step": edge * per_program, "command": self.commands - self.interior_commands,
+                "interior_program": self.interior, "interior_step": self.interior * per_program,
+                "interior_command": self.interior_commands}
 
 
 def _launch(programs, steps: int) -> _Launch:
-    """The sum of (one program as _Program, how many run it) over a launch's distinct programs."""
-    n = sum(count for _, count in programs)
-    return _Launch(sum(count * p.cycles for p, count in programs), sum(count * p.commands for p, count in programs),
-                   n, n * steps)
+    """The sum of (one program as _Program, how many run it, whether it is interior) over a
+    launch's distinct programs."""
+    n = sum(count for _, count, _ in programs)
+    return _Launch(sum(count * p.cycles for p, count, _ in programs), sum(count * p.commands for p, count, _ in programs),
+                   n, n * steps, sum(count for _, count, full in programs if full),
+                   sum(count * p.commands for p, count, full in programs if full))
 
 
 def _acc_zero_tiles(block_rows, block_cols, cfg) -> int:
@@ -420,7 +440,8 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k) -> _Launch:
         p.product(bm, N, H)
         p.store(rows, N)
         return p
-    return _launch([(program(rows), n) for rows, n in _block_sizes(M, bm).items()], _tiles(K, bk))
+    full = K % bk == 0 and H % cfg.dim == 0 and N % cfg.dim == 0    # H and N blocks padded to DIM
+    return _launch([(program(rows), n, full and rows == bm) for rows, n in _block_sizes(M, bm).items()], _tiles(K, bk))
 
 
 def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
@@ -443,8 +464,9 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
         p.product(block_m, block_n, block_n)
         p.store(rows, cols)
         return p
-    return _launch([(program(rows, cols), m * n) for rows, m in _block_sizes(M, block_m).items()
-                    for cols, n in _block_sizes(N, block_n).items()], _tiles(K, block_k))
+    return _launch([(program(rows, cols), m * n, rows == block_m and cols == block_n and K % block_k == 0)
+                    for rows, m in _block_sizes(M, block_m).items() for cols, n in _block_sizes(N, block_n).items()],
+                   _tiles(K, block_k))
 
 
 # the share of the shorter of Gemmini's work and the core's issue that a fused kernel's explicit
@@ -462,7 +484,7 @@ def _end_to_end(launch: _Launch, kind: str, k: TimingConstants) -> dict:
     """A kernel's programs end to end: Gemmini's work (commands arriving for free) and the core
     issuing them (FUSED_INSTRUCTIONS[kind]) overlap but for FUSED_OVERLAP_LOSS of the shorter."""
     c = FUSED_INSTRUCTIONS[kind]
-    cpu = c["program"] * launch.programs + c["step"] * launch.steps + c["command"] * launch.commands
+    cpu = sum(c[term] * n for term, n in launch.terms().items())
     return _overlapped(launch.gemmini, cpu, launch.commands, k, FUSED_OVERLAP_LOSS)
 
 

@@ -187,7 +187,10 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # runs once ran a copy of its body and a first K step its own nest copy (the table before,
 # 248.5 a K step, 11.5 a command, 401.7 a column, 0.84-1.15x, median 0.99, on the code before
 # and 0.95-1.52x, median 1.09, after: the one-step programs 15-34% over; this one 0.81-1.19x,
-# median 0.97: the terms do not tell a one-step program). A LOOP_WS program (a K step
+# median 0.97: the terms do not tell a one-step program); refitted with the interior table below
+# once interior programs ran a version without boundary clamps (16 programs, 4 more of them with
+# interior programs: 0.84-1.18x, median 1.00; this table alone, priced on every program, was
+# 0.80-4.19x of the 12 on the new code, the interior-rich ones 2.7-4.2x over). A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
 # than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
 # of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, per program
@@ -202,7 +205,11 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # 0.92-1.02x, median 0.96), and before that once an explicitly moved B went into both halves and
 # the steps lost their half's arithmetic (the table before: 0.94-1.09x; before the two
 # specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over).
-EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 304.1, "command": 11.4, "column": 228.5}
+EXPLICIT_INSTRUCTIONS = {"program": 131.3, "step": 291.7, "command": 10.4, "column": 235.7}
+# An interior program of the explicit stream (all its blocks full: explicit_interior) runs the
+# version of the program without boundary clamps (baco.passes.interior): per program, per K step
+# and per command, fitted with EXPLICIT_INSTRUCTIONS on the same launches.
+EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 51.6, "step": 82.6, "command": 3.8}
 LOOP_WS_INSTRUCTIONS = {"program": 57.5, "step": 100.9, "steps": 20.8, "head": 20.2, "explicit_b": 18.9,
                         "mvin": 27.6, "k_loop": 143.4, "n_strides": 48.1, "launch": 44.7}
 LOOP_WS_STEP_COMMANDS = 6
@@ -231,12 +238,23 @@ DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 94.3, "slice": 11.5, "command": 18.0}
 LOOP_CONV_INSTRUCTIONS = {"conv": 588.0, "depthwise": 558.0, "block": 63.2, "strided": 78.6, "bias": 55.2}
 
 
-def explicit_gemm_instructions(programs, steps, columns, commands):
-    """RISC-V instructions of the GEMM kernel's explicit stream (EXPLICIT_INSTRUCTIONS): `programs`
-    programs of `steps` K steps and `columns` C column blocks each, `commands` RoCC commands in all.
+def explicit_gemm_instructions(programs, steps, columns, commands, interior_programs=0, interior_commands=0):
+    """RISC-V instructions of the GEMM kernel's explicit stream: `programs` programs of `steps` K
+    steps each, `commands` RoCC commands in all, of which `interior_programs` programs issuing
+    `interior_commands` commands are interior (explicit_interior: EXPLICIT_INTERIOR_INSTRUCTIONS)
+    and the rest, of `columns` C column blocks each, edge programs (EXPLICIT_INSTRUCTIONS).
     Plain arithmetic: numbers or tensors."""
-    c = EXPLICIT_INSTRUCTIONS
-    return programs * (c["program"] + steps * c["step"] + columns * c["column"]) + commands * c["command"]
+    c, i = EXPLICIT_INSTRUCTIONS, EXPLICIT_INTERIOR_INSTRUCTIONS
+    edge = (programs - interior_programs) * (c["program"] + steps * c["step"] + columns * c["column"]) + \
+        (commands - interior_commands) * c["command"]
+    return edge + interior_programs * (i["program"] + steps * i["step"]) + interior_commands * i["command"]
+
+
+def explicit_interior(rows: int, cols: int, ksteps: list, s: GemmSchedule) -> bool:
+    """A program of a rows x cols C block over K steps of `ksteps` columns is interior (all its
+    blocks full): it runs the compiler's version of the program without boundary clamps
+    (baco.passes.interior), whose extents and trip counts are constants."""
+    return rows == s.block_m and cols == s.block_n and all(k == s.block_k for k in ksteps)
 
 
 def instructions(terms: dict, table: dict):
@@ -510,16 +528,21 @@ def explicit_gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: G
     program's tail; with one, its accumulator fill waits for this program's stores (the same rows)
     and holds its loads up, so a program's fill, first loads, steps, stores run in series."""
     rows, cols, ksteps = _run_length(pieces(M, s.block_m)), _run_length(pieces(N, s.block_n)), pieces(K, s.block_k)
-    gemmini = commands = columns = programs = 0
+    gemmini = commands = columns = programs = interior = interior_commands = 0
     for (r, nr), (c, nc) in ((r, c) for r in rows for c in cols):
         p = explicit_program_costs(r, c, ksteps, s, cfg, out_int8, k, bias)
         if not programs and not bias:       # the first program's loads, or the last's tail, exposed
             gemmini += min(p["load"], p["tail"])
         serial = p["fill"] + p["load"] + p["tail"] if bias else max(p["load"], p["tail"])
         gemmini += nr * nc * (serial + p["steady"] + p["store_wait"])
-        commands, columns, programs = commands + nr * nc * p["commands"], columns + nr * nc * -(-c // cfg.dim), \
-            programs + nr * nc
-    cpu = explicit_gemm_instructions(programs, len(ksteps), columns / programs, commands) * k.cpu_cycles_per_instruction
+        commands, programs = commands + nr * nc * p["commands"], programs + nr * nc
+        if explicit_interior(r, c, ksteps, s):
+            interior, interior_commands = interior + nr * nc, interior_commands + nr * nc * p["commands"]
+        else:
+            columns += nr * nc * -(-c // cfg.dim)
+    edge_columns = columns / (programs - interior) if programs > interior else 0
+    cpu = explicit_gemm_instructions(programs, len(ksteps), edge_columns, commands, interior,
+                                     interior_commands) * k.cpu_cycles_per_instruction
     return {"cycles": explicit_stream_cycles(gemmini, cpu, programs, len(ksteps)), "gemmini": gemmini, "cpu": cpu,
             "commands": commands, "loop_ws": False}
 
@@ -604,7 +627,8 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
     model runs it (loop_ws_timing: ~0.1-5 ms a candidate, so candidates are walked in the order of
     their lower bound and those that cannot win by more than WALK_MARGIN are not, but for the
     library's tile, which is always walked); larger blocks keep the explicit stream, which the CPU
-    issues at ~12 instructions a command, ~290 a K step and ~400 a C column. Ties go to the larger
+    issues at ~10 instructions a command, ~290 a K step and ~240 a C column in an edge program, ~4
+    a command and ~80 a K step in an interior one (all blocks full). Ties go to the larger
     C block, then the smaller K step, then the taller C block. `bias`: the kernel starts each C block
     from a bias row (its LOOP_WS moves it into the accumulator first);
     `b_transposed`, `b_padded`: B column-major, B holding padded_rows(K, DIM) rows (a ragged K step is

@@ -28,7 +28,7 @@ from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
 from baco.gemmini.isa import GARBAGE_ADDR, MVIN_OF_SLOT, local_addr
 from baco.options import CompileOptions
 from baco.passes import irutil as ir
-from baco.passes import prefetch
+from baco.passes import interior, prefetch
 from baco.passes.gemmini_placement import array_written
 from baco.passes.rewrite import WALK, apply_patterns
 from baco.passes.irutil import alloc_of
@@ -264,6 +264,7 @@ class LinalgToInstGem:
         for func in module_op.regions[0].blocks[0].operations:
             func = func.operation
             if func.name == "func.func" and len(func.regions[0].blocks):
+                interior.version_interior(func)
                 self.lower_func(func)
 
     def lower_func(self, func):

@@ -19,6 +19,18 @@
 // CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 
 module {
   func.func private @baco_boundary_error(i64, i64)
@@ -30,6 +42,7 @@ module {
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64 = arith.constant 2 : i64
@@ -50,165 +63,317 @@ module {
     %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
     %3 = arith.index_cast %2 : i64 to index
     %4 = arith.muli %1, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %5 = arith.muli %3, %c32 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg7 = %c0 to %c4 step %c1 {
-      %46 = arith.index_cast %arg7 : index to i64
-      %47 = arith.remsi %46, %c2_i64 : i64
-      %48 = arith.divsi %46, %c2_i64 : i64
-      %49 = arith.muli %48, %c16_i64 : i64
-      %50 = arith.subi %c32_i64, %49 : i64
-      %51 = arith.minsi %50, %c16_i64 : i64
-      %52 = arith.muli %47, %c32_i64 : i64
-      %53 = arith.addi %52, %49 : i64
-      %54 = arith.ori %53, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %54, %51, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %6 = arith.ceildivsi %arg5, %c32 : index
-    %7:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %subview_3 = memref.subview %reinterpret_cast_0[%arg9, %5] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
-      %46 = arith.index_cast %intptr_8 : index to i64
-      %47 = arith.index_cast %offset_5 : index to i64
-      %48 = arith.addi %46, %47 : i64
-      %49 = arith.index_cast %strides_7#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %49) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %56 = arith.index_cast %arg10 : index to i64
-        %57 = arith.muli %56, %c16_i64 : i64
-        %58 = arith.maxsi %57, %c0_i64 : i64
-        %59 = arith.addi %57, %c16_i64 : i64
-        %60 = arith.minsi %59, %c32_i64 : i64
-        %61 = arith.subi %60, %58 : i64
-        %62 = arith.muli %58, %49 : i64
-        %63 = arith.addi %48, %62 : i64
-        %64 = arith.muli %56, %c32_i64 : i64
-        %65 = arith.subi %58, %57 : i64
-        %66 = arith.addi %64, %65 : i64
-        "instgem.mvin"(%63, %66, %c32_i64, %61) : (i64, i64, i64, i64) -> ()
+    %6 = arith.maxsi %4, %c0 : index
+    %7 = arith.minsi %6, %arg3 : index
+    %8 = arith.subi %7, %4 : index
+    %9 = arith.maxsi %5, %c0 : index
+    %10 = arith.minsi %9, %arg4 : index
+    %11 = arith.subi %10, %5 : index
+    %12 = arith.addi %4, %c32 : index
+    %13 = arith.addi %5, %c32 : index
+    %14 = arith.cmpi sge, %4, %c0 : index
+    %15 = arith.cmpi sle, %4, %arg3 : index
+    %16 = arith.cmpi sge, %12, %c0 : index
+    %17 = arith.cmpi sle, %12, %arg3 : index
+    %18 = arith.cmpi sge, %8, %c0 : index
+    %19 = arith.cmpi sle, %8, %c32 : index
+    %20 = arith.cmpi sge, %5, %c0 : index
+    %21 = arith.cmpi sle, %5, %arg4 : index
+    %22 = arith.cmpi sge, %13, %c0 : index
+    %23 = arith.cmpi sle, %13, %arg4 : index
+    %24 = arith.cmpi sge, %11, %c0 : index
+    %25 = arith.cmpi sle, %11, %c32 : index
+    %26 = arith.andi %14, %15 : i1
+    %27 = arith.andi %26, %16 : i1
+    %28 = arith.andi %27, %17 : i1
+    %29 = arith.andi %28, %18 : i1
+    %30 = arith.andi %29, %19 : i1
+    %31 = arith.andi %30, %20 : i1
+    %32 = arith.andi %31, %21 : i1
+    %33 = arith.andi %32, %22 : i1
+    %34 = arith.andi %33, %23 : i1
+    %35 = arith.andi %34, %24 : i1
+    %36 = arith.andi %35, %25 : i1
+    scf.if %36 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %c4 step %c1 {
+        %45 = arith.index_cast %arg7 : index to i64
+        %46 = arith.remsi %45, %c2_i64 : i64
+        %47 = arith.divsi %45, %c2_i64 : i64
+        %48 = arith.muli %47, %c16_i64 : i64
+        %49 = arith.subi %c32_i64, %48 : i64
+        %50 = arith.minsi %49, %c16_i64 : i64
+        %51 = arith.muli %46, %c32_i64 : i64
+        %52 = arith.addi %51, %48 : i64
+        %53 = arith.ori %52, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %53, %50, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
-      %50 = arith.index_cast %intptr_13 : index to i64
-      %51 = arith.index_cast %offset_10 : index to i64
-      %52 = arith.addi %50, %51 : i64
-      %53 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %53) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %56 = arith.index_cast %arg10 : index to i64
-        %57 = arith.muli %56, %c16_i64 : i64
-        %58 = arith.maxsi %57, %c0_i64 : i64
-        %59 = arith.addi %57, %c16_i64 : i64
-        %60 = arith.minsi %59, %c32_i64 : i64
-        %61 = arith.subi %60, %58 : i64
-        %62 = arith.muli %58, %53 : i64
-        %63 = arith.addi %52, %62 : i64
-        %64 = arith.muli %56, %c32_i64 : i64
-        %65 = arith.addi %64, %c64_i64 : i64
-        %66 = arith.subi %58, %57 : i64
-        %67 = arith.addi %65, %66 : i64
-        "instgem.mvin"(%63, %67, %c32_i64, %61) : (i64, i64, i64, i64) -> ()
+      %37 = arith.ceildivsi %arg5, %c32 : index
+      %38:2 = scf.for %arg7 = %c0 to %37 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %subview_3 = memref.subview %reinterpret_cast_0[%arg9, %5] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+        %45 = arith.index_cast %intptr_8 : index to i64
+        %46 = arith.index_cast %offset_5 : index to i64
+        %47 = arith.addi %45, %46 : i64
+        %48 = arith.index_cast %strides_7#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %48) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %55 = arith.index_cast %arg10 : index to i64
+          %56 = arith.muli %55, %c16_i64 : i64
+          %57 = arith.maxsi %56, %c0_i64 : i64
+          %58 = arith.addi %56, %c16_i64 : i64
+          %59 = arith.minsi %58, %c32_i64 : i64
+          %60 = arith.subi %59, %57 : i64
+          %61 = arith.muli %57, %48 : i64
+          %62 = arith.addi %47, %61 : i64
+          %63 = arith.muli %55, %c32_i64 : i64
+          %64 = arith.subi %57, %56 : i64
+          %65 = arith.addi %63, %64 : i64
+          "instgem.mvin"(%62, %65, %c32_i64, %60) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+        %49 = arith.index_cast %intptr_13 : index to i64
+        %50 = arith.index_cast %offset_10 : index to i64
+        %51 = arith.addi %49, %50 : i64
+        %52 = arith.index_cast %strides_12#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %52) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %55 = arith.index_cast %arg10 : index to i64
+          %56 = arith.muli %55, %c16_i64 : i64
+          %57 = arith.maxsi %56, %c0_i64 : i64
+          %58 = arith.addi %56, %c16_i64 : i64
+          %59 = arith.minsi %58, %c32_i64 : i64
+          %60 = arith.subi %59, %57 : i64
+          %61 = arith.muli %57, %52 : i64
+          %62 = arith.addi %51, %61 : i64
+          %63 = arith.muli %55, %c32_i64 : i64
+          %64 = arith.addi %63, %c64_i64 : i64
+          %65 = arith.subi %57, %56 : i64
+          %66 = arith.addi %64, %65 : i64
+          "instgem.mvin"(%62, %66, %c32_i64, %60) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %55 = arith.index_cast %arg10 : index to i64
+          scf.for %arg11 = %c0 to %c2 step %c1 {
+            %56 = arith.index_cast %arg11 : index to i64
+            %57 = arith.muli %55, %c16_i64 : i64
+            %58 = arith.subi %c32_i64, %57 : i64
+            %59 = arith.minsi %58, %c16_i64 : i64
+            %60 = arith.muli %56, %c16_i64 : i64
+            %61 = arith.subi %c32_i64, %60 : i64
+            %62 = arith.minsi %61, %c16_i64 : i64
+            %63 = arith.muli %55, %c32_i64 : i64
+            %64 = arith.addi %63, %60 : i64
+            %65 = arith.ori %64, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %62, %59, %c4294967295_i64, %62, %59) : (i64, i64, i64, i64, i64, i64) -> ()
+            %66 = arith.addi %60, %c64_i64 : i64
+            "instgem.compute_preloaded"(%63, %c16_i64, %59, %66, %62, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %62, %59, %65, %62, %59) : (i64, i64, i64, i64, i64, i64) -> ()
+            %67 = arith.addi %63, %c16_i64 : i64
+            %68 = arith.addi %60, %c96_i64 : i64
+            "instgem.compute_accumulated"(%67, %c16_i64, %59, %68, %62, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %53 = arith.addi %arg8, %c32 : index
+        %54 = arith.addi %arg9, %c32 : index
+        scf.yield %53, %54 : index, index
+      }
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 32] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x32xi32, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<32x32xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x32xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %39 = arith.index_cast %intptr : index to i64
+      %40 = arith.index_cast %offset : index to i64
+      %41 = arith.muli %40, %c4_i64 : i64
+      %42 = arith.addi %39, %41 : i64
+      %43 = arith.index_cast %strides#0 : index to i64
+      %44 = arith.muli %43, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %44, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %c4 step %c1 {
+        %45 = arith.index_cast %arg7 : index to i64
+        %46 = arith.remsi %45, %c2_i64 : i64
+        %47 = arith.divsi %45, %c2_i64 : i64
+        %48 = arith.muli %46, %c16_i64 : i64
+        %49 = arith.maxsi %48, %c0_i64 : i64
+        %50 = arith.addi %48, %c16_i64 : i64
+        %51 = arith.minsi %50, %c32_i64 : i64
+        %52 = arith.subi %51, %49 : i64
+        %53 = arith.muli %49, %44 : i64
+        %54 = arith.addi %42, %53 : i64
+        %55 = arith.muli %47, %c64_i64 : i64
+        %56 = arith.addi %54, %55 : i64
+        %57 = arith.muli %46, %c32_i64 : i64
+        %58 = arith.muli %47, %c16_i64 : i64
+        %59 = arith.addi %57, %58 : i64
+        %60 = arith.ori %59, %c2684354560_i64 : i64
+        %61 = arith.subi %49, %48 : i64
+        %62 = arith.addi %60, %61 : i64
+        %63 = arith.subi %c32_i64, %58 : i64
+        %64 = arith.minsi %63, %c16_i64 : i64
+        "instgem.mvout"(%56, %62, %64, %52) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %c4 step %c1 {
+        %72 = arith.index_cast %arg7 : index to i64
+        %73 = arith.remsi %72, %c2_i64 : i64
+        %74 = arith.divsi %72, %c2_i64 : i64
+        %75 = arith.muli %74, %c16_i64 : i64
+        %76 = arith.subi %c32_i64, %75 : i64
+        %77 = arith.minsi %76, %c16_i64 : i64
+        %78 = arith.muli %73, %c32_i64 : i64
+        %79 = arith.addi %78, %75 : i64
+        %80 = arith.ori %79, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %80, %77, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %56 = arith.index_cast %arg10 : index to i64
-        scf.for %arg11 = %c0 to %c2 step %c1 {
-          %57 = arith.index_cast %arg11 : index to i64
-          %58 = arith.muli %56, %c16_i64 : i64
-          %59 = arith.subi %c32_i64, %58 : i64
-          %60 = arith.minsi %59, %c16_i64 : i64
-          %61 = arith.muli %57, %c16_i64 : i64
-          %62 = arith.subi %c32_i64, %61 : i64
-          %63 = arith.minsi %62, %c16_i64 : i64
-          %64 = arith.muli %56, %c32_i64 : i64
-          %65 = arith.addi %64, %61 : i64
-          %66 = arith.ori %65, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %63, %60, %c4294967295_i64, %63, %60) : (i64, i64, i64, i64, i64, i64) -> ()
-          %67 = arith.addi %61, %c64_i64 : i64
-          "instgem.compute_preloaded"(%64, %c16_i64, %60, %67, %63, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %63, %60, %66, %63, %60) : (i64, i64, i64, i64, i64, i64) -> ()
-          %68 = arith.addi %64, %c16_i64 : i64
-          %69 = arith.addi %61, %c96_i64 : i64
-          "instgem.compute_accumulated"(%68, %c16_i64, %60, %69, %63, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-      } {gemmini.compute_nest}
-      %54 = arith.addi %arg8, %c32 : index
-      %55 = arith.addi %arg9, %c32 : index
-      scf.yield %54, %55 : index, index
-    }
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %8 = arith.maxsi %4, %c0 : index
-    %9 = arith.minsi %8, %arg3 : index
-    %10 = arith.addi %4, %c32 : index
-    %11 = arith.maxsi %10, %c0 : index
-    %12 = arith.minsi %11, %arg3 : index
-    %13 = arith.subi %9, %4 : index
-    %14 = arith.maxsi %13, %c0 : index
-    %15 = arith.minsi %14, %c32 : index
-    %16 = arith.subi %12, %9 : index
-    %17 = arith.maxsi %5, %c0 : index
-    %18 = arith.minsi %17, %arg4 : index
-    %19 = arith.addi %5, %c32 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %arg4 : index
-    %22 = arith.subi %18, %5 : index
-    %23 = arith.maxsi %22, %c0 : index
-    %24 = arith.minsi %23, %c32 : index
-    %25 = arith.subi %21, %18 : index
-    %26 = arith.cmpi sgt, %24, %c0 : index
-    scf.if %26 {
-      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_1[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %27 = arith.index_cast %15 : index to i64
-    %28 = arith.index_cast %16 : index to i64
-    %29 = arith.index_cast %25 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.muli %31, %c4_i64 : i64
-    %33 = arith.addi %30, %32 : i64
-    %34 = arith.index_cast %strides#0 : index to i64
-    %35 = arith.muli %34, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44 = arith.muli %42, %43 : i64
-    %45 = arith.index_cast %44 : i64 to index
-    scf.for %arg7 = %c0 to %45 step %c1 {
-      %46 = arith.index_cast %arg7 : index to i64
-      %47 = arith.remsi %46, %42 : i64
-      %48 = arith.divsi %46, %42 : i64
-      %49 = arith.addi %36, %47 : i64
-      %50 = arith.muli %49, %c16_i64 : i64
-      %51 = arith.maxsi %50, %27 : i64
-      %52 = arith.addi %50, %c16_i64 : i64
-      %53 = arith.minsi %52, %37 : i64
-      %54 = arith.subi %53, %51 : i64
-      %55 = arith.subi %51, %27 : i64
-      %56 = arith.muli %55, %35 : i64
-      %57 = arith.addi %33, %56 : i64
-      %58 = arith.muli %48, %c64_i64 : i64
-      %59 = arith.addi %57, %58 : i64
-      %60 = arith.muli %49, %c32_i64 : i64
-      %61 = arith.muli %48, %c16_i64 : i64
-      %62 = arith.addi %60, %61 : i64
-      %63 = arith.ori %62, %c2684354560_i64 : i64
-      %64 = arith.subi %51, %50 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.subi %29, %61 : i64
-      %67 = arith.minsi %66, %c16_i64 : i64
-      "instgem.mvout"(%59, %65, %67, %54) : (i64, i64, i64, i64) -> ()
+      %37 = arith.ceildivsi %arg5, %c32 : index
+      %38:2 = scf.for %arg7 = %c0 to %37 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %subview_3 = memref.subview %reinterpret_cast_0[%arg9, %5] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+        %72 = arith.index_cast %intptr_8 : index to i64
+        %73 = arith.index_cast %offset_5 : index to i64
+        %74 = arith.addi %72, %73 : i64
+        %75 = arith.index_cast %strides_7#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %82 = arith.index_cast %arg10 : index to i64
+          %83 = arith.muli %82, %c16_i64 : i64
+          %84 = arith.maxsi %83, %c0_i64 : i64
+          %85 = arith.addi %83, %c16_i64 : i64
+          %86 = arith.minsi %85, %c32_i64 : i64
+          %87 = arith.subi %86, %84 : i64
+          %88 = arith.muli %84, %75 : i64
+          %89 = arith.addi %74, %88 : i64
+          %90 = arith.muli %82, %c32_i64 : i64
+          %91 = arith.subi %84, %83 : i64
+          %92 = arith.addi %90, %91 : i64
+          "instgem.mvin"(%89, %92, %c32_i64, %87) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+        %76 = arith.index_cast %intptr_13 : index to i64
+        %77 = arith.index_cast %offset_10 : index to i64
+        %78 = arith.addi %76, %77 : i64
+        %79 = arith.index_cast %strides_12#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %82 = arith.index_cast %arg10 : index to i64
+          %83 = arith.muli %82, %c16_i64 : i64
+          %84 = arith.maxsi %83, %c0_i64 : i64
+          %85 = arith.addi %83, %c16_i64 : i64
+          %86 = arith.minsi %85, %c32_i64 : i64
+          %87 = arith.subi %86, %84 : i64
+          %88 = arith.muli %84, %79 : i64
+          %89 = arith.addi %78, %88 : i64
+          %90 = arith.muli %82, %c32_i64 : i64
+          %91 = arith.addi %90, %c64_i64 : i64
+          %92 = arith.subi %84, %83 : i64
+          %93 = arith.addi %91, %92 : i64
+          "instgem.mvin"(%89, %93, %c32_i64, %87) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %82 = arith.index_cast %arg10 : index to i64
+          scf.for %arg11 = %c0 to %c2 step %c1 {
+            %83 = arith.index_cast %arg11 : index to i64
+            %84 = arith.muli %82, %c16_i64 : i64
+            %85 = arith.subi %c32_i64, %84 : i64
+            %86 = arith.minsi %85, %c16_i64 : i64
+            %87 = arith.muli %83, %c16_i64 : i64
+            %88 = arith.subi %c32_i64, %87 : i64
+            %89 = arith.minsi %88, %c16_i64 : i64
+            %90 = arith.muli %82, %c32_i64 : i64
+            %91 = arith.addi %90, %87 : i64
+            %92 = arith.ori %91, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %89, %86, %c4294967295_i64, %89, %86) : (i64, i64, i64, i64, i64, i64) -> ()
+            %93 = arith.addi %87, %c64_i64 : i64
+            "instgem.compute_preloaded"(%90, %c16_i64, %86, %93, %89, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %89, %86, %92, %89, %86) : (i64, i64, i64, i64, i64, i64) -> ()
+            %94 = arith.addi %90, %c16_i64 : i64
+            %95 = arith.addi %87, %c96_i64 : i64
+            "instgem.compute_accumulated"(%94, %c16_i64, %86, %95, %89, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %80 = arith.addi %arg8, %c32 : index
+        %81 = arith.addi %arg9, %c32 : index
+        scf.yield %80, %81 : index, index
+      }
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %39 = arith.maxsi %12, %c0 : index
+      %40 = arith.minsi %39, %arg3 : index
+      %41 = arith.maxsi %8, %c0 : index
+      %42 = arith.minsi %41, %c32 : index
+      %43 = arith.subi %40, %7 : index
+      %44 = arith.maxsi %13, %c0 : index
+      %45 = arith.minsi %44, %arg4 : index
+      %46 = arith.maxsi %11, %c0 : index
+      %47 = arith.minsi %46, %c32 : index
+      %48 = arith.subi %45, %10 : index
+      %49 = arith.cmpi sgt, %47, %c0 : index
+      scf.if %49 {
+        func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_1[%7, %10] [%43, %48] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %50 = arith.index_cast %42 : index to i64
+      %51 = arith.index_cast %43 : index to i64
+      %52 = arith.index_cast %48 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %53 = arith.index_cast %intptr : index to i64
+      %54 = arith.index_cast %offset : index to i64
+      %55 = arith.muli %54, %c4_i64 : i64
+      %56 = arith.addi %53, %55 : i64
+      %57 = arith.index_cast %strides#0 : index to i64
+      %58 = arith.muli %57, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %59 = arith.maxsi %50, %c0_i64 : i64
+      %60 = arith.divui %59, %c16_i64 : i64
+      %61 = arith.addi %50, %51 : i64
+      %62 = arith.maxsi %61, %c0_i64 : i64
+      %63 = arith.addi %62, %c15_i64 : i64
+      %64 = arith.divui %63, %c16_i64 : i64
+      %65 = arith.subi %64, %60 : i64
+      %66 = arith.cmpi sgt, %51, %c0_i64 : i64
+      %67 = arith.extui %66 : i1 to i64
+      %68 = arith.muli %65, %67 : i64
+      %69 = arith.ceildivsi %52, %c16_i64 : i64
+      %70 = arith.muli %68, %69 : i64
+      %71 = arith.index_cast %70 : i64 to index
+      scf.for %arg7 = %c0 to %71 step %c1 {
+        %72 = arith.index_cast %arg7 : index to i64
+        %73 = arith.remsi %72, %68 : i64
+        %74 = arith.divsi %72, %68 : i64
+        %75 = arith.addi %60, %73 : i64
+        %76 = arith.muli %75, %c16_i64 : i64
+        %77 = arith.maxsi %76, %50 : i64
+        %78 = arith.addi %76, %c16_i64 : i64
+        %79 = arith.minsi %78, %61 : i64
+        %80 = arith.subi %79, %77 : i64
+        %81 = arith.subi %77, %50 : i64
+        %82 = arith.muli %81, %58 : i64
+        %83 = arith.addi %56, %82 : i64
+        %84 = arith.muli %74, %c64_i64 : i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.muli %75, %c32_i64 : i64
+        %87 = arith.muli %74, %c16_i64 : i64
+        %88 = arith.addi %86, %87 : i64
+        %89 = arith.ori %88, %c2684354560_i64 : i64
+        %90 = arith.subi %77, %76 : i64
+        %91 = arith.addi %89, %90 : i64
+        %92 = arith.subi %52, %87 : i64
+        %93 = arith.minsi %92, %c16_i64 : i64
+        "instgem.mvout"(%85, %91, %93, %80) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

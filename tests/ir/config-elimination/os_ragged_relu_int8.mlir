@@ -11,6 +11,16 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -29,6 +39,7 @@ module {
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -51,305 +62,406 @@ module {
     %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
     %3 = arith.index_cast %2 : i64 to index
     %4 = arith.muli %1, %c16 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %5 = arith.muli %3, %c32 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg7 = %c0 to %c2 step %c1 {
-      %46 = arith.index_cast %arg7 : index to i64
-      %47 = arith.muli %46, %c16_i64 : i64
-      %48 = arith.subi %c32_i64, %47 : i64
-      %49 = arith.minsi %48, %c16_i64 : i64
-      %50 = arith.ori %47, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %50, %49, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %6 = arith.ceildivsi %arg5, %c16 : index
-    %7:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %46 = arith.maxsi %4, %c0 : index
-      %47 = arith.minsi %46, %arg3 : index
-      %48 = arith.addi %4, %c16 : index
-      %49 = arith.maxsi %48, %c0 : index
-      %50 = arith.minsi %49, %arg3 : index
-      %51 = arith.subi %47, %4 : index
-      %52 = arith.maxsi %51, %c0 : index
-      %53 = arith.minsi %52, %c16 : index
-      %54 = arith.subi %50, %47 : index
-      %55 = arith.maxsi %arg8, %c0 : index
-      %56 = arith.minsi %55, %arg5 : index
-      %57 = arith.addi %arg8, %c16 : index
-      %58 = arith.maxsi %57, %c0 : index
-      %59 = arith.minsi %58, %arg5 : index
-      %60 = arith.subi %56, %arg8 : index
-      %61 = arith.maxsi %60, %c0 : index
-      %62 = arith.minsi %61, %c16 : index
-      %63 = arith.subi %59, %56 : index
-      %64 = arith.cmpi sgt, %62, %c0 : index
-      scf.if %64 {
-        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-      }
-      %subview_2 = memref.subview %reinterpret_cast[%47, %56] [%54, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %65 = arith.index_cast %53 : index to i64
-      %66 = arith.index_cast %54 : index to i64
-      %67 = arith.index_cast %63 : index to i64
-      %68 = arith.addi %65, %66 : i64
-      %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %69 = arith.index_cast %intptr_7 : index to i64
-      %70 = arith.index_cast %offset_4 : index to i64
-      %71 = arith.addi %69, %70 : i64
-      %72 = arith.index_cast %strides_6#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
-      %73 = arith.ceildivsi %67, %c64_i64 : i64
-      %74 = arith.divsi %65, %c16_i64 : i64
-      %75 = arith.ceildivsi %68, %c16_i64 : i64
-      %76 = arith.subi %75, %74 : i64
-      %77 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %78 = arith.extui %77 : i1 to i64
-      %79 = arith.muli %76, %78 : i64
-      %80 = arith.muli %79, %73 : i64
-      %81 = arith.index_cast %80 : i64 to index
-      scf.for %arg10 = %c0 to %81 step %c1 {
-        %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.addi %74, %146 : i64
-        %148 = arith.muli %147, %c16_i64 : i64
-        %149 = arith.maxsi %148, %65 : i64
-        %150 = arith.addi %148, %c16_i64 : i64
-        %151 = arith.minsi %150, %68 : i64
-        %152 = arith.subi %151, %149 : i64
-        %153 = arith.subi %149, %65 : i64
-        %154 = arith.muli %153, %72 : i64
-        %155 = arith.addi %71, %154 : i64
-        %156 = arith.subi %149, %148 : i64
-        %157 = arith.addi %148, %156 : i64
-        %158 = arith.minsi %67, %c64_i64 : i64
-        "instgem.mvin"(%155, %157, %158, %152) : (i64, i64, i64, i64) -> ()
+    %7 = arith.maxsi %4, %c0 : index
+    %8 = arith.minsi %7, %arg3 : index
+    %9 = arith.subi %8, %4 : index
+    %10 = arith.maxsi %5, %c0 : index
+    %11 = arith.minsi %10, %arg4 : index
+    %12 = arith.subi %11, %5 : index
+    %13 = arith.addi %4, %c16 : index
+    %14 = arith.addi %5, %c32 : index
+    %15 = arith.subi %6, %c1 : index
+    %16 = arith.muli %15, %c16 : index
+    %17 = arith.addi %16, %c16 : index
+    %18 = arith.cmpi sge, %4, %c0 : index
+    %19 = arith.cmpi sle, %4, %arg3 : index
+    %20 = arith.cmpi sge, %13, %c0 : index
+    %21 = arith.cmpi sle, %13, %arg3 : index
+    %22 = arith.cmpi sge, %9, %c0 : index
+    %23 = arith.cmpi sle, %9, %c16 : index
+    %24 = arith.cmpi sge, %5, %c0 : index
+    %25 = arith.cmpi sle, %5, %arg4 : index
+    %26 = arith.cmpi sge, %14, %c0 : index
+    %27 = arith.cmpi sle, %14, %arg4 : index
+    %28 = arith.cmpi sge, %12, %c0 : index
+    %29 = arith.cmpi sle, %12, %c32 : index
+    %30 = arith.cmpi sle, %16, %arg5 : index
+    %31 = arith.cmpi sle, %17, %arg5 : index
+    %32 = arith.andi %18, %19 : i1
+    %33 = arith.andi %32, %20 : i1
+    %34 = arith.andi %33, %21 : i1
+    %35 = arith.andi %34, %22 : i1
+    %36 = arith.andi %35, %23 : i1
+    %37 = arith.andi %36, %24 : i1
+    %38 = arith.andi %37, %25 : i1
+    %39 = arith.andi %38, %26 : i1
+    %40 = arith.andi %39, %27 : i1
+    %41 = arith.andi %40, %28 : i1
+    %42 = arith.andi %41, %29 : i1
+    %43 = arith.andi %42, %20 : i1
+    %44 = arith.andi %43, %21 : i1
+    %45 = arith.andi %44, %30 : i1
+    %46 = arith.andi %45, %31 : i1
+    %47 = arith.andi %46, %30 : i1
+    %48 = arith.andi %47, %31 : i1
+    %49 = arith.andi %48, %26 : i1
+    %50 = arith.andi %49, %27 : i1
+    scf.if %50 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %c2 step %c1 {
+        %58 = arith.index_cast %arg7 : index to i64
+        %59 = arith.muli %58, %c16_i64 : i64
+        %60 = arith.subi %c32_i64, %59 : i64
+        %61 = arith.minsi %60, %c16_i64 : i64
+        %62 = arith.ori %59, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %62, %61, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %82 = arith.ceildivsi %65, %c16_i64 : i64
-      %83 = arith.cmpi sgt, %65, %c0_i64 : i64
-      %84 = arith.extui %83 : i1 to i64
-      %85 = arith.muli %82, %84 : i64
-      %86 = arith.muli %85, %73 : i64
-      %87 = arith.index_cast %86 : i64 to index
-      scf.for %arg10 = %c0 to %87 step %c1 {
-        %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.muli %146, %c16_i64 : i64
-        %148 = arith.maxsi %147, %c0_i64 : i64
-        %149 = arith.addi %147, %c16_i64 : i64
-        %150 = arith.minsi %149, %65 : i64
-        %151 = arith.subi %150, %148 : i64
-        %152 = arith.subi %148, %147 : i64
-        %153 = arith.addi %147, %152 : i64
-        %154 = arith.minsi %67, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %153, %154, %151) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %88 = arith.maxsi %arg9, %c0 : index
-      %89 = arith.minsi %88, %arg5 : index
-      %90 = arith.addi %arg9, %c16 : index
-      %91 = arith.maxsi %90, %c0 : index
-      %92 = arith.minsi %91, %arg5 : index
-      %93 = arith.subi %89, %arg9 : index
-      %94 = arith.maxsi %93, %c0 : index
-      %95 = arith.minsi %94, %c16 : index
-      %96 = arith.subi %92, %89 : index
-      %97 = arith.maxsi %5, %c0 : index
-      %98 = arith.minsi %97, %arg4 : index
-      %99 = arith.addi %5, %c32 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %arg4 : index
-      %102 = arith.subi %98, %5 : index
-      %103 = arith.maxsi %102, %c0 : index
-      %104 = arith.minsi %103, %c32 : index
-      %105 = arith.subi %101, %98 : index
-      %106 = arith.cmpi sgt, %104, %c0 : index
-      scf.if %106 {
-        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-      }
-      %subview_8 = memref.subview %reinterpret_cast_0[%89, %98] [%96, %105] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %107 = arith.index_cast %95 : index to i64
-      %108 = arith.index_cast %96 : index to i64
-      %109 = arith.index_cast %105 : index to i64
-      %110 = arith.addi %107, %108 : i64
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %111 = arith.index_cast %intptr_13 : index to i64
-      %112 = arith.index_cast %offset_10 : index to i64
-      %113 = arith.addi %111, %112 : i64
-      %114 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %114) : (i64, i64, i64, i64, i64, i64) -> ()
-      %115 = arith.ceildivsi %109, %c64_i64 : i64
-      %116 = arith.divsi %107, %c16_i64 : i64
-      %117 = arith.ceildivsi %110, %c16_i64 : i64
-      %118 = arith.subi %117, %116 : i64
-      %119 = arith.cmpi sgt, %108, %c0_i64 : i64
-      %120 = arith.extui %119 : i1 to i64
-      %121 = arith.muli %118, %120 : i64
-      %122 = arith.muli %121, %115 : i64
-      %123 = arith.index_cast %122 : i64 to index
-      scf.for %arg10 = %c0 to %123 step %c1 {
-        %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.addi %116, %146 : i64
-        %148 = arith.muli %147, %c16_i64 : i64
-        %149 = arith.maxsi %148, %107 : i64
-        %150 = arith.addi %148, %c16_i64 : i64
-        %151 = arith.minsi %150, %110 : i64
-        %152 = arith.subi %151, %149 : i64
-        %153 = arith.subi %149, %107 : i64
-        %154 = arith.muli %153, %114 : i64
-        %155 = arith.addi %113, %154 : i64
-        %156 = arith.muli %147, %c32_i64 : i64
-        %157 = arith.addi %156, %c16_i64 : i64
-        %158 = arith.subi %149, %148 : i64
-        %159 = arith.addi %157, %158 : i64
-        %160 = arith.minsi %109, %c64_i64 : i64
-        "instgem.mvin"(%155, %159, %160, %152) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %124 = arith.ceildivsi %107, %c16_i64 : i64
-      %125 = arith.cmpi sgt, %107, %c0_i64 : i64
-      %126 = arith.extui %125 : i1 to i64
-      %127 = arith.muli %124, %126 : i64
-      %128 = arith.muli %127, %115 : i64
-      %129 = arith.index_cast %128 : i64 to index
-      scf.for %arg10 = %c0 to %129 step %c1 {
-        %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.muli %146, %c16_i64 : i64
-        %148 = arith.maxsi %147, %c0_i64 : i64
-        %149 = arith.addi %147, %c16_i64 : i64
-        %150 = arith.minsi %149, %107 : i64
-        %151 = arith.subi %150, %148 : i64
-        %152 = arith.muli %146, %c32_i64 : i64
-        %153 = arith.addi %152, %c16_i64 : i64
-        %154 = arith.subi %148, %147 : i64
-        %155 = arith.addi %153, %154 : i64
-        %156 = arith.minsi %109, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %155, %156, %151) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %130 = arith.maxsi %68, %c0_i64 : i64
-      %131 = arith.minsi %130, %c16_i64 : i64
-      %132 = arith.maxsi %67, %c0_i64 : i64
-      %133 = arith.minsi %132, %c16_i64 : i64
-      %134 = arith.maxsi %110, %c0_i64 : i64
-      %135 = arith.minsi %134, %c16_i64 : i64
-      %136 = arith.maxsi %109, %c0_i64 : i64
-      %137 = arith.minsi %136, %c32_i64 : i64
-      %138 = arith.ceildivsi %131, %c16_i64 : i64
-      %139 = arith.ceildivsi %137, %c16_i64 : i64
-      %140 = arith.minsi %133, %135 : i64
-      %141 = arith.ceildivsi %140, %c16_i64 : i64
-      %142 = arith.subi %141, %c1_i64 : i64
-      %143 = arith.cmpi sgt, %141, %c0_i64 : i64
-      %144 = arith.select %143, %138, %c0_i64 : i64
-      %145 = arith.index_cast %144 : i64 to index
-      scf.for %arg10 = %c0 to %145 step %c1 {
-        %146 = arith.index_cast %arg10 : index to i64
-        %147 = arith.index_cast %139 : i64 to index
-        scf.for %arg11 = %c0 to %147 step %c1 {
-          %148 = arith.index_cast %arg11 : index to i64
-          %149 = arith.muli %146, %c16_i64 : i64
-          %150 = arith.subi %131, %149 : i64
-          %151 = arith.minsi %150, %c16_i64 : i64
-          %152 = arith.muli %148, %c16_i64 : i64
-          %153 = arith.subi %137, %152 : i64
-          %154 = arith.minsi %153, %c16_i64 : i64
-          %155 = arith.muli %146, %c32_i64 : i64
-          %156 = arith.addi %155, %152 : i64
-          %157 = arith.ori %156, %c3221225472_i64 : i64
-          %158 = arith.cmpi eq, %142, %c0_i64 : i64
-          %159 = arith.select %158, %157, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %154, %151, %159, %154, %151) : (i64, i64, i64, i64, i64, i64) -> ()
-          %160 = arith.minsi %133, %c16_i64 : i64
-          %161 = arith.addi %152, %c16_i64 : i64
-          %162 = arith.minsi %135, %c16_i64 : i64
-          "instgem.compute_preloaded"(%149, %160, %151, %161, %154, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-          %163 = arith.index_cast %141 : i64 to index
-          scf.for %arg12 = %c1 to %163 step %c1 {
-            %164 = arith.index_cast %arg12 : index to i64
-            %165 = arith.cmpi eq, %164, %142 : i64
-            %166 = arith.select %165, %157, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %154, %151, %166, %154, %151) : (i64, i64, i64, i64, i64, i64) -> ()
-            %167 = arith.muli %164, %c16_i64 : i64
-            %168 = arith.addi %149, %167 : i64
-            %169 = arith.subi %133, %167 : i64
-            %170 = arith.minsi %169, %c16_i64 : i64
-            %171 = arith.muli %164, %c32_i64 : i64
-            %172 = arith.addi %171, %152 : i64
-            %173 = arith.addi %172, %c16_i64 : i64
-            %174 = arith.subi %135, %167 : i64
-            %175 = arith.minsi %174, %c16_i64 : i64
-            "instgem.compute_accumulated"(%168, %170, %151, %173, %154, %175) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+      %51:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %58 = arith.addi %arg8, %c16 : index
+        %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
+        %cast_3 = memref.cast %subview_2 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_8 : index to i64
+        %60 = arith.index_cast %offset_5 : index to i64
+        %61 = arith.addi %59, %60 : i64
+        %62 = arith.index_cast %strides_7#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %62) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%61, %c0_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %63 = arith.addi %arg9, %c16 : index
+        %subview_9 = memref.subview %reinterpret_cast_0[%arg9, %5] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+        %cast_10 = memref.cast %subview_9 : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %64 = arith.index_cast %intptr_15 : index to i64
+        %65 = arith.index_cast %offset_12 : index to i64
+        %66 = arith.addi %64, %65 : i64
+        %67 = arith.index_cast %strides_14#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%66, %c16_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %68 = arith.index_cast %arg10 : index to i64
+          %69 = arith.muli %68, %c16_i64 : i64
+          %70 = arith.subi %c32_i64, %69 : i64
+          %71 = arith.minsi %70, %c16_i64 : i64
+          %72 = arith.ori %69, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %71, %c16_i64, %72, %71, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %73 = arith.addi %69, %c16_i64 : i64
+          "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %73, %71, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-      } {gemmini.compute_nest}
-      scf.yield %57, %90 : index, index
-    }
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %8 = arith.maxsi %4, %c0 : index
-    %9 = arith.minsi %8, %arg3 : index
-    %10 = arith.addi %4, %c16 : index
-    %11 = arith.maxsi %10, %c0 : index
-    %12 = arith.minsi %11, %arg3 : index
-    %13 = arith.subi %9, %4 : index
-    %14 = arith.maxsi %13, %c0 : index
-    %15 = arith.minsi %14, %c16 : index
-    %16 = arith.subi %12, %9 : index
-    %17 = arith.maxsi %5, %c0 : index
-    %18 = arith.minsi %17, %arg4 : index
-    %19 = arith.addi %5, %c32 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %arg4 : index
-    %22 = arith.subi %18, %5 : index
-    %23 = arith.maxsi %22, %c0 : index
-    %24 = arith.minsi %23, %c32 : index
-    %25 = arith.subi %21, %18 : index
-    %26 = arith.cmpi sgt, %24, %c0 : index
-    scf.if %26 {
-      func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_1[%9, %18] [%16, %25] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %27 = arith.index_cast %15 : index to i64
-    %28 = arith.index_cast %16 : index to i64
-    %29 = arith.index_cast %25 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.addi %30, %31 : i64
-    %33 = arith.index_cast %strides#0 : index to i64
-    %34 = arith.bitcast %arg6 : f32 to i32
-    %35 = arith.extui %34 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %33, %35) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44 = arith.muli %42, %43 : i64
-    %45 = arith.index_cast %44 : i64 to index
-    scf.for %arg7 = %c0 to %45 step %c1 {
-      %46 = arith.index_cast %arg7 : index to i64
-      %47 = arith.remsi %46, %42 : i64
-      %48 = arith.divsi %46, %42 : i64
-      %49 = arith.addi %36, %47 : i64
-      %50 = arith.muli %49, %c16_i64 : i64
-      %51 = arith.maxsi %50, %27 : i64
-      %52 = arith.addi %50, %c16_i64 : i64
-      %53 = arith.minsi %52, %37 : i64
-      %54 = arith.subi %53, %51 : i64
-      %55 = arith.subi %51, %27 : i64
-      %56 = arith.muli %55, %33 : i64
-      %57 = arith.addi %32, %56 : i64
-      %58 = arith.muli %48, %c16_i64 : i64
-      %59 = arith.addi %57, %58 : i64
-      %60 = arith.muli %49, %c32_i64 : i64
-      %61 = arith.addi %60, %58 : i64
-      %62 = arith.ori %61, %c2147483648_i64 : i64
-      %63 = arith.subi %51, %50 : i64
-      %64 = arith.addi %62, %63 : i64
-      %65 = arith.subi %29, %58 : i64
-      %66 = arith.minsi %65, %c16_i64 : i64
-      "instgem.mvout"(%59, %64, %66, %54) : (i64, i64, i64, i64) -> ()
+        scf.yield %58, %63 : index, index
+      }
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast_1[%4, %5] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %52 = arith.index_cast %intptr : index to i64
+      %53 = arith.index_cast %offset : index to i64
+      %54 = arith.addi %52, %53 : i64
+      %55 = arith.index_cast %strides#0 : index to i64
+      %56 = arith.bitcast %arg6 : f32 to i32
+      %57 = arith.extui %56 : i32 to i64
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %55, %57) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %c2 step %c1 {
+        %58 = arith.index_cast %arg7 : index to i64
+        %59 = arith.muli %58, %c16_i64 : i64
+        %60 = arith.addi %54, %59 : i64
+        %61 = arith.ori %59, %c2147483648_i64 : i64
+        %62 = arith.subi %c32_i64, %59 : i64
+        %63 = arith.minsi %62, %c16_i64 : i64
+        "instgem.mvout"(%60, %61, %63, %c16_i64) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %c2 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.muli %85, %c16_i64 : i64
+        %87 = arith.subi %c32_i64, %86 : i64
+        %88 = arith.minsi %87, %c16_i64 : i64
+        %89 = arith.ori %86, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %89, %88, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %51:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %85 = arith.maxsi %13, %c0 : index
+        %86 = arith.minsi %85, %arg3 : index
+        %87 = arith.maxsi %9, %c0 : index
+        %88 = arith.minsi %87, %c16 : index
+        %89 = arith.subi %86, %8 : index
+        %90 = arith.maxsi %arg8, %c0 : index
+        %91 = arith.minsi %90, %arg5 : index
+        %92 = arith.addi %arg8, %c16 : index
+        %93 = arith.maxsi %92, %c0 : index
+        %94 = arith.minsi %93, %arg5 : index
+        %95 = arith.subi %91, %arg8 : index
+        %96 = arith.maxsi %95, %c0 : index
+        %97 = arith.minsi %96, %c16 : index
+        %98 = arith.subi %94, %91 : index
+        %99 = arith.cmpi sgt, %97, %c0 : index
+        scf.if %99 {
+          func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+        }
+        %subview_2 = memref.subview %reinterpret_cast[%8, %91] [%89, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %100 = arith.index_cast %88 : index to i64
+        %101 = arith.index_cast %89 : index to i64
+        %102 = arith.index_cast %98 : index to i64
+        %103 = arith.addi %100, %101 : i64
+        %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %104 = arith.index_cast %intptr_7 : index to i64
+        %105 = arith.index_cast %offset_4 : index to i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.index_cast %strides_6#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
+        %108 = arith.maxsi %100, %c0_i64 : i64
+        %109 = arith.divui %108, %c16_i64 : i64
+        %110 = arith.maxsi %103, %c0_i64 : i64
+        %111 = arith.addi %110, %c15_i64 : i64
+        %112 = arith.divui %111, %c16_i64 : i64
+        %113 = arith.subi %112, %109 : i64
+        %114 = arith.cmpi sgt, %101, %c0_i64 : i64
+        %115 = arith.extui %114 : i1 to i64
+        %116 = arith.muli %113, %115 : i64
+        %117 = arith.index_cast %116 : i64 to index
+        scf.for %arg10 = %c0 to %117 step %c1 {
+          %177 = arith.index_cast %arg10 : index to i64
+          %178 = arith.addi %109, %177 : i64
+          %179 = arith.muli %178, %c16_i64 : i64
+          %180 = arith.maxsi %179, %100 : i64
+          %181 = arith.addi %179, %c16_i64 : i64
+          %182 = arith.minsi %181, %103 : i64
+          %183 = arith.subi %182, %180 : i64
+          %184 = arith.subi %180, %100 : i64
+          %185 = arith.muli %184, %107 : i64
+          %186 = arith.addi %106, %185 : i64
+          %187 = arith.subi %180, %179 : i64
+          %188 = arith.addi %179, %187 : i64
+          %189 = arith.minsi %102, %c64_i64 : i64
+          "instgem.mvin"(%186, %188, %189, %183) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %118 = arith.addi %108, %c15_i64 : i64
+        %119 = arith.divui %118, %c16_i64 : i64
+        %120 = arith.cmpi sgt, %100, %c0_i64 : i64
+        %121 = arith.extui %120 : i1 to i64
+        %122 = arith.muli %119, %121 : i64
+        %123 = arith.index_cast %122 : i64 to index
+        scf.for %arg10 = %c0 to %123 step %c1 {
+          %177 = arith.index_cast %arg10 : index to i64
+          %178 = arith.muli %177, %c16_i64 : i64
+          %179 = arith.maxsi %178, %c0_i64 : i64
+          %180 = arith.addi %178, %c16_i64 : i64
+          %181 = arith.minsi %180, %100 : i64
+          %182 = arith.subi %181, %179 : i64
+          %183 = arith.subi %179, %178 : i64
+          %184 = arith.addi %178, %183 : i64
+          %185 = arith.minsi %102, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %184, %185, %182) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %124 = arith.maxsi %arg9, %c0 : index
+        %125 = arith.minsi %124, %arg5 : index
+        %126 = arith.addi %arg9, %c16 : index
+        %127 = arith.maxsi %126, %c0 : index
+        %128 = arith.minsi %127, %arg5 : index
+        %129 = arith.subi %125, %arg9 : index
+        %130 = arith.maxsi %129, %c0 : index
+        %131 = arith.minsi %130, %c16 : index
+        %132 = arith.subi %128, %125 : index
+        %133 = arith.maxsi %14, %c0 : index
+        %134 = arith.minsi %133, %arg4 : index
+        %135 = arith.maxsi %12, %c0 : index
+        %136 = arith.minsi %135, %c32 : index
+        %137 = arith.subi %134, %11 : index
+        %138 = arith.cmpi sgt, %136, %c0 : index
+        scf.if %138 {
+          func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+        }
+        %subview_8 = memref.subview %reinterpret_cast_0[%125, %11] [%132, %137] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %139 = arith.index_cast %131 : index to i64
+        %140 = arith.index_cast %132 : index to i64
+        %141 = arith.index_cast %137 : index to i64
+        %142 = arith.addi %139, %140 : i64
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %143 = arith.index_cast %intptr_13 : index to i64
+        %144 = arith.index_cast %offset_10 : index to i64
+        %145 = arith.addi %143, %144 : i64
+        %146 = arith.index_cast %strides_12#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %146) : (i64, i64, i64, i64, i64, i64) -> ()
+        %147 = arith.maxsi %139, %c0_i64 : i64
+        %148 = arith.divui %147, %c16_i64 : i64
+        %149 = arith.maxsi %142, %c0_i64 : i64
+        %150 = arith.addi %149, %c15_i64 : i64
+        %151 = arith.divui %150, %c16_i64 : i64
+        %152 = arith.subi %151, %148 : i64
+        %153 = arith.cmpi sgt, %140, %c0_i64 : i64
+        %154 = arith.extui %153 : i1 to i64
+        %155 = arith.muli %152, %154 : i64
+        %156 = arith.index_cast %155 : i64 to index
+        scf.for %arg10 = %c0 to %156 step %c1 {
+          %177 = arith.index_cast %arg10 : index to i64
+          %178 = arith.addi %148, %177 : i64
+          %179 = arith.muli %178, %c16_i64 : i64
+          %180 = arith.maxsi %179, %139 : i64
+          %181 = arith.addi %179, %c16_i64 : i64
+          %182 = arith.minsi %181, %142 : i64
+          %183 = arith.subi %182, %180 : i64
+          %184 = arith.subi %180, %139 : i64
+          %185 = arith.muli %184, %146 : i64
+          %186 = arith.addi %145, %185 : i64
+          %187 = arith.muli %178, %c32_i64 : i64
+          %188 = arith.addi %187, %c16_i64 : i64
+          %189 = arith.subi %180, %179 : i64
+          %190 = arith.addi %188, %189 : i64
+          %191 = arith.minsi %141, %c64_i64 : i64
+          "instgem.mvin"(%186, %190, %191, %183) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %157 = arith.addi %147, %c15_i64 : i64
+        %158 = arith.divui %157, %c16_i64 : i64
+        %159 = arith.cmpi sgt, %139, %c0_i64 : i64
+        %160 = arith.extui %159 : i1 to i64
+        %161 = arith.muli %158, %160 : i64
+        %162 = arith.index_cast %161 : i64 to index
+        scf.for %arg10 = %c0 to %162 step %c1 {
+          %177 = arith.index_cast %arg10 : index to i64
+          %178 = arith.muli %177, %c16_i64 : i64
+          %179 = arith.maxsi %178, %c0_i64 : i64
+          %180 = arith.addi %178, %c16_i64 : i64
+          %181 = arith.minsi %180, %139 : i64
+          %182 = arith.subi %181, %179 : i64
+          %183 = arith.muli %177, %c32_i64 : i64
+          %184 = arith.addi %183, %c16_i64 : i64
+          %185 = arith.subi %179, %178 : i64
+          %186 = arith.addi %184, %185 : i64
+          %187 = arith.minsi %141, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %186, %187, %182) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %163 = arith.minsi %110, %c16_i64 : i64
+        %164 = arith.maxsi %102, %c0_i64 : i64
+        %165 = arith.minsi %164, %c16_i64 : i64
+        %166 = arith.minsi %149, %c16_i64 : i64
+        %167 = arith.maxsi %141, %c0_i64 : i64
+        %168 = arith.minsi %167, %c32_i64 : i64
+        %169 = arith.ceildivsi %163, %c16_i64 : i64
+        %170 = arith.ceildivsi %168, %c16_i64 : i64
+        %171 = arith.minsi %165, %166 : i64
+        %172 = arith.ceildivsi %171, %c16_i64 : i64
+        %173 = arith.subi %172, %c1_i64 : i64
+        %174 = arith.cmpi sgt, %172, %c0_i64 : i64
+        %175 = arith.select %174, %169, %c0_i64 : i64
+        %176 = arith.index_cast %175 : i64 to index
+        scf.for %arg10 = %c0 to %176 step %c1 {
+          %177 = arith.index_cast %arg10 : index to i64
+          %178 = arith.index_cast %170 : i64 to index
+          scf.for %arg11 = %c0 to %178 step %c1 {
+            %179 = arith.index_cast %arg11 : index to i64
+            %180 = arith.muli %177, %c16_i64 : i64
+            %181 = arith.subi %163, %180 : i64
+            %182 = arith.minsi %181, %c16_i64 : i64
+            %183 = arith.muli %179, %c16_i64 : i64
+            %184 = arith.subi %168, %183 : i64
+            %185 = arith.minsi %184, %c16_i64 : i64
+            %186 = arith.muli %177, %c32_i64 : i64
+            %187 = arith.addi %186, %183 : i64
+            %188 = arith.ori %187, %c3221225472_i64 : i64
+            %189 = arith.cmpi eq, %173, %c0_i64 : i64
+            %190 = arith.select %189, %188, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %185, %182, %190, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+            %191 = arith.minsi %165, %c16_i64 : i64
+            %192 = arith.addi %183, %c16_i64 : i64
+            %193 = arith.minsi %166, %c16_i64 : i64
+            "instgem.compute_preloaded"(%180, %191, %182, %192, %185, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+            %194 = arith.index_cast %172 : i64 to index
+            scf.for %arg12 = %c1 to %194 step %c1 {
+              %195 = arith.index_cast %arg12 : index to i64
+              %196 = arith.cmpi eq, %195, %173 : i64
+              %197 = arith.select %196, %188, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %185, %182, %197, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+              %198 = arith.muli %195, %c16_i64 : i64
+              %199 = arith.addi %180, %198 : i64
+              %200 = arith.subi %165, %198 : i64
+              %201 = arith.minsi %200, %c16_i64 : i64
+              %202 = arith.muli %195, %c32_i64 : i64
+              %203 = arith.addi %202, %183 : i64
+              %204 = arith.addi %203, %c16_i64 : i64
+              %205 = arith.subi %166, %198 : i64
+              %206 = arith.minsi %205, %c16_i64 : i64
+              "instgem.compute_accumulated"(%199, %201, %182, %204, %185, %206) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.yield %92, %126 : index, index
+      }
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %52 = arith.maxsi %13, %c0 : index
+      %53 = arith.minsi %52, %arg3 : index
+      %54 = arith.maxsi %9, %c0 : index
+      %55 = arith.minsi %54, %c16 : index
+      %56 = arith.subi %53, %8 : index
+      %57 = arith.maxsi %14, %c0 : index
+      %58 = arith.minsi %57, %arg4 : index
+      %59 = arith.maxsi %12, %c0 : index
+      %60 = arith.minsi %59, %c32 : index
+      %61 = arith.subi %58, %11 : index
+      %62 = arith.cmpi sgt, %60, %c0 : index
+      scf.if %62 {
+        func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_1[%8, %11] [%56, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %63 = arith.index_cast %55 : index to i64
+      %64 = arith.index_cast %56 : index to i64
+      %65 = arith.index_cast %61 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %66 = arith.index_cast %intptr : index to i64
+      %67 = arith.index_cast %offset : index to i64
+      %68 = arith.addi %66, %67 : i64
+      %69 = arith.index_cast %strides#0 : index to i64
+      %70 = arith.bitcast %arg6 : f32 to i32
+      %71 = arith.extui %70 : i32 to i64
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %69, %71) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %72 = arith.maxsi %63, %c0_i64 : i64
+      %73 = arith.divui %72, %c16_i64 : i64
+      %74 = arith.addi %63, %64 : i64
+      %75 = arith.maxsi %74, %c0_i64 : i64
+      %76 = arith.addi %75, %c15_i64 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.subi %77, %73 : i64
+      %79 = arith.cmpi sgt, %64, %c0_i64 : i64
+      %80 = arith.extui %79 : i1 to i64
+      %81 = arith.muli %78, %80 : i64
+      %82 = arith.ceildivsi %65, %c16_i64 : i64
+      %83 = arith.muli %81, %82 : i64
+      %84 = arith.index_cast %83 : i64 to index
+      scf.for %arg7 = %c0 to %84 step %c1 {
+        %85 = arith.index_cast %arg7 : index to i64
+        %86 = arith.remsi %85, %81 : i64
+        %87 = arith.divsi %85, %81 : i64
+        %88 = arith.addi %73, %86 : i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.maxsi %89, %63 : i64
+        %91 = arith.addi %89, %c16_i64 : i64
+        %92 = arith.minsi %91, %74 : i64
+        %93 = arith.subi %92, %90 : i64
+        %94 = arith.subi %90, %63 : i64
+        %95 = arith.muli %94, %69 : i64
+        %96 = arith.addi %68, %95 : i64
+        %97 = arith.muli %87, %c16_i64 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.muli %88, %c32_i64 : i64
+        %100 = arith.addi %99, %97 : i64
+        %101 = arith.ori %100, %c2147483648_i64 : i64
+        %102 = arith.subi %90, %89 : i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.subi %65, %97 : i64
+        %105 = arith.minsi %104, %c16_i64 : i64
+        "instgem.mvout"(%98, %103, %105, %93) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

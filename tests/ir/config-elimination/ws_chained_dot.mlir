@@ -11,10 +11,51 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ex"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -61,11 +102,14 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @fused_mlp_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi8>, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: f32) attributes {gemmini.acc_rows_used = 128 : i64, gemmini.sp_rows_used = 192 : i64} {
+    %c48_i64 = arith.constant 48 : i64
     %c96_i64 = arith.constant 96 : i64
+    %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
     %c128_i64 = arith.constant 128 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64 = arith.constant 2 : i64
@@ -89,615 +133,994 @@ module {
     %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
     %3 = arith.index_cast %2 : i64 to index
     %4 = arith.muli %1, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %5 = arith.ceildivsi %arg5, %c32 : index
-    %6 = arith.cmpi sle, %5, %c0 : index
-    scf.if %6 {
+    %6 = arith.muli %3, %c32 : index
+    %7 = arith.minsi %arg6, %c0 : index
+    %8 = arith.maxsi %6, %c0 : index
+    %9 = arith.minsi %8, %arg7 : index
+    %10 = arith.subi %9, %6 : index
+    %11 = arith.maxsi %4, %c0 : index
+    %12 = arith.minsi %11, %arg4 : index
+    %13 = arith.subi %12, %4 : index
+    %14 = arith.addi %6, %c32 : index
+    %15 = arith.addi %4, %c32 : index
+    %16 = arith.subi %5, %c1 : index
+    %17 = arith.muli %16, %c32 : index
+    %18 = arith.addi %17, %c32 : index
+    %19 = arith.cmpi sge, %7, %c0 : index
+    %20 = arith.cmpi sle, %7, %c32 : index
+    %21 = arith.cmpi sge, %6, %c0 : index
+    %22 = arith.cmpi sle, %6, %arg7 : index
+    %23 = arith.cmpi sge, %14, %c0 : index
+    %24 = arith.cmpi sle, %14, %arg7 : index
+    %25 = arith.cmpi sge, %10, %c0 : index
+    %26 = arith.cmpi sle, %10, %c32 : index
+    %27 = arith.cmpi sge, %4, %c0 : index
+    %28 = arith.cmpi sle, %4, %arg4 : index
+    %29 = arith.cmpi sge, %15, %c0 : index
+    %30 = arith.cmpi sle, %15, %arg4 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %c32 : index
+    %33 = arith.cmpi sle, %17, %arg5 : index
+    %34 = arith.cmpi sle, %18, %arg5 : index
+    %35 = arith.andi %19, %20 : i1
+    %36 = arith.andi %35, %21 : i1
+    %37 = arith.andi %36, %22 : i1
+    %38 = arith.andi %37, %23 : i1
+    %39 = arith.andi %38, %24 : i1
+    %40 = arith.andi %39, %25 : i1
+    %41 = arith.andi %40, %26 : i1
+    %42 = arith.andi %41, %27 : i1
+    %43 = arith.andi %42, %28 : i1
+    %44 = arith.andi %43, %29 : i1
+    %45 = arith.andi %44, %30 : i1
+    %46 = arith.andi %45, %31 : i1
+    %47 = arith.andi %46, %32 : i1
+    %48 = arith.andi %47, %29 : i1
+    %49 = arith.andi %48, %30 : i1
+    %50 = arith.andi %49, %33 : i1
+    %51 = arith.andi %50, %34 : i1
+    %52 = arith.andi %51, %33 : i1
+    %53 = arith.andi %52, %34 : i1
+    scf.if %53 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %54 = arith.cmpi sle, %5, %c0 : index
+      scf.if %54 {
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.remsi %95, %c2_i64 : i64
+          %97 = arith.divsi %95, %c2_i64 : i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.subi %c32_i64, %98 : i64
+          %100 = arith.minsi %99, %c16_i64 : i64
+          %101 = arith.muli %96, %c32_i64 : i64
+          %102 = arith.addi %101, %98 : i64
+          %103 = arith.ori %102, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %103, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      %55:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %95 = arith.addi %arg11, %c32 : index
+        %subview_10 = memref.subview %reinterpret_cast[%4, %arg11] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %96 = arith.index_cast %intptr_16 : index to i64
+        %97 = arith.index_cast %offset_13 : index to i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.index_cast %strides_15#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %c2 step %c1 {
+          %116 = arith.index_cast %arg13 : index to i64
+          %117 = arith.muli %116, %c16_i64 : i64
+          %118 = arith.maxsi %117, %c0_i64 : i64
+          %119 = arith.addi %117, %c16_i64 : i64
+          %120 = arith.minsi %119, %c32_i64 : i64
+          %121 = arith.subi %120, %118 : i64
+          %122 = arith.muli %118, %99 : i64
+          %123 = arith.addi %98, %122 : i64
+          %124 = arith.muli %116, %c32_i64 : i64
+          %125 = arith.subi %118, %117 : i64
+          %126 = arith.addi %124, %125 : i64
+          "instgem.mvin"(%123, %126, %c32_i64, %121) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %100 = arith.addi %arg12, %c32 : index
+        %101 = arith.minsi %arg6, %c32 : index
+        %102 = arith.maxsi %7, %c0 : index
+        %103 = arith.minsi %102, %c32 : index
+        %104 = arith.subi %101, %7 : index
+        %105 = arith.cmpi sgt, %103, %c0 : index
+        scf.if %105 {
+          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+        }
+        %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %7] [32, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+        %cast_18 = memref.cast %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %106 = arith.index_cast %104 : index to i64
+        %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %107 = arith.index_cast %intptr_23 : index to i64
+        %108 = arith.index_cast %offset_20 : index to i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.index_cast %strides_22#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %c2 step %c1 {
+          %116 = arith.index_cast %arg13 : index to i64
+          %117 = arith.muli %116, %c16_i64 : i64
+          %118 = arith.maxsi %117, %c0_i64 : i64
+          %119 = arith.addi %117, %c16_i64 : i64
+          %120 = arith.minsi %119, %c32_i64 : i64
+          %121 = arith.subi %120, %118 : i64
+          %122 = arith.muli %118, %110 : i64
+          %123 = arith.addi %109, %122 : i64
+          %124 = arith.muli %116, %c32_i64 : i64
+          %125 = arith.addi %124, %c64_i64 : i64
+          %126 = arith.subi %118, %117 : i64
+          %127 = arith.addi %125, %126 : i64
+          %128 = arith.minsi %106, %c64_i64 : i64
+          "instgem.mvin"(%123, %127, %128, %121) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %111 = arith.maxsi %106, %c0_i64 : i64
+        %112 = arith.minsi %111, %c32_i64 : i64
+        %113 = arith.ceildivsi %112, %c16_i64 : i64
+        %114 = arith.cmpi eq, %arg10, %c0 : index
+        %115 = arith.index_cast %113 : i64 to index
+        scf.if %114 {
+          scf.for %arg13 = %c0 to %115 step %c1 {
+            %117 = arith.index_cast %arg13 : index to i64
+            %118 = arith.muli %117, %c16_i64 : i64
+            %119 = arith.subi %112, %118 : i64
+            %120 = arith.minsi %119, %c16_i64 : i64
+            %121 = arith.ori %118, %c2147483648_i64 : i64
+            %122 = arith.addi %118, %c64_i64 : i64
+            "instgem.preload"(%122, %120, %c16_i64, %121, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %123 = arith.addi %118, %c32_i64 : i64
+            %124 = arith.ori %123, %c2147483648_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %124, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %125 = arith.ori %118, %c3221225472_i64 : i64
+            %126 = arith.addi %118, %c96_i64 : i64
+            "instgem.preload"(%126, %120, %c16_i64, %125, %120, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %127 = arith.ori %123, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %127, %120, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          %116 = arith.cmpi slt, %113, %c2_i64 : i64
+          scf.if %116 {
+            scf.for %arg13 = %c0 to %c4 step %c1 {
+              %117 = arith.index_cast %arg13 : index to i64
+              %118 = arith.remsi %117, %c2_i64 : i64
+              %119 = arith.divsi %117, %c2_i64 : i64
+              %120 = arith.muli %119, %c16_i64 : i64
+              %121 = arith.subi %c32_i64, %120 : i64
+              %122 = arith.minsi %121, %c16_i64 : i64
+              %123 = arith.muli %118, %c32_i64 : i64
+              %124 = arith.addi %123, %120 : i64
+              %125 = arith.ori %124, %c2147483648_i64 : i64
+              %126 = arith.cmpi sge, %118, %c2_i64 : i64
+              %127 = arith.cmpi sge, %119, %113 : i64
+              %128 = arith.ori %126, %127 : i1
+              scf.if %128 {
+                "instgem.mvin"(%c0_i64, %125, %122, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+        } else {
+          scf.for %arg13 = %c0 to %115 step %c1 {
+            %116 = arith.index_cast %arg13 : index to i64
+            %117 = arith.muli %116, %c16_i64 : i64
+            %118 = arith.subi %112, %117 : i64
+            %119 = arith.minsi %118, %c16_i64 : i64
+            scf.for %arg14 = %c0 to %c2 step %c1 {
+              %120 = arith.index_cast %arg14 : index to i64
+              %121 = arith.ori %117, %c3221225472_i64 : i64
+              %122 = arith.muli %120, %c32_i64 : i64
+              %123 = arith.addi %122, %117 : i64
+              %124 = arith.addi %123, %c64_i64 : i64
+              "instgem.preload"(%124, %119, %c16_i64, %121, %119, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %125 = arith.muli %120, %c16_i64 : i64
+              "instgem.compute_preloaded"(%125, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %126 = arith.addi %117, %c32_i64 : i64
+              %127 = arith.ori %126, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %127, %119, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %128 = arith.addi %125, %c32_i64 : i64
+              "instgem.compute_accumulated"(%128, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+        }
+        scf.yield %95, %100 : index, index
+      }
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %87 = arith.index_cast %arg10 : index to i64
-        %88 = arith.remsi %87, %c2_i64 : i64
-        %89 = arith.divsi %87, %c2_i64 : i64
-        %90 = arith.muli %89, %c16_i64 : i64
-        %91 = arith.subi %c32_i64, %90 : i64
-        %92 = arith.minsi %91, %c16_i64 : i64
-        %93 = arith.muli %88, %c32_i64 : i64
-        %94 = arith.addi %93, %90 : i64
-        %95 = arith.ori %94, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %95, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-    }
-    %7:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %87 = arith.maxsi %4, %c0 : index
-      %88 = arith.minsi %87, %arg4 : index
-      %89 = arith.addi %4, %c32 : index
-      %90 = arith.maxsi %89, %c0 : index
-      %91 = arith.minsi %90, %arg4 : index
-      %92 = arith.subi %88, %4 : index
-      %93 = arith.maxsi %92, %c0 : index
-      %94 = arith.minsi %93, %c32 : index
-      %95 = arith.subi %91, %88 : index
-      %96 = arith.maxsi %arg11, %c0 : index
-      %97 = arith.minsi %96, %arg5 : index
-      %98 = arith.addi %arg11, %c32 : index
-      %99 = arith.maxsi %98, %c0 : index
-      %100 = arith.minsi %99, %arg5 : index
-      %101 = arith.subi %97, %arg11 : index
-      %102 = arith.maxsi %101, %c0 : index
-      %103 = arith.minsi %102, %c32 : index
-      %104 = arith.subi %100, %97 : index
-      %105 = arith.cmpi sgt, %103, %c0 : index
-      scf.if %105 {
-        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-      }
-      %subview_9 = memref.subview %reinterpret_cast[%88, %97] [%95, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %106 = arith.index_cast %94 : index to i64
-      %107 = arith.index_cast %95 : index to i64
-      %108 = arith.index_cast %104 : index to i64
-      %109 = arith.addi %106, %107 : i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %110 = arith.index_cast %intptr_14 : index to i64
-      %111 = arith.index_cast %offset_11 : index to i64
-      %112 = arith.addi %110, %111 : i64
-      %113 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
-      %114 = arith.ceildivsi %108, %c64_i64 : i64
-      %115 = arith.divsi %106, %c16_i64 : i64
-      %116 = arith.ceildivsi %109, %c16_i64 : i64
-      %117 = arith.subi %116, %115 : i64
-      %118 = arith.cmpi sgt, %107, %c0_i64 : i64
-      %119 = arith.extui %118 : i1 to i64
-      %120 = arith.muli %117, %119 : i64
-      %121 = arith.muli %120, %114 : i64
-      %122 = arith.index_cast %121 : i64 to index
-      scf.for %arg13 = %c0 to %122 step %c1 {
-        %190 = arith.index_cast %arg13 : index to i64
-        %191 = arith.addi %115, %190 : i64
-        %192 = arith.muli %191, %c16_i64 : i64
-        %193 = arith.maxsi %192, %106 : i64
-        %194 = arith.addi %192, %c16_i64 : i64
-        %195 = arith.minsi %194, %109 : i64
-        %196 = arith.subi %195, %193 : i64
-        %197 = arith.subi %193, %106 : i64
-        %198 = arith.muli %197, %113 : i64
-        %199 = arith.addi %112, %198 : i64
-        %200 = arith.muli %191, %c32_i64 : i64
-        %201 = arith.subi %193, %192 : i64
-        %202 = arith.addi %200, %201 : i64
-        %203 = arith.minsi %108, %c64_i64 : i64
-        "instgem.mvin"(%199, %202, %203, %196) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %123 = arith.ceildivsi %106, %c16_i64 : i64
-      %124 = arith.cmpi sgt, %106, %c0_i64 : i64
-      %125 = arith.extui %124 : i1 to i64
-      %126 = arith.muli %123, %125 : i64
-      %127 = arith.muli %126, %114 : i64
-      %128 = arith.index_cast %127 : i64 to index
-      scf.for %arg13 = %c0 to %128 step %c1 {
-        %190 = arith.index_cast %arg13 : index to i64
-        %191 = arith.muli %190, %c16_i64 : i64
-        %192 = arith.maxsi %191, %c0_i64 : i64
-        %193 = arith.addi %191, %c16_i64 : i64
-        %194 = arith.minsi %193, %106 : i64
-        %195 = arith.subi %194, %192 : i64
-        %196 = arith.muli %190, %c32_i64 : i64
-        %197 = arith.subi %192, %191 : i64
-        %198 = arith.addi %196, %197 : i64
-        %199 = arith.minsi %108, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %198, %199, %195) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %129 = arith.maxsi %arg12, %c0 : index
-      %130 = arith.minsi %129, %arg5 : index
-      %131 = arith.addi %arg12, %c32 : index
-      %132 = arith.maxsi %131, %c0 : index
-      %133 = arith.minsi %132, %arg5 : index
-      %134 = arith.subi %130, %arg12 : index
-      %135 = arith.maxsi %134, %c0 : index
-      %136 = arith.minsi %135, %c32 : index
-      %137 = arith.subi %133, %130 : index
-      %138 = arith.minsi %arg6, %c0 : index
-      %139 = arith.minsi %arg6, %c32 : index
-      %140 = arith.maxsi %138, %c0 : index
-      %141 = arith.minsi %140, %c32 : index
-      %142 = arith.subi %139, %138 : index
-      %143 = arith.cmpi sgt, %141, %c0 : index
-      scf.if %143 {
-        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-      }
-      %subview_15 = memref.subview %reinterpret_cast_0[%130, %138] [%137, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %144 = arith.index_cast %136 : index to i64
-      %145 = arith.index_cast %137 : index to i64
-      %146 = arith.index_cast %142 : index to i64
-      %147 = arith.addi %144, %145 : i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %148 = arith.index_cast %intptr_20 : index to i64
-      %149 = arith.index_cast %offset_17 : index to i64
-      %150 = arith.addi %148, %149 : i64
-      %151 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %151) : (i64, i64, i64, i64, i64, i64) -> ()
-      %152 = arith.ceildivsi %146, %c64_i64 : i64
-      %153 = arith.divsi %144, %c16_i64 : i64
-      %154 = arith.ceildivsi %147, %c16_i64 : i64
-      %155 = arith.subi %154, %153 : i64
-      %156 = arith.cmpi sgt, %145, %c0_i64 : i64
-      %157 = arith.extui %156 : i1 to i64
-      %158 = arith.muli %155, %157 : i64
-      %159 = arith.muli %158, %152 : i64
-      %160 = arith.index_cast %159 : i64 to index
-      scf.for %arg13 = %c0 to %160 step %c1 {
-        %190 = arith.index_cast %arg13 : index to i64
-        %191 = arith.addi %153, %190 : i64
-        %192 = arith.muli %191, %c16_i64 : i64
-        %193 = arith.maxsi %192, %144 : i64
-        %194 = arith.addi %192, %c16_i64 : i64
-        %195 = arith.minsi %194, %147 : i64
-        %196 = arith.subi %195, %193 : i64
-        %197 = arith.subi %193, %144 : i64
-        %198 = arith.muli %197, %151 : i64
-        %199 = arith.addi %150, %198 : i64
-        %200 = arith.muli %191, %c32_i64 : i64
-        %201 = arith.addi %200, %c64_i64 : i64
-        %202 = arith.subi %193, %192 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.minsi %146, %c64_i64 : i64
-        "instgem.mvin"(%199, %203, %204, %196) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %161 = arith.ceildivsi %144, %c16_i64 : i64
-      %162 = arith.cmpi sgt, %144, %c0_i64 : i64
-      %163 = arith.extui %162 : i1 to i64
-      %164 = arith.muli %161, %163 : i64
-      %165 = arith.muli %164, %152 : i64
-      %166 = arith.index_cast %165 : i64 to index
-      scf.for %arg13 = %c0 to %166 step %c1 {
-        %190 = arith.index_cast %arg13 : index to i64
-        %191 = arith.muli %190, %c16_i64 : i64
-        %192 = arith.maxsi %191, %c0_i64 : i64
-        %193 = arith.addi %191, %c16_i64 : i64
-        %194 = arith.minsi %193, %144 : i64
-        %195 = arith.subi %194, %192 : i64
-        %196 = arith.muli %190, %c32_i64 : i64
-        %197 = arith.addi %196, %c64_i64 : i64
-        %198 = arith.subi %192, %191 : i64
-        %199 = arith.addi %197, %198 : i64
-        %200 = arith.minsi %146, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %199, %200, %195) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %167 = arith.maxsi %109, %c0_i64 : i64
-      %168 = arith.minsi %167, %c32_i64 : i64
-      %169 = arith.maxsi %108, %c0_i64 : i64
-      %170 = arith.minsi %169, %c32_i64 : i64
-      %171 = arith.maxsi %147, %c0_i64 : i64
-      %172 = arith.minsi %171, %c32_i64 : i64
-      %173 = arith.maxsi %146, %c0_i64 : i64
-      %174 = arith.minsi %173, %c32_i64 : i64
-      %175 = arith.ceildivsi %168, %c16_i64 : i64
-      %176 = arith.ceildivsi %174, %c16_i64 : i64
-      %177 = arith.minsi %170, %172 : i64
-      %178 = arith.ceildivsi %177, %c16_i64 : i64
-      %179 = arith.cmpi eq, %arg10, %c0 : index
-      %180 = arith.cmpi sgt, %175, %c0_i64 : i64
-      %181 = arith.select %180, %176, %c0_i64 : i64
-      %182 = arith.index_cast %181 : i64 to index
-      %183 = arith.divsi %177, %c16_i64 : i64
-      %184 = arith.minsi %178, %183 : i64
-      %185 = arith.maxsi %184, %c0_i64 : i64
-      %186 = arith.divsi %168, %c16_i64 : i64
-      %187 = arith.minsi %175, %186 : i64
-      %188 = arith.maxsi %187, %c1_i64 : i64
-      %189 = arith.minsi %168, %c16_i64 : i64
-      scf.if %179 {
-        scf.for %arg13 = %c0 to %182 step %c1 {
-          %195 = arith.index_cast %arg13 : index to i64
-          %196 = arith.muli %195, %c16_i64 : i64
-          %197 = arith.subi %174, %196 : i64
-          %198 = arith.minsi %197, %c16_i64 : i64
-          %199 = arith.index_cast %185 : i64 to index
-          scf.for %arg14 = %c0 to %199 step %c1 {
-            %201 = arith.index_cast %arg14 : index to i64
-            %202 = arith.cmpi eq, %201, %c0_i64 : i64
-            %203 = arith.select %202, %c2147483648_i64, %c3221225472_i64 : i64
-            %204 = arith.ori %196, %203 : i64
-            %205 = arith.select %202, %c16_i64, %189 : i64
-            %206 = arith.select %202, %c16_i64, %198 : i64
-            %207 = arith.muli %201, %c32_i64 : i64
-            %208 = arith.addi %207, %196 : i64
-            %209 = arith.addi %208, %c64_i64 : i64
-            "instgem.preload"(%209, %198, %c16_i64, %204, %206, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-            %210 = arith.muli %201, %c16_i64 : i64
-            "instgem.compute_preloaded"(%210, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %211 = arith.index_cast %188 : i64 to index
-            scf.for %arg15 = %c1 to %211 step %c1 {
-              %213 = arith.index_cast %arg15 : index to i64
-              %214 = arith.muli %213, %c32_i64 : i64
-              %215 = arith.addi %214, %196 : i64
-              %216 = arith.ori %215, %203 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %217 = arith.addi %214, %210 : i64
-              "instgem.compute_accumulated"(%217, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %212 = arith.index_cast %175 : i64 to index
-            scf.for %arg15 = %211 to %212 step %c1 {
-              %213 = arith.index_cast %arg15 : index to i64
-              %214 = arith.muli %213, %c16_i64 : i64
-              %215 = arith.subi %168, %214 : i64
-              %216 = arith.minsi %215, %c16_i64 : i64
-              %217 = arith.muli %213, %c32_i64 : i64
-              %218 = arith.addi %217, %196 : i64
-              %219 = arith.ori %218, %203 : i64
-              %220 = arith.select %202, %c16_i64, %216 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %206, %220) : (i64, i64, i64, i64, i64, i64) -> ()
-              %221 = arith.addi %217, %210 : i64
-              "instgem.compute_accumulated"(%221, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %200 = arith.index_cast %178 : i64 to index
-          scf.for %arg14 = %199 to %200 step %c1 {
-            %201 = arith.index_cast %arg14 : index to i64
-            %202 = arith.muli %201, %c16_i64 : i64
-            %203 = arith.subi %170, %202 : i64
-            %204 = arith.minsi %203, %c16_i64 : i64
-            %205 = arith.subi %172, %202 : i64
-            %206 = arith.minsi %205, %c16_i64 : i64
-            %207 = arith.cmpi eq, %201, %c0_i64 : i64
-            %208 = arith.select %207, %c2147483648_i64, %c3221225472_i64 : i64
-            %209 = arith.ori %196, %208 : i64
-            %210 = arith.select %207, %c16_i64, %189 : i64
-            %211 = arith.select %207, %c16_i64, %198 : i64
-            %212 = arith.muli %201, %c32_i64 : i64
-            %213 = arith.addi %212, %196 : i64
-            %214 = arith.addi %213, %c64_i64 : i64
-            "instgem.preload"(%214, %198, %206, %209, %211, %210) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%202, %204, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %215 = arith.index_cast %188 : i64 to index
-            scf.for %arg15 = %c1 to %215 step %c1 {
-              %217 = arith.index_cast %arg15 : index to i64
-              %218 = arith.muli %217, %c32_i64 : i64
-              %219 = arith.addi %218, %196 : i64
-              %220 = arith.ori %219, %208 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %221 = arith.addi %218, %202 : i64
-              "instgem.compute_accumulated"(%221, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %216 = arith.index_cast %175 : i64 to index
-            scf.for %arg15 = %215 to %216 step %c1 {
-              %217 = arith.index_cast %arg15 : index to i64
-              %218 = arith.muli %217, %c16_i64 : i64
-              %219 = arith.subi %168, %218 : i64
-              %220 = arith.minsi %219, %c16_i64 : i64
-              %221 = arith.muli %217, %c32_i64 : i64
-              %222 = arith.addi %221, %196 : i64
-              %223 = arith.ori %222, %208 : i64
-              %224 = arith.select %207, %c16_i64, %220 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %211, %224) : (i64, i64, i64, i64, i64, i64) -> ()
-              %225 = arith.addi %221, %202 : i64
-              "instgem.compute_accumulated"(%225, %204, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        %190 = arith.cmpi eq, %178, %c0_i64 : i64
-        %191 = arith.cmpi slt, %175, %c2_i64 : i64
-        %192 = arith.cmpi slt, %181, %c2_i64 : i64
-        %193 = arith.ori %190, %191 : i1
-        %194 = arith.ori %193, %192 : i1
-        scf.if %194 {
-          scf.for %arg13 = %c0 to %c4 step %c1 {
-            %195 = arith.index_cast %arg13 : index to i64
-            %196 = arith.remsi %195, %c2_i64 : i64
-            %197 = arith.divsi %195, %c2_i64 : i64
-            %198 = arith.muli %197, %c16_i64 : i64
-            %199 = arith.subi %c32_i64, %198 : i64
-            %200 = arith.minsi %199, %c16_i64 : i64
-            %201 = arith.muli %196, %c32_i64 : i64
-            %202 = arith.addi %201, %198 : i64
-            %203 = arith.ori %202, %c2147483648_i64 : i64
-            %204 = arith.cmpi sge, %196, %175 : i64
-            %205 = arith.cmpi sge, %197, %181 : i64
-            %206 = arith.ori %190, %204 : i1
-            %207 = arith.ori %206, %205 : i1
-            scf.if %207 {
-              "instgem.mvin"(%c0_i64, %203, %200, %c16_i64) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-      } else {
-        scf.for %arg13 = %c0 to %182 step %c1 {
-          %190 = arith.index_cast %arg13 : index to i64
-          %191 = arith.muli %190, %c16_i64 : i64
-          %192 = arith.subi %174, %191 : i64
-          %193 = arith.minsi %192, %c16_i64 : i64
-          %194 = arith.index_cast %185 : i64 to index
-          scf.for %arg14 = %c0 to %194 step %c1 {
-            %196 = arith.index_cast %arg14 : index to i64
-            %197 = arith.ori %191, %c3221225472_i64 : i64
-            %198 = arith.muli %196, %c32_i64 : i64
-            %199 = arith.addi %198, %191 : i64
-            %200 = arith.addi %199, %c64_i64 : i64
-            "instgem.preload"(%200, %193, %c16_i64, %197, %193, %189) : (i64, i64, i64, i64, i64, i64) -> ()
-            %201 = arith.muli %196, %c16_i64 : i64
-            "instgem.compute_preloaded"(%201, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %202 = arith.index_cast %188 : i64 to index
-            scf.for %arg15 = %c1 to %202 step %c1 {
-              %204 = arith.index_cast %arg15 : index to i64
-              %205 = arith.muli %204, %c32_i64 : i64
-              %206 = arith.addi %205, %191 : i64
-              %207 = arith.ori %206, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %193, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %208 = arith.addi %205, %201 : i64
-              "instgem.compute_accumulated"(%208, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %203 = arith.index_cast %175 : i64 to index
-            scf.for %arg15 = %202 to %203 step %c1 {
-              %204 = arith.index_cast %arg15 : index to i64
-              %205 = arith.muli %204, %c16_i64 : i64
-              %206 = arith.subi %168, %205 : i64
-              %207 = arith.minsi %206, %c16_i64 : i64
-              %208 = arith.muli %204, %c32_i64 : i64
-              %209 = arith.addi %208, %191 : i64
-              %210 = arith.ori %209, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %210, %193, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-              %211 = arith.addi %208, %201 : i64
-              "instgem.compute_accumulated"(%211, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %195 = arith.index_cast %178 : i64 to index
-          scf.for %arg14 = %194 to %195 step %c1 {
-            %196 = arith.index_cast %arg14 : index to i64
-            %197 = arith.muli %196, %c16_i64 : i64
-            %198 = arith.subi %170, %197 : i64
-            %199 = arith.minsi %198, %c16_i64 : i64
-            %200 = arith.subi %172, %197 : i64
-            %201 = arith.minsi %200, %c16_i64 : i64
-            %202 = arith.ori %191, %c3221225472_i64 : i64
-            %203 = arith.muli %196, %c32_i64 : i64
-            %204 = arith.addi %203, %191 : i64
-            %205 = arith.addi %204, %c64_i64 : i64
-            "instgem.preload"(%205, %193, %201, %202, %193, %189) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%197, %199, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %206 = arith.index_cast %188 : i64 to index
-            scf.for %arg15 = %c1 to %206 step %c1 {
-              %208 = arith.index_cast %arg15 : index to i64
-              %209 = arith.muli %208, %c32_i64 : i64
-              %210 = arith.addi %209, %191 : i64
-              %211 = arith.ori %210, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %193, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %212 = arith.addi %209, %197 : i64
-              "instgem.compute_accumulated"(%212, %199, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %207 = arith.index_cast %175 : i64 to index
-            scf.for %arg15 = %206 to %207 step %c1 {
-              %208 = arith.index_cast %arg15 : index to i64
-              %209 = arith.muli %208, %c16_i64 : i64
-              %210 = arith.subi %168, %209 : i64
-              %211 = arith.minsi %210, %c16_i64 : i64
-              %212 = arith.muli %208, %c32_i64 : i64
-              %213 = arith.addi %212, %191 : i64
-              %214 = arith.ori %213, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %193, %211) : (i64, i64, i64, i64, i64, i64) -> ()
-              %215 = arith.addi %212, %197 : i64
-              "instgem.compute_accumulated"(%215, %199, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-      }
-      scf.yield %98, %131 : index, index
-    }
-    %8 = arith.muli %3, %c32 : index
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg10 = %c0 to %c4 step %c1 {
-      %87 = arith.index_cast %arg10 : index to i64
-      %88 = arith.remsi %87, %c2_i64 : i64
-      %89 = arith.divsi %87, %c2_i64 : i64
-      %90 = arith.muli %89, %c16_i64 : i64
-      %91 = arith.subi %c32_i64, %90 : i64
-      %92 = arith.minsi %91, %c16_i64 : i64
-      %93 = arith.muli %88, %c32_i64 : i64
-      %94 = arith.addi %93, %90 : i64
-      %95 = arith.addi %94, %c64_i64 : i64
-      %96 = arith.ori %95, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %96, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %9 = arith.minsi %arg6, %c0 : index
-    %10 = arith.minsi %arg6, %c32 : index
-    %11 = arith.maxsi %9, %c0 : index
-    %12 = arith.minsi %11, %c32 : index
-    %13 = arith.subi %10, %9 : index
-    %14 = arith.maxsi %8, %c0 : index
-    %15 = arith.minsi %14, %arg7 : index
-    %16 = arith.addi %8, %c32 : index
-    %17 = arith.maxsi %16, %c0 : index
-    %18 = arith.minsi %17, %arg7 : index
-    %19 = arith.subi %15, %8 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %c32 : index
-    %22 = arith.subi %18, %15 : index
-    %23 = arith.cmpi sgt, %21, %c0 : index
-    scf.if %23 {
-      func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_1[%9, %15] [%13, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %24 = arith.index_cast %12 : index to i64
-    %25 = arith.index_cast %13 : index to i64
-    %26 = arith.index_cast %22 : index to i64
-    %27 = arith.addi %24, %25 : i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %28 = arith.index_cast %intptr : index to i64
-    %29 = arith.index_cast %offset : index to i64
-    %30 = arith.addi %28, %29 : i64
-    %31 = arith.index_cast %strides#0 : index to i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %31) : (i64, i64, i64, i64, i64, i64) -> ()
-    %32 = arith.ceildivsi %26, %c64_i64 : i64
-    %33 = arith.divsi %24, %c16_i64 : i64
-    %34 = arith.ceildivsi %27, %c16_i64 : i64
-    %35 = arith.subi %34, %33 : i64
-    %36 = arith.cmpi sgt, %25, %c0_i64 : i64
-    %37 = arith.extui %36 : i1 to i64
-    %38 = arith.muli %35, %37 : i64
-    %39 = arith.muli %38, %32 : i64
-    %40 = arith.index_cast %39 : i64 to index
-    scf.for %arg10 = %c0 to %40 step %c1 {
-      %87 = arith.index_cast %arg10 : index to i64
-      %88 = arith.addi %33, %87 : i64
-      %89 = arith.muli %88, %c16_i64 : i64
-      %90 = arith.maxsi %89, %24 : i64
-      %91 = arith.addi %89, %c16_i64 : i64
-      %92 = arith.minsi %91, %27 : i64
-      %93 = arith.subi %92, %90 : i64
-      %94 = arith.subi %90, %24 : i64
-      %95 = arith.muli %94, %31 : i64
-      %96 = arith.addi %30, %95 : i64
-      %97 = arith.muli %88, %c32_i64 : i64
-      %98 = arith.addi %97, %c128_i64 : i64
-      %99 = arith.subi %90, %89 : i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.minsi %26, %c64_i64 : i64
-      "instgem.mvin"(%96, %100, %101, %93) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %41 = arith.ceildivsi %24, %c16_i64 : i64
-    %42 = arith.cmpi sgt, %24, %c0_i64 : i64
-    %43 = arith.extui %42 : i1 to i64
-    %44 = arith.muli %41, %43 : i64
-    %45 = arith.muli %44, %32 : i64
-    %46 = arith.index_cast %45 : i64 to index
-    scf.for %arg10 = %c0 to %46 step %c1 {
-      %87 = arith.index_cast %arg10 : index to i64
-      %88 = arith.muli %87, %c16_i64 : i64
-      %89 = arith.maxsi %88, %c0_i64 : i64
-      %90 = arith.addi %88, %c16_i64 : i64
-      %91 = arith.minsi %90, %24 : i64
-      %92 = arith.subi %91, %89 : i64
-      %93 = arith.muli %87, %c32_i64 : i64
-      %94 = arith.addi %93, %c128_i64 : i64
-      %95 = arith.subi %89, %88 : i64
-      %96 = arith.addi %94, %95 : i64
-      %97 = arith.minsi %26, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64, %96, %97, %92) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %47 = arith.maxsi %27, %c0_i64 : i64
-    %48 = arith.minsi %47, %c32_i64 : i64
-    %49 = arith.maxsi %26, %c0_i64 : i64
-    %50 = arith.minsi %49, %c32_i64 : i64
-    %51 = arith.bitcast %arg8 : f32 to i32
-    %52 = arith.extui %51 : i32 to i64
-    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %52, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %53 = arith.ceildivsi %50, %c16_i64 : i64
-    %54 = arith.minsi %48, %c32_i64 : i64
-    %55 = arith.ceildivsi %54, %c16_i64 : i64
-    %56 = arith.index_cast %53 : i64 to index
-    %57 = arith.divsi %54, %c16_i64 : i64
-    %58 = arith.minsi %55, %57 : i64
-    %59 = arith.maxsi %58, %c0_i64 : i64
-    scf.for %arg10 = %c0 to %56 step %c1 {
-      %87 = arith.index_cast %arg10 : index to i64
-      %88 = arith.muli %87, %c16_i64 : i64
-      %89 = arith.subi %50, %88 : i64
-      %90 = arith.minsi %89, %c16_i64 : i64
-      %91 = arith.index_cast %59 : i64 to index
-      scf.for %arg11 = %c0 to %91 step %c1 {
-        %93 = arith.index_cast %arg11 : index to i64
-        %94 = arith.addi %88, %c64_i64 : i64
-        %95 = arith.ori %94, %c3221225472_i64 : i64
-        %96 = arith.muli %93, %c32_i64 : i64
-        %97 = arith.addi %96, %88 : i64
-        %98 = arith.addi %97, %c128_i64 : i64
-        "instgem.preload"(%98, %90, %c16_i64, %95, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %99 = arith.muli %93, %c16_i64 : i64
-        %100 = arith.ori %99, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %101 = arith.addi %88, %c96_i64 : i64
-        %102 = arith.ori %101, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %102, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %103 = arith.addi %99, %c32_i64 : i64
+        %95 = arith.index_cast %arg10 : index to i64
+        %96 = arith.remsi %95, %c2_i64 : i64
+        %97 = arith.divsi %95, %c2_i64 : i64
+        %98 = arith.muli %97, %c16_i64 : i64
+        %99 = arith.subi %c32_i64, %98 : i64
+        %100 = arith.minsi %99, %c16_i64 : i64
+        %101 = arith.muli %96, %c32_i64 : i64
+        %102 = arith.addi %101, %98 : i64
+        %103 = arith.addi %102, %c64_i64 : i64
         %104 = arith.ori %103, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %92 = arith.index_cast %55 : i64 to index
-      scf.for %arg11 = %91 to %92 step %c1 {
-        %93 = arith.index_cast %arg11 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.subi %c32_i64, %94 : i64
-        %96 = arith.minsi %95, %c16_i64 : i64
-        %97 = arith.subi %48, %94 : i64
+        "instgem.mvin"(%c0_i64, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %56 = arith.minsi %arg6, %c32 : index
+      %57 = arith.subi %56, %7 : index
+      %subview = memref.subview %reinterpret_cast_1[%7, %6] [%57, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %58 = arith.index_cast %7 : index to i64
+      %59 = arith.index_cast %57 : index to i64
+      %60 = arith.addi %58, %59 : i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %61 = arith.index_cast %intptr : index to i64
+      %62 = arith.index_cast %offset : index to i64
+      %63 = arith.addi %61, %62 : i64
+      %64 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %65 = arith.maxsi %58, %c0_i64 : i64
+      %66 = arith.divui %65, %c16_i64 : i64
+      %67 = arith.maxsi %60, %c0_i64 : i64
+      %68 = arith.addi %67, %c15_i64 : i64
+      %69 = arith.divui %68, %c16_i64 : i64
+      %70 = arith.subi %69, %66 : i64
+      %71 = arith.cmpi sgt, %59, %c0_i64 : i64
+      %72 = arith.extui %71 : i1 to i64
+      %73 = arith.muli %70, %72 : i64
+      %74 = arith.index_cast %73 : i64 to index
+      scf.for %arg10 = %c0 to %74 step %c1 {
+        %95 = arith.index_cast %arg10 : index to i64
+        %96 = arith.addi %66, %95 : i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.maxsi %97, %58 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %60 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.subi %98, %58 : i64
+        %103 = arith.muli %102, %64 : i64
+        %104 = arith.addi %63, %103 : i64
+        %105 = arith.muli %96, %c32_i64 : i64
+        %106 = arith.addi %105, %c128_i64 : i64
+        %107 = arith.subi %98, %97 : i64
+        %108 = arith.addi %106, %107 : i64
+        "instgem.mvin"(%104, %108, %c32_i64, %101) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %75 = arith.addi %65, %c15_i64 : i64
+      %76 = arith.divui %75, %c16_i64 : i64
+      %77 = arith.cmpi sgt, %58, %c0_i64 : i64
+      %78 = arith.extui %77 : i1 to i64
+      %79 = arith.muli %76, %78 : i64
+      %80 = arith.index_cast %79 : i64 to index
+      scf.for %arg10 = %c0 to %80 step %c1 {
+        %95 = arith.index_cast %arg10 : index to i64
+        %96 = arith.muli %95, %c16_i64 : i64
+        %97 = arith.maxsi %96, %c0_i64 : i64
+        %98 = arith.addi %96, %c16_i64 : i64
+        %99 = arith.minsi %98, %58 : i64
+        %100 = arith.subi %99, %97 : i64
+        %101 = arith.muli %95, %c32_i64 : i64
+        %102 = arith.addi %101, %c128_i64 : i64
+        %103 = arith.subi %97, %96 : i64
+        %104 = arith.addi %102, %103 : i64
+        "instgem.mvin"(%c0_i64, %104, %c32_i64, %100) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %81 = arith.minsi %67, %c32_i64 : i64
+      %82 = arith.bitcast %arg8 : f32 to i32
+      %83 = arith.extui %82 : i32 to i64
+      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %83, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %84 = arith.minsi %81, %c32_i64 : i64
+      %85 = arith.ceildivsi %84, %c16_i64 : i64
+      %86 = arith.divsi %84, %c16_i64 : i64
+      %87 = arith.minsi %85, %86 : i64
+      %88 = arith.maxsi %87, %c0_i64 : i64
+      scf.for %arg10 = %c0 to %c2 step %c1 {
+        %95 = arith.index_cast %arg10 : index to i64
+        %96 = arith.muli %95, %c16_i64 : i64
+        %97 = arith.subi %c32_i64, %96 : i64
         %98 = arith.minsi %97, %c16_i64 : i64
-        %99 = arith.addi %88, %c64_i64 : i64
-        %100 = arith.ori %99, %c3221225472_i64 : i64
-        %101 = arith.muli %93, %c32_i64 : i64
-        %102 = arith.addi %101, %88 : i64
-        %103 = arith.addi %102, %c128_i64 : i64
-        "instgem.preload"(%103, %90, %98, %100, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %104 = arith.ori %94, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%104, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %105 = arith.addi %88, %c96_i64 : i64
-        %106 = arith.ori %105, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %106, %90, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %107 = arith.addi %94, %c32_i64 : i64
-        %108 = arith.ori %107, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%108, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %99 = arith.index_cast %88 : i64 to index
+        scf.for %arg11 = %c0 to %99 step %c1 {
+          %101 = arith.index_cast %arg11 : index to i64
+          %102 = arith.addi %96, %c64_i64 : i64
+          %103 = arith.ori %102, %c3221225472_i64 : i64
+          %104 = arith.muli %101, %c32_i64 : i64
+          %105 = arith.addi %104, %96 : i64
+          %106 = arith.addi %105, %c128_i64 : i64
+          "instgem.preload"(%106, %98, %c16_i64, %103, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %107 = arith.muli %101, %c16_i64 : i64
+          %108 = arith.ori %107, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %109 = arith.addi %96, %c96_i64 : i64
+          %110 = arith.ori %109, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %110, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %111 = arith.addi %107, %c32_i64 : i64
+          %112 = arith.ori %111, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %100 = arith.index_cast %85 : i64 to index
+        scf.for %arg11 = %99 to %100 step %c1 {
+          %101 = arith.index_cast %arg11 : index to i64
+          %102 = arith.muli %101, %c16_i64 : i64
+          %103 = arith.subi %c32_i64, %102 : i64
+          %104 = arith.minsi %103, %c16_i64 : i64
+          %105 = arith.subi %81, %102 : i64
+          %106 = arith.minsi %105, %c16_i64 : i64
+          %107 = arith.addi %96, %c64_i64 : i64
+          %108 = arith.ori %107, %c3221225472_i64 : i64
+          %109 = arith.muli %101, %c32_i64 : i64
+          %110 = arith.addi %109, %96 : i64
+          %111 = arith.addi %110, %c128_i64 : i64
+          "instgem.preload"(%111, %98, %106, %108, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %112 = arith.ori %102, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%112, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %113 = arith.addi %96, %c96_i64 : i64
+          %114 = arith.ori %113, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %115 = arith.addi %102, %c32_i64 : i64
+          %116 = arith.ori %115, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%116, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+      } {gemmini.compute_nest}
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %89 = arith.index_cast %intptr_9 : index to i64
+      %90 = arith.index_cast %offset_6 : index to i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.index_cast %strides_8#0 : index to i64
+      %93 = arith.bitcast %arg9 : f32 to i32
+      %94 = arith.extui %93 : i32 to i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %94) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c4 step %c1 {
+        %95 = arith.index_cast %arg10 : index to i64
+        %96 = arith.remsi %95, %c2_i64 : i64
+        %97 = arith.divsi %95, %c2_i64 : i64
+        %98 = arith.muli %96, %c16_i64 : i64
+        %99 = arith.maxsi %98, %c0_i64 : i64
+        %100 = arith.addi %98, %c16_i64 : i64
+        %101 = arith.minsi %100, %c32_i64 : i64
+        %102 = arith.subi %101, %99 : i64
+        %103 = arith.muli %99, %92 : i64
+        %104 = arith.addi %91, %103 : i64
+        %105 = arith.muli %97, %c16_i64 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.muli %96, %c32_i64 : i64
+        %108 = arith.addi %107, %105 : i64
+        %109 = arith.addi %108, %c64_i64 : i64
+        %110 = arith.ori %109, %c2147483648_i64 : i64
+        %111 = arith.subi %99, %98 : i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.subi %c32_i64, %105 : i64
+        %114 = arith.minsi %113, %c16_i64 : i64
+        "instgem.mvout"(%106, %112, %114, %102) : (i64, i64, i64, i64) -> ()
       }
-    } {gemmini.compute_nest}
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %60 = arith.maxsi %4, %c0 : index
-    %61 = arith.minsi %60, %arg4 : index
-    %62 = arith.addi %4, %c32 : index
-    %63 = arith.maxsi %62, %c0 : index
-    %64 = arith.minsi %63, %arg4 : index
-    %65 = arith.subi %61, %4 : index
-    %66 = arith.maxsi %65, %c0 : index
-    %67 = arith.minsi %66, %c32 : index
-    %68 = arith.subi %64, %61 : index
-    scf.if %23 {
-      func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_3 = memref.subview %reinterpret_cast_2[%61, %15] [%68, %22] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %69 = arith.index_cast %67 : index to i64
-    %70 = arith.index_cast %68 : index to i64
-    %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %71 = arith.index_cast %intptr_8 : index to i64
-    %72 = arith.index_cast %offset_5 : index to i64
-    %73 = arith.addi %71, %72 : i64
-    %74 = arith.index_cast %strides_7#0 : index to i64
-    %75 = arith.bitcast %arg9 : f32 to i32
-    %76 = arith.extui %75 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %74, %76) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %77 = arith.divsi %69, %c16_i64 : i64
-    %78 = arith.addi %69, %70 : i64
-    %79 = arith.ceildivsi %78, %c16_i64 : i64
-    %80 = arith.subi %79, %77 : i64
-    %81 = arith.cmpi sgt, %70, %c0_i64 : i64
-    %82 = arith.extui %81 : i1 to i64
-    %83 = arith.muli %80, %82 : i64
-    %84 = arith.ceildivsi %26, %c16_i64 : i64
-    %85 = arith.muli %83, %84 : i64
-    %86 = arith.index_cast %85 : i64 to index
-    scf.for %arg10 = %c0 to %86 step %c1 {
-      %87 = arith.index_cast %arg10 : index to i64
-      %88 = arith.remsi %87, %83 : i64
-      %89 = arith.divsi %87, %83 : i64
-      %90 = arith.addi %77, %88 : i64
-      %91 = arith.muli %90, %c16_i64 : i64
-      %92 = arith.maxsi %91, %69 : i64
-      %93 = arith.addi %91, %c16_i64 : i64
-      %94 = arith.minsi %93, %78 : i64
-      %95 = arith.subi %94, %92 : i64
-      %96 = arith.subi %92, %69 : i64
-      %97 = arith.muli %96, %74 : i64
-      %98 = arith.addi %73, %97 : i64
-      %99 = arith.muli %89, %c16_i64 : i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.muli %90, %c32_i64 : i64
-      %102 = arith.addi %101, %99 : i64
-      %103 = arith.addi %102, %c64_i64 : i64
-      %104 = arith.ori %103, %c2147483648_i64 : i64
-      %105 = arith.subi %92, %91 : i64
-      %106 = arith.addi %104, %105 : i64
-      %107 = arith.subi %26, %99 : i64
-      %108 = arith.minsi %107, %c16_i64 : i64
-      "instgem.mvout"(%100, %106, %108, %95) : (i64, i64, i64, i64) -> ()
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %54 = arith.cmpi sle, %5, %c0 : index
+      scf.if %54 {
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %128 = arith.index_cast %arg10 : index to i64
+          %129 = arith.remsi %128, %c2_i64 : i64
+          %130 = arith.divsi %128, %c2_i64 : i64
+          %131 = arith.muli %130, %c16_i64 : i64
+          %132 = arith.subi %c32_i64, %131 : i64
+          %133 = arith.minsi %132, %c16_i64 : i64
+          %134 = arith.muli %129, %c32_i64 : i64
+          %135 = arith.addi %134, %131 : i64
+          %136 = arith.ori %135, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %136, %133, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      %55:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %128 = arith.maxsi %15, %c0 : index
+        %129 = arith.minsi %128, %arg4 : index
+        %130 = arith.maxsi %13, %c0 : index
+        %131 = arith.minsi %130, %c32 : index
+        %132 = arith.subi %129, %12 : index
+        %133 = arith.maxsi %arg11, %c0 : index
+        %134 = arith.minsi %133, %arg5 : index
+        %135 = arith.addi %arg11, %c32 : index
+        %136 = arith.maxsi %135, %c0 : index
+        %137 = arith.minsi %136, %arg5 : index
+        %138 = arith.subi %134, %arg11 : index
+        %139 = arith.maxsi %138, %c0 : index
+        %140 = arith.minsi %139, %c32 : index
+        %141 = arith.subi %137, %134 : index
+        %142 = arith.cmpi sgt, %140, %c0 : index
+        scf.if %142 {
+          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+        }
+        %subview_9 = memref.subview %reinterpret_cast[%12, %134] [%132, %141] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %143 = arith.index_cast %131 : index to i64
+        %144 = arith.index_cast %132 : index to i64
+        %145 = arith.index_cast %141 : index to i64
+        %146 = arith.addi %143, %144 : i64
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %147 = arith.index_cast %intptr_14 : index to i64
+        %148 = arith.index_cast %offset_11 : index to i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.index_cast %strides_13#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+        %151 = arith.maxsi %143, %c0_i64 : i64
+        %152 = arith.divui %151, %c16_i64 : i64
+        %153 = arith.maxsi %146, %c0_i64 : i64
+        %154 = arith.addi %153, %c15_i64 : i64
+        %155 = arith.divui %154, %c16_i64 : i64
+        %156 = arith.subi %155, %152 : i64
+        %157 = arith.cmpi sgt, %144, %c0_i64 : i64
+        %158 = arith.extui %157 : i1 to i64
+        %159 = arith.muli %156, %158 : i64
+        %160 = arith.index_cast %159 : i64 to index
+        scf.for %arg13 = %c0 to %160 step %c1 {
+          %226 = arith.index_cast %arg13 : index to i64
+          %227 = arith.addi %152, %226 : i64
+          %228 = arith.muli %227, %c16_i64 : i64
+          %229 = arith.maxsi %228, %143 : i64
+          %230 = arith.addi %228, %c16_i64 : i64
+          %231 = arith.minsi %230, %146 : i64
+          %232 = arith.subi %231, %229 : i64
+          %233 = arith.subi %229, %143 : i64
+          %234 = arith.muli %233, %150 : i64
+          %235 = arith.addi %149, %234 : i64
+          %236 = arith.muli %227, %c32_i64 : i64
+          %237 = arith.subi %229, %228 : i64
+          %238 = arith.addi %236, %237 : i64
+          %239 = arith.minsi %145, %c64_i64 : i64
+          "instgem.mvin"(%235, %238, %239, %232) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %161 = arith.addi %151, %c15_i64 : i64
+        %162 = arith.divui %161, %c16_i64 : i64
+        %163 = arith.cmpi sgt, %143, %c0_i64 : i64
+        %164 = arith.extui %163 : i1 to i64
+        %165 = arith.muli %162, %164 : i64
+        %166 = arith.index_cast %165 : i64 to index
+        scf.for %arg13 = %c0 to %166 step %c1 {
+          %226 = arith.index_cast %arg13 : index to i64
+          %227 = arith.muli %226, %c16_i64 : i64
+          %228 = arith.maxsi %227, %c0_i64 : i64
+          %229 = arith.addi %227, %c16_i64 : i64
+          %230 = arith.minsi %229, %143 : i64
+          %231 = arith.subi %230, %228 : i64
+          %232 = arith.muli %226, %c32_i64 : i64
+          %233 = arith.subi %228, %227 : i64
+          %234 = arith.addi %232, %233 : i64
+          %235 = arith.minsi %145, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %234, %235, %231) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %167 = arith.maxsi %arg12, %c0 : index
+        %168 = arith.minsi %167, %arg5 : index
+        %169 = arith.addi %arg12, %c32 : index
+        %170 = arith.maxsi %169, %c0 : index
+        %171 = arith.minsi %170, %arg5 : index
+        %172 = arith.subi %168, %arg12 : index
+        %173 = arith.maxsi %172, %c0 : index
+        %174 = arith.minsi %173, %c32 : index
+        %175 = arith.subi %171, %168 : index
+        %176 = arith.minsi %arg6, %c32 : index
+        %177 = arith.maxsi %7, %c0 : index
+        %178 = arith.minsi %177, %c32 : index
+        %179 = arith.subi %176, %7 : index
+        %180 = arith.cmpi sgt, %178, %c0 : index
+        scf.if %180 {
+          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+        }
+        %subview_15 = memref.subview %reinterpret_cast_0[%168, %7] [%175, %179] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %181 = arith.index_cast %174 : index to i64
+        %182 = arith.index_cast %175 : index to i64
+        %183 = arith.index_cast %179 : index to i64
+        %184 = arith.addi %181, %182 : i64
+        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %185 = arith.index_cast %intptr_20 : index to i64
+        %186 = arith.index_cast %offset_17 : index to i64
+        %187 = arith.addi %185, %186 : i64
+        %188 = arith.index_cast %strides_19#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %188) : (i64, i64, i64, i64, i64, i64) -> ()
+        %189 = arith.maxsi %181, %c0_i64 : i64
+        %190 = arith.divui %189, %c16_i64 : i64
+        %191 = arith.maxsi %184, %c0_i64 : i64
+        %192 = arith.addi %191, %c15_i64 : i64
+        %193 = arith.divui %192, %c16_i64 : i64
+        %194 = arith.subi %193, %190 : i64
+        %195 = arith.cmpi sgt, %182, %c0_i64 : i64
+        %196 = arith.extui %195 : i1 to i64
+        %197 = arith.muli %194, %196 : i64
+        %198 = arith.index_cast %197 : i64 to index
+        scf.for %arg13 = %c0 to %198 step %c1 {
+          %226 = arith.index_cast %arg13 : index to i64
+          %227 = arith.addi %190, %226 : i64
+          %228 = arith.muli %227, %c16_i64 : i64
+          %229 = arith.maxsi %228, %181 : i64
+          %230 = arith.addi %228, %c16_i64 : i64
+          %231 = arith.minsi %230, %184 : i64
+          %232 = arith.subi %231, %229 : i64
+          %233 = arith.subi %229, %181 : i64
+          %234 = arith.muli %233, %188 : i64
+          %235 = arith.addi %187, %234 : i64
+          %236 = arith.muli %227, %c32_i64 : i64
+          %237 = arith.addi %236, %c64_i64 : i64
+          %238 = arith.subi %229, %228 : i64
+          %239 = arith.addi %237, %238 : i64
+          %240 = arith.minsi %183, %c64_i64 : i64
+          "instgem.mvin"(%235, %239, %240, %232) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %199 = arith.addi %189, %c15_i64 : i64
+        %200 = arith.divui %199, %c16_i64 : i64
+        %201 = arith.cmpi sgt, %181, %c0_i64 : i64
+        %202 = arith.extui %201 : i1 to i64
+        %203 = arith.muli %200, %202 : i64
+        %204 = arith.index_cast %203 : i64 to index
+        scf.for %arg13 = %c0 to %204 step %c1 {
+          %226 = arith.index_cast %arg13 : index to i64
+          %227 = arith.muli %226, %c16_i64 : i64
+          %228 = arith.maxsi %227, %c0_i64 : i64
+          %229 = arith.addi %227, %c16_i64 : i64
+          %230 = arith.minsi %229, %181 : i64
+          %231 = arith.subi %230, %228 : i64
+          %232 = arith.muli %226, %c32_i64 : i64
+          %233 = arith.addi %232, %c64_i64 : i64
+          %234 = arith.subi %228, %227 : i64
+          %235 = arith.addi %233, %234 : i64
+          %236 = arith.minsi %183, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %235, %236, %231) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %205 = arith.minsi %153, %c32_i64 : i64
+        %206 = arith.maxsi %145, %c0_i64 : i64
+        %207 = arith.minsi %206, %c32_i64 : i64
+        %208 = arith.minsi %191, %c32_i64 : i64
+        %209 = arith.maxsi %183, %c0_i64 : i64
+        %210 = arith.minsi %209, %c32_i64 : i64
+        %211 = arith.ceildivsi %205, %c16_i64 : i64
+        %212 = arith.ceildivsi %210, %c16_i64 : i64
+        %213 = arith.minsi %207, %208 : i64
+        %214 = arith.ceildivsi %213, %c16_i64 : i64
+        %215 = arith.cmpi eq, %arg10, %c0 : index
+        %216 = arith.cmpi sgt, %211, %c0_i64 : i64
+        %217 = arith.select %216, %212, %c0_i64 : i64
+        %218 = arith.index_cast %217 : i64 to index
+        %219 = arith.divsi %213, %c16_i64 : i64
+        %220 = arith.minsi %214, %219 : i64
+        %221 = arith.maxsi %220, %c0_i64 : i64
+        %222 = arith.divsi %205, %c16_i64 : i64
+        %223 = arith.minsi %211, %222 : i64
+        %224 = arith.maxsi %223, %c1_i64 : i64
+        %225 = arith.minsi %205, %c16_i64 : i64
+        scf.if %215 {
+          scf.for %arg13 = %c0 to %218 step %c1 {
+            %231 = arith.index_cast %arg13 : index to i64
+            %232 = arith.muli %231, %c16_i64 : i64
+            %233 = arith.subi %210, %232 : i64
+            %234 = arith.minsi %233, %c16_i64 : i64
+            %235 = arith.cmpi sgt, %221, %c0_i64 : i64
+            scf.if %235 {
+              %238 = arith.ori %232, %c2147483648_i64 : i64
+              %239 = arith.addi %232, %c64_i64 : i64
+              "instgem.preload"(%239, %234, %c16_i64, %238, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %240 = arith.index_cast %224 : i64 to index
+              scf.for %arg14 = %c1 to %240 step %c1 {
+                %242 = arith.index_cast %arg14 : index to i64
+                %243 = arith.muli %242, %c32_i64 : i64
+                %244 = arith.addi %243, %232 : i64
+                %245 = arith.ori %244, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %241 = arith.index_cast %211 : i64 to index
+              scf.for %arg14 = %240 to %241 step %c1 {
+                %242 = arith.index_cast %arg14 : index to i64
+                %243 = arith.muli %242, %c16_i64 : i64
+                %244 = arith.subi %205, %243 : i64
+                %245 = arith.minsi %244, %c16_i64 : i64
+                %246 = arith.muli %242, %c32_i64 : i64
+                %247 = arith.addi %246, %232 : i64
+                %248 = arith.ori %247, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%246, %c16_i64, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %236 = arith.index_cast %221 : i64 to index
+            scf.for %arg14 = %c1 to %236 step %c1 {
+              %238 = arith.index_cast %arg14 : index to i64
+              %239 = arith.ori %232, %c3221225472_i64 : i64
+              %240 = arith.muli %238, %c32_i64 : i64
+              %241 = arith.addi %240, %232 : i64
+              %242 = arith.addi %241, %c64_i64 : i64
+              "instgem.preload"(%242, %234, %c16_i64, %239, %234, %225) : (i64, i64, i64, i64, i64, i64) -> ()
+              %243 = arith.muli %238, %c16_i64 : i64
+              "instgem.compute_preloaded"(%243, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %244 = arith.index_cast %224 : i64 to index
+              scf.for %arg15 = %c1 to %244 step %c1 {
+                %246 = arith.index_cast %arg15 : index to i64
+                %247 = arith.muli %246, %c32_i64 : i64
+                %248 = arith.addi %247, %232 : i64
+                %249 = arith.ori %248, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %234, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %250 = arith.addi %247, %243 : i64
+                "instgem.compute_accumulated"(%250, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %245 = arith.index_cast %211 : i64 to index
+              scf.for %arg15 = %244 to %245 step %c1 {
+                %246 = arith.index_cast %arg15 : index to i64
+                %247 = arith.muli %246, %c16_i64 : i64
+                %248 = arith.subi %205, %247 : i64
+                %249 = arith.minsi %248, %c16_i64 : i64
+                %250 = arith.muli %246, %c32_i64 : i64
+                %251 = arith.addi %250, %232 : i64
+                %252 = arith.ori %251, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %234, %249) : (i64, i64, i64, i64, i64, i64) -> ()
+                %253 = arith.addi %250, %243 : i64
+                "instgem.compute_accumulated"(%253, %c16_i64, %249, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %237 = arith.index_cast %214 : i64 to index
+            scf.for %arg14 = %236 to %237 step %c1 {
+              %238 = arith.index_cast %arg14 : index to i64
+              %239 = arith.muli %238, %c16_i64 : i64
+              %240 = arith.subi %207, %239 : i64
+              %241 = arith.minsi %240, %c16_i64 : i64
+              %242 = arith.subi %208, %239 : i64
+              %243 = arith.minsi %242, %c16_i64 : i64
+              %244 = arith.cmpi eq, %238, %c0_i64 : i64
+              %245 = arith.select %244, %c2147483648_i64, %c3221225472_i64 : i64
+              %246 = arith.ori %232, %245 : i64
+              %247 = arith.select %244, %c16_i64, %225 : i64
+              %248 = arith.select %244, %c16_i64, %234 : i64
+              %249 = arith.muli %238, %c32_i64 : i64
+              %250 = arith.addi %249, %232 : i64
+              %251 = arith.addi %250, %c64_i64 : i64
+              "instgem.preload"(%251, %234, %243, %246, %248, %247) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%239, %241, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.index_cast %224 : i64 to index
+              scf.for %arg15 = %c1 to %252 step %c1 {
+                %254 = arith.index_cast %arg15 : index to i64
+                %255 = arith.muli %254, %c32_i64 : i64
+                %256 = arith.addi %255, %232 : i64
+                %257 = arith.ori %256, %245 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %248, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %258 = arith.addi %255, %239 : i64
+                "instgem.compute_accumulated"(%258, %241, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %253 = arith.index_cast %211 : i64 to index
+              scf.for %arg15 = %252 to %253 step %c1 {
+                %254 = arith.index_cast %arg15 : index to i64
+                %255 = arith.muli %254, %c16_i64 : i64
+                %256 = arith.subi %205, %255 : i64
+                %257 = arith.minsi %256, %c16_i64 : i64
+                %258 = arith.muli %254, %c32_i64 : i64
+                %259 = arith.addi %258, %232 : i64
+                %260 = arith.ori %259, %245 : i64
+                %261 = arith.select %244, %c16_i64, %257 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %248, %261) : (i64, i64, i64, i64, i64, i64) -> ()
+                %262 = arith.addi %258, %239 : i64
+                "instgem.compute_accumulated"(%262, %241, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %226 = arith.cmpi eq, %214, %c0_i64 : i64
+          %227 = arith.cmpi slt, %211, %c2_i64 : i64
+          %228 = arith.cmpi slt, %217, %c2_i64 : i64
+          %229 = arith.ori %226, %227 : i1
+          %230 = arith.ori %229, %228 : i1
+          scf.if %230 {
+            scf.for %arg13 = %c0 to %c4 step %c1 {
+              %231 = arith.index_cast %arg13 : index to i64
+              %232 = arith.remsi %231, %c2_i64 : i64
+              %233 = arith.divsi %231, %c2_i64 : i64
+              %234 = arith.muli %233, %c16_i64 : i64
+              %235 = arith.subi %c32_i64, %234 : i64
+              %236 = arith.minsi %235, %c16_i64 : i64
+              %237 = arith.muli %232, %c32_i64 : i64
+              %238 = arith.addi %237, %234 : i64
+              %239 = arith.ori %238, %c2147483648_i64 : i64
+              %240 = arith.cmpi sge, %232, %211 : i64
+              %241 = arith.cmpi sge, %233, %217 : i64
+              %242 = arith.ori %226, %240 : i1
+              %243 = arith.ori %242, %241 : i1
+              scf.if %243 {
+                "instgem.mvin"(%c0_i64, %239, %236, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+        } else {
+          scf.for %arg13 = %c0 to %218 step %c1 {
+            %226 = arith.index_cast %arg13 : index to i64
+            %227 = arith.muli %226, %c16_i64 : i64
+            %228 = arith.subi %210, %227 : i64
+            %229 = arith.minsi %228, %c16_i64 : i64
+            %230 = arith.index_cast %221 : i64 to index
+            scf.for %arg14 = %c0 to %230 step %c1 {
+              %232 = arith.index_cast %arg14 : index to i64
+              %233 = arith.ori %227, %c3221225472_i64 : i64
+              %234 = arith.muli %232, %c32_i64 : i64
+              %235 = arith.addi %234, %227 : i64
+              %236 = arith.addi %235, %c64_i64 : i64
+              "instgem.preload"(%236, %229, %c16_i64, %233, %229, %225) : (i64, i64, i64, i64, i64, i64) -> ()
+              %237 = arith.muli %232, %c16_i64 : i64
+              "instgem.compute_preloaded"(%237, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %238 = arith.index_cast %224 : i64 to index
+              scf.for %arg15 = %c1 to %238 step %c1 {
+                %240 = arith.index_cast %arg15 : index to i64
+                %241 = arith.muli %240, %c32_i64 : i64
+                %242 = arith.addi %241, %227 : i64
+                %243 = arith.ori %242, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %229, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %244 = arith.addi %241, %237 : i64
+                "instgem.compute_accumulated"(%244, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %239 = arith.index_cast %211 : i64 to index
+              scf.for %arg15 = %238 to %239 step %c1 {
+                %240 = arith.index_cast %arg15 : index to i64
+                %241 = arith.muli %240, %c16_i64 : i64
+                %242 = arith.subi %205, %241 : i64
+                %243 = arith.minsi %242, %c16_i64 : i64
+                %244 = arith.muli %240, %c32_i64 : i64
+                %245 = arith.addi %244, %227 : i64
+                %246 = arith.ori %245, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %229, %243) : (i64, i64, i64, i64, i64, i64) -> ()
+                %247 = arith.addi %244, %237 : i64
+                "instgem.compute_accumulated"(%247, %c16_i64, %243, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %231 = arith.index_cast %214 : i64 to index
+            scf.for %arg14 = %230 to %231 step %c1 {
+              %232 = arith.index_cast %arg14 : index to i64
+              %233 = arith.muli %232, %c16_i64 : i64
+              %234 = arith.subi %207, %233 : i64
+              %235 = arith.minsi %234, %c16_i64 : i64
+              %236 = arith.subi %208, %233 : i64
+              %237 = arith.minsi %236, %c16_i64 : i64
+              %238 = arith.ori %227, %c3221225472_i64 : i64
+              %239 = arith.muli %232, %c32_i64 : i64
+              %240 = arith.addi %239, %227 : i64
+              %241 = arith.addi %240, %c64_i64 : i64
+              "instgem.preload"(%241, %229, %237, %238, %229, %225) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%233, %235, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %242 = arith.index_cast %224 : i64 to index
+              scf.for %arg15 = %c1 to %242 step %c1 {
+                %244 = arith.index_cast %arg15 : index to i64
+                %245 = arith.muli %244, %c32_i64 : i64
+                %246 = arith.addi %245, %227 : i64
+                %247 = arith.ori %246, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %229, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %248 = arith.addi %245, %233 : i64
+                "instgem.compute_accumulated"(%248, %235, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %243 = arith.index_cast %211 : i64 to index
+              scf.for %arg15 = %242 to %243 step %c1 {
+                %244 = arith.index_cast %arg15 : index to i64
+                %245 = arith.muli %244, %c16_i64 : i64
+                %246 = arith.subi %205, %245 : i64
+                %247 = arith.minsi %246, %c16_i64 : i64
+                %248 = arith.muli %244, %c32_i64 : i64
+                %249 = arith.addi %248, %227 : i64
+                %250 = arith.ori %249, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %250, %229, %247) : (i64, i64, i64, i64, i64, i64) -> ()
+                %251 = arith.addi %248, %233 : i64
+                "instgem.compute_accumulated"(%251, %235, %247, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+        }
+        scf.yield %135, %169 : index, index
+      }
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c4 step %c1 {
+        %128 = arith.index_cast %arg10 : index to i64
+        %129 = arith.remsi %128, %c2_i64 : i64
+        %130 = arith.divsi %128, %c2_i64 : i64
+        %131 = arith.muli %130, %c16_i64 : i64
+        %132 = arith.subi %c32_i64, %131 : i64
+        %133 = arith.minsi %132, %c16_i64 : i64
+        %134 = arith.muli %129, %c32_i64 : i64
+        %135 = arith.addi %134, %131 : i64
+        %136 = arith.addi %135, %c64_i64 : i64
+        %137 = arith.ori %136, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %137, %133, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %56 = arith.minsi %arg6, %c32 : index
+      %57 = arith.maxsi %7, %c0 : index
+      %58 = arith.minsi %57, %c32 : index
+      %59 = arith.subi %56, %7 : index
+      %60 = arith.maxsi %14, %c0 : index
+      %61 = arith.minsi %60, %arg7 : index
+      %62 = arith.maxsi %10, %c0 : index
+      %63 = arith.minsi %62, %c32 : index
+      %64 = arith.subi %61, %9 : index
+      %65 = arith.cmpi sgt, %63, %c0 : index
+      scf.if %65 {
+        func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_1[%7, %9] [%59, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %66 = arith.index_cast %58 : index to i64
+      %67 = arith.index_cast %59 : index to i64
+      %68 = arith.index_cast %64 : index to i64
+      %69 = arith.addi %66, %67 : i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %70 = arith.index_cast %intptr : index to i64
+      %71 = arith.index_cast %offset : index to i64
+      %72 = arith.addi %70, %71 : i64
+      %73 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
+      %74 = arith.maxsi %66, %c0_i64 : i64
+      %75 = arith.divui %74, %c16_i64 : i64
+      %76 = arith.maxsi %69, %c0_i64 : i64
+      %77 = arith.addi %76, %c15_i64 : i64
+      %78 = arith.divui %77, %c16_i64 : i64
+      %79 = arith.subi %78, %75 : i64
+      %80 = arith.cmpi sgt, %67, %c0_i64 : i64
+      %81 = arith.extui %80 : i1 to i64
+      %82 = arith.muli %79, %81 : i64
+      %83 = arith.index_cast %82 : i64 to index
+      scf.for %arg10 = %c0 to %83 step %c1 {
+        %128 = arith.index_cast %arg10 : index to i64
+        %129 = arith.addi %75, %128 : i64
+        %130 = arith.muli %129, %c16_i64 : i64
+        %131 = arith.maxsi %130, %66 : i64
+        %132 = arith.addi %130, %c16_i64 : i64
+        %133 = arith.minsi %132, %69 : i64
+        %134 = arith.subi %133, %131 : i64
+        %135 = arith.subi %131, %66 : i64
+        %136 = arith.muli %135, %73 : i64
+        %137 = arith.addi %72, %136 : i64
+        %138 = arith.muli %129, %c32_i64 : i64
+        %139 = arith.addi %138, %c128_i64 : i64
+        %140 = arith.subi %131, %130 : i64
+        %141 = arith.addi %139, %140 : i64
+        %142 = arith.minsi %68, %c64_i64 : i64
+        "instgem.mvin"(%137, %141, %142, %134) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %84 = arith.addi %74, %c15_i64 : i64
+      %85 = arith.divui %84, %c16_i64 : i64
+      %86 = arith.cmpi sgt, %66, %c0_i64 : i64
+      %87 = arith.extui %86 : i1 to i64
+      %88 = arith.muli %85, %87 : i64
+      %89 = arith.index_cast %88 : i64 to index
+      scf.for %arg10 = %c0 to %89 step %c1 {
+        %128 = arith.index_cast %arg10 : index to i64
+        %129 = arith.muli %128, %c16_i64 : i64
+        %130 = arith.maxsi %129, %c0_i64 : i64
+        %131 = arith.addi %129, %c16_i64 : i64
+        %132 = arith.minsi %131, %66 : i64
+        %133 = arith.subi %132, %130 : i64
+        %134 = arith.muli %128, %c32_i64 : i64
+        %135 = arith.addi %134, %c128_i64 : i64
+        %136 = arith.subi %130, %129 : i64
+        %137 = arith.addi %135, %136 : i64
+        %138 = arith.minsi %68, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %137, %138, %133) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %90 = arith.minsi %76, %c32_i64 : i64
+      %91 = arith.maxsi %68, %c0_i64 : i64
+      %92 = arith.minsi %91, %c32_i64 : i64
+      %93 = arith.bitcast %arg8 : f32 to i32
+      %94 = arith.extui %93 : i32 to i64
+      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %94, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %95 = arith.ceildivsi %92, %c16_i64 : i64
+      %96 = arith.minsi %90, %c32_i64 : i64
+      %97 = arith.ceildivsi %96, %c16_i64 : i64
+      %98 = arith.index_cast %95 : i64 to index
+      %99 = arith.divsi %96, %c16_i64 : i64
+      %100 = arith.minsi %97, %99 : i64
+      %101 = arith.maxsi %100, %c0_i64 : i64
+      scf.for %arg10 = %c0 to %98 step %c1 {
+        %128 = arith.index_cast %arg10 : index to i64
+        %129 = arith.muli %128, %c16_i64 : i64
+        %130 = arith.subi %92, %129 : i64
+        %131 = arith.minsi %130, %c16_i64 : i64
+        %132 = arith.index_cast %101 : i64 to index
+        scf.for %arg11 = %c0 to %132 step %c1 {
+          %134 = arith.index_cast %arg11 : index to i64
+          %135 = arith.addi %129, %c64_i64 : i64
+          %136 = arith.ori %135, %c3221225472_i64 : i64
+          %137 = arith.muli %134, %c32_i64 : i64
+          %138 = arith.addi %137, %129 : i64
+          %139 = arith.addi %138, %c128_i64 : i64
+          "instgem.preload"(%139, %131, %c16_i64, %136, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %140 = arith.muli %134, %c16_i64 : i64
+          %141 = arith.ori %140, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%141, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %142 = arith.addi %129, %c96_i64 : i64
+          %143 = arith.ori %142, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %143, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %144 = arith.addi %140, %c32_i64 : i64
+          %145 = arith.ori %144, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%145, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %133 = arith.index_cast %97 : i64 to index
+        scf.for %arg11 = %132 to %133 step %c1 {
+          %134 = arith.index_cast %arg11 : index to i64
+          %135 = arith.muli %134, %c16_i64 : i64
+          %136 = arith.subi %c32_i64, %135 : i64
+          %137 = arith.minsi %136, %c16_i64 : i64
+          %138 = arith.subi %90, %135 : i64
+          %139 = arith.minsi %138, %c16_i64 : i64
+          %140 = arith.addi %129, %c64_i64 : i64
+          %141 = arith.ori %140, %c3221225472_i64 : i64
+          %142 = arith.muli %134, %c32_i64 : i64
+          %143 = arith.addi %142, %129 : i64
+          %144 = arith.addi %143, %c128_i64 : i64
+          "instgem.preload"(%144, %131, %139, %141, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %145 = arith.ori %135, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%145, %137, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %146 = arith.addi %129, %c96_i64 : i64
+          %147 = arith.ori %146, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %148 = arith.addi %135, %c32_i64 : i64
+          %149 = arith.ori %148, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%149, %137, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+      } {gemmini.compute_nest}
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %102 = arith.maxsi %15, %c0 : index
+      %103 = arith.minsi %102, %arg4 : index
+      %104 = arith.maxsi %13, %c0 : index
+      %105 = arith.minsi %104, %c32 : index
+      %106 = arith.subi %103, %12 : index
+      scf.if %65 {
+        func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%106, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %107 = arith.index_cast %105 : index to i64
+      %108 = arith.index_cast %106 : index to i64
+      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %109 = arith.index_cast %intptr_8 : index to i64
+      %110 = arith.index_cast %offset_5 : index to i64
+      %111 = arith.addi %109, %110 : i64
+      %112 = arith.index_cast %strides_7#0 : index to i64
+      %113 = arith.bitcast %arg9 : f32 to i32
+      %114 = arith.extui %113 : i32 to i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %112, %114) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %115 = arith.maxsi %107, %c0_i64 : i64
+      %116 = arith.divui %115, %c16_i64 : i64
+      %117 = arith.addi %107, %108 : i64
+      %118 = arith.maxsi %117, %c0_i64 : i64
+      %119 = arith.addi %118, %c15_i64 : i64
+      %120 = arith.divui %119, %c16_i64 : i64
+      %121 = arith.subi %120, %116 : i64
+      %122 = arith.cmpi sgt, %108, %c0_i64 : i64
+      %123 = arith.extui %122 : i1 to i64
+      %124 = arith.muli %121, %123 : i64
+      %125 = arith.ceildivsi %68, %c16_i64 : i64
+      %126 = arith.muli %124, %125 : i64
+      %127 = arith.index_cast %126 : i64 to index
+      scf.for %arg10 = %c0 to %127 step %c1 {
+        %128 = arith.index_cast %arg10 : index to i64
+        %129 = arith.remsi %128, %124 : i64
+        %130 = arith.divsi %128, %124 : i64
+        %131 = arith.addi %116, %129 : i64
+        %132 = arith.muli %131, %c16_i64 : i64
+        %133 = arith.maxsi %132, %107 : i64
+        %134 = arith.addi %132, %c16_i64 : i64
+        %135 = arith.minsi %134, %117 : i64
+        %136 = arith.subi %135, %133 : i64
+        %137 = arith.subi %133, %107 : i64
+        %138 = arith.muli %137, %112 : i64
+        %139 = arith.addi %111, %138 : i64
+        %140 = arith.muli %130, %c16_i64 : i64
+        %141 = arith.addi %139, %140 : i64
+        %142 = arith.muli %131, %c32_i64 : i64
+        %143 = arith.addi %142, %140 : i64
+        %144 = arith.addi %143, %c64_i64 : i64
+        %145 = arith.ori %144, %c2147483648_i64 : i64
+        %146 = arith.subi %133, %132 : i64
+        %147 = arith.addi %145, %146 : i64
+        %148 = arith.subi %68, %140 : i64
+        %149 = arith.minsi %148, %c16_i64 : i64
+        "instgem.mvout"(%141, %147, %149, %136) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

@@ -12,9 +12,100 @@
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ex"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -85,6 +176,10 @@ module {
   func.func @fused_mlp_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi8>, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: f32) attributes {gemmini.acc_rows_used = 128 : i64, gemmini.sp_rows_used = 320 : i64} {
     %c96_i64 = arith.constant 96 : i64
     %c64 = arith.constant 64 : index
+    %c48_i64 = arith.constant 48 : i64
+    %c8 = arith.constant 8 : index
+    %c192_i64 = arith.constant 192 : i64
+    %c160_i64 = arith.constant 160 : i64
     %c256_i64 = arith.constant 256 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c3 = arith.constant 3 : index
@@ -116,1170 +211,2437 @@ module {
     %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
     %3 = arith.index_cast %2 : i64 to index
     %4 = arith.muli %1, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %5 = arith.ceildivsi %arg5, %c32 : index
-    %6 = arith.cmpi sle, %5, %c0 : index
-    scf.if %6 {
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %91 = arith.index_cast %arg10 : index to i64
-        %92 = arith.remsi %91, %c2_i64 : i64
-        %93 = arith.divsi %91, %c2_i64 : i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.subi %c32_i64, %94 : i64
-        %96 = arith.minsi %95, %c16_i64 : i64
-        %97 = arith.muli %92, %c32_i64 : i64
-        %98 = arith.addi %97, %94 : i64
-        %99 = arith.ori %98, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %99, %96, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-    }
-    %7 = arith.cmpi sgt, %5, %c0 : index
-    scf.if %7 {
-      %91 = arith.maxsi %4, %c0 : index
-      %92 = arith.minsi %91, %arg4 : index
-      %93 = arith.addi %4, %c32 : index
-      %94 = arith.maxsi %93, %c0 : index
-      %95 = arith.minsi %94, %arg4 : index
-      %96 = arith.subi %92, %4 : index
-      %97 = arith.maxsi %96, %c0 : index
-      %98 = arith.minsi %97, %c32 : index
-      %99 = arith.subi %95, %92 : index
-      %100 = arith.minsi %arg5, %c0 : index
-      %101 = arith.minsi %arg5, %c32 : index
-      %102 = arith.maxsi %100, %c0 : index
-      %103 = arith.minsi %102, %c32 : index
-      %104 = arith.subi %101, %100 : index
-      %105 = arith.cmpi sgt, %103, %c0 : index
-      %subview_9 = memref.subview %reinterpret_cast[%92, %100] [%99, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %106 = arith.index_cast %98 : index to i64
-      %107 = arith.index_cast %99 : index to i64
-      %108 = arith.index_cast %104 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %109 = arith.index_cast %intptr_14 : index to i64
-      %110 = arith.index_cast %offset_11 : index to i64
-      %111 = arith.addi %109, %110 : i64
-      %112 = arith.index_cast %strides_13#0 : index to i64
-      %113 = arith.maxsi %106, %c0_i64 : i64
-      %114 = arith.divui %113, %c16_i64 : i64
-      %115 = arith.addi %106, %107 : i64
-      %116 = arith.maxsi %115, %c0_i64 : i64
-      %117 = arith.addi %116, %c15_i64 : i64
-      %118 = arith.divui %117, %c16_i64 : i64
-      %119 = arith.subi %118, %114 : i64
-      %120 = arith.cmpi sgt, %107, %c0_i64 : i64
-      %121 = arith.extui %120 : i1 to i64
-      %122 = arith.muli %119, %121 : i64
-      %123 = arith.index_cast %122 : i64 to index
-      %124 = arith.addi %113, %c15_i64 : i64
-      %125 = arith.divui %124, %c16_i64 : i64
-      %126 = arith.cmpi sgt, %106, %c0_i64 : i64
-      %127 = arith.extui %126 : i1 to i64
-      %128 = arith.muli %125, %127 : i64
-      %129 = arith.index_cast %128 : i64 to index
-      %130 = arith.minsi %arg6, %c0 : index
-      %131 = arith.minsi %arg6, %c32 : index
-      %132 = arith.maxsi %130, %c0 : index
-      %133 = arith.minsi %132, %c32 : index
-      %134 = arith.subi %131, %130 : index
-      %135 = arith.cmpi sgt, %133, %c0 : index
-      %subview_15 = memref.subview %reinterpret_cast_0[%100, %130] [%104, %134] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %136 = arith.index_cast %103 : index to i64
-      %137 = arith.index_cast %134 : index to i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %138 = arith.index_cast %intptr_20 : index to i64
-      %139 = arith.index_cast %offset_17 : index to i64
-      %140 = arith.addi %138, %139 : i64
-      %141 = arith.index_cast %strides_19#0 : index to i64
-      %142 = arith.maxsi %136, %c0_i64 : i64
-      %143 = arith.divui %142, %c16_i64 : i64
-      %144 = arith.addi %136, %108 : i64
-      %145 = arith.maxsi %144, %c0_i64 : i64
-      %146 = arith.addi %145, %c15_i64 : i64
-      %147 = arith.divui %146, %c16_i64 : i64
-      %148 = arith.subi %147, %143 : i64
-      %149 = arith.cmpi sgt, %108, %c0_i64 : i64
-      %150 = arith.extui %149 : i1 to i64
-      %151 = arith.muli %148, %150 : i64
-      %152 = arith.index_cast %151 : i64 to index
-      %153 = arith.addi %142, %c15_i64 : i64
-      %154 = arith.divui %153, %c16_i64 : i64
-      %155 = arith.cmpi sgt, %136, %c0_i64 : i64
-      %156 = arith.extui %155 : i1 to i64
-      %157 = arith.muli %154, %156 : i64
-      %158 = arith.index_cast %157 : i64 to index
-      scf.if %105 {
-        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+    %6 = arith.muli %3, %c32 : index
+    %7 = arith.minsi %arg6, %c0 : index
+    %8 = arith.maxsi %6, %c0 : index
+    %9 = arith.minsi %8, %arg7 : index
+    %10 = arith.subi %9, %6 : index
+    %11 = arith.maxsi %4, %c0 : index
+    %12 = arith.minsi %11, %arg4 : index
+    %13 = arith.subi %12, %4 : index
+    %14 = arith.addi %6, %c32 : index
+    %15 = arith.addi %4, %c32 : index
+    %16 = arith.subi %5, %c1 : index
+    %17 = arith.muli %16, %c32 : index
+    %18 = arith.addi %17, %c32 : index
+    %19 = arith.cmpi sge, %7, %c0 : index
+    %20 = arith.cmpi sle, %7, %c32 : index
+    %21 = arith.cmpi sge, %6, %c0 : index
+    %22 = arith.cmpi sle, %6, %arg7 : index
+    %23 = arith.cmpi sge, %14, %c0 : index
+    %24 = arith.cmpi sle, %14, %arg7 : index
+    %25 = arith.cmpi sge, %10, %c0 : index
+    %26 = arith.cmpi sle, %10, %c32 : index
+    %27 = arith.cmpi sge, %4, %c0 : index
+    %28 = arith.cmpi sle, %4, %arg4 : index
+    %29 = arith.cmpi sge, %15, %c0 : index
+    %30 = arith.cmpi sle, %15, %arg4 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %c32 : index
+    %33 = arith.cmpi sle, %17, %arg5 : index
+    %34 = arith.cmpi sle, %18, %arg5 : index
+    %35 = arith.andi %19, %20 : i1
+    %36 = arith.andi %35, %21 : i1
+    %37 = arith.andi %36, %22 : i1
+    %38 = arith.andi %37, %23 : i1
+    %39 = arith.andi %38, %24 : i1
+    %40 = arith.andi %39, %25 : i1
+    %41 = arith.andi %40, %26 : i1
+    %42 = arith.andi %41, %27 : i1
+    %43 = arith.andi %42, %28 : i1
+    %44 = arith.andi %43, %29 : i1
+    %45 = arith.andi %44, %30 : i1
+    %46 = arith.andi %45, %31 : i1
+    %47 = arith.andi %46, %32 : i1
+    %48 = arith.andi %47, %29 : i1
+    %49 = arith.andi %48, %30 : i1
+    %50 = arith.andi %49, %33 : i1
+    %51 = arith.andi %50, %34 : i1
+    %52 = arith.andi %51, %33 : i1
+    %53 = arith.andi %52, %34 : i1
+    scf.if %53 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %54 = arith.cmpi sle, %5, %c0 : index
+      scf.if %54 {
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %96 = arith.index_cast %arg10 : index to i64
+          %97 = arith.remsi %96, %c2_i64 : i64
+          %98 = arith.divsi %96, %c2_i64 : i64
+          %99 = arith.muli %98, %c16_i64 : i64
+          %100 = arith.subi %c32_i64, %99 : i64
+          %101 = arith.minsi %100, %c16_i64 : i64
+          %102 = arith.muli %97, %c32_i64 : i64
+          %103 = arith.addi %102, %99 : i64
+          %104 = arith.ori %103, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %104, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
       }
-      scf.if %135 {
-        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-      }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %112) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %141) : (i64, i64, i64, i64, i64, i64) -> ()
-      %159 = arith.minsi %123, %c1 : index
-      %160 = arith.minsi %129, %c1 : index
-      %161 = arith.minsi %152, %c1 : index
-      %162 = arith.minsi %158, %c1 : index
-      scf.for %arg10 = %c0 to %159 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.addi %114, %163 : i64
-        %165 = arith.muli %164, %c16_i64 : i64
-        %166 = arith.maxsi %165, %106 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %115 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %106 : i64
-        %171 = arith.muli %170, %112 : i64
-        %172 = arith.addi %111, %171 : i64
-        %173 = arith.muli %164, %c32_i64 : i64
-        %174 = arith.subi %166, %165 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.minsi %108, %c64_i64 : i64
-        "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %160 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.muli %163, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %106 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.muli %163, %c32_i64 : i64
-        %170 = arith.subi %165, %164 : i64
-        %171 = arith.addi %169, %170 : i64
-        %172 = arith.minsi %108, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %161 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.addi %143, %163 : i64
-        %165 = arith.muli %164, %c16_i64 : i64
-        %166 = arith.maxsi %165, %136 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %144 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %136 : i64
-        %171 = arith.muli %170, %141 : i64
-        %172 = arith.addi %140, %171 : i64
-        %173 = arith.muli %164, %c32_i64 : i64
-        %174 = arith.addi %173, %c128_i64 : i64
-        %175 = arith.subi %166, %165 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.minsi %137, %c64_i64 : i64
-        "instgem.mvin2"(%172, %176, %177, %169) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %162 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.muli %163, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %136 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.muli %163, %c32_i64 : i64
-        %170 = arith.addi %169, %c128_i64 : i64
-        %171 = arith.subi %165, %164 : i64
-        %172 = arith.addi %170, %171 : i64
-        %173 = arith.minsi %137, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %172, %173, %168) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %159 to %123 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.addi %114, %163 : i64
-        %165 = arith.muli %164, %c16_i64 : i64
-        %166 = arith.maxsi %165, %106 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %115 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %106 : i64
-        %171 = arith.muli %170, %112 : i64
-        %172 = arith.addi %111, %171 : i64
-        %173 = arith.muli %164, %c32_i64 : i64
-        %174 = arith.subi %166, %165 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.minsi %108, %c64_i64 : i64
-        "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %160 to %129 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.muli %163, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %106 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.muli %163, %c32_i64 : i64
-        %170 = arith.subi %165, %164 : i64
-        %171 = arith.addi %169, %170 : i64
-        %172 = arith.minsi %108, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %161 to %152 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.addi %143, %163 : i64
-        %165 = arith.muli %164, %c16_i64 : i64
-        %166 = arith.maxsi %165, %136 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %144 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %136 : i64
-        %171 = arith.muli %170, %141 : i64
-        %172 = arith.addi %140, %171 : i64
-        %173 = arith.muli %164, %c32_i64 : i64
-        %174 = arith.addi %173, %c128_i64 : i64
-        %175 = arith.subi %166, %165 : i64
-        %176 = arith.addi %174, %175 : i64
-        %177 = arith.minsi %137, %c64_i64 : i64
-        "instgem.mvin2"(%172, %176, %177, %169) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg10 = %162 to %158 step %c1 {
-        %163 = arith.index_cast %arg10 : index to i64
-        %164 = arith.muli %163, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %136 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.muli %163, %c32_i64 : i64
-        %170 = arith.addi %169, %c128_i64 : i64
-        %171 = arith.subi %165, %164 : i64
-        %172 = arith.addi %170, %171 : i64
-        %173 = arith.minsi %137, %c64_i64 : i64
-        "instgem.mvin2"(%c0_i64, %172, %173, %168) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-    }
-    %8:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %91 = arith.maxsi %4, %c0 : index
-      %92 = arith.minsi %91, %arg4 : index
-      %93 = arith.addi %4, %c32 : index
-      %94 = arith.maxsi %93, %c0 : index
-      %95 = arith.minsi %94, %arg4 : index
-      %96 = arith.subi %92, %4 : index
-      %97 = arith.maxsi %96, %c0 : index
-      %98 = arith.minsi %97, %c32 : index
-      %99 = arith.subi %95, %92 : index
-      %100 = arith.maxsi %arg11, %c0 : index
-      %101 = arith.minsi %100, %arg5 : index
-      %102 = arith.addi %arg11, %c32 : index
-      %103 = arith.maxsi %102, %c0 : index
-      %104 = arith.minsi %103, %arg5 : index
-      %105 = arith.subi %101, %arg11 : index
-      %106 = arith.maxsi %105, %c0 : index
-      %107 = arith.minsi %106, %c32 : index
-      %108 = arith.subi %104, %101 : index
-      %109 = arith.cmpi sgt, %107, %c0 : index
-      scf.if %109 {
-        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-      }
-      %110 = arith.index_cast %arg10 : index to i64
-      %111 = arith.remsi %110, %c2_i64 : i64
-      %112 = arith.muli %111, %c64_i64 : i64
-      %113 = arith.index_cast %98 : index to i64
-      %114 = arith.index_cast %99 : index to i64
-      %115 = arith.index_cast %108 : index to i64
-      %116 = arith.addi %113, %114 : i64
-      %117 = arith.maxsi %arg12, %c0 : index
-      %118 = arith.minsi %117, %arg5 : index
-      %119 = arith.addi %arg12, %c32 : index
-      %120 = arith.maxsi %119, %c0 : index
-      %121 = arith.minsi %120, %arg5 : index
-      %122 = arith.subi %118, %arg12 : index
-      %123 = arith.maxsi %122, %c0 : index
-      %124 = arith.minsi %123, %c32 : index
-      %125 = arith.subi %121, %118 : index
-      %126 = arith.minsi %arg6, %c0 : index
-      %127 = arith.minsi %arg6, %c32 : index
-      %128 = arith.maxsi %126, %c0 : index
-      %129 = arith.minsi %128, %c32 : index
-      %130 = arith.subi %127, %126 : index
-      %131 = arith.cmpi sgt, %129, %c0 : index
-      scf.if %131 {
-        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-      }
-      %132 = arith.addi %112, %c128_i64 : i64
-      %133 = arith.index_cast %124 : index to i64
-      %134 = arith.index_cast %125 : index to i64
-      %135 = arith.index_cast %130 : index to i64
-      %136 = arith.addi %133, %134 : i64
-      %137 = arith.maxsi %116, %c0_i64 : i64
-      %138 = arith.minsi %137, %c32_i64 : i64
-      %139 = arith.maxsi %115, %c0_i64 : i64
-      %140 = arith.minsi %139, %c32_i64 : i64
-      %141 = arith.maxsi %136, %c0_i64 : i64
-      %142 = arith.minsi %141, %c32_i64 : i64
-      %143 = arith.maxsi %135, %c0_i64 : i64
-      %144 = arith.minsi %143, %c32_i64 : i64
-      %145 = arith.ceildivsi %138, %c16_i64 : i64
-      %146 = arith.ceildivsi %144, %c16_i64 : i64
-      %147 = arith.minsi %140, %142 : i64
-      %148 = arith.ceildivsi %147, %c16_i64 : i64
-      %149 = arith.cmpi eq, %arg10, %c0 : index
-      %150 = arith.cmpi sgt, %145, %c0_i64 : i64
-      %151 = arith.select %150, %146, %c0_i64 : i64
-      %152 = arith.index_cast %151 : i64 to index
-      %153 = arith.divsi %147, %c16_i64 : i64
-      %154 = arith.minsi %148, %153 : i64
-      %155 = arith.maxsi %154, %c0_i64 : i64
-      %156 = arith.divsi %138, %c16_i64 : i64
-      %157 = arith.minsi %145, %156 : i64
-      %158 = arith.maxsi %157, %c1_i64 : i64
-      %159 = arith.minsi %138, %c16_i64 : i64
-      %160 = arith.addi %arg10, %c1 : index
-      %161 = arith.cmpi slt, %160, %5 : index
-      %162 = arith.maxsi %113, %c0_i64 : i64
-      %163 = arith.divui %162, %c16_i64 : i64
-      %164 = arith.addi %137, %c15_i64 : i64
-      %165 = arith.divui %164, %c16_i64 : i64
-      %166 = arith.subi %165, %163 : i64
-      %167 = arith.cmpi sgt, %114, %c0_i64 : i64
-      %168 = arith.extui %167 : i1 to i64
-      %169 = arith.muli %166, %168 : i64
-      %170 = arith.index_cast %169 : i64 to index
-      %171 = arith.addi %162, %c15_i64 : i64
-      %172 = arith.divui %171, %c16_i64 : i64
-      %173 = arith.cmpi sgt, %113, %c0_i64 : i64
-      %174 = arith.extui %173 : i1 to i64
-      %175 = arith.muli %172, %174 : i64
-      %176 = arith.index_cast %175 : i64 to index
-      %177:12 = scf.if %161 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-        %179 = arith.addi %arg11, %c64 : index
-        %180 = arith.maxsi %179, %c0 : index
-        %181 = arith.minsi %180, %arg5 : index
-        %182 = arith.subi %104, %102 : index
-        %183 = arith.maxsi %182, %c0 : index
-        %184 = arith.minsi %183, %c32 : index
-        %185 = arith.subi %181, %104 : index
-        %186 = arith.cmpi sgt, %184, %c0 : index
-        %subview_9 = memref.subview %reinterpret_cast[%92, %104] [%99, %185] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %187 = arith.index_cast %160 : index to i64
-        %188 = arith.remsi %187, %c2_i64 : i64
-        %189 = arith.muli %188, %c64_i64 : i64
-        %190 = arith.index_cast %185 : index to i64
-        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %191 = arith.index_cast %intptr_14 : index to i64
-        %192 = arith.index_cast %offset_11 : index to i64
-        %193 = arith.addi %191, %192 : i64
-        %194 = arith.index_cast %strides_13#0 : index to i64
-        %195 = arith.addi %arg12, %c64 : index
-        %196 = arith.maxsi %195, %c0 : index
-        %197 = arith.minsi %196, %arg5 : index
-        %198 = arith.subi %121, %119 : index
-        %199 = arith.maxsi %198, %c0 : index
-        %200 = arith.minsi %199, %c32 : index
-        %201 = arith.subi %197, %121 : index
-        %subview_15 = memref.subview %reinterpret_cast_0[%121, %126] [%201, %130] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %202 = arith.addi %189, %c128_i64 : i64
-        %203 = arith.index_cast %200 : index to i64
-        %204 = arith.index_cast %201 : index to i64
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %205 = arith.index_cast %intptr_20 : index to i64
-        %206 = arith.index_cast %offset_17 : index to i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.index_cast %strides_19#0 : index to i64
-        %209 = arith.maxsi %203, %c0_i64 : i64
-        %210 = arith.divui %209, %c16_i64 : i64
-        %211 = arith.addi %203, %204 : i64
-        %212 = arith.maxsi %211, %c0_i64 : i64
-        %213 = arith.addi %212, %c15_i64 : i64
-        %214 = arith.divui %213, %c16_i64 : i64
-        %215 = arith.subi %214, %210 : i64
-        %216 = arith.cmpi sgt, %204, %c0_i64 : i64
-        %217 = arith.extui %216 : i1 to i64
-        %218 = arith.muli %215, %217 : i64
-        %219 = arith.index_cast %218 : i64 to index
-        %220 = arith.addi %209, %c15_i64 : i64
-        %221 = arith.divui %220, %c16_i64 : i64
-        %222 = arith.cmpi sgt, %203, %c0_i64 : i64
-        %223 = arith.extui %222 : i1 to i64
-        %224 = arith.muli %221, %223 : i64
-        %225 = arith.index_cast %224 : i64 to index
-        scf.if %186 {
-          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-        }
-        scf.if %131 {
+      %55 = arith.cmpi sgt, %5, %c0 : index
+      scf.if %55 {
+        %subview_10 = memref.subview %reinterpret_cast[%4, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %96 = arith.index_cast %intptr_16 : index to i64
+        %97 = arith.index_cast %offset_13 : index to i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.index_cast %strides_15#0 : index to i64
+        %100 = arith.minsi %arg6, %c32 : index
+        %101 = arith.maxsi %7, %c0 : index
+        %102 = arith.minsi %101, %c32 : index
+        %103 = arith.subi %100, %7 : index
+        %104 = arith.cmpi sgt, %102, %c0 : index
+        %subview_17 = memref.subview %reinterpret_cast_0[0, %7] [32, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+        %cast_18 = memref.cast %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %105 = arith.index_cast %103 : index to i64
+        %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %106 = arith.index_cast %intptr_23 : index to i64
+        %107 = arith.index_cast %offset_20 : index to i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.index_cast %strides_22#0 : index to i64
+        scf.if %104 {
           func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %194) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.yield %194, %193, %189, %190, %219, %210, %203, %204, %208, %207, %202, %225 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
-      } else {
-        scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%98, %c0_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %110 = arith.minsi %105, %c64_i64 : i64
+        "instgem.mvin2"(%108, %c128_i64, %110, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %111 = arith.muli %99, %c16_i64 : i64
+        %112 = arith.addi %98, %111 : i64
+        "instgem.mvin"(%112, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %113 = arith.muli %109, %c16_i64 : i64
+        %114 = arith.addi %108, %113 : i64
+        "instgem.mvin2"(%114, %c160_i64, %110, %c16_i64) : (i64, i64, i64, i64) -> ()
       }
-      %178 = arith.maxsi %152, %c1 : index
-      scf.if %149 {
-        scf.for %arg13 = %c0 to %152 step %c1 {
-          scf.if %161 {
-            %191 = arith.cmpi sgt, %170, %c0 : index
-            scf.if %191 {
-              %195 = arith.muli %178, %c4 : index
-              %196 = arith.muli %170, %c4 : index
-              %197 = arith.muli %arg13, %196 : index
-              %198 = arith.subi %195, %c1 : index
-              %199 = arith.addi %197, %198 : index
-              %200 = arith.divsi %199, %195 : index
-              %201 = arith.addi %199, %196 : index
-              %202 = arith.divsi %201, %195 : index
-              scf.for %arg14 = %200 to %202 step %c1 {
-                %203 = arith.index_cast %arg14 : index to i64
-                %204 = arith.addi %163, %203 : i64
-                %205 = arith.muli %204, %c16_i64 : i64
-                %206 = arith.maxsi %205, %113 : i64
-                %207 = arith.addi %205, %c16_i64 : i64
-                %208 = arith.minsi %207, %116 : i64
-                %209 = arith.subi %208, %206 : i64
-                %210 = arith.subi %206, %113 : i64
-                %211 = arith.muli %210, %177#0 : i64
-                %212 = arith.addi %177#1, %211 : i64
-                %213 = arith.muli %204, %c32_i64 : i64
-                %214 = arith.addi %213, %177#2 : i64
-                %215 = arith.subi %206, %205 : i64
-                %216 = arith.addi %214, %215 : i64
-                %217 = arith.minsi %177#3, %c64_i64 : i64
-                "instgem.mvin"(%212, %216, %217, %209) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
+      %56 = arith.cmpi sle, %5, %c1 : index
+      scf.if %56 {
+        scf.if %55 {
+          %96 = arith.minsi %arg6, %c32 : index
+          %97 = arith.maxsi %7, %c0 : index
+          %98 = arith.minsi %97, %c32 : index
+          %99 = arith.subi %96, %7 : index
+          %100 = arith.cmpi sgt, %98, %c0 : index
+          scf.if %100 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %101 = arith.index_cast %99 : index to i64
+          %102 = arith.maxsi %101, %c0_i64 : i64
+          %103 = arith.minsi %102, %c32_i64 : i64
+          %104 = arith.ceildivsi %103, %c16_i64 : i64
+          %105 = arith.index_cast %104 : i64 to index
+          %106 = arith.cmpi sgt, %5, %c1 : index
+          %107 = arith.select %106, %c64_i64, %c0_i64 : i64
+          %108 = arith.select %106, %c32_i64, %c0_i64 : i64
+          %109 = arith.select %106, %c2, %c0 : index
+          %110 = arith.select %106, %c192_i64, %c0_i64 : i64
+          %111:4 = scf.if %106 -> (i64, i64, i64, i64) {
+            %subview_10 = memref.subview %reinterpret_cast[%4, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+            %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %114 = arith.index_cast %intptr_16 : index to i64
+            %115 = arith.index_cast %offset_13 : index to i64
+            %116 = arith.addi %114, %115 : i64
+            %117 = arith.index_cast %strides_15#0 : index to i64
+            %subview_17 = memref.subview %reinterpret_cast_0[32, %7] [32, %99] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+            %cast_18 = memref.cast %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %118 = arith.index_cast %intptr_23 : index to i64
+            %119 = arith.index_cast %offset_20 : index to i64
+            %120 = arith.addi %118, %119 : i64
+            %121 = arith.index_cast %strides_22#0 : index to i64
+            scf.if %100 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            %192 = arith.cmpi sgt, %176, %c0 : index
-            scf.if %192 {
-              %195 = arith.muli %178, %c4 : index
-              %196 = arith.muli %176, %c4 : index
-              %197 = arith.muli %arg13, %196 : index
-              %198 = arith.subi %195, %c1 : index
-              %199 = arith.subi %198, %178 : index
-              %200 = arith.addi %197, %199 : index
-              %201 = arith.divsi %200, %195 : index
-              %202 = arith.addi %200, %196 : index
-              %203 = arith.divsi %202, %195 : index
-              scf.for %arg14 = %201 to %203 step %c1 {
-                %204 = arith.index_cast %arg14 : index to i64
-                %205 = arith.muli %204, %c16_i64 : i64
-                %206 = arith.maxsi %205, %c0_i64 : i64
-                %207 = arith.addi %205, %c16_i64 : i64
-                %208 = arith.minsi %207, %113 : i64
-                %209 = arith.subi %208, %206 : i64
-                %210 = arith.muli %204, %c32_i64 : i64
-                %211 = arith.addi %210, %177#2 : i64
-                %212 = arith.subi %206, %205 : i64
-                %213 = arith.addi %211, %212 : i64
-                %214 = arith.minsi %177#3, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64, %213, %214, %209) : (i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %117, %116, %121, %120 : i64, i64, i64, i64
+          } else {
+            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64
+          }
+          %112 = arith.maxsi %105, %c1 : index
+          scf.for %arg10 = %c0 to %105 step %c1 {
+            scf.if %106 {
+              %125 = arith.muli %112, %c4 : index
+              %126 = arith.muli %arg10, %c8 : index
+              %127 = arith.subi %125, %c1 : index
+              %128 = arith.addi %126, %127 : index
+              %129 = arith.divsi %128, %125 : index
+              %130 = arith.addi %128, %c8 : index
+              %131 = arith.divsi %130, %125 : index
+              scf.for %arg11 = %129 to %131 step %c1 {
+                %133 = arith.index_cast %arg11 : index to i64
+                %134 = arith.muli %133, %c16_i64 : i64
+                %135 = arith.maxsi %134, %c0_i64 : i64
+                %136 = arith.addi %134, %c16_i64 : i64
+                %137 = arith.minsi %136, %c32_i64 : i64
+                %138 = arith.subi %137, %135 : i64
+                %139 = arith.muli %135, %111#0 : i64
+                %140 = arith.addi %111#1, %139 : i64
+                %141 = arith.muli %133, %c32_i64 : i64
+                %142 = arith.addi %141, %107 : i64
+                %143 = arith.subi %135, %134 : i64
+                %144 = arith.addi %142, %143 : i64
+                %145 = arith.minsi %108, %c64_i64 : i64
+                "instgem.mvin"(%140, %144, %145, %138) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
+              %132 = arith.cmpi sgt, %109, %c0 : index
+              scf.if %132 {
+                %133 = arith.muli %109, %c4 : index
+                %134 = arith.muli %arg10, %133 : index
+                %135 = arith.muli %112, %c2 : index
+                %136 = arith.subi %127, %135 : index
+                %137 = arith.addi %134, %136 : index
+                %138 = arith.divsi %137, %125 : index
+                %139 = arith.addi %137, %133 : index
+                %140 = arith.divsi %139, %125 : index
+                scf.for %arg11 = %138 to %140 step %c1 {
+                  %141 = arith.index_cast %arg11 : index to i64
+                  %142 = arith.muli %141, %c16_i64 : i64
+                  %143 = arith.maxsi %142, %c0_i64 : i64
+                  %144 = arith.addi %142, %c16_i64 : i64
+                  %145 = arith.minsi %144, %108 : i64
+                  %146 = arith.subi %145, %143 : i64
+                  %147 = arith.muli %143, %111#2 : i64
+                  %148 = arith.addi %111#3, %147 : i64
+                  %149 = arith.muli %141, %c32_i64 : i64
+                  %150 = arith.addi %149, %110 : i64
+                  %151 = arith.subi %143, %142 : i64
+                  %152 = arith.addi %150, %151 : i64
+                  %153 = arith.minsi %101, %c64_i64 : i64
+                  "instgem.mvin2"(%148, %152, %153, %146) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+              }
             }
-            %193 = arith.cmpi sgt, %177#4, %c0 : index
-            scf.if %193 {
-              %195 = arith.muli %178, %c4 : index
-              %196 = arith.muli %177#4, %c4 : index
-              %197 = arith.muli %arg13, %196 : index
-              %198 = arith.subi %195, %c1 : index
-              %199 = arith.muli %178, %c2 : index
-              %200 = arith.subi %198, %199 : index
-              %201 = arith.addi %197, %200 : index
-              %202 = arith.divsi %201, %195 : index
-              %203 = arith.addi %201, %196 : index
-              %204 = arith.divsi %203, %195 : index
-              scf.for %arg14 = %202 to %204 step %c1 {
-                %205 = arith.index_cast %arg14 : index to i64
-                %206 = arith.addi %177#5, %205 : i64
-                %207 = arith.muli %206, %c16_i64 : i64
-                %208 = arith.maxsi %207, %177#6 : i64
-                %209 = arith.addi %207, %c16_i64 : i64
-                %210 = arith.addi %177#6, %177#7 : i64
-                %211 = arith.minsi %209, %210 : i64
-                %212 = arith.subi %211, %208 : i64
-                %213 = arith.subi %208, %177#6 : i64
-                %214 = arith.muli %213, %177#8 : i64
-                %215 = arith.addi %177#9, %214 : i64
-                %216 = arith.muli %206, %c32_i64 : i64
-                %217 = arith.addi %216, %177#10 : i64
-                %218 = arith.subi %208, %207 : i64
-                %219 = arith.addi %217, %218 : i64
-                %220 = arith.minsi %135, %c64_i64 : i64
-                "instgem.mvin2"(%215, %219, %220, %212) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
-            %194 = arith.cmpi sgt, %177#11, %c0 : index
-            scf.if %194 {
-              %195 = arith.muli %178, %c4 : index
-              %196 = arith.muli %177#11, %c4 : index
-              %197 = arith.muli %arg13, %196 : index
-              %198 = arith.subi %195, %c1 : index
-              %199 = arith.muli %178, %c3 : index
-              %200 = arith.subi %198, %199 : index
-              %201 = arith.addi %197, %200 : index
-              %202 = arith.divsi %201, %195 : index
-              %203 = arith.addi %201, %196 : index
-              %204 = arith.divsi %203, %195 : index
-              scf.for %arg14 = %202 to %204 step %c1 {
-                %205 = arith.index_cast %arg14 : index to i64
-                %206 = arith.muli %205, %c16_i64 : i64
-                %207 = arith.maxsi %206, %c0_i64 : i64
-                %208 = arith.addi %206, %c16_i64 : i64
-                %209 = arith.minsi %208, %177#6 : i64
-                %210 = arith.subi %209, %207 : i64
-                %211 = arith.muli %205, %c32_i64 : i64
-                %212 = arith.addi %211, %177#10 : i64
-                %213 = arith.subi %207, %206 : i64
-                %214 = arith.addi %212, %213 : i64
-                %215 = arith.minsi %135, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64, %214, %215, %210) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
+            %114 = arith.index_cast %arg10 : index to i64
+            %115 = arith.muli %114, %c16_i64 : i64
+            %116 = arith.subi %103, %115 : i64
+            %117 = arith.minsi %116, %c16_i64 : i64
+            %118 = arith.ori %115, %c2147483648_i64 : i64
+            %119 = arith.addi %115, %c128_i64 : i64
+            "instgem.preload"(%119, %117, %c16_i64, %118, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %120 = arith.addi %115, %c32_i64 : i64
+            %121 = arith.ori %120, %c2147483648_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %121, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %122 = arith.ori %115, %c3221225472_i64 : i64
+            %123 = arith.addi %115, %c160_i64 : i64
+            "instgem.preload"(%123, %117, %c16_i64, %122, %117, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %124 = arith.ori %120, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %124, %117, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          %113 = arith.cmpi slt, %104, %c2_i64 : i64
+          scf.if %113 {
+            scf.for %arg10 = %c0 to %c4 step %c1 {
+              %114 = arith.index_cast %arg10 : index to i64
+              %115 = arith.remsi %114, %c2_i64 : i64
+              %116 = arith.divsi %114, %c2_i64 : i64
+              %117 = arith.muli %116, %c16_i64 : i64
+              %118 = arith.subi %c32_i64, %117 : i64
+              %119 = arith.minsi %118, %c16_i64 : i64
+              %120 = arith.muli %115, %c32_i64 : i64
+              %121 = arith.addi %120, %117 : i64
+              %122 = arith.ori %121, %c2147483648_i64 : i64
+              %123 = arith.cmpi sge, %115, %c2_i64 : i64
+              %124 = arith.cmpi sge, %116, %104 : i64
+              %125 = arith.ori %123, %124 : i1
+              scf.if %125 {
+                "instgem.mvin"(%c0_i64, %122, %119, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %184 = arith.index_cast %arg13 : index to i64
-          %185 = arith.muli %184, %c16_i64 : i64
-          %186 = arith.subi %144, %185 : i64
-          %187 = arith.minsi %186, %c16_i64 : i64
-          %188 = arith.cmpi sgt, %155, %c0_i64 : i64
-          scf.if %188 {
-            %191 = arith.ori %185, %c2147483648_i64 : i64
-            %192 = arith.addi %185, %132 : i64
-            "instgem.preload"(%192, %187, %c16_i64, %191, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%112, %c16_i64, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %193 = arith.index_cast %158 : i64 to index
-            scf.for %arg14 = %c1 to %193 step %c1 {
-              %195 = arith.index_cast %arg14 : index to i64
-              %196 = arith.muli %195, %c32_i64 : i64
-              %197 = arith.addi %196, %185 : i64
-              %198 = arith.ori %197, %c2147483648_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %199 = arith.addi %196, %112 : i64
-              "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %194 = arith.index_cast %145 : i64 to index
-            scf.for %arg14 = %193 to %194 step %c1 {
-              %195 = arith.index_cast %arg14 : index to i64
-              %196 = arith.muli %195, %c16_i64 : i64
-              %197 = arith.subi %138, %196 : i64
-              %198 = arith.minsi %197, %c16_i64 : i64
-              %199 = arith.muli %195, %c32_i64 : i64
-              %200 = arith.addi %199, %185 : i64
-              %201 = arith.ori %200, %c2147483648_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %202 = arith.addi %199, %112 : i64
-              "instgem.compute_accumulated"(%202, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %189 = arith.index_cast %155 : i64 to index
-          scf.for %arg14 = %c1 to %189 step %c1 {
-            %191 = arith.index_cast %arg14 : index to i64
-            %192 = arith.ori %185, %c3221225472_i64 : i64
-            %193 = arith.muli %191, %c32_i64 : i64
-            %194 = arith.addi %193, %185 : i64
-            %195 = arith.addi %194, %132 : i64
-            "instgem.preload"(%195, %187, %c16_i64, %192, %187, %159) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.muli %191, %c16_i64 : i64
-            %197 = arith.addi %196, %112 : i64
-            "instgem.compute_preloaded"(%197, %c16_i64, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %198 = arith.index_cast %158 : i64 to index
-            scf.for %arg15 = %c1 to %198 step %c1 {
-              %200 = arith.index_cast %arg15 : index to i64
-              %201 = arith.muli %200, %c32_i64 : i64
-              %202 = arith.addi %201, %185 : i64
-              %203 = arith.ori %202, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %187, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %204 = arith.addi %201, %196 : i64
-              %205 = arith.addi %204, %112 : i64
-              "instgem.compute_accumulated"(%205, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %199 = arith.index_cast %145 : i64 to index
-            scf.for %arg15 = %198 to %199 step %c1 {
-              %200 = arith.index_cast %arg15 : index to i64
-              %201 = arith.muli %200, %c16_i64 : i64
-              %202 = arith.subi %138, %201 : i64
-              %203 = arith.minsi %202, %c16_i64 : i64
-              %204 = arith.muli %200, %c32_i64 : i64
-              %205 = arith.addi %204, %185 : i64
-              %206 = arith.ori %205, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %187, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-              %207 = arith.addi %204, %196 : i64
-              %208 = arith.addi %207, %112 : i64
-              "instgem.compute_accumulated"(%208, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %190 = arith.index_cast %148 : i64 to index
-          scf.for %arg14 = %189 to %190 step %c1 {
-            %191 = arith.index_cast %arg14 : index to i64
-            %192 = arith.muli %191, %c16_i64 : i64
-            %193 = arith.subi %140, %192 : i64
-            %194 = arith.minsi %193, %c16_i64 : i64
-            %195 = arith.subi %142, %192 : i64
-            %196 = arith.minsi %195, %c16_i64 : i64
-            %197 = arith.cmpi eq, %191, %c0_i64 : i64
-            %198 = arith.select %197, %c2147483648_i64, %c3221225472_i64 : i64
-            %199 = arith.ori %185, %198 : i64
-            %200 = arith.select %197, %c16_i64, %159 : i64
-            %201 = arith.select %197, %c16_i64, %187 : i64
-            %202 = arith.muli %191, %c32_i64 : i64
-            %203 = arith.addi %202, %185 : i64
-            %204 = arith.addi %203, %132 : i64
-            "instgem.preload"(%204, %187, %196, %199, %201, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-            %205 = arith.addi %192, %112 : i64
-            "instgem.compute_preloaded"(%205, %194, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %206 = arith.index_cast %158 : i64 to index
-            scf.for %arg15 = %c1 to %206 step %c1 {
-              %208 = arith.index_cast %arg15 : index to i64
-              %209 = arith.muli %208, %c32_i64 : i64
-              %210 = arith.addi %209, %185 : i64
-              %211 = arith.ori %210, %198 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %212 = arith.addi %209, %192 : i64
-              %213 = arith.addi %212, %112 : i64
-              "instgem.compute_accumulated"(%213, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %207 = arith.index_cast %145 : i64 to index
-            scf.for %arg15 = %206 to %207 step %c1 {
-              %208 = arith.index_cast %arg15 : index to i64
-              %209 = arith.muli %208, %c16_i64 : i64
-              %210 = arith.subi %138, %209 : i64
-              %211 = arith.minsi %210, %c16_i64 : i64
-              %212 = arith.muli %208, %c32_i64 : i64
-              %213 = arith.addi %212, %185 : i64
-              %214 = arith.ori %213, %198 : i64
-              %215 = arith.select %197, %c16_i64, %211 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %201, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-              %216 = arith.addi %212, %192 : i64
-              %217 = arith.addi %216, %112 : i64
-              "instgem.compute_accumulated"(%217, %194, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        %179 = arith.cmpi eq, %148, %c0_i64 : i64
-        %180 = arith.cmpi slt, %145, %c2_i64 : i64
-        %181 = arith.cmpi slt, %151, %c2_i64 : i64
-        %182 = arith.ori %179, %180 : i1
-        %183 = arith.ori %182, %181 : i1
-        scf.if %183 {
-          scf.for %arg13 = %c0 to %c4 step %c1 {
-            %184 = arith.index_cast %arg13 : index to i64
-            %185 = arith.remsi %184, %c2_i64 : i64
-            %186 = arith.divsi %184, %c2_i64 : i64
-            %187 = arith.muli %186, %c16_i64 : i64
-            %188 = arith.subi %c32_i64, %187 : i64
-            %189 = arith.minsi %188, %c16_i64 : i64
-            %190 = arith.muli %185, %c32_i64 : i64
-            %191 = arith.addi %190, %187 : i64
-            %192 = arith.ori %191, %c2147483648_i64 : i64
-            %193 = arith.cmpi sge, %185, %145 : i64
-            %194 = arith.cmpi sge, %186, %151 : i64
-            %195 = arith.ori %179, %193 : i1
-            %196 = arith.ori %195, %194 : i1
-            scf.if %196 {
-              "instgem.mvin"(%c0_i64, %192, %189, %c16_i64) : (i64, i64, i64, i64) -> ()
-            }
+          scf.if %106 {
+            %114 = arith.muli %112, %c4 : index
+            %115 = arith.muli %105, %c8 : index
+            %116 = arith.subi %114, %c1 : index
+            %117 = arith.addi %115, %116 : index
+            %118 = arith.divsi %117, %114 : index
+            scf.for %arg10 = %118 to %c2 step %c1 {
+              %130 = arith.index_cast %arg10 : index to i64
+              %131 = arith.muli %130, %c16_i64 : i64
+              %132 = arith.maxsi %131, %c0_i64 : i64
+              %133 = arith.addi %131, %c16_i64 : i64
+              %134 = arith.minsi %133, %c32_i64 : i64
+              %135 = arith.subi %134, %132 : i64
+              %136 = arith.muli %132, %111#0 : i64
+              %137 = arith.addi %111#1, %136 : i64
+              %138 = arith.muli %130, %c32_i64 : i64
+              %139 = arith.addi %138, %107 : i64
+              %140 = arith.subi %132, %131 : i64
+              %141 = arith.addi %139, %140 : i64
+              %142 = arith.minsi %108, %c64_i64 : i64
+              "instgem.mvin"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %119 = arith.subi %116, %112 : index
+            %120 = arith.divsi %119, %114 : index
+            scf.for %arg10 = %120 to %c0 step %c1 {
+              %130 = arith.index_cast %arg10 : index to i64
+              %131 = arith.muli %130, %c16_i64 : i64
+              %132 = arith.maxsi %131, %c0_i64 : i64
+              %133 = arith.addi %131, %c16_i64 : i64
+              %134 = arith.minsi %133, %c0_i64 : i64
+              %135 = arith.subi %134, %132 : i64
+              %136 = arith.muli %130, %c32_i64 : i64
+              %137 = arith.addi %136, %107 : i64
+              %138 = arith.subi %132, %131 : i64
+              %139 = arith.addi %137, %138 : i64
+              %140 = arith.minsi %108, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %139, %140, %135) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %121 = arith.muli %109, %c4 : index
+            %122 = arith.muli %105, %121 : index
+            %123 = arith.muli %112, %c2 : index
+            %124 = arith.subi %116, %123 : index
+            %125 = arith.addi %122, %124 : index
+            %126 = arith.divsi %125, %114 : index
+            scf.for %arg10 = %126 to %109 step %c1 {
+              %130 = arith.index_cast %arg10 : index to i64
+              %131 = arith.muli %130, %c16_i64 : i64
+              %132 = arith.maxsi %131, %c0_i64 : i64
+              %133 = arith.addi %131, %c16_i64 : i64
+              %134 = arith.minsi %133, %108 : i64
+              %135 = arith.subi %134, %132 : i64
+              %136 = arith.muli %132, %111#2 : i64
+              %137 = arith.addi %111#3, %136 : i64
+              %138 = arith.muli %130, %c32_i64 : i64
+              %139 = arith.addi %138, %110 : i64
+              %140 = arith.subi %132, %131 : i64
+              %141 = arith.addi %139, %140 : i64
+              %142 = arith.minsi %101, %c64_i64 : i64
+              "instgem.mvin2"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %127 = arith.muli %112, %c3 : index
+            %128 = arith.subi %116, %127 : index
+            %129 = arith.divsi %128, %114 : index
+            scf.for %arg10 = %129 to %c0 step %c1 {
+              %130 = arith.index_cast %arg10 : index to i64
+              %131 = arith.muli %130, %c16_i64 : i64
+              %132 = arith.maxsi %131, %c0_i64 : i64
+              %133 = arith.addi %131, %c16_i64 : i64
+              %134 = arith.minsi %133, %c0_i64 : i64
+              %135 = arith.subi %134, %132 : i64
+              %136 = arith.muli %130, %c32_i64 : i64
+              %137 = arith.addi %136, %110 : i64
+              %138 = arith.subi %132, %131 : i64
+              %139 = arith.addi %137, %138 : i64
+              %140 = arith.minsi %101, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %139, %140, %135) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
           }
         }
       } else {
-        scf.for %arg13 = %c0 to %152 step %c1 {
-          scf.if %161 {
-            %185 = arith.cmpi sgt, %170, %c0 : index
-            scf.if %185 {
-              %189 = arith.muli %178, %c4 : index
-              %190 = arith.muli %170, %c4 : index
-              %191 = arith.muli %arg13, %190 : index
-              %192 = arith.subi %189, %c1 : index
-              %193 = arith.addi %191, %192 : index
-              %194 = arith.divsi %193, %189 : index
-              %195 = arith.addi %193, %190 : index
-              %196 = arith.divsi %195, %189 : index
-              scf.for %arg14 = %194 to %196 step %c1 {
-                %197 = arith.index_cast %arg14 : index to i64
-                %198 = arith.addi %163, %197 : i64
-                %199 = arith.muli %198, %c16_i64 : i64
-                %200 = arith.maxsi %199, %113 : i64
-                %201 = arith.addi %199, %c16_i64 : i64
-                %202 = arith.minsi %201, %116 : i64
-                %203 = arith.subi %202, %200 : i64
-                %204 = arith.subi %200, %113 : i64
-                %205 = arith.muli %204, %177#0 : i64
-                %206 = arith.addi %177#1, %205 : i64
-                %207 = arith.muli %198, %c32_i64 : i64
-                %208 = arith.addi %207, %177#2 : i64
-                %209 = arith.subi %200, %199 : i64
-                %210 = arith.addi %208, %209 : i64
-                %211 = arith.minsi %177#3, %c64_i64 : i64
-                "instgem.mvin"(%206, %210, %211, %203) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
-            %186 = arith.cmpi sgt, %176, %c0 : index
-            scf.if %186 {
-              %189 = arith.muli %178, %c4 : index
-              %190 = arith.muli %176, %c4 : index
-              %191 = arith.muli %arg13, %190 : index
-              %192 = arith.subi %189, %c1 : index
-              %193 = arith.subi %192, %178 : index
-              %194 = arith.addi %191, %193 : index
-              %195 = arith.divsi %194, %189 : index
-              %196 = arith.addi %194, %190 : index
-              %197 = arith.divsi %196, %189 : index
-              scf.for %arg14 = %195 to %197 step %c1 {
-                %198 = arith.index_cast %arg14 : index to i64
-                %199 = arith.muli %198, %c16_i64 : i64
-                %200 = arith.maxsi %199, %c0_i64 : i64
-                %201 = arith.addi %199, %c16_i64 : i64
-                %202 = arith.minsi %201, %113 : i64
-                %203 = arith.subi %202, %200 : i64
-                %204 = arith.muli %198, %c32_i64 : i64
-                %205 = arith.addi %204, %177#2 : i64
-                %206 = arith.subi %200, %199 : i64
-                %207 = arith.addi %205, %206 : i64
-                %208 = arith.minsi %177#3, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64, %207, %208, %203) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
-            %187 = arith.cmpi sgt, %177#4, %c0 : index
-            scf.if %187 {
-              %189 = arith.muli %178, %c4 : index
-              %190 = arith.muli %177#4, %c4 : index
-              %191 = arith.muli %arg13, %190 : index
-              %192 = arith.subi %189, %c1 : index
-              %193 = arith.muli %178, %c2 : index
-              %194 = arith.subi %192, %193 : index
-              %195 = arith.addi %191, %194 : index
-              %196 = arith.divsi %195, %189 : index
-              %197 = arith.addi %195, %190 : index
-              %198 = arith.divsi %197, %189 : index
-              scf.for %arg14 = %196 to %198 step %c1 {
-                %199 = arith.index_cast %arg14 : index to i64
-                %200 = arith.addi %177#5, %199 : i64
-                %201 = arith.muli %200, %c16_i64 : i64
-                %202 = arith.maxsi %201, %177#6 : i64
-                %203 = arith.addi %201, %c16_i64 : i64
-                %204 = arith.addi %177#6, %177#7 : i64
-                %205 = arith.minsi %203, %204 : i64
-                %206 = arith.subi %205, %202 : i64
-                %207 = arith.subi %202, %177#6 : i64
-                %208 = arith.muli %207, %177#8 : i64
-                %209 = arith.addi %177#9, %208 : i64
-                %210 = arith.muli %200, %c32_i64 : i64
-                %211 = arith.addi %210, %177#10 : i64
-                %212 = arith.subi %202, %201 : i64
-                %213 = arith.addi %211, %212 : i64
-                %214 = arith.minsi %135, %c64_i64 : i64
-                "instgem.mvin2"(%209, %213, %214, %206) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
-            %188 = arith.cmpi sgt, %177#11, %c0 : index
-            scf.if %188 {
-              %189 = arith.muli %178, %c4 : index
-              %190 = arith.muli %177#11, %c4 : index
-              %191 = arith.muli %arg13, %190 : index
-              %192 = arith.subi %189, %c1 : index
-              %193 = arith.muli %178, %c3 : index
-              %194 = arith.subi %192, %193 : index
-              %195 = arith.addi %191, %194 : index
-              %196 = arith.divsi %195, %189 : index
-              %197 = arith.addi %195, %190 : index
-              %198 = arith.divsi %197, %189 : index
-              scf.for %arg14 = %196 to %198 step %c1 {
-                %199 = arith.index_cast %arg14 : index to i64
-                %200 = arith.muli %199, %c16_i64 : i64
-                %201 = arith.maxsi %200, %c0_i64 : i64
-                %202 = arith.addi %200, %c16_i64 : i64
-                %203 = arith.minsi %202, %177#6 : i64
-                %204 = arith.subi %203, %201 : i64
-                %205 = arith.muli %199, %c32_i64 : i64
-                %206 = arith.addi %205, %177#10 : i64
-                %207 = arith.subi %201, %200 : i64
-                %208 = arith.addi %206, %207 : i64
-                %209 = arith.minsi %135, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64, %208, %209, %204) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
+        %96:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %97 = arith.addi %arg11, %c32 : index
+          %98 = arith.index_cast %arg10 : index to i64
+          %99 = arith.remsi %98, %c2_i64 : i64
+          %100 = arith.muli %99, %c64_i64 : i64
+          %101 = arith.addi %arg12, %c32 : index
+          %102 = arith.minsi %arg6, %c32 : index
+          %103 = arith.maxsi %7, %c0 : index
+          %104 = arith.minsi %103, %c32 : index
+          %105 = arith.subi %102, %7 : index
+          %106 = arith.cmpi sgt, %104, %c0 : index
+          scf.if %106 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %179 = arith.index_cast %arg13 : index to i64
-          %180 = arith.muli %179, %c16_i64 : i64
-          %181 = arith.subi %144, %180 : i64
-          %182 = arith.minsi %181, %c16_i64 : i64
-          %183 = arith.index_cast %155 : i64 to index
-          scf.for %arg14 = %c0 to %183 step %c1 {
-            %185 = arith.index_cast %arg14 : index to i64
-            %186 = arith.ori %180, %c3221225472_i64 : i64
-            %187 = arith.muli %185, %c32_i64 : i64
-            %188 = arith.addi %187, %180 : i64
-            %189 = arith.addi %188, %132 : i64
-            "instgem.preload"(%189, %182, %c16_i64, %186, %182, %159) : (i64, i64, i64, i64, i64, i64) -> ()
-            %190 = arith.muli %185, %c16_i64 : i64
-            %191 = arith.addi %190, %112 : i64
-            "instgem.compute_preloaded"(%191, %c16_i64, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %192 = arith.index_cast %158 : i64 to index
-            scf.for %arg15 = %c1 to %192 step %c1 {
-              %194 = arith.index_cast %arg15 : index to i64
-              %195 = arith.muli %194, %c32_i64 : i64
-              %196 = arith.addi %195, %180 : i64
-              %197 = arith.ori %196, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %198 = arith.addi %195, %190 : i64
-              %199 = arith.addi %198, %112 : i64
-              "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %107 = arith.addi %100, %c128_i64 : i64
+          %108 = arith.index_cast %105 : index to i64
+          %109 = arith.maxsi %108, %c0_i64 : i64
+          %110 = arith.minsi %109, %c32_i64 : i64
+          %111 = arith.ceildivsi %110, %c16_i64 : i64
+          %112 = arith.cmpi eq, %arg10, %c0 : index
+          %113 = arith.index_cast %111 : i64 to index
+          %114 = arith.addi %arg10, %c1 : index
+          %115 = arith.cmpi slt, %114, %5 : index
+          %116:9 = scf.if %115 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+            %118 = arith.addi %arg11, %c64 : index
+            %119 = arith.subi %118, %97 : index
+            %subview_10 = memref.subview %reinterpret_cast[%4, %97] [32, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+            %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %120 = arith.index_cast %114 : index to i64
+            %121 = arith.remsi %120, %c2_i64 : i64
+            %122 = arith.muli %121, %c64_i64 : i64
+            %123 = arith.index_cast %119 : index to i64
+            %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %124 = arith.index_cast %intptr_16 : index to i64
+            %125 = arith.index_cast %offset_13 : index to i64
+            %126 = arith.addi %124, %125 : i64
+            %127 = arith.index_cast %strides_15#0 : index to i64
+            %128 = arith.addi %arg12, %c64 : index
+            %129 = arith.subi %128, %101 : index
+            %subview_17 = memref.subview %reinterpret_cast_0[%101, %7] [%129, %105] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %130 = arith.addi %122, %c128_i64 : i64
+            %131 = arith.index_cast %129 : index to i64
+            %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %132 = arith.index_cast %intptr_22 : index to i64
+            %133 = arith.index_cast %offset_19 : index to i64
+            %134 = arith.addi %132, %133 : i64
+            %135 = arith.index_cast %strides_21#0 : index to i64
+            %136 = arith.maxsi %131, %c0_i64 : i64
+            %137 = arith.addi %136, %c15_i64 : i64
+            %138 = arith.divui %137, %c16_i64 : i64
+            %139 = arith.cmpi sgt, %131, %c0_i64 : i64
+            %140 = arith.extui %139 : i1 to i64
+            %141 = arith.muli %138, %140 : i64
+            %142 = arith.index_cast %141 : i64 to index
+            scf.if %106 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            %193 = arith.index_cast %145 : i64 to index
-            scf.for %arg15 = %192 to %193 step %c1 {
-              %194 = arith.index_cast %arg15 : index to i64
-              %195 = arith.muli %194, %c16_i64 : i64
-              %196 = arith.subi %138, %195 : i64
-              %197 = arith.minsi %196, %c16_i64 : i64
-              %198 = arith.muli %194, %c32_i64 : i64
-              %199 = arith.addi %198, %180 : i64
-              %200 = arith.ori %199, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %182, %197) : (i64, i64, i64, i64, i64, i64) -> ()
-              %201 = arith.addi %198, %190 : i64
-              %202 = arith.addi %201, %112 : i64
-              "instgem.compute_accumulated"(%202, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
+            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %135) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %127, %126, %122, %123, %142, %131, %135, %134, %130 : i64, i64, i64, i64, index, i64, i64, i64, i64
+          } else {
+            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64, index, i64, i64, i64, i64
           }
-          %184 = arith.index_cast %148 : i64 to index
-          scf.for %arg14 = %183 to %184 step %c1 {
-            %185 = arith.index_cast %arg14 : index to i64
-            %186 = arith.muli %185, %c16_i64 : i64
-            %187 = arith.subi %140, %186 : i64
-            %188 = arith.minsi %187, %c16_i64 : i64
-            %189 = arith.subi %142, %186 : i64
-            %190 = arith.minsi %189, %c16_i64 : i64
-            %191 = arith.ori %180, %c3221225472_i64 : i64
-            %192 = arith.muli %185, %c32_i64 : i64
-            %193 = arith.addi %192, %180 : i64
-            %194 = arith.addi %193, %132 : i64
-            "instgem.preload"(%194, %182, %190, %191, %182, %159) : (i64, i64, i64, i64, i64, i64) -> ()
-            %195 = arith.addi %186, %112 : i64
-            "instgem.compute_preloaded"(%195, %188, %159, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %196 = arith.index_cast %158 : i64 to index
-            scf.for %arg15 = %c1 to %196 step %c1 {
-              %198 = arith.index_cast %arg15 : index to i64
-              %199 = arith.muli %198, %c32_i64 : i64
-              %200 = arith.addi %199, %180 : i64
-              %201 = arith.ori %200, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %202 = arith.addi %199, %186 : i64
-              %203 = arith.addi %202, %112 : i64
-              "instgem.compute_accumulated"(%203, %188, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %117 = arith.maxsi %113, %c1 : index
+          scf.if %112 {
+            scf.for %arg13 = %c0 to %113 step %c1 {
+              scf.if %115 {
+                %133 = arith.muli %117, %c4 : index
+                %134 = arith.muli %arg13, %c8 : index
+                %135 = arith.subi %133, %c1 : index
+                %136 = arith.addi %134, %135 : index
+                %137 = arith.divsi %136, %133 : index
+                %138 = arith.addi %136, %c8 : index
+                %139 = arith.divsi %138, %133 : index
+                scf.for %arg14 = %137 to %139 step %c1 {
+                  %141 = arith.index_cast %arg14 : index to i64
+                  %142 = arith.muli %141, %c16_i64 : i64
+                  %143 = arith.maxsi %142, %c0_i64 : i64
+                  %144 = arith.addi %142, %c16_i64 : i64
+                  %145 = arith.minsi %144, %c32_i64 : i64
+                  %146 = arith.subi %145, %143 : i64
+                  %147 = arith.muli %143, %116#0 : i64
+                  %148 = arith.addi %116#1, %147 : i64
+                  %149 = arith.muli %141, %c32_i64 : i64
+                  %150 = arith.addi %149, %116#2 : i64
+                  %151 = arith.subi %143, %142 : i64
+                  %152 = arith.addi %150, %151 : i64
+                  %153 = arith.minsi %116#3, %c64_i64 : i64
+                  "instgem.mvin"(%148, %152, %153, %146) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %140 = arith.cmpi sgt, %116#4, %c0 : index
+                scf.if %140 {
+                  %141 = arith.muli %116#4, %c4 : index
+                  %142 = arith.muli %arg13, %141 : index
+                  %143 = arith.muli %117, %c2 : index
+                  %144 = arith.subi %135, %143 : index
+                  %145 = arith.addi %142, %144 : index
+                  %146 = arith.divsi %145, %133 : index
+                  %147 = arith.addi %145, %141 : index
+                  %148 = arith.divsi %147, %133 : index
+                  scf.for %arg14 = %146 to %148 step %c1 {
+                    %149 = arith.index_cast %arg14 : index to i64
+                    %150 = arith.muli %149, %c16_i64 : i64
+                    %151 = arith.maxsi %150, %c0_i64 : i64
+                    %152 = arith.addi %150, %c16_i64 : i64
+                    %153 = arith.minsi %152, %116#5 : i64
+                    %154 = arith.subi %153, %151 : i64
+                    %155 = arith.muli %151, %116#6 : i64
+                    %156 = arith.addi %116#7, %155 : i64
+                    %157 = arith.muli %149, %c32_i64 : i64
+                    %158 = arith.addi %157, %116#8 : i64
+                    %159 = arith.subi %151, %150 : i64
+                    %160 = arith.addi %158, %159 : i64
+                    %161 = arith.minsi %108, %c64_i64 : i64
+                    "instgem.mvin2"(%156, %160, %161, %154) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %119 = arith.index_cast %arg13 : index to i64
+              %120 = arith.muli %119, %c16_i64 : i64
+              %121 = arith.subi %110, %120 : i64
+              %122 = arith.minsi %121, %c16_i64 : i64
+              %123 = arith.ori %120, %c2147483648_i64 : i64
+              %124 = arith.addi %120, %107 : i64
+              "instgem.preload"(%124, %122, %c16_i64, %123, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %125 = arith.addi %120, %c32_i64 : i64
+              %126 = arith.ori %125, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %126, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %127 = arith.addi %100, %c32_i64 : i64
+              "instgem.compute_accumulated"(%127, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %128 = arith.ori %120, %c3221225472_i64 : i64
+              %129 = arith.addi %125, %107 : i64
+              "instgem.preload"(%129, %122, %c16_i64, %128, %122, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %130 = arith.addi %100, %c16_i64 : i64
+              "instgem.compute_preloaded"(%130, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %131 = arith.ori %125, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %131, %122, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %132 = arith.addi %100, %c48_i64 : i64
+              "instgem.compute_accumulated"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            } {gemmini.compute_nest}
+            %118 = arith.cmpi slt, %111, %c2_i64 : i64
+            scf.if %118 {
+              scf.for %arg13 = %c0 to %c4 step %c1 {
+                %119 = arith.index_cast %arg13 : index to i64
+                %120 = arith.remsi %119, %c2_i64 : i64
+                %121 = arith.divsi %119, %c2_i64 : i64
+                %122 = arith.muli %121, %c16_i64 : i64
+                %123 = arith.subi %c32_i64, %122 : i64
+                %124 = arith.minsi %123, %c16_i64 : i64
+                %125 = arith.muli %120, %c32_i64 : i64
+                %126 = arith.addi %125, %122 : i64
+                %127 = arith.ori %126, %c2147483648_i64 : i64
+                %128 = arith.cmpi sge, %120, %c2_i64 : i64
+                %129 = arith.cmpi sge, %121, %111 : i64
+                %130 = arith.ori %128, %129 : i1
+                scf.if %130 {
+                  "instgem.mvin"(%c0_i64, %127, %124, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
             }
-            %197 = arith.index_cast %145 : i64 to index
-            scf.for %arg15 = %196 to %197 step %c1 {
-              %198 = arith.index_cast %arg15 : index to i64
-              %199 = arith.muli %198, %c16_i64 : i64
-              %200 = arith.subi %138, %199 : i64
-              %201 = arith.minsi %200, %c16_i64 : i64
-              %202 = arith.muli %198, %c32_i64 : i64
-              %203 = arith.addi %202, %180 : i64
-              %204 = arith.ori %203, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-              %205 = arith.addi %202, %186 : i64
-              %206 = arith.addi %205, %112 : i64
-              "instgem.compute_accumulated"(%206, %188, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
+          } else {
+            scf.for %arg13 = %c0 to %113 step %c1 {
+              scf.if %115 {
+                %122 = arith.muli %117, %c4 : index
+                %123 = arith.muli %arg13, %c8 : index
+                %124 = arith.subi %122, %c1 : index
+                %125 = arith.addi %123, %124 : index
+                %126 = arith.divsi %125, %122 : index
+                %127 = arith.addi %125, %c8 : index
+                %128 = arith.divsi %127, %122 : index
+                scf.for %arg14 = %126 to %128 step %c1 {
+                  %130 = arith.index_cast %arg14 : index to i64
+                  %131 = arith.muli %130, %c16_i64 : i64
+                  %132 = arith.maxsi %131, %c0_i64 : i64
+                  %133 = arith.addi %131, %c16_i64 : i64
+                  %134 = arith.minsi %133, %c32_i64 : i64
+                  %135 = arith.subi %134, %132 : i64
+                  %136 = arith.muli %132, %116#0 : i64
+                  %137 = arith.addi %116#1, %136 : i64
+                  %138 = arith.muli %130, %c32_i64 : i64
+                  %139 = arith.addi %138, %116#2 : i64
+                  %140 = arith.subi %132, %131 : i64
+                  %141 = arith.addi %139, %140 : i64
+                  %142 = arith.minsi %116#3, %c64_i64 : i64
+                  "instgem.mvin"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %129 = arith.cmpi sgt, %116#4, %c0 : index
+                scf.if %129 {
+                  %130 = arith.muli %116#4, %c4 : index
+                  %131 = arith.muli %arg13, %130 : index
+                  %132 = arith.muli %117, %c2 : index
+                  %133 = arith.subi %124, %132 : index
+                  %134 = arith.addi %131, %133 : index
+                  %135 = arith.divsi %134, %122 : index
+                  %136 = arith.addi %134, %130 : index
+                  %137 = arith.divsi %136, %122 : index
+                  scf.for %arg14 = %135 to %137 step %c1 {
+                    %138 = arith.index_cast %arg14 : index to i64
+                    %139 = arith.muli %138, %c16_i64 : i64
+                    %140 = arith.maxsi %139, %c0_i64 : i64
+                    %141 = arith.addi %139, %c16_i64 : i64
+                    %142 = arith.minsi %141, %116#5 : i64
+                    %143 = arith.subi %142, %140 : i64
+                    %144 = arith.muli %140, %116#6 : i64
+                    %145 = arith.addi %116#7, %144 : i64
+                    %146 = arith.muli %138, %c32_i64 : i64
+                    %147 = arith.addi %146, %116#8 : i64
+                    %148 = arith.subi %140, %139 : i64
+                    %149 = arith.addi %147, %148 : i64
+                    %150 = arith.minsi %108, %c64_i64 : i64
+                    "instgem.mvin2"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %118 = arith.index_cast %arg13 : index to i64
+              %119 = arith.muli %118, %c16_i64 : i64
+              %120 = arith.subi %110, %119 : i64
+              %121 = arith.minsi %120, %c16_i64 : i64
+              scf.for %arg14 = %c0 to %c2 step %c1 {
+                %122 = arith.index_cast %arg14 : index to i64
+                %123 = arith.ori %119, %c3221225472_i64 : i64
+                %124 = arith.muli %122, %c32_i64 : i64
+                %125 = arith.addi %124, %119 : i64
+                %126 = arith.addi %125, %107 : i64
+                "instgem.preload"(%126, %121, %c16_i64, %123, %121, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %127 = arith.muli %122, %c16_i64 : i64
+                %128 = arith.addi %127, %100 : i64
+                "instgem.compute_preloaded"(%128, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %129 = arith.addi %119, %c32_i64 : i64
+                %130 = arith.ori %129, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %130, %121, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %131 = arith.addi %127, %c32_i64 : i64
+                %132 = arith.addi %131, %100 : i64
+                "instgem.compute_accumulated"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
           }
-        } {gemmini.compute_nest}
+          scf.if %115 {
+            %118 = arith.muli %117, %c4 : index
+            %119 = arith.muli %113, %c8 : index
+            %120 = arith.subi %118, %c1 : index
+            %121 = arith.addi %119, %120 : index
+            %122 = arith.divsi %121, %118 : index
+            scf.for %arg13 = %122 to %c2 step %c1 {
+              %134 = arith.index_cast %arg13 : index to i64
+              %135 = arith.muli %134, %c16_i64 : i64
+              %136 = arith.maxsi %135, %c0_i64 : i64
+              %137 = arith.addi %135, %c16_i64 : i64
+              %138 = arith.minsi %137, %c32_i64 : i64
+              %139 = arith.subi %138, %136 : i64
+              %140 = arith.muli %136, %116#0 : i64
+              %141 = arith.addi %116#1, %140 : i64
+              %142 = arith.muli %134, %c32_i64 : i64
+              %143 = arith.addi %142, %116#2 : i64
+              %144 = arith.subi %136, %135 : i64
+              %145 = arith.addi %143, %144 : i64
+              %146 = arith.minsi %116#3, %c64_i64 : i64
+              "instgem.mvin"(%141, %145, %146, %139) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %123 = arith.subi %120, %117 : index
+            %124 = arith.divsi %123, %118 : index
+            scf.for %arg13 = %124 to %c0 step %c1 {
+              %134 = arith.index_cast %arg13 : index to i64
+              %135 = arith.muli %134, %c16_i64 : i64
+              %136 = arith.maxsi %135, %c0_i64 : i64
+              %137 = arith.addi %135, %c16_i64 : i64
+              %138 = arith.minsi %137, %c0_i64 : i64
+              %139 = arith.subi %138, %136 : i64
+              %140 = arith.muli %134, %c32_i64 : i64
+              %141 = arith.addi %140, %116#2 : i64
+              %142 = arith.subi %136, %135 : i64
+              %143 = arith.addi %141, %142 : i64
+              %144 = arith.minsi %116#3, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %143, %144, %139) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %125 = arith.muli %116#4, %c4 : index
+            %126 = arith.muli %113, %125 : index
+            %127 = arith.muli %117, %c2 : index
+            %128 = arith.subi %120, %127 : index
+            %129 = arith.addi %126, %128 : index
+            %130 = arith.divsi %129, %118 : index
+            scf.for %arg13 = %130 to %116#4 step %c1 {
+              %134 = arith.index_cast %arg13 : index to i64
+              %135 = arith.muli %134, %c16_i64 : i64
+              %136 = arith.maxsi %135, %c0_i64 : i64
+              %137 = arith.addi %135, %c16_i64 : i64
+              %138 = arith.minsi %137, %116#5 : i64
+              %139 = arith.subi %138, %136 : i64
+              %140 = arith.muli %136, %116#6 : i64
+              %141 = arith.addi %116#7, %140 : i64
+              %142 = arith.muli %134, %c32_i64 : i64
+              %143 = arith.addi %142, %116#8 : i64
+              %144 = arith.subi %136, %135 : i64
+              %145 = arith.addi %143, %144 : i64
+              %146 = arith.minsi %108, %c64_i64 : i64
+              "instgem.mvin2"(%141, %145, %146, %139) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %131 = arith.muli %117, %c3 : index
+            %132 = arith.subi %120, %131 : index
+            %133 = arith.divsi %132, %118 : index
+            scf.for %arg13 = %133 to %c0 step %c1 {
+              %134 = arith.index_cast %arg13 : index to i64
+              %135 = arith.muli %134, %c16_i64 : i64
+              %136 = arith.maxsi %135, %c0_i64 : i64
+              %137 = arith.addi %135, %c16_i64 : i64
+              %138 = arith.minsi %137, %c0_i64 : i64
+              %139 = arith.subi %138, %136 : i64
+              %140 = arith.muli %134, %c32_i64 : i64
+              %141 = arith.addi %140, %116#8 : i64
+              %142 = arith.subi %136, %135 : i64
+              %143 = arith.addi %141, %142 : i64
+              %144 = arith.minsi %108, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %143, %144, %139) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+          scf.yield %97, %101 : index, index
+        }
       }
-      scf.if %161 {
-        %179 = arith.muli %178, %c4 : index
-        %180 = arith.muli %170, %c4 : index
-        %181 = arith.muli %152, %180 : index
-        %182 = arith.subi %179, %c1 : index
-        %183 = arith.addi %181, %182 : index
-        %184 = arith.divsi %183, %179 : index
-        scf.for %arg13 = %184 to %170 step %c1 {
-          %202 = arith.index_cast %arg13 : index to i64
-          %203 = arith.addi %163, %202 : i64
-          %204 = arith.muli %203, %c16_i64 : i64
-          %205 = arith.maxsi %204, %113 : i64
-          %206 = arith.addi %204, %c16_i64 : i64
-          %207 = arith.minsi %206, %116 : i64
-          %208 = arith.subi %207, %205 : i64
-          %209 = arith.subi %205, %113 : i64
-          %210 = arith.muli %209, %177#0 : i64
-          %211 = arith.addi %177#1, %210 : i64
-          %212 = arith.muli %203, %c32_i64 : i64
-          %213 = arith.addi %212, %177#2 : i64
-          %214 = arith.subi %205, %204 : i64
-          %215 = arith.addi %213, %214 : i64
-          %216 = arith.minsi %177#3, %c64_i64 : i64
-          "instgem.mvin"(%211, %215, %216, %208) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %185 = arith.muli %176, %c4 : index
-        %186 = arith.muli %152, %185 : index
-        %187 = arith.subi %182, %178 : index
-        %188 = arith.addi %186, %187 : index
-        %189 = arith.divsi %188, %179 : index
-        scf.for %arg13 = %189 to %176 step %c1 {
-          %202 = arith.index_cast %arg13 : index to i64
-          %203 = arith.muli %202, %c16_i64 : i64
-          %204 = arith.maxsi %203, %c0_i64 : i64
-          %205 = arith.addi %203, %c16_i64 : i64
-          %206 = arith.minsi %205, %113 : i64
-          %207 = arith.subi %206, %204 : i64
-          %208 = arith.muli %202, %c32_i64 : i64
-          %209 = arith.addi %208, %177#2 : i64
-          %210 = arith.subi %204, %203 : i64
-          %211 = arith.addi %209, %210 : i64
-          %212 = arith.minsi %177#3, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %211, %212, %207) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %190 = arith.muli %177#4, %c4 : index
-        %191 = arith.muli %152, %190 : index
-        %192 = arith.muli %178, %c2 : index
-        %193 = arith.subi %182, %192 : index
-        %194 = arith.addi %191, %193 : index
-        %195 = arith.divsi %194, %179 : index
-        scf.for %arg13 = %195 to %177#4 step %c1 {
-          %202 = arith.index_cast %arg13 : index to i64
-          %203 = arith.addi %177#5, %202 : i64
-          %204 = arith.muli %203, %c16_i64 : i64
-          %205 = arith.maxsi %204, %177#6 : i64
-          %206 = arith.addi %204, %c16_i64 : i64
-          %207 = arith.addi %177#6, %177#7 : i64
-          %208 = arith.minsi %206, %207 : i64
-          %209 = arith.subi %208, %205 : i64
-          %210 = arith.subi %205, %177#6 : i64
-          %211 = arith.muli %210, %177#8 : i64
-          %212 = arith.addi %177#9, %211 : i64
-          %213 = arith.muli %203, %c32_i64 : i64
-          %214 = arith.addi %213, %177#10 : i64
-          %215 = arith.subi %205, %204 : i64
-          %216 = arith.addi %214, %215 : i64
-          %217 = arith.minsi %135, %c64_i64 : i64
-          "instgem.mvin2"(%212, %216, %217, %209) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %196 = arith.muli %177#11, %c4 : index
-        %197 = arith.muli %152, %196 : index
-        %198 = arith.muli %178, %c3 : index
-        %199 = arith.subi %182, %198 : index
-        %200 = arith.addi %197, %199 : index
-        %201 = arith.divsi %200, %179 : index
-        scf.for %arg13 = %201 to %177#11 step %c1 {
-          %202 = arith.index_cast %arg13 : index to i64
-          %203 = arith.muli %202, %c16_i64 : i64
-          %204 = arith.maxsi %203, %c0_i64 : i64
-          %205 = arith.addi %203, %c16_i64 : i64
-          %206 = arith.minsi %205, %177#6 : i64
-          %207 = arith.subi %206, %204 : i64
-          %208 = arith.muli %202, %c32_i64 : i64
-          %209 = arith.addi %208, %177#10 : i64
-          %210 = arith.subi %204, %203 : i64
-          %211 = arith.addi %209, %210 : i64
-          %212 = arith.minsi %135, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %211, %212, %207) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      scf.yield %102, %119 : index, index
-    }
-    %9 = arith.muli %3, %c32 : index
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg10 = %c0 to %c4 step %c1 {
-      %91 = arith.index_cast %arg10 : index to i64
-      %92 = arith.remsi %91, %c2_i64 : i64
-      %93 = arith.divsi %91, %c2_i64 : i64
-      %94 = arith.muli %93, %c16_i64 : i64
-      %95 = arith.subi %c32_i64, %94 : i64
-      %96 = arith.minsi %95, %c16_i64 : i64
-      %97 = arith.muli %92, %c32_i64 : i64
-      %98 = arith.addi %97, %94 : i64
-      %99 = arith.addi %98, %c64_i64 : i64
-      %100 = arith.ori %99, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %100, %96, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %10 = arith.minsi %arg6, %c0 : index
-    %11 = arith.minsi %arg6, %c32 : index
-    %12 = arith.maxsi %10, %c0 : index
-    %13 = arith.minsi %12, %c32 : index
-    %14 = arith.subi %11, %10 : index
-    %15 = arith.maxsi %9, %c0 : index
-    %16 = arith.minsi %15, %arg7 : index
-    %17 = arith.addi %9, %c32 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.minsi %18, %arg7 : index
-    %20 = arith.subi %16, %9 : index
-    %21 = arith.maxsi %20, %c0 : index
-    %22 = arith.minsi %21, %c32 : index
-    %23 = arith.subi %19, %16 : index
-    %24 = arith.cmpi sgt, %22, %c0 : index
-    scf.if %24 {
-      func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_1[%10, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %25 = arith.index_cast %13 : index to i64
-    %26 = arith.index_cast %14 : index to i64
-    %27 = arith.index_cast %23 : index to i64
-    %28 = arith.addi %25, %26 : i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %29 = arith.index_cast %intptr : index to i64
-    %30 = arith.index_cast %offset : index to i64
-    %31 = arith.addi %29, %30 : i64
-    %32 = arith.index_cast %strides#0 : index to i64
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %32) : (i64, i64, i64, i64, i64, i64) -> ()
-    %33 = arith.maxsi %25, %c0_i64 : i64
-    %34 = arith.divui %33, %c16_i64 : i64
-    %35 = arith.maxsi %28, %c0_i64 : i64
-    %36 = arith.addi %35, %c15_i64 : i64
-    %37 = arith.divui %36, %c16_i64 : i64
-    %38 = arith.subi %37, %34 : i64
-    %39 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %40 = arith.extui %39 : i1 to i64
-    %41 = arith.muli %38, %40 : i64
-    %42 = arith.index_cast %41 : i64 to index
-    scf.for %arg10 = %c0 to %42 step %c1 {
-      %91 = arith.index_cast %arg10 : index to i64
-      %92 = arith.addi %34, %91 : i64
-      %93 = arith.muli %92, %c16_i64 : i64
-      %94 = arith.maxsi %93, %25 : i64
-      %95 = arith.addi %93, %c16_i64 : i64
-      %96 = arith.minsi %95, %28 : i64
-      %97 = arith.subi %96, %94 : i64
-      %98 = arith.subi %94, %25 : i64
-      %99 = arith.muli %98, %32 : i64
-      %100 = arith.addi %31, %99 : i64
-      %101 = arith.muli %92, %c32_i64 : i64
-      %102 = arith.addi %101, %c256_i64 : i64
-      %103 = arith.subi %94, %93 : i64
-      %104 = arith.addi %102, %103 : i64
-      %105 = arith.minsi %27, %c64_i64 : i64
-      "instgem.mvin"(%100, %104, %105, %97) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %43 = arith.addi %33, %c15_i64 : i64
-    %44 = arith.divui %43, %c16_i64 : i64
-    %45 = arith.cmpi sgt, %25, %c0_i64 : i64
-    %46 = arith.extui %45 : i1 to i64
-    %47 = arith.muli %44, %46 : i64
-    %48 = arith.index_cast %47 : i64 to index
-    scf.for %arg10 = %c0 to %48 step %c1 {
-      %91 = arith.index_cast %arg10 : index to i64
-      %92 = arith.muli %91, %c16_i64 : i64
-      %93 = arith.maxsi %92, %c0_i64 : i64
-      %94 = arith.addi %92, %c16_i64 : i64
-      %95 = arith.minsi %94, %25 : i64
-      %96 = arith.subi %95, %93 : i64
-      %97 = arith.muli %91, %c32_i64 : i64
-      %98 = arith.addi %97, %c256_i64 : i64
-      %99 = arith.subi %93, %92 : i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.minsi %27, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64, %100, %101, %96) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %49 = arith.minsi %35, %c32_i64 : i64
-    %50 = arith.maxsi %27, %c0_i64 : i64
-    %51 = arith.minsi %50, %c32_i64 : i64
-    %52 = arith.bitcast %arg8 : f32 to i32
-    %53 = arith.extui %52 : i32 to i64
-    "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %53, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %54 = arith.ceildivsi %51, %c16_i64 : i64
-    %55 = arith.minsi %49, %c32_i64 : i64
-    %56 = arith.ceildivsi %55, %c16_i64 : i64
-    %57 = arith.index_cast %54 : i64 to index
-    %58 = arith.divsi %55, %c16_i64 : i64
-    %59 = arith.minsi %56, %58 : i64
-    %60 = arith.maxsi %59, %c0_i64 : i64
-    scf.for %arg10 = %c0 to %57 step %c1 {
-      %91 = arith.index_cast %arg10 : index to i64
-      %92 = arith.muli %91, %c16_i64 : i64
-      %93 = arith.subi %51, %92 : i64
-      %94 = arith.minsi %93, %c16_i64 : i64
-      %95 = arith.index_cast %60 : i64 to index
-      scf.for %arg11 = %c0 to %95 step %c1 {
-        %97 = arith.index_cast %arg11 : index to i64
-        %98 = arith.addi %92, %c64_i64 : i64
-        %99 = arith.ori %98, %c3221225472_i64 : i64
-        %100 = arith.muli %97, %c32_i64 : i64
-        %101 = arith.addi %100, %92 : i64
-        %102 = arith.addi %101, %c256_i64 : i64
-        "instgem.preload"(%102, %94, %c16_i64, %99, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %103 = arith.muli %97, %c16_i64 : i64
-        %104 = arith.ori %103, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %105 = arith.addi %92, %c96_i64 : i64
-        %106 = arith.ori %105, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %106, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %107 = arith.addi %103, %c32_i64 : i64
-        %108 = arith.ori %107, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %96 = arith.index_cast %56 : i64 to index
-      scf.for %arg11 = %95 to %96 step %c1 {
-        %97 = arith.index_cast %arg11 : index to i64
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c4 step %c1 {
+        %96 = arith.index_cast %arg10 : index to i64
+        %97 = arith.remsi %96, %c2_i64 : i64
+        %98 = arith.divsi %96, %c2_i64 : i64
+        %99 = arith.muli %98, %c16_i64 : i64
+        %100 = arith.subi %c32_i64, %99 : i64
+        %101 = arith.minsi %100, %c16_i64 : i64
+        %102 = arith.muli %97, %c32_i64 : i64
+        %103 = arith.addi %102, %99 : i64
+        %104 = arith.addi %103, %c64_i64 : i64
+        %105 = arith.ori %104, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %105, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %57 = arith.minsi %arg6, %c32 : index
+      %58 = arith.subi %57, %7 : index
+      %subview = memref.subview %reinterpret_cast_1[%7, %6] [%58, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %59 = arith.index_cast %7 : index to i64
+      %60 = arith.index_cast %58 : index to i64
+      %61 = arith.addi %59, %60 : i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %62 = arith.index_cast %intptr : index to i64
+      %63 = arith.index_cast %offset : index to i64
+      %64 = arith.addi %62, %63 : i64
+      %65 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %65) : (i64, i64, i64, i64, i64, i64) -> ()
+      %66 = arith.maxsi %59, %c0_i64 : i64
+      %67 = arith.divui %66, %c16_i64 : i64
+      %68 = arith.maxsi %61, %c0_i64 : i64
+      %69 = arith.addi %68, %c15_i64 : i64
+      %70 = arith.divui %69, %c16_i64 : i64
+      %71 = arith.subi %70, %67 : i64
+      %72 = arith.cmpi sgt, %60, %c0_i64 : i64
+      %73 = arith.extui %72 : i1 to i64
+      %74 = arith.muli %71, %73 : i64
+      %75 = arith.index_cast %74 : i64 to index
+      scf.for %arg10 = %c0 to %75 step %c1 {
+        %96 = arith.index_cast %arg10 : index to i64
+        %97 = arith.addi %67, %96 : i64
         %98 = arith.muli %97, %c16_i64 : i64
-        %99 = arith.subi %c32_i64, %98 : i64
-        %100 = arith.minsi %99, %c16_i64 : i64
-        %101 = arith.subi %49, %98 : i64
-        %102 = arith.minsi %101, %c16_i64 : i64
-        %103 = arith.addi %92, %c64_i64 : i64
-        %104 = arith.ori %103, %c3221225472_i64 : i64
-        %105 = arith.muli %97, %c32_i64 : i64
-        %106 = arith.addi %105, %92 : i64
+        %99 = arith.maxsi %98, %59 : i64
+        %100 = arith.addi %98, %c16_i64 : i64
+        %101 = arith.minsi %100, %61 : i64
+        %102 = arith.subi %101, %99 : i64
+        %103 = arith.subi %99, %59 : i64
+        %104 = arith.muli %103, %65 : i64
+        %105 = arith.addi %64, %104 : i64
+        %106 = arith.muli %97, %c32_i64 : i64
         %107 = arith.addi %106, %c256_i64 : i64
-        "instgem.preload"(%107, %94, %102, %104, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %108 = arith.ori %98, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%108, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %109 = arith.addi %92, %c96_i64 : i64
-        %110 = arith.ori %109, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %110, %94, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %111 = arith.addi %98, %c32_i64 : i64
-        %112 = arith.ori %111, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%112, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %108 = arith.subi %99, %98 : i64
+        %109 = arith.addi %107, %108 : i64
+        "instgem.mvin"(%105, %109, %c32_i64, %102) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %76 = arith.addi %66, %c15_i64 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.cmpi sgt, %59, %c0_i64 : i64
+      %79 = arith.extui %78 : i1 to i64
+      %80 = arith.muli %77, %79 : i64
+      %81 = arith.index_cast %80 : i64 to index
+      scf.for %arg10 = %c0 to %81 step %c1 {
+        %96 = arith.index_cast %arg10 : index to i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.maxsi %97, %c0_i64 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %59 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.muli %96, %c32_i64 : i64
+        %103 = arith.addi %102, %c256_i64 : i64
+        %104 = arith.subi %98, %97 : i64
+        %105 = arith.addi %103, %104 : i64
+        "instgem.mvin"(%c0_i64, %105, %c32_i64, %101) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %82 = arith.minsi %68, %c32_i64 : i64
+      %83 = arith.bitcast %arg8 : f32 to i32
+      %84 = arith.extui %83 : i32 to i64
+      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %84, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %85 = arith.minsi %82, %c32_i64 : i64
+      %86 = arith.ceildivsi %85, %c16_i64 : i64
+      %87 = arith.divsi %85, %c16_i64 : i64
+      %88 = arith.minsi %86, %87 : i64
+      %89 = arith.maxsi %88, %c0_i64 : i64
+      scf.for %arg10 = %c0 to %c2 step %c1 {
+        %96 = arith.index_cast %arg10 : index to i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.subi %c32_i64, %97 : i64
+        %99 = arith.minsi %98, %c16_i64 : i64
+        %100 = arith.index_cast %89 : i64 to index
+        scf.for %arg11 = %c0 to %100 step %c1 {
+          %102 = arith.index_cast %arg11 : index to i64
+          %103 = arith.addi %97, %c64_i64 : i64
+          %104 = arith.ori %103, %c3221225472_i64 : i64
+          %105 = arith.muli %102, %c32_i64 : i64
+          %106 = arith.addi %105, %97 : i64
+          %107 = arith.addi %106, %c256_i64 : i64
+          "instgem.preload"(%107, %99, %c16_i64, %104, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %108 = arith.muli %102, %c16_i64 : i64
+          %109 = arith.ori %108, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %110 = arith.addi %97, %c96_i64 : i64
+          %111 = arith.ori %110, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %111, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %112 = arith.addi %108, %c32_i64 : i64
+          %113 = arith.ori %112, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%113, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %101 = arith.index_cast %86 : i64 to index
+        scf.for %arg11 = %100 to %101 step %c1 {
+          %102 = arith.index_cast %arg11 : index to i64
+          %103 = arith.muli %102, %c16_i64 : i64
+          %104 = arith.subi %c32_i64, %103 : i64
+          %105 = arith.minsi %104, %c16_i64 : i64
+          %106 = arith.subi %82, %103 : i64
+          %107 = arith.minsi %106, %c16_i64 : i64
+          %108 = arith.addi %97, %c64_i64 : i64
+          %109 = arith.ori %108, %c3221225472_i64 : i64
+          %110 = arith.muli %102, %c32_i64 : i64
+          %111 = arith.addi %110, %97 : i64
+          %112 = arith.addi %111, %c256_i64 : i64
+          "instgem.preload"(%112, %99, %107, %109, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %113 = arith.ori %103, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%113, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %114 = arith.addi %97, %c96_i64 : i64
+          %115 = arith.ori %114, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %115, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %116 = arith.addi %103, %c32_i64 : i64
+          %117 = arith.ori %116, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%117, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+      } {gemmini.compute_nest}
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %90 = arith.index_cast %intptr_9 : index to i64
+      %91 = arith.index_cast %offset_6 : index to i64
+      %92 = arith.addi %90, %91 : i64
+      %93 = arith.index_cast %strides_8#0 : index to i64
+      %94 = arith.bitcast %arg9 : f32 to i32
+      %95 = arith.extui %94 : i32 to i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %93, %95) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c4 step %c1 {
+        %96 = arith.index_cast %arg10 : index to i64
+        %97 = arith.remsi %96, %c2_i64 : i64
+        %98 = arith.divsi %96, %c2_i64 : i64
+        %99 = arith.muli %97, %c16_i64 : i64
+        %100 = arith.maxsi %99, %c0_i64 : i64
+        %101 = arith.addi %99, %c16_i64 : i64
+        %102 = arith.minsi %101, %c32_i64 : i64
+        %103 = arith.subi %102, %100 : i64
+        %104 = arith.muli %100, %93 : i64
+        %105 = arith.addi %92, %104 : i64
+        %106 = arith.muli %98, %c16_i64 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.muli %97, %c32_i64 : i64
+        %109 = arith.addi %108, %106 : i64
+        %110 = arith.addi %109, %c64_i64 : i64
+        %111 = arith.ori %110, %c2147483648_i64 : i64
+        %112 = arith.subi %100, %99 : i64
+        %113 = arith.addi %111, %112 : i64
+        %114 = arith.subi %c32_i64, %106 : i64
+        %115 = arith.minsi %114, %c16_i64 : i64
+        "instgem.mvout"(%107, %113, %115, %103) : (i64, i64, i64, i64) -> ()
       }
-    } {gemmini.compute_nest}
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %61 = arith.maxsi %4, %c0 : index
-    %62 = arith.minsi %61, %arg4 : index
-    %63 = arith.addi %4, %c32 : index
-    %64 = arith.maxsi %63, %c0 : index
-    %65 = arith.minsi %64, %arg4 : index
-    %66 = arith.subi %62, %4 : index
-    %67 = arith.maxsi %66, %c0 : index
-    %68 = arith.minsi %67, %c32 : index
-    %69 = arith.subi %65, %62 : index
-    scf.if %24 {
-      func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_3 = memref.subview %reinterpret_cast_2[%62, %16] [%69, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %70 = arith.index_cast %68 : index to i64
-    %71 = arith.index_cast %69 : index to i64
-    %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %72 = arith.index_cast %intptr_8 : index to i64
-    %73 = arith.index_cast %offset_5 : index to i64
-    %74 = arith.addi %72, %73 : i64
-    %75 = arith.index_cast %strides_7#0 : index to i64
-    %76 = arith.bitcast %arg9 : f32 to i32
-    %77 = arith.extui %76 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %75, %77) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %78 = arith.maxsi %70, %c0_i64 : i64
-    %79 = arith.divui %78, %c16_i64 : i64
-    %80 = arith.addi %70, %71 : i64
-    %81 = arith.maxsi %80, %c0_i64 : i64
-    %82 = arith.addi %81, %c15_i64 : i64
-    %83 = arith.divui %82, %c16_i64 : i64
-    %84 = arith.subi %83, %79 : i64
-    %85 = arith.cmpi sgt, %71, %c0_i64 : i64
-    %86 = arith.extui %85 : i1 to i64
-    %87 = arith.muli %84, %86 : i64
-    %88 = arith.ceildivsi %27, %c16_i64 : i64
-    %89 = arith.muli %87, %88 : i64
-    %90 = arith.index_cast %89 : i64 to index
-    scf.for %arg10 = %c0 to %90 step %c1 {
-      %91 = arith.index_cast %arg10 : index to i64
-      %92 = arith.remsi %91, %87 : i64
-      %93 = arith.divsi %91, %87 : i64
-      %94 = arith.addi %79, %92 : i64
-      %95 = arith.muli %94, %c16_i64 : i64
-      %96 = arith.maxsi %95, %70 : i64
-      %97 = arith.addi %95, %c16_i64 : i64
-      %98 = arith.minsi %97, %80 : i64
-      %99 = arith.subi %98, %96 : i64
-      %100 = arith.subi %96, %70 : i64
-      %101 = arith.muli %100, %75 : i64
-      %102 = arith.addi %74, %101 : i64
-      %103 = arith.muli %93, %c16_i64 : i64
-      %104 = arith.addi %102, %103 : i64
-      %105 = arith.muli %94, %c32_i64 : i64
-      %106 = arith.addi %105, %103 : i64
-      %107 = arith.addi %106, %c64_i64 : i64
-      %108 = arith.ori %107, %c2147483648_i64 : i64
-      %109 = arith.subi %96, %95 : i64
-      %110 = arith.addi %108, %109 : i64
-      %111 = arith.subi %27, %103 : i64
-      %112 = arith.minsi %111, %c16_i64 : i64
-      "instgem.mvout"(%104, %110, %112, %99) : (i64, i64, i64, i64) -> ()
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %54 = arith.cmpi sle, %5, %c0 : index
+      scf.if %54 {
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %129 = arith.index_cast %arg10 : index to i64
+          %130 = arith.remsi %129, %c2_i64 : i64
+          %131 = arith.divsi %129, %c2_i64 : i64
+          %132 = arith.muli %131, %c16_i64 : i64
+          %133 = arith.subi %c32_i64, %132 : i64
+          %134 = arith.minsi %133, %c16_i64 : i64
+          %135 = arith.muli %130, %c32_i64 : i64
+          %136 = arith.addi %135, %132 : i64
+          %137 = arith.ori %136, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %137, %134, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      %55 = arith.cmpi sgt, %5, %c0 : index
+      scf.if %55 {
+        %129 = arith.maxsi %15, %c0 : index
+        %130 = arith.minsi %129, %arg4 : index
+        %131 = arith.maxsi %13, %c0 : index
+        %132 = arith.minsi %131, %c32 : index
+        %133 = arith.subi %130, %12 : index
+        %134 = arith.minsi %arg5, %c0 : index
+        %135 = arith.minsi %arg5, %c32 : index
+        %136 = arith.maxsi %134, %c0 : index
+        %137 = arith.minsi %136, %c32 : index
+        %138 = arith.subi %135, %134 : index
+        %139 = arith.cmpi sgt, %137, %c0 : index
+        %subview_9 = memref.subview %reinterpret_cast[%12, %134] [%133, %138] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %140 = arith.index_cast %132 : index to i64
+        %141 = arith.index_cast %133 : index to i64
+        %142 = arith.index_cast %138 : index to i64
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %143 = arith.index_cast %intptr_14 : index to i64
+        %144 = arith.index_cast %offset_11 : index to i64
+        %145 = arith.addi %143, %144 : i64
+        %146 = arith.index_cast %strides_13#0 : index to i64
+        %147 = arith.maxsi %140, %c0_i64 : i64
+        %148 = arith.divui %147, %c16_i64 : i64
+        %149 = arith.addi %140, %141 : i64
+        %150 = arith.maxsi %149, %c0_i64 : i64
+        %151 = arith.addi %150, %c15_i64 : i64
+        %152 = arith.divui %151, %c16_i64 : i64
+        %153 = arith.subi %152, %148 : i64
+        %154 = arith.cmpi sgt, %141, %c0_i64 : i64
+        %155 = arith.extui %154 : i1 to i64
+        %156 = arith.muli %153, %155 : i64
+        %157 = arith.index_cast %156 : i64 to index
+        %158 = arith.addi %147, %c15_i64 : i64
+        %159 = arith.divui %158, %c16_i64 : i64
+        %160 = arith.cmpi sgt, %140, %c0_i64 : i64
+        %161 = arith.extui %160 : i1 to i64
+        %162 = arith.muli %159, %161 : i64
+        %163 = arith.index_cast %162 : i64 to index
+        %164 = arith.minsi %arg6, %c32 : index
+        %165 = arith.maxsi %7, %c0 : index
+        %166 = arith.minsi %165, %c32 : index
+        %167 = arith.subi %164, %7 : index
+        %168 = arith.cmpi sgt, %166, %c0 : index
+        %subview_15 = memref.subview %reinterpret_cast_0[%134, %7] [%138, %167] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %169 = arith.index_cast %137 : index to i64
+        %170 = arith.index_cast %167 : index to i64
+        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %171 = arith.index_cast %intptr_20 : index to i64
+        %172 = arith.index_cast %offset_17 : index to i64
+        %173 = arith.addi %171, %172 : i64
+        %174 = arith.index_cast %strides_19#0 : index to i64
+        %175 = arith.maxsi %169, %c0_i64 : i64
+        %176 = arith.divui %175, %c16_i64 : i64
+        %177 = arith.addi %169, %142 : i64
+        %178 = arith.maxsi %177, %c0_i64 : i64
+        %179 = arith.addi %178, %c15_i64 : i64
+        %180 = arith.divui %179, %c16_i64 : i64
+        %181 = arith.subi %180, %176 : i64
+        %182 = arith.cmpi sgt, %142, %c0_i64 : i64
+        %183 = arith.extui %182 : i1 to i64
+        %184 = arith.muli %181, %183 : i64
+        %185 = arith.index_cast %184 : i64 to index
+        %186 = arith.addi %175, %c15_i64 : i64
+        %187 = arith.divui %186, %c16_i64 : i64
+        %188 = arith.cmpi sgt, %169, %c0_i64 : i64
+        %189 = arith.extui %188 : i1 to i64
+        %190 = arith.muli %187, %189 : i64
+        %191 = arith.index_cast %190 : i64 to index
+        scf.if %139 {
+          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+        }
+        scf.if %168 {
+          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+        }
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %146) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+        %192 = arith.minsi %157, %c1 : index
+        %193 = arith.minsi %163, %c1 : index
+        %194 = arith.minsi %185, %c1 : index
+        %195 = arith.minsi %191, %c1 : index
+        scf.for %arg10 = %c0 to %192 step %c1 {
+          %196 = arith.index_cast %arg10 : index to i64
+          %197 = arith.addi %148, %196 : i64
+          %198 = arith.muli %197, %c16_i64 : i64
+          %199 = arith.maxsi %198, %140 : i64
+          %200 = arith.addi %198, %c16_i64 : i64
+          %201 = arith.minsi %200, %149 : i64
+          %202 = arith.subi %201, %199 : i64
+          %203 = arith.subi %199, %140 : i64
+          %204 = arith.muli %203, %146 : i64
+          %205 = arith.addi %145, %204 : i64
+          %206 = arith.muli %197, %c32_i64 : i64
+          %207 = arith.subi %199, %198 : i64
+          %208 = arith.addi %206, %207 : i64
+          %209 = arith.minsi %142, %c64_i64 : i64
+          "instgem.mvin"(%205, %208, %209, %202) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %193 step %c1 {
+          %196 = arith.index_cast %arg10 : index to i64
+          %197 = arith.muli %196, %c16_i64 : i64
+          %198 = arith.maxsi %197, %c0_i64 : i64
+          %199 = arith.addi %197, %c16_i64 : i64
+          %200 = arith.minsi %199, %140 : i64
+          %201 = arith.subi %200, %198 : i64
+          %202 = arith.muli %196, %c32_i64 : i64
+          %203 = arith.subi %198, %197 : i64
+          %204 = arith.addi %202, %203 : i64
+          %205 = arith.minsi %142, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %204, %205, %201) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %194 step %c1 {
+          %196 = arith.index_cast %arg10 : index to i64
+          %197 = arith.addi %176, %196 : i64
+          %198 = arith.muli %197, %c16_i64 : i64
+          %199 = arith.maxsi %198, %169 : i64
+          %200 = arith.addi %198, %c16_i64 : i64
+          %201 = arith.minsi %200, %177 : i64
+          %202 = arith.subi %201, %199 : i64
+          %203 = arith.subi %199, %169 : i64
+          %204 = arith.muli %203, %174 : i64
+          %205 = arith.addi %173, %204 : i64
+          %206 = arith.muli %197, %c32_i64 : i64
+          %207 = arith.addi %206, %c128_i64 : i64
+          %208 = arith.subi %199, %198 : i64
+          %209 = arith.addi %207, %208 : i64
+          %210 = arith.minsi %170, %c64_i64 : i64
+          "instgem.mvin2"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %195 step %c1 {
+          %196 = arith.index_cast %arg10 : index to i64
+          %197 = arith.muli %196, %c16_i64 : i64
+          %198 = arith.maxsi %197, %c0_i64 : i64
+          %199 = arith.addi %197, %c16_i64 : i64
+          %200 = arith.minsi %199, %169 : i64
+          %201 = arith.subi %200, %198 : i64
+          %202 = arith.muli %196, %c32_i64 : i64
+          %203 = arith.addi %202, %c128_i64 : i64
+          %204 = arith.subi %198, %197 : i64
+          %205 = arith.addi %203, %204 : i64
+          %206 = arith.minsi %170, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %205, %206, %201) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %192 to %157 step %c1 {
+          %196 = arith.index_cast %arg10 : index to i64
+          %197 = arith.addi %148, %196 : i64
+          %198 = arith.muli %197, %c16_i64 : i64
+          %199 = arith.maxsi %198, %140 : i64
+          %200 = arith.addi %198, %c16_i64 : i64
+          %201 = arith.minsi %200, %149 : i64
+          %202 = arith.subi %201, %199 : i64
+          %203 = arith.subi %199, %140 : i64
+          %204 = arith.muli %203, %146 : i64
+          %205 = arith.addi %145, %204 : i64
+          %206 = arith.muli %197, %c32_i64 : i64
+          %207 = arith.subi %199, %198 : i64
+          %208 = arith.addi %206, %207 : i64
+          %209 = arith.minsi %142, %c64_i64 : i64
+          "instgem.mvin"(%205, %208, %209, %202) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %193 to %163 step %c1 {
+          %196 = arith.index_cast %arg10 : index to i64
+          %197 = arith.muli %196, %c16_i64 : i64
+          %198 = arith.maxsi %197, %c0_i64 : i64
+          %199 = arith.addi %197, %c16_i64 : i64
+          %200 = arith.minsi %199, %140 : i64
+          %201 = arith.subi %200, %198 : i64
+          %202 = arith.muli %196, %c32_i64 : i64
+          %203 = arith.subi %198, %197 : i64
+          %204 = arith.addi %202, %203 : i64
+          %205 = arith.minsi %142, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %204, %205, %201) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %194 to %185 step %c1 {
+          %196 = arith.index_cast %arg10 : index to i64
+          %197 = arith.addi %176, %196 : i64
+          %198 = arith.muli %197, %c16_i64 : i64
+          %199 = arith.maxsi %198, %169 : i64
+          %200 = arith.addi %198, %c16_i64 : i64
+          %201 = arith.minsi %200, %177 : i64
+          %202 = arith.subi %201, %199 : i64
+          %203 = arith.subi %199, %169 : i64
+          %204 = arith.muli %203, %174 : i64
+          %205 = arith.addi %173, %204 : i64
+          %206 = arith.muli %197, %c32_i64 : i64
+          %207 = arith.addi %206, %c128_i64 : i64
+          %208 = arith.subi %199, %198 : i64
+          %209 = arith.addi %207, %208 : i64
+          %210 = arith.minsi %170, %c64_i64 : i64
+          "instgem.mvin2"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %195 to %191 step %c1 {
+          %196 = arith.index_cast %arg10 : index to i64
+          %197 = arith.muli %196, %c16_i64 : i64
+          %198 = arith.maxsi %197, %c0_i64 : i64
+          %199 = arith.addi %197, %c16_i64 : i64
+          %200 = arith.minsi %199, %169 : i64
+          %201 = arith.subi %200, %198 : i64
+          %202 = arith.muli %196, %c32_i64 : i64
+          %203 = arith.addi %202, %c128_i64 : i64
+          %204 = arith.subi %198, %197 : i64
+          %205 = arith.addi %203, %204 : i64
+          %206 = arith.minsi %170, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %205, %206, %201) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      %56 = arith.cmpi sle, %5, %c1 : index
+      scf.if %56 {
+        scf.if %55 {
+          %129 = arith.maxsi %15, %c0 : index
+          %130 = arith.minsi %129, %arg4 : index
+          %131 = arith.maxsi %13, %c0 : index
+          %132 = arith.minsi %131, %c32 : index
+          %133 = arith.subi %130, %12 : index
+          %134 = arith.minsi %arg5, %c0 : index
+          %135 = arith.minsi %arg5, %c32 : index
+          %136 = arith.maxsi %134, %c0 : index
+          %137 = arith.minsi %136, %c32 : index
+          %138 = arith.subi %135, %134 : index
+          %139 = arith.cmpi sgt, %137, %c0 : index
+          scf.if %139 {
+            func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+          }
+          %140 = arith.index_cast %132 : index to i64
+          %141 = arith.index_cast %133 : index to i64
+          %142 = arith.index_cast %138 : index to i64
+          %143 = arith.addi %140, %141 : i64
+          %144 = arith.minsi %arg6, %c32 : index
+          %145 = arith.maxsi %7, %c0 : index
+          %146 = arith.minsi %145, %c32 : index
+          %147 = arith.subi %144, %7 : index
+          %148 = arith.cmpi sgt, %146, %c0 : index
+          scf.if %148 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %149 = arith.index_cast %137 : index to i64
+          %150 = arith.index_cast %147 : index to i64
+          %151 = arith.addi %149, %142 : i64
+          %152 = arith.maxsi %143, %c0_i64 : i64
+          %153 = arith.minsi %152, %c32_i64 : i64
+          %154 = arith.maxsi %142, %c0_i64 : i64
+          %155 = arith.minsi %154, %c32_i64 : i64
+          %156 = arith.maxsi %151, %c0_i64 : i64
+          %157 = arith.minsi %156, %c32_i64 : i64
+          %158 = arith.maxsi %150, %c0_i64 : i64
+          %159 = arith.minsi %158, %c32_i64 : i64
+          %160 = arith.ceildivsi %153, %c16_i64 : i64
+          %161 = arith.ceildivsi %159, %c16_i64 : i64
+          %162 = arith.minsi %155, %157 : i64
+          %163 = arith.ceildivsi %162, %c16_i64 : i64
+          %164 = arith.cmpi sgt, %160, %c0_i64 : i64
+          %165 = arith.select %164, %161, %c0_i64 : i64
+          %166 = arith.index_cast %165 : i64 to index
+          %167 = arith.divsi %162, %c16_i64 : i64
+          %168 = arith.minsi %163, %167 : i64
+          %169 = arith.maxsi %168, %c0_i64 : i64
+          %170 = arith.divsi %153, %c16_i64 : i64
+          %171 = arith.minsi %160, %170 : i64
+          %172 = arith.maxsi %171, %c1_i64 : i64
+          %173 = arith.minsi %153, %c16_i64 : i64
+          %174 = arith.cmpi sgt, %5, %c1 : index
+          %175 = arith.maxsi %140, %c0_i64 : i64
+          %176 = arith.divui %175, %c16_i64 : i64
+          %177 = arith.addi %152, %c15_i64 : i64
+          %178 = arith.divui %177, %c16_i64 : i64
+          %179 = arith.subi %178, %176 : i64
+          %180 = arith.cmpi sgt, %141, %c0_i64 : i64
+          %181 = arith.extui %180 : i1 to i64
+          %182 = arith.muli %179, %181 : i64
+          %183 = arith.index_cast %182 : i64 to index
+          %184 = arith.addi %175, %c15_i64 : i64
+          %185 = arith.divui %184, %c16_i64 : i64
+          %186 = arith.cmpi sgt, %140, %c0_i64 : i64
+          %187 = arith.extui %186 : i1 to i64
+          %188 = arith.muli %185, %187 : i64
+          %189 = arith.index_cast %188 : i64 to index
+          %190 = arith.select %174, %c64_i64, %c0_i64 : i64
+          %191 = arith.select %174, %c192_i64, %c0_i64 : i64
+          %192:10 = scf.if %174 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+            %199 = arith.minsi %arg5, %c64 : index
+            %200 = arith.subi %135, %c32 : index
+            %201 = arith.maxsi %200, %c0 : index
+            %202 = arith.minsi %201, %c32 : index
+            %203 = arith.subi %199, %135 : index
+            %204 = arith.cmpi sgt, %202, %c0 : index
+            %subview_9 = memref.subview %reinterpret_cast[%12, %135] [%133, %203] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %205 = arith.index_cast %203 : index to i64
+            %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %206 = arith.index_cast %intptr_14 : index to i64
+            %207 = arith.index_cast %offset_11 : index to i64
+            %208 = arith.addi %206, %207 : i64
+            %209 = arith.index_cast %strides_13#0 : index to i64
+            %subview_15 = memref.subview %reinterpret_cast_0[%135, %7] [%203, %147] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %210 = arith.index_cast %202 : index to i64
+            %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %211 = arith.index_cast %intptr_20 : index to i64
+            %212 = arith.index_cast %offset_17 : index to i64
+            %213 = arith.addi %211, %212 : i64
+            %214 = arith.index_cast %strides_19#0 : index to i64
+            %215 = arith.maxsi %210, %c0_i64 : i64
+            %216 = arith.divui %215, %c16_i64 : i64
+            %217 = arith.addi %210, %205 : i64
+            %218 = arith.maxsi %217, %c0_i64 : i64
+            %219 = arith.addi %218, %c15_i64 : i64
+            %220 = arith.divui %219, %c16_i64 : i64
+            %221 = arith.subi %220, %216 : i64
+            %222 = arith.cmpi sgt, %205, %c0_i64 : i64
+            %223 = arith.extui %222 : i1 to i64
+            %224 = arith.muli %221, %223 : i64
+            %225 = arith.index_cast %224 : i64 to index
+            %226 = arith.addi %215, %c15_i64 : i64
+            %227 = arith.divui %226, %c16_i64 : i64
+            %228 = arith.cmpi sgt, %210, %c0_i64 : i64
+            %229 = arith.extui %228 : i1 to i64
+            %230 = arith.muli %227, %229 : i64
+            %231 = arith.index_cast %230 : i64 to index
+            scf.if %204 {
+              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+            }
+            scf.if %148 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %209, %208, %205, %225, %216, %210, %205, %214, %213, %231 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+          } else {
+            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+          }
+          %193 = arith.maxsi %166, %c1 : index
+          scf.for %arg10 = %c0 to %166 step %c1 {
+            scf.if %174 {
+              %206 = arith.cmpi sgt, %183, %c0 : index
+              scf.if %206 {
+                %210 = arith.muli %193, %c4 : index
+                %211 = arith.muli %183, %c4 : index
+                %212 = arith.muli %arg10, %211 : index
+                %213 = arith.subi %210, %c1 : index
+                %214 = arith.addi %212, %213 : index
+                %215 = arith.divsi %214, %210 : index
+                %216 = arith.addi %214, %211 : index
+                %217 = arith.divsi %216, %210 : index
+                scf.for %arg11 = %215 to %217 step %c1 {
+                  %218 = arith.index_cast %arg11 : index to i64
+                  %219 = arith.addi %176, %218 : i64
+                  %220 = arith.muli %219, %c16_i64 : i64
+                  %221 = arith.maxsi %220, %140 : i64
+                  %222 = arith.addi %220, %c16_i64 : i64
+                  %223 = arith.minsi %222, %143 : i64
+                  %224 = arith.subi %223, %221 : i64
+                  %225 = arith.subi %221, %140 : i64
+                  %226 = arith.muli %225, %192#0 : i64
+                  %227 = arith.addi %192#1, %226 : i64
+                  %228 = arith.muli %219, %c32_i64 : i64
+                  %229 = arith.addi %228, %190 : i64
+                  %230 = arith.subi %221, %220 : i64
+                  %231 = arith.addi %229, %230 : i64
+                  %232 = arith.minsi %192#2, %c64_i64 : i64
+                  "instgem.mvin"(%227, %231, %232, %224) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+              }
+              %207 = arith.cmpi sgt, %189, %c0 : index
+              scf.if %207 {
+                %210 = arith.muli %193, %c4 : index
+                %211 = arith.muli %189, %c4 : index
+                %212 = arith.muli %arg10, %211 : index
+                %213 = arith.subi %210, %c1 : index
+                %214 = arith.subi %213, %193 : index
+                %215 = arith.addi %212, %214 : index
+                %216 = arith.divsi %215, %210 : index
+                %217 = arith.addi %215, %211 : index
+                %218 = arith.divsi %217, %210 : index
+                scf.for %arg11 = %216 to %218 step %c1 {
+                  %219 = arith.index_cast %arg11 : index to i64
+                  %220 = arith.muli %219, %c16_i64 : i64
+                  %221 = arith.maxsi %220, %c0_i64 : i64
+                  %222 = arith.addi %220, %c16_i64 : i64
+                  %223 = arith.minsi %222, %140 : i64
+                  %224 = arith.subi %223, %221 : i64
+                  %225 = arith.muli %219, %c32_i64 : i64
+                  %226 = arith.addi %225, %190 : i64
+                  %227 = arith.subi %221, %220 : i64
+                  %228 = arith.addi %226, %227 : i64
+                  %229 = arith.minsi %192#2, %c64_i64 : i64
+                  "instgem.mvin"(%c0_i64, %228, %229, %224) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+              }
+              %208 = arith.cmpi sgt, %192#3, %c0 : index
+              scf.if %208 {
+                %210 = arith.muli %193, %c4 : index
+                %211 = arith.muli %192#3, %c4 : index
+                %212 = arith.muli %arg10, %211 : index
+                %213 = arith.subi %210, %c1 : index
+                %214 = arith.muli %193, %c2 : index
+                %215 = arith.subi %213, %214 : index
+                %216 = arith.addi %212, %215 : index
+                %217 = arith.divsi %216, %210 : index
+                %218 = arith.addi %216, %211 : index
+                %219 = arith.divsi %218, %210 : index
+                scf.for %arg11 = %217 to %219 step %c1 {
+                  %220 = arith.index_cast %arg11 : index to i64
+                  %221 = arith.addi %192#4, %220 : i64
+                  %222 = arith.muli %221, %c16_i64 : i64
+                  %223 = arith.maxsi %222, %192#5 : i64
+                  %224 = arith.addi %222, %c16_i64 : i64
+                  %225 = arith.addi %192#5, %192#6 : i64
+                  %226 = arith.minsi %224, %225 : i64
+                  %227 = arith.subi %226, %223 : i64
+                  %228 = arith.subi %223, %192#5 : i64
+                  %229 = arith.muli %228, %192#7 : i64
+                  %230 = arith.addi %192#8, %229 : i64
+                  %231 = arith.muli %221, %c32_i64 : i64
+                  %232 = arith.addi %231, %191 : i64
+                  %233 = arith.subi %223, %222 : i64
+                  %234 = arith.addi %232, %233 : i64
+                  %235 = arith.minsi %150, %c64_i64 : i64
+                  "instgem.mvin2"(%230, %234, %235, %227) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+              }
+              %209 = arith.cmpi sgt, %192#9, %c0 : index
+              scf.if %209 {
+                %210 = arith.muli %193, %c4 : index
+                %211 = arith.muli %192#9, %c4 : index
+                %212 = arith.muli %arg10, %211 : index
+                %213 = arith.subi %210, %c1 : index
+                %214 = arith.muli %193, %c3 : index
+                %215 = arith.subi %213, %214 : index
+                %216 = arith.addi %212, %215 : index
+                %217 = arith.divsi %216, %210 : index
+                %218 = arith.addi %216, %211 : index
+                %219 = arith.divsi %218, %210 : index
+                scf.for %arg11 = %217 to %219 step %c1 {
+                  %220 = arith.index_cast %arg11 : index to i64
+                  %221 = arith.muli %220, %c16_i64 : i64
+                  %222 = arith.maxsi %221, %c0_i64 : i64
+                  %223 = arith.addi %221, %c16_i64 : i64
+                  %224 = arith.minsi %223, %192#5 : i64
+                  %225 = arith.subi %224, %222 : i64
+                  %226 = arith.muli %220, %c32_i64 : i64
+                  %227 = arith.addi %226, %191 : i64
+                  %228 = arith.subi %222, %221 : i64
+                  %229 = arith.addi %227, %228 : i64
+                  %230 = arith.minsi %150, %c64_i64 : i64
+                  "instgem.mvin2"(%c0_i64, %229, %230, %225) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+              }
+            }
+            %199 = arith.index_cast %arg10 : index to i64
+            %200 = arith.muli %199, %c16_i64 : i64
+            %201 = arith.subi %159, %200 : i64
+            %202 = arith.minsi %201, %c16_i64 : i64
+            %203 = arith.cmpi sgt, %169, %c0_i64 : i64
+            scf.if %203 {
+              %206 = arith.ori %200, %c2147483648_i64 : i64
+              %207 = arith.addi %200, %c128_i64 : i64
+              "instgem.preload"(%207, %202, %c16_i64, %206, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %208 = arith.index_cast %172 : i64 to index
+              scf.for %arg11 = %c1 to %208 step %c1 {
+                %210 = arith.index_cast %arg11 : index to i64
+                %211 = arith.muli %210, %c32_i64 : i64
+                %212 = arith.addi %211, %200 : i64
+                %213 = arith.ori %212, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%211, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %209 = arith.index_cast %160 : i64 to index
+              scf.for %arg11 = %208 to %209 step %c1 {
+                %210 = arith.index_cast %arg11 : index to i64
+                %211 = arith.muli %210, %c16_i64 : i64
+                %212 = arith.subi %153, %211 : i64
+                %213 = arith.minsi %212, %c16_i64 : i64
+                %214 = arith.muli %210, %c32_i64 : i64
+                %215 = arith.addi %214, %200 : i64
+                %216 = arith.ori %215, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%214, %c16_i64, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %204 = arith.index_cast %169 : i64 to index
+            scf.for %arg11 = %c1 to %204 step %c1 {
+              %206 = arith.index_cast %arg11 : index to i64
+              %207 = arith.ori %200, %c3221225472_i64 : i64
+              %208 = arith.muli %206, %c32_i64 : i64
+              %209 = arith.addi %208, %200 : i64
+              %210 = arith.addi %209, %c128_i64 : i64
+              "instgem.preload"(%210, %202, %c16_i64, %207, %202, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+              %211 = arith.muli %206, %c16_i64 : i64
+              "instgem.compute_preloaded"(%211, %c16_i64, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %212 = arith.index_cast %172 : i64 to index
+              scf.for %arg12 = %c1 to %212 step %c1 {
+                %214 = arith.index_cast %arg12 : index to i64
+                %215 = arith.muli %214, %c32_i64 : i64
+                %216 = arith.addi %215, %200 : i64
+                %217 = arith.ori %216, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %202, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %218 = arith.addi %215, %211 : i64
+                "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %213 = arith.index_cast %160 : i64 to index
+              scf.for %arg12 = %212 to %213 step %c1 {
+                %214 = arith.index_cast %arg12 : index to i64
+                %215 = arith.muli %214, %c16_i64 : i64
+                %216 = arith.subi %153, %215 : i64
+                %217 = arith.minsi %216, %c16_i64 : i64
+                %218 = arith.muli %214, %c32_i64 : i64
+                %219 = arith.addi %218, %200 : i64
+                %220 = arith.ori %219, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %202, %217) : (i64, i64, i64, i64, i64, i64) -> ()
+                %221 = arith.addi %218, %211 : i64
+                "instgem.compute_accumulated"(%221, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %205 = arith.index_cast %163 : i64 to index
+            scf.for %arg11 = %204 to %205 step %c1 {
+              %206 = arith.index_cast %arg11 : index to i64
+              %207 = arith.muli %206, %c16_i64 : i64
+              %208 = arith.subi %155, %207 : i64
+              %209 = arith.minsi %208, %c16_i64 : i64
+              %210 = arith.subi %157, %207 : i64
+              %211 = arith.minsi %210, %c16_i64 : i64
+              %212 = arith.cmpi eq, %206, %c0_i64 : i64
+              %213 = arith.select %212, %c2147483648_i64, %c3221225472_i64 : i64
+              %214 = arith.ori %200, %213 : i64
+              %215 = arith.select %212, %c16_i64, %173 : i64
+              %216 = arith.select %212, %c16_i64, %202 : i64
+              %217 = arith.muli %206, %c32_i64 : i64
+              %218 = arith.addi %217, %200 : i64
+              %219 = arith.addi %218, %c128_i64 : i64
+              "instgem.preload"(%219, %202, %211, %214, %216, %215) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%207, %209, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %220 = arith.index_cast %172 : i64 to index
+              scf.for %arg12 = %c1 to %220 step %c1 {
+                %222 = arith.index_cast %arg12 : index to i64
+                %223 = arith.muli %222, %c32_i64 : i64
+                %224 = arith.addi %223, %200 : i64
+                %225 = arith.ori %224, %213 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %216, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %226 = arith.addi %223, %207 : i64
+                "instgem.compute_accumulated"(%226, %209, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %221 = arith.index_cast %160 : i64 to index
+              scf.for %arg12 = %220 to %221 step %c1 {
+                %222 = arith.index_cast %arg12 : index to i64
+                %223 = arith.muli %222, %c16_i64 : i64
+                %224 = arith.subi %153, %223 : i64
+                %225 = arith.minsi %224, %c16_i64 : i64
+                %226 = arith.muli %222, %c32_i64 : i64
+                %227 = arith.addi %226, %200 : i64
+                %228 = arith.ori %227, %213 : i64
+                %229 = arith.select %212, %c16_i64, %225 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %216, %229) : (i64, i64, i64, i64, i64, i64) -> ()
+                %230 = arith.addi %226, %207 : i64
+                "instgem.compute_accumulated"(%230, %209, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %194 = arith.cmpi eq, %163, %c0_i64 : i64
+          %195 = arith.cmpi slt, %160, %c2_i64 : i64
+          %196 = arith.cmpi slt, %165, %c2_i64 : i64
+          %197 = arith.ori %194, %195 : i1
+          %198 = arith.ori %197, %196 : i1
+          scf.if %198 {
+            scf.for %arg10 = %c0 to %c4 step %c1 {
+              %199 = arith.index_cast %arg10 : index to i64
+              %200 = arith.remsi %199, %c2_i64 : i64
+              %201 = arith.divsi %199, %c2_i64 : i64
+              %202 = arith.muli %201, %c16_i64 : i64
+              %203 = arith.subi %c32_i64, %202 : i64
+              %204 = arith.minsi %203, %c16_i64 : i64
+              %205 = arith.muli %200, %c32_i64 : i64
+              %206 = arith.addi %205, %202 : i64
+              %207 = arith.ori %206, %c2147483648_i64 : i64
+              %208 = arith.cmpi sge, %200, %160 : i64
+              %209 = arith.cmpi sge, %201, %165 : i64
+              %210 = arith.ori %194, %208 : i1
+              %211 = arith.ori %210, %209 : i1
+              scf.if %211 {
+                "instgem.mvin"(%c0_i64, %207, %204, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          scf.if %174 {
+            %199 = arith.muli %193, %c4 : index
+            %200 = arith.muli %183, %c4 : index
+            %201 = arith.muli %166, %200 : index
+            %202 = arith.subi %199, %c1 : index
+            %203 = arith.addi %201, %202 : index
+            %204 = arith.divsi %203, %199 : index
+            scf.for %arg10 = %204 to %183 step %c1 {
+              %222 = arith.index_cast %arg10 : index to i64
+              %223 = arith.addi %176, %222 : i64
+              %224 = arith.muli %223, %c16_i64 : i64
+              %225 = arith.maxsi %224, %140 : i64
+              %226 = arith.addi %224, %c16_i64 : i64
+              %227 = arith.minsi %226, %143 : i64
+              %228 = arith.subi %227, %225 : i64
+              %229 = arith.subi %225, %140 : i64
+              %230 = arith.muli %229, %192#0 : i64
+              %231 = arith.addi %192#1, %230 : i64
+              %232 = arith.muli %223, %c32_i64 : i64
+              %233 = arith.addi %232, %190 : i64
+              %234 = arith.subi %225, %224 : i64
+              %235 = arith.addi %233, %234 : i64
+              %236 = arith.minsi %192#2, %c64_i64 : i64
+              "instgem.mvin"(%231, %235, %236, %228) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %205 = arith.muli %189, %c4 : index
+            %206 = arith.muli %166, %205 : index
+            %207 = arith.subi %202, %193 : index
+            %208 = arith.addi %206, %207 : index
+            %209 = arith.divsi %208, %199 : index
+            scf.for %arg10 = %209 to %189 step %c1 {
+              %222 = arith.index_cast %arg10 : index to i64
+              %223 = arith.muli %222, %c16_i64 : i64
+              %224 = arith.maxsi %223, %c0_i64 : i64
+              %225 = arith.addi %223, %c16_i64 : i64
+              %226 = arith.minsi %225, %140 : i64
+              %227 = arith.subi %226, %224 : i64
+              %228 = arith.muli %222, %c32_i64 : i64
+              %229 = arith.addi %228, %190 : i64
+              %230 = arith.subi %224, %223 : i64
+              %231 = arith.addi %229, %230 : i64
+              %232 = arith.minsi %192#2, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %231, %232, %227) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %210 = arith.muli %192#3, %c4 : index
+            %211 = arith.muli %166, %210 : index
+            %212 = arith.muli %193, %c2 : index
+            %213 = arith.subi %202, %212 : index
+            %214 = arith.addi %211, %213 : index
+            %215 = arith.divsi %214, %199 : index
+            scf.for %arg10 = %215 to %192#3 step %c1 {
+              %222 = arith.index_cast %arg10 : index to i64
+              %223 = arith.addi %192#4, %222 : i64
+              %224 = arith.muli %223, %c16_i64 : i64
+              %225 = arith.maxsi %224, %192#5 : i64
+              %226 = arith.addi %224, %c16_i64 : i64
+              %227 = arith.addi %192#5, %192#6 : i64
+              %228 = arith.minsi %226, %227 : i64
+              %229 = arith.subi %228, %225 : i64
+              %230 = arith.subi %225, %192#5 : i64
+              %231 = arith.muli %230, %192#7 : i64
+              %232 = arith.addi %192#8, %231 : i64
+              %233 = arith.muli %223, %c32_i64 : i64
+              %234 = arith.addi %233, %191 : i64
+              %235 = arith.subi %225, %224 : i64
+              %236 = arith.addi %234, %235 : i64
+              %237 = arith.minsi %150, %c64_i64 : i64
+              "instgem.mvin2"(%232, %236, %237, %229) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %216 = arith.muli %192#9, %c4 : index
+            %217 = arith.muli %166, %216 : index
+            %218 = arith.muli %193, %c3 : index
+            %219 = arith.subi %202, %218 : index
+            %220 = arith.addi %217, %219 : index
+            %221 = arith.divsi %220, %199 : index
+            scf.for %arg10 = %221 to %192#9 step %c1 {
+              %222 = arith.index_cast %arg10 : index to i64
+              %223 = arith.muli %222, %c16_i64 : i64
+              %224 = arith.maxsi %223, %c0_i64 : i64
+              %225 = arith.addi %223, %c16_i64 : i64
+              %226 = arith.minsi %225, %192#5 : i64
+              %227 = arith.subi %226, %224 : i64
+              %228 = arith.muli %222, %c32_i64 : i64
+              %229 = arith.addi %228, %191 : i64
+              %230 = arith.subi %224, %223 : i64
+              %231 = arith.addi %229, %230 : i64
+              %232 = arith.minsi %150, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %231, %232, %227) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+        }
+      } else {
+        %129:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %130 = arith.maxsi %15, %c0 : index
+          %131 = arith.minsi %130, %arg4 : index
+          %132 = arith.maxsi %13, %c0 : index
+          %133 = arith.minsi %132, %c32 : index
+          %134 = arith.subi %131, %12 : index
+          %135 = arith.maxsi %arg11, %c0 : index
+          %136 = arith.minsi %135, %arg5 : index
+          %137 = arith.addi %arg11, %c32 : index
+          %138 = arith.maxsi %137, %c0 : index
+          %139 = arith.minsi %138, %arg5 : index
+          %140 = arith.subi %136, %arg11 : index
+          %141 = arith.maxsi %140, %c0 : index
+          %142 = arith.minsi %141, %c32 : index
+          %143 = arith.subi %139, %136 : index
+          %144 = arith.cmpi sgt, %142, %c0 : index
+          scf.if %144 {
+            func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+          }
+          %145 = arith.index_cast %arg10 : index to i64
+          %146 = arith.remsi %145, %c2_i64 : i64
+          %147 = arith.muli %146, %c64_i64 : i64
+          %148 = arith.index_cast %133 : index to i64
+          %149 = arith.index_cast %134 : index to i64
+          %150 = arith.index_cast %143 : index to i64
+          %151 = arith.addi %148, %149 : i64
+          %152 = arith.maxsi %arg12, %c0 : index
+          %153 = arith.minsi %152, %arg5 : index
+          %154 = arith.addi %arg12, %c32 : index
+          %155 = arith.maxsi %154, %c0 : index
+          %156 = arith.minsi %155, %arg5 : index
+          %157 = arith.subi %153, %arg12 : index
+          %158 = arith.maxsi %157, %c0 : index
+          %159 = arith.minsi %158, %c32 : index
+          %160 = arith.subi %156, %153 : index
+          %161 = arith.minsi %arg6, %c32 : index
+          %162 = arith.maxsi %7, %c0 : index
+          %163 = arith.minsi %162, %c32 : index
+          %164 = arith.subi %161, %7 : index
+          %165 = arith.cmpi sgt, %163, %c0 : index
+          scf.if %165 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %166 = arith.addi %147, %c128_i64 : i64
+          %167 = arith.index_cast %159 : index to i64
+          %168 = arith.index_cast %160 : index to i64
+          %169 = arith.index_cast %164 : index to i64
+          %170 = arith.addi %167, %168 : i64
+          %171 = arith.maxsi %151, %c0_i64 : i64
+          %172 = arith.minsi %171, %c32_i64 : i64
+          %173 = arith.maxsi %150, %c0_i64 : i64
+          %174 = arith.minsi %173, %c32_i64 : i64
+          %175 = arith.maxsi %170, %c0_i64 : i64
+          %176 = arith.minsi %175, %c32_i64 : i64
+          %177 = arith.maxsi %169, %c0_i64 : i64
+          %178 = arith.minsi %177, %c32_i64 : i64
+          %179 = arith.ceildivsi %172, %c16_i64 : i64
+          %180 = arith.ceildivsi %178, %c16_i64 : i64
+          %181 = arith.minsi %174, %176 : i64
+          %182 = arith.ceildivsi %181, %c16_i64 : i64
+          %183 = arith.cmpi eq, %arg10, %c0 : index
+          %184 = arith.cmpi sgt, %179, %c0_i64 : i64
+          %185 = arith.select %184, %180, %c0_i64 : i64
+          %186 = arith.index_cast %185 : i64 to index
+          %187 = arith.divsi %181, %c16_i64 : i64
+          %188 = arith.minsi %182, %187 : i64
+          %189 = arith.maxsi %188, %c0_i64 : i64
+          %190 = arith.divsi %172, %c16_i64 : i64
+          %191 = arith.minsi %179, %190 : i64
+          %192 = arith.maxsi %191, %c1_i64 : i64
+          %193 = arith.minsi %172, %c16_i64 : i64
+          %194 = arith.addi %arg10, %c1 : index
+          %195 = arith.cmpi slt, %194, %5 : index
+          %196 = arith.maxsi %148, %c0_i64 : i64
+          %197 = arith.divui %196, %c16_i64 : i64
+          %198 = arith.addi %171, %c15_i64 : i64
+          %199 = arith.divui %198, %c16_i64 : i64
+          %200 = arith.subi %199, %197 : i64
+          %201 = arith.cmpi sgt, %149, %c0_i64 : i64
+          %202 = arith.extui %201 : i1 to i64
+          %203 = arith.muli %200, %202 : i64
+          %204 = arith.index_cast %203 : i64 to index
+          %205 = arith.addi %196, %c15_i64 : i64
+          %206 = arith.divui %205, %c16_i64 : i64
+          %207 = arith.cmpi sgt, %148, %c0_i64 : i64
+          %208 = arith.extui %207 : i1 to i64
+          %209 = arith.muli %206, %208 : i64
+          %210 = arith.index_cast %209 : i64 to index
+          %211:12 = scf.if %195 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+            %213 = arith.addi %arg11, %c64 : index
+            %214 = arith.maxsi %213, %c0 : index
+            %215 = arith.minsi %214, %arg5 : index
+            %216 = arith.subi %139, %137 : index
+            %217 = arith.maxsi %216, %c0 : index
+            %218 = arith.minsi %217, %c32 : index
+            %219 = arith.subi %215, %139 : index
+            %220 = arith.cmpi sgt, %218, %c0 : index
+            %subview_9 = memref.subview %reinterpret_cast[%12, %139] [%134, %219] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %221 = arith.index_cast %194 : index to i64
+            %222 = arith.remsi %221, %c2_i64 : i64
+            %223 = arith.muli %222, %c64_i64 : i64
+            %224 = arith.index_cast %219 : index to i64
+            %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %225 = arith.index_cast %intptr_14 : index to i64
+            %226 = arith.index_cast %offset_11 : index to i64
+            %227 = arith.addi %225, %226 : i64
+            %228 = arith.index_cast %strides_13#0 : index to i64
+            %229 = arith.addi %arg12, %c64 : index
+            %230 = arith.maxsi %229, %c0 : index
+            %231 = arith.minsi %230, %arg5 : index
+            %232 = arith.subi %156, %154 : index
+            %233 = arith.maxsi %232, %c0 : index
+            %234 = arith.minsi %233, %c32 : index
+            %235 = arith.subi %231, %156 : index
+            %subview_15 = memref.subview %reinterpret_cast_0[%156, %7] [%235, %164] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %236 = arith.addi %223, %c128_i64 : i64
+            %237 = arith.index_cast %234 : index to i64
+            %238 = arith.index_cast %235 : index to i64
+            %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %239 = arith.index_cast %intptr_20 : index to i64
+            %240 = arith.index_cast %offset_17 : index to i64
+            %241 = arith.addi %239, %240 : i64
+            %242 = arith.index_cast %strides_19#0 : index to i64
+            %243 = arith.maxsi %237, %c0_i64 : i64
+            %244 = arith.divui %243, %c16_i64 : i64
+            %245 = arith.addi %237, %238 : i64
+            %246 = arith.maxsi %245, %c0_i64 : i64
+            %247 = arith.addi %246, %c15_i64 : i64
+            %248 = arith.divui %247, %c16_i64 : i64
+            %249 = arith.subi %248, %244 : i64
+            %250 = arith.cmpi sgt, %238, %c0_i64 : i64
+            %251 = arith.extui %250 : i1 to i64
+            %252 = arith.muli %249, %251 : i64
+            %253 = arith.index_cast %252 : i64 to index
+            %254 = arith.addi %243, %c15_i64 : i64
+            %255 = arith.divui %254, %c16_i64 : i64
+            %256 = arith.cmpi sgt, %237, %c0_i64 : i64
+            %257 = arith.extui %256 : i1 to i64
+            %258 = arith.muli %255, %257 : i64
+            %259 = arith.index_cast %258 : i64 to index
+            scf.if %220 {
+              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+            }
+            scf.if %165 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %228) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %242) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %228, %227, %223, %224, %253, %244, %237, %238, %242, %241, %236, %259 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+          } else {
+            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+          }
+          %212 = arith.maxsi %186, %c1 : index
+          scf.if %183 {
+            scf.for %arg13 = %c0 to %186 step %c1 {
+              scf.if %195 {
+                %225 = arith.cmpi sgt, %204, %c0 : index
+                scf.if %225 {
+                  %229 = arith.muli %212, %c4 : index
+                  %230 = arith.muli %204, %c4 : index
+                  %231 = arith.muli %arg13, %230 : index
+                  %232 = arith.subi %229, %c1 : index
+                  %233 = arith.addi %231, %232 : index
+                  %234 = arith.divsi %233, %229 : index
+                  %235 = arith.addi %233, %230 : index
+                  %236 = arith.divsi %235, %229 : index
+                  scf.for %arg14 = %234 to %236 step %c1 {
+                    %237 = arith.index_cast %arg14 : index to i64
+                    %238 = arith.addi %197, %237 : i64
+                    %239 = arith.muli %238, %c16_i64 : i64
+                    %240 = arith.maxsi %239, %148 : i64
+                    %241 = arith.addi %239, %c16_i64 : i64
+                    %242 = arith.minsi %241, %151 : i64
+                    %243 = arith.subi %242, %240 : i64
+                    %244 = arith.subi %240, %148 : i64
+                    %245 = arith.muli %244, %211#0 : i64
+                    %246 = arith.addi %211#1, %245 : i64
+                    %247 = arith.muli %238, %c32_i64 : i64
+                    %248 = arith.addi %247, %211#2 : i64
+                    %249 = arith.subi %240, %239 : i64
+                    %250 = arith.addi %248, %249 : i64
+                    %251 = arith.minsi %211#3, %c64_i64 : i64
+                    "instgem.mvin"(%246, %250, %251, %243) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %226 = arith.cmpi sgt, %210, %c0 : index
+                scf.if %226 {
+                  %229 = arith.muli %212, %c4 : index
+                  %230 = arith.muli %210, %c4 : index
+                  %231 = arith.muli %arg13, %230 : index
+                  %232 = arith.subi %229, %c1 : index
+                  %233 = arith.subi %232, %212 : index
+                  %234 = arith.addi %231, %233 : index
+                  %235 = arith.divsi %234, %229 : index
+                  %236 = arith.addi %234, %230 : index
+                  %237 = arith.divsi %236, %229 : index
+                  scf.for %arg14 = %235 to %237 step %c1 {
+                    %238 = arith.index_cast %arg14 : index to i64
+                    %239 = arith.muli %238, %c16_i64 : i64
+                    %240 = arith.maxsi %239, %c0_i64 : i64
+                    %241 = arith.addi %239, %c16_i64 : i64
+                    %242 = arith.minsi %241, %148 : i64
+                    %243 = arith.subi %242, %240 : i64
+                    %244 = arith.muli %238, %c32_i64 : i64
+                    %245 = arith.addi %244, %211#2 : i64
+                    %246 = arith.subi %240, %239 : i64
+                    %247 = arith.addi %245, %246 : i64
+                    %248 = arith.minsi %211#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64, %247, %248, %243) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %227 = arith.cmpi sgt, %211#4, %c0 : index
+                scf.if %227 {
+                  %229 = arith.muli %212, %c4 : index
+                  %230 = arith.muli %211#4, %c4 : index
+                  %231 = arith.muli %arg13, %230 : index
+                  %232 = arith.subi %229, %c1 : index
+                  %233 = arith.muli %212, %c2 : index
+                  %234 = arith.subi %232, %233 : index
+                  %235 = arith.addi %231, %234 : index
+                  %236 = arith.divsi %235, %229 : index
+                  %237 = arith.addi %235, %230 : index
+                  %238 = arith.divsi %237, %229 : index
+                  scf.for %arg14 = %236 to %238 step %c1 {
+                    %239 = arith.index_cast %arg14 : index to i64
+                    %240 = arith.addi %211#5, %239 : i64
+                    %241 = arith.muli %240, %c16_i64 : i64
+                    %242 = arith.maxsi %241, %211#6 : i64
+                    %243 = arith.addi %241, %c16_i64 : i64
+                    %244 = arith.addi %211#6, %211#7 : i64
+                    %245 = arith.minsi %243, %244 : i64
+                    %246 = arith.subi %245, %242 : i64
+                    %247 = arith.subi %242, %211#6 : i64
+                    %248 = arith.muli %247, %211#8 : i64
+                    %249 = arith.addi %211#9, %248 : i64
+                    %250 = arith.muli %240, %c32_i64 : i64
+                    %251 = arith.addi %250, %211#10 : i64
+                    %252 = arith.subi %242, %241 : i64
+                    %253 = arith.addi %251, %252 : i64
+                    %254 = arith.minsi %169, %c64_i64 : i64
+                    "instgem.mvin2"(%249, %253, %254, %246) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %228 = arith.cmpi sgt, %211#11, %c0 : index
+                scf.if %228 {
+                  %229 = arith.muli %212, %c4 : index
+                  %230 = arith.muli %211#11, %c4 : index
+                  %231 = arith.muli %arg13, %230 : index
+                  %232 = arith.subi %229, %c1 : index
+                  %233 = arith.muli %212, %c3 : index
+                  %234 = arith.subi %232, %233 : index
+                  %235 = arith.addi %231, %234 : index
+                  %236 = arith.divsi %235, %229 : index
+                  %237 = arith.addi %235, %230 : index
+                  %238 = arith.divsi %237, %229 : index
+                  scf.for %arg14 = %236 to %238 step %c1 {
+                    %239 = arith.index_cast %arg14 : index to i64
+                    %240 = arith.muli %239, %c16_i64 : i64
+                    %241 = arith.maxsi %240, %c0_i64 : i64
+                    %242 = arith.addi %240, %c16_i64 : i64
+                    %243 = arith.minsi %242, %211#6 : i64
+                    %244 = arith.subi %243, %241 : i64
+                    %245 = arith.muli %239, %c32_i64 : i64
+                    %246 = arith.addi %245, %211#10 : i64
+                    %247 = arith.subi %241, %240 : i64
+                    %248 = arith.addi %246, %247 : i64
+                    %249 = arith.minsi %169, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64, %248, %249, %244) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %218 = arith.index_cast %arg13 : index to i64
+              %219 = arith.muli %218, %c16_i64 : i64
+              %220 = arith.subi %178, %219 : i64
+              %221 = arith.minsi %220, %c16_i64 : i64
+              %222 = arith.cmpi sgt, %189, %c0_i64 : i64
+              scf.if %222 {
+                %225 = arith.ori %219, %c2147483648_i64 : i64
+                %226 = arith.addi %219, %166 : i64
+                "instgem.preload"(%226, %221, %c16_i64, %225, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%147, %c16_i64, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %227 = arith.index_cast %192 : i64 to index
+                scf.for %arg14 = %c1 to %227 step %c1 {
+                  %229 = arith.index_cast %arg14 : index to i64
+                  %230 = arith.muli %229, %c32_i64 : i64
+                  %231 = arith.addi %230, %219 : i64
+                  %232 = arith.ori %231, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %233 = arith.addi %230, %147 : i64
+                  "instgem.compute_accumulated"(%233, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %228 = arith.index_cast %179 : i64 to index
+                scf.for %arg14 = %227 to %228 step %c1 {
+                  %229 = arith.index_cast %arg14 : index to i64
+                  %230 = arith.muli %229, %c16_i64 : i64
+                  %231 = arith.subi %172, %230 : i64
+                  %232 = arith.minsi %231, %c16_i64 : i64
+                  %233 = arith.muli %229, %c32_i64 : i64
+                  %234 = arith.addi %233, %219 : i64
+                  %235 = arith.ori %234, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %236 = arith.addi %233, %147 : i64
+                  "instgem.compute_accumulated"(%236, %c16_i64, %232, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %223 = arith.index_cast %189 : i64 to index
+              scf.for %arg14 = %c1 to %223 step %c1 {
+                %225 = arith.index_cast %arg14 : index to i64
+                %226 = arith.ori %219, %c3221225472_i64 : i64
+                %227 = arith.muli %225, %c32_i64 : i64
+                %228 = arith.addi %227, %219 : i64
+                %229 = arith.addi %228, %166 : i64
+                "instgem.preload"(%229, %221, %c16_i64, %226, %221, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+                %230 = arith.muli %225, %c16_i64 : i64
+                %231 = arith.addi %230, %147 : i64
+                "instgem.compute_preloaded"(%231, %c16_i64, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %232 = arith.index_cast %192 : i64 to index
+                scf.for %arg15 = %c1 to %232 step %c1 {
+                  %234 = arith.index_cast %arg15 : index to i64
+                  %235 = arith.muli %234, %c32_i64 : i64
+                  %236 = arith.addi %235, %219 : i64
+                  %237 = arith.ori %236, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %238 = arith.addi %235, %230 : i64
+                  %239 = arith.addi %238, %147 : i64
+                  "instgem.compute_accumulated"(%239, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %233 = arith.index_cast %179 : i64 to index
+                scf.for %arg15 = %232 to %233 step %c1 {
+                  %234 = arith.index_cast %arg15 : index to i64
+                  %235 = arith.muli %234, %c16_i64 : i64
+                  %236 = arith.subi %172, %235 : i64
+                  %237 = arith.minsi %236, %c16_i64 : i64
+                  %238 = arith.muli %234, %c32_i64 : i64
+                  %239 = arith.addi %238, %219 : i64
+                  %240 = arith.ori %239, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %240, %221, %237) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %241 = arith.addi %238, %230 : i64
+                  %242 = arith.addi %241, %147 : i64
+                  "instgem.compute_accumulated"(%242, %c16_i64, %237, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %224 = arith.index_cast %182 : i64 to index
+              scf.for %arg14 = %223 to %224 step %c1 {
+                %225 = arith.index_cast %arg14 : index to i64
+                %226 = arith.muli %225, %c16_i64 : i64
+                %227 = arith.subi %174, %226 : i64
+                %228 = arith.minsi %227, %c16_i64 : i64
+                %229 = arith.subi %176, %226 : i64
+                %230 = arith.minsi %229, %c16_i64 : i64
+                %231 = arith.cmpi eq, %225, %c0_i64 : i64
+                %232 = arith.select %231, %c2147483648_i64, %c3221225472_i64 : i64
+                %233 = arith.ori %219, %232 : i64
+                %234 = arith.select %231, %c16_i64, %193 : i64
+                %235 = arith.select %231, %c16_i64, %221 : i64
+                %236 = arith.muli %225, %c32_i64 : i64
+                %237 = arith.addi %236, %219 : i64
+                %238 = arith.addi %237, %166 : i64
+                "instgem.preload"(%238, %221, %230, %233, %235, %234) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.addi %226, %147 : i64
+                "instgem.compute_preloaded"(%239, %228, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %240 = arith.index_cast %192 : i64 to index
+                scf.for %arg15 = %c1 to %240 step %c1 {
+                  %242 = arith.index_cast %arg15 : index to i64
+                  %243 = arith.muli %242, %c32_i64 : i64
+                  %244 = arith.addi %243, %219 : i64
+                  %245 = arith.ori %244, %232 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %235, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %246 = arith.addi %243, %226 : i64
+                  %247 = arith.addi %246, %147 : i64
+                  "instgem.compute_accumulated"(%247, %228, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %241 = arith.index_cast %179 : i64 to index
+                scf.for %arg15 = %240 to %241 step %c1 {
+                  %242 = arith.index_cast %arg15 : index to i64
+                  %243 = arith.muli %242, %c16_i64 : i64
+                  %244 = arith.subi %172, %243 : i64
+                  %245 = arith.minsi %244, %c16_i64 : i64
+                  %246 = arith.muli %242, %c32_i64 : i64
+                  %247 = arith.addi %246, %219 : i64
+                  %248 = arith.ori %247, %232 : i64
+                  %249 = arith.select %231, %c16_i64, %245 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %235, %249) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %250 = arith.addi %246, %226 : i64
+                  %251 = arith.addi %250, %147 : i64
+                  "instgem.compute_accumulated"(%251, %228, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            } {gemmini.compute_nest}
+            %213 = arith.cmpi eq, %182, %c0_i64 : i64
+            %214 = arith.cmpi slt, %179, %c2_i64 : i64
+            %215 = arith.cmpi slt, %185, %c2_i64 : i64
+            %216 = arith.ori %213, %214 : i1
+            %217 = arith.ori %216, %215 : i1
+            scf.if %217 {
+              scf.for %arg13 = %c0 to %c4 step %c1 {
+                %218 = arith.index_cast %arg13 : index to i64
+                %219 = arith.remsi %218, %c2_i64 : i64
+                %220 = arith.divsi %218, %c2_i64 : i64
+                %221 = arith.muli %220, %c16_i64 : i64
+                %222 = arith.subi %c32_i64, %221 : i64
+                %223 = arith.minsi %222, %c16_i64 : i64
+                %224 = arith.muli %219, %c32_i64 : i64
+                %225 = arith.addi %224, %221 : i64
+                %226 = arith.ori %225, %c2147483648_i64 : i64
+                %227 = arith.cmpi sge, %219, %179 : i64
+                %228 = arith.cmpi sge, %220, %185 : i64
+                %229 = arith.ori %213, %227 : i1
+                %230 = arith.ori %229, %228 : i1
+                scf.if %230 {
+                  "instgem.mvin"(%c0_i64, %226, %223, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+          } else {
+            scf.for %arg13 = %c0 to %186 step %c1 {
+              scf.if %195 {
+                %219 = arith.cmpi sgt, %204, %c0 : index
+                scf.if %219 {
+                  %223 = arith.muli %212, %c4 : index
+                  %224 = arith.muli %204, %c4 : index
+                  %225 = arith.muli %arg13, %224 : index
+                  %226 = arith.subi %223, %c1 : index
+                  %227 = arith.addi %225, %226 : index
+                  %228 = arith.divsi %227, %223 : index
+                  %229 = arith.addi %227, %224 : index
+                  %230 = arith.divsi %229, %223 : index
+                  scf.for %arg14 = %228 to %230 step %c1 {
+                    %231 = arith.index_cast %arg14 : index to i64
+                    %232 = arith.addi %197, %231 : i64
+                    %233 = arith.muli %232, %c16_i64 : i64
+                    %234 = arith.maxsi %233, %148 : i64
+                    %235 = arith.addi %233, %c16_i64 : i64
+                    %236 = arith.minsi %235, %151 : i64
+                    %237 = arith.subi %236, %234 : i64
+                    %238 = arith.subi %234, %148 : i64
+                    %239 = arith.muli %238, %211#0 : i64
+                    %240 = arith.addi %211#1, %239 : i64
+                    %241 = arith.muli %232, %c32_i64 : i64
+                    %242 = arith.addi %241, %211#2 : i64
+                    %243 = arith.subi %234, %233 : i64
+                    %244 = arith.addi %242, %243 : i64
+                    %245 = arith.minsi %211#3, %c64_i64 : i64
+                    "instgem.mvin"(%240, %244, %245, %237) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %220 = arith.cmpi sgt, %210, %c0 : index
+                scf.if %220 {
+                  %223 = arith.muli %212, %c4 : index
+                  %224 = arith.muli %210, %c4 : index
+                  %225 = arith.muli %arg13, %224 : index
+                  %226 = arith.subi %223, %c1 : index
+                  %227 = arith.subi %226, %212 : index
+                  %228 = arith.addi %225, %227 : index
+                  %229 = arith.divsi %228, %223 : index
+                  %230 = arith.addi %228, %224 : index
+                  %231 = arith.divsi %230, %223 : index
+                  scf.for %arg14 = %229 to %231 step %c1 {
+                    %232 = arith.index_cast %arg14 : index to i64
+                    %233 = arith.muli %232, %c16_i64 : i64
+                    %234 = arith.maxsi %233, %c0_i64 : i64
+                    %235 = arith.addi %233, %c16_i64 : i64
+                    %236 = arith.minsi %235, %148 : i64
+                    %237 = arith.subi %236, %234 : i64
+                    %238 = arith.muli %232, %c32_i64 : i64
+                    %239 = arith.addi %238, %211#2 : i64
+                    %240 = arith.subi %234, %233 : i64
+                    %241 = arith.addi %239, %240 : i64
+                    %242 = arith.minsi %211#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64, %241, %242, %237) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %221 = arith.cmpi sgt, %211#4, %c0 : index
+                scf.if %221 {
+                  %223 = arith.muli %212, %c4 : index
+                  %224 = arith.muli %211#4, %c4 : index
+                  %225 = arith.muli %arg13, %224 : index
+                  %226 = arith.subi %223, %c1 : index
+                  %227 = arith.muli %212, %c2 : index
+                  %228 = arith.subi %226, %227 : index
+                  %229 = arith.addi %225, %228 : index
+                  %230 = arith.divsi %229, %223 : index
+                  %231 = arith.addi %229, %224 : index
+                  %232 = arith.divsi %231, %223 : index
+                  scf.for %arg14 = %230 to %232 step %c1 {
+                    %233 = arith.index_cast %arg14 : index to i64
+                    %234 = arith.addi %211#5, %233 : i64
+                    %235 = arith.muli %234, %c16_i64 : i64
+                    %236 = arith.maxsi %235, %211#6 : i64
+                    %237 = arith.addi %235, %c16_i64 : i64
+                    %238 = arith.addi %211#6, %211#7 : i64
+                    %239 = arith.minsi %237, %238 : i64
+                    %240 = arith.subi %239, %236 : i64
+                    %241 = arith.subi %236, %211#6 : i64
+                    %242 = arith.muli %241, %211#8 : i64
+                    %243 = arith.addi %211#9, %242 : i64
+                    %244 = arith.muli %234, %c32_i64 : i64
+                    %245 = arith.addi %244, %211#10 : i64
+                    %246 = arith.subi %236, %235 : i64
+                    %247 = arith.addi %245, %246 : i64
+                    %248 = arith.minsi %169, %c64_i64 : i64
+                    "instgem.mvin2"(%243, %247, %248, %240) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %222 = arith.cmpi sgt, %211#11, %c0 : index
+                scf.if %222 {
+                  %223 = arith.muli %212, %c4 : index
+                  %224 = arith.muli %211#11, %c4 : index
+                  %225 = arith.muli %arg13, %224 : index
+                  %226 = arith.subi %223, %c1 : index
+                  %227 = arith.muli %212, %c3 : index
+                  %228 = arith.subi %226, %227 : index
+                  %229 = arith.addi %225, %228 : index
+                  %230 = arith.divsi %229, %223 : index
+                  %231 = arith.addi %229, %224 : index
+                  %232 = arith.divsi %231, %223 : index
+                  scf.for %arg14 = %230 to %232 step %c1 {
+                    %233 = arith.index_cast %arg14 : index to i64
+                    %234 = arith.muli %233, %c16_i64 : i64
+                    %235 = arith.maxsi %234, %c0_i64 : i64
+                    %236 = arith.addi %234, %c16_i64 : i64
+                    %237 = arith.minsi %236, %211#6 : i64
+                    %238 = arith.subi %237, %235 : i64
+                    %239 = arith.muli %233, %c32_i64 : i64
+                    %240 = arith.addi %239, %211#10 : i64
+                    %241 = arith.subi %235, %234 : i64
+                    %242 = arith.addi %240, %241 : i64
+                    %243 = arith.minsi %169, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64, %242, %243, %238) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %213 = arith.index_cast %arg13 : index to i64
+              %214 = arith.muli %213, %c16_i64 : i64
+              %215 = arith.subi %178, %214 : i64
+              %216 = arith.minsi %215, %c16_i64 : i64
+              %217 = arith.index_cast %189 : i64 to index
+              scf.for %arg14 = %c0 to %217 step %c1 {
+                %219 = arith.index_cast %arg14 : index to i64
+                %220 = arith.ori %214, %c3221225472_i64 : i64
+                %221 = arith.muli %219, %c32_i64 : i64
+                %222 = arith.addi %221, %214 : i64
+                %223 = arith.addi %222, %166 : i64
+                "instgem.preload"(%223, %216, %c16_i64, %220, %216, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+                %224 = arith.muli %219, %c16_i64 : i64
+                %225 = arith.addi %224, %147 : i64
+                "instgem.compute_preloaded"(%225, %c16_i64, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %226 = arith.index_cast %192 : i64 to index
+                scf.for %arg15 = %c1 to %226 step %c1 {
+                  %228 = arith.index_cast %arg15 : index to i64
+                  %229 = arith.muli %228, %c32_i64 : i64
+                  %230 = arith.addi %229, %214 : i64
+                  %231 = arith.ori %230, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %216, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %232 = arith.addi %229, %224 : i64
+                  %233 = arith.addi %232, %147 : i64
+                  "instgem.compute_accumulated"(%233, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %227 = arith.index_cast %179 : i64 to index
+                scf.for %arg15 = %226 to %227 step %c1 {
+                  %228 = arith.index_cast %arg15 : index to i64
+                  %229 = arith.muli %228, %c16_i64 : i64
+                  %230 = arith.subi %172, %229 : i64
+                  %231 = arith.minsi %230, %c16_i64 : i64
+                  %232 = arith.muli %228, %c32_i64 : i64
+                  %233 = arith.addi %232, %214 : i64
+                  %234 = arith.ori %233, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %216, %231) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %235 = arith.addi %232, %224 : i64
+                  %236 = arith.addi %235, %147 : i64
+                  "instgem.compute_accumulated"(%236, %c16_i64, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %218 = arith.index_cast %182 : i64 to index
+              scf.for %arg14 = %217 to %218 step %c1 {
+                %219 = arith.index_cast %arg14 : index to i64
+                %220 = arith.muli %219, %c16_i64 : i64
+                %221 = arith.subi %174, %220 : i64
+                %222 = arith.minsi %221, %c16_i64 : i64
+                %223 = arith.subi %176, %220 : i64
+                %224 = arith.minsi %223, %c16_i64 : i64
+                %225 = arith.ori %214, %c3221225472_i64 : i64
+                %226 = arith.muli %219, %c32_i64 : i64
+                %227 = arith.addi %226, %214 : i64
+                %228 = arith.addi %227, %166 : i64
+                "instgem.preload"(%228, %216, %224, %225, %216, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+                %229 = arith.addi %220, %147 : i64
+                "instgem.compute_preloaded"(%229, %222, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %230 = arith.index_cast %192 : i64 to index
+                scf.for %arg15 = %c1 to %230 step %c1 {
+                  %232 = arith.index_cast %arg15 : index to i64
+                  %233 = arith.muli %232, %c32_i64 : i64
+                  %234 = arith.addi %233, %214 : i64
+                  %235 = arith.ori %234, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %216, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %236 = arith.addi %233, %220 : i64
+                  %237 = arith.addi %236, %147 : i64
+                  "instgem.compute_accumulated"(%237, %222, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %231 = arith.index_cast %179 : i64 to index
+                scf.for %arg15 = %230 to %231 step %c1 {
+                  %232 = arith.index_cast %arg15 : index to i64
+                  %233 = arith.muli %232, %c16_i64 : i64
+                  %234 = arith.subi %172, %233 : i64
+                  %235 = arith.minsi %234, %c16_i64 : i64
+                  %236 = arith.muli %232, %c32_i64 : i64
+                  %237 = arith.addi %236, %214 : i64
+                  %238 = arith.ori %237, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %216, %235) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %239 = arith.addi %236, %220 : i64
+                  %240 = arith.addi %239, %147 : i64
+                  "instgem.compute_accumulated"(%240, %222, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            } {gemmini.compute_nest}
+          }
+          scf.if %195 {
+            %213 = arith.muli %212, %c4 : index
+            %214 = arith.muli %204, %c4 : index
+            %215 = arith.muli %186, %214 : index
+            %216 = arith.subi %213, %c1 : index
+            %217 = arith.addi %215, %216 : index
+            %218 = arith.divsi %217, %213 : index
+            scf.for %arg13 = %218 to %204 step %c1 {
+              %236 = arith.index_cast %arg13 : index to i64
+              %237 = arith.addi %197, %236 : i64
+              %238 = arith.muli %237, %c16_i64 : i64
+              %239 = arith.maxsi %238, %148 : i64
+              %240 = arith.addi %238, %c16_i64 : i64
+              %241 = arith.minsi %240, %151 : i64
+              %242 = arith.subi %241, %239 : i64
+              %243 = arith.subi %239, %148 : i64
+              %244 = arith.muli %243, %211#0 : i64
+              %245 = arith.addi %211#1, %244 : i64
+              %246 = arith.muli %237, %c32_i64 : i64
+              %247 = arith.addi %246, %211#2 : i64
+              %248 = arith.subi %239, %238 : i64
+              %249 = arith.addi %247, %248 : i64
+              %250 = arith.minsi %211#3, %c64_i64 : i64
+              "instgem.mvin"(%245, %249, %250, %242) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %219 = arith.muli %210, %c4 : index
+            %220 = arith.muli %186, %219 : index
+            %221 = arith.subi %216, %212 : index
+            %222 = arith.addi %220, %221 : index
+            %223 = arith.divsi %222, %213 : index
+            scf.for %arg13 = %223 to %210 step %c1 {
+              %236 = arith.index_cast %arg13 : index to i64
+              %237 = arith.muli %236, %c16_i64 : i64
+              %238 = arith.maxsi %237, %c0_i64 : i64
+              %239 = arith.addi %237, %c16_i64 : i64
+              %240 = arith.minsi %239, %148 : i64
+              %241 = arith.subi %240, %238 : i64
+              %242 = arith.muli %236, %c32_i64 : i64
+              %243 = arith.addi %242, %211#2 : i64
+              %244 = arith.subi %238, %237 : i64
+              %245 = arith.addi %243, %244 : i64
+              %246 = arith.minsi %211#3, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %245, %246, %241) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %224 = arith.muli %211#4, %c4 : index
+            %225 = arith.muli %186, %224 : index
+            %226 = arith.muli %212, %c2 : index
+            %227 = arith.subi %216, %226 : index
+            %228 = arith.addi %225, %227 : index
+            %229 = arith.divsi %228, %213 : index
+            scf.for %arg13 = %229 to %211#4 step %c1 {
+              %236 = arith.index_cast %arg13 : index to i64
+              %237 = arith.addi %211#5, %236 : i64
+              %238 = arith.muli %237, %c16_i64 : i64
+              %239 = arith.maxsi %238, %211#6 : i64
+              %240 = arith.addi %238, %c16_i64 : i64
+              %241 = arith.addi %211#6, %211#7 : i64
+              %242 = arith.minsi %240, %241 : i64
+              %243 = arith.subi %242, %239 : i64
+              %244 = arith.subi %239, %211#6 : i64
+              %245 = arith.muli %244, %211#8 : i64
+              %246 = arith.addi %211#9, %245 : i64
+              %247 = arith.muli %237, %c32_i64 : i64
+              %248 = arith.addi %247, %211#10 : i64
+              %249 = arith.subi %239, %238 : i64
+              %250 = arith.addi %248, %249 : i64
+              %251 = arith.minsi %169, %c64_i64 : i64
+              "instgem.mvin2"(%246, %250, %251, %243) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %230 = arith.muli %211#11, %c4 : index
+            %231 = arith.muli %186, %230 : index
+            %232 = arith.muli %212, %c3 : index
+            %233 = arith.subi %216, %232 : index
+            %234 = arith.addi %231, %233 : index
+            %235 = arith.divsi %234, %213 : index
+            scf.for %arg13 = %235 to %211#11 step %c1 {
+              %236 = arith.index_cast %arg13 : index to i64
+              %237 = arith.muli %236, %c16_i64 : i64
+              %238 = arith.maxsi %237, %c0_i64 : i64
+              %239 = arith.addi %237, %c16_i64 : i64
+              %240 = arith.minsi %239, %211#6 : i64
+              %241 = arith.subi %240, %238 : i64
+              %242 = arith.muli %236, %c32_i64 : i64
+              %243 = arith.addi %242, %211#10 : i64
+              %244 = arith.subi %238, %237 : i64
+              %245 = arith.addi %243, %244 : i64
+              %246 = arith.minsi %169, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %245, %246, %241) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+          scf.yield %137, %154 : index, index
+        }
+      }
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c4 step %c1 {
+        %129 = arith.index_cast %arg10 : index to i64
+        %130 = arith.remsi %129, %c2_i64 : i64
+        %131 = arith.divsi %129, %c2_i64 : i64
+        %132 = arith.muli %131, %c16_i64 : i64
+        %133 = arith.subi %c32_i64, %132 : i64
+        %134 = arith.minsi %133, %c16_i64 : i64
+        %135 = arith.muli %130, %c32_i64 : i64
+        %136 = arith.addi %135, %132 : i64
+        %137 = arith.addi %136, %c64_i64 : i64
+        %138 = arith.ori %137, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %138, %134, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %57 = arith.minsi %arg6, %c32 : index
+      %58 = arith.maxsi %7, %c0 : index
+      %59 = arith.minsi %58, %c32 : index
+      %60 = arith.subi %57, %7 : index
+      %61 = arith.maxsi %14, %c0 : index
+      %62 = arith.minsi %61, %arg7 : index
+      %63 = arith.maxsi %10, %c0 : index
+      %64 = arith.minsi %63, %c32 : index
+      %65 = arith.subi %62, %9 : index
+      %66 = arith.cmpi sgt, %64, %c0 : index
+      scf.if %66 {
+        func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_1[%7, %9] [%60, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %67 = arith.index_cast %59 : index to i64
+      %68 = arith.index_cast %60 : index to i64
+      %69 = arith.index_cast %65 : index to i64
+      %70 = arith.addi %67, %68 : i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %71 = arith.index_cast %intptr : index to i64
+      %72 = arith.index_cast %offset : index to i64
+      %73 = arith.addi %71, %72 : i64
+      %74 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+      %75 = arith.maxsi %67, %c0_i64 : i64
+      %76 = arith.divui %75, %c16_i64 : i64
+      %77 = arith.maxsi %70, %c0_i64 : i64
+      %78 = arith.addi %77, %c15_i64 : i64
+      %79 = arith.divui %78, %c16_i64 : i64
+      %80 = arith.subi %79, %76 : i64
+      %81 = arith.cmpi sgt, %68, %c0_i64 : i64
+      %82 = arith.extui %81 : i1 to i64
+      %83 = arith.muli %80, %82 : i64
+      %84 = arith.index_cast %83 : i64 to index
+      scf.for %arg10 = %c0 to %84 step %c1 {
+        %129 = arith.index_cast %arg10 : index to i64
+        %130 = arith.addi %76, %129 : i64
+        %131 = arith.muli %130, %c16_i64 : i64
+        %132 = arith.maxsi %131, %67 : i64
+        %133 = arith.addi %131, %c16_i64 : i64
+        %134 = arith.minsi %133, %70 : i64
+        %135 = arith.subi %134, %132 : i64
+        %136 = arith.subi %132, %67 : i64
+        %137 = arith.muli %136, %74 : i64
+        %138 = arith.addi %73, %137 : i64
+        %139 = arith.muli %130, %c32_i64 : i64
+        %140 = arith.addi %139, %c256_i64 : i64
+        %141 = arith.subi %132, %131 : i64
+        %142 = arith.addi %140, %141 : i64
+        %143 = arith.minsi %69, %c64_i64 : i64
+        "instgem.mvin"(%138, %142, %143, %135) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %85 = arith.addi %75, %c15_i64 : i64
+      %86 = arith.divui %85, %c16_i64 : i64
+      %87 = arith.cmpi sgt, %67, %c0_i64 : i64
+      %88 = arith.extui %87 : i1 to i64
+      %89 = arith.muli %86, %88 : i64
+      %90 = arith.index_cast %89 : i64 to index
+      scf.for %arg10 = %c0 to %90 step %c1 {
+        %129 = arith.index_cast %arg10 : index to i64
+        %130 = arith.muli %129, %c16_i64 : i64
+        %131 = arith.maxsi %130, %c0_i64 : i64
+        %132 = arith.addi %130, %c16_i64 : i64
+        %133 = arith.minsi %132, %67 : i64
+        %134 = arith.subi %133, %131 : i64
+        %135 = arith.muli %129, %c32_i64 : i64
+        %136 = arith.addi %135, %c256_i64 : i64
+        %137 = arith.subi %131, %130 : i64
+        %138 = arith.addi %136, %137 : i64
+        %139 = arith.minsi %69, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %138, %139, %134) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %91 = arith.minsi %77, %c32_i64 : i64
+      %92 = arith.maxsi %69, %c0_i64 : i64
+      %93 = arith.minsi %92, %c32_i64 : i64
+      %94 = arith.bitcast %arg8 : f32 to i32
+      %95 = arith.extui %94 : i32 to i64
+      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %95, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %96 = arith.ceildivsi %93, %c16_i64 : i64
+      %97 = arith.minsi %91, %c32_i64 : i64
+      %98 = arith.ceildivsi %97, %c16_i64 : i64
+      %99 = arith.index_cast %96 : i64 to index
+      %100 = arith.divsi %97, %c16_i64 : i64
+      %101 = arith.minsi %98, %100 : i64
+      %102 = arith.maxsi %101, %c0_i64 : i64
+      scf.for %arg10 = %c0 to %99 step %c1 {
+        %129 = arith.index_cast %arg10 : index to i64
+        %130 = arith.muli %129, %c16_i64 : i64
+        %131 = arith.subi %93, %130 : i64
+        %132 = arith.minsi %131, %c16_i64 : i64
+        %133 = arith.index_cast %102 : i64 to index
+        scf.for %arg11 = %c0 to %133 step %c1 {
+          %135 = arith.index_cast %arg11 : index to i64
+          %136 = arith.addi %130, %c64_i64 : i64
+          %137 = arith.ori %136, %c3221225472_i64 : i64
+          %138 = arith.muli %135, %c32_i64 : i64
+          %139 = arith.addi %138, %130 : i64
+          %140 = arith.addi %139, %c256_i64 : i64
+          "instgem.preload"(%140, %132, %c16_i64, %137, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %141 = arith.muli %135, %c16_i64 : i64
+          %142 = arith.ori %141, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%142, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %143 = arith.addi %130, %c96_i64 : i64
+          %144 = arith.ori %143, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %144, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %145 = arith.addi %141, %c32_i64 : i64
+          %146 = arith.ori %145, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%146, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %134 = arith.index_cast %98 : i64 to index
+        scf.for %arg11 = %133 to %134 step %c1 {
+          %135 = arith.index_cast %arg11 : index to i64
+          %136 = arith.muli %135, %c16_i64 : i64
+          %137 = arith.subi %c32_i64, %136 : i64
+          %138 = arith.minsi %137, %c16_i64 : i64
+          %139 = arith.subi %91, %136 : i64
+          %140 = arith.minsi %139, %c16_i64 : i64
+          %141 = arith.addi %130, %c64_i64 : i64
+          %142 = arith.ori %141, %c3221225472_i64 : i64
+          %143 = arith.muli %135, %c32_i64 : i64
+          %144 = arith.addi %143, %130 : i64
+          %145 = arith.addi %144, %c256_i64 : i64
+          "instgem.preload"(%145, %132, %140, %142, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %146 = arith.ori %136, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%146, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %147 = arith.addi %130, %c96_i64 : i64
+          %148 = arith.ori %147, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %149 = arith.addi %136, %c32_i64 : i64
+          %150 = arith.ori %149, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%150, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+      } {gemmini.compute_nest}
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %103 = arith.maxsi %15, %c0 : index
+      %104 = arith.minsi %103, %arg4 : index
+      %105 = arith.maxsi %13, %c0 : index
+      %106 = arith.minsi %105, %c32 : index
+      %107 = arith.subi %104, %12 : index
+      scf.if %66 {
+        func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%107, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %108 = arith.index_cast %106 : index to i64
+      %109 = arith.index_cast %107 : index to i64
+      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %110 = arith.index_cast %intptr_8 : index to i64
+      %111 = arith.index_cast %offset_5 : index to i64
+      %112 = arith.addi %110, %111 : i64
+      %113 = arith.index_cast %strides_7#0 : index to i64
+      %114 = arith.bitcast %arg9 : f32 to i32
+      %115 = arith.extui %114 : i32 to i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %113, %115) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %116 = arith.maxsi %108, %c0_i64 : i64
+      %117 = arith.divui %116, %c16_i64 : i64
+      %118 = arith.addi %108, %109 : i64
+      %119 = arith.maxsi %118, %c0_i64 : i64
+      %120 = arith.addi %119, %c15_i64 : i64
+      %121 = arith.divui %120, %c16_i64 : i64
+      %122 = arith.subi %121, %117 : i64
+      %123 = arith.cmpi sgt, %109, %c0_i64 : i64
+      %124 = arith.extui %123 : i1 to i64
+      %125 = arith.muli %122, %124 : i64
+      %126 = arith.ceildivsi %69, %c16_i64 : i64
+      %127 = arith.muli %125, %126 : i64
+      %128 = arith.index_cast %127 : i64 to index
+      scf.for %arg10 = %c0 to %128 step %c1 {
+        %129 = arith.index_cast %arg10 : index to i64
+        %130 = arith.remsi %129, %125 : i64
+        %131 = arith.divsi %129, %125 : i64
+        %132 = arith.addi %117, %130 : i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %108 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %118 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.subi %134, %108 : i64
+        %139 = arith.muli %138, %113 : i64
+        %140 = arith.addi %112, %139 : i64
+        %141 = arith.muli %131, %c16_i64 : i64
+        %142 = arith.addi %140, %141 : i64
+        %143 = arith.muli %132, %c32_i64 : i64
+        %144 = arith.addi %143, %141 : i64
+        %145 = arith.addi %144, %c64_i64 : i64
+        %146 = arith.ori %145, %c2147483648_i64 : i64
+        %147 = arith.subi %134, %133 : i64
+        %148 = arith.addi %146, %147 : i64
+        %149 = arith.subi %69, %141 : i64
+        %150 = arith.minsi %149, %c16_i64 : i64
+        "instgem.mvout"(%142, %148, %150, %137) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

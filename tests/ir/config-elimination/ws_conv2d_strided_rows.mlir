@@ -32,9 +32,19 @@
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
@@ -46,11 +56,11 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
-    %c15_i64 = arith.constant 15 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -160,12 +170,12 @@ module {
     scf.if %56 {
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg18 = %c0 to %c2 step %c1 {
-        %74 = arith.index_cast %arg18 : index to i64
-        %75 = arith.muli %74, %c16_i64 : i64
-        %76 = arith.subi %c32_i64, %75 : i64
-        %77 = arith.minsi %76, %c16_i64 : i64
-        %78 = arith.ori %75, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %78, %77, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %77 = arith.index_cast %arg18 : index to i64
+        %78 = arith.muli %77, %c16_i64 : i64
+        %79 = arith.subi %c32_i64, %78 : i64
+        %80 = arith.minsi %79, %c16_i64 : i64
+        %81 = arith.ori %78, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %81, %80, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %57 = arith.index_cast %44 : index to i64
@@ -180,730 +190,748 @@ module {
     %64 = arith.bitcast %arg17 : f32 to i32
     %65 = arith.extui %64 : i32 to i64
     "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %63, %65) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %66 = arith.divsi %57, %c16_i64 : i64
-    %67 = arith.addi %57, %58 : i64
-    %68 = arith.ceildivsi %67, %c16_i64 : i64
-    %69 = arith.subi %68, %66 : i64
-    %70 = arith.cmpi sgt, %58, %c0_i64 : i64
-    %71 = arith.extui %70 : i1 to i64
-    %72 = arith.muli %69, %71 : i64
-    %73 = arith.ceildivsi %59, %c16_i64 : i64
+    %66 = arith.maxsi %57, %c0_i64 : i64
+    %67 = arith.divui %66, %c16_i64 : i64
+    %68 = arith.addi %57, %58 : i64
+    %69 = arith.maxsi %68, %c0_i64 : i64
+    %70 = arith.addi %69, %c15_i64 : i64
+    %71 = arith.divui %70, %c16_i64 : i64
+    %72 = arith.subi %71, %67 : i64
+    %73 = arith.cmpi sgt, %58, %c0_i64 : i64
+    %74 = arith.extui %73 : i1 to i64
+    %75 = arith.muli %72, %74 : i64
+    %76 = arith.ceildivsi %59, %c16_i64 : i64
     scf.for %arg18 = %29 to %31 step %c1 {
-      %74 = arith.muli %arg10, %21 : index
-      %75 = arith.cmpi eq, %74, %c0 : index
-      scf.if %75 {
+      %77 = arith.muli %arg10, %21 : index
+      %78 = arith.cmpi eq, %77, %c0 : index
+      scf.if %78 {
         func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %76 = arith.floordivsi %arg18, %74 : index
-      %77 = arith.cmpi eq, %21, %c0 : index
-      scf.if %77 {
+      %79 = arith.floordivsi %arg18, %77 : index
+      %80 = arith.cmpi eq, %21, %c0 : index
+      scf.if %80 {
         func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %78 = arith.floordivsi %arg18, %21 : index
-      %79 = arith.cmpi eq, %arg10, %c0 : index
-      scf.if %79 {
+      %81 = arith.floordivsi %arg18, %21 : index
+      %82 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %82 {
         func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %80 = arith.floordivsi %78, %arg10 : index
-      %81 = arith.muli %80, %arg10 : index
-      %82 = arith.subi %78, %81 : index
-      scf.if %77 {
+      %83 = arith.floordivsi %81, %arg10 : index
+      %84 = arith.muli %83, %arg10 : index
+      %85 = arith.subi %81, %84 : index
+      scf.if %80 {
         func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
-      %83 = arith.muli %78, %21 : index
-      %84 = arith.subi %arg18, %83 : index
-      %85 = arith.muli %84, %c32 : index
-      %86 = arith.addi %20, %82 : index
-      %87 = arith.cmpi eq, %arg12, %c0 : index
-      scf.if %87 {
+      %86 = arith.muli %81, %21 : index
+      %87 = arith.subi %arg18, %86 : index
+      %88 = arith.muli %87, %c32 : index
+      %89 = arith.addi %20, %85 : index
+      %90 = arith.cmpi eq, %arg12, %c0 : index
+      scf.if %90 {
         func.call @baco_runtime_error(%c1_i64, %c108_i64, %c17_i64) : (i64, i64, i64) -> ()
       }
-      %88 = arith.floordivsi %86, %arg12 : index
-      %89 = arith.muli %88, %arg12 : index
-      %90 = arith.subi %86, %89 : index
-      %91 = arith.addi %18, %76 : index
-      %92 = arith.cmpi eq, %arg11, %c0 : index
-      scf.if %92 {
+      %91 = arith.floordivsi %89, %arg12 : index
+      %92 = arith.muli %91, %arg12 : index
+      %93 = arith.subi %89, %92 : index
+      %94 = arith.addi %18, %79 : index
+      %95 = arith.cmpi eq, %arg11, %c0 : index
+      scf.if %95 {
         func.call @baco_runtime_error(%c1_i64, %c115_i64, %c23_i64) : (i64, i64, i64) -> ()
       }
-      %93 = arith.floordivsi %91, %arg11 : index
-      %94 = arith.muli %93, %arg11 : index
-      %95 = arith.subi %91, %94 : index
-      %96 = arith.muli %4, %arg3 : index
-      %97 = arith.addi %96, %95 : index
-      %98 = arith.muli %97, %arg4 : index
-      %99 = arith.addi %98, %90 : index
-      %100 = arith.muli %99, %arg5 : index
-      %101 = arith.subi %arg3, %95 : index
-      scf.if %92 {
+      %96 = arith.floordivsi %94, %arg11 : index
+      %97 = arith.muli %96, %arg11 : index
+      %98 = arith.subi %94, %97 : index
+      %99 = arith.muli %4, %arg3 : index
+      %100 = arith.addi %99, %98 : index
+      %101 = arith.muli %100, %arg4 : index
+      %102 = arith.addi %101, %93 : index
+      %103 = arith.muli %102, %arg5 : index
+      %104 = arith.subi %arg3, %98 : index
+      scf.if %95 {
         func.call @baco_runtime_error(%c1_i64, %c117_i64, %c46_i64) : (i64, i64, i64) -> ()
       }
-      %102 = arith.ceildivsi %101, %arg11 : index
-      %103 = arith.subi %arg4, %90 : index
-      scf.if %87 {
+      %105 = arith.ceildivsi %104, %arg11 : index
+      %106 = arith.subi %arg4, %93 : index
+      scf.if %90 {
         func.call @baco_runtime_error(%c1_i64, %c117_i64, %c78_i64) : (i64, i64, i64) -> ()
       }
-      %104 = arith.ceildivsi %103, %arg12 : index
-      %105 = arith.muli %arg11, %arg4 : index
-      %106 = arith.muli %105, %arg5 : index
-      %107 = arith.muli %arg12, %arg5 : index
-      scf.if %92 {
+      %107 = arith.ceildivsi %106, %arg12 : index
+      %108 = arith.muli %arg11, %arg4 : index
+      %109 = arith.muli %108, %arg5 : index
+      %110 = arith.muli %arg12, %arg5 : index
+      scf.if %95 {
         func.call @baco_runtime_error(%c1_i64, %c119_i64, %c48_i64) : (i64, i64, i64) -> ()
       }
-      scf.if %87 {
+      scf.if %90 {
         func.call @baco_runtime_error(%c1_i64, %c119_i64, %c63_i64) : (i64, i64, i64) -> ()
       }
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%100], sizes: [%102, %104, %arg5], strides: [%106, %107, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
-      %108 = arith.muli %76, %arg10 : index
-      %109 = arith.addi %108, %82 : index
-      %110 = arith.muli %109, %arg5 : index
-      %111 = arith.muli %110, %arg8 : index
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg1 to offset: [%111], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %112 = arith.maxsi %88, %c0 : index
-      %113 = arith.minsi %112, %104 : index
-      %114 = arith.addi %88, %c5 : index
-      %115 = arith.maxsi %114, %c0 : index
-      %116 = arith.minsi %115, %104 : index
-      %117 = arith.subi %113, %88 : index
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%103], sizes: [%105, %107, %arg5], strides: [%109, %110, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
+      %111 = arith.muli %79, %arg10 : index
+      %112 = arith.addi %111, %85 : index
+      %113 = arith.muli %112, %arg5 : index
+      %114 = arith.muli %113, %arg8 : index
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg1 to offset: [%114], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %115 = arith.maxsi %91, %c0 : index
+      %116 = arith.minsi %115, %107 : index
+      %117 = arith.addi %91, %c5 : index
       %118 = arith.maxsi %117, %c0 : index
-      %119 = arith.minsi %118, %c5 : index
-      %120 = arith.subi %116, %113 : index
-      %121 = arith.maxsi %85, %c0 : index
-      %122 = arith.minsi %121, %arg5 : index
-      %123 = arith.addi %85, %c32 : index
-      %124 = arith.maxsi %123, %c0 : index
+      %119 = arith.minsi %118, %107 : index
+      %120 = arith.subi %116, %91 : index
+      %121 = arith.maxsi %120, %c0 : index
+      %122 = arith.minsi %121, %c5 : index
+      %123 = arith.subi %119, %116 : index
+      %124 = arith.maxsi %88, %c0 : index
       %125 = arith.minsi %124, %arg5 : index
-      %126 = arith.subi %122, %85 : index
+      %126 = arith.addi %88, %c32 : index
       %127 = arith.maxsi %126, %c0 : index
-      %128 = arith.minsi %127, %c32 : index
-      %129 = arith.subi %125, %122 : index
-      %130 = arith.cmpi sgt, %128, %c0 : index
-      scf.if %130 {
+      %128 = arith.minsi %127, %arg5 : index
+      %129 = arith.subi %125, %88 : index
+      %130 = arith.maxsi %129, %c0 : index
+      %131 = arith.minsi %130, %c32 : index
+      %132 = arith.subi %128, %125 : index
+      %133 = arith.cmpi sgt, %131, %c0 : index
+      scf.if %133 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %131 = arith.cmpi sge, %93, %c0 : index
-      %132 = arith.cmpi slt, %93, %102 : index
-      %133 = arith.andi %131, %132 : i1
-      %134 = arith.select %133, %93, %c0 : index
-      %135 = arith.select %133, %120, %c0 : index
-      %136 = arith.select %133, %119, %c0 : index
-      %subview_2 = memref.subview %reinterpret_cast_0[%134, %113, %122] [1, %135, %129] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %137 = arith.index_cast %136 : index to i64
-      %138 = arith.index_cast %135 : index to i64
-      %139 = arith.index_cast %129 : index to i64
+      %134 = arith.cmpi sge, %96, %c0 : index
+      %135 = arith.cmpi slt, %96, %105 : index
+      %136 = arith.andi %134, %135 : i1
+      %137 = arith.select %136, %96, %c0 : index
+      %138 = arith.select %136, %123, %c0 : index
+      %139 = arith.select %136, %122, %c0 : index
+      %subview_2 = memref.subview %reinterpret_cast_0[%137, %116, %125] [1, %138, %132] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %140 = arith.index_cast %139 : index to i64
+      %141 = arith.index_cast %138 : index to i64
+      %142 = arith.index_cast %132 : index to i64
       %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %140 = arith.index_cast %intptr_7 : index to i64
-      %141 = arith.index_cast %offset_4 : index to i64
-      %142 = arith.addi %140, %141 : i64
-      %143 = arith.index_cast %strides_6#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %143) : (i64, i64, i64, i64, i64, i64) -> ()
-      %144 = arith.ceildivsi %139, %c64_i64 : i64
-      %145 = arith.divsi %137, %c16_i64 : i64
-      %146 = arith.addi %137, %138 : i64
-      %147 = arith.ceildivsi %146, %c16_i64 : i64
-      %148 = arith.subi %147, %145 : i64
-      %149 = arith.cmpi sgt, %138, %c0_i64 : i64
-      %150 = arith.extui %149 : i1 to i64
-      %151 = arith.muli %148, %150 : i64
-      %152 = arith.muli %151, %144 : i64
-      %153 = arith.index_cast %152 : i64 to index
-      scf.for %arg19 = %c0 to %153 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.addi %145, %280 : i64
-        %282 = arith.muli %281, %c16_i64 : i64
-        %283 = arith.maxsi %282, %137 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %146 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.subi %283, %137 : i64
-        %288 = arith.muli %287, %143 : i64
-        %289 = arith.addi %142, %288 : i64
-        %290 = arith.muli %281, %c32_i64 : i64
-        %291 = arith.subi %283, %282 : i64
-        %292 = arith.addi %290, %291 : i64
-        %293 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%289, %292, %293, %286) : (i64, i64, i64, i64) -> ()
+      %143 = arith.index_cast %intptr_7 : index to i64
+      %144 = arith.index_cast %offset_4 : index to i64
+      %145 = arith.addi %143, %144 : i64
+      %146 = arith.index_cast %strides_6#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %146) : (i64, i64, i64, i64, i64, i64) -> ()
+      %147 = arith.cmpi sgt, %141, %c0_i64 : i64
+      %148 = arith.extui %147 : i1 to i64
+      %149 = arith.index_cast %148 : i64 to index
+      scf.for %arg19 = %c0 to %149 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c32_i64 : i64
+        %248 = arith.muli %246, %c16_i64 : i64
+        %249 = arith.subi %140, %248 : i64
+        %250 = arith.addi %247, %249 : i64
+        %251 = arith.minsi %142, %c64_i64 : i64
+        "instgem.mvin"(%145, %250, %251, %141) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %154 = arith.ceildivsi %137, %c16_i64 : i64
-      %155 = arith.cmpi sgt, %137, %c0_i64 : i64
+      %150 = arith.cmpi sgt, %140, %c0_i64 : i64
+      %151 = arith.extui %150 : i1 to i64
+      %152 = arith.index_cast %151 : i64 to index
+      scf.for %arg19 = %c0 to %152 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c32_i64 : i64
+        %248 = arith.muli %246, %c16_i64 : i64
+        %249 = arith.subi %c0_i64, %248 : i64
+        %250 = arith.addi %247, %249 : i64
+        %251 = arith.minsi %142, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %250, %251, %140) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %153 = arith.addi %140, %141 : i64
+      %154 = arith.subi %c5_i64, %153 : i64
+      %155 = arith.cmpi sgt, %154, %c0_i64 : i64
       %156 = arith.extui %155 : i1 to i64
-      %157 = arith.muli %154, %156 : i64
-      %158 = arith.muli %157, %144 : i64
-      %159 = arith.index_cast %158 : i64 to index
-      scf.for %arg19 = %c0 to %159 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.muli %280, %c16_i64 : i64
-        %282 = arith.maxsi %281, %c0_i64 : i64
-        %283 = arith.addi %281, %c16_i64 : i64
-        %284 = arith.minsi %283, %137 : i64
-        %285 = arith.subi %284, %282 : i64
-        %286 = arith.muli %280, %c32_i64 : i64
-        %287 = arith.subi %282, %281 : i64
-        %288 = arith.addi %286, %287 : i64
-        %289 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %288, %289, %285) : (i64, i64, i64, i64) -> ()
+      %157 = arith.index_cast %156 : i64 to index
+      scf.for %arg19 = %c0 to %157 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c32_i64 : i64
+        %248 = arith.muli %246, %c16_i64 : i64
+        %249 = arith.subi %153, %248 : i64
+        %250 = arith.addi %247, %249 : i64
+        %251 = arith.minsi %142, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %250, %251, %154) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %160 = arith.subi %c5_i64, %146 : i64
-      %161 = arith.divsi %146, %c16_i64 : i64
-      %162 = arith.subi %c1_i64, %161 : i64
-      %163 = arith.cmpi sgt, %160, %c0_i64 : i64
-      %164 = arith.extui %163 : i1 to i64
-      %165 = arith.muli %162, %164 : i64
-      %166 = arith.muli %165, %144 : i64
-      %167 = arith.index_cast %166 : i64 to index
-      scf.for %arg19 = %c0 to %167 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.addi %161, %280 : i64
-        %282 = arith.muli %281, %c16_i64 : i64
-        %283 = arith.maxsi %282, %146 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %c5_i64 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.muli %281, %c32_i64 : i64
-        %288 = arith.subi %283, %282 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %289, %290, %286) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %168 = arith.addi %93, %c1 : index
-      scf.if %130 {
+      %158 = arith.addi %96, %c1 : index
+      scf.if %133 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %169 = arith.cmpi sge, %168, %c0 : index
-      %170 = arith.cmpi slt, %168, %102 : index
-      %171 = arith.andi %169, %170 : i1
-      %172 = arith.select %171, %168, %c0 : index
-      %173 = arith.select %171, %120, %c0 : index
-      %174 = arith.select %171, %119, %c0 : index
-      %subview_8 = memref.subview %reinterpret_cast_0[%172, %113, %122] [1, %173, %129] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %175 = arith.index_cast %174 : index to i64
-      %176 = arith.index_cast %173 : index to i64
-      %177 = arith.addi %175, %c5_i64 : i64
+      %159 = arith.cmpi sge, %158, %c0 : index
+      %160 = arith.cmpi slt, %158, %105 : index
+      %161 = arith.andi %159, %160 : i1
+      %162 = arith.select %161, %158, %c0 : index
+      %163 = arith.select %161, %123, %c0 : index
+      %164 = arith.select %161, %122, %c0 : index
+      %subview_8 = memref.subview %reinterpret_cast_0[%162, %116, %125] [1, %163, %132] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %165 = arith.index_cast %164 : index to i64
+      %166 = arith.index_cast %163 : index to i64
+      %167 = arith.addi %165, %c5_i64 : i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %178 = arith.index_cast %intptr_13 : index to i64
-      %179 = arith.index_cast %offset_10 : index to i64
-      %180 = arith.addi %178, %179 : i64
-      %181 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %181) : (i64, i64, i64, i64, i64, i64) -> ()
-      %182 = arith.divsi %177, %c16_i64 : i64
-      %183 = arith.addi %177, %176 : i64
-      %184 = arith.ceildivsi %183, %c16_i64 : i64
-      %185 = arith.subi %184, %182 : i64
-      %186 = arith.cmpi sgt, %176, %c0_i64 : i64
-      %187 = arith.extui %186 : i1 to i64
-      %188 = arith.muli %185, %187 : i64
-      %189 = arith.muli %188, %144 : i64
-      %190 = arith.index_cast %189 : i64 to index
-      scf.for %arg19 = %c0 to %190 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.addi %182, %280 : i64
-        %282 = arith.muli %281, %c16_i64 : i64
-        %283 = arith.maxsi %282, %177 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %183 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.subi %283, %177 : i64
-        %288 = arith.muli %287, %181 : i64
-        %289 = arith.addi %180, %288 : i64
-        %290 = arith.muli %281, %c32_i64 : i64
-        %291 = arith.subi %283, %282 : i64
-        %292 = arith.addi %290, %291 : i64
-        %293 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%289, %292, %293, %286) : (i64, i64, i64, i64) -> ()
+      %168 = arith.index_cast %intptr_13 : index to i64
+      %169 = arith.index_cast %offset_10 : index to i64
+      %170 = arith.addi %168, %169 : i64
+      %171 = arith.index_cast %strides_12#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+      %172 = arith.cmpi sgt, %166, %c0_i64 : i64
+      %173 = arith.extui %172 : i1 to i64
+      %174 = arith.index_cast %173 : i64 to index
+      scf.for %arg19 = %c0 to %174 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c32_i64 : i64
+        %248 = arith.muli %246, %c16_i64 : i64
+        %249 = arith.subi %167, %248 : i64
+        %250 = arith.addi %247, %249 : i64
+        %251 = arith.minsi %142, %c64_i64 : i64
+        "instgem.mvin"(%170, %250, %251, %166) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %191 = arith.ceildivsi %177, %c16_i64 : i64
-      %192 = arith.cmpi sgt, %175, %c0_i64 : i64
-      %193 = arith.extui %192 : i1 to i64
-      %194 = arith.muli %191, %193 : i64
-      %195 = arith.muli %194, %144 : i64
-      %196 = arith.index_cast %195 : i64 to index
-      scf.for %arg19 = %c0 to %196 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.muli %280, %c16_i64 : i64
-        %282 = arith.maxsi %281, %c5_i64 : i64
-        %283 = arith.addi %281, %c16_i64 : i64
-        %284 = arith.minsi %283, %177 : i64
-        %285 = arith.subi %284, %282 : i64
-        %286 = arith.muli %280, %c32_i64 : i64
-        %287 = arith.subi %282, %281 : i64
-        %288 = arith.addi %286, %287 : i64
-        %289 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %288, %289, %285) : (i64, i64, i64, i64) -> ()
+      %175 = arith.cmpi sgt, %165, %c0_i64 : i64
+      %176 = arith.extui %175 : i1 to i64
+      %177 = arith.index_cast %176 : i64 to index
+      scf.for %arg19 = %c0 to %177 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c32_i64 : i64
+        %248 = arith.muli %246, %c16_i64 : i64
+        %249 = arith.subi %c5_i64, %248 : i64
+        %250 = arith.addi %247, %249 : i64
+        %251 = arith.minsi %142, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %250, %251, %165) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %197 = arith.subi %c10_i64, %183 : i64
-      %198 = arith.divsi %183, %c16_i64 : i64
-      %199 = arith.subi %c1_i64, %198 : i64
-      %200 = arith.cmpi sgt, %197, %c0_i64 : i64
-      %201 = arith.extui %200 : i1 to i64
-      %202 = arith.muli %199, %201 : i64
-      %203 = arith.muli %202, %144 : i64
-      %204 = arith.index_cast %203 : i64 to index
-      scf.for %arg19 = %c0 to %204 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.addi %198, %280 : i64
-        %282 = arith.muli %281, %c16_i64 : i64
-        %283 = arith.maxsi %282, %183 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %c10_i64 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.muli %281, %c32_i64 : i64
-        %288 = arith.subi %283, %282 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %289, %290, %286) : (i64, i64, i64, i64) -> ()
+      %178 = arith.addi %167, %166 : i64
+      %179 = arith.subi %c10_i64, %178 : i64
+      %180 = arith.cmpi sgt, %179, %c0_i64 : i64
+      %181 = arith.extui %180 : i1 to i64
+      %182 = arith.index_cast %181 : i64 to index
+      scf.for %arg19 = %c0 to %182 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c32_i64 : i64
+        %248 = arith.muli %246, %c16_i64 : i64
+        %249 = arith.subi %178, %248 : i64
+        %250 = arith.addi %247, %249 : i64
+        %251 = arith.minsi %142, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %250, %251, %179) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %205 = arith.addi %93, %c2 : index
-      scf.if %130 {
+      %183 = arith.addi %96, %c2 : index
+      scf.if %133 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %206 = arith.cmpi sge, %205, %c0 : index
-      %207 = arith.cmpi slt, %205, %102 : index
-      %208 = arith.andi %206, %207 : i1
-      %209 = arith.select %208, %205, %c0 : index
-      %210 = arith.select %208, %120, %c0 : index
-      %211 = arith.select %208, %119, %c0 : index
-      %subview_14 = memref.subview %reinterpret_cast_0[%209, %113, %122] [1, %210, %129] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %212 = arith.index_cast %211 : index to i64
-      %213 = arith.index_cast %210 : index to i64
-      %214 = arith.addi %212, %c10_i64 : i64
+      %184 = arith.cmpi sge, %183, %c0 : index
+      %185 = arith.cmpi slt, %183, %105 : index
+      %186 = arith.andi %184, %185 : i1
+      %187 = arith.select %186, %183, %c0 : index
+      %188 = arith.select %186, %123, %c0 : index
+      %189 = arith.select %186, %122, %c0 : index
+      %subview_14 = memref.subview %reinterpret_cast_0[%187, %116, %125] [1, %188, %132] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %190 = arith.index_cast %189 : index to i64
+      %191 = arith.index_cast %188 : index to i64
+      %192 = arith.addi %190, %c10_i64 : i64
       %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %215 = arith.index_cast %intptr_19 : index to i64
-      %216 = arith.index_cast %offset_16 : index to i64
-      %217 = arith.addi %215, %216 : i64
-      %218 = arith.index_cast %strides_18#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %218) : (i64, i64, i64, i64, i64, i64) -> ()
-      %219 = arith.divsi %214, %c16_i64 : i64
-      %220 = arith.addi %214, %213 : i64
-      %221 = arith.ceildivsi %220, %c16_i64 : i64
-      %222 = arith.subi %221, %219 : i64
-      %223 = arith.cmpi sgt, %213, %c0_i64 : i64
-      %224 = arith.extui %223 : i1 to i64
-      %225 = arith.muli %222, %224 : i64
-      %226 = arith.muli %225, %144 : i64
-      %227 = arith.index_cast %226 : i64 to index
-      scf.for %arg19 = %c0 to %227 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.addi %219, %280 : i64
-        %282 = arith.muli %281, %c16_i64 : i64
-        %283 = arith.maxsi %282, %214 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %220 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.subi %283, %214 : i64
-        %288 = arith.muli %287, %218 : i64
-        %289 = arith.addi %217, %288 : i64
-        %290 = arith.muli %281, %c32_i64 : i64
-        %291 = arith.subi %283, %282 : i64
-        %292 = arith.addi %290, %291 : i64
-        %293 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%289, %292, %293, %286) : (i64, i64, i64, i64) -> ()
+      %193 = arith.index_cast %intptr_19 : index to i64
+      %194 = arith.index_cast %offset_16 : index to i64
+      %195 = arith.addi %193, %194 : i64
+      %196 = arith.index_cast %strides_18#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %196) : (i64, i64, i64, i64, i64, i64) -> ()
+      %197 = arith.cmpi sgt, %191, %c0_i64 : i64
+      %198 = arith.extui %197 : i1 to i64
+      %199 = arith.index_cast %198 : i64 to index
+      scf.for %arg19 = %c0 to %199 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c32_i64 : i64
+        %248 = arith.muli %246, %c16_i64 : i64
+        %249 = arith.subi %192, %248 : i64
+        %250 = arith.addi %247, %249 : i64
+        %251 = arith.minsi %142, %c64_i64 : i64
+        "instgem.mvin"(%195, %250, %251, %191) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %228 = arith.ceildivsi %214, %c16_i64 : i64
-      %229 = arith.cmpi sgt, %212, %c0_i64 : i64
-      %230 = arith.extui %229 : i1 to i64
-      %231 = arith.muli %228, %230 : i64
-      %232 = arith.muli %231, %144 : i64
-      %233 = arith.index_cast %232 : i64 to index
-      scf.for %arg19 = %c0 to %233 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.muli %280, %c16_i64 : i64
-        %282 = arith.maxsi %281, %c10_i64 : i64
-        %283 = arith.addi %281, %c16_i64 : i64
-        %284 = arith.minsi %283, %214 : i64
-        %285 = arith.subi %284, %282 : i64
-        %286 = arith.muli %280, %c32_i64 : i64
-        %287 = arith.subi %282, %281 : i64
-        %288 = arith.addi %286, %287 : i64
-        %289 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %288, %289, %285) : (i64, i64, i64, i64) -> ()
+      %200 = arith.cmpi sgt, %190, %c0_i64 : i64
+      %201 = arith.extui %200 : i1 to i64
+      %202 = arith.index_cast %201 : i64 to index
+      scf.for %arg19 = %c0 to %202 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c32_i64 : i64
+        %248 = arith.muli %246, %c16_i64 : i64
+        %249 = arith.subi %c10_i64, %248 : i64
+        %250 = arith.addi %247, %249 : i64
+        %251 = arith.minsi %142, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %250, %251, %190) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %234 = arith.subi %c15_i64, %220 : i64
-      %235 = arith.divsi %220, %c16_i64 : i64
-      %236 = arith.subi %c1_i64, %235 : i64
-      %237 = arith.cmpi sgt, %234, %c0_i64 : i64
-      %238 = arith.extui %237 : i1 to i64
-      %239 = arith.muli %236, %238 : i64
-      %240 = arith.muli %239, %144 : i64
-      %241 = arith.index_cast %240 : i64 to index
-      scf.for %arg19 = %c0 to %241 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.addi %235, %280 : i64
-        %282 = arith.muli %281, %c16_i64 : i64
-        %283 = arith.maxsi %282, %220 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %c15_i64 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.muli %281, %c32_i64 : i64
-        %288 = arith.subi %283, %282 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.minsi %139, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %289, %290, %286) : (i64, i64, i64, i64) -> ()
+      %203 = arith.addi %192, %191 : i64
+      %204 = arith.subi %c15_i64, %203 : i64
+      %205 = arith.cmpi sgt, %204, %c0_i64 : i64
+      %206 = arith.extui %205 : i1 to i64
+      %207 = arith.index_cast %206 : i64 to index
+      scf.for %arg19 = %c0 to %207 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c32_i64 : i64
+        %248 = arith.muli %246, %c16_i64 : i64
+        %249 = arith.subi %203, %248 : i64
+        %250 = arith.addi %247, %249 : i64
+        %251 = arith.minsi %142, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %250, %251, %204) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %55 {
         func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_20 = memref.subview %reinterpret_cast_1[%122, %47] [%129, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %242 = arith.index_cast %128 : index to i64
-      %243 = arith.addi %242, %139 : i64
+      %subview_20 = memref.subview %reinterpret_cast_1[%125, %47] [%132, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %208 = arith.index_cast %131 : index to i64
+      %209 = arith.addi %208, %142 : i64
       %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %244 = arith.index_cast %intptr_25 : index to i64
-      %245 = arith.index_cast %offset_22 : index to i64
-      %246 = arith.addi %244, %245 : i64
-      %247 = arith.index_cast %strides_24#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %247) : (i64, i64, i64, i64, i64, i64) -> ()
-      %248 = arith.ceildivsi %59, %c64_i64 : i64
-      %249 = arith.divsi %242, %c16_i64 : i64
-      %250 = arith.ceildivsi %243, %c16_i64 : i64
-      %251 = arith.subi %250, %249 : i64
-      %252 = arith.cmpi sgt, %139, %c0_i64 : i64
-      %253 = arith.extui %252 : i1 to i64
-      %254 = arith.muli %251, %253 : i64
-      %255 = arith.muli %254, %248 : i64
-      %256 = arith.index_cast %255 : i64 to index
-      scf.for %arg19 = %c0 to %256 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.addi %249, %280 : i64
-        %282 = arith.muli %281, %c16_i64 : i64
-        %283 = arith.maxsi %282, %242 : i64
-        %284 = arith.addi %282, %c16_i64 : i64
-        %285 = arith.minsi %284, %243 : i64
-        %286 = arith.subi %285, %283 : i64
-        %287 = arith.subi %283, %242 : i64
-        %288 = arith.muli %287, %247 : i64
-        %289 = arith.addi %246, %288 : i64
-        %290 = arith.muli %281, %c32_i64 : i64
-        %291 = arith.addi %290, %c32_i64 : i64
-        %292 = arith.subi %283, %282 : i64
-        %293 = arith.addi %291, %292 : i64
-        %294 = arith.minsi %59, %c64_i64 : i64
-        "instgem.mvin"(%289, %293, %294, %286) : (i64, i64, i64, i64) -> ()
+      %210 = arith.index_cast %intptr_25 : index to i64
+      %211 = arith.index_cast %offset_22 : index to i64
+      %212 = arith.addi %210, %211 : i64
+      %213 = arith.index_cast %strides_24#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+      %214 = arith.maxsi %208, %c0_i64 : i64
+      %215 = arith.divui %214, %c16_i64 : i64
+      %216 = arith.maxsi %209, %c0_i64 : i64
+      %217 = arith.addi %216, %c15_i64 : i64
+      %218 = arith.divui %217, %c16_i64 : i64
+      %219 = arith.subi %218, %215 : i64
+      %220 = arith.cmpi sgt, %142, %c0_i64 : i64
+      %221 = arith.extui %220 : i1 to i64
+      %222 = arith.muli %219, %221 : i64
+      %223 = arith.index_cast %222 : i64 to index
+      scf.for %arg19 = %c0 to %223 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.addi %215, %246 : i64
+        %248 = arith.muli %247, %c16_i64 : i64
+        %249 = arith.maxsi %248, %208 : i64
+        %250 = arith.addi %248, %c16_i64 : i64
+        %251 = arith.minsi %250, %209 : i64
+        %252 = arith.subi %251, %249 : i64
+        %253 = arith.subi %249, %208 : i64
+        %254 = arith.muli %253, %213 : i64
+        %255 = arith.addi %212, %254 : i64
+        %256 = arith.muli %247, %c32_i64 : i64
+        %257 = arith.addi %256, %c32_i64 : i64
+        %258 = arith.subi %249, %248 : i64
+        %259 = arith.addi %257, %258 : i64
+        %260 = arith.minsi %59, %c64_i64 : i64
+        "instgem.mvin"(%255, %259, %260, %252) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %257 = arith.ceildivsi %242, %c16_i64 : i64
-      %258 = arith.cmpi sgt, %242, %c0_i64 : i64
-      %259 = arith.extui %258 : i1 to i64
-      %260 = arith.muli %257, %259 : i64
-      %261 = arith.muli %260, %248 : i64
-      %262 = arith.index_cast %261 : i64 to index
-      scf.for %arg19 = %c0 to %262 step %c1 {
-        %280 = arith.index_cast %arg19 : index to i64
-        %281 = arith.muli %280, %c16_i64 : i64
-        %282 = arith.maxsi %281, %c0_i64 : i64
-        %283 = arith.addi %281, %c16_i64 : i64
-        %284 = arith.minsi %283, %242 : i64
-        %285 = arith.subi %284, %282 : i64
-        %286 = arith.muli %280, %c32_i64 : i64
-        %287 = arith.addi %286, %c32_i64 : i64
-        %288 = arith.subi %282, %281 : i64
-        %289 = arith.addi %287, %288 : i64
-        %290 = arith.minsi %59, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %289, %290, %285) : (i64, i64, i64, i64) -> ()
+      %224 = arith.addi %214, %c15_i64 : i64
+      %225 = arith.divui %224, %c16_i64 : i64
+      %226 = arith.cmpi sgt, %208, %c0_i64 : i64
+      %227 = arith.extui %226 : i1 to i64
+      %228 = arith.muli %225, %227 : i64
+      %229 = arith.index_cast %228 : i64 to index
+      scf.for %arg19 = %c0 to %229 step %c1 {
+        %246 = arith.index_cast %arg19 : index to i64
+        %247 = arith.muli %246, %c16_i64 : i64
+        %248 = arith.maxsi %247, %c0_i64 : i64
+        %249 = arith.addi %247, %c16_i64 : i64
+        %250 = arith.minsi %249, %208 : i64
+        %251 = arith.subi %250, %248 : i64
+        %252 = arith.muli %246, %c32_i64 : i64
+        %253 = arith.addi %252, %c32_i64 : i64
+        %254 = arith.subi %248, %247 : i64
+        %255 = arith.addi %253, %254 : i64
+        %256 = arith.minsi %59, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %255, %256, %251) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %263 = arith.maxsi %139, %c0_i64 : i64
-      %264 = arith.minsi %263, %c32_i64 : i64
-      %265 = arith.maxsi %243, %c0_i64 : i64
-      %266 = arith.minsi %265, %c32_i64 : i64
-      %267 = arith.maxsi %59, %c0_i64 : i64
-      %268 = arith.minsi %267, %c32_i64 : i64
-      %269 = arith.ceildivsi %268, %c16_i64 : i64
-      %270 = arith.minsi %264, %266 : i64
-      %271 = arith.ceildivsi %270, %c16_i64 : i64
-      %272 = arith.addi %arg18, %c1 : index
-      %273 = arith.cmpi sge, %272, %31 : index
-      %274 = arith.cmpi eq, %arg18, %29 : index
-      %275 = arith.index_cast %269 : i64 to index
-      %276 = arith.divsi %270, %c16_i64 : i64
-      %277 = arith.minsi %271, %276 : i64
-      %278 = arith.maxsi %277, %c0_i64 : i64
-      %279 = arith.ori %274, %273 : i1
-      scf.if %279 {
-        %280 = arith.maxsi %271, %c1_i64 : i64
-        %281 = arith.ceildivsi %72, %280 : i64
-        %282 = arith.select %274, %c0_i64, %c-1_i64 : i64
-        scf.for %arg19 = %c0 to %275 step %c1 {
-          %287 = arith.index_cast %arg19 : index to i64
-          %288 = arith.subi %287, %c1_i64 : i64
-          %289 = arith.cmpi sge, %288, %c0_i64 : i64
-          %290 = arith.cmpi slt, %288, %73 : i64
-          %291 = arith.andi %289, %290 : i1
-          %292 = arith.andi %273, %291 : i1
-          %293 = arith.subi %269, %c1_i64 : i64
-          %294 = arith.cmpi eq, %287, %293 : i64
-          %295 = arith.cmpi slt, %287, %73 : i64
-          %296 = arith.andi %294, %295 : i1
-          %297 = arith.andi %273, %296 : i1
-          %298 = arith.muli %287, %c16_i64 : i64
-          %299 = arith.subi %268, %298 : i64
-          %300 = arith.minsi %299, %c16_i64 : i64
-          %301 = arith.index_cast %278 : i64 to index
-          scf.for %arg20 = %c0 to %301 step %c1 {
-            %308 = arith.index_cast %arg20 : index to i64
-            scf.if %292 {
-              %318 = arith.muli %308, %281 : i64
-              %319 = arith.minsi %318, %72 : i64
-              %320 = arith.addi %319, %281 : i64
-              %321 = arith.minsi %320, %72 : i64
-              %322 = arith.index_cast %319 : i64 to index
-              %323 = arith.index_cast %321 : i64 to index
-              scf.for %arg21 = %322 to %323 step %c1 {
-                %324 = arith.index_cast %arg21 : index to i64
-                %325 = arith.addi %66, %324 : i64
-                %326 = arith.muli %325, %c16_i64 : i64
-                %327 = arith.maxsi %326, %57 : i64
-                %328 = arith.addi %326, %c16_i64 : i64
-                %329 = arith.minsi %328, %67 : i64
-                %330 = arith.subi %329, %327 : i64
-                %331 = arith.subi %327, %57 : i64
-                %332 = arith.muli %331, %63 : i64
-                %333 = arith.addi %62, %332 : i64
-                %334 = arith.muli %288, %c16_i64 : i64
-                %335 = arith.addi %333, %334 : i64
-                %336 = arith.muli %325, %c32_i64 : i64
-                %337 = arith.addi %336, %334 : i64
-                %338 = arith.ori %337, %c2147483648_i64 : i64
-                %339 = arith.subi %327, %326 : i64
-                %340 = arith.addi %338, %339 : i64
-                %341 = arith.subi %59, %334 : i64
-                %342 = arith.minsi %341, %c16_i64 : i64
-                "instgem.mvout"(%335, %340, %342, %330) : (i64, i64, i64, i64) -> ()
+      %230 = arith.maxsi %142, %c0_i64 : i64
+      %231 = arith.minsi %230, %c32_i64 : i64
+      %232 = arith.minsi %216, %c32_i64 : i64
+      %233 = arith.maxsi %59, %c0_i64 : i64
+      %234 = arith.minsi %233, %c32_i64 : i64
+      %235 = arith.ceildivsi %234, %c16_i64 : i64
+      %236 = arith.minsi %231, %232 : i64
+      %237 = arith.ceildivsi %236, %c16_i64 : i64
+      %238 = arith.addi %arg18, %c1 : index
+      %239 = arith.cmpi sge, %238, %31 : index
+      %240 = arith.cmpi eq, %arg18, %29 : index
+      %241 = arith.index_cast %235 : i64 to index
+      %242 = arith.divsi %236, %c16_i64 : i64
+      %243 = arith.minsi %237, %242 : i64
+      %244 = arith.maxsi %243, %c0_i64 : i64
+      %245 = arith.ori %240, %239 : i1
+      scf.if %245 {
+        scf.if %239 {
+          %246 = arith.maxsi %237, %c1_i64 : i64
+          %247 = arith.ceildivsi %75, %246 : i64
+          %248 = arith.select %240, %c0_i64, %c-1_i64 : i64
+          scf.for %arg19 = %c0 to %241 step %c1 {
+            %256 = arith.index_cast %arg19 : index to i64
+            %257 = arith.subi %256, %c1_i64 : i64
+            %258 = arith.cmpi sge, %257, %c0_i64 : i64
+            %259 = arith.cmpi slt, %257, %76 : i64
+            %260 = arith.andi %258, %259 : i1
+            %261 = arith.subi %235, %c1_i64 : i64
+            %262 = arith.cmpi eq, %256, %261 : i64
+            %263 = arith.cmpi slt, %256, %76 : i64
+            %264 = arith.andi %262, %263 : i1
+            %265 = arith.muli %256, %c16_i64 : i64
+            %266 = arith.subi %234, %265 : i64
+            %267 = arith.minsi %266, %c16_i64 : i64
+            %268 = arith.cmpi sgt, %244, %c0_i64 : i64
+            scf.if %268 {
+              scf.if %260 {
+                %282 = arith.minsi %75, %c0_i64 : i64
+                %283 = arith.addi %282, %247 : i64
+                %284 = arith.minsi %283, %75 : i64
+                %285 = arith.index_cast %282 : i64 to index
+                %286 = arith.index_cast %284 : i64 to index
+                scf.for %arg20 = %285 to %286 step %c1 {
+                  %287 = arith.index_cast %arg20 : index to i64
+                  %288 = arith.addi %67, %287 : i64
+                  %289 = arith.muli %288, %c16_i64 : i64
+                  %290 = arith.maxsi %289, %57 : i64
+                  %291 = arith.addi %289, %c16_i64 : i64
+                  %292 = arith.minsi %291, %68 : i64
+                  %293 = arith.subi %292, %290 : i64
+                  %294 = arith.subi %290, %57 : i64
+                  %295 = arith.muli %294, %63 : i64
+                  %296 = arith.addi %62, %295 : i64
+                  %297 = arith.muli %257, %c16_i64 : i64
+                  %298 = arith.addi %296, %297 : i64
+                  %299 = arith.muli %288, %c32_i64 : i64
+                  %300 = arith.addi %299, %297 : i64
+                  %301 = arith.ori %300, %c2147483648_i64 : i64
+                  %302 = arith.subi %290, %289 : i64
+                  %303 = arith.addi %301, %302 : i64
+                  %304 = arith.subi %59, %297 : i64
+                  %305 = arith.minsi %304, %c16_i64 : i64
+                  "instgem.mvout"(%298, %303, %305, %293) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %276 = arith.cmpi eq, %248, %c0_i64 : i64
+              %277 = arith.select %276, %c2147483648_i64, %c3221225472_i64 : i64
+              %278 = arith.ori %265, %277 : i64
+              %279 = arith.select %276, %c16_i64, %c15_i64 : i64
+              %280 = arith.select %276, %c16_i64, %267 : i64
+              %281 = arith.addi %265, %c32_i64 : i64
+              "instgem.preload"(%281, %267, %c16_i64, %278, %280, %279) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %269 = arith.index_cast %244 : i64 to index
+            scf.for %arg20 = %c1 to %269 step %c1 {
+              %276 = arith.index_cast %arg20 : index to i64
+              scf.if %260 {
+                %282 = arith.muli %276, %247 : i64
+                %283 = arith.minsi %282, %75 : i64
+                %284 = arith.addi %283, %247 : i64
+                %285 = arith.minsi %284, %75 : i64
+                %286 = arith.index_cast %283 : i64 to index
+                %287 = arith.index_cast %285 : i64 to index
+                scf.for %arg21 = %286 to %287 step %c1 {
+                  %288 = arith.index_cast %arg21 : index to i64
+                  %289 = arith.addi %67, %288 : i64
+                  %290 = arith.muli %289, %c16_i64 : i64
+                  %291 = arith.maxsi %290, %57 : i64
+                  %292 = arith.addi %290, %c16_i64 : i64
+                  %293 = arith.minsi %292, %68 : i64
+                  %294 = arith.subi %293, %291 : i64
+                  %295 = arith.subi %291, %57 : i64
+                  %296 = arith.muli %295, %63 : i64
+                  %297 = arith.addi %62, %296 : i64
+                  %298 = arith.muli %257, %c16_i64 : i64
+                  %299 = arith.addi %297, %298 : i64
+                  %300 = arith.muli %289, %c32_i64 : i64
+                  %301 = arith.addi %300, %298 : i64
+                  %302 = arith.ori %301, %c2147483648_i64 : i64
+                  %303 = arith.subi %291, %290 : i64
+                  %304 = arith.addi %302, %303 : i64
+                  %305 = arith.subi %59, %298 : i64
+                  %306 = arith.minsi %305, %c16_i64 : i64
+                  "instgem.mvout"(%299, %304, %306, %294) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %277 = arith.ori %265, %c3221225472_i64 : i64
+              %278 = arith.muli %276, %c32_i64 : i64
+              %279 = arith.addi %278, %265 : i64
+              %280 = arith.addi %279, %c32_i64 : i64
+              "instgem.preload"(%280, %267, %c16_i64, %277, %267, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %281 = arith.muli %276, %c16_i64 : i64
+              "instgem.compute_preloaded"(%281, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %270 = arith.index_cast %237 : i64 to index
+            scf.for %arg20 = %269 to %270 step %c1 {
+              %276 = arith.index_cast %arg20 : index to i64
+              %277 = arith.muli %276, %c16_i64 : i64
+              %278 = arith.subi %231, %277 : i64
+              %279 = arith.minsi %278, %c16_i64 : i64
+              %280 = arith.subi %232, %277 : i64
+              %281 = arith.minsi %280, %c16_i64 : i64
+              scf.if %260 {
+                %290 = arith.muli %276, %247 : i64
+                %291 = arith.minsi %290, %75 : i64
+                %292 = arith.addi %291, %247 : i64
+                %293 = arith.minsi %292, %75 : i64
+                %294 = arith.index_cast %291 : i64 to index
+                %295 = arith.index_cast %293 : i64 to index
+                scf.for %arg21 = %294 to %295 step %c1 {
+                  %296 = arith.index_cast %arg21 : index to i64
+                  %297 = arith.addi %67, %296 : i64
+                  %298 = arith.muli %297, %c16_i64 : i64
+                  %299 = arith.maxsi %298, %57 : i64
+                  %300 = arith.addi %298, %c16_i64 : i64
+                  %301 = arith.minsi %300, %68 : i64
+                  %302 = arith.subi %301, %299 : i64
+                  %303 = arith.subi %299, %57 : i64
+                  %304 = arith.muli %303, %63 : i64
+                  %305 = arith.addi %62, %304 : i64
+                  %306 = arith.muli %257, %c16_i64 : i64
+                  %307 = arith.addi %305, %306 : i64
+                  %308 = arith.muli %297, %c32_i64 : i64
+                  %309 = arith.addi %308, %306 : i64
+                  %310 = arith.ori %309, %c2147483648_i64 : i64
+                  %311 = arith.subi %299, %298 : i64
+                  %312 = arith.addi %310, %311 : i64
+                  %313 = arith.subi %59, %306 : i64
+                  %314 = arith.minsi %313, %c16_i64 : i64
+                  "instgem.mvout"(%307, %312, %314, %302) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %282 = arith.cmpi eq, %276, %248 : i64
+              %283 = arith.select %282, %c2147483648_i64, %c3221225472_i64 : i64
+              %284 = arith.ori %265, %283 : i64
+              %285 = arith.select %282, %c16_i64, %c15_i64 : i64
+              %286 = arith.select %282, %c16_i64, %267 : i64
+              %287 = arith.muli %276, %c32_i64 : i64
+              %288 = arith.addi %287, %265 : i64
+              %289 = arith.addi %288, %c32_i64 : i64
+              "instgem.preload"(%289, %267, %281, %284, %286, %285) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%277, %279, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            scf.if %260 {
+              %276 = arith.muli %237, %247 : i64
+              %277 = arith.minsi %276, %75 : i64
+              %278 = arith.index_cast %277 : i64 to index
+              %279 = arith.index_cast %75 : i64 to index
+              scf.for %arg20 = %278 to %279 step %c1 {
+                %280 = arith.index_cast %arg20 : index to i64
+                %281 = arith.addi %67, %280 : i64
+                %282 = arith.muli %281, %c16_i64 : i64
+                %283 = arith.maxsi %282, %57 : i64
+                %284 = arith.addi %282, %c16_i64 : i64
+                %285 = arith.minsi %284, %68 : i64
+                %286 = arith.subi %285, %283 : i64
+                %287 = arith.subi %283, %57 : i64
+                %288 = arith.muli %287, %63 : i64
+                %289 = arith.addi %62, %288 : i64
+                %290 = arith.muli %257, %c16_i64 : i64
+                %291 = arith.addi %289, %290 : i64
+                %292 = arith.muli %281, %c32_i64 : i64
+                %293 = arith.addi %292, %290 : i64
+                %294 = arith.ori %293, %c2147483648_i64 : i64
+                %295 = arith.subi %283, %282 : i64
+                %296 = arith.addi %294, %295 : i64
+                %297 = arith.subi %59, %290 : i64
+                %298 = arith.minsi %297, %c16_i64 : i64
+                "instgem.mvout"(%291, %296, %298, %286) : (i64, i64, i64, i64) -> ()
               }
             }
-            %309 = arith.cmpi eq, %308, %282 : i64
-            %310 = arith.select %309, %c2147483648_i64, %c3221225472_i64 : i64
-            %311 = arith.ori %298, %310 : i64
-            %312 = arith.select %309, %c16_i64, %c15_i64 : i64
-            %313 = arith.select %309, %c16_i64, %300 : i64
-            %314 = arith.muli %308, %c32_i64 : i64
-            %315 = arith.addi %314, %298 : i64
-            %316 = arith.addi %315, %c32_i64 : i64
-            "instgem.preload"(%316, %300, %c16_i64, %311, %313, %312) : (i64, i64, i64, i64, i64, i64) -> ()
-            %317 = arith.muli %308, %c16_i64 : i64
-            "instgem.compute_preloaded"(%317, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %302 = arith.index_cast %271 : i64 to index
-          scf.for %arg20 = %301 to %302 step %c1 {
-            %308 = arith.index_cast %arg20 : index to i64
-            %309 = arith.muli %308, %c16_i64 : i64
-            %310 = arith.subi %264, %309 : i64
-            %311 = arith.minsi %310, %c16_i64 : i64
-            %312 = arith.subi %266, %309 : i64
-            %313 = arith.minsi %312, %c16_i64 : i64
-            scf.if %292 {
-              %322 = arith.muli %308, %281 : i64
-              %323 = arith.minsi %322, %72 : i64
-              %324 = arith.addi %323, %281 : i64
-              %325 = arith.minsi %324, %72 : i64
-              %326 = arith.index_cast %323 : i64 to index
-              %327 = arith.index_cast %325 : i64 to index
-              scf.for %arg21 = %326 to %327 step %c1 {
-                %328 = arith.index_cast %arg21 : index to i64
-                %329 = arith.addi %66, %328 : i64
-                %330 = arith.muli %329, %c16_i64 : i64
-                %331 = arith.maxsi %330, %57 : i64
-                %332 = arith.addi %330, %c16_i64 : i64
-                %333 = arith.minsi %332, %67 : i64
-                %334 = arith.subi %333, %331 : i64
-                %335 = arith.subi %331, %57 : i64
-                %336 = arith.muli %335, %63 : i64
-                %337 = arith.addi %62, %336 : i64
-                %338 = arith.muli %288, %c16_i64 : i64
-                %339 = arith.addi %337, %338 : i64
-                %340 = arith.muli %329, %c32_i64 : i64
-                %341 = arith.addi %340, %338 : i64
-                %342 = arith.ori %341, %c2147483648_i64 : i64
-                %343 = arith.subi %331, %330 : i64
-                %344 = arith.addi %342, %343 : i64
-                %345 = arith.subi %59, %338 : i64
-                %346 = arith.minsi %345, %c16_i64 : i64
-                "instgem.mvout"(%339, %344, %346, %334) : (i64, i64, i64, i64) -> ()
+            %271 = arith.cmpi sgt, %237, %c0_i64 : i64
+            %272 = arith.subi %c0_i64, %67 : i64
+            %273 = arith.maxsi %272, %c0_i64 : i64
+            %274 = arith.minsi %273, %75 : i64
+            %275 = arith.select %271, %274, %c0_i64 : i64
+            scf.if %264 {
+              %276 = arith.index_cast %275 : i64 to index
+              %277 = arith.index_cast %75 : i64 to index
+              scf.for %arg20 = %276 to %277 step %c1 {
+                %278 = arith.index_cast %arg20 : index to i64
+                %279 = arith.addi %67, %278 : i64
+                %280 = arith.muli %279, %c16_i64 : i64
+                %281 = arith.maxsi %280, %57 : i64
+                %282 = arith.addi %280, %c16_i64 : i64
+                %283 = arith.minsi %282, %68 : i64
+                %284 = arith.subi %283, %281 : i64
+                %285 = arith.subi %281, %57 : i64
+                %286 = arith.muli %285, %63 : i64
+                %287 = arith.addi %62, %286 : i64
+                %288 = arith.addi %287, %265 : i64
+                %289 = arith.muli %279, %c32_i64 : i64
+                %290 = arith.addi %289, %265 : i64
+                %291 = arith.ori %290, %c2147483648_i64 : i64
+                %292 = arith.subi %281, %280 : i64
+                %293 = arith.addi %291, %292 : i64
+                %294 = arith.subi %59, %265 : i64
+                %295 = arith.minsi %294, %c16_i64 : i64
+                "instgem.mvout"(%288, %293, %295, %284) : (i64, i64, i64, i64) -> ()
               }
             }
-            %314 = arith.cmpi eq, %308, %282 : i64
-            %315 = arith.select %314, %c2147483648_i64, %c3221225472_i64 : i64
-            %316 = arith.ori %298, %315 : i64
-            %317 = arith.select %314, %c16_i64, %c15_i64 : i64
-            %318 = arith.select %314, %c16_i64, %300 : i64
-            %319 = arith.muli %308, %c32_i64 : i64
-            %320 = arith.addi %319, %298 : i64
-            %321 = arith.addi %320, %c32_i64 : i64
-            "instgem.preload"(%321, %300, %313, %316, %318, %317) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%309, %311, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          scf.if %292 {
-            %308 = arith.muli %271, %281 : i64
-            %309 = arith.minsi %308, %72 : i64
-            %310 = arith.index_cast %309 : i64 to index
-            %311 = arith.index_cast %72 : i64 to index
-            scf.for %arg20 = %310 to %311 step %c1 {
-              %312 = arith.index_cast %arg20 : index to i64
-              %313 = arith.addi %66, %312 : i64
-              %314 = arith.muli %313, %c16_i64 : i64
-              %315 = arith.maxsi %314, %57 : i64
-              %316 = arith.addi %314, %c16_i64 : i64
-              %317 = arith.minsi %316, %67 : i64
-              %318 = arith.subi %317, %315 : i64
-              %319 = arith.subi %315, %57 : i64
-              %320 = arith.muli %319, %63 : i64
-              %321 = arith.addi %62, %320 : i64
-              %322 = arith.muli %288, %c16_i64 : i64
-              %323 = arith.addi %321, %322 : i64
-              %324 = arith.muli %313, %c32_i64 : i64
-              %325 = arith.addi %324, %322 : i64
-              %326 = arith.ori %325, %c2147483648_i64 : i64
-              %327 = arith.subi %315, %314 : i64
-              %328 = arith.addi %326, %327 : i64
-              %329 = arith.subi %59, %322 : i64
-              %330 = arith.minsi %329, %c16_i64 : i64
-              "instgem.mvout"(%323, %328, %330, %318) : (i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          %249 = arith.cmpi eq, %237, %c0_i64 : i64
+          %250 = arith.cmpi slt, %235, %c2_i64 : i64
+          %251 = arith.ori %249, %250 : i1
+          %252 = arith.andi %240, %251 : i1
+          scf.if %252 {
+            scf.for %arg19 = %c0 to %c2 step %c1 {
+              %256 = arith.index_cast %arg19 : index to i64
+              %257 = arith.muli %256, %c16_i64 : i64
+              %258 = arith.subi %c32_i64, %257 : i64
+              %259 = arith.minsi %258, %c16_i64 : i64
+              %260 = arith.ori %257, %c2147483648_i64 : i64
+              %261 = arith.cmpi sge, %256, %235 : i64
+              %262 = arith.ori %249, %261 : i1
+              %263 = arith.cmpi slt, %256, %76 : i64
+              %264 = arith.andi %262, %263 : i1
+              scf.if %264 {
+                "instgem.mvin"(%c0_i64, %260, %259, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %303 = arith.cmpi sgt, %271, %c0_i64 : i64
-          %304 = arith.subi %c0_i64, %66 : i64
-          %305 = arith.maxsi %304, %c0_i64 : i64
-          %306 = arith.minsi %305, %72 : i64
-          %307 = arith.select %303, %306, %c0_i64 : i64
-          scf.if %297 {
-            %308 = arith.index_cast %307 : i64 to index
-            %309 = arith.index_cast %72 : i64 to index
-            scf.for %arg20 = %308 to %309 step %c1 {
-              %310 = arith.index_cast %arg20 : index to i64
-              %311 = arith.addi %66, %310 : i64
-              %312 = arith.muli %311, %c16_i64 : i64
-              %313 = arith.maxsi %312, %57 : i64
-              %314 = arith.addi %312, %c16_i64 : i64
-              %315 = arith.minsi %314, %67 : i64
-              %316 = arith.subi %315, %313 : i64
-              %317 = arith.subi %313, %57 : i64
-              %318 = arith.muli %317, %63 : i64
-              %319 = arith.addi %62, %318 : i64
-              %320 = arith.addi %319, %298 : i64
-              %321 = arith.muli %311, %c32_i64 : i64
-              %322 = arith.addi %321, %298 : i64
-              %323 = arith.ori %322, %c2147483648_i64 : i64
-              %324 = arith.subi %313, %312 : i64
-              %325 = arith.addi %323, %324 : i64
-              %326 = arith.subi %59, %298 : i64
-              %327 = arith.minsi %326, %c16_i64 : i64
-              "instgem.mvout"(%320, %325, %327, %316) : (i64, i64, i64, i64) -> ()
+          %253 = arith.minsi %235, %76 : i64
+          %254 = arith.index_cast %253 : i64 to index
+          %255 = arith.index_cast %76 : i64 to index
+          scf.for %arg19 = %254 to %255 step %c1 {
+            %256 = arith.index_cast %arg19 : index to i64
+            %257 = arith.index_cast %75 : i64 to index
+            scf.for %arg20 = %c0 to %257 step %c1 {
+              %258 = arith.index_cast %arg20 : index to i64
+              %259 = arith.addi %67, %258 : i64
+              %260 = arith.muli %259, %c16_i64 : i64
+              %261 = arith.maxsi %260, %57 : i64
+              %262 = arith.addi %260, %c16_i64 : i64
+              %263 = arith.minsi %262, %68 : i64
+              %264 = arith.subi %263, %261 : i64
+              %265 = arith.subi %261, %57 : i64
+              %266 = arith.muli %265, %63 : i64
+              %267 = arith.addi %62, %266 : i64
+              %268 = arith.muli %256, %c16_i64 : i64
+              %269 = arith.addi %267, %268 : i64
+              %270 = arith.muli %259, %c32_i64 : i64
+              %271 = arith.addi %270, %268 : i64
+              %272 = arith.ori %271, %c2147483648_i64 : i64
+              %273 = arith.subi %261, %260 : i64
+              %274 = arith.addi %272, %273 : i64
+              %275 = arith.subi %59, %268 : i64
+              %276 = arith.minsi %275, %c16_i64 : i64
+              "instgem.mvout"(%269, %274, %276, %264) : (i64, i64, i64, i64) -> ()
             }
           }
-        } {gemmini.compute_nest}
-        %283 = arith.cmpi eq, %271, %c0_i64 : i64
-        %284 = arith.cmpi slt, %269, %c2_i64 : i64
-        %285 = arith.ori %283, %284 : i1
-        %286 = arith.andi %274, %285 : i1
-        scf.if %286 {
-          scf.for %arg19 = %c0 to %c2 step %c1 {
-            %287 = arith.index_cast %arg19 : index to i64
-            %288 = arith.muli %287, %c16_i64 : i64
-            %289 = arith.subi %c32_i64, %288 : i64
-            %290 = arith.minsi %289, %c16_i64 : i64
-            %291 = arith.ori %288, %c2147483648_i64 : i64
-            %292 = arith.cmpi sge, %287, %269 : i64
-            %293 = arith.ori %283, %292 : i1
-            %294 = arith.cmpi slt, %287, %73 : i64
-            %295 = arith.andi %293, %294 : i1
-            scf.if %295 {
-              "instgem.mvin"(%c0_i64, %291, %290, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } else {
+          %246 = arith.select %240, %c0_i64, %c-1_i64 : i64
+          scf.for %arg19 = %c0 to %241 step %c1 {
+            %251 = arith.index_cast %arg19 : index to i64
+            %252 = arith.muli %251, %c16_i64 : i64
+            %253 = arith.subi %234, %252 : i64
+            %254 = arith.minsi %253, %c16_i64 : i64
+            %255 = arith.cmpi sgt, %244, %c0_i64 : i64
+            scf.if %255 {
+              %258 = arith.cmpi eq, %246, %c0_i64 : i64
+              %259 = arith.select %258, %c2147483648_i64, %c3221225472_i64 : i64
+              %260 = arith.ori %252, %259 : i64
+              %261 = arith.select %258, %c16_i64, %c15_i64 : i64
+              %262 = arith.select %258, %c16_i64, %254 : i64
+              %263 = arith.addi %252, %c32_i64 : i64
+              "instgem.preload"(%263, %254, %c16_i64, %260, %262, %261) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-          }
-        }
-        scf.if %273 {
-          %287 = arith.minsi %269, %73 : i64
-          %288 = arith.index_cast %287 : i64 to index
-          %289 = arith.index_cast %73 : i64 to index
-          scf.for %arg19 = %288 to %289 step %c1 {
-            %290 = arith.index_cast %arg19 : index to i64
-            %291 = arith.index_cast %72 : i64 to index
-            scf.for %arg20 = %c0 to %291 step %c1 {
-              %292 = arith.index_cast %arg20 : index to i64
-              %293 = arith.addi %66, %292 : i64
-              %294 = arith.muli %293, %c16_i64 : i64
-              %295 = arith.maxsi %294, %57 : i64
-              %296 = arith.addi %294, %c16_i64 : i64
-              %297 = arith.minsi %296, %67 : i64
-              %298 = arith.subi %297, %295 : i64
-              %299 = arith.subi %295, %57 : i64
-              %300 = arith.muli %299, %63 : i64
-              %301 = arith.addi %62, %300 : i64
-              %302 = arith.muli %290, %c16_i64 : i64
-              %303 = arith.addi %301, %302 : i64
-              %304 = arith.muli %293, %c32_i64 : i64
-              %305 = arith.addi %304, %302 : i64
-              %306 = arith.ori %305, %c2147483648_i64 : i64
-              %307 = arith.subi %295, %294 : i64
-              %308 = arith.addi %306, %307 : i64
-              %309 = arith.subi %59, %302 : i64
-              %310 = arith.minsi %309, %c16_i64 : i64
-              "instgem.mvout"(%303, %308, %310, %298) : (i64, i64, i64, i64) -> ()
+            %256 = arith.index_cast %244 : i64 to index
+            scf.for %arg20 = %c1 to %256 step %c1 {
+              %258 = arith.index_cast %arg20 : index to i64
+              %259 = arith.ori %252, %c3221225472_i64 : i64
+              %260 = arith.muli %258, %c32_i64 : i64
+              %261 = arith.addi %260, %252 : i64
+              %262 = arith.addi %261, %c32_i64 : i64
+              "instgem.preload"(%262, %254, %c16_i64, %259, %254, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %263 = arith.muli %258, %c16_i64 : i64
+              "instgem.compute_preloaded"(%263, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %257 = arith.index_cast %237 : i64 to index
+            scf.for %arg20 = %256 to %257 step %c1 {
+              %258 = arith.index_cast %arg20 : index to i64
+              %259 = arith.muli %258, %c16_i64 : i64
+              %260 = arith.subi %231, %259 : i64
+              %261 = arith.minsi %260, %c16_i64 : i64
+              %262 = arith.subi %232, %259 : i64
+              %263 = arith.minsi %262, %c16_i64 : i64
+              %264 = arith.cmpi eq, %258, %246 : i64
+              %265 = arith.select %264, %c2147483648_i64, %c3221225472_i64 : i64
+              %266 = arith.ori %252, %265 : i64
+              %267 = arith.select %264, %c16_i64, %c15_i64 : i64
+              %268 = arith.select %264, %c16_i64, %254 : i64
+              %269 = arith.muli %258, %c32_i64 : i64
+              %270 = arith.addi %269, %252 : i64
+              %271 = arith.addi %270, %c32_i64 : i64
+              "instgem.preload"(%271, %254, %263, %266, %268, %267) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%259, %261, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          %247 = arith.cmpi eq, %237, %c0_i64 : i64
+          %248 = arith.cmpi slt, %235, %c2_i64 : i64
+          %249 = arith.ori %247, %248 : i1
+          %250 = arith.andi %240, %249 : i1
+          scf.if %250 {
+            scf.for %arg19 = %c0 to %c2 step %c1 {
+              %251 = arith.index_cast %arg19 : index to i64
+              %252 = arith.muli %251, %c16_i64 : i64
+              %253 = arith.subi %c32_i64, %252 : i64
+              %254 = arith.minsi %253, %c16_i64 : i64
+              %255 = arith.ori %252, %c2147483648_i64 : i64
+              %256 = arith.cmpi sge, %251, %235 : i64
+              %257 = arith.ori %247, %256 : i1
+              %258 = arith.cmpi slt, %251, %76 : i64
+              %259 = arith.andi %257, %258 : i1
+              scf.if %259 {
+                "instgem.mvin"(%c0_i64, %255, %254, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
             }
           }
         }
       } else {
-        scf.for %arg19 = %c0 to %275 step %c1 {
-          %280 = arith.index_cast %arg19 : index to i64
-          %281 = arith.muli %280, %c16_i64 : i64
-          %282 = arith.subi %268, %281 : i64
-          %283 = arith.minsi %282, %c16_i64 : i64
-          %284 = arith.index_cast %278 : i64 to index
-          scf.for %arg20 = %c0 to %284 step %c1 {
-            %286 = arith.index_cast %arg20 : index to i64
-            %287 = arith.ori %281, %c3221225472_i64 : i64
-            %288 = arith.muli %286, %c32_i64 : i64
-            %289 = arith.addi %288, %281 : i64
-            %290 = arith.addi %289, %c32_i64 : i64
-            "instgem.preload"(%290, %283, %c16_i64, %287, %283, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %291 = arith.muli %286, %c16_i64 : i64
-            "instgem.compute_preloaded"(%291, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg19 = %c0 to %241 step %c1 {
+          %246 = arith.index_cast %arg19 : index to i64
+          %247 = arith.muli %246, %c16_i64 : i64
+          %248 = arith.subi %234, %247 : i64
+          %249 = arith.minsi %248, %c16_i64 : i64
+          %250 = arith.index_cast %244 : i64 to index
+          scf.for %arg20 = %c0 to %250 step %c1 {
+            %252 = arith.index_cast %arg20 : index to i64
+            %253 = arith.ori %247, %c3221225472_i64 : i64
+            %254 = arith.muli %252, %c32_i64 : i64
+            %255 = arith.addi %254, %247 : i64
+            %256 = arith.addi %255, %c32_i64 : i64
+            "instgem.preload"(%256, %249, %c16_i64, %253, %249, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %257 = arith.muli %252, %c16_i64 : i64
+            "instgem.compute_preloaded"(%257, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %285 = arith.index_cast %271 : i64 to index
-          scf.for %arg20 = %284 to %285 step %c1 {
-            %286 = arith.index_cast %arg20 : index to i64
-            %287 = arith.muli %286, %c16_i64 : i64
-            %288 = arith.subi %264, %287 : i64
-            %289 = arith.minsi %288, %c16_i64 : i64
-            %290 = arith.subi %266, %287 : i64
-            %291 = arith.minsi %290, %c16_i64 : i64
-            %292 = arith.ori %281, %c3221225472_i64 : i64
-            %293 = arith.muli %286, %c32_i64 : i64
-            %294 = arith.addi %293, %281 : i64
-            %295 = arith.addi %294, %c32_i64 : i64
-            "instgem.preload"(%295, %283, %291, %292, %283, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%287, %289, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %251 = arith.index_cast %237 : i64 to index
+          scf.for %arg20 = %250 to %251 step %c1 {
+            %252 = arith.index_cast %arg20 : index to i64
+            %253 = arith.muli %252, %c16_i64 : i64
+            %254 = arith.subi %231, %253 : i64
+            %255 = arith.minsi %254, %c16_i64 : i64
+            %256 = arith.subi %232, %253 : i64
+            %257 = arith.minsi %256, %c16_i64 : i64
+            %258 = arith.ori %247, %c3221225472_i64 : i64
+            %259 = arith.muli %252, %c32_i64 : i64
+            %260 = arith.addi %259, %247 : i64
+            %261 = arith.addi %260, %c32_i64 : i64
+            "instgem.preload"(%261, %249, %257, %258, %249, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%253, %255, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         } {gemmini.compute_nest}
       }
     }
     scf.if %56 {
       "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %63, %65) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.muli %72, %73 : i64
-      %75 = arith.index_cast %74 : i64 to index
-      scf.for %arg18 = %c0 to %75 step %c1 {
-        %76 = arith.index_cast %arg18 : index to i64
-        %77 = arith.remsi %76, %72 : i64
-        %78 = arith.divsi %76, %72 : i64
-        %79 = arith.addi %66, %77 : i64
-        %80 = arith.muli %79, %c16_i64 : i64
-        %81 = arith.maxsi %80, %57 : i64
-        %82 = arith.addi %80, %c16_i64 : i64
-        %83 = arith.minsi %82, %67 : i64
-        %84 = arith.subi %83, %81 : i64
-        %85 = arith.subi %81, %57 : i64
-        %86 = arith.muli %85, %63 : i64
-        %87 = arith.addi %62, %86 : i64
-        %88 = arith.muli %78, %c16_i64 : i64
-        %89 = arith.addi %87, %88 : i64
-        %90 = arith.muli %79, %c32_i64 : i64
-        %91 = arith.addi %90, %88 : i64
-        %92 = arith.ori %91, %c2147483648_i64 : i64
-        %93 = arith.subi %81, %80 : i64
-        %94 = arith.addi %92, %93 : i64
-        %95 = arith.subi %59, %88 : i64
-        %96 = arith.minsi %95, %c16_i64 : i64
-        "instgem.mvout"(%89, %94, %96, %84) : (i64, i64, i64, i64) -> ()
+      %77 = arith.muli %75, %76 : i64
+      %78 = arith.index_cast %77 : i64 to index
+      scf.for %arg18 = %c0 to %78 step %c1 {
+        %79 = arith.index_cast %arg18 : index to i64
+        %80 = arith.remsi %79, %75 : i64
+        %81 = arith.divsi %79, %75 : i64
+        %82 = arith.addi %67, %80 : i64
+        %83 = arith.muli %82, %c16_i64 : i64
+        %84 = arith.maxsi %83, %57 : i64
+        %85 = arith.addi %83, %c16_i64 : i64
+        %86 = arith.minsi %85, %68 : i64
+        %87 = arith.subi %86, %84 : i64
+        %88 = arith.subi %84, %57 : i64
+        %89 = arith.muli %88, %63 : i64
+        %90 = arith.addi %62, %89 : i64
+        %91 = arith.muli %81, %c16_i64 : i64
+        %92 = arith.addi %90, %91 : i64
+        %93 = arith.muli %82, %c32_i64 : i64
+        %94 = arith.addi %93, %91 : i64
+        %95 = arith.ori %94, %c2147483648_i64 : i64
+        %96 = arith.subi %84, %83 : i64
+        %97 = arith.addi %95, %96 : i64
+        %98 = arith.subi %59, %91 : i64
+        %99 = arith.minsi %98, %c16_i64 : i64
+        "instgem.mvout"(%92, %97, %99, %87) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -12,6 +12,18 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -33,6 +45,8 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv_pool_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
+    %c3221225488_i64 = arith.constant 3221225488 : i64
+    %c9_i64 = arith.constant 9 : i64
     %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
@@ -79,345 +93,498 @@ module {
     %11 = arith.muli %10, %arg5 : index
     %12 = arith.muli %arg3, %arg4 : index
     %13 = arith.muli %8, %arg4 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
     %14 = arith.maxsi %13, %c0 : index
     %15 = arith.minsi %14, %12 : index
-    %16 = arith.addi %13, %c25 : index
-    %17 = arith.maxsi %16, %c0 : index
-    %18 = arith.minsi %17, %12 : index
-    %19 = arith.subi %15, %13 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %c25 : index
-    %22 = arith.subi %18, %15 : index
-    %23 = arith.maxsi %6, %c0 : index
-    %24 = arith.minsi %23, %arg6 : index
-    %25 = arith.addi %6, %c16 : index
-    %26 = arith.maxsi %25, %c0 : index
-    %27 = arith.minsi %26, %arg6 : index
-    %28 = arith.subi %24, %6 : index
-    %29 = arith.maxsi %28, %c0 : index
-    %30 = arith.minsi %29, %c16 : index
-    %31 = arith.subi %27, %24 : index
-    %32 = arith.cmpi sgt, %30, %c0 : index
-    scf.if %32 {
-      func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_1[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    %33 = arith.index_cast %21 : index to i64
-    %34 = arith.index_cast %22 : index to i64
-    %35 = arith.index_cast %31 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %36 = arith.index_cast %intptr : index to i64
-    %37 = arith.index_cast %offset : index to i64
-    %38 = arith.muli %37, %c4_i64 : i64
-    %39 = arith.addi %36, %38 : i64
-    %40 = arith.addi %33, %34 : i64
-    %41 = arith.cmpi slt, %40, %c25_i64 : i64
-    %42 = arith.cmpi slt, %35, %c16_i64 : i64
-    %43 = arith.ori %41, %42 : i1
-    scf.if %43 {
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %99 = arith.index_cast %arg10 : index to i64
-        %100 = arith.muli %99, %c16_i64 : i64
-        %101 = arith.ori %100, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %101, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-    }
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    %44 = arith.maxsi %33, %c0_i64 : i64
-    %45 = arith.divui %44, %c16_i64 : i64
-    %46 = arith.maxsi %40, %c0_i64 : i64
-    %47 = arith.addi %46, %c15_i64 : i64
-    %48 = arith.divui %47, %c16_i64 : i64
-    %49 = arith.subi %48, %45 : i64
-    %50 = arith.cmpi sgt, %34, %c0_i64 : i64
-    %51 = arith.extui %50 : i1 to i64
-    %52 = arith.muli %49, %51 : i64
-    %53 = arith.index_cast %52 : i64 to index
-    scf.for %arg10 = %c0 to %53 step %c1 {
-      %99 = arith.index_cast %arg10 : index to i64
-      %100 = arith.addi %45, %99 : i64
-      %101 = arith.muli %100, %c16_i64 : i64
-      %102 = arith.maxsi %101, %33 : i64
-      %103 = arith.addi %101, %c16_i64 : i64
-      %104 = arith.minsi %103, %40 : i64
-      %105 = arith.subi %104, %102 : i64
-      %106 = arith.ori %101, %c2147483648_i64 : i64
-      %107 = arith.subi %102, %101 : i64
-      %108 = arith.addi %106, %107 : i64
-      %109 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %108, %109, %105) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %54 = arith.addi %44, %c15_i64 : i64
-    %55 = arith.divui %54, %c16_i64 : i64
-    %56 = arith.cmpi sgt, %33, %c0_i64 : i64
-    %57 = arith.extui %56 : i1 to i64
-    %58 = arith.muli %55, %57 : i64
-    %59 = arith.index_cast %58 : i64 to index
-    scf.for %arg10 = %c0 to %59 step %c1 {
-      %99 = arith.index_cast %arg10 : index to i64
-      %100 = arith.muli %99, %c16_i64 : i64
-      %101 = arith.maxsi %100, %c0_i64 : i64
-      %102 = arith.addi %100, %c16_i64 : i64
-      %103 = arith.minsi %102, %33 : i64
-      %104 = arith.subi %103, %101 : i64
-      %105 = arith.ori %100, %c2147483648_i64 : i64
-      %106 = arith.subi %101, %100 : i64
-      %107 = arith.addi %105, %106 : i64
-      %108 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64, %107, %108, %104) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %60 = arith.ceildivsi %arg5, %c16 : index
-    %61:2 = scf.for %arg10 = %c0 to %60 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %99 = arith.maxsi %arg11, %c0 : index
-      %100 = arith.minsi %99, %arg5 : index
-      %101 = arith.addi %arg11, %c16 : index
-      %102 = arith.maxsi %101, %c0 : index
-      %103 = arith.minsi %102, %arg5 : index
-      %104 = arith.subi %100, %arg11 : index
-      %105 = arith.maxsi %104, %c0 : index
-      %106 = arith.minsi %105, %c16 : index
-      %107 = arith.subi %103, %100 : index
-      %108 = arith.cmpi sgt, %106, %c0 : index
-      scf.if %108 {
-        func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_9 = memref.subview %reinterpret_cast[%15, %100] [%22, %107] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %109 = arith.index_cast %107 : index to i64
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %110 = arith.index_cast %intptr_14 : index to i64
-      %111 = arith.index_cast %offset_11 : index to i64
-      %112 = arith.addi %110, %111 : i64
-      %113 = arith.index_cast %strides_13#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg13 = %c0 to %53 step %c1 {
-        %163 = arith.index_cast %arg13 : index to i64
-        %164 = arith.addi %45, %163 : i64
-        %165 = arith.muli %164, %c16_i64 : i64
-        %166 = arith.maxsi %165, %33 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %40 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %33 : i64
-        %171 = arith.muli %170, %113 : i64
-        %172 = arith.addi %112, %171 : i64
-        %173 = arith.subi %166, %165 : i64
-        %174 = arith.addi %165, %173 : i64
-        %175 = arith.minsi %109, %c64_i64 : i64
-        "instgem.mvin"(%172, %174, %175, %169) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg13 = %c0 to %59 step %c1 {
-        %163 = arith.index_cast %arg13 : index to i64
-        %164 = arith.muli %163, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %33 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.subi %165, %164 : i64
-        %170 = arith.addi %164, %169 : i64
-        %171 = arith.minsi %109, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %170, %171, %168) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %114 = arith.maxsi %arg12, %c0 : index
-      %115 = arith.minsi %114, %arg5 : index
-      %116 = arith.addi %arg12, %c16 : index
-      %117 = arith.maxsi %116, %c0 : index
-      %118 = arith.minsi %117, %arg5 : index
-      %119 = arith.subi %115, %arg12 : index
-      %120 = arith.maxsi %119, %c0 : index
-      %121 = arith.minsi %120, %c16 : index
-      %122 = arith.subi %118, %115 : index
-      scf.if %32 {
-        func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
-      }
-      %subview_15 = memref.subview %reinterpret_cast_0[%115, %24] [%122, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %123 = arith.index_cast %121 : index to i64
-      %124 = arith.index_cast %122 : index to i64
-      %125 = arith.addi %123, %124 : i64
-      %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %126 = arith.index_cast %intptr_20 : index to i64
-      %127 = arith.index_cast %offset_17 : index to i64
-      %128 = arith.addi %126, %127 : i64
-      %129 = arith.index_cast %strides_19#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
-      %130 = arith.maxsi %123, %c0_i64 : i64
-      %131 = arith.divui %130, %c16_i64 : i64
-      %132 = arith.maxsi %125, %c0_i64 : i64
-      %133 = arith.addi %132, %c15_i64 : i64
-      %134 = arith.divui %133, %c16_i64 : i64
-      %135 = arith.subi %134, %131 : i64
-      %136 = arith.cmpi sgt, %124, %c0_i64 : i64
-      %137 = arith.extui %136 : i1 to i64
-      %138 = arith.muli %135, %137 : i64
-      %139 = arith.index_cast %138 : i64 to index
-      scf.for %arg13 = %c0 to %139 step %c1 {
-        %163 = arith.index_cast %arg13 : index to i64
-        %164 = arith.addi %131, %163 : i64
-        %165 = arith.muli %164, %c16_i64 : i64
-        %166 = arith.maxsi %165, %123 : i64
-        %167 = arith.addi %165, %c16_i64 : i64
-        %168 = arith.minsi %167, %125 : i64
-        %169 = arith.subi %168, %166 : i64
-        %170 = arith.subi %166, %123 : i64
-        %171 = arith.muli %170, %129 : i64
-        %172 = arith.addi %128, %171 : i64
-        %173 = arith.addi %165, %c32_i64 : i64
-        %174 = arith.subi %166, %165 : i64
-        %175 = arith.addi %173, %174 : i64
-        %176 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %140 = arith.addi %130, %c15_i64 : i64
-      %141 = arith.divui %140, %c16_i64 : i64
-      %142 = arith.cmpi sgt, %123, %c0_i64 : i64
-      %143 = arith.extui %142 : i1 to i64
-      %144 = arith.muli %141, %143 : i64
-      %145 = arith.index_cast %144 : i64 to index
-      scf.for %arg13 = %c0 to %145 step %c1 {
-        %163 = arith.index_cast %arg13 : index to i64
-        %164 = arith.muli %163, %c16_i64 : i64
-        %165 = arith.maxsi %164, %c0_i64 : i64
-        %166 = arith.addi %164, %c16_i64 : i64
-        %167 = arith.minsi %166, %123 : i64
-        %168 = arith.subi %167, %165 : i64
-        %169 = arith.addi %164, %c32_i64 : i64
-        %170 = arith.subi %165, %164 : i64
-        %171 = arith.addi %169, %170 : i64
-        %172 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %146 = arith.minsi %46, %c25_i64 : i64
-      %147 = arith.maxsi %109, %c0_i64 : i64
-      %148 = arith.minsi %147, %c16_i64 : i64
-      %149 = arith.minsi %132, %c16_i64 : i64
-      %150 = arith.maxsi %35, %c0_i64 : i64
-      %151 = arith.minsi %150, %c16_i64 : i64
-      %152 = arith.ceildivsi %146, %c16_i64 : i64
-      %153 = arith.ceildivsi %151, %c16_i64 : i64
-      %154 = arith.minsi %148, %149 : i64
-      %155 = arith.ceildivsi %154, %c16_i64 : i64
-      %156 = arith.cmpi sgt, %152, %c0_i64 : i64
-      %157 = arith.select %156, %153, %c0_i64 : i64
-      %158 = arith.index_cast %157 : i64 to index
-      %159 = arith.divsi %146, %c16_i64 : i64
-      %160 = arith.minsi %152, %159 : i64
-      %161 = arith.maxsi %160, %c1_i64 : i64
-      %162 = arith.minsi %146, %c16_i64 : i64
-      scf.for %arg13 = %c0 to %158 step %c1 {
-        %163 = arith.index_cast %arg13 : index to i64
-        %164 = arith.muli %163, %c16_i64 : i64
-        %165 = arith.subi %151, %164 : i64
-        %166 = arith.minsi %165, %c16_i64 : i64
-        %167 = arith.index_cast %155 : i64 to index
-        scf.for %arg14 = %c0 to %167 step %c1 {
-          %168 = arith.index_cast %arg14 : index to i64
-          %169 = arith.muli %168, %c16_i64 : i64
-          %170 = arith.subi %148, %169 : i64
-          %171 = arith.minsi %170, %c16_i64 : i64
-          %172 = arith.subi %149, %169 : i64
-          %173 = arith.minsi %172, %c16_i64 : i64
-          %174 = arith.muli %163, %c32_i64 : i64
-          %175 = arith.ori %174, %c3221225472_i64 : i64
-          %176 = arith.addi %169, %164 : i64
-          %177 = arith.addi %176, %c32_i64 : i64
-          "instgem.preload"(%177, %166, %173, %175, %166, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%169, %171, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %178 = arith.index_cast %161 : i64 to index
-          scf.for %arg15 = %c1 to %178 step %c1 {
-            %180 = arith.index_cast %arg15 : index to i64
-            %181 = arith.muli %180, %c16_i64 : i64
-            %182 = arith.addi %181, %174 : i64
-            %183 = arith.ori %182, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %184 = arith.addi %181, %169 : i64
-            "instgem.compute_accumulated"(%184, %171, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %179 = arith.index_cast %152 : i64 to index
-          scf.for %arg15 = %178 to %179 step %c1 {
-            %180 = arith.index_cast %arg15 : index to i64
-            %181 = arith.muli %180, %c16_i64 : i64
-            %182 = arith.subi %146, %181 : i64
-            %183 = arith.minsi %182, %c16_i64 : i64
-            %184 = arith.addi %181, %174 : i64
-            %185 = arith.ori %184, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %166, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-            %186 = arith.addi %181, %169 : i64
-            "instgem.compute_accumulated"(%186, %171, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      scf.yield %101, %116 : index, index
-    }
-    %62 = arith.subi %c1, %7 : index
-    %63 = arith.maxsi %62, %c0 : index
-    %64 = arith.subi %arg3, %8 : index
-    %65 = arith.minsi %64, %c5 : index
-    %66 = arith.cmpi slt, %63, %c0 : index
-    %67 = arith.cmpi sgt, %63, %c3 : index
-    %68 = arith.cmpi slt, %65, %63 : index
-    %69 = arith.cmpi sgt, %65, %c5 : index
-    %70 = arith.ori %66, %67 : i1
-    %71 = arith.ori %70, %68 : i1
-    %72 = arith.ori %71, %69 : i1
+    %16 = arith.subi %15, %13 : index
+    %17 = arith.maxsi %6, %c0 : index
+    %18 = arith.minsi %17, %arg6 : index
+    %19 = arith.subi %18, %6 : index
+    %20 = arith.ceildivsi %arg5, %c16 : index
+    %21 = arith.muli %arg7, %c3 : index
+    %22 = arith.muli %3, %c6 : index
+    %23 = arith.maxsi %22, %c0 : index
+    %24 = arith.minsi %23, %21 : index
+    %25 = arith.subi %24, %22 : index
+    %26 = arith.addi %13, %c25 : index
+    %27 = arith.addi %6, %c16 : index
+    %28 = arith.addi %22, %c6 : index
+    %29 = arith.subi %20, %c1 : index
+    %30 = arith.muli %29, %c16 : index
+    %31 = arith.addi %30, %c16 : index
+    %32 = arith.cmpi sge, %13, %c0 : index
+    %33 = arith.cmpi sle, %13, %12 : index
+    %34 = arith.cmpi sge, %26, %c0 : index
+    %35 = arith.cmpi sle, %26, %12 : index
+    %36 = arith.cmpi sge, %16, %c0 : index
+    %37 = arith.cmpi sle, %16, %c25 : index
+    %38 = arith.cmpi sge, %6, %c0 : index
+    %39 = arith.cmpi sle, %6, %arg6 : index
+    %40 = arith.cmpi sge, %27, %c0 : index
+    %41 = arith.cmpi sle, %27, %arg6 : index
+    %42 = arith.cmpi sge, %19, %c0 : index
+    %43 = arith.cmpi sle, %19, %c16 : index
+    %44 = arith.cmpi sge, %22, %c0 : index
+    %45 = arith.cmpi sle, %22, %21 : index
+    %46 = arith.cmpi sge, %28, %c0 : index
+    %47 = arith.cmpi sle, %28, %21 : index
+    %48 = arith.cmpi sge, %25, %c0 : index
+    %49 = arith.cmpi sle, %25, %c6 : index
+    %50 = arith.cmpi sle, %30, %arg5 : index
+    %51 = arith.cmpi sle, %31, %arg5 : index
+    %52 = arith.andi %32, %33 : i1
+    %53 = arith.andi %52, %34 : i1
+    %54 = arith.andi %53, %35 : i1
+    %55 = arith.andi %54, %36 : i1
+    %56 = arith.andi %55, %37 : i1
+    %57 = arith.andi %56, %38 : i1
+    %58 = arith.andi %57, %39 : i1
+    %59 = arith.andi %58, %40 : i1
+    %60 = arith.andi %59, %41 : i1
+    %61 = arith.andi %60, %42 : i1
+    %62 = arith.andi %61, %43 : i1
+    %63 = arith.andi %62, %44 : i1
+    %64 = arith.andi %63, %45 : i1
+    %65 = arith.andi %64, %46 : i1
+    %66 = arith.andi %65, %47 : i1
+    %67 = arith.andi %66, %48 : i1
+    %68 = arith.andi %67, %49 : i1
+    %69 = arith.andi %68, %50 : i1
+    %70 = arith.andi %69, %51 : i1
+    %71 = arith.andi %70, %50 : i1
+    %72 = arith.andi %71, %51 : i1
     scf.if %72 {
-      func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
-    }
-    %73 = arith.muli %1, %arg7 : index
-    %74 = arith.muli %73, %c3 : index
-    %75 = arith.muli %74, %arg6 : index
-    %76 = arith.muli %arg7, %c3 : index
-    %77 = arith.muli %3, %c6 : index
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%75], sizes: [%76, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %78 = arith.cmpi slt, %77, %c0 : index
-    scf.if %78 {
-      func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
-    }
-    %79 = arith.maxsi %77, %c0 : index
-    %80 = arith.minsi %79, %76 : index
-    %81 = arith.addi %77, %c6 : index
-    %82 = arith.maxsi %81, %c0 : index
-    %83 = arith.minsi %82, %76 : index
-    %84 = arith.subi %83, %80 : index
-    scf.if %32 {
-      func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_3 = memref.subview %reinterpret_cast_2[%80, %24] [%84, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %85 = arith.bitcast %arg8 : f32 to i32
-    %86 = arith.extui %85 : i32 to i64
-    %87 = arith.index_cast %63 : index to i64
-    %88 = arith.index_cast %65 : index to i64
-    %89 = arith.index_cast %84 : index to i64
-    %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %90 = arith.index_cast %intptr_8 : index to i64
-    %91 = arith.index_cast %offset_5 : index to i64
-    %92 = arith.addi %90, %91 : i64
-    %93 = arith.index_cast %strides_7#0 : index to i64
-    %94 = arith.divsi %89, %c3_i64 : i64
-    %95 = arith.subi %88, %87 : i64
-    %96 = arith.maxsi %95, %c0_i64 : i64
-    "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %87, %c1_i64, %c3_i64, %94, %c3_i64, %96, %c5_i64, %93, %86) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %97 = arith.muli %87, %c5_i64 : i64
-    %98 = arith.cmpi sgt, %94, %c0_i64 : i64
-    scf.if %98 {
-      %99 = arith.ceildivsi %35, %c16_i64 : i64
-      %100 = arith.index_cast %99 : i64 to index
-      scf.for %arg10 = %c0 to %100 step %c1 {
-        %101 = arith.index_cast %arg10 : index to i64
-        %102 = arith.muli %101, %c16_i64 : i64
-        %103 = arith.addi %92, %102 : i64
-        %104 = arith.muli %101, %c32_i64 : i64
-        %105 = arith.ori %104, %c2147483648_i64 : i64
-        %106 = arith.addi %105, %97 : i64
-        %107 = arith.subi %35, %102 : i64
-        %108 = arith.minsi %107, %c16_i64 : i64
-        "instgem.mvout"(%103, %106, %108, %c0_i64) : (i64, i64, i64, i64) -> ()
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+      %subview = memref.subview %reinterpret_cast_1[%13, %6] [25, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<25x16xi32, strided<[0, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+      %73 = arith.index_cast %intptr : index to i64
+      %74 = arith.index_cast %offset : index to i64
+      %75 = arith.muli %74, %c4_i64 : i64
+      %76 = arith.addi %73, %75 : i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c2 step %c1 {
+        %105 = arith.index_cast %arg10 : index to i64
+        %106 = arith.muli %105, %c16_i64 : i64
+        %107 = arith.maxsi %106, %c0_i64 : i64
+        %108 = arith.addi %106, %c16_i64 : i64
+        %109 = arith.minsi %108, %c25_i64 : i64
+        %110 = arith.subi %109, %107 : i64
+        %111 = arith.ori %106, %c2147483648_i64 : i64
+        %112 = arith.subi %107, %106 : i64
+        %113 = arith.addi %111, %112 : i64
+        "instgem.mvin"(%76, %113, %c16_i64, %110) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %77:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %105 = arith.addi %arg11, %c16 : index
+        %subview_10 = memref.subview %reinterpret_cast[%13, %arg11] [25, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<25x16xi8, strided<[?, 1], offset: ?>>
+        %cast_11 = memref.cast %subview_10 : memref<25x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<25x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %106 = arith.index_cast %intptr_16 : index to i64
+        %107 = arith.index_cast %offset_13 : index to i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.index_cast %strides_15#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %c2 step %c1 {
+          %115 = arith.index_cast %arg13 : index to i64
+          %116 = arith.muli %115, %c16_i64 : i64
+          %117 = arith.maxsi %116, %c0_i64 : i64
+          %118 = arith.addi %116, %c16_i64 : i64
+          %119 = arith.minsi %118, %c25_i64 : i64
+          %120 = arith.subi %119, %117 : i64
+          %121 = arith.muli %117, %109 : i64
+          %122 = arith.addi %108, %121 : i64
+          %123 = arith.subi %117, %116 : i64
+          %124 = arith.addi %116, %123 : i64
+          "instgem.mvin"(%122, %124, %c16_i64, %120) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %110 = arith.addi %arg12, %c16 : index
+        %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %6] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
+        %cast_18 = memref.cast %subview_17 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %111 = arith.index_cast %intptr_23 : index to i64
+        %112 = arith.index_cast %offset_20 : index to i64
+        %113 = arith.addi %111, %112 : i64
+        %114 = arith.index_cast %strides_22#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %114) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%113, %c32_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        "instgem.preload"(%c32_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c9_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.compute_accumulated"(%c16_i64, %c16_i64, %c9_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.yield %105, %110 : index, index
+      }
+      %78 = arith.subi %c1, %7 : index
+      %79 = arith.maxsi %78, %c0 : index
+      %80 = arith.subi %arg3, %8 : index
+      %81 = arith.minsi %80, %c5 : index
+      %82 = arith.cmpi slt, %79, %c0 : index
+      %83 = arith.cmpi sgt, %79, %c3 : index
+      %84 = arith.cmpi slt, %81, %79 : index
+      %85 = arith.cmpi sgt, %81, %c5 : index
+      %86 = arith.ori %82, %83 : i1
+      %87 = arith.ori %86, %84 : i1
+      %88 = arith.ori %87, %85 : i1
+      scf.if %88 {
+        func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %89 = arith.muli %1, %arg7 : index
+      %90 = arith.muli %89, %c3 : index
+      %91 = arith.muli %90, %arg6 : index
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%91], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %92 = arith.cmpi slt, %22, %c0 : index
+      scf.if %92 {
+        func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+      }
+      %subview_3 = memref.subview %reinterpret_cast_2[%22, %6] [6, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<6x16xi8, strided<[?, 1], offset: ?>>
+      %cast_4 = memref.cast %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %93 = arith.bitcast %arg8 : f32 to i32
+      %94 = arith.extui %93 : i32 to i64
+      %95 = arith.index_cast %79 : index to i64
+      %96 = arith.index_cast %81 : index to i64
+      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %97 = arith.index_cast %intptr_9 : index to i64
+      %98 = arith.index_cast %offset_6 : index to i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.index_cast %strides_8#0 : index to i64
+      %101 = arith.subi %96, %95 : i64
+      %102 = arith.maxsi %101, %c0_i64 : i64
+      "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %95, %c1_i64, %c3_i64, %c2_i64, %c3_i64, %102, %c5_i64, %100, %94) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %103 = arith.muli %95, %c5_i64 : i64
+      %104 = arith.addi %103, %c2147483648_i64 : i64
+      "instgem.mvout"(%99, %104, %c16_i64, %c0_i64) : (i64, i64, i64, i64) -> ()
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+      %73 = arith.maxsi %26, %c0 : index
+      %74 = arith.minsi %73, %12 : index
+      %75 = arith.maxsi %16, %c0 : index
+      %76 = arith.minsi %75, %c25 : index
+      %77 = arith.subi %74, %15 : index
+      %78 = arith.maxsi %27, %c0 : index
+      %79 = arith.minsi %78, %arg6 : index
+      %80 = arith.maxsi %19, %c0 : index
+      %81 = arith.minsi %80, %c16 : index
+      %82 = arith.subi %79, %18 : index
+      %83 = arith.cmpi sgt, %81, %c0 : index
+      scf.if %83 {
+        func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_1[%15, %18] [%77, %82] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %84 = arith.index_cast %76 : index to i64
+      %85 = arith.index_cast %77 : index to i64
+      %86 = arith.index_cast %82 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+      %87 = arith.index_cast %intptr : index to i64
+      %88 = arith.index_cast %offset : index to i64
+      %89 = arith.muli %88, %c4_i64 : i64
+      %90 = arith.addi %87, %89 : i64
+      %91 = arith.addi %84, %85 : i64
+      %92 = arith.cmpi slt, %91, %c25_i64 : i64
+      %93 = arith.cmpi slt, %86, %c16_i64 : i64
+      %94 = arith.ori %92, %93 : i1
+      scf.if %94 {
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %144 = arith.index_cast %arg10 : index to i64
+          %145 = arith.muli %144, %c16_i64 : i64
+          %146 = arith.ori %145, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %146, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %95 = arith.maxsi %84, %c0_i64 : i64
+      %96 = arith.divui %95, %c16_i64 : i64
+      %97 = arith.maxsi %91, %c0_i64 : i64
+      %98 = arith.addi %97, %c15_i64 : i64
+      %99 = arith.divui %98, %c16_i64 : i64
+      %100 = arith.subi %99, %96 : i64
+      %101 = arith.cmpi sgt, %85, %c0_i64 : i64
+      %102 = arith.extui %101 : i1 to i64
+      %103 = arith.muli %100, %102 : i64
+      %104 = arith.index_cast %103 : i64 to index
+      scf.for %arg10 = %c0 to %104 step %c1 {
+        %144 = arith.index_cast %arg10 : index to i64
+        %145 = arith.addi %96, %144 : i64
+        %146 = arith.muli %145, %c16_i64 : i64
+        %147 = arith.maxsi %146, %84 : i64
+        %148 = arith.addi %146, %c16_i64 : i64
+        %149 = arith.minsi %148, %91 : i64
+        %150 = arith.subi %149, %147 : i64
+        %151 = arith.ori %146, %c2147483648_i64 : i64
+        %152 = arith.subi %147, %146 : i64
+        %153 = arith.addi %151, %152 : i64
+        %154 = arith.minsi %86, %c16_i64 : i64
+        "instgem.mvin"(%90, %153, %154, %150) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %105 = arith.addi %95, %c15_i64 : i64
+      %106 = arith.divui %105, %c16_i64 : i64
+      %107 = arith.cmpi sgt, %84, %c0_i64 : i64
+      %108 = arith.extui %107 : i1 to i64
+      %109 = arith.muli %106, %108 : i64
+      %110 = arith.index_cast %109 : i64 to index
+      scf.for %arg10 = %c0 to %110 step %c1 {
+        %144 = arith.index_cast %arg10 : index to i64
+        %145 = arith.muli %144, %c16_i64 : i64
+        %146 = arith.maxsi %145, %c0_i64 : i64
+        %147 = arith.addi %145, %c16_i64 : i64
+        %148 = arith.minsi %147, %84 : i64
+        %149 = arith.subi %148, %146 : i64
+        %150 = arith.ori %145, %c2147483648_i64 : i64
+        %151 = arith.subi %146, %145 : i64
+        %152 = arith.addi %150, %151 : i64
+        %153 = arith.minsi %86, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %152, %153, %149) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %111:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %144 = arith.maxsi %arg11, %c0 : index
+        %145 = arith.minsi %144, %arg5 : index
+        %146 = arith.addi %arg11, %c16 : index
+        %147 = arith.maxsi %146, %c0 : index
+        %148 = arith.minsi %147, %arg5 : index
+        %149 = arith.subi %145, %arg11 : index
+        %150 = arith.maxsi %149, %c0 : index
+        %151 = arith.minsi %150, %c16 : index
+        %152 = arith.subi %148, %145 : index
+        %153 = arith.cmpi sgt, %151, %c0 : index
+        scf.if %153 {
+          func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
+        }
+        %subview_9 = memref.subview %reinterpret_cast[%15, %145] [%77, %152] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %154 = arith.index_cast %152 : index to i64
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %155 = arith.index_cast %intptr_14 : index to i64
+        %156 = arith.index_cast %offset_11 : index to i64
+        %157 = arith.addi %155, %156 : i64
+        %158 = arith.index_cast %strides_13#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %104 step %c1 {
+          %208 = arith.index_cast %arg13 : index to i64
+          %209 = arith.addi %96, %208 : i64
+          %210 = arith.muli %209, %c16_i64 : i64
+          %211 = arith.maxsi %210, %84 : i64
+          %212 = arith.addi %210, %c16_i64 : i64
+          %213 = arith.minsi %212, %91 : i64
+          %214 = arith.subi %213, %211 : i64
+          %215 = arith.subi %211, %84 : i64
+          %216 = arith.muli %215, %158 : i64
+          %217 = arith.addi %157, %216 : i64
+          %218 = arith.subi %211, %210 : i64
+          %219 = arith.addi %210, %218 : i64
+          %220 = arith.minsi %154, %c64_i64 : i64
+          "instgem.mvin"(%217, %219, %220, %214) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg13 = %c0 to %110 step %c1 {
+          %208 = arith.index_cast %arg13 : index to i64
+          %209 = arith.muli %208, %c16_i64 : i64
+          %210 = arith.maxsi %209, %c0_i64 : i64
+          %211 = arith.addi %209, %c16_i64 : i64
+          %212 = arith.minsi %211, %84 : i64
+          %213 = arith.subi %212, %210 : i64
+          %214 = arith.subi %210, %209 : i64
+          %215 = arith.addi %209, %214 : i64
+          %216 = arith.minsi %154, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %215, %216, %213) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %159 = arith.maxsi %arg12, %c0 : index
+        %160 = arith.minsi %159, %arg5 : index
+        %161 = arith.addi %arg12, %c16 : index
+        %162 = arith.maxsi %161, %c0 : index
+        %163 = arith.minsi %162, %arg5 : index
+        %164 = arith.subi %160, %arg12 : index
+        %165 = arith.maxsi %164, %c0 : index
+        %166 = arith.minsi %165, %c16 : index
+        %167 = arith.subi %163, %160 : index
+        scf.if %83 {
+          func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
+        }
+        %subview_15 = memref.subview %reinterpret_cast_0[%160, %18] [%167, %82] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %168 = arith.index_cast %166 : index to i64
+        %169 = arith.index_cast %167 : index to i64
+        %170 = arith.addi %168, %169 : i64
+        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %171 = arith.index_cast %intptr_20 : index to i64
+        %172 = arith.index_cast %offset_17 : index to i64
+        %173 = arith.addi %171, %172 : i64
+        %174 = arith.index_cast %strides_19#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+        %175 = arith.maxsi %168, %c0_i64 : i64
+        %176 = arith.divui %175, %c16_i64 : i64
+        %177 = arith.maxsi %170, %c0_i64 : i64
+        %178 = arith.addi %177, %c15_i64 : i64
+        %179 = arith.divui %178, %c16_i64 : i64
+        %180 = arith.subi %179, %176 : i64
+        %181 = arith.cmpi sgt, %169, %c0_i64 : i64
+        %182 = arith.extui %181 : i1 to i64
+        %183 = arith.muli %180, %182 : i64
+        %184 = arith.index_cast %183 : i64 to index
+        scf.for %arg13 = %c0 to %184 step %c1 {
+          %208 = arith.index_cast %arg13 : index to i64
+          %209 = arith.addi %176, %208 : i64
+          %210 = arith.muli %209, %c16_i64 : i64
+          %211 = arith.maxsi %210, %168 : i64
+          %212 = arith.addi %210, %c16_i64 : i64
+          %213 = arith.minsi %212, %170 : i64
+          %214 = arith.subi %213, %211 : i64
+          %215 = arith.subi %211, %168 : i64
+          %216 = arith.muli %215, %174 : i64
+          %217 = arith.addi %173, %216 : i64
+          %218 = arith.addi %210, %c32_i64 : i64
+          %219 = arith.subi %211, %210 : i64
+          %220 = arith.addi %218, %219 : i64
+          %221 = arith.minsi %86, %c64_i64 : i64
+          "instgem.mvin"(%217, %220, %221, %214) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %185 = arith.addi %175, %c15_i64 : i64
+        %186 = arith.divui %185, %c16_i64 : i64
+        %187 = arith.cmpi sgt, %168, %c0_i64 : i64
+        %188 = arith.extui %187 : i1 to i64
+        %189 = arith.muli %186, %188 : i64
+        %190 = arith.index_cast %189 : i64 to index
+        scf.for %arg13 = %c0 to %190 step %c1 {
+          %208 = arith.index_cast %arg13 : index to i64
+          %209 = arith.muli %208, %c16_i64 : i64
+          %210 = arith.maxsi %209, %c0_i64 : i64
+          %211 = arith.addi %209, %c16_i64 : i64
+          %212 = arith.minsi %211, %168 : i64
+          %213 = arith.subi %212, %210 : i64
+          %214 = arith.addi %209, %c32_i64 : i64
+          %215 = arith.subi %210, %209 : i64
+          %216 = arith.addi %214, %215 : i64
+          %217 = arith.minsi %86, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %216, %217, %213) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %191 = arith.minsi %97, %c25_i64 : i64
+        %192 = arith.maxsi %154, %c0_i64 : i64
+        %193 = arith.minsi %192, %c16_i64 : i64
+        %194 = arith.minsi %177, %c16_i64 : i64
+        %195 = arith.maxsi %86, %c0_i64 : i64
+        %196 = arith.minsi %195, %c16_i64 : i64
+        %197 = arith.ceildivsi %191, %c16_i64 : i64
+        %198 = arith.ceildivsi %196, %c16_i64 : i64
+        %199 = arith.minsi %193, %194 : i64
+        %200 = arith.ceildivsi %199, %c16_i64 : i64
+        %201 = arith.cmpi sgt, %197, %c0_i64 : i64
+        %202 = arith.select %201, %198, %c0_i64 : i64
+        %203 = arith.index_cast %202 : i64 to index
+        %204 = arith.divsi %191, %c16_i64 : i64
+        %205 = arith.minsi %197, %204 : i64
+        %206 = arith.maxsi %205, %c1_i64 : i64
+        %207 = arith.minsi %191, %c16_i64 : i64
+        scf.for %arg13 = %c0 to %203 step %c1 {
+          %208 = arith.index_cast %arg13 : index to i64
+          %209 = arith.muli %208, %c16_i64 : i64
+          %210 = arith.subi %196, %209 : i64
+          %211 = arith.minsi %210, %c16_i64 : i64
+          %212 = arith.index_cast %200 : i64 to index
+          scf.for %arg14 = %c0 to %212 step %c1 {
+            %213 = arith.index_cast %arg14 : index to i64
+            %214 = arith.muli %213, %c16_i64 : i64
+            %215 = arith.subi %193, %214 : i64
+            %216 = arith.minsi %215, %c16_i64 : i64
+            %217 = arith.subi %194, %214 : i64
+            %218 = arith.minsi %217, %c16_i64 : i64
+            %219 = arith.muli %208, %c32_i64 : i64
+            %220 = arith.ori %219, %c3221225472_i64 : i64
+            %221 = arith.addi %214, %209 : i64
+            %222 = arith.addi %221, %c32_i64 : i64
+            "instgem.preload"(%222, %211, %218, %220, %211, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%214, %216, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %223 = arith.index_cast %206 : i64 to index
+            scf.for %arg15 = %c1 to %223 step %c1 {
+              %225 = arith.index_cast %arg15 : index to i64
+              %226 = arith.muli %225, %c16_i64 : i64
+              %227 = arith.addi %226, %219 : i64
+              %228 = arith.ori %227, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %229 = arith.addi %226, %214 : i64
+              "instgem.compute_accumulated"(%229, %216, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %224 = arith.index_cast %197 : i64 to index
+            scf.for %arg15 = %223 to %224 step %c1 {
+              %225 = arith.index_cast %arg15 : index to i64
+              %226 = arith.muli %225, %c16_i64 : i64
+              %227 = arith.subi %191, %226 : i64
+              %228 = arith.minsi %227, %c16_i64 : i64
+              %229 = arith.addi %226, %219 : i64
+              %230 = arith.ori %229, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %211, %228) : (i64, i64, i64, i64, i64, i64) -> ()
+              %231 = arith.addi %226, %214 : i64
+              "instgem.compute_accumulated"(%231, %216, %228, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.yield %146, %161 : index, index
+      }
+      %112 = arith.subi %c1, %7 : index
+      %113 = arith.maxsi %112, %c0 : index
+      %114 = arith.subi %arg3, %8 : index
+      %115 = arith.minsi %114, %c5 : index
+      %116 = arith.cmpi slt, %113, %c0 : index
+      %117 = arith.cmpi sgt, %113, %c3 : index
+      %118 = arith.cmpi slt, %115, %113 : index
+      %119 = arith.cmpi sgt, %115, %c5 : index
+      %120 = arith.ori %116, %117 : i1
+      %121 = arith.ori %120, %118 : i1
+      %122 = arith.ori %121, %119 : i1
+      scf.if %122 {
+        func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+      }
+      %123 = arith.muli %1, %arg7 : index
+      %124 = arith.muli %123, %c3 : index
+      %125 = arith.muli %124, %arg6 : index
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%125], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %126 = arith.cmpi slt, %22, %c0 : index
+      scf.if %126 {
+        func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+      }
+      %127 = arith.maxsi %28, %c0 : index
+      %128 = arith.minsi %127, %21 : index
+      %129 = arith.subi %128, %24 : index
+      scf.if %83 {
+        func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_3 = memref.subview %reinterpret_cast_2[%24, %18] [%129, %82] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %130 = arith.bitcast %arg8 : f32 to i32
+      %131 = arith.extui %130 : i32 to i64
+      %132 = arith.index_cast %113 : index to i64
+      %133 = arith.index_cast %115 : index to i64
+      %134 = arith.index_cast %129 : index to i64
+      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %135 = arith.index_cast %intptr_8 : index to i64
+      %136 = arith.index_cast %offset_5 : index to i64
+      %137 = arith.addi %135, %136 : i64
+      %138 = arith.index_cast %strides_7#0 : index to i64
+      %139 = arith.divsi %134, %c3_i64 : i64
+      %140 = arith.subi %133, %132 : i64
+      %141 = arith.maxsi %140, %c0_i64 : i64
+      "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %132, %c1_i64, %c3_i64, %139, %c3_i64, %141, %c5_i64, %138, %131) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %142 = arith.muli %132, %c5_i64 : i64
+      %143 = arith.cmpi sgt, %139, %c0_i64 : i64
+      scf.if %143 {
+        %144 = arith.ceildivsi %86, %c16_i64 : i64
+        %145 = arith.index_cast %144 : i64 to index
+        scf.for %arg10 = %c0 to %145 step %c1 {
+          %146 = arith.index_cast %arg10 : index to i64
+          %147 = arith.muli %146, %c16_i64 : i64
+          %148 = arith.addi %137, %147 : i64
+          %149 = arith.muli %146, %c32_i64 : i64
+          %150 = arith.ori %149, %c2147483648_i64 : i64
+          %151 = arith.addi %150, %142 : i64
+          %152 = arith.subi %86, %147 : i64
+          %153 = arith.minsi %152, %c16_i64 : i64
+          "instgem.mvout"(%148, %151, %153, %c0_i64) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

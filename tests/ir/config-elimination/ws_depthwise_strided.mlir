@@ -34,6 +34,9 @@
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 
 module {
@@ -41,11 +44,11 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @depthwise_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: f32) attributes {gemmini.acc_rows_used = 16 : i64, gemmini.sp_rows_used = 32 : i64} {
-    %c15_i64 = arith.constant 15 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
@@ -160,617 +163,570 @@ module {
     %60 = arith.bitcast %arg16 : f32 to i32
     %61 = arith.extui %60 : i32 to i64
     "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %61) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %62 = arith.divsi %53, %c16_i64 : i64
-    %63 = arith.addi %53, %54 : i64
-    %64 = arith.ceildivsi %63, %c16_i64 : i64
-    %65 = arith.subi %64, %62 : i64
-    %66 = arith.cmpi sgt, %54, %c0_i64 : i64
-    %67 = arith.extui %66 : i1 to i64
-    %68 = arith.muli %65, %67 : i64
-    %69 = arith.ceildivsi %55, %c16_i64 : i64
+    %62 = arith.maxsi %53, %c0_i64 : i64
+    %63 = arith.divui %62, %c16_i64 : i64
+    %64 = arith.addi %53, %54 : i64
+    %65 = arith.maxsi %64, %c0_i64 : i64
+    %66 = arith.addi %65, %c15_i64 : i64
+    %67 = arith.divui %66, %c16_i64 : i64
+    %68 = arith.subi %67, %63 : i64
+    %69 = arith.cmpi sgt, %54, %c0_i64 : i64
+    %70 = arith.extui %69 : i1 to i64
+    %71 = arith.muli %68, %70 : i64
+    %72 = arith.ceildivsi %55, %c16_i64 : i64
     scf.for %arg17 = %29 to %30 step %c1 {
-      %70 = arith.cmpi eq, %arg9, %c0 : index
-      scf.if %70 {
+      %73 = arith.cmpi eq, %arg9, %c0 : index
+      scf.if %73 {
         func.call @baco_runtime_error(%c1_i64, %c86_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %71 = arith.floordivsi %arg17, %arg9 : index
-      scf.if %70 {
+      %74 = arith.floordivsi %arg17, %arg9 : index
+      scf.if %73 {
         func.call @baco_runtime_error(%c1_i64, %c87_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %72 = arith.muli %71, %arg9 : index
-      %73 = arith.subi %arg17, %72 : index
-      %74 = arith.addi %22, %73 : index
-      %75 = arith.cmpi eq, %arg11, %c0 : index
-      scf.if %75 {
+      %75 = arith.muli %74, %arg9 : index
+      %76 = arith.subi %arg17, %75 : index
+      %77 = arith.addi %22, %76 : index
+      %78 = arith.cmpi eq, %arg11, %c0 : index
+      scf.if %78 {
         func.call @baco_runtime_error(%c1_i64, %c43_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %76 = arith.floordivsi %74, %arg11 : index
-      %77 = arith.muli %76, %arg11 : index
-      %78 = arith.subi %74, %77 : index
-      %79 = arith.addi %20, %71 : index
-      %80 = arith.cmpi eq, %arg10, %c0 : index
-      scf.if %80 {
+      %79 = arith.floordivsi %77, %arg11 : index
+      %80 = arith.muli %79, %arg11 : index
+      %81 = arith.subi %77, %80 : index
+      %82 = arith.addi %20, %74 : index
+      %83 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %83 {
         func.call @baco_runtime_error(%c1_i64, %c50_i64, %c19_i64) : (i64, i64, i64) -> ()
       }
-      %81 = arith.floordivsi %79, %arg10 : index
-      %82 = arith.muli %81, %arg10 : index
-      %83 = arith.subi %79, %82 : index
-      %84 = arith.muli %4, %arg3 : index
-      %85 = arith.addi %84, %83 : index
-      %86 = arith.muli %85, %arg4 : index
-      %87 = arith.addi %86, %78 : index
-      %88 = arith.muli %87, %arg5 : index
-      %89 = arith.addi %16, %88 : index
-      %90 = arith.subi %arg3, %83 : index
-      scf.if %80 {
+      %84 = arith.floordivsi %82, %arg10 : index
+      %85 = arith.muli %84, %arg10 : index
+      %86 = arith.subi %82, %85 : index
+      %87 = arith.muli %4, %arg3 : index
+      %88 = arith.addi %87, %86 : index
+      %89 = arith.muli %88, %arg4 : index
+      %90 = arith.addi %89, %81 : index
+      %91 = arith.muli %90, %arg5 : index
+      %92 = arith.addi %16, %91 : index
+      %93 = arith.subi %arg3, %86 : index
+      scf.if %83 {
         func.call @baco_runtime_error(%c1_i64, %c52_i64, %c42_i64) : (i64, i64, i64) -> ()
       }
-      %91 = arith.ceildivsi %90, %arg10 : index
-      %92 = arith.subi %arg4, %78 : index
-      scf.if %75 {
+      %94 = arith.ceildivsi %93, %arg10 : index
+      %95 = arith.subi %arg4, %81 : index
+      scf.if %78 {
         func.call @baco_runtime_error(%c1_i64, %c52_i64, %c74_i64) : (i64, i64, i64) -> ()
       }
-      %93 = arith.ceildivsi %92, %arg11 : index
-      %94 = arith.muli %arg10, %arg4 : index
-      %95 = arith.muli %94, %arg5 : index
-      %96 = arith.muli %arg11, %arg5 : index
-      scf.if %80 {
+      %96 = arith.ceildivsi %95, %arg11 : index
+      %97 = arith.muli %arg10, %arg4 : index
+      %98 = arith.muli %97, %arg5 : index
+      %99 = arith.muli %arg11, %arg5 : index
+      scf.if %83 {
         func.call @baco_runtime_error(%c1_i64, %c54_i64, %c44_i64) : (i64, i64, i64) -> ()
       }
-      scf.if %75 {
+      scf.if %78 {
         func.call @baco_runtime_error(%c1_i64, %c54_i64, %c59_i64) : (i64, i64, i64) -> ()
       }
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%89], sizes: [%91, %93, %18], strides: [%95, %96, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
-      %97 = arith.muli %16, %arg8 : index
-      %98 = arith.muli %97, %arg9 : index
-      %99 = arith.muli %arg17, %c16 : index
-      %100 = arith.addi %98, %99 : index
-      %101 = arith.muli %100, %c16 : index
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg1 to offset: [%101], sizes: [%18, %18], strides: [16, 1] : memref<?xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
-      %102 = arith.maxsi %76, %c0 : index
-      %103 = arith.minsi %102, %93 : index
-      %104 = arith.addi %76, %c5 : index
-      %105 = arith.maxsi %104, %c0 : index
-      %106 = arith.minsi %105, %93 : index
-      %107 = arith.subi %103, %76 : index
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%92], sizes: [%94, %96, %18], strides: [%98, %99, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
+      %100 = arith.muli %16, %arg8 : index
+      %101 = arith.muli %100, %arg9 : index
+      %102 = arith.muli %arg17, %c16 : index
+      %103 = arith.addi %101, %102 : index
+      %104 = arith.muli %103, %c16 : index
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg1 to offset: [%104], sizes: [%18, %18], strides: [16, 1] : memref<?xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+      %105 = arith.maxsi %79, %c0 : index
+      %106 = arith.minsi %105, %96 : index
+      %107 = arith.addi %79, %c5 : index
       %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %c5 : index
-      %110 = arith.subi %106, %103 : index
+      %109 = arith.minsi %108, %96 : index
+      %110 = arith.subi %106, %79 : index
+      %111 = arith.maxsi %110, %c0 : index
+      %112 = arith.minsi %111, %c5 : index
+      %113 = arith.subi %109, %106 : index
       scf.if %51 {
         func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %111 = arith.cmpi sge, %81, %c0 : index
-      %112 = arith.cmpi slt, %81, %91 : index
-      %113 = arith.andi %111, %112 : i1
-      %114 = arith.select %113, %81, %c0 : index
-      %115 = arith.select %113, %110, %c0 : index
-      %116 = arith.select %113, %109, %c0 : index
-      %subview_2 = memref.subview %reinterpret_cast_0[%114, %103, %46] [1, %115, %50] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %117 = arith.index_cast %116 : index to i64
-      %118 = arith.index_cast %115 : index to i64
+      %114 = arith.cmpi sge, %84, %c0 : index
+      %115 = arith.cmpi slt, %84, %94 : index
+      %116 = arith.andi %114, %115 : i1
+      %117 = arith.select %116, %84, %c0 : index
+      %118 = arith.select %116, %113, %c0 : index
+      %119 = arith.select %116, %112, %c0 : index
+      %subview_2 = memref.subview %reinterpret_cast_0[%117, %106, %46] [1, %118, %50] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %120 = arith.index_cast %119 : index to i64
+      %121 = arith.index_cast %118 : index to i64
       %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %119 = arith.index_cast %intptr_7 : index to i64
-      %120 = arith.index_cast %offset_4 : index to i64
-      %121 = arith.addi %119, %120 : i64
-      %122 = arith.index_cast %strides_6#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-      %123 = arith.ceildivsi %55, %c64_i64 : i64
-      %124 = arith.divsi %117, %c16_i64 : i64
-      %125 = arith.addi %117, %118 : i64
-      %126 = arith.ceildivsi %125, %c16_i64 : i64
-      %127 = arith.subi %126, %124 : i64
-      %128 = arith.cmpi sgt, %118, %c0_i64 : i64
-      %129 = arith.extui %128 : i1 to i64
-      %130 = arith.muli %127, %129 : i64
-      %131 = arith.muli %130, %123 : i64
-      %132 = arith.index_cast %131 : i64 to index
-      scf.for %arg18 = %c0 to %132 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.addi %124, %252 : i64
-        %254 = arith.muli %253, %c16_i64 : i64
-        %255 = arith.maxsi %254, %117 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %125 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.subi %255, %117 : i64
-        %260 = arith.muli %259, %122 : i64
-        %261 = arith.addi %121, %260 : i64
-        %262 = arith.subi %255, %254 : i64
-        %263 = arith.addi %254, %262 : i64
-        %264 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%261, %263, %264, %258) : (i64, i64, i64, i64) -> ()
+      %122 = arith.index_cast %intptr_7 : index to i64
+      %123 = arith.index_cast %offset_4 : index to i64
+      %124 = arith.addi %122, %123 : i64
+      %125 = arith.index_cast %strides_6#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
+      %126 = arith.cmpi sgt, %121, %c0_i64 : i64
+      %127 = arith.extui %126 : i1 to i64
+      %128 = arith.index_cast %127 : i64 to index
+      scf.for %arg18 = %c0 to %128 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.subi %120, %220 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%124, %222, %223, %121) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %133 = arith.ceildivsi %117, %c16_i64 : i64
-      %134 = arith.cmpi sgt, %117, %c0_i64 : i64
+      %129 = arith.cmpi sgt, %120, %c0_i64 : i64
+      %130 = arith.extui %129 : i1 to i64
+      %131 = arith.index_cast %130 : i64 to index
+      scf.for %arg18 = %c0 to %131 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.subi %c0_i64, %220 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %222, %223, %120) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %132 = arith.addi %120, %121 : i64
+      %133 = arith.subi %c5_i64, %132 : i64
+      %134 = arith.cmpi sgt, %133, %c0_i64 : i64
       %135 = arith.extui %134 : i1 to i64
-      %136 = arith.muli %133, %135 : i64
-      %137 = arith.muli %136, %123 : i64
-      %138 = arith.index_cast %137 : i64 to index
-      scf.for %arg18 = %c0 to %138 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.muli %252, %c16_i64 : i64
-        %254 = arith.maxsi %253, %c0_i64 : i64
-        %255 = arith.addi %253, %c16_i64 : i64
-        %256 = arith.minsi %255, %117 : i64
-        %257 = arith.subi %256, %254 : i64
-        %258 = arith.subi %254, %253 : i64
-        %259 = arith.addi %253, %258 : i64
-        %260 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %259, %260, %257) : (i64, i64, i64, i64) -> ()
+      %136 = arith.index_cast %135 : i64 to index
+      scf.for %arg18 = %c0 to %136 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.subi %132, %220 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %222, %223, %133) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %139 = arith.subi %c5_i64, %125 : i64
-      %140 = arith.divsi %125, %c16_i64 : i64
-      %141 = arith.subi %c1_i64, %140 : i64
-      %142 = arith.cmpi sgt, %139, %c0_i64 : i64
-      %143 = arith.extui %142 : i1 to i64
-      %144 = arith.muli %141, %143 : i64
-      %145 = arith.muli %144, %123 : i64
-      %146 = arith.index_cast %145 : i64 to index
-      scf.for %arg18 = %c0 to %146 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.addi %140, %252 : i64
-        %254 = arith.muli %253, %c16_i64 : i64
-        %255 = arith.maxsi %254, %125 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %c5_i64 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.subi %255, %254 : i64
-        %260 = arith.addi %254, %259 : i64
-        %261 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %260, %261, %258) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %147 = arith.addi %81, %c1 : index
+      %137 = arith.addi %84, %c1 : index
       scf.if %51 {
         func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %148 = arith.cmpi sge, %147, %c0 : index
-      %149 = arith.cmpi slt, %147, %91 : index
-      %150 = arith.andi %148, %149 : i1
-      %151 = arith.select %150, %147, %c0 : index
-      %152 = arith.select %150, %110, %c0 : index
-      %153 = arith.select %150, %109, %c0 : index
-      %subview_8 = memref.subview %reinterpret_cast_0[%151, %103, %46] [1, %152, %50] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %154 = arith.index_cast %153 : index to i64
-      %155 = arith.index_cast %152 : index to i64
-      %156 = arith.addi %154, %c5_i64 : i64
+      %138 = arith.cmpi sge, %137, %c0 : index
+      %139 = arith.cmpi slt, %137, %94 : index
+      %140 = arith.andi %138, %139 : i1
+      %141 = arith.select %140, %137, %c0 : index
+      %142 = arith.select %140, %113, %c0 : index
+      %143 = arith.select %140, %112, %c0 : index
+      %subview_8 = memref.subview %reinterpret_cast_0[%141, %106, %46] [1, %142, %50] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %144 = arith.index_cast %143 : index to i64
+      %145 = arith.index_cast %142 : index to i64
+      %146 = arith.addi %144, %c5_i64 : i64
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %157 = arith.index_cast %intptr_13 : index to i64
-      %158 = arith.index_cast %offset_10 : index to i64
-      %159 = arith.addi %157, %158 : i64
-      %160 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %160) : (i64, i64, i64, i64, i64, i64) -> ()
-      %161 = arith.divsi %156, %c16_i64 : i64
-      %162 = arith.addi %156, %155 : i64
-      %163 = arith.ceildivsi %162, %c16_i64 : i64
-      %164 = arith.subi %163, %161 : i64
-      %165 = arith.cmpi sgt, %155, %c0_i64 : i64
-      %166 = arith.extui %165 : i1 to i64
-      %167 = arith.muli %164, %166 : i64
-      %168 = arith.muli %167, %123 : i64
-      %169 = arith.index_cast %168 : i64 to index
-      scf.for %arg18 = %c0 to %169 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.addi %161, %252 : i64
-        %254 = arith.muli %253, %c16_i64 : i64
-        %255 = arith.maxsi %254, %156 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %162 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.subi %255, %156 : i64
-        %260 = arith.muli %259, %160 : i64
-        %261 = arith.addi %159, %260 : i64
-        %262 = arith.subi %255, %254 : i64
-        %263 = arith.addi %254, %262 : i64
-        %264 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%261, %263, %264, %258) : (i64, i64, i64, i64) -> ()
+      %147 = arith.index_cast %intptr_13 : index to i64
+      %148 = arith.index_cast %offset_10 : index to i64
+      %149 = arith.addi %147, %148 : i64
+      %150 = arith.index_cast %strides_12#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+      %151 = arith.cmpi sgt, %145, %c0_i64 : i64
+      %152 = arith.extui %151 : i1 to i64
+      %153 = arith.index_cast %152 : i64 to index
+      scf.for %arg18 = %c0 to %153 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.subi %146, %220 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%149, %222, %223, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %170 = arith.ceildivsi %156, %c16_i64 : i64
-      %171 = arith.cmpi sgt, %154, %c0_i64 : i64
-      %172 = arith.extui %171 : i1 to i64
-      %173 = arith.muli %170, %172 : i64
-      %174 = arith.muli %173, %123 : i64
-      %175 = arith.index_cast %174 : i64 to index
-      scf.for %arg18 = %c0 to %175 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.muli %252, %c16_i64 : i64
-        %254 = arith.maxsi %253, %c5_i64 : i64
-        %255 = arith.addi %253, %c16_i64 : i64
-        %256 = arith.minsi %255, %156 : i64
-        %257 = arith.subi %256, %254 : i64
-        %258 = arith.subi %254, %253 : i64
-        %259 = arith.addi %253, %258 : i64
-        %260 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %259, %260, %257) : (i64, i64, i64, i64) -> ()
+      %154 = arith.cmpi sgt, %144, %c0_i64 : i64
+      %155 = arith.extui %154 : i1 to i64
+      %156 = arith.index_cast %155 : i64 to index
+      scf.for %arg18 = %c0 to %156 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.subi %c5_i64, %220 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %222, %223, %144) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %176 = arith.subi %c10_i64, %162 : i64
-      %177 = arith.divsi %162, %c16_i64 : i64
-      %178 = arith.subi %c1_i64, %177 : i64
-      %179 = arith.cmpi sgt, %176, %c0_i64 : i64
-      %180 = arith.extui %179 : i1 to i64
-      %181 = arith.muli %178, %180 : i64
-      %182 = arith.muli %181, %123 : i64
-      %183 = arith.index_cast %182 : i64 to index
-      scf.for %arg18 = %c0 to %183 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.addi %177, %252 : i64
-        %254 = arith.muli %253, %c16_i64 : i64
-        %255 = arith.maxsi %254, %162 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %c10_i64 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.subi %255, %254 : i64
-        %260 = arith.addi %254, %259 : i64
-        %261 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %260, %261, %258) : (i64, i64, i64, i64) -> ()
+      %157 = arith.addi %146, %145 : i64
+      %158 = arith.subi %c10_i64, %157 : i64
+      %159 = arith.cmpi sgt, %158, %c0_i64 : i64
+      %160 = arith.extui %159 : i1 to i64
+      %161 = arith.index_cast %160 : i64 to index
+      scf.for %arg18 = %c0 to %161 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.subi %157, %220 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %222, %223, %158) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %184 = arith.addi %81, %c2 : index
+      %162 = arith.addi %84, %c2 : index
       scf.if %51 {
         func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %185 = arith.cmpi sge, %184, %c0 : index
-      %186 = arith.cmpi slt, %184, %91 : index
-      %187 = arith.andi %185, %186 : i1
-      %188 = arith.select %187, %184, %c0 : index
-      %189 = arith.select %187, %110, %c0 : index
-      %190 = arith.select %187, %109, %c0 : index
-      %subview_14 = memref.subview %reinterpret_cast_0[%188, %103, %46] [1, %189, %50] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %191 = arith.index_cast %190 : index to i64
-      %192 = arith.index_cast %189 : index to i64
-      %193 = arith.addi %191, %c10_i64 : i64
+      %163 = arith.cmpi sge, %162, %c0 : index
+      %164 = arith.cmpi slt, %162, %94 : index
+      %165 = arith.andi %163, %164 : i1
+      %166 = arith.select %165, %162, %c0 : index
+      %167 = arith.select %165, %113, %c0 : index
+      %168 = arith.select %165, %112, %c0 : index
+      %subview_14 = memref.subview %reinterpret_cast_0[%166, %106, %46] [1, %167, %50] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %169 = arith.index_cast %168 : index to i64
+      %170 = arith.index_cast %167 : index to i64
+      %171 = arith.addi %169, %c10_i64 : i64
       %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %194 = arith.index_cast %intptr_19 : index to i64
-      %195 = arith.index_cast %offset_16 : index to i64
-      %196 = arith.addi %194, %195 : i64
-      %197 = arith.index_cast %strides_18#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %197) : (i64, i64, i64, i64, i64, i64) -> ()
-      %198 = arith.divsi %193, %c16_i64 : i64
-      %199 = arith.addi %193, %192 : i64
-      %200 = arith.ceildivsi %199, %c16_i64 : i64
-      %201 = arith.subi %200, %198 : i64
-      %202 = arith.cmpi sgt, %192, %c0_i64 : i64
-      %203 = arith.extui %202 : i1 to i64
-      %204 = arith.muli %201, %203 : i64
-      %205 = arith.muli %204, %123 : i64
-      %206 = arith.index_cast %205 : i64 to index
-      scf.for %arg18 = %c0 to %206 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.addi %198, %252 : i64
-        %254 = arith.muli %253, %c16_i64 : i64
-        %255 = arith.maxsi %254, %193 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %199 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.subi %255, %193 : i64
-        %260 = arith.muli %259, %197 : i64
-        %261 = arith.addi %196, %260 : i64
-        %262 = arith.subi %255, %254 : i64
-        %263 = arith.addi %254, %262 : i64
-        %264 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%261, %263, %264, %258) : (i64, i64, i64, i64) -> ()
+      %172 = arith.index_cast %intptr_19 : index to i64
+      %173 = arith.index_cast %offset_16 : index to i64
+      %174 = arith.addi %172, %173 : i64
+      %175 = arith.index_cast %strides_18#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+      %176 = arith.cmpi sgt, %170, %c0_i64 : i64
+      %177 = arith.extui %176 : i1 to i64
+      %178 = arith.index_cast %177 : i64 to index
+      scf.for %arg18 = %c0 to %178 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.subi %171, %220 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%174, %222, %223, %170) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %207 = arith.ceildivsi %193, %c16_i64 : i64
-      %208 = arith.cmpi sgt, %191, %c0_i64 : i64
-      %209 = arith.extui %208 : i1 to i64
-      %210 = arith.muli %207, %209 : i64
-      %211 = arith.muli %210, %123 : i64
-      %212 = arith.index_cast %211 : i64 to index
-      scf.for %arg18 = %c0 to %212 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.muli %252, %c16_i64 : i64
-        %254 = arith.maxsi %253, %c10_i64 : i64
-        %255 = arith.addi %253, %c16_i64 : i64
-        %256 = arith.minsi %255, %193 : i64
-        %257 = arith.subi %256, %254 : i64
-        %258 = arith.subi %254, %253 : i64
-        %259 = arith.addi %253, %258 : i64
-        %260 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %259, %260, %257) : (i64, i64, i64, i64) -> ()
+      %179 = arith.cmpi sgt, %169, %c0_i64 : i64
+      %180 = arith.extui %179 : i1 to i64
+      %181 = arith.index_cast %180 : i64 to index
+      scf.for %arg18 = %c0 to %181 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.subi %c10_i64, %220 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %222, %223, %169) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %213 = arith.subi %c15_i64, %199 : i64
-      %214 = arith.divsi %199, %c16_i64 : i64
-      %215 = arith.subi %c1_i64, %214 : i64
-      %216 = arith.cmpi sgt, %213, %c0_i64 : i64
-      %217 = arith.extui %216 : i1 to i64
-      %218 = arith.muli %215, %217 : i64
-      %219 = arith.muli %218, %123 : i64
-      %220 = arith.index_cast %219 : i64 to index
-      scf.for %arg18 = %c0 to %220 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.addi %214, %252 : i64
-        %254 = arith.muli %253, %c16_i64 : i64
-        %255 = arith.maxsi %254, %199 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %c15_i64 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.subi %255, %254 : i64
-        %260 = arith.addi %254, %259 : i64
-        %261 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %260, %261, %258) : (i64, i64, i64, i64) -> ()
+      %182 = arith.addi %171, %170 : i64
+      %183 = arith.subi %c15_i64, %182 : i64
+      %184 = arith.cmpi sgt, %183, %c0_i64 : i64
+      %185 = arith.extui %184 : i1 to i64
+      %186 = arith.index_cast %185 : i64 to index
+      scf.for %arg18 = %c0 to %186 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.subi %182, %220 : i64
+        %222 = arith.addi %220, %221 : i64
+        %223 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %222, %223, %183) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %51 {
         func.call @baco_boundary_error(%c93_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_20 = memref.subview %reinterpret_cast_1[%46, %46] [%50, %50] [1, 1] : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
-      %221 = arith.index_cast %49 : index to i64
-      %222 = arith.addi %221, %55 : i64
+      %187 = arith.index_cast %49 : index to i64
+      %188 = arith.addi %187, %55 : i64
       %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[16, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[16, 1], offset: ?>> -> index
-      %223 = arith.index_cast %intptr_25 : index to i64
-      %224 = arith.index_cast %offset_22 : index to i64
-      %225 = arith.addi %223, %224 : i64
+      %189 = arith.index_cast %intptr_25 : index to i64
+      %190 = arith.index_cast %offset_22 : index to i64
+      %191 = arith.addi %189, %190 : i64
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %226 = arith.divsi %221, %c16_i64 : i64
-      %227 = arith.ceildivsi %222, %c16_i64 : i64
-      %228 = arith.subi %227, %226 : i64
-      %229 = arith.cmpi sgt, %55, %c0_i64 : i64
-      %230 = arith.extui %229 : i1 to i64
-      %231 = arith.muli %228, %230 : i64
-      %232 = arith.muli %231, %123 : i64
-      %233 = arith.index_cast %232 : i64 to index
-      scf.for %arg18 = %c0 to %233 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.addi %226, %252 : i64
-        %254 = arith.muli %253, %c16_i64 : i64
-        %255 = arith.maxsi %254, %221 : i64
-        %256 = arith.addi %254, %c16_i64 : i64
-        %257 = arith.minsi %256, %222 : i64
-        %258 = arith.subi %257, %255 : i64
-        %259 = arith.subi %255, %221 : i64
-        %260 = arith.muli %259, %c16_i64 : i64
-        %261 = arith.addi %225, %260 : i64
-        %262 = arith.subi %255, %254 : i64
-        %263 = arith.addi %256, %262 : i64
-        %264 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%261, %263, %264, %258) : (i64, i64, i64, i64) -> ()
+      %192 = arith.maxsi %187, %c0_i64 : i64
+      %193 = arith.divui %192, %c16_i64 : i64
+      %194 = arith.maxsi %188, %c0_i64 : i64
+      %195 = arith.addi %194, %c15_i64 : i64
+      %196 = arith.divui %195, %c16_i64 : i64
+      %197 = arith.subi %196, %193 : i64
+      %198 = arith.cmpi sgt, %55, %c0_i64 : i64
+      %199 = arith.extui %198 : i1 to i64
+      %200 = arith.muli %197, %199 : i64
+      %201 = arith.index_cast %200 : i64 to index
+      scf.for %arg18 = %c0 to %201 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.addi %193, %219 : i64
+        %221 = arith.muli %220, %c16_i64 : i64
+        %222 = arith.maxsi %221, %187 : i64
+        %223 = arith.addi %221, %c16_i64 : i64
+        %224 = arith.minsi %223, %188 : i64
+        %225 = arith.subi %224, %222 : i64
+        %226 = arith.subi %222, %187 : i64
+        %227 = arith.muli %226, %c16_i64 : i64
+        %228 = arith.addi %191, %227 : i64
+        %229 = arith.subi %222, %221 : i64
+        %230 = arith.addi %223, %229 : i64
+        %231 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%228, %230, %231, %225) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %234 = arith.ceildivsi %221, %c16_i64 : i64
-      %235 = arith.cmpi sgt, %221, %c0_i64 : i64
-      %236 = arith.extui %235 : i1 to i64
-      %237 = arith.muli %234, %236 : i64
-      %238 = arith.muli %237, %123 : i64
-      %239 = arith.index_cast %238 : i64 to index
-      scf.for %arg18 = %c0 to %239 step %c1 {
-        %252 = arith.index_cast %arg18 : index to i64
-        %253 = arith.muli %252, %c16_i64 : i64
-        %254 = arith.maxsi %253, %c0_i64 : i64
-        %255 = arith.addi %253, %c16_i64 : i64
-        %256 = arith.minsi %255, %221 : i64
-        %257 = arith.subi %256, %254 : i64
-        %258 = arith.subi %254, %253 : i64
-        %259 = arith.addi %255, %258 : i64
-        %260 = arith.minsi %55, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %259, %260, %257) : (i64, i64, i64, i64) -> ()
+      %202 = arith.addi %192, %c15_i64 : i64
+      %203 = arith.divui %202, %c16_i64 : i64
+      %204 = arith.cmpi sgt, %187, %c0_i64 : i64
+      %205 = arith.extui %204 : i1 to i64
+      %206 = arith.muli %203, %205 : i64
+      %207 = arith.index_cast %206 : i64 to index
+      scf.for %arg18 = %c0 to %207 step %c1 {
+        %219 = arith.index_cast %arg18 : index to i64
+        %220 = arith.muli %219, %c16_i64 : i64
+        %221 = arith.maxsi %220, %c0_i64 : i64
+        %222 = arith.addi %220, %c16_i64 : i64
+        %223 = arith.minsi %222, %187 : i64
+        %224 = arith.subi %223, %221 : i64
+        %225 = arith.subi %221, %220 : i64
+        %226 = arith.addi %222, %225 : i64
+        %227 = arith.minsi %55, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %226, %227, %224) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %240 = arith.maxsi %55, %c0_i64 : i64
-      %241 = arith.minsi %240, %c16_i64 : i64
-      %242 = arith.maxsi %222, %c0_i64 : i64
-      %243 = arith.minsi %242, %c16_i64 : i64
-      %244 = arith.ceildivsi %241, %c16_i64 : i64
-      %245 = arith.minsi %241, %243 : i64
-      %246 = arith.ceildivsi %245, %c16_i64 : i64
-      %247 = arith.addi %arg17, %c1 : index
-      %248 = arith.cmpi sge, %247, %30 : index
-      %249 = arith.cmpi eq, %arg17, %29 : index
-      %250 = arith.index_cast %244 : i64 to index
-      %251 = arith.ori %249, %248 : i1
-      scf.if %251 {
-        %252 = arith.maxsi %246, %c1_i64 : i64
-        %253 = arith.ceildivsi %68, %252 : i64
-        %254 = arith.select %249, %c0_i64, %c-1_i64 : i64
-        scf.for %arg18 = %c0 to %250 step %c1 {
-          %259 = arith.index_cast %arg18 : index to i64
-          %260 = arith.subi %259, %c1_i64 : i64
-          %261 = arith.cmpi sge, %260, %c0_i64 : i64
-          %262 = arith.cmpi slt, %260, %69 : i64
-          %263 = arith.andi %261, %262 : i1
-          %264 = arith.andi %248, %263 : i1
-          %265 = arith.subi %244, %c1_i64 : i64
-          %266 = arith.cmpi eq, %259, %265 : i64
-          %267 = arith.cmpi slt, %259, %69 : i64
-          %268 = arith.andi %266, %267 : i1
-          %269 = arith.andi %248, %268 : i1
-          %270 = arith.muli %259, %c16_i64 : i64
-          %271 = arith.subi %241, %270 : i64
-          %272 = arith.minsi %271, %c16_i64 : i64
-          %273 = arith.index_cast %246 : i64 to index
-          scf.for %arg19 = %c0 to %273 step %c1 {
-            %279 = arith.index_cast %arg19 : index to i64
-            %280 = arith.muli %279, %c16_i64 : i64
-            %281 = arith.subi %241, %280 : i64
-            %282 = arith.minsi %281, %c16_i64 : i64
-            %283 = arith.subi %243, %280 : i64
-            %284 = arith.minsi %283, %c16_i64 : i64
-            scf.if %264 {
-              %292 = arith.muli %279, %253 : i64
-              %293 = arith.minsi %292, %68 : i64
-              %294 = arith.addi %293, %253 : i64
-              %295 = arith.minsi %294, %68 : i64
-              %296 = arith.index_cast %293 : i64 to index
-              %297 = arith.index_cast %295 : i64 to index
-              scf.for %arg20 = %296 to %297 step %c1 {
-                %298 = arith.index_cast %arg20 : index to i64
-                %299 = arith.addi %62, %298 : i64
-                %300 = arith.muli %299, %c16_i64 : i64
-                %301 = arith.maxsi %300, %53 : i64
-                %302 = arith.addi %300, %c16_i64 : i64
-                %303 = arith.minsi %302, %63 : i64
-                %304 = arith.subi %303, %301 : i64
-                %305 = arith.subi %301, %53 : i64
-                %306 = arith.muli %305, %59 : i64
-                %307 = arith.addi %58, %306 : i64
-                %308 = arith.muli %260, %c16_i64 : i64
-                %309 = arith.addi %307, %308 : i64
-                %310 = arith.addi %300, %308 : i64
-                %311 = arith.ori %310, %c2147483648_i64 : i64
-                %312 = arith.subi %301, %300 : i64
-                %313 = arith.addi %311, %312 : i64
-                %314 = arith.subi %55, %308 : i64
-                %315 = arith.minsi %314, %c16_i64 : i64
-                "instgem.mvout"(%309, %313, %315, %304) : (i64, i64, i64, i64) -> ()
+      %208 = arith.maxsi %55, %c0_i64 : i64
+      %209 = arith.minsi %208, %c16_i64 : i64
+      %210 = arith.minsi %194, %c16_i64 : i64
+      %211 = arith.ceildivsi %209, %c16_i64 : i64
+      %212 = arith.minsi %209, %210 : i64
+      %213 = arith.ceildivsi %212, %c16_i64 : i64
+      %214 = arith.addi %arg17, %c1 : index
+      %215 = arith.cmpi sge, %214, %30 : index
+      %216 = arith.cmpi eq, %arg17, %29 : index
+      %217 = arith.index_cast %211 : i64 to index
+      %218 = arith.ori %216, %215 : i1
+      scf.if %218 {
+        scf.if %215 {
+          %219 = arith.maxsi %213, %c1_i64 : i64
+          %220 = arith.ceildivsi %71, %219 : i64
+          %221 = arith.select %216, %c0_i64, %c-1_i64 : i64
+          scf.for %arg18 = %c0 to %217 step %c1 {
+            %229 = arith.index_cast %arg18 : index to i64
+            %230 = arith.subi %229, %c1_i64 : i64
+            %231 = arith.cmpi sge, %230, %c0_i64 : i64
+            %232 = arith.cmpi slt, %230, %72 : i64
+            %233 = arith.andi %231, %232 : i1
+            %234 = arith.subi %211, %c1_i64 : i64
+            %235 = arith.cmpi eq, %229, %234 : i64
+            %236 = arith.cmpi slt, %229, %72 : i64
+            %237 = arith.andi %235, %236 : i1
+            %238 = arith.muli %229, %c16_i64 : i64
+            %239 = arith.subi %209, %238 : i64
+            %240 = arith.minsi %239, %c16_i64 : i64
+            %241 = arith.index_cast %213 : i64 to index
+            scf.for %arg19 = %c0 to %241 step %c1 {
+              %247 = arith.index_cast %arg19 : index to i64
+              %248 = arith.muli %247, %c16_i64 : i64
+              %249 = arith.subi %209, %248 : i64
+              %250 = arith.minsi %249, %c16_i64 : i64
+              %251 = arith.subi %210, %248 : i64
+              %252 = arith.minsi %251, %c16_i64 : i64
+              scf.if %233 {
+                %260 = arith.muli %247, %220 : i64
+                %261 = arith.minsi %260, %71 : i64
+                %262 = arith.addi %261, %220 : i64
+                %263 = arith.minsi %262, %71 : i64
+                %264 = arith.index_cast %261 : i64 to index
+                %265 = arith.index_cast %263 : i64 to index
+                scf.for %arg20 = %264 to %265 step %c1 {
+                  %266 = arith.index_cast %arg20 : index to i64
+                  %267 = arith.addi %63, %266 : i64
+                  %268 = arith.muli %267, %c16_i64 : i64
+                  %269 = arith.maxsi %268, %53 : i64
+                  %270 = arith.addi %268, %c16_i64 : i64
+                  %271 = arith.minsi %270, %64 : i64
+                  %272 = arith.subi %271, %269 : i64
+                  %273 = arith.subi %269, %53 : i64
+                  %274 = arith.muli %273, %59 : i64
+                  %275 = arith.addi %58, %274 : i64
+                  %276 = arith.muli %230, %c16_i64 : i64
+                  %277 = arith.addi %275, %276 : i64
+                  %278 = arith.addi %268, %276 : i64
+                  %279 = arith.ori %278, %c2147483648_i64 : i64
+                  %280 = arith.subi %269, %268 : i64
+                  %281 = arith.addi %279, %280 : i64
+                  %282 = arith.subi %55, %276 : i64
+                  %283 = arith.minsi %282, %c16_i64 : i64
+                  "instgem.mvout"(%277, %281, %283, %272) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %253 = arith.cmpi eq, %247, %221 : i64
+              %254 = arith.select %253, %c2147483648_i64, %c3221225472_i64 : i64
+              %255 = arith.ori %238, %254 : i64
+              %256 = arith.select %253, %c16_i64, %c15_i64 : i64
+              %257 = arith.select %253, %c16_i64, %240 : i64
+              %258 = arith.addi %248, %238 : i64
+              %259 = arith.addi %258, %c16_i64 : i64
+              "instgem.preload"(%259, %240, %252, %255, %257, %256) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%248, %250, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            scf.if %233 {
+              %247 = arith.muli %213, %220 : i64
+              %248 = arith.minsi %247, %71 : i64
+              %249 = arith.index_cast %248 : i64 to index
+              %250 = arith.index_cast %71 : i64 to index
+              scf.for %arg19 = %249 to %250 step %c1 {
+                %251 = arith.index_cast %arg19 : index to i64
+                %252 = arith.addi %63, %251 : i64
+                %253 = arith.muli %252, %c16_i64 : i64
+                %254 = arith.maxsi %253, %53 : i64
+                %255 = arith.addi %253, %c16_i64 : i64
+                %256 = arith.minsi %255, %64 : i64
+                %257 = arith.subi %256, %254 : i64
+                %258 = arith.subi %254, %53 : i64
+                %259 = arith.muli %258, %59 : i64
+                %260 = arith.addi %58, %259 : i64
+                %261 = arith.muli %230, %c16_i64 : i64
+                %262 = arith.addi %260, %261 : i64
+                %263 = arith.addi %253, %261 : i64
+                %264 = arith.ori %263, %c2147483648_i64 : i64
+                %265 = arith.subi %254, %253 : i64
+                %266 = arith.addi %264, %265 : i64
+                %267 = arith.subi %55, %261 : i64
+                %268 = arith.minsi %267, %c16_i64 : i64
+                "instgem.mvout"(%262, %266, %268, %257) : (i64, i64, i64, i64) -> ()
               }
             }
-            %285 = arith.cmpi eq, %279, %254 : i64
-            %286 = arith.select %285, %c2147483648_i64, %c3221225472_i64 : i64
-            %287 = arith.ori %270, %286 : i64
-            %288 = arith.select %285, %c16_i64, %c15_i64 : i64
-            %289 = arith.select %285, %c16_i64, %272 : i64
-            %290 = arith.addi %280, %270 : i64
-            %291 = arith.addi %290, %c16_i64 : i64
-            "instgem.preload"(%291, %272, %284, %287, %289, %288) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%280, %282, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          scf.if %264 {
-            %279 = arith.muli %246, %253 : i64
-            %280 = arith.minsi %279, %68 : i64
-            %281 = arith.index_cast %280 : i64 to index
-            %282 = arith.index_cast %68 : i64 to index
-            scf.for %arg19 = %281 to %282 step %c1 {
-              %283 = arith.index_cast %arg19 : index to i64
-              %284 = arith.addi %62, %283 : i64
-              %285 = arith.muli %284, %c16_i64 : i64
-              %286 = arith.maxsi %285, %53 : i64
-              %287 = arith.addi %285, %c16_i64 : i64
-              %288 = arith.minsi %287, %63 : i64
-              %289 = arith.subi %288, %286 : i64
-              %290 = arith.subi %286, %53 : i64
-              %291 = arith.muli %290, %59 : i64
-              %292 = arith.addi %58, %291 : i64
-              %293 = arith.muli %260, %c16_i64 : i64
-              %294 = arith.addi %292, %293 : i64
-              %295 = arith.addi %285, %293 : i64
-              %296 = arith.ori %295, %c2147483648_i64 : i64
-              %297 = arith.subi %286, %285 : i64
-              %298 = arith.addi %296, %297 : i64
-              %299 = arith.subi %55, %293 : i64
-              %300 = arith.minsi %299, %c16_i64 : i64
-              "instgem.mvout"(%294, %298, %300, %289) : (i64, i64, i64, i64) -> ()
+            %242 = arith.cmpi sgt, %213, %c0_i64 : i64
+            %243 = arith.subi %c0_i64, %63 : i64
+            %244 = arith.maxsi %243, %c0_i64 : i64
+            %245 = arith.minsi %244, %71 : i64
+            %246 = arith.select %242, %245, %c0_i64 : i64
+            scf.if %237 {
+              %247 = arith.index_cast %246 : i64 to index
+              %248 = arith.index_cast %71 : i64 to index
+              scf.for %arg19 = %247 to %248 step %c1 {
+                %249 = arith.index_cast %arg19 : index to i64
+                %250 = arith.addi %63, %249 : i64
+                %251 = arith.muli %250, %c16_i64 : i64
+                %252 = arith.maxsi %251, %53 : i64
+                %253 = arith.addi %251, %c16_i64 : i64
+                %254 = arith.minsi %253, %64 : i64
+                %255 = arith.subi %254, %252 : i64
+                %256 = arith.subi %252, %53 : i64
+                %257 = arith.muli %256, %59 : i64
+                %258 = arith.addi %58, %257 : i64
+                %259 = arith.addi %258, %238 : i64
+                %260 = arith.addi %251, %238 : i64
+                %261 = arith.ori %260, %c2147483648_i64 : i64
+                %262 = arith.subi %252, %251 : i64
+                %263 = arith.addi %261, %262 : i64
+                %264 = arith.subi %55, %238 : i64
+                %265 = arith.minsi %264, %c16_i64 : i64
+                "instgem.mvout"(%259, %263, %265, %255) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %222 = arith.cmpi eq, %213, %c0_i64 : i64
+          %223 = arith.cmpi slt, %211, %c1_i64 : i64
+          %224 = arith.ori %222, %223 : i1
+          %225 = arith.andi %216, %224 : i1
+          scf.if %225 {
+            %229 = arith.cmpi sle, %211, %c0_i64 : i64
+            %230 = arith.ori %222, %229 : i1
+            %231 = arith.cmpi sgt, %72, %c0_i64 : i64
+            %232 = arith.andi %230, %231 : i1
+            scf.if %232 {
+              "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
-          %274 = arith.cmpi sgt, %246, %c0_i64 : i64
-          %275 = arith.subi %c0_i64, %62 : i64
-          %276 = arith.maxsi %275, %c0_i64 : i64
-          %277 = arith.minsi %276, %68 : i64
-          %278 = arith.select %274, %277, %c0_i64 : i64
-          scf.if %269 {
-            %279 = arith.index_cast %278 : i64 to index
-            %280 = arith.index_cast %68 : i64 to index
-            scf.for %arg19 = %279 to %280 step %c1 {
-              %281 = arith.index_cast %arg19 : index to i64
-              %282 = arith.addi %62, %281 : i64
-              %283 = arith.muli %282, %c16_i64 : i64
-              %284 = arith.maxsi %283, %53 : i64
-              %285 = arith.addi %283, %c16_i64 : i64
-              %286 = arith.minsi %285, %63 : i64
-              %287 = arith.subi %286, %284 : i64
-              %288 = arith.subi %284, %53 : i64
-              %289 = arith.muli %288, %59 : i64
-              %290 = arith.addi %58, %289 : i64
-              %291 = arith.addi %290, %270 : i64
-              %292 = arith.addi %283, %270 : i64
-              %293 = arith.ori %292, %c2147483648_i64 : i64
-              %294 = arith.subi %284, %283 : i64
-              %295 = arith.addi %293, %294 : i64
-              %296 = arith.subi %55, %270 : i64
-              %297 = arith.minsi %296, %c16_i64 : i64
-              "instgem.mvout"(%291, %295, %297, %287) : (i64, i64, i64, i64) -> ()
+          %226 = arith.minsi %211, %72 : i64
+          %227 = arith.index_cast %226 : i64 to index
+          %228 = arith.index_cast %72 : i64 to index
+          scf.for %arg18 = %227 to %228 step %c1 {
+            %229 = arith.index_cast %arg18 : index to i64
+            %230 = arith.index_cast %71 : i64 to index
+            scf.for %arg19 = %c0 to %230 step %c1 {
+              %231 = arith.index_cast %arg19 : index to i64
+              %232 = arith.addi %63, %231 : i64
+              %233 = arith.muli %232, %c16_i64 : i64
+              %234 = arith.maxsi %233, %53 : i64
+              %235 = arith.addi %233, %c16_i64 : i64
+              %236 = arith.minsi %235, %64 : i64
+              %237 = arith.subi %236, %234 : i64
+              %238 = arith.subi %234, %53 : i64
+              %239 = arith.muli %238, %59 : i64
+              %240 = arith.addi %58, %239 : i64
+              %241 = arith.muli %229, %c16_i64 : i64
+              %242 = arith.addi %240, %241 : i64
+              %243 = arith.addi %233, %241 : i64
+              %244 = arith.ori %243, %c2147483648_i64 : i64
+              %245 = arith.subi %234, %233 : i64
+              %246 = arith.addi %244, %245 : i64
+              %247 = arith.subi %55, %241 : i64
+              %248 = arith.minsi %247, %c16_i64 : i64
+              "instgem.mvout"(%242, %246, %248, %237) : (i64, i64, i64, i64) -> ()
             }
           }
-        } {gemmini.compute_nest}
-        %255 = arith.cmpi eq, %246, %c0_i64 : i64
-        %256 = arith.cmpi slt, %244, %c1_i64 : i64
-        %257 = arith.ori %255, %256 : i1
-        %258 = arith.andi %249, %257 : i1
-        scf.if %258 {
-          %259 = arith.cmpi sle, %244, %c0_i64 : i64
-          %260 = arith.ori %255, %259 : i1
-          %261 = arith.cmpi sgt, %69, %c0_i64 : i64
-          %262 = arith.andi %260, %261 : i1
-          scf.if %262 {
-            "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        scf.if %248 {
-          %259 = arith.minsi %244, %69 : i64
-          %260 = arith.index_cast %259 : i64 to index
-          %261 = arith.index_cast %69 : i64 to index
-          scf.for %arg18 = %260 to %261 step %c1 {
-            %262 = arith.index_cast %arg18 : index to i64
-            %263 = arith.index_cast %68 : i64 to index
-            scf.for %arg19 = %c0 to %263 step %c1 {
-              %264 = arith.index_cast %arg19 : index to i64
-              %265 = arith.addi %62, %264 : i64
-              %266 = arith.muli %265, %c16_i64 : i64
-              %267 = arith.maxsi %266, %53 : i64
-              %268 = arith.addi %266, %c16_i64 : i64
-              %269 = arith.minsi %268, %63 : i64
-              %270 = arith.subi %269, %267 : i64
-              %271 = arith.subi %267, %53 : i64
-              %272 = arith.muli %271, %59 : i64
-              %273 = arith.addi %58, %272 : i64
-              %274 = arith.muli %262, %c16_i64 : i64
-              %275 = arith.addi %273, %274 : i64
-              %276 = arith.addi %266, %274 : i64
-              %277 = arith.ori %276, %c2147483648_i64 : i64
-              %278 = arith.subi %267, %266 : i64
-              %279 = arith.addi %277, %278 : i64
-              %280 = arith.subi %55, %274 : i64
-              %281 = arith.minsi %280, %c16_i64 : i64
-              "instgem.mvout"(%275, %279, %281, %270) : (i64, i64, i64, i64) -> ()
+        } else {
+          %219 = arith.select %216, %c0_i64, %c-1_i64 : i64
+          scf.for %arg18 = %c0 to %217 step %c1 {
+            %224 = arith.index_cast %arg18 : index to i64
+            %225 = arith.muli %224, %c16_i64 : i64
+            %226 = arith.subi %209, %225 : i64
+            %227 = arith.minsi %226, %c16_i64 : i64
+            %228 = arith.index_cast %213 : i64 to index
+            scf.for %arg19 = %c0 to %228 step %c1 {
+              %229 = arith.index_cast %arg19 : index to i64
+              %230 = arith.muli %229, %c16_i64 : i64
+              %231 = arith.subi %209, %230 : i64
+              %232 = arith.minsi %231, %c16_i64 : i64
+              %233 = arith.subi %210, %230 : i64
+              %234 = arith.minsi %233, %c16_i64 : i64
+              %235 = arith.cmpi eq, %229, %219 : i64
+              %236 = arith.select %235, %c2147483648_i64, %c3221225472_i64 : i64
+              %237 = arith.ori %225, %236 : i64
+              %238 = arith.select %235, %c16_i64, %c15_i64 : i64
+              %239 = arith.select %235, %c16_i64, %227 : i64
+              %240 = arith.addi %230, %225 : i64
+              %241 = arith.addi %240, %c16_i64 : i64
+              "instgem.preload"(%241, %227, %234, %237, %239, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%230, %232, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          %220 = arith.cmpi eq, %213, %c0_i64 : i64
+          %221 = arith.cmpi slt, %211, %c1_i64 : i64
+          %222 = arith.ori %220, %221 : i1
+          %223 = arith.andi %216, %222 : i1
+          scf.if %223 {
+            %224 = arith.cmpi sle, %211, %c0_i64 : i64
+            %225 = arith.ori %220, %224 : i1
+            %226 = arith.cmpi sgt, %72, %c0_i64 : i64
+            %227 = arith.andi %225, %226 : i1
+            scf.if %227 {
+              "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
       } else {
-        scf.for %arg18 = %c0 to %250 step %c1 {
-          %252 = arith.index_cast %arg18 : index to i64
-          %253 = arith.muli %252, %c16_i64 : i64
-          %254 = arith.subi %241, %253 : i64
-          %255 = arith.minsi %254, %c16_i64 : i64
-          %256 = arith.index_cast %246 : i64 to index
-          scf.for %arg19 = %c0 to %256 step %c1 {
-            %257 = arith.index_cast %arg19 : index to i64
-            %258 = arith.muli %257, %c16_i64 : i64
-            %259 = arith.subi %241, %258 : i64
-            %260 = arith.minsi %259, %c16_i64 : i64
-            %261 = arith.subi %243, %258 : i64
-            %262 = arith.minsi %261, %c16_i64 : i64
-            %263 = arith.ori %253, %c3221225472_i64 : i64
-            %264 = arith.addi %258, %253 : i64
-            %265 = arith.addi %264, %c16_i64 : i64
-            "instgem.preload"(%265, %255, %262, %263, %255, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%258, %260, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg18 = %c0 to %217 step %c1 {
+          %219 = arith.index_cast %arg18 : index to i64
+          %220 = arith.muli %219, %c16_i64 : i64
+          %221 = arith.subi %209, %220 : i64
+          %222 = arith.minsi %221, %c16_i64 : i64
+          %223 = arith.index_cast %213 : i64 to index
+          scf.for %arg19 = %c0 to %223 step %c1 {
+            %224 = arith.index_cast %arg19 : index to i64
+            %225 = arith.muli %224, %c16_i64 : i64
+            %226 = arith.subi %209, %225 : i64
+            %227 = arith.minsi %226, %c16_i64 : i64
+            %228 = arith.subi %210, %225 : i64
+            %229 = arith.minsi %228, %c16_i64 : i64
+            %230 = arith.ori %220, %c3221225472_i64 : i64
+            %231 = arith.addi %225, %220 : i64
+            %232 = arith.addi %231, %c16_i64 : i64
+            "instgem.preload"(%232, %222, %229, %230, %222, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%225, %227, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         } {gemmini.compute_nest}
       }
     }
     scf.if %52 {
       "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %61) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %70 = arith.muli %68, %69 : i64
-      %71 = arith.index_cast %70 : i64 to index
-      scf.for %arg17 = %c0 to %71 step %c1 {
-        %72 = arith.index_cast %arg17 : index to i64
-        %73 = arith.remsi %72, %68 : i64
-        %74 = arith.divsi %72, %68 : i64
-        %75 = arith.addi %62, %73 : i64
-        %76 = arith.muli %75, %c16_i64 : i64
-        %77 = arith.maxsi %76, %53 : i64
-        %78 = arith.addi %76, %c16_i64 : i64
-        %79 = arith.minsi %78, %63 : i64
-        %80 = arith.subi %79, %77 : i64
-        %81 = arith.subi %77, %53 : i64
-        %82 = arith.muli %81, %59 : i64
-        %83 = arith.addi %58, %82 : i64
-        %84 = arith.muli %74, %c16_i64 : i64
-        %85 = arith.addi %83, %84 : i64
-        %86 = arith.addi %76, %84 : i64
-        %87 = arith.ori %86, %c2147483648_i64 : i64
-        %88 = arith.subi %77, %76 : i64
-        %89 = arith.addi %87, %88 : i64
-        %90 = arith.subi %55, %84 : i64
-        %91 = arith.minsi %90, %c16_i64 : i64
-        "instgem.mvout"(%85, %89, %91, %80) : (i64, i64, i64, i64) -> ()
+      %73 = arith.muli %71, %72 : i64
+      %74 = arith.index_cast %73 : i64 to index
+      scf.for %arg17 = %c0 to %74 step %c1 {
+        %75 = arith.index_cast %arg17 : index to i64
+        %76 = arith.remsi %75, %71 : i64
+        %77 = arith.divsi %75, %71 : i64
+        %78 = arith.addi %63, %76 : i64
+        %79 = arith.muli %78, %c16_i64 : i64
+        %80 = arith.maxsi %79, %53 : i64
+        %81 = arith.addi %79, %c16_i64 : i64
+        %82 = arith.minsi %81, %64 : i64
+        %83 = arith.subi %82, %80 : i64
+        %84 = arith.subi %80, %53 : i64
+        %85 = arith.muli %84, %59 : i64
+        %86 = arith.addi %58, %85 : i64
+        %87 = arith.muli %77, %c16_i64 : i64
+        %88 = arith.addi %86, %87 : i64
+        %89 = arith.addi %79, %87 : i64
+        %90 = arith.ori %89, %c2147483648_i64 : i64
+        %91 = arith.subi %80, %79 : i64
+        %92 = arith.addi %90, %91 : i64
+        %93 = arith.subi %55, %87 : i64
+        %94 = arith.minsi %93, %c16_i64 : i64
+        "instgem.mvout"(%88, %92, %94, %83) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -16,8 +16,33 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -30,6 +55,7 @@ module {
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
@@ -48,201 +74,346 @@ module {
     %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
     %3 = arith.index_cast %2 : i64 to index
     %4 = arith.muli %1, %c16 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %5 = arith.muli %3, %c16 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %6 = arith.ceildivsi %arg5, %c64 : index
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %7 = arith.maxsi %4, %c0 : index
-    %8 = arith.minsi %7, %arg3 : index
-    %9 = arith.addi %4, %c16 : index
-    %10 = arith.maxsi %9, %c0 : index
-    %11 = arith.minsi %10, %arg3 : index
-    %12 = arith.subi %8, %4 : index
-    %13 = arith.maxsi %12, %c0 : index
-    %14 = arith.minsi %13, %c16 : index
-    %15 = arith.subi %11, %8 : index
-    %16 = arith.maxsi %5, %c0 : index
-    %17 = arith.minsi %16, %arg4 : index
-    %18 = arith.addi %5, %c16 : index
-    %19 = arith.maxsi %18, %c0 : index
-    %20 = arith.minsi %19, %arg4 : index
-    %21 = arith.subi %17, %5 : index
-    %22 = arith.maxsi %21, %c0 : index
-    %23 = arith.minsi %22, %c16 : index
-    %24 = arith.subi %20, %17 : index
-    %25 = arith.cmpi sgt, %23, %c0 : index
-    scf.if %25 {
-      func.call @baco_boundary_error(%c50_i64, %c9_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_1[%8, %17] [%15, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %26 = arith.cmpi sle, %6, %c0 : index
-    scf.if %26 {
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    }
-    %27 = arith.index_cast %14 : index to i64
-    %28 = arith.index_cast %15 : index to i64
-    %29 = arith.index_cast %24 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.addi %30, %31 : i64
-    %33 = arith.index_cast %strides#0 : index to i64
-    %34 = arith.bitcast %arg6 : f32 to i32
-    %35 = arith.extui %34 : i32 to i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %33, %35) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [16, 64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x64xi8, strided<[?, 1], offset: ?>>
-      %subview_3 = memref.subview %reinterpret_cast_0[%arg9, %5] [64, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<64x16xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_2 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> index
-      %45 = arith.index_cast %intptr_8 : index to i64
-      %46 = arith.index_cast %offset_5 : index to i64
-      %47 = arith.addi %45, %46 : i64
-      %48 = arith.index_cast %strides_7#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %48) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.mvin"(%47, %c0_i64, %c64_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_3 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_3 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> index
-      %49 = arith.index_cast %intptr_13 : index to i64
-      %50 = arith.index_cast %offset_10 : index to i64
-      %51 = arith.addi %49, %50 : i64
-      %52 = arith.index_cast %strides_12#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %52) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %59 = arith.index_cast %arg10 : index to i64
-        %60 = arith.muli %59, %c16_i64 : i64
-        %61 = arith.maxsi %60, %c0_i64 : i64
-        %62 = arith.addi %60, %c16_i64 : i64
-        %63 = arith.minsi %62, %c64_i64 : i64
-        %64 = arith.subi %63, %61 : i64
-        %65 = arith.muli %61, %52 : i64
-        %66 = arith.addi %51, %65 : i64
-        %67 = arith.addi %60, %c64_i64 : i64
-        %68 = arith.subi %61, %60 : i64
-        %69 = arith.addi %67, %68 : i64
-        "instgem.mvin"(%66, %69, %c16_i64, %64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %53 = arith.addi %arg7, %c1 : index
-      %54 = arith.cmpi sge, %53, %6 : index
-      %55 = arith.cmpi eq, %arg7, %c0 : index
-      %56 = arith.ori %55, %54 : i1
-      scf.if %56 {
-        %59 = arith.select %55, %c0_i64, %c-1_i64 : i64
-        %60 = arith.cmpi sgt, %43, %c0_i64 : i64
-        %61 = arith.andi %54, %60 : i1
+    %6 = arith.maxsi %4, %c0 : index
+    %7 = arith.minsi %6, %arg3 : index
+    %8 = arith.subi %7, %4 : index
+    %9 = arith.maxsi %5, %c0 : index
+    %10 = arith.minsi %9, %arg4 : index
+    %11 = arith.subi %10, %5 : index
+    %12 = arith.addi %4, %c16 : index
+    %13 = arith.addi %5, %c16 : index
+    %14 = arith.cmpi sge, %4, %c0 : index
+    %15 = arith.cmpi sle, %4, %arg3 : index
+    %16 = arith.cmpi sge, %12, %c0 : index
+    %17 = arith.cmpi sle, %12, %arg3 : index
+    %18 = arith.cmpi sge, %8, %c0 : index
+    %19 = arith.cmpi sle, %8, %c16 : index
+    %20 = arith.cmpi sge, %5, %c0 : index
+    %21 = arith.cmpi sle, %5, %arg4 : index
+    %22 = arith.cmpi sge, %13, %c0 : index
+    %23 = arith.cmpi sle, %13, %arg4 : index
+    %24 = arith.cmpi sge, %11, %c0 : index
+    %25 = arith.cmpi sle, %11, %c16 : index
+    %26 = arith.andi %14, %15 : i1
+    %27 = arith.andi %26, %16 : i1
+    %28 = arith.andi %27, %17 : i1
+    %29 = arith.andi %28, %18 : i1
+    %30 = arith.andi %29, %19 : i1
+    %31 = arith.andi %30, %20 : i1
+    %32 = arith.andi %31, %21 : i1
+    %33 = arith.andi %32, %22 : i1
+    %34 = arith.andi %33, %23 : i1
+    %35 = arith.andi %34, %24 : i1
+    %36 = arith.andi %35, %25 : i1
+    scf.if %36 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %37 = arith.ceildivsi %arg5, %c64 : index
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast_1[%4, %5] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %38 = arith.cmpi sle, %37, %c0 : index
+      scf.if %38 {
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      }
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %39 = arith.index_cast %intptr : index to i64
+      %40 = arith.index_cast %offset : index to i64
+      %41 = arith.addi %39, %40 : i64
+      %42 = arith.index_cast %strides#0 : index to i64
+      %43 = arith.bitcast %arg6 : f32 to i32
+      %44 = arith.extui %43 : i32 to i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %42, %44) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %45:2 = scf.for %arg7 = %c0 to %37 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [16, 64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x64xi8, strided<[?, 1], offset: ?>>
+        %subview_3 = memref.subview %reinterpret_cast_0[%arg9, %5] [64, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<64x16xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_2 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> index
+        %46 = arith.index_cast %intptr_8 : index to i64
+        %47 = arith.index_cast %offset_5 : index to i64
+        %48 = arith.addi %46, %47 : i64
+        %49 = arith.index_cast %strides_7#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %49) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%48, %c0_i64, %c64_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_3 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %subview_3 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> index
+        %50 = arith.index_cast %intptr_13 : index to i64
+        %51 = arith.index_cast %offset_10 : index to i64
+        %52 = arith.addi %50, %51 : i64
+        %53 = arith.index_cast %strides_12#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %53) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %65 = arith.index_cast %arg10 : index to i64
-          %66 = arith.cmpi eq, %65, %59 : i64
-          %67 = arith.select %66, %c2147483648_i64, %c3221225472_i64 : i64
-          %68 = arith.muli %65, %c16_i64 : i64
-          %69 = arith.addi %68, %c64_i64 : i64
-          "instgem.preload"(%69, %c16_i64, %c16_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%68, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        %62 = arith.subi %c0_i64, %36 : i64
-        %63 = arith.maxsi %62, %c0_i64 : i64
-        %64 = arith.minsi %63, %42 : i64
-        scf.if %61 {
-          %65 = arith.index_cast %64 : i64 to index
-          %66 = arith.index_cast %42 : i64 to index
-          scf.for %arg10 = %65 to %66 step %c1 {
-            %67 = arith.index_cast %arg10 : index to i64
-            %68 = arith.addi %36, %67 : i64
-            %69 = arith.muli %68, %c16_i64 : i64
-            %70 = arith.maxsi %69, %27 : i64
-            %71 = arith.addi %69, %c16_i64 : i64
-            %72 = arith.minsi %71, %37 : i64
-            %73 = arith.subi %72, %70 : i64
-            %74 = arith.subi %70, %27 : i64
-            %75 = arith.muli %74, %33 : i64
-            %76 = arith.addi %32, %75 : i64
-            %77 = arith.ori %69, %c2147483648_i64 : i64
-            %78 = arith.subi %70, %69 : i64
-            %79 = arith.addi %77, %78 : i64
-            %80 = arith.minsi %29, %c16_i64 : i64
-            "instgem.mvout"(%76, %79, %80, %73) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        scf.if %54 {
-          %65 = arith.minsi %43, %c1_i64 : i64
-          %66 = arith.index_cast %65 : i64 to index
-          %67 = arith.index_cast %43 : i64 to index
-          scf.for %arg10 = %66 to %67 step %c1 {
-            %68 = arith.index_cast %arg10 : index to i64
-            %69 = arith.index_cast %42 : i64 to index
-            scf.for %arg11 = %c0 to %69 step %c1 {
-              %70 = arith.index_cast %arg11 : index to i64
-              %71 = arith.addi %36, %70 : i64
-              %72 = arith.muli %71, %c16_i64 : i64
-              %73 = arith.maxsi %72, %27 : i64
-              %74 = arith.addi %72, %c16_i64 : i64
-              %75 = arith.minsi %74, %37 : i64
-              %76 = arith.subi %75, %73 : i64
-              %77 = arith.subi %73, %27 : i64
-              %78 = arith.muli %77, %33 : i64
-              %79 = arith.addi %32, %78 : i64
-              %80 = arith.muli %68, %c16_i64 : i64
-              %81 = arith.addi %79, %80 : i64
-              %82 = arith.addi %72, %80 : i64
-              %83 = arith.ori %82, %c2147483648_i64 : i64
-              %84 = arith.subi %73, %72 : i64
-              %85 = arith.addi %83, %84 : i64
-              %86 = arith.subi %29, %80 : i64
-              %87 = arith.minsi %86, %c16_i64 : i64
-              "instgem.mvout"(%81, %85, %87, %76) : (i64, i64, i64, i64) -> ()
+          %60 = arith.index_cast %arg10 : index to i64
+          %61 = arith.muli %60, %c16_i64 : i64
+          %62 = arith.maxsi %61, %c0_i64 : i64
+          %63 = arith.addi %61, %c16_i64 : i64
+          %64 = arith.minsi %63, %c64_i64 : i64
+          %65 = arith.subi %64, %62 : i64
+          %66 = arith.muli %62, %53 : i64
+          %67 = arith.addi %52, %66 : i64
+          %68 = arith.addi %61, %c64_i64 : i64
+          %69 = arith.subi %62, %61 : i64
+          %70 = arith.addi %68, %69 : i64
+          "instgem.mvin"(%67, %70, %c16_i64, %65) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %54 = arith.addi %arg7, %c1 : index
+        %55 = arith.cmpi sge, %54, %37 : index
+        %56 = arith.cmpi eq, %arg7, %c0 : index
+        %57 = arith.ori %56, %55 : i1
+        scf.if %57 {
+          scf.if %55 {
+            %60 = arith.select %56, %c0_i64, %c-1_i64 : i64
+            %61 = arith.cmpi eq, %60, %c0_i64 : i64
+            %62 = arith.select %61, %c2147483648_i64, %c3221225472_i64 : i64
+            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %62, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c1 to %c4 step %c1 {
+              %63 = arith.index_cast %arg10 : index to i64
+              %64 = arith.muli %63, %c16_i64 : i64
+              %65 = arith.addi %64, %c64_i64 : i64
+              "instgem.preload"(%65, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            "instgem.mvout"(%41, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } else {
+            %60 = arith.select %56, %c0_i64, %c-1_i64 : i64
+            %61 = arith.cmpi eq, %60, %c0_i64 : i64
+            %62 = arith.select %61, %c2147483648_i64, %c3221225472_i64 : i64
+            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %62, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c1 to %c4 step %c1 {
+              %63 = arith.index_cast %arg10 : index to i64
+              %64 = arith.muli %63, %c16_i64 : i64
+              %65 = arith.addi %64, %c64_i64 : i64
+              "instgem.preload"(%65, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
+        } else {
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %60 = arith.index_cast %arg10 : index to i64
+            %61 = arith.muli %60, %c16_i64 : i64
+            %62 = arith.addi %61, %c64_i64 : i64
+            "instgem.preload"(%62, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%61, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
         }
-      } else {
-        scf.for %arg10 = %c0 to %c4 step %c1 {
-          %59 = arith.index_cast %arg10 : index to i64
-          %60 = arith.muli %59, %c16_i64 : i64
-          %61 = arith.addi %60, %c64_i64 : i64
-          "instgem.preload"(%61, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%60, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
+        %58 = arith.addi %arg8, %c64 : index
+        %59 = arith.addi %arg9, %c64 : index
+        scf.yield %58, %59 : index, index
       }
-      %57 = arith.addi %arg8, %c64 : index
-      %58 = arith.addi %arg9, %c64 : index
-      scf.yield %57, %58 : index, index
-    }
-    scf.if %26 {
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %33, %35) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %45 = arith.muli %42, %43 : i64
-      %46 = arith.index_cast %45 : i64 to index
-      scf.for %arg7 = %c0 to %46 step %c1 {
-        %47 = arith.index_cast %arg7 : index to i64
-        %48 = arith.remsi %47, %42 : i64
-        %49 = arith.divsi %47, %42 : i64
-        %50 = arith.addi %36, %48 : i64
-        %51 = arith.muli %50, %c16_i64 : i64
-        %52 = arith.maxsi %51, %27 : i64
-        %53 = arith.addi %51, %c16_i64 : i64
-        %54 = arith.minsi %53, %37 : i64
-        %55 = arith.subi %54, %52 : i64
-        %56 = arith.subi %52, %27 : i64
-        %57 = arith.muli %56, %33 : i64
-        %58 = arith.addi %32, %57 : i64
-        %59 = arith.muli %49, %c16_i64 : i64
-        %60 = arith.addi %58, %59 : i64
-        %61 = arith.addi %51, %59 : i64
-        %62 = arith.ori %61, %c2147483648_i64 : i64
-        %63 = arith.subi %52, %51 : i64
-        %64 = arith.addi %62, %63 : i64
-        %65 = arith.subi %29, %59 : i64
-        %66 = arith.minsi %65, %c16_i64 : i64
-        "instgem.mvout"(%60, %64, %66, %55) : (i64, i64, i64, i64) -> ()
+      scf.if %38 {
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %42, %44) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvout"(%41, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %37 = arith.ceildivsi %arg5, %c64 : index
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %38 = arith.maxsi %12, %c0 : index
+      %39 = arith.minsi %38, %arg3 : index
+      %40 = arith.maxsi %8, %c0 : index
+      %41 = arith.minsi %40, %c16 : index
+      %42 = arith.subi %39, %7 : index
+      %43 = arith.maxsi %13, %c0 : index
+      %44 = arith.minsi %43, %arg4 : index
+      %45 = arith.maxsi %11, %c0 : index
+      %46 = arith.minsi %45, %c16 : index
+      %47 = arith.subi %44, %10 : index
+      %48 = arith.cmpi sgt, %46, %c0 : index
+      scf.if %48 {
+        func.call @baco_boundary_error(%c50_i64, %c9_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_1[%7, %10] [%42, %47] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %49 = arith.cmpi sle, %37, %c0 : index
+      scf.if %49 {
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%c0_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      }
+      %50 = arith.index_cast %41 : index to i64
+      %51 = arith.index_cast %42 : index to i64
+      %52 = arith.index_cast %47 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %53 = arith.index_cast %intptr : index to i64
+      %54 = arith.index_cast %offset : index to i64
+      %55 = arith.addi %53, %54 : i64
+      %56 = arith.index_cast %strides#0 : index to i64
+      %57 = arith.bitcast %arg6 : f32 to i32
+      %58 = arith.extui %57 : i32 to i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %58) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %59 = arith.maxsi %50, %c0_i64 : i64
+      %60 = arith.divui %59, %c16_i64 : i64
+      %61 = arith.addi %50, %51 : i64
+      %62 = arith.maxsi %61, %c0_i64 : i64
+      %63 = arith.addi %62, %c15_i64 : i64
+      %64 = arith.divui %63, %c16_i64 : i64
+      %65 = arith.subi %64, %60 : i64
+      %66 = arith.cmpi sgt, %51, %c0_i64 : i64
+      %67 = arith.extui %66 : i1 to i64
+      %68 = arith.muli %65, %67 : i64
+      %69 = arith.ceildivsi %52, %c16_i64 : i64
+      %70:2 = scf.for %arg7 = %c0 to %37 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [16, 64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x64xi8, strided<[?, 1], offset: ?>>
+        %subview_3 = memref.subview %reinterpret_cast_0[%arg9, %5] [64, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<64x16xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_2 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> index
+        %71 = arith.index_cast %intptr_8 : index to i64
+        %72 = arith.index_cast %offset_5 : index to i64
+        %73 = arith.addi %71, %72 : i64
+        %74 = arith.index_cast %strides_7#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%73, %c0_i64, %c64_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_3 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %subview_3 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> index
+        %75 = arith.index_cast %intptr_13 : index to i64
+        %76 = arith.index_cast %offset_10 : index to i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.index_cast %strides_12#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %85 = arith.index_cast %arg10 : index to i64
+          %86 = arith.muli %85, %c16_i64 : i64
+          %87 = arith.maxsi %86, %c0_i64 : i64
+          %88 = arith.addi %86, %c16_i64 : i64
+          %89 = arith.minsi %88, %c64_i64 : i64
+          %90 = arith.subi %89, %87 : i64
+          %91 = arith.muli %87, %78 : i64
+          %92 = arith.addi %77, %91 : i64
+          %93 = arith.addi %86, %c64_i64 : i64
+          %94 = arith.subi %87, %86 : i64
+          %95 = arith.addi %93, %94 : i64
+          "instgem.mvin"(%92, %95, %c16_i64, %90) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %79 = arith.addi %arg7, %c1 : index
+        %80 = arith.cmpi sge, %79, %37 : index
+        %81 = arith.cmpi eq, %arg7, %c0 : index
+        %82 = arith.ori %81, %80 : i1
+        scf.if %82 {
+          scf.if %80 {
+            %85 = arith.select %81, %c0_i64, %c-1_i64 : i64
+            %86 = arith.cmpi sgt, %69, %c0_i64 : i64
+            %87 = arith.cmpi eq, %85, %c0_i64 : i64
+            %88 = arith.select %87, %c2147483648_i64, %c3221225472_i64 : i64
+            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %88, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c1 to %c4 step %c1 {
+              %95 = arith.index_cast %arg10 : index to i64
+              %96 = arith.muli %95, %c16_i64 : i64
+              %97 = arith.addi %96, %c64_i64 : i64
+              "instgem.preload"(%97, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%96, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %89 = arith.subi %c0_i64, %60 : i64
+            %90 = arith.maxsi %89, %c0_i64 : i64
+            %91 = arith.minsi %90, %68 : i64
+            scf.if %86 {
+              %95 = arith.index_cast %91 : i64 to index
+              %96 = arith.index_cast %68 : i64 to index
+              scf.for %arg10 = %95 to %96 step %c1 {
+                %97 = arith.index_cast %arg10 : index to i64
+                %98 = arith.addi %60, %97 : i64
+                %99 = arith.muli %98, %c16_i64 : i64
+                %100 = arith.maxsi %99, %50 : i64
+                %101 = arith.addi %99, %c16_i64 : i64
+                %102 = arith.minsi %101, %61 : i64
+                %103 = arith.subi %102, %100 : i64
+                %104 = arith.subi %100, %50 : i64
+                %105 = arith.muli %104, %56 : i64
+                %106 = arith.addi %55, %105 : i64
+                %107 = arith.ori %99, %c2147483648_i64 : i64
+                %108 = arith.subi %100, %99 : i64
+                %109 = arith.addi %107, %108 : i64
+                %110 = arith.minsi %52, %c16_i64 : i64
+                "instgem.mvout"(%106, %109, %110, %103) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %92 = arith.minsi %69, %c1_i64 : i64
+            %93 = arith.index_cast %92 : i64 to index
+            %94 = arith.index_cast %69 : i64 to index
+            scf.for %arg10 = %93 to %94 step %c1 {
+              %95 = arith.index_cast %arg10 : index to i64
+              %96 = arith.index_cast %68 : i64 to index
+              scf.for %arg11 = %c0 to %96 step %c1 {
+                %97 = arith.index_cast %arg11 : index to i64
+                %98 = arith.addi %60, %97 : i64
+                %99 = arith.muli %98, %c16_i64 : i64
+                %100 = arith.maxsi %99, %50 : i64
+                %101 = arith.addi %99, %c16_i64 : i64
+                %102 = arith.minsi %101, %61 : i64
+                %103 = arith.subi %102, %100 : i64
+                %104 = arith.subi %100, %50 : i64
+                %105 = arith.muli %104, %56 : i64
+                %106 = arith.addi %55, %105 : i64
+                %107 = arith.muli %95, %c16_i64 : i64
+                %108 = arith.addi %106, %107 : i64
+                %109 = arith.addi %99, %107 : i64
+                %110 = arith.ori %109, %c2147483648_i64 : i64
+                %111 = arith.subi %100, %99 : i64
+                %112 = arith.addi %110, %111 : i64
+                %113 = arith.subi %52, %107 : i64
+                %114 = arith.minsi %113, %c16_i64 : i64
+                "instgem.mvout"(%108, %112, %114, %103) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %85 = arith.select %81, %c0_i64, %c-1_i64 : i64
+            %86 = arith.cmpi eq, %85, %c0_i64 : i64
+            %87 = arith.select %86, %c2147483648_i64, %c3221225472_i64 : i64
+            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %87, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c1 to %c4 step %c1 {
+              %88 = arith.index_cast %arg10 : index to i64
+              %89 = arith.muli %88, %c16_i64 : i64
+              %90 = arith.addi %89, %c64_i64 : i64
+              "instgem.preload"(%90, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%89, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } else {
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %85 = arith.index_cast %arg10 : index to i64
+            %86 = arith.muli %85, %c16_i64 : i64
+            %87 = arith.addi %86, %c64_i64 : i64
+            "instgem.preload"(%87, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%86, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %83 = arith.addi %arg8, %c64 : index
+        %84 = arith.addi %arg9, %c64 : index
+        scf.yield %83, %84 : index, index
+      }
+      scf.if %49 {
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %58) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %71 = arith.muli %68, %69 : i64
+        %72 = arith.index_cast %71 : i64 to index
+        scf.for %arg7 = %c0 to %72 step %c1 {
+          %73 = arith.index_cast %arg7 : index to i64
+          %74 = arith.remsi %73, %68 : i64
+          %75 = arith.divsi %73, %68 : i64
+          %76 = arith.addi %60, %74 : i64
+          %77 = arith.muli %76, %c16_i64 : i64
+          %78 = arith.maxsi %77, %50 : i64
+          %79 = arith.addi %77, %c16_i64 : i64
+          %80 = arith.minsi %79, %61 : i64
+          %81 = arith.subi %80, %78 : i64
+          %82 = arith.subi %78, %50 : i64
+          %83 = arith.muli %82, %56 : i64
+          %84 = arith.addi %55, %83 : i64
+          %85 = arith.muli %75, %c16_i64 : i64
+          %86 = arith.addi %84, %85 : i64
+          %87 = arith.addi %77, %85 : i64
+          %88 = arith.ori %87, %c2147483648_i64 : i64
+          %89 = arith.subi %78, %77 : i64
+          %90 = arith.addi %88, %89 : i64
+          %91 = arith.subi %52, %85 : i64
+          %92 = arith.minsi %91, %c16_i64 : i64
+          "instgem.mvout"(%86, %90, %92, %81) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

@@ -10,6 +10,13 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -20,8 +27,10 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @resadd_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: f32, %arg6: f32, %arg7: f32) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 0 : i64} {
+    %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
@@ -30,10 +39,10 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c0 = arith.constant 0 : index
-    %c33_i64 = arith.constant 33 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c13_i64 = arith.constant 13 : i64
     %c58_i64 = arith.constant 58 : i64
-    %c39_i64 = arith.constant 39 : i64
+    %c45_i64 = arith.constant 45 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -45,185 +54,322 @@ module {
     %3 = arith.index_cast %2 : i64 to index
     %4 = arith.muli %1, %c32 : index
     %5 = arith.muli %3, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %6 = arith.maxsi %4, %c0 : index
     %7 = arith.minsi %6, %arg3 : index
-    %8 = arith.addi %4, %c32 : index
-    %9 = arith.maxsi %8, %c0 : index
-    %10 = arith.minsi %9, %arg3 : index
-    %11 = arith.subi %7, %4 : index
-    %12 = arith.maxsi %11, %c0 : index
-    %13 = arith.minsi %12, %c32 : index
-    %14 = arith.subi %10, %7 : index
-    %15 = arith.maxsi %5, %c0 : index
-    %16 = arith.minsi %15, %arg4 : index
-    %17 = arith.addi %5, %c32 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.minsi %18, %arg4 : index
-    %20 = arith.subi %16, %5 : index
-    %21 = arith.maxsi %20, %c0 : index
-    %22 = arith.minsi %21, %c32 : index
-    %23 = arith.subi %19, %16 : index
-    %24 = arith.cmpi sgt, %22, %c0 : index
-    scf.if %24 {
-      func.call @baco_boundary_error(%c33_i64, %c13_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    scf.if %24 {
-      func.call @baco_boundary_error(%c33_i64, %c58_i64) : (i64, i64) -> ()
-    }
-    %subview_1 = memref.subview %reinterpret_cast_0[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %25 = arith.index_cast %13 : index to i64
-    %26 = arith.index_cast %14 : index to i64
-    %27 = arith.index_cast %23 : index to i64
-    scf.for %arg8 = %c0 to %c4 step %c1 {
-      %65 = arith.index_cast %arg8 : index to i64
-      %66 = arith.remsi %65, %c2_i64 : i64
-      %67 = arith.divsi %65, %c2_i64 : i64
-      %68 = arith.muli %67, %c16_i64 : i64
-      %69 = arith.subi %c32_i64, %68 : i64
-      %70 = arith.minsi %69, %c16_i64 : i64
-      %71 = arith.muli %66, %c32_i64 : i64
-      %72 = arith.addi %71, %68 : i64
-      %73 = arith.ori %72, %c2147483648_i64 : i64
-      %74 = arith.muli %66, %c16_i64 : i64
-      %75 = arith.cmpi slt, %74, %25 : i64
-      %76 = arith.addi %74, %c16_i64 : i64
-      %77 = arith.addi %25, %26 : i64
-      %78 = arith.cmpi sgt, %76, %77 : i64
-      %79 = arith.addi %68, %c16_i64 : i64
-      %80 = arith.cmpi sgt, %79, %27 : i64
-      %81 = arith.ori %75, %78 : i1
-      %82 = arith.ori %81, %80 : i1
-      scf.if %82 {
-        "instgem.mvin"(%c0_i64, %73, %70, %c16_i64) : (i64, i64, i64, i64) -> ()
+    %8 = arith.subi %7, %4 : index
+    %9 = arith.maxsi %5, %c0 : index
+    %10 = arith.minsi %9, %arg4 : index
+    %11 = arith.subi %10, %5 : index
+    %12 = arith.addi %4, %c32 : index
+    %13 = arith.addi %5, %c32 : index
+    %14 = arith.cmpi sge, %4, %c0 : index
+    %15 = arith.cmpi sle, %4, %arg3 : index
+    %16 = arith.cmpi sge, %12, %c0 : index
+    %17 = arith.cmpi sle, %12, %arg3 : index
+    %18 = arith.cmpi sge, %8, %c0 : index
+    %19 = arith.cmpi sle, %8, %c32 : index
+    %20 = arith.cmpi sge, %5, %c0 : index
+    %21 = arith.cmpi sle, %5, %arg4 : index
+    %22 = arith.cmpi sge, %13, %c0 : index
+    %23 = arith.cmpi sle, %13, %arg4 : index
+    %24 = arith.cmpi sge, %11, %c0 : index
+    %25 = arith.cmpi sle, %11, %c32 : index
+    %26 = arith.andi %14, %15 : i1
+    %27 = arith.andi %26, %16 : i1
+    %28 = arith.andi %27, %17 : i1
+    %29 = arith.andi %28, %18 : i1
+    %30 = arith.andi %29, %19 : i1
+    %31 = arith.andi %30, %20 : i1
+    %32 = arith.andi %31, %21 : i1
+    %33 = arith.andi %32, %22 : i1
+    %34 = arith.andi %33, %23 : i1
+    %35 = arith.andi %34, %24 : i1
+    %36 = arith.andi %35, %25 : i1
+    scf.if %36 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast[%4, %5] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_1 = memref.subview %reinterpret_cast_0[%4, %5] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %cast_2 = memref.cast %subview_1 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      scf.for %arg8 = %c0 to %c4 step %c1 {
+        %55 = arith.index_cast %arg8 : index to i64
+        %56 = arith.remsi %55, %c2_i64 : i64
+        %57 = arith.divsi %55, %c2_i64 : i64
+        %58 = arith.muli %57, %c16_i64 : i64
+        %59 = arith.subi %c32_i64, %58 : i64
+        %60 = arith.minsi %59, %c16_i64 : i64
+        %61 = arith.muli %56, %c32_i64 : i64
+        %62 = arith.addi %61, %58 : i64
+        %63 = arith.ori %62, %c2147483648_i64 : i64
+        %64 = arith.muli %56, %c16_i64 : i64
+        %65 = arith.cmpi slt, %64, %c0_i64 : i64
+        %66 = arith.addi %64, %c16_i64 : i64
+        %67 = arith.cmpi sgt, %66, %c32_i64 : i64
+        %68 = arith.addi %58, %c16_i64 : i64
+        %69 = arith.cmpi sgt, %68, %c32_i64 : i64
+        %70 = arith.ori %65, %67 : i1
+        %71 = arith.ori %70, %69 : i1
+        scf.if %71 {
+          "instgem.mvin"(%c0_i64, %63, %60, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
       }
-    }
-    %28 = arith.bitcast %arg5 : f32 to i32
-    %29 = arith.extui %28 : i32 to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.addi %30, %31 : i64
-    %33 = arith.index_cast %strides#0 : index to i64
-    "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %29, %33) : (i64, i64, i64, i64, i64, i64) -> ()
-    %34 = arith.ceildivsi %27, %c64_i64 : i64
-    %35 = arith.divsi %25, %c16_i64 : i64
-    %36 = arith.addi %25, %26 : i64
-    %37 = arith.ceildivsi %36, %c16_i64 : i64
-    %38 = arith.subi %37, %35 : i64
-    %39 = arith.cmpi sgt, %26, %c0_i64 : i64
-    %40 = arith.extui %39 : i1 to i64
-    %41 = arith.muli %38, %40 : i64
-    %42 = arith.muli %41, %34 : i64
-    %43 = arith.index_cast %42 : i64 to index
-    scf.for %arg8 = %c0 to %43 step %c1 {
-      %65 = arith.index_cast %arg8 : index to i64
-      %66 = arith.addi %35, %65 : i64
-      %67 = arith.muli %66, %c16_i64 : i64
-      %68 = arith.maxsi %67, %25 : i64
-      %69 = arith.addi %67, %c16_i64 : i64
-      %70 = arith.minsi %69, %36 : i64
-      %71 = arith.subi %70, %68 : i64
-      %72 = arith.subi %68, %25 : i64
-      %73 = arith.muli %72, %33 : i64
-      %74 = arith.addi %32, %73 : i64
-      %75 = arith.muli %66, %c32_i64 : i64
-      %76 = arith.ori %75, %c2147483648_i64 : i64
-      %77 = arith.subi %68, %67 : i64
+      %37 = arith.bitcast %arg5 : f32 to i32
+      %38 = arith.extui %37 : i32 to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %39 = arith.index_cast %intptr : index to i64
+      %40 = arith.index_cast %offset : index to i64
+      %41 = arith.addi %39, %40 : i64
+      %42 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %38, %42) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %55 = arith.index_cast %arg8 : index to i64
+        %56 = arith.muli %55, %c16_i64 : i64
+        %57 = arith.maxsi %56, %c0_i64 : i64
+        %58 = arith.addi %56, %c16_i64 : i64
+        %59 = arith.minsi %58, %c32_i64 : i64
+        %60 = arith.subi %59, %57 : i64
+        %61 = arith.muli %57, %42 : i64
+        %62 = arith.addi %41, %61 : i64
+        %63 = arith.muli %55, %c32_i64 : i64
+        %64 = arith.ori %63, %c2147483648_i64 : i64
+        %65 = arith.subi %57, %56 : i64
+        %66 = arith.addi %64, %65 : i64
+        "instgem.mvin"(%62, %66, %c32_i64, %60) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %43 = arith.bitcast %arg6 : f32 to i32
+      %44 = arith.extui %43 : i32 to i64
+      %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_1 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_7 = memref.extract_aligned_pointer_as_index %cast_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %45 = arith.index_cast %intptr_7 : index to i64
+      %46 = arith.index_cast %offset_4 : index to i64
+      %47 = arith.addi %45, %46 : i64
+      %48 = arith.index_cast %strides_6#0 : index to i64
+      "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %44, %48) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %55 = arith.index_cast %arg8 : index to i64
+        %56 = arith.muli %55, %c16_i64 : i64
+        %57 = arith.maxsi %56, %c0_i64 : i64
+        %58 = arith.addi %56, %c16_i64 : i64
+        %59 = arith.minsi %58, %c32_i64 : i64
+        %60 = arith.subi %59, %57 : i64
+        %61 = arith.muli %57, %48 : i64
+        %62 = arith.addi %47, %61 : i64
+        %63 = arith.muli %55, %c32_i64 : i64
+        %64 = arith.ori %63, %c3221225472_i64 : i64
+        %65 = arith.subi %57, %56 : i64
+        %66 = arith.addi %64, %65 : i64
+        "instgem.mvin"(%62, %66, %c32_i64, %60) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %reinterpret_cast_8 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview_9 = memref.subview %reinterpret_cast_8[%4, %5] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %cast_10 = memref.cast %subview_9 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %49 = arith.index_cast %intptr_15 : index to i64
+      %50 = arith.index_cast %offset_12 : index to i64
+      %51 = arith.addi %49, %50 : i64
+      %52 = arith.index_cast %strides_14#0 : index to i64
+      %53 = arith.bitcast %arg7 : f32 to i32
+      %54 = arith.extui %53 : i32 to i64
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %52, %54) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c4 step %c1 {
+        %55 = arith.index_cast %arg8 : index to i64
+        %56 = arith.remsi %55, %c2_i64 : i64
+        %57 = arith.divsi %55, %c2_i64 : i64
+        %58 = arith.muli %56, %c16_i64 : i64
+        %59 = arith.maxsi %58, %c0_i64 : i64
+        %60 = arith.addi %58, %c16_i64 : i64
+        %61 = arith.minsi %60, %c32_i64 : i64
+        %62 = arith.subi %61, %59 : i64
+        %63 = arith.muli %59, %52 : i64
+        %64 = arith.addi %51, %63 : i64
+        %65 = arith.muli %57, %c16_i64 : i64
+        %66 = arith.addi %64, %65 : i64
+        %67 = arith.muli %56, %c32_i64 : i64
+        %68 = arith.addi %67, %65 : i64
+        %69 = arith.ori %68, %c2147483648_i64 : i64
+        %70 = arith.subi %59, %58 : i64
+        %71 = arith.addi %69, %70 : i64
+        %72 = arith.subi %c32_i64, %65 : i64
+        %73 = arith.minsi %72, %c16_i64 : i64
+        "instgem.mvout"(%66, %71, %73, %62) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %37 = arith.maxsi %12, %c0 : index
+      %38 = arith.minsi %37, %arg3 : index
+      %39 = arith.maxsi %8, %c0 : index
+      %40 = arith.minsi %39, %c32 : index
+      %41 = arith.subi %38, %7 : index
+      %42 = arith.maxsi %13, %c0 : index
+      %43 = arith.minsi %42, %arg4 : index
+      %44 = arith.maxsi %11, %c0 : index
+      %45 = arith.minsi %44, %c32 : index
+      %46 = arith.subi %43, %10 : index
+      %47 = arith.cmpi sgt, %45, %c0 : index
+      scf.if %47 {
+        func.call @baco_boundary_error(%c39_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast[%7, %10] [%41, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      scf.if %47 {
+        func.call @baco_boundary_error(%c39_i64, %c58_i64) : (i64, i64) -> ()
+      }
+      %subview_1 = memref.subview %reinterpret_cast_0[%7, %10] [%41, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %48 = arith.index_cast %40 : index to i64
+      %49 = arith.index_cast %41 : index to i64
+      %50 = arith.index_cast %46 : index to i64
+      scf.for %arg8 = %c0 to %c4 step %c1 {
+        %89 = arith.index_cast %arg8 : index to i64
+        %90 = arith.remsi %89, %c2_i64 : i64
+        %91 = arith.divsi %89, %c2_i64 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.subi %c32_i64, %92 : i64
+        %94 = arith.minsi %93, %c16_i64 : i64
+        %95 = arith.muli %90, %c32_i64 : i64
+        %96 = arith.addi %95, %92 : i64
+        %97 = arith.ori %96, %c2147483648_i64 : i64
+        %98 = arith.muli %90, %c16_i64 : i64
+        %99 = arith.cmpi slt, %98, %48 : i64
+        %100 = arith.addi %98, %c16_i64 : i64
+        %101 = arith.addi %48, %49 : i64
+        %102 = arith.cmpi sgt, %100, %101 : i64
+        %103 = arith.addi %92, %c16_i64 : i64
+        %104 = arith.cmpi sgt, %103, %50 : i64
+        %105 = arith.ori %99, %102 : i1
+        %106 = arith.ori %105, %104 : i1
+        scf.if %106 {
+          "instgem.mvin"(%c0_i64, %97, %94, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+      }
+      %51 = arith.bitcast %arg5 : f32 to i32
+      %52 = arith.extui %51 : i32 to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %53 = arith.index_cast %intptr : index to i64
+      %54 = arith.index_cast %offset : index to i64
+      %55 = arith.addi %53, %54 : i64
+      %56 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %52, %56) : (i64, i64, i64, i64, i64, i64) -> ()
+      %57 = arith.maxsi %48, %c0_i64 : i64
+      %58 = arith.divui %57, %c16_i64 : i64
+      %59 = arith.addi %48, %49 : i64
+      %60 = arith.maxsi %59, %c0_i64 : i64
+      %61 = arith.addi %60, %c15_i64 : i64
+      %62 = arith.divui %61, %c16_i64 : i64
+      %63 = arith.subi %62, %58 : i64
+      %64 = arith.cmpi sgt, %49, %c0_i64 : i64
+      %65 = arith.extui %64 : i1 to i64
+      %66 = arith.muli %63, %65 : i64
+      %67 = arith.index_cast %66 : i64 to index
+      scf.for %arg8 = %c0 to %67 step %c1 {
+        %89 = arith.index_cast %arg8 : index to i64
+        %90 = arith.addi %58, %89 : i64
+        %91 = arith.muli %90, %c16_i64 : i64
+        %92 = arith.maxsi %91, %48 : i64
+        %93 = arith.addi %91, %c16_i64 : i64
+        %94 = arith.minsi %93, %59 : i64
+        %95 = arith.subi %94, %92 : i64
+        %96 = arith.subi %92, %48 : i64
+        %97 = arith.muli %96, %56 : i64
+        %98 = arith.addi %55, %97 : i64
+        %99 = arith.muli %90, %c32_i64 : i64
+        %100 = arith.ori %99, %c2147483648_i64 : i64
+        %101 = arith.subi %92, %91 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.minsi %50, %c64_i64 : i64
+        "instgem.mvin"(%98, %102, %103, %95) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %68 = arith.addi %57, %c15_i64 : i64
+      %69 = arith.divui %68, %c16_i64 : i64
+      %70 = arith.cmpi sgt, %48, %c0_i64 : i64
+      %71 = arith.extui %70 : i1 to i64
+      %72 = arith.muli %69, %71 : i64
+      %73 = arith.index_cast %72 : i64 to index
+      scf.for %arg8 = %c0 to %73 step %c1 {
+        %89 = arith.index_cast %arg8 : index to i64
+        %90 = arith.muli %89, %c16_i64 : i64
+        %91 = arith.maxsi %90, %c0_i64 : i64
+        %92 = arith.addi %90, %c16_i64 : i64
+        %93 = arith.minsi %92, %48 : i64
+        %94 = arith.subi %93, %91 : i64
+        %95 = arith.muli %89, %c32_i64 : i64
+        %96 = arith.ori %95, %c2147483648_i64 : i64
+        %97 = arith.subi %91, %90 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.minsi %50, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %98, %99, %94) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %74 = arith.bitcast %arg6 : f32 to i32
+      %75 = arith.extui %74 : i32 to i64
+      %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %76 = arith.index_cast %intptr_6 : index to i64
+      %77 = arith.index_cast %offset_3 : index to i64
       %78 = arith.addi %76, %77 : i64
-      %79 = arith.minsi %27, %c64_i64 : i64
-      "instgem.mvin"(%74, %78, %79, %71) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %44 = arith.ceildivsi %25, %c16_i64 : i64
-    %45 = arith.cmpi sgt, %25, %c0_i64 : i64
-    %46 = arith.extui %45 : i1 to i64
-    %47 = arith.muli %44, %46 : i64
-    %48 = arith.muli %47, %34 : i64
-    %49 = arith.index_cast %48 : i64 to index
-    scf.for %arg8 = %c0 to %49 step %c1 {
-      %65 = arith.index_cast %arg8 : index to i64
-      %66 = arith.muli %65, %c16_i64 : i64
-      %67 = arith.maxsi %66, %c0_i64 : i64
-      %68 = arith.addi %66, %c16_i64 : i64
-      %69 = arith.minsi %68, %25 : i64
-      %70 = arith.subi %69, %67 : i64
-      %71 = arith.muli %65, %c32_i64 : i64
-      %72 = arith.ori %71, %c2147483648_i64 : i64
-      %73 = arith.subi %67, %66 : i64
-      %74 = arith.addi %72, %73 : i64
-      %75 = arith.minsi %27, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64, %74, %75, %70) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %50 = arith.bitcast %arg6 : f32 to i32
-    %51 = arith.extui %50 : i32 to i64
-    %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_6 = memref.extract_aligned_pointer_as_index %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %52 = arith.index_cast %intptr_6 : index to i64
-    %53 = arith.index_cast %offset_3 : index to i64
-    %54 = arith.addi %52, %53 : i64
-    %55 = arith.index_cast %strides_5#0 : index to i64
-    "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %51, %55) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %43 step %c1 {
-      %65 = arith.index_cast %arg8 : index to i64
-      %66 = arith.addi %35, %65 : i64
-      %67 = arith.muli %66, %c16_i64 : i64
-      %68 = arith.maxsi %67, %25 : i64
-      %69 = arith.addi %67, %c16_i64 : i64
-      %70 = arith.minsi %69, %36 : i64
-      %71 = arith.subi %70, %68 : i64
-      %72 = arith.subi %68, %25 : i64
-      %73 = arith.muli %72, %55 : i64
-      %74 = arith.addi %54, %73 : i64
-      %75 = arith.muli %66, %c32_i64 : i64
-      %76 = arith.ori %75, %c3221225472_i64 : i64
-      %77 = arith.subi %68, %67 : i64
-      %78 = arith.addi %76, %77 : i64
-      %79 = arith.minsi %27, %c64_i64 : i64
-      "instgem.mvin"(%74, %78, %79, %71) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %reinterpret_cast_7 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    scf.if %24 {
-      func.call @baco_boundary_error(%c39_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_8 = memref.subview %reinterpret_cast_7[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %56 = arith.index_cast %intptr_13 : index to i64
-    %57 = arith.index_cast %offset_10 : index to i64
-    %58 = arith.addi %56, %57 : i64
-    %59 = arith.index_cast %strides_12#0 : index to i64
-    %60 = arith.bitcast %arg7 : f32 to i32
-    %61 = arith.extui %60 : i32 to i64
-    "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %61) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %62 = arith.ceildivsi %27, %c16_i64 : i64
-    %63 = arith.muli %41, %62 : i64
-    %64 = arith.index_cast %63 : i64 to index
-    scf.for %arg8 = %c0 to %64 step %c1 {
-      %65 = arith.index_cast %arg8 : index to i64
-      %66 = arith.remsi %65, %41 : i64
-      %67 = arith.divsi %65, %41 : i64
-      %68 = arith.addi %35, %66 : i64
-      %69 = arith.muli %68, %c16_i64 : i64
-      %70 = arith.maxsi %69, %25 : i64
-      %71 = arith.addi %69, %c16_i64 : i64
-      %72 = arith.minsi %71, %36 : i64
-      %73 = arith.subi %72, %70 : i64
-      %74 = arith.subi %70, %25 : i64
-      %75 = arith.muli %74, %59 : i64
-      %76 = arith.addi %58, %75 : i64
-      %77 = arith.muli %67, %c16_i64 : i64
-      %78 = arith.addi %76, %77 : i64
-      %79 = arith.muli %68, %c32_i64 : i64
-      %80 = arith.addi %79, %77 : i64
-      %81 = arith.ori %80, %c2147483648_i64 : i64
-      %82 = arith.subi %70, %69 : i64
-      %83 = arith.addi %81, %82 : i64
-      %84 = arith.subi %27, %77 : i64
-      %85 = arith.minsi %84, %c16_i64 : i64
-      "instgem.mvout"(%78, %83, %85, %73) : (i64, i64, i64, i64) -> ()
+      %79 = arith.index_cast %strides_5#0 : index to i64
+      "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %75, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %67 step %c1 {
+        %89 = arith.index_cast %arg8 : index to i64
+        %90 = arith.addi %58, %89 : i64
+        %91 = arith.muli %90, %c16_i64 : i64
+        %92 = arith.maxsi %91, %48 : i64
+        %93 = arith.addi %91, %c16_i64 : i64
+        %94 = arith.minsi %93, %59 : i64
+        %95 = arith.subi %94, %92 : i64
+        %96 = arith.subi %92, %48 : i64
+        %97 = arith.muli %96, %79 : i64
+        %98 = arith.addi %78, %97 : i64
+        %99 = arith.muli %90, %c32_i64 : i64
+        %100 = arith.ori %99, %c3221225472_i64 : i64
+        %101 = arith.subi %92, %91 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.minsi %50, %c64_i64 : i64
+        "instgem.mvin"(%98, %102, %103, %95) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      scf.if %47 {
+        func.call @baco_boundary_error(%c45_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_8 = memref.subview %reinterpret_cast_7[%7, %10] [%41, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %80 = arith.index_cast %intptr_13 : index to i64
+      %81 = arith.index_cast %offset_10 : index to i64
+      %82 = arith.addi %80, %81 : i64
+      %83 = arith.index_cast %strides_12#0 : index to i64
+      %84 = arith.bitcast %arg7 : f32 to i32
+      %85 = arith.extui %84 : i32 to i64
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %83, %85) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %86 = arith.ceildivsi %50, %c16_i64 : i64
+      %87 = arith.muli %66, %86 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.for %arg8 = %c0 to %88 step %c1 {
+        %89 = arith.index_cast %arg8 : index to i64
+        %90 = arith.remsi %89, %66 : i64
+        %91 = arith.divsi %89, %66 : i64
+        %92 = arith.addi %58, %90 : i64
+        %93 = arith.muli %92, %c16_i64 : i64
+        %94 = arith.maxsi %93, %48 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %59 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.subi %94, %48 : i64
+        %99 = arith.muli %98, %83 : i64
+        %100 = arith.addi %82, %99 : i64
+        %101 = arith.muli %91, %c16_i64 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.muli %92, %c32_i64 : i64
+        %104 = arith.addi %103, %101 : i64
+        %105 = arith.ori %104, %c2147483648_i64 : i64
+        %106 = arith.subi %94, %93 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.subi %50, %101 : i64
+        %109 = arith.minsi %108, %c16_i64 : i64
+        "instgem.mvout"(%102, %107, %109, %97) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

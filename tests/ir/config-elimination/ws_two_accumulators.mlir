@@ -12,6 +12,25 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -50,12 +69,17 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @two_dots(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi32>, %arg4: memref<?xi32>, %arg5: index, %arg6: index, %arg7: index) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 128 : i64} {
+    %c2_i64 = arith.constant 2 : i64
+    %c3221225520_i64 = arith.constant 3221225520 : i64
+    %c3221225504_i64 = arith.constant 3221225504 : i64
+    %c3221225488_i64 = arith.constant 3221225488 : i64
     %c2 = arith.constant 2 : index
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c96_i64 = arith.constant 96 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c4_i64 = arith.constant 4 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -81,553 +105,772 @@ module {
     %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
     %3 = arith.index_cast %2 : i64 to index
     %4 = arith.muli %1, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %5 = arith.muli %3, %c16 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %c2 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.muli %52, %c16_i64 : i64
-      %54 = arith.ori %53, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %54, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %c2 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.muli %52, %c16_i64 : i64
-      %54 = arith.addi %53, %c32_i64 : i64
-      %55 = arith.ori %54, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %55, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %6 = arith.ceildivsi %arg7, %c32 : index
-    %7:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-      %52 = arith.maxsi %4, %c0 : index
-      %53 = arith.minsi %52, %arg5 : index
-      %54 = arith.addi %4, %c32 : index
-      %55 = arith.maxsi %54, %c0 : index
-      %56 = arith.minsi %55, %arg5 : index
-      %57 = arith.subi %53, %4 : index
-      %58 = arith.maxsi %57, %c0 : index
-      %59 = arith.minsi %58, %c32 : index
-      %60 = arith.subi %56, %53 : index
-      %61 = arith.maxsi %arg9, %c0 : index
-      %62 = arith.minsi %61, %arg7 : index
-      %63 = arith.addi %arg9, %c32 : index
-      %64 = arith.maxsi %63, %c0 : index
-      %65 = arith.minsi %64, %arg7 : index
-      %66 = arith.subi %62, %arg9 : index
-      %67 = arith.maxsi %66, %c0 : index
-      %68 = arith.minsi %67, %c32 : index
-      %69 = arith.subi %65, %62 : index
-      %70 = arith.cmpi sgt, %68, %c0 : index
-      scf.if %70 {
-        func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
+    %7 = arith.maxsi %4, %c0 : index
+    %8 = arith.minsi %7, %arg5 : index
+    %9 = arith.subi %8, %4 : index
+    %10 = arith.maxsi %5, %c0 : index
+    %11 = arith.minsi %10, %arg6 : index
+    %12 = arith.subi %11, %5 : index
+    %13 = arith.addi %4, %c32 : index
+    %14 = arith.addi %5, %c16 : index
+    %15 = arith.subi %6, %c1 : index
+    %16 = arith.muli %15, %c32 : index
+    %17 = arith.addi %16, %c32 : index
+    %18 = arith.cmpi sge, %4, %c0 : index
+    %19 = arith.cmpi sle, %4, %arg5 : index
+    %20 = arith.cmpi sge, %13, %c0 : index
+    %21 = arith.cmpi sle, %13, %arg5 : index
+    %22 = arith.cmpi sge, %9, %c0 : index
+    %23 = arith.cmpi sle, %9, %c32 : index
+    %24 = arith.cmpi sge, %5, %c0 : index
+    %25 = arith.cmpi sle, %5, %arg6 : index
+    %26 = arith.cmpi sge, %14, %c0 : index
+    %27 = arith.cmpi sle, %14, %arg6 : index
+    %28 = arith.cmpi sge, %12, %c0 : index
+    %29 = arith.cmpi sle, %12, %c16 : index
+    %30 = arith.cmpi sle, %16, %arg7 : index
+    %31 = arith.cmpi sle, %17, %arg7 : index
+    %32 = arith.andi %18, %19 : i1
+    %33 = arith.andi %32, %20 : i1
+    %34 = arith.andi %33, %21 : i1
+    %35 = arith.andi %34, %22 : i1
+    %36 = arith.andi %35, %23 : i1
+    %37 = arith.andi %36, %24 : i1
+    %38 = arith.andi %37, %25 : i1
+    %39 = arith.andi %38, %26 : i1
+    %40 = arith.andi %39, %27 : i1
+    %41 = arith.andi %40, %28 : i1
+    %42 = arith.andi %41, %29 : i1
+    %43 = arith.andi %42, %20 : i1
+    %44 = arith.andi %43, %21 : i1
+    %45 = arith.andi %44, %30 : i1
+    %46 = arith.andi %45, %31 : i1
+    %47 = arith.andi %46, %30 : i1
+    %48 = arith.andi %47, %31 : i1
+    %49 = arith.andi %48, %26 : i1
+    %50 = arith.andi %49, %27 : i1
+    %51 = arith.andi %50, %30 : i1
+    %52 = arith.andi %51, %31 : i1
+    scf.if %52 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %66 = arith.index_cast %arg8 : index to i64
+        %67 = arith.muli %66, %c16_i64 : i64
+        %68 = arith.ori %67, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %66 = arith.index_cast %arg8 : index to i64
+        %67 = arith.muli %66, %c16_i64 : i64
+        %68 = arith.addi %67, %c32_i64 : i64
+        %69 = arith.ori %68, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %69, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %66 = arith.addi %arg9, %c32 : index
+        %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %67 = arith.index_cast %intptr_17 : index to i64
+        %68 = arith.index_cast %offset_14 : index to i64
+        %69 = arith.addi %67, %68 : i64
+        %70 = arith.index_cast %strides_16#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %81 = arith.index_cast %arg12 : index to i64
+          %82 = arith.muli %81, %c16_i64 : i64
+          %83 = arith.maxsi %82, %c0_i64 : i64
+          %84 = arith.addi %82, %c16_i64 : i64
+          %85 = arith.minsi %84, %c32_i64 : i64
+          %86 = arith.subi %85, %83 : i64
+          %87 = arith.muli %83, %70 : i64
+          %88 = arith.addi %69, %87 : i64
+          %89 = arith.muli %81, %c32_i64 : i64
+          %90 = arith.subi %83, %82 : i64
+          %91 = arith.addi %89, %90 : i64
+          "instgem.mvin"(%88, %91, %c32_i64, %86) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %71 = arith.addi %arg10, %c32 : index
+        %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %72 = arith.index_cast %intptr_24 : index to i64
+        %73 = arith.index_cast %offset_21 : index to i64
+        %74 = arith.addi %72, %73 : i64
+        %75 = arith.index_cast %strides_23#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %81 = arith.index_cast %arg12 : index to i64
+          %82 = arith.muli %81, %c16_i64 : i64
+          %83 = arith.maxsi %82, %c0_i64 : i64
+          %84 = arith.addi %82, %c16_i64 : i64
+          %85 = arith.minsi %84, %c32_i64 : i64
+          %86 = arith.subi %85, %83 : i64
+          %87 = arith.muli %83, %75 : i64
+          %88 = arith.addi %74, %87 : i64
+          %89 = arith.addi %82, %c64_i64 : i64
+          %90 = arith.subi %83, %82 : i64
+          %91 = arith.addi %89, %90 : i64
+          "instgem.mvin"(%88, %91, %c16_i64, %86) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %81 = arith.index_cast %arg12 : index to i64
+          %82 = arith.muli %81, %c16_i64 : i64
+          %83 = arith.addi %82, %c64_i64 : i64
+          "instgem.preload"(%83, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%82, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %84 = arith.addi %82, %c32_i64 : i64
+          "instgem.compute_accumulated"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %76 = arith.addi %arg11, %c32 : index
+        %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %77 = arith.index_cast %intptr_31 : index to i64
+        %78 = arith.index_cast %offset_28 : index to i64
+        %79 = arith.addi %77, %78 : i64
+        %80 = arith.index_cast %strides_30#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %81 = arith.index_cast %arg12 : index to i64
+          %82 = arith.muli %81, %c16_i64 : i64
+          %83 = arith.maxsi %82, %c0_i64 : i64
+          %84 = arith.addi %82, %c16_i64 : i64
+          %85 = arith.minsi %84, %c32_i64 : i64
+          %86 = arith.subi %85, %83 : i64
+          %87 = arith.muli %83, %80 : i64
+          %88 = arith.addi %79, %87 : i64
+          %89 = arith.addi %82, %c96_i64 : i64
+          %90 = arith.subi %83, %82 : i64
+          %91 = arith.addi %89, %90 : i64
+          "instgem.mvin"(%88, %91, %c16_i64, %86) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %81 = arith.index_cast %arg12 : index to i64
+          %82 = arith.muli %81, %c16_i64 : i64
+          %83 = arith.addi %82, %c96_i64 : i64
+          "instgem.preload"(%83, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%82, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %84 = arith.addi %82, %c32_i64 : i64
+          "instgem.compute_accumulated"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.yield %66, %71, %76 : index, index, index
       }
-      %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %71 = arith.index_cast %59 : index to i64
-      %72 = arith.index_cast %60 : index to i64
-      %73 = arith.index_cast %69 : index to i64
-      %74 = arith.addi %71, %72 : i64
-      %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %75 = arith.index_cast %intptr_15 : index to i64
-      %76 = arith.index_cast %offset_12 : index to i64
-      %77 = arith.addi %75, %76 : i64
-      %78 = arith.index_cast %strides_14#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
-      %79 = arith.ceildivsi %73, %c64_i64 : i64
-      %80 = arith.divsi %71, %c16_i64 : i64
-      %81 = arith.ceildivsi %74, %c16_i64 : i64
-      %82 = arith.subi %81, %80 : i64
-      %83 = arith.cmpi sgt, %72, %c0_i64 : i64
-      %84 = arith.extui %83 : i1 to i64
-      %85 = arith.muli %82, %84 : i64
-      %86 = arith.muli %85, %79 : i64
-      %87 = arith.index_cast %86 : i64 to index
-      scf.for %arg12 = %c0 to %87 step %c1 {
-        %195 = arith.index_cast %arg12 : index to i64
-        %196 = arith.addi %80, %195 : i64
-        %197 = arith.muli %196, %c16_i64 : i64
-        %198 = arith.maxsi %197, %71 : i64
-        %199 = arith.addi %197, %c16_i64 : i64
-        %200 = arith.minsi %199, %74 : i64
-        %201 = arith.subi %200, %198 : i64
-        %202 = arith.subi %198, %71 : i64
-        %203 = arith.muli %202, %78 : i64
-        %204 = arith.addi %77, %203 : i64
-        %205 = arith.muli %196, %c32_i64 : i64
-        %206 = arith.subi %198, %197 : i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.minsi %73, %c64_i64 : i64
-        "instgem.mvin"(%204, %207, %208, %201) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %88 = arith.ceildivsi %71, %c16_i64 : i64
-      %89 = arith.cmpi sgt, %71, %c0_i64 : i64
-      %90 = arith.extui %89 : i1 to i64
-      %91 = arith.muli %88, %90 : i64
-      %92 = arith.muli %91, %79 : i64
-      %93 = arith.index_cast %92 : i64 to index
-      scf.for %arg12 = %c0 to %93 step %c1 {
-        %195 = arith.index_cast %arg12 : index to i64
-        %196 = arith.muli %195, %c16_i64 : i64
-        %197 = arith.maxsi %196, %c0_i64 : i64
-        %198 = arith.addi %196, %c16_i64 : i64
-        %199 = arith.minsi %198, %71 : i64
-        %200 = arith.subi %199, %197 : i64
-        %201 = arith.muli %195, %c32_i64 : i64
-        %202 = arith.subi %197, %196 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.minsi %73, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %203, %204, %200) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %94 = arith.maxsi %arg10, %c0 : index
-      %95 = arith.minsi %94, %arg7 : index
-      %96 = arith.addi %arg10, %c32 : index
-      %97 = arith.maxsi %96, %c0 : index
-      %98 = arith.minsi %97, %arg7 : index
-      %99 = arith.subi %95, %arg10 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %c32 : index
-      %102 = arith.subi %98, %95 : index
-      %103 = arith.maxsi %5, %c0 : index
-      %104 = arith.minsi %103, %arg6 : index
-      %105 = arith.addi %5, %c16 : index
-      %106 = arith.maxsi %105, %c0 : index
-      %107 = arith.minsi %106, %arg6 : index
-      %108 = arith.subi %104, %5 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %c16 : index
-      %111 = arith.subi %107, %104 : index
-      %112 = arith.cmpi sgt, %110, %c0 : index
-      scf.if %112 {
-        func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %54 = arith.index_cast %intptr : index to i64
+      %55 = arith.index_cast %offset : index to i64
+      %56 = arith.muli %55, %c4_i64 : i64
+      %57 = arith.addi %54, %56 : i64
+      %58 = arith.index_cast %strides#0 : index to i64
+      %59 = arith.muli %58, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %66 = arith.index_cast %arg8 : index to i64
+        %67 = arith.remsi %66, %c2_i64 : i64
+        %68 = arith.divsi %66, %c2_i64 : i64
+        %69 = arith.muli %67, %c16_i64 : i64
+        %70 = arith.maxsi %69, %c0_i64 : i64
+        %71 = arith.addi %69, %c16_i64 : i64
+        %72 = arith.minsi %71, %c32_i64 : i64
+        %73 = arith.subi %72, %70 : i64
+        %74 = arith.muli %70, %59 : i64
+        %75 = arith.addi %57, %74 : i64
+        %76 = arith.muli %68, %c64_i64 : i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.muli %68, %c16_i64 : i64
+        %79 = arith.addi %69, %78 : i64
+        %80 = arith.ori %79, %c2684354560_i64 : i64
+        %81 = arith.subi %70, %69 : i64
+        %82 = arith.addi %80, %81 : i64
+        %83 = arith.subi %c16_i64, %78 : i64
+        %84 = arith.minsi %83, %c16_i64 : i64
+        "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
       }
-      %subview_16 = memref.subview %reinterpret_cast_0[%95, %104] [%102, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %113 = arith.index_cast %101 : index to i64
-      %114 = arith.index_cast %102 : index to i64
-      %115 = arith.index_cast %111 : index to i64
-      %116 = arith.addi %113, %114 : i64
-      %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %117 = arith.index_cast %intptr_21 : index to i64
-      %118 = arith.index_cast %offset_18 : index to i64
-      %119 = arith.addi %117, %118 : i64
-      %120 = arith.index_cast %strides_20#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
-      %121 = arith.ceildivsi %115, %c64_i64 : i64
-      %122 = arith.divsi %113, %c16_i64 : i64
-      %123 = arith.ceildivsi %116, %c16_i64 : i64
-      %124 = arith.subi %123, %122 : i64
-      %125 = arith.cmpi sgt, %114, %c0_i64 : i64
-      %126 = arith.extui %125 : i1 to i64
-      %127 = arith.muli %124, %126 : i64
-      %128 = arith.muli %127, %121 : i64
-      %129 = arith.index_cast %128 : i64 to index
-      scf.for %arg12 = %c0 to %129 step %c1 {
-        %195 = arith.index_cast %arg12 : index to i64
-        %196 = arith.addi %122, %195 : i64
-        %197 = arith.muli %196, %c16_i64 : i64
-        %198 = arith.maxsi %197, %113 : i64
-        %199 = arith.addi %197, %c16_i64 : i64
-        %200 = arith.minsi %199, %116 : i64
-        %201 = arith.subi %200, %198 : i64
-        %202 = arith.subi %198, %113 : i64
-        %203 = arith.muli %202, %120 : i64
-        %204 = arith.addi %119, %203 : i64
-        %205 = arith.addi %197, %c64_i64 : i64
-        %206 = arith.subi %198, %197 : i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.minsi %115, %c64_i64 : i64
-        "instgem.mvin"(%204, %207, %208, %201) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %130 = arith.ceildivsi %113, %c16_i64 : i64
-      %131 = arith.cmpi sgt, %113, %c0_i64 : i64
-      %132 = arith.extui %131 : i1 to i64
-      %133 = arith.muli %130, %132 : i64
-      %134 = arith.muli %133, %121 : i64
-      %135 = arith.index_cast %134 : i64 to index
-      scf.for %arg12 = %c0 to %135 step %c1 {
-        %195 = arith.index_cast %arg12 : index to i64
-        %196 = arith.muli %195, %c16_i64 : i64
-        %197 = arith.maxsi %196, %c0_i64 : i64
-        %198 = arith.addi %196, %c16_i64 : i64
-        %199 = arith.minsi %198, %113 : i64
-        %200 = arith.subi %199, %197 : i64
-        %201 = arith.addi %196, %c64_i64 : i64
-        %202 = arith.subi %197, %196 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.minsi %115, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %203, %204, %200) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %136 = arith.maxsi %74, %c0_i64 : i64
-      %137 = arith.minsi %136, %c32_i64 : i64
-      %138 = arith.maxsi %73, %c0_i64 : i64
-      %139 = arith.minsi %138, %c32_i64 : i64
-      %140 = arith.maxsi %116, %c0_i64 : i64
-      %141 = arith.minsi %140, %c32_i64 : i64
-      %142 = arith.maxsi %115, %c0_i64 : i64
-      %143 = arith.minsi %142, %c16_i64 : i64
-      %144 = arith.ceildivsi %137, %c16_i64 : i64
-      %145 = arith.ceildivsi %143, %c16_i64 : i64
-      %146 = arith.minsi %139, %141 : i64
-      %147 = arith.ceildivsi %146, %c16_i64 : i64
-      %148 = arith.cmpi sgt, %144, %c0_i64 : i64
-      %149 = arith.select %148, %145, %c0_i64 : i64
-      %150 = arith.index_cast %149 : i64 to index
-      %151 = arith.divsi %146, %c16_i64 : i64
-      %152 = arith.minsi %147, %151 : i64
-      %153 = arith.maxsi %152, %c0_i64 : i64
-      %154 = arith.divsi %137, %c16_i64 : i64
-      %155 = arith.minsi %144, %154 : i64
-      %156 = arith.maxsi %155, %c1_i64 : i64
-      %157 = arith.minsi %137, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %150 step %c1 {
-        %195 = arith.index_cast %arg12 : index to i64
-        %196 = arith.muli %195, %c16_i64 : i64
-        %197 = arith.subi %143, %196 : i64
-        %198 = arith.minsi %197, %c16_i64 : i64
-        %199 = arith.index_cast %153 : i64 to index
-        scf.for %arg13 = %c0 to %199 step %c1 {
-          %201 = arith.index_cast %arg13 : index to i64
-          %202 = arith.ori %196, %c3221225472_i64 : i64
-          %203 = arith.muli %201, %c16_i64 : i64
-          %204 = arith.addi %203, %196 : i64
-          %205 = arith.addi %204, %c64_i64 : i64
-          "instgem.preload"(%205, %198, %c16_i64, %202, %198, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%203, %c16_i64, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %206 = arith.index_cast %156 : i64 to index
-          scf.for %arg14 = %c1 to %206 step %c1 {
-            %208 = arith.index_cast %arg14 : index to i64
-            %209 = arith.muli %208, %c16_i64 : i64
-            %210 = arith.addi %209, %196 : i64
-            %211 = arith.ori %210, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %212 = arith.muli %208, %c32_i64 : i64
-            %213 = arith.addi %212, %203 : i64
-            "instgem.compute_accumulated"(%213, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %207 = arith.index_cast %144 : i64 to index
-          scf.for %arg14 = %206 to %207 step %c1 {
-            %208 = arith.index_cast %arg14 : index to i64
-            %209 = arith.muli %208, %c16_i64 : i64
-            %210 = arith.subi %137, %209 : i64
-            %211 = arith.minsi %210, %c16_i64 : i64
-            %212 = arith.addi %209, %196 : i64
-            %213 = arith.ori %212, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %198, %211) : (i64, i64, i64, i64, i64, i64) -> ()
-            %214 = arith.muli %208, %c32_i64 : i64
-            %215 = arith.addi %214, %203 : i64
-            "instgem.compute_accumulated"(%215, %c16_i64, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-        %200 = arith.index_cast %147 : i64 to index
-        scf.for %arg13 = %199 to %200 step %c1 {
-          %201 = arith.index_cast %arg13 : index to i64
-          %202 = arith.muli %201, %c16_i64 : i64
-          %203 = arith.subi %139, %202 : i64
-          %204 = arith.minsi %203, %c16_i64 : i64
-          %205 = arith.subi %141, %202 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.ori %196, %c3221225472_i64 : i64
-          %208 = arith.addi %202, %196 : i64
-          %209 = arith.addi %208, %c64_i64 : i64
-          "instgem.preload"(%209, %198, %206, %207, %198, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%202, %204, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %210 = arith.index_cast %156 : i64 to index
-          scf.for %arg14 = %c1 to %210 step %c1 {
-            %212 = arith.index_cast %arg14 : index to i64
-            %213 = arith.muli %212, %c16_i64 : i64
-            %214 = arith.addi %213, %196 : i64
-            %215 = arith.ori %214, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %216 = arith.muli %212, %c32_i64 : i64
-            %217 = arith.addi %216, %202 : i64
-            "instgem.compute_accumulated"(%217, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %211 = arith.index_cast %144 : i64 to index
-          scf.for %arg14 = %210 to %211 step %c1 {
-            %212 = arith.index_cast %arg14 : index to i64
-            %213 = arith.muli %212, %c16_i64 : i64
-            %214 = arith.subi %137, %213 : i64
-            %215 = arith.minsi %214, %c16_i64 : i64
-            %216 = arith.addi %213, %196 : i64
-            %217 = arith.ori %216, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %198, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-            %218 = arith.muli %212, %c32_i64 : i64
-            %219 = arith.addi %218, %202 : i64
-            "instgem.compute_accumulated"(%219, %204, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      %158 = arith.maxsi %arg11, %c0 : index
-      %159 = arith.minsi %158, %arg7 : index
-      %160 = arith.addi %arg11, %c32 : index
-      %161 = arith.maxsi %160, %c0 : index
-      %162 = arith.minsi %161, %arg7 : index
-      %163 = arith.subi %159, %arg11 : index
-      %164 = arith.maxsi %163, %c0 : index
-      %165 = arith.minsi %164, %c32 : index
-      %166 = arith.subi %162, %159 : index
-      scf.if %112 {
-        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+      %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+      %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %60 = arith.index_cast %intptr_10 : index to i64
+      %61 = arith.index_cast %offset_7 : index to i64
+      %62 = arith.muli %61, %c4_i64 : i64
+      %63 = arith.addi %60, %62 : i64
+      %64 = arith.index_cast %strides_9#0 : index to i64
+      %65 = arith.muli %64, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %66 = arith.index_cast %arg8 : index to i64
+        %67 = arith.remsi %66, %c2_i64 : i64
+        %68 = arith.divsi %66, %c2_i64 : i64
+        %69 = arith.muli %67, %c16_i64 : i64
+        %70 = arith.maxsi %69, %c0_i64 : i64
+        %71 = arith.addi %69, %c16_i64 : i64
+        %72 = arith.minsi %71, %c32_i64 : i64
+        %73 = arith.subi %72, %70 : i64
+        %74 = arith.muli %70, %65 : i64
+        %75 = arith.addi %63, %74 : i64
+        %76 = arith.muli %68, %c64_i64 : i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.muli %68, %c16_i64 : i64
+        %79 = arith.addi %69, %78 : i64
+        %80 = arith.addi %79, %c32_i64 : i64
+        %81 = arith.ori %80, %c2684354560_i64 : i64
+        %82 = arith.subi %70, %69 : i64
+        %83 = arith.addi %81, %82 : i64
+        %84 = arith.subi %c16_i64, %78 : i64
+        %85 = arith.minsi %84, %c16_i64 : i64
+        "instgem.mvout"(%77, %83, %85, %73) : (i64, i64, i64, i64) -> ()
       }
-      %subview_22 = memref.subview %reinterpret_cast_1[%159, %104] [%166, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %167 = arith.index_cast %165 : index to i64
-      %168 = arith.index_cast %166 : index to i64
-      %169 = arith.addi %167, %168 : i64
-      %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %170 = arith.index_cast %intptr_27 : index to i64
-      %171 = arith.index_cast %offset_24 : index to i64
-      %172 = arith.addi %170, %171 : i64
-      %173 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %173) : (i64, i64, i64, i64, i64, i64) -> ()
-      %174 = arith.divsi %167, %c16_i64 : i64
-      %175 = arith.ceildivsi %169, %c16_i64 : i64
-      %176 = arith.subi %175, %174 : i64
-      %177 = arith.cmpi sgt, %168, %c0_i64 : i64
-      %178 = arith.extui %177 : i1 to i64
-      %179 = arith.muli %176, %178 : i64
-      %180 = arith.muli %179, %121 : i64
-      %181 = arith.index_cast %180 : i64 to index
-      scf.for %arg12 = %c0 to %181 step %c1 {
-        %195 = arith.index_cast %arg12 : index to i64
-        %196 = arith.addi %174, %195 : i64
-        %197 = arith.muli %196, %c16_i64 : i64
-        %198 = arith.maxsi %197, %167 : i64
-        %199 = arith.addi %197, %c16_i64 : i64
-        %200 = arith.minsi %199, %169 : i64
-        %201 = arith.subi %200, %198 : i64
-        %202 = arith.subi %198, %167 : i64
-        %203 = arith.muli %202, %173 : i64
-        %204 = arith.addi %172, %203 : i64
-        %205 = arith.addi %197, %c96_i64 : i64
-        %206 = arith.subi %198, %197 : i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.minsi %115, %c64_i64 : i64
-        "instgem.mvin"(%204, %207, %208, %201) : (i64, i64, i64, i64) -> ()
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %93 = arith.index_cast %arg8 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.ori %94, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %182 = arith.ceildivsi %167, %c16_i64 : i64
-      %183 = arith.cmpi sgt, %167, %c0_i64 : i64
-      %184 = arith.extui %183 : i1 to i64
-      %185 = arith.muli %182, %184 : i64
-      %186 = arith.muli %185, %121 : i64
-      %187 = arith.index_cast %186 : i64 to index
-      scf.for %arg12 = %c0 to %187 step %c1 {
-        %195 = arith.index_cast %arg12 : index to i64
-        %196 = arith.muli %195, %c16_i64 : i64
-        %197 = arith.maxsi %196, %c0_i64 : i64
-        %198 = arith.addi %196, %c16_i64 : i64
-        %199 = arith.minsi %198, %167 : i64
-        %200 = arith.subi %199, %197 : i64
-        %201 = arith.addi %196, %c96_i64 : i64
-        %202 = arith.subi %197, %196 : i64
-        %203 = arith.addi %201, %202 : i64
-        %204 = arith.minsi %115, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %203, %204, %200) : (i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %93 = arith.index_cast %arg8 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.addi %94, %c32_i64 : i64
+        %96 = arith.ori %95, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %188 = arith.maxsi %169, %c0_i64 : i64
-      %189 = arith.minsi %188, %c32_i64 : i64
-      %190 = arith.minsi %139, %189 : i64
-      %191 = arith.ceildivsi %190, %c16_i64 : i64
-      %192 = arith.divsi %190, %c16_i64 : i64
-      %193 = arith.minsi %191, %192 : i64
-      %194 = arith.maxsi %193, %c0_i64 : i64
-      scf.for %arg12 = %c0 to %150 step %c1 {
-        %195 = arith.index_cast %arg12 : index to i64
-        %196 = arith.muli %195, %c16_i64 : i64
-        %197 = arith.subi %143, %196 : i64
-        %198 = arith.minsi %197, %c16_i64 : i64
-        %199 = arith.index_cast %194 : i64 to index
-        scf.for %arg13 = %c0 to %199 step %c1 {
-          %201 = arith.index_cast %arg13 : index to i64
-          %202 = arith.addi %196, %c32_i64 : i64
-          %203 = arith.ori %202, %c3221225472_i64 : i64
-          %204 = arith.muli %201, %c16_i64 : i64
-          %205 = arith.addi %204, %196 : i64
-          %206 = arith.addi %205, %c96_i64 : i64
-          "instgem.preload"(%206, %198, %c16_i64, %203, %198, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%204, %c16_i64, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %207 = arith.index_cast %156 : i64 to index
-          scf.for %arg14 = %c1 to %207 step %c1 {
-            %209 = arith.index_cast %arg14 : index to i64
-            %210 = arith.muli %209, %c16_i64 : i64
-            %211 = arith.addi %210, %196 : i64
-            %212 = arith.addi %211, %c32_i64 : i64
-            %213 = arith.ori %212, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %214 = arith.muli %209, %c32_i64 : i64
-            %215 = arith.addi %214, %204 : i64
-            "instgem.compute_accumulated"(%215, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %208 = arith.index_cast %144 : i64 to index
-          scf.for %arg14 = %207 to %208 step %c1 {
-            %209 = arith.index_cast %arg14 : index to i64
-            %210 = arith.muli %209, %c16_i64 : i64
-            %211 = arith.subi %137, %210 : i64
-            %212 = arith.minsi %211, %c16_i64 : i64
-            %213 = arith.addi %210, %196 : i64
-            %214 = arith.addi %213, %c32_i64 : i64
-            %215 = arith.ori %214, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %198, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-            %216 = arith.muli %209, %c32_i64 : i64
-            %217 = arith.addi %216, %204 : i64
-            "instgem.compute_accumulated"(%217, %c16_i64, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %93 = arith.maxsi %13, %c0 : index
+        %94 = arith.minsi %93, %arg5 : index
+        %95 = arith.maxsi %9, %c0 : index
+        %96 = arith.minsi %95, %c32 : index
+        %97 = arith.subi %94, %8 : index
+        %98 = arith.maxsi %arg9, %c0 : index
+        %99 = arith.minsi %98, %arg7 : index
+        %100 = arith.addi %arg9, %c32 : index
+        %101 = arith.maxsi %100, %c0 : index
+        %102 = arith.minsi %101, %arg7 : index
+        %103 = arith.subi %99, %arg9 : index
+        %104 = arith.maxsi %103, %c0 : index
+        %105 = arith.minsi %104, %c32 : index
+        %106 = arith.subi %102, %99 : index
+        %107 = arith.cmpi sgt, %105, %c0 : index
+        scf.if %107 {
+          func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %200 = arith.index_cast %191 : i64 to index
-        scf.for %arg13 = %199 to %200 step %c1 {
-          %201 = arith.index_cast %arg13 : index to i64
-          %202 = arith.muli %201, %c16_i64 : i64
-          %203 = arith.subi %139, %202 : i64
-          %204 = arith.minsi %203, %c16_i64 : i64
-          %205 = arith.subi %189, %202 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.addi %196, %c32_i64 : i64
-          %208 = arith.ori %207, %c3221225472_i64 : i64
-          %209 = arith.addi %202, %196 : i64
-          %210 = arith.addi %209, %c96_i64 : i64
-          "instgem.preload"(%210, %198, %206, %208, %198, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%202, %204, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %211 = arith.index_cast %156 : i64 to index
-          scf.for %arg14 = %c1 to %211 step %c1 {
-            %213 = arith.index_cast %arg14 : index to i64
-            %214 = arith.muli %213, %c16_i64 : i64
-            %215 = arith.addi %214, %196 : i64
-            %216 = arith.addi %215, %c32_i64 : i64
-            %217 = arith.ori %216, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %218 = arith.muli %213, %c32_i64 : i64
-            %219 = arith.addi %218, %202 : i64
-            "instgem.compute_accumulated"(%219, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %212 = arith.index_cast %144 : i64 to index
-          scf.for %arg14 = %211 to %212 step %c1 {
-            %213 = arith.index_cast %arg14 : index to i64
-            %214 = arith.muli %213, %c16_i64 : i64
-            %215 = arith.subi %137, %214 : i64
-            %216 = arith.minsi %215, %c16_i64 : i64
-            %217 = arith.addi %214, %196 : i64
-            %218 = arith.addi %217, %c32_i64 : i64
-            %219 = arith.ori %218, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %198, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-            %220 = arith.muli %213, %c32_i64 : i64
-            %221 = arith.addi %220, %202 : i64
-            "instgem.compute_accumulated"(%221, %204, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+        %subview_10 = memref.subview %reinterpret_cast[%8, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %108 = arith.index_cast %96 : index to i64
+        %109 = arith.index_cast %97 : index to i64
+        %110 = arith.index_cast %106 : index to i64
+        %111 = arith.addi %108, %109 : i64
+        %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %112 = arith.index_cast %intptr_15 : index to i64
+        %113 = arith.index_cast %offset_12 : index to i64
+        %114 = arith.addi %112, %113 : i64
+        %115 = arith.index_cast %strides_14#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
+        %116 = arith.maxsi %108, %c0_i64 : i64
+        %117 = arith.divui %116, %c16_i64 : i64
+        %118 = arith.maxsi %111, %c0_i64 : i64
+        %119 = arith.addi %118, %c15_i64 : i64
+        %120 = arith.divui %119, %c16_i64 : i64
+        %121 = arith.subi %120, %117 : i64
+        %122 = arith.cmpi sgt, %109, %c0_i64 : i64
+        %123 = arith.extui %122 : i1 to i64
+        %124 = arith.muli %121, %123 : i64
+        %125 = arith.index_cast %124 : i64 to index
+        scf.for %arg12 = %c0 to %125 step %c1 {
+          %229 = arith.index_cast %arg12 : index to i64
+          %230 = arith.addi %117, %229 : i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %108 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %111 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.subi %232, %108 : i64
+          %237 = arith.muli %236, %115 : i64
+          %238 = arith.addi %114, %237 : i64
+          %239 = arith.muli %230, %c32_i64 : i64
+          %240 = arith.subi %232, %231 : i64
+          %241 = arith.addi %239, %240 : i64
+          %242 = arith.minsi %110, %c64_i64 : i64
+          "instgem.mvin"(%238, %241, %242, %235) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %126 = arith.addi %116, %c15_i64 : i64
+        %127 = arith.divui %126, %c16_i64 : i64
+        %128 = arith.cmpi sgt, %108, %c0_i64 : i64
+        %129 = arith.extui %128 : i1 to i64
+        %130 = arith.muli %127, %129 : i64
+        %131 = arith.index_cast %130 : i64 to index
+        scf.for %arg12 = %c0 to %131 step %c1 {
+          %229 = arith.index_cast %arg12 : index to i64
+          %230 = arith.muli %229, %c16_i64 : i64
+          %231 = arith.maxsi %230, %c0_i64 : i64
+          %232 = arith.addi %230, %c16_i64 : i64
+          %233 = arith.minsi %232, %108 : i64
+          %234 = arith.subi %233, %231 : i64
+          %235 = arith.muli %229, %c32_i64 : i64
+          %236 = arith.subi %231, %230 : i64
+          %237 = arith.addi %235, %236 : i64
+          %238 = arith.minsi %110, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %237, %238, %234) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %132 = arith.maxsi %arg10, %c0 : index
+        %133 = arith.minsi %132, %arg7 : index
+        %134 = arith.addi %arg10, %c32 : index
+        %135 = arith.maxsi %134, %c0 : index
+        %136 = arith.minsi %135, %arg7 : index
+        %137 = arith.subi %133, %arg10 : index
+        %138 = arith.maxsi %137, %c0 : index
+        %139 = arith.minsi %138, %c32 : index
+        %140 = arith.subi %136, %133 : index
+        %141 = arith.maxsi %14, %c0 : index
+        %142 = arith.minsi %141, %arg6 : index
+        %143 = arith.maxsi %12, %c0 : index
+        %144 = arith.minsi %143, %c16 : index
+        %145 = arith.subi %142, %11 : index
+        %146 = arith.cmpi sgt, %144, %c0 : index
+        scf.if %146 {
+          func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
-      } {gemmini.compute_nest}
-      scf.yield %63, %96, %160 : index, index, index
-    }
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %8 = arith.maxsi %4, %c0 : index
-    %9 = arith.minsi %8, %arg5 : index
-    %10 = arith.addi %4, %c32 : index
-    %11 = arith.maxsi %10, %c0 : index
-    %12 = arith.minsi %11, %arg5 : index
-    %13 = arith.subi %9, %4 : index
-    %14 = arith.maxsi %13, %c0 : index
-    %15 = arith.minsi %14, %c32 : index
-    %16 = arith.subi %12, %9 : index
-    %17 = arith.maxsi %5, %c0 : index
-    %18 = arith.minsi %17, %arg6 : index
-    %19 = arith.addi %5, %c16 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %arg6 : index
-    %22 = arith.subi %18, %5 : index
-    %23 = arith.maxsi %22, %c0 : index
-    %24 = arith.minsi %23, %c16 : index
-    %25 = arith.subi %21, %18 : index
-    %26 = arith.cmpi sgt, %24, %c0 : index
-    scf.if %26 {
-      func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %27 = arith.index_cast %15 : index to i64
-    %28 = arith.index_cast %16 : index to i64
-    %29 = arith.index_cast %25 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.muli %31, %c4_i64 : i64
-    %33 = arith.addi %30, %32 : i64
-    %34 = arith.index_cast %strides#0 : index to i64
-    %35 = arith.muli %34, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44 = arith.muli %42, %43 : i64
-    %45 = arith.index_cast %44 : i64 to index
-    scf.for %arg8 = %c0 to %45 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %42 : i64
-      %54 = arith.divsi %52, %42 : i64
-      %55 = arith.addi %36, %53 : i64
-      %56 = arith.muli %55, %c16_i64 : i64
-      %57 = arith.maxsi %56, %27 : i64
-      %58 = arith.addi %56, %c16_i64 : i64
-      %59 = arith.minsi %58, %37 : i64
-      %60 = arith.subi %59, %57 : i64
-      %61 = arith.subi %57, %27 : i64
-      %62 = arith.muli %61, %35 : i64
-      %63 = arith.addi %33, %62 : i64
-      %64 = arith.muli %54, %c64_i64 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.muli %54, %c16_i64 : i64
-      %67 = arith.addi %56, %66 : i64
-      %68 = arith.ori %67, %c2684354560_i64 : i64
-      %69 = arith.subi %57, %56 : i64
-      %70 = arith.addi %68, %69 : i64
-      %71 = arith.subi %29, %66 : i64
-      %72 = arith.minsi %71, %c16_i64 : i64
-      "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
-    }
-    scf.if %26 {
-      func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %46 = arith.index_cast %intptr_9 : index to i64
-    %47 = arith.index_cast %offset_6 : index to i64
-    %48 = arith.muli %47, %c4_i64 : i64
-    %49 = arith.addi %46, %48 : i64
-    %50 = arith.index_cast %strides_8#0 : index to i64
-    %51 = arith.muli %50, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %51, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %45 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %42 : i64
-      %54 = arith.divsi %52, %42 : i64
-      %55 = arith.addi %36, %53 : i64
-      %56 = arith.muli %55, %c16_i64 : i64
-      %57 = arith.maxsi %56, %27 : i64
-      %58 = arith.addi %56, %c16_i64 : i64
-      %59 = arith.minsi %58, %37 : i64
-      %60 = arith.subi %59, %57 : i64
-      %61 = arith.subi %57, %27 : i64
-      %62 = arith.muli %61, %51 : i64
-      %63 = arith.addi %49, %62 : i64
-      %64 = arith.muli %54, %c64_i64 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.muli %54, %c16_i64 : i64
-      %67 = arith.addi %56, %66 : i64
-      %68 = arith.addi %67, %c32_i64 : i64
-      %69 = arith.ori %68, %c2684354560_i64 : i64
-      %70 = arith.subi %57, %56 : i64
-      %71 = arith.addi %69, %70 : i64
-      %72 = arith.subi %29, %66 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      "instgem.mvout"(%65, %71, %73, %60) : (i64, i64, i64, i64) -> ()
+        %subview_16 = memref.subview %reinterpret_cast_0[%133, %11] [%140, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %147 = arith.index_cast %139 : index to i64
+        %148 = arith.index_cast %140 : index to i64
+        %149 = arith.index_cast %145 : index to i64
+        %150 = arith.addi %147, %148 : i64
+        %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %151 = arith.index_cast %intptr_21 : index to i64
+        %152 = arith.index_cast %offset_18 : index to i64
+        %153 = arith.addi %151, %152 : i64
+        %154 = arith.index_cast %strides_20#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+        %155 = arith.maxsi %147, %c0_i64 : i64
+        %156 = arith.divui %155, %c16_i64 : i64
+        %157 = arith.maxsi %150, %c0_i64 : i64
+        %158 = arith.addi %157, %c15_i64 : i64
+        %159 = arith.divui %158, %c16_i64 : i64
+        %160 = arith.subi %159, %156 : i64
+        %161 = arith.cmpi sgt, %148, %c0_i64 : i64
+        %162 = arith.extui %161 : i1 to i64
+        %163 = arith.muli %160, %162 : i64
+        %164 = arith.index_cast %163 : i64 to index
+        scf.for %arg12 = %c0 to %164 step %c1 {
+          %229 = arith.index_cast %arg12 : index to i64
+          %230 = arith.addi %156, %229 : i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %147 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %150 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.subi %232, %147 : i64
+          %237 = arith.muli %236, %154 : i64
+          %238 = arith.addi %153, %237 : i64
+          %239 = arith.addi %231, %c64_i64 : i64
+          %240 = arith.subi %232, %231 : i64
+          %241 = arith.addi %239, %240 : i64
+          %242 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%238, %241, %242, %235) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %165 = arith.addi %155, %c15_i64 : i64
+        %166 = arith.divui %165, %c16_i64 : i64
+        %167 = arith.cmpi sgt, %147, %c0_i64 : i64
+        %168 = arith.extui %167 : i1 to i64
+        %169 = arith.muli %166, %168 : i64
+        %170 = arith.index_cast %169 : i64 to index
+        scf.for %arg12 = %c0 to %170 step %c1 {
+          %229 = arith.index_cast %arg12 : index to i64
+          %230 = arith.muli %229, %c16_i64 : i64
+          %231 = arith.maxsi %230, %c0_i64 : i64
+          %232 = arith.addi %230, %c16_i64 : i64
+          %233 = arith.minsi %232, %147 : i64
+          %234 = arith.subi %233, %231 : i64
+          %235 = arith.addi %230, %c64_i64 : i64
+          %236 = arith.subi %231, %230 : i64
+          %237 = arith.addi %235, %236 : i64
+          %238 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %237, %238, %234) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %171 = arith.minsi %118, %c32_i64 : i64
+        %172 = arith.maxsi %110, %c0_i64 : i64
+        %173 = arith.minsi %172, %c32_i64 : i64
+        %174 = arith.minsi %157, %c32_i64 : i64
+        %175 = arith.maxsi %149, %c0_i64 : i64
+        %176 = arith.minsi %175, %c16_i64 : i64
+        %177 = arith.ceildivsi %171, %c16_i64 : i64
+        %178 = arith.ceildivsi %176, %c16_i64 : i64
+        %179 = arith.minsi %173, %174 : i64
+        %180 = arith.ceildivsi %179, %c16_i64 : i64
+        %181 = arith.cmpi sgt, %177, %c0_i64 : i64
+        %182 = arith.select %181, %178, %c0_i64 : i64
+        %183 = arith.index_cast %182 : i64 to index
+        %184 = arith.divsi %179, %c16_i64 : i64
+        %185 = arith.minsi %180, %184 : i64
+        %186 = arith.maxsi %185, %c0_i64 : i64
+        %187 = arith.divsi %171, %c16_i64 : i64
+        %188 = arith.minsi %177, %187 : i64
+        %189 = arith.maxsi %188, %c1_i64 : i64
+        %190 = arith.minsi %171, %c16_i64 : i64
+        scf.for %arg12 = %c0 to %183 step %c1 {
+          %229 = arith.index_cast %arg12 : index to i64
+          %230 = arith.muli %229, %c16_i64 : i64
+          %231 = arith.subi %176, %230 : i64
+          %232 = arith.minsi %231, %c16_i64 : i64
+          %233 = arith.index_cast %186 : i64 to index
+          scf.for %arg13 = %c0 to %233 step %c1 {
+            %235 = arith.index_cast %arg13 : index to i64
+            %236 = arith.ori %230, %c3221225472_i64 : i64
+            %237 = arith.muli %235, %c16_i64 : i64
+            %238 = arith.addi %237, %230 : i64
+            %239 = arith.addi %238, %c64_i64 : i64
+            "instgem.preload"(%239, %232, %c16_i64, %236, %232, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%237, %c16_i64, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %240 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %240 step %c1 {
+              %242 = arith.index_cast %arg14 : index to i64
+              %243 = arith.muli %242, %c16_i64 : i64
+              %244 = arith.addi %243, %230 : i64
+              %245 = arith.ori %244, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %246 = arith.muli %242, %c32_i64 : i64
+              %247 = arith.addi %246, %237 : i64
+              "instgem.compute_accumulated"(%247, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %241 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %240 to %241 step %c1 {
+              %242 = arith.index_cast %arg14 : index to i64
+              %243 = arith.muli %242, %c16_i64 : i64
+              %244 = arith.subi %171, %243 : i64
+              %245 = arith.minsi %244, %c16_i64 : i64
+              %246 = arith.addi %243, %230 : i64
+              %247 = arith.ori %246, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %232, %245) : (i64, i64, i64, i64, i64, i64) -> ()
+              %248 = arith.muli %242, %c32_i64 : i64
+              %249 = arith.addi %248, %237 : i64
+              "instgem.compute_accumulated"(%249, %c16_i64, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %234 = arith.index_cast %180 : i64 to index
+          scf.for %arg13 = %233 to %234 step %c1 {
+            %235 = arith.index_cast %arg13 : index to i64
+            %236 = arith.muli %235, %c16_i64 : i64
+            %237 = arith.subi %173, %236 : i64
+            %238 = arith.minsi %237, %c16_i64 : i64
+            %239 = arith.subi %174, %236 : i64
+            %240 = arith.minsi %239, %c16_i64 : i64
+            %241 = arith.ori %230, %c3221225472_i64 : i64
+            %242 = arith.addi %236, %230 : i64
+            %243 = arith.addi %242, %c64_i64 : i64
+            "instgem.preload"(%243, %232, %240, %241, %232, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%236, %238, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %244 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %244 step %c1 {
+              %246 = arith.index_cast %arg14 : index to i64
+              %247 = arith.muli %246, %c16_i64 : i64
+              %248 = arith.addi %247, %230 : i64
+              %249 = arith.ori %248, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %250 = arith.muli %246, %c32_i64 : i64
+              %251 = arith.addi %250, %236 : i64
+              "instgem.compute_accumulated"(%251, %238, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %245 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %244 to %245 step %c1 {
+              %246 = arith.index_cast %arg14 : index to i64
+              %247 = arith.muli %246, %c16_i64 : i64
+              %248 = arith.subi %171, %247 : i64
+              %249 = arith.minsi %248, %c16_i64 : i64
+              %250 = arith.addi %247, %230 : i64
+              %251 = arith.ori %250, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %232, %249) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.muli %246, %c32_i64 : i64
+              %253 = arith.addi %252, %236 : i64
+              "instgem.compute_accumulated"(%253, %238, %249, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %191 = arith.maxsi %arg11, %c0 : index
+        %192 = arith.minsi %191, %arg7 : index
+        %193 = arith.addi %arg11, %c32 : index
+        %194 = arith.maxsi %193, %c0 : index
+        %195 = arith.minsi %194, %arg7 : index
+        %196 = arith.subi %192, %arg11 : index
+        %197 = arith.maxsi %196, %c0 : index
+        %198 = arith.minsi %197, %c32 : index
+        %199 = arith.subi %195, %192 : index
+        scf.if %146 {
+          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+        }
+        %subview_22 = memref.subview %reinterpret_cast_1[%192, %11] [%199, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %200 = arith.index_cast %198 : index to i64
+        %201 = arith.index_cast %199 : index to i64
+        %202 = arith.addi %200, %201 : i64
+        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %203 = arith.index_cast %intptr_27 : index to i64
+        %204 = arith.index_cast %offset_24 : index to i64
+        %205 = arith.addi %203, %204 : i64
+        %206 = arith.index_cast %strides_26#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %206) : (i64, i64, i64, i64, i64, i64) -> ()
+        %207 = arith.maxsi %200, %c0_i64 : i64
+        %208 = arith.divui %207, %c16_i64 : i64
+        %209 = arith.maxsi %202, %c0_i64 : i64
+        %210 = arith.addi %209, %c15_i64 : i64
+        %211 = arith.divui %210, %c16_i64 : i64
+        %212 = arith.subi %211, %208 : i64
+        %213 = arith.cmpi sgt, %201, %c0_i64 : i64
+        %214 = arith.extui %213 : i1 to i64
+        %215 = arith.muli %212, %214 : i64
+        %216 = arith.index_cast %215 : i64 to index
+        scf.for %arg12 = %c0 to %216 step %c1 {
+          %229 = arith.index_cast %arg12 : index to i64
+          %230 = arith.addi %208, %229 : i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %200 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %202 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.subi %232, %200 : i64
+          %237 = arith.muli %236, %206 : i64
+          %238 = arith.addi %205, %237 : i64
+          %239 = arith.addi %231, %c96_i64 : i64
+          %240 = arith.subi %232, %231 : i64
+          %241 = arith.addi %239, %240 : i64
+          %242 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%238, %241, %242, %235) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %217 = arith.addi %207, %c15_i64 : i64
+        %218 = arith.divui %217, %c16_i64 : i64
+        %219 = arith.cmpi sgt, %200, %c0_i64 : i64
+        %220 = arith.extui %219 : i1 to i64
+        %221 = arith.muli %218, %220 : i64
+        %222 = arith.index_cast %221 : i64 to index
+        scf.for %arg12 = %c0 to %222 step %c1 {
+          %229 = arith.index_cast %arg12 : index to i64
+          %230 = arith.muli %229, %c16_i64 : i64
+          %231 = arith.maxsi %230, %c0_i64 : i64
+          %232 = arith.addi %230, %c16_i64 : i64
+          %233 = arith.minsi %232, %200 : i64
+          %234 = arith.subi %233, %231 : i64
+          %235 = arith.addi %230, %c96_i64 : i64
+          %236 = arith.subi %231, %230 : i64
+          %237 = arith.addi %235, %236 : i64
+          %238 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %237, %238, %234) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %223 = arith.minsi %209, %c32_i64 : i64
+        %224 = arith.minsi %173, %223 : i64
+        %225 = arith.ceildivsi %224, %c16_i64 : i64
+        %226 = arith.divsi %224, %c16_i64 : i64
+        %227 = arith.minsi %225, %226 : i64
+        %228 = arith.maxsi %227, %c0_i64 : i64
+        scf.for %arg12 = %c0 to %183 step %c1 {
+          %229 = arith.index_cast %arg12 : index to i64
+          %230 = arith.muli %229, %c16_i64 : i64
+          %231 = arith.subi %176, %230 : i64
+          %232 = arith.minsi %231, %c16_i64 : i64
+          %233 = arith.index_cast %228 : i64 to index
+          scf.for %arg13 = %c0 to %233 step %c1 {
+            %235 = arith.index_cast %arg13 : index to i64
+            %236 = arith.addi %230, %c32_i64 : i64
+            %237 = arith.ori %236, %c3221225472_i64 : i64
+            %238 = arith.muli %235, %c16_i64 : i64
+            %239 = arith.addi %238, %230 : i64
+            %240 = arith.addi %239, %c96_i64 : i64
+            "instgem.preload"(%240, %232, %c16_i64, %237, %232, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%238, %c16_i64, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %241 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %241 step %c1 {
+              %243 = arith.index_cast %arg14 : index to i64
+              %244 = arith.muli %243, %c16_i64 : i64
+              %245 = arith.addi %244, %230 : i64
+              %246 = arith.addi %245, %c32_i64 : i64
+              %247 = arith.ori %246, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %248 = arith.muli %243, %c32_i64 : i64
+              %249 = arith.addi %248, %238 : i64
+              "instgem.compute_accumulated"(%249, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %242 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %241 to %242 step %c1 {
+              %243 = arith.index_cast %arg14 : index to i64
+              %244 = arith.muli %243, %c16_i64 : i64
+              %245 = arith.subi %171, %244 : i64
+              %246 = arith.minsi %245, %c16_i64 : i64
+              %247 = arith.addi %244, %230 : i64
+              %248 = arith.addi %247, %c32_i64 : i64
+              %249 = arith.ori %248, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %232, %246) : (i64, i64, i64, i64, i64, i64) -> ()
+              %250 = arith.muli %243, %c32_i64 : i64
+              %251 = arith.addi %250, %238 : i64
+              "instgem.compute_accumulated"(%251, %c16_i64, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %234 = arith.index_cast %225 : i64 to index
+          scf.for %arg13 = %233 to %234 step %c1 {
+            %235 = arith.index_cast %arg13 : index to i64
+            %236 = arith.muli %235, %c16_i64 : i64
+            %237 = arith.subi %173, %236 : i64
+            %238 = arith.minsi %237, %c16_i64 : i64
+            %239 = arith.subi %223, %236 : i64
+            %240 = arith.minsi %239, %c16_i64 : i64
+            %241 = arith.addi %230, %c32_i64 : i64
+            %242 = arith.ori %241, %c3221225472_i64 : i64
+            %243 = arith.addi %236, %230 : i64
+            %244 = arith.addi %243, %c96_i64 : i64
+            "instgem.preload"(%244, %232, %240, %242, %232, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%236, %238, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %245 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %245 step %c1 {
+              %247 = arith.index_cast %arg14 : index to i64
+              %248 = arith.muli %247, %c16_i64 : i64
+              %249 = arith.addi %248, %230 : i64
+              %250 = arith.addi %249, %c32_i64 : i64
+              %251 = arith.ori %250, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.muli %247, %c32_i64 : i64
+              %253 = arith.addi %252, %236 : i64
+              "instgem.compute_accumulated"(%253, %238, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %246 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %245 to %246 step %c1 {
+              %247 = arith.index_cast %arg14 : index to i64
+              %248 = arith.muli %247, %c16_i64 : i64
+              %249 = arith.subi %171, %248 : i64
+              %250 = arith.minsi %249, %c16_i64 : i64
+              %251 = arith.addi %248, %230 : i64
+              %252 = arith.addi %251, %c32_i64 : i64
+              %253 = arith.ori %252, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %232, %250) : (i64, i64, i64, i64, i64, i64) -> ()
+              %254 = arith.muli %247, %c32_i64 : i64
+              %255 = arith.addi %254, %236 : i64
+              "instgem.compute_accumulated"(%255, %238, %250, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.yield %100, %134, %193 : index, index, index
+      }
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %54 = arith.maxsi %13, %c0 : index
+      %55 = arith.minsi %54, %arg5 : index
+      %56 = arith.maxsi %9, %c0 : index
+      %57 = arith.minsi %56, %c32 : index
+      %58 = arith.subi %55, %8 : index
+      %59 = arith.maxsi %14, %c0 : index
+      %60 = arith.minsi %59, %arg6 : index
+      %61 = arith.maxsi %12, %c0 : index
+      %62 = arith.minsi %61, %c16 : index
+      %63 = arith.subi %60, %11 : index
+      %64 = arith.cmpi sgt, %62, %c0 : index
+      scf.if %64 {
+        func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %65 = arith.index_cast %57 : index to i64
+      %66 = arith.index_cast %58 : index to i64
+      %67 = arith.index_cast %63 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %68 = arith.index_cast %intptr : index to i64
+      %69 = arith.index_cast %offset : index to i64
+      %70 = arith.muli %69, %c4_i64 : i64
+      %71 = arith.addi %68, %70 : i64
+      %72 = arith.index_cast %strides#0 : index to i64
+      %73 = arith.muli %72, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %73, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %74 = arith.maxsi %65, %c0_i64 : i64
+      %75 = arith.divui %74, %c16_i64 : i64
+      %76 = arith.addi %65, %66 : i64
+      %77 = arith.maxsi %76, %c0_i64 : i64
+      %78 = arith.addi %77, %c15_i64 : i64
+      %79 = arith.divui %78, %c16_i64 : i64
+      %80 = arith.subi %79, %75 : i64
+      %81 = arith.cmpi sgt, %66, %c0_i64 : i64
+      %82 = arith.extui %81 : i1 to i64
+      %83 = arith.muli %80, %82 : i64
+      %84 = arith.ceildivsi %67, %c16_i64 : i64
+      %85 = arith.muli %83, %84 : i64
+      %86 = arith.index_cast %85 : i64 to index
+      scf.for %arg8 = %c0 to %86 step %c1 {
+        %93 = arith.index_cast %arg8 : index to i64
+        %94 = arith.remsi %93, %83 : i64
+        %95 = arith.divsi %93, %83 : i64
+        %96 = arith.addi %75, %94 : i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.maxsi %97, %65 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %76 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.subi %98, %65 : i64
+        %103 = arith.muli %102, %73 : i64
+        %104 = arith.addi %71, %103 : i64
+        %105 = arith.muli %95, %c64_i64 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.muli %95, %c16_i64 : i64
+        %108 = arith.addi %97, %107 : i64
+        %109 = arith.ori %108, %c2684354560_i64 : i64
+        %110 = arith.subi %98, %97 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.subi %67, %107 : i64
+        %113 = arith.minsi %112, %c16_i64 : i64
+        "instgem.mvout"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
+      }
+      scf.if %64 {
+        func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %87 = arith.index_cast %intptr_9 : index to i64
+      %88 = arith.index_cast %offset_6 : index to i64
+      %89 = arith.muli %88, %c4_i64 : i64
+      %90 = arith.addi %87, %89 : i64
+      %91 = arith.index_cast %strides_8#0 : index to i64
+      %92 = arith.muli %91, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %86 step %c1 {
+        %93 = arith.index_cast %arg8 : index to i64
+        %94 = arith.remsi %93, %83 : i64
+        %95 = arith.divsi %93, %83 : i64
+        %96 = arith.addi %75, %94 : i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.maxsi %97, %65 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %76 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.subi %98, %65 : i64
+        %103 = arith.muli %102, %92 : i64
+        %104 = arith.addi %90, %103 : i64
+        %105 = arith.muli %95, %c64_i64 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.muli %95, %c16_i64 : i64
+        %108 = arith.addi %97, %107 : i64
+        %109 = arith.addi %108, %c32_i64 : i64
+        %110 = arith.ori %109, %c2684354560_i64 : i64
+        %111 = arith.subi %98, %97 : i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.subi %67, %107 : i64
+        %114 = arith.minsi %113, %c16_i64 : i64
+        "instgem.mvout"(%106, %112, %114, %101) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

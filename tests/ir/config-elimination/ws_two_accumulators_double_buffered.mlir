@@ -12,6 +12,25 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -50,6 +69,9 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @two_dots(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi32>, %arg4: memref<?xi32>, %arg5: index, %arg6: index, %arg7: index) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 256 : i64} {
+    %c3221225520_i64 = arith.constant 3221225520 : i64
+    %c3221225504_i64 = arith.constant 3221225504 : i64
+    %c3221225488_i64 = arith.constant 3221225488 : i64
     %c2 = arith.constant 2 : index
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c192_i64 = arith.constant 192 : i64
@@ -57,6 +79,7 @@ module {
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c128_i64 = arith.constant 128 : i64
     %c4_i64 = arith.constant 4 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c2_i64 = arith.constant 2 : i64
@@ -83,573 +106,803 @@ module {
     %2 = call @baco_program_id(%c1_i64) : (i64) -> i64
     %3 = arith.index_cast %2 : i64 to index
     %4 = arith.muli %1, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %5 = arith.muli %3, %c16 : index
-    %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %c2 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.muli %52, %c16_i64 : i64
-      %54 = arith.ori %53, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %54, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %c2 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.muli %52, %c16_i64 : i64
-      %54 = arith.addi %53, %c32_i64 : i64
-      %55 = arith.ori %54, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64, %55, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %6 = arith.ceildivsi %arg7, %c32 : index
-    %7:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-      %52 = arith.maxsi %4, %c0 : index
-      %53 = arith.minsi %52, %arg5 : index
-      %54 = arith.addi %4, %c32 : index
-      %55 = arith.maxsi %54, %c0 : index
-      %56 = arith.minsi %55, %arg5 : index
-      %57 = arith.subi %53, %4 : index
-      %58 = arith.maxsi %57, %c0 : index
-      %59 = arith.minsi %58, %c32 : index
-      %60 = arith.subi %56, %53 : index
-      %61 = arith.maxsi %arg9, %c0 : index
-      %62 = arith.minsi %61, %arg7 : index
-      %63 = arith.addi %arg9, %c32 : index
-      %64 = arith.maxsi %63, %c0 : index
-      %65 = arith.minsi %64, %arg7 : index
-      %66 = arith.subi %62, %arg9 : index
-      %67 = arith.maxsi %66, %c0 : index
-      %68 = arith.minsi %67, %c32 : index
-      %69 = arith.subi %65, %62 : index
-      %70 = arith.cmpi sgt, %68, %c0 : index
-      scf.if %70 {
-        func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
+    %7 = arith.maxsi %4, %c0 : index
+    %8 = arith.minsi %7, %arg5 : index
+    %9 = arith.subi %8, %4 : index
+    %10 = arith.maxsi %5, %c0 : index
+    %11 = arith.minsi %10, %arg6 : index
+    %12 = arith.subi %11, %5 : index
+    %13 = arith.addi %4, %c32 : index
+    %14 = arith.addi %5, %c16 : index
+    %15 = arith.subi %6, %c1 : index
+    %16 = arith.muli %15, %c32 : index
+    %17 = arith.addi %16, %c32 : index
+    %18 = arith.cmpi sge, %4, %c0 : index
+    %19 = arith.cmpi sle, %4, %arg5 : index
+    %20 = arith.cmpi sge, %13, %c0 : index
+    %21 = arith.cmpi sle, %13, %arg5 : index
+    %22 = arith.cmpi sge, %9, %c0 : index
+    %23 = arith.cmpi sle, %9, %c32 : index
+    %24 = arith.cmpi sge, %5, %c0 : index
+    %25 = arith.cmpi sle, %5, %arg6 : index
+    %26 = arith.cmpi sge, %14, %c0 : index
+    %27 = arith.cmpi sle, %14, %arg6 : index
+    %28 = arith.cmpi sge, %12, %c0 : index
+    %29 = arith.cmpi sle, %12, %c16 : index
+    %30 = arith.cmpi sle, %16, %arg7 : index
+    %31 = arith.cmpi sle, %17, %arg7 : index
+    %32 = arith.andi %18, %19 : i1
+    %33 = arith.andi %32, %20 : i1
+    %34 = arith.andi %33, %21 : i1
+    %35 = arith.andi %34, %22 : i1
+    %36 = arith.andi %35, %23 : i1
+    %37 = arith.andi %36, %24 : i1
+    %38 = arith.andi %37, %25 : i1
+    %39 = arith.andi %38, %26 : i1
+    %40 = arith.andi %39, %27 : i1
+    %41 = arith.andi %40, %28 : i1
+    %42 = arith.andi %41, %29 : i1
+    %43 = arith.andi %42, %20 : i1
+    %44 = arith.andi %43, %21 : i1
+    %45 = arith.andi %44, %30 : i1
+    %46 = arith.andi %45, %31 : i1
+    %47 = arith.andi %46, %30 : i1
+    %48 = arith.andi %47, %31 : i1
+    %49 = arith.andi %48, %26 : i1
+    %50 = arith.andi %49, %27 : i1
+    %51 = arith.andi %50, %30 : i1
+    %52 = arith.andi %51, %31 : i1
+    scf.if %52 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %66 = arith.index_cast %arg8 : index to i64
+        %67 = arith.muli %66, %c16_i64 : i64
+        %68 = arith.ori %67, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %66 = arith.index_cast %arg8 : index to i64
+        %67 = arith.muli %66, %c16_i64 : i64
+        %68 = arith.addi %67, %c32_i64 : i64
+        %69 = arith.ori %68, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %69, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %66 = arith.addi %arg9, %c32 : index
+        %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %67 = arith.index_cast %arg8 : index to i64
+        %68 = arith.remsi %67, %c2_i64 : i64
+        %69 = arith.muli %68, %c64_i64 : i64
+        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %70 = arith.index_cast %intptr_17 : index to i64
+        %71 = arith.index_cast %offset_14 : index to i64
+        %72 = arith.addi %70, %71 : i64
+        %73 = arith.index_cast %strides_16#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %87 = arith.index_cast %arg12 : index to i64
+          %88 = arith.muli %87, %c16_i64 : i64
+          %89 = arith.maxsi %88, %c0_i64 : i64
+          %90 = arith.addi %88, %c16_i64 : i64
+          %91 = arith.minsi %90, %c32_i64 : i64
+          %92 = arith.subi %91, %89 : i64
+          %93 = arith.muli %89, %73 : i64
+          %94 = arith.addi %72, %93 : i64
+          %95 = arith.muli %87, %c32_i64 : i64
+          %96 = arith.addi %95, %69 : i64
+          %97 = arith.subi %89, %88 : i64
+          %98 = arith.addi %96, %97 : i64
+          "instgem.mvin"(%94, %98, %c32_i64, %92) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %74 = arith.addi %arg10, %c32 : index
+        %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %75 = arith.muli %68, %c32_i64 : i64
+        %76 = arith.addi %75, %c128_i64 : i64
+        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %77 = arith.index_cast %intptr_24 : index to i64
+        %78 = arith.index_cast %offset_21 : index to i64
+        %79 = arith.addi %77, %78 : i64
+        %80 = arith.index_cast %strides_23#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %87 = arith.index_cast %arg12 : index to i64
+          %88 = arith.muli %87, %c16_i64 : i64
+          %89 = arith.maxsi %88, %c0_i64 : i64
+          %90 = arith.addi %88, %c16_i64 : i64
+          %91 = arith.minsi %90, %c32_i64 : i64
+          %92 = arith.subi %91, %89 : i64
+          %93 = arith.muli %89, %80 : i64
+          %94 = arith.addi %79, %93 : i64
+          %95 = arith.addi %88, %76 : i64
+          %96 = arith.subi %89, %88 : i64
+          %97 = arith.addi %95, %96 : i64
+          "instgem.mvin"(%94, %97, %c16_i64, %92) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %87 = arith.index_cast %arg12 : index to i64
+          %88 = arith.muli %87, %c16_i64 : i64
+          %89 = arith.addi %88, %76 : i64
+          "instgem.preload"(%89, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %90 = arith.addi %88, %69 : i64
+          "instgem.compute_preloaded"(%90, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %91 = arith.addi %88, %c32_i64 : i64
+          %92 = arith.addi %91, %69 : i64
+          "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %81 = arith.addi %arg11, %c32 : index
+        %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %82 = arith.addi %75, %c192_i64 : i64
+        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %83 = arith.index_cast %intptr_31 : index to i64
+        %84 = arith.index_cast %offset_28 : index to i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.index_cast %strides_30#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %87 = arith.index_cast %arg12 : index to i64
+          %88 = arith.muli %87, %c16_i64 : i64
+          %89 = arith.maxsi %88, %c0_i64 : i64
+          %90 = arith.addi %88, %c16_i64 : i64
+          %91 = arith.minsi %90, %c32_i64 : i64
+          %92 = arith.subi %91, %89 : i64
+          %93 = arith.muli %89, %86 : i64
+          %94 = arith.addi %85, %93 : i64
+          %95 = arith.addi %88, %82 : i64
+          %96 = arith.subi %89, %88 : i64
+          %97 = arith.addi %95, %96 : i64
+          "instgem.mvin"(%94, %97, %c16_i64, %92) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %87 = arith.index_cast %arg12 : index to i64
+          %88 = arith.muli %87, %c16_i64 : i64
+          %89 = arith.addi %88, %82 : i64
+          "instgem.preload"(%89, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %90 = arith.addi %88, %69 : i64
+          "instgem.compute_preloaded"(%90, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %91 = arith.addi %88, %c32_i64 : i64
+          %92 = arith.addi %91, %69 : i64
+          "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.yield %66, %74, %81 : index, index, index
       }
-      %subview_10 = memref.subview %reinterpret_cast[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %71 = arith.index_cast %arg8 : index to i64
-      %72 = arith.remsi %71, %c2_i64 : i64
-      %73 = arith.muli %72, %c64_i64 : i64
-      %74 = arith.index_cast %59 : index to i64
-      %75 = arith.index_cast %60 : index to i64
-      %76 = arith.index_cast %69 : index to i64
-      %77 = arith.addi %74, %75 : i64
-      %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %78 = arith.index_cast %intptr_15 : index to i64
-      %79 = arith.index_cast %offset_12 : index to i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.index_cast %strides_14#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
-      %82 = arith.ceildivsi %76, %c64_i64 : i64
-      %83 = arith.divsi %74, %c16_i64 : i64
-      %84 = arith.ceildivsi %77, %c16_i64 : i64
-      %85 = arith.subi %84, %83 : i64
-      %86 = arith.cmpi sgt, %75, %c0_i64 : i64
-      %87 = arith.extui %86 : i1 to i64
-      %88 = arith.muli %85, %87 : i64
-      %89 = arith.muli %88, %82 : i64
-      %90 = arith.index_cast %89 : i64 to index
-      scf.for %arg12 = %c0 to %90 step %c1 {
-        %201 = arith.index_cast %arg12 : index to i64
-        %202 = arith.addi %83, %201 : i64
-        %203 = arith.muli %202, %c16_i64 : i64
-        %204 = arith.maxsi %203, %74 : i64
-        %205 = arith.addi %203, %c16_i64 : i64
-        %206 = arith.minsi %205, %77 : i64
-        %207 = arith.subi %206, %204 : i64
-        %208 = arith.subi %204, %74 : i64
-        %209 = arith.muli %208, %81 : i64
-        %210 = arith.addi %80, %209 : i64
-        %211 = arith.muli %202, %c32_i64 : i64
-        %212 = arith.addi %211, %73 : i64
-        %213 = arith.subi %204, %203 : i64
-        %214 = arith.addi %212, %213 : i64
-        %215 = arith.minsi %76, %c64_i64 : i64
-        "instgem.mvin"(%210, %214, %215, %207) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %91 = arith.ceildivsi %74, %c16_i64 : i64
-      %92 = arith.cmpi sgt, %74, %c0_i64 : i64
-      %93 = arith.extui %92 : i1 to i64
-      %94 = arith.muli %91, %93 : i64
-      %95 = arith.muli %94, %82 : i64
-      %96 = arith.index_cast %95 : i64 to index
-      scf.for %arg12 = %c0 to %96 step %c1 {
-        %201 = arith.index_cast %arg12 : index to i64
-        %202 = arith.muli %201, %c16_i64 : i64
-        %203 = arith.maxsi %202, %c0_i64 : i64
-        %204 = arith.addi %202, %c16_i64 : i64
-        %205 = arith.minsi %204, %74 : i64
-        %206 = arith.subi %205, %203 : i64
-        %207 = arith.muli %201, %c32_i64 : i64
-        %208 = arith.addi %207, %73 : i64
-        %209 = arith.subi %203, %202 : i64
-        %210 = arith.addi %208, %209 : i64
-        %211 = arith.minsi %76, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %210, %211, %206) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %97 = arith.maxsi %arg10, %c0 : index
-      %98 = arith.minsi %97, %arg7 : index
-      %99 = arith.addi %arg10, %c32 : index
-      %100 = arith.maxsi %99, %c0 : index
-      %101 = arith.minsi %100, %arg7 : index
-      %102 = arith.subi %98, %arg10 : index
-      %103 = arith.maxsi %102, %c0 : index
-      %104 = arith.minsi %103, %c32 : index
-      %105 = arith.subi %101, %98 : index
-      %106 = arith.maxsi %5, %c0 : index
-      %107 = arith.minsi %106, %arg6 : index
-      %108 = arith.addi %5, %c16 : index
-      %109 = arith.maxsi %108, %c0 : index
-      %110 = arith.minsi %109, %arg6 : index
-      %111 = arith.subi %107, %5 : index
-      %112 = arith.maxsi %111, %c0 : index
-      %113 = arith.minsi %112, %c16 : index
-      %114 = arith.subi %110, %107 : index
-      %115 = arith.cmpi sgt, %113, %c0 : index
-      scf.if %115 {
-        func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %54 = arith.index_cast %intptr : index to i64
+      %55 = arith.index_cast %offset : index to i64
+      %56 = arith.muli %55, %c4_i64 : i64
+      %57 = arith.addi %54, %56 : i64
+      %58 = arith.index_cast %strides#0 : index to i64
+      %59 = arith.muli %58, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %66 = arith.index_cast %arg8 : index to i64
+        %67 = arith.remsi %66, %c2_i64 : i64
+        %68 = arith.divsi %66, %c2_i64 : i64
+        %69 = arith.muli %67, %c16_i64 : i64
+        %70 = arith.maxsi %69, %c0_i64 : i64
+        %71 = arith.addi %69, %c16_i64 : i64
+        %72 = arith.minsi %71, %c32_i64 : i64
+        %73 = arith.subi %72, %70 : i64
+        %74 = arith.muli %70, %59 : i64
+        %75 = arith.addi %57, %74 : i64
+        %76 = arith.muli %68, %c64_i64 : i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.muli %68, %c16_i64 : i64
+        %79 = arith.addi %69, %78 : i64
+        %80 = arith.ori %79, %c2684354560_i64 : i64
+        %81 = arith.subi %70, %69 : i64
+        %82 = arith.addi %80, %81 : i64
+        %83 = arith.subi %c16_i64, %78 : i64
+        %84 = arith.minsi %83, %c16_i64 : i64
+        "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
       }
-      %subview_16 = memref.subview %reinterpret_cast_0[%98, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %116 = arith.muli %72, %c32_i64 : i64
-      %117 = arith.addi %116, %c128_i64 : i64
-      %118 = arith.index_cast %104 : index to i64
-      %119 = arith.index_cast %105 : index to i64
-      %120 = arith.index_cast %114 : index to i64
-      %121 = arith.addi %118, %119 : i64
-      %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %122 = arith.index_cast %intptr_21 : index to i64
-      %123 = arith.index_cast %offset_18 : index to i64
-      %124 = arith.addi %122, %123 : i64
-      %125 = arith.index_cast %strides_20#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
-      %126 = arith.ceildivsi %120, %c64_i64 : i64
-      %127 = arith.divsi %118, %c16_i64 : i64
-      %128 = arith.ceildivsi %121, %c16_i64 : i64
-      %129 = arith.subi %128, %127 : i64
-      %130 = arith.cmpi sgt, %119, %c0_i64 : i64
-      %131 = arith.extui %130 : i1 to i64
-      %132 = arith.muli %129, %131 : i64
-      %133 = arith.muli %132, %126 : i64
-      %134 = arith.index_cast %133 : i64 to index
-      scf.for %arg12 = %c0 to %134 step %c1 {
-        %201 = arith.index_cast %arg12 : index to i64
-        %202 = arith.addi %127, %201 : i64
-        %203 = arith.muli %202, %c16_i64 : i64
-        %204 = arith.maxsi %203, %118 : i64
-        %205 = arith.addi %203, %c16_i64 : i64
-        %206 = arith.minsi %205, %121 : i64
-        %207 = arith.subi %206, %204 : i64
-        %208 = arith.subi %204, %118 : i64
-        %209 = arith.muli %208, %125 : i64
-        %210 = arith.addi %124, %209 : i64
-        %211 = arith.addi %203, %117 : i64
-        %212 = arith.subi %204, %203 : i64
-        %213 = arith.addi %211, %212 : i64
-        %214 = arith.minsi %120, %c64_i64 : i64
-        "instgem.mvin"(%210, %213, %214, %207) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %135 = arith.ceildivsi %118, %c16_i64 : i64
-      %136 = arith.cmpi sgt, %118, %c0_i64 : i64
-      %137 = arith.extui %136 : i1 to i64
-      %138 = arith.muli %135, %137 : i64
-      %139 = arith.muli %138, %126 : i64
-      %140 = arith.index_cast %139 : i64 to index
-      scf.for %arg12 = %c0 to %140 step %c1 {
-        %201 = arith.index_cast %arg12 : index to i64
-        %202 = arith.muli %201, %c16_i64 : i64
-        %203 = arith.maxsi %202, %c0_i64 : i64
-        %204 = arith.addi %202, %c16_i64 : i64
-        %205 = arith.minsi %204, %118 : i64
-        %206 = arith.subi %205, %203 : i64
-        %207 = arith.addi %202, %117 : i64
-        %208 = arith.subi %203, %202 : i64
-        %209 = arith.addi %207, %208 : i64
-        %210 = arith.minsi %120, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %209, %210, %206) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %141 = arith.maxsi %77, %c0_i64 : i64
-      %142 = arith.minsi %141, %c32_i64 : i64
-      %143 = arith.maxsi %76, %c0_i64 : i64
-      %144 = arith.minsi %143, %c32_i64 : i64
-      %145 = arith.maxsi %121, %c0_i64 : i64
-      %146 = arith.minsi %145, %c32_i64 : i64
-      %147 = arith.maxsi %120, %c0_i64 : i64
-      %148 = arith.minsi %147, %c16_i64 : i64
-      %149 = arith.ceildivsi %142, %c16_i64 : i64
-      %150 = arith.ceildivsi %148, %c16_i64 : i64
-      %151 = arith.minsi %144, %146 : i64
-      %152 = arith.ceildivsi %151, %c16_i64 : i64
-      %153 = arith.cmpi sgt, %149, %c0_i64 : i64
-      %154 = arith.select %153, %150, %c0_i64 : i64
-      %155 = arith.index_cast %154 : i64 to index
-      %156 = arith.divsi %151, %c16_i64 : i64
-      %157 = arith.minsi %152, %156 : i64
-      %158 = arith.maxsi %157, %c0_i64 : i64
-      %159 = arith.divsi %142, %c16_i64 : i64
-      %160 = arith.minsi %149, %159 : i64
-      %161 = arith.maxsi %160, %c1_i64 : i64
-      %162 = arith.minsi %142, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %155 step %c1 {
-        %201 = arith.index_cast %arg12 : index to i64
-        %202 = arith.muli %201, %c16_i64 : i64
-        %203 = arith.subi %148, %202 : i64
-        %204 = arith.minsi %203, %c16_i64 : i64
-        %205 = arith.index_cast %158 : i64 to index
-        scf.for %arg13 = %c0 to %205 step %c1 {
-          %207 = arith.index_cast %arg13 : index to i64
-          %208 = arith.ori %202, %c3221225472_i64 : i64
-          %209 = arith.muli %207, %c16_i64 : i64
-          %210 = arith.addi %209, %202 : i64
-          %211 = arith.addi %210, %117 : i64
-          "instgem.preload"(%211, %204, %c16_i64, %208, %204, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-          %212 = arith.addi %209, %73 : i64
-          "instgem.compute_preloaded"(%212, %c16_i64, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %213 = arith.index_cast %161 : i64 to index
-          scf.for %arg14 = %c1 to %213 step %c1 {
-            %215 = arith.index_cast %arg14 : index to i64
-            %216 = arith.muli %215, %c16_i64 : i64
-            %217 = arith.addi %216, %202 : i64
-            %218 = arith.ori %217, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %219 = arith.muli %215, %c32_i64 : i64
-            %220 = arith.addi %219, %209 : i64
-            %221 = arith.addi %220, %73 : i64
-            "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %214 = arith.index_cast %149 : i64 to index
-          scf.for %arg14 = %213 to %214 step %c1 {
-            %215 = arith.index_cast %arg14 : index to i64
-            %216 = arith.muli %215, %c16_i64 : i64
-            %217 = arith.subi %142, %216 : i64
-            %218 = arith.minsi %217, %c16_i64 : i64
-            %219 = arith.addi %216, %202 : i64
-            %220 = arith.ori %219, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %204, %218) : (i64, i64, i64, i64, i64, i64) -> ()
-            %221 = arith.muli %215, %c32_i64 : i64
-            %222 = arith.addi %221, %209 : i64
-            %223 = arith.addi %222, %73 : i64
-            "instgem.compute_accumulated"(%223, %c16_i64, %218, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-        %206 = arith.index_cast %152 : i64 to index
-        scf.for %arg13 = %205 to %206 step %c1 {
-          %207 = arith.index_cast %arg13 : index to i64
-          %208 = arith.muli %207, %c16_i64 : i64
-          %209 = arith.subi %144, %208 : i64
-          %210 = arith.minsi %209, %c16_i64 : i64
-          %211 = arith.subi %146, %208 : i64
-          %212 = arith.minsi %211, %c16_i64 : i64
-          %213 = arith.ori %202, %c3221225472_i64 : i64
-          %214 = arith.addi %208, %202 : i64
-          %215 = arith.addi %214, %117 : i64
-          "instgem.preload"(%215, %204, %212, %213, %204, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-          %216 = arith.addi %208, %73 : i64
-          "instgem.compute_preloaded"(%216, %210, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %217 = arith.index_cast %161 : i64 to index
-          scf.for %arg14 = %c1 to %217 step %c1 {
-            %219 = arith.index_cast %arg14 : index to i64
-            %220 = arith.muli %219, %c16_i64 : i64
-            %221 = arith.addi %220, %202 : i64
-            %222 = arith.ori %221, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %223 = arith.muli %219, %c32_i64 : i64
-            %224 = arith.addi %223, %208 : i64
-            %225 = arith.addi %224, %73 : i64
-            "instgem.compute_accumulated"(%225, %210, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %218 = arith.index_cast %149 : i64 to index
-          scf.for %arg14 = %217 to %218 step %c1 {
-            %219 = arith.index_cast %arg14 : index to i64
-            %220 = arith.muli %219, %c16_i64 : i64
-            %221 = arith.subi %142, %220 : i64
-            %222 = arith.minsi %221, %c16_i64 : i64
-            %223 = arith.addi %220, %202 : i64
-            %224 = arith.ori %223, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %204, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-            %225 = arith.muli %219, %c32_i64 : i64
-            %226 = arith.addi %225, %208 : i64
-            %227 = arith.addi %226, %73 : i64
-            "instgem.compute_accumulated"(%227, %210, %222, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      %163 = arith.maxsi %arg11, %c0 : index
-      %164 = arith.minsi %163, %arg7 : index
-      %165 = arith.addi %arg11, %c32 : index
-      %166 = arith.maxsi %165, %c0 : index
-      %167 = arith.minsi %166, %arg7 : index
-      %168 = arith.subi %164, %arg11 : index
-      %169 = arith.maxsi %168, %c0 : index
-      %170 = arith.minsi %169, %c32 : index
-      %171 = arith.subi %167, %164 : index
-      scf.if %115 {
-        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+      %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+      %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %60 = arith.index_cast %intptr_10 : index to i64
+      %61 = arith.index_cast %offset_7 : index to i64
+      %62 = arith.muli %61, %c4_i64 : i64
+      %63 = arith.addi %60, %62 : i64
+      %64 = arith.index_cast %strides_9#0 : index to i64
+      %65 = arith.muli %64, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %66 = arith.index_cast %arg8 : index to i64
+        %67 = arith.remsi %66, %c2_i64 : i64
+        %68 = arith.divsi %66, %c2_i64 : i64
+        %69 = arith.muli %67, %c16_i64 : i64
+        %70 = arith.maxsi %69, %c0_i64 : i64
+        %71 = arith.addi %69, %c16_i64 : i64
+        %72 = arith.minsi %71, %c32_i64 : i64
+        %73 = arith.subi %72, %70 : i64
+        %74 = arith.muli %70, %65 : i64
+        %75 = arith.addi %63, %74 : i64
+        %76 = arith.muli %68, %c64_i64 : i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.muli %68, %c16_i64 : i64
+        %79 = arith.addi %69, %78 : i64
+        %80 = arith.addi %79, %c32_i64 : i64
+        %81 = arith.ori %80, %c2684354560_i64 : i64
+        %82 = arith.subi %70, %69 : i64
+        %83 = arith.addi %81, %82 : i64
+        %84 = arith.subi %c16_i64, %78 : i64
+        %85 = arith.minsi %84, %c16_i64 : i64
+        "instgem.mvout"(%77, %83, %85, %73) : (i64, i64, i64, i64) -> ()
       }
-      %subview_22 = memref.subview %reinterpret_cast_1[%164, %107] [%171, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %172 = arith.addi %116, %c192_i64 : i64
-      %173 = arith.index_cast %170 : index to i64
-      %174 = arith.index_cast %171 : index to i64
-      %175 = arith.addi %173, %174 : i64
-      %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %176 = arith.index_cast %intptr_27 : index to i64
-      %177 = arith.index_cast %offset_24 : index to i64
-      %178 = arith.addi %176, %177 : i64
-      %179 = arith.index_cast %strides_26#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-      %180 = arith.divsi %173, %c16_i64 : i64
-      %181 = arith.ceildivsi %175, %c16_i64 : i64
-      %182 = arith.subi %181, %180 : i64
-      %183 = arith.cmpi sgt, %174, %c0_i64 : i64
-      %184 = arith.extui %183 : i1 to i64
-      %185 = arith.muli %182, %184 : i64
-      %186 = arith.muli %185, %126 : i64
-      %187 = arith.index_cast %186 : i64 to index
-      scf.for %arg12 = %c0 to %187 step %c1 {
-        %201 = arith.index_cast %arg12 : index to i64
-        %202 = arith.addi %180, %201 : i64
-        %203 = arith.muli %202, %c16_i64 : i64
-        %204 = arith.maxsi %203, %173 : i64
-        %205 = arith.addi %203, %c16_i64 : i64
-        %206 = arith.minsi %205, %175 : i64
-        %207 = arith.subi %206, %204 : i64
-        %208 = arith.subi %204, %173 : i64
-        %209 = arith.muli %208, %179 : i64
-        %210 = arith.addi %178, %209 : i64
-        %211 = arith.addi %203, %172 : i64
-        %212 = arith.subi %204, %203 : i64
-        %213 = arith.addi %211, %212 : i64
-        %214 = arith.minsi %120, %c64_i64 : i64
-        "instgem.mvin"(%210, %213, %214, %207) : (i64, i64, i64, i64) -> ()
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %93 = arith.index_cast %arg8 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.ori %94, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %188 = arith.ceildivsi %173, %c16_i64 : i64
-      %189 = arith.cmpi sgt, %173, %c0_i64 : i64
-      %190 = arith.extui %189 : i1 to i64
-      %191 = arith.muli %188, %190 : i64
-      %192 = arith.muli %191, %126 : i64
-      %193 = arith.index_cast %192 : i64 to index
-      scf.for %arg12 = %c0 to %193 step %c1 {
-        %201 = arith.index_cast %arg12 : index to i64
-        %202 = arith.muli %201, %c16_i64 : i64
-        %203 = arith.maxsi %202, %c0_i64 : i64
-        %204 = arith.addi %202, %c16_i64 : i64
-        %205 = arith.minsi %204, %173 : i64
-        %206 = arith.subi %205, %203 : i64
-        %207 = arith.addi %202, %172 : i64
-        %208 = arith.subi %203, %202 : i64
-        %209 = arith.addi %207, %208 : i64
-        %210 = arith.minsi %120, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %209, %210, %206) : (i64, i64, i64, i64) -> ()
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %93 = arith.index_cast %arg8 : index to i64
+        %94 = arith.muli %93, %c16_i64 : i64
+        %95 = arith.addi %94, %c32_i64 : i64
+        %96 = arith.ori %95, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %194 = arith.maxsi %175, %c0_i64 : i64
-      %195 = arith.minsi %194, %c32_i64 : i64
-      %196 = arith.minsi %144, %195 : i64
-      %197 = arith.ceildivsi %196, %c16_i64 : i64
-      %198 = arith.divsi %196, %c16_i64 : i64
-      %199 = arith.minsi %197, %198 : i64
-      %200 = arith.maxsi %199, %c0_i64 : i64
-      scf.for %arg12 = %c0 to %155 step %c1 {
-        %201 = arith.index_cast %arg12 : index to i64
-        %202 = arith.muli %201, %c16_i64 : i64
-        %203 = arith.subi %148, %202 : i64
-        %204 = arith.minsi %203, %c16_i64 : i64
-        %205 = arith.index_cast %200 : i64 to index
-        scf.for %arg13 = %c0 to %205 step %c1 {
-          %207 = arith.index_cast %arg13 : index to i64
-          %208 = arith.addi %202, %c32_i64 : i64
-          %209 = arith.ori %208, %c3221225472_i64 : i64
-          %210 = arith.muli %207, %c16_i64 : i64
-          %211 = arith.addi %210, %202 : i64
-          %212 = arith.addi %211, %172 : i64
-          "instgem.preload"(%212, %204, %c16_i64, %209, %204, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-          %213 = arith.addi %210, %73 : i64
-          "instgem.compute_preloaded"(%213, %c16_i64, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %214 = arith.index_cast %161 : i64 to index
-          scf.for %arg14 = %c1 to %214 step %c1 {
-            %216 = arith.index_cast %arg14 : index to i64
-            %217 = arith.muli %216, %c16_i64 : i64
-            %218 = arith.addi %217, %202 : i64
-            %219 = arith.addi %218, %c32_i64 : i64
-            %220 = arith.ori %219, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %221 = arith.muli %216, %c32_i64 : i64
-            %222 = arith.addi %221, %210 : i64
-            %223 = arith.addi %222, %73 : i64
-            "instgem.compute_accumulated"(%223, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %215 = arith.index_cast %149 : i64 to index
-          scf.for %arg14 = %214 to %215 step %c1 {
-            %216 = arith.index_cast %arg14 : index to i64
-            %217 = arith.muli %216, %c16_i64 : i64
-            %218 = arith.subi %142, %217 : i64
-            %219 = arith.minsi %218, %c16_i64 : i64
-            %220 = arith.addi %217, %202 : i64
-            %221 = arith.addi %220, %c32_i64 : i64
-            %222 = arith.ori %221, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %204, %219) : (i64, i64, i64, i64, i64, i64) -> ()
-            %223 = arith.muli %216, %c32_i64 : i64
-            %224 = arith.addi %223, %210 : i64
-            %225 = arith.addi %224, %73 : i64
-            "instgem.compute_accumulated"(%225, %c16_i64, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %93 = arith.maxsi %13, %c0 : index
+        %94 = arith.minsi %93, %arg5 : index
+        %95 = arith.maxsi %9, %c0 : index
+        %96 = arith.minsi %95, %c32 : index
+        %97 = arith.subi %94, %8 : index
+        %98 = arith.maxsi %arg9, %c0 : index
+        %99 = arith.minsi %98, %arg7 : index
+        %100 = arith.addi %arg9, %c32 : index
+        %101 = arith.maxsi %100, %c0 : index
+        %102 = arith.minsi %101, %arg7 : index
+        %103 = arith.subi %99, %arg9 : index
+        %104 = arith.maxsi %103, %c0 : index
+        %105 = arith.minsi %104, %c32 : index
+        %106 = arith.subi %102, %99 : index
+        %107 = arith.cmpi sgt, %105, %c0 : index
+        scf.if %107 {
+          func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %206 = arith.index_cast %197 : i64 to index
-        scf.for %arg13 = %205 to %206 step %c1 {
-          %207 = arith.index_cast %arg13 : index to i64
-          %208 = arith.muli %207, %c16_i64 : i64
-          %209 = arith.subi %144, %208 : i64
-          %210 = arith.minsi %209, %c16_i64 : i64
-          %211 = arith.subi %195, %208 : i64
-          %212 = arith.minsi %211, %c16_i64 : i64
-          %213 = arith.addi %202, %c32_i64 : i64
-          %214 = arith.ori %213, %c3221225472_i64 : i64
-          %215 = arith.addi %208, %202 : i64
-          %216 = arith.addi %215, %172 : i64
-          "instgem.preload"(%216, %204, %212, %214, %204, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-          %217 = arith.addi %208, %73 : i64
-          "instgem.compute_preloaded"(%217, %210, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %218 = arith.index_cast %161 : i64 to index
-          scf.for %arg14 = %c1 to %218 step %c1 {
-            %220 = arith.index_cast %arg14 : index to i64
-            %221 = arith.muli %220, %c16_i64 : i64
-            %222 = arith.addi %221, %202 : i64
-            %223 = arith.addi %222, %c32_i64 : i64
-            %224 = arith.ori %223, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %204, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %225 = arith.muli %220, %c32_i64 : i64
-            %226 = arith.addi %225, %208 : i64
-            %227 = arith.addi %226, %73 : i64
-            "instgem.compute_accumulated"(%227, %210, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %219 = arith.index_cast %149 : i64 to index
-          scf.for %arg14 = %218 to %219 step %c1 {
-            %220 = arith.index_cast %arg14 : index to i64
-            %221 = arith.muli %220, %c16_i64 : i64
-            %222 = arith.subi %142, %221 : i64
-            %223 = arith.minsi %222, %c16_i64 : i64
-            %224 = arith.addi %221, %202 : i64
-            %225 = arith.addi %224, %c32_i64 : i64
-            %226 = arith.ori %225, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %204, %223) : (i64, i64, i64, i64, i64, i64) -> ()
-            %227 = arith.muli %220, %c32_i64 : i64
-            %228 = arith.addi %227, %208 : i64
-            %229 = arith.addi %228, %73 : i64
-            "instgem.compute_accumulated"(%229, %210, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+        %subview_10 = memref.subview %reinterpret_cast[%8, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %108 = arith.index_cast %arg8 : index to i64
+        %109 = arith.remsi %108, %c2_i64 : i64
+        %110 = arith.muli %109, %c64_i64 : i64
+        %111 = arith.index_cast %96 : index to i64
+        %112 = arith.index_cast %97 : index to i64
+        %113 = arith.index_cast %106 : index to i64
+        %114 = arith.addi %111, %112 : i64
+        %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %115 = arith.index_cast %intptr_15 : index to i64
+        %116 = arith.index_cast %offset_12 : index to i64
+        %117 = arith.addi %115, %116 : i64
+        %118 = arith.index_cast %strides_14#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+        %119 = arith.maxsi %111, %c0_i64 : i64
+        %120 = arith.divui %119, %c16_i64 : i64
+        %121 = arith.maxsi %114, %c0_i64 : i64
+        %122 = arith.addi %121, %c15_i64 : i64
+        %123 = arith.divui %122, %c16_i64 : i64
+        %124 = arith.subi %123, %120 : i64
+        %125 = arith.cmpi sgt, %112, %c0_i64 : i64
+        %126 = arith.extui %125 : i1 to i64
+        %127 = arith.muli %124, %126 : i64
+        %128 = arith.index_cast %127 : i64 to index
+        scf.for %arg12 = %c0 to %128 step %c1 {
+          %235 = arith.index_cast %arg12 : index to i64
+          %236 = arith.addi %120, %235 : i64
+          %237 = arith.muli %236, %c16_i64 : i64
+          %238 = arith.maxsi %237, %111 : i64
+          %239 = arith.addi %237, %c16_i64 : i64
+          %240 = arith.minsi %239, %114 : i64
+          %241 = arith.subi %240, %238 : i64
+          %242 = arith.subi %238, %111 : i64
+          %243 = arith.muli %242, %118 : i64
+          %244 = arith.addi %117, %243 : i64
+          %245 = arith.muli %236, %c32_i64 : i64
+          %246 = arith.addi %245, %110 : i64
+          %247 = arith.subi %238, %237 : i64
+          %248 = arith.addi %246, %247 : i64
+          %249 = arith.minsi %113, %c64_i64 : i64
+          "instgem.mvin"(%244, %248, %249, %241) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %129 = arith.addi %119, %c15_i64 : i64
+        %130 = arith.divui %129, %c16_i64 : i64
+        %131 = arith.cmpi sgt, %111, %c0_i64 : i64
+        %132 = arith.extui %131 : i1 to i64
+        %133 = arith.muli %130, %132 : i64
+        %134 = arith.index_cast %133 : i64 to index
+        scf.for %arg12 = %c0 to %134 step %c1 {
+          %235 = arith.index_cast %arg12 : index to i64
+          %236 = arith.muli %235, %c16_i64 : i64
+          %237 = arith.maxsi %236, %c0_i64 : i64
+          %238 = arith.addi %236, %c16_i64 : i64
+          %239 = arith.minsi %238, %111 : i64
+          %240 = arith.subi %239, %237 : i64
+          %241 = arith.muli %235, %c32_i64 : i64
+          %242 = arith.addi %241, %110 : i64
+          %243 = arith.subi %237, %236 : i64
+          %244 = arith.addi %242, %243 : i64
+          %245 = arith.minsi %113, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %244, %245, %240) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %135 = arith.maxsi %arg10, %c0 : index
+        %136 = arith.minsi %135, %arg7 : index
+        %137 = arith.addi %arg10, %c32 : index
+        %138 = arith.maxsi %137, %c0 : index
+        %139 = arith.minsi %138, %arg7 : index
+        %140 = arith.subi %136, %arg10 : index
+        %141 = arith.maxsi %140, %c0 : index
+        %142 = arith.minsi %141, %c32 : index
+        %143 = arith.subi %139, %136 : index
+        %144 = arith.maxsi %14, %c0 : index
+        %145 = arith.minsi %144, %arg6 : index
+        %146 = arith.maxsi %12, %c0 : index
+        %147 = arith.minsi %146, %c16 : index
+        %148 = arith.subi %145, %11 : index
+        %149 = arith.cmpi sgt, %147, %c0 : index
+        scf.if %149 {
+          func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
-      } {gemmini.compute_nest}
-      scf.yield %63, %99, %165 : index, index, index
-    }
-    %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %8 = arith.maxsi %4, %c0 : index
-    %9 = arith.minsi %8, %arg5 : index
-    %10 = arith.addi %4, %c32 : index
-    %11 = arith.maxsi %10, %c0 : index
-    %12 = arith.minsi %11, %arg5 : index
-    %13 = arith.subi %9, %4 : index
-    %14 = arith.maxsi %13, %c0 : index
-    %15 = arith.minsi %14, %c32 : index
-    %16 = arith.subi %12, %9 : index
-    %17 = arith.maxsi %5, %c0 : index
-    %18 = arith.minsi %17, %arg6 : index
-    %19 = arith.addi %5, %c16 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %arg6 : index
-    %22 = arith.subi %18, %5 : index
-    %23 = arith.maxsi %22, %c0 : index
-    %24 = arith.minsi %23, %c16 : index
-    %25 = arith.subi %21, %18 : index
-    %26 = arith.cmpi sgt, %24, %c0 : index
-    scf.if %26 {
-      func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %27 = arith.index_cast %15 : index to i64
-    %28 = arith.index_cast %16 : index to i64
-    %29 = arith.index_cast %25 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %30 = arith.index_cast %intptr : index to i64
-    %31 = arith.index_cast %offset : index to i64
-    %32 = arith.muli %31, %c4_i64 : i64
-    %33 = arith.addi %30, %32 : i64
-    %34 = arith.index_cast %strides#0 : index to i64
-    %35 = arith.muli %34, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %35, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %36 = arith.divsi %27, %c16_i64 : i64
-    %37 = arith.addi %27, %28 : i64
-    %38 = arith.ceildivsi %37, %c16_i64 : i64
-    %39 = arith.subi %38, %36 : i64
-    %40 = arith.cmpi sgt, %28, %c0_i64 : i64
-    %41 = arith.extui %40 : i1 to i64
-    %42 = arith.muli %39, %41 : i64
-    %43 = arith.ceildivsi %29, %c16_i64 : i64
-    %44 = arith.muli %42, %43 : i64
-    %45 = arith.index_cast %44 : i64 to index
-    scf.for %arg8 = %c0 to %45 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %42 : i64
-      %54 = arith.divsi %52, %42 : i64
-      %55 = arith.addi %36, %53 : i64
-      %56 = arith.muli %55, %c16_i64 : i64
-      %57 = arith.maxsi %56, %27 : i64
-      %58 = arith.addi %56, %c16_i64 : i64
-      %59 = arith.minsi %58, %37 : i64
-      %60 = arith.subi %59, %57 : i64
-      %61 = arith.subi %57, %27 : i64
-      %62 = arith.muli %61, %35 : i64
-      %63 = arith.addi %33, %62 : i64
-      %64 = arith.muli %54, %c64_i64 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.muli %54, %c16_i64 : i64
-      %67 = arith.addi %56, %66 : i64
-      %68 = arith.ori %67, %c2684354560_i64 : i64
-      %69 = arith.subi %57, %56 : i64
-      %70 = arith.addi %68, %69 : i64
-      %71 = arith.subi %29, %66 : i64
-      %72 = arith.minsi %71, %c16_i64 : i64
-      "instgem.mvout"(%65, %70, %72, %60) : (i64, i64, i64, i64) -> ()
-    }
-    scf.if %26 {
-      func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_4 = memref.subview %reinterpret_cast_3[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %46 = arith.index_cast %intptr_9 : index to i64
-    %47 = arith.index_cast %offset_6 : index to i64
-    %48 = arith.muli %47, %c4_i64 : i64
-    %49 = arith.addi %46, %48 : i64
-    %50 = arith.index_cast %strides_8#0 : index to i64
-    %51 = arith.muli %50, %c4_i64 : i64
-    "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %51, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %45 step %c1 {
-      %52 = arith.index_cast %arg8 : index to i64
-      %53 = arith.remsi %52, %42 : i64
-      %54 = arith.divsi %52, %42 : i64
-      %55 = arith.addi %36, %53 : i64
-      %56 = arith.muli %55, %c16_i64 : i64
-      %57 = arith.maxsi %56, %27 : i64
-      %58 = arith.addi %56, %c16_i64 : i64
-      %59 = arith.minsi %58, %37 : i64
-      %60 = arith.subi %59, %57 : i64
-      %61 = arith.subi %57, %27 : i64
-      %62 = arith.muli %61, %51 : i64
-      %63 = arith.addi %49, %62 : i64
-      %64 = arith.muli %54, %c64_i64 : i64
-      %65 = arith.addi %63, %64 : i64
-      %66 = arith.muli %54, %c16_i64 : i64
-      %67 = arith.addi %56, %66 : i64
-      %68 = arith.addi %67, %c32_i64 : i64
-      %69 = arith.ori %68, %c2684354560_i64 : i64
-      %70 = arith.subi %57, %56 : i64
-      %71 = arith.addi %69, %70 : i64
-      %72 = arith.subi %29, %66 : i64
-      %73 = arith.minsi %72, %c16_i64 : i64
-      "instgem.mvout"(%65, %71, %73, %60) : (i64, i64, i64, i64) -> ()
+        %subview_16 = memref.subview %reinterpret_cast_0[%136, %11] [%143, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %150 = arith.muli %109, %c32_i64 : i64
+        %151 = arith.addi %150, %c128_i64 : i64
+        %152 = arith.index_cast %142 : index to i64
+        %153 = arith.index_cast %143 : index to i64
+        %154 = arith.index_cast %148 : index to i64
+        %155 = arith.addi %152, %153 : i64
+        %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %156 = arith.index_cast %intptr_21 : index to i64
+        %157 = arith.index_cast %offset_18 : index to i64
+        %158 = arith.addi %156, %157 : i64
+        %159 = arith.index_cast %strides_20#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+        %160 = arith.maxsi %152, %c0_i64 : i64
+        %161 = arith.divui %160, %c16_i64 : i64
+        %162 = arith.maxsi %155, %c0_i64 : i64
+        %163 = arith.addi %162, %c15_i64 : i64
+        %164 = arith.divui %163, %c16_i64 : i64
+        %165 = arith.subi %164, %161 : i64
+        %166 = arith.cmpi sgt, %153, %c0_i64 : i64
+        %167 = arith.extui %166 : i1 to i64
+        %168 = arith.muli %165, %167 : i64
+        %169 = arith.index_cast %168 : i64 to index
+        scf.for %arg12 = %c0 to %169 step %c1 {
+          %235 = arith.index_cast %arg12 : index to i64
+          %236 = arith.addi %161, %235 : i64
+          %237 = arith.muli %236, %c16_i64 : i64
+          %238 = arith.maxsi %237, %152 : i64
+          %239 = arith.addi %237, %c16_i64 : i64
+          %240 = arith.minsi %239, %155 : i64
+          %241 = arith.subi %240, %238 : i64
+          %242 = arith.subi %238, %152 : i64
+          %243 = arith.muli %242, %159 : i64
+          %244 = arith.addi %158, %243 : i64
+          %245 = arith.addi %237, %151 : i64
+          %246 = arith.subi %238, %237 : i64
+          %247 = arith.addi %245, %246 : i64
+          %248 = arith.minsi %154, %c64_i64 : i64
+          "instgem.mvin"(%244, %247, %248, %241) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %170 = arith.addi %160, %c15_i64 : i64
+        %171 = arith.divui %170, %c16_i64 : i64
+        %172 = arith.cmpi sgt, %152, %c0_i64 : i64
+        %173 = arith.extui %172 : i1 to i64
+        %174 = arith.muli %171, %173 : i64
+        %175 = arith.index_cast %174 : i64 to index
+        scf.for %arg12 = %c0 to %175 step %c1 {
+          %235 = arith.index_cast %arg12 : index to i64
+          %236 = arith.muli %235, %c16_i64 : i64
+          %237 = arith.maxsi %236, %c0_i64 : i64
+          %238 = arith.addi %236, %c16_i64 : i64
+          %239 = arith.minsi %238, %152 : i64
+          %240 = arith.subi %239, %237 : i64
+          %241 = arith.addi %236, %151 : i64
+          %242 = arith.subi %237, %236 : i64
+          %243 = arith.addi %241, %242 : i64
+          %244 = arith.minsi %154, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %243, %244, %240) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %176 = arith.minsi %121, %c32_i64 : i64
+        %177 = arith.maxsi %113, %c0_i64 : i64
+        %178 = arith.minsi %177, %c32_i64 : i64
+        %179 = arith.minsi %162, %c32_i64 : i64
+        %180 = arith.maxsi %154, %c0_i64 : i64
+        %181 = arith.minsi %180, %c16_i64 : i64
+        %182 = arith.ceildivsi %176, %c16_i64 : i64
+        %183 = arith.ceildivsi %181, %c16_i64 : i64
+        %184 = arith.minsi %178, %179 : i64
+        %185 = arith.ceildivsi %184, %c16_i64 : i64
+        %186 = arith.cmpi sgt, %182, %c0_i64 : i64
+        %187 = arith.select %186, %183, %c0_i64 : i64
+        %188 = arith.index_cast %187 : i64 to index
+        %189 = arith.divsi %184, %c16_i64 : i64
+        %190 = arith.minsi %185, %189 : i64
+        %191 = arith.maxsi %190, %c0_i64 : i64
+        %192 = arith.divsi %176, %c16_i64 : i64
+        %193 = arith.minsi %182, %192 : i64
+        %194 = arith.maxsi %193, %c1_i64 : i64
+        %195 = arith.minsi %176, %c16_i64 : i64
+        scf.for %arg12 = %c0 to %188 step %c1 {
+          %235 = arith.index_cast %arg12 : index to i64
+          %236 = arith.muli %235, %c16_i64 : i64
+          %237 = arith.subi %181, %236 : i64
+          %238 = arith.minsi %237, %c16_i64 : i64
+          %239 = arith.index_cast %191 : i64 to index
+          scf.for %arg13 = %c0 to %239 step %c1 {
+            %241 = arith.index_cast %arg13 : index to i64
+            %242 = arith.ori %236, %c3221225472_i64 : i64
+            %243 = arith.muli %241, %c16_i64 : i64
+            %244 = arith.addi %243, %236 : i64
+            %245 = arith.addi %244, %151 : i64
+            "instgem.preload"(%245, %238, %c16_i64, %242, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.addi %243, %110 : i64
+            "instgem.compute_preloaded"(%246, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %247 = arith.index_cast %194 : i64 to index
+            scf.for %arg14 = %c1 to %247 step %c1 {
+              %249 = arith.index_cast %arg14 : index to i64
+              %250 = arith.muli %249, %c16_i64 : i64
+              %251 = arith.addi %250, %236 : i64
+              %252 = arith.ori %251, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %253 = arith.muli %249, %c32_i64 : i64
+              %254 = arith.addi %253, %243 : i64
+              %255 = arith.addi %254, %110 : i64
+              "instgem.compute_accumulated"(%255, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %248 = arith.index_cast %182 : i64 to index
+            scf.for %arg14 = %247 to %248 step %c1 {
+              %249 = arith.index_cast %arg14 : index to i64
+              %250 = arith.muli %249, %c16_i64 : i64
+              %251 = arith.subi %176, %250 : i64
+              %252 = arith.minsi %251, %c16_i64 : i64
+              %253 = arith.addi %250, %236 : i64
+              %254 = arith.ori %253, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %238, %252) : (i64, i64, i64, i64, i64, i64) -> ()
+              %255 = arith.muli %249, %c32_i64 : i64
+              %256 = arith.addi %255, %243 : i64
+              %257 = arith.addi %256, %110 : i64
+              "instgem.compute_accumulated"(%257, %c16_i64, %252, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %240 = arith.index_cast %185 : i64 to index
+          scf.for %arg13 = %239 to %240 step %c1 {
+            %241 = arith.index_cast %arg13 : index to i64
+            %242 = arith.muli %241, %c16_i64 : i64
+            %243 = arith.subi %178, %242 : i64
+            %244 = arith.minsi %243, %c16_i64 : i64
+            %245 = arith.subi %179, %242 : i64
+            %246 = arith.minsi %245, %c16_i64 : i64
+            %247 = arith.ori %236, %c3221225472_i64 : i64
+            %248 = arith.addi %242, %236 : i64
+            %249 = arith.addi %248, %151 : i64
+            "instgem.preload"(%249, %238, %246, %247, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %250 = arith.addi %242, %110 : i64
+            "instgem.compute_preloaded"(%250, %244, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %251 = arith.index_cast %194 : i64 to index
+            scf.for %arg14 = %c1 to %251 step %c1 {
+              %253 = arith.index_cast %arg14 : index to i64
+              %254 = arith.muli %253, %c16_i64 : i64
+              %255 = arith.addi %254, %236 : i64
+              %256 = arith.ori %255, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %257 = arith.muli %253, %c32_i64 : i64
+              %258 = arith.addi %257, %242 : i64
+              %259 = arith.addi %258, %110 : i64
+              "instgem.compute_accumulated"(%259, %244, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %252 = arith.index_cast %182 : i64 to index
+            scf.for %arg14 = %251 to %252 step %c1 {
+              %253 = arith.index_cast %arg14 : index to i64
+              %254 = arith.muli %253, %c16_i64 : i64
+              %255 = arith.subi %176, %254 : i64
+              %256 = arith.minsi %255, %c16_i64 : i64
+              %257 = arith.addi %254, %236 : i64
+              %258 = arith.ori %257, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %238, %256) : (i64, i64, i64, i64, i64, i64) -> ()
+              %259 = arith.muli %253, %c32_i64 : i64
+              %260 = arith.addi %259, %242 : i64
+              %261 = arith.addi %260, %110 : i64
+              "instgem.compute_accumulated"(%261, %244, %256, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %196 = arith.maxsi %arg11, %c0 : index
+        %197 = arith.minsi %196, %arg7 : index
+        %198 = arith.addi %arg11, %c32 : index
+        %199 = arith.maxsi %198, %c0 : index
+        %200 = arith.minsi %199, %arg7 : index
+        %201 = arith.subi %197, %arg11 : index
+        %202 = arith.maxsi %201, %c0 : index
+        %203 = arith.minsi %202, %c32 : index
+        %204 = arith.subi %200, %197 : index
+        scf.if %149 {
+          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+        }
+        %subview_22 = memref.subview %reinterpret_cast_1[%197, %11] [%204, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %205 = arith.addi %150, %c192_i64 : i64
+        %206 = arith.index_cast %203 : index to i64
+        %207 = arith.index_cast %204 : index to i64
+        %208 = arith.addi %206, %207 : i64
+        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %209 = arith.index_cast %intptr_27 : index to i64
+        %210 = arith.index_cast %offset_24 : index to i64
+        %211 = arith.addi %209, %210 : i64
+        %212 = arith.index_cast %strides_26#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %212) : (i64, i64, i64, i64, i64, i64) -> ()
+        %213 = arith.maxsi %206, %c0_i64 : i64
+        %214 = arith.divui %213, %c16_i64 : i64
+        %215 = arith.maxsi %208, %c0_i64 : i64
+        %216 = arith.addi %215, %c15_i64 : i64
+        %217 = arith.divui %216, %c16_i64 : i64
+        %218 = arith.subi %217, %214 : i64
+        %219 = arith.cmpi sgt, %207, %c0_i64 : i64
+        %220 = arith.extui %219 : i1 to i64
+        %221 = arith.muli %218, %220 : i64
+        %222 = arith.index_cast %221 : i64 to index
+        scf.for %arg12 = %c0 to %222 step %c1 {
+          %235 = arith.index_cast %arg12 : index to i64
+          %236 = arith.addi %214, %235 : i64
+          %237 = arith.muli %236, %c16_i64 : i64
+          %238 = arith.maxsi %237, %206 : i64
+          %239 = arith.addi %237, %c16_i64 : i64
+          %240 = arith.minsi %239, %208 : i64
+          %241 = arith.subi %240, %238 : i64
+          %242 = arith.subi %238, %206 : i64
+          %243 = arith.muli %242, %212 : i64
+          %244 = arith.addi %211, %243 : i64
+          %245 = arith.addi %237, %205 : i64
+          %246 = arith.subi %238, %237 : i64
+          %247 = arith.addi %245, %246 : i64
+          %248 = arith.minsi %154, %c64_i64 : i64
+          "instgem.mvin"(%244, %247, %248, %241) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %223 = arith.addi %213, %c15_i64 : i64
+        %224 = arith.divui %223, %c16_i64 : i64
+        %225 = arith.cmpi sgt, %206, %c0_i64 : i64
+        %226 = arith.extui %225 : i1 to i64
+        %227 = arith.muli %224, %226 : i64
+        %228 = arith.index_cast %227 : i64 to index
+        scf.for %arg12 = %c0 to %228 step %c1 {
+          %235 = arith.index_cast %arg12 : index to i64
+          %236 = arith.muli %235, %c16_i64 : i64
+          %237 = arith.maxsi %236, %c0_i64 : i64
+          %238 = arith.addi %236, %c16_i64 : i64
+          %239 = arith.minsi %238, %206 : i64
+          %240 = arith.subi %239, %237 : i64
+          %241 = arith.addi %236, %205 : i64
+          %242 = arith.subi %237, %236 : i64
+          %243 = arith.addi %241, %242 : i64
+          %244 = arith.minsi %154, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %243, %244, %240) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %229 = arith.minsi %215, %c32_i64 : i64
+        %230 = arith.minsi %178, %229 : i64
+        %231 = arith.ceildivsi %230, %c16_i64 : i64
+        %232 = arith.divsi %230, %c16_i64 : i64
+        %233 = arith.minsi %231, %232 : i64
+        %234 = arith.maxsi %233, %c0_i64 : i64
+        scf.for %arg12 = %c0 to %188 step %c1 {
+          %235 = arith.index_cast %arg12 : index to i64
+          %236 = arith.muli %235, %c16_i64 : i64
+          %237 = arith.subi %181, %236 : i64
+          %238 = arith.minsi %237, %c16_i64 : i64
+          %239 = arith.index_cast %234 : i64 to index
+          scf.for %arg13 = %c0 to %239 step %c1 {
+            %241 = arith.index_cast %arg13 : index to i64
+            %242 = arith.addi %236, %c32_i64 : i64
+            %243 = arith.ori %242, %c3221225472_i64 : i64
+            %244 = arith.muli %241, %c16_i64 : i64
+            %245 = arith.addi %244, %236 : i64
+            %246 = arith.addi %245, %205 : i64
+            "instgem.preload"(%246, %238, %c16_i64, %243, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %247 = arith.addi %244, %110 : i64
+            "instgem.compute_preloaded"(%247, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %248 = arith.index_cast %194 : i64 to index
+            scf.for %arg14 = %c1 to %248 step %c1 {
+              %250 = arith.index_cast %arg14 : index to i64
+              %251 = arith.muli %250, %c16_i64 : i64
+              %252 = arith.addi %251, %236 : i64
+              %253 = arith.addi %252, %c32_i64 : i64
+              %254 = arith.ori %253, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %255 = arith.muli %250, %c32_i64 : i64
+              %256 = arith.addi %255, %244 : i64
+              %257 = arith.addi %256, %110 : i64
+              "instgem.compute_accumulated"(%257, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %249 = arith.index_cast %182 : i64 to index
+            scf.for %arg14 = %248 to %249 step %c1 {
+              %250 = arith.index_cast %arg14 : index to i64
+              %251 = arith.muli %250, %c16_i64 : i64
+              %252 = arith.subi %176, %251 : i64
+              %253 = arith.minsi %252, %c16_i64 : i64
+              %254 = arith.addi %251, %236 : i64
+              %255 = arith.addi %254, %c32_i64 : i64
+              %256 = arith.ori %255, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %238, %253) : (i64, i64, i64, i64, i64, i64) -> ()
+              %257 = arith.muli %250, %c32_i64 : i64
+              %258 = arith.addi %257, %244 : i64
+              %259 = arith.addi %258, %110 : i64
+              "instgem.compute_accumulated"(%259, %c16_i64, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %240 = arith.index_cast %231 : i64 to index
+          scf.for %arg13 = %239 to %240 step %c1 {
+            %241 = arith.index_cast %arg13 : index to i64
+            %242 = arith.muli %241, %c16_i64 : i64
+            %243 = arith.subi %178, %242 : i64
+            %244 = arith.minsi %243, %c16_i64 : i64
+            %245 = arith.subi %229, %242 : i64
+            %246 = arith.minsi %245, %c16_i64 : i64
+            %247 = arith.addi %236, %c32_i64 : i64
+            %248 = arith.ori %247, %c3221225472_i64 : i64
+            %249 = arith.addi %242, %236 : i64
+            %250 = arith.addi %249, %205 : i64
+            "instgem.preload"(%250, %238, %246, %248, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+            %251 = arith.addi %242, %110 : i64
+            "instgem.compute_preloaded"(%251, %244, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %252 = arith.index_cast %194 : i64 to index
+            scf.for %arg14 = %c1 to %252 step %c1 {
+              %254 = arith.index_cast %arg14 : index to i64
+              %255 = arith.muli %254, %c16_i64 : i64
+              %256 = arith.addi %255, %236 : i64
+              %257 = arith.addi %256, %c32_i64 : i64
+              %258 = arith.ori %257, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %259 = arith.muli %254, %c32_i64 : i64
+              %260 = arith.addi %259, %242 : i64
+              %261 = arith.addi %260, %110 : i64
+              "instgem.compute_accumulated"(%261, %244, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %253 = arith.index_cast %182 : i64 to index
+            scf.for %arg14 = %252 to %253 step %c1 {
+              %254 = arith.index_cast %arg14 : index to i64
+              %255 = arith.muli %254, %c16_i64 : i64
+              %256 = arith.subi %176, %255 : i64
+              %257 = arith.minsi %256, %c16_i64 : i64
+              %258 = arith.addi %255, %236 : i64
+              %259 = arith.addi %258, %c32_i64 : i64
+              %260 = arith.ori %259, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %238, %257) : (i64, i64, i64, i64, i64, i64) -> ()
+              %261 = arith.muli %254, %c32_i64 : i64
+              %262 = arith.addi %261, %242 : i64
+              %263 = arith.addi %262, %110 : i64
+              "instgem.compute_accumulated"(%263, %244, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.yield %100, %137, %198 : index, index, index
+      }
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %54 = arith.maxsi %13, %c0 : index
+      %55 = arith.minsi %54, %arg5 : index
+      %56 = arith.maxsi %9, %c0 : index
+      %57 = arith.minsi %56, %c32 : index
+      %58 = arith.subi %55, %8 : index
+      %59 = arith.maxsi %14, %c0 : index
+      %60 = arith.minsi %59, %arg6 : index
+      %61 = arith.maxsi %12, %c0 : index
+      %62 = arith.minsi %61, %c16 : index
+      %63 = arith.subi %60, %11 : index
+      %64 = arith.cmpi sgt, %62, %c0 : index
+      scf.if %64 {
+        func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %65 = arith.index_cast %57 : index to i64
+      %66 = arith.index_cast %58 : index to i64
+      %67 = arith.index_cast %63 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %68 = arith.index_cast %intptr : index to i64
+      %69 = arith.index_cast %offset : index to i64
+      %70 = arith.muli %69, %c4_i64 : i64
+      %71 = arith.addi %68, %70 : i64
+      %72 = arith.index_cast %strides#0 : index to i64
+      %73 = arith.muli %72, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %73, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %74 = arith.maxsi %65, %c0_i64 : i64
+      %75 = arith.divui %74, %c16_i64 : i64
+      %76 = arith.addi %65, %66 : i64
+      %77 = arith.maxsi %76, %c0_i64 : i64
+      %78 = arith.addi %77, %c15_i64 : i64
+      %79 = arith.divui %78, %c16_i64 : i64
+      %80 = arith.subi %79, %75 : i64
+      %81 = arith.cmpi sgt, %66, %c0_i64 : i64
+      %82 = arith.extui %81 : i1 to i64
+      %83 = arith.muli %80, %82 : i64
+      %84 = arith.ceildivsi %67, %c16_i64 : i64
+      %85 = arith.muli %83, %84 : i64
+      %86 = arith.index_cast %85 : i64 to index
+      scf.for %arg8 = %c0 to %86 step %c1 {
+        %93 = arith.index_cast %arg8 : index to i64
+        %94 = arith.remsi %93, %83 : i64
+        %95 = arith.divsi %93, %83 : i64
+        %96 = arith.addi %75, %94 : i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.maxsi %97, %65 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %76 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.subi %98, %65 : i64
+        %103 = arith.muli %102, %73 : i64
+        %104 = arith.addi %71, %103 : i64
+        %105 = arith.muli %95, %c64_i64 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.muli %95, %c16_i64 : i64
+        %108 = arith.addi %97, %107 : i64
+        %109 = arith.ori %108, %c2684354560_i64 : i64
+        %110 = arith.subi %98, %97 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.subi %67, %107 : i64
+        %113 = arith.minsi %112, %c16_i64 : i64
+        "instgem.mvout"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
+      }
+      scf.if %64 {
+        func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %87 = arith.index_cast %intptr_9 : index to i64
+      %88 = arith.index_cast %offset_6 : index to i64
+      %89 = arith.muli %88, %c4_i64 : i64
+      %90 = arith.addi %87, %89 : i64
+      %91 = arith.index_cast %strides_8#0 : index to i64
+      %92 = arith.muli %91, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %86 step %c1 {
+        %93 = arith.index_cast %arg8 : index to i64
+        %94 = arith.remsi %93, %83 : i64
+        %95 = arith.divsi %93, %83 : i64
+        %96 = arith.addi %75, %94 : i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.maxsi %97, %65 : i64
+        %99 = arith.addi %97, %c16_i64 : i64
+        %100 = arith.minsi %99, %76 : i64
+        %101 = arith.subi %100, %98 : i64
+        %102 = arith.subi %98, %65 : i64
+        %103 = arith.muli %102, %92 : i64
+        %104 = arith.addi %90, %103 : i64
+        %105 = arith.muli %95, %c64_i64 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.muli %95, %c16_i64 : i64
+        %108 = arith.addi %97, %107 : i64
+        %109 = arith.addi %108, %c32_i64 : i64
+        %110 = arith.ori %109, %c2684354560_i64 : i64
+        %111 = arith.subi %98, %97 : i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.subi %67, %107 : i64
+        %114 = arith.minsi %113, %c16_i64 : i64
+        "instgem.mvout"(%106, %112, %114, %101) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

@@ -17,6 +17,18 @@
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -55,6 +67,8 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
+    %c2_i64_1 = arith.constant 2 : i64
+    %c80_i64 = arith.constant 80 : i64
     %c2 = arith.constant 2 : index
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
@@ -75,330 +89,489 @@ module {
     %c44_i64 = arith.constant 44 : i64
     %c57_i64 = arith.constant 57 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c0_i64_1 = arith.constant 0 : i64
-    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_2 = arith.constant 0 : i64
+    %c1_i64_3 = arith.constant 1 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c1_i64_2, %c1065353216_i64, %c0_i64_1, %c0_i64_1, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_3, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_3) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_1) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_3) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
     %14 = arith.maxsi %12, %c0 : index
     %15 = arith.minsi %14, %arg3 : index
-    %16 = arith.addi %12, %c32 : index
-    %17 = arith.maxsi %16, %c0 : index
-    %18 = arith.minsi %17, %arg3 : index
-    %19 = arith.subi %15, %12 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %c32 : index
-    %22 = arith.subi %18, %15 : index
-    %23 = arith.maxsi %13, %c0 : index
-    %24 = arith.minsi %23, %arg4 : index
-    %25 = arith.addi %13, %c16 : index
-    %26 = arith.maxsi %25, %c0 : index
-    %27 = arith.minsi %26, %arg4 : index
-    %28 = arith.subi %24, %13 : index
-    %29 = arith.maxsi %28, %c0 : index
-    %30 = arith.minsi %29, %c16 : index
-    %31 = arith.subi %27, %24 : index
-    %32 = arith.cmpi sgt, %30, %c0 : index
-    scf.if %32 {
-      func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-    %33 = arith.index_cast %21 : index to i64
-    %34 = arith.index_cast %22 : index to i64
-    %35 = arith.index_cast %31 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-    %36 = arith.index_cast %intptr : index to i64
-    %37 = arith.index_cast %offset : index to i64
-    %38 = arith.muli %37, %c4_i64 : i64
-    %39 = arith.addi %36, %38 : i64
-    %40 = arith.addi %33, %34 : i64
-    %41 = arith.cmpi slt, %40, %c32_i64 : i64
-    %42 = arith.cmpi slt, %35, %c16_i64 : i64
-    %43 = arith.ori %41, %42 : i1
-    scf.if %43 {
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %16 = arith.subi %15, %12 : index
+    %17 = arith.maxsi %13, %c0 : index
+    %18 = arith.minsi %17, %arg4 : index
+    %19 = arith.subi %18, %13 : index
+    %20 = arith.ceildivsi %arg5, %c32 : index
+    %21 = arith.addi %12, %c32 : index
+    %22 = arith.addi %13, %c16 : index
+    %23 = arith.subi %20, %c1 : index
+    %24 = arith.muli %23, %c32 : index
+    %25 = arith.addi %24, %c32 : index
+    %26 = arith.cmpi sge, %12, %c0 : index
+    %27 = arith.cmpi sle, %12, %arg3 : index
+    %28 = arith.cmpi sge, %21, %c0 : index
+    %29 = arith.cmpi sle, %21, %arg3 : index
+    %30 = arith.cmpi sge, %16, %c0 : index
+    %31 = arith.cmpi sle, %16, %c32 : index
+    %32 = arith.cmpi sge, %13, %c0 : index
+    %33 = arith.cmpi sle, %13, %arg4 : index
+    %34 = arith.cmpi sge, %22, %c0 : index
+    %35 = arith.cmpi sle, %22, %arg4 : index
+    %36 = arith.cmpi sge, %19, %c0 : index
+    %37 = arith.cmpi sle, %19, %c16 : index
+    %38 = arith.cmpi sle, %24, %arg5 : index
+    %39 = arith.cmpi sle, %25, %arg5 : index
+    %40 = arith.andi %26, %27 : i1
+    %41 = arith.andi %40, %28 : i1
+    %42 = arith.andi %41, %29 : i1
+    %43 = arith.andi %42, %30 : i1
+    %44 = arith.andi %43, %31 : i1
+    %45 = arith.andi %44, %32 : i1
+    %46 = arith.andi %45, %33 : i1
+    %47 = arith.andi %46, %34 : i1
+    %48 = arith.andi %47, %35 : i1
+    %49 = arith.andi %48, %36 : i1
+    %50 = arith.andi %49, %37 : i1
+    %51 = arith.andi %50, %38 : i1
+    %52 = arith.andi %51, %39 : i1
+    %53 = arith.andi %52, %38 : i1
+    %54 = arith.andi %53, %39 : i1
+    scf.if %54 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+      %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+      %55 = arith.index_cast %intptr : index to i64
+      %56 = arith.index_cast %offset : index to i64
+      %57 = arith.muli %56, %c4_i64 : i64
+      %58 = arith.addi %55, %57 : i64
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg14 = %c0 to %c2 step %c1 {
-        %71 = arith.index_cast %arg14 : index to i64
-        %72 = arith.muli %71, %c16_i64 : i64
-        %73 = arith.ori %72, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %73, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %66 = arith.index_cast %arg14 : index to i64
+        %67 = arith.muli %66, %c16_i64 : i64
+        %68 = arith.maxsi %67, %c0_i64_2 : i64
+        %69 = arith.addi %67, %c16_i64 : i64
+        %70 = arith.minsi %69, %c32_i64 : i64
+        %71 = arith.subi %70, %68 : i64
+        %72 = arith.ori %67, %c2147483648_i64 : i64
+        %73 = arith.subi %68, %67 : i64
+        %74 = arith.addi %72, %73 : i64
+        "instgem.mvin"(%58, %74, %c16_i64, %71) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-    }
-    "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_1) : (i64, i64, i64, i64, i64, i64) -> ()
-    %44 = arith.maxsi %33, %c0_i64_1 : i64
-    %45 = arith.divui %44, %c16_i64 : i64
-    %46 = arith.maxsi %40, %c0_i64_1 : i64
-    %47 = arith.addi %46, %c15_i64 : i64
-    %48 = arith.divui %47, %c16_i64 : i64
-    %49 = arith.subi %48, %45 : i64
-    %50 = arith.cmpi sgt, %34, %c0_i64_1 : i64
-    %51 = arith.extui %50 : i1 to i64
-    %52 = arith.muli %49, %51 : i64
-    %53 = arith.index_cast %52 : i64 to index
-    scf.for %arg14 = %c0 to %53 step %c1 {
-      %71 = arith.index_cast %arg14 : index to i64
-      %72 = arith.addi %45, %71 : i64
-      %73 = arith.muli %72, %c16_i64 : i64
-      %74 = arith.maxsi %73, %33 : i64
-      %75 = arith.addi %73, %c16_i64 : i64
-      %76 = arith.minsi %75, %40 : i64
-      %77 = arith.subi %76, %74 : i64
-      %78 = arith.ori %73, %c2147483648_i64 : i64
-      %79 = arith.subi %74, %73 : i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%39, %80, %81, %77) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %54 = arith.addi %44, %c15_i64 : i64
-    %55 = arith.divui %54, %c16_i64 : i64
-    %56 = arith.cmpi sgt, %33, %c0_i64_1 : i64
-    %57 = arith.extui %56 : i1 to i64
-    %58 = arith.muli %55, %57 : i64
-    %59 = arith.index_cast %58 : i64 to index
-    scf.for %arg14 = %c0 to %59 step %c1 {
-      %71 = arith.index_cast %arg14 : index to i64
-      %72 = arith.muli %71, %c16_i64 : i64
-      %73 = arith.maxsi %72, %c0_i64_1 : i64
-      %74 = arith.addi %72, %c16_i64 : i64
-      %75 = arith.minsi %74, %33 : i64
-      %76 = arith.subi %75, %73 : i64
-      %77 = arith.ori %72, %c2147483648_i64 : i64
-      %78 = arith.subi %73, %72 : i64
-      %79 = arith.addi %77, %78 : i64
-      %80 = arith.minsi %35, %c16_i64 : i64
-      "instgem.mvin"(%c0_i64_1, %79, %80, %76) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %60 = arith.ceildivsi %arg5, %c32 : index
-    %61:2 = scf.for %arg14 = %c0 to %60 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-      %71 = arith.maxsi %arg15, %c0 : index
-      %72 = arith.minsi %71, %arg5 : index
-      %73 = arith.addi %arg15, %c32 : index
-      %74 = arith.maxsi %73, %c0 : index
-      %75 = arith.minsi %74, %arg5 : index
-      %76 = arith.subi %72, %arg15 : index
-      %77 = arith.maxsi %76, %c0 : index
-      %78 = arith.minsi %77, %c32 : index
-      %79 = arith.subi %75, %72 : index
-      %80 = arith.cmpi sgt, %78, %c0 : index
-      scf.if %80 {
-        func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
+      %59:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+        %66 = arith.addi %arg15, %c32 : index
+        %subview_14 = memref.subview %reinterpret_cast[%12, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %67 = arith.index_cast %intptr_20 : index to i64
+        %68 = arith.index_cast %offset_17 : index to i64
+        %69 = arith.addi %67, %68 : i64
+        %70 = arith.index_cast %strides_19#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %c2 step %c1 {
+          %76 = arith.index_cast %arg17 : index to i64
+          %77 = arith.muli %76, %c16_i64 : i64
+          %78 = arith.maxsi %77, %c0_i64_2 : i64
+          %79 = arith.addi %77, %c16_i64 : i64
+          %80 = arith.minsi %79, %c32_i64 : i64
+          %81 = arith.subi %80, %78 : i64
+          %82 = arith.muli %78, %70 : i64
+          %83 = arith.addi %69, %82 : i64
+          %84 = arith.muli %76, %c32_i64 : i64
+          %85 = arith.subi %78, %77 : i64
+          %86 = arith.addi %84, %85 : i64
+          "instgem.mvin"(%83, %86, %c32_i64, %81) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %71 = arith.addi %arg16, %c32 : index
+        %subview_21 = memref.subview %reinterpret_cast_4[%arg16, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_22 = memref.cast %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %72 = arith.index_cast %intptr_27 : index to i64
+        %73 = arith.index_cast %offset_24 : index to i64
+        %74 = arith.addi %72, %73 : i64
+        %75 = arith.index_cast %strides_26#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %c2 step %c1 {
+          %76 = arith.index_cast %arg17 : index to i64
+          %77 = arith.muli %76, %c16_i64 : i64
+          %78 = arith.maxsi %77, %c0_i64_2 : i64
+          %79 = arith.addi %77, %c16_i64 : i64
+          %80 = arith.minsi %79, %c32_i64 : i64
+          %81 = arith.subi %80, %78 : i64
+          %82 = arith.muli %78, %75 : i64
+          %83 = arith.addi %74, %82 : i64
+          %84 = arith.addi %77, %c64_i64 : i64
+          %85 = arith.subi %78, %77 : i64
+          %86 = arith.addi %84, %85 : i64
+          "instgem.mvin"(%83, %86, %c16_i64, %81) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg17 = %c0 to %c2 step %c1 {
+          %76 = arith.index_cast %arg17 : index to i64
+          %77 = arith.muli %76, %c16_i64 : i64
+          %78 = arith.subi %c32_i64, %77 : i64
+          %79 = arith.minsi %78, %c16_i64 : i64
+          %80 = arith.ori %77, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %79, %c4294967295_i64, %c16_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+          %81 = arith.muli %76, %c32_i64 : i64
+          "instgem.compute_preloaded"(%81, %c16_i64, %79, %c64_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %79, %80, %c16_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+          %82 = arith.addi %81, %c16_i64 : i64
+          "instgem.compute_accumulated"(%82, %c16_i64, %79, %c80_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        } {gemmini.compute_nest}
+        scf.yield %66, %71 : index, index
       }
-      %subview_12 = memref.subview %reinterpret_cast[%15, %72] [%22, %79] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %81 = arith.index_cast %79 : index to i64
-      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %82 = arith.index_cast %intptr_17 : index to i64
-      %83 = arith.index_cast %offset_14 : index to i64
-      %84 = arith.addi %82, %83 : i64
-      %85 = arith.index_cast %strides_16#0 : index to i64
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg17 = %c0 to %53 step %c1 {
-        %132 = arith.index_cast %arg17 : index to i64
-        %133 = arith.addi %45, %132 : i64
-        %134 = arith.muli %133, %c16_i64 : i64
-        %135 = arith.maxsi %134, %33 : i64
-        %136 = arith.addi %134, %c16_i64 : i64
-        %137 = arith.minsi %136, %40 : i64
-        %138 = arith.subi %137, %135 : i64
-        %139 = arith.subi %135, %33 : i64
-        %140 = arith.muli %139, %85 : i64
-        %141 = arith.addi %84, %140 : i64
-        %142 = arith.muli %133, %c32_i64 : i64
-        %143 = arith.subi %135, %134 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.minsi %81, %c64_i64 : i64
-        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg17 = %c0 to %59 step %c1 {
-        %132 = arith.index_cast %arg17 : index to i64
-        %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %c0_i64_1 : i64
-        %135 = arith.addi %133, %c16_i64 : i64
-        %136 = arith.minsi %135, %33 : i64
-        %137 = arith.subi %136, %134 : i64
-        %138 = arith.muli %132, %c32_i64 : i64
-        %139 = arith.subi %134, %133 : i64
-        %140 = arith.addi %138, %139 : i64
-        %141 = arith.minsi %81, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %140, %141, %137) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %86 = arith.maxsi %arg16, %c0 : index
-      %87 = arith.minsi %86, %arg5 : index
-      %88 = arith.addi %arg16, %c32 : index
-      %89 = arith.maxsi %88, %c0 : index
-      %90 = arith.minsi %89, %arg5 : index
-      %91 = arith.subi %87, %arg16 : index
-      %92 = arith.maxsi %91, %c0 : index
-      %93 = arith.minsi %92, %c32 : index
-      %94 = arith.subi %90, %87 : index
-      scf.if %32 {
-        func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %subview_7 = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+      %cast_8 = memref.cast %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %60 = arith.index_cast %intptr_13 : index to i64
+      %61 = arith.index_cast %offset_10 : index to i64
+      %62 = arith.muli %61, %c4_i64 : i64
+      %63 = arith.addi %60, %62 : i64
+      %64 = arith.index_cast %strides_12#0 : index to i64
+      %65 = arith.muli %64, %c4_i64 : i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %subview_18 = memref.subview %reinterpret_cast_3[%87, %24] [%94, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %95 = arith.index_cast %93 : index to i64
-      %96 = arith.index_cast %94 : index to i64
-      %97 = arith.addi %95, %96 : i64
-      %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %98 = arith.index_cast %intptr_23 : index to i64
-      %99 = arith.index_cast %offset_20 : index to i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.index_cast %strides_22#0 : index to i64
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %101) : (i64, i64, i64, i64, i64, i64) -> ()
-      %102 = arith.maxsi %95, %c0_i64_1 : i64
-      %103 = arith.divui %102, %c16_i64 : i64
-      %104 = arith.maxsi %97, %c0_i64_1 : i64
-      %105 = arith.addi %104, %c15_i64 : i64
-      %106 = arith.divui %105, %c16_i64 : i64
-      %107 = arith.subi %106, %103 : i64
-      %108 = arith.cmpi sgt, %96, %c0_i64_1 : i64
-      %109 = arith.extui %108 : i1 to i64
-      %110 = arith.muli %107, %109 : i64
-      %111 = arith.index_cast %110 : i64 to index
-      scf.for %arg17 = %c0 to %111 step %c1 {
-        %132 = arith.index_cast %arg17 : index to i64
-        %133 = arith.addi %103, %132 : i64
-        %134 = arith.muli %133, %c16_i64 : i64
-        %135 = arith.maxsi %134, %95 : i64
-        %136 = arith.addi %134, %c16_i64 : i64
-        %137 = arith.minsi %136, %97 : i64
-        %138 = arith.subi %137, %135 : i64
-        %139 = arith.subi %135, %95 : i64
-        %140 = arith.muli %139, %101 : i64
-        %141 = arith.addi %100, %140 : i64
-        %142 = arith.addi %134, %c64_i64 : i64
-        %143 = arith.subi %135, %134 : i64
-        %144 = arith.addi %142, %143 : i64
-        %145 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
+      scf.for %arg14 = %c0 to %c2 step %c1 {
+        %66 = arith.index_cast %arg14 : index to i64
+        %67 = arith.remsi %66, %c2_i64_1 : i64
+        %68 = arith.divsi %66, %c2_i64_1 : i64
+        %69 = arith.muli %67, %c16_i64 : i64
+        %70 = arith.maxsi %69, %c0_i64_2 : i64
+        %71 = arith.addi %69, %c16_i64 : i64
+        %72 = arith.minsi %71, %c32_i64 : i64
+        %73 = arith.subi %72, %70 : i64
+        %74 = arith.muli %70, %65 : i64
+        %75 = arith.addi %63, %74 : i64
+        %76 = arith.muli %68, %c64_i64 : i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.muli %68, %c16_i64 : i64
+        %79 = arith.addi %69, %78 : i64
+        %80 = arith.ori %79, %c2684354560_i64 : i64
+        %81 = arith.subi %70, %69 : i64
+        %82 = arith.addi %80, %81 : i64
+        %83 = arith.subi %c16_i64, %78 : i64
+        %84 = arith.minsi %83, %c16_i64 : i64
+        "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+      %55 = arith.maxsi %21, %c0 : index
+      %56 = arith.minsi %55, %arg3 : index
+      %57 = arith.maxsi %16, %c0 : index
+      %58 = arith.minsi %57, %c32 : index
+      %59 = arith.subi %56, %15 : index
+      %60 = arith.maxsi %22, %c0 : index
+      %61 = arith.minsi %60, %arg4 : index
+      %62 = arith.maxsi %19, %c0 : index
+      %63 = arith.minsi %62, %c16 : index
+      %64 = arith.subi %61, %18 : index
+      %65 = arith.cmpi sgt, %63, %c0 : index
+      scf.if %65 {
+        func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_5[%15, %18] [%59, %64] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %66 = arith.index_cast %58 : index to i64
+      %67 = arith.index_cast %59 : index to i64
+      %68 = arith.index_cast %64 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+      %69 = arith.index_cast %intptr : index to i64
+      %70 = arith.index_cast %offset : index to i64
+      %71 = arith.muli %70, %c4_i64 : i64
+      %72 = arith.addi %69, %71 : i64
+      %73 = arith.addi %66, %67 : i64
+      %74 = arith.cmpi slt, %73, %c32_i64 : i64
+      %75 = arith.cmpi slt, %68, %c16_i64 : i64
+      %76 = arith.ori %74, %75 : i1
+      scf.if %76 {
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %103 = arith.index_cast %arg14 : index to i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.ori %104, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %105, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
+      %77 = arith.maxsi %66, %c0_i64_2 : i64
+      %78 = arith.divui %77, %c16_i64 : i64
+      %79 = arith.maxsi %73, %c0_i64_2 : i64
+      %80 = arith.addi %79, %c15_i64 : i64
+      %81 = arith.divui %80, %c16_i64 : i64
+      %82 = arith.subi %81, %78 : i64
+      %83 = arith.cmpi sgt, %67, %c0_i64_2 : i64
+      %84 = arith.extui %83 : i1 to i64
+      %85 = arith.muli %82, %84 : i64
+      %86 = arith.index_cast %85 : i64 to index
+      scf.for %arg14 = %c0 to %86 step %c1 {
+        %103 = arith.index_cast %arg14 : index to i64
+        %104 = arith.addi %78, %103 : i64
+        %105 = arith.muli %104, %c16_i64 : i64
+        %106 = arith.maxsi %105, %66 : i64
+        %107 = arith.addi %105, %c16_i64 : i64
+        %108 = arith.minsi %107, %73 : i64
+        %109 = arith.subi %108, %106 : i64
+        %110 = arith.ori %105, %c2147483648_i64 : i64
+        %111 = arith.subi %106, %105 : i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.minsi %68, %c16_i64 : i64
+        "instgem.mvin"(%72, %112, %113, %109) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %112 = arith.addi %102, %c15_i64 : i64
-      %113 = arith.divui %112, %c16_i64 : i64
-      %114 = arith.cmpi sgt, %95, %c0_i64_1 : i64
-      %115 = arith.extui %114 : i1 to i64
-      %116 = arith.muli %113, %115 : i64
-      %117 = arith.index_cast %116 : i64 to index
-      scf.for %arg17 = %c0 to %117 step %c1 {
-        %132 = arith.index_cast %arg17 : index to i64
-        %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %c0_i64_1 : i64
-        %135 = arith.addi %133, %c16_i64 : i64
-        %136 = arith.minsi %135, %95 : i64
-        %137 = arith.subi %136, %134 : i64
-        %138 = arith.addi %133, %c64_i64 : i64
-        %139 = arith.subi %134, %133 : i64
-        %140 = arith.addi %138, %139 : i64
-        %141 = arith.minsi %35, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %140, %141, %137) : (i64, i64, i64, i64) -> ()
+      %87 = arith.addi %77, %c15_i64 : i64
+      %88 = arith.divui %87, %c16_i64 : i64
+      %89 = arith.cmpi sgt, %66, %c0_i64_2 : i64
+      %90 = arith.extui %89 : i1 to i64
+      %91 = arith.muli %88, %90 : i64
+      %92 = arith.index_cast %91 : i64 to index
+      scf.for %arg14 = %c0 to %92 step %c1 {
+        %103 = arith.index_cast %arg14 : index to i64
+        %104 = arith.muli %103, %c16_i64 : i64
+        %105 = arith.maxsi %104, %c0_i64_2 : i64
+        %106 = arith.addi %104, %c16_i64 : i64
+        %107 = arith.minsi %106, %66 : i64
+        %108 = arith.subi %107, %105 : i64
+        %109 = arith.ori %104, %c2147483648_i64 : i64
+        %110 = arith.subi %105, %104 : i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.minsi %68, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %111, %112, %108) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %118 = arith.minsi %46, %c32_i64 : i64
-      %119 = arith.maxsi %81, %c0_i64_1 : i64
-      %120 = arith.minsi %119, %c32_i64 : i64
-      %121 = arith.minsi %104, %c32_i64 : i64
-      %122 = arith.maxsi %35, %c0_i64_1 : i64
-      %123 = arith.minsi %122, %c16_i64 : i64
-      %124 = arith.ceildivsi %118, %c16_i64 : i64
-      %125 = arith.ceildivsi %123, %c16_i64 : i64
-      %126 = arith.minsi %120, %121 : i64
-      %127 = arith.ceildivsi %126, %c16_i64 : i64
-      %128 = arith.subi %127, %c1_i64_2 : i64
-      %129 = arith.cmpi sgt, %127, %c0_i64_1 : i64
-      %130 = arith.select %129, %124, %c0_i64_1 : i64
-      %131 = arith.index_cast %130 : i64 to index
-      scf.for %arg17 = %c0 to %131 step %c1 {
-        %132 = arith.index_cast %arg17 : index to i64
-        %133 = arith.index_cast %125 : i64 to index
-        scf.for %arg18 = %c0 to %133 step %c1 {
-          %134 = arith.index_cast %arg18 : index to i64
-          %135 = arith.muli %132, %c16_i64 : i64
-          %136 = arith.subi %118, %135 : i64
-          %137 = arith.minsi %136, %c16_i64 : i64
-          %138 = arith.muli %134, %c16_i64 : i64
-          %139 = arith.subi %123, %138 : i64
-          %140 = arith.minsi %139, %c16_i64 : i64
-          %141 = arith.addi %135, %138 : i64
-          %142 = arith.ori %141, %c3221225472_i64 : i64
-          %143 = arith.cmpi eq, %128, %c0_i64_1 : i64
-          %144 = arith.select %143, %142, %c4294967295_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %140, %137, %144, %140, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-          %145 = arith.muli %132, %c32_i64 : i64
-          %146 = arith.minsi %120, %c16_i64 : i64
-          %147 = arith.addi %138, %c64_i64 : i64
-          %148 = arith.minsi %121, %c16_i64 : i64
-          "instgem.compute_preloaded"(%145, %146, %137, %147, %140, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-          %149 = arith.index_cast %127 : i64 to index
-          scf.for %arg19 = %c1 to %149 step %c1 {
-            %150 = arith.index_cast %arg19 : index to i64
-            %151 = arith.cmpi eq, %150, %128 : i64
-            %152 = arith.select %151, %142, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %140, %137, %152, %140, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-            %153 = arith.muli %150, %c16_i64 : i64
-            %154 = arith.addi %145, %153 : i64
-            %155 = arith.subi %120, %153 : i64
-            %156 = arith.minsi %155, %c16_i64 : i64
-            %157 = arith.addi %153, %138 : i64
-            %158 = arith.addi %157, %c64_i64 : i64
-            %159 = arith.subi %121, %153 : i64
-            %160 = arith.minsi %159, %c16_i64 : i64
-            "instgem.compute_accumulated"(%154, %156, %137, %158, %140, %160) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+      %93:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+        %103 = arith.maxsi %arg15, %c0 : index
+        %104 = arith.minsi %103, %arg5 : index
+        %105 = arith.addi %arg15, %c32 : index
+        %106 = arith.maxsi %105, %c0 : index
+        %107 = arith.minsi %106, %arg5 : index
+        %108 = arith.subi %104, %arg15 : index
+        %109 = arith.maxsi %108, %c0 : index
+        %110 = arith.minsi %109, %c32 : index
+        %111 = arith.subi %107, %104 : index
+        %112 = arith.cmpi sgt, %110, %c0 : index
+        scf.if %112 {
+          func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
         }
-      } {gemmini.compute_nest}
-      scf.yield %73, %88 : index, index
-    }
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    scf.if %32 {
-      func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
-    }
-    %subview_6 = memref.subview %reinterpret_cast_5[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %62 = arith.index_cast %intptr_11 : index to i64
-    %63 = arith.index_cast %offset_8 : index to i64
-    %64 = arith.muli %63, %c4_i64 : i64
-    %65 = arith.addi %62, %64 : i64
-    %66 = arith.index_cast %strides_10#0 : index to i64
-    %67 = arith.muli %66, %c4_i64 : i64
-    scf.if %7 {
-      "instgem.config_st"(%c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %67, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    }
-    %68 = arith.ceildivsi %35, %c16_i64 : i64
-    %69 = arith.muli %52, %68 : i64
-    %70 = arith.index_cast %69 : i64 to index
-    scf.for %arg14 = %c0 to %70 step %c1 {
-      %71 = arith.index_cast %arg14 : index to i64
-      %72 = arith.remsi %71, %52 : i64
-      %73 = arith.divsi %71, %52 : i64
-      %74 = arith.addi %45, %72 : i64
-      %75 = arith.muli %74, %c16_i64 : i64
-      %76 = arith.maxsi %75, %33 : i64
-      %77 = arith.addi %75, %c16_i64 : i64
-      %78 = arith.minsi %77, %40 : i64
-      %79 = arith.subi %78, %76 : i64
-      %80 = arith.subi %76, %33 : i64
-      %81 = arith.muli %80, %67 : i64
-      %82 = arith.addi %65, %81 : i64
-      %83 = arith.muli %73, %c64_i64 : i64
-      %84 = arith.addi %82, %83 : i64
-      %85 = arith.muli %73, %c16_i64 : i64
-      %86 = arith.addi %75, %85 : i64
-      %87 = arith.ori %86, %c2684354560_i64 : i64
-      %88 = arith.subi %76, %75 : i64
-      %89 = arith.addi %87, %88 : i64
-      %90 = arith.subi %35, %85 : i64
-      %91 = arith.minsi %90, %c16_i64 : i64
-      "instgem.mvout"(%84, %89, %91, %79) : (i64, i64, i64, i64) -> ()
+        %subview_13 = memref.subview %reinterpret_cast[%15, %104] [%59, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %113 = arith.index_cast %111 : index to i64
+        %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %114 = arith.index_cast %intptr_18 : index to i64
+        %115 = arith.index_cast %offset_15 : index to i64
+        %116 = arith.addi %114, %115 : i64
+        %117 = arith.index_cast %strides_17#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %86 step %c1 {
+          %164 = arith.index_cast %arg17 : index to i64
+          %165 = arith.addi %78, %164 : i64
+          %166 = arith.muli %165, %c16_i64 : i64
+          %167 = arith.maxsi %166, %66 : i64
+          %168 = arith.addi %166, %c16_i64 : i64
+          %169 = arith.minsi %168, %73 : i64
+          %170 = arith.subi %169, %167 : i64
+          %171 = arith.subi %167, %66 : i64
+          %172 = arith.muli %171, %117 : i64
+          %173 = arith.addi %116, %172 : i64
+          %174 = arith.muli %165, %c32_i64 : i64
+          %175 = arith.subi %167, %166 : i64
+          %176 = arith.addi %174, %175 : i64
+          %177 = arith.minsi %113, %c64_i64 : i64
+          "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg17 = %c0 to %92 step %c1 {
+          %164 = arith.index_cast %arg17 : index to i64
+          %165 = arith.muli %164, %c16_i64 : i64
+          %166 = arith.maxsi %165, %c0_i64_2 : i64
+          %167 = arith.addi %165, %c16_i64 : i64
+          %168 = arith.minsi %167, %66 : i64
+          %169 = arith.subi %168, %166 : i64
+          %170 = arith.muli %164, %c32_i64 : i64
+          %171 = arith.subi %166, %165 : i64
+          %172 = arith.addi %170, %171 : i64
+          %173 = arith.minsi %113, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %172, %173, %169) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %118 = arith.maxsi %arg16, %c0 : index
+        %119 = arith.minsi %118, %arg5 : index
+        %120 = arith.addi %arg16, %c32 : index
+        %121 = arith.maxsi %120, %c0 : index
+        %122 = arith.minsi %121, %arg5 : index
+        %123 = arith.subi %119, %arg16 : index
+        %124 = arith.maxsi %123, %c0 : index
+        %125 = arith.minsi %124, %c32 : index
+        %126 = arith.subi %122, %119 : index
+        scf.if %65 {
+          func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+        }
+        %subview_19 = memref.subview %reinterpret_cast_4[%119, %18] [%126, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %127 = arith.index_cast %125 : index to i64
+        %128 = arith.index_cast %126 : index to i64
+        %129 = arith.addi %127, %128 : i64
+        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %130 = arith.index_cast %intptr_24 : index to i64
+        %131 = arith.index_cast %offset_21 : index to i64
+        %132 = arith.addi %130, %131 : i64
+        %133 = arith.index_cast %strides_23#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+        %134 = arith.maxsi %127, %c0_i64_2 : i64
+        %135 = arith.divui %134, %c16_i64 : i64
+        %136 = arith.maxsi %129, %c0_i64_2 : i64
+        %137 = arith.addi %136, %c15_i64 : i64
+        %138 = arith.divui %137, %c16_i64 : i64
+        %139 = arith.subi %138, %135 : i64
+        %140 = arith.cmpi sgt, %128, %c0_i64_2 : i64
+        %141 = arith.extui %140 : i1 to i64
+        %142 = arith.muli %139, %141 : i64
+        %143 = arith.index_cast %142 : i64 to index
+        scf.for %arg17 = %c0 to %143 step %c1 {
+          %164 = arith.index_cast %arg17 : index to i64
+          %165 = arith.addi %135, %164 : i64
+          %166 = arith.muli %165, %c16_i64 : i64
+          %167 = arith.maxsi %166, %127 : i64
+          %168 = arith.addi %166, %c16_i64 : i64
+          %169 = arith.minsi %168, %129 : i64
+          %170 = arith.subi %169, %167 : i64
+          %171 = arith.subi %167, %127 : i64
+          %172 = arith.muli %171, %133 : i64
+          %173 = arith.addi %132, %172 : i64
+          %174 = arith.addi %166, %c64_i64 : i64
+          %175 = arith.subi %167, %166 : i64
+          %176 = arith.addi %174, %175 : i64
+          %177 = arith.minsi %68, %c64_i64 : i64
+          "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %144 = arith.addi %134, %c15_i64 : i64
+        %145 = arith.divui %144, %c16_i64 : i64
+        %146 = arith.cmpi sgt, %127, %c0_i64_2 : i64
+        %147 = arith.extui %146 : i1 to i64
+        %148 = arith.muli %145, %147 : i64
+        %149 = arith.index_cast %148 : i64 to index
+        scf.for %arg17 = %c0 to %149 step %c1 {
+          %164 = arith.index_cast %arg17 : index to i64
+          %165 = arith.muli %164, %c16_i64 : i64
+          %166 = arith.maxsi %165, %c0_i64_2 : i64
+          %167 = arith.addi %165, %c16_i64 : i64
+          %168 = arith.minsi %167, %127 : i64
+          %169 = arith.subi %168, %166 : i64
+          %170 = arith.addi %165, %c64_i64 : i64
+          %171 = arith.subi %166, %165 : i64
+          %172 = arith.addi %170, %171 : i64
+          %173 = arith.minsi %68, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %172, %173, %169) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %150 = arith.minsi %79, %c32_i64 : i64
+        %151 = arith.maxsi %113, %c0_i64_2 : i64
+        %152 = arith.minsi %151, %c32_i64 : i64
+        %153 = arith.minsi %136, %c32_i64 : i64
+        %154 = arith.maxsi %68, %c0_i64_2 : i64
+        %155 = arith.minsi %154, %c16_i64 : i64
+        %156 = arith.ceildivsi %150, %c16_i64 : i64
+        %157 = arith.ceildivsi %155, %c16_i64 : i64
+        %158 = arith.minsi %152, %153 : i64
+        %159 = arith.ceildivsi %158, %c16_i64 : i64
+        %160 = arith.subi %159, %c1_i64_3 : i64
+        %161 = arith.cmpi sgt, %159, %c0_i64_2 : i64
+        %162 = arith.select %161, %156, %c0_i64_2 : i64
+        %163 = arith.index_cast %162 : i64 to index
+        scf.for %arg17 = %c0 to %163 step %c1 {
+          %164 = arith.index_cast %arg17 : index to i64
+          %165 = arith.index_cast %157 : i64 to index
+          scf.for %arg18 = %c0 to %165 step %c1 {
+            %166 = arith.index_cast %arg18 : index to i64
+            %167 = arith.muli %164, %c16_i64 : i64
+            %168 = arith.subi %150, %167 : i64
+            %169 = arith.minsi %168, %c16_i64 : i64
+            %170 = arith.muli %166, %c16_i64 : i64
+            %171 = arith.subi %155, %170 : i64
+            %172 = arith.minsi %171, %c16_i64 : i64
+            %173 = arith.addi %167, %170 : i64
+            %174 = arith.ori %173, %c3221225472_i64 : i64
+            %175 = arith.cmpi eq, %160, %c0_i64_2 : i64
+            %176 = arith.select %175, %174, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %172, %169, %176, %172, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+            %177 = arith.muli %164, %c32_i64 : i64
+            %178 = arith.minsi %152, %c16_i64 : i64
+            %179 = arith.addi %170, %c64_i64 : i64
+            %180 = arith.minsi %153, %c16_i64 : i64
+            "instgem.compute_preloaded"(%177, %178, %169, %179, %172, %180) : (i64, i64, i64, i64, i64, i64) -> ()
+            %181 = arith.index_cast %159 : i64 to index
+            scf.for %arg19 = %c1 to %181 step %c1 {
+              %182 = arith.index_cast %arg19 : index to i64
+              %183 = arith.cmpi eq, %182, %160 : i64
+              %184 = arith.select %183, %174, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %172, %169, %184, %172, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+              %185 = arith.muli %182, %c16_i64 : i64
+              %186 = arith.addi %177, %185 : i64
+              %187 = arith.subi %152, %185 : i64
+              %188 = arith.minsi %187, %c16_i64 : i64
+              %189 = arith.addi %185, %170 : i64
+              %190 = arith.addi %189, %c64_i64 : i64
+              %191 = arith.subi %153, %185 : i64
+              %192 = arith.minsi %191, %c16_i64 : i64
+              "instgem.compute_accumulated"(%186, %188, %169, %190, %172, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.yield %105, %120 : index, index
+      }
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      scf.if %65 {
+        func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
+      }
+      %subview_7 = memref.subview %reinterpret_cast_6[%15, %18] [%59, %64] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %94 = arith.index_cast %intptr_12 : index to i64
+      %95 = arith.index_cast %offset_9 : index to i64
+      %96 = arith.muli %95, %c4_i64 : i64
+      %97 = arith.addi %94, %96 : i64
+      %98 = arith.index_cast %strides_11#0 : index to i64
+      %99 = arith.muli %98, %c4_i64 : i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %99, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %100 = arith.ceildivsi %68, %c16_i64 : i64
+      %101 = arith.muli %85, %100 : i64
+      %102 = arith.index_cast %101 : i64 to index
+      scf.for %arg14 = %c0 to %102 step %c1 {
+        %103 = arith.index_cast %arg14 : index to i64
+        %104 = arith.remsi %103, %85 : i64
+        %105 = arith.divsi %103, %85 : i64
+        %106 = arith.addi %78, %104 : i64
+        %107 = arith.muli %106, %c16_i64 : i64
+        %108 = arith.maxsi %107, %66 : i64
+        %109 = arith.addi %107, %c16_i64 : i64
+        %110 = arith.minsi %109, %73 : i64
+        %111 = arith.subi %110, %108 : i64
+        %112 = arith.subi %108, %66 : i64
+        %113 = arith.muli %112, %99 : i64
+        %114 = arith.addi %97, %113 : i64
+        %115 = arith.muli %105, %c64_i64 : i64
+        %116 = arith.addi %114, %115 : i64
+        %117 = arith.muli %105, %c16_i64 : i64
+        %118 = arith.addi %107, %117 : i64
+        %119 = arith.ori %118, %c2684354560_i64 : i64
+        %120 = arith.subi %108, %107 : i64
+        %121 = arith.addi %119, %120 : i64
+        %122 = arith.subi %68, %117 : i64
+        %123 = arith.minsi %122, %c16_i64 : i64
+        "instgem.mvout"(%116, %121, %123, %111) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

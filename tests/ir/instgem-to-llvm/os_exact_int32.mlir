@@ -27,6 +27,18 @@
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -53,6 +65,7 @@ module {
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64_1 = arith.constant 2 : i64
@@ -75,167 +88,321 @@ module {
     %10 = call @baco_program_id(%c1_i64_3) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c32 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg7 = %c0 to %c4 step %c1 {
-      %54 = arith.index_cast %arg7 : index to i64
-      %55 = arith.remsi %54, %c2_i64_1 : i64
-      %56 = arith.divsi %54, %c2_i64_1 : i64
-      %57 = arith.muli %56, %c16_i64 : i64
-      %58 = arith.subi %c32_i64, %57 : i64
-      %59 = arith.minsi %58, %c16_i64 : i64
-      %60 = arith.muli %55, %c32_i64 : i64
-      %61 = arith.addi %60, %57 : i64
-      %62 = arith.ori %61, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %62, %59, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %14 = arith.ceildivsi %arg5, %c32 : index
-    %15:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %subview_6 = memref.subview %reinterpret_cast[%12, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %subview_7 = memref.subview %reinterpret_cast_4[%arg9, %13] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_12 = memref.extract_aligned_pointer_as_index %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
-      %54 = arith.index_cast %intptr_12 : index to i64
-      %55 = arith.index_cast %offset_9 : index to i64
-      %56 = arith.addi %54, %55 : i64
-      %57 = arith.index_cast %strides_11#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %57) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %64 = arith.index_cast %arg10 : index to i64
-        %65 = arith.muli %64, %c16_i64 : i64
-        %66 = arith.maxsi %65, %c0_i64_2 : i64
-        %67 = arith.addi %65, %c16_i64 : i64
-        %68 = arith.minsi %67, %c32_i64 : i64
-        %69 = arith.subi %68, %66 : i64
-        %70 = arith.muli %66, %57 : i64
-        %71 = arith.addi %56, %70 : i64
-        %72 = arith.muli %64, %c32_i64 : i64
-        %73 = arith.subi %66, %65 : i64
-        %74 = arith.addi %72, %73 : i64
-        "instgem.mvin"(%71, %74, %c32_i64, %69) : (i64, i64, i64, i64) -> ()
+    %14 = arith.maxsi %12, %c0 : index
+    %15 = arith.minsi %14, %arg3 : index
+    %16 = arith.subi %15, %12 : index
+    %17 = arith.maxsi %13, %c0 : index
+    %18 = arith.minsi %17, %arg4 : index
+    %19 = arith.subi %18, %13 : index
+    %20 = arith.addi %12, %c32 : index
+    %21 = arith.addi %13, %c32 : index
+    %22 = arith.cmpi sge, %12, %c0 : index
+    %23 = arith.cmpi sle, %12, %arg3 : index
+    %24 = arith.cmpi sge, %20, %c0 : index
+    %25 = arith.cmpi sle, %20, %arg3 : index
+    %26 = arith.cmpi sge, %16, %c0 : index
+    %27 = arith.cmpi sle, %16, %c32 : index
+    %28 = arith.cmpi sge, %13, %c0 : index
+    %29 = arith.cmpi sle, %13, %arg4 : index
+    %30 = arith.cmpi sge, %21, %c0 : index
+    %31 = arith.cmpi sle, %21, %arg4 : index
+    %32 = arith.cmpi sge, %19, %c0 : index
+    %33 = arith.cmpi sle, %19, %c32 : index
+    %34 = arith.andi %22, %23 : i1
+    %35 = arith.andi %34, %24 : i1
+    %36 = arith.andi %35, %25 : i1
+    %37 = arith.andi %36, %26 : i1
+    %38 = arith.andi %37, %27 : i1
+    %39 = arith.andi %38, %28 : i1
+    %40 = arith.andi %39, %29 : i1
+    %41 = arith.andi %40, %30 : i1
+    %42 = arith.andi %41, %31 : i1
+    %43 = arith.andi %42, %32 : i1
+    %44 = arith.andi %43, %33 : i1
+    scf.if %44 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %c4 step %c1 {
+        %53 = arith.index_cast %arg7 : index to i64
+        %54 = arith.remsi %53, %c2_i64_1 : i64
+        %55 = arith.divsi %53, %c2_i64_1 : i64
+        %56 = arith.muli %55, %c16_i64 : i64
+        %57 = arith.subi %c32_i64, %56 : i64
+        %58 = arith.minsi %57, %c16_i64 : i64
+        %59 = arith.muli %54, %c32_i64 : i64
+        %60 = arith.addi %59, %56 : i64
+        %61 = arith.ori %60, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %61, %58, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
-      %58 = arith.index_cast %intptr_17 : index to i64
-      %59 = arith.index_cast %offset_14 : index to i64
-      %60 = arith.addi %58, %59 : i64
-      %61 = arith.index_cast %strides_16#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %61) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %64 = arith.index_cast %arg10 : index to i64
-        %65 = arith.muli %64, %c16_i64 : i64
-        %66 = arith.maxsi %65, %c0_i64_2 : i64
-        %67 = arith.addi %65, %c16_i64 : i64
-        %68 = arith.minsi %67, %c32_i64 : i64
-        %69 = arith.subi %68, %66 : i64
-        %70 = arith.muli %66, %61 : i64
-        %71 = arith.addi %60, %70 : i64
-        %72 = arith.muli %64, %c32_i64 : i64
-        %73 = arith.addi %72, %c64_i64 : i64
-        %74 = arith.subi %66, %65 : i64
-        %75 = arith.addi %73, %74 : i64
-        "instgem.mvin"(%71, %75, %c32_i64, %69) : (i64, i64, i64, i64) -> ()
+      %45 = arith.ceildivsi %arg5, %c32 : index
+      %46:2 = scf.for %arg7 = %c0 to %45 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %subview_6 = memref.subview %reinterpret_cast[%12, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %subview_7 = memref.subview %reinterpret_cast_4[%arg9, %13] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_12 = memref.extract_aligned_pointer_as_index %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+        %53 = arith.index_cast %intptr_12 : index to i64
+        %54 = arith.index_cast %offset_9 : index to i64
+        %55 = arith.addi %53, %54 : i64
+        %56 = arith.index_cast %strides_11#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %56) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %63 = arith.index_cast %arg10 : index to i64
+          %64 = arith.muli %63, %c16_i64 : i64
+          %65 = arith.maxsi %64, %c0_i64_2 : i64
+          %66 = arith.addi %64, %c16_i64 : i64
+          %67 = arith.minsi %66, %c32_i64 : i64
+          %68 = arith.subi %67, %65 : i64
+          %69 = arith.muli %65, %56 : i64
+          %70 = arith.addi %55, %69 : i64
+          %71 = arith.muli %63, %c32_i64 : i64
+          %72 = arith.subi %65, %64 : i64
+          %73 = arith.addi %71, %72 : i64
+          "instgem.mvin"(%70, %73, %c32_i64, %68) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_17 = memref.extract_aligned_pointer_as_index %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+        %57 = arith.index_cast %intptr_17 : index to i64
+        %58 = arith.index_cast %offset_14 : index to i64
+        %59 = arith.addi %57, %58 : i64
+        %60 = arith.index_cast %strides_16#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %60) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %63 = arith.index_cast %arg10 : index to i64
+          %64 = arith.muli %63, %c16_i64 : i64
+          %65 = arith.maxsi %64, %c0_i64_2 : i64
+          %66 = arith.addi %64, %c16_i64 : i64
+          %67 = arith.minsi %66, %c32_i64 : i64
+          %68 = arith.subi %67, %65 : i64
+          %69 = arith.muli %65, %60 : i64
+          %70 = arith.addi %59, %69 : i64
+          %71 = arith.muli %63, %c32_i64 : i64
+          %72 = arith.addi %71, %c64_i64 : i64
+          %73 = arith.subi %65, %64 : i64
+          %74 = arith.addi %72, %73 : i64
+          "instgem.mvin"(%70, %74, %c32_i64, %68) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %63 = arith.index_cast %arg10 : index to i64
+          scf.for %arg11 = %c0 to %c2 step %c1 {
+            %64 = arith.index_cast %arg11 : index to i64
+            %65 = arith.muli %63, %c16_i64 : i64
+            %66 = arith.subi %c32_i64, %65 : i64
+            %67 = arith.minsi %66, %c16_i64 : i64
+            %68 = arith.muli %64, %c16_i64 : i64
+            %69 = arith.subi %c32_i64, %68 : i64
+            %70 = arith.minsi %69, %c16_i64 : i64
+            %71 = arith.muli %63, %c32_i64 : i64
+            %72 = arith.addi %71, %68 : i64
+            %73 = arith.ori %72, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %70, %67, %c4294967295_i64, %70, %67) : (i64, i64, i64, i64, i64, i64) -> ()
+            %74 = arith.addi %68, %c64_i64 : i64
+            "instgem.compute_preloaded"(%71, %c16_i64, %67, %74, %70, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %70, %67, %73, %70, %67) : (i64, i64, i64, i64, i64, i64) -> ()
+            %75 = arith.addi %71, %c16_i64 : i64
+            %76 = arith.addi %68, %c96_i64 : i64
+            "instgem.compute_accumulated"(%75, %c16_i64, %67, %76, %70, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %61 = arith.addi %arg8, %c32 : index
+        %62 = arith.addi %arg9, %c32 : index
+        scf.yield %61, %62 : index, index
+      }
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 32] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x32xi32, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<32x32xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x32xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %47 = arith.index_cast %intptr : index to i64
+      %48 = arith.index_cast %offset : index to i64
+      %49 = arith.muli %48, %c4_i64 : i64
+      %50 = arith.addi %47, %49 : i64
+      %51 = arith.index_cast %strides#0 : index to i64
+      %52 = arith.muli %51, %c4_i64 : i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %52, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      scf.for %arg7 = %c0 to %c4 step %c1 {
+        %53 = arith.index_cast %arg7 : index to i64
+        %54 = arith.remsi %53, %c2_i64_1 : i64
+        %55 = arith.divsi %53, %c2_i64_1 : i64
+        %56 = arith.muli %54, %c16_i64 : i64
+        %57 = arith.maxsi %56, %c0_i64_2 : i64
+        %58 = arith.addi %56, %c16_i64 : i64
+        %59 = arith.minsi %58, %c32_i64 : i64
+        %60 = arith.subi %59, %57 : i64
+        %61 = arith.muli %57, %52 : i64
+        %62 = arith.addi %50, %61 : i64
+        %63 = arith.muli %55, %c64_i64 : i64
+        %64 = arith.addi %62, %63 : i64
+        %65 = arith.muli %54, %c32_i64 : i64
+        %66 = arith.muli %55, %c16_i64 : i64
+        %67 = arith.addi %65, %66 : i64
+        %68 = arith.ori %67, %c2684354560_i64 : i64
+        %69 = arith.subi %57, %56 : i64
+        %70 = arith.addi %68, %69 : i64
+        %71 = arith.subi %c32_i64, %66 : i64
+        %72 = arith.minsi %71, %c16_i64 : i64
+        "instgem.mvout"(%64, %70, %72, %60) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %c4 step %c1 {
+        %80 = arith.index_cast %arg7 : index to i64
+        %81 = arith.remsi %80, %c2_i64_1 : i64
+        %82 = arith.divsi %80, %c2_i64_1 : i64
+        %83 = arith.muli %82, %c16_i64 : i64
+        %84 = arith.subi %c32_i64, %83 : i64
+        %85 = arith.minsi %84, %c16_i64 : i64
+        %86 = arith.muli %81, %c32_i64 : i64
+        %87 = arith.addi %86, %83 : i64
+        %88 = arith.ori %87, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %88, %85, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %64 = arith.index_cast %arg10 : index to i64
-        scf.for %arg11 = %c0 to %c2 step %c1 {
-          %65 = arith.index_cast %arg11 : index to i64
-          %66 = arith.muli %64, %c16_i64 : i64
-          %67 = arith.subi %c32_i64, %66 : i64
-          %68 = arith.minsi %67, %c16_i64 : i64
-          %69 = arith.muli %65, %c16_i64 : i64
-          %70 = arith.subi %c32_i64, %69 : i64
-          %71 = arith.minsi %70, %c16_i64 : i64
-          %72 = arith.muli %64, %c32_i64 : i64
-          %73 = arith.addi %72, %69 : i64
-          %74 = arith.ori %73, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %71, %68, %c4294967295_i64, %71, %68) : (i64, i64, i64, i64, i64, i64) -> ()
-          %75 = arith.addi %69, %c64_i64 : i64
-          "instgem.compute_preloaded"(%72, %c16_i64, %68, %75, %71, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %71, %68, %74, %71, %68) : (i64, i64, i64, i64, i64, i64) -> ()
-          %76 = arith.addi %72, %c16_i64 : i64
-          %77 = arith.addi %69, %c96_i64 : i64
-          "instgem.compute_accumulated"(%76, %c16_i64, %68, %77, %71, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-      } {gemmini.compute_nest}
-      %62 = arith.addi %arg8, %c32 : index
-      %63 = arith.addi %arg9, %c32 : index
-      scf.yield %62, %63 : index, index
-    }
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %16 = arith.maxsi %12, %c0 : index
-    %17 = arith.minsi %16, %arg3 : index
-    %18 = arith.addi %12, %c32 : index
-    %19 = arith.maxsi %18, %c0 : index
-    %20 = arith.minsi %19, %arg3 : index
-    %21 = arith.subi %17, %12 : index
-    %22 = arith.maxsi %21, %c0 : index
-    %23 = arith.minsi %22, %c32 : index
-    %24 = arith.subi %20, %17 : index
-    %25 = arith.maxsi %13, %c0 : index
-    %26 = arith.minsi %25, %arg4 : index
-    %27 = arith.addi %13, %c32 : index
-    %28 = arith.maxsi %27, %c0 : index
-    %29 = arith.minsi %28, %arg4 : index
-    %30 = arith.subi %26, %13 : index
-    %31 = arith.maxsi %30, %c0 : index
-    %32 = arith.minsi %31, %c32 : index
-    %33 = arith.subi %29, %26 : index
-    %34 = arith.cmpi sgt, %32, %c0 : index
-    scf.if %34 {
-      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_5[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %35 = arith.index_cast %23 : index to i64
-    %36 = arith.index_cast %24 : index to i64
-    %37 = arith.index_cast %33 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %38 = arith.index_cast %intptr : index to i64
-    %39 = arith.index_cast %offset : index to i64
-    %40 = arith.muli %39, %c4_i64 : i64
-    %41 = arith.addi %38, %40 : i64
-    %42 = arith.index_cast %strides#0 : index to i64
-    %43 = arith.muli %42, %c4_i64 : i64
-    scf.if %7 {
-      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    }
-    %44 = arith.divsi %35, %c16_i64 : i64
-    %45 = arith.addi %35, %36 : i64
-    %46 = arith.ceildivsi %45, %c16_i64 : i64
-    %47 = arith.subi %46, %44 : i64
-    %48 = arith.cmpi sgt, %36, %c0_i64_2 : i64
-    %49 = arith.extui %48 : i1 to i64
-    %50 = arith.muli %47, %49 : i64
-    %51 = arith.ceildivsi %37, %c16_i64 : i64
-    %52 = arith.muli %50, %51 : i64
-    %53 = arith.index_cast %52 : i64 to index
-    scf.for %arg7 = %c0 to %53 step %c1 {
-      %54 = arith.index_cast %arg7 : index to i64
-      %55 = arith.remsi %54, %50 : i64
-      %56 = arith.divsi %54, %50 : i64
-      %57 = arith.addi %44, %55 : i64
-      %58 = arith.muli %57, %c16_i64 : i64
-      %59 = arith.maxsi %58, %35 : i64
-      %60 = arith.addi %58, %c16_i64 : i64
-      %61 = arith.minsi %60, %45 : i64
-      %62 = arith.subi %61, %59 : i64
-      %63 = arith.subi %59, %35 : i64
-      %64 = arith.muli %63, %43 : i64
-      %65 = arith.addi %41, %64 : i64
-      %66 = arith.muli %56, %c64_i64 : i64
-      %67 = arith.addi %65, %66 : i64
-      %68 = arith.muli %57, %c32_i64 : i64
-      %69 = arith.muli %56, %c16_i64 : i64
-      %70 = arith.addi %68, %69 : i64
-      %71 = arith.ori %70, %c2684354560_i64 : i64
-      %72 = arith.subi %59, %58 : i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.subi %37, %69 : i64
-      %75 = arith.minsi %74, %c16_i64 : i64
-      "instgem.mvout"(%67, %73, %75, %62) : (i64, i64, i64, i64) -> ()
+      %45 = arith.ceildivsi %arg5, %c32 : index
+      %46:2 = scf.for %arg7 = %c0 to %45 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %subview_6 = memref.subview %reinterpret_cast[%12, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %subview_7 = memref.subview %reinterpret_cast_4[%arg9, %13] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_12 = memref.extract_aligned_pointer_as_index %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+        %80 = arith.index_cast %intptr_12 : index to i64
+        %81 = arith.index_cast %offset_9 : index to i64
+        %82 = arith.addi %80, %81 : i64
+        %83 = arith.index_cast %strides_11#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %90 = arith.index_cast %arg10 : index to i64
+          %91 = arith.muli %90, %c16_i64 : i64
+          %92 = arith.maxsi %91, %c0_i64_2 : i64
+          %93 = arith.addi %91, %c16_i64 : i64
+          %94 = arith.minsi %93, %c32_i64 : i64
+          %95 = arith.subi %94, %92 : i64
+          %96 = arith.muli %92, %83 : i64
+          %97 = arith.addi %82, %96 : i64
+          %98 = arith.muli %90, %c32_i64 : i64
+          %99 = arith.subi %92, %91 : i64
+          %100 = arith.addi %98, %99 : i64
+          "instgem.mvin"(%97, %100, %c32_i64, %95) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_17 = memref.extract_aligned_pointer_as_index %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> index
+        %84 = arith.index_cast %intptr_17 : index to i64
+        %85 = arith.index_cast %offset_14 : index to i64
+        %86 = arith.addi %84, %85 : i64
+        %87 = arith.index_cast %strides_16#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %87) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %90 = arith.index_cast %arg10 : index to i64
+          %91 = arith.muli %90, %c16_i64 : i64
+          %92 = arith.maxsi %91, %c0_i64_2 : i64
+          %93 = arith.addi %91, %c16_i64 : i64
+          %94 = arith.minsi %93, %c32_i64 : i64
+          %95 = arith.subi %94, %92 : i64
+          %96 = arith.muli %92, %87 : i64
+          %97 = arith.addi %86, %96 : i64
+          %98 = arith.muli %90, %c32_i64 : i64
+          %99 = arith.addi %98, %c64_i64 : i64
+          %100 = arith.subi %92, %91 : i64
+          %101 = arith.addi %99, %100 : i64
+          "instgem.mvin"(%97, %101, %c32_i64, %95) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %90 = arith.index_cast %arg10 : index to i64
+          scf.for %arg11 = %c0 to %c2 step %c1 {
+            %91 = arith.index_cast %arg11 : index to i64
+            %92 = arith.muli %90, %c16_i64 : i64
+            %93 = arith.subi %c32_i64, %92 : i64
+            %94 = arith.minsi %93, %c16_i64 : i64
+            %95 = arith.muli %91, %c16_i64 : i64
+            %96 = arith.subi %c32_i64, %95 : i64
+            %97 = arith.minsi %96, %c16_i64 : i64
+            %98 = arith.muli %90, %c32_i64 : i64
+            %99 = arith.addi %98, %95 : i64
+            %100 = arith.ori %99, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %97, %94, %c4294967295_i64, %97, %94) : (i64, i64, i64, i64, i64, i64) -> ()
+            %101 = arith.addi %95, %c64_i64 : i64
+            "instgem.compute_preloaded"(%98, %c16_i64, %94, %101, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %97, %94, %100, %97, %94) : (i64, i64, i64, i64, i64, i64) -> ()
+            %102 = arith.addi %98, %c16_i64 : i64
+            %103 = arith.addi %95, %c96_i64 : i64
+            "instgem.compute_accumulated"(%102, %c16_i64, %94, %103, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %88 = arith.addi %arg8, %c32 : index
+        %89 = arith.addi %arg9, %c32 : index
+        scf.yield %88, %89 : index, index
+      }
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %47 = arith.maxsi %20, %c0 : index
+      %48 = arith.minsi %47, %arg3 : index
+      %49 = arith.maxsi %16, %c0 : index
+      %50 = arith.minsi %49, %c32 : index
+      %51 = arith.subi %48, %15 : index
+      %52 = arith.maxsi %21, %c0 : index
+      %53 = arith.minsi %52, %arg4 : index
+      %54 = arith.maxsi %19, %c0 : index
+      %55 = arith.minsi %54, %c32 : index
+      %56 = arith.subi %53, %18 : index
+      %57 = arith.cmpi sgt, %55, %c0 : index
+      scf.if %57 {
+        func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_5[%15, %18] [%51, %56] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %58 = arith.index_cast %50 : index to i64
+      %59 = arith.index_cast %51 : index to i64
+      %60 = arith.index_cast %56 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %61 = arith.index_cast %intptr : index to i64
+      %62 = arith.index_cast %offset : index to i64
+      %63 = arith.muli %62, %c4_i64 : i64
+      %64 = arith.addi %61, %63 : i64
+      %65 = arith.index_cast %strides#0 : index to i64
+      %66 = arith.muli %65, %c4_i64 : i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %66, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %67 = arith.maxsi %58, %c0_i64_2 : i64
+      %68 = arith.divui %67, %c16_i64 : i64
+      %69 = arith.addi %58, %59 : i64
+      %70 = arith.maxsi %69, %c0_i64_2 : i64
+      %71 = arith.addi %70, %c15_i64 : i64
+      %72 = arith.divui %71, %c16_i64 : i64
+      %73 = arith.subi %72, %68 : i64
+      %74 = arith.cmpi sgt, %59, %c0_i64_2 : i64
+      %75 = arith.extui %74 : i1 to i64
+      %76 = arith.muli %73, %75 : i64
+      %77 = arith.ceildivsi %60, %c16_i64 : i64
+      %78 = arith.muli %76, %77 : i64
+      %79 = arith.index_cast %78 : i64 to index
+      scf.for %arg7 = %c0 to %79 step %c1 {
+        %80 = arith.index_cast %arg7 : index to i64
+        %81 = arith.remsi %80, %76 : i64
+        %82 = arith.divsi %80, %76 : i64
+        %83 = arith.addi %68, %81 : i64
+        %84 = arith.muli %83, %c16_i64 : i64
+        %85 = arith.maxsi %84, %58 : i64
+        %86 = arith.addi %84, %c16_i64 : i64
+        %87 = arith.minsi %86, %69 : i64
+        %88 = arith.subi %87, %85 : i64
+        %89 = arith.subi %85, %58 : i64
+        %90 = arith.muli %89, %66 : i64
+        %91 = arith.addi %64, %90 : i64
+        %92 = arith.muli %82, %c64_i64 : i64
+        %93 = arith.addi %91, %92 : i64
+        %94 = arith.muli %83, %c32_i64 : i64
+        %95 = arith.muli %82, %c16_i64 : i64
+        %96 = arith.addi %94, %95 : i64
+        %97 = arith.ori %96, %c2684354560_i64 : i64
+        %98 = arith.subi %85, %84 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.subi %60, %95 : i64
+        %101 = arith.minsi %100, %c16_i64 : i64
+        "instgem.mvout"(%93, %99, %101, %88) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

@@ -19,6 +19,42 @@
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -27,6 +63,12 @@
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -87,11 +129,14 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
+    %c48_i64 = arith.constant 48 : i64
     %c96_i64 = arith.constant 96 : i64
+    %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
     %c128_i64 = arith.constant 128 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2_i64_1 = arith.constant 2 : i64
@@ -115,617 +160,998 @@ module {
     %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.ceildivsi %arg5, %c32 : index
-    %14 = arith.cmpi sle, %13, %c0 : index
-    scf.if %14 {
+    %14 = arith.muli %11, %c32 : index
+    %15 = arith.minsi %arg6, %c0 : index
+    %16 = arith.maxsi %14, %c0 : index
+    %17 = arith.minsi %16, %arg7 : index
+    %18 = arith.subi %17, %14 : index
+    %19 = arith.maxsi %12, %c0 : index
+    %20 = arith.minsi %19, %arg4 : index
+    %21 = arith.subi %20, %12 : index
+    %22 = arith.addi %14, %c32 : index
+    %23 = arith.addi %12, %c32 : index
+    %24 = arith.subi %13, %c1 : index
+    %25 = arith.muli %24, %c32 : index
+    %26 = arith.addi %25, %c32 : index
+    %27 = arith.cmpi sge, %15, %c0 : index
+    %28 = arith.cmpi sle, %15, %c32 : index
+    %29 = arith.cmpi sge, %14, %c0 : index
+    %30 = arith.cmpi sle, %14, %arg7 : index
+    %31 = arith.cmpi sge, %22, %c0 : index
+    %32 = arith.cmpi sle, %22, %arg7 : index
+    %33 = arith.cmpi sge, %18, %c0 : index
+    %34 = arith.cmpi sle, %18, %c32 : index
+    %35 = arith.cmpi sge, %12, %c0 : index
+    %36 = arith.cmpi sle, %12, %arg4 : index
+    %37 = arith.cmpi sge, %23, %c0 : index
+    %38 = arith.cmpi sle, %23, %arg4 : index
+    %39 = arith.cmpi sge, %21, %c0 : index
+    %40 = arith.cmpi sle, %21, %c32 : index
+    %41 = arith.cmpi sle, %25, %arg5 : index
+    %42 = arith.cmpi sle, %26, %arg5 : index
+    %43 = arith.andi %27, %28 : i1
+    %44 = arith.andi %43, %29 : i1
+    %45 = arith.andi %44, %30 : i1
+    %46 = arith.andi %45, %31 : i1
+    %47 = arith.andi %46, %32 : i1
+    %48 = arith.andi %47, %33 : i1
+    %49 = arith.andi %48, %34 : i1
+    %50 = arith.andi %49, %35 : i1
+    %51 = arith.andi %50, %36 : i1
+    %52 = arith.andi %51, %37 : i1
+    %53 = arith.andi %52, %38 : i1
+    %54 = arith.andi %53, %39 : i1
+    %55 = arith.andi %54, %40 : i1
+    %56 = arith.andi %55, %37 : i1
+    %57 = arith.andi %56, %38 : i1
+    %58 = arith.andi %57, %41 : i1
+    %59 = arith.andi %58, %42 : i1
+    %60 = arith.andi %59, %41 : i1
+    %61 = arith.andi %60, %42 : i1
+    scf.if %61 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %62 = arith.cmpi sle, %13, %c0 : index
+      scf.if %62 {
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.remsi %103, %c2_i64_1 : i64
+          %105 = arith.divsi %103, %c2_i64_1 : i64
+          %106 = arith.muli %105, %c16_i64 : i64
+          %107 = arith.subi %c32_i64, %106 : i64
+          %108 = arith.minsi %107, %c16_i64 : i64
+          %109 = arith.muli %104, %c32_i64 : i64
+          %110 = arith.addi %109, %106 : i64
+          %111 = arith.ori %110, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %111, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      %63:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %103 = arith.addi %arg11, %c32 : index
+        %subview_14 = memref.subview %reinterpret_cast[%12, %arg11] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %104 = arith.index_cast %intptr_20 : index to i64
+        %105 = arith.index_cast %offset_17 : index to i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.index_cast %strides_19#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %c2 step %c1 {
+          %124 = arith.index_cast %arg13 : index to i64
+          %125 = arith.muli %124, %c16_i64 : i64
+          %126 = arith.maxsi %125, %c0_i64_3 : i64
+          %127 = arith.addi %125, %c16_i64 : i64
+          %128 = arith.minsi %127, %c32_i64 : i64
+          %129 = arith.subi %128, %126 : i64
+          %130 = arith.muli %126, %107 : i64
+          %131 = arith.addi %106, %130 : i64
+          %132 = arith.muli %124, %c32_i64 : i64
+          %133 = arith.subi %126, %125 : i64
+          %134 = arith.addi %132, %133 : i64
+          "instgem.mvin"(%131, %134, %c32_i64, %129) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %108 = arith.addi %arg12, %c32 : index
+        %109 = arith.minsi %arg6, %c32 : index
+        %110 = arith.maxsi %15, %c0 : index
+        %111 = arith.minsi %110, %c32 : index
+        %112 = arith.subi %109, %15 : index
+        %113 = arith.cmpi sgt, %111, %c0 : index
+        scf.if %113 {
+          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+        }
+        %subview_21 = memref.subview %reinterpret_cast_4[%arg12, %15] [32, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+        %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %114 = arith.index_cast %112 : index to i64
+        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %115 = arith.index_cast %intptr_27 : index to i64
+        %116 = arith.index_cast %offset_24 : index to i64
+        %117 = arith.addi %115, %116 : i64
+        %118 = arith.index_cast %strides_26#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %c2 step %c1 {
+          %124 = arith.index_cast %arg13 : index to i64
+          %125 = arith.muli %124, %c16_i64 : i64
+          %126 = arith.maxsi %125, %c0_i64_3 : i64
+          %127 = arith.addi %125, %c16_i64 : i64
+          %128 = arith.minsi %127, %c32_i64 : i64
+          %129 = arith.subi %128, %126 : i64
+          %130 = arith.muli %126, %118 : i64
+          %131 = arith.addi %117, %130 : i64
+          %132 = arith.muli %124, %c32_i64 : i64
+          %133 = arith.addi %132, %c64_i64 : i64
+          %134 = arith.subi %126, %125 : i64
+          %135 = arith.addi %133, %134 : i64
+          %136 = arith.minsi %114, %c64_i64 : i64
+          "instgem.mvin"(%131, %135, %136, %129) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %119 = arith.maxsi %114, %c0_i64_3 : i64
+        %120 = arith.minsi %119, %c32_i64 : i64
+        %121 = arith.ceildivsi %120, %c16_i64 : i64
+        %122 = arith.cmpi eq, %arg10, %c0 : index
+        %123 = arith.index_cast %121 : i64 to index
+        scf.if %122 {
+          scf.for %arg13 = %c0 to %123 step %c1 {
+            %125 = arith.index_cast %arg13 : index to i64
+            %126 = arith.muli %125, %c16_i64 : i64
+            %127 = arith.subi %120, %126 : i64
+            %128 = arith.minsi %127, %c16_i64 : i64
+            %129 = arith.ori %126, %c2147483648_i64 : i64
+            %130 = arith.addi %126, %c64_i64 : i64
+            "instgem.preload"(%130, %128, %c16_i64, %129, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %131 = arith.addi %126, %c32_i64 : i64
+            %132 = arith.ori %131, %c2147483648_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %132, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %133 = arith.ori %126, %c3221225472_i64 : i64
+            %134 = arith.addi %126, %c96_i64 : i64
+            "instgem.preload"(%134, %128, %c16_i64, %133, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.ori %131, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %135, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          %124 = arith.cmpi slt, %121, %c2_i64_1 : i64
+          scf.if %124 {
+            scf.for %arg13 = %c0 to %c4 step %c1 {
+              %125 = arith.index_cast %arg13 : index to i64
+              %126 = arith.remsi %125, %c2_i64_1 : i64
+              %127 = arith.divsi %125, %c2_i64_1 : i64
+              %128 = arith.muli %127, %c16_i64 : i64
+              %129 = arith.subi %c32_i64, %128 : i64
+              %130 = arith.minsi %129, %c16_i64 : i64
+              %131 = arith.muli %126, %c32_i64 : i64
+              %132 = arith.addi %131, %128 : i64
+              %133 = arith.ori %132, %c2147483648_i64 : i64
+              %134 = arith.cmpi sge, %126, %c2_i64_1 : i64
+              %135 = arith.cmpi sge, %127, %121 : i64
+              %136 = arith.ori %134, %135 : i1
+              scf.if %136 {
+                "instgem.mvin"(%c0_i64_3, %133, %130, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+        } else {
+          scf.for %arg13 = %c0 to %123 step %c1 {
+            %124 = arith.index_cast %arg13 : index to i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.subi %120, %125 : i64
+            %127 = arith.minsi %126, %c16_i64 : i64
+            scf.for %arg14 = %c0 to %c2 step %c1 {
+              %128 = arith.index_cast %arg14 : index to i64
+              %129 = arith.ori %125, %c3221225472_i64 : i64
+              %130 = arith.muli %128, %c32_i64 : i64
+              %131 = arith.addi %130, %125 : i64
+              %132 = arith.addi %131, %c64_i64 : i64
+              "instgem.preload"(%132, %127, %c16_i64, %129, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %133 = arith.muli %128, %c16_i64 : i64
+              "instgem.compute_preloaded"(%133, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %134 = arith.addi %125, %c32_i64 : i64
+              %135 = arith.ori %134, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %135, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %136 = arith.addi %133, %c32_i64 : i64
+              "instgem.compute_accumulated"(%136, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+        }
+        scf.yield %103, %108 : index, index
+      }
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %95 = arith.index_cast %arg10 : index to i64
-        %96 = arith.remsi %95, %c2_i64_1 : i64
-        %97 = arith.divsi %95, %c2_i64_1 : i64
-        %98 = arith.muli %97, %c16_i64 : i64
-        %99 = arith.subi %c32_i64, %98 : i64
-        %100 = arith.minsi %99, %c16_i64 : i64
-        %101 = arith.muli %96, %c32_i64 : i64
-        %102 = arith.addi %101, %98 : i64
-        %103 = arith.ori %102, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %103, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-    }
-    %15:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-      %95 = arith.maxsi %12, %c0 : index
-      %96 = arith.minsi %95, %arg4 : index
-      %97 = arith.addi %12, %c32 : index
-      %98 = arith.maxsi %97, %c0 : index
-      %99 = arith.minsi %98, %arg4 : index
-      %100 = arith.subi %96, %12 : index
-      %101 = arith.maxsi %100, %c0 : index
-      %102 = arith.minsi %101, %c32 : index
-      %103 = arith.subi %99, %96 : index
-      %104 = arith.maxsi %arg11, %c0 : index
-      %105 = arith.minsi %104, %arg5 : index
-      %106 = arith.addi %arg11, %c32 : index
-      %107 = arith.maxsi %106, %c0 : index
-      %108 = arith.minsi %107, %arg5 : index
-      %109 = arith.subi %105, %arg11 : index
-      %110 = arith.maxsi %109, %c0 : index
-      %111 = arith.minsi %110, %c32 : index
-      %112 = arith.subi %108, %105 : index
-      %113 = arith.cmpi sgt, %111, %c0 : index
-      scf.if %113 {
-        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-      }
-      %subview_13 = memref.subview %reinterpret_cast[%96, %105] [%103, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %114 = arith.index_cast %102 : index to i64
-      %115 = arith.index_cast %103 : index to i64
-      %116 = arith.index_cast %112 : index to i64
-      %117 = arith.addi %114, %115 : i64
-      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %118 = arith.index_cast %intptr_18 : index to i64
-      %119 = arith.index_cast %offset_15 : index to i64
-      %120 = arith.addi %118, %119 : i64
-      %121 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
-      %122 = arith.ceildivsi %116, %c64_i64 : i64
-      %123 = arith.divsi %114, %c16_i64 : i64
-      %124 = arith.ceildivsi %117, %c16_i64 : i64
-      %125 = arith.subi %124, %123 : i64
-      %126 = arith.cmpi sgt, %115, %c0_i64_3 : i64
-      %127 = arith.extui %126 : i1 to i64
-      %128 = arith.muli %125, %127 : i64
-      %129 = arith.muli %128, %122 : i64
-      %130 = arith.index_cast %129 : i64 to index
-      scf.for %arg13 = %c0 to %130 step %c1 {
-        %198 = arith.index_cast %arg13 : index to i64
-        %199 = arith.addi %123, %198 : i64
-        %200 = arith.muli %199, %c16_i64 : i64
-        %201 = arith.maxsi %200, %114 : i64
-        %202 = arith.addi %200, %c16_i64 : i64
-        %203 = arith.minsi %202, %117 : i64
-        %204 = arith.subi %203, %201 : i64
-        %205 = arith.subi %201, %114 : i64
-        %206 = arith.muli %205, %121 : i64
-        %207 = arith.addi %120, %206 : i64
-        %208 = arith.muli %199, %c32_i64 : i64
-        %209 = arith.subi %201, %200 : i64
-        %210 = arith.addi %208, %209 : i64
-        %211 = arith.minsi %116, %c64_i64 : i64
-        "instgem.mvin"(%207, %210, %211, %204) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %131 = arith.ceildivsi %114, %c16_i64 : i64
-      %132 = arith.cmpi sgt, %114, %c0_i64_3 : i64
-      %133 = arith.extui %132 : i1 to i64
-      %134 = arith.muli %131, %133 : i64
-      %135 = arith.muli %134, %122 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg13 = %c0 to %136 step %c1 {
-        %198 = arith.index_cast %arg13 : index to i64
-        %199 = arith.muli %198, %c16_i64 : i64
-        %200 = arith.maxsi %199, %c0_i64_3 : i64
-        %201 = arith.addi %199, %c16_i64 : i64
-        %202 = arith.minsi %201, %114 : i64
-        %203 = arith.subi %202, %200 : i64
-        %204 = arith.muli %198, %c32_i64 : i64
-        %205 = arith.subi %200, %199 : i64
-        %206 = arith.addi %204, %205 : i64
-        %207 = arith.minsi %116, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %206, %207, %203) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %137 = arith.maxsi %arg12, %c0 : index
-      %138 = arith.minsi %137, %arg5 : index
-      %139 = arith.addi %arg12, %c32 : index
-      %140 = arith.maxsi %139, %c0 : index
-      %141 = arith.minsi %140, %arg5 : index
-      %142 = arith.subi %138, %arg12 : index
-      %143 = arith.maxsi %142, %c0 : index
-      %144 = arith.minsi %143, %c32 : index
-      %145 = arith.subi %141, %138 : index
-      %146 = arith.minsi %arg6, %c0 : index
-      %147 = arith.minsi %arg6, %c32 : index
-      %148 = arith.maxsi %146, %c0 : index
-      %149 = arith.minsi %148, %c32 : index
-      %150 = arith.subi %147, %146 : index
-      %151 = arith.cmpi sgt, %149, %c0 : index
-      scf.if %151 {
-        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-      }
-      %subview_19 = memref.subview %reinterpret_cast_4[%138, %146] [%145, %150] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %152 = arith.index_cast %144 : index to i64
-      %153 = arith.index_cast %145 : index to i64
-      %154 = arith.index_cast %150 : index to i64
-      %155 = arith.addi %152, %153 : i64
-      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %156 = arith.index_cast %intptr_24 : index to i64
-      %157 = arith.index_cast %offset_21 : index to i64
-      %158 = arith.addi %156, %157 : i64
-      %159 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %159) : (i64, i64, i64, i64, i64, i64) -> ()
-      %160 = arith.ceildivsi %154, %c64_i64 : i64
-      %161 = arith.divsi %152, %c16_i64 : i64
-      %162 = arith.ceildivsi %155, %c16_i64 : i64
-      %163 = arith.subi %162, %161 : i64
-      %164 = arith.cmpi sgt, %153, %c0_i64_3 : i64
-      %165 = arith.extui %164 : i1 to i64
-      %166 = arith.muli %163, %165 : i64
-      %167 = arith.muli %166, %160 : i64
-      %168 = arith.index_cast %167 : i64 to index
-      scf.for %arg13 = %c0 to %168 step %c1 {
-        %198 = arith.index_cast %arg13 : index to i64
-        %199 = arith.addi %161, %198 : i64
-        %200 = arith.muli %199, %c16_i64 : i64
-        %201 = arith.maxsi %200, %152 : i64
-        %202 = arith.addi %200, %c16_i64 : i64
-        %203 = arith.minsi %202, %155 : i64
-        %204 = arith.subi %203, %201 : i64
-        %205 = arith.subi %201, %152 : i64
-        %206 = arith.muli %205, %159 : i64
-        %207 = arith.addi %158, %206 : i64
-        %208 = arith.muli %199, %c32_i64 : i64
-        %209 = arith.addi %208, %c64_i64 : i64
-        %210 = arith.subi %201, %200 : i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.minsi %154, %c64_i64 : i64
-        "instgem.mvin"(%207, %211, %212, %204) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %169 = arith.ceildivsi %152, %c16_i64 : i64
-      %170 = arith.cmpi sgt, %152, %c0_i64_3 : i64
-      %171 = arith.extui %170 : i1 to i64
-      %172 = arith.muli %169, %171 : i64
-      %173 = arith.muli %172, %160 : i64
-      %174 = arith.index_cast %173 : i64 to index
-      scf.for %arg13 = %c0 to %174 step %c1 {
-        %198 = arith.index_cast %arg13 : index to i64
-        %199 = arith.muli %198, %c16_i64 : i64
-        %200 = arith.maxsi %199, %c0_i64_3 : i64
-        %201 = arith.addi %199, %c16_i64 : i64
-        %202 = arith.minsi %201, %152 : i64
-        %203 = arith.subi %202, %200 : i64
-        %204 = arith.muli %198, %c32_i64 : i64
-        %205 = arith.addi %204, %c64_i64 : i64
-        %206 = arith.subi %200, %199 : i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.minsi %154, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %207, %208, %203) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %175 = arith.maxsi %117, %c0_i64_3 : i64
-      %176 = arith.minsi %175, %c32_i64 : i64
-      %177 = arith.maxsi %116, %c0_i64_3 : i64
-      %178 = arith.minsi %177, %c32_i64 : i64
-      %179 = arith.maxsi %155, %c0_i64_3 : i64
-      %180 = arith.minsi %179, %c32_i64 : i64
-      %181 = arith.maxsi %154, %c0_i64_3 : i64
-      %182 = arith.minsi %181, %c32_i64 : i64
-      %183 = arith.ceildivsi %176, %c16_i64 : i64
-      %184 = arith.ceildivsi %182, %c16_i64 : i64
-      %185 = arith.minsi %178, %180 : i64
-      %186 = arith.ceildivsi %185, %c16_i64 : i64
-      %187 = arith.cmpi eq, %arg10, %c0 : index
-      %188 = arith.cmpi sgt, %183, %c0_i64_3 : i64
-      %189 = arith.select %188, %184, %c0_i64_3 : i64
-      %190 = arith.index_cast %189 : i64 to index
-      %191 = arith.divsi %185, %c16_i64 : i64
-      %192 = arith.minsi %186, %191 : i64
-      %193 = arith.maxsi %192, %c0_i64_3 : i64
-      %194 = arith.divsi %176, %c16_i64 : i64
-      %195 = arith.minsi %183, %194 : i64
-      %196 = arith.maxsi %195, %c1_i64_2 : i64
-      %197 = arith.minsi %176, %c16_i64 : i64
-      scf.if %187 {
-        scf.for %arg13 = %c0 to %190 step %c1 {
-          %203 = arith.index_cast %arg13 : index to i64
-          %204 = arith.muli %203, %c16_i64 : i64
-          %205 = arith.subi %182, %204 : i64
-          %206 = arith.minsi %205, %c16_i64 : i64
-          %207 = arith.index_cast %193 : i64 to index
-          scf.for %arg14 = %c0 to %207 step %c1 {
-            %209 = arith.index_cast %arg14 : index to i64
-            %210 = arith.cmpi eq, %209, %c0_i64_3 : i64
-            %211 = arith.select %210, %c2147483648_i64, %c3221225472_i64 : i64
-            %212 = arith.ori %204, %211 : i64
-            %213 = arith.select %210, %c16_i64, %197 : i64
-            %214 = arith.select %210, %c16_i64, %206 : i64
-            %215 = arith.muli %209, %c32_i64 : i64
-            %216 = arith.addi %215, %204 : i64
-            %217 = arith.addi %216, %c64_i64 : i64
-            "instgem.preload"(%217, %206, %c16_i64, %212, %214, %213) : (i64, i64, i64, i64, i64, i64) -> ()
-            %218 = arith.muli %209, %c16_i64 : i64
-            "instgem.compute_preloaded"(%218, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %219 = arith.index_cast %196 : i64 to index
-            scf.for %arg15 = %c1 to %219 step %c1 {
-              %221 = arith.index_cast %arg15 : index to i64
-              %222 = arith.muli %221, %c32_i64 : i64
-              %223 = arith.addi %222, %204 : i64
-              %224 = arith.ori %223, %211 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %214, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %225 = arith.addi %222, %218 : i64
-              "instgem.compute_accumulated"(%225, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %220 = arith.index_cast %183 : i64 to index
-            scf.for %arg15 = %219 to %220 step %c1 {
-              %221 = arith.index_cast %arg15 : index to i64
-              %222 = arith.muli %221, %c16_i64 : i64
-              %223 = arith.subi %176, %222 : i64
-              %224 = arith.minsi %223, %c16_i64 : i64
-              %225 = arith.muli %221, %c32_i64 : i64
-              %226 = arith.addi %225, %204 : i64
-              %227 = arith.ori %226, %211 : i64
-              %228 = arith.select %210, %c16_i64, %224 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %214, %228) : (i64, i64, i64, i64, i64, i64) -> ()
-              %229 = arith.addi %225, %218 : i64
-              "instgem.compute_accumulated"(%229, %c16_i64, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %208 = arith.index_cast %186 : i64 to index
-          scf.for %arg14 = %207 to %208 step %c1 {
-            %209 = arith.index_cast %arg14 : index to i64
-            %210 = arith.muli %209, %c16_i64 : i64
-            %211 = arith.subi %178, %210 : i64
-            %212 = arith.minsi %211, %c16_i64 : i64
-            %213 = arith.subi %180, %210 : i64
-            %214 = arith.minsi %213, %c16_i64 : i64
-            %215 = arith.cmpi eq, %209, %c0_i64_3 : i64
-            %216 = arith.select %215, %c2147483648_i64, %c3221225472_i64 : i64
-            %217 = arith.ori %204, %216 : i64
-            %218 = arith.select %215, %c16_i64, %197 : i64
-            %219 = arith.select %215, %c16_i64, %206 : i64
-            %220 = arith.muli %209, %c32_i64 : i64
-            %221 = arith.addi %220, %204 : i64
-            %222 = arith.addi %221, %c64_i64 : i64
-            "instgem.preload"(%222, %206, %214, %217, %219, %218) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%210, %212, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %223 = arith.index_cast %196 : i64 to index
-            scf.for %arg15 = %c1 to %223 step %c1 {
-              %225 = arith.index_cast %arg15 : index to i64
-              %226 = arith.muli %225, %c32_i64 : i64
-              %227 = arith.addi %226, %204 : i64
-              %228 = arith.ori %227, %216 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %219, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %229 = arith.addi %226, %210 : i64
-              "instgem.compute_accumulated"(%229, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %224 = arith.index_cast %183 : i64 to index
-            scf.for %arg15 = %223 to %224 step %c1 {
-              %225 = arith.index_cast %arg15 : index to i64
-              %226 = arith.muli %225, %c16_i64 : i64
-              %227 = arith.subi %176, %226 : i64
-              %228 = arith.minsi %227, %c16_i64 : i64
-              %229 = arith.muli %225, %c32_i64 : i64
-              %230 = arith.addi %229, %204 : i64
-              %231 = arith.ori %230, %216 : i64
-              %232 = arith.select %215, %c16_i64, %228 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %219, %232) : (i64, i64, i64, i64, i64, i64) -> ()
-              %233 = arith.addi %229, %210 : i64
-              "instgem.compute_accumulated"(%233, %212, %228, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        %198 = arith.cmpi eq, %186, %c0_i64_3 : i64
-        %199 = arith.cmpi slt, %183, %c2_i64_1 : i64
-        %200 = arith.cmpi slt, %189, %c2_i64_1 : i64
-        %201 = arith.ori %198, %199 : i1
-        %202 = arith.ori %201, %200 : i1
-        scf.if %202 {
-          scf.for %arg13 = %c0 to %c4 step %c1 {
-            %203 = arith.index_cast %arg13 : index to i64
-            %204 = arith.remsi %203, %c2_i64_1 : i64
-            %205 = arith.divsi %203, %c2_i64_1 : i64
-            %206 = arith.muli %205, %c16_i64 : i64
-            %207 = arith.subi %c32_i64, %206 : i64
-            %208 = arith.minsi %207, %c16_i64 : i64
-            %209 = arith.muli %204, %c32_i64 : i64
-            %210 = arith.addi %209, %206 : i64
-            %211 = arith.ori %210, %c2147483648_i64 : i64
-            %212 = arith.cmpi sge, %204, %183 : i64
-            %213 = arith.cmpi sge, %205, %189 : i64
-            %214 = arith.ori %198, %212 : i1
-            %215 = arith.ori %214, %213 : i1
-            scf.if %215 {
-              "instgem.mvin"(%c0_i64_3, %211, %208, %c16_i64) : (i64, i64, i64, i64) -> ()
-            }
-          }
-        }
-      } else {
-        scf.for %arg13 = %c0 to %190 step %c1 {
-          %198 = arith.index_cast %arg13 : index to i64
-          %199 = arith.muli %198, %c16_i64 : i64
-          %200 = arith.subi %182, %199 : i64
-          %201 = arith.minsi %200, %c16_i64 : i64
-          %202 = arith.index_cast %193 : i64 to index
-          scf.for %arg14 = %c0 to %202 step %c1 {
-            %204 = arith.index_cast %arg14 : index to i64
-            %205 = arith.ori %199, %c3221225472_i64 : i64
-            %206 = arith.muli %204, %c32_i64 : i64
-            %207 = arith.addi %206, %199 : i64
-            %208 = arith.addi %207, %c64_i64 : i64
-            "instgem.preload"(%208, %201, %c16_i64, %205, %201, %197) : (i64, i64, i64, i64, i64, i64) -> ()
-            %209 = arith.muli %204, %c16_i64 : i64
-            "instgem.compute_preloaded"(%209, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %210 = arith.index_cast %196 : i64 to index
-            scf.for %arg15 = %c1 to %210 step %c1 {
-              %212 = arith.index_cast %arg15 : index to i64
-              %213 = arith.muli %212, %c32_i64 : i64
-              %214 = arith.addi %213, %199 : i64
-              %215 = arith.ori %214, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %216 = arith.addi %213, %209 : i64
-              "instgem.compute_accumulated"(%216, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %211 = arith.index_cast %183 : i64 to index
-            scf.for %arg15 = %210 to %211 step %c1 {
-              %212 = arith.index_cast %arg15 : index to i64
-              %213 = arith.muli %212, %c16_i64 : i64
-              %214 = arith.subi %176, %213 : i64
-              %215 = arith.minsi %214, %c16_i64 : i64
-              %216 = arith.muli %212, %c32_i64 : i64
-              %217 = arith.addi %216, %199 : i64
-              %218 = arith.ori %217, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %201, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-              %219 = arith.addi %216, %209 : i64
-              "instgem.compute_accumulated"(%219, %c16_i64, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %203 = arith.index_cast %186 : i64 to index
-          scf.for %arg14 = %202 to %203 step %c1 {
-            %204 = arith.index_cast %arg14 : index to i64
-            %205 = arith.muli %204, %c16_i64 : i64
-            %206 = arith.subi %178, %205 : i64
-            %207 = arith.minsi %206, %c16_i64 : i64
-            %208 = arith.subi %180, %205 : i64
-            %209 = arith.minsi %208, %c16_i64 : i64
-            %210 = arith.ori %199, %c3221225472_i64 : i64
-            %211 = arith.muli %204, %c32_i64 : i64
-            %212 = arith.addi %211, %199 : i64
-            %213 = arith.addi %212, %c64_i64 : i64
-            "instgem.preload"(%213, %201, %209, %210, %201, %197) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%205, %207, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %214 = arith.index_cast %196 : i64 to index
-            scf.for %arg15 = %c1 to %214 step %c1 {
-              %216 = arith.index_cast %arg15 : index to i64
-              %217 = arith.muli %216, %c32_i64 : i64
-              %218 = arith.addi %217, %199 : i64
-              %219 = arith.ori %218, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %201, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %220 = arith.addi %217, %205 : i64
-              "instgem.compute_accumulated"(%220, %207, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %215 = arith.index_cast %183 : i64 to index
-            scf.for %arg15 = %214 to %215 step %c1 {
-              %216 = arith.index_cast %arg15 : index to i64
-              %217 = arith.muli %216, %c16_i64 : i64
-              %218 = arith.subi %176, %217 : i64
-              %219 = arith.minsi %218, %c16_i64 : i64
-              %220 = arith.muli %216, %c32_i64 : i64
-              %221 = arith.addi %220, %199 : i64
-              %222 = arith.ori %221, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %201, %219) : (i64, i64, i64, i64, i64, i64) -> ()
-              %223 = arith.addi %220, %205 : i64
-              "instgem.compute_accumulated"(%223, %207, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-      }
-      scf.yield %106, %139 : index, index
-    }
-    %16 = arith.muli %11, %c32 : index
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg10 = %c0 to %c4 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.remsi %95, %c2_i64_1 : i64
-      %97 = arith.divsi %95, %c2_i64_1 : i64
-      %98 = arith.muli %97, %c16_i64 : i64
-      %99 = arith.subi %c32_i64, %98 : i64
-      %100 = arith.minsi %99, %c16_i64 : i64
-      %101 = arith.muli %96, %c32_i64 : i64
-      %102 = arith.addi %101, %98 : i64
-      %103 = arith.addi %102, %c64_i64 : i64
-      %104 = arith.ori %103, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %17 = arith.minsi %arg6, %c0 : index
-    %18 = arith.minsi %arg6, %c32 : index
-    %19 = arith.maxsi %17, %c0 : index
-    %20 = arith.minsi %19, %c32 : index
-    %21 = arith.subi %18, %17 : index
-    %22 = arith.maxsi %16, %c0 : index
-    %23 = arith.minsi %22, %arg7 : index
-    %24 = arith.addi %16, %c32 : index
-    %25 = arith.maxsi %24, %c0 : index
-    %26 = arith.minsi %25, %arg7 : index
-    %27 = arith.subi %23, %16 : index
-    %28 = arith.maxsi %27, %c0 : index
-    %29 = arith.minsi %28, %c32 : index
-    %30 = arith.subi %26, %23 : index
-    %31 = arith.cmpi sgt, %29, %c0 : index
-    scf.if %31 {
-      func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_5[%17, %23] [%21, %30] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %32 = arith.index_cast %20 : index to i64
-    %33 = arith.index_cast %21 : index to i64
-    %34 = arith.index_cast %30 : index to i64
-    %35 = arith.addi %32, %33 : i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %36 = arith.index_cast %intptr : index to i64
-    %37 = arith.index_cast %offset : index to i64
-    %38 = arith.addi %36, %37 : i64
-    %39 = arith.index_cast %strides#0 : index to i64
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %39) : (i64, i64, i64, i64, i64, i64) -> ()
-    %40 = arith.ceildivsi %34, %c64_i64 : i64
-    %41 = arith.divsi %32, %c16_i64 : i64
-    %42 = arith.ceildivsi %35, %c16_i64 : i64
-    %43 = arith.subi %42, %41 : i64
-    %44 = arith.cmpi sgt, %33, %c0_i64_3 : i64
-    %45 = arith.extui %44 : i1 to i64
-    %46 = arith.muli %43, %45 : i64
-    %47 = arith.muli %46, %40 : i64
-    %48 = arith.index_cast %47 : i64 to index
-    scf.for %arg10 = %c0 to %48 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.addi %41, %95 : i64
-      %97 = arith.muli %96, %c16_i64 : i64
-      %98 = arith.maxsi %97, %32 : i64
-      %99 = arith.addi %97, %c16_i64 : i64
-      %100 = arith.minsi %99, %35 : i64
-      %101 = arith.subi %100, %98 : i64
-      %102 = arith.subi %98, %32 : i64
-      %103 = arith.muli %102, %39 : i64
-      %104 = arith.addi %38, %103 : i64
-      %105 = arith.muli %96, %c32_i64 : i64
-      %106 = arith.addi %105, %c128_i64 : i64
-      %107 = arith.subi %98, %97 : i64
-      %108 = arith.addi %106, %107 : i64
-      %109 = arith.minsi %34, %c64_i64 : i64
-      "instgem.mvin"(%104, %108, %109, %101) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %49 = arith.ceildivsi %32, %c16_i64 : i64
-    %50 = arith.cmpi sgt, %32, %c0_i64_3 : i64
-    %51 = arith.extui %50 : i1 to i64
-    %52 = arith.muli %49, %51 : i64
-    %53 = arith.muli %52, %40 : i64
-    %54 = arith.index_cast %53 : i64 to index
-    scf.for %arg10 = %c0 to %54 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.muli %95, %c16_i64 : i64
-      %97 = arith.maxsi %96, %c0_i64_3 : i64
-      %98 = arith.addi %96, %c16_i64 : i64
-      %99 = arith.minsi %98, %32 : i64
-      %100 = arith.subi %99, %97 : i64
-      %101 = arith.muli %95, %c32_i64 : i64
-      %102 = arith.addi %101, %c128_i64 : i64
-      %103 = arith.subi %97, %96 : i64
-      %104 = arith.addi %102, %103 : i64
-      %105 = arith.minsi %34, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %104, %105, %100) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %55 = arith.maxsi %35, %c0_i64_3 : i64
-    %56 = arith.minsi %55, %c32_i64 : i64
-    %57 = arith.maxsi %34, %c0_i64_3 : i64
-    %58 = arith.minsi %57, %c32_i64 : i64
-    %59 = arith.bitcast %arg8 : f32 to i32
-    %60 = arith.extui %59 : i32 to i64
-    "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %60, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    %61 = arith.ceildivsi %58, %c16_i64 : i64
-    %62 = arith.minsi %56, %c32_i64 : i64
-    %63 = arith.ceildivsi %62, %c16_i64 : i64
-    %64 = arith.index_cast %61 : i64 to index
-    %65 = arith.divsi %62, %c16_i64 : i64
-    %66 = arith.minsi %63, %65 : i64
-    %67 = arith.maxsi %66, %c0_i64_3 : i64
-    scf.for %arg10 = %c0 to %64 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.muli %95, %c16_i64 : i64
-      %97 = arith.subi %58, %96 : i64
-      %98 = arith.minsi %97, %c16_i64 : i64
-      %99 = arith.index_cast %67 : i64 to index
-      scf.for %arg11 = %c0 to %99 step %c1 {
-        %101 = arith.index_cast %arg11 : index to i64
-        %102 = arith.addi %96, %c64_i64 : i64
-        %103 = arith.ori %102, %c3221225472_i64 : i64
-        %104 = arith.muli %101, %c32_i64 : i64
-        %105 = arith.addi %104, %96 : i64
-        %106 = arith.addi %105, %c128_i64 : i64
-        "instgem.preload"(%106, %98, %c16_i64, %103, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %107 = arith.muli %101, %c16_i64 : i64
-        %108 = arith.ori %107, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %109 = arith.addi %96, %c96_i64 : i64
-        %110 = arith.ori %109, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %110, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %111 = arith.addi %107, %c32_i64 : i64
+        %103 = arith.index_cast %arg10 : index to i64
+        %104 = arith.remsi %103, %c2_i64_1 : i64
+        %105 = arith.divsi %103, %c2_i64_1 : i64
+        %106 = arith.muli %105, %c16_i64 : i64
+        %107 = arith.subi %c32_i64, %106 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        %109 = arith.muli %104, %c32_i64 : i64
+        %110 = arith.addi %109, %106 : i64
+        %111 = arith.addi %110, %c64_i64 : i64
         %112 = arith.ori %111, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %100 = arith.index_cast %63 : i64 to index
-      scf.for %arg11 = %99 to %100 step %c1 {
-        %101 = arith.index_cast %arg11 : index to i64
-        %102 = arith.muli %101, %c16_i64 : i64
-        %103 = arith.subi %c32_i64, %102 : i64
-        %104 = arith.minsi %103, %c16_i64 : i64
-        %105 = arith.subi %56, %102 : i64
+        "instgem.mvin"(%c0_i64_3, %112, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %64 = arith.minsi %arg6, %c32 : index
+      %65 = arith.subi %64, %15 : index
+      %subview = memref.subview %reinterpret_cast_5[%15, %14] [%65, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %66 = arith.index_cast %15 : index to i64
+      %67 = arith.index_cast %65 : index to i64
+      %68 = arith.addi %66, %67 : i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %69 = arith.index_cast %intptr : index to i64
+      %70 = arith.index_cast %offset : index to i64
+      %71 = arith.addi %69, %70 : i64
+      %72 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+      %73 = arith.maxsi %66, %c0_i64_3 : i64
+      %74 = arith.divui %73, %c16_i64 : i64
+      %75 = arith.maxsi %68, %c0_i64_3 : i64
+      %76 = arith.addi %75, %c15_i64 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.subi %77, %74 : i64
+      %79 = arith.cmpi sgt, %67, %c0_i64_3 : i64
+      %80 = arith.extui %79 : i1 to i64
+      %81 = arith.muli %78, %80 : i64
+      %82 = arith.index_cast %81 : i64 to index
+      scf.for %arg10 = %c0 to %82 step %c1 {
+        %103 = arith.index_cast %arg10 : index to i64
+        %104 = arith.addi %74, %103 : i64
+        %105 = arith.muli %104, %c16_i64 : i64
+        %106 = arith.maxsi %105, %66 : i64
+        %107 = arith.addi %105, %c16_i64 : i64
+        %108 = arith.minsi %107, %68 : i64
+        %109 = arith.subi %108, %106 : i64
+        %110 = arith.subi %106, %66 : i64
+        %111 = arith.muli %110, %72 : i64
+        %112 = arith.addi %71, %111 : i64
+        %113 = arith.muli %104, %c32_i64 : i64
+        %114 = arith.addi %113, %c128_i64 : i64
+        %115 = arith.subi %106, %105 : i64
+        %116 = arith.addi %114, %115 : i64
+        "instgem.mvin"(%112, %116, %c32_i64, %109) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %83 = arith.addi %73, %c15_i64 : i64
+      %84 = arith.divui %83, %c16_i64 : i64
+      %85 = arith.cmpi sgt, %66, %c0_i64_3 : i64
+      %86 = arith.extui %85 : i1 to i64
+      %87 = arith.muli %84, %86 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.for %arg10 = %c0 to %88 step %c1 {
+        %103 = arith.index_cast %arg10 : index to i64
+        %104 = arith.muli %103, %c16_i64 : i64
+        %105 = arith.maxsi %104, %c0_i64_3 : i64
+        %106 = arith.addi %104, %c16_i64 : i64
+        %107 = arith.minsi %106, %66 : i64
+        %108 = arith.subi %107, %105 : i64
+        %109 = arith.muli %103, %c32_i64 : i64
+        %110 = arith.addi %109, %c128_i64 : i64
+        %111 = arith.subi %105, %104 : i64
+        %112 = arith.addi %110, %111 : i64
+        "instgem.mvin"(%c0_i64_3, %112, %c32_i64, %108) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %89 = arith.minsi %75, %c32_i64 : i64
+      %90 = arith.bitcast %arg8 : f32 to i32
+      %91 = arith.extui %90 : i32 to i64
+      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %91, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %92 = arith.minsi %89, %c32_i64 : i64
+      %93 = arith.ceildivsi %92, %c16_i64 : i64
+      %94 = arith.divsi %92, %c16_i64 : i64
+      %95 = arith.minsi %93, %94 : i64
+      %96 = arith.maxsi %95, %c0_i64_3 : i64
+      scf.for %arg10 = %c0 to %c2 step %c1 {
+        %103 = arith.index_cast %arg10 : index to i64
+        %104 = arith.muli %103, %c16_i64 : i64
+        %105 = arith.subi %c32_i64, %104 : i64
         %106 = arith.minsi %105, %c16_i64 : i64
-        %107 = arith.addi %96, %c64_i64 : i64
-        %108 = arith.ori %107, %c3221225472_i64 : i64
-        %109 = arith.muli %101, %c32_i64 : i64
-        %110 = arith.addi %109, %96 : i64
-        %111 = arith.addi %110, %c128_i64 : i64
-        "instgem.preload"(%111, %98, %106, %108, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %112 = arith.ori %102, %c2147483648_i64 : i64
-        "instgem.compute_preloaded"(%112, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %113 = arith.addi %96, %c96_i64 : i64
-        %114 = arith.ori %113, %c3221225472_i64 : i64
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %115 = arith.addi %102, %c32_i64 : i64
-        %116 = arith.ori %115, %c2147483648_i64 : i64
-        "instgem.compute_accumulated"(%116, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %107 = arith.index_cast %96 : i64 to index
+        scf.for %arg11 = %c0 to %107 step %c1 {
+          %109 = arith.index_cast %arg11 : index to i64
+          %110 = arith.addi %104, %c64_i64 : i64
+          %111 = arith.ori %110, %c3221225472_i64 : i64
+          %112 = arith.muli %109, %c32_i64 : i64
+          %113 = arith.addi %112, %104 : i64
+          %114 = arith.addi %113, %c128_i64 : i64
+          "instgem.preload"(%114, %106, %c16_i64, %111, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %115 = arith.muli %109, %c16_i64 : i64
+          %116 = arith.ori %115, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %117 = arith.addi %104, %c96_i64 : i64
+          %118 = arith.ori %117, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %118, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %119 = arith.addi %115, %c32_i64 : i64
+          %120 = arith.ori %119, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%120, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %108 = arith.index_cast %93 : i64 to index
+        scf.for %arg11 = %107 to %108 step %c1 {
+          %109 = arith.index_cast %arg11 : index to i64
+          %110 = arith.muli %109, %c16_i64 : i64
+          %111 = arith.subi %c32_i64, %110 : i64
+          %112 = arith.minsi %111, %c16_i64 : i64
+          %113 = arith.subi %89, %110 : i64
+          %114 = arith.minsi %113, %c16_i64 : i64
+          %115 = arith.addi %104, %c64_i64 : i64
+          %116 = arith.ori %115, %c3221225472_i64 : i64
+          %117 = arith.muli %109, %c32_i64 : i64
+          %118 = arith.addi %117, %104 : i64
+          %119 = arith.addi %118, %c128_i64 : i64
+          "instgem.preload"(%119, %106, %114, %116, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %120 = arith.ori %110, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%120, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %121 = arith.addi %104, %c96_i64 : i64
+          %122 = arith.ori %121, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %122, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %123 = arith.addi %110, %c32_i64 : i64
+          %124 = arith.ori %123, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%124, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+      } {gemmini.compute_nest}
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %97 = arith.index_cast %intptr_13 : index to i64
+      %98 = arith.index_cast %offset_10 : index to i64
+      %99 = arith.addi %97, %98 : i64
+      %100 = arith.index_cast %strides_12#0 : index to i64
+      %101 = arith.bitcast %arg9 : f32 to i32
+      %102 = arith.extui %101 : i32 to i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %100, %102) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-    } {gemmini.compute_nest}
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %68 = arith.maxsi %12, %c0 : index
-    %69 = arith.minsi %68, %arg4 : index
-    %70 = arith.addi %12, %c32 : index
-    %71 = arith.maxsi %70, %c0 : index
-    %72 = arith.minsi %71, %arg4 : index
-    %73 = arith.subi %69, %12 : index
-    %74 = arith.maxsi %73, %c0 : index
-    %75 = arith.minsi %74, %c32 : index
-    %76 = arith.subi %72, %69 : index
-    scf.if %31 {
-      func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_7 = memref.subview %reinterpret_cast_6[%69, %23] [%76, %30] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %77 = arith.index_cast %75 : index to i64
-    %78 = arith.index_cast %76 : index to i64
-    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %79 = arith.index_cast %intptr_12 : index to i64
-    %80 = arith.index_cast %offset_9 : index to i64
-    %81 = arith.addi %79, %80 : i64
-    %82 = arith.index_cast %strides_11#0 : index to i64
-    %83 = arith.bitcast %arg9 : f32 to i32
-    %84 = arith.extui %83 : i32 to i64
-    scf.if %7 {
-      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %82, %84) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    }
-    %85 = arith.divsi %77, %c16_i64 : i64
-    %86 = arith.addi %77, %78 : i64
-    %87 = arith.ceildivsi %86, %c16_i64 : i64
-    %88 = arith.subi %87, %85 : i64
-    %89 = arith.cmpi sgt, %78, %c0_i64_3 : i64
-    %90 = arith.extui %89 : i1 to i64
-    %91 = arith.muli %88, %90 : i64
-    %92 = arith.ceildivsi %34, %c16_i64 : i64
-    %93 = arith.muli %91, %92 : i64
-    %94 = arith.index_cast %93 : i64 to index
-    scf.for %arg10 = %c0 to %94 step %c1 {
-      %95 = arith.index_cast %arg10 : index to i64
-      %96 = arith.remsi %95, %91 : i64
-      %97 = arith.divsi %95, %91 : i64
-      %98 = arith.addi %85, %96 : i64
-      %99 = arith.muli %98, %c16_i64 : i64
-      %100 = arith.maxsi %99, %77 : i64
-      %101 = arith.addi %99, %c16_i64 : i64
-      %102 = arith.minsi %101, %86 : i64
-      %103 = arith.subi %102, %100 : i64
-      %104 = arith.subi %100, %77 : i64
-      %105 = arith.muli %104, %82 : i64
-      %106 = arith.addi %81, %105 : i64
-      %107 = arith.muli %97, %c16_i64 : i64
-      %108 = arith.addi %106, %107 : i64
-      %109 = arith.muli %98, %c32_i64 : i64
-      %110 = arith.addi %109, %107 : i64
-      %111 = arith.addi %110, %c64_i64 : i64
-      %112 = arith.ori %111, %c2147483648_i64 : i64
-      %113 = arith.subi %100, %99 : i64
-      %114 = arith.addi %112, %113 : i64
-      %115 = arith.subi %34, %107 : i64
-      %116 = arith.minsi %115, %c16_i64 : i64
-      "instgem.mvout"(%108, %114, %116, %103) : (i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c4 step %c1 {
+        %103 = arith.index_cast %arg10 : index to i64
+        %104 = arith.remsi %103, %c2_i64_1 : i64
+        %105 = arith.divsi %103, %c2_i64_1 : i64
+        %106 = arith.muli %104, %c16_i64 : i64
+        %107 = arith.maxsi %106, %c0_i64_3 : i64
+        %108 = arith.addi %106, %c16_i64 : i64
+        %109 = arith.minsi %108, %c32_i64 : i64
+        %110 = arith.subi %109, %107 : i64
+        %111 = arith.muli %107, %100 : i64
+        %112 = arith.addi %99, %111 : i64
+        %113 = arith.muli %105, %c16_i64 : i64
+        %114 = arith.addi %112, %113 : i64
+        %115 = arith.muli %104, %c32_i64 : i64
+        %116 = arith.addi %115, %113 : i64
+        %117 = arith.addi %116, %c64_i64 : i64
+        %118 = arith.ori %117, %c2147483648_i64 : i64
+        %119 = arith.subi %107, %106 : i64
+        %120 = arith.addi %118, %119 : i64
+        %121 = arith.subi %c32_i64, %113 : i64
+        %122 = arith.minsi %121, %c16_i64 : i64
+        "instgem.mvout"(%114, %120, %122, %110) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %62 = arith.cmpi sle, %13, %c0 : index
+      scf.if %62 {
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %136 = arith.index_cast %arg10 : index to i64
+          %137 = arith.remsi %136, %c2_i64_1 : i64
+          %138 = arith.divsi %136, %c2_i64_1 : i64
+          %139 = arith.muli %138, %c16_i64 : i64
+          %140 = arith.subi %c32_i64, %139 : i64
+          %141 = arith.minsi %140, %c16_i64 : i64
+          %142 = arith.muli %137, %c32_i64 : i64
+          %143 = arith.addi %142, %139 : i64
+          %144 = arith.ori %143, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %144, %141, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      %63:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %136 = arith.maxsi %23, %c0 : index
+        %137 = arith.minsi %136, %arg4 : index
+        %138 = arith.maxsi %21, %c0 : index
+        %139 = arith.minsi %138, %c32 : index
+        %140 = arith.subi %137, %20 : index
+        %141 = arith.maxsi %arg11, %c0 : index
+        %142 = arith.minsi %141, %arg5 : index
+        %143 = arith.addi %arg11, %c32 : index
+        %144 = arith.maxsi %143, %c0 : index
+        %145 = arith.minsi %144, %arg5 : index
+        %146 = arith.subi %142, %arg11 : index
+        %147 = arith.maxsi %146, %c0 : index
+        %148 = arith.minsi %147, %c32 : index
+        %149 = arith.subi %145, %142 : index
+        %150 = arith.cmpi sgt, %148, %c0 : index
+        scf.if %150 {
+          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+        }
+        %subview_13 = memref.subview %reinterpret_cast[%20, %142] [%140, %149] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %151 = arith.index_cast %139 : index to i64
+        %152 = arith.index_cast %140 : index to i64
+        %153 = arith.index_cast %149 : index to i64
+        %154 = arith.addi %151, %152 : i64
+        %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %155 = arith.index_cast %intptr_18 : index to i64
+        %156 = arith.index_cast %offset_15 : index to i64
+        %157 = arith.addi %155, %156 : i64
+        %158 = arith.index_cast %strides_17#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+        %159 = arith.maxsi %151, %c0_i64_3 : i64
+        %160 = arith.divui %159, %c16_i64 : i64
+        %161 = arith.maxsi %154, %c0_i64_3 : i64
+        %162 = arith.addi %161, %c15_i64 : i64
+        %163 = arith.divui %162, %c16_i64 : i64
+        %164 = arith.subi %163, %160 : i64
+        %165 = arith.cmpi sgt, %152, %c0_i64_3 : i64
+        %166 = arith.extui %165 : i1 to i64
+        %167 = arith.muli %164, %166 : i64
+        %168 = arith.index_cast %167 : i64 to index
+        scf.for %arg13 = %c0 to %168 step %c1 {
+          %234 = arith.index_cast %arg13 : index to i64
+          %235 = arith.addi %160, %234 : i64
+          %236 = arith.muli %235, %c16_i64 : i64
+          %237 = arith.maxsi %236, %151 : i64
+          %238 = arith.addi %236, %c16_i64 : i64
+          %239 = arith.minsi %238, %154 : i64
+          %240 = arith.subi %239, %237 : i64
+          %241 = arith.subi %237, %151 : i64
+          %242 = arith.muli %241, %158 : i64
+          %243 = arith.addi %157, %242 : i64
+          %244 = arith.muli %235, %c32_i64 : i64
+          %245 = arith.subi %237, %236 : i64
+          %246 = arith.addi %244, %245 : i64
+          %247 = arith.minsi %153, %c64_i64 : i64
+          "instgem.mvin"(%243, %246, %247, %240) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %169 = arith.addi %159, %c15_i64 : i64
+        %170 = arith.divui %169, %c16_i64 : i64
+        %171 = arith.cmpi sgt, %151, %c0_i64_3 : i64
+        %172 = arith.extui %171 : i1 to i64
+        %173 = arith.muli %170, %172 : i64
+        %174 = arith.index_cast %173 : i64 to index
+        scf.for %arg13 = %c0 to %174 step %c1 {
+          %234 = arith.index_cast %arg13 : index to i64
+          %235 = arith.muli %234, %c16_i64 : i64
+          %236 = arith.maxsi %235, %c0_i64_3 : i64
+          %237 = arith.addi %235, %c16_i64 : i64
+          %238 = arith.minsi %237, %151 : i64
+          %239 = arith.subi %238, %236 : i64
+          %240 = arith.muli %234, %c32_i64 : i64
+          %241 = arith.subi %236, %235 : i64
+          %242 = arith.addi %240, %241 : i64
+          %243 = arith.minsi %153, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %242, %243, %239) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %175 = arith.maxsi %arg12, %c0 : index
+        %176 = arith.minsi %175, %arg5 : index
+        %177 = arith.addi %arg12, %c32 : index
+        %178 = arith.maxsi %177, %c0 : index
+        %179 = arith.minsi %178, %arg5 : index
+        %180 = arith.subi %176, %arg12 : index
+        %181 = arith.maxsi %180, %c0 : index
+        %182 = arith.minsi %181, %c32 : index
+        %183 = arith.subi %179, %176 : index
+        %184 = arith.minsi %arg6, %c32 : index
+        %185 = arith.maxsi %15, %c0 : index
+        %186 = arith.minsi %185, %c32 : index
+        %187 = arith.subi %184, %15 : index
+        %188 = arith.cmpi sgt, %186, %c0 : index
+        scf.if %188 {
+          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+        }
+        %subview_19 = memref.subview %reinterpret_cast_4[%176, %15] [%183, %187] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %189 = arith.index_cast %182 : index to i64
+        %190 = arith.index_cast %183 : index to i64
+        %191 = arith.index_cast %187 : index to i64
+        %192 = arith.addi %189, %190 : i64
+        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %193 = arith.index_cast %intptr_24 : index to i64
+        %194 = arith.index_cast %offset_21 : index to i64
+        %195 = arith.addi %193, %194 : i64
+        %196 = arith.index_cast %strides_23#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %196) : (i64, i64, i64, i64, i64, i64) -> ()
+        %197 = arith.maxsi %189, %c0_i64_3 : i64
+        %198 = arith.divui %197, %c16_i64 : i64
+        %199 = arith.maxsi %192, %c0_i64_3 : i64
+        %200 = arith.addi %199, %c15_i64 : i64
+        %201 = arith.divui %200, %c16_i64 : i64
+        %202 = arith.subi %201, %198 : i64
+        %203 = arith.cmpi sgt, %190, %c0_i64_3 : i64
+        %204 = arith.extui %203 : i1 to i64
+        %205 = arith.muli %202, %204 : i64
+        %206 = arith.index_cast %205 : i64 to index
+        scf.for %arg13 = %c0 to %206 step %c1 {
+          %234 = arith.index_cast %arg13 : index to i64
+          %235 = arith.addi %198, %234 : i64
+          %236 = arith.muli %235, %c16_i64 : i64
+          %237 = arith.maxsi %236, %189 : i64
+          %238 = arith.addi %236, %c16_i64 : i64
+          %239 = arith.minsi %238, %192 : i64
+          %240 = arith.subi %239, %237 : i64
+          %241 = arith.subi %237, %189 : i64
+          %242 = arith.muli %241, %196 : i64
+          %243 = arith.addi %195, %242 : i64
+          %244 = arith.muli %235, %c32_i64 : i64
+          %245 = arith.addi %244, %c64_i64 : i64
+          %246 = arith.subi %237, %236 : i64
+          %247 = arith.addi %245, %246 : i64
+          %248 = arith.minsi %191, %c64_i64 : i64
+          "instgem.mvin"(%243, %247, %248, %240) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %207 = arith.addi %197, %c15_i64 : i64
+        %208 = arith.divui %207, %c16_i64 : i64
+        %209 = arith.cmpi sgt, %189, %c0_i64_3 : i64
+        %210 = arith.extui %209 : i1 to i64
+        %211 = arith.muli %208, %210 : i64
+        %212 = arith.index_cast %211 : i64 to index
+        scf.for %arg13 = %c0 to %212 step %c1 {
+          %234 = arith.index_cast %arg13 : index to i64
+          %235 = arith.muli %234, %c16_i64 : i64
+          %236 = arith.maxsi %235, %c0_i64_3 : i64
+          %237 = arith.addi %235, %c16_i64 : i64
+          %238 = arith.minsi %237, %189 : i64
+          %239 = arith.subi %238, %236 : i64
+          %240 = arith.muli %234, %c32_i64 : i64
+          %241 = arith.addi %240, %c64_i64 : i64
+          %242 = arith.subi %236, %235 : i64
+          %243 = arith.addi %241, %242 : i64
+          %244 = arith.minsi %191, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %243, %244, %239) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %213 = arith.minsi %161, %c32_i64 : i64
+        %214 = arith.maxsi %153, %c0_i64_3 : i64
+        %215 = arith.minsi %214, %c32_i64 : i64
+        %216 = arith.minsi %199, %c32_i64 : i64
+        %217 = arith.maxsi %191, %c0_i64_3 : i64
+        %218 = arith.minsi %217, %c32_i64 : i64
+        %219 = arith.ceildivsi %213, %c16_i64 : i64
+        %220 = arith.ceildivsi %218, %c16_i64 : i64
+        %221 = arith.minsi %215, %216 : i64
+        %222 = arith.ceildivsi %221, %c16_i64 : i64
+        %223 = arith.cmpi eq, %arg10, %c0 : index
+        %224 = arith.cmpi sgt, %219, %c0_i64_3 : i64
+        %225 = arith.select %224, %220, %c0_i64_3 : i64
+        %226 = arith.index_cast %225 : i64 to index
+        %227 = arith.divsi %221, %c16_i64 : i64
+        %228 = arith.minsi %222, %227 : i64
+        %229 = arith.maxsi %228, %c0_i64_3 : i64
+        %230 = arith.divsi %213, %c16_i64 : i64
+        %231 = arith.minsi %219, %230 : i64
+        %232 = arith.maxsi %231, %c1_i64_2 : i64
+        %233 = arith.minsi %213, %c16_i64 : i64
+        scf.if %223 {
+          scf.for %arg13 = %c0 to %226 step %c1 {
+            %239 = arith.index_cast %arg13 : index to i64
+            %240 = arith.muli %239, %c16_i64 : i64
+            %241 = arith.subi %218, %240 : i64
+            %242 = arith.minsi %241, %c16_i64 : i64
+            %243 = arith.cmpi sgt, %229, %c0_i64_3 : i64
+            scf.if %243 {
+              %246 = arith.ori %240, %c2147483648_i64 : i64
+              %247 = arith.addi %240, %c64_i64 : i64
+              "instgem.preload"(%247, %242, %c16_i64, %246, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %248 = arith.index_cast %232 : i64 to index
+              scf.for %arg14 = %c1 to %248 step %c1 {
+                %250 = arith.index_cast %arg14 : index to i64
+                %251 = arith.muli %250, %c32_i64 : i64
+                %252 = arith.addi %251, %240 : i64
+                %253 = arith.ori %252, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%251, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %249 = arith.index_cast %219 : i64 to index
+              scf.for %arg14 = %248 to %249 step %c1 {
+                %250 = arith.index_cast %arg14 : index to i64
+                %251 = arith.muli %250, %c16_i64 : i64
+                %252 = arith.subi %213, %251 : i64
+                %253 = arith.minsi %252, %c16_i64 : i64
+                %254 = arith.muli %250, %c32_i64 : i64
+                %255 = arith.addi %254, %240 : i64
+                %256 = arith.ori %255, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%254, %c16_i64, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %244 = arith.index_cast %229 : i64 to index
+            scf.for %arg14 = %c1 to %244 step %c1 {
+              %246 = arith.index_cast %arg14 : index to i64
+              %247 = arith.ori %240, %c3221225472_i64 : i64
+              %248 = arith.muli %246, %c32_i64 : i64
+              %249 = arith.addi %248, %240 : i64
+              %250 = arith.addi %249, %c64_i64 : i64
+              "instgem.preload"(%250, %242, %c16_i64, %247, %242, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+              %251 = arith.muli %246, %c16_i64 : i64
+              "instgem.compute_preloaded"(%251, %c16_i64, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.index_cast %232 : i64 to index
+              scf.for %arg15 = %c1 to %252 step %c1 {
+                %254 = arith.index_cast %arg15 : index to i64
+                %255 = arith.muli %254, %c32_i64 : i64
+                %256 = arith.addi %255, %240 : i64
+                %257 = arith.ori %256, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %258 = arith.addi %255, %251 : i64
+                "instgem.compute_accumulated"(%258, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %253 = arith.index_cast %219 : i64 to index
+              scf.for %arg15 = %252 to %253 step %c1 {
+                %254 = arith.index_cast %arg15 : index to i64
+                %255 = arith.muli %254, %c16_i64 : i64
+                %256 = arith.subi %213, %255 : i64
+                %257 = arith.minsi %256, %c16_i64 : i64
+                %258 = arith.muli %254, %c32_i64 : i64
+                %259 = arith.addi %258, %240 : i64
+                %260 = arith.ori %259, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %242, %257) : (i64, i64, i64, i64, i64, i64) -> ()
+                %261 = arith.addi %258, %251 : i64
+                "instgem.compute_accumulated"(%261, %c16_i64, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %245 = arith.index_cast %222 : i64 to index
+            scf.for %arg14 = %244 to %245 step %c1 {
+              %246 = arith.index_cast %arg14 : index to i64
+              %247 = arith.muli %246, %c16_i64 : i64
+              %248 = arith.subi %215, %247 : i64
+              %249 = arith.minsi %248, %c16_i64 : i64
+              %250 = arith.subi %216, %247 : i64
+              %251 = arith.minsi %250, %c16_i64 : i64
+              %252 = arith.cmpi eq, %246, %c0_i64_3 : i64
+              %253 = arith.select %252, %c2147483648_i64, %c3221225472_i64 : i64
+              %254 = arith.ori %240, %253 : i64
+              %255 = arith.select %252, %c16_i64, %233 : i64
+              %256 = arith.select %252, %c16_i64, %242 : i64
+              %257 = arith.muli %246, %c32_i64 : i64
+              %258 = arith.addi %257, %240 : i64
+              %259 = arith.addi %258, %c64_i64 : i64
+              "instgem.preload"(%259, %242, %251, %254, %256, %255) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%247, %249, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %260 = arith.index_cast %232 : i64 to index
+              scf.for %arg15 = %c1 to %260 step %c1 {
+                %262 = arith.index_cast %arg15 : index to i64
+                %263 = arith.muli %262, %c32_i64 : i64
+                %264 = arith.addi %263, %240 : i64
+                %265 = arith.ori %264, %253 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %265, %256, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %266 = arith.addi %263, %247 : i64
+                "instgem.compute_accumulated"(%266, %249, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %261 = arith.index_cast %219 : i64 to index
+              scf.for %arg15 = %260 to %261 step %c1 {
+                %262 = arith.index_cast %arg15 : index to i64
+                %263 = arith.muli %262, %c16_i64 : i64
+                %264 = arith.subi %213, %263 : i64
+                %265 = arith.minsi %264, %c16_i64 : i64
+                %266 = arith.muli %262, %c32_i64 : i64
+                %267 = arith.addi %266, %240 : i64
+                %268 = arith.ori %267, %253 : i64
+                %269 = arith.select %252, %c16_i64, %265 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %268, %256, %269) : (i64, i64, i64, i64, i64, i64) -> ()
+                %270 = arith.addi %266, %247 : i64
+                "instgem.compute_accumulated"(%270, %249, %265, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %234 = arith.cmpi eq, %222, %c0_i64_3 : i64
+          %235 = arith.cmpi slt, %219, %c2_i64_1 : i64
+          %236 = arith.cmpi slt, %225, %c2_i64_1 : i64
+          %237 = arith.ori %234, %235 : i1
+          %238 = arith.ori %237, %236 : i1
+          scf.if %238 {
+            scf.for %arg13 = %c0 to %c4 step %c1 {
+              %239 = arith.index_cast %arg13 : index to i64
+              %240 = arith.remsi %239, %c2_i64_1 : i64
+              %241 = arith.divsi %239, %c2_i64_1 : i64
+              %242 = arith.muli %241, %c16_i64 : i64
+              %243 = arith.subi %c32_i64, %242 : i64
+              %244 = arith.minsi %243, %c16_i64 : i64
+              %245 = arith.muli %240, %c32_i64 : i64
+              %246 = arith.addi %245, %242 : i64
+              %247 = arith.ori %246, %c2147483648_i64 : i64
+              %248 = arith.cmpi sge, %240, %219 : i64
+              %249 = arith.cmpi sge, %241, %225 : i64
+              %250 = arith.ori %234, %248 : i1
+              %251 = arith.ori %250, %249 : i1
+              scf.if %251 {
+                "instgem.mvin"(%c0_i64_3, %247, %244, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+        } else {
+          scf.for %arg13 = %c0 to %226 step %c1 {
+            %234 = arith.index_cast %arg13 : index to i64
+            %235 = arith.muli %234, %c16_i64 : i64
+            %236 = arith.subi %218, %235 : i64
+            %237 = arith.minsi %236, %c16_i64 : i64
+            %238 = arith.index_cast %229 : i64 to index
+            scf.for %arg14 = %c0 to %238 step %c1 {
+              %240 = arith.index_cast %arg14 : index to i64
+              %241 = arith.ori %235, %c3221225472_i64 : i64
+              %242 = arith.muli %240, %c32_i64 : i64
+              %243 = arith.addi %242, %235 : i64
+              %244 = arith.addi %243, %c64_i64 : i64
+              "instgem.preload"(%244, %237, %c16_i64, %241, %237, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+              %245 = arith.muli %240, %c16_i64 : i64
+              "instgem.compute_preloaded"(%245, %c16_i64, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %246 = arith.index_cast %232 : i64 to index
+              scf.for %arg15 = %c1 to %246 step %c1 {
+                %248 = arith.index_cast %arg15 : index to i64
+                %249 = arith.muli %248, %c32_i64 : i64
+                %250 = arith.addi %249, %235 : i64
+                %251 = arith.ori %250, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %237, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %252 = arith.addi %249, %245 : i64
+                "instgem.compute_accumulated"(%252, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %247 = arith.index_cast %219 : i64 to index
+              scf.for %arg15 = %246 to %247 step %c1 {
+                %248 = arith.index_cast %arg15 : index to i64
+                %249 = arith.muli %248, %c16_i64 : i64
+                %250 = arith.subi %213, %249 : i64
+                %251 = arith.minsi %250, %c16_i64 : i64
+                %252 = arith.muli %248, %c32_i64 : i64
+                %253 = arith.addi %252, %235 : i64
+                %254 = arith.ori %253, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %237, %251) : (i64, i64, i64, i64, i64, i64) -> ()
+                %255 = arith.addi %252, %245 : i64
+                "instgem.compute_accumulated"(%255, %c16_i64, %251, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %239 = arith.index_cast %222 : i64 to index
+            scf.for %arg14 = %238 to %239 step %c1 {
+              %240 = arith.index_cast %arg14 : index to i64
+              %241 = arith.muli %240, %c16_i64 : i64
+              %242 = arith.subi %215, %241 : i64
+              %243 = arith.minsi %242, %c16_i64 : i64
+              %244 = arith.subi %216, %241 : i64
+              %245 = arith.minsi %244, %c16_i64 : i64
+              %246 = arith.ori %235, %c3221225472_i64 : i64
+              %247 = arith.muli %240, %c32_i64 : i64
+              %248 = arith.addi %247, %235 : i64
+              %249 = arith.addi %248, %c64_i64 : i64
+              "instgem.preload"(%249, %237, %245, %246, %237, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%241, %243, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %250 = arith.index_cast %232 : i64 to index
+              scf.for %arg15 = %c1 to %250 step %c1 {
+                %252 = arith.index_cast %arg15 : index to i64
+                %253 = arith.muli %252, %c32_i64 : i64
+                %254 = arith.addi %253, %235 : i64
+                %255 = arith.ori %254, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %237, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %256 = arith.addi %253, %241 : i64
+                "instgem.compute_accumulated"(%256, %243, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %251 = arith.index_cast %219 : i64 to index
+              scf.for %arg15 = %250 to %251 step %c1 {
+                %252 = arith.index_cast %arg15 : index to i64
+                %253 = arith.muli %252, %c16_i64 : i64
+                %254 = arith.subi %213, %253 : i64
+                %255 = arith.minsi %254, %c16_i64 : i64
+                %256 = arith.muli %252, %c32_i64 : i64
+                %257 = arith.addi %256, %235 : i64
+                %258 = arith.ori %257, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %237, %255) : (i64, i64, i64, i64, i64, i64) -> ()
+                %259 = arith.addi %256, %241 : i64
+                "instgem.compute_accumulated"(%259, %243, %255, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+        }
+        scf.yield %143, %177 : index, index
+      }
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c4 step %c1 {
+        %136 = arith.index_cast %arg10 : index to i64
+        %137 = arith.remsi %136, %c2_i64_1 : i64
+        %138 = arith.divsi %136, %c2_i64_1 : i64
+        %139 = arith.muli %138, %c16_i64 : i64
+        %140 = arith.subi %c32_i64, %139 : i64
+        %141 = arith.minsi %140, %c16_i64 : i64
+        %142 = arith.muli %137, %c32_i64 : i64
+        %143 = arith.addi %142, %139 : i64
+        %144 = arith.addi %143, %c64_i64 : i64
+        %145 = arith.ori %144, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %145, %141, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %64 = arith.minsi %arg6, %c32 : index
+      %65 = arith.maxsi %15, %c0 : index
+      %66 = arith.minsi %65, %c32 : index
+      %67 = arith.subi %64, %15 : index
+      %68 = arith.maxsi %22, %c0 : index
+      %69 = arith.minsi %68, %arg7 : index
+      %70 = arith.maxsi %18, %c0 : index
+      %71 = arith.minsi %70, %c32 : index
+      %72 = arith.subi %69, %17 : index
+      %73 = arith.cmpi sgt, %71, %c0 : index
+      scf.if %73 {
+        func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_5[%15, %17] [%67, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %74 = arith.index_cast %66 : index to i64
+      %75 = arith.index_cast %67 : index to i64
+      %76 = arith.index_cast %72 : index to i64
+      %77 = arith.addi %74, %75 : i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %78 = arith.index_cast %intptr : index to i64
+      %79 = arith.index_cast %offset : index to i64
+      %80 = arith.addi %78, %79 : i64
+      %81 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
+      %82 = arith.maxsi %74, %c0_i64_3 : i64
+      %83 = arith.divui %82, %c16_i64 : i64
+      %84 = arith.maxsi %77, %c0_i64_3 : i64
+      %85 = arith.addi %84, %c15_i64 : i64
+      %86 = arith.divui %85, %c16_i64 : i64
+      %87 = arith.subi %86, %83 : i64
+      %88 = arith.cmpi sgt, %75, %c0_i64_3 : i64
+      %89 = arith.extui %88 : i1 to i64
+      %90 = arith.muli %87, %89 : i64
+      %91 = arith.index_cast %90 : i64 to index
+      scf.for %arg10 = %c0 to %91 step %c1 {
+        %136 = arith.index_cast %arg10 : index to i64
+        %137 = arith.addi %83, %136 : i64
+        %138 = arith.muli %137, %c16_i64 : i64
+        %139 = arith.maxsi %138, %74 : i64
+        %140 = arith.addi %138, %c16_i64 : i64
+        %141 = arith.minsi %140, %77 : i64
+        %142 = arith.subi %141, %139 : i64
+        %143 = arith.subi %139, %74 : i64
+        %144 = arith.muli %143, %81 : i64
+        %145 = arith.addi %80, %144 : i64
+        %146 = arith.muli %137, %c32_i64 : i64
+        %147 = arith.addi %146, %c128_i64 : i64
+        %148 = arith.subi %139, %138 : i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.minsi %76, %c64_i64 : i64
+        "instgem.mvin"(%145, %149, %150, %142) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %92 = arith.addi %82, %c15_i64 : i64
+      %93 = arith.divui %92, %c16_i64 : i64
+      %94 = arith.cmpi sgt, %74, %c0_i64_3 : i64
+      %95 = arith.extui %94 : i1 to i64
+      %96 = arith.muli %93, %95 : i64
+      %97 = arith.index_cast %96 : i64 to index
+      scf.for %arg10 = %c0 to %97 step %c1 {
+        %136 = arith.index_cast %arg10 : index to i64
+        %137 = arith.muli %136, %c16_i64 : i64
+        %138 = arith.maxsi %137, %c0_i64_3 : i64
+        %139 = arith.addi %137, %c16_i64 : i64
+        %140 = arith.minsi %139, %74 : i64
+        %141 = arith.subi %140, %138 : i64
+        %142 = arith.muli %136, %c32_i64 : i64
+        %143 = arith.addi %142, %c128_i64 : i64
+        %144 = arith.subi %138, %137 : i64
+        %145 = arith.addi %143, %144 : i64
+        %146 = arith.minsi %76, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %145, %146, %141) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %98 = arith.minsi %84, %c32_i64 : i64
+      %99 = arith.maxsi %76, %c0_i64_3 : i64
+      %100 = arith.minsi %99, %c32_i64 : i64
+      %101 = arith.bitcast %arg8 : f32 to i32
+      %102 = arith.extui %101 : i32 to i64
+      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %102, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %103 = arith.ceildivsi %100, %c16_i64 : i64
+      %104 = arith.minsi %98, %c32_i64 : i64
+      %105 = arith.ceildivsi %104, %c16_i64 : i64
+      %106 = arith.index_cast %103 : i64 to index
+      %107 = arith.divsi %104, %c16_i64 : i64
+      %108 = arith.minsi %105, %107 : i64
+      %109 = arith.maxsi %108, %c0_i64_3 : i64
+      scf.for %arg10 = %c0 to %106 step %c1 {
+        %136 = arith.index_cast %arg10 : index to i64
+        %137 = arith.muli %136, %c16_i64 : i64
+        %138 = arith.subi %100, %137 : i64
+        %139 = arith.minsi %138, %c16_i64 : i64
+        %140 = arith.index_cast %109 : i64 to index
+        scf.for %arg11 = %c0 to %140 step %c1 {
+          %142 = arith.index_cast %arg11 : index to i64
+          %143 = arith.addi %137, %c64_i64 : i64
+          %144 = arith.ori %143, %c3221225472_i64 : i64
+          %145 = arith.muli %142, %c32_i64 : i64
+          %146 = arith.addi %145, %137 : i64
+          %147 = arith.addi %146, %c128_i64 : i64
+          "instgem.preload"(%147, %139, %c16_i64, %144, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %148 = arith.muli %142, %c16_i64 : i64
+          %149 = arith.ori %148, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%149, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %150 = arith.addi %137, %c96_i64 : i64
+          %151 = arith.ori %150, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %152 = arith.addi %148, %c32_i64 : i64
+          %153 = arith.ori %152, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%153, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %141 = arith.index_cast %105 : i64 to index
+        scf.for %arg11 = %140 to %141 step %c1 {
+          %142 = arith.index_cast %arg11 : index to i64
+          %143 = arith.muli %142, %c16_i64 : i64
+          %144 = arith.subi %c32_i64, %143 : i64
+          %145 = arith.minsi %144, %c16_i64 : i64
+          %146 = arith.subi %98, %143 : i64
+          %147 = arith.minsi %146, %c16_i64 : i64
+          %148 = arith.addi %137, %c64_i64 : i64
+          %149 = arith.ori %148, %c3221225472_i64 : i64
+          %150 = arith.muli %142, %c32_i64 : i64
+          %151 = arith.addi %150, %137 : i64
+          %152 = arith.addi %151, %c128_i64 : i64
+          "instgem.preload"(%152, %139, %147, %149, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %153 = arith.ori %143, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%153, %145, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %154 = arith.addi %137, %c96_i64 : i64
+          %155 = arith.ori %154, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %156 = arith.addi %143, %c32_i64 : i64
+          %157 = arith.ori %156, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%157, %145, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+      } {gemmini.compute_nest}
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %110 = arith.maxsi %23, %c0 : index
+      %111 = arith.minsi %110, %arg4 : index
+      %112 = arith.maxsi %21, %c0 : index
+      %113 = arith.minsi %112, %c32 : index
+      %114 = arith.subi %111, %20 : index
+      scf.if %73 {
+        func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_7 = memref.subview %reinterpret_cast_6[%20, %17] [%114, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %115 = arith.index_cast %113 : index to i64
+      %116 = arith.index_cast %114 : index to i64
+      %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %117 = arith.index_cast %intptr_12 : index to i64
+      %118 = arith.index_cast %offset_9 : index to i64
+      %119 = arith.addi %117, %118 : i64
+      %120 = arith.index_cast %strides_11#0 : index to i64
+      %121 = arith.bitcast %arg9 : f32 to i32
+      %122 = arith.extui %121 : i32 to i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %120, %122) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %123 = arith.maxsi %115, %c0_i64_3 : i64
+      %124 = arith.divui %123, %c16_i64 : i64
+      %125 = arith.addi %115, %116 : i64
+      %126 = arith.maxsi %125, %c0_i64_3 : i64
+      %127 = arith.addi %126, %c15_i64 : i64
+      %128 = arith.divui %127, %c16_i64 : i64
+      %129 = arith.subi %128, %124 : i64
+      %130 = arith.cmpi sgt, %116, %c0_i64_3 : i64
+      %131 = arith.extui %130 : i1 to i64
+      %132 = arith.muli %129, %131 : i64
+      %133 = arith.ceildivsi %76, %c16_i64 : i64
+      %134 = arith.muli %132, %133 : i64
+      %135 = arith.index_cast %134 : i64 to index
+      scf.for %arg10 = %c0 to %135 step %c1 {
+        %136 = arith.index_cast %arg10 : index to i64
+        %137 = arith.remsi %136, %132 : i64
+        %138 = arith.divsi %136, %132 : i64
+        %139 = arith.addi %124, %137 : i64
+        %140 = arith.muli %139, %c16_i64 : i64
+        %141 = arith.maxsi %140, %115 : i64
+        %142 = arith.addi %140, %c16_i64 : i64
+        %143 = arith.minsi %142, %125 : i64
+        %144 = arith.subi %143, %141 : i64
+        %145 = arith.subi %141, %115 : i64
+        %146 = arith.muli %145, %120 : i64
+        %147 = arith.addi %119, %146 : i64
+        %148 = arith.muli %138, %c16_i64 : i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.muli %139, %c32_i64 : i64
+        %151 = arith.addi %150, %148 : i64
+        %152 = arith.addi %151, %c64_i64 : i64
+        %153 = arith.ori %152, %c2147483648_i64 : i64
+        %154 = arith.subi %141, %140 : i64
+        %155 = arith.addi %153, %154 : i64
+        %156 = arith.subi %76, %148 : i64
+        %157 = arith.minsi %156, %c16_i64 : i64
+        "instgem.mvout"(%149, %155, %157, %144) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

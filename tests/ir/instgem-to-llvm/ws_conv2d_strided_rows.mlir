@@ -59,9 +59,19 @@
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -85,11 +95,11 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
-    %c15_i64 = arith.constant 15 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -201,12 +211,12 @@ module {
     scf.if %64 {
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg18 = %c0 to %c2 step %c1 {
-        %82 = arith.index_cast %arg18 : index to i64
-        %83 = arith.muli %82, %c16_i64 : i64
-        %84 = arith.subi %c32_i64, %83 : i64
-        %85 = arith.minsi %84, %c16_i64 : i64
-        %86 = arith.ori %83, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %86, %85, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %85 = arith.index_cast %arg18 : index to i64
+        %86 = arith.muli %85, %c16_i64 : i64
+        %87 = arith.subi %c32_i64, %86 : i64
+        %88 = arith.minsi %87, %c16_i64 : i64
+        %89 = arith.ori %86, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %89, %88, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
     }
     %65 = arith.index_cast %52 : index to i64
@@ -223,727 +233,745 @@ module {
     scf.if %7 {
       "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %71, %73) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %74 = arith.divsi %65, %c16_i64 : i64
-    %75 = arith.addi %65, %66 : i64
-    %76 = arith.ceildivsi %75, %c16_i64 : i64
-    %77 = arith.subi %76, %74 : i64
-    %78 = arith.cmpi sgt, %66, %c0_i64_3 : i64
-    %79 = arith.extui %78 : i1 to i64
-    %80 = arith.muli %77, %79 : i64
-    %81 = arith.ceildivsi %67, %c16_i64 : i64
+    %74 = arith.maxsi %65, %c0_i64_3 : i64
+    %75 = arith.divui %74, %c16_i64 : i64
+    %76 = arith.addi %65, %66 : i64
+    %77 = arith.maxsi %76, %c0_i64_3 : i64
+    %78 = arith.addi %77, %c15_i64 : i64
+    %79 = arith.divui %78, %c16_i64 : i64
+    %80 = arith.subi %79, %75 : i64
+    %81 = arith.cmpi sgt, %66, %c0_i64_3 : i64
+    %82 = arith.extui %81 : i1 to i64
+    %83 = arith.muli %80, %82 : i64
+    %84 = arith.ceildivsi %67, %c16_i64 : i64
     scf.for %arg18 = %37 to %39 step %c1 {
-      %82 = arith.muli %arg10, %29 : index
-      %83 = arith.cmpi eq, %82, %c0 : index
-      scf.if %83 {
+      %85 = arith.muli %arg10, %29 : index
+      %86 = arith.cmpi eq, %85, %c0 : index
+      scf.if %86 {
         func.call @baco_runtime_error(%c1_i64_2, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %84 = arith.floordivsi %arg18, %82 : index
-      %85 = arith.cmpi eq, %29, %c0 : index
-      scf.if %85 {
+      %87 = arith.floordivsi %arg18, %85 : index
+      %88 = arith.cmpi eq, %29, %c0 : index
+      scf.if %88 {
         func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %86 = arith.floordivsi %arg18, %29 : index
-      %87 = arith.cmpi eq, %arg10, %c0 : index
-      scf.if %87 {
+      %89 = arith.floordivsi %arg18, %29 : index
+      %90 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %90 {
         func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %88 = arith.floordivsi %86, %arg10 : index
-      %89 = arith.muli %88, %arg10 : index
-      %90 = arith.subi %86, %89 : index
-      scf.if %85 {
+      %91 = arith.floordivsi %89, %arg10 : index
+      %92 = arith.muli %91, %arg10 : index
+      %93 = arith.subi %89, %92 : index
+      scf.if %88 {
         func.call @baco_runtime_error(%c1_i64_2, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
-      %91 = arith.muli %86, %29 : index
-      %92 = arith.subi %arg18, %91 : index
-      %93 = arith.muli %92, %c32 : index
-      %94 = arith.addi %28, %90 : index
-      %95 = arith.cmpi eq, %arg12, %c0 : index
-      scf.if %95 {
+      %94 = arith.muli %89, %29 : index
+      %95 = arith.subi %arg18, %94 : index
+      %96 = arith.muli %95, %c32 : index
+      %97 = arith.addi %28, %93 : index
+      %98 = arith.cmpi eq, %arg12, %c0 : index
+      scf.if %98 {
         func.call @baco_runtime_error(%c1_i64_2, %c108_i64, %c17_i64) : (i64, i64, i64) -> ()
       }
-      %96 = arith.floordivsi %94, %arg12 : index
-      %97 = arith.muli %96, %arg12 : index
-      %98 = arith.subi %94, %97 : index
-      %99 = arith.addi %26, %84 : index
-      %100 = arith.cmpi eq, %arg11, %c0 : index
-      scf.if %100 {
+      %99 = arith.floordivsi %97, %arg12 : index
+      %100 = arith.muli %99, %arg12 : index
+      %101 = arith.subi %97, %100 : index
+      %102 = arith.addi %26, %87 : index
+      %103 = arith.cmpi eq, %arg11, %c0 : index
+      scf.if %103 {
         func.call @baco_runtime_error(%c1_i64_2, %c115_i64, %c23_i64) : (i64, i64, i64) -> ()
       }
-      %101 = arith.floordivsi %99, %arg11 : index
-      %102 = arith.muli %101, %arg11 : index
-      %103 = arith.subi %99, %102 : index
-      %104 = arith.muli %12, %arg3 : index
-      %105 = arith.addi %104, %103 : index
-      %106 = arith.muli %105, %arg4 : index
-      %107 = arith.addi %106, %98 : index
-      %108 = arith.muli %107, %arg5 : index
-      %109 = arith.subi %arg3, %103 : index
-      scf.if %100 {
+      %104 = arith.floordivsi %102, %arg11 : index
+      %105 = arith.muli %104, %arg11 : index
+      %106 = arith.subi %102, %105 : index
+      %107 = arith.muli %12, %arg3 : index
+      %108 = arith.addi %107, %106 : index
+      %109 = arith.muli %108, %arg4 : index
+      %110 = arith.addi %109, %101 : index
+      %111 = arith.muli %110, %arg5 : index
+      %112 = arith.subi %arg3, %106 : index
+      scf.if %103 {
         func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c46_i64) : (i64, i64, i64) -> ()
       }
-      %110 = arith.ceildivsi %109, %arg11 : index
-      %111 = arith.subi %arg4, %98 : index
-      scf.if %95 {
+      %113 = arith.ceildivsi %112, %arg11 : index
+      %114 = arith.subi %arg4, %101 : index
+      scf.if %98 {
         func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c78_i64) : (i64, i64, i64) -> ()
       }
-      %112 = arith.ceildivsi %111, %arg12 : index
-      %113 = arith.muli %arg11, %arg4 : index
-      %114 = arith.muli %113, %arg5 : index
-      %115 = arith.muli %arg12, %arg5 : index
-      scf.if %100 {
+      %115 = arith.ceildivsi %114, %arg12 : index
+      %116 = arith.muli %arg11, %arg4 : index
+      %117 = arith.muli %116, %arg5 : index
+      %118 = arith.muli %arg12, %arg5 : index
+      scf.if %103 {
         func.call @baco_runtime_error(%c1_i64_2, %c119_i64, %c48_i64) : (i64, i64, i64) -> ()
       }
-      scf.if %95 {
+      scf.if %98 {
         func.call @baco_runtime_error(%c1_i64_2, %c119_i64, %c63_i64) : (i64, i64, i64) -> ()
       }
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%108], sizes: [%110, %112, %arg5], strides: [%114, %115, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
-      %116 = arith.muli %84, %arg10 : index
-      %117 = arith.addi %116, %90 : index
-      %118 = arith.muli %117, %arg5 : index
-      %119 = arith.muli %118, %arg8 : index
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%119], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %120 = arith.maxsi %96, %c0 : index
-      %121 = arith.minsi %120, %112 : index
-      %122 = arith.addi %96, %c5 : index
-      %123 = arith.maxsi %122, %c0 : index
-      %124 = arith.minsi %123, %112 : index
-      %125 = arith.subi %121, %96 : index
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%111], sizes: [%113, %115, %arg5], strides: [%117, %118, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
+      %119 = arith.muli %87, %arg10 : index
+      %120 = arith.addi %119, %93 : index
+      %121 = arith.muli %120, %arg5 : index
+      %122 = arith.muli %121, %arg8 : index
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%122], sizes: [%arg5, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %123 = arith.maxsi %99, %c0 : index
+      %124 = arith.minsi %123, %115 : index
+      %125 = arith.addi %99, %c5 : index
       %126 = arith.maxsi %125, %c0 : index
-      %127 = arith.minsi %126, %c5 : index
-      %128 = arith.subi %124, %121 : index
-      %129 = arith.maxsi %93, %c0 : index
-      %130 = arith.minsi %129, %arg5 : index
-      %131 = arith.addi %93, %c32 : index
-      %132 = arith.maxsi %131, %c0 : index
+      %127 = arith.minsi %126, %115 : index
+      %128 = arith.subi %124, %99 : index
+      %129 = arith.maxsi %128, %c0 : index
+      %130 = arith.minsi %129, %c5 : index
+      %131 = arith.subi %127, %124 : index
+      %132 = arith.maxsi %96, %c0 : index
       %133 = arith.minsi %132, %arg5 : index
-      %134 = arith.subi %130, %93 : index
+      %134 = arith.addi %96, %c32 : index
       %135 = arith.maxsi %134, %c0 : index
-      %136 = arith.minsi %135, %c32 : index
-      %137 = arith.subi %133, %130 : index
-      %138 = arith.cmpi sgt, %136, %c0 : index
-      scf.if %138 {
+      %136 = arith.minsi %135, %arg5 : index
+      %137 = arith.subi %133, %96 : index
+      %138 = arith.maxsi %137, %c0 : index
+      %139 = arith.minsi %138, %c32 : index
+      %140 = arith.subi %136, %133 : index
+      %141 = arith.cmpi sgt, %139, %c0 : index
+      scf.if %141 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %139 = arith.cmpi sge, %101, %c0 : index
-      %140 = arith.cmpi slt, %101, %110 : index
-      %141 = arith.andi %139, %140 : i1
-      %142 = arith.select %141, %101, %c0 : index
-      %143 = arith.select %141, %128, %c0 : index
-      %144 = arith.select %141, %127, %c0 : index
-      %subview_6 = memref.subview %reinterpret_cast_4[%142, %121, %130] [1, %143, %137] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %145 = arith.index_cast %144 : index to i64
-      %146 = arith.index_cast %143 : index to i64
-      %147 = arith.index_cast %137 : index to i64
+      %142 = arith.cmpi sge, %104, %c0 : index
+      %143 = arith.cmpi slt, %104, %113 : index
+      %144 = arith.andi %142, %143 : i1
+      %145 = arith.select %144, %104, %c0 : index
+      %146 = arith.select %144, %131, %c0 : index
+      %147 = arith.select %144, %130, %c0 : index
+      %subview_6 = memref.subview %reinterpret_cast_4[%145, %124, %133] [1, %146, %140] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %148 = arith.index_cast %147 : index to i64
+      %149 = arith.index_cast %146 : index to i64
+      %150 = arith.index_cast %140 : index to i64
       %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %148 = arith.index_cast %intptr_11 : index to i64
-      %149 = arith.index_cast %offset_8 : index to i64
-      %150 = arith.addi %148, %149 : i64
-      %151 = arith.index_cast %strides_10#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %151) : (i64, i64, i64, i64, i64, i64) -> ()
-      %152 = arith.ceildivsi %147, %c64_i64 : i64
-      %153 = arith.divsi %145, %c16_i64 : i64
-      %154 = arith.addi %145, %146 : i64
-      %155 = arith.ceildivsi %154, %c16_i64 : i64
-      %156 = arith.subi %155, %153 : i64
-      %157 = arith.cmpi sgt, %146, %c0_i64_3 : i64
-      %158 = arith.extui %157 : i1 to i64
-      %159 = arith.muli %156, %158 : i64
-      %160 = arith.muli %159, %152 : i64
-      %161 = arith.index_cast %160 : i64 to index
-      scf.for %arg19 = %c0 to %161 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.addi %153, %288 : i64
-        %290 = arith.muli %289, %c16_i64 : i64
-        %291 = arith.maxsi %290, %145 : i64
-        %292 = arith.addi %290, %c16_i64 : i64
-        %293 = arith.minsi %292, %154 : i64
-        %294 = arith.subi %293, %291 : i64
-        %295 = arith.subi %291, %145 : i64
-        %296 = arith.muli %295, %151 : i64
-        %297 = arith.addi %150, %296 : i64
-        %298 = arith.muli %289, %c32_i64 : i64
-        %299 = arith.subi %291, %290 : i64
-        %300 = arith.addi %298, %299 : i64
-        %301 = arith.minsi %147, %c64_i64 : i64
-        "instgem.mvin"(%297, %300, %301, %294) : (i64, i64, i64, i64) -> ()
+      %151 = arith.index_cast %intptr_11 : index to i64
+      %152 = arith.index_cast %offset_8 : index to i64
+      %153 = arith.addi %151, %152 : i64
+      %154 = arith.index_cast %strides_10#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+      %155 = arith.cmpi sgt, %149, %c0_i64_3 : i64
+      %156 = arith.extui %155 : i1 to i64
+      %157 = arith.index_cast %156 : i64 to index
+      scf.for %arg19 = %c0 to %157 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c32_i64 : i64
+        %256 = arith.muli %254, %c16_i64 : i64
+        %257 = arith.subi %148, %256 : i64
+        %258 = arith.addi %255, %257 : i64
+        %259 = arith.minsi %150, %c64_i64 : i64
+        "instgem.mvin"(%153, %258, %259, %149) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %162 = arith.ceildivsi %145, %c16_i64 : i64
-      %163 = arith.cmpi sgt, %145, %c0_i64_3 : i64
+      %158 = arith.cmpi sgt, %148, %c0_i64_3 : i64
+      %159 = arith.extui %158 : i1 to i64
+      %160 = arith.index_cast %159 : i64 to index
+      scf.for %arg19 = %c0 to %160 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c32_i64 : i64
+        %256 = arith.muli %254, %c16_i64 : i64
+        %257 = arith.subi %c0_i64_3, %256 : i64
+        %258 = arith.addi %255, %257 : i64
+        %259 = arith.minsi %150, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %258, %259, %148) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %161 = arith.addi %148, %149 : i64
+      %162 = arith.subi %c5_i64, %161 : i64
+      %163 = arith.cmpi sgt, %162, %c0_i64_3 : i64
       %164 = arith.extui %163 : i1 to i64
-      %165 = arith.muli %162, %164 : i64
-      %166 = arith.muli %165, %152 : i64
-      %167 = arith.index_cast %166 : i64 to index
-      scf.for %arg19 = %c0 to %167 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.muli %288, %c16_i64 : i64
-        %290 = arith.maxsi %289, %c0_i64_3 : i64
-        %291 = arith.addi %289, %c16_i64 : i64
-        %292 = arith.minsi %291, %145 : i64
-        %293 = arith.subi %292, %290 : i64
-        %294 = arith.muli %288, %c32_i64 : i64
-        %295 = arith.subi %290, %289 : i64
-        %296 = arith.addi %294, %295 : i64
-        %297 = arith.minsi %147, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %296, %297, %293) : (i64, i64, i64, i64) -> ()
+      %165 = arith.index_cast %164 : i64 to index
+      scf.for %arg19 = %c0 to %165 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c32_i64 : i64
+        %256 = arith.muli %254, %c16_i64 : i64
+        %257 = arith.subi %161, %256 : i64
+        %258 = arith.addi %255, %257 : i64
+        %259 = arith.minsi %150, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %258, %259, %162) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %168 = arith.subi %c5_i64, %154 : i64
-      %169 = arith.divsi %154, %c16_i64 : i64
-      %170 = arith.subi %c1_i64_2, %169 : i64
-      %171 = arith.cmpi sgt, %168, %c0_i64_3 : i64
-      %172 = arith.extui %171 : i1 to i64
-      %173 = arith.muli %170, %172 : i64
-      %174 = arith.muli %173, %152 : i64
-      %175 = arith.index_cast %174 : i64 to index
-      scf.for %arg19 = %c0 to %175 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.addi %169, %288 : i64
-        %290 = arith.muli %289, %c16_i64 : i64
-        %291 = arith.maxsi %290, %154 : i64
-        %292 = arith.addi %290, %c16_i64 : i64
-        %293 = arith.minsi %292, %c5_i64 : i64
-        %294 = arith.subi %293, %291 : i64
-        %295 = arith.muli %289, %c32_i64 : i64
-        %296 = arith.subi %291, %290 : i64
-        %297 = arith.addi %295, %296 : i64
-        %298 = arith.minsi %147, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %297, %298, %294) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %176 = arith.addi %101, %c1 : index
-      scf.if %138 {
+      %166 = arith.addi %104, %c1 : index
+      scf.if %141 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %177 = arith.cmpi sge, %176, %c0 : index
-      %178 = arith.cmpi slt, %176, %110 : index
-      %179 = arith.andi %177, %178 : i1
-      %180 = arith.select %179, %176, %c0 : index
-      %181 = arith.select %179, %128, %c0 : index
-      %182 = arith.select %179, %127, %c0 : index
-      %subview_12 = memref.subview %reinterpret_cast_4[%180, %121, %130] [1, %181, %137] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %183 = arith.index_cast %182 : index to i64
-      %184 = arith.index_cast %181 : index to i64
-      %185 = arith.addi %183, %c5_i64 : i64
+      %167 = arith.cmpi sge, %166, %c0 : index
+      %168 = arith.cmpi slt, %166, %113 : index
+      %169 = arith.andi %167, %168 : i1
+      %170 = arith.select %169, %166, %c0 : index
+      %171 = arith.select %169, %131, %c0 : index
+      %172 = arith.select %169, %130, %c0 : index
+      %subview_12 = memref.subview %reinterpret_cast_4[%170, %124, %133] [1, %171, %140] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %173 = arith.index_cast %172 : index to i64
+      %174 = arith.index_cast %171 : index to i64
+      %175 = arith.addi %173, %c5_i64 : i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %186 = arith.index_cast %intptr_17 : index to i64
-      %187 = arith.index_cast %offset_14 : index to i64
-      %188 = arith.addi %186, %187 : i64
-      %189 = arith.index_cast %strides_16#0 : index to i64
-      %190 = arith.divsi %185, %c16_i64 : i64
-      %191 = arith.addi %185, %184 : i64
-      %192 = arith.ceildivsi %191, %c16_i64 : i64
-      %193 = arith.subi %192, %190 : i64
-      %194 = arith.cmpi sgt, %184, %c0_i64_3 : i64
-      %195 = arith.extui %194 : i1 to i64
-      %196 = arith.muli %193, %195 : i64
-      %197 = arith.muli %196, %152 : i64
-      %198 = arith.index_cast %197 : i64 to index
-      scf.for %arg19 = %c0 to %198 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.addi %190, %288 : i64
-        %290 = arith.muli %289, %c16_i64 : i64
-        %291 = arith.maxsi %290, %185 : i64
-        %292 = arith.addi %290, %c16_i64 : i64
-        %293 = arith.minsi %292, %191 : i64
-        %294 = arith.subi %293, %291 : i64
-        %295 = arith.subi %291, %185 : i64
-        %296 = arith.muli %295, %189 : i64
-        %297 = arith.addi %188, %296 : i64
-        %298 = arith.muli %289, %c32_i64 : i64
-        %299 = arith.subi %291, %290 : i64
-        %300 = arith.addi %298, %299 : i64
-        %301 = arith.minsi %147, %c64_i64 : i64
-        "instgem.mvin"(%297, %300, %301, %294) : (i64, i64, i64, i64) -> ()
+      %176 = arith.index_cast %intptr_17 : index to i64
+      %177 = arith.index_cast %offset_14 : index to i64
+      %178 = arith.addi %176, %177 : i64
+      %179 = arith.index_cast %strides_16#0 : index to i64
+      %180 = arith.cmpi sgt, %174, %c0_i64_3 : i64
+      %181 = arith.extui %180 : i1 to i64
+      %182 = arith.index_cast %181 : i64 to index
+      scf.for %arg19 = %c0 to %182 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c32_i64 : i64
+        %256 = arith.muli %254, %c16_i64 : i64
+        %257 = arith.subi %175, %256 : i64
+        %258 = arith.addi %255, %257 : i64
+        %259 = arith.minsi %150, %c64_i64 : i64
+        "instgem.mvin"(%178, %258, %259, %174) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %199 = arith.ceildivsi %185, %c16_i64 : i64
-      %200 = arith.cmpi sgt, %183, %c0_i64_3 : i64
-      %201 = arith.extui %200 : i1 to i64
-      %202 = arith.muli %199, %201 : i64
-      %203 = arith.muli %202, %152 : i64
-      %204 = arith.index_cast %203 : i64 to index
-      scf.for %arg19 = %c0 to %204 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.muli %288, %c16_i64 : i64
-        %290 = arith.maxsi %289, %c5_i64 : i64
-        %291 = arith.addi %289, %c16_i64 : i64
-        %292 = arith.minsi %291, %185 : i64
-        %293 = arith.subi %292, %290 : i64
-        %294 = arith.muli %288, %c32_i64 : i64
-        %295 = arith.subi %290, %289 : i64
-        %296 = arith.addi %294, %295 : i64
-        %297 = arith.minsi %147, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %296, %297, %293) : (i64, i64, i64, i64) -> ()
+      %183 = arith.cmpi sgt, %173, %c0_i64_3 : i64
+      %184 = arith.extui %183 : i1 to i64
+      %185 = arith.index_cast %184 : i64 to index
+      scf.for %arg19 = %c0 to %185 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c32_i64 : i64
+        %256 = arith.muli %254, %c16_i64 : i64
+        %257 = arith.subi %c5_i64, %256 : i64
+        %258 = arith.addi %255, %257 : i64
+        %259 = arith.minsi %150, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %258, %259, %173) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %205 = arith.subi %c10_i64, %191 : i64
-      %206 = arith.divsi %191, %c16_i64 : i64
-      %207 = arith.subi %c1_i64_2, %206 : i64
-      %208 = arith.cmpi sgt, %205, %c0_i64_3 : i64
-      %209 = arith.extui %208 : i1 to i64
-      %210 = arith.muli %207, %209 : i64
-      %211 = arith.muli %210, %152 : i64
-      %212 = arith.index_cast %211 : i64 to index
-      scf.for %arg19 = %c0 to %212 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.addi %206, %288 : i64
-        %290 = arith.muli %289, %c16_i64 : i64
-        %291 = arith.maxsi %290, %191 : i64
-        %292 = arith.addi %290, %c16_i64 : i64
-        %293 = arith.minsi %292, %c10_i64 : i64
-        %294 = arith.subi %293, %291 : i64
-        %295 = arith.muli %289, %c32_i64 : i64
-        %296 = arith.subi %291, %290 : i64
-        %297 = arith.addi %295, %296 : i64
-        %298 = arith.minsi %147, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %297, %298, %294) : (i64, i64, i64, i64) -> ()
+      %186 = arith.addi %175, %174 : i64
+      %187 = arith.subi %c10_i64, %186 : i64
+      %188 = arith.cmpi sgt, %187, %c0_i64_3 : i64
+      %189 = arith.extui %188 : i1 to i64
+      %190 = arith.index_cast %189 : i64 to index
+      scf.for %arg19 = %c0 to %190 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c32_i64 : i64
+        %256 = arith.muli %254, %c16_i64 : i64
+        %257 = arith.subi %186, %256 : i64
+        %258 = arith.addi %255, %257 : i64
+        %259 = arith.minsi %150, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %258, %259, %187) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %213 = arith.addi %101, %c2 : index
-      scf.if %138 {
+      %191 = arith.addi %104, %c2 : index
+      scf.if %141 {
         func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %214 = arith.cmpi sge, %213, %c0 : index
-      %215 = arith.cmpi slt, %213, %110 : index
-      %216 = arith.andi %214, %215 : i1
-      %217 = arith.select %216, %213, %c0 : index
-      %218 = arith.select %216, %128, %c0 : index
-      %219 = arith.select %216, %127, %c0 : index
-      %subview_18 = memref.subview %reinterpret_cast_4[%217, %121, %130] [1, %218, %137] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %220 = arith.index_cast %219 : index to i64
-      %221 = arith.index_cast %218 : index to i64
-      %222 = arith.addi %220, %c10_i64 : i64
+      %192 = arith.cmpi sge, %191, %c0 : index
+      %193 = arith.cmpi slt, %191, %113 : index
+      %194 = arith.andi %192, %193 : i1
+      %195 = arith.select %194, %191, %c0 : index
+      %196 = arith.select %194, %131, %c0 : index
+      %197 = arith.select %194, %130, %c0 : index
+      %subview_18 = memref.subview %reinterpret_cast_4[%195, %124, %133] [1, %196, %140] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %198 = arith.index_cast %197 : index to i64
+      %199 = arith.index_cast %196 : index to i64
+      %200 = arith.addi %198, %c10_i64 : i64
       %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %223 = arith.index_cast %intptr_23 : index to i64
-      %224 = arith.index_cast %offset_20 : index to i64
-      %225 = arith.addi %223, %224 : i64
-      %226 = arith.index_cast %strides_22#0 : index to i64
-      %227 = arith.divsi %222, %c16_i64 : i64
-      %228 = arith.addi %222, %221 : i64
-      %229 = arith.ceildivsi %228, %c16_i64 : i64
-      %230 = arith.subi %229, %227 : i64
-      %231 = arith.cmpi sgt, %221, %c0_i64_3 : i64
-      %232 = arith.extui %231 : i1 to i64
-      %233 = arith.muli %230, %232 : i64
-      %234 = arith.muli %233, %152 : i64
-      %235 = arith.index_cast %234 : i64 to index
-      scf.for %arg19 = %c0 to %235 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.addi %227, %288 : i64
-        %290 = arith.muli %289, %c16_i64 : i64
-        %291 = arith.maxsi %290, %222 : i64
-        %292 = arith.addi %290, %c16_i64 : i64
-        %293 = arith.minsi %292, %228 : i64
-        %294 = arith.subi %293, %291 : i64
-        %295 = arith.subi %291, %222 : i64
-        %296 = arith.muli %295, %226 : i64
-        %297 = arith.addi %225, %296 : i64
-        %298 = arith.muli %289, %c32_i64 : i64
-        %299 = arith.subi %291, %290 : i64
-        %300 = arith.addi %298, %299 : i64
-        %301 = arith.minsi %147, %c64_i64 : i64
-        "instgem.mvin"(%297, %300, %301, %294) : (i64, i64, i64, i64) -> ()
+      %201 = arith.index_cast %intptr_23 : index to i64
+      %202 = arith.index_cast %offset_20 : index to i64
+      %203 = arith.addi %201, %202 : i64
+      %204 = arith.index_cast %strides_22#0 : index to i64
+      %205 = arith.cmpi sgt, %199, %c0_i64_3 : i64
+      %206 = arith.extui %205 : i1 to i64
+      %207 = arith.index_cast %206 : i64 to index
+      scf.for %arg19 = %c0 to %207 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c32_i64 : i64
+        %256 = arith.muli %254, %c16_i64 : i64
+        %257 = arith.subi %200, %256 : i64
+        %258 = arith.addi %255, %257 : i64
+        %259 = arith.minsi %150, %c64_i64 : i64
+        "instgem.mvin"(%203, %258, %259, %199) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %236 = arith.ceildivsi %222, %c16_i64 : i64
-      %237 = arith.cmpi sgt, %220, %c0_i64_3 : i64
-      %238 = arith.extui %237 : i1 to i64
-      %239 = arith.muli %236, %238 : i64
-      %240 = arith.muli %239, %152 : i64
-      %241 = arith.index_cast %240 : i64 to index
-      scf.for %arg19 = %c0 to %241 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.muli %288, %c16_i64 : i64
-        %290 = arith.maxsi %289, %c10_i64 : i64
-        %291 = arith.addi %289, %c16_i64 : i64
-        %292 = arith.minsi %291, %222 : i64
-        %293 = arith.subi %292, %290 : i64
-        %294 = arith.muli %288, %c32_i64 : i64
-        %295 = arith.subi %290, %289 : i64
-        %296 = arith.addi %294, %295 : i64
-        %297 = arith.minsi %147, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %296, %297, %293) : (i64, i64, i64, i64) -> ()
+      %208 = arith.cmpi sgt, %198, %c0_i64_3 : i64
+      %209 = arith.extui %208 : i1 to i64
+      %210 = arith.index_cast %209 : i64 to index
+      scf.for %arg19 = %c0 to %210 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c32_i64 : i64
+        %256 = arith.muli %254, %c16_i64 : i64
+        %257 = arith.subi %c10_i64, %256 : i64
+        %258 = arith.addi %255, %257 : i64
+        %259 = arith.minsi %150, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %258, %259, %198) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %242 = arith.subi %c15_i64, %228 : i64
-      %243 = arith.divsi %228, %c16_i64 : i64
-      %244 = arith.subi %c1_i64_2, %243 : i64
-      %245 = arith.cmpi sgt, %242, %c0_i64_3 : i64
-      %246 = arith.extui %245 : i1 to i64
-      %247 = arith.muli %244, %246 : i64
-      %248 = arith.muli %247, %152 : i64
-      %249 = arith.index_cast %248 : i64 to index
-      scf.for %arg19 = %c0 to %249 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.addi %243, %288 : i64
-        %290 = arith.muli %289, %c16_i64 : i64
-        %291 = arith.maxsi %290, %228 : i64
-        %292 = arith.addi %290, %c16_i64 : i64
-        %293 = arith.minsi %292, %c15_i64 : i64
-        %294 = arith.subi %293, %291 : i64
-        %295 = arith.muli %289, %c32_i64 : i64
-        %296 = arith.subi %291, %290 : i64
-        %297 = arith.addi %295, %296 : i64
-        %298 = arith.minsi %147, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %297, %298, %294) : (i64, i64, i64, i64) -> ()
+      %211 = arith.addi %200, %199 : i64
+      %212 = arith.subi %c15_i64, %211 : i64
+      %213 = arith.cmpi sgt, %212, %c0_i64_3 : i64
+      %214 = arith.extui %213 : i1 to i64
+      %215 = arith.index_cast %214 : i64 to index
+      scf.for %arg19 = %c0 to %215 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c32_i64 : i64
+        %256 = arith.muli %254, %c16_i64 : i64
+        %257 = arith.subi %211, %256 : i64
+        %258 = arith.addi %255, %257 : i64
+        %259 = arith.minsi %150, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %258, %259, %212) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %63 {
         func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %subview_24 = memref.subview %reinterpret_cast_5[%130, %55] [%137, %62] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %250 = arith.index_cast %136 : index to i64
-      %251 = arith.addi %250, %147 : i64
+      %subview_24 = memref.subview %reinterpret_cast_5[%133, %55] [%140, %62] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %216 = arith.index_cast %139 : index to i64
+      %217 = arith.addi %216, %150 : i64
       %base_buffer_25, %offset_26, %sizes_27:2, %strides_28:2 = memref.extract_strided_metadata %subview_24 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_29 = memref.extract_aligned_pointer_as_index %subview_24 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %252 = arith.index_cast %intptr_29 : index to i64
-      %253 = arith.index_cast %offset_26 : index to i64
-      %254 = arith.addi %252, %253 : i64
-      %255 = arith.index_cast %strides_28#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %255) : (i64, i64, i64, i64, i64, i64) -> ()
-      %256 = arith.ceildivsi %67, %c64_i64 : i64
-      %257 = arith.divsi %250, %c16_i64 : i64
-      %258 = arith.ceildivsi %251, %c16_i64 : i64
-      %259 = arith.subi %258, %257 : i64
-      %260 = arith.cmpi sgt, %147, %c0_i64_3 : i64
-      %261 = arith.extui %260 : i1 to i64
-      %262 = arith.muli %259, %261 : i64
-      %263 = arith.muli %262, %256 : i64
-      %264 = arith.index_cast %263 : i64 to index
-      scf.for %arg19 = %c0 to %264 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.addi %257, %288 : i64
-        %290 = arith.muli %289, %c16_i64 : i64
-        %291 = arith.maxsi %290, %250 : i64
-        %292 = arith.addi %290, %c16_i64 : i64
-        %293 = arith.minsi %292, %251 : i64
-        %294 = arith.subi %293, %291 : i64
-        %295 = arith.subi %291, %250 : i64
-        %296 = arith.muli %295, %255 : i64
-        %297 = arith.addi %254, %296 : i64
-        %298 = arith.muli %289, %c32_i64 : i64
-        %299 = arith.addi %298, %c32_i64 : i64
-        %300 = arith.subi %291, %290 : i64
-        %301 = arith.addi %299, %300 : i64
-        %302 = arith.minsi %67, %c64_i64 : i64
-        "instgem.mvin"(%297, %301, %302, %294) : (i64, i64, i64, i64) -> ()
+      %218 = arith.index_cast %intptr_29 : index to i64
+      %219 = arith.index_cast %offset_26 : index to i64
+      %220 = arith.addi %218, %219 : i64
+      %221 = arith.index_cast %strides_28#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %221) : (i64, i64, i64, i64, i64, i64) -> ()
+      %222 = arith.maxsi %216, %c0_i64_3 : i64
+      %223 = arith.divui %222, %c16_i64 : i64
+      %224 = arith.maxsi %217, %c0_i64_3 : i64
+      %225 = arith.addi %224, %c15_i64 : i64
+      %226 = arith.divui %225, %c16_i64 : i64
+      %227 = arith.subi %226, %223 : i64
+      %228 = arith.cmpi sgt, %150, %c0_i64_3 : i64
+      %229 = arith.extui %228 : i1 to i64
+      %230 = arith.muli %227, %229 : i64
+      %231 = arith.index_cast %230 : i64 to index
+      scf.for %arg19 = %c0 to %231 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.addi %223, %254 : i64
+        %256 = arith.muli %255, %c16_i64 : i64
+        %257 = arith.maxsi %256, %216 : i64
+        %258 = arith.addi %256, %c16_i64 : i64
+        %259 = arith.minsi %258, %217 : i64
+        %260 = arith.subi %259, %257 : i64
+        %261 = arith.subi %257, %216 : i64
+        %262 = arith.muli %261, %221 : i64
+        %263 = arith.addi %220, %262 : i64
+        %264 = arith.muli %255, %c32_i64 : i64
+        %265 = arith.addi %264, %c32_i64 : i64
+        %266 = arith.subi %257, %256 : i64
+        %267 = arith.addi %265, %266 : i64
+        %268 = arith.minsi %67, %c64_i64 : i64
+        "instgem.mvin"(%263, %267, %268, %260) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %265 = arith.ceildivsi %250, %c16_i64 : i64
-      %266 = arith.cmpi sgt, %250, %c0_i64_3 : i64
-      %267 = arith.extui %266 : i1 to i64
-      %268 = arith.muli %265, %267 : i64
-      %269 = arith.muli %268, %256 : i64
-      %270 = arith.index_cast %269 : i64 to index
-      scf.for %arg19 = %c0 to %270 step %c1 {
-        %288 = arith.index_cast %arg19 : index to i64
-        %289 = arith.muli %288, %c16_i64 : i64
-        %290 = arith.maxsi %289, %c0_i64_3 : i64
-        %291 = arith.addi %289, %c16_i64 : i64
-        %292 = arith.minsi %291, %250 : i64
-        %293 = arith.subi %292, %290 : i64
-        %294 = arith.muli %288, %c32_i64 : i64
-        %295 = arith.addi %294, %c32_i64 : i64
-        %296 = arith.subi %290, %289 : i64
-        %297 = arith.addi %295, %296 : i64
-        %298 = arith.minsi %67, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %297, %298, %293) : (i64, i64, i64, i64) -> ()
+      %232 = arith.addi %222, %c15_i64 : i64
+      %233 = arith.divui %232, %c16_i64 : i64
+      %234 = arith.cmpi sgt, %216, %c0_i64_3 : i64
+      %235 = arith.extui %234 : i1 to i64
+      %236 = arith.muli %233, %235 : i64
+      %237 = arith.index_cast %236 : i64 to index
+      scf.for %arg19 = %c0 to %237 step %c1 {
+        %254 = arith.index_cast %arg19 : index to i64
+        %255 = arith.muli %254, %c16_i64 : i64
+        %256 = arith.maxsi %255, %c0_i64_3 : i64
+        %257 = arith.addi %255, %c16_i64 : i64
+        %258 = arith.minsi %257, %216 : i64
+        %259 = arith.subi %258, %256 : i64
+        %260 = arith.muli %254, %c32_i64 : i64
+        %261 = arith.addi %260, %c32_i64 : i64
+        %262 = arith.subi %256, %255 : i64
+        %263 = arith.addi %261, %262 : i64
+        %264 = arith.minsi %67, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %263, %264, %259) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %271 = arith.maxsi %147, %c0_i64_3 : i64
-      %272 = arith.minsi %271, %c32_i64 : i64
-      %273 = arith.maxsi %251, %c0_i64_3 : i64
-      %274 = arith.minsi %273, %c32_i64 : i64
-      %275 = arith.maxsi %67, %c0_i64_3 : i64
-      %276 = arith.minsi %275, %c32_i64 : i64
-      %277 = arith.ceildivsi %276, %c16_i64 : i64
-      %278 = arith.minsi %272, %274 : i64
-      %279 = arith.ceildivsi %278, %c16_i64 : i64
-      %280 = arith.addi %arg18, %c1 : index
-      %281 = arith.cmpi sge, %280, %39 : index
-      %282 = arith.cmpi eq, %arg18, %37 : index
-      %283 = arith.index_cast %277 : i64 to index
-      %284 = arith.divsi %278, %c16_i64 : i64
-      %285 = arith.minsi %279, %284 : i64
-      %286 = arith.maxsi %285, %c0_i64_3 : i64
-      %287 = arith.ori %282, %281 : i1
-      scf.if %287 {
-        %288 = arith.maxsi %279, %c1_i64_2 : i64
-        %289 = arith.ceildivsi %80, %288 : i64
-        %290 = arith.select %282, %c0_i64_3, %c-1_i64 : i64
-        scf.for %arg19 = %c0 to %283 step %c1 {
-          %295 = arith.index_cast %arg19 : index to i64
-          %296 = arith.subi %295, %c1_i64_2 : i64
-          %297 = arith.cmpi sge, %296, %c0_i64_3 : i64
-          %298 = arith.cmpi slt, %296, %81 : i64
-          %299 = arith.andi %297, %298 : i1
-          %300 = arith.andi %281, %299 : i1
-          %301 = arith.subi %277, %c1_i64_2 : i64
-          %302 = arith.cmpi eq, %295, %301 : i64
-          %303 = arith.cmpi slt, %295, %81 : i64
-          %304 = arith.andi %302, %303 : i1
-          %305 = arith.andi %281, %304 : i1
-          %306 = arith.muli %295, %c16_i64 : i64
-          %307 = arith.subi %276, %306 : i64
-          %308 = arith.minsi %307, %c16_i64 : i64
-          %309 = arith.index_cast %286 : i64 to index
-          scf.for %arg20 = %c0 to %309 step %c1 {
-            %316 = arith.index_cast %arg20 : index to i64
-            scf.if %300 {
-              %326 = arith.muli %316, %289 : i64
-              %327 = arith.minsi %326, %80 : i64
-              %328 = arith.addi %327, %289 : i64
-              %329 = arith.minsi %328, %80 : i64
-              %330 = arith.index_cast %327 : i64 to index
-              %331 = arith.index_cast %329 : i64 to index
-              scf.for %arg21 = %330 to %331 step %c1 {
-                %332 = arith.index_cast %arg21 : index to i64
-                %333 = arith.addi %74, %332 : i64
-                %334 = arith.muli %333, %c16_i64 : i64
-                %335 = arith.maxsi %334, %65 : i64
-                %336 = arith.addi %334, %c16_i64 : i64
-                %337 = arith.minsi %336, %75 : i64
-                %338 = arith.subi %337, %335 : i64
-                %339 = arith.subi %335, %65 : i64
-                %340 = arith.muli %339, %71 : i64
-                %341 = arith.addi %70, %340 : i64
-                %342 = arith.muli %296, %c16_i64 : i64
-                %343 = arith.addi %341, %342 : i64
-                %344 = arith.muli %333, %c32_i64 : i64
-                %345 = arith.addi %344, %342 : i64
-                %346 = arith.ori %345, %c2147483648_i64 : i64
-                %347 = arith.subi %335, %334 : i64
-                %348 = arith.addi %346, %347 : i64
-                %349 = arith.subi %67, %342 : i64
-                %350 = arith.minsi %349, %c16_i64 : i64
-                "instgem.mvout"(%343, %348, %350, %338) : (i64, i64, i64, i64) -> ()
+      %238 = arith.maxsi %150, %c0_i64_3 : i64
+      %239 = arith.minsi %238, %c32_i64 : i64
+      %240 = arith.minsi %224, %c32_i64 : i64
+      %241 = arith.maxsi %67, %c0_i64_3 : i64
+      %242 = arith.minsi %241, %c32_i64 : i64
+      %243 = arith.ceildivsi %242, %c16_i64 : i64
+      %244 = arith.minsi %239, %240 : i64
+      %245 = arith.ceildivsi %244, %c16_i64 : i64
+      %246 = arith.addi %arg18, %c1 : index
+      %247 = arith.cmpi sge, %246, %39 : index
+      %248 = arith.cmpi eq, %arg18, %37 : index
+      %249 = arith.index_cast %243 : i64 to index
+      %250 = arith.divsi %244, %c16_i64 : i64
+      %251 = arith.minsi %245, %250 : i64
+      %252 = arith.maxsi %251, %c0_i64_3 : i64
+      %253 = arith.ori %248, %247 : i1
+      scf.if %253 {
+        scf.if %247 {
+          %254 = arith.maxsi %245, %c1_i64_2 : i64
+          %255 = arith.ceildivsi %83, %254 : i64
+          %256 = arith.select %248, %c0_i64_3, %c-1_i64 : i64
+          scf.for %arg19 = %c0 to %249 step %c1 {
+            %264 = arith.index_cast %arg19 : index to i64
+            %265 = arith.subi %264, %c1_i64_2 : i64
+            %266 = arith.cmpi sge, %265, %c0_i64_3 : i64
+            %267 = arith.cmpi slt, %265, %84 : i64
+            %268 = arith.andi %266, %267 : i1
+            %269 = arith.subi %243, %c1_i64_2 : i64
+            %270 = arith.cmpi eq, %264, %269 : i64
+            %271 = arith.cmpi slt, %264, %84 : i64
+            %272 = arith.andi %270, %271 : i1
+            %273 = arith.muli %264, %c16_i64 : i64
+            %274 = arith.subi %242, %273 : i64
+            %275 = arith.minsi %274, %c16_i64 : i64
+            %276 = arith.cmpi sgt, %252, %c0_i64_3 : i64
+            scf.if %276 {
+              scf.if %268 {
+                %290 = arith.minsi %83, %c0_i64_3 : i64
+                %291 = arith.addi %290, %255 : i64
+                %292 = arith.minsi %291, %83 : i64
+                %293 = arith.index_cast %290 : i64 to index
+                %294 = arith.index_cast %292 : i64 to index
+                scf.for %arg20 = %293 to %294 step %c1 {
+                  %295 = arith.index_cast %arg20 : index to i64
+                  %296 = arith.addi %75, %295 : i64
+                  %297 = arith.muli %296, %c16_i64 : i64
+                  %298 = arith.maxsi %297, %65 : i64
+                  %299 = arith.addi %297, %c16_i64 : i64
+                  %300 = arith.minsi %299, %76 : i64
+                  %301 = arith.subi %300, %298 : i64
+                  %302 = arith.subi %298, %65 : i64
+                  %303 = arith.muli %302, %71 : i64
+                  %304 = arith.addi %70, %303 : i64
+                  %305 = arith.muli %265, %c16_i64 : i64
+                  %306 = arith.addi %304, %305 : i64
+                  %307 = arith.muli %296, %c32_i64 : i64
+                  %308 = arith.addi %307, %305 : i64
+                  %309 = arith.ori %308, %c2147483648_i64 : i64
+                  %310 = arith.subi %298, %297 : i64
+                  %311 = arith.addi %309, %310 : i64
+                  %312 = arith.subi %67, %305 : i64
+                  %313 = arith.minsi %312, %c16_i64 : i64
+                  "instgem.mvout"(%306, %311, %313, %301) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %284 = arith.cmpi eq, %256, %c0_i64_3 : i64
+              %285 = arith.select %284, %c2147483648_i64, %c3221225472_i64 : i64
+              %286 = arith.ori %273, %285 : i64
+              %287 = arith.select %284, %c16_i64, %c15_i64 : i64
+              %288 = arith.select %284, %c16_i64, %275 : i64
+              %289 = arith.addi %273, %c32_i64 : i64
+              "instgem.preload"(%289, %275, %c16_i64, %286, %288, %287) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %277 = arith.index_cast %252 : i64 to index
+            scf.for %arg20 = %c1 to %277 step %c1 {
+              %284 = arith.index_cast %arg20 : index to i64
+              scf.if %268 {
+                %290 = arith.muli %284, %255 : i64
+                %291 = arith.minsi %290, %83 : i64
+                %292 = arith.addi %291, %255 : i64
+                %293 = arith.minsi %292, %83 : i64
+                %294 = arith.index_cast %291 : i64 to index
+                %295 = arith.index_cast %293 : i64 to index
+                scf.for %arg21 = %294 to %295 step %c1 {
+                  %296 = arith.index_cast %arg21 : index to i64
+                  %297 = arith.addi %75, %296 : i64
+                  %298 = arith.muli %297, %c16_i64 : i64
+                  %299 = arith.maxsi %298, %65 : i64
+                  %300 = arith.addi %298, %c16_i64 : i64
+                  %301 = arith.minsi %300, %76 : i64
+                  %302 = arith.subi %301, %299 : i64
+                  %303 = arith.subi %299, %65 : i64
+                  %304 = arith.muli %303, %71 : i64
+                  %305 = arith.addi %70, %304 : i64
+                  %306 = arith.muli %265, %c16_i64 : i64
+                  %307 = arith.addi %305, %306 : i64
+                  %308 = arith.muli %297, %c32_i64 : i64
+                  %309 = arith.addi %308, %306 : i64
+                  %310 = arith.ori %309, %c2147483648_i64 : i64
+                  %311 = arith.subi %299, %298 : i64
+                  %312 = arith.addi %310, %311 : i64
+                  %313 = arith.subi %67, %306 : i64
+                  %314 = arith.minsi %313, %c16_i64 : i64
+                  "instgem.mvout"(%307, %312, %314, %302) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %285 = arith.ori %273, %c3221225472_i64 : i64
+              %286 = arith.muli %284, %c32_i64 : i64
+              %287 = arith.addi %286, %273 : i64
+              %288 = arith.addi %287, %c32_i64 : i64
+              "instgem.preload"(%288, %275, %c16_i64, %285, %275, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %289 = arith.muli %284, %c16_i64 : i64
+              "instgem.compute_preloaded"(%289, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %278 = arith.index_cast %245 : i64 to index
+            scf.for %arg20 = %277 to %278 step %c1 {
+              %284 = arith.index_cast %arg20 : index to i64
+              %285 = arith.muli %284, %c16_i64 : i64
+              %286 = arith.subi %239, %285 : i64
+              %287 = arith.minsi %286, %c16_i64 : i64
+              %288 = arith.subi %240, %285 : i64
+              %289 = arith.minsi %288, %c16_i64 : i64
+              scf.if %268 {
+                %298 = arith.muli %284, %255 : i64
+                %299 = arith.minsi %298, %83 : i64
+                %300 = arith.addi %299, %255 : i64
+                %301 = arith.minsi %300, %83 : i64
+                %302 = arith.index_cast %299 : i64 to index
+                %303 = arith.index_cast %301 : i64 to index
+                scf.for %arg21 = %302 to %303 step %c1 {
+                  %304 = arith.index_cast %arg21 : index to i64
+                  %305 = arith.addi %75, %304 : i64
+                  %306 = arith.muli %305, %c16_i64 : i64
+                  %307 = arith.maxsi %306, %65 : i64
+                  %308 = arith.addi %306, %c16_i64 : i64
+                  %309 = arith.minsi %308, %76 : i64
+                  %310 = arith.subi %309, %307 : i64
+                  %311 = arith.subi %307, %65 : i64
+                  %312 = arith.muli %311, %71 : i64
+                  %313 = arith.addi %70, %312 : i64
+                  %314 = arith.muli %265, %c16_i64 : i64
+                  %315 = arith.addi %313, %314 : i64
+                  %316 = arith.muli %305, %c32_i64 : i64
+                  %317 = arith.addi %316, %314 : i64
+                  %318 = arith.ori %317, %c2147483648_i64 : i64
+                  %319 = arith.subi %307, %306 : i64
+                  %320 = arith.addi %318, %319 : i64
+                  %321 = arith.subi %67, %314 : i64
+                  %322 = arith.minsi %321, %c16_i64 : i64
+                  "instgem.mvout"(%315, %320, %322, %310) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %290 = arith.cmpi eq, %284, %256 : i64
+              %291 = arith.select %290, %c2147483648_i64, %c3221225472_i64 : i64
+              %292 = arith.ori %273, %291 : i64
+              %293 = arith.select %290, %c16_i64, %c15_i64 : i64
+              %294 = arith.select %290, %c16_i64, %275 : i64
+              %295 = arith.muli %284, %c32_i64 : i64
+              %296 = arith.addi %295, %273 : i64
+              %297 = arith.addi %296, %c32_i64 : i64
+              "instgem.preload"(%297, %275, %289, %292, %294, %293) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%285, %287, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            scf.if %268 {
+              %284 = arith.muli %245, %255 : i64
+              %285 = arith.minsi %284, %83 : i64
+              %286 = arith.index_cast %285 : i64 to index
+              %287 = arith.index_cast %83 : i64 to index
+              scf.for %arg20 = %286 to %287 step %c1 {
+                %288 = arith.index_cast %arg20 : index to i64
+                %289 = arith.addi %75, %288 : i64
+                %290 = arith.muli %289, %c16_i64 : i64
+                %291 = arith.maxsi %290, %65 : i64
+                %292 = arith.addi %290, %c16_i64 : i64
+                %293 = arith.minsi %292, %76 : i64
+                %294 = arith.subi %293, %291 : i64
+                %295 = arith.subi %291, %65 : i64
+                %296 = arith.muli %295, %71 : i64
+                %297 = arith.addi %70, %296 : i64
+                %298 = arith.muli %265, %c16_i64 : i64
+                %299 = arith.addi %297, %298 : i64
+                %300 = arith.muli %289, %c32_i64 : i64
+                %301 = arith.addi %300, %298 : i64
+                %302 = arith.ori %301, %c2147483648_i64 : i64
+                %303 = arith.subi %291, %290 : i64
+                %304 = arith.addi %302, %303 : i64
+                %305 = arith.subi %67, %298 : i64
+                %306 = arith.minsi %305, %c16_i64 : i64
+                "instgem.mvout"(%299, %304, %306, %294) : (i64, i64, i64, i64) -> ()
               }
             }
-            %317 = arith.cmpi eq, %316, %290 : i64
-            %318 = arith.select %317, %c2147483648_i64, %c3221225472_i64 : i64
-            %319 = arith.ori %306, %318 : i64
-            %320 = arith.select %317, %c16_i64, %c15_i64 : i64
-            %321 = arith.select %317, %c16_i64, %308 : i64
-            %322 = arith.muli %316, %c32_i64 : i64
-            %323 = arith.addi %322, %306 : i64
-            %324 = arith.addi %323, %c32_i64 : i64
-            "instgem.preload"(%324, %308, %c16_i64, %319, %321, %320) : (i64, i64, i64, i64, i64, i64) -> ()
-            %325 = arith.muli %316, %c16_i64 : i64
-            "instgem.compute_preloaded"(%325, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %310 = arith.index_cast %279 : i64 to index
-          scf.for %arg20 = %309 to %310 step %c1 {
-            %316 = arith.index_cast %arg20 : index to i64
-            %317 = arith.muli %316, %c16_i64 : i64
-            %318 = arith.subi %272, %317 : i64
-            %319 = arith.minsi %318, %c16_i64 : i64
-            %320 = arith.subi %274, %317 : i64
-            %321 = arith.minsi %320, %c16_i64 : i64
-            scf.if %300 {
-              %330 = arith.muli %316, %289 : i64
-              %331 = arith.minsi %330, %80 : i64
-              %332 = arith.addi %331, %289 : i64
-              %333 = arith.minsi %332, %80 : i64
-              %334 = arith.index_cast %331 : i64 to index
-              %335 = arith.index_cast %333 : i64 to index
-              scf.for %arg21 = %334 to %335 step %c1 {
-                %336 = arith.index_cast %arg21 : index to i64
-                %337 = arith.addi %74, %336 : i64
-                %338 = arith.muli %337, %c16_i64 : i64
-                %339 = arith.maxsi %338, %65 : i64
-                %340 = arith.addi %338, %c16_i64 : i64
-                %341 = arith.minsi %340, %75 : i64
-                %342 = arith.subi %341, %339 : i64
-                %343 = arith.subi %339, %65 : i64
-                %344 = arith.muli %343, %71 : i64
-                %345 = arith.addi %70, %344 : i64
-                %346 = arith.muli %296, %c16_i64 : i64
-                %347 = arith.addi %345, %346 : i64
-                %348 = arith.muli %337, %c32_i64 : i64
-                %349 = arith.addi %348, %346 : i64
-                %350 = arith.ori %349, %c2147483648_i64 : i64
-                %351 = arith.subi %339, %338 : i64
-                %352 = arith.addi %350, %351 : i64
-                %353 = arith.subi %67, %346 : i64
-                %354 = arith.minsi %353, %c16_i64 : i64
-                "instgem.mvout"(%347, %352, %354, %342) : (i64, i64, i64, i64) -> ()
+            %279 = arith.cmpi sgt, %245, %c0_i64_3 : i64
+            %280 = arith.subi %c0_i64_3, %75 : i64
+            %281 = arith.maxsi %280, %c0_i64_3 : i64
+            %282 = arith.minsi %281, %83 : i64
+            %283 = arith.select %279, %282, %c0_i64_3 : i64
+            scf.if %272 {
+              %284 = arith.index_cast %283 : i64 to index
+              %285 = arith.index_cast %83 : i64 to index
+              scf.for %arg20 = %284 to %285 step %c1 {
+                %286 = arith.index_cast %arg20 : index to i64
+                %287 = arith.addi %75, %286 : i64
+                %288 = arith.muli %287, %c16_i64 : i64
+                %289 = arith.maxsi %288, %65 : i64
+                %290 = arith.addi %288, %c16_i64 : i64
+                %291 = arith.minsi %290, %76 : i64
+                %292 = arith.subi %291, %289 : i64
+                %293 = arith.subi %289, %65 : i64
+                %294 = arith.muli %293, %71 : i64
+                %295 = arith.addi %70, %294 : i64
+                %296 = arith.addi %295, %273 : i64
+                %297 = arith.muli %287, %c32_i64 : i64
+                %298 = arith.addi %297, %273 : i64
+                %299 = arith.ori %298, %c2147483648_i64 : i64
+                %300 = arith.subi %289, %288 : i64
+                %301 = arith.addi %299, %300 : i64
+                %302 = arith.subi %67, %273 : i64
+                %303 = arith.minsi %302, %c16_i64 : i64
+                "instgem.mvout"(%296, %301, %303, %292) : (i64, i64, i64, i64) -> ()
               }
             }
-            %322 = arith.cmpi eq, %316, %290 : i64
-            %323 = arith.select %322, %c2147483648_i64, %c3221225472_i64 : i64
-            %324 = arith.ori %306, %323 : i64
-            %325 = arith.select %322, %c16_i64, %c15_i64 : i64
-            %326 = arith.select %322, %c16_i64, %308 : i64
-            %327 = arith.muli %316, %c32_i64 : i64
-            %328 = arith.addi %327, %306 : i64
-            %329 = arith.addi %328, %c32_i64 : i64
-            "instgem.preload"(%329, %308, %321, %324, %326, %325) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%317, %319, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          scf.if %300 {
-            %316 = arith.muli %279, %289 : i64
-            %317 = arith.minsi %316, %80 : i64
-            %318 = arith.index_cast %317 : i64 to index
-            %319 = arith.index_cast %80 : i64 to index
-            scf.for %arg20 = %318 to %319 step %c1 {
-              %320 = arith.index_cast %arg20 : index to i64
-              %321 = arith.addi %74, %320 : i64
-              %322 = arith.muli %321, %c16_i64 : i64
-              %323 = arith.maxsi %322, %65 : i64
-              %324 = arith.addi %322, %c16_i64 : i64
-              %325 = arith.minsi %324, %75 : i64
-              %326 = arith.subi %325, %323 : i64
-              %327 = arith.subi %323, %65 : i64
-              %328 = arith.muli %327, %71 : i64
-              %329 = arith.addi %70, %328 : i64
-              %330 = arith.muli %296, %c16_i64 : i64
-              %331 = arith.addi %329, %330 : i64
-              %332 = arith.muli %321, %c32_i64 : i64
-              %333 = arith.addi %332, %330 : i64
-              %334 = arith.ori %333, %c2147483648_i64 : i64
-              %335 = arith.subi %323, %322 : i64
-              %336 = arith.addi %334, %335 : i64
-              %337 = arith.subi %67, %330 : i64
-              %338 = arith.minsi %337, %c16_i64 : i64
-              "instgem.mvout"(%331, %336, %338, %326) : (i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          %257 = arith.cmpi eq, %245, %c0_i64_3 : i64
+          %258 = arith.cmpi slt, %243, %c2_i64_1 : i64
+          %259 = arith.ori %257, %258 : i1
+          %260 = arith.andi %248, %259 : i1
+          scf.if %260 {
+            scf.for %arg19 = %c0 to %c2 step %c1 {
+              %264 = arith.index_cast %arg19 : index to i64
+              %265 = arith.muli %264, %c16_i64 : i64
+              %266 = arith.subi %c32_i64, %265 : i64
+              %267 = arith.minsi %266, %c16_i64 : i64
+              %268 = arith.ori %265, %c2147483648_i64 : i64
+              %269 = arith.cmpi sge, %264, %243 : i64
+              %270 = arith.ori %257, %269 : i1
+              %271 = arith.cmpi slt, %264, %84 : i64
+              %272 = arith.andi %270, %271 : i1
+              scf.if %272 {
+                "instgem.mvin"(%c0_i64_3, %268, %267, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
             }
           }
-          %311 = arith.cmpi sgt, %279, %c0_i64_3 : i64
-          %312 = arith.subi %c0_i64_3, %74 : i64
-          %313 = arith.maxsi %312, %c0_i64_3 : i64
-          %314 = arith.minsi %313, %80 : i64
-          %315 = arith.select %311, %314, %c0_i64_3 : i64
-          scf.if %305 {
-            %316 = arith.index_cast %315 : i64 to index
-            %317 = arith.index_cast %80 : i64 to index
-            scf.for %arg20 = %316 to %317 step %c1 {
-              %318 = arith.index_cast %arg20 : index to i64
-              %319 = arith.addi %74, %318 : i64
-              %320 = arith.muli %319, %c16_i64 : i64
-              %321 = arith.maxsi %320, %65 : i64
-              %322 = arith.addi %320, %c16_i64 : i64
-              %323 = arith.minsi %322, %75 : i64
-              %324 = arith.subi %323, %321 : i64
-              %325 = arith.subi %321, %65 : i64
-              %326 = arith.muli %325, %71 : i64
-              %327 = arith.addi %70, %326 : i64
-              %328 = arith.addi %327, %306 : i64
-              %329 = arith.muli %319, %c32_i64 : i64
-              %330 = arith.addi %329, %306 : i64
-              %331 = arith.ori %330, %c2147483648_i64 : i64
-              %332 = arith.subi %321, %320 : i64
-              %333 = arith.addi %331, %332 : i64
-              %334 = arith.subi %67, %306 : i64
-              %335 = arith.minsi %334, %c16_i64 : i64
-              "instgem.mvout"(%328, %333, %335, %324) : (i64, i64, i64, i64) -> ()
+          %261 = arith.minsi %243, %84 : i64
+          %262 = arith.index_cast %261 : i64 to index
+          %263 = arith.index_cast %84 : i64 to index
+          scf.for %arg19 = %262 to %263 step %c1 {
+            %264 = arith.index_cast %arg19 : index to i64
+            %265 = arith.index_cast %83 : i64 to index
+            scf.for %arg20 = %c0 to %265 step %c1 {
+              %266 = arith.index_cast %arg20 : index to i64
+              %267 = arith.addi %75, %266 : i64
+              %268 = arith.muli %267, %c16_i64 : i64
+              %269 = arith.maxsi %268, %65 : i64
+              %270 = arith.addi %268, %c16_i64 : i64
+              %271 = arith.minsi %270, %76 : i64
+              %272 = arith.subi %271, %269 : i64
+              %273 = arith.subi %269, %65 : i64
+              %274 = arith.muli %273, %71 : i64
+              %275 = arith.addi %70, %274 : i64
+              %276 = arith.muli %264, %c16_i64 : i64
+              %277 = arith.addi %275, %276 : i64
+              %278 = arith.muli %267, %c32_i64 : i64
+              %279 = arith.addi %278, %276 : i64
+              %280 = arith.ori %279, %c2147483648_i64 : i64
+              %281 = arith.subi %269, %268 : i64
+              %282 = arith.addi %280, %281 : i64
+              %283 = arith.subi %67, %276 : i64
+              %284 = arith.minsi %283, %c16_i64 : i64
+              "instgem.mvout"(%277, %282, %284, %272) : (i64, i64, i64, i64) -> ()
             }
           }
-        } {gemmini.compute_nest}
-        %291 = arith.cmpi eq, %279, %c0_i64_3 : i64
-        %292 = arith.cmpi slt, %277, %c2_i64_1 : i64
-        %293 = arith.ori %291, %292 : i1
-        %294 = arith.andi %282, %293 : i1
-        scf.if %294 {
-          scf.for %arg19 = %c0 to %c2 step %c1 {
-            %295 = arith.index_cast %arg19 : index to i64
-            %296 = arith.muli %295, %c16_i64 : i64
-            %297 = arith.subi %c32_i64, %296 : i64
-            %298 = arith.minsi %297, %c16_i64 : i64
-            %299 = arith.ori %296, %c2147483648_i64 : i64
-            %300 = arith.cmpi sge, %295, %277 : i64
-            %301 = arith.ori %291, %300 : i1
-            %302 = arith.cmpi slt, %295, %81 : i64
-            %303 = arith.andi %301, %302 : i1
-            scf.if %303 {
-              "instgem.mvin"(%c0_i64_3, %299, %298, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } else {
+          %254 = arith.select %248, %c0_i64_3, %c-1_i64 : i64
+          scf.for %arg19 = %c0 to %249 step %c1 {
+            %259 = arith.index_cast %arg19 : index to i64
+            %260 = arith.muli %259, %c16_i64 : i64
+            %261 = arith.subi %242, %260 : i64
+            %262 = arith.minsi %261, %c16_i64 : i64
+            %263 = arith.cmpi sgt, %252, %c0_i64_3 : i64
+            scf.if %263 {
+              %266 = arith.cmpi eq, %254, %c0_i64_3 : i64
+              %267 = arith.select %266, %c2147483648_i64, %c3221225472_i64 : i64
+              %268 = arith.ori %260, %267 : i64
+              %269 = arith.select %266, %c16_i64, %c15_i64 : i64
+              %270 = arith.select %266, %c16_i64, %262 : i64
+              %271 = arith.addi %260, %c32_i64 : i64
+              "instgem.preload"(%271, %262, %c16_i64, %268, %270, %269) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-          }
-        }
-        scf.if %281 {
-          %295 = arith.minsi %277, %81 : i64
-          %296 = arith.index_cast %295 : i64 to index
-          %297 = arith.index_cast %81 : i64 to index
-          scf.for %arg19 = %296 to %297 step %c1 {
-            %298 = arith.index_cast %arg19 : index to i64
-            %299 = arith.index_cast %80 : i64 to index
-            scf.for %arg20 = %c0 to %299 step %c1 {
-              %300 = arith.index_cast %arg20 : index to i64
-              %301 = arith.addi %74, %300 : i64
-              %302 = arith.muli %301, %c16_i64 : i64
-              %303 = arith.maxsi %302, %65 : i64
-              %304 = arith.addi %302, %c16_i64 : i64
-              %305 = arith.minsi %304, %75 : i64
-              %306 = arith.subi %305, %303 : i64
-              %307 = arith.subi %303, %65 : i64
-              %308 = arith.muli %307, %71 : i64
-              %309 = arith.addi %70, %308 : i64
-              %310 = arith.muli %298, %c16_i64 : i64
-              %311 = arith.addi %309, %310 : i64
-              %312 = arith.muli %301, %c32_i64 : i64
-              %313 = arith.addi %312, %310 : i64
-              %314 = arith.ori %313, %c2147483648_i64 : i64
-              %315 = arith.subi %303, %302 : i64
-              %316 = arith.addi %314, %315 : i64
-              %317 = arith.subi %67, %310 : i64
-              %318 = arith.minsi %317, %c16_i64 : i64
-              "instgem.mvout"(%311, %316, %318, %306) : (i64, i64, i64, i64) -> ()
+            %264 = arith.index_cast %252 : i64 to index
+            scf.for %arg20 = %c1 to %264 step %c1 {
+              %266 = arith.index_cast %arg20 : index to i64
+              %267 = arith.ori %260, %c3221225472_i64 : i64
+              %268 = arith.muli %266, %c32_i64 : i64
+              %269 = arith.addi %268, %260 : i64
+              %270 = arith.addi %269, %c32_i64 : i64
+              "instgem.preload"(%270, %262, %c16_i64, %267, %262, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %271 = arith.muli %266, %c16_i64 : i64
+              "instgem.compute_preloaded"(%271, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %265 = arith.index_cast %245 : i64 to index
+            scf.for %arg20 = %264 to %265 step %c1 {
+              %266 = arith.index_cast %arg20 : index to i64
+              %267 = arith.muli %266, %c16_i64 : i64
+              %268 = arith.subi %239, %267 : i64
+              %269 = arith.minsi %268, %c16_i64 : i64
+              %270 = arith.subi %240, %267 : i64
+              %271 = arith.minsi %270, %c16_i64 : i64
+              %272 = arith.cmpi eq, %266, %254 : i64
+              %273 = arith.select %272, %c2147483648_i64, %c3221225472_i64 : i64
+              %274 = arith.ori %260, %273 : i64
+              %275 = arith.select %272, %c16_i64, %c15_i64 : i64
+              %276 = arith.select %272, %c16_i64, %262 : i64
+              %277 = arith.muli %266, %c32_i64 : i64
+              %278 = arith.addi %277, %260 : i64
+              %279 = arith.addi %278, %c32_i64 : i64
+              "instgem.preload"(%279, %262, %271, %274, %276, %275) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%267, %269, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          %255 = arith.cmpi eq, %245, %c0_i64_3 : i64
+          %256 = arith.cmpi slt, %243, %c2_i64_1 : i64
+          %257 = arith.ori %255, %256 : i1
+          %258 = arith.andi %248, %257 : i1
+          scf.if %258 {
+            scf.for %arg19 = %c0 to %c2 step %c1 {
+              %259 = arith.index_cast %arg19 : index to i64
+              %260 = arith.muli %259, %c16_i64 : i64
+              %261 = arith.subi %c32_i64, %260 : i64
+              %262 = arith.minsi %261, %c16_i64 : i64
+              %263 = arith.ori %260, %c2147483648_i64 : i64
+              %264 = arith.cmpi sge, %259, %243 : i64
+              %265 = arith.ori %255, %264 : i1
+              %266 = arith.cmpi slt, %259, %84 : i64
+              %267 = arith.andi %265, %266 : i1
+              scf.if %267 {
+                "instgem.mvin"(%c0_i64_3, %263, %262, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
             }
           }
         }
       } else {
-        scf.for %arg19 = %c0 to %283 step %c1 {
-          %288 = arith.index_cast %arg19 : index to i64
-          %289 = arith.muli %288, %c16_i64 : i64
-          %290 = arith.subi %276, %289 : i64
-          %291 = arith.minsi %290, %c16_i64 : i64
-          %292 = arith.index_cast %286 : i64 to index
-          scf.for %arg20 = %c0 to %292 step %c1 {
-            %294 = arith.index_cast %arg20 : index to i64
-            %295 = arith.ori %289, %c3221225472_i64 : i64
-            %296 = arith.muli %294, %c32_i64 : i64
-            %297 = arith.addi %296, %289 : i64
-            %298 = arith.addi %297, %c32_i64 : i64
-            "instgem.preload"(%298, %291, %c16_i64, %295, %291, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %299 = arith.muli %294, %c16_i64 : i64
-            "instgem.compute_preloaded"(%299, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg19 = %c0 to %249 step %c1 {
+          %254 = arith.index_cast %arg19 : index to i64
+          %255 = arith.muli %254, %c16_i64 : i64
+          %256 = arith.subi %242, %255 : i64
+          %257 = arith.minsi %256, %c16_i64 : i64
+          %258 = arith.index_cast %252 : i64 to index
+          scf.for %arg20 = %c0 to %258 step %c1 {
+            %260 = arith.index_cast %arg20 : index to i64
+            %261 = arith.ori %255, %c3221225472_i64 : i64
+            %262 = arith.muli %260, %c32_i64 : i64
+            %263 = arith.addi %262, %255 : i64
+            %264 = arith.addi %263, %c32_i64 : i64
+            "instgem.preload"(%264, %257, %c16_i64, %261, %257, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %265 = arith.muli %260, %c16_i64 : i64
+            "instgem.compute_preloaded"(%265, %c16_i64, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %293 = arith.index_cast %279 : i64 to index
-          scf.for %arg20 = %292 to %293 step %c1 {
-            %294 = arith.index_cast %arg20 : index to i64
-            %295 = arith.muli %294, %c16_i64 : i64
-            %296 = arith.subi %272, %295 : i64
-            %297 = arith.minsi %296, %c16_i64 : i64
-            %298 = arith.subi %274, %295 : i64
-            %299 = arith.minsi %298, %c16_i64 : i64
-            %300 = arith.ori %289, %c3221225472_i64 : i64
-            %301 = arith.muli %294, %c32_i64 : i64
-            %302 = arith.addi %301, %289 : i64
-            %303 = arith.addi %302, %c32_i64 : i64
-            "instgem.preload"(%303, %291, %299, %300, %291, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%295, %297, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %259 = arith.index_cast %245 : i64 to index
+          scf.for %arg20 = %258 to %259 step %c1 {
+            %260 = arith.index_cast %arg20 : index to i64
+            %261 = arith.muli %260, %c16_i64 : i64
+            %262 = arith.subi %239, %261 : i64
+            %263 = arith.minsi %262, %c16_i64 : i64
+            %264 = arith.subi %240, %261 : i64
+            %265 = arith.minsi %264, %c16_i64 : i64
+            %266 = arith.ori %255, %c3221225472_i64 : i64
+            %267 = arith.muli %260, %c32_i64 : i64
+            %268 = arith.addi %267, %255 : i64
+            %269 = arith.addi %268, %c32_i64 : i64
+            "instgem.preload"(%269, %257, %265, %266, %257, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%261, %263, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         } {gemmini.compute_nest}
       }
     }
     scf.if %64 {
-      %82 = arith.muli %80, %81 : i64
-      %83 = arith.index_cast %82 : i64 to index
-      scf.for %arg18 = %c0 to %83 step %c1 {
-        %84 = arith.index_cast %arg18 : index to i64
-        %85 = arith.remsi %84, %80 : i64
-        %86 = arith.divsi %84, %80 : i64
-        %87 = arith.addi %74, %85 : i64
-        %88 = arith.muli %87, %c16_i64 : i64
-        %89 = arith.maxsi %88, %65 : i64
-        %90 = arith.addi %88, %c16_i64 : i64
-        %91 = arith.minsi %90, %75 : i64
-        %92 = arith.subi %91, %89 : i64
-        %93 = arith.subi %89, %65 : i64
-        %94 = arith.muli %93, %71 : i64
-        %95 = arith.addi %70, %94 : i64
-        %96 = arith.muli %86, %c16_i64 : i64
-        %97 = arith.addi %95, %96 : i64
-        %98 = arith.muli %87, %c32_i64 : i64
-        %99 = arith.addi %98, %96 : i64
-        %100 = arith.ori %99, %c2147483648_i64 : i64
-        %101 = arith.subi %89, %88 : i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.subi %67, %96 : i64
-        %104 = arith.minsi %103, %c16_i64 : i64
-        "instgem.mvout"(%97, %102, %104, %92) : (i64, i64, i64, i64) -> ()
+      %85 = arith.muli %83, %84 : i64
+      %86 = arith.index_cast %85 : i64 to index
+      scf.for %arg18 = %c0 to %86 step %c1 {
+        %87 = arith.index_cast %arg18 : index to i64
+        %88 = arith.remsi %87, %83 : i64
+        %89 = arith.divsi %87, %83 : i64
+        %90 = arith.addi %75, %88 : i64
+        %91 = arith.muli %90, %c16_i64 : i64
+        %92 = arith.maxsi %91, %65 : i64
+        %93 = arith.addi %91, %c16_i64 : i64
+        %94 = arith.minsi %93, %76 : i64
+        %95 = arith.subi %94, %92 : i64
+        %96 = arith.subi %92, %65 : i64
+        %97 = arith.muli %96, %71 : i64
+        %98 = arith.addi %70, %97 : i64
+        %99 = arith.muli %89, %c16_i64 : i64
+        %100 = arith.addi %98, %99 : i64
+        %101 = arith.muli %90, %c32_i64 : i64
+        %102 = arith.addi %101, %99 : i64
+        %103 = arith.ori %102, %c2147483648_i64 : i64
+        %104 = arith.subi %92, %91 : i64
+        %105 = arith.addi %103, %104 : i64
+        %106 = arith.subi %67, %99 : i64
+        %107 = arith.minsi %106, %c16_i64 : i64
+        "instgem.mvout"(%100, %105, %107, %95) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -59,6 +59,9 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 
 module {
@@ -78,11 +81,11 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
-    %c15_i64 = arith.constant 15 : i64
     %c5_i64 = arith.constant 5 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
@@ -201,614 +204,567 @@ module {
     scf.if %7 {
       "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %67, %69) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %70 = arith.divsi %61, %c16_i64 : i64
-    %71 = arith.addi %61, %62 : i64
-    %72 = arith.ceildivsi %71, %c16_i64 : i64
-    %73 = arith.subi %72, %70 : i64
-    %74 = arith.cmpi sgt, %62, %c0_i64_3 : i64
-    %75 = arith.extui %74 : i1 to i64
-    %76 = arith.muli %73, %75 : i64
-    %77 = arith.ceildivsi %63, %c16_i64 : i64
+    %70 = arith.maxsi %61, %c0_i64_3 : i64
+    %71 = arith.divui %70, %c16_i64 : i64
+    %72 = arith.addi %61, %62 : i64
+    %73 = arith.maxsi %72, %c0_i64_3 : i64
+    %74 = arith.addi %73, %c15_i64 : i64
+    %75 = arith.divui %74, %c16_i64 : i64
+    %76 = arith.subi %75, %71 : i64
+    %77 = arith.cmpi sgt, %62, %c0_i64_3 : i64
+    %78 = arith.extui %77 : i1 to i64
+    %79 = arith.muli %76, %78 : i64
+    %80 = arith.ceildivsi %63, %c16_i64 : i64
     scf.for %arg17 = %37 to %38 step %c1 {
-      %78 = arith.cmpi eq, %arg9, %c0 : index
-      scf.if %78 {
+      %81 = arith.cmpi eq, %arg9, %c0 : index
+      scf.if %81 {
         func.call @baco_runtime_error(%c1_i64_2, %c86_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %79 = arith.floordivsi %arg17, %arg9 : index
-      scf.if %78 {
+      %82 = arith.floordivsi %arg17, %arg9 : index
+      scf.if %81 {
         func.call @baco_runtime_error(%c1_i64_2, %c87_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %80 = arith.muli %79, %arg9 : index
-      %81 = arith.subi %arg17, %80 : index
-      %82 = arith.addi %30, %81 : index
-      %83 = arith.cmpi eq, %arg11, %c0 : index
-      scf.if %83 {
+      %83 = arith.muli %82, %arg9 : index
+      %84 = arith.subi %arg17, %83 : index
+      %85 = arith.addi %30, %84 : index
+      %86 = arith.cmpi eq, %arg11, %c0 : index
+      scf.if %86 {
         func.call @baco_runtime_error(%c1_i64_2, %c43_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
-      %84 = arith.floordivsi %82, %arg11 : index
-      %85 = arith.muli %84, %arg11 : index
-      %86 = arith.subi %82, %85 : index
-      %87 = arith.addi %28, %79 : index
-      %88 = arith.cmpi eq, %arg10, %c0 : index
-      scf.if %88 {
+      %87 = arith.floordivsi %85, %arg11 : index
+      %88 = arith.muli %87, %arg11 : index
+      %89 = arith.subi %85, %88 : index
+      %90 = arith.addi %28, %82 : index
+      %91 = arith.cmpi eq, %arg10, %c0 : index
+      scf.if %91 {
         func.call @baco_runtime_error(%c1_i64_2, %c50_i64, %c19_i64) : (i64, i64, i64) -> ()
       }
-      %89 = arith.floordivsi %87, %arg10 : index
-      %90 = arith.muli %89, %arg10 : index
-      %91 = arith.subi %87, %90 : index
-      %92 = arith.muli %12, %arg3 : index
-      %93 = arith.addi %92, %91 : index
-      %94 = arith.muli %93, %arg4 : index
-      %95 = arith.addi %94, %86 : index
-      %96 = arith.muli %95, %arg5 : index
-      %97 = arith.addi %24, %96 : index
-      %98 = arith.subi %arg3, %91 : index
-      scf.if %88 {
+      %92 = arith.floordivsi %90, %arg10 : index
+      %93 = arith.muli %92, %arg10 : index
+      %94 = arith.subi %90, %93 : index
+      %95 = arith.muli %12, %arg3 : index
+      %96 = arith.addi %95, %94 : index
+      %97 = arith.muli %96, %arg4 : index
+      %98 = arith.addi %97, %89 : index
+      %99 = arith.muli %98, %arg5 : index
+      %100 = arith.addi %24, %99 : index
+      %101 = arith.subi %arg3, %94 : index
+      scf.if %91 {
         func.call @baco_runtime_error(%c1_i64_2, %c52_i64, %c42_i64) : (i64, i64, i64) -> ()
       }
-      %99 = arith.ceildivsi %98, %arg10 : index
-      %100 = arith.subi %arg4, %86 : index
-      scf.if %83 {
+      %102 = arith.ceildivsi %101, %arg10 : index
+      %103 = arith.subi %arg4, %89 : index
+      scf.if %86 {
         func.call @baco_runtime_error(%c1_i64_2, %c52_i64, %c74_i64) : (i64, i64, i64) -> ()
       }
-      %101 = arith.ceildivsi %100, %arg11 : index
-      %102 = arith.muli %arg10, %arg4 : index
-      %103 = arith.muli %102, %arg5 : index
-      %104 = arith.muli %arg11, %arg5 : index
-      scf.if %88 {
+      %104 = arith.ceildivsi %103, %arg11 : index
+      %105 = arith.muli %arg10, %arg4 : index
+      %106 = arith.muli %105, %arg5 : index
+      %107 = arith.muli %arg11, %arg5 : index
+      scf.if %91 {
         func.call @baco_runtime_error(%c1_i64_2, %c54_i64, %c44_i64) : (i64, i64, i64) -> ()
       }
-      scf.if %83 {
+      scf.if %86 {
         func.call @baco_runtime_error(%c1_i64_2, %c54_i64, %c59_i64) : (i64, i64, i64) -> ()
       }
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%97], sizes: [%99, %101, %26], strides: [%103, %104, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
-      %105 = arith.muli %24, %arg8 : index
-      %106 = arith.muli %105, %arg9 : index
-      %107 = arith.muli %arg17, %c16 : index
-      %108 = arith.addi %106, %107 : index
-      %109 = arith.muli %108, %c16 : index
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%109], sizes: [%26, %26], strides: [16, 1] : memref<?xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
-      %110 = arith.maxsi %84, %c0 : index
-      %111 = arith.minsi %110, %101 : index
-      %112 = arith.addi %84, %c5 : index
-      %113 = arith.maxsi %112, %c0 : index
-      %114 = arith.minsi %113, %101 : index
-      %115 = arith.subi %111, %84 : index
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%100], sizes: [%102, %104, %26], strides: [%106, %107, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
+      %108 = arith.muli %24, %arg8 : index
+      %109 = arith.muli %108, %arg9 : index
+      %110 = arith.muli %arg17, %c16 : index
+      %111 = arith.addi %109, %110 : index
+      %112 = arith.muli %111, %c16 : index
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg1 to offset: [%112], sizes: [%26, %26], strides: [16, 1] : memref<?xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
+      %113 = arith.maxsi %87, %c0 : index
+      %114 = arith.minsi %113, %104 : index
+      %115 = arith.addi %87, %c5 : index
       %116 = arith.maxsi %115, %c0 : index
-      %117 = arith.minsi %116, %c5 : index
-      %118 = arith.subi %114, %111 : index
+      %117 = arith.minsi %116, %104 : index
+      %118 = arith.subi %114, %87 : index
+      %119 = arith.maxsi %118, %c0 : index
+      %120 = arith.minsi %119, %c5 : index
+      %121 = arith.subi %117, %114 : index
       scf.if %59 {
         func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %119 = arith.cmpi sge, %89, %c0 : index
-      %120 = arith.cmpi slt, %89, %99 : index
-      %121 = arith.andi %119, %120 : i1
-      %122 = arith.select %121, %89, %c0 : index
-      %123 = arith.select %121, %118, %c0 : index
-      %124 = arith.select %121, %117, %c0 : index
-      %subview_6 = memref.subview %reinterpret_cast_4[%122, %111, %54] [1, %123, %58] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %125 = arith.index_cast %124 : index to i64
-      %126 = arith.index_cast %123 : index to i64
+      %122 = arith.cmpi sge, %92, %c0 : index
+      %123 = arith.cmpi slt, %92, %102 : index
+      %124 = arith.andi %122, %123 : i1
+      %125 = arith.select %124, %92, %c0 : index
+      %126 = arith.select %124, %121, %c0 : index
+      %127 = arith.select %124, %120, %c0 : index
+      %subview_6 = memref.subview %reinterpret_cast_4[%125, %114, %54] [1, %126, %58] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %128 = arith.index_cast %127 : index to i64
+      %129 = arith.index_cast %126 : index to i64
       %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %127 = arith.index_cast %intptr_11 : index to i64
-      %128 = arith.index_cast %offset_8 : index to i64
-      %129 = arith.addi %127, %128 : i64
-      %130 = arith.index_cast %strides_10#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
-      %131 = arith.ceildivsi %63, %c64_i64 : i64
-      %132 = arith.divsi %125, %c16_i64 : i64
-      %133 = arith.addi %125, %126 : i64
-      %134 = arith.ceildivsi %133, %c16_i64 : i64
-      %135 = arith.subi %134, %132 : i64
-      %136 = arith.cmpi sgt, %126, %c0_i64_3 : i64
-      %137 = arith.extui %136 : i1 to i64
-      %138 = arith.muli %135, %137 : i64
-      %139 = arith.muli %138, %131 : i64
-      %140 = arith.index_cast %139 : i64 to index
-      scf.for %arg18 = %c0 to %140 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.addi %132, %260 : i64
-        %262 = arith.muli %261, %c16_i64 : i64
-        %263 = arith.maxsi %262, %125 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %133 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.subi %263, %125 : i64
-        %268 = arith.muli %267, %130 : i64
-        %269 = arith.addi %129, %268 : i64
-        %270 = arith.subi %263, %262 : i64
-        %271 = arith.addi %262, %270 : i64
-        %272 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
+      %130 = arith.index_cast %intptr_11 : index to i64
+      %131 = arith.index_cast %offset_8 : index to i64
+      %132 = arith.addi %130, %131 : i64
+      %133 = arith.index_cast %strides_10#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+      %134 = arith.cmpi sgt, %129, %c0_i64_3 : i64
+      %135 = arith.extui %134 : i1 to i64
+      %136 = arith.index_cast %135 : i64 to index
+      scf.for %arg18 = %c0 to %136 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.subi %128, %228 : i64
+        %230 = arith.addi %228, %229 : i64
+        %231 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%132, %230, %231, %129) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %141 = arith.ceildivsi %125, %c16_i64 : i64
-      %142 = arith.cmpi sgt, %125, %c0_i64_3 : i64
+      %137 = arith.cmpi sgt, %128, %c0_i64_3 : i64
+      %138 = arith.extui %137 : i1 to i64
+      %139 = arith.index_cast %138 : i64 to index
+      scf.for %arg18 = %c0 to %139 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.subi %c0_i64_3, %228 : i64
+        %230 = arith.addi %228, %229 : i64
+        %231 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %230, %231, %128) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %140 = arith.addi %128, %129 : i64
+      %141 = arith.subi %c5_i64, %140 : i64
+      %142 = arith.cmpi sgt, %141, %c0_i64_3 : i64
       %143 = arith.extui %142 : i1 to i64
-      %144 = arith.muli %141, %143 : i64
-      %145 = arith.muli %144, %131 : i64
-      %146 = arith.index_cast %145 : i64 to index
-      scf.for %arg18 = %c0 to %146 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.muli %260, %c16_i64 : i64
-        %262 = arith.maxsi %261, %c0_i64_3 : i64
-        %263 = arith.addi %261, %c16_i64 : i64
-        %264 = arith.minsi %263, %125 : i64
-        %265 = arith.subi %264, %262 : i64
-        %266 = arith.subi %262, %261 : i64
-        %267 = arith.addi %261, %266 : i64
-        %268 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
+      %144 = arith.index_cast %143 : i64 to index
+      scf.for %arg18 = %c0 to %144 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.subi %140, %228 : i64
+        %230 = arith.addi %228, %229 : i64
+        %231 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %230, %231, %141) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %147 = arith.subi %c5_i64, %133 : i64
-      %148 = arith.divsi %133, %c16_i64 : i64
-      %149 = arith.subi %c1_i64_2, %148 : i64
-      %150 = arith.cmpi sgt, %147, %c0_i64_3 : i64
-      %151 = arith.extui %150 : i1 to i64
-      %152 = arith.muli %149, %151 : i64
-      %153 = arith.muli %152, %131 : i64
-      %154 = arith.index_cast %153 : i64 to index
-      scf.for %arg18 = %c0 to %154 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.addi %148, %260 : i64
-        %262 = arith.muli %261, %c16_i64 : i64
-        %263 = arith.maxsi %262, %133 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %c5_i64 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.subi %263, %262 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %155 = arith.addi %89, %c1 : index
+      %145 = arith.addi %92, %c1 : index
       scf.if %59 {
         func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %156 = arith.cmpi sge, %155, %c0 : index
-      %157 = arith.cmpi slt, %155, %99 : index
-      %158 = arith.andi %156, %157 : i1
-      %159 = arith.select %158, %155, %c0 : index
-      %160 = arith.select %158, %118, %c0 : index
-      %161 = arith.select %158, %117, %c0 : index
-      %subview_12 = memref.subview %reinterpret_cast_4[%159, %111, %54] [1, %160, %58] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %162 = arith.index_cast %161 : index to i64
-      %163 = arith.index_cast %160 : index to i64
-      %164 = arith.addi %162, %c5_i64 : i64
+      %146 = arith.cmpi sge, %145, %c0 : index
+      %147 = arith.cmpi slt, %145, %102 : index
+      %148 = arith.andi %146, %147 : i1
+      %149 = arith.select %148, %145, %c0 : index
+      %150 = arith.select %148, %121, %c0 : index
+      %151 = arith.select %148, %120, %c0 : index
+      %subview_12 = memref.subview %reinterpret_cast_4[%149, %114, %54] [1, %150, %58] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %152 = arith.index_cast %151 : index to i64
+      %153 = arith.index_cast %150 : index to i64
+      %154 = arith.addi %152, %c5_i64 : i64
       %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %165 = arith.index_cast %intptr_17 : index to i64
-      %166 = arith.index_cast %offset_14 : index to i64
-      %167 = arith.addi %165, %166 : i64
-      %168 = arith.index_cast %strides_16#0 : index to i64
-      %169 = arith.divsi %164, %c16_i64 : i64
-      %170 = arith.addi %164, %163 : i64
-      %171 = arith.ceildivsi %170, %c16_i64 : i64
-      %172 = arith.subi %171, %169 : i64
-      %173 = arith.cmpi sgt, %163, %c0_i64_3 : i64
-      %174 = arith.extui %173 : i1 to i64
-      %175 = arith.muli %172, %174 : i64
-      %176 = arith.muli %175, %131 : i64
-      %177 = arith.index_cast %176 : i64 to index
-      scf.for %arg18 = %c0 to %177 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.addi %169, %260 : i64
-        %262 = arith.muli %261, %c16_i64 : i64
-        %263 = arith.maxsi %262, %164 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %170 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.subi %263, %164 : i64
-        %268 = arith.muli %267, %168 : i64
-        %269 = arith.addi %167, %268 : i64
-        %270 = arith.subi %263, %262 : i64
-        %271 = arith.addi %262, %270 : i64
-        %272 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
+      %155 = arith.index_cast %intptr_17 : index to i64
+      %156 = arith.index_cast %offset_14 : index to i64
+      %157 = arith.addi %155, %156 : i64
+      %158 = arith.index_cast %strides_16#0 : index to i64
+      %159 = arith.cmpi sgt, %153, %c0_i64_3 : i64
+      %160 = arith.extui %159 : i1 to i64
+      %161 = arith.index_cast %160 : i64 to index
+      scf.for %arg18 = %c0 to %161 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.subi %154, %228 : i64
+        %230 = arith.addi %228, %229 : i64
+        %231 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%157, %230, %231, %153) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %178 = arith.ceildivsi %164, %c16_i64 : i64
-      %179 = arith.cmpi sgt, %162, %c0_i64_3 : i64
-      %180 = arith.extui %179 : i1 to i64
-      %181 = arith.muli %178, %180 : i64
-      %182 = arith.muli %181, %131 : i64
-      %183 = arith.index_cast %182 : i64 to index
-      scf.for %arg18 = %c0 to %183 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.muli %260, %c16_i64 : i64
-        %262 = arith.maxsi %261, %c5_i64 : i64
-        %263 = arith.addi %261, %c16_i64 : i64
-        %264 = arith.minsi %263, %164 : i64
-        %265 = arith.subi %264, %262 : i64
-        %266 = arith.subi %262, %261 : i64
-        %267 = arith.addi %261, %266 : i64
-        %268 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
+      %162 = arith.cmpi sgt, %152, %c0_i64_3 : i64
+      %163 = arith.extui %162 : i1 to i64
+      %164 = arith.index_cast %163 : i64 to index
+      scf.for %arg18 = %c0 to %164 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.subi %c5_i64, %228 : i64
+        %230 = arith.addi %228, %229 : i64
+        %231 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %230, %231, %152) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %184 = arith.subi %c10_i64, %170 : i64
-      %185 = arith.divsi %170, %c16_i64 : i64
-      %186 = arith.subi %c1_i64_2, %185 : i64
-      %187 = arith.cmpi sgt, %184, %c0_i64_3 : i64
-      %188 = arith.extui %187 : i1 to i64
-      %189 = arith.muli %186, %188 : i64
-      %190 = arith.muli %189, %131 : i64
-      %191 = arith.index_cast %190 : i64 to index
-      scf.for %arg18 = %c0 to %191 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.addi %185, %260 : i64
-        %262 = arith.muli %261, %c16_i64 : i64
-        %263 = arith.maxsi %262, %170 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %c10_i64 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.subi %263, %262 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
+      %165 = arith.addi %154, %153 : i64
+      %166 = arith.subi %c10_i64, %165 : i64
+      %167 = arith.cmpi sgt, %166, %c0_i64_3 : i64
+      %168 = arith.extui %167 : i1 to i64
+      %169 = arith.index_cast %168 : i64 to index
+      scf.for %arg18 = %c0 to %169 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.subi %165, %228 : i64
+        %230 = arith.addi %228, %229 : i64
+        %231 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %230, %231, %166) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %192 = arith.addi %89, %c2 : index
+      %170 = arith.addi %92, %c2 : index
       scf.if %59 {
         func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
       }
-      %193 = arith.cmpi sge, %192, %c0 : index
-      %194 = arith.cmpi slt, %192, %99 : index
-      %195 = arith.andi %193, %194 : i1
-      %196 = arith.select %195, %192, %c0 : index
-      %197 = arith.select %195, %118, %c0 : index
-      %198 = arith.select %195, %117, %c0 : index
-      %subview_18 = memref.subview %reinterpret_cast_4[%196, %111, %54] [1, %197, %58] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %199 = arith.index_cast %198 : index to i64
-      %200 = arith.index_cast %197 : index to i64
-      %201 = arith.addi %199, %c10_i64 : i64
+      %171 = arith.cmpi sge, %170, %c0 : index
+      %172 = arith.cmpi slt, %170, %102 : index
+      %173 = arith.andi %171, %172 : i1
+      %174 = arith.select %173, %170, %c0 : index
+      %175 = arith.select %173, %121, %c0 : index
+      %176 = arith.select %173, %120, %c0 : index
+      %subview_18 = memref.subview %reinterpret_cast_4[%174, %114, %54] [1, %175, %58] [1, 1, 1] : memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %177 = arith.index_cast %176 : index to i64
+      %178 = arith.index_cast %175 : index to i64
+      %179 = arith.addi %177, %c10_i64 : i64
       %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_23 = memref.extract_aligned_pointer_as_index %subview_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %202 = arith.index_cast %intptr_23 : index to i64
-      %203 = arith.index_cast %offset_20 : index to i64
-      %204 = arith.addi %202, %203 : i64
-      %205 = arith.index_cast %strides_22#0 : index to i64
-      %206 = arith.divsi %201, %c16_i64 : i64
-      %207 = arith.addi %201, %200 : i64
-      %208 = arith.ceildivsi %207, %c16_i64 : i64
-      %209 = arith.subi %208, %206 : i64
-      %210 = arith.cmpi sgt, %200, %c0_i64_3 : i64
-      %211 = arith.extui %210 : i1 to i64
-      %212 = arith.muli %209, %211 : i64
-      %213 = arith.muli %212, %131 : i64
-      %214 = arith.index_cast %213 : i64 to index
-      scf.for %arg18 = %c0 to %214 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.addi %206, %260 : i64
-        %262 = arith.muli %261, %c16_i64 : i64
-        %263 = arith.maxsi %262, %201 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %207 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.subi %263, %201 : i64
-        %268 = arith.muli %267, %205 : i64
-        %269 = arith.addi %204, %268 : i64
-        %270 = arith.subi %263, %262 : i64
-        %271 = arith.addi %262, %270 : i64
-        %272 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
+      %180 = arith.index_cast %intptr_23 : index to i64
+      %181 = arith.index_cast %offset_20 : index to i64
+      %182 = arith.addi %180, %181 : i64
+      %183 = arith.index_cast %strides_22#0 : index to i64
+      %184 = arith.cmpi sgt, %178, %c0_i64_3 : i64
+      %185 = arith.extui %184 : i1 to i64
+      %186 = arith.index_cast %185 : i64 to index
+      scf.for %arg18 = %c0 to %186 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.subi %179, %228 : i64
+        %230 = arith.addi %228, %229 : i64
+        %231 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%182, %230, %231, %178) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %215 = arith.ceildivsi %201, %c16_i64 : i64
-      %216 = arith.cmpi sgt, %199, %c0_i64_3 : i64
-      %217 = arith.extui %216 : i1 to i64
-      %218 = arith.muli %215, %217 : i64
-      %219 = arith.muli %218, %131 : i64
-      %220 = arith.index_cast %219 : i64 to index
-      scf.for %arg18 = %c0 to %220 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.muli %260, %c16_i64 : i64
-        %262 = arith.maxsi %261, %c10_i64 : i64
-        %263 = arith.addi %261, %c16_i64 : i64
-        %264 = arith.minsi %263, %201 : i64
-        %265 = arith.subi %264, %262 : i64
-        %266 = arith.subi %262, %261 : i64
-        %267 = arith.addi %261, %266 : i64
-        %268 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
+      %187 = arith.cmpi sgt, %177, %c0_i64_3 : i64
+      %188 = arith.extui %187 : i1 to i64
+      %189 = arith.index_cast %188 : i64 to index
+      scf.for %arg18 = %c0 to %189 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.subi %c10_i64, %228 : i64
+        %230 = arith.addi %228, %229 : i64
+        %231 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %230, %231, %177) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %221 = arith.subi %c15_i64, %207 : i64
-      %222 = arith.divsi %207, %c16_i64 : i64
-      %223 = arith.subi %c1_i64_2, %222 : i64
-      %224 = arith.cmpi sgt, %221, %c0_i64_3 : i64
-      %225 = arith.extui %224 : i1 to i64
-      %226 = arith.muli %223, %225 : i64
-      %227 = arith.muli %226, %131 : i64
-      %228 = arith.index_cast %227 : i64 to index
-      scf.for %arg18 = %c0 to %228 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.addi %222, %260 : i64
-        %262 = arith.muli %261, %c16_i64 : i64
-        %263 = arith.maxsi %262, %207 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %c15_i64 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.subi %263, %262 : i64
-        %268 = arith.addi %262, %267 : i64
-        %269 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %268, %269, %266) : (i64, i64, i64, i64) -> ()
+      %190 = arith.addi %179, %178 : i64
+      %191 = arith.subi %c15_i64, %190 : i64
+      %192 = arith.cmpi sgt, %191, %c0_i64_3 : i64
+      %193 = arith.extui %192 : i1 to i64
+      %194 = arith.index_cast %193 : i64 to index
+      scf.for %arg18 = %c0 to %194 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.subi %190, %228 : i64
+        %230 = arith.addi %228, %229 : i64
+        %231 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %230, %231, %191) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %59 {
         func.call @baco_boundary_error(%c93_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_24 = memref.subview %reinterpret_cast_5[%54, %54] [%58, %58] [1, 1] : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
-      %229 = arith.index_cast %57 : index to i64
-      %230 = arith.addi %229, %63 : i64
+      %195 = arith.index_cast %57 : index to i64
+      %196 = arith.addi %195, %63 : i64
       %base_buffer_25, %offset_26, %sizes_27:2, %strides_28:2 = memref.extract_strided_metadata %subview_24 : memref<?x?xi8, strided<[16, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_29 = memref.extract_aligned_pointer_as_index %subview_24 : memref<?x?xi8, strided<[16, 1], offset: ?>> -> index
-      %231 = arith.index_cast %intptr_29 : index to i64
-      %232 = arith.index_cast %offset_26 : index to i64
-      %233 = arith.addi %231, %232 : i64
+      %197 = arith.index_cast %intptr_29 : index to i64
+      %198 = arith.index_cast %offset_26 : index to i64
+      %199 = arith.addi %197, %198 : i64
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %234 = arith.divsi %229, %c16_i64 : i64
-      %235 = arith.ceildivsi %230, %c16_i64 : i64
-      %236 = arith.subi %235, %234 : i64
-      %237 = arith.cmpi sgt, %63, %c0_i64_3 : i64
-      %238 = arith.extui %237 : i1 to i64
-      %239 = arith.muli %236, %238 : i64
-      %240 = arith.muli %239, %131 : i64
-      %241 = arith.index_cast %240 : i64 to index
-      scf.for %arg18 = %c0 to %241 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.addi %234, %260 : i64
-        %262 = arith.muli %261, %c16_i64 : i64
-        %263 = arith.maxsi %262, %229 : i64
-        %264 = arith.addi %262, %c16_i64 : i64
-        %265 = arith.minsi %264, %230 : i64
-        %266 = arith.subi %265, %263 : i64
-        %267 = arith.subi %263, %229 : i64
-        %268 = arith.muli %267, %c16_i64 : i64
-        %269 = arith.addi %233, %268 : i64
-        %270 = arith.subi %263, %262 : i64
-        %271 = arith.addi %264, %270 : i64
-        %272 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%269, %271, %272, %266) : (i64, i64, i64, i64) -> ()
+      %200 = arith.maxsi %195, %c0_i64_3 : i64
+      %201 = arith.divui %200, %c16_i64 : i64
+      %202 = arith.maxsi %196, %c0_i64_3 : i64
+      %203 = arith.addi %202, %c15_i64 : i64
+      %204 = arith.divui %203, %c16_i64 : i64
+      %205 = arith.subi %204, %201 : i64
+      %206 = arith.cmpi sgt, %63, %c0_i64_3 : i64
+      %207 = arith.extui %206 : i1 to i64
+      %208 = arith.muli %205, %207 : i64
+      %209 = arith.index_cast %208 : i64 to index
+      scf.for %arg18 = %c0 to %209 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.addi %201, %227 : i64
+        %229 = arith.muli %228, %c16_i64 : i64
+        %230 = arith.maxsi %229, %195 : i64
+        %231 = arith.addi %229, %c16_i64 : i64
+        %232 = arith.minsi %231, %196 : i64
+        %233 = arith.subi %232, %230 : i64
+        %234 = arith.subi %230, %195 : i64
+        %235 = arith.muli %234, %c16_i64 : i64
+        %236 = arith.addi %199, %235 : i64
+        %237 = arith.subi %230, %229 : i64
+        %238 = arith.addi %231, %237 : i64
+        %239 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%236, %238, %239, %233) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %242 = arith.ceildivsi %229, %c16_i64 : i64
-      %243 = arith.cmpi sgt, %229, %c0_i64_3 : i64
-      %244 = arith.extui %243 : i1 to i64
-      %245 = arith.muli %242, %244 : i64
-      %246 = arith.muli %245, %131 : i64
-      %247 = arith.index_cast %246 : i64 to index
-      scf.for %arg18 = %c0 to %247 step %c1 {
-        %260 = arith.index_cast %arg18 : index to i64
-        %261 = arith.muli %260, %c16_i64 : i64
-        %262 = arith.maxsi %261, %c0_i64_3 : i64
-        %263 = arith.addi %261, %c16_i64 : i64
-        %264 = arith.minsi %263, %229 : i64
-        %265 = arith.subi %264, %262 : i64
-        %266 = arith.subi %262, %261 : i64
-        %267 = arith.addi %263, %266 : i64
-        %268 = arith.minsi %63, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %267, %268, %265) : (i64, i64, i64, i64) -> ()
+      %210 = arith.addi %200, %c15_i64 : i64
+      %211 = arith.divui %210, %c16_i64 : i64
+      %212 = arith.cmpi sgt, %195, %c0_i64_3 : i64
+      %213 = arith.extui %212 : i1 to i64
+      %214 = arith.muli %211, %213 : i64
+      %215 = arith.index_cast %214 : i64 to index
+      scf.for %arg18 = %c0 to %215 step %c1 {
+        %227 = arith.index_cast %arg18 : index to i64
+        %228 = arith.muli %227, %c16_i64 : i64
+        %229 = arith.maxsi %228, %c0_i64_3 : i64
+        %230 = arith.addi %228, %c16_i64 : i64
+        %231 = arith.minsi %230, %195 : i64
+        %232 = arith.subi %231, %229 : i64
+        %233 = arith.subi %229, %228 : i64
+        %234 = arith.addi %230, %233 : i64
+        %235 = arith.minsi %63, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %234, %235, %232) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %248 = arith.maxsi %63, %c0_i64_3 : i64
-      %249 = arith.minsi %248, %c16_i64 : i64
-      %250 = arith.maxsi %230, %c0_i64_3 : i64
-      %251 = arith.minsi %250, %c16_i64 : i64
-      %252 = arith.ceildivsi %249, %c16_i64 : i64
-      %253 = arith.minsi %249, %251 : i64
-      %254 = arith.ceildivsi %253, %c16_i64 : i64
-      %255 = arith.addi %arg17, %c1 : index
-      %256 = arith.cmpi sge, %255, %38 : index
-      %257 = arith.cmpi eq, %arg17, %37 : index
-      %258 = arith.index_cast %252 : i64 to index
-      %259 = arith.ori %257, %256 : i1
-      scf.if %259 {
-        %260 = arith.maxsi %254, %c1_i64_2 : i64
-        %261 = arith.ceildivsi %76, %260 : i64
-        %262 = arith.select %257, %c0_i64_3, %c-1_i64 : i64
-        scf.for %arg18 = %c0 to %258 step %c1 {
-          %267 = arith.index_cast %arg18 : index to i64
-          %268 = arith.subi %267, %c1_i64_2 : i64
-          %269 = arith.cmpi sge, %268, %c0_i64_3 : i64
-          %270 = arith.cmpi slt, %268, %77 : i64
-          %271 = arith.andi %269, %270 : i1
-          %272 = arith.andi %256, %271 : i1
-          %273 = arith.subi %252, %c1_i64_2 : i64
-          %274 = arith.cmpi eq, %267, %273 : i64
-          %275 = arith.cmpi slt, %267, %77 : i64
-          %276 = arith.andi %274, %275 : i1
-          %277 = arith.andi %256, %276 : i1
-          %278 = arith.muli %267, %c16_i64 : i64
-          %279 = arith.subi %249, %278 : i64
-          %280 = arith.minsi %279, %c16_i64 : i64
-          %281 = arith.index_cast %254 : i64 to index
-          scf.for %arg19 = %c0 to %281 step %c1 {
-            %287 = arith.index_cast %arg19 : index to i64
-            %288 = arith.muli %287, %c16_i64 : i64
-            %289 = arith.subi %249, %288 : i64
-            %290 = arith.minsi %289, %c16_i64 : i64
-            %291 = arith.subi %251, %288 : i64
-            %292 = arith.minsi %291, %c16_i64 : i64
-            scf.if %272 {
-              %300 = arith.muli %287, %261 : i64
-              %301 = arith.minsi %300, %76 : i64
-              %302 = arith.addi %301, %261 : i64
-              %303 = arith.minsi %302, %76 : i64
-              %304 = arith.index_cast %301 : i64 to index
-              %305 = arith.index_cast %303 : i64 to index
-              scf.for %arg20 = %304 to %305 step %c1 {
-                %306 = arith.index_cast %arg20 : index to i64
-                %307 = arith.addi %70, %306 : i64
-                %308 = arith.muli %307, %c16_i64 : i64
-                %309 = arith.maxsi %308, %61 : i64
-                %310 = arith.addi %308, %c16_i64 : i64
-                %311 = arith.minsi %310, %71 : i64
-                %312 = arith.subi %311, %309 : i64
-                %313 = arith.subi %309, %61 : i64
-                %314 = arith.muli %313, %67 : i64
-                %315 = arith.addi %66, %314 : i64
-                %316 = arith.muli %268, %c16_i64 : i64
-                %317 = arith.addi %315, %316 : i64
-                %318 = arith.addi %308, %316 : i64
-                %319 = arith.ori %318, %c2147483648_i64 : i64
-                %320 = arith.subi %309, %308 : i64
-                %321 = arith.addi %319, %320 : i64
-                %322 = arith.subi %63, %316 : i64
-                %323 = arith.minsi %322, %c16_i64 : i64
-                "instgem.mvout"(%317, %321, %323, %312) : (i64, i64, i64, i64) -> ()
+      %216 = arith.maxsi %63, %c0_i64_3 : i64
+      %217 = arith.minsi %216, %c16_i64 : i64
+      %218 = arith.minsi %202, %c16_i64 : i64
+      %219 = arith.ceildivsi %217, %c16_i64 : i64
+      %220 = arith.minsi %217, %218 : i64
+      %221 = arith.ceildivsi %220, %c16_i64 : i64
+      %222 = arith.addi %arg17, %c1 : index
+      %223 = arith.cmpi sge, %222, %38 : index
+      %224 = arith.cmpi eq, %arg17, %37 : index
+      %225 = arith.index_cast %219 : i64 to index
+      %226 = arith.ori %224, %223 : i1
+      scf.if %226 {
+        scf.if %223 {
+          %227 = arith.maxsi %221, %c1_i64_2 : i64
+          %228 = arith.ceildivsi %79, %227 : i64
+          %229 = arith.select %224, %c0_i64_3, %c-1_i64 : i64
+          scf.for %arg18 = %c0 to %225 step %c1 {
+            %237 = arith.index_cast %arg18 : index to i64
+            %238 = arith.subi %237, %c1_i64_2 : i64
+            %239 = arith.cmpi sge, %238, %c0_i64_3 : i64
+            %240 = arith.cmpi slt, %238, %80 : i64
+            %241 = arith.andi %239, %240 : i1
+            %242 = arith.subi %219, %c1_i64_2 : i64
+            %243 = arith.cmpi eq, %237, %242 : i64
+            %244 = arith.cmpi slt, %237, %80 : i64
+            %245 = arith.andi %243, %244 : i1
+            %246 = arith.muli %237, %c16_i64 : i64
+            %247 = arith.subi %217, %246 : i64
+            %248 = arith.minsi %247, %c16_i64 : i64
+            %249 = arith.index_cast %221 : i64 to index
+            scf.for %arg19 = %c0 to %249 step %c1 {
+              %255 = arith.index_cast %arg19 : index to i64
+              %256 = arith.muli %255, %c16_i64 : i64
+              %257 = arith.subi %217, %256 : i64
+              %258 = arith.minsi %257, %c16_i64 : i64
+              %259 = arith.subi %218, %256 : i64
+              %260 = arith.minsi %259, %c16_i64 : i64
+              scf.if %241 {
+                %268 = arith.muli %255, %228 : i64
+                %269 = arith.minsi %268, %79 : i64
+                %270 = arith.addi %269, %228 : i64
+                %271 = arith.minsi %270, %79 : i64
+                %272 = arith.index_cast %269 : i64 to index
+                %273 = arith.index_cast %271 : i64 to index
+                scf.for %arg20 = %272 to %273 step %c1 {
+                  %274 = arith.index_cast %arg20 : index to i64
+                  %275 = arith.addi %71, %274 : i64
+                  %276 = arith.muli %275, %c16_i64 : i64
+                  %277 = arith.maxsi %276, %61 : i64
+                  %278 = arith.addi %276, %c16_i64 : i64
+                  %279 = arith.minsi %278, %72 : i64
+                  %280 = arith.subi %279, %277 : i64
+                  %281 = arith.subi %277, %61 : i64
+                  %282 = arith.muli %281, %67 : i64
+                  %283 = arith.addi %66, %282 : i64
+                  %284 = arith.muli %238, %c16_i64 : i64
+                  %285 = arith.addi %283, %284 : i64
+                  %286 = arith.addi %276, %284 : i64
+                  %287 = arith.ori %286, %c2147483648_i64 : i64
+                  %288 = arith.subi %277, %276 : i64
+                  %289 = arith.addi %287, %288 : i64
+                  %290 = arith.subi %63, %284 : i64
+                  %291 = arith.minsi %290, %c16_i64 : i64
+                  "instgem.mvout"(%285, %289, %291, %280) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %261 = arith.cmpi eq, %255, %229 : i64
+              %262 = arith.select %261, %c2147483648_i64, %c3221225472_i64 : i64
+              %263 = arith.ori %246, %262 : i64
+              %264 = arith.select %261, %c16_i64, %c15_i64 : i64
+              %265 = arith.select %261, %c16_i64, %248 : i64
+              %266 = arith.addi %256, %246 : i64
+              %267 = arith.addi %266, %c16_i64 : i64
+              "instgem.preload"(%267, %248, %260, %263, %265, %264) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%256, %258, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            scf.if %241 {
+              %255 = arith.muli %221, %228 : i64
+              %256 = arith.minsi %255, %79 : i64
+              %257 = arith.index_cast %256 : i64 to index
+              %258 = arith.index_cast %79 : i64 to index
+              scf.for %arg19 = %257 to %258 step %c1 {
+                %259 = arith.index_cast %arg19 : index to i64
+                %260 = arith.addi %71, %259 : i64
+                %261 = arith.muli %260, %c16_i64 : i64
+                %262 = arith.maxsi %261, %61 : i64
+                %263 = arith.addi %261, %c16_i64 : i64
+                %264 = arith.minsi %263, %72 : i64
+                %265 = arith.subi %264, %262 : i64
+                %266 = arith.subi %262, %61 : i64
+                %267 = arith.muli %266, %67 : i64
+                %268 = arith.addi %66, %267 : i64
+                %269 = arith.muli %238, %c16_i64 : i64
+                %270 = arith.addi %268, %269 : i64
+                %271 = arith.addi %261, %269 : i64
+                %272 = arith.ori %271, %c2147483648_i64 : i64
+                %273 = arith.subi %262, %261 : i64
+                %274 = arith.addi %272, %273 : i64
+                %275 = arith.subi %63, %269 : i64
+                %276 = arith.minsi %275, %c16_i64 : i64
+                "instgem.mvout"(%270, %274, %276, %265) : (i64, i64, i64, i64) -> ()
               }
             }
-            %293 = arith.cmpi eq, %287, %262 : i64
-            %294 = arith.select %293, %c2147483648_i64, %c3221225472_i64 : i64
-            %295 = arith.ori %278, %294 : i64
-            %296 = arith.select %293, %c16_i64, %c15_i64 : i64
-            %297 = arith.select %293, %c16_i64, %280 : i64
-            %298 = arith.addi %288, %278 : i64
-            %299 = arith.addi %298, %c16_i64 : i64
-            "instgem.preload"(%299, %280, %292, %295, %297, %296) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%288, %290, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          scf.if %272 {
-            %287 = arith.muli %254, %261 : i64
-            %288 = arith.minsi %287, %76 : i64
-            %289 = arith.index_cast %288 : i64 to index
-            %290 = arith.index_cast %76 : i64 to index
-            scf.for %arg19 = %289 to %290 step %c1 {
-              %291 = arith.index_cast %arg19 : index to i64
-              %292 = arith.addi %70, %291 : i64
-              %293 = arith.muli %292, %c16_i64 : i64
-              %294 = arith.maxsi %293, %61 : i64
-              %295 = arith.addi %293, %c16_i64 : i64
-              %296 = arith.minsi %295, %71 : i64
-              %297 = arith.subi %296, %294 : i64
-              %298 = arith.subi %294, %61 : i64
-              %299 = arith.muli %298, %67 : i64
-              %300 = arith.addi %66, %299 : i64
-              %301 = arith.muli %268, %c16_i64 : i64
-              %302 = arith.addi %300, %301 : i64
-              %303 = arith.addi %293, %301 : i64
-              %304 = arith.ori %303, %c2147483648_i64 : i64
-              %305 = arith.subi %294, %293 : i64
-              %306 = arith.addi %304, %305 : i64
-              %307 = arith.subi %63, %301 : i64
-              %308 = arith.minsi %307, %c16_i64 : i64
-              "instgem.mvout"(%302, %306, %308, %297) : (i64, i64, i64, i64) -> ()
+            %250 = arith.cmpi sgt, %221, %c0_i64_3 : i64
+            %251 = arith.subi %c0_i64_3, %71 : i64
+            %252 = arith.maxsi %251, %c0_i64_3 : i64
+            %253 = arith.minsi %252, %79 : i64
+            %254 = arith.select %250, %253, %c0_i64_3 : i64
+            scf.if %245 {
+              %255 = arith.index_cast %254 : i64 to index
+              %256 = arith.index_cast %79 : i64 to index
+              scf.for %arg19 = %255 to %256 step %c1 {
+                %257 = arith.index_cast %arg19 : index to i64
+                %258 = arith.addi %71, %257 : i64
+                %259 = arith.muli %258, %c16_i64 : i64
+                %260 = arith.maxsi %259, %61 : i64
+                %261 = arith.addi %259, %c16_i64 : i64
+                %262 = arith.minsi %261, %72 : i64
+                %263 = arith.subi %262, %260 : i64
+                %264 = arith.subi %260, %61 : i64
+                %265 = arith.muli %264, %67 : i64
+                %266 = arith.addi %66, %265 : i64
+                %267 = arith.addi %266, %246 : i64
+                %268 = arith.addi %259, %246 : i64
+                %269 = arith.ori %268, %c2147483648_i64 : i64
+                %270 = arith.subi %260, %259 : i64
+                %271 = arith.addi %269, %270 : i64
+                %272 = arith.subi %63, %246 : i64
+                %273 = arith.minsi %272, %c16_i64 : i64
+                "instgem.mvout"(%267, %271, %273, %263) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %230 = arith.cmpi eq, %221, %c0_i64_3 : i64
+          %231 = arith.cmpi slt, %219, %c1_i64_2 : i64
+          %232 = arith.ori %230, %231 : i1
+          %233 = arith.andi %224, %232 : i1
+          scf.if %233 {
+            %237 = arith.cmpi sle, %219, %c0_i64_3 : i64
+            %238 = arith.ori %230, %237 : i1
+            %239 = arith.cmpi sgt, %80, %c0_i64_3 : i64
+            %240 = arith.andi %238, %239 : i1
+            scf.if %240 {
+              "instgem.mvin"(%c0_i64_3, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
-          %282 = arith.cmpi sgt, %254, %c0_i64_3 : i64
-          %283 = arith.subi %c0_i64_3, %70 : i64
-          %284 = arith.maxsi %283, %c0_i64_3 : i64
-          %285 = arith.minsi %284, %76 : i64
-          %286 = arith.select %282, %285, %c0_i64_3 : i64
-          scf.if %277 {
-            %287 = arith.index_cast %286 : i64 to index
-            %288 = arith.index_cast %76 : i64 to index
-            scf.for %arg19 = %287 to %288 step %c1 {
-              %289 = arith.index_cast %arg19 : index to i64
-              %290 = arith.addi %70, %289 : i64
-              %291 = arith.muli %290, %c16_i64 : i64
-              %292 = arith.maxsi %291, %61 : i64
-              %293 = arith.addi %291, %c16_i64 : i64
-              %294 = arith.minsi %293, %71 : i64
-              %295 = arith.subi %294, %292 : i64
-              %296 = arith.subi %292, %61 : i64
-              %297 = arith.muli %296, %67 : i64
-              %298 = arith.addi %66, %297 : i64
-              %299 = arith.addi %298, %278 : i64
-              %300 = arith.addi %291, %278 : i64
-              %301 = arith.ori %300, %c2147483648_i64 : i64
-              %302 = arith.subi %292, %291 : i64
-              %303 = arith.addi %301, %302 : i64
-              %304 = arith.subi %63, %278 : i64
-              %305 = arith.minsi %304, %c16_i64 : i64
-              "instgem.mvout"(%299, %303, %305, %295) : (i64, i64, i64, i64) -> ()
+          %234 = arith.minsi %219, %80 : i64
+          %235 = arith.index_cast %234 : i64 to index
+          %236 = arith.index_cast %80 : i64 to index
+          scf.for %arg18 = %235 to %236 step %c1 {
+            %237 = arith.index_cast %arg18 : index to i64
+            %238 = arith.index_cast %79 : i64 to index
+            scf.for %arg19 = %c0 to %238 step %c1 {
+              %239 = arith.index_cast %arg19 : index to i64
+              %240 = arith.addi %71, %239 : i64
+              %241 = arith.muli %240, %c16_i64 : i64
+              %242 = arith.maxsi %241, %61 : i64
+              %243 = arith.addi %241, %c16_i64 : i64
+              %244 = arith.minsi %243, %72 : i64
+              %245 = arith.subi %244, %242 : i64
+              %246 = arith.subi %242, %61 : i64
+              %247 = arith.muli %246, %67 : i64
+              %248 = arith.addi %66, %247 : i64
+              %249 = arith.muli %237, %c16_i64 : i64
+              %250 = arith.addi %248, %249 : i64
+              %251 = arith.addi %241, %249 : i64
+              %252 = arith.ori %251, %c2147483648_i64 : i64
+              %253 = arith.subi %242, %241 : i64
+              %254 = arith.addi %252, %253 : i64
+              %255 = arith.subi %63, %249 : i64
+              %256 = arith.minsi %255, %c16_i64 : i64
+              "instgem.mvout"(%250, %254, %256, %245) : (i64, i64, i64, i64) -> ()
             }
           }
-        } {gemmini.compute_nest}
-        %263 = arith.cmpi eq, %254, %c0_i64_3 : i64
-        %264 = arith.cmpi slt, %252, %c1_i64_2 : i64
-        %265 = arith.ori %263, %264 : i1
-        %266 = arith.andi %257, %265 : i1
-        scf.if %266 {
-          %267 = arith.cmpi sle, %252, %c0_i64_3 : i64
-          %268 = arith.ori %263, %267 : i1
-          %269 = arith.cmpi sgt, %77, %c0_i64_3 : i64
-          %270 = arith.andi %268, %269 : i1
-          scf.if %270 {
-            "instgem.mvin"(%c0_i64_3, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        scf.if %256 {
-          %267 = arith.minsi %252, %77 : i64
-          %268 = arith.index_cast %267 : i64 to index
-          %269 = arith.index_cast %77 : i64 to index
-          scf.for %arg18 = %268 to %269 step %c1 {
-            %270 = arith.index_cast %arg18 : index to i64
-            %271 = arith.index_cast %76 : i64 to index
-            scf.for %arg19 = %c0 to %271 step %c1 {
-              %272 = arith.index_cast %arg19 : index to i64
-              %273 = arith.addi %70, %272 : i64
-              %274 = arith.muli %273, %c16_i64 : i64
-              %275 = arith.maxsi %274, %61 : i64
-              %276 = arith.addi %274, %c16_i64 : i64
-              %277 = arith.minsi %276, %71 : i64
-              %278 = arith.subi %277, %275 : i64
-              %279 = arith.subi %275, %61 : i64
-              %280 = arith.muli %279, %67 : i64
-              %281 = arith.addi %66, %280 : i64
-              %282 = arith.muli %270, %c16_i64 : i64
-              %283 = arith.addi %281, %282 : i64
-              %284 = arith.addi %274, %282 : i64
-              %285 = arith.ori %284, %c2147483648_i64 : i64
-              %286 = arith.subi %275, %274 : i64
-              %287 = arith.addi %285, %286 : i64
-              %288 = arith.subi %63, %282 : i64
-              %289 = arith.minsi %288, %c16_i64 : i64
-              "instgem.mvout"(%283, %287, %289, %278) : (i64, i64, i64, i64) -> ()
+        } else {
+          %227 = arith.select %224, %c0_i64_3, %c-1_i64 : i64
+          scf.for %arg18 = %c0 to %225 step %c1 {
+            %232 = arith.index_cast %arg18 : index to i64
+            %233 = arith.muli %232, %c16_i64 : i64
+            %234 = arith.subi %217, %233 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            %236 = arith.index_cast %221 : i64 to index
+            scf.for %arg19 = %c0 to %236 step %c1 {
+              %237 = arith.index_cast %arg19 : index to i64
+              %238 = arith.muli %237, %c16_i64 : i64
+              %239 = arith.subi %217, %238 : i64
+              %240 = arith.minsi %239, %c16_i64 : i64
+              %241 = arith.subi %218, %238 : i64
+              %242 = arith.minsi %241, %c16_i64 : i64
+              %243 = arith.cmpi eq, %237, %227 : i64
+              %244 = arith.select %243, %c2147483648_i64, %c3221225472_i64 : i64
+              %245 = arith.ori %233, %244 : i64
+              %246 = arith.select %243, %c16_i64, %c15_i64 : i64
+              %247 = arith.select %243, %c16_i64, %235 : i64
+              %248 = arith.addi %238, %233 : i64
+              %249 = arith.addi %248, %c16_i64 : i64
+              "instgem.preload"(%249, %235, %242, %245, %247, %246) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%238, %240, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          %228 = arith.cmpi eq, %221, %c0_i64_3 : i64
+          %229 = arith.cmpi slt, %219, %c1_i64_2 : i64
+          %230 = arith.ori %228, %229 : i1
+          %231 = arith.andi %224, %230 : i1
+          scf.if %231 {
+            %232 = arith.cmpi sle, %219, %c0_i64_3 : i64
+            %233 = arith.ori %228, %232 : i1
+            %234 = arith.cmpi sgt, %80, %c0_i64_3 : i64
+            %235 = arith.andi %233, %234 : i1
+            scf.if %235 {
+              "instgem.mvin"(%c0_i64_3, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
             }
           }
         }
       } else {
-        scf.for %arg18 = %c0 to %258 step %c1 {
-          %260 = arith.index_cast %arg18 : index to i64
-          %261 = arith.muli %260, %c16_i64 : i64
-          %262 = arith.subi %249, %261 : i64
-          %263 = arith.minsi %262, %c16_i64 : i64
-          %264 = arith.index_cast %254 : i64 to index
-          scf.for %arg19 = %c0 to %264 step %c1 {
-            %265 = arith.index_cast %arg19 : index to i64
-            %266 = arith.muli %265, %c16_i64 : i64
-            %267 = arith.subi %249, %266 : i64
-            %268 = arith.minsi %267, %c16_i64 : i64
-            %269 = arith.subi %251, %266 : i64
-            %270 = arith.minsi %269, %c16_i64 : i64
-            %271 = arith.ori %261, %c3221225472_i64 : i64
-            %272 = arith.addi %266, %261 : i64
-            %273 = arith.addi %272, %c16_i64 : i64
-            "instgem.preload"(%273, %263, %270, %271, %263, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%266, %268, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg18 = %c0 to %225 step %c1 {
+          %227 = arith.index_cast %arg18 : index to i64
+          %228 = arith.muli %227, %c16_i64 : i64
+          %229 = arith.subi %217, %228 : i64
+          %230 = arith.minsi %229, %c16_i64 : i64
+          %231 = arith.index_cast %221 : i64 to index
+          scf.for %arg19 = %c0 to %231 step %c1 {
+            %232 = arith.index_cast %arg19 : index to i64
+            %233 = arith.muli %232, %c16_i64 : i64
+            %234 = arith.subi %217, %233 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            %236 = arith.subi %218, %233 : i64
+            %237 = arith.minsi %236, %c16_i64 : i64
+            %238 = arith.ori %228, %c3221225472_i64 : i64
+            %239 = arith.addi %233, %228 : i64
+            %240 = arith.addi %239, %c16_i64 : i64
+            "instgem.preload"(%240, %230, %237, %238, %230, %c15_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%233, %235, %c15_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         } {gemmini.compute_nest}
       }
     }
     scf.if %60 {
-      %78 = arith.muli %76, %77 : i64
-      %79 = arith.index_cast %78 : i64 to index
-      scf.for %arg17 = %c0 to %79 step %c1 {
-        %80 = arith.index_cast %arg17 : index to i64
-        %81 = arith.remsi %80, %76 : i64
-        %82 = arith.divsi %80, %76 : i64
-        %83 = arith.addi %70, %81 : i64
-        %84 = arith.muli %83, %c16_i64 : i64
-        %85 = arith.maxsi %84, %61 : i64
-        %86 = arith.addi %84, %c16_i64 : i64
-        %87 = arith.minsi %86, %71 : i64
-        %88 = arith.subi %87, %85 : i64
-        %89 = arith.subi %85, %61 : i64
-        %90 = arith.muli %89, %67 : i64
-        %91 = arith.addi %66, %90 : i64
-        %92 = arith.muli %82, %c16_i64 : i64
-        %93 = arith.addi %91, %92 : i64
-        %94 = arith.addi %84, %92 : i64
-        %95 = arith.ori %94, %c2147483648_i64 : i64
-        %96 = arith.subi %85, %84 : i64
-        %97 = arith.addi %95, %96 : i64
-        %98 = arith.subi %63, %92 : i64
-        %99 = arith.minsi %98, %c16_i64 : i64
-        "instgem.mvout"(%93, %97, %99, %88) : (i64, i64, i64, i64) -> ()
+      %81 = arith.muli %79, %80 : i64
+      %82 = arith.index_cast %81 : i64 to index
+      scf.for %arg17 = %c0 to %82 step %c1 {
+        %83 = arith.index_cast %arg17 : index to i64
+        %84 = arith.remsi %83, %79 : i64
+        %85 = arith.divsi %83, %79 : i64
+        %86 = arith.addi %71, %84 : i64
+        %87 = arith.muli %86, %c16_i64 : i64
+        %88 = arith.maxsi %87, %61 : i64
+        %89 = arith.addi %87, %c16_i64 : i64
+        %90 = arith.minsi %89, %72 : i64
+        %91 = arith.subi %90, %88 : i64
+        %92 = arith.subi %88, %61 : i64
+        %93 = arith.muli %92, %67 : i64
+        %94 = arith.addi %66, %93 : i64
+        %95 = arith.muli %85, %c16_i64 : i64
+        %96 = arith.addi %94, %95 : i64
+        %97 = arith.addi %87, %95 : i64
+        %98 = arith.ori %97, %c2147483648_i64 : i64
+        %99 = arith.subi %88, %87 : i64
+        %100 = arith.addi %98, %99 : i64
+        %101 = arith.subi %63, %95 : i64
+        %102 = arith.minsi %101, %c16_i64 : i64
+        "instgem.mvout"(%96, %100, %102, %91) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -16,6 +16,25 @@
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -26,8 +45,14 @@
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -52,6 +77,7 @@ module {
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c-1_i64 = arith.constant -1 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
@@ -72,202 +98,348 @@ module {
     %10 = call @baco_program_id(%c1_i64_1) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c16 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %14 = arith.ceildivsi %arg5, %c64 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %15 = arith.maxsi %12, %c0 : index
-    %16 = arith.minsi %15, %arg3 : index
-    %17 = arith.addi %12, %c16 : index
-    %18 = arith.maxsi %17, %c0 : index
-    %19 = arith.minsi %18, %arg3 : index
-    %20 = arith.subi %16, %12 : index
-    %21 = arith.maxsi %20, %c0 : index
-    %22 = arith.minsi %21, %c16 : index
-    %23 = arith.subi %19, %16 : index
-    %24 = arith.maxsi %13, %c0 : index
-    %25 = arith.minsi %24, %arg4 : index
-    %26 = arith.addi %13, %c16 : index
-    %27 = arith.maxsi %26, %c0 : index
-    %28 = arith.minsi %27, %arg4 : index
-    %29 = arith.subi %25, %13 : index
-    %30 = arith.maxsi %29, %c0 : index
-    %31 = arith.minsi %30, %c16 : index
-    %32 = arith.subi %28, %25 : index
-    %33 = arith.cmpi sgt, %31, %c0 : index
-    scf.if %33 {
-      func.call @baco_boundary_error(%c50_i64, %c9_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_4[%16, %25] [%23, %32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %34 = arith.cmpi sle, %14, %c0 : index
-    scf.if %34 {
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.mvin"(%c0_i64_2, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    }
-    %35 = arith.index_cast %22 : index to i64
-    %36 = arith.index_cast %23 : index to i64
-    %37 = arith.index_cast %32 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %38 = arith.index_cast %intptr : index to i64
-    %39 = arith.index_cast %offset : index to i64
-    %40 = arith.addi %38, %39 : i64
-    %41 = arith.index_cast %strides#0 : index to i64
-    %42 = arith.bitcast %arg6 : f32 to i32
-    %43 = arith.extui %42 : i32 to i64
-    scf.if %7 {
-      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %41, %43) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    }
-    %44 = arith.divsi %35, %c16_i64 : i64
-    %45 = arith.addi %35, %36 : i64
-    %46 = arith.ceildivsi %45, %c16_i64 : i64
-    %47 = arith.subi %46, %44 : i64
-    %48 = arith.cmpi sgt, %36, %c0_i64_2 : i64
-    %49 = arith.extui %48 : i1 to i64
-    %50 = arith.muli %47, %49 : i64
-    %51 = arith.ceildivsi %37, %c16_i64 : i64
-    %52:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-      %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, 64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x64xi8, strided<[?, 1], offset: ?>>
-      %subview_6 = memref.subview %reinterpret_cast_3[%arg9, %13] [64, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<64x16xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_11 = memref.extract_aligned_pointer_as_index %subview_5 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> index
-      %53 = arith.index_cast %intptr_11 : index to i64
-      %54 = arith.index_cast %offset_8 : index to i64
-      %55 = arith.addi %53, %54 : i64
-      %56 = arith.index_cast %strides_10#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %56) : (i64, i64, i64, i64, i64, i64) -> ()
-      "instgem.mvin"(%55, %c0_i64_2, %c64_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_6 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_16 = memref.extract_aligned_pointer_as_index %subview_6 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> index
-      %57 = arith.index_cast %intptr_16 : index to i64
-      %58 = arith.index_cast %offset_13 : index to i64
-      %59 = arith.addi %57, %58 : i64
-      %60 = arith.index_cast %strides_15#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %60) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %67 = arith.index_cast %arg10 : index to i64
-        %68 = arith.muli %67, %c16_i64 : i64
-        %69 = arith.maxsi %68, %c0_i64_2 : i64
-        %70 = arith.addi %68, %c16_i64 : i64
-        %71 = arith.minsi %70, %c64_i64 : i64
-        %72 = arith.subi %71, %69 : i64
-        %73 = arith.muli %69, %60 : i64
-        %74 = arith.addi %59, %73 : i64
-        %75 = arith.addi %68, %c64_i64 : i64
-        %76 = arith.subi %69, %68 : i64
-        %77 = arith.addi %75, %76 : i64
-        "instgem.mvin"(%74, %77, %c16_i64, %72) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %61 = arith.addi %arg7, %c1 : index
-      %62 = arith.cmpi sge, %61, %14 : index
-      %63 = arith.cmpi eq, %arg7, %c0 : index
-      %64 = arith.ori %63, %62 : i1
-      scf.if %64 {
-        %67 = arith.select %63, %c0_i64_2, %c-1_i64 : i64
-        %68 = arith.cmpi sgt, %51, %c0_i64_2 : i64
-        %69 = arith.andi %62, %68 : i1
+    %14 = arith.maxsi %12, %c0 : index
+    %15 = arith.minsi %14, %arg3 : index
+    %16 = arith.subi %15, %12 : index
+    %17 = arith.maxsi %13, %c0 : index
+    %18 = arith.minsi %17, %arg4 : index
+    %19 = arith.subi %18, %13 : index
+    %20 = arith.addi %12, %c16 : index
+    %21 = arith.addi %13, %c16 : index
+    %22 = arith.cmpi sge, %12, %c0 : index
+    %23 = arith.cmpi sle, %12, %arg3 : index
+    %24 = arith.cmpi sge, %20, %c0 : index
+    %25 = arith.cmpi sle, %20, %arg3 : index
+    %26 = arith.cmpi sge, %16, %c0 : index
+    %27 = arith.cmpi sle, %16, %c16 : index
+    %28 = arith.cmpi sge, %13, %c0 : index
+    %29 = arith.cmpi sle, %13, %arg4 : index
+    %30 = arith.cmpi sge, %21, %c0 : index
+    %31 = arith.cmpi sle, %21, %arg4 : index
+    %32 = arith.cmpi sge, %19, %c0 : index
+    %33 = arith.cmpi sle, %19, %c16 : index
+    %34 = arith.andi %22, %23 : i1
+    %35 = arith.andi %34, %24 : i1
+    %36 = arith.andi %35, %25 : i1
+    %37 = arith.andi %36, %26 : i1
+    %38 = arith.andi %37, %27 : i1
+    %39 = arith.andi %38, %28 : i1
+    %40 = arith.andi %39, %29 : i1
+    %41 = arith.andi %40, %30 : i1
+    %42 = arith.andi %41, %31 : i1
+    %43 = arith.andi %42, %32 : i1
+    %44 = arith.andi %43, %33 : i1
+    scf.if %44 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %45 = arith.ceildivsi %arg5, %c64 : index
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast_4[%12, %13] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %46 = arith.cmpi sle, %45, %c0 : index
+      scf.if %46 {
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%c0_i64_2, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      }
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %47 = arith.index_cast %intptr : index to i64
+      %48 = arith.index_cast %offset : index to i64
+      %49 = arith.addi %47, %48 : i64
+      %50 = arith.index_cast %strides#0 : index to i64
+      %51 = arith.bitcast %arg6 : f32 to i32
+      %52 = arith.extui %51 : i32 to i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %50, %52) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %53:2 = scf.for %arg7 = %c0 to %45 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, 64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x64xi8, strided<[?, 1], offset: ?>>
+        %subview_6 = memref.subview %reinterpret_cast_3[%arg9, %13] [64, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<64x16xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_11 = memref.extract_aligned_pointer_as_index %subview_5 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> index
+        %54 = arith.index_cast %intptr_11 : index to i64
+        %55 = arith.index_cast %offset_8 : index to i64
+        %56 = arith.addi %54, %55 : i64
+        %57 = arith.index_cast %strides_10#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %57) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%56, %c0_i64_2, %c64_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_6 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_16 = memref.extract_aligned_pointer_as_index %subview_6 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> index
+        %58 = arith.index_cast %intptr_16 : index to i64
+        %59 = arith.index_cast %offset_13 : index to i64
+        %60 = arith.addi %58, %59 : i64
+        %61 = arith.index_cast %strides_15#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %61) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %73 = arith.index_cast %arg10 : index to i64
-          %74 = arith.cmpi eq, %73, %67 : i64
-          %75 = arith.select %74, %c2147483648_i64, %c3221225472_i64 : i64
-          %76 = arith.muli %73, %c16_i64 : i64
-          %77 = arith.addi %76, %c64_i64 : i64
-          "instgem.preload"(%77, %c16_i64, %c16_i64, %75, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%76, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        %70 = arith.subi %c0_i64_2, %44 : i64
-        %71 = arith.maxsi %70, %c0_i64_2 : i64
-        %72 = arith.minsi %71, %50 : i64
-        scf.if %69 {
-          %73 = arith.index_cast %72 : i64 to index
-          %74 = arith.index_cast %50 : i64 to index
-          scf.for %arg10 = %73 to %74 step %c1 {
-            %75 = arith.index_cast %arg10 : index to i64
-            %76 = arith.addi %44, %75 : i64
-            %77 = arith.muli %76, %c16_i64 : i64
-            %78 = arith.maxsi %77, %35 : i64
-            %79 = arith.addi %77, %c16_i64 : i64
-            %80 = arith.minsi %79, %45 : i64
-            %81 = arith.subi %80, %78 : i64
-            %82 = arith.subi %78, %35 : i64
-            %83 = arith.muli %82, %41 : i64
-            %84 = arith.addi %40, %83 : i64
-            %85 = arith.ori %77, %c2147483648_i64 : i64
-            %86 = arith.subi %78, %77 : i64
-            %87 = arith.addi %85, %86 : i64
-            %88 = arith.minsi %37, %c16_i64 : i64
-            "instgem.mvout"(%84, %87, %88, %81) : (i64, i64, i64, i64) -> ()
-          }
-        }
-        scf.if %62 {
-          %73 = arith.minsi %51, %c1_i64_1 : i64
-          %74 = arith.index_cast %73 : i64 to index
-          %75 = arith.index_cast %51 : i64 to index
-          scf.for %arg10 = %74 to %75 step %c1 {
-            %76 = arith.index_cast %arg10 : index to i64
-            %77 = arith.index_cast %50 : i64 to index
-            scf.for %arg11 = %c0 to %77 step %c1 {
-              %78 = arith.index_cast %arg11 : index to i64
-              %79 = arith.addi %44, %78 : i64
-              %80 = arith.muli %79, %c16_i64 : i64
-              %81 = arith.maxsi %80, %35 : i64
-              %82 = arith.addi %80, %c16_i64 : i64
-              %83 = arith.minsi %82, %45 : i64
-              %84 = arith.subi %83, %81 : i64
-              %85 = arith.subi %81, %35 : i64
-              %86 = arith.muli %85, %41 : i64
-              %87 = arith.addi %40, %86 : i64
-              %88 = arith.muli %76, %c16_i64 : i64
-              %89 = arith.addi %87, %88 : i64
-              %90 = arith.addi %80, %88 : i64
-              %91 = arith.ori %90, %c2147483648_i64 : i64
-              %92 = arith.subi %81, %80 : i64
-              %93 = arith.addi %91, %92 : i64
-              %94 = arith.subi %37, %88 : i64
-              %95 = arith.minsi %94, %c16_i64 : i64
-              "instgem.mvout"(%89, %93, %95, %84) : (i64, i64, i64, i64) -> ()
+          %68 = arith.index_cast %arg10 : index to i64
+          %69 = arith.muli %68, %c16_i64 : i64
+          %70 = arith.maxsi %69, %c0_i64_2 : i64
+          %71 = arith.addi %69, %c16_i64 : i64
+          %72 = arith.minsi %71, %c64_i64 : i64
+          %73 = arith.subi %72, %70 : i64
+          %74 = arith.muli %70, %61 : i64
+          %75 = arith.addi %60, %74 : i64
+          %76 = arith.addi %69, %c64_i64 : i64
+          %77 = arith.subi %70, %69 : i64
+          %78 = arith.addi %76, %77 : i64
+          "instgem.mvin"(%75, %78, %c16_i64, %73) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %62 = arith.addi %arg7, %c1 : index
+        %63 = arith.cmpi sge, %62, %45 : index
+        %64 = arith.cmpi eq, %arg7, %c0 : index
+        %65 = arith.ori %64, %63 : i1
+        scf.if %65 {
+          scf.if %63 {
+            %68 = arith.select %64, %c0_i64_2, %c-1_i64 : i64
+            %69 = arith.cmpi eq, %68, %c0_i64_2 : i64
+            %70 = arith.select %69, %c2147483648_i64, %c3221225472_i64 : i64
+            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %70, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64_2, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c1 to %c4 step %c1 {
+              %71 = arith.index_cast %arg10 : index to i64
+              %72 = arith.muli %71, %c16_i64 : i64
+              %73 = arith.addi %72, %c64_i64 : i64
+              "instgem.preload"(%73, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%72, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            "instgem.mvout"(%49, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } else {
+            %68 = arith.select %64, %c0_i64_2, %c-1_i64 : i64
+            %69 = arith.cmpi eq, %68, %c0_i64_2 : i64
+            %70 = arith.select %69, %c2147483648_i64, %c3221225472_i64 : i64
+            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %70, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64_2, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c1 to %c4 step %c1 {
+              %71 = arith.index_cast %arg10 : index to i64
+              %72 = arith.muli %71, %c16_i64 : i64
+              %73 = arith.addi %72, %c64_i64 : i64
+              "instgem.preload"(%73, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%72, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
+        } else {
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %68 = arith.index_cast %arg10 : index to i64
+            %69 = arith.muli %68, %c16_i64 : i64
+            %70 = arith.addi %69, %c64_i64 : i64
+            "instgem.preload"(%70, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%69, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
         }
-      } else {
-        scf.for %arg10 = %c0 to %c4 step %c1 {
-          %67 = arith.index_cast %arg10 : index to i64
-          %68 = arith.muli %67, %c16_i64 : i64
-          %69 = arith.addi %68, %c64_i64 : i64
-          "instgem.preload"(%69, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%68, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
+        %66 = arith.addi %arg8, %c64 : index
+        %67 = arith.addi %arg9, %c64 : index
+        scf.yield %66, %67 : index, index
       }
-      %65 = arith.addi %arg8, %c64 : index
-      %66 = arith.addi %arg9, %c64 : index
-      scf.yield %65, %66 : index, index
-    }
-    scf.if %34 {
-      %53 = arith.muli %50, %51 : i64
-      %54 = arith.index_cast %53 : i64 to index
-      scf.for %arg7 = %c0 to %54 step %c1 {
-        %55 = arith.index_cast %arg7 : index to i64
-        %56 = arith.remsi %55, %50 : i64
-        %57 = arith.divsi %55, %50 : i64
-        %58 = arith.addi %44, %56 : i64
-        %59 = arith.muli %58, %c16_i64 : i64
-        %60 = arith.maxsi %59, %35 : i64
-        %61 = arith.addi %59, %c16_i64 : i64
-        %62 = arith.minsi %61, %45 : i64
-        %63 = arith.subi %62, %60 : i64
-        %64 = arith.subi %60, %35 : i64
-        %65 = arith.muli %64, %41 : i64
-        %66 = arith.addi %40, %65 : i64
-        %67 = arith.muli %57, %c16_i64 : i64
-        %68 = arith.addi %66, %67 : i64
-        %69 = arith.addi %59, %67 : i64
-        %70 = arith.ori %69, %c2147483648_i64 : i64
-        %71 = arith.subi %60, %59 : i64
-        %72 = arith.addi %70, %71 : i64
-        %73 = arith.subi %37, %67 : i64
-        %74 = arith.minsi %73, %c16_i64 : i64
-        "instgem.mvout"(%68, %72, %74, %63) : (i64, i64, i64, i64) -> ()
+      scf.if %46 {
+        "instgem.mvout"(%49, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %45 = arith.ceildivsi %arg5, %c64 : index
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %46 = arith.maxsi %20, %c0 : index
+      %47 = arith.minsi %46, %arg3 : index
+      %48 = arith.maxsi %16, %c0 : index
+      %49 = arith.minsi %48, %c16 : index
+      %50 = arith.subi %47, %15 : index
+      %51 = arith.maxsi %21, %c0 : index
+      %52 = arith.minsi %51, %arg4 : index
+      %53 = arith.maxsi %19, %c0 : index
+      %54 = arith.minsi %53, %c16 : index
+      %55 = arith.subi %52, %18 : index
+      %56 = arith.cmpi sgt, %54, %c0 : index
+      scf.if %56 {
+        func.call @baco_boundary_error(%c50_i64, %c9_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_4[%15, %18] [%50, %55] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %57 = arith.cmpi sle, %45, %c0 : index
+      scf.if %57 {
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%c0_i64_2, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      }
+      %58 = arith.index_cast %49 : index to i64
+      %59 = arith.index_cast %50 : index to i64
+      %60 = arith.index_cast %55 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %61 = arith.index_cast %intptr : index to i64
+      %62 = arith.index_cast %offset : index to i64
+      %63 = arith.addi %61, %62 : i64
+      %64 = arith.index_cast %strides#0 : index to i64
+      %65 = arith.bitcast %arg6 : f32 to i32
+      %66 = arith.extui %65 : i32 to i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %64, %66) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %67 = arith.maxsi %58, %c0_i64_2 : i64
+      %68 = arith.divui %67, %c16_i64 : i64
+      %69 = arith.addi %58, %59 : i64
+      %70 = arith.maxsi %69, %c0_i64_2 : i64
+      %71 = arith.addi %70, %c15_i64 : i64
+      %72 = arith.divui %71, %c16_i64 : i64
+      %73 = arith.subi %72, %68 : i64
+      %74 = arith.cmpi sgt, %59, %c0_i64_2 : i64
+      %75 = arith.extui %74 : i1 to i64
+      %76 = arith.muli %73, %75 : i64
+      %77 = arith.ceildivsi %60, %c16_i64 : i64
+      %78:2 = scf.for %arg7 = %c0 to %45 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, 64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x64xi8, strided<[?, 1], offset: ?>>
+        %subview_6 = memref.subview %reinterpret_cast_3[%arg9, %13] [64, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<64x16xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_11 = memref.extract_aligned_pointer_as_index %subview_5 : memref<16x64xi8, strided<[?, 1], offset: ?>> -> index
+        %79 = arith.index_cast %intptr_11 : index to i64
+        %80 = arith.index_cast %offset_8 : index to i64
+        %81 = arith.addi %79, %80 : i64
+        %82 = arith.index_cast %strides_10#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %82) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.mvin"(%81, %c0_i64_2, %c64_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_6 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_16 = memref.extract_aligned_pointer_as_index %subview_6 : memref<64x16xi8, strided<[?, 1], offset: ?>> -> index
+        %83 = arith.index_cast %intptr_16 : index to i64
+        %84 = arith.index_cast %offset_13 : index to i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.index_cast %strides_15#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %93 = arith.index_cast %arg10 : index to i64
+          %94 = arith.muli %93, %c16_i64 : i64
+          %95 = arith.maxsi %94, %c0_i64_2 : i64
+          %96 = arith.addi %94, %c16_i64 : i64
+          %97 = arith.minsi %96, %c64_i64 : i64
+          %98 = arith.subi %97, %95 : i64
+          %99 = arith.muli %95, %86 : i64
+          %100 = arith.addi %85, %99 : i64
+          %101 = arith.addi %94, %c64_i64 : i64
+          %102 = arith.subi %95, %94 : i64
+          %103 = arith.addi %101, %102 : i64
+          "instgem.mvin"(%100, %103, %c16_i64, %98) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %87 = arith.addi %arg7, %c1 : index
+        %88 = arith.cmpi sge, %87, %45 : index
+        %89 = arith.cmpi eq, %arg7, %c0 : index
+        %90 = arith.ori %89, %88 : i1
+        scf.if %90 {
+          scf.if %88 {
+            %93 = arith.select %89, %c0_i64_2, %c-1_i64 : i64
+            %94 = arith.cmpi sgt, %77, %c0_i64_2 : i64
+            %95 = arith.cmpi eq, %93, %c0_i64_2 : i64
+            %96 = arith.select %95, %c2147483648_i64, %c3221225472_i64 : i64
+            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64_2, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c1 to %c4 step %c1 {
+              %103 = arith.index_cast %arg10 : index to i64
+              %104 = arith.muli %103, %c16_i64 : i64
+              %105 = arith.addi %104, %c64_i64 : i64
+              "instgem.preload"(%105, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %97 = arith.subi %c0_i64_2, %68 : i64
+            %98 = arith.maxsi %97, %c0_i64_2 : i64
+            %99 = arith.minsi %98, %76 : i64
+            scf.if %94 {
+              %103 = arith.index_cast %99 : i64 to index
+              %104 = arith.index_cast %76 : i64 to index
+              scf.for %arg10 = %103 to %104 step %c1 {
+                %105 = arith.index_cast %arg10 : index to i64
+                %106 = arith.addi %68, %105 : i64
+                %107 = arith.muli %106, %c16_i64 : i64
+                %108 = arith.maxsi %107, %58 : i64
+                %109 = arith.addi %107, %c16_i64 : i64
+                %110 = arith.minsi %109, %69 : i64
+                %111 = arith.subi %110, %108 : i64
+                %112 = arith.subi %108, %58 : i64
+                %113 = arith.muli %112, %64 : i64
+                %114 = arith.addi %63, %113 : i64
+                %115 = arith.ori %107, %c2147483648_i64 : i64
+                %116 = arith.subi %108, %107 : i64
+                %117 = arith.addi %115, %116 : i64
+                %118 = arith.minsi %60, %c16_i64 : i64
+                "instgem.mvout"(%114, %117, %118, %111) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %100 = arith.minsi %77, %c1_i64_1 : i64
+            %101 = arith.index_cast %100 : i64 to index
+            %102 = arith.index_cast %77 : i64 to index
+            scf.for %arg10 = %101 to %102 step %c1 {
+              %103 = arith.index_cast %arg10 : index to i64
+              %104 = arith.index_cast %76 : i64 to index
+              scf.for %arg11 = %c0 to %104 step %c1 {
+                %105 = arith.index_cast %arg11 : index to i64
+                %106 = arith.addi %68, %105 : i64
+                %107 = arith.muli %106, %c16_i64 : i64
+                %108 = arith.maxsi %107, %58 : i64
+                %109 = arith.addi %107, %c16_i64 : i64
+                %110 = arith.minsi %109, %69 : i64
+                %111 = arith.subi %110, %108 : i64
+                %112 = arith.subi %108, %58 : i64
+                %113 = arith.muli %112, %64 : i64
+                %114 = arith.addi %63, %113 : i64
+                %115 = arith.muli %103, %c16_i64 : i64
+                %116 = arith.addi %114, %115 : i64
+                %117 = arith.addi %107, %115 : i64
+                %118 = arith.ori %117, %c2147483648_i64 : i64
+                %119 = arith.subi %108, %107 : i64
+                %120 = arith.addi %118, %119 : i64
+                %121 = arith.subi %60, %115 : i64
+                %122 = arith.minsi %121, %c16_i64 : i64
+                "instgem.mvout"(%116, %120, %122, %111) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            %93 = arith.select %89, %c0_i64_2, %c-1_i64 : i64
+            %94 = arith.cmpi eq, %93, %c0_i64_2 : i64
+            %95 = arith.select %94, %c2147483648_i64, %c3221225472_i64 : i64
+            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%c0_i64_2, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c1 to %c4 step %c1 {
+              %96 = arith.index_cast %arg10 : index to i64
+              %97 = arith.muli %96, %c16_i64 : i64
+              %98 = arith.addi %97, %c64_i64 : i64
+              "instgem.preload"(%98, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%97, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } else {
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %93 = arith.index_cast %arg10 : index to i64
+            %94 = arith.muli %93, %c16_i64 : i64
+            %95 = arith.addi %94, %c64_i64 : i64
+            "instgem.preload"(%95, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%94, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        }
+        %91 = arith.addi %arg8, %c64 : index
+        %92 = arith.addi %arg9, %c64 : index
+        scf.yield %91, %92 : index, index
+      }
+      scf.if %57 {
+        %79 = arith.muli %76, %77 : i64
+        %80 = arith.index_cast %79 : i64 to index
+        scf.for %arg7 = %c0 to %80 step %c1 {
+          %81 = arith.index_cast %arg7 : index to i64
+          %82 = arith.remsi %81, %76 : i64
+          %83 = arith.divsi %81, %76 : i64
+          %84 = arith.addi %68, %82 : i64
+          %85 = arith.muli %84, %c16_i64 : i64
+          %86 = arith.maxsi %85, %58 : i64
+          %87 = arith.addi %85, %c16_i64 : i64
+          %88 = arith.minsi %87, %69 : i64
+          %89 = arith.subi %88, %86 : i64
+          %90 = arith.subi %86, %58 : i64
+          %91 = arith.muli %90, %64 : i64
+          %92 = arith.addi %63, %91 : i64
+          %93 = arith.muli %83, %c16_i64 : i64
+          %94 = arith.addi %92, %93 : i64
+          %95 = arith.addi %85, %93 : i64
+          %96 = arith.ori %95, %c2147483648_i64 : i64
+          %97 = arith.subi %86, %85 : i64
+          %98 = arith.addi %96, %97 : i64
+          %99 = arith.subi %60, %93 : i64
+          %100 = arith.minsi %99, %c16_i64 : i64
+          "instgem.mvout"(%94, %98, %100, %89) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

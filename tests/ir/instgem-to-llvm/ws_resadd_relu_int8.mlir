@@ -14,6 +14,13 @@
 // CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -42,8 +49,10 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
+    %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
@@ -52,10 +61,10 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c0 = arith.constant 0 : index
-    %c33_i64 = arith.constant 33 : i64
+    %c39_i64 = arith.constant 39 : i64
     %c13_i64 = arith.constant 13 : i64
     %c58_i64 = arith.constant 58 : i64
-    %c39_i64 = arith.constant 39 : i64
+    %c45_i64 = arith.constant 45 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -69,187 +78,326 @@ module {
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
     %13 = arith.muli %11, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %14 = arith.maxsi %12, %c0 : index
     %15 = arith.minsi %14, %arg3 : index
-    %16 = arith.addi %12, %c32 : index
-    %17 = arith.maxsi %16, %c0 : index
-    %18 = arith.minsi %17, %arg3 : index
-    %19 = arith.subi %15, %12 : index
-    %20 = arith.maxsi %19, %c0 : index
-    %21 = arith.minsi %20, %c32 : index
-    %22 = arith.subi %18, %15 : index
-    %23 = arith.maxsi %13, %c0 : index
-    %24 = arith.minsi %23, %arg4 : index
-    %25 = arith.addi %13, %c32 : index
-    %26 = arith.maxsi %25, %c0 : index
-    %27 = arith.minsi %26, %arg4 : index
-    %28 = arith.subi %24, %13 : index
-    %29 = arith.maxsi %28, %c0 : index
-    %30 = arith.minsi %29, %c32 : index
-    %31 = arith.subi %27, %24 : index
-    %32 = arith.cmpi sgt, %30, %c0 : index
-    scf.if %32 {
-      func.call @baco_boundary_error(%c33_i64, %c13_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    scf.if %32 {
-      func.call @baco_boundary_error(%c33_i64, %c58_i64) : (i64, i64) -> ()
-    }
-    %subview_5 = memref.subview %reinterpret_cast_4[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %33 = arith.index_cast %21 : index to i64
-    %34 = arith.index_cast %22 : index to i64
-    %35 = arith.index_cast %31 : index to i64
-    scf.for %arg8 = %c0 to %c4 step %c1 {
-      %73 = arith.index_cast %arg8 : index to i64
-      %74 = arith.remsi %73, %c2_i64_1 : i64
-      %75 = arith.divsi %73, %c2_i64_1 : i64
-      %76 = arith.muli %75, %c16_i64 : i64
-      %77 = arith.subi %c32_i64, %76 : i64
-      %78 = arith.minsi %77, %c16_i64 : i64
-      %79 = arith.muli %74, %c32_i64 : i64
-      %80 = arith.addi %79, %76 : i64
-      %81 = arith.ori %80, %c2147483648_i64 : i64
-      %82 = arith.muli %74, %c16_i64 : i64
-      %83 = arith.cmpi slt, %82, %33 : i64
-      %84 = arith.addi %82, %c16_i64 : i64
-      %85 = arith.addi %33, %34 : i64
-      %86 = arith.cmpi sgt, %84, %85 : i64
-      %87 = arith.addi %76, %c16_i64 : i64
-      %88 = arith.cmpi sgt, %87, %35 : i64
-      %89 = arith.ori %83, %86 : i1
-      %90 = arith.ori %89, %88 : i1
-      scf.if %90 {
-        "instgem.mvin"(%c0_i64_3, %81, %78, %c16_i64) : (i64, i64, i64, i64) -> ()
+    %16 = arith.subi %15, %12 : index
+    %17 = arith.maxsi %13, %c0 : index
+    %18 = arith.minsi %17, %arg4 : index
+    %19 = arith.subi %18, %13 : index
+    %20 = arith.addi %12, %c32 : index
+    %21 = arith.addi %13, %c32 : index
+    %22 = arith.cmpi sge, %12, %c0 : index
+    %23 = arith.cmpi sle, %12, %arg3 : index
+    %24 = arith.cmpi sge, %20, %c0 : index
+    %25 = arith.cmpi sle, %20, %arg3 : index
+    %26 = arith.cmpi sge, %16, %c0 : index
+    %27 = arith.cmpi sle, %16, %c32 : index
+    %28 = arith.cmpi sge, %13, %c0 : index
+    %29 = arith.cmpi sle, %13, %arg4 : index
+    %30 = arith.cmpi sge, %21, %c0 : index
+    %31 = arith.cmpi sle, %21, %arg4 : index
+    %32 = arith.cmpi sge, %19, %c0 : index
+    %33 = arith.cmpi sle, %19, %c32 : index
+    %34 = arith.andi %22, %23 : i1
+    %35 = arith.andi %34, %24 : i1
+    %36 = arith.andi %35, %25 : i1
+    %37 = arith.andi %36, %26 : i1
+    %38 = arith.andi %37, %27 : i1
+    %39 = arith.andi %38, %28 : i1
+    %40 = arith.andi %39, %29 : i1
+    %41 = arith.andi %40, %30 : i1
+    %42 = arith.andi %41, %31 : i1
+    %43 = arith.andi %42, %32 : i1
+    %44 = arith.andi %43, %33 : i1
+    scf.if %44 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast[%12, %13] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_5 = memref.subview %reinterpret_cast_4[%12, %13] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %cast_6 = memref.cast %subview_5 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      scf.for %arg8 = %c0 to %c4 step %c1 {
+        %63 = arith.index_cast %arg8 : index to i64
+        %64 = arith.remsi %63, %c2_i64_1 : i64
+        %65 = arith.divsi %63, %c2_i64_1 : i64
+        %66 = arith.muli %65, %c16_i64 : i64
+        %67 = arith.subi %c32_i64, %66 : i64
+        %68 = arith.minsi %67, %c16_i64 : i64
+        %69 = arith.muli %64, %c32_i64 : i64
+        %70 = arith.addi %69, %66 : i64
+        %71 = arith.ori %70, %c2147483648_i64 : i64
+        %72 = arith.muli %64, %c16_i64 : i64
+        %73 = arith.cmpi slt, %72, %c0_i64_3 : i64
+        %74 = arith.addi %72, %c16_i64 : i64
+        %75 = arith.cmpi sgt, %74, %c32_i64 : i64
+        %76 = arith.addi %66, %c16_i64 : i64
+        %77 = arith.cmpi sgt, %76, %c32_i64 : i64
+        %78 = arith.ori %73, %75 : i1
+        %79 = arith.ori %78, %77 : i1
+        scf.if %79 {
+          "instgem.mvin"(%c0_i64_3, %71, %68, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
       }
-    }
-    %36 = arith.bitcast %arg5 : f32 to i32
-    %37 = arith.extui %36 : i32 to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %38 = arith.index_cast %intptr : index to i64
-    %39 = arith.index_cast %offset : index to i64
-    %40 = arith.addi %38, %39 : i64
-    %41 = arith.index_cast %strides#0 : index to i64
-    "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %37, %41) : (i64, i64, i64, i64, i64, i64) -> ()
-    %42 = arith.ceildivsi %35, %c64_i64 : i64
-    %43 = arith.divsi %33, %c16_i64 : i64
-    %44 = arith.addi %33, %34 : i64
-    %45 = arith.ceildivsi %44, %c16_i64 : i64
-    %46 = arith.subi %45, %43 : i64
-    %47 = arith.cmpi sgt, %34, %c0_i64_3 : i64
-    %48 = arith.extui %47 : i1 to i64
-    %49 = arith.muli %46, %48 : i64
-    %50 = arith.muli %49, %42 : i64
-    %51 = arith.index_cast %50 : i64 to index
-    scf.for %arg8 = %c0 to %51 step %c1 {
-      %73 = arith.index_cast %arg8 : index to i64
-      %74 = arith.addi %43, %73 : i64
-      %75 = arith.muli %74, %c16_i64 : i64
-      %76 = arith.maxsi %75, %33 : i64
-      %77 = arith.addi %75, %c16_i64 : i64
-      %78 = arith.minsi %77, %44 : i64
-      %79 = arith.subi %78, %76 : i64
-      %80 = arith.subi %76, %33 : i64
-      %81 = arith.muli %80, %41 : i64
-      %82 = arith.addi %40, %81 : i64
-      %83 = arith.muli %74, %c32_i64 : i64
-      %84 = arith.ori %83, %c2147483648_i64 : i64
-      %85 = arith.subi %76, %75 : i64
+      %45 = arith.bitcast %arg5 : f32 to i32
+      %46 = arith.extui %45 : i32 to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %47 = arith.index_cast %intptr : index to i64
+      %48 = arith.index_cast %offset : index to i64
+      %49 = arith.addi %47, %48 : i64
+      %50 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %46, %50) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %63 = arith.index_cast %arg8 : index to i64
+        %64 = arith.muli %63, %c16_i64 : i64
+        %65 = arith.maxsi %64, %c0_i64_3 : i64
+        %66 = arith.addi %64, %c16_i64 : i64
+        %67 = arith.minsi %66, %c32_i64 : i64
+        %68 = arith.subi %67, %65 : i64
+        %69 = arith.muli %65, %50 : i64
+        %70 = arith.addi %49, %69 : i64
+        %71 = arith.muli %63, %c32_i64 : i64
+        %72 = arith.ori %71, %c2147483648_i64 : i64
+        %73 = arith.subi %65, %64 : i64
+        %74 = arith.addi %72, %73 : i64
+        "instgem.mvin"(%70, %74, %c32_i64, %68) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %51 = arith.bitcast %arg6 : f32 to i32
+      %52 = arith.extui %51 : i32 to i64
+      %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_11 = memref.extract_aligned_pointer_as_index %cast_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %53 = arith.index_cast %intptr_11 : index to i64
+      %54 = arith.index_cast %offset_8 : index to i64
+      %55 = arith.addi %53, %54 : i64
+      %56 = arith.index_cast %strides_10#0 : index to i64
+      "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %52, %56) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %63 = arith.index_cast %arg8 : index to i64
+        %64 = arith.muli %63, %c16_i64 : i64
+        %65 = arith.maxsi %64, %c0_i64_3 : i64
+        %66 = arith.addi %64, %c16_i64 : i64
+        %67 = arith.minsi %66, %c32_i64 : i64
+        %68 = arith.subi %67, %65 : i64
+        %69 = arith.muli %65, %56 : i64
+        %70 = arith.addi %55, %69 : i64
+        %71 = arith.muli %63, %c32_i64 : i64
+        %72 = arith.ori %71, %c3221225472_i64 : i64
+        %73 = arith.subi %65, %64 : i64
+        %74 = arith.addi %72, %73 : i64
+        "instgem.mvin"(%70, %74, %c32_i64, %68) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %reinterpret_cast_12 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %subview_13 = memref.subview %reinterpret_cast_12[%12, %13] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+      %cast_14 = memref.cast %subview_13 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %57 = arith.index_cast %intptr_19 : index to i64
+      %58 = arith.index_cast %offset_16 : index to i64
+      %59 = arith.addi %57, %58 : i64
+      %60 = arith.index_cast %strides_18#0 : index to i64
+      %61 = arith.bitcast %arg7 : f32 to i32
+      %62 = arith.extui %61 : i32 to i64
+      scf.if %7 {
+        "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %60, %62) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      scf.for %arg8 = %c0 to %c4 step %c1 {
+        %63 = arith.index_cast %arg8 : index to i64
+        %64 = arith.remsi %63, %c2_i64_1 : i64
+        %65 = arith.divsi %63, %c2_i64_1 : i64
+        %66 = arith.muli %64, %c16_i64 : i64
+        %67 = arith.maxsi %66, %c0_i64_3 : i64
+        %68 = arith.addi %66, %c16_i64 : i64
+        %69 = arith.minsi %68, %c32_i64 : i64
+        %70 = arith.subi %69, %67 : i64
+        %71 = arith.muli %67, %60 : i64
+        %72 = arith.addi %59, %71 : i64
+        %73 = arith.muli %65, %c16_i64 : i64
+        %74 = arith.addi %72, %73 : i64
+        %75 = arith.muli %64, %c32_i64 : i64
+        %76 = arith.addi %75, %73 : i64
+        %77 = arith.ori %76, %c2147483648_i64 : i64
+        %78 = arith.subi %67, %66 : i64
+        %79 = arith.addi %77, %78 : i64
+        %80 = arith.subi %c32_i64, %73 : i64
+        %81 = arith.minsi %80, %c16_i64 : i64
+        "instgem.mvout"(%74, %79, %81, %70) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %45 = arith.maxsi %20, %c0 : index
+      %46 = arith.minsi %45, %arg3 : index
+      %47 = arith.maxsi %16, %c0 : index
+      %48 = arith.minsi %47, %c32 : index
+      %49 = arith.subi %46, %15 : index
+      %50 = arith.maxsi %21, %c0 : index
+      %51 = arith.minsi %50, %arg4 : index
+      %52 = arith.maxsi %19, %c0 : index
+      %53 = arith.minsi %52, %c32 : index
+      %54 = arith.subi %51, %18 : index
+      %55 = arith.cmpi sgt, %53, %c0 : index
+      scf.if %55 {
+        func.call @baco_boundary_error(%c39_i64, %c13_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast[%15, %18] [%49, %54] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      scf.if %55 {
+        func.call @baco_boundary_error(%c39_i64, %c58_i64) : (i64, i64) -> ()
+      }
+      %subview_5 = memref.subview %reinterpret_cast_4[%15, %18] [%49, %54] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %56 = arith.index_cast %48 : index to i64
+      %57 = arith.index_cast %49 : index to i64
+      %58 = arith.index_cast %54 : index to i64
+      scf.for %arg8 = %c0 to %c4 step %c1 {
+        %97 = arith.index_cast %arg8 : index to i64
+        %98 = arith.remsi %97, %c2_i64_1 : i64
+        %99 = arith.divsi %97, %c2_i64_1 : i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.subi %c32_i64, %100 : i64
+        %102 = arith.minsi %101, %c16_i64 : i64
+        %103 = arith.muli %98, %c32_i64 : i64
+        %104 = arith.addi %103, %100 : i64
+        %105 = arith.ori %104, %c2147483648_i64 : i64
+        %106 = arith.muli %98, %c16_i64 : i64
+        %107 = arith.cmpi slt, %106, %56 : i64
+        %108 = arith.addi %106, %c16_i64 : i64
+        %109 = arith.addi %56, %57 : i64
+        %110 = arith.cmpi sgt, %108, %109 : i64
+        %111 = arith.addi %100, %c16_i64 : i64
+        %112 = arith.cmpi sgt, %111, %58 : i64
+        %113 = arith.ori %107, %110 : i1
+        %114 = arith.ori %113, %112 : i1
+        scf.if %114 {
+          "instgem.mvin"(%c0_i64_3, %105, %102, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+      }
+      %59 = arith.bitcast %arg5 : f32 to i32
+      %60 = arith.extui %59 : i32 to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %61 = arith.index_cast %intptr : index to i64
+      %62 = arith.index_cast %offset : index to i64
+      %63 = arith.addi %61, %62 : i64
+      %64 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %60, %64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %65 = arith.maxsi %56, %c0_i64_3 : i64
+      %66 = arith.divui %65, %c16_i64 : i64
+      %67 = arith.addi %56, %57 : i64
+      %68 = arith.maxsi %67, %c0_i64_3 : i64
+      %69 = arith.addi %68, %c15_i64 : i64
+      %70 = arith.divui %69, %c16_i64 : i64
+      %71 = arith.subi %70, %66 : i64
+      %72 = arith.cmpi sgt, %57, %c0_i64_3 : i64
+      %73 = arith.extui %72 : i1 to i64
+      %74 = arith.muli %71, %73 : i64
+      %75 = arith.index_cast %74 : i64 to index
+      scf.for %arg8 = %c0 to %75 step %c1 {
+        %97 = arith.index_cast %arg8 : index to i64
+        %98 = arith.addi %66, %97 : i64
+        %99 = arith.muli %98, %c16_i64 : i64
+        %100 = arith.maxsi %99, %56 : i64
+        %101 = arith.addi %99, %c16_i64 : i64
+        %102 = arith.minsi %101, %67 : i64
+        %103 = arith.subi %102, %100 : i64
+        %104 = arith.subi %100, %56 : i64
+        %105 = arith.muli %104, %64 : i64
+        %106 = arith.addi %63, %105 : i64
+        %107 = arith.muli %98, %c32_i64 : i64
+        %108 = arith.ori %107, %c2147483648_i64 : i64
+        %109 = arith.subi %100, %99 : i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.minsi %58, %c64_i64 : i64
+        "instgem.mvin"(%106, %110, %111, %103) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %76 = arith.addi %65, %c15_i64 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.cmpi sgt, %56, %c0_i64_3 : i64
+      %79 = arith.extui %78 : i1 to i64
+      %80 = arith.muli %77, %79 : i64
+      %81 = arith.index_cast %80 : i64 to index
+      scf.for %arg8 = %c0 to %81 step %c1 {
+        %97 = arith.index_cast %arg8 : index to i64
+        %98 = arith.muli %97, %c16_i64 : i64
+        %99 = arith.maxsi %98, %c0_i64_3 : i64
+        %100 = arith.addi %98, %c16_i64 : i64
+        %101 = arith.minsi %100, %56 : i64
+        %102 = arith.subi %101, %99 : i64
+        %103 = arith.muli %97, %c32_i64 : i64
+        %104 = arith.ori %103, %c2147483648_i64 : i64
+        %105 = arith.subi %99, %98 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.minsi %58, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %106, %107, %102) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %82 = arith.bitcast %arg6 : f32 to i32
+      %83 = arith.extui %82 : i32 to i64
+      %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %84 = arith.index_cast %intptr_10 : index to i64
+      %85 = arith.index_cast %offset_7 : index to i64
       %86 = arith.addi %84, %85 : i64
-      %87 = arith.minsi %35, %c64_i64 : i64
-      "instgem.mvin"(%82, %86, %87, %79) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %52 = arith.ceildivsi %33, %c16_i64 : i64
-    %53 = arith.cmpi sgt, %33, %c0_i64_3 : i64
-    %54 = arith.extui %53 : i1 to i64
-    %55 = arith.muli %52, %54 : i64
-    %56 = arith.muli %55, %42 : i64
-    %57 = arith.index_cast %56 : i64 to index
-    scf.for %arg8 = %c0 to %57 step %c1 {
-      %73 = arith.index_cast %arg8 : index to i64
-      %74 = arith.muli %73, %c16_i64 : i64
-      %75 = arith.maxsi %74, %c0_i64_3 : i64
-      %76 = arith.addi %74, %c16_i64 : i64
-      %77 = arith.minsi %76, %33 : i64
-      %78 = arith.subi %77, %75 : i64
-      %79 = arith.muli %73, %c32_i64 : i64
-      %80 = arith.ori %79, %c2147483648_i64 : i64
-      %81 = arith.subi %75, %74 : i64
-      %82 = arith.addi %80, %81 : i64
-      %83 = arith.minsi %35, %c64_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %82, %83, %78) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %58 = arith.bitcast %arg6 : f32 to i32
-    %59 = arith.extui %58 : i32 to i64
-    %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %60 = arith.index_cast %intptr_10 : index to i64
-    %61 = arith.index_cast %offset_7 : index to i64
-    %62 = arith.addi %60, %61 : i64
-    %63 = arith.index_cast %strides_9#0 : index to i64
-    "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %59, %63) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %51 step %c1 {
-      %73 = arith.index_cast %arg8 : index to i64
-      %74 = arith.addi %43, %73 : i64
-      %75 = arith.muli %74, %c16_i64 : i64
-      %76 = arith.maxsi %75, %33 : i64
-      %77 = arith.addi %75, %c16_i64 : i64
-      %78 = arith.minsi %77, %44 : i64
-      %79 = arith.subi %78, %76 : i64
-      %80 = arith.subi %76, %33 : i64
-      %81 = arith.muli %80, %63 : i64
-      %82 = arith.addi %62, %81 : i64
-      %83 = arith.muli %74, %c32_i64 : i64
-      %84 = arith.ori %83, %c3221225472_i64 : i64
-      %85 = arith.subi %76, %75 : i64
-      %86 = arith.addi %84, %85 : i64
-      %87 = arith.minsi %35, %c64_i64 : i64
-      "instgem.mvin"(%82, %86, %87, %79) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    %reinterpret_cast_11 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    scf.if %32 {
-      func.call @baco_boundary_error(%c39_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_12 = memref.subview %reinterpret_cast_11[%15, %24] [%22, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-    %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-    %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-    %64 = arith.index_cast %intptr_17 : index to i64
-    %65 = arith.index_cast %offset_14 : index to i64
-    %66 = arith.addi %64, %65 : i64
-    %67 = arith.index_cast %strides_16#0 : index to i64
-    %68 = arith.bitcast %arg7 : f32 to i32
-    %69 = arith.extui %68 : i32 to i64
-    scf.if %7 {
-      "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %67, %69) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    }
-    %70 = arith.ceildivsi %35, %c16_i64 : i64
-    %71 = arith.muli %49, %70 : i64
-    %72 = arith.index_cast %71 : i64 to index
-    scf.for %arg8 = %c0 to %72 step %c1 {
-      %73 = arith.index_cast %arg8 : index to i64
-      %74 = arith.remsi %73, %49 : i64
-      %75 = arith.divsi %73, %49 : i64
-      %76 = arith.addi %43, %74 : i64
-      %77 = arith.muli %76, %c16_i64 : i64
-      %78 = arith.maxsi %77, %33 : i64
-      %79 = arith.addi %77, %c16_i64 : i64
-      %80 = arith.minsi %79, %44 : i64
-      %81 = arith.subi %80, %78 : i64
-      %82 = arith.subi %78, %33 : i64
-      %83 = arith.muli %82, %67 : i64
-      %84 = arith.addi %66, %83 : i64
-      %85 = arith.muli %75, %c16_i64 : i64
-      %86 = arith.addi %84, %85 : i64
-      %87 = arith.muli %76, %c32_i64 : i64
-      %88 = arith.addi %87, %85 : i64
-      %89 = arith.ori %88, %c2147483648_i64 : i64
-      %90 = arith.subi %78, %77 : i64
-      %91 = arith.addi %89, %90 : i64
-      %92 = arith.subi %35, %85 : i64
-      %93 = arith.minsi %92, %c16_i64 : i64
-      "instgem.mvout"(%86, %91, %93, %81) : (i64, i64, i64, i64) -> ()
+      %87 = arith.index_cast %strides_9#0 : index to i64
+      "instgem.config_ld"(%c1_i64_2, %c0_i64_3, %c1_i64_2, %c16_i64, %83, %87) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %75 step %c1 {
+        %97 = arith.index_cast %arg8 : index to i64
+        %98 = arith.addi %66, %97 : i64
+        %99 = arith.muli %98, %c16_i64 : i64
+        %100 = arith.maxsi %99, %56 : i64
+        %101 = arith.addi %99, %c16_i64 : i64
+        %102 = arith.minsi %101, %67 : i64
+        %103 = arith.subi %102, %100 : i64
+        %104 = arith.subi %100, %56 : i64
+        %105 = arith.muli %104, %87 : i64
+        %106 = arith.addi %86, %105 : i64
+        %107 = arith.muli %98, %c32_i64 : i64
+        %108 = arith.ori %107, %c3221225472_i64 : i64
+        %109 = arith.subi %100, %99 : i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.minsi %58, %c64_i64 : i64
+        "instgem.mvin"(%106, %110, %111, %103) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %reinterpret_cast_11 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      scf.if %55 {
+        func.call @baco_boundary_error(%c45_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_12 = memref.subview %reinterpret_cast_11[%15, %18] [%49, %54] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %88 = arith.index_cast %intptr_17 : index to i64
+      %89 = arith.index_cast %offset_14 : index to i64
+      %90 = arith.addi %88, %89 : i64
+      %91 = arith.index_cast %strides_16#0 : index to i64
+      %92 = arith.bitcast %arg7 : f32 to i32
+      %93 = arith.extui %92 : i32 to i64
+      scf.if %7 {
+        "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %91, %93) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %94 = arith.ceildivsi %58, %c16_i64 : i64
+      %95 = arith.muli %74, %94 : i64
+      %96 = arith.index_cast %95 : i64 to index
+      scf.for %arg8 = %c0 to %96 step %c1 {
+        %97 = arith.index_cast %arg8 : index to i64
+        %98 = arith.remsi %97, %74 : i64
+        %99 = arith.divsi %97, %74 : i64
+        %100 = arith.addi %66, %98 : i64
+        %101 = arith.muli %100, %c16_i64 : i64
+        %102 = arith.maxsi %101, %56 : i64
+        %103 = arith.addi %101, %c16_i64 : i64
+        %104 = arith.minsi %103, %67 : i64
+        %105 = arith.subi %104, %102 : i64
+        %106 = arith.subi %102, %56 : i64
+        %107 = arith.muli %106, %91 : i64
+        %108 = arith.addi %90, %107 : i64
+        %109 = arith.muli %99, %c16_i64 : i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.muli %100, %c32_i64 : i64
+        %112 = arith.addi %111, %109 : i64
+        %113 = arith.ori %112, %c2147483648_i64 : i64
+        %114 = arith.subi %102, %101 : i64
+        %115 = arith.addi %113, %114 : i64
+        %116 = arith.subi %58, %109 : i64
+        %117 = arith.minsi %116, %c16_i64 : i64
+        "instgem.mvout"(%110, %115, %117, %105) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

@@ -20,6 +20,25 @@
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -77,12 +96,17 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
+    %c2_i64_1 = arith.constant 2 : i64
+    %c3221225520_i64 = arith.constant 3221225520 : i64
+    %c3221225504_i64 = arith.constant 3221225504 : i64
+    %c3221225488_i64 = arith.constant 3221225488 : i64
     %c2 = arith.constant 2 : index
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c96_i64 = arith.constant 96 : i64
     %c3221225472_i64 = arith.constant 3221225472 : i64
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c4_i64 = arith.constant 4 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c64_i64 = arith.constant 64 : i64
@@ -99,563 +123,781 @@ module {
     %c217_i64 = arith.constant 217 : i64
     %c5_i64 = arith.constant 5 : i64
     %c218_i64 = arith.constant 218 : i64
-    %c1_i64_1 = arith.constant 1 : i64
-    %c0_i64_2 = arith.constant 0 : i64
+    %c1_i64_2 = arith.constant 1 : i64
+    %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
     scf.if %7 {
-      "instgem.config_ex"(%c1_i64_1, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c1_i64_1, %c1065353216_i64, %c0_i64_2, %c0_i64_2, %c1_i64_1) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      "instgem.config_ex"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %c1065353216_i64, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
     }
-    %8 = call @baco_program_id(%c0_i64_2) : (i64) -> i64
+    %8 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %9 = arith.index_cast %8 : i64 to index
-    %10 = call @baco_program_id(%c1_i64_1) : (i64) -> i64
+    %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %c2 step %c1 {
-      %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.muli %60, %c16_i64 : i64
-      %62 = arith.ori %61, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %62, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    scf.for %arg8 = %c0 to %c2 step %c1 {
-      %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.muli %60, %c16_i64 : i64
-      %62 = arith.addi %61, %c32_i64 : i64
-      %63 = arith.ori %62, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_2, %63, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %14 = arith.ceildivsi %arg7, %c32 : index
-    %15:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-      %60 = arith.maxsi %12, %c0 : index
-      %61 = arith.minsi %60, %arg5 : index
-      %62 = arith.addi %12, %c32 : index
-      %63 = arith.maxsi %62, %c0 : index
-      %64 = arith.minsi %63, %arg5 : index
-      %65 = arith.subi %61, %12 : index
-      %66 = arith.maxsi %65, %c0 : index
-      %67 = arith.minsi %66, %c32 : index
-      %68 = arith.subi %64, %61 : index
-      %69 = arith.maxsi %arg9, %c0 : index
-      %70 = arith.minsi %69, %arg7 : index
-      %71 = arith.addi %arg9, %c32 : index
-      %72 = arith.maxsi %71, %c0 : index
-      %73 = arith.minsi %72, %arg7 : index
-      %74 = arith.subi %70, %arg9 : index
-      %75 = arith.maxsi %74, %c0 : index
-      %76 = arith.minsi %75, %c32 : index
-      %77 = arith.subi %73, %70 : index
-      %78 = arith.cmpi sgt, %76, %c0 : index
-      scf.if %78 {
-        func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
+    %15 = arith.maxsi %12, %c0 : index
+    %16 = arith.minsi %15, %arg5 : index
+    %17 = arith.subi %16, %12 : index
+    %18 = arith.maxsi %13, %c0 : index
+    %19 = arith.minsi %18, %arg6 : index
+    %20 = arith.subi %19, %13 : index
+    %21 = arith.addi %12, %c32 : index
+    %22 = arith.addi %13, %c16 : index
+    %23 = arith.subi %14, %c1 : index
+    %24 = arith.muli %23, %c32 : index
+    %25 = arith.addi %24, %c32 : index
+    %26 = arith.cmpi sge, %12, %c0 : index
+    %27 = arith.cmpi sle, %12, %arg5 : index
+    %28 = arith.cmpi sge, %21, %c0 : index
+    %29 = arith.cmpi sle, %21, %arg5 : index
+    %30 = arith.cmpi sge, %17, %c0 : index
+    %31 = arith.cmpi sle, %17, %c32 : index
+    %32 = arith.cmpi sge, %13, %c0 : index
+    %33 = arith.cmpi sle, %13, %arg6 : index
+    %34 = arith.cmpi sge, %22, %c0 : index
+    %35 = arith.cmpi sle, %22, %arg6 : index
+    %36 = arith.cmpi sge, %20, %c0 : index
+    %37 = arith.cmpi sle, %20, %c16 : index
+    %38 = arith.cmpi sle, %24, %arg7 : index
+    %39 = arith.cmpi sle, %25, %arg7 : index
+    %40 = arith.andi %26, %27 : i1
+    %41 = arith.andi %40, %28 : i1
+    %42 = arith.andi %41, %29 : i1
+    %43 = arith.andi %42, %30 : i1
+    %44 = arith.andi %43, %31 : i1
+    %45 = arith.andi %44, %32 : i1
+    %46 = arith.andi %45, %33 : i1
+    %47 = arith.andi %46, %34 : i1
+    %48 = arith.andi %47, %35 : i1
+    %49 = arith.andi %48, %36 : i1
+    %50 = arith.andi %49, %37 : i1
+    %51 = arith.andi %50, %28 : i1
+    %52 = arith.andi %51, %29 : i1
+    %53 = arith.andi %52, %38 : i1
+    %54 = arith.andi %53, %39 : i1
+    %55 = arith.andi %54, %38 : i1
+    %56 = arith.andi %55, %39 : i1
+    %57 = arith.andi %56, %34 : i1
+    %58 = arith.andi %57, %35 : i1
+    %59 = arith.andi %58, %38 : i1
+    %60 = arith.andi %59, %39 : i1
+    scf.if %60 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %74 = arith.index_cast %arg8 : index to i64
+        %75 = arith.muli %74, %c16_i64 : i64
+        %76 = arith.ori %75, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %74 = arith.index_cast %arg8 : index to i64
+        %75 = arith.muli %74, %c16_i64 : i64
+        %76 = arith.addi %75, %c32_i64 : i64
+        %77 = arith.ori %76, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %77, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %61:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %74 = arith.addi %arg9, %c32 : index
+        %subview_15 = memref.subview %reinterpret_cast[%12, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_16 = memref.cast %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_21 = memref.extract_aligned_pointer_as_index %cast_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %75 = arith.index_cast %intptr_21 : index to i64
+        %76 = arith.index_cast %offset_18 : index to i64
+        %77 = arith.addi %75, %76 : i64
+        %78 = arith.index_cast %strides_20#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %89 = arith.index_cast %arg12 : index to i64
+          %90 = arith.muli %89, %c16_i64 : i64
+          %91 = arith.maxsi %90, %c0_i64_3 : i64
+          %92 = arith.addi %90, %c16_i64 : i64
+          %93 = arith.minsi %92, %c32_i64 : i64
+          %94 = arith.subi %93, %91 : i64
+          %95 = arith.muli %91, %78 : i64
+          %96 = arith.addi %77, %95 : i64
+          %97 = arith.muli %89, %c32_i64 : i64
+          %98 = arith.subi %91, %90 : i64
+          %99 = arith.addi %97, %98 : i64
+          "instgem.mvin"(%96, %99, %c32_i64, %94) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %79 = arith.addi %arg10, %c32 : index
+        %subview_22 = memref.subview %reinterpret_cast_4[%arg10, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_23 = memref.cast %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_24, %offset_25, %sizes_26:2, %strides_27:2 = memref.extract_strided_metadata %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_28 = memref.extract_aligned_pointer_as_index %cast_23 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %80 = arith.index_cast %intptr_28 : index to i64
+        %81 = arith.index_cast %offset_25 : index to i64
+        %82 = arith.addi %80, %81 : i64
+        %83 = arith.index_cast %strides_27#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %89 = arith.index_cast %arg12 : index to i64
+          %90 = arith.muli %89, %c16_i64 : i64
+          %91 = arith.maxsi %90, %c0_i64_3 : i64
+          %92 = arith.addi %90, %c16_i64 : i64
+          %93 = arith.minsi %92, %c32_i64 : i64
+          %94 = arith.subi %93, %91 : i64
+          %95 = arith.muli %91, %83 : i64
+          %96 = arith.addi %82, %95 : i64
+          %97 = arith.addi %90, %c64_i64 : i64
+          %98 = arith.subi %91, %90 : i64
+          %99 = arith.addi %97, %98 : i64
+          "instgem.mvin"(%96, %99, %c16_i64, %94) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %89 = arith.index_cast %arg12 : index to i64
+          %90 = arith.muli %89, %c16_i64 : i64
+          %91 = arith.addi %90, %c64_i64 : i64
+          "instgem.preload"(%91, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%90, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %92 = arith.addi %90, %c32_i64 : i64
+          "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %84 = arith.addi %arg11, %c32 : index
+        %subview_29 = memref.subview %reinterpret_cast_5[%arg11, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_30 = memref.cast %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_31, %offset_32, %sizes_33:2, %strides_34:2 = memref.extract_strided_metadata %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_35 = memref.extract_aligned_pointer_as_index %cast_30 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %85 = arith.index_cast %intptr_35 : index to i64
+        %86 = arith.index_cast %offset_32 : index to i64
+        %87 = arith.addi %85, %86 : i64
+        %88 = arith.index_cast %strides_34#0 : index to i64
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %89 = arith.index_cast %arg12 : index to i64
+          %90 = arith.muli %89, %c16_i64 : i64
+          %91 = arith.maxsi %90, %c0_i64_3 : i64
+          %92 = arith.addi %90, %c16_i64 : i64
+          %93 = arith.minsi %92, %c32_i64 : i64
+          %94 = arith.subi %93, %91 : i64
+          %95 = arith.muli %91, %88 : i64
+          %96 = arith.addi %87, %95 : i64
+          %97 = arith.addi %90, %c96_i64 : i64
+          %98 = arith.subi %91, %90 : i64
+          %99 = arith.addi %97, %98 : i64
+          "instgem.mvin"(%96, %99, %c16_i64, %94) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %89 = arith.index_cast %arg12 : index to i64
+          %90 = arith.muli %89, %c16_i64 : i64
+          %91 = arith.addi %90, %c96_i64 : i64
+          "instgem.preload"(%91, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%90, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %92 = arith.addi %90, %c32_i64 : i64
+          "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.yield %74, %79, %84 : index, index, index
       }
-      %subview_13 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %79 = arith.index_cast %67 : index to i64
-      %80 = arith.index_cast %68 : index to i64
-      %81 = arith.index_cast %77 : index to i64
-      %82 = arith.addi %79, %80 : i64
-      %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %83 = arith.index_cast %intptr_18 : index to i64
-      %84 = arith.index_cast %offset_15 : index to i64
-      %85 = arith.addi %83, %84 : i64
-      %86 = arith.index_cast %strides_17#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
-      %87 = arith.ceildivsi %81, %c64_i64 : i64
-      %88 = arith.divsi %79, %c16_i64 : i64
-      %89 = arith.ceildivsi %82, %c16_i64 : i64
-      %90 = arith.subi %89, %88 : i64
-      %91 = arith.cmpi sgt, %80, %c0_i64_2 : i64
-      %92 = arith.extui %91 : i1 to i64
-      %93 = arith.muli %90, %92 : i64
-      %94 = arith.muli %93, %87 : i64
-      %95 = arith.index_cast %94 : i64 to index
-      scf.for %arg12 = %c0 to %95 step %c1 {
-        %203 = arith.index_cast %arg12 : index to i64
-        %204 = arith.addi %88, %203 : i64
-        %205 = arith.muli %204, %c16_i64 : i64
-        %206 = arith.maxsi %205, %79 : i64
-        %207 = arith.addi %205, %c16_i64 : i64
-        %208 = arith.minsi %207, %82 : i64
-        %209 = arith.subi %208, %206 : i64
-        %210 = arith.subi %206, %79 : i64
-        %211 = arith.muli %210, %86 : i64
-        %212 = arith.addi %85, %211 : i64
-        %213 = arith.muli %204, %c32_i64 : i64
-        %214 = arith.subi %206, %205 : i64
-        %215 = arith.addi %213, %214 : i64
-        %216 = arith.minsi %81, %c64_i64 : i64
-        "instgem.mvin"(%212, %215, %216, %209) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %96 = arith.ceildivsi %79, %c16_i64 : i64
-      %97 = arith.cmpi sgt, %79, %c0_i64_2 : i64
-      %98 = arith.extui %97 : i1 to i64
-      %99 = arith.muli %96, %98 : i64
-      %100 = arith.muli %99, %87 : i64
-      %101 = arith.index_cast %100 : i64 to index
-      scf.for %arg12 = %c0 to %101 step %c1 {
-        %203 = arith.index_cast %arg12 : index to i64
-        %204 = arith.muli %203, %c16_i64 : i64
-        %205 = arith.maxsi %204, %c0_i64_2 : i64
-        %206 = arith.addi %204, %c16_i64 : i64
-        %207 = arith.minsi %206, %79 : i64
-        %208 = arith.subi %207, %205 : i64
-        %209 = arith.muli %203, %c32_i64 : i64
-        %210 = arith.subi %205, %204 : i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.minsi %81, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %211, %212, %208) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %102 = arith.maxsi %arg10, %c0 : index
-      %103 = arith.minsi %102, %arg7 : index
-      %104 = arith.addi %arg10, %c32 : index
-      %105 = arith.maxsi %104, %c0 : index
-      %106 = arith.minsi %105, %arg7 : index
-      %107 = arith.subi %103, %arg10 : index
-      %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %c32 : index
-      %110 = arith.subi %106, %103 : index
-      %111 = arith.maxsi %13, %c0 : index
-      %112 = arith.minsi %111, %arg6 : index
-      %113 = arith.addi %13, %c16 : index
-      %114 = arith.maxsi %113, %c0 : index
-      %115 = arith.minsi %114, %arg6 : index
-      %116 = arith.subi %112, %13 : index
-      %117 = arith.maxsi %116, %c0 : index
-      %118 = arith.minsi %117, %c16 : index
-      %119 = arith.subi %115, %112 : index
-      %120 = arith.cmpi sgt, %118, %c0 : index
-      scf.if %120 {
-        func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %62 = arith.index_cast %intptr : index to i64
+      %63 = arith.index_cast %offset : index to i64
+      %64 = arith.muli %63, %c4_i64 : i64
+      %65 = arith.addi %62, %64 : i64
+      %66 = arith.index_cast %strides#0 : index to i64
+      %67 = arith.muli %66, %c4_i64 : i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %67, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %subview_19 = memref.subview %reinterpret_cast_3[%103, %112] [%110, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %121 = arith.index_cast %109 : index to i64
-      %122 = arith.index_cast %110 : index to i64
-      %123 = arith.index_cast %119 : index to i64
-      %124 = arith.addi %121, %122 : i64
-      %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %125 = arith.index_cast %intptr_24 : index to i64
-      %126 = arith.index_cast %offset_21 : index to i64
-      %127 = arith.addi %125, %126 : i64
-      %128 = arith.index_cast %strides_23#0 : index to i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_1, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
-      %129 = arith.ceildivsi %123, %c64_i64 : i64
-      %130 = arith.divsi %121, %c16_i64 : i64
-      %131 = arith.ceildivsi %124, %c16_i64 : i64
-      %132 = arith.subi %131, %130 : i64
-      %133 = arith.cmpi sgt, %122, %c0_i64_2 : i64
-      %134 = arith.extui %133 : i1 to i64
-      %135 = arith.muli %132, %134 : i64
-      %136 = arith.muli %135, %129 : i64
-      %137 = arith.index_cast %136 : i64 to index
-      scf.for %arg12 = %c0 to %137 step %c1 {
-        %203 = arith.index_cast %arg12 : index to i64
-        %204 = arith.addi %130, %203 : i64
-        %205 = arith.muli %204, %c16_i64 : i64
-        %206 = arith.maxsi %205, %121 : i64
-        %207 = arith.addi %205, %c16_i64 : i64
-        %208 = arith.minsi %207, %124 : i64
-        %209 = arith.subi %208, %206 : i64
-        %210 = arith.subi %206, %121 : i64
-        %211 = arith.muli %210, %128 : i64
-        %212 = arith.addi %127, %211 : i64
-        %213 = arith.addi %205, %c64_i64 : i64
-        %214 = arith.subi %206, %205 : i64
-        %215 = arith.addi %213, %214 : i64
-        %216 = arith.minsi %123, %c64_i64 : i64
-        "instgem.mvin"(%212, %215, %216, %209) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %138 = arith.ceildivsi %121, %c16_i64 : i64
-      %139 = arith.cmpi sgt, %121, %c0_i64_2 : i64
-      %140 = arith.extui %139 : i1 to i64
-      %141 = arith.muli %138, %140 : i64
-      %142 = arith.muli %141, %129 : i64
-      %143 = arith.index_cast %142 : i64 to index
-      scf.for %arg12 = %c0 to %143 step %c1 {
-        %203 = arith.index_cast %arg12 : index to i64
-        %204 = arith.muli %203, %c16_i64 : i64
-        %205 = arith.maxsi %204, %c0_i64_2 : i64
-        %206 = arith.addi %204, %c16_i64 : i64
-        %207 = arith.minsi %206, %121 : i64
-        %208 = arith.subi %207, %205 : i64
-        %209 = arith.addi %204, %c64_i64 : i64
-        %210 = arith.subi %205, %204 : i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.minsi %123, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %211, %212, %208) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %144 = arith.maxsi %82, %c0_i64_2 : i64
-      %145 = arith.minsi %144, %c32_i64 : i64
-      %146 = arith.maxsi %81, %c0_i64_2 : i64
-      %147 = arith.minsi %146, %c32_i64 : i64
-      %148 = arith.maxsi %124, %c0_i64_2 : i64
-      %149 = arith.minsi %148, %c32_i64 : i64
-      %150 = arith.maxsi %123, %c0_i64_2 : i64
-      %151 = arith.minsi %150, %c16_i64 : i64
-      %152 = arith.ceildivsi %145, %c16_i64 : i64
-      %153 = arith.ceildivsi %151, %c16_i64 : i64
-      %154 = arith.minsi %147, %149 : i64
-      %155 = arith.ceildivsi %154, %c16_i64 : i64
-      %156 = arith.cmpi sgt, %152, %c0_i64_2 : i64
-      %157 = arith.select %156, %153, %c0_i64_2 : i64
-      %158 = arith.index_cast %157 : i64 to index
-      %159 = arith.divsi %154, %c16_i64 : i64
-      %160 = arith.minsi %155, %159 : i64
-      %161 = arith.maxsi %160, %c0_i64_2 : i64
-      %162 = arith.divsi %145, %c16_i64 : i64
-      %163 = arith.minsi %152, %162 : i64
-      %164 = arith.maxsi %163, %c1_i64_1 : i64
-      %165 = arith.minsi %145, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %158 step %c1 {
-        %203 = arith.index_cast %arg12 : index to i64
-        %204 = arith.muli %203, %c16_i64 : i64
-        %205 = arith.subi %151, %204 : i64
-        %206 = arith.minsi %205, %c16_i64 : i64
-        %207 = arith.index_cast %161 : i64 to index
-        scf.for %arg13 = %c0 to %207 step %c1 {
-          %209 = arith.index_cast %arg13 : index to i64
-          %210 = arith.ori %204, %c3221225472_i64 : i64
-          %211 = arith.muli %209, %c16_i64 : i64
-          %212 = arith.addi %211, %204 : i64
-          %213 = arith.addi %212, %c64_i64 : i64
-          "instgem.preload"(%213, %206, %c16_i64, %210, %206, %165) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%211, %c16_i64, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %214 = arith.index_cast %164 : i64 to index
-          scf.for %arg14 = %c1 to %214 step %c1 {
-            %216 = arith.index_cast %arg14 : index to i64
-            %217 = arith.muli %216, %c16_i64 : i64
-            %218 = arith.addi %217, %204 : i64
-            %219 = arith.ori %218, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %220 = arith.muli %216, %c32_i64 : i64
-            %221 = arith.addi %220, %211 : i64
-            "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %215 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %214 to %215 step %c1 {
-            %216 = arith.index_cast %arg14 : index to i64
-            %217 = arith.muli %216, %c16_i64 : i64
-            %218 = arith.subi %145, %217 : i64
-            %219 = arith.minsi %218, %c16_i64 : i64
-            %220 = arith.addi %217, %204 : i64
-            %221 = arith.ori %220, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %219) : (i64, i64, i64, i64, i64, i64) -> ()
-            %222 = arith.muli %216, %c32_i64 : i64
-            %223 = arith.addi %222, %211 : i64
-            "instgem.compute_accumulated"(%223, %c16_i64, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-        %208 = arith.index_cast %155 : i64 to index
-        scf.for %arg13 = %207 to %208 step %c1 {
-          %209 = arith.index_cast %arg13 : index to i64
-          %210 = arith.muli %209, %c16_i64 : i64
-          %211 = arith.subi %147, %210 : i64
-          %212 = arith.minsi %211, %c16_i64 : i64
-          %213 = arith.subi %149, %210 : i64
-          %214 = arith.minsi %213, %c16_i64 : i64
-          %215 = arith.ori %204, %c3221225472_i64 : i64
-          %216 = arith.addi %210, %204 : i64
-          %217 = arith.addi %216, %c64_i64 : i64
-          "instgem.preload"(%217, %206, %214, %215, %206, %165) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%210, %212, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %218 = arith.index_cast %164 : i64 to index
-          scf.for %arg14 = %c1 to %218 step %c1 {
-            %220 = arith.index_cast %arg14 : index to i64
-            %221 = arith.muli %220, %c16_i64 : i64
-            %222 = arith.addi %221, %204 : i64
-            %223 = arith.ori %222, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %224 = arith.muli %220, %c32_i64 : i64
-            %225 = arith.addi %224, %210 : i64
-            "instgem.compute_accumulated"(%225, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %219 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %218 to %219 step %c1 {
-            %220 = arith.index_cast %arg14 : index to i64
-            %221 = arith.muli %220, %c16_i64 : i64
-            %222 = arith.subi %145, %221 : i64
-            %223 = arith.minsi %222, %c16_i64 : i64
-            %224 = arith.addi %221, %204 : i64
-            %225 = arith.ori %224, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %206, %223) : (i64, i64, i64, i64, i64, i64) -> ()
-            %226 = arith.muli %220, %c32_i64 : i64
-            %227 = arith.addi %226, %210 : i64
-            "instgem.compute_accumulated"(%227, %212, %223, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      %166 = arith.maxsi %arg11, %c0 : index
-      %167 = arith.minsi %166, %arg7 : index
-      %168 = arith.addi %arg11, %c32 : index
-      %169 = arith.maxsi %168, %c0 : index
-      %170 = arith.minsi %169, %arg7 : index
-      %171 = arith.subi %167, %arg11 : index
-      %172 = arith.maxsi %171, %c0 : index
-      %173 = arith.minsi %172, %c32 : index
-      %174 = arith.subi %170, %167 : index
-      scf.if %120 {
-        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %74 = arith.index_cast %arg8 : index to i64
+        %75 = arith.remsi %74, %c2_i64_1 : i64
+        %76 = arith.divsi %74, %c2_i64_1 : i64
+        %77 = arith.muli %75, %c16_i64 : i64
+        %78 = arith.maxsi %77, %c0_i64_3 : i64
+        %79 = arith.addi %77, %c16_i64 : i64
+        %80 = arith.minsi %79, %c32_i64 : i64
+        %81 = arith.subi %80, %78 : i64
+        %82 = arith.muli %78, %67 : i64
+        %83 = arith.addi %65, %82 : i64
+        %84 = arith.muli %76, %c64_i64 : i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.muli %76, %c16_i64 : i64
+        %87 = arith.addi %77, %86 : i64
+        %88 = arith.ori %87, %c2684354560_i64 : i64
+        %89 = arith.subi %78, %77 : i64
+        %90 = arith.addi %88, %89 : i64
+        %91 = arith.subi %c16_i64, %86 : i64
+        %92 = arith.minsi %91, %c16_i64 : i64
+        "instgem.mvout"(%85, %90, %92, %81) : (i64, i64, i64, i64) -> ()
       }
-      %subview_25 = memref.subview %reinterpret_cast_4[%167, %112] [%174, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %175 = arith.index_cast %173 : index to i64
-      %176 = arith.index_cast %174 : index to i64
-      %177 = arith.addi %175, %176 : i64
-      %base_buffer_26, %offset_27, %sizes_28:2, %strides_29:2 = memref.extract_strided_metadata %subview_25 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_30 = memref.extract_aligned_pointer_as_index %subview_25 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %178 = arith.index_cast %intptr_30 : index to i64
-      %179 = arith.index_cast %offset_27 : index to i64
-      %180 = arith.addi %178, %179 : i64
-      %181 = arith.index_cast %strides_29#0 : index to i64
-      %182 = arith.divsi %175, %c16_i64 : i64
-      %183 = arith.ceildivsi %177, %c16_i64 : i64
-      %184 = arith.subi %183, %182 : i64
-      %185 = arith.cmpi sgt, %176, %c0_i64_2 : i64
-      %186 = arith.extui %185 : i1 to i64
-      %187 = arith.muli %184, %186 : i64
-      %188 = arith.muli %187, %129 : i64
-      %189 = arith.index_cast %188 : i64 to index
-      scf.for %arg12 = %c0 to %189 step %c1 {
-        %203 = arith.index_cast %arg12 : index to i64
-        %204 = arith.addi %182, %203 : i64
-        %205 = arith.muli %204, %c16_i64 : i64
-        %206 = arith.maxsi %205, %175 : i64
-        %207 = arith.addi %205, %c16_i64 : i64
-        %208 = arith.minsi %207, %177 : i64
-        %209 = arith.subi %208, %206 : i64
-        %210 = arith.subi %206, %175 : i64
-        %211 = arith.muli %210, %181 : i64
-        %212 = arith.addi %180, %211 : i64
-        %213 = arith.addi %205, %c96_i64 : i64
-        %214 = arith.subi %206, %205 : i64
-        %215 = arith.addi %213, %214 : i64
-        %216 = arith.minsi %123, %c64_i64 : i64
-        "instgem.mvin"(%212, %215, %216, %209) : (i64, i64, i64, i64) -> ()
+      %subview_8 = memref.subview %reinterpret_cast_7[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+      %cast_9 = memref.cast %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_14 = memref.extract_aligned_pointer_as_index %cast_9 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %68 = arith.index_cast %intptr_14 : index to i64
+      %69 = arith.index_cast %offset_11 : index to i64
+      %70 = arith.muli %69, %c4_i64 : i64
+      %71 = arith.addi %68, %70 : i64
+      %72 = arith.index_cast %strides_13#0 : index to i64
+      %73 = arith.muli %72, %c4_i64 : i64
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %74 = arith.index_cast %arg8 : index to i64
+        %75 = arith.remsi %74, %c2_i64_1 : i64
+        %76 = arith.divsi %74, %c2_i64_1 : i64
+        %77 = arith.muli %75, %c16_i64 : i64
+        %78 = arith.maxsi %77, %c0_i64_3 : i64
+        %79 = arith.addi %77, %c16_i64 : i64
+        %80 = arith.minsi %79, %c32_i64 : i64
+        %81 = arith.subi %80, %78 : i64
+        %82 = arith.muli %78, %73 : i64
+        %83 = arith.addi %71, %82 : i64
+        %84 = arith.muli %76, %c64_i64 : i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.muli %76, %c16_i64 : i64
+        %87 = arith.addi %77, %86 : i64
+        %88 = arith.addi %87, %c32_i64 : i64
+        %89 = arith.ori %88, %c2684354560_i64 : i64
+        %90 = arith.subi %78, %77 : i64
+        %91 = arith.addi %89, %90 : i64
+        %92 = arith.subi %c16_i64, %86 : i64
+        %93 = arith.minsi %92, %c16_i64 : i64
+        "instgem.mvout"(%85, %91, %93, %81) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %101 = arith.index_cast %arg8 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.ori %102, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %103, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %190 = arith.ceildivsi %175, %c16_i64 : i64
-      %191 = arith.cmpi sgt, %175, %c0_i64_2 : i64
-      %192 = arith.extui %191 : i1 to i64
-      %193 = arith.muli %190, %192 : i64
-      %194 = arith.muli %193, %129 : i64
-      %195 = arith.index_cast %194 : i64 to index
-      scf.for %arg12 = %c0 to %195 step %c1 {
-        %203 = arith.index_cast %arg12 : index to i64
-        %204 = arith.muli %203, %c16_i64 : i64
-        %205 = arith.maxsi %204, %c0_i64_2 : i64
-        %206 = arith.addi %204, %c16_i64 : i64
-        %207 = arith.minsi %206, %175 : i64
-        %208 = arith.subi %207, %205 : i64
-        %209 = arith.addi %204, %c96_i64 : i64
-        %210 = arith.subi %205, %204 : i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.minsi %123, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %211, %212, %208) : (i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %101 = arith.index_cast %arg8 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.addi %102, %c32_i64 : i64
+        %104 = arith.ori %103, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %196 = arith.maxsi %177, %c0_i64_2 : i64
-      %197 = arith.minsi %196, %c32_i64 : i64
-      %198 = arith.minsi %147, %197 : i64
-      %199 = arith.ceildivsi %198, %c16_i64 : i64
-      %200 = arith.divsi %198, %c16_i64 : i64
-      %201 = arith.minsi %199, %200 : i64
-      %202 = arith.maxsi %201, %c0_i64_2 : i64
-      scf.for %arg12 = %c0 to %158 step %c1 {
-        %203 = arith.index_cast %arg12 : index to i64
-        %204 = arith.muli %203, %c16_i64 : i64
-        %205 = arith.subi %151, %204 : i64
-        %206 = arith.minsi %205, %c16_i64 : i64
-        %207 = arith.index_cast %202 : i64 to index
-        scf.for %arg13 = %c0 to %207 step %c1 {
-          %209 = arith.index_cast %arg13 : index to i64
-          %210 = arith.addi %204, %c32_i64 : i64
-          %211 = arith.ori %210, %c3221225472_i64 : i64
-          %212 = arith.muli %209, %c16_i64 : i64
-          %213 = arith.addi %212, %204 : i64
-          %214 = arith.addi %213, %c96_i64 : i64
-          "instgem.preload"(%214, %206, %c16_i64, %211, %206, %165) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%212, %c16_i64, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %215 = arith.index_cast %164 : i64 to index
-          scf.for %arg14 = %c1 to %215 step %c1 {
-            %217 = arith.index_cast %arg14 : index to i64
-            %218 = arith.muli %217, %c16_i64 : i64
-            %219 = arith.addi %218, %204 : i64
-            %220 = arith.addi %219, %c32_i64 : i64
-            %221 = arith.ori %220, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %222 = arith.muli %217, %c32_i64 : i64
-            %223 = arith.addi %222, %212 : i64
-            "instgem.compute_accumulated"(%223, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %216 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %215 to %216 step %c1 {
-            %217 = arith.index_cast %arg14 : index to i64
-            %218 = arith.muli %217, %c16_i64 : i64
-            %219 = arith.subi %145, %218 : i64
-            %220 = arith.minsi %219, %c16_i64 : i64
-            %221 = arith.addi %218, %204 : i64
-            %222 = arith.addi %221, %c32_i64 : i64
-            %223 = arith.ori %222, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %223, %206, %220) : (i64, i64, i64, i64, i64, i64) -> ()
-            %224 = arith.muli %217, %c32_i64 : i64
-            %225 = arith.addi %224, %212 : i64
-            "instgem.compute_accumulated"(%225, %c16_i64, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+      %61:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %101 = arith.maxsi %21, %c0 : index
+        %102 = arith.minsi %101, %arg5 : index
+        %103 = arith.maxsi %17, %c0 : index
+        %104 = arith.minsi %103, %c32 : index
+        %105 = arith.subi %102, %16 : index
+        %106 = arith.maxsi %arg9, %c0 : index
+        %107 = arith.minsi %106, %arg7 : index
+        %108 = arith.addi %arg9, %c32 : index
+        %109 = arith.maxsi %108, %c0 : index
+        %110 = arith.minsi %109, %arg7 : index
+        %111 = arith.subi %107, %arg9 : index
+        %112 = arith.maxsi %111, %c0 : index
+        %113 = arith.minsi %112, %c32 : index
+        %114 = arith.subi %110, %107 : index
+        %115 = arith.cmpi sgt, %113, %c0 : index
+        scf.if %115 {
+          func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %208 = arith.index_cast %199 : i64 to index
-        scf.for %arg13 = %207 to %208 step %c1 {
-          %209 = arith.index_cast %arg13 : index to i64
-          %210 = arith.muli %209, %c16_i64 : i64
-          %211 = arith.subi %147, %210 : i64
-          %212 = arith.minsi %211, %c16_i64 : i64
-          %213 = arith.subi %197, %210 : i64
-          %214 = arith.minsi %213, %c16_i64 : i64
-          %215 = arith.addi %204, %c32_i64 : i64
-          %216 = arith.ori %215, %c3221225472_i64 : i64
-          %217 = arith.addi %210, %204 : i64
-          %218 = arith.addi %217, %c96_i64 : i64
-          "instgem.preload"(%218, %206, %214, %216, %206, %165) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%210, %212, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %219 = arith.index_cast %164 : i64 to index
-          scf.for %arg14 = %c1 to %219 step %c1 {
-            %221 = arith.index_cast %arg14 : index to i64
-            %222 = arith.muli %221, %c16_i64 : i64
-            %223 = arith.addi %222, %204 : i64
-            %224 = arith.addi %223, %c32_i64 : i64
-            %225 = arith.ori %224, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %226 = arith.muli %221, %c32_i64 : i64
-            %227 = arith.addi %226, %210 : i64
-            "instgem.compute_accumulated"(%227, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %220 = arith.index_cast %152 : i64 to index
-          scf.for %arg14 = %219 to %220 step %c1 {
-            %221 = arith.index_cast %arg14 : index to i64
-            %222 = arith.muli %221, %c16_i64 : i64
-            %223 = arith.subi %145, %222 : i64
-            %224 = arith.minsi %223, %c16_i64 : i64
-            %225 = arith.addi %222, %204 : i64
-            %226 = arith.addi %225, %c32_i64 : i64
-            %227 = arith.ori %226, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %206, %224) : (i64, i64, i64, i64, i64, i64) -> ()
-            %228 = arith.muli %221, %c32_i64 : i64
-            %229 = arith.addi %228, %210 : i64
-            "instgem.compute_accumulated"(%229, %212, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+        %subview_14 = memref.subview %reinterpret_cast[%16, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %116 = arith.index_cast %104 : index to i64
+        %117 = arith.index_cast %105 : index to i64
+        %118 = arith.index_cast %114 : index to i64
+        %119 = arith.addi %116, %117 : i64
+        %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %120 = arith.index_cast %intptr_19 : index to i64
+        %121 = arith.index_cast %offset_16 : index to i64
+        %122 = arith.addi %120, %121 : i64
+        %123 = arith.index_cast %strides_18#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
+        %124 = arith.maxsi %116, %c0_i64_3 : i64
+        %125 = arith.divui %124, %c16_i64 : i64
+        %126 = arith.maxsi %119, %c0_i64_3 : i64
+        %127 = arith.addi %126, %c15_i64 : i64
+        %128 = arith.divui %127, %c16_i64 : i64
+        %129 = arith.subi %128, %125 : i64
+        %130 = arith.cmpi sgt, %117, %c0_i64_3 : i64
+        %131 = arith.extui %130 : i1 to i64
+        %132 = arith.muli %129, %131 : i64
+        %133 = arith.index_cast %132 : i64 to index
+        scf.for %arg12 = %c0 to %133 step %c1 {
+          %237 = arith.index_cast %arg12 : index to i64
+          %238 = arith.addi %125, %237 : i64
+          %239 = arith.muli %238, %c16_i64 : i64
+          %240 = arith.maxsi %239, %116 : i64
+          %241 = arith.addi %239, %c16_i64 : i64
+          %242 = arith.minsi %241, %119 : i64
+          %243 = arith.subi %242, %240 : i64
+          %244 = arith.subi %240, %116 : i64
+          %245 = arith.muli %244, %123 : i64
+          %246 = arith.addi %122, %245 : i64
+          %247 = arith.muli %238, %c32_i64 : i64
+          %248 = arith.subi %240, %239 : i64
+          %249 = arith.addi %247, %248 : i64
+          %250 = arith.minsi %118, %c64_i64 : i64
+          "instgem.mvin"(%246, %249, %250, %243) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %134 = arith.addi %124, %c15_i64 : i64
+        %135 = arith.divui %134, %c16_i64 : i64
+        %136 = arith.cmpi sgt, %116, %c0_i64_3 : i64
+        %137 = arith.extui %136 : i1 to i64
+        %138 = arith.muli %135, %137 : i64
+        %139 = arith.index_cast %138 : i64 to index
+        scf.for %arg12 = %c0 to %139 step %c1 {
+          %237 = arith.index_cast %arg12 : index to i64
+          %238 = arith.muli %237, %c16_i64 : i64
+          %239 = arith.maxsi %238, %c0_i64_3 : i64
+          %240 = arith.addi %238, %c16_i64 : i64
+          %241 = arith.minsi %240, %116 : i64
+          %242 = arith.subi %241, %239 : i64
+          %243 = arith.muli %237, %c32_i64 : i64
+          %244 = arith.subi %239, %238 : i64
+          %245 = arith.addi %243, %244 : i64
+          %246 = arith.minsi %118, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %245, %246, %242) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %140 = arith.maxsi %arg10, %c0 : index
+        %141 = arith.minsi %140, %arg7 : index
+        %142 = arith.addi %arg10, %c32 : index
+        %143 = arith.maxsi %142, %c0 : index
+        %144 = arith.minsi %143, %arg7 : index
+        %145 = arith.subi %141, %arg10 : index
+        %146 = arith.maxsi %145, %c0 : index
+        %147 = arith.minsi %146, %c32 : index
+        %148 = arith.subi %144, %141 : index
+        %149 = arith.maxsi %22, %c0 : index
+        %150 = arith.minsi %149, %arg6 : index
+        %151 = arith.maxsi %20, %c0 : index
+        %152 = arith.minsi %151, %c16 : index
+        %153 = arith.subi %150, %19 : index
+        %154 = arith.cmpi sgt, %152, %c0 : index
+        scf.if %154 {
+          func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
-      } {gemmini.compute_nest}
-      scf.yield %71, %104, %168 : index, index, index
-    }
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %16 = arith.maxsi %12, %c0 : index
-    %17 = arith.minsi %16, %arg5 : index
-    %18 = arith.addi %12, %c32 : index
-    %19 = arith.maxsi %18, %c0 : index
-    %20 = arith.minsi %19, %arg5 : index
-    %21 = arith.subi %17, %12 : index
-    %22 = arith.maxsi %21, %c0 : index
-    %23 = arith.minsi %22, %c32 : index
-    %24 = arith.subi %20, %17 : index
-    %25 = arith.maxsi %13, %c0 : index
-    %26 = arith.minsi %25, %arg6 : index
-    %27 = arith.addi %13, %c16 : index
-    %28 = arith.maxsi %27, %c0 : index
-    %29 = arith.minsi %28, %arg6 : index
-    %30 = arith.subi %26, %13 : index
-    %31 = arith.maxsi %30, %c0 : index
-    %32 = arith.minsi %31, %c16 : index
-    %33 = arith.subi %29, %26 : index
-    %34 = arith.cmpi sgt, %32, %c0 : index
-    scf.if %34 {
-      func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_5[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %35 = arith.index_cast %23 : index to i64
-    %36 = arith.index_cast %24 : index to i64
-    %37 = arith.index_cast %33 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %38 = arith.index_cast %intptr : index to i64
-    %39 = arith.index_cast %offset : index to i64
-    %40 = arith.muli %39, %c4_i64 : i64
-    %41 = arith.addi %38, %40 : i64
-    %42 = arith.index_cast %strides#0 : index to i64
-    %43 = arith.muli %42, %c4_i64 : i64
-    scf.if %7 {
-      "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    }
-    %44 = arith.divsi %35, %c16_i64 : i64
-    %45 = arith.addi %35, %36 : i64
-    %46 = arith.ceildivsi %45, %c16_i64 : i64
-    %47 = arith.subi %46, %44 : i64
-    %48 = arith.cmpi sgt, %36, %c0_i64_2 : i64
-    %49 = arith.extui %48 : i1 to i64
-    %50 = arith.muli %47, %49 : i64
-    %51 = arith.ceildivsi %37, %c16_i64 : i64
-    %52 = arith.muli %50, %51 : i64
-    %53 = arith.index_cast %52 : i64 to index
-    scf.for %arg8 = %c0 to %53 step %c1 {
-      %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %50 : i64
-      %62 = arith.divsi %60, %50 : i64
-      %63 = arith.addi %44, %61 : i64
-      %64 = arith.muli %63, %c16_i64 : i64
-      %65 = arith.maxsi %64, %35 : i64
-      %66 = arith.addi %64, %c16_i64 : i64
-      %67 = arith.minsi %66, %45 : i64
-      %68 = arith.subi %67, %65 : i64
-      %69 = arith.subi %65, %35 : i64
-      %70 = arith.muli %69, %43 : i64
-      %71 = arith.addi %41, %70 : i64
-      %72 = arith.muli %62, %c64_i64 : i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.muli %62, %c16_i64 : i64
-      %75 = arith.addi %64, %74 : i64
-      %76 = arith.ori %75, %c2684354560_i64 : i64
-      %77 = arith.subi %65, %64 : i64
-      %78 = arith.addi %76, %77 : i64
-      %79 = arith.subi %37, %74 : i64
-      %80 = arith.minsi %79, %c16_i64 : i64
-      "instgem.mvout"(%73, %78, %80, %68) : (i64, i64, i64, i64) -> ()
-    }
-    scf.if %34 {
-      func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_7 = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %54 = arith.index_cast %intptr_12 : index to i64
-    %55 = arith.index_cast %offset_9 : index to i64
-    %56 = arith.muli %55, %c4_i64 : i64
-    %57 = arith.addi %54, %56 : i64
-    %58 = arith.index_cast %strides_11#0 : index to i64
-    %59 = arith.muli %58, %c4_i64 : i64
-    scf.for %arg8 = %c0 to %53 step %c1 {
-      %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %50 : i64
-      %62 = arith.divsi %60, %50 : i64
-      %63 = arith.addi %44, %61 : i64
-      %64 = arith.muli %63, %c16_i64 : i64
-      %65 = arith.maxsi %64, %35 : i64
-      %66 = arith.addi %64, %c16_i64 : i64
-      %67 = arith.minsi %66, %45 : i64
-      %68 = arith.subi %67, %65 : i64
-      %69 = arith.subi %65, %35 : i64
-      %70 = arith.muli %69, %59 : i64
-      %71 = arith.addi %57, %70 : i64
-      %72 = arith.muli %62, %c64_i64 : i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.muli %62, %c16_i64 : i64
-      %75 = arith.addi %64, %74 : i64
-      %76 = arith.addi %75, %c32_i64 : i64
-      %77 = arith.ori %76, %c2684354560_i64 : i64
-      %78 = arith.subi %65, %64 : i64
-      %79 = arith.addi %77, %78 : i64
-      %80 = arith.subi %37, %74 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      "instgem.mvout"(%73, %79, %81, %68) : (i64, i64, i64, i64) -> ()
+        %subview_20 = memref.subview %reinterpret_cast_4[%141, %19] [%148, %153] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %155 = arith.index_cast %147 : index to i64
+        %156 = arith.index_cast %148 : index to i64
+        %157 = arith.index_cast %153 : index to i64
+        %158 = arith.addi %155, %156 : i64
+        %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %159 = arith.index_cast %intptr_25 : index to i64
+        %160 = arith.index_cast %offset_22 : index to i64
+        %161 = arith.addi %159, %160 : i64
+        %162 = arith.index_cast %strides_24#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+        %163 = arith.maxsi %155, %c0_i64_3 : i64
+        %164 = arith.divui %163, %c16_i64 : i64
+        %165 = arith.maxsi %158, %c0_i64_3 : i64
+        %166 = arith.addi %165, %c15_i64 : i64
+        %167 = arith.divui %166, %c16_i64 : i64
+        %168 = arith.subi %167, %164 : i64
+        %169 = arith.cmpi sgt, %156, %c0_i64_3 : i64
+        %170 = arith.extui %169 : i1 to i64
+        %171 = arith.muli %168, %170 : i64
+        %172 = arith.index_cast %171 : i64 to index
+        scf.for %arg12 = %c0 to %172 step %c1 {
+          %237 = arith.index_cast %arg12 : index to i64
+          %238 = arith.addi %164, %237 : i64
+          %239 = arith.muli %238, %c16_i64 : i64
+          %240 = arith.maxsi %239, %155 : i64
+          %241 = arith.addi %239, %c16_i64 : i64
+          %242 = arith.minsi %241, %158 : i64
+          %243 = arith.subi %242, %240 : i64
+          %244 = arith.subi %240, %155 : i64
+          %245 = arith.muli %244, %162 : i64
+          %246 = arith.addi %161, %245 : i64
+          %247 = arith.addi %239, %c64_i64 : i64
+          %248 = arith.subi %240, %239 : i64
+          %249 = arith.addi %247, %248 : i64
+          %250 = arith.minsi %157, %c64_i64 : i64
+          "instgem.mvin"(%246, %249, %250, %243) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %173 = arith.addi %163, %c15_i64 : i64
+        %174 = arith.divui %173, %c16_i64 : i64
+        %175 = arith.cmpi sgt, %155, %c0_i64_3 : i64
+        %176 = arith.extui %175 : i1 to i64
+        %177 = arith.muli %174, %176 : i64
+        %178 = arith.index_cast %177 : i64 to index
+        scf.for %arg12 = %c0 to %178 step %c1 {
+          %237 = arith.index_cast %arg12 : index to i64
+          %238 = arith.muli %237, %c16_i64 : i64
+          %239 = arith.maxsi %238, %c0_i64_3 : i64
+          %240 = arith.addi %238, %c16_i64 : i64
+          %241 = arith.minsi %240, %155 : i64
+          %242 = arith.subi %241, %239 : i64
+          %243 = arith.addi %238, %c64_i64 : i64
+          %244 = arith.subi %239, %238 : i64
+          %245 = arith.addi %243, %244 : i64
+          %246 = arith.minsi %157, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %245, %246, %242) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %179 = arith.minsi %126, %c32_i64 : i64
+        %180 = arith.maxsi %118, %c0_i64_3 : i64
+        %181 = arith.minsi %180, %c32_i64 : i64
+        %182 = arith.minsi %165, %c32_i64 : i64
+        %183 = arith.maxsi %157, %c0_i64_3 : i64
+        %184 = arith.minsi %183, %c16_i64 : i64
+        %185 = arith.ceildivsi %179, %c16_i64 : i64
+        %186 = arith.ceildivsi %184, %c16_i64 : i64
+        %187 = arith.minsi %181, %182 : i64
+        %188 = arith.ceildivsi %187, %c16_i64 : i64
+        %189 = arith.cmpi sgt, %185, %c0_i64_3 : i64
+        %190 = arith.select %189, %186, %c0_i64_3 : i64
+        %191 = arith.index_cast %190 : i64 to index
+        %192 = arith.divsi %187, %c16_i64 : i64
+        %193 = arith.minsi %188, %192 : i64
+        %194 = arith.maxsi %193, %c0_i64_3 : i64
+        %195 = arith.divsi %179, %c16_i64 : i64
+        %196 = arith.minsi %185, %195 : i64
+        %197 = arith.maxsi %196, %c1_i64_2 : i64
+        %198 = arith.minsi %179, %c16_i64 : i64
+        scf.for %arg12 = %c0 to %191 step %c1 {
+          %237 = arith.index_cast %arg12 : index to i64
+          %238 = arith.muli %237, %c16_i64 : i64
+          %239 = arith.subi %184, %238 : i64
+          %240 = arith.minsi %239, %c16_i64 : i64
+          %241 = arith.index_cast %194 : i64 to index
+          scf.for %arg13 = %c0 to %241 step %c1 {
+            %243 = arith.index_cast %arg13 : index to i64
+            %244 = arith.ori %238, %c3221225472_i64 : i64
+            %245 = arith.muli %243, %c16_i64 : i64
+            %246 = arith.addi %245, %238 : i64
+            %247 = arith.addi %246, %c64_i64 : i64
+            "instgem.preload"(%247, %240, %c16_i64, %244, %240, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%245, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %248 = arith.index_cast %197 : i64 to index
+            scf.for %arg14 = %c1 to %248 step %c1 {
+              %250 = arith.index_cast %arg14 : index to i64
+              %251 = arith.muli %250, %c16_i64 : i64
+              %252 = arith.addi %251, %238 : i64
+              %253 = arith.ori %252, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %240, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %254 = arith.muli %250, %c32_i64 : i64
+              %255 = arith.addi %254, %245 : i64
+              "instgem.compute_accumulated"(%255, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %249 = arith.index_cast %185 : i64 to index
+            scf.for %arg14 = %248 to %249 step %c1 {
+              %250 = arith.index_cast %arg14 : index to i64
+              %251 = arith.muli %250, %c16_i64 : i64
+              %252 = arith.subi %179, %251 : i64
+              %253 = arith.minsi %252, %c16_i64 : i64
+              %254 = arith.addi %251, %238 : i64
+              %255 = arith.ori %254, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %240, %253) : (i64, i64, i64, i64, i64, i64) -> ()
+              %256 = arith.muli %250, %c32_i64 : i64
+              %257 = arith.addi %256, %245 : i64
+              "instgem.compute_accumulated"(%257, %c16_i64, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %242 = arith.index_cast %188 : i64 to index
+          scf.for %arg13 = %241 to %242 step %c1 {
+            %243 = arith.index_cast %arg13 : index to i64
+            %244 = arith.muli %243, %c16_i64 : i64
+            %245 = arith.subi %181, %244 : i64
+            %246 = arith.minsi %245, %c16_i64 : i64
+            %247 = arith.subi %182, %244 : i64
+            %248 = arith.minsi %247, %c16_i64 : i64
+            %249 = arith.ori %238, %c3221225472_i64 : i64
+            %250 = arith.addi %244, %238 : i64
+            %251 = arith.addi %250, %c64_i64 : i64
+            "instgem.preload"(%251, %240, %248, %249, %240, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%244, %246, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %252 = arith.index_cast %197 : i64 to index
+            scf.for %arg14 = %c1 to %252 step %c1 {
+              %254 = arith.index_cast %arg14 : index to i64
+              %255 = arith.muli %254, %c16_i64 : i64
+              %256 = arith.addi %255, %238 : i64
+              %257 = arith.ori %256, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %240, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %258 = arith.muli %254, %c32_i64 : i64
+              %259 = arith.addi %258, %244 : i64
+              "instgem.compute_accumulated"(%259, %246, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %253 = arith.index_cast %185 : i64 to index
+            scf.for %arg14 = %252 to %253 step %c1 {
+              %254 = arith.index_cast %arg14 : index to i64
+              %255 = arith.muli %254, %c16_i64 : i64
+              %256 = arith.subi %179, %255 : i64
+              %257 = arith.minsi %256, %c16_i64 : i64
+              %258 = arith.addi %255, %238 : i64
+              %259 = arith.ori %258, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %259, %240, %257) : (i64, i64, i64, i64, i64, i64) -> ()
+              %260 = arith.muli %254, %c32_i64 : i64
+              %261 = arith.addi %260, %244 : i64
+              "instgem.compute_accumulated"(%261, %246, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %199 = arith.maxsi %arg11, %c0 : index
+        %200 = arith.minsi %199, %arg7 : index
+        %201 = arith.addi %arg11, %c32 : index
+        %202 = arith.maxsi %201, %c0 : index
+        %203 = arith.minsi %202, %arg7 : index
+        %204 = arith.subi %200, %arg11 : index
+        %205 = arith.maxsi %204, %c0 : index
+        %206 = arith.minsi %205, %c32 : index
+        %207 = arith.subi %203, %200 : index
+        scf.if %154 {
+          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+        }
+        %subview_26 = memref.subview %reinterpret_cast_5[%200, %19] [%207, %153] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %208 = arith.index_cast %206 : index to i64
+        %209 = arith.index_cast %207 : index to i64
+        %210 = arith.addi %208, %209 : i64
+        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %211 = arith.index_cast %intptr_31 : index to i64
+        %212 = arith.index_cast %offset_28 : index to i64
+        %213 = arith.addi %211, %212 : i64
+        %214 = arith.index_cast %strides_30#0 : index to i64
+        %215 = arith.maxsi %208, %c0_i64_3 : i64
+        %216 = arith.divui %215, %c16_i64 : i64
+        %217 = arith.maxsi %210, %c0_i64_3 : i64
+        %218 = arith.addi %217, %c15_i64 : i64
+        %219 = arith.divui %218, %c16_i64 : i64
+        %220 = arith.subi %219, %216 : i64
+        %221 = arith.cmpi sgt, %209, %c0_i64_3 : i64
+        %222 = arith.extui %221 : i1 to i64
+        %223 = arith.muli %220, %222 : i64
+        %224 = arith.index_cast %223 : i64 to index
+        scf.for %arg12 = %c0 to %224 step %c1 {
+          %237 = arith.index_cast %arg12 : index to i64
+          %238 = arith.addi %216, %237 : i64
+          %239 = arith.muli %238, %c16_i64 : i64
+          %240 = arith.maxsi %239, %208 : i64
+          %241 = arith.addi %239, %c16_i64 : i64
+          %242 = arith.minsi %241, %210 : i64
+          %243 = arith.subi %242, %240 : i64
+          %244 = arith.subi %240, %208 : i64
+          %245 = arith.muli %244, %214 : i64
+          %246 = arith.addi %213, %245 : i64
+          %247 = arith.addi %239, %c96_i64 : i64
+          %248 = arith.subi %240, %239 : i64
+          %249 = arith.addi %247, %248 : i64
+          %250 = arith.minsi %157, %c64_i64 : i64
+          "instgem.mvin"(%246, %249, %250, %243) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %225 = arith.addi %215, %c15_i64 : i64
+        %226 = arith.divui %225, %c16_i64 : i64
+        %227 = arith.cmpi sgt, %208, %c0_i64_3 : i64
+        %228 = arith.extui %227 : i1 to i64
+        %229 = arith.muli %226, %228 : i64
+        %230 = arith.index_cast %229 : i64 to index
+        scf.for %arg12 = %c0 to %230 step %c1 {
+          %237 = arith.index_cast %arg12 : index to i64
+          %238 = arith.muli %237, %c16_i64 : i64
+          %239 = arith.maxsi %238, %c0_i64_3 : i64
+          %240 = arith.addi %238, %c16_i64 : i64
+          %241 = arith.minsi %240, %208 : i64
+          %242 = arith.subi %241, %239 : i64
+          %243 = arith.addi %238, %c96_i64 : i64
+          %244 = arith.subi %239, %238 : i64
+          %245 = arith.addi %243, %244 : i64
+          %246 = arith.minsi %157, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %245, %246, %242) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %231 = arith.minsi %217, %c32_i64 : i64
+        %232 = arith.minsi %181, %231 : i64
+        %233 = arith.ceildivsi %232, %c16_i64 : i64
+        %234 = arith.divsi %232, %c16_i64 : i64
+        %235 = arith.minsi %233, %234 : i64
+        %236 = arith.maxsi %235, %c0_i64_3 : i64
+        scf.for %arg12 = %c0 to %191 step %c1 {
+          %237 = arith.index_cast %arg12 : index to i64
+          %238 = arith.muli %237, %c16_i64 : i64
+          %239 = arith.subi %184, %238 : i64
+          %240 = arith.minsi %239, %c16_i64 : i64
+          %241 = arith.index_cast %236 : i64 to index
+          scf.for %arg13 = %c0 to %241 step %c1 {
+            %243 = arith.index_cast %arg13 : index to i64
+            %244 = arith.addi %238, %c32_i64 : i64
+            %245 = arith.ori %244, %c3221225472_i64 : i64
+            %246 = arith.muli %243, %c16_i64 : i64
+            %247 = arith.addi %246, %238 : i64
+            %248 = arith.addi %247, %c96_i64 : i64
+            "instgem.preload"(%248, %240, %c16_i64, %245, %240, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%246, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %249 = arith.index_cast %197 : i64 to index
+            scf.for %arg14 = %c1 to %249 step %c1 {
+              %251 = arith.index_cast %arg14 : index to i64
+              %252 = arith.muli %251, %c16_i64 : i64
+              %253 = arith.addi %252, %238 : i64
+              %254 = arith.addi %253, %c32_i64 : i64
+              %255 = arith.ori %254, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %240, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %256 = arith.muli %251, %c32_i64 : i64
+              %257 = arith.addi %256, %246 : i64
+              "instgem.compute_accumulated"(%257, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %250 = arith.index_cast %185 : i64 to index
+            scf.for %arg14 = %249 to %250 step %c1 {
+              %251 = arith.index_cast %arg14 : index to i64
+              %252 = arith.muli %251, %c16_i64 : i64
+              %253 = arith.subi %179, %252 : i64
+              %254 = arith.minsi %253, %c16_i64 : i64
+              %255 = arith.addi %252, %238 : i64
+              %256 = arith.addi %255, %c32_i64 : i64
+              %257 = arith.ori %256, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %240, %254) : (i64, i64, i64, i64, i64, i64) -> ()
+              %258 = arith.muli %251, %c32_i64 : i64
+              %259 = arith.addi %258, %246 : i64
+              "instgem.compute_accumulated"(%259, %c16_i64, %254, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %242 = arith.index_cast %233 : i64 to index
+          scf.for %arg13 = %241 to %242 step %c1 {
+            %243 = arith.index_cast %arg13 : index to i64
+            %244 = arith.muli %243, %c16_i64 : i64
+            %245 = arith.subi %181, %244 : i64
+            %246 = arith.minsi %245, %c16_i64 : i64
+            %247 = arith.subi %231, %244 : i64
+            %248 = arith.minsi %247, %c16_i64 : i64
+            %249 = arith.addi %238, %c32_i64 : i64
+            %250 = arith.ori %249, %c3221225472_i64 : i64
+            %251 = arith.addi %244, %238 : i64
+            %252 = arith.addi %251, %c96_i64 : i64
+            "instgem.preload"(%252, %240, %248, %250, %240, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%244, %246, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %253 = arith.index_cast %197 : i64 to index
+            scf.for %arg14 = %c1 to %253 step %c1 {
+              %255 = arith.index_cast %arg14 : index to i64
+              %256 = arith.muli %255, %c16_i64 : i64
+              %257 = arith.addi %256, %238 : i64
+              %258 = arith.addi %257, %c32_i64 : i64
+              %259 = arith.ori %258, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %259, %240, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %260 = arith.muli %255, %c32_i64 : i64
+              %261 = arith.addi %260, %244 : i64
+              "instgem.compute_accumulated"(%261, %246, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %254 = arith.index_cast %185 : i64 to index
+            scf.for %arg14 = %253 to %254 step %c1 {
+              %255 = arith.index_cast %arg14 : index to i64
+              %256 = arith.muli %255, %c16_i64 : i64
+              %257 = arith.subi %179, %256 : i64
+              %258 = arith.minsi %257, %c16_i64 : i64
+              %259 = arith.addi %256, %238 : i64
+              %260 = arith.addi %259, %c32_i64 : i64
+              %261 = arith.ori %260, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %261, %240, %258) : (i64, i64, i64, i64, i64, i64) -> ()
+              %262 = arith.muli %255, %c32_i64 : i64
+              %263 = arith.addi %262, %244 : i64
+              "instgem.compute_accumulated"(%263, %246, %258, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.yield %108, %142, %201 : index, index, index
+      }
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %62 = arith.maxsi %21, %c0 : index
+      %63 = arith.minsi %62, %arg5 : index
+      %64 = arith.maxsi %17, %c0 : index
+      %65 = arith.minsi %64, %c32 : index
+      %66 = arith.subi %63, %16 : index
+      %67 = arith.maxsi %22, %c0 : index
+      %68 = arith.minsi %67, %arg6 : index
+      %69 = arith.maxsi %20, %c0 : index
+      %70 = arith.minsi %69, %c16 : index
+      %71 = arith.subi %68, %19 : index
+      %72 = arith.cmpi sgt, %70, %c0 : index
+      scf.if %72 {
+        func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_6[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %73 = arith.index_cast %65 : index to i64
+      %74 = arith.index_cast %66 : index to i64
+      %75 = arith.index_cast %71 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %76 = arith.index_cast %intptr : index to i64
+      %77 = arith.index_cast %offset : index to i64
+      %78 = arith.muli %77, %c4_i64 : i64
+      %79 = arith.addi %76, %78 : i64
+      %80 = arith.index_cast %strides#0 : index to i64
+      %81 = arith.muli %80, %c4_i64 : i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %81, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %82 = arith.maxsi %73, %c0_i64_3 : i64
+      %83 = arith.divui %82, %c16_i64 : i64
+      %84 = arith.addi %73, %74 : i64
+      %85 = arith.maxsi %84, %c0_i64_3 : i64
+      %86 = arith.addi %85, %c15_i64 : i64
+      %87 = arith.divui %86, %c16_i64 : i64
+      %88 = arith.subi %87, %83 : i64
+      %89 = arith.cmpi sgt, %74, %c0_i64_3 : i64
+      %90 = arith.extui %89 : i1 to i64
+      %91 = arith.muli %88, %90 : i64
+      %92 = arith.ceildivsi %75, %c16_i64 : i64
+      %93 = arith.muli %91, %92 : i64
+      %94 = arith.index_cast %93 : i64 to index
+      scf.for %arg8 = %c0 to %94 step %c1 {
+        %101 = arith.index_cast %arg8 : index to i64
+        %102 = arith.remsi %101, %91 : i64
+        %103 = arith.divsi %101, %91 : i64
+        %104 = arith.addi %83, %102 : i64
+        %105 = arith.muli %104, %c16_i64 : i64
+        %106 = arith.maxsi %105, %73 : i64
+        %107 = arith.addi %105, %c16_i64 : i64
+        %108 = arith.minsi %107, %84 : i64
+        %109 = arith.subi %108, %106 : i64
+        %110 = arith.subi %106, %73 : i64
+        %111 = arith.muli %110, %81 : i64
+        %112 = arith.addi %79, %111 : i64
+        %113 = arith.muli %103, %c64_i64 : i64
+        %114 = arith.addi %112, %113 : i64
+        %115 = arith.muli %103, %c16_i64 : i64
+        %116 = arith.addi %105, %115 : i64
+        %117 = arith.ori %116, %c2684354560_i64 : i64
+        %118 = arith.subi %106, %105 : i64
+        %119 = arith.addi %117, %118 : i64
+        %120 = arith.subi %75, %115 : i64
+        %121 = arith.minsi %120, %c16_i64 : i64
+        "instgem.mvout"(%114, %119, %121, %109) : (i64, i64, i64, i64) -> ()
+      }
+      scf.if %72 {
+        func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_8 = memref.subview %reinterpret_cast_7[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %95 = arith.index_cast %intptr_13 : index to i64
+      %96 = arith.index_cast %offset_10 : index to i64
+      %97 = arith.muli %96, %c4_i64 : i64
+      %98 = arith.addi %95, %97 : i64
+      %99 = arith.index_cast %strides_12#0 : index to i64
+      %100 = arith.muli %99, %c4_i64 : i64
+      scf.for %arg8 = %c0 to %94 step %c1 {
+        %101 = arith.index_cast %arg8 : index to i64
+        %102 = arith.remsi %101, %91 : i64
+        %103 = arith.divsi %101, %91 : i64
+        %104 = arith.addi %83, %102 : i64
+        %105 = arith.muli %104, %c16_i64 : i64
+        %106 = arith.maxsi %105, %73 : i64
+        %107 = arith.addi %105, %c16_i64 : i64
+        %108 = arith.minsi %107, %84 : i64
+        %109 = arith.subi %108, %106 : i64
+        %110 = arith.subi %106, %73 : i64
+        %111 = arith.muli %110, %100 : i64
+        %112 = arith.addi %98, %111 : i64
+        %113 = arith.muli %103, %c64_i64 : i64
+        %114 = arith.addi %112, %113 : i64
+        %115 = arith.muli %103, %c16_i64 : i64
+        %116 = arith.addi %105, %115 : i64
+        %117 = arith.addi %116, %c32_i64 : i64
+        %118 = arith.ori %117, %c2684354560_i64 : i64
+        %119 = arith.subi %106, %105 : i64
+        %120 = arith.addi %118, %119 : i64
+        %121 = arith.subi %75, %115 : i64
+        %122 = arith.minsi %121, %c16_i64 : i64
+        "instgem.mvout"(%114, %120, %122, %109) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

@@ -20,6 +20,25 @@
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -77,6 +96,9 @@ module {
     %5 = arith.cmpi eq, %4, %c0_i64 : i64
     %6 = arith.andi %1, %3 : i1
     %7 = arith.andi %6, %5 : i1
+    %c3221225520_i64 = arith.constant 3221225520 : i64
+    %c3221225504_i64 = arith.constant 3221225504 : i64
+    %c3221225488_i64 = arith.constant 3221225488 : i64
     %c2 = arith.constant 2 : index
     %c2684354560_i64 = arith.constant 2684354560 : i64
     %c192_i64 = arith.constant 192 : i64
@@ -84,6 +106,7 @@ module {
     %c4294967295_i64 = arith.constant 4294967295 : i64
     %c128_i64 = arith.constant 128 : i64
     %c4_i64 = arith.constant 4 : i64
+    %c15_i64 = arith.constant 15 : i64
     %c32_i64 = arith.constant 32 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c2_i64_1 = arith.constant 2 : i64
@@ -112,572 +135,801 @@ module {
     %10 = call @baco_program_id(%c1_i64_2) : (i64) -> i64
     %11 = arith.index_cast %10 : i64 to index
     %12 = arith.muli %9, %c32 : index
-    %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
     %13 = arith.muli %11, %c16 : index
-    %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-    "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-    scf.for %arg8 = %c0 to %c2 step %c1 {
-      %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.muli %60, %c16_i64 : i64
-      %62 = arith.ori %61, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %62, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
-    scf.for %arg8 = %c0 to %c2 step %c1 {
-      %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.muli %60, %c16_i64 : i64
-      %62 = arith.addi %61, %c32_i64 : i64
-      %63 = arith.ori %62, %c2147483648_i64 : i64
-      "instgem.mvin"(%c0_i64_3, %63, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-    } {gemmini.load_stream}
     %14 = arith.ceildivsi %arg7, %c32 : index
-    %15:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-      %60 = arith.maxsi %12, %c0 : index
-      %61 = arith.minsi %60, %arg5 : index
-      %62 = arith.addi %12, %c32 : index
-      %63 = arith.maxsi %62, %c0 : index
-      %64 = arith.minsi %63, %arg5 : index
-      %65 = arith.subi %61, %12 : index
-      %66 = arith.maxsi %65, %c0 : index
-      %67 = arith.minsi %66, %c32 : index
-      %68 = arith.subi %64, %61 : index
-      %69 = arith.maxsi %arg9, %c0 : index
-      %70 = arith.minsi %69, %arg7 : index
-      %71 = arith.addi %arg9, %c32 : index
-      %72 = arith.maxsi %71, %c0 : index
-      %73 = arith.minsi %72, %arg7 : index
-      %74 = arith.subi %70, %arg9 : index
-      %75 = arith.maxsi %74, %c0 : index
-      %76 = arith.minsi %75, %c32 : index
-      %77 = arith.subi %73, %70 : index
-      %78 = arith.cmpi sgt, %76, %c0 : index
-      scf.if %78 {
-        func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
+    %15 = arith.maxsi %12, %c0 : index
+    %16 = arith.minsi %15, %arg5 : index
+    %17 = arith.subi %16, %12 : index
+    %18 = arith.maxsi %13, %c0 : index
+    %19 = arith.minsi %18, %arg6 : index
+    %20 = arith.subi %19, %13 : index
+    %21 = arith.addi %12, %c32 : index
+    %22 = arith.addi %13, %c16 : index
+    %23 = arith.subi %14, %c1 : index
+    %24 = arith.muli %23, %c32 : index
+    %25 = arith.addi %24, %c32 : index
+    %26 = arith.cmpi sge, %12, %c0 : index
+    %27 = arith.cmpi sle, %12, %arg5 : index
+    %28 = arith.cmpi sge, %21, %c0 : index
+    %29 = arith.cmpi sle, %21, %arg5 : index
+    %30 = arith.cmpi sge, %17, %c0 : index
+    %31 = arith.cmpi sle, %17, %c32 : index
+    %32 = arith.cmpi sge, %13, %c0 : index
+    %33 = arith.cmpi sle, %13, %arg6 : index
+    %34 = arith.cmpi sge, %22, %c0 : index
+    %35 = arith.cmpi sle, %22, %arg6 : index
+    %36 = arith.cmpi sge, %20, %c0 : index
+    %37 = arith.cmpi sle, %20, %c16 : index
+    %38 = arith.cmpi sle, %24, %arg7 : index
+    %39 = arith.cmpi sle, %25, %arg7 : index
+    %40 = arith.andi %26, %27 : i1
+    %41 = arith.andi %40, %28 : i1
+    %42 = arith.andi %41, %29 : i1
+    %43 = arith.andi %42, %30 : i1
+    %44 = arith.andi %43, %31 : i1
+    %45 = arith.andi %44, %32 : i1
+    %46 = arith.andi %45, %33 : i1
+    %47 = arith.andi %46, %34 : i1
+    %48 = arith.andi %47, %35 : i1
+    %49 = arith.andi %48, %36 : i1
+    %50 = arith.andi %49, %37 : i1
+    %51 = arith.andi %50, %28 : i1
+    %52 = arith.andi %51, %29 : i1
+    %53 = arith.andi %52, %38 : i1
+    %54 = arith.andi %53, %39 : i1
+    %55 = arith.andi %54, %38 : i1
+    %56 = arith.andi %55, %39 : i1
+    %57 = arith.andi %56, %34 : i1
+    %58 = arith.andi %57, %35 : i1
+    %59 = arith.andi %58, %38 : i1
+    %60 = arith.andi %59, %39 : i1
+    scf.if %60 {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %74 = arith.index_cast %arg8 : index to i64
+        %75 = arith.muli %74, %c16_i64 : i64
+        %76 = arith.ori %75, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %74 = arith.index_cast %arg8 : index to i64
+        %75 = arith.muli %74, %c16_i64 : i64
+        %76 = arith.addi %75, %c32_i64 : i64
+        %77 = arith.ori %76, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %77, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %61:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %74 = arith.addi %arg9, %c32 : index
+        %subview_15 = memref.subview %reinterpret_cast[%12, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_16 = memref.cast %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %75 = arith.index_cast %arg8 : index to i64
+        %76 = arith.remsi %75, %c2_i64_1 : i64
+        %77 = arith.muli %76, %c64_i64 : i64
+        %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_21 = memref.extract_aligned_pointer_as_index %cast_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %78 = arith.index_cast %intptr_21 : index to i64
+        %79 = arith.index_cast %offset_18 : index to i64
+        %80 = arith.addi %78, %79 : i64
+        %81 = arith.index_cast %strides_20#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %95 = arith.index_cast %arg12 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %c0_i64_3 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %c32_i64 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.muli %97, %81 : i64
+          %102 = arith.addi %80, %101 : i64
+          %103 = arith.muli %95, %c32_i64 : i64
+          %104 = arith.addi %103, %77 : i64
+          %105 = arith.subi %97, %96 : i64
+          %106 = arith.addi %104, %105 : i64
+          "instgem.mvin"(%102, %106, %c32_i64, %100) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %82 = arith.addi %arg10, %c32 : index
+        %subview_22 = memref.subview %reinterpret_cast_4[%arg10, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_23 = memref.cast %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %83 = arith.muli %76, %c32_i64 : i64
+        %84 = arith.addi %83, %c128_i64 : i64
+        %base_buffer_24, %offset_25, %sizes_26:2, %strides_27:2 = memref.extract_strided_metadata %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_28 = memref.extract_aligned_pointer_as_index %cast_23 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %85 = arith.index_cast %intptr_28 : index to i64
+        %86 = arith.index_cast %offset_25 : index to i64
+        %87 = arith.addi %85, %86 : i64
+        %88 = arith.index_cast %strides_27#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %88) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %95 = arith.index_cast %arg12 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %c0_i64_3 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %c32_i64 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.muli %97, %88 : i64
+          %102 = arith.addi %87, %101 : i64
+          %103 = arith.addi %96, %84 : i64
+          %104 = arith.subi %97, %96 : i64
+          %105 = arith.addi %103, %104 : i64
+          "instgem.mvin"(%102, %105, %c16_i64, %100) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %95 = arith.index_cast %arg12 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.addi %96, %84 : i64
+          "instgem.preload"(%97, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %98 = arith.addi %96, %77 : i64
+          "instgem.compute_preloaded"(%98, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %99 = arith.addi %96, %c32_i64 : i64
+          %100 = arith.addi %99, %77 : i64
+          "instgem.compute_accumulated"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %89 = arith.addi %arg11, %c32 : index
+        %subview_29 = memref.subview %reinterpret_cast_5[%arg11, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_30 = memref.cast %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %90 = arith.addi %83, %c192_i64 : i64
+        %base_buffer_31, %offset_32, %sizes_33:2, %strides_34:2 = memref.extract_strided_metadata %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_35 = memref.extract_aligned_pointer_as_index %cast_30 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %91 = arith.index_cast %intptr_35 : index to i64
+        %92 = arith.index_cast %offset_32 : index to i64
+        %93 = arith.addi %91, %92 : i64
+        %94 = arith.index_cast %strides_34#0 : index to i64
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %95 = arith.index_cast %arg12 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %c0_i64_3 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %c32_i64 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.muli %97, %94 : i64
+          %102 = arith.addi %93, %101 : i64
+          %103 = arith.addi %96, %90 : i64
+          %104 = arith.subi %97, %96 : i64
+          %105 = arith.addi %103, %104 : i64
+          "instgem.mvin"(%102, %105, %c16_i64, %100) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg12 = %c0 to %c2 step %c1 {
+          %95 = arith.index_cast %arg12 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.addi %96, %90 : i64
+          "instgem.preload"(%97, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %98 = arith.addi %96, %77 : i64
+          "instgem.compute_preloaded"(%98, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %99 = arith.addi %96, %c32_i64 : i64
+          %100 = arith.addi %99, %77 : i64
+          "instgem.compute_accumulated"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.yield %74, %82, %89 : index, index, index
       }
-      %subview_14 = memref.subview %reinterpret_cast[%61, %70] [%68, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %79 = arith.index_cast %arg8 : index to i64
-      %80 = arith.remsi %79, %c2_i64_1 : i64
-      %81 = arith.muli %80, %c64_i64 : i64
-      %82 = arith.index_cast %67 : index to i64
-      %83 = arith.index_cast %68 : index to i64
-      %84 = arith.index_cast %77 : index to i64
-      %85 = arith.addi %82, %83 : i64
-      %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %86 = arith.index_cast %intptr_19 : index to i64
-      %87 = arith.index_cast %offset_16 : index to i64
-      %88 = arith.addi %86, %87 : i64
-      %89 = arith.index_cast %strides_18#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %89) : (i64, i64, i64, i64, i64, i64) -> ()
-      %90 = arith.ceildivsi %84, %c64_i64 : i64
-      %91 = arith.divsi %82, %c16_i64 : i64
-      %92 = arith.ceildivsi %85, %c16_i64 : i64
-      %93 = arith.subi %92, %91 : i64
-      %94 = arith.cmpi sgt, %83, %c0_i64_3 : i64
-      %95 = arith.extui %94 : i1 to i64
-      %96 = arith.muli %93, %95 : i64
-      %97 = arith.muli %96, %90 : i64
-      %98 = arith.index_cast %97 : i64 to index
-      scf.for %arg12 = %c0 to %98 step %c1 {
-        %209 = arith.index_cast %arg12 : index to i64
-        %210 = arith.addi %91, %209 : i64
-        %211 = arith.muli %210, %c16_i64 : i64
-        %212 = arith.maxsi %211, %82 : i64
-        %213 = arith.addi %211, %c16_i64 : i64
-        %214 = arith.minsi %213, %85 : i64
-        %215 = arith.subi %214, %212 : i64
-        %216 = arith.subi %212, %82 : i64
-        %217 = arith.muli %216, %89 : i64
-        %218 = arith.addi %88, %217 : i64
-        %219 = arith.muli %210, %c32_i64 : i64
-        %220 = arith.addi %219, %81 : i64
-        %221 = arith.subi %212, %211 : i64
-        %222 = arith.addi %220, %221 : i64
-        %223 = arith.minsi %84, %c64_i64 : i64
-        "instgem.mvin"(%218, %222, %223, %215) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %99 = arith.ceildivsi %82, %c16_i64 : i64
-      %100 = arith.cmpi sgt, %82, %c0_i64_3 : i64
-      %101 = arith.extui %100 : i1 to i64
-      %102 = arith.muli %99, %101 : i64
-      %103 = arith.muli %102, %90 : i64
-      %104 = arith.index_cast %103 : i64 to index
-      scf.for %arg12 = %c0 to %104 step %c1 {
-        %209 = arith.index_cast %arg12 : index to i64
-        %210 = arith.muli %209, %c16_i64 : i64
-        %211 = arith.maxsi %210, %c0_i64_3 : i64
-        %212 = arith.addi %210, %c16_i64 : i64
-        %213 = arith.minsi %212, %82 : i64
-        %214 = arith.subi %213, %211 : i64
-        %215 = arith.muli %209, %c32_i64 : i64
-        %216 = arith.addi %215, %81 : i64
-        %217 = arith.subi %211, %210 : i64
-        %218 = arith.addi %216, %217 : i64
-        %219 = arith.minsi %84, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %218, %219, %214) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %105 = arith.maxsi %arg10, %c0 : index
-      %106 = arith.minsi %105, %arg7 : index
-      %107 = arith.addi %arg10, %c32 : index
-      %108 = arith.maxsi %107, %c0 : index
-      %109 = arith.minsi %108, %arg7 : index
-      %110 = arith.subi %106, %arg10 : index
-      %111 = arith.maxsi %110, %c0 : index
-      %112 = arith.minsi %111, %c32 : index
-      %113 = arith.subi %109, %106 : index
-      %114 = arith.maxsi %13, %c0 : index
-      %115 = arith.minsi %114, %arg6 : index
-      %116 = arith.addi %13, %c16 : index
-      %117 = arith.maxsi %116, %c0 : index
-      %118 = arith.minsi %117, %arg6 : index
-      %119 = arith.subi %115, %13 : index
-      %120 = arith.maxsi %119, %c0 : index
-      %121 = arith.minsi %120, %c16 : index
-      %122 = arith.subi %118, %115 : index
-      %123 = arith.cmpi sgt, %121, %c0 : index
-      scf.if %123 {
-        func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %subview = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %62 = arith.index_cast %intptr : index to i64
+      %63 = arith.index_cast %offset : index to i64
+      %64 = arith.muli %63, %c4_i64 : i64
+      %65 = arith.addi %62, %64 : i64
+      %66 = arith.index_cast %strides#0 : index to i64
+      %67 = arith.muli %66, %c4_i64 : i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %67, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %subview_20 = memref.subview %reinterpret_cast_4[%106, %115] [%113, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %124 = arith.muli %80, %c32_i64 : i64
-      %125 = arith.addi %124, %c128_i64 : i64
-      %126 = arith.index_cast %112 : index to i64
-      %127 = arith.index_cast %113 : index to i64
-      %128 = arith.index_cast %122 : index to i64
-      %129 = arith.addi %126, %127 : i64
-      %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %130 = arith.index_cast %intptr_25 : index to i64
-      %131 = arith.index_cast %offset_22 : index to i64
-      %132 = arith.addi %130, %131 : i64
-      %133 = arith.index_cast %strides_24#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
-      %134 = arith.ceildivsi %128, %c64_i64 : i64
-      %135 = arith.divsi %126, %c16_i64 : i64
-      %136 = arith.ceildivsi %129, %c16_i64 : i64
-      %137 = arith.subi %136, %135 : i64
-      %138 = arith.cmpi sgt, %127, %c0_i64_3 : i64
-      %139 = arith.extui %138 : i1 to i64
-      %140 = arith.muli %137, %139 : i64
-      %141 = arith.muli %140, %134 : i64
-      %142 = arith.index_cast %141 : i64 to index
-      scf.for %arg12 = %c0 to %142 step %c1 {
-        %209 = arith.index_cast %arg12 : index to i64
-        %210 = arith.addi %135, %209 : i64
-        %211 = arith.muli %210, %c16_i64 : i64
-        %212 = arith.maxsi %211, %126 : i64
-        %213 = arith.addi %211, %c16_i64 : i64
-        %214 = arith.minsi %213, %129 : i64
-        %215 = arith.subi %214, %212 : i64
-        %216 = arith.subi %212, %126 : i64
-        %217 = arith.muli %216, %133 : i64
-        %218 = arith.addi %132, %217 : i64
-        %219 = arith.addi %211, %125 : i64
-        %220 = arith.subi %212, %211 : i64
-        %221 = arith.addi %219, %220 : i64
-        %222 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%218, %221, %222, %215) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %143 = arith.ceildivsi %126, %c16_i64 : i64
-      %144 = arith.cmpi sgt, %126, %c0_i64_3 : i64
-      %145 = arith.extui %144 : i1 to i64
-      %146 = arith.muli %143, %145 : i64
-      %147 = arith.muli %146, %134 : i64
-      %148 = arith.index_cast %147 : i64 to index
-      scf.for %arg12 = %c0 to %148 step %c1 {
-        %209 = arith.index_cast %arg12 : index to i64
-        %210 = arith.muli %209, %c16_i64 : i64
-        %211 = arith.maxsi %210, %c0_i64_3 : i64
-        %212 = arith.addi %210, %c16_i64 : i64
-        %213 = arith.minsi %212, %126 : i64
-        %214 = arith.subi %213, %211 : i64
-        %215 = arith.addi %210, %125 : i64
-        %216 = arith.subi %211, %210 : i64
-        %217 = arith.addi %215, %216 : i64
-        %218 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %217, %218, %214) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %149 = arith.maxsi %85, %c0_i64_3 : i64
-      %150 = arith.minsi %149, %c32_i64 : i64
-      %151 = arith.maxsi %84, %c0_i64_3 : i64
-      %152 = arith.minsi %151, %c32_i64 : i64
-      %153 = arith.maxsi %129, %c0_i64_3 : i64
-      %154 = arith.minsi %153, %c32_i64 : i64
-      %155 = arith.maxsi %128, %c0_i64_3 : i64
-      %156 = arith.minsi %155, %c16_i64 : i64
-      %157 = arith.ceildivsi %150, %c16_i64 : i64
-      %158 = arith.ceildivsi %156, %c16_i64 : i64
-      %159 = arith.minsi %152, %154 : i64
-      %160 = arith.ceildivsi %159, %c16_i64 : i64
-      %161 = arith.cmpi sgt, %157, %c0_i64_3 : i64
-      %162 = arith.select %161, %158, %c0_i64_3 : i64
-      %163 = arith.index_cast %162 : i64 to index
-      %164 = arith.divsi %159, %c16_i64 : i64
-      %165 = arith.minsi %160, %164 : i64
-      %166 = arith.maxsi %165, %c0_i64_3 : i64
-      %167 = arith.divsi %150, %c16_i64 : i64
-      %168 = arith.minsi %157, %167 : i64
-      %169 = arith.maxsi %168, %c1_i64_2 : i64
-      %170 = arith.minsi %150, %c16_i64 : i64
-      scf.for %arg12 = %c0 to %163 step %c1 {
-        %209 = arith.index_cast %arg12 : index to i64
-        %210 = arith.muli %209, %c16_i64 : i64
-        %211 = arith.subi %156, %210 : i64
-        %212 = arith.minsi %211, %c16_i64 : i64
-        %213 = arith.index_cast %166 : i64 to index
-        scf.for %arg13 = %c0 to %213 step %c1 {
-          %215 = arith.index_cast %arg13 : index to i64
-          %216 = arith.ori %210, %c3221225472_i64 : i64
-          %217 = arith.muli %215, %c16_i64 : i64
-          %218 = arith.addi %217, %210 : i64
-          %219 = arith.addi %218, %125 : i64
-          "instgem.preload"(%219, %212, %c16_i64, %216, %212, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-          %220 = arith.addi %217, %81 : i64
-          "instgem.compute_preloaded"(%220, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %221 = arith.index_cast %169 : i64 to index
-          scf.for %arg14 = %c1 to %221 step %c1 {
-            %223 = arith.index_cast %arg14 : index to i64
-            %224 = arith.muli %223, %c16_i64 : i64
-            %225 = arith.addi %224, %210 : i64
-            %226 = arith.ori %225, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %227 = arith.muli %223, %c32_i64 : i64
-            %228 = arith.addi %227, %217 : i64
-            %229 = arith.addi %228, %81 : i64
-            "instgem.compute_accumulated"(%229, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %222 = arith.index_cast %157 : i64 to index
-          scf.for %arg14 = %221 to %222 step %c1 {
-            %223 = arith.index_cast %arg14 : index to i64
-            %224 = arith.muli %223, %c16_i64 : i64
-            %225 = arith.subi %150, %224 : i64
-            %226 = arith.minsi %225, %c16_i64 : i64
-            %227 = arith.addi %224, %210 : i64
-            %228 = arith.ori %227, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %212, %226) : (i64, i64, i64, i64, i64, i64) -> ()
-            %229 = arith.muli %223, %c32_i64 : i64
-            %230 = arith.addi %229, %217 : i64
-            %231 = arith.addi %230, %81 : i64
-            "instgem.compute_accumulated"(%231, %c16_i64, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-        %214 = arith.index_cast %160 : i64 to index
-        scf.for %arg13 = %213 to %214 step %c1 {
-          %215 = arith.index_cast %arg13 : index to i64
-          %216 = arith.muli %215, %c16_i64 : i64
-          %217 = arith.subi %152, %216 : i64
-          %218 = arith.minsi %217, %c16_i64 : i64
-          %219 = arith.subi %154, %216 : i64
-          %220 = arith.minsi %219, %c16_i64 : i64
-          %221 = arith.ori %210, %c3221225472_i64 : i64
-          %222 = arith.addi %216, %210 : i64
-          %223 = arith.addi %222, %125 : i64
-          "instgem.preload"(%223, %212, %220, %221, %212, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-          %224 = arith.addi %216, %81 : i64
-          "instgem.compute_preloaded"(%224, %218, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %225 = arith.index_cast %169 : i64 to index
-          scf.for %arg14 = %c1 to %225 step %c1 {
-            %227 = arith.index_cast %arg14 : index to i64
-            %228 = arith.muli %227, %c16_i64 : i64
-            %229 = arith.addi %228, %210 : i64
-            %230 = arith.ori %229, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %231 = arith.muli %227, %c32_i64 : i64
-            %232 = arith.addi %231, %216 : i64
-            %233 = arith.addi %232, %81 : i64
-            "instgem.compute_accumulated"(%233, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %226 = arith.index_cast %157 : i64 to index
-          scf.for %arg14 = %225 to %226 step %c1 {
-            %227 = arith.index_cast %arg14 : index to i64
-            %228 = arith.muli %227, %c16_i64 : i64
-            %229 = arith.subi %150, %228 : i64
-            %230 = arith.minsi %229, %c16_i64 : i64
-            %231 = arith.addi %228, %210 : i64
-            %232 = arith.ori %231, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %212, %230) : (i64, i64, i64, i64, i64, i64) -> ()
-            %233 = arith.muli %227, %c32_i64 : i64
-            %234 = arith.addi %233, %216 : i64
-            %235 = arith.addi %234, %81 : i64
-            "instgem.compute_accumulated"(%235, %218, %230, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-      } {gemmini.compute_nest}
-      %171 = arith.maxsi %arg11, %c0 : index
-      %172 = arith.minsi %171, %arg7 : index
-      %173 = arith.addi %arg11, %c32 : index
-      %174 = arith.maxsi %173, %c0 : index
-      %175 = arith.minsi %174, %arg7 : index
-      %176 = arith.subi %172, %arg11 : index
-      %177 = arith.maxsi %176, %c0 : index
-      %178 = arith.minsi %177, %c32 : index
-      %179 = arith.subi %175, %172 : index
-      scf.if %123 {
-        func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %74 = arith.index_cast %arg8 : index to i64
+        %75 = arith.remsi %74, %c2_i64_1 : i64
+        %76 = arith.divsi %74, %c2_i64_1 : i64
+        %77 = arith.muli %75, %c16_i64 : i64
+        %78 = arith.maxsi %77, %c0_i64_3 : i64
+        %79 = arith.addi %77, %c16_i64 : i64
+        %80 = arith.minsi %79, %c32_i64 : i64
+        %81 = arith.subi %80, %78 : i64
+        %82 = arith.muli %78, %67 : i64
+        %83 = arith.addi %65, %82 : i64
+        %84 = arith.muli %76, %c64_i64 : i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.muli %76, %c16_i64 : i64
+        %87 = arith.addi %77, %86 : i64
+        %88 = arith.ori %87, %c2684354560_i64 : i64
+        %89 = arith.subi %78, %77 : i64
+        %90 = arith.addi %88, %89 : i64
+        %91 = arith.subi %c16_i64, %86 : i64
+        %92 = arith.minsi %91, %c16_i64 : i64
+        "instgem.mvout"(%85, %90, %92, %81) : (i64, i64, i64, i64) -> ()
       }
-      %subview_26 = memref.subview %reinterpret_cast_5[%172, %115] [%179, %122] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %180 = arith.addi %124, %c192_i64 : i64
-      %181 = arith.index_cast %178 : index to i64
-      %182 = arith.index_cast %179 : index to i64
-      %183 = arith.addi %181, %182 : i64
-      %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %184 = arith.index_cast %intptr_31 : index to i64
-      %185 = arith.index_cast %offset_28 : index to i64
-      %186 = arith.addi %184, %185 : i64
-      %187 = arith.index_cast %strides_30#0 : index to i64
-      %188 = arith.divsi %181, %c16_i64 : i64
-      %189 = arith.ceildivsi %183, %c16_i64 : i64
-      %190 = arith.subi %189, %188 : i64
-      %191 = arith.cmpi sgt, %182, %c0_i64_3 : i64
-      %192 = arith.extui %191 : i1 to i64
-      %193 = arith.muli %190, %192 : i64
-      %194 = arith.muli %193, %134 : i64
-      %195 = arith.index_cast %194 : i64 to index
-      scf.for %arg12 = %c0 to %195 step %c1 {
-        %209 = arith.index_cast %arg12 : index to i64
-        %210 = arith.addi %188, %209 : i64
-        %211 = arith.muli %210, %c16_i64 : i64
-        %212 = arith.maxsi %211, %181 : i64
-        %213 = arith.addi %211, %c16_i64 : i64
-        %214 = arith.minsi %213, %183 : i64
-        %215 = arith.subi %214, %212 : i64
-        %216 = arith.subi %212, %181 : i64
-        %217 = arith.muli %216, %187 : i64
-        %218 = arith.addi %186, %217 : i64
-        %219 = arith.addi %211, %180 : i64
-        %220 = arith.subi %212, %211 : i64
-        %221 = arith.addi %219, %220 : i64
-        %222 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%218, %221, %222, %215) : (i64, i64, i64, i64) -> ()
+      %subview_8 = memref.subview %reinterpret_cast_7[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+      %cast_9 = memref.cast %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_14 = memref.extract_aligned_pointer_as_index %cast_9 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %68 = arith.index_cast %intptr_14 : index to i64
+      %69 = arith.index_cast %offset_11 : index to i64
+      %70 = arith.muli %69, %c4_i64 : i64
+      %71 = arith.addi %68, %70 : i64
+      %72 = arith.index_cast %strides_13#0 : index to i64
+      %73 = arith.muli %72, %c4_i64 : i64
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %74 = arith.index_cast %arg8 : index to i64
+        %75 = arith.remsi %74, %c2_i64_1 : i64
+        %76 = arith.divsi %74, %c2_i64_1 : i64
+        %77 = arith.muli %75, %c16_i64 : i64
+        %78 = arith.maxsi %77, %c0_i64_3 : i64
+        %79 = arith.addi %77, %c16_i64 : i64
+        %80 = arith.minsi %79, %c32_i64 : i64
+        %81 = arith.subi %80, %78 : i64
+        %82 = arith.muli %78, %73 : i64
+        %83 = arith.addi %71, %82 : i64
+        %84 = arith.muli %76, %c64_i64 : i64
+        %85 = arith.addi %83, %84 : i64
+        %86 = arith.muli %76, %c16_i64 : i64
+        %87 = arith.addi %77, %86 : i64
+        %88 = arith.addi %87, %c32_i64 : i64
+        %89 = arith.ori %88, %c2684354560_i64 : i64
+        %90 = arith.subi %78, %77 : i64
+        %91 = arith.addi %89, %90 : i64
+        %92 = arith.subi %c16_i64, %86 : i64
+        %93 = arith.minsi %92, %c16_i64 : i64
+        "instgem.mvout"(%85, %91, %93, %81) : (i64, i64, i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %101 = arith.index_cast %arg8 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.ori %102, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %103, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %196 = arith.ceildivsi %181, %c16_i64 : i64
-      %197 = arith.cmpi sgt, %181, %c0_i64_3 : i64
-      %198 = arith.extui %197 : i1 to i64
-      %199 = arith.muli %196, %198 : i64
-      %200 = arith.muli %199, %134 : i64
-      %201 = arith.index_cast %200 : i64 to index
-      scf.for %arg12 = %c0 to %201 step %c1 {
-        %209 = arith.index_cast %arg12 : index to i64
-        %210 = arith.muli %209, %c16_i64 : i64
-        %211 = arith.maxsi %210, %c0_i64_3 : i64
-        %212 = arith.addi %210, %c16_i64 : i64
-        %213 = arith.minsi %212, %181 : i64
-        %214 = arith.subi %213, %211 : i64
-        %215 = arith.addi %210, %180 : i64
-        %216 = arith.subi %211, %210 : i64
-        %217 = arith.addi %215, %216 : i64
-        %218 = arith.minsi %128, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %217, %218, %214) : (i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %101 = arith.index_cast %arg8 : index to i64
+        %102 = arith.muli %101, %c16_i64 : i64
+        %103 = arith.addi %102, %c32_i64 : i64
+        %104 = arith.ori %103, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %202 = arith.maxsi %183, %c0_i64_3 : i64
-      %203 = arith.minsi %202, %c32_i64 : i64
-      %204 = arith.minsi %152, %203 : i64
-      %205 = arith.ceildivsi %204, %c16_i64 : i64
-      %206 = arith.divsi %204, %c16_i64 : i64
-      %207 = arith.minsi %205, %206 : i64
-      %208 = arith.maxsi %207, %c0_i64_3 : i64
-      scf.for %arg12 = %c0 to %163 step %c1 {
-        %209 = arith.index_cast %arg12 : index to i64
-        %210 = arith.muli %209, %c16_i64 : i64
-        %211 = arith.subi %156, %210 : i64
-        %212 = arith.minsi %211, %c16_i64 : i64
-        %213 = arith.index_cast %208 : i64 to index
-        scf.for %arg13 = %c0 to %213 step %c1 {
-          %215 = arith.index_cast %arg13 : index to i64
-          %216 = arith.addi %210, %c32_i64 : i64
-          %217 = arith.ori %216, %c3221225472_i64 : i64
-          %218 = arith.muli %215, %c16_i64 : i64
-          %219 = arith.addi %218, %210 : i64
-          %220 = arith.addi %219, %180 : i64
-          "instgem.preload"(%220, %212, %c16_i64, %217, %212, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-          %221 = arith.addi %218, %81 : i64
-          "instgem.compute_preloaded"(%221, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %222 = arith.index_cast %169 : i64 to index
-          scf.for %arg14 = %c1 to %222 step %c1 {
-            %224 = arith.index_cast %arg14 : index to i64
-            %225 = arith.muli %224, %c16_i64 : i64
-            %226 = arith.addi %225, %210 : i64
-            %227 = arith.addi %226, %c32_i64 : i64
-            %228 = arith.ori %227, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %229 = arith.muli %224, %c32_i64 : i64
-            %230 = arith.addi %229, %218 : i64
-            %231 = arith.addi %230, %81 : i64
-            "instgem.compute_accumulated"(%231, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %223 = arith.index_cast %157 : i64 to index
-          scf.for %arg14 = %222 to %223 step %c1 {
-            %224 = arith.index_cast %arg14 : index to i64
-            %225 = arith.muli %224, %c16_i64 : i64
-            %226 = arith.subi %150, %225 : i64
-            %227 = arith.minsi %226, %c16_i64 : i64
-            %228 = arith.addi %225, %210 : i64
-            %229 = arith.addi %228, %c32_i64 : i64
-            %230 = arith.ori %229, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %212, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-            %231 = arith.muli %224, %c32_i64 : i64
-            %232 = arith.addi %231, %218 : i64
-            %233 = arith.addi %232, %81 : i64
-            "instgem.compute_accumulated"(%233, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+      %61:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %101 = arith.maxsi %21, %c0 : index
+        %102 = arith.minsi %101, %arg5 : index
+        %103 = arith.maxsi %17, %c0 : index
+        %104 = arith.minsi %103, %c32 : index
+        %105 = arith.subi %102, %16 : index
+        %106 = arith.maxsi %arg9, %c0 : index
+        %107 = arith.minsi %106, %arg7 : index
+        %108 = arith.addi %arg9, %c32 : index
+        %109 = arith.maxsi %108, %c0 : index
+        %110 = arith.minsi %109, %arg7 : index
+        %111 = arith.subi %107, %arg9 : index
+        %112 = arith.maxsi %111, %c0 : index
+        %113 = arith.minsi %112, %c32 : index
+        %114 = arith.subi %110, %107 : index
+        %115 = arith.cmpi sgt, %113, %c0 : index
+        scf.if %115 {
+          func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %214 = arith.index_cast %205 : i64 to index
-        scf.for %arg13 = %213 to %214 step %c1 {
-          %215 = arith.index_cast %arg13 : index to i64
-          %216 = arith.muli %215, %c16_i64 : i64
-          %217 = arith.subi %152, %216 : i64
-          %218 = arith.minsi %217, %c16_i64 : i64
-          %219 = arith.subi %203, %216 : i64
-          %220 = arith.minsi %219, %c16_i64 : i64
-          %221 = arith.addi %210, %c32_i64 : i64
-          %222 = arith.ori %221, %c3221225472_i64 : i64
-          %223 = arith.addi %216, %210 : i64
-          %224 = arith.addi %223, %180 : i64
-          "instgem.preload"(%224, %212, %220, %222, %212, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-          %225 = arith.addi %216, %81 : i64
-          "instgem.compute_preloaded"(%225, %218, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %226 = arith.index_cast %169 : i64 to index
-          scf.for %arg14 = %c1 to %226 step %c1 {
-            %228 = arith.index_cast %arg14 : index to i64
-            %229 = arith.muli %228, %c16_i64 : i64
-            %230 = arith.addi %229, %210 : i64
-            %231 = arith.addi %230, %c32_i64 : i64
-            %232 = arith.ori %231, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %233 = arith.muli %228, %c32_i64 : i64
-            %234 = arith.addi %233, %216 : i64
-            %235 = arith.addi %234, %81 : i64
-            "instgem.compute_accumulated"(%235, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %227 = arith.index_cast %157 : i64 to index
-          scf.for %arg14 = %226 to %227 step %c1 {
-            %228 = arith.index_cast %arg14 : index to i64
-            %229 = arith.muli %228, %c16_i64 : i64
-            %230 = arith.subi %150, %229 : i64
-            %231 = arith.minsi %230, %c16_i64 : i64
-            %232 = arith.addi %229, %210 : i64
-            %233 = arith.addi %232, %c32_i64 : i64
-            %234 = arith.ori %233, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %212, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-            %235 = arith.muli %228, %c32_i64 : i64
-            %236 = arith.addi %235, %216 : i64
-            %237 = arith.addi %236, %81 : i64
-            "instgem.compute_accumulated"(%237, %218, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
+        %subview_14 = memref.subview %reinterpret_cast[%16, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %116 = arith.index_cast %arg8 : index to i64
+        %117 = arith.remsi %116, %c2_i64_1 : i64
+        %118 = arith.muli %117, %c64_i64 : i64
+        %119 = arith.index_cast %104 : index to i64
+        %120 = arith.index_cast %105 : index to i64
+        %121 = arith.index_cast %114 : index to i64
+        %122 = arith.addi %119, %120 : i64
+        %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %123 = arith.index_cast %intptr_19 : index to i64
+        %124 = arith.index_cast %offset_16 : index to i64
+        %125 = arith.addi %123, %124 : i64
+        %126 = arith.index_cast %strides_18#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %126) : (i64, i64, i64, i64, i64, i64) -> ()
+        %127 = arith.maxsi %119, %c0_i64_3 : i64
+        %128 = arith.divui %127, %c16_i64 : i64
+        %129 = arith.maxsi %122, %c0_i64_3 : i64
+        %130 = arith.addi %129, %c15_i64 : i64
+        %131 = arith.divui %130, %c16_i64 : i64
+        %132 = arith.subi %131, %128 : i64
+        %133 = arith.cmpi sgt, %120, %c0_i64_3 : i64
+        %134 = arith.extui %133 : i1 to i64
+        %135 = arith.muli %132, %134 : i64
+        %136 = arith.index_cast %135 : i64 to index
+        scf.for %arg12 = %c0 to %136 step %c1 {
+          %243 = arith.index_cast %arg12 : index to i64
+          %244 = arith.addi %128, %243 : i64
+          %245 = arith.muli %244, %c16_i64 : i64
+          %246 = arith.maxsi %245, %119 : i64
+          %247 = arith.addi %245, %c16_i64 : i64
+          %248 = arith.minsi %247, %122 : i64
+          %249 = arith.subi %248, %246 : i64
+          %250 = arith.subi %246, %119 : i64
+          %251 = arith.muli %250, %126 : i64
+          %252 = arith.addi %125, %251 : i64
+          %253 = arith.muli %244, %c32_i64 : i64
+          %254 = arith.addi %253, %118 : i64
+          %255 = arith.subi %246, %245 : i64
+          %256 = arith.addi %254, %255 : i64
+          %257 = arith.minsi %121, %c64_i64 : i64
+          "instgem.mvin"(%252, %256, %257, %249) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %137 = arith.addi %127, %c15_i64 : i64
+        %138 = arith.divui %137, %c16_i64 : i64
+        %139 = arith.cmpi sgt, %119, %c0_i64_3 : i64
+        %140 = arith.extui %139 : i1 to i64
+        %141 = arith.muli %138, %140 : i64
+        %142 = arith.index_cast %141 : i64 to index
+        scf.for %arg12 = %c0 to %142 step %c1 {
+          %243 = arith.index_cast %arg12 : index to i64
+          %244 = arith.muli %243, %c16_i64 : i64
+          %245 = arith.maxsi %244, %c0_i64_3 : i64
+          %246 = arith.addi %244, %c16_i64 : i64
+          %247 = arith.minsi %246, %119 : i64
+          %248 = arith.subi %247, %245 : i64
+          %249 = arith.muli %243, %c32_i64 : i64
+          %250 = arith.addi %249, %118 : i64
+          %251 = arith.subi %245, %244 : i64
+          %252 = arith.addi %250, %251 : i64
+          %253 = arith.minsi %121, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %252, %253, %248) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %143 = arith.maxsi %arg10, %c0 : index
+        %144 = arith.minsi %143, %arg7 : index
+        %145 = arith.addi %arg10, %c32 : index
+        %146 = arith.maxsi %145, %c0 : index
+        %147 = arith.minsi %146, %arg7 : index
+        %148 = arith.subi %144, %arg10 : index
+        %149 = arith.maxsi %148, %c0 : index
+        %150 = arith.minsi %149, %c32 : index
+        %151 = arith.subi %147, %144 : index
+        %152 = arith.maxsi %22, %c0 : index
+        %153 = arith.minsi %152, %arg6 : index
+        %154 = arith.maxsi %20, %c0 : index
+        %155 = arith.minsi %154, %c16 : index
+        %156 = arith.subi %153, %19 : index
+        %157 = arith.cmpi sgt, %155, %c0 : index
+        scf.if %157 {
+          func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
-      } {gemmini.compute_nest}
-      scf.yield %71, %107, %173 : index, index, index
-    }
-    %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-    %16 = arith.maxsi %12, %c0 : index
-    %17 = arith.minsi %16, %arg5 : index
-    %18 = arith.addi %12, %c32 : index
-    %19 = arith.maxsi %18, %c0 : index
-    %20 = arith.minsi %19, %arg5 : index
-    %21 = arith.subi %17, %12 : index
-    %22 = arith.maxsi %21, %c0 : index
-    %23 = arith.minsi %22, %c32 : index
-    %24 = arith.subi %20, %17 : index
-    %25 = arith.maxsi %13, %c0 : index
-    %26 = arith.minsi %25, %arg6 : index
-    %27 = arith.addi %13, %c16 : index
-    %28 = arith.maxsi %27, %c0 : index
-    %29 = arith.minsi %28, %arg6 : index
-    %30 = arith.subi %26, %13 : index
-    %31 = arith.maxsi %30, %c0 : index
-    %32 = arith.minsi %31, %c16 : index
-    %33 = arith.subi %29, %26 : index
-    %34 = arith.cmpi sgt, %32, %c0 : index
-    scf.if %34 {
-      func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview = memref.subview %reinterpret_cast_6[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %35 = arith.index_cast %23 : index to i64
-    %36 = arith.index_cast %24 : index to i64
-    %37 = arith.index_cast %33 : index to i64
-    %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %38 = arith.index_cast %intptr : index to i64
-    %39 = arith.index_cast %offset : index to i64
-    %40 = arith.muli %39, %c4_i64 : i64
-    %41 = arith.addi %38, %40 : i64
-    %42 = arith.index_cast %strides#0 : index to i64
-    %43 = arith.muli %42, %c4_i64 : i64
-    scf.if %7 {
-      "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %43, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-    }
-    %44 = arith.divsi %35, %c16_i64 : i64
-    %45 = arith.addi %35, %36 : i64
-    %46 = arith.ceildivsi %45, %c16_i64 : i64
-    %47 = arith.subi %46, %44 : i64
-    %48 = arith.cmpi sgt, %36, %c0_i64_3 : i64
-    %49 = arith.extui %48 : i1 to i64
-    %50 = arith.muli %47, %49 : i64
-    %51 = arith.ceildivsi %37, %c16_i64 : i64
-    %52 = arith.muli %50, %51 : i64
-    %53 = arith.index_cast %52 : i64 to index
-    scf.for %arg8 = %c0 to %53 step %c1 {
-      %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %50 : i64
-      %62 = arith.divsi %60, %50 : i64
-      %63 = arith.addi %44, %61 : i64
-      %64 = arith.muli %63, %c16_i64 : i64
-      %65 = arith.maxsi %64, %35 : i64
-      %66 = arith.addi %64, %c16_i64 : i64
-      %67 = arith.minsi %66, %45 : i64
-      %68 = arith.subi %67, %65 : i64
-      %69 = arith.subi %65, %35 : i64
-      %70 = arith.muli %69, %43 : i64
-      %71 = arith.addi %41, %70 : i64
-      %72 = arith.muli %62, %c64_i64 : i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.muli %62, %c16_i64 : i64
-      %75 = arith.addi %64, %74 : i64
-      %76 = arith.ori %75, %c2684354560_i64 : i64
-      %77 = arith.subi %65, %64 : i64
-      %78 = arith.addi %76, %77 : i64
-      %79 = arith.subi %37, %74 : i64
-      %80 = arith.minsi %79, %c16_i64 : i64
-      "instgem.mvout"(%73, %78, %80, %68) : (i64, i64, i64, i64) -> ()
-    }
-    scf.if %34 {
-      func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
-    }
-    %subview_8 = memref.subview %reinterpret_cast_7[%17, %26] [%24, %33] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-    %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-    %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-    %54 = arith.index_cast %intptr_13 : index to i64
-    %55 = arith.index_cast %offset_10 : index to i64
-    %56 = arith.muli %55, %c4_i64 : i64
-    %57 = arith.addi %54, %56 : i64
-    %58 = arith.index_cast %strides_12#0 : index to i64
-    %59 = arith.muli %58, %c4_i64 : i64
-    scf.for %arg8 = %c0 to %53 step %c1 {
-      %60 = arith.index_cast %arg8 : index to i64
-      %61 = arith.remsi %60, %50 : i64
-      %62 = arith.divsi %60, %50 : i64
-      %63 = arith.addi %44, %61 : i64
-      %64 = arith.muli %63, %c16_i64 : i64
-      %65 = arith.maxsi %64, %35 : i64
-      %66 = arith.addi %64, %c16_i64 : i64
-      %67 = arith.minsi %66, %45 : i64
-      %68 = arith.subi %67, %65 : i64
-      %69 = arith.subi %65, %35 : i64
-      %70 = arith.muli %69, %59 : i64
-      %71 = arith.addi %57, %70 : i64
-      %72 = arith.muli %62, %c64_i64 : i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.muli %62, %c16_i64 : i64
-      %75 = arith.addi %64, %74 : i64
-      %76 = arith.addi %75, %c32_i64 : i64
-      %77 = arith.ori %76, %c2684354560_i64 : i64
-      %78 = arith.subi %65, %64 : i64
-      %79 = arith.addi %77, %78 : i64
-      %80 = arith.subi %37, %74 : i64
-      %81 = arith.minsi %80, %c16_i64 : i64
-      "instgem.mvout"(%73, %79, %81, %68) : (i64, i64, i64, i64) -> ()
+        %subview_20 = memref.subview %reinterpret_cast_4[%144, %19] [%151, %156] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %158 = arith.muli %117, %c32_i64 : i64
+        %159 = arith.addi %158, %c128_i64 : i64
+        %160 = arith.index_cast %150 : index to i64
+        %161 = arith.index_cast %151 : index to i64
+        %162 = arith.index_cast %156 : index to i64
+        %163 = arith.addi %160, %161 : i64
+        %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %164 = arith.index_cast %intptr_25 : index to i64
+        %165 = arith.index_cast %offset_22 : index to i64
+        %166 = arith.addi %164, %165 : i64
+        %167 = arith.index_cast %strides_24#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %167) : (i64, i64, i64, i64, i64, i64) -> ()
+        %168 = arith.maxsi %160, %c0_i64_3 : i64
+        %169 = arith.divui %168, %c16_i64 : i64
+        %170 = arith.maxsi %163, %c0_i64_3 : i64
+        %171 = arith.addi %170, %c15_i64 : i64
+        %172 = arith.divui %171, %c16_i64 : i64
+        %173 = arith.subi %172, %169 : i64
+        %174 = arith.cmpi sgt, %161, %c0_i64_3 : i64
+        %175 = arith.extui %174 : i1 to i64
+        %176 = arith.muli %173, %175 : i64
+        %177 = arith.index_cast %176 : i64 to index
+        scf.for %arg12 = %c0 to %177 step %c1 {
+          %243 = arith.index_cast %arg12 : index to i64
+          %244 = arith.addi %169, %243 : i64
+          %245 = arith.muli %244, %c16_i64 : i64
+          %246 = arith.maxsi %245, %160 : i64
+          %247 = arith.addi %245, %c16_i64 : i64
+          %248 = arith.minsi %247, %163 : i64
+          %249 = arith.subi %248, %246 : i64
+          %250 = arith.subi %246, %160 : i64
+          %251 = arith.muli %250, %167 : i64
+          %252 = arith.addi %166, %251 : i64
+          %253 = arith.addi %245, %159 : i64
+          %254 = arith.subi %246, %245 : i64
+          %255 = arith.addi %253, %254 : i64
+          %256 = arith.minsi %162, %c64_i64 : i64
+          "instgem.mvin"(%252, %255, %256, %249) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %178 = arith.addi %168, %c15_i64 : i64
+        %179 = arith.divui %178, %c16_i64 : i64
+        %180 = arith.cmpi sgt, %160, %c0_i64_3 : i64
+        %181 = arith.extui %180 : i1 to i64
+        %182 = arith.muli %179, %181 : i64
+        %183 = arith.index_cast %182 : i64 to index
+        scf.for %arg12 = %c0 to %183 step %c1 {
+          %243 = arith.index_cast %arg12 : index to i64
+          %244 = arith.muli %243, %c16_i64 : i64
+          %245 = arith.maxsi %244, %c0_i64_3 : i64
+          %246 = arith.addi %244, %c16_i64 : i64
+          %247 = arith.minsi %246, %160 : i64
+          %248 = arith.subi %247, %245 : i64
+          %249 = arith.addi %244, %159 : i64
+          %250 = arith.subi %245, %244 : i64
+          %251 = arith.addi %249, %250 : i64
+          %252 = arith.minsi %162, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %251, %252, %248) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %184 = arith.minsi %129, %c32_i64 : i64
+        %185 = arith.maxsi %121, %c0_i64_3 : i64
+        %186 = arith.minsi %185, %c32_i64 : i64
+        %187 = arith.minsi %170, %c32_i64 : i64
+        %188 = arith.maxsi %162, %c0_i64_3 : i64
+        %189 = arith.minsi %188, %c16_i64 : i64
+        %190 = arith.ceildivsi %184, %c16_i64 : i64
+        %191 = arith.ceildivsi %189, %c16_i64 : i64
+        %192 = arith.minsi %186, %187 : i64
+        %193 = arith.ceildivsi %192, %c16_i64 : i64
+        %194 = arith.cmpi sgt, %190, %c0_i64_3 : i64
+        %195 = arith.select %194, %191, %c0_i64_3 : i64
+        %196 = arith.index_cast %195 : i64 to index
+        %197 = arith.divsi %192, %c16_i64 : i64
+        %198 = arith.minsi %193, %197 : i64
+        %199 = arith.maxsi %198, %c0_i64_3 : i64
+        %200 = arith.divsi %184, %c16_i64 : i64
+        %201 = arith.minsi %190, %200 : i64
+        %202 = arith.maxsi %201, %c1_i64_2 : i64
+        %203 = arith.minsi %184, %c16_i64 : i64
+        scf.for %arg12 = %c0 to %196 step %c1 {
+          %243 = arith.index_cast %arg12 : index to i64
+          %244 = arith.muli %243, %c16_i64 : i64
+          %245 = arith.subi %189, %244 : i64
+          %246 = arith.minsi %245, %c16_i64 : i64
+          %247 = arith.index_cast %199 : i64 to index
+          scf.for %arg13 = %c0 to %247 step %c1 {
+            %249 = arith.index_cast %arg13 : index to i64
+            %250 = arith.ori %244, %c3221225472_i64 : i64
+            %251 = arith.muli %249, %c16_i64 : i64
+            %252 = arith.addi %251, %244 : i64
+            %253 = arith.addi %252, %159 : i64
+            "instgem.preload"(%253, %246, %c16_i64, %250, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+            %254 = arith.addi %251, %118 : i64
+            "instgem.compute_preloaded"(%254, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %255 = arith.index_cast %202 : i64 to index
+            scf.for %arg14 = %c1 to %255 step %c1 {
+              %257 = arith.index_cast %arg14 : index to i64
+              %258 = arith.muli %257, %c16_i64 : i64
+              %259 = arith.addi %258, %244 : i64
+              %260 = arith.ori %259, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %261 = arith.muli %257, %c32_i64 : i64
+              %262 = arith.addi %261, %251 : i64
+              %263 = arith.addi %262, %118 : i64
+              "instgem.compute_accumulated"(%263, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %256 = arith.index_cast %190 : i64 to index
+            scf.for %arg14 = %255 to %256 step %c1 {
+              %257 = arith.index_cast %arg14 : index to i64
+              %258 = arith.muli %257, %c16_i64 : i64
+              %259 = arith.subi %184, %258 : i64
+              %260 = arith.minsi %259, %c16_i64 : i64
+              %261 = arith.addi %258, %244 : i64
+              %262 = arith.ori %261, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %246, %260) : (i64, i64, i64, i64, i64, i64) -> ()
+              %263 = arith.muli %257, %c32_i64 : i64
+              %264 = arith.addi %263, %251 : i64
+              %265 = arith.addi %264, %118 : i64
+              "instgem.compute_accumulated"(%265, %c16_i64, %260, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %248 = arith.index_cast %193 : i64 to index
+          scf.for %arg13 = %247 to %248 step %c1 {
+            %249 = arith.index_cast %arg13 : index to i64
+            %250 = arith.muli %249, %c16_i64 : i64
+            %251 = arith.subi %186, %250 : i64
+            %252 = arith.minsi %251, %c16_i64 : i64
+            %253 = arith.subi %187, %250 : i64
+            %254 = arith.minsi %253, %c16_i64 : i64
+            %255 = arith.ori %244, %c3221225472_i64 : i64
+            %256 = arith.addi %250, %244 : i64
+            %257 = arith.addi %256, %159 : i64
+            "instgem.preload"(%257, %246, %254, %255, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+            %258 = arith.addi %250, %118 : i64
+            "instgem.compute_preloaded"(%258, %252, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %259 = arith.index_cast %202 : i64 to index
+            scf.for %arg14 = %c1 to %259 step %c1 {
+              %261 = arith.index_cast %arg14 : index to i64
+              %262 = arith.muli %261, %c16_i64 : i64
+              %263 = arith.addi %262, %244 : i64
+              %264 = arith.ori %263, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %265 = arith.muli %261, %c32_i64 : i64
+              %266 = arith.addi %265, %250 : i64
+              %267 = arith.addi %266, %118 : i64
+              "instgem.compute_accumulated"(%267, %252, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %260 = arith.index_cast %190 : i64 to index
+            scf.for %arg14 = %259 to %260 step %c1 {
+              %261 = arith.index_cast %arg14 : index to i64
+              %262 = arith.muli %261, %c16_i64 : i64
+              %263 = arith.subi %184, %262 : i64
+              %264 = arith.minsi %263, %c16_i64 : i64
+              %265 = arith.addi %262, %244 : i64
+              %266 = arith.ori %265, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %246, %264) : (i64, i64, i64, i64, i64, i64) -> ()
+              %267 = arith.muli %261, %c32_i64 : i64
+              %268 = arith.addi %267, %250 : i64
+              %269 = arith.addi %268, %118 : i64
+              "instgem.compute_accumulated"(%269, %252, %264, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %204 = arith.maxsi %arg11, %c0 : index
+        %205 = arith.minsi %204, %arg7 : index
+        %206 = arith.addi %arg11, %c32 : index
+        %207 = arith.maxsi %206, %c0 : index
+        %208 = arith.minsi %207, %arg7 : index
+        %209 = arith.subi %205, %arg11 : index
+        %210 = arith.maxsi %209, %c0 : index
+        %211 = arith.minsi %210, %c32 : index
+        %212 = arith.subi %208, %205 : index
+        scf.if %157 {
+          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+        }
+        %subview_26 = memref.subview %reinterpret_cast_5[%205, %19] [%212, %156] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %213 = arith.addi %158, %c192_i64 : i64
+        %214 = arith.index_cast %211 : index to i64
+        %215 = arith.index_cast %212 : index to i64
+        %216 = arith.addi %214, %215 : i64
+        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %217 = arith.index_cast %intptr_31 : index to i64
+        %218 = arith.index_cast %offset_28 : index to i64
+        %219 = arith.addi %217, %218 : i64
+        %220 = arith.index_cast %strides_30#0 : index to i64
+        %221 = arith.maxsi %214, %c0_i64_3 : i64
+        %222 = arith.divui %221, %c16_i64 : i64
+        %223 = arith.maxsi %216, %c0_i64_3 : i64
+        %224 = arith.addi %223, %c15_i64 : i64
+        %225 = arith.divui %224, %c16_i64 : i64
+        %226 = arith.subi %225, %222 : i64
+        %227 = arith.cmpi sgt, %215, %c0_i64_3 : i64
+        %228 = arith.extui %227 : i1 to i64
+        %229 = arith.muli %226, %228 : i64
+        %230 = arith.index_cast %229 : i64 to index
+        scf.for %arg12 = %c0 to %230 step %c1 {
+          %243 = arith.index_cast %arg12 : index to i64
+          %244 = arith.addi %222, %243 : i64
+          %245 = arith.muli %244, %c16_i64 : i64
+          %246 = arith.maxsi %245, %214 : i64
+          %247 = arith.addi %245, %c16_i64 : i64
+          %248 = arith.minsi %247, %216 : i64
+          %249 = arith.subi %248, %246 : i64
+          %250 = arith.subi %246, %214 : i64
+          %251 = arith.muli %250, %220 : i64
+          %252 = arith.addi %219, %251 : i64
+          %253 = arith.addi %245, %213 : i64
+          %254 = arith.subi %246, %245 : i64
+          %255 = arith.addi %253, %254 : i64
+          %256 = arith.minsi %162, %c64_i64 : i64
+          "instgem.mvin"(%252, %255, %256, %249) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %231 = arith.addi %221, %c15_i64 : i64
+        %232 = arith.divui %231, %c16_i64 : i64
+        %233 = arith.cmpi sgt, %214, %c0_i64_3 : i64
+        %234 = arith.extui %233 : i1 to i64
+        %235 = arith.muli %232, %234 : i64
+        %236 = arith.index_cast %235 : i64 to index
+        scf.for %arg12 = %c0 to %236 step %c1 {
+          %243 = arith.index_cast %arg12 : index to i64
+          %244 = arith.muli %243, %c16_i64 : i64
+          %245 = arith.maxsi %244, %c0_i64_3 : i64
+          %246 = arith.addi %244, %c16_i64 : i64
+          %247 = arith.minsi %246, %214 : i64
+          %248 = arith.subi %247, %245 : i64
+          %249 = arith.addi %244, %213 : i64
+          %250 = arith.subi %245, %244 : i64
+          %251 = arith.addi %249, %250 : i64
+          %252 = arith.minsi %162, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %251, %252, %248) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %237 = arith.minsi %223, %c32_i64 : i64
+        %238 = arith.minsi %186, %237 : i64
+        %239 = arith.ceildivsi %238, %c16_i64 : i64
+        %240 = arith.divsi %238, %c16_i64 : i64
+        %241 = arith.minsi %239, %240 : i64
+        %242 = arith.maxsi %241, %c0_i64_3 : i64
+        scf.for %arg12 = %c0 to %196 step %c1 {
+          %243 = arith.index_cast %arg12 : index to i64
+          %244 = arith.muli %243, %c16_i64 : i64
+          %245 = arith.subi %189, %244 : i64
+          %246 = arith.minsi %245, %c16_i64 : i64
+          %247 = arith.index_cast %242 : i64 to index
+          scf.for %arg13 = %c0 to %247 step %c1 {
+            %249 = arith.index_cast %arg13 : index to i64
+            %250 = arith.addi %244, %c32_i64 : i64
+            %251 = arith.ori %250, %c3221225472_i64 : i64
+            %252 = arith.muli %249, %c16_i64 : i64
+            %253 = arith.addi %252, %244 : i64
+            %254 = arith.addi %253, %213 : i64
+            "instgem.preload"(%254, %246, %c16_i64, %251, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+            %255 = arith.addi %252, %118 : i64
+            "instgem.compute_preloaded"(%255, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %256 = arith.index_cast %202 : i64 to index
+            scf.for %arg14 = %c1 to %256 step %c1 {
+              %258 = arith.index_cast %arg14 : index to i64
+              %259 = arith.muli %258, %c16_i64 : i64
+              %260 = arith.addi %259, %244 : i64
+              %261 = arith.addi %260, %c32_i64 : i64
+              %262 = arith.ori %261, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %263 = arith.muli %258, %c32_i64 : i64
+              %264 = arith.addi %263, %252 : i64
+              %265 = arith.addi %264, %118 : i64
+              "instgem.compute_accumulated"(%265, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %257 = arith.index_cast %190 : i64 to index
+            scf.for %arg14 = %256 to %257 step %c1 {
+              %258 = arith.index_cast %arg14 : index to i64
+              %259 = arith.muli %258, %c16_i64 : i64
+              %260 = arith.subi %184, %259 : i64
+              %261 = arith.minsi %260, %c16_i64 : i64
+              %262 = arith.addi %259, %244 : i64
+              %263 = arith.addi %262, %c32_i64 : i64
+              %264 = arith.ori %263, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %246, %261) : (i64, i64, i64, i64, i64, i64) -> ()
+              %265 = arith.muli %258, %c32_i64 : i64
+              %266 = arith.addi %265, %252 : i64
+              %267 = arith.addi %266, %118 : i64
+              "instgem.compute_accumulated"(%267, %c16_i64, %261, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %248 = arith.index_cast %239 : i64 to index
+          scf.for %arg13 = %247 to %248 step %c1 {
+            %249 = arith.index_cast %arg13 : index to i64
+            %250 = arith.muli %249, %c16_i64 : i64
+            %251 = arith.subi %186, %250 : i64
+            %252 = arith.minsi %251, %c16_i64 : i64
+            %253 = arith.subi %237, %250 : i64
+            %254 = arith.minsi %253, %c16_i64 : i64
+            %255 = arith.addi %244, %c32_i64 : i64
+            %256 = arith.ori %255, %c3221225472_i64 : i64
+            %257 = arith.addi %250, %244 : i64
+            %258 = arith.addi %257, %213 : i64
+            "instgem.preload"(%258, %246, %254, %256, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+            %259 = arith.addi %250, %118 : i64
+            "instgem.compute_preloaded"(%259, %252, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %260 = arith.index_cast %202 : i64 to index
+            scf.for %arg14 = %c1 to %260 step %c1 {
+              %262 = arith.index_cast %arg14 : index to i64
+              %263 = arith.muli %262, %c16_i64 : i64
+              %264 = arith.addi %263, %244 : i64
+              %265 = arith.addi %264, %c32_i64 : i64
+              %266 = arith.ori %265, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %267 = arith.muli %262, %c32_i64 : i64
+              %268 = arith.addi %267, %250 : i64
+              %269 = arith.addi %268, %118 : i64
+              "instgem.compute_accumulated"(%269, %252, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %261 = arith.index_cast %190 : i64 to index
+            scf.for %arg14 = %260 to %261 step %c1 {
+              %262 = arith.index_cast %arg14 : index to i64
+              %263 = arith.muli %262, %c16_i64 : i64
+              %264 = arith.subi %184, %263 : i64
+              %265 = arith.minsi %264, %c16_i64 : i64
+              %266 = arith.addi %263, %244 : i64
+              %267 = arith.addi %266, %c32_i64 : i64
+              %268 = arith.ori %267, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %268, %246, %265) : (i64, i64, i64, i64, i64, i64) -> ()
+              %269 = arith.muli %262, %c32_i64 : i64
+              %270 = arith.addi %269, %250 : i64
+              %271 = arith.addi %270, %118 : i64
+              "instgem.compute_accumulated"(%271, %252, %265, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.yield %108, %145, %206 : index, index, index
+      }
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %62 = arith.maxsi %21, %c0 : index
+      %63 = arith.minsi %62, %arg5 : index
+      %64 = arith.maxsi %17, %c0 : index
+      %65 = arith.minsi %64, %c32 : index
+      %66 = arith.subi %63, %16 : index
+      %67 = arith.maxsi %22, %c0 : index
+      %68 = arith.minsi %67, %arg6 : index
+      %69 = arith.maxsi %20, %c0 : index
+      %70 = arith.minsi %69, %c16 : index
+      %71 = arith.subi %68, %19 : index
+      %72 = arith.cmpi sgt, %70, %c0 : index
+      scf.if %72 {
+        func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_6[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %73 = arith.index_cast %65 : index to i64
+      %74 = arith.index_cast %66 : index to i64
+      %75 = arith.index_cast %71 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %76 = arith.index_cast %intptr : index to i64
+      %77 = arith.index_cast %offset : index to i64
+      %78 = arith.muli %77, %c4_i64 : i64
+      %79 = arith.addi %76, %78 : i64
+      %80 = arith.index_cast %strides#0 : index to i64
+      %81 = arith.muli %80, %c4_i64 : i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %81, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %82 = arith.maxsi %73, %c0_i64_3 : i64
+      %83 = arith.divui %82, %c16_i64 : i64
+      %84 = arith.addi %73, %74 : i64
+      %85 = arith.maxsi %84, %c0_i64_3 : i64
+      %86 = arith.addi %85, %c15_i64 : i64
+      %87 = arith.divui %86, %c16_i64 : i64
+      %88 = arith.subi %87, %83 : i64
+      %89 = arith.cmpi sgt, %74, %c0_i64_3 : i64
+      %90 = arith.extui %89 : i1 to i64
+      %91 = arith.muli %88, %90 : i64
+      %92 = arith.ceildivsi %75, %c16_i64 : i64
+      %93 = arith.muli %91, %92 : i64
+      %94 = arith.index_cast %93 : i64 to index
+      scf.for %arg8 = %c0 to %94 step %c1 {
+        %101 = arith.index_cast %arg8 : index to i64
+        %102 = arith.remsi %101, %91 : i64
+        %103 = arith.divsi %101, %91 : i64
+        %104 = arith.addi %83, %102 : i64
+        %105 = arith.muli %104, %c16_i64 : i64
+        %106 = arith.maxsi %105, %73 : i64
+        %107 = arith.addi %105, %c16_i64 : i64
+        %108 = arith.minsi %107, %84 : i64
+        %109 = arith.subi %108, %106 : i64
+        %110 = arith.subi %106, %73 : i64
+        %111 = arith.muli %110, %81 : i64
+        %112 = arith.addi %79, %111 : i64
+        %113 = arith.muli %103, %c64_i64 : i64
+        %114 = arith.addi %112, %113 : i64
+        %115 = arith.muli %103, %c16_i64 : i64
+        %116 = arith.addi %105, %115 : i64
+        %117 = arith.ori %116, %c2684354560_i64 : i64
+        %118 = arith.subi %106, %105 : i64
+        %119 = arith.addi %117, %118 : i64
+        %120 = arith.subi %75, %115 : i64
+        %121 = arith.minsi %120, %c16_i64 : i64
+        "instgem.mvout"(%114, %119, %121, %109) : (i64, i64, i64, i64) -> ()
+      }
+      scf.if %72 {
+        func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_8 = memref.subview %reinterpret_cast_7[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %95 = arith.index_cast %intptr_13 : index to i64
+      %96 = arith.index_cast %offset_10 : index to i64
+      %97 = arith.muli %96, %c4_i64 : i64
+      %98 = arith.addi %95, %97 : i64
+      %99 = arith.index_cast %strides_12#0 : index to i64
+      %100 = arith.muli %99, %c4_i64 : i64
+      scf.for %arg8 = %c0 to %94 step %c1 {
+        %101 = arith.index_cast %arg8 : index to i64
+        %102 = arith.remsi %101, %91 : i64
+        %103 = arith.divsi %101, %91 : i64
+        %104 = arith.addi %83, %102 : i64
+        %105 = arith.muli %104, %c16_i64 : i64
+        %106 = arith.maxsi %105, %73 : i64
+        %107 = arith.addi %105, %c16_i64 : i64
+        %108 = arith.minsi %107, %84 : i64
+        %109 = arith.subi %108, %106 : i64
+        %110 = arith.subi %106, %73 : i64
+        %111 = arith.muli %110, %100 : i64
+        %112 = arith.addi %98, %111 : i64
+        %113 = arith.muli %103, %c64_i64 : i64
+        %114 = arith.addi %112, %113 : i64
+        %115 = arith.muli %103, %c16_i64 : i64
+        %116 = arith.addi %105, %115 : i64
+        %117 = arith.addi %116, %c32_i64 : i64
+        %118 = arith.ori %117, %c2684354560_i64 : i64
+        %119 = arith.subi %106, %105 : i64
+        %120 = arith.addi %118, %119 : i64
+        %121 = arith.subi %75, %115 : i64
+        %122 = arith.minsi %121, %c16_i64 : i64
+        "instgem.mvout"(%114, %120, %122, %109) : (i64, i64, i64, i64) -> ()
+      }
     }
     return
   }

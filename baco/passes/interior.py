@@ -1,0 +1,199 @@
+"""Versioning a block program on "all its windows are full" (the interior of the grid).
+
+A boundary-checked load or store clamps its window to the array, `min(max(x, 0), D)` per end
+(`irutil.checked_window`), and every program pays for that arithmetic, for the zero rows and
+ragged chunks it allows and for the checks, although in most launches most programs lie
+inside the arrays. Before lowering, a GEMM-like function (versionable) whose clamps see an end
+`x` that is computed before its body (a program's origin) or a top-level loop's carried offset
+stepping by a constant (a block pointer advanced along K) is rewritten
+
+    if (each such clamp is the identity: 0 <= x <= D on every iteration) { body, those clamps removed }
+    else { body }
+
+so the first copy's windows have constant extents and no lead rows: canonicalization folds
+them, and the lowering's streams get constant trip counts and no ragged branches. Other clamps
+stay in both copies. A K that is not a multiple of the K block fails the test for every program
+(its last K window is short). The test costs ~30 instructions a program; the kernel function of
+512^3 at 32/32/512 (DIM 16) grew from 11,618 to 13,866 bytes (the interior copy is small).
+"""
+from __future__ import annotations
+
+from mlir.dialects import scf
+from mlir.ir import InsertionPoint, IntegerAttr
+
+from baco.passes import irutil as ir
+from baco.passes.prefetch import GRID_CALLS, body_ops, clone_with, nested
+
+TRAPPING_DIVISIONS = ("arith.divsi", "arith.divui", "arith.ceildivsi", "arith.ceildivui", "arith.floordivsi",
+          "arith.remsi", "arith.remui")
+
+
+def _const(v):
+    """v's value if it is an integer arith.constant, else None."""
+    owner = v.owner
+    if not hasattr(owner, "name") or owner.operation.name != "arith.constant":
+        return None
+    try:
+        return IntegerAttr(owner.operation.attributes["value"]).value
+    except ValueError:
+        return None
+
+
+def _defining(v):
+    owner = v.owner
+    return owner.operation if hasattr(owner, "name") else None
+
+
+def _binop_with_const(op, name):
+    """(other operand, constant) of a commutative `name` op with one constant operand, else None."""
+    if op is None or op.name != name:
+        return None
+    a, b = op.operands
+    if _const(b) is not None:
+        return a, _const(b)
+    if _const(a) is not None:
+        return b, _const(a)
+    return None
+
+
+def _clamped_end(op):
+    """(x, D) of `op` = min(max(x, 0), D) (either operand order), else None."""
+    if op.name != "arith.minsi":
+        return None
+    for m, bound in (op.operands, reversed(list(op.operands))):
+        inner = _binop_with_const(_defining(m), "arith.maxsi")
+        if inner is not None and inner[1] == 0:
+            return inner[0], bound
+    return None
+
+
+class _Hoist:
+    """Values of the function's entry block computable before its body (after the prefix of
+    grid calls and arithmetic): block arguments, the prefix's results, and arithmetic on them
+    without a division that could trap (cloned before the test)."""
+
+    def __init__(self, entry, prefix):
+        self.entry, self.prefix = entry, set(prefix)
+        self.needed = []
+
+    def ok(self, v) -> bool:
+        op = _defining(v)
+        if op is None:
+            return v.owner == self.entry
+        if op in self.prefix or op in self.needed:
+            return True
+        if op.parent.operation != self.entry.owner.operation or not op.name.startswith("arith.") or \
+                (op.name in TRAPPING_DIVISIONS and not _const(op.operands[1])):
+            return False
+        if all(self.ok(o) for o in op.operands):
+            self.needed.append(op)
+            return True
+        return False
+
+
+def _range(x, hoist: _Hoist, loops):
+    """The values end `x` takes: ("once", base, c) for x = base + c with base hoistable, or
+    ("loop", (start, s, lb, ub), c) for x = v + c with v a top-level loop's carried value stepping
+    by a constant s >= 0 from a hoistable start, over a loop of step 1 from lb to ub (v runs over
+    start + s·t, t < ub - lb). None if x is neither."""
+    base, c = x, 0
+    split = _binop_with_const(_defining(x), "arith.addi")
+    if split is not None:
+        base, c = split
+    if hoist.ok(base):
+        return ("once", base, c)
+    owner = base.owner
+    loop = next((lp for lp in loops if owner == lp.regions[0].blocks[0]), None)
+    if loop is None or base == owner.arguments[0]:
+        return None
+    lb, ub, step, *inits = loop.operands
+    index = list(owner.arguments).index(base) - 1
+    advance = _binop_with_const(_defining(body_ops(loop)[-1].operands[index]), "arith.addi")
+    if _const(step) != 1 or advance is None or advance[0] != base or advance[1] < 0 or \
+            not all(hoist.ok(v) for v in (lb, ub, inits[index])):
+        return None
+    return ("loop", (inits[index], advance[1], lb, ub), c)
+
+
+def _clamps(top, hoist: _Hoist):
+    """[(clamp op, its range, bound D)] of the clamps among the function's top-level ops `top` or in
+    a top-level loop's body."""
+    loops = [op for op in top if op.name == "scf.for"]
+    candidates = top + [op for lp in loops for op in body_ops(lp)]
+    found = []
+    for op in candidates:
+        end = _clamped_end(op)
+        if end is None or not hoist.ok(end[1]):
+            continue
+        rng = _range(end[0], hoist, loops)
+        if rng is not None:
+            found.append((op, rng, end[1]))
+    return found
+
+
+def _condition(clamps, hoisted: dict):
+    """i1: every clamp's end lies in [0, D] on every iteration (built at the insertion point, over
+    the `hoisted` clones of the values it reads)."""
+    conds = []
+    at = lambda v: hoisted.get(v, v)      # noqa: E731
+    for _, (kind, what, c), bound in clamps:
+        bound = at(bound)
+        if kind == "once":
+            low = high = ir.binop("addi", at(what), ir.const_index(c)) if c else at(what)
+        else:
+            init, s, lb, ub = at(what[0]), what[1], at(what[2]), at(what[3])
+            low = ir.binop("addi", init, ir.const_index(c))
+            last = ir.binop("subi", ir.binop("subi", ub, lb), ir.const_index(1))
+            high = ir.binop("addi", low, ir.binop("muli", last, ir.const_index(s)))
+        for cond in (("sge", low, None), ("sle", high, bound)):
+            if cond not in conds:       # a window's two ends and its store's repeat a test
+                conds.append(cond)
+    conds = [ir.cmpi(pred, a, ir.const_index(0) if b is None else b) for pred, a, b in conds]
+    out = conds[0]
+    for c in conds[1:]:
+        out = ir.binop("andi", out, c)
+    return out
+
+
+def versionable(func) -> bool:
+    """A GEMM-like block program: no 3-D loads (convs), no block an OS dot writes through the array
+    (placement's gemmini.array_written, which the lowering finds again only for a dot at the
+    function's top level), nothing lowered yet, no result."""
+    ops = ir.walk_ops(func)
+    return not any(op.name.startswith("instgem.") or (op.name == "memref.alloc" and (
+        "gemmini.slice_rows" in op.attributes or "gemmini.array_written" in op.attributes)) for op in ops) and \
+        not list(body_ops(func)[-1].operands)
+
+
+def version_interior(func) -> bool:
+    """Rewrite `func` as the module doc says; False (unchanged) if it has no clamp to remove."""
+    if not versionable(func):
+        return False
+    entry = func.regions[0].blocks[0]
+    ops = body_ops(func)
+    split = next(i for i, op in enumerate(ops) if not (
+        op.name.startswith("arith.") or (op.name == "func.call" and str(op.attributes["callee"]) in GRID_CALLS)))
+    rest = ops[split:-1]
+    hoist = _Hoist(entry, ops[:split])
+    clamps = _clamps(ops[:-1], hoist)
+    if not clamps:
+        return False
+    prefix = set(ops[:split])       # clamps before the test, which the body copy reads: x instead
+    unclamped = {op.result: _clamped_end(op)[0] for op, _, _ in clamps if op in prefix}
+    with InsertionPoint(ops[split]), func.location:
+        mapping = {}
+        clone_with(sorted(hoist.needed, key=ops.index), mapping)
+        cond = _condition(clamps, mapping)
+        if_op = scf.IfOp(cond, [], has_else=True)
+    with InsertionPoint(if_op.then_block), func.location:
+        clones = {}
+        for op, new in zip(rest, clone_with(rest, unclamped)):
+            clones.update(zip(nested(op), nested(new)))
+        for op in (op for op, _, _ in clamps if op not in prefix):     # min(max(x, 0), D) -> x
+            clones[op].result.replace_all_uses_with(_clamped_end(clones[op])[0])
+        scf.YieldOp([])
+    with InsertionPoint(if_op.else_block), func.location:
+        anchor = scf.YieldOp([])
+    for op in rest:
+        op.move_before(anchor)
+    return True

@@ -1,0 +1,53 @@
+"""A GEMM-like block program is versioned on all its windows being full (baco.passes.interior):
+`if (no boundary clamp bites) { body without clamps } else { body }`, the test over the program's
+origin and the K loop's first and last offsets; the two versions issue the same commands."""
+from pathlib import Path
+
+import numpy as np
+from mlir.passmanager import PassManager
+
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule
+from baco.kernels.matmul import matmul_launch, reference
+from baco.options import CompileOptions
+from baco.passes.interior import _clamped_end, version_interior
+from baco.passes.pipeline import run_pipeline
+from baco.passes.prefetch import body_ops, nested
+
+IR = Path(__file__).parent / "ir" / "matmul.baco.mlir"
+
+
+def clamps(op) -> int:
+    return sum(_clamped_end(o) is not None for o in nested(op))
+
+
+def test_the_interior_version_has_no_clamp_and_the_edge_version_all():
+    res = run_pipeline(IR.read_text(), CompileOptions.of(loop_ws=False, double_buffer=True), until="loop-conv-ws")
+    with res.context:
+        cleanup = PassManager.parse("builtin.module(canonicalize,cse)")
+        cleanup.run(res.module.operation)
+        func = next(op for op in nested(res.module.operation) if op.name == "func.func" and len(op.regions[0].blocks))
+        assert clamps(func) >= 6      # A's and B's windows along K, M and N, C's store window
+        assert version_interior(func)
+        cleanup.run(res.module.operation)
+        (branch,) = [op for op in body_ops(func) if op.name == "scf.if" and len(op.regions[1].blocks)]
+        then_ops = [o for op in body_ops(branch) for o in nested(op)]
+        else_ops = [o for o in branch.regions[1].blocks[0].operations]
+        assert sum(_clamped_end(o) is not None for o in then_ops) == 0     # removed, the lead rows' folded
+        assert sum(clamps(o.operation) for o in else_ops) >= 6     # the edge version keeps them
+        # the test reads the program's origin and the K loop's bounds: nothing of the body runs before it
+        assert not any(op.name in ("memref.alloc", "scf.for", "linalg.matmul") for op in body_ops(func)
+                       if op != branch)
+
+
+def test_interior_and_edge_programs_of_one_launch_are_bit_exact():
+    """65 x 48 x 64 at 32/16/32: programs of full blocks and a last row block of one row."""
+    rng = np.random.default_rng(5)
+    a = rng.integers(-128, 128, (65, 64), dtype=np.int8)
+    b = rng.integers(-128, 128, (64, 48), dtype=np.int8)
+    bias = rng.integers(-3000, 3000, 48, dtype=np.int32)
+    schedule = GemmSchedule(32, 16, 32, double_buffer=True)
+    launch = matmul_launch(a, b, bias=bias, out="int8", scale=0.02, schedule=schedule, config=GemminiConfig())
+    launch.kernel[launch.grid](*launch.args, target="sim", **dict(launch.options, loop_ws=False))
+    expected = reference(a, b, bias=bias, out="int8", scale=0.02, schedule=schedule)
+    np.testing.assert_array_equal(launch.y, expected)
