@@ -12,9 +12,16 @@ stepping by a constant (a block pointer advanced along K) is rewritten
 
 so the first copy's windows have constant extents and no lead rows: canonicalization folds
 them, and the lowering's streams get constant trip counts and no ragged branches. Other clamps
-stay in both copies. A K that is not a multiple of the K block fails the test for every program
-(its last K window is short). The test costs ~30 instructions a program; the kernel function of
-512^3 at 32/32/512 (DIM 16) grew from 11,618 to 13,866 bytes (the interior copy is small).
+stay in both copies. A K that is not a multiple of the K block fails that test for every program
+(its last K window is short), so where a loop's window ends past its offset (x = v + c, c > 0)
+the edge copy is versioned once more:
+
+    else if (those ends are >= 0 and every other clamp is the identity) { body, those clamps
+             min(x, D), the others removed } else { body }
+
+(the ragged-K version: M and N extents constant, only the K extent computed each step). The
+test costs ~30 instructions a program; the kernel function of 512^3 at 32/32/512 (DIM 16) grew
+from 11,618 to 13,866 bytes (the interior copy is small).
 """
 from __future__ import annotations
 
@@ -131,12 +138,12 @@ def _clamps(top, hoist: _Hoist):
     return found
 
 
-def _condition(clamps, hoisted: dict):
-    """i1: every clamp's end lies in [0, D] on every iteration (built at the insertion point, over
-    the `hoisted` clones of the values it reads)."""
+def _condition(clamps, hoisted: dict, low_only=()):
+    """i1: every clamp's end lies in [0, D] on every iteration, or only >= 0 for the clamps in
+    `low_only` (built at the insertion point, over the `hoisted` clones of the values it reads)."""
     conds = []
     at = lambda v: hoisted.get(v, v)      # noqa: E731
-    for _, (kind, what, c), bound in clamps:
+    for op, (kind, what, c), bound in clamps:
         bound = at(bound)
         if kind == "once":
             low = high = ir.binop("addi", at(what), ir.const_index(c)) if c else at(what)
@@ -145,7 +152,7 @@ def _condition(clamps, hoisted: dict):
             low = ir.binop("addi", init, ir.const_index(c))
             last = ir.binop("subi", ir.binop("subi", ub, lb), ir.const_index(1))
             high = ir.binop("addi", low, ir.binop("muli", last, ir.const_index(s)))
-        for cond in (("sge", low, None), ("sle", high, bound)):
+        for cond in (("sge", low, None),) + ((("sle", high, bound),) if op not in low_only else ()):
             if cond not in conds:       # a window's two ends and its store's repeat a test
                 conds.append(cond)
     conds = [ir.cmpi(pred, a, ir.const_index(0) if b is None else b) for pred, a, b in conds]
@@ -153,6 +160,24 @@ def _condition(clamps, hoisted: dict):
     for c in conds[1:]:
         out = ir.binop("andi", out, c)
     return out
+
+
+def _unclamped_copy(rest, clamps, prefix, keep_min=()):
+    """Clone `rest` at the insertion point with each clamp min(max(x, 0), D) replaced by x, or by
+    min(x, D) for the clamps in `keep_min` (in the loop: a prefix clamp is read through `prefix`,
+    {its result: x})."""
+    clones = {}
+    for op, new in zip(rest, clone_with(rest, dict(prefix))):
+        clones.update(zip(nested(op), nested(new)))
+    for op in (op for op, _, _ in clamps if op in clones):
+        clamp = clones[op]
+        x = _clamped_end(clamp)[0]
+        if op in keep_min:
+            inner = next(i for i, v in enumerate(clamp.operands) if _binop_with_const(_defining(v), "arith.maxsi"))
+            clamp.operands[inner] = x
+        else:
+            clamp.result.replace_all_uses_with(x)
+    scf.YieldOp([])
 
 
 def versionable(func) -> bool:
@@ -178,22 +203,25 @@ def version_interior(func) -> bool:
     clamps = _clamps(ops[:-1], hoist)
     if not clamps:
         return False
-    prefix = set(ops[:split])       # clamps before the test, which the body copy reads: x instead
-    unclamped = {op.result: _clamped_end(op)[0] for op, _, _ in clamps if op in prefix}
+    prefix = {op.result: _clamped_end(op)[0] for op, _, _ in clamps if op in ops[:split]}
+    # the ends of a loop's windows past its offset (x = v + c, c > 0): a last short K step clips them
+    ragged = {op for op, (kind, _, c), _ in clamps if kind == "loop" and c > 0}
     with InsertionPoint(ops[split]), func.location:
         mapping = {}
         clone_with(sorted(hoist.needed, key=ops.index), mapping)
-        cond = _condition(clamps, mapping)
-        if_op = scf.IfOp(cond, [], has_else=True)
+        if_op = scf.IfOp(_condition(clamps, mapping), [], has_else=True)
     with InsertionPoint(if_op.then_block), func.location:
-        clones = {}
-        for op, new in zip(rest, clone_with(rest, unclamped)):
-            clones.update(zip(nested(op), nested(new)))
-        for op in (op for op, _, _ in clamps if op not in prefix):     # min(max(x, 0), D) -> x
-            clones[op].result.replace_all_uses_with(_clamped_end(clones[op])[0])
-        scf.YieldOp([])
+        _unclamped_copy(rest, clamps, prefix)
     with InsertionPoint(if_op.else_block), func.location:
-        anchor = scf.YieldOp([])
+        if ragged:
+            ragged_if = scf.IfOp(_condition(clamps, mapping, low_only=ragged), [], has_else=True)
+            with InsertionPoint(ragged_if.then_block):
+                _unclamped_copy(rest, clamps, prefix, keep_min=ragged)
+            with InsertionPoint(ragged_if.else_block):
+                anchor = scf.YieldOp([])
+            scf.YieldOp([])
+        else:
+            anchor = scf.YieldOp([])
     for op in rest:
         op.move_before(anchor)
     return True
