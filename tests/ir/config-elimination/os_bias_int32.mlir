@@ -23,6 +23,18 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -238,307 +250,472 @@ module {
         "instgem.mvout"(%69, %74, %76, %65) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %47 = arith.maxsi %13, %c0 : index
-      %48 = arith.minsi %47, %arg3 : index
-      %49 = arith.maxsi %8, %c0 : index
-      %50 = arith.minsi %49, %c32 : index
-      %51 = arith.subi %48, %7 : index
-      %52 = arith.maxsi %14, %c0 : index
-      %53 = arith.minsi %52, %arg4 : index
-      %54 = arith.maxsi %11, %c0 : index
-      %55 = arith.minsi %54, %c16 : index
-      %56 = arith.subi %53, %10 : index
-      %57 = arith.cmpi sgt, %55, %c0 : index
-      scf.if %57 {
-        func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_1[%7, %10] [%51, %56] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %58 = arith.index_cast %50 : index to i64
-      %59 = arith.index_cast %51 : index to i64
-      %60 = arith.index_cast %56 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %61 = arith.index_cast %intptr : index to i64
-      %62 = arith.index_cast %offset : index to i64
-      %63 = arith.muli %62, %c4_i64 : i64
-      %64 = arith.addi %61, %63 : i64
-      %65 = arith.addi %58, %59 : i64
-      %66 = arith.cmpi slt, %65, %c32_i64 : i64
-      %67 = arith.cmpi slt, %60, %c16_i64 : i64
-      %68 = arith.ori %66, %67 : i1
-      scf.if %68 {
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %47 = arith.andi %43, %30 : i1
+      scf.if %47 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %48 = arith.index_cast %intptr : index to i64
+        %49 = arith.index_cast %offset : index to i64
+        %50 = arith.muli %49, %c4_i64 : i64
+        %51 = arith.addi %48, %50 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %95 = arith.index_cast %arg14 : index to i64
-          %96 = arith.muli %95, %c16_i64 : i64
-          %97 = arith.ori %96, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %97, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %59 = arith.index_cast %arg14 : index to i64
+          %60 = arith.muli %59, %c16_i64 : i64
+          %61 = arith.maxsi %60, %c0_i64 : i64
+          %62 = arith.addi %60, %c16_i64 : i64
+          %63 = arith.minsi %62, %c32_i64 : i64
+          %64 = arith.subi %63, %61 : i64
+          %65 = arith.ori %60, %c2147483648_i64 : i64
+          %66 = arith.subi %61, %60 : i64
+          %67 = arith.addi %65, %66 : i64
+          "instgem.mvin"(%51, %67, %c16_i64, %64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-      }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %69 = arith.maxsi %58, %c0_i64 : i64
-      %70 = arith.divui %69, %c16_i64 : i64
-      %71 = arith.maxsi %65, %c0_i64 : i64
-      %72 = arith.addi %71, %c15_i64 : i64
-      %73 = arith.divui %72, %c16_i64 : i64
-      %74 = arith.subi %73, %70 : i64
-      %75 = arith.cmpi sgt, %59, %c0_i64 : i64
-      %76 = arith.extui %75 : i1 to i64
-      %77 = arith.muli %74, %76 : i64
-      %78 = arith.index_cast %77 : i64 to index
-      scf.for %arg14 = %c0 to %78 step %c1 {
-        %95 = arith.index_cast %arg14 : index to i64
-        %96 = arith.addi %70, %95 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %58 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %65 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.ori %97, %c2147483648_i64 : i64
-        %103 = arith.subi %98, %97 : i64
-        %104 = arith.addi %102, %103 : i64
-        %105 = arith.minsi %60, %c16_i64 : i64
-        "instgem.mvin"(%64, %104, %105, %101) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %79 = arith.addi %69, %c15_i64 : i64
-      %80 = arith.divui %79, %c16_i64 : i64
-      %81 = arith.cmpi sgt, %58, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg14 = %c0 to %84 step %c1 {
-        %95 = arith.index_cast %arg14 : index to i64
-        %96 = arith.muli %95, %c16_i64 : i64
-        %97 = arith.maxsi %96, %c0_i64 : i64
-        %98 = arith.addi %96, %c16_i64 : i64
-        %99 = arith.minsi %98, %58 : i64
-        %100 = arith.subi %99, %97 : i64
-        %101 = arith.ori %96, %c2147483648_i64 : i64
-        %102 = arith.subi %97, %96 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.minsi %60, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %103, %104, %100) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %85:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %95 = arith.maxsi %arg15, %c0 : index
-        %96 = arith.minsi %95, %arg5 : index
-        %97 = arith.addi %arg15, %c32 : index
-        %98 = arith.maxsi %97, %c0 : index
-        %99 = arith.minsi %98, %arg5 : index
-        %100 = arith.subi %96, %arg15 : index
-        %101 = arith.maxsi %100, %c0 : index
-        %102 = arith.minsi %101, %c32 : index
-        %103 = arith.subi %99, %96 : index
-        %104 = arith.cmpi sgt, %102, %c0 : index
-        scf.if %104 {
-          func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_9 = memref.subview %reinterpret_cast[%7, %96] [%51, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %105 = arith.index_cast %103 : index to i64
-        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %106 = arith.index_cast %intptr_14 : index to i64
-        %107 = arith.index_cast %offset_11 : index to i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.index_cast %strides_13#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %78 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.addi %70, %156 : i64
-          %158 = arith.muli %157, %c16_i64 : i64
-          %159 = arith.maxsi %158, %58 : i64
-          %160 = arith.addi %158, %c16_i64 : i64
-          %161 = arith.minsi %160, %65 : i64
-          %162 = arith.subi %161, %159 : i64
-          %163 = arith.subi %159, %58 : i64
-          %164 = arith.muli %163, %109 : i64
-          %165 = arith.addi %108, %164 : i64
-          %166 = arith.muli %157, %c32_i64 : i64
-          %167 = arith.subi %159, %158 : i64
-          %168 = arith.addi %166, %167 : i64
-          %169 = arith.minsi %105, %c64_i64 : i64
-          "instgem.mvin"(%165, %168, %169, %162) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg17 = %c0 to %84 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.muli %156, %c16_i64 : i64
-          %158 = arith.maxsi %157, %c0_i64 : i64
-          %159 = arith.addi %157, %c16_i64 : i64
-          %160 = arith.minsi %159, %58 : i64
-          %161 = arith.subi %160, %158 : i64
-          %162 = arith.muli %156, %c32_i64 : i64
-          %163 = arith.subi %158, %157 : i64
-          %164 = arith.addi %162, %163 : i64
-          %165 = arith.minsi %105, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %164, %165, %161) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %110 = arith.maxsi %arg16, %c0 : index
-        %111 = arith.minsi %110, %arg5 : index
-        %112 = arith.addi %arg16, %c32 : index
-        %113 = arith.maxsi %112, %c0 : index
-        %114 = arith.minsi %113, %arg5 : index
-        %115 = arith.subi %111, %arg16 : index
-        %116 = arith.maxsi %115, %c0 : index
-        %117 = arith.minsi %116, %c32 : index
-        %118 = arith.subi %114, %111 : index
-        scf.if %57 {
-          func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_15 = memref.subview %reinterpret_cast_0[%111, %10] [%118, %56] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %119 = arith.index_cast %117 : index to i64
-        %120 = arith.index_cast %118 : index to i64
-        %121 = arith.addi %119, %120 : i64
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %122 = arith.index_cast %intptr_20 : index to i64
-        %123 = arith.index_cast %offset_17 : index to i64
-        %124 = arith.addi %122, %123 : i64
-        %125 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
-        %126 = arith.maxsi %119, %c0_i64 : i64
-        %127 = arith.divui %126, %c16_i64 : i64
-        %128 = arith.maxsi %121, %c0_i64 : i64
-        %129 = arith.addi %128, %c15_i64 : i64
-        %130 = arith.divui %129, %c16_i64 : i64
-        %131 = arith.subi %130, %127 : i64
-        %132 = arith.cmpi sgt, %120, %c0_i64 : i64
-        %133 = arith.extui %132 : i1 to i64
-        %134 = arith.muli %131, %133 : i64
-        %135 = arith.index_cast %134 : i64 to index
-        scf.for %arg17 = %c0 to %135 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.addi %127, %156 : i64
-          %158 = arith.muli %157, %c16_i64 : i64
-          %159 = arith.maxsi %158, %119 : i64
-          %160 = arith.addi %158, %c16_i64 : i64
-          %161 = arith.minsi %160, %121 : i64
-          %162 = arith.subi %161, %159 : i64
-          %163 = arith.subi %159, %119 : i64
-          %164 = arith.muli %163, %125 : i64
-          %165 = arith.addi %124, %164 : i64
-          %166 = arith.addi %158, %c64_i64 : i64
-          %167 = arith.subi %159, %158 : i64
-          %168 = arith.addi %166, %167 : i64
-          %169 = arith.minsi %60, %c64_i64 : i64
-          "instgem.mvin"(%165, %168, %169, %162) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %136 = arith.addi %126, %c15_i64 : i64
-        %137 = arith.divui %136, %c16_i64 : i64
-        %138 = arith.cmpi sgt, %119, %c0_i64 : i64
-        %139 = arith.extui %138 : i1 to i64
-        %140 = arith.muli %137, %139 : i64
-        %141 = arith.index_cast %140 : i64 to index
-        scf.for %arg17 = %c0 to %141 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.muli %156, %c16_i64 : i64
-          %158 = arith.maxsi %157, %c0_i64 : i64
-          %159 = arith.addi %157, %c16_i64 : i64
-          %160 = arith.minsi %159, %119 : i64
-          %161 = arith.subi %160, %158 : i64
-          %162 = arith.addi %157, %c64_i64 : i64
-          %163 = arith.subi %158, %157 : i64
-          %164 = arith.addi %162, %163 : i64
-          %165 = arith.minsi %60, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %164, %165, %161) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %142 = arith.minsi %71, %c32_i64 : i64
-        %143 = arith.maxsi %105, %c0_i64 : i64
-        %144 = arith.minsi %143, %c32_i64 : i64
-        %145 = arith.minsi %128, %c32_i64 : i64
-        %146 = arith.maxsi %60, %c0_i64 : i64
-        %147 = arith.minsi %146, %c16_i64 : i64
-        %148 = arith.ceildivsi %142, %c16_i64 : i64
-        %149 = arith.ceildivsi %147, %c16_i64 : i64
-        %150 = arith.minsi %144, %145 : i64
-        %151 = arith.ceildivsi %150, %c16_i64 : i64
-        %152 = arith.subi %151, %c1_i64 : i64
-        %153 = arith.cmpi sgt, %151, %c0_i64 : i64
-        %154 = arith.select %153, %148, %c0_i64 : i64
-        %155 = arith.index_cast %154 : i64 to index
-        scf.for %arg17 = %c0 to %155 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.index_cast %149 : i64 to index
-          scf.for %arg18 = %c0 to %157 step %c1 {
-            %158 = arith.index_cast %arg18 : index to i64
-            %159 = arith.muli %156, %c16_i64 : i64
-            %160 = arith.subi %142, %159 : i64
-            %161 = arith.minsi %160, %c16_i64 : i64
-            %162 = arith.muli %158, %c16_i64 : i64
-            %163 = arith.subi %147, %162 : i64
-            %164 = arith.minsi %163, %c16_i64 : i64
-            %165 = arith.addi %159, %162 : i64
-            %166 = arith.ori %165, %c3221225472_i64 : i64
-            %167 = arith.cmpi eq, %152, %c0_i64 : i64
-            %168 = arith.select %167, %166, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %164, %161, %168, %164, %161) : (i64, i64, i64, i64, i64, i64) -> ()
-            %169 = arith.muli %156, %c32_i64 : i64
-            %170 = arith.minsi %144, %c16_i64 : i64
-            %171 = arith.addi %162, %c64_i64 : i64
-            %172 = arith.minsi %145, %c16_i64 : i64
-            "instgem.compute_preloaded"(%169, %170, %161, %171, %164, %172) : (i64, i64, i64, i64, i64, i64) -> ()
-            %173 = arith.index_cast %151 : i64 to index
-            scf.for %arg19 = %c1 to %173 step %c1 {
-              %174 = arith.index_cast %arg19 : index to i64
-              %175 = arith.cmpi eq, %174, %152 : i64
-              %176 = arith.select %175, %166, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %164, %161, %176, %164, %161) : (i64, i64, i64, i64, i64, i64) -> ()
-              %177 = arith.muli %174, %c16_i64 : i64
-              %178 = arith.addi %169, %177 : i64
-              %179 = arith.subi %144, %177 : i64
-              %180 = arith.minsi %179, %c16_i64 : i64
-              %181 = arith.addi %177, %162 : i64
-              %182 = arith.addi %181, %c64_i64 : i64
-              %183 = arith.subi %145, %177 : i64
-              %184 = arith.minsi %183, %c16_i64 : i64
-              "instgem.compute_accumulated"(%178, %180, %161, %182, %164, %184) : (i64, i64, i64, i64, i64, i64) -> ()
+        %52:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %59 = arith.addi %arg15, %c32 : index
+          %60 = arith.minsi %59, %arg5 : index
+          %61 = arith.subi %60, %arg15 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %62 = arith.index_cast %61 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %63 = arith.index_cast %intptr_16 : index to i64
+          %64 = arith.index_cast %offset_13 : index to i64
+          %65 = arith.addi %63, %64 : i64
+          %66 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %66) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %91 = arith.index_cast %arg17 : index to i64
+            %92 = arith.muli %91, %c16_i64 : i64
+            %93 = arith.maxsi %92, %c0_i64 : i64
+            %94 = arith.addi %92, %c16_i64 : i64
+            %95 = arith.minsi %94, %c32_i64 : i64
+            %96 = arith.subi %95, %93 : i64
+            %97 = arith.muli %93, %66 : i64
+            %98 = arith.addi %65, %97 : i64
+            %99 = arith.muli %91, %c32_i64 : i64
+            %100 = arith.subi %93, %92 : i64
+            %101 = arith.addi %99, %100 : i64
+            %102 = arith.minsi %62, %c64_i64 : i64
+            "instgem.mvin"(%98, %101, %102, %96) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %67 = arith.addi %arg16, %c32 : index
+          %68 = arith.minsi %67, %arg5 : index
+          %69 = arith.subi %68, %arg16 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [%69, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %70 = arith.index_cast %69 : index to i64
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %71 = arith.index_cast %intptr_23 : index to i64
+          %72 = arith.index_cast %offset_20 : index to i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+          %75 = arith.maxsi %70, %c0_i64 : i64
+          %76 = arith.addi %75, %c15_i64 : i64
+          %77 = arith.divui %76, %c16_i64 : i64
+          %78 = arith.cmpi sgt, %70, %c0_i64 : i64
+          %79 = arith.extui %78 : i1 to i64
+          %80 = arith.muli %77, %79 : i64
+          %81 = arith.index_cast %80 : i64 to index
+          scf.for %arg17 = %c0 to %81 step %c1 {
+            %91 = arith.index_cast %arg17 : index to i64
+            %92 = arith.muli %91, %c16_i64 : i64
+            %93 = arith.maxsi %92, %c0_i64 : i64
+            %94 = arith.addi %92, %c16_i64 : i64
+            %95 = arith.minsi %94, %70 : i64
+            %96 = arith.subi %95, %93 : i64
+            %97 = arith.muli %93, %74 : i64
+            %98 = arith.addi %73, %97 : i64
+            %99 = arith.addi %92, %c64_i64 : i64
+            %100 = arith.subi %93, %92 : i64
+            %101 = arith.addi %99, %100 : i64
+            "instgem.mvin"(%98, %101, %c16_i64, %96) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %82 = arith.maxsi %62, %c0_i64 : i64
+          %83 = arith.minsi %82, %c32_i64 : i64
+          %84 = arith.minsi %75, %c32_i64 : i64
+          %85 = arith.minsi %83, %84 : i64
+          %86 = arith.ceildivsi %85, %c16_i64 : i64
+          %87 = arith.subi %86, %c1_i64 : i64
+          %88 = arith.cmpi sgt, %86, %c0_i64 : i64
+          %89 = arith.select %88, %c2_i64, %c0_i64 : i64
+          %90 = arith.index_cast %89 : i64 to index
+          scf.for %arg17 = %c0 to %90 step %c1 {
+            %91 = arith.index_cast %arg17 : index to i64
+            %92 = arith.muli %91, %c16_i64 : i64
+            %93 = arith.subi %c32_i64, %92 : i64
+            %94 = arith.minsi %93, %c16_i64 : i64
+            %95 = arith.ori %92, %c3221225472_i64 : i64
+            %96 = arith.cmpi eq, %87, %c0_i64 : i64
+            %97 = arith.select %96, %95, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %94, %97, %c16_i64, %94) : (i64, i64, i64, i64, i64, i64) -> ()
+            %98 = arith.muli %91, %c32_i64 : i64
+            %99 = arith.minsi %83, %c16_i64 : i64
+            %100 = arith.minsi %84, %c16_i64 : i64
+            "instgem.compute_preloaded"(%98, %99, %94, %c64_i64, %c16_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+            %101 = arith.index_cast %86 : i64 to index
+            scf.for %arg18 = %c1 to %101 step %c1 {
+              %102 = arith.index_cast %arg18 : index to i64
+              %103 = arith.cmpi eq, %102, %87 : i64
+              %104 = arith.select %103, %95, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %94, %104, %c16_i64, %94) : (i64, i64, i64, i64, i64, i64) -> ()
+              %105 = arith.muli %102, %c16_i64 : i64
+              %106 = arith.addi %98, %105 : i64
+              %107 = arith.subi %83, %105 : i64
+              %108 = arith.minsi %107, %c16_i64 : i64
+              %109 = arith.addi %105, %c64_i64 : i64
+              %110 = arith.subi %84, %105 : i64
+              %111 = arith.minsi %110, %c16_i64 : i64
+              "instgem.compute_accumulated"(%106, %108, %94, %109, %c16_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
             }
+          } {gemmini.compute_nest}
+          scf.yield %59, %67 : index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %53 = arith.index_cast %intptr_9 : index to i64
+        %54 = arith.index_cast %offset_6 : index to i64
+        %55 = arith.muli %54, %c4_i64 : i64
+        %56 = arith.addi %53, %55 : i64
+        %57 = arith.index_cast %strides_8#0 : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %59 = arith.index_cast %arg14 : index to i64
+          %60 = arith.remsi %59, %c2_i64 : i64
+          %61 = arith.divsi %59, %c2_i64 : i64
+          %62 = arith.muli %60, %c16_i64 : i64
+          %63 = arith.maxsi %62, %c0_i64 : i64
+          %64 = arith.addi %62, %c16_i64 : i64
+          %65 = arith.minsi %64, %c32_i64 : i64
+          %66 = arith.subi %65, %63 : i64
+          %67 = arith.muli %63, %58 : i64
+          %68 = arith.addi %56, %67 : i64
+          %69 = arith.muli %61, %c64_i64 : i64
+          %70 = arith.addi %68, %69 : i64
+          %71 = arith.muli %61, %c16_i64 : i64
+          %72 = arith.addi %62, %71 : i64
+          %73 = arith.ori %72, %c2684354560_i64 : i64
+          %74 = arith.subi %63, %62 : i64
+          %75 = arith.addi %73, %74 : i64
+          %76 = arith.subi %c16_i64, %71 : i64
+          %77 = arith.minsi %76, %c16_i64 : i64
+          "instgem.mvout"(%70, %75, %77, %66) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %48 = arith.maxsi %13, %c0 : index
+        %49 = arith.minsi %48, %arg3 : index
+        %50 = arith.maxsi %8, %c0 : index
+        %51 = arith.minsi %50, %c32 : index
+        %52 = arith.subi %49, %7 : index
+        %53 = arith.maxsi %14, %c0 : index
+        %54 = arith.minsi %53, %arg4 : index
+        %55 = arith.maxsi %11, %c0 : index
+        %56 = arith.minsi %55, %c16 : index
+        %57 = arith.subi %54, %10 : index
+        %58 = arith.cmpi sgt, %56, %c0 : index
+        scf.if %58 {
+          func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_1[%7, %10] [%52, %57] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %59 = arith.index_cast %51 : index to i64
+        %60 = arith.index_cast %52 : index to i64
+        %61 = arith.index_cast %57 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %62 = arith.index_cast %intptr : index to i64
+        %63 = arith.index_cast %offset : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        %65 = arith.addi %62, %64 : i64
+        %66 = arith.addi %59, %60 : i64
+        %67 = arith.cmpi slt, %66, %c32_i64 : i64
+        %68 = arith.cmpi slt, %61, %c16_i64 : i64
+        %69 = arith.ori %67, %68 : i1
+        scf.if %69 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg14 = %c0 to %c2 step %c1 {
+            %96 = arith.index_cast %arg14 : index to i64
+            %97 = arith.muli %96, %c16_i64 : i64
+            %98 = arith.ori %97, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %98, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %70 = arith.maxsi %59, %c0_i64 : i64
+        %71 = arith.divui %70, %c16_i64 : i64
+        %72 = arith.maxsi %66, %c0_i64 : i64
+        %73 = arith.addi %72, %c15_i64 : i64
+        %74 = arith.divui %73, %c16_i64 : i64
+        %75 = arith.subi %74, %71 : i64
+        %76 = arith.cmpi sgt, %60, %c0_i64 : i64
+        %77 = arith.extui %76 : i1 to i64
+        %78 = arith.muli %75, %77 : i64
+        %79 = arith.index_cast %78 : i64 to index
+        scf.for %arg14 = %c0 to %79 step %c1 {
+          %96 = arith.index_cast %arg14 : index to i64
+          %97 = arith.addi %71, %96 : i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.maxsi %98, %59 : i64
+          %100 = arith.addi %98, %c16_i64 : i64
+          %101 = arith.minsi %100, %66 : i64
+          %102 = arith.subi %101, %99 : i64
+          %103 = arith.ori %98, %c2147483648_i64 : i64
+          %104 = arith.subi %99, %98 : i64
+          %105 = arith.addi %103, %104 : i64
+          %106 = arith.minsi %61, %c16_i64 : i64
+          "instgem.mvin"(%65, %105, %106, %102) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %80 = arith.addi %70, %c15_i64 : i64
+        %81 = arith.divui %80, %c16_i64 : i64
+        %82 = arith.cmpi sgt, %59, %c0_i64 : i64
+        %83 = arith.extui %82 : i1 to i64
+        %84 = arith.muli %81, %83 : i64
+        %85 = arith.index_cast %84 : i64 to index
+        scf.for %arg14 = %c0 to %85 step %c1 {
+          %96 = arith.index_cast %arg14 : index to i64
+          %97 = arith.muli %96, %c16_i64 : i64
+          %98 = arith.maxsi %97, %c0_i64 : i64
+          %99 = arith.addi %97, %c16_i64 : i64
+          %100 = arith.minsi %99, %59 : i64
+          %101 = arith.subi %100, %98 : i64
+          %102 = arith.ori %97, %c2147483648_i64 : i64
+          %103 = arith.subi %98, %97 : i64
+          %104 = arith.addi %102, %103 : i64
+          %105 = arith.minsi %61, %c16_i64 : i64
+          "instgem.mvin"(%c0_i64, %104, %105, %101) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %86:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %96 = arith.maxsi %arg15, %c0 : index
+          %97 = arith.minsi %96, %arg5 : index
+          %98 = arith.addi %arg15, %c32 : index
+          %99 = arith.maxsi %98, %c0 : index
+          %100 = arith.minsi %99, %arg5 : index
+          %101 = arith.subi %97, %arg15 : index
+          %102 = arith.maxsi %101, %c0 : index
+          %103 = arith.minsi %102, %c32 : index
+          %104 = arith.subi %100, %97 : index
+          %105 = arith.cmpi sgt, %103, %c0 : index
+          scf.if %105 {
+            func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
           }
-        } {gemmini.compute_nest}
-        scf.yield %97, %112 : index, index
-      }
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      scf.if %57 {
-        func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
-      }
-      %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%51, %56] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %86 = arith.index_cast %intptr_8 : index to i64
-      %87 = arith.index_cast %offset_5 : index to i64
-      %88 = arith.muli %87, %c4_i64 : i64
-      %89 = arith.addi %86, %88 : i64
-      %90 = arith.index_cast %strides_7#0 : index to i64
-      %91 = arith.muli %90, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %91, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %92 = arith.ceildivsi %60, %c16_i64 : i64
-      %93 = arith.muli %77, %92 : i64
-      %94 = arith.index_cast %93 : i64 to index
-      scf.for %arg14 = %c0 to %94 step %c1 {
-        %95 = arith.index_cast %arg14 : index to i64
-        %96 = arith.remsi %95, %77 : i64
-        %97 = arith.divsi %95, %77 : i64
-        %98 = arith.addi %70, %96 : i64
-        %99 = arith.muli %98, %c16_i64 : i64
-        %100 = arith.maxsi %99, %58 : i64
-        %101 = arith.addi %99, %c16_i64 : i64
-        %102 = arith.minsi %101, %65 : i64
-        %103 = arith.subi %102, %100 : i64
-        %104 = arith.subi %100, %58 : i64
-        %105 = arith.muli %104, %91 : i64
-        %106 = arith.addi %89, %105 : i64
-        %107 = arith.muli %97, %c64_i64 : i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.muli %97, %c16_i64 : i64
-        %110 = arith.addi %99, %109 : i64
-        %111 = arith.ori %110, %c2684354560_i64 : i64
-        %112 = arith.subi %100, %99 : i64
-        %113 = arith.addi %111, %112 : i64
-        %114 = arith.subi %60, %109 : i64
-        %115 = arith.minsi %114, %c16_i64 : i64
-        "instgem.mvout"(%108, %113, %115, %103) : (i64, i64, i64, i64) -> ()
+          %subview_9 = memref.subview %reinterpret_cast[%7, %97] [%52, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %106 = arith.index_cast %104 : index to i64
+          %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %107 = arith.index_cast %intptr_14 : index to i64
+          %108 = arith.index_cast %offset_11 : index to i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.index_cast %strides_13#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %79 step %c1 {
+            %157 = arith.index_cast %arg17 : index to i64
+            %158 = arith.addi %71, %157 : i64
+            %159 = arith.muli %158, %c16_i64 : i64
+            %160 = arith.maxsi %159, %59 : i64
+            %161 = arith.addi %159, %c16_i64 : i64
+            %162 = arith.minsi %161, %66 : i64
+            %163 = arith.subi %162, %160 : i64
+            %164 = arith.subi %160, %59 : i64
+            %165 = arith.muli %164, %110 : i64
+            %166 = arith.addi %109, %165 : i64
+            %167 = arith.muli %158, %c32_i64 : i64
+            %168 = arith.subi %160, %159 : i64
+            %169 = arith.addi %167, %168 : i64
+            %170 = arith.minsi %106, %c64_i64 : i64
+            "instgem.mvin"(%166, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg17 = %c0 to %85 step %c1 {
+            %157 = arith.index_cast %arg17 : index to i64
+            %158 = arith.muli %157, %c16_i64 : i64
+            %159 = arith.maxsi %158, %c0_i64 : i64
+            %160 = arith.addi %158, %c16_i64 : i64
+            %161 = arith.minsi %160, %59 : i64
+            %162 = arith.subi %161, %159 : i64
+            %163 = arith.muli %157, %c32_i64 : i64
+            %164 = arith.subi %159, %158 : i64
+            %165 = arith.addi %163, %164 : i64
+            %166 = arith.minsi %106, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %165, %166, %162) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %111 = arith.maxsi %arg16, %c0 : index
+          %112 = arith.minsi %111, %arg5 : index
+          %113 = arith.addi %arg16, %c32 : index
+          %114 = arith.maxsi %113, %c0 : index
+          %115 = arith.minsi %114, %arg5 : index
+          %116 = arith.subi %112, %arg16 : index
+          %117 = arith.maxsi %116, %c0 : index
+          %118 = arith.minsi %117, %c32 : index
+          %119 = arith.subi %115, %112 : index
+          scf.if %58 {
+            func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_15 = memref.subview %reinterpret_cast_0[%112, %10] [%119, %57] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %120 = arith.index_cast %118 : index to i64
+          %121 = arith.index_cast %119 : index to i64
+          %122 = arith.addi %120, %121 : i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %123 = arith.index_cast %intptr_20 : index to i64
+          %124 = arith.index_cast %offset_17 : index to i64
+          %125 = arith.addi %123, %124 : i64
+          %126 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %126) : (i64, i64, i64, i64, i64, i64) -> ()
+          %127 = arith.maxsi %120, %c0_i64 : i64
+          %128 = arith.divui %127, %c16_i64 : i64
+          %129 = arith.maxsi %122, %c0_i64 : i64
+          %130 = arith.addi %129, %c15_i64 : i64
+          %131 = arith.divui %130, %c16_i64 : i64
+          %132 = arith.subi %131, %128 : i64
+          %133 = arith.cmpi sgt, %121, %c0_i64 : i64
+          %134 = arith.extui %133 : i1 to i64
+          %135 = arith.muli %132, %134 : i64
+          %136 = arith.index_cast %135 : i64 to index
+          scf.for %arg17 = %c0 to %136 step %c1 {
+            %157 = arith.index_cast %arg17 : index to i64
+            %158 = arith.addi %128, %157 : i64
+            %159 = arith.muli %158, %c16_i64 : i64
+            %160 = arith.maxsi %159, %120 : i64
+            %161 = arith.addi %159, %c16_i64 : i64
+            %162 = arith.minsi %161, %122 : i64
+            %163 = arith.subi %162, %160 : i64
+            %164 = arith.subi %160, %120 : i64
+            %165 = arith.muli %164, %126 : i64
+            %166 = arith.addi %125, %165 : i64
+            %167 = arith.addi %159, %c64_i64 : i64
+            %168 = arith.subi %160, %159 : i64
+            %169 = arith.addi %167, %168 : i64
+            %170 = arith.minsi %61, %c64_i64 : i64
+            "instgem.mvin"(%166, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %137 = arith.addi %127, %c15_i64 : i64
+          %138 = arith.divui %137, %c16_i64 : i64
+          %139 = arith.cmpi sgt, %120, %c0_i64 : i64
+          %140 = arith.extui %139 : i1 to i64
+          %141 = arith.muli %138, %140 : i64
+          %142 = arith.index_cast %141 : i64 to index
+          scf.for %arg17 = %c0 to %142 step %c1 {
+            %157 = arith.index_cast %arg17 : index to i64
+            %158 = arith.muli %157, %c16_i64 : i64
+            %159 = arith.maxsi %158, %c0_i64 : i64
+            %160 = arith.addi %158, %c16_i64 : i64
+            %161 = arith.minsi %160, %120 : i64
+            %162 = arith.subi %161, %159 : i64
+            %163 = arith.addi %158, %c64_i64 : i64
+            %164 = arith.subi %159, %158 : i64
+            %165 = arith.addi %163, %164 : i64
+            %166 = arith.minsi %61, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %165, %166, %162) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %143 = arith.minsi %72, %c32_i64 : i64
+          %144 = arith.maxsi %106, %c0_i64 : i64
+          %145 = arith.minsi %144, %c32_i64 : i64
+          %146 = arith.minsi %129, %c32_i64 : i64
+          %147 = arith.maxsi %61, %c0_i64 : i64
+          %148 = arith.minsi %147, %c16_i64 : i64
+          %149 = arith.ceildivsi %143, %c16_i64 : i64
+          %150 = arith.ceildivsi %148, %c16_i64 : i64
+          %151 = arith.minsi %145, %146 : i64
+          %152 = arith.ceildivsi %151, %c16_i64 : i64
+          %153 = arith.subi %152, %c1_i64 : i64
+          %154 = arith.cmpi sgt, %152, %c0_i64 : i64
+          %155 = arith.select %154, %149, %c0_i64 : i64
+          %156 = arith.index_cast %155 : i64 to index
+          scf.for %arg17 = %c0 to %156 step %c1 {
+            %157 = arith.index_cast %arg17 : index to i64
+            %158 = arith.index_cast %150 : i64 to index
+            scf.for %arg18 = %c0 to %158 step %c1 {
+              %159 = arith.index_cast %arg18 : index to i64
+              %160 = arith.muli %157, %c16_i64 : i64
+              %161 = arith.subi %143, %160 : i64
+              %162 = arith.minsi %161, %c16_i64 : i64
+              %163 = arith.muli %159, %c16_i64 : i64
+              %164 = arith.subi %148, %163 : i64
+              %165 = arith.minsi %164, %c16_i64 : i64
+              %166 = arith.addi %160, %163 : i64
+              %167 = arith.ori %166, %c3221225472_i64 : i64
+              %168 = arith.cmpi eq, %153, %c0_i64 : i64
+              %169 = arith.select %168, %167, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %165, %162, %169, %165, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+              %170 = arith.muli %157, %c32_i64 : i64
+              %171 = arith.minsi %145, %c16_i64 : i64
+              %172 = arith.addi %163, %c64_i64 : i64
+              %173 = arith.minsi %146, %c16_i64 : i64
+              "instgem.compute_preloaded"(%170, %171, %162, %172, %165, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+              %174 = arith.index_cast %152 : i64 to index
+              scf.for %arg19 = %c1 to %174 step %c1 {
+                %175 = arith.index_cast %arg19 : index to i64
+                %176 = arith.cmpi eq, %175, %153 : i64
+                %177 = arith.select %176, %167, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %165, %162, %177, %165, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %175, %c16_i64 : i64
+                %179 = arith.addi %170, %178 : i64
+                %180 = arith.subi %145, %178 : i64
+                %181 = arith.minsi %180, %c16_i64 : i64
+                %182 = arith.addi %178, %163 : i64
+                %183 = arith.addi %182, %c64_i64 : i64
+                %184 = arith.subi %146, %178 : i64
+                %185 = arith.minsi %184, %c16_i64 : i64
+                "instgem.compute_accumulated"(%179, %181, %162, %183, %165, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          scf.yield %98, %113 : index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        scf.if %58 {
+          func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
+        }
+        %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%52, %57] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %87 = arith.index_cast %intptr_8 : index to i64
+        %88 = arith.index_cast %offset_5 : index to i64
+        %89 = arith.muli %88, %c4_i64 : i64
+        %90 = arith.addi %87, %89 : i64
+        %91 = arith.index_cast %strides_7#0 : index to i64
+        %92 = arith.muli %91, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %93 = arith.ceildivsi %61, %c16_i64 : i64
+        %94 = arith.muli %78, %93 : i64
+        %95 = arith.index_cast %94 : i64 to index
+        scf.for %arg14 = %c0 to %95 step %c1 {
+          %96 = arith.index_cast %arg14 : index to i64
+          %97 = arith.remsi %96, %78 : i64
+          %98 = arith.divsi %96, %78 : i64
+          %99 = arith.addi %71, %97 : i64
+          %100 = arith.muli %99, %c16_i64 : i64
+          %101 = arith.maxsi %100, %59 : i64
+          %102 = arith.addi %100, %c16_i64 : i64
+          %103 = arith.minsi %102, %66 : i64
+          %104 = arith.subi %103, %101 : i64
+          %105 = arith.subi %101, %59 : i64
+          %106 = arith.muli %105, %92 : i64
+          %107 = arith.addi %90, %106 : i64
+          %108 = arith.muli %98, %c64_i64 : i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.muli %98, %c16_i64 : i64
+          %111 = arith.addi %100, %110 : i64
+          %112 = arith.ori %111, %c2684354560_i64 : i64
+          %113 = arith.subi %101, %100 : i64
+          %114 = arith.addi %112, %113 : i64
+          %115 = arith.subi %61, %110 : i64
+          %116 = arith.minsi %115, %c16_i64 : i64
+          "instgem.mvout"(%109, %114, %116, %104) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

@@ -21,6 +21,18 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -177,290 +189,429 @@ module {
         "instgem.mvout"(%60, %61, %63, %c16_i64) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %c2 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.muli %85, %c16_i64 : i64
-        %87 = arith.subi %c32_i64, %86 : i64
-        %88 = arith.minsi %87, %c16_i64 : i64
-        %89 = arith.ori %86, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %89, %88, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %51:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %85 = arith.maxsi %13, %c0 : index
-        %86 = arith.minsi %85, %arg3 : index
-        %87 = arith.maxsi %9, %c0 : index
-        %88 = arith.minsi %87, %c16 : index
-        %89 = arith.subi %86, %8 : index
-        %90 = arith.maxsi %arg8, %c0 : index
-        %91 = arith.minsi %90, %arg5 : index
-        %92 = arith.addi %arg8, %c16 : index
-        %93 = arith.maxsi %92, %c0 : index
-        %94 = arith.minsi %93, %arg5 : index
-        %95 = arith.subi %91, %arg8 : index
-        %96 = arith.maxsi %95, %c0 : index
-        %97 = arith.minsi %96, %c16 : index
-        %98 = arith.subi %94, %91 : index
-        %99 = arith.cmpi sgt, %97, %c0 : index
-        scf.if %99 {
-          func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-        }
-        %subview_2 = memref.subview %reinterpret_cast[%8, %91] [%89, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %100 = arith.index_cast %88 : index to i64
-        %101 = arith.index_cast %89 : index to i64
-        %102 = arith.index_cast %98 : index to i64
-        %103 = arith.addi %100, %101 : i64
-        %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %104 = arith.index_cast %intptr_7 : index to i64
-        %105 = arith.index_cast %offset_4 : index to i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.index_cast %strides_6#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
-        %108 = arith.maxsi %100, %c0_i64 : i64
-        %109 = arith.divui %108, %c16_i64 : i64
-        %110 = arith.maxsi %103, %c0_i64 : i64
-        %111 = arith.addi %110, %c15_i64 : i64
-        %112 = arith.divui %111, %c16_i64 : i64
-        %113 = arith.subi %112, %109 : i64
-        %114 = arith.cmpi sgt, %101, %c0_i64 : i64
-        %115 = arith.extui %114 : i1 to i64
-        %116 = arith.muli %113, %115 : i64
-        %117 = arith.index_cast %116 : i64 to index
-        scf.for %arg10 = %c0 to %117 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.addi %109, %177 : i64
-          %179 = arith.muli %178, %c16_i64 : i64
-          %180 = arith.maxsi %179, %100 : i64
-          %181 = arith.addi %179, %c16_i64 : i64
-          %182 = arith.minsi %181, %103 : i64
-          %183 = arith.subi %182, %180 : i64
-          %184 = arith.subi %180, %100 : i64
-          %185 = arith.muli %184, %107 : i64
-          %186 = arith.addi %106, %185 : i64
-          %187 = arith.subi %180, %179 : i64
-          %188 = arith.addi %179, %187 : i64
-          %189 = arith.minsi %102, %c64_i64 : i64
-          "instgem.mvin"(%186, %188, %189, %183) : (i64, i64, i64, i64) -> ()
+      %51 = arith.andi %45, %30 : i1
+      %52 = arith.andi %51, %26 : i1
+      %53 = arith.andi %52, %27 : i1
+      scf.if %53 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %61 = arith.index_cast %arg7 : index to i64
+          %62 = arith.muli %61, %c16_i64 : i64
+          %63 = arith.subi %c32_i64, %62 : i64
+          %64 = arith.minsi %63, %c16_i64 : i64
+          %65 = arith.ori %62, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %65, %64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %118 = arith.addi %108, %c15_i64 : i64
-        %119 = arith.divui %118, %c16_i64 : i64
-        %120 = arith.cmpi sgt, %100, %c0_i64 : i64
-        %121 = arith.extui %120 : i1 to i64
-        %122 = arith.muli %119, %121 : i64
-        %123 = arith.index_cast %122 : i64 to index
-        scf.for %arg10 = %c0 to %123 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.muli %177, %c16_i64 : i64
-          %179 = arith.maxsi %178, %c0_i64 : i64
-          %180 = arith.addi %178, %c16_i64 : i64
-          %181 = arith.minsi %180, %100 : i64
-          %182 = arith.subi %181, %179 : i64
-          %183 = arith.subi %179, %178 : i64
-          %184 = arith.addi %178, %183 : i64
-          %185 = arith.minsi %102, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %184, %185, %182) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %124 = arith.maxsi %arg9, %c0 : index
-        %125 = arith.minsi %124, %arg5 : index
-        %126 = arith.addi %arg9, %c16 : index
-        %127 = arith.maxsi %126, %c0 : index
-        %128 = arith.minsi %127, %arg5 : index
-        %129 = arith.subi %125, %arg9 : index
-        %130 = arith.maxsi %129, %c0 : index
-        %131 = arith.minsi %130, %c16 : index
-        %132 = arith.subi %128, %125 : index
-        %133 = arith.maxsi %14, %c0 : index
-        %134 = arith.minsi %133, %arg4 : index
-        %135 = arith.maxsi %12, %c0 : index
-        %136 = arith.minsi %135, %c32 : index
-        %137 = arith.subi %134, %11 : index
-        %138 = arith.cmpi sgt, %136, %c0 : index
-        scf.if %138 {
-          func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-        }
-        %subview_8 = memref.subview %reinterpret_cast_0[%125, %11] [%132, %137] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %139 = arith.index_cast %131 : index to i64
-        %140 = arith.index_cast %132 : index to i64
-        %141 = arith.index_cast %137 : index to i64
-        %142 = arith.addi %139, %140 : i64
-        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %143 = arith.index_cast %intptr_13 : index to i64
-        %144 = arith.index_cast %offset_10 : index to i64
-        %145 = arith.addi %143, %144 : i64
-        %146 = arith.index_cast %strides_12#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %146) : (i64, i64, i64, i64, i64, i64) -> ()
-        %147 = arith.maxsi %139, %c0_i64 : i64
-        %148 = arith.divui %147, %c16_i64 : i64
-        %149 = arith.maxsi %142, %c0_i64 : i64
-        %150 = arith.addi %149, %c15_i64 : i64
-        %151 = arith.divui %150, %c16_i64 : i64
-        %152 = arith.subi %151, %148 : i64
-        %153 = arith.cmpi sgt, %140, %c0_i64 : i64
-        %154 = arith.extui %153 : i1 to i64
-        %155 = arith.muli %152, %154 : i64
-        %156 = arith.index_cast %155 : i64 to index
-        scf.for %arg10 = %c0 to %156 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.addi %148, %177 : i64
-          %179 = arith.muli %178, %c16_i64 : i64
-          %180 = arith.maxsi %179, %139 : i64
-          %181 = arith.addi %179, %c16_i64 : i64
-          %182 = arith.minsi %181, %142 : i64
-          %183 = arith.subi %182, %180 : i64
-          %184 = arith.subi %180, %139 : i64
-          %185 = arith.muli %184, %146 : i64
-          %186 = arith.addi %145, %185 : i64
-          %187 = arith.muli %178, %c32_i64 : i64
-          %188 = arith.addi %187, %c16_i64 : i64
-          %189 = arith.subi %180, %179 : i64
-          %190 = arith.addi %188, %189 : i64
-          %191 = arith.minsi %141, %c64_i64 : i64
-          "instgem.mvin"(%186, %190, %191, %183) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %157 = arith.addi %147, %c15_i64 : i64
-        %158 = arith.divui %157, %c16_i64 : i64
-        %159 = arith.cmpi sgt, %139, %c0_i64 : i64
-        %160 = arith.extui %159 : i1 to i64
-        %161 = arith.muli %158, %160 : i64
-        %162 = arith.index_cast %161 : i64 to index
-        scf.for %arg10 = %c0 to %162 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.muli %177, %c16_i64 : i64
-          %179 = arith.maxsi %178, %c0_i64 : i64
-          %180 = arith.addi %178, %c16_i64 : i64
-          %181 = arith.minsi %180, %139 : i64
-          %182 = arith.subi %181, %179 : i64
-          %183 = arith.muli %177, %c32_i64 : i64
-          %184 = arith.addi %183, %c16_i64 : i64
-          %185 = arith.subi %179, %178 : i64
-          %186 = arith.addi %184, %185 : i64
-          %187 = arith.minsi %141, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %186, %187, %182) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %163 = arith.minsi %110, %c16_i64 : i64
-        %164 = arith.maxsi %102, %c0_i64 : i64
-        %165 = arith.minsi %164, %c16_i64 : i64
-        %166 = arith.minsi %149, %c16_i64 : i64
-        %167 = arith.maxsi %141, %c0_i64 : i64
-        %168 = arith.minsi %167, %c32_i64 : i64
-        %169 = arith.ceildivsi %163, %c16_i64 : i64
-        %170 = arith.ceildivsi %168, %c16_i64 : i64
-        %171 = arith.minsi %165, %166 : i64
-        %172 = arith.ceildivsi %171, %c16_i64 : i64
-        %173 = arith.subi %172, %c1_i64 : i64
-        %174 = arith.cmpi sgt, %172, %c0_i64 : i64
-        %175 = arith.select %174, %169, %c0_i64 : i64
-        %176 = arith.index_cast %175 : i64 to index
-        scf.for %arg10 = %c0 to %176 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.index_cast %170 : i64 to index
-          scf.for %arg11 = %c0 to %178 step %c1 {
-            %179 = arith.index_cast %arg11 : index to i64
-            %180 = arith.muli %177, %c16_i64 : i64
-            %181 = arith.subi %163, %180 : i64
-            %182 = arith.minsi %181, %c16_i64 : i64
-            %183 = arith.muli %179, %c16_i64 : i64
-            %184 = arith.subi %168, %183 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            %186 = arith.muli %177, %c32_i64 : i64
-            %187 = arith.addi %186, %183 : i64
-            %188 = arith.ori %187, %c3221225472_i64 : i64
-            %189 = arith.cmpi eq, %173, %c0_i64 : i64
-            %190 = arith.select %189, %188, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %185, %182, %190, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-            %191 = arith.minsi %165, %c16_i64 : i64
-            %192 = arith.addi %183, %c16_i64 : i64
-            %193 = arith.minsi %166, %c16_i64 : i64
-            "instgem.compute_preloaded"(%180, %191, %182, %192, %185, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-            %194 = arith.index_cast %172 : i64 to index
-            scf.for %arg12 = %c1 to %194 step %c1 {
-              %195 = arith.index_cast %arg12 : index to i64
-              %196 = arith.cmpi eq, %195, %173 : i64
-              %197 = arith.select %196, %188, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %185, %182, %197, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-              %198 = arith.muli %195, %c16_i64 : i64
-              %199 = arith.addi %180, %198 : i64
-              %200 = arith.subi %165, %198 : i64
-              %201 = arith.minsi %200, %c16_i64 : i64
-              %202 = arith.muli %195, %c32_i64 : i64
-              %203 = arith.addi %202, %183 : i64
-              %204 = arith.addi %203, %c16_i64 : i64
-              %205 = arith.subi %166, %198 : i64
-              %206 = arith.minsi %205, %c16_i64 : i64
-              "instgem.compute_accumulated"(%199, %201, %182, %204, %185, %206) : (i64, i64, i64, i64, i64, i64) -> ()
+        %54:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %61 = arith.addi %arg8, %c16 : index
+          %62 = arith.minsi %61, %arg5 : index
+          %63 = arith.subi %62, %arg8 : index
+          %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [16, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x?xi8, strided<[?, 1], offset: ?>>
+          %cast_3 = memref.cast %subview_2 : memref<16x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %64 = arith.index_cast %63 : index to i64
+          %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<16x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %65 = arith.index_cast %intptr_8 : index to i64
+          %66 = arith.index_cast %offset_5 : index to i64
+          %67 = arith.addi %65, %66 : i64
+          %68 = arith.index_cast %strides_7#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %68) : (i64, i64, i64, i64, i64, i64) -> ()
+          %69 = arith.minsi %64, %c64_i64 : i64
+          "instgem.mvin"(%67, %c0_i64, %69, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %70 = arith.addi %arg9, %c16 : index
+          %71 = arith.minsi %70, %arg5 : index
+          %72 = arith.subi %71, %arg9 : index
+          %subview_9 = memref.subview %reinterpret_cast_0[%arg9, %5] [%72, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+          %cast_10 = memref.cast %subview_9 : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %73 = arith.index_cast %72 : index to i64
+          %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %74 = arith.index_cast %intptr_15 : index to i64
+          %75 = arith.index_cast %offset_12 : index to i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.index_cast %strides_14#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %77) : (i64, i64, i64, i64, i64, i64) -> ()
+          %78 = arith.maxsi %73, %c0_i64 : i64
+          %79 = arith.addi %78, %c15_i64 : i64
+          %80 = arith.divui %79, %c16_i64 : i64
+          %81 = arith.cmpi sgt, %73, %c0_i64 : i64
+          %82 = arith.extui %81 : i1 to i64
+          %83 = arith.muli %80, %82 : i64
+          %84 = arith.index_cast %83 : i64 to index
+          scf.for %arg10 = %c0 to %84 step %c1 {
+            %94 = arith.index_cast %arg10 : index to i64
+            %95 = arith.muli %94, %c16_i64 : i64
+            %96 = arith.maxsi %95, %c0_i64 : i64
+            %97 = arith.addi %95, %c16_i64 : i64
+            %98 = arith.minsi %97, %73 : i64
+            %99 = arith.subi %98, %96 : i64
+            %100 = arith.muli %96, %77 : i64
+            %101 = arith.addi %76, %100 : i64
+            %102 = arith.muli %94, %c32_i64 : i64
+            %103 = arith.addi %102, %c16_i64 : i64
+            %104 = arith.subi %96, %95 : i64
+            %105 = arith.addi %103, %104 : i64
+            "instgem.mvin"(%101, %105, %c32_i64, %99) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %85 = arith.maxsi %64, %c0_i64 : i64
+          %86 = arith.minsi %85, %c16_i64 : i64
+          %87 = arith.minsi %78, %c16_i64 : i64
+          %88 = arith.minsi %86, %87 : i64
+          %89 = arith.ceildivsi %88, %c16_i64 : i64
+          %90 = arith.subi %89, %c1_i64 : i64
+          %91 = arith.cmpi sgt, %89, %c0_i64 : i64
+          %92 = arith.extui %91 : i1 to i64
+          %93 = arith.index_cast %92 : i64 to index
+          scf.for %arg10 = %c0 to %93 step %c1 {
+            %94 = arith.index_cast %arg10 : index to i64
+            scf.for %arg11 = %c0 to %c2 step %c1 {
+              %95 = arith.index_cast %arg11 : index to i64
+              %96 = arith.muli %94, %c16_i64 : i64
+              %97 = arith.subi %c16_i64, %96 : i64
+              %98 = arith.minsi %97, %c16_i64 : i64
+              %99 = arith.muli %95, %c16_i64 : i64
+              %100 = arith.subi %c32_i64, %99 : i64
+              %101 = arith.minsi %100, %c16_i64 : i64
+              %102 = arith.muli %94, %c32_i64 : i64
+              %103 = arith.addi %102, %99 : i64
+              %104 = arith.ori %103, %c3221225472_i64 : i64
+              %105 = arith.cmpi eq, %90, %c0_i64 : i64
+              %106 = arith.select %105, %104, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %101, %98, %106, %101, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+              %107 = arith.minsi %86, %c16_i64 : i64
+              %108 = arith.addi %99, %c16_i64 : i64
+              %109 = arith.minsi %87, %c16_i64 : i64
+              "instgem.compute_preloaded"(%96, %107, %98, %108, %101, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+              %110 = arith.index_cast %89 : i64 to index
+              scf.for %arg12 = %c1 to %110 step %c1 {
+                %111 = arith.index_cast %arg12 : index to i64
+                %112 = arith.cmpi eq, %111, %90 : i64
+                %113 = arith.select %112, %104, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %101, %98, %113, %101, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+                %114 = arith.muli %111, %c16_i64 : i64
+                %115 = arith.addi %96, %114 : i64
+                %116 = arith.subi %86, %114 : i64
+                %117 = arith.minsi %116, %c16_i64 : i64
+                %118 = arith.muli %111, %c32_i64 : i64
+                %119 = arith.addi %118, %99 : i64
+                %120 = arith.addi %119, %c16_i64 : i64
+                %121 = arith.subi %87, %114 : i64
+                %122 = arith.minsi %121, %c16_i64 : i64
+                "instgem.compute_accumulated"(%115, %117, %98, %120, %101, %122) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
+          } {gemmini.compute_nest}
+          scf.yield %61, %70 : index, index
+        }
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %55 = arith.index_cast %intptr : index to i64
+        %56 = arith.index_cast %offset : index to i64
+        %57 = arith.addi %55, %56 : i64
+        %58 = arith.index_cast %strides#0 : index to i64
+        %59 = arith.bitcast %arg6 : f32 to i32
+        %60 = arith.extui %59 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %60) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %61 = arith.index_cast %arg7 : index to i64
+          %62 = arith.muli %61, %c16_i64 : i64
+          %63 = arith.addi %57, %62 : i64
+          %64 = arith.ori %62, %c2147483648_i64 : i64
+          %65 = arith.subi %c32_i64, %62 : i64
+          %66 = arith.minsi %65, %c16_i64 : i64
+          "instgem.mvout"(%63, %64, %66, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %88 = arith.index_cast %arg7 : index to i64
+          %89 = arith.muli %88, %c16_i64 : i64
+          %90 = arith.subi %c32_i64, %89 : i64
+          %91 = arith.minsi %90, %c16_i64 : i64
+          %92 = arith.ori %89, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %92, %91, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %54:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %88 = arith.maxsi %13, %c0 : index
+          %89 = arith.minsi %88, %arg3 : index
+          %90 = arith.maxsi %9, %c0 : index
+          %91 = arith.minsi %90, %c16 : index
+          %92 = arith.subi %89, %8 : index
+          %93 = arith.maxsi %arg8, %c0 : index
+          %94 = arith.minsi %93, %arg5 : index
+          %95 = arith.addi %arg8, %c16 : index
+          %96 = arith.maxsi %95, %c0 : index
+          %97 = arith.minsi %96, %arg5 : index
+          %98 = arith.subi %94, %arg8 : index
+          %99 = arith.maxsi %98, %c0 : index
+          %100 = arith.minsi %99, %c16 : index
+          %101 = arith.subi %97, %94 : index
+          %102 = arith.cmpi sgt, %100, %c0 : index
+          scf.if %102 {
+            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
           }
-        } {gemmini.compute_nest}
-        scf.yield %92, %126 : index, index
-      }
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %52 = arith.maxsi %13, %c0 : index
-      %53 = arith.minsi %52, %arg3 : index
-      %54 = arith.maxsi %9, %c0 : index
-      %55 = arith.minsi %54, %c16 : index
-      %56 = arith.subi %53, %8 : index
-      %57 = arith.maxsi %14, %c0 : index
-      %58 = arith.minsi %57, %arg4 : index
-      %59 = arith.maxsi %12, %c0 : index
-      %60 = arith.minsi %59, %c32 : index
-      %61 = arith.subi %58, %11 : index
-      %62 = arith.cmpi sgt, %60, %c0 : index
-      scf.if %62 {
-        func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_1[%8, %11] [%56, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %63 = arith.index_cast %55 : index to i64
-      %64 = arith.index_cast %56 : index to i64
-      %65 = arith.index_cast %61 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %66 = arith.index_cast %intptr : index to i64
-      %67 = arith.index_cast %offset : index to i64
-      %68 = arith.addi %66, %67 : i64
-      %69 = arith.index_cast %strides#0 : index to i64
-      %70 = arith.bitcast %arg6 : f32 to i32
-      %71 = arith.extui %70 : i32 to i64
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %69, %71) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %72 = arith.maxsi %63, %c0_i64 : i64
-      %73 = arith.divui %72, %c16_i64 : i64
-      %74 = arith.addi %63, %64 : i64
-      %75 = arith.maxsi %74, %c0_i64 : i64
-      %76 = arith.addi %75, %c15_i64 : i64
-      %77 = arith.divui %76, %c16_i64 : i64
-      %78 = arith.subi %77, %73 : i64
-      %79 = arith.cmpi sgt, %64, %c0_i64 : i64
-      %80 = arith.extui %79 : i1 to i64
-      %81 = arith.muli %78, %80 : i64
-      %82 = arith.ceildivsi %65, %c16_i64 : i64
-      %83 = arith.muli %81, %82 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg7 = %c0 to %84 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.remsi %85, %81 : i64
-        %87 = arith.divsi %85, %81 : i64
-        %88 = arith.addi %73, %86 : i64
-        %89 = arith.muli %88, %c16_i64 : i64
-        %90 = arith.maxsi %89, %63 : i64
-        %91 = arith.addi %89, %c16_i64 : i64
-        %92 = arith.minsi %91, %74 : i64
-        %93 = arith.subi %92, %90 : i64
-        %94 = arith.subi %90, %63 : i64
-        %95 = arith.muli %94, %69 : i64
-        %96 = arith.addi %68, %95 : i64
-        %97 = arith.muli %87, %c16_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.muli %88, %c32_i64 : i64
-        %100 = arith.addi %99, %97 : i64
-        %101 = arith.ori %100, %c2147483648_i64 : i64
-        %102 = arith.subi %90, %89 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.subi %65, %97 : i64
-        %105 = arith.minsi %104, %c16_i64 : i64
-        "instgem.mvout"(%98, %103, %105, %93) : (i64, i64, i64, i64) -> ()
+          %subview_2 = memref.subview %reinterpret_cast[%8, %94] [%92, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %103 = arith.index_cast %91 : index to i64
+          %104 = arith.index_cast %92 : index to i64
+          %105 = arith.index_cast %101 : index to i64
+          %106 = arith.addi %103, %104 : i64
+          %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %107 = arith.index_cast %intptr_7 : index to i64
+          %108 = arith.index_cast %offset_4 : index to i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.index_cast %strides_6#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+          %111 = arith.maxsi %103, %c0_i64 : i64
+          %112 = arith.divui %111, %c16_i64 : i64
+          %113 = arith.maxsi %106, %c0_i64 : i64
+          %114 = arith.addi %113, %c15_i64 : i64
+          %115 = arith.divui %114, %c16_i64 : i64
+          %116 = arith.subi %115, %112 : i64
+          %117 = arith.cmpi sgt, %104, %c0_i64 : i64
+          %118 = arith.extui %117 : i1 to i64
+          %119 = arith.muli %116, %118 : i64
+          %120 = arith.index_cast %119 : i64 to index
+          scf.for %arg10 = %c0 to %120 step %c1 {
+            %180 = arith.index_cast %arg10 : index to i64
+            %181 = arith.addi %112, %180 : i64
+            %182 = arith.muli %181, %c16_i64 : i64
+            %183 = arith.maxsi %182, %103 : i64
+            %184 = arith.addi %182, %c16_i64 : i64
+            %185 = arith.minsi %184, %106 : i64
+            %186 = arith.subi %185, %183 : i64
+            %187 = arith.subi %183, %103 : i64
+            %188 = arith.muli %187, %110 : i64
+            %189 = arith.addi %109, %188 : i64
+            %190 = arith.subi %183, %182 : i64
+            %191 = arith.addi %182, %190 : i64
+            %192 = arith.minsi %105, %c64_i64 : i64
+            "instgem.mvin"(%189, %191, %192, %186) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %121 = arith.addi %111, %c15_i64 : i64
+          %122 = arith.divui %121, %c16_i64 : i64
+          %123 = arith.cmpi sgt, %103, %c0_i64 : i64
+          %124 = arith.extui %123 : i1 to i64
+          %125 = arith.muli %122, %124 : i64
+          %126 = arith.index_cast %125 : i64 to index
+          scf.for %arg10 = %c0 to %126 step %c1 {
+            %180 = arith.index_cast %arg10 : index to i64
+            %181 = arith.muli %180, %c16_i64 : i64
+            %182 = arith.maxsi %181, %c0_i64 : i64
+            %183 = arith.addi %181, %c16_i64 : i64
+            %184 = arith.minsi %183, %103 : i64
+            %185 = arith.subi %184, %182 : i64
+            %186 = arith.subi %182, %181 : i64
+            %187 = arith.addi %181, %186 : i64
+            %188 = arith.minsi %105, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %187, %188, %185) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %127 = arith.maxsi %arg9, %c0 : index
+          %128 = arith.minsi %127, %arg5 : index
+          %129 = arith.addi %arg9, %c16 : index
+          %130 = arith.maxsi %129, %c0 : index
+          %131 = arith.minsi %130, %arg5 : index
+          %132 = arith.subi %128, %arg9 : index
+          %133 = arith.maxsi %132, %c0 : index
+          %134 = arith.minsi %133, %c16 : index
+          %135 = arith.subi %131, %128 : index
+          %136 = arith.maxsi %14, %c0 : index
+          %137 = arith.minsi %136, %arg4 : index
+          %138 = arith.maxsi %12, %c0 : index
+          %139 = arith.minsi %138, %c32 : index
+          %140 = arith.subi %137, %11 : index
+          %141 = arith.cmpi sgt, %139, %c0 : index
+          scf.if %141 {
+            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+          }
+          %subview_8 = memref.subview %reinterpret_cast_0[%128, %11] [%135, %140] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %142 = arith.index_cast %134 : index to i64
+          %143 = arith.index_cast %135 : index to i64
+          %144 = arith.index_cast %140 : index to i64
+          %145 = arith.addi %142, %143 : i64
+          %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %146 = arith.index_cast %intptr_13 : index to i64
+          %147 = arith.index_cast %offset_10 : index to i64
+          %148 = arith.addi %146, %147 : i64
+          %149 = arith.index_cast %strides_12#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %149) : (i64, i64, i64, i64, i64, i64) -> ()
+          %150 = arith.maxsi %142, %c0_i64 : i64
+          %151 = arith.divui %150, %c16_i64 : i64
+          %152 = arith.maxsi %145, %c0_i64 : i64
+          %153 = arith.addi %152, %c15_i64 : i64
+          %154 = arith.divui %153, %c16_i64 : i64
+          %155 = arith.subi %154, %151 : i64
+          %156 = arith.cmpi sgt, %143, %c0_i64 : i64
+          %157 = arith.extui %156 : i1 to i64
+          %158 = arith.muli %155, %157 : i64
+          %159 = arith.index_cast %158 : i64 to index
+          scf.for %arg10 = %c0 to %159 step %c1 {
+            %180 = arith.index_cast %arg10 : index to i64
+            %181 = arith.addi %151, %180 : i64
+            %182 = arith.muli %181, %c16_i64 : i64
+            %183 = arith.maxsi %182, %142 : i64
+            %184 = arith.addi %182, %c16_i64 : i64
+            %185 = arith.minsi %184, %145 : i64
+            %186 = arith.subi %185, %183 : i64
+            %187 = arith.subi %183, %142 : i64
+            %188 = arith.muli %187, %149 : i64
+            %189 = arith.addi %148, %188 : i64
+            %190 = arith.muli %181, %c32_i64 : i64
+            %191 = arith.addi %190, %c16_i64 : i64
+            %192 = arith.subi %183, %182 : i64
+            %193 = arith.addi %191, %192 : i64
+            %194 = arith.minsi %144, %c64_i64 : i64
+            "instgem.mvin"(%189, %193, %194, %186) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %160 = arith.addi %150, %c15_i64 : i64
+          %161 = arith.divui %160, %c16_i64 : i64
+          %162 = arith.cmpi sgt, %142, %c0_i64 : i64
+          %163 = arith.extui %162 : i1 to i64
+          %164 = arith.muli %161, %163 : i64
+          %165 = arith.index_cast %164 : i64 to index
+          scf.for %arg10 = %c0 to %165 step %c1 {
+            %180 = arith.index_cast %arg10 : index to i64
+            %181 = arith.muli %180, %c16_i64 : i64
+            %182 = arith.maxsi %181, %c0_i64 : i64
+            %183 = arith.addi %181, %c16_i64 : i64
+            %184 = arith.minsi %183, %142 : i64
+            %185 = arith.subi %184, %182 : i64
+            %186 = arith.muli %180, %c32_i64 : i64
+            %187 = arith.addi %186, %c16_i64 : i64
+            %188 = arith.subi %182, %181 : i64
+            %189 = arith.addi %187, %188 : i64
+            %190 = arith.minsi %144, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %189, %190, %185) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %166 = arith.minsi %113, %c16_i64 : i64
+          %167 = arith.maxsi %105, %c0_i64 : i64
+          %168 = arith.minsi %167, %c16_i64 : i64
+          %169 = arith.minsi %152, %c16_i64 : i64
+          %170 = arith.maxsi %144, %c0_i64 : i64
+          %171 = arith.minsi %170, %c32_i64 : i64
+          %172 = arith.ceildivsi %166, %c16_i64 : i64
+          %173 = arith.ceildivsi %171, %c16_i64 : i64
+          %174 = arith.minsi %168, %169 : i64
+          %175 = arith.ceildivsi %174, %c16_i64 : i64
+          %176 = arith.subi %175, %c1_i64 : i64
+          %177 = arith.cmpi sgt, %175, %c0_i64 : i64
+          %178 = arith.select %177, %172, %c0_i64 : i64
+          %179 = arith.index_cast %178 : i64 to index
+          scf.for %arg10 = %c0 to %179 step %c1 {
+            %180 = arith.index_cast %arg10 : index to i64
+            %181 = arith.index_cast %173 : i64 to index
+            scf.for %arg11 = %c0 to %181 step %c1 {
+              %182 = arith.index_cast %arg11 : index to i64
+              %183 = arith.muli %180, %c16_i64 : i64
+              %184 = arith.subi %166, %183 : i64
+              %185 = arith.minsi %184, %c16_i64 : i64
+              %186 = arith.muli %182, %c16_i64 : i64
+              %187 = arith.subi %171, %186 : i64
+              %188 = arith.minsi %187, %c16_i64 : i64
+              %189 = arith.muli %180, %c32_i64 : i64
+              %190 = arith.addi %189, %186 : i64
+              %191 = arith.ori %190, %c3221225472_i64 : i64
+              %192 = arith.cmpi eq, %176, %c0_i64 : i64
+              %193 = arith.select %192, %191, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %188, %185, %193, %188, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+              %194 = arith.minsi %168, %c16_i64 : i64
+              %195 = arith.addi %186, %c16_i64 : i64
+              %196 = arith.minsi %169, %c16_i64 : i64
+              "instgem.compute_preloaded"(%183, %194, %185, %195, %188, %196) : (i64, i64, i64, i64, i64, i64) -> ()
+              %197 = arith.index_cast %175 : i64 to index
+              scf.for %arg12 = %c1 to %197 step %c1 {
+                %198 = arith.index_cast %arg12 : index to i64
+                %199 = arith.cmpi eq, %198, %176 : i64
+                %200 = arith.select %199, %191, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %188, %185, %200, %188, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+                %201 = arith.muli %198, %c16_i64 : i64
+                %202 = arith.addi %183, %201 : i64
+                %203 = arith.subi %168, %201 : i64
+                %204 = arith.minsi %203, %c16_i64 : i64
+                %205 = arith.muli %198, %c32_i64 : i64
+                %206 = arith.addi %205, %186 : i64
+                %207 = arith.addi %206, %c16_i64 : i64
+                %208 = arith.subi %169, %201 : i64
+                %209 = arith.minsi %208, %c16_i64 : i64
+                "instgem.compute_accumulated"(%202, %204, %185, %207, %188, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          scf.yield %95, %129 : index, index
+        }
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %55 = arith.maxsi %13, %c0 : index
+        %56 = arith.minsi %55, %arg3 : index
+        %57 = arith.maxsi %9, %c0 : index
+        %58 = arith.minsi %57, %c16 : index
+        %59 = arith.subi %56, %8 : index
+        %60 = arith.maxsi %14, %c0 : index
+        %61 = arith.minsi %60, %arg4 : index
+        %62 = arith.maxsi %12, %c0 : index
+        %63 = arith.minsi %62, %c32 : index
+        %64 = arith.subi %61, %11 : index
+        %65 = arith.cmpi sgt, %63, %c0 : index
+        scf.if %65 {
+          func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_1[%8, %11] [%59, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %66 = arith.index_cast %58 : index to i64
+        %67 = arith.index_cast %59 : index to i64
+        %68 = arith.index_cast %64 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %69 = arith.index_cast %intptr : index to i64
+        %70 = arith.index_cast %offset : index to i64
+        %71 = arith.addi %69, %70 : i64
+        %72 = arith.index_cast %strides#0 : index to i64
+        %73 = arith.bitcast %arg6 : f32 to i32
+        %74 = arith.extui %73 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %72, %74) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %75 = arith.maxsi %66, %c0_i64 : i64
+        %76 = arith.divui %75, %c16_i64 : i64
+        %77 = arith.addi %66, %67 : i64
+        %78 = arith.maxsi %77, %c0_i64 : i64
+        %79 = arith.addi %78, %c15_i64 : i64
+        %80 = arith.divui %79, %c16_i64 : i64
+        %81 = arith.subi %80, %76 : i64
+        %82 = arith.cmpi sgt, %67, %c0_i64 : i64
+        %83 = arith.extui %82 : i1 to i64
+        %84 = arith.muli %81, %83 : i64
+        %85 = arith.ceildivsi %68, %c16_i64 : i64
+        %86 = arith.muli %84, %85 : i64
+        %87 = arith.index_cast %86 : i64 to index
+        scf.for %arg7 = %c0 to %87 step %c1 {
+          %88 = arith.index_cast %arg7 : index to i64
+          %89 = arith.remsi %88, %84 : i64
+          %90 = arith.divsi %88, %84 : i64
+          %91 = arith.addi %76, %89 : i64
+          %92 = arith.muli %91, %c16_i64 : i64
+          %93 = arith.maxsi %92, %66 : i64
+          %94 = arith.addi %92, %c16_i64 : i64
+          %95 = arith.minsi %94, %77 : i64
+          %96 = arith.subi %95, %93 : i64
+          %97 = arith.subi %93, %66 : i64
+          %98 = arith.muli %97, %72 : i64
+          %99 = arith.addi %71, %98 : i64
+          %100 = arith.muli %90, %c16_i64 : i64
+          %101 = arith.addi %99, %100 : i64
+          %102 = arith.muli %91, %c32_i64 : i64
+          %103 = arith.addi %102, %100 : i64
+          %104 = arith.ori %103, %c2147483648_i64 : i64
+          %105 = arith.subi %93, %92 : i64
+          %106 = arith.addi %104, %105 : i64
+          %107 = arith.subi %68, %100 : i64
+          %108 = arith.minsi %107, %c16_i64 : i64
+          "instgem.mvout"(%101, %106, %108, %96) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

@@ -31,6 +31,25 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -327,451 +346,719 @@ module {
         "instgem.mvout"(%77, %83, %85, %73) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.ori %94, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.addi %94, %c32_i64 : i64
-        %96 = arith.ori %95, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %93 = arith.maxsi %13, %c0 : index
-        %94 = arith.minsi %93, %arg5 : index
-        %95 = arith.maxsi %9, %c0 : index
-        %96 = arith.minsi %95, %c32 : index
-        %97 = arith.subi %94, %8 : index
-        %98 = arith.maxsi %arg9, %c0 : index
-        %99 = arith.minsi %98, %arg7 : index
-        %100 = arith.addi %arg9, %c32 : index
-        %101 = arith.maxsi %100, %c0 : index
-        %102 = arith.minsi %101, %arg7 : index
-        %103 = arith.subi %99, %arg9 : index
-        %104 = arith.maxsi %103, %c0 : index
-        %105 = arith.minsi %104, %c32 : index
-        %106 = arith.subi %102, %99 : index
-        %107 = arith.cmpi sgt, %105, %c0 : index
-        scf.if %107 {
-          func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_10 = memref.subview %reinterpret_cast[%8, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %108 = arith.index_cast %96 : index to i64
-        %109 = arith.index_cast %97 : index to i64
-        %110 = arith.index_cast %106 : index to i64
-        %111 = arith.addi %108, %109 : i64
-        %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %112 = arith.index_cast %intptr_15 : index to i64
-        %113 = arith.index_cast %offset_12 : index to i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.index_cast %strides_14#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-        %116 = arith.maxsi %108, %c0_i64 : i64
-        %117 = arith.divui %116, %c16_i64 : i64
-        %118 = arith.maxsi %111, %c0_i64 : i64
-        %119 = arith.addi %118, %c15_i64 : i64
-        %120 = arith.divui %119, %c16_i64 : i64
-        %121 = arith.subi %120, %117 : i64
-        %122 = arith.cmpi sgt, %109, %c0_i64 : i64
-        %123 = arith.extui %122 : i1 to i64
-        %124 = arith.muli %121, %123 : i64
-        %125 = arith.index_cast %124 : i64 to index
-        scf.for %arg12 = %c0 to %125 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.addi %117, %224 : i64
-          %226 = arith.muli %225, %c16_i64 : i64
-          %227 = arith.maxsi %226, %108 : i64
-          %228 = arith.addi %226, %c16_i64 : i64
-          %229 = arith.minsi %228, %111 : i64
-          %230 = arith.subi %229, %227 : i64
-          %231 = arith.subi %227, %108 : i64
-          %232 = arith.muli %231, %115 : i64
-          %233 = arith.addi %114, %232 : i64
-          %234 = arith.muli %225, %c32_i64 : i64
-          %235 = arith.subi %227, %226 : i64
-          %236 = arith.addi %234, %235 : i64
-          %237 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%233, %236, %237, %230) : (i64, i64, i64, i64) -> ()
+      %53 = arith.andi %45, %30 : i1
+      %54 = arith.andi %53, %26 : i1
+      %55 = arith.andi %54, %27 : i1
+      %56 = arith.andi %55, %30 : i1
+      scf.if %56 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %70 = arith.index_cast %arg8 : index to i64
+          %71 = arith.muli %70, %c16_i64 : i64
+          %72 = arith.ori %71, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %72, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %126 = arith.addi %116, %c15_i64 : i64
-        %127 = arith.divui %126, %c16_i64 : i64
-        %128 = arith.cmpi sgt, %108, %c0_i64 : i64
-        %129 = arith.extui %128 : i1 to i64
-        %130 = arith.muli %127, %129 : i64
-        %131 = arith.index_cast %130 : i64 to index
-        scf.for %arg12 = %c0 to %131 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.muli %224, %c16_i64 : i64
-          %226 = arith.maxsi %225, %c0_i64 : i64
-          %227 = arith.addi %225, %c16_i64 : i64
-          %228 = arith.minsi %227, %108 : i64
-          %229 = arith.subi %228, %226 : i64
-          %230 = arith.muli %224, %c32_i64 : i64
-          %231 = arith.subi %226, %225 : i64
-          %232 = arith.addi %230, %231 : i64
-          %233 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %232, %233, %229) : (i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %70 = arith.index_cast %arg8 : index to i64
+          %71 = arith.muli %70, %c16_i64 : i64
+          %72 = arith.addi %71, %c32_i64 : i64
+          %73 = arith.ori %72, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %73, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %132 = arith.maxsi %arg10, %c0 : index
-        %133 = arith.minsi %132, %arg7 : index
-        %134 = arith.addi %arg10, %c32 : index
-        %135 = arith.maxsi %134, %c0 : index
-        %136 = arith.minsi %135, %arg7 : index
-        %137 = arith.subi %133, %arg10 : index
-        %138 = arith.maxsi %137, %c0 : index
-        %139 = arith.minsi %138, %c32 : index
-        %140 = arith.subi %136, %133 : index
-        %141 = arith.maxsi %14, %c0 : index
-        %142 = arith.minsi %141, %arg6 : index
-        %143 = arith.maxsi %12, %c0 : index
-        %144 = arith.minsi %143, %c16 : index
-        %145 = arith.subi %142, %11 : index
-        %146 = arith.cmpi sgt, %144, %c0 : index
-        scf.if %146 {
-          func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
-        }
-        %subview_16 = memref.subview %reinterpret_cast_0[%133, %11] [%140, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %147 = arith.index_cast %139 : index to i64
-        %148 = arith.index_cast %140 : index to i64
-        %149 = arith.index_cast %145 : index to i64
-        %150 = arith.addi %147, %148 : i64
-        %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %151 = arith.index_cast %intptr_21 : index to i64
-        %152 = arith.index_cast %offset_18 : index to i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.index_cast %strides_20#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
-        %155 = arith.maxsi %147, %c0_i64 : i64
-        %156 = arith.divui %155, %c16_i64 : i64
-        %157 = arith.maxsi %150, %c0_i64 : i64
-        %158 = arith.addi %157, %c15_i64 : i64
-        %159 = arith.divui %158, %c16_i64 : i64
-        %160 = arith.subi %159, %156 : i64
-        %161 = arith.cmpi sgt, %148, %c0_i64 : i64
-        %162 = arith.extui %161 : i1 to i64
-        %163 = arith.muli %160, %162 : i64
-        %164 = arith.index_cast %163 : i64 to index
-        scf.for %arg12 = %c0 to %164 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.addi %156, %224 : i64
-          %226 = arith.muli %225, %c16_i64 : i64
-          %227 = arith.maxsi %226, %147 : i64
-          %228 = arith.addi %226, %c16_i64 : i64
-          %229 = arith.minsi %228, %150 : i64
-          %230 = arith.subi %229, %227 : i64
-          %231 = arith.subi %227, %147 : i64
-          %232 = arith.muli %231, %154 : i64
-          %233 = arith.addi %153, %232 : i64
-          %234 = arith.addi %226, %c64_i64 : i64
-          %235 = arith.subi %227, %226 : i64
-          %236 = arith.addi %234, %235 : i64
-          %237 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%233, %236, %237, %230) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %165 = arith.addi %155, %c15_i64 : i64
-        %166 = arith.divui %165, %c16_i64 : i64
-        %167 = arith.cmpi sgt, %147, %c0_i64 : i64
-        %168 = arith.extui %167 : i1 to i64
-        %169 = arith.muli %166, %168 : i64
-        %170 = arith.index_cast %169 : i64 to index
-        scf.for %arg12 = %c0 to %170 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.muli %224, %c16_i64 : i64
-          %226 = arith.maxsi %225, %c0_i64 : i64
-          %227 = arith.addi %225, %c16_i64 : i64
-          %228 = arith.minsi %227, %147 : i64
-          %229 = arith.subi %228, %226 : i64
-          %230 = arith.addi %225, %c64_i64 : i64
-          %231 = arith.subi %226, %225 : i64
-          %232 = arith.addi %230, %231 : i64
-          %233 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %232, %233, %229) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %171 = arith.minsi %118, %c32_i64 : i64
-        %172 = arith.maxsi %110, %c0_i64 : i64
-        %173 = arith.minsi %172, %c32_i64 : i64
-        %174 = arith.minsi %157, %c32_i64 : i64
-        %175 = arith.maxsi %149, %c0_i64 : i64
-        %176 = arith.minsi %175, %c16_i64 : i64
-        %177 = arith.ceildivsi %171, %c16_i64 : i64
-        %178 = arith.ceildivsi %176, %c16_i64 : i64
-        %179 = arith.minsi %173, %174 : i64
-        %180 = arith.ceildivsi %179, %c16_i64 : i64
-        %181 = arith.subi %180, %c1_i64 : i64
-        %182 = arith.cmpi sgt, %180, %c0_i64 : i64
-        %183 = arith.select %182, %177, %c0_i64 : i64
-        %184 = arith.index_cast %183 : i64 to index
-        scf.for %arg12 = %c0 to %184 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.index_cast %178 : i64 to index
-          scf.for %arg13 = %c0 to %225 step %c1 {
-            %226 = arith.index_cast %arg13 : index to i64
-            %227 = arith.muli %224, %c16_i64 : i64
-            %228 = arith.subi %171, %227 : i64
-            %229 = arith.minsi %228, %c16_i64 : i64
-            %230 = arith.muli %226, %c16_i64 : i64
-            %231 = arith.subi %176, %230 : i64
-            %232 = arith.minsi %231, %c16_i64 : i64
-            %233 = arith.addi %227, %230 : i64
-            %234 = arith.ori %233, %c3221225472_i64 : i64
-            %235 = arith.cmpi eq, %181, %c0_i64 : i64
-            %236 = arith.select %235, %234, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %232, %229, %236, %232, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-            %237 = arith.muli %224, %c32_i64 : i64
-            %238 = arith.minsi %173, %c16_i64 : i64
-            %239 = arith.addi %230, %c64_i64 : i64
-            %240 = arith.minsi %174, %c16_i64 : i64
-            "instgem.compute_preloaded"(%237, %238, %229, %239, %232, %240) : (i64, i64, i64, i64, i64, i64) -> ()
-            %241 = arith.index_cast %180 : i64 to index
-            scf.for %arg14 = %c1 to %241 step %c1 {
-              %242 = arith.index_cast %arg14 : index to i64
-              %243 = arith.cmpi eq, %242, %181 : i64
-              %244 = arith.select %243, %234, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %232, %229, %244, %232, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-              %245 = arith.muli %242, %c16_i64 : i64
-              %246 = arith.addi %237, %245 : i64
-              %247 = arith.subi %173, %245 : i64
-              %248 = arith.minsi %247, %c16_i64 : i64
-              %249 = arith.addi %245, %230 : i64
-              %250 = arith.addi %249, %c64_i64 : i64
-              %251 = arith.subi %174, %245 : i64
-              %252 = arith.minsi %251, %c16_i64 : i64
-              "instgem.compute_accumulated"(%246, %248, %229, %250, %232, %252) : (i64, i64, i64, i64, i64, i64) -> ()
+        %57:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %70 = arith.addi %arg9, %c32 : index
+          %71 = arith.minsi %70, %arg7 : index
+          %72 = arith.subi %71, %arg9 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %73 = arith.index_cast %72 : index to i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %74 = arith.index_cast %intptr_17 : index to i64
+          %75 = arith.index_cast %offset_14 : index to i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %77) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %124 = arith.index_cast %arg12 : index to i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.maxsi %125, %c0_i64 : i64
+            %127 = arith.addi %125, %c16_i64 : i64
+            %128 = arith.minsi %127, %c32_i64 : i64
+            %129 = arith.subi %128, %126 : i64
+            %130 = arith.muli %126, %77 : i64
+            %131 = arith.addi %76, %130 : i64
+            %132 = arith.muli %124, %c32_i64 : i64
+            %133 = arith.subi %126, %125 : i64
+            %134 = arith.addi %132, %133 : i64
+            %135 = arith.minsi %73, %c64_i64 : i64
+            "instgem.mvin"(%131, %134, %135, %129) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %78 = arith.addi %arg10, %c32 : index
+          %79 = arith.minsi %78, %arg7 : index
+          %80 = arith.subi %79, %arg10 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [%80, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %81 = arith.index_cast %80 : index to i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %82 = arith.index_cast %intptr_24 : index to i64
+          %83 = arith.index_cast %offset_21 : index to i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
+          %86 = arith.maxsi %81, %c0_i64 : i64
+          %87 = arith.addi %86, %c15_i64 : i64
+          %88 = arith.divui %87, %c16_i64 : i64
+          %89 = arith.cmpi sgt, %81, %c0_i64 : i64
+          %90 = arith.extui %89 : i1 to i64
+          %91 = arith.muli %88, %90 : i64
+          %92 = arith.index_cast %91 : i64 to index
+          scf.for %arg12 = %c0 to %92 step %c1 {
+            %124 = arith.index_cast %arg12 : index to i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.maxsi %125, %c0_i64 : i64
+            %127 = arith.addi %125, %c16_i64 : i64
+            %128 = arith.minsi %127, %81 : i64
+            %129 = arith.subi %128, %126 : i64
+            %130 = arith.muli %126, %85 : i64
+            %131 = arith.addi %84, %130 : i64
+            %132 = arith.addi %125, %c64_i64 : i64
+            %133 = arith.subi %126, %125 : i64
+            %134 = arith.addi %132, %133 : i64
+            "instgem.mvin"(%131, %134, %c16_i64, %129) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %93 = arith.maxsi %73, %c0_i64 : i64
+          %94 = arith.minsi %93, %c32_i64 : i64
+          %95 = arith.minsi %86, %c32_i64 : i64
+          %96 = arith.minsi %94, %95 : i64
+          %97 = arith.ceildivsi %96, %c16_i64 : i64
+          %98 = arith.subi %97, %c1_i64 : i64
+          %99 = arith.cmpi sgt, %97, %c0_i64 : i64
+          %100 = arith.select %99, %c2_i64, %c0_i64 : i64
+          %101 = arith.index_cast %100 : i64 to index
+          scf.for %arg12 = %c0 to %101 step %c1 {
+            %124 = arith.index_cast %arg12 : index to i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.subi %c32_i64, %125 : i64
+            %127 = arith.minsi %126, %c16_i64 : i64
+            %128 = arith.ori %125, %c3221225472_i64 : i64
+            %129 = arith.cmpi eq, %98, %c0_i64 : i64
+            %130 = arith.select %129, %128, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %127, %130, %c16_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
+            %131 = arith.muli %124, %c32_i64 : i64
+            %132 = arith.minsi %94, %c16_i64 : i64
+            %133 = arith.minsi %95, %c16_i64 : i64
+            "instgem.compute_preloaded"(%131, %132, %127, %c64_i64, %c16_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+            %134 = arith.index_cast %97 : i64 to index
+            scf.for %arg13 = %c1 to %134 step %c1 {
+              %135 = arith.index_cast %arg13 : index to i64
+              %136 = arith.cmpi eq, %135, %98 : i64
+              %137 = arith.select %136, %128, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %127, %137, %c16_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
+              %138 = arith.muli %135, %c16_i64 : i64
+              %139 = arith.addi %131, %138 : i64
+              %140 = arith.subi %94, %138 : i64
+              %141 = arith.minsi %140, %c16_i64 : i64
+              %142 = arith.addi %138, %c64_i64 : i64
+              %143 = arith.subi %95, %138 : i64
+              %144 = arith.minsi %143, %c16_i64 : i64
+              "instgem.compute_accumulated"(%139, %141, %127, %142, %c16_i64, %144) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-          }
-        } {gemmini.compute_nest}
-        %185 = arith.maxsi %arg11, %c0 : index
-        %186 = arith.minsi %185, %arg7 : index
-        %187 = arith.addi %arg11, %c32 : index
-        %188 = arith.maxsi %187, %c0 : index
-        %189 = arith.minsi %188, %arg7 : index
-        %190 = arith.subi %186, %arg11 : index
-        %191 = arith.maxsi %190, %c0 : index
-        %192 = arith.minsi %191, %c32 : index
-        %193 = arith.subi %189, %186 : index
-        scf.if %146 {
-          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
-        }
-        %subview_22 = memref.subview %reinterpret_cast_1[%186, %11] [%193, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %194 = arith.index_cast %192 : index to i64
-        %195 = arith.index_cast %193 : index to i64
-        %196 = arith.addi %194, %195 : i64
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %197 = arith.index_cast %intptr_27 : index to i64
-        %198 = arith.index_cast %offset_24 : index to i64
-        %199 = arith.addi %197, %198 : i64
-        %200 = arith.index_cast %strides_26#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-        %201 = arith.maxsi %194, %c0_i64 : i64
-        %202 = arith.divui %201, %c16_i64 : i64
-        %203 = arith.maxsi %196, %c0_i64 : i64
-        %204 = arith.addi %203, %c15_i64 : i64
-        %205 = arith.divui %204, %c16_i64 : i64
-        %206 = arith.subi %205, %202 : i64
-        %207 = arith.cmpi sgt, %195, %c0_i64 : i64
-        %208 = arith.extui %207 : i1 to i64
-        %209 = arith.muli %206, %208 : i64
-        %210 = arith.index_cast %209 : i64 to index
-        scf.for %arg12 = %c0 to %210 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.addi %202, %224 : i64
-          %226 = arith.muli %225, %c16_i64 : i64
-          %227 = arith.maxsi %226, %194 : i64
-          %228 = arith.addi %226, %c16_i64 : i64
-          %229 = arith.minsi %228, %196 : i64
-          %230 = arith.subi %229, %227 : i64
-          %231 = arith.subi %227, %194 : i64
-          %232 = arith.muli %231, %200 : i64
-          %233 = arith.addi %199, %232 : i64
-          %234 = arith.addi %226, %c96_i64 : i64
-          %235 = arith.subi %227, %226 : i64
-          %236 = arith.addi %234, %235 : i64
-          %237 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%233, %236, %237, %230) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %211 = arith.addi %201, %c15_i64 : i64
-        %212 = arith.divui %211, %c16_i64 : i64
-        %213 = arith.cmpi sgt, %194, %c0_i64 : i64
-        %214 = arith.extui %213 : i1 to i64
-        %215 = arith.muli %212, %214 : i64
-        %216 = arith.index_cast %215 : i64 to index
-        scf.for %arg12 = %c0 to %216 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.muli %224, %c16_i64 : i64
-          %226 = arith.maxsi %225, %c0_i64 : i64
-          %227 = arith.addi %225, %c16_i64 : i64
-          %228 = arith.minsi %227, %194 : i64
-          %229 = arith.subi %228, %226 : i64
-          %230 = arith.addi %225, %c96_i64 : i64
-          %231 = arith.subi %226, %225 : i64
-          %232 = arith.addi %230, %231 : i64
-          %233 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %232, %233, %229) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %217 = arith.minsi %203, %c32_i64 : i64
-        %218 = arith.minsi %173, %217 : i64
-        %219 = arith.ceildivsi %218, %c16_i64 : i64
-        %220 = arith.subi %219, %c1_i64 : i64
-        %221 = arith.cmpi sgt, %219, %c0_i64 : i64
-        %222 = arith.select %221, %177, %c0_i64 : i64
-        %223 = arith.index_cast %222 : i64 to index
-        scf.for %arg12 = %c0 to %223 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.index_cast %178 : i64 to index
-          scf.for %arg13 = %c0 to %225 step %c1 {
-            %226 = arith.index_cast %arg13 : index to i64
-            %227 = arith.muli %224, %c16_i64 : i64
-            %228 = arith.subi %171, %227 : i64
-            %229 = arith.minsi %228, %c16_i64 : i64
-            %230 = arith.muli %226, %c16_i64 : i64
-            %231 = arith.subi %176, %230 : i64
-            %232 = arith.minsi %231, %c16_i64 : i64
-            %233 = arith.addi %227, %230 : i64
-            %234 = arith.addi %233, %c32_i64 : i64
-            %235 = arith.ori %234, %c3221225472_i64 : i64
-            %236 = arith.cmpi eq, %220, %c0_i64 : i64
-            %237 = arith.select %236, %235, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %232, %229, %237, %232, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-            %238 = arith.muli %224, %c32_i64 : i64
-            %239 = arith.minsi %173, %c16_i64 : i64
-            %240 = arith.addi %230, %c96_i64 : i64
-            %241 = arith.minsi %217, %c16_i64 : i64
-            "instgem.compute_preloaded"(%238, %239, %229, %240, %232, %241) : (i64, i64, i64, i64, i64, i64) -> ()
-            %242 = arith.index_cast %219 : i64 to index
-            scf.for %arg14 = %c1 to %242 step %c1 {
-              %243 = arith.index_cast %arg14 : index to i64
-              %244 = arith.cmpi eq, %243, %220 : i64
-              %245 = arith.select %244, %235, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %232, %229, %245, %232, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-              %246 = arith.muli %243, %c16_i64 : i64
-              %247 = arith.addi %238, %246 : i64
-              %248 = arith.subi %173, %246 : i64
-              %249 = arith.minsi %248, %c16_i64 : i64
-              %250 = arith.addi %246, %230 : i64
-              %251 = arith.addi %250, %c96_i64 : i64
-              %252 = arith.subi %217, %246 : i64
-              %253 = arith.minsi %252, %c16_i64 : i64
-              "instgem.compute_accumulated"(%247, %249, %229, %251, %232, %253) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          %102 = arith.addi %arg11, %c32 : index
+          %103 = arith.minsi %102, %arg7 : index
+          %104 = arith.subi %103, %arg11 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [%104, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %105 = arith.index_cast %104 : index to i64
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %106 = arith.index_cast %intptr_31 : index to i64
+          %107 = arith.index_cast %offset_28 : index to i64
+          %108 = arith.addi %106, %107 : i64
+          %109 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+          %110 = arith.maxsi %105, %c0_i64 : i64
+          %111 = arith.addi %110, %c15_i64 : i64
+          %112 = arith.divui %111, %c16_i64 : i64
+          %113 = arith.cmpi sgt, %105, %c0_i64 : i64
+          %114 = arith.extui %113 : i1 to i64
+          %115 = arith.muli %112, %114 : i64
+          %116 = arith.index_cast %115 : i64 to index
+          scf.for %arg12 = %c0 to %116 step %c1 {
+            %124 = arith.index_cast %arg12 : index to i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.maxsi %125, %c0_i64 : i64
+            %127 = arith.addi %125, %c16_i64 : i64
+            %128 = arith.minsi %127, %105 : i64
+            %129 = arith.subi %128, %126 : i64
+            %130 = arith.muli %126, %109 : i64
+            %131 = arith.addi %108, %130 : i64
+            %132 = arith.addi %125, %c96_i64 : i64
+            %133 = arith.subi %126, %125 : i64
+            %134 = arith.addi %132, %133 : i64
+            "instgem.mvin"(%131, %134, %c16_i64, %129) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %117 = arith.minsi %110, %c32_i64 : i64
+          %118 = arith.minsi %94, %117 : i64
+          %119 = arith.ceildivsi %118, %c16_i64 : i64
+          %120 = arith.subi %119, %c1_i64 : i64
+          %121 = arith.cmpi sgt, %119, %c0_i64 : i64
+          %122 = arith.select %121, %c2_i64, %c0_i64 : i64
+          %123 = arith.index_cast %122 : i64 to index
+          scf.for %arg12 = %c0 to %123 step %c1 {
+            %124 = arith.index_cast %arg12 : index to i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.subi %c32_i64, %125 : i64
+            %127 = arith.minsi %126, %c16_i64 : i64
+            %128 = arith.addi %125, %c32_i64 : i64
+            %129 = arith.ori %128, %c3221225472_i64 : i64
+            %130 = arith.cmpi eq, %120, %c0_i64 : i64
+            %131 = arith.select %130, %129, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %127, %131, %c16_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
+            %132 = arith.muli %124, %c32_i64 : i64
+            %133 = arith.minsi %94, %c16_i64 : i64
+            %134 = arith.minsi %117, %c16_i64 : i64
+            "instgem.compute_preloaded"(%132, %133, %127, %c96_i64, %c16_i64, %134) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.index_cast %119 : i64 to index
+            scf.for %arg13 = %c1 to %135 step %c1 {
+              %136 = arith.index_cast %arg13 : index to i64
+              %137 = arith.cmpi eq, %136, %120 : i64
+              %138 = arith.select %137, %129, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %127, %138, %c16_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
+              %139 = arith.muli %136, %c16_i64 : i64
+              %140 = arith.addi %132, %139 : i64
+              %141 = arith.subi %94, %139 : i64
+              %142 = arith.minsi %141, %c16_i64 : i64
+              %143 = arith.addi %139, %c96_i64 : i64
+              %144 = arith.subi %117, %139 : i64
+              %145 = arith.minsi %144, %c16_i64 : i64
+              "instgem.compute_accumulated"(%140, %142, %127, %143, %c16_i64, %145) : (i64, i64, i64, i64, i64, i64) -> ()
             }
+          } {gemmini.compute_nest}
+          scf.yield %70, %78, %102 : index, index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %58 = arith.index_cast %intptr : index to i64
+        %59 = arith.index_cast %offset : index to i64
+        %60 = arith.muli %59, %c4_i64 : i64
+        %61 = arith.addi %58, %60 : i64
+        %62 = arith.index_cast %strides#0 : index to i64
+        %63 = arith.muli %62, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %63, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %70 = arith.index_cast %arg8 : index to i64
+          %71 = arith.remsi %70, %c2_i64 : i64
+          %72 = arith.divsi %70, %c2_i64 : i64
+          %73 = arith.muli %71, %c16_i64 : i64
+          %74 = arith.maxsi %73, %c0_i64 : i64
+          %75 = arith.addi %73, %c16_i64 : i64
+          %76 = arith.minsi %75, %c32_i64 : i64
+          %77 = arith.subi %76, %74 : i64
+          %78 = arith.muli %74, %63 : i64
+          %79 = arith.addi %61, %78 : i64
+          %80 = arith.muli %72, %c64_i64 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.muli %72, %c16_i64 : i64
+          %83 = arith.addi %73, %82 : i64
+          %84 = arith.ori %83, %c2684354560_i64 : i64
+          %85 = arith.subi %74, %73 : i64
+          %86 = arith.addi %84, %85 : i64
+          %87 = arith.subi %c16_i64, %82 : i64
+          %88 = arith.minsi %87, %c16_i64 : i64
+          "instgem.mvout"(%81, %86, %88, %77) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %64 = arith.index_cast %intptr_10 : index to i64
+        %65 = arith.index_cast %offset_7 : index to i64
+        %66 = arith.muli %65, %c4_i64 : i64
+        %67 = arith.addi %64, %66 : i64
+        %68 = arith.index_cast %strides_9#0 : index to i64
+        %69 = arith.muli %68, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %69, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %70 = arith.index_cast %arg8 : index to i64
+          %71 = arith.remsi %70, %c2_i64 : i64
+          %72 = arith.divsi %70, %c2_i64 : i64
+          %73 = arith.muli %71, %c16_i64 : i64
+          %74 = arith.maxsi %73, %c0_i64 : i64
+          %75 = arith.addi %73, %c16_i64 : i64
+          %76 = arith.minsi %75, %c32_i64 : i64
+          %77 = arith.subi %76, %74 : i64
+          %78 = arith.muli %74, %69 : i64
+          %79 = arith.addi %67, %78 : i64
+          %80 = arith.muli %72, %c64_i64 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.muli %72, %c16_i64 : i64
+          %83 = arith.addi %73, %82 : i64
+          %84 = arith.addi %83, %c32_i64 : i64
+          %85 = arith.ori %84, %c2684354560_i64 : i64
+          %86 = arith.subi %74, %73 : i64
+          %87 = arith.addi %85, %86 : i64
+          %88 = arith.subi %c16_i64, %82 : i64
+          %89 = arith.minsi %88, %c16_i64 : i64
+          "instgem.mvout"(%81, %87, %89, %77) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %97 = arith.index_cast %arg8 : index to i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.ori %98, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %99, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %97 = arith.index_cast %arg8 : index to i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.addi %98, %c32_i64 : i64
+          %100 = arith.ori %99, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %100, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %57:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %97 = arith.maxsi %13, %c0 : index
+          %98 = arith.minsi %97, %arg5 : index
+          %99 = arith.maxsi %9, %c0 : index
+          %100 = arith.minsi %99, %c32 : index
+          %101 = arith.subi %98, %8 : index
+          %102 = arith.maxsi %arg9, %c0 : index
+          %103 = arith.minsi %102, %arg7 : index
+          %104 = arith.addi %arg9, %c32 : index
+          %105 = arith.maxsi %104, %c0 : index
+          %106 = arith.minsi %105, %arg7 : index
+          %107 = arith.subi %103, %arg9 : index
+          %108 = arith.maxsi %107, %c0 : index
+          %109 = arith.minsi %108, %c32 : index
+          %110 = arith.subi %106, %103 : index
+          %111 = arith.cmpi sgt, %109, %c0 : index
+          scf.if %111 {
+            func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
           }
-        } {gemmini.compute_nest}
-        scf.yield %100, %134, %187 : index, index, index
-      }
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %54 = arith.maxsi %13, %c0 : index
-      %55 = arith.minsi %54, %arg5 : index
-      %56 = arith.maxsi %9, %c0 : index
-      %57 = arith.minsi %56, %c32 : index
-      %58 = arith.subi %55, %8 : index
-      %59 = arith.maxsi %14, %c0 : index
-      %60 = arith.minsi %59, %arg6 : index
-      %61 = arith.maxsi %12, %c0 : index
-      %62 = arith.minsi %61, %c16 : index
-      %63 = arith.subi %60, %11 : index
-      %64 = arith.cmpi sgt, %62, %c0 : index
-      scf.if %64 {
-        func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %65 = arith.index_cast %57 : index to i64
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %63 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %68 = arith.index_cast %intptr : index to i64
-      %69 = arith.index_cast %offset : index to i64
-      %70 = arith.muli %69, %c4_i64 : i64
-      %71 = arith.addi %68, %70 : i64
-      %72 = arith.index_cast %strides#0 : index to i64
-      %73 = arith.muli %72, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %73, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.maxsi %65, %c0_i64 : i64
-      %75 = arith.divui %74, %c16_i64 : i64
-      %76 = arith.addi %65, %66 : i64
-      %77 = arith.maxsi %76, %c0_i64 : i64
-      %78 = arith.addi %77, %c15_i64 : i64
-      %79 = arith.divui %78, %c16_i64 : i64
-      %80 = arith.subi %79, %75 : i64
-      %81 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.ceildivsi %67, %c16_i64 : i64
-      %85 = arith.muli %83, %84 : i64
-      %86 = arith.index_cast %85 : i64 to index
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %73 : i64
-        %104 = arith.addi %71, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.ori %108, %c2684354560_i64 : i64
-        %110 = arith.subi %98, %97 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %67, %107 : i64
-        %113 = arith.minsi %112, %c16_i64 : i64
-        "instgem.mvout"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
-      }
-      scf.if %64 {
-        func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %87 = arith.index_cast %intptr_9 : index to i64
-      %88 = arith.index_cast %offset_6 : index to i64
-      %89 = arith.muli %88, %c4_i64 : i64
-      %90 = arith.addi %87, %89 : i64
-      %91 = arith.index_cast %strides_8#0 : index to i64
-      %92 = arith.muli %91, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %92 : i64
-        %104 = arith.addi %90, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.addi %108, %c32_i64 : i64
-        %110 = arith.ori %109, %c2684354560_i64 : i64
-        %111 = arith.subi %98, %97 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.subi %67, %107 : i64
-        %114 = arith.minsi %113, %c16_i64 : i64
-        "instgem.mvout"(%106, %112, %114, %101) : (i64, i64, i64, i64) -> ()
+          %subview_10 = memref.subview %reinterpret_cast[%8, %103] [%101, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %112 = arith.index_cast %100 : index to i64
+          %113 = arith.index_cast %101 : index to i64
+          %114 = arith.index_cast %110 : index to i64
+          %115 = arith.addi %112, %113 : i64
+          %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %116 = arith.index_cast %intptr_15 : index to i64
+          %117 = arith.index_cast %offset_12 : index to i64
+          %118 = arith.addi %116, %117 : i64
+          %119 = arith.index_cast %strides_14#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
+          %120 = arith.maxsi %112, %c0_i64 : i64
+          %121 = arith.divui %120, %c16_i64 : i64
+          %122 = arith.maxsi %115, %c0_i64 : i64
+          %123 = arith.addi %122, %c15_i64 : i64
+          %124 = arith.divui %123, %c16_i64 : i64
+          %125 = arith.subi %124, %121 : i64
+          %126 = arith.cmpi sgt, %113, %c0_i64 : i64
+          %127 = arith.extui %126 : i1 to i64
+          %128 = arith.muli %125, %127 : i64
+          %129 = arith.index_cast %128 : i64 to index
+          scf.for %arg12 = %c0 to %129 step %c1 {
+            %228 = arith.index_cast %arg12 : index to i64
+            %229 = arith.addi %121, %228 : i64
+            %230 = arith.muli %229, %c16_i64 : i64
+            %231 = arith.maxsi %230, %112 : i64
+            %232 = arith.addi %230, %c16_i64 : i64
+            %233 = arith.minsi %232, %115 : i64
+            %234 = arith.subi %233, %231 : i64
+            %235 = arith.subi %231, %112 : i64
+            %236 = arith.muli %235, %119 : i64
+            %237 = arith.addi %118, %236 : i64
+            %238 = arith.muli %229, %c32_i64 : i64
+            %239 = arith.subi %231, %230 : i64
+            %240 = arith.addi %238, %239 : i64
+            %241 = arith.minsi %114, %c64_i64 : i64
+            "instgem.mvin"(%237, %240, %241, %234) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %130 = arith.addi %120, %c15_i64 : i64
+          %131 = arith.divui %130, %c16_i64 : i64
+          %132 = arith.cmpi sgt, %112, %c0_i64 : i64
+          %133 = arith.extui %132 : i1 to i64
+          %134 = arith.muli %131, %133 : i64
+          %135 = arith.index_cast %134 : i64 to index
+          scf.for %arg12 = %c0 to %135 step %c1 {
+            %228 = arith.index_cast %arg12 : index to i64
+            %229 = arith.muli %228, %c16_i64 : i64
+            %230 = arith.maxsi %229, %c0_i64 : i64
+            %231 = arith.addi %229, %c16_i64 : i64
+            %232 = arith.minsi %231, %112 : i64
+            %233 = arith.subi %232, %230 : i64
+            %234 = arith.muli %228, %c32_i64 : i64
+            %235 = arith.subi %230, %229 : i64
+            %236 = arith.addi %234, %235 : i64
+            %237 = arith.minsi %114, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %236, %237, %233) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %136 = arith.maxsi %arg10, %c0 : index
+          %137 = arith.minsi %136, %arg7 : index
+          %138 = arith.addi %arg10, %c32 : index
+          %139 = arith.maxsi %138, %c0 : index
+          %140 = arith.minsi %139, %arg7 : index
+          %141 = arith.subi %137, %arg10 : index
+          %142 = arith.maxsi %141, %c0 : index
+          %143 = arith.minsi %142, %c32 : index
+          %144 = arith.subi %140, %137 : index
+          %145 = arith.maxsi %14, %c0 : index
+          %146 = arith.minsi %145, %arg6 : index
+          %147 = arith.maxsi %12, %c0 : index
+          %148 = arith.minsi %147, %c16 : index
+          %149 = arith.subi %146, %11 : index
+          %150 = arith.cmpi sgt, %148, %c0 : index
+          scf.if %150 {
+            func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+          }
+          %subview_16 = memref.subview %reinterpret_cast_0[%137, %11] [%144, %149] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %151 = arith.index_cast %143 : index to i64
+          %152 = arith.index_cast %144 : index to i64
+          %153 = arith.index_cast %149 : index to i64
+          %154 = arith.addi %151, %152 : i64
+          %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %155 = arith.index_cast %intptr_21 : index to i64
+          %156 = arith.index_cast %offset_18 : index to i64
+          %157 = arith.addi %155, %156 : i64
+          %158 = arith.index_cast %strides_20#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+          %159 = arith.maxsi %151, %c0_i64 : i64
+          %160 = arith.divui %159, %c16_i64 : i64
+          %161 = arith.maxsi %154, %c0_i64 : i64
+          %162 = arith.addi %161, %c15_i64 : i64
+          %163 = arith.divui %162, %c16_i64 : i64
+          %164 = arith.subi %163, %160 : i64
+          %165 = arith.cmpi sgt, %152, %c0_i64 : i64
+          %166 = arith.extui %165 : i1 to i64
+          %167 = arith.muli %164, %166 : i64
+          %168 = arith.index_cast %167 : i64 to index
+          scf.for %arg12 = %c0 to %168 step %c1 {
+            %228 = arith.index_cast %arg12 : index to i64
+            %229 = arith.addi %160, %228 : i64
+            %230 = arith.muli %229, %c16_i64 : i64
+            %231 = arith.maxsi %230, %151 : i64
+            %232 = arith.addi %230, %c16_i64 : i64
+            %233 = arith.minsi %232, %154 : i64
+            %234 = arith.subi %233, %231 : i64
+            %235 = arith.subi %231, %151 : i64
+            %236 = arith.muli %235, %158 : i64
+            %237 = arith.addi %157, %236 : i64
+            %238 = arith.addi %230, %c64_i64 : i64
+            %239 = arith.subi %231, %230 : i64
+            %240 = arith.addi %238, %239 : i64
+            %241 = arith.minsi %153, %c64_i64 : i64
+            "instgem.mvin"(%237, %240, %241, %234) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %169 = arith.addi %159, %c15_i64 : i64
+          %170 = arith.divui %169, %c16_i64 : i64
+          %171 = arith.cmpi sgt, %151, %c0_i64 : i64
+          %172 = arith.extui %171 : i1 to i64
+          %173 = arith.muli %170, %172 : i64
+          %174 = arith.index_cast %173 : i64 to index
+          scf.for %arg12 = %c0 to %174 step %c1 {
+            %228 = arith.index_cast %arg12 : index to i64
+            %229 = arith.muli %228, %c16_i64 : i64
+            %230 = arith.maxsi %229, %c0_i64 : i64
+            %231 = arith.addi %229, %c16_i64 : i64
+            %232 = arith.minsi %231, %151 : i64
+            %233 = arith.subi %232, %230 : i64
+            %234 = arith.addi %229, %c64_i64 : i64
+            %235 = arith.subi %230, %229 : i64
+            %236 = arith.addi %234, %235 : i64
+            %237 = arith.minsi %153, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %236, %237, %233) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %175 = arith.minsi %122, %c32_i64 : i64
+          %176 = arith.maxsi %114, %c0_i64 : i64
+          %177 = arith.minsi %176, %c32_i64 : i64
+          %178 = arith.minsi %161, %c32_i64 : i64
+          %179 = arith.maxsi %153, %c0_i64 : i64
+          %180 = arith.minsi %179, %c16_i64 : i64
+          %181 = arith.ceildivsi %175, %c16_i64 : i64
+          %182 = arith.ceildivsi %180, %c16_i64 : i64
+          %183 = arith.minsi %177, %178 : i64
+          %184 = arith.ceildivsi %183, %c16_i64 : i64
+          %185 = arith.subi %184, %c1_i64 : i64
+          %186 = arith.cmpi sgt, %184, %c0_i64 : i64
+          %187 = arith.select %186, %181, %c0_i64 : i64
+          %188 = arith.index_cast %187 : i64 to index
+          scf.for %arg12 = %c0 to %188 step %c1 {
+            %228 = arith.index_cast %arg12 : index to i64
+            %229 = arith.index_cast %182 : i64 to index
+            scf.for %arg13 = %c0 to %229 step %c1 {
+              %230 = arith.index_cast %arg13 : index to i64
+              %231 = arith.muli %228, %c16_i64 : i64
+              %232 = arith.subi %175, %231 : i64
+              %233 = arith.minsi %232, %c16_i64 : i64
+              %234 = arith.muli %230, %c16_i64 : i64
+              %235 = arith.subi %180, %234 : i64
+              %236 = arith.minsi %235, %c16_i64 : i64
+              %237 = arith.addi %231, %234 : i64
+              %238 = arith.ori %237, %c3221225472_i64 : i64
+              %239 = arith.cmpi eq, %185, %c0_i64 : i64
+              %240 = arith.select %239, %238, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %236, %233, %240, %236, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+              %241 = arith.muli %228, %c32_i64 : i64
+              %242 = arith.minsi %177, %c16_i64 : i64
+              %243 = arith.addi %234, %c64_i64 : i64
+              %244 = arith.minsi %178, %c16_i64 : i64
+              "instgem.compute_preloaded"(%241, %242, %233, %243, %236, %244) : (i64, i64, i64, i64, i64, i64) -> ()
+              %245 = arith.index_cast %184 : i64 to index
+              scf.for %arg14 = %c1 to %245 step %c1 {
+                %246 = arith.index_cast %arg14 : index to i64
+                %247 = arith.cmpi eq, %246, %185 : i64
+                %248 = arith.select %247, %238, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %236, %233, %248, %236, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+                %249 = arith.muli %246, %c16_i64 : i64
+                %250 = arith.addi %241, %249 : i64
+                %251 = arith.subi %177, %249 : i64
+                %252 = arith.minsi %251, %c16_i64 : i64
+                %253 = arith.addi %249, %234 : i64
+                %254 = arith.addi %253, %c64_i64 : i64
+                %255 = arith.subi %178, %249 : i64
+                %256 = arith.minsi %255, %c16_i64 : i64
+                "instgem.compute_accumulated"(%250, %252, %233, %254, %236, %256) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %189 = arith.maxsi %arg11, %c0 : index
+          %190 = arith.minsi %189, %arg7 : index
+          %191 = arith.addi %arg11, %c32 : index
+          %192 = arith.maxsi %191, %c0 : index
+          %193 = arith.minsi %192, %arg7 : index
+          %194 = arith.subi %190, %arg11 : index
+          %195 = arith.maxsi %194, %c0 : index
+          %196 = arith.minsi %195, %c32 : index
+          %197 = arith.subi %193, %190 : index
+          scf.if %150 {
+            func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+          }
+          %subview_22 = memref.subview %reinterpret_cast_1[%190, %11] [%197, %149] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %198 = arith.index_cast %196 : index to i64
+          %199 = arith.index_cast %197 : index to i64
+          %200 = arith.addi %198, %199 : i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %201 = arith.index_cast %intptr_27 : index to i64
+          %202 = arith.index_cast %offset_24 : index to i64
+          %203 = arith.addi %201, %202 : i64
+          %204 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %204) : (i64, i64, i64, i64, i64, i64) -> ()
+          %205 = arith.maxsi %198, %c0_i64 : i64
+          %206 = arith.divui %205, %c16_i64 : i64
+          %207 = arith.maxsi %200, %c0_i64 : i64
+          %208 = arith.addi %207, %c15_i64 : i64
+          %209 = arith.divui %208, %c16_i64 : i64
+          %210 = arith.subi %209, %206 : i64
+          %211 = arith.cmpi sgt, %199, %c0_i64 : i64
+          %212 = arith.extui %211 : i1 to i64
+          %213 = arith.muli %210, %212 : i64
+          %214 = arith.index_cast %213 : i64 to index
+          scf.for %arg12 = %c0 to %214 step %c1 {
+            %228 = arith.index_cast %arg12 : index to i64
+            %229 = arith.addi %206, %228 : i64
+            %230 = arith.muli %229, %c16_i64 : i64
+            %231 = arith.maxsi %230, %198 : i64
+            %232 = arith.addi %230, %c16_i64 : i64
+            %233 = arith.minsi %232, %200 : i64
+            %234 = arith.subi %233, %231 : i64
+            %235 = arith.subi %231, %198 : i64
+            %236 = arith.muli %235, %204 : i64
+            %237 = arith.addi %203, %236 : i64
+            %238 = arith.addi %230, %c96_i64 : i64
+            %239 = arith.subi %231, %230 : i64
+            %240 = arith.addi %238, %239 : i64
+            %241 = arith.minsi %153, %c64_i64 : i64
+            "instgem.mvin"(%237, %240, %241, %234) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %215 = arith.addi %205, %c15_i64 : i64
+          %216 = arith.divui %215, %c16_i64 : i64
+          %217 = arith.cmpi sgt, %198, %c0_i64 : i64
+          %218 = arith.extui %217 : i1 to i64
+          %219 = arith.muli %216, %218 : i64
+          %220 = arith.index_cast %219 : i64 to index
+          scf.for %arg12 = %c0 to %220 step %c1 {
+            %228 = arith.index_cast %arg12 : index to i64
+            %229 = arith.muli %228, %c16_i64 : i64
+            %230 = arith.maxsi %229, %c0_i64 : i64
+            %231 = arith.addi %229, %c16_i64 : i64
+            %232 = arith.minsi %231, %198 : i64
+            %233 = arith.subi %232, %230 : i64
+            %234 = arith.addi %229, %c96_i64 : i64
+            %235 = arith.subi %230, %229 : i64
+            %236 = arith.addi %234, %235 : i64
+            %237 = arith.minsi %153, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %236, %237, %233) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %221 = arith.minsi %207, %c32_i64 : i64
+          %222 = arith.minsi %177, %221 : i64
+          %223 = arith.ceildivsi %222, %c16_i64 : i64
+          %224 = arith.subi %223, %c1_i64 : i64
+          %225 = arith.cmpi sgt, %223, %c0_i64 : i64
+          %226 = arith.select %225, %181, %c0_i64 : i64
+          %227 = arith.index_cast %226 : i64 to index
+          scf.for %arg12 = %c0 to %227 step %c1 {
+            %228 = arith.index_cast %arg12 : index to i64
+            %229 = arith.index_cast %182 : i64 to index
+            scf.for %arg13 = %c0 to %229 step %c1 {
+              %230 = arith.index_cast %arg13 : index to i64
+              %231 = arith.muli %228, %c16_i64 : i64
+              %232 = arith.subi %175, %231 : i64
+              %233 = arith.minsi %232, %c16_i64 : i64
+              %234 = arith.muli %230, %c16_i64 : i64
+              %235 = arith.subi %180, %234 : i64
+              %236 = arith.minsi %235, %c16_i64 : i64
+              %237 = arith.addi %231, %234 : i64
+              %238 = arith.addi %237, %c32_i64 : i64
+              %239 = arith.ori %238, %c3221225472_i64 : i64
+              %240 = arith.cmpi eq, %224, %c0_i64 : i64
+              %241 = arith.select %240, %239, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %236, %233, %241, %236, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+              %242 = arith.muli %228, %c32_i64 : i64
+              %243 = arith.minsi %177, %c16_i64 : i64
+              %244 = arith.addi %234, %c96_i64 : i64
+              %245 = arith.minsi %221, %c16_i64 : i64
+              "instgem.compute_preloaded"(%242, %243, %233, %244, %236, %245) : (i64, i64, i64, i64, i64, i64) -> ()
+              %246 = arith.index_cast %223 : i64 to index
+              scf.for %arg14 = %c1 to %246 step %c1 {
+                %247 = arith.index_cast %arg14 : index to i64
+                %248 = arith.cmpi eq, %247, %224 : i64
+                %249 = arith.select %248, %239, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %236, %233, %249, %236, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+                %250 = arith.muli %247, %c16_i64 : i64
+                %251 = arith.addi %242, %250 : i64
+                %252 = arith.subi %177, %250 : i64
+                %253 = arith.minsi %252, %c16_i64 : i64
+                %254 = arith.addi %250, %234 : i64
+                %255 = arith.addi %254, %c96_i64 : i64
+                %256 = arith.subi %221, %250 : i64
+                %257 = arith.minsi %256, %c16_i64 : i64
+                "instgem.compute_accumulated"(%251, %253, %233, %255, %236, %257) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          scf.yield %104, %138, %191 : index, index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %58 = arith.maxsi %13, %c0 : index
+        %59 = arith.minsi %58, %arg5 : index
+        %60 = arith.maxsi %9, %c0 : index
+        %61 = arith.minsi %60, %c32 : index
+        %62 = arith.subi %59, %8 : index
+        %63 = arith.maxsi %14, %c0 : index
+        %64 = arith.minsi %63, %arg6 : index
+        %65 = arith.maxsi %12, %c0 : index
+        %66 = arith.minsi %65, %c16 : index
+        %67 = arith.subi %64, %11 : index
+        %68 = arith.cmpi sgt, %66, %c0 : index
+        scf.if %68 {
+          func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_2[%8, %11] [%62, %67] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %69 = arith.index_cast %61 : index to i64
+        %70 = arith.index_cast %62 : index to i64
+        %71 = arith.index_cast %67 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %72 = arith.index_cast %intptr : index to i64
+        %73 = arith.index_cast %offset : index to i64
+        %74 = arith.muli %73, %c4_i64 : i64
+        %75 = arith.addi %72, %74 : i64
+        %76 = arith.index_cast %strides#0 : index to i64
+        %77 = arith.muli %76, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %77, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %78 = arith.maxsi %69, %c0_i64 : i64
+        %79 = arith.divui %78, %c16_i64 : i64
+        %80 = arith.addi %69, %70 : i64
+        %81 = arith.maxsi %80, %c0_i64 : i64
+        %82 = arith.addi %81, %c15_i64 : i64
+        %83 = arith.divui %82, %c16_i64 : i64
+        %84 = arith.subi %83, %79 : i64
+        %85 = arith.cmpi sgt, %70, %c0_i64 : i64
+        %86 = arith.extui %85 : i1 to i64
+        %87 = arith.muli %84, %86 : i64
+        %88 = arith.ceildivsi %71, %c16_i64 : i64
+        %89 = arith.muli %87, %88 : i64
+        %90 = arith.index_cast %89 : i64 to index
+        scf.for %arg8 = %c0 to %90 step %c1 {
+          %97 = arith.index_cast %arg8 : index to i64
+          %98 = arith.remsi %97, %87 : i64
+          %99 = arith.divsi %97, %87 : i64
+          %100 = arith.addi %79, %98 : i64
+          %101 = arith.muli %100, %c16_i64 : i64
+          %102 = arith.maxsi %101, %69 : i64
+          %103 = arith.addi %101, %c16_i64 : i64
+          %104 = arith.minsi %103, %80 : i64
+          %105 = arith.subi %104, %102 : i64
+          %106 = arith.subi %102, %69 : i64
+          %107 = arith.muli %106, %77 : i64
+          %108 = arith.addi %75, %107 : i64
+          %109 = arith.muli %99, %c64_i64 : i64
+          %110 = arith.addi %108, %109 : i64
+          %111 = arith.muli %99, %c16_i64 : i64
+          %112 = arith.addi %101, %111 : i64
+          %113 = arith.ori %112, %c2684354560_i64 : i64
+          %114 = arith.subi %102, %101 : i64
+          %115 = arith.addi %113, %114 : i64
+          %116 = arith.subi %71, %111 : i64
+          %117 = arith.minsi %116, %c16_i64 : i64
+          "instgem.mvout"(%110, %115, %117, %105) : (i64, i64, i64, i64) -> ()
+        }
+        scf.if %68 {
+          func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
+        }
+        %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%62, %67] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %91 = arith.index_cast %intptr_9 : index to i64
+        %92 = arith.index_cast %offset_6 : index to i64
+        %93 = arith.muli %92, %c4_i64 : i64
+        %94 = arith.addi %91, %93 : i64
+        %95 = arith.index_cast %strides_8#0 : index to i64
+        %96 = arith.muli %95, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %96, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %90 step %c1 {
+          %97 = arith.index_cast %arg8 : index to i64
+          %98 = arith.remsi %97, %87 : i64
+          %99 = arith.divsi %97, %87 : i64
+          %100 = arith.addi %79, %98 : i64
+          %101 = arith.muli %100, %c16_i64 : i64
+          %102 = arith.maxsi %101, %69 : i64
+          %103 = arith.addi %101, %c16_i64 : i64
+          %104 = arith.minsi %103, %80 : i64
+          %105 = arith.subi %104, %102 : i64
+          %106 = arith.subi %102, %69 : i64
+          %107 = arith.muli %106, %96 : i64
+          %108 = arith.addi %94, %107 : i64
+          %109 = arith.muli %99, %c64_i64 : i64
+          %110 = arith.addi %108, %109 : i64
+          %111 = arith.muli %99, %c16_i64 : i64
+          %112 = arith.addi %101, %111 : i64
+          %113 = arith.addi %112, %c32_i64 : i64
+          %114 = arith.ori %113, %c2684354560_i64 : i64
+          %115 = arith.subi %102, %101 : i64
+          %116 = arith.addi %114, %115 : i64
+          %117 = arith.subi %71, %111 : i64
+          %118 = arith.minsi %117, %c16_i64 : i64
+          "instgem.mvout"(%110, %116, %118, %105) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

@@ -29,6 +29,37 @@
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -310,737 +341,966 @@ module {
         }
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %47 = arith.maxsi %13, %c0 : index
-      %48 = arith.minsi %47, %arg3 : index
-      %49 = arith.maxsi %8, %c0 : index
-      %50 = arith.minsi %49, %c32 : index
-      %51 = arith.subi %48, %7 : index
-      %52 = arith.maxsi %14, %c0 : index
-      %53 = arith.minsi %52, %arg4 : index
-      %54 = arith.maxsi %11, %c0 : index
-      %55 = arith.minsi %54, %c16 : index
-      %56 = arith.subi %53, %10 : index
-      %57 = arith.cmpi sgt, %55, %c0 : index
-      scf.if %57 {
-        func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_1[%7, %10] [%51, %56] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %58 = arith.index_cast %50 : index to i64
-      %59 = arith.index_cast %51 : index to i64
-      %60 = arith.index_cast %56 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %61 = arith.index_cast %intptr : index to i64
-      %62 = arith.index_cast %offset : index to i64
-      %63 = arith.muli %62, %c4_i64 : i64
-      %64 = arith.addi %61, %63 : i64
-      %65 = arith.addi %58, %59 : i64
-      %66 = arith.cmpi slt, %65, %c32_i64 : i64
-      %67 = arith.cmpi slt, %60, %c16_i64 : i64
-      %68 = arith.ori %66, %67 : i1
-      scf.if %68 {
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %47 = arith.andi %43, %30 : i1
+      scf.if %47 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %48 = arith.index_cast %intptr : index to i64
+        %49 = arith.index_cast %offset : index to i64
+        %50 = arith.muli %49, %c4_i64 : i64
+        %51 = arith.addi %48, %50 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %94 = arith.index_cast %arg14 : index to i64
-          %95 = arith.muli %94, %c16_i64 : i64
-          %96 = arith.ori %95, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %60 = arith.index_cast %arg14 : index to i64
+          %61 = arith.muli %60, %c16_i64 : i64
+          %62 = arith.maxsi %61, %c0_i64 : i64
+          %63 = arith.addi %61, %c16_i64 : i64
+          %64 = arith.minsi %63, %c32_i64 : i64
+          %65 = arith.subi %64, %62 : i64
+          %66 = arith.ori %61, %c2147483648_i64 : i64
+          %67 = arith.subi %62, %61 : i64
+          %68 = arith.addi %66, %67 : i64
+          "instgem.mvin"(%51, %68, %c16_i64, %65) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-      }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %69 = arith.maxsi %58, %c0_i64 : i64
-      %70 = arith.divui %69, %c16_i64 : i64
-      %71 = arith.maxsi %65, %c0_i64 : i64
-      %72 = arith.addi %71, %c15_i64 : i64
-      %73 = arith.divui %72, %c16_i64 : i64
-      %74 = arith.subi %73, %70 : i64
-      %75 = arith.cmpi sgt, %59, %c0_i64 : i64
-      %76 = arith.extui %75 : i1 to i64
-      %77 = arith.muli %74, %76 : i64
-      %78 = arith.index_cast %77 : i64 to index
-      scf.for %arg14 = %c0 to %78 step %c1 {
-        %94 = arith.index_cast %arg14 : index to i64
-        %95 = arith.addi %70, %94 : i64
-        %96 = arith.muli %95, %c16_i64 : i64
-        %97 = arith.maxsi %96, %58 : i64
-        %98 = arith.addi %96, %c16_i64 : i64
-        %99 = arith.minsi %98, %65 : i64
-        %100 = arith.subi %99, %97 : i64
-        %101 = arith.ori %96, %c2147483648_i64 : i64
-        %102 = arith.subi %97, %96 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.minsi %60, %c16_i64 : i64
-        "instgem.mvin"(%64, %103, %104, %100) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %79 = arith.addi %69, %c15_i64 : i64
-      %80 = arith.divui %79, %c16_i64 : i64
-      %81 = arith.cmpi sgt, %58, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg14 = %c0 to %84 step %c1 {
-        %94 = arith.index_cast %arg14 : index to i64
-        %95 = arith.muli %94, %c16_i64 : i64
-        %96 = arith.maxsi %95, %c0_i64 : i64
-        %97 = arith.addi %95, %c16_i64 : i64
-        %98 = arith.minsi %97, %58 : i64
-        %99 = arith.subi %98, %96 : i64
-        %100 = arith.ori %95, %c2147483648_i64 : i64
-        %101 = arith.subi %96, %95 : i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.minsi %60, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %102, %103, %99) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      scf.if %57 {
-        func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
-      }
-      %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%51, %56] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %85 = arith.index_cast %intptr_8 : index to i64
-      %86 = arith.index_cast %offset_5 : index to i64
-      %87 = arith.addi %85, %86 : i64
-      %88 = arith.index_cast %strides_7#0 : index to i64
-      %89 = arith.bitcast %arg12 : f32 to i32
-      %90 = arith.extui %89 : i32 to i64
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %88, %90) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %91 = arith.ceildivsi %60, %c16_i64 : i64
-      %92:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %94 = arith.maxsi %arg15, %c0 : index
-        %95 = arith.minsi %94, %arg5 : index
-        %96 = arith.addi %arg15, %c32 : index
-        %97 = arith.maxsi %96, %c0 : index
-        %98 = arith.minsi %97, %arg5 : index
-        %99 = arith.subi %95, %arg15 : index
-        %100 = arith.maxsi %99, %c0 : index
-        %101 = arith.minsi %100, %c32 : index
-        %102 = arith.subi %98, %95 : index
-        %103 = arith.cmpi sgt, %101, %c0 : index
-        scf.if %103 {
-          func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_9 = memref.subview %reinterpret_cast[%7, %95] [%51, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %104 = arith.index_cast %102 : index to i64
-        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %105 = arith.index_cast %intptr_14 : index to i64
-        %106 = arith.index_cast %offset_11 : index to i64
-        %107 = arith.addi %105, %106 : i64
-        %108 = arith.index_cast %strides_13#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %108) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %78 step %c1 {
-          %163 = arith.index_cast %arg17 : index to i64
-          %164 = arith.addi %70, %163 : i64
-          %165 = arith.muli %164, %c16_i64 : i64
-          %166 = arith.maxsi %165, %58 : i64
-          %167 = arith.addi %165, %c16_i64 : i64
-          %168 = arith.minsi %167, %65 : i64
-          %169 = arith.subi %168, %166 : i64
-          %170 = arith.subi %166, %58 : i64
-          %171 = arith.muli %170, %108 : i64
-          %172 = arith.addi %107, %171 : i64
-          %173 = arith.muli %164, %c32_i64 : i64
-          %174 = arith.subi %166, %165 : i64
-          %175 = arith.addi %173, %174 : i64
-          %176 = arith.minsi %104, %c64_i64 : i64
-          "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg17 = %c0 to %84 step %c1 {
-          %163 = arith.index_cast %arg17 : index to i64
-          %164 = arith.muli %163, %c16_i64 : i64
-          %165 = arith.maxsi %164, %c0_i64 : i64
-          %166 = arith.addi %164, %c16_i64 : i64
-          %167 = arith.minsi %166, %58 : i64
-          %168 = arith.subi %167, %165 : i64
-          %169 = arith.muli %163, %c32_i64 : i64
-          %170 = arith.subi %165, %164 : i64
-          %171 = arith.addi %169, %170 : i64
-          %172 = arith.minsi %104, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %109 = arith.maxsi %arg16, %c0 : index
-        %110 = arith.minsi %109, %arg5 : index
-        %111 = arith.addi %arg16, %c32 : index
-        %112 = arith.maxsi %111, %c0 : index
-        %113 = arith.minsi %112, %arg5 : index
-        %114 = arith.subi %110, %arg16 : index
-        %115 = arith.maxsi %114, %c0 : index
-        %116 = arith.minsi %115, %c32 : index
-        %117 = arith.subi %113, %110 : index
-        scf.if %57 {
-          func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_15 = memref.subview %reinterpret_cast_0[%110, %10] [%117, %56] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %118 = arith.index_cast %116 : index to i64
-        %119 = arith.index_cast %117 : index to i64
-        %120 = arith.addi %118, %119 : i64
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %121 = arith.index_cast %intptr_20 : index to i64
-        %122 = arith.index_cast %offset_17 : index to i64
-        %123 = arith.addi %121, %122 : i64
-        %124 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %124) : (i64, i64, i64, i64, i64, i64) -> ()
-        %125 = arith.maxsi %118, %c0_i64 : i64
-        %126 = arith.divui %125, %c16_i64 : i64
-        %127 = arith.maxsi %120, %c0_i64 : i64
-        %128 = arith.addi %127, %c15_i64 : i64
-        %129 = arith.divui %128, %c16_i64 : i64
-        %130 = arith.subi %129, %126 : i64
-        %131 = arith.cmpi sgt, %119, %c0_i64 : i64
-        %132 = arith.extui %131 : i1 to i64
-        %133 = arith.muli %130, %132 : i64
-        %134 = arith.index_cast %133 : i64 to index
-        scf.for %arg17 = %c0 to %134 step %c1 {
-          %163 = arith.index_cast %arg17 : index to i64
-          %164 = arith.addi %126, %163 : i64
-          %165 = arith.muli %164, %c16_i64 : i64
-          %166 = arith.maxsi %165, %118 : i64
-          %167 = arith.addi %165, %c16_i64 : i64
-          %168 = arith.minsi %167, %120 : i64
-          %169 = arith.subi %168, %166 : i64
-          %170 = arith.subi %166, %118 : i64
-          %171 = arith.muli %170, %124 : i64
-          %172 = arith.addi %123, %171 : i64
-          %173 = arith.addi %165, %c64_i64 : i64
-          %174 = arith.subi %166, %165 : i64
-          %175 = arith.addi %173, %174 : i64
-          %176 = arith.minsi %60, %c64_i64 : i64
-          "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %135 = arith.addi %125, %c15_i64 : i64
-        %136 = arith.divui %135, %c16_i64 : i64
-        %137 = arith.cmpi sgt, %118, %c0_i64 : i64
-        %138 = arith.extui %137 : i1 to i64
-        %139 = arith.muli %136, %138 : i64
-        %140 = arith.index_cast %139 : i64 to index
-        scf.for %arg17 = %c0 to %140 step %c1 {
-          %163 = arith.index_cast %arg17 : index to i64
-          %164 = arith.muli %163, %c16_i64 : i64
-          %165 = arith.maxsi %164, %c0_i64 : i64
-          %166 = arith.addi %164, %c16_i64 : i64
-          %167 = arith.minsi %166, %118 : i64
-          %168 = arith.subi %167, %165 : i64
-          %169 = arith.addi %164, %c64_i64 : i64
-          %170 = arith.subi %165, %164 : i64
-          %171 = arith.addi %169, %170 : i64
-          %172 = arith.minsi %60, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %141 = arith.minsi %71, %c32_i64 : i64
-        %142 = arith.maxsi %104, %c0_i64 : i64
-        %143 = arith.minsi %142, %c32_i64 : i64
-        %144 = arith.minsi %127, %c32_i64 : i64
-        %145 = arith.maxsi %60, %c0_i64 : i64
-        %146 = arith.minsi %145, %c16_i64 : i64
-        %147 = arith.ceildivsi %141, %c16_i64 : i64
-        %148 = arith.ceildivsi %146, %c16_i64 : i64
-        %149 = arith.minsi %143, %144 : i64
-        %150 = arith.ceildivsi %149, %c16_i64 : i64
-        %151 = arith.addi %arg14, %c1 : index
-        %152 = arith.cmpi sge, %151, %12 : index
-        %153 = arith.cmpi sgt, %147, %c0_i64 : i64
-        %154 = arith.select %153, %148, %c0_i64 : i64
-        %155 = arith.index_cast %154 : i64 to index
-        %156 = arith.divsi %149, %c16_i64 : i64
-        %157 = arith.minsi %150, %156 : i64
-        %158 = arith.maxsi %157, %c0_i64 : i64
-        %159 = arith.divsi %141, %c16_i64 : i64
-        %160 = arith.minsi %147, %159 : i64
-        %161 = arith.maxsi %160, %c1_i64 : i64
-        %162 = arith.minsi %141, %c16_i64 : i64
-        scf.if %152 {
-          %163 = arith.maxsi %150, %c1_i64 : i64
-          %164 = arith.ceildivsi %77, %163 : i64
-          scf.for %arg17 = %c0 to %155 step %c1 {
-            %168 = arith.index_cast %arg17 : index to i64
-            %169 = arith.subi %168, %c1_i64 : i64
-            %170 = arith.cmpi sge, %169, %c0_i64 : i64
-            %171 = arith.cmpi slt, %169, %91 : i64
-            %172 = arith.andi %170, %171 : i1
-            %173 = arith.subi %154, %c1_i64 : i64
-            %174 = arith.cmpi eq, %168, %173 : i64
-            %175 = arith.cmpi slt, %168, %91 : i64
-            %176 = arith.andi %174, %175 : i1
-            %177 = arith.subi %150, %c1_i64 : i64
-            %178 = arith.select %176, %177, %c-1_i64 : i64
-            %179 = arith.muli %168, %c16_i64 : i64
-            %180 = arith.subi %146, %179 : i64
-            %181 = arith.minsi %180, %c16_i64 : i64
-            %182 = arith.index_cast %158 : i64 to index
-            scf.for %arg18 = %c0 to %182 step %c1 {
-              %190 = arith.index_cast %arg18 : index to i64
-              scf.if %172 {
-                %196 = arith.muli %190, %164 : i64
-                %197 = arith.minsi %196, %77 : i64
-                %198 = arith.addi %197, %164 : i64
-                %199 = arith.minsi %198, %77 : i64
-                %200 = arith.index_cast %197 : i64 to index
-                %201 = arith.index_cast %199 : i64 to index
-                scf.for %arg19 = %200 to %201 step %c1 {
-                  %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.addi %70, %202 : i64
-                  %204 = arith.muli %203, %c16_i64 : i64
-                  %205 = arith.maxsi %204, %58 : i64
-                  %206 = arith.addi %204, %c16_i64 : i64
-                  %207 = arith.minsi %206, %65 : i64
-                  %208 = arith.subi %207, %205 : i64
-                  %209 = arith.subi %205, %58 : i64
-                  %210 = arith.muli %209, %88 : i64
-                  %211 = arith.addi %87, %210 : i64
-                  %212 = arith.muli %169, %c16_i64 : i64
-                  %213 = arith.addi %211, %212 : i64
-                  %214 = arith.addi %204, %212 : i64
-                  %215 = arith.ori %214, %c2147483648_i64 : i64
-                  %216 = arith.subi %205, %204 : i64
-                  %217 = arith.addi %215, %216 : i64
-                  %218 = arith.subi %60, %212 : i64
-                  %219 = arith.minsi %218, %c16_i64 : i64
-                  "instgem.mvout"(%213, %217, %219, %208) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %191 = arith.ori %179, %c3221225472_i64 : i64
-              %192 = arith.muli %190, %c16_i64 : i64
-              %193 = arith.addi %192, %179 : i64
-              %194 = arith.addi %193, %c64_i64 : i64
-              "instgem.preload"(%194, %181, %c16_i64, %191, %181, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%192, %c16_i64, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %195 = arith.cmpi eq, %190, %178 : i64
-              scf.if %195 {
-                %196 = arith.index_cast %161 : i64 to index
-                scf.for %arg19 = %c1 to %196 step %c1 {
-                  %198 = arith.index_cast %arg19 : index to i64
-                  %199 = arith.muli %198, %c16_i64 : i64
-                  %200 = arith.addi %199, %179 : i64
-                  %201 = arith.ori %200, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %202 = arith.muli %198, %c32_i64 : i64
-                  %203 = arith.addi %202, %192 : i64
-                  "instgem.compute_accumulated"(%203, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %204 = arith.subi %198, %c1_i64 : i64
-                  %205 = arith.subi %204, %70 : i64
-                  %206 = arith.cmpi sge, %205, %c0_i64 : i64
-                  %207 = arith.cmpi slt, %205, %77 : i64
-                  %208 = arith.andi %206, %207 : i1
-                  scf.if %208 {
-                    %209 = arith.muli %204, %c16_i64 : i64
-                    %210 = arith.maxsi %209, %58 : i64
-                    %211 = arith.addi %209, %c16_i64 : i64
-                    %212 = arith.minsi %211, %65 : i64
-                    %213 = arith.subi %212, %210 : i64
-                    %214 = arith.subi %210, %58 : i64
-                    %215 = arith.muli %214, %88 : i64
-                    %216 = arith.addi %87, %215 : i64
-                    %217 = arith.addi %216, %179 : i64
-                    %218 = arith.addi %209, %179 : i64
-                    %219 = arith.ori %218, %c2147483648_i64 : i64
-                    %220 = arith.subi %210, %209 : i64
-                    %221 = arith.addi %219, %220 : i64
-                    %222 = arith.subi %60, %179 : i64
-                    %223 = arith.minsi %222, %c16_i64 : i64
-                    "instgem.mvout"(%217, %221, %223, %213) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %197 = arith.index_cast %147 : i64 to index
-                scf.for %arg19 = %196 to %197 step %c1 {
-                  %198 = arith.index_cast %arg19 : index to i64
-                  %199 = arith.muli %198, %c16_i64 : i64
-                  %200 = arith.subi %141, %199 : i64
-                  %201 = arith.minsi %200, %c16_i64 : i64
-                  %202 = arith.addi %199, %179 : i64
-                  %203 = arith.ori %202, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %181, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %204 = arith.muli %198, %c32_i64 : i64
-                  %205 = arith.addi %204, %192 : i64
-                  "instgem.compute_accumulated"(%205, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %206 = arith.subi %198, %c1_i64 : i64
-                  %207 = arith.subi %206, %70 : i64
-                  %208 = arith.cmpi sge, %207, %c0_i64 : i64
-                  %209 = arith.cmpi slt, %207, %77 : i64
-                  %210 = arith.andi %208, %209 : i1
-                  scf.if %210 {
-                    %211 = arith.muli %206, %c16_i64 : i64
-                    %212 = arith.maxsi %211, %58 : i64
-                    %213 = arith.addi %211, %c16_i64 : i64
-                    %214 = arith.minsi %213, %65 : i64
-                    %215 = arith.subi %214, %212 : i64
-                    %216 = arith.subi %212, %58 : i64
-                    %217 = arith.muli %216, %88 : i64
-                    %218 = arith.addi %87, %217 : i64
-                    %219 = arith.addi %218, %179 : i64
-                    %220 = arith.addi %211, %179 : i64
-                    %221 = arith.ori %220, %c2147483648_i64 : i64
-                    %222 = arith.subi %212, %211 : i64
-                    %223 = arith.addi %221, %222 : i64
-                    %224 = arith.subi %60, %179 : i64
-                    %225 = arith.minsi %224, %c16_i64 : i64
-                    "instgem.mvout"(%219, %223, %225, %215) : (i64, i64, i64, i64) -> ()
-                  }
-                }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %52 = arith.index_cast %intptr_9 : index to i64
+        %53 = arith.index_cast %offset_6 : index to i64
+        %54 = arith.addi %52, %53 : i64
+        %55 = arith.index_cast %strides_8#0 : index to i64
+        %56 = arith.bitcast %arg12 : f32 to i32
+        %57 = arith.extui %56 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %55, %57) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %58:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %60 = arith.addi %arg15, %c32 : index
+          %61 = arith.minsi %60, %arg5 : index
+          %62 = arith.subi %61, %arg15 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, %62] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %63 = arith.index_cast %62 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %64 = arith.index_cast %intptr_16 : index to i64
+          %65 = arith.index_cast %offset_13 : index to i64
+          %66 = arith.addi %64, %65 : i64
+          %67 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %93 = arith.index_cast %arg17 : index to i64
+            %94 = arith.muli %93, %c16_i64 : i64
+            %95 = arith.maxsi %94, %c0_i64 : i64
+            %96 = arith.addi %94, %c16_i64 : i64
+            %97 = arith.minsi %96, %c32_i64 : i64
+            %98 = arith.subi %97, %95 : i64
+            %99 = arith.muli %95, %67 : i64
+            %100 = arith.addi %66, %99 : i64
+            %101 = arith.muli %93, %c32_i64 : i64
+            %102 = arith.subi %95, %94 : i64
+            %103 = arith.addi %101, %102 : i64
+            %104 = arith.minsi %63, %c64_i64 : i64
+            "instgem.mvin"(%100, %103, %104, %98) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %68 = arith.addi %arg16, %c32 : index
+          %69 = arith.minsi %68, %arg5 : index
+          %70 = arith.subi %69, %arg16 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [%70, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %71 = arith.index_cast %70 : index to i64
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %72 = arith.index_cast %intptr_23 : index to i64
+          %73 = arith.index_cast %offset_20 : index to i64
+          %74 = arith.addi %72, %73 : i64
+          %75 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+          %76 = arith.maxsi %71, %c0_i64 : i64
+          %77 = arith.addi %76, %c15_i64 : i64
+          %78 = arith.divui %77, %c16_i64 : i64
+          %79 = arith.cmpi sgt, %71, %c0_i64 : i64
+          %80 = arith.extui %79 : i1 to i64
+          %81 = arith.muli %78, %80 : i64
+          %82 = arith.index_cast %81 : i64 to index
+          scf.for %arg17 = %c0 to %82 step %c1 {
+            %93 = arith.index_cast %arg17 : index to i64
+            %94 = arith.muli %93, %c16_i64 : i64
+            %95 = arith.maxsi %94, %c0_i64 : i64
+            %96 = arith.addi %94, %c16_i64 : i64
+            %97 = arith.minsi %96, %71 : i64
+            %98 = arith.subi %97, %95 : i64
+            %99 = arith.muli %95, %75 : i64
+            %100 = arith.addi %74, %99 : i64
+            %101 = arith.addi %94, %c64_i64 : i64
+            %102 = arith.subi %95, %94 : i64
+            %103 = arith.addi %101, %102 : i64
+            "instgem.mvin"(%100, %103, %c16_i64, %98) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %83 = arith.maxsi %63, %c0_i64 : i64
+          %84 = arith.minsi %83, %c32_i64 : i64
+          %85 = arith.minsi %76, %c32_i64 : i64
+          %86 = arith.minsi %84, %85 : i64
+          %87 = arith.ceildivsi %86, %c16_i64 : i64
+          %88 = arith.addi %arg14, %c1 : index
+          %89 = arith.cmpi sge, %88, %12 : index
+          %90 = arith.divsi %86, %c16_i64 : i64
+          %91 = arith.minsi %87, %90 : i64
+          %92 = arith.maxsi %91, %c0_i64 : i64
+          scf.if %89 {
+            %93 = arith.subi %87, %c1_i64 : i64
+            %94 = arith.index_cast %92 : i64 to index
+            scf.for %arg17 = %c0 to %94 step %c1 {
+              %99 = arith.index_cast %arg17 : index to i64
+              %100 = arith.muli %99, %c16_i64 : i64
+              %101 = arith.addi %100, %c64_i64 : i64
+              "instgem.preload"(%101, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %102 = arith.cmpi eq, %99, %93 : i64
+              scf.if %102 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %103 = arith.addi %100, %c32_i64 : i64
+                "instgem.compute_accumulated"(%103, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%54, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
               } else {
-                %196 = arith.index_cast %161 : i64 to index
-                scf.for %arg19 = %c1 to %196 step %c1 {
-                  %198 = arith.index_cast %arg19 : index to i64
-                  %199 = arith.muli %198, %c16_i64 : i64
-                  %200 = arith.addi %199, %179 : i64
-                  %201 = arith.ori %200, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %202 = arith.muli %198, %c32_i64 : i64
-                  %203 = arith.addi %202, %192 : i64
-                  "instgem.compute_accumulated"(%203, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %197 = arith.index_cast %147 : i64 to index
-                scf.for %arg19 = %196 to %197 step %c1 {
-                  %198 = arith.index_cast %arg19 : index to i64
-                  %199 = arith.muli %198, %c16_i64 : i64
-                  %200 = arith.subi %141, %199 : i64
-                  %201 = arith.minsi %200, %c16_i64 : i64
-                  %202 = arith.addi %199, %179 : i64
-                  %203 = arith.ori %202, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %181, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %204 = arith.muli %198, %c32_i64 : i64
-                  %205 = arith.addi %204, %192 : i64
-                  "instgem.compute_accumulated"(%205, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %103 = arith.addi %100, %c32_i64 : i64
+                "instgem.compute_accumulated"(%103, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            %183 = arith.index_cast %150 : i64 to index
-            scf.for %arg18 = %182 to %183 step %c1 {
-              %190 = arith.index_cast %arg18 : index to i64
-              %191 = arith.muli %190, %c16_i64 : i64
-              %192 = arith.subi %143, %191 : i64
-              %193 = arith.minsi %192, %c16_i64 : i64
-              %194 = arith.subi %144, %191 : i64
-              %195 = arith.minsi %194, %c16_i64 : i64
-              scf.if %172 {
-                %200 = arith.muli %190, %164 : i64
-                %201 = arith.minsi %200, %77 : i64
-                %202 = arith.addi %201, %164 : i64
-                %203 = arith.minsi %202, %77 : i64
-                %204 = arith.index_cast %201 : i64 to index
-                %205 = arith.index_cast %203 : i64 to index
-                scf.for %arg19 = %204 to %205 step %c1 {
-                  %206 = arith.index_cast %arg19 : index to i64
-                  %207 = arith.addi %70, %206 : i64
-                  %208 = arith.muli %207, %c16_i64 : i64
-                  %209 = arith.maxsi %208, %58 : i64
-                  %210 = arith.addi %208, %c16_i64 : i64
-                  %211 = arith.minsi %210, %65 : i64
-                  %212 = arith.subi %211, %209 : i64
-                  %213 = arith.subi %209, %58 : i64
-                  %214 = arith.muli %213, %88 : i64
-                  %215 = arith.addi %87, %214 : i64
-                  %216 = arith.muli %169, %c16_i64 : i64
-                  %217 = arith.addi %215, %216 : i64
-                  %218 = arith.addi %208, %216 : i64
-                  %219 = arith.ori %218, %c2147483648_i64 : i64
-                  %220 = arith.subi %209, %208 : i64
-                  %221 = arith.addi %219, %220 : i64
-                  %222 = arith.subi %60, %216 : i64
-                  %223 = arith.minsi %222, %c16_i64 : i64
-                  "instgem.mvout"(%217, %221, %223, %212) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %196 = arith.ori %179, %c3221225472_i64 : i64
-              %197 = arith.addi %191, %179 : i64
-              %198 = arith.addi %197, %c64_i64 : i64
-              "instgem.preload"(%198, %181, %195, %196, %181, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%191, %193, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %199 = arith.cmpi eq, %190, %178 : i64
-              scf.if %199 {
-                %200 = arith.index_cast %161 : i64 to index
-                scf.for %arg19 = %c1 to %200 step %c1 {
-                  %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.muli %202, %c16_i64 : i64
-                  %204 = arith.addi %203, %179 : i64
-                  %205 = arith.ori %204, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %206 = arith.muli %202, %c32_i64 : i64
-                  %207 = arith.addi %206, %191 : i64
-                  "instgem.compute_accumulated"(%207, %193, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %208 = arith.subi %202, %c1_i64 : i64
-                  %209 = arith.subi %208, %70 : i64
-                  %210 = arith.cmpi sge, %209, %c0_i64 : i64
-                  %211 = arith.cmpi slt, %209, %77 : i64
-                  %212 = arith.andi %210, %211 : i1
-                  scf.if %212 {
-                    %213 = arith.muli %208, %c16_i64 : i64
-                    %214 = arith.maxsi %213, %58 : i64
-                    %215 = arith.addi %213, %c16_i64 : i64
-                    %216 = arith.minsi %215, %65 : i64
-                    %217 = arith.subi %216, %214 : i64
-                    %218 = arith.subi %214, %58 : i64
-                    %219 = arith.muli %218, %88 : i64
-                    %220 = arith.addi %87, %219 : i64
-                    %221 = arith.addi %220, %179 : i64
-                    %222 = arith.addi %213, %179 : i64
-                    %223 = arith.ori %222, %c2147483648_i64 : i64
-                    %224 = arith.subi %214, %213 : i64
-                    %225 = arith.addi %223, %224 : i64
-                    %226 = arith.subi %60, %179 : i64
-                    %227 = arith.minsi %226, %c16_i64 : i64
-                    "instgem.mvout"(%221, %225, %227, %217) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %201 = arith.index_cast %147 : i64 to index
-                scf.for %arg19 = %200 to %201 step %c1 {
-                  %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.muli %202, %c16_i64 : i64
-                  %204 = arith.subi %141, %203 : i64
-                  %205 = arith.minsi %204, %c16_i64 : i64
-                  %206 = arith.addi %203, %179 : i64
-                  %207 = arith.ori %206, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %181, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %208 = arith.muli %202, %c32_i64 : i64
-                  %209 = arith.addi %208, %191 : i64
-                  "instgem.compute_accumulated"(%209, %193, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %210 = arith.subi %202, %c1_i64 : i64
-                  %211 = arith.subi %210, %70 : i64
-                  %212 = arith.cmpi sge, %211, %c0_i64 : i64
-                  %213 = arith.cmpi slt, %211, %77 : i64
-                  %214 = arith.andi %212, %213 : i1
-                  scf.if %214 {
-                    %215 = arith.muli %210, %c16_i64 : i64
-                    %216 = arith.maxsi %215, %58 : i64
-                    %217 = arith.addi %215, %c16_i64 : i64
-                    %218 = arith.minsi %217, %65 : i64
-                    %219 = arith.subi %218, %216 : i64
-                    %220 = arith.subi %216, %58 : i64
-                    %221 = arith.muli %220, %88 : i64
-                    %222 = arith.addi %87, %221 : i64
-                    %223 = arith.addi %222, %179 : i64
-                    %224 = arith.addi %215, %179 : i64
-                    %225 = arith.ori %224, %c2147483648_i64 : i64
-                    %226 = arith.subi %216, %215 : i64
-                    %227 = arith.addi %225, %226 : i64
-                    %228 = arith.subi %60, %179 : i64
-                    %229 = arith.minsi %228, %c16_i64 : i64
-                    "instgem.mvout"(%223, %227, %229, %219) : (i64, i64, i64, i64) -> ()
-                  }
-                }
+            %95 = arith.index_cast %87 : i64 to index
+            scf.for %arg17 = %94 to %95 step %c1 {
+              %99 = arith.index_cast %arg17 : index to i64
+              %100 = arith.muli %99, %c16_i64 : i64
+              %101 = arith.subi %84, %100 : i64
+              %102 = arith.minsi %101, %c16_i64 : i64
+              %103 = arith.subi %85, %100 : i64
+              %104 = arith.minsi %103, %c16_i64 : i64
+              %105 = arith.addi %100, %c64_i64 : i64
+              "instgem.preload"(%105, %c16_i64, %104, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%100, %102, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %106 = arith.cmpi eq, %99, %93 : i64
+              scf.if %106 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %107 = arith.addi %100, %c32_i64 : i64
+                "instgem.compute_accumulated"(%107, %102, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%54, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
               } else {
-                %200 = arith.index_cast %161 : i64 to index
-                scf.for %arg19 = %c1 to %200 step %c1 {
-                  %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.muli %202, %c16_i64 : i64
-                  %204 = arith.addi %203, %179 : i64
-                  %205 = arith.ori %204, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %206 = arith.muli %202, %c32_i64 : i64
-                  %207 = arith.addi %206, %191 : i64
-                  "instgem.compute_accumulated"(%207, %193, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %201 = arith.index_cast %147 : i64 to index
-                scf.for %arg19 = %200 to %201 step %c1 {
-                  %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.muli %202, %c16_i64 : i64
-                  %204 = arith.subi %141, %203 : i64
-                  %205 = arith.minsi %204, %c16_i64 : i64
-                  %206 = arith.addi %203, %179 : i64
-                  %207 = arith.ori %206, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %181, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %208 = arith.muli %202, %c32_i64 : i64
-                  %209 = arith.addi %208, %191 : i64
-                  "instgem.compute_accumulated"(%209, %193, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %107 = arith.addi %100, %c32_i64 : i64
+                "instgem.compute_accumulated"(%107, %102, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            scf.if %172 {
-              %190 = arith.muli %150, %164 : i64
-              %191 = arith.minsi %190, %77 : i64
-              %192 = arith.index_cast %191 : i64 to index
-              scf.for %arg18 = %192 to %78 step %c1 {
-                %193 = arith.index_cast %arg18 : index to i64
-                %194 = arith.addi %70, %193 : i64
-                %195 = arith.muli %194, %c16_i64 : i64
-                %196 = arith.maxsi %195, %58 : i64
-                %197 = arith.addi %195, %c16_i64 : i64
-                %198 = arith.minsi %197, %65 : i64
-                %199 = arith.subi %198, %196 : i64
-                %200 = arith.subi %196, %58 : i64
-                %201 = arith.muli %200, %88 : i64
-                %202 = arith.addi %87, %201 : i64
-                %203 = arith.muli %169, %c16_i64 : i64
-                %204 = arith.addi %202, %203 : i64
-                %205 = arith.addi %195, %203 : i64
-                %206 = arith.ori %205, %c2147483648_i64 : i64
-                %207 = arith.subi %196, %195 : i64
-                %208 = arith.addi %206, %207 : i64
-                %209 = arith.subi %60, %203 : i64
-                %210 = arith.minsi %209, %c16_i64 : i64
-                "instgem.mvout"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
-              }
+            %96 = arith.cmpi sgt, %87, %c0_i64 : i64
+            %97 = arith.extui %96 : i1 to i64
+            %98 = arith.index_cast %97 : i64 to index
+            scf.for %arg17 = %98 to %c2 step %c1 {
+              %99 = arith.index_cast %arg17 : index to i64
+              %100 = arith.muli %99, %c16_i64 : i64
+              %101 = arith.maxsi %100, %c0_i64 : i64
+              %102 = arith.addi %100, %c16_i64 : i64
+              %103 = arith.minsi %102, %c32_i64 : i64
+              %104 = arith.subi %103, %101 : i64
+              %105 = arith.muli %101, %55 : i64
+              %106 = arith.addi %54, %105 : i64
+              %107 = arith.ori %100, %c2147483648_i64 : i64
+              %108 = arith.subi %101, %100 : i64
+              %109 = arith.addi %107, %108 : i64
+              "instgem.mvout"(%106, %109, %c16_i64, %104) : (i64, i64, i64, i64) -> ()
             }
-            %184 = arith.cmpi sgt, %150, %c0_i64 : i64
-            %185 = arith.subi %147, %c1_i64 : i64
-            %186 = arith.subi %185, %70 : i64
-            %187 = arith.maxsi %186, %c0_i64 : i64
-            %188 = arith.minsi %187, %77 : i64
-            %189 = arith.select %184, %188, %c0_i64 : i64
-            scf.if %176 {
-              %190 = arith.index_cast %189 : i64 to index
-              scf.for %arg18 = %190 to %78 step %c1 {
-                %191 = arith.index_cast %arg18 : index to i64
-                %192 = arith.addi %70, %191 : i64
-                %193 = arith.muli %192, %c16_i64 : i64
-                %194 = arith.maxsi %193, %58 : i64
-                %195 = arith.addi %193, %c16_i64 : i64
-                %196 = arith.minsi %195, %65 : i64
-                %197 = arith.subi %196, %194 : i64
-                %198 = arith.subi %194, %58 : i64
-                %199 = arith.muli %198, %88 : i64
-                %200 = arith.addi %87, %199 : i64
-                %201 = arith.addi %200, %179 : i64
-                %202 = arith.addi %193, %179 : i64
-                %203 = arith.ori %202, %c2147483648_i64 : i64
-                %204 = arith.subi %194, %193 : i64
-                %205 = arith.addi %203, %204 : i64
-                %206 = arith.subi %60, %179 : i64
-                %207 = arith.minsi %206, %c16_i64 : i64
-                "instgem.mvout"(%201, %205, %207, %197) : (i64, i64, i64, i64) -> ()
-              }
+          } else {
+            %93 = arith.index_cast %92 : i64 to index
+            scf.for %arg17 = %c0 to %93 step %c1 {
+              %95 = arith.index_cast %arg17 : index to i64
+              %96 = arith.muli %95, %c16_i64 : i64
+              %97 = arith.addi %96, %c64_i64 : i64
+              "instgem.preload"(%97, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%96, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %98 = arith.addi %96, %c32_i64 : i64
+              "instgem.compute_accumulated"(%98, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-          } {gemmini.compute_nest}
-          %165 = arith.minsi %154, %91 : i64
-          %166 = arith.index_cast %165 : i64 to index
-          %167 = arith.index_cast %91 : i64 to index
-          scf.for %arg17 = %166 to %167 step %c1 {
-            %168 = arith.index_cast %arg17 : index to i64
-            scf.for %arg18 = %c0 to %78 step %c1 {
-              %169 = arith.index_cast %arg18 : index to i64
-              %170 = arith.addi %70, %169 : i64
-              %171 = arith.muli %170, %c16_i64 : i64
-              %172 = arith.maxsi %171, %58 : i64
-              %173 = arith.addi %171, %c16_i64 : i64
-              %174 = arith.minsi %173, %65 : i64
-              %175 = arith.subi %174, %172 : i64
-              %176 = arith.subi %172, %58 : i64
-              %177 = arith.muli %176, %88 : i64
-              %178 = arith.addi %87, %177 : i64
-              %179 = arith.muli %168, %c16_i64 : i64
-              %180 = arith.addi %178, %179 : i64
-              %181 = arith.addi %171, %179 : i64
-              %182 = arith.ori %181, %c2147483648_i64 : i64
-              %183 = arith.subi %172, %171 : i64
-              %184 = arith.addi %182, %183 : i64
-              %185 = arith.subi %60, %179 : i64
-              %186 = arith.minsi %185, %c16_i64 : i64
-              "instgem.mvout"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
+            %94 = arith.index_cast %87 : i64 to index
+            scf.for %arg17 = %93 to %94 step %c1 {
+              %95 = arith.index_cast %arg17 : index to i64
+              %96 = arith.muli %95, %c16_i64 : i64
+              %97 = arith.subi %84, %96 : i64
+              %98 = arith.minsi %97, %c16_i64 : i64
+              %99 = arith.subi %85, %96 : i64
+              %100 = arith.minsi %99, %c16_i64 : i64
+              %101 = arith.addi %96, %c64_i64 : i64
+              "instgem.preload"(%101, %c16_i64, %100, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%96, %98, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %102 = arith.addi %96, %c32_i64 : i64
+              "instgem.compute_accumulated"(%102, %98, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-        } else {
-          scf.for %arg17 = %c0 to %155 step %c1 {
-            %163 = arith.index_cast %arg17 : index to i64
-            %164 = arith.muli %163, %c16_i64 : i64
-            %165 = arith.subi %146, %164 : i64
-            %166 = arith.minsi %165, %c16_i64 : i64
-            %167 = arith.index_cast %158 : i64 to index
-            scf.for %arg18 = %c0 to %167 step %c1 {
-              %169 = arith.index_cast %arg18 : index to i64
-              %170 = arith.ori %164, %c3221225472_i64 : i64
-              %171 = arith.muli %169, %c16_i64 : i64
-              %172 = arith.addi %171, %164 : i64
-              %173 = arith.addi %172, %c64_i64 : i64
-              "instgem.preload"(%173, %166, %c16_i64, %170, %166, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%171, %c16_i64, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %174 = arith.index_cast %161 : i64 to index
-              scf.for %arg19 = %c1 to %174 step %c1 {
-                %176 = arith.index_cast %arg19 : index to i64
-                %177 = arith.muli %176, %c16_i64 : i64
-                %178 = arith.addi %177, %164 : i64
-                %179 = arith.ori %178, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %180 = arith.muli %176, %c32_i64 : i64
-                %181 = arith.addi %180, %171 : i64
-                "instgem.compute_accumulated"(%181, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %175 = arith.index_cast %147 : i64 to index
-              scf.for %arg19 = %174 to %175 step %c1 {
-                %176 = arith.index_cast %arg19 : index to i64
-                %177 = arith.muli %176, %c16_i64 : i64
-                %178 = arith.subi %141, %177 : i64
-                %179 = arith.minsi %178, %c16_i64 : i64
-                %180 = arith.addi %177, %164 : i64
-                %181 = arith.ori %180, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %166, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-                %182 = arith.muli %176, %c32_i64 : i64
-                %183 = arith.addi %182, %171 : i64
-                "instgem.compute_accumulated"(%183, %c16_i64, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %168 = arith.index_cast %150 : i64 to index
-            scf.for %arg18 = %167 to %168 step %c1 {
-              %169 = arith.index_cast %arg18 : index to i64
-              %170 = arith.muli %169, %c16_i64 : i64
-              %171 = arith.subi %143, %170 : i64
-              %172 = arith.minsi %171, %c16_i64 : i64
-              %173 = arith.subi %144, %170 : i64
-              %174 = arith.minsi %173, %c16_i64 : i64
-              %175 = arith.ori %164, %c3221225472_i64 : i64
-              %176 = arith.addi %170, %164 : i64
-              %177 = arith.addi %176, %c64_i64 : i64
-              "instgem.preload"(%177, %166, %174, %175, %166, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%170, %172, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %178 = arith.index_cast %161 : i64 to index
-              scf.for %arg19 = %c1 to %178 step %c1 {
-                %180 = arith.index_cast %arg19 : index to i64
-                %181 = arith.muli %180, %c16_i64 : i64
-                %182 = arith.addi %181, %164 : i64
-                %183 = arith.ori %182, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %184 = arith.muli %180, %c32_i64 : i64
-                %185 = arith.addi %184, %170 : i64
-                "instgem.compute_accumulated"(%185, %172, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %179 = arith.index_cast %147 : i64 to index
-              scf.for %arg19 = %178 to %179 step %c1 {
-                %180 = arith.index_cast %arg19 : index to i64
-                %181 = arith.muli %180, %c16_i64 : i64
-                %182 = arith.subi %141, %181 : i64
-                %183 = arith.minsi %182, %c16_i64 : i64
-                %184 = arith.addi %181, %164 : i64
-                %185 = arith.ori %184, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %166, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-                %186 = arith.muli %180, %c32_i64 : i64
-                %187 = arith.addi %186, %170 : i64
-                "instgem.compute_accumulated"(%187, %172, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          } {gemmini.compute_nest}
+          scf.yield %60, %68 : index, index
         }
-        scf.yield %96, %111 : index, index
-      }
-      %93 = arith.cmpi sle, %12, %c0 : index
-      scf.if %93 {
-        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %88, %90) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        %94 = arith.muli %77, %91 : i64
-        %95 = arith.index_cast %94 : i64 to index
-        scf.for %arg14 = %c0 to %95 step %c1 {
-          %96 = arith.index_cast %arg14 : index to i64
-          %97 = arith.remsi %96, %77 : i64
-          %98 = arith.divsi %96, %77 : i64
-          %99 = arith.addi %70, %97 : i64
-          %100 = arith.muli %99, %c16_i64 : i64
-          %101 = arith.maxsi %100, %58 : i64
-          %102 = arith.addi %100, %c16_i64 : i64
-          %103 = arith.minsi %102, %65 : i64
-          %104 = arith.subi %103, %101 : i64
-          %105 = arith.subi %101, %58 : i64
-          %106 = arith.muli %105, %88 : i64
-          %107 = arith.addi %87, %106 : i64
-          %108 = arith.muli %98, %c16_i64 : i64
-          %109 = arith.addi %107, %108 : i64
-          %110 = arith.addi %100, %108 : i64
-          %111 = arith.ori %110, %c2147483648_i64 : i64
-          %112 = arith.subi %101, %100 : i64
-          %113 = arith.addi %111, %112 : i64
-          %114 = arith.subi %60, %108 : i64
-          %115 = arith.minsi %114, %c16_i64 : i64
-          "instgem.mvout"(%109, %113, %115, %104) : (i64, i64, i64, i64) -> ()
+        %59 = arith.cmpi sle, %12, %c0 : index
+        scf.if %59 {
+          "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %55, %57) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg14 = %c0 to %c2 step %c1 {
+            %60 = arith.index_cast %arg14 : index to i64
+            %61 = arith.remsi %60, %c2_i64 : i64
+            %62 = arith.divsi %60, %c2_i64 : i64
+            %63 = arith.muli %61, %c16_i64 : i64
+            %64 = arith.maxsi %63, %c0_i64 : i64
+            %65 = arith.addi %63, %c16_i64 : i64
+            %66 = arith.minsi %65, %c32_i64 : i64
+            %67 = arith.subi %66, %64 : i64
+            %68 = arith.muli %64, %55 : i64
+            %69 = arith.addi %54, %68 : i64
+            %70 = arith.muli %62, %c16_i64 : i64
+            %71 = arith.addi %69, %70 : i64
+            %72 = arith.addi %63, %70 : i64
+            %73 = arith.ori %72, %c2147483648_i64 : i64
+            %74 = arith.subi %64, %63 : i64
+            %75 = arith.addi %73, %74 : i64
+            %76 = arith.subi %c16_i64, %70 : i64
+            %77 = arith.minsi %76, %c16_i64 : i64
+            "instgem.mvout"(%71, %75, %77, %67) : (i64, i64, i64, i64) -> ()
+          }
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %48 = arith.maxsi %13, %c0 : index
+        %49 = arith.minsi %48, %arg3 : index
+        %50 = arith.maxsi %8, %c0 : index
+        %51 = arith.minsi %50, %c32 : index
+        %52 = arith.subi %49, %7 : index
+        %53 = arith.maxsi %14, %c0 : index
+        %54 = arith.minsi %53, %arg4 : index
+        %55 = arith.maxsi %11, %c0 : index
+        %56 = arith.minsi %55, %c16 : index
+        %57 = arith.subi %54, %10 : index
+        %58 = arith.cmpi sgt, %56, %c0 : index
+        scf.if %58 {
+          func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_1[%7, %10] [%52, %57] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %59 = arith.index_cast %51 : index to i64
+        %60 = arith.index_cast %52 : index to i64
+        %61 = arith.index_cast %57 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %62 = arith.index_cast %intptr : index to i64
+        %63 = arith.index_cast %offset : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        %65 = arith.addi %62, %64 : i64
+        %66 = arith.addi %59, %60 : i64
+        %67 = arith.cmpi slt, %66, %c32_i64 : i64
+        %68 = arith.cmpi slt, %61, %c16_i64 : i64
+        %69 = arith.ori %67, %68 : i1
+        scf.if %69 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg14 = %c0 to %c2 step %c1 {
+            %95 = arith.index_cast %arg14 : index to i64
+            %96 = arith.muli %95, %c16_i64 : i64
+            %97 = arith.ori %96, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %97, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %70 = arith.maxsi %59, %c0_i64 : i64
+        %71 = arith.divui %70, %c16_i64 : i64
+        %72 = arith.maxsi %66, %c0_i64 : i64
+        %73 = arith.addi %72, %c15_i64 : i64
+        %74 = arith.divui %73, %c16_i64 : i64
+        %75 = arith.subi %74, %71 : i64
+        %76 = arith.cmpi sgt, %60, %c0_i64 : i64
+        %77 = arith.extui %76 : i1 to i64
+        %78 = arith.muli %75, %77 : i64
+        %79 = arith.index_cast %78 : i64 to index
+        scf.for %arg14 = %c0 to %79 step %c1 {
+          %95 = arith.index_cast %arg14 : index to i64
+          %96 = arith.addi %71, %95 : i64
+          %97 = arith.muli %96, %c16_i64 : i64
+          %98 = arith.maxsi %97, %59 : i64
+          %99 = arith.addi %97, %c16_i64 : i64
+          %100 = arith.minsi %99, %66 : i64
+          %101 = arith.subi %100, %98 : i64
+          %102 = arith.ori %97, %c2147483648_i64 : i64
+          %103 = arith.subi %98, %97 : i64
+          %104 = arith.addi %102, %103 : i64
+          %105 = arith.minsi %61, %c16_i64 : i64
+          "instgem.mvin"(%65, %104, %105, %101) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %80 = arith.addi %70, %c15_i64 : i64
+        %81 = arith.divui %80, %c16_i64 : i64
+        %82 = arith.cmpi sgt, %59, %c0_i64 : i64
+        %83 = arith.extui %82 : i1 to i64
+        %84 = arith.muli %81, %83 : i64
+        %85 = arith.index_cast %84 : i64 to index
+        scf.for %arg14 = %c0 to %85 step %c1 {
+          %95 = arith.index_cast %arg14 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %c0_i64 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %59 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.ori %96, %c2147483648_i64 : i64
+          %102 = arith.subi %97, %96 : i64
+          %103 = arith.addi %101, %102 : i64
+          %104 = arith.minsi %61, %c16_i64 : i64
+          "instgem.mvin"(%c0_i64, %103, %104, %100) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        scf.if %58 {
+          func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
+        }
+        %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%52, %57] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %86 = arith.index_cast %intptr_8 : index to i64
+        %87 = arith.index_cast %offset_5 : index to i64
+        %88 = arith.addi %86, %87 : i64
+        %89 = arith.index_cast %strides_7#0 : index to i64
+        %90 = arith.bitcast %arg12 : f32 to i32
+        %91 = arith.extui %90 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %89, %91) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %92 = arith.ceildivsi %61, %c16_i64 : i64
+        %93:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %95 = arith.maxsi %arg15, %c0 : index
+          %96 = arith.minsi %95, %arg5 : index
+          %97 = arith.addi %arg15, %c32 : index
+          %98 = arith.maxsi %97, %c0 : index
+          %99 = arith.minsi %98, %arg5 : index
+          %100 = arith.subi %96, %arg15 : index
+          %101 = arith.maxsi %100, %c0 : index
+          %102 = arith.minsi %101, %c32 : index
+          %103 = arith.subi %99, %96 : index
+          %104 = arith.cmpi sgt, %102, %c0 : index
+          scf.if %104 {
+            func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_9 = memref.subview %reinterpret_cast[%7, %96] [%52, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %105 = arith.index_cast %103 : index to i64
+          %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %106 = arith.index_cast %intptr_14 : index to i64
+          %107 = arith.index_cast %offset_11 : index to i64
+          %108 = arith.addi %106, %107 : i64
+          %109 = arith.index_cast %strides_13#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %79 step %c1 {
+            %164 = arith.index_cast %arg17 : index to i64
+            %165 = arith.addi %71, %164 : i64
+            %166 = arith.muli %165, %c16_i64 : i64
+            %167 = arith.maxsi %166, %59 : i64
+            %168 = arith.addi %166, %c16_i64 : i64
+            %169 = arith.minsi %168, %66 : i64
+            %170 = arith.subi %169, %167 : i64
+            %171 = arith.subi %167, %59 : i64
+            %172 = arith.muli %171, %109 : i64
+            %173 = arith.addi %108, %172 : i64
+            %174 = arith.muli %165, %c32_i64 : i64
+            %175 = arith.subi %167, %166 : i64
+            %176 = arith.addi %174, %175 : i64
+            %177 = arith.minsi %105, %c64_i64 : i64
+            "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg17 = %c0 to %85 step %c1 {
+            %164 = arith.index_cast %arg17 : index to i64
+            %165 = arith.muli %164, %c16_i64 : i64
+            %166 = arith.maxsi %165, %c0_i64 : i64
+            %167 = arith.addi %165, %c16_i64 : i64
+            %168 = arith.minsi %167, %59 : i64
+            %169 = arith.subi %168, %166 : i64
+            %170 = arith.muli %164, %c32_i64 : i64
+            %171 = arith.subi %166, %165 : i64
+            %172 = arith.addi %170, %171 : i64
+            %173 = arith.minsi %105, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %172, %173, %169) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %110 = arith.maxsi %arg16, %c0 : index
+          %111 = arith.minsi %110, %arg5 : index
+          %112 = arith.addi %arg16, %c32 : index
+          %113 = arith.maxsi %112, %c0 : index
+          %114 = arith.minsi %113, %arg5 : index
+          %115 = arith.subi %111, %arg16 : index
+          %116 = arith.maxsi %115, %c0 : index
+          %117 = arith.minsi %116, %c32 : index
+          %118 = arith.subi %114, %111 : index
+          scf.if %58 {
+            func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_15 = memref.subview %reinterpret_cast_0[%111, %10] [%118, %57] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %119 = arith.index_cast %117 : index to i64
+          %120 = arith.index_cast %118 : index to i64
+          %121 = arith.addi %119, %120 : i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %122 = arith.index_cast %intptr_20 : index to i64
+          %123 = arith.index_cast %offset_17 : index to i64
+          %124 = arith.addi %122, %123 : i64
+          %125 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
+          %126 = arith.maxsi %119, %c0_i64 : i64
+          %127 = arith.divui %126, %c16_i64 : i64
+          %128 = arith.maxsi %121, %c0_i64 : i64
+          %129 = arith.addi %128, %c15_i64 : i64
+          %130 = arith.divui %129, %c16_i64 : i64
+          %131 = arith.subi %130, %127 : i64
+          %132 = arith.cmpi sgt, %120, %c0_i64 : i64
+          %133 = arith.extui %132 : i1 to i64
+          %134 = arith.muli %131, %133 : i64
+          %135 = arith.index_cast %134 : i64 to index
+          scf.for %arg17 = %c0 to %135 step %c1 {
+            %164 = arith.index_cast %arg17 : index to i64
+            %165 = arith.addi %127, %164 : i64
+            %166 = arith.muli %165, %c16_i64 : i64
+            %167 = arith.maxsi %166, %119 : i64
+            %168 = arith.addi %166, %c16_i64 : i64
+            %169 = arith.minsi %168, %121 : i64
+            %170 = arith.subi %169, %167 : i64
+            %171 = arith.subi %167, %119 : i64
+            %172 = arith.muli %171, %125 : i64
+            %173 = arith.addi %124, %172 : i64
+            %174 = arith.addi %166, %c64_i64 : i64
+            %175 = arith.subi %167, %166 : i64
+            %176 = arith.addi %174, %175 : i64
+            %177 = arith.minsi %61, %c64_i64 : i64
+            "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %136 = arith.addi %126, %c15_i64 : i64
+          %137 = arith.divui %136, %c16_i64 : i64
+          %138 = arith.cmpi sgt, %119, %c0_i64 : i64
+          %139 = arith.extui %138 : i1 to i64
+          %140 = arith.muli %137, %139 : i64
+          %141 = arith.index_cast %140 : i64 to index
+          scf.for %arg17 = %c0 to %141 step %c1 {
+            %164 = arith.index_cast %arg17 : index to i64
+            %165 = arith.muli %164, %c16_i64 : i64
+            %166 = arith.maxsi %165, %c0_i64 : i64
+            %167 = arith.addi %165, %c16_i64 : i64
+            %168 = arith.minsi %167, %119 : i64
+            %169 = arith.subi %168, %166 : i64
+            %170 = arith.addi %165, %c64_i64 : i64
+            %171 = arith.subi %166, %165 : i64
+            %172 = arith.addi %170, %171 : i64
+            %173 = arith.minsi %61, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %172, %173, %169) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %142 = arith.minsi %72, %c32_i64 : i64
+          %143 = arith.maxsi %105, %c0_i64 : i64
+          %144 = arith.minsi %143, %c32_i64 : i64
+          %145 = arith.minsi %128, %c32_i64 : i64
+          %146 = arith.maxsi %61, %c0_i64 : i64
+          %147 = arith.minsi %146, %c16_i64 : i64
+          %148 = arith.ceildivsi %142, %c16_i64 : i64
+          %149 = arith.ceildivsi %147, %c16_i64 : i64
+          %150 = arith.minsi %144, %145 : i64
+          %151 = arith.ceildivsi %150, %c16_i64 : i64
+          %152 = arith.addi %arg14, %c1 : index
+          %153 = arith.cmpi sge, %152, %12 : index
+          %154 = arith.cmpi sgt, %148, %c0_i64 : i64
+          %155 = arith.select %154, %149, %c0_i64 : i64
+          %156 = arith.index_cast %155 : i64 to index
+          %157 = arith.divsi %150, %c16_i64 : i64
+          %158 = arith.minsi %151, %157 : i64
+          %159 = arith.maxsi %158, %c0_i64 : i64
+          %160 = arith.divsi %142, %c16_i64 : i64
+          %161 = arith.minsi %148, %160 : i64
+          %162 = arith.maxsi %161, %c1_i64 : i64
+          %163 = arith.minsi %142, %c16_i64 : i64
+          scf.if %153 {
+            %164 = arith.maxsi %151, %c1_i64 : i64
+            %165 = arith.ceildivsi %78, %164 : i64
+            scf.for %arg17 = %c0 to %156 step %c1 {
+              %169 = arith.index_cast %arg17 : index to i64
+              %170 = arith.subi %169, %c1_i64 : i64
+              %171 = arith.cmpi sge, %170, %c0_i64 : i64
+              %172 = arith.cmpi slt, %170, %92 : i64
+              %173 = arith.andi %171, %172 : i1
+              %174 = arith.subi %155, %c1_i64 : i64
+              %175 = arith.cmpi eq, %169, %174 : i64
+              %176 = arith.cmpi slt, %169, %92 : i64
+              %177 = arith.andi %175, %176 : i1
+              %178 = arith.subi %151, %c1_i64 : i64
+              %179 = arith.select %177, %178, %c-1_i64 : i64
+              %180 = arith.muli %169, %c16_i64 : i64
+              %181 = arith.subi %147, %180 : i64
+              %182 = arith.minsi %181, %c16_i64 : i64
+              %183 = arith.index_cast %159 : i64 to index
+              scf.for %arg18 = %c0 to %183 step %c1 {
+                %191 = arith.index_cast %arg18 : index to i64
+                scf.if %173 {
+                  %197 = arith.muli %191, %165 : i64
+                  %198 = arith.minsi %197, %78 : i64
+                  %199 = arith.addi %198, %165 : i64
+                  %200 = arith.minsi %199, %78 : i64
+                  %201 = arith.index_cast %198 : i64 to index
+                  %202 = arith.index_cast %200 : i64 to index
+                  scf.for %arg19 = %201 to %202 step %c1 {
+                    %203 = arith.index_cast %arg19 : index to i64
+                    %204 = arith.addi %71, %203 : i64
+                    %205 = arith.muli %204, %c16_i64 : i64
+                    %206 = arith.maxsi %205, %59 : i64
+                    %207 = arith.addi %205, %c16_i64 : i64
+                    %208 = arith.minsi %207, %66 : i64
+                    %209 = arith.subi %208, %206 : i64
+                    %210 = arith.subi %206, %59 : i64
+                    %211 = arith.muli %210, %89 : i64
+                    %212 = arith.addi %88, %211 : i64
+                    %213 = arith.muli %170, %c16_i64 : i64
+                    %214 = arith.addi %212, %213 : i64
+                    %215 = arith.addi %205, %213 : i64
+                    %216 = arith.ori %215, %c2147483648_i64 : i64
+                    %217 = arith.subi %206, %205 : i64
+                    %218 = arith.addi %216, %217 : i64
+                    %219 = arith.subi %61, %213 : i64
+                    %220 = arith.minsi %219, %c16_i64 : i64
+                    "instgem.mvout"(%214, %218, %220, %209) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %192 = arith.ori %180, %c3221225472_i64 : i64
+                %193 = arith.muli %191, %c16_i64 : i64
+                %194 = arith.addi %193, %180 : i64
+                %195 = arith.addi %194, %c64_i64 : i64
+                "instgem.preload"(%195, %182, %c16_i64, %192, %182, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%193, %c16_i64, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %196 = arith.cmpi eq, %191, %179 : i64
+                scf.if %196 {
+                  %197 = arith.index_cast %162 : i64 to index
+                  scf.for %arg19 = %c1 to %197 step %c1 {
+                    %199 = arith.index_cast %arg19 : index to i64
+                    %200 = arith.muli %199, %c16_i64 : i64
+                    %201 = arith.addi %200, %180 : i64
+                    %202 = arith.ori %201, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %203 = arith.muli %199, %c32_i64 : i64
+                    %204 = arith.addi %203, %193 : i64
+                    "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %205 = arith.subi %199, %c1_i64 : i64
+                    %206 = arith.subi %205, %71 : i64
+                    %207 = arith.cmpi sge, %206, %c0_i64 : i64
+                    %208 = arith.cmpi slt, %206, %78 : i64
+                    %209 = arith.andi %207, %208 : i1
+                    scf.if %209 {
+                      %210 = arith.muli %205, %c16_i64 : i64
+                      %211 = arith.maxsi %210, %59 : i64
+                      %212 = arith.addi %210, %c16_i64 : i64
+                      %213 = arith.minsi %212, %66 : i64
+                      %214 = arith.subi %213, %211 : i64
+                      %215 = arith.subi %211, %59 : i64
+                      %216 = arith.muli %215, %89 : i64
+                      %217 = arith.addi %88, %216 : i64
+                      %218 = arith.addi %217, %180 : i64
+                      %219 = arith.addi %210, %180 : i64
+                      %220 = arith.ori %219, %c2147483648_i64 : i64
+                      %221 = arith.subi %211, %210 : i64
+                      %222 = arith.addi %220, %221 : i64
+                      %223 = arith.subi %61, %180 : i64
+                      %224 = arith.minsi %223, %c16_i64 : i64
+                      "instgem.mvout"(%218, %222, %224, %214) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %198 = arith.index_cast %148 : i64 to index
+                  scf.for %arg19 = %197 to %198 step %c1 {
+                    %199 = arith.index_cast %arg19 : index to i64
+                    %200 = arith.muli %199, %c16_i64 : i64
+                    %201 = arith.subi %142, %200 : i64
+                    %202 = arith.minsi %201, %c16_i64 : i64
+                    %203 = arith.addi %200, %180 : i64
+                    %204 = arith.ori %203, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %205 = arith.muli %199, %c32_i64 : i64
+                    %206 = arith.addi %205, %193 : i64
+                    "instgem.compute_accumulated"(%206, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %207 = arith.subi %199, %c1_i64 : i64
+                    %208 = arith.subi %207, %71 : i64
+                    %209 = arith.cmpi sge, %208, %c0_i64 : i64
+                    %210 = arith.cmpi slt, %208, %78 : i64
+                    %211 = arith.andi %209, %210 : i1
+                    scf.if %211 {
+                      %212 = arith.muli %207, %c16_i64 : i64
+                      %213 = arith.maxsi %212, %59 : i64
+                      %214 = arith.addi %212, %c16_i64 : i64
+                      %215 = arith.minsi %214, %66 : i64
+                      %216 = arith.subi %215, %213 : i64
+                      %217 = arith.subi %213, %59 : i64
+                      %218 = arith.muli %217, %89 : i64
+                      %219 = arith.addi %88, %218 : i64
+                      %220 = arith.addi %219, %180 : i64
+                      %221 = arith.addi %212, %180 : i64
+                      %222 = arith.ori %221, %c2147483648_i64 : i64
+                      %223 = arith.subi %213, %212 : i64
+                      %224 = arith.addi %222, %223 : i64
+                      %225 = arith.subi %61, %180 : i64
+                      %226 = arith.minsi %225, %c16_i64 : i64
+                      "instgem.mvout"(%220, %224, %226, %216) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                } else {
+                  %197 = arith.index_cast %162 : i64 to index
+                  scf.for %arg19 = %c1 to %197 step %c1 {
+                    %199 = arith.index_cast %arg19 : index to i64
+                    %200 = arith.muli %199, %c16_i64 : i64
+                    %201 = arith.addi %200, %180 : i64
+                    %202 = arith.ori %201, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %203 = arith.muli %199, %c32_i64 : i64
+                    %204 = arith.addi %203, %193 : i64
+                    "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %198 = arith.index_cast %148 : i64 to index
+                  scf.for %arg19 = %197 to %198 step %c1 {
+                    %199 = arith.index_cast %arg19 : index to i64
+                    %200 = arith.muli %199, %c16_i64 : i64
+                    %201 = arith.subi %142, %200 : i64
+                    %202 = arith.minsi %201, %c16_i64 : i64
+                    %203 = arith.addi %200, %180 : i64
+                    %204 = arith.ori %203, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %205 = arith.muli %199, %c32_i64 : i64
+                    %206 = arith.addi %205, %193 : i64
+                    "instgem.compute_accumulated"(%206, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+              %184 = arith.index_cast %151 : i64 to index
+              scf.for %arg18 = %183 to %184 step %c1 {
+                %191 = arith.index_cast %arg18 : index to i64
+                %192 = arith.muli %191, %c16_i64 : i64
+                %193 = arith.subi %144, %192 : i64
+                %194 = arith.minsi %193, %c16_i64 : i64
+                %195 = arith.subi %145, %192 : i64
+                %196 = arith.minsi %195, %c16_i64 : i64
+                scf.if %173 {
+                  %201 = arith.muli %191, %165 : i64
+                  %202 = arith.minsi %201, %78 : i64
+                  %203 = arith.addi %202, %165 : i64
+                  %204 = arith.minsi %203, %78 : i64
+                  %205 = arith.index_cast %202 : i64 to index
+                  %206 = arith.index_cast %204 : i64 to index
+                  scf.for %arg19 = %205 to %206 step %c1 {
+                    %207 = arith.index_cast %arg19 : index to i64
+                    %208 = arith.addi %71, %207 : i64
+                    %209 = arith.muli %208, %c16_i64 : i64
+                    %210 = arith.maxsi %209, %59 : i64
+                    %211 = arith.addi %209, %c16_i64 : i64
+                    %212 = arith.minsi %211, %66 : i64
+                    %213 = arith.subi %212, %210 : i64
+                    %214 = arith.subi %210, %59 : i64
+                    %215 = arith.muli %214, %89 : i64
+                    %216 = arith.addi %88, %215 : i64
+                    %217 = arith.muli %170, %c16_i64 : i64
+                    %218 = arith.addi %216, %217 : i64
+                    %219 = arith.addi %209, %217 : i64
+                    %220 = arith.ori %219, %c2147483648_i64 : i64
+                    %221 = arith.subi %210, %209 : i64
+                    %222 = arith.addi %220, %221 : i64
+                    %223 = arith.subi %61, %217 : i64
+                    %224 = arith.minsi %223, %c16_i64 : i64
+                    "instgem.mvout"(%218, %222, %224, %213) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %197 = arith.ori %180, %c3221225472_i64 : i64
+                %198 = arith.addi %192, %180 : i64
+                %199 = arith.addi %198, %c64_i64 : i64
+                "instgem.preload"(%199, %182, %196, %197, %182, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%192, %194, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %200 = arith.cmpi eq, %191, %179 : i64
+                scf.if %200 {
+                  %201 = arith.index_cast %162 : i64 to index
+                  scf.for %arg19 = %c1 to %201 step %c1 {
+                    %203 = arith.index_cast %arg19 : index to i64
+                    %204 = arith.muli %203, %c16_i64 : i64
+                    %205 = arith.addi %204, %180 : i64
+                    %206 = arith.ori %205, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %207 = arith.muli %203, %c32_i64 : i64
+                    %208 = arith.addi %207, %192 : i64
+                    "instgem.compute_accumulated"(%208, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %209 = arith.subi %203, %c1_i64 : i64
+                    %210 = arith.subi %209, %71 : i64
+                    %211 = arith.cmpi sge, %210, %c0_i64 : i64
+                    %212 = arith.cmpi slt, %210, %78 : i64
+                    %213 = arith.andi %211, %212 : i1
+                    scf.if %213 {
+                      %214 = arith.muli %209, %c16_i64 : i64
+                      %215 = arith.maxsi %214, %59 : i64
+                      %216 = arith.addi %214, %c16_i64 : i64
+                      %217 = arith.minsi %216, %66 : i64
+                      %218 = arith.subi %217, %215 : i64
+                      %219 = arith.subi %215, %59 : i64
+                      %220 = arith.muli %219, %89 : i64
+                      %221 = arith.addi %88, %220 : i64
+                      %222 = arith.addi %221, %180 : i64
+                      %223 = arith.addi %214, %180 : i64
+                      %224 = arith.ori %223, %c2147483648_i64 : i64
+                      %225 = arith.subi %215, %214 : i64
+                      %226 = arith.addi %224, %225 : i64
+                      %227 = arith.subi %61, %180 : i64
+                      %228 = arith.minsi %227, %c16_i64 : i64
+                      "instgem.mvout"(%222, %226, %228, %218) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %202 = arith.index_cast %148 : i64 to index
+                  scf.for %arg19 = %201 to %202 step %c1 {
+                    %203 = arith.index_cast %arg19 : index to i64
+                    %204 = arith.muli %203, %c16_i64 : i64
+                    %205 = arith.subi %142, %204 : i64
+                    %206 = arith.minsi %205, %c16_i64 : i64
+                    %207 = arith.addi %204, %180 : i64
+                    %208 = arith.ori %207, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %182, %206) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %209 = arith.muli %203, %c32_i64 : i64
+                    %210 = arith.addi %209, %192 : i64
+                    "instgem.compute_accumulated"(%210, %194, %206, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %211 = arith.subi %203, %c1_i64 : i64
+                    %212 = arith.subi %211, %71 : i64
+                    %213 = arith.cmpi sge, %212, %c0_i64 : i64
+                    %214 = arith.cmpi slt, %212, %78 : i64
+                    %215 = arith.andi %213, %214 : i1
+                    scf.if %215 {
+                      %216 = arith.muli %211, %c16_i64 : i64
+                      %217 = arith.maxsi %216, %59 : i64
+                      %218 = arith.addi %216, %c16_i64 : i64
+                      %219 = arith.minsi %218, %66 : i64
+                      %220 = arith.subi %219, %217 : i64
+                      %221 = arith.subi %217, %59 : i64
+                      %222 = arith.muli %221, %89 : i64
+                      %223 = arith.addi %88, %222 : i64
+                      %224 = arith.addi %223, %180 : i64
+                      %225 = arith.addi %216, %180 : i64
+                      %226 = arith.ori %225, %c2147483648_i64 : i64
+                      %227 = arith.subi %217, %216 : i64
+                      %228 = arith.addi %226, %227 : i64
+                      %229 = arith.subi %61, %180 : i64
+                      %230 = arith.minsi %229, %c16_i64 : i64
+                      "instgem.mvout"(%224, %228, %230, %220) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                } else {
+                  %201 = arith.index_cast %162 : i64 to index
+                  scf.for %arg19 = %c1 to %201 step %c1 {
+                    %203 = arith.index_cast %arg19 : index to i64
+                    %204 = arith.muli %203, %c16_i64 : i64
+                    %205 = arith.addi %204, %180 : i64
+                    %206 = arith.ori %205, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %207 = arith.muli %203, %c32_i64 : i64
+                    %208 = arith.addi %207, %192 : i64
+                    "instgem.compute_accumulated"(%208, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %202 = arith.index_cast %148 : i64 to index
+                  scf.for %arg19 = %201 to %202 step %c1 {
+                    %203 = arith.index_cast %arg19 : index to i64
+                    %204 = arith.muli %203, %c16_i64 : i64
+                    %205 = arith.subi %142, %204 : i64
+                    %206 = arith.minsi %205, %c16_i64 : i64
+                    %207 = arith.addi %204, %180 : i64
+                    %208 = arith.ori %207, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %182, %206) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %209 = arith.muli %203, %c32_i64 : i64
+                    %210 = arith.addi %209, %192 : i64
+                    "instgem.compute_accumulated"(%210, %194, %206, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+              scf.if %173 {
+                %191 = arith.muli %151, %165 : i64
+                %192 = arith.minsi %191, %78 : i64
+                %193 = arith.index_cast %192 : i64 to index
+                scf.for %arg18 = %193 to %79 step %c1 {
+                  %194 = arith.index_cast %arg18 : index to i64
+                  %195 = arith.addi %71, %194 : i64
+                  %196 = arith.muli %195, %c16_i64 : i64
+                  %197 = arith.maxsi %196, %59 : i64
+                  %198 = arith.addi %196, %c16_i64 : i64
+                  %199 = arith.minsi %198, %66 : i64
+                  %200 = arith.subi %199, %197 : i64
+                  %201 = arith.subi %197, %59 : i64
+                  %202 = arith.muli %201, %89 : i64
+                  %203 = arith.addi %88, %202 : i64
+                  %204 = arith.muli %170, %c16_i64 : i64
+                  %205 = arith.addi %203, %204 : i64
+                  %206 = arith.addi %196, %204 : i64
+                  %207 = arith.ori %206, %c2147483648_i64 : i64
+                  %208 = arith.subi %197, %196 : i64
+                  %209 = arith.addi %207, %208 : i64
+                  %210 = arith.subi %61, %204 : i64
+                  %211 = arith.minsi %210, %c16_i64 : i64
+                  "instgem.mvout"(%205, %209, %211, %200) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %185 = arith.cmpi sgt, %151, %c0_i64 : i64
+              %186 = arith.subi %148, %c1_i64 : i64
+              %187 = arith.subi %186, %71 : i64
+              %188 = arith.maxsi %187, %c0_i64 : i64
+              %189 = arith.minsi %188, %78 : i64
+              %190 = arith.select %185, %189, %c0_i64 : i64
+              scf.if %177 {
+                %191 = arith.index_cast %190 : i64 to index
+                scf.for %arg18 = %191 to %79 step %c1 {
+                  %192 = arith.index_cast %arg18 : index to i64
+                  %193 = arith.addi %71, %192 : i64
+                  %194 = arith.muli %193, %c16_i64 : i64
+                  %195 = arith.maxsi %194, %59 : i64
+                  %196 = arith.addi %194, %c16_i64 : i64
+                  %197 = arith.minsi %196, %66 : i64
+                  %198 = arith.subi %197, %195 : i64
+                  %199 = arith.subi %195, %59 : i64
+                  %200 = arith.muli %199, %89 : i64
+                  %201 = arith.addi %88, %200 : i64
+                  %202 = arith.addi %201, %180 : i64
+                  %203 = arith.addi %194, %180 : i64
+                  %204 = arith.ori %203, %c2147483648_i64 : i64
+                  %205 = arith.subi %195, %194 : i64
+                  %206 = arith.addi %204, %205 : i64
+                  %207 = arith.subi %61, %180 : i64
+                  %208 = arith.minsi %207, %c16_i64 : i64
+                  "instgem.mvout"(%202, %206, %208, %198) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } {gemmini.compute_nest}
+            %166 = arith.minsi %155, %92 : i64
+            %167 = arith.index_cast %166 : i64 to index
+            %168 = arith.index_cast %92 : i64 to index
+            scf.for %arg17 = %167 to %168 step %c1 {
+              %169 = arith.index_cast %arg17 : index to i64
+              scf.for %arg18 = %c0 to %79 step %c1 {
+                %170 = arith.index_cast %arg18 : index to i64
+                %171 = arith.addi %71, %170 : i64
+                %172 = arith.muli %171, %c16_i64 : i64
+                %173 = arith.maxsi %172, %59 : i64
+                %174 = arith.addi %172, %c16_i64 : i64
+                %175 = arith.minsi %174, %66 : i64
+                %176 = arith.subi %175, %173 : i64
+                %177 = arith.subi %173, %59 : i64
+                %178 = arith.muli %177, %89 : i64
+                %179 = arith.addi %88, %178 : i64
+                %180 = arith.muli %169, %c16_i64 : i64
+                %181 = arith.addi %179, %180 : i64
+                %182 = arith.addi %172, %180 : i64
+                %183 = arith.ori %182, %c2147483648_i64 : i64
+                %184 = arith.subi %173, %172 : i64
+                %185 = arith.addi %183, %184 : i64
+                %186 = arith.subi %61, %180 : i64
+                %187 = arith.minsi %186, %c16_i64 : i64
+                "instgem.mvout"(%181, %185, %187, %176) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } else {
+            scf.for %arg17 = %c0 to %156 step %c1 {
+              %164 = arith.index_cast %arg17 : index to i64
+              %165 = arith.muli %164, %c16_i64 : i64
+              %166 = arith.subi %147, %165 : i64
+              %167 = arith.minsi %166, %c16_i64 : i64
+              %168 = arith.index_cast %159 : i64 to index
+              scf.for %arg18 = %c0 to %168 step %c1 {
+                %170 = arith.index_cast %arg18 : index to i64
+                %171 = arith.ori %165, %c3221225472_i64 : i64
+                %172 = arith.muli %170, %c16_i64 : i64
+                %173 = arith.addi %172, %165 : i64
+                %174 = arith.addi %173, %c64_i64 : i64
+                "instgem.preload"(%174, %167, %c16_i64, %171, %167, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%172, %c16_i64, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %175 = arith.index_cast %162 : i64 to index
+                scf.for %arg19 = %c1 to %175 step %c1 {
+                  %177 = arith.index_cast %arg19 : index to i64
+                  %178 = arith.muli %177, %c16_i64 : i64
+                  %179 = arith.addi %178, %165 : i64
+                  %180 = arith.ori %179, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %181 = arith.muli %177, %c32_i64 : i64
+                  %182 = arith.addi %181, %172 : i64
+                  "instgem.compute_accumulated"(%182, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %176 = arith.index_cast %148 : i64 to index
+                scf.for %arg19 = %175 to %176 step %c1 {
+                  %177 = arith.index_cast %arg19 : index to i64
+                  %178 = arith.muli %177, %c16_i64 : i64
+                  %179 = arith.subi %142, %178 : i64
+                  %180 = arith.minsi %179, %c16_i64 : i64
+                  %181 = arith.addi %178, %165 : i64
+                  %182 = arith.ori %181, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %167, %180) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %183 = arith.muli %177, %c32_i64 : i64
+                  %184 = arith.addi %183, %172 : i64
+                  "instgem.compute_accumulated"(%184, %c16_i64, %180, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %169 = arith.index_cast %151 : i64 to index
+              scf.for %arg18 = %168 to %169 step %c1 {
+                %170 = arith.index_cast %arg18 : index to i64
+                %171 = arith.muli %170, %c16_i64 : i64
+                %172 = arith.subi %144, %171 : i64
+                %173 = arith.minsi %172, %c16_i64 : i64
+                %174 = arith.subi %145, %171 : i64
+                %175 = arith.minsi %174, %c16_i64 : i64
+                %176 = arith.ori %165, %c3221225472_i64 : i64
+                %177 = arith.addi %171, %165 : i64
+                %178 = arith.addi %177, %c64_i64 : i64
+                "instgem.preload"(%178, %167, %175, %176, %167, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%171, %173, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %179 = arith.index_cast %162 : i64 to index
+                scf.for %arg19 = %c1 to %179 step %c1 {
+                  %181 = arith.index_cast %arg19 : index to i64
+                  %182 = arith.muli %181, %c16_i64 : i64
+                  %183 = arith.addi %182, %165 : i64
+                  %184 = arith.ori %183, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %185 = arith.muli %181, %c32_i64 : i64
+                  %186 = arith.addi %185, %171 : i64
+                  "instgem.compute_accumulated"(%186, %173, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %180 = arith.index_cast %148 : i64 to index
+                scf.for %arg19 = %179 to %180 step %c1 {
+                  %181 = arith.index_cast %arg19 : index to i64
+                  %182 = arith.muli %181, %c16_i64 : i64
+                  %183 = arith.subi %142, %182 : i64
+                  %184 = arith.minsi %183, %c16_i64 : i64
+                  %185 = arith.addi %182, %165 : i64
+                  %186 = arith.ori %185, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %167, %184) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %187 = arith.muli %181, %c32_i64 : i64
+                  %188 = arith.addi %187, %171 : i64
+                  "instgem.compute_accumulated"(%188, %173, %184, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            } {gemmini.compute_nest}
+          }
+          scf.yield %97, %112 : index, index
+        }
+        %94 = arith.cmpi sle, %12, %c0 : index
+        scf.if %94 {
+          "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %89, %91) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          %95 = arith.muli %78, %92 : i64
+          %96 = arith.index_cast %95 : i64 to index
+          scf.for %arg14 = %c0 to %96 step %c1 {
+            %97 = arith.index_cast %arg14 : index to i64
+            %98 = arith.remsi %97, %78 : i64
+            %99 = arith.divsi %97, %78 : i64
+            %100 = arith.addi %71, %98 : i64
+            %101 = arith.muli %100, %c16_i64 : i64
+            %102 = arith.maxsi %101, %59 : i64
+            %103 = arith.addi %101, %c16_i64 : i64
+            %104 = arith.minsi %103, %66 : i64
+            %105 = arith.subi %104, %102 : i64
+            %106 = arith.subi %102, %59 : i64
+            %107 = arith.muli %106, %89 : i64
+            %108 = arith.addi %88, %107 : i64
+            %109 = arith.muli %99, %c16_i64 : i64
+            %110 = arith.addi %108, %109 : i64
+            %111 = arith.addi %101, %109 : i64
+            %112 = arith.ori %111, %c2147483648_i64 : i64
+            %113 = arith.subi %102, %101 : i64
+            %114 = arith.addi %112, %113 : i64
+            %115 = arith.subi %61, %109 : i64
+            %116 = arith.minsi %115, %c16_i64 : i64
+            "instgem.mvout"(%110, %114, %116, %105) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     }

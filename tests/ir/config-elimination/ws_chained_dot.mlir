@@ -46,6 +46,49 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ex"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -501,625 +544,1026 @@ module {
         "instgem.mvout"(%106, %112, %114, %102) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %54 = arith.cmpi sle, %5, %c0 : index
+      %54 = arith.andi %50, %33 : i1
       scf.if %54 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %55 = arith.cmpi sle, %5, %c0 : index
+        scf.if %55 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %96 = arith.index_cast %arg10 : index to i64
+            %97 = arith.remsi %96, %c2_i64 : i64
+            %98 = arith.divsi %96, %c2_i64 : i64
+            %99 = arith.muli %98, %c16_i64 : i64
+            %100 = arith.subi %c32_i64, %99 : i64
+            %101 = arith.minsi %100, %c16_i64 : i64
+            %102 = arith.muli %97, %c32_i64 : i64
+            %103 = arith.addi %102, %99 : i64
+            %104 = arith.ori %103, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %104, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %56:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %96 = arith.addi %arg11, %c32 : index
+          %97 = arith.minsi %96, %arg5 : index
+          %98 = arith.subi %97, %arg11 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg11] [32, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %99 = arith.index_cast %98 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %100 = arith.index_cast %intptr_16 : index to i64
+          %101 = arith.index_cast %offset_13 : index to i64
+          %102 = arith.addi %100, %101 : i64
+          %103 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %103) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %138 = arith.index_cast %arg13 : index to i64
+            %139 = arith.muli %138, %c16_i64 : i64
+            %140 = arith.maxsi %139, %c0_i64 : i64
+            %141 = arith.addi %139, %c16_i64 : i64
+            %142 = arith.minsi %141, %c32_i64 : i64
+            %143 = arith.subi %142, %140 : i64
+            %144 = arith.muli %140, %103 : i64
+            %145 = arith.addi %102, %144 : i64
+            %146 = arith.muli %138, %c32_i64 : i64
+            %147 = arith.subi %140, %139 : i64
+            %148 = arith.addi %146, %147 : i64
+            %149 = arith.minsi %99, %c64_i64 : i64
+            "instgem.mvin"(%145, %148, %149, %143) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %104 = arith.addi %arg12, %c32 : index
+          %105 = arith.minsi %104, %arg5 : index
+          %106 = arith.subi %105, %arg12 : index
+          %107 = arith.minsi %arg6, %c32 : index
+          %108 = arith.maxsi %7, %c0 : index
+          %109 = arith.minsi %108, %c32 : index
+          %110 = arith.subi %107, %7 : index
+          %111 = arith.cmpi sgt, %109, %c0 : index
+          scf.if %111 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %7] [%106, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %112 = arith.index_cast %106 : index to i64
+          %113 = arith.index_cast %110 : index to i64
+          %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %114 = arith.index_cast %intptr_22 : index to i64
+          %115 = arith.index_cast %offset_19 : index to i64
+          %116 = arith.addi %114, %115 : i64
+          %117 = arith.index_cast %strides_21#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+          %118 = arith.maxsi %112, %c0_i64 : i64
+          %119 = arith.addi %118, %c15_i64 : i64
+          %120 = arith.divui %119, %c16_i64 : i64
+          %121 = arith.cmpi sgt, %112, %c0_i64 : i64
+          %122 = arith.extui %121 : i1 to i64
+          %123 = arith.muli %120, %122 : i64
+          %124 = arith.index_cast %123 : i64 to index
+          scf.for %arg13 = %c0 to %124 step %c1 {
+            %138 = arith.index_cast %arg13 : index to i64
+            %139 = arith.muli %138, %c16_i64 : i64
+            %140 = arith.maxsi %139, %c0_i64 : i64
+            %141 = arith.addi %139, %c16_i64 : i64
+            %142 = arith.minsi %141, %112 : i64
+            %143 = arith.subi %142, %140 : i64
+            %144 = arith.muli %140, %117 : i64
+            %145 = arith.addi %116, %144 : i64
+            %146 = arith.muli %138, %c32_i64 : i64
+            %147 = arith.addi %146, %c64_i64 : i64
+            %148 = arith.subi %140, %139 : i64
+            %149 = arith.addi %147, %148 : i64
+            %150 = arith.minsi %113, %c64_i64 : i64
+            "instgem.mvin"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %125 = arith.maxsi %99, %c0_i64 : i64
+          %126 = arith.minsi %125, %c32_i64 : i64
+          %127 = arith.minsi %118, %c32_i64 : i64
+          %128 = arith.maxsi %113, %c0_i64 : i64
+          %129 = arith.minsi %128, %c32_i64 : i64
+          %130 = arith.ceildivsi %129, %c16_i64 : i64
+          %131 = arith.minsi %126, %127 : i64
+          %132 = arith.ceildivsi %131, %c16_i64 : i64
+          %133 = arith.cmpi eq, %arg10, %c0 : index
+          %134 = arith.index_cast %130 : i64 to index
+          %135 = arith.divsi %131, %c16_i64 : i64
+          %136 = arith.minsi %132, %135 : i64
+          %137 = arith.maxsi %136, %c0_i64 : i64
+          scf.if %133 {
+            scf.for %arg13 = %c0 to %134 step %c1 {
+              %141 = arith.index_cast %arg13 : index to i64
+              %142 = arith.muli %141, %c16_i64 : i64
+              %143 = arith.subi %129, %142 : i64
+              %144 = arith.minsi %143, %c16_i64 : i64
+              %145 = arith.cmpi sgt, %137, %c0_i64 : i64
+              scf.if %145 {
+                %148 = arith.ori %142, %c2147483648_i64 : i64
+                %149 = arith.addi %142, %c64_i64 : i64
+                "instgem.preload"(%149, %144, %c16_i64, %148, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %150 = arith.addi %142, %c32_i64 : i64
+                %151 = arith.ori %150, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %146 = arith.index_cast %137 : i64 to index
+              scf.for %arg14 = %c1 to %146 step %c1 {
+                %148 = arith.index_cast %arg14 : index to i64
+                %149 = arith.ori %142, %c3221225472_i64 : i64
+                %150 = arith.muli %148, %c32_i64 : i64
+                %151 = arith.addi %150, %142 : i64
+                %152 = arith.addi %151, %c64_i64 : i64
+                "instgem.preload"(%152, %144, %c16_i64, %149, %144, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %153 = arith.muli %148, %c16_i64 : i64
+                "instgem.compute_preloaded"(%153, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %154 = arith.addi %142, %c32_i64 : i64
+                %155 = arith.ori %154, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %144, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %156 = arith.addi %153, %c32_i64 : i64
+                "instgem.compute_accumulated"(%156, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %147 = arith.index_cast %132 : i64 to index
+              scf.for %arg14 = %146 to %147 step %c1 {
+                %148 = arith.index_cast %arg14 : index to i64
+                %149 = arith.muli %148, %c16_i64 : i64
+                %150 = arith.subi %126, %149 : i64
+                %151 = arith.minsi %150, %c16_i64 : i64
+                %152 = arith.subi %127, %149 : i64
+                %153 = arith.minsi %152, %c16_i64 : i64
+                %154 = arith.cmpi eq, %148, %c0_i64 : i64
+                %155 = arith.select %154, %c2147483648_i64, %c3221225472_i64 : i64
+                %156 = arith.ori %142, %155 : i64
+                %157 = arith.select %154, %c16_i64, %144 : i64
+                %158 = arith.muli %148, %c32_i64 : i64
+                %159 = arith.addi %158, %142 : i64
+                %160 = arith.addi %159, %c64_i64 : i64
+                "instgem.preload"(%160, %144, %153, %156, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%149, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %161 = arith.addi %142, %c32_i64 : i64
+                %162 = arith.ori %161, %155 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %162, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %163 = arith.addi %149, %c32_i64 : i64
+                "instgem.compute_accumulated"(%163, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
+            %138 = arith.cmpi eq, %132, %c0_i64 : i64
+            %139 = arith.cmpi slt, %130, %c2_i64 : i64
+            %140 = arith.ori %138, %139 : i1
+            scf.if %140 {
+              scf.for %arg13 = %c0 to %c4 step %c1 {
+                %141 = arith.index_cast %arg13 : index to i64
+                %142 = arith.remsi %141, %c2_i64 : i64
+                %143 = arith.divsi %141, %c2_i64 : i64
+                %144 = arith.muli %143, %c16_i64 : i64
+                %145 = arith.subi %c32_i64, %144 : i64
+                %146 = arith.minsi %145, %c16_i64 : i64
+                %147 = arith.muli %142, %c32_i64 : i64
+                %148 = arith.addi %147, %144 : i64
+                %149 = arith.ori %148, %c2147483648_i64 : i64
+                %150 = arith.cmpi sge, %142, %c2_i64 : i64
+                %151 = arith.cmpi sge, %143, %130 : i64
+                %152 = arith.ori %138, %150 : i1
+                %153 = arith.ori %152, %151 : i1
+                scf.if %153 {
+                  "instgem.mvin"(%c0_i64, %149, %146, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+          } else {
+            scf.for %arg13 = %c0 to %134 step %c1 {
+              %138 = arith.index_cast %arg13 : index to i64
+              %139 = arith.muli %138, %c16_i64 : i64
+              %140 = arith.subi %129, %139 : i64
+              %141 = arith.minsi %140, %c16_i64 : i64
+              %142 = arith.index_cast %137 : i64 to index
+              scf.for %arg14 = %c0 to %142 step %c1 {
+                %144 = arith.index_cast %arg14 : index to i64
+                %145 = arith.ori %139, %c3221225472_i64 : i64
+                %146 = arith.muli %144, %c32_i64 : i64
+                %147 = arith.addi %146, %139 : i64
+                %148 = arith.addi %147, %c64_i64 : i64
+                "instgem.preload"(%148, %141, %c16_i64, %145, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %149 = arith.muli %144, %c16_i64 : i64
+                "instgem.compute_preloaded"(%149, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %150 = arith.addi %139, %c32_i64 : i64
+                %151 = arith.ori %150, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %152 = arith.addi %149, %c32_i64 : i64
+                "instgem.compute_accumulated"(%152, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %143 = arith.index_cast %132 : i64 to index
+              scf.for %arg14 = %142 to %143 step %c1 {
+                %144 = arith.index_cast %arg14 : index to i64
+                %145 = arith.muli %144, %c16_i64 : i64
+                %146 = arith.subi %126, %145 : i64
+                %147 = arith.minsi %146, %c16_i64 : i64
+                %148 = arith.subi %127, %145 : i64
+                %149 = arith.minsi %148, %c16_i64 : i64
+                %150 = arith.ori %139, %c3221225472_i64 : i64
+                %151 = arith.muli %144, %c32_i64 : i64
+                %152 = arith.addi %151, %139 : i64
+                %153 = arith.addi %152, %c64_i64 : i64
+                "instgem.preload"(%153, %141, %149, %150, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%145, %147, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %154 = arith.addi %139, %c32_i64 : i64
+                %155 = arith.ori %154, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %156 = arith.addi %145, %c32_i64 : i64
+                "instgem.compute_accumulated"(%156, %147, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
+          }
+          scf.yield %96, %104 : index, index
+        }
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %128 = arith.index_cast %arg10 : index to i64
-          %129 = arith.remsi %128, %c2_i64 : i64
-          %130 = arith.divsi %128, %c2_i64 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.subi %c32_i64, %131 : i64
-          %133 = arith.minsi %132, %c16_i64 : i64
-          %134 = arith.muli %129, %c32_i64 : i64
-          %135 = arith.addi %134, %131 : i64
-          %136 = arith.ori %135, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %136, %133, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %96 = arith.index_cast %arg10 : index to i64
+          %97 = arith.remsi %96, %c2_i64 : i64
+          %98 = arith.divsi %96, %c2_i64 : i64
+          %99 = arith.muli %98, %c16_i64 : i64
+          %100 = arith.subi %c32_i64, %99 : i64
+          %101 = arith.minsi %100, %c16_i64 : i64
+          %102 = arith.muli %97, %c32_i64 : i64
+          %103 = arith.addi %102, %99 : i64
+          %104 = arith.addi %103, %c64_i64 : i64
+          %105 = arith.ori %104, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %105, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-      }
-      %55:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %128 = arith.maxsi %15, %c0 : index
-        %129 = arith.minsi %128, %arg4 : index
-        %130 = arith.maxsi %13, %c0 : index
-        %131 = arith.minsi %130, %c32 : index
-        %132 = arith.subi %129, %12 : index
-        %133 = arith.maxsi %arg11, %c0 : index
-        %134 = arith.minsi %133, %arg5 : index
-        %135 = arith.addi %arg11, %c32 : index
-        %136 = arith.maxsi %135, %c0 : index
-        %137 = arith.minsi %136, %arg5 : index
-        %138 = arith.subi %134, %arg11 : index
-        %139 = arith.maxsi %138, %c0 : index
-        %140 = arith.minsi %139, %c32 : index
-        %141 = arith.subi %137, %134 : index
-        %142 = arith.cmpi sgt, %140, %c0 : index
-        scf.if %142 {
-          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-        }
-        %subview_9 = memref.subview %reinterpret_cast[%12, %134] [%132, %141] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %143 = arith.index_cast %131 : index to i64
-        %144 = arith.index_cast %132 : index to i64
-        %145 = arith.index_cast %141 : index to i64
-        %146 = arith.addi %143, %144 : i64
-        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %147 = arith.index_cast %intptr_14 : index to i64
-        %148 = arith.index_cast %offset_11 : index to i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.index_cast %strides_13#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
-        %151 = arith.maxsi %143, %c0_i64 : i64
-        %152 = arith.divui %151, %c16_i64 : i64
-        %153 = arith.maxsi %146, %c0_i64 : i64
-        %154 = arith.addi %153, %c15_i64 : i64
-        %155 = arith.divui %154, %c16_i64 : i64
-        %156 = arith.subi %155, %152 : i64
-        %157 = arith.cmpi sgt, %144, %c0_i64 : i64
-        %158 = arith.extui %157 : i1 to i64
-        %159 = arith.muli %156, %158 : i64
-        %160 = arith.index_cast %159 : i64 to index
-        scf.for %arg13 = %c0 to %160 step %c1 {
-          %226 = arith.index_cast %arg13 : index to i64
-          %227 = arith.addi %152, %226 : i64
-          %228 = arith.muli %227, %c16_i64 : i64
-          %229 = arith.maxsi %228, %143 : i64
-          %230 = arith.addi %228, %c16_i64 : i64
-          %231 = arith.minsi %230, %146 : i64
-          %232 = arith.subi %231, %229 : i64
-          %233 = arith.subi %229, %143 : i64
-          %234 = arith.muli %233, %150 : i64
-          %235 = arith.addi %149, %234 : i64
-          %236 = arith.muli %227, %c32_i64 : i64
-          %237 = arith.subi %229, %228 : i64
-          %238 = arith.addi %236, %237 : i64
-          %239 = arith.minsi %145, %c64_i64 : i64
-          "instgem.mvin"(%235, %238, %239, %232) : (i64, i64, i64, i64) -> ()
+        %57 = arith.minsi %arg6, %c32 : index
+        %58 = arith.subi %57, %7 : index
+        %subview = memref.subview %reinterpret_cast_1[%7, %6] [%58, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %59 = arith.index_cast %7 : index to i64
+        %60 = arith.index_cast %58 : index to i64
+        %61 = arith.addi %59, %60 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %62 = arith.index_cast %intptr : index to i64
+        %63 = arith.index_cast %offset : index to i64
+        %64 = arith.addi %62, %63 : i64
+        %65 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %65) : (i64, i64, i64, i64, i64, i64) -> ()
+        %66 = arith.maxsi %59, %c0_i64 : i64
+        %67 = arith.divui %66, %c16_i64 : i64
+        %68 = arith.maxsi %61, %c0_i64 : i64
+        %69 = arith.addi %68, %c15_i64 : i64
+        %70 = arith.divui %69, %c16_i64 : i64
+        %71 = arith.subi %70, %67 : i64
+        %72 = arith.cmpi sgt, %60, %c0_i64 : i64
+        %73 = arith.extui %72 : i1 to i64
+        %74 = arith.muli %71, %73 : i64
+        %75 = arith.index_cast %74 : i64 to index
+        scf.for %arg10 = %c0 to %75 step %c1 {
+          %96 = arith.index_cast %arg10 : index to i64
+          %97 = arith.addi %67, %96 : i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.maxsi %98, %59 : i64
+          %100 = arith.addi %98, %c16_i64 : i64
+          %101 = arith.minsi %100, %61 : i64
+          %102 = arith.subi %101, %99 : i64
+          %103 = arith.subi %99, %59 : i64
+          %104 = arith.muli %103, %65 : i64
+          %105 = arith.addi %64, %104 : i64
+          %106 = arith.muli %97, %c32_i64 : i64
+          %107 = arith.addi %106, %c128_i64 : i64
+          %108 = arith.subi %99, %98 : i64
+          %109 = arith.addi %107, %108 : i64
+          "instgem.mvin"(%105, %109, %c32_i64, %102) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %161 = arith.addi %151, %c15_i64 : i64
-        %162 = arith.divui %161, %c16_i64 : i64
-        %163 = arith.cmpi sgt, %143, %c0_i64 : i64
-        %164 = arith.extui %163 : i1 to i64
-        %165 = arith.muli %162, %164 : i64
-        %166 = arith.index_cast %165 : i64 to index
-        scf.for %arg13 = %c0 to %166 step %c1 {
-          %226 = arith.index_cast %arg13 : index to i64
-          %227 = arith.muli %226, %c16_i64 : i64
-          %228 = arith.maxsi %227, %c0_i64 : i64
-          %229 = arith.addi %227, %c16_i64 : i64
-          %230 = arith.minsi %229, %143 : i64
-          %231 = arith.subi %230, %228 : i64
-          %232 = arith.muli %226, %c32_i64 : i64
-          %233 = arith.subi %228, %227 : i64
-          %234 = arith.addi %232, %233 : i64
-          %235 = arith.minsi %145, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %234, %235, %231) : (i64, i64, i64, i64) -> ()
+        %76 = arith.addi %66, %c15_i64 : i64
+        %77 = arith.divui %76, %c16_i64 : i64
+        %78 = arith.cmpi sgt, %59, %c0_i64 : i64
+        %79 = arith.extui %78 : i1 to i64
+        %80 = arith.muli %77, %79 : i64
+        %81 = arith.index_cast %80 : i64 to index
+        scf.for %arg10 = %c0 to %81 step %c1 {
+          %96 = arith.index_cast %arg10 : index to i64
+          %97 = arith.muli %96, %c16_i64 : i64
+          %98 = arith.maxsi %97, %c0_i64 : i64
+          %99 = arith.addi %97, %c16_i64 : i64
+          %100 = arith.minsi %99, %59 : i64
+          %101 = arith.subi %100, %98 : i64
+          %102 = arith.muli %96, %c32_i64 : i64
+          %103 = arith.addi %102, %c128_i64 : i64
+          %104 = arith.subi %98, %97 : i64
+          %105 = arith.addi %103, %104 : i64
+          "instgem.mvin"(%c0_i64, %105, %c32_i64, %101) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %167 = arith.maxsi %arg12, %c0 : index
-        %168 = arith.minsi %167, %arg5 : index
-        %169 = arith.addi %arg12, %c32 : index
-        %170 = arith.maxsi %169, %c0 : index
-        %171 = arith.minsi %170, %arg5 : index
-        %172 = arith.subi %168, %arg12 : index
-        %173 = arith.maxsi %172, %c0 : index
-        %174 = arith.minsi %173, %c32 : index
-        %175 = arith.subi %171, %168 : index
-        %176 = arith.minsi %arg6, %c32 : index
-        %177 = arith.maxsi %7, %c0 : index
-        %178 = arith.minsi %177, %c32 : index
-        %179 = arith.subi %176, %7 : index
-        %180 = arith.cmpi sgt, %178, %c0 : index
-        scf.if %180 {
-          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-        }
-        %subview_15 = memref.subview %reinterpret_cast_0[%168, %7] [%175, %179] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %181 = arith.index_cast %174 : index to i64
-        %182 = arith.index_cast %175 : index to i64
-        %183 = arith.index_cast %179 : index to i64
-        %184 = arith.addi %181, %182 : i64
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %185 = arith.index_cast %intptr_20 : index to i64
-        %186 = arith.index_cast %offset_17 : index to i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %188) : (i64, i64, i64, i64, i64, i64) -> ()
-        %189 = arith.maxsi %181, %c0_i64 : i64
-        %190 = arith.divui %189, %c16_i64 : i64
-        %191 = arith.maxsi %184, %c0_i64 : i64
-        %192 = arith.addi %191, %c15_i64 : i64
-        %193 = arith.divui %192, %c16_i64 : i64
-        %194 = arith.subi %193, %190 : i64
-        %195 = arith.cmpi sgt, %182, %c0_i64 : i64
-        %196 = arith.extui %195 : i1 to i64
-        %197 = arith.muli %194, %196 : i64
-        %198 = arith.index_cast %197 : i64 to index
-        scf.for %arg13 = %c0 to %198 step %c1 {
-          %226 = arith.index_cast %arg13 : index to i64
-          %227 = arith.addi %190, %226 : i64
-          %228 = arith.muli %227, %c16_i64 : i64
-          %229 = arith.maxsi %228, %181 : i64
-          %230 = arith.addi %228, %c16_i64 : i64
-          %231 = arith.minsi %230, %184 : i64
-          %232 = arith.subi %231, %229 : i64
-          %233 = arith.subi %229, %181 : i64
-          %234 = arith.muli %233, %188 : i64
-          %235 = arith.addi %187, %234 : i64
-          %236 = arith.muli %227, %c32_i64 : i64
-          %237 = arith.addi %236, %c64_i64 : i64
-          %238 = arith.subi %229, %228 : i64
-          %239 = arith.addi %237, %238 : i64
-          %240 = arith.minsi %183, %c64_i64 : i64
-          "instgem.mvin"(%235, %239, %240, %232) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %199 = arith.addi %189, %c15_i64 : i64
-        %200 = arith.divui %199, %c16_i64 : i64
-        %201 = arith.cmpi sgt, %181, %c0_i64 : i64
-        %202 = arith.extui %201 : i1 to i64
-        %203 = arith.muli %200, %202 : i64
-        %204 = arith.index_cast %203 : i64 to index
-        scf.for %arg13 = %c0 to %204 step %c1 {
-          %226 = arith.index_cast %arg13 : index to i64
-          %227 = arith.muli %226, %c16_i64 : i64
-          %228 = arith.maxsi %227, %c0_i64 : i64
-          %229 = arith.addi %227, %c16_i64 : i64
-          %230 = arith.minsi %229, %181 : i64
-          %231 = arith.subi %230, %228 : i64
-          %232 = arith.muli %226, %c32_i64 : i64
-          %233 = arith.addi %232, %c64_i64 : i64
-          %234 = arith.subi %228, %227 : i64
-          %235 = arith.addi %233, %234 : i64
-          %236 = arith.minsi %183, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %235, %236, %231) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %205 = arith.minsi %153, %c32_i64 : i64
-        %206 = arith.maxsi %145, %c0_i64 : i64
-        %207 = arith.minsi %206, %c32_i64 : i64
-        %208 = arith.minsi %191, %c32_i64 : i64
-        %209 = arith.maxsi %183, %c0_i64 : i64
-        %210 = arith.minsi %209, %c32_i64 : i64
-        %211 = arith.ceildivsi %205, %c16_i64 : i64
-        %212 = arith.ceildivsi %210, %c16_i64 : i64
-        %213 = arith.minsi %207, %208 : i64
-        %214 = arith.ceildivsi %213, %c16_i64 : i64
-        %215 = arith.cmpi eq, %arg10, %c0 : index
-        %216 = arith.cmpi sgt, %211, %c0_i64 : i64
-        %217 = arith.select %216, %212, %c0_i64 : i64
-        %218 = arith.index_cast %217 : i64 to index
-        %219 = arith.divsi %213, %c16_i64 : i64
-        %220 = arith.minsi %214, %219 : i64
-        %221 = arith.maxsi %220, %c0_i64 : i64
-        %222 = arith.divsi %205, %c16_i64 : i64
-        %223 = arith.minsi %211, %222 : i64
-        %224 = arith.maxsi %223, %c1_i64 : i64
-        %225 = arith.minsi %205, %c16_i64 : i64
-        scf.if %215 {
-          scf.for %arg13 = %c0 to %218 step %c1 {
-            %231 = arith.index_cast %arg13 : index to i64
-            %232 = arith.muli %231, %c16_i64 : i64
-            %233 = arith.subi %210, %232 : i64
-            %234 = arith.minsi %233, %c16_i64 : i64
-            %235 = arith.cmpi sgt, %221, %c0_i64 : i64
-            scf.if %235 {
-              %238 = arith.ori %232, %c2147483648_i64 : i64
-              %239 = arith.addi %232, %c64_i64 : i64
-              "instgem.preload"(%239, %234, %c16_i64, %238, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %240 = arith.index_cast %224 : i64 to index
-              scf.for %arg14 = %c1 to %240 step %c1 {
-                %242 = arith.index_cast %arg14 : index to i64
-                %243 = arith.muli %242, %c32_i64 : i64
-                %244 = arith.addi %243, %232 : i64
-                %245 = arith.ori %244, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %241 = arith.index_cast %211 : i64 to index
-              scf.for %arg14 = %240 to %241 step %c1 {
-                %242 = arith.index_cast %arg14 : index to i64
-                %243 = arith.muli %242, %c16_i64 : i64
-                %244 = arith.subi %205, %243 : i64
-                %245 = arith.minsi %244, %c16_i64 : i64
-                %246 = arith.muli %242, %c32_i64 : i64
-                %247 = arith.addi %246, %232 : i64
-                %248 = arith.ori %247, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%246, %c16_i64, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %236 = arith.index_cast %221 : i64 to index
-            scf.for %arg14 = %c1 to %236 step %c1 {
-              %238 = arith.index_cast %arg14 : index to i64
-              %239 = arith.ori %232, %c3221225472_i64 : i64
-              %240 = arith.muli %238, %c32_i64 : i64
-              %241 = arith.addi %240, %232 : i64
-              %242 = arith.addi %241, %c64_i64 : i64
-              "instgem.preload"(%242, %234, %c16_i64, %239, %234, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-              %243 = arith.muli %238, %c16_i64 : i64
-              "instgem.compute_preloaded"(%243, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %244 = arith.index_cast %224 : i64 to index
-              scf.for %arg15 = %c1 to %244 step %c1 {
-                %246 = arith.index_cast %arg15 : index to i64
-                %247 = arith.muli %246, %c32_i64 : i64
-                %248 = arith.addi %247, %232 : i64
-                %249 = arith.ori %248, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %234, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %250 = arith.addi %247, %243 : i64
-                "instgem.compute_accumulated"(%250, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %245 = arith.index_cast %211 : i64 to index
-              scf.for %arg15 = %244 to %245 step %c1 {
-                %246 = arith.index_cast %arg15 : index to i64
-                %247 = arith.muli %246, %c16_i64 : i64
-                %248 = arith.subi %205, %247 : i64
-                %249 = arith.minsi %248, %c16_i64 : i64
-                %250 = arith.muli %246, %c32_i64 : i64
-                %251 = arith.addi %250, %232 : i64
-                %252 = arith.ori %251, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %234, %249) : (i64, i64, i64, i64, i64, i64) -> ()
-                %253 = arith.addi %250, %243 : i64
-                "instgem.compute_accumulated"(%253, %c16_i64, %249, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %237 = arith.index_cast %214 : i64 to index
-            scf.for %arg14 = %236 to %237 step %c1 {
-              %238 = arith.index_cast %arg14 : index to i64
-              %239 = arith.muli %238, %c16_i64 : i64
-              %240 = arith.subi %207, %239 : i64
-              %241 = arith.minsi %240, %c16_i64 : i64
-              %242 = arith.subi %208, %239 : i64
-              %243 = arith.minsi %242, %c16_i64 : i64
-              %244 = arith.cmpi eq, %238, %c0_i64 : i64
-              %245 = arith.select %244, %c2147483648_i64, %c3221225472_i64 : i64
-              %246 = arith.ori %232, %245 : i64
-              %247 = arith.select %244, %c16_i64, %225 : i64
-              %248 = arith.select %244, %c16_i64, %234 : i64
-              %249 = arith.muli %238, %c32_i64 : i64
-              %250 = arith.addi %249, %232 : i64
-              %251 = arith.addi %250, %c64_i64 : i64
-              "instgem.preload"(%251, %234, %243, %246, %248, %247) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%239, %241, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %252 = arith.index_cast %224 : i64 to index
-              scf.for %arg15 = %c1 to %252 step %c1 {
-                %254 = arith.index_cast %arg15 : index to i64
-                %255 = arith.muli %254, %c32_i64 : i64
-                %256 = arith.addi %255, %232 : i64
-                %257 = arith.ori %256, %245 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %248, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %258 = arith.addi %255, %239 : i64
-                "instgem.compute_accumulated"(%258, %241, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %253 = arith.index_cast %211 : i64 to index
-              scf.for %arg15 = %252 to %253 step %c1 {
-                %254 = arith.index_cast %arg15 : index to i64
-                %255 = arith.muli %254, %c16_i64 : i64
-                %256 = arith.subi %205, %255 : i64
-                %257 = arith.minsi %256, %c16_i64 : i64
-                %258 = arith.muli %254, %c32_i64 : i64
-                %259 = arith.addi %258, %232 : i64
-                %260 = arith.ori %259, %245 : i64
-                %261 = arith.select %244, %c16_i64, %257 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %248, %261) : (i64, i64, i64, i64, i64, i64) -> ()
-                %262 = arith.addi %258, %239 : i64
-                "instgem.compute_accumulated"(%262, %241, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          } {gemmini.compute_nest}
-          %226 = arith.cmpi eq, %214, %c0_i64 : i64
-          %227 = arith.cmpi slt, %211, %c2_i64 : i64
-          %228 = arith.cmpi slt, %217, %c2_i64 : i64
-          %229 = arith.ori %226, %227 : i1
-          %230 = arith.ori %229, %228 : i1
-          scf.if %230 {
-            scf.for %arg13 = %c0 to %c4 step %c1 {
-              %231 = arith.index_cast %arg13 : index to i64
-              %232 = arith.remsi %231, %c2_i64 : i64
-              %233 = arith.divsi %231, %c2_i64 : i64
-              %234 = arith.muli %233, %c16_i64 : i64
-              %235 = arith.subi %c32_i64, %234 : i64
-              %236 = arith.minsi %235, %c16_i64 : i64
-              %237 = arith.muli %232, %c32_i64 : i64
-              %238 = arith.addi %237, %234 : i64
-              %239 = arith.ori %238, %c2147483648_i64 : i64
-              %240 = arith.cmpi sge, %232, %211 : i64
-              %241 = arith.cmpi sge, %233, %217 : i64
-              %242 = arith.ori %226, %240 : i1
-              %243 = arith.ori %242, %241 : i1
-              scf.if %243 {
-                "instgem.mvin"(%c0_i64, %239, %236, %c16_i64) : (i64, i64, i64, i64) -> ()
-              }
-            }
+        %82 = arith.minsi %68, %c32_i64 : i64
+        %83 = arith.bitcast %arg8 : f32 to i32
+        %84 = arith.extui %83 : i32 to i64
+        "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %84, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %85 = arith.minsi %82, %c32_i64 : i64
+        %86 = arith.ceildivsi %85, %c16_i64 : i64
+        %87 = arith.divsi %85, %c16_i64 : i64
+        %88 = arith.minsi %86, %87 : i64
+        %89 = arith.maxsi %88, %c0_i64 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %96 = arith.index_cast %arg10 : index to i64
+          %97 = arith.muli %96, %c16_i64 : i64
+          %98 = arith.subi %c32_i64, %97 : i64
+          %99 = arith.minsi %98, %c16_i64 : i64
+          %100 = arith.index_cast %89 : i64 to index
+          scf.for %arg11 = %c0 to %100 step %c1 {
+            %102 = arith.index_cast %arg11 : index to i64
+            %103 = arith.addi %97, %c64_i64 : i64
+            %104 = arith.ori %103, %c3221225472_i64 : i64
+            %105 = arith.muli %102, %c32_i64 : i64
+            %106 = arith.addi %105, %97 : i64
+            %107 = arith.addi %106, %c128_i64 : i64
+            "instgem.preload"(%107, %99, %c16_i64, %104, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %108 = arith.muli %102, %c16_i64 : i64
+            %109 = arith.ori %108, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %110 = arith.addi %97, %c96_i64 : i64
+            %111 = arith.ori %110, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %111, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %112 = arith.addi %108, %c32_i64 : i64
+            %113 = arith.ori %112, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%113, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        } else {
-          scf.for %arg13 = %c0 to %218 step %c1 {
-            %226 = arith.index_cast %arg13 : index to i64
-            %227 = arith.muli %226, %c16_i64 : i64
-            %228 = arith.subi %210, %227 : i64
-            %229 = arith.minsi %228, %c16_i64 : i64
-            %230 = arith.index_cast %221 : i64 to index
-            scf.for %arg14 = %c0 to %230 step %c1 {
-              %232 = arith.index_cast %arg14 : index to i64
-              %233 = arith.ori %227, %c3221225472_i64 : i64
-              %234 = arith.muli %232, %c32_i64 : i64
-              %235 = arith.addi %234, %227 : i64
-              %236 = arith.addi %235, %c64_i64 : i64
-              "instgem.preload"(%236, %229, %c16_i64, %233, %229, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-              %237 = arith.muli %232, %c16_i64 : i64
-              "instgem.compute_preloaded"(%237, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %238 = arith.index_cast %224 : i64 to index
-              scf.for %arg15 = %c1 to %238 step %c1 {
-                %240 = arith.index_cast %arg15 : index to i64
-                %241 = arith.muli %240, %c32_i64 : i64
-                %242 = arith.addi %241, %227 : i64
-                %243 = arith.ori %242, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %229, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %244 = arith.addi %241, %237 : i64
-                "instgem.compute_accumulated"(%244, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %239 = arith.index_cast %211 : i64 to index
-              scf.for %arg15 = %238 to %239 step %c1 {
-                %240 = arith.index_cast %arg15 : index to i64
-                %241 = arith.muli %240, %c16_i64 : i64
-                %242 = arith.subi %205, %241 : i64
-                %243 = arith.minsi %242, %c16_i64 : i64
-                %244 = arith.muli %240, %c32_i64 : i64
-                %245 = arith.addi %244, %227 : i64
-                %246 = arith.ori %245, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %229, %243) : (i64, i64, i64, i64, i64, i64) -> ()
-                %247 = arith.addi %244, %237 : i64
-                "instgem.compute_accumulated"(%247, %c16_i64, %243, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %231 = arith.index_cast %214 : i64 to index
-            scf.for %arg14 = %230 to %231 step %c1 {
-              %232 = arith.index_cast %arg14 : index to i64
+          %101 = arith.index_cast %86 : i64 to index
+          scf.for %arg11 = %100 to %101 step %c1 {
+            %102 = arith.index_cast %arg11 : index to i64
+            %103 = arith.muli %102, %c16_i64 : i64
+            %104 = arith.subi %c32_i64, %103 : i64
+            %105 = arith.minsi %104, %c16_i64 : i64
+            %106 = arith.subi %82, %103 : i64
+            %107 = arith.minsi %106, %c16_i64 : i64
+            %108 = arith.addi %97, %c64_i64 : i64
+            %109 = arith.ori %108, %c3221225472_i64 : i64
+            %110 = arith.muli %102, %c32_i64 : i64
+            %111 = arith.addi %110, %97 : i64
+            %112 = arith.addi %111, %c128_i64 : i64
+            "instgem.preload"(%112, %99, %107, %109, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %113 = arith.ori %103, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%113, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %114 = arith.addi %97, %c96_i64 : i64
+            %115 = arith.ori %114, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %115, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %116 = arith.addi %103, %c32_i64 : i64
+            %117 = arith.ori %116, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%117, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %90 = arith.index_cast %intptr_9 : index to i64
+        %91 = arith.index_cast %offset_6 : index to i64
+        %92 = arith.addi %90, %91 : i64
+        %93 = arith.index_cast %strides_8#0 : index to i64
+        %94 = arith.bitcast %arg9 : f32 to i32
+        %95 = arith.extui %94 : i32 to i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %93, %95) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %96 = arith.index_cast %arg10 : index to i64
+          %97 = arith.remsi %96, %c2_i64 : i64
+          %98 = arith.divsi %96, %c2_i64 : i64
+          %99 = arith.muli %97, %c16_i64 : i64
+          %100 = arith.maxsi %99, %c0_i64 : i64
+          %101 = arith.addi %99, %c16_i64 : i64
+          %102 = arith.minsi %101, %c32_i64 : i64
+          %103 = arith.subi %102, %100 : i64
+          %104 = arith.muli %100, %93 : i64
+          %105 = arith.addi %92, %104 : i64
+          %106 = arith.muli %98, %c16_i64 : i64
+          %107 = arith.addi %105, %106 : i64
+          %108 = arith.muli %97, %c32_i64 : i64
+          %109 = arith.addi %108, %106 : i64
+          %110 = arith.addi %109, %c64_i64 : i64
+          %111 = arith.ori %110, %c2147483648_i64 : i64
+          %112 = arith.subi %100, %99 : i64
+          %113 = arith.addi %111, %112 : i64
+          %114 = arith.subi %c32_i64, %106 : i64
+          %115 = arith.minsi %114, %c16_i64 : i64
+          "instgem.mvout"(%107, %113, %115, %103) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %55 = arith.cmpi sle, %5, %c0 : index
+        scf.if %55 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %129 = arith.index_cast %arg10 : index to i64
+            %130 = arith.remsi %129, %c2_i64 : i64
+            %131 = arith.divsi %129, %c2_i64 : i64
+            %132 = arith.muli %131, %c16_i64 : i64
+            %133 = arith.subi %c32_i64, %132 : i64
+            %134 = arith.minsi %133, %c16_i64 : i64
+            %135 = arith.muli %130, %c32_i64 : i64
+            %136 = arith.addi %135, %132 : i64
+            %137 = arith.ori %136, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %137, %134, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %56:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %129 = arith.maxsi %15, %c0 : index
+          %130 = arith.minsi %129, %arg4 : index
+          %131 = arith.maxsi %13, %c0 : index
+          %132 = arith.minsi %131, %c32 : index
+          %133 = arith.subi %130, %12 : index
+          %134 = arith.maxsi %arg11, %c0 : index
+          %135 = arith.minsi %134, %arg5 : index
+          %136 = arith.addi %arg11, %c32 : index
+          %137 = arith.maxsi %136, %c0 : index
+          %138 = arith.minsi %137, %arg5 : index
+          %139 = arith.subi %135, %arg11 : index
+          %140 = arith.maxsi %139, %c0 : index
+          %141 = arith.minsi %140, %c32 : index
+          %142 = arith.subi %138, %135 : index
+          %143 = arith.cmpi sgt, %141, %c0 : index
+          scf.if %143 {
+            func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+          }
+          %subview_9 = memref.subview %reinterpret_cast[%12, %135] [%133, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %144 = arith.index_cast %132 : index to i64
+          %145 = arith.index_cast %133 : index to i64
+          %146 = arith.index_cast %142 : index to i64
+          %147 = arith.addi %144, %145 : i64
+          %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %148 = arith.index_cast %intptr_14 : index to i64
+          %149 = arith.index_cast %offset_11 : index to i64
+          %150 = arith.addi %148, %149 : i64
+          %151 = arith.index_cast %strides_13#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+          %152 = arith.maxsi %144, %c0_i64 : i64
+          %153 = arith.divui %152, %c16_i64 : i64
+          %154 = arith.maxsi %147, %c0_i64 : i64
+          %155 = arith.addi %154, %c15_i64 : i64
+          %156 = arith.divui %155, %c16_i64 : i64
+          %157 = arith.subi %156, %153 : i64
+          %158 = arith.cmpi sgt, %145, %c0_i64 : i64
+          %159 = arith.extui %158 : i1 to i64
+          %160 = arith.muli %157, %159 : i64
+          %161 = arith.index_cast %160 : i64 to index
+          scf.for %arg13 = %c0 to %161 step %c1 {
+            %227 = arith.index_cast %arg13 : index to i64
+            %228 = arith.addi %153, %227 : i64
+            %229 = arith.muli %228, %c16_i64 : i64
+            %230 = arith.maxsi %229, %144 : i64
+            %231 = arith.addi %229, %c16_i64 : i64
+            %232 = arith.minsi %231, %147 : i64
+            %233 = arith.subi %232, %230 : i64
+            %234 = arith.subi %230, %144 : i64
+            %235 = arith.muli %234, %151 : i64
+            %236 = arith.addi %150, %235 : i64
+            %237 = arith.muli %228, %c32_i64 : i64
+            %238 = arith.subi %230, %229 : i64
+            %239 = arith.addi %237, %238 : i64
+            %240 = arith.minsi %146, %c64_i64 : i64
+            "instgem.mvin"(%236, %239, %240, %233) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %162 = arith.addi %152, %c15_i64 : i64
+          %163 = arith.divui %162, %c16_i64 : i64
+          %164 = arith.cmpi sgt, %144, %c0_i64 : i64
+          %165 = arith.extui %164 : i1 to i64
+          %166 = arith.muli %163, %165 : i64
+          %167 = arith.index_cast %166 : i64 to index
+          scf.for %arg13 = %c0 to %167 step %c1 {
+            %227 = arith.index_cast %arg13 : index to i64
+            %228 = arith.muli %227, %c16_i64 : i64
+            %229 = arith.maxsi %228, %c0_i64 : i64
+            %230 = arith.addi %228, %c16_i64 : i64
+            %231 = arith.minsi %230, %144 : i64
+            %232 = arith.subi %231, %229 : i64
+            %233 = arith.muli %227, %c32_i64 : i64
+            %234 = arith.subi %229, %228 : i64
+            %235 = arith.addi %233, %234 : i64
+            %236 = arith.minsi %146, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %235, %236, %232) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %168 = arith.maxsi %arg12, %c0 : index
+          %169 = arith.minsi %168, %arg5 : index
+          %170 = arith.addi %arg12, %c32 : index
+          %171 = arith.maxsi %170, %c0 : index
+          %172 = arith.minsi %171, %arg5 : index
+          %173 = arith.subi %169, %arg12 : index
+          %174 = arith.maxsi %173, %c0 : index
+          %175 = arith.minsi %174, %c32 : index
+          %176 = arith.subi %172, %169 : index
+          %177 = arith.minsi %arg6, %c32 : index
+          %178 = arith.maxsi %7, %c0 : index
+          %179 = arith.minsi %178, %c32 : index
+          %180 = arith.subi %177, %7 : index
+          %181 = arith.cmpi sgt, %179, %c0 : index
+          scf.if %181 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %subview_15 = memref.subview %reinterpret_cast_0[%169, %7] [%176, %180] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %182 = arith.index_cast %175 : index to i64
+          %183 = arith.index_cast %176 : index to i64
+          %184 = arith.index_cast %180 : index to i64
+          %185 = arith.addi %182, %183 : i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %186 = arith.index_cast %intptr_20 : index to i64
+          %187 = arith.index_cast %offset_17 : index to i64
+          %188 = arith.addi %186, %187 : i64
+          %189 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+          %190 = arith.maxsi %182, %c0_i64 : i64
+          %191 = arith.divui %190, %c16_i64 : i64
+          %192 = arith.maxsi %185, %c0_i64 : i64
+          %193 = arith.addi %192, %c15_i64 : i64
+          %194 = arith.divui %193, %c16_i64 : i64
+          %195 = arith.subi %194, %191 : i64
+          %196 = arith.cmpi sgt, %183, %c0_i64 : i64
+          %197 = arith.extui %196 : i1 to i64
+          %198 = arith.muli %195, %197 : i64
+          %199 = arith.index_cast %198 : i64 to index
+          scf.for %arg13 = %c0 to %199 step %c1 {
+            %227 = arith.index_cast %arg13 : index to i64
+            %228 = arith.addi %191, %227 : i64
+            %229 = arith.muli %228, %c16_i64 : i64
+            %230 = arith.maxsi %229, %182 : i64
+            %231 = arith.addi %229, %c16_i64 : i64
+            %232 = arith.minsi %231, %185 : i64
+            %233 = arith.subi %232, %230 : i64
+            %234 = arith.subi %230, %182 : i64
+            %235 = arith.muli %234, %189 : i64
+            %236 = arith.addi %188, %235 : i64
+            %237 = arith.muli %228, %c32_i64 : i64
+            %238 = arith.addi %237, %c64_i64 : i64
+            %239 = arith.subi %230, %229 : i64
+            %240 = arith.addi %238, %239 : i64
+            %241 = arith.minsi %184, %c64_i64 : i64
+            "instgem.mvin"(%236, %240, %241, %233) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %200 = arith.addi %190, %c15_i64 : i64
+          %201 = arith.divui %200, %c16_i64 : i64
+          %202 = arith.cmpi sgt, %182, %c0_i64 : i64
+          %203 = arith.extui %202 : i1 to i64
+          %204 = arith.muli %201, %203 : i64
+          %205 = arith.index_cast %204 : i64 to index
+          scf.for %arg13 = %c0 to %205 step %c1 {
+            %227 = arith.index_cast %arg13 : index to i64
+            %228 = arith.muli %227, %c16_i64 : i64
+            %229 = arith.maxsi %228, %c0_i64 : i64
+            %230 = arith.addi %228, %c16_i64 : i64
+            %231 = arith.minsi %230, %182 : i64
+            %232 = arith.subi %231, %229 : i64
+            %233 = arith.muli %227, %c32_i64 : i64
+            %234 = arith.addi %233, %c64_i64 : i64
+            %235 = arith.subi %229, %228 : i64
+            %236 = arith.addi %234, %235 : i64
+            %237 = arith.minsi %184, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %236, %237, %232) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %206 = arith.minsi %154, %c32_i64 : i64
+          %207 = arith.maxsi %146, %c0_i64 : i64
+          %208 = arith.minsi %207, %c32_i64 : i64
+          %209 = arith.minsi %192, %c32_i64 : i64
+          %210 = arith.maxsi %184, %c0_i64 : i64
+          %211 = arith.minsi %210, %c32_i64 : i64
+          %212 = arith.ceildivsi %206, %c16_i64 : i64
+          %213 = arith.ceildivsi %211, %c16_i64 : i64
+          %214 = arith.minsi %208, %209 : i64
+          %215 = arith.ceildivsi %214, %c16_i64 : i64
+          %216 = arith.cmpi eq, %arg10, %c0 : index
+          %217 = arith.cmpi sgt, %212, %c0_i64 : i64
+          %218 = arith.select %217, %213, %c0_i64 : i64
+          %219 = arith.index_cast %218 : i64 to index
+          %220 = arith.divsi %214, %c16_i64 : i64
+          %221 = arith.minsi %215, %220 : i64
+          %222 = arith.maxsi %221, %c0_i64 : i64
+          %223 = arith.divsi %206, %c16_i64 : i64
+          %224 = arith.minsi %212, %223 : i64
+          %225 = arith.maxsi %224, %c1_i64 : i64
+          %226 = arith.minsi %206, %c16_i64 : i64
+          scf.if %216 {
+            scf.for %arg13 = %c0 to %219 step %c1 {
+              %232 = arith.index_cast %arg13 : index to i64
               %233 = arith.muli %232, %c16_i64 : i64
-              %234 = arith.subi %207, %233 : i64
+              %234 = arith.subi %211, %233 : i64
               %235 = arith.minsi %234, %c16_i64 : i64
-              %236 = arith.subi %208, %233 : i64
-              %237 = arith.minsi %236, %c16_i64 : i64
-              %238 = arith.ori %227, %c3221225472_i64 : i64
-              %239 = arith.muli %232, %c32_i64 : i64
-              %240 = arith.addi %239, %227 : i64
-              %241 = arith.addi %240, %c64_i64 : i64
-              "instgem.preload"(%241, %229, %237, %238, %229, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%233, %235, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %242 = arith.index_cast %224 : i64 to index
-              scf.for %arg15 = %c1 to %242 step %c1 {
-                %244 = arith.index_cast %arg15 : index to i64
-                %245 = arith.muli %244, %c32_i64 : i64
-                %246 = arith.addi %245, %227 : i64
-                %247 = arith.ori %246, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %229, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %248 = arith.addi %245, %233 : i64
-                "instgem.compute_accumulated"(%248, %235, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %236 = arith.cmpi sgt, %222, %c0_i64 : i64
+              scf.if %236 {
+                %239 = arith.ori %233, %c2147483648_i64 : i64
+                %240 = arith.addi %233, %c64_i64 : i64
+                "instgem.preload"(%240, %235, %c16_i64, %239, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %241 = arith.index_cast %225 : i64 to index
+                scf.for %arg14 = %c1 to %241 step %c1 {
+                  %243 = arith.index_cast %arg14 : index to i64
+                  %244 = arith.muli %243, %c32_i64 : i64
+                  %245 = arith.addi %244, %233 : i64
+                  %246 = arith.ori %245, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%244, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %242 = arith.index_cast %212 : i64 to index
+                scf.for %arg14 = %241 to %242 step %c1 {
+                  %243 = arith.index_cast %arg14 : index to i64
+                  %244 = arith.muli %243, %c16_i64 : i64
+                  %245 = arith.subi %206, %244 : i64
+                  %246 = arith.minsi %245, %c16_i64 : i64
+                  %247 = arith.muli %243, %c32_i64 : i64
+                  %248 = arith.addi %247, %233 : i64
+                  %249 = arith.ori %248, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%247, %c16_i64, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
               }
-              %243 = arith.index_cast %211 : i64 to index
-              scf.for %arg15 = %242 to %243 step %c1 {
-                %244 = arith.index_cast %arg15 : index to i64
-                %245 = arith.muli %244, %c16_i64 : i64
-                %246 = arith.subi %205, %245 : i64
-                %247 = arith.minsi %246, %c16_i64 : i64
-                %248 = arith.muli %244, %c32_i64 : i64
-                %249 = arith.addi %248, %227 : i64
-                %250 = arith.ori %249, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %250, %229, %247) : (i64, i64, i64, i64, i64, i64) -> ()
-                %251 = arith.addi %248, %233 : i64
-                "instgem.compute_accumulated"(%251, %235, %247, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %237 = arith.index_cast %222 : i64 to index
+              scf.for %arg14 = %c1 to %237 step %c1 {
+                %239 = arith.index_cast %arg14 : index to i64
+                %240 = arith.ori %233, %c3221225472_i64 : i64
+                %241 = arith.muli %239, %c32_i64 : i64
+                %242 = arith.addi %241, %233 : i64
+                %243 = arith.addi %242, %c64_i64 : i64
+                "instgem.preload"(%243, %235, %c16_i64, %240, %235, %226) : (i64, i64, i64, i64, i64, i64) -> ()
+                %244 = arith.muli %239, %c16_i64 : i64
+                "instgem.compute_preloaded"(%244, %c16_i64, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %245 = arith.index_cast %225 : i64 to index
+                scf.for %arg15 = %c1 to %245 step %c1 {
+                  %247 = arith.index_cast %arg15 : index to i64
+                  %248 = arith.muli %247, %c32_i64 : i64
+                  %249 = arith.addi %248, %233 : i64
+                  %250 = arith.ori %249, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %250, %235, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %251 = arith.addi %248, %244 : i64
+                  "instgem.compute_accumulated"(%251, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %246 = arith.index_cast %212 : i64 to index
+                scf.for %arg15 = %245 to %246 step %c1 {
+                  %247 = arith.index_cast %arg15 : index to i64
+                  %248 = arith.muli %247, %c16_i64 : i64
+                  %249 = arith.subi %206, %248 : i64
+                  %250 = arith.minsi %249, %c16_i64 : i64
+                  %251 = arith.muli %247, %c32_i64 : i64
+                  %252 = arith.addi %251, %233 : i64
+                  %253 = arith.ori %252, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %235, %250) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %254 = arith.addi %251, %244 : i64
+                  "instgem.compute_accumulated"(%254, %c16_i64, %250, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %238 = arith.index_cast %215 : i64 to index
+              scf.for %arg14 = %237 to %238 step %c1 {
+                %239 = arith.index_cast %arg14 : index to i64
+                %240 = arith.muli %239, %c16_i64 : i64
+                %241 = arith.subi %208, %240 : i64
+                %242 = arith.minsi %241, %c16_i64 : i64
+                %243 = arith.subi %209, %240 : i64
+                %244 = arith.minsi %243, %c16_i64 : i64
+                %245 = arith.cmpi eq, %239, %c0_i64 : i64
+                %246 = arith.select %245, %c2147483648_i64, %c3221225472_i64 : i64
+                %247 = arith.ori %233, %246 : i64
+                %248 = arith.select %245, %c16_i64, %226 : i64
+                %249 = arith.select %245, %c16_i64, %235 : i64
+                %250 = arith.muli %239, %c32_i64 : i64
+                %251 = arith.addi %250, %233 : i64
+                %252 = arith.addi %251, %c64_i64 : i64
+                "instgem.preload"(%252, %235, %244, %247, %249, %248) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%240, %242, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %253 = arith.index_cast %225 : i64 to index
+                scf.for %arg15 = %c1 to %253 step %c1 {
+                  %255 = arith.index_cast %arg15 : index to i64
+                  %256 = arith.muli %255, %c32_i64 : i64
+                  %257 = arith.addi %256, %233 : i64
+                  %258 = arith.ori %257, %246 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %249, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %259 = arith.addi %256, %240 : i64
+                  "instgem.compute_accumulated"(%259, %242, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %254 = arith.index_cast %212 : i64 to index
+                scf.for %arg15 = %253 to %254 step %c1 {
+                  %255 = arith.index_cast %arg15 : index to i64
+                  %256 = arith.muli %255, %c16_i64 : i64
+                  %257 = arith.subi %206, %256 : i64
+                  %258 = arith.minsi %257, %c16_i64 : i64
+                  %259 = arith.muli %255, %c32_i64 : i64
+                  %260 = arith.addi %259, %233 : i64
+                  %261 = arith.ori %260, %246 : i64
+                  %262 = arith.select %245, %c16_i64, %258 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %261, %249, %262) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %263 = arith.addi %259, %240 : i64
+                  "instgem.compute_accumulated"(%263, %242, %258, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            } {gemmini.compute_nest}
+            %227 = arith.cmpi eq, %215, %c0_i64 : i64
+            %228 = arith.cmpi slt, %212, %c2_i64 : i64
+            %229 = arith.cmpi slt, %218, %c2_i64 : i64
+            %230 = arith.ori %227, %228 : i1
+            %231 = arith.ori %230, %229 : i1
+            scf.if %231 {
+              scf.for %arg13 = %c0 to %c4 step %c1 {
+                %232 = arith.index_cast %arg13 : index to i64
+                %233 = arith.remsi %232, %c2_i64 : i64
+                %234 = arith.divsi %232, %c2_i64 : i64
+                %235 = arith.muli %234, %c16_i64 : i64
+                %236 = arith.subi %c32_i64, %235 : i64
+                %237 = arith.minsi %236, %c16_i64 : i64
+                %238 = arith.muli %233, %c32_i64 : i64
+                %239 = arith.addi %238, %235 : i64
+                %240 = arith.ori %239, %c2147483648_i64 : i64
+                %241 = arith.cmpi sge, %233, %212 : i64
+                %242 = arith.cmpi sge, %234, %218 : i64
+                %243 = arith.ori %227, %241 : i1
+                %244 = arith.ori %243, %242 : i1
+                scf.if %244 {
+                  "instgem.mvin"(%c0_i64, %240, %237, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
               }
             }
-          } {gemmini.compute_nest}
+          } else {
+            scf.for %arg13 = %c0 to %219 step %c1 {
+              %227 = arith.index_cast %arg13 : index to i64
+              %228 = arith.muli %227, %c16_i64 : i64
+              %229 = arith.subi %211, %228 : i64
+              %230 = arith.minsi %229, %c16_i64 : i64
+              %231 = arith.index_cast %222 : i64 to index
+              scf.for %arg14 = %c0 to %231 step %c1 {
+                %233 = arith.index_cast %arg14 : index to i64
+                %234 = arith.ori %228, %c3221225472_i64 : i64
+                %235 = arith.muli %233, %c32_i64 : i64
+                %236 = arith.addi %235, %228 : i64
+                %237 = arith.addi %236, %c64_i64 : i64
+                "instgem.preload"(%237, %230, %c16_i64, %234, %230, %226) : (i64, i64, i64, i64, i64, i64) -> ()
+                %238 = arith.muli %233, %c16_i64 : i64
+                "instgem.compute_preloaded"(%238, %c16_i64, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %239 = arith.index_cast %225 : i64 to index
+                scf.for %arg15 = %c1 to %239 step %c1 {
+                  %241 = arith.index_cast %arg15 : index to i64
+                  %242 = arith.muli %241, %c32_i64 : i64
+                  %243 = arith.addi %242, %228 : i64
+                  %244 = arith.ori %243, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %230, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %245 = arith.addi %242, %238 : i64
+                  "instgem.compute_accumulated"(%245, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %240 = arith.index_cast %212 : i64 to index
+                scf.for %arg15 = %239 to %240 step %c1 {
+                  %241 = arith.index_cast %arg15 : index to i64
+                  %242 = arith.muli %241, %c16_i64 : i64
+                  %243 = arith.subi %206, %242 : i64
+                  %244 = arith.minsi %243, %c16_i64 : i64
+                  %245 = arith.muli %241, %c32_i64 : i64
+                  %246 = arith.addi %245, %228 : i64
+                  %247 = arith.ori %246, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %230, %244) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %248 = arith.addi %245, %238 : i64
+                  "instgem.compute_accumulated"(%248, %c16_i64, %244, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %232 = arith.index_cast %215 : i64 to index
+              scf.for %arg14 = %231 to %232 step %c1 {
+                %233 = arith.index_cast %arg14 : index to i64
+                %234 = arith.muli %233, %c16_i64 : i64
+                %235 = arith.subi %208, %234 : i64
+                %236 = arith.minsi %235, %c16_i64 : i64
+                %237 = arith.subi %209, %234 : i64
+                %238 = arith.minsi %237, %c16_i64 : i64
+                %239 = arith.ori %228, %c3221225472_i64 : i64
+                %240 = arith.muli %233, %c32_i64 : i64
+                %241 = arith.addi %240, %228 : i64
+                %242 = arith.addi %241, %c64_i64 : i64
+                "instgem.preload"(%242, %230, %238, %239, %230, %226) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%234, %236, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.index_cast %225 : i64 to index
+                scf.for %arg15 = %c1 to %243 step %c1 {
+                  %245 = arith.index_cast %arg15 : index to i64
+                  %246 = arith.muli %245, %c32_i64 : i64
+                  %247 = arith.addi %246, %228 : i64
+                  %248 = arith.ori %247, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %230, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %249 = arith.addi %246, %234 : i64
+                  "instgem.compute_accumulated"(%249, %236, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %244 = arith.index_cast %212 : i64 to index
+                scf.for %arg15 = %243 to %244 step %c1 {
+                  %245 = arith.index_cast %arg15 : index to i64
+                  %246 = arith.muli %245, %c16_i64 : i64
+                  %247 = arith.subi %206, %246 : i64
+                  %248 = arith.minsi %247, %c16_i64 : i64
+                  %249 = arith.muli %245, %c32_i64 : i64
+                  %250 = arith.addi %249, %228 : i64
+                  %251 = arith.ori %250, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %230, %248) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %252 = arith.addi %249, %234 : i64
+                  "instgem.compute_accumulated"(%252, %236, %248, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            } {gemmini.compute_nest}
+          }
+          scf.yield %136, %170 : index, index
         }
-        scf.yield %135, %169 : index, index
-      }
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.remsi %128, %c2_i64 : i64
-        %130 = arith.divsi %128, %c2_i64 : i64
-        %131 = arith.muli %130, %c16_i64 : i64
-        %132 = arith.subi %c32_i64, %131 : i64
-        %133 = arith.minsi %132, %c16_i64 : i64
-        %134 = arith.muli %129, %c32_i64 : i64
-        %135 = arith.addi %134, %131 : i64
-        %136 = arith.addi %135, %c64_i64 : i64
-        %137 = arith.ori %136, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %137, %133, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %56 = arith.minsi %arg6, %c32 : index
-      %57 = arith.maxsi %7, %c0 : index
-      %58 = arith.minsi %57, %c32 : index
-      %59 = arith.subi %56, %7 : index
-      %60 = arith.maxsi %14, %c0 : index
-      %61 = arith.minsi %60, %arg7 : index
-      %62 = arith.maxsi %10, %c0 : index
-      %63 = arith.minsi %62, %c32 : index
-      %64 = arith.subi %61, %9 : index
-      %65 = arith.cmpi sgt, %63, %c0 : index
-      scf.if %65 {
-        func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_1[%7, %9] [%59, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %59 : index to i64
-      %68 = arith.index_cast %64 : index to i64
-      %69 = arith.addi %66, %67 : i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %70 = arith.index_cast %intptr : index to i64
-      %71 = arith.index_cast %offset : index to i64
-      %72 = arith.addi %70, %71 : i64
-      %73 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.maxsi %66, %c0_i64 : i64
-      %75 = arith.divui %74, %c16_i64 : i64
-      %76 = arith.maxsi %69, %c0_i64 : i64
-      %77 = arith.addi %76, %c15_i64 : i64
-      %78 = arith.divui %77, %c16_i64 : i64
-      %79 = arith.subi %78, %75 : i64
-      %80 = arith.cmpi sgt, %67, %c0_i64 : i64
-      %81 = arith.extui %80 : i1 to i64
-      %82 = arith.muli %79, %81 : i64
-      %83 = arith.index_cast %82 : i64 to index
-      scf.for %arg10 = %c0 to %83 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.addi %75, %128 : i64
-        %130 = arith.muli %129, %c16_i64 : i64
-        %131 = arith.maxsi %130, %66 : i64
-        %132 = arith.addi %130, %c16_i64 : i64
-        %133 = arith.minsi %132, %69 : i64
-        %134 = arith.subi %133, %131 : i64
-        %135 = arith.subi %131, %66 : i64
-        %136 = arith.muli %135, %73 : i64
-        %137 = arith.addi %72, %136 : i64
-        %138 = arith.muli %129, %c32_i64 : i64
-        %139 = arith.addi %138, %c128_i64 : i64
-        %140 = arith.subi %131, %130 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.minsi %68, %c64_i64 : i64
-        "instgem.mvin"(%137, %141, %142, %134) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %84 = arith.addi %74, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %87 = arith.extui %86 : i1 to i64
-      %88 = arith.muli %85, %87 : i64
-      %89 = arith.index_cast %88 : i64 to index
-      scf.for %arg10 = %c0 to %89 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.muli %128, %c16_i64 : i64
-        %130 = arith.maxsi %129, %c0_i64 : i64
-        %131 = arith.addi %129, %c16_i64 : i64
-        %132 = arith.minsi %131, %66 : i64
-        %133 = arith.subi %132, %130 : i64
-        %134 = arith.muli %128, %c32_i64 : i64
-        %135 = arith.addi %134, %c128_i64 : i64
-        %136 = arith.subi %130, %129 : i64
-        %137 = arith.addi %135, %136 : i64
-        %138 = arith.minsi %68, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %137, %138, %133) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %90 = arith.minsi %76, %c32_i64 : i64
-      %91 = arith.maxsi %68, %c0_i64 : i64
-      %92 = arith.minsi %91, %c32_i64 : i64
-      %93 = arith.bitcast %arg8 : f32 to i32
-      %94 = arith.extui %93 : i32 to i64
-      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %94, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %95 = arith.ceildivsi %92, %c16_i64 : i64
-      %96 = arith.minsi %90, %c32_i64 : i64
-      %97 = arith.ceildivsi %96, %c16_i64 : i64
-      %98 = arith.index_cast %95 : i64 to index
-      %99 = arith.divsi %96, %c16_i64 : i64
-      %100 = arith.minsi %97, %99 : i64
-      %101 = arith.maxsi %100, %c0_i64 : i64
-      scf.for %arg10 = %c0 to %98 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.muli %128, %c16_i64 : i64
-        %130 = arith.subi %92, %129 : i64
-        %131 = arith.minsi %130, %c16_i64 : i64
-        %132 = arith.index_cast %101 : i64 to index
-        scf.for %arg11 = %c0 to %132 step %c1 {
-          %134 = arith.index_cast %arg11 : index to i64
-          %135 = arith.addi %129, %c64_i64 : i64
-          %136 = arith.ori %135, %c3221225472_i64 : i64
-          %137 = arith.muli %134, %c32_i64 : i64
-          %138 = arith.addi %137, %129 : i64
-          %139 = arith.addi %138, %c128_i64 : i64
-          "instgem.preload"(%139, %131, %c16_i64, %136, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %140 = arith.muli %134, %c16_i64 : i64
-          %141 = arith.ori %140, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%141, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %142 = arith.addi %129, %c96_i64 : i64
-          %143 = arith.ori %142, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %143, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %144 = arith.addi %140, %c32_i64 : i64
-          %145 = arith.ori %144, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%145, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %129 = arith.index_cast %arg10 : index to i64
+          %130 = arith.remsi %129, %c2_i64 : i64
+          %131 = arith.divsi %129, %c2_i64 : i64
+          %132 = arith.muli %131, %c16_i64 : i64
+          %133 = arith.subi %c32_i64, %132 : i64
+          %134 = arith.minsi %133, %c16_i64 : i64
+          %135 = arith.muli %130, %c32_i64 : i64
+          %136 = arith.addi %135, %132 : i64
+          %137 = arith.addi %136, %c64_i64 : i64
+          %138 = arith.ori %137, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %138, %134, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %57 = arith.minsi %arg6, %c32 : index
+        %58 = arith.maxsi %7, %c0 : index
+        %59 = arith.minsi %58, %c32 : index
+        %60 = arith.subi %57, %7 : index
+        %61 = arith.maxsi %14, %c0 : index
+        %62 = arith.minsi %61, %arg7 : index
+        %63 = arith.maxsi %10, %c0 : index
+        %64 = arith.minsi %63, %c32 : index
+        %65 = arith.subi %62, %9 : index
+        %66 = arith.cmpi sgt, %64, %c0 : index
+        scf.if %66 {
+          func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
         }
-        %133 = arith.index_cast %97 : i64 to index
-        scf.for %arg11 = %132 to %133 step %c1 {
-          %134 = arith.index_cast %arg11 : index to i64
-          %135 = arith.muli %134, %c16_i64 : i64
-          %136 = arith.subi %c32_i64, %135 : i64
-          %137 = arith.minsi %136, %c16_i64 : i64
-          %138 = arith.subi %90, %135 : i64
-          %139 = arith.minsi %138, %c16_i64 : i64
-          %140 = arith.addi %129, %c64_i64 : i64
-          %141 = arith.ori %140, %c3221225472_i64 : i64
-          %142 = arith.muli %134, %c32_i64 : i64
-          %143 = arith.addi %142, %129 : i64
-          %144 = arith.addi %143, %c128_i64 : i64
-          "instgem.preload"(%144, %131, %139, %141, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %145 = arith.ori %135, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%145, %137, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %146 = arith.addi %129, %c96_i64 : i64
-          %147 = arith.ori %146, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %148 = arith.addi %135, %c32_i64 : i64
-          %149 = arith.ori %148, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%149, %137, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %subview = memref.subview %reinterpret_cast_1[%7, %9] [%60, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %67 = arith.index_cast %59 : index to i64
+        %68 = arith.index_cast %60 : index to i64
+        %69 = arith.index_cast %65 : index to i64
+        %70 = arith.addi %67, %68 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %71 = arith.index_cast %intptr : index to i64
+        %72 = arith.index_cast %offset : index to i64
+        %73 = arith.addi %71, %72 : i64
+        %74 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+        %75 = arith.maxsi %67, %c0_i64 : i64
+        %76 = arith.divui %75, %c16_i64 : i64
+        %77 = arith.maxsi %70, %c0_i64 : i64
+        %78 = arith.addi %77, %c15_i64 : i64
+        %79 = arith.divui %78, %c16_i64 : i64
+        %80 = arith.subi %79, %76 : i64
+        %81 = arith.cmpi sgt, %68, %c0_i64 : i64
+        %82 = arith.extui %81 : i1 to i64
+        %83 = arith.muli %80, %82 : i64
+        %84 = arith.index_cast %83 : i64 to index
+        scf.for %arg10 = %c0 to %84 step %c1 {
+          %129 = arith.index_cast %arg10 : index to i64
+          %130 = arith.addi %76, %129 : i64
+          %131 = arith.muli %130, %c16_i64 : i64
+          %132 = arith.maxsi %131, %67 : i64
+          %133 = arith.addi %131, %c16_i64 : i64
+          %134 = arith.minsi %133, %70 : i64
+          %135 = arith.subi %134, %132 : i64
+          %136 = arith.subi %132, %67 : i64
+          %137 = arith.muli %136, %74 : i64
+          %138 = arith.addi %73, %137 : i64
+          %139 = arith.muli %130, %c32_i64 : i64
+          %140 = arith.addi %139, %c128_i64 : i64
+          %141 = arith.subi %132, %131 : i64
+          %142 = arith.addi %140, %141 : i64
+          %143 = arith.minsi %69, %c64_i64 : i64
+          "instgem.mvin"(%138, %142, %143, %135) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %85 = arith.addi %75, %c15_i64 : i64
+        %86 = arith.divui %85, %c16_i64 : i64
+        %87 = arith.cmpi sgt, %67, %c0_i64 : i64
+        %88 = arith.extui %87 : i1 to i64
+        %89 = arith.muli %86, %88 : i64
+        %90 = arith.index_cast %89 : i64 to index
+        scf.for %arg10 = %c0 to %90 step %c1 {
+          %129 = arith.index_cast %arg10 : index to i64
+          %130 = arith.muli %129, %c16_i64 : i64
+          %131 = arith.maxsi %130, %c0_i64 : i64
+          %132 = arith.addi %130, %c16_i64 : i64
+          %133 = arith.minsi %132, %67 : i64
+          %134 = arith.subi %133, %131 : i64
+          %135 = arith.muli %129, %c32_i64 : i64
+          %136 = arith.addi %135, %c128_i64 : i64
+          %137 = arith.subi %131, %130 : i64
+          %138 = arith.addi %136, %137 : i64
+          %139 = arith.minsi %69, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %138, %139, %134) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %91 = arith.minsi %77, %c32_i64 : i64
+        %92 = arith.maxsi %69, %c0_i64 : i64
+        %93 = arith.minsi %92, %c32_i64 : i64
+        %94 = arith.bitcast %arg8 : f32 to i32
+        %95 = arith.extui %94 : i32 to i64
+        "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %95, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %96 = arith.ceildivsi %93, %c16_i64 : i64
+        %97 = arith.minsi %91, %c32_i64 : i64
+        %98 = arith.ceildivsi %97, %c16_i64 : i64
+        %99 = arith.index_cast %96 : i64 to index
+        %100 = arith.divsi %97, %c16_i64 : i64
+        %101 = arith.minsi %98, %100 : i64
+        %102 = arith.maxsi %101, %c0_i64 : i64
+        scf.for %arg10 = %c0 to %99 step %c1 {
+          %129 = arith.index_cast %arg10 : index to i64
+          %130 = arith.muli %129, %c16_i64 : i64
+          %131 = arith.subi %93, %130 : i64
+          %132 = arith.minsi %131, %c16_i64 : i64
+          %133 = arith.index_cast %102 : i64 to index
+          scf.for %arg11 = %c0 to %133 step %c1 {
+            %135 = arith.index_cast %arg11 : index to i64
+            %136 = arith.addi %130, %c64_i64 : i64
+            %137 = arith.ori %136, %c3221225472_i64 : i64
+            %138 = arith.muli %135, %c32_i64 : i64
+            %139 = arith.addi %138, %130 : i64
+            %140 = arith.addi %139, %c128_i64 : i64
+            "instgem.preload"(%140, %132, %c16_i64, %137, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %141 = arith.muli %135, %c16_i64 : i64
+            %142 = arith.ori %141, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%142, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %143 = arith.addi %130, %c96_i64 : i64
+            %144 = arith.ori %143, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %144, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %145 = arith.addi %141, %c32_i64 : i64
+            %146 = arith.ori %145, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%146, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %134 = arith.index_cast %98 : i64 to index
+          scf.for %arg11 = %133 to %134 step %c1 {
+            %135 = arith.index_cast %arg11 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.subi %c32_i64, %136 : i64
+            %138 = arith.minsi %137, %c16_i64 : i64
+            %139 = arith.subi %91, %136 : i64
+            %140 = arith.minsi %139, %c16_i64 : i64
+            %141 = arith.addi %130, %c64_i64 : i64
+            %142 = arith.ori %141, %c3221225472_i64 : i64
+            %143 = arith.muli %135, %c32_i64 : i64
+            %144 = arith.addi %143, %130 : i64
+            %145 = arith.addi %144, %c128_i64 : i64
+            "instgem.preload"(%145, %132, %140, %142, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %146 = arith.ori %136, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%146, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %147 = arith.addi %130, %c96_i64 : i64
+            %148 = arith.ori %147, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %149 = arith.addi %136, %c32_i64 : i64
+            %150 = arith.ori %149, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%150, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %103 = arith.maxsi %15, %c0 : index
+        %104 = arith.minsi %103, %arg4 : index
+        %105 = arith.maxsi %13, %c0 : index
+        %106 = arith.minsi %105, %c32 : index
+        %107 = arith.subi %104, %12 : index
+        scf.if %66 {
+          func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
         }
-      } {gemmini.compute_nest}
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %102 = arith.maxsi %15, %c0 : index
-      %103 = arith.minsi %102, %arg4 : index
-      %104 = arith.maxsi %13, %c0 : index
-      %105 = arith.minsi %104, %c32 : index
-      %106 = arith.subi %103, %12 : index
-      scf.if %65 {
-        func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%106, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %107 = arith.index_cast %105 : index to i64
-      %108 = arith.index_cast %106 : index to i64
-      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %109 = arith.index_cast %intptr_8 : index to i64
-      %110 = arith.index_cast %offset_5 : index to i64
-      %111 = arith.addi %109, %110 : i64
-      %112 = arith.index_cast %strides_7#0 : index to i64
-      %113 = arith.bitcast %arg9 : f32 to i32
-      %114 = arith.extui %113 : i32 to i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %112, %114) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %115 = arith.maxsi %107, %c0_i64 : i64
-      %116 = arith.divui %115, %c16_i64 : i64
-      %117 = arith.addi %107, %108 : i64
-      %118 = arith.maxsi %117, %c0_i64 : i64
-      %119 = arith.addi %118, %c15_i64 : i64
-      %120 = arith.divui %119, %c16_i64 : i64
-      %121 = arith.subi %120, %116 : i64
-      %122 = arith.cmpi sgt, %108, %c0_i64 : i64
-      %123 = arith.extui %122 : i1 to i64
-      %124 = arith.muli %121, %123 : i64
-      %125 = arith.ceildivsi %68, %c16_i64 : i64
-      %126 = arith.muli %124, %125 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg10 = %c0 to %127 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.remsi %128, %124 : i64
-        %130 = arith.divsi %128, %124 : i64
-        %131 = arith.addi %116, %129 : i64
-        %132 = arith.muli %131, %c16_i64 : i64
-        %133 = arith.maxsi %132, %107 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %117 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.subi %133, %107 : i64
-        %138 = arith.muli %137, %112 : i64
-        %139 = arith.addi %111, %138 : i64
-        %140 = arith.muli %130, %c16_i64 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.muli %131, %c32_i64 : i64
-        %143 = arith.addi %142, %140 : i64
-        %144 = arith.addi %143, %c64_i64 : i64
-        %145 = arith.ori %144, %c2147483648_i64 : i64
-        %146 = arith.subi %133, %132 : i64
-        %147 = arith.addi %145, %146 : i64
-        %148 = arith.subi %68, %140 : i64
-        %149 = arith.minsi %148, %c16_i64 : i64
-        "instgem.mvout"(%141, %147, %149, %136) : (i64, i64, i64, i64) -> ()
+        %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%107, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %108 = arith.index_cast %106 : index to i64
+        %109 = arith.index_cast %107 : index to i64
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %110 = arith.index_cast %intptr_8 : index to i64
+        %111 = arith.index_cast %offset_5 : index to i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.index_cast %strides_7#0 : index to i64
+        %114 = arith.bitcast %arg9 : f32 to i32
+        %115 = arith.extui %114 : i32 to i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %113, %115) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %116 = arith.maxsi %108, %c0_i64 : i64
+        %117 = arith.divui %116, %c16_i64 : i64
+        %118 = arith.addi %108, %109 : i64
+        %119 = arith.maxsi %118, %c0_i64 : i64
+        %120 = arith.addi %119, %c15_i64 : i64
+        %121 = arith.divui %120, %c16_i64 : i64
+        %122 = arith.subi %121, %117 : i64
+        %123 = arith.cmpi sgt, %109, %c0_i64 : i64
+        %124 = arith.extui %123 : i1 to i64
+        %125 = arith.muli %122, %124 : i64
+        %126 = arith.ceildivsi %69, %c16_i64 : i64
+        %127 = arith.muli %125, %126 : i64
+        %128 = arith.index_cast %127 : i64 to index
+        scf.for %arg10 = %c0 to %128 step %c1 {
+          %129 = arith.index_cast %arg10 : index to i64
+          %130 = arith.remsi %129, %125 : i64
+          %131 = arith.divsi %129, %125 : i64
+          %132 = arith.addi %117, %130 : i64
+          %133 = arith.muli %132, %c16_i64 : i64
+          %134 = arith.maxsi %133, %108 : i64
+          %135 = arith.addi %133, %c16_i64 : i64
+          %136 = arith.minsi %135, %118 : i64
+          %137 = arith.subi %136, %134 : i64
+          %138 = arith.subi %134, %108 : i64
+          %139 = arith.muli %138, %113 : i64
+          %140 = arith.addi %112, %139 : i64
+          %141 = arith.muli %131, %c16_i64 : i64
+          %142 = arith.addi %140, %141 : i64
+          %143 = arith.muli %132, %c32_i64 : i64
+          %144 = arith.addi %143, %141 : i64
+          %145 = arith.addi %144, %c64_i64 : i64
+          %146 = arith.ori %145, %c2147483648_i64 : i64
+          %147 = arith.subi %134, %133 : i64
+          %148 = arith.addi %146, %147 : i64
+          %149 = arith.subi %69, %141 : i64
+          %150 = arith.minsi %149, %c16_i64 : i64
+          "instgem.mvout"(%142, %148, %150, %137) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

@@ -74,6 +74,80 @@
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ex"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -1028,1619 +1102,2558 @@ module {
         "instgem.mvout"(%107, %113, %115, %103) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %54 = arith.cmpi sle, %5, %c0 : index
+      %54 = arith.andi %50, %33 : i1
       scf.if %54 {
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c4 step %c1 {
-          %129 = arith.index_cast %arg10 : index to i64
-          %130 = arith.remsi %129, %c2_i64 : i64
-          %131 = arith.divsi %129, %c2_i64 : i64
-          %132 = arith.muli %131, %c16_i64 : i64
-          %133 = arith.subi %c32_i64, %132 : i64
-          %134 = arith.minsi %133, %c16_i64 : i64
-          %135 = arith.muli %130, %c32_i64 : i64
-          %136 = arith.addi %135, %132 : i64
-          %137 = arith.ori %136, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %137, %134, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %55 = arith.cmpi sgt, %5, %c0 : index
-      scf.if %55 {
-        %129 = arith.maxsi %15, %c0 : index
-        %130 = arith.minsi %129, %arg4 : index
-        %131 = arith.maxsi %13, %c0 : index
-        %132 = arith.minsi %131, %c32 : index
-        %133 = arith.subi %130, %12 : index
-        %134 = arith.minsi %arg5, %c0 : index
-        %135 = arith.minsi %arg5, %c32 : index
-        %136 = arith.maxsi %134, %c0 : index
-        %137 = arith.minsi %136, %c32 : index
-        %138 = arith.subi %135, %134 : index
-        %139 = arith.cmpi sgt, %137, %c0 : index
-        %subview_9 = memref.subview %reinterpret_cast[%12, %134] [%133, %138] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %140 = arith.index_cast %132 : index to i64
-        %141 = arith.index_cast %133 : index to i64
-        %142 = arith.index_cast %138 : index to i64
-        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %143 = arith.index_cast %intptr_14 : index to i64
-        %144 = arith.index_cast %offset_11 : index to i64
-        %145 = arith.addi %143, %144 : i64
-        %146 = arith.index_cast %strides_13#0 : index to i64
-        %147 = arith.maxsi %140, %c0_i64 : i64
-        %148 = arith.divui %147, %c16_i64 : i64
-        %149 = arith.addi %140, %141 : i64
-        %150 = arith.maxsi %149, %c0_i64 : i64
-        %151 = arith.addi %150, %c15_i64 : i64
-        %152 = arith.divui %151, %c16_i64 : i64
-        %153 = arith.subi %152, %148 : i64
-        %154 = arith.cmpi sgt, %141, %c0_i64 : i64
-        %155 = arith.extui %154 : i1 to i64
-        %156 = arith.muli %153, %155 : i64
-        %157 = arith.index_cast %156 : i64 to index
-        %158 = arith.addi %147, %c15_i64 : i64
-        %159 = arith.divui %158, %c16_i64 : i64
-        %160 = arith.cmpi sgt, %140, %c0_i64 : i64
-        %161 = arith.extui %160 : i1 to i64
-        %162 = arith.muli %159, %161 : i64
-        %163 = arith.index_cast %162 : i64 to index
-        %164 = arith.minsi %arg6, %c32 : index
-        %165 = arith.maxsi %7, %c0 : index
-        %166 = arith.minsi %165, %c32 : index
-        %167 = arith.subi %164, %7 : index
-        %168 = arith.cmpi sgt, %166, %c0 : index
-        %subview_15 = memref.subview %reinterpret_cast_0[%134, %7] [%138, %167] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %169 = arith.index_cast %137 : index to i64
-        %170 = arith.index_cast %167 : index to i64
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %171 = arith.index_cast %intptr_20 : index to i64
-        %172 = arith.index_cast %offset_17 : index to i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.index_cast %strides_19#0 : index to i64
-        %175 = arith.maxsi %169, %c0_i64 : i64
-        %176 = arith.divui %175, %c16_i64 : i64
-        %177 = arith.addi %169, %142 : i64
-        %178 = arith.maxsi %177, %c0_i64 : i64
-        %179 = arith.addi %178, %c15_i64 : i64
-        %180 = arith.divui %179, %c16_i64 : i64
-        %181 = arith.subi %180, %176 : i64
-        %182 = arith.cmpi sgt, %142, %c0_i64 : i64
-        %183 = arith.extui %182 : i1 to i64
-        %184 = arith.muli %181, %183 : i64
-        %185 = arith.index_cast %184 : i64 to index
-        %186 = arith.addi %175, %c15_i64 : i64
-        %187 = arith.divui %186, %c16_i64 : i64
-        %188 = arith.cmpi sgt, %169, %c0_i64 : i64
-        %189 = arith.extui %188 : i1 to i64
-        %190 = arith.muli %187, %189 : i64
-        %191 = arith.index_cast %190 : i64 to index
-        scf.if %139 {
-          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-        }
-        scf.if %168 {
-          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-        }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %146) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-        %192 = arith.minsi %157, %c1 : index
-        %193 = arith.minsi %163, %c1 : index
-        %194 = arith.minsi %185, %c1 : index
-        %195 = arith.minsi %191, %c1 : index
-        scf.for %arg10 = %c0 to %192 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.addi %148, %196 : i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %140 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %149 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.subi %199, %140 : i64
-          %204 = arith.muli %203, %146 : i64
-          %205 = arith.addi %145, %204 : i64
-          %206 = arith.muli %197, %c32_i64 : i64
-          %207 = arith.subi %199, %198 : i64
-          %208 = arith.addi %206, %207 : i64
-          %209 = arith.minsi %142, %c64_i64 : i64
-          "instgem.mvin"(%205, %208, %209, %202) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %193 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.muli %196, %c16_i64 : i64
-          %198 = arith.maxsi %197, %c0_i64 : i64
-          %199 = arith.addi %197, %c16_i64 : i64
-          %200 = arith.minsi %199, %140 : i64
-          %201 = arith.subi %200, %198 : i64
-          %202 = arith.muli %196, %c32_i64 : i64
-          %203 = arith.subi %198, %197 : i64
-          %204 = arith.addi %202, %203 : i64
-          %205 = arith.minsi %142, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %204, %205, %201) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %194 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.addi %176, %196 : i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %169 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %177 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.subi %199, %169 : i64
-          %204 = arith.muli %203, %174 : i64
-          %205 = arith.addi %173, %204 : i64
-          %206 = arith.muli %197, %c32_i64 : i64
-          %207 = arith.addi %206, %c128_i64 : i64
-          %208 = arith.subi %199, %198 : i64
-          %209 = arith.addi %207, %208 : i64
-          %210 = arith.minsi %170, %c64_i64 : i64
-          "instgem.mvin2"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %195 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.muli %196, %c16_i64 : i64
-          %198 = arith.maxsi %197, %c0_i64 : i64
-          %199 = arith.addi %197, %c16_i64 : i64
-          %200 = arith.minsi %199, %169 : i64
-          %201 = arith.subi %200, %198 : i64
-          %202 = arith.muli %196, %c32_i64 : i64
-          %203 = arith.addi %202, %c128_i64 : i64
-          %204 = arith.subi %198, %197 : i64
-          %205 = arith.addi %203, %204 : i64
-          %206 = arith.minsi %170, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %205, %206, %201) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %192 to %157 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.addi %148, %196 : i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %140 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %149 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.subi %199, %140 : i64
-          %204 = arith.muli %203, %146 : i64
-          %205 = arith.addi %145, %204 : i64
-          %206 = arith.muli %197, %c32_i64 : i64
-          %207 = arith.subi %199, %198 : i64
-          %208 = arith.addi %206, %207 : i64
-          %209 = arith.minsi %142, %c64_i64 : i64
-          "instgem.mvin"(%205, %208, %209, %202) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %193 to %163 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.muli %196, %c16_i64 : i64
-          %198 = arith.maxsi %197, %c0_i64 : i64
-          %199 = arith.addi %197, %c16_i64 : i64
-          %200 = arith.minsi %199, %140 : i64
-          %201 = arith.subi %200, %198 : i64
-          %202 = arith.muli %196, %c32_i64 : i64
-          %203 = arith.subi %198, %197 : i64
-          %204 = arith.addi %202, %203 : i64
-          %205 = arith.minsi %142, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %204, %205, %201) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %194 to %185 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.addi %176, %196 : i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %169 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %177 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.subi %199, %169 : i64
-          %204 = arith.muli %203, %174 : i64
-          %205 = arith.addi %173, %204 : i64
-          %206 = arith.muli %197, %c32_i64 : i64
-          %207 = arith.addi %206, %c128_i64 : i64
-          %208 = arith.subi %199, %198 : i64
-          %209 = arith.addi %207, %208 : i64
-          %210 = arith.minsi %170, %c64_i64 : i64
-          "instgem.mvin2"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %195 to %191 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.muli %196, %c16_i64 : i64
-          %198 = arith.maxsi %197, %c0_i64 : i64
-          %199 = arith.addi %197, %c16_i64 : i64
-          %200 = arith.minsi %199, %169 : i64
-          %201 = arith.subi %200, %198 : i64
-          %202 = arith.muli %196, %c32_i64 : i64
-          %203 = arith.addi %202, %c128_i64 : i64
-          %204 = arith.subi %198, %197 : i64
-          %205 = arith.addi %203, %204 : i64
-          %206 = arith.minsi %170, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %205, %206, %201) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %56 = arith.cmpi sle, %5, %c1 : index
-      scf.if %56 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %55 = arith.cmpi sle, %5, %c0 : index
         scf.if %55 {
-          %129 = arith.maxsi %15, %c0 : index
-          %130 = arith.minsi %129, %arg4 : index
-          %131 = arith.maxsi %13, %c0 : index
-          %132 = arith.minsi %131, %c32 : index
-          %133 = arith.subi %130, %12 : index
-          %134 = arith.minsi %arg5, %c0 : index
-          %135 = arith.minsi %arg5, %c32 : index
-          %136 = arith.maxsi %134, %c0 : index
-          %137 = arith.minsi %136, %c32 : index
-          %138 = arith.subi %135, %134 : index
-          %139 = arith.cmpi sgt, %137, %c0 : index
-          scf.if %139 {
-            func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-          }
-          %140 = arith.index_cast %132 : index to i64
-          %141 = arith.index_cast %133 : index to i64
-          %142 = arith.index_cast %138 : index to i64
-          %143 = arith.addi %140, %141 : i64
-          %144 = arith.minsi %arg6, %c32 : index
-          %145 = arith.maxsi %7, %c0 : index
-          %146 = arith.minsi %145, %c32 : index
-          %147 = arith.subi %144, %7 : index
-          %148 = arith.cmpi sgt, %146, %c0 : index
-          scf.if %148 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %97 = arith.index_cast %arg10 : index to i64
+            %98 = arith.remsi %97, %c2_i64 : i64
+            %99 = arith.divsi %97, %c2_i64 : i64
+            %100 = arith.muli %99, %c16_i64 : i64
+            %101 = arith.subi %c32_i64, %100 : i64
+            %102 = arith.minsi %101, %c16_i64 : i64
+            %103 = arith.muli %98, %c32_i64 : i64
+            %104 = arith.addi %103, %100 : i64
+            %105 = arith.ori %104, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %105, %102, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %56 = arith.cmpi sgt, %5, %c0 : index
+        scf.if %56 {
+          %97 = arith.minsi %arg5, %c32 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, 0] [32, %97] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %98 = arith.index_cast %97 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %99 = arith.index_cast %intptr_16 : index to i64
+          %100 = arith.index_cast %offset_13 : index to i64
+          %101 = arith.addi %99, %100 : i64
+          %102 = arith.index_cast %strides_15#0 : index to i64
+          %103 = arith.minsi %arg6, %c32 : index
+          %104 = arith.maxsi %7, %c0 : index
+          %105 = arith.minsi %104, %c32 : index
+          %106 = arith.subi %103, %7 : index
+          %107 = arith.cmpi sgt, %105, %c0 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[0, %7] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %108 = arith.index_cast %106 : index to i64
+          %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %109 = arith.index_cast %intptr_22 : index to i64
+          %110 = arith.index_cast %offset_19 : index to i64
+          %111 = arith.addi %109, %110 : i64
+          %112 = arith.index_cast %strides_21#0 : index to i64
+          %113 = arith.maxsi %98, %c0_i64 : i64
+          %114 = arith.addi %113, %c15_i64 : i64
+          %115 = arith.divui %114, %c16_i64 : i64
+          %116 = arith.cmpi sgt, %98, %c0_i64 : i64
+          %117 = arith.extui %116 : i1 to i64
+          %118 = arith.muli %115, %117 : i64
+          %119 = arith.index_cast %118 : i64 to index
+          scf.if %107 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %149 = arith.index_cast %137 : index to i64
-          %150 = arith.index_cast %147 : index to i64
-          %151 = arith.addi %149, %142 : i64
-          %152 = arith.maxsi %143, %c0_i64 : i64
-          %153 = arith.minsi %152, %c32_i64 : i64
-          %154 = arith.maxsi %142, %c0_i64 : i64
-          %155 = arith.minsi %154, %c32_i64 : i64
-          %156 = arith.maxsi %151, %c0_i64 : i64
-          %157 = arith.minsi %156, %c32_i64 : i64
-          %158 = arith.maxsi %150, %c0_i64 : i64
-          %159 = arith.minsi %158, %c32_i64 : i64
-          %160 = arith.ceildivsi %153, %c16_i64 : i64
-          %161 = arith.ceildivsi %159, %c16_i64 : i64
-          %162 = arith.minsi %155, %157 : i64
-          %163 = arith.ceildivsi %162, %c16_i64 : i64
-          %164 = arith.cmpi sgt, %160, %c0_i64 : i64
-          %165 = arith.select %164, %161, %c0_i64 : i64
-          %166 = arith.index_cast %165 : i64 to index
-          %167 = arith.divsi %162, %c16_i64 : i64
-          %168 = arith.minsi %163, %167 : i64
-          %169 = arith.maxsi %168, %c0_i64 : i64
-          %170 = arith.divsi %153, %c16_i64 : i64
-          %171 = arith.minsi %160, %170 : i64
-          %172 = arith.maxsi %171, %c1_i64 : i64
-          %173 = arith.minsi %153, %c16_i64 : i64
-          %174 = arith.cmpi sgt, %5, %c1 : index
-          %175 = arith.maxsi %140, %c0_i64 : i64
-          %176 = arith.divui %175, %c16_i64 : i64
-          %177 = arith.addi %152, %c15_i64 : i64
-          %178 = arith.divui %177, %c16_i64 : i64
-          %179 = arith.subi %178, %176 : i64
-          %180 = arith.cmpi sgt, %141, %c0_i64 : i64
-          %181 = arith.extui %180 : i1 to i64
-          %182 = arith.muli %179, %181 : i64
-          %183 = arith.index_cast %182 : i64 to index
-          %184 = arith.addi %175, %c15_i64 : i64
-          %185 = arith.divui %184, %c16_i64 : i64
-          %186 = arith.cmpi sgt, %140, %c0_i64 : i64
-          %187 = arith.extui %186 : i1 to i64
-          %188 = arith.muli %185, %187 : i64
-          %189 = arith.index_cast %188 : i64 to index
-          %190 = arith.select %174, %c64_i64, %c0_i64 : i64
-          %191 = arith.select %174, %c192_i64, %c0_i64 : i64
-          %192:10 = scf.if %174 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
-            %199 = arith.minsi %arg5, %c64 : index
-            %200 = arith.subi %135, %c32 : index
-            %201 = arith.maxsi %200, %c0 : index
-            %202 = arith.minsi %201, %c32 : index
-            %203 = arith.subi %199, %135 : index
-            %204 = arith.cmpi sgt, %202, %c0 : index
-            %subview_9 = memref.subview %reinterpret_cast[%12, %135] [%133, %203] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %205 = arith.index_cast %203 : index to i64
-            %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %206 = arith.index_cast %intptr_14 : index to i64
-            %207 = arith.index_cast %offset_11 : index to i64
-            %208 = arith.addi %206, %207 : i64
-            %209 = arith.index_cast %strides_13#0 : index to i64
-            %subview_15 = memref.subview %reinterpret_cast_0[%135, %7] [%203, %147] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %210 = arith.index_cast %202 : index to i64
-            %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %211 = arith.index_cast %intptr_20 : index to i64
-            %212 = arith.index_cast %offset_17 : index to i64
-            %213 = arith.addi %211, %212 : i64
-            %214 = arith.index_cast %strides_19#0 : index to i64
-            %215 = arith.maxsi %210, %c0_i64 : i64
-            %216 = arith.divui %215, %c16_i64 : i64
-            %217 = arith.addi %210, %205 : i64
-            %218 = arith.maxsi %217, %c0_i64 : i64
-            %219 = arith.addi %218, %c15_i64 : i64
-            %220 = arith.divui %219, %c16_i64 : i64
-            %221 = arith.subi %220, %216 : i64
-            %222 = arith.cmpi sgt, %205, %c0_i64 : i64
-            %223 = arith.extui %222 : i1 to i64
-            %224 = arith.muli %221, %223 : i64
-            %225 = arith.index_cast %224 : i64 to index
-            %226 = arith.addi %215, %c15_i64 : i64
-            %227 = arith.divui %226, %c16_i64 : i64
-            %228 = arith.cmpi sgt, %210, %c0_i64 : i64
-            %229 = arith.extui %228 : i1 to i64
-            %230 = arith.muli %227, %229 : i64
-            %231 = arith.index_cast %230 : i64 to index
-            scf.if %204 {
-              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-            }
-            scf.if %148 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %102) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %112) : (i64, i64, i64, i64, i64, i64) -> ()
+          %120 = arith.minsi %119, %c1 : index
+          %121 = arith.minsi %98, %c64_i64 : i64
+          "instgem.mvin"(%101, %c0_i64, %121, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %120 step %c1 {
+            %124 = arith.index_cast %arg10 : index to i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.maxsi %125, %c0_i64 : i64
+            %127 = arith.addi %125, %c16_i64 : i64
+            %128 = arith.minsi %127, %98 : i64
+            %129 = arith.subi %128, %126 : i64
+            %130 = arith.muli %126, %112 : i64
+            %131 = arith.addi %111, %130 : i64
+            %132 = arith.muli %124, %c32_i64 : i64
+            %133 = arith.addi %132, %c128_i64 : i64
+            %134 = arith.subi %126, %125 : i64
+            %135 = arith.addi %133, %134 : i64
+            %136 = arith.minsi %108, %c64_i64 : i64
+            "instgem.mvin2"(%131, %135, %136, %129) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %122 = arith.muli %102, %c16_i64 : i64
+          %123 = arith.addi %101, %122 : i64
+          "instgem.mvin"(%123, %c32_i64, %121, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %120 to %119 step %c1 {
+            %124 = arith.index_cast %arg10 : index to i64
+            %125 = arith.muli %124, %c16_i64 : i64
+            %126 = arith.maxsi %125, %c0_i64 : i64
+            %127 = arith.addi %125, %c16_i64 : i64
+            %128 = arith.minsi %127, %98 : i64
+            %129 = arith.subi %128, %126 : i64
+            %130 = arith.muli %126, %112 : i64
+            %131 = arith.addi %111, %130 : i64
+            %132 = arith.muli %124, %c32_i64 : i64
+            %133 = arith.addi %132, %c128_i64 : i64
+            %134 = arith.subi %126, %125 : i64
+            %135 = arith.addi %133, %134 : i64
+            %136 = arith.minsi %108, %c64_i64 : i64
+            "instgem.mvin2"(%131, %135, %136, %129) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %57 = arith.cmpi sle, %5, %c1 : index
+        scf.if %57 {
+          scf.if %56 {
+            %97 = arith.minsi %arg5, %c32 : index
+            %98 = arith.index_cast %97 : index to i64
+            %99 = arith.minsi %arg6, %c32 : index
+            %100 = arith.maxsi %7, %c0 : index
+            %101 = arith.minsi %100, %c32 : index
+            %102 = arith.subi %99, %7 : index
+            %103 = arith.cmpi sgt, %101, %c0 : index
+            scf.if %103 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %209) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %209, %208, %205, %225, %216, %210, %205, %214, %213, %231 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
-          } else {
-            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            %104 = arith.index_cast %102 : index to i64
+            %105 = arith.maxsi %98, %c0_i64 : i64
+            %106 = arith.minsi %105, %c32_i64 : i64
+            %107 = arith.maxsi %104, %c0_i64 : i64
+            %108 = arith.minsi %107, %c32_i64 : i64
+            %109 = arith.ceildivsi %108, %c16_i64 : i64
+            %110 = arith.minsi %106, %106 : i64
+            %111 = arith.ceildivsi %110, %c16_i64 : i64
+            %112 = arith.index_cast %109 : i64 to index
+            %113 = arith.divsi %110, %c16_i64 : i64
+            %114 = arith.minsi %111, %113 : i64
+            %115 = arith.maxsi %114, %c0_i64 : i64
+            %116 = arith.cmpi sgt, %5, %c1 : index
+            %117 = arith.select %116, %c64_i64, %c0_i64 : i64
+            %118 = arith.select %116, %c192_i64, %c0_i64 : i64
+            %119:7 = scf.if %116 -> (i64, i64, i64, index, i64, i64, i64) {
+              %124 = arith.minsi %arg5, %c64 : index
+              %125 = arith.subi %124, %c32 : index
+              %subview_10 = memref.subview %reinterpret_cast[%4, 32] [32, %125] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %126 = arith.index_cast %125 : index to i64
+              %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %127 = arith.index_cast %intptr_16 : index to i64
+              %128 = arith.index_cast %offset_13 : index to i64
+              %129 = arith.addi %127, %128 : i64
+              %130 = arith.index_cast %strides_15#0 : index to i64
+              %subview_17 = memref.subview %reinterpret_cast_0[32, %7] [%125, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %131 = arith.index_cast %intptr_22 : index to i64
+              %132 = arith.index_cast %offset_19 : index to i64
+              %133 = arith.addi %131, %132 : i64
+              %134 = arith.index_cast %strides_21#0 : index to i64
+              %135 = arith.maxsi %126, %c0_i64 : i64
+              %136 = arith.addi %135, %c15_i64 : i64
+              %137 = arith.divui %136, %c16_i64 : i64
+              %138 = arith.cmpi sgt, %126, %c0_i64 : i64
+              %139 = arith.extui %138 : i1 to i64
+              %140 = arith.muli %137, %139 : i64
+              %141 = arith.index_cast %140 : i64 to index
+              scf.if %103 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %134) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %130, %129, %126, %141, %126, %134, %133 : i64, i64, i64, index, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, index, i64, i64, i64
+            }
+            %120 = arith.maxsi %112, %c1 : index
+            scf.for %arg10 = %c0 to %112 step %c1 {
+              scf.if %116 {
+                %131 = arith.muli %120, %c4 : index
+                %132 = arith.muli %arg10, %c8 : index
+                %133 = arith.subi %131, %c1 : index
+                %134 = arith.addi %132, %133 : index
+                %135 = arith.divsi %134, %131 : index
+                %136 = arith.addi %134, %c8 : index
+                %137 = arith.divsi %136, %131 : index
+                scf.for %arg11 = %135 to %137 step %c1 {
+                  %139 = arith.index_cast %arg11 : index to i64
+                  %140 = arith.muli %139, %c16_i64 : i64
+                  %141 = arith.maxsi %140, %c0_i64 : i64
+                  %142 = arith.addi %140, %c16_i64 : i64
+                  %143 = arith.minsi %142, %c32_i64 : i64
+                  %144 = arith.subi %143, %141 : i64
+                  %145 = arith.muli %141, %119#0 : i64
+                  %146 = arith.addi %119#1, %145 : i64
+                  %147 = arith.muli %139, %c32_i64 : i64
+                  %148 = arith.addi %147, %117 : i64
+                  %149 = arith.subi %141, %140 : i64
+                  %150 = arith.addi %148, %149 : i64
+                  %151 = arith.minsi %119#2, %c64_i64 : i64
+                  "instgem.mvin"(%146, %150, %151, %144) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %138 = arith.cmpi sgt, %119#3, %c0 : index
+                scf.if %138 {
+                  %139 = arith.muli %119#3, %c4 : index
+                  %140 = arith.muli %arg10, %139 : index
+                  %141 = arith.muli %120, %c2 : index
+                  %142 = arith.subi %133, %141 : index
+                  %143 = arith.addi %140, %142 : index
+                  %144 = arith.divsi %143, %131 : index
+                  %145 = arith.addi %143, %139 : index
+                  %146 = arith.divsi %145, %131 : index
+                  scf.for %arg11 = %144 to %146 step %c1 {
+                    %147 = arith.index_cast %arg11 : index to i64
+                    %148 = arith.muli %147, %c16_i64 : i64
+                    %149 = arith.maxsi %148, %c0_i64 : i64
+                    %150 = arith.addi %148, %c16_i64 : i64
+                    %151 = arith.minsi %150, %119#4 : i64
+                    %152 = arith.subi %151, %149 : i64
+                    %153 = arith.muli %149, %119#5 : i64
+                    %154 = arith.addi %119#6, %153 : i64
+                    %155 = arith.muli %147, %c32_i64 : i64
+                    %156 = arith.addi %155, %118 : i64
+                    %157 = arith.subi %149, %148 : i64
+                    %158 = arith.addi %156, %157 : i64
+                    %159 = arith.minsi %104, %c64_i64 : i64
+                    "instgem.mvin2"(%154, %158, %159, %152) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %124 = arith.index_cast %arg10 : index to i64
+              %125 = arith.muli %124, %c16_i64 : i64
+              %126 = arith.subi %108, %125 : i64
+              %127 = arith.minsi %126, %c16_i64 : i64
+              %128 = arith.cmpi sgt, %115, %c0_i64 : i64
+              scf.if %128 {
+                %131 = arith.ori %125, %c2147483648_i64 : i64
+                %132 = arith.addi %125, %c128_i64 : i64
+                "instgem.preload"(%132, %127, %c16_i64, %131, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %133 = arith.addi %125, %c32_i64 : i64
+                %134 = arith.ori %133, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %134, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %129 = arith.index_cast %115 : i64 to index
+              scf.for %arg11 = %c1 to %129 step %c1 {
+                %131 = arith.index_cast %arg11 : index to i64
+                %132 = arith.ori %125, %c3221225472_i64 : i64
+                %133 = arith.muli %131, %c32_i64 : i64
+                %134 = arith.addi %133, %125 : i64
+                %135 = arith.addi %134, %c128_i64 : i64
+                "instgem.preload"(%135, %127, %c16_i64, %132, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %136 = arith.muli %131, %c16_i64 : i64
+                "instgem.compute_preloaded"(%136, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %137 = arith.addi %125, %c32_i64 : i64
+                %138 = arith.ori %137, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %138, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %139 = arith.addi %136, %c32_i64 : i64
+                "instgem.compute_accumulated"(%139, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %130 = arith.index_cast %111 : i64 to index
+              scf.for %arg11 = %129 to %130 step %c1 {
+                %131 = arith.index_cast %arg11 : index to i64
+                %132 = arith.muli %131, %c16_i64 : i64
+                %133 = arith.subi %106, %132 : i64
+                %134 = arith.minsi %133, %c16_i64 : i64
+                %135 = arith.cmpi eq, %131, %c0_i64 : i64
+                %136 = arith.select %135, %c2147483648_i64, %c3221225472_i64 : i64
+                %137 = arith.ori %125, %136 : i64
+                %138 = arith.select %135, %c16_i64, %127 : i64
+                %139 = arith.muli %131, %c32_i64 : i64
+                %140 = arith.addi %139, %125 : i64
+                %141 = arith.addi %140, %c128_i64 : i64
+                "instgem.preload"(%141, %127, %134, %137, %138, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%132, %134, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %142 = arith.addi %125, %c32_i64 : i64
+                %143 = arith.ori %142, %136 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %143, %138, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %144 = arith.addi %132, %c32_i64 : i64
+                "instgem.compute_accumulated"(%144, %134, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
+            %121 = arith.cmpi eq, %111, %c0_i64 : i64
+            %122 = arith.cmpi slt, %109, %c2_i64 : i64
+            %123 = arith.ori %121, %122 : i1
+            scf.if %123 {
+              scf.for %arg10 = %c0 to %c4 step %c1 {
+                %124 = arith.index_cast %arg10 : index to i64
+                %125 = arith.remsi %124, %c2_i64 : i64
+                %126 = arith.divsi %124, %c2_i64 : i64
+                %127 = arith.muli %126, %c16_i64 : i64
+                %128 = arith.subi %c32_i64, %127 : i64
+                %129 = arith.minsi %128, %c16_i64 : i64
+                %130 = arith.muli %125, %c32_i64 : i64
+                %131 = arith.addi %130, %127 : i64
+                %132 = arith.ori %131, %c2147483648_i64 : i64
+                %133 = arith.cmpi sge, %125, %c2_i64 : i64
+                %134 = arith.cmpi sge, %126, %109 : i64
+                %135 = arith.ori %121, %133 : i1
+                %136 = arith.ori %135, %134 : i1
+                scf.if %136 {
+                  "instgem.mvin"(%c0_i64, %132, %129, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+            scf.if %116 {
+              %124 = arith.muli %120, %c4 : index
+              %125 = arith.muli %112, %c8 : index
+              %126 = arith.subi %124, %c1 : index
+              %127 = arith.addi %125, %126 : index
+              %128 = arith.divsi %127, %124 : index
+              scf.for %arg10 = %128 to %c2 step %c1 {
+                %140 = arith.index_cast %arg10 : index to i64
+                %141 = arith.muli %140, %c16_i64 : i64
+                %142 = arith.maxsi %141, %c0_i64 : i64
+                %143 = arith.addi %141, %c16_i64 : i64
+                %144 = arith.minsi %143, %c32_i64 : i64
+                %145 = arith.subi %144, %142 : i64
+                %146 = arith.muli %142, %119#0 : i64
+                %147 = arith.addi %119#1, %146 : i64
+                %148 = arith.muli %140, %c32_i64 : i64
+                %149 = arith.addi %148, %117 : i64
+                %150 = arith.subi %142, %141 : i64
+                %151 = arith.addi %149, %150 : i64
+                %152 = arith.minsi %119#2, %c64_i64 : i64
+                "instgem.mvin"(%147, %151, %152, %145) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %129 = arith.subi %126, %120 : index
+              %130 = arith.divsi %129, %124 : index
+              scf.for %arg10 = %130 to %c0 step %c1 {
+                %140 = arith.index_cast %arg10 : index to i64
+                %141 = arith.muli %140, %c16_i64 : i64
+                %142 = arith.maxsi %141, %c0_i64 : i64
+                %143 = arith.addi %141, %c16_i64 : i64
+                %144 = arith.minsi %143, %c0_i64 : i64
+                %145 = arith.subi %144, %142 : i64
+                %146 = arith.muli %140, %c32_i64 : i64
+                %147 = arith.addi %146, %117 : i64
+                %148 = arith.subi %142, %141 : i64
+                %149 = arith.addi %147, %148 : i64
+                %150 = arith.minsi %119#2, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %149, %150, %145) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %131 = arith.muli %119#3, %c4 : index
+              %132 = arith.muli %112, %131 : index
+              %133 = arith.muli %120, %c2 : index
+              %134 = arith.subi %126, %133 : index
+              %135 = arith.addi %132, %134 : index
+              %136 = arith.divsi %135, %124 : index
+              scf.for %arg10 = %136 to %119#3 step %c1 {
+                %140 = arith.index_cast %arg10 : index to i64
+                %141 = arith.muli %140, %c16_i64 : i64
+                %142 = arith.maxsi %141, %c0_i64 : i64
+                %143 = arith.addi %141, %c16_i64 : i64
+                %144 = arith.minsi %143, %119#4 : i64
+                %145 = arith.subi %144, %142 : i64
+                %146 = arith.muli %142, %119#5 : i64
+                %147 = arith.addi %119#6, %146 : i64
+                %148 = arith.muli %140, %c32_i64 : i64
+                %149 = arith.addi %148, %118 : i64
+                %150 = arith.subi %142, %141 : i64
+                %151 = arith.addi %149, %150 : i64
+                %152 = arith.minsi %104, %c64_i64 : i64
+                "instgem.mvin2"(%147, %151, %152, %145) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %137 = arith.muli %120, %c3 : index
+              %138 = arith.subi %126, %137 : index
+              %139 = arith.divsi %138, %124 : index
+              scf.for %arg10 = %139 to %c0 step %c1 {
+                %140 = arith.index_cast %arg10 : index to i64
+                %141 = arith.muli %140, %c16_i64 : i64
+                %142 = arith.maxsi %141, %c0_i64 : i64
+                %143 = arith.addi %141, %c16_i64 : i64
+                %144 = arith.minsi %143, %c0_i64 : i64
+                %145 = arith.subi %144, %142 : i64
+                %146 = arith.muli %140, %c32_i64 : i64
+                %147 = arith.addi %146, %118 : i64
+                %148 = arith.subi %142, %141 : i64
+                %149 = arith.addi %147, %148 : i64
+                %150 = arith.minsi %104, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %149, %150, %145) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          %193 = arith.maxsi %166, %c1 : index
-          scf.for %arg10 = %c0 to %166 step %c1 {
-            scf.if %174 {
-              %206 = arith.cmpi sgt, %183, %c0 : index
-              scf.if %206 {
-                %210 = arith.muli %193, %c4 : index
-                %211 = arith.muli %183, %c4 : index
-                %212 = arith.muli %arg10, %211 : index
-                %213 = arith.subi %210, %c1 : index
-                %214 = arith.addi %212, %213 : index
-                %215 = arith.divsi %214, %210 : index
-                %216 = arith.addi %214, %211 : index
-                %217 = arith.divsi %216, %210 : index
-                scf.for %arg11 = %215 to %217 step %c1 {
-                  %218 = arith.index_cast %arg11 : index to i64
-                  %219 = arith.addi %176, %218 : i64
-                  %220 = arith.muli %219, %c16_i64 : i64
-                  %221 = arith.maxsi %220, %140 : i64
-                  %222 = arith.addi %220, %c16_i64 : i64
-                  %223 = arith.minsi %222, %143 : i64
-                  %224 = arith.subi %223, %221 : i64
-                  %225 = arith.subi %221, %140 : i64
-                  %226 = arith.muli %225, %192#0 : i64
-                  %227 = arith.addi %192#1, %226 : i64
-                  %228 = arith.muli %219, %c32_i64 : i64
-                  %229 = arith.addi %228, %190 : i64
-                  %230 = arith.subi %221, %220 : i64
-                  %231 = arith.addi %229, %230 : i64
-                  %232 = arith.minsi %192#2, %c64_i64 : i64
-                  "instgem.mvin"(%227, %231, %232, %224) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
-              %207 = arith.cmpi sgt, %189, %c0 : index
-              scf.if %207 {
-                %210 = arith.muli %193, %c4 : index
-                %211 = arith.muli %189, %c4 : index
-                %212 = arith.muli %arg10, %211 : index
-                %213 = arith.subi %210, %c1 : index
-                %214 = arith.subi %213, %193 : index
-                %215 = arith.addi %212, %214 : index
-                %216 = arith.divsi %215, %210 : index
-                %217 = arith.addi %215, %211 : index
-                %218 = arith.divsi %217, %210 : index
-                scf.for %arg11 = %216 to %218 step %c1 {
-                  %219 = arith.index_cast %arg11 : index to i64
-                  %220 = arith.muli %219, %c16_i64 : i64
-                  %221 = arith.maxsi %220, %c0_i64 : i64
-                  %222 = arith.addi %220, %c16_i64 : i64
-                  %223 = arith.minsi %222, %140 : i64
-                  %224 = arith.subi %223, %221 : i64
-                  %225 = arith.muli %219, %c32_i64 : i64
-                  %226 = arith.addi %225, %190 : i64
-                  %227 = arith.subi %221, %220 : i64
-                  %228 = arith.addi %226, %227 : i64
-                  %229 = arith.minsi %192#2, %c64_i64 : i64
-                  "instgem.mvin"(%c0_i64, %228, %229, %224) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
-              %208 = arith.cmpi sgt, %192#3, %c0 : index
-              scf.if %208 {
-                %210 = arith.muli %193, %c4 : index
-                %211 = arith.muli %192#3, %c4 : index
-                %212 = arith.muli %arg10, %211 : index
-                %213 = arith.subi %210, %c1 : index
-                %214 = arith.muli %193, %c2 : index
-                %215 = arith.subi %213, %214 : index
-                %216 = arith.addi %212, %215 : index
-                %217 = arith.divsi %216, %210 : index
-                %218 = arith.addi %216, %211 : index
-                %219 = arith.divsi %218, %210 : index
-                scf.for %arg11 = %217 to %219 step %c1 {
-                  %220 = arith.index_cast %arg11 : index to i64
-                  %221 = arith.addi %192#4, %220 : i64
-                  %222 = arith.muli %221, %c16_i64 : i64
-                  %223 = arith.maxsi %222, %192#5 : i64
-                  %224 = arith.addi %222, %c16_i64 : i64
-                  %225 = arith.addi %192#5, %192#6 : i64
-                  %226 = arith.minsi %224, %225 : i64
-                  %227 = arith.subi %226, %223 : i64
-                  %228 = arith.subi %223, %192#5 : i64
-                  %229 = arith.muli %228, %192#7 : i64
-                  %230 = arith.addi %192#8, %229 : i64
-                  %231 = arith.muli %221, %c32_i64 : i64
-                  %232 = arith.addi %231, %191 : i64
-                  %233 = arith.subi %223, %222 : i64
-                  %234 = arith.addi %232, %233 : i64
-                  %235 = arith.minsi %150, %c64_i64 : i64
-                  "instgem.mvin2"(%230, %234, %235, %227) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
-              %209 = arith.cmpi sgt, %192#9, %c0 : index
-              scf.if %209 {
-                %210 = arith.muli %193, %c4 : index
-                %211 = arith.muli %192#9, %c4 : index
-                %212 = arith.muli %arg10, %211 : index
-                %213 = arith.subi %210, %c1 : index
-                %214 = arith.muli %193, %c3 : index
-                %215 = arith.subi %213, %214 : index
-                %216 = arith.addi %212, %215 : index
-                %217 = arith.divsi %216, %210 : index
-                %218 = arith.addi %216, %211 : index
-                %219 = arith.divsi %218, %210 : index
-                scf.for %arg11 = %217 to %219 step %c1 {
-                  %220 = arith.index_cast %arg11 : index to i64
-                  %221 = arith.muli %220, %c16_i64 : i64
-                  %222 = arith.maxsi %221, %c0_i64 : i64
-                  %223 = arith.addi %221, %c16_i64 : i64
-                  %224 = arith.minsi %223, %192#5 : i64
-                  %225 = arith.subi %224, %222 : i64
-                  %226 = arith.muli %220, %c32_i64 : i64
-                  %227 = arith.addi %226, %191 : i64
-                  %228 = arith.subi %222, %221 : i64
-                  %229 = arith.addi %227, %228 : i64
-                  %230 = arith.minsi %150, %c64_i64 : i64
-                  "instgem.mvin2"(%c0_i64, %229, %230, %225) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
+        } else {
+          %97:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %98 = arith.addi %arg11, %c32 : index
+            %99 = arith.minsi %98, %arg5 : index
+            %100 = arith.subi %99, %arg11 : index
+            %101 = arith.index_cast %arg10 : index to i64
+            %102 = arith.remsi %101, %c2_i64 : i64
+            %103 = arith.muli %102, %c64_i64 : i64
+            %104 = arith.index_cast %100 : index to i64
+            %105 = arith.addi %arg12, %c32 : index
+            %106 = arith.minsi %105, %arg5 : index
+            %107 = arith.subi %106, %arg12 : index
+            %108 = arith.minsi %arg6, %c32 : index
+            %109 = arith.maxsi %7, %c0 : index
+            %110 = arith.minsi %109, %c32 : index
+            %111 = arith.subi %108, %7 : index
+            %112 = arith.cmpi sgt, %110, %c0 : index
+            scf.if %112 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            %199 = arith.index_cast %arg10 : index to i64
-            %200 = arith.muli %199, %c16_i64 : i64
-            %201 = arith.subi %159, %200 : i64
-            %202 = arith.minsi %201, %c16_i64 : i64
-            %203 = arith.cmpi sgt, %169, %c0_i64 : i64
-            scf.if %203 {
-              %206 = arith.ori %200, %c2147483648_i64 : i64
-              %207 = arith.addi %200, %c128_i64 : i64
-              "instgem.preload"(%207, %202, %c16_i64, %206, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %208 = arith.index_cast %172 : i64 to index
-              scf.for %arg11 = %c1 to %208 step %c1 {
-                %210 = arith.index_cast %arg11 : index to i64
-                %211 = arith.muli %210, %c32_i64 : i64
-                %212 = arith.addi %211, %200 : i64
-                %213 = arith.ori %212, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%211, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %113 = arith.addi %103, %c128_i64 : i64
+            %114 = arith.index_cast %107 : index to i64
+            %115 = arith.index_cast %111 : index to i64
+            %116 = arith.maxsi %104, %c0_i64 : i64
+            %117 = arith.minsi %116, %c32_i64 : i64
+            %118 = arith.maxsi %114, %c0_i64 : i64
+            %119 = arith.minsi %118, %c32_i64 : i64
+            %120 = arith.maxsi %115, %c0_i64 : i64
+            %121 = arith.minsi %120, %c32_i64 : i64
+            %122 = arith.ceildivsi %121, %c16_i64 : i64
+            %123 = arith.minsi %117, %119 : i64
+            %124 = arith.ceildivsi %123, %c16_i64 : i64
+            %125 = arith.cmpi eq, %arg10, %c0 : index
+            %126 = arith.index_cast %122 : i64 to index
+            %127 = arith.divsi %123, %c16_i64 : i64
+            %128 = arith.minsi %124, %127 : i64
+            %129 = arith.maxsi %128, %c0_i64 : i64
+            %130 = arith.addi %arg10, %c1 : index
+            %131 = arith.cmpi slt, %130, %5 : index
+            %132:9 = scf.if %131 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %134 = arith.addi %arg11, %c64 : index
+              %135 = arith.minsi %134, %arg5 : index
+              %136 = arith.subi %135, %98 : index
+              %subview_10 = memref.subview %reinterpret_cast[%4, %98] [32, %136] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %137 = arith.index_cast %130 : index to i64
+              %138 = arith.remsi %137, %c2_i64 : i64
+              %139 = arith.muli %138, %c64_i64 : i64
+              %140 = arith.index_cast %136 : index to i64
+              %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %141 = arith.index_cast %intptr_16 : index to i64
+              %142 = arith.index_cast %offset_13 : index to i64
+              %143 = arith.addi %141, %142 : i64
+              %144 = arith.index_cast %strides_15#0 : index to i64
+              %145 = arith.addi %arg12, %c64 : index
+              %146 = arith.minsi %145, %arg5 : index
+              %147 = arith.subi %146, %105 : index
+              %subview_17 = memref.subview %reinterpret_cast_0[%105, %7] [%147, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %148 = arith.addi %139, %c128_i64 : i64
+              %149 = arith.index_cast %147 : index to i64
+              %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %150 = arith.index_cast %intptr_22 : index to i64
+              %151 = arith.index_cast %offset_19 : index to i64
+              %152 = arith.addi %150, %151 : i64
+              %153 = arith.index_cast %strides_21#0 : index to i64
+              %154 = arith.maxsi %149, %c0_i64 : i64
+              %155 = arith.addi %154, %c15_i64 : i64
+              %156 = arith.divui %155, %c16_i64 : i64
+              %157 = arith.cmpi sgt, %149, %c0_i64 : i64
+              %158 = arith.extui %157 : i1 to i64
+              %159 = arith.muli %156, %158 : i64
+              %160 = arith.index_cast %159 : i64 to index
+              scf.if %112 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
               }
-              %209 = arith.index_cast %160 : i64 to index
-              scf.for %arg11 = %208 to %209 step %c1 {
-                %210 = arith.index_cast %arg11 : index to i64
-                %211 = arith.muli %210, %c16_i64 : i64
-                %212 = arith.subi %153, %211 : i64
-                %213 = arith.minsi %212, %c16_i64 : i64
-                %214 = arith.muli %210, %c32_i64 : i64
-                %215 = arith.addi %214, %200 : i64
-                %216 = arith.ori %215, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%214, %c16_i64, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %144) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %153) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %144, %143, %139, %140, %160, %149, %153, %152, %148 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64, index, i64, i64, i64, i64
             }
-            %204 = arith.index_cast %169 : i64 to index
-            scf.for %arg11 = %c1 to %204 step %c1 {
-              %206 = arith.index_cast %arg11 : index to i64
-              %207 = arith.ori %200, %c3221225472_i64 : i64
-              %208 = arith.muli %206, %c32_i64 : i64
-              %209 = arith.addi %208, %200 : i64
-              %210 = arith.addi %209, %c128_i64 : i64
-              "instgem.preload"(%210, %202, %c16_i64, %207, %202, %173) : (i64, i64, i64, i64, i64, i64) -> ()
-              %211 = arith.muli %206, %c16_i64 : i64
-              "instgem.compute_preloaded"(%211, %c16_i64, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %212 = arith.index_cast %172 : i64 to index
-              scf.for %arg12 = %c1 to %212 step %c1 {
-                %214 = arith.index_cast %arg12 : index to i64
-                %215 = arith.muli %214, %c32_i64 : i64
-                %216 = arith.addi %215, %200 : i64
-                %217 = arith.ori %216, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %202, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %218 = arith.addi %215, %211 : i64
-                "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %133 = arith.maxsi %126, %c1 : index
+            scf.if %125 {
+              scf.for %arg13 = %c0 to %126 step %c1 {
+                scf.if %131 {
+                  %144 = arith.muli %133, %c4 : index
+                  %145 = arith.muli %arg13, %c8 : index
+                  %146 = arith.subi %144, %c1 : index
+                  %147 = arith.addi %145, %146 : index
+                  %148 = arith.divsi %147, %144 : index
+                  %149 = arith.addi %147, %c8 : index
+                  %150 = arith.divsi %149, %144 : index
+                  scf.for %arg14 = %148 to %150 step %c1 {
+                    %152 = arith.index_cast %arg14 : index to i64
+                    %153 = arith.muli %152, %c16_i64 : i64
+                    %154 = arith.maxsi %153, %c0_i64 : i64
+                    %155 = arith.addi %153, %c16_i64 : i64
+                    %156 = arith.minsi %155, %c32_i64 : i64
+                    %157 = arith.subi %156, %154 : i64
+                    %158 = arith.muli %154, %132#0 : i64
+                    %159 = arith.addi %132#1, %158 : i64
+                    %160 = arith.muli %152, %c32_i64 : i64
+                    %161 = arith.addi %160, %132#2 : i64
+                    %162 = arith.subi %154, %153 : i64
+                    %163 = arith.addi %161, %162 : i64
+                    %164 = arith.minsi %132#3, %c64_i64 : i64
+                    "instgem.mvin"(%159, %163, %164, %157) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %151 = arith.cmpi sgt, %132#4, %c0 : index
+                  scf.if %151 {
+                    %152 = arith.muli %132#4, %c4 : index
+                    %153 = arith.muli %arg13, %152 : index
+                    %154 = arith.muli %133, %c2 : index
+                    %155 = arith.subi %146, %154 : index
+                    %156 = arith.addi %153, %155 : index
+                    %157 = arith.divsi %156, %144 : index
+                    %158 = arith.addi %156, %152 : index
+                    %159 = arith.divsi %158, %144 : index
+                    scf.for %arg14 = %157 to %159 step %c1 {
+                      %160 = arith.index_cast %arg14 : index to i64
+                      %161 = arith.muli %160, %c16_i64 : i64
+                      %162 = arith.maxsi %161, %c0_i64 : i64
+                      %163 = arith.addi %161, %c16_i64 : i64
+                      %164 = arith.minsi %163, %132#5 : i64
+                      %165 = arith.subi %164, %162 : i64
+                      %166 = arith.muli %162, %132#6 : i64
+                      %167 = arith.addi %132#7, %166 : i64
+                      %168 = arith.muli %160, %c32_i64 : i64
+                      %169 = arith.addi %168, %132#8 : i64
+                      %170 = arith.subi %162, %161 : i64
+                      %171 = arith.addi %169, %170 : i64
+                      %172 = arith.minsi %115, %c64_i64 : i64
+                      "instgem.mvin2"(%167, %171, %172, %165) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %137 = arith.index_cast %arg13 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.subi %121, %138 : i64
+                %140 = arith.minsi %139, %c16_i64 : i64
+                %141 = arith.cmpi sgt, %129, %c0_i64 : i64
+                scf.if %141 {
+                  %144 = arith.ori %138, %c2147483648_i64 : i64
+                  %145 = arith.addi %138, %113 : i64
+                  "instgem.preload"(%145, %140, %c16_i64, %144, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%103, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %146 = arith.addi %138, %c32_i64 : i64
+                  %147 = arith.ori %146, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %148 = arith.addi %103, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%148, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %142 = arith.index_cast %129 : i64 to index
+                scf.for %arg14 = %c1 to %142 step %c1 {
+                  %144 = arith.index_cast %arg14 : index to i64
+                  %145 = arith.ori %138, %c3221225472_i64 : i64
+                  %146 = arith.muli %144, %c32_i64 : i64
+                  %147 = arith.addi %146, %138 : i64
+                  %148 = arith.addi %147, %113 : i64
+                  "instgem.preload"(%148, %140, %c16_i64, %145, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %149 = arith.muli %144, %c16_i64 : i64
+                  %150 = arith.addi %149, %103 : i64
+                  "instgem.compute_preloaded"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %151 = arith.addi %138, %c32_i64 : i64
+                  %152 = arith.ori %151, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %153 = arith.addi %149, %c32_i64 : i64
+                  %154 = arith.addi %153, %103 : i64
+                  "instgem.compute_accumulated"(%154, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %143 = arith.index_cast %124 : i64 to index
+                scf.for %arg14 = %142 to %143 step %c1 {
+                  %144 = arith.index_cast %arg14 : index to i64
+                  %145 = arith.muli %144, %c16_i64 : i64
+                  %146 = arith.subi %117, %145 : i64
+                  %147 = arith.minsi %146, %c16_i64 : i64
+                  %148 = arith.subi %119, %145 : i64
+                  %149 = arith.minsi %148, %c16_i64 : i64
+                  %150 = arith.cmpi eq, %144, %c0_i64 : i64
+                  %151 = arith.select %150, %c2147483648_i64, %c3221225472_i64 : i64
+                  %152 = arith.ori %138, %151 : i64
+                  %153 = arith.select %150, %c16_i64, %140 : i64
+                  %154 = arith.muli %144, %c32_i64 : i64
+                  %155 = arith.addi %154, %138 : i64
+                  %156 = arith.addi %155, %113 : i64
+                  "instgem.preload"(%156, %140, %149, %152, %153, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %157 = arith.addi %145, %103 : i64
+                  "instgem.compute_preloaded"(%157, %147, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %158 = arith.addi %138, %c32_i64 : i64
+                  %159 = arith.ori %158, %151 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %153, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %160 = arith.addi %145, %c32_i64 : i64
+                  %161 = arith.addi %160, %103 : i64
+                  "instgem.compute_accumulated"(%161, %147, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
+              %134 = arith.cmpi eq, %124, %c0_i64 : i64
+              %135 = arith.cmpi slt, %122, %c2_i64 : i64
+              %136 = arith.ori %134, %135 : i1
+              scf.if %136 {
+                scf.for %arg13 = %c0 to %c4 step %c1 {
+                  %137 = arith.index_cast %arg13 : index to i64
+                  %138 = arith.remsi %137, %c2_i64 : i64
+                  %139 = arith.divsi %137, %c2_i64 : i64
+                  %140 = arith.muli %139, %c16_i64 : i64
+                  %141 = arith.subi %c32_i64, %140 : i64
+                  %142 = arith.minsi %141, %c16_i64 : i64
+                  %143 = arith.muli %138, %c32_i64 : i64
+                  %144 = arith.addi %143, %140 : i64
+                  %145 = arith.ori %144, %c2147483648_i64 : i64
+                  %146 = arith.cmpi sge, %138, %c2_i64 : i64
+                  %147 = arith.cmpi sge, %139, %122 : i64
+                  %148 = arith.ori %134, %146 : i1
+                  %149 = arith.ori %148, %147 : i1
+                  scf.if %149 {
+                    "instgem.mvin"(%c0_i64, %145, %142, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
               }
-              %213 = arith.index_cast %160 : i64 to index
-              scf.for %arg12 = %212 to %213 step %c1 {
-                %214 = arith.index_cast %arg12 : index to i64
-                %215 = arith.muli %214, %c16_i64 : i64
-                %216 = arith.subi %153, %215 : i64
-                %217 = arith.minsi %216, %c16_i64 : i64
-                %218 = arith.muli %214, %c32_i64 : i64
-                %219 = arith.addi %218, %200 : i64
-                %220 = arith.ori %219, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %202, %217) : (i64, i64, i64, i64, i64, i64) -> ()
-                %221 = arith.addi %218, %211 : i64
-                "instgem.compute_accumulated"(%221, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
+            } else {
+              scf.for %arg13 = %c0 to %126 step %c1 {
+                scf.if %131 {
+                  %140 = arith.muli %133, %c4 : index
+                  %141 = arith.muli %arg13, %c8 : index
+                  %142 = arith.subi %140, %c1 : index
+                  %143 = arith.addi %141, %142 : index
+                  %144 = arith.divsi %143, %140 : index
+                  %145 = arith.addi %143, %c8 : index
+                  %146 = arith.divsi %145, %140 : index
+                  scf.for %arg14 = %144 to %146 step %c1 {
+                    %148 = arith.index_cast %arg14 : index to i64
+                    %149 = arith.muli %148, %c16_i64 : i64
+                    %150 = arith.maxsi %149, %c0_i64 : i64
+                    %151 = arith.addi %149, %c16_i64 : i64
+                    %152 = arith.minsi %151, %c32_i64 : i64
+                    %153 = arith.subi %152, %150 : i64
+                    %154 = arith.muli %150, %132#0 : i64
+                    %155 = arith.addi %132#1, %154 : i64
+                    %156 = arith.muli %148, %c32_i64 : i64
+                    %157 = arith.addi %156, %132#2 : i64
+                    %158 = arith.subi %150, %149 : i64
+                    %159 = arith.addi %157, %158 : i64
+                    %160 = arith.minsi %132#3, %c64_i64 : i64
+                    "instgem.mvin"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %147 = arith.cmpi sgt, %132#4, %c0 : index
+                  scf.if %147 {
+                    %148 = arith.muli %132#4, %c4 : index
+                    %149 = arith.muli %arg13, %148 : index
+                    %150 = arith.muli %133, %c2 : index
+                    %151 = arith.subi %142, %150 : index
+                    %152 = arith.addi %149, %151 : index
+                    %153 = arith.divsi %152, %140 : index
+                    %154 = arith.addi %152, %148 : index
+                    %155 = arith.divsi %154, %140 : index
+                    scf.for %arg14 = %153 to %155 step %c1 {
+                      %156 = arith.index_cast %arg14 : index to i64
+                      %157 = arith.muli %156, %c16_i64 : i64
+                      %158 = arith.maxsi %157, %c0_i64 : i64
+                      %159 = arith.addi %157, %c16_i64 : i64
+                      %160 = arith.minsi %159, %132#5 : i64
+                      %161 = arith.subi %160, %158 : i64
+                      %162 = arith.muli %158, %132#6 : i64
+                      %163 = arith.addi %132#7, %162 : i64
+                      %164 = arith.muli %156, %c32_i64 : i64
+                      %165 = arith.addi %164, %132#8 : i64
+                      %166 = arith.subi %158, %157 : i64
+                      %167 = arith.addi %165, %166 : i64
+                      %168 = arith.minsi %115, %c64_i64 : i64
+                      "instgem.mvin2"(%163, %167, %168, %161) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %134 = arith.index_cast %arg13 : index to i64
+                %135 = arith.muli %134, %c16_i64 : i64
+                %136 = arith.subi %121, %135 : i64
+                %137 = arith.minsi %136, %c16_i64 : i64
+                %138 = arith.index_cast %129 : i64 to index
+                scf.for %arg14 = %c0 to %138 step %c1 {
+                  %140 = arith.index_cast %arg14 : index to i64
+                  %141 = arith.ori %135, %c3221225472_i64 : i64
+                  %142 = arith.muli %140, %c32_i64 : i64
+                  %143 = arith.addi %142, %135 : i64
+                  %144 = arith.addi %143, %113 : i64
+                  "instgem.preload"(%144, %137, %c16_i64, %141, %137, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %145 = arith.muli %140, %c16_i64 : i64
+                  %146 = arith.addi %145, %103 : i64
+                  "instgem.compute_preloaded"(%146, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %147 = arith.addi %135, %c32_i64 : i64
+                  %148 = arith.ori %147, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %137, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %149 = arith.addi %145, %c32_i64 : i64
+                  %150 = arith.addi %149, %103 : i64
+                  "instgem.compute_accumulated"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %139 = arith.index_cast %124 : i64 to index
+                scf.for %arg14 = %138 to %139 step %c1 {
+                  %140 = arith.index_cast %arg14 : index to i64
+                  %141 = arith.muli %140, %c16_i64 : i64
+                  %142 = arith.subi %117, %141 : i64
+                  %143 = arith.minsi %142, %c16_i64 : i64
+                  %144 = arith.subi %119, %141 : i64
+                  %145 = arith.minsi %144, %c16_i64 : i64
+                  %146 = arith.ori %135, %c3221225472_i64 : i64
+                  %147 = arith.muli %140, %c32_i64 : i64
+                  %148 = arith.addi %147, %135 : i64
+                  %149 = arith.addi %148, %113 : i64
+                  "instgem.preload"(%149, %137, %145, %146, %137, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %150 = arith.addi %141, %103 : i64
+                  "instgem.compute_preloaded"(%150, %143, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %151 = arith.addi %135, %c32_i64 : i64
+                  %152 = arith.ori %151, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %137, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %153 = arith.addi %141, %c32_i64 : i64
+                  %154 = arith.addi %153, %103 : i64
+                  "instgem.compute_accumulated"(%154, %143, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
             }
-            %205 = arith.index_cast %163 : i64 to index
-            scf.for %arg11 = %204 to %205 step %c1 {
-              %206 = arith.index_cast %arg11 : index to i64
-              %207 = arith.muli %206, %c16_i64 : i64
-              %208 = arith.subi %155, %207 : i64
-              %209 = arith.minsi %208, %c16_i64 : i64
-              %210 = arith.subi %157, %207 : i64
-              %211 = arith.minsi %210, %c16_i64 : i64
-              %212 = arith.cmpi eq, %206, %c0_i64 : i64
-              %213 = arith.select %212, %c2147483648_i64, %c3221225472_i64 : i64
-              %214 = arith.ori %200, %213 : i64
-              %215 = arith.select %212, %c16_i64, %173 : i64
-              %216 = arith.select %212, %c16_i64, %202 : i64
-              %217 = arith.muli %206, %c32_i64 : i64
-              %218 = arith.addi %217, %200 : i64
-              %219 = arith.addi %218, %c128_i64 : i64
-              "instgem.preload"(%219, %202, %211, %214, %216, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%207, %209, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %220 = arith.index_cast %172 : i64 to index
-              scf.for %arg12 = %c1 to %220 step %c1 {
-                %222 = arith.index_cast %arg12 : index to i64
-                %223 = arith.muli %222, %c32_i64 : i64
-                %224 = arith.addi %223, %200 : i64
-                %225 = arith.ori %224, %213 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %216, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %226 = arith.addi %223, %207 : i64
-                "instgem.compute_accumulated"(%226, %209, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %221 = arith.index_cast %160 : i64 to index
-              scf.for %arg12 = %220 to %221 step %c1 {
-                %222 = arith.index_cast %arg12 : index to i64
-                %223 = arith.muli %222, %c16_i64 : i64
-                %224 = arith.subi %153, %223 : i64
-                %225 = arith.minsi %224, %c16_i64 : i64
-                %226 = arith.muli %222, %c32_i64 : i64
-                %227 = arith.addi %226, %200 : i64
-                %228 = arith.ori %227, %213 : i64
-                %229 = arith.select %212, %c16_i64, %225 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %216, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-                %230 = arith.addi %226, %207 : i64
-                "instgem.compute_accumulated"(%230, %209, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
+            scf.if %131 {
+              %134 = arith.muli %133, %c4 : index
+              %135 = arith.muli %126, %c8 : index
+              %136 = arith.subi %134, %c1 : index
+              %137 = arith.addi %135, %136 : index
+              %138 = arith.divsi %137, %134 : index
+              scf.for %arg13 = %138 to %c2 step %c1 {
+                %150 = arith.index_cast %arg13 : index to i64
+                %151 = arith.muli %150, %c16_i64 : i64
+                %152 = arith.maxsi %151, %c0_i64 : i64
+                %153 = arith.addi %151, %c16_i64 : i64
+                %154 = arith.minsi %153, %c32_i64 : i64
+                %155 = arith.subi %154, %152 : i64
+                %156 = arith.muli %152, %132#0 : i64
+                %157 = arith.addi %132#1, %156 : i64
+                %158 = arith.muli %150, %c32_i64 : i64
+                %159 = arith.addi %158, %132#2 : i64
+                %160 = arith.subi %152, %151 : i64
+                %161 = arith.addi %159, %160 : i64
+                %162 = arith.minsi %132#3, %c64_i64 : i64
+                "instgem.mvin"(%157, %161, %162, %155) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %139 = arith.subi %136, %133 : index
+              %140 = arith.divsi %139, %134 : index
+              scf.for %arg13 = %140 to %c0 step %c1 {
+                %150 = arith.index_cast %arg13 : index to i64
+                %151 = arith.muli %150, %c16_i64 : i64
+                %152 = arith.maxsi %151, %c0_i64 : i64
+                %153 = arith.addi %151, %c16_i64 : i64
+                %154 = arith.minsi %153, %c0_i64 : i64
+                %155 = arith.subi %154, %152 : i64
+                %156 = arith.muli %150, %c32_i64 : i64
+                %157 = arith.addi %156, %132#2 : i64
+                %158 = arith.subi %152, %151 : i64
+                %159 = arith.addi %157, %158 : i64
+                %160 = arith.minsi %132#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %159, %160, %155) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %141 = arith.muli %132#4, %c4 : index
+              %142 = arith.muli %126, %141 : index
+              %143 = arith.muli %133, %c2 : index
+              %144 = arith.subi %136, %143 : index
+              %145 = arith.addi %142, %144 : index
+              %146 = arith.divsi %145, %134 : index
+              scf.for %arg13 = %146 to %132#4 step %c1 {
+                %150 = arith.index_cast %arg13 : index to i64
+                %151 = arith.muli %150, %c16_i64 : i64
+                %152 = arith.maxsi %151, %c0_i64 : i64
+                %153 = arith.addi %151, %c16_i64 : i64
+                %154 = arith.minsi %153, %132#5 : i64
+                %155 = arith.subi %154, %152 : i64
+                %156 = arith.muli %152, %132#6 : i64
+                %157 = arith.addi %132#7, %156 : i64
+                %158 = arith.muli %150, %c32_i64 : i64
+                %159 = arith.addi %158, %132#8 : i64
+                %160 = arith.subi %152, %151 : i64
+                %161 = arith.addi %159, %160 : i64
+                %162 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin2"(%157, %161, %162, %155) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %147 = arith.muli %133, %c3 : index
+              %148 = arith.subi %136, %147 : index
+              %149 = arith.divsi %148, %134 : index
+              scf.for %arg13 = %149 to %c0 step %c1 {
+                %150 = arith.index_cast %arg13 : index to i64
+                %151 = arith.muli %150, %c16_i64 : i64
+                %152 = arith.maxsi %151, %c0_i64 : i64
+                %153 = arith.addi %151, %c16_i64 : i64
+                %154 = arith.minsi %153, %c0_i64 : i64
+                %155 = arith.subi %154, %152 : i64
+                %156 = arith.muli %150, %c32_i64 : i64
+                %157 = arith.addi %156, %132#8 : i64
+                %158 = arith.subi %152, %151 : i64
+                %159 = arith.addi %157, %158 : i64
+                %160 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %159, %160, %155) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
             }
-          } {gemmini.compute_nest}
-          %194 = arith.cmpi eq, %163, %c0_i64 : i64
-          %195 = arith.cmpi slt, %160, %c2_i64 : i64
-          %196 = arith.cmpi slt, %165, %c2_i64 : i64
-          %197 = arith.ori %194, %195 : i1
-          %198 = arith.ori %197, %196 : i1
-          scf.if %198 {
-            scf.for %arg10 = %c0 to %c4 step %c1 {
-              %199 = arith.index_cast %arg10 : index to i64
-              %200 = arith.remsi %199, %c2_i64 : i64
-              %201 = arith.divsi %199, %c2_i64 : i64
-              %202 = arith.muli %201, %c16_i64 : i64
-              %203 = arith.subi %c32_i64, %202 : i64
-              %204 = arith.minsi %203, %c16_i64 : i64
-              %205 = arith.muli %200, %c32_i64 : i64
-              %206 = arith.addi %205, %202 : i64
-              %207 = arith.ori %206, %c2147483648_i64 : i64
-              %208 = arith.cmpi sge, %200, %160 : i64
-              %209 = arith.cmpi sge, %201, %165 : i64
-              %210 = arith.ori %194, %208 : i1
-              %211 = arith.ori %210, %209 : i1
-              scf.if %211 {
-                "instgem.mvin"(%c0_i64, %207, %204, %c16_i64) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          scf.if %174 {
-            %199 = arith.muli %193, %c4 : index
-            %200 = arith.muli %183, %c4 : index
-            %201 = arith.muli %166, %200 : index
-            %202 = arith.subi %199, %c1 : index
-            %203 = arith.addi %201, %202 : index
-            %204 = arith.divsi %203, %199 : index
-            scf.for %arg10 = %204 to %183 step %c1 {
-              %222 = arith.index_cast %arg10 : index to i64
-              %223 = arith.addi %176, %222 : i64
-              %224 = arith.muli %223, %c16_i64 : i64
-              %225 = arith.maxsi %224, %140 : i64
-              %226 = arith.addi %224, %c16_i64 : i64
-              %227 = arith.minsi %226, %143 : i64
-              %228 = arith.subi %227, %225 : i64
-              %229 = arith.subi %225, %140 : i64
-              %230 = arith.muli %229, %192#0 : i64
-              %231 = arith.addi %192#1, %230 : i64
-              %232 = arith.muli %223, %c32_i64 : i64
-              %233 = arith.addi %232, %190 : i64
-              %234 = arith.subi %225, %224 : i64
-              %235 = arith.addi %233, %234 : i64
-              %236 = arith.minsi %192#2, %c64_i64 : i64
-              "instgem.mvin"(%231, %235, %236, %228) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %205 = arith.muli %189, %c4 : index
-            %206 = arith.muli %166, %205 : index
-            %207 = arith.subi %202, %193 : index
-            %208 = arith.addi %206, %207 : index
-            %209 = arith.divsi %208, %199 : index
-            scf.for %arg10 = %209 to %189 step %c1 {
-              %222 = arith.index_cast %arg10 : index to i64
-              %223 = arith.muli %222, %c16_i64 : i64
-              %224 = arith.maxsi %223, %c0_i64 : i64
-              %225 = arith.addi %223, %c16_i64 : i64
-              %226 = arith.minsi %225, %140 : i64
-              %227 = arith.subi %226, %224 : i64
-              %228 = arith.muli %222, %c32_i64 : i64
-              %229 = arith.addi %228, %190 : i64
-              %230 = arith.subi %224, %223 : i64
-              %231 = arith.addi %229, %230 : i64
-              %232 = arith.minsi %192#2, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %231, %232, %227) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %210 = arith.muli %192#3, %c4 : index
-            %211 = arith.muli %166, %210 : index
-            %212 = arith.muli %193, %c2 : index
-            %213 = arith.subi %202, %212 : index
-            %214 = arith.addi %211, %213 : index
-            %215 = arith.divsi %214, %199 : index
-            scf.for %arg10 = %215 to %192#3 step %c1 {
-              %222 = arith.index_cast %arg10 : index to i64
-              %223 = arith.addi %192#4, %222 : i64
-              %224 = arith.muli %223, %c16_i64 : i64
-              %225 = arith.maxsi %224, %192#5 : i64
-              %226 = arith.addi %224, %c16_i64 : i64
-              %227 = arith.addi %192#5, %192#6 : i64
-              %228 = arith.minsi %226, %227 : i64
-              %229 = arith.subi %228, %225 : i64
-              %230 = arith.subi %225, %192#5 : i64
-              %231 = arith.muli %230, %192#7 : i64
-              %232 = arith.addi %192#8, %231 : i64
-              %233 = arith.muli %223, %c32_i64 : i64
-              %234 = arith.addi %233, %191 : i64
-              %235 = arith.subi %225, %224 : i64
-              %236 = arith.addi %234, %235 : i64
-              %237 = arith.minsi %150, %c64_i64 : i64
-              "instgem.mvin2"(%232, %236, %237, %229) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %216 = arith.muli %192#9, %c4 : index
-            %217 = arith.muli %166, %216 : index
-            %218 = arith.muli %193, %c3 : index
-            %219 = arith.subi %202, %218 : index
-            %220 = arith.addi %217, %219 : index
-            %221 = arith.divsi %220, %199 : index
-            scf.for %arg10 = %221 to %192#9 step %c1 {
-              %222 = arith.index_cast %arg10 : index to i64
-              %223 = arith.muli %222, %c16_i64 : i64
-              %224 = arith.maxsi %223, %c0_i64 : i64
-              %225 = arith.addi %223, %c16_i64 : i64
-              %226 = arith.minsi %225, %192#5 : i64
-              %227 = arith.subi %226, %224 : i64
-              %228 = arith.muli %222, %c32_i64 : i64
-              %229 = arith.addi %228, %191 : i64
-              %230 = arith.subi %224, %223 : i64
-              %231 = arith.addi %229, %230 : i64
-              %232 = arith.minsi %150, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %231, %232, %227) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+            scf.yield %98, %105 : index, index
           }
         }
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %97 = arith.index_cast %arg10 : index to i64
+          %98 = arith.remsi %97, %c2_i64 : i64
+          %99 = arith.divsi %97, %c2_i64 : i64
+          %100 = arith.muli %99, %c16_i64 : i64
+          %101 = arith.subi %c32_i64, %100 : i64
+          %102 = arith.minsi %101, %c16_i64 : i64
+          %103 = arith.muli %98, %c32_i64 : i64
+          %104 = arith.addi %103, %100 : i64
+          %105 = arith.addi %104, %c64_i64 : i64
+          %106 = arith.ori %105, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %106, %102, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %58 = arith.minsi %arg6, %c32 : index
+        %59 = arith.subi %58, %7 : index
+        %subview = memref.subview %reinterpret_cast_1[%7, %6] [%59, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %60 = arith.index_cast %7 : index to i64
+        %61 = arith.index_cast %59 : index to i64
+        %62 = arith.addi %60, %61 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %63 = arith.index_cast %intptr : index to i64
+        %64 = arith.index_cast %offset : index to i64
+        %65 = arith.addi %63, %64 : i64
+        %66 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %66) : (i64, i64, i64, i64, i64, i64) -> ()
+        %67 = arith.maxsi %60, %c0_i64 : i64
+        %68 = arith.divui %67, %c16_i64 : i64
+        %69 = arith.maxsi %62, %c0_i64 : i64
+        %70 = arith.addi %69, %c15_i64 : i64
+        %71 = arith.divui %70, %c16_i64 : i64
+        %72 = arith.subi %71, %68 : i64
+        %73 = arith.cmpi sgt, %61, %c0_i64 : i64
+        %74 = arith.extui %73 : i1 to i64
+        %75 = arith.muli %72, %74 : i64
+        %76 = arith.index_cast %75 : i64 to index
+        scf.for %arg10 = %c0 to %76 step %c1 {
+          %97 = arith.index_cast %arg10 : index to i64
+          %98 = arith.addi %68, %97 : i64
+          %99 = arith.muli %98, %c16_i64 : i64
+          %100 = arith.maxsi %99, %60 : i64
+          %101 = arith.addi %99, %c16_i64 : i64
+          %102 = arith.minsi %101, %62 : i64
+          %103 = arith.subi %102, %100 : i64
+          %104 = arith.subi %100, %60 : i64
+          %105 = arith.muli %104, %66 : i64
+          %106 = arith.addi %65, %105 : i64
+          %107 = arith.muli %98, %c32_i64 : i64
+          %108 = arith.addi %107, %c256_i64 : i64
+          %109 = arith.subi %100, %99 : i64
+          %110 = arith.addi %108, %109 : i64
+          "instgem.mvin"(%106, %110, %c32_i64, %103) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %77 = arith.addi %67, %c15_i64 : i64
+        %78 = arith.divui %77, %c16_i64 : i64
+        %79 = arith.cmpi sgt, %60, %c0_i64 : i64
+        %80 = arith.extui %79 : i1 to i64
+        %81 = arith.muli %78, %80 : i64
+        %82 = arith.index_cast %81 : i64 to index
+        scf.for %arg10 = %c0 to %82 step %c1 {
+          %97 = arith.index_cast %arg10 : index to i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.maxsi %98, %c0_i64 : i64
+          %100 = arith.addi %98, %c16_i64 : i64
+          %101 = arith.minsi %100, %60 : i64
+          %102 = arith.subi %101, %99 : i64
+          %103 = arith.muli %97, %c32_i64 : i64
+          %104 = arith.addi %103, %c256_i64 : i64
+          %105 = arith.subi %99, %98 : i64
+          %106 = arith.addi %104, %105 : i64
+          "instgem.mvin"(%c0_i64, %106, %c32_i64, %102) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %83 = arith.minsi %69, %c32_i64 : i64
+        %84 = arith.bitcast %arg8 : f32 to i32
+        %85 = arith.extui %84 : i32 to i64
+        "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %85, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %86 = arith.minsi %83, %c32_i64 : i64
+        %87 = arith.ceildivsi %86, %c16_i64 : i64
+        %88 = arith.divsi %86, %c16_i64 : i64
+        %89 = arith.minsi %87, %88 : i64
+        %90 = arith.maxsi %89, %c0_i64 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %97 = arith.index_cast %arg10 : index to i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.subi %c32_i64, %98 : i64
+          %100 = arith.minsi %99, %c16_i64 : i64
+          %101 = arith.index_cast %90 : i64 to index
+          scf.for %arg11 = %c0 to %101 step %c1 {
+            %103 = arith.index_cast %arg11 : index to i64
+            %104 = arith.addi %98, %c64_i64 : i64
+            %105 = arith.ori %104, %c3221225472_i64 : i64
+            %106 = arith.muli %103, %c32_i64 : i64
+            %107 = arith.addi %106, %98 : i64
+            %108 = arith.addi %107, %c256_i64 : i64
+            "instgem.preload"(%108, %100, %c16_i64, %105, %100, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %109 = arith.muli %103, %c16_i64 : i64
+            %110 = arith.ori %109, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%110, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %111 = arith.addi %98, %c96_i64 : i64
+            %112 = arith.ori %111, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %112, %100, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %113 = arith.addi %109, %c32_i64 : i64
+            %114 = arith.ori %113, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%114, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %102 = arith.index_cast %87 : i64 to index
+          scf.for %arg11 = %101 to %102 step %c1 {
+            %103 = arith.index_cast %arg11 : index to i64
+            %104 = arith.muli %103, %c16_i64 : i64
+            %105 = arith.subi %c32_i64, %104 : i64
+            %106 = arith.minsi %105, %c16_i64 : i64
+            %107 = arith.subi %83, %104 : i64
+            %108 = arith.minsi %107, %c16_i64 : i64
+            %109 = arith.addi %98, %c64_i64 : i64
+            %110 = arith.ori %109, %c3221225472_i64 : i64
+            %111 = arith.muli %103, %c32_i64 : i64
+            %112 = arith.addi %111, %98 : i64
+            %113 = arith.addi %112, %c256_i64 : i64
+            "instgem.preload"(%113, %100, %108, %110, %100, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %114 = arith.ori %104, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%114, %106, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %115 = arith.addi %98, %c96_i64 : i64
+            %116 = arith.ori %115, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %116, %100, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %117 = arith.addi %104, %c32_i64 : i64
+            %118 = arith.ori %117, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%118, %106, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %91 = arith.index_cast %intptr_9 : index to i64
+        %92 = arith.index_cast %offset_6 : index to i64
+        %93 = arith.addi %91, %92 : i64
+        %94 = arith.index_cast %strides_8#0 : index to i64
+        %95 = arith.bitcast %arg9 : f32 to i32
+        %96 = arith.extui %95 : i32 to i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %94, %96) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %97 = arith.index_cast %arg10 : index to i64
+          %98 = arith.remsi %97, %c2_i64 : i64
+          %99 = arith.divsi %97, %c2_i64 : i64
+          %100 = arith.muli %98, %c16_i64 : i64
+          %101 = arith.maxsi %100, %c0_i64 : i64
+          %102 = arith.addi %100, %c16_i64 : i64
+          %103 = arith.minsi %102, %c32_i64 : i64
+          %104 = arith.subi %103, %101 : i64
+          %105 = arith.muli %101, %94 : i64
+          %106 = arith.addi %93, %105 : i64
+          %107 = arith.muli %99, %c16_i64 : i64
+          %108 = arith.addi %106, %107 : i64
+          %109 = arith.muli %98, %c32_i64 : i64
+          %110 = arith.addi %109, %107 : i64
+          %111 = arith.addi %110, %c64_i64 : i64
+          %112 = arith.ori %111, %c2147483648_i64 : i64
+          %113 = arith.subi %101, %100 : i64
+          %114 = arith.addi %112, %113 : i64
+          %115 = arith.subi %c32_i64, %107 : i64
+          %116 = arith.minsi %115, %c16_i64 : i64
+          "instgem.mvout"(%108, %114, %116, %104) : (i64, i64, i64, i64) -> ()
+        }
       } else {
-        %129:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %55 = arith.cmpi sle, %5, %c0 : index
+        scf.if %55 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %130 = arith.index_cast %arg10 : index to i64
+            %131 = arith.remsi %130, %c2_i64 : i64
+            %132 = arith.divsi %130, %c2_i64 : i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.subi %c32_i64, %133 : i64
+            %135 = arith.minsi %134, %c16_i64 : i64
+            %136 = arith.muli %131, %c32_i64 : i64
+            %137 = arith.addi %136, %133 : i64
+            %138 = arith.ori %137, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %138, %135, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %56 = arith.cmpi sgt, %5, %c0 : index
+        scf.if %56 {
           %130 = arith.maxsi %15, %c0 : index
           %131 = arith.minsi %130, %arg4 : index
           %132 = arith.maxsi %13, %c0 : index
           %133 = arith.minsi %132, %c32 : index
           %134 = arith.subi %131, %12 : index
-          %135 = arith.maxsi %arg11, %c0 : index
-          %136 = arith.minsi %135, %arg5 : index
-          %137 = arith.addi %arg11, %c32 : index
-          %138 = arith.maxsi %137, %c0 : index
-          %139 = arith.minsi %138, %arg5 : index
-          %140 = arith.subi %136, %arg11 : index
-          %141 = arith.maxsi %140, %c0 : index
-          %142 = arith.minsi %141, %c32 : index
-          %143 = arith.subi %139, %136 : index
-          %144 = arith.cmpi sgt, %142, %c0 : index
-          scf.if %144 {
+          %135 = arith.minsi %arg5, %c0 : index
+          %136 = arith.minsi %arg5, %c32 : index
+          %137 = arith.maxsi %135, %c0 : index
+          %138 = arith.minsi %137, %c32 : index
+          %139 = arith.subi %136, %135 : index
+          %140 = arith.cmpi sgt, %138, %c0 : index
+          %subview_9 = memref.subview %reinterpret_cast[%12, %135] [%134, %139] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %141 = arith.index_cast %133 : index to i64
+          %142 = arith.index_cast %134 : index to i64
+          %143 = arith.index_cast %139 : index to i64
+          %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %144 = arith.index_cast %intptr_14 : index to i64
+          %145 = arith.index_cast %offset_11 : index to i64
+          %146 = arith.addi %144, %145 : i64
+          %147 = arith.index_cast %strides_13#0 : index to i64
+          %148 = arith.maxsi %141, %c0_i64 : i64
+          %149 = arith.divui %148, %c16_i64 : i64
+          %150 = arith.addi %141, %142 : i64
+          %151 = arith.maxsi %150, %c0_i64 : i64
+          %152 = arith.addi %151, %c15_i64 : i64
+          %153 = arith.divui %152, %c16_i64 : i64
+          %154 = arith.subi %153, %149 : i64
+          %155 = arith.cmpi sgt, %142, %c0_i64 : i64
+          %156 = arith.extui %155 : i1 to i64
+          %157 = arith.muli %154, %156 : i64
+          %158 = arith.index_cast %157 : i64 to index
+          %159 = arith.addi %148, %c15_i64 : i64
+          %160 = arith.divui %159, %c16_i64 : i64
+          %161 = arith.cmpi sgt, %141, %c0_i64 : i64
+          %162 = arith.extui %161 : i1 to i64
+          %163 = arith.muli %160, %162 : i64
+          %164 = arith.index_cast %163 : i64 to index
+          %165 = arith.minsi %arg6, %c32 : index
+          %166 = arith.maxsi %7, %c0 : index
+          %167 = arith.minsi %166, %c32 : index
+          %168 = arith.subi %165, %7 : index
+          %169 = arith.cmpi sgt, %167, %c0 : index
+          %subview_15 = memref.subview %reinterpret_cast_0[%135, %7] [%139, %168] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %170 = arith.index_cast %138 : index to i64
+          %171 = arith.index_cast %168 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %172 = arith.index_cast %intptr_20 : index to i64
+          %173 = arith.index_cast %offset_17 : index to i64
+          %174 = arith.addi %172, %173 : i64
+          %175 = arith.index_cast %strides_19#0 : index to i64
+          %176 = arith.maxsi %170, %c0_i64 : i64
+          %177 = arith.divui %176, %c16_i64 : i64
+          %178 = arith.addi %170, %143 : i64
+          %179 = arith.maxsi %178, %c0_i64 : i64
+          %180 = arith.addi %179, %c15_i64 : i64
+          %181 = arith.divui %180, %c16_i64 : i64
+          %182 = arith.subi %181, %177 : i64
+          %183 = arith.cmpi sgt, %143, %c0_i64 : i64
+          %184 = arith.extui %183 : i1 to i64
+          %185 = arith.muli %182, %184 : i64
+          %186 = arith.index_cast %185 : i64 to index
+          %187 = arith.addi %176, %c15_i64 : i64
+          %188 = arith.divui %187, %c16_i64 : i64
+          %189 = arith.cmpi sgt, %170, %c0_i64 : i64
+          %190 = arith.extui %189 : i1 to i64
+          %191 = arith.muli %188, %190 : i64
+          %192 = arith.index_cast %191 : i64 to index
+          scf.if %140 {
             func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
           }
-          %145 = arith.index_cast %arg10 : index to i64
-          %146 = arith.remsi %145, %c2_i64 : i64
-          %147 = arith.muli %146, %c64_i64 : i64
-          %148 = arith.index_cast %133 : index to i64
-          %149 = arith.index_cast %134 : index to i64
-          %150 = arith.index_cast %143 : index to i64
-          %151 = arith.addi %148, %149 : i64
-          %152 = arith.maxsi %arg12, %c0 : index
-          %153 = arith.minsi %152, %arg5 : index
-          %154 = arith.addi %arg12, %c32 : index
-          %155 = arith.maxsi %154, %c0 : index
-          %156 = arith.minsi %155, %arg5 : index
-          %157 = arith.subi %153, %arg12 : index
-          %158 = arith.maxsi %157, %c0 : index
-          %159 = arith.minsi %158, %c32 : index
-          %160 = arith.subi %156, %153 : index
-          %161 = arith.minsi %arg6, %c32 : index
-          %162 = arith.maxsi %7, %c0 : index
-          %163 = arith.minsi %162, %c32 : index
-          %164 = arith.subi %161, %7 : index
-          %165 = arith.cmpi sgt, %163, %c0 : index
-          scf.if %165 {
+          scf.if %169 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %166 = arith.addi %147, %c128_i64 : i64
-          %167 = arith.index_cast %159 : index to i64
-          %168 = arith.index_cast %160 : index to i64
-          %169 = arith.index_cast %164 : index to i64
-          %170 = arith.addi %167, %168 : i64
-          %171 = arith.maxsi %151, %c0_i64 : i64
-          %172 = arith.minsi %171, %c32_i64 : i64
-          %173 = arith.maxsi %150, %c0_i64 : i64
-          %174 = arith.minsi %173, %c32_i64 : i64
-          %175 = arith.maxsi %170, %c0_i64 : i64
-          %176 = arith.minsi %175, %c32_i64 : i64
-          %177 = arith.maxsi %169, %c0_i64 : i64
-          %178 = arith.minsi %177, %c32_i64 : i64
-          %179 = arith.ceildivsi %172, %c16_i64 : i64
-          %180 = arith.ceildivsi %178, %c16_i64 : i64
-          %181 = arith.minsi %174, %176 : i64
-          %182 = arith.ceildivsi %181, %c16_i64 : i64
-          %183 = arith.cmpi eq, %arg10, %c0 : index
-          %184 = arith.cmpi sgt, %179, %c0_i64 : i64
-          %185 = arith.select %184, %180, %c0_i64 : i64
-          %186 = arith.index_cast %185 : i64 to index
-          %187 = arith.divsi %181, %c16_i64 : i64
-          %188 = arith.minsi %182, %187 : i64
-          %189 = arith.maxsi %188, %c0_i64 : i64
-          %190 = arith.divsi %172, %c16_i64 : i64
-          %191 = arith.minsi %179, %190 : i64
-          %192 = arith.maxsi %191, %c1_i64 : i64
-          %193 = arith.minsi %172, %c16_i64 : i64
-          %194 = arith.addi %arg10, %c1 : index
-          %195 = arith.cmpi slt, %194, %5 : index
-          %196 = arith.maxsi %148, %c0_i64 : i64
-          %197 = arith.divui %196, %c16_i64 : i64
-          %198 = arith.addi %171, %c15_i64 : i64
-          %199 = arith.divui %198, %c16_i64 : i64
-          %200 = arith.subi %199, %197 : i64
-          %201 = arith.cmpi sgt, %149, %c0_i64 : i64
-          %202 = arith.extui %201 : i1 to i64
-          %203 = arith.muli %200, %202 : i64
-          %204 = arith.index_cast %203 : i64 to index
-          %205 = arith.addi %196, %c15_i64 : i64
-          %206 = arith.divui %205, %c16_i64 : i64
-          %207 = arith.cmpi sgt, %148, %c0_i64 : i64
-          %208 = arith.extui %207 : i1 to i64
-          %209 = arith.muli %206, %208 : i64
-          %210 = arith.index_cast %209 : i64 to index
-          %211:12 = scf.if %195 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-            %213 = arith.addi %arg11, %c64 : index
-            %214 = arith.maxsi %213, %c0 : index
-            %215 = arith.minsi %214, %arg5 : index
-            %216 = arith.subi %139, %137 : index
-            %217 = arith.maxsi %216, %c0 : index
-            %218 = arith.minsi %217, %c32 : index
-            %219 = arith.subi %215, %139 : index
-            %220 = arith.cmpi sgt, %218, %c0 : index
-            %subview_9 = memref.subview %reinterpret_cast[%12, %139] [%134, %219] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %221 = arith.index_cast %194 : index to i64
-            %222 = arith.remsi %221, %c2_i64 : i64
-            %223 = arith.muli %222, %c64_i64 : i64
-            %224 = arith.index_cast %219 : index to i64
-            %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %225 = arith.index_cast %intptr_14 : index to i64
-            %226 = arith.index_cast %offset_11 : index to i64
-            %227 = arith.addi %225, %226 : i64
-            %228 = arith.index_cast %strides_13#0 : index to i64
-            %229 = arith.addi %arg12, %c64 : index
-            %230 = arith.maxsi %229, %c0 : index
-            %231 = arith.minsi %230, %arg5 : index
-            %232 = arith.subi %156, %154 : index
-            %233 = arith.maxsi %232, %c0 : index
-            %234 = arith.minsi %233, %c32 : index
-            %235 = arith.subi %231, %156 : index
-            %subview_15 = memref.subview %reinterpret_cast_0[%156, %7] [%235, %164] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %236 = arith.addi %223, %c128_i64 : i64
-            %237 = arith.index_cast %234 : index to i64
-            %238 = arith.index_cast %235 : index to i64
-            %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %239 = arith.index_cast %intptr_20 : index to i64
-            %240 = arith.index_cast %offset_17 : index to i64
-            %241 = arith.addi %239, %240 : i64
-            %242 = arith.index_cast %strides_19#0 : index to i64
-            %243 = arith.maxsi %237, %c0_i64 : i64
-            %244 = arith.divui %243, %c16_i64 : i64
-            %245 = arith.addi %237, %238 : i64
-            %246 = arith.maxsi %245, %c0_i64 : i64
-            %247 = arith.addi %246, %c15_i64 : i64
-            %248 = arith.divui %247, %c16_i64 : i64
-            %249 = arith.subi %248, %244 : i64
-            %250 = arith.cmpi sgt, %238, %c0_i64 : i64
-            %251 = arith.extui %250 : i1 to i64
-            %252 = arith.muli %249, %251 : i64
-            %253 = arith.index_cast %252 : i64 to index
-            %254 = arith.addi %243, %c15_i64 : i64
-            %255 = arith.divui %254, %c16_i64 : i64
-            %256 = arith.cmpi sgt, %237, %c0_i64 : i64
-            %257 = arith.extui %256 : i1 to i64
-            %258 = arith.muli %255, %257 : i64
-            %259 = arith.index_cast %258 : i64 to index
-            scf.if %220 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %147) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+          %193 = arith.minsi %158, %c1 : index
+          %194 = arith.minsi %164, %c1 : index
+          %195 = arith.minsi %186, %c1 : index
+          %196 = arith.minsi %192, %c1 : index
+          scf.for %arg10 = %c0 to %193 step %c1 {
+            %197 = arith.index_cast %arg10 : index to i64
+            %198 = arith.addi %149, %197 : i64
+            %199 = arith.muli %198, %c16_i64 : i64
+            %200 = arith.maxsi %199, %141 : i64
+            %201 = arith.addi %199, %c16_i64 : i64
+            %202 = arith.minsi %201, %150 : i64
+            %203 = arith.subi %202, %200 : i64
+            %204 = arith.subi %200, %141 : i64
+            %205 = arith.muli %204, %147 : i64
+            %206 = arith.addi %146, %205 : i64
+            %207 = arith.muli %198, %c32_i64 : i64
+            %208 = arith.subi %200, %199 : i64
+            %209 = arith.addi %207, %208 : i64
+            %210 = arith.minsi %143, %c64_i64 : i64
+            "instgem.mvin"(%206, %209, %210, %203) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %c0 to %194 step %c1 {
+            %197 = arith.index_cast %arg10 : index to i64
+            %198 = arith.muli %197, %c16_i64 : i64
+            %199 = arith.maxsi %198, %c0_i64 : i64
+            %200 = arith.addi %198, %c16_i64 : i64
+            %201 = arith.minsi %200, %141 : i64
+            %202 = arith.subi %201, %199 : i64
+            %203 = arith.muli %197, %c32_i64 : i64
+            %204 = arith.subi %199, %198 : i64
+            %205 = arith.addi %203, %204 : i64
+            %206 = arith.minsi %143, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %205, %206, %202) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %c0 to %195 step %c1 {
+            %197 = arith.index_cast %arg10 : index to i64
+            %198 = arith.addi %177, %197 : i64
+            %199 = arith.muli %198, %c16_i64 : i64
+            %200 = arith.maxsi %199, %170 : i64
+            %201 = arith.addi %199, %c16_i64 : i64
+            %202 = arith.minsi %201, %178 : i64
+            %203 = arith.subi %202, %200 : i64
+            %204 = arith.subi %200, %170 : i64
+            %205 = arith.muli %204, %175 : i64
+            %206 = arith.addi %174, %205 : i64
+            %207 = arith.muli %198, %c32_i64 : i64
+            %208 = arith.addi %207, %c128_i64 : i64
+            %209 = arith.subi %200, %199 : i64
+            %210 = arith.addi %208, %209 : i64
+            %211 = arith.minsi %171, %c64_i64 : i64
+            "instgem.mvin2"(%206, %210, %211, %203) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %c0 to %196 step %c1 {
+            %197 = arith.index_cast %arg10 : index to i64
+            %198 = arith.muli %197, %c16_i64 : i64
+            %199 = arith.maxsi %198, %c0_i64 : i64
+            %200 = arith.addi %198, %c16_i64 : i64
+            %201 = arith.minsi %200, %170 : i64
+            %202 = arith.subi %201, %199 : i64
+            %203 = arith.muli %197, %c32_i64 : i64
+            %204 = arith.addi %203, %c128_i64 : i64
+            %205 = arith.subi %199, %198 : i64
+            %206 = arith.addi %204, %205 : i64
+            %207 = arith.minsi %171, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64, %206, %207, %202) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %193 to %158 step %c1 {
+            %197 = arith.index_cast %arg10 : index to i64
+            %198 = arith.addi %149, %197 : i64
+            %199 = arith.muli %198, %c16_i64 : i64
+            %200 = arith.maxsi %199, %141 : i64
+            %201 = arith.addi %199, %c16_i64 : i64
+            %202 = arith.minsi %201, %150 : i64
+            %203 = arith.subi %202, %200 : i64
+            %204 = arith.subi %200, %141 : i64
+            %205 = arith.muli %204, %147 : i64
+            %206 = arith.addi %146, %205 : i64
+            %207 = arith.muli %198, %c32_i64 : i64
+            %208 = arith.subi %200, %199 : i64
+            %209 = arith.addi %207, %208 : i64
+            %210 = arith.minsi %143, %c64_i64 : i64
+            "instgem.mvin"(%206, %209, %210, %203) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %194 to %164 step %c1 {
+            %197 = arith.index_cast %arg10 : index to i64
+            %198 = arith.muli %197, %c16_i64 : i64
+            %199 = arith.maxsi %198, %c0_i64 : i64
+            %200 = arith.addi %198, %c16_i64 : i64
+            %201 = arith.minsi %200, %141 : i64
+            %202 = arith.subi %201, %199 : i64
+            %203 = arith.muli %197, %c32_i64 : i64
+            %204 = arith.subi %199, %198 : i64
+            %205 = arith.addi %203, %204 : i64
+            %206 = arith.minsi %143, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %205, %206, %202) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %195 to %186 step %c1 {
+            %197 = arith.index_cast %arg10 : index to i64
+            %198 = arith.addi %177, %197 : i64
+            %199 = arith.muli %198, %c16_i64 : i64
+            %200 = arith.maxsi %199, %170 : i64
+            %201 = arith.addi %199, %c16_i64 : i64
+            %202 = arith.minsi %201, %178 : i64
+            %203 = arith.subi %202, %200 : i64
+            %204 = arith.subi %200, %170 : i64
+            %205 = arith.muli %204, %175 : i64
+            %206 = arith.addi %174, %205 : i64
+            %207 = arith.muli %198, %c32_i64 : i64
+            %208 = arith.addi %207, %c128_i64 : i64
+            %209 = arith.subi %200, %199 : i64
+            %210 = arith.addi %208, %209 : i64
+            %211 = arith.minsi %171, %c64_i64 : i64
+            "instgem.mvin2"(%206, %210, %211, %203) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %196 to %192 step %c1 {
+            %197 = arith.index_cast %arg10 : index to i64
+            %198 = arith.muli %197, %c16_i64 : i64
+            %199 = arith.maxsi %198, %c0_i64 : i64
+            %200 = arith.addi %198, %c16_i64 : i64
+            %201 = arith.minsi %200, %170 : i64
+            %202 = arith.subi %201, %199 : i64
+            %203 = arith.muli %197, %c32_i64 : i64
+            %204 = arith.addi %203, %c128_i64 : i64
+            %205 = arith.subi %199, %198 : i64
+            %206 = arith.addi %204, %205 : i64
+            %207 = arith.minsi %171, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64, %206, %207, %202) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %57 = arith.cmpi sle, %5, %c1 : index
+        scf.if %57 {
+          scf.if %56 {
+            %130 = arith.maxsi %15, %c0 : index
+            %131 = arith.minsi %130, %arg4 : index
+            %132 = arith.maxsi %13, %c0 : index
+            %133 = arith.minsi %132, %c32 : index
+            %134 = arith.subi %131, %12 : index
+            %135 = arith.minsi %arg5, %c0 : index
+            %136 = arith.minsi %arg5, %c32 : index
+            %137 = arith.maxsi %135, %c0 : index
+            %138 = arith.minsi %137, %c32 : index
+            %139 = arith.subi %136, %135 : index
+            %140 = arith.cmpi sgt, %138, %c0 : index
+            scf.if %140 {
               func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
             }
-            scf.if %165 {
+            %141 = arith.index_cast %133 : index to i64
+            %142 = arith.index_cast %134 : index to i64
+            %143 = arith.index_cast %139 : index to i64
+            %144 = arith.addi %141, %142 : i64
+            %145 = arith.minsi %arg6, %c32 : index
+            %146 = arith.maxsi %7, %c0 : index
+            %147 = arith.minsi %146, %c32 : index
+            %148 = arith.subi %145, %7 : index
+            %149 = arith.cmpi sgt, %147, %c0 : index
+            scf.if %149 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %228) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %242) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %228, %227, %223, %224, %253, %244, %237, %238, %242, %241, %236, %259 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
-          } else {
-            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
-          }
-          %212 = arith.maxsi %186, %c1 : index
-          scf.if %183 {
-            scf.for %arg13 = %c0 to %186 step %c1 {
-              scf.if %195 {
-                %225 = arith.cmpi sgt, %204, %c0 : index
-                scf.if %225 {
-                  %229 = arith.muli %212, %c4 : index
-                  %230 = arith.muli %204, %c4 : index
-                  %231 = arith.muli %arg13, %230 : index
-                  %232 = arith.subi %229, %c1 : index
-                  %233 = arith.addi %231, %232 : index
-                  %234 = arith.divsi %233, %229 : index
-                  %235 = arith.addi %233, %230 : index
-                  %236 = arith.divsi %235, %229 : index
-                  scf.for %arg14 = %234 to %236 step %c1 {
-                    %237 = arith.index_cast %arg14 : index to i64
-                    %238 = arith.addi %197, %237 : i64
-                    %239 = arith.muli %238, %c16_i64 : i64
-                    %240 = arith.maxsi %239, %148 : i64
-                    %241 = arith.addi %239, %c16_i64 : i64
-                    %242 = arith.minsi %241, %151 : i64
-                    %243 = arith.subi %242, %240 : i64
-                    %244 = arith.subi %240, %148 : i64
-                    %245 = arith.muli %244, %211#0 : i64
-                    %246 = arith.addi %211#1, %245 : i64
-                    %247 = arith.muli %238, %c32_i64 : i64
-                    %248 = arith.addi %247, %211#2 : i64
-                    %249 = arith.subi %240, %239 : i64
-                    %250 = arith.addi %248, %249 : i64
-                    %251 = arith.minsi %211#3, %c64_i64 : i64
-                    "instgem.mvin"(%246, %250, %251, %243) : (i64, i64, i64, i64) -> ()
+            %150 = arith.index_cast %138 : index to i64
+            %151 = arith.index_cast %148 : index to i64
+            %152 = arith.addi %150, %143 : i64
+            %153 = arith.maxsi %144, %c0_i64 : i64
+            %154 = arith.minsi %153, %c32_i64 : i64
+            %155 = arith.maxsi %143, %c0_i64 : i64
+            %156 = arith.minsi %155, %c32_i64 : i64
+            %157 = arith.maxsi %152, %c0_i64 : i64
+            %158 = arith.minsi %157, %c32_i64 : i64
+            %159 = arith.maxsi %151, %c0_i64 : i64
+            %160 = arith.minsi %159, %c32_i64 : i64
+            %161 = arith.ceildivsi %154, %c16_i64 : i64
+            %162 = arith.ceildivsi %160, %c16_i64 : i64
+            %163 = arith.minsi %156, %158 : i64
+            %164 = arith.ceildivsi %163, %c16_i64 : i64
+            %165 = arith.cmpi sgt, %161, %c0_i64 : i64
+            %166 = arith.select %165, %162, %c0_i64 : i64
+            %167 = arith.index_cast %166 : i64 to index
+            %168 = arith.divsi %163, %c16_i64 : i64
+            %169 = arith.minsi %164, %168 : i64
+            %170 = arith.maxsi %169, %c0_i64 : i64
+            %171 = arith.divsi %154, %c16_i64 : i64
+            %172 = arith.minsi %161, %171 : i64
+            %173 = arith.maxsi %172, %c1_i64 : i64
+            %174 = arith.minsi %154, %c16_i64 : i64
+            %175 = arith.cmpi sgt, %5, %c1 : index
+            %176 = arith.maxsi %141, %c0_i64 : i64
+            %177 = arith.divui %176, %c16_i64 : i64
+            %178 = arith.addi %153, %c15_i64 : i64
+            %179 = arith.divui %178, %c16_i64 : i64
+            %180 = arith.subi %179, %177 : i64
+            %181 = arith.cmpi sgt, %142, %c0_i64 : i64
+            %182 = arith.extui %181 : i1 to i64
+            %183 = arith.muli %180, %182 : i64
+            %184 = arith.index_cast %183 : i64 to index
+            %185 = arith.addi %176, %c15_i64 : i64
+            %186 = arith.divui %185, %c16_i64 : i64
+            %187 = arith.cmpi sgt, %141, %c0_i64 : i64
+            %188 = arith.extui %187 : i1 to i64
+            %189 = arith.muli %186, %188 : i64
+            %190 = arith.index_cast %189 : i64 to index
+            %191 = arith.select %175, %c64_i64, %c0_i64 : i64
+            %192 = arith.select %175, %c192_i64, %c0_i64 : i64
+            %193:10 = scf.if %175 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+              %200 = arith.minsi %arg5, %c64 : index
+              %201 = arith.subi %136, %c32 : index
+              %202 = arith.maxsi %201, %c0 : index
+              %203 = arith.minsi %202, %c32 : index
+              %204 = arith.subi %200, %136 : index
+              %205 = arith.cmpi sgt, %203, %c0 : index
+              %subview_9 = memref.subview %reinterpret_cast[%12, %136] [%134, %204] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %206 = arith.index_cast %204 : index to i64
+              %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %207 = arith.index_cast %intptr_14 : index to i64
+              %208 = arith.index_cast %offset_11 : index to i64
+              %209 = arith.addi %207, %208 : i64
+              %210 = arith.index_cast %strides_13#0 : index to i64
+              %subview_15 = memref.subview %reinterpret_cast_0[%136, %7] [%204, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %211 = arith.index_cast %203 : index to i64
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %212 = arith.index_cast %intptr_20 : index to i64
+              %213 = arith.index_cast %offset_17 : index to i64
+              %214 = arith.addi %212, %213 : i64
+              %215 = arith.index_cast %strides_19#0 : index to i64
+              %216 = arith.maxsi %211, %c0_i64 : i64
+              %217 = arith.divui %216, %c16_i64 : i64
+              %218 = arith.addi %211, %206 : i64
+              %219 = arith.maxsi %218, %c0_i64 : i64
+              %220 = arith.addi %219, %c15_i64 : i64
+              %221 = arith.divui %220, %c16_i64 : i64
+              %222 = arith.subi %221, %217 : i64
+              %223 = arith.cmpi sgt, %206, %c0_i64 : i64
+              %224 = arith.extui %223 : i1 to i64
+              %225 = arith.muli %222, %224 : i64
+              %226 = arith.index_cast %225 : i64 to index
+              %227 = arith.addi %216, %c15_i64 : i64
+              %228 = arith.divui %227, %c16_i64 : i64
+              %229 = arith.cmpi sgt, %211, %c0_i64 : i64
+              %230 = arith.extui %229 : i1 to i64
+              %231 = arith.muli %228, %230 : i64
+              %232 = arith.index_cast %231 : i64 to index
+              scf.if %205 {
+                func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+              }
+              scf.if %149 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %215) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %210, %209, %206, %226, %217, %211, %206, %215, %214, %232 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            }
+            %194 = arith.maxsi %167, %c1 : index
+            scf.for %arg10 = %c0 to %167 step %c1 {
+              scf.if %175 {
+                %207 = arith.cmpi sgt, %184, %c0 : index
+                scf.if %207 {
+                  %211 = arith.muli %194, %c4 : index
+                  %212 = arith.muli %184, %c4 : index
+                  %213 = arith.muli %arg10, %212 : index
+                  %214 = arith.subi %211, %c1 : index
+                  %215 = arith.addi %213, %214 : index
+                  %216 = arith.divsi %215, %211 : index
+                  %217 = arith.addi %215, %212 : index
+                  %218 = arith.divsi %217, %211 : index
+                  scf.for %arg11 = %216 to %218 step %c1 {
+                    %219 = arith.index_cast %arg11 : index to i64
+                    %220 = arith.addi %177, %219 : i64
+                    %221 = arith.muli %220, %c16_i64 : i64
+                    %222 = arith.maxsi %221, %141 : i64
+                    %223 = arith.addi %221, %c16_i64 : i64
+                    %224 = arith.minsi %223, %144 : i64
+                    %225 = arith.subi %224, %222 : i64
+                    %226 = arith.subi %222, %141 : i64
+                    %227 = arith.muli %226, %193#0 : i64
+                    %228 = arith.addi %193#1, %227 : i64
+                    %229 = arith.muli %220, %c32_i64 : i64
+                    %230 = arith.addi %229, %191 : i64
+                    %231 = arith.subi %222, %221 : i64
+                    %232 = arith.addi %230, %231 : i64
+                    %233 = arith.minsi %193#2, %c64_i64 : i64
+                    "instgem.mvin"(%228, %232, %233, %225) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %226 = arith.cmpi sgt, %210, %c0 : index
-                scf.if %226 {
-                  %229 = arith.muli %212, %c4 : index
-                  %230 = arith.muli %210, %c4 : index
-                  %231 = arith.muli %arg13, %230 : index
-                  %232 = arith.subi %229, %c1 : index
-                  %233 = arith.subi %232, %212 : index
-                  %234 = arith.addi %231, %233 : index
-                  %235 = arith.divsi %234, %229 : index
-                  %236 = arith.addi %234, %230 : index
-                  %237 = arith.divsi %236, %229 : index
-                  scf.for %arg14 = %235 to %237 step %c1 {
-                    %238 = arith.index_cast %arg14 : index to i64
-                    %239 = arith.muli %238, %c16_i64 : i64
-                    %240 = arith.maxsi %239, %c0_i64 : i64
-                    %241 = arith.addi %239, %c16_i64 : i64
-                    %242 = arith.minsi %241, %148 : i64
-                    %243 = arith.subi %242, %240 : i64
-                    %244 = arith.muli %238, %c32_i64 : i64
-                    %245 = arith.addi %244, %211#2 : i64
-                    %246 = arith.subi %240, %239 : i64
-                    %247 = arith.addi %245, %246 : i64
-                    %248 = arith.minsi %211#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %247, %248, %243) : (i64, i64, i64, i64) -> ()
+                %208 = arith.cmpi sgt, %190, %c0 : index
+                scf.if %208 {
+                  %211 = arith.muli %194, %c4 : index
+                  %212 = arith.muli %190, %c4 : index
+                  %213 = arith.muli %arg10, %212 : index
+                  %214 = arith.subi %211, %c1 : index
+                  %215 = arith.subi %214, %194 : index
+                  %216 = arith.addi %213, %215 : index
+                  %217 = arith.divsi %216, %211 : index
+                  %218 = arith.addi %216, %212 : index
+                  %219 = arith.divsi %218, %211 : index
+                  scf.for %arg11 = %217 to %219 step %c1 {
+                    %220 = arith.index_cast %arg11 : index to i64
+                    %221 = arith.muli %220, %c16_i64 : i64
+                    %222 = arith.maxsi %221, %c0_i64 : i64
+                    %223 = arith.addi %221, %c16_i64 : i64
+                    %224 = arith.minsi %223, %141 : i64
+                    %225 = arith.subi %224, %222 : i64
+                    %226 = arith.muli %220, %c32_i64 : i64
+                    %227 = arith.addi %226, %191 : i64
+                    %228 = arith.subi %222, %221 : i64
+                    %229 = arith.addi %227, %228 : i64
+                    %230 = arith.minsi %193#2, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64, %229, %230, %225) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %227 = arith.cmpi sgt, %211#4, %c0 : index
-                scf.if %227 {
-                  %229 = arith.muli %212, %c4 : index
-                  %230 = arith.muli %211#4, %c4 : index
-                  %231 = arith.muli %arg13, %230 : index
-                  %232 = arith.subi %229, %c1 : index
-                  %233 = arith.muli %212, %c2 : index
-                  %234 = arith.subi %232, %233 : index
-                  %235 = arith.addi %231, %234 : index
-                  %236 = arith.divsi %235, %229 : index
-                  %237 = arith.addi %235, %230 : index
-                  %238 = arith.divsi %237, %229 : index
-                  scf.for %arg14 = %236 to %238 step %c1 {
-                    %239 = arith.index_cast %arg14 : index to i64
-                    %240 = arith.addi %211#5, %239 : i64
-                    %241 = arith.muli %240, %c16_i64 : i64
-                    %242 = arith.maxsi %241, %211#6 : i64
-                    %243 = arith.addi %241, %c16_i64 : i64
-                    %244 = arith.addi %211#6, %211#7 : i64
-                    %245 = arith.minsi %243, %244 : i64
-                    %246 = arith.subi %245, %242 : i64
-                    %247 = arith.subi %242, %211#6 : i64
-                    %248 = arith.muli %247, %211#8 : i64
-                    %249 = arith.addi %211#9, %248 : i64
-                    %250 = arith.muli %240, %c32_i64 : i64
-                    %251 = arith.addi %250, %211#10 : i64
-                    %252 = arith.subi %242, %241 : i64
-                    %253 = arith.addi %251, %252 : i64
-                    %254 = arith.minsi %169, %c64_i64 : i64
-                    "instgem.mvin2"(%249, %253, %254, %246) : (i64, i64, i64, i64) -> ()
+                %209 = arith.cmpi sgt, %193#3, %c0 : index
+                scf.if %209 {
+                  %211 = arith.muli %194, %c4 : index
+                  %212 = arith.muli %193#3, %c4 : index
+                  %213 = arith.muli %arg10, %212 : index
+                  %214 = arith.subi %211, %c1 : index
+                  %215 = arith.muli %194, %c2 : index
+                  %216 = arith.subi %214, %215 : index
+                  %217 = arith.addi %213, %216 : index
+                  %218 = arith.divsi %217, %211 : index
+                  %219 = arith.addi %217, %212 : index
+                  %220 = arith.divsi %219, %211 : index
+                  scf.for %arg11 = %218 to %220 step %c1 {
+                    %221 = arith.index_cast %arg11 : index to i64
+                    %222 = arith.addi %193#4, %221 : i64
+                    %223 = arith.muli %222, %c16_i64 : i64
+                    %224 = arith.maxsi %223, %193#5 : i64
+                    %225 = arith.addi %223, %c16_i64 : i64
+                    %226 = arith.addi %193#5, %193#6 : i64
+                    %227 = arith.minsi %225, %226 : i64
+                    %228 = arith.subi %227, %224 : i64
+                    %229 = arith.subi %224, %193#5 : i64
+                    %230 = arith.muli %229, %193#7 : i64
+                    %231 = arith.addi %193#8, %230 : i64
+                    %232 = arith.muli %222, %c32_i64 : i64
+                    %233 = arith.addi %232, %192 : i64
+                    %234 = arith.subi %224, %223 : i64
+                    %235 = arith.addi %233, %234 : i64
+                    %236 = arith.minsi %151, %c64_i64 : i64
+                    "instgem.mvin2"(%231, %235, %236, %228) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %228 = arith.cmpi sgt, %211#11, %c0 : index
-                scf.if %228 {
-                  %229 = arith.muli %212, %c4 : index
-                  %230 = arith.muli %211#11, %c4 : index
-                  %231 = arith.muli %arg13, %230 : index
-                  %232 = arith.subi %229, %c1 : index
-                  %233 = arith.muli %212, %c3 : index
-                  %234 = arith.subi %232, %233 : index
-                  %235 = arith.addi %231, %234 : index
-                  %236 = arith.divsi %235, %229 : index
-                  %237 = arith.addi %235, %230 : index
-                  %238 = arith.divsi %237, %229 : index
-                  scf.for %arg14 = %236 to %238 step %c1 {
-                    %239 = arith.index_cast %arg14 : index to i64
-                    %240 = arith.muli %239, %c16_i64 : i64
-                    %241 = arith.maxsi %240, %c0_i64 : i64
-                    %242 = arith.addi %240, %c16_i64 : i64
-                    %243 = arith.minsi %242, %211#6 : i64
-                    %244 = arith.subi %243, %241 : i64
-                    %245 = arith.muli %239, %c32_i64 : i64
-                    %246 = arith.addi %245, %211#10 : i64
-                    %247 = arith.subi %241, %240 : i64
-                    %248 = arith.addi %246, %247 : i64
-                    %249 = arith.minsi %169, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %248, %249, %244) : (i64, i64, i64, i64) -> ()
+                %210 = arith.cmpi sgt, %193#9, %c0 : index
+                scf.if %210 {
+                  %211 = arith.muli %194, %c4 : index
+                  %212 = arith.muli %193#9, %c4 : index
+                  %213 = arith.muli %arg10, %212 : index
+                  %214 = arith.subi %211, %c1 : index
+                  %215 = arith.muli %194, %c3 : index
+                  %216 = arith.subi %214, %215 : index
+                  %217 = arith.addi %213, %216 : index
+                  %218 = arith.divsi %217, %211 : index
+                  %219 = arith.addi %217, %212 : index
+                  %220 = arith.divsi %219, %211 : index
+                  scf.for %arg11 = %218 to %220 step %c1 {
+                    %221 = arith.index_cast %arg11 : index to i64
+                    %222 = arith.muli %221, %c16_i64 : i64
+                    %223 = arith.maxsi %222, %c0_i64 : i64
+                    %224 = arith.addi %222, %c16_i64 : i64
+                    %225 = arith.minsi %224, %193#5 : i64
+                    %226 = arith.subi %225, %223 : i64
+                    %227 = arith.muli %221, %c32_i64 : i64
+                    %228 = arith.addi %227, %192 : i64
+                    %229 = arith.subi %223, %222 : i64
+                    %230 = arith.addi %228, %229 : i64
+                    %231 = arith.minsi %151, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64, %230, %231, %226) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %218 = arith.index_cast %arg13 : index to i64
-              %219 = arith.muli %218, %c16_i64 : i64
-              %220 = arith.subi %178, %219 : i64
-              %221 = arith.minsi %220, %c16_i64 : i64
-              %222 = arith.cmpi sgt, %189, %c0_i64 : i64
-              scf.if %222 {
-                %225 = arith.ori %219, %c2147483648_i64 : i64
-                %226 = arith.addi %219, %166 : i64
-                "instgem.preload"(%226, %221, %c16_i64, %225, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%147, %c16_i64, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %227 = arith.index_cast %192 : i64 to index
-                scf.for %arg14 = %c1 to %227 step %c1 {
-                  %229 = arith.index_cast %arg14 : index to i64
-                  %230 = arith.muli %229, %c32_i64 : i64
-                  %231 = arith.addi %230, %219 : i64
-                  %232 = arith.ori %231, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %233 = arith.addi %230, %147 : i64
-                  "instgem.compute_accumulated"(%233, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %200 = arith.index_cast %arg10 : index to i64
+              %201 = arith.muli %200, %c16_i64 : i64
+              %202 = arith.subi %160, %201 : i64
+              %203 = arith.minsi %202, %c16_i64 : i64
+              %204 = arith.cmpi sgt, %170, %c0_i64 : i64
+              scf.if %204 {
+                %207 = arith.ori %201, %c2147483648_i64 : i64
+                %208 = arith.addi %201, %c128_i64 : i64
+                "instgem.preload"(%208, %203, %c16_i64, %207, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %209 = arith.index_cast %173 : i64 to index
+                scf.for %arg11 = %c1 to %209 step %c1 {
+                  %211 = arith.index_cast %arg11 : index to i64
+                  %212 = arith.muli %211, %c32_i64 : i64
+                  %213 = arith.addi %212, %201 : i64
+                  %214 = arith.ori %213, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%212, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %228 = arith.index_cast %179 : i64 to index
-                scf.for %arg14 = %227 to %228 step %c1 {
-                  %229 = arith.index_cast %arg14 : index to i64
-                  %230 = arith.muli %229, %c16_i64 : i64
-                  %231 = arith.subi %172, %230 : i64
-                  %232 = arith.minsi %231, %c16_i64 : i64
-                  %233 = arith.muli %229, %c32_i64 : i64
-                  %234 = arith.addi %233, %219 : i64
-                  %235 = arith.ori %234, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %236 = arith.addi %233, %147 : i64
-                  "instgem.compute_accumulated"(%236, %c16_i64, %232, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %210 = arith.index_cast %161 : i64 to index
+                scf.for %arg11 = %209 to %210 step %c1 {
+                  %211 = arith.index_cast %arg11 : index to i64
+                  %212 = arith.muli %211, %c16_i64 : i64
+                  %213 = arith.subi %154, %212 : i64
+                  %214 = arith.minsi %213, %c16_i64 : i64
+                  %215 = arith.muli %211, %c32_i64 : i64
+                  %216 = arith.addi %215, %201 : i64
+                  %217 = arith.ori %216, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%215, %c16_i64, %214, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %223 = arith.index_cast %189 : i64 to index
-              scf.for %arg14 = %c1 to %223 step %c1 {
-                %225 = arith.index_cast %arg14 : index to i64
-                %226 = arith.ori %219, %c3221225472_i64 : i64
-                %227 = arith.muli %225, %c32_i64 : i64
-                %228 = arith.addi %227, %219 : i64
-                %229 = arith.addi %228, %166 : i64
-                "instgem.preload"(%229, %221, %c16_i64, %226, %221, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                %230 = arith.muli %225, %c16_i64 : i64
-                %231 = arith.addi %230, %147 : i64
-                "instgem.compute_preloaded"(%231, %c16_i64, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.index_cast %192 : i64 to index
-                scf.for %arg15 = %c1 to %232 step %c1 {
-                  %234 = arith.index_cast %arg15 : index to i64
-                  %235 = arith.muli %234, %c32_i64 : i64
-                  %236 = arith.addi %235, %219 : i64
-                  %237 = arith.ori %236, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %238 = arith.addi %235, %230 : i64
-                  %239 = arith.addi %238, %147 : i64
-                  "instgem.compute_accumulated"(%239, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %205 = arith.index_cast %170 : i64 to index
+              scf.for %arg11 = %c1 to %205 step %c1 {
+                %207 = arith.index_cast %arg11 : index to i64
+                %208 = arith.ori %201, %c3221225472_i64 : i64
+                %209 = arith.muli %207, %c32_i64 : i64
+                %210 = arith.addi %209, %201 : i64
+                %211 = arith.addi %210, %c128_i64 : i64
+                "instgem.preload"(%211, %203, %c16_i64, %208, %203, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+                %212 = arith.muli %207, %c16_i64 : i64
+                "instgem.compute_preloaded"(%212, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %213 = arith.index_cast %173 : i64 to index
+                scf.for %arg12 = %c1 to %213 step %c1 {
+                  %215 = arith.index_cast %arg12 : index to i64
+                  %216 = arith.muli %215, %c32_i64 : i64
+                  %217 = arith.addi %216, %201 : i64
+                  %218 = arith.ori %217, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %203, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %219 = arith.addi %216, %212 : i64
+                  "instgem.compute_accumulated"(%219, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %233 = arith.index_cast %179 : i64 to index
-                scf.for %arg15 = %232 to %233 step %c1 {
-                  %234 = arith.index_cast %arg15 : index to i64
-                  %235 = arith.muli %234, %c16_i64 : i64
-                  %236 = arith.subi %172, %235 : i64
-                  %237 = arith.minsi %236, %c16_i64 : i64
-                  %238 = arith.muli %234, %c32_i64 : i64
-                  %239 = arith.addi %238, %219 : i64
-                  %240 = arith.ori %239, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %240, %221, %237) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %241 = arith.addi %238, %230 : i64
-                  %242 = arith.addi %241, %147 : i64
-                  "instgem.compute_accumulated"(%242, %c16_i64, %237, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %214 = arith.index_cast %161 : i64 to index
+                scf.for %arg12 = %213 to %214 step %c1 {
+                  %215 = arith.index_cast %arg12 : index to i64
+                  %216 = arith.muli %215, %c16_i64 : i64
+                  %217 = arith.subi %154, %216 : i64
+                  %218 = arith.minsi %217, %c16_i64 : i64
+                  %219 = arith.muli %215, %c32_i64 : i64
+                  %220 = arith.addi %219, %201 : i64
+                  %221 = arith.ori %220, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %203, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %222 = arith.addi %219, %212 : i64
+                  "instgem.compute_accumulated"(%222, %c16_i64, %218, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %224 = arith.index_cast %182 : i64 to index
-              scf.for %arg14 = %223 to %224 step %c1 {
-                %225 = arith.index_cast %arg14 : index to i64
-                %226 = arith.muli %225, %c16_i64 : i64
-                %227 = arith.subi %174, %226 : i64
-                %228 = arith.minsi %227, %c16_i64 : i64
-                %229 = arith.subi %176, %226 : i64
-                %230 = arith.minsi %229, %c16_i64 : i64
-                %231 = arith.cmpi eq, %225, %c0_i64 : i64
-                %232 = arith.select %231, %c2147483648_i64, %c3221225472_i64 : i64
-                %233 = arith.ori %219, %232 : i64
-                %234 = arith.select %231, %c16_i64, %193 : i64
-                %235 = arith.select %231, %c16_i64, %221 : i64
-                %236 = arith.muli %225, %c32_i64 : i64
-                %237 = arith.addi %236, %219 : i64
-                %238 = arith.addi %237, %166 : i64
-                "instgem.preload"(%238, %221, %230, %233, %235, %234) : (i64, i64, i64, i64, i64, i64) -> ()
-                %239 = arith.addi %226, %147 : i64
-                "instgem.compute_preloaded"(%239, %228, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %240 = arith.index_cast %192 : i64 to index
-                scf.for %arg15 = %c1 to %240 step %c1 {
-                  %242 = arith.index_cast %arg15 : index to i64
-                  %243 = arith.muli %242, %c32_i64 : i64
-                  %244 = arith.addi %243, %219 : i64
-                  %245 = arith.ori %244, %232 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %235, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %246 = arith.addi %243, %226 : i64
-                  %247 = arith.addi %246, %147 : i64
-                  "instgem.compute_accumulated"(%247, %228, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %206 = arith.index_cast %164 : i64 to index
+              scf.for %arg11 = %205 to %206 step %c1 {
+                %207 = arith.index_cast %arg11 : index to i64
+                %208 = arith.muli %207, %c16_i64 : i64
+                %209 = arith.subi %156, %208 : i64
+                %210 = arith.minsi %209, %c16_i64 : i64
+                %211 = arith.subi %158, %208 : i64
+                %212 = arith.minsi %211, %c16_i64 : i64
+                %213 = arith.cmpi eq, %207, %c0_i64 : i64
+                %214 = arith.select %213, %c2147483648_i64, %c3221225472_i64 : i64
+                %215 = arith.ori %201, %214 : i64
+                %216 = arith.select %213, %c16_i64, %174 : i64
+                %217 = arith.select %213, %c16_i64, %203 : i64
+                %218 = arith.muli %207, %c32_i64 : i64
+                %219 = arith.addi %218, %201 : i64
+                %220 = arith.addi %219, %c128_i64 : i64
+                "instgem.preload"(%220, %203, %212, %215, %217, %216) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%208, %210, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %221 = arith.index_cast %173 : i64 to index
+                scf.for %arg12 = %c1 to %221 step %c1 {
+                  %223 = arith.index_cast %arg12 : index to i64
+                  %224 = arith.muli %223, %c32_i64 : i64
+                  %225 = arith.addi %224, %201 : i64
+                  %226 = arith.ori %225, %214 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %217, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %227 = arith.addi %224, %208 : i64
+                  "instgem.compute_accumulated"(%227, %210, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %241 = arith.index_cast %179 : i64 to index
-                scf.for %arg15 = %240 to %241 step %c1 {
-                  %242 = arith.index_cast %arg15 : index to i64
-                  %243 = arith.muli %242, %c16_i64 : i64
-                  %244 = arith.subi %172, %243 : i64
-                  %245 = arith.minsi %244, %c16_i64 : i64
-                  %246 = arith.muli %242, %c32_i64 : i64
-                  %247 = arith.addi %246, %219 : i64
-                  %248 = arith.ori %247, %232 : i64
-                  %249 = arith.select %231, %c16_i64, %245 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %235, %249) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %250 = arith.addi %246, %226 : i64
-                  %251 = arith.addi %250, %147 : i64
-                  "instgem.compute_accumulated"(%251, %228, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %222 = arith.index_cast %161 : i64 to index
+                scf.for %arg12 = %221 to %222 step %c1 {
+                  %223 = arith.index_cast %arg12 : index to i64
+                  %224 = arith.muli %223, %c16_i64 : i64
+                  %225 = arith.subi %154, %224 : i64
+                  %226 = arith.minsi %225, %c16_i64 : i64
+                  %227 = arith.muli %223, %c32_i64 : i64
+                  %228 = arith.addi %227, %201 : i64
+                  %229 = arith.ori %228, %214 : i64
+                  %230 = arith.select %213, %c16_i64, %226 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %217, %230) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %231 = arith.addi %227, %208 : i64
+                  "instgem.compute_accumulated"(%231, %210, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %213 = arith.cmpi eq, %182, %c0_i64 : i64
-            %214 = arith.cmpi slt, %179, %c2_i64 : i64
-            %215 = arith.cmpi slt, %185, %c2_i64 : i64
-            %216 = arith.ori %213, %214 : i1
-            %217 = arith.ori %216, %215 : i1
-            scf.if %217 {
-              scf.for %arg13 = %c0 to %c4 step %c1 {
-                %218 = arith.index_cast %arg13 : index to i64
-                %219 = arith.remsi %218, %c2_i64 : i64
-                %220 = arith.divsi %218, %c2_i64 : i64
-                %221 = arith.muli %220, %c16_i64 : i64
-                %222 = arith.subi %c32_i64, %221 : i64
-                %223 = arith.minsi %222, %c16_i64 : i64
-                %224 = arith.muli %219, %c32_i64 : i64
-                %225 = arith.addi %224, %221 : i64
-                %226 = arith.ori %225, %c2147483648_i64 : i64
-                %227 = arith.cmpi sge, %219, %179 : i64
-                %228 = arith.cmpi sge, %220, %185 : i64
-                %229 = arith.ori %213, %227 : i1
-                %230 = arith.ori %229, %228 : i1
-                scf.if %230 {
-                  "instgem.mvin"(%c0_i64, %226, %223, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %195 = arith.cmpi eq, %164, %c0_i64 : i64
+            %196 = arith.cmpi slt, %161, %c2_i64 : i64
+            %197 = arith.cmpi slt, %166, %c2_i64 : i64
+            %198 = arith.ori %195, %196 : i1
+            %199 = arith.ori %198, %197 : i1
+            scf.if %199 {
+              scf.for %arg10 = %c0 to %c4 step %c1 {
+                %200 = arith.index_cast %arg10 : index to i64
+                %201 = arith.remsi %200, %c2_i64 : i64
+                %202 = arith.divsi %200, %c2_i64 : i64
+                %203 = arith.muli %202, %c16_i64 : i64
+                %204 = arith.subi %c32_i64, %203 : i64
+                %205 = arith.minsi %204, %c16_i64 : i64
+                %206 = arith.muli %201, %c32_i64 : i64
+                %207 = arith.addi %206, %203 : i64
+                %208 = arith.ori %207, %c2147483648_i64 : i64
+                %209 = arith.cmpi sge, %201, %161 : i64
+                %210 = arith.cmpi sge, %202, %166 : i64
+                %211 = arith.ori %195, %209 : i1
+                %212 = arith.ori %211, %210 : i1
+                scf.if %212 {
+                  "instgem.mvin"(%c0_i64, %208, %205, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
-          } else {
-            scf.for %arg13 = %c0 to %186 step %c1 {
-              scf.if %195 {
-                %219 = arith.cmpi sgt, %204, %c0 : index
-                scf.if %219 {
-                  %223 = arith.muli %212, %c4 : index
-                  %224 = arith.muli %204, %c4 : index
-                  %225 = arith.muli %arg13, %224 : index
-                  %226 = arith.subi %223, %c1 : index
-                  %227 = arith.addi %225, %226 : index
-                  %228 = arith.divsi %227, %223 : index
-                  %229 = arith.addi %227, %224 : index
-                  %230 = arith.divsi %229, %223 : index
-                  scf.for %arg14 = %228 to %230 step %c1 {
-                    %231 = arith.index_cast %arg14 : index to i64
-                    %232 = arith.addi %197, %231 : i64
-                    %233 = arith.muli %232, %c16_i64 : i64
-                    %234 = arith.maxsi %233, %148 : i64
-                    %235 = arith.addi %233, %c16_i64 : i64
-                    %236 = arith.minsi %235, %151 : i64
-                    %237 = arith.subi %236, %234 : i64
-                    %238 = arith.subi %234, %148 : i64
-                    %239 = arith.muli %238, %211#0 : i64
-                    %240 = arith.addi %211#1, %239 : i64
-                    %241 = arith.muli %232, %c32_i64 : i64
-                    %242 = arith.addi %241, %211#2 : i64
-                    %243 = arith.subi %234, %233 : i64
-                    %244 = arith.addi %242, %243 : i64
-                    %245 = arith.minsi %211#3, %c64_i64 : i64
-                    "instgem.mvin"(%240, %244, %245, %237) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %220 = arith.cmpi sgt, %210, %c0 : index
-                scf.if %220 {
-                  %223 = arith.muli %212, %c4 : index
-                  %224 = arith.muli %210, %c4 : index
-                  %225 = arith.muli %arg13, %224 : index
-                  %226 = arith.subi %223, %c1 : index
-                  %227 = arith.subi %226, %212 : index
-                  %228 = arith.addi %225, %227 : index
-                  %229 = arith.divsi %228, %223 : index
-                  %230 = arith.addi %228, %224 : index
-                  %231 = arith.divsi %230, %223 : index
-                  scf.for %arg14 = %229 to %231 step %c1 {
-                    %232 = arith.index_cast %arg14 : index to i64
-                    %233 = arith.muli %232, %c16_i64 : i64
-                    %234 = arith.maxsi %233, %c0_i64 : i64
-                    %235 = arith.addi %233, %c16_i64 : i64
-                    %236 = arith.minsi %235, %148 : i64
-                    %237 = arith.subi %236, %234 : i64
-                    %238 = arith.muli %232, %c32_i64 : i64
-                    %239 = arith.addi %238, %211#2 : i64
-                    %240 = arith.subi %234, %233 : i64
-                    %241 = arith.addi %239, %240 : i64
-                    %242 = arith.minsi %211#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %241, %242, %237) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %221 = arith.cmpi sgt, %211#4, %c0 : index
-                scf.if %221 {
-                  %223 = arith.muli %212, %c4 : index
-                  %224 = arith.muli %211#4, %c4 : index
-                  %225 = arith.muli %arg13, %224 : index
-                  %226 = arith.subi %223, %c1 : index
-                  %227 = arith.muli %212, %c2 : index
-                  %228 = arith.subi %226, %227 : index
-                  %229 = arith.addi %225, %228 : index
-                  %230 = arith.divsi %229, %223 : index
-                  %231 = arith.addi %229, %224 : index
-                  %232 = arith.divsi %231, %223 : index
-                  scf.for %arg14 = %230 to %232 step %c1 {
-                    %233 = arith.index_cast %arg14 : index to i64
-                    %234 = arith.addi %211#5, %233 : i64
-                    %235 = arith.muli %234, %c16_i64 : i64
-                    %236 = arith.maxsi %235, %211#6 : i64
-                    %237 = arith.addi %235, %c16_i64 : i64
-                    %238 = arith.addi %211#6, %211#7 : i64
-                    %239 = arith.minsi %237, %238 : i64
-                    %240 = arith.subi %239, %236 : i64
-                    %241 = arith.subi %236, %211#6 : i64
-                    %242 = arith.muli %241, %211#8 : i64
-                    %243 = arith.addi %211#9, %242 : i64
-                    %244 = arith.muli %234, %c32_i64 : i64
-                    %245 = arith.addi %244, %211#10 : i64
-                    %246 = arith.subi %236, %235 : i64
-                    %247 = arith.addi %245, %246 : i64
-                    %248 = arith.minsi %169, %c64_i64 : i64
-                    "instgem.mvin2"(%243, %247, %248, %240) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %222 = arith.cmpi sgt, %211#11, %c0 : index
-                scf.if %222 {
-                  %223 = arith.muli %212, %c4 : index
-                  %224 = arith.muli %211#11, %c4 : index
-                  %225 = arith.muli %arg13, %224 : index
-                  %226 = arith.subi %223, %c1 : index
-                  %227 = arith.muli %212, %c3 : index
-                  %228 = arith.subi %226, %227 : index
-                  %229 = arith.addi %225, %228 : index
-                  %230 = arith.divsi %229, %223 : index
-                  %231 = arith.addi %229, %224 : index
-                  %232 = arith.divsi %231, %223 : index
-                  scf.for %arg14 = %230 to %232 step %c1 {
-                    %233 = arith.index_cast %arg14 : index to i64
-                    %234 = arith.muli %233, %c16_i64 : i64
-                    %235 = arith.maxsi %234, %c0_i64 : i64
-                    %236 = arith.addi %234, %c16_i64 : i64
-                    %237 = arith.minsi %236, %211#6 : i64
-                    %238 = arith.subi %237, %235 : i64
-                    %239 = arith.muli %233, %c32_i64 : i64
-                    %240 = arith.addi %239, %211#10 : i64
-                    %241 = arith.subi %235, %234 : i64
-                    %242 = arith.addi %240, %241 : i64
-                    %243 = arith.minsi %169, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %242, %243, %238) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
+            scf.if %175 {
+              %200 = arith.muli %194, %c4 : index
+              %201 = arith.muli %184, %c4 : index
+              %202 = arith.muli %167, %201 : index
+              %203 = arith.subi %200, %c1 : index
+              %204 = arith.addi %202, %203 : index
+              %205 = arith.divsi %204, %200 : index
+              scf.for %arg10 = %205 to %184 step %c1 {
+                %223 = arith.index_cast %arg10 : index to i64
+                %224 = arith.addi %177, %223 : i64
+                %225 = arith.muli %224, %c16_i64 : i64
+                %226 = arith.maxsi %225, %141 : i64
+                %227 = arith.addi %225, %c16_i64 : i64
+                %228 = arith.minsi %227, %144 : i64
+                %229 = arith.subi %228, %226 : i64
+                %230 = arith.subi %226, %141 : i64
+                %231 = arith.muli %230, %193#0 : i64
+                %232 = arith.addi %193#1, %231 : i64
+                %233 = arith.muli %224, %c32_i64 : i64
+                %234 = arith.addi %233, %191 : i64
+                %235 = arith.subi %226, %225 : i64
+                %236 = arith.addi %234, %235 : i64
+                %237 = arith.minsi %193#2, %c64_i64 : i64
+                "instgem.mvin"(%232, %236, %237, %229) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %206 = arith.muli %190, %c4 : index
+              %207 = arith.muli %167, %206 : index
+              %208 = arith.subi %203, %194 : index
+              %209 = arith.addi %207, %208 : index
+              %210 = arith.divsi %209, %200 : index
+              scf.for %arg10 = %210 to %190 step %c1 {
+                %223 = arith.index_cast %arg10 : index to i64
+                %224 = arith.muli %223, %c16_i64 : i64
+                %225 = arith.maxsi %224, %c0_i64 : i64
+                %226 = arith.addi %224, %c16_i64 : i64
+                %227 = arith.minsi %226, %141 : i64
+                %228 = arith.subi %227, %225 : i64
+                %229 = arith.muli %223, %c32_i64 : i64
+                %230 = arith.addi %229, %191 : i64
+                %231 = arith.subi %225, %224 : i64
+                %232 = arith.addi %230, %231 : i64
+                %233 = arith.minsi %193#2, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %232, %233, %228) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %211 = arith.muli %193#3, %c4 : index
+              %212 = arith.muli %167, %211 : index
+              %213 = arith.muli %194, %c2 : index
+              %214 = arith.subi %203, %213 : index
+              %215 = arith.addi %212, %214 : index
+              %216 = arith.divsi %215, %200 : index
+              scf.for %arg10 = %216 to %193#3 step %c1 {
+                %223 = arith.index_cast %arg10 : index to i64
+                %224 = arith.addi %193#4, %223 : i64
+                %225 = arith.muli %224, %c16_i64 : i64
+                %226 = arith.maxsi %225, %193#5 : i64
+                %227 = arith.addi %225, %c16_i64 : i64
+                %228 = arith.addi %193#5, %193#6 : i64
+                %229 = arith.minsi %227, %228 : i64
+                %230 = arith.subi %229, %226 : i64
+                %231 = arith.subi %226, %193#5 : i64
+                %232 = arith.muli %231, %193#7 : i64
+                %233 = arith.addi %193#8, %232 : i64
+                %234 = arith.muli %224, %c32_i64 : i64
+                %235 = arith.addi %234, %192 : i64
+                %236 = arith.subi %226, %225 : i64
+                %237 = arith.addi %235, %236 : i64
+                %238 = arith.minsi %151, %c64_i64 : i64
+                "instgem.mvin2"(%233, %237, %238, %230) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %217 = arith.muli %193#9, %c4 : index
+              %218 = arith.muli %167, %217 : index
+              %219 = arith.muli %194, %c3 : index
+              %220 = arith.subi %203, %219 : index
+              %221 = arith.addi %218, %220 : index
+              %222 = arith.divsi %221, %200 : index
+              scf.for %arg10 = %222 to %193#9 step %c1 {
+                %223 = arith.index_cast %arg10 : index to i64
+                %224 = arith.muli %223, %c16_i64 : i64
+                %225 = arith.maxsi %224, %c0_i64 : i64
+                %226 = arith.addi %224, %c16_i64 : i64
+                %227 = arith.minsi %226, %193#5 : i64
+                %228 = arith.subi %227, %225 : i64
+                %229 = arith.muli %223, %c32_i64 : i64
+                %230 = arith.addi %229, %192 : i64
+                %231 = arith.subi %225, %224 : i64
+                %232 = arith.addi %230, %231 : i64
+                %233 = arith.minsi %151, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %232, %233, %228) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+          }
+        } else {
+          %130:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %131 = arith.maxsi %15, %c0 : index
+            %132 = arith.minsi %131, %arg4 : index
+            %133 = arith.maxsi %13, %c0 : index
+            %134 = arith.minsi %133, %c32 : index
+            %135 = arith.subi %132, %12 : index
+            %136 = arith.maxsi %arg11, %c0 : index
+            %137 = arith.minsi %136, %arg5 : index
+            %138 = arith.addi %arg11, %c32 : index
+            %139 = arith.maxsi %138, %c0 : index
+            %140 = arith.minsi %139, %arg5 : index
+            %141 = arith.subi %137, %arg11 : index
+            %142 = arith.maxsi %141, %c0 : index
+            %143 = arith.minsi %142, %c32 : index
+            %144 = arith.subi %140, %137 : index
+            %145 = arith.cmpi sgt, %143, %c0 : index
+            scf.if %145 {
+              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+            }
+            %146 = arith.index_cast %arg10 : index to i64
+            %147 = arith.remsi %146, %c2_i64 : i64
+            %148 = arith.muli %147, %c64_i64 : i64
+            %149 = arith.index_cast %134 : index to i64
+            %150 = arith.index_cast %135 : index to i64
+            %151 = arith.index_cast %144 : index to i64
+            %152 = arith.addi %149, %150 : i64
+            %153 = arith.maxsi %arg12, %c0 : index
+            %154 = arith.minsi %153, %arg5 : index
+            %155 = arith.addi %arg12, %c32 : index
+            %156 = arith.maxsi %155, %c0 : index
+            %157 = arith.minsi %156, %arg5 : index
+            %158 = arith.subi %154, %arg12 : index
+            %159 = arith.maxsi %158, %c0 : index
+            %160 = arith.minsi %159, %c32 : index
+            %161 = arith.subi %157, %154 : index
+            %162 = arith.minsi %arg6, %c32 : index
+            %163 = arith.maxsi %7, %c0 : index
+            %164 = arith.minsi %163, %c32 : index
+            %165 = arith.subi %162, %7 : index
+            %166 = arith.cmpi sgt, %164, %c0 : index
+            scf.if %166 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            %167 = arith.addi %148, %c128_i64 : i64
+            %168 = arith.index_cast %160 : index to i64
+            %169 = arith.index_cast %161 : index to i64
+            %170 = arith.index_cast %165 : index to i64
+            %171 = arith.addi %168, %169 : i64
+            %172 = arith.maxsi %152, %c0_i64 : i64
+            %173 = arith.minsi %172, %c32_i64 : i64
+            %174 = arith.maxsi %151, %c0_i64 : i64
+            %175 = arith.minsi %174, %c32_i64 : i64
+            %176 = arith.maxsi %171, %c0_i64 : i64
+            %177 = arith.minsi %176, %c32_i64 : i64
+            %178 = arith.maxsi %170, %c0_i64 : i64
+            %179 = arith.minsi %178, %c32_i64 : i64
+            %180 = arith.ceildivsi %173, %c16_i64 : i64
+            %181 = arith.ceildivsi %179, %c16_i64 : i64
+            %182 = arith.minsi %175, %177 : i64
+            %183 = arith.ceildivsi %182, %c16_i64 : i64
+            %184 = arith.cmpi eq, %arg10, %c0 : index
+            %185 = arith.cmpi sgt, %180, %c0_i64 : i64
+            %186 = arith.select %185, %181, %c0_i64 : i64
+            %187 = arith.index_cast %186 : i64 to index
+            %188 = arith.divsi %182, %c16_i64 : i64
+            %189 = arith.minsi %183, %188 : i64
+            %190 = arith.maxsi %189, %c0_i64 : i64
+            %191 = arith.divsi %173, %c16_i64 : i64
+            %192 = arith.minsi %180, %191 : i64
+            %193 = arith.maxsi %192, %c1_i64 : i64
+            %194 = arith.minsi %173, %c16_i64 : i64
+            %195 = arith.addi %arg10, %c1 : index
+            %196 = arith.cmpi slt, %195, %5 : index
+            %197 = arith.maxsi %149, %c0_i64 : i64
+            %198 = arith.divui %197, %c16_i64 : i64
+            %199 = arith.addi %172, %c15_i64 : i64
+            %200 = arith.divui %199, %c16_i64 : i64
+            %201 = arith.subi %200, %198 : i64
+            %202 = arith.cmpi sgt, %150, %c0_i64 : i64
+            %203 = arith.extui %202 : i1 to i64
+            %204 = arith.muli %201, %203 : i64
+            %205 = arith.index_cast %204 : i64 to index
+            %206 = arith.addi %197, %c15_i64 : i64
+            %207 = arith.divui %206, %c16_i64 : i64
+            %208 = arith.cmpi sgt, %149, %c0_i64 : i64
+            %209 = arith.extui %208 : i1 to i64
+            %210 = arith.muli %207, %209 : i64
+            %211 = arith.index_cast %210 : i64 to index
+            %212:12 = scf.if %196 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+              %214 = arith.addi %arg11, %c64 : index
+              %215 = arith.maxsi %214, %c0 : index
+              %216 = arith.minsi %215, %arg5 : index
+              %217 = arith.subi %140, %138 : index
+              %218 = arith.maxsi %217, %c0 : index
+              %219 = arith.minsi %218, %c32 : index
+              %220 = arith.subi %216, %140 : index
+              %221 = arith.cmpi sgt, %219, %c0 : index
+              %subview_9 = memref.subview %reinterpret_cast[%12, %140] [%135, %220] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %222 = arith.index_cast %195 : index to i64
+              %223 = arith.remsi %222, %c2_i64 : i64
+              %224 = arith.muli %223, %c64_i64 : i64
+              %225 = arith.index_cast %220 : index to i64
+              %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %226 = arith.index_cast %intptr_14 : index to i64
+              %227 = arith.index_cast %offset_11 : index to i64
+              %228 = arith.addi %226, %227 : i64
+              %229 = arith.index_cast %strides_13#0 : index to i64
+              %230 = arith.addi %arg12, %c64 : index
+              %231 = arith.maxsi %230, %c0 : index
+              %232 = arith.minsi %231, %arg5 : index
+              %233 = arith.subi %157, %155 : index
+              %234 = arith.maxsi %233, %c0 : index
+              %235 = arith.minsi %234, %c32 : index
+              %236 = arith.subi %232, %157 : index
+              %subview_15 = memref.subview %reinterpret_cast_0[%157, %7] [%236, %165] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %237 = arith.addi %224, %c128_i64 : i64
+              %238 = arith.index_cast %235 : index to i64
+              %239 = arith.index_cast %236 : index to i64
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %240 = arith.index_cast %intptr_20 : index to i64
+              %241 = arith.index_cast %offset_17 : index to i64
+              %242 = arith.addi %240, %241 : i64
+              %243 = arith.index_cast %strides_19#0 : index to i64
+              %244 = arith.maxsi %238, %c0_i64 : i64
+              %245 = arith.divui %244, %c16_i64 : i64
+              %246 = arith.addi %238, %239 : i64
+              %247 = arith.maxsi %246, %c0_i64 : i64
+              %248 = arith.addi %247, %c15_i64 : i64
+              %249 = arith.divui %248, %c16_i64 : i64
+              %250 = arith.subi %249, %245 : i64
+              %251 = arith.cmpi sgt, %239, %c0_i64 : i64
+              %252 = arith.extui %251 : i1 to i64
+              %253 = arith.muli %250, %252 : i64
+              %254 = arith.index_cast %253 : i64 to index
+              %255 = arith.addi %244, %c15_i64 : i64
+              %256 = arith.divui %255, %c16_i64 : i64
+              %257 = arith.cmpi sgt, %238, %c0_i64 : i64
+              %258 = arith.extui %257 : i1 to i64
+              %259 = arith.muli %256, %258 : i64
+              %260 = arith.index_cast %259 : i64 to index
+              scf.if %221 {
+                func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
               }
-              %213 = arith.index_cast %arg13 : index to i64
-              %214 = arith.muli %213, %c16_i64 : i64
-              %215 = arith.subi %178, %214 : i64
-              %216 = arith.minsi %215, %c16_i64 : i64
-              %217 = arith.index_cast %189 : i64 to index
-              scf.for %arg14 = %c0 to %217 step %c1 {
-                %219 = arith.index_cast %arg14 : index to i64
-                %220 = arith.ori %214, %c3221225472_i64 : i64
-                %221 = arith.muli %219, %c32_i64 : i64
-                %222 = arith.addi %221, %214 : i64
-                %223 = arith.addi %222, %166 : i64
-                "instgem.preload"(%223, %216, %c16_i64, %220, %216, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                %224 = arith.muli %219, %c16_i64 : i64
-                %225 = arith.addi %224, %147 : i64
-                "instgem.compute_preloaded"(%225, %c16_i64, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %226 = arith.index_cast %192 : i64 to index
-                scf.for %arg15 = %c1 to %226 step %c1 {
-                  %228 = arith.index_cast %arg15 : index to i64
-                  %229 = arith.muli %228, %c32_i64 : i64
-                  %230 = arith.addi %229, %214 : i64
-                  %231 = arith.ori %230, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %216, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %232 = arith.addi %229, %224 : i64
-                  %233 = arith.addi %232, %147 : i64
-                  "instgem.compute_accumulated"(%233, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %227 = arith.index_cast %179 : i64 to index
-                scf.for %arg15 = %226 to %227 step %c1 {
-                  %228 = arith.index_cast %arg15 : index to i64
-                  %229 = arith.muli %228, %c16_i64 : i64
-                  %230 = arith.subi %172, %229 : i64
-                  %231 = arith.minsi %230, %c16_i64 : i64
-                  %232 = arith.muli %228, %c32_i64 : i64
-                  %233 = arith.addi %232, %214 : i64
-                  %234 = arith.ori %233, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %216, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %235 = arith.addi %232, %224 : i64
-                  %236 = arith.addi %235, %147 : i64
-                  "instgem.compute_accumulated"(%236, %c16_i64, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
+              scf.if %166 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
               }
-              %218 = arith.index_cast %182 : i64 to index
-              scf.for %arg14 = %217 to %218 step %c1 {
-                %219 = arith.index_cast %arg14 : index to i64
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %229) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %243) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %229, %228, %224, %225, %254, %245, %238, %239, %243, %242, %237, %260 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            }
+            %213 = arith.maxsi %187, %c1 : index
+            scf.if %184 {
+              scf.for %arg13 = %c0 to %187 step %c1 {
+                scf.if %196 {
+                  %226 = arith.cmpi sgt, %205, %c0 : index
+                  scf.if %226 {
+                    %230 = arith.muli %213, %c4 : index
+                    %231 = arith.muli %205, %c4 : index
+                    %232 = arith.muli %arg13, %231 : index
+                    %233 = arith.subi %230, %c1 : index
+                    %234 = arith.addi %232, %233 : index
+                    %235 = arith.divsi %234, %230 : index
+                    %236 = arith.addi %234, %231 : index
+                    %237 = arith.divsi %236, %230 : index
+                    scf.for %arg14 = %235 to %237 step %c1 {
+                      %238 = arith.index_cast %arg14 : index to i64
+                      %239 = arith.addi %198, %238 : i64
+                      %240 = arith.muli %239, %c16_i64 : i64
+                      %241 = arith.maxsi %240, %149 : i64
+                      %242 = arith.addi %240, %c16_i64 : i64
+                      %243 = arith.minsi %242, %152 : i64
+                      %244 = arith.subi %243, %241 : i64
+                      %245 = arith.subi %241, %149 : i64
+                      %246 = arith.muli %245, %212#0 : i64
+                      %247 = arith.addi %212#1, %246 : i64
+                      %248 = arith.muli %239, %c32_i64 : i64
+                      %249 = arith.addi %248, %212#2 : i64
+                      %250 = arith.subi %241, %240 : i64
+                      %251 = arith.addi %249, %250 : i64
+                      %252 = arith.minsi %212#3, %c64_i64 : i64
+                      "instgem.mvin"(%247, %251, %252, %244) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %227 = arith.cmpi sgt, %211, %c0 : index
+                  scf.if %227 {
+                    %230 = arith.muli %213, %c4 : index
+                    %231 = arith.muli %211, %c4 : index
+                    %232 = arith.muli %arg13, %231 : index
+                    %233 = arith.subi %230, %c1 : index
+                    %234 = arith.subi %233, %213 : index
+                    %235 = arith.addi %232, %234 : index
+                    %236 = arith.divsi %235, %230 : index
+                    %237 = arith.addi %235, %231 : index
+                    %238 = arith.divsi %237, %230 : index
+                    scf.for %arg14 = %236 to %238 step %c1 {
+                      %239 = arith.index_cast %arg14 : index to i64
+                      %240 = arith.muli %239, %c16_i64 : i64
+                      %241 = arith.maxsi %240, %c0_i64 : i64
+                      %242 = arith.addi %240, %c16_i64 : i64
+                      %243 = arith.minsi %242, %149 : i64
+                      %244 = arith.subi %243, %241 : i64
+                      %245 = arith.muli %239, %c32_i64 : i64
+                      %246 = arith.addi %245, %212#2 : i64
+                      %247 = arith.subi %241, %240 : i64
+                      %248 = arith.addi %246, %247 : i64
+                      %249 = arith.minsi %212#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64, %248, %249, %244) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %228 = arith.cmpi sgt, %212#4, %c0 : index
+                  scf.if %228 {
+                    %230 = arith.muli %213, %c4 : index
+                    %231 = arith.muli %212#4, %c4 : index
+                    %232 = arith.muli %arg13, %231 : index
+                    %233 = arith.subi %230, %c1 : index
+                    %234 = arith.muli %213, %c2 : index
+                    %235 = arith.subi %233, %234 : index
+                    %236 = arith.addi %232, %235 : index
+                    %237 = arith.divsi %236, %230 : index
+                    %238 = arith.addi %236, %231 : index
+                    %239 = arith.divsi %238, %230 : index
+                    scf.for %arg14 = %237 to %239 step %c1 {
+                      %240 = arith.index_cast %arg14 : index to i64
+                      %241 = arith.addi %212#5, %240 : i64
+                      %242 = arith.muli %241, %c16_i64 : i64
+                      %243 = arith.maxsi %242, %212#6 : i64
+                      %244 = arith.addi %242, %c16_i64 : i64
+                      %245 = arith.addi %212#6, %212#7 : i64
+                      %246 = arith.minsi %244, %245 : i64
+                      %247 = arith.subi %246, %243 : i64
+                      %248 = arith.subi %243, %212#6 : i64
+                      %249 = arith.muli %248, %212#8 : i64
+                      %250 = arith.addi %212#9, %249 : i64
+                      %251 = arith.muli %241, %c32_i64 : i64
+                      %252 = arith.addi %251, %212#10 : i64
+                      %253 = arith.subi %243, %242 : i64
+                      %254 = arith.addi %252, %253 : i64
+                      %255 = arith.minsi %170, %c64_i64 : i64
+                      "instgem.mvin2"(%250, %254, %255, %247) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %229 = arith.cmpi sgt, %212#11, %c0 : index
+                  scf.if %229 {
+                    %230 = arith.muli %213, %c4 : index
+                    %231 = arith.muli %212#11, %c4 : index
+                    %232 = arith.muli %arg13, %231 : index
+                    %233 = arith.subi %230, %c1 : index
+                    %234 = arith.muli %213, %c3 : index
+                    %235 = arith.subi %233, %234 : index
+                    %236 = arith.addi %232, %235 : index
+                    %237 = arith.divsi %236, %230 : index
+                    %238 = arith.addi %236, %231 : index
+                    %239 = arith.divsi %238, %230 : index
+                    scf.for %arg14 = %237 to %239 step %c1 {
+                      %240 = arith.index_cast %arg14 : index to i64
+                      %241 = arith.muli %240, %c16_i64 : i64
+                      %242 = arith.maxsi %241, %c0_i64 : i64
+                      %243 = arith.addi %241, %c16_i64 : i64
+                      %244 = arith.minsi %243, %212#6 : i64
+                      %245 = arith.subi %244, %242 : i64
+                      %246 = arith.muli %240, %c32_i64 : i64
+                      %247 = arith.addi %246, %212#10 : i64
+                      %248 = arith.subi %242, %241 : i64
+                      %249 = arith.addi %247, %248 : i64
+                      %250 = arith.minsi %170, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64, %249, %250, %245) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %219 = arith.index_cast %arg13 : index to i64
                 %220 = arith.muli %219, %c16_i64 : i64
-                %221 = arith.subi %174, %220 : i64
+                %221 = arith.subi %179, %220 : i64
                 %222 = arith.minsi %221, %c16_i64 : i64
-                %223 = arith.subi %176, %220 : i64
-                %224 = arith.minsi %223, %c16_i64 : i64
-                %225 = arith.ori %214, %c3221225472_i64 : i64
-                %226 = arith.muli %219, %c32_i64 : i64
-                %227 = arith.addi %226, %214 : i64
-                %228 = arith.addi %227, %166 : i64
-                "instgem.preload"(%228, %216, %224, %225, %216, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                %229 = arith.addi %220, %147 : i64
-                "instgem.compute_preloaded"(%229, %222, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %230 = arith.index_cast %192 : i64 to index
-                scf.for %arg15 = %c1 to %230 step %c1 {
-                  %232 = arith.index_cast %arg15 : index to i64
-                  %233 = arith.muli %232, %c32_i64 : i64
-                  %234 = arith.addi %233, %214 : i64
-                  %235 = arith.ori %234, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %216, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %236 = arith.addi %233, %220 : i64
-                  %237 = arith.addi %236, %147 : i64
-                  "instgem.compute_accumulated"(%237, %222, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %223 = arith.cmpi sgt, %190, %c0_i64 : i64
+                scf.if %223 {
+                  %226 = arith.ori %220, %c2147483648_i64 : i64
+                  %227 = arith.addi %220, %167 : i64
+                  "instgem.preload"(%227, %222, %c16_i64, %226, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%148, %c16_i64, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %228 = arith.index_cast %193 : i64 to index
+                  scf.for %arg14 = %c1 to %228 step %c1 {
+                    %230 = arith.index_cast %arg14 : index to i64
+                    %231 = arith.muli %230, %c32_i64 : i64
+                    %232 = arith.addi %231, %220 : i64
+                    %233 = arith.ori %232, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %233, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %234 = arith.addi %231, %148 : i64
+                    "instgem.compute_accumulated"(%234, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %229 = arith.index_cast %180 : i64 to index
+                  scf.for %arg14 = %228 to %229 step %c1 {
+                    %230 = arith.index_cast %arg14 : index to i64
+                    %231 = arith.muli %230, %c16_i64 : i64
+                    %232 = arith.subi %173, %231 : i64
+                    %233 = arith.minsi %232, %c16_i64 : i64
+                    %234 = arith.muli %230, %c32_i64 : i64
+                    %235 = arith.addi %234, %220 : i64
+                    %236 = arith.ori %235, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %237 = arith.addi %234, %148 : i64
+                    "instgem.compute_accumulated"(%237, %c16_i64, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
                 }
-                %231 = arith.index_cast %179 : i64 to index
-                scf.for %arg15 = %230 to %231 step %c1 {
-                  %232 = arith.index_cast %arg15 : index to i64
-                  %233 = arith.muli %232, %c16_i64 : i64
-                  %234 = arith.subi %172, %233 : i64
-                  %235 = arith.minsi %234, %c16_i64 : i64
-                  %236 = arith.muli %232, %c32_i64 : i64
-                  %237 = arith.addi %236, %214 : i64
-                  %238 = arith.ori %237, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %216, %235) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %239 = arith.addi %236, %220 : i64
-                  %240 = arith.addi %239, %147 : i64
-                  "instgem.compute_accumulated"(%240, %222, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %224 = arith.index_cast %190 : i64 to index
+                scf.for %arg14 = %c1 to %224 step %c1 {
+                  %226 = arith.index_cast %arg14 : index to i64
+                  %227 = arith.ori %220, %c3221225472_i64 : i64
+                  %228 = arith.muli %226, %c32_i64 : i64
+                  %229 = arith.addi %228, %220 : i64
+                  %230 = arith.addi %229, %167 : i64
+                  "instgem.preload"(%230, %222, %c16_i64, %227, %222, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %231 = arith.muli %226, %c16_i64 : i64
+                  %232 = arith.addi %231, %148 : i64
+                  "instgem.compute_preloaded"(%232, %c16_i64, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %233 = arith.index_cast %193 : i64 to index
+                  scf.for %arg15 = %c1 to %233 step %c1 {
+                    %235 = arith.index_cast %arg15 : index to i64
+                    %236 = arith.muli %235, %c32_i64 : i64
+                    %237 = arith.addi %236, %220 : i64
+                    %238 = arith.ori %237, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %222, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %239 = arith.addi %236, %231 : i64
+                    %240 = arith.addi %239, %148 : i64
+                    "instgem.compute_accumulated"(%240, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %234 = arith.index_cast %180 : i64 to index
+                  scf.for %arg15 = %233 to %234 step %c1 {
+                    %235 = arith.index_cast %arg15 : index to i64
+                    %236 = arith.muli %235, %c16_i64 : i64
+                    %237 = arith.subi %173, %236 : i64
+                    %238 = arith.minsi %237, %c16_i64 : i64
+                    %239 = arith.muli %235, %c32_i64 : i64
+                    %240 = arith.addi %239, %220 : i64
+                    %241 = arith.ori %240, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %222, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %242 = arith.addi %239, %231 : i64
+                    %243 = arith.addi %242, %148 : i64
+                    "instgem.compute_accumulated"(%243, %c16_i64, %238, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %225 = arith.index_cast %183 : i64 to index
+                scf.for %arg14 = %224 to %225 step %c1 {
+                  %226 = arith.index_cast %arg14 : index to i64
+                  %227 = arith.muli %226, %c16_i64 : i64
+                  %228 = arith.subi %175, %227 : i64
+                  %229 = arith.minsi %228, %c16_i64 : i64
+                  %230 = arith.subi %177, %227 : i64
+                  %231 = arith.minsi %230, %c16_i64 : i64
+                  %232 = arith.cmpi eq, %226, %c0_i64 : i64
+                  %233 = arith.select %232, %c2147483648_i64, %c3221225472_i64 : i64
+                  %234 = arith.ori %220, %233 : i64
+                  %235 = arith.select %232, %c16_i64, %194 : i64
+                  %236 = arith.select %232, %c16_i64, %222 : i64
+                  %237 = arith.muli %226, %c32_i64 : i64
+                  %238 = arith.addi %237, %220 : i64
+                  %239 = arith.addi %238, %167 : i64
+                  "instgem.preload"(%239, %222, %231, %234, %236, %235) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %240 = arith.addi %227, %148 : i64
+                  "instgem.compute_preloaded"(%240, %229, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %241 = arith.index_cast %193 : i64 to index
+                  scf.for %arg15 = %c1 to %241 step %c1 {
+                    %243 = arith.index_cast %arg15 : index to i64
+                    %244 = arith.muli %243, %c32_i64 : i64
+                    %245 = arith.addi %244, %220 : i64
+                    %246 = arith.ori %245, %233 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %236, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %247 = arith.addi %244, %227 : i64
+                    %248 = arith.addi %247, %148 : i64
+                    "instgem.compute_accumulated"(%248, %229, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %242 = arith.index_cast %180 : i64 to index
+                  scf.for %arg15 = %241 to %242 step %c1 {
+                    %243 = arith.index_cast %arg15 : index to i64
+                    %244 = arith.muli %243, %c16_i64 : i64
+                    %245 = arith.subi %173, %244 : i64
+                    %246 = arith.minsi %245, %c16_i64 : i64
+                    %247 = arith.muli %243, %c32_i64 : i64
+                    %248 = arith.addi %247, %220 : i64
+                    %249 = arith.ori %248, %233 : i64
+                    %250 = arith.select %232, %c16_i64, %246 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %236, %250) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %251 = arith.addi %247, %227 : i64
+                    %252 = arith.addi %251, %148 : i64
+                    "instgem.compute_accumulated"(%252, %229, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+              %214 = arith.cmpi eq, %183, %c0_i64 : i64
+              %215 = arith.cmpi slt, %180, %c2_i64 : i64
+              %216 = arith.cmpi slt, %186, %c2_i64 : i64
+              %217 = arith.ori %214, %215 : i1
+              %218 = arith.ori %217, %216 : i1
+              scf.if %218 {
+                scf.for %arg13 = %c0 to %c4 step %c1 {
+                  %219 = arith.index_cast %arg13 : index to i64
+                  %220 = arith.remsi %219, %c2_i64 : i64
+                  %221 = arith.divsi %219, %c2_i64 : i64
+                  %222 = arith.muli %221, %c16_i64 : i64
+                  %223 = arith.subi %c32_i64, %222 : i64
+                  %224 = arith.minsi %223, %c16_i64 : i64
+                  %225 = arith.muli %220, %c32_i64 : i64
+                  %226 = arith.addi %225, %222 : i64
+                  %227 = arith.ori %226, %c2147483648_i64 : i64
+                  %228 = arith.cmpi sge, %220, %180 : i64
+                  %229 = arith.cmpi sge, %221, %186 : i64
+                  %230 = arith.ori %214, %228 : i1
+                  %231 = arith.ori %230, %229 : i1
+                  scf.if %231 {
+                    "instgem.mvin"(%c0_i64, %227, %224, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
                 }
               }
-            } {gemmini.compute_nest}
+            } else {
+              scf.for %arg13 = %c0 to %187 step %c1 {
+                scf.if %196 {
+                  %220 = arith.cmpi sgt, %205, %c0 : index
+                  scf.if %220 {
+                    %224 = arith.muli %213, %c4 : index
+                    %225 = arith.muli %205, %c4 : index
+                    %226 = arith.muli %arg13, %225 : index
+                    %227 = arith.subi %224, %c1 : index
+                    %228 = arith.addi %226, %227 : index
+                    %229 = arith.divsi %228, %224 : index
+                    %230 = arith.addi %228, %225 : index
+                    %231 = arith.divsi %230, %224 : index
+                    scf.for %arg14 = %229 to %231 step %c1 {
+                      %232 = arith.index_cast %arg14 : index to i64
+                      %233 = arith.addi %198, %232 : i64
+                      %234 = arith.muli %233, %c16_i64 : i64
+                      %235 = arith.maxsi %234, %149 : i64
+                      %236 = arith.addi %234, %c16_i64 : i64
+                      %237 = arith.minsi %236, %152 : i64
+                      %238 = arith.subi %237, %235 : i64
+                      %239 = arith.subi %235, %149 : i64
+                      %240 = arith.muli %239, %212#0 : i64
+                      %241 = arith.addi %212#1, %240 : i64
+                      %242 = arith.muli %233, %c32_i64 : i64
+                      %243 = arith.addi %242, %212#2 : i64
+                      %244 = arith.subi %235, %234 : i64
+                      %245 = arith.addi %243, %244 : i64
+                      %246 = arith.minsi %212#3, %c64_i64 : i64
+                      "instgem.mvin"(%241, %245, %246, %238) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %221 = arith.cmpi sgt, %211, %c0 : index
+                  scf.if %221 {
+                    %224 = arith.muli %213, %c4 : index
+                    %225 = arith.muli %211, %c4 : index
+                    %226 = arith.muli %arg13, %225 : index
+                    %227 = arith.subi %224, %c1 : index
+                    %228 = arith.subi %227, %213 : index
+                    %229 = arith.addi %226, %228 : index
+                    %230 = arith.divsi %229, %224 : index
+                    %231 = arith.addi %229, %225 : index
+                    %232 = arith.divsi %231, %224 : index
+                    scf.for %arg14 = %230 to %232 step %c1 {
+                      %233 = arith.index_cast %arg14 : index to i64
+                      %234 = arith.muli %233, %c16_i64 : i64
+                      %235 = arith.maxsi %234, %c0_i64 : i64
+                      %236 = arith.addi %234, %c16_i64 : i64
+                      %237 = arith.minsi %236, %149 : i64
+                      %238 = arith.subi %237, %235 : i64
+                      %239 = arith.muli %233, %c32_i64 : i64
+                      %240 = arith.addi %239, %212#2 : i64
+                      %241 = arith.subi %235, %234 : i64
+                      %242 = arith.addi %240, %241 : i64
+                      %243 = arith.minsi %212#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64, %242, %243, %238) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %222 = arith.cmpi sgt, %212#4, %c0 : index
+                  scf.if %222 {
+                    %224 = arith.muli %213, %c4 : index
+                    %225 = arith.muli %212#4, %c4 : index
+                    %226 = arith.muli %arg13, %225 : index
+                    %227 = arith.subi %224, %c1 : index
+                    %228 = arith.muli %213, %c2 : index
+                    %229 = arith.subi %227, %228 : index
+                    %230 = arith.addi %226, %229 : index
+                    %231 = arith.divsi %230, %224 : index
+                    %232 = arith.addi %230, %225 : index
+                    %233 = arith.divsi %232, %224 : index
+                    scf.for %arg14 = %231 to %233 step %c1 {
+                      %234 = arith.index_cast %arg14 : index to i64
+                      %235 = arith.addi %212#5, %234 : i64
+                      %236 = arith.muli %235, %c16_i64 : i64
+                      %237 = arith.maxsi %236, %212#6 : i64
+                      %238 = arith.addi %236, %c16_i64 : i64
+                      %239 = arith.addi %212#6, %212#7 : i64
+                      %240 = arith.minsi %238, %239 : i64
+                      %241 = arith.subi %240, %237 : i64
+                      %242 = arith.subi %237, %212#6 : i64
+                      %243 = arith.muli %242, %212#8 : i64
+                      %244 = arith.addi %212#9, %243 : i64
+                      %245 = arith.muli %235, %c32_i64 : i64
+                      %246 = arith.addi %245, %212#10 : i64
+                      %247 = arith.subi %237, %236 : i64
+                      %248 = arith.addi %246, %247 : i64
+                      %249 = arith.minsi %170, %c64_i64 : i64
+                      "instgem.mvin2"(%244, %248, %249, %241) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %223 = arith.cmpi sgt, %212#11, %c0 : index
+                  scf.if %223 {
+                    %224 = arith.muli %213, %c4 : index
+                    %225 = arith.muli %212#11, %c4 : index
+                    %226 = arith.muli %arg13, %225 : index
+                    %227 = arith.subi %224, %c1 : index
+                    %228 = arith.muli %213, %c3 : index
+                    %229 = arith.subi %227, %228 : index
+                    %230 = arith.addi %226, %229 : index
+                    %231 = arith.divsi %230, %224 : index
+                    %232 = arith.addi %230, %225 : index
+                    %233 = arith.divsi %232, %224 : index
+                    scf.for %arg14 = %231 to %233 step %c1 {
+                      %234 = arith.index_cast %arg14 : index to i64
+                      %235 = arith.muli %234, %c16_i64 : i64
+                      %236 = arith.maxsi %235, %c0_i64 : i64
+                      %237 = arith.addi %235, %c16_i64 : i64
+                      %238 = arith.minsi %237, %212#6 : i64
+                      %239 = arith.subi %238, %236 : i64
+                      %240 = arith.muli %234, %c32_i64 : i64
+                      %241 = arith.addi %240, %212#10 : i64
+                      %242 = arith.subi %236, %235 : i64
+                      %243 = arith.addi %241, %242 : i64
+                      %244 = arith.minsi %170, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64, %243, %244, %239) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %214 = arith.index_cast %arg13 : index to i64
+                %215 = arith.muli %214, %c16_i64 : i64
+                %216 = arith.subi %179, %215 : i64
+                %217 = arith.minsi %216, %c16_i64 : i64
+                %218 = arith.index_cast %190 : i64 to index
+                scf.for %arg14 = %c0 to %218 step %c1 {
+                  %220 = arith.index_cast %arg14 : index to i64
+                  %221 = arith.ori %215, %c3221225472_i64 : i64
+                  %222 = arith.muli %220, %c32_i64 : i64
+                  %223 = arith.addi %222, %215 : i64
+                  %224 = arith.addi %223, %167 : i64
+                  "instgem.preload"(%224, %217, %c16_i64, %221, %217, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %225 = arith.muli %220, %c16_i64 : i64
+                  %226 = arith.addi %225, %148 : i64
+                  "instgem.compute_preloaded"(%226, %c16_i64, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %227 = arith.index_cast %193 : i64 to index
+                  scf.for %arg15 = %c1 to %227 step %c1 {
+                    %229 = arith.index_cast %arg15 : index to i64
+                    %230 = arith.muli %229, %c32_i64 : i64
+                    %231 = arith.addi %230, %215 : i64
+                    %232 = arith.ori %231, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %217, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %233 = arith.addi %230, %225 : i64
+                    %234 = arith.addi %233, %148 : i64
+                    "instgem.compute_accumulated"(%234, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %228 = arith.index_cast %180 : i64 to index
+                  scf.for %arg15 = %227 to %228 step %c1 {
+                    %229 = arith.index_cast %arg15 : index to i64
+                    %230 = arith.muli %229, %c16_i64 : i64
+                    %231 = arith.subi %173, %230 : i64
+                    %232 = arith.minsi %231, %c16_i64 : i64
+                    %233 = arith.muli %229, %c32_i64 : i64
+                    %234 = arith.addi %233, %215 : i64
+                    %235 = arith.ori %234, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %217, %232) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %236 = arith.addi %233, %225 : i64
+                    %237 = arith.addi %236, %148 : i64
+                    "instgem.compute_accumulated"(%237, %c16_i64, %232, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %219 = arith.index_cast %183 : i64 to index
+                scf.for %arg14 = %218 to %219 step %c1 {
+                  %220 = arith.index_cast %arg14 : index to i64
+                  %221 = arith.muli %220, %c16_i64 : i64
+                  %222 = arith.subi %175, %221 : i64
+                  %223 = arith.minsi %222, %c16_i64 : i64
+                  %224 = arith.subi %177, %221 : i64
+                  %225 = arith.minsi %224, %c16_i64 : i64
+                  %226 = arith.ori %215, %c3221225472_i64 : i64
+                  %227 = arith.muli %220, %c32_i64 : i64
+                  %228 = arith.addi %227, %215 : i64
+                  %229 = arith.addi %228, %167 : i64
+                  "instgem.preload"(%229, %217, %225, %226, %217, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %230 = arith.addi %221, %148 : i64
+                  "instgem.compute_preloaded"(%230, %223, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %231 = arith.index_cast %193 : i64 to index
+                  scf.for %arg15 = %c1 to %231 step %c1 {
+                    %233 = arith.index_cast %arg15 : index to i64
+                    %234 = arith.muli %233, %c32_i64 : i64
+                    %235 = arith.addi %234, %215 : i64
+                    %236 = arith.ori %235, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %217, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %237 = arith.addi %234, %221 : i64
+                    %238 = arith.addi %237, %148 : i64
+                    "instgem.compute_accumulated"(%238, %223, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %232 = arith.index_cast %180 : i64 to index
+                  scf.for %arg15 = %231 to %232 step %c1 {
+                    %233 = arith.index_cast %arg15 : index to i64
+                    %234 = arith.muli %233, %c16_i64 : i64
+                    %235 = arith.subi %173, %234 : i64
+                    %236 = arith.minsi %235, %c16_i64 : i64
+                    %237 = arith.muli %233, %c32_i64 : i64
+                    %238 = arith.addi %237, %215 : i64
+                    %239 = arith.ori %238, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %217, %236) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %240 = arith.addi %237, %221 : i64
+                    %241 = arith.addi %240, %148 : i64
+                    "instgem.compute_accumulated"(%241, %223, %236, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+            }
+            scf.if %196 {
+              %214 = arith.muli %213, %c4 : index
+              %215 = arith.muli %205, %c4 : index
+              %216 = arith.muli %187, %215 : index
+              %217 = arith.subi %214, %c1 : index
+              %218 = arith.addi %216, %217 : index
+              %219 = arith.divsi %218, %214 : index
+              scf.for %arg13 = %219 to %205 step %c1 {
+                %237 = arith.index_cast %arg13 : index to i64
+                %238 = arith.addi %198, %237 : i64
+                %239 = arith.muli %238, %c16_i64 : i64
+                %240 = arith.maxsi %239, %149 : i64
+                %241 = arith.addi %239, %c16_i64 : i64
+                %242 = arith.minsi %241, %152 : i64
+                %243 = arith.subi %242, %240 : i64
+                %244 = arith.subi %240, %149 : i64
+                %245 = arith.muli %244, %212#0 : i64
+                %246 = arith.addi %212#1, %245 : i64
+                %247 = arith.muli %238, %c32_i64 : i64
+                %248 = arith.addi %247, %212#2 : i64
+                %249 = arith.subi %240, %239 : i64
+                %250 = arith.addi %248, %249 : i64
+                %251 = arith.minsi %212#3, %c64_i64 : i64
+                "instgem.mvin"(%246, %250, %251, %243) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %220 = arith.muli %211, %c4 : index
+              %221 = arith.muli %187, %220 : index
+              %222 = arith.subi %217, %213 : index
+              %223 = arith.addi %221, %222 : index
+              %224 = arith.divsi %223, %214 : index
+              scf.for %arg13 = %224 to %211 step %c1 {
+                %237 = arith.index_cast %arg13 : index to i64
+                %238 = arith.muli %237, %c16_i64 : i64
+                %239 = arith.maxsi %238, %c0_i64 : i64
+                %240 = arith.addi %238, %c16_i64 : i64
+                %241 = arith.minsi %240, %149 : i64
+                %242 = arith.subi %241, %239 : i64
+                %243 = arith.muli %237, %c32_i64 : i64
+                %244 = arith.addi %243, %212#2 : i64
+                %245 = arith.subi %239, %238 : i64
+                %246 = arith.addi %244, %245 : i64
+                %247 = arith.minsi %212#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %246, %247, %242) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %225 = arith.muli %212#4, %c4 : index
+              %226 = arith.muli %187, %225 : index
+              %227 = arith.muli %213, %c2 : index
+              %228 = arith.subi %217, %227 : index
+              %229 = arith.addi %226, %228 : index
+              %230 = arith.divsi %229, %214 : index
+              scf.for %arg13 = %230 to %212#4 step %c1 {
+                %237 = arith.index_cast %arg13 : index to i64
+                %238 = arith.addi %212#5, %237 : i64
+                %239 = arith.muli %238, %c16_i64 : i64
+                %240 = arith.maxsi %239, %212#6 : i64
+                %241 = arith.addi %239, %c16_i64 : i64
+                %242 = arith.addi %212#6, %212#7 : i64
+                %243 = arith.minsi %241, %242 : i64
+                %244 = arith.subi %243, %240 : i64
+                %245 = arith.subi %240, %212#6 : i64
+                %246 = arith.muli %245, %212#8 : i64
+                %247 = arith.addi %212#9, %246 : i64
+                %248 = arith.muli %238, %c32_i64 : i64
+                %249 = arith.addi %248, %212#10 : i64
+                %250 = arith.subi %240, %239 : i64
+                %251 = arith.addi %249, %250 : i64
+                %252 = arith.minsi %170, %c64_i64 : i64
+                "instgem.mvin2"(%247, %251, %252, %244) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %231 = arith.muli %212#11, %c4 : index
+              %232 = arith.muli %187, %231 : index
+              %233 = arith.muli %213, %c3 : index
+              %234 = arith.subi %217, %233 : index
+              %235 = arith.addi %232, %234 : index
+              %236 = arith.divsi %235, %214 : index
+              scf.for %arg13 = %236 to %212#11 step %c1 {
+                %237 = arith.index_cast %arg13 : index to i64
+                %238 = arith.muli %237, %c16_i64 : i64
+                %239 = arith.maxsi %238, %c0_i64 : i64
+                %240 = arith.addi %238, %c16_i64 : i64
+                %241 = arith.minsi %240, %212#6 : i64
+                %242 = arith.subi %241, %239 : i64
+                %243 = arith.muli %237, %c32_i64 : i64
+                %244 = arith.addi %243, %212#10 : i64
+                %245 = arith.subi %239, %238 : i64
+                %246 = arith.addi %244, %245 : i64
+                %247 = arith.minsi %170, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %246, %247, %242) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %138, %155 : index, index
           }
-          scf.if %195 {
-            %213 = arith.muli %212, %c4 : index
-            %214 = arith.muli %204, %c4 : index
-            %215 = arith.muli %186, %214 : index
-            %216 = arith.subi %213, %c1 : index
-            %217 = arith.addi %215, %216 : index
-            %218 = arith.divsi %217, %213 : index
-            scf.for %arg13 = %218 to %204 step %c1 {
-              %236 = arith.index_cast %arg13 : index to i64
-              %237 = arith.addi %197, %236 : i64
-              %238 = arith.muli %237, %c16_i64 : i64
-              %239 = arith.maxsi %238, %148 : i64
-              %240 = arith.addi %238, %c16_i64 : i64
-              %241 = arith.minsi %240, %151 : i64
-              %242 = arith.subi %241, %239 : i64
-              %243 = arith.subi %239, %148 : i64
-              %244 = arith.muli %243, %211#0 : i64
-              %245 = arith.addi %211#1, %244 : i64
-              %246 = arith.muli %237, %c32_i64 : i64
-              %247 = arith.addi %246, %211#2 : i64
-              %248 = arith.subi %239, %238 : i64
-              %249 = arith.addi %247, %248 : i64
-              %250 = arith.minsi %211#3, %c64_i64 : i64
-              "instgem.mvin"(%245, %249, %250, %242) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %219 = arith.muli %210, %c4 : index
-            %220 = arith.muli %186, %219 : index
-            %221 = arith.subi %216, %212 : index
-            %222 = arith.addi %220, %221 : index
-            %223 = arith.divsi %222, %213 : index
-            scf.for %arg13 = %223 to %210 step %c1 {
-              %236 = arith.index_cast %arg13 : index to i64
-              %237 = arith.muli %236, %c16_i64 : i64
-              %238 = arith.maxsi %237, %c0_i64 : i64
-              %239 = arith.addi %237, %c16_i64 : i64
-              %240 = arith.minsi %239, %148 : i64
-              %241 = arith.subi %240, %238 : i64
-              %242 = arith.muli %236, %c32_i64 : i64
-              %243 = arith.addi %242, %211#2 : i64
-              %244 = arith.subi %238, %237 : i64
-              %245 = arith.addi %243, %244 : i64
-              %246 = arith.minsi %211#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %245, %246, %241) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %224 = arith.muli %211#4, %c4 : index
-            %225 = arith.muli %186, %224 : index
-            %226 = arith.muli %212, %c2 : index
-            %227 = arith.subi %216, %226 : index
-            %228 = arith.addi %225, %227 : index
-            %229 = arith.divsi %228, %213 : index
-            scf.for %arg13 = %229 to %211#4 step %c1 {
-              %236 = arith.index_cast %arg13 : index to i64
-              %237 = arith.addi %211#5, %236 : i64
-              %238 = arith.muli %237, %c16_i64 : i64
-              %239 = arith.maxsi %238, %211#6 : i64
-              %240 = arith.addi %238, %c16_i64 : i64
-              %241 = arith.addi %211#6, %211#7 : i64
-              %242 = arith.minsi %240, %241 : i64
-              %243 = arith.subi %242, %239 : i64
-              %244 = arith.subi %239, %211#6 : i64
-              %245 = arith.muli %244, %211#8 : i64
-              %246 = arith.addi %211#9, %245 : i64
-              %247 = arith.muli %237, %c32_i64 : i64
-              %248 = arith.addi %247, %211#10 : i64
-              %249 = arith.subi %239, %238 : i64
-              %250 = arith.addi %248, %249 : i64
-              %251 = arith.minsi %169, %c64_i64 : i64
-              "instgem.mvin2"(%246, %250, %251, %243) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %230 = arith.muli %211#11, %c4 : index
-            %231 = arith.muli %186, %230 : index
-            %232 = arith.muli %212, %c3 : index
-            %233 = arith.subi %216, %232 : index
-            %234 = arith.addi %231, %233 : index
-            %235 = arith.divsi %234, %213 : index
-            scf.for %arg13 = %235 to %211#11 step %c1 {
-              %236 = arith.index_cast %arg13 : index to i64
-              %237 = arith.muli %236, %c16_i64 : i64
-              %238 = arith.maxsi %237, %c0_i64 : i64
-              %239 = arith.addi %237, %c16_i64 : i64
-              %240 = arith.minsi %239, %211#6 : i64
-              %241 = arith.subi %240, %238 : i64
-              %242 = arith.muli %236, %c32_i64 : i64
-              %243 = arith.addi %242, %211#10 : i64
-              %244 = arith.subi %238, %237 : i64
-              %245 = arith.addi %243, %244 : i64
-              %246 = arith.minsi %169, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %245, %246, %241) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+        }
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %130 = arith.index_cast %arg10 : index to i64
+          %131 = arith.remsi %130, %c2_i64 : i64
+          %132 = arith.divsi %130, %c2_i64 : i64
+          %133 = arith.muli %132, %c16_i64 : i64
+          %134 = arith.subi %c32_i64, %133 : i64
+          %135 = arith.minsi %134, %c16_i64 : i64
+          %136 = arith.muli %131, %c32_i64 : i64
+          %137 = arith.addi %136, %133 : i64
+          %138 = arith.addi %137, %c64_i64 : i64
+          %139 = arith.ori %138, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %139, %135, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %58 = arith.minsi %arg6, %c32 : index
+        %59 = arith.maxsi %7, %c0 : index
+        %60 = arith.minsi %59, %c32 : index
+        %61 = arith.subi %58, %7 : index
+        %62 = arith.maxsi %14, %c0 : index
+        %63 = arith.minsi %62, %arg7 : index
+        %64 = arith.maxsi %10, %c0 : index
+        %65 = arith.minsi %64, %c32 : index
+        %66 = arith.subi %63, %9 : index
+        %67 = arith.cmpi sgt, %65, %c0 : index
+        scf.if %67 {
+          func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_1[%7, %9] [%61, %66] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %68 = arith.index_cast %60 : index to i64
+        %69 = arith.index_cast %61 : index to i64
+        %70 = arith.index_cast %66 : index to i64
+        %71 = arith.addi %68, %69 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %72 = arith.index_cast %intptr : index to i64
+        %73 = arith.index_cast %offset : index to i64
+        %74 = arith.addi %72, %73 : i64
+        %75 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+        %76 = arith.maxsi %68, %c0_i64 : i64
+        %77 = arith.divui %76, %c16_i64 : i64
+        %78 = arith.maxsi %71, %c0_i64 : i64
+        %79 = arith.addi %78, %c15_i64 : i64
+        %80 = arith.divui %79, %c16_i64 : i64
+        %81 = arith.subi %80, %77 : i64
+        %82 = arith.cmpi sgt, %69, %c0_i64 : i64
+        %83 = arith.extui %82 : i1 to i64
+        %84 = arith.muli %81, %83 : i64
+        %85 = arith.index_cast %84 : i64 to index
+        scf.for %arg10 = %c0 to %85 step %c1 {
+          %130 = arith.index_cast %arg10 : index to i64
+          %131 = arith.addi %77, %130 : i64
+          %132 = arith.muli %131, %c16_i64 : i64
+          %133 = arith.maxsi %132, %68 : i64
+          %134 = arith.addi %132, %c16_i64 : i64
+          %135 = arith.minsi %134, %71 : i64
+          %136 = arith.subi %135, %133 : i64
+          %137 = arith.subi %133, %68 : i64
+          %138 = arith.muli %137, %75 : i64
+          %139 = arith.addi %74, %138 : i64
+          %140 = arith.muli %131, %c32_i64 : i64
+          %141 = arith.addi %140, %c256_i64 : i64
+          %142 = arith.subi %133, %132 : i64
+          %143 = arith.addi %141, %142 : i64
+          %144 = arith.minsi %70, %c64_i64 : i64
+          "instgem.mvin"(%139, %143, %144, %136) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %86 = arith.addi %76, %c15_i64 : i64
+        %87 = arith.divui %86, %c16_i64 : i64
+        %88 = arith.cmpi sgt, %68, %c0_i64 : i64
+        %89 = arith.extui %88 : i1 to i64
+        %90 = arith.muli %87, %89 : i64
+        %91 = arith.index_cast %90 : i64 to index
+        scf.for %arg10 = %c0 to %91 step %c1 {
+          %130 = arith.index_cast %arg10 : index to i64
+          %131 = arith.muli %130, %c16_i64 : i64
+          %132 = arith.maxsi %131, %c0_i64 : i64
+          %133 = arith.addi %131, %c16_i64 : i64
+          %134 = arith.minsi %133, %68 : i64
+          %135 = arith.subi %134, %132 : i64
+          %136 = arith.muli %130, %c32_i64 : i64
+          %137 = arith.addi %136, %c256_i64 : i64
+          %138 = arith.subi %132, %131 : i64
+          %139 = arith.addi %137, %138 : i64
+          %140 = arith.minsi %70, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %139, %140, %135) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %92 = arith.minsi %78, %c32_i64 : i64
+        %93 = arith.maxsi %70, %c0_i64 : i64
+        %94 = arith.minsi %93, %c32_i64 : i64
+        %95 = arith.bitcast %arg8 : f32 to i32
+        %96 = arith.extui %95 : i32 to i64
+        "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %96, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %97 = arith.ceildivsi %94, %c16_i64 : i64
+        %98 = arith.minsi %92, %c32_i64 : i64
+        %99 = arith.ceildivsi %98, %c16_i64 : i64
+        %100 = arith.index_cast %97 : i64 to index
+        %101 = arith.divsi %98, %c16_i64 : i64
+        %102 = arith.minsi %99, %101 : i64
+        %103 = arith.maxsi %102, %c0_i64 : i64
+        scf.for %arg10 = %c0 to %100 step %c1 {
+          %130 = arith.index_cast %arg10 : index to i64
+          %131 = arith.muli %130, %c16_i64 : i64
+          %132 = arith.subi %94, %131 : i64
+          %133 = arith.minsi %132, %c16_i64 : i64
+          %134 = arith.index_cast %103 : i64 to index
+          scf.for %arg11 = %c0 to %134 step %c1 {
+            %136 = arith.index_cast %arg11 : index to i64
+            %137 = arith.addi %131, %c64_i64 : i64
+            %138 = arith.ori %137, %c3221225472_i64 : i64
+            %139 = arith.muli %136, %c32_i64 : i64
+            %140 = arith.addi %139, %131 : i64
+            %141 = arith.addi %140, %c256_i64 : i64
+            "instgem.preload"(%141, %133, %c16_i64, %138, %133, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %142 = arith.muli %136, %c16_i64 : i64
+            %143 = arith.ori %142, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%143, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %144 = arith.addi %131, %c96_i64 : i64
+            %145 = arith.ori %144, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %145, %133, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %146 = arith.addi %142, %c32_i64 : i64
+            %147 = arith.ori %146, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%147, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          scf.yield %137, %154 : index, index
+          %135 = arith.index_cast %99 : i64 to index
+          scf.for %arg11 = %134 to %135 step %c1 {
+            %136 = arith.index_cast %arg11 : index to i64
+            %137 = arith.muli %136, %c16_i64 : i64
+            %138 = arith.subi %c32_i64, %137 : i64
+            %139 = arith.minsi %138, %c16_i64 : i64
+            %140 = arith.subi %92, %137 : i64
+            %141 = arith.minsi %140, %c16_i64 : i64
+            %142 = arith.addi %131, %c64_i64 : i64
+            %143 = arith.ori %142, %c3221225472_i64 : i64
+            %144 = arith.muli %136, %c32_i64 : i64
+            %145 = arith.addi %144, %131 : i64
+            %146 = arith.addi %145, %c256_i64 : i64
+            "instgem.preload"(%146, %133, %141, %143, %133, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %147 = arith.ori %137, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%147, %139, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %148 = arith.addi %131, %c96_i64 : i64
+            %149 = arith.ori %148, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %133, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %150 = arith.addi %137, %c32_i64 : i64
+            %151 = arith.ori %150, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%151, %139, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %104 = arith.maxsi %15, %c0 : index
+        %105 = arith.minsi %104, %arg4 : index
+        %106 = arith.maxsi %13, %c0 : index
+        %107 = arith.minsi %106, %c32 : index
+        %108 = arith.subi %105, %12 : index
+        scf.if %67 {
+          func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
         }
-      }
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.remsi %129, %c2_i64 : i64
-        %131 = arith.divsi %129, %c2_i64 : i64
-        %132 = arith.muli %131, %c16_i64 : i64
-        %133 = arith.subi %c32_i64, %132 : i64
-        %134 = arith.minsi %133, %c16_i64 : i64
-        %135 = arith.muli %130, %c32_i64 : i64
-        %136 = arith.addi %135, %132 : i64
-        %137 = arith.addi %136, %c64_i64 : i64
-        %138 = arith.ori %137, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %138, %134, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %57 = arith.minsi %arg6, %c32 : index
-      %58 = arith.maxsi %7, %c0 : index
-      %59 = arith.minsi %58, %c32 : index
-      %60 = arith.subi %57, %7 : index
-      %61 = arith.maxsi %14, %c0 : index
-      %62 = arith.minsi %61, %arg7 : index
-      %63 = arith.maxsi %10, %c0 : index
-      %64 = arith.minsi %63, %c32 : index
-      %65 = arith.subi %62, %9 : index
-      %66 = arith.cmpi sgt, %64, %c0 : index
-      scf.if %66 {
-        func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_1[%7, %9] [%60, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %67 = arith.index_cast %59 : index to i64
-      %68 = arith.index_cast %60 : index to i64
-      %69 = arith.index_cast %65 : index to i64
-      %70 = arith.addi %67, %68 : i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %71 = arith.index_cast %intptr : index to i64
-      %72 = arith.index_cast %offset : index to i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
-      %75 = arith.maxsi %67, %c0_i64 : i64
-      %76 = arith.divui %75, %c16_i64 : i64
-      %77 = arith.maxsi %70, %c0_i64 : i64
-      %78 = arith.addi %77, %c15_i64 : i64
-      %79 = arith.divui %78, %c16_i64 : i64
-      %80 = arith.subi %79, %76 : i64
-      %81 = arith.cmpi sgt, %68, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg10 = %c0 to %84 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.addi %76, %129 : i64
-        %131 = arith.muli %130, %c16_i64 : i64
-        %132 = arith.maxsi %131, %67 : i64
-        %133 = arith.addi %131, %c16_i64 : i64
-        %134 = arith.minsi %133, %70 : i64
-        %135 = arith.subi %134, %132 : i64
-        %136 = arith.subi %132, %67 : i64
-        %137 = arith.muli %136, %74 : i64
-        %138 = arith.addi %73, %137 : i64
-        %139 = arith.muli %130, %c32_i64 : i64
-        %140 = arith.addi %139, %c256_i64 : i64
-        %141 = arith.subi %132, %131 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.minsi %69, %c64_i64 : i64
-        "instgem.mvin"(%138, %142, %143, %135) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %85 = arith.addi %75, %c15_i64 : i64
-      %86 = arith.divui %85, %c16_i64 : i64
-      %87 = arith.cmpi sgt, %67, %c0_i64 : i64
-      %88 = arith.extui %87 : i1 to i64
-      %89 = arith.muli %86, %88 : i64
-      %90 = arith.index_cast %89 : i64 to index
-      scf.for %arg10 = %c0 to %90 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.muli %129, %c16_i64 : i64
-        %131 = arith.maxsi %130, %c0_i64 : i64
-        %132 = arith.addi %130, %c16_i64 : i64
-        %133 = arith.minsi %132, %67 : i64
-        %134 = arith.subi %133, %131 : i64
-        %135 = arith.muli %129, %c32_i64 : i64
-        %136 = arith.addi %135, %c256_i64 : i64
-        %137 = arith.subi %131, %130 : i64
-        %138 = arith.addi %136, %137 : i64
-        %139 = arith.minsi %69, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %138, %139, %134) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %91 = arith.minsi %77, %c32_i64 : i64
-      %92 = arith.maxsi %69, %c0_i64 : i64
-      %93 = arith.minsi %92, %c32_i64 : i64
-      %94 = arith.bitcast %arg8 : f32 to i32
-      %95 = arith.extui %94 : i32 to i64
-      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %95, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %96 = arith.ceildivsi %93, %c16_i64 : i64
-      %97 = arith.minsi %91, %c32_i64 : i64
-      %98 = arith.ceildivsi %97, %c16_i64 : i64
-      %99 = arith.index_cast %96 : i64 to index
-      %100 = arith.divsi %97, %c16_i64 : i64
-      %101 = arith.minsi %98, %100 : i64
-      %102 = arith.maxsi %101, %c0_i64 : i64
-      scf.for %arg10 = %c0 to %99 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.muli %129, %c16_i64 : i64
-        %131 = arith.subi %93, %130 : i64
-        %132 = arith.minsi %131, %c16_i64 : i64
-        %133 = arith.index_cast %102 : i64 to index
-        scf.for %arg11 = %c0 to %133 step %c1 {
-          %135 = arith.index_cast %arg11 : index to i64
-          %136 = arith.addi %130, %c64_i64 : i64
-          %137 = arith.ori %136, %c3221225472_i64 : i64
-          %138 = arith.muli %135, %c32_i64 : i64
-          %139 = arith.addi %138, %130 : i64
-          %140 = arith.addi %139, %c256_i64 : i64
-          "instgem.preload"(%140, %132, %c16_i64, %137, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %141 = arith.muli %135, %c16_i64 : i64
-          %142 = arith.ori %141, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%142, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %143 = arith.addi %130, %c96_i64 : i64
-          %144 = arith.ori %143, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %144, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %145 = arith.addi %141, %c32_i64 : i64
-          %146 = arith.ori %145, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%146, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%108, %66] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %109 = arith.index_cast %107 : index to i64
+        %110 = arith.index_cast %108 : index to i64
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %111 = arith.index_cast %intptr_8 : index to i64
+        %112 = arith.index_cast %offset_5 : index to i64
+        %113 = arith.addi %111, %112 : i64
+        %114 = arith.index_cast %strides_7#0 : index to i64
+        %115 = arith.bitcast %arg9 : f32 to i32
+        %116 = arith.extui %115 : i32 to i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %114, %116) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %117 = arith.maxsi %109, %c0_i64 : i64
+        %118 = arith.divui %117, %c16_i64 : i64
+        %119 = arith.addi %109, %110 : i64
+        %120 = arith.maxsi %119, %c0_i64 : i64
+        %121 = arith.addi %120, %c15_i64 : i64
+        %122 = arith.divui %121, %c16_i64 : i64
+        %123 = arith.subi %122, %118 : i64
+        %124 = arith.cmpi sgt, %110, %c0_i64 : i64
+        %125 = arith.extui %124 : i1 to i64
+        %126 = arith.muli %123, %125 : i64
+        %127 = arith.ceildivsi %70, %c16_i64 : i64
+        %128 = arith.muli %126, %127 : i64
+        %129 = arith.index_cast %128 : i64 to index
+        scf.for %arg10 = %c0 to %129 step %c1 {
+          %130 = arith.index_cast %arg10 : index to i64
+          %131 = arith.remsi %130, %126 : i64
+          %132 = arith.divsi %130, %126 : i64
+          %133 = arith.addi %118, %131 : i64
+          %134 = arith.muli %133, %c16_i64 : i64
+          %135 = arith.maxsi %134, %109 : i64
+          %136 = arith.addi %134, %c16_i64 : i64
+          %137 = arith.minsi %136, %119 : i64
+          %138 = arith.subi %137, %135 : i64
+          %139 = arith.subi %135, %109 : i64
+          %140 = arith.muli %139, %114 : i64
+          %141 = arith.addi %113, %140 : i64
+          %142 = arith.muli %132, %c16_i64 : i64
+          %143 = arith.addi %141, %142 : i64
+          %144 = arith.muli %133, %c32_i64 : i64
+          %145 = arith.addi %144, %142 : i64
+          %146 = arith.addi %145, %c64_i64 : i64
+          %147 = arith.ori %146, %c2147483648_i64 : i64
+          %148 = arith.subi %135, %134 : i64
+          %149 = arith.addi %147, %148 : i64
+          %150 = arith.subi %70, %142 : i64
+          %151 = arith.minsi %150, %c16_i64 : i64
+          "instgem.mvout"(%143, %149, %151, %138) : (i64, i64, i64, i64) -> ()
         }
-        %134 = arith.index_cast %98 : i64 to index
-        scf.for %arg11 = %133 to %134 step %c1 {
-          %135 = arith.index_cast %arg11 : index to i64
-          %136 = arith.muli %135, %c16_i64 : i64
-          %137 = arith.subi %c32_i64, %136 : i64
-          %138 = arith.minsi %137, %c16_i64 : i64
-          %139 = arith.subi %91, %136 : i64
-          %140 = arith.minsi %139, %c16_i64 : i64
-          %141 = arith.addi %130, %c64_i64 : i64
-          %142 = arith.ori %141, %c3221225472_i64 : i64
-          %143 = arith.muli %135, %c32_i64 : i64
-          %144 = arith.addi %143, %130 : i64
-          %145 = arith.addi %144, %c256_i64 : i64
-          "instgem.preload"(%145, %132, %140, %142, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %146 = arith.ori %136, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%146, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %147 = arith.addi %130, %c96_i64 : i64
-          %148 = arith.ori %147, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %149 = arith.addi %136, %c32_i64 : i64
-          %150 = arith.ori %149, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%150, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-      } {gemmini.compute_nest}
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %103 = arith.maxsi %15, %c0 : index
-      %104 = arith.minsi %103, %arg4 : index
-      %105 = arith.maxsi %13, %c0 : index
-      %106 = arith.minsi %105, %c32 : index
-      %107 = arith.subi %104, %12 : index
-      scf.if %66 {
-        func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%107, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %108 = arith.index_cast %106 : index to i64
-      %109 = arith.index_cast %107 : index to i64
-      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %110 = arith.index_cast %intptr_8 : index to i64
-      %111 = arith.index_cast %offset_5 : index to i64
-      %112 = arith.addi %110, %111 : i64
-      %113 = arith.index_cast %strides_7#0 : index to i64
-      %114 = arith.bitcast %arg9 : f32 to i32
-      %115 = arith.extui %114 : i32 to i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %113, %115) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %116 = arith.maxsi %108, %c0_i64 : i64
-      %117 = arith.divui %116, %c16_i64 : i64
-      %118 = arith.addi %108, %109 : i64
-      %119 = arith.maxsi %118, %c0_i64 : i64
-      %120 = arith.addi %119, %c15_i64 : i64
-      %121 = arith.divui %120, %c16_i64 : i64
-      %122 = arith.subi %121, %117 : i64
-      %123 = arith.cmpi sgt, %109, %c0_i64 : i64
-      %124 = arith.extui %123 : i1 to i64
-      %125 = arith.muli %122, %124 : i64
-      %126 = arith.ceildivsi %69, %c16_i64 : i64
-      %127 = arith.muli %125, %126 : i64
-      %128 = arith.index_cast %127 : i64 to index
-      scf.for %arg10 = %c0 to %128 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.remsi %129, %125 : i64
-        %131 = arith.divsi %129, %125 : i64
-        %132 = arith.addi %117, %130 : i64
-        %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %108 : i64
-        %135 = arith.addi %133, %c16_i64 : i64
-        %136 = arith.minsi %135, %118 : i64
-        %137 = arith.subi %136, %134 : i64
-        %138 = arith.subi %134, %108 : i64
-        %139 = arith.muli %138, %113 : i64
-        %140 = arith.addi %112, %139 : i64
-        %141 = arith.muli %131, %c16_i64 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.muli %132, %c32_i64 : i64
-        %144 = arith.addi %143, %141 : i64
-        %145 = arith.addi %144, %c64_i64 : i64
-        %146 = arith.ori %145, %c2147483648_i64 : i64
-        %147 = arith.subi %134, %133 : i64
-        %148 = arith.addi %146, %147 : i64
-        %149 = arith.subi %69, %141 : i64
-        %150 = arith.minsi %149, %c16_i64 : i64
-        "instgem.mvout"(%142, %148, %150, %137) : (i64, i64, i64, i64) -> ()
       }
     }
     return

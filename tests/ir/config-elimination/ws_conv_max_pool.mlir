@@ -24,6 +24,18 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -259,331 +271,483 @@ module {
       %104 = arith.addi %103, %c2147483648_i64 : i64
       "instgem.mvout"(%99, %104, %c16_i64, %c0_i64) : (i64, i64, i64, i64) -> ()
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %73 = arith.maxsi %26, %c0 : index
-      %74 = arith.minsi %73, %12 : index
-      %75 = arith.maxsi %16, %c0 : index
-      %76 = arith.minsi %75, %c25 : index
-      %77 = arith.subi %74, %15 : index
-      %78 = arith.maxsi %27, %c0 : index
-      %79 = arith.minsi %78, %arg6 : index
-      %80 = arith.maxsi %19, %c0 : index
-      %81 = arith.minsi %80, %c16 : index
-      %82 = arith.subi %79, %18 : index
-      %83 = arith.cmpi sgt, %81, %c0 : index
-      scf.if %83 {
-        func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_1[%15, %18] [%77, %82] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %84 = arith.index_cast %76 : index to i64
-      %85 = arith.index_cast %77 : index to i64
-      %86 = arith.index_cast %82 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %87 = arith.index_cast %intptr : index to i64
-      %88 = arith.index_cast %offset : index to i64
-      %89 = arith.muli %88, %c4_i64 : i64
-      %90 = arith.addi %87, %89 : i64
-      %91 = arith.addi %84, %85 : i64
-      %92 = arith.cmpi slt, %91, %c25_i64 : i64
-      %93 = arith.cmpi slt, %86, %c16_i64 : i64
-      %94 = arith.ori %92, %93 : i1
-      scf.if %94 {
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %73 = arith.andi %69, %50 : i1
+      scf.if %73 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%13, %6] [25, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<25x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %74 = arith.index_cast %intptr : index to i64
+        %75 = arith.index_cast %offset : index to i64
+        %76 = arith.muli %75, %c4_i64 : i64
+        %77 = arith.addi %74, %76 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %144 = arith.index_cast %arg10 : index to i64
-          %145 = arith.muli %144, %c16_i64 : i64
-          %146 = arith.ori %145, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %146, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %106 = arith.index_cast %arg10 : index to i64
+          %107 = arith.muli %106, %c16_i64 : i64
+          %108 = arith.maxsi %107, %c0_i64 : i64
+          %109 = arith.addi %107, %c16_i64 : i64
+          %110 = arith.minsi %109, %c25_i64 : i64
+          %111 = arith.subi %110, %108 : i64
+          %112 = arith.ori %107, %c2147483648_i64 : i64
+          %113 = arith.subi %108, %107 : i64
+          %114 = arith.addi %112, %113 : i64
+          "instgem.mvin"(%77, %114, %c16_i64, %111) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-      }
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %95 = arith.maxsi %84, %c0_i64 : i64
-      %96 = arith.divui %95, %c16_i64 : i64
-      %97 = arith.maxsi %91, %c0_i64 : i64
-      %98 = arith.addi %97, %c15_i64 : i64
-      %99 = arith.divui %98, %c16_i64 : i64
-      %100 = arith.subi %99, %96 : i64
-      %101 = arith.cmpi sgt, %85, %c0_i64 : i64
-      %102 = arith.extui %101 : i1 to i64
-      %103 = arith.muli %100, %102 : i64
-      %104 = arith.index_cast %103 : i64 to index
-      scf.for %arg10 = %c0 to %104 step %c1 {
-        %144 = arith.index_cast %arg10 : index to i64
-        %145 = arith.addi %96, %144 : i64
-        %146 = arith.muli %145, %c16_i64 : i64
-        %147 = arith.maxsi %146, %84 : i64
-        %148 = arith.addi %146, %c16_i64 : i64
-        %149 = arith.minsi %148, %91 : i64
-        %150 = arith.subi %149, %147 : i64
-        %151 = arith.ori %146, %c2147483648_i64 : i64
-        %152 = arith.subi %147, %146 : i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.minsi %86, %c16_i64 : i64
-        "instgem.mvin"(%90, %153, %154, %150) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %105 = arith.addi %95, %c15_i64 : i64
-      %106 = arith.divui %105, %c16_i64 : i64
-      %107 = arith.cmpi sgt, %84, %c0_i64 : i64
-      %108 = arith.extui %107 : i1 to i64
-      %109 = arith.muli %106, %108 : i64
-      %110 = arith.index_cast %109 : i64 to index
-      scf.for %arg10 = %c0 to %110 step %c1 {
-        %144 = arith.index_cast %arg10 : index to i64
-        %145 = arith.muli %144, %c16_i64 : i64
-        %146 = arith.maxsi %145, %c0_i64 : i64
-        %147 = arith.addi %145, %c16_i64 : i64
-        %148 = arith.minsi %147, %84 : i64
-        %149 = arith.subi %148, %146 : i64
-        %150 = arith.ori %145, %c2147483648_i64 : i64
-        %151 = arith.subi %146, %145 : i64
-        %152 = arith.addi %150, %151 : i64
-        %153 = arith.minsi %86, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %152, %153, %149) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %111:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %144 = arith.maxsi %arg11, %c0 : index
-        %145 = arith.minsi %144, %arg5 : index
-        %146 = arith.addi %arg11, %c16 : index
-        %147 = arith.maxsi %146, %c0 : index
-        %148 = arith.minsi %147, %arg5 : index
-        %149 = arith.subi %145, %arg11 : index
-        %150 = arith.maxsi %149, %c0 : index
-        %151 = arith.minsi %150, %c16 : index
-        %152 = arith.subi %148, %145 : index
-        %153 = arith.cmpi sgt, %151, %c0 : index
-        scf.if %153 {
-          func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_9 = memref.subview %reinterpret_cast[%15, %145] [%77, %152] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %154 = arith.index_cast %152 : index to i64
-        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %155 = arith.index_cast %intptr_14 : index to i64
-        %156 = arith.index_cast %offset_11 : index to i64
-        %157 = arith.addi %155, %156 : i64
-        %158 = arith.index_cast %strides_13#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %158) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %104 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.addi %96, %208 : i64
-          %210 = arith.muli %209, %c16_i64 : i64
-          %211 = arith.maxsi %210, %84 : i64
-          %212 = arith.addi %210, %c16_i64 : i64
-          %213 = arith.minsi %212, %91 : i64
-          %214 = arith.subi %213, %211 : i64
-          %215 = arith.subi %211, %84 : i64
-          %216 = arith.muli %215, %158 : i64
-          %217 = arith.addi %157, %216 : i64
-          %218 = arith.subi %211, %210 : i64
-          %219 = arith.addi %210, %218 : i64
-          %220 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%217, %219, %220, %214) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg13 = %c0 to %110 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.muli %208, %c16_i64 : i64
-          %210 = arith.maxsi %209, %c0_i64 : i64
-          %211 = arith.addi %209, %c16_i64 : i64
-          %212 = arith.minsi %211, %84 : i64
-          %213 = arith.subi %212, %210 : i64
-          %214 = arith.subi %210, %209 : i64
-          %215 = arith.addi %209, %214 : i64
-          %216 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %215, %216, %213) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %159 = arith.maxsi %arg12, %c0 : index
-        %160 = arith.minsi %159, %arg5 : index
-        %161 = arith.addi %arg12, %c16 : index
-        %162 = arith.maxsi %161, %c0 : index
-        %163 = arith.minsi %162, %arg5 : index
-        %164 = arith.subi %160, %arg12 : index
-        %165 = arith.maxsi %164, %c0 : index
-        %166 = arith.minsi %165, %c16 : index
-        %167 = arith.subi %163, %160 : index
-        scf.if %83 {
-          func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_15 = memref.subview %reinterpret_cast_0[%160, %18] [%167, %82] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %168 = arith.index_cast %166 : index to i64
-        %169 = arith.index_cast %167 : index to i64
-        %170 = arith.addi %168, %169 : i64
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %171 = arith.index_cast %intptr_20 : index to i64
-        %172 = arith.index_cast %offset_17 : index to i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-        %175 = arith.maxsi %168, %c0_i64 : i64
-        %176 = arith.divui %175, %c16_i64 : i64
-        %177 = arith.maxsi %170, %c0_i64 : i64
-        %178 = arith.addi %177, %c15_i64 : i64
-        %179 = arith.divui %178, %c16_i64 : i64
-        %180 = arith.subi %179, %176 : i64
-        %181 = arith.cmpi sgt, %169, %c0_i64 : i64
-        %182 = arith.extui %181 : i1 to i64
-        %183 = arith.muli %180, %182 : i64
-        %184 = arith.index_cast %183 : i64 to index
-        scf.for %arg13 = %c0 to %184 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.addi %176, %208 : i64
-          %210 = arith.muli %209, %c16_i64 : i64
-          %211 = arith.maxsi %210, %168 : i64
-          %212 = arith.addi %210, %c16_i64 : i64
-          %213 = arith.minsi %212, %170 : i64
-          %214 = arith.subi %213, %211 : i64
-          %215 = arith.subi %211, %168 : i64
-          %216 = arith.muli %215, %174 : i64
-          %217 = arith.addi %173, %216 : i64
-          %218 = arith.addi %210, %c32_i64 : i64
-          %219 = arith.subi %211, %210 : i64
-          %220 = arith.addi %218, %219 : i64
-          %221 = arith.minsi %86, %c64_i64 : i64
-          "instgem.mvin"(%217, %220, %221, %214) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %185 = arith.addi %175, %c15_i64 : i64
-        %186 = arith.divui %185, %c16_i64 : i64
-        %187 = arith.cmpi sgt, %168, %c0_i64 : i64
-        %188 = arith.extui %187 : i1 to i64
-        %189 = arith.muli %186, %188 : i64
-        %190 = arith.index_cast %189 : i64 to index
-        scf.for %arg13 = %c0 to %190 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.muli %208, %c16_i64 : i64
-          %210 = arith.maxsi %209, %c0_i64 : i64
-          %211 = arith.addi %209, %c16_i64 : i64
-          %212 = arith.minsi %211, %168 : i64
-          %213 = arith.subi %212, %210 : i64
-          %214 = arith.addi %209, %c32_i64 : i64
-          %215 = arith.subi %210, %209 : i64
-          %216 = arith.addi %214, %215 : i64
-          %217 = arith.minsi %86, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %216, %217, %213) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %191 = arith.minsi %97, %c25_i64 : i64
-        %192 = arith.maxsi %154, %c0_i64 : i64
-        %193 = arith.minsi %192, %c16_i64 : i64
-        %194 = arith.minsi %177, %c16_i64 : i64
-        %195 = arith.maxsi %86, %c0_i64 : i64
-        %196 = arith.minsi %195, %c16_i64 : i64
-        %197 = arith.ceildivsi %191, %c16_i64 : i64
-        %198 = arith.ceildivsi %196, %c16_i64 : i64
-        %199 = arith.minsi %193, %194 : i64
-        %200 = arith.ceildivsi %199, %c16_i64 : i64
-        %201 = arith.cmpi sgt, %197, %c0_i64 : i64
-        %202 = arith.select %201, %198, %c0_i64 : i64
-        %203 = arith.index_cast %202 : i64 to index
-        %204 = arith.divsi %191, %c16_i64 : i64
-        %205 = arith.minsi %197, %204 : i64
-        %206 = arith.maxsi %205, %c1_i64 : i64
-        %207 = arith.minsi %191, %c16_i64 : i64
-        scf.for %arg13 = %c0 to %203 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.muli %208, %c16_i64 : i64
-          %210 = arith.subi %196, %209 : i64
-          %211 = arith.minsi %210, %c16_i64 : i64
-          %212 = arith.index_cast %200 : i64 to index
-          scf.for %arg14 = %c0 to %212 step %c1 {
-            %213 = arith.index_cast %arg14 : index to i64
-            %214 = arith.muli %213, %c16_i64 : i64
-            %215 = arith.subi %193, %214 : i64
-            %216 = arith.minsi %215, %c16_i64 : i64
-            %217 = arith.subi %194, %214 : i64
-            %218 = arith.minsi %217, %c16_i64 : i64
-            %219 = arith.muli %208, %c32_i64 : i64
-            %220 = arith.ori %219, %c3221225472_i64 : i64
-            %221 = arith.addi %214, %209 : i64
-            %222 = arith.addi %221, %c32_i64 : i64
-            "instgem.preload"(%222, %211, %218, %220, %211, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%214, %216, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %223 = arith.index_cast %206 : i64 to index
-            scf.for %arg15 = %c1 to %223 step %c1 {
-              %225 = arith.index_cast %arg15 : index to i64
-              %226 = arith.muli %225, %c16_i64 : i64
-              %227 = arith.addi %226, %219 : i64
-              %228 = arith.ori %227, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %229 = arith.addi %226, %214 : i64
-              "instgem.compute_accumulated"(%229, %216, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %224 = arith.index_cast %197 : i64 to index
-            scf.for %arg15 = %223 to %224 step %c1 {
-              %225 = arith.index_cast %arg15 : index to i64
-              %226 = arith.muli %225, %c16_i64 : i64
-              %227 = arith.subi %191, %226 : i64
-              %228 = arith.minsi %227, %c16_i64 : i64
-              %229 = arith.addi %226, %219 : i64
-              %230 = arith.ori %229, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %211, %228) : (i64, i64, i64, i64, i64, i64) -> ()
-              %231 = arith.addi %226, %214 : i64
-              "instgem.compute_accumulated"(%231, %216, %228, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
+        %78:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %106 = arith.addi %arg11, %c16 : index
+          %107 = arith.minsi %106, %arg5 : index
+          %108 = arith.subi %107, %arg11 : index
+          %subview_10 = memref.subview %reinterpret_cast[%13, %arg11] [25, %108] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<25x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<25x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %109 = arith.index_cast %108 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<25x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %110 = arith.index_cast %intptr_16 : index to i64
+          %111 = arith.index_cast %offset_13 : index to i64
+          %112 = arith.addi %110, %111 : i64
+          %113 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %135 = arith.index_cast %arg13 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.maxsi %136, %c0_i64 : i64
+            %138 = arith.addi %136, %c16_i64 : i64
+            %139 = arith.minsi %138, %c25_i64 : i64
+            %140 = arith.subi %139, %137 : i64
+            %141 = arith.muli %137, %113 : i64
+            %142 = arith.addi %112, %141 : i64
+            %143 = arith.subi %137, %136 : i64
+            %144 = arith.addi %136, %143 : i64
+            %145 = arith.minsi %109, %c64_i64 : i64
+            "instgem.mvin"(%142, %144, %145, %140) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %114 = arith.addi %arg12, %c16 : index
+          %115 = arith.minsi %114, %arg5 : index
+          %116 = arith.subi %115, %arg12 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %6] [%116, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %117 = arith.index_cast %116 : index to i64
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %118 = arith.index_cast %intptr_23 : index to i64
+          %119 = arith.index_cast %offset_20 : index to i64
+          %120 = arith.addi %118, %119 : i64
+          %121 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+          %122 = arith.maxsi %117, %c0_i64 : i64
+          %123 = arith.addi %122, %c15_i64 : i64
+          %124 = arith.divui %123, %c16_i64 : i64
+          %125 = arith.cmpi sgt, %117, %c0_i64 : i64
+          %126 = arith.extui %125 : i1 to i64
+          %127 = arith.muli %124, %126 : i64
+          %128 = arith.index_cast %127 : i64 to index
+          scf.for %arg13 = %c0 to %128 step %c1 {
+            %135 = arith.index_cast %arg13 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.maxsi %136, %c0_i64 : i64
+            %138 = arith.addi %136, %c16_i64 : i64
+            %139 = arith.minsi %138, %117 : i64
+            %140 = arith.subi %139, %137 : i64
+            %141 = arith.muli %137, %121 : i64
+            %142 = arith.addi %120, %141 : i64
+            %143 = arith.addi %136, %c32_i64 : i64
+            %144 = arith.subi %137, %136 : i64
+            %145 = arith.addi %143, %144 : i64
+            "instgem.mvin"(%142, %145, %c16_i64, %140) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %129 = arith.maxsi %109, %c0_i64 : i64
+          %130 = arith.minsi %129, %c16_i64 : i64
+          %131 = arith.minsi %122, %c16_i64 : i64
+          %132 = arith.minsi %130, %131 : i64
+          %133 = arith.ceildivsi %132, %c16_i64 : i64
+          %134 = arith.index_cast %133 : i64 to index
+          scf.for %arg13 = %c0 to %134 step %c1 {
+            %135 = arith.index_cast %arg13 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.subi %130, %136 : i64
+            %138 = arith.minsi %137, %c16_i64 : i64
+            %139 = arith.subi %131, %136 : i64
+            %140 = arith.minsi %139, %c16_i64 : i64
+            %141 = arith.addi %136, %c32_i64 : i64
+            "instgem.preload"(%141, %c16_i64, %140, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%136, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c9_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %142 = arith.addi %136, %c16_i64 : i64
+            "instgem.compute_accumulated"(%142, %138, %c9_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        } {gemmini.compute_nest}
-        scf.yield %146, %161 : index, index
-      }
-      %112 = arith.subi %c1, %7 : index
-      %113 = arith.maxsi %112, %c0 : index
-      %114 = arith.subi %arg3, %8 : index
-      %115 = arith.minsi %114, %c5 : index
-      %116 = arith.cmpi slt, %113, %c0 : index
-      %117 = arith.cmpi sgt, %113, %c3 : index
-      %118 = arith.cmpi slt, %115, %113 : index
-      %119 = arith.cmpi sgt, %115, %c5 : index
-      %120 = arith.ori %116, %117 : i1
-      %121 = arith.ori %120, %118 : i1
-      %122 = arith.ori %121, %119 : i1
-      scf.if %122 {
-        func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
-      }
-      %123 = arith.muli %1, %arg7 : index
-      %124 = arith.muli %123, %c3 : index
-      %125 = arith.muli %124, %arg6 : index
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%125], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %126 = arith.cmpi slt, %22, %c0 : index
-      scf.if %126 {
-        func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
-      }
-      %127 = arith.maxsi %28, %c0 : index
-      %128 = arith.minsi %127, %21 : index
-      %129 = arith.subi %128, %24 : index
-      scf.if %83 {
-        func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview_3 = memref.subview %reinterpret_cast_2[%24, %18] [%129, %82] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %130 = arith.bitcast %arg8 : f32 to i32
-      %131 = arith.extui %130 : i32 to i64
-      %132 = arith.index_cast %113 : index to i64
-      %133 = arith.index_cast %115 : index to i64
-      %134 = arith.index_cast %129 : index to i64
-      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %135 = arith.index_cast %intptr_8 : index to i64
-      %136 = arith.index_cast %offset_5 : index to i64
-      %137 = arith.addi %135, %136 : i64
-      %138 = arith.index_cast %strides_7#0 : index to i64
-      %139 = arith.divsi %134, %c3_i64 : i64
-      %140 = arith.subi %133, %132 : i64
-      %141 = arith.maxsi %140, %c0_i64 : i64
-      "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %132, %c1_i64, %c3_i64, %139, %c3_i64, %141, %c5_i64, %138, %131) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %142 = arith.muli %132, %c5_i64 : i64
-      %143 = arith.cmpi sgt, %139, %c0_i64 : i64
-      scf.if %143 {
-        %144 = arith.ceildivsi %86, %c16_i64 : i64
-        %145 = arith.index_cast %144 : i64 to index
-        scf.for %arg10 = %c0 to %145 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
+          scf.yield %106, %114 : index, index
+        }
+        %79 = arith.subi %c1, %7 : index
+        %80 = arith.maxsi %79, %c0 : index
+        %81 = arith.subi %arg3, %8 : index
+        %82 = arith.minsi %81, %c5 : index
+        %83 = arith.cmpi slt, %80, %c0 : index
+        %84 = arith.cmpi sgt, %80, %c3 : index
+        %85 = arith.cmpi slt, %82, %80 : index
+        %86 = arith.cmpi sgt, %82, %c5 : index
+        %87 = arith.ori %83, %84 : i1
+        %88 = arith.ori %87, %85 : i1
+        %89 = arith.ori %88, %86 : i1
+        scf.if %89 {
+          func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        }
+        %90 = arith.muli %1, %arg7 : index
+        %91 = arith.muli %90, %c3 : index
+        %92 = arith.muli %91, %arg6 : index
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%92], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %93 = arith.cmpi slt, %22, %c0 : index
+        scf.if %93 {
+          func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+        }
+        %subview_3 = memref.subview %reinterpret_cast_2[%22, %6] [6, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<6x16xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %94 = arith.bitcast %arg8 : f32 to i32
+        %95 = arith.extui %94 : i32 to i64
+        %96 = arith.index_cast %80 : index to i64
+        %97 = arith.index_cast %82 : index to i64
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %98 = arith.index_cast %intptr_9 : index to i64
+        %99 = arith.index_cast %offset_6 : index to i64
+        %100 = arith.addi %98, %99 : i64
+        %101 = arith.index_cast %strides_8#0 : index to i64
+        %102 = arith.subi %97, %96 : i64
+        %103 = arith.maxsi %102, %c0_i64 : i64
+        "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %96, %c1_i64, %c3_i64, %c2_i64, %c3_i64, %103, %c5_i64, %101, %95) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %104 = arith.muli %96, %c5_i64 : i64
+        %105 = arith.addi %104, %c2147483648_i64 : i64
+        "instgem.mvout"(%100, %105, %c16_i64, %c0_i64) : (i64, i64, i64, i64) -> ()
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %74 = arith.maxsi %26, %c0 : index
+        %75 = arith.minsi %74, %12 : index
+        %76 = arith.maxsi %16, %c0 : index
+        %77 = arith.minsi %76, %c25 : index
+        %78 = arith.subi %75, %15 : index
+        %79 = arith.maxsi %27, %c0 : index
+        %80 = arith.minsi %79, %arg6 : index
+        %81 = arith.maxsi %19, %c0 : index
+        %82 = arith.minsi %81, %c16 : index
+        %83 = arith.subi %80, %18 : index
+        %84 = arith.cmpi sgt, %82, %c0 : index
+        scf.if %84 {
+          func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_1[%15, %18] [%78, %83] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %85 = arith.index_cast %77 : index to i64
+        %86 = arith.index_cast %78 : index to i64
+        %87 = arith.index_cast %83 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %88 = arith.index_cast %intptr : index to i64
+        %89 = arith.index_cast %offset : index to i64
+        %90 = arith.muli %89, %c4_i64 : i64
+        %91 = arith.addi %88, %90 : i64
+        %92 = arith.addi %85, %86 : i64
+        %93 = arith.cmpi slt, %92, %c25_i64 : i64
+        %94 = arith.cmpi slt, %87, %c16_i64 : i64
+        %95 = arith.ori %93, %94 : i1
+        scf.if %95 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %145 = arith.index_cast %arg10 : index to i64
+            %146 = arith.muli %145, %c16_i64 : i64
+            %147 = arith.ori %146, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %147, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %96 = arith.maxsi %85, %c0_i64 : i64
+        %97 = arith.divui %96, %c16_i64 : i64
+        %98 = arith.maxsi %92, %c0_i64 : i64
+        %99 = arith.addi %98, %c15_i64 : i64
+        %100 = arith.divui %99, %c16_i64 : i64
+        %101 = arith.subi %100, %97 : i64
+        %102 = arith.cmpi sgt, %86, %c0_i64 : i64
+        %103 = arith.extui %102 : i1 to i64
+        %104 = arith.muli %101, %103 : i64
+        %105 = arith.index_cast %104 : i64 to index
+        scf.for %arg10 = %c0 to %105 step %c1 {
+          %145 = arith.index_cast %arg10 : index to i64
+          %146 = arith.addi %97, %145 : i64
           %147 = arith.muli %146, %c16_i64 : i64
-          %148 = arith.addi %137, %147 : i64
-          %149 = arith.muli %146, %c32_i64 : i64
-          %150 = arith.ori %149, %c2147483648_i64 : i64
-          %151 = arith.addi %150, %142 : i64
-          %152 = arith.subi %86, %147 : i64
-          %153 = arith.minsi %152, %c16_i64 : i64
-          "instgem.mvout"(%148, %151, %153, %c0_i64) : (i64, i64, i64, i64) -> ()
+          %148 = arith.maxsi %147, %85 : i64
+          %149 = arith.addi %147, %c16_i64 : i64
+          %150 = arith.minsi %149, %92 : i64
+          %151 = arith.subi %150, %148 : i64
+          %152 = arith.ori %147, %c2147483648_i64 : i64
+          %153 = arith.subi %148, %147 : i64
+          %154 = arith.addi %152, %153 : i64
+          %155 = arith.minsi %87, %c16_i64 : i64
+          "instgem.mvin"(%91, %154, %155, %151) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %106 = arith.addi %96, %c15_i64 : i64
+        %107 = arith.divui %106, %c16_i64 : i64
+        %108 = arith.cmpi sgt, %85, %c0_i64 : i64
+        %109 = arith.extui %108 : i1 to i64
+        %110 = arith.muli %107, %109 : i64
+        %111 = arith.index_cast %110 : i64 to index
+        scf.for %arg10 = %c0 to %111 step %c1 {
+          %145 = arith.index_cast %arg10 : index to i64
+          %146 = arith.muli %145, %c16_i64 : i64
+          %147 = arith.maxsi %146, %c0_i64 : i64
+          %148 = arith.addi %146, %c16_i64 : i64
+          %149 = arith.minsi %148, %85 : i64
+          %150 = arith.subi %149, %147 : i64
+          %151 = arith.ori %146, %c2147483648_i64 : i64
+          %152 = arith.subi %147, %146 : i64
+          %153 = arith.addi %151, %152 : i64
+          %154 = arith.minsi %87, %c16_i64 : i64
+          "instgem.mvin"(%c0_i64, %153, %154, %150) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %112:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %145 = arith.maxsi %arg11, %c0 : index
+          %146 = arith.minsi %145, %arg5 : index
+          %147 = arith.addi %arg11, %c16 : index
+          %148 = arith.maxsi %147, %c0 : index
+          %149 = arith.minsi %148, %arg5 : index
+          %150 = arith.subi %146, %arg11 : index
+          %151 = arith.maxsi %150, %c0 : index
+          %152 = arith.minsi %151, %c16 : index
+          %153 = arith.subi %149, %146 : index
+          %154 = arith.cmpi sgt, %152, %c0 : index
+          scf.if %154 {
+            func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_9 = memref.subview %reinterpret_cast[%15, %146] [%78, %153] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %155 = arith.index_cast %153 : index to i64
+          %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %156 = arith.index_cast %intptr_14 : index to i64
+          %157 = arith.index_cast %offset_11 : index to i64
+          %158 = arith.addi %156, %157 : i64
+          %159 = arith.index_cast %strides_13#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %105 step %c1 {
+            %209 = arith.index_cast %arg13 : index to i64
+            %210 = arith.addi %97, %209 : i64
+            %211 = arith.muli %210, %c16_i64 : i64
+            %212 = arith.maxsi %211, %85 : i64
+            %213 = arith.addi %211, %c16_i64 : i64
+            %214 = arith.minsi %213, %92 : i64
+            %215 = arith.subi %214, %212 : i64
+            %216 = arith.subi %212, %85 : i64
+            %217 = arith.muli %216, %159 : i64
+            %218 = arith.addi %158, %217 : i64
+            %219 = arith.subi %212, %211 : i64
+            %220 = arith.addi %211, %219 : i64
+            %221 = arith.minsi %155, %c64_i64 : i64
+            "instgem.mvin"(%218, %220, %221, %215) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg13 = %c0 to %111 step %c1 {
+            %209 = arith.index_cast %arg13 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.maxsi %210, %c0_i64 : i64
+            %212 = arith.addi %210, %c16_i64 : i64
+            %213 = arith.minsi %212, %85 : i64
+            %214 = arith.subi %213, %211 : i64
+            %215 = arith.subi %211, %210 : i64
+            %216 = arith.addi %210, %215 : i64
+            %217 = arith.minsi %155, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %216, %217, %214) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %160 = arith.maxsi %arg12, %c0 : index
+          %161 = arith.minsi %160, %arg5 : index
+          %162 = arith.addi %arg12, %c16 : index
+          %163 = arith.maxsi %162, %c0 : index
+          %164 = arith.minsi %163, %arg5 : index
+          %165 = arith.subi %161, %arg12 : index
+          %166 = arith.maxsi %165, %c0 : index
+          %167 = arith.minsi %166, %c16 : index
+          %168 = arith.subi %164, %161 : index
+          scf.if %84 {
+            func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_15 = memref.subview %reinterpret_cast_0[%161, %18] [%168, %83] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %169 = arith.index_cast %167 : index to i64
+          %170 = arith.index_cast %168 : index to i64
+          %171 = arith.addi %169, %170 : i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %172 = arith.index_cast %intptr_20 : index to i64
+          %173 = arith.index_cast %offset_17 : index to i64
+          %174 = arith.addi %172, %173 : i64
+          %175 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+          %176 = arith.maxsi %169, %c0_i64 : i64
+          %177 = arith.divui %176, %c16_i64 : i64
+          %178 = arith.maxsi %171, %c0_i64 : i64
+          %179 = arith.addi %178, %c15_i64 : i64
+          %180 = arith.divui %179, %c16_i64 : i64
+          %181 = arith.subi %180, %177 : i64
+          %182 = arith.cmpi sgt, %170, %c0_i64 : i64
+          %183 = arith.extui %182 : i1 to i64
+          %184 = arith.muli %181, %183 : i64
+          %185 = arith.index_cast %184 : i64 to index
+          scf.for %arg13 = %c0 to %185 step %c1 {
+            %209 = arith.index_cast %arg13 : index to i64
+            %210 = arith.addi %177, %209 : i64
+            %211 = arith.muli %210, %c16_i64 : i64
+            %212 = arith.maxsi %211, %169 : i64
+            %213 = arith.addi %211, %c16_i64 : i64
+            %214 = arith.minsi %213, %171 : i64
+            %215 = arith.subi %214, %212 : i64
+            %216 = arith.subi %212, %169 : i64
+            %217 = arith.muli %216, %175 : i64
+            %218 = arith.addi %174, %217 : i64
+            %219 = arith.addi %211, %c32_i64 : i64
+            %220 = arith.subi %212, %211 : i64
+            %221 = arith.addi %219, %220 : i64
+            %222 = arith.minsi %87, %c64_i64 : i64
+            "instgem.mvin"(%218, %221, %222, %215) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %186 = arith.addi %176, %c15_i64 : i64
+          %187 = arith.divui %186, %c16_i64 : i64
+          %188 = arith.cmpi sgt, %169, %c0_i64 : i64
+          %189 = arith.extui %188 : i1 to i64
+          %190 = arith.muli %187, %189 : i64
+          %191 = arith.index_cast %190 : i64 to index
+          scf.for %arg13 = %c0 to %191 step %c1 {
+            %209 = arith.index_cast %arg13 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.maxsi %210, %c0_i64 : i64
+            %212 = arith.addi %210, %c16_i64 : i64
+            %213 = arith.minsi %212, %169 : i64
+            %214 = arith.subi %213, %211 : i64
+            %215 = arith.addi %210, %c32_i64 : i64
+            %216 = arith.subi %211, %210 : i64
+            %217 = arith.addi %215, %216 : i64
+            %218 = arith.minsi %87, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %217, %218, %214) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %192 = arith.minsi %98, %c25_i64 : i64
+          %193 = arith.maxsi %155, %c0_i64 : i64
+          %194 = arith.minsi %193, %c16_i64 : i64
+          %195 = arith.minsi %178, %c16_i64 : i64
+          %196 = arith.maxsi %87, %c0_i64 : i64
+          %197 = arith.minsi %196, %c16_i64 : i64
+          %198 = arith.ceildivsi %192, %c16_i64 : i64
+          %199 = arith.ceildivsi %197, %c16_i64 : i64
+          %200 = arith.minsi %194, %195 : i64
+          %201 = arith.ceildivsi %200, %c16_i64 : i64
+          %202 = arith.cmpi sgt, %198, %c0_i64 : i64
+          %203 = arith.select %202, %199, %c0_i64 : i64
+          %204 = arith.index_cast %203 : i64 to index
+          %205 = arith.divsi %192, %c16_i64 : i64
+          %206 = arith.minsi %198, %205 : i64
+          %207 = arith.maxsi %206, %c1_i64 : i64
+          %208 = arith.minsi %192, %c16_i64 : i64
+          scf.for %arg13 = %c0 to %204 step %c1 {
+            %209 = arith.index_cast %arg13 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.subi %197, %210 : i64
+            %212 = arith.minsi %211, %c16_i64 : i64
+            %213 = arith.index_cast %201 : i64 to index
+            scf.for %arg14 = %c0 to %213 step %c1 {
+              %214 = arith.index_cast %arg14 : index to i64
+              %215 = arith.muli %214, %c16_i64 : i64
+              %216 = arith.subi %194, %215 : i64
+              %217 = arith.minsi %216, %c16_i64 : i64
+              %218 = arith.subi %195, %215 : i64
+              %219 = arith.minsi %218, %c16_i64 : i64
+              %220 = arith.muli %209, %c32_i64 : i64
+              %221 = arith.ori %220, %c3221225472_i64 : i64
+              %222 = arith.addi %215, %210 : i64
+              %223 = arith.addi %222, %c32_i64 : i64
+              "instgem.preload"(%223, %212, %219, %221, %212, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%215, %217, %208, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %224 = arith.index_cast %207 : i64 to index
+              scf.for %arg15 = %c1 to %224 step %c1 {
+                %226 = arith.index_cast %arg15 : index to i64
+                %227 = arith.muli %226, %c16_i64 : i64
+                %228 = arith.addi %227, %220 : i64
+                %229 = arith.ori %228, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %230 = arith.addi %227, %215 : i64
+                "instgem.compute_accumulated"(%230, %217, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %225 = arith.index_cast %198 : i64 to index
+              scf.for %arg15 = %224 to %225 step %c1 {
+                %226 = arith.index_cast %arg15 : index to i64
+                %227 = arith.muli %226, %c16_i64 : i64
+                %228 = arith.subi %192, %227 : i64
+                %229 = arith.minsi %228, %c16_i64 : i64
+                %230 = arith.addi %227, %220 : i64
+                %231 = arith.ori %230, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %212, %229) : (i64, i64, i64, i64, i64, i64) -> ()
+                %232 = arith.addi %227, %215 : i64
+                "instgem.compute_accumulated"(%232, %217, %229, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          scf.yield %147, %162 : index, index
+        }
+        %113 = arith.subi %c1, %7 : index
+        %114 = arith.maxsi %113, %c0 : index
+        %115 = arith.subi %arg3, %8 : index
+        %116 = arith.minsi %115, %c5 : index
+        %117 = arith.cmpi slt, %114, %c0 : index
+        %118 = arith.cmpi sgt, %114, %c3 : index
+        %119 = arith.cmpi slt, %116, %114 : index
+        %120 = arith.cmpi sgt, %116, %c5 : index
+        %121 = arith.ori %117, %118 : i1
+        %122 = arith.ori %121, %119 : i1
+        %123 = arith.ori %122, %120 : i1
+        scf.if %123 {
+          func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        }
+        %124 = arith.muli %1, %arg7 : index
+        %125 = arith.muli %124, %c3 : index
+        %126 = arith.muli %125, %arg6 : index
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%126], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %127 = arith.cmpi slt, %22, %c0 : index
+        scf.if %127 {
+          func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+        }
+        %128 = arith.maxsi %28, %c0 : index
+        %129 = arith.minsi %128, %21 : index
+        %130 = arith.subi %129, %24 : index
+        scf.if %84 {
+          func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
+        }
+        %subview_3 = memref.subview %reinterpret_cast_2[%24, %18] [%130, %83] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %131 = arith.bitcast %arg8 : f32 to i32
+        %132 = arith.extui %131 : i32 to i64
+        %133 = arith.index_cast %114 : index to i64
+        %134 = arith.index_cast %116 : index to i64
+        %135 = arith.index_cast %130 : index to i64
+        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %136 = arith.index_cast %intptr_8 : index to i64
+        %137 = arith.index_cast %offset_5 : index to i64
+        %138 = arith.addi %136, %137 : i64
+        %139 = arith.index_cast %strides_7#0 : index to i64
+        %140 = arith.divsi %135, %c3_i64 : i64
+        %141 = arith.subi %134, %133 : i64
+        %142 = arith.maxsi %141, %c0_i64 : i64
+        "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %133, %c1_i64, %c3_i64, %140, %c3_i64, %142, %c5_i64, %139, %132) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %143 = arith.muli %133, %c5_i64 : i64
+        %144 = arith.cmpi sgt, %140, %c0_i64 : i64
+        scf.if %144 {
+          %145 = arith.ceildivsi %87, %c16_i64 : i64
+          %146 = arith.index_cast %145 : i64 to index
+          scf.for %arg10 = %c0 to %146 step %c1 {
+            %147 = arith.index_cast %arg10 : index to i64
+            %148 = arith.muli %147, %c16_i64 : i64
+            %149 = arith.addi %138, %148 : i64
+            %150 = arith.muli %147, %c32_i64 : i64
+            %151 = arith.ori %150, %c2147483648_i64 : i64
+            %152 = arith.addi %151, %143 : i64
+            %153 = arith.subi %87, %148 : i64
+            %154 = arith.minsi %153, %c16_i64 : i64
+            "instgem.mvout"(%149, %152, %154, %c0_i64) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     }

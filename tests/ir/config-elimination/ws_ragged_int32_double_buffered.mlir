@@ -77,6 +77,110 @@
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -816,2742 +920,3552 @@ module {
         }
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %51 = arith.maxsi %13, %c0 : index
-      %52 = arith.minsi %51, %arg3 : index
-      %53 = arith.maxsi %9, %c0 : index
-      %54 = arith.minsi %53, %c32 : index
-      %55 = arith.subi %52, %8 : index
-      %56 = arith.maxsi %14, %c0 : index
-      %57 = arith.minsi %56, %arg4 : index
-      %58 = arith.maxsi %12, %c0 : index
-      %59 = arith.minsi %58, %c16 : index
-      %60 = arith.subi %57, %11 : index
-      %61 = arith.cmpi sgt, %59, %c0 : index
-      scf.if %61 {
-        func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_1[%8, %11] [%55, %60] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %62 = arith.cmpi sle, %6, %c0 : index
-      scf.if %62 {
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg7 = %c0 to %c2 step %c1 {
-          %85 = arith.index_cast %arg7 : index to i64
-          %86 = arith.muli %85, %c16_i64 : i64
-          %87 = arith.ori %86, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %87, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %63 = arith.index_cast %54 : index to i64
-      %64 = arith.index_cast %55 : index to i64
-      %65 = arith.index_cast %60 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %66 = arith.index_cast %intptr : index to i64
-      %67 = arith.index_cast %offset : index to i64
-      %68 = arith.muli %67, %c4_i64 : i64
-      %69 = arith.addi %66, %68 : i64
-      %70 = arith.index_cast %strides#0 : index to i64
-      %71 = arith.muli %70, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %71, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %72 = arith.maxsi %63, %c0_i64 : i64
-      %73 = arith.divui %72, %c16_i64 : i64
-      %74 = arith.addi %63, %64 : i64
-      %75 = arith.maxsi %74, %c0_i64 : i64
-      %76 = arith.addi %75, %c15_i64 : i64
-      %77 = arith.divui %76, %c16_i64 : i64
-      %78 = arith.subi %77, %73 : i64
-      %79 = arith.cmpi sgt, %64, %c0_i64 : i64
-      %80 = arith.extui %79 : i1 to i64
-      %81 = arith.muli %78, %80 : i64
-      %82 = arith.ceildivsi %65, %c16_i64 : i64
-      %83 = arith.cmpi sgt, %6, %c0 : index
-      scf.if %83 {
-        %85 = arith.minsi %arg5, %c0 : index
-        %86 = arith.minsi %arg5, %c32 : index
-        %87 = arith.maxsi %85, %c0 : index
-        %88 = arith.minsi %87, %c32 : index
-        %89 = arith.subi %86, %85 : index
-        %90 = arith.cmpi sgt, %88, %c0 : index
-        %subview_2 = memref.subview %reinterpret_cast[%8, %85] [%55, %89] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %91 = arith.index_cast %89 : index to i64
-        %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %92 = arith.index_cast %intptr_7 : index to i64
-        %93 = arith.index_cast %offset_4 : index to i64
-        %94 = arith.addi %92, %93 : i64
-        %95 = arith.index_cast %strides_6#0 : index to i64
-        %96 = arith.index_cast %81 : i64 to index
-        %97 = arith.addi %72, %c15_i64 : i64
-        %98 = arith.divui %97, %c16_i64 : i64
-        %99 = arith.cmpi sgt, %63, %c0_i64 : i64
-        %100 = arith.extui %99 : i1 to i64
-        %101 = arith.muli %98, %100 : i64
-        %102 = arith.index_cast %101 : i64 to index
-        %subview_8 = memref.subview %reinterpret_cast_0[%85, %11] [%89, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %103 = arith.index_cast %88 : index to i64
-        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %104 = arith.index_cast %intptr_13 : index to i64
-        %105 = arith.index_cast %offset_10 : index to i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.index_cast %strides_12#0 : index to i64
-        %108 = arith.maxsi %103, %c0_i64 : i64
-        %109 = arith.divui %108, %c16_i64 : i64
-        %110 = arith.addi %103, %91 : i64
-        %111 = arith.maxsi %110, %c0_i64 : i64
-        %112 = arith.addi %111, %c15_i64 : i64
-        %113 = arith.divui %112, %c16_i64 : i64
-        %114 = arith.subi %113, %109 : i64
-        %115 = arith.cmpi sgt, %91, %c0_i64 : i64
-        %116 = arith.extui %115 : i1 to i64
-        %117 = arith.muli %114, %116 : i64
-        %118 = arith.index_cast %117 : i64 to index
-        %119 = arith.addi %108, %c15_i64 : i64
-        %120 = arith.divui %119, %c16_i64 : i64
-        %121 = arith.cmpi sgt, %103, %c0_i64 : i64
-        %122 = arith.extui %121 : i1 to i64
-        %123 = arith.muli %120, %122 : i64
-        %124 = arith.index_cast %123 : i64 to index
-        scf.if %90 {
-          func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+      %51 = arith.andi %45, %30 : i1
+      %52 = arith.andi %51, %26 : i1
+      %53 = arith.andi %52, %27 : i1
+      scf.if %53 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %54 = arith.cmpi sle, %6, %c0 : index
+        scf.if %54 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %63 = arith.index_cast %arg7 : index to i64
+            %64 = arith.muli %63, %c16_i64 : i64
+            %65 = arith.ori %64, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %65, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
         }
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %55 = arith.index_cast %intptr : index to i64
+        %56 = arith.index_cast %offset : index to i64
+        %57 = arith.muli %56, %c4_i64 : i64
+        %58 = arith.addi %55, %57 : i64
+        %59 = arith.index_cast %strides#0 : index to i64
+        %60 = arith.muli %59, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %60, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %61 = arith.cmpi sgt, %6, %c0 : index
         scf.if %61 {
-          func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+          %63 = arith.minsi %arg5, %c32 : index
+          %subview_2 = memref.subview %reinterpret_cast[%4, 0] [32, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_3 = memref.cast %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %64 = arith.index_cast %63 : index to i64
+          %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %65 = arith.index_cast %intptr_8 : index to i64
+          %66 = arith.index_cast %offset_5 : index to i64
+          %67 = arith.addi %65, %66 : i64
+          %68 = arith.index_cast %strides_7#0 : index to i64
+          %subview_9 = memref.subview %reinterpret_cast_0[0, %5] [%63, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_10 = memref.cast %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %69 = arith.index_cast %intptr_15 : index to i64
+          %70 = arith.index_cast %offset_12 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_14#0 : index to i64
+          %73 = arith.maxsi %64, %c0_i64 : i64
+          %74 = arith.addi %73, %c15_i64 : i64
+          %75 = arith.divui %74, %c16_i64 : i64
+          %76 = arith.cmpi sgt, %64, %c0_i64 : i64
+          %77 = arith.extui %76 : i1 to i64
+          %78 = arith.muli %75, %77 : i64
+          %79 = arith.index_cast %78 : i64 to index
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %68) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+          %80 = arith.minsi %79, %c1 : index
+          %81 = arith.minsi %64, %c64_i64 : i64
+          "instgem.mvin"(%67, %c0_i64, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %80 step %c1 {
+            %84 = arith.index_cast %arg7 : index to i64
+            %85 = arith.muli %84, %c16_i64 : i64
+            %86 = arith.maxsi %85, %c0_i64 : i64
+            %87 = arith.addi %85, %c16_i64 : i64
+            %88 = arith.minsi %87, %64 : i64
+            %89 = arith.subi %88, %86 : i64
+            %90 = arith.muli %86, %72 : i64
+            %91 = arith.addi %71, %90 : i64
+            %92 = arith.addi %85, %c128_i64 : i64
+            %93 = arith.subi %86, %85 : i64
+            %94 = arith.addi %92, %93 : i64
+            "instgem.mvin2"(%91, %94, %c16_i64, %89) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %82 = arith.muli %68, %c16_i64 : i64
+          %83 = arith.addi %67, %82 : i64
+          "instgem.mvin"(%83, %c32_i64, %81, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %80 to %79 step %c1 {
+            %84 = arith.index_cast %arg7 : index to i64
+            %85 = arith.muli %84, %c16_i64 : i64
+            %86 = arith.maxsi %85, %c0_i64 : i64
+            %87 = arith.addi %85, %c16_i64 : i64
+            %88 = arith.minsi %87, %64 : i64
+            %89 = arith.subi %88, %86 : i64
+            %90 = arith.muli %86, %72 : i64
+            %91 = arith.addi %71, %90 : i64
+            %92 = arith.addi %85, %c128_i64 : i64
+            %93 = arith.subi %86, %85 : i64
+            %94 = arith.addi %92, %93 : i64
+            "instgem.mvin2"(%91, %94, %c16_i64, %89) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %95) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
-        %125 = arith.minsi %96, %c1 : index
-        %126 = arith.minsi %102, %c1 : index
-        %127 = arith.minsi %118, %c1 : index
-        %128 = arith.minsi %124, %c1 : index
-        scf.for %arg7 = %c0 to %125 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.addi %73, %129 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.maxsi %131, %63 : i64
-          %133 = arith.addi %131, %c16_i64 : i64
-          %134 = arith.minsi %133, %74 : i64
-          %135 = arith.subi %134, %132 : i64
-          %136 = arith.subi %132, %63 : i64
-          %137 = arith.muli %136, %95 : i64
-          %138 = arith.addi %94, %137 : i64
-          %139 = arith.muli %130, %c32_i64 : i64
-          %140 = arith.subi %132, %131 : i64
-          %141 = arith.addi %139, %140 : i64
-          %142 = arith.minsi %91, %c64_i64 : i64
-          "instgem.mvin"(%138, %141, %142, %135) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %126 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.muli %129, %c16_i64 : i64
-          %131 = arith.maxsi %130, %c0_i64 : i64
-          %132 = arith.addi %130, %c16_i64 : i64
-          %133 = arith.minsi %132, %63 : i64
-          %134 = arith.subi %133, %131 : i64
-          %135 = arith.muli %129, %c32_i64 : i64
-          %136 = arith.subi %131, %130 : i64
-          %137 = arith.addi %135, %136 : i64
-          %138 = arith.minsi %91, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %137, %138, %134) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %127 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.addi %109, %129 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.maxsi %131, %103 : i64
-          %133 = arith.addi %131, %c16_i64 : i64
-          %134 = arith.minsi %133, %110 : i64
-          %135 = arith.subi %134, %132 : i64
-          %136 = arith.subi %132, %103 : i64
-          %137 = arith.muli %136, %107 : i64
-          %138 = arith.addi %106, %137 : i64
-          %139 = arith.addi %131, %c128_i64 : i64
-          %140 = arith.subi %132, %131 : i64
-          %141 = arith.addi %139, %140 : i64
-          %142 = arith.minsi %65, %c64_i64 : i64
-          "instgem.mvin2"(%138, %141, %142, %135) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %128 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.muli %129, %c16_i64 : i64
-          %131 = arith.maxsi %130, %c0_i64 : i64
-          %132 = arith.addi %130, %c16_i64 : i64
-          %133 = arith.minsi %132, %103 : i64
-          %134 = arith.subi %133, %131 : i64
-          %135 = arith.addi %130, %c128_i64 : i64
-          %136 = arith.subi %131, %130 : i64
-          %137 = arith.addi %135, %136 : i64
-          %138 = arith.minsi %65, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %137, %138, %134) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %125 to %96 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.addi %73, %129 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.maxsi %131, %63 : i64
-          %133 = arith.addi %131, %c16_i64 : i64
-          %134 = arith.minsi %133, %74 : i64
-          %135 = arith.subi %134, %132 : i64
-          %136 = arith.subi %132, %63 : i64
-          %137 = arith.muli %136, %95 : i64
-          %138 = arith.addi %94, %137 : i64
-          %139 = arith.muli %130, %c32_i64 : i64
-          %140 = arith.subi %132, %131 : i64
-          %141 = arith.addi %139, %140 : i64
-          %142 = arith.minsi %91, %c64_i64 : i64
-          "instgem.mvin"(%138, %141, %142, %135) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %126 to %102 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.muli %129, %c16_i64 : i64
-          %131 = arith.maxsi %130, %c0_i64 : i64
-          %132 = arith.addi %130, %c16_i64 : i64
-          %133 = arith.minsi %132, %63 : i64
-          %134 = arith.subi %133, %131 : i64
-          %135 = arith.muli %129, %c32_i64 : i64
-          %136 = arith.subi %131, %130 : i64
-          %137 = arith.addi %135, %136 : i64
-          %138 = arith.minsi %91, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %137, %138, %134) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %127 to %118 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.addi %109, %129 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.maxsi %131, %103 : i64
-          %133 = arith.addi %131, %c16_i64 : i64
-          %134 = arith.minsi %133, %110 : i64
-          %135 = arith.subi %134, %132 : i64
-          %136 = arith.subi %132, %103 : i64
-          %137 = arith.muli %136, %107 : i64
-          %138 = arith.addi %106, %137 : i64
-          %139 = arith.addi %131, %c128_i64 : i64
-          %140 = arith.subi %132, %131 : i64
-          %141 = arith.addi %139, %140 : i64
-          %142 = arith.minsi %65, %c64_i64 : i64
-          "instgem.mvin2"(%138, %141, %142, %135) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %128 to %124 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.muli %129, %c16_i64 : i64
-          %131 = arith.maxsi %130, %c0_i64 : i64
-          %132 = arith.addi %130, %c16_i64 : i64
-          %133 = arith.minsi %132, %103 : i64
-          %134 = arith.subi %133, %131 : i64
-          %135 = arith.addi %130, %c128_i64 : i64
-          %136 = arith.subi %131, %130 : i64
-          %137 = arith.addi %135, %136 : i64
-          %138 = arith.minsi %65, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %137, %138, %134) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %84 = arith.cmpi sle, %6, %c1 : index
-      scf.if %84 {
-        scf.if %83 {
-          %85 = arith.minsi %arg5, %c0 : index
-          %86 = arith.minsi %arg5, %c32 : index
-          %87 = arith.maxsi %85, %c0 : index
-          %88 = arith.minsi %87, %c32 : index
-          %89 = arith.subi %86, %85 : index
-          %90 = arith.cmpi sgt, %88, %c0 : index
-          scf.if %90 {
-            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-          }
-          %91 = arith.index_cast %89 : index to i64
+        %62 = arith.cmpi sle, %6, %c1 : index
+        scf.if %62 {
           scf.if %61 {
-            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-          }
-          %92 = arith.index_cast %88 : index to i64
-          %93 = arith.addi %92, %91 : i64
-          %94 = arith.minsi %75, %c32_i64 : i64
-          %95 = arith.maxsi %91, %c0_i64 : i64
-          %96 = arith.minsi %95, %c32_i64 : i64
-          %97 = arith.maxsi %93, %c0_i64 : i64
-          %98 = arith.minsi %97, %c32_i64 : i64
-          %99 = arith.maxsi %65, %c0_i64 : i64
-          %100 = arith.minsi %99, %c16_i64 : i64
-          %101 = arith.ceildivsi %94, %c16_i64 : i64
-          %102 = arith.ceildivsi %100, %c16_i64 : i64
-          %103 = arith.minsi %96, %98 : i64
-          %104 = arith.ceildivsi %103, %c16_i64 : i64
-          %105 = arith.cmpi sgt, %101, %c0_i64 : i64
-          %106 = arith.select %105, %102, %c0_i64 : i64
-          %107 = arith.index_cast %106 : i64 to index
-          %108 = arith.divsi %103, %c16_i64 : i64
-          %109 = arith.minsi %104, %108 : i64
-          %110 = arith.maxsi %109, %c0_i64 : i64
-          %111 = arith.divsi %94, %c16_i64 : i64
-          %112 = arith.minsi %101, %111 : i64
-          %113 = arith.maxsi %112, %c1_i64 : i64
-          %114 = arith.minsi %94, %c16_i64 : i64
-          %115 = arith.cmpi sgt, %6, %c1 : index
-          %116 = arith.index_cast %81 : i64 to index
-          %117 = arith.addi %72, %c15_i64 : i64
-          %118 = arith.divui %117, %c16_i64 : i64
-          %119 = arith.cmpi sgt, %63, %c0_i64 : i64
-          %120 = arith.extui %119 : i1 to i64
-          %121 = arith.muli %118, %120 : i64
-          %122 = arith.index_cast %121 : i64 to index
-          %123 = arith.select %115, %c64_i64, %c0_i64 : i64
-          %124 = arith.select %115, %c160_i64, %c0_i64 : i64
-          %125:10 = scf.if %115 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
-            %127 = arith.minsi %arg5, %c64 : index
-            %128 = arith.subi %86, %c32 : index
-            %129 = arith.maxsi %128, %c0 : index
-            %130 = arith.minsi %129, %c32 : index
-            %131 = arith.subi %127, %86 : index
-            %132 = arith.cmpi sgt, %130, %c0 : index
-            %subview_2 = memref.subview %reinterpret_cast[%8, %86] [%55, %131] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %133 = arith.index_cast %131 : index to i64
-            %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %134 = arith.index_cast %intptr_7 : index to i64
-            %135 = arith.index_cast %offset_4 : index to i64
-            %136 = arith.addi %134, %135 : i64
-            %137 = arith.index_cast %strides_6#0 : index to i64
-            %subview_8 = memref.subview %reinterpret_cast_0[%86, %11] [%131, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %138 = arith.index_cast %130 : index to i64
-            %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %139 = arith.index_cast %intptr_13 : index to i64
-            %140 = arith.index_cast %offset_10 : index to i64
-            %141 = arith.addi %139, %140 : i64
-            %142 = arith.index_cast %strides_12#0 : index to i64
-            %143 = arith.maxsi %138, %c0_i64 : i64
-            %144 = arith.divui %143, %c16_i64 : i64
-            %145 = arith.addi %138, %133 : i64
-            %146 = arith.maxsi %145, %c0_i64 : i64
-            %147 = arith.addi %146, %c15_i64 : i64
-            %148 = arith.divui %147, %c16_i64 : i64
-            %149 = arith.subi %148, %144 : i64
-            %150 = arith.cmpi sgt, %133, %c0_i64 : i64
-            %151 = arith.extui %150 : i1 to i64
-            %152 = arith.muli %149, %151 : i64
-            %153 = arith.index_cast %152 : i64 to index
-            %154 = arith.addi %143, %c15_i64 : i64
-            %155 = arith.divui %154, %c16_i64 : i64
-            %156 = arith.cmpi sgt, %138, %c0_i64 : i64
-            %157 = arith.extui %156 : i1 to i64
-            %158 = arith.muli %155, %157 : i64
-            %159 = arith.index_cast %158 : i64 to index
-            scf.if %132 {
-              func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+            %63 = arith.minsi %arg5, %c32 : index
+            %64 = arith.index_cast %63 : index to i64
+            %65 = arith.maxsi %64, %c0_i64 : i64
+            %66 = arith.minsi %65, %c32_i64 : i64
+            %67 = arith.minsi %66, %66 : i64
+            %68 = arith.ceildivsi %67, %c16_i64 : i64
+            %69 = arith.divsi %67, %c16_i64 : i64
+            %70 = arith.minsi %68, %69 : i64
+            %71 = arith.maxsi %70, %c0_i64 : i64
+            %72 = arith.cmpi sgt, %6, %c1 : index
+            %73 = arith.select %72, %c64_i64, %c0_i64 : i64
+            %74 = arith.select %72, %c160_i64, %c0_i64 : i64
+            %75:7 = scf.if %72 -> (i64, i64, i64, index, i64, i64, i64) {
+              %76 = arith.minsi %arg5, %c64 : index
+              %77 = arith.subi %76, %c32 : index
+              %subview_2 = memref.subview %reinterpret_cast[%4, 32] [32, %77] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_3 = memref.cast %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %78 = arith.index_cast %77 : index to i64
+              %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %79 = arith.index_cast %intptr_8 : index to i64
+              %80 = arith.index_cast %offset_5 : index to i64
+              %81 = arith.addi %79, %80 : i64
+              %82 = arith.index_cast %strides_7#0 : index to i64
+              %subview_9 = memref.subview %reinterpret_cast_0[32, %5] [%77, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_10 = memref.cast %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %83 = arith.index_cast %intptr_15 : index to i64
+              %84 = arith.index_cast %offset_12 : index to i64
+              %85 = arith.addi %83, %84 : i64
+              %86 = arith.index_cast %strides_14#0 : index to i64
+              %87 = arith.maxsi %78, %c0_i64 : i64
+              %88 = arith.addi %87, %c15_i64 : i64
+              %89 = arith.divui %88, %c16_i64 : i64
+              %90 = arith.cmpi sgt, %78, %c0_i64 : i64
+              %91 = arith.extui %90 : i1 to i64
+              %92 = arith.muli %89, %91 : i64
+              %93 = arith.index_cast %92 : i64 to index
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %82) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %82, %81, %78, %93, %78, %86, %85 : i64, i64, i64, index, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, index, i64, i64, i64
             }
-            scf.if %61 {
-              func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-            }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %137, %136, %133, %153, %144, %138, %133, %142, %141, %159 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
-          } else {
-            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
-          }
-          %126 = arith.maxsi %107, %c1 : index
-          scf.if %84 {
-            %127 = arith.maxsi %104, %c1_i64 : i64
-            %128 = arith.ceildivsi %81, %127 : i64
-            scf.for %arg7 = %c0 to %107 step %c1 {
-              scf.if %115 {
-                %160 = arith.cmpi sgt, %116, %c0 : index
-                scf.if %160 {
-                  %164 = arith.muli %126, %c4 : index
-                  %165 = arith.muli %116, %c4 : index
-                  %166 = arith.muli %arg7, %165 : index
-                  %167 = arith.subi %164, %c1 : index
-                  %168 = arith.addi %166, %167 : index
-                  %169 = arith.divsi %168, %164 : index
-                  %170 = arith.addi %168, %165 : index
-                  %171 = arith.divsi %170, %164 : index
-                  scf.for %arg8 = %169 to %171 step %c1 {
-                    %172 = arith.index_cast %arg8 : index to i64
-                    %173 = arith.addi %73, %172 : i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.maxsi %174, %63 : i64
-                    %176 = arith.addi %174, %c16_i64 : i64
-                    %177 = arith.minsi %176, %74 : i64
-                    %178 = arith.subi %177, %175 : i64
-                    %179 = arith.subi %175, %63 : i64
-                    %180 = arith.muli %179, %125#0 : i64
-                    %181 = arith.addi %125#1, %180 : i64
-                    %182 = arith.muli %173, %c32_i64 : i64
-                    %183 = arith.addi %182, %123 : i64
-                    %184 = arith.subi %175, %174 : i64
-                    %185 = arith.addi %183, %184 : i64
-                    %186 = arith.minsi %125#2, %c64_i64 : i64
-                    "instgem.mvin"(%181, %185, %186, %178) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %161 = arith.cmpi sgt, %122, %c0 : index
-                scf.if %161 {
-                  %164 = arith.muli %126, %c4 : index
-                  %165 = arith.muli %122, %c4 : index
-                  %166 = arith.muli %arg7, %165 : index
-                  %167 = arith.subi %164, %c1 : index
-                  %168 = arith.subi %167, %126 : index
-                  %169 = arith.addi %166, %168 : index
-                  %170 = arith.divsi %169, %164 : index
-                  %171 = arith.addi %169, %165 : index
-                  %172 = arith.divsi %171, %164 : index
-                  scf.for %arg8 = %170 to %172 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.maxsi %174, %c0_i64 : i64
-                    %176 = arith.addi %174, %c16_i64 : i64
-                    %177 = arith.minsi %176, %63 : i64
-                    %178 = arith.subi %177, %175 : i64
-                    %179 = arith.muli %173, %c32_i64 : i64
-                    %180 = arith.addi %179, %123 : i64
-                    %181 = arith.subi %175, %174 : i64
-                    %182 = arith.addi %180, %181 : i64
-                    %183 = arith.minsi %125#2, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %182, %183, %178) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %162 = arith.cmpi sgt, %125#3, %c0 : index
-                scf.if %162 {
-                  %164 = arith.muli %126, %c4 : index
-                  %165 = arith.muli %125#3, %c4 : index
-                  %166 = arith.muli %arg7, %165 : index
-                  %167 = arith.subi %164, %c1 : index
-                  %168 = arith.muli %126, %c2 : index
-                  %169 = arith.subi %167, %168 : index
-                  %170 = arith.addi %166, %169 : index
-                  %171 = arith.divsi %170, %164 : index
-                  %172 = arith.addi %170, %165 : index
-                  %173 = arith.divsi %172, %164 : index
-                  scf.for %arg8 = %171 to %173 step %c1 {
-                    %174 = arith.index_cast %arg8 : index to i64
-                    %175 = arith.addi %125#4, %174 : i64
-                    %176 = arith.muli %175, %c16_i64 : i64
-                    %177 = arith.maxsi %176, %125#5 : i64
-                    %178 = arith.addi %176, %c16_i64 : i64
-                    %179 = arith.addi %125#5, %125#6 : i64
-                    %180 = arith.minsi %178, %179 : i64
-                    %181 = arith.subi %180, %177 : i64
-                    %182 = arith.subi %177, %125#5 : i64
-                    %183 = arith.muli %182, %125#7 : i64
-                    %184 = arith.addi %125#8, %183 : i64
-                    %185 = arith.addi %176, %124 : i64
-                    %186 = arith.subi %177, %176 : i64
-                    %187 = arith.addi %185, %186 : i64
-                    %188 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%184, %187, %188, %181) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %163 = arith.cmpi sgt, %125#9, %c0 : index
-                scf.if %163 {
-                  %164 = arith.muli %126, %c4 : index
-                  %165 = arith.muli %125#9, %c4 : index
-                  %166 = arith.muli %arg7, %165 : index
-                  %167 = arith.subi %164, %c1 : index
-                  %168 = arith.muli %126, %c3 : index
-                  %169 = arith.subi %167, %168 : index
-                  %170 = arith.addi %166, %169 : index
-                  %171 = arith.divsi %170, %164 : index
-                  %172 = arith.addi %170, %165 : index
-                  %173 = arith.divsi %172, %164 : index
-                  scf.for %arg8 = %171 to %173 step %c1 {
-                    %174 = arith.index_cast %arg8 : index to i64
-                    %175 = arith.muli %174, %c16_i64 : i64
-                    %176 = arith.maxsi %175, %c0_i64 : i64
-                    %177 = arith.addi %175, %c16_i64 : i64
-                    %178 = arith.minsi %177, %125#5 : i64
-                    %179 = arith.subi %178, %176 : i64
-                    %180 = arith.addi %175, %124 : i64
-                    %181 = arith.subi %176, %175 : i64
-                    %182 = arith.addi %180, %181 : i64
-                    %183 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %182, %183, %179) : (i64, i64, i64, i64) -> ()
+            scf.if %62 {
+              scf.if %72 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %85 = arith.index_cast %arg7 : index to i64
+                  %86 = arith.muli %85, %c16_i64 : i64
+                  %87 = arith.maxsi %86, %c0_i64 : i64
+                  %88 = arith.addi %86, %c16_i64 : i64
+                  %89 = arith.minsi %88, %c32_i64 : i64
+                  %90 = arith.subi %89, %87 : i64
+                  %91 = arith.muli %87, %75#0 : i64
+                  %92 = arith.addi %75#1, %91 : i64
+                  %93 = arith.muli %85, %c32_i64 : i64
+                  %94 = arith.addi %93, %73 : i64
+                  %95 = arith.subi %87, %86 : i64
+                  %96 = arith.addi %94, %95 : i64
+                  %97 = arith.minsi %75#2, %c64_i64 : i64
+                  "instgem.mvin"(%92, %96, %97, %90) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %84 = arith.cmpi sgt, %75#3, %c0 : index
+                scf.if %84 {
+                  %85 = arith.muli %75#3, %c4 : index
+                  %86 = arith.addi %85, %c1 : index
+                  %87 = arith.divsi %86, %c4 : index
+                  scf.for %arg7 = %c0 to %87 step %c1 {
+                    %88 = arith.index_cast %arg7 : index to i64
+                    %89 = arith.muli %88, %c16_i64 : i64
+                    %90 = arith.maxsi %89, %c0_i64 : i64
+                    %91 = arith.addi %89, %c16_i64 : i64
+                    %92 = arith.minsi %91, %75#4 : i64
+                    %93 = arith.subi %92, %90 : i64
+                    %94 = arith.muli %90, %75#5 : i64
+                    %95 = arith.addi %75#6, %94 : i64
+                    %96 = arith.addi %89, %74 : i64
+                    %97 = arith.subi %90, %89 : i64
+                    %98 = arith.addi %96, %97 : i64
+                    "instgem.mvin2"(%95, %98, %c16_i64, %93) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %137 = arith.index_cast %arg7 : index to i64
-              %138 = arith.subi %137, %c1_i64 : i64
-              %139 = arith.cmpi sge, %138, %c0_i64 : i64
-              %140 = arith.cmpi slt, %138, %82 : i64
-              %141 = arith.andi %139, %140 : i1
-              %142 = arith.subi %106, %c1_i64 : i64
-              %143 = arith.cmpi eq, %137, %142 : i64
-              %144 = arith.cmpi slt, %137, %82 : i64
-              %145 = arith.andi %143, %144 : i1
-              %146 = arith.subi %104, %c1_i64 : i64
-              %147 = arith.select %145, %146, %c-1_i64 : i64
-              %148 = arith.muli %137, %c16_i64 : i64
-              %149 = arith.subi %100, %148 : i64
-              %150 = arith.minsi %149, %c16_i64 : i64
-              %151 = arith.cmpi sgt, %110, %c0_i64 : i64
-              scf.if %151 {
-                scf.if %141 {
-                  %163 = arith.minsi %81, %c0_i64 : i64
-                  %164 = arith.addi %163, %128 : i64
-                  %165 = arith.minsi %164, %81 : i64
-                  %166 = arith.index_cast %163 : i64 to index
-                  %167 = arith.index_cast %165 : i64 to index
-                  scf.for %arg8 = %166 to %167 step %c1 {
-                    %168 = arith.index_cast %arg8 : index to i64
-                    %169 = arith.addi %73, %168 : i64
-                    %170 = arith.muli %169, %c16_i64 : i64
-                    %171 = arith.maxsi %170, %63 : i64
-                    %172 = arith.addi %170, %c16_i64 : i64
-                    %173 = arith.minsi %172, %74 : i64
-                    %174 = arith.subi %173, %171 : i64
-                    %175 = arith.subi %171, %63 : i64
-                    %176 = arith.muli %175, %71 : i64
-                    %177 = arith.addi %69, %176 : i64
-                    %178 = arith.muli %138, %c64_i64 : i64
-                    %179 = arith.addi %177, %178 : i64
-                    %180 = arith.muli %138, %c16_i64 : i64
-                    %181 = arith.addi %170, %180 : i64
-                    %182 = arith.ori %181, %c2684354560_i64 : i64
-                    %183 = arith.subi %171, %170 : i64
-                    %184 = arith.addi %182, %183 : i64
-                    %185 = arith.subi %65, %180 : i64
-                    %186 = arith.minsi %185, %c16_i64 : i64
-                    "instgem.mvout"(%179, %184, %186, %174) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %160 = arith.ori %148, %c2147483648_i64 : i64
-                %161 = arith.addi %148, %c128_i64 : i64
-                "instgem.preload"(%161, %150, %c16_i64, %160, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %162 = arith.cmpi eq, %147, %c0_i64 : i64
-                scf.if %162 {
-                  %163 = arith.index_cast %113 : i64 to index
-                  scf.for %arg8 = %c1 to %163 step %c1 {
-                    %165 = arith.index_cast %arg8 : index to i64
-                    %166 = arith.muli %165, %c16_i64 : i64
-                    %167 = arith.addi %166, %148 : i64
-                    %168 = arith.ori %167, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %169 = arith.muli %165, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%169, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %170 = arith.subi %165, %c1_i64 : i64
-                    %171 = arith.subi %170, %73 : i64
-                    %172 = arith.cmpi sge, %171, %c0_i64 : i64
-                    %173 = arith.cmpi slt, %171, %81 : i64
-                    %174 = arith.andi %172, %173 : i1
-                    scf.if %174 {
-                      %175 = arith.muli %170, %c16_i64 : i64
-                      %176 = arith.maxsi %175, %63 : i64
-                      %177 = arith.addi %175, %c16_i64 : i64
-                      %178 = arith.minsi %177, %74 : i64
-                      %179 = arith.subi %178, %176 : i64
-                      %180 = arith.subi %176, %63 : i64
-                      %181 = arith.muli %180, %71 : i64
-                      %182 = arith.addi %69, %181 : i64
-                      %183 = arith.muli %137, %c64_i64 : i64
-                      %184 = arith.addi %182, %183 : i64
-                      %185 = arith.addi %175, %148 : i64
-                      %186 = arith.ori %185, %c2684354560_i64 : i64
-                      %187 = arith.subi %176, %175 : i64
-                      %188 = arith.addi %186, %187 : i64
-                      %189 = arith.subi %65, %148 : i64
-                      %190 = arith.minsi %189, %c16_i64 : i64
-                      "instgem.mvout"(%184, %188, %190, %179) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %164 = arith.index_cast %101 : i64 to index
-                  scf.for %arg8 = %163 to %164 step %c1 {
-                    %165 = arith.index_cast %arg8 : index to i64
-                    %166 = arith.muli %165, %c16_i64 : i64
-                    %167 = arith.subi %94, %166 : i64
-                    %168 = arith.minsi %167, %c16_i64 : i64
-                    %169 = arith.addi %166, %148 : i64
-                    %170 = arith.ori %169, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %171 = arith.muli %165, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%171, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %172 = arith.subi %165, %c1_i64 : i64
-                    %173 = arith.subi %172, %73 : i64
-                    %174 = arith.cmpi sge, %173, %c0_i64 : i64
-                    %175 = arith.cmpi slt, %173, %81 : i64
-                    %176 = arith.andi %174, %175 : i1
-                    scf.if %176 {
-                      %177 = arith.muli %172, %c16_i64 : i64
-                      %178 = arith.maxsi %177, %63 : i64
-                      %179 = arith.addi %177, %c16_i64 : i64
-                      %180 = arith.minsi %179, %74 : i64
-                      %181 = arith.subi %180, %178 : i64
-                      %182 = arith.subi %178, %63 : i64
-                      %183 = arith.muli %182, %71 : i64
-                      %184 = arith.addi %69, %183 : i64
-                      %185 = arith.muli %137, %c64_i64 : i64
-                      %186 = arith.addi %184, %185 : i64
-                      %187 = arith.addi %177, %148 : i64
-                      %188 = arith.ori %187, %c2684354560_i64 : i64
-                      %189 = arith.subi %178, %177 : i64
-                      %190 = arith.addi %188, %189 : i64
-                      %191 = arith.subi %65, %148 : i64
-                      %192 = arith.minsi %191, %c16_i64 : i64
-                      "instgem.mvout"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
+              %76 = arith.subi %68, %c1_i64 : i64
+              %77 = arith.cmpi sgt, %71, %c0_i64 : i64
+              scf.if %77 {
+                "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %84 = arith.cmpi eq, %76, %c0_i64 : i64
+                scf.if %84 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%58, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 } else {
-                  %163 = arith.index_cast %113 : i64 to index
-                  scf.for %arg8 = %c1 to %163 step %c1 {
-                    %165 = arith.index_cast %arg8 : index to i64
-                    %166 = arith.muli %165, %c16_i64 : i64
-                    %167 = arith.addi %166, %148 : i64
-                    %168 = arith.ori %167, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %169 = arith.muli %165, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%169, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %164 = arith.index_cast %101 : i64 to index
-                  scf.for %arg8 = %163 to %164 step %c1 {
-                    %165 = arith.index_cast %arg8 : index to i64
-                    %166 = arith.muli %165, %c16_i64 : i64
-                    %167 = arith.subi %94, %166 : i64
-                    %168 = arith.minsi %167, %c16_i64 : i64
-                    %169 = arith.addi %166, %148 : i64
-                    %170 = arith.ori %169, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %171 = arith.muli %165, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%171, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %152 = arith.index_cast %110 : i64 to index
-              scf.for %arg8 = %c1 to %152 step %c1 {
-                %160 = arith.index_cast %arg8 : index to i64
-                scf.if %141 {
-                  %166 = arith.muli %160, %128 : i64
-                  %167 = arith.minsi %166, %81 : i64
-                  %168 = arith.addi %167, %128 : i64
-                  %169 = arith.minsi %168, %81 : i64
-                  %170 = arith.index_cast %167 : i64 to index
-                  %171 = arith.index_cast %169 : i64 to index
-                  scf.for %arg9 = %170 to %171 step %c1 {
-                    %172 = arith.index_cast %arg9 : index to i64
-                    %173 = arith.addi %73, %172 : i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.maxsi %174, %63 : i64
-                    %176 = arith.addi %174, %c16_i64 : i64
-                    %177 = arith.minsi %176, %74 : i64
-                    %178 = arith.subi %177, %175 : i64
-                    %179 = arith.subi %175, %63 : i64
-                    %180 = arith.muli %179, %71 : i64
-                    %181 = arith.addi %69, %180 : i64
-                    %182 = arith.muli %138, %c64_i64 : i64
-                    %183 = arith.addi %181, %182 : i64
-                    %184 = arith.muli %138, %c16_i64 : i64
-                    %185 = arith.addi %174, %184 : i64
-                    %186 = arith.ori %185, %c2684354560_i64 : i64
-                    %187 = arith.subi %175, %174 : i64
-                    %188 = arith.addi %186, %187 : i64
-                    %189 = arith.subi %65, %184 : i64
-                    %190 = arith.minsi %189, %c16_i64 : i64
-                    "instgem.mvout"(%183, %188, %190, %178) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %161 = arith.ori %148, %c3221225472_i64 : i64
-                %162 = arith.muli %160, %c16_i64 : i64
-                %163 = arith.addi %162, %148 : i64
-                %164 = arith.addi %163, %c128_i64 : i64
-                "instgem.preload"(%164, %150, %c16_i64, %161, %150, %114) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%162, %c16_i64, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %165 = arith.cmpi eq, %160, %147 : i64
-                scf.if %165 {
-                  %166 = arith.index_cast %113 : i64 to index
-                  scf.for %arg9 = %c1 to %166 step %c1 {
-                    %168 = arith.index_cast %arg9 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.addi %169, %148 : i64
-                    %171 = arith.ori %170, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %172 = arith.muli %168, %c32_i64 : i64
-                    %173 = arith.addi %172, %162 : i64
-                    "instgem.compute_accumulated"(%173, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %174 = arith.subi %168, %c1_i64 : i64
-                    %175 = arith.subi %174, %73 : i64
-                    %176 = arith.cmpi sge, %175, %c0_i64 : i64
-                    %177 = arith.cmpi slt, %175, %81 : i64
-                    %178 = arith.andi %176, %177 : i1
-                    scf.if %178 {
-                      %179 = arith.muli %174, %c16_i64 : i64
-                      %180 = arith.maxsi %179, %63 : i64
-                      %181 = arith.addi %179, %c16_i64 : i64
-                      %182 = arith.minsi %181, %74 : i64
-                      %183 = arith.subi %182, %180 : i64
-                      %184 = arith.subi %180, %63 : i64
-                      %185 = arith.muli %184, %71 : i64
-                      %186 = arith.addi %69, %185 : i64
-                      %187 = arith.muli %137, %c64_i64 : i64
-                      %188 = arith.addi %186, %187 : i64
-                      %189 = arith.addi %179, %148 : i64
-                      %190 = arith.ori %189, %c2684354560_i64 : i64
-                      %191 = arith.subi %180, %179 : i64
-                      %192 = arith.addi %190, %191 : i64
-                      %193 = arith.subi %65, %148 : i64
-                      %194 = arith.minsi %193, %c16_i64 : i64
-                      "instgem.mvout"(%188, %192, %194, %183) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %167 = arith.index_cast %101 : i64 to index
-                  scf.for %arg9 = %166 to %167 step %c1 {
-                    %168 = arith.index_cast %arg9 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.subi %94, %169 : i64
-                    %171 = arith.minsi %170, %c16_i64 : i64
-                    %172 = arith.addi %169, %148 : i64
-                    %173 = arith.ori %172, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %150, %171) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %174 = arith.muli %168, %c32_i64 : i64
-                    %175 = arith.addi %174, %162 : i64
-                    "instgem.compute_accumulated"(%175, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %176 = arith.subi %168, %c1_i64 : i64
-                    %177 = arith.subi %176, %73 : i64
-                    %178 = arith.cmpi sge, %177, %c0_i64 : i64
-                    %179 = arith.cmpi slt, %177, %81 : i64
-                    %180 = arith.andi %178, %179 : i1
-                    scf.if %180 {
-                      %181 = arith.muli %176, %c16_i64 : i64
-                      %182 = arith.maxsi %181, %63 : i64
-                      %183 = arith.addi %181, %c16_i64 : i64
-                      %184 = arith.minsi %183, %74 : i64
-                      %185 = arith.subi %184, %182 : i64
-                      %186 = arith.subi %182, %63 : i64
-                      %187 = arith.muli %186, %71 : i64
-                      %188 = arith.addi %69, %187 : i64
-                      %189 = arith.muli %137, %c64_i64 : i64
-                      %190 = arith.addi %188, %189 : i64
-                      %191 = arith.addi %181, %148 : i64
-                      %192 = arith.ori %191, %c2684354560_i64 : i64
-                      %193 = arith.subi %182, %181 : i64
-                      %194 = arith.addi %192, %193 : i64
-                      %195 = arith.subi %65, %148 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      "instgem.mvout"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
+              %78 = arith.index_cast %71 : i64 to index
+              scf.for %arg7 = %c1 to %78 step %c1 {
+                %84 = arith.index_cast %arg7 : index to i64
+                %85 = arith.muli %84, %c16_i64 : i64
+                %86 = arith.addi %85, %c128_i64 : i64
+                "instgem.preload"(%86, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%85, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %87 = arith.cmpi eq, %84, %76 : i64
+                scf.if %87 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %88 = arith.addi %85, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%88, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%58, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 } else {
-                  %166 = arith.index_cast %113 : i64 to index
-                  scf.for %arg9 = %c1 to %166 step %c1 {
-                    %168 = arith.index_cast %arg9 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.addi %169, %148 : i64
-                    %171 = arith.ori %170, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %172 = arith.muli %168, %c32_i64 : i64
-                    %173 = arith.addi %172, %162 : i64
-                    "instgem.compute_accumulated"(%173, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %167 = arith.index_cast %101 : i64 to index
-                  scf.for %arg9 = %166 to %167 step %c1 {
-                    %168 = arith.index_cast %arg9 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.subi %94, %169 : i64
-                    %171 = arith.minsi %170, %c16_i64 : i64
-                    %172 = arith.addi %169, %148 : i64
-                    %173 = arith.ori %172, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %150, %171) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %174 = arith.muli %168, %c32_i64 : i64
-                    %175 = arith.addi %174, %162 : i64
-                    "instgem.compute_accumulated"(%175, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %88 = arith.addi %85, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%88, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %153 = arith.index_cast %104 : i64 to index
-              scf.for %arg8 = %152 to %153 step %c1 {
-                %160 = arith.index_cast %arg8 : index to i64
-                %161 = arith.muli %160, %c16_i64 : i64
-                %162 = arith.subi %96, %161 : i64
-                %163 = arith.minsi %162, %c16_i64 : i64
-                %164 = arith.subi %98, %161 : i64
-                %165 = arith.minsi %164, %c16_i64 : i64
-                scf.if %141 {
-                  %174 = arith.muli %160, %128 : i64
-                  %175 = arith.minsi %174, %81 : i64
-                  %176 = arith.addi %175, %128 : i64
-                  %177 = arith.minsi %176, %81 : i64
-                  %178 = arith.index_cast %175 : i64 to index
-                  %179 = arith.index_cast %177 : i64 to index
-                  scf.for %arg9 = %178 to %179 step %c1 {
-                    %180 = arith.index_cast %arg9 : index to i64
-                    %181 = arith.addi %73, %180 : i64
-                    %182 = arith.muli %181, %c16_i64 : i64
-                    %183 = arith.maxsi %182, %63 : i64
-                    %184 = arith.addi %182, %c16_i64 : i64
-                    %185 = arith.minsi %184, %74 : i64
-                    %186 = arith.subi %185, %183 : i64
-                    %187 = arith.subi %183, %63 : i64
-                    %188 = arith.muli %187, %71 : i64
-                    %189 = arith.addi %69, %188 : i64
-                    %190 = arith.muli %138, %c64_i64 : i64
-                    %191 = arith.addi %189, %190 : i64
-                    %192 = arith.muli %138, %c16_i64 : i64
-                    %193 = arith.addi %182, %192 : i64
-                    %194 = arith.ori %193, %c2684354560_i64 : i64
-                    %195 = arith.subi %183, %182 : i64
-                    %196 = arith.addi %194, %195 : i64
-                    %197 = arith.subi %65, %192 : i64
-                    %198 = arith.minsi %197, %c16_i64 : i64
-                    "instgem.mvout"(%191, %196, %198, %186) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %166 = arith.cmpi eq, %160, %c0_i64 : i64
-                %167 = arith.select %166, %c2147483648_i64, %c3221225472_i64 : i64
-                %168 = arith.ori %148, %167 : i64
-                %169 = arith.select %166, %c16_i64, %114 : i64
-                %170 = arith.select %166, %c16_i64, %150 : i64
-                %171 = arith.addi %161, %148 : i64
-                %172 = arith.addi %171, %c128_i64 : i64
-                "instgem.preload"(%172, %150, %165, %168, %170, %169) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%161, %163, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.cmpi eq, %160, %147 : i64
-                scf.if %173 {
-                  %174 = arith.index_cast %113 : i64 to index
-                  scf.for %arg9 = %c1 to %174 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.addi %177, %148 : i64
-                    %179 = arith.ori %178, %167 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.muli %176, %c32_i64 : i64
-                    %181 = arith.addi %180, %161 : i64
-                    "instgem.compute_accumulated"(%181, %163, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %182 = arith.subi %176, %c1_i64 : i64
-                    %183 = arith.subi %182, %73 : i64
-                    %184 = arith.cmpi sge, %183, %c0_i64 : i64
-                    %185 = arith.cmpi slt, %183, %81 : i64
-                    %186 = arith.andi %184, %185 : i1
-                    scf.if %186 {
-                      %187 = arith.muli %182, %c16_i64 : i64
-                      %188 = arith.maxsi %187, %63 : i64
-                      %189 = arith.addi %187, %c16_i64 : i64
-                      %190 = arith.minsi %189, %74 : i64
-                      %191 = arith.subi %190, %188 : i64
-                      %192 = arith.subi %188, %63 : i64
-                      %193 = arith.muli %192, %71 : i64
-                      %194 = arith.addi %69, %193 : i64
-                      %195 = arith.muli %137, %c64_i64 : i64
-                      %196 = arith.addi %194, %195 : i64
-                      %197 = arith.addi %187, %148 : i64
-                      %198 = arith.ori %197, %c2684354560_i64 : i64
-                      %199 = arith.subi %188, %187 : i64
-                      %200 = arith.addi %198, %199 : i64
-                      %201 = arith.subi %65, %148 : i64
-                      %202 = arith.minsi %201, %c16_i64 : i64
-                      "instgem.mvout"(%196, %200, %202, %191) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %175 = arith.index_cast %101 : i64 to index
-                  scf.for %arg9 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.subi %94, %177 : i64
-                    %179 = arith.minsi %178, %c16_i64 : i64
-                    %180 = arith.addi %177, %148 : i64
-                    %181 = arith.ori %180, %167 : i64
-                    %182 = arith.select %166, %c16_i64, %179 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %170, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %176, %c32_i64 : i64
-                    %184 = arith.addi %183, %161 : i64
-                    "instgem.compute_accumulated"(%184, %163, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %185 = arith.subi %176, %c1_i64 : i64
-                    %186 = arith.subi %185, %73 : i64
-                    %187 = arith.cmpi sge, %186, %c0_i64 : i64
-                    %188 = arith.cmpi slt, %186, %81 : i64
-                    %189 = arith.andi %187, %188 : i1
-                    scf.if %189 {
-                      %190 = arith.muli %185, %c16_i64 : i64
-                      %191 = arith.maxsi %190, %63 : i64
-                      %192 = arith.addi %190, %c16_i64 : i64
-                      %193 = arith.minsi %192, %74 : i64
-                      %194 = arith.subi %193, %191 : i64
-                      %195 = arith.subi %191, %63 : i64
-                      %196 = arith.muli %195, %71 : i64
-                      %197 = arith.addi %69, %196 : i64
-                      %198 = arith.muli %137, %c64_i64 : i64
-                      %199 = arith.addi %197, %198 : i64
-                      %200 = arith.addi %190, %148 : i64
-                      %201 = arith.ori %200, %c2684354560_i64 : i64
-                      %202 = arith.subi %191, %190 : i64
-                      %203 = arith.addi %201, %202 : i64
-                      %204 = arith.subi %65, %148 : i64
-                      %205 = arith.minsi %204, %c16_i64 : i64
-                      "instgem.mvout"(%199, %203, %205, %194) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
+              %79 = arith.index_cast %68 : i64 to index
+              scf.for %arg7 = %78 to %79 step %c1 {
+                %84 = arith.index_cast %arg7 : index to i64
+                %85 = arith.muli %84, %c16_i64 : i64
+                %86 = arith.subi %66, %85 : i64
+                %87 = arith.minsi %86, %c16_i64 : i64
+                %88 = arith.cmpi eq, %84, %c0_i64 : i64
+                %89 = arith.select %88, %c2147483648_i64, %c3221225472_i64 : i64
+                %90 = arith.addi %85, %c128_i64 : i64
+                "instgem.preload"(%90, %c16_i64, %87, %89, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%85, %87, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %91 = arith.cmpi eq, %84, %76 : i64
+                scf.if %91 {
+                  %92 = arith.ori %89, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %92, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %93 = arith.addi %85, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%93, %87, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%58, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 } else {
-                  %174 = arith.index_cast %113 : i64 to index
-                  scf.for %arg9 = %c1 to %174 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.addi %177, %148 : i64
-                    %179 = arith.ori %178, %167 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.muli %176, %c32_i64 : i64
-                    %181 = arith.addi %180, %161 : i64
-                    "instgem.compute_accumulated"(%181, %163, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %175 = arith.index_cast %101 : i64 to index
-                  scf.for %arg9 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.subi %94, %177 : i64
-                    %179 = arith.minsi %178, %c16_i64 : i64
-                    %180 = arith.addi %177, %148 : i64
-                    %181 = arith.ori %180, %167 : i64
-                    %182 = arith.select %166, %c16_i64, %179 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %170, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %176, %c32_i64 : i64
-                    %184 = arith.addi %183, %161 : i64
-                    "instgem.compute_accumulated"(%184, %163, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                  %92 = arith.ori %89, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %92, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %93 = arith.addi %85, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%93, %87, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              scf.if %141 {
-                %160 = arith.muli %104, %128 : i64
-                %161 = arith.minsi %160, %81 : i64
-                %162 = arith.index_cast %161 : i64 to index
-                scf.for %arg8 = %162 to %116 step %c1 {
-                  %163 = arith.index_cast %arg8 : index to i64
-                  %164 = arith.addi %73, %163 : i64
-                  %165 = arith.muli %164, %c16_i64 : i64
-                  %166 = arith.maxsi %165, %63 : i64
-                  %167 = arith.addi %165, %c16_i64 : i64
-                  %168 = arith.minsi %167, %74 : i64
-                  %169 = arith.subi %168, %166 : i64
-                  %170 = arith.subi %166, %63 : i64
-                  %171 = arith.muli %170, %71 : i64
-                  %172 = arith.addi %69, %171 : i64
-                  %173 = arith.muli %138, %c64_i64 : i64
-                  %174 = arith.addi %172, %173 : i64
-                  %175 = arith.muli %138, %c16_i64 : i64
-                  %176 = arith.addi %165, %175 : i64
-                  %177 = arith.ori %176, %c2684354560_i64 : i64
-                  %178 = arith.subi %166, %165 : i64
-                  %179 = arith.addi %177, %178 : i64
-                  %180 = arith.subi %65, %175 : i64
-                  %181 = arith.minsi %180, %c16_i64 : i64
-                  "instgem.mvout"(%174, %179, %181, %169) : (i64, i64, i64, i64) -> ()
-                }
+              %80 = arith.cmpi sgt, %68, %c0_i64 : i64
+              %81 = arith.extui %80 : i1 to i64
+              %82 = arith.index_cast %81 : i64 to index
+              scf.for %arg7 = %82 to %c2 step %c1 {
+                %84 = arith.index_cast %arg7 : index to i64
+                %85 = arith.muli %84, %c16_i64 : i64
+                %86 = arith.maxsi %85, %c0_i64 : i64
+                %87 = arith.addi %85, %c16_i64 : i64
+                %88 = arith.minsi %87, %c32_i64 : i64
+                %89 = arith.subi %88, %86 : i64
+                %90 = arith.muli %86, %60 : i64
+                %91 = arith.addi %58, %90 : i64
+                %92 = arith.ori %85, %c2684354560_i64 : i64
+                %93 = arith.subi %86, %85 : i64
+                %94 = arith.addi %92, %93 : i64
+                "instgem.mvout"(%91, %94, %c16_i64, %89) : (i64, i64, i64, i64) -> ()
               }
-              %154 = arith.cmpi sgt, %104, %c0_i64 : i64
-              %155 = arith.subi %101, %c1_i64 : i64
-              %156 = arith.subi %155, %73 : i64
-              %157 = arith.maxsi %156, %c0_i64 : i64
-              %158 = arith.minsi %157, %81 : i64
-              %159 = arith.select %154, %158, %c0_i64 : i64
-              scf.if %145 {
-                %160 = arith.index_cast %159 : i64 to index
-                scf.for %arg8 = %160 to %116 step %c1 {
-                  %161 = arith.index_cast %arg8 : index to i64
-                  %162 = arith.addi %73, %161 : i64
-                  %163 = arith.muli %162, %c16_i64 : i64
-                  %164 = arith.maxsi %163, %63 : i64
-                  %165 = arith.addi %163, %c16_i64 : i64
-                  %166 = arith.minsi %165, %74 : i64
-                  %167 = arith.subi %166, %164 : i64
-                  %168 = arith.subi %164, %63 : i64
-                  %169 = arith.muli %168, %71 : i64
-                  %170 = arith.addi %69, %169 : i64
-                  %171 = arith.muli %137, %c64_i64 : i64
-                  %172 = arith.addi %170, %171 : i64
-                  %173 = arith.addi %163, %148 : i64
-                  %174 = arith.ori %173, %c2684354560_i64 : i64
-                  %175 = arith.subi %164, %163 : i64
-                  %176 = arith.addi %174, %175 : i64
-                  %177 = arith.subi %65, %148 : i64
-                  %178 = arith.minsi %177, %c16_i64 : i64
-                  "instgem.mvout"(%172, %176, %178, %167) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } {gemmini.compute_nest}
-            %129 = arith.cmpi eq, %104, %c0_i64 : i64
-            %130 = arith.cmpi slt, %101, %c2_i64 : i64
-            %131 = arith.cmpi slt, %106, %c1_i64 : i64
-            %132 = arith.ori %129, %130 : i1
-            %133 = arith.ori %132, %131 : i1
-            scf.if %133 {
-              scf.for %arg7 = %c0 to %c2 step %c1 {
-                %137 = arith.index_cast %arg7 : index to i64
-                %138 = arith.muli %137, %c16_i64 : i64
-                %139 = arith.ori %138, %c2147483648_i64 : i64
-                %140 = arith.cmpi sge, %137, %101 : i64
-                %141 = arith.cmpi sle, %106, %c0_i64 : i64
-                %142 = arith.ori %129, %140 : i1
-                %143 = arith.ori %142, %141 : i1
-                %144 = arith.cmpi sgt, %82, %c0_i64 : i64
-                %145 = arith.andi %143, %144 : i1
-                scf.if %145 {
-                  "instgem.mvin"(%c0_i64, %139, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            }
-            %134 = arith.minsi %106, %82 : i64
-            %135 = arith.index_cast %134 : i64 to index
-            %136 = arith.index_cast %82 : i64 to index
-            scf.for %arg7 = %135 to %136 step %c1 {
-              %137 = arith.index_cast %arg7 : index to i64
-              scf.for %arg8 = %c0 to %116 step %c1 {
-                %138 = arith.index_cast %arg8 : index to i64
-                %139 = arith.addi %73, %138 : i64
-                %140 = arith.muli %139, %c16_i64 : i64
-                %141 = arith.maxsi %140, %63 : i64
-                %142 = arith.addi %140, %c16_i64 : i64
-                %143 = arith.minsi %142, %74 : i64
-                %144 = arith.subi %143, %141 : i64
-                %145 = arith.subi %141, %63 : i64
-                %146 = arith.muli %145, %71 : i64
-                %147 = arith.addi %69, %146 : i64
-                %148 = arith.muli %137, %c64_i64 : i64
-                %149 = arith.addi %147, %148 : i64
-                %150 = arith.muli %137, %c16_i64 : i64
-                %151 = arith.addi %140, %150 : i64
-                %152 = arith.ori %151, %c2684354560_i64 : i64
-                %153 = arith.subi %141, %140 : i64
-                %154 = arith.addi %152, %153 : i64
-                %155 = arith.subi %65, %150 : i64
-                %156 = arith.minsi %155, %c16_i64 : i64
-                "instgem.mvout"(%149, %154, %156, %144) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            scf.for %arg7 = %c0 to %107 step %c1 {
-              scf.if %115 {
-                %139 = arith.cmpi sgt, %116, %c0 : index
-                scf.if %139 {
-                  %143 = arith.muli %126, %c4 : index
-                  %144 = arith.muli %116, %c4 : index
-                  %145 = arith.muli %arg7, %144 : index
-                  %146 = arith.subi %143, %c1 : index
-                  %147 = arith.addi %145, %146 : index
-                  %148 = arith.divsi %147, %143 : index
-                  %149 = arith.addi %147, %144 : index
-                  %150 = arith.divsi %149, %143 : index
-                  scf.for %arg8 = %148 to %150 step %c1 {
-                    %151 = arith.index_cast %arg8 : index to i64
-                    %152 = arith.addi %73, %151 : i64
-                    %153 = arith.muli %152, %c16_i64 : i64
-                    %154 = arith.maxsi %153, %63 : i64
-                    %155 = arith.addi %153, %c16_i64 : i64
-                    %156 = arith.minsi %155, %74 : i64
-                    %157 = arith.subi %156, %154 : i64
-                    %158 = arith.subi %154, %63 : i64
-                    %159 = arith.muli %158, %125#0 : i64
-                    %160 = arith.addi %125#1, %159 : i64
-                    %161 = arith.muli %152, %c32_i64 : i64
-                    %162 = arith.addi %161, %123 : i64
-                    %163 = arith.subi %154, %153 : i64
-                    %164 = arith.addi %162, %163 : i64
-                    %165 = arith.minsi %125#2, %c64_i64 : i64
-                    "instgem.mvin"(%160, %164, %165, %157) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %140 = arith.cmpi sgt, %122, %c0 : index
-                scf.if %140 {
-                  %143 = arith.muli %126, %c4 : index
-                  %144 = arith.muli %122, %c4 : index
-                  %145 = arith.muli %arg7, %144 : index
-                  %146 = arith.subi %143, %c1 : index
-                  %147 = arith.subi %146, %126 : index
-                  %148 = arith.addi %145, %147 : index
-                  %149 = arith.divsi %148, %143 : index
-                  %150 = arith.addi %148, %144 : index
-                  %151 = arith.divsi %150, %143 : index
-                  scf.for %arg8 = %149 to %151 step %c1 {
-                    %152 = arith.index_cast %arg8 : index to i64
-                    %153 = arith.muli %152, %c16_i64 : i64
-                    %154 = arith.maxsi %153, %c0_i64 : i64
-                    %155 = arith.addi %153, %c16_i64 : i64
-                    %156 = arith.minsi %155, %63 : i64
-                    %157 = arith.subi %156, %154 : i64
-                    %158 = arith.muli %152, %c32_i64 : i64
-                    %159 = arith.addi %158, %123 : i64
-                    %160 = arith.subi %154, %153 : i64
-                    %161 = arith.addi %159, %160 : i64
-                    %162 = arith.minsi %125#2, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %161, %162, %157) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %141 = arith.cmpi sgt, %125#3, %c0 : index
-                scf.if %141 {
-                  %143 = arith.muli %126, %c4 : index
-                  %144 = arith.muli %125#3, %c4 : index
-                  %145 = arith.muli %arg7, %144 : index
-                  %146 = arith.subi %143, %c1 : index
-                  %147 = arith.muli %126, %c2 : index
-                  %148 = arith.subi %146, %147 : index
-                  %149 = arith.addi %145, %148 : index
-                  %150 = arith.divsi %149, %143 : index
-                  %151 = arith.addi %149, %144 : index
-                  %152 = arith.divsi %151, %143 : index
-                  scf.for %arg8 = %150 to %152 step %c1 {
-                    %153 = arith.index_cast %arg8 : index to i64
-                    %154 = arith.addi %125#4, %153 : i64
-                    %155 = arith.muli %154, %c16_i64 : i64
-                    %156 = arith.maxsi %155, %125#5 : i64
-                    %157 = arith.addi %155, %c16_i64 : i64
-                    %158 = arith.addi %125#5, %125#6 : i64
-                    %159 = arith.minsi %157, %158 : i64
-                    %160 = arith.subi %159, %156 : i64
-                    %161 = arith.subi %156, %125#5 : i64
-                    %162 = arith.muli %161, %125#7 : i64
-                    %163 = arith.addi %125#8, %162 : i64
-                    %164 = arith.addi %155, %124 : i64
-                    %165 = arith.subi %156, %155 : i64
-                    %166 = arith.addi %164, %165 : i64
-                    %167 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%163, %166, %167, %160) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %142 = arith.cmpi sgt, %125#9, %c0 : index
-                scf.if %142 {
-                  %143 = arith.muli %126, %c4 : index
-                  %144 = arith.muli %125#9, %c4 : index
-                  %145 = arith.muli %arg7, %144 : index
-                  %146 = arith.subi %143, %c1 : index
-                  %147 = arith.muli %126, %c3 : index
-                  %148 = arith.subi %146, %147 : index
-                  %149 = arith.addi %145, %148 : index
-                  %150 = arith.divsi %149, %143 : index
-                  %151 = arith.addi %149, %144 : index
-                  %152 = arith.divsi %151, %143 : index
-                  scf.for %arg8 = %150 to %152 step %c1 {
-                    %153 = arith.index_cast %arg8 : index to i64
-                    %154 = arith.muli %153, %c16_i64 : i64
-                    %155 = arith.maxsi %154, %c0_i64 : i64
-                    %156 = arith.addi %154, %c16_i64 : i64
-                    %157 = arith.minsi %156, %125#5 : i64
-                    %158 = arith.subi %157, %155 : i64
-                    %159 = arith.addi %154, %124 : i64
-                    %160 = arith.subi %155, %154 : i64
-                    %161 = arith.addi %159, %160 : i64
-                    %162 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %161, %162, %158) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-              }
-              %132 = arith.index_cast %arg7 : index to i64
-              %133 = arith.muli %132, %c16_i64 : i64
-              %134 = arith.subi %100, %133 : i64
-              %135 = arith.minsi %134, %c16_i64 : i64
-              %136 = arith.cmpi sgt, %110, %c0_i64 : i64
-              scf.if %136 {
-                %139 = arith.ori %133, %c2147483648_i64 : i64
-                %140 = arith.addi %133, %c128_i64 : i64
-                "instgem.preload"(%140, %135, %c16_i64, %139, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %141 = arith.index_cast %113 : i64 to index
-                scf.for %arg8 = %c1 to %141 step %c1 {
-                  %143 = arith.index_cast %arg8 : index to i64
-                  %144 = arith.muli %143, %c16_i64 : i64
-                  %145 = arith.addi %144, %133 : i64
-                  %146 = arith.ori %145, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %146, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %147 = arith.muli %143, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%147, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %142 = arith.index_cast %101 : i64 to index
-                scf.for %arg8 = %141 to %142 step %c1 {
-                  %143 = arith.index_cast %arg8 : index to i64
-                  %144 = arith.muli %143, %c16_i64 : i64
-                  %145 = arith.subi %94, %144 : i64
-                  %146 = arith.minsi %145, %c16_i64 : i64
-                  %147 = arith.addi %144, %133 : i64
-                  %148 = arith.ori %147, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %149 = arith.muli %143, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%149, %c16_i64, %146, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %137 = arith.index_cast %110 : i64 to index
-              scf.for %arg8 = %c1 to %137 step %c1 {
-                %139 = arith.index_cast %arg8 : index to i64
-                %140 = arith.ori %133, %c3221225472_i64 : i64
-                %141 = arith.muli %139, %c16_i64 : i64
-                %142 = arith.addi %141, %133 : i64
-                %143 = arith.addi %142, %c128_i64 : i64
-                "instgem.preload"(%143, %135, %c16_i64, %140, %135, %114) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%141, %c16_i64, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %144 = arith.index_cast %113 : i64 to index
-                scf.for %arg9 = %c1 to %144 step %c1 {
-                  %146 = arith.index_cast %arg9 : index to i64
-                  %147 = arith.muli %146, %c16_i64 : i64
-                  %148 = arith.addi %147, %133 : i64
-                  %149 = arith.ori %148, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %150 = arith.muli %146, %c32_i64 : i64
-                  %151 = arith.addi %150, %141 : i64
-                  "instgem.compute_accumulated"(%151, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %145 = arith.index_cast %101 : i64 to index
-                scf.for %arg9 = %144 to %145 step %c1 {
-                  %146 = arith.index_cast %arg9 : index to i64
-                  %147 = arith.muli %146, %c16_i64 : i64
-                  %148 = arith.subi %94, %147 : i64
-                  %149 = arith.minsi %148, %c16_i64 : i64
-                  %150 = arith.addi %147, %133 : i64
-                  %151 = arith.ori %150, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %135, %149) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %152 = arith.muli %146, %c32_i64 : i64
-                  %153 = arith.addi %152, %141 : i64
-                  "instgem.compute_accumulated"(%153, %c16_i64, %149, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %138 = arith.index_cast %104 : i64 to index
-              scf.for %arg8 = %137 to %138 step %c1 {
-                %139 = arith.index_cast %arg8 : index to i64
-                %140 = arith.muli %139, %c16_i64 : i64
-                %141 = arith.subi %96, %140 : i64
-                %142 = arith.minsi %141, %c16_i64 : i64
-                %143 = arith.subi %98, %140 : i64
-                %144 = arith.minsi %143, %c16_i64 : i64
-                %145 = arith.cmpi eq, %139, %c0_i64 : i64
-                %146 = arith.select %145, %c2147483648_i64, %c3221225472_i64 : i64
-                %147 = arith.ori %133, %146 : i64
-                %148 = arith.select %145, %c16_i64, %114 : i64
-                %149 = arith.select %145, %c16_i64, %135 : i64
-                %150 = arith.addi %140, %133 : i64
-                %151 = arith.addi %150, %c128_i64 : i64
-                "instgem.preload"(%151, %135, %144, %147, %149, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%140, %142, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %152 = arith.index_cast %113 : i64 to index
-                scf.for %arg9 = %c1 to %152 step %c1 {
-                  %154 = arith.index_cast %arg9 : index to i64
-                  %155 = arith.muli %154, %c16_i64 : i64
-                  %156 = arith.addi %155, %133 : i64
-                  %157 = arith.ori %156, %146 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %158 = arith.muli %154, %c32_i64 : i64
-                  %159 = arith.addi %158, %140 : i64
-                  "instgem.compute_accumulated"(%159, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %153 = arith.index_cast %101 : i64 to index
-                scf.for %arg9 = %152 to %153 step %c1 {
-                  %154 = arith.index_cast %arg9 : index to i64
-                  %155 = arith.muli %154, %c16_i64 : i64
-                  %156 = arith.subi %94, %155 : i64
-                  %157 = arith.minsi %156, %c16_i64 : i64
-                  %158 = arith.addi %155, %133 : i64
-                  %159 = arith.ori %158, %146 : i64
-                  %160 = arith.select %145, %c16_i64, %157 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %149, %160) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %161 = arith.muli %154, %c32_i64 : i64
-                  %162 = arith.addi %161, %140 : i64
-                  "instgem.compute_accumulated"(%162, %142, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-            } {gemmini.compute_nest}
-            %127 = arith.cmpi eq, %104, %c0_i64 : i64
-            %128 = arith.cmpi slt, %101, %c2_i64 : i64
-            %129 = arith.cmpi slt, %106, %c1_i64 : i64
-            %130 = arith.ori %127, %128 : i1
-            %131 = arith.ori %130, %129 : i1
-            scf.if %131 {
-              scf.for %arg7 = %c0 to %c2 step %c1 {
-                %132 = arith.index_cast %arg7 : index to i64
-                %133 = arith.muli %132, %c16_i64 : i64
-                %134 = arith.ori %133, %c2147483648_i64 : i64
-                %135 = arith.cmpi sge, %132, %101 : i64
-                %136 = arith.cmpi sle, %106, %c0_i64 : i64
-                %137 = arith.ori %127, %135 : i1
-                %138 = arith.ori %137, %136 : i1
-                %139 = arith.cmpi sgt, %82, %c0_i64 : i64
-                %140 = arith.andi %138, %139 : i1
-                scf.if %140 {
-                  "instgem.mvin"(%c0_i64, %134, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            }
-          }
-          scf.if %115 {
-            %127 = arith.muli %126, %c4 : index
-            %128 = arith.muli %116, %c4 : index
-            %129 = arith.muli %107, %128 : index
-            %130 = arith.subi %127, %c1 : index
-            %131 = arith.addi %129, %130 : index
-            %132 = arith.divsi %131, %127 : index
-            scf.for %arg7 = %132 to %116 step %c1 {
-              %150 = arith.index_cast %arg7 : index to i64
-              %151 = arith.addi %73, %150 : i64
-              %152 = arith.muli %151, %c16_i64 : i64
-              %153 = arith.maxsi %152, %63 : i64
-              %154 = arith.addi %152, %c16_i64 : i64
-              %155 = arith.minsi %154, %74 : i64
-              %156 = arith.subi %155, %153 : i64
-              %157 = arith.subi %153, %63 : i64
-              %158 = arith.muli %157, %125#0 : i64
-              %159 = arith.addi %125#1, %158 : i64
-              %160 = arith.muli %151, %c32_i64 : i64
-              %161 = arith.addi %160, %123 : i64
-              %162 = arith.subi %153, %152 : i64
-              %163 = arith.addi %161, %162 : i64
-              %164 = arith.minsi %125#2, %c64_i64 : i64
-              "instgem.mvin"(%159, %163, %164, %156) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %133 = arith.muli %122, %c4 : index
-            %134 = arith.muli %107, %133 : index
-            %135 = arith.subi %130, %126 : index
-            %136 = arith.addi %134, %135 : index
-            %137 = arith.divsi %136, %127 : index
-            scf.for %arg7 = %137 to %122 step %c1 {
-              %150 = arith.index_cast %arg7 : index to i64
-              %151 = arith.muli %150, %c16_i64 : i64
-              %152 = arith.maxsi %151, %c0_i64 : i64
-              %153 = arith.addi %151, %c16_i64 : i64
-              %154 = arith.minsi %153, %63 : i64
-              %155 = arith.subi %154, %152 : i64
-              %156 = arith.muli %150, %c32_i64 : i64
-              %157 = arith.addi %156, %123 : i64
-              %158 = arith.subi %152, %151 : i64
-              %159 = arith.addi %157, %158 : i64
-              %160 = arith.minsi %125#2, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %159, %160, %155) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %138 = arith.muli %125#3, %c4 : index
-            %139 = arith.muli %107, %138 : index
-            %140 = arith.muli %126, %c2 : index
-            %141 = arith.subi %130, %140 : index
-            %142 = arith.addi %139, %141 : index
-            %143 = arith.divsi %142, %127 : index
-            scf.for %arg7 = %143 to %125#3 step %c1 {
-              %150 = arith.index_cast %arg7 : index to i64
-              %151 = arith.addi %125#4, %150 : i64
-              %152 = arith.muli %151, %c16_i64 : i64
-              %153 = arith.maxsi %152, %125#5 : i64
-              %154 = arith.addi %152, %c16_i64 : i64
-              %155 = arith.addi %125#5, %125#6 : i64
-              %156 = arith.minsi %154, %155 : i64
-              %157 = arith.subi %156, %153 : i64
-              %158 = arith.subi %153, %125#5 : i64
-              %159 = arith.muli %158, %125#7 : i64
-              %160 = arith.addi %125#8, %159 : i64
-              %161 = arith.addi %152, %124 : i64
-              %162 = arith.subi %153, %152 : i64
-              %163 = arith.addi %161, %162 : i64
-              %164 = arith.minsi %65, %c64_i64 : i64
-              "instgem.mvin2"(%160, %163, %164, %157) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %144 = arith.muli %125#9, %c4 : index
-            %145 = arith.muli %107, %144 : index
-            %146 = arith.muli %126, %c3 : index
-            %147 = arith.subi %130, %146 : index
-            %148 = arith.addi %145, %147 : index
-            %149 = arith.divsi %148, %127 : index
-            scf.for %arg7 = %149 to %125#9 step %c1 {
-              %150 = arith.index_cast %arg7 : index to i64
-              %151 = arith.muli %150, %c16_i64 : i64
-              %152 = arith.maxsi %151, %c0_i64 : i64
-              %153 = arith.addi %151, %c16_i64 : i64
-              %154 = arith.minsi %153, %125#5 : i64
-              %155 = arith.subi %154, %152 : i64
-              %156 = arith.addi %151, %124 : i64
-              %157 = arith.subi %152, %151 : i64
-              %158 = arith.addi %156, %157 : i64
-              %159 = arith.minsi %65, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %158, %159, %155) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-        }
-      } else {
-        %85:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-          %86 = arith.maxsi %arg8, %c0 : index
-          %87 = arith.minsi %86, %arg5 : index
-          %88 = arith.addi %arg8, %c32 : index
-          %89 = arith.maxsi %88, %c0 : index
-          %90 = arith.minsi %89, %arg5 : index
-          %91 = arith.subi %87, %arg8 : index
-          %92 = arith.maxsi %91, %c0 : index
-          %93 = arith.minsi %92, %c32 : index
-          %94 = arith.subi %90, %87 : index
-          %95 = arith.cmpi sgt, %93, %c0 : index
-          scf.if %95 {
-            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-          }
-          %96 = arith.index_cast %arg7 : index to i64
-          %97 = arith.remsi %96, %c2_i64 : i64
-          %98 = arith.muli %97, %c64_i64 : i64
-          %99 = arith.index_cast %94 : index to i64
-          %100 = arith.maxsi %arg9, %c0 : index
-          %101 = arith.minsi %100, %arg5 : index
-          %102 = arith.addi %arg9, %c32 : index
-          %103 = arith.maxsi %102, %c0 : index
-          %104 = arith.minsi %103, %arg5 : index
-          %105 = arith.subi %101, %arg9 : index
-          %106 = arith.maxsi %105, %c0 : index
-          %107 = arith.minsi %106, %c32 : index
-          %108 = arith.subi %104, %101 : index
-          scf.if %61 {
-            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-          }
-          %109 = arith.muli %97, %c32_i64 : i64
-          %110 = arith.addi %109, %c128_i64 : i64
-          %111 = arith.index_cast %107 : index to i64
-          %112 = arith.index_cast %108 : index to i64
-          %113 = arith.addi %111, %112 : i64
-          %114 = arith.minsi %75, %c32_i64 : i64
-          %115 = arith.maxsi %99, %c0_i64 : i64
-          %116 = arith.minsi %115, %c32_i64 : i64
-          %117 = arith.maxsi %113, %c0_i64 : i64
-          %118 = arith.minsi %117, %c32_i64 : i64
-          %119 = arith.maxsi %65, %c0_i64 : i64
-          %120 = arith.minsi %119, %c16_i64 : i64
-          %121 = arith.ceildivsi %114, %c16_i64 : i64
-          %122 = arith.ceildivsi %120, %c16_i64 : i64
-          %123 = arith.minsi %116, %118 : i64
-          %124 = arith.ceildivsi %123, %c16_i64 : i64
-          %125 = arith.addi %arg7, %c1 : index
-          %126 = arith.cmpi sge, %125, %6 : index
-          %127 = arith.cmpi eq, %arg7, %c0 : index
-          %128 = arith.cmpi sgt, %121, %c0_i64 : i64
-          %129 = arith.select %128, %122, %c0_i64 : i64
-          %130 = arith.index_cast %129 : i64 to index
-          %131 = arith.divsi %123, %c16_i64 : i64
-          %132 = arith.minsi %124, %131 : i64
-          %133 = arith.maxsi %132, %c0_i64 : i64
-          %134 = arith.divsi %114, %c16_i64 : i64
-          %135 = arith.minsi %121, %134 : i64
-          %136 = arith.maxsi %135, %c1_i64 : i64
-          %137 = arith.minsi %114, %c16_i64 : i64
-          %138 = arith.ori %127, %126 : i1
-          %139 = arith.cmpi slt, %125, %6 : index
-          %140 = arith.index_cast %81 : i64 to index
-          %141 = arith.addi %72, %c15_i64 : i64
-          %142 = arith.divui %141, %c16_i64 : i64
-          %143 = arith.cmpi sgt, %63, %c0_i64 : i64
-          %144 = arith.extui %143 : i1 to i64
-          %145 = arith.muli %142, %144 : i64
-          %146 = arith.index_cast %145 : i64 to index
-          %147:12 = scf.if %139 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-            %149 = arith.addi %arg8, %c64 : index
-            %150 = arith.maxsi %149, %c0 : index
-            %151 = arith.minsi %150, %arg5 : index
-            %152 = arith.subi %90, %88 : index
-            %153 = arith.maxsi %152, %c0 : index
-            %154 = arith.minsi %153, %c32 : index
-            %155 = arith.subi %151, %90 : index
-            %156 = arith.cmpi sgt, %154, %c0 : index
-            %subview_2 = memref.subview %reinterpret_cast[%8, %90] [%55, %155] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %157 = arith.index_cast %125 : index to i64
-            %158 = arith.remsi %157, %c2_i64 : i64
-            %159 = arith.muli %158, %c64_i64 : i64
-            %160 = arith.index_cast %155 : index to i64
-            %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %161 = arith.index_cast %intptr_7 : index to i64
-            %162 = arith.index_cast %offset_4 : index to i64
-            %163 = arith.addi %161, %162 : i64
-            %164 = arith.index_cast %strides_6#0 : index to i64
-            %165 = arith.addi %arg9, %c64 : index
-            %166 = arith.maxsi %165, %c0 : index
-            %167 = arith.minsi %166, %arg5 : index
-            %168 = arith.subi %104, %102 : index
-            %169 = arith.maxsi %168, %c0 : index
-            %170 = arith.minsi %169, %c32 : index
-            %171 = arith.subi %167, %104 : index
-            %subview_8 = memref.subview %reinterpret_cast_0[%104, %11] [%171, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %172 = arith.muli %158, %c32_i64 : i64
-            %173 = arith.addi %172, %c128_i64 : i64
-            %174 = arith.index_cast %170 : index to i64
-            %175 = arith.index_cast %171 : index to i64
-            %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %176 = arith.index_cast %intptr_13 : index to i64
-            %177 = arith.index_cast %offset_10 : index to i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.index_cast %strides_12#0 : index to i64
-            %180 = arith.maxsi %174, %c0_i64 : i64
-            %181 = arith.divui %180, %c16_i64 : i64
-            %182 = arith.addi %174, %175 : i64
-            %183 = arith.maxsi %182, %c0_i64 : i64
-            %184 = arith.addi %183, %c15_i64 : i64
-            %185 = arith.divui %184, %c16_i64 : i64
-            %186 = arith.subi %185, %181 : i64
-            %187 = arith.cmpi sgt, %175, %c0_i64 : i64
-            %188 = arith.extui %187 : i1 to i64
-            %189 = arith.muli %186, %188 : i64
-            %190 = arith.index_cast %189 : i64 to index
-            %191 = arith.addi %180, %c15_i64 : i64
-            %192 = arith.divui %191, %c16_i64 : i64
-            %193 = arith.cmpi sgt, %174, %c0_i64 : i64
-            %194 = arith.extui %193 : i1 to i64
-            %195 = arith.muli %192, %194 : i64
-            %196 = arith.index_cast %195 : i64 to index
-            scf.if %156 {
-              func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-            }
-            scf.if %61 {
-              func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-            }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %164) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %164, %163, %159, %160, %190, %181, %174, %175, %179, %178, %173, %196 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
-          } else {
-            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
-          }
-          %148 = arith.maxsi %130, %c1 : index
-          scf.if %138 {
-            scf.if %126 {
-              %149 = arith.maxsi %124, %c1_i64 : i64
-              %150 = arith.ceildivsi %81, %149 : i64
-              %151 = arith.select %127, %c0_i64, %c-1_i64 : i64
-              scf.for %arg10 = %c0 to %130 step %c1 {
-                scf.if %139 {
-                  %184 = arith.cmpi sgt, %140, %c0 : index
-                  scf.if %184 {
-                    %188 = arith.muli %148, %c4 : index
-                    %189 = arith.muli %140, %c4 : index
-                    %190 = arith.muli %arg10, %189 : index
-                    %191 = arith.subi %188, %c1 : index
-                    %192 = arith.addi %190, %191 : index
-                    %193 = arith.divsi %192, %188 : index
-                    %194 = arith.addi %192, %189 : index
-                    %195 = arith.divsi %194, %188 : index
-                    scf.for %arg11 = %193 to %195 step %c1 {
-                      %196 = arith.index_cast %arg11 : index to i64
-                      %197 = arith.addi %73, %196 : i64
-                      %198 = arith.muli %197, %c16_i64 : i64
-                      %199 = arith.maxsi %198, %63 : i64
-                      %200 = arith.addi %198, %c16_i64 : i64
-                      %201 = arith.minsi %200, %74 : i64
-                      %202 = arith.subi %201, %199 : i64
-                      %203 = arith.subi %199, %63 : i64
-                      %204 = arith.muli %203, %147#0 : i64
-                      %205 = arith.addi %147#1, %204 : i64
-                      %206 = arith.muli %197, %c32_i64 : i64
-                      %207 = arith.addi %206, %147#2 : i64
-                      %208 = arith.subi %199, %198 : i64
-                      %209 = arith.addi %207, %208 : i64
-                      %210 = arith.minsi %147#3, %c64_i64 : i64
-                      "instgem.mvin"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
+              %83 = arith.cmpi eq, %68, %c0_i64 : i64
+              scf.if %83 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %84 = arith.index_cast %arg7 : index to i64
+                  %85 = arith.muli %84, %c16_i64 : i64
+                  %86 = arith.ori %85, %c2147483648_i64 : i64
+                  %87 = arith.cmpi sge, %84, %c2_i64 : i64
+                  %88 = arith.ori %83, %87 : i1
+                  scf.if %88 {
+                    "instgem.mvin"(%c0_i64, %86, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
-                  %185 = arith.cmpi sgt, %146, %c0 : index
-                  scf.if %185 {
-                    %188 = arith.muli %148, %c4 : index
-                    %189 = arith.muli %146, %c4 : index
-                    %190 = arith.muli %arg10, %189 : index
-                    %191 = arith.subi %188, %c1 : index
-                    %192 = arith.subi %191, %148 : index
-                    %193 = arith.addi %190, %192 : index
-                    %194 = arith.divsi %193, %188 : index
-                    %195 = arith.addi %193, %189 : index
-                    %196 = arith.divsi %195, %188 : index
-                    scf.for %arg11 = %194 to %196 step %c1 {
-                      %197 = arith.index_cast %arg11 : index to i64
-                      %198 = arith.muli %197, %c16_i64 : i64
-                      %199 = arith.maxsi %198, %c0_i64 : i64
-                      %200 = arith.addi %198, %c16_i64 : i64
-                      %201 = arith.minsi %200, %63 : i64
-                      %202 = arith.subi %201, %199 : i64
-                      %203 = arith.muli %197, %c32_i64 : i64
-                      %204 = arith.addi %203, %147#2 : i64
-                      %205 = arith.subi %199, %198 : i64
-                      %206 = arith.addi %204, %205 : i64
-                      %207 = arith.minsi %147#3, %c64_i64 : i64
-                      "instgem.mvin"(%c0_i64, %206, %207, %202) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %186 = arith.cmpi sgt, %147#4, %c0 : index
-                  scf.if %186 {
-                    %188 = arith.muli %148, %c4 : index
-                    %189 = arith.muli %147#4, %c4 : index
-                    %190 = arith.muli %arg10, %189 : index
-                    %191 = arith.subi %188, %c1 : index
-                    %192 = arith.muli %148, %c2 : index
-                    %193 = arith.subi %191, %192 : index
-                    %194 = arith.addi %190, %193 : index
-                    %195 = arith.divsi %194, %188 : index
-                    %196 = arith.addi %194, %189 : index
-                    %197 = arith.divsi %196, %188 : index
-                    scf.for %arg11 = %195 to %197 step %c1 {
-                      %198 = arith.index_cast %arg11 : index to i64
-                      %199 = arith.addi %147#5, %198 : i64
-                      %200 = arith.muli %199, %c16_i64 : i64
-                      %201 = arith.maxsi %200, %147#6 : i64
-                      %202 = arith.addi %200, %c16_i64 : i64
-                      %203 = arith.addi %147#6, %147#7 : i64
-                      %204 = arith.minsi %202, %203 : i64
-                      %205 = arith.subi %204, %201 : i64
-                      %206 = arith.subi %201, %147#6 : i64
-                      %207 = arith.muli %206, %147#8 : i64
-                      %208 = arith.addi %147#9, %207 : i64
-                      %209 = arith.addi %200, %147#10 : i64
-                      %210 = arith.subi %201, %200 : i64
-                      %211 = arith.addi %209, %210 : i64
-                      %212 = arith.minsi %65, %c64_i64 : i64
-                      "instgem.mvin2"(%208, %211, %212, %205) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %187 = arith.cmpi sgt, %147#11, %c0 : index
-                  scf.if %187 {
-                    %188 = arith.muli %148, %c4 : index
-                    %189 = arith.muli %147#11, %c4 : index
-                    %190 = arith.muli %arg10, %189 : index
-                    %191 = arith.subi %188, %c1 : index
-                    %192 = arith.muli %148, %c3 : index
-                    %193 = arith.subi %191, %192 : index
-                    %194 = arith.addi %190, %193 : index
-                    %195 = arith.divsi %194, %188 : index
-                    %196 = arith.addi %194, %189 : index
-                    %197 = arith.divsi %196, %188 : index
-                    scf.for %arg11 = %195 to %197 step %c1 {
-                      %198 = arith.index_cast %arg11 : index to i64
-                      %199 = arith.muli %198, %c16_i64 : i64
-                      %200 = arith.maxsi %199, %c0_i64 : i64
-                      %201 = arith.addi %199, %c16_i64 : i64
-                      %202 = arith.minsi %201, %147#6 : i64
-                      %203 = arith.subi %202, %200 : i64
-                      %204 = arith.addi %199, %147#10 : i64
-                      %205 = arith.subi %200, %199 : i64
-                      %206 = arith.addi %204, %205 : i64
-                      %207 = arith.minsi %65, %c64_i64 : i64
-                      "instgem.mvin2"(%c0_i64, %206, %207, %203) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                }
-                %161 = arith.index_cast %arg10 : index to i64
-                %162 = arith.subi %161, %c1_i64 : i64
-                %163 = arith.cmpi sge, %162, %c0_i64 : i64
-                %164 = arith.cmpi slt, %162, %82 : i64
-                %165 = arith.andi %163, %164 : i1
-                %166 = arith.subi %129, %c1_i64 : i64
-                %167 = arith.cmpi eq, %161, %166 : i64
-                %168 = arith.cmpi slt, %161, %82 : i64
-                %169 = arith.andi %167, %168 : i1
-                %170 = arith.subi %124, %c1_i64 : i64
-                %171 = arith.select %169, %170, %c-1_i64 : i64
-                %172 = arith.muli %161, %c16_i64 : i64
-                %173 = arith.subi %120, %172 : i64
-                %174 = arith.minsi %173, %c16_i64 : i64
-                %175 = arith.cmpi sgt, %133, %c0_i64 : i64
-                scf.if %175 {
-                  scf.if %165 {
-                    %191 = arith.minsi %81, %c0_i64 : i64
-                    %192 = arith.addi %191, %150 : i64
-                    %193 = arith.minsi %192, %81 : i64
-                    %194 = arith.index_cast %191 : i64 to index
-                    %195 = arith.index_cast %193 : i64 to index
-                    scf.for %arg11 = %194 to %195 step %c1 {
-                      %196 = arith.index_cast %arg11 : index to i64
-                      %197 = arith.addi %73, %196 : i64
-                      %198 = arith.muli %197, %c16_i64 : i64
-                      %199 = arith.maxsi %198, %63 : i64
-                      %200 = arith.addi %198, %c16_i64 : i64
-                      %201 = arith.minsi %200, %74 : i64
-                      %202 = arith.subi %201, %199 : i64
-                      %203 = arith.subi %199, %63 : i64
-                      %204 = arith.muli %203, %71 : i64
-                      %205 = arith.addi %69, %204 : i64
-                      %206 = arith.muli %162, %c64_i64 : i64
-                      %207 = arith.addi %205, %206 : i64
-                      %208 = arith.muli %162, %c16_i64 : i64
-                      %209 = arith.addi %198, %208 : i64
-                      %210 = arith.ori %209, %c2684354560_i64 : i64
-                      %211 = arith.subi %199, %198 : i64
-                      %212 = arith.addi %210, %211 : i64
-                      %213 = arith.subi %65, %208 : i64
-                      %214 = arith.minsi %213, %c16_i64 : i64
-                      "instgem.mvout"(%207, %212, %214, %202) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %184 = arith.cmpi eq, %151, %c0_i64 : i64
-                  %185 = arith.select %184, %c2147483648_i64, %c3221225472_i64 : i64
-                  %186 = arith.ori %172, %185 : i64
-                  %187 = arith.select %184, %c16_i64, %137 : i64
-                  %188 = arith.select %184, %c16_i64, %174 : i64
-                  %189 = arith.addi %172, %110 : i64
-                  "instgem.preload"(%189, %174, %c16_i64, %186, %188, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%98, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %190 = arith.cmpi eq, %171, %c0_i64 : i64
-                  scf.if %190 {
-                    %191 = arith.index_cast %136 : i64 to index
-                    scf.for %arg11 = %c1 to %191 step %c1 {
-                      %193 = arith.index_cast %arg11 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.addi %194, %172 : i64
-                      %196 = arith.ori %195, %185 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %188, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %197 = arith.muli %193, %c32_i64 : i64
-                      %198 = arith.addi %197, %98 : i64
-                      "instgem.compute_accumulated"(%198, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %199 = arith.subi %193, %c1_i64 : i64
-                      %200 = arith.subi %199, %73 : i64
-                      %201 = arith.cmpi sge, %200, %c0_i64 : i64
-                      %202 = arith.cmpi slt, %200, %81 : i64
-                      %203 = arith.andi %201, %202 : i1
-                      scf.if %203 {
-                        %204 = arith.muli %199, %c16_i64 : i64
-                        %205 = arith.maxsi %204, %63 : i64
-                        %206 = arith.addi %204, %c16_i64 : i64
-                        %207 = arith.minsi %206, %74 : i64
-                        %208 = arith.subi %207, %205 : i64
-                        %209 = arith.subi %205, %63 : i64
-                        %210 = arith.muli %209, %71 : i64
-                        %211 = arith.addi %69, %210 : i64
-                        %212 = arith.muli %161, %c64_i64 : i64
-                        %213 = arith.addi %211, %212 : i64
-                        %214 = arith.addi %204, %172 : i64
-                        %215 = arith.ori %214, %c2684354560_i64 : i64
-                        %216 = arith.subi %205, %204 : i64
-                        %217 = arith.addi %215, %216 : i64
-                        %218 = arith.subi %65, %172 : i64
-                        %219 = arith.minsi %218, %c16_i64 : i64
-                        "instgem.mvout"(%213, %217, %219, %208) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %192 = arith.index_cast %121 : i64 to index
-                    scf.for %arg11 = %191 to %192 step %c1 {
-                      %193 = arith.index_cast %arg11 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.subi %114, %194 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      %197 = arith.addi %194, %172 : i64
-                      %198 = arith.ori %197, %185 : i64
-                      %199 = arith.select %184, %c16_i64, %196 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %188, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %200 = arith.muli %193, %c32_i64 : i64
-                      %201 = arith.addi %200, %98 : i64
-                      "instgem.compute_accumulated"(%201, %c16_i64, %196, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %202 = arith.subi %193, %c1_i64 : i64
-                      %203 = arith.subi %202, %73 : i64
-                      %204 = arith.cmpi sge, %203, %c0_i64 : i64
-                      %205 = arith.cmpi slt, %203, %81 : i64
-                      %206 = arith.andi %204, %205 : i1
-                      scf.if %206 {
-                        %207 = arith.muli %202, %c16_i64 : i64
-                        %208 = arith.maxsi %207, %63 : i64
-                        %209 = arith.addi %207, %c16_i64 : i64
-                        %210 = arith.minsi %209, %74 : i64
-                        %211 = arith.subi %210, %208 : i64
-                        %212 = arith.subi %208, %63 : i64
-                        %213 = arith.muli %212, %71 : i64
-                        %214 = arith.addi %69, %213 : i64
-                        %215 = arith.muli %161, %c64_i64 : i64
-                        %216 = arith.addi %214, %215 : i64
-                        %217 = arith.addi %207, %172 : i64
-                        %218 = arith.ori %217, %c2684354560_i64 : i64
-                        %219 = arith.subi %208, %207 : i64
-                        %220 = arith.addi %218, %219 : i64
-                        %221 = arith.subi %65, %172 : i64
-                        %222 = arith.minsi %221, %c16_i64 : i64
-                        "instgem.mvout"(%216, %220, %222, %211) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                  } else {
-                    %191 = arith.index_cast %136 : i64 to index
-                    scf.for %arg11 = %c1 to %191 step %c1 {
-                      %193 = arith.index_cast %arg11 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.addi %194, %172 : i64
-                      %196 = arith.ori %195, %185 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %188, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %197 = arith.muli %193, %c32_i64 : i64
-                      %198 = arith.addi %197, %98 : i64
-                      "instgem.compute_accumulated"(%198, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                    %192 = arith.index_cast %121 : i64 to index
-                    scf.for %arg11 = %191 to %192 step %c1 {
-                      %193 = arith.index_cast %arg11 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.subi %114, %194 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      %197 = arith.addi %194, %172 : i64
-                      %198 = arith.ori %197, %185 : i64
-                      %199 = arith.select %184, %c16_i64, %196 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %188, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %200 = arith.muli %193, %c32_i64 : i64
-                      %201 = arith.addi %200, %98 : i64
-                      "instgem.compute_accumulated"(%201, %c16_i64, %196, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                  }
-                }
-                %176 = arith.index_cast %133 : i64 to index
-                scf.for %arg11 = %c1 to %176 step %c1 {
-                  %184 = arith.index_cast %arg11 : index to i64
-                  scf.if %165 {
-                    %191 = arith.muli %184, %150 : i64
-                    %192 = arith.minsi %191, %81 : i64
-                    %193 = arith.addi %192, %150 : i64
-                    %194 = arith.minsi %193, %81 : i64
-                    %195 = arith.index_cast %192 : i64 to index
-                    %196 = arith.index_cast %194 : i64 to index
-                    scf.for %arg12 = %195 to %196 step %c1 {
-                      %197 = arith.index_cast %arg12 : index to i64
-                      %198 = arith.addi %73, %197 : i64
-                      %199 = arith.muli %198, %c16_i64 : i64
-                      %200 = arith.maxsi %199, %63 : i64
-                      %201 = arith.addi %199, %c16_i64 : i64
-                      %202 = arith.minsi %201, %74 : i64
-                      %203 = arith.subi %202, %200 : i64
-                      %204 = arith.subi %200, %63 : i64
-                      %205 = arith.muli %204, %71 : i64
-                      %206 = arith.addi %69, %205 : i64
-                      %207 = arith.muli %162, %c64_i64 : i64
-                      %208 = arith.addi %206, %207 : i64
-                      %209 = arith.muli %162, %c16_i64 : i64
-                      %210 = arith.addi %199, %209 : i64
-                      %211 = arith.ori %210, %c2684354560_i64 : i64
-                      %212 = arith.subi %200, %199 : i64
-                      %213 = arith.addi %211, %212 : i64
-                      %214 = arith.subi %65, %209 : i64
-                      %215 = arith.minsi %214, %c16_i64 : i64
-                      "instgem.mvout"(%208, %213, %215, %203) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %185 = arith.ori %172, %c3221225472_i64 : i64
-                  %186 = arith.muli %184, %c16_i64 : i64
-                  %187 = arith.addi %186, %172 : i64
-                  %188 = arith.addi %187, %110 : i64
-                  "instgem.preload"(%188, %174, %c16_i64, %185, %174, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %189 = arith.addi %186, %98 : i64
-                  "instgem.compute_preloaded"(%189, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %190 = arith.cmpi eq, %184, %171 : i64
-                  scf.if %190 {
-                    %191 = arith.index_cast %136 : i64 to index
-                    scf.for %arg12 = %c1 to %191 step %c1 {
-                      %193 = arith.index_cast %arg12 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.addi %194, %172 : i64
-                      %196 = arith.ori %195, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %197 = arith.muli %193, %c32_i64 : i64
-                      %198 = arith.addi %197, %186 : i64
-                      %199 = arith.addi %198, %98 : i64
-                      "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %200 = arith.subi %193, %c1_i64 : i64
-                      %201 = arith.subi %200, %73 : i64
-                      %202 = arith.cmpi sge, %201, %c0_i64 : i64
-                      %203 = arith.cmpi slt, %201, %81 : i64
-                      %204 = arith.andi %202, %203 : i1
-                      scf.if %204 {
-                        %205 = arith.muli %200, %c16_i64 : i64
-                        %206 = arith.maxsi %205, %63 : i64
-                        %207 = arith.addi %205, %c16_i64 : i64
-                        %208 = arith.minsi %207, %74 : i64
-                        %209 = arith.subi %208, %206 : i64
-                        %210 = arith.subi %206, %63 : i64
-                        %211 = arith.muli %210, %71 : i64
-                        %212 = arith.addi %69, %211 : i64
-                        %213 = arith.muli %161, %c64_i64 : i64
-                        %214 = arith.addi %212, %213 : i64
-                        %215 = arith.addi %205, %172 : i64
-                        %216 = arith.ori %215, %c2684354560_i64 : i64
-                        %217 = arith.subi %206, %205 : i64
-                        %218 = arith.addi %216, %217 : i64
-                        %219 = arith.subi %65, %172 : i64
-                        %220 = arith.minsi %219, %c16_i64 : i64
-                        "instgem.mvout"(%214, %218, %220, %209) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %192 = arith.index_cast %121 : i64 to index
-                    scf.for %arg12 = %191 to %192 step %c1 {
-                      %193 = arith.index_cast %arg12 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.subi %114, %194 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      %197 = arith.addi %194, %172 : i64
-                      %198 = arith.ori %197, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %174, %196) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %199 = arith.muli %193, %c32_i64 : i64
-                      %200 = arith.addi %199, %186 : i64
-                      %201 = arith.addi %200, %98 : i64
-                      "instgem.compute_accumulated"(%201, %c16_i64, %196, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %202 = arith.subi %193, %c1_i64 : i64
-                      %203 = arith.subi %202, %73 : i64
-                      %204 = arith.cmpi sge, %203, %c0_i64 : i64
-                      %205 = arith.cmpi slt, %203, %81 : i64
-                      %206 = arith.andi %204, %205 : i1
-                      scf.if %206 {
-                        %207 = arith.muli %202, %c16_i64 : i64
-                        %208 = arith.maxsi %207, %63 : i64
-                        %209 = arith.addi %207, %c16_i64 : i64
-                        %210 = arith.minsi %209, %74 : i64
-                        %211 = arith.subi %210, %208 : i64
-                        %212 = arith.subi %208, %63 : i64
-                        %213 = arith.muli %212, %71 : i64
-                        %214 = arith.addi %69, %213 : i64
-                        %215 = arith.muli %161, %c64_i64 : i64
-                        %216 = arith.addi %214, %215 : i64
-                        %217 = arith.addi %207, %172 : i64
-                        %218 = arith.ori %217, %c2684354560_i64 : i64
-                        %219 = arith.subi %208, %207 : i64
-                        %220 = arith.addi %218, %219 : i64
-                        %221 = arith.subi %65, %172 : i64
-                        %222 = arith.minsi %221, %c16_i64 : i64
-                        "instgem.mvout"(%216, %220, %222, %211) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                  } else {
-                    %191 = arith.index_cast %136 : i64 to index
-                    scf.for %arg12 = %c1 to %191 step %c1 {
-                      %193 = arith.index_cast %arg12 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.addi %194, %172 : i64
-                      %196 = arith.ori %195, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %197 = arith.muli %193, %c32_i64 : i64
-                      %198 = arith.addi %197, %186 : i64
-                      %199 = arith.addi %198, %98 : i64
-                      "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                    %192 = arith.index_cast %121 : i64 to index
-                    scf.for %arg12 = %191 to %192 step %c1 {
-                      %193 = arith.index_cast %arg12 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.subi %114, %194 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      %197 = arith.addi %194, %172 : i64
-                      %198 = arith.ori %197, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %174, %196) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %199 = arith.muli %193, %c32_i64 : i64
-                      %200 = arith.addi %199, %186 : i64
-                      %201 = arith.addi %200, %98 : i64
-                      "instgem.compute_accumulated"(%201, %c16_i64, %196, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                  }
-                }
-                %177 = arith.index_cast %124 : i64 to index
-                scf.for %arg11 = %176 to %177 step %c1 {
-                  %184 = arith.index_cast %arg11 : index to i64
-                  %185 = arith.muli %184, %c16_i64 : i64
-                  %186 = arith.subi %116, %185 : i64
-                  %187 = arith.minsi %186, %c16_i64 : i64
-                  %188 = arith.subi %118, %185 : i64
-                  %189 = arith.minsi %188, %c16_i64 : i64
-                  scf.if %165 {
-                    %199 = arith.muli %184, %150 : i64
-                    %200 = arith.minsi %199, %81 : i64
-                    %201 = arith.addi %200, %150 : i64
-                    %202 = arith.minsi %201, %81 : i64
-                    %203 = arith.index_cast %200 : i64 to index
-                    %204 = arith.index_cast %202 : i64 to index
-                    scf.for %arg12 = %203 to %204 step %c1 {
-                      %205 = arith.index_cast %arg12 : index to i64
-                      %206 = arith.addi %73, %205 : i64
-                      %207 = arith.muli %206, %c16_i64 : i64
-                      %208 = arith.maxsi %207, %63 : i64
-                      %209 = arith.addi %207, %c16_i64 : i64
-                      %210 = arith.minsi %209, %74 : i64
-                      %211 = arith.subi %210, %208 : i64
-                      %212 = arith.subi %208, %63 : i64
-                      %213 = arith.muli %212, %71 : i64
-                      %214 = arith.addi %69, %213 : i64
-                      %215 = arith.muli %162, %c64_i64 : i64
-                      %216 = arith.addi %214, %215 : i64
-                      %217 = arith.muli %162, %c16_i64 : i64
-                      %218 = arith.addi %207, %217 : i64
-                      %219 = arith.ori %218, %c2684354560_i64 : i64
-                      %220 = arith.subi %208, %207 : i64
-                      %221 = arith.addi %219, %220 : i64
-                      %222 = arith.subi %65, %217 : i64
-                      %223 = arith.minsi %222, %c16_i64 : i64
-                      "instgem.mvout"(%216, %221, %223, %211) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %190 = arith.cmpi eq, %184, %151 : i64
-                  %191 = arith.select %190, %c2147483648_i64, %c3221225472_i64 : i64
-                  %192 = arith.ori %172, %191 : i64
-                  %193 = arith.select %190, %c16_i64, %137 : i64
-                  %194 = arith.select %190, %c16_i64, %174 : i64
-                  %195 = arith.addi %185, %172 : i64
-                  %196 = arith.addi %195, %110 : i64
-                  "instgem.preload"(%196, %174, %189, %192, %194, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %197 = arith.addi %185, %98 : i64
-                  "instgem.compute_preloaded"(%197, %187, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %198 = arith.cmpi eq, %184, %171 : i64
-                  scf.if %198 {
-                    %199 = arith.index_cast %136 : i64 to index
-                    scf.for %arg12 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %172 : i64
-                      %204 = arith.ori %203, %191 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %194, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %185 : i64
-                      %207 = arith.addi %206, %98 : i64
-                      "instgem.compute_accumulated"(%207, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.subi %201, %c1_i64 : i64
-                      %209 = arith.subi %208, %73 : i64
-                      %210 = arith.cmpi sge, %209, %c0_i64 : i64
-                      %211 = arith.cmpi slt, %209, %81 : i64
-                      %212 = arith.andi %210, %211 : i1
-                      scf.if %212 {
-                        %213 = arith.muli %208, %c16_i64 : i64
-                        %214 = arith.maxsi %213, %63 : i64
-                        %215 = arith.addi %213, %c16_i64 : i64
-                        %216 = arith.minsi %215, %74 : i64
-                        %217 = arith.subi %216, %214 : i64
-                        %218 = arith.subi %214, %63 : i64
-                        %219 = arith.muli %218, %71 : i64
-                        %220 = arith.addi %69, %219 : i64
-                        %221 = arith.muli %161, %c64_i64 : i64
-                        %222 = arith.addi %220, %221 : i64
-                        %223 = arith.addi %213, %172 : i64
-                        %224 = arith.ori %223, %c2684354560_i64 : i64
-                        %225 = arith.subi %214, %213 : i64
-                        %226 = arith.addi %224, %225 : i64
-                        %227 = arith.subi %65, %172 : i64
-                        %228 = arith.minsi %227, %c16_i64 : i64
-                        "instgem.mvout"(%222, %226, %228, %217) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %200 = arith.index_cast %121 : i64 to index
-                    scf.for %arg12 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %114, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %172 : i64
-                      %206 = arith.ori %205, %191 : i64
-                      %207 = arith.select %190, %c16_i64, %204 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %194, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.muli %201, %c32_i64 : i64
-                      %209 = arith.addi %208, %185 : i64
-                      %210 = arith.addi %209, %98 : i64
-                      "instgem.compute_accumulated"(%210, %187, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %211 = arith.subi %201, %c1_i64 : i64
-                      %212 = arith.subi %211, %73 : i64
-                      %213 = arith.cmpi sge, %212, %c0_i64 : i64
-                      %214 = arith.cmpi slt, %212, %81 : i64
-                      %215 = arith.andi %213, %214 : i1
-                      scf.if %215 {
-                        %216 = arith.muli %211, %c16_i64 : i64
-                        %217 = arith.maxsi %216, %63 : i64
-                        %218 = arith.addi %216, %c16_i64 : i64
-                        %219 = arith.minsi %218, %74 : i64
-                        %220 = arith.subi %219, %217 : i64
-                        %221 = arith.subi %217, %63 : i64
-                        %222 = arith.muli %221, %71 : i64
-                        %223 = arith.addi %69, %222 : i64
-                        %224 = arith.muli %161, %c64_i64 : i64
-                        %225 = arith.addi %223, %224 : i64
-                        %226 = arith.addi %216, %172 : i64
-                        %227 = arith.ori %226, %c2684354560_i64 : i64
-                        %228 = arith.subi %217, %216 : i64
-                        %229 = arith.addi %227, %228 : i64
-                        %230 = arith.subi %65, %172 : i64
-                        %231 = arith.minsi %230, %c16_i64 : i64
-                        "instgem.mvout"(%225, %229, %231, %220) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                  } else {
-                    %199 = arith.index_cast %136 : i64 to index
-                    scf.for %arg12 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %172 : i64
-                      %204 = arith.ori %203, %191 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %194, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %185 : i64
-                      %207 = arith.addi %206, %98 : i64
-                      "instgem.compute_accumulated"(%207, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                    %200 = arith.index_cast %121 : i64 to index
-                    scf.for %arg12 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %114, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %172 : i64
-                      %206 = arith.ori %205, %191 : i64
-                      %207 = arith.select %190, %c16_i64, %204 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %194, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.muli %201, %c32_i64 : i64
-                      %209 = arith.addi %208, %185 : i64
-                      %210 = arith.addi %209, %98 : i64
-                      "instgem.compute_accumulated"(%210, %187, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                  }
-                }
-                scf.if %165 {
-                  %184 = arith.muli %124, %150 : i64
-                  %185 = arith.minsi %184, %81 : i64
-                  %186 = arith.index_cast %185 : i64 to index
-                  scf.for %arg11 = %186 to %140 step %c1 {
-                    %187 = arith.index_cast %arg11 : index to i64
-                    %188 = arith.addi %73, %187 : i64
-                    %189 = arith.muli %188, %c16_i64 : i64
-                    %190 = arith.maxsi %189, %63 : i64
-                    %191 = arith.addi %189, %c16_i64 : i64
-                    %192 = arith.minsi %191, %74 : i64
-                    %193 = arith.subi %192, %190 : i64
-                    %194 = arith.subi %190, %63 : i64
-                    %195 = arith.muli %194, %71 : i64
-                    %196 = arith.addi %69, %195 : i64
-                    %197 = arith.muli %162, %c64_i64 : i64
-                    %198 = arith.addi %196, %197 : i64
-                    %199 = arith.muli %162, %c16_i64 : i64
-                    %200 = arith.addi %189, %199 : i64
-                    %201 = arith.ori %200, %c2684354560_i64 : i64
-                    %202 = arith.subi %190, %189 : i64
-                    %203 = arith.addi %201, %202 : i64
-                    %204 = arith.subi %65, %199 : i64
-                    %205 = arith.minsi %204, %c16_i64 : i64
-                    "instgem.mvout"(%198, %203, %205, %193) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %178 = arith.cmpi sgt, %124, %c0_i64 : i64
-                %179 = arith.subi %121, %c1_i64 : i64
-                %180 = arith.subi %179, %73 : i64
-                %181 = arith.maxsi %180, %c0_i64 : i64
-                %182 = arith.minsi %181, %81 : i64
-                %183 = arith.select %178, %182, %c0_i64 : i64
-                scf.if %169 {
-                  %184 = arith.index_cast %183 : i64 to index
-                  scf.for %arg11 = %184 to %140 step %c1 {
-                    %185 = arith.index_cast %arg11 : index to i64
-                    %186 = arith.addi %73, %185 : i64
-                    %187 = arith.muli %186, %c16_i64 : i64
-                    %188 = arith.maxsi %187, %63 : i64
-                    %189 = arith.addi %187, %c16_i64 : i64
-                    %190 = arith.minsi %189, %74 : i64
-                    %191 = arith.subi %190, %188 : i64
-                    %192 = arith.subi %188, %63 : i64
-                    %193 = arith.muli %192, %71 : i64
-                    %194 = arith.addi %69, %193 : i64
-                    %195 = arith.muli %161, %c64_i64 : i64
-                    %196 = arith.addi %194, %195 : i64
-                    %197 = arith.addi %187, %172 : i64
-                    %198 = arith.ori %197, %c2684354560_i64 : i64
-                    %199 = arith.subi %188, %187 : i64
-                    %200 = arith.addi %198, %199 : i64
-                    %201 = arith.subi %65, %172 : i64
-                    %202 = arith.minsi %201, %c16_i64 : i64
-                    "instgem.mvout"(%196, %200, %202, %191) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-              } {gemmini.compute_nest}
-              %152 = arith.cmpi eq, %124, %c0_i64 : i64
-              %153 = arith.cmpi slt, %121, %c2_i64 : i64
-              %154 = arith.cmpi slt, %129, %c1_i64 : i64
-              %155 = arith.ori %152, %153 : i1
-              %156 = arith.ori %155, %154 : i1
-              %157 = arith.andi %127, %156 : i1
-              scf.if %157 {
-                scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %161 = arith.index_cast %arg10 : index to i64
-                  %162 = arith.muli %161, %c16_i64 : i64
-                  %163 = arith.ori %162, %c2147483648_i64 : i64
-                  %164 = arith.cmpi sge, %161, %121 : i64
-                  %165 = arith.cmpi sle, %129, %c0_i64 : i64
-                  %166 = arith.ori %152, %164 : i1
-                  %167 = arith.ori %166, %165 : i1
-                  %168 = arith.cmpi sgt, %82, %c0_i64 : i64
-                  %169 = arith.andi %167, %168 : i1
-                  scf.if %169 {
-                    "instgem.mvin"(%c0_i64, %163, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-              }
-              %158 = arith.minsi %129, %82 : i64
-              %159 = arith.index_cast %158 : i64 to index
-              %160 = arith.index_cast %82 : i64 to index
-              scf.for %arg10 = %159 to %160 step %c1 {
-                %161 = arith.index_cast %arg10 : index to i64
-                scf.for %arg11 = %c0 to %140 step %c1 {
-                  %162 = arith.index_cast %arg11 : index to i64
-                  %163 = arith.addi %73, %162 : i64
-                  %164 = arith.muli %163, %c16_i64 : i64
-                  %165 = arith.maxsi %164, %63 : i64
-                  %166 = arith.addi %164, %c16_i64 : i64
-                  %167 = arith.minsi %166, %74 : i64
-                  %168 = arith.subi %167, %165 : i64
-                  %169 = arith.subi %165, %63 : i64
-                  %170 = arith.muli %169, %71 : i64
-                  %171 = arith.addi %69, %170 : i64
-                  %172 = arith.muli %161, %c64_i64 : i64
-                  %173 = arith.addi %171, %172 : i64
-                  %174 = arith.muli %161, %c16_i64 : i64
-                  %175 = arith.addi %164, %174 : i64
-                  %176 = arith.ori %175, %c2684354560_i64 : i64
-                  %177 = arith.subi %165, %164 : i64
-                  %178 = arith.addi %176, %177 : i64
-                  %179 = arith.subi %65, %174 : i64
-                  %180 = arith.minsi %179, %c16_i64 : i64
-                  "instgem.mvout"(%173, %178, %180, %168) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %149 = arith.select %127, %c0_i64, %c-1_i64 : i64
-              scf.for %arg10 = %c0 to %130 step %c1 {
-                scf.if %139 {
-                  %163 = arith.cmpi sgt, %140, %c0 : index
+              scf.if %72 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %81 = arith.index_cast %arg7 : index to i64
+                  %82 = arith.muli %81, %c16_i64 : i64
+                  %83 = arith.maxsi %82, %c0_i64 : i64
+                  %84 = arith.addi %82, %c16_i64 : i64
+                  %85 = arith.minsi %84, %c32_i64 : i64
+                  %86 = arith.subi %85, %83 : i64
+                  %87 = arith.muli %83, %75#0 : i64
+                  %88 = arith.addi %75#1, %87 : i64
+                  %89 = arith.muli %81, %c32_i64 : i64
+                  %90 = arith.addi %89, %73 : i64
+                  %91 = arith.subi %83, %82 : i64
+                  %92 = arith.addi %90, %91 : i64
+                  %93 = arith.minsi %75#2, %c64_i64 : i64
+                  "instgem.mvin"(%88, %92, %93, %86) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %80 = arith.cmpi sgt, %75#3, %c0 : index
+                scf.if %80 {
+                  %81 = arith.muli %75#3, %c4 : index
+                  %82 = arith.addi %81, %c1 : index
+                  %83 = arith.divsi %82, %c4 : index
+                  scf.for %arg7 = %c0 to %83 step %c1 {
+                    %84 = arith.index_cast %arg7 : index to i64
+                    %85 = arith.muli %84, %c16_i64 : i64
+                    %86 = arith.maxsi %85, %c0_i64 : i64
+                    %87 = arith.addi %85, %c16_i64 : i64
+                    %88 = arith.minsi %87, %75#4 : i64
+                    %89 = arith.subi %88, %86 : i64
+                    %90 = arith.muli %86, %75#5 : i64
+                    %91 = arith.addi %75#6, %90 : i64
+                    %92 = arith.addi %85, %74 : i64
+                    %93 = arith.subi %86, %85 : i64
+                    %94 = arith.addi %92, %93 : i64
+                    "instgem.mvin2"(%91, %94, %c16_i64, %89) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %76 = arith.cmpi sgt, %71, %c0_i64 : i64
+              scf.if %76 {
+                "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %77 = arith.index_cast %71 : i64 to index
+              scf.for %arg7 = %c1 to %77 step %c1 {
+                %80 = arith.index_cast %arg7 : index to i64
+                %81 = arith.muli %80, %c16_i64 : i64
+                %82 = arith.addi %81, %c128_i64 : i64
+                "instgem.preload"(%82, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%81, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %83 = arith.addi %81, %c32_i64 : i64
+                "instgem.compute_accumulated"(%83, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %78 = arith.index_cast %68 : i64 to index
+              scf.for %arg7 = %77 to %78 step %c1 {
+                %80 = arith.index_cast %arg7 : index to i64
+                %81 = arith.muli %80, %c16_i64 : i64
+                %82 = arith.subi %66, %81 : i64
+                %83 = arith.minsi %82, %c16_i64 : i64
+                %84 = arith.cmpi eq, %80, %c0_i64 : i64
+                %85 = arith.select %84, %c2147483648_i64, %c3221225472_i64 : i64
+                %86 = arith.addi %81, %c128_i64 : i64
+                "instgem.preload"(%86, %c16_i64, %83, %85, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%81, %83, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %87 = arith.ori %85, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %87, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %88 = arith.addi %81, %c32_i64 : i64
+                "instgem.compute_accumulated"(%88, %83, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %79 = arith.cmpi eq, %68, %c0_i64 : i64
+              scf.if %79 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %80 = arith.index_cast %arg7 : index to i64
+                  %81 = arith.muli %80, %c16_i64 : i64
+                  %82 = arith.ori %81, %c2147483648_i64 : i64
+                  %83 = arith.cmpi sge, %80, %c2_i64 : i64
+                  %84 = arith.ori %79, %83 : i1
+                  scf.if %84 {
+                    "instgem.mvin"(%c0_i64, %82, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+            }
+            scf.if %72 {
+              %76 = arith.muli %75#3, %c4 : index
+              %77 = arith.addi %76, %c1 : index
+              %78 = arith.divsi %77, %c4 : index
+              scf.for %arg7 = %78 to %75#3 step %c1 {
+                %79 = arith.index_cast %arg7 : index to i64
+                %80 = arith.muli %79, %c16_i64 : i64
+                %81 = arith.maxsi %80, %c0_i64 : i64
+                %82 = arith.addi %80, %c16_i64 : i64
+                %83 = arith.minsi %82, %75#4 : i64
+                %84 = arith.subi %83, %81 : i64
+                %85 = arith.muli %81, %75#5 : i64
+                %86 = arith.addi %75#6, %85 : i64
+                %87 = arith.addi %80, %74 : i64
+                %88 = arith.subi %81, %80 : i64
+                %89 = arith.addi %87, %88 : i64
+                "instgem.mvin2"(%86, %89, %c16_i64, %84) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+          }
+        } else {
+          %63:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+            %64 = arith.addi %arg8, %c32 : index
+            %65 = arith.minsi %64, %arg5 : index
+            %66 = arith.subi %65, %arg8 : index
+            %67 = arith.index_cast %arg7 : index to i64
+            %68 = arith.remsi %67, %c2_i64 : i64
+            %69 = arith.muli %68, %c64_i64 : i64
+            %70 = arith.index_cast %66 : index to i64
+            %71 = arith.addi %arg9, %c32 : index
+            %72 = arith.minsi %71, %arg5 : index
+            %73 = arith.subi %72, %arg9 : index
+            %74 = arith.muli %68, %c32_i64 : i64
+            %75 = arith.addi %74, %c128_i64 : i64
+            %76 = arith.index_cast %73 : index to i64
+            %77 = arith.maxsi %70, %c0_i64 : i64
+            %78 = arith.minsi %77, %c32_i64 : i64
+            %79 = arith.maxsi %76, %c0_i64 : i64
+            %80 = arith.minsi %79, %c32_i64 : i64
+            %81 = arith.minsi %78, %80 : i64
+            %82 = arith.ceildivsi %81, %c16_i64 : i64
+            %83 = arith.addi %arg7, %c1 : index
+            %84 = arith.cmpi sge, %83, %6 : index
+            %85 = arith.cmpi eq, %arg7, %c0 : index
+            %86 = arith.divsi %81, %c16_i64 : i64
+            %87 = arith.minsi %82, %86 : i64
+            %88 = arith.maxsi %87, %c0_i64 : i64
+            %89 = arith.ori %85, %84 : i1
+            %90 = arith.cmpi slt, %83, %6 : index
+            %91:9 = scf.if %90 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %92 = arith.addi %arg8, %c64 : index
+              %93 = arith.minsi %92, %arg5 : index
+              %94 = arith.subi %93, %64 : index
+              %subview_2 = memref.subview %reinterpret_cast[%4, %64] [32, %94] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_3 = memref.cast %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %95 = arith.index_cast %83 : index to i64
+              %96 = arith.remsi %95, %c2_i64 : i64
+              %97 = arith.muli %96, %c64_i64 : i64
+              %98 = arith.index_cast %94 : index to i64
+              %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %99 = arith.index_cast %intptr_8 : index to i64
+              %100 = arith.index_cast %offset_5 : index to i64
+              %101 = arith.addi %99, %100 : i64
+              %102 = arith.index_cast %strides_7#0 : index to i64
+              %103 = arith.addi %arg9, %c64 : index
+              %104 = arith.minsi %103, %arg5 : index
+              %105 = arith.subi %104, %71 : index
+              %subview_9 = memref.subview %reinterpret_cast_0[%71, %5] [%105, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_10 = memref.cast %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %106 = arith.muli %96, %c32_i64 : i64
+              %107 = arith.addi %106, %c128_i64 : i64
+              %108 = arith.index_cast %105 : index to i64
+              %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %109 = arith.index_cast %intptr_15 : index to i64
+              %110 = arith.index_cast %offset_12 : index to i64
+              %111 = arith.addi %109, %110 : i64
+              %112 = arith.index_cast %strides_14#0 : index to i64
+              %113 = arith.maxsi %108, %c0_i64 : i64
+              %114 = arith.addi %113, %c15_i64 : i64
+              %115 = arith.divui %114, %c16_i64 : i64
+              %116 = arith.cmpi sgt, %108, %c0_i64 : i64
+              %117 = arith.extui %116 : i1 to i64
+              %118 = arith.muli %115, %117 : i64
+              %119 = arith.index_cast %118 : i64 to index
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %102) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %112) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %102, %101, %97, %98, %119, %108, %112, %111, %107 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            scf.if %89 {
+              scf.if %84 {
+                %92 = arith.select %85, %c0_i64, %c-1_i64 : i64
+                scf.if %90 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %103 = arith.index_cast %arg10 : index to i64
+                    %104 = arith.muli %103, %c16_i64 : i64
+                    %105 = arith.maxsi %104, %c0_i64 : i64
+                    %106 = arith.addi %104, %c16_i64 : i64
+                    %107 = arith.minsi %106, %c32_i64 : i64
+                    %108 = arith.subi %107, %105 : i64
+                    %109 = arith.muli %105, %91#0 : i64
+                    %110 = arith.addi %91#1, %109 : i64
+                    %111 = arith.muli %103, %c32_i64 : i64
+                    %112 = arith.addi %111, %91#2 : i64
+                    %113 = arith.subi %105, %104 : i64
+                    %114 = arith.addi %112, %113 : i64
+                    %115 = arith.minsi %91#3, %c64_i64 : i64
+                    "instgem.mvin"(%110, %114, %115, %108) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %102 = arith.cmpi sgt, %91#4, %c0 : index
+                  scf.if %102 {
+                    %103 = arith.muli %91#4, %c4 : index
+                    %104 = arith.addi %103, %c1 : index
+                    %105 = arith.divsi %104, %c4 : index
+                    scf.for %arg10 = %c0 to %105 step %c1 {
+                      %106 = arith.index_cast %arg10 : index to i64
+                      %107 = arith.muli %106, %c16_i64 : i64
+                      %108 = arith.maxsi %107, %c0_i64 : i64
+                      %109 = arith.addi %107, %c16_i64 : i64
+                      %110 = arith.minsi %109, %91#5 : i64
+                      %111 = arith.subi %110, %108 : i64
+                      %112 = arith.muli %108, %91#6 : i64
+                      %113 = arith.addi %91#7, %112 : i64
+                      %114 = arith.addi %107, %91#8 : i64
+                      %115 = arith.subi %108, %107 : i64
+                      %116 = arith.addi %114, %115 : i64
+                      "instgem.mvin2"(%113, %116, %c16_i64, %111) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %93 = arith.subi %82, %c1_i64 : i64
+                %94 = arith.cmpi sgt, %88, %c0_i64 : i64
+                scf.if %94 {
+                  %102 = arith.cmpi eq, %92, %c0_i64 : i64
+                  %103 = arith.select %102, %c2147483648_i64, %c3221225472_i64 : i64
+                  "instgem.preload"(%75, %c16_i64, %c16_i64, %103, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%69, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %104 = arith.cmpi eq, %93, %c0_i64 : i64
+                  scf.if %104 {
+                    %105 = arith.ori %103, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %105, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %106 = arith.addi %69, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%106, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%58, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    %105 = arith.ori %103, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %105, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %106 = arith.addi %69, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%106, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %95 = arith.index_cast %88 : i64 to index
+                scf.for %arg10 = %c1 to %95 step %c1 {
+                  %102 = arith.index_cast %arg10 : index to i64
+                  %103 = arith.muli %102, %c16_i64 : i64
+                  %104 = arith.addi %103, %75 : i64
+                  "instgem.preload"(%104, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %105 = arith.addi %103, %69 : i64
+                  "instgem.compute_preloaded"(%105, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %106 = arith.cmpi eq, %102, %93 : i64
+                  scf.if %106 {
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %107 = arith.addi %103, %c32_i64 : i64
+                    %108 = arith.addi %107, %69 : i64
+                    "instgem.compute_accumulated"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%58, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %107 = arith.addi %103, %c32_i64 : i64
+                    %108 = arith.addi %107, %69 : i64
+                    "instgem.compute_accumulated"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %96 = arith.index_cast %82 : i64 to index
+                scf.for %arg10 = %95 to %96 step %c1 {
+                  %102 = arith.index_cast %arg10 : index to i64
+                  %103 = arith.muli %102, %c16_i64 : i64
+                  %104 = arith.subi %78, %103 : i64
+                  %105 = arith.minsi %104, %c16_i64 : i64
+                  %106 = arith.subi %80, %103 : i64
+                  %107 = arith.minsi %106, %c16_i64 : i64
+                  %108 = arith.cmpi eq, %102, %92 : i64
+                  %109 = arith.select %108, %c2147483648_i64, %c3221225472_i64 : i64
+                  %110 = arith.addi %103, %75 : i64
+                  "instgem.preload"(%110, %c16_i64, %107, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %111 = arith.addi %103, %69 : i64
+                  "instgem.compute_preloaded"(%111, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %112 = arith.cmpi eq, %102, %93 : i64
+                  scf.if %112 {
+                    %113 = arith.ori %109, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %113, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %114 = arith.addi %103, %c32_i64 : i64
+                    %115 = arith.addi %114, %69 : i64
+                    "instgem.compute_accumulated"(%115, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%58, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    %113 = arith.ori %109, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %113, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %114 = arith.addi %103, %c32_i64 : i64
+                    %115 = arith.addi %114, %69 : i64
+                    "instgem.compute_accumulated"(%115, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %97 = arith.cmpi sgt, %82, %c0_i64 : i64
+                %98 = arith.extui %97 : i1 to i64
+                %99 = arith.index_cast %98 : i64 to index
+                scf.for %arg10 = %99 to %c2 step %c1 {
+                  %102 = arith.index_cast %arg10 : index to i64
+                  %103 = arith.muli %102, %c16_i64 : i64
+                  %104 = arith.maxsi %103, %c0_i64 : i64
+                  %105 = arith.addi %103, %c16_i64 : i64
+                  %106 = arith.minsi %105, %c32_i64 : i64
+                  %107 = arith.subi %106, %104 : i64
+                  %108 = arith.muli %104, %60 : i64
+                  %109 = arith.addi %58, %108 : i64
+                  %110 = arith.ori %103, %c2684354560_i64 : i64
+                  %111 = arith.subi %104, %103 : i64
+                  %112 = arith.addi %110, %111 : i64
+                  "instgem.mvout"(%109, %112, %c16_i64, %107) : (i64, i64, i64, i64) -> ()
+                }
+                %100 = arith.cmpi eq, %82, %c0_i64 : i64
+                %101 = arith.andi %85, %100 : i1
+                scf.if %101 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %102 = arith.index_cast %arg10 : index to i64
+                    %103 = arith.muli %102, %c16_i64 : i64
+                    %104 = arith.ori %103, %c2147483648_i64 : i64
+                    %105 = arith.cmpi sge, %102, %c2_i64 : i64
+                    %106 = arith.ori %100, %105 : i1
+                    scf.if %106 {
+                      "instgem.mvin"(%c0_i64, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              } else {
+                %92 = arith.select %85, %c0_i64, %c-1_i64 : i64
+                scf.if %90 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %99 = arith.index_cast %arg10 : index to i64
+                    %100 = arith.muli %99, %c16_i64 : i64
+                    %101 = arith.maxsi %100, %c0_i64 : i64
+                    %102 = arith.addi %100, %c16_i64 : i64
+                    %103 = arith.minsi %102, %c32_i64 : i64
+                    %104 = arith.subi %103, %101 : i64
+                    %105 = arith.muli %101, %91#0 : i64
+                    %106 = arith.addi %91#1, %105 : i64
+                    %107 = arith.muli %99, %c32_i64 : i64
+                    %108 = arith.addi %107, %91#2 : i64
+                    %109 = arith.subi %101, %100 : i64
+                    %110 = arith.addi %108, %109 : i64
+                    %111 = arith.minsi %91#3, %c64_i64 : i64
+                    "instgem.mvin"(%106, %110, %111, %104) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %98 = arith.cmpi sgt, %91#4, %c0 : index
+                  scf.if %98 {
+                    %99 = arith.muli %91#4, %c4 : index
+                    %100 = arith.addi %99, %c1 : index
+                    %101 = arith.divsi %100, %c4 : index
+                    scf.for %arg10 = %c0 to %101 step %c1 {
+                      %102 = arith.index_cast %arg10 : index to i64
+                      %103 = arith.muli %102, %c16_i64 : i64
+                      %104 = arith.maxsi %103, %c0_i64 : i64
+                      %105 = arith.addi %103, %c16_i64 : i64
+                      %106 = arith.minsi %105, %91#5 : i64
+                      %107 = arith.subi %106, %104 : i64
+                      %108 = arith.muli %104, %91#6 : i64
+                      %109 = arith.addi %91#7, %108 : i64
+                      %110 = arith.addi %103, %91#8 : i64
+                      %111 = arith.subi %104, %103 : i64
+                      %112 = arith.addi %110, %111 : i64
+                      "instgem.mvin2"(%109, %112, %c16_i64, %107) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %93 = arith.cmpi sgt, %88, %c0_i64 : i64
+                scf.if %93 {
+                  %98 = arith.cmpi eq, %92, %c0_i64 : i64
+                  %99 = arith.select %98, %c2147483648_i64, %c3221225472_i64 : i64
+                  "instgem.preload"(%75, %c16_i64, %c16_i64, %99, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%69, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %100 = arith.ori %99, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %100, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %101 = arith.addi %69, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %94 = arith.index_cast %88 : i64 to index
+                scf.for %arg10 = %c1 to %94 step %c1 {
+                  %98 = arith.index_cast %arg10 : index to i64
+                  %99 = arith.muli %98, %c16_i64 : i64
+                  %100 = arith.addi %99, %75 : i64
+                  "instgem.preload"(%100, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %101 = arith.addi %99, %69 : i64
+                  "instgem.compute_preloaded"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %102 = arith.addi %99, %c32_i64 : i64
+                  %103 = arith.addi %102, %69 : i64
+                  "instgem.compute_accumulated"(%103, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %95 = arith.index_cast %82 : i64 to index
+                scf.for %arg10 = %94 to %95 step %c1 {
+                  %98 = arith.index_cast %arg10 : index to i64
+                  %99 = arith.muli %98, %c16_i64 : i64
+                  %100 = arith.subi %78, %99 : i64
+                  %101 = arith.minsi %100, %c16_i64 : i64
+                  %102 = arith.subi %80, %99 : i64
+                  %103 = arith.minsi %102, %c16_i64 : i64
+                  %104 = arith.cmpi eq, %98, %92 : i64
+                  %105 = arith.select %104, %c2147483648_i64, %c3221225472_i64 : i64
+                  %106 = arith.addi %99, %75 : i64
+                  "instgem.preload"(%106, %c16_i64, %103, %105, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %107 = arith.addi %99, %69 : i64
+                  "instgem.compute_preloaded"(%107, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %108 = arith.ori %105, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %108, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %109 = arith.addi %99, %c32_i64 : i64
+                  %110 = arith.addi %109, %69 : i64
+                  "instgem.compute_accumulated"(%110, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %96 = arith.cmpi eq, %82, %c0_i64 : i64
+                %97 = arith.andi %85, %96 : i1
+                scf.if %97 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %98 = arith.index_cast %arg10 : index to i64
+                    %99 = arith.muli %98, %c16_i64 : i64
+                    %100 = arith.ori %99, %c2147483648_i64 : i64
+                    %101 = arith.cmpi sge, %98, %c2_i64 : i64
+                    %102 = arith.ori %96, %101 : i1
+                    scf.if %102 {
+                      "instgem.mvin"(%c0_i64, %100, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              }
+            } else {
+              scf.if %90 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %95 = arith.index_cast %arg10 : index to i64
+                  %96 = arith.muli %95, %c16_i64 : i64
+                  %97 = arith.maxsi %96, %c0_i64 : i64
+                  %98 = arith.addi %96, %c16_i64 : i64
+                  %99 = arith.minsi %98, %c32_i64 : i64
+                  %100 = arith.subi %99, %97 : i64
+                  %101 = arith.muli %97, %91#0 : i64
+                  %102 = arith.addi %91#1, %101 : i64
+                  %103 = arith.muli %95, %c32_i64 : i64
+                  %104 = arith.addi %103, %91#2 : i64
+                  %105 = arith.subi %97, %96 : i64
+                  %106 = arith.addi %104, %105 : i64
+                  %107 = arith.minsi %91#3, %c64_i64 : i64
+                  "instgem.mvin"(%102, %106, %107, %100) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %94 = arith.cmpi sgt, %91#4, %c0 : index
+                scf.if %94 {
+                  %95 = arith.muli %91#4, %c4 : index
+                  %96 = arith.addi %95, %c1 : index
+                  %97 = arith.divsi %96, %c4 : index
+                  scf.for %arg10 = %c0 to %97 step %c1 {
+                    %98 = arith.index_cast %arg10 : index to i64
+                    %99 = arith.muli %98, %c16_i64 : i64
+                    %100 = arith.maxsi %99, %c0_i64 : i64
+                    %101 = arith.addi %99, %c16_i64 : i64
+                    %102 = arith.minsi %101, %91#5 : i64
+                    %103 = arith.subi %102, %100 : i64
+                    %104 = arith.muli %100, %91#6 : i64
+                    %105 = arith.addi %91#7, %104 : i64
+                    %106 = arith.addi %99, %91#8 : i64
+                    %107 = arith.subi %100, %99 : i64
+                    %108 = arith.addi %106, %107 : i64
+                    "instgem.mvin2"(%105, %108, %c16_i64, %103) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %92 = arith.index_cast %88 : i64 to index
+              scf.for %arg10 = %c0 to %92 step %c1 {
+                %94 = arith.index_cast %arg10 : index to i64
+                %95 = arith.muli %94, %c16_i64 : i64
+                %96 = arith.addi %95, %75 : i64
+                "instgem.preload"(%96, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %97 = arith.addi %95, %69 : i64
+                "instgem.compute_preloaded"(%97, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %98 = arith.addi %95, %c32_i64 : i64
+                %99 = arith.addi %98, %69 : i64
+                "instgem.compute_accumulated"(%99, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %93 = arith.index_cast %82 : i64 to index
+              scf.for %arg10 = %92 to %93 step %c1 {
+                %94 = arith.index_cast %arg10 : index to i64
+                %95 = arith.muli %94, %c16_i64 : i64
+                %96 = arith.subi %78, %95 : i64
+                %97 = arith.minsi %96, %c16_i64 : i64
+                %98 = arith.subi %80, %95 : i64
+                %99 = arith.minsi %98, %c16_i64 : i64
+                %100 = arith.addi %95, %75 : i64
+                "instgem.preload"(%100, %c16_i64, %99, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %101 = arith.addi %95, %69 : i64
+                "instgem.compute_preloaded"(%101, %97, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %102 = arith.addi %95, %c32_i64 : i64
+                %103 = arith.addi %102, %69 : i64
+                "instgem.compute_accumulated"(%103, %97, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            scf.if %90 {
+              %92 = arith.muli %91#4, %c4 : index
+              %93 = arith.addi %92, %c1 : index
+              %94 = arith.divsi %93, %c4 : index
+              scf.for %arg10 = %94 to %91#4 step %c1 {
+                %95 = arith.index_cast %arg10 : index to i64
+                %96 = arith.muli %95, %c16_i64 : i64
+                %97 = arith.maxsi %96, %c0_i64 : i64
+                %98 = arith.addi %96, %c16_i64 : i64
+                %99 = arith.minsi %98, %91#5 : i64
+                %100 = arith.subi %99, %97 : i64
+                %101 = arith.muli %97, %91#6 : i64
+                %102 = arith.addi %91#7, %101 : i64
+                %103 = arith.addi %96, %91#8 : i64
+                %104 = arith.subi %97, %96 : i64
+                %105 = arith.addi %103, %104 : i64
+                "instgem.mvin2"(%102, %105, %c16_i64, %100) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %64, %71 : index, index
+          }
+        }
+        scf.if %54 {
+          "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %60, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %63 = arith.index_cast %arg7 : index to i64
+            %64 = arith.remsi %63, %c2_i64 : i64
+            %65 = arith.divsi %63, %c2_i64 : i64
+            %66 = arith.muli %64, %c16_i64 : i64
+            %67 = arith.maxsi %66, %c0_i64 : i64
+            %68 = arith.addi %66, %c16_i64 : i64
+            %69 = arith.minsi %68, %c32_i64 : i64
+            %70 = arith.subi %69, %67 : i64
+            %71 = arith.muli %67, %60 : i64
+            %72 = arith.addi %58, %71 : i64
+            %73 = arith.muli %65, %c64_i64 : i64
+            %74 = arith.addi %72, %73 : i64
+            %75 = arith.muli %65, %c16_i64 : i64
+            %76 = arith.addi %66, %75 : i64
+            %77 = arith.ori %76, %c2684354560_i64 : i64
+            %78 = arith.subi %67, %66 : i64
+            %79 = arith.addi %77, %78 : i64
+            %80 = arith.subi %c16_i64, %75 : i64
+            %81 = arith.minsi %80, %c16_i64 : i64
+            "instgem.mvout"(%74, %79, %81, %70) : (i64, i64, i64, i64) -> ()
+          }
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %54 = arith.maxsi %13, %c0 : index
+        %55 = arith.minsi %54, %arg3 : index
+        %56 = arith.maxsi %9, %c0 : index
+        %57 = arith.minsi %56, %c32 : index
+        %58 = arith.subi %55, %8 : index
+        %59 = arith.maxsi %14, %c0 : index
+        %60 = arith.minsi %59, %arg4 : index
+        %61 = arith.maxsi %12, %c0 : index
+        %62 = arith.minsi %61, %c16 : index
+        %63 = arith.subi %60, %11 : index
+        %64 = arith.cmpi sgt, %62, %c0 : index
+        scf.if %64 {
+          func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_1[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %65 = arith.cmpi sle, %6, %c0 : index
+        scf.if %65 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %88 = arith.index_cast %arg7 : index to i64
+            %89 = arith.muli %88, %c16_i64 : i64
+            %90 = arith.ori %89, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %90, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %66 = arith.index_cast %57 : index to i64
+        %67 = arith.index_cast %58 : index to i64
+        %68 = arith.index_cast %63 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %69 = arith.index_cast %intptr : index to i64
+        %70 = arith.index_cast %offset : index to i64
+        %71 = arith.muli %70, %c4_i64 : i64
+        %72 = arith.addi %69, %71 : i64
+        %73 = arith.index_cast %strides#0 : index to i64
+        %74 = arith.muli %73, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %74, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %75 = arith.maxsi %66, %c0_i64 : i64
+        %76 = arith.divui %75, %c16_i64 : i64
+        %77 = arith.addi %66, %67 : i64
+        %78 = arith.maxsi %77, %c0_i64 : i64
+        %79 = arith.addi %78, %c15_i64 : i64
+        %80 = arith.divui %79, %c16_i64 : i64
+        %81 = arith.subi %80, %76 : i64
+        %82 = arith.cmpi sgt, %67, %c0_i64 : i64
+        %83 = arith.extui %82 : i1 to i64
+        %84 = arith.muli %81, %83 : i64
+        %85 = arith.ceildivsi %68, %c16_i64 : i64
+        %86 = arith.cmpi sgt, %6, %c0 : index
+        scf.if %86 {
+          %88 = arith.minsi %arg5, %c0 : index
+          %89 = arith.minsi %arg5, %c32 : index
+          %90 = arith.maxsi %88, %c0 : index
+          %91 = arith.minsi %90, %c32 : index
+          %92 = arith.subi %89, %88 : index
+          %93 = arith.cmpi sgt, %91, %c0 : index
+          %subview_2 = memref.subview %reinterpret_cast[%8, %88] [%58, %92] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %94 = arith.index_cast %92 : index to i64
+          %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %95 = arith.index_cast %intptr_7 : index to i64
+          %96 = arith.index_cast %offset_4 : index to i64
+          %97 = arith.addi %95, %96 : i64
+          %98 = arith.index_cast %strides_6#0 : index to i64
+          %99 = arith.index_cast %84 : i64 to index
+          %100 = arith.addi %75, %c15_i64 : i64
+          %101 = arith.divui %100, %c16_i64 : i64
+          %102 = arith.cmpi sgt, %66, %c0_i64 : i64
+          %103 = arith.extui %102 : i1 to i64
+          %104 = arith.muli %101, %103 : i64
+          %105 = arith.index_cast %104 : i64 to index
+          %subview_8 = memref.subview %reinterpret_cast_0[%88, %11] [%92, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %106 = arith.index_cast %91 : index to i64
+          %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %107 = arith.index_cast %intptr_13 : index to i64
+          %108 = arith.index_cast %offset_10 : index to i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.index_cast %strides_12#0 : index to i64
+          %111 = arith.maxsi %106, %c0_i64 : i64
+          %112 = arith.divui %111, %c16_i64 : i64
+          %113 = arith.addi %106, %94 : i64
+          %114 = arith.maxsi %113, %c0_i64 : i64
+          %115 = arith.addi %114, %c15_i64 : i64
+          %116 = arith.divui %115, %c16_i64 : i64
+          %117 = arith.subi %116, %112 : i64
+          %118 = arith.cmpi sgt, %94, %c0_i64 : i64
+          %119 = arith.extui %118 : i1 to i64
+          %120 = arith.muli %117, %119 : i64
+          %121 = arith.index_cast %120 : i64 to index
+          %122 = arith.addi %111, %c15_i64 : i64
+          %123 = arith.divui %122, %c16_i64 : i64
+          %124 = arith.cmpi sgt, %106, %c0_i64 : i64
+          %125 = arith.extui %124 : i1 to i64
+          %126 = arith.muli %123, %125 : i64
+          %127 = arith.index_cast %126 : i64 to index
+          scf.if %93 {
+            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+          }
+          scf.if %64 {
+            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+          }
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+          %128 = arith.minsi %99, %c1 : index
+          %129 = arith.minsi %105, %c1 : index
+          %130 = arith.minsi %121, %c1 : index
+          %131 = arith.minsi %127, %c1 : index
+          scf.for %arg7 = %c0 to %128 step %c1 {
+            %132 = arith.index_cast %arg7 : index to i64
+            %133 = arith.addi %76, %132 : i64
+            %134 = arith.muli %133, %c16_i64 : i64
+            %135 = arith.maxsi %134, %66 : i64
+            %136 = arith.addi %134, %c16_i64 : i64
+            %137 = arith.minsi %136, %77 : i64
+            %138 = arith.subi %137, %135 : i64
+            %139 = arith.subi %135, %66 : i64
+            %140 = arith.muli %139, %98 : i64
+            %141 = arith.addi %97, %140 : i64
+            %142 = arith.muli %133, %c32_i64 : i64
+            %143 = arith.subi %135, %134 : i64
+            %144 = arith.addi %142, %143 : i64
+            %145 = arith.minsi %94, %c64_i64 : i64
+            "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %c0 to %129 step %c1 {
+            %132 = arith.index_cast %arg7 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %c0_i64 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %66 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.muli %132, %c32_i64 : i64
+            %139 = arith.subi %134, %133 : i64
+            %140 = arith.addi %138, %139 : i64
+            %141 = arith.minsi %94, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %140, %141, %137) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %c0 to %130 step %c1 {
+            %132 = arith.index_cast %arg7 : index to i64
+            %133 = arith.addi %112, %132 : i64
+            %134 = arith.muli %133, %c16_i64 : i64
+            %135 = arith.maxsi %134, %106 : i64
+            %136 = arith.addi %134, %c16_i64 : i64
+            %137 = arith.minsi %136, %113 : i64
+            %138 = arith.subi %137, %135 : i64
+            %139 = arith.subi %135, %106 : i64
+            %140 = arith.muli %139, %110 : i64
+            %141 = arith.addi %109, %140 : i64
+            %142 = arith.addi %134, %c128_i64 : i64
+            %143 = arith.subi %135, %134 : i64
+            %144 = arith.addi %142, %143 : i64
+            %145 = arith.minsi %68, %c64_i64 : i64
+            "instgem.mvin2"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %c0 to %131 step %c1 {
+            %132 = arith.index_cast %arg7 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %c0_i64 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %106 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.addi %133, %c128_i64 : i64
+            %139 = arith.subi %134, %133 : i64
+            %140 = arith.addi %138, %139 : i64
+            %141 = arith.minsi %68, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64, %140, %141, %137) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %128 to %99 step %c1 {
+            %132 = arith.index_cast %arg7 : index to i64
+            %133 = arith.addi %76, %132 : i64
+            %134 = arith.muli %133, %c16_i64 : i64
+            %135 = arith.maxsi %134, %66 : i64
+            %136 = arith.addi %134, %c16_i64 : i64
+            %137 = arith.minsi %136, %77 : i64
+            %138 = arith.subi %137, %135 : i64
+            %139 = arith.subi %135, %66 : i64
+            %140 = arith.muli %139, %98 : i64
+            %141 = arith.addi %97, %140 : i64
+            %142 = arith.muli %133, %c32_i64 : i64
+            %143 = arith.subi %135, %134 : i64
+            %144 = arith.addi %142, %143 : i64
+            %145 = arith.minsi %94, %c64_i64 : i64
+            "instgem.mvin"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %129 to %105 step %c1 {
+            %132 = arith.index_cast %arg7 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %c0_i64 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %66 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.muli %132, %c32_i64 : i64
+            %139 = arith.subi %134, %133 : i64
+            %140 = arith.addi %138, %139 : i64
+            %141 = arith.minsi %94, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %140, %141, %137) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %130 to %121 step %c1 {
+            %132 = arith.index_cast %arg7 : index to i64
+            %133 = arith.addi %112, %132 : i64
+            %134 = arith.muli %133, %c16_i64 : i64
+            %135 = arith.maxsi %134, %106 : i64
+            %136 = arith.addi %134, %c16_i64 : i64
+            %137 = arith.minsi %136, %113 : i64
+            %138 = arith.subi %137, %135 : i64
+            %139 = arith.subi %135, %106 : i64
+            %140 = arith.muli %139, %110 : i64
+            %141 = arith.addi %109, %140 : i64
+            %142 = arith.addi %134, %c128_i64 : i64
+            %143 = arith.subi %135, %134 : i64
+            %144 = arith.addi %142, %143 : i64
+            %145 = arith.minsi %68, %c64_i64 : i64
+            "instgem.mvin2"(%141, %144, %145, %138) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %131 to %127 step %c1 {
+            %132 = arith.index_cast %arg7 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %c0_i64 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %106 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.addi %133, %c128_i64 : i64
+            %139 = arith.subi %134, %133 : i64
+            %140 = arith.addi %138, %139 : i64
+            %141 = arith.minsi %68, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64, %140, %141, %137) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %87 = arith.cmpi sle, %6, %c1 : index
+        scf.if %87 {
+          scf.if %86 {
+            %88 = arith.minsi %arg5, %c0 : index
+            %89 = arith.minsi %arg5, %c32 : index
+            %90 = arith.maxsi %88, %c0 : index
+            %91 = arith.minsi %90, %c32 : index
+            %92 = arith.subi %89, %88 : index
+            %93 = arith.cmpi sgt, %91, %c0 : index
+            scf.if %93 {
+              func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+            }
+            %94 = arith.index_cast %92 : index to i64
+            scf.if %64 {
+              func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+            }
+            %95 = arith.index_cast %91 : index to i64
+            %96 = arith.addi %95, %94 : i64
+            %97 = arith.minsi %78, %c32_i64 : i64
+            %98 = arith.maxsi %94, %c0_i64 : i64
+            %99 = arith.minsi %98, %c32_i64 : i64
+            %100 = arith.maxsi %96, %c0_i64 : i64
+            %101 = arith.minsi %100, %c32_i64 : i64
+            %102 = arith.maxsi %68, %c0_i64 : i64
+            %103 = arith.minsi %102, %c16_i64 : i64
+            %104 = arith.ceildivsi %97, %c16_i64 : i64
+            %105 = arith.ceildivsi %103, %c16_i64 : i64
+            %106 = arith.minsi %99, %101 : i64
+            %107 = arith.ceildivsi %106, %c16_i64 : i64
+            %108 = arith.cmpi sgt, %104, %c0_i64 : i64
+            %109 = arith.select %108, %105, %c0_i64 : i64
+            %110 = arith.index_cast %109 : i64 to index
+            %111 = arith.divsi %106, %c16_i64 : i64
+            %112 = arith.minsi %107, %111 : i64
+            %113 = arith.maxsi %112, %c0_i64 : i64
+            %114 = arith.divsi %97, %c16_i64 : i64
+            %115 = arith.minsi %104, %114 : i64
+            %116 = arith.maxsi %115, %c1_i64 : i64
+            %117 = arith.minsi %97, %c16_i64 : i64
+            %118 = arith.cmpi sgt, %6, %c1 : index
+            %119 = arith.index_cast %84 : i64 to index
+            %120 = arith.addi %75, %c15_i64 : i64
+            %121 = arith.divui %120, %c16_i64 : i64
+            %122 = arith.cmpi sgt, %66, %c0_i64 : i64
+            %123 = arith.extui %122 : i1 to i64
+            %124 = arith.muli %121, %123 : i64
+            %125 = arith.index_cast %124 : i64 to index
+            %126 = arith.select %118, %c64_i64, %c0_i64 : i64
+            %127 = arith.select %118, %c160_i64, %c0_i64 : i64
+            %128:10 = scf.if %118 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+              %130 = arith.minsi %arg5, %c64 : index
+              %131 = arith.subi %89, %c32 : index
+              %132 = arith.maxsi %131, %c0 : index
+              %133 = arith.minsi %132, %c32 : index
+              %134 = arith.subi %130, %89 : index
+              %135 = arith.cmpi sgt, %133, %c0 : index
+              %subview_2 = memref.subview %reinterpret_cast[%8, %89] [%58, %134] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %136 = arith.index_cast %134 : index to i64
+              %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %137 = arith.index_cast %intptr_7 : index to i64
+              %138 = arith.index_cast %offset_4 : index to i64
+              %139 = arith.addi %137, %138 : i64
+              %140 = arith.index_cast %strides_6#0 : index to i64
+              %subview_8 = memref.subview %reinterpret_cast_0[%89, %11] [%134, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %141 = arith.index_cast %133 : index to i64
+              %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %142 = arith.index_cast %intptr_13 : index to i64
+              %143 = arith.index_cast %offset_10 : index to i64
+              %144 = arith.addi %142, %143 : i64
+              %145 = arith.index_cast %strides_12#0 : index to i64
+              %146 = arith.maxsi %141, %c0_i64 : i64
+              %147 = arith.divui %146, %c16_i64 : i64
+              %148 = arith.addi %141, %136 : i64
+              %149 = arith.maxsi %148, %c0_i64 : i64
+              %150 = arith.addi %149, %c15_i64 : i64
+              %151 = arith.divui %150, %c16_i64 : i64
+              %152 = arith.subi %151, %147 : i64
+              %153 = arith.cmpi sgt, %136, %c0_i64 : i64
+              %154 = arith.extui %153 : i1 to i64
+              %155 = arith.muli %152, %154 : i64
+              %156 = arith.index_cast %155 : i64 to index
+              %157 = arith.addi %146, %c15_i64 : i64
+              %158 = arith.divui %157, %c16_i64 : i64
+              %159 = arith.cmpi sgt, %141, %c0_i64 : i64
+              %160 = arith.extui %159 : i1 to i64
+              %161 = arith.muli %158, %160 : i64
+              %162 = arith.index_cast %161 : i64 to index
+              scf.if %135 {
+                func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+              }
+              scf.if %64 {
+                func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %145) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %140, %139, %136, %156, %147, %141, %136, %145, %144, %162 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            }
+            %129 = arith.maxsi %110, %c1 : index
+            scf.if %87 {
+              %130 = arith.maxsi %107, %c1_i64 : i64
+              %131 = arith.ceildivsi %84, %130 : i64
+              scf.for %arg7 = %c0 to %110 step %c1 {
+                scf.if %118 {
+                  %163 = arith.cmpi sgt, %119, %c0 : index
                   scf.if %163 {
-                    %167 = arith.muli %148, %c4 : index
-                    %168 = arith.muli %140, %c4 : index
-                    %169 = arith.muli %arg10, %168 : index
+                    %167 = arith.muli %129, %c4 : index
+                    %168 = arith.muli %119, %c4 : index
+                    %169 = arith.muli %arg7, %168 : index
                     %170 = arith.subi %167, %c1 : index
                     %171 = arith.addi %169, %170 : index
                     %172 = arith.divsi %171, %167 : index
                     %173 = arith.addi %171, %168 : index
                     %174 = arith.divsi %173, %167 : index
-                    scf.for %arg11 = %172 to %174 step %c1 {
-                      %175 = arith.index_cast %arg11 : index to i64
-                      %176 = arith.addi %73, %175 : i64
+                    scf.for %arg8 = %172 to %174 step %c1 {
+                      %175 = arith.index_cast %arg8 : index to i64
+                      %176 = arith.addi %76, %175 : i64
                       %177 = arith.muli %176, %c16_i64 : i64
-                      %178 = arith.maxsi %177, %63 : i64
+                      %178 = arith.maxsi %177, %66 : i64
                       %179 = arith.addi %177, %c16_i64 : i64
-                      %180 = arith.minsi %179, %74 : i64
+                      %180 = arith.minsi %179, %77 : i64
                       %181 = arith.subi %180, %178 : i64
-                      %182 = arith.subi %178, %63 : i64
-                      %183 = arith.muli %182, %147#0 : i64
-                      %184 = arith.addi %147#1, %183 : i64
+                      %182 = arith.subi %178, %66 : i64
+                      %183 = arith.muli %182, %128#0 : i64
+                      %184 = arith.addi %128#1, %183 : i64
                       %185 = arith.muli %176, %c32_i64 : i64
-                      %186 = arith.addi %185, %147#2 : i64
+                      %186 = arith.addi %185, %126 : i64
                       %187 = arith.subi %178, %177 : i64
                       %188 = arith.addi %186, %187 : i64
-                      %189 = arith.minsi %147#3, %c64_i64 : i64
+                      %189 = arith.minsi %128#2, %c64_i64 : i64
                       "instgem.mvin"(%184, %188, %189, %181) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %164 = arith.cmpi sgt, %146, %c0 : index
+                  %164 = arith.cmpi sgt, %125, %c0 : index
                   scf.if %164 {
-                    %167 = arith.muli %148, %c4 : index
-                    %168 = arith.muli %146, %c4 : index
-                    %169 = arith.muli %arg10, %168 : index
+                    %167 = arith.muli %129, %c4 : index
+                    %168 = arith.muli %125, %c4 : index
+                    %169 = arith.muli %arg7, %168 : index
                     %170 = arith.subi %167, %c1 : index
-                    %171 = arith.subi %170, %148 : index
+                    %171 = arith.subi %170, %129 : index
                     %172 = arith.addi %169, %171 : index
                     %173 = arith.divsi %172, %167 : index
                     %174 = arith.addi %172, %168 : index
                     %175 = arith.divsi %174, %167 : index
-                    scf.for %arg11 = %173 to %175 step %c1 {
-                      %176 = arith.index_cast %arg11 : index to i64
+                    scf.for %arg8 = %173 to %175 step %c1 {
+                      %176 = arith.index_cast %arg8 : index to i64
                       %177 = arith.muli %176, %c16_i64 : i64
                       %178 = arith.maxsi %177, %c0_i64 : i64
                       %179 = arith.addi %177, %c16_i64 : i64
-                      %180 = arith.minsi %179, %63 : i64
+                      %180 = arith.minsi %179, %66 : i64
                       %181 = arith.subi %180, %178 : i64
                       %182 = arith.muli %176, %c32_i64 : i64
-                      %183 = arith.addi %182, %147#2 : i64
+                      %183 = arith.addi %182, %126 : i64
                       %184 = arith.subi %178, %177 : i64
                       %185 = arith.addi %183, %184 : i64
-                      %186 = arith.minsi %147#3, %c64_i64 : i64
+                      %186 = arith.minsi %128#2, %c64_i64 : i64
                       "instgem.mvin"(%c0_i64, %185, %186, %181) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %165 = arith.cmpi sgt, %147#4, %c0 : index
+                  %165 = arith.cmpi sgt, %128#3, %c0 : index
                   scf.if %165 {
-                    %167 = arith.muli %148, %c4 : index
-                    %168 = arith.muli %147#4, %c4 : index
-                    %169 = arith.muli %arg10, %168 : index
+                    %167 = arith.muli %129, %c4 : index
+                    %168 = arith.muli %128#3, %c4 : index
+                    %169 = arith.muli %arg7, %168 : index
                     %170 = arith.subi %167, %c1 : index
-                    %171 = arith.muli %148, %c2 : index
+                    %171 = arith.muli %129, %c2 : index
                     %172 = arith.subi %170, %171 : index
                     %173 = arith.addi %169, %172 : index
                     %174 = arith.divsi %173, %167 : index
                     %175 = arith.addi %173, %168 : index
                     %176 = arith.divsi %175, %167 : index
-                    scf.for %arg11 = %174 to %176 step %c1 {
-                      %177 = arith.index_cast %arg11 : index to i64
-                      %178 = arith.addi %147#5, %177 : i64
+                    scf.for %arg8 = %174 to %176 step %c1 {
+                      %177 = arith.index_cast %arg8 : index to i64
+                      %178 = arith.addi %128#4, %177 : i64
                       %179 = arith.muli %178, %c16_i64 : i64
-                      %180 = arith.maxsi %179, %147#6 : i64
+                      %180 = arith.maxsi %179, %128#5 : i64
                       %181 = arith.addi %179, %c16_i64 : i64
-                      %182 = arith.addi %147#6, %147#7 : i64
+                      %182 = arith.addi %128#5, %128#6 : i64
                       %183 = arith.minsi %181, %182 : i64
                       %184 = arith.subi %183, %180 : i64
-                      %185 = arith.subi %180, %147#6 : i64
-                      %186 = arith.muli %185, %147#8 : i64
-                      %187 = arith.addi %147#9, %186 : i64
-                      %188 = arith.addi %179, %147#10 : i64
+                      %185 = arith.subi %180, %128#5 : i64
+                      %186 = arith.muli %185, %128#7 : i64
+                      %187 = arith.addi %128#8, %186 : i64
+                      %188 = arith.addi %179, %127 : i64
                       %189 = arith.subi %180, %179 : i64
                       %190 = arith.addi %188, %189 : i64
-                      %191 = arith.minsi %65, %c64_i64 : i64
+                      %191 = arith.minsi %68, %c64_i64 : i64
                       "instgem.mvin2"(%187, %190, %191, %184) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %166 = arith.cmpi sgt, %147#11, %c0 : index
+                  %166 = arith.cmpi sgt, %128#9, %c0 : index
                   scf.if %166 {
-                    %167 = arith.muli %148, %c4 : index
-                    %168 = arith.muli %147#11, %c4 : index
-                    %169 = arith.muli %arg10, %168 : index
+                    %167 = arith.muli %129, %c4 : index
+                    %168 = arith.muli %128#9, %c4 : index
+                    %169 = arith.muli %arg7, %168 : index
                     %170 = arith.subi %167, %c1 : index
-                    %171 = arith.muli %148, %c3 : index
+                    %171 = arith.muli %129, %c3 : index
                     %172 = arith.subi %170, %171 : index
                     %173 = arith.addi %169, %172 : index
                     %174 = arith.divsi %173, %167 : index
                     %175 = arith.addi %173, %168 : index
                     %176 = arith.divsi %175, %167 : index
-                    scf.for %arg11 = %174 to %176 step %c1 {
-                      %177 = arith.index_cast %arg11 : index to i64
+                    scf.for %arg8 = %174 to %176 step %c1 {
+                      %177 = arith.index_cast %arg8 : index to i64
                       %178 = arith.muli %177, %c16_i64 : i64
                       %179 = arith.maxsi %178, %c0_i64 : i64
                       %180 = arith.addi %178, %c16_i64 : i64
-                      %181 = arith.minsi %180, %147#6 : i64
+                      %181 = arith.minsi %180, %128#5 : i64
                       %182 = arith.subi %181, %179 : i64
-                      %183 = arith.addi %178, %147#10 : i64
+                      %183 = arith.addi %178, %127 : i64
                       %184 = arith.subi %179, %178 : i64
                       %185 = arith.addi %183, %184 : i64
-                      %186 = arith.minsi %65, %c64_i64 : i64
+                      %186 = arith.minsi %68, %c64_i64 : i64
                       "instgem.mvin2"(%c0_i64, %185, %186, %182) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %156 = arith.index_cast %arg10 : index to i64
-                %157 = arith.muli %156, %c16_i64 : i64
-                %158 = arith.subi %120, %157 : i64
-                %159 = arith.minsi %158, %c16_i64 : i64
-                %160 = arith.cmpi sgt, %133, %c0_i64 : i64
-                scf.if %160 {
-                  %163 = arith.cmpi eq, %149, %c0_i64 : i64
-                  %164 = arith.select %163, %c2147483648_i64, %c3221225472_i64 : i64
-                  %165 = arith.ori %157, %164 : i64
-                  %166 = arith.select %163, %c16_i64, %137 : i64
-                  %167 = arith.select %163, %c16_i64, %159 : i64
-                  %168 = arith.addi %157, %110 : i64
-                  "instgem.preload"(%168, %159, %c16_i64, %165, %167, %166) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%98, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %169 = arith.index_cast %136 : i64 to index
-                  scf.for %arg11 = %c1 to %169 step %c1 {
-                    %171 = arith.index_cast %arg11 : index to i64
-                    %172 = arith.muli %171, %c16_i64 : i64
-                    %173 = arith.addi %172, %157 : i64
-                    %174 = arith.ori %173, %164 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %175 = arith.muli %171, %c32_i64 : i64
-                    %176 = arith.addi %175, %98 : i64
-                    "instgem.compute_accumulated"(%176, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %140 = arith.index_cast %arg7 : index to i64
+                %141 = arith.subi %140, %c1_i64 : i64
+                %142 = arith.cmpi sge, %141, %c0_i64 : i64
+                %143 = arith.cmpi slt, %141, %85 : i64
+                %144 = arith.andi %142, %143 : i1
+                %145 = arith.subi %109, %c1_i64 : i64
+                %146 = arith.cmpi eq, %140, %145 : i64
+                %147 = arith.cmpi slt, %140, %85 : i64
+                %148 = arith.andi %146, %147 : i1
+                %149 = arith.subi %107, %c1_i64 : i64
+                %150 = arith.select %148, %149, %c-1_i64 : i64
+                %151 = arith.muli %140, %c16_i64 : i64
+                %152 = arith.subi %103, %151 : i64
+                %153 = arith.minsi %152, %c16_i64 : i64
+                %154 = arith.cmpi sgt, %113, %c0_i64 : i64
+                scf.if %154 {
+                  scf.if %144 {
+                    %166 = arith.minsi %84, %c0_i64 : i64
+                    %167 = arith.addi %166, %131 : i64
+                    %168 = arith.minsi %167, %84 : i64
+                    %169 = arith.index_cast %166 : i64 to index
+                    %170 = arith.index_cast %168 : i64 to index
+                    scf.for %arg8 = %169 to %170 step %c1 {
+                      %171 = arith.index_cast %arg8 : index to i64
+                      %172 = arith.addi %76, %171 : i64
+                      %173 = arith.muli %172, %c16_i64 : i64
+                      %174 = arith.maxsi %173, %66 : i64
+                      %175 = arith.addi %173, %c16_i64 : i64
+                      %176 = arith.minsi %175, %77 : i64
+                      %177 = arith.subi %176, %174 : i64
+                      %178 = arith.subi %174, %66 : i64
+                      %179 = arith.muli %178, %74 : i64
+                      %180 = arith.addi %72, %179 : i64
+                      %181 = arith.muli %141, %c64_i64 : i64
+                      %182 = arith.addi %180, %181 : i64
+                      %183 = arith.muli %141, %c16_i64 : i64
+                      %184 = arith.addi %173, %183 : i64
+                      %185 = arith.ori %184, %c2684354560_i64 : i64
+                      %186 = arith.subi %174, %173 : i64
+                      %187 = arith.addi %185, %186 : i64
+                      %188 = arith.subi %68, %183 : i64
+                      %189 = arith.minsi %188, %c16_i64 : i64
+                      "instgem.mvout"(%182, %187, %189, %177) : (i64, i64, i64, i64) -> ()
+                    }
                   }
-                  %170 = arith.index_cast %121 : i64 to index
-                  scf.for %arg11 = %169 to %170 step %c1 {
-                    %171 = arith.index_cast %arg11 : index to i64
-                    %172 = arith.muli %171, %c16_i64 : i64
-                    %173 = arith.subi %114, %172 : i64
-                    %174 = arith.minsi %173, %c16_i64 : i64
-                    %175 = arith.addi %172, %157 : i64
-                    %176 = arith.ori %175, %164 : i64
-                    %177 = arith.select %163, %c16_i64, %174 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %167, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %178 = arith.muli %171, %c32_i64 : i64
-                    %179 = arith.addi %178, %98 : i64
-                    "instgem.compute_accumulated"(%179, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %163 = arith.ori %151, %c2147483648_i64 : i64
+                  %164 = arith.addi %151, %c128_i64 : i64
+                  "instgem.preload"(%164, %153, %c16_i64, %163, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%c0_i64, %c16_i64, %117, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %165 = arith.cmpi eq, %150, %c0_i64 : i64
+                  scf.if %165 {
+                    %166 = arith.index_cast %116 : i64 to index
+                    scf.for %arg8 = %c1 to %166 step %c1 {
+                      %168 = arith.index_cast %arg8 : index to i64
+                      %169 = arith.muli %168, %c16_i64 : i64
+                      %170 = arith.addi %169, %151 : i64
+                      %171 = arith.ori %170, %c2147483648_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %172 = arith.muli %168, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %173 = arith.subi %168, %c1_i64 : i64
+                      %174 = arith.subi %173, %76 : i64
+                      %175 = arith.cmpi sge, %174, %c0_i64 : i64
+                      %176 = arith.cmpi slt, %174, %84 : i64
+                      %177 = arith.andi %175, %176 : i1
+                      scf.if %177 {
+                        %178 = arith.muli %173, %c16_i64 : i64
+                        %179 = arith.maxsi %178, %66 : i64
+                        %180 = arith.addi %178, %c16_i64 : i64
+                        %181 = arith.minsi %180, %77 : i64
+                        %182 = arith.subi %181, %179 : i64
+                        %183 = arith.subi %179, %66 : i64
+                        %184 = arith.muli %183, %74 : i64
+                        %185 = arith.addi %72, %184 : i64
+                        %186 = arith.muli %140, %c64_i64 : i64
+                        %187 = arith.addi %185, %186 : i64
+                        %188 = arith.addi %178, %151 : i64
+                        %189 = arith.ori %188, %c2684354560_i64 : i64
+                        %190 = arith.subi %179, %178 : i64
+                        %191 = arith.addi %189, %190 : i64
+                        %192 = arith.subi %68, %151 : i64
+                        %193 = arith.minsi %192, %c16_i64 : i64
+                        "instgem.mvout"(%187, %191, %193, %182) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %167 = arith.index_cast %104 : i64 to index
+                    scf.for %arg8 = %166 to %167 step %c1 {
+                      %168 = arith.index_cast %arg8 : index to i64
+                      %169 = arith.muli %168, %c16_i64 : i64
+                      %170 = arith.subi %97, %169 : i64
+                      %171 = arith.minsi %170, %c16_i64 : i64
+                      %172 = arith.addi %169, %151 : i64
+                      %173 = arith.ori %172, %c2147483648_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %174 = arith.muli %168, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%174, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %175 = arith.subi %168, %c1_i64 : i64
+                      %176 = arith.subi %175, %76 : i64
+                      %177 = arith.cmpi sge, %176, %c0_i64 : i64
+                      %178 = arith.cmpi slt, %176, %84 : i64
+                      %179 = arith.andi %177, %178 : i1
+                      scf.if %179 {
+                        %180 = arith.muli %175, %c16_i64 : i64
+                        %181 = arith.maxsi %180, %66 : i64
+                        %182 = arith.addi %180, %c16_i64 : i64
+                        %183 = arith.minsi %182, %77 : i64
+                        %184 = arith.subi %183, %181 : i64
+                        %185 = arith.subi %181, %66 : i64
+                        %186 = arith.muli %185, %74 : i64
+                        %187 = arith.addi %72, %186 : i64
+                        %188 = arith.muli %140, %c64_i64 : i64
+                        %189 = arith.addi %187, %188 : i64
+                        %190 = arith.addi %180, %151 : i64
+                        %191 = arith.ori %190, %c2684354560_i64 : i64
+                        %192 = arith.subi %181, %180 : i64
+                        %193 = arith.addi %191, %192 : i64
+                        %194 = arith.subi %68, %151 : i64
+                        %195 = arith.minsi %194, %c16_i64 : i64
+                        "instgem.mvout"(%189, %193, %195, %184) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %166 = arith.index_cast %116 : i64 to index
+                    scf.for %arg8 = %c1 to %166 step %c1 {
+                      %168 = arith.index_cast %arg8 : index to i64
+                      %169 = arith.muli %168, %c16_i64 : i64
+                      %170 = arith.addi %169, %151 : i64
+                      %171 = arith.ori %170, %c2147483648_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %172 = arith.muli %168, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %167 = arith.index_cast %104 : i64 to index
+                    scf.for %arg8 = %166 to %167 step %c1 {
+                      %168 = arith.index_cast %arg8 : index to i64
+                      %169 = arith.muli %168, %c16_i64 : i64
+                      %170 = arith.subi %97, %169 : i64
+                      %171 = arith.minsi %170, %c16_i64 : i64
+                      %172 = arith.addi %169, %151 : i64
+                      %173 = arith.ori %172, %c2147483648_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %174 = arith.muli %168, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%174, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
                   }
                 }
-                %161 = arith.index_cast %133 : i64 to index
-                scf.for %arg11 = %c1 to %161 step %c1 {
-                  %163 = arith.index_cast %arg11 : index to i64
-                  %164 = arith.ori %157, %c3221225472_i64 : i64
+                %155 = arith.index_cast %113 : i64 to index
+                scf.for %arg8 = %c1 to %155 step %c1 {
+                  %163 = arith.index_cast %arg8 : index to i64
+                  scf.if %144 {
+                    %169 = arith.muli %163, %131 : i64
+                    %170 = arith.minsi %169, %84 : i64
+                    %171 = arith.addi %170, %131 : i64
+                    %172 = arith.minsi %171, %84 : i64
+                    %173 = arith.index_cast %170 : i64 to index
+                    %174 = arith.index_cast %172 : i64 to index
+                    scf.for %arg9 = %173 to %174 step %c1 {
+                      %175 = arith.index_cast %arg9 : index to i64
+                      %176 = arith.addi %76, %175 : i64
+                      %177 = arith.muli %176, %c16_i64 : i64
+                      %178 = arith.maxsi %177, %66 : i64
+                      %179 = arith.addi %177, %c16_i64 : i64
+                      %180 = arith.minsi %179, %77 : i64
+                      %181 = arith.subi %180, %178 : i64
+                      %182 = arith.subi %178, %66 : i64
+                      %183 = arith.muli %182, %74 : i64
+                      %184 = arith.addi %72, %183 : i64
+                      %185 = arith.muli %141, %c64_i64 : i64
+                      %186 = arith.addi %184, %185 : i64
+                      %187 = arith.muli %141, %c16_i64 : i64
+                      %188 = arith.addi %177, %187 : i64
+                      %189 = arith.ori %188, %c2684354560_i64 : i64
+                      %190 = arith.subi %178, %177 : i64
+                      %191 = arith.addi %189, %190 : i64
+                      %192 = arith.subi %68, %187 : i64
+                      %193 = arith.minsi %192, %c16_i64 : i64
+                      "instgem.mvout"(%186, %191, %193, %181) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %164 = arith.ori %151, %c3221225472_i64 : i64
                   %165 = arith.muli %163, %c16_i64 : i64
-                  %166 = arith.addi %165, %157 : i64
-                  %167 = arith.addi %166, %110 : i64
-                  "instgem.preload"(%167, %159, %c16_i64, %164, %159, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %168 = arith.addi %165, %98 : i64
-                  "instgem.compute_preloaded"(%168, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %169 = arith.index_cast %136 : i64 to index
-                  scf.for %arg12 = %c1 to %169 step %c1 {
-                    %171 = arith.index_cast %arg12 : index to i64
-                    %172 = arith.muli %171, %c16_i64 : i64
-                    %173 = arith.addi %172, %157 : i64
-                    %174 = arith.ori %173, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %175 = arith.muli %171, %c32_i64 : i64
-                    %176 = arith.addi %175, %165 : i64
-                    %177 = arith.addi %176, %98 : i64
-                    "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %170 = arith.index_cast %121 : i64 to index
-                  scf.for %arg12 = %169 to %170 step %c1 {
-                    %171 = arith.index_cast %arg12 : index to i64
-                    %172 = arith.muli %171, %c16_i64 : i64
-                    %173 = arith.subi %114, %172 : i64
-                    %174 = arith.minsi %173, %c16_i64 : i64
-                    %175 = arith.addi %172, %157 : i64
-                    %176 = arith.ori %175, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %159, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %177 = arith.muli %171, %c32_i64 : i64
-                    %178 = arith.addi %177, %165 : i64
-                    %179 = arith.addi %178, %98 : i64
-                    "instgem.compute_accumulated"(%179, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %166 = arith.addi %165, %151 : i64
+                  %167 = arith.addi %166, %c128_i64 : i64
+                  "instgem.preload"(%167, %153, %c16_i64, %164, %153, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%165, %c16_i64, %117, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %168 = arith.cmpi eq, %163, %150 : i64
+                  scf.if %168 {
+                    %169 = arith.index_cast %116 : i64 to index
+                    scf.for %arg9 = %c1 to %169 step %c1 {
+                      %171 = arith.index_cast %arg9 : index to i64
+                      %172 = arith.muli %171, %c16_i64 : i64
+                      %173 = arith.addi %172, %151 : i64
+                      %174 = arith.ori %173, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %153, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %175 = arith.muli %171, %c32_i64 : i64
+                      %176 = arith.addi %175, %165 : i64
+                      "instgem.compute_accumulated"(%176, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %177 = arith.subi %171, %c1_i64 : i64
+                      %178 = arith.subi %177, %76 : i64
+                      %179 = arith.cmpi sge, %178, %c0_i64 : i64
+                      %180 = arith.cmpi slt, %178, %84 : i64
+                      %181 = arith.andi %179, %180 : i1
+                      scf.if %181 {
+                        %182 = arith.muli %177, %c16_i64 : i64
+                        %183 = arith.maxsi %182, %66 : i64
+                        %184 = arith.addi %182, %c16_i64 : i64
+                        %185 = arith.minsi %184, %77 : i64
+                        %186 = arith.subi %185, %183 : i64
+                        %187 = arith.subi %183, %66 : i64
+                        %188 = arith.muli %187, %74 : i64
+                        %189 = arith.addi %72, %188 : i64
+                        %190 = arith.muli %140, %c64_i64 : i64
+                        %191 = arith.addi %189, %190 : i64
+                        %192 = arith.addi %182, %151 : i64
+                        %193 = arith.ori %192, %c2684354560_i64 : i64
+                        %194 = arith.subi %183, %182 : i64
+                        %195 = arith.addi %193, %194 : i64
+                        %196 = arith.subi %68, %151 : i64
+                        %197 = arith.minsi %196, %c16_i64 : i64
+                        "instgem.mvout"(%191, %195, %197, %186) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %170 = arith.index_cast %104 : i64 to index
+                    scf.for %arg9 = %169 to %170 step %c1 {
+                      %171 = arith.index_cast %arg9 : index to i64
+                      %172 = arith.muli %171, %c16_i64 : i64
+                      %173 = arith.subi %97, %172 : i64
+                      %174 = arith.minsi %173, %c16_i64 : i64
+                      %175 = arith.addi %172, %151 : i64
+                      %176 = arith.ori %175, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %153, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %177 = arith.muli %171, %c32_i64 : i64
+                      %178 = arith.addi %177, %165 : i64
+                      "instgem.compute_accumulated"(%178, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %179 = arith.subi %171, %c1_i64 : i64
+                      %180 = arith.subi %179, %76 : i64
+                      %181 = arith.cmpi sge, %180, %c0_i64 : i64
+                      %182 = arith.cmpi slt, %180, %84 : i64
+                      %183 = arith.andi %181, %182 : i1
+                      scf.if %183 {
+                        %184 = arith.muli %179, %c16_i64 : i64
+                        %185 = arith.maxsi %184, %66 : i64
+                        %186 = arith.addi %184, %c16_i64 : i64
+                        %187 = arith.minsi %186, %77 : i64
+                        %188 = arith.subi %187, %185 : i64
+                        %189 = arith.subi %185, %66 : i64
+                        %190 = arith.muli %189, %74 : i64
+                        %191 = arith.addi %72, %190 : i64
+                        %192 = arith.muli %140, %c64_i64 : i64
+                        %193 = arith.addi %191, %192 : i64
+                        %194 = arith.addi %184, %151 : i64
+                        %195 = arith.ori %194, %c2684354560_i64 : i64
+                        %196 = arith.subi %185, %184 : i64
+                        %197 = arith.addi %195, %196 : i64
+                        %198 = arith.subi %68, %151 : i64
+                        %199 = arith.minsi %198, %c16_i64 : i64
+                        "instgem.mvout"(%193, %197, %199, %188) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %169 = arith.index_cast %116 : i64 to index
+                    scf.for %arg9 = %c1 to %169 step %c1 {
+                      %171 = arith.index_cast %arg9 : index to i64
+                      %172 = arith.muli %171, %c16_i64 : i64
+                      %173 = arith.addi %172, %151 : i64
+                      %174 = arith.ori %173, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %153, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %175 = arith.muli %171, %c32_i64 : i64
+                      %176 = arith.addi %175, %165 : i64
+                      "instgem.compute_accumulated"(%176, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %170 = arith.index_cast %104 : i64 to index
+                    scf.for %arg9 = %169 to %170 step %c1 {
+                      %171 = arith.index_cast %arg9 : index to i64
+                      %172 = arith.muli %171, %c16_i64 : i64
+                      %173 = arith.subi %97, %172 : i64
+                      %174 = arith.minsi %173, %c16_i64 : i64
+                      %175 = arith.addi %172, %151 : i64
+                      %176 = arith.ori %175, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %153, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %177 = arith.muli %171, %c32_i64 : i64
+                      %178 = arith.addi %177, %165 : i64
+                      "instgem.compute_accumulated"(%178, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
                   }
                 }
-                %162 = arith.index_cast %124 : i64 to index
-                scf.for %arg11 = %161 to %162 step %c1 {
-                  %163 = arith.index_cast %arg11 : index to i64
+                %156 = arith.index_cast %107 : i64 to index
+                scf.for %arg8 = %155 to %156 step %c1 {
+                  %163 = arith.index_cast %arg8 : index to i64
                   %164 = arith.muli %163, %c16_i64 : i64
-                  %165 = arith.subi %116, %164 : i64
+                  %165 = arith.subi %99, %164 : i64
                   %166 = arith.minsi %165, %c16_i64 : i64
-                  %167 = arith.subi %118, %164 : i64
+                  %167 = arith.subi %101, %164 : i64
                   %168 = arith.minsi %167, %c16_i64 : i64
-                  %169 = arith.cmpi eq, %163, %149 : i64
-                  %170 = arith.select %169, %c2147483648_i64, %c3221225472_i64 : i64
-                  %171 = arith.ori %157, %170 : i64
-                  %172 = arith.select %169, %c16_i64, %137 : i64
-                  %173 = arith.select %169, %c16_i64, %159 : i64
-                  %174 = arith.addi %164, %157 : i64
-                  %175 = arith.addi %174, %110 : i64
-                  "instgem.preload"(%175, %159, %168, %171, %173, %172) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %176 = arith.addi %164, %98 : i64
-                  "instgem.compute_preloaded"(%176, %166, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %177 = arith.index_cast %136 : i64 to index
-                  scf.for %arg12 = %c1 to %177 step %c1 {
-                    %179 = arith.index_cast %arg12 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.addi %180, %157 : i64
-                    %182 = arith.ori %181, %170 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %173, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %179, %c32_i64 : i64
-                    %184 = arith.addi %183, %164 : i64
-                    %185 = arith.addi %184, %98 : i64
-                    "instgem.compute_accumulated"(%185, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  scf.if %144 {
+                    %177 = arith.muli %163, %131 : i64
+                    %178 = arith.minsi %177, %84 : i64
+                    %179 = arith.addi %178, %131 : i64
+                    %180 = arith.minsi %179, %84 : i64
+                    %181 = arith.index_cast %178 : i64 to index
+                    %182 = arith.index_cast %180 : i64 to index
+                    scf.for %arg9 = %181 to %182 step %c1 {
+                      %183 = arith.index_cast %arg9 : index to i64
+                      %184 = arith.addi %76, %183 : i64
+                      %185 = arith.muli %184, %c16_i64 : i64
+                      %186 = arith.maxsi %185, %66 : i64
+                      %187 = arith.addi %185, %c16_i64 : i64
+                      %188 = arith.minsi %187, %77 : i64
+                      %189 = arith.subi %188, %186 : i64
+                      %190 = arith.subi %186, %66 : i64
+                      %191 = arith.muli %190, %74 : i64
+                      %192 = arith.addi %72, %191 : i64
+                      %193 = arith.muli %141, %c64_i64 : i64
+                      %194 = arith.addi %192, %193 : i64
+                      %195 = arith.muli %141, %c16_i64 : i64
+                      %196 = arith.addi %185, %195 : i64
+                      %197 = arith.ori %196, %c2684354560_i64 : i64
+                      %198 = arith.subi %186, %185 : i64
+                      %199 = arith.addi %197, %198 : i64
+                      %200 = arith.subi %68, %195 : i64
+                      %201 = arith.minsi %200, %c16_i64 : i64
+                      "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
+                    }
                   }
-                  %178 = arith.index_cast %121 : i64 to index
-                  scf.for %arg12 = %177 to %178 step %c1 {
-                    %179 = arith.index_cast %arg12 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.subi %114, %180 : i64
-                    %182 = arith.minsi %181, %c16_i64 : i64
-                    %183 = arith.addi %180, %157 : i64
-                    %184 = arith.ori %183, %170 : i64
-                    %185 = arith.select %169, %c16_i64, %182 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %173, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %186 = arith.muli %179, %c32_i64 : i64
-                    %187 = arith.addi %186, %164 : i64
-                    %188 = arith.addi %187, %98 : i64
-                    "instgem.compute_accumulated"(%188, %166, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %169 = arith.cmpi eq, %163, %c0_i64 : i64
+                  %170 = arith.select %169, %c2147483648_i64, %c3221225472_i64 : i64
+                  %171 = arith.ori %151, %170 : i64
+                  %172 = arith.select %169, %c16_i64, %117 : i64
+                  %173 = arith.select %169, %c16_i64, %153 : i64
+                  %174 = arith.addi %164, %151 : i64
+                  %175 = arith.addi %174, %c128_i64 : i64
+                  "instgem.preload"(%175, %153, %168, %171, %173, %172) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%164, %166, %117, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %176 = arith.cmpi eq, %163, %150 : i64
+                  scf.if %176 {
+                    %177 = arith.index_cast %116 : i64 to index
+                    scf.for %arg9 = %c1 to %177 step %c1 {
+                      %179 = arith.index_cast %arg9 : index to i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.addi %180, %151 : i64
+                      %182 = arith.ori %181, %170 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %173, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %183 = arith.muli %179, %c32_i64 : i64
+                      %184 = arith.addi %183, %164 : i64
+                      "instgem.compute_accumulated"(%184, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %185 = arith.subi %179, %c1_i64 : i64
+                      %186 = arith.subi %185, %76 : i64
+                      %187 = arith.cmpi sge, %186, %c0_i64 : i64
+                      %188 = arith.cmpi slt, %186, %84 : i64
+                      %189 = arith.andi %187, %188 : i1
+                      scf.if %189 {
+                        %190 = arith.muli %185, %c16_i64 : i64
+                        %191 = arith.maxsi %190, %66 : i64
+                        %192 = arith.addi %190, %c16_i64 : i64
+                        %193 = arith.minsi %192, %77 : i64
+                        %194 = arith.subi %193, %191 : i64
+                        %195 = arith.subi %191, %66 : i64
+                        %196 = arith.muli %195, %74 : i64
+                        %197 = arith.addi %72, %196 : i64
+                        %198 = arith.muli %140, %c64_i64 : i64
+                        %199 = arith.addi %197, %198 : i64
+                        %200 = arith.addi %190, %151 : i64
+                        %201 = arith.ori %200, %c2684354560_i64 : i64
+                        %202 = arith.subi %191, %190 : i64
+                        %203 = arith.addi %201, %202 : i64
+                        %204 = arith.subi %68, %151 : i64
+                        %205 = arith.minsi %204, %c16_i64 : i64
+                        "instgem.mvout"(%199, %203, %205, %194) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %178 = arith.index_cast %104 : i64 to index
+                    scf.for %arg9 = %177 to %178 step %c1 {
+                      %179 = arith.index_cast %arg9 : index to i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.subi %97, %180 : i64
+                      %182 = arith.minsi %181, %c16_i64 : i64
+                      %183 = arith.addi %180, %151 : i64
+                      %184 = arith.ori %183, %170 : i64
+                      %185 = arith.select %169, %c16_i64, %182 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %173, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %186 = arith.muli %179, %c32_i64 : i64
+                      %187 = arith.addi %186, %164 : i64
+                      "instgem.compute_accumulated"(%187, %166, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %188 = arith.subi %179, %c1_i64 : i64
+                      %189 = arith.subi %188, %76 : i64
+                      %190 = arith.cmpi sge, %189, %c0_i64 : i64
+                      %191 = arith.cmpi slt, %189, %84 : i64
+                      %192 = arith.andi %190, %191 : i1
+                      scf.if %192 {
+                        %193 = arith.muli %188, %c16_i64 : i64
+                        %194 = arith.maxsi %193, %66 : i64
+                        %195 = arith.addi %193, %c16_i64 : i64
+                        %196 = arith.minsi %195, %77 : i64
+                        %197 = arith.subi %196, %194 : i64
+                        %198 = arith.subi %194, %66 : i64
+                        %199 = arith.muli %198, %74 : i64
+                        %200 = arith.addi %72, %199 : i64
+                        %201 = arith.muli %140, %c64_i64 : i64
+                        %202 = arith.addi %200, %201 : i64
+                        %203 = arith.addi %193, %151 : i64
+                        %204 = arith.ori %203, %c2684354560_i64 : i64
+                        %205 = arith.subi %194, %193 : i64
+                        %206 = arith.addi %204, %205 : i64
+                        %207 = arith.subi %68, %151 : i64
+                        %208 = arith.minsi %207, %c16_i64 : i64
+                        "instgem.mvout"(%202, %206, %208, %197) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %177 = arith.index_cast %116 : i64 to index
+                    scf.for %arg9 = %c1 to %177 step %c1 {
+                      %179 = arith.index_cast %arg9 : index to i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.addi %180, %151 : i64
+                      %182 = arith.ori %181, %170 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %173, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %183 = arith.muli %179, %c32_i64 : i64
+                      %184 = arith.addi %183, %164 : i64
+                      "instgem.compute_accumulated"(%184, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %178 = arith.index_cast %104 : i64 to index
+                    scf.for %arg9 = %177 to %178 step %c1 {
+                      %179 = arith.index_cast %arg9 : index to i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.subi %97, %180 : i64
+                      %182 = arith.minsi %181, %c16_i64 : i64
+                      %183 = arith.addi %180, %151 : i64
+                      %184 = arith.ori %183, %170 : i64
+                      %185 = arith.select %169, %c16_i64, %182 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %173, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %186 = arith.muli %179, %c32_i64 : i64
+                      %187 = arith.addi %186, %164 : i64
+                      "instgem.compute_accumulated"(%187, %166, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+                scf.if %144 {
+                  %163 = arith.muli %107, %131 : i64
+                  %164 = arith.minsi %163, %84 : i64
+                  %165 = arith.index_cast %164 : i64 to index
+                  scf.for %arg8 = %165 to %119 step %c1 {
+                    %166 = arith.index_cast %arg8 : index to i64
+                    %167 = arith.addi %76, %166 : i64
+                    %168 = arith.muli %167, %c16_i64 : i64
+                    %169 = arith.maxsi %168, %66 : i64
+                    %170 = arith.addi %168, %c16_i64 : i64
+                    %171 = arith.minsi %170, %77 : i64
+                    %172 = arith.subi %171, %169 : i64
+                    %173 = arith.subi %169, %66 : i64
+                    %174 = arith.muli %173, %74 : i64
+                    %175 = arith.addi %72, %174 : i64
+                    %176 = arith.muli %141, %c64_i64 : i64
+                    %177 = arith.addi %175, %176 : i64
+                    %178 = arith.muli %141, %c16_i64 : i64
+                    %179 = arith.addi %168, %178 : i64
+                    %180 = arith.ori %179, %c2684354560_i64 : i64
+                    %181 = arith.subi %169, %168 : i64
+                    %182 = arith.addi %180, %181 : i64
+                    %183 = arith.subi %68, %178 : i64
+                    %184 = arith.minsi %183, %c16_i64 : i64
+                    "instgem.mvout"(%177, %182, %184, %172) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %157 = arith.cmpi sgt, %107, %c0_i64 : i64
+                %158 = arith.subi %104, %c1_i64 : i64
+                %159 = arith.subi %158, %76 : i64
+                %160 = arith.maxsi %159, %c0_i64 : i64
+                %161 = arith.minsi %160, %84 : i64
+                %162 = arith.select %157, %161, %c0_i64 : i64
+                scf.if %148 {
+                  %163 = arith.index_cast %162 : i64 to index
+                  scf.for %arg8 = %163 to %119 step %c1 {
+                    %164 = arith.index_cast %arg8 : index to i64
+                    %165 = arith.addi %76, %164 : i64
+                    %166 = arith.muli %165, %c16_i64 : i64
+                    %167 = arith.maxsi %166, %66 : i64
+                    %168 = arith.addi %166, %c16_i64 : i64
+                    %169 = arith.minsi %168, %77 : i64
+                    %170 = arith.subi %169, %167 : i64
+                    %171 = arith.subi %167, %66 : i64
+                    %172 = arith.muli %171, %74 : i64
+                    %173 = arith.addi %72, %172 : i64
+                    %174 = arith.muli %140, %c64_i64 : i64
+                    %175 = arith.addi %173, %174 : i64
+                    %176 = arith.addi %166, %151 : i64
+                    %177 = arith.ori %176, %c2684354560_i64 : i64
+                    %178 = arith.subi %167, %166 : i64
+                    %179 = arith.addi %177, %178 : i64
+                    %180 = arith.subi %68, %151 : i64
+                    %181 = arith.minsi %180, %c16_i64 : i64
+                    "instgem.mvout"(%175, %179, %181, %170) : (i64, i64, i64, i64) -> ()
                   }
                 }
               } {gemmini.compute_nest}
-              %150 = arith.cmpi eq, %124, %c0_i64 : i64
-              %151 = arith.cmpi slt, %121, %c2_i64 : i64
-              %152 = arith.cmpi slt, %129, %c1_i64 : i64
-              %153 = arith.ori %150, %151 : i1
-              %154 = arith.ori %153, %152 : i1
-              %155 = arith.andi %127, %154 : i1
-              scf.if %155 {
-                scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %156 = arith.index_cast %arg10 : index to i64
-                  %157 = arith.muli %156, %c16_i64 : i64
-                  %158 = arith.ori %157, %c2147483648_i64 : i64
-                  %159 = arith.cmpi sge, %156, %121 : i64
-                  %160 = arith.cmpi sle, %129, %c0_i64 : i64
-                  %161 = arith.ori %150, %159 : i1
-                  %162 = arith.ori %161, %160 : i1
-                  %163 = arith.cmpi sgt, %82, %c0_i64 : i64
-                  %164 = arith.andi %162, %163 : i1
-                  scf.if %164 {
-                    "instgem.mvin"(%c0_i64, %158, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              %132 = arith.cmpi eq, %107, %c0_i64 : i64
+              %133 = arith.cmpi slt, %104, %c2_i64 : i64
+              %134 = arith.cmpi slt, %109, %c1_i64 : i64
+              %135 = arith.ori %132, %133 : i1
+              %136 = arith.ori %135, %134 : i1
+              scf.if %136 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %140 = arith.index_cast %arg7 : index to i64
+                  %141 = arith.muli %140, %c16_i64 : i64
+                  %142 = arith.ori %141, %c2147483648_i64 : i64
+                  %143 = arith.cmpi sge, %140, %104 : i64
+                  %144 = arith.cmpi sle, %109, %c0_i64 : i64
+                  %145 = arith.ori %132, %143 : i1
+                  %146 = arith.ori %145, %144 : i1
+                  %147 = arith.cmpi sgt, %85, %c0_i64 : i64
+                  %148 = arith.andi %146, %147 : i1
+                  scf.if %148 {
+                    "instgem.mvin"(%c0_i64, %142, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+              %137 = arith.minsi %109, %85 : i64
+              %138 = arith.index_cast %137 : i64 to index
+              %139 = arith.index_cast %85 : i64 to index
+              scf.for %arg7 = %138 to %139 step %c1 {
+                %140 = arith.index_cast %arg7 : index to i64
+                scf.for %arg8 = %c0 to %119 step %c1 {
+                  %141 = arith.index_cast %arg8 : index to i64
+                  %142 = arith.addi %76, %141 : i64
+                  %143 = arith.muli %142, %c16_i64 : i64
+                  %144 = arith.maxsi %143, %66 : i64
+                  %145 = arith.addi %143, %c16_i64 : i64
+                  %146 = arith.minsi %145, %77 : i64
+                  %147 = arith.subi %146, %144 : i64
+                  %148 = arith.subi %144, %66 : i64
+                  %149 = arith.muli %148, %74 : i64
+                  %150 = arith.addi %72, %149 : i64
+                  %151 = arith.muli %140, %c64_i64 : i64
+                  %152 = arith.addi %150, %151 : i64
+                  %153 = arith.muli %140, %c16_i64 : i64
+                  %154 = arith.addi %143, %153 : i64
+                  %155 = arith.ori %154, %c2684354560_i64 : i64
+                  %156 = arith.subi %144, %143 : i64
+                  %157 = arith.addi %155, %156 : i64
+                  %158 = arith.subi %68, %153 : i64
+                  %159 = arith.minsi %158, %c16_i64 : i64
+                  "instgem.mvout"(%152, %157, %159, %147) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              scf.for %arg7 = %c0 to %110 step %c1 {
+                scf.if %118 {
+                  %142 = arith.cmpi sgt, %119, %c0 : index
+                  scf.if %142 {
+                    %146 = arith.muli %129, %c4 : index
+                    %147 = arith.muli %119, %c4 : index
+                    %148 = arith.muli %arg7, %147 : index
+                    %149 = arith.subi %146, %c1 : index
+                    %150 = arith.addi %148, %149 : index
+                    %151 = arith.divsi %150, %146 : index
+                    %152 = arith.addi %150, %147 : index
+                    %153 = arith.divsi %152, %146 : index
+                    scf.for %arg8 = %151 to %153 step %c1 {
+                      %154 = arith.index_cast %arg8 : index to i64
+                      %155 = arith.addi %76, %154 : i64
+                      %156 = arith.muli %155, %c16_i64 : i64
+                      %157 = arith.maxsi %156, %66 : i64
+                      %158 = arith.addi %156, %c16_i64 : i64
+                      %159 = arith.minsi %158, %77 : i64
+                      %160 = arith.subi %159, %157 : i64
+                      %161 = arith.subi %157, %66 : i64
+                      %162 = arith.muli %161, %128#0 : i64
+                      %163 = arith.addi %128#1, %162 : i64
+                      %164 = arith.muli %155, %c32_i64 : i64
+                      %165 = arith.addi %164, %126 : i64
+                      %166 = arith.subi %157, %156 : i64
+                      %167 = arith.addi %165, %166 : i64
+                      %168 = arith.minsi %128#2, %c64_i64 : i64
+                      "instgem.mvin"(%163, %167, %168, %160) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %143 = arith.cmpi sgt, %125, %c0 : index
+                  scf.if %143 {
+                    %146 = arith.muli %129, %c4 : index
+                    %147 = arith.muli %125, %c4 : index
+                    %148 = arith.muli %arg7, %147 : index
+                    %149 = arith.subi %146, %c1 : index
+                    %150 = arith.subi %149, %129 : index
+                    %151 = arith.addi %148, %150 : index
+                    %152 = arith.divsi %151, %146 : index
+                    %153 = arith.addi %151, %147 : index
+                    %154 = arith.divsi %153, %146 : index
+                    scf.for %arg8 = %152 to %154 step %c1 {
+                      %155 = arith.index_cast %arg8 : index to i64
+                      %156 = arith.muli %155, %c16_i64 : i64
+                      %157 = arith.maxsi %156, %c0_i64 : i64
+                      %158 = arith.addi %156, %c16_i64 : i64
+                      %159 = arith.minsi %158, %66 : i64
+                      %160 = arith.subi %159, %157 : i64
+                      %161 = arith.muli %155, %c32_i64 : i64
+                      %162 = arith.addi %161, %126 : i64
+                      %163 = arith.subi %157, %156 : i64
+                      %164 = arith.addi %162, %163 : i64
+                      %165 = arith.minsi %128#2, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64, %164, %165, %160) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %144 = arith.cmpi sgt, %128#3, %c0 : index
+                  scf.if %144 {
+                    %146 = arith.muli %129, %c4 : index
+                    %147 = arith.muli %128#3, %c4 : index
+                    %148 = arith.muli %arg7, %147 : index
+                    %149 = arith.subi %146, %c1 : index
+                    %150 = arith.muli %129, %c2 : index
+                    %151 = arith.subi %149, %150 : index
+                    %152 = arith.addi %148, %151 : index
+                    %153 = arith.divsi %152, %146 : index
+                    %154 = arith.addi %152, %147 : index
+                    %155 = arith.divsi %154, %146 : index
+                    scf.for %arg8 = %153 to %155 step %c1 {
+                      %156 = arith.index_cast %arg8 : index to i64
+                      %157 = arith.addi %128#4, %156 : i64
+                      %158 = arith.muli %157, %c16_i64 : i64
+                      %159 = arith.maxsi %158, %128#5 : i64
+                      %160 = arith.addi %158, %c16_i64 : i64
+                      %161 = arith.addi %128#5, %128#6 : i64
+                      %162 = arith.minsi %160, %161 : i64
+                      %163 = arith.subi %162, %159 : i64
+                      %164 = arith.subi %159, %128#5 : i64
+                      %165 = arith.muli %164, %128#7 : i64
+                      %166 = arith.addi %128#8, %165 : i64
+                      %167 = arith.addi %158, %127 : i64
+                      %168 = arith.subi %159, %158 : i64
+                      %169 = arith.addi %167, %168 : i64
+                      %170 = arith.minsi %68, %c64_i64 : i64
+                      "instgem.mvin2"(%166, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %145 = arith.cmpi sgt, %128#9, %c0 : index
+                  scf.if %145 {
+                    %146 = arith.muli %129, %c4 : index
+                    %147 = arith.muli %128#9, %c4 : index
+                    %148 = arith.muli %arg7, %147 : index
+                    %149 = arith.subi %146, %c1 : index
+                    %150 = arith.muli %129, %c3 : index
+                    %151 = arith.subi %149, %150 : index
+                    %152 = arith.addi %148, %151 : index
+                    %153 = arith.divsi %152, %146 : index
+                    %154 = arith.addi %152, %147 : index
+                    %155 = arith.divsi %154, %146 : index
+                    scf.for %arg8 = %153 to %155 step %c1 {
+                      %156 = arith.index_cast %arg8 : index to i64
+                      %157 = arith.muli %156, %c16_i64 : i64
+                      %158 = arith.maxsi %157, %c0_i64 : i64
+                      %159 = arith.addi %157, %c16_i64 : i64
+                      %160 = arith.minsi %159, %128#5 : i64
+                      %161 = arith.subi %160, %158 : i64
+                      %162 = arith.addi %157, %127 : i64
+                      %163 = arith.subi %158, %157 : i64
+                      %164 = arith.addi %162, %163 : i64
+                      %165 = arith.minsi %68, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64, %164, %165, %161) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %135 = arith.index_cast %arg7 : index to i64
+                %136 = arith.muli %135, %c16_i64 : i64
+                %137 = arith.subi %103, %136 : i64
+                %138 = arith.minsi %137, %c16_i64 : i64
+                %139 = arith.cmpi sgt, %113, %c0_i64 : i64
+                scf.if %139 {
+                  %142 = arith.ori %136, %c2147483648_i64 : i64
+                  %143 = arith.addi %136, %c128_i64 : i64
+                  "instgem.preload"(%143, %138, %c16_i64, %142, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%c0_i64, %c16_i64, %117, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %144 = arith.index_cast %116 : i64 to index
+                  scf.for %arg8 = %c1 to %144 step %c1 {
+                    %146 = arith.index_cast %arg8 : index to i64
+                    %147 = arith.muli %146, %c16_i64 : i64
+                    %148 = arith.addi %147, %136 : i64
+                    %149 = arith.ori %148, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %150 = arith.muli %146, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %145 = arith.index_cast %104 : i64 to index
+                  scf.for %arg8 = %144 to %145 step %c1 {
+                    %146 = arith.index_cast %arg8 : index to i64
+                    %147 = arith.muli %146, %c16_i64 : i64
+                    %148 = arith.subi %97, %147 : i64
+                    %149 = arith.minsi %148, %c16_i64 : i64
+                    %150 = arith.addi %147, %136 : i64
+                    %151 = arith.ori %150, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %152 = arith.muli %146, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%152, %c16_i64, %149, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %140 = arith.index_cast %113 : i64 to index
+                scf.for %arg8 = %c1 to %140 step %c1 {
+                  %142 = arith.index_cast %arg8 : index to i64
+                  %143 = arith.ori %136, %c3221225472_i64 : i64
+                  %144 = arith.muli %142, %c16_i64 : i64
+                  %145 = arith.addi %144, %136 : i64
+                  %146 = arith.addi %145, %c128_i64 : i64
+                  "instgem.preload"(%146, %138, %c16_i64, %143, %138, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%144, %c16_i64, %117, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %147 = arith.index_cast %116 : i64 to index
+                  scf.for %arg9 = %c1 to %147 step %c1 {
+                    %149 = arith.index_cast %arg9 : index to i64
+                    %150 = arith.muli %149, %c16_i64 : i64
+                    %151 = arith.addi %150, %136 : i64
+                    %152 = arith.ori %151, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %138, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %153 = arith.muli %149, %c32_i64 : i64
+                    %154 = arith.addi %153, %144 : i64
+                    "instgem.compute_accumulated"(%154, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %148 = arith.index_cast %104 : i64 to index
+                  scf.for %arg9 = %147 to %148 step %c1 {
+                    %149 = arith.index_cast %arg9 : index to i64
+                    %150 = arith.muli %149, %c16_i64 : i64
+                    %151 = arith.subi %97, %150 : i64
+                    %152 = arith.minsi %151, %c16_i64 : i64
+                    %153 = arith.addi %150, %136 : i64
+                    %154 = arith.ori %153, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %154, %138, %152) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %155 = arith.muli %149, %c32_i64 : i64
+                    %156 = arith.addi %155, %144 : i64
+                    "instgem.compute_accumulated"(%156, %c16_i64, %152, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %141 = arith.index_cast %107 : i64 to index
+                scf.for %arg8 = %140 to %141 step %c1 {
+                  %142 = arith.index_cast %arg8 : index to i64
+                  %143 = arith.muli %142, %c16_i64 : i64
+                  %144 = arith.subi %99, %143 : i64
+                  %145 = arith.minsi %144, %c16_i64 : i64
+                  %146 = arith.subi %101, %143 : i64
+                  %147 = arith.minsi %146, %c16_i64 : i64
+                  %148 = arith.cmpi eq, %142, %c0_i64 : i64
+                  %149 = arith.select %148, %c2147483648_i64, %c3221225472_i64 : i64
+                  %150 = arith.ori %136, %149 : i64
+                  %151 = arith.select %148, %c16_i64, %117 : i64
+                  %152 = arith.select %148, %c16_i64, %138 : i64
+                  %153 = arith.addi %143, %136 : i64
+                  %154 = arith.addi %153, %c128_i64 : i64
+                  "instgem.preload"(%154, %138, %147, %150, %152, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%143, %145, %117, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %155 = arith.index_cast %116 : i64 to index
+                  scf.for %arg9 = %c1 to %155 step %c1 {
+                    %157 = arith.index_cast %arg9 : index to i64
+                    %158 = arith.muli %157, %c16_i64 : i64
+                    %159 = arith.addi %158, %136 : i64
+                    %160 = arith.ori %159, %149 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %152, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %161 = arith.muli %157, %c32_i64 : i64
+                    %162 = arith.addi %161, %143 : i64
+                    "instgem.compute_accumulated"(%162, %145, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %156 = arith.index_cast %104 : i64 to index
+                  scf.for %arg9 = %155 to %156 step %c1 {
+                    %157 = arith.index_cast %arg9 : index to i64
+                    %158 = arith.muli %157, %c16_i64 : i64
+                    %159 = arith.subi %97, %158 : i64
+                    %160 = arith.minsi %159, %c16_i64 : i64
+                    %161 = arith.addi %158, %136 : i64
+                    %162 = arith.ori %161, %149 : i64
+                    %163 = arith.select %148, %c16_i64, %160 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %162, %152, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %164 = arith.muli %157, %c32_i64 : i64
+                    %165 = arith.addi %164, %143 : i64
+                    "instgem.compute_accumulated"(%165, %145, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+              %130 = arith.cmpi eq, %107, %c0_i64 : i64
+              %131 = arith.cmpi slt, %104, %c2_i64 : i64
+              %132 = arith.cmpi slt, %109, %c1_i64 : i64
+              %133 = arith.ori %130, %131 : i1
+              %134 = arith.ori %133, %132 : i1
+              scf.if %134 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %135 = arith.index_cast %arg7 : index to i64
+                  %136 = arith.muli %135, %c16_i64 : i64
+                  %137 = arith.ori %136, %c2147483648_i64 : i64
+                  %138 = arith.cmpi sge, %135, %104 : i64
+                  %139 = arith.cmpi sle, %109, %c0_i64 : i64
+                  %140 = arith.ori %130, %138 : i1
+                  %141 = arith.ori %140, %139 : i1
+                  %142 = arith.cmpi sgt, %85, %c0_i64 : i64
+                  %143 = arith.andi %141, %142 : i1
+                  scf.if %143 {
+                    "instgem.mvin"(%c0_i64, %137, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
                 }
               }
             }
-          } else {
-            scf.for %arg10 = %c0 to %130 step %c1 {
-              scf.if %139 {
-                %155 = arith.cmpi sgt, %140, %c0 : index
-                scf.if %155 {
-                  %159 = arith.muli %148, %c4 : index
-                  %160 = arith.muli %140, %c4 : index
-                  %161 = arith.muli %arg10, %160 : index
-                  %162 = arith.subi %159, %c1 : index
-                  %163 = arith.addi %161, %162 : index
-                  %164 = arith.divsi %163, %159 : index
-                  %165 = arith.addi %163, %160 : index
-                  %166 = arith.divsi %165, %159 : index
-                  scf.for %arg11 = %164 to %166 step %c1 {
-                    %167 = arith.index_cast %arg11 : index to i64
-                    %168 = arith.addi %73, %167 : i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.maxsi %169, %63 : i64
-                    %171 = arith.addi %169, %c16_i64 : i64
-                    %172 = arith.minsi %171, %74 : i64
-                    %173 = arith.subi %172, %170 : i64
-                    %174 = arith.subi %170, %63 : i64
-                    %175 = arith.muli %174, %147#0 : i64
-                    %176 = arith.addi %147#1, %175 : i64
-                    %177 = arith.muli %168, %c32_i64 : i64
-                    %178 = arith.addi %177, %147#2 : i64
-                    %179 = arith.subi %170, %169 : i64
-                    %180 = arith.addi %178, %179 : i64
-                    %181 = arith.minsi %147#3, %c64_i64 : i64
-                    "instgem.mvin"(%176, %180, %181, %173) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %156 = arith.cmpi sgt, %146, %c0 : index
-                scf.if %156 {
-                  %159 = arith.muli %148, %c4 : index
-                  %160 = arith.muli %146, %c4 : index
-                  %161 = arith.muli %arg10, %160 : index
-                  %162 = arith.subi %159, %c1 : index
-                  %163 = arith.subi %162, %148 : index
-                  %164 = arith.addi %161, %163 : index
-                  %165 = arith.divsi %164, %159 : index
-                  %166 = arith.addi %164, %160 : index
-                  %167 = arith.divsi %166, %159 : index
-                  scf.for %arg11 = %165 to %167 step %c1 {
-                    %168 = arith.index_cast %arg11 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.maxsi %169, %c0_i64 : i64
-                    %171 = arith.addi %169, %c16_i64 : i64
-                    %172 = arith.minsi %171, %63 : i64
-                    %173 = arith.subi %172, %170 : i64
-                    %174 = arith.muli %168, %c32_i64 : i64
-                    %175 = arith.addi %174, %147#2 : i64
-                    %176 = arith.subi %170, %169 : i64
-                    %177 = arith.addi %175, %176 : i64
-                    %178 = arith.minsi %147#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %177, %178, %173) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %157 = arith.cmpi sgt, %147#4, %c0 : index
-                scf.if %157 {
-                  %159 = arith.muli %148, %c4 : index
-                  %160 = arith.muli %147#4, %c4 : index
-                  %161 = arith.muli %arg10, %160 : index
-                  %162 = arith.subi %159, %c1 : index
-                  %163 = arith.muli %148, %c2 : index
-                  %164 = arith.subi %162, %163 : index
-                  %165 = arith.addi %161, %164 : index
-                  %166 = arith.divsi %165, %159 : index
-                  %167 = arith.addi %165, %160 : index
-                  %168 = arith.divsi %167, %159 : index
-                  scf.for %arg11 = %166 to %168 step %c1 {
-                    %169 = arith.index_cast %arg11 : index to i64
-                    %170 = arith.addi %147#5, %169 : i64
-                    %171 = arith.muli %170, %c16_i64 : i64
-                    %172 = arith.maxsi %171, %147#6 : i64
-                    %173 = arith.addi %171, %c16_i64 : i64
-                    %174 = arith.addi %147#6, %147#7 : i64
-                    %175 = arith.minsi %173, %174 : i64
-                    %176 = arith.subi %175, %172 : i64
-                    %177 = arith.subi %172, %147#6 : i64
-                    %178 = arith.muli %177, %147#8 : i64
-                    %179 = arith.addi %147#9, %178 : i64
-                    %180 = arith.addi %171, %147#10 : i64
-                    %181 = arith.subi %172, %171 : i64
-                    %182 = arith.addi %180, %181 : i64
-                    %183 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%179, %182, %183, %176) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %158 = arith.cmpi sgt, %147#11, %c0 : index
-                scf.if %158 {
-                  %159 = arith.muli %148, %c4 : index
-                  %160 = arith.muli %147#11, %c4 : index
-                  %161 = arith.muli %arg10, %160 : index
-                  %162 = arith.subi %159, %c1 : index
-                  %163 = arith.muli %148, %c3 : index
-                  %164 = arith.subi %162, %163 : index
-                  %165 = arith.addi %161, %164 : index
-                  %166 = arith.divsi %165, %159 : index
-                  %167 = arith.addi %165, %160 : index
-                  %168 = arith.divsi %167, %159 : index
-                  scf.for %arg11 = %166 to %168 step %c1 {
-                    %169 = arith.index_cast %arg11 : index to i64
-                    %170 = arith.muli %169, %c16_i64 : i64
-                    %171 = arith.maxsi %170, %c0_i64 : i64
-                    %172 = arith.addi %170, %c16_i64 : i64
-                    %173 = arith.minsi %172, %147#6 : i64
-                    %174 = arith.subi %173, %171 : i64
-                    %175 = arith.addi %170, %147#10 : i64
-                    %176 = arith.subi %171, %170 : i64
-                    %177 = arith.addi %175, %176 : i64
-                    %178 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %177, %178, %174) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-              }
-              %149 = arith.index_cast %arg10 : index to i64
-              %150 = arith.muli %149, %c16_i64 : i64
-              %151 = arith.subi %120, %150 : i64
-              %152 = arith.minsi %151, %c16_i64 : i64
-              %153 = arith.index_cast %133 : i64 to index
-              scf.for %arg11 = %c0 to %153 step %c1 {
-                %155 = arith.index_cast %arg11 : index to i64
-                %156 = arith.ori %150, %c3221225472_i64 : i64
-                %157 = arith.muli %155, %c16_i64 : i64
-                %158 = arith.addi %157, %150 : i64
-                %159 = arith.addi %158, %110 : i64
-                "instgem.preload"(%159, %152, %c16_i64, %156, %152, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-                %160 = arith.addi %157, %98 : i64
-                "instgem.compute_preloaded"(%160, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %161 = arith.index_cast %136 : i64 to index
-                scf.for %arg12 = %c1 to %161 step %c1 {
-                  %163 = arith.index_cast %arg12 : index to i64
-                  %164 = arith.muli %163, %c16_i64 : i64
-                  %165 = arith.addi %164, %150 : i64
-                  %166 = arith.ori %165, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %152, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %167 = arith.muli %163, %c32_i64 : i64
-                  %168 = arith.addi %167, %157 : i64
-                  %169 = arith.addi %168, %98 : i64
-                  "instgem.compute_accumulated"(%169, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %162 = arith.index_cast %121 : i64 to index
-                scf.for %arg12 = %161 to %162 step %c1 {
-                  %163 = arith.index_cast %arg12 : index to i64
-                  %164 = arith.muli %163, %c16_i64 : i64
-                  %165 = arith.subi %114, %164 : i64
-                  %166 = arith.minsi %165, %c16_i64 : i64
-                  %167 = arith.addi %164, %150 : i64
-                  %168 = arith.ori %167, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %152, %166) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %169 = arith.muli %163, %c32_i64 : i64
-                  %170 = arith.addi %169, %157 : i64
-                  %171 = arith.addi %170, %98 : i64
-                  "instgem.compute_accumulated"(%171, %c16_i64, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %154 = arith.index_cast %124 : i64 to index
-              scf.for %arg11 = %153 to %154 step %c1 {
-                %155 = arith.index_cast %arg11 : index to i64
-                %156 = arith.muli %155, %c16_i64 : i64
-                %157 = arith.subi %116, %156 : i64
-                %158 = arith.minsi %157, %c16_i64 : i64
-                %159 = arith.subi %118, %156 : i64
-                %160 = arith.minsi %159, %c16_i64 : i64
-                %161 = arith.ori %150, %c3221225472_i64 : i64
-                %162 = arith.addi %156, %150 : i64
-                %163 = arith.addi %162, %110 : i64
-                "instgem.preload"(%163, %152, %160, %161, %152, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-                %164 = arith.addi %156, %98 : i64
-                "instgem.compute_preloaded"(%164, %158, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %165 = arith.index_cast %136 : i64 to index
-                scf.for %arg12 = %c1 to %165 step %c1 {
-                  %167 = arith.index_cast %arg12 : index to i64
-                  %168 = arith.muli %167, %c16_i64 : i64
-                  %169 = arith.addi %168, %150 : i64
-                  %170 = arith.ori %169, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %152, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %171 = arith.muli %167, %c32_i64 : i64
-                  %172 = arith.addi %171, %156 : i64
-                  %173 = arith.addi %172, %98 : i64
-                  "instgem.compute_accumulated"(%173, %158, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %166 = arith.index_cast %121 : i64 to index
-                scf.for %arg12 = %165 to %166 step %c1 {
-                  %167 = arith.index_cast %arg12 : index to i64
-                  %168 = arith.muli %167, %c16_i64 : i64
-                  %169 = arith.subi %114, %168 : i64
-                  %170 = arith.minsi %169, %c16_i64 : i64
-                  %171 = arith.addi %168, %150 : i64
-                  %172 = arith.ori %171, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %152, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %173 = arith.muli %167, %c32_i64 : i64
-                  %174 = arith.addi %173, %156 : i64
-                  %175 = arith.addi %174, %98 : i64
-                  "instgem.compute_accumulated"(%175, %158, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-            } {gemmini.compute_nest}
+            scf.if %118 {
+              %130 = arith.muli %129, %c4 : index
+              %131 = arith.muli %119, %c4 : index
+              %132 = arith.muli %110, %131 : index
+              %133 = arith.subi %130, %c1 : index
+              %134 = arith.addi %132, %133 : index
+              %135 = arith.divsi %134, %130 : index
+              scf.for %arg7 = %135 to %119 step %c1 {
+                %153 = arith.index_cast %arg7 : index to i64
+                %154 = arith.addi %76, %153 : i64
+                %155 = arith.muli %154, %c16_i64 : i64
+                %156 = arith.maxsi %155, %66 : i64
+                %157 = arith.addi %155, %c16_i64 : i64
+                %158 = arith.minsi %157, %77 : i64
+                %159 = arith.subi %158, %156 : i64
+                %160 = arith.subi %156, %66 : i64
+                %161 = arith.muli %160, %128#0 : i64
+                %162 = arith.addi %128#1, %161 : i64
+                %163 = arith.muli %154, %c32_i64 : i64
+                %164 = arith.addi %163, %126 : i64
+                %165 = arith.subi %156, %155 : i64
+                %166 = arith.addi %164, %165 : i64
+                %167 = arith.minsi %128#2, %c64_i64 : i64
+                "instgem.mvin"(%162, %166, %167, %159) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %136 = arith.muli %125, %c4 : index
+              %137 = arith.muli %110, %136 : index
+              %138 = arith.subi %133, %129 : index
+              %139 = arith.addi %137, %138 : index
+              %140 = arith.divsi %139, %130 : index
+              scf.for %arg7 = %140 to %125 step %c1 {
+                %153 = arith.index_cast %arg7 : index to i64
+                %154 = arith.muli %153, %c16_i64 : i64
+                %155 = arith.maxsi %154, %c0_i64 : i64
+                %156 = arith.addi %154, %c16_i64 : i64
+                %157 = arith.minsi %156, %66 : i64
+                %158 = arith.subi %157, %155 : i64
+                %159 = arith.muli %153, %c32_i64 : i64
+                %160 = arith.addi %159, %126 : i64
+                %161 = arith.subi %155, %154 : i64
+                %162 = arith.addi %160, %161 : i64
+                %163 = arith.minsi %128#2, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %162, %163, %158) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %141 = arith.muli %128#3, %c4 : index
+              %142 = arith.muli %110, %141 : index
+              %143 = arith.muli %129, %c2 : index
+              %144 = arith.subi %133, %143 : index
+              %145 = arith.addi %142, %144 : index
+              %146 = arith.divsi %145, %130 : index
+              scf.for %arg7 = %146 to %128#3 step %c1 {
+                %153 = arith.index_cast %arg7 : index to i64
+                %154 = arith.addi %128#4, %153 : i64
+                %155 = arith.muli %154, %c16_i64 : i64
+                %156 = arith.maxsi %155, %128#5 : i64
+                %157 = arith.addi %155, %c16_i64 : i64
+                %158 = arith.addi %128#5, %128#6 : i64
+                %159 = arith.minsi %157, %158 : i64
+                %160 = arith.subi %159, %156 : i64
+                %161 = arith.subi %156, %128#5 : i64
+                %162 = arith.muli %161, %128#7 : i64
+                %163 = arith.addi %128#8, %162 : i64
+                %164 = arith.addi %155, %127 : i64
+                %165 = arith.subi %156, %155 : i64
+                %166 = arith.addi %164, %165 : i64
+                %167 = arith.minsi %68, %c64_i64 : i64
+                "instgem.mvin2"(%163, %166, %167, %160) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %147 = arith.muli %128#9, %c4 : index
+              %148 = arith.muli %110, %147 : index
+              %149 = arith.muli %129, %c3 : index
+              %150 = arith.subi %133, %149 : index
+              %151 = arith.addi %148, %150 : index
+              %152 = arith.divsi %151, %130 : index
+              scf.for %arg7 = %152 to %128#9 step %c1 {
+                %153 = arith.index_cast %arg7 : index to i64
+                %154 = arith.muli %153, %c16_i64 : i64
+                %155 = arith.maxsi %154, %c0_i64 : i64
+                %156 = arith.addi %154, %c16_i64 : i64
+                %157 = arith.minsi %156, %128#5 : i64
+                %158 = arith.subi %157, %155 : i64
+                %159 = arith.addi %154, %127 : i64
+                %160 = arith.subi %155, %154 : i64
+                %161 = arith.addi %159, %160 : i64
+                %162 = arith.minsi %68, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %161, %162, %158) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          scf.if %139 {
-            %149 = arith.muli %148, %c4 : index
-            %150 = arith.muli %140, %c4 : index
-            %151 = arith.muli %130, %150 : index
-            %152 = arith.subi %149, %c1 : index
-            %153 = arith.addi %151, %152 : index
-            %154 = arith.divsi %153, %149 : index
-            scf.for %arg10 = %154 to %140 step %c1 {
-              %172 = arith.index_cast %arg10 : index to i64
-              %173 = arith.addi %73, %172 : i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.maxsi %174, %63 : i64
-              %176 = arith.addi %174, %c16_i64 : i64
-              %177 = arith.minsi %176, %74 : i64
-              %178 = arith.subi %177, %175 : i64
-              %179 = arith.subi %175, %63 : i64
-              %180 = arith.muli %179, %147#0 : i64
-              %181 = arith.addi %147#1, %180 : i64
-              %182 = arith.muli %173, %c32_i64 : i64
-              %183 = arith.addi %182, %147#2 : i64
-              %184 = arith.subi %175, %174 : i64
-              %185 = arith.addi %183, %184 : i64
-              %186 = arith.minsi %147#3, %c64_i64 : i64
-              "instgem.mvin"(%181, %185, %186, %178) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %155 = arith.muli %146, %c4 : index
-            %156 = arith.muli %130, %155 : index
-            %157 = arith.subi %152, %148 : index
-            %158 = arith.addi %156, %157 : index
-            %159 = arith.divsi %158, %149 : index
-            scf.for %arg10 = %159 to %146 step %c1 {
-              %172 = arith.index_cast %arg10 : index to i64
-              %173 = arith.muli %172, %c16_i64 : i64
-              %174 = arith.maxsi %173, %c0_i64 : i64
-              %175 = arith.addi %173, %c16_i64 : i64
-              %176 = arith.minsi %175, %63 : i64
-              %177 = arith.subi %176, %174 : i64
-              %178 = arith.muli %172, %c32_i64 : i64
-              %179 = arith.addi %178, %147#2 : i64
-              %180 = arith.subi %174, %173 : i64
+        } else {
+          %88:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+            %89 = arith.maxsi %arg8, %c0 : index
+            %90 = arith.minsi %89, %arg5 : index
+            %91 = arith.addi %arg8, %c32 : index
+            %92 = arith.maxsi %91, %c0 : index
+            %93 = arith.minsi %92, %arg5 : index
+            %94 = arith.subi %90, %arg8 : index
+            %95 = arith.maxsi %94, %c0 : index
+            %96 = arith.minsi %95, %c32 : index
+            %97 = arith.subi %93, %90 : index
+            %98 = arith.cmpi sgt, %96, %c0 : index
+            scf.if %98 {
+              func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+            }
+            %99 = arith.index_cast %arg7 : index to i64
+            %100 = arith.remsi %99, %c2_i64 : i64
+            %101 = arith.muli %100, %c64_i64 : i64
+            %102 = arith.index_cast %97 : index to i64
+            %103 = arith.maxsi %arg9, %c0 : index
+            %104 = arith.minsi %103, %arg5 : index
+            %105 = arith.addi %arg9, %c32 : index
+            %106 = arith.maxsi %105, %c0 : index
+            %107 = arith.minsi %106, %arg5 : index
+            %108 = arith.subi %104, %arg9 : index
+            %109 = arith.maxsi %108, %c0 : index
+            %110 = arith.minsi %109, %c32 : index
+            %111 = arith.subi %107, %104 : index
+            scf.if %64 {
+              func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+            }
+            %112 = arith.muli %100, %c32_i64 : i64
+            %113 = arith.addi %112, %c128_i64 : i64
+            %114 = arith.index_cast %110 : index to i64
+            %115 = arith.index_cast %111 : index to i64
+            %116 = arith.addi %114, %115 : i64
+            %117 = arith.minsi %78, %c32_i64 : i64
+            %118 = arith.maxsi %102, %c0_i64 : i64
+            %119 = arith.minsi %118, %c32_i64 : i64
+            %120 = arith.maxsi %116, %c0_i64 : i64
+            %121 = arith.minsi %120, %c32_i64 : i64
+            %122 = arith.maxsi %68, %c0_i64 : i64
+            %123 = arith.minsi %122, %c16_i64 : i64
+            %124 = arith.ceildivsi %117, %c16_i64 : i64
+            %125 = arith.ceildivsi %123, %c16_i64 : i64
+            %126 = arith.minsi %119, %121 : i64
+            %127 = arith.ceildivsi %126, %c16_i64 : i64
+            %128 = arith.addi %arg7, %c1 : index
+            %129 = arith.cmpi sge, %128, %6 : index
+            %130 = arith.cmpi eq, %arg7, %c0 : index
+            %131 = arith.cmpi sgt, %124, %c0_i64 : i64
+            %132 = arith.select %131, %125, %c0_i64 : i64
+            %133 = arith.index_cast %132 : i64 to index
+            %134 = arith.divsi %126, %c16_i64 : i64
+            %135 = arith.minsi %127, %134 : i64
+            %136 = arith.maxsi %135, %c0_i64 : i64
+            %137 = arith.divsi %117, %c16_i64 : i64
+            %138 = arith.minsi %124, %137 : i64
+            %139 = arith.maxsi %138, %c1_i64 : i64
+            %140 = arith.minsi %117, %c16_i64 : i64
+            %141 = arith.ori %130, %129 : i1
+            %142 = arith.cmpi slt, %128, %6 : index
+            %143 = arith.index_cast %84 : i64 to index
+            %144 = arith.addi %75, %c15_i64 : i64
+            %145 = arith.divui %144, %c16_i64 : i64
+            %146 = arith.cmpi sgt, %66, %c0_i64 : i64
+            %147 = arith.extui %146 : i1 to i64
+            %148 = arith.muli %145, %147 : i64
+            %149 = arith.index_cast %148 : i64 to index
+            %150:12 = scf.if %142 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+              %152 = arith.addi %arg8, %c64 : index
+              %153 = arith.maxsi %152, %c0 : index
+              %154 = arith.minsi %153, %arg5 : index
+              %155 = arith.subi %93, %91 : index
+              %156 = arith.maxsi %155, %c0 : index
+              %157 = arith.minsi %156, %c32 : index
+              %158 = arith.subi %154, %93 : index
+              %159 = arith.cmpi sgt, %157, %c0 : index
+              %subview_2 = memref.subview %reinterpret_cast[%8, %93] [%58, %158] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %160 = arith.index_cast %128 : index to i64
+              %161 = arith.remsi %160, %c2_i64 : i64
+              %162 = arith.muli %161, %c64_i64 : i64
+              %163 = arith.index_cast %158 : index to i64
+              %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %164 = arith.index_cast %intptr_7 : index to i64
+              %165 = arith.index_cast %offset_4 : index to i64
+              %166 = arith.addi %164, %165 : i64
+              %167 = arith.index_cast %strides_6#0 : index to i64
+              %168 = arith.addi %arg9, %c64 : index
+              %169 = arith.maxsi %168, %c0 : index
+              %170 = arith.minsi %169, %arg5 : index
+              %171 = arith.subi %107, %105 : index
+              %172 = arith.maxsi %171, %c0 : index
+              %173 = arith.minsi %172, %c32 : index
+              %174 = arith.subi %170, %107 : index
+              %subview_8 = memref.subview %reinterpret_cast_0[%107, %11] [%174, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %175 = arith.muli %161, %c32_i64 : i64
+              %176 = arith.addi %175, %c128_i64 : i64
+              %177 = arith.index_cast %173 : index to i64
+              %178 = arith.index_cast %174 : index to i64
+              %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %179 = arith.index_cast %intptr_13 : index to i64
+              %180 = arith.index_cast %offset_10 : index to i64
               %181 = arith.addi %179, %180 : i64
-              %182 = arith.minsi %147#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %181, %182, %177) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %160 = arith.muli %147#4, %c4 : index
-            %161 = arith.muli %130, %160 : index
-            %162 = arith.muli %148, %c2 : index
-            %163 = arith.subi %152, %162 : index
-            %164 = arith.addi %161, %163 : index
-            %165 = arith.divsi %164, %149 : index
-            scf.for %arg10 = %165 to %147#4 step %c1 {
-              %172 = arith.index_cast %arg10 : index to i64
-              %173 = arith.addi %147#5, %172 : i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.maxsi %174, %147#6 : i64
-              %176 = arith.addi %174, %c16_i64 : i64
-              %177 = arith.addi %147#6, %147#7 : i64
-              %178 = arith.minsi %176, %177 : i64
-              %179 = arith.subi %178, %175 : i64
-              %180 = arith.subi %175, %147#6 : i64
-              %181 = arith.muli %180, %147#8 : i64
-              %182 = arith.addi %147#9, %181 : i64
-              %183 = arith.addi %174, %147#10 : i64
-              %184 = arith.subi %175, %174 : i64
-              %185 = arith.addi %183, %184 : i64
-              %186 = arith.minsi %65, %c64_i64 : i64
-              "instgem.mvin2"(%182, %185, %186, %179) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %166 = arith.muli %147#11, %c4 : index
-            %167 = arith.muli %130, %166 : index
-            %168 = arith.muli %148, %c3 : index
-            %169 = arith.subi %152, %168 : index
-            %170 = arith.addi %167, %169 : index
-            %171 = arith.divsi %170, %149 : index
-            scf.for %arg10 = %171 to %147#11 step %c1 {
-              %172 = arith.index_cast %arg10 : index to i64
-              %173 = arith.muli %172, %c16_i64 : i64
-              %174 = arith.maxsi %173, %c0_i64 : i64
-              %175 = arith.addi %173, %c16_i64 : i64
-              %176 = arith.minsi %175, %147#6 : i64
-              %177 = arith.subi %176, %174 : i64
-              %178 = arith.addi %173, %147#10 : i64
-              %179 = arith.subi %174, %173 : i64
-              %180 = arith.addi %178, %179 : i64
-              %181 = arith.minsi %65, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %180, %181, %177) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+              %182 = arith.index_cast %strides_12#0 : index to i64
+              %183 = arith.maxsi %177, %c0_i64 : i64
+              %184 = arith.divui %183, %c16_i64 : i64
+              %185 = arith.addi %177, %178 : i64
+              %186 = arith.maxsi %185, %c0_i64 : i64
+              %187 = arith.addi %186, %c15_i64 : i64
+              %188 = arith.divui %187, %c16_i64 : i64
+              %189 = arith.subi %188, %184 : i64
+              %190 = arith.cmpi sgt, %178, %c0_i64 : i64
+              %191 = arith.extui %190 : i1 to i64
+              %192 = arith.muli %189, %191 : i64
+              %193 = arith.index_cast %192 : i64 to index
+              %194 = arith.addi %183, %c15_i64 : i64
+              %195 = arith.divui %194, %c16_i64 : i64
+              %196 = arith.cmpi sgt, %177, %c0_i64 : i64
+              %197 = arith.extui %196 : i1 to i64
+              %198 = arith.muli %195, %197 : i64
+              %199 = arith.index_cast %198 : i64 to index
+              scf.if %159 {
+                func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+              }
+              scf.if %64 {
+                func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %167) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %167, %166, %162, %163, %193, %184, %177, %178, %182, %181, %176, %199 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            }
+            %151 = arith.maxsi %133, %c1 : index
+            scf.if %141 {
+              scf.if %129 {
+                %152 = arith.maxsi %127, %c1_i64 : i64
+                %153 = arith.ceildivsi %84, %152 : i64
+                %154 = arith.select %130, %c0_i64, %c-1_i64 : i64
+                scf.for %arg10 = %c0 to %133 step %c1 {
+                  scf.if %142 {
+                    %187 = arith.cmpi sgt, %143, %c0 : index
+                    scf.if %187 {
+                      %191 = arith.muli %151, %c4 : index
+                      %192 = arith.muli %143, %c4 : index
+                      %193 = arith.muli %arg10, %192 : index
+                      %194 = arith.subi %191, %c1 : index
+                      %195 = arith.addi %193, %194 : index
+                      %196 = arith.divsi %195, %191 : index
+                      %197 = arith.addi %195, %192 : index
+                      %198 = arith.divsi %197, %191 : index
+                      scf.for %arg11 = %196 to %198 step %c1 {
+                        %199 = arith.index_cast %arg11 : index to i64
+                        %200 = arith.addi %76, %199 : i64
+                        %201 = arith.muli %200, %c16_i64 : i64
+                        %202 = arith.maxsi %201, %66 : i64
+                        %203 = arith.addi %201, %c16_i64 : i64
+                        %204 = arith.minsi %203, %77 : i64
+                        %205 = arith.subi %204, %202 : i64
+                        %206 = arith.subi %202, %66 : i64
+                        %207 = arith.muli %206, %150#0 : i64
+                        %208 = arith.addi %150#1, %207 : i64
+                        %209 = arith.muli %200, %c32_i64 : i64
+                        %210 = arith.addi %209, %150#2 : i64
+                        %211 = arith.subi %202, %201 : i64
+                        %212 = arith.addi %210, %211 : i64
+                        %213 = arith.minsi %150#3, %c64_i64 : i64
+                        "instgem.mvin"(%208, %212, %213, %205) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %188 = arith.cmpi sgt, %149, %c0 : index
+                    scf.if %188 {
+                      %191 = arith.muli %151, %c4 : index
+                      %192 = arith.muli %149, %c4 : index
+                      %193 = arith.muli %arg10, %192 : index
+                      %194 = arith.subi %191, %c1 : index
+                      %195 = arith.subi %194, %151 : index
+                      %196 = arith.addi %193, %195 : index
+                      %197 = arith.divsi %196, %191 : index
+                      %198 = arith.addi %196, %192 : index
+                      %199 = arith.divsi %198, %191 : index
+                      scf.for %arg11 = %197 to %199 step %c1 {
+                        %200 = arith.index_cast %arg11 : index to i64
+                        %201 = arith.muli %200, %c16_i64 : i64
+                        %202 = arith.maxsi %201, %c0_i64 : i64
+                        %203 = arith.addi %201, %c16_i64 : i64
+                        %204 = arith.minsi %203, %66 : i64
+                        %205 = arith.subi %204, %202 : i64
+                        %206 = arith.muli %200, %c32_i64 : i64
+                        %207 = arith.addi %206, %150#2 : i64
+                        %208 = arith.subi %202, %201 : i64
+                        %209 = arith.addi %207, %208 : i64
+                        %210 = arith.minsi %150#3, %c64_i64 : i64
+                        "instgem.mvin"(%c0_i64, %209, %210, %205) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %189 = arith.cmpi sgt, %150#4, %c0 : index
+                    scf.if %189 {
+                      %191 = arith.muli %151, %c4 : index
+                      %192 = arith.muli %150#4, %c4 : index
+                      %193 = arith.muli %arg10, %192 : index
+                      %194 = arith.subi %191, %c1 : index
+                      %195 = arith.muli %151, %c2 : index
+                      %196 = arith.subi %194, %195 : index
+                      %197 = arith.addi %193, %196 : index
+                      %198 = arith.divsi %197, %191 : index
+                      %199 = arith.addi %197, %192 : index
+                      %200 = arith.divsi %199, %191 : index
+                      scf.for %arg11 = %198 to %200 step %c1 {
+                        %201 = arith.index_cast %arg11 : index to i64
+                        %202 = arith.addi %150#5, %201 : i64
+                        %203 = arith.muli %202, %c16_i64 : i64
+                        %204 = arith.maxsi %203, %150#6 : i64
+                        %205 = arith.addi %203, %c16_i64 : i64
+                        %206 = arith.addi %150#6, %150#7 : i64
+                        %207 = arith.minsi %205, %206 : i64
+                        %208 = arith.subi %207, %204 : i64
+                        %209 = arith.subi %204, %150#6 : i64
+                        %210 = arith.muli %209, %150#8 : i64
+                        %211 = arith.addi %150#9, %210 : i64
+                        %212 = arith.addi %203, %150#10 : i64
+                        %213 = arith.subi %204, %203 : i64
+                        %214 = arith.addi %212, %213 : i64
+                        %215 = arith.minsi %68, %c64_i64 : i64
+                        "instgem.mvin2"(%211, %214, %215, %208) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %190 = arith.cmpi sgt, %150#11, %c0 : index
+                    scf.if %190 {
+                      %191 = arith.muli %151, %c4 : index
+                      %192 = arith.muli %150#11, %c4 : index
+                      %193 = arith.muli %arg10, %192 : index
+                      %194 = arith.subi %191, %c1 : index
+                      %195 = arith.muli %151, %c3 : index
+                      %196 = arith.subi %194, %195 : index
+                      %197 = arith.addi %193, %196 : index
+                      %198 = arith.divsi %197, %191 : index
+                      %199 = arith.addi %197, %192 : index
+                      %200 = arith.divsi %199, %191 : index
+                      scf.for %arg11 = %198 to %200 step %c1 {
+                        %201 = arith.index_cast %arg11 : index to i64
+                        %202 = arith.muli %201, %c16_i64 : i64
+                        %203 = arith.maxsi %202, %c0_i64 : i64
+                        %204 = arith.addi %202, %c16_i64 : i64
+                        %205 = arith.minsi %204, %150#6 : i64
+                        %206 = arith.subi %205, %203 : i64
+                        %207 = arith.addi %202, %150#10 : i64
+                        %208 = arith.subi %203, %202 : i64
+                        %209 = arith.addi %207, %208 : i64
+                        %210 = arith.minsi %68, %c64_i64 : i64
+                        "instgem.mvin2"(%c0_i64, %209, %210, %206) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                  }
+                  %164 = arith.index_cast %arg10 : index to i64
+                  %165 = arith.subi %164, %c1_i64 : i64
+                  %166 = arith.cmpi sge, %165, %c0_i64 : i64
+                  %167 = arith.cmpi slt, %165, %85 : i64
+                  %168 = arith.andi %166, %167 : i1
+                  %169 = arith.subi %132, %c1_i64 : i64
+                  %170 = arith.cmpi eq, %164, %169 : i64
+                  %171 = arith.cmpi slt, %164, %85 : i64
+                  %172 = arith.andi %170, %171 : i1
+                  %173 = arith.subi %127, %c1_i64 : i64
+                  %174 = arith.select %172, %173, %c-1_i64 : i64
+                  %175 = arith.muli %164, %c16_i64 : i64
+                  %176 = arith.subi %123, %175 : i64
+                  %177 = arith.minsi %176, %c16_i64 : i64
+                  %178 = arith.cmpi sgt, %136, %c0_i64 : i64
+                  scf.if %178 {
+                    scf.if %168 {
+                      %194 = arith.minsi %84, %c0_i64 : i64
+                      %195 = arith.addi %194, %153 : i64
+                      %196 = arith.minsi %195, %84 : i64
+                      %197 = arith.index_cast %194 : i64 to index
+                      %198 = arith.index_cast %196 : i64 to index
+                      scf.for %arg11 = %197 to %198 step %c1 {
+                        %199 = arith.index_cast %arg11 : index to i64
+                        %200 = arith.addi %76, %199 : i64
+                        %201 = arith.muli %200, %c16_i64 : i64
+                        %202 = arith.maxsi %201, %66 : i64
+                        %203 = arith.addi %201, %c16_i64 : i64
+                        %204 = arith.minsi %203, %77 : i64
+                        %205 = arith.subi %204, %202 : i64
+                        %206 = arith.subi %202, %66 : i64
+                        %207 = arith.muli %206, %74 : i64
+                        %208 = arith.addi %72, %207 : i64
+                        %209 = arith.muli %165, %c64_i64 : i64
+                        %210 = arith.addi %208, %209 : i64
+                        %211 = arith.muli %165, %c16_i64 : i64
+                        %212 = arith.addi %201, %211 : i64
+                        %213 = arith.ori %212, %c2684354560_i64 : i64
+                        %214 = arith.subi %202, %201 : i64
+                        %215 = arith.addi %213, %214 : i64
+                        %216 = arith.subi %68, %211 : i64
+                        %217 = arith.minsi %216, %c16_i64 : i64
+                        "instgem.mvout"(%210, %215, %217, %205) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %187 = arith.cmpi eq, %154, %c0_i64 : i64
+                    %188 = arith.select %187, %c2147483648_i64, %c3221225472_i64 : i64
+                    %189 = arith.ori %175, %188 : i64
+                    %190 = arith.select %187, %c16_i64, %140 : i64
+                    %191 = arith.select %187, %c16_i64, %177 : i64
+                    %192 = arith.addi %175, %113 : i64
+                    "instgem.preload"(%192, %177, %c16_i64, %189, %191, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.compute_preloaded"(%101, %c16_i64, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %193 = arith.cmpi eq, %174, %c0_i64 : i64
+                    scf.if %193 {
+                      %194 = arith.index_cast %139 : i64 to index
+                      scf.for %arg11 = %c1 to %194 step %c1 {
+                        %196 = arith.index_cast %arg11 : index to i64
+                        %197 = arith.muli %196, %c16_i64 : i64
+                        %198 = arith.addi %197, %175 : i64
+                        %199 = arith.ori %198, %188 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %200 = arith.muli %196, %c32_i64 : i64
+                        %201 = arith.addi %200, %101 : i64
+                        "instgem.compute_accumulated"(%201, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %202 = arith.subi %196, %c1_i64 : i64
+                        %203 = arith.subi %202, %76 : i64
+                        %204 = arith.cmpi sge, %203, %c0_i64 : i64
+                        %205 = arith.cmpi slt, %203, %84 : i64
+                        %206 = arith.andi %204, %205 : i1
+                        scf.if %206 {
+                          %207 = arith.muli %202, %c16_i64 : i64
+                          %208 = arith.maxsi %207, %66 : i64
+                          %209 = arith.addi %207, %c16_i64 : i64
+                          %210 = arith.minsi %209, %77 : i64
+                          %211 = arith.subi %210, %208 : i64
+                          %212 = arith.subi %208, %66 : i64
+                          %213 = arith.muli %212, %74 : i64
+                          %214 = arith.addi %72, %213 : i64
+                          %215 = arith.muli %164, %c64_i64 : i64
+                          %216 = arith.addi %214, %215 : i64
+                          %217 = arith.addi %207, %175 : i64
+                          %218 = arith.ori %217, %c2684354560_i64 : i64
+                          %219 = arith.subi %208, %207 : i64
+                          %220 = arith.addi %218, %219 : i64
+                          %221 = arith.subi %68, %175 : i64
+                          %222 = arith.minsi %221, %c16_i64 : i64
+                          "instgem.mvout"(%216, %220, %222, %211) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                      %195 = arith.index_cast %124 : i64 to index
+                      scf.for %arg11 = %194 to %195 step %c1 {
+                        %196 = arith.index_cast %arg11 : index to i64
+                        %197 = arith.muli %196, %c16_i64 : i64
+                        %198 = arith.subi %117, %197 : i64
+                        %199 = arith.minsi %198, %c16_i64 : i64
+                        %200 = arith.addi %197, %175 : i64
+                        %201 = arith.ori %200, %188 : i64
+                        %202 = arith.select %187, %c16_i64, %199 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %191, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %203 = arith.muli %196, %c32_i64 : i64
+                        %204 = arith.addi %203, %101 : i64
+                        "instgem.compute_accumulated"(%204, %c16_i64, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %205 = arith.subi %196, %c1_i64 : i64
+                        %206 = arith.subi %205, %76 : i64
+                        %207 = arith.cmpi sge, %206, %c0_i64 : i64
+                        %208 = arith.cmpi slt, %206, %84 : i64
+                        %209 = arith.andi %207, %208 : i1
+                        scf.if %209 {
+                          %210 = arith.muli %205, %c16_i64 : i64
+                          %211 = arith.maxsi %210, %66 : i64
+                          %212 = arith.addi %210, %c16_i64 : i64
+                          %213 = arith.minsi %212, %77 : i64
+                          %214 = arith.subi %213, %211 : i64
+                          %215 = arith.subi %211, %66 : i64
+                          %216 = arith.muli %215, %74 : i64
+                          %217 = arith.addi %72, %216 : i64
+                          %218 = arith.muli %164, %c64_i64 : i64
+                          %219 = arith.addi %217, %218 : i64
+                          %220 = arith.addi %210, %175 : i64
+                          %221 = arith.ori %220, %c2684354560_i64 : i64
+                          %222 = arith.subi %211, %210 : i64
+                          %223 = arith.addi %221, %222 : i64
+                          %224 = arith.subi %68, %175 : i64
+                          %225 = arith.minsi %224, %c16_i64 : i64
+                          "instgem.mvout"(%219, %223, %225, %214) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                    } else {
+                      %194 = arith.index_cast %139 : i64 to index
+                      scf.for %arg11 = %c1 to %194 step %c1 {
+                        %196 = arith.index_cast %arg11 : index to i64
+                        %197 = arith.muli %196, %c16_i64 : i64
+                        %198 = arith.addi %197, %175 : i64
+                        %199 = arith.ori %198, %188 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %200 = arith.muli %196, %c32_i64 : i64
+                        %201 = arith.addi %200, %101 : i64
+                        "instgem.compute_accumulated"(%201, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                      %195 = arith.index_cast %124 : i64 to index
+                      scf.for %arg11 = %194 to %195 step %c1 {
+                        %196 = arith.index_cast %arg11 : index to i64
+                        %197 = arith.muli %196, %c16_i64 : i64
+                        %198 = arith.subi %117, %197 : i64
+                        %199 = arith.minsi %198, %c16_i64 : i64
+                        %200 = arith.addi %197, %175 : i64
+                        %201 = arith.ori %200, %188 : i64
+                        %202 = arith.select %187, %c16_i64, %199 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %191, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %203 = arith.muli %196, %c32_i64 : i64
+                        %204 = arith.addi %203, %101 : i64
+                        "instgem.compute_accumulated"(%204, %c16_i64, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  }
+                  %179 = arith.index_cast %136 : i64 to index
+                  scf.for %arg11 = %c1 to %179 step %c1 {
+                    %187 = arith.index_cast %arg11 : index to i64
+                    scf.if %168 {
+                      %194 = arith.muli %187, %153 : i64
+                      %195 = arith.minsi %194, %84 : i64
+                      %196 = arith.addi %195, %153 : i64
+                      %197 = arith.minsi %196, %84 : i64
+                      %198 = arith.index_cast %195 : i64 to index
+                      %199 = arith.index_cast %197 : i64 to index
+                      scf.for %arg12 = %198 to %199 step %c1 {
+                        %200 = arith.index_cast %arg12 : index to i64
+                        %201 = arith.addi %76, %200 : i64
+                        %202 = arith.muli %201, %c16_i64 : i64
+                        %203 = arith.maxsi %202, %66 : i64
+                        %204 = arith.addi %202, %c16_i64 : i64
+                        %205 = arith.minsi %204, %77 : i64
+                        %206 = arith.subi %205, %203 : i64
+                        %207 = arith.subi %203, %66 : i64
+                        %208 = arith.muli %207, %74 : i64
+                        %209 = arith.addi %72, %208 : i64
+                        %210 = arith.muli %165, %c64_i64 : i64
+                        %211 = arith.addi %209, %210 : i64
+                        %212 = arith.muli %165, %c16_i64 : i64
+                        %213 = arith.addi %202, %212 : i64
+                        %214 = arith.ori %213, %c2684354560_i64 : i64
+                        %215 = arith.subi %203, %202 : i64
+                        %216 = arith.addi %214, %215 : i64
+                        %217 = arith.subi %68, %212 : i64
+                        %218 = arith.minsi %217, %c16_i64 : i64
+                        "instgem.mvout"(%211, %216, %218, %206) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %188 = arith.ori %175, %c3221225472_i64 : i64
+                    %189 = arith.muli %187, %c16_i64 : i64
+                    %190 = arith.addi %189, %175 : i64
+                    %191 = arith.addi %190, %113 : i64
+                    "instgem.preload"(%191, %177, %c16_i64, %188, %177, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %192 = arith.addi %189, %101 : i64
+                    "instgem.compute_preloaded"(%192, %c16_i64, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %193 = arith.cmpi eq, %187, %174 : i64
+                    scf.if %193 {
+                      %194 = arith.index_cast %139 : i64 to index
+                      scf.for %arg12 = %c1 to %194 step %c1 {
+                        %196 = arith.index_cast %arg12 : index to i64
+                        %197 = arith.muli %196, %c16_i64 : i64
+                        %198 = arith.addi %197, %175 : i64
+                        %199 = arith.ori %198, %c3221225472_i64 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %200 = arith.muli %196, %c32_i64 : i64
+                        %201 = arith.addi %200, %189 : i64
+                        %202 = arith.addi %201, %101 : i64
+                        "instgem.compute_accumulated"(%202, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %203 = arith.subi %196, %c1_i64 : i64
+                        %204 = arith.subi %203, %76 : i64
+                        %205 = arith.cmpi sge, %204, %c0_i64 : i64
+                        %206 = arith.cmpi slt, %204, %84 : i64
+                        %207 = arith.andi %205, %206 : i1
+                        scf.if %207 {
+                          %208 = arith.muli %203, %c16_i64 : i64
+                          %209 = arith.maxsi %208, %66 : i64
+                          %210 = arith.addi %208, %c16_i64 : i64
+                          %211 = arith.minsi %210, %77 : i64
+                          %212 = arith.subi %211, %209 : i64
+                          %213 = arith.subi %209, %66 : i64
+                          %214 = arith.muli %213, %74 : i64
+                          %215 = arith.addi %72, %214 : i64
+                          %216 = arith.muli %164, %c64_i64 : i64
+                          %217 = arith.addi %215, %216 : i64
+                          %218 = arith.addi %208, %175 : i64
+                          %219 = arith.ori %218, %c2684354560_i64 : i64
+                          %220 = arith.subi %209, %208 : i64
+                          %221 = arith.addi %219, %220 : i64
+                          %222 = arith.subi %68, %175 : i64
+                          %223 = arith.minsi %222, %c16_i64 : i64
+                          "instgem.mvout"(%217, %221, %223, %212) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                      %195 = arith.index_cast %124 : i64 to index
+                      scf.for %arg12 = %194 to %195 step %c1 {
+                        %196 = arith.index_cast %arg12 : index to i64
+                        %197 = arith.muli %196, %c16_i64 : i64
+                        %198 = arith.subi %117, %197 : i64
+                        %199 = arith.minsi %198, %c16_i64 : i64
+                        %200 = arith.addi %197, %175 : i64
+                        %201 = arith.ori %200, %c3221225472_i64 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %177, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %202 = arith.muli %196, %c32_i64 : i64
+                        %203 = arith.addi %202, %189 : i64
+                        %204 = arith.addi %203, %101 : i64
+                        "instgem.compute_accumulated"(%204, %c16_i64, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %205 = arith.subi %196, %c1_i64 : i64
+                        %206 = arith.subi %205, %76 : i64
+                        %207 = arith.cmpi sge, %206, %c0_i64 : i64
+                        %208 = arith.cmpi slt, %206, %84 : i64
+                        %209 = arith.andi %207, %208 : i1
+                        scf.if %209 {
+                          %210 = arith.muli %205, %c16_i64 : i64
+                          %211 = arith.maxsi %210, %66 : i64
+                          %212 = arith.addi %210, %c16_i64 : i64
+                          %213 = arith.minsi %212, %77 : i64
+                          %214 = arith.subi %213, %211 : i64
+                          %215 = arith.subi %211, %66 : i64
+                          %216 = arith.muli %215, %74 : i64
+                          %217 = arith.addi %72, %216 : i64
+                          %218 = arith.muli %164, %c64_i64 : i64
+                          %219 = arith.addi %217, %218 : i64
+                          %220 = arith.addi %210, %175 : i64
+                          %221 = arith.ori %220, %c2684354560_i64 : i64
+                          %222 = arith.subi %211, %210 : i64
+                          %223 = arith.addi %221, %222 : i64
+                          %224 = arith.subi %68, %175 : i64
+                          %225 = arith.minsi %224, %c16_i64 : i64
+                          "instgem.mvout"(%219, %223, %225, %214) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                    } else {
+                      %194 = arith.index_cast %139 : i64 to index
+                      scf.for %arg12 = %c1 to %194 step %c1 {
+                        %196 = arith.index_cast %arg12 : index to i64
+                        %197 = arith.muli %196, %c16_i64 : i64
+                        %198 = arith.addi %197, %175 : i64
+                        %199 = arith.ori %198, %c3221225472_i64 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %200 = arith.muli %196, %c32_i64 : i64
+                        %201 = arith.addi %200, %189 : i64
+                        %202 = arith.addi %201, %101 : i64
+                        "instgem.compute_accumulated"(%202, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                      %195 = arith.index_cast %124 : i64 to index
+                      scf.for %arg12 = %194 to %195 step %c1 {
+                        %196 = arith.index_cast %arg12 : index to i64
+                        %197 = arith.muli %196, %c16_i64 : i64
+                        %198 = arith.subi %117, %197 : i64
+                        %199 = arith.minsi %198, %c16_i64 : i64
+                        %200 = arith.addi %197, %175 : i64
+                        %201 = arith.ori %200, %c3221225472_i64 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %177, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %202 = arith.muli %196, %c32_i64 : i64
+                        %203 = arith.addi %202, %189 : i64
+                        %204 = arith.addi %203, %101 : i64
+                        "instgem.compute_accumulated"(%204, %c16_i64, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  }
+                  %180 = arith.index_cast %127 : i64 to index
+                  scf.for %arg11 = %179 to %180 step %c1 {
+                    %187 = arith.index_cast %arg11 : index to i64
+                    %188 = arith.muli %187, %c16_i64 : i64
+                    %189 = arith.subi %119, %188 : i64
+                    %190 = arith.minsi %189, %c16_i64 : i64
+                    %191 = arith.subi %121, %188 : i64
+                    %192 = arith.minsi %191, %c16_i64 : i64
+                    scf.if %168 {
+                      %202 = arith.muli %187, %153 : i64
+                      %203 = arith.minsi %202, %84 : i64
+                      %204 = arith.addi %203, %153 : i64
+                      %205 = arith.minsi %204, %84 : i64
+                      %206 = arith.index_cast %203 : i64 to index
+                      %207 = arith.index_cast %205 : i64 to index
+                      scf.for %arg12 = %206 to %207 step %c1 {
+                        %208 = arith.index_cast %arg12 : index to i64
+                        %209 = arith.addi %76, %208 : i64
+                        %210 = arith.muli %209, %c16_i64 : i64
+                        %211 = arith.maxsi %210, %66 : i64
+                        %212 = arith.addi %210, %c16_i64 : i64
+                        %213 = arith.minsi %212, %77 : i64
+                        %214 = arith.subi %213, %211 : i64
+                        %215 = arith.subi %211, %66 : i64
+                        %216 = arith.muli %215, %74 : i64
+                        %217 = arith.addi %72, %216 : i64
+                        %218 = arith.muli %165, %c64_i64 : i64
+                        %219 = arith.addi %217, %218 : i64
+                        %220 = arith.muli %165, %c16_i64 : i64
+                        %221 = arith.addi %210, %220 : i64
+                        %222 = arith.ori %221, %c2684354560_i64 : i64
+                        %223 = arith.subi %211, %210 : i64
+                        %224 = arith.addi %222, %223 : i64
+                        %225 = arith.subi %68, %220 : i64
+                        %226 = arith.minsi %225, %c16_i64 : i64
+                        "instgem.mvout"(%219, %224, %226, %214) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %193 = arith.cmpi eq, %187, %154 : i64
+                    %194 = arith.select %193, %c2147483648_i64, %c3221225472_i64 : i64
+                    %195 = arith.ori %175, %194 : i64
+                    %196 = arith.select %193, %c16_i64, %140 : i64
+                    %197 = arith.select %193, %c16_i64, %177 : i64
+                    %198 = arith.addi %188, %175 : i64
+                    %199 = arith.addi %198, %113 : i64
+                    "instgem.preload"(%199, %177, %192, %195, %197, %196) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %200 = arith.addi %188, %101 : i64
+                    "instgem.compute_preloaded"(%200, %190, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %201 = arith.cmpi eq, %187, %174 : i64
+                    scf.if %201 {
+                      %202 = arith.index_cast %139 : i64 to index
+                      scf.for %arg12 = %c1 to %202 step %c1 {
+                        %204 = arith.index_cast %arg12 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.addi %205, %175 : i64
+                        %207 = arith.ori %206, %194 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %197, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %208 = arith.muli %204, %c32_i64 : i64
+                        %209 = arith.addi %208, %188 : i64
+                        %210 = arith.addi %209, %101 : i64
+                        "instgem.compute_accumulated"(%210, %190, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %211 = arith.subi %204, %c1_i64 : i64
+                        %212 = arith.subi %211, %76 : i64
+                        %213 = arith.cmpi sge, %212, %c0_i64 : i64
+                        %214 = arith.cmpi slt, %212, %84 : i64
+                        %215 = arith.andi %213, %214 : i1
+                        scf.if %215 {
+                          %216 = arith.muli %211, %c16_i64 : i64
+                          %217 = arith.maxsi %216, %66 : i64
+                          %218 = arith.addi %216, %c16_i64 : i64
+                          %219 = arith.minsi %218, %77 : i64
+                          %220 = arith.subi %219, %217 : i64
+                          %221 = arith.subi %217, %66 : i64
+                          %222 = arith.muli %221, %74 : i64
+                          %223 = arith.addi %72, %222 : i64
+                          %224 = arith.muli %164, %c64_i64 : i64
+                          %225 = arith.addi %223, %224 : i64
+                          %226 = arith.addi %216, %175 : i64
+                          %227 = arith.ori %226, %c2684354560_i64 : i64
+                          %228 = arith.subi %217, %216 : i64
+                          %229 = arith.addi %227, %228 : i64
+                          %230 = arith.subi %68, %175 : i64
+                          %231 = arith.minsi %230, %c16_i64 : i64
+                          "instgem.mvout"(%225, %229, %231, %220) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                      %203 = arith.index_cast %124 : i64 to index
+                      scf.for %arg12 = %202 to %203 step %c1 {
+                        %204 = arith.index_cast %arg12 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.subi %117, %205 : i64
+                        %207 = arith.minsi %206, %c16_i64 : i64
+                        %208 = arith.addi %205, %175 : i64
+                        %209 = arith.ori %208, %194 : i64
+                        %210 = arith.select %193, %c16_i64, %207 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %197, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %211 = arith.muli %204, %c32_i64 : i64
+                        %212 = arith.addi %211, %188 : i64
+                        %213 = arith.addi %212, %101 : i64
+                        "instgem.compute_accumulated"(%213, %190, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %214 = arith.subi %204, %c1_i64 : i64
+                        %215 = arith.subi %214, %76 : i64
+                        %216 = arith.cmpi sge, %215, %c0_i64 : i64
+                        %217 = arith.cmpi slt, %215, %84 : i64
+                        %218 = arith.andi %216, %217 : i1
+                        scf.if %218 {
+                          %219 = arith.muli %214, %c16_i64 : i64
+                          %220 = arith.maxsi %219, %66 : i64
+                          %221 = arith.addi %219, %c16_i64 : i64
+                          %222 = arith.minsi %221, %77 : i64
+                          %223 = arith.subi %222, %220 : i64
+                          %224 = arith.subi %220, %66 : i64
+                          %225 = arith.muli %224, %74 : i64
+                          %226 = arith.addi %72, %225 : i64
+                          %227 = arith.muli %164, %c64_i64 : i64
+                          %228 = arith.addi %226, %227 : i64
+                          %229 = arith.addi %219, %175 : i64
+                          %230 = arith.ori %229, %c2684354560_i64 : i64
+                          %231 = arith.subi %220, %219 : i64
+                          %232 = arith.addi %230, %231 : i64
+                          %233 = arith.subi %68, %175 : i64
+                          %234 = arith.minsi %233, %c16_i64 : i64
+                          "instgem.mvout"(%228, %232, %234, %223) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                    } else {
+                      %202 = arith.index_cast %139 : i64 to index
+                      scf.for %arg12 = %c1 to %202 step %c1 {
+                        %204 = arith.index_cast %arg12 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.addi %205, %175 : i64
+                        %207 = arith.ori %206, %194 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %197, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %208 = arith.muli %204, %c32_i64 : i64
+                        %209 = arith.addi %208, %188 : i64
+                        %210 = arith.addi %209, %101 : i64
+                        "instgem.compute_accumulated"(%210, %190, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                      %203 = arith.index_cast %124 : i64 to index
+                      scf.for %arg12 = %202 to %203 step %c1 {
+                        %204 = arith.index_cast %arg12 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.subi %117, %205 : i64
+                        %207 = arith.minsi %206, %c16_i64 : i64
+                        %208 = arith.addi %205, %175 : i64
+                        %209 = arith.ori %208, %194 : i64
+                        %210 = arith.select %193, %c16_i64, %207 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %197, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %211 = arith.muli %204, %c32_i64 : i64
+                        %212 = arith.addi %211, %188 : i64
+                        %213 = arith.addi %212, %101 : i64
+                        "instgem.compute_accumulated"(%213, %190, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  }
+                  scf.if %168 {
+                    %187 = arith.muli %127, %153 : i64
+                    %188 = arith.minsi %187, %84 : i64
+                    %189 = arith.index_cast %188 : i64 to index
+                    scf.for %arg11 = %189 to %143 step %c1 {
+                      %190 = arith.index_cast %arg11 : index to i64
+                      %191 = arith.addi %76, %190 : i64
+                      %192 = arith.muli %191, %c16_i64 : i64
+                      %193 = arith.maxsi %192, %66 : i64
+                      %194 = arith.addi %192, %c16_i64 : i64
+                      %195 = arith.minsi %194, %77 : i64
+                      %196 = arith.subi %195, %193 : i64
+                      %197 = arith.subi %193, %66 : i64
+                      %198 = arith.muli %197, %74 : i64
+                      %199 = arith.addi %72, %198 : i64
+                      %200 = arith.muli %165, %c64_i64 : i64
+                      %201 = arith.addi %199, %200 : i64
+                      %202 = arith.muli %165, %c16_i64 : i64
+                      %203 = arith.addi %192, %202 : i64
+                      %204 = arith.ori %203, %c2684354560_i64 : i64
+                      %205 = arith.subi %193, %192 : i64
+                      %206 = arith.addi %204, %205 : i64
+                      %207 = arith.subi %68, %202 : i64
+                      %208 = arith.minsi %207, %c16_i64 : i64
+                      "instgem.mvout"(%201, %206, %208, %196) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %181 = arith.cmpi sgt, %127, %c0_i64 : i64
+                  %182 = arith.subi %124, %c1_i64 : i64
+                  %183 = arith.subi %182, %76 : i64
+                  %184 = arith.maxsi %183, %c0_i64 : i64
+                  %185 = arith.minsi %184, %84 : i64
+                  %186 = arith.select %181, %185, %c0_i64 : i64
+                  scf.if %172 {
+                    %187 = arith.index_cast %186 : i64 to index
+                    scf.for %arg11 = %187 to %143 step %c1 {
+                      %188 = arith.index_cast %arg11 : index to i64
+                      %189 = arith.addi %76, %188 : i64
+                      %190 = arith.muli %189, %c16_i64 : i64
+                      %191 = arith.maxsi %190, %66 : i64
+                      %192 = arith.addi %190, %c16_i64 : i64
+                      %193 = arith.minsi %192, %77 : i64
+                      %194 = arith.subi %193, %191 : i64
+                      %195 = arith.subi %191, %66 : i64
+                      %196 = arith.muli %195, %74 : i64
+                      %197 = arith.addi %72, %196 : i64
+                      %198 = arith.muli %164, %c64_i64 : i64
+                      %199 = arith.addi %197, %198 : i64
+                      %200 = arith.addi %190, %175 : i64
+                      %201 = arith.ori %200, %c2684354560_i64 : i64
+                      %202 = arith.subi %191, %190 : i64
+                      %203 = arith.addi %201, %202 : i64
+                      %204 = arith.subi %68, %175 : i64
+                      %205 = arith.minsi %204, %c16_i64 : i64
+                      "instgem.mvout"(%199, %203, %205, %194) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                } {gemmini.compute_nest}
+                %155 = arith.cmpi eq, %127, %c0_i64 : i64
+                %156 = arith.cmpi slt, %124, %c2_i64 : i64
+                %157 = arith.cmpi slt, %132, %c1_i64 : i64
+                %158 = arith.ori %155, %156 : i1
+                %159 = arith.ori %158, %157 : i1
+                %160 = arith.andi %130, %159 : i1
+                scf.if %160 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %164 = arith.index_cast %arg10 : index to i64
+                    %165 = arith.muli %164, %c16_i64 : i64
+                    %166 = arith.ori %165, %c2147483648_i64 : i64
+                    %167 = arith.cmpi sge, %164, %124 : i64
+                    %168 = arith.cmpi sle, %132, %c0_i64 : i64
+                    %169 = arith.ori %155, %167 : i1
+                    %170 = arith.ori %169, %168 : i1
+                    %171 = arith.cmpi sgt, %85, %c0_i64 : i64
+                    %172 = arith.andi %170, %171 : i1
+                    scf.if %172 {
+                      "instgem.mvin"(%c0_i64, %166, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+                %161 = arith.minsi %132, %85 : i64
+                %162 = arith.index_cast %161 : i64 to index
+                %163 = arith.index_cast %85 : i64 to index
+                scf.for %arg10 = %162 to %163 step %c1 {
+                  %164 = arith.index_cast %arg10 : index to i64
+                  scf.for %arg11 = %c0 to %143 step %c1 {
+                    %165 = arith.index_cast %arg11 : index to i64
+                    %166 = arith.addi %76, %165 : i64
+                    %167 = arith.muli %166, %c16_i64 : i64
+                    %168 = arith.maxsi %167, %66 : i64
+                    %169 = arith.addi %167, %c16_i64 : i64
+                    %170 = arith.minsi %169, %77 : i64
+                    %171 = arith.subi %170, %168 : i64
+                    %172 = arith.subi %168, %66 : i64
+                    %173 = arith.muli %172, %74 : i64
+                    %174 = arith.addi %72, %173 : i64
+                    %175 = arith.muli %164, %c64_i64 : i64
+                    %176 = arith.addi %174, %175 : i64
+                    %177 = arith.muli %164, %c16_i64 : i64
+                    %178 = arith.addi %167, %177 : i64
+                    %179 = arith.ori %178, %c2684354560_i64 : i64
+                    %180 = arith.subi %168, %167 : i64
+                    %181 = arith.addi %179, %180 : i64
+                    %182 = arith.subi %68, %177 : i64
+                    %183 = arith.minsi %182, %c16_i64 : i64
+                    "instgem.mvout"(%176, %181, %183, %171) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              } else {
+                %152 = arith.select %130, %c0_i64, %c-1_i64 : i64
+                scf.for %arg10 = %c0 to %133 step %c1 {
+                  scf.if %142 {
+                    %166 = arith.cmpi sgt, %143, %c0 : index
+                    scf.if %166 {
+                      %170 = arith.muli %151, %c4 : index
+                      %171 = arith.muli %143, %c4 : index
+                      %172 = arith.muli %arg10, %171 : index
+                      %173 = arith.subi %170, %c1 : index
+                      %174 = arith.addi %172, %173 : index
+                      %175 = arith.divsi %174, %170 : index
+                      %176 = arith.addi %174, %171 : index
+                      %177 = arith.divsi %176, %170 : index
+                      scf.for %arg11 = %175 to %177 step %c1 {
+                        %178 = arith.index_cast %arg11 : index to i64
+                        %179 = arith.addi %76, %178 : i64
+                        %180 = arith.muli %179, %c16_i64 : i64
+                        %181 = arith.maxsi %180, %66 : i64
+                        %182 = arith.addi %180, %c16_i64 : i64
+                        %183 = arith.minsi %182, %77 : i64
+                        %184 = arith.subi %183, %181 : i64
+                        %185 = arith.subi %181, %66 : i64
+                        %186 = arith.muli %185, %150#0 : i64
+                        %187 = arith.addi %150#1, %186 : i64
+                        %188 = arith.muli %179, %c32_i64 : i64
+                        %189 = arith.addi %188, %150#2 : i64
+                        %190 = arith.subi %181, %180 : i64
+                        %191 = arith.addi %189, %190 : i64
+                        %192 = arith.minsi %150#3, %c64_i64 : i64
+                        "instgem.mvin"(%187, %191, %192, %184) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %167 = arith.cmpi sgt, %149, %c0 : index
+                    scf.if %167 {
+                      %170 = arith.muli %151, %c4 : index
+                      %171 = arith.muli %149, %c4 : index
+                      %172 = arith.muli %arg10, %171 : index
+                      %173 = arith.subi %170, %c1 : index
+                      %174 = arith.subi %173, %151 : index
+                      %175 = arith.addi %172, %174 : index
+                      %176 = arith.divsi %175, %170 : index
+                      %177 = arith.addi %175, %171 : index
+                      %178 = arith.divsi %177, %170 : index
+                      scf.for %arg11 = %176 to %178 step %c1 {
+                        %179 = arith.index_cast %arg11 : index to i64
+                        %180 = arith.muli %179, %c16_i64 : i64
+                        %181 = arith.maxsi %180, %c0_i64 : i64
+                        %182 = arith.addi %180, %c16_i64 : i64
+                        %183 = arith.minsi %182, %66 : i64
+                        %184 = arith.subi %183, %181 : i64
+                        %185 = arith.muli %179, %c32_i64 : i64
+                        %186 = arith.addi %185, %150#2 : i64
+                        %187 = arith.subi %181, %180 : i64
+                        %188 = arith.addi %186, %187 : i64
+                        %189 = arith.minsi %150#3, %c64_i64 : i64
+                        "instgem.mvin"(%c0_i64, %188, %189, %184) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %168 = arith.cmpi sgt, %150#4, %c0 : index
+                    scf.if %168 {
+                      %170 = arith.muli %151, %c4 : index
+                      %171 = arith.muli %150#4, %c4 : index
+                      %172 = arith.muli %arg10, %171 : index
+                      %173 = arith.subi %170, %c1 : index
+                      %174 = arith.muli %151, %c2 : index
+                      %175 = arith.subi %173, %174 : index
+                      %176 = arith.addi %172, %175 : index
+                      %177 = arith.divsi %176, %170 : index
+                      %178 = arith.addi %176, %171 : index
+                      %179 = arith.divsi %178, %170 : index
+                      scf.for %arg11 = %177 to %179 step %c1 {
+                        %180 = arith.index_cast %arg11 : index to i64
+                        %181 = arith.addi %150#5, %180 : i64
+                        %182 = arith.muli %181, %c16_i64 : i64
+                        %183 = arith.maxsi %182, %150#6 : i64
+                        %184 = arith.addi %182, %c16_i64 : i64
+                        %185 = arith.addi %150#6, %150#7 : i64
+                        %186 = arith.minsi %184, %185 : i64
+                        %187 = arith.subi %186, %183 : i64
+                        %188 = arith.subi %183, %150#6 : i64
+                        %189 = arith.muli %188, %150#8 : i64
+                        %190 = arith.addi %150#9, %189 : i64
+                        %191 = arith.addi %182, %150#10 : i64
+                        %192 = arith.subi %183, %182 : i64
+                        %193 = arith.addi %191, %192 : i64
+                        %194 = arith.minsi %68, %c64_i64 : i64
+                        "instgem.mvin2"(%190, %193, %194, %187) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %169 = arith.cmpi sgt, %150#11, %c0 : index
+                    scf.if %169 {
+                      %170 = arith.muli %151, %c4 : index
+                      %171 = arith.muli %150#11, %c4 : index
+                      %172 = arith.muli %arg10, %171 : index
+                      %173 = arith.subi %170, %c1 : index
+                      %174 = arith.muli %151, %c3 : index
+                      %175 = arith.subi %173, %174 : index
+                      %176 = arith.addi %172, %175 : index
+                      %177 = arith.divsi %176, %170 : index
+                      %178 = arith.addi %176, %171 : index
+                      %179 = arith.divsi %178, %170 : index
+                      scf.for %arg11 = %177 to %179 step %c1 {
+                        %180 = arith.index_cast %arg11 : index to i64
+                        %181 = arith.muli %180, %c16_i64 : i64
+                        %182 = arith.maxsi %181, %c0_i64 : i64
+                        %183 = arith.addi %181, %c16_i64 : i64
+                        %184 = arith.minsi %183, %150#6 : i64
+                        %185 = arith.subi %184, %182 : i64
+                        %186 = arith.addi %181, %150#10 : i64
+                        %187 = arith.subi %182, %181 : i64
+                        %188 = arith.addi %186, %187 : i64
+                        %189 = arith.minsi %68, %c64_i64 : i64
+                        "instgem.mvin2"(%c0_i64, %188, %189, %185) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                  }
+                  %159 = arith.index_cast %arg10 : index to i64
+                  %160 = arith.muli %159, %c16_i64 : i64
+                  %161 = arith.subi %123, %160 : i64
+                  %162 = arith.minsi %161, %c16_i64 : i64
+                  %163 = arith.cmpi sgt, %136, %c0_i64 : i64
+                  scf.if %163 {
+                    %166 = arith.cmpi eq, %152, %c0_i64 : i64
+                    %167 = arith.select %166, %c2147483648_i64, %c3221225472_i64 : i64
+                    %168 = arith.ori %160, %167 : i64
+                    %169 = arith.select %166, %c16_i64, %140 : i64
+                    %170 = arith.select %166, %c16_i64, %162 : i64
+                    %171 = arith.addi %160, %113 : i64
+                    "instgem.preload"(%171, %162, %c16_i64, %168, %170, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.compute_preloaded"(%101, %c16_i64, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %172 = arith.index_cast %139 : i64 to index
+                    scf.for %arg11 = %c1 to %172 step %c1 {
+                      %174 = arith.index_cast %arg11 : index to i64
+                      %175 = arith.muli %174, %c16_i64 : i64
+                      %176 = arith.addi %175, %160 : i64
+                      %177 = arith.ori %176, %167 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %178 = arith.muli %174, %c32_i64 : i64
+                      %179 = arith.addi %178, %101 : i64
+                      "instgem.compute_accumulated"(%179, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %173 = arith.index_cast %124 : i64 to index
+                    scf.for %arg11 = %172 to %173 step %c1 {
+                      %174 = arith.index_cast %arg11 : index to i64
+                      %175 = arith.muli %174, %c16_i64 : i64
+                      %176 = arith.subi %117, %175 : i64
+                      %177 = arith.minsi %176, %c16_i64 : i64
+                      %178 = arith.addi %175, %160 : i64
+                      %179 = arith.ori %178, %167 : i64
+                      %180 = arith.select %166, %c16_i64, %177 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %170, %180) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %181 = arith.muli %174, %c32_i64 : i64
+                      %182 = arith.addi %181, %101 : i64
+                      "instgem.compute_accumulated"(%182, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %164 = arith.index_cast %136 : i64 to index
+                  scf.for %arg11 = %c1 to %164 step %c1 {
+                    %166 = arith.index_cast %arg11 : index to i64
+                    %167 = arith.ori %160, %c3221225472_i64 : i64
+                    %168 = arith.muli %166, %c16_i64 : i64
+                    %169 = arith.addi %168, %160 : i64
+                    %170 = arith.addi %169, %113 : i64
+                    "instgem.preload"(%170, %162, %c16_i64, %167, %162, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %171 = arith.addi %168, %101 : i64
+                    "instgem.compute_preloaded"(%171, %c16_i64, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %172 = arith.index_cast %139 : i64 to index
+                    scf.for %arg12 = %c1 to %172 step %c1 {
+                      %174 = arith.index_cast %arg12 : index to i64
+                      %175 = arith.muli %174, %c16_i64 : i64
+                      %176 = arith.addi %175, %160 : i64
+                      %177 = arith.ori %176, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %162, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %178 = arith.muli %174, %c32_i64 : i64
+                      %179 = arith.addi %178, %168 : i64
+                      %180 = arith.addi %179, %101 : i64
+                      "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %173 = arith.index_cast %124 : i64 to index
+                    scf.for %arg12 = %172 to %173 step %c1 {
+                      %174 = arith.index_cast %arg12 : index to i64
+                      %175 = arith.muli %174, %c16_i64 : i64
+                      %176 = arith.subi %117, %175 : i64
+                      %177 = arith.minsi %176, %c16_i64 : i64
+                      %178 = arith.addi %175, %160 : i64
+                      %179 = arith.ori %178, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %162, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %180 = arith.muli %174, %c32_i64 : i64
+                      %181 = arith.addi %180, %168 : i64
+                      %182 = arith.addi %181, %101 : i64
+                      "instgem.compute_accumulated"(%182, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %165 = arith.index_cast %127 : i64 to index
+                  scf.for %arg11 = %164 to %165 step %c1 {
+                    %166 = arith.index_cast %arg11 : index to i64
+                    %167 = arith.muli %166, %c16_i64 : i64
+                    %168 = arith.subi %119, %167 : i64
+                    %169 = arith.minsi %168, %c16_i64 : i64
+                    %170 = arith.subi %121, %167 : i64
+                    %171 = arith.minsi %170, %c16_i64 : i64
+                    %172 = arith.cmpi eq, %166, %152 : i64
+                    %173 = arith.select %172, %c2147483648_i64, %c3221225472_i64 : i64
+                    %174 = arith.ori %160, %173 : i64
+                    %175 = arith.select %172, %c16_i64, %140 : i64
+                    %176 = arith.select %172, %c16_i64, %162 : i64
+                    %177 = arith.addi %167, %160 : i64
+                    %178 = arith.addi %177, %113 : i64
+                    "instgem.preload"(%178, %162, %171, %174, %176, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %179 = arith.addi %167, %101 : i64
+                    "instgem.compute_preloaded"(%179, %169, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %180 = arith.index_cast %139 : i64 to index
+                    scf.for %arg12 = %c1 to %180 step %c1 {
+                      %182 = arith.index_cast %arg12 : index to i64
+                      %183 = arith.muli %182, %c16_i64 : i64
+                      %184 = arith.addi %183, %160 : i64
+                      %185 = arith.ori %184, %173 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %176, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %186 = arith.muli %182, %c32_i64 : i64
+                      %187 = arith.addi %186, %167 : i64
+                      %188 = arith.addi %187, %101 : i64
+                      "instgem.compute_accumulated"(%188, %169, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %181 = arith.index_cast %124 : i64 to index
+                    scf.for %arg12 = %180 to %181 step %c1 {
+                      %182 = arith.index_cast %arg12 : index to i64
+                      %183 = arith.muli %182, %c16_i64 : i64
+                      %184 = arith.subi %117, %183 : i64
+                      %185 = arith.minsi %184, %c16_i64 : i64
+                      %186 = arith.addi %183, %160 : i64
+                      %187 = arith.ori %186, %173 : i64
+                      %188 = arith.select %172, %c16_i64, %185 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %176, %188) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %189 = arith.muli %182, %c32_i64 : i64
+                      %190 = arith.addi %189, %167 : i64
+                      %191 = arith.addi %190, %101 : i64
+                      "instgem.compute_accumulated"(%191, %169, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                } {gemmini.compute_nest}
+                %153 = arith.cmpi eq, %127, %c0_i64 : i64
+                %154 = arith.cmpi slt, %124, %c2_i64 : i64
+                %155 = arith.cmpi slt, %132, %c1_i64 : i64
+                %156 = arith.ori %153, %154 : i1
+                %157 = arith.ori %156, %155 : i1
+                %158 = arith.andi %130, %157 : i1
+                scf.if %158 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %159 = arith.index_cast %arg10 : index to i64
+                    %160 = arith.muli %159, %c16_i64 : i64
+                    %161 = arith.ori %160, %c2147483648_i64 : i64
+                    %162 = arith.cmpi sge, %159, %124 : i64
+                    %163 = arith.cmpi sle, %132, %c0_i64 : i64
+                    %164 = arith.ori %153, %162 : i1
+                    %165 = arith.ori %164, %163 : i1
+                    %166 = arith.cmpi sgt, %85, %c0_i64 : i64
+                    %167 = arith.andi %165, %166 : i1
+                    scf.if %167 {
+                      "instgem.mvin"(%c0_i64, %161, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              }
+            } else {
+              scf.for %arg10 = %c0 to %133 step %c1 {
+                scf.if %142 {
+                  %158 = arith.cmpi sgt, %143, %c0 : index
+                  scf.if %158 {
+                    %162 = arith.muli %151, %c4 : index
+                    %163 = arith.muli %143, %c4 : index
+                    %164 = arith.muli %arg10, %163 : index
+                    %165 = arith.subi %162, %c1 : index
+                    %166 = arith.addi %164, %165 : index
+                    %167 = arith.divsi %166, %162 : index
+                    %168 = arith.addi %166, %163 : index
+                    %169 = arith.divsi %168, %162 : index
+                    scf.for %arg11 = %167 to %169 step %c1 {
+                      %170 = arith.index_cast %arg11 : index to i64
+                      %171 = arith.addi %76, %170 : i64
+                      %172 = arith.muli %171, %c16_i64 : i64
+                      %173 = arith.maxsi %172, %66 : i64
+                      %174 = arith.addi %172, %c16_i64 : i64
+                      %175 = arith.minsi %174, %77 : i64
+                      %176 = arith.subi %175, %173 : i64
+                      %177 = arith.subi %173, %66 : i64
+                      %178 = arith.muli %177, %150#0 : i64
+                      %179 = arith.addi %150#1, %178 : i64
+                      %180 = arith.muli %171, %c32_i64 : i64
+                      %181 = arith.addi %180, %150#2 : i64
+                      %182 = arith.subi %173, %172 : i64
+                      %183 = arith.addi %181, %182 : i64
+                      %184 = arith.minsi %150#3, %c64_i64 : i64
+                      "instgem.mvin"(%179, %183, %184, %176) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %159 = arith.cmpi sgt, %149, %c0 : index
+                  scf.if %159 {
+                    %162 = arith.muli %151, %c4 : index
+                    %163 = arith.muli %149, %c4 : index
+                    %164 = arith.muli %arg10, %163 : index
+                    %165 = arith.subi %162, %c1 : index
+                    %166 = arith.subi %165, %151 : index
+                    %167 = arith.addi %164, %166 : index
+                    %168 = arith.divsi %167, %162 : index
+                    %169 = arith.addi %167, %163 : index
+                    %170 = arith.divsi %169, %162 : index
+                    scf.for %arg11 = %168 to %170 step %c1 {
+                      %171 = arith.index_cast %arg11 : index to i64
+                      %172 = arith.muli %171, %c16_i64 : i64
+                      %173 = arith.maxsi %172, %c0_i64 : i64
+                      %174 = arith.addi %172, %c16_i64 : i64
+                      %175 = arith.minsi %174, %66 : i64
+                      %176 = arith.subi %175, %173 : i64
+                      %177 = arith.muli %171, %c32_i64 : i64
+                      %178 = arith.addi %177, %150#2 : i64
+                      %179 = arith.subi %173, %172 : i64
+                      %180 = arith.addi %178, %179 : i64
+                      %181 = arith.minsi %150#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64, %180, %181, %176) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %160 = arith.cmpi sgt, %150#4, %c0 : index
+                  scf.if %160 {
+                    %162 = arith.muli %151, %c4 : index
+                    %163 = arith.muli %150#4, %c4 : index
+                    %164 = arith.muli %arg10, %163 : index
+                    %165 = arith.subi %162, %c1 : index
+                    %166 = arith.muli %151, %c2 : index
+                    %167 = arith.subi %165, %166 : index
+                    %168 = arith.addi %164, %167 : index
+                    %169 = arith.divsi %168, %162 : index
+                    %170 = arith.addi %168, %163 : index
+                    %171 = arith.divsi %170, %162 : index
+                    scf.for %arg11 = %169 to %171 step %c1 {
+                      %172 = arith.index_cast %arg11 : index to i64
+                      %173 = arith.addi %150#5, %172 : i64
+                      %174 = arith.muli %173, %c16_i64 : i64
+                      %175 = arith.maxsi %174, %150#6 : i64
+                      %176 = arith.addi %174, %c16_i64 : i64
+                      %177 = arith.addi %150#6, %150#7 : i64
+                      %178 = arith.minsi %176, %177 : i64
+                      %179 = arith.subi %178, %175 : i64
+                      %180 = arith.subi %175, %150#6 : i64
+                      %181 = arith.muli %180, %150#8 : i64
+                      %182 = arith.addi %150#9, %181 : i64
+                      %183 = arith.addi %174, %150#10 : i64
+                      %184 = arith.subi %175, %174 : i64
+                      %185 = arith.addi %183, %184 : i64
+                      %186 = arith.minsi %68, %c64_i64 : i64
+                      "instgem.mvin2"(%182, %185, %186, %179) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %161 = arith.cmpi sgt, %150#11, %c0 : index
+                  scf.if %161 {
+                    %162 = arith.muli %151, %c4 : index
+                    %163 = arith.muli %150#11, %c4 : index
+                    %164 = arith.muli %arg10, %163 : index
+                    %165 = arith.subi %162, %c1 : index
+                    %166 = arith.muli %151, %c3 : index
+                    %167 = arith.subi %165, %166 : index
+                    %168 = arith.addi %164, %167 : index
+                    %169 = arith.divsi %168, %162 : index
+                    %170 = arith.addi %168, %163 : index
+                    %171 = arith.divsi %170, %162 : index
+                    scf.for %arg11 = %169 to %171 step %c1 {
+                      %172 = arith.index_cast %arg11 : index to i64
+                      %173 = arith.muli %172, %c16_i64 : i64
+                      %174 = arith.maxsi %173, %c0_i64 : i64
+                      %175 = arith.addi %173, %c16_i64 : i64
+                      %176 = arith.minsi %175, %150#6 : i64
+                      %177 = arith.subi %176, %174 : i64
+                      %178 = arith.addi %173, %150#10 : i64
+                      %179 = arith.subi %174, %173 : i64
+                      %180 = arith.addi %178, %179 : i64
+                      %181 = arith.minsi %68, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64, %180, %181, %177) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %152 = arith.index_cast %arg10 : index to i64
+                %153 = arith.muli %152, %c16_i64 : i64
+                %154 = arith.subi %123, %153 : i64
+                %155 = arith.minsi %154, %c16_i64 : i64
+                %156 = arith.index_cast %136 : i64 to index
+                scf.for %arg11 = %c0 to %156 step %c1 {
+                  %158 = arith.index_cast %arg11 : index to i64
+                  %159 = arith.ori %153, %c3221225472_i64 : i64
+                  %160 = arith.muli %158, %c16_i64 : i64
+                  %161 = arith.addi %160, %153 : i64
+                  %162 = arith.addi %161, %113 : i64
+                  "instgem.preload"(%162, %155, %c16_i64, %159, %155, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %163 = arith.addi %160, %101 : i64
+                  "instgem.compute_preloaded"(%163, %c16_i64, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %164 = arith.index_cast %139 : i64 to index
+                  scf.for %arg12 = %c1 to %164 step %c1 {
+                    %166 = arith.index_cast %arg12 : index to i64
+                    %167 = arith.muli %166, %c16_i64 : i64
+                    %168 = arith.addi %167, %153 : i64
+                    %169 = arith.ori %168, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %169, %155, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %170 = arith.muli %166, %c32_i64 : i64
+                    %171 = arith.addi %170, %160 : i64
+                    %172 = arith.addi %171, %101 : i64
+                    "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %165 = arith.index_cast %124 : i64 to index
+                  scf.for %arg12 = %164 to %165 step %c1 {
+                    %166 = arith.index_cast %arg12 : index to i64
+                    %167 = arith.muli %166, %c16_i64 : i64
+                    %168 = arith.subi %117, %167 : i64
+                    %169 = arith.minsi %168, %c16_i64 : i64
+                    %170 = arith.addi %167, %153 : i64
+                    %171 = arith.ori %170, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %155, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %172 = arith.muli %166, %c32_i64 : i64
+                    %173 = arith.addi %172, %160 : i64
+                    %174 = arith.addi %173, %101 : i64
+                    "instgem.compute_accumulated"(%174, %c16_i64, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %157 = arith.index_cast %127 : i64 to index
+                scf.for %arg11 = %156 to %157 step %c1 {
+                  %158 = arith.index_cast %arg11 : index to i64
+                  %159 = arith.muli %158, %c16_i64 : i64
+                  %160 = arith.subi %119, %159 : i64
+                  %161 = arith.minsi %160, %c16_i64 : i64
+                  %162 = arith.subi %121, %159 : i64
+                  %163 = arith.minsi %162, %c16_i64 : i64
+                  %164 = arith.ori %153, %c3221225472_i64 : i64
+                  %165 = arith.addi %159, %153 : i64
+                  %166 = arith.addi %165, %113 : i64
+                  "instgem.preload"(%166, %155, %163, %164, %155, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %167 = arith.addi %159, %101 : i64
+                  "instgem.compute_preloaded"(%167, %161, %140, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %168 = arith.index_cast %139 : i64 to index
+                  scf.for %arg12 = %c1 to %168 step %c1 {
+                    %170 = arith.index_cast %arg12 : index to i64
+                    %171 = arith.muli %170, %c16_i64 : i64
+                    %172 = arith.addi %171, %153 : i64
+                    %173 = arith.ori %172, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %155, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %174 = arith.muli %170, %c32_i64 : i64
+                    %175 = arith.addi %174, %159 : i64
+                    %176 = arith.addi %175, %101 : i64
+                    "instgem.compute_accumulated"(%176, %161, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %169 = arith.index_cast %124 : i64 to index
+                  scf.for %arg12 = %168 to %169 step %c1 {
+                    %170 = arith.index_cast %arg12 : index to i64
+                    %171 = arith.muli %170, %c16_i64 : i64
+                    %172 = arith.subi %117, %171 : i64
+                    %173 = arith.minsi %172, %c16_i64 : i64
+                    %174 = arith.addi %171, %153 : i64
+                    %175 = arith.ori %174, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %155, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %176 = arith.muli %170, %c32_i64 : i64
+                    %177 = arith.addi %176, %159 : i64
+                    %178 = arith.addi %177, %101 : i64
+                    "instgem.compute_accumulated"(%178, %161, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+            }
+            scf.if %142 {
+              %152 = arith.muli %151, %c4 : index
+              %153 = arith.muli %143, %c4 : index
+              %154 = arith.muli %133, %153 : index
+              %155 = arith.subi %152, %c1 : index
+              %156 = arith.addi %154, %155 : index
+              %157 = arith.divsi %156, %152 : index
+              scf.for %arg10 = %157 to %143 step %c1 {
+                %175 = arith.index_cast %arg10 : index to i64
+                %176 = arith.addi %76, %175 : i64
+                %177 = arith.muli %176, %c16_i64 : i64
+                %178 = arith.maxsi %177, %66 : i64
+                %179 = arith.addi %177, %c16_i64 : i64
+                %180 = arith.minsi %179, %77 : i64
+                %181 = arith.subi %180, %178 : i64
+                %182 = arith.subi %178, %66 : i64
+                %183 = arith.muli %182, %150#0 : i64
+                %184 = arith.addi %150#1, %183 : i64
+                %185 = arith.muli %176, %c32_i64 : i64
+                %186 = arith.addi %185, %150#2 : i64
+                %187 = arith.subi %178, %177 : i64
+                %188 = arith.addi %186, %187 : i64
+                %189 = arith.minsi %150#3, %c64_i64 : i64
+                "instgem.mvin"(%184, %188, %189, %181) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %158 = arith.muli %149, %c4 : index
+              %159 = arith.muli %133, %158 : index
+              %160 = arith.subi %155, %151 : index
+              %161 = arith.addi %159, %160 : index
+              %162 = arith.divsi %161, %152 : index
+              scf.for %arg10 = %162 to %149 step %c1 {
+                %175 = arith.index_cast %arg10 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.maxsi %176, %c0_i64 : i64
+                %178 = arith.addi %176, %c16_i64 : i64
+                %179 = arith.minsi %178, %66 : i64
+                %180 = arith.subi %179, %177 : i64
+                %181 = arith.muli %175, %c32_i64 : i64
+                %182 = arith.addi %181, %150#2 : i64
+                %183 = arith.subi %177, %176 : i64
+                %184 = arith.addi %182, %183 : i64
+                %185 = arith.minsi %150#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %184, %185, %180) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %163 = arith.muli %150#4, %c4 : index
+              %164 = arith.muli %133, %163 : index
+              %165 = arith.muli %151, %c2 : index
+              %166 = arith.subi %155, %165 : index
+              %167 = arith.addi %164, %166 : index
+              %168 = arith.divsi %167, %152 : index
+              scf.for %arg10 = %168 to %150#4 step %c1 {
+                %175 = arith.index_cast %arg10 : index to i64
+                %176 = arith.addi %150#5, %175 : i64
+                %177 = arith.muli %176, %c16_i64 : i64
+                %178 = arith.maxsi %177, %150#6 : i64
+                %179 = arith.addi %177, %c16_i64 : i64
+                %180 = arith.addi %150#6, %150#7 : i64
+                %181 = arith.minsi %179, %180 : i64
+                %182 = arith.subi %181, %178 : i64
+                %183 = arith.subi %178, %150#6 : i64
+                %184 = arith.muli %183, %150#8 : i64
+                %185 = arith.addi %150#9, %184 : i64
+                %186 = arith.addi %177, %150#10 : i64
+                %187 = arith.subi %178, %177 : i64
+                %188 = arith.addi %186, %187 : i64
+                %189 = arith.minsi %68, %c64_i64 : i64
+                "instgem.mvin2"(%185, %188, %189, %182) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %169 = arith.muli %150#11, %c4 : index
+              %170 = arith.muli %133, %169 : index
+              %171 = arith.muli %151, %c3 : index
+              %172 = arith.subi %155, %171 : index
+              %173 = arith.addi %170, %172 : index
+              %174 = arith.divsi %173, %152 : index
+              scf.for %arg10 = %174 to %150#11 step %c1 {
+                %175 = arith.index_cast %arg10 : index to i64
+                %176 = arith.muli %175, %c16_i64 : i64
+                %177 = arith.maxsi %176, %c0_i64 : i64
+                %178 = arith.addi %176, %c16_i64 : i64
+                %179 = arith.minsi %178, %150#6 : i64
+                %180 = arith.subi %179, %177 : i64
+                %181 = arith.addi %176, %150#10 : i64
+                %182 = arith.subi %177, %176 : i64
+                %183 = arith.addi %181, %182 : i64
+                %184 = arith.minsi %68, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %183, %184, %180) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %91, %105 : index, index
           }
-          scf.yield %88, %102 : index, index
         }
-      }
-      scf.if %62 {
-        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %71, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        %85 = arith.muli %81, %82 : i64
-        %86 = arith.index_cast %85 : i64 to index
-        scf.for %arg7 = %c0 to %86 step %c1 {
-          %87 = arith.index_cast %arg7 : index to i64
-          %88 = arith.remsi %87, %81 : i64
-          %89 = arith.divsi %87, %81 : i64
-          %90 = arith.addi %73, %88 : i64
-          %91 = arith.muli %90, %c16_i64 : i64
-          %92 = arith.maxsi %91, %63 : i64
-          %93 = arith.addi %91, %c16_i64 : i64
-          %94 = arith.minsi %93, %74 : i64
-          %95 = arith.subi %94, %92 : i64
-          %96 = arith.subi %92, %63 : i64
-          %97 = arith.muli %96, %71 : i64
-          %98 = arith.addi %69, %97 : i64
-          %99 = arith.muli %89, %c64_i64 : i64
-          %100 = arith.addi %98, %99 : i64
-          %101 = arith.muli %89, %c16_i64 : i64
-          %102 = arith.addi %91, %101 : i64
-          %103 = arith.ori %102, %c2684354560_i64 : i64
-          %104 = arith.subi %92, %91 : i64
-          %105 = arith.addi %103, %104 : i64
-          %106 = arith.subi %65, %101 : i64
-          %107 = arith.minsi %106, %c16_i64 : i64
-          "instgem.mvout"(%100, %105, %107, %95) : (i64, i64, i64, i64) -> ()
+        scf.if %65 {
+          "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %74, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          %88 = arith.muli %84, %85 : i64
+          %89 = arith.index_cast %88 : i64 to index
+          scf.for %arg7 = %c0 to %89 step %c1 {
+            %90 = arith.index_cast %arg7 : index to i64
+            %91 = arith.remsi %90, %84 : i64
+            %92 = arith.divsi %90, %84 : i64
+            %93 = arith.addi %76, %91 : i64
+            %94 = arith.muli %93, %c16_i64 : i64
+            %95 = arith.maxsi %94, %66 : i64
+            %96 = arith.addi %94, %c16_i64 : i64
+            %97 = arith.minsi %96, %77 : i64
+            %98 = arith.subi %97, %95 : i64
+            %99 = arith.subi %95, %66 : i64
+            %100 = arith.muli %99, %74 : i64
+            %101 = arith.addi %72, %100 : i64
+            %102 = arith.muli %92, %c64_i64 : i64
+            %103 = arith.addi %101, %102 : i64
+            %104 = arith.muli %92, %c16_i64 : i64
+            %105 = arith.addi %94, %104 : i64
+            %106 = arith.ori %105, %c2684354560_i64 : i64
+            %107 = arith.subi %95, %94 : i64
+            %108 = arith.addi %106, %107 : i64
+            %109 = arith.subi %68, %104 : i64
+            %110 = arith.minsi %109, %c16_i64 : i64
+            "instgem.mvout"(%103, %108, %110, %98) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     }

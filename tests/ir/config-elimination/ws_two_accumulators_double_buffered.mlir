@@ -31,6 +31,33 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -349,559 +376,833 @@ module {
         "instgem.mvout"(%77, %83, %85, %73) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.ori %94, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.addi %94, %c32_i64 : i64
-        %96 = arith.ori %95, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %93 = arith.maxsi %13, %c0 : index
-        %94 = arith.minsi %93, %arg5 : index
-        %95 = arith.maxsi %9, %c0 : index
-        %96 = arith.minsi %95, %c32 : index
-        %97 = arith.subi %94, %8 : index
-        %98 = arith.maxsi %arg9, %c0 : index
-        %99 = arith.minsi %98, %arg7 : index
-        %100 = arith.addi %arg9, %c32 : index
-        %101 = arith.maxsi %100, %c0 : index
-        %102 = arith.minsi %101, %arg7 : index
-        %103 = arith.subi %99, %arg9 : index
-        %104 = arith.maxsi %103, %c0 : index
-        %105 = arith.minsi %104, %c32 : index
-        %106 = arith.subi %102, %99 : index
-        %107 = arith.cmpi sgt, %105, %c0 : index
-        scf.if %107 {
-          func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
+      %53 = arith.andi %45, %30 : i1
+      %54 = arith.andi %53, %26 : i1
+      %55 = arith.andi %54, %27 : i1
+      %56 = arith.andi %55, %30 : i1
+      scf.if %56 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %70 = arith.index_cast %arg8 : index to i64
+          %71 = arith.muli %70, %c16_i64 : i64
+          %72 = arith.ori %71, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %72, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %70 = arith.index_cast %arg8 : index to i64
+          %71 = arith.muli %70, %c16_i64 : i64
+          %72 = arith.addi %71, %c32_i64 : i64
+          %73 = arith.ori %72, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %73, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %57:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %70 = arith.addi %arg9, %c32 : index
+          %71 = arith.minsi %70, %arg7 : index
+          %72 = arith.subi %71, %arg9 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.remsi %73, %c2_i64 : i64
+          %75 = arith.muli %74, %c64_i64 : i64
+          %76 = arith.index_cast %72 : index to i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %77 = arith.index_cast %intptr_17 : index to i64
+          %78 = arith.index_cast %offset_14 : index to i64
+          %79 = arith.addi %77, %78 : i64
+          %80 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %132 = arith.index_cast %arg12 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %c0_i64 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %c32_i64 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.muli %134, %80 : i64
+            %139 = arith.addi %79, %138 : i64
+            %140 = arith.muli %132, %c32_i64 : i64
+            %141 = arith.addi %140, %75 : i64
+            %142 = arith.subi %134, %133 : i64
+            %143 = arith.addi %141, %142 : i64
+            %144 = arith.minsi %76, %c64_i64 : i64
+            "instgem.mvin"(%139, %143, %144, %137) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %81 = arith.addi %arg10, %c32 : index
+          %82 = arith.minsi %81, %arg7 : index
+          %83 = arith.subi %82, %arg10 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [%83, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %84 = arith.muli %74, %c32_i64 : i64
+          %85 = arith.addi %84, %c128_i64 : i64
+          %86 = arith.index_cast %83 : index to i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %87 = arith.index_cast %intptr_24 : index to i64
+          %88 = arith.index_cast %offset_21 : index to i64
+          %89 = arith.addi %87, %88 : i64
+          %90 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %90) : (i64, i64, i64, i64, i64, i64) -> ()
+          %91 = arith.maxsi %86, %c0_i64 : i64
+          %92 = arith.addi %91, %c15_i64 : i64
+          %93 = arith.divui %92, %c16_i64 : i64
+          %94 = arith.cmpi sgt, %86, %c0_i64 : i64
+          %95 = arith.extui %94 : i1 to i64
+          %96 = arith.muli %93, %95 : i64
+          %97 = arith.index_cast %96 : i64 to index
+          scf.for %arg12 = %c0 to %97 step %c1 {
+            %132 = arith.index_cast %arg12 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %c0_i64 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %86 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.muli %134, %90 : i64
+            %139 = arith.addi %89, %138 : i64
+            %140 = arith.addi %133, %85 : i64
+            %141 = arith.subi %134, %133 : i64
+            %142 = arith.addi %140, %141 : i64
+            "instgem.mvin"(%139, %142, %c16_i64, %137) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %98 = arith.maxsi %76, %c0_i64 : i64
+          %99 = arith.minsi %98, %c32_i64 : i64
+          %100 = arith.minsi %91, %c32_i64 : i64
+          %101 = arith.minsi %99, %100 : i64
+          %102 = arith.ceildivsi %101, %c16_i64 : i64
+          %103 = arith.divsi %101, %c16_i64 : i64
+          %104 = arith.minsi %102, %103 : i64
+          %105 = arith.maxsi %104, %c0_i64 : i64
+          %106 = arith.index_cast %105 : i64 to index
+          scf.for %arg12 = %c0 to %106 step %c1 {
+            %132 = arith.index_cast %arg12 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.addi %133, %85 : i64
+            "instgem.preload"(%134, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.addi %133, %75 : i64
+            "instgem.compute_preloaded"(%135, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %136 = arith.addi %133, %c32_i64 : i64
+            %137 = arith.addi %136, %75 : i64
+            "instgem.compute_accumulated"(%137, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %107 = arith.index_cast %102 : i64 to index
+          scf.for %arg12 = %106 to %107 step %c1 {
+            %132 = arith.index_cast %arg12 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.subi %99, %133 : i64
+            %135 = arith.minsi %134, %c16_i64 : i64
+            %136 = arith.subi %100, %133 : i64
+            %137 = arith.minsi %136, %c16_i64 : i64
+            %138 = arith.addi %133, %85 : i64
+            "instgem.preload"(%138, %c16_i64, %137, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %139 = arith.addi %133, %75 : i64
+            "instgem.compute_preloaded"(%139, %135, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %140 = arith.addi %133, %c32_i64 : i64
+            %141 = arith.addi %140, %75 : i64
+            "instgem.compute_accumulated"(%141, %135, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %108 = arith.addi %arg11, %c32 : index
+          %109 = arith.minsi %108, %arg7 : index
+          %110 = arith.subi %109, %arg11 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [%110, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %111 = arith.addi %84, %c192_i64 : i64
+          %112 = arith.index_cast %110 : index to i64
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %113 = arith.index_cast %intptr_31 : index to i64
+          %114 = arith.index_cast %offset_28 : index to i64
+          %115 = arith.addi %113, %114 : i64
+          %116 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %116) : (i64, i64, i64, i64, i64, i64) -> ()
+          %117 = arith.maxsi %112, %c0_i64 : i64
+          %118 = arith.addi %117, %c15_i64 : i64
+          %119 = arith.divui %118, %c16_i64 : i64
+          %120 = arith.cmpi sgt, %112, %c0_i64 : i64
+          %121 = arith.extui %120 : i1 to i64
+          %122 = arith.muli %119, %121 : i64
+          %123 = arith.index_cast %122 : i64 to index
+          scf.for %arg12 = %c0 to %123 step %c1 {
+            %132 = arith.index_cast %arg12 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %c0_i64 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %112 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.muli %134, %116 : i64
+            %139 = arith.addi %115, %138 : i64
+            %140 = arith.addi %133, %111 : i64
+            %141 = arith.subi %134, %133 : i64
+            %142 = arith.addi %140, %141 : i64
+            "instgem.mvin"(%139, %142, %c16_i64, %137) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %124 = arith.minsi %117, %c32_i64 : i64
+          %125 = arith.minsi %99, %124 : i64
+          %126 = arith.ceildivsi %125, %c16_i64 : i64
+          %127 = arith.divsi %125, %c16_i64 : i64
+          %128 = arith.minsi %126, %127 : i64
+          %129 = arith.maxsi %128, %c0_i64 : i64
+          %130 = arith.index_cast %129 : i64 to index
+          scf.for %arg12 = %c0 to %130 step %c1 {
+            %132 = arith.index_cast %arg12 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.addi %133, %111 : i64
+            "instgem.preload"(%134, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.addi %133, %75 : i64
+            "instgem.compute_preloaded"(%135, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %136 = arith.addi %133, %c32_i64 : i64
+            %137 = arith.addi %136, %75 : i64
+            "instgem.compute_accumulated"(%137, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %131 = arith.index_cast %126 : i64 to index
+          scf.for %arg12 = %130 to %131 step %c1 {
+            %132 = arith.index_cast %arg12 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.subi %99, %133 : i64
+            %135 = arith.minsi %134, %c16_i64 : i64
+            %136 = arith.subi %124, %133 : i64
+            %137 = arith.minsi %136, %c16_i64 : i64
+            %138 = arith.addi %133, %111 : i64
+            "instgem.preload"(%138, %c16_i64, %137, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %139 = arith.addi %133, %75 : i64
+            "instgem.compute_preloaded"(%139, %135, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %140 = arith.addi %133, %c32_i64 : i64
+            %141 = arith.addi %140, %75 : i64
+            "instgem.compute_accumulated"(%141, %135, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %70, %81, %108 : index, index, index
         }
-        %subview_10 = memref.subview %reinterpret_cast[%8, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %108 = arith.index_cast %arg8 : index to i64
-        %109 = arith.remsi %108, %c2_i64 : i64
-        %110 = arith.muli %109, %c64_i64 : i64
-        %111 = arith.index_cast %96 : index to i64
-        %112 = arith.index_cast %97 : index to i64
-        %113 = arith.index_cast %106 : index to i64
-        %114 = arith.addi %111, %112 : i64
-        %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %115 = arith.index_cast %intptr_15 : index to i64
-        %116 = arith.index_cast %offset_12 : index to i64
-        %117 = arith.addi %115, %116 : i64
-        %118 = arith.index_cast %strides_14#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
-        %119 = arith.maxsi %111, %c0_i64 : i64
-        %120 = arith.divui %119, %c16_i64 : i64
-        %121 = arith.maxsi %114, %c0_i64 : i64
-        %122 = arith.addi %121, %c15_i64 : i64
-        %123 = arith.divui %122, %c16_i64 : i64
-        %124 = arith.subi %123, %120 : i64
-        %125 = arith.cmpi sgt, %112, %c0_i64 : i64
-        %126 = arith.extui %125 : i1 to i64
-        %127 = arith.muli %124, %126 : i64
-        %128 = arith.index_cast %127 : i64 to index
-        scf.for %arg12 = %c0 to %128 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.addi %120, %235 : i64
-          %237 = arith.muli %236, %c16_i64 : i64
-          %238 = arith.maxsi %237, %111 : i64
-          %239 = arith.addi %237, %c16_i64 : i64
-          %240 = arith.minsi %239, %114 : i64
-          %241 = arith.subi %240, %238 : i64
-          %242 = arith.subi %238, %111 : i64
-          %243 = arith.muli %242, %118 : i64
-          %244 = arith.addi %117, %243 : i64
-          %245 = arith.muli %236, %c32_i64 : i64
-          %246 = arith.addi %245, %110 : i64
-          %247 = arith.subi %238, %237 : i64
-          %248 = arith.addi %246, %247 : i64
-          %249 = arith.minsi %113, %c64_i64 : i64
-          "instgem.mvin"(%244, %248, %249, %241) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %129 = arith.addi %119, %c15_i64 : i64
-        %130 = arith.divui %129, %c16_i64 : i64
-        %131 = arith.cmpi sgt, %111, %c0_i64 : i64
-        %132 = arith.extui %131 : i1 to i64
-        %133 = arith.muli %130, %132 : i64
-        %134 = arith.index_cast %133 : i64 to index
-        scf.for %arg12 = %c0 to %134 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.maxsi %236, %c0_i64 : i64
-          %238 = arith.addi %236, %c16_i64 : i64
-          %239 = arith.minsi %238, %111 : i64
-          %240 = arith.subi %239, %237 : i64
-          %241 = arith.muli %235, %c32_i64 : i64
-          %242 = arith.addi %241, %110 : i64
-          %243 = arith.subi %237, %236 : i64
-          %244 = arith.addi %242, %243 : i64
-          %245 = arith.minsi %113, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %244, %245, %240) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %135 = arith.maxsi %arg10, %c0 : index
-        %136 = arith.minsi %135, %arg7 : index
-        %137 = arith.addi %arg10, %c32 : index
-        %138 = arith.maxsi %137, %c0 : index
-        %139 = arith.minsi %138, %arg7 : index
-        %140 = arith.subi %136, %arg10 : index
-        %141 = arith.maxsi %140, %c0 : index
-        %142 = arith.minsi %141, %c32 : index
-        %143 = arith.subi %139, %136 : index
-        %144 = arith.maxsi %14, %c0 : index
-        %145 = arith.minsi %144, %arg6 : index
-        %146 = arith.maxsi %12, %c0 : index
-        %147 = arith.minsi %146, %c16 : index
-        %148 = arith.subi %145, %11 : index
-        %149 = arith.cmpi sgt, %147, %c0 : index
-        scf.if %149 {
-          func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %58 = arith.index_cast %intptr : index to i64
+        %59 = arith.index_cast %offset : index to i64
+        %60 = arith.muli %59, %c4_i64 : i64
+        %61 = arith.addi %58, %60 : i64
+        %62 = arith.index_cast %strides#0 : index to i64
+        %63 = arith.muli %62, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %63, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %70 = arith.index_cast %arg8 : index to i64
+          %71 = arith.remsi %70, %c2_i64 : i64
+          %72 = arith.divsi %70, %c2_i64 : i64
+          %73 = arith.muli %71, %c16_i64 : i64
+          %74 = arith.maxsi %73, %c0_i64 : i64
+          %75 = arith.addi %73, %c16_i64 : i64
+          %76 = arith.minsi %75, %c32_i64 : i64
+          %77 = arith.subi %76, %74 : i64
+          %78 = arith.muli %74, %63 : i64
+          %79 = arith.addi %61, %78 : i64
+          %80 = arith.muli %72, %c64_i64 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.muli %72, %c16_i64 : i64
+          %83 = arith.addi %73, %82 : i64
+          %84 = arith.ori %83, %c2684354560_i64 : i64
+          %85 = arith.subi %74, %73 : i64
+          %86 = arith.addi %84, %85 : i64
+          %87 = arith.subi %c16_i64, %82 : i64
+          %88 = arith.minsi %87, %c16_i64 : i64
+          "instgem.mvout"(%81, %86, %88, %77) : (i64, i64, i64, i64) -> ()
         }
-        %subview_16 = memref.subview %reinterpret_cast_0[%136, %11] [%143, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %150 = arith.muli %109, %c32_i64 : i64
-        %151 = arith.addi %150, %c128_i64 : i64
-        %152 = arith.index_cast %142 : index to i64
-        %153 = arith.index_cast %143 : index to i64
-        %154 = arith.index_cast %148 : index to i64
-        %155 = arith.addi %152, %153 : i64
-        %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %156 = arith.index_cast %intptr_21 : index to i64
-        %157 = arith.index_cast %offset_18 : index to i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.index_cast %strides_20#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %159) : (i64, i64, i64, i64, i64, i64) -> ()
-        %160 = arith.maxsi %152, %c0_i64 : i64
-        %161 = arith.divui %160, %c16_i64 : i64
-        %162 = arith.maxsi %155, %c0_i64 : i64
-        %163 = arith.addi %162, %c15_i64 : i64
-        %164 = arith.divui %163, %c16_i64 : i64
-        %165 = arith.subi %164, %161 : i64
-        %166 = arith.cmpi sgt, %153, %c0_i64 : i64
-        %167 = arith.extui %166 : i1 to i64
-        %168 = arith.muli %165, %167 : i64
-        %169 = arith.index_cast %168 : i64 to index
-        scf.for %arg12 = %c0 to %169 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.addi %161, %235 : i64
-          %237 = arith.muli %236, %c16_i64 : i64
-          %238 = arith.maxsi %237, %152 : i64
-          %239 = arith.addi %237, %c16_i64 : i64
-          %240 = arith.minsi %239, %155 : i64
-          %241 = arith.subi %240, %238 : i64
-          %242 = arith.subi %238, %152 : i64
-          %243 = arith.muli %242, %159 : i64
-          %244 = arith.addi %158, %243 : i64
-          %245 = arith.addi %237, %151 : i64
-          %246 = arith.subi %238, %237 : i64
-          %247 = arith.addi %245, %246 : i64
-          %248 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%244, %247, %248, %241) : (i64, i64, i64, i64) -> ()
+        %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %64 = arith.index_cast %intptr_10 : index to i64
+        %65 = arith.index_cast %offset_7 : index to i64
+        %66 = arith.muli %65, %c4_i64 : i64
+        %67 = arith.addi %64, %66 : i64
+        %68 = arith.index_cast %strides_9#0 : index to i64
+        %69 = arith.muli %68, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %69, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %70 = arith.index_cast %arg8 : index to i64
+          %71 = arith.remsi %70, %c2_i64 : i64
+          %72 = arith.divsi %70, %c2_i64 : i64
+          %73 = arith.muli %71, %c16_i64 : i64
+          %74 = arith.maxsi %73, %c0_i64 : i64
+          %75 = arith.addi %73, %c16_i64 : i64
+          %76 = arith.minsi %75, %c32_i64 : i64
+          %77 = arith.subi %76, %74 : i64
+          %78 = arith.muli %74, %69 : i64
+          %79 = arith.addi %67, %78 : i64
+          %80 = arith.muli %72, %c64_i64 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.muli %72, %c16_i64 : i64
+          %83 = arith.addi %73, %82 : i64
+          %84 = arith.addi %83, %c32_i64 : i64
+          %85 = arith.ori %84, %c2684354560_i64 : i64
+          %86 = arith.subi %74, %73 : i64
+          %87 = arith.addi %85, %86 : i64
+          %88 = arith.subi %c16_i64, %82 : i64
+          %89 = arith.minsi %88, %c16_i64 : i64
+          "instgem.mvout"(%81, %87, %89, %77) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %97 = arith.index_cast %arg8 : index to i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.ori %98, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %99, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %170 = arith.addi %160, %c15_i64 : i64
-        %171 = arith.divui %170, %c16_i64 : i64
-        %172 = arith.cmpi sgt, %152, %c0_i64 : i64
-        %173 = arith.extui %172 : i1 to i64
-        %174 = arith.muli %171, %173 : i64
-        %175 = arith.index_cast %174 : i64 to index
-        scf.for %arg12 = %c0 to %175 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.maxsi %236, %c0_i64 : i64
-          %238 = arith.addi %236, %c16_i64 : i64
-          %239 = arith.minsi %238, %152 : i64
-          %240 = arith.subi %239, %237 : i64
-          %241 = arith.addi %236, %151 : i64
-          %242 = arith.subi %237, %236 : i64
-          %243 = arith.addi %241, %242 : i64
-          %244 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %243, %244, %240) : (i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %97 = arith.index_cast %arg8 : index to i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.addi %98, %c32_i64 : i64
+          %100 = arith.ori %99, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %100, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %176 = arith.minsi %121, %c32_i64 : i64
-        %177 = arith.maxsi %113, %c0_i64 : i64
-        %178 = arith.minsi %177, %c32_i64 : i64
-        %179 = arith.minsi %162, %c32_i64 : i64
-        %180 = arith.maxsi %154, %c0_i64 : i64
-        %181 = arith.minsi %180, %c16_i64 : i64
-        %182 = arith.ceildivsi %176, %c16_i64 : i64
-        %183 = arith.ceildivsi %181, %c16_i64 : i64
-        %184 = arith.minsi %178, %179 : i64
-        %185 = arith.ceildivsi %184, %c16_i64 : i64
-        %186 = arith.cmpi sgt, %182, %c0_i64 : i64
-        %187 = arith.select %186, %183, %c0_i64 : i64
-        %188 = arith.index_cast %187 : i64 to index
-        %189 = arith.divsi %184, %c16_i64 : i64
-        %190 = arith.minsi %185, %189 : i64
-        %191 = arith.maxsi %190, %c0_i64 : i64
-        %192 = arith.divsi %176, %c16_i64 : i64
-        %193 = arith.minsi %182, %192 : i64
-        %194 = arith.maxsi %193, %c1_i64 : i64
-        %195 = arith.minsi %176, %c16_i64 : i64
-        scf.for %arg12 = %c0 to %188 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.subi %181, %236 : i64
-          %238 = arith.minsi %237, %c16_i64 : i64
-          %239 = arith.index_cast %191 : i64 to index
-          scf.for %arg13 = %c0 to %239 step %c1 {
-            %241 = arith.index_cast %arg13 : index to i64
-            %242 = arith.ori %236, %c3221225472_i64 : i64
-            %243 = arith.muli %241, %c16_i64 : i64
-            %244 = arith.addi %243, %236 : i64
-            %245 = arith.addi %244, %151 : i64
-            "instgem.preload"(%245, %238, %c16_i64, %242, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %246 = arith.addi %243, %110 : i64
-            "instgem.compute_preloaded"(%246, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %247 = arith.index_cast %194 : i64 to index
-            scf.for %arg14 = %c1 to %247 step %c1 {
-              %249 = arith.index_cast %arg14 : index to i64
-              %250 = arith.muli %249, %c16_i64 : i64
-              %251 = arith.addi %250, %236 : i64
+        %57:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %97 = arith.maxsi %13, %c0 : index
+          %98 = arith.minsi %97, %arg5 : index
+          %99 = arith.maxsi %9, %c0 : index
+          %100 = arith.minsi %99, %c32 : index
+          %101 = arith.subi %98, %8 : index
+          %102 = arith.maxsi %arg9, %c0 : index
+          %103 = arith.minsi %102, %arg7 : index
+          %104 = arith.addi %arg9, %c32 : index
+          %105 = arith.maxsi %104, %c0 : index
+          %106 = arith.minsi %105, %arg7 : index
+          %107 = arith.subi %103, %arg9 : index
+          %108 = arith.maxsi %107, %c0 : index
+          %109 = arith.minsi %108, %c32 : index
+          %110 = arith.subi %106, %103 : index
+          %111 = arith.cmpi sgt, %109, %c0 : index
+          scf.if %111 {
+            func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_10 = memref.subview %reinterpret_cast[%8, %103] [%101, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %112 = arith.index_cast %arg8 : index to i64
+          %113 = arith.remsi %112, %c2_i64 : i64
+          %114 = arith.muli %113, %c64_i64 : i64
+          %115 = arith.index_cast %100 : index to i64
+          %116 = arith.index_cast %101 : index to i64
+          %117 = arith.index_cast %110 : index to i64
+          %118 = arith.addi %115, %116 : i64
+          %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %119 = arith.index_cast %intptr_15 : index to i64
+          %120 = arith.index_cast %offset_12 : index to i64
+          %121 = arith.addi %119, %120 : i64
+          %122 = arith.index_cast %strides_14#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
+          %123 = arith.maxsi %115, %c0_i64 : i64
+          %124 = arith.divui %123, %c16_i64 : i64
+          %125 = arith.maxsi %118, %c0_i64 : i64
+          %126 = arith.addi %125, %c15_i64 : i64
+          %127 = arith.divui %126, %c16_i64 : i64
+          %128 = arith.subi %127, %124 : i64
+          %129 = arith.cmpi sgt, %116, %c0_i64 : i64
+          %130 = arith.extui %129 : i1 to i64
+          %131 = arith.muli %128, %130 : i64
+          %132 = arith.index_cast %131 : i64 to index
+          scf.for %arg12 = %c0 to %132 step %c1 {
+            %239 = arith.index_cast %arg12 : index to i64
+            %240 = arith.addi %124, %239 : i64
+            %241 = arith.muli %240, %c16_i64 : i64
+            %242 = arith.maxsi %241, %115 : i64
+            %243 = arith.addi %241, %c16_i64 : i64
+            %244 = arith.minsi %243, %118 : i64
+            %245 = arith.subi %244, %242 : i64
+            %246 = arith.subi %242, %115 : i64
+            %247 = arith.muli %246, %122 : i64
+            %248 = arith.addi %121, %247 : i64
+            %249 = arith.muli %240, %c32_i64 : i64
+            %250 = arith.addi %249, %114 : i64
+            %251 = arith.subi %242, %241 : i64
+            %252 = arith.addi %250, %251 : i64
+            %253 = arith.minsi %117, %c64_i64 : i64
+            "instgem.mvin"(%248, %252, %253, %245) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %133 = arith.addi %123, %c15_i64 : i64
+          %134 = arith.divui %133, %c16_i64 : i64
+          %135 = arith.cmpi sgt, %115, %c0_i64 : i64
+          %136 = arith.extui %135 : i1 to i64
+          %137 = arith.muli %134, %136 : i64
+          %138 = arith.index_cast %137 : i64 to index
+          scf.for %arg12 = %c0 to %138 step %c1 {
+            %239 = arith.index_cast %arg12 : index to i64
+            %240 = arith.muli %239, %c16_i64 : i64
+            %241 = arith.maxsi %240, %c0_i64 : i64
+            %242 = arith.addi %240, %c16_i64 : i64
+            %243 = arith.minsi %242, %115 : i64
+            %244 = arith.subi %243, %241 : i64
+            %245 = arith.muli %239, %c32_i64 : i64
+            %246 = arith.addi %245, %114 : i64
+            %247 = arith.subi %241, %240 : i64
+            %248 = arith.addi %246, %247 : i64
+            %249 = arith.minsi %117, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %248, %249, %244) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %139 = arith.maxsi %arg10, %c0 : index
+          %140 = arith.minsi %139, %arg7 : index
+          %141 = arith.addi %arg10, %c32 : index
+          %142 = arith.maxsi %141, %c0 : index
+          %143 = arith.minsi %142, %arg7 : index
+          %144 = arith.subi %140, %arg10 : index
+          %145 = arith.maxsi %144, %c0 : index
+          %146 = arith.minsi %145, %c32 : index
+          %147 = arith.subi %143, %140 : index
+          %148 = arith.maxsi %14, %c0 : index
+          %149 = arith.minsi %148, %arg6 : index
+          %150 = arith.maxsi %12, %c0 : index
+          %151 = arith.minsi %150, %c16 : index
+          %152 = arith.subi %149, %11 : index
+          %153 = arith.cmpi sgt, %151, %c0 : index
+          scf.if %153 {
+            func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+          }
+          %subview_16 = memref.subview %reinterpret_cast_0[%140, %11] [%147, %152] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %154 = arith.muli %113, %c32_i64 : i64
+          %155 = arith.addi %154, %c128_i64 : i64
+          %156 = arith.index_cast %146 : index to i64
+          %157 = arith.index_cast %147 : index to i64
+          %158 = arith.index_cast %152 : index to i64
+          %159 = arith.addi %156, %157 : i64
+          %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %160 = arith.index_cast %intptr_21 : index to i64
+          %161 = arith.index_cast %offset_18 : index to i64
+          %162 = arith.addi %160, %161 : i64
+          %163 = arith.index_cast %strides_20#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %163) : (i64, i64, i64, i64, i64, i64) -> ()
+          %164 = arith.maxsi %156, %c0_i64 : i64
+          %165 = arith.divui %164, %c16_i64 : i64
+          %166 = arith.maxsi %159, %c0_i64 : i64
+          %167 = arith.addi %166, %c15_i64 : i64
+          %168 = arith.divui %167, %c16_i64 : i64
+          %169 = arith.subi %168, %165 : i64
+          %170 = arith.cmpi sgt, %157, %c0_i64 : i64
+          %171 = arith.extui %170 : i1 to i64
+          %172 = arith.muli %169, %171 : i64
+          %173 = arith.index_cast %172 : i64 to index
+          scf.for %arg12 = %c0 to %173 step %c1 {
+            %239 = arith.index_cast %arg12 : index to i64
+            %240 = arith.addi %165, %239 : i64
+            %241 = arith.muli %240, %c16_i64 : i64
+            %242 = arith.maxsi %241, %156 : i64
+            %243 = arith.addi %241, %c16_i64 : i64
+            %244 = arith.minsi %243, %159 : i64
+            %245 = arith.subi %244, %242 : i64
+            %246 = arith.subi %242, %156 : i64
+            %247 = arith.muli %246, %163 : i64
+            %248 = arith.addi %162, %247 : i64
+            %249 = arith.addi %241, %155 : i64
+            %250 = arith.subi %242, %241 : i64
+            %251 = arith.addi %249, %250 : i64
+            %252 = arith.minsi %158, %c64_i64 : i64
+            "instgem.mvin"(%248, %251, %252, %245) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %174 = arith.addi %164, %c15_i64 : i64
+          %175 = arith.divui %174, %c16_i64 : i64
+          %176 = arith.cmpi sgt, %156, %c0_i64 : i64
+          %177 = arith.extui %176 : i1 to i64
+          %178 = arith.muli %175, %177 : i64
+          %179 = arith.index_cast %178 : i64 to index
+          scf.for %arg12 = %c0 to %179 step %c1 {
+            %239 = arith.index_cast %arg12 : index to i64
+            %240 = arith.muli %239, %c16_i64 : i64
+            %241 = arith.maxsi %240, %c0_i64 : i64
+            %242 = arith.addi %240, %c16_i64 : i64
+            %243 = arith.minsi %242, %156 : i64
+            %244 = arith.subi %243, %241 : i64
+            %245 = arith.addi %240, %155 : i64
+            %246 = arith.subi %241, %240 : i64
+            %247 = arith.addi %245, %246 : i64
+            %248 = arith.minsi %158, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %247, %248, %244) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %180 = arith.minsi %125, %c32_i64 : i64
+          %181 = arith.maxsi %117, %c0_i64 : i64
+          %182 = arith.minsi %181, %c32_i64 : i64
+          %183 = arith.minsi %166, %c32_i64 : i64
+          %184 = arith.maxsi %158, %c0_i64 : i64
+          %185 = arith.minsi %184, %c16_i64 : i64
+          %186 = arith.ceildivsi %180, %c16_i64 : i64
+          %187 = arith.ceildivsi %185, %c16_i64 : i64
+          %188 = arith.minsi %182, %183 : i64
+          %189 = arith.ceildivsi %188, %c16_i64 : i64
+          %190 = arith.cmpi sgt, %186, %c0_i64 : i64
+          %191 = arith.select %190, %187, %c0_i64 : i64
+          %192 = arith.index_cast %191 : i64 to index
+          %193 = arith.divsi %188, %c16_i64 : i64
+          %194 = arith.minsi %189, %193 : i64
+          %195 = arith.maxsi %194, %c0_i64 : i64
+          %196 = arith.divsi %180, %c16_i64 : i64
+          %197 = arith.minsi %186, %196 : i64
+          %198 = arith.maxsi %197, %c1_i64 : i64
+          %199 = arith.minsi %180, %c16_i64 : i64
+          scf.for %arg12 = %c0 to %192 step %c1 {
+            %239 = arith.index_cast %arg12 : index to i64
+            %240 = arith.muli %239, %c16_i64 : i64
+            %241 = arith.subi %185, %240 : i64
+            %242 = arith.minsi %241, %c16_i64 : i64
+            %243 = arith.index_cast %195 : i64 to index
+            scf.for %arg13 = %c0 to %243 step %c1 {
+              %245 = arith.index_cast %arg13 : index to i64
+              %246 = arith.ori %240, %c3221225472_i64 : i64
+              %247 = arith.muli %245, %c16_i64 : i64
+              %248 = arith.addi %247, %240 : i64
+              %249 = arith.addi %248, %155 : i64
+              "instgem.preload"(%249, %242, %c16_i64, %246, %242, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+              %250 = arith.addi %247, %114 : i64
+              "instgem.compute_preloaded"(%250, %c16_i64, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %251 = arith.index_cast %198 : i64 to index
+              scf.for %arg14 = %c1 to %251 step %c1 {
+                %253 = arith.index_cast %arg14 : index to i64
+                %254 = arith.muli %253, %c16_i64 : i64
+                %255 = arith.addi %254, %240 : i64
+                %256 = arith.ori %255, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %257 = arith.muli %253, %c32_i64 : i64
+                %258 = arith.addi %257, %247 : i64
+                %259 = arith.addi %258, %114 : i64
+                "instgem.compute_accumulated"(%259, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %252 = arith.index_cast %186 : i64 to index
+              scf.for %arg14 = %251 to %252 step %c1 {
+                %253 = arith.index_cast %arg14 : index to i64
+                %254 = arith.muli %253, %c16_i64 : i64
+                %255 = arith.subi %180, %254 : i64
+                %256 = arith.minsi %255, %c16_i64 : i64
+                %257 = arith.addi %254, %240 : i64
+                %258 = arith.ori %257, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %242, %256) : (i64, i64, i64, i64, i64, i64) -> ()
+                %259 = arith.muli %253, %c32_i64 : i64
+                %260 = arith.addi %259, %247 : i64
+                %261 = arith.addi %260, %114 : i64
+                "instgem.compute_accumulated"(%261, %c16_i64, %256, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %244 = arith.index_cast %189 : i64 to index
+            scf.for %arg13 = %243 to %244 step %c1 {
+              %245 = arith.index_cast %arg13 : index to i64
+              %246 = arith.muli %245, %c16_i64 : i64
+              %247 = arith.subi %182, %246 : i64
+              %248 = arith.minsi %247, %c16_i64 : i64
+              %249 = arith.subi %183, %246 : i64
+              %250 = arith.minsi %249, %c16_i64 : i64
+              %251 = arith.ori %240, %c3221225472_i64 : i64
+              %252 = arith.addi %246, %240 : i64
+              %253 = arith.addi %252, %155 : i64
+              "instgem.preload"(%253, %242, %250, %251, %242, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+              %254 = arith.addi %246, %114 : i64
+              "instgem.compute_preloaded"(%254, %248, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %255 = arith.index_cast %198 : i64 to index
+              scf.for %arg14 = %c1 to %255 step %c1 {
+                %257 = arith.index_cast %arg14 : index to i64
+                %258 = arith.muli %257, %c16_i64 : i64
+                %259 = arith.addi %258, %240 : i64
+                %260 = arith.ori %259, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %261 = arith.muli %257, %c32_i64 : i64
+                %262 = arith.addi %261, %246 : i64
+                %263 = arith.addi %262, %114 : i64
+                "instgem.compute_accumulated"(%263, %248, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %256 = arith.index_cast %186 : i64 to index
+              scf.for %arg14 = %255 to %256 step %c1 {
+                %257 = arith.index_cast %arg14 : index to i64
+                %258 = arith.muli %257, %c16_i64 : i64
+                %259 = arith.subi %180, %258 : i64
+                %260 = arith.minsi %259, %c16_i64 : i64
+                %261 = arith.addi %258, %240 : i64
+                %262 = arith.ori %261, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %242, %260) : (i64, i64, i64, i64, i64, i64) -> ()
+                %263 = arith.muli %257, %c32_i64 : i64
+                %264 = arith.addi %263, %246 : i64
+                %265 = arith.addi %264, %114 : i64
+                "instgem.compute_accumulated"(%265, %248, %260, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %200 = arith.maxsi %arg11, %c0 : index
+          %201 = arith.minsi %200, %arg7 : index
+          %202 = arith.addi %arg11, %c32 : index
+          %203 = arith.maxsi %202, %c0 : index
+          %204 = arith.minsi %203, %arg7 : index
+          %205 = arith.subi %201, %arg11 : index
+          %206 = arith.maxsi %205, %c0 : index
+          %207 = arith.minsi %206, %c32 : index
+          %208 = arith.subi %204, %201 : index
+          scf.if %153 {
+            func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+          }
+          %subview_22 = memref.subview %reinterpret_cast_1[%201, %11] [%208, %152] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %209 = arith.addi %154, %c192_i64 : i64
+          %210 = arith.index_cast %207 : index to i64
+          %211 = arith.index_cast %208 : index to i64
+          %212 = arith.addi %210, %211 : i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %213 = arith.index_cast %intptr_27 : index to i64
+          %214 = arith.index_cast %offset_24 : index to i64
+          %215 = arith.addi %213, %214 : i64
+          %216 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %216) : (i64, i64, i64, i64, i64, i64) -> ()
+          %217 = arith.maxsi %210, %c0_i64 : i64
+          %218 = arith.divui %217, %c16_i64 : i64
+          %219 = arith.maxsi %212, %c0_i64 : i64
+          %220 = arith.addi %219, %c15_i64 : i64
+          %221 = arith.divui %220, %c16_i64 : i64
+          %222 = arith.subi %221, %218 : i64
+          %223 = arith.cmpi sgt, %211, %c0_i64 : i64
+          %224 = arith.extui %223 : i1 to i64
+          %225 = arith.muli %222, %224 : i64
+          %226 = arith.index_cast %225 : i64 to index
+          scf.for %arg12 = %c0 to %226 step %c1 {
+            %239 = arith.index_cast %arg12 : index to i64
+            %240 = arith.addi %218, %239 : i64
+            %241 = arith.muli %240, %c16_i64 : i64
+            %242 = arith.maxsi %241, %210 : i64
+            %243 = arith.addi %241, %c16_i64 : i64
+            %244 = arith.minsi %243, %212 : i64
+            %245 = arith.subi %244, %242 : i64
+            %246 = arith.subi %242, %210 : i64
+            %247 = arith.muli %246, %216 : i64
+            %248 = arith.addi %215, %247 : i64
+            %249 = arith.addi %241, %209 : i64
+            %250 = arith.subi %242, %241 : i64
+            %251 = arith.addi %249, %250 : i64
+            %252 = arith.minsi %158, %c64_i64 : i64
+            "instgem.mvin"(%248, %251, %252, %245) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %227 = arith.addi %217, %c15_i64 : i64
+          %228 = arith.divui %227, %c16_i64 : i64
+          %229 = arith.cmpi sgt, %210, %c0_i64 : i64
+          %230 = arith.extui %229 : i1 to i64
+          %231 = arith.muli %228, %230 : i64
+          %232 = arith.index_cast %231 : i64 to index
+          scf.for %arg12 = %c0 to %232 step %c1 {
+            %239 = arith.index_cast %arg12 : index to i64
+            %240 = arith.muli %239, %c16_i64 : i64
+            %241 = arith.maxsi %240, %c0_i64 : i64
+            %242 = arith.addi %240, %c16_i64 : i64
+            %243 = arith.minsi %242, %210 : i64
+            %244 = arith.subi %243, %241 : i64
+            %245 = arith.addi %240, %209 : i64
+            %246 = arith.subi %241, %240 : i64
+            %247 = arith.addi %245, %246 : i64
+            %248 = arith.minsi %158, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64, %247, %248, %244) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %233 = arith.minsi %219, %c32_i64 : i64
+          %234 = arith.minsi %182, %233 : i64
+          %235 = arith.ceildivsi %234, %c16_i64 : i64
+          %236 = arith.divsi %234, %c16_i64 : i64
+          %237 = arith.minsi %235, %236 : i64
+          %238 = arith.maxsi %237, %c0_i64 : i64
+          scf.for %arg12 = %c0 to %192 step %c1 {
+            %239 = arith.index_cast %arg12 : index to i64
+            %240 = arith.muli %239, %c16_i64 : i64
+            %241 = arith.subi %185, %240 : i64
+            %242 = arith.minsi %241, %c16_i64 : i64
+            %243 = arith.index_cast %238 : i64 to index
+            scf.for %arg13 = %c0 to %243 step %c1 {
+              %245 = arith.index_cast %arg13 : index to i64
+              %246 = arith.addi %240, %c32_i64 : i64
+              %247 = arith.ori %246, %c3221225472_i64 : i64
+              %248 = arith.muli %245, %c16_i64 : i64
+              %249 = arith.addi %248, %240 : i64
+              %250 = arith.addi %249, %209 : i64
+              "instgem.preload"(%250, %242, %c16_i64, %247, %242, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+              %251 = arith.addi %248, %114 : i64
+              "instgem.compute_preloaded"(%251, %c16_i64, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.index_cast %198 : i64 to index
+              scf.for %arg14 = %c1 to %252 step %c1 {
+                %254 = arith.index_cast %arg14 : index to i64
+                %255 = arith.muli %254, %c16_i64 : i64
+                %256 = arith.addi %255, %240 : i64
+                %257 = arith.addi %256, %c32_i64 : i64
+                %258 = arith.ori %257, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %259 = arith.muli %254, %c32_i64 : i64
+                %260 = arith.addi %259, %248 : i64
+                %261 = arith.addi %260, %114 : i64
+                "instgem.compute_accumulated"(%261, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %253 = arith.index_cast %186 : i64 to index
+              scf.for %arg14 = %252 to %253 step %c1 {
+                %254 = arith.index_cast %arg14 : index to i64
+                %255 = arith.muli %254, %c16_i64 : i64
+                %256 = arith.subi %180, %255 : i64
+                %257 = arith.minsi %256, %c16_i64 : i64
+                %258 = arith.addi %255, %240 : i64
+                %259 = arith.addi %258, %c32_i64 : i64
+                %260 = arith.ori %259, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %242, %257) : (i64, i64, i64, i64, i64, i64) -> ()
+                %261 = arith.muli %254, %c32_i64 : i64
+                %262 = arith.addi %261, %248 : i64
+                %263 = arith.addi %262, %114 : i64
+                "instgem.compute_accumulated"(%263, %c16_i64, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %244 = arith.index_cast %235 : i64 to index
+            scf.for %arg13 = %243 to %244 step %c1 {
+              %245 = arith.index_cast %arg13 : index to i64
+              %246 = arith.muli %245, %c16_i64 : i64
+              %247 = arith.subi %182, %246 : i64
+              %248 = arith.minsi %247, %c16_i64 : i64
+              %249 = arith.subi %233, %246 : i64
+              %250 = arith.minsi %249, %c16_i64 : i64
+              %251 = arith.addi %240, %c32_i64 : i64
               %252 = arith.ori %251, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %253 = arith.muli %249, %c32_i64 : i64
-              %254 = arith.addi %253, %243 : i64
-              %255 = arith.addi %254, %110 : i64
-              "instgem.compute_accumulated"(%255, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %253 = arith.addi %246, %240 : i64
+              %254 = arith.addi %253, %209 : i64
+              "instgem.preload"(%254, %242, %250, %252, %242, %199) : (i64, i64, i64, i64, i64, i64) -> ()
+              %255 = arith.addi %246, %114 : i64
+              "instgem.compute_preloaded"(%255, %248, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %256 = arith.index_cast %198 : i64 to index
+              scf.for %arg14 = %c1 to %256 step %c1 {
+                %258 = arith.index_cast %arg14 : index to i64
+                %259 = arith.muli %258, %c16_i64 : i64
+                %260 = arith.addi %259, %240 : i64
+                %261 = arith.addi %260, %c32_i64 : i64
+                %262 = arith.ori %261, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %263 = arith.muli %258, %c32_i64 : i64
+                %264 = arith.addi %263, %246 : i64
+                %265 = arith.addi %264, %114 : i64
+                "instgem.compute_accumulated"(%265, %248, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %257 = arith.index_cast %186 : i64 to index
+              scf.for %arg14 = %256 to %257 step %c1 {
+                %258 = arith.index_cast %arg14 : index to i64
+                %259 = arith.muli %258, %c16_i64 : i64
+                %260 = arith.subi %180, %259 : i64
+                %261 = arith.minsi %260, %c16_i64 : i64
+                %262 = arith.addi %259, %240 : i64
+                %263 = arith.addi %262, %c32_i64 : i64
+                %264 = arith.ori %263, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %242, %261) : (i64, i64, i64, i64, i64, i64) -> ()
+                %265 = arith.muli %258, %c32_i64 : i64
+                %266 = arith.addi %265, %246 : i64
+                %267 = arith.addi %266, %114 : i64
+                "instgem.compute_accumulated"(%267, %248, %261, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
-            %248 = arith.index_cast %182 : i64 to index
-            scf.for %arg14 = %247 to %248 step %c1 {
-              %249 = arith.index_cast %arg14 : index to i64
-              %250 = arith.muli %249, %c16_i64 : i64
-              %251 = arith.subi %176, %250 : i64
-              %252 = arith.minsi %251, %c16_i64 : i64
-              %253 = arith.addi %250, %236 : i64
-              %254 = arith.ori %253, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %238, %252) : (i64, i64, i64, i64, i64, i64) -> ()
-              %255 = arith.muli %249, %c32_i64 : i64
-              %256 = arith.addi %255, %243 : i64
-              %257 = arith.addi %256, %110 : i64
-              "instgem.compute_accumulated"(%257, %c16_i64, %252, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %240 = arith.index_cast %185 : i64 to index
-          scf.for %arg13 = %239 to %240 step %c1 {
-            %241 = arith.index_cast %arg13 : index to i64
-            %242 = arith.muli %241, %c16_i64 : i64
-            %243 = arith.subi %178, %242 : i64
-            %244 = arith.minsi %243, %c16_i64 : i64
-            %245 = arith.subi %179, %242 : i64
-            %246 = arith.minsi %245, %c16_i64 : i64
-            %247 = arith.ori %236, %c3221225472_i64 : i64
-            %248 = arith.addi %242, %236 : i64
-            %249 = arith.addi %248, %151 : i64
-            "instgem.preload"(%249, %238, %246, %247, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %250 = arith.addi %242, %110 : i64
-            "instgem.compute_preloaded"(%250, %244, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %251 = arith.index_cast %194 : i64 to index
-            scf.for %arg14 = %c1 to %251 step %c1 {
-              %253 = arith.index_cast %arg14 : index to i64
-              %254 = arith.muli %253, %c16_i64 : i64
-              %255 = arith.addi %254, %236 : i64
-              %256 = arith.ori %255, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %257 = arith.muli %253, %c32_i64 : i64
-              %258 = arith.addi %257, %242 : i64
-              %259 = arith.addi %258, %110 : i64
-              "instgem.compute_accumulated"(%259, %244, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %252 = arith.index_cast %182 : i64 to index
-            scf.for %arg14 = %251 to %252 step %c1 {
-              %253 = arith.index_cast %arg14 : index to i64
-              %254 = arith.muli %253, %c16_i64 : i64
-              %255 = arith.subi %176, %254 : i64
-              %256 = arith.minsi %255, %c16_i64 : i64
-              %257 = arith.addi %254, %236 : i64
-              %258 = arith.ori %257, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %238, %256) : (i64, i64, i64, i64, i64, i64) -> ()
-              %259 = arith.muli %253, %c32_i64 : i64
-              %260 = arith.addi %259, %242 : i64
-              %261 = arith.addi %260, %110 : i64
-              "instgem.compute_accumulated"(%261, %244, %256, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        %196 = arith.maxsi %arg11, %c0 : index
-        %197 = arith.minsi %196, %arg7 : index
-        %198 = arith.addi %arg11, %c32 : index
-        %199 = arith.maxsi %198, %c0 : index
-        %200 = arith.minsi %199, %arg7 : index
-        %201 = arith.subi %197, %arg11 : index
-        %202 = arith.maxsi %201, %c0 : index
-        %203 = arith.minsi %202, %c32 : index
-        %204 = arith.subi %200, %197 : index
-        scf.if %149 {
-          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+          } {gemmini.compute_nest}
+          scf.yield %104, %141, %202 : index, index, index
         }
-        %subview_22 = memref.subview %reinterpret_cast_1[%197, %11] [%204, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %205 = arith.addi %150, %c192_i64 : i64
-        %206 = arith.index_cast %203 : index to i64
-        %207 = arith.index_cast %204 : index to i64
-        %208 = arith.addi %206, %207 : i64
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %209 = arith.index_cast %intptr_27 : index to i64
-        %210 = arith.index_cast %offset_24 : index to i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.index_cast %strides_26#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-        %213 = arith.maxsi %206, %c0_i64 : i64
-        %214 = arith.divui %213, %c16_i64 : i64
-        %215 = arith.maxsi %208, %c0_i64 : i64
-        %216 = arith.addi %215, %c15_i64 : i64
-        %217 = arith.divui %216, %c16_i64 : i64
-        %218 = arith.subi %217, %214 : i64
-        %219 = arith.cmpi sgt, %207, %c0_i64 : i64
-        %220 = arith.extui %219 : i1 to i64
-        %221 = arith.muli %218, %220 : i64
-        %222 = arith.index_cast %221 : i64 to index
-        scf.for %arg12 = %c0 to %222 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.addi %214, %235 : i64
-          %237 = arith.muli %236, %c16_i64 : i64
-          %238 = arith.maxsi %237, %206 : i64
-          %239 = arith.addi %237, %c16_i64 : i64
-          %240 = arith.minsi %239, %208 : i64
-          %241 = arith.subi %240, %238 : i64
-          %242 = arith.subi %238, %206 : i64
-          %243 = arith.muli %242, %212 : i64
-          %244 = arith.addi %211, %243 : i64
-          %245 = arith.addi %237, %205 : i64
-          %246 = arith.subi %238, %237 : i64
-          %247 = arith.addi %245, %246 : i64
-          %248 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%244, %247, %248, %241) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %223 = arith.addi %213, %c15_i64 : i64
-        %224 = arith.divui %223, %c16_i64 : i64
-        %225 = arith.cmpi sgt, %206, %c0_i64 : i64
-        %226 = arith.extui %225 : i1 to i64
-        %227 = arith.muli %224, %226 : i64
-        %228 = arith.index_cast %227 : i64 to index
-        scf.for %arg12 = %c0 to %228 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.maxsi %236, %c0_i64 : i64
-          %238 = arith.addi %236, %c16_i64 : i64
-          %239 = arith.minsi %238, %206 : i64
-          %240 = arith.subi %239, %237 : i64
-          %241 = arith.addi %236, %205 : i64
-          %242 = arith.subi %237, %236 : i64
-          %243 = arith.addi %241, %242 : i64
-          %244 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %243, %244, %240) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %229 = arith.minsi %215, %c32_i64 : i64
-        %230 = arith.minsi %178, %229 : i64
-        %231 = arith.ceildivsi %230, %c16_i64 : i64
-        %232 = arith.divsi %230, %c16_i64 : i64
-        %233 = arith.minsi %231, %232 : i64
-        %234 = arith.maxsi %233, %c0_i64 : i64
-        scf.for %arg12 = %c0 to %188 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.subi %181, %236 : i64
-          %238 = arith.minsi %237, %c16_i64 : i64
-          %239 = arith.index_cast %234 : i64 to index
-          scf.for %arg13 = %c0 to %239 step %c1 {
-            %241 = arith.index_cast %arg13 : index to i64
-            %242 = arith.addi %236, %c32_i64 : i64
-            %243 = arith.ori %242, %c3221225472_i64 : i64
-            %244 = arith.muli %241, %c16_i64 : i64
-            %245 = arith.addi %244, %236 : i64
-            %246 = arith.addi %245, %205 : i64
-            "instgem.preload"(%246, %238, %c16_i64, %243, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %247 = arith.addi %244, %110 : i64
-            "instgem.compute_preloaded"(%247, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %248 = arith.index_cast %194 : i64 to index
-            scf.for %arg14 = %c1 to %248 step %c1 {
-              %250 = arith.index_cast %arg14 : index to i64
-              %251 = arith.muli %250, %c16_i64 : i64
-              %252 = arith.addi %251, %236 : i64
-              %253 = arith.addi %252, %c32_i64 : i64
-              %254 = arith.ori %253, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %255 = arith.muli %250, %c32_i64 : i64
-              %256 = arith.addi %255, %244 : i64
-              %257 = arith.addi %256, %110 : i64
-              "instgem.compute_accumulated"(%257, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %249 = arith.index_cast %182 : i64 to index
-            scf.for %arg14 = %248 to %249 step %c1 {
-              %250 = arith.index_cast %arg14 : index to i64
-              %251 = arith.muli %250, %c16_i64 : i64
-              %252 = arith.subi %176, %251 : i64
-              %253 = arith.minsi %252, %c16_i64 : i64
-              %254 = arith.addi %251, %236 : i64
-              %255 = arith.addi %254, %c32_i64 : i64
-              %256 = arith.ori %255, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %238, %253) : (i64, i64, i64, i64, i64, i64) -> ()
-              %257 = arith.muli %250, %c32_i64 : i64
-              %258 = arith.addi %257, %244 : i64
-              %259 = arith.addi %258, %110 : i64
-              "instgem.compute_accumulated"(%259, %c16_i64, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %240 = arith.index_cast %231 : i64 to index
-          scf.for %arg13 = %239 to %240 step %c1 {
-            %241 = arith.index_cast %arg13 : index to i64
-            %242 = arith.muli %241, %c16_i64 : i64
-            %243 = arith.subi %178, %242 : i64
-            %244 = arith.minsi %243, %c16_i64 : i64
-            %245 = arith.subi %229, %242 : i64
-            %246 = arith.minsi %245, %c16_i64 : i64
-            %247 = arith.addi %236, %c32_i64 : i64
-            %248 = arith.ori %247, %c3221225472_i64 : i64
-            %249 = arith.addi %242, %236 : i64
-            %250 = arith.addi %249, %205 : i64
-            "instgem.preload"(%250, %238, %246, %248, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %251 = arith.addi %242, %110 : i64
-            "instgem.compute_preloaded"(%251, %244, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %252 = arith.index_cast %194 : i64 to index
-            scf.for %arg14 = %c1 to %252 step %c1 {
-              %254 = arith.index_cast %arg14 : index to i64
-              %255 = arith.muli %254, %c16_i64 : i64
-              %256 = arith.addi %255, %236 : i64
-              %257 = arith.addi %256, %c32_i64 : i64
-              %258 = arith.ori %257, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %259 = arith.muli %254, %c32_i64 : i64
-              %260 = arith.addi %259, %242 : i64
-              %261 = arith.addi %260, %110 : i64
-              "instgem.compute_accumulated"(%261, %244, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %253 = arith.index_cast %182 : i64 to index
-            scf.for %arg14 = %252 to %253 step %c1 {
-              %254 = arith.index_cast %arg14 : index to i64
-              %255 = arith.muli %254, %c16_i64 : i64
-              %256 = arith.subi %176, %255 : i64
-              %257 = arith.minsi %256, %c16_i64 : i64
-              %258 = arith.addi %255, %236 : i64
-              %259 = arith.addi %258, %c32_i64 : i64
-              %260 = arith.ori %259, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %238, %257) : (i64, i64, i64, i64, i64, i64) -> ()
-              %261 = arith.muli %254, %c32_i64 : i64
-              %262 = arith.addi %261, %242 : i64
-              %263 = arith.addi %262, %110 : i64
-              "instgem.compute_accumulated"(%263, %244, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        scf.yield %100, %137, %198 : index, index, index
-      }
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %54 = arith.maxsi %13, %c0 : index
-      %55 = arith.minsi %54, %arg5 : index
-      %56 = arith.maxsi %9, %c0 : index
-      %57 = arith.minsi %56, %c32 : index
-      %58 = arith.subi %55, %8 : index
-      %59 = arith.maxsi %14, %c0 : index
-      %60 = arith.minsi %59, %arg6 : index
-      %61 = arith.maxsi %12, %c0 : index
-      %62 = arith.minsi %61, %c16 : index
-      %63 = arith.subi %60, %11 : index
-      %64 = arith.cmpi sgt, %62, %c0 : index
-      scf.if %64 {
-        func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %65 = arith.index_cast %57 : index to i64
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %63 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %68 = arith.index_cast %intptr : index to i64
-      %69 = arith.index_cast %offset : index to i64
-      %70 = arith.muli %69, %c4_i64 : i64
-      %71 = arith.addi %68, %70 : i64
-      %72 = arith.index_cast %strides#0 : index to i64
-      %73 = arith.muli %72, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %73, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.maxsi %65, %c0_i64 : i64
-      %75 = arith.divui %74, %c16_i64 : i64
-      %76 = arith.addi %65, %66 : i64
-      %77 = arith.maxsi %76, %c0_i64 : i64
-      %78 = arith.addi %77, %c15_i64 : i64
-      %79 = arith.divui %78, %c16_i64 : i64
-      %80 = arith.subi %79, %75 : i64
-      %81 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.ceildivsi %67, %c16_i64 : i64
-      %85 = arith.muli %83, %84 : i64
-      %86 = arith.index_cast %85 : i64 to index
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %73 : i64
-        %104 = arith.addi %71, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.ori %108, %c2684354560_i64 : i64
-        %110 = arith.subi %98, %97 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %67, %107 : i64
-        %113 = arith.minsi %112, %c16_i64 : i64
-        "instgem.mvout"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
-      }
-      scf.if %64 {
-        func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %87 = arith.index_cast %intptr_9 : index to i64
-      %88 = arith.index_cast %offset_6 : index to i64
-      %89 = arith.muli %88, %c4_i64 : i64
-      %90 = arith.addi %87, %89 : i64
-      %91 = arith.index_cast %strides_8#0 : index to i64
-      %92 = arith.muli %91, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %92 : i64
-        %104 = arith.addi %90, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.addi %108, %c32_i64 : i64
-        %110 = arith.ori %109, %c2684354560_i64 : i64
-        %111 = arith.subi %98, %97 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.subi %67, %107 : i64
-        %114 = arith.minsi %113, %c16_i64 : i64
-        "instgem.mvout"(%106, %112, %114, %101) : (i64, i64, i64, i64) -> ()
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %58 = arith.maxsi %13, %c0 : index
+        %59 = arith.minsi %58, %arg5 : index
+        %60 = arith.maxsi %9, %c0 : index
+        %61 = arith.minsi %60, %c32 : index
+        %62 = arith.subi %59, %8 : index
+        %63 = arith.maxsi %14, %c0 : index
+        %64 = arith.minsi %63, %arg6 : index
+        %65 = arith.maxsi %12, %c0 : index
+        %66 = arith.minsi %65, %c16 : index
+        %67 = arith.subi %64, %11 : index
+        %68 = arith.cmpi sgt, %66, %c0 : index
+        scf.if %68 {
+          func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_2[%8, %11] [%62, %67] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %69 = arith.index_cast %61 : index to i64
+        %70 = arith.index_cast %62 : index to i64
+        %71 = arith.index_cast %67 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %72 = arith.index_cast %intptr : index to i64
+        %73 = arith.index_cast %offset : index to i64
+        %74 = arith.muli %73, %c4_i64 : i64
+        %75 = arith.addi %72, %74 : i64
+        %76 = arith.index_cast %strides#0 : index to i64
+        %77 = arith.muli %76, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %77, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %78 = arith.maxsi %69, %c0_i64 : i64
+        %79 = arith.divui %78, %c16_i64 : i64
+        %80 = arith.addi %69, %70 : i64
+        %81 = arith.maxsi %80, %c0_i64 : i64
+        %82 = arith.addi %81, %c15_i64 : i64
+        %83 = arith.divui %82, %c16_i64 : i64
+        %84 = arith.subi %83, %79 : i64
+        %85 = arith.cmpi sgt, %70, %c0_i64 : i64
+        %86 = arith.extui %85 : i1 to i64
+        %87 = arith.muli %84, %86 : i64
+        %88 = arith.ceildivsi %71, %c16_i64 : i64
+        %89 = arith.muli %87, %88 : i64
+        %90 = arith.index_cast %89 : i64 to index
+        scf.for %arg8 = %c0 to %90 step %c1 {
+          %97 = arith.index_cast %arg8 : index to i64
+          %98 = arith.remsi %97, %87 : i64
+          %99 = arith.divsi %97, %87 : i64
+          %100 = arith.addi %79, %98 : i64
+          %101 = arith.muli %100, %c16_i64 : i64
+          %102 = arith.maxsi %101, %69 : i64
+          %103 = arith.addi %101, %c16_i64 : i64
+          %104 = arith.minsi %103, %80 : i64
+          %105 = arith.subi %104, %102 : i64
+          %106 = arith.subi %102, %69 : i64
+          %107 = arith.muli %106, %77 : i64
+          %108 = arith.addi %75, %107 : i64
+          %109 = arith.muli %99, %c64_i64 : i64
+          %110 = arith.addi %108, %109 : i64
+          %111 = arith.muli %99, %c16_i64 : i64
+          %112 = arith.addi %101, %111 : i64
+          %113 = arith.ori %112, %c2684354560_i64 : i64
+          %114 = arith.subi %102, %101 : i64
+          %115 = arith.addi %113, %114 : i64
+          %116 = arith.subi %71, %111 : i64
+          %117 = arith.minsi %116, %c16_i64 : i64
+          "instgem.mvout"(%110, %115, %117, %105) : (i64, i64, i64, i64) -> ()
+        }
+        scf.if %68 {
+          func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
+        }
+        %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%62, %67] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %91 = arith.index_cast %intptr_9 : index to i64
+        %92 = arith.index_cast %offset_6 : index to i64
+        %93 = arith.muli %92, %c4_i64 : i64
+        %94 = arith.addi %91, %93 : i64
+        %95 = arith.index_cast %strides_8#0 : index to i64
+        %96 = arith.muli %95, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %96, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %90 step %c1 {
+          %97 = arith.index_cast %arg8 : index to i64
+          %98 = arith.remsi %97, %87 : i64
+          %99 = arith.divsi %97, %87 : i64
+          %100 = arith.addi %79, %98 : i64
+          %101 = arith.muli %100, %c16_i64 : i64
+          %102 = arith.maxsi %101, %69 : i64
+          %103 = arith.addi %101, %c16_i64 : i64
+          %104 = arith.minsi %103, %80 : i64
+          %105 = arith.subi %104, %102 : i64
+          %106 = arith.subi %102, %69 : i64
+          %107 = arith.muli %106, %96 : i64
+          %108 = arith.addi %94, %107 : i64
+          %109 = arith.muli %99, %c64_i64 : i64
+          %110 = arith.addi %108, %109 : i64
+          %111 = arith.muli %99, %c16_i64 : i64
+          %112 = arith.addi %101, %111 : i64
+          %113 = arith.addi %112, %c32_i64 : i64
+          %114 = arith.ori %113, %c2684354560_i64 : i64
+          %115 = arith.subi %102, %101 : i64
+          %116 = arith.addi %114, %115 : i64
+          %117 = arith.subi %71, %111 : i64
+          %118 = arith.minsi %117, %c16_i64 : i64
+          "instgem.mvout"(%110, %116, %118, %105) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

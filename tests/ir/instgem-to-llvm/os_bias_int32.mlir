@@ -29,6 +29,18 @@
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -268,309 +280,476 @@ module {
         "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %55 = arith.maxsi %21, %c0 : index
-      %56 = arith.minsi %55, %arg3 : index
-      %57 = arith.maxsi %16, %c0 : index
-      %58 = arith.minsi %57, %c32 : index
-      %59 = arith.subi %56, %15 : index
-      %60 = arith.maxsi %22, %c0 : index
-      %61 = arith.minsi %60, %arg4 : index
-      %62 = arith.maxsi %19, %c0 : index
-      %63 = arith.minsi %62, %c16 : index
-      %64 = arith.subi %61, %18 : index
-      %65 = arith.cmpi sgt, %63, %c0 : index
-      scf.if %65 {
-        func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_5[%15, %18] [%59, %64] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %59 : index to i64
-      %68 = arith.index_cast %64 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %69 = arith.index_cast %intptr : index to i64
-      %70 = arith.index_cast %offset : index to i64
-      %71 = arith.muli %70, %c4_i64 : i64
-      %72 = arith.addi %69, %71 : i64
-      %73 = arith.addi %66, %67 : i64
-      %74 = arith.cmpi slt, %73, %c32_i64 : i64
-      %75 = arith.cmpi slt, %68, %c16_i64 : i64
-      %76 = arith.ori %74, %75 : i1
-      scf.if %76 {
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %55 = arith.andi %51, %38 : i1
+      scf.if %55 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %56 = arith.index_cast %intptr : index to i64
+        %57 = arith.index_cast %offset : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        %59 = arith.addi %56, %58 : i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %103 = arith.index_cast %arg14 : index to i64
-          %104 = arith.muli %103, %c16_i64 : i64
-          %105 = arith.ori %104, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_2, %105, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %67 = arith.index_cast %arg14 : index to i64
+          %68 = arith.muli %67, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64_2 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.ori %68, %c2147483648_i64 : i64
+          %74 = arith.subi %69, %68 : i64
+          %75 = arith.addi %73, %74 : i64
+          "instgem.mvin"(%59, %75, %c16_i64, %72) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-      }
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
-      %77 = arith.maxsi %66, %c0_i64_2 : i64
-      %78 = arith.divui %77, %c16_i64 : i64
-      %79 = arith.maxsi %73, %c0_i64_2 : i64
-      %80 = arith.addi %79, %c15_i64 : i64
-      %81 = arith.divui %80, %c16_i64 : i64
-      %82 = arith.subi %81, %78 : i64
-      %83 = arith.cmpi sgt, %67, %c0_i64_2 : i64
-      %84 = arith.extui %83 : i1 to i64
-      %85 = arith.muli %82, %84 : i64
-      %86 = arith.index_cast %85 : i64 to index
-      scf.for %arg14 = %c0 to %86 step %c1 {
-        %103 = arith.index_cast %arg14 : index to i64
-        %104 = arith.addi %78, %103 : i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %66 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %73 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.ori %105, %c2147483648_i64 : i64
-        %111 = arith.subi %106, %105 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.minsi %68, %c16_i64 : i64
-        "instgem.mvin"(%72, %112, %113, %109) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %87 = arith.addi %77, %c15_i64 : i64
-      %88 = arith.divui %87, %c16_i64 : i64
-      %89 = arith.cmpi sgt, %66, %c0_i64_2 : i64
-      %90 = arith.extui %89 : i1 to i64
-      %91 = arith.muli %88, %90 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg14 = %c0 to %92 step %c1 {
-        %103 = arith.index_cast %arg14 : index to i64
-        %104 = arith.muli %103, %c16_i64 : i64
-        %105 = arith.maxsi %104, %c0_i64_2 : i64
-        %106 = arith.addi %104, %c16_i64 : i64
-        %107 = arith.minsi %106, %66 : i64
-        %108 = arith.subi %107, %105 : i64
-        %109 = arith.ori %104, %c2147483648_i64 : i64
-        %110 = arith.subi %105, %104 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.minsi %68, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %111, %112, %108) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %93:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %103 = arith.maxsi %arg15, %c0 : index
-        %104 = arith.minsi %103, %arg5 : index
-        %105 = arith.addi %arg15, %c32 : index
-        %106 = arith.maxsi %105, %c0 : index
-        %107 = arith.minsi %106, %arg5 : index
-        %108 = arith.subi %104, %arg15 : index
-        %109 = arith.maxsi %108, %c0 : index
-        %110 = arith.minsi %109, %c32 : index
-        %111 = arith.subi %107, %104 : index
-        %112 = arith.cmpi sgt, %110, %c0 : index
-        scf.if %112 {
-          func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_13 = memref.subview %reinterpret_cast[%15, %104] [%59, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %113 = arith.index_cast %111 : index to i64
-        %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %114 = arith.index_cast %intptr_18 : index to i64
-        %115 = arith.index_cast %offset_15 : index to i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.index_cast %strides_17#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %86 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.addi %78, %164 : i64
-          %166 = arith.muli %165, %c16_i64 : i64
-          %167 = arith.maxsi %166, %66 : i64
-          %168 = arith.addi %166, %c16_i64 : i64
-          %169 = arith.minsi %168, %73 : i64
-          %170 = arith.subi %169, %167 : i64
-          %171 = arith.subi %167, %66 : i64
-          %172 = arith.muli %171, %117 : i64
-          %173 = arith.addi %116, %172 : i64
-          %174 = arith.muli %165, %c32_i64 : i64
-          %175 = arith.subi %167, %166 : i64
-          %176 = arith.addi %174, %175 : i64
-          %177 = arith.minsi %113, %c64_i64 : i64
-          "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg17 = %c0 to %92 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.muli %164, %c16_i64 : i64
-          %166 = arith.maxsi %165, %c0_i64_2 : i64
-          %167 = arith.addi %165, %c16_i64 : i64
-          %168 = arith.minsi %167, %66 : i64
-          %169 = arith.subi %168, %166 : i64
-          %170 = arith.muli %164, %c32_i64 : i64
-          %171 = arith.subi %166, %165 : i64
-          %172 = arith.addi %170, %171 : i64
-          %173 = arith.minsi %113, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_2, %172, %173, %169) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %118 = arith.maxsi %arg16, %c0 : index
-        %119 = arith.minsi %118, %arg5 : index
-        %120 = arith.addi %arg16, %c32 : index
-        %121 = arith.maxsi %120, %c0 : index
-        %122 = arith.minsi %121, %arg5 : index
-        %123 = arith.subi %119, %arg16 : index
-        %124 = arith.maxsi %123, %c0 : index
-        %125 = arith.minsi %124, %c32 : index
-        %126 = arith.subi %122, %119 : index
-        scf.if %65 {
-          func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_19 = memref.subview %reinterpret_cast_4[%119, %18] [%126, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %127 = arith.index_cast %125 : index to i64
-        %128 = arith.index_cast %126 : index to i64
-        %129 = arith.addi %127, %128 : i64
-        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %130 = arith.index_cast %intptr_24 : index to i64
-        %131 = arith.index_cast %offset_21 : index to i64
-        %132 = arith.addi %130, %131 : i64
-        %133 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
-        %134 = arith.maxsi %127, %c0_i64_2 : i64
-        %135 = arith.divui %134, %c16_i64 : i64
-        %136 = arith.maxsi %129, %c0_i64_2 : i64
-        %137 = arith.addi %136, %c15_i64 : i64
-        %138 = arith.divui %137, %c16_i64 : i64
-        %139 = arith.subi %138, %135 : i64
-        %140 = arith.cmpi sgt, %128, %c0_i64_2 : i64
-        %141 = arith.extui %140 : i1 to i64
-        %142 = arith.muli %139, %141 : i64
-        %143 = arith.index_cast %142 : i64 to index
-        scf.for %arg17 = %c0 to %143 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.addi %135, %164 : i64
-          %166 = arith.muli %165, %c16_i64 : i64
-          %167 = arith.maxsi %166, %127 : i64
-          %168 = arith.addi %166, %c16_i64 : i64
-          %169 = arith.minsi %168, %129 : i64
-          %170 = arith.subi %169, %167 : i64
-          %171 = arith.subi %167, %127 : i64
-          %172 = arith.muli %171, %133 : i64
-          %173 = arith.addi %132, %172 : i64
-          %174 = arith.addi %166, %c64_i64 : i64
-          %175 = arith.subi %167, %166 : i64
-          %176 = arith.addi %174, %175 : i64
-          %177 = arith.minsi %68, %c64_i64 : i64
-          "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %144 = arith.addi %134, %c15_i64 : i64
-        %145 = arith.divui %144, %c16_i64 : i64
-        %146 = arith.cmpi sgt, %127, %c0_i64_2 : i64
-        %147 = arith.extui %146 : i1 to i64
-        %148 = arith.muli %145, %147 : i64
-        %149 = arith.index_cast %148 : i64 to index
-        scf.for %arg17 = %c0 to %149 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.muli %164, %c16_i64 : i64
-          %166 = arith.maxsi %165, %c0_i64_2 : i64
-          %167 = arith.addi %165, %c16_i64 : i64
-          %168 = arith.minsi %167, %127 : i64
-          %169 = arith.subi %168, %166 : i64
-          %170 = arith.addi %165, %c64_i64 : i64
-          %171 = arith.subi %166, %165 : i64
-          %172 = arith.addi %170, %171 : i64
-          %173 = arith.minsi %68, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_2, %172, %173, %169) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %150 = arith.minsi %79, %c32_i64 : i64
-        %151 = arith.maxsi %113, %c0_i64_2 : i64
-        %152 = arith.minsi %151, %c32_i64 : i64
-        %153 = arith.minsi %136, %c32_i64 : i64
-        %154 = arith.maxsi %68, %c0_i64_2 : i64
-        %155 = arith.minsi %154, %c16_i64 : i64
-        %156 = arith.ceildivsi %150, %c16_i64 : i64
-        %157 = arith.ceildivsi %155, %c16_i64 : i64
-        %158 = arith.minsi %152, %153 : i64
-        %159 = arith.ceildivsi %158, %c16_i64 : i64
-        %160 = arith.subi %159, %c1_i64_3 : i64
-        %161 = arith.cmpi sgt, %159, %c0_i64_2 : i64
-        %162 = arith.select %161, %156, %c0_i64_2 : i64
-        %163 = arith.index_cast %162 : i64 to index
-        scf.for %arg17 = %c0 to %163 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.index_cast %157 : i64 to index
-          scf.for %arg18 = %c0 to %165 step %c1 {
-            %166 = arith.index_cast %arg18 : index to i64
-            %167 = arith.muli %164, %c16_i64 : i64
-            %168 = arith.subi %150, %167 : i64
-            %169 = arith.minsi %168, %c16_i64 : i64
-            %170 = arith.muli %166, %c16_i64 : i64
-            %171 = arith.subi %155, %170 : i64
-            %172 = arith.minsi %171, %c16_i64 : i64
-            %173 = arith.addi %167, %170 : i64
-            %174 = arith.ori %173, %c3221225472_i64 : i64
-            %175 = arith.cmpi eq, %160, %c0_i64_2 : i64
-            %176 = arith.select %175, %174, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %172, %169, %176, %172, %169) : (i64, i64, i64, i64, i64, i64) -> ()
-            %177 = arith.muli %164, %c32_i64 : i64
-            %178 = arith.minsi %152, %c16_i64 : i64
-            %179 = arith.addi %170, %c64_i64 : i64
-            %180 = arith.minsi %153, %c16_i64 : i64
-            "instgem.compute_preloaded"(%177, %178, %169, %179, %172, %180) : (i64, i64, i64, i64, i64, i64) -> ()
-            %181 = arith.index_cast %159 : i64 to index
-            scf.for %arg19 = %c1 to %181 step %c1 {
-              %182 = arith.index_cast %arg19 : index to i64
-              %183 = arith.cmpi eq, %182, %160 : i64
-              %184 = arith.select %183, %174, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %172, %169, %184, %172, %169) : (i64, i64, i64, i64, i64, i64) -> ()
-              %185 = arith.muli %182, %c16_i64 : i64
-              %186 = arith.addi %177, %185 : i64
-              %187 = arith.subi %152, %185 : i64
-              %188 = arith.minsi %187, %c16_i64 : i64
-              %189 = arith.addi %185, %170 : i64
-              %190 = arith.addi %189, %c64_i64 : i64
-              %191 = arith.subi %153, %185 : i64
-              %192 = arith.minsi %191, %c16_i64 : i64
-              "instgem.compute_accumulated"(%186, %188, %169, %190, %172, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+        %60:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %67 = arith.addi %arg15, %c32 : index
+          %68 = arith.minsi %67, %arg5 : index
+          %69 = arith.subi %68, %arg15 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, %arg15] [32, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %70 = arith.index_cast %69 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %71 = arith.index_cast %intptr_20 : index to i64
+          %72 = arith.index_cast %offset_17 : index to i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %99 = arith.index_cast %arg17 : index to i64
+            %100 = arith.muli %99, %c16_i64 : i64
+            %101 = arith.maxsi %100, %c0_i64_2 : i64
+            %102 = arith.addi %100, %c16_i64 : i64
+            %103 = arith.minsi %102, %c32_i64 : i64
+            %104 = arith.subi %103, %101 : i64
+            %105 = arith.muli %101, %74 : i64
+            %106 = arith.addi %73, %105 : i64
+            %107 = arith.muli %99, %c32_i64 : i64
+            %108 = arith.subi %101, %100 : i64
+            %109 = arith.addi %107, %108 : i64
+            %110 = arith.minsi %70, %c64_i64 : i64
+            "instgem.mvin"(%106, %109, %110, %104) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %75 = arith.addi %arg16, %c32 : index
+          %76 = arith.minsi %75, %arg5 : index
+          %77 = arith.subi %76, %arg16 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg16, %13] [%77, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %78 = arith.index_cast %77 : index to i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %79 = arith.index_cast %intptr_27 : index to i64
+          %80 = arith.index_cast %offset_24 : index to i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %82) : (i64, i64, i64, i64, i64, i64) -> ()
+          %83 = arith.maxsi %78, %c0_i64_2 : i64
+          %84 = arith.addi %83, %c15_i64 : i64
+          %85 = arith.divui %84, %c16_i64 : i64
+          %86 = arith.cmpi sgt, %78, %c0_i64_2 : i64
+          %87 = arith.extui %86 : i1 to i64
+          %88 = arith.muli %85, %87 : i64
+          %89 = arith.index_cast %88 : i64 to index
+          scf.for %arg17 = %c0 to %89 step %c1 {
+            %99 = arith.index_cast %arg17 : index to i64
+            %100 = arith.muli %99, %c16_i64 : i64
+            %101 = arith.maxsi %100, %c0_i64_2 : i64
+            %102 = arith.addi %100, %c16_i64 : i64
+            %103 = arith.minsi %102, %78 : i64
+            %104 = arith.subi %103, %101 : i64
+            %105 = arith.muli %101, %82 : i64
+            %106 = arith.addi %81, %105 : i64
+            %107 = arith.addi %100, %c64_i64 : i64
+            %108 = arith.subi %101, %100 : i64
+            %109 = arith.addi %107, %108 : i64
+            "instgem.mvin"(%106, %109, %c16_i64, %104) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %90 = arith.maxsi %70, %c0_i64_2 : i64
+          %91 = arith.minsi %90, %c32_i64 : i64
+          %92 = arith.minsi %83, %c32_i64 : i64
+          %93 = arith.minsi %91, %92 : i64
+          %94 = arith.ceildivsi %93, %c16_i64 : i64
+          %95 = arith.subi %94, %c1_i64_3 : i64
+          %96 = arith.cmpi sgt, %94, %c0_i64_2 : i64
+          %97 = arith.select %96, %c2_i64_1, %c0_i64_2 : i64
+          %98 = arith.index_cast %97 : i64 to index
+          scf.for %arg17 = %c0 to %98 step %c1 {
+            %99 = arith.index_cast %arg17 : index to i64
+            %100 = arith.muli %99, %c16_i64 : i64
+            %101 = arith.subi %c32_i64, %100 : i64
+            %102 = arith.minsi %101, %c16_i64 : i64
+            %103 = arith.ori %100, %c3221225472_i64 : i64
+            %104 = arith.cmpi eq, %95, %c0_i64_2 : i64
+            %105 = arith.select %104, %103, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %102, %105, %c16_i64, %102) : (i64, i64, i64, i64, i64, i64) -> ()
+            %106 = arith.muli %99, %c32_i64 : i64
+            %107 = arith.minsi %91, %c16_i64 : i64
+            %108 = arith.minsi %92, %c16_i64 : i64
+            "instgem.compute_preloaded"(%106, %107, %102, %c64_i64, %c16_i64, %108) : (i64, i64, i64, i64, i64, i64) -> ()
+            %109 = arith.index_cast %94 : i64 to index
+            scf.for %arg18 = %c1 to %109 step %c1 {
+              %110 = arith.index_cast %arg18 : index to i64
+              %111 = arith.cmpi eq, %110, %95 : i64
+              %112 = arith.select %111, %103, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %102, %112, %c16_i64, %102) : (i64, i64, i64, i64, i64, i64) -> ()
+              %113 = arith.muli %110, %c16_i64 : i64
+              %114 = arith.addi %106, %113 : i64
+              %115 = arith.subi %91, %113 : i64
+              %116 = arith.minsi %115, %c16_i64 : i64
+              %117 = arith.addi %113, %c64_i64 : i64
+              %118 = arith.subi %92, %113 : i64
+              %119 = arith.minsi %118, %c16_i64 : i64
+              "instgem.compute_accumulated"(%114, %116, %102, %117, %c16_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
             }
+          } {gemmini.compute_nest}
+          scf.yield %67, %75 : index, index
+        }
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %61 = arith.index_cast %intptr_13 : index to i64
+        %62 = arith.index_cast %offset_10 : index to i64
+        %63 = arith.muli %62, %c4_i64 : i64
+        %64 = arith.addi %61, %63 : i64
+        %65 = arith.index_cast %strides_12#0 : index to i64
+        %66 = arith.muli %65, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %66, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %67 = arith.index_cast %arg14 : index to i64
+          %68 = arith.remsi %67, %c2_i64_1 : i64
+          %69 = arith.divsi %67, %c2_i64_1 : i64
+          %70 = arith.muli %68, %c16_i64 : i64
+          %71 = arith.maxsi %70, %c0_i64_2 : i64
+          %72 = arith.addi %70, %c16_i64 : i64
+          %73 = arith.minsi %72, %c32_i64 : i64
+          %74 = arith.subi %73, %71 : i64
+          %75 = arith.muli %71, %66 : i64
+          %76 = arith.addi %64, %75 : i64
+          %77 = arith.muli %69, %c64_i64 : i64
+          %78 = arith.addi %76, %77 : i64
+          %79 = arith.muli %69, %c16_i64 : i64
+          %80 = arith.addi %70, %79 : i64
+          %81 = arith.ori %80, %c2684354560_i64 : i64
+          %82 = arith.subi %71, %70 : i64
+          %83 = arith.addi %81, %82 : i64
+          %84 = arith.subi %c16_i64, %79 : i64
+          %85 = arith.minsi %84, %c16_i64 : i64
+          "instgem.mvout"(%78, %83, %85, %74) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %56 = arith.maxsi %21, %c0 : index
+        %57 = arith.minsi %56, %arg3 : index
+        %58 = arith.maxsi %16, %c0 : index
+        %59 = arith.minsi %58, %c32 : index
+        %60 = arith.subi %57, %15 : index
+        %61 = arith.maxsi %22, %c0 : index
+        %62 = arith.minsi %61, %arg4 : index
+        %63 = arith.maxsi %19, %c0 : index
+        %64 = arith.minsi %63, %c16 : index
+        %65 = arith.subi %62, %18 : index
+        %66 = arith.cmpi sgt, %64, %c0 : index
+        scf.if %66 {
+          func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_5[%15, %18] [%60, %65] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %67 = arith.index_cast %59 : index to i64
+        %68 = arith.index_cast %60 : index to i64
+        %69 = arith.index_cast %65 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %70 = arith.index_cast %intptr : index to i64
+        %71 = arith.index_cast %offset : index to i64
+        %72 = arith.muli %71, %c4_i64 : i64
+        %73 = arith.addi %70, %72 : i64
+        %74 = arith.addi %67, %68 : i64
+        %75 = arith.cmpi slt, %74, %c32_i64 : i64
+        %76 = arith.cmpi slt, %69, %c16_i64 : i64
+        %77 = arith.ori %75, %76 : i1
+        scf.if %77 {
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg14 = %c0 to %c2 step %c1 {
+            %104 = arith.index_cast %arg14 : index to i64
+            %105 = arith.muli %104, %c16_i64 : i64
+            %106 = arith.ori %105, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_2, %106, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
+        %78 = arith.maxsi %67, %c0_i64_2 : i64
+        %79 = arith.divui %78, %c16_i64 : i64
+        %80 = arith.maxsi %74, %c0_i64_2 : i64
+        %81 = arith.addi %80, %c15_i64 : i64
+        %82 = arith.divui %81, %c16_i64 : i64
+        %83 = arith.subi %82, %79 : i64
+        %84 = arith.cmpi sgt, %68, %c0_i64_2 : i64
+        %85 = arith.extui %84 : i1 to i64
+        %86 = arith.muli %83, %85 : i64
+        %87 = arith.index_cast %86 : i64 to index
+        scf.for %arg14 = %c0 to %87 step %c1 {
+          %104 = arith.index_cast %arg14 : index to i64
+          %105 = arith.addi %79, %104 : i64
+          %106 = arith.muli %105, %c16_i64 : i64
+          %107 = arith.maxsi %106, %67 : i64
+          %108 = arith.addi %106, %c16_i64 : i64
+          %109 = arith.minsi %108, %74 : i64
+          %110 = arith.subi %109, %107 : i64
+          %111 = arith.ori %106, %c2147483648_i64 : i64
+          %112 = arith.subi %107, %106 : i64
+          %113 = arith.addi %111, %112 : i64
+          %114 = arith.minsi %69, %c16_i64 : i64
+          "instgem.mvin"(%73, %113, %114, %110) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %88 = arith.addi %78, %c15_i64 : i64
+        %89 = arith.divui %88, %c16_i64 : i64
+        %90 = arith.cmpi sgt, %67, %c0_i64_2 : i64
+        %91 = arith.extui %90 : i1 to i64
+        %92 = arith.muli %89, %91 : i64
+        %93 = arith.index_cast %92 : i64 to index
+        scf.for %arg14 = %c0 to %93 step %c1 {
+          %104 = arith.index_cast %arg14 : index to i64
+          %105 = arith.muli %104, %c16_i64 : i64
+          %106 = arith.maxsi %105, %c0_i64_2 : i64
+          %107 = arith.addi %105, %c16_i64 : i64
+          %108 = arith.minsi %107, %67 : i64
+          %109 = arith.subi %108, %106 : i64
+          %110 = arith.ori %105, %c2147483648_i64 : i64
+          %111 = arith.subi %106, %105 : i64
+          %112 = arith.addi %110, %111 : i64
+          %113 = arith.minsi %69, %c16_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %112, %113, %109) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %94:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %104 = arith.maxsi %arg15, %c0 : index
+          %105 = arith.minsi %104, %arg5 : index
+          %106 = arith.addi %arg15, %c32 : index
+          %107 = arith.maxsi %106, %c0 : index
+          %108 = arith.minsi %107, %arg5 : index
+          %109 = arith.subi %105, %arg15 : index
+          %110 = arith.maxsi %109, %c0 : index
+          %111 = arith.minsi %110, %c32 : index
+          %112 = arith.subi %108, %105 : index
+          %113 = arith.cmpi sgt, %111, %c0 : index
+          scf.if %113 {
+            func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
           }
-        } {gemmini.compute_nest}
-        scf.yield %105, %120 : index, index
-      }
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      scf.if %65 {
-        func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
-      }
-      %subview_7 = memref.subview %reinterpret_cast_6[%15, %18] [%59, %64] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %94 = arith.index_cast %intptr_12 : index to i64
-      %95 = arith.index_cast %offset_9 : index to i64
-      %96 = arith.muli %95, %c4_i64 : i64
-      %97 = arith.addi %94, %96 : i64
-      %98 = arith.index_cast %strides_11#0 : index to i64
-      %99 = arith.muli %98, %c4_i64 : i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %99, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %100 = arith.ceildivsi %68, %c16_i64 : i64
-      %101 = arith.muli %85, %100 : i64
-      %102 = arith.index_cast %101 : i64 to index
-      scf.for %arg14 = %c0 to %102 step %c1 {
-        %103 = arith.index_cast %arg14 : index to i64
-        %104 = arith.remsi %103, %85 : i64
-        %105 = arith.divsi %103, %85 : i64
-        %106 = arith.addi %78, %104 : i64
-        %107 = arith.muli %106, %c16_i64 : i64
-        %108 = arith.maxsi %107, %66 : i64
-        %109 = arith.addi %107, %c16_i64 : i64
-        %110 = arith.minsi %109, %73 : i64
-        %111 = arith.subi %110, %108 : i64
-        %112 = arith.subi %108, %66 : i64
-        %113 = arith.muli %112, %99 : i64
-        %114 = arith.addi %97, %113 : i64
-        %115 = arith.muli %105, %c64_i64 : i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.muli %105, %c16_i64 : i64
-        %118 = arith.addi %107, %117 : i64
-        %119 = arith.ori %118, %c2684354560_i64 : i64
-        %120 = arith.subi %108, %107 : i64
-        %121 = arith.addi %119, %120 : i64
-        %122 = arith.subi %68, %117 : i64
-        %123 = arith.minsi %122, %c16_i64 : i64
-        "instgem.mvout"(%116, %121, %123, %111) : (i64, i64, i64, i64) -> ()
+          %subview_13 = memref.subview %reinterpret_cast[%15, %105] [%60, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %114 = arith.index_cast %112 : index to i64
+          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %115 = arith.index_cast %intptr_18 : index to i64
+          %116 = arith.index_cast %offset_15 : index to i64
+          %117 = arith.addi %115, %116 : i64
+          %118 = arith.index_cast %strides_17#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %87 step %c1 {
+            %165 = arith.index_cast %arg17 : index to i64
+            %166 = arith.addi %79, %165 : i64
+            %167 = arith.muli %166, %c16_i64 : i64
+            %168 = arith.maxsi %167, %67 : i64
+            %169 = arith.addi %167, %c16_i64 : i64
+            %170 = arith.minsi %169, %74 : i64
+            %171 = arith.subi %170, %168 : i64
+            %172 = arith.subi %168, %67 : i64
+            %173 = arith.muli %172, %118 : i64
+            %174 = arith.addi %117, %173 : i64
+            %175 = arith.muli %166, %c32_i64 : i64
+            %176 = arith.subi %168, %167 : i64
+            %177 = arith.addi %175, %176 : i64
+            %178 = arith.minsi %114, %c64_i64 : i64
+            "instgem.mvin"(%174, %177, %178, %171) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg17 = %c0 to %93 step %c1 {
+            %165 = arith.index_cast %arg17 : index to i64
+            %166 = arith.muli %165, %c16_i64 : i64
+            %167 = arith.maxsi %166, %c0_i64_2 : i64
+            %168 = arith.addi %166, %c16_i64 : i64
+            %169 = arith.minsi %168, %67 : i64
+            %170 = arith.subi %169, %167 : i64
+            %171 = arith.muli %165, %c32_i64 : i64
+            %172 = arith.subi %167, %166 : i64
+            %173 = arith.addi %171, %172 : i64
+            %174 = arith.minsi %114, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_2, %173, %174, %170) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %119 = arith.maxsi %arg16, %c0 : index
+          %120 = arith.minsi %119, %arg5 : index
+          %121 = arith.addi %arg16, %c32 : index
+          %122 = arith.maxsi %121, %c0 : index
+          %123 = arith.minsi %122, %arg5 : index
+          %124 = arith.subi %120, %arg16 : index
+          %125 = arith.maxsi %124, %c0 : index
+          %126 = arith.minsi %125, %c32 : index
+          %127 = arith.subi %123, %120 : index
+          scf.if %66 {
+            func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_19 = memref.subview %reinterpret_cast_4[%120, %18] [%127, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %128 = arith.index_cast %126 : index to i64
+          %129 = arith.index_cast %127 : index to i64
+          %130 = arith.addi %128, %129 : i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %131 = arith.index_cast %intptr_24 : index to i64
+          %132 = arith.index_cast %offset_21 : index to i64
+          %133 = arith.addi %131, %132 : i64
+          %134 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %134) : (i64, i64, i64, i64, i64, i64) -> ()
+          %135 = arith.maxsi %128, %c0_i64_2 : i64
+          %136 = arith.divui %135, %c16_i64 : i64
+          %137 = arith.maxsi %130, %c0_i64_2 : i64
+          %138 = arith.addi %137, %c15_i64 : i64
+          %139 = arith.divui %138, %c16_i64 : i64
+          %140 = arith.subi %139, %136 : i64
+          %141 = arith.cmpi sgt, %129, %c0_i64_2 : i64
+          %142 = arith.extui %141 : i1 to i64
+          %143 = arith.muli %140, %142 : i64
+          %144 = arith.index_cast %143 : i64 to index
+          scf.for %arg17 = %c0 to %144 step %c1 {
+            %165 = arith.index_cast %arg17 : index to i64
+            %166 = arith.addi %136, %165 : i64
+            %167 = arith.muli %166, %c16_i64 : i64
+            %168 = arith.maxsi %167, %128 : i64
+            %169 = arith.addi %167, %c16_i64 : i64
+            %170 = arith.minsi %169, %130 : i64
+            %171 = arith.subi %170, %168 : i64
+            %172 = arith.subi %168, %128 : i64
+            %173 = arith.muli %172, %134 : i64
+            %174 = arith.addi %133, %173 : i64
+            %175 = arith.addi %167, %c64_i64 : i64
+            %176 = arith.subi %168, %167 : i64
+            %177 = arith.addi %175, %176 : i64
+            %178 = arith.minsi %69, %c64_i64 : i64
+            "instgem.mvin"(%174, %177, %178, %171) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %145 = arith.addi %135, %c15_i64 : i64
+          %146 = arith.divui %145, %c16_i64 : i64
+          %147 = arith.cmpi sgt, %128, %c0_i64_2 : i64
+          %148 = arith.extui %147 : i1 to i64
+          %149 = arith.muli %146, %148 : i64
+          %150 = arith.index_cast %149 : i64 to index
+          scf.for %arg17 = %c0 to %150 step %c1 {
+            %165 = arith.index_cast %arg17 : index to i64
+            %166 = arith.muli %165, %c16_i64 : i64
+            %167 = arith.maxsi %166, %c0_i64_2 : i64
+            %168 = arith.addi %166, %c16_i64 : i64
+            %169 = arith.minsi %168, %128 : i64
+            %170 = arith.subi %169, %167 : i64
+            %171 = arith.addi %166, %c64_i64 : i64
+            %172 = arith.subi %167, %166 : i64
+            %173 = arith.addi %171, %172 : i64
+            %174 = arith.minsi %69, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_2, %173, %174, %170) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %151 = arith.minsi %80, %c32_i64 : i64
+          %152 = arith.maxsi %114, %c0_i64_2 : i64
+          %153 = arith.minsi %152, %c32_i64 : i64
+          %154 = arith.minsi %137, %c32_i64 : i64
+          %155 = arith.maxsi %69, %c0_i64_2 : i64
+          %156 = arith.minsi %155, %c16_i64 : i64
+          %157 = arith.ceildivsi %151, %c16_i64 : i64
+          %158 = arith.ceildivsi %156, %c16_i64 : i64
+          %159 = arith.minsi %153, %154 : i64
+          %160 = arith.ceildivsi %159, %c16_i64 : i64
+          %161 = arith.subi %160, %c1_i64_3 : i64
+          %162 = arith.cmpi sgt, %160, %c0_i64_2 : i64
+          %163 = arith.select %162, %157, %c0_i64_2 : i64
+          %164 = arith.index_cast %163 : i64 to index
+          scf.for %arg17 = %c0 to %164 step %c1 {
+            %165 = arith.index_cast %arg17 : index to i64
+            %166 = arith.index_cast %158 : i64 to index
+            scf.for %arg18 = %c0 to %166 step %c1 {
+              %167 = arith.index_cast %arg18 : index to i64
+              %168 = arith.muli %165, %c16_i64 : i64
+              %169 = arith.subi %151, %168 : i64
+              %170 = arith.minsi %169, %c16_i64 : i64
+              %171 = arith.muli %167, %c16_i64 : i64
+              %172 = arith.subi %156, %171 : i64
+              %173 = arith.minsi %172, %c16_i64 : i64
+              %174 = arith.addi %168, %171 : i64
+              %175 = arith.ori %174, %c3221225472_i64 : i64
+              %176 = arith.cmpi eq, %161, %c0_i64_2 : i64
+              %177 = arith.select %176, %175, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %173, %170, %177, %173, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+              %178 = arith.muli %165, %c32_i64 : i64
+              %179 = arith.minsi %153, %c16_i64 : i64
+              %180 = arith.addi %171, %c64_i64 : i64
+              %181 = arith.minsi %154, %c16_i64 : i64
+              "instgem.compute_preloaded"(%178, %179, %170, %180, %173, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+              %182 = arith.index_cast %160 : i64 to index
+              scf.for %arg19 = %c1 to %182 step %c1 {
+                %183 = arith.index_cast %arg19 : index to i64
+                %184 = arith.cmpi eq, %183, %161 : i64
+                %185 = arith.select %184, %175, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %173, %170, %185, %173, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.muli %183, %c16_i64 : i64
+                %187 = arith.addi %178, %186 : i64
+                %188 = arith.subi %153, %186 : i64
+                %189 = arith.minsi %188, %c16_i64 : i64
+                %190 = arith.addi %186, %171 : i64
+                %191 = arith.addi %190, %c64_i64 : i64
+                %192 = arith.subi %154, %186 : i64
+                %193 = arith.minsi %192, %c16_i64 : i64
+                "instgem.compute_accumulated"(%187, %189, %170, %191, %173, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          scf.yield %106, %121 : index, index
+        }
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        scf.if %66 {
+          func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
+        }
+        %subview_7 = memref.subview %reinterpret_cast_6[%15, %18] [%60, %65] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %95 = arith.index_cast %intptr_12 : index to i64
+        %96 = arith.index_cast %offset_9 : index to i64
+        %97 = arith.muli %96, %c4_i64 : i64
+        %98 = arith.addi %95, %97 : i64
+        %99 = arith.index_cast %strides_11#0 : index to i64
+        %100 = arith.muli %99, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %100, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %101 = arith.ceildivsi %69, %c16_i64 : i64
+        %102 = arith.muli %86, %101 : i64
+        %103 = arith.index_cast %102 : i64 to index
+        scf.for %arg14 = %c0 to %103 step %c1 {
+          %104 = arith.index_cast %arg14 : index to i64
+          %105 = arith.remsi %104, %86 : i64
+          %106 = arith.divsi %104, %86 : i64
+          %107 = arith.addi %79, %105 : i64
+          %108 = arith.muli %107, %c16_i64 : i64
+          %109 = arith.maxsi %108, %67 : i64
+          %110 = arith.addi %108, %c16_i64 : i64
+          %111 = arith.minsi %110, %74 : i64
+          %112 = arith.subi %111, %109 : i64
+          %113 = arith.subi %109, %67 : i64
+          %114 = arith.muli %113, %100 : i64
+          %115 = arith.addi %98, %114 : i64
+          %116 = arith.muli %106, %c64_i64 : i64
+          %117 = arith.addi %115, %116 : i64
+          %118 = arith.muli %106, %c16_i64 : i64
+          %119 = arith.addi %108, %118 : i64
+          %120 = arith.ori %119, %c2684354560_i64 : i64
+          %121 = arith.subi %109, %108 : i64
+          %122 = arith.addi %120, %121 : i64
+          %123 = arith.subi %69, %118 : i64
+          %124 = arith.minsi %123, %c16_i64 : i64
+          "instgem.mvout"(%117, %122, %124, %112) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

@@ -29,6 +29,18 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -206,292 +218,433 @@ module {
         "instgem.mvout"(%68, %69, %71, %c16_i64) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.subi %c32_i64, %94 : i64
-        %96 = arith.minsi %95, %c16_i64 : i64
-        %97 = arith.ori %94, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %97, %96, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %59:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %93 = arith.maxsi %21, %c0 : index
-        %94 = arith.minsi %93, %arg3 : index
-        %95 = arith.maxsi %17, %c0 : index
-        %96 = arith.minsi %95, %c16 : index
-        %97 = arith.subi %94, %16 : index
-        %98 = arith.maxsi %arg8, %c0 : index
-        %99 = arith.minsi %98, %arg5 : index
-        %100 = arith.addi %arg8, %c16 : index
-        %101 = arith.maxsi %100, %c0 : index
-        %102 = arith.minsi %101, %arg5 : index
-        %103 = arith.subi %99, %arg8 : index
-        %104 = arith.maxsi %103, %c0 : index
-        %105 = arith.minsi %104, %c16 : index
-        %106 = arith.subi %102, %99 : index
-        %107 = arith.cmpi sgt, %105, %c0 : index
-        scf.if %107 {
-          func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-        }
-        %subview_5 = memref.subview %reinterpret_cast[%16, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %108 = arith.index_cast %96 : index to i64
-        %109 = arith.index_cast %97 : index to i64
-        %110 = arith.index_cast %106 : index to i64
-        %111 = arith.addi %108, %109 : i64
-        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %112 = arith.index_cast %intptr_10 : index to i64
-        %113 = arith.index_cast %offset_7 : index to i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.index_cast %strides_9#0 : index to i64
-        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-        %116 = arith.maxsi %108, %c0_i64_1 : i64
-        %117 = arith.divui %116, %c16_i64 : i64
-        %118 = arith.maxsi %111, %c0_i64_1 : i64
-        %119 = arith.addi %118, %c15_i64 : i64
-        %120 = arith.divui %119, %c16_i64 : i64
-        %121 = arith.subi %120, %117 : i64
-        %122 = arith.cmpi sgt, %109, %c0_i64_1 : i64
-        %123 = arith.extui %122 : i1 to i64
-        %124 = arith.muli %121, %123 : i64
-        %125 = arith.index_cast %124 : i64 to index
-        scf.for %arg10 = %c0 to %125 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.addi %117, %185 : i64
-          %187 = arith.muli %186, %c16_i64 : i64
-          %188 = arith.maxsi %187, %108 : i64
-          %189 = arith.addi %187, %c16_i64 : i64
-          %190 = arith.minsi %189, %111 : i64
-          %191 = arith.subi %190, %188 : i64
-          %192 = arith.subi %188, %108 : i64
-          %193 = arith.muli %192, %115 : i64
-          %194 = arith.addi %114, %193 : i64
-          %195 = arith.subi %188, %187 : i64
-          %196 = arith.addi %187, %195 : i64
-          %197 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%194, %196, %197, %191) : (i64, i64, i64, i64) -> ()
+      %59 = arith.andi %53, %38 : i1
+      %60 = arith.andi %59, %34 : i1
+      %61 = arith.andi %60, %35 : i1
+      scf.if %61 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %69 = arith.index_cast %arg7 : index to i64
+          %70 = arith.muli %69, %c16_i64 : i64
+          %71 = arith.subi %c32_i64, %70 : i64
+          %72 = arith.minsi %71, %c16_i64 : i64
+          %73 = arith.ori %70, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %73, %72, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %126 = arith.addi %116, %c15_i64 : i64
-        %127 = arith.divui %126, %c16_i64 : i64
-        %128 = arith.cmpi sgt, %108, %c0_i64_1 : i64
-        %129 = arith.extui %128 : i1 to i64
-        %130 = arith.muli %127, %129 : i64
-        %131 = arith.index_cast %130 : i64 to index
-        scf.for %arg10 = %c0 to %131 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.muli %185, %c16_i64 : i64
-          %187 = arith.maxsi %186, %c0_i64_1 : i64
-          %188 = arith.addi %186, %c16_i64 : i64
-          %189 = arith.minsi %188, %108 : i64
-          %190 = arith.subi %189, %187 : i64
-          %191 = arith.subi %187, %186 : i64
-          %192 = arith.addi %186, %191 : i64
-          %193 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_1, %192, %193, %190) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %132 = arith.maxsi %arg9, %c0 : index
-        %133 = arith.minsi %132, %arg5 : index
-        %134 = arith.addi %arg9, %c16 : index
-        %135 = arith.maxsi %134, %c0 : index
-        %136 = arith.minsi %135, %arg5 : index
-        %137 = arith.subi %133, %arg9 : index
-        %138 = arith.maxsi %137, %c0 : index
-        %139 = arith.minsi %138, %c16 : index
-        %140 = arith.subi %136, %133 : index
-        %141 = arith.maxsi %22, %c0 : index
-        %142 = arith.minsi %141, %arg4 : index
-        %143 = arith.maxsi %20, %c0 : index
-        %144 = arith.minsi %143, %c32 : index
-        %145 = arith.subi %142, %19 : index
-        %146 = arith.cmpi sgt, %144, %c0 : index
-        scf.if %146 {
-          func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-        }
-        %subview_11 = memref.subview %reinterpret_cast_3[%133, %19] [%140, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %147 = arith.index_cast %139 : index to i64
-        %148 = arith.index_cast %140 : index to i64
-        %149 = arith.index_cast %145 : index to i64
-        %150 = arith.addi %147, %148 : i64
-        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_16 = memref.extract_aligned_pointer_as_index %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %151 = arith.index_cast %intptr_16 : index to i64
-        %152 = arith.index_cast %offset_13 : index to i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.index_cast %strides_15#0 : index to i64
-        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
-        %155 = arith.maxsi %147, %c0_i64_1 : i64
-        %156 = arith.divui %155, %c16_i64 : i64
-        %157 = arith.maxsi %150, %c0_i64_1 : i64
-        %158 = arith.addi %157, %c15_i64 : i64
-        %159 = arith.divui %158, %c16_i64 : i64
-        %160 = arith.subi %159, %156 : i64
-        %161 = arith.cmpi sgt, %148, %c0_i64_1 : i64
-        %162 = arith.extui %161 : i1 to i64
-        %163 = arith.muli %160, %162 : i64
-        %164 = arith.index_cast %163 : i64 to index
-        scf.for %arg10 = %c0 to %164 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.addi %156, %185 : i64
-          %187 = arith.muli %186, %c16_i64 : i64
-          %188 = arith.maxsi %187, %147 : i64
-          %189 = arith.addi %187, %c16_i64 : i64
-          %190 = arith.minsi %189, %150 : i64
-          %191 = arith.subi %190, %188 : i64
-          %192 = arith.subi %188, %147 : i64
-          %193 = arith.muli %192, %154 : i64
-          %194 = arith.addi %153, %193 : i64
-          %195 = arith.muli %186, %c32_i64 : i64
-          %196 = arith.addi %195, %c16_i64 : i64
-          %197 = arith.subi %188, %187 : i64
-          %198 = arith.addi %196, %197 : i64
-          %199 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%194, %198, %199, %191) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %165 = arith.addi %155, %c15_i64 : i64
-        %166 = arith.divui %165, %c16_i64 : i64
-        %167 = arith.cmpi sgt, %147, %c0_i64_1 : i64
-        %168 = arith.extui %167 : i1 to i64
-        %169 = arith.muli %166, %168 : i64
-        %170 = arith.index_cast %169 : i64 to index
-        scf.for %arg10 = %c0 to %170 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.muli %185, %c16_i64 : i64
-          %187 = arith.maxsi %186, %c0_i64_1 : i64
-          %188 = arith.addi %186, %c16_i64 : i64
-          %189 = arith.minsi %188, %147 : i64
-          %190 = arith.subi %189, %187 : i64
-          %191 = arith.muli %185, %c32_i64 : i64
-          %192 = arith.addi %191, %c16_i64 : i64
-          %193 = arith.subi %187, %186 : i64
-          %194 = arith.addi %192, %193 : i64
-          %195 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_1, %194, %195, %190) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %171 = arith.minsi %118, %c16_i64 : i64
-        %172 = arith.maxsi %110, %c0_i64_1 : i64
-        %173 = arith.minsi %172, %c16_i64 : i64
-        %174 = arith.minsi %157, %c16_i64 : i64
-        %175 = arith.maxsi %149, %c0_i64_1 : i64
-        %176 = arith.minsi %175, %c32_i64 : i64
-        %177 = arith.ceildivsi %171, %c16_i64 : i64
-        %178 = arith.ceildivsi %176, %c16_i64 : i64
-        %179 = arith.minsi %173, %174 : i64
-        %180 = arith.ceildivsi %179, %c16_i64 : i64
-        %181 = arith.subi %180, %c1_i64_2 : i64
-        %182 = arith.cmpi sgt, %180, %c0_i64_1 : i64
-        %183 = arith.select %182, %177, %c0_i64_1 : i64
-        %184 = arith.index_cast %183 : i64 to index
-        scf.for %arg10 = %c0 to %184 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.index_cast %178 : i64 to index
-          scf.for %arg11 = %c0 to %186 step %c1 {
-            %187 = arith.index_cast %arg11 : index to i64
-            %188 = arith.muli %185, %c16_i64 : i64
-            %189 = arith.subi %171, %188 : i64
-            %190 = arith.minsi %189, %c16_i64 : i64
-            %191 = arith.muli %187, %c16_i64 : i64
-            %192 = arith.subi %176, %191 : i64
-            %193 = arith.minsi %192, %c16_i64 : i64
-            %194 = arith.muli %185, %c32_i64 : i64
-            %195 = arith.addi %194, %191 : i64
-            %196 = arith.ori %195, %c3221225472_i64 : i64
-            %197 = arith.cmpi eq, %181, %c0_i64_1 : i64
-            %198 = arith.select %197, %196, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %193, %190, %198, %193, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-            %199 = arith.minsi %173, %c16_i64 : i64
-            %200 = arith.addi %191, %c16_i64 : i64
-            %201 = arith.minsi %174, %c16_i64 : i64
-            "instgem.compute_preloaded"(%188, %199, %190, %200, %193, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-            %202 = arith.index_cast %180 : i64 to index
-            scf.for %arg12 = %c1 to %202 step %c1 {
-              %203 = arith.index_cast %arg12 : index to i64
-              %204 = arith.cmpi eq, %203, %181 : i64
-              %205 = arith.select %204, %196, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %193, %190, %205, %193, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-              %206 = arith.muli %203, %c16_i64 : i64
-              %207 = arith.addi %188, %206 : i64
-              %208 = arith.subi %173, %206 : i64
-              %209 = arith.minsi %208, %c16_i64 : i64
-              %210 = arith.muli %203, %c32_i64 : i64
-              %211 = arith.addi %210, %191 : i64
-              %212 = arith.addi %211, %c16_i64 : i64
-              %213 = arith.subi %174, %206 : i64
-              %214 = arith.minsi %213, %c16_i64 : i64
-              "instgem.compute_accumulated"(%207, %209, %190, %212, %193, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+        %62:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %69 = arith.addi %arg8, %c16 : index
+          %70 = arith.minsi %69, %arg5 : index
+          %71 = arith.subi %70, %arg8 : index
+          %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x?xi8, strided<[?, 1], offset: ?>>
+          %cast_6 = memref.cast %subview_5 : memref<16x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %72 = arith.index_cast %71 : index to i64
+          %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_11 = memref.extract_aligned_pointer_as_index %cast_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %73 = arith.index_cast %intptr_11 : index to i64
+          %74 = arith.index_cast %offset_8 : index to i64
+          %75 = arith.addi %73, %74 : i64
+          %76 = arith.index_cast %strides_10#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
+          %77 = arith.minsi %72, %c64_i64 : i64
+          "instgem.mvin"(%75, %c0_i64_1, %77, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %78 = arith.addi %arg9, %c16 : index
+          %79 = arith.minsi %78, %arg5 : index
+          %80 = arith.subi %79, %arg9 : index
+          %subview_12 = memref.subview %reinterpret_cast_3[%arg9, %13] [%80, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+          %cast_13 = memref.cast %subview_12 : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %81 = arith.index_cast %80 : index to i64
+          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_12 : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_18 = memref.extract_aligned_pointer_as_index %cast_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %82 = arith.index_cast %intptr_18 : index to i64
+          %83 = arith.index_cast %offset_15 : index to i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.index_cast %strides_17#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
+          %86 = arith.maxsi %81, %c0_i64_1 : i64
+          %87 = arith.addi %86, %c15_i64 : i64
+          %88 = arith.divui %87, %c16_i64 : i64
+          %89 = arith.cmpi sgt, %81, %c0_i64_1 : i64
+          %90 = arith.extui %89 : i1 to i64
+          %91 = arith.muli %88, %90 : i64
+          %92 = arith.index_cast %91 : i64 to index
+          scf.for %arg10 = %c0 to %92 step %c1 {
+            %102 = arith.index_cast %arg10 : index to i64
+            %103 = arith.muli %102, %c16_i64 : i64
+            %104 = arith.maxsi %103, %c0_i64_1 : i64
+            %105 = arith.addi %103, %c16_i64 : i64
+            %106 = arith.minsi %105, %81 : i64
+            %107 = arith.subi %106, %104 : i64
+            %108 = arith.muli %104, %85 : i64
+            %109 = arith.addi %84, %108 : i64
+            %110 = arith.muli %102, %c32_i64 : i64
+            %111 = arith.addi %110, %c16_i64 : i64
+            %112 = arith.subi %104, %103 : i64
+            %113 = arith.addi %111, %112 : i64
+            "instgem.mvin"(%109, %113, %c32_i64, %107) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %93 = arith.maxsi %72, %c0_i64_1 : i64
+          %94 = arith.minsi %93, %c16_i64 : i64
+          %95 = arith.minsi %86, %c16_i64 : i64
+          %96 = arith.minsi %94, %95 : i64
+          %97 = arith.ceildivsi %96, %c16_i64 : i64
+          %98 = arith.subi %97, %c1_i64_2 : i64
+          %99 = arith.cmpi sgt, %97, %c0_i64_1 : i64
+          %100 = arith.extui %99 : i1 to i64
+          %101 = arith.index_cast %100 : i64 to index
+          scf.for %arg10 = %c0 to %101 step %c1 {
+            %102 = arith.index_cast %arg10 : index to i64
+            scf.for %arg11 = %c0 to %c2 step %c1 {
+              %103 = arith.index_cast %arg11 : index to i64
+              %104 = arith.muli %102, %c16_i64 : i64
+              %105 = arith.subi %c16_i64, %104 : i64
+              %106 = arith.minsi %105, %c16_i64 : i64
+              %107 = arith.muli %103, %c16_i64 : i64
+              %108 = arith.subi %c32_i64, %107 : i64
+              %109 = arith.minsi %108, %c16_i64 : i64
+              %110 = arith.muli %102, %c32_i64 : i64
+              %111 = arith.addi %110, %107 : i64
+              %112 = arith.ori %111, %c3221225472_i64 : i64
+              %113 = arith.cmpi eq, %98, %c0_i64_1 : i64
+              %114 = arith.select %113, %112, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %109, %106, %114, %109, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+              %115 = arith.minsi %94, %c16_i64 : i64
+              %116 = arith.addi %107, %c16_i64 : i64
+              %117 = arith.minsi %95, %c16_i64 : i64
+              "instgem.compute_preloaded"(%104, %115, %106, %116, %109, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+              %118 = arith.index_cast %97 : i64 to index
+              scf.for %arg12 = %c1 to %118 step %c1 {
+                %119 = arith.index_cast %arg12 : index to i64
+                %120 = arith.cmpi eq, %119, %98 : i64
+                %121 = arith.select %120, %112, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %109, %106, %121, %109, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+                %122 = arith.muli %119, %c16_i64 : i64
+                %123 = arith.addi %104, %122 : i64
+                %124 = arith.subi %94, %122 : i64
+                %125 = arith.minsi %124, %c16_i64 : i64
+                %126 = arith.muli %119, %c32_i64 : i64
+                %127 = arith.addi %126, %107 : i64
+                %128 = arith.addi %127, %c16_i64 : i64
+                %129 = arith.subi %95, %122 : i64
+                %130 = arith.minsi %129, %c16_i64 : i64
+                "instgem.compute_accumulated"(%123, %125, %106, %128, %109, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
+          } {gemmini.compute_nest}
+          scf.yield %69, %78 : index, index
+        }
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_4[%12, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %63 = arith.index_cast %intptr : index to i64
+        %64 = arith.index_cast %offset : index to i64
+        %65 = arith.addi %63, %64 : i64
+        %66 = arith.index_cast %strides#0 : index to i64
+        %67 = arith.bitcast %arg6 : f32 to i32
+        %68 = arith.extui %67 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %66, %68) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %69 = arith.index_cast %arg7 : index to i64
+          %70 = arith.muli %69, %c16_i64 : i64
+          %71 = arith.addi %65, %70 : i64
+          %72 = arith.ori %70, %c2147483648_i64 : i64
+          %73 = arith.subi %c32_i64, %70 : i64
+          %74 = arith.minsi %73, %c16_i64 : i64
+          "instgem.mvout"(%71, %72, %74, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %96 = arith.index_cast %arg7 : index to i64
+          %97 = arith.muli %96, %c16_i64 : i64
+          %98 = arith.subi %c32_i64, %97 : i64
+          %99 = arith.minsi %98, %c16_i64 : i64
+          %100 = arith.ori %97, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %100, %99, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %62:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %96 = arith.maxsi %21, %c0 : index
+          %97 = arith.minsi %96, %arg3 : index
+          %98 = arith.maxsi %17, %c0 : index
+          %99 = arith.minsi %98, %c16 : index
+          %100 = arith.subi %97, %16 : index
+          %101 = arith.maxsi %arg8, %c0 : index
+          %102 = arith.minsi %101, %arg5 : index
+          %103 = arith.addi %arg8, %c16 : index
+          %104 = arith.maxsi %103, %c0 : index
+          %105 = arith.minsi %104, %arg5 : index
+          %106 = arith.subi %102, %arg8 : index
+          %107 = arith.maxsi %106, %c0 : index
+          %108 = arith.minsi %107, %c16 : index
+          %109 = arith.subi %105, %102 : index
+          %110 = arith.cmpi sgt, %108, %c0 : index
+          scf.if %110 {
+            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
           }
-        } {gemmini.compute_nest}
-        scf.yield %100, %134 : index, index
-      }
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %60 = arith.maxsi %21, %c0 : index
-      %61 = arith.minsi %60, %arg3 : index
-      %62 = arith.maxsi %17, %c0 : index
-      %63 = arith.minsi %62, %c16 : index
-      %64 = arith.subi %61, %16 : index
-      %65 = arith.maxsi %22, %c0 : index
-      %66 = arith.minsi %65, %arg4 : index
-      %67 = arith.maxsi %20, %c0 : index
-      %68 = arith.minsi %67, %c32 : index
-      %69 = arith.subi %66, %19 : index
-      %70 = arith.cmpi sgt, %68, %c0 : index
-      scf.if %70 {
-        func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_4[%16, %19] [%64, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %71 = arith.index_cast %63 : index to i64
-      %72 = arith.index_cast %64 : index to i64
-      %73 = arith.index_cast %69 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %74 = arith.index_cast %intptr : index to i64
-      %75 = arith.index_cast %offset : index to i64
-      %76 = arith.addi %74, %75 : i64
-      %77 = arith.index_cast %strides#0 : index to i64
-      %78 = arith.bitcast %arg6 : f32 to i32
-      %79 = arith.extui %78 : i32 to i64
-      scf.if %7 {
-        "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %77, %79) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %80 = arith.maxsi %71, %c0_i64_1 : i64
-      %81 = arith.divui %80, %c16_i64 : i64
-      %82 = arith.addi %71, %72 : i64
-      %83 = arith.maxsi %82, %c0_i64_1 : i64
-      %84 = arith.addi %83, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.subi %85, %81 : i64
-      %87 = arith.cmpi sgt, %72, %c0_i64_1 : i64
-      %88 = arith.extui %87 : i1 to i64
-      %89 = arith.muli %86, %88 : i64
-      %90 = arith.ceildivsi %73, %c16_i64 : i64
-      %91 = arith.muli %89, %90 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg7 = %c0 to %92 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.remsi %93, %89 : i64
-        %95 = arith.divsi %93, %89 : i64
-        %96 = arith.addi %81, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %71 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %82 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %71 : i64
-        %103 = arith.muli %102, %77 : i64
-        %104 = arith.addi %76, %103 : i64
-        %105 = arith.muli %95, %c16_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %96, %c32_i64 : i64
-        %108 = arith.addi %107, %105 : i64
-        %109 = arith.ori %108, %c2147483648_i64 : i64
-        %110 = arith.subi %98, %97 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %73, %105 : i64
-        %113 = arith.minsi %112, %c16_i64 : i64
-        "instgem.mvout"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
+          %subview_5 = memref.subview %reinterpret_cast[%16, %102] [%100, %109] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %111 = arith.index_cast %99 : index to i64
+          %112 = arith.index_cast %100 : index to i64
+          %113 = arith.index_cast %109 : index to i64
+          %114 = arith.addi %111, %112 : i64
+          %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %115 = arith.index_cast %intptr_10 : index to i64
+          %116 = arith.index_cast %offset_7 : index to i64
+          %117 = arith.addi %115, %116 : i64
+          %118 = arith.index_cast %strides_9#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+          %119 = arith.maxsi %111, %c0_i64_1 : i64
+          %120 = arith.divui %119, %c16_i64 : i64
+          %121 = arith.maxsi %114, %c0_i64_1 : i64
+          %122 = arith.addi %121, %c15_i64 : i64
+          %123 = arith.divui %122, %c16_i64 : i64
+          %124 = arith.subi %123, %120 : i64
+          %125 = arith.cmpi sgt, %112, %c0_i64_1 : i64
+          %126 = arith.extui %125 : i1 to i64
+          %127 = arith.muli %124, %126 : i64
+          %128 = arith.index_cast %127 : i64 to index
+          scf.for %arg10 = %c0 to %128 step %c1 {
+            %188 = arith.index_cast %arg10 : index to i64
+            %189 = arith.addi %120, %188 : i64
+            %190 = arith.muli %189, %c16_i64 : i64
+            %191 = arith.maxsi %190, %111 : i64
+            %192 = arith.addi %190, %c16_i64 : i64
+            %193 = arith.minsi %192, %114 : i64
+            %194 = arith.subi %193, %191 : i64
+            %195 = arith.subi %191, %111 : i64
+            %196 = arith.muli %195, %118 : i64
+            %197 = arith.addi %117, %196 : i64
+            %198 = arith.subi %191, %190 : i64
+            %199 = arith.addi %190, %198 : i64
+            %200 = arith.minsi %113, %c64_i64 : i64
+            "instgem.mvin"(%197, %199, %200, %194) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %129 = arith.addi %119, %c15_i64 : i64
+          %130 = arith.divui %129, %c16_i64 : i64
+          %131 = arith.cmpi sgt, %111, %c0_i64_1 : i64
+          %132 = arith.extui %131 : i1 to i64
+          %133 = arith.muli %130, %132 : i64
+          %134 = arith.index_cast %133 : i64 to index
+          scf.for %arg10 = %c0 to %134 step %c1 {
+            %188 = arith.index_cast %arg10 : index to i64
+            %189 = arith.muli %188, %c16_i64 : i64
+            %190 = arith.maxsi %189, %c0_i64_1 : i64
+            %191 = arith.addi %189, %c16_i64 : i64
+            %192 = arith.minsi %191, %111 : i64
+            %193 = arith.subi %192, %190 : i64
+            %194 = arith.subi %190, %189 : i64
+            %195 = arith.addi %189, %194 : i64
+            %196 = arith.minsi %113, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_1, %195, %196, %193) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %135 = arith.maxsi %arg9, %c0 : index
+          %136 = arith.minsi %135, %arg5 : index
+          %137 = arith.addi %arg9, %c16 : index
+          %138 = arith.maxsi %137, %c0 : index
+          %139 = arith.minsi %138, %arg5 : index
+          %140 = arith.subi %136, %arg9 : index
+          %141 = arith.maxsi %140, %c0 : index
+          %142 = arith.minsi %141, %c16 : index
+          %143 = arith.subi %139, %136 : index
+          %144 = arith.maxsi %22, %c0 : index
+          %145 = arith.minsi %144, %arg4 : index
+          %146 = arith.maxsi %20, %c0 : index
+          %147 = arith.minsi %146, %c32 : index
+          %148 = arith.subi %145, %19 : index
+          %149 = arith.cmpi sgt, %147, %c0 : index
+          scf.if %149 {
+            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+          }
+          %subview_11 = memref.subview %reinterpret_cast_3[%136, %19] [%143, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %150 = arith.index_cast %142 : index to i64
+          %151 = arith.index_cast %143 : index to i64
+          %152 = arith.index_cast %148 : index to i64
+          %153 = arith.addi %150, %151 : i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %154 = arith.index_cast %intptr_16 : index to i64
+          %155 = arith.index_cast %offset_13 : index to i64
+          %156 = arith.addi %154, %155 : i64
+          %157 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+          %158 = arith.maxsi %150, %c0_i64_1 : i64
+          %159 = arith.divui %158, %c16_i64 : i64
+          %160 = arith.maxsi %153, %c0_i64_1 : i64
+          %161 = arith.addi %160, %c15_i64 : i64
+          %162 = arith.divui %161, %c16_i64 : i64
+          %163 = arith.subi %162, %159 : i64
+          %164 = arith.cmpi sgt, %151, %c0_i64_1 : i64
+          %165 = arith.extui %164 : i1 to i64
+          %166 = arith.muli %163, %165 : i64
+          %167 = arith.index_cast %166 : i64 to index
+          scf.for %arg10 = %c0 to %167 step %c1 {
+            %188 = arith.index_cast %arg10 : index to i64
+            %189 = arith.addi %159, %188 : i64
+            %190 = arith.muli %189, %c16_i64 : i64
+            %191 = arith.maxsi %190, %150 : i64
+            %192 = arith.addi %190, %c16_i64 : i64
+            %193 = arith.minsi %192, %153 : i64
+            %194 = arith.subi %193, %191 : i64
+            %195 = arith.subi %191, %150 : i64
+            %196 = arith.muli %195, %157 : i64
+            %197 = arith.addi %156, %196 : i64
+            %198 = arith.muli %189, %c32_i64 : i64
+            %199 = arith.addi %198, %c16_i64 : i64
+            %200 = arith.subi %191, %190 : i64
+            %201 = arith.addi %199, %200 : i64
+            %202 = arith.minsi %152, %c64_i64 : i64
+            "instgem.mvin"(%197, %201, %202, %194) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %168 = arith.addi %158, %c15_i64 : i64
+          %169 = arith.divui %168, %c16_i64 : i64
+          %170 = arith.cmpi sgt, %150, %c0_i64_1 : i64
+          %171 = arith.extui %170 : i1 to i64
+          %172 = arith.muli %169, %171 : i64
+          %173 = arith.index_cast %172 : i64 to index
+          scf.for %arg10 = %c0 to %173 step %c1 {
+            %188 = arith.index_cast %arg10 : index to i64
+            %189 = arith.muli %188, %c16_i64 : i64
+            %190 = arith.maxsi %189, %c0_i64_1 : i64
+            %191 = arith.addi %189, %c16_i64 : i64
+            %192 = arith.minsi %191, %150 : i64
+            %193 = arith.subi %192, %190 : i64
+            %194 = arith.muli %188, %c32_i64 : i64
+            %195 = arith.addi %194, %c16_i64 : i64
+            %196 = arith.subi %190, %189 : i64
+            %197 = arith.addi %195, %196 : i64
+            %198 = arith.minsi %152, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_1, %197, %198, %193) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %174 = arith.minsi %121, %c16_i64 : i64
+          %175 = arith.maxsi %113, %c0_i64_1 : i64
+          %176 = arith.minsi %175, %c16_i64 : i64
+          %177 = arith.minsi %160, %c16_i64 : i64
+          %178 = arith.maxsi %152, %c0_i64_1 : i64
+          %179 = arith.minsi %178, %c32_i64 : i64
+          %180 = arith.ceildivsi %174, %c16_i64 : i64
+          %181 = arith.ceildivsi %179, %c16_i64 : i64
+          %182 = arith.minsi %176, %177 : i64
+          %183 = arith.ceildivsi %182, %c16_i64 : i64
+          %184 = arith.subi %183, %c1_i64_2 : i64
+          %185 = arith.cmpi sgt, %183, %c0_i64_1 : i64
+          %186 = arith.select %185, %180, %c0_i64_1 : i64
+          %187 = arith.index_cast %186 : i64 to index
+          scf.for %arg10 = %c0 to %187 step %c1 {
+            %188 = arith.index_cast %arg10 : index to i64
+            %189 = arith.index_cast %181 : i64 to index
+            scf.for %arg11 = %c0 to %189 step %c1 {
+              %190 = arith.index_cast %arg11 : index to i64
+              %191 = arith.muli %188, %c16_i64 : i64
+              %192 = arith.subi %174, %191 : i64
+              %193 = arith.minsi %192, %c16_i64 : i64
+              %194 = arith.muli %190, %c16_i64 : i64
+              %195 = arith.subi %179, %194 : i64
+              %196 = arith.minsi %195, %c16_i64 : i64
+              %197 = arith.muli %188, %c32_i64 : i64
+              %198 = arith.addi %197, %194 : i64
+              %199 = arith.ori %198, %c3221225472_i64 : i64
+              %200 = arith.cmpi eq, %184, %c0_i64_1 : i64
+              %201 = arith.select %200, %199, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %196, %193, %201, %196, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+              %202 = arith.minsi %176, %c16_i64 : i64
+              %203 = arith.addi %194, %c16_i64 : i64
+              %204 = arith.minsi %177, %c16_i64 : i64
+              "instgem.compute_preloaded"(%191, %202, %193, %203, %196, %204) : (i64, i64, i64, i64, i64, i64) -> ()
+              %205 = arith.index_cast %183 : i64 to index
+              scf.for %arg12 = %c1 to %205 step %c1 {
+                %206 = arith.index_cast %arg12 : index to i64
+                %207 = arith.cmpi eq, %206, %184 : i64
+                %208 = arith.select %207, %199, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %196, %193, %208, %196, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+                %209 = arith.muli %206, %c16_i64 : i64
+                %210 = arith.addi %191, %209 : i64
+                %211 = arith.subi %176, %209 : i64
+                %212 = arith.minsi %211, %c16_i64 : i64
+                %213 = arith.muli %206, %c32_i64 : i64
+                %214 = arith.addi %213, %194 : i64
+                %215 = arith.addi %214, %c16_i64 : i64
+                %216 = arith.subi %177, %209 : i64
+                %217 = arith.minsi %216, %c16_i64 : i64
+                "instgem.compute_accumulated"(%210, %212, %193, %215, %196, %217) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          scf.yield %103, %137 : index, index
+        }
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %63 = arith.maxsi %21, %c0 : index
+        %64 = arith.minsi %63, %arg3 : index
+        %65 = arith.maxsi %17, %c0 : index
+        %66 = arith.minsi %65, %c16 : index
+        %67 = arith.subi %64, %16 : index
+        %68 = arith.maxsi %22, %c0 : index
+        %69 = arith.minsi %68, %arg4 : index
+        %70 = arith.maxsi %20, %c0 : index
+        %71 = arith.minsi %70, %c32 : index
+        %72 = arith.subi %69, %19 : index
+        %73 = arith.cmpi sgt, %71, %c0 : index
+        scf.if %73 {
+          func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_4[%16, %19] [%67, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %74 = arith.index_cast %66 : index to i64
+        %75 = arith.index_cast %67 : index to i64
+        %76 = arith.index_cast %72 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %77 = arith.index_cast %intptr : index to i64
+        %78 = arith.index_cast %offset : index to i64
+        %79 = arith.addi %77, %78 : i64
+        %80 = arith.index_cast %strides#0 : index to i64
+        %81 = arith.bitcast %arg6 : f32 to i32
+        %82 = arith.extui %81 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %80, %82) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %83 = arith.maxsi %74, %c0_i64_1 : i64
+        %84 = arith.divui %83, %c16_i64 : i64
+        %85 = arith.addi %74, %75 : i64
+        %86 = arith.maxsi %85, %c0_i64_1 : i64
+        %87 = arith.addi %86, %c15_i64 : i64
+        %88 = arith.divui %87, %c16_i64 : i64
+        %89 = arith.subi %88, %84 : i64
+        %90 = arith.cmpi sgt, %75, %c0_i64_1 : i64
+        %91 = arith.extui %90 : i1 to i64
+        %92 = arith.muli %89, %91 : i64
+        %93 = arith.ceildivsi %76, %c16_i64 : i64
+        %94 = arith.muli %92, %93 : i64
+        %95 = arith.index_cast %94 : i64 to index
+        scf.for %arg7 = %c0 to %95 step %c1 {
+          %96 = arith.index_cast %arg7 : index to i64
+          %97 = arith.remsi %96, %92 : i64
+          %98 = arith.divsi %96, %92 : i64
+          %99 = arith.addi %84, %97 : i64
+          %100 = arith.muli %99, %c16_i64 : i64
+          %101 = arith.maxsi %100, %74 : i64
+          %102 = arith.addi %100, %c16_i64 : i64
+          %103 = arith.minsi %102, %85 : i64
+          %104 = arith.subi %103, %101 : i64
+          %105 = arith.subi %101, %74 : i64
+          %106 = arith.muli %105, %80 : i64
+          %107 = arith.addi %79, %106 : i64
+          %108 = arith.muli %98, %c16_i64 : i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.muli %99, %c32_i64 : i64
+          %111 = arith.addi %110, %108 : i64
+          %112 = arith.ori %111, %c2147483648_i64 : i64
+          %113 = arith.subi %101, %100 : i64
+          %114 = arith.addi %112, %113 : i64
+          %115 = arith.subi %76, %108 : i64
+          %116 = arith.minsi %115, %c16_i64 : i64
+          "instgem.mvout"(%109, %114, %116, %104) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return

@@ -88,6 +88,85 @@
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -1068,1619 +1147,2558 @@ module {
         "instgem.mvout"(%115, %121, %123, %111) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %62 = arith.cmpi sle, %13, %c0 : index
+      %62 = arith.andi %58, %41 : i1
       scf.if %62 {
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c4 step %c1 {
-          %137 = arith.index_cast %arg10 : index to i64
-          %138 = arith.remsi %137, %c2_i64_1 : i64
-          %139 = arith.divsi %137, %c2_i64_1 : i64
-          %140 = arith.muli %139, %c16_i64 : i64
-          %141 = arith.subi %c32_i64, %140 : i64
-          %142 = arith.minsi %141, %c16_i64 : i64
-          %143 = arith.muli %138, %c32_i64 : i64
-          %144 = arith.addi %143, %140 : i64
-          %145 = arith.ori %144, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %145, %142, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %63 = arith.cmpi sgt, %13, %c0 : index
-      scf.if %63 {
-        %137 = arith.maxsi %23, %c0 : index
-        %138 = arith.minsi %137, %arg4 : index
-        %139 = arith.maxsi %21, %c0 : index
-        %140 = arith.minsi %139, %c32 : index
-        %141 = arith.subi %138, %20 : index
-        %142 = arith.minsi %arg5, %c0 : index
-        %143 = arith.minsi %arg5, %c32 : index
-        %144 = arith.maxsi %142, %c0 : index
-        %145 = arith.minsi %144, %c32 : index
-        %146 = arith.subi %143, %142 : index
-        %147 = arith.cmpi sgt, %145, %c0 : index
-        %subview_13 = memref.subview %reinterpret_cast[%20, %142] [%141, %146] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %148 = arith.index_cast %140 : index to i64
-        %149 = arith.index_cast %141 : index to i64
-        %150 = arith.index_cast %146 : index to i64
-        %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %151 = arith.index_cast %intptr_18 : index to i64
-        %152 = arith.index_cast %offset_15 : index to i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.index_cast %strides_17#0 : index to i64
-        %155 = arith.maxsi %148, %c0_i64_3 : i64
-        %156 = arith.divui %155, %c16_i64 : i64
-        %157 = arith.addi %148, %149 : i64
-        %158 = arith.maxsi %157, %c0_i64_3 : i64
-        %159 = arith.addi %158, %c15_i64 : i64
-        %160 = arith.divui %159, %c16_i64 : i64
-        %161 = arith.subi %160, %156 : i64
-        %162 = arith.cmpi sgt, %149, %c0_i64_3 : i64
-        %163 = arith.extui %162 : i1 to i64
-        %164 = arith.muli %161, %163 : i64
-        %165 = arith.index_cast %164 : i64 to index
-        %166 = arith.addi %155, %c15_i64 : i64
-        %167 = arith.divui %166, %c16_i64 : i64
-        %168 = arith.cmpi sgt, %148, %c0_i64_3 : i64
-        %169 = arith.extui %168 : i1 to i64
-        %170 = arith.muli %167, %169 : i64
-        %171 = arith.index_cast %170 : i64 to index
-        %172 = arith.minsi %arg6, %c32 : index
-        %173 = arith.maxsi %15, %c0 : index
-        %174 = arith.minsi %173, %c32 : index
-        %175 = arith.subi %172, %15 : index
-        %176 = arith.cmpi sgt, %174, %c0 : index
-        %subview_19 = memref.subview %reinterpret_cast_4[%142, %15] [%146, %175] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %177 = arith.index_cast %145 : index to i64
-        %178 = arith.index_cast %175 : index to i64
-        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %179 = arith.index_cast %intptr_24 : index to i64
-        %180 = arith.index_cast %offset_21 : index to i64
-        %181 = arith.addi %179, %180 : i64
-        %182 = arith.index_cast %strides_23#0 : index to i64
-        %183 = arith.maxsi %177, %c0_i64_3 : i64
-        %184 = arith.divui %183, %c16_i64 : i64
-        %185 = arith.addi %177, %150 : i64
-        %186 = arith.maxsi %185, %c0_i64_3 : i64
-        %187 = arith.addi %186, %c15_i64 : i64
-        %188 = arith.divui %187, %c16_i64 : i64
-        %189 = arith.subi %188, %184 : i64
-        %190 = arith.cmpi sgt, %150, %c0_i64_3 : i64
-        %191 = arith.extui %190 : i1 to i64
-        %192 = arith.muli %189, %191 : i64
-        %193 = arith.index_cast %192 : i64 to index
-        %194 = arith.addi %183, %c15_i64 : i64
-        %195 = arith.divui %194, %c16_i64 : i64
-        %196 = arith.cmpi sgt, %177, %c0_i64_3 : i64
-        %197 = arith.extui %196 : i1 to i64
-        %198 = arith.muli %195, %197 : i64
-        %199 = arith.index_cast %198 : i64 to index
-        scf.if %147 {
-          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-        }
-        scf.if %176 {
-          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-        }
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-        %200 = arith.minsi %165, %c1 : index
-        %201 = arith.minsi %171, %c1 : index
-        %202 = arith.minsi %193, %c1 : index
-        %203 = arith.minsi %199, %c1 : index
-        scf.for %arg10 = %c0 to %200 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.addi %156, %204 : i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.maxsi %206, %148 : i64
-          %208 = arith.addi %206, %c16_i64 : i64
-          %209 = arith.minsi %208, %157 : i64
-          %210 = arith.subi %209, %207 : i64
-          %211 = arith.subi %207, %148 : i64
-          %212 = arith.muli %211, %154 : i64
-          %213 = arith.addi %153, %212 : i64
-          %214 = arith.muli %205, %c32_i64 : i64
-          %215 = arith.subi %207, %206 : i64
-          %216 = arith.addi %214, %215 : i64
-          %217 = arith.minsi %150, %c64_i64 : i64
-          "instgem.mvin"(%213, %216, %217, %210) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %201 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.muli %204, %c16_i64 : i64
-          %206 = arith.maxsi %205, %c0_i64_3 : i64
-          %207 = arith.addi %205, %c16_i64 : i64
-          %208 = arith.minsi %207, %148 : i64
-          %209 = arith.subi %208, %206 : i64
-          %210 = arith.muli %204, %c32_i64 : i64
-          %211 = arith.subi %206, %205 : i64
-          %212 = arith.addi %210, %211 : i64
-          %213 = arith.minsi %150, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %212, %213, %209) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %202 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.addi %184, %204 : i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.maxsi %206, %177 : i64
-          %208 = arith.addi %206, %c16_i64 : i64
-          %209 = arith.minsi %208, %185 : i64
-          %210 = arith.subi %209, %207 : i64
-          %211 = arith.subi %207, %177 : i64
-          %212 = arith.muli %211, %182 : i64
-          %213 = arith.addi %181, %212 : i64
-          %214 = arith.muli %205, %c32_i64 : i64
-          %215 = arith.addi %214, %c128_i64 : i64
-          %216 = arith.subi %207, %206 : i64
-          %217 = arith.addi %215, %216 : i64
-          %218 = arith.minsi %178, %c64_i64 : i64
-          "instgem.mvin2"(%213, %217, %218, %210) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %203 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.muli %204, %c16_i64 : i64
-          %206 = arith.maxsi %205, %c0_i64_3 : i64
-          %207 = arith.addi %205, %c16_i64 : i64
-          %208 = arith.minsi %207, %177 : i64
-          %209 = arith.subi %208, %206 : i64
-          %210 = arith.muli %204, %c32_i64 : i64
-          %211 = arith.addi %210, %c128_i64 : i64
-          %212 = arith.subi %206, %205 : i64
-          %213 = arith.addi %211, %212 : i64
-          %214 = arith.minsi %178, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %213, %214, %209) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %200 to %165 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.addi %156, %204 : i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.maxsi %206, %148 : i64
-          %208 = arith.addi %206, %c16_i64 : i64
-          %209 = arith.minsi %208, %157 : i64
-          %210 = arith.subi %209, %207 : i64
-          %211 = arith.subi %207, %148 : i64
-          %212 = arith.muli %211, %154 : i64
-          %213 = arith.addi %153, %212 : i64
-          %214 = arith.muli %205, %c32_i64 : i64
-          %215 = arith.subi %207, %206 : i64
-          %216 = arith.addi %214, %215 : i64
-          %217 = arith.minsi %150, %c64_i64 : i64
-          "instgem.mvin"(%213, %216, %217, %210) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %201 to %171 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.muli %204, %c16_i64 : i64
-          %206 = arith.maxsi %205, %c0_i64_3 : i64
-          %207 = arith.addi %205, %c16_i64 : i64
-          %208 = arith.minsi %207, %148 : i64
-          %209 = arith.subi %208, %206 : i64
-          %210 = arith.muli %204, %c32_i64 : i64
-          %211 = arith.subi %206, %205 : i64
-          %212 = arith.addi %210, %211 : i64
-          %213 = arith.minsi %150, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %212, %213, %209) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %202 to %193 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.addi %184, %204 : i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.maxsi %206, %177 : i64
-          %208 = arith.addi %206, %c16_i64 : i64
-          %209 = arith.minsi %208, %185 : i64
-          %210 = arith.subi %209, %207 : i64
-          %211 = arith.subi %207, %177 : i64
-          %212 = arith.muli %211, %182 : i64
-          %213 = arith.addi %181, %212 : i64
-          %214 = arith.muli %205, %c32_i64 : i64
-          %215 = arith.addi %214, %c128_i64 : i64
-          %216 = arith.subi %207, %206 : i64
-          %217 = arith.addi %215, %216 : i64
-          %218 = arith.minsi %178, %c64_i64 : i64
-          "instgem.mvin2"(%213, %217, %218, %210) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %203 to %199 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.muli %204, %c16_i64 : i64
-          %206 = arith.maxsi %205, %c0_i64_3 : i64
-          %207 = arith.addi %205, %c16_i64 : i64
-          %208 = arith.minsi %207, %177 : i64
-          %209 = arith.subi %208, %206 : i64
-          %210 = arith.muli %204, %c32_i64 : i64
-          %211 = arith.addi %210, %c128_i64 : i64
-          %212 = arith.subi %206, %205 : i64
-          %213 = arith.addi %211, %212 : i64
-          %214 = arith.minsi %178, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %213, %214, %209) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %64 = arith.cmpi sle, %13, %c1 : index
-      scf.if %64 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %63 = arith.cmpi sle, %13, %c0 : index
         scf.if %63 {
-          %137 = arith.maxsi %23, %c0 : index
-          %138 = arith.minsi %137, %arg4 : index
-          %139 = arith.maxsi %21, %c0 : index
-          %140 = arith.minsi %139, %c32 : index
-          %141 = arith.subi %138, %20 : index
-          %142 = arith.minsi %arg5, %c0 : index
-          %143 = arith.minsi %arg5, %c32 : index
-          %144 = arith.maxsi %142, %c0 : index
-          %145 = arith.minsi %144, %c32 : index
-          %146 = arith.subi %143, %142 : index
-          %147 = arith.cmpi sgt, %145, %c0 : index
-          scf.if %147 {
-            func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-          }
-          %148 = arith.index_cast %140 : index to i64
-          %149 = arith.index_cast %141 : index to i64
-          %150 = arith.index_cast %146 : index to i64
-          %151 = arith.addi %148, %149 : i64
-          %152 = arith.minsi %arg6, %c32 : index
-          %153 = arith.maxsi %15, %c0 : index
-          %154 = arith.minsi %153, %c32 : index
-          %155 = arith.subi %152, %15 : index
-          %156 = arith.cmpi sgt, %154, %c0 : index
-          scf.if %156 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %105 = arith.index_cast %arg10 : index to i64
+            %106 = arith.remsi %105, %c2_i64_1 : i64
+            %107 = arith.divsi %105, %c2_i64_1 : i64
+            %108 = arith.muli %107, %c16_i64 : i64
+            %109 = arith.subi %c32_i64, %108 : i64
+            %110 = arith.minsi %109, %c16_i64 : i64
+            %111 = arith.muli %106, %c32_i64 : i64
+            %112 = arith.addi %111, %108 : i64
+            %113 = arith.ori %112, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %113, %110, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %64 = arith.cmpi sgt, %13, %c0 : index
+        scf.if %64 {
+          %105 = arith.minsi %arg5, %c32 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, 0] [32, %105] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %106 = arith.index_cast %105 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %107 = arith.index_cast %intptr_20 : index to i64
+          %108 = arith.index_cast %offset_17 : index to i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.index_cast %strides_19#0 : index to i64
+          %111 = arith.minsi %arg6, %c32 : index
+          %112 = arith.maxsi %15, %c0 : index
+          %113 = arith.minsi %112, %c32 : index
+          %114 = arith.subi %111, %15 : index
+          %115 = arith.cmpi sgt, %113, %c0 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[0, %15] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %116 = arith.index_cast %114 : index to i64
+          %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %117 = arith.index_cast %intptr_26 : index to i64
+          %118 = arith.index_cast %offset_23 : index to i64
+          %119 = arith.addi %117, %118 : i64
+          %120 = arith.index_cast %strides_25#0 : index to i64
+          %121 = arith.maxsi %106, %c0_i64_3 : i64
+          %122 = arith.addi %121, %c15_i64 : i64
+          %123 = arith.divui %122, %c16_i64 : i64
+          %124 = arith.cmpi sgt, %106, %c0_i64_3 : i64
+          %125 = arith.extui %124 : i1 to i64
+          %126 = arith.muli %123, %125 : i64
+          %127 = arith.index_cast %126 : i64 to index
+          scf.if %115 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %157 = arith.index_cast %145 : index to i64
-          %158 = arith.index_cast %155 : index to i64
-          %159 = arith.addi %157, %150 : i64
-          %160 = arith.maxsi %151, %c0_i64_3 : i64
-          %161 = arith.minsi %160, %c32_i64 : i64
-          %162 = arith.maxsi %150, %c0_i64_3 : i64
-          %163 = arith.minsi %162, %c32_i64 : i64
-          %164 = arith.maxsi %159, %c0_i64_3 : i64
-          %165 = arith.minsi %164, %c32_i64 : i64
-          %166 = arith.maxsi %158, %c0_i64_3 : i64
-          %167 = arith.minsi %166, %c32_i64 : i64
-          %168 = arith.ceildivsi %161, %c16_i64 : i64
-          %169 = arith.ceildivsi %167, %c16_i64 : i64
-          %170 = arith.minsi %163, %165 : i64
-          %171 = arith.ceildivsi %170, %c16_i64 : i64
-          %172 = arith.cmpi sgt, %168, %c0_i64_3 : i64
-          %173 = arith.select %172, %169, %c0_i64_3 : i64
-          %174 = arith.index_cast %173 : i64 to index
-          %175 = arith.divsi %170, %c16_i64 : i64
-          %176 = arith.minsi %171, %175 : i64
-          %177 = arith.maxsi %176, %c0_i64_3 : i64
-          %178 = arith.divsi %161, %c16_i64 : i64
-          %179 = arith.minsi %168, %178 : i64
-          %180 = arith.maxsi %179, %c1_i64_2 : i64
-          %181 = arith.minsi %161, %c16_i64 : i64
-          %182 = arith.cmpi sgt, %13, %c1 : index
-          %183 = arith.maxsi %148, %c0_i64_3 : i64
-          %184 = arith.divui %183, %c16_i64 : i64
-          %185 = arith.addi %160, %c15_i64 : i64
-          %186 = arith.divui %185, %c16_i64 : i64
-          %187 = arith.subi %186, %184 : i64
-          %188 = arith.cmpi sgt, %149, %c0_i64_3 : i64
-          %189 = arith.extui %188 : i1 to i64
-          %190 = arith.muli %187, %189 : i64
-          %191 = arith.index_cast %190 : i64 to index
-          %192 = arith.addi %183, %c15_i64 : i64
-          %193 = arith.divui %192, %c16_i64 : i64
-          %194 = arith.cmpi sgt, %148, %c0_i64_3 : i64
-          %195 = arith.extui %194 : i1 to i64
-          %196 = arith.muli %193, %195 : i64
-          %197 = arith.index_cast %196 : i64 to index
-          %198 = arith.select %182, %c64_i64, %c0_i64_3 : i64
-          %199 = arith.select %182, %c192_i64, %c0_i64_3 : i64
-          %200:10 = scf.if %182 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
-            %207 = arith.minsi %arg5, %c64 : index
-            %208 = arith.subi %143, %c32 : index
-            %209 = arith.maxsi %208, %c0 : index
-            %210 = arith.minsi %209, %c32 : index
-            %211 = arith.subi %207, %143 : index
-            %212 = arith.cmpi sgt, %210, %c0 : index
-            %subview_13 = memref.subview %reinterpret_cast[%20, %143] [%141, %211] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %213 = arith.index_cast %211 : index to i64
-            %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %214 = arith.index_cast %intptr_18 : index to i64
-            %215 = arith.index_cast %offset_15 : index to i64
-            %216 = arith.addi %214, %215 : i64
-            %217 = arith.index_cast %strides_17#0 : index to i64
-            %subview_19 = memref.subview %reinterpret_cast_4[%143, %15] [%211, %155] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %218 = arith.index_cast %210 : index to i64
-            %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %219 = arith.index_cast %intptr_24 : index to i64
-            %220 = arith.index_cast %offset_21 : index to i64
-            %221 = arith.addi %219, %220 : i64
-            %222 = arith.index_cast %strides_23#0 : index to i64
-            %223 = arith.maxsi %218, %c0_i64_3 : i64
-            %224 = arith.divui %223, %c16_i64 : i64
-            %225 = arith.addi %218, %213 : i64
-            %226 = arith.maxsi %225, %c0_i64_3 : i64
-            %227 = arith.addi %226, %c15_i64 : i64
-            %228 = arith.divui %227, %c16_i64 : i64
-            %229 = arith.subi %228, %224 : i64
-            %230 = arith.cmpi sgt, %213, %c0_i64_3 : i64
-            %231 = arith.extui %230 : i1 to i64
-            %232 = arith.muli %229, %231 : i64
-            %233 = arith.index_cast %232 : i64 to index
-            %234 = arith.addi %223, %c15_i64 : i64
-            %235 = arith.divui %234, %c16_i64 : i64
-            %236 = arith.cmpi sgt, %218, %c0_i64_3 : i64
-            %237 = arith.extui %236 : i1 to i64
-            %238 = arith.muli %235, %237 : i64
-            %239 = arith.index_cast %238 : i64 to index
-            scf.if %212 {
-              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-            }
-            scf.if %156 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+          %128 = arith.minsi %127, %c1 : index
+          %129 = arith.minsi %106, %c64_i64 : i64
+          "instgem.mvin"(%109, %c0_i64_3, %129, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %128 step %c1 {
+            %132 = arith.index_cast %arg10 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %c0_i64_3 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %106 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.muli %134, %120 : i64
+            %139 = arith.addi %119, %138 : i64
+            %140 = arith.muli %132, %c32_i64 : i64
+            %141 = arith.addi %140, %c128_i64 : i64
+            %142 = arith.subi %134, %133 : i64
+            %143 = arith.addi %141, %142 : i64
+            %144 = arith.minsi %116, %c64_i64 : i64
+            "instgem.mvin2"(%139, %143, %144, %137) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %130 = arith.muli %110, %c16_i64 : i64
+          %131 = arith.addi %109, %130 : i64
+          "instgem.mvin"(%131, %c32_i64, %129, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %128 to %127 step %c1 {
+            %132 = arith.index_cast %arg10 : index to i64
+            %133 = arith.muli %132, %c16_i64 : i64
+            %134 = arith.maxsi %133, %c0_i64_3 : i64
+            %135 = arith.addi %133, %c16_i64 : i64
+            %136 = arith.minsi %135, %106 : i64
+            %137 = arith.subi %136, %134 : i64
+            %138 = arith.muli %134, %120 : i64
+            %139 = arith.addi %119, %138 : i64
+            %140 = arith.muli %132, %c32_i64 : i64
+            %141 = arith.addi %140, %c128_i64 : i64
+            %142 = arith.subi %134, %133 : i64
+            %143 = arith.addi %141, %142 : i64
+            %144 = arith.minsi %116, %c64_i64 : i64
+            "instgem.mvin2"(%139, %143, %144, %137) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %65 = arith.cmpi sle, %13, %c1 : index
+        scf.if %65 {
+          scf.if %64 {
+            %105 = arith.minsi %arg5, %c32 : index
+            %106 = arith.index_cast %105 : index to i64
+            %107 = arith.minsi %arg6, %c32 : index
+            %108 = arith.maxsi %15, %c0 : index
+            %109 = arith.minsi %108, %c32 : index
+            %110 = arith.subi %107, %15 : index
+            %111 = arith.cmpi sgt, %109, %c0 : index
+            scf.if %111 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %217) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %217, %216, %213, %233, %224, %218, %213, %222, %221, %239 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            %112 = arith.index_cast %110 : index to i64
+            %113 = arith.maxsi %106, %c0_i64_3 : i64
+            %114 = arith.minsi %113, %c32_i64 : i64
+            %115 = arith.maxsi %112, %c0_i64_3 : i64
+            %116 = arith.minsi %115, %c32_i64 : i64
+            %117 = arith.ceildivsi %116, %c16_i64 : i64
+            %118 = arith.minsi %114, %114 : i64
+            %119 = arith.ceildivsi %118, %c16_i64 : i64
+            %120 = arith.index_cast %117 : i64 to index
+            %121 = arith.divsi %118, %c16_i64 : i64
+            %122 = arith.minsi %119, %121 : i64
+            %123 = arith.maxsi %122, %c0_i64_3 : i64
+            %124 = arith.cmpi sgt, %13, %c1 : index
+            %125 = arith.select %124, %c64_i64, %c0_i64_3 : i64
+            %126 = arith.select %124, %c192_i64, %c0_i64_3 : i64
+            %127:7 = scf.if %124 -> (i64, i64, i64, index, i64, i64, i64) {
+              %132 = arith.minsi %arg5, %c64 : index
+              %133 = arith.subi %132, %c32 : index
+              %subview_14 = memref.subview %reinterpret_cast[%12, 32] [32, %133] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %134 = arith.index_cast %133 : index to i64
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %135 = arith.index_cast %intptr_20 : index to i64
+              %136 = arith.index_cast %offset_17 : index to i64
+              %137 = arith.addi %135, %136 : i64
+              %138 = arith.index_cast %strides_19#0 : index to i64
+              %subview_21 = memref.subview %reinterpret_cast_4[32, %15] [%133, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %139 = arith.index_cast %intptr_26 : index to i64
+              %140 = arith.index_cast %offset_23 : index to i64
+              %141 = arith.addi %139, %140 : i64
+              %142 = arith.index_cast %strides_25#0 : index to i64
+              %143 = arith.maxsi %134, %c0_i64_3 : i64
+              %144 = arith.addi %143, %c15_i64 : i64
+              %145 = arith.divui %144, %c16_i64 : i64
+              %146 = arith.cmpi sgt, %134, %c0_i64_3 : i64
+              %147 = arith.extui %146 : i1 to i64
+              %148 = arith.muli %145, %147 : i64
+              %149 = arith.index_cast %148 : i64 to index
+              scf.if %111 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %138, %137, %134, %149, %134, %142, %141 : i64, i64, i64, index, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, index, i64, i64, i64
+            }
+            %128 = arith.maxsi %120, %c1 : index
+            scf.for %arg10 = %c0 to %120 step %c1 {
+              scf.if %124 {
+                %139 = arith.muli %128, %c4 : index
+                %140 = arith.muli %arg10, %c8 : index
+                %141 = arith.subi %139, %c1 : index
+                %142 = arith.addi %140, %141 : index
+                %143 = arith.divsi %142, %139 : index
+                %144 = arith.addi %142, %c8 : index
+                %145 = arith.divsi %144, %139 : index
+                scf.for %arg11 = %143 to %145 step %c1 {
+                  %147 = arith.index_cast %arg11 : index to i64
+                  %148 = arith.muli %147, %c16_i64 : i64
+                  %149 = arith.maxsi %148, %c0_i64_3 : i64
+                  %150 = arith.addi %148, %c16_i64 : i64
+                  %151 = arith.minsi %150, %c32_i64 : i64
+                  %152 = arith.subi %151, %149 : i64
+                  %153 = arith.muli %149, %127#0 : i64
+                  %154 = arith.addi %127#1, %153 : i64
+                  %155 = arith.muli %147, %c32_i64 : i64
+                  %156 = arith.addi %155, %125 : i64
+                  %157 = arith.subi %149, %148 : i64
+                  %158 = arith.addi %156, %157 : i64
+                  %159 = arith.minsi %127#2, %c64_i64 : i64
+                  "instgem.mvin"(%154, %158, %159, %152) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %146 = arith.cmpi sgt, %127#3, %c0 : index
+                scf.if %146 {
+                  %147 = arith.muli %127#3, %c4 : index
+                  %148 = arith.muli %arg10, %147 : index
+                  %149 = arith.muli %128, %c2 : index
+                  %150 = arith.subi %141, %149 : index
+                  %151 = arith.addi %148, %150 : index
+                  %152 = arith.divsi %151, %139 : index
+                  %153 = arith.addi %151, %147 : index
+                  %154 = arith.divsi %153, %139 : index
+                  scf.for %arg11 = %152 to %154 step %c1 {
+                    %155 = arith.index_cast %arg11 : index to i64
+                    %156 = arith.muli %155, %c16_i64 : i64
+                    %157 = arith.maxsi %156, %c0_i64_3 : i64
+                    %158 = arith.addi %156, %c16_i64 : i64
+                    %159 = arith.minsi %158, %127#4 : i64
+                    %160 = arith.subi %159, %157 : i64
+                    %161 = arith.muli %157, %127#5 : i64
+                    %162 = arith.addi %127#6, %161 : i64
+                    %163 = arith.muli %155, %c32_i64 : i64
+                    %164 = arith.addi %163, %126 : i64
+                    %165 = arith.subi %157, %156 : i64
+                    %166 = arith.addi %164, %165 : i64
+                    %167 = arith.minsi %112, %c64_i64 : i64
+                    "instgem.mvin2"(%162, %166, %167, %160) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %132 = arith.index_cast %arg10 : index to i64
+              %133 = arith.muli %132, %c16_i64 : i64
+              %134 = arith.subi %116, %133 : i64
+              %135 = arith.minsi %134, %c16_i64 : i64
+              %136 = arith.cmpi sgt, %123, %c0_i64_3 : i64
+              scf.if %136 {
+                %139 = arith.ori %133, %c2147483648_i64 : i64
+                %140 = arith.addi %133, %c128_i64 : i64
+                "instgem.preload"(%140, %135, %c16_i64, %139, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %141 = arith.addi %133, %c32_i64 : i64
+                %142 = arith.ori %141, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %142, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %137 = arith.index_cast %123 : i64 to index
+              scf.for %arg11 = %c1 to %137 step %c1 {
+                %139 = arith.index_cast %arg11 : index to i64
+                %140 = arith.ori %133, %c3221225472_i64 : i64
+                %141 = arith.muli %139, %c32_i64 : i64
+                %142 = arith.addi %141, %133 : i64
+                %143 = arith.addi %142, %c128_i64 : i64
+                "instgem.preload"(%143, %135, %c16_i64, %140, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %144 = arith.muli %139, %c16_i64 : i64
+                "instgem.compute_preloaded"(%144, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %145 = arith.addi %133, %c32_i64 : i64
+                %146 = arith.ori %145, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %146, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %147 = arith.addi %144, %c32_i64 : i64
+                "instgem.compute_accumulated"(%147, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %138 = arith.index_cast %119 : i64 to index
+              scf.for %arg11 = %137 to %138 step %c1 {
+                %139 = arith.index_cast %arg11 : index to i64
+                %140 = arith.muli %139, %c16_i64 : i64
+                %141 = arith.subi %114, %140 : i64
+                %142 = arith.minsi %141, %c16_i64 : i64
+                %143 = arith.cmpi eq, %139, %c0_i64_3 : i64
+                %144 = arith.select %143, %c2147483648_i64, %c3221225472_i64 : i64
+                %145 = arith.ori %133, %144 : i64
+                %146 = arith.select %143, %c16_i64, %135 : i64
+                %147 = arith.muli %139, %c32_i64 : i64
+                %148 = arith.addi %147, %133 : i64
+                %149 = arith.addi %148, %c128_i64 : i64
+                "instgem.preload"(%149, %135, %142, %145, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%140, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %150 = arith.addi %133, %c32_i64 : i64
+                %151 = arith.ori %150, %144 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %152 = arith.addi %140, %c32_i64 : i64
+                "instgem.compute_accumulated"(%152, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
+            %129 = arith.cmpi eq, %119, %c0_i64_3 : i64
+            %130 = arith.cmpi slt, %117, %c2_i64_1 : i64
+            %131 = arith.ori %129, %130 : i1
+            scf.if %131 {
+              scf.for %arg10 = %c0 to %c4 step %c1 {
+                %132 = arith.index_cast %arg10 : index to i64
+                %133 = arith.remsi %132, %c2_i64_1 : i64
+                %134 = arith.divsi %132, %c2_i64_1 : i64
+                %135 = arith.muli %134, %c16_i64 : i64
+                %136 = arith.subi %c32_i64, %135 : i64
+                %137 = arith.minsi %136, %c16_i64 : i64
+                %138 = arith.muli %133, %c32_i64 : i64
+                %139 = arith.addi %138, %135 : i64
+                %140 = arith.ori %139, %c2147483648_i64 : i64
+                %141 = arith.cmpi sge, %133, %c2_i64_1 : i64
+                %142 = arith.cmpi sge, %134, %117 : i64
+                %143 = arith.ori %129, %141 : i1
+                %144 = arith.ori %143, %142 : i1
+                scf.if %144 {
+                  "instgem.mvin"(%c0_i64_3, %140, %137, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+            scf.if %124 {
+              %132 = arith.muli %128, %c4 : index
+              %133 = arith.muli %120, %c8 : index
+              %134 = arith.subi %132, %c1 : index
+              %135 = arith.addi %133, %134 : index
+              %136 = arith.divsi %135, %132 : index
+              scf.for %arg10 = %136 to %c2 step %c1 {
+                %148 = arith.index_cast %arg10 : index to i64
+                %149 = arith.muli %148, %c16_i64 : i64
+                %150 = arith.maxsi %149, %c0_i64_3 : i64
+                %151 = arith.addi %149, %c16_i64 : i64
+                %152 = arith.minsi %151, %c32_i64 : i64
+                %153 = arith.subi %152, %150 : i64
+                %154 = arith.muli %150, %127#0 : i64
+                %155 = arith.addi %127#1, %154 : i64
+                %156 = arith.muli %148, %c32_i64 : i64
+                %157 = arith.addi %156, %125 : i64
+                %158 = arith.subi %150, %149 : i64
+                %159 = arith.addi %157, %158 : i64
+                %160 = arith.minsi %127#2, %c64_i64 : i64
+                "instgem.mvin"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %137 = arith.subi %134, %128 : index
+              %138 = arith.divsi %137, %132 : index
+              scf.for %arg10 = %138 to %c0 step %c1 {
+                %148 = arith.index_cast %arg10 : index to i64
+                %149 = arith.muli %148, %c16_i64 : i64
+                %150 = arith.maxsi %149, %c0_i64_3 : i64
+                %151 = arith.addi %149, %c16_i64 : i64
+                %152 = arith.minsi %151, %c0_i64_3 : i64
+                %153 = arith.subi %152, %150 : i64
+                %154 = arith.muli %148, %c32_i64 : i64
+                %155 = arith.addi %154, %125 : i64
+                %156 = arith.subi %150, %149 : i64
+                %157 = arith.addi %155, %156 : i64
+                %158 = arith.minsi %127#2, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %157, %158, %153) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %139 = arith.muli %127#3, %c4 : index
+              %140 = arith.muli %120, %139 : index
+              %141 = arith.muli %128, %c2 : index
+              %142 = arith.subi %134, %141 : index
+              %143 = arith.addi %140, %142 : index
+              %144 = arith.divsi %143, %132 : index
+              scf.for %arg10 = %144 to %127#3 step %c1 {
+                %148 = arith.index_cast %arg10 : index to i64
+                %149 = arith.muli %148, %c16_i64 : i64
+                %150 = arith.maxsi %149, %c0_i64_3 : i64
+                %151 = arith.addi %149, %c16_i64 : i64
+                %152 = arith.minsi %151, %127#4 : i64
+                %153 = arith.subi %152, %150 : i64
+                %154 = arith.muli %150, %127#5 : i64
+                %155 = arith.addi %127#6, %154 : i64
+                %156 = arith.muli %148, %c32_i64 : i64
+                %157 = arith.addi %156, %126 : i64
+                %158 = arith.subi %150, %149 : i64
+                %159 = arith.addi %157, %158 : i64
+                %160 = arith.minsi %112, %c64_i64 : i64
+                "instgem.mvin2"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %145 = arith.muli %128, %c3 : index
+              %146 = arith.subi %134, %145 : index
+              %147 = arith.divsi %146, %132 : index
+              scf.for %arg10 = %147 to %c0 step %c1 {
+                %148 = arith.index_cast %arg10 : index to i64
+                %149 = arith.muli %148, %c16_i64 : i64
+                %150 = arith.maxsi %149, %c0_i64_3 : i64
+                %151 = arith.addi %149, %c16_i64 : i64
+                %152 = arith.minsi %151, %c0_i64_3 : i64
+                %153 = arith.subi %152, %150 : i64
+                %154 = arith.muli %148, %c32_i64 : i64
+                %155 = arith.addi %154, %126 : i64
+                %156 = arith.subi %150, %149 : i64
+                %157 = arith.addi %155, %156 : i64
+                %158 = arith.minsi %112, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %157, %158, %153) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          %201 = arith.maxsi %174, %c1 : index
-          scf.for %arg10 = %c0 to %174 step %c1 {
-            scf.if %182 {
-              %214 = arith.cmpi sgt, %191, %c0 : index
-              scf.if %214 {
-                %218 = arith.muli %201, %c4 : index
-                %219 = arith.muli %191, %c4 : index
-                %220 = arith.muli %arg10, %219 : index
-                %221 = arith.subi %218, %c1 : index
-                %222 = arith.addi %220, %221 : index
-                %223 = arith.divsi %222, %218 : index
-                %224 = arith.addi %222, %219 : index
-                %225 = arith.divsi %224, %218 : index
-                scf.for %arg11 = %223 to %225 step %c1 {
-                  %226 = arith.index_cast %arg11 : index to i64
-                  %227 = arith.addi %184, %226 : i64
-                  %228 = arith.muli %227, %c16_i64 : i64
-                  %229 = arith.maxsi %228, %148 : i64
-                  %230 = arith.addi %228, %c16_i64 : i64
-                  %231 = arith.minsi %230, %151 : i64
-                  %232 = arith.subi %231, %229 : i64
-                  %233 = arith.subi %229, %148 : i64
-                  %234 = arith.muli %233, %200#0 : i64
-                  %235 = arith.addi %200#1, %234 : i64
-                  %236 = arith.muli %227, %c32_i64 : i64
-                  %237 = arith.addi %236, %198 : i64
-                  %238 = arith.subi %229, %228 : i64
-                  %239 = arith.addi %237, %238 : i64
-                  %240 = arith.minsi %200#2, %c64_i64 : i64
-                  "instgem.mvin"(%235, %239, %240, %232) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
-              %215 = arith.cmpi sgt, %197, %c0 : index
-              scf.if %215 {
-                %218 = arith.muli %201, %c4 : index
-                %219 = arith.muli %197, %c4 : index
-                %220 = arith.muli %arg10, %219 : index
-                %221 = arith.subi %218, %c1 : index
-                %222 = arith.subi %221, %201 : index
-                %223 = arith.addi %220, %222 : index
-                %224 = arith.divsi %223, %218 : index
-                %225 = arith.addi %223, %219 : index
-                %226 = arith.divsi %225, %218 : index
-                scf.for %arg11 = %224 to %226 step %c1 {
-                  %227 = arith.index_cast %arg11 : index to i64
-                  %228 = arith.muli %227, %c16_i64 : i64
-                  %229 = arith.maxsi %228, %c0_i64_3 : i64
-                  %230 = arith.addi %228, %c16_i64 : i64
-                  %231 = arith.minsi %230, %148 : i64
-                  %232 = arith.subi %231, %229 : i64
-                  %233 = arith.muli %227, %c32_i64 : i64
-                  %234 = arith.addi %233, %198 : i64
-                  %235 = arith.subi %229, %228 : i64
-                  %236 = arith.addi %234, %235 : i64
-                  %237 = arith.minsi %200#2, %c64_i64 : i64
-                  "instgem.mvin"(%c0_i64_3, %236, %237, %232) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
-              %216 = arith.cmpi sgt, %200#3, %c0 : index
-              scf.if %216 {
-                %218 = arith.muli %201, %c4 : index
-                %219 = arith.muli %200#3, %c4 : index
-                %220 = arith.muli %arg10, %219 : index
-                %221 = arith.subi %218, %c1 : index
-                %222 = arith.muli %201, %c2 : index
-                %223 = arith.subi %221, %222 : index
-                %224 = arith.addi %220, %223 : index
-                %225 = arith.divsi %224, %218 : index
-                %226 = arith.addi %224, %219 : index
-                %227 = arith.divsi %226, %218 : index
-                scf.for %arg11 = %225 to %227 step %c1 {
-                  %228 = arith.index_cast %arg11 : index to i64
-                  %229 = arith.addi %200#4, %228 : i64
-                  %230 = arith.muli %229, %c16_i64 : i64
-                  %231 = arith.maxsi %230, %200#5 : i64
-                  %232 = arith.addi %230, %c16_i64 : i64
-                  %233 = arith.addi %200#5, %200#6 : i64
-                  %234 = arith.minsi %232, %233 : i64
-                  %235 = arith.subi %234, %231 : i64
-                  %236 = arith.subi %231, %200#5 : i64
-                  %237 = arith.muli %236, %200#7 : i64
-                  %238 = arith.addi %200#8, %237 : i64
-                  %239 = arith.muli %229, %c32_i64 : i64
-                  %240 = arith.addi %239, %199 : i64
-                  %241 = arith.subi %231, %230 : i64
-                  %242 = arith.addi %240, %241 : i64
-                  %243 = arith.minsi %158, %c64_i64 : i64
-                  "instgem.mvin2"(%238, %242, %243, %235) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
-              %217 = arith.cmpi sgt, %200#9, %c0 : index
-              scf.if %217 {
-                %218 = arith.muli %201, %c4 : index
-                %219 = arith.muli %200#9, %c4 : index
-                %220 = arith.muli %arg10, %219 : index
-                %221 = arith.subi %218, %c1 : index
-                %222 = arith.muli %201, %c3 : index
-                %223 = arith.subi %221, %222 : index
-                %224 = arith.addi %220, %223 : index
-                %225 = arith.divsi %224, %218 : index
-                %226 = arith.addi %224, %219 : index
-                %227 = arith.divsi %226, %218 : index
-                scf.for %arg11 = %225 to %227 step %c1 {
-                  %228 = arith.index_cast %arg11 : index to i64
-                  %229 = arith.muli %228, %c16_i64 : i64
-                  %230 = arith.maxsi %229, %c0_i64_3 : i64
-                  %231 = arith.addi %229, %c16_i64 : i64
-                  %232 = arith.minsi %231, %200#5 : i64
-                  %233 = arith.subi %232, %230 : i64
-                  %234 = arith.muli %228, %c32_i64 : i64
-                  %235 = arith.addi %234, %199 : i64
-                  %236 = arith.subi %230, %229 : i64
-                  %237 = arith.addi %235, %236 : i64
-                  %238 = arith.minsi %158, %c64_i64 : i64
-                  "instgem.mvin2"(%c0_i64_3, %237, %238, %233) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
+        } else {
+          %105:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %106 = arith.addi %arg11, %c32 : index
+            %107 = arith.minsi %106, %arg5 : index
+            %108 = arith.subi %107, %arg11 : index
+            %109 = arith.index_cast %arg10 : index to i64
+            %110 = arith.remsi %109, %c2_i64_1 : i64
+            %111 = arith.muli %110, %c64_i64 : i64
+            %112 = arith.index_cast %108 : index to i64
+            %113 = arith.addi %arg12, %c32 : index
+            %114 = arith.minsi %113, %arg5 : index
+            %115 = arith.subi %114, %arg12 : index
+            %116 = arith.minsi %arg6, %c32 : index
+            %117 = arith.maxsi %15, %c0 : index
+            %118 = arith.minsi %117, %c32 : index
+            %119 = arith.subi %116, %15 : index
+            %120 = arith.cmpi sgt, %118, %c0 : index
+            scf.if %120 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            %207 = arith.index_cast %arg10 : index to i64
-            %208 = arith.muli %207, %c16_i64 : i64
-            %209 = arith.subi %167, %208 : i64
-            %210 = arith.minsi %209, %c16_i64 : i64
-            %211 = arith.cmpi sgt, %177, %c0_i64_3 : i64
-            scf.if %211 {
-              %214 = arith.ori %208, %c2147483648_i64 : i64
-              %215 = arith.addi %208, %c128_i64 : i64
-              "instgem.preload"(%215, %210, %c16_i64, %214, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %216 = arith.index_cast %180 : i64 to index
-              scf.for %arg11 = %c1 to %216 step %c1 {
-                %218 = arith.index_cast %arg11 : index to i64
-                %219 = arith.muli %218, %c32_i64 : i64
-                %220 = arith.addi %219, %208 : i64
-                %221 = arith.ori %220, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%219, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %121 = arith.addi %111, %c128_i64 : i64
+            %122 = arith.index_cast %115 : index to i64
+            %123 = arith.index_cast %119 : index to i64
+            %124 = arith.maxsi %112, %c0_i64_3 : i64
+            %125 = arith.minsi %124, %c32_i64 : i64
+            %126 = arith.maxsi %122, %c0_i64_3 : i64
+            %127 = arith.minsi %126, %c32_i64 : i64
+            %128 = arith.maxsi %123, %c0_i64_3 : i64
+            %129 = arith.minsi %128, %c32_i64 : i64
+            %130 = arith.ceildivsi %129, %c16_i64 : i64
+            %131 = arith.minsi %125, %127 : i64
+            %132 = arith.ceildivsi %131, %c16_i64 : i64
+            %133 = arith.cmpi eq, %arg10, %c0 : index
+            %134 = arith.index_cast %130 : i64 to index
+            %135 = arith.divsi %131, %c16_i64 : i64
+            %136 = arith.minsi %132, %135 : i64
+            %137 = arith.maxsi %136, %c0_i64_3 : i64
+            %138 = arith.addi %arg10, %c1 : index
+            %139 = arith.cmpi slt, %138, %13 : index
+            %140:9 = scf.if %139 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %142 = arith.addi %arg11, %c64 : index
+              %143 = arith.minsi %142, %arg5 : index
+              %144 = arith.subi %143, %106 : index
+              %subview_14 = memref.subview %reinterpret_cast[%12, %106] [32, %144] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %145 = arith.index_cast %138 : index to i64
+              %146 = arith.remsi %145, %c2_i64_1 : i64
+              %147 = arith.muli %146, %c64_i64 : i64
+              %148 = arith.index_cast %144 : index to i64
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %149 = arith.index_cast %intptr_20 : index to i64
+              %150 = arith.index_cast %offset_17 : index to i64
+              %151 = arith.addi %149, %150 : i64
+              %152 = arith.index_cast %strides_19#0 : index to i64
+              %153 = arith.addi %arg12, %c64 : index
+              %154 = arith.minsi %153, %arg5 : index
+              %155 = arith.subi %154, %113 : index
+              %subview_21 = memref.subview %reinterpret_cast_4[%113, %15] [%155, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %156 = arith.addi %147, %c128_i64 : i64
+              %157 = arith.index_cast %155 : index to i64
+              %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %158 = arith.index_cast %intptr_26 : index to i64
+              %159 = arith.index_cast %offset_23 : index to i64
+              %160 = arith.addi %158, %159 : i64
+              %161 = arith.index_cast %strides_25#0 : index to i64
+              %162 = arith.maxsi %157, %c0_i64_3 : i64
+              %163 = arith.addi %162, %c15_i64 : i64
+              %164 = arith.divui %163, %c16_i64 : i64
+              %165 = arith.cmpi sgt, %157, %c0_i64_3 : i64
+              %166 = arith.extui %165 : i1 to i64
+              %167 = arith.muli %164, %166 : i64
+              %168 = arith.index_cast %167 : i64 to index
+              scf.if %120 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
               }
-              %217 = arith.index_cast %168 : i64 to index
-              scf.for %arg11 = %216 to %217 step %c1 {
-                %218 = arith.index_cast %arg11 : index to i64
-                %219 = arith.muli %218, %c16_i64 : i64
-                %220 = arith.subi %161, %219 : i64
-                %221 = arith.minsi %220, %c16_i64 : i64
-                %222 = arith.muli %218, %c32_i64 : i64
-                %223 = arith.addi %222, %208 : i64
-                %224 = arith.ori %223, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%222, %c16_i64, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
+              scf.yield %152, %151, %147, %148, %168, %157, %161, %160, %156 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
             }
-            %212 = arith.index_cast %177 : i64 to index
-            scf.for %arg11 = %c1 to %212 step %c1 {
-              %214 = arith.index_cast %arg11 : index to i64
-              %215 = arith.ori %208, %c3221225472_i64 : i64
-              %216 = arith.muli %214, %c32_i64 : i64
-              %217 = arith.addi %216, %208 : i64
-              %218 = arith.addi %217, %c128_i64 : i64
-              "instgem.preload"(%218, %210, %c16_i64, %215, %210, %181) : (i64, i64, i64, i64, i64, i64) -> ()
-              %219 = arith.muli %214, %c16_i64 : i64
-              "instgem.compute_preloaded"(%219, %c16_i64, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %220 = arith.index_cast %180 : i64 to index
-              scf.for %arg12 = %c1 to %220 step %c1 {
-                %222 = arith.index_cast %arg12 : index to i64
-                %223 = arith.muli %222, %c32_i64 : i64
-                %224 = arith.addi %223, %208 : i64
-                %225 = arith.ori %224, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %210, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %226 = arith.addi %223, %219 : i64
-                "instgem.compute_accumulated"(%226, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %141 = arith.maxsi %134, %c1 : index
+            scf.if %133 {
+              scf.for %arg13 = %c0 to %134 step %c1 {
+                scf.if %139 {
+                  %152 = arith.muli %141, %c4 : index
+                  %153 = arith.muli %arg13, %c8 : index
+                  %154 = arith.subi %152, %c1 : index
+                  %155 = arith.addi %153, %154 : index
+                  %156 = arith.divsi %155, %152 : index
+                  %157 = arith.addi %155, %c8 : index
+                  %158 = arith.divsi %157, %152 : index
+                  scf.for %arg14 = %156 to %158 step %c1 {
+                    %160 = arith.index_cast %arg14 : index to i64
+                    %161 = arith.muli %160, %c16_i64 : i64
+                    %162 = arith.maxsi %161, %c0_i64_3 : i64
+                    %163 = arith.addi %161, %c16_i64 : i64
+                    %164 = arith.minsi %163, %c32_i64 : i64
+                    %165 = arith.subi %164, %162 : i64
+                    %166 = arith.muli %162, %140#0 : i64
+                    %167 = arith.addi %140#1, %166 : i64
+                    %168 = arith.muli %160, %c32_i64 : i64
+                    %169 = arith.addi %168, %140#2 : i64
+                    %170 = arith.subi %162, %161 : i64
+                    %171 = arith.addi %169, %170 : i64
+                    %172 = arith.minsi %140#3, %c64_i64 : i64
+                    "instgem.mvin"(%167, %171, %172, %165) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %159 = arith.cmpi sgt, %140#4, %c0 : index
+                  scf.if %159 {
+                    %160 = arith.muli %140#4, %c4 : index
+                    %161 = arith.muli %arg13, %160 : index
+                    %162 = arith.muli %141, %c2 : index
+                    %163 = arith.subi %154, %162 : index
+                    %164 = arith.addi %161, %163 : index
+                    %165 = arith.divsi %164, %152 : index
+                    %166 = arith.addi %164, %160 : index
+                    %167 = arith.divsi %166, %152 : index
+                    scf.for %arg14 = %165 to %167 step %c1 {
+                      %168 = arith.index_cast %arg14 : index to i64
+                      %169 = arith.muli %168, %c16_i64 : i64
+                      %170 = arith.maxsi %169, %c0_i64_3 : i64
+                      %171 = arith.addi %169, %c16_i64 : i64
+                      %172 = arith.minsi %171, %140#5 : i64
+                      %173 = arith.subi %172, %170 : i64
+                      %174 = arith.muli %170, %140#6 : i64
+                      %175 = arith.addi %140#7, %174 : i64
+                      %176 = arith.muli %168, %c32_i64 : i64
+                      %177 = arith.addi %176, %140#8 : i64
+                      %178 = arith.subi %170, %169 : i64
+                      %179 = arith.addi %177, %178 : i64
+                      %180 = arith.minsi %123, %c64_i64 : i64
+                      "instgem.mvin2"(%175, %179, %180, %173) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %145 = arith.index_cast %arg13 : index to i64
+                %146 = arith.muli %145, %c16_i64 : i64
+                %147 = arith.subi %129, %146 : i64
+                %148 = arith.minsi %147, %c16_i64 : i64
+                %149 = arith.cmpi sgt, %137, %c0_i64_3 : i64
+                scf.if %149 {
+                  %152 = arith.ori %146, %c2147483648_i64 : i64
+                  %153 = arith.addi %146, %121 : i64
+                  "instgem.preload"(%153, %148, %c16_i64, %152, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%111, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %154 = arith.addi %146, %c32_i64 : i64
+                  %155 = arith.ori %154, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %156 = arith.addi %111, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%156, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %150 = arith.index_cast %137 : i64 to index
+                scf.for %arg14 = %c1 to %150 step %c1 {
+                  %152 = arith.index_cast %arg14 : index to i64
+                  %153 = arith.ori %146, %c3221225472_i64 : i64
+                  %154 = arith.muli %152, %c32_i64 : i64
+                  %155 = arith.addi %154, %146 : i64
+                  %156 = arith.addi %155, %121 : i64
+                  "instgem.preload"(%156, %148, %c16_i64, %153, %148, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %157 = arith.muli %152, %c16_i64 : i64
+                  %158 = arith.addi %157, %111 : i64
+                  "instgem.compute_preloaded"(%158, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %159 = arith.addi %146, %c32_i64 : i64
+                  %160 = arith.ori %159, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %148, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %161 = arith.addi %157, %c32_i64 : i64
+                  %162 = arith.addi %161, %111 : i64
+                  "instgem.compute_accumulated"(%162, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %151 = arith.index_cast %132 : i64 to index
+                scf.for %arg14 = %150 to %151 step %c1 {
+                  %152 = arith.index_cast %arg14 : index to i64
+                  %153 = arith.muli %152, %c16_i64 : i64
+                  %154 = arith.subi %125, %153 : i64
+                  %155 = arith.minsi %154, %c16_i64 : i64
+                  %156 = arith.subi %127, %153 : i64
+                  %157 = arith.minsi %156, %c16_i64 : i64
+                  %158 = arith.cmpi eq, %152, %c0_i64_3 : i64
+                  %159 = arith.select %158, %c2147483648_i64, %c3221225472_i64 : i64
+                  %160 = arith.ori %146, %159 : i64
+                  %161 = arith.select %158, %c16_i64, %148 : i64
+                  %162 = arith.muli %152, %c32_i64 : i64
+                  %163 = arith.addi %162, %146 : i64
+                  %164 = arith.addi %163, %121 : i64
+                  "instgem.preload"(%164, %148, %157, %160, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %165 = arith.addi %153, %111 : i64
+                  "instgem.compute_preloaded"(%165, %155, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %166 = arith.addi %146, %c32_i64 : i64
+                  %167 = arith.ori %166, %159 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %167, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %168 = arith.addi %153, %c32_i64 : i64
+                  %169 = arith.addi %168, %111 : i64
+                  "instgem.compute_accumulated"(%169, %155, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
+              %142 = arith.cmpi eq, %132, %c0_i64_3 : i64
+              %143 = arith.cmpi slt, %130, %c2_i64_1 : i64
+              %144 = arith.ori %142, %143 : i1
+              scf.if %144 {
+                scf.for %arg13 = %c0 to %c4 step %c1 {
+                  %145 = arith.index_cast %arg13 : index to i64
+                  %146 = arith.remsi %145, %c2_i64_1 : i64
+                  %147 = arith.divsi %145, %c2_i64_1 : i64
+                  %148 = arith.muli %147, %c16_i64 : i64
+                  %149 = arith.subi %c32_i64, %148 : i64
+                  %150 = arith.minsi %149, %c16_i64 : i64
+                  %151 = arith.muli %146, %c32_i64 : i64
+                  %152 = arith.addi %151, %148 : i64
+                  %153 = arith.ori %152, %c2147483648_i64 : i64
+                  %154 = arith.cmpi sge, %146, %c2_i64_1 : i64
+                  %155 = arith.cmpi sge, %147, %130 : i64
+                  %156 = arith.ori %142, %154 : i1
+                  %157 = arith.ori %156, %155 : i1
+                  scf.if %157 {
+                    "instgem.mvin"(%c0_i64_3, %153, %150, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
               }
-              %221 = arith.index_cast %168 : i64 to index
-              scf.for %arg12 = %220 to %221 step %c1 {
-                %222 = arith.index_cast %arg12 : index to i64
-                %223 = arith.muli %222, %c16_i64 : i64
-                %224 = arith.subi %161, %223 : i64
-                %225 = arith.minsi %224, %c16_i64 : i64
-                %226 = arith.muli %222, %c32_i64 : i64
-                %227 = arith.addi %226, %208 : i64
-                %228 = arith.ori %227, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %210, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-                %229 = arith.addi %226, %219 : i64
-                "instgem.compute_accumulated"(%229, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
+            } else {
+              scf.for %arg13 = %c0 to %134 step %c1 {
+                scf.if %139 {
+                  %148 = arith.muli %141, %c4 : index
+                  %149 = arith.muli %arg13, %c8 : index
+                  %150 = arith.subi %148, %c1 : index
+                  %151 = arith.addi %149, %150 : index
+                  %152 = arith.divsi %151, %148 : index
+                  %153 = arith.addi %151, %c8 : index
+                  %154 = arith.divsi %153, %148 : index
+                  scf.for %arg14 = %152 to %154 step %c1 {
+                    %156 = arith.index_cast %arg14 : index to i64
+                    %157 = arith.muli %156, %c16_i64 : i64
+                    %158 = arith.maxsi %157, %c0_i64_3 : i64
+                    %159 = arith.addi %157, %c16_i64 : i64
+                    %160 = arith.minsi %159, %c32_i64 : i64
+                    %161 = arith.subi %160, %158 : i64
+                    %162 = arith.muli %158, %140#0 : i64
+                    %163 = arith.addi %140#1, %162 : i64
+                    %164 = arith.muli %156, %c32_i64 : i64
+                    %165 = arith.addi %164, %140#2 : i64
+                    %166 = arith.subi %158, %157 : i64
+                    %167 = arith.addi %165, %166 : i64
+                    %168 = arith.minsi %140#3, %c64_i64 : i64
+                    "instgem.mvin"(%163, %167, %168, %161) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %155 = arith.cmpi sgt, %140#4, %c0 : index
+                  scf.if %155 {
+                    %156 = arith.muli %140#4, %c4 : index
+                    %157 = arith.muli %arg13, %156 : index
+                    %158 = arith.muli %141, %c2 : index
+                    %159 = arith.subi %150, %158 : index
+                    %160 = arith.addi %157, %159 : index
+                    %161 = arith.divsi %160, %148 : index
+                    %162 = arith.addi %160, %156 : index
+                    %163 = arith.divsi %162, %148 : index
+                    scf.for %arg14 = %161 to %163 step %c1 {
+                      %164 = arith.index_cast %arg14 : index to i64
+                      %165 = arith.muli %164, %c16_i64 : i64
+                      %166 = arith.maxsi %165, %c0_i64_3 : i64
+                      %167 = arith.addi %165, %c16_i64 : i64
+                      %168 = arith.minsi %167, %140#5 : i64
+                      %169 = arith.subi %168, %166 : i64
+                      %170 = arith.muli %166, %140#6 : i64
+                      %171 = arith.addi %140#7, %170 : i64
+                      %172 = arith.muli %164, %c32_i64 : i64
+                      %173 = arith.addi %172, %140#8 : i64
+                      %174 = arith.subi %166, %165 : i64
+                      %175 = arith.addi %173, %174 : i64
+                      %176 = arith.minsi %123, %c64_i64 : i64
+                      "instgem.mvin2"(%171, %175, %176, %169) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %142 = arith.index_cast %arg13 : index to i64
+                %143 = arith.muli %142, %c16_i64 : i64
+                %144 = arith.subi %129, %143 : i64
+                %145 = arith.minsi %144, %c16_i64 : i64
+                %146 = arith.index_cast %137 : i64 to index
+                scf.for %arg14 = %c0 to %146 step %c1 {
+                  %148 = arith.index_cast %arg14 : index to i64
+                  %149 = arith.ori %143, %c3221225472_i64 : i64
+                  %150 = arith.muli %148, %c32_i64 : i64
+                  %151 = arith.addi %150, %143 : i64
+                  %152 = arith.addi %151, %121 : i64
+                  "instgem.preload"(%152, %145, %c16_i64, %149, %145, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %153 = arith.muli %148, %c16_i64 : i64
+                  %154 = arith.addi %153, %111 : i64
+                  "instgem.compute_preloaded"(%154, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %155 = arith.addi %143, %c32_i64 : i64
+                  %156 = arith.ori %155, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %145, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %157 = arith.addi %153, %c32_i64 : i64
+                  %158 = arith.addi %157, %111 : i64
+                  "instgem.compute_accumulated"(%158, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %147 = arith.index_cast %132 : i64 to index
+                scf.for %arg14 = %146 to %147 step %c1 {
+                  %148 = arith.index_cast %arg14 : index to i64
+                  %149 = arith.muli %148, %c16_i64 : i64
+                  %150 = arith.subi %125, %149 : i64
+                  %151 = arith.minsi %150, %c16_i64 : i64
+                  %152 = arith.subi %127, %149 : i64
+                  %153 = arith.minsi %152, %c16_i64 : i64
+                  %154 = arith.ori %143, %c3221225472_i64 : i64
+                  %155 = arith.muli %148, %c32_i64 : i64
+                  %156 = arith.addi %155, %143 : i64
+                  %157 = arith.addi %156, %121 : i64
+                  "instgem.preload"(%157, %145, %153, %154, %145, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %158 = arith.addi %149, %111 : i64
+                  "instgem.compute_preloaded"(%158, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %159 = arith.addi %143, %c32_i64 : i64
+                  %160 = arith.ori %159, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %145, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %161 = arith.addi %149, %c32_i64 : i64
+                  %162 = arith.addi %161, %111 : i64
+                  "instgem.compute_accumulated"(%162, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
             }
-            %213 = arith.index_cast %171 : i64 to index
-            scf.for %arg11 = %212 to %213 step %c1 {
-              %214 = arith.index_cast %arg11 : index to i64
-              %215 = arith.muli %214, %c16_i64 : i64
-              %216 = arith.subi %163, %215 : i64
-              %217 = arith.minsi %216, %c16_i64 : i64
-              %218 = arith.subi %165, %215 : i64
-              %219 = arith.minsi %218, %c16_i64 : i64
-              %220 = arith.cmpi eq, %214, %c0_i64_3 : i64
-              %221 = arith.select %220, %c2147483648_i64, %c3221225472_i64 : i64
-              %222 = arith.ori %208, %221 : i64
-              %223 = arith.select %220, %c16_i64, %181 : i64
-              %224 = arith.select %220, %c16_i64, %210 : i64
-              %225 = arith.muli %214, %c32_i64 : i64
-              %226 = arith.addi %225, %208 : i64
-              %227 = arith.addi %226, %c128_i64 : i64
-              "instgem.preload"(%227, %210, %219, %222, %224, %223) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%215, %217, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %228 = arith.index_cast %180 : i64 to index
-              scf.for %arg12 = %c1 to %228 step %c1 {
-                %230 = arith.index_cast %arg12 : index to i64
-                %231 = arith.muli %230, %c32_i64 : i64
-                %232 = arith.addi %231, %208 : i64
-                %233 = arith.ori %232, %221 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %233, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %234 = arith.addi %231, %215 : i64
-                "instgem.compute_accumulated"(%234, %217, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %229 = arith.index_cast %168 : i64 to index
-              scf.for %arg12 = %228 to %229 step %c1 {
-                %230 = arith.index_cast %arg12 : index to i64
-                %231 = arith.muli %230, %c16_i64 : i64
-                %232 = arith.subi %161, %231 : i64
-                %233 = arith.minsi %232, %c16_i64 : i64
-                %234 = arith.muli %230, %c32_i64 : i64
-                %235 = arith.addi %234, %208 : i64
-                %236 = arith.ori %235, %221 : i64
-                %237 = arith.select %220, %c16_i64, %233 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %224, %237) : (i64, i64, i64, i64, i64, i64) -> ()
-                %238 = arith.addi %234, %215 : i64
-                "instgem.compute_accumulated"(%238, %217, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
+            scf.if %139 {
+              %142 = arith.muli %141, %c4 : index
+              %143 = arith.muli %134, %c8 : index
+              %144 = arith.subi %142, %c1 : index
+              %145 = arith.addi %143, %144 : index
+              %146 = arith.divsi %145, %142 : index
+              scf.for %arg13 = %146 to %c2 step %c1 {
+                %158 = arith.index_cast %arg13 : index to i64
+                %159 = arith.muli %158, %c16_i64 : i64
+                %160 = arith.maxsi %159, %c0_i64_3 : i64
+                %161 = arith.addi %159, %c16_i64 : i64
+                %162 = arith.minsi %161, %c32_i64 : i64
+                %163 = arith.subi %162, %160 : i64
+                %164 = arith.muli %160, %140#0 : i64
+                %165 = arith.addi %140#1, %164 : i64
+                %166 = arith.muli %158, %c32_i64 : i64
+                %167 = arith.addi %166, %140#2 : i64
+                %168 = arith.subi %160, %159 : i64
+                %169 = arith.addi %167, %168 : i64
+                %170 = arith.minsi %140#3, %c64_i64 : i64
+                "instgem.mvin"(%165, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %147 = arith.subi %144, %141 : index
+              %148 = arith.divsi %147, %142 : index
+              scf.for %arg13 = %148 to %c0 step %c1 {
+                %158 = arith.index_cast %arg13 : index to i64
+                %159 = arith.muli %158, %c16_i64 : i64
+                %160 = arith.maxsi %159, %c0_i64_3 : i64
+                %161 = arith.addi %159, %c16_i64 : i64
+                %162 = arith.minsi %161, %c0_i64_3 : i64
+                %163 = arith.subi %162, %160 : i64
+                %164 = arith.muli %158, %c32_i64 : i64
+                %165 = arith.addi %164, %140#2 : i64
+                %166 = arith.subi %160, %159 : i64
+                %167 = arith.addi %165, %166 : i64
+                %168 = arith.minsi %140#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %167, %168, %163) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %149 = arith.muli %140#4, %c4 : index
+              %150 = arith.muli %134, %149 : index
+              %151 = arith.muli %141, %c2 : index
+              %152 = arith.subi %144, %151 : index
+              %153 = arith.addi %150, %152 : index
+              %154 = arith.divsi %153, %142 : index
+              scf.for %arg13 = %154 to %140#4 step %c1 {
+                %158 = arith.index_cast %arg13 : index to i64
+                %159 = arith.muli %158, %c16_i64 : i64
+                %160 = arith.maxsi %159, %c0_i64_3 : i64
+                %161 = arith.addi %159, %c16_i64 : i64
+                %162 = arith.minsi %161, %140#5 : i64
+                %163 = arith.subi %162, %160 : i64
+                %164 = arith.muli %160, %140#6 : i64
+                %165 = arith.addi %140#7, %164 : i64
+                %166 = arith.muli %158, %c32_i64 : i64
+                %167 = arith.addi %166, %140#8 : i64
+                %168 = arith.subi %160, %159 : i64
+                %169 = arith.addi %167, %168 : i64
+                %170 = arith.minsi %123, %c64_i64 : i64
+                "instgem.mvin2"(%165, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %155 = arith.muli %141, %c3 : index
+              %156 = arith.subi %144, %155 : index
+              %157 = arith.divsi %156, %142 : index
+              scf.for %arg13 = %157 to %c0 step %c1 {
+                %158 = arith.index_cast %arg13 : index to i64
+                %159 = arith.muli %158, %c16_i64 : i64
+                %160 = arith.maxsi %159, %c0_i64_3 : i64
+                %161 = arith.addi %159, %c16_i64 : i64
+                %162 = arith.minsi %161, %c0_i64_3 : i64
+                %163 = arith.subi %162, %160 : i64
+                %164 = arith.muli %158, %c32_i64 : i64
+                %165 = arith.addi %164, %140#8 : i64
+                %166 = arith.subi %160, %159 : i64
+                %167 = arith.addi %165, %166 : i64
+                %168 = arith.minsi %123, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %167, %168, %163) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
             }
-          } {gemmini.compute_nest}
-          %202 = arith.cmpi eq, %171, %c0_i64_3 : i64
-          %203 = arith.cmpi slt, %168, %c2_i64_1 : i64
-          %204 = arith.cmpi slt, %173, %c2_i64_1 : i64
-          %205 = arith.ori %202, %203 : i1
-          %206 = arith.ori %205, %204 : i1
-          scf.if %206 {
-            scf.for %arg10 = %c0 to %c4 step %c1 {
-              %207 = arith.index_cast %arg10 : index to i64
-              %208 = arith.remsi %207, %c2_i64_1 : i64
-              %209 = arith.divsi %207, %c2_i64_1 : i64
-              %210 = arith.muli %209, %c16_i64 : i64
-              %211 = arith.subi %c32_i64, %210 : i64
-              %212 = arith.minsi %211, %c16_i64 : i64
-              %213 = arith.muli %208, %c32_i64 : i64
-              %214 = arith.addi %213, %210 : i64
-              %215 = arith.ori %214, %c2147483648_i64 : i64
-              %216 = arith.cmpi sge, %208, %168 : i64
-              %217 = arith.cmpi sge, %209, %173 : i64
-              %218 = arith.ori %202, %216 : i1
-              %219 = arith.ori %218, %217 : i1
-              scf.if %219 {
-                "instgem.mvin"(%c0_i64_3, %215, %212, %c16_i64) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          scf.if %182 {
-            %207 = arith.muli %201, %c4 : index
-            %208 = arith.muli %191, %c4 : index
-            %209 = arith.muli %174, %208 : index
-            %210 = arith.subi %207, %c1 : index
-            %211 = arith.addi %209, %210 : index
-            %212 = arith.divsi %211, %207 : index
-            scf.for %arg10 = %212 to %191 step %c1 {
-              %230 = arith.index_cast %arg10 : index to i64
-              %231 = arith.addi %184, %230 : i64
-              %232 = arith.muli %231, %c16_i64 : i64
-              %233 = arith.maxsi %232, %148 : i64
-              %234 = arith.addi %232, %c16_i64 : i64
-              %235 = arith.minsi %234, %151 : i64
-              %236 = arith.subi %235, %233 : i64
-              %237 = arith.subi %233, %148 : i64
-              %238 = arith.muli %237, %200#0 : i64
-              %239 = arith.addi %200#1, %238 : i64
-              %240 = arith.muli %231, %c32_i64 : i64
-              %241 = arith.addi %240, %198 : i64
-              %242 = arith.subi %233, %232 : i64
-              %243 = arith.addi %241, %242 : i64
-              %244 = arith.minsi %200#2, %c64_i64 : i64
-              "instgem.mvin"(%239, %243, %244, %236) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %213 = arith.muli %197, %c4 : index
-            %214 = arith.muli %174, %213 : index
-            %215 = arith.subi %210, %201 : index
-            %216 = arith.addi %214, %215 : index
-            %217 = arith.divsi %216, %207 : index
-            scf.for %arg10 = %217 to %197 step %c1 {
-              %230 = arith.index_cast %arg10 : index to i64
-              %231 = arith.muli %230, %c16_i64 : i64
-              %232 = arith.maxsi %231, %c0_i64_3 : i64
-              %233 = arith.addi %231, %c16_i64 : i64
-              %234 = arith.minsi %233, %148 : i64
-              %235 = arith.subi %234, %232 : i64
-              %236 = arith.muli %230, %c32_i64 : i64
-              %237 = arith.addi %236, %198 : i64
-              %238 = arith.subi %232, %231 : i64
-              %239 = arith.addi %237, %238 : i64
-              %240 = arith.minsi %200#2, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %239, %240, %235) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %218 = arith.muli %200#3, %c4 : index
-            %219 = arith.muli %174, %218 : index
-            %220 = arith.muli %201, %c2 : index
-            %221 = arith.subi %210, %220 : index
-            %222 = arith.addi %219, %221 : index
-            %223 = arith.divsi %222, %207 : index
-            scf.for %arg10 = %223 to %200#3 step %c1 {
-              %230 = arith.index_cast %arg10 : index to i64
-              %231 = arith.addi %200#4, %230 : i64
-              %232 = arith.muli %231, %c16_i64 : i64
-              %233 = arith.maxsi %232, %200#5 : i64
-              %234 = arith.addi %232, %c16_i64 : i64
-              %235 = arith.addi %200#5, %200#6 : i64
-              %236 = arith.minsi %234, %235 : i64
-              %237 = arith.subi %236, %233 : i64
-              %238 = arith.subi %233, %200#5 : i64
-              %239 = arith.muli %238, %200#7 : i64
-              %240 = arith.addi %200#8, %239 : i64
-              %241 = arith.muli %231, %c32_i64 : i64
-              %242 = arith.addi %241, %199 : i64
-              %243 = arith.subi %233, %232 : i64
-              %244 = arith.addi %242, %243 : i64
-              %245 = arith.minsi %158, %c64_i64 : i64
-              "instgem.mvin2"(%240, %244, %245, %237) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %224 = arith.muli %200#9, %c4 : index
-            %225 = arith.muli %174, %224 : index
-            %226 = arith.muli %201, %c3 : index
-            %227 = arith.subi %210, %226 : index
-            %228 = arith.addi %225, %227 : index
-            %229 = arith.divsi %228, %207 : index
-            scf.for %arg10 = %229 to %200#9 step %c1 {
-              %230 = arith.index_cast %arg10 : index to i64
-              %231 = arith.muli %230, %c16_i64 : i64
-              %232 = arith.maxsi %231, %c0_i64_3 : i64
-              %233 = arith.addi %231, %c16_i64 : i64
-              %234 = arith.minsi %233, %200#5 : i64
-              %235 = arith.subi %234, %232 : i64
-              %236 = arith.muli %230, %c32_i64 : i64
-              %237 = arith.addi %236, %199 : i64
-              %238 = arith.subi %232, %231 : i64
-              %239 = arith.addi %237, %238 : i64
-              %240 = arith.minsi %158, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %239, %240, %235) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+            scf.yield %106, %113 : index, index
           }
         }
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %105 = arith.index_cast %arg10 : index to i64
+          %106 = arith.remsi %105, %c2_i64_1 : i64
+          %107 = arith.divsi %105, %c2_i64_1 : i64
+          %108 = arith.muli %107, %c16_i64 : i64
+          %109 = arith.subi %c32_i64, %108 : i64
+          %110 = arith.minsi %109, %c16_i64 : i64
+          %111 = arith.muli %106, %c32_i64 : i64
+          %112 = arith.addi %111, %108 : i64
+          %113 = arith.addi %112, %c64_i64 : i64
+          %114 = arith.ori %113, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %114, %110, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %66 = arith.minsi %arg6, %c32 : index
+        %67 = arith.subi %66, %15 : index
+        %subview = memref.subview %reinterpret_cast_5[%15, %14] [%67, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %68 = arith.index_cast %15 : index to i64
+        %69 = arith.index_cast %67 : index to i64
+        %70 = arith.addi %68, %69 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %71 = arith.index_cast %intptr : index to i64
+        %72 = arith.index_cast %offset : index to i64
+        %73 = arith.addi %71, %72 : i64
+        %74 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+        %75 = arith.maxsi %68, %c0_i64_3 : i64
+        %76 = arith.divui %75, %c16_i64 : i64
+        %77 = arith.maxsi %70, %c0_i64_3 : i64
+        %78 = arith.addi %77, %c15_i64 : i64
+        %79 = arith.divui %78, %c16_i64 : i64
+        %80 = arith.subi %79, %76 : i64
+        %81 = arith.cmpi sgt, %69, %c0_i64_3 : i64
+        %82 = arith.extui %81 : i1 to i64
+        %83 = arith.muli %80, %82 : i64
+        %84 = arith.index_cast %83 : i64 to index
+        scf.for %arg10 = %c0 to %84 step %c1 {
+          %105 = arith.index_cast %arg10 : index to i64
+          %106 = arith.addi %76, %105 : i64
+          %107 = arith.muli %106, %c16_i64 : i64
+          %108 = arith.maxsi %107, %68 : i64
+          %109 = arith.addi %107, %c16_i64 : i64
+          %110 = arith.minsi %109, %70 : i64
+          %111 = arith.subi %110, %108 : i64
+          %112 = arith.subi %108, %68 : i64
+          %113 = arith.muli %112, %74 : i64
+          %114 = arith.addi %73, %113 : i64
+          %115 = arith.muli %106, %c32_i64 : i64
+          %116 = arith.addi %115, %c256_i64 : i64
+          %117 = arith.subi %108, %107 : i64
+          %118 = arith.addi %116, %117 : i64
+          "instgem.mvin"(%114, %118, %c32_i64, %111) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %85 = arith.addi %75, %c15_i64 : i64
+        %86 = arith.divui %85, %c16_i64 : i64
+        %87 = arith.cmpi sgt, %68, %c0_i64_3 : i64
+        %88 = arith.extui %87 : i1 to i64
+        %89 = arith.muli %86, %88 : i64
+        %90 = arith.index_cast %89 : i64 to index
+        scf.for %arg10 = %c0 to %90 step %c1 {
+          %105 = arith.index_cast %arg10 : index to i64
+          %106 = arith.muli %105, %c16_i64 : i64
+          %107 = arith.maxsi %106, %c0_i64_3 : i64
+          %108 = arith.addi %106, %c16_i64 : i64
+          %109 = arith.minsi %108, %68 : i64
+          %110 = arith.subi %109, %107 : i64
+          %111 = arith.muli %105, %c32_i64 : i64
+          %112 = arith.addi %111, %c256_i64 : i64
+          %113 = arith.subi %107, %106 : i64
+          %114 = arith.addi %112, %113 : i64
+          "instgem.mvin"(%c0_i64_3, %114, %c32_i64, %110) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %91 = arith.minsi %77, %c32_i64 : i64
+        %92 = arith.bitcast %arg8 : f32 to i32
+        %93 = arith.extui %92 : i32 to i64
+        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %93, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %94 = arith.minsi %91, %c32_i64 : i64
+        %95 = arith.ceildivsi %94, %c16_i64 : i64
+        %96 = arith.divsi %94, %c16_i64 : i64
+        %97 = arith.minsi %95, %96 : i64
+        %98 = arith.maxsi %97, %c0_i64_3 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %105 = arith.index_cast %arg10 : index to i64
+          %106 = arith.muli %105, %c16_i64 : i64
+          %107 = arith.subi %c32_i64, %106 : i64
+          %108 = arith.minsi %107, %c16_i64 : i64
+          %109 = arith.index_cast %98 : i64 to index
+          scf.for %arg11 = %c0 to %109 step %c1 {
+            %111 = arith.index_cast %arg11 : index to i64
+            %112 = arith.addi %106, %c64_i64 : i64
+            %113 = arith.ori %112, %c3221225472_i64 : i64
+            %114 = arith.muli %111, %c32_i64 : i64
+            %115 = arith.addi %114, %106 : i64
+            %116 = arith.addi %115, %c256_i64 : i64
+            "instgem.preload"(%116, %108, %c16_i64, %113, %108, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %117 = arith.muli %111, %c16_i64 : i64
+            %118 = arith.ori %117, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%118, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %119 = arith.addi %106, %c96_i64 : i64
+            %120 = arith.ori %119, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %120, %108, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %121 = arith.addi %117, %c32_i64 : i64
+            %122 = arith.ori %121, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%122, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %110 = arith.index_cast %95 : i64 to index
+          scf.for %arg11 = %109 to %110 step %c1 {
+            %111 = arith.index_cast %arg11 : index to i64
+            %112 = arith.muli %111, %c16_i64 : i64
+            %113 = arith.subi %c32_i64, %112 : i64
+            %114 = arith.minsi %113, %c16_i64 : i64
+            %115 = arith.subi %91, %112 : i64
+            %116 = arith.minsi %115, %c16_i64 : i64
+            %117 = arith.addi %106, %c64_i64 : i64
+            %118 = arith.ori %117, %c3221225472_i64 : i64
+            %119 = arith.muli %111, %c32_i64 : i64
+            %120 = arith.addi %119, %106 : i64
+            %121 = arith.addi %120, %c256_i64 : i64
+            "instgem.preload"(%121, %108, %116, %118, %108, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %122 = arith.ori %112, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%122, %114, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %123 = arith.addi %106, %c96_i64 : i64
+            %124 = arith.ori %123, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %124, %108, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %125 = arith.addi %112, %c32_i64 : i64
+            %126 = arith.ori %125, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%126, %114, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %99 = arith.index_cast %intptr_13 : index to i64
+        %100 = arith.index_cast %offset_10 : index to i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.index_cast %strides_12#0 : index to i64
+        %103 = arith.bitcast %arg9 : f32 to i32
+        %104 = arith.extui %103 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %102, %104) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %105 = arith.index_cast %arg10 : index to i64
+          %106 = arith.remsi %105, %c2_i64_1 : i64
+          %107 = arith.divsi %105, %c2_i64_1 : i64
+          %108 = arith.muli %106, %c16_i64 : i64
+          %109 = arith.maxsi %108, %c0_i64_3 : i64
+          %110 = arith.addi %108, %c16_i64 : i64
+          %111 = arith.minsi %110, %c32_i64 : i64
+          %112 = arith.subi %111, %109 : i64
+          %113 = arith.muli %109, %102 : i64
+          %114 = arith.addi %101, %113 : i64
+          %115 = arith.muli %107, %c16_i64 : i64
+          %116 = arith.addi %114, %115 : i64
+          %117 = arith.muli %106, %c32_i64 : i64
+          %118 = arith.addi %117, %115 : i64
+          %119 = arith.addi %118, %c64_i64 : i64
+          %120 = arith.ori %119, %c2147483648_i64 : i64
+          %121 = arith.subi %109, %108 : i64
+          %122 = arith.addi %120, %121 : i64
+          %123 = arith.subi %c32_i64, %115 : i64
+          %124 = arith.minsi %123, %c16_i64 : i64
+          "instgem.mvout"(%116, %122, %124, %112) : (i64, i64, i64, i64) -> ()
+        }
       } else {
-        %137:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %63 = arith.cmpi sle, %13, %c0 : index
+        scf.if %63 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %138 = arith.index_cast %arg10 : index to i64
+            %139 = arith.remsi %138, %c2_i64_1 : i64
+            %140 = arith.divsi %138, %c2_i64_1 : i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.subi %c32_i64, %141 : i64
+            %143 = arith.minsi %142, %c16_i64 : i64
+            %144 = arith.muli %139, %c32_i64 : i64
+            %145 = arith.addi %144, %141 : i64
+            %146 = arith.ori %145, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %146, %143, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %64 = arith.cmpi sgt, %13, %c0 : index
+        scf.if %64 {
           %138 = arith.maxsi %23, %c0 : index
           %139 = arith.minsi %138, %arg4 : index
           %140 = arith.maxsi %21, %c0 : index
           %141 = arith.minsi %140, %c32 : index
           %142 = arith.subi %139, %20 : index
-          %143 = arith.maxsi %arg11, %c0 : index
-          %144 = arith.minsi %143, %arg5 : index
-          %145 = arith.addi %arg11, %c32 : index
-          %146 = arith.maxsi %145, %c0 : index
-          %147 = arith.minsi %146, %arg5 : index
-          %148 = arith.subi %144, %arg11 : index
-          %149 = arith.maxsi %148, %c0 : index
-          %150 = arith.minsi %149, %c32 : index
-          %151 = arith.subi %147, %144 : index
-          %152 = arith.cmpi sgt, %150, %c0 : index
-          scf.if %152 {
+          %143 = arith.minsi %arg5, %c0 : index
+          %144 = arith.minsi %arg5, %c32 : index
+          %145 = arith.maxsi %143, %c0 : index
+          %146 = arith.minsi %145, %c32 : index
+          %147 = arith.subi %144, %143 : index
+          %148 = arith.cmpi sgt, %146, %c0 : index
+          %subview_13 = memref.subview %reinterpret_cast[%20, %143] [%142, %147] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %149 = arith.index_cast %141 : index to i64
+          %150 = arith.index_cast %142 : index to i64
+          %151 = arith.index_cast %147 : index to i64
+          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %152 = arith.index_cast %intptr_18 : index to i64
+          %153 = arith.index_cast %offset_15 : index to i64
+          %154 = arith.addi %152, %153 : i64
+          %155 = arith.index_cast %strides_17#0 : index to i64
+          %156 = arith.maxsi %149, %c0_i64_3 : i64
+          %157 = arith.divui %156, %c16_i64 : i64
+          %158 = arith.addi %149, %150 : i64
+          %159 = arith.maxsi %158, %c0_i64_3 : i64
+          %160 = arith.addi %159, %c15_i64 : i64
+          %161 = arith.divui %160, %c16_i64 : i64
+          %162 = arith.subi %161, %157 : i64
+          %163 = arith.cmpi sgt, %150, %c0_i64_3 : i64
+          %164 = arith.extui %163 : i1 to i64
+          %165 = arith.muli %162, %164 : i64
+          %166 = arith.index_cast %165 : i64 to index
+          %167 = arith.addi %156, %c15_i64 : i64
+          %168 = arith.divui %167, %c16_i64 : i64
+          %169 = arith.cmpi sgt, %149, %c0_i64_3 : i64
+          %170 = arith.extui %169 : i1 to i64
+          %171 = arith.muli %168, %170 : i64
+          %172 = arith.index_cast %171 : i64 to index
+          %173 = arith.minsi %arg6, %c32 : index
+          %174 = arith.maxsi %15, %c0 : index
+          %175 = arith.minsi %174, %c32 : index
+          %176 = arith.subi %173, %15 : index
+          %177 = arith.cmpi sgt, %175, %c0 : index
+          %subview_19 = memref.subview %reinterpret_cast_4[%143, %15] [%147, %176] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %178 = arith.index_cast %146 : index to i64
+          %179 = arith.index_cast %176 : index to i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %180 = arith.index_cast %intptr_24 : index to i64
+          %181 = arith.index_cast %offset_21 : index to i64
+          %182 = arith.addi %180, %181 : i64
+          %183 = arith.index_cast %strides_23#0 : index to i64
+          %184 = arith.maxsi %178, %c0_i64_3 : i64
+          %185 = arith.divui %184, %c16_i64 : i64
+          %186 = arith.addi %178, %151 : i64
+          %187 = arith.maxsi %186, %c0_i64_3 : i64
+          %188 = arith.addi %187, %c15_i64 : i64
+          %189 = arith.divui %188, %c16_i64 : i64
+          %190 = arith.subi %189, %185 : i64
+          %191 = arith.cmpi sgt, %151, %c0_i64_3 : i64
+          %192 = arith.extui %191 : i1 to i64
+          %193 = arith.muli %190, %192 : i64
+          %194 = arith.index_cast %193 : i64 to index
+          %195 = arith.addi %184, %c15_i64 : i64
+          %196 = arith.divui %195, %c16_i64 : i64
+          %197 = arith.cmpi sgt, %178, %c0_i64_3 : i64
+          %198 = arith.extui %197 : i1 to i64
+          %199 = arith.muli %196, %198 : i64
+          %200 = arith.index_cast %199 : i64 to index
+          scf.if %148 {
             func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
           }
-          %153 = arith.index_cast %arg10 : index to i64
-          %154 = arith.remsi %153, %c2_i64_1 : i64
-          %155 = arith.muli %154, %c64_i64 : i64
-          %156 = arith.index_cast %141 : index to i64
-          %157 = arith.index_cast %142 : index to i64
-          %158 = arith.index_cast %151 : index to i64
-          %159 = arith.addi %156, %157 : i64
-          %160 = arith.maxsi %arg12, %c0 : index
-          %161 = arith.minsi %160, %arg5 : index
-          %162 = arith.addi %arg12, %c32 : index
-          %163 = arith.maxsi %162, %c0 : index
-          %164 = arith.minsi %163, %arg5 : index
-          %165 = arith.subi %161, %arg12 : index
-          %166 = arith.maxsi %165, %c0 : index
-          %167 = arith.minsi %166, %c32 : index
-          %168 = arith.subi %164, %161 : index
-          %169 = arith.minsi %arg6, %c32 : index
-          %170 = arith.maxsi %15, %c0 : index
-          %171 = arith.minsi %170, %c32 : index
-          %172 = arith.subi %169, %15 : index
-          %173 = arith.cmpi sgt, %171, %c0 : index
-          scf.if %173 {
+          scf.if %177 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %174 = arith.addi %155, %c128_i64 : i64
-          %175 = arith.index_cast %167 : index to i64
-          %176 = arith.index_cast %168 : index to i64
-          %177 = arith.index_cast %172 : index to i64
-          %178 = arith.addi %175, %176 : i64
-          %179 = arith.maxsi %159, %c0_i64_3 : i64
-          %180 = arith.minsi %179, %c32_i64 : i64
-          %181 = arith.maxsi %158, %c0_i64_3 : i64
-          %182 = arith.minsi %181, %c32_i64 : i64
-          %183 = arith.maxsi %178, %c0_i64_3 : i64
-          %184 = arith.minsi %183, %c32_i64 : i64
-          %185 = arith.maxsi %177, %c0_i64_3 : i64
-          %186 = arith.minsi %185, %c32_i64 : i64
-          %187 = arith.ceildivsi %180, %c16_i64 : i64
-          %188 = arith.ceildivsi %186, %c16_i64 : i64
-          %189 = arith.minsi %182, %184 : i64
-          %190 = arith.ceildivsi %189, %c16_i64 : i64
-          %191 = arith.cmpi eq, %arg10, %c0 : index
-          %192 = arith.cmpi sgt, %187, %c0_i64_3 : i64
-          %193 = arith.select %192, %188, %c0_i64_3 : i64
-          %194 = arith.index_cast %193 : i64 to index
-          %195 = arith.divsi %189, %c16_i64 : i64
-          %196 = arith.minsi %190, %195 : i64
-          %197 = arith.maxsi %196, %c0_i64_3 : i64
-          %198 = arith.divsi %180, %c16_i64 : i64
-          %199 = arith.minsi %187, %198 : i64
-          %200 = arith.maxsi %199, %c1_i64_2 : i64
-          %201 = arith.minsi %180, %c16_i64 : i64
-          %202 = arith.addi %arg10, %c1 : index
-          %203 = arith.cmpi slt, %202, %13 : index
-          %204 = arith.maxsi %156, %c0_i64_3 : i64
-          %205 = arith.divui %204, %c16_i64 : i64
-          %206 = arith.addi %179, %c15_i64 : i64
-          %207 = arith.divui %206, %c16_i64 : i64
-          %208 = arith.subi %207, %205 : i64
-          %209 = arith.cmpi sgt, %157, %c0_i64_3 : i64
-          %210 = arith.extui %209 : i1 to i64
-          %211 = arith.muli %208, %210 : i64
-          %212 = arith.index_cast %211 : i64 to index
-          %213 = arith.addi %204, %c15_i64 : i64
-          %214 = arith.divui %213, %c16_i64 : i64
-          %215 = arith.cmpi sgt, %156, %c0_i64_3 : i64
-          %216 = arith.extui %215 : i1 to i64
-          %217 = arith.muli %214, %216 : i64
-          %218 = arith.index_cast %217 : i64 to index
-          %219:12 = scf.if %203 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-            %221 = arith.addi %arg11, %c64 : index
-            %222 = arith.maxsi %221, %c0 : index
-            %223 = arith.minsi %222, %arg5 : index
-            %224 = arith.subi %147, %145 : index
-            %225 = arith.maxsi %224, %c0 : index
-            %226 = arith.minsi %225, %c32 : index
-            %227 = arith.subi %223, %147 : index
-            %228 = arith.cmpi sgt, %226, %c0 : index
-            %subview_13 = memref.subview %reinterpret_cast[%20, %147] [%142, %227] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %229 = arith.index_cast %202 : index to i64
-            %230 = arith.remsi %229, %c2_i64_1 : i64
-            %231 = arith.muli %230, %c64_i64 : i64
-            %232 = arith.index_cast %227 : index to i64
-            %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %233 = arith.index_cast %intptr_18 : index to i64
-            %234 = arith.index_cast %offset_15 : index to i64
-            %235 = arith.addi %233, %234 : i64
-            %236 = arith.index_cast %strides_17#0 : index to i64
-            %237 = arith.addi %arg12, %c64 : index
-            %238 = arith.maxsi %237, %c0 : index
-            %239 = arith.minsi %238, %arg5 : index
-            %240 = arith.subi %164, %162 : index
-            %241 = arith.maxsi %240, %c0 : index
-            %242 = arith.minsi %241, %c32 : index
-            %243 = arith.subi %239, %164 : index
-            %subview_19 = memref.subview %reinterpret_cast_4[%164, %15] [%243, %172] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %244 = arith.addi %231, %c128_i64 : i64
-            %245 = arith.index_cast %242 : index to i64
-            %246 = arith.index_cast %243 : index to i64
-            %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %247 = arith.index_cast %intptr_24 : index to i64
-            %248 = arith.index_cast %offset_21 : index to i64
-            %249 = arith.addi %247, %248 : i64
-            %250 = arith.index_cast %strides_23#0 : index to i64
-            %251 = arith.maxsi %245, %c0_i64_3 : i64
-            %252 = arith.divui %251, %c16_i64 : i64
-            %253 = arith.addi %245, %246 : i64
-            %254 = arith.maxsi %253, %c0_i64_3 : i64
-            %255 = arith.addi %254, %c15_i64 : i64
-            %256 = arith.divui %255, %c16_i64 : i64
-            %257 = arith.subi %256, %252 : i64
-            %258 = arith.cmpi sgt, %246, %c0_i64_3 : i64
-            %259 = arith.extui %258 : i1 to i64
-            %260 = arith.muli %257, %259 : i64
-            %261 = arith.index_cast %260 : i64 to index
-            %262 = arith.addi %251, %c15_i64 : i64
-            %263 = arith.divui %262, %c16_i64 : i64
-            %264 = arith.cmpi sgt, %245, %c0_i64_3 : i64
-            %265 = arith.extui %264 : i1 to i64
-            %266 = arith.muli %263, %265 : i64
-            %267 = arith.index_cast %266 : i64 to index
-            scf.if %228 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %155) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+          %201 = arith.minsi %166, %c1 : index
+          %202 = arith.minsi %172, %c1 : index
+          %203 = arith.minsi %194, %c1 : index
+          %204 = arith.minsi %200, %c1 : index
+          scf.for %arg10 = %c0 to %201 step %c1 {
+            %205 = arith.index_cast %arg10 : index to i64
+            %206 = arith.addi %157, %205 : i64
+            %207 = arith.muli %206, %c16_i64 : i64
+            %208 = arith.maxsi %207, %149 : i64
+            %209 = arith.addi %207, %c16_i64 : i64
+            %210 = arith.minsi %209, %158 : i64
+            %211 = arith.subi %210, %208 : i64
+            %212 = arith.subi %208, %149 : i64
+            %213 = arith.muli %212, %155 : i64
+            %214 = arith.addi %154, %213 : i64
+            %215 = arith.muli %206, %c32_i64 : i64
+            %216 = arith.subi %208, %207 : i64
+            %217 = arith.addi %215, %216 : i64
+            %218 = arith.minsi %151, %c64_i64 : i64
+            "instgem.mvin"(%214, %217, %218, %211) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %c0 to %202 step %c1 {
+            %205 = arith.index_cast %arg10 : index to i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.maxsi %206, %c0_i64_3 : i64
+            %208 = arith.addi %206, %c16_i64 : i64
+            %209 = arith.minsi %208, %149 : i64
+            %210 = arith.subi %209, %207 : i64
+            %211 = arith.muli %205, %c32_i64 : i64
+            %212 = arith.subi %207, %206 : i64
+            %213 = arith.addi %211, %212 : i64
+            %214 = arith.minsi %151, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %213, %214, %210) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %c0 to %203 step %c1 {
+            %205 = arith.index_cast %arg10 : index to i64
+            %206 = arith.addi %185, %205 : i64
+            %207 = arith.muli %206, %c16_i64 : i64
+            %208 = arith.maxsi %207, %178 : i64
+            %209 = arith.addi %207, %c16_i64 : i64
+            %210 = arith.minsi %209, %186 : i64
+            %211 = arith.subi %210, %208 : i64
+            %212 = arith.subi %208, %178 : i64
+            %213 = arith.muli %212, %183 : i64
+            %214 = arith.addi %182, %213 : i64
+            %215 = arith.muli %206, %c32_i64 : i64
+            %216 = arith.addi %215, %c128_i64 : i64
+            %217 = arith.subi %208, %207 : i64
+            %218 = arith.addi %216, %217 : i64
+            %219 = arith.minsi %179, %c64_i64 : i64
+            "instgem.mvin2"(%214, %218, %219, %211) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %c0 to %204 step %c1 {
+            %205 = arith.index_cast %arg10 : index to i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.maxsi %206, %c0_i64_3 : i64
+            %208 = arith.addi %206, %c16_i64 : i64
+            %209 = arith.minsi %208, %178 : i64
+            %210 = arith.subi %209, %207 : i64
+            %211 = arith.muli %205, %c32_i64 : i64
+            %212 = arith.addi %211, %c128_i64 : i64
+            %213 = arith.subi %207, %206 : i64
+            %214 = arith.addi %212, %213 : i64
+            %215 = arith.minsi %179, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64_3, %214, %215, %210) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %201 to %166 step %c1 {
+            %205 = arith.index_cast %arg10 : index to i64
+            %206 = arith.addi %157, %205 : i64
+            %207 = arith.muli %206, %c16_i64 : i64
+            %208 = arith.maxsi %207, %149 : i64
+            %209 = arith.addi %207, %c16_i64 : i64
+            %210 = arith.minsi %209, %158 : i64
+            %211 = arith.subi %210, %208 : i64
+            %212 = arith.subi %208, %149 : i64
+            %213 = arith.muli %212, %155 : i64
+            %214 = arith.addi %154, %213 : i64
+            %215 = arith.muli %206, %c32_i64 : i64
+            %216 = arith.subi %208, %207 : i64
+            %217 = arith.addi %215, %216 : i64
+            %218 = arith.minsi %151, %c64_i64 : i64
+            "instgem.mvin"(%214, %217, %218, %211) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %202 to %172 step %c1 {
+            %205 = arith.index_cast %arg10 : index to i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.maxsi %206, %c0_i64_3 : i64
+            %208 = arith.addi %206, %c16_i64 : i64
+            %209 = arith.minsi %208, %149 : i64
+            %210 = arith.subi %209, %207 : i64
+            %211 = arith.muli %205, %c32_i64 : i64
+            %212 = arith.subi %207, %206 : i64
+            %213 = arith.addi %211, %212 : i64
+            %214 = arith.minsi %151, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %213, %214, %210) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %203 to %194 step %c1 {
+            %205 = arith.index_cast %arg10 : index to i64
+            %206 = arith.addi %185, %205 : i64
+            %207 = arith.muli %206, %c16_i64 : i64
+            %208 = arith.maxsi %207, %178 : i64
+            %209 = arith.addi %207, %c16_i64 : i64
+            %210 = arith.minsi %209, %186 : i64
+            %211 = arith.subi %210, %208 : i64
+            %212 = arith.subi %208, %178 : i64
+            %213 = arith.muli %212, %183 : i64
+            %214 = arith.addi %182, %213 : i64
+            %215 = arith.muli %206, %c32_i64 : i64
+            %216 = arith.addi %215, %c128_i64 : i64
+            %217 = arith.subi %208, %207 : i64
+            %218 = arith.addi %216, %217 : i64
+            %219 = arith.minsi %179, %c64_i64 : i64
+            "instgem.mvin2"(%214, %218, %219, %211) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg10 = %204 to %200 step %c1 {
+            %205 = arith.index_cast %arg10 : index to i64
+            %206 = arith.muli %205, %c16_i64 : i64
+            %207 = arith.maxsi %206, %c0_i64_3 : i64
+            %208 = arith.addi %206, %c16_i64 : i64
+            %209 = arith.minsi %208, %178 : i64
+            %210 = arith.subi %209, %207 : i64
+            %211 = arith.muli %205, %c32_i64 : i64
+            %212 = arith.addi %211, %c128_i64 : i64
+            %213 = arith.subi %207, %206 : i64
+            %214 = arith.addi %212, %213 : i64
+            %215 = arith.minsi %179, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64_3, %214, %215, %210) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %65 = arith.cmpi sle, %13, %c1 : index
+        scf.if %65 {
+          scf.if %64 {
+            %138 = arith.maxsi %23, %c0 : index
+            %139 = arith.minsi %138, %arg4 : index
+            %140 = arith.maxsi %21, %c0 : index
+            %141 = arith.minsi %140, %c32 : index
+            %142 = arith.subi %139, %20 : index
+            %143 = arith.minsi %arg5, %c0 : index
+            %144 = arith.minsi %arg5, %c32 : index
+            %145 = arith.maxsi %143, %c0 : index
+            %146 = arith.minsi %145, %c32 : index
+            %147 = arith.subi %144, %143 : index
+            %148 = arith.cmpi sgt, %146, %c0 : index
+            scf.if %148 {
               func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
             }
-            scf.if %173 {
+            %149 = arith.index_cast %141 : index to i64
+            %150 = arith.index_cast %142 : index to i64
+            %151 = arith.index_cast %147 : index to i64
+            %152 = arith.addi %149, %150 : i64
+            %153 = arith.minsi %arg6, %c32 : index
+            %154 = arith.maxsi %15, %c0 : index
+            %155 = arith.minsi %154, %c32 : index
+            %156 = arith.subi %153, %15 : index
+            %157 = arith.cmpi sgt, %155, %c0 : index
+            scf.if %157 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            scf.yield %236, %235, %231, %232, %261, %252, %245, %246, %250, %249, %244, %267 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
-          }
-          %220 = arith.maxsi %194, %c1 : index
-          scf.if %191 {
-            scf.for %arg13 = %c0 to %194 step %c1 {
-              scf.if %203 {
-                %233 = arith.cmpi sgt, %212, %c0 : index
-                scf.if %233 {
-                  %237 = arith.muli %220, %c4 : index
-                  %238 = arith.muli %212, %c4 : index
-                  %239 = arith.muli %arg13, %238 : index
-                  %240 = arith.subi %237, %c1 : index
-                  %241 = arith.addi %239, %240 : index
-                  %242 = arith.divsi %241, %237 : index
-                  %243 = arith.addi %241, %238 : index
-                  %244 = arith.divsi %243, %237 : index
-                  scf.for %arg14 = %242 to %244 step %c1 {
-                    %245 = arith.index_cast %arg14 : index to i64
-                    %246 = arith.addi %205, %245 : i64
-                    %247 = arith.muli %246, %c16_i64 : i64
-                    %248 = arith.maxsi %247, %156 : i64
-                    %249 = arith.addi %247, %c16_i64 : i64
-                    %250 = arith.minsi %249, %159 : i64
-                    %251 = arith.subi %250, %248 : i64
-                    %252 = arith.subi %248, %156 : i64
-                    %253 = arith.muli %252, %219#0 : i64
-                    %254 = arith.addi %219#1, %253 : i64
-                    %255 = arith.muli %246, %c32_i64 : i64
-                    %256 = arith.addi %255, %219#2 : i64
-                    %257 = arith.subi %248, %247 : i64
-                    %258 = arith.addi %256, %257 : i64
-                    %259 = arith.minsi %219#3, %c64_i64 : i64
-                    "instgem.mvin"(%254, %258, %259, %251) : (i64, i64, i64, i64) -> ()
+            %158 = arith.index_cast %146 : index to i64
+            %159 = arith.index_cast %156 : index to i64
+            %160 = arith.addi %158, %151 : i64
+            %161 = arith.maxsi %152, %c0_i64_3 : i64
+            %162 = arith.minsi %161, %c32_i64 : i64
+            %163 = arith.maxsi %151, %c0_i64_3 : i64
+            %164 = arith.minsi %163, %c32_i64 : i64
+            %165 = arith.maxsi %160, %c0_i64_3 : i64
+            %166 = arith.minsi %165, %c32_i64 : i64
+            %167 = arith.maxsi %159, %c0_i64_3 : i64
+            %168 = arith.minsi %167, %c32_i64 : i64
+            %169 = arith.ceildivsi %162, %c16_i64 : i64
+            %170 = arith.ceildivsi %168, %c16_i64 : i64
+            %171 = arith.minsi %164, %166 : i64
+            %172 = arith.ceildivsi %171, %c16_i64 : i64
+            %173 = arith.cmpi sgt, %169, %c0_i64_3 : i64
+            %174 = arith.select %173, %170, %c0_i64_3 : i64
+            %175 = arith.index_cast %174 : i64 to index
+            %176 = arith.divsi %171, %c16_i64 : i64
+            %177 = arith.minsi %172, %176 : i64
+            %178 = arith.maxsi %177, %c0_i64_3 : i64
+            %179 = arith.divsi %162, %c16_i64 : i64
+            %180 = arith.minsi %169, %179 : i64
+            %181 = arith.maxsi %180, %c1_i64_2 : i64
+            %182 = arith.minsi %162, %c16_i64 : i64
+            %183 = arith.cmpi sgt, %13, %c1 : index
+            %184 = arith.maxsi %149, %c0_i64_3 : i64
+            %185 = arith.divui %184, %c16_i64 : i64
+            %186 = arith.addi %161, %c15_i64 : i64
+            %187 = arith.divui %186, %c16_i64 : i64
+            %188 = arith.subi %187, %185 : i64
+            %189 = arith.cmpi sgt, %150, %c0_i64_3 : i64
+            %190 = arith.extui %189 : i1 to i64
+            %191 = arith.muli %188, %190 : i64
+            %192 = arith.index_cast %191 : i64 to index
+            %193 = arith.addi %184, %c15_i64 : i64
+            %194 = arith.divui %193, %c16_i64 : i64
+            %195 = arith.cmpi sgt, %149, %c0_i64_3 : i64
+            %196 = arith.extui %195 : i1 to i64
+            %197 = arith.muli %194, %196 : i64
+            %198 = arith.index_cast %197 : i64 to index
+            %199 = arith.select %183, %c64_i64, %c0_i64_3 : i64
+            %200 = arith.select %183, %c192_i64, %c0_i64_3 : i64
+            %201:10 = scf.if %183 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+              %208 = arith.minsi %arg5, %c64 : index
+              %209 = arith.subi %144, %c32 : index
+              %210 = arith.maxsi %209, %c0 : index
+              %211 = arith.minsi %210, %c32 : index
+              %212 = arith.subi %208, %144 : index
+              %213 = arith.cmpi sgt, %211, %c0 : index
+              %subview_13 = memref.subview %reinterpret_cast[%20, %144] [%142, %212] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %214 = arith.index_cast %212 : index to i64
+              %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %215 = arith.index_cast %intptr_18 : index to i64
+              %216 = arith.index_cast %offset_15 : index to i64
+              %217 = arith.addi %215, %216 : i64
+              %218 = arith.index_cast %strides_17#0 : index to i64
+              %subview_19 = memref.subview %reinterpret_cast_4[%144, %15] [%212, %156] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %219 = arith.index_cast %211 : index to i64
+              %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %220 = arith.index_cast %intptr_24 : index to i64
+              %221 = arith.index_cast %offset_21 : index to i64
+              %222 = arith.addi %220, %221 : i64
+              %223 = arith.index_cast %strides_23#0 : index to i64
+              %224 = arith.maxsi %219, %c0_i64_3 : i64
+              %225 = arith.divui %224, %c16_i64 : i64
+              %226 = arith.addi %219, %214 : i64
+              %227 = arith.maxsi %226, %c0_i64_3 : i64
+              %228 = arith.addi %227, %c15_i64 : i64
+              %229 = arith.divui %228, %c16_i64 : i64
+              %230 = arith.subi %229, %225 : i64
+              %231 = arith.cmpi sgt, %214, %c0_i64_3 : i64
+              %232 = arith.extui %231 : i1 to i64
+              %233 = arith.muli %230, %232 : i64
+              %234 = arith.index_cast %233 : i64 to index
+              %235 = arith.addi %224, %c15_i64 : i64
+              %236 = arith.divui %235, %c16_i64 : i64
+              %237 = arith.cmpi sgt, %219, %c0_i64_3 : i64
+              %238 = arith.extui %237 : i1 to i64
+              %239 = arith.muli %236, %238 : i64
+              %240 = arith.index_cast %239 : i64 to index
+              scf.if %213 {
+                func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+              }
+              scf.if %157 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %218, %217, %214, %234, %225, %219, %214, %223, %222, %240 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            }
+            %202 = arith.maxsi %175, %c1 : index
+            scf.for %arg10 = %c0 to %175 step %c1 {
+              scf.if %183 {
+                %215 = arith.cmpi sgt, %192, %c0 : index
+                scf.if %215 {
+                  %219 = arith.muli %202, %c4 : index
+                  %220 = arith.muli %192, %c4 : index
+                  %221 = arith.muli %arg10, %220 : index
+                  %222 = arith.subi %219, %c1 : index
+                  %223 = arith.addi %221, %222 : index
+                  %224 = arith.divsi %223, %219 : index
+                  %225 = arith.addi %223, %220 : index
+                  %226 = arith.divsi %225, %219 : index
+                  scf.for %arg11 = %224 to %226 step %c1 {
+                    %227 = arith.index_cast %arg11 : index to i64
+                    %228 = arith.addi %185, %227 : i64
+                    %229 = arith.muli %228, %c16_i64 : i64
+                    %230 = arith.maxsi %229, %149 : i64
+                    %231 = arith.addi %229, %c16_i64 : i64
+                    %232 = arith.minsi %231, %152 : i64
+                    %233 = arith.subi %232, %230 : i64
+                    %234 = arith.subi %230, %149 : i64
+                    %235 = arith.muli %234, %201#0 : i64
+                    %236 = arith.addi %201#1, %235 : i64
+                    %237 = arith.muli %228, %c32_i64 : i64
+                    %238 = arith.addi %237, %199 : i64
+                    %239 = arith.subi %230, %229 : i64
+                    %240 = arith.addi %238, %239 : i64
+                    %241 = arith.minsi %201#2, %c64_i64 : i64
+                    "instgem.mvin"(%236, %240, %241, %233) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %234 = arith.cmpi sgt, %218, %c0 : index
-                scf.if %234 {
-                  %237 = arith.muli %220, %c4 : index
-                  %238 = arith.muli %218, %c4 : index
-                  %239 = arith.muli %arg13, %238 : index
-                  %240 = arith.subi %237, %c1 : index
-                  %241 = arith.subi %240, %220 : index
-                  %242 = arith.addi %239, %241 : index
-                  %243 = arith.divsi %242, %237 : index
-                  %244 = arith.addi %242, %238 : index
-                  %245 = arith.divsi %244, %237 : index
-                  scf.for %arg14 = %243 to %245 step %c1 {
-                    %246 = arith.index_cast %arg14 : index to i64
-                    %247 = arith.muli %246, %c16_i64 : i64
-                    %248 = arith.maxsi %247, %c0_i64_3 : i64
-                    %249 = arith.addi %247, %c16_i64 : i64
-                    %250 = arith.minsi %249, %156 : i64
-                    %251 = arith.subi %250, %248 : i64
-                    %252 = arith.muli %246, %c32_i64 : i64
-                    %253 = arith.addi %252, %219#2 : i64
-                    %254 = arith.subi %248, %247 : i64
-                    %255 = arith.addi %253, %254 : i64
-                    %256 = arith.minsi %219#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %255, %256, %251) : (i64, i64, i64, i64) -> ()
+                %216 = arith.cmpi sgt, %198, %c0 : index
+                scf.if %216 {
+                  %219 = arith.muli %202, %c4 : index
+                  %220 = arith.muli %198, %c4 : index
+                  %221 = arith.muli %arg10, %220 : index
+                  %222 = arith.subi %219, %c1 : index
+                  %223 = arith.subi %222, %202 : index
+                  %224 = arith.addi %221, %223 : index
+                  %225 = arith.divsi %224, %219 : index
+                  %226 = arith.addi %224, %220 : index
+                  %227 = arith.divsi %226, %219 : index
+                  scf.for %arg11 = %225 to %227 step %c1 {
+                    %228 = arith.index_cast %arg11 : index to i64
+                    %229 = arith.muli %228, %c16_i64 : i64
+                    %230 = arith.maxsi %229, %c0_i64_3 : i64
+                    %231 = arith.addi %229, %c16_i64 : i64
+                    %232 = arith.minsi %231, %149 : i64
+                    %233 = arith.subi %232, %230 : i64
+                    %234 = arith.muli %228, %c32_i64 : i64
+                    %235 = arith.addi %234, %199 : i64
+                    %236 = arith.subi %230, %229 : i64
+                    %237 = arith.addi %235, %236 : i64
+                    %238 = arith.minsi %201#2, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64_3, %237, %238, %233) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %235 = arith.cmpi sgt, %219#4, %c0 : index
-                scf.if %235 {
-                  %237 = arith.muli %220, %c4 : index
-                  %238 = arith.muli %219#4, %c4 : index
-                  %239 = arith.muli %arg13, %238 : index
-                  %240 = arith.subi %237, %c1 : index
-                  %241 = arith.muli %220, %c2 : index
-                  %242 = arith.subi %240, %241 : index
-                  %243 = arith.addi %239, %242 : index
-                  %244 = arith.divsi %243, %237 : index
-                  %245 = arith.addi %243, %238 : index
-                  %246 = arith.divsi %245, %237 : index
-                  scf.for %arg14 = %244 to %246 step %c1 {
-                    %247 = arith.index_cast %arg14 : index to i64
-                    %248 = arith.addi %219#5, %247 : i64
-                    %249 = arith.muli %248, %c16_i64 : i64
-                    %250 = arith.maxsi %249, %219#6 : i64
-                    %251 = arith.addi %249, %c16_i64 : i64
-                    %252 = arith.addi %219#6, %219#7 : i64
-                    %253 = arith.minsi %251, %252 : i64
-                    %254 = arith.subi %253, %250 : i64
-                    %255 = arith.subi %250, %219#6 : i64
-                    %256 = arith.muli %255, %219#8 : i64
-                    %257 = arith.addi %219#9, %256 : i64
-                    %258 = arith.muli %248, %c32_i64 : i64
-                    %259 = arith.addi %258, %219#10 : i64
-                    %260 = arith.subi %250, %249 : i64
-                    %261 = arith.addi %259, %260 : i64
-                    %262 = arith.minsi %177, %c64_i64 : i64
-                    "instgem.mvin2"(%257, %261, %262, %254) : (i64, i64, i64, i64) -> ()
+                %217 = arith.cmpi sgt, %201#3, %c0 : index
+                scf.if %217 {
+                  %219 = arith.muli %202, %c4 : index
+                  %220 = arith.muli %201#3, %c4 : index
+                  %221 = arith.muli %arg10, %220 : index
+                  %222 = arith.subi %219, %c1 : index
+                  %223 = arith.muli %202, %c2 : index
+                  %224 = arith.subi %222, %223 : index
+                  %225 = arith.addi %221, %224 : index
+                  %226 = arith.divsi %225, %219 : index
+                  %227 = arith.addi %225, %220 : index
+                  %228 = arith.divsi %227, %219 : index
+                  scf.for %arg11 = %226 to %228 step %c1 {
+                    %229 = arith.index_cast %arg11 : index to i64
+                    %230 = arith.addi %201#4, %229 : i64
+                    %231 = arith.muli %230, %c16_i64 : i64
+                    %232 = arith.maxsi %231, %201#5 : i64
+                    %233 = arith.addi %231, %c16_i64 : i64
+                    %234 = arith.addi %201#5, %201#6 : i64
+                    %235 = arith.minsi %233, %234 : i64
+                    %236 = arith.subi %235, %232 : i64
+                    %237 = arith.subi %232, %201#5 : i64
+                    %238 = arith.muli %237, %201#7 : i64
+                    %239 = arith.addi %201#8, %238 : i64
+                    %240 = arith.muli %230, %c32_i64 : i64
+                    %241 = arith.addi %240, %200 : i64
+                    %242 = arith.subi %232, %231 : i64
+                    %243 = arith.addi %241, %242 : i64
+                    %244 = arith.minsi %159, %c64_i64 : i64
+                    "instgem.mvin2"(%239, %243, %244, %236) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %236 = arith.cmpi sgt, %219#11, %c0 : index
-                scf.if %236 {
-                  %237 = arith.muli %220, %c4 : index
-                  %238 = arith.muli %219#11, %c4 : index
-                  %239 = arith.muli %arg13, %238 : index
-                  %240 = arith.subi %237, %c1 : index
-                  %241 = arith.muli %220, %c3 : index
-                  %242 = arith.subi %240, %241 : index
-                  %243 = arith.addi %239, %242 : index
-                  %244 = arith.divsi %243, %237 : index
-                  %245 = arith.addi %243, %238 : index
-                  %246 = arith.divsi %245, %237 : index
-                  scf.for %arg14 = %244 to %246 step %c1 {
-                    %247 = arith.index_cast %arg14 : index to i64
-                    %248 = arith.muli %247, %c16_i64 : i64
-                    %249 = arith.maxsi %248, %c0_i64_3 : i64
-                    %250 = arith.addi %248, %c16_i64 : i64
-                    %251 = arith.minsi %250, %219#6 : i64
-                    %252 = arith.subi %251, %249 : i64
-                    %253 = arith.muli %247, %c32_i64 : i64
-                    %254 = arith.addi %253, %219#10 : i64
-                    %255 = arith.subi %249, %248 : i64
-                    %256 = arith.addi %254, %255 : i64
-                    %257 = arith.minsi %177, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %256, %257, %252) : (i64, i64, i64, i64) -> ()
+                %218 = arith.cmpi sgt, %201#9, %c0 : index
+                scf.if %218 {
+                  %219 = arith.muli %202, %c4 : index
+                  %220 = arith.muli %201#9, %c4 : index
+                  %221 = arith.muli %arg10, %220 : index
+                  %222 = arith.subi %219, %c1 : index
+                  %223 = arith.muli %202, %c3 : index
+                  %224 = arith.subi %222, %223 : index
+                  %225 = arith.addi %221, %224 : index
+                  %226 = arith.divsi %225, %219 : index
+                  %227 = arith.addi %225, %220 : index
+                  %228 = arith.divsi %227, %219 : index
+                  scf.for %arg11 = %226 to %228 step %c1 {
+                    %229 = arith.index_cast %arg11 : index to i64
+                    %230 = arith.muli %229, %c16_i64 : i64
+                    %231 = arith.maxsi %230, %c0_i64_3 : i64
+                    %232 = arith.addi %230, %c16_i64 : i64
+                    %233 = arith.minsi %232, %201#5 : i64
+                    %234 = arith.subi %233, %231 : i64
+                    %235 = arith.muli %229, %c32_i64 : i64
+                    %236 = arith.addi %235, %200 : i64
+                    %237 = arith.subi %231, %230 : i64
+                    %238 = arith.addi %236, %237 : i64
+                    %239 = arith.minsi %159, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64_3, %238, %239, %234) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %226 = arith.index_cast %arg13 : index to i64
-              %227 = arith.muli %226, %c16_i64 : i64
-              %228 = arith.subi %186, %227 : i64
-              %229 = arith.minsi %228, %c16_i64 : i64
-              %230 = arith.cmpi sgt, %197, %c0_i64_3 : i64
-              scf.if %230 {
-                %233 = arith.ori %227, %c2147483648_i64 : i64
-                %234 = arith.addi %227, %174 : i64
-                "instgem.preload"(%234, %229, %c16_i64, %233, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%155, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %235 = arith.index_cast %200 : i64 to index
-                scf.for %arg14 = %c1 to %235 step %c1 {
-                  %237 = arith.index_cast %arg14 : index to i64
-                  %238 = arith.muli %237, %c32_i64 : i64
-                  %239 = arith.addi %238, %227 : i64
-                  %240 = arith.ori %239, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %240, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %241 = arith.addi %238, %155 : i64
-                  "instgem.compute_accumulated"(%241, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %208 = arith.index_cast %arg10 : index to i64
+              %209 = arith.muli %208, %c16_i64 : i64
+              %210 = arith.subi %168, %209 : i64
+              %211 = arith.minsi %210, %c16_i64 : i64
+              %212 = arith.cmpi sgt, %178, %c0_i64_3 : i64
+              scf.if %212 {
+                %215 = arith.ori %209, %c2147483648_i64 : i64
+                %216 = arith.addi %209, %c128_i64 : i64
+                "instgem.preload"(%216, %211, %c16_i64, %215, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %217 = arith.index_cast %181 : i64 to index
+                scf.for %arg11 = %c1 to %217 step %c1 {
+                  %219 = arith.index_cast %arg11 : index to i64
+                  %220 = arith.muli %219, %c32_i64 : i64
+                  %221 = arith.addi %220, %209 : i64
+                  %222 = arith.ori %221, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%220, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %236 = arith.index_cast %187 : i64 to index
-                scf.for %arg14 = %235 to %236 step %c1 {
-                  %237 = arith.index_cast %arg14 : index to i64
-                  %238 = arith.muli %237, %c16_i64 : i64
-                  %239 = arith.subi %180, %238 : i64
-                  %240 = arith.minsi %239, %c16_i64 : i64
-                  %241 = arith.muli %237, %c32_i64 : i64
-                  %242 = arith.addi %241, %227 : i64
-                  %243 = arith.ori %242, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %244 = arith.addi %241, %155 : i64
-                  "instgem.compute_accumulated"(%244, %c16_i64, %240, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %218 = arith.index_cast %169 : i64 to index
+                scf.for %arg11 = %217 to %218 step %c1 {
+                  %219 = arith.index_cast %arg11 : index to i64
+                  %220 = arith.muli %219, %c16_i64 : i64
+                  %221 = arith.subi %162, %220 : i64
+                  %222 = arith.minsi %221, %c16_i64 : i64
+                  %223 = arith.muli %219, %c32_i64 : i64
+                  %224 = arith.addi %223, %209 : i64
+                  %225 = arith.ori %224, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%223, %c16_i64, %222, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %231 = arith.index_cast %197 : i64 to index
-              scf.for %arg14 = %c1 to %231 step %c1 {
-                %233 = arith.index_cast %arg14 : index to i64
-                %234 = arith.ori %227, %c3221225472_i64 : i64
-                %235 = arith.muli %233, %c32_i64 : i64
-                %236 = arith.addi %235, %227 : i64
-                %237 = arith.addi %236, %174 : i64
-                "instgem.preload"(%237, %229, %c16_i64, %234, %229, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                %238 = arith.muli %233, %c16_i64 : i64
-                %239 = arith.addi %238, %155 : i64
-                "instgem.compute_preloaded"(%239, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %240 = arith.index_cast %200 : i64 to index
-                scf.for %arg15 = %c1 to %240 step %c1 {
-                  %242 = arith.index_cast %arg15 : index to i64
-                  %243 = arith.muli %242, %c32_i64 : i64
-                  %244 = arith.addi %243, %227 : i64
-                  %245 = arith.ori %244, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %229, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %246 = arith.addi %243, %238 : i64
-                  %247 = arith.addi %246, %155 : i64
-                  "instgem.compute_accumulated"(%247, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %213 = arith.index_cast %178 : i64 to index
+              scf.for %arg11 = %c1 to %213 step %c1 {
+                %215 = arith.index_cast %arg11 : index to i64
+                %216 = arith.ori %209, %c3221225472_i64 : i64
+                %217 = arith.muli %215, %c32_i64 : i64
+                %218 = arith.addi %217, %209 : i64
+                %219 = arith.addi %218, %c128_i64 : i64
+                "instgem.preload"(%219, %211, %c16_i64, %216, %211, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+                %220 = arith.muli %215, %c16_i64 : i64
+                "instgem.compute_preloaded"(%220, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %221 = arith.index_cast %181 : i64 to index
+                scf.for %arg12 = %c1 to %221 step %c1 {
+                  %223 = arith.index_cast %arg12 : index to i64
+                  %224 = arith.muli %223, %c32_i64 : i64
+                  %225 = arith.addi %224, %209 : i64
+                  %226 = arith.ori %225, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %227 = arith.addi %224, %220 : i64
+                  "instgem.compute_accumulated"(%227, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %241 = arith.index_cast %187 : i64 to index
-                scf.for %arg15 = %240 to %241 step %c1 {
-                  %242 = arith.index_cast %arg15 : index to i64
-                  %243 = arith.muli %242, %c16_i64 : i64
-                  %244 = arith.subi %180, %243 : i64
-                  %245 = arith.minsi %244, %c16_i64 : i64
-                  %246 = arith.muli %242, %c32_i64 : i64
-                  %247 = arith.addi %246, %227 : i64
-                  %248 = arith.ori %247, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %229, %245) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %249 = arith.addi %246, %238 : i64
-                  %250 = arith.addi %249, %155 : i64
-                  "instgem.compute_accumulated"(%250, %c16_i64, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %222 = arith.index_cast %169 : i64 to index
+                scf.for %arg12 = %221 to %222 step %c1 {
+                  %223 = arith.index_cast %arg12 : index to i64
+                  %224 = arith.muli %223, %c16_i64 : i64
+                  %225 = arith.subi %162, %224 : i64
+                  %226 = arith.minsi %225, %c16_i64 : i64
+                  %227 = arith.muli %223, %c32_i64 : i64
+                  %228 = arith.addi %227, %209 : i64
+                  %229 = arith.ori %228, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %211, %226) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %230 = arith.addi %227, %220 : i64
+                  "instgem.compute_accumulated"(%230, %c16_i64, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %232 = arith.index_cast %190 : i64 to index
-              scf.for %arg14 = %231 to %232 step %c1 {
-                %233 = arith.index_cast %arg14 : index to i64
-                %234 = arith.muli %233, %c16_i64 : i64
-                %235 = arith.subi %182, %234 : i64
-                %236 = arith.minsi %235, %c16_i64 : i64
-                %237 = arith.subi %184, %234 : i64
-                %238 = arith.minsi %237, %c16_i64 : i64
-                %239 = arith.cmpi eq, %233, %c0_i64_3 : i64
-                %240 = arith.select %239, %c2147483648_i64, %c3221225472_i64 : i64
-                %241 = arith.ori %227, %240 : i64
-                %242 = arith.select %239, %c16_i64, %201 : i64
-                %243 = arith.select %239, %c16_i64, %229 : i64
-                %244 = arith.muli %233, %c32_i64 : i64
-                %245 = arith.addi %244, %227 : i64
-                %246 = arith.addi %245, %174 : i64
-                "instgem.preload"(%246, %229, %238, %241, %243, %242) : (i64, i64, i64, i64, i64, i64) -> ()
-                %247 = arith.addi %234, %155 : i64
-                "instgem.compute_preloaded"(%247, %236, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %248 = arith.index_cast %200 : i64 to index
-                scf.for %arg15 = %c1 to %248 step %c1 {
-                  %250 = arith.index_cast %arg15 : index to i64
-                  %251 = arith.muli %250, %c32_i64 : i64
-                  %252 = arith.addi %251, %227 : i64
-                  %253 = arith.ori %252, %240 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %243, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %254 = arith.addi %251, %234 : i64
-                  %255 = arith.addi %254, %155 : i64
-                  "instgem.compute_accumulated"(%255, %236, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %214 = arith.index_cast %172 : i64 to index
+              scf.for %arg11 = %213 to %214 step %c1 {
+                %215 = arith.index_cast %arg11 : index to i64
+                %216 = arith.muli %215, %c16_i64 : i64
+                %217 = arith.subi %164, %216 : i64
+                %218 = arith.minsi %217, %c16_i64 : i64
+                %219 = arith.subi %166, %216 : i64
+                %220 = arith.minsi %219, %c16_i64 : i64
+                %221 = arith.cmpi eq, %215, %c0_i64_3 : i64
+                %222 = arith.select %221, %c2147483648_i64, %c3221225472_i64 : i64
+                %223 = arith.ori %209, %222 : i64
+                %224 = arith.select %221, %c16_i64, %182 : i64
+                %225 = arith.select %221, %c16_i64, %211 : i64
+                %226 = arith.muli %215, %c32_i64 : i64
+                %227 = arith.addi %226, %209 : i64
+                %228 = arith.addi %227, %c128_i64 : i64
+                "instgem.preload"(%228, %211, %220, %223, %225, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%216, %218, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %229 = arith.index_cast %181 : i64 to index
+                scf.for %arg12 = %c1 to %229 step %c1 {
+                  %231 = arith.index_cast %arg12 : index to i64
+                  %232 = arith.muli %231, %c32_i64 : i64
+                  %233 = arith.addi %232, %209 : i64
+                  %234 = arith.ori %233, %222 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %235 = arith.addi %232, %216 : i64
+                  "instgem.compute_accumulated"(%235, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %249 = arith.index_cast %187 : i64 to index
-                scf.for %arg15 = %248 to %249 step %c1 {
-                  %250 = arith.index_cast %arg15 : index to i64
-                  %251 = arith.muli %250, %c16_i64 : i64
-                  %252 = arith.subi %180, %251 : i64
-                  %253 = arith.minsi %252, %c16_i64 : i64
-                  %254 = arith.muli %250, %c32_i64 : i64
-                  %255 = arith.addi %254, %227 : i64
-                  %256 = arith.ori %255, %240 : i64
-                  %257 = arith.select %239, %c16_i64, %253 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %243, %257) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %258 = arith.addi %254, %234 : i64
-                  %259 = arith.addi %258, %155 : i64
-                  "instgem.compute_accumulated"(%259, %236, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %230 = arith.index_cast %169 : i64 to index
+                scf.for %arg12 = %229 to %230 step %c1 {
+                  %231 = arith.index_cast %arg12 : index to i64
+                  %232 = arith.muli %231, %c16_i64 : i64
+                  %233 = arith.subi %162, %232 : i64
+                  %234 = arith.minsi %233, %c16_i64 : i64
+                  %235 = arith.muli %231, %c32_i64 : i64
+                  %236 = arith.addi %235, %209 : i64
+                  %237 = arith.ori %236, %222 : i64
+                  %238 = arith.select %221, %c16_i64, %234 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %225, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %239 = arith.addi %235, %216 : i64
+                  "instgem.compute_accumulated"(%239, %218, %234, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %221 = arith.cmpi eq, %190, %c0_i64_3 : i64
-            %222 = arith.cmpi slt, %187, %c2_i64_1 : i64
-            %223 = arith.cmpi slt, %193, %c2_i64_1 : i64
-            %224 = arith.ori %221, %222 : i1
-            %225 = arith.ori %224, %223 : i1
-            scf.if %225 {
-              scf.for %arg13 = %c0 to %c4 step %c1 {
-                %226 = arith.index_cast %arg13 : index to i64
-                %227 = arith.remsi %226, %c2_i64_1 : i64
-                %228 = arith.divsi %226, %c2_i64_1 : i64
-                %229 = arith.muli %228, %c16_i64 : i64
-                %230 = arith.subi %c32_i64, %229 : i64
-                %231 = arith.minsi %230, %c16_i64 : i64
-                %232 = arith.muli %227, %c32_i64 : i64
-                %233 = arith.addi %232, %229 : i64
-                %234 = arith.ori %233, %c2147483648_i64 : i64
-                %235 = arith.cmpi sge, %227, %187 : i64
-                %236 = arith.cmpi sge, %228, %193 : i64
-                %237 = arith.ori %221, %235 : i1
-                %238 = arith.ori %237, %236 : i1
-                scf.if %238 {
-                  "instgem.mvin"(%c0_i64_3, %234, %231, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %203 = arith.cmpi eq, %172, %c0_i64_3 : i64
+            %204 = arith.cmpi slt, %169, %c2_i64_1 : i64
+            %205 = arith.cmpi slt, %174, %c2_i64_1 : i64
+            %206 = arith.ori %203, %204 : i1
+            %207 = arith.ori %206, %205 : i1
+            scf.if %207 {
+              scf.for %arg10 = %c0 to %c4 step %c1 {
+                %208 = arith.index_cast %arg10 : index to i64
+                %209 = arith.remsi %208, %c2_i64_1 : i64
+                %210 = arith.divsi %208, %c2_i64_1 : i64
+                %211 = arith.muli %210, %c16_i64 : i64
+                %212 = arith.subi %c32_i64, %211 : i64
+                %213 = arith.minsi %212, %c16_i64 : i64
+                %214 = arith.muli %209, %c32_i64 : i64
+                %215 = arith.addi %214, %211 : i64
+                %216 = arith.ori %215, %c2147483648_i64 : i64
+                %217 = arith.cmpi sge, %209, %169 : i64
+                %218 = arith.cmpi sge, %210, %174 : i64
+                %219 = arith.ori %203, %217 : i1
+                %220 = arith.ori %219, %218 : i1
+                scf.if %220 {
+                  "instgem.mvin"(%c0_i64_3, %216, %213, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
-          } else {
-            scf.for %arg13 = %c0 to %194 step %c1 {
-              scf.if %203 {
-                %227 = arith.cmpi sgt, %212, %c0 : index
-                scf.if %227 {
-                  %231 = arith.muli %220, %c4 : index
-                  %232 = arith.muli %212, %c4 : index
-                  %233 = arith.muli %arg13, %232 : index
-                  %234 = arith.subi %231, %c1 : index
-                  %235 = arith.addi %233, %234 : index
-                  %236 = arith.divsi %235, %231 : index
-                  %237 = arith.addi %235, %232 : index
-                  %238 = arith.divsi %237, %231 : index
-                  scf.for %arg14 = %236 to %238 step %c1 {
-                    %239 = arith.index_cast %arg14 : index to i64
-                    %240 = arith.addi %205, %239 : i64
-                    %241 = arith.muli %240, %c16_i64 : i64
-                    %242 = arith.maxsi %241, %156 : i64
-                    %243 = arith.addi %241, %c16_i64 : i64
-                    %244 = arith.minsi %243, %159 : i64
-                    %245 = arith.subi %244, %242 : i64
-                    %246 = arith.subi %242, %156 : i64
-                    %247 = arith.muli %246, %219#0 : i64
-                    %248 = arith.addi %219#1, %247 : i64
-                    %249 = arith.muli %240, %c32_i64 : i64
-                    %250 = arith.addi %249, %219#2 : i64
-                    %251 = arith.subi %242, %241 : i64
-                    %252 = arith.addi %250, %251 : i64
-                    %253 = arith.minsi %219#3, %c64_i64 : i64
-                    "instgem.mvin"(%248, %252, %253, %245) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %228 = arith.cmpi sgt, %218, %c0 : index
-                scf.if %228 {
-                  %231 = arith.muli %220, %c4 : index
-                  %232 = arith.muli %218, %c4 : index
-                  %233 = arith.muli %arg13, %232 : index
-                  %234 = arith.subi %231, %c1 : index
-                  %235 = arith.subi %234, %220 : index
-                  %236 = arith.addi %233, %235 : index
-                  %237 = arith.divsi %236, %231 : index
-                  %238 = arith.addi %236, %232 : index
-                  %239 = arith.divsi %238, %231 : index
-                  scf.for %arg14 = %237 to %239 step %c1 {
-                    %240 = arith.index_cast %arg14 : index to i64
-                    %241 = arith.muli %240, %c16_i64 : i64
-                    %242 = arith.maxsi %241, %c0_i64_3 : i64
-                    %243 = arith.addi %241, %c16_i64 : i64
-                    %244 = arith.minsi %243, %156 : i64
-                    %245 = arith.subi %244, %242 : i64
-                    %246 = arith.muli %240, %c32_i64 : i64
-                    %247 = arith.addi %246, %219#2 : i64
-                    %248 = arith.subi %242, %241 : i64
-                    %249 = arith.addi %247, %248 : i64
-                    %250 = arith.minsi %219#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %249, %250, %245) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %229 = arith.cmpi sgt, %219#4, %c0 : index
-                scf.if %229 {
-                  %231 = arith.muli %220, %c4 : index
-                  %232 = arith.muli %219#4, %c4 : index
-                  %233 = arith.muli %arg13, %232 : index
-                  %234 = arith.subi %231, %c1 : index
-                  %235 = arith.muli %220, %c2 : index
-                  %236 = arith.subi %234, %235 : index
-                  %237 = arith.addi %233, %236 : index
-                  %238 = arith.divsi %237, %231 : index
-                  %239 = arith.addi %237, %232 : index
-                  %240 = arith.divsi %239, %231 : index
-                  scf.for %arg14 = %238 to %240 step %c1 {
-                    %241 = arith.index_cast %arg14 : index to i64
-                    %242 = arith.addi %219#5, %241 : i64
-                    %243 = arith.muli %242, %c16_i64 : i64
-                    %244 = arith.maxsi %243, %219#6 : i64
-                    %245 = arith.addi %243, %c16_i64 : i64
-                    %246 = arith.addi %219#6, %219#7 : i64
-                    %247 = arith.minsi %245, %246 : i64
-                    %248 = arith.subi %247, %244 : i64
-                    %249 = arith.subi %244, %219#6 : i64
-                    %250 = arith.muli %249, %219#8 : i64
-                    %251 = arith.addi %219#9, %250 : i64
-                    %252 = arith.muli %242, %c32_i64 : i64
-                    %253 = arith.addi %252, %219#10 : i64
-                    %254 = arith.subi %244, %243 : i64
-                    %255 = arith.addi %253, %254 : i64
-                    %256 = arith.minsi %177, %c64_i64 : i64
-                    "instgem.mvin2"(%251, %255, %256, %248) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %230 = arith.cmpi sgt, %219#11, %c0 : index
-                scf.if %230 {
-                  %231 = arith.muli %220, %c4 : index
-                  %232 = arith.muli %219#11, %c4 : index
-                  %233 = arith.muli %arg13, %232 : index
-                  %234 = arith.subi %231, %c1 : index
-                  %235 = arith.muli %220, %c3 : index
-                  %236 = arith.subi %234, %235 : index
-                  %237 = arith.addi %233, %236 : index
-                  %238 = arith.divsi %237, %231 : index
-                  %239 = arith.addi %237, %232 : index
-                  %240 = arith.divsi %239, %231 : index
-                  scf.for %arg14 = %238 to %240 step %c1 {
-                    %241 = arith.index_cast %arg14 : index to i64
-                    %242 = arith.muli %241, %c16_i64 : i64
-                    %243 = arith.maxsi %242, %c0_i64_3 : i64
-                    %244 = arith.addi %242, %c16_i64 : i64
-                    %245 = arith.minsi %244, %219#6 : i64
-                    %246 = arith.subi %245, %243 : i64
-                    %247 = arith.muli %241, %c32_i64 : i64
-                    %248 = arith.addi %247, %219#10 : i64
-                    %249 = arith.subi %243, %242 : i64
-                    %250 = arith.addi %248, %249 : i64
-                    %251 = arith.minsi %177, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %250, %251, %246) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
+            scf.if %183 {
+              %208 = arith.muli %202, %c4 : index
+              %209 = arith.muli %192, %c4 : index
+              %210 = arith.muli %175, %209 : index
+              %211 = arith.subi %208, %c1 : index
+              %212 = arith.addi %210, %211 : index
+              %213 = arith.divsi %212, %208 : index
+              scf.for %arg10 = %213 to %192 step %c1 {
+                %231 = arith.index_cast %arg10 : index to i64
+                %232 = arith.addi %185, %231 : i64
+                %233 = arith.muli %232, %c16_i64 : i64
+                %234 = arith.maxsi %233, %149 : i64
+                %235 = arith.addi %233, %c16_i64 : i64
+                %236 = arith.minsi %235, %152 : i64
+                %237 = arith.subi %236, %234 : i64
+                %238 = arith.subi %234, %149 : i64
+                %239 = arith.muli %238, %201#0 : i64
+                %240 = arith.addi %201#1, %239 : i64
+                %241 = arith.muli %232, %c32_i64 : i64
+                %242 = arith.addi %241, %199 : i64
+                %243 = arith.subi %234, %233 : i64
+                %244 = arith.addi %242, %243 : i64
+                %245 = arith.minsi %201#2, %c64_i64 : i64
+                "instgem.mvin"(%240, %244, %245, %237) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %214 = arith.muli %198, %c4 : index
+              %215 = arith.muli %175, %214 : index
+              %216 = arith.subi %211, %202 : index
+              %217 = arith.addi %215, %216 : index
+              %218 = arith.divsi %217, %208 : index
+              scf.for %arg10 = %218 to %198 step %c1 {
+                %231 = arith.index_cast %arg10 : index to i64
+                %232 = arith.muli %231, %c16_i64 : i64
+                %233 = arith.maxsi %232, %c0_i64_3 : i64
+                %234 = arith.addi %232, %c16_i64 : i64
+                %235 = arith.minsi %234, %149 : i64
+                %236 = arith.subi %235, %233 : i64
+                %237 = arith.muli %231, %c32_i64 : i64
+                %238 = arith.addi %237, %199 : i64
+                %239 = arith.subi %233, %232 : i64
+                %240 = arith.addi %238, %239 : i64
+                %241 = arith.minsi %201#2, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %240, %241, %236) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %219 = arith.muli %201#3, %c4 : index
+              %220 = arith.muli %175, %219 : index
+              %221 = arith.muli %202, %c2 : index
+              %222 = arith.subi %211, %221 : index
+              %223 = arith.addi %220, %222 : index
+              %224 = arith.divsi %223, %208 : index
+              scf.for %arg10 = %224 to %201#3 step %c1 {
+                %231 = arith.index_cast %arg10 : index to i64
+                %232 = arith.addi %201#4, %231 : i64
+                %233 = arith.muli %232, %c16_i64 : i64
+                %234 = arith.maxsi %233, %201#5 : i64
+                %235 = arith.addi %233, %c16_i64 : i64
+                %236 = arith.addi %201#5, %201#6 : i64
+                %237 = arith.minsi %235, %236 : i64
+                %238 = arith.subi %237, %234 : i64
+                %239 = arith.subi %234, %201#5 : i64
+                %240 = arith.muli %239, %201#7 : i64
+                %241 = arith.addi %201#8, %240 : i64
+                %242 = arith.muli %232, %c32_i64 : i64
+                %243 = arith.addi %242, %200 : i64
+                %244 = arith.subi %234, %233 : i64
+                %245 = arith.addi %243, %244 : i64
+                %246 = arith.minsi %159, %c64_i64 : i64
+                "instgem.mvin2"(%241, %245, %246, %238) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %225 = arith.muli %201#9, %c4 : index
+              %226 = arith.muli %175, %225 : index
+              %227 = arith.muli %202, %c3 : index
+              %228 = arith.subi %211, %227 : index
+              %229 = arith.addi %226, %228 : index
+              %230 = arith.divsi %229, %208 : index
+              scf.for %arg10 = %230 to %201#9 step %c1 {
+                %231 = arith.index_cast %arg10 : index to i64
+                %232 = arith.muli %231, %c16_i64 : i64
+                %233 = arith.maxsi %232, %c0_i64_3 : i64
+                %234 = arith.addi %232, %c16_i64 : i64
+                %235 = arith.minsi %234, %201#5 : i64
+                %236 = arith.subi %235, %233 : i64
+                %237 = arith.muli %231, %c32_i64 : i64
+                %238 = arith.addi %237, %200 : i64
+                %239 = arith.subi %233, %232 : i64
+                %240 = arith.addi %238, %239 : i64
+                %241 = arith.minsi %159, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %240, %241, %236) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+          }
+        } else {
+          %138:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %139 = arith.maxsi %23, %c0 : index
+            %140 = arith.minsi %139, %arg4 : index
+            %141 = arith.maxsi %21, %c0 : index
+            %142 = arith.minsi %141, %c32 : index
+            %143 = arith.subi %140, %20 : index
+            %144 = arith.maxsi %arg11, %c0 : index
+            %145 = arith.minsi %144, %arg5 : index
+            %146 = arith.addi %arg11, %c32 : index
+            %147 = arith.maxsi %146, %c0 : index
+            %148 = arith.minsi %147, %arg5 : index
+            %149 = arith.subi %145, %arg11 : index
+            %150 = arith.maxsi %149, %c0 : index
+            %151 = arith.minsi %150, %c32 : index
+            %152 = arith.subi %148, %145 : index
+            %153 = arith.cmpi sgt, %151, %c0 : index
+            scf.if %153 {
+              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+            }
+            %154 = arith.index_cast %arg10 : index to i64
+            %155 = arith.remsi %154, %c2_i64_1 : i64
+            %156 = arith.muli %155, %c64_i64 : i64
+            %157 = arith.index_cast %142 : index to i64
+            %158 = arith.index_cast %143 : index to i64
+            %159 = arith.index_cast %152 : index to i64
+            %160 = arith.addi %157, %158 : i64
+            %161 = arith.maxsi %arg12, %c0 : index
+            %162 = arith.minsi %161, %arg5 : index
+            %163 = arith.addi %arg12, %c32 : index
+            %164 = arith.maxsi %163, %c0 : index
+            %165 = arith.minsi %164, %arg5 : index
+            %166 = arith.subi %162, %arg12 : index
+            %167 = arith.maxsi %166, %c0 : index
+            %168 = arith.minsi %167, %c32 : index
+            %169 = arith.subi %165, %162 : index
+            %170 = arith.minsi %arg6, %c32 : index
+            %171 = arith.maxsi %15, %c0 : index
+            %172 = arith.minsi %171, %c32 : index
+            %173 = arith.subi %170, %15 : index
+            %174 = arith.cmpi sgt, %172, %c0 : index
+            scf.if %174 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            %175 = arith.addi %156, %c128_i64 : i64
+            %176 = arith.index_cast %168 : index to i64
+            %177 = arith.index_cast %169 : index to i64
+            %178 = arith.index_cast %173 : index to i64
+            %179 = arith.addi %176, %177 : i64
+            %180 = arith.maxsi %160, %c0_i64_3 : i64
+            %181 = arith.minsi %180, %c32_i64 : i64
+            %182 = arith.maxsi %159, %c0_i64_3 : i64
+            %183 = arith.minsi %182, %c32_i64 : i64
+            %184 = arith.maxsi %179, %c0_i64_3 : i64
+            %185 = arith.minsi %184, %c32_i64 : i64
+            %186 = arith.maxsi %178, %c0_i64_3 : i64
+            %187 = arith.minsi %186, %c32_i64 : i64
+            %188 = arith.ceildivsi %181, %c16_i64 : i64
+            %189 = arith.ceildivsi %187, %c16_i64 : i64
+            %190 = arith.minsi %183, %185 : i64
+            %191 = arith.ceildivsi %190, %c16_i64 : i64
+            %192 = arith.cmpi eq, %arg10, %c0 : index
+            %193 = arith.cmpi sgt, %188, %c0_i64_3 : i64
+            %194 = arith.select %193, %189, %c0_i64_3 : i64
+            %195 = arith.index_cast %194 : i64 to index
+            %196 = arith.divsi %190, %c16_i64 : i64
+            %197 = arith.minsi %191, %196 : i64
+            %198 = arith.maxsi %197, %c0_i64_3 : i64
+            %199 = arith.divsi %181, %c16_i64 : i64
+            %200 = arith.minsi %188, %199 : i64
+            %201 = arith.maxsi %200, %c1_i64_2 : i64
+            %202 = arith.minsi %181, %c16_i64 : i64
+            %203 = arith.addi %arg10, %c1 : index
+            %204 = arith.cmpi slt, %203, %13 : index
+            %205 = arith.maxsi %157, %c0_i64_3 : i64
+            %206 = arith.divui %205, %c16_i64 : i64
+            %207 = arith.addi %180, %c15_i64 : i64
+            %208 = arith.divui %207, %c16_i64 : i64
+            %209 = arith.subi %208, %206 : i64
+            %210 = arith.cmpi sgt, %158, %c0_i64_3 : i64
+            %211 = arith.extui %210 : i1 to i64
+            %212 = arith.muli %209, %211 : i64
+            %213 = arith.index_cast %212 : i64 to index
+            %214 = arith.addi %205, %c15_i64 : i64
+            %215 = arith.divui %214, %c16_i64 : i64
+            %216 = arith.cmpi sgt, %157, %c0_i64_3 : i64
+            %217 = arith.extui %216 : i1 to i64
+            %218 = arith.muli %215, %217 : i64
+            %219 = arith.index_cast %218 : i64 to index
+            %220:12 = scf.if %204 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+              %222 = arith.addi %arg11, %c64 : index
+              %223 = arith.maxsi %222, %c0 : index
+              %224 = arith.minsi %223, %arg5 : index
+              %225 = arith.subi %148, %146 : index
+              %226 = arith.maxsi %225, %c0 : index
+              %227 = arith.minsi %226, %c32 : index
+              %228 = arith.subi %224, %148 : index
+              %229 = arith.cmpi sgt, %227, %c0 : index
+              %subview_13 = memref.subview %reinterpret_cast[%20, %148] [%143, %228] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %230 = arith.index_cast %203 : index to i64
+              %231 = arith.remsi %230, %c2_i64_1 : i64
+              %232 = arith.muli %231, %c64_i64 : i64
+              %233 = arith.index_cast %228 : index to i64
+              %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %234 = arith.index_cast %intptr_18 : index to i64
+              %235 = arith.index_cast %offset_15 : index to i64
+              %236 = arith.addi %234, %235 : i64
+              %237 = arith.index_cast %strides_17#0 : index to i64
+              %238 = arith.addi %arg12, %c64 : index
+              %239 = arith.maxsi %238, %c0 : index
+              %240 = arith.minsi %239, %arg5 : index
+              %241 = arith.subi %165, %163 : index
+              %242 = arith.maxsi %241, %c0 : index
+              %243 = arith.minsi %242, %c32 : index
+              %244 = arith.subi %240, %165 : index
+              %subview_19 = memref.subview %reinterpret_cast_4[%165, %15] [%244, %173] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %245 = arith.addi %232, %c128_i64 : i64
+              %246 = arith.index_cast %243 : index to i64
+              %247 = arith.index_cast %244 : index to i64
+              %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %248 = arith.index_cast %intptr_24 : index to i64
+              %249 = arith.index_cast %offset_21 : index to i64
+              %250 = arith.addi %248, %249 : i64
+              %251 = arith.index_cast %strides_23#0 : index to i64
+              %252 = arith.maxsi %246, %c0_i64_3 : i64
+              %253 = arith.divui %252, %c16_i64 : i64
+              %254 = arith.addi %246, %247 : i64
+              %255 = arith.maxsi %254, %c0_i64_3 : i64
+              %256 = arith.addi %255, %c15_i64 : i64
+              %257 = arith.divui %256, %c16_i64 : i64
+              %258 = arith.subi %257, %253 : i64
+              %259 = arith.cmpi sgt, %247, %c0_i64_3 : i64
+              %260 = arith.extui %259 : i1 to i64
+              %261 = arith.muli %258, %260 : i64
+              %262 = arith.index_cast %261 : i64 to index
+              %263 = arith.addi %252, %c15_i64 : i64
+              %264 = arith.divui %263, %c16_i64 : i64
+              %265 = arith.cmpi sgt, %246, %c0_i64_3 : i64
+              %266 = arith.extui %265 : i1 to i64
+              %267 = arith.muli %264, %266 : i64
+              %268 = arith.index_cast %267 : i64 to index
+              scf.if %229 {
+                func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
               }
-              %221 = arith.index_cast %arg13 : index to i64
-              %222 = arith.muli %221, %c16_i64 : i64
-              %223 = arith.subi %186, %222 : i64
-              %224 = arith.minsi %223, %c16_i64 : i64
-              %225 = arith.index_cast %197 : i64 to index
-              scf.for %arg14 = %c0 to %225 step %c1 {
-                %227 = arith.index_cast %arg14 : index to i64
-                %228 = arith.ori %222, %c3221225472_i64 : i64
-                %229 = arith.muli %227, %c32_i64 : i64
-                %230 = arith.addi %229, %222 : i64
-                %231 = arith.addi %230, %174 : i64
-                "instgem.preload"(%231, %224, %c16_i64, %228, %224, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.muli %227, %c16_i64 : i64
-                %233 = arith.addi %232, %155 : i64
-                "instgem.compute_preloaded"(%233, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %234 = arith.index_cast %200 : i64 to index
-                scf.for %arg15 = %c1 to %234 step %c1 {
-                  %236 = arith.index_cast %arg15 : index to i64
-                  %237 = arith.muli %236, %c32_i64 : i64
-                  %238 = arith.addi %237, %222 : i64
-                  %239 = arith.ori %238, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %240 = arith.addi %237, %232 : i64
-                  %241 = arith.addi %240, %155 : i64
-                  "instgem.compute_accumulated"(%241, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %235 = arith.index_cast %187 : i64 to index
-                scf.for %arg15 = %234 to %235 step %c1 {
-                  %236 = arith.index_cast %arg15 : index to i64
-                  %237 = arith.muli %236, %c16_i64 : i64
-                  %238 = arith.subi %180, %237 : i64
-                  %239 = arith.minsi %238, %c16_i64 : i64
-                  %240 = arith.muli %236, %c32_i64 : i64
-                  %241 = arith.addi %240, %222 : i64
-                  %242 = arith.ori %241, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %224, %239) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %243 = arith.addi %240, %232 : i64
-                  %244 = arith.addi %243, %155 : i64
-                  "instgem.compute_accumulated"(%244, %c16_i64, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
+              scf.if %174 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
               }
-              %226 = arith.index_cast %190 : i64 to index
-              scf.for %arg14 = %225 to %226 step %c1 {
-                %227 = arith.index_cast %arg14 : index to i64
+              scf.yield %237, %236, %232, %233, %262, %253, %246, %247, %251, %250, %245, %268 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            }
+            %221 = arith.maxsi %195, %c1 : index
+            scf.if %192 {
+              scf.for %arg13 = %c0 to %195 step %c1 {
+                scf.if %204 {
+                  %234 = arith.cmpi sgt, %213, %c0 : index
+                  scf.if %234 {
+                    %238 = arith.muli %221, %c4 : index
+                    %239 = arith.muli %213, %c4 : index
+                    %240 = arith.muli %arg13, %239 : index
+                    %241 = arith.subi %238, %c1 : index
+                    %242 = arith.addi %240, %241 : index
+                    %243 = arith.divsi %242, %238 : index
+                    %244 = arith.addi %242, %239 : index
+                    %245 = arith.divsi %244, %238 : index
+                    scf.for %arg14 = %243 to %245 step %c1 {
+                      %246 = arith.index_cast %arg14 : index to i64
+                      %247 = arith.addi %206, %246 : i64
+                      %248 = arith.muli %247, %c16_i64 : i64
+                      %249 = arith.maxsi %248, %157 : i64
+                      %250 = arith.addi %248, %c16_i64 : i64
+                      %251 = arith.minsi %250, %160 : i64
+                      %252 = arith.subi %251, %249 : i64
+                      %253 = arith.subi %249, %157 : i64
+                      %254 = arith.muli %253, %220#0 : i64
+                      %255 = arith.addi %220#1, %254 : i64
+                      %256 = arith.muli %247, %c32_i64 : i64
+                      %257 = arith.addi %256, %220#2 : i64
+                      %258 = arith.subi %249, %248 : i64
+                      %259 = arith.addi %257, %258 : i64
+                      %260 = arith.minsi %220#3, %c64_i64 : i64
+                      "instgem.mvin"(%255, %259, %260, %252) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %235 = arith.cmpi sgt, %219, %c0 : index
+                  scf.if %235 {
+                    %238 = arith.muli %221, %c4 : index
+                    %239 = arith.muli %219, %c4 : index
+                    %240 = arith.muli %arg13, %239 : index
+                    %241 = arith.subi %238, %c1 : index
+                    %242 = arith.subi %241, %221 : index
+                    %243 = arith.addi %240, %242 : index
+                    %244 = arith.divsi %243, %238 : index
+                    %245 = arith.addi %243, %239 : index
+                    %246 = arith.divsi %245, %238 : index
+                    scf.for %arg14 = %244 to %246 step %c1 {
+                      %247 = arith.index_cast %arg14 : index to i64
+                      %248 = arith.muli %247, %c16_i64 : i64
+                      %249 = arith.maxsi %248, %c0_i64_3 : i64
+                      %250 = arith.addi %248, %c16_i64 : i64
+                      %251 = arith.minsi %250, %157 : i64
+                      %252 = arith.subi %251, %249 : i64
+                      %253 = arith.muli %247, %c32_i64 : i64
+                      %254 = arith.addi %253, %220#2 : i64
+                      %255 = arith.subi %249, %248 : i64
+                      %256 = arith.addi %254, %255 : i64
+                      %257 = arith.minsi %220#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64_3, %256, %257, %252) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %236 = arith.cmpi sgt, %220#4, %c0 : index
+                  scf.if %236 {
+                    %238 = arith.muli %221, %c4 : index
+                    %239 = arith.muli %220#4, %c4 : index
+                    %240 = arith.muli %arg13, %239 : index
+                    %241 = arith.subi %238, %c1 : index
+                    %242 = arith.muli %221, %c2 : index
+                    %243 = arith.subi %241, %242 : index
+                    %244 = arith.addi %240, %243 : index
+                    %245 = arith.divsi %244, %238 : index
+                    %246 = arith.addi %244, %239 : index
+                    %247 = arith.divsi %246, %238 : index
+                    scf.for %arg14 = %245 to %247 step %c1 {
+                      %248 = arith.index_cast %arg14 : index to i64
+                      %249 = arith.addi %220#5, %248 : i64
+                      %250 = arith.muli %249, %c16_i64 : i64
+                      %251 = arith.maxsi %250, %220#6 : i64
+                      %252 = arith.addi %250, %c16_i64 : i64
+                      %253 = arith.addi %220#6, %220#7 : i64
+                      %254 = arith.minsi %252, %253 : i64
+                      %255 = arith.subi %254, %251 : i64
+                      %256 = arith.subi %251, %220#6 : i64
+                      %257 = arith.muli %256, %220#8 : i64
+                      %258 = arith.addi %220#9, %257 : i64
+                      %259 = arith.muli %249, %c32_i64 : i64
+                      %260 = arith.addi %259, %220#10 : i64
+                      %261 = arith.subi %251, %250 : i64
+                      %262 = arith.addi %260, %261 : i64
+                      %263 = arith.minsi %178, %c64_i64 : i64
+                      "instgem.mvin2"(%258, %262, %263, %255) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %237 = arith.cmpi sgt, %220#11, %c0 : index
+                  scf.if %237 {
+                    %238 = arith.muli %221, %c4 : index
+                    %239 = arith.muli %220#11, %c4 : index
+                    %240 = arith.muli %arg13, %239 : index
+                    %241 = arith.subi %238, %c1 : index
+                    %242 = arith.muli %221, %c3 : index
+                    %243 = arith.subi %241, %242 : index
+                    %244 = arith.addi %240, %243 : index
+                    %245 = arith.divsi %244, %238 : index
+                    %246 = arith.addi %244, %239 : index
+                    %247 = arith.divsi %246, %238 : index
+                    scf.for %arg14 = %245 to %247 step %c1 {
+                      %248 = arith.index_cast %arg14 : index to i64
+                      %249 = arith.muli %248, %c16_i64 : i64
+                      %250 = arith.maxsi %249, %c0_i64_3 : i64
+                      %251 = arith.addi %249, %c16_i64 : i64
+                      %252 = arith.minsi %251, %220#6 : i64
+                      %253 = arith.subi %252, %250 : i64
+                      %254 = arith.muli %248, %c32_i64 : i64
+                      %255 = arith.addi %254, %220#10 : i64
+                      %256 = arith.subi %250, %249 : i64
+                      %257 = arith.addi %255, %256 : i64
+                      %258 = arith.minsi %178, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64_3, %257, %258, %253) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %227 = arith.index_cast %arg13 : index to i64
                 %228 = arith.muli %227, %c16_i64 : i64
-                %229 = arith.subi %182, %228 : i64
+                %229 = arith.subi %187, %228 : i64
                 %230 = arith.minsi %229, %c16_i64 : i64
-                %231 = arith.subi %184, %228 : i64
-                %232 = arith.minsi %231, %c16_i64 : i64
-                %233 = arith.ori %222, %c3221225472_i64 : i64
-                %234 = arith.muli %227, %c32_i64 : i64
-                %235 = arith.addi %234, %222 : i64
-                %236 = arith.addi %235, %174 : i64
-                "instgem.preload"(%236, %224, %232, %233, %224, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                %237 = arith.addi %228, %155 : i64
-                "instgem.compute_preloaded"(%237, %230, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %238 = arith.index_cast %200 : i64 to index
-                scf.for %arg15 = %c1 to %238 step %c1 {
-                  %240 = arith.index_cast %arg15 : index to i64
-                  %241 = arith.muli %240, %c32_i64 : i64
-                  %242 = arith.addi %241, %222 : i64
-                  %243 = arith.ori %242, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %244 = arith.addi %241, %228 : i64
-                  %245 = arith.addi %244, %155 : i64
-                  "instgem.compute_accumulated"(%245, %230, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %231 = arith.cmpi sgt, %198, %c0_i64_3 : i64
+                scf.if %231 {
+                  %234 = arith.ori %228, %c2147483648_i64 : i64
+                  %235 = arith.addi %228, %175 : i64
+                  "instgem.preload"(%235, %230, %c16_i64, %234, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%156, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %236 = arith.index_cast %201 : i64 to index
+                  scf.for %arg14 = %c1 to %236 step %c1 {
+                    %238 = arith.index_cast %arg14 : index to i64
+                    %239 = arith.muli %238, %c32_i64 : i64
+                    %240 = arith.addi %239, %228 : i64
+                    %241 = arith.ori %240, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %242 = arith.addi %239, %156 : i64
+                    "instgem.compute_accumulated"(%242, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %237 = arith.index_cast %188 : i64 to index
+                  scf.for %arg14 = %236 to %237 step %c1 {
+                    %238 = arith.index_cast %arg14 : index to i64
+                    %239 = arith.muli %238, %c16_i64 : i64
+                    %240 = arith.subi %181, %239 : i64
+                    %241 = arith.minsi %240, %c16_i64 : i64
+                    %242 = arith.muli %238, %c32_i64 : i64
+                    %243 = arith.addi %242, %228 : i64
+                    %244 = arith.ori %243, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %245 = arith.addi %242, %156 : i64
+                    "instgem.compute_accumulated"(%245, %c16_i64, %241, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
                 }
-                %239 = arith.index_cast %187 : i64 to index
-                scf.for %arg15 = %238 to %239 step %c1 {
-                  %240 = arith.index_cast %arg15 : index to i64
-                  %241 = arith.muli %240, %c16_i64 : i64
-                  %242 = arith.subi %180, %241 : i64
-                  %243 = arith.minsi %242, %c16_i64 : i64
-                  %244 = arith.muli %240, %c32_i64 : i64
-                  %245 = arith.addi %244, %222 : i64
-                  %246 = arith.ori %245, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %224, %243) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %247 = arith.addi %244, %228 : i64
-                  %248 = arith.addi %247, %155 : i64
-                  "instgem.compute_accumulated"(%248, %230, %243, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %232 = arith.index_cast %198 : i64 to index
+                scf.for %arg14 = %c1 to %232 step %c1 {
+                  %234 = arith.index_cast %arg14 : index to i64
+                  %235 = arith.ori %228, %c3221225472_i64 : i64
+                  %236 = arith.muli %234, %c32_i64 : i64
+                  %237 = arith.addi %236, %228 : i64
+                  %238 = arith.addi %237, %175 : i64
+                  "instgem.preload"(%238, %230, %c16_i64, %235, %230, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %239 = arith.muli %234, %c16_i64 : i64
+                  %240 = arith.addi %239, %156 : i64
+                  "instgem.compute_preloaded"(%240, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %241 = arith.index_cast %201 : i64 to index
+                  scf.for %arg15 = %c1 to %241 step %c1 {
+                    %243 = arith.index_cast %arg15 : index to i64
+                    %244 = arith.muli %243, %c32_i64 : i64
+                    %245 = arith.addi %244, %228 : i64
+                    %246 = arith.ori %245, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %230, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %247 = arith.addi %244, %239 : i64
+                    %248 = arith.addi %247, %156 : i64
+                    "instgem.compute_accumulated"(%248, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %242 = arith.index_cast %188 : i64 to index
+                  scf.for %arg15 = %241 to %242 step %c1 {
+                    %243 = arith.index_cast %arg15 : index to i64
+                    %244 = arith.muli %243, %c16_i64 : i64
+                    %245 = arith.subi %181, %244 : i64
+                    %246 = arith.minsi %245, %c16_i64 : i64
+                    %247 = arith.muli %243, %c32_i64 : i64
+                    %248 = arith.addi %247, %228 : i64
+                    %249 = arith.ori %248, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %230, %246) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %250 = arith.addi %247, %239 : i64
+                    %251 = arith.addi %250, %156 : i64
+                    "instgem.compute_accumulated"(%251, %c16_i64, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %233 = arith.index_cast %191 : i64 to index
+                scf.for %arg14 = %232 to %233 step %c1 {
+                  %234 = arith.index_cast %arg14 : index to i64
+                  %235 = arith.muli %234, %c16_i64 : i64
+                  %236 = arith.subi %183, %235 : i64
+                  %237 = arith.minsi %236, %c16_i64 : i64
+                  %238 = arith.subi %185, %235 : i64
+                  %239 = arith.minsi %238, %c16_i64 : i64
+                  %240 = arith.cmpi eq, %234, %c0_i64_3 : i64
+                  %241 = arith.select %240, %c2147483648_i64, %c3221225472_i64 : i64
+                  %242 = arith.ori %228, %241 : i64
+                  %243 = arith.select %240, %c16_i64, %202 : i64
+                  %244 = arith.select %240, %c16_i64, %230 : i64
+                  %245 = arith.muli %234, %c32_i64 : i64
+                  %246 = arith.addi %245, %228 : i64
+                  %247 = arith.addi %246, %175 : i64
+                  "instgem.preload"(%247, %230, %239, %242, %244, %243) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %248 = arith.addi %235, %156 : i64
+                  "instgem.compute_preloaded"(%248, %237, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %249 = arith.index_cast %201 : i64 to index
+                  scf.for %arg15 = %c1 to %249 step %c1 {
+                    %251 = arith.index_cast %arg15 : index to i64
+                    %252 = arith.muli %251, %c32_i64 : i64
+                    %253 = arith.addi %252, %228 : i64
+                    %254 = arith.ori %253, %241 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %244, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %255 = arith.addi %252, %235 : i64
+                    %256 = arith.addi %255, %156 : i64
+                    "instgem.compute_accumulated"(%256, %237, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %250 = arith.index_cast %188 : i64 to index
+                  scf.for %arg15 = %249 to %250 step %c1 {
+                    %251 = arith.index_cast %arg15 : index to i64
+                    %252 = arith.muli %251, %c16_i64 : i64
+                    %253 = arith.subi %181, %252 : i64
+                    %254 = arith.minsi %253, %c16_i64 : i64
+                    %255 = arith.muli %251, %c32_i64 : i64
+                    %256 = arith.addi %255, %228 : i64
+                    %257 = arith.ori %256, %241 : i64
+                    %258 = arith.select %240, %c16_i64, %254 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %244, %258) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %259 = arith.addi %255, %235 : i64
+                    %260 = arith.addi %259, %156 : i64
+                    "instgem.compute_accumulated"(%260, %237, %254, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+              %222 = arith.cmpi eq, %191, %c0_i64_3 : i64
+              %223 = arith.cmpi slt, %188, %c2_i64_1 : i64
+              %224 = arith.cmpi slt, %194, %c2_i64_1 : i64
+              %225 = arith.ori %222, %223 : i1
+              %226 = arith.ori %225, %224 : i1
+              scf.if %226 {
+                scf.for %arg13 = %c0 to %c4 step %c1 {
+                  %227 = arith.index_cast %arg13 : index to i64
+                  %228 = arith.remsi %227, %c2_i64_1 : i64
+                  %229 = arith.divsi %227, %c2_i64_1 : i64
+                  %230 = arith.muli %229, %c16_i64 : i64
+                  %231 = arith.subi %c32_i64, %230 : i64
+                  %232 = arith.minsi %231, %c16_i64 : i64
+                  %233 = arith.muli %228, %c32_i64 : i64
+                  %234 = arith.addi %233, %230 : i64
+                  %235 = arith.ori %234, %c2147483648_i64 : i64
+                  %236 = arith.cmpi sge, %228, %188 : i64
+                  %237 = arith.cmpi sge, %229, %194 : i64
+                  %238 = arith.ori %222, %236 : i1
+                  %239 = arith.ori %238, %237 : i1
+                  scf.if %239 {
+                    "instgem.mvin"(%c0_i64_3, %235, %232, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
                 }
               }
-            } {gemmini.compute_nest}
+            } else {
+              scf.for %arg13 = %c0 to %195 step %c1 {
+                scf.if %204 {
+                  %228 = arith.cmpi sgt, %213, %c0 : index
+                  scf.if %228 {
+                    %232 = arith.muli %221, %c4 : index
+                    %233 = arith.muli %213, %c4 : index
+                    %234 = arith.muli %arg13, %233 : index
+                    %235 = arith.subi %232, %c1 : index
+                    %236 = arith.addi %234, %235 : index
+                    %237 = arith.divsi %236, %232 : index
+                    %238 = arith.addi %236, %233 : index
+                    %239 = arith.divsi %238, %232 : index
+                    scf.for %arg14 = %237 to %239 step %c1 {
+                      %240 = arith.index_cast %arg14 : index to i64
+                      %241 = arith.addi %206, %240 : i64
+                      %242 = arith.muli %241, %c16_i64 : i64
+                      %243 = arith.maxsi %242, %157 : i64
+                      %244 = arith.addi %242, %c16_i64 : i64
+                      %245 = arith.minsi %244, %160 : i64
+                      %246 = arith.subi %245, %243 : i64
+                      %247 = arith.subi %243, %157 : i64
+                      %248 = arith.muli %247, %220#0 : i64
+                      %249 = arith.addi %220#1, %248 : i64
+                      %250 = arith.muli %241, %c32_i64 : i64
+                      %251 = arith.addi %250, %220#2 : i64
+                      %252 = arith.subi %243, %242 : i64
+                      %253 = arith.addi %251, %252 : i64
+                      %254 = arith.minsi %220#3, %c64_i64 : i64
+                      "instgem.mvin"(%249, %253, %254, %246) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %229 = arith.cmpi sgt, %219, %c0 : index
+                  scf.if %229 {
+                    %232 = arith.muli %221, %c4 : index
+                    %233 = arith.muli %219, %c4 : index
+                    %234 = arith.muli %arg13, %233 : index
+                    %235 = arith.subi %232, %c1 : index
+                    %236 = arith.subi %235, %221 : index
+                    %237 = arith.addi %234, %236 : index
+                    %238 = arith.divsi %237, %232 : index
+                    %239 = arith.addi %237, %233 : index
+                    %240 = arith.divsi %239, %232 : index
+                    scf.for %arg14 = %238 to %240 step %c1 {
+                      %241 = arith.index_cast %arg14 : index to i64
+                      %242 = arith.muli %241, %c16_i64 : i64
+                      %243 = arith.maxsi %242, %c0_i64_3 : i64
+                      %244 = arith.addi %242, %c16_i64 : i64
+                      %245 = arith.minsi %244, %157 : i64
+                      %246 = arith.subi %245, %243 : i64
+                      %247 = arith.muli %241, %c32_i64 : i64
+                      %248 = arith.addi %247, %220#2 : i64
+                      %249 = arith.subi %243, %242 : i64
+                      %250 = arith.addi %248, %249 : i64
+                      %251 = arith.minsi %220#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64_3, %250, %251, %246) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %230 = arith.cmpi sgt, %220#4, %c0 : index
+                  scf.if %230 {
+                    %232 = arith.muli %221, %c4 : index
+                    %233 = arith.muli %220#4, %c4 : index
+                    %234 = arith.muli %arg13, %233 : index
+                    %235 = arith.subi %232, %c1 : index
+                    %236 = arith.muli %221, %c2 : index
+                    %237 = arith.subi %235, %236 : index
+                    %238 = arith.addi %234, %237 : index
+                    %239 = arith.divsi %238, %232 : index
+                    %240 = arith.addi %238, %233 : index
+                    %241 = arith.divsi %240, %232 : index
+                    scf.for %arg14 = %239 to %241 step %c1 {
+                      %242 = arith.index_cast %arg14 : index to i64
+                      %243 = arith.addi %220#5, %242 : i64
+                      %244 = arith.muli %243, %c16_i64 : i64
+                      %245 = arith.maxsi %244, %220#6 : i64
+                      %246 = arith.addi %244, %c16_i64 : i64
+                      %247 = arith.addi %220#6, %220#7 : i64
+                      %248 = arith.minsi %246, %247 : i64
+                      %249 = arith.subi %248, %245 : i64
+                      %250 = arith.subi %245, %220#6 : i64
+                      %251 = arith.muli %250, %220#8 : i64
+                      %252 = arith.addi %220#9, %251 : i64
+                      %253 = arith.muli %243, %c32_i64 : i64
+                      %254 = arith.addi %253, %220#10 : i64
+                      %255 = arith.subi %245, %244 : i64
+                      %256 = arith.addi %254, %255 : i64
+                      %257 = arith.minsi %178, %c64_i64 : i64
+                      "instgem.mvin2"(%252, %256, %257, %249) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %231 = arith.cmpi sgt, %220#11, %c0 : index
+                  scf.if %231 {
+                    %232 = arith.muli %221, %c4 : index
+                    %233 = arith.muli %220#11, %c4 : index
+                    %234 = arith.muli %arg13, %233 : index
+                    %235 = arith.subi %232, %c1 : index
+                    %236 = arith.muli %221, %c3 : index
+                    %237 = arith.subi %235, %236 : index
+                    %238 = arith.addi %234, %237 : index
+                    %239 = arith.divsi %238, %232 : index
+                    %240 = arith.addi %238, %233 : index
+                    %241 = arith.divsi %240, %232 : index
+                    scf.for %arg14 = %239 to %241 step %c1 {
+                      %242 = arith.index_cast %arg14 : index to i64
+                      %243 = arith.muli %242, %c16_i64 : i64
+                      %244 = arith.maxsi %243, %c0_i64_3 : i64
+                      %245 = arith.addi %243, %c16_i64 : i64
+                      %246 = arith.minsi %245, %220#6 : i64
+                      %247 = arith.subi %246, %244 : i64
+                      %248 = arith.muli %242, %c32_i64 : i64
+                      %249 = arith.addi %248, %220#10 : i64
+                      %250 = arith.subi %244, %243 : i64
+                      %251 = arith.addi %249, %250 : i64
+                      %252 = arith.minsi %178, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64_3, %251, %252, %247) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %222 = arith.index_cast %arg13 : index to i64
+                %223 = arith.muli %222, %c16_i64 : i64
+                %224 = arith.subi %187, %223 : i64
+                %225 = arith.minsi %224, %c16_i64 : i64
+                %226 = arith.index_cast %198 : i64 to index
+                scf.for %arg14 = %c0 to %226 step %c1 {
+                  %228 = arith.index_cast %arg14 : index to i64
+                  %229 = arith.ori %223, %c3221225472_i64 : i64
+                  %230 = arith.muli %228, %c32_i64 : i64
+                  %231 = arith.addi %230, %223 : i64
+                  %232 = arith.addi %231, %175 : i64
+                  "instgem.preload"(%232, %225, %c16_i64, %229, %225, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %233 = arith.muli %228, %c16_i64 : i64
+                  %234 = arith.addi %233, %156 : i64
+                  "instgem.compute_preloaded"(%234, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %235 = arith.index_cast %201 : i64 to index
+                  scf.for %arg15 = %c1 to %235 step %c1 {
+                    %237 = arith.index_cast %arg15 : index to i64
+                    %238 = arith.muli %237, %c32_i64 : i64
+                    %239 = arith.addi %238, %223 : i64
+                    %240 = arith.ori %239, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %240, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %241 = arith.addi %238, %233 : i64
+                    %242 = arith.addi %241, %156 : i64
+                    "instgem.compute_accumulated"(%242, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %236 = arith.index_cast %188 : i64 to index
+                  scf.for %arg15 = %235 to %236 step %c1 {
+                    %237 = arith.index_cast %arg15 : index to i64
+                    %238 = arith.muli %237, %c16_i64 : i64
+                    %239 = arith.subi %181, %238 : i64
+                    %240 = arith.minsi %239, %c16_i64 : i64
+                    %241 = arith.muli %237, %c32_i64 : i64
+                    %242 = arith.addi %241, %223 : i64
+                    %243 = arith.ori %242, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %225, %240) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %244 = arith.addi %241, %233 : i64
+                    %245 = arith.addi %244, %156 : i64
+                    "instgem.compute_accumulated"(%245, %c16_i64, %240, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %227 = arith.index_cast %191 : i64 to index
+                scf.for %arg14 = %226 to %227 step %c1 {
+                  %228 = arith.index_cast %arg14 : index to i64
+                  %229 = arith.muli %228, %c16_i64 : i64
+                  %230 = arith.subi %183, %229 : i64
+                  %231 = arith.minsi %230, %c16_i64 : i64
+                  %232 = arith.subi %185, %229 : i64
+                  %233 = arith.minsi %232, %c16_i64 : i64
+                  %234 = arith.ori %223, %c3221225472_i64 : i64
+                  %235 = arith.muli %228, %c32_i64 : i64
+                  %236 = arith.addi %235, %223 : i64
+                  %237 = arith.addi %236, %175 : i64
+                  "instgem.preload"(%237, %225, %233, %234, %225, %202) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %238 = arith.addi %229, %156 : i64
+                  "instgem.compute_preloaded"(%238, %231, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %239 = arith.index_cast %201 : i64 to index
+                  scf.for %arg15 = %c1 to %239 step %c1 {
+                    %241 = arith.index_cast %arg15 : index to i64
+                    %242 = arith.muli %241, %c32_i64 : i64
+                    %243 = arith.addi %242, %223 : i64
+                    %244 = arith.ori %243, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %245 = arith.addi %242, %229 : i64
+                    %246 = arith.addi %245, %156 : i64
+                    "instgem.compute_accumulated"(%246, %231, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %240 = arith.index_cast %188 : i64 to index
+                  scf.for %arg15 = %239 to %240 step %c1 {
+                    %241 = arith.index_cast %arg15 : index to i64
+                    %242 = arith.muli %241, %c16_i64 : i64
+                    %243 = arith.subi %181, %242 : i64
+                    %244 = arith.minsi %243, %c16_i64 : i64
+                    %245 = arith.muli %241, %c32_i64 : i64
+                    %246 = arith.addi %245, %223 : i64
+                    %247 = arith.ori %246, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %225, %244) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %248 = arith.addi %245, %229 : i64
+                    %249 = arith.addi %248, %156 : i64
+                    "instgem.compute_accumulated"(%249, %231, %244, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+            }
+            scf.if %204 {
+              %222 = arith.muli %221, %c4 : index
+              %223 = arith.muli %213, %c4 : index
+              %224 = arith.muli %195, %223 : index
+              %225 = arith.subi %222, %c1 : index
+              %226 = arith.addi %224, %225 : index
+              %227 = arith.divsi %226, %222 : index
+              scf.for %arg13 = %227 to %213 step %c1 {
+                %245 = arith.index_cast %arg13 : index to i64
+                %246 = arith.addi %206, %245 : i64
+                %247 = arith.muli %246, %c16_i64 : i64
+                %248 = arith.maxsi %247, %157 : i64
+                %249 = arith.addi %247, %c16_i64 : i64
+                %250 = arith.minsi %249, %160 : i64
+                %251 = arith.subi %250, %248 : i64
+                %252 = arith.subi %248, %157 : i64
+                %253 = arith.muli %252, %220#0 : i64
+                %254 = arith.addi %220#1, %253 : i64
+                %255 = arith.muli %246, %c32_i64 : i64
+                %256 = arith.addi %255, %220#2 : i64
+                %257 = arith.subi %248, %247 : i64
+                %258 = arith.addi %256, %257 : i64
+                %259 = arith.minsi %220#3, %c64_i64 : i64
+                "instgem.mvin"(%254, %258, %259, %251) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %228 = arith.muli %219, %c4 : index
+              %229 = arith.muli %195, %228 : index
+              %230 = arith.subi %225, %221 : index
+              %231 = arith.addi %229, %230 : index
+              %232 = arith.divsi %231, %222 : index
+              scf.for %arg13 = %232 to %219 step %c1 {
+                %245 = arith.index_cast %arg13 : index to i64
+                %246 = arith.muli %245, %c16_i64 : i64
+                %247 = arith.maxsi %246, %c0_i64_3 : i64
+                %248 = arith.addi %246, %c16_i64 : i64
+                %249 = arith.minsi %248, %157 : i64
+                %250 = arith.subi %249, %247 : i64
+                %251 = arith.muli %245, %c32_i64 : i64
+                %252 = arith.addi %251, %220#2 : i64
+                %253 = arith.subi %247, %246 : i64
+                %254 = arith.addi %252, %253 : i64
+                %255 = arith.minsi %220#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %254, %255, %250) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %233 = arith.muli %220#4, %c4 : index
+              %234 = arith.muli %195, %233 : index
+              %235 = arith.muli %221, %c2 : index
+              %236 = arith.subi %225, %235 : index
+              %237 = arith.addi %234, %236 : index
+              %238 = arith.divsi %237, %222 : index
+              scf.for %arg13 = %238 to %220#4 step %c1 {
+                %245 = arith.index_cast %arg13 : index to i64
+                %246 = arith.addi %220#5, %245 : i64
+                %247 = arith.muli %246, %c16_i64 : i64
+                %248 = arith.maxsi %247, %220#6 : i64
+                %249 = arith.addi %247, %c16_i64 : i64
+                %250 = arith.addi %220#6, %220#7 : i64
+                %251 = arith.minsi %249, %250 : i64
+                %252 = arith.subi %251, %248 : i64
+                %253 = arith.subi %248, %220#6 : i64
+                %254 = arith.muli %253, %220#8 : i64
+                %255 = arith.addi %220#9, %254 : i64
+                %256 = arith.muli %246, %c32_i64 : i64
+                %257 = arith.addi %256, %220#10 : i64
+                %258 = arith.subi %248, %247 : i64
+                %259 = arith.addi %257, %258 : i64
+                %260 = arith.minsi %178, %c64_i64 : i64
+                "instgem.mvin2"(%255, %259, %260, %252) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %239 = arith.muli %220#11, %c4 : index
+              %240 = arith.muli %195, %239 : index
+              %241 = arith.muli %221, %c3 : index
+              %242 = arith.subi %225, %241 : index
+              %243 = arith.addi %240, %242 : index
+              %244 = arith.divsi %243, %222 : index
+              scf.for %arg13 = %244 to %220#11 step %c1 {
+                %245 = arith.index_cast %arg13 : index to i64
+                %246 = arith.muli %245, %c16_i64 : i64
+                %247 = arith.maxsi %246, %c0_i64_3 : i64
+                %248 = arith.addi %246, %c16_i64 : i64
+                %249 = arith.minsi %248, %220#6 : i64
+                %250 = arith.subi %249, %247 : i64
+                %251 = arith.muli %245, %c32_i64 : i64
+                %252 = arith.addi %251, %220#10 : i64
+                %253 = arith.subi %247, %246 : i64
+                %254 = arith.addi %252, %253 : i64
+                %255 = arith.minsi %178, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %254, %255, %250) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %146, %163 : index, index
           }
-          scf.if %203 {
-            %221 = arith.muli %220, %c4 : index
-            %222 = arith.muli %212, %c4 : index
-            %223 = arith.muli %194, %222 : index
-            %224 = arith.subi %221, %c1 : index
-            %225 = arith.addi %223, %224 : index
-            %226 = arith.divsi %225, %221 : index
-            scf.for %arg13 = %226 to %212 step %c1 {
-              %244 = arith.index_cast %arg13 : index to i64
-              %245 = arith.addi %205, %244 : i64
-              %246 = arith.muli %245, %c16_i64 : i64
-              %247 = arith.maxsi %246, %156 : i64
-              %248 = arith.addi %246, %c16_i64 : i64
-              %249 = arith.minsi %248, %159 : i64
-              %250 = arith.subi %249, %247 : i64
-              %251 = arith.subi %247, %156 : i64
-              %252 = arith.muli %251, %219#0 : i64
-              %253 = arith.addi %219#1, %252 : i64
-              %254 = arith.muli %245, %c32_i64 : i64
-              %255 = arith.addi %254, %219#2 : i64
-              %256 = arith.subi %247, %246 : i64
-              %257 = arith.addi %255, %256 : i64
-              %258 = arith.minsi %219#3, %c64_i64 : i64
-              "instgem.mvin"(%253, %257, %258, %250) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %227 = arith.muli %218, %c4 : index
-            %228 = arith.muli %194, %227 : index
-            %229 = arith.subi %224, %220 : index
-            %230 = arith.addi %228, %229 : index
-            %231 = arith.divsi %230, %221 : index
-            scf.for %arg13 = %231 to %218 step %c1 {
-              %244 = arith.index_cast %arg13 : index to i64
-              %245 = arith.muli %244, %c16_i64 : i64
-              %246 = arith.maxsi %245, %c0_i64_3 : i64
-              %247 = arith.addi %245, %c16_i64 : i64
-              %248 = arith.minsi %247, %156 : i64
-              %249 = arith.subi %248, %246 : i64
-              %250 = arith.muli %244, %c32_i64 : i64
-              %251 = arith.addi %250, %219#2 : i64
-              %252 = arith.subi %246, %245 : i64
-              %253 = arith.addi %251, %252 : i64
-              %254 = arith.minsi %219#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %253, %254, %249) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %232 = arith.muli %219#4, %c4 : index
-            %233 = arith.muli %194, %232 : index
-            %234 = arith.muli %220, %c2 : index
-            %235 = arith.subi %224, %234 : index
-            %236 = arith.addi %233, %235 : index
-            %237 = arith.divsi %236, %221 : index
-            scf.for %arg13 = %237 to %219#4 step %c1 {
-              %244 = arith.index_cast %arg13 : index to i64
-              %245 = arith.addi %219#5, %244 : i64
-              %246 = arith.muli %245, %c16_i64 : i64
-              %247 = arith.maxsi %246, %219#6 : i64
-              %248 = arith.addi %246, %c16_i64 : i64
-              %249 = arith.addi %219#6, %219#7 : i64
-              %250 = arith.minsi %248, %249 : i64
-              %251 = arith.subi %250, %247 : i64
-              %252 = arith.subi %247, %219#6 : i64
-              %253 = arith.muli %252, %219#8 : i64
-              %254 = arith.addi %219#9, %253 : i64
-              %255 = arith.muli %245, %c32_i64 : i64
-              %256 = arith.addi %255, %219#10 : i64
-              %257 = arith.subi %247, %246 : i64
-              %258 = arith.addi %256, %257 : i64
-              %259 = arith.minsi %177, %c64_i64 : i64
-              "instgem.mvin2"(%254, %258, %259, %251) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %238 = arith.muli %219#11, %c4 : index
-            %239 = arith.muli %194, %238 : index
-            %240 = arith.muli %220, %c3 : index
-            %241 = arith.subi %224, %240 : index
-            %242 = arith.addi %239, %241 : index
-            %243 = arith.divsi %242, %221 : index
-            scf.for %arg13 = %243 to %219#11 step %c1 {
-              %244 = arith.index_cast %arg13 : index to i64
-              %245 = arith.muli %244, %c16_i64 : i64
-              %246 = arith.maxsi %245, %c0_i64_3 : i64
-              %247 = arith.addi %245, %c16_i64 : i64
-              %248 = arith.minsi %247, %219#6 : i64
-              %249 = arith.subi %248, %246 : i64
-              %250 = arith.muli %244, %c32_i64 : i64
-              %251 = arith.addi %250, %219#10 : i64
-              %252 = arith.subi %246, %245 : i64
-              %253 = arith.addi %251, %252 : i64
-              %254 = arith.minsi %177, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %253, %254, %249) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+        }
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %138 = arith.index_cast %arg10 : index to i64
+          %139 = arith.remsi %138, %c2_i64_1 : i64
+          %140 = arith.divsi %138, %c2_i64_1 : i64
+          %141 = arith.muli %140, %c16_i64 : i64
+          %142 = arith.subi %c32_i64, %141 : i64
+          %143 = arith.minsi %142, %c16_i64 : i64
+          %144 = arith.muli %139, %c32_i64 : i64
+          %145 = arith.addi %144, %141 : i64
+          %146 = arith.addi %145, %c64_i64 : i64
+          %147 = arith.ori %146, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %147, %143, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %66 = arith.minsi %arg6, %c32 : index
+        %67 = arith.maxsi %15, %c0 : index
+        %68 = arith.minsi %67, %c32 : index
+        %69 = arith.subi %66, %15 : index
+        %70 = arith.maxsi %22, %c0 : index
+        %71 = arith.minsi %70, %arg7 : index
+        %72 = arith.maxsi %18, %c0 : index
+        %73 = arith.minsi %72, %c32 : index
+        %74 = arith.subi %71, %17 : index
+        %75 = arith.cmpi sgt, %73, %c0 : index
+        scf.if %75 {
+          func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_5[%15, %17] [%69, %74] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %76 = arith.index_cast %68 : index to i64
+        %77 = arith.index_cast %69 : index to i64
+        %78 = arith.index_cast %74 : index to i64
+        %79 = arith.addi %76, %77 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %80 = arith.index_cast %intptr : index to i64
+        %81 = arith.index_cast %offset : index to i64
+        %82 = arith.addi %80, %81 : i64
+        %83 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
+        %84 = arith.maxsi %76, %c0_i64_3 : i64
+        %85 = arith.divui %84, %c16_i64 : i64
+        %86 = arith.maxsi %79, %c0_i64_3 : i64
+        %87 = arith.addi %86, %c15_i64 : i64
+        %88 = arith.divui %87, %c16_i64 : i64
+        %89 = arith.subi %88, %85 : i64
+        %90 = arith.cmpi sgt, %77, %c0_i64_3 : i64
+        %91 = arith.extui %90 : i1 to i64
+        %92 = arith.muli %89, %91 : i64
+        %93 = arith.index_cast %92 : i64 to index
+        scf.for %arg10 = %c0 to %93 step %c1 {
+          %138 = arith.index_cast %arg10 : index to i64
+          %139 = arith.addi %85, %138 : i64
+          %140 = arith.muli %139, %c16_i64 : i64
+          %141 = arith.maxsi %140, %76 : i64
+          %142 = arith.addi %140, %c16_i64 : i64
+          %143 = arith.minsi %142, %79 : i64
+          %144 = arith.subi %143, %141 : i64
+          %145 = arith.subi %141, %76 : i64
+          %146 = arith.muli %145, %83 : i64
+          %147 = arith.addi %82, %146 : i64
+          %148 = arith.muli %139, %c32_i64 : i64
+          %149 = arith.addi %148, %c256_i64 : i64
+          %150 = arith.subi %141, %140 : i64
+          %151 = arith.addi %149, %150 : i64
+          %152 = arith.minsi %78, %c64_i64 : i64
+          "instgem.mvin"(%147, %151, %152, %144) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %94 = arith.addi %84, %c15_i64 : i64
+        %95 = arith.divui %94, %c16_i64 : i64
+        %96 = arith.cmpi sgt, %76, %c0_i64_3 : i64
+        %97 = arith.extui %96 : i1 to i64
+        %98 = arith.muli %95, %97 : i64
+        %99 = arith.index_cast %98 : i64 to index
+        scf.for %arg10 = %c0 to %99 step %c1 {
+          %138 = arith.index_cast %arg10 : index to i64
+          %139 = arith.muli %138, %c16_i64 : i64
+          %140 = arith.maxsi %139, %c0_i64_3 : i64
+          %141 = arith.addi %139, %c16_i64 : i64
+          %142 = arith.minsi %141, %76 : i64
+          %143 = arith.subi %142, %140 : i64
+          %144 = arith.muli %138, %c32_i64 : i64
+          %145 = arith.addi %144, %c256_i64 : i64
+          %146 = arith.subi %140, %139 : i64
+          %147 = arith.addi %145, %146 : i64
+          %148 = arith.minsi %78, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %147, %148, %143) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %100 = arith.minsi %86, %c32_i64 : i64
+        %101 = arith.maxsi %78, %c0_i64_3 : i64
+        %102 = arith.minsi %101, %c32_i64 : i64
+        %103 = arith.bitcast %arg8 : f32 to i32
+        %104 = arith.extui %103 : i32 to i64
+        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %104, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %105 = arith.ceildivsi %102, %c16_i64 : i64
+        %106 = arith.minsi %100, %c32_i64 : i64
+        %107 = arith.ceildivsi %106, %c16_i64 : i64
+        %108 = arith.index_cast %105 : i64 to index
+        %109 = arith.divsi %106, %c16_i64 : i64
+        %110 = arith.minsi %107, %109 : i64
+        %111 = arith.maxsi %110, %c0_i64_3 : i64
+        scf.for %arg10 = %c0 to %108 step %c1 {
+          %138 = arith.index_cast %arg10 : index to i64
+          %139 = arith.muli %138, %c16_i64 : i64
+          %140 = arith.subi %102, %139 : i64
+          %141 = arith.minsi %140, %c16_i64 : i64
+          %142 = arith.index_cast %111 : i64 to index
+          scf.for %arg11 = %c0 to %142 step %c1 {
+            %144 = arith.index_cast %arg11 : index to i64
+            %145 = arith.addi %139, %c64_i64 : i64
+            %146 = arith.ori %145, %c3221225472_i64 : i64
+            %147 = arith.muli %144, %c32_i64 : i64
+            %148 = arith.addi %147, %139 : i64
+            %149 = arith.addi %148, %c256_i64 : i64
+            "instgem.preload"(%149, %141, %c16_i64, %146, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %150 = arith.muli %144, %c16_i64 : i64
+            %151 = arith.ori %150, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%151, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %152 = arith.addi %139, %c96_i64 : i64
+            %153 = arith.ori %152, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %154 = arith.addi %150, %c32_i64 : i64
+            %155 = arith.ori %154, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%155, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          scf.yield %145, %162 : index, index
+          %143 = arith.index_cast %107 : i64 to index
+          scf.for %arg11 = %142 to %143 step %c1 {
+            %144 = arith.index_cast %arg11 : index to i64
+            %145 = arith.muli %144, %c16_i64 : i64
+            %146 = arith.subi %c32_i64, %145 : i64
+            %147 = arith.minsi %146, %c16_i64 : i64
+            %148 = arith.subi %100, %145 : i64
+            %149 = arith.minsi %148, %c16_i64 : i64
+            %150 = arith.addi %139, %c64_i64 : i64
+            %151 = arith.ori %150, %c3221225472_i64 : i64
+            %152 = arith.muli %144, %c32_i64 : i64
+            %153 = arith.addi %152, %139 : i64
+            %154 = arith.addi %153, %c256_i64 : i64
+            "instgem.preload"(%154, %141, %149, %151, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %155 = arith.ori %145, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%155, %147, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %156 = arith.addi %139, %c96_i64 : i64
+            %157 = arith.ori %156, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %158 = arith.addi %145, %c32_i64 : i64
+            %159 = arith.ori %158, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%159, %147, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %112 = arith.maxsi %23, %c0 : index
+        %113 = arith.minsi %112, %arg4 : index
+        %114 = arith.maxsi %21, %c0 : index
+        %115 = arith.minsi %114, %c32 : index
+        %116 = arith.subi %113, %20 : index
+        scf.if %75 {
+          func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
         }
-      }
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.remsi %137, %c2_i64_1 : i64
-        %139 = arith.divsi %137, %c2_i64_1 : i64
-        %140 = arith.muli %139, %c16_i64 : i64
-        %141 = arith.subi %c32_i64, %140 : i64
-        %142 = arith.minsi %141, %c16_i64 : i64
-        %143 = arith.muli %138, %c32_i64 : i64
-        %144 = arith.addi %143, %140 : i64
-        %145 = arith.addi %144, %c64_i64 : i64
-        %146 = arith.ori %145, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %146, %142, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %65 = arith.minsi %arg6, %c32 : index
-      %66 = arith.maxsi %15, %c0 : index
-      %67 = arith.minsi %66, %c32 : index
-      %68 = arith.subi %65, %15 : index
-      %69 = arith.maxsi %22, %c0 : index
-      %70 = arith.minsi %69, %arg7 : index
-      %71 = arith.maxsi %18, %c0 : index
-      %72 = arith.minsi %71, %c32 : index
-      %73 = arith.subi %70, %17 : index
-      %74 = arith.cmpi sgt, %72, %c0 : index
-      scf.if %74 {
-        func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_5[%15, %17] [%68, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %75 = arith.index_cast %67 : index to i64
-      %76 = arith.index_cast %68 : index to i64
-      %77 = arith.index_cast %73 : index to i64
-      %78 = arith.addi %75, %76 : i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %79 = arith.index_cast %intptr : index to i64
-      %80 = arith.index_cast %offset : index to i64
-      %81 = arith.addi %79, %80 : i64
-      %82 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %82) : (i64, i64, i64, i64, i64, i64) -> ()
-      %83 = arith.maxsi %75, %c0_i64_3 : i64
-      %84 = arith.divui %83, %c16_i64 : i64
-      %85 = arith.maxsi %78, %c0_i64_3 : i64
-      %86 = arith.addi %85, %c15_i64 : i64
-      %87 = arith.divui %86, %c16_i64 : i64
-      %88 = arith.subi %87, %84 : i64
-      %89 = arith.cmpi sgt, %76, %c0_i64_3 : i64
-      %90 = arith.extui %89 : i1 to i64
-      %91 = arith.muli %88, %90 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg10 = %c0 to %92 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.addi %84, %137 : i64
-        %139 = arith.muli %138, %c16_i64 : i64
-        %140 = arith.maxsi %139, %75 : i64
-        %141 = arith.addi %139, %c16_i64 : i64
-        %142 = arith.minsi %141, %78 : i64
-        %143 = arith.subi %142, %140 : i64
-        %144 = arith.subi %140, %75 : i64
-        %145 = arith.muli %144, %82 : i64
-        %146 = arith.addi %81, %145 : i64
-        %147 = arith.muli %138, %c32_i64 : i64
-        %148 = arith.addi %147, %c256_i64 : i64
-        %149 = arith.subi %140, %139 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.minsi %77, %c64_i64 : i64
-        "instgem.mvin"(%146, %150, %151, %143) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %93 = arith.addi %83, %c15_i64 : i64
-      %94 = arith.divui %93, %c16_i64 : i64
-      %95 = arith.cmpi sgt, %75, %c0_i64_3 : i64
-      %96 = arith.extui %95 : i1 to i64
-      %97 = arith.muli %94, %96 : i64
-      %98 = arith.index_cast %97 : i64 to index
-      scf.for %arg10 = %c0 to %98 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.muli %137, %c16_i64 : i64
-        %139 = arith.maxsi %138, %c0_i64_3 : i64
-        %140 = arith.addi %138, %c16_i64 : i64
-        %141 = arith.minsi %140, %75 : i64
-        %142 = arith.subi %141, %139 : i64
-        %143 = arith.muli %137, %c32_i64 : i64
-        %144 = arith.addi %143, %c256_i64 : i64
-        %145 = arith.subi %139, %138 : i64
-        %146 = arith.addi %144, %145 : i64
-        %147 = arith.minsi %77, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %146, %147, %142) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %99 = arith.minsi %85, %c32_i64 : i64
-      %100 = arith.maxsi %77, %c0_i64_3 : i64
-      %101 = arith.minsi %100, %c32_i64 : i64
-      %102 = arith.bitcast %arg8 : f32 to i32
-      %103 = arith.extui %102 : i32 to i64
-      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %103, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %104 = arith.ceildivsi %101, %c16_i64 : i64
-      %105 = arith.minsi %99, %c32_i64 : i64
-      %106 = arith.ceildivsi %105, %c16_i64 : i64
-      %107 = arith.index_cast %104 : i64 to index
-      %108 = arith.divsi %105, %c16_i64 : i64
-      %109 = arith.minsi %106, %108 : i64
-      %110 = arith.maxsi %109, %c0_i64_3 : i64
-      scf.for %arg10 = %c0 to %107 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.muli %137, %c16_i64 : i64
-        %139 = arith.subi %101, %138 : i64
-        %140 = arith.minsi %139, %c16_i64 : i64
-        %141 = arith.index_cast %110 : i64 to index
-        scf.for %arg11 = %c0 to %141 step %c1 {
-          %143 = arith.index_cast %arg11 : index to i64
-          %144 = arith.addi %138, %c64_i64 : i64
-          %145 = arith.ori %144, %c3221225472_i64 : i64
-          %146 = arith.muli %143, %c32_i64 : i64
-          %147 = arith.addi %146, %138 : i64
-          %148 = arith.addi %147, %c256_i64 : i64
-          "instgem.preload"(%148, %140, %c16_i64, %145, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %149 = arith.muli %143, %c16_i64 : i64
-          %150 = arith.ori %149, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %151 = arith.addi %138, %c96_i64 : i64
-          %152 = arith.ori %151, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %153 = arith.addi %149, %c32_i64 : i64
-          %154 = arith.ori %153, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%154, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %subview_7 = memref.subview %reinterpret_cast_6[%20, %17] [%116, %74] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %117 = arith.index_cast %115 : index to i64
+        %118 = arith.index_cast %116 : index to i64
+        %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %119 = arith.index_cast %intptr_12 : index to i64
+        %120 = arith.index_cast %offset_9 : index to i64
+        %121 = arith.addi %119, %120 : i64
+        %122 = arith.index_cast %strides_11#0 : index to i64
+        %123 = arith.bitcast %arg9 : f32 to i32
+        %124 = arith.extui %123 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %122, %124) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
-        %142 = arith.index_cast %106 : i64 to index
-        scf.for %arg11 = %141 to %142 step %c1 {
-          %143 = arith.index_cast %arg11 : index to i64
-          %144 = arith.muli %143, %c16_i64 : i64
-          %145 = arith.subi %c32_i64, %144 : i64
-          %146 = arith.minsi %145, %c16_i64 : i64
-          %147 = arith.subi %99, %144 : i64
-          %148 = arith.minsi %147, %c16_i64 : i64
-          %149 = arith.addi %138, %c64_i64 : i64
-          %150 = arith.ori %149, %c3221225472_i64 : i64
-          %151 = arith.muli %143, %c32_i64 : i64
-          %152 = arith.addi %151, %138 : i64
-          %153 = arith.addi %152, %c256_i64 : i64
-          "instgem.preload"(%153, %140, %148, %150, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %154 = arith.ori %144, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%154, %146, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %155 = arith.addi %138, %c96_i64 : i64
-          %156 = arith.ori %155, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %157 = arith.addi %144, %c32_i64 : i64
-          %158 = arith.ori %157, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%158, %146, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %125 = arith.maxsi %117, %c0_i64_3 : i64
+        %126 = arith.divui %125, %c16_i64 : i64
+        %127 = arith.addi %117, %118 : i64
+        %128 = arith.maxsi %127, %c0_i64_3 : i64
+        %129 = arith.addi %128, %c15_i64 : i64
+        %130 = arith.divui %129, %c16_i64 : i64
+        %131 = arith.subi %130, %126 : i64
+        %132 = arith.cmpi sgt, %118, %c0_i64_3 : i64
+        %133 = arith.extui %132 : i1 to i64
+        %134 = arith.muli %131, %133 : i64
+        %135 = arith.ceildivsi %78, %c16_i64 : i64
+        %136 = arith.muli %134, %135 : i64
+        %137 = arith.index_cast %136 : i64 to index
+        scf.for %arg10 = %c0 to %137 step %c1 {
+          %138 = arith.index_cast %arg10 : index to i64
+          %139 = arith.remsi %138, %134 : i64
+          %140 = arith.divsi %138, %134 : i64
+          %141 = arith.addi %126, %139 : i64
+          %142 = arith.muli %141, %c16_i64 : i64
+          %143 = arith.maxsi %142, %117 : i64
+          %144 = arith.addi %142, %c16_i64 : i64
+          %145 = arith.minsi %144, %127 : i64
+          %146 = arith.subi %145, %143 : i64
+          %147 = arith.subi %143, %117 : i64
+          %148 = arith.muli %147, %122 : i64
+          %149 = arith.addi %121, %148 : i64
+          %150 = arith.muli %140, %c16_i64 : i64
+          %151 = arith.addi %149, %150 : i64
+          %152 = arith.muli %141, %c32_i64 : i64
+          %153 = arith.addi %152, %150 : i64
+          %154 = arith.addi %153, %c64_i64 : i64
+          %155 = arith.ori %154, %c2147483648_i64 : i64
+          %156 = arith.subi %143, %142 : i64
+          %157 = arith.addi %155, %156 : i64
+          %158 = arith.subi %78, %150 : i64
+          %159 = arith.minsi %158, %c16_i64 : i64
+          "instgem.mvout"(%151, %157, %159, %146) : (i64, i64, i64, i64) -> ()
         }
-      } {gemmini.compute_nest}
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %111 = arith.maxsi %23, %c0 : index
-      %112 = arith.minsi %111, %arg4 : index
-      %113 = arith.maxsi %21, %c0 : index
-      %114 = arith.minsi %113, %c32 : index
-      %115 = arith.subi %112, %20 : index
-      scf.if %74 {
-        func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview_7 = memref.subview %reinterpret_cast_6[%20, %17] [%115, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %116 = arith.index_cast %114 : index to i64
-      %117 = arith.index_cast %115 : index to i64
-      %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %118 = arith.index_cast %intptr_12 : index to i64
-      %119 = arith.index_cast %offset_9 : index to i64
-      %120 = arith.addi %118, %119 : i64
-      %121 = arith.index_cast %strides_11#0 : index to i64
-      %122 = arith.bitcast %arg9 : f32 to i32
-      %123 = arith.extui %122 : i32 to i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %121, %123) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %124 = arith.maxsi %116, %c0_i64_3 : i64
-      %125 = arith.divui %124, %c16_i64 : i64
-      %126 = arith.addi %116, %117 : i64
-      %127 = arith.maxsi %126, %c0_i64_3 : i64
-      %128 = arith.addi %127, %c15_i64 : i64
-      %129 = arith.divui %128, %c16_i64 : i64
-      %130 = arith.subi %129, %125 : i64
-      %131 = arith.cmpi sgt, %117, %c0_i64_3 : i64
-      %132 = arith.extui %131 : i1 to i64
-      %133 = arith.muli %130, %132 : i64
-      %134 = arith.ceildivsi %77, %c16_i64 : i64
-      %135 = arith.muli %133, %134 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg10 = %c0 to %136 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.remsi %137, %133 : i64
-        %139 = arith.divsi %137, %133 : i64
-        %140 = arith.addi %125, %138 : i64
-        %141 = arith.muli %140, %c16_i64 : i64
-        %142 = arith.maxsi %141, %116 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %126 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %116 : i64
-        %147 = arith.muli %146, %121 : i64
-        %148 = arith.addi %120, %147 : i64
-        %149 = arith.muli %139, %c16_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.muli %140, %c32_i64 : i64
-        %152 = arith.addi %151, %149 : i64
-        %153 = arith.addi %152, %c64_i64 : i64
-        %154 = arith.ori %153, %c2147483648_i64 : i64
-        %155 = arith.subi %142, %141 : i64
-        %156 = arith.addi %154, %155 : i64
-        %157 = arith.subi %77, %149 : i64
-        %158 = arith.minsi %157, %c16_i64 : i64
-        "instgem.mvout"(%150, %156, %158, %145) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -33,6 +33,20 @@
 // CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -292,331 +306,483 @@ module {
       %112 = arith.addi %111, %c2147483648_i64 : i64
       "instgem.mvout"(%107, %112, %c16_i64, %c0_i64_3) : (i64, i64, i64, i64) -> ()
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%19], sizes: [%20, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%20, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %81 = arith.maxsi %34, %c0 : index
-      %82 = arith.minsi %81, %20 : index
-      %83 = arith.maxsi %24, %c0 : index
-      %84 = arith.minsi %83, %c25 : index
-      %85 = arith.subi %82, %23 : index
-      %86 = arith.maxsi %35, %c0 : index
-      %87 = arith.minsi %86, %arg6 : index
-      %88 = arith.maxsi %27, %c0 : index
-      %89 = arith.minsi %88, %c16 : index
-      %90 = arith.subi %87, %26 : index
-      %91 = arith.cmpi sgt, %89, %c0 : index
-      scf.if %91 {
-        func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_5[%23, %26] [%85, %90] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %92 = arith.index_cast %84 : index to i64
-      %93 = arith.index_cast %85 : index to i64
-      %94 = arith.index_cast %90 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %95 = arith.index_cast %intptr : index to i64
-      %96 = arith.index_cast %offset : index to i64
-      %97 = arith.muli %96, %c4_i64 : i64
-      %98 = arith.addi %95, %97 : i64
-      %99 = arith.addi %92, %93 : i64
-      %100 = arith.cmpi slt, %99, %c25_i64 : i64
-      %101 = arith.cmpi slt, %94, %c16_i64 : i64
-      %102 = arith.ori %100, %101 : i1
-      scf.if %102 {
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %81 = arith.andi %77, %58 : i1
+      scf.if %81 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%19], sizes: [%20, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%20, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%21, %14] [25, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<25x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %82 = arith.index_cast %intptr : index to i64
+        %83 = arith.index_cast %offset : index to i64
+        %84 = arith.muli %83, %c4_i64 : i64
+        %85 = arith.addi %82, %84 : i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %152 = arith.index_cast %arg10 : index to i64
-          %153 = arith.muli %152, %c16_i64 : i64
-          %154 = arith.ori %153, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %154, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %114 = arith.index_cast %arg10 : index to i64
+          %115 = arith.muli %114, %c16_i64 : i64
+          %116 = arith.maxsi %115, %c0_i64_3 : i64
+          %117 = arith.addi %115, %c16_i64 : i64
+          %118 = arith.minsi %117, %c25_i64 : i64
+          %119 = arith.subi %118, %116 : i64
+          %120 = arith.ori %115, %c2147483648_i64 : i64
+          %121 = arith.subi %116, %115 : i64
+          %122 = arith.addi %120, %121 : i64
+          "instgem.mvin"(%85, %122, %c16_i64, %119) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-      }
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
-      %103 = arith.maxsi %92, %c0_i64_3 : i64
-      %104 = arith.divui %103, %c16_i64 : i64
-      %105 = arith.maxsi %99, %c0_i64_3 : i64
-      %106 = arith.addi %105, %c15_i64 : i64
-      %107 = arith.divui %106, %c16_i64 : i64
-      %108 = arith.subi %107, %104 : i64
-      %109 = arith.cmpi sgt, %93, %c0_i64_3 : i64
-      %110 = arith.extui %109 : i1 to i64
-      %111 = arith.muli %108, %110 : i64
-      %112 = arith.index_cast %111 : i64 to index
-      scf.for %arg10 = %c0 to %112 step %c1 {
-        %152 = arith.index_cast %arg10 : index to i64
-        %153 = arith.addi %104, %152 : i64
-        %154 = arith.muli %153, %c16_i64 : i64
-        %155 = arith.maxsi %154, %92 : i64
-        %156 = arith.addi %154, %c16_i64 : i64
-        %157 = arith.minsi %156, %99 : i64
-        %158 = arith.subi %157, %155 : i64
-        %159 = arith.ori %154, %c2147483648_i64 : i64
-        %160 = arith.subi %155, %154 : i64
-        %161 = arith.addi %159, %160 : i64
-        %162 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvin"(%98, %161, %162, %158) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %113 = arith.addi %103, %c15_i64 : i64
-      %114 = arith.divui %113, %c16_i64 : i64
-      %115 = arith.cmpi sgt, %92, %c0_i64_3 : i64
-      %116 = arith.extui %115 : i1 to i64
-      %117 = arith.muli %114, %116 : i64
-      %118 = arith.index_cast %117 : i64 to index
-      scf.for %arg10 = %c0 to %118 step %c1 {
-        %152 = arith.index_cast %arg10 : index to i64
-        %153 = arith.muli %152, %c16_i64 : i64
-        %154 = arith.maxsi %153, %c0_i64_3 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %92 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.ori %153, %c2147483648_i64 : i64
-        %159 = arith.subi %154, %153 : i64
-        %160 = arith.addi %158, %159 : i64
-        %161 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %160, %161, %157) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %119:2 = scf.for %arg10 = %c0 to %28 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %152 = arith.maxsi %arg11, %c0 : index
-        %153 = arith.minsi %152, %arg5 : index
-        %154 = arith.addi %arg11, %c16 : index
-        %155 = arith.maxsi %154, %c0 : index
-        %156 = arith.minsi %155, %arg5 : index
-        %157 = arith.subi %153, %arg11 : index
-        %158 = arith.maxsi %157, %c0 : index
-        %159 = arith.minsi %158, %c16 : index
-        %160 = arith.subi %156, %153 : index
-        %161 = arith.cmpi sgt, %159, %c0 : index
-        scf.if %161 {
-          func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_13 = memref.subview %reinterpret_cast[%23, %153] [%85, %160] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %162 = arith.index_cast %160 : index to i64
-        %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %163 = arith.index_cast %intptr_18 : index to i64
-        %164 = arith.index_cast %offset_15 : index to i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.index_cast %strides_17#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %166) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %112 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.addi %104, %216 : i64
-          %218 = arith.muli %217, %c16_i64 : i64
-          %219 = arith.maxsi %218, %92 : i64
-          %220 = arith.addi %218, %c16_i64 : i64
-          %221 = arith.minsi %220, %99 : i64
-          %222 = arith.subi %221, %219 : i64
-          %223 = arith.subi %219, %92 : i64
-          %224 = arith.muli %223, %166 : i64
-          %225 = arith.addi %165, %224 : i64
-          %226 = arith.subi %219, %218 : i64
-          %227 = arith.addi %218, %226 : i64
-          %228 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%225, %227, %228, %222) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg13 = %c0 to %118 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.muli %216, %c16_i64 : i64
-          %218 = arith.maxsi %217, %c0_i64_3 : i64
-          %219 = arith.addi %217, %c16_i64 : i64
-          %220 = arith.minsi %219, %92 : i64
-          %221 = arith.subi %220, %218 : i64
-          %222 = arith.subi %218, %217 : i64
-          %223 = arith.addi %217, %222 : i64
-          %224 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %223, %224, %221) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %167 = arith.maxsi %arg12, %c0 : index
-        %168 = arith.minsi %167, %arg5 : index
-        %169 = arith.addi %arg12, %c16 : index
-        %170 = arith.maxsi %169, %c0 : index
-        %171 = arith.minsi %170, %arg5 : index
-        %172 = arith.subi %168, %arg12 : index
-        %173 = arith.maxsi %172, %c0 : index
-        %174 = arith.minsi %173, %c16 : index
-        %175 = arith.subi %171, %168 : index
-        scf.if %91 {
-          func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
-        }
-        %subview_19 = memref.subview %reinterpret_cast_4[%168, %26] [%175, %90] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %176 = arith.index_cast %174 : index to i64
-        %177 = arith.index_cast %175 : index to i64
-        %178 = arith.addi %176, %177 : i64
-        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %179 = arith.index_cast %intptr_24 : index to i64
-        %180 = arith.index_cast %offset_21 : index to i64
-        %181 = arith.addi %179, %180 : i64
-        %182 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-        %183 = arith.maxsi %176, %c0_i64_3 : i64
-        %184 = arith.divui %183, %c16_i64 : i64
-        %185 = arith.maxsi %178, %c0_i64_3 : i64
-        %186 = arith.addi %185, %c15_i64 : i64
-        %187 = arith.divui %186, %c16_i64 : i64
-        %188 = arith.subi %187, %184 : i64
-        %189 = arith.cmpi sgt, %177, %c0_i64_3 : i64
-        %190 = arith.extui %189 : i1 to i64
-        %191 = arith.muli %188, %190 : i64
-        %192 = arith.index_cast %191 : i64 to index
-        scf.for %arg13 = %c0 to %192 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.addi %184, %216 : i64
-          %218 = arith.muli %217, %c16_i64 : i64
-          %219 = arith.maxsi %218, %176 : i64
-          %220 = arith.addi %218, %c16_i64 : i64
-          %221 = arith.minsi %220, %178 : i64
-          %222 = arith.subi %221, %219 : i64
-          %223 = arith.subi %219, %176 : i64
-          %224 = arith.muli %223, %182 : i64
-          %225 = arith.addi %181, %224 : i64
-          %226 = arith.addi %218, %c32_i64 : i64
-          %227 = arith.subi %219, %218 : i64
-          %228 = arith.addi %226, %227 : i64
-          %229 = arith.minsi %94, %c64_i64 : i64
-          "instgem.mvin"(%225, %228, %229, %222) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %193 = arith.addi %183, %c15_i64 : i64
-        %194 = arith.divui %193, %c16_i64 : i64
-        %195 = arith.cmpi sgt, %176, %c0_i64_3 : i64
-        %196 = arith.extui %195 : i1 to i64
-        %197 = arith.muli %194, %196 : i64
-        %198 = arith.index_cast %197 : i64 to index
-        scf.for %arg13 = %c0 to %198 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.muli %216, %c16_i64 : i64
-          %218 = arith.maxsi %217, %c0_i64_3 : i64
-          %219 = arith.addi %217, %c16_i64 : i64
-          %220 = arith.minsi %219, %176 : i64
-          %221 = arith.subi %220, %218 : i64
-          %222 = arith.addi %217, %c32_i64 : i64
-          %223 = arith.subi %218, %217 : i64
-          %224 = arith.addi %222, %223 : i64
-          %225 = arith.minsi %94, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %224, %225, %221) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %199 = arith.minsi %105, %c25_i64 : i64
-        %200 = arith.maxsi %162, %c0_i64_3 : i64
-        %201 = arith.minsi %200, %c16_i64 : i64
-        %202 = arith.minsi %185, %c16_i64 : i64
-        %203 = arith.maxsi %94, %c0_i64_3 : i64
-        %204 = arith.minsi %203, %c16_i64 : i64
-        %205 = arith.ceildivsi %199, %c16_i64 : i64
-        %206 = arith.ceildivsi %204, %c16_i64 : i64
-        %207 = arith.minsi %201, %202 : i64
-        %208 = arith.ceildivsi %207, %c16_i64 : i64
-        %209 = arith.cmpi sgt, %205, %c0_i64_3 : i64
-        %210 = arith.select %209, %206, %c0_i64_3 : i64
-        %211 = arith.index_cast %210 : i64 to index
-        %212 = arith.divsi %199, %c16_i64 : i64
-        %213 = arith.minsi %205, %212 : i64
-        %214 = arith.maxsi %213, %c1_i64_2 : i64
-        %215 = arith.minsi %199, %c16_i64 : i64
-        scf.for %arg13 = %c0 to %211 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.muli %216, %c16_i64 : i64
-          %218 = arith.subi %204, %217 : i64
-          %219 = arith.minsi %218, %c16_i64 : i64
-          %220 = arith.index_cast %208 : i64 to index
-          scf.for %arg14 = %c0 to %220 step %c1 {
-            %221 = arith.index_cast %arg14 : index to i64
-            %222 = arith.muli %221, %c16_i64 : i64
-            %223 = arith.subi %201, %222 : i64
-            %224 = arith.minsi %223, %c16_i64 : i64
-            %225 = arith.subi %202, %222 : i64
-            %226 = arith.minsi %225, %c16_i64 : i64
-            %227 = arith.muli %216, %c32_i64 : i64
-            %228 = arith.ori %227, %c3221225472_i64 : i64
-            %229 = arith.addi %222, %217 : i64
-            %230 = arith.addi %229, %c32_i64 : i64
-            "instgem.preload"(%230, %219, %226, %228, %219, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%222, %224, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %231 = arith.index_cast %214 : i64 to index
-            scf.for %arg15 = %c1 to %231 step %c1 {
-              %233 = arith.index_cast %arg15 : index to i64
-              %234 = arith.muli %233, %c16_i64 : i64
-              %235 = arith.addi %234, %227 : i64
-              %236 = arith.ori %235, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %219, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %237 = arith.addi %234, %222 : i64
-              "instgem.compute_accumulated"(%237, %224, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %232 = arith.index_cast %205 : i64 to index
-            scf.for %arg15 = %231 to %232 step %c1 {
-              %233 = arith.index_cast %arg15 : index to i64
-              %234 = arith.muli %233, %c16_i64 : i64
-              %235 = arith.subi %199, %234 : i64
-              %236 = arith.minsi %235, %c16_i64 : i64
-              %237 = arith.addi %234, %227 : i64
-              %238 = arith.ori %237, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %219, %236) : (i64, i64, i64, i64, i64, i64) -> ()
-              %239 = arith.addi %234, %222 : i64
-              "instgem.compute_accumulated"(%239, %224, %236, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
+        %86:2 = scf.for %arg10 = %c0 to %28 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %114 = arith.addi %arg11, %c16 : index
+          %115 = arith.minsi %114, %arg5 : index
+          %116 = arith.subi %115, %arg11 : index
+          %subview_14 = memref.subview %reinterpret_cast[%21, %arg11] [25, %116] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<25x?xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<25x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %117 = arith.index_cast %116 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<25x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %118 = arith.index_cast %intptr_20 : index to i64
+          %119 = arith.index_cast %offset_17 : index to i64
+          %120 = arith.addi %118, %119 : i64
+          %121 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %143 = arith.index_cast %arg13 : index to i64
+            %144 = arith.muli %143, %c16_i64 : i64
+            %145 = arith.maxsi %144, %c0_i64_3 : i64
+            %146 = arith.addi %144, %c16_i64 : i64
+            %147 = arith.minsi %146, %c25_i64 : i64
+            %148 = arith.subi %147, %145 : i64
+            %149 = arith.muli %145, %121 : i64
+            %150 = arith.addi %120, %149 : i64
+            %151 = arith.subi %145, %144 : i64
+            %152 = arith.addi %144, %151 : i64
+            %153 = arith.minsi %117, %c64_i64 : i64
+            "instgem.mvin"(%150, %152, %153, %148) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %122 = arith.addi %arg12, %c16 : index
+          %123 = arith.minsi %122, %arg5 : index
+          %124 = arith.subi %123, %arg12 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg12, %14] [%124, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %125 = arith.index_cast %124 : index to i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %126 = arith.index_cast %intptr_27 : index to i64
+          %127 = arith.index_cast %offset_24 : index to i64
+          %128 = arith.addi %126, %127 : i64
+          %129 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+          %130 = arith.maxsi %125, %c0_i64_3 : i64
+          %131 = arith.addi %130, %c15_i64 : i64
+          %132 = arith.divui %131, %c16_i64 : i64
+          %133 = arith.cmpi sgt, %125, %c0_i64_3 : i64
+          %134 = arith.extui %133 : i1 to i64
+          %135 = arith.muli %132, %134 : i64
+          %136 = arith.index_cast %135 : i64 to index
+          scf.for %arg13 = %c0 to %136 step %c1 {
+            %143 = arith.index_cast %arg13 : index to i64
+            %144 = arith.muli %143, %c16_i64 : i64
+            %145 = arith.maxsi %144, %c0_i64_3 : i64
+            %146 = arith.addi %144, %c16_i64 : i64
+            %147 = arith.minsi %146, %125 : i64
+            %148 = arith.subi %147, %145 : i64
+            %149 = arith.muli %145, %129 : i64
+            %150 = arith.addi %128, %149 : i64
+            %151 = arith.addi %144, %c32_i64 : i64
+            %152 = arith.subi %145, %144 : i64
+            %153 = arith.addi %151, %152 : i64
+            "instgem.mvin"(%150, %153, %c16_i64, %148) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %137 = arith.maxsi %117, %c0_i64_3 : i64
+          %138 = arith.minsi %137, %c16_i64 : i64
+          %139 = arith.minsi %130, %c16_i64 : i64
+          %140 = arith.minsi %138, %139 : i64
+          %141 = arith.ceildivsi %140, %c16_i64 : i64
+          %142 = arith.index_cast %141 : i64 to index
+          scf.for %arg13 = %c0 to %142 step %c1 {
+            %143 = arith.index_cast %arg13 : index to i64
+            %144 = arith.muli %143, %c16_i64 : i64
+            %145 = arith.subi %138, %144 : i64
+            %146 = arith.minsi %145, %c16_i64 : i64
+            %147 = arith.subi %139, %144 : i64
+            %148 = arith.minsi %147, %c16_i64 : i64
+            %149 = arith.addi %144, %c32_i64 : i64
+            "instgem.preload"(%149, %c16_i64, %148, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%144, %146, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c9_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %150 = arith.addi %144, %c16_i64 : i64
+            "instgem.compute_accumulated"(%150, %146, %c9_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-        } {gemmini.compute_nest}
-        scf.yield %154, %169 : index, index
-      }
-      %120 = arith.subi %c1, %15 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.subi %arg3, %16 : index
-      %123 = arith.minsi %122, %c5 : index
-      %124 = arith.cmpi slt, %121, %c0 : index
-      %125 = arith.cmpi sgt, %121, %c3 : index
-      %126 = arith.cmpi slt, %123, %121 : index
-      %127 = arith.cmpi sgt, %123, %c5 : index
-      %128 = arith.ori %124, %125 : i1
-      %129 = arith.ori %128, %126 : i1
-      %130 = arith.ori %129, %127 : i1
-      scf.if %130 {
-        func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
-      }
-      %131 = arith.muli %9, %arg7 : index
-      %132 = arith.muli %131, %c3 : index
-      %133 = arith.muli %132, %arg6 : index
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%133], sizes: [%29, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %134 = arith.cmpi slt, %30, %c0 : index
-      scf.if %134 {
-        func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
-      }
-      %135 = arith.maxsi %36, %c0 : index
-      %136 = arith.minsi %135, %29 : index
-      %137 = arith.subi %136, %32 : index
-      scf.if %91 {
-        func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview_7 = memref.subview %reinterpret_cast_6[%32, %26] [%137, %90] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %138 = arith.bitcast %arg8 : f32 to i32
-      %139 = arith.extui %138 : i32 to i64
-      %140 = arith.index_cast %121 : index to i64
-      %141 = arith.index_cast %123 : index to i64
-      %142 = arith.index_cast %137 : index to i64
-      %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %143 = arith.index_cast %intptr_12 : index to i64
-      %144 = arith.index_cast %offset_9 : index to i64
-      %145 = arith.addi %143, %144 : i64
-      %146 = arith.index_cast %strides_11#0 : index to i64
-      %147 = arith.divsi %142, %c3_i64 : i64
-      %148 = arith.subi %141, %140 : i64
-      %149 = arith.maxsi %148, %c0_i64_3 : i64
-      "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %140, %c1_i64_2, %c3_i64, %147, %c3_i64, %149, %c5_i64, %146, %139) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %150 = arith.muli %140, %c5_i64 : i64
-      %151 = arith.cmpi sgt, %147, %c0_i64_3 : i64
-      scf.if %151 {
-        %152 = arith.ceildivsi %94, %c16_i64 : i64
-        %153 = arith.index_cast %152 : i64 to index
-        scf.for %arg10 = %c0 to %153 step %c1 {
-          %154 = arith.index_cast %arg10 : index to i64
+          scf.yield %114, %122 : index, index
+        }
+        %87 = arith.subi %c1, %15 : index
+        %88 = arith.maxsi %87, %c0 : index
+        %89 = arith.subi %arg3, %16 : index
+        %90 = arith.minsi %89, %c5 : index
+        %91 = arith.cmpi slt, %88, %c0 : index
+        %92 = arith.cmpi sgt, %88, %c3 : index
+        %93 = arith.cmpi slt, %90, %88 : index
+        %94 = arith.cmpi sgt, %90, %c5 : index
+        %95 = arith.ori %91, %92 : i1
+        %96 = arith.ori %95, %93 : i1
+        %97 = arith.ori %96, %94 : i1
+        scf.if %97 {
+          func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        }
+        %98 = arith.muli %9, %arg7 : index
+        %99 = arith.muli %98, %c3 : index
+        %100 = arith.muli %99, %arg6 : index
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%100], sizes: [%29, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %101 = arith.cmpi slt, %30, %c0 : index
+        scf.if %101 {
+          func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+        }
+        %subview_7 = memref.subview %reinterpret_cast_6[%30, %14] [6, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<6x16xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<6x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %102 = arith.bitcast %arg8 : f32 to i32
+        %103 = arith.extui %102 : i32 to i64
+        %104 = arith.index_cast %88 : index to i64
+        %105 = arith.index_cast %90 : index to i64
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<6x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %106 = arith.index_cast %intptr_13 : index to i64
+        %107 = arith.index_cast %offset_10 : index to i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.index_cast %strides_12#0 : index to i64
+        %110 = arith.subi %105, %104 : i64
+        %111 = arith.maxsi %110, %c0_i64_3 : i64
+        "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %104, %c1_i64_2, %c3_i64, %c2_i64_1, %c3_i64, %111, %c5_i64, %109, %103) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %112 = arith.muli %104, %c5_i64 : i64
+        %113 = arith.addi %112, %c2147483648_i64 : i64
+        "instgem.mvout"(%108, %113, %c16_i64, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%19], sizes: [%20, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%20, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %82 = arith.maxsi %34, %c0 : index
+        %83 = arith.minsi %82, %20 : index
+        %84 = arith.maxsi %24, %c0 : index
+        %85 = arith.minsi %84, %c25 : index
+        %86 = arith.subi %83, %23 : index
+        %87 = arith.maxsi %35, %c0 : index
+        %88 = arith.minsi %87, %arg6 : index
+        %89 = arith.maxsi %27, %c0 : index
+        %90 = arith.minsi %89, %c16 : index
+        %91 = arith.subi %88, %26 : index
+        %92 = arith.cmpi sgt, %90, %c0 : index
+        scf.if %92 {
+          func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_5[%23, %26] [%86, %91] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %93 = arith.index_cast %85 : index to i64
+        %94 = arith.index_cast %86 : index to i64
+        %95 = arith.index_cast %91 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %96 = arith.index_cast %intptr : index to i64
+        %97 = arith.index_cast %offset : index to i64
+        %98 = arith.muli %97, %c4_i64 : i64
+        %99 = arith.addi %96, %98 : i64
+        %100 = arith.addi %93, %94 : i64
+        %101 = arith.cmpi slt, %100, %c25_i64 : i64
+        %102 = arith.cmpi slt, %95, %c16_i64 : i64
+        %103 = arith.ori %101, %102 : i1
+        scf.if %103 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %153 = arith.index_cast %arg10 : index to i64
+            %154 = arith.muli %153, %c16_i64 : i64
+            %155 = arith.ori %154, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %155, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+        %104 = arith.maxsi %93, %c0_i64_3 : i64
+        %105 = arith.divui %104, %c16_i64 : i64
+        %106 = arith.maxsi %100, %c0_i64_3 : i64
+        %107 = arith.addi %106, %c15_i64 : i64
+        %108 = arith.divui %107, %c16_i64 : i64
+        %109 = arith.subi %108, %105 : i64
+        %110 = arith.cmpi sgt, %94, %c0_i64_3 : i64
+        %111 = arith.extui %110 : i1 to i64
+        %112 = arith.muli %109, %111 : i64
+        %113 = arith.index_cast %112 : i64 to index
+        scf.for %arg10 = %c0 to %113 step %c1 {
+          %153 = arith.index_cast %arg10 : index to i64
+          %154 = arith.addi %105, %153 : i64
           %155 = arith.muli %154, %c16_i64 : i64
-          %156 = arith.addi %145, %155 : i64
-          %157 = arith.muli %154, %c32_i64 : i64
-          %158 = arith.ori %157, %c2147483648_i64 : i64
-          %159 = arith.addi %158, %150 : i64
-          %160 = arith.subi %94, %155 : i64
-          %161 = arith.minsi %160, %c16_i64 : i64
-          "instgem.mvout"(%156, %159, %161, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+          %156 = arith.maxsi %155, %93 : i64
+          %157 = arith.addi %155, %c16_i64 : i64
+          %158 = arith.minsi %157, %100 : i64
+          %159 = arith.subi %158, %156 : i64
+          %160 = arith.ori %155, %c2147483648_i64 : i64
+          %161 = arith.subi %156, %155 : i64
+          %162 = arith.addi %160, %161 : i64
+          %163 = arith.minsi %95, %c16_i64 : i64
+          "instgem.mvin"(%99, %162, %163, %159) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %114 = arith.addi %104, %c15_i64 : i64
+        %115 = arith.divui %114, %c16_i64 : i64
+        %116 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+        %117 = arith.extui %116 : i1 to i64
+        %118 = arith.muli %115, %117 : i64
+        %119 = arith.index_cast %118 : i64 to index
+        scf.for %arg10 = %c0 to %119 step %c1 {
+          %153 = arith.index_cast %arg10 : index to i64
+          %154 = arith.muli %153, %c16_i64 : i64
+          %155 = arith.maxsi %154, %c0_i64_3 : i64
+          %156 = arith.addi %154, %c16_i64 : i64
+          %157 = arith.minsi %156, %93 : i64
+          %158 = arith.subi %157, %155 : i64
+          %159 = arith.ori %154, %c2147483648_i64 : i64
+          %160 = arith.subi %155, %154 : i64
+          %161 = arith.addi %159, %160 : i64
+          %162 = arith.minsi %95, %c16_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %161, %162, %158) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %120:2 = scf.for %arg10 = %c0 to %28 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %153 = arith.maxsi %arg11, %c0 : index
+          %154 = arith.minsi %153, %arg5 : index
+          %155 = arith.addi %arg11, %c16 : index
+          %156 = arith.maxsi %155, %c0 : index
+          %157 = arith.minsi %156, %arg5 : index
+          %158 = arith.subi %154, %arg11 : index
+          %159 = arith.maxsi %158, %c0 : index
+          %160 = arith.minsi %159, %c16 : index
+          %161 = arith.subi %157, %154 : index
+          %162 = arith.cmpi sgt, %160, %c0 : index
+          scf.if %162 {
+            func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_13 = memref.subview %reinterpret_cast[%23, %154] [%86, %161] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %163 = arith.index_cast %161 : index to i64
+          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %164 = arith.index_cast %intptr_18 : index to i64
+          %165 = arith.index_cast %offset_15 : index to i64
+          %166 = arith.addi %164, %165 : i64
+          %167 = arith.index_cast %strides_17#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %167) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %113 step %c1 {
+            %217 = arith.index_cast %arg13 : index to i64
+            %218 = arith.addi %105, %217 : i64
+            %219 = arith.muli %218, %c16_i64 : i64
+            %220 = arith.maxsi %219, %93 : i64
+            %221 = arith.addi %219, %c16_i64 : i64
+            %222 = arith.minsi %221, %100 : i64
+            %223 = arith.subi %222, %220 : i64
+            %224 = arith.subi %220, %93 : i64
+            %225 = arith.muli %224, %167 : i64
+            %226 = arith.addi %166, %225 : i64
+            %227 = arith.subi %220, %219 : i64
+            %228 = arith.addi %219, %227 : i64
+            %229 = arith.minsi %163, %c64_i64 : i64
+            "instgem.mvin"(%226, %228, %229, %223) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg13 = %c0 to %119 step %c1 {
+            %217 = arith.index_cast %arg13 : index to i64
+            %218 = arith.muli %217, %c16_i64 : i64
+            %219 = arith.maxsi %218, %c0_i64_3 : i64
+            %220 = arith.addi %218, %c16_i64 : i64
+            %221 = arith.minsi %220, %93 : i64
+            %222 = arith.subi %221, %219 : i64
+            %223 = arith.subi %219, %218 : i64
+            %224 = arith.addi %218, %223 : i64
+            %225 = arith.minsi %163, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %224, %225, %222) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %168 = arith.maxsi %arg12, %c0 : index
+          %169 = arith.minsi %168, %arg5 : index
+          %170 = arith.addi %arg12, %c16 : index
+          %171 = arith.maxsi %170, %c0 : index
+          %172 = arith.minsi %171, %arg5 : index
+          %173 = arith.subi %169, %arg12 : index
+          %174 = arith.maxsi %173, %c0 : index
+          %175 = arith.minsi %174, %c16 : index
+          %176 = arith.subi %172, %169 : index
+          scf.if %92 {
+            func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_19 = memref.subview %reinterpret_cast_4[%169, %26] [%176, %91] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %177 = arith.index_cast %175 : index to i64
+          %178 = arith.index_cast %176 : index to i64
+          %179 = arith.addi %177, %178 : i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %180 = arith.index_cast %intptr_24 : index to i64
+          %181 = arith.index_cast %offset_21 : index to i64
+          %182 = arith.addi %180, %181 : i64
+          %183 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+          %184 = arith.maxsi %177, %c0_i64_3 : i64
+          %185 = arith.divui %184, %c16_i64 : i64
+          %186 = arith.maxsi %179, %c0_i64_3 : i64
+          %187 = arith.addi %186, %c15_i64 : i64
+          %188 = arith.divui %187, %c16_i64 : i64
+          %189 = arith.subi %188, %185 : i64
+          %190 = arith.cmpi sgt, %178, %c0_i64_3 : i64
+          %191 = arith.extui %190 : i1 to i64
+          %192 = arith.muli %189, %191 : i64
+          %193 = arith.index_cast %192 : i64 to index
+          scf.for %arg13 = %c0 to %193 step %c1 {
+            %217 = arith.index_cast %arg13 : index to i64
+            %218 = arith.addi %185, %217 : i64
+            %219 = arith.muli %218, %c16_i64 : i64
+            %220 = arith.maxsi %219, %177 : i64
+            %221 = arith.addi %219, %c16_i64 : i64
+            %222 = arith.minsi %221, %179 : i64
+            %223 = arith.subi %222, %220 : i64
+            %224 = arith.subi %220, %177 : i64
+            %225 = arith.muli %224, %183 : i64
+            %226 = arith.addi %182, %225 : i64
+            %227 = arith.addi %219, %c32_i64 : i64
+            %228 = arith.subi %220, %219 : i64
+            %229 = arith.addi %227, %228 : i64
+            %230 = arith.minsi %95, %c64_i64 : i64
+            "instgem.mvin"(%226, %229, %230, %223) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %194 = arith.addi %184, %c15_i64 : i64
+          %195 = arith.divui %194, %c16_i64 : i64
+          %196 = arith.cmpi sgt, %177, %c0_i64_3 : i64
+          %197 = arith.extui %196 : i1 to i64
+          %198 = arith.muli %195, %197 : i64
+          %199 = arith.index_cast %198 : i64 to index
+          scf.for %arg13 = %c0 to %199 step %c1 {
+            %217 = arith.index_cast %arg13 : index to i64
+            %218 = arith.muli %217, %c16_i64 : i64
+            %219 = arith.maxsi %218, %c0_i64_3 : i64
+            %220 = arith.addi %218, %c16_i64 : i64
+            %221 = arith.minsi %220, %177 : i64
+            %222 = arith.subi %221, %219 : i64
+            %223 = arith.addi %218, %c32_i64 : i64
+            %224 = arith.subi %219, %218 : i64
+            %225 = arith.addi %223, %224 : i64
+            %226 = arith.minsi %95, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %225, %226, %222) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %200 = arith.minsi %106, %c25_i64 : i64
+          %201 = arith.maxsi %163, %c0_i64_3 : i64
+          %202 = arith.minsi %201, %c16_i64 : i64
+          %203 = arith.minsi %186, %c16_i64 : i64
+          %204 = arith.maxsi %95, %c0_i64_3 : i64
+          %205 = arith.minsi %204, %c16_i64 : i64
+          %206 = arith.ceildivsi %200, %c16_i64 : i64
+          %207 = arith.ceildivsi %205, %c16_i64 : i64
+          %208 = arith.minsi %202, %203 : i64
+          %209 = arith.ceildivsi %208, %c16_i64 : i64
+          %210 = arith.cmpi sgt, %206, %c0_i64_3 : i64
+          %211 = arith.select %210, %207, %c0_i64_3 : i64
+          %212 = arith.index_cast %211 : i64 to index
+          %213 = arith.divsi %200, %c16_i64 : i64
+          %214 = arith.minsi %206, %213 : i64
+          %215 = arith.maxsi %214, %c1_i64_2 : i64
+          %216 = arith.minsi %200, %c16_i64 : i64
+          scf.for %arg13 = %c0 to %212 step %c1 {
+            %217 = arith.index_cast %arg13 : index to i64
+            %218 = arith.muli %217, %c16_i64 : i64
+            %219 = arith.subi %205, %218 : i64
+            %220 = arith.minsi %219, %c16_i64 : i64
+            %221 = arith.index_cast %209 : i64 to index
+            scf.for %arg14 = %c0 to %221 step %c1 {
+              %222 = arith.index_cast %arg14 : index to i64
+              %223 = arith.muli %222, %c16_i64 : i64
+              %224 = arith.subi %202, %223 : i64
+              %225 = arith.minsi %224, %c16_i64 : i64
+              %226 = arith.subi %203, %223 : i64
+              %227 = arith.minsi %226, %c16_i64 : i64
+              %228 = arith.muli %217, %c32_i64 : i64
+              %229 = arith.ori %228, %c3221225472_i64 : i64
+              %230 = arith.addi %223, %218 : i64
+              %231 = arith.addi %230, %c32_i64 : i64
+              "instgem.preload"(%231, %220, %227, %229, %220, %216) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%223, %225, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %232 = arith.index_cast %215 : i64 to index
+              scf.for %arg15 = %c1 to %232 step %c1 {
+                %234 = arith.index_cast %arg15 : index to i64
+                %235 = arith.muli %234, %c16_i64 : i64
+                %236 = arith.addi %235, %228 : i64
+                %237 = arith.ori %236, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %220, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %238 = arith.addi %235, %223 : i64
+                "instgem.compute_accumulated"(%238, %225, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %233 = arith.index_cast %206 : i64 to index
+              scf.for %arg15 = %232 to %233 step %c1 {
+                %234 = arith.index_cast %arg15 : index to i64
+                %235 = arith.muli %234, %c16_i64 : i64
+                %236 = arith.subi %200, %235 : i64
+                %237 = arith.minsi %236, %c16_i64 : i64
+                %238 = arith.addi %235, %228 : i64
+                %239 = arith.ori %238, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %220, %237) : (i64, i64, i64, i64, i64, i64) -> ()
+                %240 = arith.addi %235, %223 : i64
+                "instgem.compute_accumulated"(%240, %225, %237, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          scf.yield %155, %170 : index, index
+        }
+        %121 = arith.subi %c1, %15 : index
+        %122 = arith.maxsi %121, %c0 : index
+        %123 = arith.subi %arg3, %16 : index
+        %124 = arith.minsi %123, %c5 : index
+        %125 = arith.cmpi slt, %122, %c0 : index
+        %126 = arith.cmpi sgt, %122, %c3 : index
+        %127 = arith.cmpi slt, %124, %122 : index
+        %128 = arith.cmpi sgt, %124, %c5 : index
+        %129 = arith.ori %125, %126 : i1
+        %130 = arith.ori %129, %127 : i1
+        %131 = arith.ori %130, %128 : i1
+        scf.if %131 {
+          func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        }
+        %132 = arith.muli %9, %arg7 : index
+        %133 = arith.muli %132, %c3 : index
+        %134 = arith.muli %133, %arg6 : index
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%134], sizes: [%29, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %135 = arith.cmpi slt, %30, %c0 : index
+        scf.if %135 {
+          func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+        }
+        %136 = arith.maxsi %36, %c0 : index
+        %137 = arith.minsi %136, %29 : index
+        %138 = arith.subi %137, %32 : index
+        scf.if %92 {
+          func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
+        }
+        %subview_7 = memref.subview %reinterpret_cast_6[%32, %26] [%138, %91] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %139 = arith.bitcast %arg8 : f32 to i32
+        %140 = arith.extui %139 : i32 to i64
+        %141 = arith.index_cast %122 : index to i64
+        %142 = arith.index_cast %124 : index to i64
+        %143 = arith.index_cast %138 : index to i64
+        %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %144 = arith.index_cast %intptr_12 : index to i64
+        %145 = arith.index_cast %offset_9 : index to i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.index_cast %strides_11#0 : index to i64
+        %148 = arith.divsi %143, %c3_i64 : i64
+        %149 = arith.subi %142, %141 : i64
+        %150 = arith.maxsi %149, %c0_i64_3 : i64
+        "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %141, %c1_i64_2, %c3_i64, %148, %c3_i64, %150, %c5_i64, %147, %140) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %151 = arith.muli %141, %c5_i64 : i64
+        %152 = arith.cmpi sgt, %148, %c0_i64_3 : i64
+        scf.if %152 {
+          %153 = arith.ceildivsi %95, %c16_i64 : i64
+          %154 = arith.index_cast %153 : i64 to index
+          scf.for %arg10 = %c0 to %154 step %c1 {
+            %155 = arith.index_cast %arg10 : index to i64
+            %156 = arith.muli %155, %c16_i64 : i64
+            %157 = arith.addi %146, %156 : i64
+            %158 = arith.muli %155, %c32_i64 : i64
+            %159 = arith.ori %158, %c2147483648_i64 : i64
+            %160 = arith.addi %159, %151 : i64
+            %161 = arith.subi %95, %156 : i64
+            %162 = arith.minsi %161, %c16_i64 : i64
+            "instgem.mvout"(%157, %160, %162, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     }

@@ -47,6 +47,58 @@
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -383,1018 +435,1334 @@ module {
         }
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %59 = arith.maxsi %21, %c0 : index
-      %60 = arith.minsi %59, %arg3 : index
-      %61 = arith.maxsi %17, %c0 : index
-      %62 = arith.minsi %61, %c32 : index
-      %63 = arith.subi %60, %16 : index
-      %64 = arith.maxsi %22, %c0 : index
-      %65 = arith.minsi %64, %arg4 : index
-      %66 = arith.maxsi %20, %c0 : index
-      %67 = arith.minsi %66, %c16 : index
-      %68 = arith.subi %65, %19 : index
-      %69 = arith.cmpi sgt, %67, %c0 : index
-      scf.if %69 {
-        func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_5[%16, %19] [%63, %68] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %70 = arith.cmpi sle, %14, %c0 : index
-      scf.if %70 {
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg7 = %c0 to %c2 step %c1 {
-          %92 = arith.index_cast %arg7 : index to i64
-          %93 = arith.muli %92, %c16_i64 : i64
-          %94 = arith.ori %93, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %94, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %71 = arith.index_cast %62 : index to i64
-      %72 = arith.index_cast %63 : index to i64
-      %73 = arith.index_cast %68 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %74 = arith.index_cast %intptr : index to i64
-      %75 = arith.index_cast %offset : index to i64
-      %76 = arith.muli %75, %c4_i64 : i64
-      %77 = arith.addi %74, %76 : i64
-      %78 = arith.index_cast %strides#0 : index to i64
-      %79 = arith.muli %78, %c4_i64 : i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %79, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %80 = arith.maxsi %71, %c0_i64_3 : i64
-      %81 = arith.divui %80, %c16_i64 : i64
-      %82 = arith.addi %71, %72 : i64
-      %83 = arith.maxsi %82, %c0_i64_3 : i64
-      %84 = arith.addi %83, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.subi %85, %81 : i64
-      %87 = arith.cmpi sgt, %72, %c0_i64_3 : i64
-      %88 = arith.extui %87 : i1 to i64
-      %89 = arith.muli %86, %88 : i64
-      %90 = arith.ceildivsi %73, %c16_i64 : i64
-      %91:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %92 = arith.maxsi %arg8, %c0 : index
-        %93 = arith.minsi %92, %arg5 : index
-        %94 = arith.addi %arg8, %c32 : index
-        %95 = arith.maxsi %94, %c0 : index
-        %96 = arith.minsi %95, %arg5 : index
-        %97 = arith.subi %93, %arg8 : index
-        %98 = arith.maxsi %97, %c0 : index
-        %99 = arith.minsi %98, %c32 : index
-        %100 = arith.subi %96, %93 : index
-        %101 = arith.cmpi sgt, %99, %c0 : index
-        scf.if %101 {
-          func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+      %59 = arith.andi %53, %38 : i1
+      %60 = arith.andi %59, %34 : i1
+      %61 = arith.andi %60, %35 : i1
+      scf.if %61 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %62 = arith.cmpi sle, %14, %c0 : index
+        scf.if %62 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %70 = arith.index_cast %arg7 : index to i64
+            %71 = arith.muli %70, %c16_i64 : i64
+            %72 = arith.ori %71, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %72, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
         }
-        %subview_6 = memref.subview %reinterpret_cast[%16, %93] [%63, %100] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %102 = arith.index_cast %100 : index to i64
-        %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %103 = arith.index_cast %intptr_11 : index to i64
-        %104 = arith.index_cast %offset_8 : index to i64
-        %105 = arith.addi %103, %104 : i64
-        %106 = arith.index_cast %strides_10#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-        %107 = arith.index_cast %89 : i64 to index
-        scf.for %arg10 = %c0 to %107 step %c1 {
-          %170 = arith.index_cast %arg10 : index to i64
-          %171 = arith.addi %81, %170 : i64
-          %172 = arith.muli %171, %c16_i64 : i64
-          %173 = arith.maxsi %172, %71 : i64
-          %174 = arith.addi %172, %c16_i64 : i64
-          %175 = arith.minsi %174, %82 : i64
-          %176 = arith.subi %175, %173 : i64
-          %177 = arith.subi %173, %71 : i64
-          %178 = arith.muli %177, %106 : i64
-          %179 = arith.addi %105, %178 : i64
-          %180 = arith.muli %171, %c32_i64 : i64
-          %181 = arith.subi %173, %172 : i64
-          %182 = arith.addi %180, %181 : i64
-          %183 = arith.minsi %102, %c64_i64 : i64
-          "instgem.mvin"(%179, %182, %183, %176) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %108 = arith.addi %80, %c15_i64 : i64
-        %109 = arith.divui %108, %c16_i64 : i64
-        %110 = arith.cmpi sgt, %71, %c0_i64_3 : i64
-        %111 = arith.extui %110 : i1 to i64
-        %112 = arith.muli %109, %111 : i64
-        %113 = arith.index_cast %112 : i64 to index
-        scf.for %arg10 = %c0 to %113 step %c1 {
-          %170 = arith.index_cast %arg10 : index to i64
-          %171 = arith.muli %170, %c16_i64 : i64
-          %172 = arith.maxsi %171, %c0_i64_3 : i64
-          %173 = arith.addi %171, %c16_i64 : i64
-          %174 = arith.minsi %173, %71 : i64
-          %175 = arith.subi %174, %172 : i64
-          %176 = arith.muli %170, %c32_i64 : i64
-          %177 = arith.subi %172, %171 : i64
-          %178 = arith.addi %176, %177 : i64
-          %179 = arith.minsi %102, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %178, %179, %175) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %114 = arith.maxsi %arg9, %c0 : index
-        %115 = arith.minsi %114, %arg5 : index
-        %116 = arith.addi %arg9, %c32 : index
-        %117 = arith.maxsi %116, %c0 : index
-        %118 = arith.minsi %117, %arg5 : index
-        %119 = arith.subi %115, %arg9 : index
-        %120 = arith.maxsi %119, %c0 : index
-        %121 = arith.minsi %120, %c32 : index
-        %122 = arith.subi %118, %115 : index
-        scf.if %69 {
-          func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %63 = arith.index_cast %intptr : index to i64
+        %64 = arith.index_cast %offset : index to i64
+        %65 = arith.muli %64, %c4_i64 : i64
+        %66 = arith.addi %63, %65 : i64
+        %67 = arith.index_cast %strides#0 : index to i64
+        %68 = arith.muli %67, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %68, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
-        %subview_12 = memref.subview %reinterpret_cast_4[%115, %19] [%122, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %123 = arith.index_cast %121 : index to i64
-        %124 = arith.index_cast %122 : index to i64
-        %125 = arith.addi %123, %124 : i64
-        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %126 = arith.index_cast %intptr_17 : index to i64
-        %127 = arith.index_cast %offset_14 : index to i64
-        %128 = arith.addi %126, %127 : i64
-        %129 = arith.index_cast %strides_16#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
-        %130 = arith.maxsi %123, %c0_i64_3 : i64
-        %131 = arith.divui %130, %c16_i64 : i64
-        %132 = arith.maxsi %125, %c0_i64_3 : i64
-        %133 = arith.addi %132, %c15_i64 : i64
-        %134 = arith.divui %133, %c16_i64 : i64
-        %135 = arith.subi %134, %131 : i64
-        %136 = arith.cmpi sgt, %124, %c0_i64_3 : i64
-        %137 = arith.extui %136 : i1 to i64
-        %138 = arith.muli %135, %137 : i64
-        %139 = arith.index_cast %138 : i64 to index
-        scf.for %arg10 = %c0 to %139 step %c1 {
-          %170 = arith.index_cast %arg10 : index to i64
-          %171 = arith.addi %131, %170 : i64
-          %172 = arith.muli %171, %c16_i64 : i64
-          %173 = arith.maxsi %172, %123 : i64
-          %174 = arith.addi %172, %c16_i64 : i64
-          %175 = arith.minsi %174, %125 : i64
-          %176 = arith.subi %175, %173 : i64
-          %177 = arith.subi %173, %123 : i64
-          %178 = arith.muli %177, %129 : i64
-          %179 = arith.addi %128, %178 : i64
-          %180 = arith.addi %172, %c64_i64 : i64
-          %181 = arith.subi %173, %172 : i64
-          %182 = arith.addi %180, %181 : i64
-          %183 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin"(%179, %182, %183, %176) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %140 = arith.addi %130, %c15_i64 : i64
-        %141 = arith.divui %140, %c16_i64 : i64
-        %142 = arith.cmpi sgt, %123, %c0_i64_3 : i64
-        %143 = arith.extui %142 : i1 to i64
-        %144 = arith.muli %141, %143 : i64
-        %145 = arith.index_cast %144 : i64 to index
-        scf.for %arg10 = %c0 to %145 step %c1 {
-          %170 = arith.index_cast %arg10 : index to i64
-          %171 = arith.muli %170, %c16_i64 : i64
-          %172 = arith.maxsi %171, %c0_i64_3 : i64
-          %173 = arith.addi %171, %c16_i64 : i64
-          %174 = arith.minsi %173, %123 : i64
-          %175 = arith.subi %174, %172 : i64
-          %176 = arith.addi %171, %c64_i64 : i64
-          %177 = arith.subi %172, %171 : i64
-          %178 = arith.addi %176, %177 : i64
-          %179 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %178, %179, %175) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %146 = arith.minsi %83, %c32_i64 : i64
-        %147 = arith.maxsi %102, %c0_i64_3 : i64
-        %148 = arith.minsi %147, %c32_i64 : i64
-        %149 = arith.minsi %132, %c32_i64 : i64
-        %150 = arith.maxsi %73, %c0_i64_3 : i64
-        %151 = arith.minsi %150, %c16_i64 : i64
-        %152 = arith.ceildivsi %146, %c16_i64 : i64
-        %153 = arith.ceildivsi %151, %c16_i64 : i64
-        %154 = arith.minsi %148, %149 : i64
-        %155 = arith.ceildivsi %154, %c16_i64 : i64
-        %156 = arith.addi %arg7, %c1 : index
-        %157 = arith.cmpi sge, %156, %14 : index
-        %158 = arith.cmpi eq, %arg7, %c0 : index
-        %159 = arith.cmpi sgt, %152, %c0_i64_3 : i64
-        %160 = arith.select %159, %153, %c0_i64_3 : i64
-        %161 = arith.index_cast %160 : i64 to index
-        %162 = arith.divsi %154, %c16_i64 : i64
-        %163 = arith.minsi %155, %162 : i64
-        %164 = arith.maxsi %163, %c0_i64_3 : i64
-        %165 = arith.divsi %146, %c16_i64 : i64
-        %166 = arith.minsi %152, %165 : i64
-        %167 = arith.maxsi %166, %c1_i64_2 : i64
-        %168 = arith.minsi %146, %c16_i64 : i64
-        %169 = arith.ori %158, %157 : i1
-        scf.if %169 {
-          scf.if %157 {
-            %170 = arith.maxsi %155, %c1_i64_2 : i64
-            %171 = arith.ceildivsi %89, %170 : i64
-            %172 = arith.select %158, %c0_i64_3, %c-1_i64 : i64
-            scf.for %arg10 = %c0 to %161 step %c1 {
-              %182 = arith.index_cast %arg10 : index to i64
-              %183 = arith.subi %182, %c1_i64_2 : i64
-              %184 = arith.cmpi sge, %183, %c0_i64_3 : i64
-              %185 = arith.cmpi slt, %183, %90 : i64
-              %186 = arith.andi %184, %185 : i1
-              %187 = arith.subi %160, %c1_i64_2 : i64
-              %188 = arith.cmpi eq, %182, %187 : i64
-              %189 = arith.cmpi slt, %182, %90 : i64
-              %190 = arith.andi %188, %189 : i1
-              %191 = arith.subi %155, %c1_i64_2 : i64
-              %192 = arith.select %190, %191, %c-1_i64 : i64
-              %193 = arith.muli %182, %c16_i64 : i64
-              %194 = arith.subi %151, %193 : i64
-              %195 = arith.minsi %194, %c16_i64 : i64
-              %196 = arith.cmpi sgt, %164, %c0_i64_3 : i64
-              scf.if %196 {
-                scf.if %186 {
-                  %212 = arith.minsi %89, %c0_i64_3 : i64
-                  %213 = arith.addi %212, %171 : i64
-                  %214 = arith.minsi %213, %89 : i64
-                  %215 = arith.index_cast %212 : i64 to index
-                  %216 = arith.index_cast %214 : i64 to index
-                  scf.for %arg11 = %215 to %216 step %c1 {
-                    %217 = arith.index_cast %arg11 : index to i64
-                    %218 = arith.addi %81, %217 : i64
-                    %219 = arith.muli %218, %c16_i64 : i64
-                    %220 = arith.maxsi %219, %71 : i64
-                    %221 = arith.addi %219, %c16_i64 : i64
-                    %222 = arith.minsi %221, %82 : i64
-                    %223 = arith.subi %222, %220 : i64
-                    %224 = arith.subi %220, %71 : i64
-                    %225 = arith.muli %224, %79 : i64
-                    %226 = arith.addi %77, %225 : i64
-                    %227 = arith.muli %183, %c64_i64 : i64
-                    %228 = arith.addi %226, %227 : i64
-                    %229 = arith.muli %183, %c16_i64 : i64
-                    %230 = arith.addi %219, %229 : i64
-                    %231 = arith.ori %230, %c2684354560_i64 : i64
-                    %232 = arith.subi %220, %219 : i64
-                    %233 = arith.addi %231, %232 : i64
-                    %234 = arith.subi %73, %229 : i64
-                    %235 = arith.minsi %234, %c16_i64 : i64
-                    "instgem.mvout"(%228, %233, %235, %223) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %205 = arith.cmpi eq, %172, %c0_i64_3 : i64
-                %206 = arith.select %205, %c2147483648_i64, %c3221225472_i64 : i64
-                %207 = arith.ori %193, %206 : i64
-                %208 = arith.select %205, %c16_i64, %168 : i64
-                %209 = arith.select %205, %c16_i64, %195 : i64
-                %210 = arith.addi %193, %c64_i64 : i64
-                "instgem.preload"(%210, %195, %c16_i64, %207, %209, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %211 = arith.cmpi eq, %192, %c0_i64_3 : i64
-                scf.if %211 {
-                  %212 = arith.index_cast %167 : i64 to index
-                  scf.for %arg11 = %c1 to %212 step %c1 {
-                    %214 = arith.index_cast %arg11 : index to i64
-                    %215 = arith.muli %214, %c16_i64 : i64
-                    %216 = arith.addi %215, %193 : i64
-                    %217 = arith.ori %216, %206 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %218 = arith.muli %214, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %219 = arith.subi %214, %c1_i64_2 : i64
-                    %220 = arith.subi %219, %81 : i64
-                    %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
-                    %222 = arith.cmpi slt, %220, %89 : i64
-                    %223 = arith.andi %221, %222 : i1
-                    scf.if %223 {
-                      %224 = arith.muli %219, %c16_i64 : i64
-                      %225 = arith.maxsi %224, %71 : i64
-                      %226 = arith.addi %224, %c16_i64 : i64
-                      %227 = arith.minsi %226, %82 : i64
-                      %228 = arith.subi %227, %225 : i64
-                      %229 = arith.subi %225, %71 : i64
-                      %230 = arith.muli %229, %79 : i64
-                      %231 = arith.addi %77, %230 : i64
-                      %232 = arith.muli %182, %c64_i64 : i64
-                      %233 = arith.addi %231, %232 : i64
-                      %234 = arith.addi %224, %193 : i64
-                      %235 = arith.ori %234, %c2684354560_i64 : i64
-                      %236 = arith.subi %225, %224 : i64
-                      %237 = arith.addi %235, %236 : i64
-                      %238 = arith.subi %73, %193 : i64
-                      %239 = arith.minsi %238, %c16_i64 : i64
-                      "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %213 = arith.index_cast %152 : i64 to index
-                  scf.for %arg11 = %212 to %213 step %c1 {
-                    %214 = arith.index_cast %arg11 : index to i64
-                    %215 = arith.muli %214, %c16_i64 : i64
-                    %216 = arith.subi %146, %215 : i64
-                    %217 = arith.minsi %216, %c16_i64 : i64
-                    %218 = arith.addi %215, %193 : i64
-                    %219 = arith.ori %218, %206 : i64
-                    %220 = arith.select %205, %c16_i64, %217 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %220) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %221 = arith.muli %214, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%221, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %222 = arith.subi %214, %c1_i64_2 : i64
-                    %223 = arith.subi %222, %81 : i64
-                    %224 = arith.cmpi sge, %223, %c0_i64_3 : i64
-                    %225 = arith.cmpi slt, %223, %89 : i64
-                    %226 = arith.andi %224, %225 : i1
-                    scf.if %226 {
-                      %227 = arith.muli %222, %c16_i64 : i64
-                      %228 = arith.maxsi %227, %71 : i64
-                      %229 = arith.addi %227, %c16_i64 : i64
-                      %230 = arith.minsi %229, %82 : i64
-                      %231 = arith.subi %230, %228 : i64
-                      %232 = arith.subi %228, %71 : i64
-                      %233 = arith.muli %232, %79 : i64
-                      %234 = arith.addi %77, %233 : i64
-                      %235 = arith.muli %182, %c64_i64 : i64
-                      %236 = arith.addi %234, %235 : i64
-                      %237 = arith.addi %227, %193 : i64
-                      %238 = arith.ori %237, %c2684354560_i64 : i64
-                      %239 = arith.subi %228, %227 : i64
-                      %240 = arith.addi %238, %239 : i64
-                      %241 = arith.subi %73, %193 : i64
-                      %242 = arith.minsi %241, %c16_i64 : i64
-                      "instgem.mvout"(%236, %240, %242, %231) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
+        %69:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %70 = arith.addi %arg8, %c32 : index
+          %71 = arith.minsi %70, %arg5 : index
+          %72 = arith.subi %71, %arg8 : index
+          %subview_6 = memref.subview %reinterpret_cast[%12, %arg8] [32, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %73 = arith.index_cast %72 : index to i64
+          %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %74 = arith.index_cast %intptr_12 : index to i64
+          %75 = arith.index_cast %offset_9 : index to i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.index_cast %strides_11#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %77) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %105 = arith.index_cast %arg10 : index to i64
+            %106 = arith.muli %105, %c16_i64 : i64
+            %107 = arith.maxsi %106, %c0_i64_3 : i64
+            %108 = arith.addi %106, %c16_i64 : i64
+            %109 = arith.minsi %108, %c32_i64 : i64
+            %110 = arith.subi %109, %107 : i64
+            %111 = arith.muli %107, %77 : i64
+            %112 = arith.addi %76, %111 : i64
+            %113 = arith.muli %105, %c32_i64 : i64
+            %114 = arith.subi %107, %106 : i64
+            %115 = arith.addi %113, %114 : i64
+            %116 = arith.minsi %73, %c64_i64 : i64
+            "instgem.mvin"(%112, %115, %116, %110) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %78 = arith.addi %arg9, %c32 : index
+          %79 = arith.minsi %78, %arg5 : index
+          %80 = arith.subi %79, %arg9 : index
+          %subview_13 = memref.subview %reinterpret_cast_4[%arg9, %13] [%80, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %81 = arith.index_cast %80 : index to i64
+          %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %82 = arith.index_cast %intptr_19 : index to i64
+          %83 = arith.index_cast %offset_16 : index to i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.index_cast %strides_18#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
+          %86 = arith.maxsi %81, %c0_i64_3 : i64
+          %87 = arith.addi %86, %c15_i64 : i64
+          %88 = arith.divui %87, %c16_i64 : i64
+          %89 = arith.cmpi sgt, %81, %c0_i64_3 : i64
+          %90 = arith.extui %89 : i1 to i64
+          %91 = arith.muli %88, %90 : i64
+          %92 = arith.index_cast %91 : i64 to index
+          scf.for %arg10 = %c0 to %92 step %c1 {
+            %105 = arith.index_cast %arg10 : index to i64
+            %106 = arith.muli %105, %c16_i64 : i64
+            %107 = arith.maxsi %106, %c0_i64_3 : i64
+            %108 = arith.addi %106, %c16_i64 : i64
+            %109 = arith.minsi %108, %81 : i64
+            %110 = arith.subi %109, %107 : i64
+            %111 = arith.muli %107, %85 : i64
+            %112 = arith.addi %84, %111 : i64
+            %113 = arith.addi %106, %c64_i64 : i64
+            %114 = arith.subi %107, %106 : i64
+            %115 = arith.addi %113, %114 : i64
+            "instgem.mvin"(%112, %115, %c16_i64, %110) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %93 = arith.maxsi %73, %c0_i64_3 : i64
+          %94 = arith.minsi %93, %c32_i64 : i64
+          %95 = arith.minsi %86, %c32_i64 : i64
+          %96 = arith.minsi %94, %95 : i64
+          %97 = arith.ceildivsi %96, %c16_i64 : i64
+          %98 = arith.addi %arg7, %c1 : index
+          %99 = arith.cmpi sge, %98, %14 : index
+          %100 = arith.cmpi eq, %arg7, %c0 : index
+          %101 = arith.divsi %96, %c16_i64 : i64
+          %102 = arith.minsi %97, %101 : i64
+          %103 = arith.maxsi %102, %c0_i64_3 : i64
+          %104 = arith.ori %100, %99 : i1
+          scf.if %104 {
+            scf.if %99 {
+              %105 = arith.select %100, %c0_i64_3, %c-1_i64 : i64
+              %106 = arith.subi %97, %c1_i64_2 : i64
+              %107 = arith.cmpi sgt, %103, %c0_i64_3 : i64
+              scf.if %107 {
+                %115 = arith.cmpi eq, %105, %c0_i64_3 : i64
+                %116 = arith.select %115, %c2147483648_i64, %c3221225472_i64 : i64
+                "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %116, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %117 = arith.cmpi eq, %106, %c0_i64_3 : i64
+                scf.if %117 {
+                  %118 = arith.ori %116, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %118, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%66, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 } else {
-                  %212 = arith.index_cast %167 : i64 to index
-                  scf.for %arg11 = %c1 to %212 step %c1 {
-                    %214 = arith.index_cast %arg11 : index to i64
-                    %215 = arith.muli %214, %c16_i64 : i64
-                    %216 = arith.addi %215, %193 : i64
-                    %217 = arith.ori %216, %206 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %218 = arith.muli %214, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %213 = arith.index_cast %152 : i64 to index
-                  scf.for %arg11 = %212 to %213 step %c1 {
-                    %214 = arith.index_cast %arg11 : index to i64
-                    %215 = arith.muli %214, %c16_i64 : i64
-                    %216 = arith.subi %146, %215 : i64
-                    %217 = arith.minsi %216, %c16_i64 : i64
-                    %218 = arith.addi %215, %193 : i64
-                    %219 = arith.ori %218, %206 : i64
-                    %220 = arith.select %205, %c16_i64, %217 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %220) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %221 = arith.muli %214, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%221, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                  %118 = arith.ori %116, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %118, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %197 = arith.index_cast %164 : i64 to index
-              scf.for %arg11 = %c1 to %197 step %c1 {
-                %205 = arith.index_cast %arg11 : index to i64
-                scf.if %186 {
-                  %211 = arith.muli %205, %171 : i64
-                  %212 = arith.minsi %211, %89 : i64
-                  %213 = arith.addi %212, %171 : i64
-                  %214 = arith.minsi %213, %89 : i64
-                  %215 = arith.index_cast %212 : i64 to index
-                  %216 = arith.index_cast %214 : i64 to index
-                  scf.for %arg12 = %215 to %216 step %c1 {
-                    %217 = arith.index_cast %arg12 : index to i64
-                    %218 = arith.addi %81, %217 : i64
-                    %219 = arith.muli %218, %c16_i64 : i64
-                    %220 = arith.maxsi %219, %71 : i64
-                    %221 = arith.addi %219, %c16_i64 : i64
-                    %222 = arith.minsi %221, %82 : i64
-                    %223 = arith.subi %222, %220 : i64
-                    %224 = arith.subi %220, %71 : i64
-                    %225 = arith.muli %224, %79 : i64
-                    %226 = arith.addi %77, %225 : i64
-                    %227 = arith.muli %183, %c64_i64 : i64
-                    %228 = arith.addi %226, %227 : i64
-                    %229 = arith.muli %183, %c16_i64 : i64
-                    %230 = arith.addi %219, %229 : i64
-                    %231 = arith.ori %230, %c2684354560_i64 : i64
-                    %232 = arith.subi %220, %219 : i64
-                    %233 = arith.addi %231, %232 : i64
-                    %234 = arith.subi %73, %229 : i64
-                    %235 = arith.minsi %234, %c16_i64 : i64
-                    "instgem.mvout"(%228, %233, %235, %223) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %206 = arith.ori %193, %c3221225472_i64 : i64
-                %207 = arith.muli %205, %c16_i64 : i64
-                %208 = arith.addi %207, %193 : i64
-                %209 = arith.addi %208, %c64_i64 : i64
-                "instgem.preload"(%209, %195, %c16_i64, %206, %195, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%207, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %210 = arith.cmpi eq, %205, %192 : i64
-                scf.if %210 {
-                  %211 = arith.index_cast %167 : i64 to index
-                  scf.for %arg12 = %c1 to %211 step %c1 {
-                    %213 = arith.index_cast %arg12 : index to i64
-                    %214 = arith.muli %213, %c16_i64 : i64
-                    %215 = arith.addi %214, %193 : i64
-                    %216 = arith.ori %215, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %217 = arith.muli %213, %c32_i64 : i64
-                    %218 = arith.addi %217, %207 : i64
-                    "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %219 = arith.subi %213, %c1_i64_2 : i64
-                    %220 = arith.subi %219, %81 : i64
-                    %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
-                    %222 = arith.cmpi slt, %220, %89 : i64
-                    %223 = arith.andi %221, %222 : i1
-                    scf.if %223 {
-                      %224 = arith.muli %219, %c16_i64 : i64
-                      %225 = arith.maxsi %224, %71 : i64
-                      %226 = arith.addi %224, %c16_i64 : i64
-                      %227 = arith.minsi %226, %82 : i64
-                      %228 = arith.subi %227, %225 : i64
-                      %229 = arith.subi %225, %71 : i64
-                      %230 = arith.muli %229, %79 : i64
-                      %231 = arith.addi %77, %230 : i64
-                      %232 = arith.muli %182, %c64_i64 : i64
-                      %233 = arith.addi %231, %232 : i64
-                      %234 = arith.addi %224, %193 : i64
-                      %235 = arith.ori %234, %c2684354560_i64 : i64
-                      %236 = arith.subi %225, %224 : i64
-                      %237 = arith.addi %235, %236 : i64
-                      %238 = arith.subi %73, %193 : i64
-                      %239 = arith.minsi %238, %c16_i64 : i64
-                      "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %212 = arith.index_cast %152 : i64 to index
-                  scf.for %arg12 = %211 to %212 step %c1 {
-                    %213 = arith.index_cast %arg12 : index to i64
-                    %214 = arith.muli %213, %c16_i64 : i64
-                    %215 = arith.subi %146, %214 : i64
-                    %216 = arith.minsi %215, %c16_i64 : i64
-                    %217 = arith.addi %214, %193 : i64
-                    %218 = arith.ori %217, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %195, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %219 = arith.muli %213, %c32_i64 : i64
-                    %220 = arith.addi %219, %207 : i64
-                    "instgem.compute_accumulated"(%220, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %221 = arith.subi %213, %c1_i64_2 : i64
-                    %222 = arith.subi %221, %81 : i64
-                    %223 = arith.cmpi sge, %222, %c0_i64_3 : i64
-                    %224 = arith.cmpi slt, %222, %89 : i64
-                    %225 = arith.andi %223, %224 : i1
-                    scf.if %225 {
-                      %226 = arith.muli %221, %c16_i64 : i64
-                      %227 = arith.maxsi %226, %71 : i64
-                      %228 = arith.addi %226, %c16_i64 : i64
-                      %229 = arith.minsi %228, %82 : i64
-                      %230 = arith.subi %229, %227 : i64
-                      %231 = arith.subi %227, %71 : i64
-                      %232 = arith.muli %231, %79 : i64
-                      %233 = arith.addi %77, %232 : i64
-                      %234 = arith.muli %182, %c64_i64 : i64
-                      %235 = arith.addi %233, %234 : i64
-                      %236 = arith.addi %226, %193 : i64
-                      %237 = arith.ori %236, %c2684354560_i64 : i64
-                      %238 = arith.subi %227, %226 : i64
-                      %239 = arith.addi %237, %238 : i64
-                      %240 = arith.subi %73, %193 : i64
-                      %241 = arith.minsi %240, %c16_i64 : i64
-                      "instgem.mvout"(%235, %239, %241, %230) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
+              %108 = arith.index_cast %103 : i64 to index
+              scf.for %arg10 = %c1 to %108 step %c1 {
+                %115 = arith.index_cast %arg10 : index to i64
+                %116 = arith.muli %115, %c16_i64 : i64
+                %117 = arith.addi %116, %c64_i64 : i64
+                "instgem.preload"(%117, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %118 = arith.cmpi eq, %115, %106 : i64
+                scf.if %118 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %119 = arith.addi %116, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%119, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%66, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 } else {
-                  %211 = arith.index_cast %167 : i64 to index
-                  scf.for %arg12 = %c1 to %211 step %c1 {
-                    %213 = arith.index_cast %arg12 : index to i64
-                    %214 = arith.muli %213, %c16_i64 : i64
-                    %215 = arith.addi %214, %193 : i64
-                    %216 = arith.ori %215, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %217 = arith.muli %213, %c32_i64 : i64
-                    %218 = arith.addi %217, %207 : i64
-                    "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %212 = arith.index_cast %152 : i64 to index
-                  scf.for %arg12 = %211 to %212 step %c1 {
-                    %213 = arith.index_cast %arg12 : index to i64
-                    %214 = arith.muli %213, %c16_i64 : i64
-                    %215 = arith.subi %146, %214 : i64
-                    %216 = arith.minsi %215, %c16_i64 : i64
-                    %217 = arith.addi %214, %193 : i64
-                    %218 = arith.ori %217, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %195, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %219 = arith.muli %213, %c32_i64 : i64
-                    %220 = arith.addi %219, %207 : i64
-                    "instgem.compute_accumulated"(%220, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %119 = arith.addi %116, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%119, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %198 = arith.index_cast %155 : i64 to index
-              scf.for %arg11 = %197 to %198 step %c1 {
-                %205 = arith.index_cast %arg11 : index to i64
-                %206 = arith.muli %205, %c16_i64 : i64
-                %207 = arith.subi %148, %206 : i64
-                %208 = arith.minsi %207, %c16_i64 : i64
-                %209 = arith.subi %149, %206 : i64
-                %210 = arith.minsi %209, %c16_i64 : i64
-                scf.if %186 {
-                  %219 = arith.muli %205, %171 : i64
-                  %220 = arith.minsi %219, %89 : i64
-                  %221 = arith.addi %220, %171 : i64
-                  %222 = arith.minsi %221, %89 : i64
-                  %223 = arith.index_cast %220 : i64 to index
-                  %224 = arith.index_cast %222 : i64 to index
-                  scf.for %arg12 = %223 to %224 step %c1 {
-                    %225 = arith.index_cast %arg12 : index to i64
-                    %226 = arith.addi %81, %225 : i64
-                    %227 = arith.muli %226, %c16_i64 : i64
-                    %228 = arith.maxsi %227, %71 : i64
-                    %229 = arith.addi %227, %c16_i64 : i64
-                    %230 = arith.minsi %229, %82 : i64
-                    %231 = arith.subi %230, %228 : i64
-                    %232 = arith.subi %228, %71 : i64
-                    %233 = arith.muli %232, %79 : i64
-                    %234 = arith.addi %77, %233 : i64
-                    %235 = arith.muli %183, %c64_i64 : i64
-                    %236 = arith.addi %234, %235 : i64
-                    %237 = arith.muli %183, %c16_i64 : i64
-                    %238 = arith.addi %227, %237 : i64
-                    %239 = arith.ori %238, %c2684354560_i64 : i64
-                    %240 = arith.subi %228, %227 : i64
-                    %241 = arith.addi %239, %240 : i64
-                    %242 = arith.subi %73, %237 : i64
-                    %243 = arith.minsi %242, %c16_i64 : i64
-                    "instgem.mvout"(%236, %241, %243, %231) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %211 = arith.cmpi eq, %205, %172 : i64
-                %212 = arith.select %211, %c2147483648_i64, %c3221225472_i64 : i64
-                %213 = arith.ori %193, %212 : i64
-                %214 = arith.select %211, %c16_i64, %168 : i64
-                %215 = arith.select %211, %c16_i64, %195 : i64
-                %216 = arith.addi %206, %193 : i64
-                %217 = arith.addi %216, %c64_i64 : i64
-                "instgem.preload"(%217, %195, %210, %213, %215, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%206, %208, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %218 = arith.cmpi eq, %205, %192 : i64
-                scf.if %218 {
-                  %219 = arith.index_cast %167 : i64 to index
-                  scf.for %arg12 = %c1 to %219 step %c1 {
-                    %221 = arith.index_cast %arg12 : index to i64
-                    %222 = arith.muli %221, %c16_i64 : i64
-                    %223 = arith.addi %222, %193 : i64
-                    %224 = arith.ori %223, %212 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %215, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %225 = arith.muli %221, %c32_i64 : i64
-                    %226 = arith.addi %225, %206 : i64
-                    "instgem.compute_accumulated"(%226, %208, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %227 = arith.subi %221, %c1_i64_2 : i64
-                    %228 = arith.subi %227, %81 : i64
-                    %229 = arith.cmpi sge, %228, %c0_i64_3 : i64
-                    %230 = arith.cmpi slt, %228, %89 : i64
-                    %231 = arith.andi %229, %230 : i1
-                    scf.if %231 {
-                      %232 = arith.muli %227, %c16_i64 : i64
-                      %233 = arith.maxsi %232, %71 : i64
-                      %234 = arith.addi %232, %c16_i64 : i64
-                      %235 = arith.minsi %234, %82 : i64
-                      %236 = arith.subi %235, %233 : i64
-                      %237 = arith.subi %233, %71 : i64
-                      %238 = arith.muli %237, %79 : i64
-                      %239 = arith.addi %77, %238 : i64
-                      %240 = arith.muli %182, %c64_i64 : i64
-                      %241 = arith.addi %239, %240 : i64
-                      %242 = arith.addi %232, %193 : i64
-                      %243 = arith.ori %242, %c2684354560_i64 : i64
-                      %244 = arith.subi %233, %232 : i64
-                      %245 = arith.addi %243, %244 : i64
-                      %246 = arith.subi %73, %193 : i64
-                      %247 = arith.minsi %246, %c16_i64 : i64
-                      "instgem.mvout"(%241, %245, %247, %236) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %220 = arith.index_cast %152 : i64 to index
-                  scf.for %arg12 = %219 to %220 step %c1 {
-                    %221 = arith.index_cast %arg12 : index to i64
-                    %222 = arith.muli %221, %c16_i64 : i64
-                    %223 = arith.subi %146, %222 : i64
-                    %224 = arith.minsi %223, %c16_i64 : i64
-                    %225 = arith.addi %222, %193 : i64
-                    %226 = arith.ori %225, %212 : i64
-                    %227 = arith.select %211, %c16_i64, %224 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %215, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %228 = arith.muli %221, %c32_i64 : i64
-                    %229 = arith.addi %228, %206 : i64
-                    "instgem.compute_accumulated"(%229, %208, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %230 = arith.subi %221, %c1_i64_2 : i64
-                    %231 = arith.subi %230, %81 : i64
-                    %232 = arith.cmpi sge, %231, %c0_i64_3 : i64
-                    %233 = arith.cmpi slt, %231, %89 : i64
-                    %234 = arith.andi %232, %233 : i1
-                    scf.if %234 {
-                      %235 = arith.muli %230, %c16_i64 : i64
-                      %236 = arith.maxsi %235, %71 : i64
-                      %237 = arith.addi %235, %c16_i64 : i64
-                      %238 = arith.minsi %237, %82 : i64
-                      %239 = arith.subi %238, %236 : i64
-                      %240 = arith.subi %236, %71 : i64
-                      %241 = arith.muli %240, %79 : i64
-                      %242 = arith.addi %77, %241 : i64
-                      %243 = arith.muli %182, %c64_i64 : i64
-                      %244 = arith.addi %242, %243 : i64
-                      %245 = arith.addi %235, %193 : i64
-                      %246 = arith.ori %245, %c2684354560_i64 : i64
-                      %247 = arith.subi %236, %235 : i64
-                      %248 = arith.addi %246, %247 : i64
-                      %249 = arith.subi %73, %193 : i64
-                      %250 = arith.minsi %249, %c16_i64 : i64
-                      "instgem.mvout"(%244, %248, %250, %239) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
+              %109 = arith.index_cast %97 : i64 to index
+              scf.for %arg10 = %108 to %109 step %c1 {
+                %115 = arith.index_cast %arg10 : index to i64
+                %116 = arith.muli %115, %c16_i64 : i64
+                %117 = arith.subi %94, %116 : i64
+                %118 = arith.minsi %117, %c16_i64 : i64
+                %119 = arith.subi %95, %116 : i64
+                %120 = arith.minsi %119, %c16_i64 : i64
+                %121 = arith.cmpi eq, %115, %105 : i64
+                %122 = arith.select %121, %c2147483648_i64, %c3221225472_i64 : i64
+                %123 = arith.addi %116, %c64_i64 : i64
+                "instgem.preload"(%123, %c16_i64, %120, %122, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%116, %118, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %124 = arith.cmpi eq, %115, %106 : i64
+                scf.if %124 {
+                  %125 = arith.ori %122, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %125, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %126 = arith.addi %116, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%126, %118, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%66, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 } else {
-                  %219 = arith.index_cast %167 : i64 to index
-                  scf.for %arg12 = %c1 to %219 step %c1 {
-                    %221 = arith.index_cast %arg12 : index to i64
-                    %222 = arith.muli %221, %c16_i64 : i64
-                    %223 = arith.addi %222, %193 : i64
-                    %224 = arith.ori %223, %212 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %215, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %225 = arith.muli %221, %c32_i64 : i64
-                    %226 = arith.addi %225, %206 : i64
-                    "instgem.compute_accumulated"(%226, %208, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %125 = arith.ori %122, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %125, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %126 = arith.addi %116, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%126, %118, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %110 = arith.cmpi sgt, %97, %c0_i64_3 : i64
+              %111 = arith.extui %110 : i1 to i64
+              %112 = arith.index_cast %111 : i64 to index
+              scf.for %arg10 = %112 to %c2 step %c1 {
+                %115 = arith.index_cast %arg10 : index to i64
+                %116 = arith.muli %115, %c16_i64 : i64
+                %117 = arith.maxsi %116, %c0_i64_3 : i64
+                %118 = arith.addi %116, %c16_i64 : i64
+                %119 = arith.minsi %118, %c32_i64 : i64
+                %120 = arith.subi %119, %117 : i64
+                %121 = arith.muli %117, %68 : i64
+                %122 = arith.addi %66, %121 : i64
+                %123 = arith.ori %116, %c2684354560_i64 : i64
+                %124 = arith.subi %117, %116 : i64
+                %125 = arith.addi %123, %124 : i64
+                "instgem.mvout"(%122, %125, %c16_i64, %120) : (i64, i64, i64, i64) -> ()
+              }
+              %113 = arith.cmpi eq, %97, %c0_i64_3 : i64
+              %114 = arith.andi %100, %113 : i1
+              scf.if %114 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %115 = arith.index_cast %arg10 : index to i64
+                  %116 = arith.muli %115, %c16_i64 : i64
+                  %117 = arith.ori %116, %c2147483648_i64 : i64
+                  %118 = arith.cmpi sge, %115, %c2_i64_1 : i64
+                  %119 = arith.ori %113, %118 : i1
+                  scf.if %119 {
+                    "instgem.mvin"(%c0_i64_3, %117, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
-                  %220 = arith.index_cast %152 : i64 to index
-                  scf.for %arg12 = %219 to %220 step %c1 {
-                    %221 = arith.index_cast %arg12 : index to i64
-                    %222 = arith.muli %221, %c16_i64 : i64
-                    %223 = arith.subi %146, %222 : i64
-                    %224 = arith.minsi %223, %c16_i64 : i64
-                    %225 = arith.addi %222, %193 : i64
-                    %226 = arith.ori %225, %212 : i64
-                    %227 = arith.select %211, %c16_i64, %224 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %215, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %228 = arith.muli %221, %c32_i64 : i64
-                    %229 = arith.addi %228, %206 : i64
-                    "instgem.compute_accumulated"(%229, %208, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              %105 = arith.select %100, %c0_i64_3, %c-1_i64 : i64
+              %106 = arith.cmpi sgt, %103, %c0_i64_3 : i64
+              scf.if %106 {
+                %111 = arith.cmpi eq, %105, %c0_i64_3 : i64
+                %112 = arith.select %111, %c2147483648_i64, %c3221225472_i64 : i64
+                "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %112, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %113 = arith.ori %112, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %113, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %107 = arith.index_cast %103 : i64 to index
+              scf.for %arg10 = %c1 to %107 step %c1 {
+                %111 = arith.index_cast %arg10 : index to i64
+                %112 = arith.muli %111, %c16_i64 : i64
+                %113 = arith.addi %112, %c64_i64 : i64
+                "instgem.preload"(%113, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %114 = arith.addi %112, %c32_i64 : i64
+                "instgem.compute_accumulated"(%114, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %108 = arith.index_cast %97 : i64 to index
+              scf.for %arg10 = %107 to %108 step %c1 {
+                %111 = arith.index_cast %arg10 : index to i64
+                %112 = arith.muli %111, %c16_i64 : i64
+                %113 = arith.subi %94, %112 : i64
+                %114 = arith.minsi %113, %c16_i64 : i64
+                %115 = arith.subi %95, %112 : i64
+                %116 = arith.minsi %115, %c16_i64 : i64
+                %117 = arith.cmpi eq, %111, %105 : i64
+                %118 = arith.select %117, %c2147483648_i64, %c3221225472_i64 : i64
+                %119 = arith.addi %112, %c64_i64 : i64
+                "instgem.preload"(%119, %c16_i64, %116, %118, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%112, %114, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %120 = arith.ori %118, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %120, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %121 = arith.addi %112, %c32_i64 : i64
+                "instgem.compute_accumulated"(%121, %114, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %109 = arith.cmpi eq, %97, %c0_i64_3 : i64
+              %110 = arith.andi %100, %109 : i1
+              scf.if %110 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %111 = arith.index_cast %arg10 : index to i64
+                  %112 = arith.muli %111, %c16_i64 : i64
+                  %113 = arith.ori %112, %c2147483648_i64 : i64
+                  %114 = arith.cmpi sge, %111, %c2_i64_1 : i64
+                  %115 = arith.ori %109, %114 : i1
+                  scf.if %115 {
+                    "instgem.mvin"(%c0_i64_3, %113, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
                 }
-              }
-              scf.if %186 {
-                %205 = arith.muli %155, %171 : i64
-                %206 = arith.minsi %205, %89 : i64
-                %207 = arith.index_cast %206 : i64 to index
-                scf.for %arg11 = %207 to %107 step %c1 {
-                  %208 = arith.index_cast %arg11 : index to i64
-                  %209 = arith.addi %81, %208 : i64
-                  %210 = arith.muli %209, %c16_i64 : i64
-                  %211 = arith.maxsi %210, %71 : i64
-                  %212 = arith.addi %210, %c16_i64 : i64
-                  %213 = arith.minsi %212, %82 : i64
-                  %214 = arith.subi %213, %211 : i64
-                  %215 = arith.subi %211, %71 : i64
-                  %216 = arith.muli %215, %79 : i64
-                  %217 = arith.addi %77, %216 : i64
-                  %218 = arith.muli %183, %c64_i64 : i64
-                  %219 = arith.addi %217, %218 : i64
-                  %220 = arith.muli %183, %c16_i64 : i64
-                  %221 = arith.addi %210, %220 : i64
-                  %222 = arith.ori %221, %c2684354560_i64 : i64
-                  %223 = arith.subi %211, %210 : i64
-                  %224 = arith.addi %222, %223 : i64
-                  %225 = arith.subi %73, %220 : i64
-                  %226 = arith.minsi %225, %c16_i64 : i64
-                  "instgem.mvout"(%219, %224, %226, %214) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %199 = arith.cmpi sgt, %155, %c0_i64_3 : i64
-              %200 = arith.subi %152, %c1_i64_2 : i64
-              %201 = arith.subi %200, %81 : i64
-              %202 = arith.maxsi %201, %c0_i64_3 : i64
-              %203 = arith.minsi %202, %89 : i64
-              %204 = arith.select %199, %203, %c0_i64_3 : i64
-              scf.if %190 {
-                %205 = arith.index_cast %204 : i64 to index
-                scf.for %arg11 = %205 to %107 step %c1 {
-                  %206 = arith.index_cast %arg11 : index to i64
-                  %207 = arith.addi %81, %206 : i64
-                  %208 = arith.muli %207, %c16_i64 : i64
-                  %209 = arith.maxsi %208, %71 : i64
-                  %210 = arith.addi %208, %c16_i64 : i64
-                  %211 = arith.minsi %210, %82 : i64
-                  %212 = arith.subi %211, %209 : i64
-                  %213 = arith.subi %209, %71 : i64
-                  %214 = arith.muli %213, %79 : i64
-                  %215 = arith.addi %77, %214 : i64
-                  %216 = arith.muli %182, %c64_i64 : i64
-                  %217 = arith.addi %215, %216 : i64
-                  %218 = arith.addi %208, %193 : i64
-                  %219 = arith.ori %218, %c2684354560_i64 : i64
-                  %220 = arith.subi %209, %208 : i64
-                  %221 = arith.addi %219, %220 : i64
-                  %222 = arith.subi %73, %193 : i64
-                  %223 = arith.minsi %222, %c16_i64 : i64
-                  "instgem.mvout"(%217, %221, %223, %212) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } {gemmini.compute_nest}
-            %173 = arith.cmpi eq, %155, %c0_i64_3 : i64
-            %174 = arith.cmpi slt, %152, %c2_i64_1 : i64
-            %175 = arith.cmpi slt, %160, %c1_i64_2 : i64
-            %176 = arith.ori %173, %174 : i1
-            %177 = arith.ori %176, %175 : i1
-            %178 = arith.andi %158, %177 : i1
-            scf.if %178 {
-              scf.for %arg10 = %c0 to %c2 step %c1 {
-                %182 = arith.index_cast %arg10 : index to i64
-                %183 = arith.muli %182, %c16_i64 : i64
-                %184 = arith.ori %183, %c2147483648_i64 : i64
-                %185 = arith.cmpi sge, %182, %152 : i64
-                %186 = arith.cmpi sle, %160, %c0_i64_3 : i64
-                %187 = arith.ori %173, %185 : i1
-                %188 = arith.ori %187, %186 : i1
-                %189 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                %190 = arith.andi %188, %189 : i1
-                scf.if %190 {
-                  "instgem.mvin"(%c0_i64_3, %184, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            }
-            %179 = arith.minsi %160, %90 : i64
-            %180 = arith.index_cast %179 : i64 to index
-            %181 = arith.index_cast %90 : i64 to index
-            scf.for %arg10 = %180 to %181 step %c1 {
-              %182 = arith.index_cast %arg10 : index to i64
-              scf.for %arg11 = %c0 to %107 step %c1 {
-                %183 = arith.index_cast %arg11 : index to i64
-                %184 = arith.addi %81, %183 : i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.maxsi %185, %71 : i64
-                %187 = arith.addi %185, %c16_i64 : i64
-                %188 = arith.minsi %187, %82 : i64
-                %189 = arith.subi %188, %186 : i64
-                %190 = arith.subi %186, %71 : i64
-                %191 = arith.muli %190, %79 : i64
-                %192 = arith.addi %77, %191 : i64
-                %193 = arith.muli %182, %c64_i64 : i64
-                %194 = arith.addi %192, %193 : i64
-                %195 = arith.muli %182, %c16_i64 : i64
-                %196 = arith.addi %185, %195 : i64
-                %197 = arith.ori %196, %c2684354560_i64 : i64
-                %198 = arith.subi %186, %185 : i64
-                %199 = arith.addi %197, %198 : i64
-                %200 = arith.subi %73, %195 : i64
-                %201 = arith.minsi %200, %c16_i64 : i64
-                "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
               }
             }
           } else {
-            %170 = arith.select %158, %c0_i64_3, %c-1_i64 : i64
-            scf.for %arg10 = %c0 to %161 step %c1 {
-              %177 = arith.index_cast %arg10 : index to i64
-              %178 = arith.muli %177, %c16_i64 : i64
-              %179 = arith.subi %151, %178 : i64
-              %180 = arith.minsi %179, %c16_i64 : i64
-              %181 = arith.cmpi sgt, %164, %c0_i64_3 : i64
+            %105 = arith.index_cast %103 : i64 to index
+            scf.for %arg10 = %c0 to %105 step %c1 {
+              %107 = arith.index_cast %arg10 : index to i64
+              %108 = arith.muli %107, %c16_i64 : i64
+              %109 = arith.addi %108, %c64_i64 : i64
+              "instgem.preload"(%109, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %110 = arith.addi %108, %c32_i64 : i64
+              "instgem.compute_accumulated"(%110, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %106 = arith.index_cast %97 : i64 to index
+            scf.for %arg10 = %105 to %106 step %c1 {
+              %107 = arith.index_cast %arg10 : index to i64
+              %108 = arith.muli %107, %c16_i64 : i64
+              %109 = arith.subi %94, %108 : i64
+              %110 = arith.minsi %109, %c16_i64 : i64
+              %111 = arith.subi %95, %108 : i64
+              %112 = arith.minsi %111, %c16_i64 : i64
+              %113 = arith.addi %108, %c64_i64 : i64
+              "instgem.preload"(%113, %c16_i64, %112, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%108, %110, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %114 = arith.addi %108, %c32_i64 : i64
+              "instgem.compute_accumulated"(%114, %110, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          scf.yield %70, %78 : index, index
+        }
+        scf.if %62 {
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %70 = arith.index_cast %arg7 : index to i64
+            %71 = arith.remsi %70, %c2_i64_1 : i64
+            %72 = arith.divsi %70, %c2_i64_1 : i64
+            %73 = arith.muli %71, %c16_i64 : i64
+            %74 = arith.maxsi %73, %c0_i64_3 : i64
+            %75 = arith.addi %73, %c16_i64 : i64
+            %76 = arith.minsi %75, %c32_i64 : i64
+            %77 = arith.subi %76, %74 : i64
+            %78 = arith.muli %74, %68 : i64
+            %79 = arith.addi %66, %78 : i64
+            %80 = arith.muli %72, %c64_i64 : i64
+            %81 = arith.addi %79, %80 : i64
+            %82 = arith.muli %72, %c16_i64 : i64
+            %83 = arith.addi %73, %82 : i64
+            %84 = arith.ori %83, %c2684354560_i64 : i64
+            %85 = arith.subi %74, %73 : i64
+            %86 = arith.addi %84, %85 : i64
+            %87 = arith.subi %c16_i64, %82 : i64
+            %88 = arith.minsi %87, %c16_i64 : i64
+            "instgem.mvout"(%81, %86, %88, %77) : (i64, i64, i64, i64) -> ()
+          }
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %62 = arith.maxsi %21, %c0 : index
+        %63 = arith.minsi %62, %arg3 : index
+        %64 = arith.maxsi %17, %c0 : index
+        %65 = arith.minsi %64, %c32 : index
+        %66 = arith.subi %63, %16 : index
+        %67 = arith.maxsi %22, %c0 : index
+        %68 = arith.minsi %67, %arg4 : index
+        %69 = arith.maxsi %20, %c0 : index
+        %70 = arith.minsi %69, %c16 : index
+        %71 = arith.subi %68, %19 : index
+        %72 = arith.cmpi sgt, %70, %c0 : index
+        scf.if %72 {
+          func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_5[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %73 = arith.cmpi sle, %14, %c0 : index
+        scf.if %73 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %95 = arith.index_cast %arg7 : index to i64
+            %96 = arith.muli %95, %c16_i64 : i64
+            %97 = arith.ori %96, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %97, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %74 = arith.index_cast %65 : index to i64
+        %75 = arith.index_cast %66 : index to i64
+        %76 = arith.index_cast %71 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %77 = arith.index_cast %intptr : index to i64
+        %78 = arith.index_cast %offset : index to i64
+        %79 = arith.muli %78, %c4_i64 : i64
+        %80 = arith.addi %77, %79 : i64
+        %81 = arith.index_cast %strides#0 : index to i64
+        %82 = arith.muli %81, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %82, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %83 = arith.maxsi %74, %c0_i64_3 : i64
+        %84 = arith.divui %83, %c16_i64 : i64
+        %85 = arith.addi %74, %75 : i64
+        %86 = arith.maxsi %85, %c0_i64_3 : i64
+        %87 = arith.addi %86, %c15_i64 : i64
+        %88 = arith.divui %87, %c16_i64 : i64
+        %89 = arith.subi %88, %84 : i64
+        %90 = arith.cmpi sgt, %75, %c0_i64_3 : i64
+        %91 = arith.extui %90 : i1 to i64
+        %92 = arith.muli %89, %91 : i64
+        %93 = arith.ceildivsi %76, %c16_i64 : i64
+        %94:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %95 = arith.maxsi %arg8, %c0 : index
+          %96 = arith.minsi %95, %arg5 : index
+          %97 = arith.addi %arg8, %c32 : index
+          %98 = arith.maxsi %97, %c0 : index
+          %99 = arith.minsi %98, %arg5 : index
+          %100 = arith.subi %96, %arg8 : index
+          %101 = arith.maxsi %100, %c0 : index
+          %102 = arith.minsi %101, %c32 : index
+          %103 = arith.subi %99, %96 : index
+          %104 = arith.cmpi sgt, %102, %c0 : index
+          scf.if %104 {
+            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+          }
+          %subview_6 = memref.subview %reinterpret_cast[%16, %96] [%66, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %105 = arith.index_cast %103 : index to i64
+          %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %106 = arith.index_cast %intptr_11 : index to i64
+          %107 = arith.index_cast %offset_8 : index to i64
+          %108 = arith.addi %106, %107 : i64
+          %109 = arith.index_cast %strides_10#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+          %110 = arith.index_cast %92 : i64 to index
+          scf.for %arg10 = %c0 to %110 step %c1 {
+            %173 = arith.index_cast %arg10 : index to i64
+            %174 = arith.addi %84, %173 : i64
+            %175 = arith.muli %174, %c16_i64 : i64
+            %176 = arith.maxsi %175, %74 : i64
+            %177 = arith.addi %175, %c16_i64 : i64
+            %178 = arith.minsi %177, %85 : i64
+            %179 = arith.subi %178, %176 : i64
+            %180 = arith.subi %176, %74 : i64
+            %181 = arith.muli %180, %109 : i64
+            %182 = arith.addi %108, %181 : i64
+            %183 = arith.muli %174, %c32_i64 : i64
+            %184 = arith.subi %176, %175 : i64
+            %185 = arith.addi %183, %184 : i64
+            %186 = arith.minsi %105, %c64_i64 : i64
+            "instgem.mvin"(%182, %185, %186, %179) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %111 = arith.addi %83, %c15_i64 : i64
+          %112 = arith.divui %111, %c16_i64 : i64
+          %113 = arith.cmpi sgt, %74, %c0_i64_3 : i64
+          %114 = arith.extui %113 : i1 to i64
+          %115 = arith.muli %112, %114 : i64
+          %116 = arith.index_cast %115 : i64 to index
+          scf.for %arg10 = %c0 to %116 step %c1 {
+            %173 = arith.index_cast %arg10 : index to i64
+            %174 = arith.muli %173, %c16_i64 : i64
+            %175 = arith.maxsi %174, %c0_i64_3 : i64
+            %176 = arith.addi %174, %c16_i64 : i64
+            %177 = arith.minsi %176, %74 : i64
+            %178 = arith.subi %177, %175 : i64
+            %179 = arith.muli %173, %c32_i64 : i64
+            %180 = arith.subi %175, %174 : i64
+            %181 = arith.addi %179, %180 : i64
+            %182 = arith.minsi %105, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %181, %182, %178) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %117 = arith.maxsi %arg9, %c0 : index
+          %118 = arith.minsi %117, %arg5 : index
+          %119 = arith.addi %arg9, %c32 : index
+          %120 = arith.maxsi %119, %c0 : index
+          %121 = arith.minsi %120, %arg5 : index
+          %122 = arith.subi %118, %arg9 : index
+          %123 = arith.maxsi %122, %c0 : index
+          %124 = arith.minsi %123, %c32 : index
+          %125 = arith.subi %121, %118 : index
+          scf.if %72 {
+            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+          }
+          %subview_12 = memref.subview %reinterpret_cast_4[%118, %19] [%125, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %126 = arith.index_cast %124 : index to i64
+          %127 = arith.index_cast %125 : index to i64
+          %128 = arith.addi %126, %127 : i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %129 = arith.index_cast %intptr_17 : index to i64
+          %130 = arith.index_cast %offset_14 : index to i64
+          %131 = arith.addi %129, %130 : i64
+          %132 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %132) : (i64, i64, i64, i64, i64, i64) -> ()
+          %133 = arith.maxsi %126, %c0_i64_3 : i64
+          %134 = arith.divui %133, %c16_i64 : i64
+          %135 = arith.maxsi %128, %c0_i64_3 : i64
+          %136 = arith.addi %135, %c15_i64 : i64
+          %137 = arith.divui %136, %c16_i64 : i64
+          %138 = arith.subi %137, %134 : i64
+          %139 = arith.cmpi sgt, %127, %c0_i64_3 : i64
+          %140 = arith.extui %139 : i1 to i64
+          %141 = arith.muli %138, %140 : i64
+          %142 = arith.index_cast %141 : i64 to index
+          scf.for %arg10 = %c0 to %142 step %c1 {
+            %173 = arith.index_cast %arg10 : index to i64
+            %174 = arith.addi %134, %173 : i64
+            %175 = arith.muli %174, %c16_i64 : i64
+            %176 = arith.maxsi %175, %126 : i64
+            %177 = arith.addi %175, %c16_i64 : i64
+            %178 = arith.minsi %177, %128 : i64
+            %179 = arith.subi %178, %176 : i64
+            %180 = arith.subi %176, %126 : i64
+            %181 = arith.muli %180, %132 : i64
+            %182 = arith.addi %131, %181 : i64
+            %183 = arith.addi %175, %c64_i64 : i64
+            %184 = arith.subi %176, %175 : i64
+            %185 = arith.addi %183, %184 : i64
+            %186 = arith.minsi %76, %c64_i64 : i64
+            "instgem.mvin"(%182, %185, %186, %179) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %143 = arith.addi %133, %c15_i64 : i64
+          %144 = arith.divui %143, %c16_i64 : i64
+          %145 = arith.cmpi sgt, %126, %c0_i64_3 : i64
+          %146 = arith.extui %145 : i1 to i64
+          %147 = arith.muli %144, %146 : i64
+          %148 = arith.index_cast %147 : i64 to index
+          scf.for %arg10 = %c0 to %148 step %c1 {
+            %173 = arith.index_cast %arg10 : index to i64
+            %174 = arith.muli %173, %c16_i64 : i64
+            %175 = arith.maxsi %174, %c0_i64_3 : i64
+            %176 = arith.addi %174, %c16_i64 : i64
+            %177 = arith.minsi %176, %126 : i64
+            %178 = arith.subi %177, %175 : i64
+            %179 = arith.addi %174, %c64_i64 : i64
+            %180 = arith.subi %175, %174 : i64
+            %181 = arith.addi %179, %180 : i64
+            %182 = arith.minsi %76, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %181, %182, %178) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %149 = arith.minsi %86, %c32_i64 : i64
+          %150 = arith.maxsi %105, %c0_i64_3 : i64
+          %151 = arith.minsi %150, %c32_i64 : i64
+          %152 = arith.minsi %135, %c32_i64 : i64
+          %153 = arith.maxsi %76, %c0_i64_3 : i64
+          %154 = arith.minsi %153, %c16_i64 : i64
+          %155 = arith.ceildivsi %149, %c16_i64 : i64
+          %156 = arith.ceildivsi %154, %c16_i64 : i64
+          %157 = arith.minsi %151, %152 : i64
+          %158 = arith.ceildivsi %157, %c16_i64 : i64
+          %159 = arith.addi %arg7, %c1 : index
+          %160 = arith.cmpi sge, %159, %14 : index
+          %161 = arith.cmpi eq, %arg7, %c0 : index
+          %162 = arith.cmpi sgt, %155, %c0_i64_3 : i64
+          %163 = arith.select %162, %156, %c0_i64_3 : i64
+          %164 = arith.index_cast %163 : i64 to index
+          %165 = arith.divsi %157, %c16_i64 : i64
+          %166 = arith.minsi %158, %165 : i64
+          %167 = arith.maxsi %166, %c0_i64_3 : i64
+          %168 = arith.divsi %149, %c16_i64 : i64
+          %169 = arith.minsi %155, %168 : i64
+          %170 = arith.maxsi %169, %c1_i64_2 : i64
+          %171 = arith.minsi %149, %c16_i64 : i64
+          %172 = arith.ori %161, %160 : i1
+          scf.if %172 {
+            scf.if %160 {
+              %173 = arith.maxsi %158, %c1_i64_2 : i64
+              %174 = arith.ceildivsi %92, %173 : i64
+              %175 = arith.select %161, %c0_i64_3, %c-1_i64 : i64
+              scf.for %arg10 = %c0 to %164 step %c1 {
+                %185 = arith.index_cast %arg10 : index to i64
+                %186 = arith.subi %185, %c1_i64_2 : i64
+                %187 = arith.cmpi sge, %186, %c0_i64_3 : i64
+                %188 = arith.cmpi slt, %186, %93 : i64
+                %189 = arith.andi %187, %188 : i1
+                %190 = arith.subi %163, %c1_i64_2 : i64
+                %191 = arith.cmpi eq, %185, %190 : i64
+                %192 = arith.cmpi slt, %185, %93 : i64
+                %193 = arith.andi %191, %192 : i1
+                %194 = arith.subi %158, %c1_i64_2 : i64
+                %195 = arith.select %193, %194, %c-1_i64 : i64
+                %196 = arith.muli %185, %c16_i64 : i64
+                %197 = arith.subi %154, %196 : i64
+                %198 = arith.minsi %197, %c16_i64 : i64
+                %199 = arith.cmpi sgt, %167, %c0_i64_3 : i64
+                scf.if %199 {
+                  scf.if %189 {
+                    %215 = arith.minsi %92, %c0_i64_3 : i64
+                    %216 = arith.addi %215, %174 : i64
+                    %217 = arith.minsi %216, %92 : i64
+                    %218 = arith.index_cast %215 : i64 to index
+                    %219 = arith.index_cast %217 : i64 to index
+                    scf.for %arg11 = %218 to %219 step %c1 {
+                      %220 = arith.index_cast %arg11 : index to i64
+                      %221 = arith.addi %84, %220 : i64
+                      %222 = arith.muli %221, %c16_i64 : i64
+                      %223 = arith.maxsi %222, %74 : i64
+                      %224 = arith.addi %222, %c16_i64 : i64
+                      %225 = arith.minsi %224, %85 : i64
+                      %226 = arith.subi %225, %223 : i64
+                      %227 = arith.subi %223, %74 : i64
+                      %228 = arith.muli %227, %82 : i64
+                      %229 = arith.addi %80, %228 : i64
+                      %230 = arith.muli %186, %c64_i64 : i64
+                      %231 = arith.addi %229, %230 : i64
+                      %232 = arith.muli %186, %c16_i64 : i64
+                      %233 = arith.addi %222, %232 : i64
+                      %234 = arith.ori %233, %c2684354560_i64 : i64
+                      %235 = arith.subi %223, %222 : i64
+                      %236 = arith.addi %234, %235 : i64
+                      %237 = arith.subi %76, %232 : i64
+                      %238 = arith.minsi %237, %c16_i64 : i64
+                      "instgem.mvout"(%231, %236, %238, %226) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %208 = arith.cmpi eq, %175, %c0_i64_3 : i64
+                  %209 = arith.select %208, %c2147483648_i64, %c3221225472_i64 : i64
+                  %210 = arith.ori %196, %209 : i64
+                  %211 = arith.select %208, %c16_i64, %171 : i64
+                  %212 = arith.select %208, %c16_i64, %198 : i64
+                  %213 = arith.addi %196, %c64_i64 : i64
+                  "instgem.preload"(%213, %198, %c16_i64, %210, %212, %211) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %214 = arith.cmpi eq, %195, %c0_i64_3 : i64
+                  scf.if %214 {
+                    %215 = arith.index_cast %170 : i64 to index
+                    scf.for %arg11 = %c1 to %215 step %c1 {
+                      %217 = arith.index_cast %arg11 : index to i64
+                      %218 = arith.muli %217, %c16_i64 : i64
+                      %219 = arith.addi %218, %196 : i64
+                      %220 = arith.ori %219, %209 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %221 = arith.muli %217, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %222 = arith.subi %217, %c1_i64_2 : i64
+                      %223 = arith.subi %222, %84 : i64
+                      %224 = arith.cmpi sge, %223, %c0_i64_3 : i64
+                      %225 = arith.cmpi slt, %223, %92 : i64
+                      %226 = arith.andi %224, %225 : i1
+                      scf.if %226 {
+                        %227 = arith.muli %222, %c16_i64 : i64
+                        %228 = arith.maxsi %227, %74 : i64
+                        %229 = arith.addi %227, %c16_i64 : i64
+                        %230 = arith.minsi %229, %85 : i64
+                        %231 = arith.subi %230, %228 : i64
+                        %232 = arith.subi %228, %74 : i64
+                        %233 = arith.muli %232, %82 : i64
+                        %234 = arith.addi %80, %233 : i64
+                        %235 = arith.muli %185, %c64_i64 : i64
+                        %236 = arith.addi %234, %235 : i64
+                        %237 = arith.addi %227, %196 : i64
+                        %238 = arith.ori %237, %c2684354560_i64 : i64
+                        %239 = arith.subi %228, %227 : i64
+                        %240 = arith.addi %238, %239 : i64
+                        %241 = arith.subi %76, %196 : i64
+                        %242 = arith.minsi %241, %c16_i64 : i64
+                        "instgem.mvout"(%236, %240, %242, %231) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %216 = arith.index_cast %155 : i64 to index
+                    scf.for %arg11 = %215 to %216 step %c1 {
+                      %217 = arith.index_cast %arg11 : index to i64
+                      %218 = arith.muli %217, %c16_i64 : i64
+                      %219 = arith.subi %149, %218 : i64
+                      %220 = arith.minsi %219, %c16_i64 : i64
+                      %221 = arith.addi %218, %196 : i64
+                      %222 = arith.ori %221, %209 : i64
+                      %223 = arith.select %208, %c16_i64, %220 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %212, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %224 = arith.muli %217, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%224, %c16_i64, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %225 = arith.subi %217, %c1_i64_2 : i64
+                      %226 = arith.subi %225, %84 : i64
+                      %227 = arith.cmpi sge, %226, %c0_i64_3 : i64
+                      %228 = arith.cmpi slt, %226, %92 : i64
+                      %229 = arith.andi %227, %228 : i1
+                      scf.if %229 {
+                        %230 = arith.muli %225, %c16_i64 : i64
+                        %231 = arith.maxsi %230, %74 : i64
+                        %232 = arith.addi %230, %c16_i64 : i64
+                        %233 = arith.minsi %232, %85 : i64
+                        %234 = arith.subi %233, %231 : i64
+                        %235 = arith.subi %231, %74 : i64
+                        %236 = arith.muli %235, %82 : i64
+                        %237 = arith.addi %80, %236 : i64
+                        %238 = arith.muli %185, %c64_i64 : i64
+                        %239 = arith.addi %237, %238 : i64
+                        %240 = arith.addi %230, %196 : i64
+                        %241 = arith.ori %240, %c2684354560_i64 : i64
+                        %242 = arith.subi %231, %230 : i64
+                        %243 = arith.addi %241, %242 : i64
+                        %244 = arith.subi %76, %196 : i64
+                        %245 = arith.minsi %244, %c16_i64 : i64
+                        "instgem.mvout"(%239, %243, %245, %234) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %215 = arith.index_cast %170 : i64 to index
+                    scf.for %arg11 = %c1 to %215 step %c1 {
+                      %217 = arith.index_cast %arg11 : index to i64
+                      %218 = arith.muli %217, %c16_i64 : i64
+                      %219 = arith.addi %218, %196 : i64
+                      %220 = arith.ori %219, %209 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %221 = arith.muli %217, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %216 = arith.index_cast %155 : i64 to index
+                    scf.for %arg11 = %215 to %216 step %c1 {
+                      %217 = arith.index_cast %arg11 : index to i64
+                      %218 = arith.muli %217, %c16_i64 : i64
+                      %219 = arith.subi %149, %218 : i64
+                      %220 = arith.minsi %219, %c16_i64 : i64
+                      %221 = arith.addi %218, %196 : i64
+                      %222 = arith.ori %221, %209 : i64
+                      %223 = arith.select %208, %c16_i64, %220 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %212, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %224 = arith.muli %217, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%224, %c16_i64, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+                %200 = arith.index_cast %167 : i64 to index
+                scf.for %arg11 = %c1 to %200 step %c1 {
+                  %208 = arith.index_cast %arg11 : index to i64
+                  scf.if %189 {
+                    %214 = arith.muli %208, %174 : i64
+                    %215 = arith.minsi %214, %92 : i64
+                    %216 = arith.addi %215, %174 : i64
+                    %217 = arith.minsi %216, %92 : i64
+                    %218 = arith.index_cast %215 : i64 to index
+                    %219 = arith.index_cast %217 : i64 to index
+                    scf.for %arg12 = %218 to %219 step %c1 {
+                      %220 = arith.index_cast %arg12 : index to i64
+                      %221 = arith.addi %84, %220 : i64
+                      %222 = arith.muli %221, %c16_i64 : i64
+                      %223 = arith.maxsi %222, %74 : i64
+                      %224 = arith.addi %222, %c16_i64 : i64
+                      %225 = arith.minsi %224, %85 : i64
+                      %226 = arith.subi %225, %223 : i64
+                      %227 = arith.subi %223, %74 : i64
+                      %228 = arith.muli %227, %82 : i64
+                      %229 = arith.addi %80, %228 : i64
+                      %230 = arith.muli %186, %c64_i64 : i64
+                      %231 = arith.addi %229, %230 : i64
+                      %232 = arith.muli %186, %c16_i64 : i64
+                      %233 = arith.addi %222, %232 : i64
+                      %234 = arith.ori %233, %c2684354560_i64 : i64
+                      %235 = arith.subi %223, %222 : i64
+                      %236 = arith.addi %234, %235 : i64
+                      %237 = arith.subi %76, %232 : i64
+                      %238 = arith.minsi %237, %c16_i64 : i64
+                      "instgem.mvout"(%231, %236, %238, %226) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %209 = arith.ori %196, %c3221225472_i64 : i64
+                  %210 = arith.muli %208, %c16_i64 : i64
+                  %211 = arith.addi %210, %196 : i64
+                  %212 = arith.addi %211, %c64_i64 : i64
+                  "instgem.preload"(%212, %198, %c16_i64, %209, %198, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%210, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %213 = arith.cmpi eq, %208, %195 : i64
+                  scf.if %213 {
+                    %214 = arith.index_cast %170 : i64 to index
+                    scf.for %arg12 = %c1 to %214 step %c1 {
+                      %216 = arith.index_cast %arg12 : index to i64
+                      %217 = arith.muli %216, %c16_i64 : i64
+                      %218 = arith.addi %217, %196 : i64
+                      %219 = arith.ori %218, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %220 = arith.muli %216, %c32_i64 : i64
+                      %221 = arith.addi %220, %210 : i64
+                      "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %222 = arith.subi %216, %c1_i64_2 : i64
+                      %223 = arith.subi %222, %84 : i64
+                      %224 = arith.cmpi sge, %223, %c0_i64_3 : i64
+                      %225 = arith.cmpi slt, %223, %92 : i64
+                      %226 = arith.andi %224, %225 : i1
+                      scf.if %226 {
+                        %227 = arith.muli %222, %c16_i64 : i64
+                        %228 = arith.maxsi %227, %74 : i64
+                        %229 = arith.addi %227, %c16_i64 : i64
+                        %230 = arith.minsi %229, %85 : i64
+                        %231 = arith.subi %230, %228 : i64
+                        %232 = arith.subi %228, %74 : i64
+                        %233 = arith.muli %232, %82 : i64
+                        %234 = arith.addi %80, %233 : i64
+                        %235 = arith.muli %185, %c64_i64 : i64
+                        %236 = arith.addi %234, %235 : i64
+                        %237 = arith.addi %227, %196 : i64
+                        %238 = arith.ori %237, %c2684354560_i64 : i64
+                        %239 = arith.subi %228, %227 : i64
+                        %240 = arith.addi %238, %239 : i64
+                        %241 = arith.subi %76, %196 : i64
+                        %242 = arith.minsi %241, %c16_i64 : i64
+                        "instgem.mvout"(%236, %240, %242, %231) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %215 = arith.index_cast %155 : i64 to index
+                    scf.for %arg12 = %214 to %215 step %c1 {
+                      %216 = arith.index_cast %arg12 : index to i64
+                      %217 = arith.muli %216, %c16_i64 : i64
+                      %218 = arith.subi %149, %217 : i64
+                      %219 = arith.minsi %218, %c16_i64 : i64
+                      %220 = arith.addi %217, %196 : i64
+                      %221 = arith.ori %220, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %198, %219) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %222 = arith.muli %216, %c32_i64 : i64
+                      %223 = arith.addi %222, %210 : i64
+                      "instgem.compute_accumulated"(%223, %c16_i64, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %224 = arith.subi %216, %c1_i64_2 : i64
+                      %225 = arith.subi %224, %84 : i64
+                      %226 = arith.cmpi sge, %225, %c0_i64_3 : i64
+                      %227 = arith.cmpi slt, %225, %92 : i64
+                      %228 = arith.andi %226, %227 : i1
+                      scf.if %228 {
+                        %229 = arith.muli %224, %c16_i64 : i64
+                        %230 = arith.maxsi %229, %74 : i64
+                        %231 = arith.addi %229, %c16_i64 : i64
+                        %232 = arith.minsi %231, %85 : i64
+                        %233 = arith.subi %232, %230 : i64
+                        %234 = arith.subi %230, %74 : i64
+                        %235 = arith.muli %234, %82 : i64
+                        %236 = arith.addi %80, %235 : i64
+                        %237 = arith.muli %185, %c64_i64 : i64
+                        %238 = arith.addi %236, %237 : i64
+                        %239 = arith.addi %229, %196 : i64
+                        %240 = arith.ori %239, %c2684354560_i64 : i64
+                        %241 = arith.subi %230, %229 : i64
+                        %242 = arith.addi %240, %241 : i64
+                        %243 = arith.subi %76, %196 : i64
+                        %244 = arith.minsi %243, %c16_i64 : i64
+                        "instgem.mvout"(%238, %242, %244, %233) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %214 = arith.index_cast %170 : i64 to index
+                    scf.for %arg12 = %c1 to %214 step %c1 {
+                      %216 = arith.index_cast %arg12 : index to i64
+                      %217 = arith.muli %216, %c16_i64 : i64
+                      %218 = arith.addi %217, %196 : i64
+                      %219 = arith.ori %218, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %220 = arith.muli %216, %c32_i64 : i64
+                      %221 = arith.addi %220, %210 : i64
+                      "instgem.compute_accumulated"(%221, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %215 = arith.index_cast %155 : i64 to index
+                    scf.for %arg12 = %214 to %215 step %c1 {
+                      %216 = arith.index_cast %arg12 : index to i64
+                      %217 = arith.muli %216, %c16_i64 : i64
+                      %218 = arith.subi %149, %217 : i64
+                      %219 = arith.minsi %218, %c16_i64 : i64
+                      %220 = arith.addi %217, %196 : i64
+                      %221 = arith.ori %220, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %198, %219) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %222 = arith.muli %216, %c32_i64 : i64
+                      %223 = arith.addi %222, %210 : i64
+                      "instgem.compute_accumulated"(%223, %c16_i64, %219, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+                %201 = arith.index_cast %158 : i64 to index
+                scf.for %arg11 = %200 to %201 step %c1 {
+                  %208 = arith.index_cast %arg11 : index to i64
+                  %209 = arith.muli %208, %c16_i64 : i64
+                  %210 = arith.subi %151, %209 : i64
+                  %211 = arith.minsi %210, %c16_i64 : i64
+                  %212 = arith.subi %152, %209 : i64
+                  %213 = arith.minsi %212, %c16_i64 : i64
+                  scf.if %189 {
+                    %222 = arith.muli %208, %174 : i64
+                    %223 = arith.minsi %222, %92 : i64
+                    %224 = arith.addi %223, %174 : i64
+                    %225 = arith.minsi %224, %92 : i64
+                    %226 = arith.index_cast %223 : i64 to index
+                    %227 = arith.index_cast %225 : i64 to index
+                    scf.for %arg12 = %226 to %227 step %c1 {
+                      %228 = arith.index_cast %arg12 : index to i64
+                      %229 = arith.addi %84, %228 : i64
+                      %230 = arith.muli %229, %c16_i64 : i64
+                      %231 = arith.maxsi %230, %74 : i64
+                      %232 = arith.addi %230, %c16_i64 : i64
+                      %233 = arith.minsi %232, %85 : i64
+                      %234 = arith.subi %233, %231 : i64
+                      %235 = arith.subi %231, %74 : i64
+                      %236 = arith.muli %235, %82 : i64
+                      %237 = arith.addi %80, %236 : i64
+                      %238 = arith.muli %186, %c64_i64 : i64
+                      %239 = arith.addi %237, %238 : i64
+                      %240 = arith.muli %186, %c16_i64 : i64
+                      %241 = arith.addi %230, %240 : i64
+                      %242 = arith.ori %241, %c2684354560_i64 : i64
+                      %243 = arith.subi %231, %230 : i64
+                      %244 = arith.addi %242, %243 : i64
+                      %245 = arith.subi %76, %240 : i64
+                      %246 = arith.minsi %245, %c16_i64 : i64
+                      "instgem.mvout"(%239, %244, %246, %234) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %214 = arith.cmpi eq, %208, %175 : i64
+                  %215 = arith.select %214, %c2147483648_i64, %c3221225472_i64 : i64
+                  %216 = arith.ori %196, %215 : i64
+                  %217 = arith.select %214, %c16_i64, %171 : i64
+                  %218 = arith.select %214, %c16_i64, %198 : i64
+                  %219 = arith.addi %209, %196 : i64
+                  %220 = arith.addi %219, %c64_i64 : i64
+                  "instgem.preload"(%220, %198, %213, %216, %218, %217) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%209, %211, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %221 = arith.cmpi eq, %208, %195 : i64
+                  scf.if %221 {
+                    %222 = arith.index_cast %170 : i64 to index
+                    scf.for %arg12 = %c1 to %222 step %c1 {
+                      %224 = arith.index_cast %arg12 : index to i64
+                      %225 = arith.muli %224, %c16_i64 : i64
+                      %226 = arith.addi %225, %196 : i64
+                      %227 = arith.ori %226, %215 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %228 = arith.muli %224, %c32_i64 : i64
+                      %229 = arith.addi %228, %209 : i64
+                      "instgem.compute_accumulated"(%229, %211, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %230 = arith.subi %224, %c1_i64_2 : i64
+                      %231 = arith.subi %230, %84 : i64
+                      %232 = arith.cmpi sge, %231, %c0_i64_3 : i64
+                      %233 = arith.cmpi slt, %231, %92 : i64
+                      %234 = arith.andi %232, %233 : i1
+                      scf.if %234 {
+                        %235 = arith.muli %230, %c16_i64 : i64
+                        %236 = arith.maxsi %235, %74 : i64
+                        %237 = arith.addi %235, %c16_i64 : i64
+                        %238 = arith.minsi %237, %85 : i64
+                        %239 = arith.subi %238, %236 : i64
+                        %240 = arith.subi %236, %74 : i64
+                        %241 = arith.muli %240, %82 : i64
+                        %242 = arith.addi %80, %241 : i64
+                        %243 = arith.muli %185, %c64_i64 : i64
+                        %244 = arith.addi %242, %243 : i64
+                        %245 = arith.addi %235, %196 : i64
+                        %246 = arith.ori %245, %c2684354560_i64 : i64
+                        %247 = arith.subi %236, %235 : i64
+                        %248 = arith.addi %246, %247 : i64
+                        %249 = arith.subi %76, %196 : i64
+                        %250 = arith.minsi %249, %c16_i64 : i64
+                        "instgem.mvout"(%244, %248, %250, %239) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %223 = arith.index_cast %155 : i64 to index
+                    scf.for %arg12 = %222 to %223 step %c1 {
+                      %224 = arith.index_cast %arg12 : index to i64
+                      %225 = arith.muli %224, %c16_i64 : i64
+                      %226 = arith.subi %149, %225 : i64
+                      %227 = arith.minsi %226, %c16_i64 : i64
+                      %228 = arith.addi %225, %196 : i64
+                      %229 = arith.ori %228, %215 : i64
+                      %230 = arith.select %214, %c16_i64, %227 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %218, %230) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %231 = arith.muli %224, %c32_i64 : i64
+                      %232 = arith.addi %231, %209 : i64
+                      "instgem.compute_accumulated"(%232, %211, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %233 = arith.subi %224, %c1_i64_2 : i64
+                      %234 = arith.subi %233, %84 : i64
+                      %235 = arith.cmpi sge, %234, %c0_i64_3 : i64
+                      %236 = arith.cmpi slt, %234, %92 : i64
+                      %237 = arith.andi %235, %236 : i1
+                      scf.if %237 {
+                        %238 = arith.muli %233, %c16_i64 : i64
+                        %239 = arith.maxsi %238, %74 : i64
+                        %240 = arith.addi %238, %c16_i64 : i64
+                        %241 = arith.minsi %240, %85 : i64
+                        %242 = arith.subi %241, %239 : i64
+                        %243 = arith.subi %239, %74 : i64
+                        %244 = arith.muli %243, %82 : i64
+                        %245 = arith.addi %80, %244 : i64
+                        %246 = arith.muli %185, %c64_i64 : i64
+                        %247 = arith.addi %245, %246 : i64
+                        %248 = arith.addi %238, %196 : i64
+                        %249 = arith.ori %248, %c2684354560_i64 : i64
+                        %250 = arith.subi %239, %238 : i64
+                        %251 = arith.addi %249, %250 : i64
+                        %252 = arith.subi %76, %196 : i64
+                        %253 = arith.minsi %252, %c16_i64 : i64
+                        "instgem.mvout"(%247, %251, %253, %242) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %222 = arith.index_cast %170 : i64 to index
+                    scf.for %arg12 = %c1 to %222 step %c1 {
+                      %224 = arith.index_cast %arg12 : index to i64
+                      %225 = arith.muli %224, %c16_i64 : i64
+                      %226 = arith.addi %225, %196 : i64
+                      %227 = arith.ori %226, %215 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %218, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %228 = arith.muli %224, %c32_i64 : i64
+                      %229 = arith.addi %228, %209 : i64
+                      "instgem.compute_accumulated"(%229, %211, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %223 = arith.index_cast %155 : i64 to index
+                    scf.for %arg12 = %222 to %223 step %c1 {
+                      %224 = arith.index_cast %arg12 : index to i64
+                      %225 = arith.muli %224, %c16_i64 : i64
+                      %226 = arith.subi %149, %225 : i64
+                      %227 = arith.minsi %226, %c16_i64 : i64
+                      %228 = arith.addi %225, %196 : i64
+                      %229 = arith.ori %228, %215 : i64
+                      %230 = arith.select %214, %c16_i64, %227 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %218, %230) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %231 = arith.muli %224, %c32_i64 : i64
+                      %232 = arith.addi %231, %209 : i64
+                      "instgem.compute_accumulated"(%232, %211, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+                scf.if %189 {
+                  %208 = arith.muli %158, %174 : i64
+                  %209 = arith.minsi %208, %92 : i64
+                  %210 = arith.index_cast %209 : i64 to index
+                  scf.for %arg11 = %210 to %110 step %c1 {
+                    %211 = arith.index_cast %arg11 : index to i64
+                    %212 = arith.addi %84, %211 : i64
+                    %213 = arith.muli %212, %c16_i64 : i64
+                    %214 = arith.maxsi %213, %74 : i64
+                    %215 = arith.addi %213, %c16_i64 : i64
+                    %216 = arith.minsi %215, %85 : i64
+                    %217 = arith.subi %216, %214 : i64
+                    %218 = arith.subi %214, %74 : i64
+                    %219 = arith.muli %218, %82 : i64
+                    %220 = arith.addi %80, %219 : i64
+                    %221 = arith.muli %186, %c64_i64 : i64
+                    %222 = arith.addi %220, %221 : i64
+                    %223 = arith.muli %186, %c16_i64 : i64
+                    %224 = arith.addi %213, %223 : i64
+                    %225 = arith.ori %224, %c2684354560_i64 : i64
+                    %226 = arith.subi %214, %213 : i64
+                    %227 = arith.addi %225, %226 : i64
+                    %228 = arith.subi %76, %223 : i64
+                    %229 = arith.minsi %228, %c16_i64 : i64
+                    "instgem.mvout"(%222, %227, %229, %217) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %202 = arith.cmpi sgt, %158, %c0_i64_3 : i64
+                %203 = arith.subi %155, %c1_i64_2 : i64
+                %204 = arith.subi %203, %84 : i64
+                %205 = arith.maxsi %204, %c0_i64_3 : i64
+                %206 = arith.minsi %205, %92 : i64
+                %207 = arith.select %202, %206, %c0_i64_3 : i64
+                scf.if %193 {
+                  %208 = arith.index_cast %207 : i64 to index
+                  scf.for %arg11 = %208 to %110 step %c1 {
+                    %209 = arith.index_cast %arg11 : index to i64
+                    %210 = arith.addi %84, %209 : i64
+                    %211 = arith.muli %210, %c16_i64 : i64
+                    %212 = arith.maxsi %211, %74 : i64
+                    %213 = arith.addi %211, %c16_i64 : i64
+                    %214 = arith.minsi %213, %85 : i64
+                    %215 = arith.subi %214, %212 : i64
+                    %216 = arith.subi %212, %74 : i64
+                    %217 = arith.muli %216, %82 : i64
+                    %218 = arith.addi %80, %217 : i64
+                    %219 = arith.muli %185, %c64_i64 : i64
+                    %220 = arith.addi %218, %219 : i64
+                    %221 = arith.addi %211, %196 : i64
+                    %222 = arith.ori %221, %c2684354560_i64 : i64
+                    %223 = arith.subi %212, %211 : i64
+                    %224 = arith.addi %222, %223 : i64
+                    %225 = arith.subi %76, %196 : i64
+                    %226 = arith.minsi %225, %c16_i64 : i64
+                    "instgem.mvout"(%220, %224, %226, %215) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+              %176 = arith.cmpi eq, %158, %c0_i64_3 : i64
+              %177 = arith.cmpi slt, %155, %c2_i64_1 : i64
+              %178 = arith.cmpi slt, %163, %c1_i64_2 : i64
+              %179 = arith.ori %176, %177 : i1
+              %180 = arith.ori %179, %178 : i1
+              %181 = arith.andi %161, %180 : i1
               scf.if %181 {
-                %184 = arith.cmpi eq, %170, %c0_i64_3 : i64
-                %185 = arith.select %184, %c2147483648_i64, %c3221225472_i64 : i64
-                %186 = arith.ori %178, %185 : i64
-                %187 = arith.select %184, %c16_i64, %168 : i64
-                %188 = arith.select %184, %c16_i64, %180 : i64
-                %189 = arith.addi %178, %c64_i64 : i64
-                "instgem.preload"(%189, %180, %c16_i64, %186, %188, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %190 = arith.index_cast %167 : i64 to index
-                scf.for %arg11 = %c1 to %190 step %c1 {
-                  %192 = arith.index_cast %arg11 : index to i64
-                  %193 = arith.muli %192, %c16_i64 : i64
-                  %194 = arith.addi %193, %178 : i64
-                  %195 = arith.ori %194, %185 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %188, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %196 = arith.muli %192, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%196, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %191 = arith.index_cast %152 : i64 to index
-                scf.for %arg11 = %190 to %191 step %c1 {
-                  %192 = arith.index_cast %arg11 : index to i64
-                  %193 = arith.muli %192, %c16_i64 : i64
-                  %194 = arith.subi %146, %193 : i64
-                  %195 = arith.minsi %194, %c16_i64 : i64
-                  %196 = arith.addi %193, %178 : i64
-                  %197 = arith.ori %196, %185 : i64
-                  %198 = arith.select %184, %c16_i64, %195 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %188, %198) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %199 = arith.muli %192, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%199, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %185 = arith.index_cast %arg10 : index to i64
+                  %186 = arith.muli %185, %c16_i64 : i64
+                  %187 = arith.ori %186, %c2147483648_i64 : i64
+                  %188 = arith.cmpi sge, %185, %155 : i64
+                  %189 = arith.cmpi sle, %163, %c0_i64_3 : i64
+                  %190 = arith.ori %176, %188 : i1
+                  %191 = arith.ori %190, %189 : i1
+                  %192 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+                  %193 = arith.andi %191, %192 : i1
+                  scf.if %193 {
+                    "instgem.mvin"(%c0_i64_3, %187, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
                 }
               }
-              %182 = arith.index_cast %164 : i64 to index
-              scf.for %arg11 = %c1 to %182 step %c1 {
-                %184 = arith.index_cast %arg11 : index to i64
-                %185 = arith.ori %178, %c3221225472_i64 : i64
-                %186 = arith.muli %184, %c16_i64 : i64
-                %187 = arith.addi %186, %178 : i64
-                %188 = arith.addi %187, %c64_i64 : i64
-                "instgem.preload"(%188, %180, %c16_i64, %185, %180, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%186, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %189 = arith.index_cast %167 : i64 to index
-                scf.for %arg12 = %c1 to %189 step %c1 {
-                  %191 = arith.index_cast %arg12 : index to i64
-                  %192 = arith.muli %191, %c16_i64 : i64
-                  %193 = arith.addi %192, %178 : i64
-                  %194 = arith.ori %193, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %180, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %195 = arith.muli %191, %c32_i64 : i64
-                  %196 = arith.addi %195, %186 : i64
-                  "instgem.compute_accumulated"(%196, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %190 = arith.index_cast %152 : i64 to index
-                scf.for %arg12 = %189 to %190 step %c1 {
-                  %191 = arith.index_cast %arg12 : index to i64
-                  %192 = arith.muli %191, %c16_i64 : i64
-                  %193 = arith.subi %146, %192 : i64
-                  %194 = arith.minsi %193, %c16_i64 : i64
-                  %195 = arith.addi %192, %178 : i64
-                  %196 = arith.ori %195, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %180, %194) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %197 = arith.muli %191, %c32_i64 : i64
-                  %198 = arith.addi %197, %186 : i64
-                  "instgem.compute_accumulated"(%198, %c16_i64, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %182 = arith.minsi %163, %93 : i64
+              %183 = arith.index_cast %182 : i64 to index
+              %184 = arith.index_cast %93 : i64 to index
+              scf.for %arg10 = %183 to %184 step %c1 {
+                %185 = arith.index_cast %arg10 : index to i64
+                scf.for %arg11 = %c0 to %110 step %c1 {
+                  %186 = arith.index_cast %arg11 : index to i64
+                  %187 = arith.addi %84, %186 : i64
+                  %188 = arith.muli %187, %c16_i64 : i64
+                  %189 = arith.maxsi %188, %74 : i64
+                  %190 = arith.addi %188, %c16_i64 : i64
+                  %191 = arith.minsi %190, %85 : i64
+                  %192 = arith.subi %191, %189 : i64
+                  %193 = arith.subi %189, %74 : i64
+                  %194 = arith.muli %193, %82 : i64
+                  %195 = arith.addi %80, %194 : i64
+                  %196 = arith.muli %185, %c64_i64 : i64
+                  %197 = arith.addi %195, %196 : i64
+                  %198 = arith.muli %185, %c16_i64 : i64
+                  %199 = arith.addi %188, %198 : i64
+                  %200 = arith.ori %199, %c2684354560_i64 : i64
+                  %201 = arith.subi %189, %188 : i64
+                  %202 = arith.addi %200, %201 : i64
+                  %203 = arith.subi %76, %198 : i64
+                  %204 = arith.minsi %203, %c16_i64 : i64
+                  "instgem.mvout"(%197, %202, %204, %192) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %183 = arith.index_cast %155 : i64 to index
-              scf.for %arg11 = %182 to %183 step %c1 {
-                %184 = arith.index_cast %arg11 : index to i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.subi %148, %185 : i64
-                %187 = arith.minsi %186, %c16_i64 : i64
-                %188 = arith.subi %149, %185 : i64
-                %189 = arith.minsi %188, %c16_i64 : i64
-                %190 = arith.cmpi eq, %184, %170 : i64
-                %191 = arith.select %190, %c2147483648_i64, %c3221225472_i64 : i64
-                %192 = arith.ori %178, %191 : i64
-                %193 = arith.select %190, %c16_i64, %168 : i64
-                %194 = arith.select %190, %c16_i64, %180 : i64
-                %195 = arith.addi %185, %178 : i64
-                %196 = arith.addi %195, %c64_i64 : i64
-                "instgem.preload"(%196, %180, %189, %192, %194, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%185, %187, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %197 = arith.index_cast %167 : i64 to index
-                scf.for %arg12 = %c1 to %197 step %c1 {
-                  %199 = arith.index_cast %arg12 : index to i64
-                  %200 = arith.muli %199, %c16_i64 : i64
-                  %201 = arith.addi %200, %178 : i64
-                  %202 = arith.ori %201, %191 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %194, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %203 = arith.muli %199, %c32_i64 : i64
-                  %204 = arith.addi %203, %185 : i64
-                  "instgem.compute_accumulated"(%204, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            } else {
+              %173 = arith.select %161, %c0_i64_3, %c-1_i64 : i64
+              scf.for %arg10 = %c0 to %164 step %c1 {
+                %180 = arith.index_cast %arg10 : index to i64
+                %181 = arith.muli %180, %c16_i64 : i64
+                %182 = arith.subi %154, %181 : i64
+                %183 = arith.minsi %182, %c16_i64 : i64
+                %184 = arith.cmpi sgt, %167, %c0_i64_3 : i64
+                scf.if %184 {
+                  %187 = arith.cmpi eq, %173, %c0_i64_3 : i64
+                  %188 = arith.select %187, %c2147483648_i64, %c3221225472_i64 : i64
+                  %189 = arith.ori %181, %188 : i64
+                  %190 = arith.select %187, %c16_i64, %171 : i64
+                  %191 = arith.select %187, %c16_i64, %183 : i64
+                  %192 = arith.addi %181, %c64_i64 : i64
+                  "instgem.preload"(%192, %183, %c16_i64, %189, %191, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %193 = arith.index_cast %170 : i64 to index
+                  scf.for %arg11 = %c1 to %193 step %c1 {
+                    %195 = arith.index_cast %arg11 : index to i64
+                    %196 = arith.muli %195, %c16_i64 : i64
+                    %197 = arith.addi %196, %181 : i64
+                    %198 = arith.ori %197, %188 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %199 = arith.muli %195, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %194 = arith.index_cast %155 : i64 to index
+                  scf.for %arg11 = %193 to %194 step %c1 {
+                    %195 = arith.index_cast %arg11 : index to i64
+                    %196 = arith.muli %195, %c16_i64 : i64
+                    %197 = arith.subi %149, %196 : i64
+                    %198 = arith.minsi %197, %c16_i64 : i64
+                    %199 = arith.addi %196, %181 : i64
+                    %200 = arith.ori %199, %188 : i64
+                    %201 = arith.select %187, %c16_i64, %198 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %191, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %202 = arith.muli %195, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%202, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
                 }
-                %198 = arith.index_cast %152 : i64 to index
-                scf.for %arg12 = %197 to %198 step %c1 {
-                  %199 = arith.index_cast %arg12 : index to i64
-                  %200 = arith.muli %199, %c16_i64 : i64
-                  %201 = arith.subi %146, %200 : i64
-                  %202 = arith.minsi %201, %c16_i64 : i64
-                  %203 = arith.addi %200, %178 : i64
-                  %204 = arith.ori %203, %191 : i64
-                  %205 = arith.select %190, %c16_i64, %202 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %194, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %206 = arith.muli %199, %c32_i64 : i64
-                  %207 = arith.addi %206, %185 : i64
-                  "instgem.compute_accumulated"(%207, %187, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %185 = arith.index_cast %167 : i64 to index
+                scf.for %arg11 = %c1 to %185 step %c1 {
+                  %187 = arith.index_cast %arg11 : index to i64
+                  %188 = arith.ori %181, %c3221225472_i64 : i64
+                  %189 = arith.muli %187, %c16_i64 : i64
+                  %190 = arith.addi %189, %181 : i64
+                  %191 = arith.addi %190, %c64_i64 : i64
+                  "instgem.preload"(%191, %183, %c16_i64, %188, %183, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%189, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %192 = arith.index_cast %170 : i64 to index
+                  scf.for %arg12 = %c1 to %192 step %c1 {
+                    %194 = arith.index_cast %arg12 : index to i64
+                    %195 = arith.muli %194, %c16_i64 : i64
+                    %196 = arith.addi %195, %181 : i64
+                    %197 = arith.ori %196, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %183, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %198 = arith.muli %194, %c32_i64 : i64
+                    %199 = arith.addi %198, %189 : i64
+                    "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %193 = arith.index_cast %155 : i64 to index
+                  scf.for %arg12 = %192 to %193 step %c1 {
+                    %194 = arith.index_cast %arg12 : index to i64
+                    %195 = arith.muli %194, %c16_i64 : i64
+                    %196 = arith.subi %149, %195 : i64
+                    %197 = arith.minsi %196, %c16_i64 : i64
+                    %198 = arith.addi %195, %181 : i64
+                    %199 = arith.ori %198, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %183, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %200 = arith.muli %194, %c32_i64 : i64
+                    %201 = arith.addi %200, %189 : i64
+                    "instgem.compute_accumulated"(%201, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %186 = arith.index_cast %158 : i64 to index
+                scf.for %arg11 = %185 to %186 step %c1 {
+                  %187 = arith.index_cast %arg11 : index to i64
+                  %188 = arith.muli %187, %c16_i64 : i64
+                  %189 = arith.subi %151, %188 : i64
+                  %190 = arith.minsi %189, %c16_i64 : i64
+                  %191 = arith.subi %152, %188 : i64
+                  %192 = arith.minsi %191, %c16_i64 : i64
+                  %193 = arith.cmpi eq, %187, %173 : i64
+                  %194 = arith.select %193, %c2147483648_i64, %c3221225472_i64 : i64
+                  %195 = arith.ori %181, %194 : i64
+                  %196 = arith.select %193, %c16_i64, %171 : i64
+                  %197 = arith.select %193, %c16_i64, %183 : i64
+                  %198 = arith.addi %188, %181 : i64
+                  %199 = arith.addi %198, %c64_i64 : i64
+                  "instgem.preload"(%199, %183, %192, %195, %197, %196) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%188, %190, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %200 = arith.index_cast %170 : i64 to index
+                  scf.for %arg12 = %c1 to %200 step %c1 {
+                    %202 = arith.index_cast %arg12 : index to i64
+                    %203 = arith.muli %202, %c16_i64 : i64
+                    %204 = arith.addi %203, %181 : i64
+                    %205 = arith.ori %204, %194 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %197, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %206 = arith.muli %202, %c32_i64 : i64
+                    %207 = arith.addi %206, %188 : i64
+                    "instgem.compute_accumulated"(%207, %190, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %201 = arith.index_cast %155 : i64 to index
+                  scf.for %arg12 = %200 to %201 step %c1 {
+                    %202 = arith.index_cast %arg12 : index to i64
+                    %203 = arith.muli %202, %c16_i64 : i64
+                    %204 = arith.subi %149, %203 : i64
+                    %205 = arith.minsi %204, %c16_i64 : i64
+                    %206 = arith.addi %203, %181 : i64
+                    %207 = arith.ori %206, %194 : i64
+                    %208 = arith.select %193, %c16_i64, %205 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %197, %208) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %209 = arith.muli %202, %c32_i64 : i64
+                    %210 = arith.addi %209, %188 : i64
+                    "instgem.compute_accumulated"(%210, %190, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+              %174 = arith.cmpi eq, %158, %c0_i64_3 : i64
+              %175 = arith.cmpi slt, %155, %c2_i64_1 : i64
+              %176 = arith.cmpi slt, %163, %c1_i64_2 : i64
+              %177 = arith.ori %174, %175 : i1
+              %178 = arith.ori %177, %176 : i1
+              %179 = arith.andi %161, %178 : i1
+              scf.if %179 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %180 = arith.index_cast %arg10 : index to i64
+                  %181 = arith.muli %180, %c16_i64 : i64
+                  %182 = arith.ori %181, %c2147483648_i64 : i64
+                  %183 = arith.cmpi sge, %180, %155 : i64
+                  %184 = arith.cmpi sle, %163, %c0_i64_3 : i64
+                  %185 = arith.ori %174, %183 : i1
+                  %186 = arith.ori %185, %184 : i1
+                  %187 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+                  %188 = arith.andi %186, %187 : i1
+                  scf.if %188 {
+                    "instgem.mvin"(%c0_i64_3, %182, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+            }
+          } else {
+            scf.for %arg10 = %c0 to %164 step %c1 {
+              %173 = arith.index_cast %arg10 : index to i64
+              %174 = arith.muli %173, %c16_i64 : i64
+              %175 = arith.subi %154, %174 : i64
+              %176 = arith.minsi %175, %c16_i64 : i64
+              %177 = arith.index_cast %167 : i64 to index
+              scf.for %arg11 = %c0 to %177 step %c1 {
+                %179 = arith.index_cast %arg11 : index to i64
+                %180 = arith.ori %174, %c3221225472_i64 : i64
+                %181 = arith.muli %179, %c16_i64 : i64
+                %182 = arith.addi %181, %174 : i64
+                %183 = arith.addi %182, %c64_i64 : i64
+                "instgem.preload"(%183, %176, %c16_i64, %180, %176, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%181, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %184 = arith.index_cast %170 : i64 to index
+                scf.for %arg12 = %c1 to %184 step %c1 {
+                  %186 = arith.index_cast %arg12 : index to i64
+                  %187 = arith.muli %186, %c16_i64 : i64
+                  %188 = arith.addi %187, %174 : i64
+                  %189 = arith.ori %188, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %176, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %190 = arith.muli %186, %c32_i64 : i64
+                  %191 = arith.addi %190, %181 : i64
+                  "instgem.compute_accumulated"(%191, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %185 = arith.index_cast %155 : i64 to index
+                scf.for %arg12 = %184 to %185 step %c1 {
+                  %186 = arith.index_cast %arg12 : index to i64
+                  %187 = arith.muli %186, %c16_i64 : i64
+                  %188 = arith.subi %149, %187 : i64
+                  %189 = arith.minsi %188, %c16_i64 : i64
+                  %190 = arith.addi %187, %174 : i64
+                  %191 = arith.ori %190, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %191, %176, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %192 = arith.muli %186, %c32_i64 : i64
+                  %193 = arith.addi %192, %181 : i64
+                  "instgem.compute_accumulated"(%193, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %178 = arith.index_cast %158 : i64 to index
+              scf.for %arg11 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg11 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.subi %151, %180 : i64
+                %182 = arith.minsi %181, %c16_i64 : i64
+                %183 = arith.subi %152, %180 : i64
+                %184 = arith.minsi %183, %c16_i64 : i64
+                %185 = arith.ori %174, %c3221225472_i64 : i64
+                %186 = arith.addi %180, %174 : i64
+                %187 = arith.addi %186, %c64_i64 : i64
+                "instgem.preload"(%187, %176, %184, %185, %176, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%180, %182, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %188 = arith.index_cast %170 : i64 to index
+                scf.for %arg12 = %c1 to %188 step %c1 {
+                  %190 = arith.index_cast %arg12 : index to i64
+                  %191 = arith.muli %190, %c16_i64 : i64
+                  %192 = arith.addi %191, %174 : i64
+                  %193 = arith.ori %192, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %176, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %194 = arith.muli %190, %c32_i64 : i64
+                  %195 = arith.addi %194, %180 : i64
+                  "instgem.compute_accumulated"(%195, %182, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %189 = arith.index_cast %155 : i64 to index
+                scf.for %arg12 = %188 to %189 step %c1 {
+                  %190 = arith.index_cast %arg12 : index to i64
+                  %191 = arith.muli %190, %c16_i64 : i64
+                  %192 = arith.subi %149, %191 : i64
+                  %193 = arith.minsi %192, %c16_i64 : i64
+                  %194 = arith.addi %191, %174 : i64
+                  %195 = arith.ori %194, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %176, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %196 = arith.muli %190, %c32_i64 : i64
+                  %197 = arith.addi %196, %180 : i64
+                  "instgem.compute_accumulated"(%197, %182, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %171 = arith.cmpi eq, %155, %c0_i64_3 : i64
-            %172 = arith.cmpi slt, %152, %c2_i64_1 : i64
-            %173 = arith.cmpi slt, %160, %c1_i64_2 : i64
-            %174 = arith.ori %171, %172 : i1
-            %175 = arith.ori %174, %173 : i1
-            %176 = arith.andi %158, %175 : i1
-            scf.if %176 {
-              scf.for %arg10 = %c0 to %c2 step %c1 {
-                %177 = arith.index_cast %arg10 : index to i64
-                %178 = arith.muli %177, %c16_i64 : i64
-                %179 = arith.ori %178, %c2147483648_i64 : i64
-                %180 = arith.cmpi sge, %177, %152 : i64
-                %181 = arith.cmpi sle, %160, %c0_i64_3 : i64
-                %182 = arith.ori %171, %180 : i1
-                %183 = arith.ori %182, %181 : i1
-                %184 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                %185 = arith.andi %183, %184 : i1
-                scf.if %185 {
-                  "instgem.mvin"(%c0_i64_3, %179, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            }
           }
-        } else {
-          scf.for %arg10 = %c0 to %161 step %c1 {
-            %170 = arith.index_cast %arg10 : index to i64
-            %171 = arith.muli %170, %c16_i64 : i64
-            %172 = arith.subi %151, %171 : i64
-            %173 = arith.minsi %172, %c16_i64 : i64
-            %174 = arith.index_cast %164 : i64 to index
-            scf.for %arg11 = %c0 to %174 step %c1 {
-              %176 = arith.index_cast %arg11 : index to i64
-              %177 = arith.ori %171, %c3221225472_i64 : i64
-              %178 = arith.muli %176, %c16_i64 : i64
-              %179 = arith.addi %178, %171 : i64
-              %180 = arith.addi %179, %c64_i64 : i64
-              "instgem.preload"(%180, %173, %c16_i64, %177, %173, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%178, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %181 = arith.index_cast %167 : i64 to index
-              scf.for %arg12 = %c1 to %181 step %c1 {
-                %183 = arith.index_cast %arg12 : index to i64
-                %184 = arith.muli %183, %c16_i64 : i64
-                %185 = arith.addi %184, %171 : i64
-                %186 = arith.ori %185, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %173, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %187 = arith.muli %183, %c32_i64 : i64
-                %188 = arith.addi %187, %178 : i64
-                "instgem.compute_accumulated"(%188, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %182 = arith.index_cast %152 : i64 to index
-              scf.for %arg12 = %181 to %182 step %c1 {
-                %183 = arith.index_cast %arg12 : index to i64
-                %184 = arith.muli %183, %c16_i64 : i64
-                %185 = arith.subi %146, %184 : i64
-                %186 = arith.minsi %185, %c16_i64 : i64
-                %187 = arith.addi %184, %171 : i64
-                %188 = arith.ori %187, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %173, %186) : (i64, i64, i64, i64, i64, i64) -> ()
-                %189 = arith.muli %183, %c32_i64 : i64
-                %190 = arith.addi %189, %178 : i64
-                "instgem.compute_accumulated"(%190, %c16_i64, %186, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %175 = arith.index_cast %155 : i64 to index
-            scf.for %arg11 = %174 to %175 step %c1 {
-              %176 = arith.index_cast %arg11 : index to i64
-              %177 = arith.muli %176, %c16_i64 : i64
-              %178 = arith.subi %148, %177 : i64
-              %179 = arith.minsi %178, %c16_i64 : i64
-              %180 = arith.subi %149, %177 : i64
-              %181 = arith.minsi %180, %c16_i64 : i64
-              %182 = arith.ori %171, %c3221225472_i64 : i64
-              %183 = arith.addi %177, %171 : i64
-              %184 = arith.addi %183, %c64_i64 : i64
-              "instgem.preload"(%184, %173, %181, %182, %173, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%177, %179, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %185 = arith.index_cast %167 : i64 to index
-              scf.for %arg12 = %c1 to %185 step %c1 {
-                %187 = arith.index_cast %arg12 : index to i64
-                %188 = arith.muli %187, %c16_i64 : i64
-                %189 = arith.addi %188, %171 : i64
-                %190 = arith.ori %189, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %190, %173, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %191 = arith.muli %187, %c32_i64 : i64
-                %192 = arith.addi %191, %177 : i64
-                "instgem.compute_accumulated"(%192, %179, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %186 = arith.index_cast %152 : i64 to index
-              scf.for %arg12 = %185 to %186 step %c1 {
-                %187 = arith.index_cast %arg12 : index to i64
-                %188 = arith.muli %187, %c16_i64 : i64
-                %189 = arith.subi %146, %188 : i64
-                %190 = arith.minsi %189, %c16_i64 : i64
-                %191 = arith.addi %188, %171 : i64
-                %192 = arith.ori %191, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %173, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-                %193 = arith.muli %187, %c32_i64 : i64
-                %194 = arith.addi %193, %177 : i64
-                "instgem.compute_accumulated"(%194, %179, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          } {gemmini.compute_nest}
+          scf.yield %97, %119 : index, index
         }
-        scf.yield %94, %116 : index, index
-      }
-      scf.if %70 {
-        %92 = arith.muli %89, %90 : i64
-        %93 = arith.index_cast %92 : i64 to index
-        scf.for %arg7 = %c0 to %93 step %c1 {
-          %94 = arith.index_cast %arg7 : index to i64
-          %95 = arith.remsi %94, %89 : i64
-          %96 = arith.divsi %94, %89 : i64
-          %97 = arith.addi %81, %95 : i64
-          %98 = arith.muli %97, %c16_i64 : i64
-          %99 = arith.maxsi %98, %71 : i64
-          %100 = arith.addi %98, %c16_i64 : i64
-          %101 = arith.minsi %100, %82 : i64
-          %102 = arith.subi %101, %99 : i64
-          %103 = arith.subi %99, %71 : i64
-          %104 = arith.muli %103, %79 : i64
-          %105 = arith.addi %77, %104 : i64
-          %106 = arith.muli %96, %c64_i64 : i64
-          %107 = arith.addi %105, %106 : i64
-          %108 = arith.muli %96, %c16_i64 : i64
-          %109 = arith.addi %98, %108 : i64
-          %110 = arith.ori %109, %c2684354560_i64 : i64
-          %111 = arith.subi %99, %98 : i64
-          %112 = arith.addi %110, %111 : i64
-          %113 = arith.subi %73, %108 : i64
-          %114 = arith.minsi %113, %c16_i64 : i64
-          "instgem.mvout"(%107, %112, %114, %102) : (i64, i64, i64, i64) -> ()
+        scf.if %73 {
+          %95 = arith.muli %92, %93 : i64
+          %96 = arith.index_cast %95 : i64 to index
+          scf.for %arg7 = %c0 to %96 step %c1 {
+            %97 = arith.index_cast %arg7 : index to i64
+            %98 = arith.remsi %97, %92 : i64
+            %99 = arith.divsi %97, %92 : i64
+            %100 = arith.addi %84, %98 : i64
+            %101 = arith.muli %100, %c16_i64 : i64
+            %102 = arith.maxsi %101, %74 : i64
+            %103 = arith.addi %101, %c16_i64 : i64
+            %104 = arith.minsi %103, %85 : i64
+            %105 = arith.subi %104, %102 : i64
+            %106 = arith.subi %102, %74 : i64
+            %107 = arith.muli %106, %82 : i64
+            %108 = arith.addi %80, %107 : i64
+            %109 = arith.muli %99, %c64_i64 : i64
+            %110 = arith.addi %108, %109 : i64
+            %111 = arith.muli %99, %c16_i64 : i64
+            %112 = arith.addi %101, %111 : i64
+            %113 = arith.ori %112, %c2684354560_i64 : i64
+            %114 = arith.subi %102, %101 : i64
+            %115 = arith.addi %113, %114 : i64
+            %116 = arith.subi %76, %111 : i64
+            %117 = arith.minsi %116, %c16_i64 : i64
+            "instgem.mvout"(%110, %115, %117, %105) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     }

@@ -82,6 +82,110 @@
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -851,2741 +955,3550 @@ module {
         }
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %59 = arith.maxsi %21, %c0 : index
-      %60 = arith.minsi %59, %arg3 : index
-      %61 = arith.maxsi %17, %c0 : index
-      %62 = arith.minsi %61, %c32 : index
-      %63 = arith.subi %60, %16 : index
-      %64 = arith.maxsi %22, %c0 : index
-      %65 = arith.minsi %64, %arg4 : index
-      %66 = arith.maxsi %20, %c0 : index
-      %67 = arith.minsi %66, %c16 : index
-      %68 = arith.subi %65, %19 : index
-      %69 = arith.cmpi sgt, %67, %c0 : index
-      scf.if %69 {
-        func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_5[%16, %19] [%63, %68] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %70 = arith.cmpi sle, %14, %c0 : index
-      scf.if %70 {
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg7 = %c0 to %c2 step %c1 {
-          %93 = arith.index_cast %arg7 : index to i64
-          %94 = arith.muli %93, %c16_i64 : i64
-          %95 = arith.ori %94, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %71 = arith.index_cast %62 : index to i64
-      %72 = arith.index_cast %63 : index to i64
-      %73 = arith.index_cast %68 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %74 = arith.index_cast %intptr : index to i64
-      %75 = arith.index_cast %offset : index to i64
-      %76 = arith.muli %75, %c4_i64 : i64
-      %77 = arith.addi %74, %76 : i64
-      %78 = arith.index_cast %strides#0 : index to i64
-      %79 = arith.muli %78, %c4_i64 : i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %79, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %80 = arith.maxsi %71, %c0_i64_3 : i64
-      %81 = arith.divui %80, %c16_i64 : i64
-      %82 = arith.addi %71, %72 : i64
-      %83 = arith.maxsi %82, %c0_i64_3 : i64
-      %84 = arith.addi %83, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.subi %85, %81 : i64
-      %87 = arith.cmpi sgt, %72, %c0_i64_3 : i64
-      %88 = arith.extui %87 : i1 to i64
-      %89 = arith.muli %86, %88 : i64
-      %90 = arith.ceildivsi %73, %c16_i64 : i64
-      %91 = arith.cmpi sgt, %14, %c0 : index
-      scf.if %91 {
-        %93 = arith.minsi %arg5, %c0 : index
-        %94 = arith.minsi %arg5, %c32 : index
-        %95 = arith.maxsi %93, %c0 : index
-        %96 = arith.minsi %95, %c32 : index
-        %97 = arith.subi %94, %93 : index
-        %98 = arith.cmpi sgt, %96, %c0 : index
-        %subview_6 = memref.subview %reinterpret_cast[%16, %93] [%63, %97] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %99 = arith.index_cast %97 : index to i64
-        %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %100 = arith.index_cast %intptr_11 : index to i64
-        %101 = arith.index_cast %offset_8 : index to i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.index_cast %strides_10#0 : index to i64
-        %104 = arith.index_cast %89 : i64 to index
-        %105 = arith.addi %80, %c15_i64 : i64
-        %106 = arith.divui %105, %c16_i64 : i64
-        %107 = arith.cmpi sgt, %71, %c0_i64_3 : i64
-        %108 = arith.extui %107 : i1 to i64
-        %109 = arith.muli %106, %108 : i64
-        %110 = arith.index_cast %109 : i64 to index
-        %subview_12 = memref.subview %reinterpret_cast_4[%93, %19] [%97, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %111 = arith.index_cast %96 : index to i64
-        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %112 = arith.index_cast %intptr_17 : index to i64
-        %113 = arith.index_cast %offset_14 : index to i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.index_cast %strides_16#0 : index to i64
-        %116 = arith.maxsi %111, %c0_i64_3 : i64
-        %117 = arith.divui %116, %c16_i64 : i64
-        %118 = arith.addi %111, %99 : i64
-        %119 = arith.maxsi %118, %c0_i64_3 : i64
-        %120 = arith.addi %119, %c15_i64 : i64
-        %121 = arith.divui %120, %c16_i64 : i64
-        %122 = arith.subi %121, %117 : i64
-        %123 = arith.cmpi sgt, %99, %c0_i64_3 : i64
-        %124 = arith.extui %123 : i1 to i64
-        %125 = arith.muli %122, %124 : i64
-        %126 = arith.index_cast %125 : i64 to index
-        %127 = arith.addi %116, %c15_i64 : i64
-        %128 = arith.divui %127, %c16_i64 : i64
-        %129 = arith.cmpi sgt, %111, %c0_i64_3 : i64
-        %130 = arith.extui %129 : i1 to i64
-        %131 = arith.muli %128, %130 : i64
-        %132 = arith.index_cast %131 : i64 to index
-        scf.if %98 {
-          func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+      %59 = arith.andi %53, %38 : i1
+      %60 = arith.andi %59, %34 : i1
+      %61 = arith.andi %60, %35 : i1
+      scf.if %61 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %62 = arith.cmpi sle, %14, %c0 : index
+        scf.if %62 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %71 = arith.index_cast %arg7 : index to i64
+            %72 = arith.muli %71, %c16_i64 : i64
+            %73 = arith.ori %72, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %73, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
         }
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %63 = arith.index_cast %intptr : index to i64
+        %64 = arith.index_cast %offset : index to i64
+        %65 = arith.muli %64, %c4_i64 : i64
+        %66 = arith.addi %63, %65 : i64
+        %67 = arith.index_cast %strides#0 : index to i64
+        %68 = arith.muli %67, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %68, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %69 = arith.cmpi sgt, %14, %c0 : index
         scf.if %69 {
-          func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+          %71 = arith.minsi %arg5, %c32 : index
+          %subview_6 = memref.subview %reinterpret_cast[%12, 0] [32, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %72 = arith.index_cast %71 : index to i64
+          %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %73 = arith.index_cast %intptr_12 : index to i64
+          %74 = arith.index_cast %offset_9 : index to i64
+          %75 = arith.addi %73, %74 : i64
+          %76 = arith.index_cast %strides_11#0 : index to i64
+          %subview_13 = memref.subview %reinterpret_cast_4[0, %13] [%71, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %77 = arith.index_cast %intptr_19 : index to i64
+          %78 = arith.index_cast %offset_16 : index to i64
+          %79 = arith.addi %77, %78 : i64
+          %80 = arith.index_cast %strides_18#0 : index to i64
+          %81 = arith.maxsi %72, %c0_i64_3 : i64
+          %82 = arith.addi %81, %c15_i64 : i64
+          %83 = arith.divui %82, %c16_i64 : i64
+          %84 = arith.cmpi sgt, %72, %c0_i64_3 : i64
+          %85 = arith.extui %84 : i1 to i64
+          %86 = arith.muli %83, %85 : i64
+          %87 = arith.index_cast %86 : i64 to index
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+          %88 = arith.minsi %87, %c1 : index
+          %89 = arith.minsi %72, %c64_i64 : i64
+          "instgem.mvin"(%75, %c0_i64_3, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %88 step %c1 {
+            %92 = arith.index_cast %arg7 : index to i64
+            %93 = arith.muli %92, %c16_i64 : i64
+            %94 = arith.maxsi %93, %c0_i64_3 : i64
+            %95 = arith.addi %93, %c16_i64 : i64
+            %96 = arith.minsi %95, %72 : i64
+            %97 = arith.subi %96, %94 : i64
+            %98 = arith.muli %94, %80 : i64
+            %99 = arith.addi %79, %98 : i64
+            %100 = arith.addi %93, %c128_i64 : i64
+            %101 = arith.subi %94, %93 : i64
+            %102 = arith.addi %100, %101 : i64
+            "instgem.mvin2"(%99, %102, %c16_i64, %97) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %90 = arith.muli %76, %c16_i64 : i64
+          %91 = arith.addi %75, %90 : i64
+          "instgem.mvin"(%91, %c32_i64, %89, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %88 to %87 step %c1 {
+            %92 = arith.index_cast %arg7 : index to i64
+            %93 = arith.muli %92, %c16_i64 : i64
+            %94 = arith.maxsi %93, %c0_i64_3 : i64
+            %95 = arith.addi %93, %c16_i64 : i64
+            %96 = arith.minsi %95, %72 : i64
+            %97 = arith.subi %96, %94 : i64
+            %98 = arith.muli %94, %80 : i64
+            %99 = arith.addi %79, %98 : i64
+            %100 = arith.addi %93, %c128_i64 : i64
+            %101 = arith.subi %94, %93 : i64
+            %102 = arith.addi %100, %101 : i64
+            "instgem.mvin2"(%99, %102, %c16_i64, %97) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
         }
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %103) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-        %133 = arith.minsi %104, %c1 : index
-        %134 = arith.minsi %110, %c1 : index
-        %135 = arith.minsi %126, %c1 : index
-        %136 = arith.minsi %132, %c1 : index
-        scf.for %arg7 = %c0 to %133 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.addi %81, %137 : i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.maxsi %139, %71 : i64
-          %141 = arith.addi %139, %c16_i64 : i64
-          %142 = arith.minsi %141, %82 : i64
-          %143 = arith.subi %142, %140 : i64
-          %144 = arith.subi %140, %71 : i64
-          %145 = arith.muli %144, %103 : i64
-          %146 = arith.addi %102, %145 : i64
-          %147 = arith.muli %138, %c32_i64 : i64
-          %148 = arith.subi %140, %139 : i64
-          %149 = arith.addi %147, %148 : i64
-          %150 = arith.minsi %99, %c64_i64 : i64
-          "instgem.mvin"(%146, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %134 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.muli %137, %c16_i64 : i64
-          %139 = arith.maxsi %138, %c0_i64_3 : i64
-          %140 = arith.addi %138, %c16_i64 : i64
-          %141 = arith.minsi %140, %71 : i64
-          %142 = arith.subi %141, %139 : i64
-          %143 = arith.muli %137, %c32_i64 : i64
-          %144 = arith.subi %139, %138 : i64
-          %145 = arith.addi %143, %144 : i64
-          %146 = arith.minsi %99, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %145, %146, %142) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %135 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.addi %117, %137 : i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.maxsi %139, %111 : i64
-          %141 = arith.addi %139, %c16_i64 : i64
-          %142 = arith.minsi %141, %118 : i64
-          %143 = arith.subi %142, %140 : i64
-          %144 = arith.subi %140, %111 : i64
-          %145 = arith.muli %144, %115 : i64
-          %146 = arith.addi %114, %145 : i64
-          %147 = arith.addi %139, %c128_i64 : i64
-          %148 = arith.subi %140, %139 : i64
-          %149 = arith.addi %147, %148 : i64
-          %150 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin2"(%146, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %136 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.muli %137, %c16_i64 : i64
-          %139 = arith.maxsi %138, %c0_i64_3 : i64
-          %140 = arith.addi %138, %c16_i64 : i64
-          %141 = arith.minsi %140, %111 : i64
-          %142 = arith.subi %141, %139 : i64
-          %143 = arith.addi %138, %c128_i64 : i64
-          %144 = arith.subi %139, %138 : i64
-          %145 = arith.addi %143, %144 : i64
-          %146 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %145, %146, %142) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %133 to %104 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.addi %81, %137 : i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.maxsi %139, %71 : i64
-          %141 = arith.addi %139, %c16_i64 : i64
-          %142 = arith.minsi %141, %82 : i64
-          %143 = arith.subi %142, %140 : i64
-          %144 = arith.subi %140, %71 : i64
-          %145 = arith.muli %144, %103 : i64
-          %146 = arith.addi %102, %145 : i64
-          %147 = arith.muli %138, %c32_i64 : i64
-          %148 = arith.subi %140, %139 : i64
-          %149 = arith.addi %147, %148 : i64
-          %150 = arith.minsi %99, %c64_i64 : i64
-          "instgem.mvin"(%146, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %134 to %110 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.muli %137, %c16_i64 : i64
-          %139 = arith.maxsi %138, %c0_i64_3 : i64
-          %140 = arith.addi %138, %c16_i64 : i64
-          %141 = arith.minsi %140, %71 : i64
-          %142 = arith.subi %141, %139 : i64
-          %143 = arith.muli %137, %c32_i64 : i64
-          %144 = arith.subi %139, %138 : i64
-          %145 = arith.addi %143, %144 : i64
-          %146 = arith.minsi %99, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %145, %146, %142) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %135 to %126 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.addi %117, %137 : i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.maxsi %139, %111 : i64
-          %141 = arith.addi %139, %c16_i64 : i64
-          %142 = arith.minsi %141, %118 : i64
-          %143 = arith.subi %142, %140 : i64
-          %144 = arith.subi %140, %111 : i64
-          %145 = arith.muli %144, %115 : i64
-          %146 = arith.addi %114, %145 : i64
-          %147 = arith.addi %139, %c128_i64 : i64
-          %148 = arith.subi %140, %139 : i64
-          %149 = arith.addi %147, %148 : i64
-          %150 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin2"(%146, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %136 to %132 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.muli %137, %c16_i64 : i64
-          %139 = arith.maxsi %138, %c0_i64_3 : i64
-          %140 = arith.addi %138, %c16_i64 : i64
-          %141 = arith.minsi %140, %111 : i64
-          %142 = arith.subi %141, %139 : i64
-          %143 = arith.addi %138, %c128_i64 : i64
-          %144 = arith.subi %139, %138 : i64
-          %145 = arith.addi %143, %144 : i64
-          %146 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %145, %146, %142) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %92 = arith.cmpi sle, %14, %c1 : index
-      scf.if %92 {
-        scf.if %91 {
-          %93 = arith.minsi %arg5, %c0 : index
-          %94 = arith.minsi %arg5, %c32 : index
-          %95 = arith.maxsi %93, %c0 : index
-          %96 = arith.minsi %95, %c32 : index
-          %97 = arith.subi %94, %93 : index
-          %98 = arith.cmpi sgt, %96, %c0 : index
-          scf.if %98 {
-            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-          }
-          %99 = arith.index_cast %97 : index to i64
+        %70 = arith.cmpi sle, %14, %c1 : index
+        scf.if %70 {
           scf.if %69 {
-            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-          }
-          %100 = arith.index_cast %96 : index to i64
-          %101 = arith.addi %100, %99 : i64
-          %102 = arith.minsi %83, %c32_i64 : i64
-          %103 = arith.maxsi %99, %c0_i64_3 : i64
-          %104 = arith.minsi %103, %c32_i64 : i64
-          %105 = arith.maxsi %101, %c0_i64_3 : i64
-          %106 = arith.minsi %105, %c32_i64 : i64
-          %107 = arith.maxsi %73, %c0_i64_3 : i64
-          %108 = arith.minsi %107, %c16_i64 : i64
-          %109 = arith.ceildivsi %102, %c16_i64 : i64
-          %110 = arith.ceildivsi %108, %c16_i64 : i64
-          %111 = arith.minsi %104, %106 : i64
-          %112 = arith.ceildivsi %111, %c16_i64 : i64
-          %113 = arith.cmpi sgt, %109, %c0_i64_3 : i64
-          %114 = arith.select %113, %110, %c0_i64_3 : i64
-          %115 = arith.index_cast %114 : i64 to index
-          %116 = arith.divsi %111, %c16_i64 : i64
-          %117 = arith.minsi %112, %116 : i64
-          %118 = arith.maxsi %117, %c0_i64_3 : i64
-          %119 = arith.divsi %102, %c16_i64 : i64
-          %120 = arith.minsi %109, %119 : i64
-          %121 = arith.maxsi %120, %c1_i64_2 : i64
-          %122 = arith.minsi %102, %c16_i64 : i64
-          %123 = arith.cmpi sgt, %14, %c1 : index
-          %124 = arith.index_cast %89 : i64 to index
-          %125 = arith.addi %80, %c15_i64 : i64
-          %126 = arith.divui %125, %c16_i64 : i64
-          %127 = arith.cmpi sgt, %71, %c0_i64_3 : i64
-          %128 = arith.extui %127 : i1 to i64
-          %129 = arith.muli %126, %128 : i64
-          %130 = arith.index_cast %129 : i64 to index
-          %131 = arith.select %123, %c64_i64, %c0_i64_3 : i64
-          %132 = arith.select %123, %c160_i64, %c0_i64_3 : i64
-          %133:10 = scf.if %123 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
-            %135 = arith.minsi %arg5, %c64 : index
-            %136 = arith.subi %94, %c32 : index
-            %137 = arith.maxsi %136, %c0 : index
-            %138 = arith.minsi %137, %c32 : index
-            %139 = arith.subi %135, %94 : index
-            %140 = arith.cmpi sgt, %138, %c0 : index
-            %subview_6 = memref.subview %reinterpret_cast[%16, %94] [%63, %139] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %141 = arith.index_cast %139 : index to i64
-            %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %142 = arith.index_cast %intptr_11 : index to i64
-            %143 = arith.index_cast %offset_8 : index to i64
-            %144 = arith.addi %142, %143 : i64
-            %145 = arith.index_cast %strides_10#0 : index to i64
-            %subview_12 = memref.subview %reinterpret_cast_4[%94, %19] [%139, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %146 = arith.index_cast %138 : index to i64
-            %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %147 = arith.index_cast %intptr_17 : index to i64
-            %148 = arith.index_cast %offset_14 : index to i64
-            %149 = arith.addi %147, %148 : i64
-            %150 = arith.index_cast %strides_16#0 : index to i64
-            %151 = arith.maxsi %146, %c0_i64_3 : i64
-            %152 = arith.divui %151, %c16_i64 : i64
-            %153 = arith.addi %146, %141 : i64
-            %154 = arith.maxsi %153, %c0_i64_3 : i64
-            %155 = arith.addi %154, %c15_i64 : i64
-            %156 = arith.divui %155, %c16_i64 : i64
-            %157 = arith.subi %156, %152 : i64
-            %158 = arith.cmpi sgt, %141, %c0_i64_3 : i64
-            %159 = arith.extui %158 : i1 to i64
-            %160 = arith.muli %157, %159 : i64
-            %161 = arith.index_cast %160 : i64 to index
-            %162 = arith.addi %151, %c15_i64 : i64
-            %163 = arith.divui %162, %c16_i64 : i64
-            %164 = arith.cmpi sgt, %146, %c0_i64_3 : i64
-            %165 = arith.extui %164 : i1 to i64
-            %166 = arith.muli %163, %165 : i64
-            %167 = arith.index_cast %166 : i64 to index
-            scf.if %140 {
-              func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+            %71 = arith.minsi %arg5, %c32 : index
+            %72 = arith.index_cast %71 : index to i64
+            %73 = arith.maxsi %72, %c0_i64_3 : i64
+            %74 = arith.minsi %73, %c32_i64 : i64
+            %75 = arith.minsi %74, %74 : i64
+            %76 = arith.ceildivsi %75, %c16_i64 : i64
+            %77 = arith.divsi %75, %c16_i64 : i64
+            %78 = arith.minsi %76, %77 : i64
+            %79 = arith.maxsi %78, %c0_i64_3 : i64
+            %80 = arith.cmpi sgt, %14, %c1 : index
+            %81 = arith.select %80, %c64_i64, %c0_i64_3 : i64
+            %82 = arith.select %80, %c160_i64, %c0_i64_3 : i64
+            %83:7 = scf.if %80 -> (i64, i64, i64, index, i64, i64, i64) {
+              %84 = arith.minsi %arg5, %c64 : index
+              %85 = arith.subi %84, %c32 : index
+              %subview_6 = memref.subview %reinterpret_cast[%12, 32] [32, %85] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %86 = arith.index_cast %85 : index to i64
+              %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %87 = arith.index_cast %intptr_12 : index to i64
+              %88 = arith.index_cast %offset_9 : index to i64
+              %89 = arith.addi %87, %88 : i64
+              %90 = arith.index_cast %strides_11#0 : index to i64
+              %subview_13 = memref.subview %reinterpret_cast_4[32, %13] [%85, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %91 = arith.index_cast %intptr_19 : index to i64
+              %92 = arith.index_cast %offset_16 : index to i64
+              %93 = arith.addi %91, %92 : i64
+              %94 = arith.index_cast %strides_18#0 : index to i64
+              %95 = arith.maxsi %86, %c0_i64_3 : i64
+              %96 = arith.addi %95, %c15_i64 : i64
+              %97 = arith.divui %96, %c16_i64 : i64
+              %98 = arith.cmpi sgt, %86, %c0_i64_3 : i64
+              %99 = arith.extui %98 : i1 to i64
+              %100 = arith.muli %97, %99 : i64
+              %101 = arith.index_cast %100 : i64 to index
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %90) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %94) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %90, %89, %86, %101, %86, %94, %93 : i64, i64, i64, index, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, index, i64, i64, i64
             }
-            scf.if %69 {
-              func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-            }
-            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %145, %144, %141, %161, %152, %146, %141, %150, %149, %167 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
-          }
-          %134 = arith.maxsi %115, %c1 : index
-          scf.if %92 {
-            %135 = arith.maxsi %112, %c1_i64_2 : i64
-            %136 = arith.ceildivsi %89, %135 : i64
-            scf.for %arg7 = %c0 to %115 step %c1 {
-              scf.if %123 {
-                %168 = arith.cmpi sgt, %124, %c0 : index
-                scf.if %168 {
-                  %172 = arith.muli %134, %c4 : index
-                  %173 = arith.muli %124, %c4 : index
-                  %174 = arith.muli %arg7, %173 : index
-                  %175 = arith.subi %172, %c1 : index
-                  %176 = arith.addi %174, %175 : index
-                  %177 = arith.divsi %176, %172 : index
-                  %178 = arith.addi %176, %173 : index
-                  %179 = arith.divsi %178, %172 : index
-                  scf.for %arg8 = %177 to %179 step %c1 {
-                    %180 = arith.index_cast %arg8 : index to i64
-                    %181 = arith.addi %81, %180 : i64
-                    %182 = arith.muli %181, %c16_i64 : i64
-                    %183 = arith.maxsi %182, %71 : i64
-                    %184 = arith.addi %182, %c16_i64 : i64
-                    %185 = arith.minsi %184, %82 : i64
-                    %186 = arith.subi %185, %183 : i64
-                    %187 = arith.subi %183, %71 : i64
-                    %188 = arith.muli %187, %133#0 : i64
-                    %189 = arith.addi %133#1, %188 : i64
-                    %190 = arith.muli %181, %c32_i64 : i64
-                    %191 = arith.addi %190, %131 : i64
-                    %192 = arith.subi %183, %182 : i64
-                    %193 = arith.addi %191, %192 : i64
-                    %194 = arith.minsi %133#2, %c64_i64 : i64
-                    "instgem.mvin"(%189, %193, %194, %186) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %169 = arith.cmpi sgt, %130, %c0 : index
-                scf.if %169 {
-                  %172 = arith.muli %134, %c4 : index
-                  %173 = arith.muli %130, %c4 : index
-                  %174 = arith.muli %arg7, %173 : index
-                  %175 = arith.subi %172, %c1 : index
-                  %176 = arith.subi %175, %134 : index
-                  %177 = arith.addi %174, %176 : index
-                  %178 = arith.divsi %177, %172 : index
-                  %179 = arith.addi %177, %173 : index
-                  %180 = arith.divsi %179, %172 : index
-                  scf.for %arg8 = %178 to %180 step %c1 {
-                    %181 = arith.index_cast %arg8 : index to i64
-                    %182 = arith.muli %181, %c16_i64 : i64
-                    %183 = arith.maxsi %182, %c0_i64_3 : i64
-                    %184 = arith.addi %182, %c16_i64 : i64
-                    %185 = arith.minsi %184, %71 : i64
-                    %186 = arith.subi %185, %183 : i64
-                    %187 = arith.muli %181, %c32_i64 : i64
-                    %188 = arith.addi %187, %131 : i64
-                    %189 = arith.subi %183, %182 : i64
-                    %190 = arith.addi %188, %189 : i64
-                    %191 = arith.minsi %133#2, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %190, %191, %186) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %170 = arith.cmpi sgt, %133#3, %c0 : index
-                scf.if %170 {
-                  %172 = arith.muli %134, %c4 : index
-                  %173 = arith.muli %133#3, %c4 : index
-                  %174 = arith.muli %arg7, %173 : index
-                  %175 = arith.subi %172, %c1 : index
-                  %176 = arith.muli %134, %c2 : index
-                  %177 = arith.subi %175, %176 : index
-                  %178 = arith.addi %174, %177 : index
-                  %179 = arith.divsi %178, %172 : index
-                  %180 = arith.addi %178, %173 : index
-                  %181 = arith.divsi %180, %172 : index
-                  scf.for %arg8 = %179 to %181 step %c1 {
-                    %182 = arith.index_cast %arg8 : index to i64
-                    %183 = arith.addi %133#4, %182 : i64
-                    %184 = arith.muli %183, %c16_i64 : i64
-                    %185 = arith.maxsi %184, %133#5 : i64
-                    %186 = arith.addi %184, %c16_i64 : i64
-                    %187 = arith.addi %133#5, %133#6 : i64
-                    %188 = arith.minsi %186, %187 : i64
-                    %189 = arith.subi %188, %185 : i64
-                    %190 = arith.subi %185, %133#5 : i64
-                    %191 = arith.muli %190, %133#7 : i64
-                    %192 = arith.addi %133#8, %191 : i64
-                    %193 = arith.addi %184, %132 : i64
-                    %194 = arith.subi %185, %184 : i64
-                    %195 = arith.addi %193, %194 : i64
-                    %196 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%192, %195, %196, %189) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %171 = arith.cmpi sgt, %133#9, %c0 : index
-                scf.if %171 {
-                  %172 = arith.muli %134, %c4 : index
-                  %173 = arith.muli %133#9, %c4 : index
-                  %174 = arith.muli %arg7, %173 : index
-                  %175 = arith.subi %172, %c1 : index
-                  %176 = arith.muli %134, %c3 : index
-                  %177 = arith.subi %175, %176 : index
-                  %178 = arith.addi %174, %177 : index
-                  %179 = arith.divsi %178, %172 : index
-                  %180 = arith.addi %178, %173 : index
-                  %181 = arith.divsi %180, %172 : index
-                  scf.for %arg8 = %179 to %181 step %c1 {
-                    %182 = arith.index_cast %arg8 : index to i64
-                    %183 = arith.muli %182, %c16_i64 : i64
-                    %184 = arith.maxsi %183, %c0_i64_3 : i64
-                    %185 = arith.addi %183, %c16_i64 : i64
-                    %186 = arith.minsi %185, %133#5 : i64
-                    %187 = arith.subi %186, %184 : i64
-                    %188 = arith.addi %183, %132 : i64
-                    %189 = arith.subi %184, %183 : i64
-                    %190 = arith.addi %188, %189 : i64
-                    %191 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %190, %191, %187) : (i64, i64, i64, i64) -> ()
+            scf.if %70 {
+              scf.if %80 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %93 = arith.index_cast %arg7 : index to i64
+                  %94 = arith.muli %93, %c16_i64 : i64
+                  %95 = arith.maxsi %94, %c0_i64_3 : i64
+                  %96 = arith.addi %94, %c16_i64 : i64
+                  %97 = arith.minsi %96, %c32_i64 : i64
+                  %98 = arith.subi %97, %95 : i64
+                  %99 = arith.muli %95, %83#0 : i64
+                  %100 = arith.addi %83#1, %99 : i64
+                  %101 = arith.muli %93, %c32_i64 : i64
+                  %102 = arith.addi %101, %81 : i64
+                  %103 = arith.subi %95, %94 : i64
+                  %104 = arith.addi %102, %103 : i64
+                  %105 = arith.minsi %83#2, %c64_i64 : i64
+                  "instgem.mvin"(%100, %104, %105, %98) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %92 = arith.cmpi sgt, %83#3, %c0 : index
+                scf.if %92 {
+                  %93 = arith.muli %83#3, %c4 : index
+                  %94 = arith.addi %93, %c1 : index
+                  %95 = arith.divsi %94, %c4 : index
+                  scf.for %arg7 = %c0 to %95 step %c1 {
+                    %96 = arith.index_cast %arg7 : index to i64
+                    %97 = arith.muli %96, %c16_i64 : i64
+                    %98 = arith.maxsi %97, %c0_i64_3 : i64
+                    %99 = arith.addi %97, %c16_i64 : i64
+                    %100 = arith.minsi %99, %83#4 : i64
+                    %101 = arith.subi %100, %98 : i64
+                    %102 = arith.muli %98, %83#5 : i64
+                    %103 = arith.addi %83#6, %102 : i64
+                    %104 = arith.addi %97, %82 : i64
+                    %105 = arith.subi %98, %97 : i64
+                    %106 = arith.addi %104, %105 : i64
+                    "instgem.mvin2"(%103, %106, %c16_i64, %101) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %145 = arith.index_cast %arg7 : index to i64
-              %146 = arith.subi %145, %c1_i64_2 : i64
-              %147 = arith.cmpi sge, %146, %c0_i64_3 : i64
-              %148 = arith.cmpi slt, %146, %90 : i64
-              %149 = arith.andi %147, %148 : i1
-              %150 = arith.subi %114, %c1_i64_2 : i64
-              %151 = arith.cmpi eq, %145, %150 : i64
-              %152 = arith.cmpi slt, %145, %90 : i64
-              %153 = arith.andi %151, %152 : i1
-              %154 = arith.subi %112, %c1_i64_2 : i64
-              %155 = arith.select %153, %154, %c-1_i64 : i64
-              %156 = arith.muli %145, %c16_i64 : i64
-              %157 = arith.subi %108, %156 : i64
-              %158 = arith.minsi %157, %c16_i64 : i64
-              %159 = arith.cmpi sgt, %118, %c0_i64_3 : i64
-              scf.if %159 {
-                scf.if %149 {
-                  %171 = arith.minsi %89, %c0_i64_3 : i64
-                  %172 = arith.addi %171, %136 : i64
-                  %173 = arith.minsi %172, %89 : i64
-                  %174 = arith.index_cast %171 : i64 to index
-                  %175 = arith.index_cast %173 : i64 to index
-                  scf.for %arg8 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg8 : index to i64
-                    %177 = arith.addi %81, %176 : i64
-                    %178 = arith.muli %177, %c16_i64 : i64
-                    %179 = arith.maxsi %178, %71 : i64
-                    %180 = arith.addi %178, %c16_i64 : i64
-                    %181 = arith.minsi %180, %82 : i64
-                    %182 = arith.subi %181, %179 : i64
-                    %183 = arith.subi %179, %71 : i64
-                    %184 = arith.muli %183, %79 : i64
-                    %185 = arith.addi %77, %184 : i64
-                    %186 = arith.muli %146, %c64_i64 : i64
-                    %187 = arith.addi %185, %186 : i64
-                    %188 = arith.muli %146, %c16_i64 : i64
-                    %189 = arith.addi %178, %188 : i64
-                    %190 = arith.ori %189, %c2684354560_i64 : i64
-                    %191 = arith.subi %179, %178 : i64
-                    %192 = arith.addi %190, %191 : i64
-                    %193 = arith.subi %73, %188 : i64
-                    %194 = arith.minsi %193, %c16_i64 : i64
-                    "instgem.mvout"(%187, %192, %194, %182) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %168 = arith.ori %156, %c2147483648_i64 : i64
-                %169 = arith.addi %156, %c128_i64 : i64
-                "instgem.preload"(%169, %158, %c16_i64, %168, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %170 = arith.cmpi eq, %155, %c0_i64_3 : i64
-                scf.if %170 {
-                  %171 = arith.index_cast %121 : i64 to index
-                  scf.for %arg8 = %c1 to %171 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.addi %174, %156 : i64
-                    %176 = arith.ori %175, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %177 = arith.muli %173, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %178 = arith.subi %173, %c1_i64_2 : i64
-                    %179 = arith.subi %178, %81 : i64
-                    %180 = arith.cmpi sge, %179, %c0_i64_3 : i64
-                    %181 = arith.cmpi slt, %179, %89 : i64
-                    %182 = arith.andi %180, %181 : i1
-                    scf.if %182 {
-                      %183 = arith.muli %178, %c16_i64 : i64
-                      %184 = arith.maxsi %183, %71 : i64
-                      %185 = arith.addi %183, %c16_i64 : i64
-                      %186 = arith.minsi %185, %82 : i64
-                      %187 = arith.subi %186, %184 : i64
-                      %188 = arith.subi %184, %71 : i64
-                      %189 = arith.muli %188, %79 : i64
-                      %190 = arith.addi %77, %189 : i64
-                      %191 = arith.muli %145, %c64_i64 : i64
-                      %192 = arith.addi %190, %191 : i64
-                      %193 = arith.addi %183, %156 : i64
-                      %194 = arith.ori %193, %c2684354560_i64 : i64
-                      %195 = arith.subi %184, %183 : i64
-                      %196 = arith.addi %194, %195 : i64
-                      %197 = arith.subi %73, %156 : i64
-                      %198 = arith.minsi %197, %c16_i64 : i64
-                      "instgem.mvout"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %172 = arith.index_cast %109 : i64 to index
-                  scf.for %arg8 = %171 to %172 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.subi %102, %174 : i64
-                    %176 = arith.minsi %175, %c16_i64 : i64
-                    %177 = arith.addi %174, %156 : i64
-                    %178 = arith.ori %177, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %179 = arith.muli %173, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%179, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.subi %173, %c1_i64_2 : i64
-                    %181 = arith.subi %180, %81 : i64
-                    %182 = arith.cmpi sge, %181, %c0_i64_3 : i64
-                    %183 = arith.cmpi slt, %181, %89 : i64
-                    %184 = arith.andi %182, %183 : i1
-                    scf.if %184 {
-                      %185 = arith.muli %180, %c16_i64 : i64
-                      %186 = arith.maxsi %185, %71 : i64
-                      %187 = arith.addi %185, %c16_i64 : i64
-                      %188 = arith.minsi %187, %82 : i64
-                      %189 = arith.subi %188, %186 : i64
-                      %190 = arith.subi %186, %71 : i64
-                      %191 = arith.muli %190, %79 : i64
-                      %192 = arith.addi %77, %191 : i64
-                      %193 = arith.muli %145, %c64_i64 : i64
-                      %194 = arith.addi %192, %193 : i64
-                      %195 = arith.addi %185, %156 : i64
-                      %196 = arith.ori %195, %c2684354560_i64 : i64
-                      %197 = arith.subi %186, %185 : i64
-                      %198 = arith.addi %196, %197 : i64
-                      %199 = arith.subi %73, %156 : i64
-                      %200 = arith.minsi %199, %c16_i64 : i64
-                      "instgem.mvout"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
+              %84 = arith.subi %76, %c1_i64_2 : i64
+              %85 = arith.cmpi sgt, %79, %c0_i64_3 : i64
+              scf.if %85 {
+                "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %92 = arith.cmpi eq, %84, %c0_i64_3 : i64
+                scf.if %92 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%66, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 } else {
-                  %171 = arith.index_cast %121 : i64 to index
-                  scf.for %arg8 = %c1 to %171 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.addi %174, %156 : i64
-                    %176 = arith.ori %175, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %177 = arith.muli %173, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %172 = arith.index_cast %109 : i64 to index
-                  scf.for %arg8 = %171 to %172 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.subi %102, %174 : i64
-                    %176 = arith.minsi %175, %c16_i64 : i64
-                    %177 = arith.addi %174, %156 : i64
-                    %178 = arith.ori %177, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %179 = arith.muli %173, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%179, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %160 = arith.index_cast %118 : i64 to index
-              scf.for %arg8 = %c1 to %160 step %c1 {
-                %168 = arith.index_cast %arg8 : index to i64
-                scf.if %149 {
-                  %174 = arith.muli %168, %136 : i64
-                  %175 = arith.minsi %174, %89 : i64
-                  %176 = arith.addi %175, %136 : i64
-                  %177 = arith.minsi %176, %89 : i64
-                  %178 = arith.index_cast %175 : i64 to index
-                  %179 = arith.index_cast %177 : i64 to index
-                  scf.for %arg9 = %178 to %179 step %c1 {
-                    %180 = arith.index_cast %arg9 : index to i64
-                    %181 = arith.addi %81, %180 : i64
-                    %182 = arith.muli %181, %c16_i64 : i64
-                    %183 = arith.maxsi %182, %71 : i64
-                    %184 = arith.addi %182, %c16_i64 : i64
-                    %185 = arith.minsi %184, %82 : i64
-                    %186 = arith.subi %185, %183 : i64
-                    %187 = arith.subi %183, %71 : i64
-                    %188 = arith.muli %187, %79 : i64
-                    %189 = arith.addi %77, %188 : i64
-                    %190 = arith.muli %146, %c64_i64 : i64
-                    %191 = arith.addi %189, %190 : i64
-                    %192 = arith.muli %146, %c16_i64 : i64
-                    %193 = arith.addi %182, %192 : i64
-                    %194 = arith.ori %193, %c2684354560_i64 : i64
-                    %195 = arith.subi %183, %182 : i64
-                    %196 = arith.addi %194, %195 : i64
-                    %197 = arith.subi %73, %192 : i64
-                    %198 = arith.minsi %197, %c16_i64 : i64
-                    "instgem.mvout"(%191, %196, %198, %186) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %169 = arith.ori %156, %c3221225472_i64 : i64
-                %170 = arith.muli %168, %c16_i64 : i64
-                %171 = arith.addi %170, %156 : i64
-                %172 = arith.addi %171, %c128_i64 : i64
-                "instgem.preload"(%172, %158, %c16_i64, %169, %158, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%170, %c16_i64, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.cmpi eq, %168, %155 : i64
-                scf.if %173 {
-                  %174 = arith.index_cast %121 : i64 to index
-                  scf.for %arg9 = %c1 to %174 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.addi %177, %156 : i64
-                    %179 = arith.ori %178, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.muli %176, %c32_i64 : i64
-                    %181 = arith.addi %180, %170 : i64
-                    "instgem.compute_accumulated"(%181, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %182 = arith.subi %176, %c1_i64_2 : i64
-                    %183 = arith.subi %182, %81 : i64
-                    %184 = arith.cmpi sge, %183, %c0_i64_3 : i64
-                    %185 = arith.cmpi slt, %183, %89 : i64
-                    %186 = arith.andi %184, %185 : i1
-                    scf.if %186 {
-                      %187 = arith.muli %182, %c16_i64 : i64
-                      %188 = arith.maxsi %187, %71 : i64
-                      %189 = arith.addi %187, %c16_i64 : i64
-                      %190 = arith.minsi %189, %82 : i64
-                      %191 = arith.subi %190, %188 : i64
-                      %192 = arith.subi %188, %71 : i64
-                      %193 = arith.muli %192, %79 : i64
-                      %194 = arith.addi %77, %193 : i64
-                      %195 = arith.muli %145, %c64_i64 : i64
-                      %196 = arith.addi %194, %195 : i64
-                      %197 = arith.addi %187, %156 : i64
-                      %198 = arith.ori %197, %c2684354560_i64 : i64
-                      %199 = arith.subi %188, %187 : i64
-                      %200 = arith.addi %198, %199 : i64
-                      %201 = arith.subi %73, %156 : i64
-                      %202 = arith.minsi %201, %c16_i64 : i64
-                      "instgem.mvout"(%196, %200, %202, %191) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %175 = arith.index_cast %109 : i64 to index
-                  scf.for %arg9 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.subi %102, %177 : i64
-                    %179 = arith.minsi %178, %c16_i64 : i64
-                    %180 = arith.addi %177, %156 : i64
-                    %181 = arith.ori %180, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %158, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %182 = arith.muli %176, %c32_i64 : i64
-                    %183 = arith.addi %182, %170 : i64
-                    "instgem.compute_accumulated"(%183, %c16_i64, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %184 = arith.subi %176, %c1_i64_2 : i64
-                    %185 = arith.subi %184, %81 : i64
-                    %186 = arith.cmpi sge, %185, %c0_i64_3 : i64
-                    %187 = arith.cmpi slt, %185, %89 : i64
-                    %188 = arith.andi %186, %187 : i1
-                    scf.if %188 {
-                      %189 = arith.muli %184, %c16_i64 : i64
-                      %190 = arith.maxsi %189, %71 : i64
-                      %191 = arith.addi %189, %c16_i64 : i64
-                      %192 = arith.minsi %191, %82 : i64
-                      %193 = arith.subi %192, %190 : i64
-                      %194 = arith.subi %190, %71 : i64
-                      %195 = arith.muli %194, %79 : i64
-                      %196 = arith.addi %77, %195 : i64
-                      %197 = arith.muli %145, %c64_i64 : i64
-                      %198 = arith.addi %196, %197 : i64
-                      %199 = arith.addi %189, %156 : i64
-                      %200 = arith.ori %199, %c2684354560_i64 : i64
-                      %201 = arith.subi %190, %189 : i64
-                      %202 = arith.addi %200, %201 : i64
-                      %203 = arith.subi %73, %156 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      "instgem.mvout"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
+              %86 = arith.index_cast %79 : i64 to index
+              scf.for %arg7 = %c1 to %86 step %c1 {
+                %92 = arith.index_cast %arg7 : index to i64
+                %93 = arith.muli %92, %c16_i64 : i64
+                %94 = arith.addi %93, %c128_i64 : i64
+                "instgem.preload"(%94, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%93, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %95 = arith.cmpi eq, %92, %84 : i64
+                scf.if %95 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %96 = arith.addi %93, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%96, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%66, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 } else {
-                  %174 = arith.index_cast %121 : i64 to index
-                  scf.for %arg9 = %c1 to %174 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.addi %177, %156 : i64
-                    %179 = arith.ori %178, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.muli %176, %c32_i64 : i64
-                    %181 = arith.addi %180, %170 : i64
-                    "instgem.compute_accumulated"(%181, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %175 = arith.index_cast %109 : i64 to index
-                  scf.for %arg9 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.subi %102, %177 : i64
-                    %179 = arith.minsi %178, %c16_i64 : i64
-                    %180 = arith.addi %177, %156 : i64
-                    %181 = arith.ori %180, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %158, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %182 = arith.muli %176, %c32_i64 : i64
-                    %183 = arith.addi %182, %170 : i64
-                    "instgem.compute_accumulated"(%183, %c16_i64, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %96 = arith.addi %93, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%96, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %161 = arith.index_cast %112 : i64 to index
-              scf.for %arg8 = %160 to %161 step %c1 {
-                %168 = arith.index_cast %arg8 : index to i64
-                %169 = arith.muli %168, %c16_i64 : i64
-                %170 = arith.subi %104, %169 : i64
-                %171 = arith.minsi %170, %c16_i64 : i64
-                %172 = arith.subi %106, %169 : i64
-                %173 = arith.minsi %172, %c16_i64 : i64
-                scf.if %149 {
-                  %182 = arith.muli %168, %136 : i64
-                  %183 = arith.minsi %182, %89 : i64
-                  %184 = arith.addi %183, %136 : i64
-                  %185 = arith.minsi %184, %89 : i64
-                  %186 = arith.index_cast %183 : i64 to index
-                  %187 = arith.index_cast %185 : i64 to index
-                  scf.for %arg9 = %186 to %187 step %c1 {
-                    %188 = arith.index_cast %arg9 : index to i64
-                    %189 = arith.addi %81, %188 : i64
-                    %190 = arith.muli %189, %c16_i64 : i64
-                    %191 = arith.maxsi %190, %71 : i64
-                    %192 = arith.addi %190, %c16_i64 : i64
-                    %193 = arith.minsi %192, %82 : i64
-                    %194 = arith.subi %193, %191 : i64
-                    %195 = arith.subi %191, %71 : i64
-                    %196 = arith.muli %195, %79 : i64
-                    %197 = arith.addi %77, %196 : i64
-                    %198 = arith.muli %146, %c64_i64 : i64
-                    %199 = arith.addi %197, %198 : i64
-                    %200 = arith.muli %146, %c16_i64 : i64
-                    %201 = arith.addi %190, %200 : i64
-                    %202 = arith.ori %201, %c2684354560_i64 : i64
-                    %203 = arith.subi %191, %190 : i64
-                    %204 = arith.addi %202, %203 : i64
-                    %205 = arith.subi %73, %200 : i64
-                    %206 = arith.minsi %205, %c16_i64 : i64
-                    "instgem.mvout"(%199, %204, %206, %194) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %174 = arith.cmpi eq, %168, %c0_i64_3 : i64
-                %175 = arith.select %174, %c2147483648_i64, %c3221225472_i64 : i64
-                %176 = arith.ori %156, %175 : i64
-                %177 = arith.select %174, %c16_i64, %122 : i64
-                %178 = arith.select %174, %c16_i64, %158 : i64
-                %179 = arith.addi %169, %156 : i64
-                %180 = arith.addi %179, %c128_i64 : i64
-                "instgem.preload"(%180, %158, %173, %176, %178, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%169, %171, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.cmpi eq, %168, %155 : i64
-                scf.if %181 {
-                  %182 = arith.index_cast %121 : i64 to index
-                  scf.for %arg9 = %c1 to %182 step %c1 {
-                    %184 = arith.index_cast %arg9 : index to i64
-                    %185 = arith.muli %184, %c16_i64 : i64
-                    %186 = arith.addi %185, %156 : i64
-                    %187 = arith.ori %186, %175 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %178, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %188 = arith.muli %184, %c32_i64 : i64
-                    %189 = arith.addi %188, %169 : i64
-                    "instgem.compute_accumulated"(%189, %171, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %190 = arith.subi %184, %c1_i64_2 : i64
-                    %191 = arith.subi %190, %81 : i64
-                    %192 = arith.cmpi sge, %191, %c0_i64_3 : i64
-                    %193 = arith.cmpi slt, %191, %89 : i64
-                    %194 = arith.andi %192, %193 : i1
-                    scf.if %194 {
-                      %195 = arith.muli %190, %c16_i64 : i64
-                      %196 = arith.maxsi %195, %71 : i64
-                      %197 = arith.addi %195, %c16_i64 : i64
-                      %198 = arith.minsi %197, %82 : i64
-                      %199 = arith.subi %198, %196 : i64
-                      %200 = arith.subi %196, %71 : i64
-                      %201 = arith.muli %200, %79 : i64
-                      %202 = arith.addi %77, %201 : i64
-                      %203 = arith.muli %145, %c64_i64 : i64
-                      %204 = arith.addi %202, %203 : i64
-                      %205 = arith.addi %195, %156 : i64
-                      %206 = arith.ori %205, %c2684354560_i64 : i64
-                      %207 = arith.subi %196, %195 : i64
-                      %208 = arith.addi %206, %207 : i64
-                      %209 = arith.subi %73, %156 : i64
-                      %210 = arith.minsi %209, %c16_i64 : i64
-                      "instgem.mvout"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %183 = arith.index_cast %109 : i64 to index
-                  scf.for %arg9 = %182 to %183 step %c1 {
-                    %184 = arith.index_cast %arg9 : index to i64
-                    %185 = arith.muli %184, %c16_i64 : i64
-                    %186 = arith.subi %102, %185 : i64
-                    %187 = arith.minsi %186, %c16_i64 : i64
-                    %188 = arith.addi %185, %156 : i64
-                    %189 = arith.ori %188, %175 : i64
-                    %190 = arith.select %174, %c16_i64, %187 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %178, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %191 = arith.muli %184, %c32_i64 : i64
-                    %192 = arith.addi %191, %169 : i64
-                    "instgem.compute_accumulated"(%192, %171, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %193 = arith.subi %184, %c1_i64_2 : i64
-                    %194 = arith.subi %193, %81 : i64
-                    %195 = arith.cmpi sge, %194, %c0_i64_3 : i64
-                    %196 = arith.cmpi slt, %194, %89 : i64
-                    %197 = arith.andi %195, %196 : i1
-                    scf.if %197 {
-                      %198 = arith.muli %193, %c16_i64 : i64
-                      %199 = arith.maxsi %198, %71 : i64
-                      %200 = arith.addi %198, %c16_i64 : i64
-                      %201 = arith.minsi %200, %82 : i64
-                      %202 = arith.subi %201, %199 : i64
-                      %203 = arith.subi %199, %71 : i64
-                      %204 = arith.muli %203, %79 : i64
-                      %205 = arith.addi %77, %204 : i64
-                      %206 = arith.muli %145, %c64_i64 : i64
-                      %207 = arith.addi %205, %206 : i64
-                      %208 = arith.addi %198, %156 : i64
-                      %209 = arith.ori %208, %c2684354560_i64 : i64
-                      %210 = arith.subi %199, %198 : i64
-                      %211 = arith.addi %209, %210 : i64
-                      %212 = arith.subi %73, %156 : i64
-                      %213 = arith.minsi %212, %c16_i64 : i64
-                      "instgem.mvout"(%207, %211, %213, %202) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
+              %87 = arith.index_cast %76 : i64 to index
+              scf.for %arg7 = %86 to %87 step %c1 {
+                %92 = arith.index_cast %arg7 : index to i64
+                %93 = arith.muli %92, %c16_i64 : i64
+                %94 = arith.subi %74, %93 : i64
+                %95 = arith.minsi %94, %c16_i64 : i64
+                %96 = arith.cmpi eq, %92, %c0_i64_3 : i64
+                %97 = arith.select %96, %c2147483648_i64, %c3221225472_i64 : i64
+                %98 = arith.addi %93, %c128_i64 : i64
+                "instgem.preload"(%98, %c16_i64, %95, %97, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%93, %95, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %99 = arith.cmpi eq, %92, %84 : i64
+                scf.if %99 {
+                  %100 = arith.ori %97, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %100, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %101 = arith.addi %93, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%101, %95, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%66, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 } else {
-                  %182 = arith.index_cast %121 : i64 to index
-                  scf.for %arg9 = %c1 to %182 step %c1 {
-                    %184 = arith.index_cast %arg9 : index to i64
-                    %185 = arith.muli %184, %c16_i64 : i64
-                    %186 = arith.addi %185, %156 : i64
-                    %187 = arith.ori %186, %175 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %178, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %188 = arith.muli %184, %c32_i64 : i64
-                    %189 = arith.addi %188, %169 : i64
-                    "instgem.compute_accumulated"(%189, %171, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %183 = arith.index_cast %109 : i64 to index
-                  scf.for %arg9 = %182 to %183 step %c1 {
-                    %184 = arith.index_cast %arg9 : index to i64
-                    %185 = arith.muli %184, %c16_i64 : i64
-                    %186 = arith.subi %102, %185 : i64
-                    %187 = arith.minsi %186, %c16_i64 : i64
-                    %188 = arith.addi %185, %156 : i64
-                    %189 = arith.ori %188, %175 : i64
-                    %190 = arith.select %174, %c16_i64, %187 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %178, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %191 = arith.muli %184, %c32_i64 : i64
-                    %192 = arith.addi %191, %169 : i64
-                    "instgem.compute_accumulated"(%192, %171, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                  %100 = arith.ori %97, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %100, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %101 = arith.addi %93, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%101, %95, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              scf.if %149 {
-                %168 = arith.muli %112, %136 : i64
-                %169 = arith.minsi %168, %89 : i64
-                %170 = arith.index_cast %169 : i64 to index
-                scf.for %arg8 = %170 to %124 step %c1 {
-                  %171 = arith.index_cast %arg8 : index to i64
-                  %172 = arith.addi %81, %171 : i64
-                  %173 = arith.muli %172, %c16_i64 : i64
-                  %174 = arith.maxsi %173, %71 : i64
-                  %175 = arith.addi %173, %c16_i64 : i64
-                  %176 = arith.minsi %175, %82 : i64
-                  %177 = arith.subi %176, %174 : i64
-                  %178 = arith.subi %174, %71 : i64
-                  %179 = arith.muli %178, %79 : i64
-                  %180 = arith.addi %77, %179 : i64
-                  %181 = arith.muli %146, %c64_i64 : i64
-                  %182 = arith.addi %180, %181 : i64
-                  %183 = arith.muli %146, %c16_i64 : i64
-                  %184 = arith.addi %173, %183 : i64
-                  %185 = arith.ori %184, %c2684354560_i64 : i64
-                  %186 = arith.subi %174, %173 : i64
-                  %187 = arith.addi %185, %186 : i64
-                  %188 = arith.subi %73, %183 : i64
-                  %189 = arith.minsi %188, %c16_i64 : i64
-                  "instgem.mvout"(%182, %187, %189, %177) : (i64, i64, i64, i64) -> ()
-                }
+              %88 = arith.cmpi sgt, %76, %c0_i64_3 : i64
+              %89 = arith.extui %88 : i1 to i64
+              %90 = arith.index_cast %89 : i64 to index
+              scf.for %arg7 = %90 to %c2 step %c1 {
+                %92 = arith.index_cast %arg7 : index to i64
+                %93 = arith.muli %92, %c16_i64 : i64
+                %94 = arith.maxsi %93, %c0_i64_3 : i64
+                %95 = arith.addi %93, %c16_i64 : i64
+                %96 = arith.minsi %95, %c32_i64 : i64
+                %97 = arith.subi %96, %94 : i64
+                %98 = arith.muli %94, %68 : i64
+                %99 = arith.addi %66, %98 : i64
+                %100 = arith.ori %93, %c2684354560_i64 : i64
+                %101 = arith.subi %94, %93 : i64
+                %102 = arith.addi %100, %101 : i64
+                "instgem.mvout"(%99, %102, %c16_i64, %97) : (i64, i64, i64, i64) -> ()
               }
-              %162 = arith.cmpi sgt, %112, %c0_i64_3 : i64
-              %163 = arith.subi %109, %c1_i64_2 : i64
-              %164 = arith.subi %163, %81 : i64
-              %165 = arith.maxsi %164, %c0_i64_3 : i64
-              %166 = arith.minsi %165, %89 : i64
-              %167 = arith.select %162, %166, %c0_i64_3 : i64
-              scf.if %153 {
-                %168 = arith.index_cast %167 : i64 to index
-                scf.for %arg8 = %168 to %124 step %c1 {
-                  %169 = arith.index_cast %arg8 : index to i64
-                  %170 = arith.addi %81, %169 : i64
-                  %171 = arith.muli %170, %c16_i64 : i64
-                  %172 = arith.maxsi %171, %71 : i64
-                  %173 = arith.addi %171, %c16_i64 : i64
-                  %174 = arith.minsi %173, %82 : i64
-                  %175 = arith.subi %174, %172 : i64
-                  %176 = arith.subi %172, %71 : i64
-                  %177 = arith.muli %176, %79 : i64
-                  %178 = arith.addi %77, %177 : i64
-                  %179 = arith.muli %145, %c64_i64 : i64
-                  %180 = arith.addi %178, %179 : i64
-                  %181 = arith.addi %171, %156 : i64
-                  %182 = arith.ori %181, %c2684354560_i64 : i64
-                  %183 = arith.subi %172, %171 : i64
-                  %184 = arith.addi %182, %183 : i64
-                  %185 = arith.subi %73, %156 : i64
-                  %186 = arith.minsi %185, %c16_i64 : i64
-                  "instgem.mvout"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } {gemmini.compute_nest}
-            %137 = arith.cmpi eq, %112, %c0_i64_3 : i64
-            %138 = arith.cmpi slt, %109, %c2_i64_1 : i64
-            %139 = arith.cmpi slt, %114, %c1_i64_2 : i64
-            %140 = arith.ori %137, %138 : i1
-            %141 = arith.ori %140, %139 : i1
-            scf.if %141 {
-              scf.for %arg7 = %c0 to %c2 step %c1 {
-                %145 = arith.index_cast %arg7 : index to i64
-                %146 = arith.muli %145, %c16_i64 : i64
-                %147 = arith.ori %146, %c2147483648_i64 : i64
-                %148 = arith.cmpi sge, %145, %109 : i64
-                %149 = arith.cmpi sle, %114, %c0_i64_3 : i64
-                %150 = arith.ori %137, %148 : i1
-                %151 = arith.ori %150, %149 : i1
-                %152 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                %153 = arith.andi %151, %152 : i1
-                scf.if %153 {
-                  "instgem.mvin"(%c0_i64_3, %147, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            }
-            %142 = arith.minsi %114, %90 : i64
-            %143 = arith.index_cast %142 : i64 to index
-            %144 = arith.index_cast %90 : i64 to index
-            scf.for %arg7 = %143 to %144 step %c1 {
-              %145 = arith.index_cast %arg7 : index to i64
-              scf.for %arg8 = %c0 to %124 step %c1 {
-                %146 = arith.index_cast %arg8 : index to i64
-                %147 = arith.addi %81, %146 : i64
-                %148 = arith.muli %147, %c16_i64 : i64
-                %149 = arith.maxsi %148, %71 : i64
-                %150 = arith.addi %148, %c16_i64 : i64
-                %151 = arith.minsi %150, %82 : i64
-                %152 = arith.subi %151, %149 : i64
-                %153 = arith.subi %149, %71 : i64
-                %154 = arith.muli %153, %79 : i64
-                %155 = arith.addi %77, %154 : i64
-                %156 = arith.muli %145, %c64_i64 : i64
-                %157 = arith.addi %155, %156 : i64
-                %158 = arith.muli %145, %c16_i64 : i64
-                %159 = arith.addi %148, %158 : i64
-                %160 = arith.ori %159, %c2684354560_i64 : i64
-                %161 = arith.subi %149, %148 : i64
-                %162 = arith.addi %160, %161 : i64
-                %163 = arith.subi %73, %158 : i64
-                %164 = arith.minsi %163, %c16_i64 : i64
-                "instgem.mvout"(%157, %162, %164, %152) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          } else {
-            scf.for %arg7 = %c0 to %115 step %c1 {
-              scf.if %123 {
-                %147 = arith.cmpi sgt, %124, %c0 : index
-                scf.if %147 {
-                  %151 = arith.muli %134, %c4 : index
-                  %152 = arith.muli %124, %c4 : index
-                  %153 = arith.muli %arg7, %152 : index
-                  %154 = arith.subi %151, %c1 : index
-                  %155 = arith.addi %153, %154 : index
-                  %156 = arith.divsi %155, %151 : index
-                  %157 = arith.addi %155, %152 : index
-                  %158 = arith.divsi %157, %151 : index
-                  scf.for %arg8 = %156 to %158 step %c1 {
-                    %159 = arith.index_cast %arg8 : index to i64
-                    %160 = arith.addi %81, %159 : i64
-                    %161 = arith.muli %160, %c16_i64 : i64
-                    %162 = arith.maxsi %161, %71 : i64
-                    %163 = arith.addi %161, %c16_i64 : i64
-                    %164 = arith.minsi %163, %82 : i64
-                    %165 = arith.subi %164, %162 : i64
-                    %166 = arith.subi %162, %71 : i64
-                    %167 = arith.muli %166, %133#0 : i64
-                    %168 = arith.addi %133#1, %167 : i64
-                    %169 = arith.muli %160, %c32_i64 : i64
-                    %170 = arith.addi %169, %131 : i64
-                    %171 = arith.subi %162, %161 : i64
-                    %172 = arith.addi %170, %171 : i64
-                    %173 = arith.minsi %133#2, %c64_i64 : i64
-                    "instgem.mvin"(%168, %172, %173, %165) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %148 = arith.cmpi sgt, %130, %c0 : index
-                scf.if %148 {
-                  %151 = arith.muli %134, %c4 : index
-                  %152 = arith.muli %130, %c4 : index
-                  %153 = arith.muli %arg7, %152 : index
-                  %154 = arith.subi %151, %c1 : index
-                  %155 = arith.subi %154, %134 : index
-                  %156 = arith.addi %153, %155 : index
-                  %157 = arith.divsi %156, %151 : index
-                  %158 = arith.addi %156, %152 : index
-                  %159 = arith.divsi %158, %151 : index
-                  scf.for %arg8 = %157 to %159 step %c1 {
-                    %160 = arith.index_cast %arg8 : index to i64
-                    %161 = arith.muli %160, %c16_i64 : i64
-                    %162 = arith.maxsi %161, %c0_i64_3 : i64
-                    %163 = arith.addi %161, %c16_i64 : i64
-                    %164 = arith.minsi %163, %71 : i64
-                    %165 = arith.subi %164, %162 : i64
-                    %166 = arith.muli %160, %c32_i64 : i64
-                    %167 = arith.addi %166, %131 : i64
-                    %168 = arith.subi %162, %161 : i64
-                    %169 = arith.addi %167, %168 : i64
-                    %170 = arith.minsi %133#2, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %169, %170, %165) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %149 = arith.cmpi sgt, %133#3, %c0 : index
-                scf.if %149 {
-                  %151 = arith.muli %134, %c4 : index
-                  %152 = arith.muli %133#3, %c4 : index
-                  %153 = arith.muli %arg7, %152 : index
-                  %154 = arith.subi %151, %c1 : index
-                  %155 = arith.muli %134, %c2 : index
-                  %156 = arith.subi %154, %155 : index
-                  %157 = arith.addi %153, %156 : index
-                  %158 = arith.divsi %157, %151 : index
-                  %159 = arith.addi %157, %152 : index
-                  %160 = arith.divsi %159, %151 : index
-                  scf.for %arg8 = %158 to %160 step %c1 {
-                    %161 = arith.index_cast %arg8 : index to i64
-                    %162 = arith.addi %133#4, %161 : i64
-                    %163 = arith.muli %162, %c16_i64 : i64
-                    %164 = arith.maxsi %163, %133#5 : i64
-                    %165 = arith.addi %163, %c16_i64 : i64
-                    %166 = arith.addi %133#5, %133#6 : i64
-                    %167 = arith.minsi %165, %166 : i64
-                    %168 = arith.subi %167, %164 : i64
-                    %169 = arith.subi %164, %133#5 : i64
-                    %170 = arith.muli %169, %133#7 : i64
-                    %171 = arith.addi %133#8, %170 : i64
-                    %172 = arith.addi %163, %132 : i64
-                    %173 = arith.subi %164, %163 : i64
-                    %174 = arith.addi %172, %173 : i64
-                    %175 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%171, %174, %175, %168) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %150 = arith.cmpi sgt, %133#9, %c0 : index
-                scf.if %150 {
-                  %151 = arith.muli %134, %c4 : index
-                  %152 = arith.muli %133#9, %c4 : index
-                  %153 = arith.muli %arg7, %152 : index
-                  %154 = arith.subi %151, %c1 : index
-                  %155 = arith.muli %134, %c3 : index
-                  %156 = arith.subi %154, %155 : index
-                  %157 = arith.addi %153, %156 : index
-                  %158 = arith.divsi %157, %151 : index
-                  %159 = arith.addi %157, %152 : index
-                  %160 = arith.divsi %159, %151 : index
-                  scf.for %arg8 = %158 to %160 step %c1 {
-                    %161 = arith.index_cast %arg8 : index to i64
-                    %162 = arith.muli %161, %c16_i64 : i64
-                    %163 = arith.maxsi %162, %c0_i64_3 : i64
-                    %164 = arith.addi %162, %c16_i64 : i64
-                    %165 = arith.minsi %164, %133#5 : i64
-                    %166 = arith.subi %165, %163 : i64
-                    %167 = arith.addi %162, %132 : i64
-                    %168 = arith.subi %163, %162 : i64
-                    %169 = arith.addi %167, %168 : i64
-                    %170 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %169, %170, %166) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-              }
-              %140 = arith.index_cast %arg7 : index to i64
-              %141 = arith.muli %140, %c16_i64 : i64
-              %142 = arith.subi %108, %141 : i64
-              %143 = arith.minsi %142, %c16_i64 : i64
-              %144 = arith.cmpi sgt, %118, %c0_i64_3 : i64
-              scf.if %144 {
-                %147 = arith.ori %141, %c2147483648_i64 : i64
-                %148 = arith.addi %141, %c128_i64 : i64
-                "instgem.preload"(%148, %143, %c16_i64, %147, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %149 = arith.index_cast %121 : i64 to index
-                scf.for %arg8 = %c1 to %149 step %c1 {
-                  %151 = arith.index_cast %arg8 : index to i64
-                  %152 = arith.muli %151, %c16_i64 : i64
-                  %153 = arith.addi %152, %141 : i64
-                  %154 = arith.ori %153, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %154, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %155 = arith.muli %151, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%155, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %150 = arith.index_cast %109 : i64 to index
-                scf.for %arg8 = %149 to %150 step %c1 {
-                  %151 = arith.index_cast %arg8 : index to i64
-                  %152 = arith.muli %151, %c16_i64 : i64
-                  %153 = arith.subi %102, %152 : i64
-                  %154 = arith.minsi %153, %c16_i64 : i64
-                  %155 = arith.addi %152, %141 : i64
-                  %156 = arith.ori %155, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %157 = arith.muli %151, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%157, %c16_i64, %154, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %145 = arith.index_cast %118 : i64 to index
-              scf.for %arg8 = %c1 to %145 step %c1 {
-                %147 = arith.index_cast %arg8 : index to i64
-                %148 = arith.ori %141, %c3221225472_i64 : i64
-                %149 = arith.muli %147, %c16_i64 : i64
-                %150 = arith.addi %149, %141 : i64
-                %151 = arith.addi %150, %c128_i64 : i64
-                "instgem.preload"(%151, %143, %c16_i64, %148, %143, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%149, %c16_i64, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %152 = arith.index_cast %121 : i64 to index
-                scf.for %arg9 = %c1 to %152 step %c1 {
-                  %154 = arith.index_cast %arg9 : index to i64
-                  %155 = arith.muli %154, %c16_i64 : i64
-                  %156 = arith.addi %155, %141 : i64
-                  %157 = arith.ori %156, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %158 = arith.muli %154, %c32_i64 : i64
-                  %159 = arith.addi %158, %149 : i64
-                  "instgem.compute_accumulated"(%159, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %153 = arith.index_cast %109 : i64 to index
-                scf.for %arg9 = %152 to %153 step %c1 {
-                  %154 = arith.index_cast %arg9 : index to i64
-                  %155 = arith.muli %154, %c16_i64 : i64
-                  %156 = arith.subi %102, %155 : i64
-                  %157 = arith.minsi %156, %c16_i64 : i64
-                  %158 = arith.addi %155, %141 : i64
-                  %159 = arith.ori %158, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %143, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %160 = arith.muli %154, %c32_i64 : i64
-                  %161 = arith.addi %160, %149 : i64
-                  "instgem.compute_accumulated"(%161, %c16_i64, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %146 = arith.index_cast %112 : i64 to index
-              scf.for %arg8 = %145 to %146 step %c1 {
-                %147 = arith.index_cast %arg8 : index to i64
-                %148 = arith.muli %147, %c16_i64 : i64
-                %149 = arith.subi %104, %148 : i64
-                %150 = arith.minsi %149, %c16_i64 : i64
-                %151 = arith.subi %106, %148 : i64
-                %152 = arith.minsi %151, %c16_i64 : i64
-                %153 = arith.cmpi eq, %147, %c0_i64_3 : i64
-                %154 = arith.select %153, %c2147483648_i64, %c3221225472_i64 : i64
-                %155 = arith.ori %141, %154 : i64
-                %156 = arith.select %153, %c16_i64, %122 : i64
-                %157 = arith.select %153, %c16_i64, %143 : i64
-                %158 = arith.addi %148, %141 : i64
-                %159 = arith.addi %158, %c128_i64 : i64
-                "instgem.preload"(%159, %143, %152, %155, %157, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%148, %150, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %160 = arith.index_cast %121 : i64 to index
-                scf.for %arg9 = %c1 to %160 step %c1 {
-                  %162 = arith.index_cast %arg9 : index to i64
-                  %163 = arith.muli %162, %c16_i64 : i64
-                  %164 = arith.addi %163, %141 : i64
-                  %165 = arith.ori %164, %154 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %165, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %166 = arith.muli %162, %c32_i64 : i64
-                  %167 = arith.addi %166, %148 : i64
-                  "instgem.compute_accumulated"(%167, %150, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %161 = arith.index_cast %109 : i64 to index
-                scf.for %arg9 = %160 to %161 step %c1 {
-                  %162 = arith.index_cast %arg9 : index to i64
-                  %163 = arith.muli %162, %c16_i64 : i64
-                  %164 = arith.subi %102, %163 : i64
-                  %165 = arith.minsi %164, %c16_i64 : i64
-                  %166 = arith.addi %163, %141 : i64
-                  %167 = arith.ori %166, %154 : i64
-                  %168 = arith.select %153, %c16_i64, %165 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %167, %157, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %169 = arith.muli %162, %c32_i64 : i64
-                  %170 = arith.addi %169, %148 : i64
-                  "instgem.compute_accumulated"(%170, %150, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-            } {gemmini.compute_nest}
-            %135 = arith.cmpi eq, %112, %c0_i64_3 : i64
-            %136 = arith.cmpi slt, %109, %c2_i64_1 : i64
-            %137 = arith.cmpi slt, %114, %c1_i64_2 : i64
-            %138 = arith.ori %135, %136 : i1
-            %139 = arith.ori %138, %137 : i1
-            scf.if %139 {
-              scf.for %arg7 = %c0 to %c2 step %c1 {
-                %140 = arith.index_cast %arg7 : index to i64
-                %141 = arith.muli %140, %c16_i64 : i64
-                %142 = arith.ori %141, %c2147483648_i64 : i64
-                %143 = arith.cmpi sge, %140, %109 : i64
-                %144 = arith.cmpi sle, %114, %c0_i64_3 : i64
-                %145 = arith.ori %135, %143 : i1
-                %146 = arith.ori %145, %144 : i1
-                %147 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                %148 = arith.andi %146, %147 : i1
-                scf.if %148 {
-                  "instgem.mvin"(%c0_i64_3, %142, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            }
-          }
-          scf.if %123 {
-            %135 = arith.muli %134, %c4 : index
-            %136 = arith.muli %124, %c4 : index
-            %137 = arith.muli %115, %136 : index
-            %138 = arith.subi %135, %c1 : index
-            %139 = arith.addi %137, %138 : index
-            %140 = arith.divsi %139, %135 : index
-            scf.for %arg7 = %140 to %124 step %c1 {
-              %158 = arith.index_cast %arg7 : index to i64
-              %159 = arith.addi %81, %158 : i64
-              %160 = arith.muli %159, %c16_i64 : i64
-              %161 = arith.maxsi %160, %71 : i64
-              %162 = arith.addi %160, %c16_i64 : i64
-              %163 = arith.minsi %162, %82 : i64
-              %164 = arith.subi %163, %161 : i64
-              %165 = arith.subi %161, %71 : i64
-              %166 = arith.muli %165, %133#0 : i64
-              %167 = arith.addi %133#1, %166 : i64
-              %168 = arith.muli %159, %c32_i64 : i64
-              %169 = arith.addi %168, %131 : i64
-              %170 = arith.subi %161, %160 : i64
-              %171 = arith.addi %169, %170 : i64
-              %172 = arith.minsi %133#2, %c64_i64 : i64
-              "instgem.mvin"(%167, %171, %172, %164) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %141 = arith.muli %130, %c4 : index
-            %142 = arith.muli %115, %141 : index
-            %143 = arith.subi %138, %134 : index
-            %144 = arith.addi %142, %143 : index
-            %145 = arith.divsi %144, %135 : index
-            scf.for %arg7 = %145 to %130 step %c1 {
-              %158 = arith.index_cast %arg7 : index to i64
-              %159 = arith.muli %158, %c16_i64 : i64
-              %160 = arith.maxsi %159, %c0_i64_3 : i64
-              %161 = arith.addi %159, %c16_i64 : i64
-              %162 = arith.minsi %161, %71 : i64
-              %163 = arith.subi %162, %160 : i64
-              %164 = arith.muli %158, %c32_i64 : i64
-              %165 = arith.addi %164, %131 : i64
-              %166 = arith.subi %160, %159 : i64
-              %167 = arith.addi %165, %166 : i64
-              %168 = arith.minsi %133#2, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %167, %168, %163) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %146 = arith.muli %133#3, %c4 : index
-            %147 = arith.muli %115, %146 : index
-            %148 = arith.muli %134, %c2 : index
-            %149 = arith.subi %138, %148 : index
-            %150 = arith.addi %147, %149 : index
-            %151 = arith.divsi %150, %135 : index
-            scf.for %arg7 = %151 to %133#3 step %c1 {
-              %158 = arith.index_cast %arg7 : index to i64
-              %159 = arith.addi %133#4, %158 : i64
-              %160 = arith.muli %159, %c16_i64 : i64
-              %161 = arith.maxsi %160, %133#5 : i64
-              %162 = arith.addi %160, %c16_i64 : i64
-              %163 = arith.addi %133#5, %133#6 : i64
-              %164 = arith.minsi %162, %163 : i64
-              %165 = arith.subi %164, %161 : i64
-              %166 = arith.subi %161, %133#5 : i64
-              %167 = arith.muli %166, %133#7 : i64
-              %168 = arith.addi %133#8, %167 : i64
-              %169 = arith.addi %160, %132 : i64
-              %170 = arith.subi %161, %160 : i64
-              %171 = arith.addi %169, %170 : i64
-              %172 = arith.minsi %73, %c64_i64 : i64
-              "instgem.mvin2"(%168, %171, %172, %165) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %152 = arith.muli %133#9, %c4 : index
-            %153 = arith.muli %115, %152 : index
-            %154 = arith.muli %134, %c3 : index
-            %155 = arith.subi %138, %154 : index
-            %156 = arith.addi %153, %155 : index
-            %157 = arith.divsi %156, %135 : index
-            scf.for %arg7 = %157 to %133#9 step %c1 {
-              %158 = arith.index_cast %arg7 : index to i64
-              %159 = arith.muli %158, %c16_i64 : i64
-              %160 = arith.maxsi %159, %c0_i64_3 : i64
-              %161 = arith.addi %159, %c16_i64 : i64
-              %162 = arith.minsi %161, %133#5 : i64
-              %163 = arith.subi %162, %160 : i64
-              %164 = arith.addi %159, %132 : i64
-              %165 = arith.subi %160, %159 : i64
-              %166 = arith.addi %164, %165 : i64
-              %167 = arith.minsi %73, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %166, %167, %163) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-        }
-      } else {
-        %93:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-          %94 = arith.maxsi %arg8, %c0 : index
-          %95 = arith.minsi %94, %arg5 : index
-          %96 = arith.addi %arg8, %c32 : index
-          %97 = arith.maxsi %96, %c0 : index
-          %98 = arith.minsi %97, %arg5 : index
-          %99 = arith.subi %95, %arg8 : index
-          %100 = arith.maxsi %99, %c0 : index
-          %101 = arith.minsi %100, %c32 : index
-          %102 = arith.subi %98, %95 : index
-          %103 = arith.cmpi sgt, %101, %c0 : index
-          scf.if %103 {
-            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-          }
-          %104 = arith.index_cast %arg7 : index to i64
-          %105 = arith.remsi %104, %c2_i64_1 : i64
-          %106 = arith.muli %105, %c64_i64 : i64
-          %107 = arith.index_cast %102 : index to i64
-          %108 = arith.maxsi %arg9, %c0 : index
-          %109 = arith.minsi %108, %arg5 : index
-          %110 = arith.addi %arg9, %c32 : index
-          %111 = arith.maxsi %110, %c0 : index
-          %112 = arith.minsi %111, %arg5 : index
-          %113 = arith.subi %109, %arg9 : index
-          %114 = arith.maxsi %113, %c0 : index
-          %115 = arith.minsi %114, %c32 : index
-          %116 = arith.subi %112, %109 : index
-          scf.if %69 {
-            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-          }
-          %117 = arith.muli %105, %c32_i64 : i64
-          %118 = arith.addi %117, %c128_i64 : i64
-          %119 = arith.index_cast %115 : index to i64
-          %120 = arith.index_cast %116 : index to i64
-          %121 = arith.addi %119, %120 : i64
-          %122 = arith.minsi %83, %c32_i64 : i64
-          %123 = arith.maxsi %107, %c0_i64_3 : i64
-          %124 = arith.minsi %123, %c32_i64 : i64
-          %125 = arith.maxsi %121, %c0_i64_3 : i64
-          %126 = arith.minsi %125, %c32_i64 : i64
-          %127 = arith.maxsi %73, %c0_i64_3 : i64
-          %128 = arith.minsi %127, %c16_i64 : i64
-          %129 = arith.ceildivsi %122, %c16_i64 : i64
-          %130 = arith.ceildivsi %128, %c16_i64 : i64
-          %131 = arith.minsi %124, %126 : i64
-          %132 = arith.ceildivsi %131, %c16_i64 : i64
-          %133 = arith.addi %arg7, %c1 : index
-          %134 = arith.cmpi sge, %133, %14 : index
-          %135 = arith.cmpi eq, %arg7, %c0 : index
-          %136 = arith.cmpi sgt, %129, %c0_i64_3 : i64
-          %137 = arith.select %136, %130, %c0_i64_3 : i64
-          %138 = arith.index_cast %137 : i64 to index
-          %139 = arith.divsi %131, %c16_i64 : i64
-          %140 = arith.minsi %132, %139 : i64
-          %141 = arith.maxsi %140, %c0_i64_3 : i64
-          %142 = arith.divsi %122, %c16_i64 : i64
-          %143 = arith.minsi %129, %142 : i64
-          %144 = arith.maxsi %143, %c1_i64_2 : i64
-          %145 = arith.minsi %122, %c16_i64 : i64
-          %146 = arith.ori %135, %134 : i1
-          %147 = arith.cmpi slt, %133, %14 : index
-          %148 = arith.index_cast %89 : i64 to index
-          %149 = arith.addi %80, %c15_i64 : i64
-          %150 = arith.divui %149, %c16_i64 : i64
-          %151 = arith.cmpi sgt, %71, %c0_i64_3 : i64
-          %152 = arith.extui %151 : i1 to i64
-          %153 = arith.muli %150, %152 : i64
-          %154 = arith.index_cast %153 : i64 to index
-          %155:12 = scf.if %147 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-            %157 = arith.addi %arg8, %c64 : index
-            %158 = arith.maxsi %157, %c0 : index
-            %159 = arith.minsi %158, %arg5 : index
-            %160 = arith.subi %98, %96 : index
-            %161 = arith.maxsi %160, %c0 : index
-            %162 = arith.minsi %161, %c32 : index
-            %163 = arith.subi %159, %98 : index
-            %164 = arith.cmpi sgt, %162, %c0 : index
-            %subview_6 = memref.subview %reinterpret_cast[%16, %98] [%63, %163] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %165 = arith.index_cast %133 : index to i64
-            %166 = arith.remsi %165, %c2_i64_1 : i64
-            %167 = arith.muli %166, %c64_i64 : i64
-            %168 = arith.index_cast %163 : index to i64
-            %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %169 = arith.index_cast %intptr_11 : index to i64
-            %170 = arith.index_cast %offset_8 : index to i64
-            %171 = arith.addi %169, %170 : i64
-            %172 = arith.index_cast %strides_10#0 : index to i64
-            %173 = arith.addi %arg9, %c64 : index
-            %174 = arith.maxsi %173, %c0 : index
-            %175 = arith.minsi %174, %arg5 : index
-            %176 = arith.subi %112, %110 : index
-            %177 = arith.maxsi %176, %c0 : index
-            %178 = arith.minsi %177, %c32 : index
-            %179 = arith.subi %175, %112 : index
-            %subview_12 = memref.subview %reinterpret_cast_4[%112, %19] [%179, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %180 = arith.muli %166, %c32_i64 : i64
-            %181 = arith.addi %180, %c128_i64 : i64
-            %182 = arith.index_cast %178 : index to i64
-            %183 = arith.index_cast %179 : index to i64
-            %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %184 = arith.index_cast %intptr_17 : index to i64
-            %185 = arith.index_cast %offset_14 : index to i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.index_cast %strides_16#0 : index to i64
-            %188 = arith.maxsi %182, %c0_i64_3 : i64
-            %189 = arith.divui %188, %c16_i64 : i64
-            %190 = arith.addi %182, %183 : i64
-            %191 = arith.maxsi %190, %c0_i64_3 : i64
-            %192 = arith.addi %191, %c15_i64 : i64
-            %193 = arith.divui %192, %c16_i64 : i64
-            %194 = arith.subi %193, %189 : i64
-            %195 = arith.cmpi sgt, %183, %c0_i64_3 : i64
-            %196 = arith.extui %195 : i1 to i64
-            %197 = arith.muli %194, %196 : i64
-            %198 = arith.index_cast %197 : i64 to index
-            %199 = arith.addi %188, %c15_i64 : i64
-            %200 = arith.divui %199, %c16_i64 : i64
-            %201 = arith.cmpi sgt, %182, %c0_i64_3 : i64
-            %202 = arith.extui %201 : i1 to i64
-            %203 = arith.muli %200, %202 : i64
-            %204 = arith.index_cast %203 : i64 to index
-            scf.if %164 {
-              func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-            }
-            scf.if %69 {
-              func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-            }
-            scf.yield %172, %171, %167, %168, %198, %189, %182, %183, %187, %186, %181, %204 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
-          }
-          %156 = arith.maxsi %138, %c1 : index
-          scf.if %146 {
-            scf.if %134 {
-              %157 = arith.maxsi %132, %c1_i64_2 : i64
-              %158 = arith.ceildivsi %89, %157 : i64
-              %159 = arith.select %135, %c0_i64_3, %c-1_i64 : i64
-              scf.for %arg10 = %c0 to %138 step %c1 {
-                scf.if %147 {
-                  %192 = arith.cmpi sgt, %148, %c0 : index
-                  scf.if %192 {
-                    %196 = arith.muli %156, %c4 : index
-                    %197 = arith.muli %148, %c4 : index
-                    %198 = arith.muli %arg10, %197 : index
-                    %199 = arith.subi %196, %c1 : index
-                    %200 = arith.addi %198, %199 : index
-                    %201 = arith.divsi %200, %196 : index
-                    %202 = arith.addi %200, %197 : index
-                    %203 = arith.divsi %202, %196 : index
-                    scf.for %arg11 = %201 to %203 step %c1 {
-                      %204 = arith.index_cast %arg11 : index to i64
-                      %205 = arith.addi %81, %204 : i64
-                      %206 = arith.muli %205, %c16_i64 : i64
-                      %207 = arith.maxsi %206, %71 : i64
-                      %208 = arith.addi %206, %c16_i64 : i64
-                      %209 = arith.minsi %208, %82 : i64
-                      %210 = arith.subi %209, %207 : i64
-                      %211 = arith.subi %207, %71 : i64
-                      %212 = arith.muli %211, %155#0 : i64
-                      %213 = arith.addi %155#1, %212 : i64
-                      %214 = arith.muli %205, %c32_i64 : i64
-                      %215 = arith.addi %214, %155#2 : i64
-                      %216 = arith.subi %207, %206 : i64
-                      %217 = arith.addi %215, %216 : i64
-                      %218 = arith.minsi %155#3, %c64_i64 : i64
-                      "instgem.mvin"(%213, %217, %218, %210) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
+              %91 = arith.cmpi eq, %76, %c0_i64_3 : i64
+              scf.if %91 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %92 = arith.index_cast %arg7 : index to i64
+                  %93 = arith.muli %92, %c16_i64 : i64
+                  %94 = arith.ori %93, %c2147483648_i64 : i64
+                  %95 = arith.cmpi sge, %92, %c2_i64_1 : i64
+                  %96 = arith.ori %91, %95 : i1
+                  scf.if %96 {
+                    "instgem.mvin"(%c0_i64_3, %94, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
-                  %193 = arith.cmpi sgt, %154, %c0 : index
-                  scf.if %193 {
-                    %196 = arith.muli %156, %c4 : index
-                    %197 = arith.muli %154, %c4 : index
-                    %198 = arith.muli %arg10, %197 : index
-                    %199 = arith.subi %196, %c1 : index
-                    %200 = arith.subi %199, %156 : index
-                    %201 = arith.addi %198, %200 : index
-                    %202 = arith.divsi %201, %196 : index
-                    %203 = arith.addi %201, %197 : index
-                    %204 = arith.divsi %203, %196 : index
-                    scf.for %arg11 = %202 to %204 step %c1 {
-                      %205 = arith.index_cast %arg11 : index to i64
-                      %206 = arith.muli %205, %c16_i64 : i64
-                      %207 = arith.maxsi %206, %c0_i64_3 : i64
-                      %208 = arith.addi %206, %c16_i64 : i64
-                      %209 = arith.minsi %208, %71 : i64
-                      %210 = arith.subi %209, %207 : i64
-                      %211 = arith.muli %205, %c32_i64 : i64
-                      %212 = arith.addi %211, %155#2 : i64
-                      %213 = arith.subi %207, %206 : i64
-                      %214 = arith.addi %212, %213 : i64
-                      %215 = arith.minsi %155#3, %c64_i64 : i64
-                      "instgem.mvin"(%c0_i64_3, %214, %215, %210) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %194 = arith.cmpi sgt, %155#4, %c0 : index
-                  scf.if %194 {
-                    %196 = arith.muli %156, %c4 : index
-                    %197 = arith.muli %155#4, %c4 : index
-                    %198 = arith.muli %arg10, %197 : index
-                    %199 = arith.subi %196, %c1 : index
-                    %200 = arith.muli %156, %c2 : index
-                    %201 = arith.subi %199, %200 : index
-                    %202 = arith.addi %198, %201 : index
-                    %203 = arith.divsi %202, %196 : index
-                    %204 = arith.addi %202, %197 : index
-                    %205 = arith.divsi %204, %196 : index
-                    scf.for %arg11 = %203 to %205 step %c1 {
-                      %206 = arith.index_cast %arg11 : index to i64
-                      %207 = arith.addi %155#5, %206 : i64
-                      %208 = arith.muli %207, %c16_i64 : i64
-                      %209 = arith.maxsi %208, %155#6 : i64
-                      %210 = arith.addi %208, %c16_i64 : i64
-                      %211 = arith.addi %155#6, %155#7 : i64
-                      %212 = arith.minsi %210, %211 : i64
-                      %213 = arith.subi %212, %209 : i64
-                      %214 = arith.subi %209, %155#6 : i64
-                      %215 = arith.muli %214, %155#8 : i64
-                      %216 = arith.addi %155#9, %215 : i64
-                      %217 = arith.addi %208, %155#10 : i64
-                      %218 = arith.subi %209, %208 : i64
-                      %219 = arith.addi %217, %218 : i64
-                      %220 = arith.minsi %73, %c64_i64 : i64
-                      "instgem.mvin2"(%216, %219, %220, %213) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %195 = arith.cmpi sgt, %155#11, %c0 : index
-                  scf.if %195 {
-                    %196 = arith.muli %156, %c4 : index
-                    %197 = arith.muli %155#11, %c4 : index
-                    %198 = arith.muli %arg10, %197 : index
-                    %199 = arith.subi %196, %c1 : index
-                    %200 = arith.muli %156, %c3 : index
-                    %201 = arith.subi %199, %200 : index
-                    %202 = arith.addi %198, %201 : index
-                    %203 = arith.divsi %202, %196 : index
-                    %204 = arith.addi %202, %197 : index
-                    %205 = arith.divsi %204, %196 : index
-                    scf.for %arg11 = %203 to %205 step %c1 {
-                      %206 = arith.index_cast %arg11 : index to i64
-                      %207 = arith.muli %206, %c16_i64 : i64
-                      %208 = arith.maxsi %207, %c0_i64_3 : i64
-                      %209 = arith.addi %207, %c16_i64 : i64
-                      %210 = arith.minsi %209, %155#6 : i64
-                      %211 = arith.subi %210, %208 : i64
-                      %212 = arith.addi %207, %155#10 : i64
-                      %213 = arith.subi %208, %207 : i64
-                      %214 = arith.addi %212, %213 : i64
-                      %215 = arith.minsi %73, %c64_i64 : i64
-                      "instgem.mvin2"(%c0_i64_3, %214, %215, %211) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                }
-                %169 = arith.index_cast %arg10 : index to i64
-                %170 = arith.subi %169, %c1_i64_2 : i64
-                %171 = arith.cmpi sge, %170, %c0_i64_3 : i64
-                %172 = arith.cmpi slt, %170, %90 : i64
-                %173 = arith.andi %171, %172 : i1
-                %174 = arith.subi %137, %c1_i64_2 : i64
-                %175 = arith.cmpi eq, %169, %174 : i64
-                %176 = arith.cmpi slt, %169, %90 : i64
-                %177 = arith.andi %175, %176 : i1
-                %178 = arith.subi %132, %c1_i64_2 : i64
-                %179 = arith.select %177, %178, %c-1_i64 : i64
-                %180 = arith.muli %169, %c16_i64 : i64
-                %181 = arith.subi %128, %180 : i64
-                %182 = arith.minsi %181, %c16_i64 : i64
-                %183 = arith.cmpi sgt, %141, %c0_i64_3 : i64
-                scf.if %183 {
-                  scf.if %173 {
-                    %199 = arith.minsi %89, %c0_i64_3 : i64
-                    %200 = arith.addi %199, %158 : i64
-                    %201 = arith.minsi %200, %89 : i64
-                    %202 = arith.index_cast %199 : i64 to index
-                    %203 = arith.index_cast %201 : i64 to index
-                    scf.for %arg11 = %202 to %203 step %c1 {
-                      %204 = arith.index_cast %arg11 : index to i64
-                      %205 = arith.addi %81, %204 : i64
-                      %206 = arith.muli %205, %c16_i64 : i64
-                      %207 = arith.maxsi %206, %71 : i64
-                      %208 = arith.addi %206, %c16_i64 : i64
-                      %209 = arith.minsi %208, %82 : i64
-                      %210 = arith.subi %209, %207 : i64
-                      %211 = arith.subi %207, %71 : i64
-                      %212 = arith.muli %211, %79 : i64
-                      %213 = arith.addi %77, %212 : i64
-                      %214 = arith.muli %170, %c64_i64 : i64
-                      %215 = arith.addi %213, %214 : i64
-                      %216 = arith.muli %170, %c16_i64 : i64
-                      %217 = arith.addi %206, %216 : i64
-                      %218 = arith.ori %217, %c2684354560_i64 : i64
-                      %219 = arith.subi %207, %206 : i64
-                      %220 = arith.addi %218, %219 : i64
-                      %221 = arith.subi %73, %216 : i64
-                      %222 = arith.minsi %221, %c16_i64 : i64
-                      "instgem.mvout"(%215, %220, %222, %210) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %192 = arith.cmpi eq, %159, %c0_i64_3 : i64
-                  %193 = arith.select %192, %c2147483648_i64, %c3221225472_i64 : i64
-                  %194 = arith.ori %180, %193 : i64
-                  %195 = arith.select %192, %c16_i64, %145 : i64
-                  %196 = arith.select %192, %c16_i64, %182 : i64
-                  %197 = arith.addi %180, %118 : i64
-                  "instgem.preload"(%197, %182, %c16_i64, %194, %196, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%106, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %198 = arith.cmpi eq, %179, %c0_i64_3 : i64
-                  scf.if %198 {
-                    %199 = arith.index_cast %144 : i64 to index
-                    scf.for %arg11 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg11 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %180 : i64
-                      %204 = arith.ori %203, %193 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %106 : i64
-                      "instgem.compute_accumulated"(%206, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %207 = arith.subi %201, %c1_i64_2 : i64
-                      %208 = arith.subi %207, %81 : i64
-                      %209 = arith.cmpi sge, %208, %c0_i64_3 : i64
-                      %210 = arith.cmpi slt, %208, %89 : i64
-                      %211 = arith.andi %209, %210 : i1
-                      scf.if %211 {
-                        %212 = arith.muli %207, %c16_i64 : i64
-                        %213 = arith.maxsi %212, %71 : i64
-                        %214 = arith.addi %212, %c16_i64 : i64
-                        %215 = arith.minsi %214, %82 : i64
-                        %216 = arith.subi %215, %213 : i64
-                        %217 = arith.subi %213, %71 : i64
-                        %218 = arith.muli %217, %79 : i64
-                        %219 = arith.addi %77, %218 : i64
-                        %220 = arith.muli %169, %c64_i64 : i64
-                        %221 = arith.addi %219, %220 : i64
-                        %222 = arith.addi %212, %180 : i64
-                        %223 = arith.ori %222, %c2684354560_i64 : i64
-                        %224 = arith.subi %213, %212 : i64
-                        %225 = arith.addi %223, %224 : i64
-                        %226 = arith.subi %73, %180 : i64
-                        %227 = arith.minsi %226, %c16_i64 : i64
-                        "instgem.mvout"(%221, %225, %227, %216) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %200 = arith.index_cast %129 : i64 to index
-                    scf.for %arg11 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg11 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %122, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %180 : i64
-                      %206 = arith.ori %205, %193 : i64
-                      %207 = arith.select %192, %c16_i64, %204 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %196, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.muli %201, %c32_i64 : i64
-                      %209 = arith.addi %208, %106 : i64
-                      "instgem.compute_accumulated"(%209, %c16_i64, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %210 = arith.subi %201, %c1_i64_2 : i64
-                      %211 = arith.subi %210, %81 : i64
-                      %212 = arith.cmpi sge, %211, %c0_i64_3 : i64
-                      %213 = arith.cmpi slt, %211, %89 : i64
-                      %214 = arith.andi %212, %213 : i1
-                      scf.if %214 {
-                        %215 = arith.muli %210, %c16_i64 : i64
-                        %216 = arith.maxsi %215, %71 : i64
-                        %217 = arith.addi %215, %c16_i64 : i64
-                        %218 = arith.minsi %217, %82 : i64
-                        %219 = arith.subi %218, %216 : i64
-                        %220 = arith.subi %216, %71 : i64
-                        %221 = arith.muli %220, %79 : i64
-                        %222 = arith.addi %77, %221 : i64
-                        %223 = arith.muli %169, %c64_i64 : i64
-                        %224 = arith.addi %222, %223 : i64
-                        %225 = arith.addi %215, %180 : i64
-                        %226 = arith.ori %225, %c2684354560_i64 : i64
-                        %227 = arith.subi %216, %215 : i64
-                        %228 = arith.addi %226, %227 : i64
-                        %229 = arith.subi %73, %180 : i64
-                        %230 = arith.minsi %229, %c16_i64 : i64
-                        "instgem.mvout"(%224, %228, %230, %219) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                  } else {
-                    %199 = arith.index_cast %144 : i64 to index
-                    scf.for %arg11 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg11 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %180 : i64
-                      %204 = arith.ori %203, %193 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %106 : i64
-                      "instgem.compute_accumulated"(%206, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                    %200 = arith.index_cast %129 : i64 to index
-                    scf.for %arg11 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg11 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %122, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %180 : i64
-                      %206 = arith.ori %205, %193 : i64
-                      %207 = arith.select %192, %c16_i64, %204 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %196, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.muli %201, %c32_i64 : i64
-                      %209 = arith.addi %208, %106 : i64
-                      "instgem.compute_accumulated"(%209, %c16_i64, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                  }
-                }
-                %184 = arith.index_cast %141 : i64 to index
-                scf.for %arg11 = %c1 to %184 step %c1 {
-                  %192 = arith.index_cast %arg11 : index to i64
-                  scf.if %173 {
-                    %199 = arith.muli %192, %158 : i64
-                    %200 = arith.minsi %199, %89 : i64
-                    %201 = arith.addi %200, %158 : i64
-                    %202 = arith.minsi %201, %89 : i64
-                    %203 = arith.index_cast %200 : i64 to index
-                    %204 = arith.index_cast %202 : i64 to index
-                    scf.for %arg12 = %203 to %204 step %c1 {
-                      %205 = arith.index_cast %arg12 : index to i64
-                      %206 = arith.addi %81, %205 : i64
-                      %207 = arith.muli %206, %c16_i64 : i64
-                      %208 = arith.maxsi %207, %71 : i64
-                      %209 = arith.addi %207, %c16_i64 : i64
-                      %210 = arith.minsi %209, %82 : i64
-                      %211 = arith.subi %210, %208 : i64
-                      %212 = arith.subi %208, %71 : i64
-                      %213 = arith.muli %212, %79 : i64
-                      %214 = arith.addi %77, %213 : i64
-                      %215 = arith.muli %170, %c64_i64 : i64
-                      %216 = arith.addi %214, %215 : i64
-                      %217 = arith.muli %170, %c16_i64 : i64
-                      %218 = arith.addi %207, %217 : i64
-                      %219 = arith.ori %218, %c2684354560_i64 : i64
-                      %220 = arith.subi %208, %207 : i64
-                      %221 = arith.addi %219, %220 : i64
-                      %222 = arith.subi %73, %217 : i64
-                      %223 = arith.minsi %222, %c16_i64 : i64
-                      "instgem.mvout"(%216, %221, %223, %211) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %193 = arith.ori %180, %c3221225472_i64 : i64
-                  %194 = arith.muli %192, %c16_i64 : i64
-                  %195 = arith.addi %194, %180 : i64
-                  %196 = arith.addi %195, %118 : i64
-                  "instgem.preload"(%196, %182, %c16_i64, %193, %182, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %197 = arith.addi %194, %106 : i64
-                  "instgem.compute_preloaded"(%197, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %198 = arith.cmpi eq, %192, %179 : i64
-                  scf.if %198 {
-                    %199 = arith.index_cast %144 : i64 to index
-                    scf.for %arg12 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %180 : i64
-                      %204 = arith.ori %203, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %194 : i64
-                      %207 = arith.addi %206, %106 : i64
-                      "instgem.compute_accumulated"(%207, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.subi %201, %c1_i64_2 : i64
-                      %209 = arith.subi %208, %81 : i64
-                      %210 = arith.cmpi sge, %209, %c0_i64_3 : i64
-                      %211 = arith.cmpi slt, %209, %89 : i64
-                      %212 = arith.andi %210, %211 : i1
-                      scf.if %212 {
-                        %213 = arith.muli %208, %c16_i64 : i64
-                        %214 = arith.maxsi %213, %71 : i64
-                        %215 = arith.addi %213, %c16_i64 : i64
-                        %216 = arith.minsi %215, %82 : i64
-                        %217 = arith.subi %216, %214 : i64
-                        %218 = arith.subi %214, %71 : i64
-                        %219 = arith.muli %218, %79 : i64
-                        %220 = arith.addi %77, %219 : i64
-                        %221 = arith.muli %169, %c64_i64 : i64
-                        %222 = arith.addi %220, %221 : i64
-                        %223 = arith.addi %213, %180 : i64
-                        %224 = arith.ori %223, %c2684354560_i64 : i64
-                        %225 = arith.subi %214, %213 : i64
-                        %226 = arith.addi %224, %225 : i64
-                        %227 = arith.subi %73, %180 : i64
-                        %228 = arith.minsi %227, %c16_i64 : i64
-                        "instgem.mvout"(%222, %226, %228, %217) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %200 = arith.index_cast %129 : i64 to index
-                    scf.for %arg12 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %122, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %180 : i64
-                      %206 = arith.ori %205, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %182, %204) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %207 = arith.muli %201, %c32_i64 : i64
-                      %208 = arith.addi %207, %194 : i64
-                      %209 = arith.addi %208, %106 : i64
-                      "instgem.compute_accumulated"(%209, %c16_i64, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %210 = arith.subi %201, %c1_i64_2 : i64
-                      %211 = arith.subi %210, %81 : i64
-                      %212 = arith.cmpi sge, %211, %c0_i64_3 : i64
-                      %213 = arith.cmpi slt, %211, %89 : i64
-                      %214 = arith.andi %212, %213 : i1
-                      scf.if %214 {
-                        %215 = arith.muli %210, %c16_i64 : i64
-                        %216 = arith.maxsi %215, %71 : i64
-                        %217 = arith.addi %215, %c16_i64 : i64
-                        %218 = arith.minsi %217, %82 : i64
-                        %219 = arith.subi %218, %216 : i64
-                        %220 = arith.subi %216, %71 : i64
-                        %221 = arith.muli %220, %79 : i64
-                        %222 = arith.addi %77, %221 : i64
-                        %223 = arith.muli %169, %c64_i64 : i64
-                        %224 = arith.addi %222, %223 : i64
-                        %225 = arith.addi %215, %180 : i64
-                        %226 = arith.ori %225, %c2684354560_i64 : i64
-                        %227 = arith.subi %216, %215 : i64
-                        %228 = arith.addi %226, %227 : i64
-                        %229 = arith.subi %73, %180 : i64
-                        %230 = arith.minsi %229, %c16_i64 : i64
-                        "instgem.mvout"(%224, %228, %230, %219) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                  } else {
-                    %199 = arith.index_cast %144 : i64 to index
-                    scf.for %arg12 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %180 : i64
-                      %204 = arith.ori %203, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %194 : i64
-                      %207 = arith.addi %206, %106 : i64
-                      "instgem.compute_accumulated"(%207, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                    %200 = arith.index_cast %129 : i64 to index
-                    scf.for %arg12 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %122, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %180 : i64
-                      %206 = arith.ori %205, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %182, %204) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %207 = arith.muli %201, %c32_i64 : i64
-                      %208 = arith.addi %207, %194 : i64
-                      %209 = arith.addi %208, %106 : i64
-                      "instgem.compute_accumulated"(%209, %c16_i64, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                  }
-                }
-                %185 = arith.index_cast %132 : i64 to index
-                scf.for %arg11 = %184 to %185 step %c1 {
-                  %192 = arith.index_cast %arg11 : index to i64
-                  %193 = arith.muli %192, %c16_i64 : i64
-                  %194 = arith.subi %124, %193 : i64
-                  %195 = arith.minsi %194, %c16_i64 : i64
-                  %196 = arith.subi %126, %193 : i64
-                  %197 = arith.minsi %196, %c16_i64 : i64
-                  scf.if %173 {
-                    %207 = arith.muli %192, %158 : i64
-                    %208 = arith.minsi %207, %89 : i64
-                    %209 = arith.addi %208, %158 : i64
-                    %210 = arith.minsi %209, %89 : i64
-                    %211 = arith.index_cast %208 : i64 to index
-                    %212 = arith.index_cast %210 : i64 to index
-                    scf.for %arg12 = %211 to %212 step %c1 {
-                      %213 = arith.index_cast %arg12 : index to i64
-                      %214 = arith.addi %81, %213 : i64
-                      %215 = arith.muli %214, %c16_i64 : i64
-                      %216 = arith.maxsi %215, %71 : i64
-                      %217 = arith.addi %215, %c16_i64 : i64
-                      %218 = arith.minsi %217, %82 : i64
-                      %219 = arith.subi %218, %216 : i64
-                      %220 = arith.subi %216, %71 : i64
-                      %221 = arith.muli %220, %79 : i64
-                      %222 = arith.addi %77, %221 : i64
-                      %223 = arith.muli %170, %c64_i64 : i64
-                      %224 = arith.addi %222, %223 : i64
-                      %225 = arith.muli %170, %c16_i64 : i64
-                      %226 = arith.addi %215, %225 : i64
-                      %227 = arith.ori %226, %c2684354560_i64 : i64
-                      %228 = arith.subi %216, %215 : i64
-                      %229 = arith.addi %227, %228 : i64
-                      %230 = arith.subi %73, %225 : i64
-                      %231 = arith.minsi %230, %c16_i64 : i64
-                      "instgem.mvout"(%224, %229, %231, %219) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %198 = arith.cmpi eq, %192, %159 : i64
-                  %199 = arith.select %198, %c2147483648_i64, %c3221225472_i64 : i64
-                  %200 = arith.ori %180, %199 : i64
-                  %201 = arith.select %198, %c16_i64, %145 : i64
-                  %202 = arith.select %198, %c16_i64, %182 : i64
-                  %203 = arith.addi %193, %180 : i64
-                  %204 = arith.addi %203, %118 : i64
-                  "instgem.preload"(%204, %182, %197, %200, %202, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %205 = arith.addi %193, %106 : i64
-                  "instgem.compute_preloaded"(%205, %195, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %206 = arith.cmpi eq, %192, %179 : i64
-                  scf.if %206 {
-                    %207 = arith.index_cast %144 : i64 to index
-                    scf.for %arg12 = %c1 to %207 step %c1 {
-                      %209 = arith.index_cast %arg12 : index to i64
-                      %210 = arith.muli %209, %c16_i64 : i64
-                      %211 = arith.addi %210, %180 : i64
-                      %212 = arith.ori %211, %199 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %202, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %213 = arith.muli %209, %c32_i64 : i64
-                      %214 = arith.addi %213, %193 : i64
-                      %215 = arith.addi %214, %106 : i64
-                      "instgem.compute_accumulated"(%215, %195, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %216 = arith.subi %209, %c1_i64_2 : i64
-                      %217 = arith.subi %216, %81 : i64
-                      %218 = arith.cmpi sge, %217, %c0_i64_3 : i64
-                      %219 = arith.cmpi slt, %217, %89 : i64
-                      %220 = arith.andi %218, %219 : i1
-                      scf.if %220 {
-                        %221 = arith.muli %216, %c16_i64 : i64
-                        %222 = arith.maxsi %221, %71 : i64
-                        %223 = arith.addi %221, %c16_i64 : i64
-                        %224 = arith.minsi %223, %82 : i64
-                        %225 = arith.subi %224, %222 : i64
-                        %226 = arith.subi %222, %71 : i64
-                        %227 = arith.muli %226, %79 : i64
-                        %228 = arith.addi %77, %227 : i64
-                        %229 = arith.muli %169, %c64_i64 : i64
-                        %230 = arith.addi %228, %229 : i64
-                        %231 = arith.addi %221, %180 : i64
-                        %232 = arith.ori %231, %c2684354560_i64 : i64
-                        %233 = arith.subi %222, %221 : i64
-                        %234 = arith.addi %232, %233 : i64
-                        %235 = arith.subi %73, %180 : i64
-                        %236 = arith.minsi %235, %c16_i64 : i64
-                        "instgem.mvout"(%230, %234, %236, %225) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %208 = arith.index_cast %129 : i64 to index
-                    scf.for %arg12 = %207 to %208 step %c1 {
-                      %209 = arith.index_cast %arg12 : index to i64
-                      %210 = arith.muli %209, %c16_i64 : i64
-                      %211 = arith.subi %122, %210 : i64
-                      %212 = arith.minsi %211, %c16_i64 : i64
-                      %213 = arith.addi %210, %180 : i64
-                      %214 = arith.ori %213, %199 : i64
-                      %215 = arith.select %198, %c16_i64, %212 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %202, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %216 = arith.muli %209, %c32_i64 : i64
-                      %217 = arith.addi %216, %193 : i64
-                      %218 = arith.addi %217, %106 : i64
-                      "instgem.compute_accumulated"(%218, %195, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %219 = arith.subi %209, %c1_i64_2 : i64
-                      %220 = arith.subi %219, %81 : i64
-                      %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
-                      %222 = arith.cmpi slt, %220, %89 : i64
-                      %223 = arith.andi %221, %222 : i1
-                      scf.if %223 {
-                        %224 = arith.muli %219, %c16_i64 : i64
-                        %225 = arith.maxsi %224, %71 : i64
-                        %226 = arith.addi %224, %c16_i64 : i64
-                        %227 = arith.minsi %226, %82 : i64
-                        %228 = arith.subi %227, %225 : i64
-                        %229 = arith.subi %225, %71 : i64
-                        %230 = arith.muli %229, %79 : i64
-                        %231 = arith.addi %77, %230 : i64
-                        %232 = arith.muli %169, %c64_i64 : i64
-                        %233 = arith.addi %231, %232 : i64
-                        %234 = arith.addi %224, %180 : i64
-                        %235 = arith.ori %234, %c2684354560_i64 : i64
-                        %236 = arith.subi %225, %224 : i64
-                        %237 = arith.addi %235, %236 : i64
-                        %238 = arith.subi %73, %180 : i64
-                        %239 = arith.minsi %238, %c16_i64 : i64
-                        "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                  } else {
-                    %207 = arith.index_cast %144 : i64 to index
-                    scf.for %arg12 = %c1 to %207 step %c1 {
-                      %209 = arith.index_cast %arg12 : index to i64
-                      %210 = arith.muli %209, %c16_i64 : i64
-                      %211 = arith.addi %210, %180 : i64
-                      %212 = arith.ori %211, %199 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %202, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %213 = arith.muli %209, %c32_i64 : i64
-                      %214 = arith.addi %213, %193 : i64
-                      %215 = arith.addi %214, %106 : i64
-                      "instgem.compute_accumulated"(%215, %195, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                    %208 = arith.index_cast %129 : i64 to index
-                    scf.for %arg12 = %207 to %208 step %c1 {
-                      %209 = arith.index_cast %arg12 : index to i64
-                      %210 = arith.muli %209, %c16_i64 : i64
-                      %211 = arith.subi %122, %210 : i64
-                      %212 = arith.minsi %211, %c16_i64 : i64
-                      %213 = arith.addi %210, %180 : i64
-                      %214 = arith.ori %213, %199 : i64
-                      %215 = arith.select %198, %c16_i64, %212 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %202, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %216 = arith.muli %209, %c32_i64 : i64
-                      %217 = arith.addi %216, %193 : i64
-                      %218 = arith.addi %217, %106 : i64
-                      "instgem.compute_accumulated"(%218, %195, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                  }
-                }
-                scf.if %173 {
-                  %192 = arith.muli %132, %158 : i64
-                  %193 = arith.minsi %192, %89 : i64
-                  %194 = arith.index_cast %193 : i64 to index
-                  scf.for %arg11 = %194 to %148 step %c1 {
-                    %195 = arith.index_cast %arg11 : index to i64
-                    %196 = arith.addi %81, %195 : i64
-                    %197 = arith.muli %196, %c16_i64 : i64
-                    %198 = arith.maxsi %197, %71 : i64
-                    %199 = arith.addi %197, %c16_i64 : i64
-                    %200 = arith.minsi %199, %82 : i64
-                    %201 = arith.subi %200, %198 : i64
-                    %202 = arith.subi %198, %71 : i64
-                    %203 = arith.muli %202, %79 : i64
-                    %204 = arith.addi %77, %203 : i64
-                    %205 = arith.muli %170, %c64_i64 : i64
-                    %206 = arith.addi %204, %205 : i64
-                    %207 = arith.muli %170, %c16_i64 : i64
-                    %208 = arith.addi %197, %207 : i64
-                    %209 = arith.ori %208, %c2684354560_i64 : i64
-                    %210 = arith.subi %198, %197 : i64
-                    %211 = arith.addi %209, %210 : i64
-                    %212 = arith.subi %73, %207 : i64
-                    %213 = arith.minsi %212, %c16_i64 : i64
-                    "instgem.mvout"(%206, %211, %213, %201) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %186 = arith.cmpi sgt, %132, %c0_i64_3 : i64
-                %187 = arith.subi %129, %c1_i64_2 : i64
-                %188 = arith.subi %187, %81 : i64
-                %189 = arith.maxsi %188, %c0_i64_3 : i64
-                %190 = arith.minsi %189, %89 : i64
-                %191 = arith.select %186, %190, %c0_i64_3 : i64
-                scf.if %177 {
-                  %192 = arith.index_cast %191 : i64 to index
-                  scf.for %arg11 = %192 to %148 step %c1 {
-                    %193 = arith.index_cast %arg11 : index to i64
-                    %194 = arith.addi %81, %193 : i64
-                    %195 = arith.muli %194, %c16_i64 : i64
-                    %196 = arith.maxsi %195, %71 : i64
-                    %197 = arith.addi %195, %c16_i64 : i64
-                    %198 = arith.minsi %197, %82 : i64
-                    %199 = arith.subi %198, %196 : i64
-                    %200 = arith.subi %196, %71 : i64
-                    %201 = arith.muli %200, %79 : i64
-                    %202 = arith.addi %77, %201 : i64
-                    %203 = arith.muli %169, %c64_i64 : i64
-                    %204 = arith.addi %202, %203 : i64
-                    %205 = arith.addi %195, %180 : i64
-                    %206 = arith.ori %205, %c2684354560_i64 : i64
-                    %207 = arith.subi %196, %195 : i64
-                    %208 = arith.addi %206, %207 : i64
-                    %209 = arith.subi %73, %180 : i64
-                    %210 = arith.minsi %209, %c16_i64 : i64
-                    "instgem.mvout"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-              } {gemmini.compute_nest}
-              %160 = arith.cmpi eq, %132, %c0_i64_3 : i64
-              %161 = arith.cmpi slt, %129, %c2_i64_1 : i64
-              %162 = arith.cmpi slt, %137, %c1_i64_2 : i64
-              %163 = arith.ori %160, %161 : i1
-              %164 = arith.ori %163, %162 : i1
-              %165 = arith.andi %135, %164 : i1
-              scf.if %165 {
-                scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %169 = arith.index_cast %arg10 : index to i64
-                  %170 = arith.muli %169, %c16_i64 : i64
-                  %171 = arith.ori %170, %c2147483648_i64 : i64
-                  %172 = arith.cmpi sge, %169, %129 : i64
-                  %173 = arith.cmpi sle, %137, %c0_i64_3 : i64
-                  %174 = arith.ori %160, %172 : i1
-                  %175 = arith.ori %174, %173 : i1
-                  %176 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                  %177 = arith.andi %175, %176 : i1
-                  scf.if %177 {
-                    "instgem.mvin"(%c0_i64_3, %171, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-              }
-              %166 = arith.minsi %137, %90 : i64
-              %167 = arith.index_cast %166 : i64 to index
-              %168 = arith.index_cast %90 : i64 to index
-              scf.for %arg10 = %167 to %168 step %c1 {
-                %169 = arith.index_cast %arg10 : index to i64
-                scf.for %arg11 = %c0 to %148 step %c1 {
-                  %170 = arith.index_cast %arg11 : index to i64
-                  %171 = arith.addi %81, %170 : i64
-                  %172 = arith.muli %171, %c16_i64 : i64
-                  %173 = arith.maxsi %172, %71 : i64
-                  %174 = arith.addi %172, %c16_i64 : i64
-                  %175 = arith.minsi %174, %82 : i64
-                  %176 = arith.subi %175, %173 : i64
-                  %177 = arith.subi %173, %71 : i64
-                  %178 = arith.muli %177, %79 : i64
-                  %179 = arith.addi %77, %178 : i64
-                  %180 = arith.muli %169, %c64_i64 : i64
-                  %181 = arith.addi %179, %180 : i64
-                  %182 = arith.muli %169, %c16_i64 : i64
-                  %183 = arith.addi %172, %182 : i64
-                  %184 = arith.ori %183, %c2684354560_i64 : i64
-                  %185 = arith.subi %173, %172 : i64
-                  %186 = arith.addi %184, %185 : i64
-                  %187 = arith.subi %73, %182 : i64
-                  %188 = arith.minsi %187, %c16_i64 : i64
-                  "instgem.mvout"(%181, %186, %188, %176) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %157 = arith.select %135, %c0_i64_3, %c-1_i64 : i64
-              scf.for %arg10 = %c0 to %138 step %c1 {
-                scf.if %147 {
-                  %171 = arith.cmpi sgt, %148, %c0 : index
+              scf.if %80 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %89 = arith.index_cast %arg7 : index to i64
+                  %90 = arith.muli %89, %c16_i64 : i64
+                  %91 = arith.maxsi %90, %c0_i64_3 : i64
+                  %92 = arith.addi %90, %c16_i64 : i64
+                  %93 = arith.minsi %92, %c32_i64 : i64
+                  %94 = arith.subi %93, %91 : i64
+                  %95 = arith.muli %91, %83#0 : i64
+                  %96 = arith.addi %83#1, %95 : i64
+                  %97 = arith.muli %89, %c32_i64 : i64
+                  %98 = arith.addi %97, %81 : i64
+                  %99 = arith.subi %91, %90 : i64
+                  %100 = arith.addi %98, %99 : i64
+                  %101 = arith.minsi %83#2, %c64_i64 : i64
+                  "instgem.mvin"(%96, %100, %101, %94) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %88 = arith.cmpi sgt, %83#3, %c0 : index
+                scf.if %88 {
+                  %89 = arith.muli %83#3, %c4 : index
+                  %90 = arith.addi %89, %c1 : index
+                  %91 = arith.divsi %90, %c4 : index
+                  scf.for %arg7 = %c0 to %91 step %c1 {
+                    %92 = arith.index_cast %arg7 : index to i64
+                    %93 = arith.muli %92, %c16_i64 : i64
+                    %94 = arith.maxsi %93, %c0_i64_3 : i64
+                    %95 = arith.addi %93, %c16_i64 : i64
+                    %96 = arith.minsi %95, %83#4 : i64
+                    %97 = arith.subi %96, %94 : i64
+                    %98 = arith.muli %94, %83#5 : i64
+                    %99 = arith.addi %83#6, %98 : i64
+                    %100 = arith.addi %93, %82 : i64
+                    %101 = arith.subi %94, %93 : i64
+                    %102 = arith.addi %100, %101 : i64
+                    "instgem.mvin2"(%99, %102, %c16_i64, %97) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %84 = arith.cmpi sgt, %79, %c0_i64_3 : i64
+              scf.if %84 {
+                "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %85 = arith.index_cast %79 : i64 to index
+              scf.for %arg7 = %c1 to %85 step %c1 {
+                %88 = arith.index_cast %arg7 : index to i64
+                %89 = arith.muli %88, %c16_i64 : i64
+                %90 = arith.addi %89, %c128_i64 : i64
+                "instgem.preload"(%90, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%89, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %91 = arith.addi %89, %c32_i64 : i64
+                "instgem.compute_accumulated"(%91, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %86 = arith.index_cast %76 : i64 to index
+              scf.for %arg7 = %85 to %86 step %c1 {
+                %88 = arith.index_cast %arg7 : index to i64
+                %89 = arith.muli %88, %c16_i64 : i64
+                %90 = arith.subi %74, %89 : i64
+                %91 = arith.minsi %90, %c16_i64 : i64
+                %92 = arith.cmpi eq, %88, %c0_i64_3 : i64
+                %93 = arith.select %92, %c2147483648_i64, %c3221225472_i64 : i64
+                %94 = arith.addi %89, %c128_i64 : i64
+                "instgem.preload"(%94, %c16_i64, %91, %93, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%89, %91, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %95 = arith.ori %93, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %96 = arith.addi %89, %c32_i64 : i64
+                "instgem.compute_accumulated"(%96, %91, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %87 = arith.cmpi eq, %76, %c0_i64_3 : i64
+              scf.if %87 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %88 = arith.index_cast %arg7 : index to i64
+                  %89 = arith.muli %88, %c16_i64 : i64
+                  %90 = arith.ori %89, %c2147483648_i64 : i64
+                  %91 = arith.cmpi sge, %88, %c2_i64_1 : i64
+                  %92 = arith.ori %87, %91 : i1
+                  scf.if %92 {
+                    "instgem.mvin"(%c0_i64_3, %90, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+            }
+            scf.if %80 {
+              %84 = arith.muli %83#3, %c4 : index
+              %85 = arith.addi %84, %c1 : index
+              %86 = arith.divsi %85, %c4 : index
+              scf.for %arg7 = %86 to %83#3 step %c1 {
+                %87 = arith.index_cast %arg7 : index to i64
+                %88 = arith.muli %87, %c16_i64 : i64
+                %89 = arith.maxsi %88, %c0_i64_3 : i64
+                %90 = arith.addi %88, %c16_i64 : i64
+                %91 = arith.minsi %90, %83#4 : i64
+                %92 = arith.subi %91, %89 : i64
+                %93 = arith.muli %89, %83#5 : i64
+                %94 = arith.addi %83#6, %93 : i64
+                %95 = arith.addi %88, %82 : i64
+                %96 = arith.subi %89, %88 : i64
+                %97 = arith.addi %95, %96 : i64
+                "instgem.mvin2"(%94, %97, %c16_i64, %92) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+          }
+        } else {
+          %71:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+            %72 = arith.addi %arg8, %c32 : index
+            %73 = arith.minsi %72, %arg5 : index
+            %74 = arith.subi %73, %arg8 : index
+            %75 = arith.index_cast %arg7 : index to i64
+            %76 = arith.remsi %75, %c2_i64_1 : i64
+            %77 = arith.muli %76, %c64_i64 : i64
+            %78 = arith.index_cast %74 : index to i64
+            %79 = arith.addi %arg9, %c32 : index
+            %80 = arith.minsi %79, %arg5 : index
+            %81 = arith.subi %80, %arg9 : index
+            %82 = arith.muli %76, %c32_i64 : i64
+            %83 = arith.addi %82, %c128_i64 : i64
+            %84 = arith.index_cast %81 : index to i64
+            %85 = arith.maxsi %78, %c0_i64_3 : i64
+            %86 = arith.minsi %85, %c32_i64 : i64
+            %87 = arith.maxsi %84, %c0_i64_3 : i64
+            %88 = arith.minsi %87, %c32_i64 : i64
+            %89 = arith.minsi %86, %88 : i64
+            %90 = arith.ceildivsi %89, %c16_i64 : i64
+            %91 = arith.addi %arg7, %c1 : index
+            %92 = arith.cmpi sge, %91, %14 : index
+            %93 = arith.cmpi eq, %arg7, %c0 : index
+            %94 = arith.divsi %89, %c16_i64 : i64
+            %95 = arith.minsi %90, %94 : i64
+            %96 = arith.maxsi %95, %c0_i64_3 : i64
+            %97 = arith.ori %93, %92 : i1
+            %98 = arith.cmpi slt, %91, %14 : index
+            %99:9 = scf.if %98 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %100 = arith.addi %arg8, %c64 : index
+              %101 = arith.minsi %100, %arg5 : index
+              %102 = arith.subi %101, %72 : index
+              %subview_6 = memref.subview %reinterpret_cast[%12, %72] [32, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %103 = arith.index_cast %91 : index to i64
+              %104 = arith.remsi %103, %c2_i64_1 : i64
+              %105 = arith.muli %104, %c64_i64 : i64
+              %106 = arith.index_cast %102 : index to i64
+              %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %107 = arith.index_cast %intptr_12 : index to i64
+              %108 = arith.index_cast %offset_9 : index to i64
+              %109 = arith.addi %107, %108 : i64
+              %110 = arith.index_cast %strides_11#0 : index to i64
+              %111 = arith.addi %arg9, %c64 : index
+              %112 = arith.minsi %111, %arg5 : index
+              %113 = arith.subi %112, %79 : index
+              %subview_13 = memref.subview %reinterpret_cast_4[%79, %13] [%113, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %114 = arith.muli %104, %c32_i64 : i64
+              %115 = arith.addi %114, %c128_i64 : i64
+              %116 = arith.index_cast %113 : index to i64
+              %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %117 = arith.index_cast %intptr_19 : index to i64
+              %118 = arith.index_cast %offset_16 : index to i64
+              %119 = arith.addi %117, %118 : i64
+              %120 = arith.index_cast %strides_18#0 : index to i64
+              %121 = arith.maxsi %116, %c0_i64_3 : i64
+              %122 = arith.addi %121, %c15_i64 : i64
+              %123 = arith.divui %122, %c16_i64 : i64
+              %124 = arith.cmpi sgt, %116, %c0_i64_3 : i64
+              %125 = arith.extui %124 : i1 to i64
+              %126 = arith.muli %123, %125 : i64
+              %127 = arith.index_cast %126 : i64 to index
+              scf.yield %110, %109, %105, %106, %127, %116, %120, %119, %115 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            scf.if %97 {
+              scf.if %92 {
+                %100 = arith.select %93, %c0_i64_3, %c-1_i64 : i64
+                scf.if %98 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %111 = arith.index_cast %arg10 : index to i64
+                    %112 = arith.muli %111, %c16_i64 : i64
+                    %113 = arith.maxsi %112, %c0_i64_3 : i64
+                    %114 = arith.addi %112, %c16_i64 : i64
+                    %115 = arith.minsi %114, %c32_i64 : i64
+                    %116 = arith.subi %115, %113 : i64
+                    %117 = arith.muli %113, %99#0 : i64
+                    %118 = arith.addi %99#1, %117 : i64
+                    %119 = arith.muli %111, %c32_i64 : i64
+                    %120 = arith.addi %119, %99#2 : i64
+                    %121 = arith.subi %113, %112 : i64
+                    %122 = arith.addi %120, %121 : i64
+                    %123 = arith.minsi %99#3, %c64_i64 : i64
+                    "instgem.mvin"(%118, %122, %123, %116) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %110 = arith.cmpi sgt, %99#4, %c0 : index
+                  scf.if %110 {
+                    %111 = arith.muli %99#4, %c4 : index
+                    %112 = arith.addi %111, %c1 : index
+                    %113 = arith.divsi %112, %c4 : index
+                    scf.for %arg10 = %c0 to %113 step %c1 {
+                      %114 = arith.index_cast %arg10 : index to i64
+                      %115 = arith.muli %114, %c16_i64 : i64
+                      %116 = arith.maxsi %115, %c0_i64_3 : i64
+                      %117 = arith.addi %115, %c16_i64 : i64
+                      %118 = arith.minsi %117, %99#5 : i64
+                      %119 = arith.subi %118, %116 : i64
+                      %120 = arith.muli %116, %99#6 : i64
+                      %121 = arith.addi %99#7, %120 : i64
+                      %122 = arith.addi %115, %99#8 : i64
+                      %123 = arith.subi %116, %115 : i64
+                      %124 = arith.addi %122, %123 : i64
+                      "instgem.mvin2"(%121, %124, %c16_i64, %119) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %101 = arith.subi %90, %c1_i64_2 : i64
+                %102 = arith.cmpi sgt, %96, %c0_i64_3 : i64
+                scf.if %102 {
+                  %110 = arith.cmpi eq, %100, %c0_i64_3 : i64
+                  %111 = arith.select %110, %c2147483648_i64, %c3221225472_i64 : i64
+                  "instgem.preload"(%83, %c16_i64, %c16_i64, %111, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %112 = arith.cmpi eq, %101, %c0_i64_3 : i64
+                  scf.if %112 {
+                    %113 = arith.ori %111, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %113, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %114 = arith.addi %77, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%114, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%66, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    %113 = arith.ori %111, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %113, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %114 = arith.addi %77, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%114, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %103 = arith.index_cast %96 : i64 to index
+                scf.for %arg10 = %c1 to %103 step %c1 {
+                  %110 = arith.index_cast %arg10 : index to i64
+                  %111 = arith.muli %110, %c16_i64 : i64
+                  %112 = arith.addi %111, %83 : i64
+                  "instgem.preload"(%112, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %113 = arith.addi %111, %77 : i64
+                  "instgem.compute_preloaded"(%113, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %114 = arith.cmpi eq, %110, %101 : i64
+                  scf.if %114 {
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %115 = arith.addi %111, %c32_i64 : i64
+                    %116 = arith.addi %115, %77 : i64
+                    "instgem.compute_accumulated"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%66, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %115 = arith.addi %111, %c32_i64 : i64
+                    %116 = arith.addi %115, %77 : i64
+                    "instgem.compute_accumulated"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %104 = arith.index_cast %90 : i64 to index
+                scf.for %arg10 = %103 to %104 step %c1 {
+                  %110 = arith.index_cast %arg10 : index to i64
+                  %111 = arith.muli %110, %c16_i64 : i64
+                  %112 = arith.subi %86, %111 : i64
+                  %113 = arith.minsi %112, %c16_i64 : i64
+                  %114 = arith.subi %88, %111 : i64
+                  %115 = arith.minsi %114, %c16_i64 : i64
+                  %116 = arith.cmpi eq, %110, %100 : i64
+                  %117 = arith.select %116, %c2147483648_i64, %c3221225472_i64 : i64
+                  %118 = arith.addi %111, %83 : i64
+                  "instgem.preload"(%118, %c16_i64, %115, %117, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %119 = arith.addi %111, %77 : i64
+                  "instgem.compute_preloaded"(%119, %113, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %120 = arith.cmpi eq, %110, %101 : i64
+                  scf.if %120 {
+                    %121 = arith.ori %117, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %121, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %122 = arith.addi %111, %c32_i64 : i64
+                    %123 = arith.addi %122, %77 : i64
+                    "instgem.compute_accumulated"(%123, %113, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%66, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    %121 = arith.ori %117, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %121, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %122 = arith.addi %111, %c32_i64 : i64
+                    %123 = arith.addi %122, %77 : i64
+                    "instgem.compute_accumulated"(%123, %113, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %105 = arith.cmpi sgt, %90, %c0_i64_3 : i64
+                %106 = arith.extui %105 : i1 to i64
+                %107 = arith.index_cast %106 : i64 to index
+                scf.for %arg10 = %107 to %c2 step %c1 {
+                  %110 = arith.index_cast %arg10 : index to i64
+                  %111 = arith.muli %110, %c16_i64 : i64
+                  %112 = arith.maxsi %111, %c0_i64_3 : i64
+                  %113 = arith.addi %111, %c16_i64 : i64
+                  %114 = arith.minsi %113, %c32_i64 : i64
+                  %115 = arith.subi %114, %112 : i64
+                  %116 = arith.muli %112, %68 : i64
+                  %117 = arith.addi %66, %116 : i64
+                  %118 = arith.ori %111, %c2684354560_i64 : i64
+                  %119 = arith.subi %112, %111 : i64
+                  %120 = arith.addi %118, %119 : i64
+                  "instgem.mvout"(%117, %120, %c16_i64, %115) : (i64, i64, i64, i64) -> ()
+                }
+                %108 = arith.cmpi eq, %90, %c0_i64_3 : i64
+                %109 = arith.andi %93, %108 : i1
+                scf.if %109 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %110 = arith.index_cast %arg10 : index to i64
+                    %111 = arith.muli %110, %c16_i64 : i64
+                    %112 = arith.ori %111, %c2147483648_i64 : i64
+                    %113 = arith.cmpi sge, %110, %c2_i64_1 : i64
+                    %114 = arith.ori %108, %113 : i1
+                    scf.if %114 {
+                      "instgem.mvin"(%c0_i64_3, %112, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              } else {
+                %100 = arith.select %93, %c0_i64_3, %c-1_i64 : i64
+                scf.if %98 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %107 = arith.index_cast %arg10 : index to i64
+                    %108 = arith.muli %107, %c16_i64 : i64
+                    %109 = arith.maxsi %108, %c0_i64_3 : i64
+                    %110 = arith.addi %108, %c16_i64 : i64
+                    %111 = arith.minsi %110, %c32_i64 : i64
+                    %112 = arith.subi %111, %109 : i64
+                    %113 = arith.muli %109, %99#0 : i64
+                    %114 = arith.addi %99#1, %113 : i64
+                    %115 = arith.muli %107, %c32_i64 : i64
+                    %116 = arith.addi %115, %99#2 : i64
+                    %117 = arith.subi %109, %108 : i64
+                    %118 = arith.addi %116, %117 : i64
+                    %119 = arith.minsi %99#3, %c64_i64 : i64
+                    "instgem.mvin"(%114, %118, %119, %112) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %106 = arith.cmpi sgt, %99#4, %c0 : index
+                  scf.if %106 {
+                    %107 = arith.muli %99#4, %c4 : index
+                    %108 = arith.addi %107, %c1 : index
+                    %109 = arith.divsi %108, %c4 : index
+                    scf.for %arg10 = %c0 to %109 step %c1 {
+                      %110 = arith.index_cast %arg10 : index to i64
+                      %111 = arith.muli %110, %c16_i64 : i64
+                      %112 = arith.maxsi %111, %c0_i64_3 : i64
+                      %113 = arith.addi %111, %c16_i64 : i64
+                      %114 = arith.minsi %113, %99#5 : i64
+                      %115 = arith.subi %114, %112 : i64
+                      %116 = arith.muli %112, %99#6 : i64
+                      %117 = arith.addi %99#7, %116 : i64
+                      %118 = arith.addi %111, %99#8 : i64
+                      %119 = arith.subi %112, %111 : i64
+                      %120 = arith.addi %118, %119 : i64
+                      "instgem.mvin2"(%117, %120, %c16_i64, %115) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %101 = arith.cmpi sgt, %96, %c0_i64_3 : i64
+                scf.if %101 {
+                  %106 = arith.cmpi eq, %100, %c0_i64_3 : i64
+                  %107 = arith.select %106, %c2147483648_i64, %c3221225472_i64 : i64
+                  "instgem.preload"(%83, %c16_i64, %c16_i64, %107, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %108 = arith.ori %107, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %108, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %109 = arith.addi %77, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %102 = arith.index_cast %96 : i64 to index
+                scf.for %arg10 = %c1 to %102 step %c1 {
+                  %106 = arith.index_cast %arg10 : index to i64
+                  %107 = arith.muli %106, %c16_i64 : i64
+                  %108 = arith.addi %107, %83 : i64
+                  "instgem.preload"(%108, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %109 = arith.addi %107, %77 : i64
+                  "instgem.compute_preloaded"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %110 = arith.addi %107, %c32_i64 : i64
+                  %111 = arith.addi %110, %77 : i64
+                  "instgem.compute_accumulated"(%111, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %103 = arith.index_cast %90 : i64 to index
+                scf.for %arg10 = %102 to %103 step %c1 {
+                  %106 = arith.index_cast %arg10 : index to i64
+                  %107 = arith.muli %106, %c16_i64 : i64
+                  %108 = arith.subi %86, %107 : i64
+                  %109 = arith.minsi %108, %c16_i64 : i64
+                  %110 = arith.subi %88, %107 : i64
+                  %111 = arith.minsi %110, %c16_i64 : i64
+                  %112 = arith.cmpi eq, %106, %100 : i64
+                  %113 = arith.select %112, %c2147483648_i64, %c3221225472_i64 : i64
+                  %114 = arith.addi %107, %83 : i64
+                  "instgem.preload"(%114, %c16_i64, %111, %113, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %115 = arith.addi %107, %77 : i64
+                  "instgem.compute_preloaded"(%115, %109, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %116 = arith.ori %113, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %116, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %117 = arith.addi %107, %c32_i64 : i64
+                  %118 = arith.addi %117, %77 : i64
+                  "instgem.compute_accumulated"(%118, %109, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %104 = arith.cmpi eq, %90, %c0_i64_3 : i64
+                %105 = arith.andi %93, %104 : i1
+                scf.if %105 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %106 = arith.index_cast %arg10 : index to i64
+                    %107 = arith.muli %106, %c16_i64 : i64
+                    %108 = arith.ori %107, %c2147483648_i64 : i64
+                    %109 = arith.cmpi sge, %106, %c2_i64_1 : i64
+                    %110 = arith.ori %104, %109 : i1
+                    scf.if %110 {
+                      "instgem.mvin"(%c0_i64_3, %108, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              }
+            } else {
+              scf.if %98 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %103 = arith.index_cast %arg10 : index to i64
+                  %104 = arith.muli %103, %c16_i64 : i64
+                  %105 = arith.maxsi %104, %c0_i64_3 : i64
+                  %106 = arith.addi %104, %c16_i64 : i64
+                  %107 = arith.minsi %106, %c32_i64 : i64
+                  %108 = arith.subi %107, %105 : i64
+                  %109 = arith.muli %105, %99#0 : i64
+                  %110 = arith.addi %99#1, %109 : i64
+                  %111 = arith.muli %103, %c32_i64 : i64
+                  %112 = arith.addi %111, %99#2 : i64
+                  %113 = arith.subi %105, %104 : i64
+                  %114 = arith.addi %112, %113 : i64
+                  %115 = arith.minsi %99#3, %c64_i64 : i64
+                  "instgem.mvin"(%110, %114, %115, %108) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %102 = arith.cmpi sgt, %99#4, %c0 : index
+                scf.if %102 {
+                  %103 = arith.muli %99#4, %c4 : index
+                  %104 = arith.addi %103, %c1 : index
+                  %105 = arith.divsi %104, %c4 : index
+                  scf.for %arg10 = %c0 to %105 step %c1 {
+                    %106 = arith.index_cast %arg10 : index to i64
+                    %107 = arith.muli %106, %c16_i64 : i64
+                    %108 = arith.maxsi %107, %c0_i64_3 : i64
+                    %109 = arith.addi %107, %c16_i64 : i64
+                    %110 = arith.minsi %109, %99#5 : i64
+                    %111 = arith.subi %110, %108 : i64
+                    %112 = arith.muli %108, %99#6 : i64
+                    %113 = arith.addi %99#7, %112 : i64
+                    %114 = arith.addi %107, %99#8 : i64
+                    %115 = arith.subi %108, %107 : i64
+                    %116 = arith.addi %114, %115 : i64
+                    "instgem.mvin2"(%113, %116, %c16_i64, %111) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %100 = arith.index_cast %96 : i64 to index
+              scf.for %arg10 = %c0 to %100 step %c1 {
+                %102 = arith.index_cast %arg10 : index to i64
+                %103 = arith.muli %102, %c16_i64 : i64
+                %104 = arith.addi %103, %83 : i64
+                "instgem.preload"(%104, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %105 = arith.addi %103, %77 : i64
+                "instgem.compute_preloaded"(%105, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %106 = arith.addi %103, %c32_i64 : i64
+                %107 = arith.addi %106, %77 : i64
+                "instgem.compute_accumulated"(%107, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %101 = arith.index_cast %90 : i64 to index
+              scf.for %arg10 = %100 to %101 step %c1 {
+                %102 = arith.index_cast %arg10 : index to i64
+                %103 = arith.muli %102, %c16_i64 : i64
+                %104 = arith.subi %86, %103 : i64
+                %105 = arith.minsi %104, %c16_i64 : i64
+                %106 = arith.subi %88, %103 : i64
+                %107 = arith.minsi %106, %c16_i64 : i64
+                %108 = arith.addi %103, %83 : i64
+                "instgem.preload"(%108, %c16_i64, %107, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %109 = arith.addi %103, %77 : i64
+                "instgem.compute_preloaded"(%109, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %110 = arith.addi %103, %c32_i64 : i64
+                %111 = arith.addi %110, %77 : i64
+                "instgem.compute_accumulated"(%111, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            scf.if %98 {
+              %100 = arith.muli %99#4, %c4 : index
+              %101 = arith.addi %100, %c1 : index
+              %102 = arith.divsi %101, %c4 : index
+              scf.for %arg10 = %102 to %99#4 step %c1 {
+                %103 = arith.index_cast %arg10 : index to i64
+                %104 = arith.muli %103, %c16_i64 : i64
+                %105 = arith.maxsi %104, %c0_i64_3 : i64
+                %106 = arith.addi %104, %c16_i64 : i64
+                %107 = arith.minsi %106, %99#5 : i64
+                %108 = arith.subi %107, %105 : i64
+                %109 = arith.muli %105, %99#6 : i64
+                %110 = arith.addi %99#7, %109 : i64
+                %111 = arith.addi %104, %99#8 : i64
+                %112 = arith.subi %105, %104 : i64
+                %113 = arith.addi %111, %112 : i64
+                "instgem.mvin2"(%110, %113, %c16_i64, %108) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %72, %79 : index, index
+          }
+        }
+        scf.if %62 {
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %71 = arith.index_cast %arg7 : index to i64
+            %72 = arith.remsi %71, %c2_i64_1 : i64
+            %73 = arith.divsi %71, %c2_i64_1 : i64
+            %74 = arith.muli %72, %c16_i64 : i64
+            %75 = arith.maxsi %74, %c0_i64_3 : i64
+            %76 = arith.addi %74, %c16_i64 : i64
+            %77 = arith.minsi %76, %c32_i64 : i64
+            %78 = arith.subi %77, %75 : i64
+            %79 = arith.muli %75, %68 : i64
+            %80 = arith.addi %66, %79 : i64
+            %81 = arith.muli %73, %c64_i64 : i64
+            %82 = arith.addi %80, %81 : i64
+            %83 = arith.muli %73, %c16_i64 : i64
+            %84 = arith.addi %74, %83 : i64
+            %85 = arith.ori %84, %c2684354560_i64 : i64
+            %86 = arith.subi %75, %74 : i64
+            %87 = arith.addi %85, %86 : i64
+            %88 = arith.subi %c16_i64, %83 : i64
+            %89 = arith.minsi %88, %c16_i64 : i64
+            "instgem.mvout"(%82, %87, %89, %78) : (i64, i64, i64, i64) -> ()
+          }
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %62 = arith.maxsi %21, %c0 : index
+        %63 = arith.minsi %62, %arg3 : index
+        %64 = arith.maxsi %17, %c0 : index
+        %65 = arith.minsi %64, %c32 : index
+        %66 = arith.subi %63, %16 : index
+        %67 = arith.maxsi %22, %c0 : index
+        %68 = arith.minsi %67, %arg4 : index
+        %69 = arith.maxsi %20, %c0 : index
+        %70 = arith.minsi %69, %c16 : index
+        %71 = arith.subi %68, %19 : index
+        %72 = arith.cmpi sgt, %70, %c0 : index
+        scf.if %72 {
+          func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_5[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %73 = arith.cmpi sle, %14, %c0 : index
+        scf.if %73 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %96 = arith.index_cast %arg7 : index to i64
+            %97 = arith.muli %96, %c16_i64 : i64
+            %98 = arith.ori %97, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %98, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %74 = arith.index_cast %65 : index to i64
+        %75 = arith.index_cast %66 : index to i64
+        %76 = arith.index_cast %71 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %77 = arith.index_cast %intptr : index to i64
+        %78 = arith.index_cast %offset : index to i64
+        %79 = arith.muli %78, %c4_i64 : i64
+        %80 = arith.addi %77, %79 : i64
+        %81 = arith.index_cast %strides#0 : index to i64
+        %82 = arith.muli %81, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %82, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %83 = arith.maxsi %74, %c0_i64_3 : i64
+        %84 = arith.divui %83, %c16_i64 : i64
+        %85 = arith.addi %74, %75 : i64
+        %86 = arith.maxsi %85, %c0_i64_3 : i64
+        %87 = arith.addi %86, %c15_i64 : i64
+        %88 = arith.divui %87, %c16_i64 : i64
+        %89 = arith.subi %88, %84 : i64
+        %90 = arith.cmpi sgt, %75, %c0_i64_3 : i64
+        %91 = arith.extui %90 : i1 to i64
+        %92 = arith.muli %89, %91 : i64
+        %93 = arith.ceildivsi %76, %c16_i64 : i64
+        %94 = arith.cmpi sgt, %14, %c0 : index
+        scf.if %94 {
+          %96 = arith.minsi %arg5, %c0 : index
+          %97 = arith.minsi %arg5, %c32 : index
+          %98 = arith.maxsi %96, %c0 : index
+          %99 = arith.minsi %98, %c32 : index
+          %100 = arith.subi %97, %96 : index
+          %101 = arith.cmpi sgt, %99, %c0 : index
+          %subview_6 = memref.subview %reinterpret_cast[%16, %96] [%66, %100] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %102 = arith.index_cast %100 : index to i64
+          %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %103 = arith.index_cast %intptr_11 : index to i64
+          %104 = arith.index_cast %offset_8 : index to i64
+          %105 = arith.addi %103, %104 : i64
+          %106 = arith.index_cast %strides_10#0 : index to i64
+          %107 = arith.index_cast %92 : i64 to index
+          %108 = arith.addi %83, %c15_i64 : i64
+          %109 = arith.divui %108, %c16_i64 : i64
+          %110 = arith.cmpi sgt, %74, %c0_i64_3 : i64
+          %111 = arith.extui %110 : i1 to i64
+          %112 = arith.muli %109, %111 : i64
+          %113 = arith.index_cast %112 : i64 to index
+          %subview_12 = memref.subview %reinterpret_cast_4[%96, %19] [%100, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %114 = arith.index_cast %99 : index to i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %115 = arith.index_cast %intptr_17 : index to i64
+          %116 = arith.index_cast %offset_14 : index to i64
+          %117 = arith.addi %115, %116 : i64
+          %118 = arith.index_cast %strides_16#0 : index to i64
+          %119 = arith.maxsi %114, %c0_i64_3 : i64
+          %120 = arith.divui %119, %c16_i64 : i64
+          %121 = arith.addi %114, %102 : i64
+          %122 = arith.maxsi %121, %c0_i64_3 : i64
+          %123 = arith.addi %122, %c15_i64 : i64
+          %124 = arith.divui %123, %c16_i64 : i64
+          %125 = arith.subi %124, %120 : i64
+          %126 = arith.cmpi sgt, %102, %c0_i64_3 : i64
+          %127 = arith.extui %126 : i1 to i64
+          %128 = arith.muli %125, %127 : i64
+          %129 = arith.index_cast %128 : i64 to index
+          %130 = arith.addi %119, %c15_i64 : i64
+          %131 = arith.divui %130, %c16_i64 : i64
+          %132 = arith.cmpi sgt, %114, %c0_i64_3 : i64
+          %133 = arith.extui %132 : i1 to i64
+          %134 = arith.muli %131, %133 : i64
+          %135 = arith.index_cast %134 : i64 to index
+          scf.if %101 {
+            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+          }
+          scf.if %72 {
+            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+          }
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+          %136 = arith.minsi %107, %c1 : index
+          %137 = arith.minsi %113, %c1 : index
+          %138 = arith.minsi %129, %c1 : index
+          %139 = arith.minsi %135, %c1 : index
+          scf.for %arg7 = %c0 to %136 step %c1 {
+            %140 = arith.index_cast %arg7 : index to i64
+            %141 = arith.addi %84, %140 : i64
+            %142 = arith.muli %141, %c16_i64 : i64
+            %143 = arith.maxsi %142, %74 : i64
+            %144 = arith.addi %142, %c16_i64 : i64
+            %145 = arith.minsi %144, %85 : i64
+            %146 = arith.subi %145, %143 : i64
+            %147 = arith.subi %143, %74 : i64
+            %148 = arith.muli %147, %106 : i64
+            %149 = arith.addi %105, %148 : i64
+            %150 = arith.muli %141, %c32_i64 : i64
+            %151 = arith.subi %143, %142 : i64
+            %152 = arith.addi %150, %151 : i64
+            %153 = arith.minsi %102, %c64_i64 : i64
+            "instgem.mvin"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %c0 to %137 step %c1 {
+            %140 = arith.index_cast %arg7 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.maxsi %141, %c0_i64_3 : i64
+            %143 = arith.addi %141, %c16_i64 : i64
+            %144 = arith.minsi %143, %74 : i64
+            %145 = arith.subi %144, %142 : i64
+            %146 = arith.muli %140, %c32_i64 : i64
+            %147 = arith.subi %142, %141 : i64
+            %148 = arith.addi %146, %147 : i64
+            %149 = arith.minsi %102, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %148, %149, %145) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %c0 to %138 step %c1 {
+            %140 = arith.index_cast %arg7 : index to i64
+            %141 = arith.addi %120, %140 : i64
+            %142 = arith.muli %141, %c16_i64 : i64
+            %143 = arith.maxsi %142, %114 : i64
+            %144 = arith.addi %142, %c16_i64 : i64
+            %145 = arith.minsi %144, %121 : i64
+            %146 = arith.subi %145, %143 : i64
+            %147 = arith.subi %143, %114 : i64
+            %148 = arith.muli %147, %118 : i64
+            %149 = arith.addi %117, %148 : i64
+            %150 = arith.addi %142, %c128_i64 : i64
+            %151 = arith.subi %143, %142 : i64
+            %152 = arith.addi %150, %151 : i64
+            %153 = arith.minsi %76, %c64_i64 : i64
+            "instgem.mvin2"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %c0 to %139 step %c1 {
+            %140 = arith.index_cast %arg7 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.maxsi %141, %c0_i64_3 : i64
+            %143 = arith.addi %141, %c16_i64 : i64
+            %144 = arith.minsi %143, %114 : i64
+            %145 = arith.subi %144, %142 : i64
+            %146 = arith.addi %141, %c128_i64 : i64
+            %147 = arith.subi %142, %141 : i64
+            %148 = arith.addi %146, %147 : i64
+            %149 = arith.minsi %76, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64_3, %148, %149, %145) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %136 to %107 step %c1 {
+            %140 = arith.index_cast %arg7 : index to i64
+            %141 = arith.addi %84, %140 : i64
+            %142 = arith.muli %141, %c16_i64 : i64
+            %143 = arith.maxsi %142, %74 : i64
+            %144 = arith.addi %142, %c16_i64 : i64
+            %145 = arith.minsi %144, %85 : i64
+            %146 = arith.subi %145, %143 : i64
+            %147 = arith.subi %143, %74 : i64
+            %148 = arith.muli %147, %106 : i64
+            %149 = arith.addi %105, %148 : i64
+            %150 = arith.muli %141, %c32_i64 : i64
+            %151 = arith.subi %143, %142 : i64
+            %152 = arith.addi %150, %151 : i64
+            %153 = arith.minsi %102, %c64_i64 : i64
+            "instgem.mvin"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %137 to %113 step %c1 {
+            %140 = arith.index_cast %arg7 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.maxsi %141, %c0_i64_3 : i64
+            %143 = arith.addi %141, %c16_i64 : i64
+            %144 = arith.minsi %143, %74 : i64
+            %145 = arith.subi %144, %142 : i64
+            %146 = arith.muli %140, %c32_i64 : i64
+            %147 = arith.subi %142, %141 : i64
+            %148 = arith.addi %146, %147 : i64
+            %149 = arith.minsi %102, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %148, %149, %145) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %138 to %129 step %c1 {
+            %140 = arith.index_cast %arg7 : index to i64
+            %141 = arith.addi %120, %140 : i64
+            %142 = arith.muli %141, %c16_i64 : i64
+            %143 = arith.maxsi %142, %114 : i64
+            %144 = arith.addi %142, %c16_i64 : i64
+            %145 = arith.minsi %144, %121 : i64
+            %146 = arith.subi %145, %143 : i64
+            %147 = arith.subi %143, %114 : i64
+            %148 = arith.muli %147, %118 : i64
+            %149 = arith.addi %117, %148 : i64
+            %150 = arith.addi %142, %c128_i64 : i64
+            %151 = arith.subi %143, %142 : i64
+            %152 = arith.addi %150, %151 : i64
+            %153 = arith.minsi %76, %c64_i64 : i64
+            "instgem.mvin2"(%149, %152, %153, %146) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg7 = %139 to %135 step %c1 {
+            %140 = arith.index_cast %arg7 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.maxsi %141, %c0_i64_3 : i64
+            %143 = arith.addi %141, %c16_i64 : i64
+            %144 = arith.minsi %143, %114 : i64
+            %145 = arith.subi %144, %142 : i64
+            %146 = arith.addi %141, %c128_i64 : i64
+            %147 = arith.subi %142, %141 : i64
+            %148 = arith.addi %146, %147 : i64
+            %149 = arith.minsi %76, %c64_i64 : i64
+            "instgem.mvin2"(%c0_i64_3, %148, %149, %145) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %95 = arith.cmpi sle, %14, %c1 : index
+        scf.if %95 {
+          scf.if %94 {
+            %96 = arith.minsi %arg5, %c0 : index
+            %97 = arith.minsi %arg5, %c32 : index
+            %98 = arith.maxsi %96, %c0 : index
+            %99 = arith.minsi %98, %c32 : index
+            %100 = arith.subi %97, %96 : index
+            %101 = arith.cmpi sgt, %99, %c0 : index
+            scf.if %101 {
+              func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+            }
+            %102 = arith.index_cast %100 : index to i64
+            scf.if %72 {
+              func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+            }
+            %103 = arith.index_cast %99 : index to i64
+            %104 = arith.addi %103, %102 : i64
+            %105 = arith.minsi %86, %c32_i64 : i64
+            %106 = arith.maxsi %102, %c0_i64_3 : i64
+            %107 = arith.minsi %106, %c32_i64 : i64
+            %108 = arith.maxsi %104, %c0_i64_3 : i64
+            %109 = arith.minsi %108, %c32_i64 : i64
+            %110 = arith.maxsi %76, %c0_i64_3 : i64
+            %111 = arith.minsi %110, %c16_i64 : i64
+            %112 = arith.ceildivsi %105, %c16_i64 : i64
+            %113 = arith.ceildivsi %111, %c16_i64 : i64
+            %114 = arith.minsi %107, %109 : i64
+            %115 = arith.ceildivsi %114, %c16_i64 : i64
+            %116 = arith.cmpi sgt, %112, %c0_i64_3 : i64
+            %117 = arith.select %116, %113, %c0_i64_3 : i64
+            %118 = arith.index_cast %117 : i64 to index
+            %119 = arith.divsi %114, %c16_i64 : i64
+            %120 = arith.minsi %115, %119 : i64
+            %121 = arith.maxsi %120, %c0_i64_3 : i64
+            %122 = arith.divsi %105, %c16_i64 : i64
+            %123 = arith.minsi %112, %122 : i64
+            %124 = arith.maxsi %123, %c1_i64_2 : i64
+            %125 = arith.minsi %105, %c16_i64 : i64
+            %126 = arith.cmpi sgt, %14, %c1 : index
+            %127 = arith.index_cast %92 : i64 to index
+            %128 = arith.addi %83, %c15_i64 : i64
+            %129 = arith.divui %128, %c16_i64 : i64
+            %130 = arith.cmpi sgt, %74, %c0_i64_3 : i64
+            %131 = arith.extui %130 : i1 to i64
+            %132 = arith.muli %129, %131 : i64
+            %133 = arith.index_cast %132 : i64 to index
+            %134 = arith.select %126, %c64_i64, %c0_i64_3 : i64
+            %135 = arith.select %126, %c160_i64, %c0_i64_3 : i64
+            %136:10 = scf.if %126 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+              %138 = arith.minsi %arg5, %c64 : index
+              %139 = arith.subi %97, %c32 : index
+              %140 = arith.maxsi %139, %c0 : index
+              %141 = arith.minsi %140, %c32 : index
+              %142 = arith.subi %138, %97 : index
+              %143 = arith.cmpi sgt, %141, %c0 : index
+              %subview_6 = memref.subview %reinterpret_cast[%16, %97] [%66, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %144 = arith.index_cast %142 : index to i64
+              %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %145 = arith.index_cast %intptr_11 : index to i64
+              %146 = arith.index_cast %offset_8 : index to i64
+              %147 = arith.addi %145, %146 : i64
+              %148 = arith.index_cast %strides_10#0 : index to i64
+              %subview_12 = memref.subview %reinterpret_cast_4[%97, %19] [%142, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %149 = arith.index_cast %141 : index to i64
+              %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %150 = arith.index_cast %intptr_17 : index to i64
+              %151 = arith.index_cast %offset_14 : index to i64
+              %152 = arith.addi %150, %151 : i64
+              %153 = arith.index_cast %strides_16#0 : index to i64
+              %154 = arith.maxsi %149, %c0_i64_3 : i64
+              %155 = arith.divui %154, %c16_i64 : i64
+              %156 = arith.addi %149, %144 : i64
+              %157 = arith.maxsi %156, %c0_i64_3 : i64
+              %158 = arith.addi %157, %c15_i64 : i64
+              %159 = arith.divui %158, %c16_i64 : i64
+              %160 = arith.subi %159, %155 : i64
+              %161 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+              %162 = arith.extui %161 : i1 to i64
+              %163 = arith.muli %160, %162 : i64
+              %164 = arith.index_cast %163 : i64 to index
+              %165 = arith.addi %154, %c15_i64 : i64
+              %166 = arith.divui %165, %c16_i64 : i64
+              %167 = arith.cmpi sgt, %149, %c0_i64_3 : i64
+              %168 = arith.extui %167 : i1 to i64
+              %169 = arith.muli %166, %168 : i64
+              %170 = arith.index_cast %169 : i64 to index
+              scf.if %143 {
+                func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+              }
+              scf.if %72 {
+                func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %153) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %148, %147, %144, %164, %155, %149, %144, %153, %152, %170 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            }
+            %137 = arith.maxsi %118, %c1 : index
+            scf.if %95 {
+              %138 = arith.maxsi %115, %c1_i64_2 : i64
+              %139 = arith.ceildivsi %92, %138 : i64
+              scf.for %arg7 = %c0 to %118 step %c1 {
+                scf.if %126 {
+                  %171 = arith.cmpi sgt, %127, %c0 : index
                   scf.if %171 {
-                    %175 = arith.muli %156, %c4 : index
-                    %176 = arith.muli %148, %c4 : index
-                    %177 = arith.muli %arg10, %176 : index
+                    %175 = arith.muli %137, %c4 : index
+                    %176 = arith.muli %127, %c4 : index
+                    %177 = arith.muli %arg7, %176 : index
                     %178 = arith.subi %175, %c1 : index
                     %179 = arith.addi %177, %178 : index
                     %180 = arith.divsi %179, %175 : index
                     %181 = arith.addi %179, %176 : index
                     %182 = arith.divsi %181, %175 : index
-                    scf.for %arg11 = %180 to %182 step %c1 {
-                      %183 = arith.index_cast %arg11 : index to i64
-                      %184 = arith.addi %81, %183 : i64
+                    scf.for %arg8 = %180 to %182 step %c1 {
+                      %183 = arith.index_cast %arg8 : index to i64
+                      %184 = arith.addi %84, %183 : i64
                       %185 = arith.muli %184, %c16_i64 : i64
-                      %186 = arith.maxsi %185, %71 : i64
+                      %186 = arith.maxsi %185, %74 : i64
                       %187 = arith.addi %185, %c16_i64 : i64
-                      %188 = arith.minsi %187, %82 : i64
+                      %188 = arith.minsi %187, %85 : i64
                       %189 = arith.subi %188, %186 : i64
-                      %190 = arith.subi %186, %71 : i64
-                      %191 = arith.muli %190, %155#0 : i64
-                      %192 = arith.addi %155#1, %191 : i64
+                      %190 = arith.subi %186, %74 : i64
+                      %191 = arith.muli %190, %136#0 : i64
+                      %192 = arith.addi %136#1, %191 : i64
                       %193 = arith.muli %184, %c32_i64 : i64
-                      %194 = arith.addi %193, %155#2 : i64
+                      %194 = arith.addi %193, %134 : i64
                       %195 = arith.subi %186, %185 : i64
                       %196 = arith.addi %194, %195 : i64
-                      %197 = arith.minsi %155#3, %c64_i64 : i64
+                      %197 = arith.minsi %136#2, %c64_i64 : i64
                       "instgem.mvin"(%192, %196, %197, %189) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %172 = arith.cmpi sgt, %154, %c0 : index
+                  %172 = arith.cmpi sgt, %133, %c0 : index
                   scf.if %172 {
-                    %175 = arith.muli %156, %c4 : index
-                    %176 = arith.muli %154, %c4 : index
-                    %177 = arith.muli %arg10, %176 : index
+                    %175 = arith.muli %137, %c4 : index
+                    %176 = arith.muli %133, %c4 : index
+                    %177 = arith.muli %arg7, %176 : index
                     %178 = arith.subi %175, %c1 : index
-                    %179 = arith.subi %178, %156 : index
+                    %179 = arith.subi %178, %137 : index
                     %180 = arith.addi %177, %179 : index
                     %181 = arith.divsi %180, %175 : index
                     %182 = arith.addi %180, %176 : index
                     %183 = arith.divsi %182, %175 : index
-                    scf.for %arg11 = %181 to %183 step %c1 {
-                      %184 = arith.index_cast %arg11 : index to i64
+                    scf.for %arg8 = %181 to %183 step %c1 {
+                      %184 = arith.index_cast %arg8 : index to i64
                       %185 = arith.muli %184, %c16_i64 : i64
                       %186 = arith.maxsi %185, %c0_i64_3 : i64
                       %187 = arith.addi %185, %c16_i64 : i64
-                      %188 = arith.minsi %187, %71 : i64
+                      %188 = arith.minsi %187, %74 : i64
                       %189 = arith.subi %188, %186 : i64
                       %190 = arith.muli %184, %c32_i64 : i64
-                      %191 = arith.addi %190, %155#2 : i64
+                      %191 = arith.addi %190, %134 : i64
                       %192 = arith.subi %186, %185 : i64
                       %193 = arith.addi %191, %192 : i64
-                      %194 = arith.minsi %155#3, %c64_i64 : i64
+                      %194 = arith.minsi %136#2, %c64_i64 : i64
                       "instgem.mvin"(%c0_i64_3, %193, %194, %189) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %173 = arith.cmpi sgt, %155#4, %c0 : index
+                  %173 = arith.cmpi sgt, %136#3, %c0 : index
                   scf.if %173 {
-                    %175 = arith.muli %156, %c4 : index
-                    %176 = arith.muli %155#4, %c4 : index
-                    %177 = arith.muli %arg10, %176 : index
+                    %175 = arith.muli %137, %c4 : index
+                    %176 = arith.muli %136#3, %c4 : index
+                    %177 = arith.muli %arg7, %176 : index
                     %178 = arith.subi %175, %c1 : index
-                    %179 = arith.muli %156, %c2 : index
+                    %179 = arith.muli %137, %c2 : index
                     %180 = arith.subi %178, %179 : index
                     %181 = arith.addi %177, %180 : index
                     %182 = arith.divsi %181, %175 : index
                     %183 = arith.addi %181, %176 : index
                     %184 = arith.divsi %183, %175 : index
-                    scf.for %arg11 = %182 to %184 step %c1 {
-                      %185 = arith.index_cast %arg11 : index to i64
-                      %186 = arith.addi %155#5, %185 : i64
+                    scf.for %arg8 = %182 to %184 step %c1 {
+                      %185 = arith.index_cast %arg8 : index to i64
+                      %186 = arith.addi %136#4, %185 : i64
                       %187 = arith.muli %186, %c16_i64 : i64
-                      %188 = arith.maxsi %187, %155#6 : i64
+                      %188 = arith.maxsi %187, %136#5 : i64
                       %189 = arith.addi %187, %c16_i64 : i64
-                      %190 = arith.addi %155#6, %155#7 : i64
+                      %190 = arith.addi %136#5, %136#6 : i64
                       %191 = arith.minsi %189, %190 : i64
                       %192 = arith.subi %191, %188 : i64
-                      %193 = arith.subi %188, %155#6 : i64
-                      %194 = arith.muli %193, %155#8 : i64
-                      %195 = arith.addi %155#9, %194 : i64
-                      %196 = arith.addi %187, %155#10 : i64
+                      %193 = arith.subi %188, %136#5 : i64
+                      %194 = arith.muli %193, %136#7 : i64
+                      %195 = arith.addi %136#8, %194 : i64
+                      %196 = arith.addi %187, %135 : i64
                       %197 = arith.subi %188, %187 : i64
                       %198 = arith.addi %196, %197 : i64
-                      %199 = arith.minsi %73, %c64_i64 : i64
+                      %199 = arith.minsi %76, %c64_i64 : i64
                       "instgem.mvin2"(%195, %198, %199, %192) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %174 = arith.cmpi sgt, %155#11, %c0 : index
+                  %174 = arith.cmpi sgt, %136#9, %c0 : index
                   scf.if %174 {
-                    %175 = arith.muli %156, %c4 : index
-                    %176 = arith.muli %155#11, %c4 : index
-                    %177 = arith.muli %arg10, %176 : index
+                    %175 = arith.muli %137, %c4 : index
+                    %176 = arith.muli %136#9, %c4 : index
+                    %177 = arith.muli %arg7, %176 : index
                     %178 = arith.subi %175, %c1 : index
-                    %179 = arith.muli %156, %c3 : index
+                    %179 = arith.muli %137, %c3 : index
                     %180 = arith.subi %178, %179 : index
                     %181 = arith.addi %177, %180 : index
                     %182 = arith.divsi %181, %175 : index
                     %183 = arith.addi %181, %176 : index
                     %184 = arith.divsi %183, %175 : index
-                    scf.for %arg11 = %182 to %184 step %c1 {
-                      %185 = arith.index_cast %arg11 : index to i64
+                    scf.for %arg8 = %182 to %184 step %c1 {
+                      %185 = arith.index_cast %arg8 : index to i64
                       %186 = arith.muli %185, %c16_i64 : i64
                       %187 = arith.maxsi %186, %c0_i64_3 : i64
                       %188 = arith.addi %186, %c16_i64 : i64
-                      %189 = arith.minsi %188, %155#6 : i64
+                      %189 = arith.minsi %188, %136#5 : i64
                       %190 = arith.subi %189, %187 : i64
-                      %191 = arith.addi %186, %155#10 : i64
+                      %191 = arith.addi %186, %135 : i64
                       %192 = arith.subi %187, %186 : i64
                       %193 = arith.addi %191, %192 : i64
-                      %194 = arith.minsi %73, %c64_i64 : i64
+                      %194 = arith.minsi %76, %c64_i64 : i64
                       "instgem.mvin2"(%c0_i64_3, %193, %194, %190) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %164 = arith.index_cast %arg10 : index to i64
-                %165 = arith.muli %164, %c16_i64 : i64
-                %166 = arith.subi %128, %165 : i64
-                %167 = arith.minsi %166, %c16_i64 : i64
-                %168 = arith.cmpi sgt, %141, %c0_i64_3 : i64
-                scf.if %168 {
-                  %171 = arith.cmpi eq, %157, %c0_i64_3 : i64
-                  %172 = arith.select %171, %c2147483648_i64, %c3221225472_i64 : i64
-                  %173 = arith.ori %165, %172 : i64
-                  %174 = arith.select %171, %c16_i64, %145 : i64
-                  %175 = arith.select %171, %c16_i64, %167 : i64
-                  %176 = arith.addi %165, %118 : i64
-                  "instgem.preload"(%176, %167, %c16_i64, %173, %175, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%106, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %177 = arith.index_cast %144 : i64 to index
-                  scf.for %arg11 = %c1 to %177 step %c1 {
-                    %179 = arith.index_cast %arg11 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.addi %180, %165 : i64
-                    %182 = arith.ori %181, %172 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %179, %c32_i64 : i64
-                    %184 = arith.addi %183, %106 : i64
-                    "instgem.compute_accumulated"(%184, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %148 = arith.index_cast %arg7 : index to i64
+                %149 = arith.subi %148, %c1_i64_2 : i64
+                %150 = arith.cmpi sge, %149, %c0_i64_3 : i64
+                %151 = arith.cmpi slt, %149, %93 : i64
+                %152 = arith.andi %150, %151 : i1
+                %153 = arith.subi %117, %c1_i64_2 : i64
+                %154 = arith.cmpi eq, %148, %153 : i64
+                %155 = arith.cmpi slt, %148, %93 : i64
+                %156 = arith.andi %154, %155 : i1
+                %157 = arith.subi %115, %c1_i64_2 : i64
+                %158 = arith.select %156, %157, %c-1_i64 : i64
+                %159 = arith.muli %148, %c16_i64 : i64
+                %160 = arith.subi %111, %159 : i64
+                %161 = arith.minsi %160, %c16_i64 : i64
+                %162 = arith.cmpi sgt, %121, %c0_i64_3 : i64
+                scf.if %162 {
+                  scf.if %152 {
+                    %174 = arith.minsi %92, %c0_i64_3 : i64
+                    %175 = arith.addi %174, %139 : i64
+                    %176 = arith.minsi %175, %92 : i64
+                    %177 = arith.index_cast %174 : i64 to index
+                    %178 = arith.index_cast %176 : i64 to index
+                    scf.for %arg8 = %177 to %178 step %c1 {
+                      %179 = arith.index_cast %arg8 : index to i64
+                      %180 = arith.addi %84, %179 : i64
+                      %181 = arith.muli %180, %c16_i64 : i64
+                      %182 = arith.maxsi %181, %74 : i64
+                      %183 = arith.addi %181, %c16_i64 : i64
+                      %184 = arith.minsi %183, %85 : i64
+                      %185 = arith.subi %184, %182 : i64
+                      %186 = arith.subi %182, %74 : i64
+                      %187 = arith.muli %186, %82 : i64
+                      %188 = arith.addi %80, %187 : i64
+                      %189 = arith.muli %149, %c64_i64 : i64
+                      %190 = arith.addi %188, %189 : i64
+                      %191 = arith.muli %149, %c16_i64 : i64
+                      %192 = arith.addi %181, %191 : i64
+                      %193 = arith.ori %192, %c2684354560_i64 : i64
+                      %194 = arith.subi %182, %181 : i64
+                      %195 = arith.addi %193, %194 : i64
+                      %196 = arith.subi %76, %191 : i64
+                      %197 = arith.minsi %196, %c16_i64 : i64
+                      "instgem.mvout"(%190, %195, %197, %185) : (i64, i64, i64, i64) -> ()
+                    }
                   }
-                  %178 = arith.index_cast %129 : i64 to index
-                  scf.for %arg11 = %177 to %178 step %c1 {
-                    %179 = arith.index_cast %arg11 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.subi %122, %180 : i64
-                    %182 = arith.minsi %181, %c16_i64 : i64
-                    %183 = arith.addi %180, %165 : i64
-                    %184 = arith.ori %183, %172 : i64
-                    %185 = arith.select %171, %c16_i64, %182 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %175, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %186 = arith.muli %179, %c32_i64 : i64
-                    %187 = arith.addi %186, %106 : i64
-                    "instgem.compute_accumulated"(%187, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %171 = arith.ori %159, %c2147483648_i64 : i64
+                  %172 = arith.addi %159, %c128_i64 : i64
+                  "instgem.preload"(%172, %161, %c16_i64, %171, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %125, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %173 = arith.cmpi eq, %158, %c0_i64_3 : i64
+                  scf.if %173 {
+                    %174 = arith.index_cast %124 : i64 to index
+                    scf.for %arg8 = %c1 to %174 step %c1 {
+                      %176 = arith.index_cast %arg8 : index to i64
+                      %177 = arith.muli %176, %c16_i64 : i64
+                      %178 = arith.addi %177, %159 : i64
+                      %179 = arith.ori %178, %c2147483648_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %180 = arith.muli %176, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %181 = arith.subi %176, %c1_i64_2 : i64
+                      %182 = arith.subi %181, %84 : i64
+                      %183 = arith.cmpi sge, %182, %c0_i64_3 : i64
+                      %184 = arith.cmpi slt, %182, %92 : i64
+                      %185 = arith.andi %183, %184 : i1
+                      scf.if %185 {
+                        %186 = arith.muli %181, %c16_i64 : i64
+                        %187 = arith.maxsi %186, %74 : i64
+                        %188 = arith.addi %186, %c16_i64 : i64
+                        %189 = arith.minsi %188, %85 : i64
+                        %190 = arith.subi %189, %187 : i64
+                        %191 = arith.subi %187, %74 : i64
+                        %192 = arith.muli %191, %82 : i64
+                        %193 = arith.addi %80, %192 : i64
+                        %194 = arith.muli %148, %c64_i64 : i64
+                        %195 = arith.addi %193, %194 : i64
+                        %196 = arith.addi %186, %159 : i64
+                        %197 = arith.ori %196, %c2684354560_i64 : i64
+                        %198 = arith.subi %187, %186 : i64
+                        %199 = arith.addi %197, %198 : i64
+                        %200 = arith.subi %76, %159 : i64
+                        %201 = arith.minsi %200, %c16_i64 : i64
+                        "instgem.mvout"(%195, %199, %201, %190) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %175 = arith.index_cast %112 : i64 to index
+                    scf.for %arg8 = %174 to %175 step %c1 {
+                      %176 = arith.index_cast %arg8 : index to i64
+                      %177 = arith.muli %176, %c16_i64 : i64
+                      %178 = arith.subi %105, %177 : i64
+                      %179 = arith.minsi %178, %c16_i64 : i64
+                      %180 = arith.addi %177, %159 : i64
+                      %181 = arith.ori %180, %c2147483648_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %182 = arith.muli %176, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%182, %c16_i64, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %183 = arith.subi %176, %c1_i64_2 : i64
+                      %184 = arith.subi %183, %84 : i64
+                      %185 = arith.cmpi sge, %184, %c0_i64_3 : i64
+                      %186 = arith.cmpi slt, %184, %92 : i64
+                      %187 = arith.andi %185, %186 : i1
+                      scf.if %187 {
+                        %188 = arith.muli %183, %c16_i64 : i64
+                        %189 = arith.maxsi %188, %74 : i64
+                        %190 = arith.addi %188, %c16_i64 : i64
+                        %191 = arith.minsi %190, %85 : i64
+                        %192 = arith.subi %191, %189 : i64
+                        %193 = arith.subi %189, %74 : i64
+                        %194 = arith.muli %193, %82 : i64
+                        %195 = arith.addi %80, %194 : i64
+                        %196 = arith.muli %148, %c64_i64 : i64
+                        %197 = arith.addi %195, %196 : i64
+                        %198 = arith.addi %188, %159 : i64
+                        %199 = arith.ori %198, %c2684354560_i64 : i64
+                        %200 = arith.subi %189, %188 : i64
+                        %201 = arith.addi %199, %200 : i64
+                        %202 = arith.subi %76, %159 : i64
+                        %203 = arith.minsi %202, %c16_i64 : i64
+                        "instgem.mvout"(%197, %201, %203, %192) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %174 = arith.index_cast %124 : i64 to index
+                    scf.for %arg8 = %c1 to %174 step %c1 {
+                      %176 = arith.index_cast %arg8 : index to i64
+                      %177 = arith.muli %176, %c16_i64 : i64
+                      %178 = arith.addi %177, %159 : i64
+                      %179 = arith.ori %178, %c2147483648_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %180 = arith.muli %176, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %175 = arith.index_cast %112 : i64 to index
+                    scf.for %arg8 = %174 to %175 step %c1 {
+                      %176 = arith.index_cast %arg8 : index to i64
+                      %177 = arith.muli %176, %c16_i64 : i64
+                      %178 = arith.subi %105, %177 : i64
+                      %179 = arith.minsi %178, %c16_i64 : i64
+                      %180 = arith.addi %177, %159 : i64
+                      %181 = arith.ori %180, %c2147483648_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %182 = arith.muli %176, %c32_i64 : i64
+                      "instgem.compute_accumulated"(%182, %c16_i64, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
                   }
                 }
-                %169 = arith.index_cast %141 : i64 to index
-                scf.for %arg11 = %c1 to %169 step %c1 {
-                  %171 = arith.index_cast %arg11 : index to i64
-                  %172 = arith.ori %165, %c3221225472_i64 : i64
+                %163 = arith.index_cast %121 : i64 to index
+                scf.for %arg8 = %c1 to %163 step %c1 {
+                  %171 = arith.index_cast %arg8 : index to i64
+                  scf.if %152 {
+                    %177 = arith.muli %171, %139 : i64
+                    %178 = arith.minsi %177, %92 : i64
+                    %179 = arith.addi %178, %139 : i64
+                    %180 = arith.minsi %179, %92 : i64
+                    %181 = arith.index_cast %178 : i64 to index
+                    %182 = arith.index_cast %180 : i64 to index
+                    scf.for %arg9 = %181 to %182 step %c1 {
+                      %183 = arith.index_cast %arg9 : index to i64
+                      %184 = arith.addi %84, %183 : i64
+                      %185 = arith.muli %184, %c16_i64 : i64
+                      %186 = arith.maxsi %185, %74 : i64
+                      %187 = arith.addi %185, %c16_i64 : i64
+                      %188 = arith.minsi %187, %85 : i64
+                      %189 = arith.subi %188, %186 : i64
+                      %190 = arith.subi %186, %74 : i64
+                      %191 = arith.muli %190, %82 : i64
+                      %192 = arith.addi %80, %191 : i64
+                      %193 = arith.muli %149, %c64_i64 : i64
+                      %194 = arith.addi %192, %193 : i64
+                      %195 = arith.muli %149, %c16_i64 : i64
+                      %196 = arith.addi %185, %195 : i64
+                      %197 = arith.ori %196, %c2684354560_i64 : i64
+                      %198 = arith.subi %186, %185 : i64
+                      %199 = arith.addi %197, %198 : i64
+                      %200 = arith.subi %76, %195 : i64
+                      %201 = arith.minsi %200, %c16_i64 : i64
+                      "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %172 = arith.ori %159, %c3221225472_i64 : i64
                   %173 = arith.muli %171, %c16_i64 : i64
-                  %174 = arith.addi %173, %165 : i64
-                  %175 = arith.addi %174, %118 : i64
-                  "instgem.preload"(%175, %167, %c16_i64, %172, %167, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %176 = arith.addi %173, %106 : i64
-                  "instgem.compute_preloaded"(%176, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %177 = arith.index_cast %144 : i64 to index
-                  scf.for %arg12 = %c1 to %177 step %c1 {
-                    %179 = arith.index_cast %arg12 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.addi %180, %165 : i64
-                    %182 = arith.ori %181, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %179, %c32_i64 : i64
-                    %184 = arith.addi %183, %173 : i64
-                    %185 = arith.addi %184, %106 : i64
-                    "instgem.compute_accumulated"(%185, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %178 = arith.index_cast %129 : i64 to index
-                  scf.for %arg12 = %177 to %178 step %c1 {
-                    %179 = arith.index_cast %arg12 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.subi %122, %180 : i64
-                    %182 = arith.minsi %181, %c16_i64 : i64
-                    %183 = arith.addi %180, %165 : i64
-                    %184 = arith.ori %183, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %167, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %185 = arith.muli %179, %c32_i64 : i64
-                    %186 = arith.addi %185, %173 : i64
-                    %187 = arith.addi %186, %106 : i64
-                    "instgem.compute_accumulated"(%187, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %174 = arith.addi %173, %159 : i64
+                  %175 = arith.addi %174, %c128_i64 : i64
+                  "instgem.preload"(%175, %161, %c16_i64, %172, %161, %125) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%173, %c16_i64, %125, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %176 = arith.cmpi eq, %171, %158 : i64
+                  scf.if %176 {
+                    %177 = arith.index_cast %124 : i64 to index
+                    scf.for %arg9 = %c1 to %177 step %c1 {
+                      %179 = arith.index_cast %arg9 : index to i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.addi %180, %159 : i64
+                      %182 = arith.ori %181, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %183 = arith.muli %179, %c32_i64 : i64
+                      %184 = arith.addi %183, %173 : i64
+                      "instgem.compute_accumulated"(%184, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %185 = arith.subi %179, %c1_i64_2 : i64
+                      %186 = arith.subi %185, %84 : i64
+                      %187 = arith.cmpi sge, %186, %c0_i64_3 : i64
+                      %188 = arith.cmpi slt, %186, %92 : i64
+                      %189 = arith.andi %187, %188 : i1
+                      scf.if %189 {
+                        %190 = arith.muli %185, %c16_i64 : i64
+                        %191 = arith.maxsi %190, %74 : i64
+                        %192 = arith.addi %190, %c16_i64 : i64
+                        %193 = arith.minsi %192, %85 : i64
+                        %194 = arith.subi %193, %191 : i64
+                        %195 = arith.subi %191, %74 : i64
+                        %196 = arith.muli %195, %82 : i64
+                        %197 = arith.addi %80, %196 : i64
+                        %198 = arith.muli %148, %c64_i64 : i64
+                        %199 = arith.addi %197, %198 : i64
+                        %200 = arith.addi %190, %159 : i64
+                        %201 = arith.ori %200, %c2684354560_i64 : i64
+                        %202 = arith.subi %191, %190 : i64
+                        %203 = arith.addi %201, %202 : i64
+                        %204 = arith.subi %76, %159 : i64
+                        %205 = arith.minsi %204, %c16_i64 : i64
+                        "instgem.mvout"(%199, %203, %205, %194) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %178 = arith.index_cast %112 : i64 to index
+                    scf.for %arg9 = %177 to %178 step %c1 {
+                      %179 = arith.index_cast %arg9 : index to i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.subi %105, %180 : i64
+                      %182 = arith.minsi %181, %c16_i64 : i64
+                      %183 = arith.addi %180, %159 : i64
+                      %184 = arith.ori %183, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %161, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %185 = arith.muli %179, %c32_i64 : i64
+                      %186 = arith.addi %185, %173 : i64
+                      "instgem.compute_accumulated"(%186, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %187 = arith.subi %179, %c1_i64_2 : i64
+                      %188 = arith.subi %187, %84 : i64
+                      %189 = arith.cmpi sge, %188, %c0_i64_3 : i64
+                      %190 = arith.cmpi slt, %188, %92 : i64
+                      %191 = arith.andi %189, %190 : i1
+                      scf.if %191 {
+                        %192 = arith.muli %187, %c16_i64 : i64
+                        %193 = arith.maxsi %192, %74 : i64
+                        %194 = arith.addi %192, %c16_i64 : i64
+                        %195 = arith.minsi %194, %85 : i64
+                        %196 = arith.subi %195, %193 : i64
+                        %197 = arith.subi %193, %74 : i64
+                        %198 = arith.muli %197, %82 : i64
+                        %199 = arith.addi %80, %198 : i64
+                        %200 = arith.muli %148, %c64_i64 : i64
+                        %201 = arith.addi %199, %200 : i64
+                        %202 = arith.addi %192, %159 : i64
+                        %203 = arith.ori %202, %c2684354560_i64 : i64
+                        %204 = arith.subi %193, %192 : i64
+                        %205 = arith.addi %203, %204 : i64
+                        %206 = arith.subi %76, %159 : i64
+                        %207 = arith.minsi %206, %c16_i64 : i64
+                        "instgem.mvout"(%201, %205, %207, %196) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %177 = arith.index_cast %124 : i64 to index
+                    scf.for %arg9 = %c1 to %177 step %c1 {
+                      %179 = arith.index_cast %arg9 : index to i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.addi %180, %159 : i64
+                      %182 = arith.ori %181, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %183 = arith.muli %179, %c32_i64 : i64
+                      %184 = arith.addi %183, %173 : i64
+                      "instgem.compute_accumulated"(%184, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %178 = arith.index_cast %112 : i64 to index
+                    scf.for %arg9 = %177 to %178 step %c1 {
+                      %179 = arith.index_cast %arg9 : index to i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.subi %105, %180 : i64
+                      %182 = arith.minsi %181, %c16_i64 : i64
+                      %183 = arith.addi %180, %159 : i64
+                      %184 = arith.ori %183, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %161, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %185 = arith.muli %179, %c32_i64 : i64
+                      %186 = arith.addi %185, %173 : i64
+                      "instgem.compute_accumulated"(%186, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
                   }
                 }
-                %170 = arith.index_cast %132 : i64 to index
-                scf.for %arg11 = %169 to %170 step %c1 {
-                  %171 = arith.index_cast %arg11 : index to i64
+                %164 = arith.index_cast %115 : i64 to index
+                scf.for %arg8 = %163 to %164 step %c1 {
+                  %171 = arith.index_cast %arg8 : index to i64
                   %172 = arith.muli %171, %c16_i64 : i64
-                  %173 = arith.subi %124, %172 : i64
+                  %173 = arith.subi %107, %172 : i64
                   %174 = arith.minsi %173, %c16_i64 : i64
-                  %175 = arith.subi %126, %172 : i64
+                  %175 = arith.subi %109, %172 : i64
                   %176 = arith.minsi %175, %c16_i64 : i64
-                  %177 = arith.cmpi eq, %171, %157 : i64
-                  %178 = arith.select %177, %c2147483648_i64, %c3221225472_i64 : i64
-                  %179 = arith.ori %165, %178 : i64
-                  %180 = arith.select %177, %c16_i64, %145 : i64
-                  %181 = arith.select %177, %c16_i64, %167 : i64
-                  %182 = arith.addi %172, %165 : i64
-                  %183 = arith.addi %182, %118 : i64
-                  "instgem.preload"(%183, %167, %176, %179, %181, %180) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %184 = arith.addi %172, %106 : i64
-                  "instgem.compute_preloaded"(%184, %174, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %185 = arith.index_cast %144 : i64 to index
-                  scf.for %arg12 = %c1 to %185 step %c1 {
-                    %187 = arith.index_cast %arg12 : index to i64
-                    %188 = arith.muli %187, %c16_i64 : i64
-                    %189 = arith.addi %188, %165 : i64
-                    %190 = arith.ori %189, %178 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %190, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %191 = arith.muli %187, %c32_i64 : i64
-                    %192 = arith.addi %191, %172 : i64
-                    %193 = arith.addi %192, %106 : i64
-                    "instgem.compute_accumulated"(%193, %174, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  scf.if %152 {
+                    %185 = arith.muli %171, %139 : i64
+                    %186 = arith.minsi %185, %92 : i64
+                    %187 = arith.addi %186, %139 : i64
+                    %188 = arith.minsi %187, %92 : i64
+                    %189 = arith.index_cast %186 : i64 to index
+                    %190 = arith.index_cast %188 : i64 to index
+                    scf.for %arg9 = %189 to %190 step %c1 {
+                      %191 = arith.index_cast %arg9 : index to i64
+                      %192 = arith.addi %84, %191 : i64
+                      %193 = arith.muli %192, %c16_i64 : i64
+                      %194 = arith.maxsi %193, %74 : i64
+                      %195 = arith.addi %193, %c16_i64 : i64
+                      %196 = arith.minsi %195, %85 : i64
+                      %197 = arith.subi %196, %194 : i64
+                      %198 = arith.subi %194, %74 : i64
+                      %199 = arith.muli %198, %82 : i64
+                      %200 = arith.addi %80, %199 : i64
+                      %201 = arith.muli %149, %c64_i64 : i64
+                      %202 = arith.addi %200, %201 : i64
+                      %203 = arith.muli %149, %c16_i64 : i64
+                      %204 = arith.addi %193, %203 : i64
+                      %205 = arith.ori %204, %c2684354560_i64 : i64
+                      %206 = arith.subi %194, %193 : i64
+                      %207 = arith.addi %205, %206 : i64
+                      %208 = arith.subi %76, %203 : i64
+                      %209 = arith.minsi %208, %c16_i64 : i64
+                      "instgem.mvout"(%202, %207, %209, %197) : (i64, i64, i64, i64) -> ()
+                    }
                   }
-                  %186 = arith.index_cast %129 : i64 to index
-                  scf.for %arg12 = %185 to %186 step %c1 {
-                    %187 = arith.index_cast %arg12 : index to i64
-                    %188 = arith.muli %187, %c16_i64 : i64
-                    %189 = arith.subi %122, %188 : i64
-                    %190 = arith.minsi %189, %c16_i64 : i64
-                    %191 = arith.addi %188, %165 : i64
-                    %192 = arith.ori %191, %178 : i64
-                    %193 = arith.select %177, %c16_i64, %190 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %181, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %194 = arith.muli %187, %c32_i64 : i64
-                    %195 = arith.addi %194, %172 : i64
-                    %196 = arith.addi %195, %106 : i64
-                    "instgem.compute_accumulated"(%196, %174, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %177 = arith.cmpi eq, %171, %c0_i64_3 : i64
+                  %178 = arith.select %177, %c2147483648_i64, %c3221225472_i64 : i64
+                  %179 = arith.ori %159, %178 : i64
+                  %180 = arith.select %177, %c16_i64, %125 : i64
+                  %181 = arith.select %177, %c16_i64, %161 : i64
+                  %182 = arith.addi %172, %159 : i64
+                  %183 = arith.addi %182, %c128_i64 : i64
+                  "instgem.preload"(%183, %161, %176, %179, %181, %180) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%172, %174, %125, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %184 = arith.cmpi eq, %171, %158 : i64
+                  scf.if %184 {
+                    %185 = arith.index_cast %124 : i64 to index
+                    scf.for %arg9 = %c1 to %185 step %c1 {
+                      %187 = arith.index_cast %arg9 : index to i64
+                      %188 = arith.muli %187, %c16_i64 : i64
+                      %189 = arith.addi %188, %159 : i64
+                      %190 = arith.ori %189, %178 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %190, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %191 = arith.muli %187, %c32_i64 : i64
+                      %192 = arith.addi %191, %172 : i64
+                      "instgem.compute_accumulated"(%192, %174, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %193 = arith.subi %187, %c1_i64_2 : i64
+                      %194 = arith.subi %193, %84 : i64
+                      %195 = arith.cmpi sge, %194, %c0_i64_3 : i64
+                      %196 = arith.cmpi slt, %194, %92 : i64
+                      %197 = arith.andi %195, %196 : i1
+                      scf.if %197 {
+                        %198 = arith.muli %193, %c16_i64 : i64
+                        %199 = arith.maxsi %198, %74 : i64
+                        %200 = arith.addi %198, %c16_i64 : i64
+                        %201 = arith.minsi %200, %85 : i64
+                        %202 = arith.subi %201, %199 : i64
+                        %203 = arith.subi %199, %74 : i64
+                        %204 = arith.muli %203, %82 : i64
+                        %205 = arith.addi %80, %204 : i64
+                        %206 = arith.muli %148, %c64_i64 : i64
+                        %207 = arith.addi %205, %206 : i64
+                        %208 = arith.addi %198, %159 : i64
+                        %209 = arith.ori %208, %c2684354560_i64 : i64
+                        %210 = arith.subi %199, %198 : i64
+                        %211 = arith.addi %209, %210 : i64
+                        %212 = arith.subi %76, %159 : i64
+                        %213 = arith.minsi %212, %c16_i64 : i64
+                        "instgem.mvout"(%207, %211, %213, %202) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %186 = arith.index_cast %112 : i64 to index
+                    scf.for %arg9 = %185 to %186 step %c1 {
+                      %187 = arith.index_cast %arg9 : index to i64
+                      %188 = arith.muli %187, %c16_i64 : i64
+                      %189 = arith.subi %105, %188 : i64
+                      %190 = arith.minsi %189, %c16_i64 : i64
+                      %191 = arith.addi %188, %159 : i64
+                      %192 = arith.ori %191, %178 : i64
+                      %193 = arith.select %177, %c16_i64, %190 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %181, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %194 = arith.muli %187, %c32_i64 : i64
+                      %195 = arith.addi %194, %172 : i64
+                      "instgem.compute_accumulated"(%195, %174, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %196 = arith.subi %187, %c1_i64_2 : i64
+                      %197 = arith.subi %196, %84 : i64
+                      %198 = arith.cmpi sge, %197, %c0_i64_3 : i64
+                      %199 = arith.cmpi slt, %197, %92 : i64
+                      %200 = arith.andi %198, %199 : i1
+                      scf.if %200 {
+                        %201 = arith.muli %196, %c16_i64 : i64
+                        %202 = arith.maxsi %201, %74 : i64
+                        %203 = arith.addi %201, %c16_i64 : i64
+                        %204 = arith.minsi %203, %85 : i64
+                        %205 = arith.subi %204, %202 : i64
+                        %206 = arith.subi %202, %74 : i64
+                        %207 = arith.muli %206, %82 : i64
+                        %208 = arith.addi %80, %207 : i64
+                        %209 = arith.muli %148, %c64_i64 : i64
+                        %210 = arith.addi %208, %209 : i64
+                        %211 = arith.addi %201, %159 : i64
+                        %212 = arith.ori %211, %c2684354560_i64 : i64
+                        %213 = arith.subi %202, %201 : i64
+                        %214 = arith.addi %212, %213 : i64
+                        %215 = arith.subi %76, %159 : i64
+                        %216 = arith.minsi %215, %c16_i64 : i64
+                        "instgem.mvout"(%210, %214, %216, %205) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %185 = arith.index_cast %124 : i64 to index
+                    scf.for %arg9 = %c1 to %185 step %c1 {
+                      %187 = arith.index_cast %arg9 : index to i64
+                      %188 = arith.muli %187, %c16_i64 : i64
+                      %189 = arith.addi %188, %159 : i64
+                      %190 = arith.ori %189, %178 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %190, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %191 = arith.muli %187, %c32_i64 : i64
+                      %192 = arith.addi %191, %172 : i64
+                      "instgem.compute_accumulated"(%192, %174, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %186 = arith.index_cast %112 : i64 to index
+                    scf.for %arg9 = %185 to %186 step %c1 {
+                      %187 = arith.index_cast %arg9 : index to i64
+                      %188 = arith.muli %187, %c16_i64 : i64
+                      %189 = arith.subi %105, %188 : i64
+                      %190 = arith.minsi %189, %c16_i64 : i64
+                      %191 = arith.addi %188, %159 : i64
+                      %192 = arith.ori %191, %178 : i64
+                      %193 = arith.select %177, %c16_i64, %190 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %181, %193) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %194 = arith.muli %187, %c32_i64 : i64
+                      %195 = arith.addi %194, %172 : i64
+                      "instgem.compute_accumulated"(%195, %174, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+                scf.if %152 {
+                  %171 = arith.muli %115, %139 : i64
+                  %172 = arith.minsi %171, %92 : i64
+                  %173 = arith.index_cast %172 : i64 to index
+                  scf.for %arg8 = %173 to %127 step %c1 {
+                    %174 = arith.index_cast %arg8 : index to i64
+                    %175 = arith.addi %84, %174 : i64
+                    %176 = arith.muli %175, %c16_i64 : i64
+                    %177 = arith.maxsi %176, %74 : i64
+                    %178 = arith.addi %176, %c16_i64 : i64
+                    %179 = arith.minsi %178, %85 : i64
+                    %180 = arith.subi %179, %177 : i64
+                    %181 = arith.subi %177, %74 : i64
+                    %182 = arith.muli %181, %82 : i64
+                    %183 = arith.addi %80, %182 : i64
+                    %184 = arith.muli %149, %c64_i64 : i64
+                    %185 = arith.addi %183, %184 : i64
+                    %186 = arith.muli %149, %c16_i64 : i64
+                    %187 = arith.addi %176, %186 : i64
+                    %188 = arith.ori %187, %c2684354560_i64 : i64
+                    %189 = arith.subi %177, %176 : i64
+                    %190 = arith.addi %188, %189 : i64
+                    %191 = arith.subi %76, %186 : i64
+                    %192 = arith.minsi %191, %c16_i64 : i64
+                    "instgem.mvout"(%185, %190, %192, %180) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %165 = arith.cmpi sgt, %115, %c0_i64_3 : i64
+                %166 = arith.subi %112, %c1_i64_2 : i64
+                %167 = arith.subi %166, %84 : i64
+                %168 = arith.maxsi %167, %c0_i64_3 : i64
+                %169 = arith.minsi %168, %92 : i64
+                %170 = arith.select %165, %169, %c0_i64_3 : i64
+                scf.if %156 {
+                  %171 = arith.index_cast %170 : i64 to index
+                  scf.for %arg8 = %171 to %127 step %c1 {
+                    %172 = arith.index_cast %arg8 : index to i64
+                    %173 = arith.addi %84, %172 : i64
+                    %174 = arith.muli %173, %c16_i64 : i64
+                    %175 = arith.maxsi %174, %74 : i64
+                    %176 = arith.addi %174, %c16_i64 : i64
+                    %177 = arith.minsi %176, %85 : i64
+                    %178 = arith.subi %177, %175 : i64
+                    %179 = arith.subi %175, %74 : i64
+                    %180 = arith.muli %179, %82 : i64
+                    %181 = arith.addi %80, %180 : i64
+                    %182 = arith.muli %148, %c64_i64 : i64
+                    %183 = arith.addi %181, %182 : i64
+                    %184 = arith.addi %174, %159 : i64
+                    %185 = arith.ori %184, %c2684354560_i64 : i64
+                    %186 = arith.subi %175, %174 : i64
+                    %187 = arith.addi %185, %186 : i64
+                    %188 = arith.subi %76, %159 : i64
+                    %189 = arith.minsi %188, %c16_i64 : i64
+                    "instgem.mvout"(%183, %187, %189, %178) : (i64, i64, i64, i64) -> ()
                   }
                 }
               } {gemmini.compute_nest}
-              %158 = arith.cmpi eq, %132, %c0_i64_3 : i64
-              %159 = arith.cmpi slt, %129, %c2_i64_1 : i64
-              %160 = arith.cmpi slt, %137, %c1_i64_2 : i64
-              %161 = arith.ori %158, %159 : i1
-              %162 = arith.ori %161, %160 : i1
-              %163 = arith.andi %135, %162 : i1
-              scf.if %163 {
-                scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %164 = arith.index_cast %arg10 : index to i64
-                  %165 = arith.muli %164, %c16_i64 : i64
-                  %166 = arith.ori %165, %c2147483648_i64 : i64
-                  %167 = arith.cmpi sge, %164, %129 : i64
-                  %168 = arith.cmpi sle, %137, %c0_i64_3 : i64
-                  %169 = arith.ori %158, %167 : i1
-                  %170 = arith.ori %169, %168 : i1
-                  %171 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                  %172 = arith.andi %170, %171 : i1
-                  scf.if %172 {
-                    "instgem.mvin"(%c0_i64_3, %166, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              %140 = arith.cmpi eq, %115, %c0_i64_3 : i64
+              %141 = arith.cmpi slt, %112, %c2_i64_1 : i64
+              %142 = arith.cmpi slt, %117, %c1_i64_2 : i64
+              %143 = arith.ori %140, %141 : i1
+              %144 = arith.ori %143, %142 : i1
+              scf.if %144 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %148 = arith.index_cast %arg7 : index to i64
+                  %149 = arith.muli %148, %c16_i64 : i64
+                  %150 = arith.ori %149, %c2147483648_i64 : i64
+                  %151 = arith.cmpi sge, %148, %112 : i64
+                  %152 = arith.cmpi sle, %117, %c0_i64_3 : i64
+                  %153 = arith.ori %140, %151 : i1
+                  %154 = arith.ori %153, %152 : i1
+                  %155 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+                  %156 = arith.andi %154, %155 : i1
+                  scf.if %156 {
+                    "instgem.mvin"(%c0_i64_3, %150, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+              %145 = arith.minsi %117, %93 : i64
+              %146 = arith.index_cast %145 : i64 to index
+              %147 = arith.index_cast %93 : i64 to index
+              scf.for %arg7 = %146 to %147 step %c1 {
+                %148 = arith.index_cast %arg7 : index to i64
+                scf.for %arg8 = %c0 to %127 step %c1 {
+                  %149 = arith.index_cast %arg8 : index to i64
+                  %150 = arith.addi %84, %149 : i64
+                  %151 = arith.muli %150, %c16_i64 : i64
+                  %152 = arith.maxsi %151, %74 : i64
+                  %153 = arith.addi %151, %c16_i64 : i64
+                  %154 = arith.minsi %153, %85 : i64
+                  %155 = arith.subi %154, %152 : i64
+                  %156 = arith.subi %152, %74 : i64
+                  %157 = arith.muli %156, %82 : i64
+                  %158 = arith.addi %80, %157 : i64
+                  %159 = arith.muli %148, %c64_i64 : i64
+                  %160 = arith.addi %158, %159 : i64
+                  %161 = arith.muli %148, %c16_i64 : i64
+                  %162 = arith.addi %151, %161 : i64
+                  %163 = arith.ori %162, %c2684354560_i64 : i64
+                  %164 = arith.subi %152, %151 : i64
+                  %165 = arith.addi %163, %164 : i64
+                  %166 = arith.subi %76, %161 : i64
+                  %167 = arith.minsi %166, %c16_i64 : i64
+                  "instgem.mvout"(%160, %165, %167, %155) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            } else {
+              scf.for %arg7 = %c0 to %118 step %c1 {
+                scf.if %126 {
+                  %150 = arith.cmpi sgt, %127, %c0 : index
+                  scf.if %150 {
+                    %154 = arith.muli %137, %c4 : index
+                    %155 = arith.muli %127, %c4 : index
+                    %156 = arith.muli %arg7, %155 : index
+                    %157 = arith.subi %154, %c1 : index
+                    %158 = arith.addi %156, %157 : index
+                    %159 = arith.divsi %158, %154 : index
+                    %160 = arith.addi %158, %155 : index
+                    %161 = arith.divsi %160, %154 : index
+                    scf.for %arg8 = %159 to %161 step %c1 {
+                      %162 = arith.index_cast %arg8 : index to i64
+                      %163 = arith.addi %84, %162 : i64
+                      %164 = arith.muli %163, %c16_i64 : i64
+                      %165 = arith.maxsi %164, %74 : i64
+                      %166 = arith.addi %164, %c16_i64 : i64
+                      %167 = arith.minsi %166, %85 : i64
+                      %168 = arith.subi %167, %165 : i64
+                      %169 = arith.subi %165, %74 : i64
+                      %170 = arith.muli %169, %136#0 : i64
+                      %171 = arith.addi %136#1, %170 : i64
+                      %172 = arith.muli %163, %c32_i64 : i64
+                      %173 = arith.addi %172, %134 : i64
+                      %174 = arith.subi %165, %164 : i64
+                      %175 = arith.addi %173, %174 : i64
+                      %176 = arith.minsi %136#2, %c64_i64 : i64
+                      "instgem.mvin"(%171, %175, %176, %168) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %151 = arith.cmpi sgt, %133, %c0 : index
+                  scf.if %151 {
+                    %154 = arith.muli %137, %c4 : index
+                    %155 = arith.muli %133, %c4 : index
+                    %156 = arith.muli %arg7, %155 : index
+                    %157 = arith.subi %154, %c1 : index
+                    %158 = arith.subi %157, %137 : index
+                    %159 = arith.addi %156, %158 : index
+                    %160 = arith.divsi %159, %154 : index
+                    %161 = arith.addi %159, %155 : index
+                    %162 = arith.divsi %161, %154 : index
+                    scf.for %arg8 = %160 to %162 step %c1 {
+                      %163 = arith.index_cast %arg8 : index to i64
+                      %164 = arith.muli %163, %c16_i64 : i64
+                      %165 = arith.maxsi %164, %c0_i64_3 : i64
+                      %166 = arith.addi %164, %c16_i64 : i64
+                      %167 = arith.minsi %166, %74 : i64
+                      %168 = arith.subi %167, %165 : i64
+                      %169 = arith.muli %163, %c32_i64 : i64
+                      %170 = arith.addi %169, %134 : i64
+                      %171 = arith.subi %165, %164 : i64
+                      %172 = arith.addi %170, %171 : i64
+                      %173 = arith.minsi %136#2, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64_3, %172, %173, %168) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %152 = arith.cmpi sgt, %136#3, %c0 : index
+                  scf.if %152 {
+                    %154 = arith.muli %137, %c4 : index
+                    %155 = arith.muli %136#3, %c4 : index
+                    %156 = arith.muli %arg7, %155 : index
+                    %157 = arith.subi %154, %c1 : index
+                    %158 = arith.muli %137, %c2 : index
+                    %159 = arith.subi %157, %158 : index
+                    %160 = arith.addi %156, %159 : index
+                    %161 = arith.divsi %160, %154 : index
+                    %162 = arith.addi %160, %155 : index
+                    %163 = arith.divsi %162, %154 : index
+                    scf.for %arg8 = %161 to %163 step %c1 {
+                      %164 = arith.index_cast %arg8 : index to i64
+                      %165 = arith.addi %136#4, %164 : i64
+                      %166 = arith.muli %165, %c16_i64 : i64
+                      %167 = arith.maxsi %166, %136#5 : i64
+                      %168 = arith.addi %166, %c16_i64 : i64
+                      %169 = arith.addi %136#5, %136#6 : i64
+                      %170 = arith.minsi %168, %169 : i64
+                      %171 = arith.subi %170, %167 : i64
+                      %172 = arith.subi %167, %136#5 : i64
+                      %173 = arith.muli %172, %136#7 : i64
+                      %174 = arith.addi %136#8, %173 : i64
+                      %175 = arith.addi %166, %135 : i64
+                      %176 = arith.subi %167, %166 : i64
+                      %177 = arith.addi %175, %176 : i64
+                      %178 = arith.minsi %76, %c64_i64 : i64
+                      "instgem.mvin2"(%174, %177, %178, %171) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %153 = arith.cmpi sgt, %136#9, %c0 : index
+                  scf.if %153 {
+                    %154 = arith.muli %137, %c4 : index
+                    %155 = arith.muli %136#9, %c4 : index
+                    %156 = arith.muli %arg7, %155 : index
+                    %157 = arith.subi %154, %c1 : index
+                    %158 = arith.muli %137, %c3 : index
+                    %159 = arith.subi %157, %158 : index
+                    %160 = arith.addi %156, %159 : index
+                    %161 = arith.divsi %160, %154 : index
+                    %162 = arith.addi %160, %155 : index
+                    %163 = arith.divsi %162, %154 : index
+                    scf.for %arg8 = %161 to %163 step %c1 {
+                      %164 = arith.index_cast %arg8 : index to i64
+                      %165 = arith.muli %164, %c16_i64 : i64
+                      %166 = arith.maxsi %165, %c0_i64_3 : i64
+                      %167 = arith.addi %165, %c16_i64 : i64
+                      %168 = arith.minsi %167, %136#5 : i64
+                      %169 = arith.subi %168, %166 : i64
+                      %170 = arith.addi %165, %135 : i64
+                      %171 = arith.subi %166, %165 : i64
+                      %172 = arith.addi %170, %171 : i64
+                      %173 = arith.minsi %76, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64_3, %172, %173, %169) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %143 = arith.index_cast %arg7 : index to i64
+                %144 = arith.muli %143, %c16_i64 : i64
+                %145 = arith.subi %111, %144 : i64
+                %146 = arith.minsi %145, %c16_i64 : i64
+                %147 = arith.cmpi sgt, %121, %c0_i64_3 : i64
+                scf.if %147 {
+                  %150 = arith.ori %144, %c2147483648_i64 : i64
+                  %151 = arith.addi %144, %c128_i64 : i64
+                  "instgem.preload"(%151, %146, %c16_i64, %150, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %125, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %152 = arith.index_cast %124 : i64 to index
+                  scf.for %arg8 = %c1 to %152 step %c1 {
+                    %154 = arith.index_cast %arg8 : index to i64
+                    %155 = arith.muli %154, %c16_i64 : i64
+                    %156 = arith.addi %155, %144 : i64
+                    %157 = arith.ori %156, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %158 = arith.muli %154, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%158, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %153 = arith.index_cast %112 : i64 to index
+                  scf.for %arg8 = %152 to %153 step %c1 {
+                    %154 = arith.index_cast %arg8 : index to i64
+                    %155 = arith.muli %154, %c16_i64 : i64
+                    %156 = arith.subi %105, %155 : i64
+                    %157 = arith.minsi %156, %c16_i64 : i64
+                    %158 = arith.addi %155, %144 : i64
+                    %159 = arith.ori %158, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %160 = arith.muli %154, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%160, %c16_i64, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %148 = arith.index_cast %121 : i64 to index
+                scf.for %arg8 = %c1 to %148 step %c1 {
+                  %150 = arith.index_cast %arg8 : index to i64
+                  %151 = arith.ori %144, %c3221225472_i64 : i64
+                  %152 = arith.muli %150, %c16_i64 : i64
+                  %153 = arith.addi %152, %144 : i64
+                  %154 = arith.addi %153, %c128_i64 : i64
+                  "instgem.preload"(%154, %146, %c16_i64, %151, %146, %125) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%152, %c16_i64, %125, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %155 = arith.index_cast %124 : i64 to index
+                  scf.for %arg9 = %c1 to %155 step %c1 {
+                    %157 = arith.index_cast %arg9 : index to i64
+                    %158 = arith.muli %157, %c16_i64 : i64
+                    %159 = arith.addi %158, %144 : i64
+                    %160 = arith.ori %159, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %161 = arith.muli %157, %c32_i64 : i64
+                    %162 = arith.addi %161, %152 : i64
+                    "instgem.compute_accumulated"(%162, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %156 = arith.index_cast %112 : i64 to index
+                  scf.for %arg9 = %155 to %156 step %c1 {
+                    %157 = arith.index_cast %arg9 : index to i64
+                    %158 = arith.muli %157, %c16_i64 : i64
+                    %159 = arith.subi %105, %158 : i64
+                    %160 = arith.minsi %159, %c16_i64 : i64
+                    %161 = arith.addi %158, %144 : i64
+                    %162 = arith.ori %161, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %162, %146, %160) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %163 = arith.muli %157, %c32_i64 : i64
+                    %164 = arith.addi %163, %152 : i64
+                    "instgem.compute_accumulated"(%164, %c16_i64, %160, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %149 = arith.index_cast %115 : i64 to index
+                scf.for %arg8 = %148 to %149 step %c1 {
+                  %150 = arith.index_cast %arg8 : index to i64
+                  %151 = arith.muli %150, %c16_i64 : i64
+                  %152 = arith.subi %107, %151 : i64
+                  %153 = arith.minsi %152, %c16_i64 : i64
+                  %154 = arith.subi %109, %151 : i64
+                  %155 = arith.minsi %154, %c16_i64 : i64
+                  %156 = arith.cmpi eq, %150, %c0_i64_3 : i64
+                  %157 = arith.select %156, %c2147483648_i64, %c3221225472_i64 : i64
+                  %158 = arith.ori %144, %157 : i64
+                  %159 = arith.select %156, %c16_i64, %125 : i64
+                  %160 = arith.select %156, %c16_i64, %146 : i64
+                  %161 = arith.addi %151, %144 : i64
+                  %162 = arith.addi %161, %c128_i64 : i64
+                  "instgem.preload"(%162, %146, %155, %158, %160, %159) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%151, %153, %125, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %163 = arith.index_cast %124 : i64 to index
+                  scf.for %arg9 = %c1 to %163 step %c1 {
+                    %165 = arith.index_cast %arg9 : index to i64
+                    %166 = arith.muli %165, %c16_i64 : i64
+                    %167 = arith.addi %166, %144 : i64
+                    %168 = arith.ori %167, %157 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %160, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %169 = arith.muli %165, %c32_i64 : i64
+                    %170 = arith.addi %169, %151 : i64
+                    "instgem.compute_accumulated"(%170, %153, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %164 = arith.index_cast %112 : i64 to index
+                  scf.for %arg9 = %163 to %164 step %c1 {
+                    %165 = arith.index_cast %arg9 : index to i64
+                    %166 = arith.muli %165, %c16_i64 : i64
+                    %167 = arith.subi %105, %166 : i64
+                    %168 = arith.minsi %167, %c16_i64 : i64
+                    %169 = arith.addi %166, %144 : i64
+                    %170 = arith.ori %169, %157 : i64
+                    %171 = arith.select %156, %c16_i64, %168 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %160, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %172 = arith.muli %165, %c32_i64 : i64
+                    %173 = arith.addi %172, %151 : i64
+                    "instgem.compute_accumulated"(%173, %153, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+              %138 = arith.cmpi eq, %115, %c0_i64_3 : i64
+              %139 = arith.cmpi slt, %112, %c2_i64_1 : i64
+              %140 = arith.cmpi slt, %117, %c1_i64_2 : i64
+              %141 = arith.ori %138, %139 : i1
+              %142 = arith.ori %141, %140 : i1
+              scf.if %142 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %143 = arith.index_cast %arg7 : index to i64
+                  %144 = arith.muli %143, %c16_i64 : i64
+                  %145 = arith.ori %144, %c2147483648_i64 : i64
+                  %146 = arith.cmpi sge, %143, %112 : i64
+                  %147 = arith.cmpi sle, %117, %c0_i64_3 : i64
+                  %148 = arith.ori %138, %146 : i1
+                  %149 = arith.ori %148, %147 : i1
+                  %150 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+                  %151 = arith.andi %149, %150 : i1
+                  scf.if %151 {
+                    "instgem.mvin"(%c0_i64_3, %145, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
                 }
               }
             }
-          } else {
-            scf.for %arg10 = %c0 to %138 step %c1 {
-              scf.if %147 {
-                %163 = arith.cmpi sgt, %148, %c0 : index
-                scf.if %163 {
-                  %167 = arith.muli %156, %c4 : index
-                  %168 = arith.muli %148, %c4 : index
-                  %169 = arith.muli %arg10, %168 : index
-                  %170 = arith.subi %167, %c1 : index
-                  %171 = arith.addi %169, %170 : index
-                  %172 = arith.divsi %171, %167 : index
-                  %173 = arith.addi %171, %168 : index
-                  %174 = arith.divsi %173, %167 : index
-                  scf.for %arg11 = %172 to %174 step %c1 {
-                    %175 = arith.index_cast %arg11 : index to i64
-                    %176 = arith.addi %81, %175 : i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.maxsi %177, %71 : i64
-                    %179 = arith.addi %177, %c16_i64 : i64
-                    %180 = arith.minsi %179, %82 : i64
-                    %181 = arith.subi %180, %178 : i64
-                    %182 = arith.subi %178, %71 : i64
-                    %183 = arith.muli %182, %155#0 : i64
-                    %184 = arith.addi %155#1, %183 : i64
-                    %185 = arith.muli %176, %c32_i64 : i64
-                    %186 = arith.addi %185, %155#2 : i64
-                    %187 = arith.subi %178, %177 : i64
-                    %188 = arith.addi %186, %187 : i64
-                    %189 = arith.minsi %155#3, %c64_i64 : i64
-                    "instgem.mvin"(%184, %188, %189, %181) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %164 = arith.cmpi sgt, %154, %c0 : index
-                scf.if %164 {
-                  %167 = arith.muli %156, %c4 : index
-                  %168 = arith.muli %154, %c4 : index
-                  %169 = arith.muli %arg10, %168 : index
-                  %170 = arith.subi %167, %c1 : index
-                  %171 = arith.subi %170, %156 : index
-                  %172 = arith.addi %169, %171 : index
-                  %173 = arith.divsi %172, %167 : index
-                  %174 = arith.addi %172, %168 : index
-                  %175 = arith.divsi %174, %167 : index
-                  scf.for %arg11 = %173 to %175 step %c1 {
-                    %176 = arith.index_cast %arg11 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.maxsi %177, %c0_i64_3 : i64
-                    %179 = arith.addi %177, %c16_i64 : i64
-                    %180 = arith.minsi %179, %71 : i64
-                    %181 = arith.subi %180, %178 : i64
-                    %182 = arith.muli %176, %c32_i64 : i64
-                    %183 = arith.addi %182, %155#2 : i64
-                    %184 = arith.subi %178, %177 : i64
-                    %185 = arith.addi %183, %184 : i64
-                    %186 = arith.minsi %155#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %185, %186, %181) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %165 = arith.cmpi sgt, %155#4, %c0 : index
-                scf.if %165 {
-                  %167 = arith.muli %156, %c4 : index
-                  %168 = arith.muli %155#4, %c4 : index
-                  %169 = arith.muli %arg10, %168 : index
-                  %170 = arith.subi %167, %c1 : index
-                  %171 = arith.muli %156, %c2 : index
-                  %172 = arith.subi %170, %171 : index
-                  %173 = arith.addi %169, %172 : index
-                  %174 = arith.divsi %173, %167 : index
-                  %175 = arith.addi %173, %168 : index
-                  %176 = arith.divsi %175, %167 : index
-                  scf.for %arg11 = %174 to %176 step %c1 {
-                    %177 = arith.index_cast %arg11 : index to i64
-                    %178 = arith.addi %155#5, %177 : i64
-                    %179 = arith.muli %178, %c16_i64 : i64
-                    %180 = arith.maxsi %179, %155#6 : i64
-                    %181 = arith.addi %179, %c16_i64 : i64
-                    %182 = arith.addi %155#6, %155#7 : i64
-                    %183 = arith.minsi %181, %182 : i64
-                    %184 = arith.subi %183, %180 : i64
-                    %185 = arith.subi %180, %155#6 : i64
-                    %186 = arith.muli %185, %155#8 : i64
-                    %187 = arith.addi %155#9, %186 : i64
-                    %188 = arith.addi %179, %155#10 : i64
-                    %189 = arith.subi %180, %179 : i64
-                    %190 = arith.addi %188, %189 : i64
-                    %191 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%187, %190, %191, %184) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %166 = arith.cmpi sgt, %155#11, %c0 : index
-                scf.if %166 {
-                  %167 = arith.muli %156, %c4 : index
-                  %168 = arith.muli %155#11, %c4 : index
-                  %169 = arith.muli %arg10, %168 : index
-                  %170 = arith.subi %167, %c1 : index
-                  %171 = arith.muli %156, %c3 : index
-                  %172 = arith.subi %170, %171 : index
-                  %173 = arith.addi %169, %172 : index
-                  %174 = arith.divsi %173, %167 : index
-                  %175 = arith.addi %173, %168 : index
-                  %176 = arith.divsi %175, %167 : index
-                  scf.for %arg11 = %174 to %176 step %c1 {
-                    %177 = arith.index_cast %arg11 : index to i64
-                    %178 = arith.muli %177, %c16_i64 : i64
-                    %179 = arith.maxsi %178, %c0_i64_3 : i64
-                    %180 = arith.addi %178, %c16_i64 : i64
-                    %181 = arith.minsi %180, %155#6 : i64
-                    %182 = arith.subi %181, %179 : i64
-                    %183 = arith.addi %178, %155#10 : i64
-                    %184 = arith.subi %179, %178 : i64
-                    %185 = arith.addi %183, %184 : i64
-                    %186 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %185, %186, %182) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-              }
-              %157 = arith.index_cast %arg10 : index to i64
-              %158 = arith.muli %157, %c16_i64 : i64
-              %159 = arith.subi %128, %158 : i64
-              %160 = arith.minsi %159, %c16_i64 : i64
-              %161 = arith.index_cast %141 : i64 to index
-              scf.for %arg11 = %c0 to %161 step %c1 {
-                %163 = arith.index_cast %arg11 : index to i64
-                %164 = arith.ori %158, %c3221225472_i64 : i64
-                %165 = arith.muli %163, %c16_i64 : i64
-                %166 = arith.addi %165, %158 : i64
-                %167 = arith.addi %166, %118 : i64
-                "instgem.preload"(%167, %160, %c16_i64, %164, %160, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-                %168 = arith.addi %165, %106 : i64
-                "instgem.compute_preloaded"(%168, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %169 = arith.index_cast %144 : i64 to index
-                scf.for %arg12 = %c1 to %169 step %c1 {
-                  %171 = arith.index_cast %arg12 : index to i64
-                  %172 = arith.muli %171, %c16_i64 : i64
-                  %173 = arith.addi %172, %158 : i64
-                  %174 = arith.ori %173, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %160, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %175 = arith.muli %171, %c32_i64 : i64
-                  %176 = arith.addi %175, %165 : i64
-                  %177 = arith.addi %176, %106 : i64
-                  "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %170 = arith.index_cast %129 : i64 to index
-                scf.for %arg12 = %169 to %170 step %c1 {
-                  %171 = arith.index_cast %arg12 : index to i64
-                  %172 = arith.muli %171, %c16_i64 : i64
-                  %173 = arith.subi %122, %172 : i64
-                  %174 = arith.minsi %173, %c16_i64 : i64
-                  %175 = arith.addi %172, %158 : i64
-                  %176 = arith.ori %175, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %160, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %177 = arith.muli %171, %c32_i64 : i64
-                  %178 = arith.addi %177, %165 : i64
-                  %179 = arith.addi %178, %106 : i64
-                  "instgem.compute_accumulated"(%179, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %162 = arith.index_cast %132 : i64 to index
-              scf.for %arg11 = %161 to %162 step %c1 {
-                %163 = arith.index_cast %arg11 : index to i64
-                %164 = arith.muli %163, %c16_i64 : i64
-                %165 = arith.subi %124, %164 : i64
-                %166 = arith.minsi %165, %c16_i64 : i64
-                %167 = arith.subi %126, %164 : i64
-                %168 = arith.minsi %167, %c16_i64 : i64
-                %169 = arith.ori %158, %c3221225472_i64 : i64
-                %170 = arith.addi %164, %158 : i64
-                %171 = arith.addi %170, %118 : i64
-                "instgem.preload"(%171, %160, %168, %169, %160, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-                %172 = arith.addi %164, %106 : i64
-                "instgem.compute_preloaded"(%172, %166, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.index_cast %144 : i64 to index
-                scf.for %arg12 = %c1 to %173 step %c1 {
-                  %175 = arith.index_cast %arg12 : index to i64
-                  %176 = arith.muli %175, %c16_i64 : i64
-                  %177 = arith.addi %176, %158 : i64
-                  %178 = arith.ori %177, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %160, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %179 = arith.muli %175, %c32_i64 : i64
-                  %180 = arith.addi %179, %164 : i64
-                  %181 = arith.addi %180, %106 : i64
-                  "instgem.compute_accumulated"(%181, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %174 = arith.index_cast %129 : i64 to index
-                scf.for %arg12 = %173 to %174 step %c1 {
-                  %175 = arith.index_cast %arg12 : index to i64
-                  %176 = arith.muli %175, %c16_i64 : i64
-                  %177 = arith.subi %122, %176 : i64
-                  %178 = arith.minsi %177, %c16_i64 : i64
-                  %179 = arith.addi %176, %158 : i64
-                  %180 = arith.ori %179, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %160, %178) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %181 = arith.muli %175, %c32_i64 : i64
-                  %182 = arith.addi %181, %164 : i64
-                  %183 = arith.addi %182, %106 : i64
-                  "instgem.compute_accumulated"(%183, %166, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-            } {gemmini.compute_nest}
+            scf.if %126 {
+              %138 = arith.muli %137, %c4 : index
+              %139 = arith.muli %127, %c4 : index
+              %140 = arith.muli %118, %139 : index
+              %141 = arith.subi %138, %c1 : index
+              %142 = arith.addi %140, %141 : index
+              %143 = arith.divsi %142, %138 : index
+              scf.for %arg7 = %143 to %127 step %c1 {
+                %161 = arith.index_cast %arg7 : index to i64
+                %162 = arith.addi %84, %161 : i64
+                %163 = arith.muli %162, %c16_i64 : i64
+                %164 = arith.maxsi %163, %74 : i64
+                %165 = arith.addi %163, %c16_i64 : i64
+                %166 = arith.minsi %165, %85 : i64
+                %167 = arith.subi %166, %164 : i64
+                %168 = arith.subi %164, %74 : i64
+                %169 = arith.muli %168, %136#0 : i64
+                %170 = arith.addi %136#1, %169 : i64
+                %171 = arith.muli %162, %c32_i64 : i64
+                %172 = arith.addi %171, %134 : i64
+                %173 = arith.subi %164, %163 : i64
+                %174 = arith.addi %172, %173 : i64
+                %175 = arith.minsi %136#2, %c64_i64 : i64
+                "instgem.mvin"(%170, %174, %175, %167) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %144 = arith.muli %133, %c4 : index
+              %145 = arith.muli %118, %144 : index
+              %146 = arith.subi %141, %137 : index
+              %147 = arith.addi %145, %146 : index
+              %148 = arith.divsi %147, %138 : index
+              scf.for %arg7 = %148 to %133 step %c1 {
+                %161 = arith.index_cast %arg7 : index to i64
+                %162 = arith.muli %161, %c16_i64 : i64
+                %163 = arith.maxsi %162, %c0_i64_3 : i64
+                %164 = arith.addi %162, %c16_i64 : i64
+                %165 = arith.minsi %164, %74 : i64
+                %166 = arith.subi %165, %163 : i64
+                %167 = arith.muli %161, %c32_i64 : i64
+                %168 = arith.addi %167, %134 : i64
+                %169 = arith.subi %163, %162 : i64
+                %170 = arith.addi %168, %169 : i64
+                %171 = arith.minsi %136#2, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %170, %171, %166) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %149 = arith.muli %136#3, %c4 : index
+              %150 = arith.muli %118, %149 : index
+              %151 = arith.muli %137, %c2 : index
+              %152 = arith.subi %141, %151 : index
+              %153 = arith.addi %150, %152 : index
+              %154 = arith.divsi %153, %138 : index
+              scf.for %arg7 = %154 to %136#3 step %c1 {
+                %161 = arith.index_cast %arg7 : index to i64
+                %162 = arith.addi %136#4, %161 : i64
+                %163 = arith.muli %162, %c16_i64 : i64
+                %164 = arith.maxsi %163, %136#5 : i64
+                %165 = arith.addi %163, %c16_i64 : i64
+                %166 = arith.addi %136#5, %136#6 : i64
+                %167 = arith.minsi %165, %166 : i64
+                %168 = arith.subi %167, %164 : i64
+                %169 = arith.subi %164, %136#5 : i64
+                %170 = arith.muli %169, %136#7 : i64
+                %171 = arith.addi %136#8, %170 : i64
+                %172 = arith.addi %163, %135 : i64
+                %173 = arith.subi %164, %163 : i64
+                %174 = arith.addi %172, %173 : i64
+                %175 = arith.minsi %76, %c64_i64 : i64
+                "instgem.mvin2"(%171, %174, %175, %168) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %155 = arith.muli %136#9, %c4 : index
+              %156 = arith.muli %118, %155 : index
+              %157 = arith.muli %137, %c3 : index
+              %158 = arith.subi %141, %157 : index
+              %159 = arith.addi %156, %158 : index
+              %160 = arith.divsi %159, %138 : index
+              scf.for %arg7 = %160 to %136#9 step %c1 {
+                %161 = arith.index_cast %arg7 : index to i64
+                %162 = arith.muli %161, %c16_i64 : i64
+                %163 = arith.maxsi %162, %c0_i64_3 : i64
+                %164 = arith.addi %162, %c16_i64 : i64
+                %165 = arith.minsi %164, %136#5 : i64
+                %166 = arith.subi %165, %163 : i64
+                %167 = arith.addi %162, %135 : i64
+                %168 = arith.subi %163, %162 : i64
+                %169 = arith.addi %167, %168 : i64
+                %170 = arith.minsi %76, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %169, %170, %166) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          scf.if %147 {
-            %157 = arith.muli %156, %c4 : index
-            %158 = arith.muli %148, %c4 : index
-            %159 = arith.muli %138, %158 : index
-            %160 = arith.subi %157, %c1 : index
-            %161 = arith.addi %159, %160 : index
-            %162 = arith.divsi %161, %157 : index
-            scf.for %arg10 = %162 to %148 step %c1 {
-              %180 = arith.index_cast %arg10 : index to i64
-              %181 = arith.addi %81, %180 : i64
-              %182 = arith.muli %181, %c16_i64 : i64
-              %183 = arith.maxsi %182, %71 : i64
-              %184 = arith.addi %182, %c16_i64 : i64
-              %185 = arith.minsi %184, %82 : i64
-              %186 = arith.subi %185, %183 : i64
-              %187 = arith.subi %183, %71 : i64
-              %188 = arith.muli %187, %155#0 : i64
-              %189 = arith.addi %155#1, %188 : i64
-              %190 = arith.muli %181, %c32_i64 : i64
-              %191 = arith.addi %190, %155#2 : i64
-              %192 = arith.subi %183, %182 : i64
-              %193 = arith.addi %191, %192 : i64
-              %194 = arith.minsi %155#3, %c64_i64 : i64
-              "instgem.mvin"(%189, %193, %194, %186) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %163 = arith.muli %154, %c4 : index
-            %164 = arith.muli %138, %163 : index
-            %165 = arith.subi %160, %156 : index
-            %166 = arith.addi %164, %165 : index
-            %167 = arith.divsi %166, %157 : index
-            scf.for %arg10 = %167 to %154 step %c1 {
-              %180 = arith.index_cast %arg10 : index to i64
-              %181 = arith.muli %180, %c16_i64 : i64
-              %182 = arith.maxsi %181, %c0_i64_3 : i64
-              %183 = arith.addi %181, %c16_i64 : i64
-              %184 = arith.minsi %183, %71 : i64
-              %185 = arith.subi %184, %182 : i64
-              %186 = arith.muli %180, %c32_i64 : i64
-              %187 = arith.addi %186, %155#2 : i64
-              %188 = arith.subi %182, %181 : i64
+        } else {
+          %96:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+            %97 = arith.maxsi %arg8, %c0 : index
+            %98 = arith.minsi %97, %arg5 : index
+            %99 = arith.addi %arg8, %c32 : index
+            %100 = arith.maxsi %99, %c0 : index
+            %101 = arith.minsi %100, %arg5 : index
+            %102 = arith.subi %98, %arg8 : index
+            %103 = arith.maxsi %102, %c0 : index
+            %104 = arith.minsi %103, %c32 : index
+            %105 = arith.subi %101, %98 : index
+            %106 = arith.cmpi sgt, %104, %c0 : index
+            scf.if %106 {
+              func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+            }
+            %107 = arith.index_cast %arg7 : index to i64
+            %108 = arith.remsi %107, %c2_i64_1 : i64
+            %109 = arith.muli %108, %c64_i64 : i64
+            %110 = arith.index_cast %105 : index to i64
+            %111 = arith.maxsi %arg9, %c0 : index
+            %112 = arith.minsi %111, %arg5 : index
+            %113 = arith.addi %arg9, %c32 : index
+            %114 = arith.maxsi %113, %c0 : index
+            %115 = arith.minsi %114, %arg5 : index
+            %116 = arith.subi %112, %arg9 : index
+            %117 = arith.maxsi %116, %c0 : index
+            %118 = arith.minsi %117, %c32 : index
+            %119 = arith.subi %115, %112 : index
+            scf.if %72 {
+              func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+            }
+            %120 = arith.muli %108, %c32_i64 : i64
+            %121 = arith.addi %120, %c128_i64 : i64
+            %122 = arith.index_cast %118 : index to i64
+            %123 = arith.index_cast %119 : index to i64
+            %124 = arith.addi %122, %123 : i64
+            %125 = arith.minsi %86, %c32_i64 : i64
+            %126 = arith.maxsi %110, %c0_i64_3 : i64
+            %127 = arith.minsi %126, %c32_i64 : i64
+            %128 = arith.maxsi %124, %c0_i64_3 : i64
+            %129 = arith.minsi %128, %c32_i64 : i64
+            %130 = arith.maxsi %76, %c0_i64_3 : i64
+            %131 = arith.minsi %130, %c16_i64 : i64
+            %132 = arith.ceildivsi %125, %c16_i64 : i64
+            %133 = arith.ceildivsi %131, %c16_i64 : i64
+            %134 = arith.minsi %127, %129 : i64
+            %135 = arith.ceildivsi %134, %c16_i64 : i64
+            %136 = arith.addi %arg7, %c1 : index
+            %137 = arith.cmpi sge, %136, %14 : index
+            %138 = arith.cmpi eq, %arg7, %c0 : index
+            %139 = arith.cmpi sgt, %132, %c0_i64_3 : i64
+            %140 = arith.select %139, %133, %c0_i64_3 : i64
+            %141 = arith.index_cast %140 : i64 to index
+            %142 = arith.divsi %134, %c16_i64 : i64
+            %143 = arith.minsi %135, %142 : i64
+            %144 = arith.maxsi %143, %c0_i64_3 : i64
+            %145 = arith.divsi %125, %c16_i64 : i64
+            %146 = arith.minsi %132, %145 : i64
+            %147 = arith.maxsi %146, %c1_i64_2 : i64
+            %148 = arith.minsi %125, %c16_i64 : i64
+            %149 = arith.ori %138, %137 : i1
+            %150 = arith.cmpi slt, %136, %14 : index
+            %151 = arith.index_cast %92 : i64 to index
+            %152 = arith.addi %83, %c15_i64 : i64
+            %153 = arith.divui %152, %c16_i64 : i64
+            %154 = arith.cmpi sgt, %74, %c0_i64_3 : i64
+            %155 = arith.extui %154 : i1 to i64
+            %156 = arith.muli %153, %155 : i64
+            %157 = arith.index_cast %156 : i64 to index
+            %158:12 = scf.if %150 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+              %160 = arith.addi %arg8, %c64 : index
+              %161 = arith.maxsi %160, %c0 : index
+              %162 = arith.minsi %161, %arg5 : index
+              %163 = arith.subi %101, %99 : index
+              %164 = arith.maxsi %163, %c0 : index
+              %165 = arith.minsi %164, %c32 : index
+              %166 = arith.subi %162, %101 : index
+              %167 = arith.cmpi sgt, %165, %c0 : index
+              %subview_6 = memref.subview %reinterpret_cast[%16, %101] [%66, %166] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %168 = arith.index_cast %136 : index to i64
+              %169 = arith.remsi %168, %c2_i64_1 : i64
+              %170 = arith.muli %169, %c64_i64 : i64
+              %171 = arith.index_cast %166 : index to i64
+              %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %172 = arith.index_cast %intptr_11 : index to i64
+              %173 = arith.index_cast %offset_8 : index to i64
+              %174 = arith.addi %172, %173 : i64
+              %175 = arith.index_cast %strides_10#0 : index to i64
+              %176 = arith.addi %arg9, %c64 : index
+              %177 = arith.maxsi %176, %c0 : index
+              %178 = arith.minsi %177, %arg5 : index
+              %179 = arith.subi %115, %113 : index
+              %180 = arith.maxsi %179, %c0 : index
+              %181 = arith.minsi %180, %c32 : index
+              %182 = arith.subi %178, %115 : index
+              %subview_12 = memref.subview %reinterpret_cast_4[%115, %19] [%182, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %183 = arith.muli %169, %c32_i64 : i64
+              %184 = arith.addi %183, %c128_i64 : i64
+              %185 = arith.index_cast %181 : index to i64
+              %186 = arith.index_cast %182 : index to i64
+              %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %187 = arith.index_cast %intptr_17 : index to i64
+              %188 = arith.index_cast %offset_14 : index to i64
               %189 = arith.addi %187, %188 : i64
-              %190 = arith.minsi %155#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %189, %190, %185) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %168 = arith.muli %155#4, %c4 : index
-            %169 = arith.muli %138, %168 : index
-            %170 = arith.muli %156, %c2 : index
-            %171 = arith.subi %160, %170 : index
-            %172 = arith.addi %169, %171 : index
-            %173 = arith.divsi %172, %157 : index
-            scf.for %arg10 = %173 to %155#4 step %c1 {
-              %180 = arith.index_cast %arg10 : index to i64
-              %181 = arith.addi %155#5, %180 : i64
-              %182 = arith.muli %181, %c16_i64 : i64
-              %183 = arith.maxsi %182, %155#6 : i64
-              %184 = arith.addi %182, %c16_i64 : i64
-              %185 = arith.addi %155#6, %155#7 : i64
-              %186 = arith.minsi %184, %185 : i64
-              %187 = arith.subi %186, %183 : i64
-              %188 = arith.subi %183, %155#6 : i64
-              %189 = arith.muli %188, %155#8 : i64
-              %190 = arith.addi %155#9, %189 : i64
-              %191 = arith.addi %182, %155#10 : i64
-              %192 = arith.subi %183, %182 : i64
-              %193 = arith.addi %191, %192 : i64
-              %194 = arith.minsi %73, %c64_i64 : i64
-              "instgem.mvin2"(%190, %193, %194, %187) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %174 = arith.muli %155#11, %c4 : index
-            %175 = arith.muli %138, %174 : index
-            %176 = arith.muli %156, %c3 : index
-            %177 = arith.subi %160, %176 : index
-            %178 = arith.addi %175, %177 : index
-            %179 = arith.divsi %178, %157 : index
-            scf.for %arg10 = %179 to %155#11 step %c1 {
-              %180 = arith.index_cast %arg10 : index to i64
-              %181 = arith.muli %180, %c16_i64 : i64
-              %182 = arith.maxsi %181, %c0_i64_3 : i64
-              %183 = arith.addi %181, %c16_i64 : i64
-              %184 = arith.minsi %183, %155#6 : i64
-              %185 = arith.subi %184, %182 : i64
-              %186 = arith.addi %181, %155#10 : i64
-              %187 = arith.subi %182, %181 : i64
-              %188 = arith.addi %186, %187 : i64
-              %189 = arith.minsi %73, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %188, %189, %185) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+              %190 = arith.index_cast %strides_16#0 : index to i64
+              %191 = arith.maxsi %185, %c0_i64_3 : i64
+              %192 = arith.divui %191, %c16_i64 : i64
+              %193 = arith.addi %185, %186 : i64
+              %194 = arith.maxsi %193, %c0_i64_3 : i64
+              %195 = arith.addi %194, %c15_i64 : i64
+              %196 = arith.divui %195, %c16_i64 : i64
+              %197 = arith.subi %196, %192 : i64
+              %198 = arith.cmpi sgt, %186, %c0_i64_3 : i64
+              %199 = arith.extui %198 : i1 to i64
+              %200 = arith.muli %197, %199 : i64
+              %201 = arith.index_cast %200 : i64 to index
+              %202 = arith.addi %191, %c15_i64 : i64
+              %203 = arith.divui %202, %c16_i64 : i64
+              %204 = arith.cmpi sgt, %185, %c0_i64_3 : i64
+              %205 = arith.extui %204 : i1 to i64
+              %206 = arith.muli %203, %205 : i64
+              %207 = arith.index_cast %206 : i64 to index
+              scf.if %167 {
+                func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+              }
+              scf.if %72 {
+                func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+              }
+              scf.yield %175, %174, %170, %171, %201, %192, %185, %186, %190, %189, %184, %207 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            }
+            %159 = arith.maxsi %141, %c1 : index
+            scf.if %149 {
+              scf.if %137 {
+                %160 = arith.maxsi %135, %c1_i64_2 : i64
+                %161 = arith.ceildivsi %92, %160 : i64
+                %162 = arith.select %138, %c0_i64_3, %c-1_i64 : i64
+                scf.for %arg10 = %c0 to %141 step %c1 {
+                  scf.if %150 {
+                    %195 = arith.cmpi sgt, %151, %c0 : index
+                    scf.if %195 {
+                      %199 = arith.muli %159, %c4 : index
+                      %200 = arith.muli %151, %c4 : index
+                      %201 = arith.muli %arg10, %200 : index
+                      %202 = arith.subi %199, %c1 : index
+                      %203 = arith.addi %201, %202 : index
+                      %204 = arith.divsi %203, %199 : index
+                      %205 = arith.addi %203, %200 : index
+                      %206 = arith.divsi %205, %199 : index
+                      scf.for %arg11 = %204 to %206 step %c1 {
+                        %207 = arith.index_cast %arg11 : index to i64
+                        %208 = arith.addi %84, %207 : i64
+                        %209 = arith.muli %208, %c16_i64 : i64
+                        %210 = arith.maxsi %209, %74 : i64
+                        %211 = arith.addi %209, %c16_i64 : i64
+                        %212 = arith.minsi %211, %85 : i64
+                        %213 = arith.subi %212, %210 : i64
+                        %214 = arith.subi %210, %74 : i64
+                        %215 = arith.muli %214, %158#0 : i64
+                        %216 = arith.addi %158#1, %215 : i64
+                        %217 = arith.muli %208, %c32_i64 : i64
+                        %218 = arith.addi %217, %158#2 : i64
+                        %219 = arith.subi %210, %209 : i64
+                        %220 = arith.addi %218, %219 : i64
+                        %221 = arith.minsi %158#3, %c64_i64 : i64
+                        "instgem.mvin"(%216, %220, %221, %213) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %196 = arith.cmpi sgt, %157, %c0 : index
+                    scf.if %196 {
+                      %199 = arith.muli %159, %c4 : index
+                      %200 = arith.muli %157, %c4 : index
+                      %201 = arith.muli %arg10, %200 : index
+                      %202 = arith.subi %199, %c1 : index
+                      %203 = arith.subi %202, %159 : index
+                      %204 = arith.addi %201, %203 : index
+                      %205 = arith.divsi %204, %199 : index
+                      %206 = arith.addi %204, %200 : index
+                      %207 = arith.divsi %206, %199 : index
+                      scf.for %arg11 = %205 to %207 step %c1 {
+                        %208 = arith.index_cast %arg11 : index to i64
+                        %209 = arith.muli %208, %c16_i64 : i64
+                        %210 = arith.maxsi %209, %c0_i64_3 : i64
+                        %211 = arith.addi %209, %c16_i64 : i64
+                        %212 = arith.minsi %211, %74 : i64
+                        %213 = arith.subi %212, %210 : i64
+                        %214 = arith.muli %208, %c32_i64 : i64
+                        %215 = arith.addi %214, %158#2 : i64
+                        %216 = arith.subi %210, %209 : i64
+                        %217 = arith.addi %215, %216 : i64
+                        %218 = arith.minsi %158#3, %c64_i64 : i64
+                        "instgem.mvin"(%c0_i64_3, %217, %218, %213) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %197 = arith.cmpi sgt, %158#4, %c0 : index
+                    scf.if %197 {
+                      %199 = arith.muli %159, %c4 : index
+                      %200 = arith.muli %158#4, %c4 : index
+                      %201 = arith.muli %arg10, %200 : index
+                      %202 = arith.subi %199, %c1 : index
+                      %203 = arith.muli %159, %c2 : index
+                      %204 = arith.subi %202, %203 : index
+                      %205 = arith.addi %201, %204 : index
+                      %206 = arith.divsi %205, %199 : index
+                      %207 = arith.addi %205, %200 : index
+                      %208 = arith.divsi %207, %199 : index
+                      scf.for %arg11 = %206 to %208 step %c1 {
+                        %209 = arith.index_cast %arg11 : index to i64
+                        %210 = arith.addi %158#5, %209 : i64
+                        %211 = arith.muli %210, %c16_i64 : i64
+                        %212 = arith.maxsi %211, %158#6 : i64
+                        %213 = arith.addi %211, %c16_i64 : i64
+                        %214 = arith.addi %158#6, %158#7 : i64
+                        %215 = arith.minsi %213, %214 : i64
+                        %216 = arith.subi %215, %212 : i64
+                        %217 = arith.subi %212, %158#6 : i64
+                        %218 = arith.muli %217, %158#8 : i64
+                        %219 = arith.addi %158#9, %218 : i64
+                        %220 = arith.addi %211, %158#10 : i64
+                        %221 = arith.subi %212, %211 : i64
+                        %222 = arith.addi %220, %221 : i64
+                        %223 = arith.minsi %76, %c64_i64 : i64
+                        "instgem.mvin2"(%219, %222, %223, %216) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %198 = arith.cmpi sgt, %158#11, %c0 : index
+                    scf.if %198 {
+                      %199 = arith.muli %159, %c4 : index
+                      %200 = arith.muli %158#11, %c4 : index
+                      %201 = arith.muli %arg10, %200 : index
+                      %202 = arith.subi %199, %c1 : index
+                      %203 = arith.muli %159, %c3 : index
+                      %204 = arith.subi %202, %203 : index
+                      %205 = arith.addi %201, %204 : index
+                      %206 = arith.divsi %205, %199 : index
+                      %207 = arith.addi %205, %200 : index
+                      %208 = arith.divsi %207, %199 : index
+                      scf.for %arg11 = %206 to %208 step %c1 {
+                        %209 = arith.index_cast %arg11 : index to i64
+                        %210 = arith.muli %209, %c16_i64 : i64
+                        %211 = arith.maxsi %210, %c0_i64_3 : i64
+                        %212 = arith.addi %210, %c16_i64 : i64
+                        %213 = arith.minsi %212, %158#6 : i64
+                        %214 = arith.subi %213, %211 : i64
+                        %215 = arith.addi %210, %158#10 : i64
+                        %216 = arith.subi %211, %210 : i64
+                        %217 = arith.addi %215, %216 : i64
+                        %218 = arith.minsi %76, %c64_i64 : i64
+                        "instgem.mvin2"(%c0_i64_3, %217, %218, %214) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                  }
+                  %172 = arith.index_cast %arg10 : index to i64
+                  %173 = arith.subi %172, %c1_i64_2 : i64
+                  %174 = arith.cmpi sge, %173, %c0_i64_3 : i64
+                  %175 = arith.cmpi slt, %173, %93 : i64
+                  %176 = arith.andi %174, %175 : i1
+                  %177 = arith.subi %140, %c1_i64_2 : i64
+                  %178 = arith.cmpi eq, %172, %177 : i64
+                  %179 = arith.cmpi slt, %172, %93 : i64
+                  %180 = arith.andi %178, %179 : i1
+                  %181 = arith.subi %135, %c1_i64_2 : i64
+                  %182 = arith.select %180, %181, %c-1_i64 : i64
+                  %183 = arith.muli %172, %c16_i64 : i64
+                  %184 = arith.subi %131, %183 : i64
+                  %185 = arith.minsi %184, %c16_i64 : i64
+                  %186 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+                  scf.if %186 {
+                    scf.if %176 {
+                      %202 = arith.minsi %92, %c0_i64_3 : i64
+                      %203 = arith.addi %202, %161 : i64
+                      %204 = arith.minsi %203, %92 : i64
+                      %205 = arith.index_cast %202 : i64 to index
+                      %206 = arith.index_cast %204 : i64 to index
+                      scf.for %arg11 = %205 to %206 step %c1 {
+                        %207 = arith.index_cast %arg11 : index to i64
+                        %208 = arith.addi %84, %207 : i64
+                        %209 = arith.muli %208, %c16_i64 : i64
+                        %210 = arith.maxsi %209, %74 : i64
+                        %211 = arith.addi %209, %c16_i64 : i64
+                        %212 = arith.minsi %211, %85 : i64
+                        %213 = arith.subi %212, %210 : i64
+                        %214 = arith.subi %210, %74 : i64
+                        %215 = arith.muli %214, %82 : i64
+                        %216 = arith.addi %80, %215 : i64
+                        %217 = arith.muli %173, %c64_i64 : i64
+                        %218 = arith.addi %216, %217 : i64
+                        %219 = arith.muli %173, %c16_i64 : i64
+                        %220 = arith.addi %209, %219 : i64
+                        %221 = arith.ori %220, %c2684354560_i64 : i64
+                        %222 = arith.subi %210, %209 : i64
+                        %223 = arith.addi %221, %222 : i64
+                        %224 = arith.subi %76, %219 : i64
+                        %225 = arith.minsi %224, %c16_i64 : i64
+                        "instgem.mvout"(%218, %223, %225, %213) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %195 = arith.cmpi eq, %162, %c0_i64_3 : i64
+                    %196 = arith.select %195, %c2147483648_i64, %c3221225472_i64 : i64
+                    %197 = arith.ori %183, %196 : i64
+                    %198 = arith.select %195, %c16_i64, %148 : i64
+                    %199 = arith.select %195, %c16_i64, %185 : i64
+                    %200 = arith.addi %183, %121 : i64
+                    "instgem.preload"(%200, %185, %c16_i64, %197, %199, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.compute_preloaded"(%109, %c16_i64, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %201 = arith.cmpi eq, %182, %c0_i64_3 : i64
+                    scf.if %201 {
+                      %202 = arith.index_cast %147 : i64 to index
+                      scf.for %arg11 = %c1 to %202 step %c1 {
+                        %204 = arith.index_cast %arg11 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.addi %205, %183 : i64
+                        %207 = arith.ori %206, %196 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %199, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %208 = arith.muli %204, %c32_i64 : i64
+                        %209 = arith.addi %208, %109 : i64
+                        "instgem.compute_accumulated"(%209, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %210 = arith.subi %204, %c1_i64_2 : i64
+                        %211 = arith.subi %210, %84 : i64
+                        %212 = arith.cmpi sge, %211, %c0_i64_3 : i64
+                        %213 = arith.cmpi slt, %211, %92 : i64
+                        %214 = arith.andi %212, %213 : i1
+                        scf.if %214 {
+                          %215 = arith.muli %210, %c16_i64 : i64
+                          %216 = arith.maxsi %215, %74 : i64
+                          %217 = arith.addi %215, %c16_i64 : i64
+                          %218 = arith.minsi %217, %85 : i64
+                          %219 = arith.subi %218, %216 : i64
+                          %220 = arith.subi %216, %74 : i64
+                          %221 = arith.muli %220, %82 : i64
+                          %222 = arith.addi %80, %221 : i64
+                          %223 = arith.muli %172, %c64_i64 : i64
+                          %224 = arith.addi %222, %223 : i64
+                          %225 = arith.addi %215, %183 : i64
+                          %226 = arith.ori %225, %c2684354560_i64 : i64
+                          %227 = arith.subi %216, %215 : i64
+                          %228 = arith.addi %226, %227 : i64
+                          %229 = arith.subi %76, %183 : i64
+                          %230 = arith.minsi %229, %c16_i64 : i64
+                          "instgem.mvout"(%224, %228, %230, %219) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                      %203 = arith.index_cast %132 : i64 to index
+                      scf.for %arg11 = %202 to %203 step %c1 {
+                        %204 = arith.index_cast %arg11 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.subi %125, %205 : i64
+                        %207 = arith.minsi %206, %c16_i64 : i64
+                        %208 = arith.addi %205, %183 : i64
+                        %209 = arith.ori %208, %196 : i64
+                        %210 = arith.select %195, %c16_i64, %207 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %199, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %211 = arith.muli %204, %c32_i64 : i64
+                        %212 = arith.addi %211, %109 : i64
+                        "instgem.compute_accumulated"(%212, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %213 = arith.subi %204, %c1_i64_2 : i64
+                        %214 = arith.subi %213, %84 : i64
+                        %215 = arith.cmpi sge, %214, %c0_i64_3 : i64
+                        %216 = arith.cmpi slt, %214, %92 : i64
+                        %217 = arith.andi %215, %216 : i1
+                        scf.if %217 {
+                          %218 = arith.muli %213, %c16_i64 : i64
+                          %219 = arith.maxsi %218, %74 : i64
+                          %220 = arith.addi %218, %c16_i64 : i64
+                          %221 = arith.minsi %220, %85 : i64
+                          %222 = arith.subi %221, %219 : i64
+                          %223 = arith.subi %219, %74 : i64
+                          %224 = arith.muli %223, %82 : i64
+                          %225 = arith.addi %80, %224 : i64
+                          %226 = arith.muli %172, %c64_i64 : i64
+                          %227 = arith.addi %225, %226 : i64
+                          %228 = arith.addi %218, %183 : i64
+                          %229 = arith.ori %228, %c2684354560_i64 : i64
+                          %230 = arith.subi %219, %218 : i64
+                          %231 = arith.addi %229, %230 : i64
+                          %232 = arith.subi %76, %183 : i64
+                          %233 = arith.minsi %232, %c16_i64 : i64
+                          "instgem.mvout"(%227, %231, %233, %222) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                    } else {
+                      %202 = arith.index_cast %147 : i64 to index
+                      scf.for %arg11 = %c1 to %202 step %c1 {
+                        %204 = arith.index_cast %arg11 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.addi %205, %183 : i64
+                        %207 = arith.ori %206, %196 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %199, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %208 = arith.muli %204, %c32_i64 : i64
+                        %209 = arith.addi %208, %109 : i64
+                        "instgem.compute_accumulated"(%209, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                      %203 = arith.index_cast %132 : i64 to index
+                      scf.for %arg11 = %202 to %203 step %c1 {
+                        %204 = arith.index_cast %arg11 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.subi %125, %205 : i64
+                        %207 = arith.minsi %206, %c16_i64 : i64
+                        %208 = arith.addi %205, %183 : i64
+                        %209 = arith.ori %208, %196 : i64
+                        %210 = arith.select %195, %c16_i64, %207 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %199, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %211 = arith.muli %204, %c32_i64 : i64
+                        %212 = arith.addi %211, %109 : i64
+                        "instgem.compute_accumulated"(%212, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  }
+                  %187 = arith.index_cast %144 : i64 to index
+                  scf.for %arg11 = %c1 to %187 step %c1 {
+                    %195 = arith.index_cast %arg11 : index to i64
+                    scf.if %176 {
+                      %202 = arith.muli %195, %161 : i64
+                      %203 = arith.minsi %202, %92 : i64
+                      %204 = arith.addi %203, %161 : i64
+                      %205 = arith.minsi %204, %92 : i64
+                      %206 = arith.index_cast %203 : i64 to index
+                      %207 = arith.index_cast %205 : i64 to index
+                      scf.for %arg12 = %206 to %207 step %c1 {
+                        %208 = arith.index_cast %arg12 : index to i64
+                        %209 = arith.addi %84, %208 : i64
+                        %210 = arith.muli %209, %c16_i64 : i64
+                        %211 = arith.maxsi %210, %74 : i64
+                        %212 = arith.addi %210, %c16_i64 : i64
+                        %213 = arith.minsi %212, %85 : i64
+                        %214 = arith.subi %213, %211 : i64
+                        %215 = arith.subi %211, %74 : i64
+                        %216 = arith.muli %215, %82 : i64
+                        %217 = arith.addi %80, %216 : i64
+                        %218 = arith.muli %173, %c64_i64 : i64
+                        %219 = arith.addi %217, %218 : i64
+                        %220 = arith.muli %173, %c16_i64 : i64
+                        %221 = arith.addi %210, %220 : i64
+                        %222 = arith.ori %221, %c2684354560_i64 : i64
+                        %223 = arith.subi %211, %210 : i64
+                        %224 = arith.addi %222, %223 : i64
+                        %225 = arith.subi %76, %220 : i64
+                        %226 = arith.minsi %225, %c16_i64 : i64
+                        "instgem.mvout"(%219, %224, %226, %214) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %196 = arith.ori %183, %c3221225472_i64 : i64
+                    %197 = arith.muli %195, %c16_i64 : i64
+                    %198 = arith.addi %197, %183 : i64
+                    %199 = arith.addi %198, %121 : i64
+                    "instgem.preload"(%199, %185, %c16_i64, %196, %185, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %200 = arith.addi %197, %109 : i64
+                    "instgem.compute_preloaded"(%200, %c16_i64, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %201 = arith.cmpi eq, %195, %182 : i64
+                    scf.if %201 {
+                      %202 = arith.index_cast %147 : i64 to index
+                      scf.for %arg12 = %c1 to %202 step %c1 {
+                        %204 = arith.index_cast %arg12 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.addi %205, %183 : i64
+                        %207 = arith.ori %206, %c3221225472_i64 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %208 = arith.muli %204, %c32_i64 : i64
+                        %209 = arith.addi %208, %197 : i64
+                        %210 = arith.addi %209, %109 : i64
+                        "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %211 = arith.subi %204, %c1_i64_2 : i64
+                        %212 = arith.subi %211, %84 : i64
+                        %213 = arith.cmpi sge, %212, %c0_i64_3 : i64
+                        %214 = arith.cmpi slt, %212, %92 : i64
+                        %215 = arith.andi %213, %214 : i1
+                        scf.if %215 {
+                          %216 = arith.muli %211, %c16_i64 : i64
+                          %217 = arith.maxsi %216, %74 : i64
+                          %218 = arith.addi %216, %c16_i64 : i64
+                          %219 = arith.minsi %218, %85 : i64
+                          %220 = arith.subi %219, %217 : i64
+                          %221 = arith.subi %217, %74 : i64
+                          %222 = arith.muli %221, %82 : i64
+                          %223 = arith.addi %80, %222 : i64
+                          %224 = arith.muli %172, %c64_i64 : i64
+                          %225 = arith.addi %223, %224 : i64
+                          %226 = arith.addi %216, %183 : i64
+                          %227 = arith.ori %226, %c2684354560_i64 : i64
+                          %228 = arith.subi %217, %216 : i64
+                          %229 = arith.addi %227, %228 : i64
+                          %230 = arith.subi %76, %183 : i64
+                          %231 = arith.minsi %230, %c16_i64 : i64
+                          "instgem.mvout"(%225, %229, %231, %220) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                      %203 = arith.index_cast %132 : i64 to index
+                      scf.for %arg12 = %202 to %203 step %c1 {
+                        %204 = arith.index_cast %arg12 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.subi %125, %205 : i64
+                        %207 = arith.minsi %206, %c16_i64 : i64
+                        %208 = arith.addi %205, %183 : i64
+                        %209 = arith.ori %208, %c3221225472_i64 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %185, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %210 = arith.muli %204, %c32_i64 : i64
+                        %211 = arith.addi %210, %197 : i64
+                        %212 = arith.addi %211, %109 : i64
+                        "instgem.compute_accumulated"(%212, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %213 = arith.subi %204, %c1_i64_2 : i64
+                        %214 = arith.subi %213, %84 : i64
+                        %215 = arith.cmpi sge, %214, %c0_i64_3 : i64
+                        %216 = arith.cmpi slt, %214, %92 : i64
+                        %217 = arith.andi %215, %216 : i1
+                        scf.if %217 {
+                          %218 = arith.muli %213, %c16_i64 : i64
+                          %219 = arith.maxsi %218, %74 : i64
+                          %220 = arith.addi %218, %c16_i64 : i64
+                          %221 = arith.minsi %220, %85 : i64
+                          %222 = arith.subi %221, %219 : i64
+                          %223 = arith.subi %219, %74 : i64
+                          %224 = arith.muli %223, %82 : i64
+                          %225 = arith.addi %80, %224 : i64
+                          %226 = arith.muli %172, %c64_i64 : i64
+                          %227 = arith.addi %225, %226 : i64
+                          %228 = arith.addi %218, %183 : i64
+                          %229 = arith.ori %228, %c2684354560_i64 : i64
+                          %230 = arith.subi %219, %218 : i64
+                          %231 = arith.addi %229, %230 : i64
+                          %232 = arith.subi %76, %183 : i64
+                          %233 = arith.minsi %232, %c16_i64 : i64
+                          "instgem.mvout"(%227, %231, %233, %222) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                    } else {
+                      %202 = arith.index_cast %147 : i64 to index
+                      scf.for %arg12 = %c1 to %202 step %c1 {
+                        %204 = arith.index_cast %arg12 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.addi %205, %183 : i64
+                        %207 = arith.ori %206, %c3221225472_i64 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %208 = arith.muli %204, %c32_i64 : i64
+                        %209 = arith.addi %208, %197 : i64
+                        %210 = arith.addi %209, %109 : i64
+                        "instgem.compute_accumulated"(%210, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                      %203 = arith.index_cast %132 : i64 to index
+                      scf.for %arg12 = %202 to %203 step %c1 {
+                        %204 = arith.index_cast %arg12 : index to i64
+                        %205 = arith.muli %204, %c16_i64 : i64
+                        %206 = arith.subi %125, %205 : i64
+                        %207 = arith.minsi %206, %c16_i64 : i64
+                        %208 = arith.addi %205, %183 : i64
+                        %209 = arith.ori %208, %c3221225472_i64 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %185, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %210 = arith.muli %204, %c32_i64 : i64
+                        %211 = arith.addi %210, %197 : i64
+                        %212 = arith.addi %211, %109 : i64
+                        "instgem.compute_accumulated"(%212, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  }
+                  %188 = arith.index_cast %135 : i64 to index
+                  scf.for %arg11 = %187 to %188 step %c1 {
+                    %195 = arith.index_cast %arg11 : index to i64
+                    %196 = arith.muli %195, %c16_i64 : i64
+                    %197 = arith.subi %127, %196 : i64
+                    %198 = arith.minsi %197, %c16_i64 : i64
+                    %199 = arith.subi %129, %196 : i64
+                    %200 = arith.minsi %199, %c16_i64 : i64
+                    scf.if %176 {
+                      %210 = arith.muli %195, %161 : i64
+                      %211 = arith.minsi %210, %92 : i64
+                      %212 = arith.addi %211, %161 : i64
+                      %213 = arith.minsi %212, %92 : i64
+                      %214 = arith.index_cast %211 : i64 to index
+                      %215 = arith.index_cast %213 : i64 to index
+                      scf.for %arg12 = %214 to %215 step %c1 {
+                        %216 = arith.index_cast %arg12 : index to i64
+                        %217 = arith.addi %84, %216 : i64
+                        %218 = arith.muli %217, %c16_i64 : i64
+                        %219 = arith.maxsi %218, %74 : i64
+                        %220 = arith.addi %218, %c16_i64 : i64
+                        %221 = arith.minsi %220, %85 : i64
+                        %222 = arith.subi %221, %219 : i64
+                        %223 = arith.subi %219, %74 : i64
+                        %224 = arith.muli %223, %82 : i64
+                        %225 = arith.addi %80, %224 : i64
+                        %226 = arith.muli %173, %c64_i64 : i64
+                        %227 = arith.addi %225, %226 : i64
+                        %228 = arith.muli %173, %c16_i64 : i64
+                        %229 = arith.addi %218, %228 : i64
+                        %230 = arith.ori %229, %c2684354560_i64 : i64
+                        %231 = arith.subi %219, %218 : i64
+                        %232 = arith.addi %230, %231 : i64
+                        %233 = arith.subi %76, %228 : i64
+                        %234 = arith.minsi %233, %c16_i64 : i64
+                        "instgem.mvout"(%227, %232, %234, %222) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %201 = arith.cmpi eq, %195, %162 : i64
+                    %202 = arith.select %201, %c2147483648_i64, %c3221225472_i64 : i64
+                    %203 = arith.ori %183, %202 : i64
+                    %204 = arith.select %201, %c16_i64, %148 : i64
+                    %205 = arith.select %201, %c16_i64, %185 : i64
+                    %206 = arith.addi %196, %183 : i64
+                    %207 = arith.addi %206, %121 : i64
+                    "instgem.preload"(%207, %185, %200, %203, %205, %204) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %208 = arith.addi %196, %109 : i64
+                    "instgem.compute_preloaded"(%208, %198, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %209 = arith.cmpi eq, %195, %182 : i64
+                    scf.if %209 {
+                      %210 = arith.index_cast %147 : i64 to index
+                      scf.for %arg12 = %c1 to %210 step %c1 {
+                        %212 = arith.index_cast %arg12 : index to i64
+                        %213 = arith.muli %212, %c16_i64 : i64
+                        %214 = arith.addi %213, %183 : i64
+                        %215 = arith.ori %214, %202 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %205, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %216 = arith.muli %212, %c32_i64 : i64
+                        %217 = arith.addi %216, %196 : i64
+                        %218 = arith.addi %217, %109 : i64
+                        "instgem.compute_accumulated"(%218, %198, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %219 = arith.subi %212, %c1_i64_2 : i64
+                        %220 = arith.subi %219, %84 : i64
+                        %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
+                        %222 = arith.cmpi slt, %220, %92 : i64
+                        %223 = arith.andi %221, %222 : i1
+                        scf.if %223 {
+                          %224 = arith.muli %219, %c16_i64 : i64
+                          %225 = arith.maxsi %224, %74 : i64
+                          %226 = arith.addi %224, %c16_i64 : i64
+                          %227 = arith.minsi %226, %85 : i64
+                          %228 = arith.subi %227, %225 : i64
+                          %229 = arith.subi %225, %74 : i64
+                          %230 = arith.muli %229, %82 : i64
+                          %231 = arith.addi %80, %230 : i64
+                          %232 = arith.muli %172, %c64_i64 : i64
+                          %233 = arith.addi %231, %232 : i64
+                          %234 = arith.addi %224, %183 : i64
+                          %235 = arith.ori %234, %c2684354560_i64 : i64
+                          %236 = arith.subi %225, %224 : i64
+                          %237 = arith.addi %235, %236 : i64
+                          %238 = arith.subi %76, %183 : i64
+                          %239 = arith.minsi %238, %c16_i64 : i64
+                          "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                      %211 = arith.index_cast %132 : i64 to index
+                      scf.for %arg12 = %210 to %211 step %c1 {
+                        %212 = arith.index_cast %arg12 : index to i64
+                        %213 = arith.muli %212, %c16_i64 : i64
+                        %214 = arith.subi %125, %213 : i64
+                        %215 = arith.minsi %214, %c16_i64 : i64
+                        %216 = arith.addi %213, %183 : i64
+                        %217 = arith.ori %216, %202 : i64
+                        %218 = arith.select %201, %c16_i64, %215 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %205, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %219 = arith.muli %212, %c32_i64 : i64
+                        %220 = arith.addi %219, %196 : i64
+                        %221 = arith.addi %220, %109 : i64
+                        "instgem.compute_accumulated"(%221, %198, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %222 = arith.subi %212, %c1_i64_2 : i64
+                        %223 = arith.subi %222, %84 : i64
+                        %224 = arith.cmpi sge, %223, %c0_i64_3 : i64
+                        %225 = arith.cmpi slt, %223, %92 : i64
+                        %226 = arith.andi %224, %225 : i1
+                        scf.if %226 {
+                          %227 = arith.muli %222, %c16_i64 : i64
+                          %228 = arith.maxsi %227, %74 : i64
+                          %229 = arith.addi %227, %c16_i64 : i64
+                          %230 = arith.minsi %229, %85 : i64
+                          %231 = arith.subi %230, %228 : i64
+                          %232 = arith.subi %228, %74 : i64
+                          %233 = arith.muli %232, %82 : i64
+                          %234 = arith.addi %80, %233 : i64
+                          %235 = arith.muli %172, %c64_i64 : i64
+                          %236 = arith.addi %234, %235 : i64
+                          %237 = arith.addi %227, %183 : i64
+                          %238 = arith.ori %237, %c2684354560_i64 : i64
+                          %239 = arith.subi %228, %227 : i64
+                          %240 = arith.addi %238, %239 : i64
+                          %241 = arith.subi %76, %183 : i64
+                          %242 = arith.minsi %241, %c16_i64 : i64
+                          "instgem.mvout"(%236, %240, %242, %231) : (i64, i64, i64, i64) -> ()
+                        }
+                      }
+                    } else {
+                      %210 = arith.index_cast %147 : i64 to index
+                      scf.for %arg12 = %c1 to %210 step %c1 {
+                        %212 = arith.index_cast %arg12 : index to i64
+                        %213 = arith.muli %212, %c16_i64 : i64
+                        %214 = arith.addi %213, %183 : i64
+                        %215 = arith.ori %214, %202 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %205, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %216 = arith.muli %212, %c32_i64 : i64
+                        %217 = arith.addi %216, %196 : i64
+                        %218 = arith.addi %217, %109 : i64
+                        "instgem.compute_accumulated"(%218, %198, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                      %211 = arith.index_cast %132 : i64 to index
+                      scf.for %arg12 = %210 to %211 step %c1 {
+                        %212 = arith.index_cast %arg12 : index to i64
+                        %213 = arith.muli %212, %c16_i64 : i64
+                        %214 = arith.subi %125, %213 : i64
+                        %215 = arith.minsi %214, %c16_i64 : i64
+                        %216 = arith.addi %213, %183 : i64
+                        %217 = arith.ori %216, %202 : i64
+                        %218 = arith.select %201, %c16_i64, %215 : i64
+                        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %205, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+                        %219 = arith.muli %212, %c32_i64 : i64
+                        %220 = arith.addi %219, %196 : i64
+                        %221 = arith.addi %220, %109 : i64
+                        "instgem.compute_accumulated"(%221, %198, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  }
+                  scf.if %176 {
+                    %195 = arith.muli %135, %161 : i64
+                    %196 = arith.minsi %195, %92 : i64
+                    %197 = arith.index_cast %196 : i64 to index
+                    scf.for %arg11 = %197 to %151 step %c1 {
+                      %198 = arith.index_cast %arg11 : index to i64
+                      %199 = arith.addi %84, %198 : i64
+                      %200 = arith.muli %199, %c16_i64 : i64
+                      %201 = arith.maxsi %200, %74 : i64
+                      %202 = arith.addi %200, %c16_i64 : i64
+                      %203 = arith.minsi %202, %85 : i64
+                      %204 = arith.subi %203, %201 : i64
+                      %205 = arith.subi %201, %74 : i64
+                      %206 = arith.muli %205, %82 : i64
+                      %207 = arith.addi %80, %206 : i64
+                      %208 = arith.muli %173, %c64_i64 : i64
+                      %209 = arith.addi %207, %208 : i64
+                      %210 = arith.muli %173, %c16_i64 : i64
+                      %211 = arith.addi %200, %210 : i64
+                      %212 = arith.ori %211, %c2684354560_i64 : i64
+                      %213 = arith.subi %201, %200 : i64
+                      %214 = arith.addi %212, %213 : i64
+                      %215 = arith.subi %76, %210 : i64
+                      %216 = arith.minsi %215, %c16_i64 : i64
+                      "instgem.mvout"(%209, %214, %216, %204) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %189 = arith.cmpi sgt, %135, %c0_i64_3 : i64
+                  %190 = arith.subi %132, %c1_i64_2 : i64
+                  %191 = arith.subi %190, %84 : i64
+                  %192 = arith.maxsi %191, %c0_i64_3 : i64
+                  %193 = arith.minsi %192, %92 : i64
+                  %194 = arith.select %189, %193, %c0_i64_3 : i64
+                  scf.if %180 {
+                    %195 = arith.index_cast %194 : i64 to index
+                    scf.for %arg11 = %195 to %151 step %c1 {
+                      %196 = arith.index_cast %arg11 : index to i64
+                      %197 = arith.addi %84, %196 : i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.maxsi %198, %74 : i64
+                      %200 = arith.addi %198, %c16_i64 : i64
+                      %201 = arith.minsi %200, %85 : i64
+                      %202 = arith.subi %201, %199 : i64
+                      %203 = arith.subi %199, %74 : i64
+                      %204 = arith.muli %203, %82 : i64
+                      %205 = arith.addi %80, %204 : i64
+                      %206 = arith.muli %172, %c64_i64 : i64
+                      %207 = arith.addi %205, %206 : i64
+                      %208 = arith.addi %198, %183 : i64
+                      %209 = arith.ori %208, %c2684354560_i64 : i64
+                      %210 = arith.subi %199, %198 : i64
+                      %211 = arith.addi %209, %210 : i64
+                      %212 = arith.subi %76, %183 : i64
+                      %213 = arith.minsi %212, %c16_i64 : i64
+                      "instgem.mvout"(%207, %211, %213, %202) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                } {gemmini.compute_nest}
+                %163 = arith.cmpi eq, %135, %c0_i64_3 : i64
+                %164 = arith.cmpi slt, %132, %c2_i64_1 : i64
+                %165 = arith.cmpi slt, %140, %c1_i64_2 : i64
+                %166 = arith.ori %163, %164 : i1
+                %167 = arith.ori %166, %165 : i1
+                %168 = arith.andi %138, %167 : i1
+                scf.if %168 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %172 = arith.index_cast %arg10 : index to i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.ori %173, %c2147483648_i64 : i64
+                    %175 = arith.cmpi sge, %172, %132 : i64
+                    %176 = arith.cmpi sle, %140, %c0_i64_3 : i64
+                    %177 = arith.ori %163, %175 : i1
+                    %178 = arith.ori %177, %176 : i1
+                    %179 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+                    %180 = arith.andi %178, %179 : i1
+                    scf.if %180 {
+                      "instgem.mvin"(%c0_i64_3, %174, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+                %169 = arith.minsi %140, %93 : i64
+                %170 = arith.index_cast %169 : i64 to index
+                %171 = arith.index_cast %93 : i64 to index
+                scf.for %arg10 = %170 to %171 step %c1 {
+                  %172 = arith.index_cast %arg10 : index to i64
+                  scf.for %arg11 = %c0 to %151 step %c1 {
+                    %173 = arith.index_cast %arg11 : index to i64
+                    %174 = arith.addi %84, %173 : i64
+                    %175 = arith.muli %174, %c16_i64 : i64
+                    %176 = arith.maxsi %175, %74 : i64
+                    %177 = arith.addi %175, %c16_i64 : i64
+                    %178 = arith.minsi %177, %85 : i64
+                    %179 = arith.subi %178, %176 : i64
+                    %180 = arith.subi %176, %74 : i64
+                    %181 = arith.muli %180, %82 : i64
+                    %182 = arith.addi %80, %181 : i64
+                    %183 = arith.muli %172, %c64_i64 : i64
+                    %184 = arith.addi %182, %183 : i64
+                    %185 = arith.muli %172, %c16_i64 : i64
+                    %186 = arith.addi %175, %185 : i64
+                    %187 = arith.ori %186, %c2684354560_i64 : i64
+                    %188 = arith.subi %176, %175 : i64
+                    %189 = arith.addi %187, %188 : i64
+                    %190 = arith.subi %76, %185 : i64
+                    %191 = arith.minsi %190, %c16_i64 : i64
+                    "instgem.mvout"(%184, %189, %191, %179) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              } else {
+                %160 = arith.select %138, %c0_i64_3, %c-1_i64 : i64
+                scf.for %arg10 = %c0 to %141 step %c1 {
+                  scf.if %150 {
+                    %174 = arith.cmpi sgt, %151, %c0 : index
+                    scf.if %174 {
+                      %178 = arith.muli %159, %c4 : index
+                      %179 = arith.muli %151, %c4 : index
+                      %180 = arith.muli %arg10, %179 : index
+                      %181 = arith.subi %178, %c1 : index
+                      %182 = arith.addi %180, %181 : index
+                      %183 = arith.divsi %182, %178 : index
+                      %184 = arith.addi %182, %179 : index
+                      %185 = arith.divsi %184, %178 : index
+                      scf.for %arg11 = %183 to %185 step %c1 {
+                        %186 = arith.index_cast %arg11 : index to i64
+                        %187 = arith.addi %84, %186 : i64
+                        %188 = arith.muli %187, %c16_i64 : i64
+                        %189 = arith.maxsi %188, %74 : i64
+                        %190 = arith.addi %188, %c16_i64 : i64
+                        %191 = arith.minsi %190, %85 : i64
+                        %192 = arith.subi %191, %189 : i64
+                        %193 = arith.subi %189, %74 : i64
+                        %194 = arith.muli %193, %158#0 : i64
+                        %195 = arith.addi %158#1, %194 : i64
+                        %196 = arith.muli %187, %c32_i64 : i64
+                        %197 = arith.addi %196, %158#2 : i64
+                        %198 = arith.subi %189, %188 : i64
+                        %199 = arith.addi %197, %198 : i64
+                        %200 = arith.minsi %158#3, %c64_i64 : i64
+                        "instgem.mvin"(%195, %199, %200, %192) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %175 = arith.cmpi sgt, %157, %c0 : index
+                    scf.if %175 {
+                      %178 = arith.muli %159, %c4 : index
+                      %179 = arith.muli %157, %c4 : index
+                      %180 = arith.muli %arg10, %179 : index
+                      %181 = arith.subi %178, %c1 : index
+                      %182 = arith.subi %181, %159 : index
+                      %183 = arith.addi %180, %182 : index
+                      %184 = arith.divsi %183, %178 : index
+                      %185 = arith.addi %183, %179 : index
+                      %186 = arith.divsi %185, %178 : index
+                      scf.for %arg11 = %184 to %186 step %c1 {
+                        %187 = arith.index_cast %arg11 : index to i64
+                        %188 = arith.muli %187, %c16_i64 : i64
+                        %189 = arith.maxsi %188, %c0_i64_3 : i64
+                        %190 = arith.addi %188, %c16_i64 : i64
+                        %191 = arith.minsi %190, %74 : i64
+                        %192 = arith.subi %191, %189 : i64
+                        %193 = arith.muli %187, %c32_i64 : i64
+                        %194 = arith.addi %193, %158#2 : i64
+                        %195 = arith.subi %189, %188 : i64
+                        %196 = arith.addi %194, %195 : i64
+                        %197 = arith.minsi %158#3, %c64_i64 : i64
+                        "instgem.mvin"(%c0_i64_3, %196, %197, %192) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %176 = arith.cmpi sgt, %158#4, %c0 : index
+                    scf.if %176 {
+                      %178 = arith.muli %159, %c4 : index
+                      %179 = arith.muli %158#4, %c4 : index
+                      %180 = arith.muli %arg10, %179 : index
+                      %181 = arith.subi %178, %c1 : index
+                      %182 = arith.muli %159, %c2 : index
+                      %183 = arith.subi %181, %182 : index
+                      %184 = arith.addi %180, %183 : index
+                      %185 = arith.divsi %184, %178 : index
+                      %186 = arith.addi %184, %179 : index
+                      %187 = arith.divsi %186, %178 : index
+                      scf.for %arg11 = %185 to %187 step %c1 {
+                        %188 = arith.index_cast %arg11 : index to i64
+                        %189 = arith.addi %158#5, %188 : i64
+                        %190 = arith.muli %189, %c16_i64 : i64
+                        %191 = arith.maxsi %190, %158#6 : i64
+                        %192 = arith.addi %190, %c16_i64 : i64
+                        %193 = arith.addi %158#6, %158#7 : i64
+                        %194 = arith.minsi %192, %193 : i64
+                        %195 = arith.subi %194, %191 : i64
+                        %196 = arith.subi %191, %158#6 : i64
+                        %197 = arith.muli %196, %158#8 : i64
+                        %198 = arith.addi %158#9, %197 : i64
+                        %199 = arith.addi %190, %158#10 : i64
+                        %200 = arith.subi %191, %190 : i64
+                        %201 = arith.addi %199, %200 : i64
+                        %202 = arith.minsi %76, %c64_i64 : i64
+                        "instgem.mvin2"(%198, %201, %202, %195) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                    %177 = arith.cmpi sgt, %158#11, %c0 : index
+                    scf.if %177 {
+                      %178 = arith.muli %159, %c4 : index
+                      %179 = arith.muli %158#11, %c4 : index
+                      %180 = arith.muli %arg10, %179 : index
+                      %181 = arith.subi %178, %c1 : index
+                      %182 = arith.muli %159, %c3 : index
+                      %183 = arith.subi %181, %182 : index
+                      %184 = arith.addi %180, %183 : index
+                      %185 = arith.divsi %184, %178 : index
+                      %186 = arith.addi %184, %179 : index
+                      %187 = arith.divsi %186, %178 : index
+                      scf.for %arg11 = %185 to %187 step %c1 {
+                        %188 = arith.index_cast %arg11 : index to i64
+                        %189 = arith.muli %188, %c16_i64 : i64
+                        %190 = arith.maxsi %189, %c0_i64_3 : i64
+                        %191 = arith.addi %189, %c16_i64 : i64
+                        %192 = arith.minsi %191, %158#6 : i64
+                        %193 = arith.subi %192, %190 : i64
+                        %194 = arith.addi %189, %158#10 : i64
+                        %195 = arith.subi %190, %189 : i64
+                        %196 = arith.addi %194, %195 : i64
+                        %197 = arith.minsi %76, %c64_i64 : i64
+                        "instgem.mvin2"(%c0_i64_3, %196, %197, %193) : (i64, i64, i64, i64) -> ()
+                      } {gemmini.load_stream}
+                    }
+                  }
+                  %167 = arith.index_cast %arg10 : index to i64
+                  %168 = arith.muli %167, %c16_i64 : i64
+                  %169 = arith.subi %131, %168 : i64
+                  %170 = arith.minsi %169, %c16_i64 : i64
+                  %171 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+                  scf.if %171 {
+                    %174 = arith.cmpi eq, %160, %c0_i64_3 : i64
+                    %175 = arith.select %174, %c2147483648_i64, %c3221225472_i64 : i64
+                    %176 = arith.ori %168, %175 : i64
+                    %177 = arith.select %174, %c16_i64, %148 : i64
+                    %178 = arith.select %174, %c16_i64, %170 : i64
+                    %179 = arith.addi %168, %121 : i64
+                    "instgem.preload"(%179, %170, %c16_i64, %176, %178, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.compute_preloaded"(%109, %c16_i64, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %180 = arith.index_cast %147 : i64 to index
+                    scf.for %arg11 = %c1 to %180 step %c1 {
+                      %182 = arith.index_cast %arg11 : index to i64
+                      %183 = arith.muli %182, %c16_i64 : i64
+                      %184 = arith.addi %183, %168 : i64
+                      %185 = arith.ori %184, %175 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %178, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %186 = arith.muli %182, %c32_i64 : i64
+                      %187 = arith.addi %186, %109 : i64
+                      "instgem.compute_accumulated"(%187, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %181 = arith.index_cast %132 : i64 to index
+                    scf.for %arg11 = %180 to %181 step %c1 {
+                      %182 = arith.index_cast %arg11 : index to i64
+                      %183 = arith.muli %182, %c16_i64 : i64
+                      %184 = arith.subi %125, %183 : i64
+                      %185 = arith.minsi %184, %c16_i64 : i64
+                      %186 = arith.addi %183, %168 : i64
+                      %187 = arith.ori %186, %175 : i64
+                      %188 = arith.select %174, %c16_i64, %185 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %178, %188) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %189 = arith.muli %182, %c32_i64 : i64
+                      %190 = arith.addi %189, %109 : i64
+                      "instgem.compute_accumulated"(%190, %c16_i64, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %172 = arith.index_cast %144 : i64 to index
+                  scf.for %arg11 = %c1 to %172 step %c1 {
+                    %174 = arith.index_cast %arg11 : index to i64
+                    %175 = arith.ori %168, %c3221225472_i64 : i64
+                    %176 = arith.muli %174, %c16_i64 : i64
+                    %177 = arith.addi %176, %168 : i64
+                    %178 = arith.addi %177, %121 : i64
+                    "instgem.preload"(%178, %170, %c16_i64, %175, %170, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %179 = arith.addi %176, %109 : i64
+                    "instgem.compute_preloaded"(%179, %c16_i64, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %180 = arith.index_cast %147 : i64 to index
+                    scf.for %arg12 = %c1 to %180 step %c1 {
+                      %182 = arith.index_cast %arg12 : index to i64
+                      %183 = arith.muli %182, %c16_i64 : i64
+                      %184 = arith.addi %183, %168 : i64
+                      %185 = arith.ori %184, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %186 = arith.muli %182, %c32_i64 : i64
+                      %187 = arith.addi %186, %176 : i64
+                      %188 = arith.addi %187, %109 : i64
+                      "instgem.compute_accumulated"(%188, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %181 = arith.index_cast %132 : i64 to index
+                    scf.for %arg12 = %180 to %181 step %c1 {
+                      %182 = arith.index_cast %arg12 : index to i64
+                      %183 = arith.muli %182, %c16_i64 : i64
+                      %184 = arith.subi %125, %183 : i64
+                      %185 = arith.minsi %184, %c16_i64 : i64
+                      %186 = arith.addi %183, %168 : i64
+                      %187 = arith.ori %186, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %170, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %188 = arith.muli %182, %c32_i64 : i64
+                      %189 = arith.addi %188, %176 : i64
+                      %190 = arith.addi %189, %109 : i64
+                      "instgem.compute_accumulated"(%190, %c16_i64, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %173 = arith.index_cast %135 : i64 to index
+                  scf.for %arg11 = %172 to %173 step %c1 {
+                    %174 = arith.index_cast %arg11 : index to i64
+                    %175 = arith.muli %174, %c16_i64 : i64
+                    %176 = arith.subi %127, %175 : i64
+                    %177 = arith.minsi %176, %c16_i64 : i64
+                    %178 = arith.subi %129, %175 : i64
+                    %179 = arith.minsi %178, %c16_i64 : i64
+                    %180 = arith.cmpi eq, %174, %160 : i64
+                    %181 = arith.select %180, %c2147483648_i64, %c3221225472_i64 : i64
+                    %182 = arith.ori %168, %181 : i64
+                    %183 = arith.select %180, %c16_i64, %148 : i64
+                    %184 = arith.select %180, %c16_i64, %170 : i64
+                    %185 = arith.addi %175, %168 : i64
+                    %186 = arith.addi %185, %121 : i64
+                    "instgem.preload"(%186, %170, %179, %182, %184, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %187 = arith.addi %175, %109 : i64
+                    "instgem.compute_preloaded"(%187, %177, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %188 = arith.index_cast %147 : i64 to index
+                    scf.for %arg12 = %c1 to %188 step %c1 {
+                      %190 = arith.index_cast %arg12 : index to i64
+                      %191 = arith.muli %190, %c16_i64 : i64
+                      %192 = arith.addi %191, %168 : i64
+                      %193 = arith.ori %192, %181 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %184, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %194 = arith.muli %190, %c32_i64 : i64
+                      %195 = arith.addi %194, %175 : i64
+                      %196 = arith.addi %195, %109 : i64
+                      "instgem.compute_accumulated"(%196, %177, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %189 = arith.index_cast %132 : i64 to index
+                    scf.for %arg12 = %188 to %189 step %c1 {
+                      %190 = arith.index_cast %arg12 : index to i64
+                      %191 = arith.muli %190, %c16_i64 : i64
+                      %192 = arith.subi %125, %191 : i64
+                      %193 = arith.minsi %192, %c16_i64 : i64
+                      %194 = arith.addi %191, %168 : i64
+                      %195 = arith.ori %194, %181 : i64
+                      %196 = arith.select %180, %c16_i64, %193 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %184, %196) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %197 = arith.muli %190, %c32_i64 : i64
+                      %198 = arith.addi %197, %175 : i64
+                      %199 = arith.addi %198, %109 : i64
+                      "instgem.compute_accumulated"(%199, %177, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                } {gemmini.compute_nest}
+                %161 = arith.cmpi eq, %135, %c0_i64_3 : i64
+                %162 = arith.cmpi slt, %132, %c2_i64_1 : i64
+                %163 = arith.cmpi slt, %140, %c1_i64_2 : i64
+                %164 = arith.ori %161, %162 : i1
+                %165 = arith.ori %164, %163 : i1
+                %166 = arith.andi %138, %165 : i1
+                scf.if %166 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %167 = arith.index_cast %arg10 : index to i64
+                    %168 = arith.muli %167, %c16_i64 : i64
+                    %169 = arith.ori %168, %c2147483648_i64 : i64
+                    %170 = arith.cmpi sge, %167, %132 : i64
+                    %171 = arith.cmpi sle, %140, %c0_i64_3 : i64
+                    %172 = arith.ori %161, %170 : i1
+                    %173 = arith.ori %172, %171 : i1
+                    %174 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+                    %175 = arith.andi %173, %174 : i1
+                    scf.if %175 {
+                      "instgem.mvin"(%c0_i64_3, %169, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              }
+            } else {
+              scf.for %arg10 = %c0 to %141 step %c1 {
+                scf.if %150 {
+                  %166 = arith.cmpi sgt, %151, %c0 : index
+                  scf.if %166 {
+                    %170 = arith.muli %159, %c4 : index
+                    %171 = arith.muli %151, %c4 : index
+                    %172 = arith.muli %arg10, %171 : index
+                    %173 = arith.subi %170, %c1 : index
+                    %174 = arith.addi %172, %173 : index
+                    %175 = arith.divsi %174, %170 : index
+                    %176 = arith.addi %174, %171 : index
+                    %177 = arith.divsi %176, %170 : index
+                    scf.for %arg11 = %175 to %177 step %c1 {
+                      %178 = arith.index_cast %arg11 : index to i64
+                      %179 = arith.addi %84, %178 : i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.maxsi %180, %74 : i64
+                      %182 = arith.addi %180, %c16_i64 : i64
+                      %183 = arith.minsi %182, %85 : i64
+                      %184 = arith.subi %183, %181 : i64
+                      %185 = arith.subi %181, %74 : i64
+                      %186 = arith.muli %185, %158#0 : i64
+                      %187 = arith.addi %158#1, %186 : i64
+                      %188 = arith.muli %179, %c32_i64 : i64
+                      %189 = arith.addi %188, %158#2 : i64
+                      %190 = arith.subi %181, %180 : i64
+                      %191 = arith.addi %189, %190 : i64
+                      %192 = arith.minsi %158#3, %c64_i64 : i64
+                      "instgem.mvin"(%187, %191, %192, %184) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %167 = arith.cmpi sgt, %157, %c0 : index
+                  scf.if %167 {
+                    %170 = arith.muli %159, %c4 : index
+                    %171 = arith.muli %157, %c4 : index
+                    %172 = arith.muli %arg10, %171 : index
+                    %173 = arith.subi %170, %c1 : index
+                    %174 = arith.subi %173, %159 : index
+                    %175 = arith.addi %172, %174 : index
+                    %176 = arith.divsi %175, %170 : index
+                    %177 = arith.addi %175, %171 : index
+                    %178 = arith.divsi %177, %170 : index
+                    scf.for %arg11 = %176 to %178 step %c1 {
+                      %179 = arith.index_cast %arg11 : index to i64
+                      %180 = arith.muli %179, %c16_i64 : i64
+                      %181 = arith.maxsi %180, %c0_i64_3 : i64
+                      %182 = arith.addi %180, %c16_i64 : i64
+                      %183 = arith.minsi %182, %74 : i64
+                      %184 = arith.subi %183, %181 : i64
+                      %185 = arith.muli %179, %c32_i64 : i64
+                      %186 = arith.addi %185, %158#2 : i64
+                      %187 = arith.subi %181, %180 : i64
+                      %188 = arith.addi %186, %187 : i64
+                      %189 = arith.minsi %158#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64_3, %188, %189, %184) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %168 = arith.cmpi sgt, %158#4, %c0 : index
+                  scf.if %168 {
+                    %170 = arith.muli %159, %c4 : index
+                    %171 = arith.muli %158#4, %c4 : index
+                    %172 = arith.muli %arg10, %171 : index
+                    %173 = arith.subi %170, %c1 : index
+                    %174 = arith.muli %159, %c2 : index
+                    %175 = arith.subi %173, %174 : index
+                    %176 = arith.addi %172, %175 : index
+                    %177 = arith.divsi %176, %170 : index
+                    %178 = arith.addi %176, %171 : index
+                    %179 = arith.divsi %178, %170 : index
+                    scf.for %arg11 = %177 to %179 step %c1 {
+                      %180 = arith.index_cast %arg11 : index to i64
+                      %181 = arith.addi %158#5, %180 : i64
+                      %182 = arith.muli %181, %c16_i64 : i64
+                      %183 = arith.maxsi %182, %158#6 : i64
+                      %184 = arith.addi %182, %c16_i64 : i64
+                      %185 = arith.addi %158#6, %158#7 : i64
+                      %186 = arith.minsi %184, %185 : i64
+                      %187 = arith.subi %186, %183 : i64
+                      %188 = arith.subi %183, %158#6 : i64
+                      %189 = arith.muli %188, %158#8 : i64
+                      %190 = arith.addi %158#9, %189 : i64
+                      %191 = arith.addi %182, %158#10 : i64
+                      %192 = arith.subi %183, %182 : i64
+                      %193 = arith.addi %191, %192 : i64
+                      %194 = arith.minsi %76, %c64_i64 : i64
+                      "instgem.mvin2"(%190, %193, %194, %187) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                  %169 = arith.cmpi sgt, %158#11, %c0 : index
+                  scf.if %169 {
+                    %170 = arith.muli %159, %c4 : index
+                    %171 = arith.muli %158#11, %c4 : index
+                    %172 = arith.muli %arg10, %171 : index
+                    %173 = arith.subi %170, %c1 : index
+                    %174 = arith.muli %159, %c3 : index
+                    %175 = arith.subi %173, %174 : index
+                    %176 = arith.addi %172, %175 : index
+                    %177 = arith.divsi %176, %170 : index
+                    %178 = arith.addi %176, %171 : index
+                    %179 = arith.divsi %178, %170 : index
+                    scf.for %arg11 = %177 to %179 step %c1 {
+                      %180 = arith.index_cast %arg11 : index to i64
+                      %181 = arith.muli %180, %c16_i64 : i64
+                      %182 = arith.maxsi %181, %c0_i64_3 : i64
+                      %183 = arith.addi %181, %c16_i64 : i64
+                      %184 = arith.minsi %183, %158#6 : i64
+                      %185 = arith.subi %184, %182 : i64
+                      %186 = arith.addi %181, %158#10 : i64
+                      %187 = arith.subi %182, %181 : i64
+                      %188 = arith.addi %186, %187 : i64
+                      %189 = arith.minsi %76, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64_3, %188, %189, %185) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %160 = arith.index_cast %arg10 : index to i64
+                %161 = arith.muli %160, %c16_i64 : i64
+                %162 = arith.subi %131, %161 : i64
+                %163 = arith.minsi %162, %c16_i64 : i64
+                %164 = arith.index_cast %144 : i64 to index
+                scf.for %arg11 = %c0 to %164 step %c1 {
+                  %166 = arith.index_cast %arg11 : index to i64
+                  %167 = arith.ori %161, %c3221225472_i64 : i64
+                  %168 = arith.muli %166, %c16_i64 : i64
+                  %169 = arith.addi %168, %161 : i64
+                  %170 = arith.addi %169, %121 : i64
+                  "instgem.preload"(%170, %163, %c16_i64, %167, %163, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %171 = arith.addi %168, %109 : i64
+                  "instgem.compute_preloaded"(%171, %c16_i64, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %172 = arith.index_cast %147 : i64 to index
+                  scf.for %arg12 = %c1 to %172 step %c1 {
+                    %174 = arith.index_cast %arg12 : index to i64
+                    %175 = arith.muli %174, %c16_i64 : i64
+                    %176 = arith.addi %175, %161 : i64
+                    %177 = arith.ori %176, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %163, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %178 = arith.muli %174, %c32_i64 : i64
+                    %179 = arith.addi %178, %168 : i64
+                    %180 = arith.addi %179, %109 : i64
+                    "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %173 = arith.index_cast %132 : i64 to index
+                  scf.for %arg12 = %172 to %173 step %c1 {
+                    %174 = arith.index_cast %arg12 : index to i64
+                    %175 = arith.muli %174, %c16_i64 : i64
+                    %176 = arith.subi %125, %175 : i64
+                    %177 = arith.minsi %176, %c16_i64 : i64
+                    %178 = arith.addi %175, %161 : i64
+                    %179 = arith.ori %178, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %163, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %180 = arith.muli %174, %c32_i64 : i64
+                    %181 = arith.addi %180, %168 : i64
+                    %182 = arith.addi %181, %109 : i64
+                    "instgem.compute_accumulated"(%182, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %165 = arith.index_cast %135 : i64 to index
+                scf.for %arg11 = %164 to %165 step %c1 {
+                  %166 = arith.index_cast %arg11 : index to i64
+                  %167 = arith.muli %166, %c16_i64 : i64
+                  %168 = arith.subi %127, %167 : i64
+                  %169 = arith.minsi %168, %c16_i64 : i64
+                  %170 = arith.subi %129, %167 : i64
+                  %171 = arith.minsi %170, %c16_i64 : i64
+                  %172 = arith.ori %161, %c3221225472_i64 : i64
+                  %173 = arith.addi %167, %161 : i64
+                  %174 = arith.addi %173, %121 : i64
+                  "instgem.preload"(%174, %163, %171, %172, %163, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %175 = arith.addi %167, %109 : i64
+                  "instgem.compute_preloaded"(%175, %169, %148, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %176 = arith.index_cast %147 : i64 to index
+                  scf.for %arg12 = %c1 to %176 step %c1 {
+                    %178 = arith.index_cast %arg12 : index to i64
+                    %179 = arith.muli %178, %c16_i64 : i64
+                    %180 = arith.addi %179, %161 : i64
+                    %181 = arith.ori %180, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %163, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %182 = arith.muli %178, %c32_i64 : i64
+                    %183 = arith.addi %182, %167 : i64
+                    %184 = arith.addi %183, %109 : i64
+                    "instgem.compute_accumulated"(%184, %169, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %177 = arith.index_cast %132 : i64 to index
+                  scf.for %arg12 = %176 to %177 step %c1 {
+                    %178 = arith.index_cast %arg12 : index to i64
+                    %179 = arith.muli %178, %c16_i64 : i64
+                    %180 = arith.subi %125, %179 : i64
+                    %181 = arith.minsi %180, %c16_i64 : i64
+                    %182 = arith.addi %179, %161 : i64
+                    %183 = arith.ori %182, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %163, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %184 = arith.muli %178, %c32_i64 : i64
+                    %185 = arith.addi %184, %167 : i64
+                    %186 = arith.addi %185, %109 : i64
+                    "instgem.compute_accumulated"(%186, %169, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              } {gemmini.compute_nest}
+            }
+            scf.if %150 {
+              %160 = arith.muli %159, %c4 : index
+              %161 = arith.muli %151, %c4 : index
+              %162 = arith.muli %141, %161 : index
+              %163 = arith.subi %160, %c1 : index
+              %164 = arith.addi %162, %163 : index
+              %165 = arith.divsi %164, %160 : index
+              scf.for %arg10 = %165 to %151 step %c1 {
+                %183 = arith.index_cast %arg10 : index to i64
+                %184 = arith.addi %84, %183 : i64
+                %185 = arith.muli %184, %c16_i64 : i64
+                %186 = arith.maxsi %185, %74 : i64
+                %187 = arith.addi %185, %c16_i64 : i64
+                %188 = arith.minsi %187, %85 : i64
+                %189 = arith.subi %188, %186 : i64
+                %190 = arith.subi %186, %74 : i64
+                %191 = arith.muli %190, %158#0 : i64
+                %192 = arith.addi %158#1, %191 : i64
+                %193 = arith.muli %184, %c32_i64 : i64
+                %194 = arith.addi %193, %158#2 : i64
+                %195 = arith.subi %186, %185 : i64
+                %196 = arith.addi %194, %195 : i64
+                %197 = arith.minsi %158#3, %c64_i64 : i64
+                "instgem.mvin"(%192, %196, %197, %189) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %166 = arith.muli %157, %c4 : index
+              %167 = arith.muli %141, %166 : index
+              %168 = arith.subi %163, %159 : index
+              %169 = arith.addi %167, %168 : index
+              %170 = arith.divsi %169, %160 : index
+              scf.for %arg10 = %170 to %157 step %c1 {
+                %183 = arith.index_cast %arg10 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.maxsi %184, %c0_i64_3 : i64
+                %186 = arith.addi %184, %c16_i64 : i64
+                %187 = arith.minsi %186, %74 : i64
+                %188 = arith.subi %187, %185 : i64
+                %189 = arith.muli %183, %c32_i64 : i64
+                %190 = arith.addi %189, %158#2 : i64
+                %191 = arith.subi %185, %184 : i64
+                %192 = arith.addi %190, %191 : i64
+                %193 = arith.minsi %158#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %192, %193, %188) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %171 = arith.muli %158#4, %c4 : index
+              %172 = arith.muli %141, %171 : index
+              %173 = arith.muli %159, %c2 : index
+              %174 = arith.subi %163, %173 : index
+              %175 = arith.addi %172, %174 : index
+              %176 = arith.divsi %175, %160 : index
+              scf.for %arg10 = %176 to %158#4 step %c1 {
+                %183 = arith.index_cast %arg10 : index to i64
+                %184 = arith.addi %158#5, %183 : i64
+                %185 = arith.muli %184, %c16_i64 : i64
+                %186 = arith.maxsi %185, %158#6 : i64
+                %187 = arith.addi %185, %c16_i64 : i64
+                %188 = arith.addi %158#6, %158#7 : i64
+                %189 = arith.minsi %187, %188 : i64
+                %190 = arith.subi %189, %186 : i64
+                %191 = arith.subi %186, %158#6 : i64
+                %192 = arith.muli %191, %158#8 : i64
+                %193 = arith.addi %158#9, %192 : i64
+                %194 = arith.addi %185, %158#10 : i64
+                %195 = arith.subi %186, %185 : i64
+                %196 = arith.addi %194, %195 : i64
+                %197 = arith.minsi %76, %c64_i64 : i64
+                "instgem.mvin2"(%193, %196, %197, %190) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %177 = arith.muli %158#11, %c4 : index
+              %178 = arith.muli %141, %177 : index
+              %179 = arith.muli %159, %c3 : index
+              %180 = arith.subi %163, %179 : index
+              %181 = arith.addi %178, %180 : index
+              %182 = arith.divsi %181, %160 : index
+              scf.for %arg10 = %182 to %158#11 step %c1 {
+                %183 = arith.index_cast %arg10 : index to i64
+                %184 = arith.muli %183, %c16_i64 : i64
+                %185 = arith.maxsi %184, %c0_i64_3 : i64
+                %186 = arith.addi %184, %c16_i64 : i64
+                %187 = arith.minsi %186, %158#6 : i64
+                %188 = arith.subi %187, %185 : i64
+                %189 = arith.addi %184, %158#10 : i64
+                %190 = arith.subi %185, %184 : i64
+                %191 = arith.addi %189, %190 : i64
+                %192 = arith.minsi %76, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %191, %192, %188) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %99, %113 : index, index
           }
-          scf.yield %96, %110 : index, index
         }
-      }
-      scf.if %70 {
-        %93 = arith.muli %89, %90 : i64
-        %94 = arith.index_cast %93 : i64 to index
-        scf.for %arg7 = %c0 to %94 step %c1 {
-          %95 = arith.index_cast %arg7 : index to i64
-          %96 = arith.remsi %95, %89 : i64
-          %97 = arith.divsi %95, %89 : i64
-          %98 = arith.addi %81, %96 : i64
-          %99 = arith.muli %98, %c16_i64 : i64
-          %100 = arith.maxsi %99, %71 : i64
-          %101 = arith.addi %99, %c16_i64 : i64
-          %102 = arith.minsi %101, %82 : i64
-          %103 = arith.subi %102, %100 : i64
-          %104 = arith.subi %100, %71 : i64
-          %105 = arith.muli %104, %79 : i64
-          %106 = arith.addi %77, %105 : i64
-          %107 = arith.muli %97, %c64_i64 : i64
-          %108 = arith.addi %106, %107 : i64
-          %109 = arith.muli %97, %c16_i64 : i64
-          %110 = arith.addi %99, %109 : i64
-          %111 = arith.ori %110, %c2684354560_i64 : i64
-          %112 = arith.subi %100, %99 : i64
-          %113 = arith.addi %111, %112 : i64
-          %114 = arith.subi %73, %109 : i64
-          %115 = arith.minsi %114, %c16_i64 : i64
-          "instgem.mvout"(%108, %113, %115, %103) : (i64, i64, i64, i64) -> ()
+        scf.if %73 {
+          %96 = arith.muli %92, %93 : i64
+          %97 = arith.index_cast %96 : i64 to index
+          scf.for %arg7 = %c0 to %97 step %c1 {
+            %98 = arith.index_cast %arg7 : index to i64
+            %99 = arith.remsi %98, %92 : i64
+            %100 = arith.divsi %98, %92 : i64
+            %101 = arith.addi %84, %99 : i64
+            %102 = arith.muli %101, %c16_i64 : i64
+            %103 = arith.maxsi %102, %74 : i64
+            %104 = arith.addi %102, %c16_i64 : i64
+            %105 = arith.minsi %104, %85 : i64
+            %106 = arith.subi %105, %103 : i64
+            %107 = arith.subi %103, %74 : i64
+            %108 = arith.muli %107, %82 : i64
+            %109 = arith.addi %80, %108 : i64
+            %110 = arith.muli %100, %c64_i64 : i64
+            %111 = arith.addi %109, %110 : i64
+            %112 = arith.muli %100, %c16_i64 : i64
+            %113 = arith.addi %102, %112 : i64
+            %114 = arith.ori %113, %c2684354560_i64 : i64
+            %115 = arith.subi %103, %102 : i64
+            %116 = arith.addi %114, %115 : i64
+            %117 = arith.subi %76, %112 : i64
+            %118 = arith.minsi %117, %c16_i64 : i64
+            "instgem.mvout"(%111, %116, %118, %106) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     }

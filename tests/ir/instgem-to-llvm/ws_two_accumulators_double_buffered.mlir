@@ -39,6 +39,33 @@
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -377,558 +404,831 @@ module {
         "instgem.mvout"(%85, %91, %93, %81) : (i64, i64, i64, i64) -> ()
       }
     } else {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.muli %101, %c16_i64 : i64
-        %103 = arith.ori %102, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %103, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.muli %101, %c16_i64 : i64
-        %103 = arith.addi %102, %c32_i64 : i64
-        %104 = arith.ori %103, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %61:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %101 = arith.maxsi %21, %c0 : index
-        %102 = arith.minsi %101, %arg5 : index
-        %103 = arith.maxsi %17, %c0 : index
-        %104 = arith.minsi %103, %c32 : index
-        %105 = arith.subi %102, %16 : index
-        %106 = arith.maxsi %arg9, %c0 : index
-        %107 = arith.minsi %106, %arg7 : index
-        %108 = arith.addi %arg9, %c32 : index
-        %109 = arith.maxsi %108, %c0 : index
-        %110 = arith.minsi %109, %arg7 : index
-        %111 = arith.subi %107, %arg9 : index
-        %112 = arith.maxsi %111, %c0 : index
-        %113 = arith.minsi %112, %c32 : index
-        %114 = arith.subi %110, %107 : index
-        %115 = arith.cmpi sgt, %113, %c0 : index
-        scf.if %115 {
-          func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
+      %61 = arith.andi %53, %38 : i1
+      %62 = arith.andi %61, %34 : i1
+      %63 = arith.andi %62, %35 : i1
+      %64 = arith.andi %63, %38 : i1
+      scf.if %64 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %78 = arith.index_cast %arg8 : index to i64
+          %79 = arith.muli %78, %c16_i64 : i64
+          %80 = arith.ori %79, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %80, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %78 = arith.index_cast %arg8 : index to i64
+          %79 = arith.muli %78, %c16_i64 : i64
+          %80 = arith.addi %79, %c32_i64 : i64
+          %81 = arith.ori %80, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %81, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %65:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %78 = arith.addi %arg9, %c32 : index
+          %79 = arith.minsi %78, %arg7 : index
+          %80 = arith.subi %79, %arg9 : index
+          %subview_15 = memref.subview %reinterpret_cast[%12, %arg9] [32, %80] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_16 = memref.cast %subview_15 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %81 = arith.index_cast %arg8 : index to i64
+          %82 = arith.remsi %81, %c2_i64_1 : i64
+          %83 = arith.muli %82, %c64_i64 : i64
+          %84 = arith.index_cast %80 : index to i64
+          %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_15 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_21 = memref.extract_aligned_pointer_as_index %cast_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %85 = arith.index_cast %intptr_21 : index to i64
+          %86 = arith.index_cast %offset_18 : index to i64
+          %87 = arith.addi %85, %86 : i64
+          %88 = arith.index_cast %strides_20#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %88) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %140 = arith.index_cast %arg12 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.maxsi %141, %c0_i64_3 : i64
+            %143 = arith.addi %141, %c16_i64 : i64
+            %144 = arith.minsi %143, %c32_i64 : i64
+            %145 = arith.subi %144, %142 : i64
+            %146 = arith.muli %142, %88 : i64
+            %147 = arith.addi %87, %146 : i64
+            %148 = arith.muli %140, %c32_i64 : i64
+            %149 = arith.addi %148, %83 : i64
+            %150 = arith.subi %142, %141 : i64
+            %151 = arith.addi %149, %150 : i64
+            %152 = arith.minsi %84, %c64_i64 : i64
+            "instgem.mvin"(%147, %151, %152, %145) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %89 = arith.addi %arg10, %c32 : index
+          %90 = arith.minsi %89, %arg7 : index
+          %91 = arith.subi %90, %arg10 : index
+          %subview_22 = memref.subview %reinterpret_cast_4[%arg10, %13] [%91, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_23 = memref.cast %subview_22 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %92 = arith.muli %82, %c32_i64 : i64
+          %93 = arith.addi %92, %c128_i64 : i64
+          %94 = arith.index_cast %91 : index to i64
+          %base_buffer_24, %offset_25, %sizes_26:2, %strides_27:2 = memref.extract_strided_metadata %subview_22 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_28 = memref.extract_aligned_pointer_as_index %cast_23 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %95 = arith.index_cast %intptr_28 : index to i64
+          %96 = arith.index_cast %offset_25 : index to i64
+          %97 = arith.addi %95, %96 : i64
+          %98 = arith.index_cast %strides_27#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+          %99 = arith.maxsi %94, %c0_i64_3 : i64
+          %100 = arith.addi %99, %c15_i64 : i64
+          %101 = arith.divui %100, %c16_i64 : i64
+          %102 = arith.cmpi sgt, %94, %c0_i64_3 : i64
+          %103 = arith.extui %102 : i1 to i64
+          %104 = arith.muli %101, %103 : i64
+          %105 = arith.index_cast %104 : i64 to index
+          scf.for %arg12 = %c0 to %105 step %c1 {
+            %140 = arith.index_cast %arg12 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.maxsi %141, %c0_i64_3 : i64
+            %143 = arith.addi %141, %c16_i64 : i64
+            %144 = arith.minsi %143, %94 : i64
+            %145 = arith.subi %144, %142 : i64
+            %146 = arith.muli %142, %98 : i64
+            %147 = arith.addi %97, %146 : i64
+            %148 = arith.addi %141, %93 : i64
+            %149 = arith.subi %142, %141 : i64
+            %150 = arith.addi %148, %149 : i64
+            "instgem.mvin"(%147, %150, %c16_i64, %145) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %106 = arith.maxsi %84, %c0_i64_3 : i64
+          %107 = arith.minsi %106, %c32_i64 : i64
+          %108 = arith.minsi %99, %c32_i64 : i64
+          %109 = arith.minsi %107, %108 : i64
+          %110 = arith.ceildivsi %109, %c16_i64 : i64
+          %111 = arith.divsi %109, %c16_i64 : i64
+          %112 = arith.minsi %110, %111 : i64
+          %113 = arith.maxsi %112, %c0_i64_3 : i64
+          %114 = arith.index_cast %113 : i64 to index
+          scf.for %arg12 = %c0 to %114 step %c1 {
+            %140 = arith.index_cast %arg12 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.addi %141, %93 : i64
+            "instgem.preload"(%142, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %143 = arith.addi %141, %83 : i64
+            "instgem.compute_preloaded"(%143, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %144 = arith.addi %141, %c32_i64 : i64
+            %145 = arith.addi %144, %83 : i64
+            "instgem.compute_accumulated"(%145, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %115 = arith.index_cast %110 : i64 to index
+          scf.for %arg12 = %114 to %115 step %c1 {
+            %140 = arith.index_cast %arg12 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.subi %107, %141 : i64
+            %143 = arith.minsi %142, %c16_i64 : i64
+            %144 = arith.subi %108, %141 : i64
+            %145 = arith.minsi %144, %c16_i64 : i64
+            %146 = arith.addi %141, %93 : i64
+            "instgem.preload"(%146, %c16_i64, %145, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %147 = arith.addi %141, %83 : i64
+            "instgem.compute_preloaded"(%147, %143, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %148 = arith.addi %141, %c32_i64 : i64
+            %149 = arith.addi %148, %83 : i64
+            "instgem.compute_accumulated"(%149, %143, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %116 = arith.addi %arg11, %c32 : index
+          %117 = arith.minsi %116, %arg7 : index
+          %118 = arith.subi %117, %arg11 : index
+          %subview_29 = memref.subview %reinterpret_cast_5[%arg11, %13] [%118, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_30 = memref.cast %subview_29 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %119 = arith.addi %92, %c192_i64 : i64
+          %120 = arith.index_cast %118 : index to i64
+          %base_buffer_31, %offset_32, %sizes_33:2, %strides_34:2 = memref.extract_strided_metadata %subview_29 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_35 = memref.extract_aligned_pointer_as_index %cast_30 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %121 = arith.index_cast %intptr_35 : index to i64
+          %122 = arith.index_cast %offset_32 : index to i64
+          %123 = arith.addi %121, %122 : i64
+          %124 = arith.index_cast %strides_34#0 : index to i64
+          %125 = arith.maxsi %120, %c0_i64_3 : i64
+          %126 = arith.addi %125, %c15_i64 : i64
+          %127 = arith.divui %126, %c16_i64 : i64
+          %128 = arith.cmpi sgt, %120, %c0_i64_3 : i64
+          %129 = arith.extui %128 : i1 to i64
+          %130 = arith.muli %127, %129 : i64
+          %131 = arith.index_cast %130 : i64 to index
+          scf.for %arg12 = %c0 to %131 step %c1 {
+            %140 = arith.index_cast %arg12 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.maxsi %141, %c0_i64_3 : i64
+            %143 = arith.addi %141, %c16_i64 : i64
+            %144 = arith.minsi %143, %120 : i64
+            %145 = arith.subi %144, %142 : i64
+            %146 = arith.muli %142, %124 : i64
+            %147 = arith.addi %123, %146 : i64
+            %148 = arith.addi %141, %119 : i64
+            %149 = arith.subi %142, %141 : i64
+            %150 = arith.addi %148, %149 : i64
+            "instgem.mvin"(%147, %150, %c16_i64, %145) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %132 = arith.minsi %125, %c32_i64 : i64
+          %133 = arith.minsi %107, %132 : i64
+          %134 = arith.ceildivsi %133, %c16_i64 : i64
+          %135 = arith.divsi %133, %c16_i64 : i64
+          %136 = arith.minsi %134, %135 : i64
+          %137 = arith.maxsi %136, %c0_i64_3 : i64
+          %138 = arith.index_cast %137 : i64 to index
+          scf.for %arg12 = %c0 to %138 step %c1 {
+            %140 = arith.index_cast %arg12 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.addi %141, %119 : i64
+            "instgem.preload"(%142, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %143 = arith.addi %141, %83 : i64
+            "instgem.compute_preloaded"(%143, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %144 = arith.addi %141, %c32_i64 : i64
+            %145 = arith.addi %144, %83 : i64
+            "instgem.compute_accumulated"(%145, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %139 = arith.index_cast %134 : i64 to index
+          scf.for %arg12 = %138 to %139 step %c1 {
+            %140 = arith.index_cast %arg12 : index to i64
+            %141 = arith.muli %140, %c16_i64 : i64
+            %142 = arith.subi %107, %141 : i64
+            %143 = arith.minsi %142, %c16_i64 : i64
+            %144 = arith.subi %132, %141 : i64
+            %145 = arith.minsi %144, %c16_i64 : i64
+            %146 = arith.addi %141, %119 : i64
+            "instgem.preload"(%146, %c16_i64, %145, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %147 = arith.addi %141, %83 : i64
+            "instgem.compute_preloaded"(%147, %143, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %148 = arith.addi %141, %c32_i64 : i64
+            %149 = arith.addi %148, %83 : i64
+            "instgem.compute_accumulated"(%149, %143, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %78, %89, %116 : index, index, index
         }
-        %subview_14 = memref.subview %reinterpret_cast[%16, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %116 = arith.index_cast %arg8 : index to i64
-        %117 = arith.remsi %116, %c2_i64_1 : i64
-        %118 = arith.muli %117, %c64_i64 : i64
-        %119 = arith.index_cast %104 : index to i64
-        %120 = arith.index_cast %105 : index to i64
-        %121 = arith.index_cast %114 : index to i64
-        %122 = arith.addi %119, %120 : i64
-        %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %123 = arith.index_cast %intptr_19 : index to i64
-        %124 = arith.index_cast %offset_16 : index to i64
-        %125 = arith.addi %123, %124 : i64
-        %126 = arith.index_cast %strides_18#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %126) : (i64, i64, i64, i64, i64, i64) -> ()
-        %127 = arith.maxsi %119, %c0_i64_3 : i64
-        %128 = arith.divui %127, %c16_i64 : i64
-        %129 = arith.maxsi %122, %c0_i64_3 : i64
-        %130 = arith.addi %129, %c15_i64 : i64
-        %131 = arith.divui %130, %c16_i64 : i64
-        %132 = arith.subi %131, %128 : i64
-        %133 = arith.cmpi sgt, %120, %c0_i64_3 : i64
-        %134 = arith.extui %133 : i1 to i64
-        %135 = arith.muli %132, %134 : i64
-        %136 = arith.index_cast %135 : i64 to index
-        scf.for %arg12 = %c0 to %136 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.addi %128, %243 : i64
-          %245 = arith.muli %244, %c16_i64 : i64
-          %246 = arith.maxsi %245, %119 : i64
-          %247 = arith.addi %245, %c16_i64 : i64
-          %248 = arith.minsi %247, %122 : i64
-          %249 = arith.subi %248, %246 : i64
-          %250 = arith.subi %246, %119 : i64
-          %251 = arith.muli %250, %126 : i64
-          %252 = arith.addi %125, %251 : i64
-          %253 = arith.muli %244, %c32_i64 : i64
-          %254 = arith.addi %253, %118 : i64
-          %255 = arith.subi %246, %245 : i64
-          %256 = arith.addi %254, %255 : i64
-          %257 = arith.minsi %121, %c64_i64 : i64
-          "instgem.mvin"(%252, %256, %257, %249) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %137 = arith.addi %127, %c15_i64 : i64
-        %138 = arith.divui %137, %c16_i64 : i64
-        %139 = arith.cmpi sgt, %119, %c0_i64_3 : i64
-        %140 = arith.extui %139 : i1 to i64
-        %141 = arith.muli %138, %140 : i64
-        %142 = arith.index_cast %141 : i64 to index
-        scf.for %arg12 = %c0 to %142 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.maxsi %244, %c0_i64_3 : i64
-          %246 = arith.addi %244, %c16_i64 : i64
-          %247 = arith.minsi %246, %119 : i64
-          %248 = arith.subi %247, %245 : i64
-          %249 = arith.muli %243, %c32_i64 : i64
-          %250 = arith.addi %249, %118 : i64
-          %251 = arith.subi %245, %244 : i64
-          %252 = arith.addi %250, %251 : i64
-          %253 = arith.minsi %121, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %252, %253, %248) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %143 = arith.maxsi %arg10, %c0 : index
-        %144 = arith.minsi %143, %arg7 : index
-        %145 = arith.addi %arg10, %c32 : index
-        %146 = arith.maxsi %145, %c0 : index
-        %147 = arith.minsi %146, %arg7 : index
-        %148 = arith.subi %144, %arg10 : index
-        %149 = arith.maxsi %148, %c0 : index
-        %150 = arith.minsi %149, %c32 : index
-        %151 = arith.subi %147, %144 : index
-        %152 = arith.maxsi %22, %c0 : index
-        %153 = arith.minsi %152, %arg6 : index
-        %154 = arith.maxsi %20, %c0 : index
-        %155 = arith.minsi %154, %c16 : index
-        %156 = arith.subi %153, %19 : index
-        %157 = arith.cmpi sgt, %155, %c0 : index
-        scf.if %157 {
-          func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %66 = arith.index_cast %intptr : index to i64
+        %67 = arith.index_cast %offset : index to i64
+        %68 = arith.muli %67, %c4_i64 : i64
+        %69 = arith.addi %66, %68 : i64
+        %70 = arith.index_cast %strides#0 : index to i64
+        %71 = arith.muli %70, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %71, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
-        %subview_20 = memref.subview %reinterpret_cast_4[%144, %19] [%151, %156] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %158 = arith.muli %117, %c32_i64 : i64
-        %159 = arith.addi %158, %c128_i64 : i64
-        %160 = arith.index_cast %150 : index to i64
-        %161 = arith.index_cast %151 : index to i64
-        %162 = arith.index_cast %156 : index to i64
-        %163 = arith.addi %160, %161 : i64
-        %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %164 = arith.index_cast %intptr_25 : index to i64
-        %165 = arith.index_cast %offset_22 : index to i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.index_cast %strides_24#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %167) : (i64, i64, i64, i64, i64, i64) -> ()
-        %168 = arith.maxsi %160, %c0_i64_3 : i64
-        %169 = arith.divui %168, %c16_i64 : i64
-        %170 = arith.maxsi %163, %c0_i64_3 : i64
-        %171 = arith.addi %170, %c15_i64 : i64
-        %172 = arith.divui %171, %c16_i64 : i64
-        %173 = arith.subi %172, %169 : i64
-        %174 = arith.cmpi sgt, %161, %c0_i64_3 : i64
-        %175 = arith.extui %174 : i1 to i64
-        %176 = arith.muli %173, %175 : i64
-        %177 = arith.index_cast %176 : i64 to index
-        scf.for %arg12 = %c0 to %177 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.addi %169, %243 : i64
-          %245 = arith.muli %244, %c16_i64 : i64
-          %246 = arith.maxsi %245, %160 : i64
-          %247 = arith.addi %245, %c16_i64 : i64
-          %248 = arith.minsi %247, %163 : i64
-          %249 = arith.subi %248, %246 : i64
-          %250 = arith.subi %246, %160 : i64
-          %251 = arith.muli %250, %167 : i64
-          %252 = arith.addi %166, %251 : i64
-          %253 = arith.addi %245, %159 : i64
-          %254 = arith.subi %246, %245 : i64
-          %255 = arith.addi %253, %254 : i64
-          %256 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%252, %255, %256, %249) : (i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %78 = arith.index_cast %arg8 : index to i64
+          %79 = arith.remsi %78, %c2_i64_1 : i64
+          %80 = arith.divsi %78, %c2_i64_1 : i64
+          %81 = arith.muli %79, %c16_i64 : i64
+          %82 = arith.maxsi %81, %c0_i64_3 : i64
+          %83 = arith.addi %81, %c16_i64 : i64
+          %84 = arith.minsi %83, %c32_i64 : i64
+          %85 = arith.subi %84, %82 : i64
+          %86 = arith.muli %82, %71 : i64
+          %87 = arith.addi %69, %86 : i64
+          %88 = arith.muli %80, %c64_i64 : i64
+          %89 = arith.addi %87, %88 : i64
+          %90 = arith.muli %80, %c16_i64 : i64
+          %91 = arith.addi %81, %90 : i64
+          %92 = arith.ori %91, %c2684354560_i64 : i64
+          %93 = arith.subi %82, %81 : i64
+          %94 = arith.addi %92, %93 : i64
+          %95 = arith.subi %c16_i64, %90 : i64
+          %96 = arith.minsi %95, %c16_i64 : i64
+          "instgem.mvout"(%89, %94, %96, %85) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_8 = memref.subview %reinterpret_cast_7[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_9 = memref.cast %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %cast_9 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %72 = arith.index_cast %intptr_14 : index to i64
+        %73 = arith.index_cast %offset_11 : index to i64
+        %74 = arith.muli %73, %c4_i64 : i64
+        %75 = arith.addi %72, %74 : i64
+        %76 = arith.index_cast %strides_13#0 : index to i64
+        %77 = arith.muli %76, %c4_i64 : i64
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %78 = arith.index_cast %arg8 : index to i64
+          %79 = arith.remsi %78, %c2_i64_1 : i64
+          %80 = arith.divsi %78, %c2_i64_1 : i64
+          %81 = arith.muli %79, %c16_i64 : i64
+          %82 = arith.maxsi %81, %c0_i64_3 : i64
+          %83 = arith.addi %81, %c16_i64 : i64
+          %84 = arith.minsi %83, %c32_i64 : i64
+          %85 = arith.subi %84, %82 : i64
+          %86 = arith.muli %82, %77 : i64
+          %87 = arith.addi %75, %86 : i64
+          %88 = arith.muli %80, %c64_i64 : i64
+          %89 = arith.addi %87, %88 : i64
+          %90 = arith.muli %80, %c16_i64 : i64
+          %91 = arith.addi %81, %90 : i64
+          %92 = arith.addi %91, %c32_i64 : i64
+          %93 = arith.ori %92, %c2684354560_i64 : i64
+          %94 = arith.subi %82, %81 : i64
+          %95 = arith.addi %93, %94 : i64
+          %96 = arith.subi %c16_i64, %90 : i64
+          %97 = arith.minsi %96, %c16_i64 : i64
+          "instgem.mvout"(%89, %95, %97, %85) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %105 = arith.index_cast %arg8 : index to i64
+          %106 = arith.muli %105, %c16_i64 : i64
+          %107 = arith.ori %106, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %107, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %178 = arith.addi %168, %c15_i64 : i64
-        %179 = arith.divui %178, %c16_i64 : i64
-        %180 = arith.cmpi sgt, %160, %c0_i64_3 : i64
-        %181 = arith.extui %180 : i1 to i64
-        %182 = arith.muli %179, %181 : i64
-        %183 = arith.index_cast %182 : i64 to index
-        scf.for %arg12 = %c0 to %183 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.maxsi %244, %c0_i64_3 : i64
-          %246 = arith.addi %244, %c16_i64 : i64
-          %247 = arith.minsi %246, %160 : i64
-          %248 = arith.subi %247, %245 : i64
-          %249 = arith.addi %244, %159 : i64
-          %250 = arith.subi %245, %244 : i64
-          %251 = arith.addi %249, %250 : i64
-          %252 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %251, %252, %248) : (i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %105 = arith.index_cast %arg8 : index to i64
+          %106 = arith.muli %105, %c16_i64 : i64
+          %107 = arith.addi %106, %c32_i64 : i64
+          %108 = arith.ori %107, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %108, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %184 = arith.minsi %129, %c32_i64 : i64
-        %185 = arith.maxsi %121, %c0_i64_3 : i64
-        %186 = arith.minsi %185, %c32_i64 : i64
-        %187 = arith.minsi %170, %c32_i64 : i64
-        %188 = arith.maxsi %162, %c0_i64_3 : i64
-        %189 = arith.minsi %188, %c16_i64 : i64
-        %190 = arith.ceildivsi %184, %c16_i64 : i64
-        %191 = arith.ceildivsi %189, %c16_i64 : i64
-        %192 = arith.minsi %186, %187 : i64
-        %193 = arith.ceildivsi %192, %c16_i64 : i64
-        %194 = arith.cmpi sgt, %190, %c0_i64_3 : i64
-        %195 = arith.select %194, %191, %c0_i64_3 : i64
-        %196 = arith.index_cast %195 : i64 to index
-        %197 = arith.divsi %192, %c16_i64 : i64
-        %198 = arith.minsi %193, %197 : i64
-        %199 = arith.maxsi %198, %c0_i64_3 : i64
-        %200 = arith.divsi %184, %c16_i64 : i64
-        %201 = arith.minsi %190, %200 : i64
-        %202 = arith.maxsi %201, %c1_i64_2 : i64
-        %203 = arith.minsi %184, %c16_i64 : i64
-        scf.for %arg12 = %c0 to %196 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.subi %189, %244 : i64
-          %246 = arith.minsi %245, %c16_i64 : i64
-          %247 = arith.index_cast %199 : i64 to index
-          scf.for %arg13 = %c0 to %247 step %c1 {
-            %249 = arith.index_cast %arg13 : index to i64
-            %250 = arith.ori %244, %c3221225472_i64 : i64
-            %251 = arith.muli %249, %c16_i64 : i64
-            %252 = arith.addi %251, %244 : i64
-            %253 = arith.addi %252, %159 : i64
-            "instgem.preload"(%253, %246, %c16_i64, %250, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-            %254 = arith.addi %251, %118 : i64
-            "instgem.compute_preloaded"(%254, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %255 = arith.index_cast %202 : i64 to index
-            scf.for %arg14 = %c1 to %255 step %c1 {
-              %257 = arith.index_cast %arg14 : index to i64
-              %258 = arith.muli %257, %c16_i64 : i64
-              %259 = arith.addi %258, %244 : i64
+        %65:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %105 = arith.maxsi %21, %c0 : index
+          %106 = arith.minsi %105, %arg5 : index
+          %107 = arith.maxsi %17, %c0 : index
+          %108 = arith.minsi %107, %c32 : index
+          %109 = arith.subi %106, %16 : index
+          %110 = arith.maxsi %arg9, %c0 : index
+          %111 = arith.minsi %110, %arg7 : index
+          %112 = arith.addi %arg9, %c32 : index
+          %113 = arith.maxsi %112, %c0 : index
+          %114 = arith.minsi %113, %arg7 : index
+          %115 = arith.subi %111, %arg9 : index
+          %116 = arith.maxsi %115, %c0 : index
+          %117 = arith.minsi %116, %c32 : index
+          %118 = arith.subi %114, %111 : index
+          %119 = arith.cmpi sgt, %117, %c0 : index
+          scf.if %119 {
+            func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
+          }
+          %subview_14 = memref.subview %reinterpret_cast[%16, %111] [%109, %118] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %120 = arith.index_cast %arg8 : index to i64
+          %121 = arith.remsi %120, %c2_i64_1 : i64
+          %122 = arith.muli %121, %c64_i64 : i64
+          %123 = arith.index_cast %108 : index to i64
+          %124 = arith.index_cast %109 : index to i64
+          %125 = arith.index_cast %118 : index to i64
+          %126 = arith.addi %123, %124 : i64
+          %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %127 = arith.index_cast %intptr_19 : index to i64
+          %128 = arith.index_cast %offset_16 : index to i64
+          %129 = arith.addi %127, %128 : i64
+          %130 = arith.index_cast %strides_18#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+          %131 = arith.maxsi %123, %c0_i64_3 : i64
+          %132 = arith.divui %131, %c16_i64 : i64
+          %133 = arith.maxsi %126, %c0_i64_3 : i64
+          %134 = arith.addi %133, %c15_i64 : i64
+          %135 = arith.divui %134, %c16_i64 : i64
+          %136 = arith.subi %135, %132 : i64
+          %137 = arith.cmpi sgt, %124, %c0_i64_3 : i64
+          %138 = arith.extui %137 : i1 to i64
+          %139 = arith.muli %136, %138 : i64
+          %140 = arith.index_cast %139 : i64 to index
+          scf.for %arg12 = %c0 to %140 step %c1 {
+            %247 = arith.index_cast %arg12 : index to i64
+            %248 = arith.addi %132, %247 : i64
+            %249 = arith.muli %248, %c16_i64 : i64
+            %250 = arith.maxsi %249, %123 : i64
+            %251 = arith.addi %249, %c16_i64 : i64
+            %252 = arith.minsi %251, %126 : i64
+            %253 = arith.subi %252, %250 : i64
+            %254 = arith.subi %250, %123 : i64
+            %255 = arith.muli %254, %130 : i64
+            %256 = arith.addi %129, %255 : i64
+            %257 = arith.muli %248, %c32_i64 : i64
+            %258 = arith.addi %257, %122 : i64
+            %259 = arith.subi %250, %249 : i64
+            %260 = arith.addi %258, %259 : i64
+            %261 = arith.minsi %125, %c64_i64 : i64
+            "instgem.mvin"(%256, %260, %261, %253) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %141 = arith.addi %131, %c15_i64 : i64
+          %142 = arith.divui %141, %c16_i64 : i64
+          %143 = arith.cmpi sgt, %123, %c0_i64_3 : i64
+          %144 = arith.extui %143 : i1 to i64
+          %145 = arith.muli %142, %144 : i64
+          %146 = arith.index_cast %145 : i64 to index
+          scf.for %arg12 = %c0 to %146 step %c1 {
+            %247 = arith.index_cast %arg12 : index to i64
+            %248 = arith.muli %247, %c16_i64 : i64
+            %249 = arith.maxsi %248, %c0_i64_3 : i64
+            %250 = arith.addi %248, %c16_i64 : i64
+            %251 = arith.minsi %250, %123 : i64
+            %252 = arith.subi %251, %249 : i64
+            %253 = arith.muli %247, %c32_i64 : i64
+            %254 = arith.addi %253, %122 : i64
+            %255 = arith.subi %249, %248 : i64
+            %256 = arith.addi %254, %255 : i64
+            %257 = arith.minsi %125, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %256, %257, %252) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %147 = arith.maxsi %arg10, %c0 : index
+          %148 = arith.minsi %147, %arg7 : index
+          %149 = arith.addi %arg10, %c32 : index
+          %150 = arith.maxsi %149, %c0 : index
+          %151 = arith.minsi %150, %arg7 : index
+          %152 = arith.subi %148, %arg10 : index
+          %153 = arith.maxsi %152, %c0 : index
+          %154 = arith.minsi %153, %c32 : index
+          %155 = arith.subi %151, %148 : index
+          %156 = arith.maxsi %22, %c0 : index
+          %157 = arith.minsi %156, %arg6 : index
+          %158 = arith.maxsi %20, %c0 : index
+          %159 = arith.minsi %158, %c16 : index
+          %160 = arith.subi %157, %19 : index
+          %161 = arith.cmpi sgt, %159, %c0 : index
+          scf.if %161 {
+            func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+          }
+          %subview_20 = memref.subview %reinterpret_cast_4[%148, %19] [%155, %160] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %162 = arith.muli %121, %c32_i64 : i64
+          %163 = arith.addi %162, %c128_i64 : i64
+          %164 = arith.index_cast %154 : index to i64
+          %165 = arith.index_cast %155 : index to i64
+          %166 = arith.index_cast %160 : index to i64
+          %167 = arith.addi %164, %165 : i64
+          %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %168 = arith.index_cast %intptr_25 : index to i64
+          %169 = arith.index_cast %offset_22 : index to i64
+          %170 = arith.addi %168, %169 : i64
+          %171 = arith.index_cast %strides_24#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %171) : (i64, i64, i64, i64, i64, i64) -> ()
+          %172 = arith.maxsi %164, %c0_i64_3 : i64
+          %173 = arith.divui %172, %c16_i64 : i64
+          %174 = arith.maxsi %167, %c0_i64_3 : i64
+          %175 = arith.addi %174, %c15_i64 : i64
+          %176 = arith.divui %175, %c16_i64 : i64
+          %177 = arith.subi %176, %173 : i64
+          %178 = arith.cmpi sgt, %165, %c0_i64_3 : i64
+          %179 = arith.extui %178 : i1 to i64
+          %180 = arith.muli %177, %179 : i64
+          %181 = arith.index_cast %180 : i64 to index
+          scf.for %arg12 = %c0 to %181 step %c1 {
+            %247 = arith.index_cast %arg12 : index to i64
+            %248 = arith.addi %173, %247 : i64
+            %249 = arith.muli %248, %c16_i64 : i64
+            %250 = arith.maxsi %249, %164 : i64
+            %251 = arith.addi %249, %c16_i64 : i64
+            %252 = arith.minsi %251, %167 : i64
+            %253 = arith.subi %252, %250 : i64
+            %254 = arith.subi %250, %164 : i64
+            %255 = arith.muli %254, %171 : i64
+            %256 = arith.addi %170, %255 : i64
+            %257 = arith.addi %249, %163 : i64
+            %258 = arith.subi %250, %249 : i64
+            %259 = arith.addi %257, %258 : i64
+            %260 = arith.minsi %166, %c64_i64 : i64
+            "instgem.mvin"(%256, %259, %260, %253) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %182 = arith.addi %172, %c15_i64 : i64
+          %183 = arith.divui %182, %c16_i64 : i64
+          %184 = arith.cmpi sgt, %164, %c0_i64_3 : i64
+          %185 = arith.extui %184 : i1 to i64
+          %186 = arith.muli %183, %185 : i64
+          %187 = arith.index_cast %186 : i64 to index
+          scf.for %arg12 = %c0 to %187 step %c1 {
+            %247 = arith.index_cast %arg12 : index to i64
+            %248 = arith.muli %247, %c16_i64 : i64
+            %249 = arith.maxsi %248, %c0_i64_3 : i64
+            %250 = arith.addi %248, %c16_i64 : i64
+            %251 = arith.minsi %250, %164 : i64
+            %252 = arith.subi %251, %249 : i64
+            %253 = arith.addi %248, %163 : i64
+            %254 = arith.subi %249, %248 : i64
+            %255 = arith.addi %253, %254 : i64
+            %256 = arith.minsi %166, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %255, %256, %252) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %188 = arith.minsi %133, %c32_i64 : i64
+          %189 = arith.maxsi %125, %c0_i64_3 : i64
+          %190 = arith.minsi %189, %c32_i64 : i64
+          %191 = arith.minsi %174, %c32_i64 : i64
+          %192 = arith.maxsi %166, %c0_i64_3 : i64
+          %193 = arith.minsi %192, %c16_i64 : i64
+          %194 = arith.ceildivsi %188, %c16_i64 : i64
+          %195 = arith.ceildivsi %193, %c16_i64 : i64
+          %196 = arith.minsi %190, %191 : i64
+          %197 = arith.ceildivsi %196, %c16_i64 : i64
+          %198 = arith.cmpi sgt, %194, %c0_i64_3 : i64
+          %199 = arith.select %198, %195, %c0_i64_3 : i64
+          %200 = arith.index_cast %199 : i64 to index
+          %201 = arith.divsi %196, %c16_i64 : i64
+          %202 = arith.minsi %197, %201 : i64
+          %203 = arith.maxsi %202, %c0_i64_3 : i64
+          %204 = arith.divsi %188, %c16_i64 : i64
+          %205 = arith.minsi %194, %204 : i64
+          %206 = arith.maxsi %205, %c1_i64_2 : i64
+          %207 = arith.minsi %188, %c16_i64 : i64
+          scf.for %arg12 = %c0 to %200 step %c1 {
+            %247 = arith.index_cast %arg12 : index to i64
+            %248 = arith.muli %247, %c16_i64 : i64
+            %249 = arith.subi %193, %248 : i64
+            %250 = arith.minsi %249, %c16_i64 : i64
+            %251 = arith.index_cast %203 : i64 to index
+            scf.for %arg13 = %c0 to %251 step %c1 {
+              %253 = arith.index_cast %arg13 : index to i64
+              %254 = arith.ori %248, %c3221225472_i64 : i64
+              %255 = arith.muli %253, %c16_i64 : i64
+              %256 = arith.addi %255, %248 : i64
+              %257 = arith.addi %256, %163 : i64
+              "instgem.preload"(%257, %250, %c16_i64, %254, %250, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+              %258 = arith.addi %255, %122 : i64
+              "instgem.compute_preloaded"(%258, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %259 = arith.index_cast %206 : i64 to index
+              scf.for %arg14 = %c1 to %259 step %c1 {
+                %261 = arith.index_cast %arg14 : index to i64
+                %262 = arith.muli %261, %c16_i64 : i64
+                %263 = arith.addi %262, %248 : i64
+                %264 = arith.ori %263, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %250, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %265 = arith.muli %261, %c32_i64 : i64
+                %266 = arith.addi %265, %255 : i64
+                %267 = arith.addi %266, %122 : i64
+                "instgem.compute_accumulated"(%267, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %260 = arith.index_cast %194 : i64 to index
+              scf.for %arg14 = %259 to %260 step %c1 {
+                %261 = arith.index_cast %arg14 : index to i64
+                %262 = arith.muli %261, %c16_i64 : i64
+                %263 = arith.subi %188, %262 : i64
+                %264 = arith.minsi %263, %c16_i64 : i64
+                %265 = arith.addi %262, %248 : i64
+                %266 = arith.ori %265, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %250, %264) : (i64, i64, i64, i64, i64, i64) -> ()
+                %267 = arith.muli %261, %c32_i64 : i64
+                %268 = arith.addi %267, %255 : i64
+                %269 = arith.addi %268, %122 : i64
+                "instgem.compute_accumulated"(%269, %c16_i64, %264, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %252 = arith.index_cast %197 : i64 to index
+            scf.for %arg13 = %251 to %252 step %c1 {
+              %253 = arith.index_cast %arg13 : index to i64
+              %254 = arith.muli %253, %c16_i64 : i64
+              %255 = arith.subi %190, %254 : i64
+              %256 = arith.minsi %255, %c16_i64 : i64
+              %257 = arith.subi %191, %254 : i64
+              %258 = arith.minsi %257, %c16_i64 : i64
+              %259 = arith.ori %248, %c3221225472_i64 : i64
+              %260 = arith.addi %254, %248 : i64
+              %261 = arith.addi %260, %163 : i64
+              "instgem.preload"(%261, %250, %258, %259, %250, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+              %262 = arith.addi %254, %122 : i64
+              "instgem.compute_preloaded"(%262, %256, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %263 = arith.index_cast %206 : i64 to index
+              scf.for %arg14 = %c1 to %263 step %c1 {
+                %265 = arith.index_cast %arg14 : index to i64
+                %266 = arith.muli %265, %c16_i64 : i64
+                %267 = arith.addi %266, %248 : i64
+                %268 = arith.ori %267, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %268, %250, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %269 = arith.muli %265, %c32_i64 : i64
+                %270 = arith.addi %269, %254 : i64
+                %271 = arith.addi %270, %122 : i64
+                "instgem.compute_accumulated"(%271, %256, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %264 = arith.index_cast %194 : i64 to index
+              scf.for %arg14 = %263 to %264 step %c1 {
+                %265 = arith.index_cast %arg14 : index to i64
+                %266 = arith.muli %265, %c16_i64 : i64
+                %267 = arith.subi %188, %266 : i64
+                %268 = arith.minsi %267, %c16_i64 : i64
+                %269 = arith.addi %266, %248 : i64
+                %270 = arith.ori %269, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %270, %250, %268) : (i64, i64, i64, i64, i64, i64) -> ()
+                %271 = arith.muli %265, %c32_i64 : i64
+                %272 = arith.addi %271, %254 : i64
+                %273 = arith.addi %272, %122 : i64
+                "instgem.compute_accumulated"(%273, %256, %268, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %208 = arith.maxsi %arg11, %c0 : index
+          %209 = arith.minsi %208, %arg7 : index
+          %210 = arith.addi %arg11, %c32 : index
+          %211 = arith.maxsi %210, %c0 : index
+          %212 = arith.minsi %211, %arg7 : index
+          %213 = arith.subi %209, %arg11 : index
+          %214 = arith.maxsi %213, %c0 : index
+          %215 = arith.minsi %214, %c32 : index
+          %216 = arith.subi %212, %209 : index
+          scf.if %161 {
+            func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+          }
+          %subview_26 = memref.subview %reinterpret_cast_5[%209, %19] [%216, %160] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %217 = arith.addi %162, %c192_i64 : i64
+          %218 = arith.index_cast %215 : index to i64
+          %219 = arith.index_cast %216 : index to i64
+          %220 = arith.addi %218, %219 : i64
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %221 = arith.index_cast %intptr_31 : index to i64
+          %222 = arith.index_cast %offset_28 : index to i64
+          %223 = arith.addi %221, %222 : i64
+          %224 = arith.index_cast %strides_30#0 : index to i64
+          %225 = arith.maxsi %218, %c0_i64_3 : i64
+          %226 = arith.divui %225, %c16_i64 : i64
+          %227 = arith.maxsi %220, %c0_i64_3 : i64
+          %228 = arith.addi %227, %c15_i64 : i64
+          %229 = arith.divui %228, %c16_i64 : i64
+          %230 = arith.subi %229, %226 : i64
+          %231 = arith.cmpi sgt, %219, %c0_i64_3 : i64
+          %232 = arith.extui %231 : i1 to i64
+          %233 = arith.muli %230, %232 : i64
+          %234 = arith.index_cast %233 : i64 to index
+          scf.for %arg12 = %c0 to %234 step %c1 {
+            %247 = arith.index_cast %arg12 : index to i64
+            %248 = arith.addi %226, %247 : i64
+            %249 = arith.muli %248, %c16_i64 : i64
+            %250 = arith.maxsi %249, %218 : i64
+            %251 = arith.addi %249, %c16_i64 : i64
+            %252 = arith.minsi %251, %220 : i64
+            %253 = arith.subi %252, %250 : i64
+            %254 = arith.subi %250, %218 : i64
+            %255 = arith.muli %254, %224 : i64
+            %256 = arith.addi %223, %255 : i64
+            %257 = arith.addi %249, %217 : i64
+            %258 = arith.subi %250, %249 : i64
+            %259 = arith.addi %257, %258 : i64
+            %260 = arith.minsi %166, %c64_i64 : i64
+            "instgem.mvin"(%256, %259, %260, %253) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %235 = arith.addi %225, %c15_i64 : i64
+          %236 = arith.divui %235, %c16_i64 : i64
+          %237 = arith.cmpi sgt, %218, %c0_i64_3 : i64
+          %238 = arith.extui %237 : i1 to i64
+          %239 = arith.muli %236, %238 : i64
+          %240 = arith.index_cast %239 : i64 to index
+          scf.for %arg12 = %c0 to %240 step %c1 {
+            %247 = arith.index_cast %arg12 : index to i64
+            %248 = arith.muli %247, %c16_i64 : i64
+            %249 = arith.maxsi %248, %c0_i64_3 : i64
+            %250 = arith.addi %248, %c16_i64 : i64
+            %251 = arith.minsi %250, %218 : i64
+            %252 = arith.subi %251, %249 : i64
+            %253 = arith.addi %248, %217 : i64
+            %254 = arith.subi %249, %248 : i64
+            %255 = arith.addi %253, %254 : i64
+            %256 = arith.minsi %166, %c64_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %255, %256, %252) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %241 = arith.minsi %227, %c32_i64 : i64
+          %242 = arith.minsi %190, %241 : i64
+          %243 = arith.ceildivsi %242, %c16_i64 : i64
+          %244 = arith.divsi %242, %c16_i64 : i64
+          %245 = arith.minsi %243, %244 : i64
+          %246 = arith.maxsi %245, %c0_i64_3 : i64
+          scf.for %arg12 = %c0 to %200 step %c1 {
+            %247 = arith.index_cast %arg12 : index to i64
+            %248 = arith.muli %247, %c16_i64 : i64
+            %249 = arith.subi %193, %248 : i64
+            %250 = arith.minsi %249, %c16_i64 : i64
+            %251 = arith.index_cast %246 : i64 to index
+            scf.for %arg13 = %c0 to %251 step %c1 {
+              %253 = arith.index_cast %arg13 : index to i64
+              %254 = arith.addi %248, %c32_i64 : i64
+              %255 = arith.ori %254, %c3221225472_i64 : i64
+              %256 = arith.muli %253, %c16_i64 : i64
+              %257 = arith.addi %256, %248 : i64
+              %258 = arith.addi %257, %217 : i64
+              "instgem.preload"(%258, %250, %c16_i64, %255, %250, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+              %259 = arith.addi %256, %122 : i64
+              "instgem.compute_preloaded"(%259, %c16_i64, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %260 = arith.index_cast %206 : i64 to index
+              scf.for %arg14 = %c1 to %260 step %c1 {
+                %262 = arith.index_cast %arg14 : index to i64
+                %263 = arith.muli %262, %c16_i64 : i64
+                %264 = arith.addi %263, %248 : i64
+                %265 = arith.addi %264, %c32_i64 : i64
+                %266 = arith.ori %265, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %250, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %267 = arith.muli %262, %c32_i64 : i64
+                %268 = arith.addi %267, %256 : i64
+                %269 = arith.addi %268, %122 : i64
+                "instgem.compute_accumulated"(%269, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %261 = arith.index_cast %194 : i64 to index
+              scf.for %arg14 = %260 to %261 step %c1 {
+                %262 = arith.index_cast %arg14 : index to i64
+                %263 = arith.muli %262, %c16_i64 : i64
+                %264 = arith.subi %188, %263 : i64
+                %265 = arith.minsi %264, %c16_i64 : i64
+                %266 = arith.addi %263, %248 : i64
+                %267 = arith.addi %266, %c32_i64 : i64
+                %268 = arith.ori %267, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %268, %250, %265) : (i64, i64, i64, i64, i64, i64) -> ()
+                %269 = arith.muli %262, %c32_i64 : i64
+                %270 = arith.addi %269, %256 : i64
+                %271 = arith.addi %270, %122 : i64
+                "instgem.compute_accumulated"(%271, %c16_i64, %265, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %252 = arith.index_cast %243 : i64 to index
+            scf.for %arg13 = %251 to %252 step %c1 {
+              %253 = arith.index_cast %arg13 : index to i64
+              %254 = arith.muli %253, %c16_i64 : i64
+              %255 = arith.subi %190, %254 : i64
+              %256 = arith.minsi %255, %c16_i64 : i64
+              %257 = arith.subi %241, %254 : i64
+              %258 = arith.minsi %257, %c16_i64 : i64
+              %259 = arith.addi %248, %c32_i64 : i64
               %260 = arith.ori %259, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %261 = arith.muli %257, %c32_i64 : i64
-              %262 = arith.addi %261, %251 : i64
-              %263 = arith.addi %262, %118 : i64
-              "instgem.compute_accumulated"(%263, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %261 = arith.addi %254, %248 : i64
+              %262 = arith.addi %261, %217 : i64
+              "instgem.preload"(%262, %250, %258, %260, %250, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+              %263 = arith.addi %254, %122 : i64
+              "instgem.compute_preloaded"(%263, %256, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %264 = arith.index_cast %206 : i64 to index
+              scf.for %arg14 = %c1 to %264 step %c1 {
+                %266 = arith.index_cast %arg14 : index to i64
+                %267 = arith.muli %266, %c16_i64 : i64
+                %268 = arith.addi %267, %248 : i64
+                %269 = arith.addi %268, %c32_i64 : i64
+                %270 = arith.ori %269, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %270, %250, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %271 = arith.muli %266, %c32_i64 : i64
+                %272 = arith.addi %271, %254 : i64
+                %273 = arith.addi %272, %122 : i64
+                "instgem.compute_accumulated"(%273, %256, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %265 = arith.index_cast %194 : i64 to index
+              scf.for %arg14 = %264 to %265 step %c1 {
+                %266 = arith.index_cast %arg14 : index to i64
+                %267 = arith.muli %266, %c16_i64 : i64
+                %268 = arith.subi %188, %267 : i64
+                %269 = arith.minsi %268, %c16_i64 : i64
+                %270 = arith.addi %267, %248 : i64
+                %271 = arith.addi %270, %c32_i64 : i64
+                %272 = arith.ori %271, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %272, %250, %269) : (i64, i64, i64, i64, i64, i64) -> ()
+                %273 = arith.muli %266, %c32_i64 : i64
+                %274 = arith.addi %273, %254 : i64
+                %275 = arith.addi %274, %122 : i64
+                "instgem.compute_accumulated"(%275, %256, %269, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             }
-            %256 = arith.index_cast %190 : i64 to index
-            scf.for %arg14 = %255 to %256 step %c1 {
-              %257 = arith.index_cast %arg14 : index to i64
-              %258 = arith.muli %257, %c16_i64 : i64
-              %259 = arith.subi %184, %258 : i64
-              %260 = arith.minsi %259, %c16_i64 : i64
-              %261 = arith.addi %258, %244 : i64
-              %262 = arith.ori %261, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %246, %260) : (i64, i64, i64, i64, i64, i64) -> ()
-              %263 = arith.muli %257, %c32_i64 : i64
-              %264 = arith.addi %263, %251 : i64
-              %265 = arith.addi %264, %118 : i64
-              "instgem.compute_accumulated"(%265, %c16_i64, %260, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %248 = arith.index_cast %193 : i64 to index
-          scf.for %arg13 = %247 to %248 step %c1 {
-            %249 = arith.index_cast %arg13 : index to i64
-            %250 = arith.muli %249, %c16_i64 : i64
-            %251 = arith.subi %186, %250 : i64
-            %252 = arith.minsi %251, %c16_i64 : i64
-            %253 = arith.subi %187, %250 : i64
-            %254 = arith.minsi %253, %c16_i64 : i64
-            %255 = arith.ori %244, %c3221225472_i64 : i64
-            %256 = arith.addi %250, %244 : i64
-            %257 = arith.addi %256, %159 : i64
-            "instgem.preload"(%257, %246, %254, %255, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-            %258 = arith.addi %250, %118 : i64
-            "instgem.compute_preloaded"(%258, %252, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %259 = arith.index_cast %202 : i64 to index
-            scf.for %arg14 = %c1 to %259 step %c1 {
-              %261 = arith.index_cast %arg14 : index to i64
-              %262 = arith.muli %261, %c16_i64 : i64
-              %263 = arith.addi %262, %244 : i64
-              %264 = arith.ori %263, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %265 = arith.muli %261, %c32_i64 : i64
-              %266 = arith.addi %265, %250 : i64
-              %267 = arith.addi %266, %118 : i64
-              "instgem.compute_accumulated"(%267, %252, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %260 = arith.index_cast %190 : i64 to index
-            scf.for %arg14 = %259 to %260 step %c1 {
-              %261 = arith.index_cast %arg14 : index to i64
-              %262 = arith.muli %261, %c16_i64 : i64
-              %263 = arith.subi %184, %262 : i64
-              %264 = arith.minsi %263, %c16_i64 : i64
-              %265 = arith.addi %262, %244 : i64
-              %266 = arith.ori %265, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %246, %264) : (i64, i64, i64, i64, i64, i64) -> ()
-              %267 = arith.muli %261, %c32_i64 : i64
-              %268 = arith.addi %267, %250 : i64
-              %269 = arith.addi %268, %118 : i64
-              "instgem.compute_accumulated"(%269, %252, %264, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        %204 = arith.maxsi %arg11, %c0 : index
-        %205 = arith.minsi %204, %arg7 : index
-        %206 = arith.addi %arg11, %c32 : index
-        %207 = arith.maxsi %206, %c0 : index
-        %208 = arith.minsi %207, %arg7 : index
-        %209 = arith.subi %205, %arg11 : index
-        %210 = arith.maxsi %209, %c0 : index
-        %211 = arith.minsi %210, %c32 : index
-        %212 = arith.subi %208, %205 : index
-        scf.if %157 {
-          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+          } {gemmini.compute_nest}
+          scf.yield %112, %149, %210 : index, index, index
         }
-        %subview_26 = memref.subview %reinterpret_cast_5[%205, %19] [%212, %156] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %213 = arith.addi %158, %c192_i64 : i64
-        %214 = arith.index_cast %211 : index to i64
-        %215 = arith.index_cast %212 : index to i64
-        %216 = arith.addi %214, %215 : i64
-        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %217 = arith.index_cast %intptr_31 : index to i64
-        %218 = arith.index_cast %offset_28 : index to i64
-        %219 = arith.addi %217, %218 : i64
-        %220 = arith.index_cast %strides_30#0 : index to i64
-        %221 = arith.maxsi %214, %c0_i64_3 : i64
-        %222 = arith.divui %221, %c16_i64 : i64
-        %223 = arith.maxsi %216, %c0_i64_3 : i64
-        %224 = arith.addi %223, %c15_i64 : i64
-        %225 = arith.divui %224, %c16_i64 : i64
-        %226 = arith.subi %225, %222 : i64
-        %227 = arith.cmpi sgt, %215, %c0_i64_3 : i64
-        %228 = arith.extui %227 : i1 to i64
-        %229 = arith.muli %226, %228 : i64
-        %230 = arith.index_cast %229 : i64 to index
-        scf.for %arg12 = %c0 to %230 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.addi %222, %243 : i64
-          %245 = arith.muli %244, %c16_i64 : i64
-          %246 = arith.maxsi %245, %214 : i64
-          %247 = arith.addi %245, %c16_i64 : i64
-          %248 = arith.minsi %247, %216 : i64
-          %249 = arith.subi %248, %246 : i64
-          %250 = arith.subi %246, %214 : i64
-          %251 = arith.muli %250, %220 : i64
-          %252 = arith.addi %219, %251 : i64
-          %253 = arith.addi %245, %213 : i64
-          %254 = arith.subi %246, %245 : i64
-          %255 = arith.addi %253, %254 : i64
-          %256 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%252, %255, %256, %249) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %231 = arith.addi %221, %c15_i64 : i64
-        %232 = arith.divui %231, %c16_i64 : i64
-        %233 = arith.cmpi sgt, %214, %c0_i64_3 : i64
-        %234 = arith.extui %233 : i1 to i64
-        %235 = arith.muli %232, %234 : i64
-        %236 = arith.index_cast %235 : i64 to index
-        scf.for %arg12 = %c0 to %236 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.maxsi %244, %c0_i64_3 : i64
-          %246 = arith.addi %244, %c16_i64 : i64
-          %247 = arith.minsi %246, %214 : i64
-          %248 = arith.subi %247, %245 : i64
-          %249 = arith.addi %244, %213 : i64
-          %250 = arith.subi %245, %244 : i64
-          %251 = arith.addi %249, %250 : i64
-          %252 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %251, %252, %248) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %237 = arith.minsi %223, %c32_i64 : i64
-        %238 = arith.minsi %186, %237 : i64
-        %239 = arith.ceildivsi %238, %c16_i64 : i64
-        %240 = arith.divsi %238, %c16_i64 : i64
-        %241 = arith.minsi %239, %240 : i64
-        %242 = arith.maxsi %241, %c0_i64_3 : i64
-        scf.for %arg12 = %c0 to %196 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.subi %189, %244 : i64
-          %246 = arith.minsi %245, %c16_i64 : i64
-          %247 = arith.index_cast %242 : i64 to index
-          scf.for %arg13 = %c0 to %247 step %c1 {
-            %249 = arith.index_cast %arg13 : index to i64
-            %250 = arith.addi %244, %c32_i64 : i64
-            %251 = arith.ori %250, %c3221225472_i64 : i64
-            %252 = arith.muli %249, %c16_i64 : i64
-            %253 = arith.addi %252, %244 : i64
-            %254 = arith.addi %253, %213 : i64
-            "instgem.preload"(%254, %246, %c16_i64, %251, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-            %255 = arith.addi %252, %118 : i64
-            "instgem.compute_preloaded"(%255, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %256 = arith.index_cast %202 : i64 to index
-            scf.for %arg14 = %c1 to %256 step %c1 {
-              %258 = arith.index_cast %arg14 : index to i64
-              %259 = arith.muli %258, %c16_i64 : i64
-              %260 = arith.addi %259, %244 : i64
-              %261 = arith.addi %260, %c32_i64 : i64
-              %262 = arith.ori %261, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %263 = arith.muli %258, %c32_i64 : i64
-              %264 = arith.addi %263, %252 : i64
-              %265 = arith.addi %264, %118 : i64
-              "instgem.compute_accumulated"(%265, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %257 = arith.index_cast %190 : i64 to index
-            scf.for %arg14 = %256 to %257 step %c1 {
-              %258 = arith.index_cast %arg14 : index to i64
-              %259 = arith.muli %258, %c16_i64 : i64
-              %260 = arith.subi %184, %259 : i64
-              %261 = arith.minsi %260, %c16_i64 : i64
-              %262 = arith.addi %259, %244 : i64
-              %263 = arith.addi %262, %c32_i64 : i64
-              %264 = arith.ori %263, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %246, %261) : (i64, i64, i64, i64, i64, i64) -> ()
-              %265 = arith.muli %258, %c32_i64 : i64
-              %266 = arith.addi %265, %252 : i64
-              %267 = arith.addi %266, %118 : i64
-              "instgem.compute_accumulated"(%267, %c16_i64, %261, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %248 = arith.index_cast %239 : i64 to index
-          scf.for %arg13 = %247 to %248 step %c1 {
-            %249 = arith.index_cast %arg13 : index to i64
-            %250 = arith.muli %249, %c16_i64 : i64
-            %251 = arith.subi %186, %250 : i64
-            %252 = arith.minsi %251, %c16_i64 : i64
-            %253 = arith.subi %237, %250 : i64
-            %254 = arith.minsi %253, %c16_i64 : i64
-            %255 = arith.addi %244, %c32_i64 : i64
-            %256 = arith.ori %255, %c3221225472_i64 : i64
-            %257 = arith.addi %250, %244 : i64
-            %258 = arith.addi %257, %213 : i64
-            "instgem.preload"(%258, %246, %254, %256, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-            %259 = arith.addi %250, %118 : i64
-            "instgem.compute_preloaded"(%259, %252, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %260 = arith.index_cast %202 : i64 to index
-            scf.for %arg14 = %c1 to %260 step %c1 {
-              %262 = arith.index_cast %arg14 : index to i64
-              %263 = arith.muli %262, %c16_i64 : i64
-              %264 = arith.addi %263, %244 : i64
-              %265 = arith.addi %264, %c32_i64 : i64
-              %266 = arith.ori %265, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %267 = arith.muli %262, %c32_i64 : i64
-              %268 = arith.addi %267, %250 : i64
-              %269 = arith.addi %268, %118 : i64
-              "instgem.compute_accumulated"(%269, %252, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %261 = arith.index_cast %190 : i64 to index
-            scf.for %arg14 = %260 to %261 step %c1 {
-              %262 = arith.index_cast %arg14 : index to i64
-              %263 = arith.muli %262, %c16_i64 : i64
-              %264 = arith.subi %184, %263 : i64
-              %265 = arith.minsi %264, %c16_i64 : i64
-              %266 = arith.addi %263, %244 : i64
-              %267 = arith.addi %266, %c32_i64 : i64
-              %268 = arith.ori %267, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %268, %246, %265) : (i64, i64, i64, i64, i64, i64) -> ()
-              %269 = arith.muli %262, %c32_i64 : i64
-              %270 = arith.addi %269, %250 : i64
-              %271 = arith.addi %270, %118 : i64
-              "instgem.compute_accumulated"(%271, %252, %265, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        scf.yield %108, %145, %206 : index, index, index
-      }
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %62 = arith.maxsi %21, %c0 : index
-      %63 = arith.minsi %62, %arg5 : index
-      %64 = arith.maxsi %17, %c0 : index
-      %65 = arith.minsi %64, %c32 : index
-      %66 = arith.subi %63, %16 : index
-      %67 = arith.maxsi %22, %c0 : index
-      %68 = arith.minsi %67, %arg6 : index
-      %69 = arith.maxsi %20, %c0 : index
-      %70 = arith.minsi %69, %c16 : index
-      %71 = arith.subi %68, %19 : index
-      %72 = arith.cmpi sgt, %70, %c0 : index
-      scf.if %72 {
-        func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview = memref.subview %reinterpret_cast_6[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %73 = arith.index_cast %65 : index to i64
-      %74 = arith.index_cast %66 : index to i64
-      %75 = arith.index_cast %71 : index to i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %76 = arith.index_cast %intptr : index to i64
-      %77 = arith.index_cast %offset : index to i64
-      %78 = arith.muli %77, %c4_i64 : i64
-      %79 = arith.addi %76, %78 : i64
-      %80 = arith.index_cast %strides#0 : index to i64
-      %81 = arith.muli %80, %c4_i64 : i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %81, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %82 = arith.maxsi %73, %c0_i64_3 : i64
-      %83 = arith.divui %82, %c16_i64 : i64
-      %84 = arith.addi %73, %74 : i64
-      %85 = arith.maxsi %84, %c0_i64_3 : i64
-      %86 = arith.addi %85, %c15_i64 : i64
-      %87 = arith.divui %86, %c16_i64 : i64
-      %88 = arith.subi %87, %83 : i64
-      %89 = arith.cmpi sgt, %74, %c0_i64_3 : i64
-      %90 = arith.extui %89 : i1 to i64
-      %91 = arith.muli %88, %90 : i64
-      %92 = arith.ceildivsi %75, %c16_i64 : i64
-      %93 = arith.muli %91, %92 : i64
-      %94 = arith.index_cast %93 : i64 to index
-      scf.for %arg8 = %c0 to %94 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.remsi %101, %91 : i64
-        %103 = arith.divsi %101, %91 : i64
-        %104 = arith.addi %83, %102 : i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %73 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %84 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.subi %106, %73 : i64
-        %111 = arith.muli %110, %81 : i64
-        %112 = arith.addi %79, %111 : i64
-        %113 = arith.muli %103, %c64_i64 : i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.muli %103, %c16_i64 : i64
-        %116 = arith.addi %105, %115 : i64
-        %117 = arith.ori %116, %c2684354560_i64 : i64
-        %118 = arith.subi %106, %105 : i64
-        %119 = arith.addi %117, %118 : i64
-        %120 = arith.subi %75, %115 : i64
-        %121 = arith.minsi %120, %c16_i64 : i64
-        "instgem.mvout"(%114, %119, %121, %109) : (i64, i64, i64, i64) -> ()
-      }
-      scf.if %72 {
-        func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
-      }
-      %subview_8 = memref.subview %reinterpret_cast_7[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %95 = arith.index_cast %intptr_13 : index to i64
-      %96 = arith.index_cast %offset_10 : index to i64
-      %97 = arith.muli %96, %c4_i64 : i64
-      %98 = arith.addi %95, %97 : i64
-      %99 = arith.index_cast %strides_12#0 : index to i64
-      %100 = arith.muli %99, %c4_i64 : i64
-      scf.for %arg8 = %c0 to %94 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.remsi %101, %91 : i64
-        %103 = arith.divsi %101, %91 : i64
-        %104 = arith.addi %83, %102 : i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %73 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %84 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.subi %106, %73 : i64
-        %111 = arith.muli %110, %100 : i64
-        %112 = arith.addi %98, %111 : i64
-        %113 = arith.muli %103, %c64_i64 : i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.muli %103, %c16_i64 : i64
-        %116 = arith.addi %105, %115 : i64
-        %117 = arith.addi %116, %c32_i64 : i64
-        %118 = arith.ori %117, %c2684354560_i64 : i64
-        %119 = arith.subi %106, %105 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.subi %75, %115 : i64
-        %122 = arith.minsi %121, %c16_i64 : i64
-        "instgem.mvout"(%114, %120, %122, %109) : (i64, i64, i64, i64) -> ()
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %66 = arith.maxsi %21, %c0 : index
+        %67 = arith.minsi %66, %arg5 : index
+        %68 = arith.maxsi %17, %c0 : index
+        %69 = arith.minsi %68, %c32 : index
+        %70 = arith.subi %67, %16 : index
+        %71 = arith.maxsi %22, %c0 : index
+        %72 = arith.minsi %71, %arg6 : index
+        %73 = arith.maxsi %20, %c0 : index
+        %74 = arith.minsi %73, %c16 : index
+        %75 = arith.subi %72, %19 : index
+        %76 = arith.cmpi sgt, %74, %c0 : index
+        scf.if %76 {
+          func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
+        }
+        %subview = memref.subview %reinterpret_cast_6[%16, %19] [%70, %75] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %77 = arith.index_cast %69 : index to i64
+        %78 = arith.index_cast %70 : index to i64
+        %79 = arith.index_cast %75 : index to i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %80 = arith.index_cast %intptr : index to i64
+        %81 = arith.index_cast %offset : index to i64
+        %82 = arith.muli %81, %c4_i64 : i64
+        %83 = arith.addi %80, %82 : i64
+        %84 = arith.index_cast %strides#0 : index to i64
+        %85 = arith.muli %84, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %85, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %86 = arith.maxsi %77, %c0_i64_3 : i64
+        %87 = arith.divui %86, %c16_i64 : i64
+        %88 = arith.addi %77, %78 : i64
+        %89 = arith.maxsi %88, %c0_i64_3 : i64
+        %90 = arith.addi %89, %c15_i64 : i64
+        %91 = arith.divui %90, %c16_i64 : i64
+        %92 = arith.subi %91, %87 : i64
+        %93 = arith.cmpi sgt, %78, %c0_i64_3 : i64
+        %94 = arith.extui %93 : i1 to i64
+        %95 = arith.muli %92, %94 : i64
+        %96 = arith.ceildivsi %79, %c16_i64 : i64
+        %97 = arith.muli %95, %96 : i64
+        %98 = arith.index_cast %97 : i64 to index
+        scf.for %arg8 = %c0 to %98 step %c1 {
+          %105 = arith.index_cast %arg8 : index to i64
+          %106 = arith.remsi %105, %95 : i64
+          %107 = arith.divsi %105, %95 : i64
+          %108 = arith.addi %87, %106 : i64
+          %109 = arith.muli %108, %c16_i64 : i64
+          %110 = arith.maxsi %109, %77 : i64
+          %111 = arith.addi %109, %c16_i64 : i64
+          %112 = arith.minsi %111, %88 : i64
+          %113 = arith.subi %112, %110 : i64
+          %114 = arith.subi %110, %77 : i64
+          %115 = arith.muli %114, %85 : i64
+          %116 = arith.addi %83, %115 : i64
+          %117 = arith.muli %107, %c64_i64 : i64
+          %118 = arith.addi %116, %117 : i64
+          %119 = arith.muli %107, %c16_i64 : i64
+          %120 = arith.addi %109, %119 : i64
+          %121 = arith.ori %120, %c2684354560_i64 : i64
+          %122 = arith.subi %110, %109 : i64
+          %123 = arith.addi %121, %122 : i64
+          %124 = arith.subi %79, %119 : i64
+          %125 = arith.minsi %124, %c16_i64 : i64
+          "instgem.mvout"(%118, %123, %125, %113) : (i64, i64, i64, i64) -> ()
+        }
+        scf.if %76 {
+          func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
+        }
+        %subview_8 = memref.subview %reinterpret_cast_7[%16, %19] [%70, %75] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %99 = arith.index_cast %intptr_13 : index to i64
+        %100 = arith.index_cast %offset_10 : index to i64
+        %101 = arith.muli %100, %c4_i64 : i64
+        %102 = arith.addi %99, %101 : i64
+        %103 = arith.index_cast %strides_12#0 : index to i64
+        %104 = arith.muli %103, %c4_i64 : i64
+        scf.for %arg8 = %c0 to %98 step %c1 {
+          %105 = arith.index_cast %arg8 : index to i64
+          %106 = arith.remsi %105, %95 : i64
+          %107 = arith.divsi %105, %95 : i64
+          %108 = arith.addi %87, %106 : i64
+          %109 = arith.muli %108, %c16_i64 : i64
+          %110 = arith.maxsi %109, %77 : i64
+          %111 = arith.addi %109, %c16_i64 : i64
+          %112 = arith.minsi %111, %88 : i64
+          %113 = arith.subi %112, %110 : i64
+          %114 = arith.subi %110, %77 : i64
+          %115 = arith.muli %114, %104 : i64
+          %116 = arith.addi %102, %115 : i64
+          %117 = arith.muli %107, %c64_i64 : i64
+          %118 = arith.addi %116, %117 : i64
+          %119 = arith.muli %107, %c16_i64 : i64
+          %120 = arith.addi %109, %119 : i64
+          %121 = arith.addi %120, %c32_i64 : i64
+          %122 = arith.ori %121, %c2684354560_i64 : i64
+          %123 = arith.subi %110, %109 : i64
+          %124 = arith.addi %122, %123 : i64
+          %125 = arith.subi %79, %119 : i64
+          %126 = arith.minsi %125, %c16_i64 : i64
+          "instgem.mvout"(%118, %124, %126, %113) : (i64, i64, i64, i64) -> ()
+        }
       }
     }
     return
