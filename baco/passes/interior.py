@@ -14,10 +14,11 @@ so the first copy's windows have constant extents and no lead rows: canonicaliza
 them, and the lowering's streams get constant trip counts and no ragged branches. Other clamps
 stay in both copies. A K that is not a multiple of the K block fails that test for every program
 (its last K window is short), so where a loop's window ends past its offset (x = v + c, c > 0)
-the edge copy is versioned once more:
+the test is split in two:
 
-    else if (those ends are >= 0 and every other clamp is the identity) { body, those clamps
-             min(x, D), the others removed } else { body }
+    if (those ends are >= 0 and every other clamp is the identity) {
+        if (those ends are <= D too) { body, clamps removed }
+        else { body, those clamps min(x, D), the others removed } } else { body }
 
 (the ragged-K version: M and N extents constant, only the K extent computed each step). The
 test costs ~30 instructions a program; the kernel function of 512^3 at 32/32/512 (DIM 16) grew
@@ -138,9 +139,10 @@ def _clamps(top, hoist: _Hoist):
     return found
 
 
-def _condition(clamps, hoisted: dict, low_only=()):
-    """i1: every clamp's end lies in [0, D] on every iteration, or only >= 0 for the clamps in
-    `low_only` (built at the insertion point, over the `hoisted` clones of the values it reads)."""
+def _condition(clamps, hoisted: dict, lows=True, skip_high=()):
+    """i1: every clamp's end lies in [0, D] on every iteration (only <= D without `lows`, only
+    >= 0 for the clamps in `skip_high`), built at the insertion point over the `hoisted` clones of
+    the values it reads."""
     conds = []
     at = lambda v: hoisted.get(v, v)      # noqa: E731
     for op, (kind, what, c), bound in clamps:
@@ -152,7 +154,7 @@ def _condition(clamps, hoisted: dict, low_only=()):
             low = ir.binop("addi", init, ir.const_index(c))
             last = ir.binop("subi", ir.binop("subi", ub, lb), ir.const_index(1))
             high = ir.binop("addi", low, ir.binop("muli", last, ir.const_index(s)))
-        for cond in (("sge", low, None),) + ((("sle", high, bound),) if op not in low_only else ()):
+        for cond in (("sge", low, None),) * lows + (("sle", high, bound),) * (op not in skip_high):
             if cond not in conds:       # a window's two ends and its store's repeat a test
                 conds.append(cond)
     conds = [ir.cmpi(pred, a, ir.const_index(0) if b is None else b) for pred, a, b in conds]
@@ -209,19 +211,20 @@ def version_interior(func) -> bool:
     with InsertionPoint(ops[split]), func.location:
         mapping = {}
         clone_with(sorted(hoist.needed, key=ops.index), mapping)
-        if_op = scf.IfOp(_condition(clamps, mapping), [], has_else=True)
+        if_op = scf.IfOp(_condition(clamps, mapping, skip_high=ragged), [], has_else=True)
     with InsertionPoint(if_op.then_block), func.location:
-        _unclamped_copy(rest, clamps, prefix)
-    with InsertionPoint(if_op.else_block), func.location:
-        if ragged:
-            ragged_if = scf.IfOp(_condition(clamps, mapping, low_only=ragged), [], has_else=True)
-            with InsertionPoint(ragged_if.then_block):
+        if ragged:          # M and N full: all K windows full too, or only the last K step's short
+            k_full = scf.IfOp(_condition([c for c in clamps if c[0] in ragged], mapping, lows=False), [],
+                              has_else=True)
+            with InsertionPoint(k_full.then_block):
+                _unclamped_copy(rest, clamps, prefix)
+            with InsertionPoint(k_full.else_block):
                 _unclamped_copy(rest, clamps, prefix, keep_min=ragged)
-            with InsertionPoint(ragged_if.else_block):
-                anchor = scf.YieldOp([])
             scf.YieldOp([])
         else:
-            anchor = scf.YieldOp([])
+            _unclamped_copy(rest, clamps, prefix)
+    with InsertionPoint(if_op.else_block), func.location:
+        anchor = scf.YieldOp([])
     for op in rest:
         op.move_before(anchor)
     return True
