@@ -161,188 +161,37 @@ module {
     %14 = arith.addi %5, %c16 : index
     %15 = arith.subi %12, %c1 : index
     %16 = arith.muli %15, %c32 : index
-    %17 = arith.addi %16, %c32 : index
-    %18 = arith.cmpi sge, %4, %c0 : index
-    %19 = arith.cmpi sle, %4, %arg3 : index
-    %20 = arith.cmpi sge, %13, %c0 : index
-    %21 = arith.cmpi sle, %13, %arg3 : index
-    %22 = arith.cmpi sge, %8, %c0 : index
-    %23 = arith.cmpi sle, %8, %c32 : index
-    %24 = arith.cmpi sge, %5, %c0 : index
-    %25 = arith.cmpi sle, %5, %arg4 : index
-    %26 = arith.cmpi sge, %14, %c0 : index
-    %27 = arith.cmpi sle, %14, %arg4 : index
-    %28 = arith.cmpi sge, %11, %c0 : index
-    %29 = arith.cmpi sle, %11, %c16 : index
-    %30 = arith.cmpi sle, %16, %arg5 : index
-    %31 = arith.cmpi sle, %17, %arg5 : index
-    %32 = arith.andi %18, %19 : i1
-    %33 = arith.andi %32, %20 : i1
-    %34 = arith.andi %33, %21 : i1
-    %35 = arith.andi %34, %22 : i1
-    %36 = arith.andi %35, %23 : i1
-    %37 = arith.andi %36, %24 : i1
-    %38 = arith.andi %37, %25 : i1
-    %39 = arith.andi %38, %26 : i1
-    %40 = arith.andi %39, %27 : i1
-    %41 = arith.andi %40, %28 : i1
+    %17 = arith.cmpi sge, %4, %c0 : index
+    %18 = arith.cmpi sle, %4, %arg3 : index
+    %19 = arith.cmpi sge, %13, %c0 : index
+    %20 = arith.cmpi sle, %13, %arg3 : index
+    %21 = arith.cmpi sge, %8, %c0 : index
+    %22 = arith.cmpi sle, %8, %c32 : index
+    %23 = arith.cmpi sge, %5, %c0 : index
+    %24 = arith.cmpi sle, %5, %arg4 : index
+    %25 = arith.cmpi sge, %14, %c0 : index
+    %26 = arith.cmpi sle, %14, %arg4 : index
+    %27 = arith.cmpi sge, %11, %c0 : index
+    %28 = arith.cmpi sle, %11, %c16 : index
+    %29 = arith.cmpi sle, %16, %arg5 : index
+    %30 = arith.andi %17, %18 : i1
+    %31 = arith.andi %30, %19 : i1
+    %32 = arith.andi %31, %20 : i1
+    %33 = arith.andi %32, %21 : i1
+    %34 = arith.andi %33, %22 : i1
+    %35 = arith.andi %34, %23 : i1
+    %36 = arith.andi %35, %24 : i1
+    %37 = arith.andi %36, %25 : i1
+    %38 = arith.andi %37, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
     %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    scf.if %46 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %47 = arith.index_cast %intptr : index to i64
-      %48 = arith.index_cast %offset : index to i64
-      %49 = arith.muli %48, %c4_i64 : i64
-      %50 = arith.addi %47, %49 : i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg14 = %c0 to %c2 step %c1 {
-        %59 = arith.index_cast %arg14 : index to i64
-        %60 = arith.muli %59, %c16_i64 : i64
-        %61 = arith.maxsi %60, %c0_i64 : i64
-        %62 = arith.addi %60, %c16_i64 : i64
-        %63 = arith.minsi %62, %c32_i64 : i64
-        %64 = arith.subi %63, %61 : i64
-        %65 = arith.ori %60, %c2147483648_i64 : i64
-        %66 = arith.subi %61, %60 : i64
-        %67 = arith.addi %65, %66 : i64
-        "instgem.mvin"(%50, %67, %c16_i64, %64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-      %cast_4 = memref.cast %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %51 = arith.index_cast %intptr_9 : index to i64
-      %52 = arith.index_cast %offset_6 : index to i64
-      %53 = arith.addi %51, %52 : i64
-      %54 = arith.index_cast %strides_8#0 : index to i64
-      %55 = arith.bitcast %arg12 : f32 to i32
-      %56 = arith.extui %55 : i32 to i64
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %54, %56) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %57:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %59 = arith.addi %arg15, %c32 : index
-        %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %60 = arith.index_cast %intptr_16 : index to i64
-        %61 = arith.index_cast %offset_13 : index to i64
-        %62 = arith.addi %60, %61 : i64
-        %63 = arith.index_cast %strides_15#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %63) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %71 = arith.index_cast %arg17 : index to i64
-          %72 = arith.muli %71, %c16_i64 : i64
-          %73 = arith.maxsi %72, %c0_i64 : i64
-          %74 = arith.addi %72, %c16_i64 : i64
-          %75 = arith.minsi %74, %c32_i64 : i64
-          %76 = arith.subi %75, %73 : i64
-          %77 = arith.muli %73, %63 : i64
-          %78 = arith.addi %62, %77 : i64
-          %79 = arith.muli %71, %c32_i64 : i64
-          %80 = arith.subi %73, %72 : i64
-          %81 = arith.addi %79, %80 : i64
-          "instgem.mvin"(%78, %81, %c32_i64, %76) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %64 = arith.addi %arg16, %c32 : index
-        %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_18 = memref.cast %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %65 = arith.index_cast %intptr_23 : index to i64
-        %66 = arith.index_cast %offset_20 : index to i64
-        %67 = arith.addi %65, %66 : i64
-        %68 = arith.index_cast %strides_22#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %68) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %71 = arith.index_cast %arg17 : index to i64
-          %72 = arith.muli %71, %c16_i64 : i64
-          %73 = arith.maxsi %72, %c0_i64 : i64
-          %74 = arith.addi %72, %c16_i64 : i64
-          %75 = arith.minsi %74, %c32_i64 : i64
-          %76 = arith.subi %75, %73 : i64
-          %77 = arith.muli %73, %68 : i64
-          %78 = arith.addi %67, %77 : i64
-          %79 = arith.addi %72, %c64_i64 : i64
-          %80 = arith.subi %73, %72 : i64
-          %81 = arith.addi %79, %80 : i64
-          "instgem.mvin"(%78, %81, %c16_i64, %76) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %69 = arith.addi %arg14, %c1 : index
-        %70 = arith.cmpi sge, %69, %12 : index
-        scf.if %70 {
-          scf.for %arg17 = %c0 to %c2 step %c1 {
-            %73 = arith.index_cast %arg17 : index to i64
-            %74 = arith.muli %73, %c16_i64 : i64
-            %75 = arith.addi %74, %c64_i64 : i64
-            "instgem.preload"(%75, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%74, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %76 = arith.cmpi eq, %73, %c1_i64 : i64
-            scf.if %76 {
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %77 = arith.addi %74, %c32_i64 : i64
-              "instgem.compute_accumulated"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.mvout"(%53, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-            } else {
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %77 = arith.addi %74, %c32_i64 : i64
-              "instgem.compute_accumulated"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %71 = arith.muli %54, %c16_i64 : i64
-          %72 = arith.addi %53, %71 : i64
-          "instgem.mvout"(%72, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } else {
-          scf.for %arg17 = %c0 to %c2 step %c1 {
-            %71 = arith.index_cast %arg17 : index to i64
-            %72 = arith.muli %71, %c16_i64 : i64
-            %73 = arith.addi %72, %c64_i64 : i64
-            "instgem.preload"(%73, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%72, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %74 = arith.addi %72, %c32_i64 : i64
-            "instgem.compute_accumulated"(%74, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        }
-        scf.yield %59, %64 : index, index
-      }
-      %58 = arith.cmpi sle, %12, %c0 : index
-      scf.if %58 {
-        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %54, %56) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg14 = %c0 to %c2 step %c1 {
-          %59 = arith.index_cast %arg14 : index to i64
-          %60 = arith.remsi %59, %c2_i64 : i64
-          %61 = arith.divsi %59, %c2_i64 : i64
-          %62 = arith.muli %60, %c16_i64 : i64
-          %63 = arith.maxsi %62, %c0_i64 : i64
-          %64 = arith.addi %62, %c16_i64 : i64
-          %65 = arith.minsi %64, %c32_i64 : i64
-          %66 = arith.subi %65, %63 : i64
-          %67 = arith.muli %63, %54 : i64
-          %68 = arith.addi %53, %67 : i64
-          %69 = arith.muli %61, %c16_i64 : i64
-          %70 = arith.addi %68, %69 : i64
-          %71 = arith.addi %62, %69 : i64
-          %72 = arith.ori %71, %c2147483648_i64 : i64
-          %73 = arith.subi %63, %62 : i64
-          %74 = arith.addi %72, %73 : i64
-          %75 = arith.subi %c16_i64, %69 : i64
-          %76 = arith.minsi %75, %c16_i64 : i64
-          "instgem.mvout"(%70, %74, %76, %66) : (i64, i64, i64, i64) -> ()
-        }
-      }
-    } else {
-      %47 = arith.andi %43, %30 : i1
-      scf.if %47 {
+    scf.if %42 {
+      %43 = arith.addi %16, %c32 : index
+      %44 = arith.cmpi sle, %43, %arg5 : index
+      %45 = arith.andi %44, %44 : i1
+      scf.if %45 {
         %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
@@ -350,957 +199,1106 @@ module {
         %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
         %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
         %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-        %48 = arith.index_cast %intptr : index to i64
-        %49 = arith.index_cast %offset : index to i64
-        %50 = arith.muli %49, %c4_i64 : i64
-        %51 = arith.addi %48, %50 : i64
+        %46 = arith.index_cast %intptr : index to i64
+        %47 = arith.index_cast %offset : index to i64
+        %48 = arith.muli %47, %c4_i64 : i64
+        %49 = arith.addi %46, %48 : i64
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %60 = arith.index_cast %arg14 : index to i64
-          %61 = arith.muli %60, %c16_i64 : i64
-          %62 = arith.maxsi %61, %c0_i64 : i64
-          %63 = arith.addi %61, %c16_i64 : i64
-          %64 = arith.minsi %63, %c32_i64 : i64
-          %65 = arith.subi %64, %62 : i64
-          %66 = arith.ori %61, %c2147483648_i64 : i64
-          %67 = arith.subi %62, %61 : i64
-          %68 = arith.addi %66, %67 : i64
-          "instgem.mvin"(%51, %68, %c16_i64, %65) : (i64, i64, i64, i64) -> ()
+          %58 = arith.index_cast %arg14 : index to i64
+          %59 = arith.muli %58, %c16_i64 : i64
+          %60 = arith.maxsi %59, %c0_i64 : i64
+          %61 = arith.addi %59, %c16_i64 : i64
+          %62 = arith.minsi %61, %c32_i64 : i64
+          %63 = arith.subi %62, %60 : i64
+          %64 = arith.ori %59, %c2147483648_i64 : i64
+          %65 = arith.subi %60, %59 : i64
+          %66 = arith.addi %64, %65 : i64
+          "instgem.mvin"(%49, %66, %c16_i64, %63) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
         %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
         %cast_4 = memref.cast %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
         %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %52 = arith.index_cast %intptr_9 : index to i64
-        %53 = arith.index_cast %offset_6 : index to i64
-        %54 = arith.addi %52, %53 : i64
-        %55 = arith.index_cast %strides_8#0 : index to i64
-        %56 = arith.bitcast %arg12 : f32 to i32
-        %57 = arith.extui %56 : i32 to i64
-        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %55, %57) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        %58:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-          %60 = arith.addi %arg15, %c32 : index
-          %61 = arith.minsi %60, %arg5 : index
-          %62 = arith.subi %61, %arg15 : index
-          %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, %62] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %63 = arith.index_cast %62 : index to i64
-          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %50 = arith.index_cast %intptr_9 : index to i64
+        %51 = arith.index_cast %offset_6 : index to i64
+        %52 = arith.addi %50, %51 : i64
+        %53 = arith.index_cast %strides_8#0 : index to i64
+        %54 = arith.bitcast %arg12 : f32 to i32
+        %55 = arith.extui %54 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %53, %55) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %56:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %58 = arith.addi %arg15, %c32 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
           %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %64 = arith.index_cast %intptr_16 : index to i64
-          %65 = arith.index_cast %offset_13 : index to i64
+          %59 = arith.index_cast %intptr_16 : index to i64
+          %60 = arith.index_cast %offset_13 : index to i64
+          %61 = arith.addi %59, %60 : i64
+          %62 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %62) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %70 = arith.index_cast %arg17 : index to i64
+            %71 = arith.muli %70, %c16_i64 : i64
+            %72 = arith.maxsi %71, %c0_i64 : i64
+            %73 = arith.addi %71, %c16_i64 : i64
+            %74 = arith.minsi %73, %c32_i64 : i64
+            %75 = arith.subi %74, %72 : i64
+            %76 = arith.muli %72, %62 : i64
+            %77 = arith.addi %61, %76 : i64
+            %78 = arith.muli %70, %c32_i64 : i64
+            %79 = arith.subi %72, %71 : i64
+            %80 = arith.addi %78, %79 : i64
+            "instgem.mvin"(%77, %80, %c32_i64, %75) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %63 = arith.addi %arg16, %c32 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %64 = arith.index_cast %intptr_23 : index to i64
+          %65 = arith.index_cast %offset_20 : index to i64
           %66 = arith.addi %64, %65 : i64
-          %67 = arith.index_cast %strides_15#0 : index to i64
+          %67 = arith.index_cast %strides_22#0 : index to i64
           "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
           scf.for %arg17 = %c0 to %c2 step %c1 {
-            %93 = arith.index_cast %arg17 : index to i64
-            %94 = arith.muli %93, %c16_i64 : i64
-            %95 = arith.maxsi %94, %c0_i64 : i64
-            %96 = arith.addi %94, %c16_i64 : i64
-            %97 = arith.minsi %96, %c32_i64 : i64
-            %98 = arith.subi %97, %95 : i64
-            %99 = arith.muli %95, %67 : i64
-            %100 = arith.addi %66, %99 : i64
-            %101 = arith.muli %93, %c32_i64 : i64
-            %102 = arith.subi %95, %94 : i64
-            %103 = arith.addi %101, %102 : i64
-            %104 = arith.minsi %63, %c64_i64 : i64
-            "instgem.mvin"(%100, %103, %104, %98) : (i64, i64, i64, i64) -> ()
+            %70 = arith.index_cast %arg17 : index to i64
+            %71 = arith.muli %70, %c16_i64 : i64
+            %72 = arith.maxsi %71, %c0_i64 : i64
+            %73 = arith.addi %71, %c16_i64 : i64
+            %74 = arith.minsi %73, %c32_i64 : i64
+            %75 = arith.subi %74, %72 : i64
+            %76 = arith.muli %72, %67 : i64
+            %77 = arith.addi %66, %76 : i64
+            %78 = arith.addi %71, %c64_i64 : i64
+            %79 = arith.subi %72, %71 : i64
+            %80 = arith.addi %78, %79 : i64
+            "instgem.mvin"(%77, %80, %c16_i64, %75) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %68 = arith.addi %arg16, %c32 : index
-          %69 = arith.minsi %68, %arg5 : index
-          %70 = arith.subi %69, %arg16 : index
-          %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [%70, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
-          %cast_18 = memref.cast %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %71 = arith.index_cast %70 : index to i64
-          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %72 = arith.index_cast %intptr_23 : index to i64
-          %73 = arith.index_cast %offset_20 : index to i64
-          %74 = arith.addi %72, %73 : i64
-          %75 = arith.index_cast %strides_22#0 : index to i64
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-          %76 = arith.maxsi %71, %c0_i64 : i64
-          %77 = arith.addi %76, %c15_i64 : i64
-          %78 = arith.divui %77, %c16_i64 : i64
-          %79 = arith.cmpi sgt, %71, %c0_i64 : i64
-          %80 = arith.extui %79 : i1 to i64
-          %81 = arith.muli %78, %80 : i64
-          %82 = arith.index_cast %81 : i64 to index
-          scf.for %arg17 = %c0 to %82 step %c1 {
-            %93 = arith.index_cast %arg17 : index to i64
-            %94 = arith.muli %93, %c16_i64 : i64
-            %95 = arith.maxsi %94, %c0_i64 : i64
-            %96 = arith.addi %94, %c16_i64 : i64
-            %97 = arith.minsi %96, %71 : i64
-            %98 = arith.subi %97, %95 : i64
-            %99 = arith.muli %95, %75 : i64
-            %100 = arith.addi %74, %99 : i64
-            %101 = arith.addi %94, %c64_i64 : i64
-            %102 = arith.subi %95, %94 : i64
-            %103 = arith.addi %101, %102 : i64
-            "instgem.mvin"(%100, %103, %c16_i64, %98) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %83 = arith.maxsi %63, %c0_i64 : i64
-          %84 = arith.minsi %83, %c32_i64 : i64
-          %85 = arith.minsi %76, %c32_i64 : i64
-          %86 = arith.minsi %84, %85 : i64
-          %87 = arith.ceildivsi %86, %c16_i64 : i64
-          %88 = arith.addi %arg14, %c1 : index
-          %89 = arith.cmpi sge, %88, %12 : index
-          %90 = arith.divsi %86, %c16_i64 : i64
-          %91 = arith.minsi %87, %90 : i64
-          %92 = arith.maxsi %91, %c0_i64 : i64
-          scf.if %89 {
-            %93 = arith.subi %87, %c1_i64 : i64
-            %94 = arith.index_cast %92 : i64 to index
-            scf.for %arg17 = %c0 to %94 step %c1 {
-              %99 = arith.index_cast %arg17 : index to i64
-              %100 = arith.muli %99, %c16_i64 : i64
-              %101 = arith.addi %100, %c64_i64 : i64
-              "instgem.preload"(%101, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %102 = arith.cmpi eq, %99, %93 : i64
-              scf.if %102 {
+          %68 = arith.addi %arg14, %c1 : index
+          %69 = arith.cmpi sge, %68, %12 : index
+          scf.if %69 {
+            scf.for %arg17 = %c0 to %c2 step %c1 {
+              %72 = arith.index_cast %arg17 : index to i64
+              %73 = arith.muli %72, %c16_i64 : i64
+              %74 = arith.addi %73, %c64_i64 : i64
+              "instgem.preload"(%74, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%73, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %75 = arith.cmpi eq, %72, %c1_i64 : i64
+              scf.if %75 {
                 "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %103 = arith.addi %100, %c32_i64 : i64
-                "instgem.compute_accumulated"(%103, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.mvout"(%54, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %76 = arith.addi %73, %c32_i64 : i64
+                "instgem.compute_accumulated"(%76, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%52, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
               } else {
                 "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %103 = arith.addi %100, %c32_i64 : i64
-                "instgem.compute_accumulated"(%103, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %76 = arith.addi %73, %c32_i64 : i64
+                "instgem.compute_accumulated"(%76, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            %95 = arith.index_cast %87 : i64 to index
-            scf.for %arg17 = %94 to %95 step %c1 {
-              %99 = arith.index_cast %arg17 : index to i64
-              %100 = arith.muli %99, %c16_i64 : i64
-              %101 = arith.subi %84, %100 : i64
-              %102 = arith.minsi %101, %c16_i64 : i64
-              %103 = arith.subi %85, %100 : i64
-              %104 = arith.minsi %103, %c16_i64 : i64
-              %105 = arith.addi %100, %c64_i64 : i64
-              "instgem.preload"(%105, %c16_i64, %104, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%100, %102, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %106 = arith.cmpi eq, %99, %93 : i64
-              scf.if %106 {
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %107 = arith.addi %100, %c32_i64 : i64
-                "instgem.compute_accumulated"(%107, %102, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.mvout"(%54, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-              } else {
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %107 = arith.addi %100, %c32_i64 : i64
-                "instgem.compute_accumulated"(%107, %102, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %96 = arith.cmpi sgt, %87, %c0_i64 : i64
-            %97 = arith.extui %96 : i1 to i64
-            %98 = arith.index_cast %97 : i64 to index
-            scf.for %arg17 = %98 to %c2 step %c1 {
-              %99 = arith.index_cast %arg17 : index to i64
-              %100 = arith.muli %99, %c16_i64 : i64
-              %101 = arith.maxsi %100, %c0_i64 : i64
-              %102 = arith.addi %100, %c16_i64 : i64
-              %103 = arith.minsi %102, %c32_i64 : i64
-              %104 = arith.subi %103, %101 : i64
-              %105 = arith.muli %101, %55 : i64
-              %106 = arith.addi %54, %105 : i64
-              %107 = arith.ori %100, %c2147483648_i64 : i64
-              %108 = arith.subi %101, %100 : i64
-              %109 = arith.addi %107, %108 : i64
-              "instgem.mvout"(%106, %109, %c16_i64, %104) : (i64, i64, i64, i64) -> ()
-            }
+            %70 = arith.muli %53, %c16_i64 : i64
+            %71 = arith.addi %52, %70 : i64
+            "instgem.mvout"(%71, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
           } else {
-            %93 = arith.index_cast %92 : i64 to index
-            scf.for %arg17 = %c0 to %93 step %c1 {
-              %95 = arith.index_cast %arg17 : index to i64
-              %96 = arith.muli %95, %c16_i64 : i64
-              %97 = arith.addi %96, %c64_i64 : i64
-              "instgem.preload"(%97, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%96, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.for %arg17 = %c0 to %c2 step %c1 {
+              %70 = arith.index_cast %arg17 : index to i64
+              %71 = arith.muli %70, %c16_i64 : i64
+              %72 = arith.addi %71, %c64_i64 : i64
+              "instgem.preload"(%72, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%71, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %98 = arith.addi %96, %c32_i64 : i64
-              "instgem.compute_accumulated"(%98, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %94 = arith.index_cast %87 : i64 to index
-            scf.for %arg17 = %93 to %94 step %c1 {
-              %95 = arith.index_cast %arg17 : index to i64
-              %96 = arith.muli %95, %c16_i64 : i64
-              %97 = arith.subi %84, %96 : i64
-              %98 = arith.minsi %97, %c16_i64 : i64
-              %99 = arith.subi %85, %96 : i64
-              %100 = arith.minsi %99, %c16_i64 : i64
-              %101 = arith.addi %96, %c64_i64 : i64
-              "instgem.preload"(%101, %c16_i64, %100, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%96, %98, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %102 = arith.addi %96, %c32_i64 : i64
-              "instgem.compute_accumulated"(%102, %98, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %73 = arith.addi %71, %c32_i64 : i64
+              "instgem.compute_accumulated"(%73, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          scf.yield %60, %68 : index, index
+          scf.yield %58, %63 : index, index
         }
-        %59 = arith.cmpi sle, %12, %c0 : index
-        scf.if %59 {
-          "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %55, %57) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %57 = arith.cmpi sle, %12, %c0 : index
+        scf.if %57 {
+          "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %53, %55) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
           scf.for %arg14 = %c0 to %c2 step %c1 {
-            %60 = arith.index_cast %arg14 : index to i64
-            %61 = arith.remsi %60, %c2_i64 : i64
-            %62 = arith.divsi %60, %c2_i64 : i64
-            %63 = arith.muli %61, %c16_i64 : i64
-            %64 = arith.maxsi %63, %c0_i64 : i64
-            %65 = arith.addi %63, %c16_i64 : i64
-            %66 = arith.minsi %65, %c32_i64 : i64
-            %67 = arith.subi %66, %64 : i64
-            %68 = arith.muli %64, %55 : i64
-            %69 = arith.addi %54, %68 : i64
-            %70 = arith.muli %62, %c16_i64 : i64
-            %71 = arith.addi %69, %70 : i64
-            %72 = arith.addi %63, %70 : i64
-            %73 = arith.ori %72, %c2147483648_i64 : i64
-            %74 = arith.subi %64, %63 : i64
-            %75 = arith.addi %73, %74 : i64
-            %76 = arith.subi %c16_i64, %70 : i64
-            %77 = arith.minsi %76, %c16_i64 : i64
-            "instgem.mvout"(%71, %75, %77, %67) : (i64, i64, i64, i64) -> ()
+            %58 = arith.index_cast %arg14 : index to i64
+            %59 = arith.remsi %58, %c2_i64 : i64
+            %60 = arith.divsi %58, %c2_i64 : i64
+            %61 = arith.muli %59, %c16_i64 : i64
+            %62 = arith.maxsi %61, %c0_i64 : i64
+            %63 = arith.addi %61, %c16_i64 : i64
+            %64 = arith.minsi %63, %c32_i64 : i64
+            %65 = arith.subi %64, %62 : i64
+            %66 = arith.muli %62, %53 : i64
+            %67 = arith.addi %52, %66 : i64
+            %68 = arith.muli %60, %c16_i64 : i64
+            %69 = arith.addi %67, %68 : i64
+            %70 = arith.addi %61, %68 : i64
+            %71 = arith.ori %70, %c2147483648_i64 : i64
+            %72 = arith.subi %62, %61 : i64
+            %73 = arith.addi %71, %72 : i64
+            %74 = arith.subi %c16_i64, %68 : i64
+            %75 = arith.minsi %74, %c16_i64 : i64
+            "instgem.mvout"(%69, %73, %75, %65) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
         %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-        %48 = arith.maxsi %13, %c0 : index
-        %49 = arith.minsi %48, %arg3 : index
-        %50 = arith.maxsi %8, %c0 : index
-        %51 = arith.minsi %50, %c32 : index
-        %52 = arith.subi %49, %7 : index
-        %53 = arith.maxsi %14, %c0 : index
-        %54 = arith.minsi %53, %arg4 : index
-        %55 = arith.maxsi %11, %c0 : index
-        %56 = arith.minsi %55, %c16 : index
-        %57 = arith.subi %54, %10 : index
-        %58 = arith.cmpi sgt, %56, %c0 : index
-        scf.if %58 {
-          func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
-        }
-        %subview = memref.subview %reinterpret_cast_1[%7, %10] [%52, %57] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-        %59 = arith.index_cast %51 : index to i64
-        %60 = arith.index_cast %52 : index to i64
-        %61 = arith.index_cast %57 : index to i64
-        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-        %62 = arith.index_cast %intptr : index to i64
-        %63 = arith.index_cast %offset : index to i64
-        %64 = arith.muli %63, %c4_i64 : i64
-        %65 = arith.addi %62, %64 : i64
-        %66 = arith.addi %59, %60 : i64
-        %67 = arith.cmpi slt, %66, %c32_i64 : i64
-        %68 = arith.cmpi slt, %61, %c16_i64 : i64
-        %69 = arith.ori %67, %68 : i1
-        scf.if %69 {
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          scf.for %arg14 = %c0 to %c2 step %c1 {
-            %95 = arith.index_cast %arg14 : index to i64
-            %96 = arith.muli %95, %c16_i64 : i64
-            %97 = arith.ori %96, %c2147483648_i64 : i64
-            "instgem.mvin"(%c0_i64, %97, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-        }
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %46 = arith.index_cast %intptr : index to i64
+        %47 = arith.index_cast %offset : index to i64
+        %48 = arith.muli %47, %c4_i64 : i64
+        %49 = arith.addi %46, %48 : i64
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        %70 = arith.maxsi %59, %c0_i64 : i64
-        %71 = arith.divui %70, %c16_i64 : i64
-        %72 = arith.maxsi %66, %c0_i64 : i64
-        %73 = arith.addi %72, %c15_i64 : i64
-        %74 = arith.divui %73, %c16_i64 : i64
-        %75 = arith.subi %74, %71 : i64
-        %76 = arith.cmpi sgt, %60, %c0_i64 : i64
-        %77 = arith.extui %76 : i1 to i64
-        %78 = arith.muli %75, %77 : i64
-        %79 = arith.index_cast %78 : i64 to index
-        scf.for %arg14 = %c0 to %79 step %c1 {
-          %95 = arith.index_cast %arg14 : index to i64
-          %96 = arith.addi %71, %95 : i64
-          %97 = arith.muli %96, %c16_i64 : i64
-          %98 = arith.maxsi %97, %59 : i64
-          %99 = arith.addi %97, %c16_i64 : i64
-          %100 = arith.minsi %99, %66 : i64
-          %101 = arith.subi %100, %98 : i64
-          %102 = arith.ori %97, %c2147483648_i64 : i64
-          %103 = arith.subi %98, %97 : i64
-          %104 = arith.addi %102, %103 : i64
-          %105 = arith.minsi %61, %c16_i64 : i64
-          "instgem.mvin"(%65, %104, %105, %101) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %80 = arith.addi %70, %c15_i64 : i64
-        %81 = arith.divui %80, %c16_i64 : i64
-        %82 = arith.cmpi sgt, %59, %c0_i64 : i64
-        %83 = arith.extui %82 : i1 to i64
-        %84 = arith.muli %81, %83 : i64
-        %85 = arith.index_cast %84 : i64 to index
-        scf.for %arg14 = %c0 to %85 step %c1 {
-          %95 = arith.index_cast %arg14 : index to i64
-          %96 = arith.muli %95, %c16_i64 : i64
-          %97 = arith.maxsi %96, %c0_i64 : i64
-          %98 = arith.addi %96, %c16_i64 : i64
-          %99 = arith.minsi %98, %59 : i64
-          %100 = arith.subi %99, %97 : i64
-          %101 = arith.ori %96, %c2147483648_i64 : i64
-          %102 = arith.subi %97, %96 : i64
-          %103 = arith.addi %101, %102 : i64
-          %104 = arith.minsi %61, %c16_i64 : i64
-          "instgem.mvin"(%c0_i64, %103, %104, %100) : (i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %58 = arith.index_cast %arg14 : index to i64
+          %59 = arith.muli %58, %c16_i64 : i64
+          %60 = arith.maxsi %59, %c0_i64 : i64
+          %61 = arith.addi %59, %c16_i64 : i64
+          %62 = arith.minsi %61, %c32_i64 : i64
+          %63 = arith.subi %62, %60 : i64
+          %64 = arith.ori %59, %c2147483648_i64 : i64
+          %65 = arith.subi %60, %59 : i64
+          %66 = arith.addi %64, %65 : i64
+          "instgem.mvin"(%49, %66, %c16_i64, %63) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
         %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-        scf.if %58 {
-          func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
-        }
-        %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%52, %57] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %86 = arith.index_cast %intptr_8 : index to i64
-        %87 = arith.index_cast %offset_5 : index to i64
-        %88 = arith.addi %86, %87 : i64
-        %89 = arith.index_cast %strides_7#0 : index to i64
-        %90 = arith.bitcast %arg12 : f32 to i32
-        %91 = arith.extui %90 : i32 to i64
-        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %89, %91) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        %92 = arith.ceildivsi %61, %c16_i64 : i64
-        %93:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-          %95 = arith.maxsi %arg15, %c0 : index
-          %96 = arith.minsi %95, %arg5 : index
-          %97 = arith.addi %arg15, %c32 : index
-          %98 = arith.maxsi %97, %c0 : index
-          %99 = arith.minsi %98, %arg5 : index
-          %100 = arith.subi %96, %arg15 : index
-          %101 = arith.maxsi %100, %c0 : index
-          %102 = arith.minsi %101, %c32 : index
-          %103 = arith.subi %99, %96 : index
-          %104 = arith.cmpi sgt, %102, %c0 : index
-          scf.if %104 {
-            func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
-          }
-          %subview_9 = memref.subview %reinterpret_cast[%7, %96] [%52, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %105 = arith.index_cast %103 : index to i64
-          %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %106 = arith.index_cast %intptr_14 : index to i64
-          %107 = arith.index_cast %offset_11 : index to i64
-          %108 = arith.addi %106, %107 : i64
-          %109 = arith.index_cast %strides_13#0 : index to i64
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
-          scf.for %arg17 = %c0 to %79 step %c1 {
-            %164 = arith.index_cast %arg17 : index to i64
-            %165 = arith.addi %71, %164 : i64
-            %166 = arith.muli %165, %c16_i64 : i64
-            %167 = arith.maxsi %166, %59 : i64
-            %168 = arith.addi %166, %c16_i64 : i64
-            %169 = arith.minsi %168, %66 : i64
-            %170 = arith.subi %169, %167 : i64
-            %171 = arith.subi %167, %59 : i64
-            %172 = arith.muli %171, %109 : i64
-            %173 = arith.addi %108, %172 : i64
-            %174 = arith.muli %165, %c32_i64 : i64
-            %175 = arith.subi %167, %166 : i64
-            %176 = arith.addi %174, %175 : i64
-            %177 = arith.minsi %105, %c64_i64 : i64
-            "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %50 = arith.index_cast %intptr_9 : index to i64
+        %51 = arith.index_cast %offset_6 : index to i64
+        %52 = arith.addi %50, %51 : i64
+        %53 = arith.index_cast %strides_8#0 : index to i64
+        %54 = arith.bitcast %arg12 : f32 to i32
+        %55 = arith.extui %54 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %53, %55) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %56:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %58 = arith.addi %arg15, %c32 : index
+          %59 = arith.minsi %58, %arg5 : index
+          %60 = arith.subi %59, %arg15 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %61 = arith.index_cast %60 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %62 = arith.index_cast %intptr_16 : index to i64
+          %63 = arith.index_cast %offset_13 : index to i64
+          %64 = arith.addi %62, %63 : i64
+          %65 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %65) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %91 = arith.index_cast %arg17 : index to i64
+            %92 = arith.muli %91, %c16_i64 : i64
+            %93 = arith.maxsi %92, %c0_i64 : i64
+            %94 = arith.addi %92, %c16_i64 : i64
+            %95 = arith.minsi %94, %c32_i64 : i64
+            %96 = arith.subi %95, %93 : i64
+            %97 = arith.muli %93, %65 : i64
+            %98 = arith.addi %64, %97 : i64
+            %99 = arith.muli %91, %c32_i64 : i64
+            %100 = arith.subi %93, %92 : i64
+            %101 = arith.addi %99, %100 : i64
+            %102 = arith.minsi %61, %c64_i64 : i64
+            "instgem.mvin"(%98, %101, %102, %96) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          scf.for %arg17 = %c0 to %85 step %c1 {
-            %164 = arith.index_cast %arg17 : index to i64
-            %165 = arith.muli %164, %c16_i64 : i64
-            %166 = arith.maxsi %165, %c0_i64 : i64
-            %167 = arith.addi %165, %c16_i64 : i64
-            %168 = arith.minsi %167, %59 : i64
-            %169 = arith.subi %168, %166 : i64
-            %170 = arith.muli %164, %c32_i64 : i64
-            %171 = arith.subi %166, %165 : i64
-            %172 = arith.addi %170, %171 : i64
-            %173 = arith.minsi %105, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64, %172, %173, %169) : (i64, i64, i64, i64) -> ()
+          %66 = arith.addi %arg16, %c32 : index
+          %67 = arith.minsi %66, %arg5 : index
+          %68 = arith.subi %67, %arg16 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [%68, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %69 = arith.index_cast %68 : index to i64
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %70 = arith.index_cast %intptr_23 : index to i64
+          %71 = arith.index_cast %offset_20 : index to i64
+          %72 = arith.addi %70, %71 : i64
+          %73 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
+          %74 = arith.maxsi %69, %c0_i64 : i64
+          %75 = arith.addi %74, %c15_i64 : i64
+          %76 = arith.divui %75, %c16_i64 : i64
+          %77 = arith.cmpi sgt, %69, %c0_i64 : i64
+          %78 = arith.extui %77 : i1 to i64
+          %79 = arith.muli %76, %78 : i64
+          %80 = arith.index_cast %79 : i64 to index
+          scf.for %arg17 = %c0 to %80 step %c1 {
+            %91 = arith.index_cast %arg17 : index to i64
+            %92 = arith.muli %91, %c16_i64 : i64
+            %93 = arith.maxsi %92, %c0_i64 : i64
+            %94 = arith.addi %92, %c16_i64 : i64
+            %95 = arith.minsi %94, %69 : i64
+            %96 = arith.subi %95, %93 : i64
+            %97 = arith.muli %93, %73 : i64
+            %98 = arith.addi %72, %97 : i64
+            %99 = arith.addi %92, %c64_i64 : i64
+            %100 = arith.subi %93, %92 : i64
+            %101 = arith.addi %99, %100 : i64
+            "instgem.mvin"(%98, %101, %c16_i64, %96) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %110 = arith.maxsi %arg16, %c0 : index
-          %111 = arith.minsi %110, %arg5 : index
-          %112 = arith.addi %arg16, %c32 : index
-          %113 = arith.maxsi %112, %c0 : index
-          %114 = arith.minsi %113, %arg5 : index
-          %115 = arith.subi %111, %arg16 : index
-          %116 = arith.maxsi %115, %c0 : index
-          %117 = arith.minsi %116, %c32 : index
-          %118 = arith.subi %114, %111 : index
-          scf.if %58 {
-            func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
-          }
-          %subview_15 = memref.subview %reinterpret_cast_0[%111, %10] [%118, %57] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %119 = arith.index_cast %117 : index to i64
-          %120 = arith.index_cast %118 : index to i64
-          %121 = arith.addi %119, %120 : i64
-          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %122 = arith.index_cast %intptr_20 : index to i64
-          %123 = arith.index_cast %offset_17 : index to i64
-          %124 = arith.addi %122, %123 : i64
-          %125 = arith.index_cast %strides_19#0 : index to i64
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
-          %126 = arith.maxsi %119, %c0_i64 : i64
-          %127 = arith.divui %126, %c16_i64 : i64
-          %128 = arith.maxsi %121, %c0_i64 : i64
-          %129 = arith.addi %128, %c15_i64 : i64
-          %130 = arith.divui %129, %c16_i64 : i64
-          %131 = arith.subi %130, %127 : i64
-          %132 = arith.cmpi sgt, %120, %c0_i64 : i64
-          %133 = arith.extui %132 : i1 to i64
-          %134 = arith.muli %131, %133 : i64
-          %135 = arith.index_cast %134 : i64 to index
-          scf.for %arg17 = %c0 to %135 step %c1 {
-            %164 = arith.index_cast %arg17 : index to i64
-            %165 = arith.addi %127, %164 : i64
-            %166 = arith.muli %165, %c16_i64 : i64
-            %167 = arith.maxsi %166, %119 : i64
-            %168 = arith.addi %166, %c16_i64 : i64
-            %169 = arith.minsi %168, %121 : i64
-            %170 = arith.subi %169, %167 : i64
-            %171 = arith.subi %167, %119 : i64
-            %172 = arith.muli %171, %125 : i64
-            %173 = arith.addi %124, %172 : i64
-            %174 = arith.addi %166, %c64_i64 : i64
-            %175 = arith.subi %167, %166 : i64
-            %176 = arith.addi %174, %175 : i64
-            %177 = arith.minsi %61, %c64_i64 : i64
-            "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %136 = arith.addi %126, %c15_i64 : i64
-          %137 = arith.divui %136, %c16_i64 : i64
-          %138 = arith.cmpi sgt, %119, %c0_i64 : i64
-          %139 = arith.extui %138 : i1 to i64
-          %140 = arith.muli %137, %139 : i64
-          %141 = arith.index_cast %140 : i64 to index
-          scf.for %arg17 = %c0 to %141 step %c1 {
-            %164 = arith.index_cast %arg17 : index to i64
-            %165 = arith.muli %164, %c16_i64 : i64
-            %166 = arith.maxsi %165, %c0_i64 : i64
-            %167 = arith.addi %165, %c16_i64 : i64
-            %168 = arith.minsi %167, %119 : i64
-            %169 = arith.subi %168, %166 : i64
-            %170 = arith.addi %165, %c64_i64 : i64
-            %171 = arith.subi %166, %165 : i64
-            %172 = arith.addi %170, %171 : i64
-            %173 = arith.minsi %61, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64, %172, %173, %169) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %142 = arith.minsi %72, %c32_i64 : i64
-          %143 = arith.maxsi %105, %c0_i64 : i64
-          %144 = arith.minsi %143, %c32_i64 : i64
-          %145 = arith.minsi %128, %c32_i64 : i64
-          %146 = arith.maxsi %61, %c0_i64 : i64
-          %147 = arith.minsi %146, %c16_i64 : i64
-          %148 = arith.ceildivsi %142, %c16_i64 : i64
-          %149 = arith.ceildivsi %147, %c16_i64 : i64
-          %150 = arith.minsi %144, %145 : i64
-          %151 = arith.ceildivsi %150, %c16_i64 : i64
-          %152 = arith.addi %arg14, %c1 : index
-          %153 = arith.cmpi sge, %152, %12 : index
-          %154 = arith.cmpi sgt, %148, %c0_i64 : i64
-          %155 = arith.select %154, %149, %c0_i64 : i64
-          %156 = arith.index_cast %155 : i64 to index
-          %157 = arith.divsi %150, %c16_i64 : i64
-          %158 = arith.minsi %151, %157 : i64
-          %159 = arith.maxsi %158, %c0_i64 : i64
-          %160 = arith.divsi %142, %c16_i64 : i64
-          %161 = arith.minsi %148, %160 : i64
-          %162 = arith.maxsi %161, %c1_i64 : i64
-          %163 = arith.minsi %142, %c16_i64 : i64
-          scf.if %153 {
-            %164 = arith.maxsi %151, %c1_i64 : i64
-            %165 = arith.ceildivsi %78, %164 : i64
-            scf.for %arg17 = %c0 to %156 step %c1 {
-              %169 = arith.index_cast %arg17 : index to i64
-              %170 = arith.subi %169, %c1_i64 : i64
-              %171 = arith.cmpi sge, %170, %c0_i64 : i64
-              %172 = arith.cmpi slt, %170, %92 : i64
-              %173 = arith.andi %171, %172 : i1
-              %174 = arith.subi %155, %c1_i64 : i64
-              %175 = arith.cmpi eq, %169, %174 : i64
-              %176 = arith.cmpi slt, %169, %92 : i64
-              %177 = arith.andi %175, %176 : i1
-              %178 = arith.subi %151, %c1_i64 : i64
-              %179 = arith.select %177, %178, %c-1_i64 : i64
-              %180 = arith.muli %169, %c16_i64 : i64
-              %181 = arith.subi %147, %180 : i64
-              %182 = arith.minsi %181, %c16_i64 : i64
-              %183 = arith.index_cast %159 : i64 to index
-              scf.for %arg18 = %c0 to %183 step %c1 {
-                %191 = arith.index_cast %arg18 : index to i64
-                scf.if %173 {
-                  %197 = arith.muli %191, %165 : i64
-                  %198 = arith.minsi %197, %78 : i64
-                  %199 = arith.addi %198, %165 : i64
-                  %200 = arith.minsi %199, %78 : i64
-                  %201 = arith.index_cast %198 : i64 to index
-                  %202 = arith.index_cast %200 : i64 to index
-                  scf.for %arg19 = %201 to %202 step %c1 {
-                    %203 = arith.index_cast %arg19 : index to i64
-                    %204 = arith.addi %71, %203 : i64
-                    %205 = arith.muli %204, %c16_i64 : i64
-                    %206 = arith.maxsi %205, %59 : i64
-                    %207 = arith.addi %205, %c16_i64 : i64
-                    %208 = arith.minsi %207, %66 : i64
-                    %209 = arith.subi %208, %206 : i64
-                    %210 = arith.subi %206, %59 : i64
-                    %211 = arith.muli %210, %89 : i64
-                    %212 = arith.addi %88, %211 : i64
-                    %213 = arith.muli %170, %c16_i64 : i64
-                    %214 = arith.addi %212, %213 : i64
-                    %215 = arith.addi %205, %213 : i64
-                    %216 = arith.ori %215, %c2147483648_i64 : i64
-                    %217 = arith.subi %206, %205 : i64
-                    %218 = arith.addi %216, %217 : i64
-                    %219 = arith.subi %61, %213 : i64
-                    %220 = arith.minsi %219, %c16_i64 : i64
-                    "instgem.mvout"(%214, %218, %220, %209) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %192 = arith.ori %180, %c3221225472_i64 : i64
-                %193 = arith.muli %191, %c16_i64 : i64
-                %194 = arith.addi %193, %180 : i64
-                %195 = arith.addi %194, %c64_i64 : i64
-                "instgem.preload"(%195, %182, %c16_i64, %192, %182, %163) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%193, %c16_i64, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %196 = arith.cmpi eq, %191, %179 : i64
-                scf.if %196 {
-                  %197 = arith.index_cast %162 : i64 to index
-                  scf.for %arg19 = %c1 to %197 step %c1 {
-                    %199 = arith.index_cast %arg19 : index to i64
-                    %200 = arith.muli %199, %c16_i64 : i64
-                    %201 = arith.addi %200, %180 : i64
-                    %202 = arith.ori %201, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %203 = arith.muli %199, %c32_i64 : i64
-                    %204 = arith.addi %203, %193 : i64
-                    "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %205 = arith.subi %199, %c1_i64 : i64
-                    %206 = arith.subi %205, %71 : i64
-                    %207 = arith.cmpi sge, %206, %c0_i64 : i64
-                    %208 = arith.cmpi slt, %206, %78 : i64
-                    %209 = arith.andi %207, %208 : i1
-                    scf.if %209 {
-                      %210 = arith.muli %205, %c16_i64 : i64
-                      %211 = arith.maxsi %210, %59 : i64
-                      %212 = arith.addi %210, %c16_i64 : i64
-                      %213 = arith.minsi %212, %66 : i64
-                      %214 = arith.subi %213, %211 : i64
-                      %215 = arith.subi %211, %59 : i64
-                      %216 = arith.muli %215, %89 : i64
-                      %217 = arith.addi %88, %216 : i64
-                      %218 = arith.addi %217, %180 : i64
-                      %219 = arith.addi %210, %180 : i64
-                      %220 = arith.ori %219, %c2147483648_i64 : i64
-                      %221 = arith.subi %211, %210 : i64
-                      %222 = arith.addi %220, %221 : i64
-                      %223 = arith.subi %61, %180 : i64
-                      %224 = arith.minsi %223, %c16_i64 : i64
-                      "instgem.mvout"(%218, %222, %224, %214) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %198 = arith.index_cast %148 : i64 to index
-                  scf.for %arg19 = %197 to %198 step %c1 {
-                    %199 = arith.index_cast %arg19 : index to i64
-                    %200 = arith.muli %199, %c16_i64 : i64
-                    %201 = arith.subi %142, %200 : i64
-                    %202 = arith.minsi %201, %c16_i64 : i64
-                    %203 = arith.addi %200, %180 : i64
-                    %204 = arith.ori %203, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %202) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %205 = arith.muli %199, %c32_i64 : i64
-                    %206 = arith.addi %205, %193 : i64
-                    "instgem.compute_accumulated"(%206, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %207 = arith.subi %199, %c1_i64 : i64
-                    %208 = arith.subi %207, %71 : i64
-                    %209 = arith.cmpi sge, %208, %c0_i64 : i64
-                    %210 = arith.cmpi slt, %208, %78 : i64
-                    %211 = arith.andi %209, %210 : i1
-                    scf.if %211 {
-                      %212 = arith.muli %207, %c16_i64 : i64
-                      %213 = arith.maxsi %212, %59 : i64
-                      %214 = arith.addi %212, %c16_i64 : i64
-                      %215 = arith.minsi %214, %66 : i64
-                      %216 = arith.subi %215, %213 : i64
-                      %217 = arith.subi %213, %59 : i64
-                      %218 = arith.muli %217, %89 : i64
-                      %219 = arith.addi %88, %218 : i64
-                      %220 = arith.addi %219, %180 : i64
-                      %221 = arith.addi %212, %180 : i64
-                      %222 = arith.ori %221, %c2147483648_i64 : i64
-                      %223 = arith.subi %213, %212 : i64
-                      %224 = arith.addi %222, %223 : i64
-                      %225 = arith.subi %61, %180 : i64
-                      %226 = arith.minsi %225, %c16_i64 : i64
-                      "instgem.mvout"(%220, %224, %226, %216) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                } else {
-                  %197 = arith.index_cast %162 : i64 to index
-                  scf.for %arg19 = %c1 to %197 step %c1 {
-                    %199 = arith.index_cast %arg19 : index to i64
-                    %200 = arith.muli %199, %c16_i64 : i64
-                    %201 = arith.addi %200, %180 : i64
-                    %202 = arith.ori %201, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %203 = arith.muli %199, %c32_i64 : i64
-                    %204 = arith.addi %203, %193 : i64
-                    "instgem.compute_accumulated"(%204, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %198 = arith.index_cast %148 : i64 to index
-                  scf.for %arg19 = %197 to %198 step %c1 {
-                    %199 = arith.index_cast %arg19 : index to i64
-                    %200 = arith.muli %199, %c16_i64 : i64
-                    %201 = arith.subi %142, %200 : i64
-                    %202 = arith.minsi %201, %c16_i64 : i64
-                    %203 = arith.addi %200, %180 : i64
-                    %204 = arith.ori %203, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %202) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %205 = arith.muli %199, %c32_i64 : i64
-                    %206 = arith.addi %205, %193 : i64
-                    "instgem.compute_accumulated"(%206, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                }
-              }
-              %184 = arith.index_cast %151 : i64 to index
-              scf.for %arg18 = %183 to %184 step %c1 {
-                %191 = arith.index_cast %arg18 : index to i64
-                %192 = arith.muli %191, %c16_i64 : i64
-                %193 = arith.subi %144, %192 : i64
-                %194 = arith.minsi %193, %c16_i64 : i64
-                %195 = arith.subi %145, %192 : i64
-                %196 = arith.minsi %195, %c16_i64 : i64
-                scf.if %173 {
-                  %201 = arith.muli %191, %165 : i64
-                  %202 = arith.minsi %201, %78 : i64
-                  %203 = arith.addi %202, %165 : i64
-                  %204 = arith.minsi %203, %78 : i64
-                  %205 = arith.index_cast %202 : i64 to index
-                  %206 = arith.index_cast %204 : i64 to index
-                  scf.for %arg19 = %205 to %206 step %c1 {
-                    %207 = arith.index_cast %arg19 : index to i64
-                    %208 = arith.addi %71, %207 : i64
-                    %209 = arith.muli %208, %c16_i64 : i64
-                    %210 = arith.maxsi %209, %59 : i64
-                    %211 = arith.addi %209, %c16_i64 : i64
-                    %212 = arith.minsi %211, %66 : i64
-                    %213 = arith.subi %212, %210 : i64
-                    %214 = arith.subi %210, %59 : i64
-                    %215 = arith.muli %214, %89 : i64
-                    %216 = arith.addi %88, %215 : i64
-                    %217 = arith.muli %170, %c16_i64 : i64
-                    %218 = arith.addi %216, %217 : i64
-                    %219 = arith.addi %209, %217 : i64
-                    %220 = arith.ori %219, %c2147483648_i64 : i64
-                    %221 = arith.subi %210, %209 : i64
-                    %222 = arith.addi %220, %221 : i64
-                    %223 = arith.subi %61, %217 : i64
-                    %224 = arith.minsi %223, %c16_i64 : i64
-                    "instgem.mvout"(%218, %222, %224, %213) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %197 = arith.ori %180, %c3221225472_i64 : i64
-                %198 = arith.addi %192, %180 : i64
-                %199 = arith.addi %198, %c64_i64 : i64
-                "instgem.preload"(%199, %182, %196, %197, %182, %163) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%192, %194, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %200 = arith.cmpi eq, %191, %179 : i64
-                scf.if %200 {
-                  %201 = arith.index_cast %162 : i64 to index
-                  scf.for %arg19 = %c1 to %201 step %c1 {
-                    %203 = arith.index_cast %arg19 : index to i64
-                    %204 = arith.muli %203, %c16_i64 : i64
-                    %205 = arith.addi %204, %180 : i64
-                    %206 = arith.ori %205, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %207 = arith.muli %203, %c32_i64 : i64
-                    %208 = arith.addi %207, %192 : i64
-                    "instgem.compute_accumulated"(%208, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %209 = arith.subi %203, %c1_i64 : i64
-                    %210 = arith.subi %209, %71 : i64
-                    %211 = arith.cmpi sge, %210, %c0_i64 : i64
-                    %212 = arith.cmpi slt, %210, %78 : i64
-                    %213 = arith.andi %211, %212 : i1
-                    scf.if %213 {
-                      %214 = arith.muli %209, %c16_i64 : i64
-                      %215 = arith.maxsi %214, %59 : i64
-                      %216 = arith.addi %214, %c16_i64 : i64
-                      %217 = arith.minsi %216, %66 : i64
-                      %218 = arith.subi %217, %215 : i64
-                      %219 = arith.subi %215, %59 : i64
-                      %220 = arith.muli %219, %89 : i64
-                      %221 = arith.addi %88, %220 : i64
-                      %222 = arith.addi %221, %180 : i64
-                      %223 = arith.addi %214, %180 : i64
-                      %224 = arith.ori %223, %c2147483648_i64 : i64
-                      %225 = arith.subi %215, %214 : i64
-                      %226 = arith.addi %224, %225 : i64
-                      %227 = arith.subi %61, %180 : i64
-                      %228 = arith.minsi %227, %c16_i64 : i64
-                      "instgem.mvout"(%222, %226, %228, %218) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %202 = arith.index_cast %148 : i64 to index
-                  scf.for %arg19 = %201 to %202 step %c1 {
-                    %203 = arith.index_cast %arg19 : index to i64
-                    %204 = arith.muli %203, %c16_i64 : i64
-                    %205 = arith.subi %142, %204 : i64
-                    %206 = arith.minsi %205, %c16_i64 : i64
-                    %207 = arith.addi %204, %180 : i64
-                    %208 = arith.ori %207, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %182, %206) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %209 = arith.muli %203, %c32_i64 : i64
-                    %210 = arith.addi %209, %192 : i64
-                    "instgem.compute_accumulated"(%210, %194, %206, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %211 = arith.subi %203, %c1_i64 : i64
-                    %212 = arith.subi %211, %71 : i64
-                    %213 = arith.cmpi sge, %212, %c0_i64 : i64
-                    %214 = arith.cmpi slt, %212, %78 : i64
-                    %215 = arith.andi %213, %214 : i1
-                    scf.if %215 {
-                      %216 = arith.muli %211, %c16_i64 : i64
-                      %217 = arith.maxsi %216, %59 : i64
-                      %218 = arith.addi %216, %c16_i64 : i64
-                      %219 = arith.minsi %218, %66 : i64
-                      %220 = arith.subi %219, %217 : i64
-                      %221 = arith.subi %217, %59 : i64
-                      %222 = arith.muli %221, %89 : i64
-                      %223 = arith.addi %88, %222 : i64
-                      %224 = arith.addi %223, %180 : i64
-                      %225 = arith.addi %216, %180 : i64
-                      %226 = arith.ori %225, %c2147483648_i64 : i64
-                      %227 = arith.subi %217, %216 : i64
-                      %228 = arith.addi %226, %227 : i64
-                      %229 = arith.subi %61, %180 : i64
-                      %230 = arith.minsi %229, %c16_i64 : i64
-                      "instgem.mvout"(%224, %228, %230, %220) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                } else {
-                  %201 = arith.index_cast %162 : i64 to index
-                  scf.for %arg19 = %c1 to %201 step %c1 {
-                    %203 = arith.index_cast %arg19 : index to i64
-                    %204 = arith.muli %203, %c16_i64 : i64
-                    %205 = arith.addi %204, %180 : i64
-                    %206 = arith.ori %205, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %207 = arith.muli %203, %c32_i64 : i64
-                    %208 = arith.addi %207, %192 : i64
-                    "instgem.compute_accumulated"(%208, %194, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %202 = arith.index_cast %148 : i64 to index
-                  scf.for %arg19 = %201 to %202 step %c1 {
-                    %203 = arith.index_cast %arg19 : index to i64
-                    %204 = arith.muli %203, %c16_i64 : i64
-                    %205 = arith.subi %142, %204 : i64
-                    %206 = arith.minsi %205, %c16_i64 : i64
-                    %207 = arith.addi %204, %180 : i64
-                    %208 = arith.ori %207, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %182, %206) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %209 = arith.muli %203, %c32_i64 : i64
-                    %210 = arith.addi %209, %192 : i64
-                    "instgem.compute_accumulated"(%210, %194, %206, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                }
-              }
-              scf.if %173 {
-                %191 = arith.muli %151, %165 : i64
-                %192 = arith.minsi %191, %78 : i64
-                %193 = arith.index_cast %192 : i64 to index
-                scf.for %arg18 = %193 to %79 step %c1 {
-                  %194 = arith.index_cast %arg18 : index to i64
-                  %195 = arith.addi %71, %194 : i64
-                  %196 = arith.muli %195, %c16_i64 : i64
-                  %197 = arith.maxsi %196, %59 : i64
-                  %198 = arith.addi %196, %c16_i64 : i64
-                  %199 = arith.minsi %198, %66 : i64
-                  %200 = arith.subi %199, %197 : i64
-                  %201 = arith.subi %197, %59 : i64
-                  %202 = arith.muli %201, %89 : i64
-                  %203 = arith.addi %88, %202 : i64
-                  %204 = arith.muli %170, %c16_i64 : i64
-                  %205 = arith.addi %203, %204 : i64
-                  %206 = arith.addi %196, %204 : i64
-                  %207 = arith.ori %206, %c2147483648_i64 : i64
-                  %208 = arith.subi %197, %196 : i64
-                  %209 = arith.addi %207, %208 : i64
-                  %210 = arith.subi %61, %204 : i64
-                  %211 = arith.minsi %210, %c16_i64 : i64
-                  "instgem.mvout"(%205, %209, %211, %200) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %185 = arith.cmpi sgt, %151, %c0_i64 : i64
-              %186 = arith.subi %148, %c1_i64 : i64
-              %187 = arith.subi %186, %71 : i64
-              %188 = arith.maxsi %187, %c0_i64 : i64
-              %189 = arith.minsi %188, %78 : i64
-              %190 = arith.select %185, %189, %c0_i64 : i64
-              scf.if %177 {
-                %191 = arith.index_cast %190 : i64 to index
-                scf.for %arg18 = %191 to %79 step %c1 {
-                  %192 = arith.index_cast %arg18 : index to i64
-                  %193 = arith.addi %71, %192 : i64
-                  %194 = arith.muli %193, %c16_i64 : i64
-                  %195 = arith.maxsi %194, %59 : i64
-                  %196 = arith.addi %194, %c16_i64 : i64
-                  %197 = arith.minsi %196, %66 : i64
-                  %198 = arith.subi %197, %195 : i64
-                  %199 = arith.subi %195, %59 : i64
-                  %200 = arith.muli %199, %89 : i64
-                  %201 = arith.addi %88, %200 : i64
-                  %202 = arith.addi %201, %180 : i64
-                  %203 = arith.addi %194, %180 : i64
-                  %204 = arith.ori %203, %c2147483648_i64 : i64
-                  %205 = arith.subi %195, %194 : i64
-                  %206 = arith.addi %204, %205 : i64
-                  %207 = arith.subi %61, %180 : i64
-                  %208 = arith.minsi %207, %c16_i64 : i64
-                  "instgem.mvout"(%202, %206, %208, %198) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            } {gemmini.compute_nest}
-            %166 = arith.minsi %155, %92 : i64
-            %167 = arith.index_cast %166 : i64 to index
-            %168 = arith.index_cast %92 : i64 to index
-            scf.for %arg17 = %167 to %168 step %c1 {
-              %169 = arith.index_cast %arg17 : index to i64
-              scf.for %arg18 = %c0 to %79 step %c1 {
-                %170 = arith.index_cast %arg18 : index to i64
-                %171 = arith.addi %71, %170 : i64
-                %172 = arith.muli %171, %c16_i64 : i64
-                %173 = arith.maxsi %172, %59 : i64
-                %174 = arith.addi %172, %c16_i64 : i64
-                %175 = arith.minsi %174, %66 : i64
-                %176 = arith.subi %175, %173 : i64
-                %177 = arith.subi %173, %59 : i64
-                %178 = arith.muli %177, %89 : i64
-                %179 = arith.addi %88, %178 : i64
-                %180 = arith.muli %169, %c16_i64 : i64
-                %181 = arith.addi %179, %180 : i64
-                %182 = arith.addi %172, %180 : i64
-                %183 = arith.ori %182, %c2147483648_i64 : i64
-                %184 = arith.subi %173, %172 : i64
-                %185 = arith.addi %183, %184 : i64
-                %186 = arith.subi %61, %180 : i64
-                %187 = arith.minsi %186, %c16_i64 : i64
-                "instgem.mvout"(%181, %185, %187, %176) : (i64, i64, i64, i64) -> ()
+          %81 = arith.maxsi %61, %c0_i64 : i64
+          %82 = arith.minsi %81, %c32_i64 : i64
+          %83 = arith.minsi %74, %c32_i64 : i64
+          %84 = arith.minsi %82, %83 : i64
+          %85 = arith.ceildivsi %84, %c16_i64 : i64
+          %86 = arith.addi %arg14, %c1 : index
+          %87 = arith.cmpi sge, %86, %12 : index
+          %88 = arith.divsi %84, %c16_i64 : i64
+          %89 = arith.minsi %85, %88 : i64
+          %90 = arith.maxsi %89, %c0_i64 : i64
+          scf.if %87 {
+            %91 = arith.subi %85, %c1_i64 : i64
+            %92 = arith.index_cast %90 : i64 to index
+            scf.for %arg17 = %c0 to %92 step %c1 {
+              %97 = arith.index_cast %arg17 : index to i64
+              %98 = arith.muli %97, %c16_i64 : i64
+              %99 = arith.addi %98, %c64_i64 : i64
+              "instgem.preload"(%99, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%98, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %100 = arith.cmpi eq, %97, %91 : i64
+              scf.if %100 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %101 = arith.addi %98, %c32_i64 : i64
+                "instgem.compute_accumulated"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%52, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %101 = arith.addi %98, %c32_i64 : i64
+                "instgem.compute_accumulated"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
+            %93 = arith.index_cast %85 : i64 to index
+            scf.for %arg17 = %92 to %93 step %c1 {
+              %97 = arith.index_cast %arg17 : index to i64
+              %98 = arith.muli %97, %c16_i64 : i64
+              %99 = arith.subi %82, %98 : i64
+              %100 = arith.minsi %99, %c16_i64 : i64
+              %101 = arith.subi %83, %98 : i64
+              %102 = arith.minsi %101, %c16_i64 : i64
+              %103 = arith.addi %98, %c64_i64 : i64
+              "instgem.preload"(%103, %c16_i64, %102, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%98, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %104 = arith.cmpi eq, %97, %91 : i64
+              scf.if %104 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %105 = arith.addi %98, %c32_i64 : i64
+                "instgem.compute_accumulated"(%105, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%52, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %105 = arith.addi %98, %c32_i64 : i64
+                "instgem.compute_accumulated"(%105, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %94 = arith.cmpi sgt, %85, %c0_i64 : i64
+            %95 = arith.extui %94 : i1 to i64
+            %96 = arith.index_cast %95 : i64 to index
+            scf.for %arg17 = %96 to %c2 step %c1 {
+              %97 = arith.index_cast %arg17 : index to i64
+              %98 = arith.muli %97, %c16_i64 : i64
+              %99 = arith.maxsi %98, %c0_i64 : i64
+              %100 = arith.addi %98, %c16_i64 : i64
+              %101 = arith.minsi %100, %c32_i64 : i64
+              %102 = arith.subi %101, %99 : i64
+              %103 = arith.muli %99, %53 : i64
+              %104 = arith.addi %52, %103 : i64
+              %105 = arith.ori %98, %c2147483648_i64 : i64
+              %106 = arith.subi %99, %98 : i64
+              %107 = arith.addi %105, %106 : i64
+              "instgem.mvout"(%104, %107, %c16_i64, %102) : (i64, i64, i64, i64) -> ()
+            }
           } else {
-            scf.for %arg17 = %c0 to %156 step %c1 {
-              %164 = arith.index_cast %arg17 : index to i64
-              %165 = arith.muli %164, %c16_i64 : i64
-              %166 = arith.subi %147, %165 : i64
-              %167 = arith.minsi %166, %c16_i64 : i64
-              %168 = arith.index_cast %159 : i64 to index
-              scf.for %arg18 = %c0 to %168 step %c1 {
-                %170 = arith.index_cast %arg18 : index to i64
-                %171 = arith.ori %165, %c3221225472_i64 : i64
-                %172 = arith.muli %170, %c16_i64 : i64
-                %173 = arith.addi %172, %165 : i64
-                %174 = arith.addi %173, %c64_i64 : i64
-                "instgem.preload"(%174, %167, %c16_i64, %171, %167, %163) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%172, %c16_i64, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %175 = arith.index_cast %162 : i64 to index
-                scf.for %arg19 = %c1 to %175 step %c1 {
-                  %177 = arith.index_cast %arg19 : index to i64
-                  %178 = arith.muli %177, %c16_i64 : i64
-                  %179 = arith.addi %178, %165 : i64
-                  %180 = arith.ori %179, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %181 = arith.muli %177, %c32_i64 : i64
-                  %182 = arith.addi %181, %172 : i64
-                  "instgem.compute_accumulated"(%182, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %176 = arith.index_cast %148 : i64 to index
-                scf.for %arg19 = %175 to %176 step %c1 {
-                  %177 = arith.index_cast %arg19 : index to i64
-                  %178 = arith.muli %177, %c16_i64 : i64
-                  %179 = arith.subi %142, %178 : i64
-                  %180 = arith.minsi %179, %c16_i64 : i64
-                  %181 = arith.addi %178, %165 : i64
-                  %182 = arith.ori %181, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %167, %180) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %183 = arith.muli %177, %c32_i64 : i64
-                  %184 = arith.addi %183, %172 : i64
-                  "instgem.compute_accumulated"(%184, %c16_i64, %180, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %169 = arith.index_cast %151 : i64 to index
-              scf.for %arg18 = %168 to %169 step %c1 {
-                %170 = arith.index_cast %arg18 : index to i64
-                %171 = arith.muli %170, %c16_i64 : i64
-                %172 = arith.subi %144, %171 : i64
-                %173 = arith.minsi %172, %c16_i64 : i64
-                %174 = arith.subi %145, %171 : i64
-                %175 = arith.minsi %174, %c16_i64 : i64
-                %176 = arith.ori %165, %c3221225472_i64 : i64
-                %177 = arith.addi %171, %165 : i64
-                %178 = arith.addi %177, %c64_i64 : i64
-                "instgem.preload"(%178, %167, %175, %176, %167, %163) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%171, %173, %163, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %179 = arith.index_cast %162 : i64 to index
-                scf.for %arg19 = %c1 to %179 step %c1 {
-                  %181 = arith.index_cast %arg19 : index to i64
-                  %182 = arith.muli %181, %c16_i64 : i64
-                  %183 = arith.addi %182, %165 : i64
-                  %184 = arith.ori %183, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %185 = arith.muli %181, %c32_i64 : i64
-                  %186 = arith.addi %185, %171 : i64
-                  "instgem.compute_accumulated"(%186, %173, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %180 = arith.index_cast %148 : i64 to index
-                scf.for %arg19 = %179 to %180 step %c1 {
-                  %181 = arith.index_cast %arg19 : index to i64
-                  %182 = arith.muli %181, %c16_i64 : i64
-                  %183 = arith.subi %142, %182 : i64
-                  %184 = arith.minsi %183, %c16_i64 : i64
-                  %185 = arith.addi %182, %165 : i64
-                  %186 = arith.ori %185, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %167, %184) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %187 = arith.muli %181, %c32_i64 : i64
-                  %188 = arith.addi %187, %171 : i64
-                  "instgem.compute_accumulated"(%188, %173, %184, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-            } {gemmini.compute_nest}
+            %91 = arith.index_cast %90 : i64 to index
+            scf.for %arg17 = %c0 to %91 step %c1 {
+              %93 = arith.index_cast %arg17 : index to i64
+              %94 = arith.muli %93, %c16_i64 : i64
+              %95 = arith.addi %94, %c64_i64 : i64
+              "instgem.preload"(%95, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%94, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %96 = arith.addi %94, %c32_i64 : i64
+              "instgem.compute_accumulated"(%96, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %92 = arith.index_cast %85 : i64 to index
+            scf.for %arg17 = %91 to %92 step %c1 {
+              %93 = arith.index_cast %arg17 : index to i64
+              %94 = arith.muli %93, %c16_i64 : i64
+              %95 = arith.subi %82, %94 : i64
+              %96 = arith.minsi %95, %c16_i64 : i64
+              %97 = arith.subi %83, %94 : i64
+              %98 = arith.minsi %97, %c16_i64 : i64
+              %99 = arith.addi %94, %c64_i64 : i64
+              "instgem.preload"(%99, %c16_i64, %98, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%94, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %100 = arith.addi %94, %c32_i64 : i64
+              "instgem.compute_accumulated"(%100, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
           }
-          scf.yield %97, %112 : index, index
+          scf.yield %58, %66 : index, index
         }
-        %94 = arith.cmpi sle, %12, %c0 : index
-        scf.if %94 {
-          "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %89, %91) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-          %95 = arith.muli %78, %92 : i64
-          %96 = arith.index_cast %95 : i64 to index
-          scf.for %arg14 = %c0 to %96 step %c1 {
-            %97 = arith.index_cast %arg14 : index to i64
-            %98 = arith.remsi %97, %78 : i64
-            %99 = arith.divsi %97, %78 : i64
-            %100 = arith.addi %71, %98 : i64
-            %101 = arith.muli %100, %c16_i64 : i64
-            %102 = arith.maxsi %101, %59 : i64
-            %103 = arith.addi %101, %c16_i64 : i64
-            %104 = arith.minsi %103, %66 : i64
-            %105 = arith.subi %104, %102 : i64
-            %106 = arith.subi %102, %59 : i64
-            %107 = arith.muli %106, %89 : i64
-            %108 = arith.addi %88, %107 : i64
-            %109 = arith.muli %99, %c16_i64 : i64
-            %110 = arith.addi %108, %109 : i64
-            %111 = arith.addi %101, %109 : i64
-            %112 = arith.ori %111, %c2147483648_i64 : i64
-            %113 = arith.subi %102, %101 : i64
-            %114 = arith.addi %112, %113 : i64
-            %115 = arith.subi %61, %109 : i64
-            %116 = arith.minsi %115, %c16_i64 : i64
-            "instgem.mvout"(%110, %114, %116, %105) : (i64, i64, i64, i64) -> ()
+        %57 = arith.cmpi sle, %12, %c0 : index
+        scf.if %57 {
+          "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %53, %55) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg14 = %c0 to %c2 step %c1 {
+            %58 = arith.index_cast %arg14 : index to i64
+            %59 = arith.remsi %58, %c2_i64 : i64
+            %60 = arith.divsi %58, %c2_i64 : i64
+            %61 = arith.muli %59, %c16_i64 : i64
+            %62 = arith.maxsi %61, %c0_i64 : i64
+            %63 = arith.addi %61, %c16_i64 : i64
+            %64 = arith.minsi %63, %c32_i64 : i64
+            %65 = arith.subi %64, %62 : i64
+            %66 = arith.muli %62, %53 : i64
+            %67 = arith.addi %52, %66 : i64
+            %68 = arith.muli %60, %c16_i64 : i64
+            %69 = arith.addi %67, %68 : i64
+            %70 = arith.addi %61, %68 : i64
+            %71 = arith.ori %70, %c2147483648_i64 : i64
+            %72 = arith.subi %62, %61 : i64
+            %73 = arith.addi %71, %72 : i64
+            %74 = arith.subi %c16_i64, %68 : i64
+            %75 = arith.minsi %74, %c16_i64 : i64
+            "instgem.mvout"(%69, %73, %75, %65) : (i64, i64, i64, i64) -> ()
           }
+        }
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+      %43 = arith.maxsi %13, %c0 : index
+      %44 = arith.minsi %43, %arg3 : index
+      %45 = arith.maxsi %8, %c0 : index
+      %46 = arith.minsi %45, %c32 : index
+      %47 = arith.subi %44, %7 : index
+      %48 = arith.maxsi %14, %c0 : index
+      %49 = arith.minsi %48, %arg4 : index
+      %50 = arith.maxsi %11, %c0 : index
+      %51 = arith.minsi %50, %c16 : index
+      %52 = arith.subi %49, %10 : index
+      %53 = arith.cmpi sgt, %51, %c0 : index
+      scf.if %53 {
+        func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_1[%7, %10] [%47, %52] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %54 = arith.index_cast %46 : index to i64
+      %55 = arith.index_cast %47 : index to i64
+      %56 = arith.index_cast %52 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+      %57 = arith.index_cast %intptr : index to i64
+      %58 = arith.index_cast %offset : index to i64
+      %59 = arith.muli %58, %c4_i64 : i64
+      %60 = arith.addi %57, %59 : i64
+      %61 = arith.addi %54, %55 : i64
+      %62 = arith.cmpi slt, %61, %c32_i64 : i64
+      %63 = arith.cmpi slt, %56, %c16_i64 : i64
+      %64 = arith.ori %62, %63 : i1
+      scf.if %64 {
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %90 = arith.index_cast %arg14 : index to i64
+          %91 = arith.muli %90, %c16_i64 : i64
+          %92 = arith.ori %91, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %92, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      %65 = arith.maxsi %54, %c0_i64 : i64
+      %66 = arith.divui %65, %c16_i64 : i64
+      %67 = arith.maxsi %61, %c0_i64 : i64
+      %68 = arith.addi %67, %c15_i64 : i64
+      %69 = arith.divui %68, %c16_i64 : i64
+      %70 = arith.subi %69, %66 : i64
+      %71 = arith.cmpi sgt, %55, %c0_i64 : i64
+      %72 = arith.extui %71 : i1 to i64
+      %73 = arith.muli %70, %72 : i64
+      %74 = arith.index_cast %73 : i64 to index
+      scf.for %arg14 = %c0 to %74 step %c1 {
+        %90 = arith.index_cast %arg14 : index to i64
+        %91 = arith.addi %66, %90 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %54 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %61 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.ori %92, %c2147483648_i64 : i64
+        %98 = arith.subi %93, %92 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.minsi %56, %c16_i64 : i64
+        "instgem.mvin"(%60, %99, %100, %96) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %75 = arith.addi %65, %c15_i64 : i64
+      %76 = arith.divui %75, %c16_i64 : i64
+      %77 = arith.cmpi sgt, %54, %c0_i64 : i64
+      %78 = arith.extui %77 : i1 to i64
+      %79 = arith.muli %76, %78 : i64
+      %80 = arith.index_cast %79 : i64 to index
+      scf.for %arg14 = %c0 to %80 step %c1 {
+        %90 = arith.index_cast %arg14 : index to i64
+        %91 = arith.muli %90, %c16_i64 : i64
+        %92 = arith.maxsi %91, %c0_i64 : i64
+        %93 = arith.addi %91, %c16_i64 : i64
+        %94 = arith.minsi %93, %54 : i64
+        %95 = arith.subi %94, %92 : i64
+        %96 = arith.ori %91, %c2147483648_i64 : i64
+        %97 = arith.subi %92, %91 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.minsi %56, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %98, %99, %95) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      scf.if %53 {
+        func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
+      }
+      %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%47, %52] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %81 = arith.index_cast %intptr_8 : index to i64
+      %82 = arith.index_cast %offset_5 : index to i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.index_cast %strides_7#0 : index to i64
+      %85 = arith.bitcast %arg12 : f32 to i32
+      %86 = arith.extui %85 : i32 to i64
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %84, %86) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %87 = arith.ceildivsi %56, %c16_i64 : i64
+      %88:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+        %90 = arith.maxsi %arg15, %c0 : index
+        %91 = arith.minsi %90, %arg5 : index
+        %92 = arith.addi %arg15, %c32 : index
+        %93 = arith.maxsi %92, %c0 : index
+        %94 = arith.minsi %93, %arg5 : index
+        %95 = arith.subi %91, %arg15 : index
+        %96 = arith.maxsi %95, %c0 : index
+        %97 = arith.minsi %96, %c32 : index
+        %98 = arith.subi %94, %91 : index
+        %99 = arith.cmpi sgt, %97, %c0 : index
+        scf.if %99 {
+          func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
+        }
+        %subview_9 = memref.subview %reinterpret_cast[%7, %91] [%47, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %100 = arith.index_cast %98 : index to i64
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %101 = arith.index_cast %intptr_14 : index to i64
+        %102 = arith.index_cast %offset_11 : index to i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.index_cast %strides_13#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %104) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %74 step %c1 {
+          %159 = arith.index_cast %arg17 : index to i64
+          %160 = arith.addi %66, %159 : i64
+          %161 = arith.muli %160, %c16_i64 : i64
+          %162 = arith.maxsi %161, %54 : i64
+          %163 = arith.addi %161, %c16_i64 : i64
+          %164 = arith.minsi %163, %61 : i64
+          %165 = arith.subi %164, %162 : i64
+          %166 = arith.subi %162, %54 : i64
+          %167 = arith.muli %166, %104 : i64
+          %168 = arith.addi %103, %167 : i64
+          %169 = arith.muli %160, %c32_i64 : i64
+          %170 = arith.subi %162, %161 : i64
+          %171 = arith.addi %169, %170 : i64
+          %172 = arith.minsi %100, %c64_i64 : i64
+          "instgem.mvin"(%168, %171, %172, %165) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg17 = %c0 to %80 step %c1 {
+          %159 = arith.index_cast %arg17 : index to i64
+          %160 = arith.muli %159, %c16_i64 : i64
+          %161 = arith.maxsi %160, %c0_i64 : i64
+          %162 = arith.addi %160, %c16_i64 : i64
+          %163 = arith.minsi %162, %54 : i64
+          %164 = arith.subi %163, %161 : i64
+          %165 = arith.muli %159, %c32_i64 : i64
+          %166 = arith.subi %161, %160 : i64
+          %167 = arith.addi %165, %166 : i64
+          %168 = arith.minsi %100, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %167, %168, %164) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %105 = arith.maxsi %arg16, %c0 : index
+        %106 = arith.minsi %105, %arg5 : index
+        %107 = arith.addi %arg16, %c32 : index
+        %108 = arith.maxsi %107, %c0 : index
+        %109 = arith.minsi %108, %arg5 : index
+        %110 = arith.subi %106, %arg16 : index
+        %111 = arith.maxsi %110, %c0 : index
+        %112 = arith.minsi %111, %c32 : index
+        %113 = arith.subi %109, %106 : index
+        scf.if %53 {
+          func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+        }
+        %subview_15 = memref.subview %reinterpret_cast_0[%106, %10] [%113, %52] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %114 = arith.index_cast %112 : index to i64
+        %115 = arith.index_cast %113 : index to i64
+        %116 = arith.addi %114, %115 : i64
+        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %117 = arith.index_cast %intptr_20 : index to i64
+        %118 = arith.index_cast %offset_17 : index to i64
+        %119 = arith.addi %117, %118 : i64
+        %120 = arith.index_cast %strides_19#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+        %121 = arith.maxsi %114, %c0_i64 : i64
+        %122 = arith.divui %121, %c16_i64 : i64
+        %123 = arith.maxsi %116, %c0_i64 : i64
+        %124 = arith.addi %123, %c15_i64 : i64
+        %125 = arith.divui %124, %c16_i64 : i64
+        %126 = arith.subi %125, %122 : i64
+        %127 = arith.cmpi sgt, %115, %c0_i64 : i64
+        %128 = arith.extui %127 : i1 to i64
+        %129 = arith.muli %126, %128 : i64
+        %130 = arith.index_cast %129 : i64 to index
+        scf.for %arg17 = %c0 to %130 step %c1 {
+          %159 = arith.index_cast %arg17 : index to i64
+          %160 = arith.addi %122, %159 : i64
+          %161 = arith.muli %160, %c16_i64 : i64
+          %162 = arith.maxsi %161, %114 : i64
+          %163 = arith.addi %161, %c16_i64 : i64
+          %164 = arith.minsi %163, %116 : i64
+          %165 = arith.subi %164, %162 : i64
+          %166 = arith.subi %162, %114 : i64
+          %167 = arith.muli %166, %120 : i64
+          %168 = arith.addi %119, %167 : i64
+          %169 = arith.addi %161, %c64_i64 : i64
+          %170 = arith.subi %162, %161 : i64
+          %171 = arith.addi %169, %170 : i64
+          %172 = arith.minsi %56, %c64_i64 : i64
+          "instgem.mvin"(%168, %171, %172, %165) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %131 = arith.addi %121, %c15_i64 : i64
+        %132 = arith.divui %131, %c16_i64 : i64
+        %133 = arith.cmpi sgt, %114, %c0_i64 : i64
+        %134 = arith.extui %133 : i1 to i64
+        %135 = arith.muli %132, %134 : i64
+        %136 = arith.index_cast %135 : i64 to index
+        scf.for %arg17 = %c0 to %136 step %c1 {
+          %159 = arith.index_cast %arg17 : index to i64
+          %160 = arith.muli %159, %c16_i64 : i64
+          %161 = arith.maxsi %160, %c0_i64 : i64
+          %162 = arith.addi %160, %c16_i64 : i64
+          %163 = arith.minsi %162, %114 : i64
+          %164 = arith.subi %163, %161 : i64
+          %165 = arith.addi %160, %c64_i64 : i64
+          %166 = arith.subi %161, %160 : i64
+          %167 = arith.addi %165, %166 : i64
+          %168 = arith.minsi %56, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %167, %168, %164) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %137 = arith.minsi %67, %c32_i64 : i64
+        %138 = arith.maxsi %100, %c0_i64 : i64
+        %139 = arith.minsi %138, %c32_i64 : i64
+        %140 = arith.minsi %123, %c32_i64 : i64
+        %141 = arith.maxsi %56, %c0_i64 : i64
+        %142 = arith.minsi %141, %c16_i64 : i64
+        %143 = arith.ceildivsi %137, %c16_i64 : i64
+        %144 = arith.ceildivsi %142, %c16_i64 : i64
+        %145 = arith.minsi %139, %140 : i64
+        %146 = arith.ceildivsi %145, %c16_i64 : i64
+        %147 = arith.addi %arg14, %c1 : index
+        %148 = arith.cmpi sge, %147, %12 : index
+        %149 = arith.cmpi sgt, %143, %c0_i64 : i64
+        %150 = arith.select %149, %144, %c0_i64 : i64
+        %151 = arith.index_cast %150 : i64 to index
+        %152 = arith.divsi %145, %c16_i64 : i64
+        %153 = arith.minsi %146, %152 : i64
+        %154 = arith.maxsi %153, %c0_i64 : i64
+        %155 = arith.divsi %137, %c16_i64 : i64
+        %156 = arith.minsi %143, %155 : i64
+        %157 = arith.maxsi %156, %c1_i64 : i64
+        %158 = arith.minsi %137, %c16_i64 : i64
+        scf.if %148 {
+          %159 = arith.maxsi %146, %c1_i64 : i64
+          %160 = arith.ceildivsi %73, %159 : i64
+          scf.for %arg17 = %c0 to %151 step %c1 {
+            %164 = arith.index_cast %arg17 : index to i64
+            %165 = arith.subi %164, %c1_i64 : i64
+            %166 = arith.cmpi sge, %165, %c0_i64 : i64
+            %167 = arith.cmpi slt, %165, %87 : i64
+            %168 = arith.andi %166, %167 : i1
+            %169 = arith.subi %150, %c1_i64 : i64
+            %170 = arith.cmpi eq, %164, %169 : i64
+            %171 = arith.cmpi slt, %164, %87 : i64
+            %172 = arith.andi %170, %171 : i1
+            %173 = arith.subi %146, %c1_i64 : i64
+            %174 = arith.select %172, %173, %c-1_i64 : i64
+            %175 = arith.muli %164, %c16_i64 : i64
+            %176 = arith.subi %142, %175 : i64
+            %177 = arith.minsi %176, %c16_i64 : i64
+            %178 = arith.index_cast %154 : i64 to index
+            scf.for %arg18 = %c0 to %178 step %c1 {
+              %186 = arith.index_cast %arg18 : index to i64
+              scf.if %168 {
+                %192 = arith.muli %186, %160 : i64
+                %193 = arith.minsi %192, %73 : i64
+                %194 = arith.addi %193, %160 : i64
+                %195 = arith.minsi %194, %73 : i64
+                %196 = arith.index_cast %193 : i64 to index
+                %197 = arith.index_cast %195 : i64 to index
+                scf.for %arg19 = %196 to %197 step %c1 {
+                  %198 = arith.index_cast %arg19 : index to i64
+                  %199 = arith.addi %66, %198 : i64
+                  %200 = arith.muli %199, %c16_i64 : i64
+                  %201 = arith.maxsi %200, %54 : i64
+                  %202 = arith.addi %200, %c16_i64 : i64
+                  %203 = arith.minsi %202, %61 : i64
+                  %204 = arith.subi %203, %201 : i64
+                  %205 = arith.subi %201, %54 : i64
+                  %206 = arith.muli %205, %84 : i64
+                  %207 = arith.addi %83, %206 : i64
+                  %208 = arith.muli %165, %c16_i64 : i64
+                  %209 = arith.addi %207, %208 : i64
+                  %210 = arith.addi %200, %208 : i64
+                  %211 = arith.ori %210, %c2147483648_i64 : i64
+                  %212 = arith.subi %201, %200 : i64
+                  %213 = arith.addi %211, %212 : i64
+                  %214 = arith.subi %56, %208 : i64
+                  %215 = arith.minsi %214, %c16_i64 : i64
+                  "instgem.mvout"(%209, %213, %215, %204) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %187 = arith.ori %175, %c3221225472_i64 : i64
+              %188 = arith.muli %186, %c16_i64 : i64
+              %189 = arith.addi %188, %175 : i64
+              %190 = arith.addi %189, %c64_i64 : i64
+              "instgem.preload"(%190, %177, %c16_i64, %187, %177, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%188, %c16_i64, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %191 = arith.cmpi eq, %186, %174 : i64
+              scf.if %191 {
+                %192 = arith.index_cast %157 : i64 to index
+                scf.for %arg19 = %c1 to %192 step %c1 {
+                  %194 = arith.index_cast %arg19 : index to i64
+                  %195 = arith.muli %194, %c16_i64 : i64
+                  %196 = arith.addi %195, %175 : i64
+                  %197 = arith.ori %196, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %198 = arith.muli %194, %c32_i64 : i64
+                  %199 = arith.addi %198, %188 : i64
+                  "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %200 = arith.subi %194, %c1_i64 : i64
+                  %201 = arith.subi %200, %66 : i64
+                  %202 = arith.cmpi sge, %201, %c0_i64 : i64
+                  %203 = arith.cmpi slt, %201, %73 : i64
+                  %204 = arith.andi %202, %203 : i1
+                  scf.if %204 {
+                    %205 = arith.muli %200, %c16_i64 : i64
+                    %206 = arith.maxsi %205, %54 : i64
+                    %207 = arith.addi %205, %c16_i64 : i64
+                    %208 = arith.minsi %207, %61 : i64
+                    %209 = arith.subi %208, %206 : i64
+                    %210 = arith.subi %206, %54 : i64
+                    %211 = arith.muli %210, %84 : i64
+                    %212 = arith.addi %83, %211 : i64
+                    %213 = arith.addi %212, %175 : i64
+                    %214 = arith.addi %205, %175 : i64
+                    %215 = arith.ori %214, %c2147483648_i64 : i64
+                    %216 = arith.subi %206, %205 : i64
+                    %217 = arith.addi %215, %216 : i64
+                    %218 = arith.subi %56, %175 : i64
+                    %219 = arith.minsi %218, %c16_i64 : i64
+                    "instgem.mvout"(%213, %217, %219, %209) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %193 = arith.index_cast %143 : i64 to index
+                scf.for %arg19 = %192 to %193 step %c1 {
+                  %194 = arith.index_cast %arg19 : index to i64
+                  %195 = arith.muli %194, %c16_i64 : i64
+                  %196 = arith.subi %137, %195 : i64
+                  %197 = arith.minsi %196, %c16_i64 : i64
+                  %198 = arith.addi %195, %175 : i64
+                  %199 = arith.ori %198, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %177, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %200 = arith.muli %194, %c32_i64 : i64
+                  %201 = arith.addi %200, %188 : i64
+                  "instgem.compute_accumulated"(%201, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %202 = arith.subi %194, %c1_i64 : i64
+                  %203 = arith.subi %202, %66 : i64
+                  %204 = arith.cmpi sge, %203, %c0_i64 : i64
+                  %205 = arith.cmpi slt, %203, %73 : i64
+                  %206 = arith.andi %204, %205 : i1
+                  scf.if %206 {
+                    %207 = arith.muli %202, %c16_i64 : i64
+                    %208 = arith.maxsi %207, %54 : i64
+                    %209 = arith.addi %207, %c16_i64 : i64
+                    %210 = arith.minsi %209, %61 : i64
+                    %211 = arith.subi %210, %208 : i64
+                    %212 = arith.subi %208, %54 : i64
+                    %213 = arith.muli %212, %84 : i64
+                    %214 = arith.addi %83, %213 : i64
+                    %215 = arith.addi %214, %175 : i64
+                    %216 = arith.addi %207, %175 : i64
+                    %217 = arith.ori %216, %c2147483648_i64 : i64
+                    %218 = arith.subi %208, %207 : i64
+                    %219 = arith.addi %217, %218 : i64
+                    %220 = arith.subi %56, %175 : i64
+                    %221 = arith.minsi %220, %c16_i64 : i64
+                    "instgem.mvout"(%215, %219, %221, %211) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              } else {
+                %192 = arith.index_cast %157 : i64 to index
+                scf.for %arg19 = %c1 to %192 step %c1 {
+                  %194 = arith.index_cast %arg19 : index to i64
+                  %195 = arith.muli %194, %c16_i64 : i64
+                  %196 = arith.addi %195, %175 : i64
+                  %197 = arith.ori %196, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %198 = arith.muli %194, %c32_i64 : i64
+                  %199 = arith.addi %198, %188 : i64
+                  "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %193 = arith.index_cast %143 : i64 to index
+                scf.for %arg19 = %192 to %193 step %c1 {
+                  %194 = arith.index_cast %arg19 : index to i64
+                  %195 = arith.muli %194, %c16_i64 : i64
+                  %196 = arith.subi %137, %195 : i64
+                  %197 = arith.minsi %196, %c16_i64 : i64
+                  %198 = arith.addi %195, %175 : i64
+                  %199 = arith.ori %198, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %177, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %200 = arith.muli %194, %c32_i64 : i64
+                  %201 = arith.addi %200, %188 : i64
+                  "instgem.compute_accumulated"(%201, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+            %179 = arith.index_cast %146 : i64 to index
+            scf.for %arg18 = %178 to %179 step %c1 {
+              %186 = arith.index_cast %arg18 : index to i64
+              %187 = arith.muli %186, %c16_i64 : i64
+              %188 = arith.subi %139, %187 : i64
+              %189 = arith.minsi %188, %c16_i64 : i64
+              %190 = arith.subi %140, %187 : i64
+              %191 = arith.minsi %190, %c16_i64 : i64
+              scf.if %168 {
+                %196 = arith.muli %186, %160 : i64
+                %197 = arith.minsi %196, %73 : i64
+                %198 = arith.addi %197, %160 : i64
+                %199 = arith.minsi %198, %73 : i64
+                %200 = arith.index_cast %197 : i64 to index
+                %201 = arith.index_cast %199 : i64 to index
+                scf.for %arg19 = %200 to %201 step %c1 {
+                  %202 = arith.index_cast %arg19 : index to i64
+                  %203 = arith.addi %66, %202 : i64
+                  %204 = arith.muli %203, %c16_i64 : i64
+                  %205 = arith.maxsi %204, %54 : i64
+                  %206 = arith.addi %204, %c16_i64 : i64
+                  %207 = arith.minsi %206, %61 : i64
+                  %208 = arith.subi %207, %205 : i64
+                  %209 = arith.subi %205, %54 : i64
+                  %210 = arith.muli %209, %84 : i64
+                  %211 = arith.addi %83, %210 : i64
+                  %212 = arith.muli %165, %c16_i64 : i64
+                  %213 = arith.addi %211, %212 : i64
+                  %214 = arith.addi %204, %212 : i64
+                  %215 = arith.ori %214, %c2147483648_i64 : i64
+                  %216 = arith.subi %205, %204 : i64
+                  %217 = arith.addi %215, %216 : i64
+                  %218 = arith.subi %56, %212 : i64
+                  %219 = arith.minsi %218, %c16_i64 : i64
+                  "instgem.mvout"(%213, %217, %219, %208) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %192 = arith.ori %175, %c3221225472_i64 : i64
+              %193 = arith.addi %187, %175 : i64
+              %194 = arith.addi %193, %c64_i64 : i64
+              "instgem.preload"(%194, %177, %191, %192, %177, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%187, %189, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %195 = arith.cmpi eq, %186, %174 : i64
+              scf.if %195 {
+                %196 = arith.index_cast %157 : i64 to index
+                scf.for %arg19 = %c1 to %196 step %c1 {
+                  %198 = arith.index_cast %arg19 : index to i64
+                  %199 = arith.muli %198, %c16_i64 : i64
+                  %200 = arith.addi %199, %175 : i64
+                  %201 = arith.ori %200, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %202 = arith.muli %198, %c32_i64 : i64
+                  %203 = arith.addi %202, %187 : i64
+                  "instgem.compute_accumulated"(%203, %189, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %204 = arith.subi %198, %c1_i64 : i64
+                  %205 = arith.subi %204, %66 : i64
+                  %206 = arith.cmpi sge, %205, %c0_i64 : i64
+                  %207 = arith.cmpi slt, %205, %73 : i64
+                  %208 = arith.andi %206, %207 : i1
+                  scf.if %208 {
+                    %209 = arith.muli %204, %c16_i64 : i64
+                    %210 = arith.maxsi %209, %54 : i64
+                    %211 = arith.addi %209, %c16_i64 : i64
+                    %212 = arith.minsi %211, %61 : i64
+                    %213 = arith.subi %212, %210 : i64
+                    %214 = arith.subi %210, %54 : i64
+                    %215 = arith.muli %214, %84 : i64
+                    %216 = arith.addi %83, %215 : i64
+                    %217 = arith.addi %216, %175 : i64
+                    %218 = arith.addi %209, %175 : i64
+                    %219 = arith.ori %218, %c2147483648_i64 : i64
+                    %220 = arith.subi %210, %209 : i64
+                    %221 = arith.addi %219, %220 : i64
+                    %222 = arith.subi %56, %175 : i64
+                    %223 = arith.minsi %222, %c16_i64 : i64
+                    "instgem.mvout"(%217, %221, %223, %213) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %197 = arith.index_cast %143 : i64 to index
+                scf.for %arg19 = %196 to %197 step %c1 {
+                  %198 = arith.index_cast %arg19 : index to i64
+                  %199 = arith.muli %198, %c16_i64 : i64
+                  %200 = arith.subi %137, %199 : i64
+                  %201 = arith.minsi %200, %c16_i64 : i64
+                  %202 = arith.addi %199, %175 : i64
+                  %203 = arith.ori %202, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %177, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %204 = arith.muli %198, %c32_i64 : i64
+                  %205 = arith.addi %204, %187 : i64
+                  "instgem.compute_accumulated"(%205, %189, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %206 = arith.subi %198, %c1_i64 : i64
+                  %207 = arith.subi %206, %66 : i64
+                  %208 = arith.cmpi sge, %207, %c0_i64 : i64
+                  %209 = arith.cmpi slt, %207, %73 : i64
+                  %210 = arith.andi %208, %209 : i1
+                  scf.if %210 {
+                    %211 = arith.muli %206, %c16_i64 : i64
+                    %212 = arith.maxsi %211, %54 : i64
+                    %213 = arith.addi %211, %c16_i64 : i64
+                    %214 = arith.minsi %213, %61 : i64
+                    %215 = arith.subi %214, %212 : i64
+                    %216 = arith.subi %212, %54 : i64
+                    %217 = arith.muli %216, %84 : i64
+                    %218 = arith.addi %83, %217 : i64
+                    %219 = arith.addi %218, %175 : i64
+                    %220 = arith.addi %211, %175 : i64
+                    %221 = arith.ori %220, %c2147483648_i64 : i64
+                    %222 = arith.subi %212, %211 : i64
+                    %223 = arith.addi %221, %222 : i64
+                    %224 = arith.subi %56, %175 : i64
+                    %225 = arith.minsi %224, %c16_i64 : i64
+                    "instgem.mvout"(%219, %223, %225, %215) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              } else {
+                %196 = arith.index_cast %157 : i64 to index
+                scf.for %arg19 = %c1 to %196 step %c1 {
+                  %198 = arith.index_cast %arg19 : index to i64
+                  %199 = arith.muli %198, %c16_i64 : i64
+                  %200 = arith.addi %199, %175 : i64
+                  %201 = arith.ori %200, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %202 = arith.muli %198, %c32_i64 : i64
+                  %203 = arith.addi %202, %187 : i64
+                  "instgem.compute_accumulated"(%203, %189, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %197 = arith.index_cast %143 : i64 to index
+                scf.for %arg19 = %196 to %197 step %c1 {
+                  %198 = arith.index_cast %arg19 : index to i64
+                  %199 = arith.muli %198, %c16_i64 : i64
+                  %200 = arith.subi %137, %199 : i64
+                  %201 = arith.minsi %200, %c16_i64 : i64
+                  %202 = arith.addi %199, %175 : i64
+                  %203 = arith.ori %202, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %177, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %204 = arith.muli %198, %c32_i64 : i64
+                  %205 = arith.addi %204, %187 : i64
+                  "instgem.compute_accumulated"(%205, %189, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+            scf.if %168 {
+              %186 = arith.muli %146, %160 : i64
+              %187 = arith.minsi %186, %73 : i64
+              %188 = arith.index_cast %187 : i64 to index
+              scf.for %arg18 = %188 to %74 step %c1 {
+                %189 = arith.index_cast %arg18 : index to i64
+                %190 = arith.addi %66, %189 : i64
+                %191 = arith.muli %190, %c16_i64 : i64
+                %192 = arith.maxsi %191, %54 : i64
+                %193 = arith.addi %191, %c16_i64 : i64
+                %194 = arith.minsi %193, %61 : i64
+                %195 = arith.subi %194, %192 : i64
+                %196 = arith.subi %192, %54 : i64
+                %197 = arith.muli %196, %84 : i64
+                %198 = arith.addi %83, %197 : i64
+                %199 = arith.muli %165, %c16_i64 : i64
+                %200 = arith.addi %198, %199 : i64
+                %201 = arith.addi %191, %199 : i64
+                %202 = arith.ori %201, %c2147483648_i64 : i64
+                %203 = arith.subi %192, %191 : i64
+                %204 = arith.addi %202, %203 : i64
+                %205 = arith.subi %56, %199 : i64
+                %206 = arith.minsi %205, %c16_i64 : i64
+                "instgem.mvout"(%200, %204, %206, %195) : (i64, i64, i64, i64) -> ()
+              }
+            }
+            %180 = arith.cmpi sgt, %146, %c0_i64 : i64
+            %181 = arith.subi %143, %c1_i64 : i64
+            %182 = arith.subi %181, %66 : i64
+            %183 = arith.maxsi %182, %c0_i64 : i64
+            %184 = arith.minsi %183, %73 : i64
+            %185 = arith.select %180, %184, %c0_i64 : i64
+            scf.if %172 {
+              %186 = arith.index_cast %185 : i64 to index
+              scf.for %arg18 = %186 to %74 step %c1 {
+                %187 = arith.index_cast %arg18 : index to i64
+                %188 = arith.addi %66, %187 : i64
+                %189 = arith.muli %188, %c16_i64 : i64
+                %190 = arith.maxsi %189, %54 : i64
+                %191 = arith.addi %189, %c16_i64 : i64
+                %192 = arith.minsi %191, %61 : i64
+                %193 = arith.subi %192, %190 : i64
+                %194 = arith.subi %190, %54 : i64
+                %195 = arith.muli %194, %84 : i64
+                %196 = arith.addi %83, %195 : i64
+                %197 = arith.addi %196, %175 : i64
+                %198 = arith.addi %189, %175 : i64
+                %199 = arith.ori %198, %c2147483648_i64 : i64
+                %200 = arith.subi %190, %189 : i64
+                %201 = arith.addi %199, %200 : i64
+                %202 = arith.subi %56, %175 : i64
+                %203 = arith.minsi %202, %c16_i64 : i64
+                "instgem.mvout"(%197, %201, %203, %193) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %161 = arith.minsi %150, %87 : i64
+          %162 = arith.index_cast %161 : i64 to index
+          %163 = arith.index_cast %87 : i64 to index
+          scf.for %arg17 = %162 to %163 step %c1 {
+            %164 = arith.index_cast %arg17 : index to i64
+            scf.for %arg18 = %c0 to %74 step %c1 {
+              %165 = arith.index_cast %arg18 : index to i64
+              %166 = arith.addi %66, %165 : i64
+              %167 = arith.muli %166, %c16_i64 : i64
+              %168 = arith.maxsi %167, %54 : i64
+              %169 = arith.addi %167, %c16_i64 : i64
+              %170 = arith.minsi %169, %61 : i64
+              %171 = arith.subi %170, %168 : i64
+              %172 = arith.subi %168, %54 : i64
+              %173 = arith.muli %172, %84 : i64
+              %174 = arith.addi %83, %173 : i64
+              %175 = arith.muli %164, %c16_i64 : i64
+              %176 = arith.addi %174, %175 : i64
+              %177 = arith.addi %167, %175 : i64
+              %178 = arith.ori %177, %c2147483648_i64 : i64
+              %179 = arith.subi %168, %167 : i64
+              %180 = arith.addi %178, %179 : i64
+              %181 = arith.subi %56, %175 : i64
+              %182 = arith.minsi %181, %c16_i64 : i64
+              "instgem.mvout"(%176, %180, %182, %171) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } else {
+          scf.for %arg17 = %c0 to %151 step %c1 {
+            %159 = arith.index_cast %arg17 : index to i64
+            %160 = arith.muli %159, %c16_i64 : i64
+            %161 = arith.subi %142, %160 : i64
+            %162 = arith.minsi %161, %c16_i64 : i64
+            %163 = arith.index_cast %154 : i64 to index
+            scf.for %arg18 = %c0 to %163 step %c1 {
+              %165 = arith.index_cast %arg18 : index to i64
+              %166 = arith.ori %160, %c3221225472_i64 : i64
+              %167 = arith.muli %165, %c16_i64 : i64
+              %168 = arith.addi %167, %160 : i64
+              %169 = arith.addi %168, %c64_i64 : i64
+              "instgem.preload"(%169, %162, %c16_i64, %166, %162, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%167, %c16_i64, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %170 = arith.index_cast %157 : i64 to index
+              scf.for %arg19 = %c1 to %170 step %c1 {
+                %172 = arith.index_cast %arg19 : index to i64
+                %173 = arith.muli %172, %c16_i64 : i64
+                %174 = arith.addi %173, %160 : i64
+                %175 = arith.ori %174, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %162, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %176 = arith.muli %172, %c32_i64 : i64
+                %177 = arith.addi %176, %167 : i64
+                "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %171 = arith.index_cast %143 : i64 to index
+              scf.for %arg19 = %170 to %171 step %c1 {
+                %172 = arith.index_cast %arg19 : index to i64
+                %173 = arith.muli %172, %c16_i64 : i64
+                %174 = arith.subi %137, %173 : i64
+                %175 = arith.minsi %174, %c16_i64 : i64
+                %176 = arith.addi %173, %160 : i64
+                %177 = arith.ori %176, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %162, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %172, %c32_i64 : i64
+                %179 = arith.addi %178, %167 : i64
+                "instgem.compute_accumulated"(%179, %c16_i64, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %164 = arith.index_cast %146 : i64 to index
+            scf.for %arg18 = %163 to %164 step %c1 {
+              %165 = arith.index_cast %arg18 : index to i64
+              %166 = arith.muli %165, %c16_i64 : i64
+              %167 = arith.subi %139, %166 : i64
+              %168 = arith.minsi %167, %c16_i64 : i64
+              %169 = arith.subi %140, %166 : i64
+              %170 = arith.minsi %169, %c16_i64 : i64
+              %171 = arith.ori %160, %c3221225472_i64 : i64
+              %172 = arith.addi %166, %160 : i64
+              %173 = arith.addi %172, %c64_i64 : i64
+              "instgem.preload"(%173, %162, %170, %171, %162, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%166, %168, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %174 = arith.index_cast %157 : i64 to index
+              scf.for %arg19 = %c1 to %174 step %c1 {
+                %176 = arith.index_cast %arg19 : index to i64
+                %177 = arith.muli %176, %c16_i64 : i64
+                %178 = arith.addi %177, %160 : i64
+                %179 = arith.ori %178, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %162, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %180 = arith.muli %176, %c32_i64 : i64
+                %181 = arith.addi %180, %166 : i64
+                "instgem.compute_accumulated"(%181, %168, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %175 = arith.index_cast %143 : i64 to index
+              scf.for %arg19 = %174 to %175 step %c1 {
+                %176 = arith.index_cast %arg19 : index to i64
+                %177 = arith.muli %176, %c16_i64 : i64
+                %178 = arith.subi %137, %177 : i64
+                %179 = arith.minsi %178, %c16_i64 : i64
+                %180 = arith.addi %177, %160 : i64
+                %181 = arith.ori %180, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %162, %179) : (i64, i64, i64, i64, i64, i64) -> ()
+                %182 = arith.muli %176, %c32_i64 : i64
+                %183 = arith.addi %182, %166 : i64
+                "instgem.compute_accumulated"(%183, %168, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+        }
+        scf.yield %92, %107 : index, index
+      }
+      %89 = arith.cmpi sle, %12, %c0 : index
+      scf.if %89 {
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %84, %86) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %90 = arith.muli %73, %87 : i64
+        %91 = arith.index_cast %90 : i64 to index
+        scf.for %arg14 = %c0 to %91 step %c1 {
+          %92 = arith.index_cast %arg14 : index to i64
+          %93 = arith.remsi %92, %73 : i64
+          %94 = arith.divsi %92, %73 : i64
+          %95 = arith.addi %66, %93 : i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %54 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %61 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.subi %97, %54 : i64
+          %102 = arith.muli %101, %84 : i64
+          %103 = arith.addi %83, %102 : i64
+          %104 = arith.muli %94, %c16_i64 : i64
+          %105 = arith.addi %103, %104 : i64
+          %106 = arith.addi %96, %104 : i64
+          %107 = arith.ori %106, %c2147483648_i64 : i64
+          %108 = arith.subi %97, %96 : i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.subi %56, %104 : i64
+          %111 = arith.minsi %110, %c16_i64 : i64
+          "instgem.mvout"(%105, %109, %111, %100) : (i64, i64, i64, i64) -> ()
         }
       }
     }

@@ -145,439 +145,166 @@ module {
     %14 = arith.addi %5, %c16 : index
     %15 = arith.subi %6, %c1 : index
     %16 = arith.muli %15, %c32 : index
-    %17 = arith.addi %16, %c32 : index
-    %18 = arith.cmpi sge, %4, %c0 : index
-    %19 = arith.cmpi sle, %4, %arg5 : index
-    %20 = arith.cmpi sge, %13, %c0 : index
-    %21 = arith.cmpi sle, %13, %arg5 : index
-    %22 = arith.cmpi sge, %9, %c0 : index
-    %23 = arith.cmpi sle, %9, %c32 : index
-    %24 = arith.cmpi sge, %5, %c0 : index
-    %25 = arith.cmpi sle, %5, %arg6 : index
-    %26 = arith.cmpi sge, %14, %c0 : index
-    %27 = arith.cmpi sle, %14, %arg6 : index
-    %28 = arith.cmpi sge, %12, %c0 : index
-    %29 = arith.cmpi sle, %12, %c16 : index
-    %30 = arith.cmpi sle, %16, %arg7 : index
-    %31 = arith.cmpi sle, %17, %arg7 : index
-    %32 = arith.andi %18, %19 : i1
-    %33 = arith.andi %32, %20 : i1
-    %34 = arith.andi %33, %21 : i1
-    %35 = arith.andi %34, %22 : i1
-    %36 = arith.andi %35, %23 : i1
-    %37 = arith.andi %36, %24 : i1
-    %38 = arith.andi %37, %25 : i1
-    %39 = arith.andi %38, %26 : i1
-    %40 = arith.andi %39, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %20 : i1
-    %44 = arith.andi %43, %21 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %30 : i1
-    %48 = arith.andi %47, %31 : i1
-    %49 = arith.andi %48, %26 : i1
-    %50 = arith.andi %49, %27 : i1
-    %51 = arith.andi %50, %30 : i1
-    %52 = arith.andi %51, %31 : i1
-    scf.if %52 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.ori %67, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.addi %67, %c32_i64 : i64
-        %69 = arith.ori %68, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %69, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %66 = arith.addi %arg9, %c32 : index
-        %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %67 = arith.index_cast %arg8 : index to i64
-        %68 = arith.remsi %67, %c2_i64 : i64
-        %69 = arith.muli %68, %c64_i64 : i64
-        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %70 = arith.index_cast %intptr_17 : index to i64
-        %71 = arith.index_cast %offset_14 : index to i64
-        %72 = arith.addi %70, %71 : i64
-        %73 = arith.index_cast %strides_16#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.maxsi %88, %c0_i64 : i64
-          %90 = arith.addi %88, %c16_i64 : i64
-          %91 = arith.minsi %90, %c32_i64 : i64
-          %92 = arith.subi %91, %89 : i64
-          %93 = arith.muli %89, %73 : i64
-          %94 = arith.addi %72, %93 : i64
-          %95 = arith.muli %87, %c32_i64 : i64
-          %96 = arith.addi %95, %69 : i64
-          %97 = arith.subi %89, %88 : i64
-          %98 = arith.addi %96, %97 : i64
-          "instgem.mvin"(%94, %98, %c32_i64, %92) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %74 = arith.addi %arg10, %c32 : index
-        %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %75 = arith.muli %68, %c32_i64 : i64
-        %76 = arith.addi %75, %c128_i64 : i64
-        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %77 = arith.index_cast %intptr_24 : index to i64
-        %78 = arith.index_cast %offset_21 : index to i64
-        %79 = arith.addi %77, %78 : i64
-        %80 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.maxsi %88, %c0_i64 : i64
-          %90 = arith.addi %88, %c16_i64 : i64
-          %91 = arith.minsi %90, %c32_i64 : i64
-          %92 = arith.subi %91, %89 : i64
-          %93 = arith.muli %89, %80 : i64
-          %94 = arith.addi %79, %93 : i64
-          %95 = arith.addi %88, %76 : i64
-          %96 = arith.subi %89, %88 : i64
-          %97 = arith.addi %95, %96 : i64
-          "instgem.mvin"(%94, %97, %c16_i64, %92) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.addi %88, %76 : i64
-          "instgem.preload"(%89, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %90 = arith.addi %88, %69 : i64
-          "instgem.compute_preloaded"(%90, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %91 = arith.addi %88, %c32_i64 : i64
-          %92 = arith.addi %91, %69 : i64
-          "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        %81 = arith.addi %arg11, %c32 : index
-        %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %82 = arith.addi %75, %c192_i64 : i64
-        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %83 = arith.index_cast %intptr_31 : index to i64
-        %84 = arith.index_cast %offset_28 : index to i64
-        %85 = arith.addi %83, %84 : i64
-        %86 = arith.index_cast %strides_30#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.maxsi %88, %c0_i64 : i64
-          %90 = arith.addi %88, %c16_i64 : i64
-          %91 = arith.minsi %90, %c32_i64 : i64
-          %92 = arith.subi %91, %89 : i64
-          %93 = arith.muli %89, %86 : i64
-          %94 = arith.addi %85, %93 : i64
-          %95 = arith.addi %88, %82 : i64
-          %96 = arith.subi %89, %88 : i64
-          %97 = arith.addi %95, %96 : i64
-          "instgem.mvin"(%94, %97, %c16_i64, %92) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.addi %88, %82 : i64
-          "instgem.preload"(%89, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %90 = arith.addi %88, %69 : i64
-          "instgem.compute_preloaded"(%90, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %91 = arith.addi %88, %c32_i64 : i64
-          %92 = arith.addi %91, %69 : i64
-          "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        scf.yield %66, %74, %81 : index, index, index
-      }
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %54 = arith.index_cast %intptr : index to i64
-      %55 = arith.index_cast %offset : index to i64
-      %56 = arith.muli %55, %c4_i64 : i64
-      %57 = arith.addi %54, %56 : i64
-      %58 = arith.index_cast %strides#0 : index to i64
-      %59 = arith.muli %58, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.remsi %66, %c2_i64 : i64
-        %68 = arith.divsi %66, %c2_i64 : i64
-        %69 = arith.muli %67, %c16_i64 : i64
-        %70 = arith.maxsi %69, %c0_i64 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %c32_i64 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.muli %70, %59 : i64
-        %75 = arith.addi %57, %74 : i64
-        %76 = arith.muli %68, %c64_i64 : i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.muli %68, %c16_i64 : i64
-        %79 = arith.addi %69, %78 : i64
-        %80 = arith.ori %79, %c2684354560_i64 : i64
-        %81 = arith.subi %70, %69 : i64
-        %82 = arith.addi %80, %81 : i64
-        %83 = arith.subi %c16_i64, %78 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
-      }
-      %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %60 = arith.index_cast %intptr_10 : index to i64
-      %61 = arith.index_cast %offset_7 : index to i64
-      %62 = arith.muli %61, %c4_i64 : i64
-      %63 = arith.addi %60, %62 : i64
-      %64 = arith.index_cast %strides_9#0 : index to i64
-      %65 = arith.muli %64, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.remsi %66, %c2_i64 : i64
-        %68 = arith.divsi %66, %c2_i64 : i64
-        %69 = arith.muli %67, %c16_i64 : i64
-        %70 = arith.maxsi %69, %c0_i64 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %c32_i64 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.muli %70, %65 : i64
-        %75 = arith.addi %63, %74 : i64
-        %76 = arith.muli %68, %c64_i64 : i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.muli %68, %c16_i64 : i64
-        %79 = arith.addi %69, %78 : i64
-        %80 = arith.addi %79, %c32_i64 : i64
-        %81 = arith.ori %80, %c2684354560_i64 : i64
-        %82 = arith.subi %70, %69 : i64
-        %83 = arith.addi %81, %82 : i64
-        %84 = arith.subi %c16_i64, %78 : i64
-        %85 = arith.minsi %84, %c16_i64 : i64
-        "instgem.mvout"(%77, %83, %85, %73) : (i64, i64, i64, i64) -> ()
-      }
-    } else {
-      %53 = arith.andi %45, %30 : i1
-      %54 = arith.andi %53, %26 : i1
-      %55 = arith.andi %54, %27 : i1
-      %56 = arith.andi %55, %30 : i1
-      scf.if %56 {
+    %17 = arith.cmpi sge, %4, %c0 : index
+    %18 = arith.cmpi sle, %4, %arg5 : index
+    %19 = arith.cmpi sge, %13, %c0 : index
+    %20 = arith.cmpi sle, %13, %arg5 : index
+    %21 = arith.cmpi sge, %9, %c0 : index
+    %22 = arith.cmpi sle, %9, %c32 : index
+    %23 = arith.cmpi sge, %5, %c0 : index
+    %24 = arith.cmpi sle, %5, %arg6 : index
+    %25 = arith.cmpi sge, %14, %c0 : index
+    %26 = arith.cmpi sle, %14, %arg6 : index
+    %27 = arith.cmpi sge, %12, %c0 : index
+    %28 = arith.cmpi sle, %12, %c16 : index
+    %29 = arith.cmpi sle, %16, %arg7 : index
+    %30 = arith.andi %17, %18 : i1
+    %31 = arith.andi %30, %19 : i1
+    %32 = arith.andi %31, %20 : i1
+    %33 = arith.andi %32, %21 : i1
+    %34 = arith.andi %33, %22 : i1
+    %35 = arith.andi %34, %23 : i1
+    %36 = arith.andi %35, %24 : i1
+    %37 = arith.andi %36, %25 : i1
+    %38 = arith.andi %37, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %19 : i1
+    %42 = arith.andi %41, %20 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %29 : i1
+    %45 = arith.andi %44, %25 : i1
+    %46 = arith.andi %45, %26 : i1
+    %47 = arith.andi %46, %29 : i1
+    scf.if %47 {
+      %48 = arith.addi %16, %c32 : index
+      %49 = arith.cmpi sle, %48, %arg7 : index
+      %50 = arith.andi %49, %49 : i1
+      %51 = arith.andi %50, %49 : i1
+      scf.if %51 {
         %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg8 = %c0 to %c2 step %c1 {
-          %70 = arith.index_cast %arg8 : index to i64
-          %71 = arith.muli %70, %c16_i64 : i64
-          %72 = arith.ori %71, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %72, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg8 = %c0 to %c2 step %c1 {
-          %70 = arith.index_cast %arg8 : index to i64
-          %71 = arith.muli %70, %c16_i64 : i64
-          %72 = arith.addi %71, %c32_i64 : i64
-          %73 = arith.ori %72, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %73, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %66, %c32_i64 : i64
+          %68 = arith.ori %67, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %57:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-          %70 = arith.addi %arg9, %c32 : index
-          %71 = arith.minsi %70, %arg7 : index
-          %72 = arith.subi %71, %arg9 : index
-          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-          %cast_12 = memref.cast %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %73 = arith.index_cast %arg8 : index to i64
-          %74 = arith.remsi %73, %c2_i64 : i64
-          %75 = arith.muli %74, %c64_i64 : i64
-          %76 = arith.index_cast %72 : index to i64
-          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %52:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %65 = arith.addi %arg9, %c32 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %66 = arith.index_cast %arg8 : index to i64
+          %67 = arith.remsi %66, %c2_i64 : i64
+          %68 = arith.muli %67, %c64_i64 : i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
           %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %77 = arith.index_cast %intptr_17 : index to i64
-          %78 = arith.index_cast %offset_14 : index to i64
-          %79 = arith.addi %77, %78 : i64
-          %80 = arith.index_cast %strides_16#0 : index to i64
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+          %69 = arith.index_cast %intptr_17 : index to i64
+          %70 = arith.index_cast %offset_14 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
           scf.for %arg12 = %c0 to %c2 step %c1 {
-            %132 = arith.index_cast %arg12 : index to i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.maxsi %133, %c0_i64 : i64
-            %135 = arith.addi %133, %c16_i64 : i64
-            %136 = arith.minsi %135, %c32_i64 : i64
-            %137 = arith.subi %136, %134 : i64
-            %138 = arith.muli %134, %80 : i64
-            %139 = arith.addi %79, %138 : i64
-            %140 = arith.muli %132, %c32_i64 : i64
-            %141 = arith.addi %140, %75 : i64
-            %142 = arith.subi %134, %133 : i64
-            %143 = arith.addi %141, %142 : i64
-            %144 = arith.minsi %76, %c64_i64 : i64
-            "instgem.mvin"(%139, %143, %144, %137) : (i64, i64, i64, i64) -> ()
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.maxsi %87, %c0_i64 : i64
+            %89 = arith.addi %87, %c16_i64 : i64
+            %90 = arith.minsi %89, %c32_i64 : i64
+            %91 = arith.subi %90, %88 : i64
+            %92 = arith.muli %88, %72 : i64
+            %93 = arith.addi %71, %92 : i64
+            %94 = arith.muli %86, %c32_i64 : i64
+            %95 = arith.addi %94, %68 : i64
+            %96 = arith.subi %88, %87 : i64
+            %97 = arith.addi %95, %96 : i64
+            "instgem.mvin"(%93, %97, %c32_i64, %91) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %81 = arith.addi %arg10, %c32 : index
-          %82 = arith.minsi %81, %arg7 : index
-          %83 = arith.subi %82, %arg10 : index
-          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [%83, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
-          %cast_19 = memref.cast %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %84 = arith.muli %74, %c32_i64 : i64
-          %85 = arith.addi %84, %c128_i64 : i64
-          %86 = arith.index_cast %83 : index to i64
-          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %73 = arith.addi %arg10, %c32 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %74 = arith.muli %67, %c32_i64 : i64
+          %75 = arith.addi %74, %c128_i64 : i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
           %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %87 = arith.index_cast %intptr_24 : index to i64
-          %88 = arith.index_cast %offset_21 : index to i64
-          %89 = arith.addi %87, %88 : i64
-          %90 = arith.index_cast %strides_23#0 : index to i64
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %90) : (i64, i64, i64, i64, i64, i64) -> ()
-          %91 = arith.maxsi %86, %c0_i64 : i64
-          %92 = arith.addi %91, %c15_i64 : i64
-          %93 = arith.divui %92, %c16_i64 : i64
-          %94 = arith.cmpi sgt, %86, %c0_i64 : i64
-          %95 = arith.extui %94 : i1 to i64
-          %96 = arith.muli %93, %95 : i64
-          %97 = arith.index_cast %96 : i64 to index
-          scf.for %arg12 = %c0 to %97 step %c1 {
-            %132 = arith.index_cast %arg12 : index to i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.maxsi %133, %c0_i64 : i64
-            %135 = arith.addi %133, %c16_i64 : i64
-            %136 = arith.minsi %135, %86 : i64
-            %137 = arith.subi %136, %134 : i64
-            %138 = arith.muli %134, %90 : i64
-            %139 = arith.addi %89, %138 : i64
-            %140 = arith.addi %133, %85 : i64
-            %141 = arith.subi %134, %133 : i64
-            %142 = arith.addi %140, %141 : i64
-            "instgem.mvin"(%139, %142, %c16_i64, %137) : (i64, i64, i64, i64) -> ()
+          %76 = arith.index_cast %intptr_24 : index to i64
+          %77 = arith.index_cast %offset_21 : index to i64
+          %78 = arith.addi %76, %77 : i64
+          %79 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.maxsi %87, %c0_i64 : i64
+            %89 = arith.addi %87, %c16_i64 : i64
+            %90 = arith.minsi %89, %c32_i64 : i64
+            %91 = arith.subi %90, %88 : i64
+            %92 = arith.muli %88, %79 : i64
+            %93 = arith.addi %78, %92 : i64
+            %94 = arith.addi %87, %75 : i64
+            %95 = arith.subi %88, %87 : i64
+            %96 = arith.addi %94, %95 : i64
+            "instgem.mvin"(%93, %96, %c16_i64, %91) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %98 = arith.maxsi %76, %c0_i64 : i64
-          %99 = arith.minsi %98, %c32_i64 : i64
-          %100 = arith.minsi %91, %c32_i64 : i64
-          %101 = arith.minsi %99, %100 : i64
-          %102 = arith.ceildivsi %101, %c16_i64 : i64
-          %103 = arith.divsi %101, %c16_i64 : i64
-          %104 = arith.minsi %102, %103 : i64
-          %105 = arith.maxsi %104, %c0_i64 : i64
-          %106 = arith.index_cast %105 : i64 to index
-          scf.for %arg12 = %c0 to %106 step %c1 {
-            %132 = arith.index_cast %arg12 : index to i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.addi %133, %85 : i64
-            "instgem.preload"(%134, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %135 = arith.addi %133, %75 : i64
-            "instgem.compute_preloaded"(%135, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.addi %87, %75 : i64
+            "instgem.preload"(%88, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %89 = arith.addi %87, %68 : i64
+            "instgem.compute_preloaded"(%89, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %136 = arith.addi %133, %c32_i64 : i64
-            %137 = arith.addi %136, %75 : i64
-            "instgem.compute_accumulated"(%137, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %90 = arith.addi %87, %c32_i64 : i64
+            %91 = arith.addi %90, %68 : i64
+            "instgem.compute_accumulated"(%91, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %107 = arith.index_cast %102 : i64 to index
-          scf.for %arg12 = %106 to %107 step %c1 {
-            %132 = arith.index_cast %arg12 : index to i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.subi %99, %133 : i64
-            %135 = arith.minsi %134, %c16_i64 : i64
-            %136 = arith.subi %100, %133 : i64
-            %137 = arith.minsi %136, %c16_i64 : i64
-            %138 = arith.addi %133, %85 : i64
-            "instgem.preload"(%138, %c16_i64, %137, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %139 = arith.addi %133, %75 : i64
-            "instgem.compute_preloaded"(%139, %135, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %140 = arith.addi %133, %c32_i64 : i64
-            %141 = arith.addi %140, %75 : i64
-            "instgem.compute_accumulated"(%141, %135, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %108 = arith.addi %arg11, %c32 : index
-          %109 = arith.minsi %108, %arg7 : index
-          %110 = arith.subi %109, %arg11 : index
-          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [%110, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
-          %cast_26 = memref.cast %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %111 = arith.addi %84, %c192_i64 : i64
-          %112 = arith.index_cast %110 : index to i64
-          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %80 = arith.addi %arg11, %c32 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %81 = arith.addi %74, %c192_i64 : i64
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
           %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %113 = arith.index_cast %intptr_31 : index to i64
-          %114 = arith.index_cast %offset_28 : index to i64
-          %115 = arith.addi %113, %114 : i64
-          %116 = arith.index_cast %strides_30#0 : index to i64
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %116) : (i64, i64, i64, i64, i64, i64) -> ()
-          %117 = arith.maxsi %112, %c0_i64 : i64
-          %118 = arith.addi %117, %c15_i64 : i64
-          %119 = arith.divui %118, %c16_i64 : i64
-          %120 = arith.cmpi sgt, %112, %c0_i64 : i64
-          %121 = arith.extui %120 : i1 to i64
-          %122 = arith.muli %119, %121 : i64
-          %123 = arith.index_cast %122 : i64 to index
-          scf.for %arg12 = %c0 to %123 step %c1 {
-            %132 = arith.index_cast %arg12 : index to i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.maxsi %133, %c0_i64 : i64
-            %135 = arith.addi %133, %c16_i64 : i64
-            %136 = arith.minsi %135, %112 : i64
-            %137 = arith.subi %136, %134 : i64
-            %138 = arith.muli %134, %116 : i64
-            %139 = arith.addi %115, %138 : i64
-            %140 = arith.addi %133, %111 : i64
-            %141 = arith.subi %134, %133 : i64
-            %142 = arith.addi %140, %141 : i64
-            "instgem.mvin"(%139, %142, %c16_i64, %137) : (i64, i64, i64, i64) -> ()
+          %82 = arith.index_cast %intptr_31 : index to i64
+          %83 = arith.index_cast %offset_28 : index to i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.maxsi %87, %c0_i64 : i64
+            %89 = arith.addi %87, %c16_i64 : i64
+            %90 = arith.minsi %89, %c32_i64 : i64
+            %91 = arith.subi %90, %88 : i64
+            %92 = arith.muli %88, %85 : i64
+            %93 = arith.addi %84, %92 : i64
+            %94 = arith.addi %87, %81 : i64
+            %95 = arith.subi %88, %87 : i64
+            %96 = arith.addi %94, %95 : i64
+            "instgem.mvin"(%93, %96, %c16_i64, %91) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %124 = arith.minsi %117, %c32_i64 : i64
-          %125 = arith.minsi %99, %124 : i64
-          %126 = arith.ceildivsi %125, %c16_i64 : i64
-          %127 = arith.divsi %125, %c16_i64 : i64
-          %128 = arith.minsi %126, %127 : i64
-          %129 = arith.maxsi %128, %c0_i64 : i64
-          %130 = arith.index_cast %129 : i64 to index
-          scf.for %arg12 = %c0 to %130 step %c1 {
-            %132 = arith.index_cast %arg12 : index to i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.addi %133, %111 : i64
-            "instgem.preload"(%134, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %135 = arith.addi %133, %75 : i64
-            "instgem.compute_preloaded"(%135, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.addi %87, %81 : i64
+            "instgem.preload"(%88, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %89 = arith.addi %87, %68 : i64
+            "instgem.compute_preloaded"(%89, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %136 = arith.addi %133, %c32_i64 : i64
-            %137 = arith.addi %136, %75 : i64
-            "instgem.compute_accumulated"(%137, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %90 = arith.addi %87, %c32_i64 : i64
+            %91 = arith.addi %90, %68 : i64
+            "instgem.compute_accumulated"(%91, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %131 = arith.index_cast %126 : i64 to index
-          scf.for %arg12 = %130 to %131 step %c1 {
-            %132 = arith.index_cast %arg12 : index to i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.subi %99, %133 : i64
-            %135 = arith.minsi %134, %c16_i64 : i64
-            %136 = arith.subi %124, %133 : i64
-            %137 = arith.minsi %136, %c16_i64 : i64
-            %138 = arith.addi %133, %111 : i64
-            "instgem.preload"(%138, %c16_i64, %137, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %139 = arith.addi %133, %75 : i64
-            "instgem.compute_preloaded"(%139, %135, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %140 = arith.addi %133, %c32_i64 : i64
-            %141 = arith.addi %140, %75 : i64
-            "instgem.compute_accumulated"(%141, %135, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          scf.yield %70, %81, %108 : index, index, index
+          scf.yield %65, %73, %80 : index, index, index
         }
         %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
         %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
@@ -585,68 +312,68 @@ module {
         %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
         %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
         %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-        %58 = arith.index_cast %intptr : index to i64
-        %59 = arith.index_cast %offset : index to i64
-        %60 = arith.muli %59, %c4_i64 : i64
-        %61 = arith.addi %58, %60 : i64
-        %62 = arith.index_cast %strides#0 : index to i64
-        %63 = arith.muli %62, %c4_i64 : i64
-        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %63, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %53 = arith.index_cast %intptr : index to i64
+        %54 = arith.index_cast %offset : index to i64
+        %55 = arith.muli %54, %c4_i64 : i64
+        %56 = arith.addi %53, %55 : i64
+        %57 = arith.index_cast %strides#0 : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg8 = %c0 to %c2 step %c1 {
-          %70 = arith.index_cast %arg8 : index to i64
-          %71 = arith.remsi %70, %c2_i64 : i64
-          %72 = arith.divsi %70, %c2_i64 : i64
-          %73 = arith.muli %71, %c16_i64 : i64
-          %74 = arith.maxsi %73, %c0_i64 : i64
-          %75 = arith.addi %73, %c16_i64 : i64
-          %76 = arith.minsi %75, %c32_i64 : i64
-          %77 = arith.subi %76, %74 : i64
-          %78 = arith.muli %74, %63 : i64
-          %79 = arith.addi %61, %78 : i64
-          %80 = arith.muli %72, %c64_i64 : i64
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %58 : i64
+          %74 = arith.addi %56, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
           %81 = arith.addi %79, %80 : i64
-          %82 = arith.muli %72, %c16_i64 : i64
-          %83 = arith.addi %73, %82 : i64
-          %84 = arith.ori %83, %c2684354560_i64 : i64
-          %85 = arith.subi %74, %73 : i64
-          %86 = arith.addi %84, %85 : i64
-          %87 = arith.subi %c16_i64, %82 : i64
-          %88 = arith.minsi %87, %c16_i64 : i64
-          "instgem.mvout"(%81, %86, %88, %77) : (i64, i64, i64, i64) -> ()
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
         }
         %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
         %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
         %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
         %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-        %64 = arith.index_cast %intptr_10 : index to i64
-        %65 = arith.index_cast %offset_7 : index to i64
-        %66 = arith.muli %65, %c4_i64 : i64
-        %67 = arith.addi %64, %66 : i64
-        %68 = arith.index_cast %strides_9#0 : index to i64
-        %69 = arith.muli %68, %c4_i64 : i64
-        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %69, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %59 = arith.index_cast %intptr_10 : index to i64
+        %60 = arith.index_cast %offset_7 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_9#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg8 = %c0 to %c2 step %c1 {
-          %70 = arith.index_cast %arg8 : index to i64
-          %71 = arith.remsi %70, %c2_i64 : i64
-          %72 = arith.divsi %70, %c2_i64 : i64
-          %73 = arith.muli %71, %c16_i64 : i64
-          %74 = arith.maxsi %73, %c0_i64 : i64
-          %75 = arith.addi %73, %c16_i64 : i64
-          %76 = arith.minsi %75, %c32_i64 : i64
-          %77 = arith.subi %76, %74 : i64
-          %78 = arith.muli %74, %69 : i64
-          %79 = arith.addi %67, %78 : i64
-          %80 = arith.muli %72, %c64_i64 : i64
-          %81 = arith.addi %79, %80 : i64
-          %82 = arith.muli %72, %c16_i64 : i64
-          %83 = arith.addi %73, %82 : i64
-          %84 = arith.addi %83, %c32_i64 : i64
-          %85 = arith.ori %84, %c2684354560_i64 : i64
-          %86 = arith.subi %74, %73 : i64
-          %87 = arith.addi %85, %86 : i64
-          %88 = arith.subi %c16_i64, %82 : i64
-          %89 = arith.minsi %88, %c16_i64 : i64
-          "instgem.mvout"(%81, %87, %89, %77) : (i64, i64, i64, i64) -> ()
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.addi %78, %c32_i64 : i64
+          %80 = arith.ori %79, %c2684354560_i64 : i64
+          %81 = arith.subi %69, %68 : i64
+          %82 = arith.addi %80, %81 : i64
+          %83 = arith.subi %c16_i64, %77 : i64
+          %84 = arith.minsi %83, %c16_i64 : i64
+          "instgem.mvout"(%76, %82, %84, %72) : (i64, i64, i64, i64) -> ()
         }
       } else {
         %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -654,555 +381,823 @@ module {
         %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg8 = %c0 to %c2 step %c1 {
-          %97 = arith.index_cast %arg8 : index to i64
-          %98 = arith.muli %97, %c16_i64 : i64
-          %99 = arith.ori %98, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %99, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg8 = %c0 to %c2 step %c1 {
-          %97 = arith.index_cast %arg8 : index to i64
-          %98 = arith.muli %97, %c16_i64 : i64
-          %99 = arith.addi %98, %c32_i64 : i64
-          %100 = arith.ori %99, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %100, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %66, %c32_i64 : i64
+          %68 = arith.ori %67, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %57:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-          %97 = arith.maxsi %13, %c0 : index
-          %98 = arith.minsi %97, %arg5 : index
-          %99 = arith.maxsi %9, %c0 : index
-          %100 = arith.minsi %99, %c32 : index
-          %101 = arith.subi %98, %8 : index
-          %102 = arith.maxsi %arg9, %c0 : index
-          %103 = arith.minsi %102, %arg7 : index
-          %104 = arith.addi %arg9, %c32 : index
-          %105 = arith.maxsi %104, %c0 : index
-          %106 = arith.minsi %105, %arg7 : index
-          %107 = arith.subi %103, %arg9 : index
-          %108 = arith.maxsi %107, %c0 : index
-          %109 = arith.minsi %108, %c32 : index
-          %110 = arith.subi %106, %103 : index
-          %111 = arith.cmpi sgt, %109, %c0 : index
-          scf.if %111 {
-            func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
+        %52:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %65 = arith.addi %arg9, %c32 : index
+          %66 = arith.minsi %65, %arg7 : index
+          %67 = arith.subi %66, %arg9 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, %67] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %68 = arith.index_cast %arg8 : index to i64
+          %69 = arith.remsi %68, %c2_i64 : i64
+          %70 = arith.muli %69, %c64_i64 : i64
+          %71 = arith.index_cast %67 : index to i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %72 = arith.index_cast %intptr_17 : index to i64
+          %73 = arith.index_cast %offset_14 : index to i64
+          %74 = arith.addi %72, %73 : i64
+          %75 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.maxsi %128, %c0_i64 : i64
+            %130 = arith.addi %128, %c16_i64 : i64
+            %131 = arith.minsi %130, %c32_i64 : i64
+            %132 = arith.subi %131, %129 : i64
+            %133 = arith.muli %129, %75 : i64
+            %134 = arith.addi %74, %133 : i64
+            %135 = arith.muli %127, %c32_i64 : i64
+            %136 = arith.addi %135, %70 : i64
+            %137 = arith.subi %129, %128 : i64
+            %138 = arith.addi %136, %137 : i64
+            %139 = arith.minsi %71, %c64_i64 : i64
+            "instgem.mvin"(%134, %138, %139, %132) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %76 = arith.addi %arg10, %c32 : index
+          %77 = arith.minsi %76, %arg7 : index
+          %78 = arith.subi %77, %arg10 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [%78, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %79 = arith.muli %69, %c32_i64 : i64
+          %80 = arith.addi %79, %c128_i64 : i64
+          %81 = arith.index_cast %78 : index to i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %82 = arith.index_cast %intptr_24 : index to i64
+          %83 = arith.index_cast %offset_21 : index to i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
+          %86 = arith.maxsi %81, %c0_i64 : i64
+          %87 = arith.addi %86, %c15_i64 : i64
+          %88 = arith.divui %87, %c16_i64 : i64
+          %89 = arith.cmpi sgt, %81, %c0_i64 : i64
+          %90 = arith.extui %89 : i1 to i64
+          %91 = arith.muli %88, %90 : i64
+          %92 = arith.index_cast %91 : i64 to index
+          scf.for %arg12 = %c0 to %92 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.maxsi %128, %c0_i64 : i64
+            %130 = arith.addi %128, %c16_i64 : i64
+            %131 = arith.minsi %130, %81 : i64
+            %132 = arith.subi %131, %129 : i64
+            %133 = arith.muli %129, %85 : i64
+            %134 = arith.addi %84, %133 : i64
+            %135 = arith.addi %128, %80 : i64
+            %136 = arith.subi %129, %128 : i64
+            %137 = arith.addi %135, %136 : i64
+            "instgem.mvin"(%134, %137, %c16_i64, %132) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %93 = arith.maxsi %71, %c0_i64 : i64
+          %94 = arith.minsi %93, %c32_i64 : i64
+          %95 = arith.minsi %86, %c32_i64 : i64
+          %96 = arith.minsi %94, %95 : i64
+          %97 = arith.ceildivsi %96, %c16_i64 : i64
+          %98 = arith.divsi %96, %c16_i64 : i64
+          %99 = arith.minsi %97, %98 : i64
+          %100 = arith.maxsi %99, %c0_i64 : i64
+          %101 = arith.index_cast %100 : i64 to index
+          scf.for %arg12 = %c0 to %101 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.addi %128, %80 : i64
+            "instgem.preload"(%129, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %130 = arith.addi %128, %70 : i64
+            "instgem.compute_preloaded"(%130, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %131 = arith.addi %128, %c32_i64 : i64
+            %132 = arith.addi %131, %70 : i64
+            "instgem.compute_accumulated"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %subview_10 = memref.subview %reinterpret_cast[%8, %103] [%101, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %112 = arith.index_cast %arg8 : index to i64
-          %113 = arith.remsi %112, %c2_i64 : i64
-          %114 = arith.muli %113, %c64_i64 : i64
-          %115 = arith.index_cast %100 : index to i64
-          %116 = arith.index_cast %101 : index to i64
-          %117 = arith.index_cast %110 : index to i64
-          %118 = arith.addi %115, %116 : i64
-          %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %119 = arith.index_cast %intptr_15 : index to i64
-          %120 = arith.index_cast %offset_12 : index to i64
-          %121 = arith.addi %119, %120 : i64
-          %122 = arith.index_cast %strides_14#0 : index to i64
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-          %123 = arith.maxsi %115, %c0_i64 : i64
-          %124 = arith.divui %123, %c16_i64 : i64
-          %125 = arith.maxsi %118, %c0_i64 : i64
-          %126 = arith.addi %125, %c15_i64 : i64
-          %127 = arith.divui %126, %c16_i64 : i64
-          %128 = arith.subi %127, %124 : i64
-          %129 = arith.cmpi sgt, %116, %c0_i64 : i64
-          %130 = arith.extui %129 : i1 to i64
-          %131 = arith.muli %128, %130 : i64
-          %132 = arith.index_cast %131 : i64 to index
-          scf.for %arg12 = %c0 to %132 step %c1 {
-            %239 = arith.index_cast %arg12 : index to i64
-            %240 = arith.addi %124, %239 : i64
-            %241 = arith.muli %240, %c16_i64 : i64
-            %242 = arith.maxsi %241, %115 : i64
-            %243 = arith.addi %241, %c16_i64 : i64
-            %244 = arith.minsi %243, %118 : i64
-            %245 = arith.subi %244, %242 : i64
-            %246 = arith.subi %242, %115 : i64
-            %247 = arith.muli %246, %122 : i64
-            %248 = arith.addi %121, %247 : i64
-            %249 = arith.muli %240, %c32_i64 : i64
-            %250 = arith.addi %249, %114 : i64
-            %251 = arith.subi %242, %241 : i64
-            %252 = arith.addi %250, %251 : i64
-            %253 = arith.minsi %117, %c64_i64 : i64
-            "instgem.mvin"(%248, %252, %253, %245) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %133 = arith.addi %123, %c15_i64 : i64
-          %134 = arith.divui %133, %c16_i64 : i64
-          %135 = arith.cmpi sgt, %115, %c0_i64 : i64
-          %136 = arith.extui %135 : i1 to i64
-          %137 = arith.muli %134, %136 : i64
-          %138 = arith.index_cast %137 : i64 to index
-          scf.for %arg12 = %c0 to %138 step %c1 {
-            %239 = arith.index_cast %arg12 : index to i64
-            %240 = arith.muli %239, %c16_i64 : i64
-            %241 = arith.maxsi %240, %c0_i64 : i64
-            %242 = arith.addi %240, %c16_i64 : i64
-            %243 = arith.minsi %242, %115 : i64
-            %244 = arith.subi %243, %241 : i64
-            %245 = arith.muli %239, %c32_i64 : i64
-            %246 = arith.addi %245, %114 : i64
-            %247 = arith.subi %241, %240 : i64
-            %248 = arith.addi %246, %247 : i64
-            %249 = arith.minsi %117, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64, %248, %249, %244) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %139 = arith.maxsi %arg10, %c0 : index
-          %140 = arith.minsi %139, %arg7 : index
-          %141 = arith.addi %arg10, %c32 : index
-          %142 = arith.maxsi %141, %c0 : index
-          %143 = arith.minsi %142, %arg7 : index
-          %144 = arith.subi %140, %arg10 : index
-          %145 = arith.maxsi %144, %c0 : index
-          %146 = arith.minsi %145, %c32 : index
-          %147 = arith.subi %143, %140 : index
-          %148 = arith.maxsi %14, %c0 : index
-          %149 = arith.minsi %148, %arg6 : index
-          %150 = arith.maxsi %12, %c0 : index
-          %151 = arith.minsi %150, %c16 : index
-          %152 = arith.subi %149, %11 : index
-          %153 = arith.cmpi sgt, %151, %c0 : index
-          scf.if %153 {
-            func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
+          %102 = arith.index_cast %97 : i64 to index
+          scf.for %arg12 = %101 to %102 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.subi %94, %128 : i64
+            %130 = arith.minsi %129, %c16_i64 : i64
+            %131 = arith.subi %95, %128 : i64
+            %132 = arith.minsi %131, %c16_i64 : i64
+            %133 = arith.addi %128, %80 : i64
+            "instgem.preload"(%133, %c16_i64, %132, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %134 = arith.addi %128, %70 : i64
+            "instgem.compute_preloaded"(%134, %130, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.addi %128, %c32_i64 : i64
+            %136 = arith.addi %135, %70 : i64
+            "instgem.compute_accumulated"(%136, %130, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %subview_16 = memref.subview %reinterpret_cast_0[%140, %11] [%147, %152] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %154 = arith.muli %113, %c32_i64 : i64
-          %155 = arith.addi %154, %c128_i64 : i64
-          %156 = arith.index_cast %146 : index to i64
-          %157 = arith.index_cast %147 : index to i64
-          %158 = arith.index_cast %152 : index to i64
-          %159 = arith.addi %156, %157 : i64
-          %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %160 = arith.index_cast %intptr_21 : index to i64
-          %161 = arith.index_cast %offset_18 : index to i64
-          %162 = arith.addi %160, %161 : i64
-          %163 = arith.index_cast %strides_20#0 : index to i64
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %163) : (i64, i64, i64, i64, i64, i64) -> ()
-          %164 = arith.maxsi %156, %c0_i64 : i64
-          %165 = arith.divui %164, %c16_i64 : i64
-          %166 = arith.maxsi %159, %c0_i64 : i64
-          %167 = arith.addi %166, %c15_i64 : i64
-          %168 = arith.divui %167, %c16_i64 : i64
-          %169 = arith.subi %168, %165 : i64
-          %170 = arith.cmpi sgt, %157, %c0_i64 : i64
-          %171 = arith.extui %170 : i1 to i64
-          %172 = arith.muli %169, %171 : i64
-          %173 = arith.index_cast %172 : i64 to index
-          scf.for %arg12 = %c0 to %173 step %c1 {
-            %239 = arith.index_cast %arg12 : index to i64
-            %240 = arith.addi %165, %239 : i64
-            %241 = arith.muli %240, %c16_i64 : i64
-            %242 = arith.maxsi %241, %156 : i64
-            %243 = arith.addi %241, %c16_i64 : i64
-            %244 = arith.minsi %243, %159 : i64
-            %245 = arith.subi %244, %242 : i64
-            %246 = arith.subi %242, %156 : i64
-            %247 = arith.muli %246, %163 : i64
-            %248 = arith.addi %162, %247 : i64
-            %249 = arith.addi %241, %155 : i64
-            %250 = arith.subi %242, %241 : i64
-            %251 = arith.addi %249, %250 : i64
-            %252 = arith.minsi %158, %c64_i64 : i64
-            "instgem.mvin"(%248, %251, %252, %245) : (i64, i64, i64, i64) -> ()
+          %103 = arith.addi %arg11, %c32 : index
+          %104 = arith.minsi %103, %arg7 : index
+          %105 = arith.subi %104, %arg11 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [%105, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %106 = arith.addi %79, %c192_i64 : i64
+          %107 = arith.index_cast %105 : index to i64
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %108 = arith.index_cast %intptr_31 : index to i64
+          %109 = arith.index_cast %offset_28 : index to i64
+          %110 = arith.addi %108, %109 : i64
+          %111 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
+          %112 = arith.maxsi %107, %c0_i64 : i64
+          %113 = arith.addi %112, %c15_i64 : i64
+          %114 = arith.divui %113, %c16_i64 : i64
+          %115 = arith.cmpi sgt, %107, %c0_i64 : i64
+          %116 = arith.extui %115 : i1 to i64
+          %117 = arith.muli %114, %116 : i64
+          %118 = arith.index_cast %117 : i64 to index
+          scf.for %arg12 = %c0 to %118 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.maxsi %128, %c0_i64 : i64
+            %130 = arith.addi %128, %c16_i64 : i64
+            %131 = arith.minsi %130, %107 : i64
+            %132 = arith.subi %131, %129 : i64
+            %133 = arith.muli %129, %111 : i64
+            %134 = arith.addi %110, %133 : i64
+            %135 = arith.addi %128, %106 : i64
+            %136 = arith.subi %129, %128 : i64
+            %137 = arith.addi %135, %136 : i64
+            "instgem.mvin"(%134, %137, %c16_i64, %132) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %174 = arith.addi %164, %c15_i64 : i64
-          %175 = arith.divui %174, %c16_i64 : i64
-          %176 = arith.cmpi sgt, %156, %c0_i64 : i64
-          %177 = arith.extui %176 : i1 to i64
-          %178 = arith.muli %175, %177 : i64
-          %179 = arith.index_cast %178 : i64 to index
-          scf.for %arg12 = %c0 to %179 step %c1 {
-            %239 = arith.index_cast %arg12 : index to i64
-            %240 = arith.muli %239, %c16_i64 : i64
-            %241 = arith.maxsi %240, %c0_i64 : i64
-            %242 = arith.addi %240, %c16_i64 : i64
-            %243 = arith.minsi %242, %156 : i64
-            %244 = arith.subi %243, %241 : i64
-            %245 = arith.addi %240, %155 : i64
-            %246 = arith.subi %241, %240 : i64
-            %247 = arith.addi %245, %246 : i64
-            %248 = arith.minsi %158, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64, %247, %248, %244) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %180 = arith.minsi %125, %c32_i64 : i64
-          %181 = arith.maxsi %117, %c0_i64 : i64
-          %182 = arith.minsi %181, %c32_i64 : i64
-          %183 = arith.minsi %166, %c32_i64 : i64
-          %184 = arith.maxsi %158, %c0_i64 : i64
-          %185 = arith.minsi %184, %c16_i64 : i64
-          %186 = arith.ceildivsi %180, %c16_i64 : i64
-          %187 = arith.ceildivsi %185, %c16_i64 : i64
-          %188 = arith.minsi %182, %183 : i64
-          %189 = arith.ceildivsi %188, %c16_i64 : i64
-          %190 = arith.cmpi sgt, %186, %c0_i64 : i64
-          %191 = arith.select %190, %187, %c0_i64 : i64
-          %192 = arith.index_cast %191 : i64 to index
-          %193 = arith.divsi %188, %c16_i64 : i64
-          %194 = arith.minsi %189, %193 : i64
-          %195 = arith.maxsi %194, %c0_i64 : i64
-          %196 = arith.divsi %180, %c16_i64 : i64
-          %197 = arith.minsi %186, %196 : i64
-          %198 = arith.maxsi %197, %c1_i64 : i64
-          %199 = arith.minsi %180, %c16_i64 : i64
-          scf.for %arg12 = %c0 to %192 step %c1 {
-            %239 = arith.index_cast %arg12 : index to i64
-            %240 = arith.muli %239, %c16_i64 : i64
-            %241 = arith.subi %185, %240 : i64
-            %242 = arith.minsi %241, %c16_i64 : i64
-            %243 = arith.index_cast %195 : i64 to index
-            scf.for %arg13 = %c0 to %243 step %c1 {
-              %245 = arith.index_cast %arg13 : index to i64
-              %246 = arith.ori %240, %c3221225472_i64 : i64
-              %247 = arith.muli %245, %c16_i64 : i64
-              %248 = arith.addi %247, %240 : i64
-              %249 = arith.addi %248, %155 : i64
-              "instgem.preload"(%249, %242, %c16_i64, %246, %242, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-              %250 = arith.addi %247, %114 : i64
-              "instgem.compute_preloaded"(%250, %c16_i64, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %251 = arith.index_cast %198 : i64 to index
-              scf.for %arg14 = %c1 to %251 step %c1 {
-                %253 = arith.index_cast %arg14 : index to i64
-                %254 = arith.muli %253, %c16_i64 : i64
-                %255 = arith.addi %254, %240 : i64
-                %256 = arith.ori %255, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %257 = arith.muli %253, %c32_i64 : i64
-                %258 = arith.addi %257, %247 : i64
-                %259 = arith.addi %258, %114 : i64
-                "instgem.compute_accumulated"(%259, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %252 = arith.index_cast %186 : i64 to index
-              scf.for %arg14 = %251 to %252 step %c1 {
-                %253 = arith.index_cast %arg14 : index to i64
-                %254 = arith.muli %253, %c16_i64 : i64
-                %255 = arith.subi %180, %254 : i64
-                %256 = arith.minsi %255, %c16_i64 : i64
-                %257 = arith.addi %254, %240 : i64
-                %258 = arith.ori %257, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %242, %256) : (i64, i64, i64, i64, i64, i64) -> ()
-                %259 = arith.muli %253, %c32_i64 : i64
-                %260 = arith.addi %259, %247 : i64
-                %261 = arith.addi %260, %114 : i64
-                "instgem.compute_accumulated"(%261, %c16_i64, %256, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %244 = arith.index_cast %189 : i64 to index
-            scf.for %arg13 = %243 to %244 step %c1 {
-              %245 = arith.index_cast %arg13 : index to i64
-              %246 = arith.muli %245, %c16_i64 : i64
-              %247 = arith.subi %182, %246 : i64
-              %248 = arith.minsi %247, %c16_i64 : i64
-              %249 = arith.subi %183, %246 : i64
-              %250 = arith.minsi %249, %c16_i64 : i64
-              %251 = arith.ori %240, %c3221225472_i64 : i64
-              %252 = arith.addi %246, %240 : i64
-              %253 = arith.addi %252, %155 : i64
-              "instgem.preload"(%253, %242, %250, %251, %242, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-              %254 = arith.addi %246, %114 : i64
-              "instgem.compute_preloaded"(%254, %248, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %255 = arith.index_cast %198 : i64 to index
-              scf.for %arg14 = %c1 to %255 step %c1 {
-                %257 = arith.index_cast %arg14 : index to i64
-                %258 = arith.muli %257, %c16_i64 : i64
-                %259 = arith.addi %258, %240 : i64
-                %260 = arith.ori %259, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %261 = arith.muli %257, %c32_i64 : i64
-                %262 = arith.addi %261, %246 : i64
-                %263 = arith.addi %262, %114 : i64
-                "instgem.compute_accumulated"(%263, %248, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %256 = arith.index_cast %186 : i64 to index
-              scf.for %arg14 = %255 to %256 step %c1 {
-                %257 = arith.index_cast %arg14 : index to i64
-                %258 = arith.muli %257, %c16_i64 : i64
-                %259 = arith.subi %180, %258 : i64
-                %260 = arith.minsi %259, %c16_i64 : i64
-                %261 = arith.addi %258, %240 : i64
-                %262 = arith.ori %261, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %242, %260) : (i64, i64, i64, i64, i64, i64) -> ()
-                %263 = arith.muli %257, %c32_i64 : i64
-                %264 = arith.addi %263, %246 : i64
-                %265 = arith.addi %264, %114 : i64
-                "instgem.compute_accumulated"(%265, %248, %260, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          } {gemmini.compute_nest}
-          %200 = arith.maxsi %arg11, %c0 : index
-          %201 = arith.minsi %200, %arg7 : index
-          %202 = arith.addi %arg11, %c32 : index
-          %203 = arith.maxsi %202, %c0 : index
-          %204 = arith.minsi %203, %arg7 : index
-          %205 = arith.subi %201, %arg11 : index
-          %206 = arith.maxsi %205, %c0 : index
-          %207 = arith.minsi %206, %c32 : index
-          %208 = arith.subi %204, %201 : index
-          scf.if %153 {
-            func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+          %119 = arith.minsi %112, %c32_i64 : i64
+          %120 = arith.minsi %94, %119 : i64
+          %121 = arith.ceildivsi %120, %c16_i64 : i64
+          %122 = arith.divsi %120, %c16_i64 : i64
+          %123 = arith.minsi %121, %122 : i64
+          %124 = arith.maxsi %123, %c0_i64 : i64
+          %125 = arith.index_cast %124 : i64 to index
+          scf.for %arg12 = %c0 to %125 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.addi %128, %106 : i64
+            "instgem.preload"(%129, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %130 = arith.addi %128, %70 : i64
+            "instgem.compute_preloaded"(%130, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %131 = arith.addi %128, %c32_i64 : i64
+            %132 = arith.addi %131, %70 : i64
+            "instgem.compute_accumulated"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %subview_22 = memref.subview %reinterpret_cast_1[%201, %11] [%208, %152] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %209 = arith.addi %154, %c192_i64 : i64
-          %210 = arith.index_cast %207 : index to i64
-          %211 = arith.index_cast %208 : index to i64
-          %212 = arith.addi %210, %211 : i64
-          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %213 = arith.index_cast %intptr_27 : index to i64
-          %214 = arith.index_cast %offset_24 : index to i64
-          %215 = arith.addi %213, %214 : i64
-          %216 = arith.index_cast %strides_26#0 : index to i64
-          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-          %217 = arith.maxsi %210, %c0_i64 : i64
-          %218 = arith.divui %217, %c16_i64 : i64
-          %219 = arith.maxsi %212, %c0_i64 : i64
-          %220 = arith.addi %219, %c15_i64 : i64
-          %221 = arith.divui %220, %c16_i64 : i64
-          %222 = arith.subi %221, %218 : i64
-          %223 = arith.cmpi sgt, %211, %c0_i64 : i64
-          %224 = arith.extui %223 : i1 to i64
-          %225 = arith.muli %222, %224 : i64
-          %226 = arith.index_cast %225 : i64 to index
-          scf.for %arg12 = %c0 to %226 step %c1 {
-            %239 = arith.index_cast %arg12 : index to i64
-            %240 = arith.addi %218, %239 : i64
-            %241 = arith.muli %240, %c16_i64 : i64
-            %242 = arith.maxsi %241, %210 : i64
-            %243 = arith.addi %241, %c16_i64 : i64
-            %244 = arith.minsi %243, %212 : i64
-            %245 = arith.subi %244, %242 : i64
-            %246 = arith.subi %242, %210 : i64
-            %247 = arith.muli %246, %216 : i64
-            %248 = arith.addi %215, %247 : i64
-            %249 = arith.addi %241, %209 : i64
-            %250 = arith.subi %242, %241 : i64
-            %251 = arith.addi %249, %250 : i64
-            %252 = arith.minsi %158, %c64_i64 : i64
-            "instgem.mvin"(%248, %251, %252, %245) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %227 = arith.addi %217, %c15_i64 : i64
-          %228 = arith.divui %227, %c16_i64 : i64
-          %229 = arith.cmpi sgt, %210, %c0_i64 : i64
-          %230 = arith.extui %229 : i1 to i64
-          %231 = arith.muli %228, %230 : i64
-          %232 = arith.index_cast %231 : i64 to index
-          scf.for %arg12 = %c0 to %232 step %c1 {
-            %239 = arith.index_cast %arg12 : index to i64
-            %240 = arith.muli %239, %c16_i64 : i64
-            %241 = arith.maxsi %240, %c0_i64 : i64
-            %242 = arith.addi %240, %c16_i64 : i64
-            %243 = arith.minsi %242, %210 : i64
-            %244 = arith.subi %243, %241 : i64
-            %245 = arith.addi %240, %209 : i64
-            %246 = arith.subi %241, %240 : i64
-            %247 = arith.addi %245, %246 : i64
-            %248 = arith.minsi %158, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64, %247, %248, %244) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %233 = arith.minsi %219, %c32_i64 : i64
-          %234 = arith.minsi %182, %233 : i64
-          %235 = arith.ceildivsi %234, %c16_i64 : i64
-          %236 = arith.divsi %234, %c16_i64 : i64
-          %237 = arith.minsi %235, %236 : i64
-          %238 = arith.maxsi %237, %c0_i64 : i64
-          scf.for %arg12 = %c0 to %192 step %c1 {
-            %239 = arith.index_cast %arg12 : index to i64
-            %240 = arith.muli %239, %c16_i64 : i64
-            %241 = arith.subi %185, %240 : i64
-            %242 = arith.minsi %241, %c16_i64 : i64
-            %243 = arith.index_cast %238 : i64 to index
-            scf.for %arg13 = %c0 to %243 step %c1 {
-              %245 = arith.index_cast %arg13 : index to i64
-              %246 = arith.addi %240, %c32_i64 : i64
-              %247 = arith.ori %246, %c3221225472_i64 : i64
-              %248 = arith.muli %245, %c16_i64 : i64
-              %249 = arith.addi %248, %240 : i64
-              %250 = arith.addi %249, %209 : i64
-              "instgem.preload"(%250, %242, %c16_i64, %247, %242, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-              %251 = arith.addi %248, %114 : i64
-              "instgem.compute_preloaded"(%251, %c16_i64, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %252 = arith.index_cast %198 : i64 to index
-              scf.for %arg14 = %c1 to %252 step %c1 {
-                %254 = arith.index_cast %arg14 : index to i64
-                %255 = arith.muli %254, %c16_i64 : i64
-                %256 = arith.addi %255, %240 : i64
-                %257 = arith.addi %256, %c32_i64 : i64
-                %258 = arith.ori %257, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %259 = arith.muli %254, %c32_i64 : i64
-                %260 = arith.addi %259, %248 : i64
-                %261 = arith.addi %260, %114 : i64
-                "instgem.compute_accumulated"(%261, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %253 = arith.index_cast %186 : i64 to index
-              scf.for %arg14 = %252 to %253 step %c1 {
-                %254 = arith.index_cast %arg14 : index to i64
-                %255 = arith.muli %254, %c16_i64 : i64
-                %256 = arith.subi %180, %255 : i64
-                %257 = arith.minsi %256, %c16_i64 : i64
-                %258 = arith.addi %255, %240 : i64
-                %259 = arith.addi %258, %c32_i64 : i64
-                %260 = arith.ori %259, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %242, %257) : (i64, i64, i64, i64, i64, i64) -> ()
-                %261 = arith.muli %254, %c32_i64 : i64
-                %262 = arith.addi %261, %248 : i64
-                %263 = arith.addi %262, %114 : i64
-                "instgem.compute_accumulated"(%263, %c16_i64, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %244 = arith.index_cast %235 : i64 to index
-            scf.for %arg13 = %243 to %244 step %c1 {
-              %245 = arith.index_cast %arg13 : index to i64
-              %246 = arith.muli %245, %c16_i64 : i64
-              %247 = arith.subi %182, %246 : i64
-              %248 = arith.minsi %247, %c16_i64 : i64
-              %249 = arith.subi %233, %246 : i64
-              %250 = arith.minsi %249, %c16_i64 : i64
-              %251 = arith.addi %240, %c32_i64 : i64
-              %252 = arith.ori %251, %c3221225472_i64 : i64
-              %253 = arith.addi %246, %240 : i64
-              %254 = arith.addi %253, %209 : i64
-              "instgem.preload"(%254, %242, %250, %252, %242, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-              %255 = arith.addi %246, %114 : i64
-              "instgem.compute_preloaded"(%255, %248, %199, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %256 = arith.index_cast %198 : i64 to index
-              scf.for %arg14 = %c1 to %256 step %c1 {
-                %258 = arith.index_cast %arg14 : index to i64
-                %259 = arith.muli %258, %c16_i64 : i64
-                %260 = arith.addi %259, %240 : i64
-                %261 = arith.addi %260, %c32_i64 : i64
-                %262 = arith.ori %261, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %263 = arith.muli %258, %c32_i64 : i64
-                %264 = arith.addi %263, %246 : i64
-                %265 = arith.addi %264, %114 : i64
-                "instgem.compute_accumulated"(%265, %248, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %257 = arith.index_cast %186 : i64 to index
-              scf.for %arg14 = %256 to %257 step %c1 {
-                %258 = arith.index_cast %arg14 : index to i64
-                %259 = arith.muli %258, %c16_i64 : i64
-                %260 = arith.subi %180, %259 : i64
-                %261 = arith.minsi %260, %c16_i64 : i64
-                %262 = arith.addi %259, %240 : i64
-                %263 = arith.addi %262, %c32_i64 : i64
-                %264 = arith.ori %263, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %242, %261) : (i64, i64, i64, i64, i64, i64) -> ()
-                %265 = arith.muli %258, %c32_i64 : i64
-                %266 = arith.addi %265, %246 : i64
-                %267 = arith.addi %266, %114 : i64
-                "instgem.compute_accumulated"(%267, %248, %261, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          } {gemmini.compute_nest}
-          scf.yield %104, %141, %202 : index, index, index
+          %126 = arith.index_cast %121 : i64 to index
+          scf.for %arg12 = %125 to %126 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.subi %94, %128 : i64
+            %130 = arith.minsi %129, %c16_i64 : i64
+            %131 = arith.subi %119, %128 : i64
+            %132 = arith.minsi %131, %c16_i64 : i64
+            %133 = arith.addi %128, %106 : i64
+            "instgem.preload"(%133, %c16_i64, %132, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %134 = arith.addi %128, %70 : i64
+            "instgem.compute_preloaded"(%134, %130, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.addi %128, %c32_i64 : i64
+            %136 = arith.addi %135, %70 : i64
+            "instgem.compute_accumulated"(%136, %130, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %65, %76, %103 : index, index, index
         }
         %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
         %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-        %58 = arith.maxsi %13, %c0 : index
-        %59 = arith.minsi %58, %arg5 : index
-        %60 = arith.maxsi %9, %c0 : index
-        %61 = arith.minsi %60, %c32 : index
-        %62 = arith.subi %59, %8 : index
-        %63 = arith.maxsi %14, %c0 : index
-        %64 = arith.minsi %63, %arg6 : index
-        %65 = arith.maxsi %12, %c0 : index
-        %66 = arith.minsi %65, %c16 : index
-        %67 = arith.subi %64, %11 : index
-        %68 = arith.cmpi sgt, %66, %c0 : index
-        scf.if %68 {
-          func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
+        %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %53 = arith.index_cast %intptr : index to i64
+        %54 = arith.index_cast %offset : index to i64
+        %55 = arith.muli %54, %c4_i64 : i64
+        %56 = arith.addi %53, %55 : i64
+        %57 = arith.index_cast %strides#0 : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %58 : i64
+          %74 = arith.addi %56, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
         }
-        %subview = memref.subview %reinterpret_cast_2[%8, %11] [%62, %67] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-        %69 = arith.index_cast %61 : index to i64
-        %70 = arith.index_cast %62 : index to i64
-        %71 = arith.index_cast %67 : index to i64
-        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-        %72 = arith.index_cast %intptr : index to i64
-        %73 = arith.index_cast %offset : index to i64
-        %74 = arith.muli %73, %c4_i64 : i64
-        %75 = arith.addi %72, %74 : i64
-        %76 = arith.index_cast %strides#0 : index to i64
-        %77 = arith.muli %76, %c4_i64 : i64
-        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %77, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        %78 = arith.maxsi %69, %c0_i64 : i64
-        %79 = arith.divui %78, %c16_i64 : i64
-        %80 = arith.addi %69, %70 : i64
-        %81 = arith.maxsi %80, %c0_i64 : i64
-        %82 = arith.addi %81, %c15_i64 : i64
-        %83 = arith.divui %82, %c16_i64 : i64
-        %84 = arith.subi %83, %79 : i64
-        %85 = arith.cmpi sgt, %70, %c0_i64 : i64
-        %86 = arith.extui %85 : i1 to i64
-        %87 = arith.muli %84, %86 : i64
-        %88 = arith.ceildivsi %71, %c16_i64 : i64
-        %89 = arith.muli %87, %88 : i64
-        %90 = arith.index_cast %89 : i64 to index
-        scf.for %arg8 = %c0 to %90 step %c1 {
-          %97 = arith.index_cast %arg8 : index to i64
-          %98 = arith.remsi %97, %87 : i64
-          %99 = arith.divsi %97, %87 : i64
-          %100 = arith.addi %79, %98 : i64
-          %101 = arith.muli %100, %c16_i64 : i64
-          %102 = arith.maxsi %101, %69 : i64
-          %103 = arith.addi %101, %c16_i64 : i64
-          %104 = arith.minsi %103, %80 : i64
-          %105 = arith.subi %104, %102 : i64
-          %106 = arith.subi %102, %69 : i64
-          %107 = arith.muli %106, %77 : i64
-          %108 = arith.addi %75, %107 : i64
-          %109 = arith.muli %99, %c64_i64 : i64
-          %110 = arith.addi %108, %109 : i64
-          %111 = arith.muli %99, %c16_i64 : i64
-          %112 = arith.addi %101, %111 : i64
-          %113 = arith.ori %112, %c2684354560_i64 : i64
-          %114 = arith.subi %102, %101 : i64
-          %115 = arith.addi %113, %114 : i64
-          %116 = arith.subi %71, %111 : i64
-          %117 = arith.minsi %116, %c16_i64 : i64
-          "instgem.mvout"(%110, %115, %117, %105) : (i64, i64, i64, i64) -> ()
+        %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_10 : index to i64
+        %60 = arith.index_cast %offset_7 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_9#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.addi %78, %c32_i64 : i64
+          %80 = arith.ori %79, %c2684354560_i64 : i64
+          %81 = arith.subi %69, %68 : i64
+          %82 = arith.addi %80, %81 : i64
+          %83 = arith.subi %c16_i64, %77 : i64
+          %84 = arith.minsi %83, %c16_i64 : i64
+          "instgem.mvout"(%76, %82, %84, %72) : (i64, i64, i64, i64) -> ()
         }
-        scf.if %68 {
-          func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.ori %89, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %90, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %c2 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.addi %89, %c32_i64 : i64
+        %91 = arith.ori %90, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %91, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %48:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %88 = arith.maxsi %13, %c0 : index
+        %89 = arith.minsi %88, %arg5 : index
+        %90 = arith.maxsi %9, %c0 : index
+        %91 = arith.minsi %90, %c32 : index
+        %92 = arith.subi %89, %8 : index
+        %93 = arith.maxsi %arg9, %c0 : index
+        %94 = arith.minsi %93, %arg7 : index
+        %95 = arith.addi %arg9, %c32 : index
+        %96 = arith.maxsi %95, %c0 : index
+        %97 = arith.minsi %96, %arg7 : index
+        %98 = arith.subi %94, %arg9 : index
+        %99 = arith.maxsi %98, %c0 : index
+        %100 = arith.minsi %99, %c32 : index
+        %101 = arith.subi %97, %94 : index
+        %102 = arith.cmpi sgt, %100, %c0 : index
+        scf.if %102 {
+          func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%62, %67] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-        %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-        %91 = arith.index_cast %intptr_9 : index to i64
-        %92 = arith.index_cast %offset_6 : index to i64
-        %93 = arith.muli %92, %c4_i64 : i64
-        %94 = arith.addi %91, %93 : i64
-        %95 = arith.index_cast %strides_8#0 : index to i64
-        %96 = arith.muli %95, %c4_i64 : i64
-        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %96, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg8 = %c0 to %90 step %c1 {
-          %97 = arith.index_cast %arg8 : index to i64
-          %98 = arith.remsi %97, %87 : i64
-          %99 = arith.divsi %97, %87 : i64
-          %100 = arith.addi %79, %98 : i64
-          %101 = arith.muli %100, %c16_i64 : i64
-          %102 = arith.maxsi %101, %69 : i64
-          %103 = arith.addi %101, %c16_i64 : i64
-          %104 = arith.minsi %103, %80 : i64
-          %105 = arith.subi %104, %102 : i64
-          %106 = arith.subi %102, %69 : i64
-          %107 = arith.muli %106, %96 : i64
-          %108 = arith.addi %94, %107 : i64
-          %109 = arith.muli %99, %c64_i64 : i64
-          %110 = arith.addi %108, %109 : i64
-          %111 = arith.muli %99, %c16_i64 : i64
-          %112 = arith.addi %101, %111 : i64
-          %113 = arith.addi %112, %c32_i64 : i64
-          %114 = arith.ori %113, %c2684354560_i64 : i64
-          %115 = arith.subi %102, %101 : i64
-          %116 = arith.addi %114, %115 : i64
-          %117 = arith.subi %71, %111 : i64
-          %118 = arith.minsi %117, %c16_i64 : i64
-          "instgem.mvout"(%110, %116, %118, %105) : (i64, i64, i64, i64) -> ()
+        %subview_10 = memref.subview %reinterpret_cast[%8, %94] [%92, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %103 = arith.index_cast %arg8 : index to i64
+        %104 = arith.remsi %103, %c2_i64 : i64
+        %105 = arith.muli %104, %c64_i64 : i64
+        %106 = arith.index_cast %91 : index to i64
+        %107 = arith.index_cast %92 : index to i64
+        %108 = arith.index_cast %101 : index to i64
+        %109 = arith.addi %106, %107 : i64
+        %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %110 = arith.index_cast %intptr_15 : index to i64
+        %111 = arith.index_cast %offset_12 : index to i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.index_cast %strides_14#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+        %114 = arith.maxsi %106, %c0_i64 : i64
+        %115 = arith.divui %114, %c16_i64 : i64
+        %116 = arith.maxsi %109, %c0_i64 : i64
+        %117 = arith.addi %116, %c15_i64 : i64
+        %118 = arith.divui %117, %c16_i64 : i64
+        %119 = arith.subi %118, %115 : i64
+        %120 = arith.cmpi sgt, %107, %c0_i64 : i64
+        %121 = arith.extui %120 : i1 to i64
+        %122 = arith.muli %119, %121 : i64
+        %123 = arith.index_cast %122 : i64 to index
+        scf.for %arg12 = %c0 to %123 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.addi %115, %230 : i64
+          %232 = arith.muli %231, %c16_i64 : i64
+          %233 = arith.maxsi %232, %106 : i64
+          %234 = arith.addi %232, %c16_i64 : i64
+          %235 = arith.minsi %234, %109 : i64
+          %236 = arith.subi %235, %233 : i64
+          %237 = arith.subi %233, %106 : i64
+          %238 = arith.muli %237, %113 : i64
+          %239 = arith.addi %112, %238 : i64
+          %240 = arith.muli %231, %c32_i64 : i64
+          %241 = arith.addi %240, %105 : i64
+          %242 = arith.subi %233, %232 : i64
+          %243 = arith.addi %241, %242 : i64
+          %244 = arith.minsi %108, %c64_i64 : i64
+          "instgem.mvin"(%239, %243, %244, %236) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %124 = arith.addi %114, %c15_i64 : i64
+        %125 = arith.divui %124, %c16_i64 : i64
+        %126 = arith.cmpi sgt, %106, %c0_i64 : i64
+        %127 = arith.extui %126 : i1 to i64
+        %128 = arith.muli %125, %127 : i64
+        %129 = arith.index_cast %128 : i64 to index
+        scf.for %arg12 = %c0 to %129 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %c0_i64 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %106 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.muli %230, %c32_i64 : i64
+          %237 = arith.addi %236, %105 : i64
+          %238 = arith.subi %232, %231 : i64
+          %239 = arith.addi %237, %238 : i64
+          %240 = arith.minsi %108, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %239, %240, %235) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %130 = arith.maxsi %arg10, %c0 : index
+        %131 = arith.minsi %130, %arg7 : index
+        %132 = arith.addi %arg10, %c32 : index
+        %133 = arith.maxsi %132, %c0 : index
+        %134 = arith.minsi %133, %arg7 : index
+        %135 = arith.subi %131, %arg10 : index
+        %136 = arith.maxsi %135, %c0 : index
+        %137 = arith.minsi %136, %c32 : index
+        %138 = arith.subi %134, %131 : index
+        %139 = arith.maxsi %14, %c0 : index
+        %140 = arith.minsi %139, %arg6 : index
+        %141 = arith.maxsi %12, %c0 : index
+        %142 = arith.minsi %141, %c16 : index
+        %143 = arith.subi %140, %11 : index
+        %144 = arith.cmpi sgt, %142, %c0 : index
+        scf.if %144 {
+          func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
+        %subview_16 = memref.subview %reinterpret_cast_0[%131, %11] [%138, %143] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %145 = arith.muli %104, %c32_i64 : i64
+        %146 = arith.addi %145, %c128_i64 : i64
+        %147 = arith.index_cast %137 : index to i64
+        %148 = arith.index_cast %138 : index to i64
+        %149 = arith.index_cast %143 : index to i64
+        %150 = arith.addi %147, %148 : i64
+        %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %151 = arith.index_cast %intptr_21 : index to i64
+        %152 = arith.index_cast %offset_18 : index to i64
+        %153 = arith.addi %151, %152 : i64
+        %154 = arith.index_cast %strides_20#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+        %155 = arith.maxsi %147, %c0_i64 : i64
+        %156 = arith.divui %155, %c16_i64 : i64
+        %157 = arith.maxsi %150, %c0_i64 : i64
+        %158 = arith.addi %157, %c15_i64 : i64
+        %159 = arith.divui %158, %c16_i64 : i64
+        %160 = arith.subi %159, %156 : i64
+        %161 = arith.cmpi sgt, %148, %c0_i64 : i64
+        %162 = arith.extui %161 : i1 to i64
+        %163 = arith.muli %160, %162 : i64
+        %164 = arith.index_cast %163 : i64 to index
+        scf.for %arg12 = %c0 to %164 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.addi %156, %230 : i64
+          %232 = arith.muli %231, %c16_i64 : i64
+          %233 = arith.maxsi %232, %147 : i64
+          %234 = arith.addi %232, %c16_i64 : i64
+          %235 = arith.minsi %234, %150 : i64
+          %236 = arith.subi %235, %233 : i64
+          %237 = arith.subi %233, %147 : i64
+          %238 = arith.muli %237, %154 : i64
+          %239 = arith.addi %153, %238 : i64
+          %240 = arith.addi %232, %146 : i64
+          %241 = arith.subi %233, %232 : i64
+          %242 = arith.addi %240, %241 : i64
+          %243 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%239, %242, %243, %236) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %165 = arith.addi %155, %c15_i64 : i64
+        %166 = arith.divui %165, %c16_i64 : i64
+        %167 = arith.cmpi sgt, %147, %c0_i64 : i64
+        %168 = arith.extui %167 : i1 to i64
+        %169 = arith.muli %166, %168 : i64
+        %170 = arith.index_cast %169 : i64 to index
+        scf.for %arg12 = %c0 to %170 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %c0_i64 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %147 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.addi %231, %146 : i64
+          %237 = arith.subi %232, %231 : i64
+          %238 = arith.addi %236, %237 : i64
+          %239 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %238, %239, %235) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %171 = arith.minsi %116, %c32_i64 : i64
+        %172 = arith.maxsi %108, %c0_i64 : i64
+        %173 = arith.minsi %172, %c32_i64 : i64
+        %174 = arith.minsi %157, %c32_i64 : i64
+        %175 = arith.maxsi %149, %c0_i64 : i64
+        %176 = arith.minsi %175, %c16_i64 : i64
+        %177 = arith.ceildivsi %171, %c16_i64 : i64
+        %178 = arith.ceildivsi %176, %c16_i64 : i64
+        %179 = arith.minsi %173, %174 : i64
+        %180 = arith.ceildivsi %179, %c16_i64 : i64
+        %181 = arith.cmpi sgt, %177, %c0_i64 : i64
+        %182 = arith.select %181, %178, %c0_i64 : i64
+        %183 = arith.index_cast %182 : i64 to index
+        %184 = arith.divsi %179, %c16_i64 : i64
+        %185 = arith.minsi %180, %184 : i64
+        %186 = arith.maxsi %185, %c0_i64 : i64
+        %187 = arith.divsi %171, %c16_i64 : i64
+        %188 = arith.minsi %177, %187 : i64
+        %189 = arith.maxsi %188, %c1_i64 : i64
+        %190 = arith.minsi %171, %c16_i64 : i64
+        scf.for %arg12 = %c0 to %183 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.subi %176, %231 : i64
+          %233 = arith.minsi %232, %c16_i64 : i64
+          %234 = arith.index_cast %186 : i64 to index
+          scf.for %arg13 = %c0 to %234 step %c1 {
+            %236 = arith.index_cast %arg13 : index to i64
+            %237 = arith.ori %231, %c3221225472_i64 : i64
+            %238 = arith.muli %236, %c16_i64 : i64
+            %239 = arith.addi %238, %231 : i64
+            %240 = arith.addi %239, %146 : i64
+            "instgem.preload"(%240, %233, %c16_i64, %237, %233, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            %241 = arith.addi %238, %105 : i64
+            "instgem.compute_preloaded"(%241, %c16_i64, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %242 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %242 step %c1 {
+              %244 = arith.index_cast %arg14 : index to i64
+              %245 = arith.muli %244, %c16_i64 : i64
+              %246 = arith.addi %245, %231 : i64
+              %247 = arith.ori %246, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %248 = arith.muli %244, %c32_i64 : i64
+              %249 = arith.addi %248, %238 : i64
+              %250 = arith.addi %249, %105 : i64
+              "instgem.compute_accumulated"(%250, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %243 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %242 to %243 step %c1 {
+              %244 = arith.index_cast %arg14 : index to i64
+              %245 = arith.muli %244, %c16_i64 : i64
+              %246 = arith.subi %171, %245 : i64
+              %247 = arith.minsi %246, %c16_i64 : i64
+              %248 = arith.addi %245, %231 : i64
+              %249 = arith.ori %248, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %233, %247) : (i64, i64, i64, i64, i64, i64) -> ()
+              %250 = arith.muli %244, %c32_i64 : i64
+              %251 = arith.addi %250, %238 : i64
+              %252 = arith.addi %251, %105 : i64
+              "instgem.compute_accumulated"(%252, %c16_i64, %247, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %235 = arith.index_cast %180 : i64 to index
+          scf.for %arg13 = %234 to %235 step %c1 {
+            %236 = arith.index_cast %arg13 : index to i64
+            %237 = arith.muli %236, %c16_i64 : i64
+            %238 = arith.subi %173, %237 : i64
+            %239 = arith.minsi %238, %c16_i64 : i64
+            %240 = arith.subi %174, %237 : i64
+            %241 = arith.minsi %240, %c16_i64 : i64
+            %242 = arith.ori %231, %c3221225472_i64 : i64
+            %243 = arith.addi %237, %231 : i64
+            %244 = arith.addi %243, %146 : i64
+            "instgem.preload"(%244, %233, %241, %242, %233, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            %245 = arith.addi %237, %105 : i64
+            "instgem.compute_preloaded"(%245, %239, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %246 step %c1 {
+              %248 = arith.index_cast %arg14 : index to i64
+              %249 = arith.muli %248, %c16_i64 : i64
+              %250 = arith.addi %249, %231 : i64
+              %251 = arith.ori %250, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.muli %248, %c32_i64 : i64
+              %253 = arith.addi %252, %237 : i64
+              %254 = arith.addi %253, %105 : i64
+              "instgem.compute_accumulated"(%254, %239, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %247 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %246 to %247 step %c1 {
+              %248 = arith.index_cast %arg14 : index to i64
+              %249 = arith.muli %248, %c16_i64 : i64
+              %250 = arith.subi %171, %249 : i64
+              %251 = arith.minsi %250, %c16_i64 : i64
+              %252 = arith.addi %249, %231 : i64
+              %253 = arith.ori %252, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %233, %251) : (i64, i64, i64, i64, i64, i64) -> ()
+              %254 = arith.muli %248, %c32_i64 : i64
+              %255 = arith.addi %254, %237 : i64
+              %256 = arith.addi %255, %105 : i64
+              "instgem.compute_accumulated"(%256, %239, %251, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %191 = arith.maxsi %arg11, %c0 : index
+        %192 = arith.minsi %191, %arg7 : index
+        %193 = arith.addi %arg11, %c32 : index
+        %194 = arith.maxsi %193, %c0 : index
+        %195 = arith.minsi %194, %arg7 : index
+        %196 = arith.subi %192, %arg11 : index
+        %197 = arith.maxsi %196, %c0 : index
+        %198 = arith.minsi %197, %c32 : index
+        %199 = arith.subi %195, %192 : index
+        scf.if %144 {
+          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+        }
+        %subview_22 = memref.subview %reinterpret_cast_1[%192, %11] [%199, %143] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %200 = arith.addi %145, %c192_i64 : i64
+        %201 = arith.index_cast %198 : index to i64
+        %202 = arith.index_cast %199 : index to i64
+        %203 = arith.addi %201, %202 : i64
+        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %204 = arith.index_cast %intptr_27 : index to i64
+        %205 = arith.index_cast %offset_24 : index to i64
+        %206 = arith.addi %204, %205 : i64
+        %207 = arith.index_cast %strides_26#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+        %208 = arith.maxsi %201, %c0_i64 : i64
+        %209 = arith.divui %208, %c16_i64 : i64
+        %210 = arith.maxsi %203, %c0_i64 : i64
+        %211 = arith.addi %210, %c15_i64 : i64
+        %212 = arith.divui %211, %c16_i64 : i64
+        %213 = arith.subi %212, %209 : i64
+        %214 = arith.cmpi sgt, %202, %c0_i64 : i64
+        %215 = arith.extui %214 : i1 to i64
+        %216 = arith.muli %213, %215 : i64
+        %217 = arith.index_cast %216 : i64 to index
+        scf.for %arg12 = %c0 to %217 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.addi %209, %230 : i64
+          %232 = arith.muli %231, %c16_i64 : i64
+          %233 = arith.maxsi %232, %201 : i64
+          %234 = arith.addi %232, %c16_i64 : i64
+          %235 = arith.minsi %234, %203 : i64
+          %236 = arith.subi %235, %233 : i64
+          %237 = arith.subi %233, %201 : i64
+          %238 = arith.muli %237, %207 : i64
+          %239 = arith.addi %206, %238 : i64
+          %240 = arith.addi %232, %200 : i64
+          %241 = arith.subi %233, %232 : i64
+          %242 = arith.addi %240, %241 : i64
+          %243 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%239, %242, %243, %236) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %218 = arith.addi %208, %c15_i64 : i64
+        %219 = arith.divui %218, %c16_i64 : i64
+        %220 = arith.cmpi sgt, %201, %c0_i64 : i64
+        %221 = arith.extui %220 : i1 to i64
+        %222 = arith.muli %219, %221 : i64
+        %223 = arith.index_cast %222 : i64 to index
+        scf.for %arg12 = %c0 to %223 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %c0_i64 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %201 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.addi %231, %200 : i64
+          %237 = arith.subi %232, %231 : i64
+          %238 = arith.addi %236, %237 : i64
+          %239 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %238, %239, %235) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %224 = arith.minsi %210, %c32_i64 : i64
+        %225 = arith.minsi %173, %224 : i64
+        %226 = arith.ceildivsi %225, %c16_i64 : i64
+        %227 = arith.divsi %225, %c16_i64 : i64
+        %228 = arith.minsi %226, %227 : i64
+        %229 = arith.maxsi %228, %c0_i64 : i64
+        scf.for %arg12 = %c0 to %183 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.subi %176, %231 : i64
+          %233 = arith.minsi %232, %c16_i64 : i64
+          %234 = arith.index_cast %229 : i64 to index
+          scf.for %arg13 = %c0 to %234 step %c1 {
+            %236 = arith.index_cast %arg13 : index to i64
+            %237 = arith.addi %231, %c32_i64 : i64
+            %238 = arith.ori %237, %c3221225472_i64 : i64
+            %239 = arith.muli %236, %c16_i64 : i64
+            %240 = arith.addi %239, %231 : i64
+            %241 = arith.addi %240, %200 : i64
+            "instgem.preload"(%241, %233, %c16_i64, %238, %233, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            %242 = arith.addi %239, %105 : i64
+            "instgem.compute_preloaded"(%242, %c16_i64, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %243 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %243 step %c1 {
+              %245 = arith.index_cast %arg14 : index to i64
+              %246 = arith.muli %245, %c16_i64 : i64
+              %247 = arith.addi %246, %231 : i64
+              %248 = arith.addi %247, %c32_i64 : i64
+              %249 = arith.ori %248, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %250 = arith.muli %245, %c32_i64 : i64
+              %251 = arith.addi %250, %239 : i64
+              %252 = arith.addi %251, %105 : i64
+              "instgem.compute_accumulated"(%252, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %244 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %243 to %244 step %c1 {
+              %245 = arith.index_cast %arg14 : index to i64
+              %246 = arith.muli %245, %c16_i64 : i64
+              %247 = arith.subi %171, %246 : i64
+              %248 = arith.minsi %247, %c16_i64 : i64
+              %249 = arith.addi %246, %231 : i64
+              %250 = arith.addi %249, %c32_i64 : i64
+              %251 = arith.ori %250, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %233, %248) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.muli %245, %c32_i64 : i64
+              %253 = arith.addi %252, %239 : i64
+              %254 = arith.addi %253, %105 : i64
+              "instgem.compute_accumulated"(%254, %c16_i64, %248, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %235 = arith.index_cast %226 : i64 to index
+          scf.for %arg13 = %234 to %235 step %c1 {
+            %236 = arith.index_cast %arg13 : index to i64
+            %237 = arith.muli %236, %c16_i64 : i64
+            %238 = arith.subi %173, %237 : i64
+            %239 = arith.minsi %238, %c16_i64 : i64
+            %240 = arith.subi %224, %237 : i64
+            %241 = arith.minsi %240, %c16_i64 : i64
+            %242 = arith.addi %231, %c32_i64 : i64
+            %243 = arith.ori %242, %c3221225472_i64 : i64
+            %244 = arith.addi %237, %231 : i64
+            %245 = arith.addi %244, %200 : i64
+            "instgem.preload"(%245, %233, %241, %243, %233, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.addi %237, %105 : i64
+            "instgem.compute_preloaded"(%246, %239, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %247 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %247 step %c1 {
+              %249 = arith.index_cast %arg14 : index to i64
+              %250 = arith.muli %249, %c16_i64 : i64
+              %251 = arith.addi %250, %231 : i64
+              %252 = arith.addi %251, %c32_i64 : i64
+              %253 = arith.ori %252, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %254 = arith.muli %249, %c32_i64 : i64
+              %255 = arith.addi %254, %237 : i64
+              %256 = arith.addi %255, %105 : i64
+              "instgem.compute_accumulated"(%256, %239, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %248 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %247 to %248 step %c1 {
+              %249 = arith.index_cast %arg14 : index to i64
+              %250 = arith.muli %249, %c16_i64 : i64
+              %251 = arith.subi %171, %250 : i64
+              %252 = arith.minsi %251, %c16_i64 : i64
+              %253 = arith.addi %250, %231 : i64
+              %254 = arith.addi %253, %c32_i64 : i64
+              %255 = arith.ori %254, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %233, %252) : (i64, i64, i64, i64, i64, i64) -> ()
+              %256 = arith.muli %249, %c32_i64 : i64
+              %257 = arith.addi %256, %237 : i64
+              %258 = arith.addi %257, %105 : i64
+              "instgem.compute_accumulated"(%258, %239, %252, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.yield %95, %132, %193 : index, index, index
+      }
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+      %49 = arith.maxsi %13, %c0 : index
+      %50 = arith.minsi %49, %arg5 : index
+      %51 = arith.maxsi %9, %c0 : index
+      %52 = arith.minsi %51, %c32 : index
+      %53 = arith.subi %50, %8 : index
+      %54 = arith.maxsi %14, %c0 : index
+      %55 = arith.minsi %54, %arg6 : index
+      %56 = arith.maxsi %12, %c0 : index
+      %57 = arith.minsi %56, %c16 : index
+      %58 = arith.subi %55, %11 : index
+      %59 = arith.cmpi sgt, %57, %c0 : index
+      scf.if %59 {
+        func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%53, %58] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %60 = arith.index_cast %52 : index to i64
+      %61 = arith.index_cast %53 : index to i64
+      %62 = arith.index_cast %58 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %63 = arith.index_cast %intptr : index to i64
+      %64 = arith.index_cast %offset : index to i64
+      %65 = arith.muli %64, %c4_i64 : i64
+      %66 = arith.addi %63, %65 : i64
+      %67 = arith.index_cast %strides#0 : index to i64
+      %68 = arith.muli %67, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %68, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %69 = arith.maxsi %60, %c0_i64 : i64
+      %70 = arith.divui %69, %c16_i64 : i64
+      %71 = arith.addi %60, %61 : i64
+      %72 = arith.maxsi %71, %c0_i64 : i64
+      %73 = arith.addi %72, %c15_i64 : i64
+      %74 = arith.divui %73, %c16_i64 : i64
+      %75 = arith.subi %74, %70 : i64
+      %76 = arith.cmpi sgt, %61, %c0_i64 : i64
+      %77 = arith.extui %76 : i1 to i64
+      %78 = arith.muli %75, %77 : i64
+      %79 = arith.ceildivsi %62, %c16_i64 : i64
+      %80 = arith.muli %78, %79 : i64
+      %81 = arith.index_cast %80 : i64 to index
+      scf.for %arg8 = %c0 to %81 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.remsi %88, %78 : i64
+        %90 = arith.divsi %88, %78 : i64
+        %91 = arith.addi %70, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %60 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %71 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %60 : i64
+        %98 = arith.muli %97, %68 : i64
+        %99 = arith.addi %66, %98 : i64
+        %100 = arith.muli %90, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %90, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.ori %103, %c2684354560_i64 : i64
+        %105 = arith.subi %93, %92 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.subi %62, %102 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        "instgem.mvout"(%101, %106, %108, %96) : (i64, i64, i64, i64) -> ()
+      }
+      scf.if %59 {
+        func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%53, %58] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+      %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+      %82 = arith.index_cast %intptr_9 : index to i64
+      %83 = arith.index_cast %offset_6 : index to i64
+      %84 = arith.muli %83, %c4_i64 : i64
+      %85 = arith.addi %82, %84 : i64
+      %86 = arith.index_cast %strides_8#0 : index to i64
+      %87 = arith.muli %86, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %87, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %81 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.remsi %88, %78 : i64
+        %90 = arith.divsi %88, %78 : i64
+        %91 = arith.addi %70, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %60 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %71 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %60 : i64
+        %98 = arith.muli %97, %87 : i64
+        %99 = arith.addi %85, %98 : i64
+        %100 = arith.muli %90, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %90, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.addi %103, %c32_i64 : i64
+        %105 = arith.ori %104, %c2684354560_i64 : i64
+        %106 = arith.subi %93, %92 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.subi %62, %102 : i64
+        %109 = arith.minsi %108, %c16_i64 : i64
+        "instgem.mvout"(%101, %107, %109, %96) : (i64, i64, i64, i64) -> ()
       }
     }
     return

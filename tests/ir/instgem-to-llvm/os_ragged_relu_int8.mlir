@@ -113,538 +113,534 @@ module {
     %22 = arith.addi %13, %c32 : index
     %23 = arith.subi %14, %c1 : index
     %24 = arith.muli %23, %c16 : index
-    %25 = arith.addi %24, %c16 : index
-    %26 = arith.cmpi sge, %12, %c0 : index
-    %27 = arith.cmpi sle, %12, %arg3 : index
-    %28 = arith.cmpi sge, %21, %c0 : index
-    %29 = arith.cmpi sle, %21, %arg3 : index
-    %30 = arith.cmpi sge, %17, %c0 : index
-    %31 = arith.cmpi sle, %17, %c16 : index
-    %32 = arith.cmpi sge, %13, %c0 : index
-    %33 = arith.cmpi sle, %13, %arg4 : index
-    %34 = arith.cmpi sge, %22, %c0 : index
-    %35 = arith.cmpi sle, %22, %arg4 : index
-    %36 = arith.cmpi sge, %20, %c0 : index
-    %37 = arith.cmpi sle, %20, %c32 : index
-    %38 = arith.cmpi sle, %24, %arg5 : index
-    %39 = arith.cmpi sle, %25, %arg5 : index
-    %40 = arith.andi %26, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %32 : i1
-    %46 = arith.andi %45, %33 : i1
-    %47 = arith.andi %46, %34 : i1
-    %48 = arith.andi %47, %35 : i1
-    %49 = arith.andi %48, %36 : i1
-    %50 = arith.andi %49, %37 : i1
-    %51 = arith.andi %50, %28 : i1
-    %52 = arith.andi %51, %29 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    %55 = arith.andi %54, %38 : i1
-    %56 = arith.andi %55, %39 : i1
-    %57 = arith.andi %56, %34 : i1
-    %58 = arith.andi %57, %35 : i1
-    scf.if %58 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg7 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.subi %c32_i64, %67 : i64
-        %69 = arith.minsi %68, %c16_i64 : i64
-        %70 = arith.ori %67, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %70, %69, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %59:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %66 = arith.addi %arg8, %c16 : index
-        %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
-        %cast_6 = memref.cast %subview_5 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_11 = memref.extract_aligned_pointer_as_index %cast_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %67 = arith.index_cast %intptr_11 : index to i64
-        %68 = arith.index_cast %offset_8 : index to i64
-        %69 = arith.addi %67, %68 : i64
-        %70 = arith.index_cast %strides_10#0 : index to i64
-        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%69, %c0_i64_1, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %71 = arith.addi %arg9, %c16 : index
-        %subview_12 = memref.subview %reinterpret_cast_3[%arg9, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
-        %cast_13 = memref.cast %subview_12 : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_12 : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_18 = memref.extract_aligned_pointer_as_index %cast_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %72 = arith.index_cast %intptr_18 : index to i64
-        %73 = arith.index_cast %offset_15 : index to i64
-        %74 = arith.addi %72, %73 : i64
-        %75 = arith.index_cast %strides_17#0 : index to i64
-        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%74, %c16_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c2 step %c1 {
-          %76 = arith.index_cast %arg10 : index to i64
-          %77 = arith.muli %76, %c16_i64 : i64
-          %78 = arith.subi %c32_i64, %77 : i64
-          %79 = arith.minsi %78, %c16_i64 : i64
-          %80 = arith.ori %77, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %79, %c16_i64, %80, %79, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %81 = arith.addi %77, %c16_i64 : i64
-          "instgem.compute_preloaded"(%c0_i64_1, %c16_i64, %c16_i64, %81, %79, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        scf.yield %66, %71 : index, index
-      }
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_4[%12, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %60 = arith.index_cast %intptr : index to i64
-      %61 = arith.index_cast %offset : index to i64
-      %62 = arith.addi %60, %61 : i64
-      %63 = arith.index_cast %strides#0 : index to i64
-      %64 = arith.bitcast %arg6 : f32 to i32
-      %65 = arith.extui %64 : i32 to i64
-      scf.if %7 {
-        "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %63, %65) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      scf.for %arg7 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg7 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.addi %62, %67 : i64
-        %69 = arith.ori %67, %c2147483648_i64 : i64
-        %70 = arith.subi %c32_i64, %67 : i64
-        %71 = arith.minsi %70, %c16_i64 : i64
-        "instgem.mvout"(%68, %69, %71, %c16_i64) : (i64, i64, i64, i64) -> ()
-      }
-    } else {
-      %59 = arith.andi %53, %38 : i1
-      %60 = arith.andi %59, %34 : i1
-      %61 = arith.andi %60, %35 : i1
-      scf.if %61 {
+    %25 = arith.cmpi sge, %12, %c0 : index
+    %26 = arith.cmpi sle, %12, %arg3 : index
+    %27 = arith.cmpi sge, %21, %c0 : index
+    %28 = arith.cmpi sle, %21, %arg3 : index
+    %29 = arith.cmpi sge, %17, %c0 : index
+    %30 = arith.cmpi sle, %17, %c16 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %arg4 : index
+    %33 = arith.cmpi sge, %22, %c0 : index
+    %34 = arith.cmpi sle, %22, %arg4 : index
+    %35 = arith.cmpi sge, %20, %c0 : index
+    %36 = arith.cmpi sle, %20, %c32 : index
+    %37 = arith.cmpi sle, %24, %arg5 : index
+    %38 = arith.andi %25, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
+    %42 = arith.andi %41, %30 : i1
+    %43 = arith.andi %42, %31 : i1
+    %44 = arith.andi %43, %32 : i1
+    %45 = arith.andi %44, %33 : i1
+    %46 = arith.andi %45, %34 : i1
+    %47 = arith.andi %46, %35 : i1
+    %48 = arith.andi %47, %36 : i1
+    %49 = arith.andi %48, %27 : i1
+    %50 = arith.andi %49, %28 : i1
+    %51 = arith.andi %50, %37 : i1
+    %52 = arith.andi %51, %37 : i1
+    %53 = arith.andi %52, %33 : i1
+    %54 = arith.andi %53, %34 : i1
+    scf.if %54 {
+      %55 = arith.addi %24, %c16 : index
+      %56 = arith.cmpi sle, %55, %arg5 : index
+      %57 = arith.andi %56, %56 : i1
+      scf.if %57 {
         %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg7 = %c0 to %c2 step %c1 {
-          %69 = arith.index_cast %arg7 : index to i64
-          %70 = arith.muli %69, %c16_i64 : i64
-          %71 = arith.subi %c32_i64, %70 : i64
-          %72 = arith.minsi %71, %c16_i64 : i64
-          %73 = arith.ori %70, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_1, %73, %72, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %65 = arith.index_cast %arg7 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.subi %c32_i64, %66 : i64
+          %68 = arith.minsi %67, %c16_i64 : i64
+          %69 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %69, %68, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %62:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-          %69 = arith.addi %arg8, %c16 : index
-          %70 = arith.minsi %69, %arg5 : index
-          %71 = arith.subi %70, %arg8 : index
-          %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x?xi8, strided<[?, 1], offset: ?>>
-          %cast_6 = memref.cast %subview_5 : memref<16x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %72 = arith.index_cast %71 : index to i64
-          %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %58:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %65 = arith.addi %arg8, %c16 : index
+          %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
+          %cast_6 = memref.cast %subview_5 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
           %intptr_11 = memref.extract_aligned_pointer_as_index %cast_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %73 = arith.index_cast %intptr_11 : index to i64
-          %74 = arith.index_cast %offset_8 : index to i64
-          %75 = arith.addi %73, %74 : i64
-          %76 = arith.index_cast %strides_10#0 : index to i64
-          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
-          %77 = arith.minsi %72, %c64_i64 : i64
-          "instgem.mvin"(%75, %c0_i64_1, %77, %c16_i64) : (i64, i64, i64, i64) -> ()
-          %78 = arith.addi %arg9, %c16 : index
-          %79 = arith.minsi %78, %arg5 : index
-          %80 = arith.subi %79, %arg9 : index
-          %subview_12 = memref.subview %reinterpret_cast_3[%arg9, %13] [%80, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
-          %cast_13 = memref.cast %subview_12 : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %81 = arith.index_cast %80 : index to i64
-          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_12 : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %66 = arith.index_cast %intptr_11 : index to i64
+          %67 = arith.index_cast %offset_8 : index to i64
+          %68 = arith.addi %66, %67 : i64
+          %69 = arith.index_cast %strides_10#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %69) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%68, %c0_i64_1, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %70 = arith.addi %arg9, %c16 : index
+          %subview_12 = memref.subview %reinterpret_cast_3[%arg9, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+          %cast_13 = memref.cast %subview_12 : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_12 : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
           %intptr_18 = memref.extract_aligned_pointer_as_index %cast_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %82 = arith.index_cast %intptr_18 : index to i64
-          %83 = arith.index_cast %offset_15 : index to i64
-          %84 = arith.addi %82, %83 : i64
-          %85 = arith.index_cast %strides_17#0 : index to i64
-          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
-          %86 = arith.maxsi %81, %c0_i64_1 : i64
-          %87 = arith.addi %86, %c15_i64 : i64
-          %88 = arith.divui %87, %c16_i64 : i64
-          %89 = arith.cmpi sgt, %81, %c0_i64_1 : i64
-          %90 = arith.extui %89 : i1 to i64
-          %91 = arith.muli %88, %90 : i64
-          %92 = arith.index_cast %91 : i64 to index
-          scf.for %arg10 = %c0 to %92 step %c1 {
-            %102 = arith.index_cast %arg10 : index to i64
-            %103 = arith.muli %102, %c16_i64 : i64
-            %104 = arith.maxsi %103, %c0_i64_1 : i64
-            %105 = arith.addi %103, %c16_i64 : i64
-            %106 = arith.minsi %105, %81 : i64
-            %107 = arith.subi %106, %104 : i64
-            %108 = arith.muli %104, %85 : i64
-            %109 = arith.addi %84, %108 : i64
-            %110 = arith.muli %102, %c32_i64 : i64
-            %111 = arith.addi %110, %c16_i64 : i64
-            %112 = arith.subi %104, %103 : i64
-            %113 = arith.addi %111, %112 : i64
-            "instgem.mvin"(%109, %113, %c32_i64, %107) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %93 = arith.maxsi %72, %c0_i64_1 : i64
-          %94 = arith.minsi %93, %c16_i64 : i64
-          %95 = arith.minsi %86, %c16_i64 : i64
-          %96 = arith.minsi %94, %95 : i64
-          %97 = arith.ceildivsi %96, %c16_i64 : i64
-          %98 = arith.subi %97, %c1_i64_2 : i64
-          %99 = arith.cmpi sgt, %97, %c0_i64_1 : i64
-          %100 = arith.extui %99 : i1 to i64
-          %101 = arith.index_cast %100 : i64 to index
-          scf.for %arg10 = %c0 to %101 step %c1 {
-            %102 = arith.index_cast %arg10 : index to i64
-            scf.for %arg11 = %c0 to %c2 step %c1 {
-              %103 = arith.index_cast %arg11 : index to i64
-              %104 = arith.muli %102, %c16_i64 : i64
-              %105 = arith.subi %c16_i64, %104 : i64
-              %106 = arith.minsi %105, %c16_i64 : i64
-              %107 = arith.muli %103, %c16_i64 : i64
-              %108 = arith.subi %c32_i64, %107 : i64
-              %109 = arith.minsi %108, %c16_i64 : i64
-              %110 = arith.muli %102, %c32_i64 : i64
-              %111 = arith.addi %110, %107 : i64
-              %112 = arith.ori %111, %c3221225472_i64 : i64
-              %113 = arith.cmpi eq, %98, %c0_i64_1 : i64
-              %114 = arith.select %113, %112, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %109, %106, %114, %109, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-              %115 = arith.minsi %94, %c16_i64 : i64
-              %116 = arith.addi %107, %c16_i64 : i64
-              %117 = arith.minsi %95, %c16_i64 : i64
-              "instgem.compute_preloaded"(%104, %115, %106, %116, %109, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-              %118 = arith.index_cast %97 : i64 to index
-              scf.for %arg12 = %c1 to %118 step %c1 {
-                %119 = arith.index_cast %arg12 : index to i64
-                %120 = arith.cmpi eq, %119, %98 : i64
-                %121 = arith.select %120, %112, %c4294967295_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %109, %106, %121, %109, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-                %122 = arith.muli %119, %c16_i64 : i64
-                %123 = arith.addi %104, %122 : i64
-                %124 = arith.subi %94, %122 : i64
-                %125 = arith.minsi %124, %c16_i64 : i64
-                %126 = arith.muli %119, %c32_i64 : i64
-                %127 = arith.addi %126, %107 : i64
-                %128 = arith.addi %127, %c16_i64 : i64
-                %129 = arith.subi %95, %122 : i64
-                %130 = arith.minsi %129, %c16_i64 : i64
-                "instgem.compute_accumulated"(%123, %125, %106, %128, %109, %130) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-          } {gemmini.compute_nest}
-          scf.yield %69, %78 : index, index
+          %71 = arith.index_cast %intptr_18 : index to i64
+          %72 = arith.index_cast %offset_15 : index to i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.index_cast %strides_17#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%73, %c16_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %75 = arith.index_cast %arg10 : index to i64
+            %76 = arith.muli %75, %c16_i64 : i64
+            %77 = arith.subi %c32_i64, %76 : i64
+            %78 = arith.minsi %77, %c16_i64 : i64
+            %79 = arith.ori %76, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %78, %c16_i64, %79, %78, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %80 = arith.addi %76, %c16_i64 : i64
+            "instgem.compute_preloaded"(%c0_i64_1, %c16_i64, %c16_i64, %80, %78, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %65, %70 : index, index
         }
         %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %subview = memref.subview %reinterpret_cast_4[%12, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
         %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
         %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %63 = arith.index_cast %intptr : index to i64
-        %64 = arith.index_cast %offset : index to i64
-        %65 = arith.addi %63, %64 : i64
-        %66 = arith.index_cast %strides#0 : index to i64
-        %67 = arith.bitcast %arg6 : f32 to i32
-        %68 = arith.extui %67 : i32 to i64
+        %59 = arith.index_cast %intptr : index to i64
+        %60 = arith.index_cast %offset : index to i64
+        %61 = arith.addi %59, %60 : i64
+        %62 = arith.index_cast %strides#0 : index to i64
+        %63 = arith.bitcast %arg6 : f32 to i32
+        %64 = arith.extui %63 : i32 to i64
         scf.if %7 {
-          "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %66, %68) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %62, %64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
         scf.for %arg7 = %c0 to %c2 step %c1 {
-          %69 = arith.index_cast %arg7 : index to i64
-          %70 = arith.muli %69, %c16_i64 : i64
-          %71 = arith.addi %65, %70 : i64
-          %72 = arith.ori %70, %c2147483648_i64 : i64
-          %73 = arith.subi %c32_i64, %70 : i64
-          %74 = arith.minsi %73, %c16_i64 : i64
-          "instgem.mvout"(%71, %72, %74, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %65 = arith.index_cast %arg7 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %61, %66 : i64
+          %68 = arith.ori %66, %c2147483648_i64 : i64
+          %69 = arith.subi %c32_i64, %66 : i64
+          %70 = arith.minsi %69, %c16_i64 : i64
+          "instgem.mvout"(%67, %68, %70, %c16_i64) : (i64, i64, i64, i64) -> ()
         }
       } else {
         %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg7 = %c0 to %c2 step %c1 {
-          %96 = arith.index_cast %arg7 : index to i64
-          %97 = arith.muli %96, %c16_i64 : i64
-          %98 = arith.subi %c32_i64, %97 : i64
-          %99 = arith.minsi %98, %c16_i64 : i64
-          %100 = arith.ori %97, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_1, %100, %99, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %65 = arith.index_cast %arg7 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.subi %c32_i64, %66 : i64
+          %68 = arith.minsi %67, %c16_i64 : i64
+          %69 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %69, %68, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %62:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-          %96 = arith.maxsi %21, %c0 : index
-          %97 = arith.minsi %96, %arg3 : index
-          %98 = arith.maxsi %17, %c0 : index
-          %99 = arith.minsi %98, %c16 : index
-          %100 = arith.subi %97, %16 : index
-          %101 = arith.maxsi %arg8, %c0 : index
-          %102 = arith.minsi %101, %arg5 : index
-          %103 = arith.addi %arg8, %c16 : index
-          %104 = arith.maxsi %103, %c0 : index
-          %105 = arith.minsi %104, %arg5 : index
-          %106 = arith.subi %102, %arg8 : index
-          %107 = arith.maxsi %106, %c0 : index
-          %108 = arith.minsi %107, %c16 : index
-          %109 = arith.subi %105, %102 : index
-          %110 = arith.cmpi sgt, %108, %c0 : index
-          scf.if %110 {
-            func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
-          }
-          %subview_5 = memref.subview %reinterpret_cast[%16, %102] [%100, %109] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %111 = arith.index_cast %99 : index to i64
-          %112 = arith.index_cast %100 : index to i64
-          %113 = arith.index_cast %109 : index to i64
-          %114 = arith.addi %111, %112 : i64
-          %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %115 = arith.index_cast %intptr_10 : index to i64
-          %116 = arith.index_cast %offset_7 : index to i64
-          %117 = arith.addi %115, %116 : i64
-          %118 = arith.index_cast %strides_9#0 : index to i64
-          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
-          %119 = arith.maxsi %111, %c0_i64_1 : i64
-          %120 = arith.divui %119, %c16_i64 : i64
-          %121 = arith.maxsi %114, %c0_i64_1 : i64
-          %122 = arith.addi %121, %c15_i64 : i64
-          %123 = arith.divui %122, %c16_i64 : i64
-          %124 = arith.subi %123, %120 : i64
-          %125 = arith.cmpi sgt, %112, %c0_i64_1 : i64
-          %126 = arith.extui %125 : i1 to i64
-          %127 = arith.muli %124, %126 : i64
-          %128 = arith.index_cast %127 : i64 to index
-          scf.for %arg10 = %c0 to %128 step %c1 {
-            %188 = arith.index_cast %arg10 : index to i64
-            %189 = arith.addi %120, %188 : i64
-            %190 = arith.muli %189, %c16_i64 : i64
-            %191 = arith.maxsi %190, %111 : i64
-            %192 = arith.addi %190, %c16_i64 : i64
-            %193 = arith.minsi %192, %114 : i64
-            %194 = arith.subi %193, %191 : i64
-            %195 = arith.subi %191, %111 : i64
-            %196 = arith.muli %195, %118 : i64
-            %197 = arith.addi %117, %196 : i64
-            %198 = arith.subi %191, %190 : i64
-            %199 = arith.addi %190, %198 : i64
-            %200 = arith.minsi %113, %c64_i64 : i64
-            "instgem.mvin"(%197, %199, %200, %194) : (i64, i64, i64, i64) -> ()
+        %58:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %65 = arith.addi %arg8, %c16 : index
+          %66 = arith.minsi %65, %arg5 : index
+          %67 = arith.subi %66, %arg8 : index
+          %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, %67] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x?xi8, strided<[?, 1], offset: ?>>
+          %cast_6 = memref.cast %subview_5 : memref<16x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %68 = arith.index_cast %67 : index to i64
+          %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_11 = memref.extract_aligned_pointer_as_index %cast_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %69 = arith.index_cast %intptr_11 : index to i64
+          %70 = arith.index_cast %offset_8 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_10#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+          %73 = arith.minsi %68, %c64_i64 : i64
+          "instgem.mvin"(%71, %c0_i64_1, %73, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %74 = arith.addi %arg9, %c16 : index
+          %75 = arith.minsi %74, %arg5 : index
+          %76 = arith.subi %75, %arg9 : index
+          %subview_12 = memref.subview %reinterpret_cast_3[%arg9, %13] [%76, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+          %cast_13 = memref.cast %subview_12 : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %77 = arith.index_cast %76 : index to i64
+          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_12 : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_18 = memref.extract_aligned_pointer_as_index %cast_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %78 = arith.index_cast %intptr_18 : index to i64
+          %79 = arith.index_cast %offset_15 : index to i64
+          %80 = arith.addi %78, %79 : i64
+          %81 = arith.index_cast %strides_17#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
+          %82 = arith.maxsi %77, %c0_i64_1 : i64
+          %83 = arith.addi %82, %c15_i64 : i64
+          %84 = arith.divui %83, %c16_i64 : i64
+          %85 = arith.cmpi sgt, %77, %c0_i64_1 : i64
+          %86 = arith.extui %85 : i1 to i64
+          %87 = arith.muli %84, %86 : i64
+          %88 = arith.index_cast %87 : i64 to index
+          scf.for %arg10 = %c0 to %88 step %c1 {
+            %98 = arith.index_cast %arg10 : index to i64
+            %99 = arith.muli %98, %c16_i64 : i64
+            %100 = arith.maxsi %99, %c0_i64_1 : i64
+            %101 = arith.addi %99, %c16_i64 : i64
+            %102 = arith.minsi %101, %77 : i64
+            %103 = arith.subi %102, %100 : i64
+            %104 = arith.muli %100, %81 : i64
+            %105 = arith.addi %80, %104 : i64
+            %106 = arith.muli %98, %c32_i64 : i64
+            %107 = arith.addi %106, %c16_i64 : i64
+            %108 = arith.subi %100, %99 : i64
+            %109 = arith.addi %107, %108 : i64
+            "instgem.mvin"(%105, %109, %c32_i64, %103) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          %129 = arith.addi %119, %c15_i64 : i64
-          %130 = arith.divui %129, %c16_i64 : i64
-          %131 = arith.cmpi sgt, %111, %c0_i64_1 : i64
-          %132 = arith.extui %131 : i1 to i64
-          %133 = arith.muli %130, %132 : i64
-          %134 = arith.index_cast %133 : i64 to index
-          scf.for %arg10 = %c0 to %134 step %c1 {
-            %188 = arith.index_cast %arg10 : index to i64
-            %189 = arith.muli %188, %c16_i64 : i64
-            %190 = arith.maxsi %189, %c0_i64_1 : i64
-            %191 = arith.addi %189, %c16_i64 : i64
-            %192 = arith.minsi %191, %111 : i64
-            %193 = arith.subi %192, %190 : i64
-            %194 = arith.subi %190, %189 : i64
-            %195 = arith.addi %189, %194 : i64
-            %196 = arith.minsi %113, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64_1, %195, %196, %193) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %135 = arith.maxsi %arg9, %c0 : index
-          %136 = arith.minsi %135, %arg5 : index
-          %137 = arith.addi %arg9, %c16 : index
-          %138 = arith.maxsi %137, %c0 : index
-          %139 = arith.minsi %138, %arg5 : index
-          %140 = arith.subi %136, %arg9 : index
-          %141 = arith.maxsi %140, %c0 : index
-          %142 = arith.minsi %141, %c16 : index
-          %143 = arith.subi %139, %136 : index
-          %144 = arith.maxsi %22, %c0 : index
-          %145 = arith.minsi %144, %arg4 : index
-          %146 = arith.maxsi %20, %c0 : index
-          %147 = arith.minsi %146, %c32 : index
-          %148 = arith.subi %145, %19 : index
-          %149 = arith.cmpi sgt, %147, %c0 : index
-          scf.if %149 {
-            func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
-          }
-          %subview_11 = memref.subview %reinterpret_cast_3[%136, %19] [%143, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %150 = arith.index_cast %142 : index to i64
-          %151 = arith.index_cast %143 : index to i64
-          %152 = arith.index_cast %148 : index to i64
-          %153 = arith.addi %150, %151 : i64
-          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_16 = memref.extract_aligned_pointer_as_index %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %154 = arith.index_cast %intptr_16 : index to i64
-          %155 = arith.index_cast %offset_13 : index to i64
-          %156 = arith.addi %154, %155 : i64
-          %157 = arith.index_cast %strides_15#0 : index to i64
-          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-          %158 = arith.maxsi %150, %c0_i64_1 : i64
-          %159 = arith.divui %158, %c16_i64 : i64
-          %160 = arith.maxsi %153, %c0_i64_1 : i64
-          %161 = arith.addi %160, %c15_i64 : i64
-          %162 = arith.divui %161, %c16_i64 : i64
-          %163 = arith.subi %162, %159 : i64
-          %164 = arith.cmpi sgt, %151, %c0_i64_1 : i64
-          %165 = arith.extui %164 : i1 to i64
-          %166 = arith.muli %163, %165 : i64
-          %167 = arith.index_cast %166 : i64 to index
-          scf.for %arg10 = %c0 to %167 step %c1 {
-            %188 = arith.index_cast %arg10 : index to i64
-            %189 = arith.addi %159, %188 : i64
-            %190 = arith.muli %189, %c16_i64 : i64
-            %191 = arith.maxsi %190, %150 : i64
-            %192 = arith.addi %190, %c16_i64 : i64
-            %193 = arith.minsi %192, %153 : i64
-            %194 = arith.subi %193, %191 : i64
-            %195 = arith.subi %191, %150 : i64
-            %196 = arith.muli %195, %157 : i64
-            %197 = arith.addi %156, %196 : i64
-            %198 = arith.muli %189, %c32_i64 : i64
-            %199 = arith.addi %198, %c16_i64 : i64
-            %200 = arith.subi %191, %190 : i64
-            %201 = arith.addi %199, %200 : i64
-            %202 = arith.minsi %152, %c64_i64 : i64
-            "instgem.mvin"(%197, %201, %202, %194) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %168 = arith.addi %158, %c15_i64 : i64
-          %169 = arith.divui %168, %c16_i64 : i64
-          %170 = arith.cmpi sgt, %150, %c0_i64_1 : i64
-          %171 = arith.extui %170 : i1 to i64
-          %172 = arith.muli %169, %171 : i64
-          %173 = arith.index_cast %172 : i64 to index
-          scf.for %arg10 = %c0 to %173 step %c1 {
-            %188 = arith.index_cast %arg10 : index to i64
-            %189 = arith.muli %188, %c16_i64 : i64
-            %190 = arith.maxsi %189, %c0_i64_1 : i64
-            %191 = arith.addi %189, %c16_i64 : i64
-            %192 = arith.minsi %191, %150 : i64
-            %193 = arith.subi %192, %190 : i64
-            %194 = arith.muli %188, %c32_i64 : i64
-            %195 = arith.addi %194, %c16_i64 : i64
-            %196 = arith.subi %190, %189 : i64
-            %197 = arith.addi %195, %196 : i64
-            %198 = arith.minsi %152, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64_1, %197, %198, %193) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %174 = arith.minsi %121, %c16_i64 : i64
-          %175 = arith.maxsi %113, %c0_i64_1 : i64
-          %176 = arith.minsi %175, %c16_i64 : i64
-          %177 = arith.minsi %160, %c16_i64 : i64
-          %178 = arith.maxsi %152, %c0_i64_1 : i64
-          %179 = arith.minsi %178, %c32_i64 : i64
-          %180 = arith.ceildivsi %174, %c16_i64 : i64
-          %181 = arith.ceildivsi %179, %c16_i64 : i64
-          %182 = arith.minsi %176, %177 : i64
-          %183 = arith.ceildivsi %182, %c16_i64 : i64
-          %184 = arith.subi %183, %c1_i64_2 : i64
-          %185 = arith.cmpi sgt, %183, %c0_i64_1 : i64
-          %186 = arith.select %185, %180, %c0_i64_1 : i64
-          %187 = arith.index_cast %186 : i64 to index
-          scf.for %arg10 = %c0 to %187 step %c1 {
-            %188 = arith.index_cast %arg10 : index to i64
-            %189 = arith.index_cast %181 : i64 to index
-            scf.for %arg11 = %c0 to %189 step %c1 {
-              %190 = arith.index_cast %arg11 : index to i64
-              %191 = arith.muli %188, %c16_i64 : i64
-              %192 = arith.subi %174, %191 : i64
-              %193 = arith.minsi %192, %c16_i64 : i64
-              %194 = arith.muli %190, %c16_i64 : i64
-              %195 = arith.subi %179, %194 : i64
-              %196 = arith.minsi %195, %c16_i64 : i64
-              %197 = arith.muli %188, %c32_i64 : i64
-              %198 = arith.addi %197, %194 : i64
-              %199 = arith.ori %198, %c3221225472_i64 : i64
-              %200 = arith.cmpi eq, %184, %c0_i64_1 : i64
-              %201 = arith.select %200, %199, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %196, %193, %201, %196, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-              %202 = arith.minsi %176, %c16_i64 : i64
-              %203 = arith.addi %194, %c16_i64 : i64
-              %204 = arith.minsi %177, %c16_i64 : i64
-              "instgem.compute_preloaded"(%191, %202, %193, %203, %196, %204) : (i64, i64, i64, i64, i64, i64) -> ()
-              %205 = arith.index_cast %183 : i64 to index
-              scf.for %arg12 = %c1 to %205 step %c1 {
-                %206 = arith.index_cast %arg12 : index to i64
-                %207 = arith.cmpi eq, %206, %184 : i64
-                %208 = arith.select %207, %199, %c4294967295_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %196, %193, %208, %196, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                %209 = arith.muli %206, %c16_i64 : i64
-                %210 = arith.addi %191, %209 : i64
-                %211 = arith.subi %176, %209 : i64
-                %212 = arith.minsi %211, %c16_i64 : i64
-                %213 = arith.muli %206, %c32_i64 : i64
-                %214 = arith.addi %213, %194 : i64
-                %215 = arith.addi %214, %c16_i64 : i64
-                %216 = arith.subi %177, %209 : i64
-                %217 = arith.minsi %216, %c16_i64 : i64
-                "instgem.compute_accumulated"(%210, %212, %193, %215, %196, %217) : (i64, i64, i64, i64, i64, i64) -> ()
+          %89 = arith.maxsi %68, %c0_i64_1 : i64
+          %90 = arith.minsi %89, %c16_i64 : i64
+          %91 = arith.minsi %82, %c16_i64 : i64
+          %92 = arith.minsi %90, %91 : i64
+          %93 = arith.ceildivsi %92, %c16_i64 : i64
+          %94 = arith.subi %93, %c1_i64_2 : i64
+          %95 = arith.cmpi sgt, %93, %c0_i64_1 : i64
+          %96 = arith.extui %95 : i1 to i64
+          %97 = arith.index_cast %96 : i64 to index
+          scf.for %arg10 = %c0 to %97 step %c1 {
+            %98 = arith.index_cast %arg10 : index to i64
+            scf.for %arg11 = %c0 to %c2 step %c1 {
+              %99 = arith.index_cast %arg11 : index to i64
+              %100 = arith.muli %98, %c16_i64 : i64
+              %101 = arith.subi %c16_i64, %100 : i64
+              %102 = arith.minsi %101, %c16_i64 : i64
+              %103 = arith.muli %99, %c16_i64 : i64
+              %104 = arith.subi %c32_i64, %103 : i64
+              %105 = arith.minsi %104, %c16_i64 : i64
+              %106 = arith.muli %98, %c32_i64 : i64
+              %107 = arith.addi %106, %103 : i64
+              %108 = arith.ori %107, %c3221225472_i64 : i64
+              %109 = arith.cmpi eq, %94, %c0_i64_1 : i64
+              %110 = arith.select %109, %108, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %105, %102, %110, %105, %102) : (i64, i64, i64, i64, i64, i64) -> ()
+              %111 = arith.minsi %90, %c16_i64 : i64
+              %112 = arith.addi %103, %c16_i64 : i64
+              %113 = arith.minsi %91, %c16_i64 : i64
+              "instgem.compute_preloaded"(%100, %111, %102, %112, %105, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+              %114 = arith.index_cast %93 : i64 to index
+              scf.for %arg12 = %c1 to %114 step %c1 {
+                %115 = arith.index_cast %arg12 : index to i64
+                %116 = arith.cmpi eq, %115, %94 : i64
+                %117 = arith.select %116, %108, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %105, %102, %117, %105, %102) : (i64, i64, i64, i64, i64, i64) -> ()
+                %118 = arith.muli %115, %c16_i64 : i64
+                %119 = arith.addi %100, %118 : i64
+                %120 = arith.subi %90, %118 : i64
+                %121 = arith.minsi %120, %c16_i64 : i64
+                %122 = arith.muli %115, %c32_i64 : i64
+                %123 = arith.addi %122, %103 : i64
+                %124 = arith.addi %123, %c16_i64 : i64
+                %125 = arith.subi %91, %118 : i64
+                %126 = arith.minsi %125, %c16_i64 : i64
+                "instgem.compute_accumulated"(%119, %121, %102, %124, %105, %126) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
-          scf.yield %103, %137 : index, index
+          scf.yield %65, %74 : index, index
         }
         %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-        %63 = arith.maxsi %21, %c0 : index
-        %64 = arith.minsi %63, %arg3 : index
-        %65 = arith.maxsi %17, %c0 : index
-        %66 = arith.minsi %65, %c16 : index
-        %67 = arith.subi %64, %16 : index
-        %68 = arith.maxsi %22, %c0 : index
-        %69 = arith.minsi %68, %arg4 : index
-        %70 = arith.maxsi %20, %c0 : index
-        %71 = arith.minsi %70, %c32 : index
-        %72 = arith.subi %69, %19 : index
-        %73 = arith.cmpi sgt, %71, %c0 : index
-        scf.if %73 {
-          func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
-        }
-        %subview = memref.subview %reinterpret_cast_4[%16, %19] [%67, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %74 = arith.index_cast %66 : index to i64
-        %75 = arith.index_cast %67 : index to i64
-        %76 = arith.index_cast %72 : index to i64
-        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %77 = arith.index_cast %intptr : index to i64
-        %78 = arith.index_cast %offset : index to i64
-        %79 = arith.addi %77, %78 : i64
-        %80 = arith.index_cast %strides#0 : index to i64
-        %81 = arith.bitcast %arg6 : f32 to i32
-        %82 = arith.extui %81 : i32 to i64
+        %subview = memref.subview %reinterpret_cast_4[%12, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr : index to i64
+        %60 = arith.index_cast %offset : index to i64
+        %61 = arith.addi %59, %60 : i64
+        %62 = arith.index_cast %strides#0 : index to i64
+        %63 = arith.bitcast %arg6 : f32 to i32
+        %64 = arith.extui %63 : i32 to i64
         scf.if %7 {
-          "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %80, %82) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %62, %64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
-        %83 = arith.maxsi %74, %c0_i64_1 : i64
-        %84 = arith.divui %83, %c16_i64 : i64
-        %85 = arith.addi %74, %75 : i64
-        %86 = arith.maxsi %85, %c0_i64_1 : i64
-        %87 = arith.addi %86, %c15_i64 : i64
-        %88 = arith.divui %87, %c16_i64 : i64
-        %89 = arith.subi %88, %84 : i64
-        %90 = arith.cmpi sgt, %75, %c0_i64_1 : i64
-        %91 = arith.extui %90 : i1 to i64
-        %92 = arith.muli %89, %91 : i64
-        %93 = arith.ceildivsi %76, %c16_i64 : i64
-        %94 = arith.muli %92, %93 : i64
-        %95 = arith.index_cast %94 : i64 to index
-        scf.for %arg7 = %c0 to %95 step %c1 {
-          %96 = arith.index_cast %arg7 : index to i64
-          %97 = arith.remsi %96, %92 : i64
-          %98 = arith.divsi %96, %92 : i64
-          %99 = arith.addi %84, %97 : i64
-          %100 = arith.muli %99, %c16_i64 : i64
-          %101 = arith.maxsi %100, %74 : i64
-          %102 = arith.addi %100, %c16_i64 : i64
-          %103 = arith.minsi %102, %85 : i64
-          %104 = arith.subi %103, %101 : i64
-          %105 = arith.subi %101, %74 : i64
-          %106 = arith.muli %105, %80 : i64
-          %107 = arith.addi %79, %106 : i64
-          %108 = arith.muli %98, %c16_i64 : i64
-          %109 = arith.addi %107, %108 : i64
-          %110 = arith.muli %99, %c32_i64 : i64
-          %111 = arith.addi %110, %108 : i64
-          %112 = arith.ori %111, %c2147483648_i64 : i64
-          %113 = arith.subi %101, %100 : i64
-          %114 = arith.addi %112, %113 : i64
-          %115 = arith.subi %76, %108 : i64
-          %116 = arith.minsi %115, %c16_i64 : i64
-          "instgem.mvout"(%109, %114, %116, %104) : (i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg7 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %61, %66 : i64
+          %68 = arith.ori %66, %c2147483648_i64 : i64
+          %69 = arith.subi %c32_i64, %66 : i64
+          %70 = arith.minsi %69, %c16_i64 : i64
+          "instgem.mvout"(%67, %68, %70, %c16_i64) : (i64, i64, i64, i64) -> ()
         }
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg7 = %c0 to %c2 step %c1 {
+        %89 = arith.index_cast %arg7 : index to i64
+        %90 = arith.muli %89, %c16_i64 : i64
+        %91 = arith.subi %c32_i64, %90 : i64
+        %92 = arith.minsi %91, %c16_i64 : i64
+        %93 = arith.ori %90, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %93, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %55:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %89 = arith.maxsi %21, %c0 : index
+        %90 = arith.minsi %89, %arg3 : index
+        %91 = arith.maxsi %17, %c0 : index
+        %92 = arith.minsi %91, %c16 : index
+        %93 = arith.subi %90, %16 : index
+        %94 = arith.maxsi %arg8, %c0 : index
+        %95 = arith.minsi %94, %arg5 : index
+        %96 = arith.addi %arg8, %c16 : index
+        %97 = arith.maxsi %96, %c0 : index
+        %98 = arith.minsi %97, %arg5 : index
+        %99 = arith.subi %95, %arg8 : index
+        %100 = arith.maxsi %99, %c0 : index
+        %101 = arith.minsi %100, %c16 : index
+        %102 = arith.subi %98, %95 : index
+        %103 = arith.cmpi sgt, %101, %c0 : index
+        scf.if %103 {
+          func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
+        }
+        %subview_5 = memref.subview %reinterpret_cast[%16, %95] [%93, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %104 = arith.index_cast %92 : index to i64
+        %105 = arith.index_cast %93 : index to i64
+        %106 = arith.index_cast %102 : index to i64
+        %107 = arith.addi %104, %105 : i64
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %108 = arith.index_cast %intptr_10 : index to i64
+        %109 = arith.index_cast %offset_7 : index to i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.index_cast %strides_9#0 : index to i64
+        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
+        %112 = arith.maxsi %104, %c0_i64_1 : i64
+        %113 = arith.divui %112, %c16_i64 : i64
+        %114 = arith.maxsi %107, %c0_i64_1 : i64
+        %115 = arith.addi %114, %c15_i64 : i64
+        %116 = arith.divui %115, %c16_i64 : i64
+        %117 = arith.subi %116, %113 : i64
+        %118 = arith.cmpi sgt, %105, %c0_i64_1 : i64
+        %119 = arith.extui %118 : i1 to i64
+        %120 = arith.muli %117, %119 : i64
+        %121 = arith.index_cast %120 : i64 to index
+        scf.for %arg10 = %c0 to %121 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.addi %113, %181 : i64
+          %183 = arith.muli %182, %c16_i64 : i64
+          %184 = arith.maxsi %183, %104 : i64
+          %185 = arith.addi %183, %c16_i64 : i64
+          %186 = arith.minsi %185, %107 : i64
+          %187 = arith.subi %186, %184 : i64
+          %188 = arith.subi %184, %104 : i64
+          %189 = arith.muli %188, %111 : i64
+          %190 = arith.addi %110, %189 : i64
+          %191 = arith.subi %184, %183 : i64
+          %192 = arith.addi %183, %191 : i64
+          %193 = arith.minsi %106, %c64_i64 : i64
+          "instgem.mvin"(%190, %192, %193, %187) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %122 = arith.addi %112, %c15_i64 : i64
+        %123 = arith.divui %122, %c16_i64 : i64
+        %124 = arith.cmpi sgt, %104, %c0_i64_1 : i64
+        %125 = arith.extui %124 : i1 to i64
+        %126 = arith.muli %123, %125 : i64
+        %127 = arith.index_cast %126 : i64 to index
+        scf.for %arg10 = %c0 to %127 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.muli %181, %c16_i64 : i64
+          %183 = arith.maxsi %182, %c0_i64_1 : i64
+          %184 = arith.addi %182, %c16_i64 : i64
+          %185 = arith.minsi %184, %104 : i64
+          %186 = arith.subi %185, %183 : i64
+          %187 = arith.subi %183, %182 : i64
+          %188 = arith.addi %182, %187 : i64
+          %189 = arith.minsi %106, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %188, %189, %186) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %128 = arith.maxsi %arg9, %c0 : index
+        %129 = arith.minsi %128, %arg5 : index
+        %130 = arith.addi %arg9, %c16 : index
+        %131 = arith.maxsi %130, %c0 : index
+        %132 = arith.minsi %131, %arg5 : index
+        %133 = arith.subi %129, %arg9 : index
+        %134 = arith.maxsi %133, %c0 : index
+        %135 = arith.minsi %134, %c16 : index
+        %136 = arith.subi %132, %129 : index
+        %137 = arith.maxsi %22, %c0 : index
+        %138 = arith.minsi %137, %arg4 : index
+        %139 = arith.maxsi %20, %c0 : index
+        %140 = arith.minsi %139, %c32 : index
+        %141 = arith.subi %138, %19 : index
+        %142 = arith.cmpi sgt, %140, %c0 : index
+        scf.if %142 {
+          func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
+        }
+        %subview_11 = memref.subview %reinterpret_cast_3[%129, %19] [%136, %141] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %143 = arith.index_cast %135 : index to i64
+        %144 = arith.index_cast %136 : index to i64
+        %145 = arith.index_cast %141 : index to i64
+        %146 = arith.addi %143, %144 : i64
+        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_16 = memref.extract_aligned_pointer_as_index %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %147 = arith.index_cast %intptr_16 : index to i64
+        %148 = arith.index_cast %offset_13 : index to i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.index_cast %strides_15#0 : index to i64
+        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+        %151 = arith.maxsi %143, %c0_i64_1 : i64
+        %152 = arith.divui %151, %c16_i64 : i64
+        %153 = arith.maxsi %146, %c0_i64_1 : i64
+        %154 = arith.addi %153, %c15_i64 : i64
+        %155 = arith.divui %154, %c16_i64 : i64
+        %156 = arith.subi %155, %152 : i64
+        %157 = arith.cmpi sgt, %144, %c0_i64_1 : i64
+        %158 = arith.extui %157 : i1 to i64
+        %159 = arith.muli %156, %158 : i64
+        %160 = arith.index_cast %159 : i64 to index
+        scf.for %arg10 = %c0 to %160 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.addi %152, %181 : i64
+          %183 = arith.muli %182, %c16_i64 : i64
+          %184 = arith.maxsi %183, %143 : i64
+          %185 = arith.addi %183, %c16_i64 : i64
+          %186 = arith.minsi %185, %146 : i64
+          %187 = arith.subi %186, %184 : i64
+          %188 = arith.subi %184, %143 : i64
+          %189 = arith.muli %188, %150 : i64
+          %190 = arith.addi %149, %189 : i64
+          %191 = arith.muli %182, %c32_i64 : i64
+          %192 = arith.addi %191, %c16_i64 : i64
+          %193 = arith.subi %184, %183 : i64
+          %194 = arith.addi %192, %193 : i64
+          %195 = arith.minsi %145, %c64_i64 : i64
+          "instgem.mvin"(%190, %194, %195, %187) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %161 = arith.addi %151, %c15_i64 : i64
+        %162 = arith.divui %161, %c16_i64 : i64
+        %163 = arith.cmpi sgt, %143, %c0_i64_1 : i64
+        %164 = arith.extui %163 : i1 to i64
+        %165 = arith.muli %162, %164 : i64
+        %166 = arith.index_cast %165 : i64 to index
+        scf.for %arg10 = %c0 to %166 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.muli %181, %c16_i64 : i64
+          %183 = arith.maxsi %182, %c0_i64_1 : i64
+          %184 = arith.addi %182, %c16_i64 : i64
+          %185 = arith.minsi %184, %143 : i64
+          %186 = arith.subi %185, %183 : i64
+          %187 = arith.muli %181, %c32_i64 : i64
+          %188 = arith.addi %187, %c16_i64 : i64
+          %189 = arith.subi %183, %182 : i64
+          %190 = arith.addi %188, %189 : i64
+          %191 = arith.minsi %145, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %190, %191, %186) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %167 = arith.minsi %114, %c16_i64 : i64
+        %168 = arith.maxsi %106, %c0_i64_1 : i64
+        %169 = arith.minsi %168, %c16_i64 : i64
+        %170 = arith.minsi %153, %c16_i64 : i64
+        %171 = arith.maxsi %145, %c0_i64_1 : i64
+        %172 = arith.minsi %171, %c32_i64 : i64
+        %173 = arith.ceildivsi %167, %c16_i64 : i64
+        %174 = arith.ceildivsi %172, %c16_i64 : i64
+        %175 = arith.minsi %169, %170 : i64
+        %176 = arith.ceildivsi %175, %c16_i64 : i64
+        %177 = arith.subi %176, %c1_i64_2 : i64
+        %178 = arith.cmpi sgt, %176, %c0_i64_1 : i64
+        %179 = arith.select %178, %173, %c0_i64_1 : i64
+        %180 = arith.index_cast %179 : i64 to index
+        scf.for %arg10 = %c0 to %180 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.index_cast %174 : i64 to index
+          scf.for %arg11 = %c0 to %182 step %c1 {
+            %183 = arith.index_cast %arg11 : index to i64
+            %184 = arith.muli %181, %c16_i64 : i64
+            %185 = arith.subi %167, %184 : i64
+            %186 = arith.minsi %185, %c16_i64 : i64
+            %187 = arith.muli %183, %c16_i64 : i64
+            %188 = arith.subi %172, %187 : i64
+            %189 = arith.minsi %188, %c16_i64 : i64
+            %190 = arith.muli %181, %c32_i64 : i64
+            %191 = arith.addi %190, %187 : i64
+            %192 = arith.ori %191, %c3221225472_i64 : i64
+            %193 = arith.cmpi eq, %177, %c0_i64_1 : i64
+            %194 = arith.select %193, %192, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %189, %186, %194, %189, %186) : (i64, i64, i64, i64, i64, i64) -> ()
+            %195 = arith.minsi %169, %c16_i64 : i64
+            %196 = arith.addi %187, %c16_i64 : i64
+            %197 = arith.minsi %170, %c16_i64 : i64
+            "instgem.compute_preloaded"(%184, %195, %186, %196, %189, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+            %198 = arith.index_cast %176 : i64 to index
+            scf.for %arg12 = %c1 to %198 step %c1 {
+              %199 = arith.index_cast %arg12 : index to i64
+              %200 = arith.cmpi eq, %199, %177 : i64
+              %201 = arith.select %200, %192, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %189, %186, %201, %189, %186) : (i64, i64, i64, i64, i64, i64) -> ()
+              %202 = arith.muli %199, %c16_i64 : i64
+              %203 = arith.addi %184, %202 : i64
+              %204 = arith.subi %169, %202 : i64
+              %205 = arith.minsi %204, %c16_i64 : i64
+              %206 = arith.muli %199, %c32_i64 : i64
+              %207 = arith.addi %206, %187 : i64
+              %208 = arith.addi %207, %c16_i64 : i64
+              %209 = arith.subi %170, %202 : i64
+              %210 = arith.minsi %209, %c16_i64 : i64
+              "instgem.compute_accumulated"(%203, %205, %186, %208, %189, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        scf.yield %96, %130 : index, index
+      }
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %56 = arith.maxsi %21, %c0 : index
+      %57 = arith.minsi %56, %arg3 : index
+      %58 = arith.maxsi %17, %c0 : index
+      %59 = arith.minsi %58, %c16 : index
+      %60 = arith.subi %57, %16 : index
+      %61 = arith.maxsi %22, %c0 : index
+      %62 = arith.minsi %61, %arg4 : index
+      %63 = arith.maxsi %20, %c0 : index
+      %64 = arith.minsi %63, %c32 : index
+      %65 = arith.subi %62, %19 : index
+      %66 = arith.cmpi sgt, %64, %c0 : index
+      scf.if %66 {
+        func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_4[%16, %19] [%60, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %67 = arith.index_cast %59 : index to i64
+      %68 = arith.index_cast %60 : index to i64
+      %69 = arith.index_cast %65 : index to i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %70 = arith.index_cast %intptr : index to i64
+      %71 = arith.index_cast %offset : index to i64
+      %72 = arith.addi %70, %71 : i64
+      %73 = arith.index_cast %strides#0 : index to i64
+      %74 = arith.bitcast %arg6 : f32 to i32
+      %75 = arith.extui %74 : i32 to i64
+      scf.if %7 {
+        "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %73, %75) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %76 = arith.maxsi %67, %c0_i64_1 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.addi %67, %68 : i64
+      %79 = arith.maxsi %78, %c0_i64_1 : i64
+      %80 = arith.addi %79, %c15_i64 : i64
+      %81 = arith.divui %80, %c16_i64 : i64
+      %82 = arith.subi %81, %77 : i64
+      %83 = arith.cmpi sgt, %68, %c0_i64_1 : i64
+      %84 = arith.extui %83 : i1 to i64
+      %85 = arith.muli %82, %84 : i64
+      %86 = arith.ceildivsi %69, %c16_i64 : i64
+      %87 = arith.muli %85, %86 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.for %arg7 = %c0 to %88 step %c1 {
+        %89 = arith.index_cast %arg7 : index to i64
+        %90 = arith.remsi %89, %85 : i64
+        %91 = arith.divsi %89, %85 : i64
+        %92 = arith.addi %77, %90 : i64
+        %93 = arith.muli %92, %c16_i64 : i64
+        %94 = arith.maxsi %93, %67 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %78 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.subi %94, %67 : i64
+        %99 = arith.muli %98, %73 : i64
+        %100 = arith.addi %72, %99 : i64
+        %101 = arith.muli %91, %c16_i64 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.muli %92, %c32_i64 : i64
+        %104 = arith.addi %103, %101 : i64
+        %105 = arith.ori %104, %c2147483648_i64 : i64
+        %106 = arith.subi %94, %93 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.subi %69, %101 : i64
+        %109 = arith.minsi %108, %c16_i64 : i64
+        "instgem.mvout"(%102, %107, %109, %97) : (i64, i64, i64, i64) -> ()
       }
     }
     return

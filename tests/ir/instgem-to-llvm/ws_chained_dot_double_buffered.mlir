@@ -343,1708 +343,770 @@ module {
     %23 = arith.addi %12, %c32 : index
     %24 = arith.subi %13, %c1 : index
     %25 = arith.muli %24, %c32 : index
-    %26 = arith.addi %25, %c32 : index
-    %27 = arith.cmpi sge, %15, %c0 : index
-    %28 = arith.cmpi sle, %15, %c32 : index
-    %29 = arith.cmpi sge, %14, %c0 : index
-    %30 = arith.cmpi sle, %14, %arg7 : index
-    %31 = arith.cmpi sge, %22, %c0 : index
-    %32 = arith.cmpi sle, %22, %arg7 : index
-    %33 = arith.cmpi sge, %18, %c0 : index
-    %34 = arith.cmpi sle, %18, %c32 : index
-    %35 = arith.cmpi sge, %12, %c0 : index
-    %36 = arith.cmpi sle, %12, %arg4 : index
-    %37 = arith.cmpi sge, %23, %c0 : index
-    %38 = arith.cmpi sle, %23, %arg4 : index
-    %39 = arith.cmpi sge, %21, %c0 : index
-    %40 = arith.cmpi sle, %21, %c32 : index
-    %41 = arith.cmpi sle, %25, %arg5 : index
-    %42 = arith.cmpi sle, %26, %arg5 : index
-    %43 = arith.andi %27, %28 : i1
-    %44 = arith.andi %43, %29 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %32 : i1
-    %48 = arith.andi %47, %33 : i1
-    %49 = arith.andi %48, %34 : i1
-    %50 = arith.andi %49, %35 : i1
-    %51 = arith.andi %50, %36 : i1
-    %52 = arith.andi %51, %37 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    %55 = arith.andi %54, %40 : i1
-    %56 = arith.andi %55, %37 : i1
-    %57 = arith.andi %56, %38 : i1
-    %58 = arith.andi %57, %41 : i1
-    %59 = arith.andi %58, %42 : i1
-    %60 = arith.andi %59, %41 : i1
-    %61 = arith.andi %60, %42 : i1
-    scf.if %61 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %62 = arith.cmpi sle, %13, %c0 : index
-      scf.if %62 {
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c4 step %c1 {
-          %104 = arith.index_cast %arg10 : index to i64
-          %105 = arith.remsi %104, %c2_i64_1 : i64
-          %106 = arith.divsi %104, %c2_i64_1 : i64
-          %107 = arith.muli %106, %c16_i64 : i64
-          %108 = arith.subi %c32_i64, %107 : i64
-          %109 = arith.minsi %108, %c16_i64 : i64
-          %110 = arith.muli %105, %c32_i64 : i64
-          %111 = arith.addi %110, %107 : i64
-          %112 = arith.ori %111, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %112, %109, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %63 = arith.cmpi sgt, %13, %c0 : index
-      scf.if %63 {
-        %subview_14 = memref.subview %reinterpret_cast[%12, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %104 = arith.index_cast %intptr_20 : index to i64
-        %105 = arith.index_cast %offset_17 : index to i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.index_cast %strides_19#0 : index to i64
-        %108 = arith.minsi %arg6, %c32 : index
-        %109 = arith.maxsi %15, %c0 : index
-        %110 = arith.minsi %109, %c32 : index
-        %111 = arith.subi %108, %15 : index
-        %112 = arith.cmpi sgt, %110, %c0 : index
-        %subview_21 = memref.subview %reinterpret_cast_4[0, %15] [32, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-        %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %113 = arith.index_cast %111 : index to i64
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %114 = arith.index_cast %intptr_27 : index to i64
-        %115 = arith.index_cast %offset_24 : index to i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.index_cast %strides_26#0 : index to i64
-        scf.if %112 {
-          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-        }
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%106, %c0_i64_3, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %118 = arith.minsi %113, %c64_i64 : i64
-        "instgem.mvin2"(%116, %c128_i64, %118, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %119 = arith.muli %107, %c16_i64 : i64
-        %120 = arith.addi %106, %119 : i64
-        "instgem.mvin"(%120, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %121 = arith.muli %117, %c16_i64 : i64
-        %122 = arith.addi %116, %121 : i64
-        "instgem.mvin2"(%122, %c160_i64, %118, %c16_i64) : (i64, i64, i64, i64) -> ()
-      }
-      %64 = arith.cmpi sle, %13, %c1 : index
-      scf.if %64 {
-        scf.if %63 {
-          %104 = arith.minsi %arg6, %c32 : index
-          %105 = arith.maxsi %15, %c0 : index
-          %106 = arith.minsi %105, %c32 : index
-          %107 = arith.subi %104, %15 : index
-          %108 = arith.cmpi sgt, %106, %c0 : index
-          scf.if %108 {
-            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-          }
-          %109 = arith.index_cast %107 : index to i64
-          %110 = arith.maxsi %109, %c0_i64_3 : i64
-          %111 = arith.minsi %110, %c32_i64 : i64
-          %112 = arith.ceildivsi %111, %c16_i64 : i64
-          %113 = arith.index_cast %112 : i64 to index
-          %114 = arith.cmpi sgt, %13, %c1 : index
-          %115 = arith.select %114, %c64_i64, %c0_i64_3 : i64
-          %116 = arith.select %114, %c32_i64, %c0_i64_3 : i64
-          %117 = arith.select %114, %c2, %c0 : index
-          %118 = arith.select %114, %c192_i64, %c0_i64_3 : i64
-          %119:4 = scf.if %114 -> (i64, i64, i64, i64) {
-            %subview_14 = memref.subview %reinterpret_cast[%12, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-            %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %122 = arith.index_cast %intptr_20 : index to i64
-            %123 = arith.index_cast %offset_17 : index to i64
-            %124 = arith.addi %122, %123 : i64
-            %125 = arith.index_cast %strides_19#0 : index to i64
-            %subview_21 = memref.subview %reinterpret_cast_4[32, %15] [32, %107] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-            %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %126 = arith.index_cast %intptr_27 : index to i64
-            %127 = arith.index_cast %offset_24 : index to i64
-            %128 = arith.addi %126, %127 : i64
-            %129 = arith.index_cast %strides_26#0 : index to i64
-            scf.if %108 {
-              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-            }
-            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %125, %124, %129, %128 : i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64
-          }
-          %120 = arith.maxsi %113, %c1 : index
-          scf.for %arg10 = %c0 to %113 step %c1 {
-            scf.if %114 {
-              %133 = arith.muli %120, %c4 : index
-              %134 = arith.muli %arg10, %c8 : index
-              %135 = arith.subi %133, %c1 : index
-              %136 = arith.addi %134, %135 : index
-              %137 = arith.divsi %136, %133 : index
-              %138 = arith.addi %136, %c8 : index
-              %139 = arith.divsi %138, %133 : index
-              scf.for %arg11 = %137 to %139 step %c1 {
-                %141 = arith.index_cast %arg11 : index to i64
-                %142 = arith.muli %141, %c16_i64 : i64
-                %143 = arith.maxsi %142, %c0_i64_3 : i64
-                %144 = arith.addi %142, %c16_i64 : i64
-                %145 = arith.minsi %144, %c32_i64 : i64
-                %146 = arith.subi %145, %143 : i64
-                %147 = arith.muli %143, %119#0 : i64
-                %148 = arith.addi %119#1, %147 : i64
-                %149 = arith.muli %141, %c32_i64 : i64
-                %150 = arith.addi %149, %115 : i64
-                %151 = arith.subi %143, %142 : i64
-                %152 = arith.addi %150, %151 : i64
-                %153 = arith.minsi %116, %c64_i64 : i64
-                "instgem.mvin"(%148, %152, %153, %146) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-              %140 = arith.cmpi sgt, %117, %c0 : index
-              scf.if %140 {
-                %141 = arith.muli %117, %c4 : index
-                %142 = arith.muli %arg10, %141 : index
-                %143 = arith.muli %120, %c2 : index
-                %144 = arith.subi %135, %143 : index
-                %145 = arith.addi %142, %144 : index
-                %146 = arith.divsi %145, %133 : index
-                %147 = arith.addi %145, %141 : index
-                %148 = arith.divsi %147, %133 : index
-                scf.for %arg11 = %146 to %148 step %c1 {
-                  %149 = arith.index_cast %arg11 : index to i64
-                  %150 = arith.muli %149, %c16_i64 : i64
-                  %151 = arith.maxsi %150, %c0_i64_3 : i64
-                  %152 = arith.addi %150, %c16_i64 : i64
-                  %153 = arith.minsi %152, %116 : i64
-                  %154 = arith.subi %153, %151 : i64
-                  %155 = arith.muli %151, %119#2 : i64
-                  %156 = arith.addi %119#3, %155 : i64
-                  %157 = arith.muli %149, %c32_i64 : i64
-                  %158 = arith.addi %157, %118 : i64
-                  %159 = arith.subi %151, %150 : i64
-                  %160 = arith.addi %158, %159 : i64
-                  %161 = arith.minsi %109, %c64_i64 : i64
-                  "instgem.mvin2"(%156, %160, %161, %154) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
-            }
-            %122 = arith.index_cast %arg10 : index to i64
-            %123 = arith.muli %122, %c16_i64 : i64
-            %124 = arith.subi %111, %123 : i64
-            %125 = arith.minsi %124, %c16_i64 : i64
-            %126 = arith.ori %123, %c2147483648_i64 : i64
-            %127 = arith.addi %123, %c128_i64 : i64
-            "instgem.preload"(%127, %125, %c16_i64, %126, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %128 = arith.addi %123, %c32_i64 : i64
-            %129 = arith.ori %128, %c2147483648_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %129, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %130 = arith.ori %123, %c3221225472_i64 : i64
-            %131 = arith.addi %123, %c160_i64 : i64
-            "instgem.preload"(%131, %125, %c16_i64, %130, %125, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %132 = arith.ori %128, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %132, %125, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          } {gemmini.compute_nest}
-          %121 = arith.cmpi slt, %112, %c2_i64_1 : i64
-          scf.if %121 {
-            scf.for %arg10 = %c0 to %c4 step %c1 {
-              %122 = arith.index_cast %arg10 : index to i64
-              %123 = arith.remsi %122, %c2_i64_1 : i64
-              %124 = arith.divsi %122, %c2_i64_1 : i64
-              %125 = arith.muli %124, %c16_i64 : i64
-              %126 = arith.subi %c32_i64, %125 : i64
-              %127 = arith.minsi %126, %c16_i64 : i64
-              %128 = arith.muli %123, %c32_i64 : i64
-              %129 = arith.addi %128, %125 : i64
-              %130 = arith.ori %129, %c2147483648_i64 : i64
-              %131 = arith.cmpi sge, %123, %c2_i64_1 : i64
-              %132 = arith.cmpi sge, %124, %112 : i64
-              %133 = arith.ori %131, %132 : i1
-              scf.if %133 {
-                "instgem.mvin"(%c0_i64_3, %130, %127, %c16_i64) : (i64, i64, i64, i64) -> ()
-              }
-            }
-          }
-          scf.if %114 {
-            %122 = arith.muli %120, %c4 : index
-            %123 = arith.muli %113, %c8 : index
-            %124 = arith.subi %122, %c1 : index
-            %125 = arith.addi %123, %124 : index
-            %126 = arith.divsi %125, %122 : index
-            scf.for %arg10 = %126 to %c2 step %c1 {
-              %138 = arith.index_cast %arg10 : index to i64
-              %139 = arith.muli %138, %c16_i64 : i64
-              %140 = arith.maxsi %139, %c0_i64_3 : i64
-              %141 = arith.addi %139, %c16_i64 : i64
-              %142 = arith.minsi %141, %c32_i64 : i64
-              %143 = arith.subi %142, %140 : i64
-              %144 = arith.muli %140, %119#0 : i64
-              %145 = arith.addi %119#1, %144 : i64
-              %146 = arith.muli %138, %c32_i64 : i64
-              %147 = arith.addi %146, %115 : i64
-              %148 = arith.subi %140, %139 : i64
-              %149 = arith.addi %147, %148 : i64
-              %150 = arith.minsi %116, %c64_i64 : i64
-              "instgem.mvin"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %127 = arith.subi %124, %120 : index
-            %128 = arith.divsi %127, %122 : index
-            scf.for %arg10 = %128 to %c0 step %c1 {
-              %138 = arith.index_cast %arg10 : index to i64
-              %139 = arith.muli %138, %c16_i64 : i64
-              %140 = arith.maxsi %139, %c0_i64_3 : i64
-              %141 = arith.addi %139, %c16_i64 : i64
-              %142 = arith.minsi %141, %c0_i64_3 : i64
-              %143 = arith.subi %142, %140 : i64
-              %144 = arith.muli %138, %c32_i64 : i64
-              %145 = arith.addi %144, %115 : i64
-              %146 = arith.subi %140, %139 : i64
-              %147 = arith.addi %145, %146 : i64
-              %148 = arith.minsi %116, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %147, %148, %143) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %129 = arith.muli %117, %c4 : index
-            %130 = arith.muli %113, %129 : index
-            %131 = arith.muli %120, %c2 : index
-            %132 = arith.subi %124, %131 : index
-            %133 = arith.addi %130, %132 : index
-            %134 = arith.divsi %133, %122 : index
-            scf.for %arg10 = %134 to %117 step %c1 {
-              %138 = arith.index_cast %arg10 : index to i64
-              %139 = arith.muli %138, %c16_i64 : i64
-              %140 = arith.maxsi %139, %c0_i64_3 : i64
-              %141 = arith.addi %139, %c16_i64 : i64
-              %142 = arith.minsi %141, %116 : i64
-              %143 = arith.subi %142, %140 : i64
-              %144 = arith.muli %140, %119#2 : i64
-              %145 = arith.addi %119#3, %144 : i64
-              %146 = arith.muli %138, %c32_i64 : i64
-              %147 = arith.addi %146, %118 : i64
-              %148 = arith.subi %140, %139 : i64
-              %149 = arith.addi %147, %148 : i64
-              %150 = arith.minsi %109, %c64_i64 : i64
-              "instgem.mvin2"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %135 = arith.muli %120, %c3 : index
-            %136 = arith.subi %124, %135 : index
-            %137 = arith.divsi %136, %122 : index
-            scf.for %arg10 = %137 to %c0 step %c1 {
-              %138 = arith.index_cast %arg10 : index to i64
-              %139 = arith.muli %138, %c16_i64 : i64
-              %140 = arith.maxsi %139, %c0_i64_3 : i64
-              %141 = arith.addi %139, %c16_i64 : i64
-              %142 = arith.minsi %141, %c0_i64_3 : i64
-              %143 = arith.subi %142, %140 : i64
-              %144 = arith.muli %138, %c32_i64 : i64
-              %145 = arith.addi %144, %118 : i64
-              %146 = arith.subi %140, %139 : i64
-              %147 = arith.addi %145, %146 : i64
-              %148 = arith.minsi %109, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %147, %148, %143) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-        }
-      } else {
-        %104:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-          %105 = arith.addi %arg11, %c32 : index
-          %106 = arith.index_cast %arg10 : index to i64
-          %107 = arith.remsi %106, %c2_i64_1 : i64
-          %108 = arith.muli %107, %c64_i64 : i64
-          %109 = arith.addi %arg12, %c32 : index
-          %110 = arith.minsi %arg6, %c32 : index
-          %111 = arith.maxsi %15, %c0 : index
-          %112 = arith.minsi %111, %c32 : index
-          %113 = arith.subi %110, %15 : index
-          %114 = arith.cmpi sgt, %112, %c0 : index
-          scf.if %114 {
-            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-          }
-          %115 = arith.addi %108, %c128_i64 : i64
-          %116 = arith.index_cast %113 : index to i64
-          %117 = arith.maxsi %116, %c0_i64_3 : i64
-          %118 = arith.minsi %117, %c32_i64 : i64
-          %119 = arith.ceildivsi %118, %c16_i64 : i64
-          %120 = arith.cmpi eq, %arg10, %c0 : index
-          %121 = arith.index_cast %119 : i64 to index
-          %122 = arith.addi %arg10, %c1 : index
-          %123 = arith.cmpi slt, %122, %13 : index
-          %124:9 = scf.if %123 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
-            %126 = arith.addi %arg11, %c64 : index
-            %127 = arith.subi %126, %105 : index
-            %subview_14 = memref.subview %reinterpret_cast[%12, %105] [32, %127] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-            %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %128 = arith.index_cast %122 : index to i64
-            %129 = arith.remsi %128, %c2_i64_1 : i64
-            %130 = arith.muli %129, %c64_i64 : i64
-            %131 = arith.index_cast %127 : index to i64
-            %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %132 = arith.index_cast %intptr_20 : index to i64
-            %133 = arith.index_cast %offset_17 : index to i64
-            %134 = arith.addi %132, %133 : i64
-            %135 = arith.index_cast %strides_19#0 : index to i64
-            %136 = arith.addi %arg12, %c64 : index
-            %137 = arith.subi %136, %109 : index
-            %subview_21 = memref.subview %reinterpret_cast_4[%109, %15] [%137, %113] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %138 = arith.addi %130, %c128_i64 : i64
-            %139 = arith.index_cast %137 : index to i64
-            %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %140 = arith.index_cast %intptr_26 : index to i64
-            %141 = arith.index_cast %offset_23 : index to i64
-            %142 = arith.addi %140, %141 : i64
-            %143 = arith.index_cast %strides_25#0 : index to i64
-            %144 = arith.maxsi %139, %c0_i64_3 : i64
-            %145 = arith.addi %144, %c15_i64 : i64
-            %146 = arith.divui %145, %c16_i64 : i64
-            %147 = arith.cmpi sgt, %139, %c0_i64_3 : i64
-            %148 = arith.extui %147 : i1 to i64
-            %149 = arith.muli %146, %148 : i64
-            %150 = arith.index_cast %149 : i64 to index
-            scf.if %114 {
-              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-            }
-            scf.yield %135, %134, %130, %131, %150, %139, %143, %142, %138 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          }
-          %125 = arith.maxsi %121, %c1 : index
-          scf.if %120 {
-            scf.for %arg13 = %c0 to %121 step %c1 {
-              scf.if %123 {
-                %141 = arith.muli %125, %c4 : index
-                %142 = arith.muli %arg13, %c8 : index
-                %143 = arith.subi %141, %c1 : index
-                %144 = arith.addi %142, %143 : index
-                %145 = arith.divsi %144, %141 : index
-                %146 = arith.addi %144, %c8 : index
-                %147 = arith.divsi %146, %141 : index
-                scf.for %arg14 = %145 to %147 step %c1 {
-                  %149 = arith.index_cast %arg14 : index to i64
-                  %150 = arith.muli %149, %c16_i64 : i64
-                  %151 = arith.maxsi %150, %c0_i64_3 : i64
-                  %152 = arith.addi %150, %c16_i64 : i64
-                  %153 = arith.minsi %152, %c32_i64 : i64
-                  %154 = arith.subi %153, %151 : i64
-                  %155 = arith.muli %151, %124#0 : i64
-                  %156 = arith.addi %124#1, %155 : i64
-                  %157 = arith.muli %149, %c32_i64 : i64
-                  %158 = arith.addi %157, %124#2 : i64
-                  %159 = arith.subi %151, %150 : i64
-                  %160 = arith.addi %158, %159 : i64
-                  %161 = arith.minsi %124#3, %c64_i64 : i64
-                  "instgem.mvin"(%156, %160, %161, %154) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-                %148 = arith.cmpi sgt, %124#4, %c0 : index
-                scf.if %148 {
-                  %149 = arith.muli %124#4, %c4 : index
-                  %150 = arith.muli %arg13, %149 : index
-                  %151 = arith.muli %125, %c2 : index
-                  %152 = arith.subi %143, %151 : index
-                  %153 = arith.addi %150, %152 : index
-                  %154 = arith.divsi %153, %141 : index
-                  %155 = arith.addi %153, %149 : index
-                  %156 = arith.divsi %155, %141 : index
-                  scf.for %arg14 = %154 to %156 step %c1 {
-                    %157 = arith.index_cast %arg14 : index to i64
-                    %158 = arith.muli %157, %c16_i64 : i64
-                    %159 = arith.maxsi %158, %c0_i64_3 : i64
-                    %160 = arith.addi %158, %c16_i64 : i64
-                    %161 = arith.minsi %160, %124#5 : i64
-                    %162 = arith.subi %161, %159 : i64
-                    %163 = arith.muli %159, %124#6 : i64
-                    %164 = arith.addi %124#7, %163 : i64
-                    %165 = arith.muli %157, %c32_i64 : i64
-                    %166 = arith.addi %165, %124#8 : i64
-                    %167 = arith.subi %159, %158 : i64
-                    %168 = arith.addi %166, %167 : i64
-                    %169 = arith.minsi %116, %c64_i64 : i64
-                    "instgem.mvin2"(%164, %168, %169, %162) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-              }
-              %127 = arith.index_cast %arg13 : index to i64
-              %128 = arith.muli %127, %c16_i64 : i64
-              %129 = arith.subi %118, %128 : i64
-              %130 = arith.minsi %129, %c16_i64 : i64
-              %131 = arith.ori %128, %c2147483648_i64 : i64
-              %132 = arith.addi %128, %115 : i64
-              "instgem.preload"(%132, %130, %c16_i64, %131, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %133 = arith.addi %128, %c32_i64 : i64
-              %134 = arith.ori %133, %c2147483648_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %134, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %135 = arith.addi %108, %c32_i64 : i64
-              "instgem.compute_accumulated"(%135, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %136 = arith.ori %128, %c3221225472_i64 : i64
-              %137 = arith.addi %133, %115 : i64
-              "instgem.preload"(%137, %130, %c16_i64, %136, %130, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %138 = arith.addi %108, %c16_i64 : i64
-              "instgem.compute_preloaded"(%138, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %139 = arith.ori %133, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %139, %130, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %140 = arith.addi %108, %c48_i64 : i64
-              "instgem.compute_accumulated"(%140, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            } {gemmini.compute_nest}
-            %126 = arith.cmpi slt, %119, %c2_i64_1 : i64
-            scf.if %126 {
-              scf.for %arg13 = %c0 to %c4 step %c1 {
-                %127 = arith.index_cast %arg13 : index to i64
-                %128 = arith.remsi %127, %c2_i64_1 : i64
-                %129 = arith.divsi %127, %c2_i64_1 : i64
-                %130 = arith.muli %129, %c16_i64 : i64
-                %131 = arith.subi %c32_i64, %130 : i64
-                %132 = arith.minsi %131, %c16_i64 : i64
-                %133 = arith.muli %128, %c32_i64 : i64
-                %134 = arith.addi %133, %130 : i64
-                %135 = arith.ori %134, %c2147483648_i64 : i64
-                %136 = arith.cmpi sge, %128, %c2_i64_1 : i64
-                %137 = arith.cmpi sge, %129, %119 : i64
-                %138 = arith.ori %136, %137 : i1
-                scf.if %138 {
-                  "instgem.mvin"(%c0_i64_3, %135, %132, %c16_i64) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            }
-          } else {
-            scf.for %arg13 = %c0 to %121 step %c1 {
-              scf.if %123 {
-                %130 = arith.muli %125, %c4 : index
-                %131 = arith.muli %arg13, %c8 : index
-                %132 = arith.subi %130, %c1 : index
-                %133 = arith.addi %131, %132 : index
-                %134 = arith.divsi %133, %130 : index
-                %135 = arith.addi %133, %c8 : index
-                %136 = arith.divsi %135, %130 : index
-                scf.for %arg14 = %134 to %136 step %c1 {
-                  %138 = arith.index_cast %arg14 : index to i64
-                  %139 = arith.muli %138, %c16_i64 : i64
-                  %140 = arith.maxsi %139, %c0_i64_3 : i64
-                  %141 = arith.addi %139, %c16_i64 : i64
-                  %142 = arith.minsi %141, %c32_i64 : i64
-                  %143 = arith.subi %142, %140 : i64
-                  %144 = arith.muli %140, %124#0 : i64
-                  %145 = arith.addi %124#1, %144 : i64
-                  %146 = arith.muli %138, %c32_i64 : i64
-                  %147 = arith.addi %146, %124#2 : i64
-                  %148 = arith.subi %140, %139 : i64
-                  %149 = arith.addi %147, %148 : i64
-                  %150 = arith.minsi %124#3, %c64_i64 : i64
-                  "instgem.mvin"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-                %137 = arith.cmpi sgt, %124#4, %c0 : index
-                scf.if %137 {
-                  %138 = arith.muli %124#4, %c4 : index
-                  %139 = arith.muli %arg13, %138 : index
-                  %140 = arith.muli %125, %c2 : index
-                  %141 = arith.subi %132, %140 : index
-                  %142 = arith.addi %139, %141 : index
-                  %143 = arith.divsi %142, %130 : index
-                  %144 = arith.addi %142, %138 : index
-                  %145 = arith.divsi %144, %130 : index
-                  scf.for %arg14 = %143 to %145 step %c1 {
-                    %146 = arith.index_cast %arg14 : index to i64
-                    %147 = arith.muli %146, %c16_i64 : i64
-                    %148 = arith.maxsi %147, %c0_i64_3 : i64
-                    %149 = arith.addi %147, %c16_i64 : i64
-                    %150 = arith.minsi %149, %124#5 : i64
-                    %151 = arith.subi %150, %148 : i64
-                    %152 = arith.muli %148, %124#6 : i64
-                    %153 = arith.addi %124#7, %152 : i64
-                    %154 = arith.muli %146, %c32_i64 : i64
-                    %155 = arith.addi %154, %124#8 : i64
-                    %156 = arith.subi %148, %147 : i64
-                    %157 = arith.addi %155, %156 : i64
-                    %158 = arith.minsi %116, %c64_i64 : i64
-                    "instgem.mvin2"(%153, %157, %158, %151) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-              }
-              %126 = arith.index_cast %arg13 : index to i64
-              %127 = arith.muli %126, %c16_i64 : i64
-              %128 = arith.subi %118, %127 : i64
-              %129 = arith.minsi %128, %c16_i64 : i64
-              scf.for %arg14 = %c0 to %c2 step %c1 {
-                %130 = arith.index_cast %arg14 : index to i64
-                %131 = arith.ori %127, %c3221225472_i64 : i64
-                %132 = arith.muli %130, %c32_i64 : i64
-                %133 = arith.addi %132, %127 : i64
-                %134 = arith.addi %133, %115 : i64
-                "instgem.preload"(%134, %129, %c16_i64, %131, %129, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %135 = arith.muli %130, %c16_i64 : i64
-                %136 = arith.addi %135, %108 : i64
-                "instgem.compute_preloaded"(%136, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %137 = arith.addi %127, %c32_i64 : i64
-                %138 = arith.ori %137, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %138, %129, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %139 = arith.addi %135, %c32_i64 : i64
-                %140 = arith.addi %139, %108 : i64
-                "instgem.compute_accumulated"(%140, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            } {gemmini.compute_nest}
-          }
-          scf.if %123 {
-            %126 = arith.muli %125, %c4 : index
-            %127 = arith.muli %121, %c8 : index
-            %128 = arith.subi %126, %c1 : index
-            %129 = arith.addi %127, %128 : index
-            %130 = arith.divsi %129, %126 : index
-            scf.for %arg13 = %130 to %c2 step %c1 {
-              %142 = arith.index_cast %arg13 : index to i64
-              %143 = arith.muli %142, %c16_i64 : i64
-              %144 = arith.maxsi %143, %c0_i64_3 : i64
-              %145 = arith.addi %143, %c16_i64 : i64
-              %146 = arith.minsi %145, %c32_i64 : i64
-              %147 = arith.subi %146, %144 : i64
-              %148 = arith.muli %144, %124#0 : i64
-              %149 = arith.addi %124#1, %148 : i64
-              %150 = arith.muli %142, %c32_i64 : i64
-              %151 = arith.addi %150, %124#2 : i64
-              %152 = arith.subi %144, %143 : i64
-              %153 = arith.addi %151, %152 : i64
-              %154 = arith.minsi %124#3, %c64_i64 : i64
-              "instgem.mvin"(%149, %153, %154, %147) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %131 = arith.subi %128, %125 : index
-            %132 = arith.divsi %131, %126 : index
-            scf.for %arg13 = %132 to %c0 step %c1 {
-              %142 = arith.index_cast %arg13 : index to i64
-              %143 = arith.muli %142, %c16_i64 : i64
-              %144 = arith.maxsi %143, %c0_i64_3 : i64
-              %145 = arith.addi %143, %c16_i64 : i64
-              %146 = arith.minsi %145, %c0_i64_3 : i64
-              %147 = arith.subi %146, %144 : i64
-              %148 = arith.muli %142, %c32_i64 : i64
-              %149 = arith.addi %148, %124#2 : i64
-              %150 = arith.subi %144, %143 : i64
-              %151 = arith.addi %149, %150 : i64
-              %152 = arith.minsi %124#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %151, %152, %147) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %133 = arith.muli %124#4, %c4 : index
-            %134 = arith.muli %121, %133 : index
-            %135 = arith.muli %125, %c2 : index
-            %136 = arith.subi %128, %135 : index
-            %137 = arith.addi %134, %136 : index
-            %138 = arith.divsi %137, %126 : index
-            scf.for %arg13 = %138 to %124#4 step %c1 {
-              %142 = arith.index_cast %arg13 : index to i64
-              %143 = arith.muli %142, %c16_i64 : i64
-              %144 = arith.maxsi %143, %c0_i64_3 : i64
-              %145 = arith.addi %143, %c16_i64 : i64
-              %146 = arith.minsi %145, %124#5 : i64
-              %147 = arith.subi %146, %144 : i64
-              %148 = arith.muli %144, %124#6 : i64
-              %149 = arith.addi %124#7, %148 : i64
-              %150 = arith.muli %142, %c32_i64 : i64
-              %151 = arith.addi %150, %124#8 : i64
-              %152 = arith.subi %144, %143 : i64
-              %153 = arith.addi %151, %152 : i64
-              %154 = arith.minsi %116, %c64_i64 : i64
-              "instgem.mvin2"(%149, %153, %154, %147) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %139 = arith.muli %125, %c3 : index
-            %140 = arith.subi %128, %139 : index
-            %141 = arith.divsi %140, %126 : index
-            scf.for %arg13 = %141 to %c0 step %c1 {
-              %142 = arith.index_cast %arg13 : index to i64
-              %143 = arith.muli %142, %c16_i64 : i64
-              %144 = arith.maxsi %143, %c0_i64_3 : i64
-              %145 = arith.addi %143, %c16_i64 : i64
-              %146 = arith.minsi %145, %c0_i64_3 : i64
-              %147 = arith.subi %146, %144 : i64
-              %148 = arith.muli %142, %c32_i64 : i64
-              %149 = arith.addi %148, %124#8 : i64
-              %150 = arith.subi %144, %143 : i64
-              %151 = arith.addi %149, %150 : i64
-              %152 = arith.minsi %116, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %151, %152, %147) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          scf.yield %105, %109 : index, index
-        }
-      }
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.remsi %104, %c2_i64_1 : i64
-        %106 = arith.divsi %104, %c2_i64_1 : i64
-        %107 = arith.muli %106, %c16_i64 : i64
-        %108 = arith.subi %c32_i64, %107 : i64
-        %109 = arith.minsi %108, %c16_i64 : i64
-        %110 = arith.muli %105, %c32_i64 : i64
-        %111 = arith.addi %110, %107 : i64
-        %112 = arith.addi %111, %c64_i64 : i64
-        %113 = arith.ori %112, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %113, %109, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %65 = arith.minsi %arg6, %c32 : index
-      %66 = arith.subi %65, %15 : index
-      %subview = memref.subview %reinterpret_cast_5[%15, %14] [%66, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %67 = arith.index_cast %15 : index to i64
-      %68 = arith.index_cast %66 : index to i64
-      %69 = arith.addi %67, %68 : i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %70 = arith.index_cast %intptr : index to i64
-      %71 = arith.index_cast %offset : index to i64
-      %72 = arith.addi %70, %71 : i64
-      %73 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.maxsi %67, %c0_i64_3 : i64
-      %75 = arith.divui %74, %c16_i64 : i64
-      %76 = arith.maxsi %69, %c0_i64_3 : i64
-      %77 = arith.addi %76, %c15_i64 : i64
-      %78 = arith.divui %77, %c16_i64 : i64
-      %79 = arith.subi %78, %75 : i64
-      %80 = arith.cmpi sgt, %68, %c0_i64_3 : i64
-      %81 = arith.extui %80 : i1 to i64
-      %82 = arith.muli %79, %81 : i64
-      %83 = arith.index_cast %82 : i64 to index
-      scf.for %arg10 = %c0 to %83 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.addi %75, %104 : i64
-        %106 = arith.muli %105, %c16_i64 : i64
-        %107 = arith.maxsi %106, %67 : i64
-        %108 = arith.addi %106, %c16_i64 : i64
-        %109 = arith.minsi %108, %69 : i64
-        %110 = arith.subi %109, %107 : i64
-        %111 = arith.subi %107, %67 : i64
-        %112 = arith.muli %111, %73 : i64
-        %113 = arith.addi %72, %112 : i64
-        %114 = arith.muli %105, %c32_i64 : i64
-        %115 = arith.addi %114, %c256_i64 : i64
-        %116 = arith.subi %107, %106 : i64
-        %117 = arith.addi %115, %116 : i64
-        "instgem.mvin"(%113, %117, %c32_i64, %110) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %84 = arith.addi %74, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.cmpi sgt, %67, %c0_i64_3 : i64
-      %87 = arith.extui %86 : i1 to i64
-      %88 = arith.muli %85, %87 : i64
-      %89 = arith.index_cast %88 : i64 to index
-      scf.for %arg10 = %c0 to %89 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %c0_i64_3 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %67 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.muli %104, %c32_i64 : i64
-        %111 = arith.addi %110, %c256_i64 : i64
-        %112 = arith.subi %106, %105 : i64
-        %113 = arith.addi %111, %112 : i64
-        "instgem.mvin"(%c0_i64_3, %113, %c32_i64, %109) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %90 = arith.minsi %76, %c32_i64 : i64
-      %91 = arith.bitcast %arg8 : f32 to i32
-      %92 = arith.extui %91 : i32 to i64
-      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %92, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %93 = arith.minsi %90, %c32_i64 : i64
-      %94 = arith.ceildivsi %93, %c16_i64 : i64
-      %95 = arith.divsi %93, %c16_i64 : i64
-      %96 = arith.minsi %94, %95 : i64
-      %97 = arith.maxsi %96, %c0_i64_3 : i64
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.subi %c32_i64, %105 : i64
-        %107 = arith.minsi %106, %c16_i64 : i64
-        %108 = arith.index_cast %97 : i64 to index
-        scf.for %arg11 = %c0 to %108 step %c1 {
-          %110 = arith.index_cast %arg11 : index to i64
-          %111 = arith.addi %105, %c64_i64 : i64
-          %112 = arith.ori %111, %c3221225472_i64 : i64
-          %113 = arith.muli %110, %c32_i64 : i64
-          %114 = arith.addi %113, %105 : i64
-          %115 = arith.addi %114, %c256_i64 : i64
-          "instgem.preload"(%115, %107, %c16_i64, %112, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %116 = arith.muli %110, %c16_i64 : i64
-          %117 = arith.ori %116, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%117, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %118 = arith.addi %105, %c96_i64 : i64
-          %119 = arith.ori %118, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %119, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %120 = arith.addi %116, %c32_i64 : i64
-          %121 = arith.ori %120, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%121, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        %109 = arith.index_cast %94 : i64 to index
-        scf.for %arg11 = %108 to %109 step %c1 {
-          %110 = arith.index_cast %arg11 : index to i64
-          %111 = arith.muli %110, %c16_i64 : i64
-          %112 = arith.subi %c32_i64, %111 : i64
-          %113 = arith.minsi %112, %c16_i64 : i64
-          %114 = arith.subi %90, %111 : i64
-          %115 = arith.minsi %114, %c16_i64 : i64
-          %116 = arith.addi %105, %c64_i64 : i64
-          %117 = arith.ori %116, %c3221225472_i64 : i64
-          %118 = arith.muli %110, %c32_i64 : i64
-          %119 = arith.addi %118, %105 : i64
-          %120 = arith.addi %119, %c256_i64 : i64
-          "instgem.preload"(%120, %107, %115, %117, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %121 = arith.ori %111, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%121, %113, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %122 = arith.addi %105, %c96_i64 : i64
-          %123 = arith.ori %122, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %123, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %124 = arith.addi %111, %c32_i64 : i64
-          %125 = arith.ori %124, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%125, %113, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-      } {gemmini.compute_nest}
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %98 = arith.index_cast %intptr_13 : index to i64
-      %99 = arith.index_cast %offset_10 : index to i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.index_cast %strides_12#0 : index to i64
-      %102 = arith.bitcast %arg9 : f32 to i32
-      %103 = arith.extui %102 : i32 to i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %101, %103) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.remsi %104, %c2_i64_1 : i64
-        %106 = arith.divsi %104, %c2_i64_1 : i64
-        %107 = arith.muli %105, %c16_i64 : i64
-        %108 = arith.maxsi %107, %c0_i64_3 : i64
-        %109 = arith.addi %107, %c16_i64 : i64
-        %110 = arith.minsi %109, %c32_i64 : i64
-        %111 = arith.subi %110, %108 : i64
-        %112 = arith.muli %108, %101 : i64
-        %113 = arith.addi %100, %112 : i64
-        %114 = arith.muli %106, %c16_i64 : i64
-        %115 = arith.addi %113, %114 : i64
-        %116 = arith.muli %105, %c32_i64 : i64
-        %117 = arith.addi %116, %114 : i64
-        %118 = arith.addi %117, %c64_i64 : i64
-        %119 = arith.ori %118, %c2147483648_i64 : i64
-        %120 = arith.subi %108, %107 : i64
-        %121 = arith.addi %119, %120 : i64
-        %122 = arith.subi %c32_i64, %114 : i64
-        %123 = arith.minsi %122, %c16_i64 : i64
-        "instgem.mvout"(%115, %121, %123, %111) : (i64, i64, i64, i64) -> ()
-      }
-    } else {
-      %62 = arith.andi %58, %41 : i1
-      scf.if %62 {
+    %26 = arith.cmpi sge, %15, %c0 : index
+    %27 = arith.cmpi sle, %15, %c32 : index
+    %28 = arith.cmpi sge, %14, %c0 : index
+    %29 = arith.cmpi sle, %14, %arg7 : index
+    %30 = arith.cmpi sge, %22, %c0 : index
+    %31 = arith.cmpi sle, %22, %arg7 : index
+    %32 = arith.cmpi sge, %18, %c0 : index
+    %33 = arith.cmpi sle, %18, %c32 : index
+    %34 = arith.cmpi sge, %12, %c0 : index
+    %35 = arith.cmpi sle, %12, %arg4 : index
+    %36 = arith.cmpi sge, %23, %c0 : index
+    %37 = arith.cmpi sle, %23, %arg4 : index
+    %38 = arith.cmpi sge, %21, %c0 : index
+    %39 = arith.cmpi sle, %21, %c32 : index
+    %40 = arith.cmpi sle, %25, %arg5 : index
+    %41 = arith.andi %26, %27 : i1
+    %42 = arith.andi %41, %28 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %30 : i1
+    %45 = arith.andi %44, %31 : i1
+    %46 = arith.andi %45, %32 : i1
+    %47 = arith.andi %46, %33 : i1
+    %48 = arith.andi %47, %34 : i1
+    %49 = arith.andi %48, %35 : i1
+    %50 = arith.andi %49, %36 : i1
+    %51 = arith.andi %50, %37 : i1
+    %52 = arith.andi %51, %38 : i1
+    %53 = arith.andi %52, %39 : i1
+    %54 = arith.andi %53, %36 : i1
+    %55 = arith.andi %54, %37 : i1
+    %56 = arith.andi %55, %40 : i1
+    %57 = arith.andi %56, %40 : i1
+    scf.if %57 {
+      %58 = arith.addi %25, %c32 : index
+      %59 = arith.cmpi sle, %58, %arg5 : index
+      %60 = arith.andi %59, %59 : i1
+      scf.if %60 {
         %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-        %63 = arith.cmpi sle, %13, %c0 : index
-        scf.if %63 {
+        %61 = arith.cmpi sle, %13, %c0 : index
+        scf.if %61 {
           "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           scf.for %arg10 = %c0 to %c4 step %c1 {
-            %105 = arith.index_cast %arg10 : index to i64
-            %106 = arith.remsi %105, %c2_i64_1 : i64
-            %107 = arith.divsi %105, %c2_i64_1 : i64
-            %108 = arith.muli %107, %c16_i64 : i64
-            %109 = arith.subi %c32_i64, %108 : i64
-            %110 = arith.minsi %109, %c16_i64 : i64
-            %111 = arith.muli %106, %c32_i64 : i64
-            %112 = arith.addi %111, %108 : i64
-            %113 = arith.ori %112, %c2147483648_i64 : i64
-            "instgem.mvin"(%c0_i64_3, %113, %110, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %103 = arith.index_cast %arg10 : index to i64
+            %104 = arith.remsi %103, %c2_i64_1 : i64
+            %105 = arith.divsi %103, %c2_i64_1 : i64
+            %106 = arith.muli %105, %c16_i64 : i64
+            %107 = arith.subi %c32_i64, %106 : i64
+            %108 = arith.minsi %107, %c16_i64 : i64
+            %109 = arith.muli %104, %c32_i64 : i64
+            %110 = arith.addi %109, %106 : i64
+            %111 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %111, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
-        %64 = arith.cmpi sgt, %13, %c0 : index
-        scf.if %64 {
-          %105 = arith.minsi %arg5, %c32 : index
-          %subview_14 = memref.subview %reinterpret_cast[%12, 0] [32, %105] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-          %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %106 = arith.index_cast %105 : index to i64
-          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %62 = arith.cmpi sgt, %13, %c0 : index
+        scf.if %62 {
+          %subview_14 = memref.subview %reinterpret_cast[%12, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
           %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %107 = arith.index_cast %intptr_20 : index to i64
-          %108 = arith.index_cast %offset_17 : index to i64
-          %109 = arith.addi %107, %108 : i64
-          %110 = arith.index_cast %strides_19#0 : index to i64
-          %111 = arith.minsi %arg6, %c32 : index
-          %112 = arith.maxsi %15, %c0 : index
-          %113 = arith.minsi %112, %c32 : index
-          %114 = arith.subi %111, %15 : index
-          %115 = arith.cmpi sgt, %113, %c0 : index
-          %subview_21 = memref.subview %reinterpret_cast_4[0, %15] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %116 = arith.index_cast %114 : index to i64
-          %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %117 = arith.index_cast %intptr_26 : index to i64
-          %118 = arith.index_cast %offset_23 : index to i64
-          %119 = arith.addi %117, %118 : i64
-          %120 = arith.index_cast %strides_25#0 : index to i64
-          %121 = arith.maxsi %106, %c0_i64_3 : i64
-          %122 = arith.addi %121, %c15_i64 : i64
-          %123 = arith.divui %122, %c16_i64 : i64
-          %124 = arith.cmpi sgt, %106, %c0_i64_3 : i64
-          %125 = arith.extui %124 : i1 to i64
-          %126 = arith.muli %123, %125 : i64
-          %127 = arith.index_cast %126 : i64 to index
-          scf.if %115 {
+          %103 = arith.index_cast %intptr_20 : index to i64
+          %104 = arith.index_cast %offset_17 : index to i64
+          %105 = arith.addi %103, %104 : i64
+          %106 = arith.index_cast %strides_19#0 : index to i64
+          %107 = arith.minsi %arg6, %c32 : index
+          %108 = arith.maxsi %15, %c0 : index
+          %109 = arith.minsi %108, %c32 : index
+          %110 = arith.subi %107, %15 : index
+          %111 = arith.cmpi sgt, %109, %c0 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[0, %15] [32, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %112 = arith.index_cast %110 : index to i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %113 = arith.index_cast %intptr_27 : index to i64
+          %114 = arith.index_cast %offset_24 : index to i64
+          %115 = arith.addi %113, %114 : i64
+          %116 = arith.index_cast %strides_26#0 : index to i64
+          scf.if %111 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
-          %128 = arith.minsi %127, %c1 : index
-          %129 = arith.minsi %106, %c64_i64 : i64
-          "instgem.mvin"(%109, %c0_i64_3, %129, %c16_i64) : (i64, i64, i64, i64) -> ()
-          scf.for %arg10 = %c0 to %128 step %c1 {
-            %132 = arith.index_cast %arg10 : index to i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.maxsi %133, %c0_i64_3 : i64
-            %135 = arith.addi %133, %c16_i64 : i64
-            %136 = arith.minsi %135, %106 : i64
-            %137 = arith.subi %136, %134 : i64
-            %138 = arith.muli %134, %120 : i64
-            %139 = arith.addi %119, %138 : i64
-            %140 = arith.muli %132, %c32_i64 : i64
-            %141 = arith.addi %140, %c128_i64 : i64
-            %142 = arith.subi %134, %133 : i64
-            %143 = arith.addi %141, %142 : i64
-            %144 = arith.minsi %116, %c64_i64 : i64
-            "instgem.mvin2"(%139, %143, %144, %137) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          %130 = arith.muli %110, %c16_i64 : i64
-          %131 = arith.addi %109, %130 : i64
-          "instgem.mvin"(%131, %c32_i64, %129, %c16_i64) : (i64, i64, i64, i64) -> ()
-          scf.for %arg10 = %128 to %127 step %c1 {
-            %132 = arith.index_cast %arg10 : index to i64
-            %133 = arith.muli %132, %c16_i64 : i64
-            %134 = arith.maxsi %133, %c0_i64_3 : i64
-            %135 = arith.addi %133, %c16_i64 : i64
-            %136 = arith.minsi %135, %106 : i64
-            %137 = arith.subi %136, %134 : i64
-            %138 = arith.muli %134, %120 : i64
-            %139 = arith.addi %119, %138 : i64
-            %140 = arith.muli %132, %c32_i64 : i64
-            %141 = arith.addi %140, %c128_i64 : i64
-            %142 = arith.subi %134, %133 : i64
-            %143 = arith.addi %141, %142 : i64
-            %144 = arith.minsi %116, %c64_i64 : i64
-            "instgem.mvin2"(%139, %143, %144, %137) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %116) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%105, %c0_i64_3, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %117 = arith.minsi %112, %c64_i64 : i64
+          "instgem.mvin2"(%115, %c128_i64, %117, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %118 = arith.muli %106, %c16_i64 : i64
+          %119 = arith.addi %105, %118 : i64
+          "instgem.mvin"(%119, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %120 = arith.muli %116, %c16_i64 : i64
+          %121 = arith.addi %115, %120 : i64
+          "instgem.mvin2"(%121, %c160_i64, %117, %c16_i64) : (i64, i64, i64, i64) -> ()
         }
-        %65 = arith.cmpi sle, %13, %c1 : index
-        scf.if %65 {
-          scf.if %64 {
-            %105 = arith.minsi %arg5, %c32 : index
-            %106 = arith.index_cast %105 : index to i64
-            %107 = arith.minsi %arg6, %c32 : index
-            %108 = arith.maxsi %15, %c0 : index
-            %109 = arith.minsi %108, %c32 : index
-            %110 = arith.subi %107, %15 : index
-            %111 = arith.cmpi sgt, %109, %c0 : index
-            scf.if %111 {
+        %63 = arith.cmpi sle, %13, %c1 : index
+        scf.if %63 {
+          scf.if %62 {
+            %103 = arith.minsi %arg6, %c32 : index
+            %104 = arith.maxsi %15, %c0 : index
+            %105 = arith.minsi %104, %c32 : index
+            %106 = arith.subi %103, %15 : index
+            %107 = arith.cmpi sgt, %105, %c0 : index
+            scf.if %107 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            %112 = arith.index_cast %110 : index to i64
-            %113 = arith.maxsi %106, %c0_i64_3 : i64
-            %114 = arith.minsi %113, %c32_i64 : i64
-            %115 = arith.maxsi %112, %c0_i64_3 : i64
-            %116 = arith.minsi %115, %c32_i64 : i64
-            %117 = arith.ceildivsi %116, %c16_i64 : i64
-            %118 = arith.minsi %114, %114 : i64
-            %119 = arith.ceildivsi %118, %c16_i64 : i64
-            %120 = arith.index_cast %117 : i64 to index
-            %121 = arith.divsi %118, %c16_i64 : i64
-            %122 = arith.minsi %119, %121 : i64
-            %123 = arith.maxsi %122, %c0_i64_3 : i64
-            %124 = arith.cmpi sgt, %13, %c1 : index
-            %125 = arith.select %124, %c64_i64, %c0_i64_3 : i64
-            %126 = arith.select %124, %c192_i64, %c0_i64_3 : i64
-            %127:7 = scf.if %124 -> (i64, i64, i64, index, i64, i64, i64) {
-              %132 = arith.minsi %arg5, %c64 : index
-              %133 = arith.subi %132, %c32 : index
-              %subview_14 = memref.subview %reinterpret_cast[%12, 32] [32, %133] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+            %108 = arith.index_cast %106 : index to i64
+            %109 = arith.maxsi %108, %c0_i64_3 : i64
+            %110 = arith.minsi %109, %c32_i64 : i64
+            %111 = arith.ceildivsi %110, %c16_i64 : i64
+            %112 = arith.index_cast %111 : i64 to index
+            %113 = arith.cmpi sgt, %13, %c1 : index
+            %114 = arith.select %113, %c64_i64, %c0_i64_3 : i64
+            %115 = arith.select %113, %c32_i64, %c0_i64_3 : i64
+            %116 = arith.select %113, %c2, %c0 : index
+            %117 = arith.select %113, %c192_i64, %c0_i64_3 : i64
+            %118:4 = scf.if %113 -> (i64, i64, i64, i64) {
+              %subview_14 = memref.subview %reinterpret_cast[%12, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+              %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %121 = arith.index_cast %intptr_20 : index to i64
+              %122 = arith.index_cast %offset_17 : index to i64
+              %123 = arith.addi %121, %122 : i64
+              %124 = arith.index_cast %strides_19#0 : index to i64
+              %subview_21 = memref.subview %reinterpret_cast_4[32, %15] [32, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %125 = arith.index_cast %intptr_27 : index to i64
+              %126 = arith.index_cast %offset_24 : index to i64
+              %127 = arith.addi %125, %126 : i64
+              %128 = arith.index_cast %strides_26#0 : index to i64
+              scf.if %107 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %124) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %124, %123, %128, %127 : i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64
+            }
+            %119 = arith.maxsi %112, %c1 : index
+            scf.for %arg10 = %c0 to %112 step %c1 {
+              scf.if %113 {
+                %132 = arith.muli %119, %c4 : index
+                %133 = arith.muli %arg10, %c8 : index
+                %134 = arith.subi %132, %c1 : index
+                %135 = arith.addi %133, %134 : index
+                %136 = arith.divsi %135, %132 : index
+                %137 = arith.addi %135, %c8 : index
+                %138 = arith.divsi %137, %132 : index
+                scf.for %arg11 = %136 to %138 step %c1 {
+                  %140 = arith.index_cast %arg11 : index to i64
+                  %141 = arith.muli %140, %c16_i64 : i64
+                  %142 = arith.maxsi %141, %c0_i64_3 : i64
+                  %143 = arith.addi %141, %c16_i64 : i64
+                  %144 = arith.minsi %143, %c32_i64 : i64
+                  %145 = arith.subi %144, %142 : i64
+                  %146 = arith.muli %142, %118#0 : i64
+                  %147 = arith.addi %118#1, %146 : i64
+                  %148 = arith.muli %140, %c32_i64 : i64
+                  %149 = arith.addi %148, %114 : i64
+                  %150 = arith.subi %142, %141 : i64
+                  %151 = arith.addi %149, %150 : i64
+                  %152 = arith.minsi %115, %c64_i64 : i64
+                  "instgem.mvin"(%147, %151, %152, %145) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %139 = arith.cmpi sgt, %116, %c0 : index
+                scf.if %139 {
+                  %140 = arith.muli %116, %c4 : index
+                  %141 = arith.muli %arg10, %140 : index
+                  %142 = arith.muli %119, %c2 : index
+                  %143 = arith.subi %134, %142 : index
+                  %144 = arith.addi %141, %143 : index
+                  %145 = arith.divsi %144, %132 : index
+                  %146 = arith.addi %144, %140 : index
+                  %147 = arith.divsi %146, %132 : index
+                  scf.for %arg11 = %145 to %147 step %c1 {
+                    %148 = arith.index_cast %arg11 : index to i64
+                    %149 = arith.muli %148, %c16_i64 : i64
+                    %150 = arith.maxsi %149, %c0_i64_3 : i64
+                    %151 = arith.addi %149, %c16_i64 : i64
+                    %152 = arith.minsi %151, %115 : i64
+                    %153 = arith.subi %152, %150 : i64
+                    %154 = arith.muli %150, %118#2 : i64
+                    %155 = arith.addi %118#3, %154 : i64
+                    %156 = arith.muli %148, %c32_i64 : i64
+                    %157 = arith.addi %156, %117 : i64
+                    %158 = arith.subi %150, %149 : i64
+                    %159 = arith.addi %157, %158 : i64
+                    %160 = arith.minsi %108, %c64_i64 : i64
+                    "instgem.mvin2"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %121 = arith.index_cast %arg10 : index to i64
+              %122 = arith.muli %121, %c16_i64 : i64
+              %123 = arith.subi %110, %122 : i64
+              %124 = arith.minsi %123, %c16_i64 : i64
+              %125 = arith.ori %122, %c2147483648_i64 : i64
+              %126 = arith.addi %122, %c128_i64 : i64
+              "instgem.preload"(%126, %124, %c16_i64, %125, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %127 = arith.addi %122, %c32_i64 : i64
+              %128 = arith.ori %127, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %128, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %129 = arith.ori %122, %c3221225472_i64 : i64
+              %130 = arith.addi %122, %c160_i64 : i64
+              "instgem.preload"(%130, %124, %c16_i64, %129, %124, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %131 = arith.ori %127, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %131, %124, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            } {gemmini.compute_nest}
+            %120 = arith.cmpi slt, %111, %c2_i64_1 : i64
+            scf.if %120 {
+              scf.for %arg10 = %c0 to %c4 step %c1 {
+                %121 = arith.index_cast %arg10 : index to i64
+                %122 = arith.remsi %121, %c2_i64_1 : i64
+                %123 = arith.divsi %121, %c2_i64_1 : i64
+                %124 = arith.muli %123, %c16_i64 : i64
+                %125 = arith.subi %c32_i64, %124 : i64
+                %126 = arith.minsi %125, %c16_i64 : i64
+                %127 = arith.muli %122, %c32_i64 : i64
+                %128 = arith.addi %127, %124 : i64
+                %129 = arith.ori %128, %c2147483648_i64 : i64
+                %130 = arith.cmpi sge, %122, %c2_i64_1 : i64
+                %131 = arith.cmpi sge, %123, %111 : i64
+                %132 = arith.ori %130, %131 : i1
+                scf.if %132 {
+                  "instgem.mvin"(%c0_i64_3, %129, %126, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+            scf.if %113 {
+              %121 = arith.muli %119, %c4 : index
+              %122 = arith.muli %112, %c8 : index
+              %123 = arith.subi %121, %c1 : index
+              %124 = arith.addi %122, %123 : index
+              %125 = arith.divsi %124, %121 : index
+              scf.for %arg10 = %125 to %c2 step %c1 {
+                %137 = arith.index_cast %arg10 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.maxsi %138, %c0_i64_3 : i64
+                %140 = arith.addi %138, %c16_i64 : i64
+                %141 = arith.minsi %140, %c32_i64 : i64
+                %142 = arith.subi %141, %139 : i64
+                %143 = arith.muli %139, %118#0 : i64
+                %144 = arith.addi %118#1, %143 : i64
+                %145 = arith.muli %137, %c32_i64 : i64
+                %146 = arith.addi %145, %114 : i64
+                %147 = arith.subi %139, %138 : i64
+                %148 = arith.addi %146, %147 : i64
+                %149 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin"(%144, %148, %149, %142) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %126 = arith.subi %123, %119 : index
+              %127 = arith.divsi %126, %121 : index
+              scf.for %arg10 = %127 to %c0 step %c1 {
+                %137 = arith.index_cast %arg10 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.maxsi %138, %c0_i64_3 : i64
+                %140 = arith.addi %138, %c16_i64 : i64
+                %141 = arith.minsi %140, %c0_i64_3 : i64
+                %142 = arith.subi %141, %139 : i64
+                %143 = arith.muli %137, %c32_i64 : i64
+                %144 = arith.addi %143, %114 : i64
+                %145 = arith.subi %139, %138 : i64
+                %146 = arith.addi %144, %145 : i64
+                %147 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %146, %147, %142) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %128 = arith.muli %116, %c4 : index
+              %129 = arith.muli %112, %128 : index
+              %130 = arith.muli %119, %c2 : index
+              %131 = arith.subi %123, %130 : index
+              %132 = arith.addi %129, %131 : index
+              %133 = arith.divsi %132, %121 : index
+              scf.for %arg10 = %133 to %116 step %c1 {
+                %137 = arith.index_cast %arg10 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.maxsi %138, %c0_i64_3 : i64
+                %140 = arith.addi %138, %c16_i64 : i64
+                %141 = arith.minsi %140, %115 : i64
+                %142 = arith.subi %141, %139 : i64
+                %143 = arith.muli %139, %118#2 : i64
+                %144 = arith.addi %118#3, %143 : i64
+                %145 = arith.muli %137, %c32_i64 : i64
+                %146 = arith.addi %145, %117 : i64
+                %147 = arith.subi %139, %138 : i64
+                %148 = arith.addi %146, %147 : i64
+                %149 = arith.minsi %108, %c64_i64 : i64
+                "instgem.mvin2"(%144, %148, %149, %142) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %134 = arith.muli %119, %c3 : index
+              %135 = arith.subi %123, %134 : index
+              %136 = arith.divsi %135, %121 : index
+              scf.for %arg10 = %136 to %c0 step %c1 {
+                %137 = arith.index_cast %arg10 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.maxsi %138, %c0_i64_3 : i64
+                %140 = arith.addi %138, %c16_i64 : i64
+                %141 = arith.minsi %140, %c0_i64_3 : i64
+                %142 = arith.subi %141, %139 : i64
+                %143 = arith.muli %137, %c32_i64 : i64
+                %144 = arith.addi %143, %117 : i64
+                %145 = arith.subi %139, %138 : i64
+                %146 = arith.addi %144, %145 : i64
+                %147 = arith.minsi %108, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %146, %147, %142) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+          }
+        } else {
+          %103:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %104 = arith.addi %arg11, %c32 : index
+            %105 = arith.index_cast %arg10 : index to i64
+            %106 = arith.remsi %105, %c2_i64_1 : i64
+            %107 = arith.muli %106, %c64_i64 : i64
+            %108 = arith.addi %arg12, %c32 : index
+            %109 = arith.minsi %arg6, %c32 : index
+            %110 = arith.maxsi %15, %c0 : index
+            %111 = arith.minsi %110, %c32 : index
+            %112 = arith.subi %109, %15 : index
+            %113 = arith.cmpi sgt, %111, %c0 : index
+            scf.if %113 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            %114 = arith.addi %107, %c128_i64 : i64
+            %115 = arith.index_cast %112 : index to i64
+            %116 = arith.maxsi %115, %c0_i64_3 : i64
+            %117 = arith.minsi %116, %c32_i64 : i64
+            %118 = arith.ceildivsi %117, %c16_i64 : i64
+            %119 = arith.cmpi eq, %arg10, %c0 : index
+            %120 = arith.index_cast %118 : i64 to index
+            %121 = arith.addi %arg10, %c1 : index
+            %122 = arith.cmpi slt, %121, %13 : index
+            %123:9 = scf.if %122 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %125 = arith.addi %arg11, %c64 : index
+              %126 = arith.subi %125, %104 : index
+              %subview_14 = memref.subview %reinterpret_cast[%12, %104] [32, %126] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
               %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-              %134 = arith.index_cast %133 : index to i64
+              %127 = arith.index_cast %121 : index to i64
+              %128 = arith.remsi %127, %c2_i64_1 : i64
+              %129 = arith.muli %128, %c64_i64 : i64
+              %130 = arith.index_cast %126 : index to i64
               %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
               %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-              %135 = arith.index_cast %intptr_20 : index to i64
-              %136 = arith.index_cast %offset_17 : index to i64
-              %137 = arith.addi %135, %136 : i64
-              %138 = arith.index_cast %strides_19#0 : index to i64
-              %subview_21 = memref.subview %reinterpret_cast_4[32, %15] [%133, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %131 = arith.index_cast %intptr_20 : index to i64
+              %132 = arith.index_cast %offset_17 : index to i64
+              %133 = arith.addi %131, %132 : i64
+              %134 = arith.index_cast %strides_19#0 : index to i64
+              %135 = arith.addi %arg12, %c64 : index
+              %136 = arith.subi %135, %108 : index
+              %subview_21 = memref.subview %reinterpret_cast_4[%108, %15] [%136, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %137 = arith.addi %129, %c128_i64 : i64
+              %138 = arith.index_cast %136 : index to i64
               %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
               %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
               %139 = arith.index_cast %intptr_26 : index to i64
               %140 = arith.index_cast %offset_23 : index to i64
               %141 = arith.addi %139, %140 : i64
               %142 = arith.index_cast %strides_25#0 : index to i64
-              %143 = arith.maxsi %134, %c0_i64_3 : i64
+              %143 = arith.maxsi %138, %c0_i64_3 : i64
               %144 = arith.addi %143, %c15_i64 : i64
               %145 = arith.divui %144, %c16_i64 : i64
-              %146 = arith.cmpi sgt, %134, %c0_i64_3 : i64
+              %146 = arith.cmpi sgt, %138, %c0_i64_3 : i64
               %147 = arith.extui %146 : i1 to i64
               %148 = arith.muli %145, %147 : i64
               %149 = arith.index_cast %148 : i64 to index
-              scf.if %111 {
+              scf.if %113 {
                 func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
               }
-              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %138) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
-              scf.yield %138, %137, %134, %149, %134, %142, %141 : i64, i64, i64, index, i64, i64, i64
-            } else {
-              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, index, i64, i64, i64
-            }
-            %128 = arith.maxsi %120, %c1 : index
-            scf.for %arg10 = %c0 to %120 step %c1 {
-              scf.if %124 {
-                %139 = arith.muli %128, %c4 : index
-                %140 = arith.muli %arg10, %c8 : index
-                %141 = arith.subi %139, %c1 : index
-                %142 = arith.addi %140, %141 : index
-                %143 = arith.divsi %142, %139 : index
-                %144 = arith.addi %142, %c8 : index
-                %145 = arith.divsi %144, %139 : index
-                scf.for %arg11 = %143 to %145 step %c1 {
-                  %147 = arith.index_cast %arg11 : index to i64
-                  %148 = arith.muli %147, %c16_i64 : i64
-                  %149 = arith.maxsi %148, %c0_i64_3 : i64
-                  %150 = arith.addi %148, %c16_i64 : i64
-                  %151 = arith.minsi %150, %c32_i64 : i64
-                  %152 = arith.subi %151, %149 : i64
-                  %153 = arith.muli %149, %127#0 : i64
-                  %154 = arith.addi %127#1, %153 : i64
-                  %155 = arith.muli %147, %c32_i64 : i64
-                  %156 = arith.addi %155, %125 : i64
-                  %157 = arith.subi %149, %148 : i64
-                  %158 = arith.addi %156, %157 : i64
-                  %159 = arith.minsi %127#2, %c64_i64 : i64
-                  "instgem.mvin"(%154, %158, %159, %152) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-                %146 = arith.cmpi sgt, %127#3, %c0 : index
-                scf.if %146 {
-                  %147 = arith.muli %127#3, %c4 : index
-                  %148 = arith.muli %arg10, %147 : index
-                  %149 = arith.muli %128, %c2 : index
-                  %150 = arith.subi %141, %149 : index
-                  %151 = arith.addi %148, %150 : index
-                  %152 = arith.divsi %151, %139 : index
-                  %153 = arith.addi %151, %147 : index
-                  %154 = arith.divsi %153, %139 : index
-                  scf.for %arg11 = %152 to %154 step %c1 {
-                    %155 = arith.index_cast %arg11 : index to i64
-                    %156 = arith.muli %155, %c16_i64 : i64
-                    %157 = arith.maxsi %156, %c0_i64_3 : i64
-                    %158 = arith.addi %156, %c16_i64 : i64
-                    %159 = arith.minsi %158, %127#4 : i64
-                    %160 = arith.subi %159, %157 : i64
-                    %161 = arith.muli %157, %127#5 : i64
-                    %162 = arith.addi %127#6, %161 : i64
-                    %163 = arith.muli %155, %c32_i64 : i64
-                    %164 = arith.addi %163, %126 : i64
-                    %165 = arith.subi %157, %156 : i64
-                    %166 = arith.addi %164, %165 : i64
-                    %167 = arith.minsi %112, %c64_i64 : i64
-                    "instgem.mvin2"(%162, %166, %167, %160) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-              }
-              %132 = arith.index_cast %arg10 : index to i64
-              %133 = arith.muli %132, %c16_i64 : i64
-              %134 = arith.subi %116, %133 : i64
-              %135 = arith.minsi %134, %c16_i64 : i64
-              %136 = arith.cmpi sgt, %123, %c0_i64_3 : i64
-              scf.if %136 {
-                %139 = arith.ori %133, %c2147483648_i64 : i64
-                %140 = arith.addi %133, %c128_i64 : i64
-                "instgem.preload"(%140, %135, %c16_i64, %139, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %141 = arith.addi %133, %c32_i64 : i64
-                %142 = arith.ori %141, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %142, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %137 = arith.index_cast %123 : i64 to index
-              scf.for %arg11 = %c1 to %137 step %c1 {
-                %139 = arith.index_cast %arg11 : index to i64
-                %140 = arith.ori %133, %c3221225472_i64 : i64
-                %141 = arith.muli %139, %c32_i64 : i64
-                %142 = arith.addi %141, %133 : i64
-                %143 = arith.addi %142, %c128_i64 : i64
-                "instgem.preload"(%143, %135, %c16_i64, %140, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %144 = arith.muli %139, %c16_i64 : i64
-                "instgem.compute_preloaded"(%144, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %145 = arith.addi %133, %c32_i64 : i64
-                %146 = arith.ori %145, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %146, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %147 = arith.addi %144, %c32_i64 : i64
-                "instgem.compute_accumulated"(%147, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %138 = arith.index_cast %119 : i64 to index
-              scf.for %arg11 = %137 to %138 step %c1 {
-                %139 = arith.index_cast %arg11 : index to i64
-                %140 = arith.muli %139, %c16_i64 : i64
-                %141 = arith.subi %114, %140 : i64
-                %142 = arith.minsi %141, %c16_i64 : i64
-                %143 = arith.cmpi eq, %139, %c0_i64_3 : i64
-                %144 = arith.select %143, %c2147483648_i64, %c3221225472_i64 : i64
-                %145 = arith.ori %133, %144 : i64
-                %146 = arith.select %143, %c16_i64, %135 : i64
-                %147 = arith.muli %139, %c32_i64 : i64
-                %148 = arith.addi %147, %133 : i64
-                %149 = arith.addi %148, %c128_i64 : i64
-                "instgem.preload"(%149, %135, %142, %145, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%140, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %150 = arith.addi %133, %c32_i64 : i64
-                %151 = arith.ori %150, %144 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %152 = arith.addi %140, %c32_i64 : i64
-                "instgem.compute_accumulated"(%152, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            } {gemmini.compute_nest}
-            %129 = arith.cmpi eq, %119, %c0_i64_3 : i64
-            %130 = arith.cmpi slt, %117, %c2_i64_1 : i64
-            %131 = arith.ori %129, %130 : i1
-            scf.if %131 {
-              scf.for %arg10 = %c0 to %c4 step %c1 {
-                %132 = arith.index_cast %arg10 : index to i64
-                %133 = arith.remsi %132, %c2_i64_1 : i64
-                %134 = arith.divsi %132, %c2_i64_1 : i64
-                %135 = arith.muli %134, %c16_i64 : i64
-                %136 = arith.subi %c32_i64, %135 : i64
-                %137 = arith.minsi %136, %c16_i64 : i64
-                %138 = arith.muli %133, %c32_i64 : i64
-                %139 = arith.addi %138, %135 : i64
-                %140 = arith.ori %139, %c2147483648_i64 : i64
-                %141 = arith.cmpi sge, %133, %c2_i64_1 : i64
-                %142 = arith.cmpi sge, %134, %117 : i64
-                %143 = arith.ori %129, %141 : i1
-                %144 = arith.ori %143, %142 : i1
-                scf.if %144 {
-                  "instgem.mvin"(%c0_i64_3, %140, %137, %c16_i64) : (i64, i64, i64, i64) -> ()
-                }
-              }
-            }
-            scf.if %124 {
-              %132 = arith.muli %128, %c4 : index
-              %133 = arith.muli %120, %c8 : index
-              %134 = arith.subi %132, %c1 : index
-              %135 = arith.addi %133, %134 : index
-              %136 = arith.divsi %135, %132 : index
-              scf.for %arg10 = %136 to %c2 step %c1 {
-                %148 = arith.index_cast %arg10 : index to i64
-                %149 = arith.muli %148, %c16_i64 : i64
-                %150 = arith.maxsi %149, %c0_i64_3 : i64
-                %151 = arith.addi %149, %c16_i64 : i64
-                %152 = arith.minsi %151, %c32_i64 : i64
-                %153 = arith.subi %152, %150 : i64
-                %154 = arith.muli %150, %127#0 : i64
-                %155 = arith.addi %127#1, %154 : i64
-                %156 = arith.muli %148, %c32_i64 : i64
-                %157 = arith.addi %156, %125 : i64
-                %158 = arith.subi %150, %149 : i64
-                %159 = arith.addi %157, %158 : i64
-                %160 = arith.minsi %127#2, %c64_i64 : i64
-                "instgem.mvin"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-              %137 = arith.subi %134, %128 : index
-              %138 = arith.divsi %137, %132 : index
-              scf.for %arg10 = %138 to %c0 step %c1 {
-                %148 = arith.index_cast %arg10 : index to i64
-                %149 = arith.muli %148, %c16_i64 : i64
-                %150 = arith.maxsi %149, %c0_i64_3 : i64
-                %151 = arith.addi %149, %c16_i64 : i64
-                %152 = arith.minsi %151, %c0_i64_3 : i64
-                %153 = arith.subi %152, %150 : i64
-                %154 = arith.muli %148, %c32_i64 : i64
-                %155 = arith.addi %154, %125 : i64
-                %156 = arith.subi %150, %149 : i64
-                %157 = arith.addi %155, %156 : i64
-                %158 = arith.minsi %127#2, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %157, %158, %153) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-              %139 = arith.muli %127#3, %c4 : index
-              %140 = arith.muli %120, %139 : index
-              %141 = arith.muli %128, %c2 : index
-              %142 = arith.subi %134, %141 : index
-              %143 = arith.addi %140, %142 : index
-              %144 = arith.divsi %143, %132 : index
-              scf.for %arg10 = %144 to %127#3 step %c1 {
-                %148 = arith.index_cast %arg10 : index to i64
-                %149 = arith.muli %148, %c16_i64 : i64
-                %150 = arith.maxsi %149, %c0_i64_3 : i64
-                %151 = arith.addi %149, %c16_i64 : i64
-                %152 = arith.minsi %151, %127#4 : i64
-                %153 = arith.subi %152, %150 : i64
-                %154 = arith.muli %150, %127#5 : i64
-                %155 = arith.addi %127#6, %154 : i64
-                %156 = arith.muli %148, %c32_i64 : i64
-                %157 = arith.addi %156, %126 : i64
-                %158 = arith.subi %150, %149 : i64
-                %159 = arith.addi %157, %158 : i64
-                %160 = arith.minsi %112, %c64_i64 : i64
-                "instgem.mvin2"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-              %145 = arith.muli %128, %c3 : index
-              %146 = arith.subi %134, %145 : index
-              %147 = arith.divsi %146, %132 : index
-              scf.for %arg10 = %147 to %c0 step %c1 {
-                %148 = arith.index_cast %arg10 : index to i64
-                %149 = arith.muli %148, %c16_i64 : i64
-                %150 = arith.maxsi %149, %c0_i64_3 : i64
-                %151 = arith.addi %149, %c16_i64 : i64
-                %152 = arith.minsi %151, %c0_i64_3 : i64
-                %153 = arith.subi %152, %150 : i64
-                %154 = arith.muli %148, %c32_i64 : i64
-                %155 = arith.addi %154, %126 : i64
-                %156 = arith.subi %150, %149 : i64
-                %157 = arith.addi %155, %156 : i64
-                %158 = arith.minsi %112, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %157, %158, %153) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-            }
-          }
-        } else {
-          %105:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-            %106 = arith.addi %arg11, %c32 : index
-            %107 = arith.minsi %106, %arg5 : index
-            %108 = arith.subi %107, %arg11 : index
-            %109 = arith.index_cast %arg10 : index to i64
-            %110 = arith.remsi %109, %c2_i64_1 : i64
-            %111 = arith.muli %110, %c64_i64 : i64
-            %112 = arith.index_cast %108 : index to i64
-            %113 = arith.addi %arg12, %c32 : index
-            %114 = arith.minsi %113, %arg5 : index
-            %115 = arith.subi %114, %arg12 : index
-            %116 = arith.minsi %arg6, %c32 : index
-            %117 = arith.maxsi %15, %c0 : index
-            %118 = arith.minsi %117, %c32 : index
-            %119 = arith.subi %116, %15 : index
-            %120 = arith.cmpi sgt, %118, %c0 : index
-            scf.if %120 {
-              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-            }
-            %121 = arith.addi %111, %c128_i64 : i64
-            %122 = arith.index_cast %115 : index to i64
-            %123 = arith.index_cast %119 : index to i64
-            %124 = arith.maxsi %112, %c0_i64_3 : i64
-            %125 = arith.minsi %124, %c32_i64 : i64
-            %126 = arith.maxsi %122, %c0_i64_3 : i64
-            %127 = arith.minsi %126, %c32_i64 : i64
-            %128 = arith.maxsi %123, %c0_i64_3 : i64
-            %129 = arith.minsi %128, %c32_i64 : i64
-            %130 = arith.ceildivsi %129, %c16_i64 : i64
-            %131 = arith.minsi %125, %127 : i64
-            %132 = arith.ceildivsi %131, %c16_i64 : i64
-            %133 = arith.cmpi eq, %arg10, %c0 : index
-            %134 = arith.index_cast %130 : i64 to index
-            %135 = arith.divsi %131, %c16_i64 : i64
-            %136 = arith.minsi %132, %135 : i64
-            %137 = arith.maxsi %136, %c0_i64_3 : i64
-            %138 = arith.addi %arg10, %c1 : index
-            %139 = arith.cmpi slt, %138, %13 : index
-            %140:9 = scf.if %139 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
-              %142 = arith.addi %arg11, %c64 : index
-              %143 = arith.minsi %142, %arg5 : index
-              %144 = arith.subi %143, %106 : index
-              %subview_14 = memref.subview %reinterpret_cast[%12, %106] [32, %144] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-              %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-              %145 = arith.index_cast %138 : index to i64
-              %146 = arith.remsi %145, %c2_i64_1 : i64
-              %147 = arith.muli %146, %c64_i64 : i64
-              %148 = arith.index_cast %144 : index to i64
-              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-              %149 = arith.index_cast %intptr_20 : index to i64
-              %150 = arith.index_cast %offset_17 : index to i64
-              %151 = arith.addi %149, %150 : i64
-              %152 = arith.index_cast %strides_19#0 : index to i64
-              %153 = arith.addi %arg12, %c64 : index
-              %154 = arith.minsi %153, %arg5 : index
-              %155 = arith.subi %154, %113 : index
-              %subview_21 = memref.subview %reinterpret_cast_4[%113, %15] [%155, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-              %156 = arith.addi %147, %c128_i64 : i64
-              %157 = arith.index_cast %155 : index to i64
-              %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-              %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-              %158 = arith.index_cast %intptr_26 : index to i64
-              %159 = arith.index_cast %offset_23 : index to i64
-              %160 = arith.addi %158, %159 : i64
-              %161 = arith.index_cast %strides_25#0 : index to i64
-              %162 = arith.maxsi %157, %c0_i64_3 : i64
-              %163 = arith.addi %162, %c15_i64 : i64
-              %164 = arith.divui %163, %c16_i64 : i64
-              %165 = arith.cmpi sgt, %157, %c0_i64_3 : i64
-              %166 = arith.extui %165 : i1 to i64
-              %167 = arith.muli %164, %166 : i64
-              %168 = arith.index_cast %167 : i64 to index
-              scf.if %120 {
-                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
-              }
-              scf.yield %152, %151, %147, %148, %168, %157, %161, %160, %156 : i64, i64, i64, i64, index, i64, i64, i64, i64
+              scf.yield %134, %133, %129, %130, %149, %138, %142, %141, %137 : i64, i64, i64, i64, index, i64, i64, i64, i64
             } else {
               scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
             }
-            %141 = arith.maxsi %134, %c1 : index
-            scf.if %133 {
-              scf.for %arg13 = %c0 to %134 step %c1 {
-                scf.if %139 {
-                  %152 = arith.muli %141, %c4 : index
-                  %153 = arith.muli %arg13, %c8 : index
-                  %154 = arith.subi %152, %c1 : index
-                  %155 = arith.addi %153, %154 : index
-                  %156 = arith.divsi %155, %152 : index
-                  %157 = arith.addi %155, %c8 : index
-                  %158 = arith.divsi %157, %152 : index
-                  scf.for %arg14 = %156 to %158 step %c1 {
-                    %160 = arith.index_cast %arg14 : index to i64
-                    %161 = arith.muli %160, %c16_i64 : i64
-                    %162 = arith.maxsi %161, %c0_i64_3 : i64
-                    %163 = arith.addi %161, %c16_i64 : i64
-                    %164 = arith.minsi %163, %c32_i64 : i64
-                    %165 = arith.subi %164, %162 : i64
-                    %166 = arith.muli %162, %140#0 : i64
-                    %167 = arith.addi %140#1, %166 : i64
-                    %168 = arith.muli %160, %c32_i64 : i64
-                    %169 = arith.addi %168, %140#2 : i64
-                    %170 = arith.subi %162, %161 : i64
-                    %171 = arith.addi %169, %170 : i64
-                    %172 = arith.minsi %140#3, %c64_i64 : i64
-                    "instgem.mvin"(%167, %171, %172, %165) : (i64, i64, i64, i64) -> ()
+            %124 = arith.maxsi %120, %c1 : index
+            scf.if %119 {
+              scf.for %arg13 = %c0 to %120 step %c1 {
+                scf.if %122 {
+                  %140 = arith.muli %124, %c4 : index
+                  %141 = arith.muli %arg13, %c8 : index
+                  %142 = arith.subi %140, %c1 : index
+                  %143 = arith.addi %141, %142 : index
+                  %144 = arith.divsi %143, %140 : index
+                  %145 = arith.addi %143, %c8 : index
+                  %146 = arith.divsi %145, %140 : index
+                  scf.for %arg14 = %144 to %146 step %c1 {
+                    %148 = arith.index_cast %arg14 : index to i64
+                    %149 = arith.muli %148, %c16_i64 : i64
+                    %150 = arith.maxsi %149, %c0_i64_3 : i64
+                    %151 = arith.addi %149, %c16_i64 : i64
+                    %152 = arith.minsi %151, %c32_i64 : i64
+                    %153 = arith.subi %152, %150 : i64
+                    %154 = arith.muli %150, %123#0 : i64
+                    %155 = arith.addi %123#1, %154 : i64
+                    %156 = arith.muli %148, %c32_i64 : i64
+                    %157 = arith.addi %156, %123#2 : i64
+                    %158 = arith.subi %150, %149 : i64
+                    %159 = arith.addi %157, %158 : i64
+                    %160 = arith.minsi %123#3, %c64_i64 : i64
+                    "instgem.mvin"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
-                  %159 = arith.cmpi sgt, %140#4, %c0 : index
-                  scf.if %159 {
-                    %160 = arith.muli %140#4, %c4 : index
-                    %161 = arith.muli %arg13, %160 : index
-                    %162 = arith.muli %141, %c2 : index
-                    %163 = arith.subi %154, %162 : index
-                    %164 = arith.addi %161, %163 : index
-                    %165 = arith.divsi %164, %152 : index
-                    %166 = arith.addi %164, %160 : index
-                    %167 = arith.divsi %166, %152 : index
-                    scf.for %arg14 = %165 to %167 step %c1 {
-                      %168 = arith.index_cast %arg14 : index to i64
-                      %169 = arith.muli %168, %c16_i64 : i64
-                      %170 = arith.maxsi %169, %c0_i64_3 : i64
-                      %171 = arith.addi %169, %c16_i64 : i64
-                      %172 = arith.minsi %171, %140#5 : i64
-                      %173 = arith.subi %172, %170 : i64
-                      %174 = arith.muli %170, %140#6 : i64
-                      %175 = arith.addi %140#7, %174 : i64
-                      %176 = arith.muli %168, %c32_i64 : i64
-                      %177 = arith.addi %176, %140#8 : i64
-                      %178 = arith.subi %170, %169 : i64
-                      %179 = arith.addi %177, %178 : i64
-                      %180 = arith.minsi %123, %c64_i64 : i64
-                      "instgem.mvin2"(%175, %179, %180, %173) : (i64, i64, i64, i64) -> ()
+                  %147 = arith.cmpi sgt, %123#4, %c0 : index
+                  scf.if %147 {
+                    %148 = arith.muli %123#4, %c4 : index
+                    %149 = arith.muli %arg13, %148 : index
+                    %150 = arith.muli %124, %c2 : index
+                    %151 = arith.subi %142, %150 : index
+                    %152 = arith.addi %149, %151 : index
+                    %153 = arith.divsi %152, %140 : index
+                    %154 = arith.addi %152, %148 : index
+                    %155 = arith.divsi %154, %140 : index
+                    scf.for %arg14 = %153 to %155 step %c1 {
+                      %156 = arith.index_cast %arg14 : index to i64
+                      %157 = arith.muli %156, %c16_i64 : i64
+                      %158 = arith.maxsi %157, %c0_i64_3 : i64
+                      %159 = arith.addi %157, %c16_i64 : i64
+                      %160 = arith.minsi %159, %123#5 : i64
+                      %161 = arith.subi %160, %158 : i64
+                      %162 = arith.muli %158, %123#6 : i64
+                      %163 = arith.addi %123#7, %162 : i64
+                      %164 = arith.muli %156, %c32_i64 : i64
+                      %165 = arith.addi %164, %123#8 : i64
+                      %166 = arith.subi %158, %157 : i64
+                      %167 = arith.addi %165, %166 : i64
+                      %168 = arith.minsi %115, %c64_i64 : i64
+                      "instgem.mvin2"(%163, %167, %168, %161) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %145 = arith.index_cast %arg13 : index to i64
-                %146 = arith.muli %145, %c16_i64 : i64
-                %147 = arith.subi %129, %146 : i64
-                %148 = arith.minsi %147, %c16_i64 : i64
-                %149 = arith.cmpi sgt, %137, %c0_i64_3 : i64
-                scf.if %149 {
-                  %152 = arith.ori %146, %c2147483648_i64 : i64
-                  %153 = arith.addi %146, %121 : i64
-                  "instgem.preload"(%153, %148, %c16_i64, %152, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%111, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %154 = arith.addi %146, %c32_i64 : i64
-                  %155 = arith.ori %154, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %156 = arith.addi %111, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%156, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %150 = arith.index_cast %137 : i64 to index
-                scf.for %arg14 = %c1 to %150 step %c1 {
-                  %152 = arith.index_cast %arg14 : index to i64
-                  %153 = arith.ori %146, %c3221225472_i64 : i64
-                  %154 = arith.muli %152, %c32_i64 : i64
-                  %155 = arith.addi %154, %146 : i64
-                  %156 = arith.addi %155, %121 : i64
-                  "instgem.preload"(%156, %148, %c16_i64, %153, %148, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %157 = arith.muli %152, %c16_i64 : i64
-                  %158 = arith.addi %157, %111 : i64
-                  "instgem.compute_preloaded"(%158, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %159 = arith.addi %146, %c32_i64 : i64
-                  %160 = arith.ori %159, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %148, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %161 = arith.addi %157, %c32_i64 : i64
-                  %162 = arith.addi %161, %111 : i64
-                  "instgem.compute_accumulated"(%162, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %151 = arith.index_cast %132 : i64 to index
-                scf.for %arg14 = %150 to %151 step %c1 {
-                  %152 = arith.index_cast %arg14 : index to i64
-                  %153 = arith.muli %152, %c16_i64 : i64
-                  %154 = arith.subi %125, %153 : i64
-                  %155 = arith.minsi %154, %c16_i64 : i64
-                  %156 = arith.subi %127, %153 : i64
-                  %157 = arith.minsi %156, %c16_i64 : i64
-                  %158 = arith.cmpi eq, %152, %c0_i64_3 : i64
-                  %159 = arith.select %158, %c2147483648_i64, %c3221225472_i64 : i64
-                  %160 = arith.ori %146, %159 : i64
-                  %161 = arith.select %158, %c16_i64, %148 : i64
-                  %162 = arith.muli %152, %c32_i64 : i64
-                  %163 = arith.addi %162, %146 : i64
-                  %164 = arith.addi %163, %121 : i64
-                  "instgem.preload"(%164, %148, %157, %160, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %165 = arith.addi %153, %111 : i64
-                  "instgem.compute_preloaded"(%165, %155, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %166 = arith.addi %146, %c32_i64 : i64
-                  %167 = arith.ori %166, %159 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %167, %161, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %168 = arith.addi %153, %c32_i64 : i64
-                  %169 = arith.addi %168, %111 : i64
-                  "instgem.compute_accumulated"(%169, %155, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
+                %126 = arith.index_cast %arg13 : index to i64
+                %127 = arith.muli %126, %c16_i64 : i64
+                %128 = arith.subi %117, %127 : i64
+                %129 = arith.minsi %128, %c16_i64 : i64
+                %130 = arith.ori %127, %c2147483648_i64 : i64
+                %131 = arith.addi %127, %114 : i64
+                "instgem.preload"(%131, %129, %c16_i64, %130, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%107, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %132 = arith.addi %127, %c32_i64 : i64
+                %133 = arith.ori %132, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %133, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %134 = arith.addi %107, %c32_i64 : i64
+                "instgem.compute_accumulated"(%134, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %135 = arith.ori %127, %c3221225472_i64 : i64
+                %136 = arith.addi %132, %114 : i64
+                "instgem.preload"(%136, %129, %c16_i64, %135, %129, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %137 = arith.addi %107, %c16_i64 : i64
+                "instgem.compute_preloaded"(%137, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %138 = arith.ori %132, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %138, %129, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %139 = arith.addi %107, %c48_i64 : i64
+                "instgem.compute_accumulated"(%139, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               } {gemmini.compute_nest}
-              %142 = arith.cmpi eq, %132, %c0_i64_3 : i64
-              %143 = arith.cmpi slt, %130, %c2_i64_1 : i64
-              %144 = arith.ori %142, %143 : i1
-              scf.if %144 {
+              %125 = arith.cmpi slt, %118, %c2_i64_1 : i64
+              scf.if %125 {
                 scf.for %arg13 = %c0 to %c4 step %c1 {
-                  %145 = arith.index_cast %arg13 : index to i64
-                  %146 = arith.remsi %145, %c2_i64_1 : i64
-                  %147 = arith.divsi %145, %c2_i64_1 : i64
-                  %148 = arith.muli %147, %c16_i64 : i64
-                  %149 = arith.subi %c32_i64, %148 : i64
-                  %150 = arith.minsi %149, %c16_i64 : i64
-                  %151 = arith.muli %146, %c32_i64 : i64
-                  %152 = arith.addi %151, %148 : i64
-                  %153 = arith.ori %152, %c2147483648_i64 : i64
-                  %154 = arith.cmpi sge, %146, %c2_i64_1 : i64
-                  %155 = arith.cmpi sge, %147, %130 : i64
-                  %156 = arith.ori %142, %154 : i1
-                  %157 = arith.ori %156, %155 : i1
-                  scf.if %157 {
-                    "instgem.mvin"(%c0_i64_3, %153, %150, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  %126 = arith.index_cast %arg13 : index to i64
+                  %127 = arith.remsi %126, %c2_i64_1 : i64
+                  %128 = arith.divsi %126, %c2_i64_1 : i64
+                  %129 = arith.muli %128, %c16_i64 : i64
+                  %130 = arith.subi %c32_i64, %129 : i64
+                  %131 = arith.minsi %130, %c16_i64 : i64
+                  %132 = arith.muli %127, %c32_i64 : i64
+                  %133 = arith.addi %132, %129 : i64
+                  %134 = arith.ori %133, %c2147483648_i64 : i64
+                  %135 = arith.cmpi sge, %127, %c2_i64_1 : i64
+                  %136 = arith.cmpi sge, %128, %118 : i64
+                  %137 = arith.ori %135, %136 : i1
+                  scf.if %137 {
+                    "instgem.mvin"(%c0_i64_3, %134, %131, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
                 }
               }
             } else {
-              scf.for %arg13 = %c0 to %134 step %c1 {
-                scf.if %139 {
-                  %148 = arith.muli %141, %c4 : index
-                  %149 = arith.muli %arg13, %c8 : index
-                  %150 = arith.subi %148, %c1 : index
-                  %151 = arith.addi %149, %150 : index
-                  %152 = arith.divsi %151, %148 : index
-                  %153 = arith.addi %151, %c8 : index
-                  %154 = arith.divsi %153, %148 : index
-                  scf.for %arg14 = %152 to %154 step %c1 {
-                    %156 = arith.index_cast %arg14 : index to i64
-                    %157 = arith.muli %156, %c16_i64 : i64
-                    %158 = arith.maxsi %157, %c0_i64_3 : i64
-                    %159 = arith.addi %157, %c16_i64 : i64
-                    %160 = arith.minsi %159, %c32_i64 : i64
-                    %161 = arith.subi %160, %158 : i64
-                    %162 = arith.muli %158, %140#0 : i64
-                    %163 = arith.addi %140#1, %162 : i64
-                    %164 = arith.muli %156, %c32_i64 : i64
-                    %165 = arith.addi %164, %140#2 : i64
-                    %166 = arith.subi %158, %157 : i64
-                    %167 = arith.addi %165, %166 : i64
-                    %168 = arith.minsi %140#3, %c64_i64 : i64
-                    "instgem.mvin"(%163, %167, %168, %161) : (i64, i64, i64, i64) -> ()
+              scf.for %arg13 = %c0 to %120 step %c1 {
+                scf.if %122 {
+                  %129 = arith.muli %124, %c4 : index
+                  %130 = arith.muli %arg13, %c8 : index
+                  %131 = arith.subi %129, %c1 : index
+                  %132 = arith.addi %130, %131 : index
+                  %133 = arith.divsi %132, %129 : index
+                  %134 = arith.addi %132, %c8 : index
+                  %135 = arith.divsi %134, %129 : index
+                  scf.for %arg14 = %133 to %135 step %c1 {
+                    %137 = arith.index_cast %arg14 : index to i64
+                    %138 = arith.muli %137, %c16_i64 : i64
+                    %139 = arith.maxsi %138, %c0_i64_3 : i64
+                    %140 = arith.addi %138, %c16_i64 : i64
+                    %141 = arith.minsi %140, %c32_i64 : i64
+                    %142 = arith.subi %141, %139 : i64
+                    %143 = arith.muli %139, %123#0 : i64
+                    %144 = arith.addi %123#1, %143 : i64
+                    %145 = arith.muli %137, %c32_i64 : i64
+                    %146 = arith.addi %145, %123#2 : i64
+                    %147 = arith.subi %139, %138 : i64
+                    %148 = arith.addi %146, %147 : i64
+                    %149 = arith.minsi %123#3, %c64_i64 : i64
+                    "instgem.mvin"(%144, %148, %149, %142) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
-                  %155 = arith.cmpi sgt, %140#4, %c0 : index
-                  scf.if %155 {
-                    %156 = arith.muli %140#4, %c4 : index
-                    %157 = arith.muli %arg13, %156 : index
-                    %158 = arith.muli %141, %c2 : index
-                    %159 = arith.subi %150, %158 : index
-                    %160 = arith.addi %157, %159 : index
-                    %161 = arith.divsi %160, %148 : index
-                    %162 = arith.addi %160, %156 : index
-                    %163 = arith.divsi %162, %148 : index
-                    scf.for %arg14 = %161 to %163 step %c1 {
-                      %164 = arith.index_cast %arg14 : index to i64
-                      %165 = arith.muli %164, %c16_i64 : i64
-                      %166 = arith.maxsi %165, %c0_i64_3 : i64
-                      %167 = arith.addi %165, %c16_i64 : i64
-                      %168 = arith.minsi %167, %140#5 : i64
-                      %169 = arith.subi %168, %166 : i64
-                      %170 = arith.muli %166, %140#6 : i64
-                      %171 = arith.addi %140#7, %170 : i64
-                      %172 = arith.muli %164, %c32_i64 : i64
-                      %173 = arith.addi %172, %140#8 : i64
-                      %174 = arith.subi %166, %165 : i64
-                      %175 = arith.addi %173, %174 : i64
-                      %176 = arith.minsi %123, %c64_i64 : i64
-                      "instgem.mvin2"(%171, %175, %176, %169) : (i64, i64, i64, i64) -> ()
+                  %136 = arith.cmpi sgt, %123#4, %c0 : index
+                  scf.if %136 {
+                    %137 = arith.muli %123#4, %c4 : index
+                    %138 = arith.muli %arg13, %137 : index
+                    %139 = arith.muli %124, %c2 : index
+                    %140 = arith.subi %131, %139 : index
+                    %141 = arith.addi %138, %140 : index
+                    %142 = arith.divsi %141, %129 : index
+                    %143 = arith.addi %141, %137 : index
+                    %144 = arith.divsi %143, %129 : index
+                    scf.for %arg14 = %142 to %144 step %c1 {
+                      %145 = arith.index_cast %arg14 : index to i64
+                      %146 = arith.muli %145, %c16_i64 : i64
+                      %147 = arith.maxsi %146, %c0_i64_3 : i64
+                      %148 = arith.addi %146, %c16_i64 : i64
+                      %149 = arith.minsi %148, %123#5 : i64
+                      %150 = arith.subi %149, %147 : i64
+                      %151 = arith.muli %147, %123#6 : i64
+                      %152 = arith.addi %123#7, %151 : i64
+                      %153 = arith.muli %145, %c32_i64 : i64
+                      %154 = arith.addi %153, %123#8 : i64
+                      %155 = arith.subi %147, %146 : i64
+                      %156 = arith.addi %154, %155 : i64
+                      %157 = arith.minsi %115, %c64_i64 : i64
+                      "instgem.mvin2"(%152, %156, %157, %150) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %142 = arith.index_cast %arg13 : index to i64
-                %143 = arith.muli %142, %c16_i64 : i64
-                %144 = arith.subi %129, %143 : i64
-                %145 = arith.minsi %144, %c16_i64 : i64
-                %146 = arith.index_cast %137 : i64 to index
-                scf.for %arg14 = %c0 to %146 step %c1 {
-                  %148 = arith.index_cast %arg14 : index to i64
-                  %149 = arith.ori %143, %c3221225472_i64 : i64
-                  %150 = arith.muli %148, %c32_i64 : i64
-                  %151 = arith.addi %150, %143 : i64
-                  %152 = arith.addi %151, %121 : i64
-                  "instgem.preload"(%152, %145, %c16_i64, %149, %145, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %153 = arith.muli %148, %c16_i64 : i64
-                  %154 = arith.addi %153, %111 : i64
-                  "instgem.compute_preloaded"(%154, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %155 = arith.addi %143, %c32_i64 : i64
-                  %156 = arith.ori %155, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %145, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %157 = arith.addi %153, %c32_i64 : i64
-                  %158 = arith.addi %157, %111 : i64
-                  "instgem.compute_accumulated"(%158, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %147 = arith.index_cast %132 : i64 to index
-                scf.for %arg14 = %146 to %147 step %c1 {
-                  %148 = arith.index_cast %arg14 : index to i64
-                  %149 = arith.muli %148, %c16_i64 : i64
-                  %150 = arith.subi %125, %149 : i64
-                  %151 = arith.minsi %150, %c16_i64 : i64
-                  %152 = arith.subi %127, %149 : i64
-                  %153 = arith.minsi %152, %c16_i64 : i64
-                  %154 = arith.ori %143, %c3221225472_i64 : i64
-                  %155 = arith.muli %148, %c32_i64 : i64
-                  %156 = arith.addi %155, %143 : i64
-                  %157 = arith.addi %156, %121 : i64
-                  "instgem.preload"(%157, %145, %153, %154, %145, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %158 = arith.addi %149, %111 : i64
-                  "instgem.compute_preloaded"(%158, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %159 = arith.addi %143, %c32_i64 : i64
-                  %160 = arith.ori %159, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %145, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %161 = arith.addi %149, %c32_i64 : i64
-                  %162 = arith.addi %161, %111 : i64
-                  "instgem.compute_accumulated"(%162, %151, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %125 = arith.index_cast %arg13 : index to i64
+                %126 = arith.muli %125, %c16_i64 : i64
+                %127 = arith.subi %117, %126 : i64
+                %128 = arith.minsi %127, %c16_i64 : i64
+                scf.for %arg14 = %c0 to %c2 step %c1 {
+                  %129 = arith.index_cast %arg14 : index to i64
+                  %130 = arith.ori %126, %c3221225472_i64 : i64
+                  %131 = arith.muli %129, %c32_i64 : i64
+                  %132 = arith.addi %131, %126 : i64
+                  %133 = arith.addi %132, %114 : i64
+                  "instgem.preload"(%133, %128, %c16_i64, %130, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %134 = arith.muli %129, %c16_i64 : i64
+                  %135 = arith.addi %134, %107 : i64
+                  "instgem.compute_preloaded"(%135, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %136 = arith.addi %126, %c32_i64 : i64
+                  %137 = arith.ori %136, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %137, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %138 = arith.addi %134, %c32_i64 : i64
+                  %139 = arith.addi %138, %107 : i64
+                  "instgem.compute_accumulated"(%139, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               } {gemmini.compute_nest}
             }
-            scf.if %139 {
-              %142 = arith.muli %141, %c4 : index
-              %143 = arith.muli %134, %c8 : index
-              %144 = arith.subi %142, %c1 : index
-              %145 = arith.addi %143, %144 : index
-              %146 = arith.divsi %145, %142 : index
-              scf.for %arg13 = %146 to %c2 step %c1 {
-                %158 = arith.index_cast %arg13 : index to i64
-                %159 = arith.muli %158, %c16_i64 : i64
-                %160 = arith.maxsi %159, %c0_i64_3 : i64
-                %161 = arith.addi %159, %c16_i64 : i64
-                %162 = arith.minsi %161, %c32_i64 : i64
-                %163 = arith.subi %162, %160 : i64
-                %164 = arith.muli %160, %140#0 : i64
-                %165 = arith.addi %140#1, %164 : i64
-                %166 = arith.muli %158, %c32_i64 : i64
-                %167 = arith.addi %166, %140#2 : i64
-                %168 = arith.subi %160, %159 : i64
-                %169 = arith.addi %167, %168 : i64
-                %170 = arith.minsi %140#3, %c64_i64 : i64
-                "instgem.mvin"(%165, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+            scf.if %122 {
+              %125 = arith.muli %124, %c4 : index
+              %126 = arith.muli %120, %c8 : index
+              %127 = arith.subi %125, %c1 : index
+              %128 = arith.addi %126, %127 : index
+              %129 = arith.divsi %128, %125 : index
+              scf.for %arg13 = %129 to %c2 step %c1 {
+                %141 = arith.index_cast %arg13 : index to i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.maxsi %142, %c0_i64_3 : i64
+                %144 = arith.addi %142, %c16_i64 : i64
+                %145 = arith.minsi %144, %c32_i64 : i64
+                %146 = arith.subi %145, %143 : i64
+                %147 = arith.muli %143, %123#0 : i64
+                %148 = arith.addi %123#1, %147 : i64
+                %149 = arith.muli %141, %c32_i64 : i64
+                %150 = arith.addi %149, %123#2 : i64
+                %151 = arith.subi %143, %142 : i64
+                %152 = arith.addi %150, %151 : i64
+                %153 = arith.minsi %123#3, %c64_i64 : i64
+                "instgem.mvin"(%148, %152, %153, %146) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %147 = arith.subi %144, %141 : index
-              %148 = arith.divsi %147, %142 : index
-              scf.for %arg13 = %148 to %c0 step %c1 {
-                %158 = arith.index_cast %arg13 : index to i64
-                %159 = arith.muli %158, %c16_i64 : i64
-                %160 = arith.maxsi %159, %c0_i64_3 : i64
-                %161 = arith.addi %159, %c16_i64 : i64
-                %162 = arith.minsi %161, %c0_i64_3 : i64
-                %163 = arith.subi %162, %160 : i64
-                %164 = arith.muli %158, %c32_i64 : i64
-                %165 = arith.addi %164, %140#2 : i64
-                %166 = arith.subi %160, %159 : i64
-                %167 = arith.addi %165, %166 : i64
-                %168 = arith.minsi %140#3, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %167, %168, %163) : (i64, i64, i64, i64) -> ()
+              %130 = arith.subi %127, %124 : index
+              %131 = arith.divsi %130, %125 : index
+              scf.for %arg13 = %131 to %c0 step %c1 {
+                %141 = arith.index_cast %arg13 : index to i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.maxsi %142, %c0_i64_3 : i64
+                %144 = arith.addi %142, %c16_i64 : i64
+                %145 = arith.minsi %144, %c0_i64_3 : i64
+                %146 = arith.subi %145, %143 : i64
+                %147 = arith.muli %141, %c32_i64 : i64
+                %148 = arith.addi %147, %123#2 : i64
+                %149 = arith.subi %143, %142 : i64
+                %150 = arith.addi %148, %149 : i64
+                %151 = arith.minsi %123#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %150, %151, %146) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %149 = arith.muli %140#4, %c4 : index
-              %150 = arith.muli %134, %149 : index
-              %151 = arith.muli %141, %c2 : index
-              %152 = arith.subi %144, %151 : index
-              %153 = arith.addi %150, %152 : index
-              %154 = arith.divsi %153, %142 : index
-              scf.for %arg13 = %154 to %140#4 step %c1 {
-                %158 = arith.index_cast %arg13 : index to i64
-                %159 = arith.muli %158, %c16_i64 : i64
-                %160 = arith.maxsi %159, %c0_i64_3 : i64
-                %161 = arith.addi %159, %c16_i64 : i64
-                %162 = arith.minsi %161, %140#5 : i64
-                %163 = arith.subi %162, %160 : i64
-                %164 = arith.muli %160, %140#6 : i64
-                %165 = arith.addi %140#7, %164 : i64
-                %166 = arith.muli %158, %c32_i64 : i64
-                %167 = arith.addi %166, %140#8 : i64
-                %168 = arith.subi %160, %159 : i64
-                %169 = arith.addi %167, %168 : i64
-                %170 = arith.minsi %123, %c64_i64 : i64
-                "instgem.mvin2"(%165, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+              %132 = arith.muli %123#4, %c4 : index
+              %133 = arith.muli %120, %132 : index
+              %134 = arith.muli %124, %c2 : index
+              %135 = arith.subi %127, %134 : index
+              %136 = arith.addi %133, %135 : index
+              %137 = arith.divsi %136, %125 : index
+              scf.for %arg13 = %137 to %123#4 step %c1 {
+                %141 = arith.index_cast %arg13 : index to i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.maxsi %142, %c0_i64_3 : i64
+                %144 = arith.addi %142, %c16_i64 : i64
+                %145 = arith.minsi %144, %123#5 : i64
+                %146 = arith.subi %145, %143 : i64
+                %147 = arith.muli %143, %123#6 : i64
+                %148 = arith.addi %123#7, %147 : i64
+                %149 = arith.muli %141, %c32_i64 : i64
+                %150 = arith.addi %149, %123#8 : i64
+                %151 = arith.subi %143, %142 : i64
+                %152 = arith.addi %150, %151 : i64
+                %153 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin2"(%148, %152, %153, %146) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %155 = arith.muli %141, %c3 : index
-              %156 = arith.subi %144, %155 : index
-              %157 = arith.divsi %156, %142 : index
-              scf.for %arg13 = %157 to %c0 step %c1 {
-                %158 = arith.index_cast %arg13 : index to i64
-                %159 = arith.muli %158, %c16_i64 : i64
-                %160 = arith.maxsi %159, %c0_i64_3 : i64
-                %161 = arith.addi %159, %c16_i64 : i64
-                %162 = arith.minsi %161, %c0_i64_3 : i64
-                %163 = arith.subi %162, %160 : i64
-                %164 = arith.muli %158, %c32_i64 : i64
-                %165 = arith.addi %164, %140#8 : i64
-                %166 = arith.subi %160, %159 : i64
-                %167 = arith.addi %165, %166 : i64
-                %168 = arith.minsi %123, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %167, %168, %163) : (i64, i64, i64, i64) -> ()
+              %138 = arith.muli %124, %c3 : index
+              %139 = arith.subi %127, %138 : index
+              %140 = arith.divsi %139, %125 : index
+              scf.for %arg13 = %140 to %c0 step %c1 {
+                %141 = arith.index_cast %arg13 : index to i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.maxsi %142, %c0_i64_3 : i64
+                %144 = arith.addi %142, %c16_i64 : i64
+                %145 = arith.minsi %144, %c0_i64_3 : i64
+                %146 = arith.subi %145, %143 : i64
+                %147 = arith.muli %141, %c32_i64 : i64
+                %148 = arith.addi %147, %123#8 : i64
+                %149 = arith.subi %143, %142 : i64
+                %150 = arith.addi %148, %149 : i64
+                %151 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %150, %151, %146) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            scf.yield %106, %113 : index, index
+            scf.yield %104, %108 : index, index
           }
         }
         %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %105 = arith.index_cast %arg10 : index to i64
-          %106 = arith.remsi %105, %c2_i64_1 : i64
-          %107 = arith.divsi %105, %c2_i64_1 : i64
-          %108 = arith.muli %107, %c16_i64 : i64
-          %109 = arith.subi %c32_i64, %108 : i64
-          %110 = arith.minsi %109, %c16_i64 : i64
-          %111 = arith.muli %106, %c32_i64 : i64
-          %112 = arith.addi %111, %108 : i64
-          %113 = arith.addi %112, %c64_i64 : i64
-          %114 = arith.ori %113, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %114, %110, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %66 = arith.minsi %arg6, %c32 : index
-        %67 = arith.subi %66, %15 : index
-        %subview = memref.subview %reinterpret_cast_5[%15, %14] [%67, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
-        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %68 = arith.index_cast %15 : index to i64
-        %69 = arith.index_cast %67 : index to i64
-        %70 = arith.addi %68, %69 : i64
-        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %71 = arith.index_cast %intptr : index to i64
-        %72 = arith.index_cast %offset : index to i64
-        %73 = arith.addi %71, %72 : i64
-        %74 = arith.index_cast %strides#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
-        %75 = arith.maxsi %68, %c0_i64_3 : i64
-        %76 = arith.divui %75, %c16_i64 : i64
-        %77 = arith.maxsi %70, %c0_i64_3 : i64
-        %78 = arith.addi %77, %c15_i64 : i64
-        %79 = arith.divui %78, %c16_i64 : i64
-        %80 = arith.subi %79, %76 : i64
-        %81 = arith.cmpi sgt, %69, %c0_i64_3 : i64
-        %82 = arith.extui %81 : i1 to i64
-        %83 = arith.muli %80, %82 : i64
-        %84 = arith.index_cast %83 : i64 to index
-        scf.for %arg10 = %c0 to %84 step %c1 {
-          %105 = arith.index_cast %arg10 : index to i64
-          %106 = arith.addi %76, %105 : i64
-          %107 = arith.muli %106, %c16_i64 : i64
-          %108 = arith.maxsi %107, %68 : i64
-          %109 = arith.addi %107, %c16_i64 : i64
-          %110 = arith.minsi %109, %70 : i64
-          %111 = arith.subi %110, %108 : i64
-          %112 = arith.subi %108, %68 : i64
-          %113 = arith.muli %112, %74 : i64
-          %114 = arith.addi %73, %113 : i64
-          %115 = arith.muli %106, %c32_i64 : i64
-          %116 = arith.addi %115, %c256_i64 : i64
-          %117 = arith.subi %108, %107 : i64
-          %118 = arith.addi %116, %117 : i64
-          "instgem.mvin"(%114, %118, %c32_i64, %111) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %85 = arith.addi %75, %c15_i64 : i64
-        %86 = arith.divui %85, %c16_i64 : i64
-        %87 = arith.cmpi sgt, %68, %c0_i64_3 : i64
-        %88 = arith.extui %87 : i1 to i64
-        %89 = arith.muli %86, %88 : i64
-        %90 = arith.index_cast %89 : i64 to index
-        scf.for %arg10 = %c0 to %90 step %c1 {
-          %105 = arith.index_cast %arg10 : index to i64
-          %106 = arith.muli %105, %c16_i64 : i64
-          %107 = arith.maxsi %106, %c0_i64_3 : i64
-          %108 = arith.addi %106, %c16_i64 : i64
-          %109 = arith.minsi %108, %68 : i64
-          %110 = arith.subi %109, %107 : i64
-          %111 = arith.muli %105, %c32_i64 : i64
-          %112 = arith.addi %111, %c256_i64 : i64
-          %113 = arith.subi %107, %106 : i64
-          %114 = arith.addi %112, %113 : i64
-          "instgem.mvin"(%c0_i64_3, %114, %c32_i64, %110) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %91 = arith.minsi %77, %c32_i64 : i64
-        %92 = arith.bitcast %arg8 : f32 to i32
-        %93 = arith.extui %92 : i32 to i64
-        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %93, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        %94 = arith.minsi %91, %c32_i64 : i64
-        %95 = arith.ceildivsi %94, %c16_i64 : i64
-        %96 = arith.divsi %94, %c16_i64 : i64
-        %97 = arith.minsi %95, %96 : i64
-        %98 = arith.maxsi %97, %c0_i64_3 : i64
-        scf.for %arg10 = %c0 to %c2 step %c1 {
-          %105 = arith.index_cast %arg10 : index to i64
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.remsi %103, %c2_i64_1 : i64
+          %105 = arith.divsi %103, %c2_i64_1 : i64
           %106 = arith.muli %105, %c16_i64 : i64
           %107 = arith.subi %c32_i64, %106 : i64
           %108 = arith.minsi %107, %c16_i64 : i64
-          %109 = arith.index_cast %98 : i64 to index
-          scf.for %arg11 = %c0 to %109 step %c1 {
-            %111 = arith.index_cast %arg11 : index to i64
-            %112 = arith.addi %106, %c64_i64 : i64
-            %113 = arith.ori %112, %c3221225472_i64 : i64
-            %114 = arith.muli %111, %c32_i64 : i64
-            %115 = arith.addi %114, %106 : i64
-            %116 = arith.addi %115, %c256_i64 : i64
-            "instgem.preload"(%116, %108, %c16_i64, %113, %108, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %117 = arith.muli %111, %c16_i64 : i64
-            %118 = arith.ori %117, %c2147483648_i64 : i64
-            "instgem.compute_preloaded"(%118, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %119 = arith.addi %106, %c96_i64 : i64
-            %120 = arith.ori %119, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %120, %108, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %121 = arith.addi %117, %c32_i64 : i64
-            %122 = arith.ori %121, %c2147483648_i64 : i64
-            "instgem.compute_accumulated"(%122, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-          %110 = arith.index_cast %95 : i64 to index
-          scf.for %arg11 = %109 to %110 step %c1 {
-            %111 = arith.index_cast %arg11 : index to i64
-            %112 = arith.muli %111, %c16_i64 : i64
-            %113 = arith.subi %c32_i64, %112 : i64
-            %114 = arith.minsi %113, %c16_i64 : i64
-            %115 = arith.subi %91, %112 : i64
-            %116 = arith.minsi %115, %c16_i64 : i64
-            %117 = arith.addi %106, %c64_i64 : i64
+          %109 = arith.muli %104, %c32_i64 : i64
+          %110 = arith.addi %109, %106 : i64
+          %111 = arith.addi %110, %c64_i64 : i64
+          %112 = arith.ori %111, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %112, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %64 = arith.minsi %arg6, %c32 : index
+        %65 = arith.subi %64, %15 : index
+        %subview = memref.subview %reinterpret_cast_5[%15, %14] [%65, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %66 = arith.index_cast %15 : index to i64
+        %67 = arith.index_cast %65 : index to i64
+        %68 = arith.addi %66, %67 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %69 = arith.index_cast %intptr : index to i64
+        %70 = arith.index_cast %offset : index to i64
+        %71 = arith.addi %69, %70 : i64
+        %72 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+        %73 = arith.maxsi %66, %c0_i64_3 : i64
+        %74 = arith.divui %73, %c16_i64 : i64
+        %75 = arith.maxsi %68, %c0_i64_3 : i64
+        %76 = arith.addi %75, %c15_i64 : i64
+        %77 = arith.divui %76, %c16_i64 : i64
+        %78 = arith.subi %77, %74 : i64
+        %79 = arith.cmpi sgt, %67, %c0_i64_3 : i64
+        %80 = arith.extui %79 : i1 to i64
+        %81 = arith.muli %78, %80 : i64
+        %82 = arith.index_cast %81 : i64 to index
+        scf.for %arg10 = %c0 to %82 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.addi %74, %103 : i64
+          %105 = arith.muli %104, %c16_i64 : i64
+          %106 = arith.maxsi %105, %66 : i64
+          %107 = arith.addi %105, %c16_i64 : i64
+          %108 = arith.minsi %107, %68 : i64
+          %109 = arith.subi %108, %106 : i64
+          %110 = arith.subi %106, %66 : i64
+          %111 = arith.muli %110, %72 : i64
+          %112 = arith.addi %71, %111 : i64
+          %113 = arith.muli %104, %c32_i64 : i64
+          %114 = arith.addi %113, %c256_i64 : i64
+          %115 = arith.subi %106, %105 : i64
+          %116 = arith.addi %114, %115 : i64
+          "instgem.mvin"(%112, %116, %c32_i64, %109) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %83 = arith.addi %73, %c15_i64 : i64
+        %84 = arith.divui %83, %c16_i64 : i64
+        %85 = arith.cmpi sgt, %66, %c0_i64_3 : i64
+        %86 = arith.extui %85 : i1 to i64
+        %87 = arith.muli %84, %86 : i64
+        %88 = arith.index_cast %87 : i64 to index
+        scf.for %arg10 = %c0 to %88 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.maxsi %104, %c0_i64_3 : i64
+          %106 = arith.addi %104, %c16_i64 : i64
+          %107 = arith.minsi %106, %66 : i64
+          %108 = arith.subi %107, %105 : i64
+          %109 = arith.muli %103, %c32_i64 : i64
+          %110 = arith.addi %109, %c256_i64 : i64
+          %111 = arith.subi %105, %104 : i64
+          %112 = arith.addi %110, %111 : i64
+          "instgem.mvin"(%c0_i64_3, %112, %c32_i64, %108) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %89 = arith.minsi %75, %c32_i64 : i64
+        %90 = arith.bitcast %arg8 : f32 to i32
+        %91 = arith.extui %90 : i32 to i64
+        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %91, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %92 = arith.minsi %89, %c32_i64 : i64
+        %93 = arith.ceildivsi %92, %c16_i64 : i64
+        %94 = arith.divsi %92, %c16_i64 : i64
+        %95 = arith.minsi %93, %94 : i64
+        %96 = arith.maxsi %95, %c0_i64_3 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.subi %c32_i64, %104 : i64
+          %106 = arith.minsi %105, %c16_i64 : i64
+          %107 = arith.index_cast %96 : i64 to index
+          scf.for %arg11 = %c0 to %107 step %c1 {
+            %109 = arith.index_cast %arg11 : index to i64
+            %110 = arith.addi %104, %c64_i64 : i64
+            %111 = arith.ori %110, %c3221225472_i64 : i64
+            %112 = arith.muli %109, %c32_i64 : i64
+            %113 = arith.addi %112, %104 : i64
+            %114 = arith.addi %113, %c256_i64 : i64
+            "instgem.preload"(%114, %106, %c16_i64, %111, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %115 = arith.muli %109, %c16_i64 : i64
+            %116 = arith.ori %115, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %117 = arith.addi %104, %c96_i64 : i64
             %118 = arith.ori %117, %c3221225472_i64 : i64
-            %119 = arith.muli %111, %c32_i64 : i64
-            %120 = arith.addi %119, %106 : i64
-            %121 = arith.addi %120, %c256_i64 : i64
-            "instgem.preload"(%121, %108, %116, %118, %108, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %122 = arith.ori %112, %c2147483648_i64 : i64
-            "instgem.compute_preloaded"(%122, %114, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %123 = arith.addi %106, %c96_i64 : i64
-            %124 = arith.ori %123, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %124, %108, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %125 = arith.addi %112, %c32_i64 : i64
-            %126 = arith.ori %125, %c2147483648_i64 : i64
-            "instgem.compute_accumulated"(%126, %114, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %118, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %119 = arith.addi %115, %c32_i64 : i64
+            %120 = arith.ori %119, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%120, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %108 = arith.index_cast %93 : i64 to index
+          scf.for %arg11 = %107 to %108 step %c1 {
+            %109 = arith.index_cast %arg11 : index to i64
+            %110 = arith.muli %109, %c16_i64 : i64
+            %111 = arith.subi %c32_i64, %110 : i64
+            %112 = arith.minsi %111, %c16_i64 : i64
+            %113 = arith.subi %89, %110 : i64
+            %114 = arith.minsi %113, %c16_i64 : i64
+            %115 = arith.addi %104, %c64_i64 : i64
+            %116 = arith.ori %115, %c3221225472_i64 : i64
+            %117 = arith.muli %109, %c32_i64 : i64
+            %118 = arith.addi %117, %104 : i64
+            %119 = arith.addi %118, %c256_i64 : i64
+            "instgem.preload"(%119, %106, %114, %116, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %120 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%120, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %121 = arith.addi %104, %c96_i64 : i64
+            %122 = arith.ori %121, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %122, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %123 = arith.addi %110, %c32_i64 : i64
+            %124 = arith.ori %123, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%124, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         } {gemmini.compute_nest}
         %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -2052,1653 +1114,2589 @@ module {
         %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
         %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %99 = arith.index_cast %intptr_13 : index to i64
-        %100 = arith.index_cast %offset_10 : index to i64
-        %101 = arith.addi %99, %100 : i64
-        %102 = arith.index_cast %strides_12#0 : index to i64
-        %103 = arith.bitcast %arg9 : f32 to i32
-        %104 = arith.extui %103 : i32 to i64
+        %97 = arith.index_cast %intptr_13 : index to i64
+        %98 = arith.index_cast %offset_10 : index to i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.index_cast %strides_12#0 : index to i64
+        %101 = arith.bitcast %arg9 : f32 to i32
+        %102 = arith.extui %101 : i32 to i64
         scf.if %7 {
-          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %102, %104) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %100, %102) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %105 = arith.index_cast %arg10 : index to i64
-          %106 = arith.remsi %105, %c2_i64_1 : i64
-          %107 = arith.divsi %105, %c2_i64_1 : i64
-          %108 = arith.muli %106, %c16_i64 : i64
-          %109 = arith.maxsi %108, %c0_i64_3 : i64
-          %110 = arith.addi %108, %c16_i64 : i64
-          %111 = arith.minsi %110, %c32_i64 : i64
-          %112 = arith.subi %111, %109 : i64
-          %113 = arith.muli %109, %102 : i64
-          %114 = arith.addi %101, %113 : i64
-          %115 = arith.muli %107, %c16_i64 : i64
-          %116 = arith.addi %114, %115 : i64
-          %117 = arith.muli %106, %c32_i64 : i64
-          %118 = arith.addi %117, %115 : i64
-          %119 = arith.addi %118, %c64_i64 : i64
-          %120 = arith.ori %119, %c2147483648_i64 : i64
-          %121 = arith.subi %109, %108 : i64
-          %122 = arith.addi %120, %121 : i64
-          %123 = arith.subi %c32_i64, %115 : i64
-          %124 = arith.minsi %123, %c16_i64 : i64
-          "instgem.mvout"(%116, %122, %124, %112) : (i64, i64, i64, i64) -> ()
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.remsi %103, %c2_i64_1 : i64
+          %105 = arith.divsi %103, %c2_i64_1 : i64
+          %106 = arith.muli %104, %c16_i64 : i64
+          %107 = arith.maxsi %106, %c0_i64_3 : i64
+          %108 = arith.addi %106, %c16_i64 : i64
+          %109 = arith.minsi %108, %c32_i64 : i64
+          %110 = arith.subi %109, %107 : i64
+          %111 = arith.muli %107, %100 : i64
+          %112 = arith.addi %99, %111 : i64
+          %113 = arith.muli %105, %c16_i64 : i64
+          %114 = arith.addi %112, %113 : i64
+          %115 = arith.muli %104, %c32_i64 : i64
+          %116 = arith.addi %115, %113 : i64
+          %117 = arith.addi %116, %c64_i64 : i64
+          %118 = arith.ori %117, %c2147483648_i64 : i64
+          %119 = arith.subi %107, %106 : i64
+          %120 = arith.addi %118, %119 : i64
+          %121 = arith.subi %c32_i64, %113 : i64
+          %122 = arith.minsi %121, %c16_i64 : i64
+          "instgem.mvout"(%114, %120, %122, %110) : (i64, i64, i64, i64) -> ()
         }
       } else {
         %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-        %63 = arith.cmpi sle, %13, %c0 : index
-        scf.if %63 {
+        %61 = arith.cmpi sle, %13, %c0 : index
+        scf.if %61 {
           "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           scf.for %arg10 = %c0 to %c4 step %c1 {
-            %138 = arith.index_cast %arg10 : index to i64
-            %139 = arith.remsi %138, %c2_i64_1 : i64
-            %140 = arith.divsi %138, %c2_i64_1 : i64
-            %141 = arith.muli %140, %c16_i64 : i64
-            %142 = arith.subi %c32_i64, %141 : i64
-            %143 = arith.minsi %142, %c16_i64 : i64
-            %144 = arith.muli %139, %c32_i64 : i64
-            %145 = arith.addi %144, %141 : i64
-            %146 = arith.ori %145, %c2147483648_i64 : i64
-            "instgem.mvin"(%c0_i64_3, %146, %143, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %103 = arith.index_cast %arg10 : index to i64
+            %104 = arith.remsi %103, %c2_i64_1 : i64
+            %105 = arith.divsi %103, %c2_i64_1 : i64
+            %106 = arith.muli %105, %c16_i64 : i64
+            %107 = arith.subi %c32_i64, %106 : i64
+            %108 = arith.minsi %107, %c16_i64 : i64
+            %109 = arith.muli %104, %c32_i64 : i64
+            %110 = arith.addi %109, %106 : i64
+            %111 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %111, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
-        %64 = arith.cmpi sgt, %13, %c0 : index
-        scf.if %64 {
-          %138 = arith.maxsi %23, %c0 : index
-          %139 = arith.minsi %138, %arg4 : index
-          %140 = arith.maxsi %21, %c0 : index
-          %141 = arith.minsi %140, %c32 : index
-          %142 = arith.subi %139, %20 : index
-          %143 = arith.minsi %arg5, %c0 : index
-          %144 = arith.minsi %arg5, %c32 : index
-          %145 = arith.maxsi %143, %c0 : index
-          %146 = arith.minsi %145, %c32 : index
-          %147 = arith.subi %144, %143 : index
-          %148 = arith.cmpi sgt, %146, %c0 : index
-          %subview_13 = memref.subview %reinterpret_cast[%20, %143] [%142, %147] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %149 = arith.index_cast %141 : index to i64
-          %150 = arith.index_cast %142 : index to i64
-          %151 = arith.index_cast %147 : index to i64
-          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %152 = arith.index_cast %intptr_18 : index to i64
-          %153 = arith.index_cast %offset_15 : index to i64
-          %154 = arith.addi %152, %153 : i64
-          %155 = arith.index_cast %strides_17#0 : index to i64
-          %156 = arith.maxsi %149, %c0_i64_3 : i64
-          %157 = arith.divui %156, %c16_i64 : i64
-          %158 = arith.addi %149, %150 : i64
-          %159 = arith.maxsi %158, %c0_i64_3 : i64
-          %160 = arith.addi %159, %c15_i64 : i64
-          %161 = arith.divui %160, %c16_i64 : i64
-          %162 = arith.subi %161, %157 : i64
-          %163 = arith.cmpi sgt, %150, %c0_i64_3 : i64
-          %164 = arith.extui %163 : i1 to i64
-          %165 = arith.muli %162, %164 : i64
-          %166 = arith.index_cast %165 : i64 to index
-          %167 = arith.addi %156, %c15_i64 : i64
-          %168 = arith.divui %167, %c16_i64 : i64
-          %169 = arith.cmpi sgt, %149, %c0_i64_3 : i64
-          %170 = arith.extui %169 : i1 to i64
-          %171 = arith.muli %168, %170 : i64
-          %172 = arith.index_cast %171 : i64 to index
-          %173 = arith.minsi %arg6, %c32 : index
-          %174 = arith.maxsi %15, %c0 : index
-          %175 = arith.minsi %174, %c32 : index
-          %176 = arith.subi %173, %15 : index
-          %177 = arith.cmpi sgt, %175, %c0 : index
-          %subview_19 = memref.subview %reinterpret_cast_4[%143, %15] [%147, %176] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-          %178 = arith.index_cast %146 : index to i64
-          %179 = arith.index_cast %176 : index to i64
-          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-          %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-          %180 = arith.index_cast %intptr_24 : index to i64
-          %181 = arith.index_cast %offset_21 : index to i64
-          %182 = arith.addi %180, %181 : i64
-          %183 = arith.index_cast %strides_23#0 : index to i64
-          %184 = arith.maxsi %178, %c0_i64_3 : i64
-          %185 = arith.divui %184, %c16_i64 : i64
-          %186 = arith.addi %178, %151 : i64
-          %187 = arith.maxsi %186, %c0_i64_3 : i64
-          %188 = arith.addi %187, %c15_i64 : i64
-          %189 = arith.divui %188, %c16_i64 : i64
-          %190 = arith.subi %189, %185 : i64
-          %191 = arith.cmpi sgt, %151, %c0_i64_3 : i64
-          %192 = arith.extui %191 : i1 to i64
-          %193 = arith.muli %190, %192 : i64
-          %194 = arith.index_cast %193 : i64 to index
-          %195 = arith.addi %184, %c15_i64 : i64
-          %196 = arith.divui %195, %c16_i64 : i64
-          %197 = arith.cmpi sgt, %178, %c0_i64_3 : i64
-          %198 = arith.extui %197 : i1 to i64
-          %199 = arith.muli %196, %198 : i64
-          %200 = arith.index_cast %199 : i64 to index
-          scf.if %148 {
-            func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-          }
-          scf.if %177 {
+        %62 = arith.cmpi sgt, %13, %c0 : index
+        scf.if %62 {
+          %103 = arith.minsi %arg5, %c32 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, 0] [32, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %104 = arith.index_cast %103 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %105 = arith.index_cast %intptr_20 : index to i64
+          %106 = arith.index_cast %offset_17 : index to i64
+          %107 = arith.addi %105, %106 : i64
+          %108 = arith.index_cast %strides_19#0 : index to i64
+          %109 = arith.minsi %arg6, %c32 : index
+          %110 = arith.maxsi %15, %c0 : index
+          %111 = arith.minsi %110, %c32 : index
+          %112 = arith.subi %109, %15 : index
+          %113 = arith.cmpi sgt, %111, %c0 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[0, %15] [%103, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %114 = arith.index_cast %112 : index to i64
+          %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %115 = arith.index_cast %intptr_26 : index to i64
+          %116 = arith.index_cast %offset_23 : index to i64
+          %117 = arith.addi %115, %116 : i64
+          %118 = arith.index_cast %strides_25#0 : index to i64
+          %119 = arith.maxsi %104, %c0_i64_3 : i64
+          %120 = arith.addi %119, %c15_i64 : i64
+          %121 = arith.divui %120, %c16_i64 : i64
+          %122 = arith.cmpi sgt, %104, %c0_i64_3 : i64
+          %123 = arith.extui %122 : i1 to i64
+          %124 = arith.muli %121, %123 : i64
+          %125 = arith.index_cast %124 : i64 to index
+          scf.if %113 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %155) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-          %201 = arith.minsi %166, %c1 : index
-          %202 = arith.minsi %172, %c1 : index
-          %203 = arith.minsi %194, %c1 : index
-          %204 = arith.minsi %200, %c1 : index
-          scf.for %arg10 = %c0 to %201 step %c1 {
-            %205 = arith.index_cast %arg10 : index to i64
-            %206 = arith.addi %157, %205 : i64
-            %207 = arith.muli %206, %c16_i64 : i64
-            %208 = arith.maxsi %207, %149 : i64
-            %209 = arith.addi %207, %c16_i64 : i64
-            %210 = arith.minsi %209, %158 : i64
-            %211 = arith.subi %210, %208 : i64
-            %212 = arith.subi %208, %149 : i64
-            %213 = arith.muli %212, %155 : i64
-            %214 = arith.addi %154, %213 : i64
-            %215 = arith.muli %206, %c32_i64 : i64
-            %216 = arith.subi %208, %207 : i64
-            %217 = arith.addi %215, %216 : i64
-            %218 = arith.minsi %151, %c64_i64 : i64
-            "instgem.mvin"(%214, %217, %218, %211) : (i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %108) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+          %126 = arith.minsi %125, %c1 : index
+          %127 = arith.minsi %104, %c64_i64 : i64
+          "instgem.mvin"(%107, %c0_i64_3, %127, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %126 step %c1 {
+            %130 = arith.index_cast %arg10 : index to i64
+            %131 = arith.muli %130, %c16_i64 : i64
+            %132 = arith.maxsi %131, %c0_i64_3 : i64
+            %133 = arith.addi %131, %c16_i64 : i64
+            %134 = arith.minsi %133, %104 : i64
+            %135 = arith.subi %134, %132 : i64
+            %136 = arith.muli %132, %118 : i64
+            %137 = arith.addi %117, %136 : i64
+            %138 = arith.muli %130, %c32_i64 : i64
+            %139 = arith.addi %138, %c128_i64 : i64
+            %140 = arith.subi %132, %131 : i64
+            %141 = arith.addi %139, %140 : i64
+            %142 = arith.minsi %114, %c64_i64 : i64
+            "instgem.mvin2"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
-          scf.for %arg10 = %c0 to %202 step %c1 {
-            %205 = arith.index_cast %arg10 : index to i64
-            %206 = arith.muli %205, %c16_i64 : i64
-            %207 = arith.maxsi %206, %c0_i64_3 : i64
-            %208 = arith.addi %206, %c16_i64 : i64
-            %209 = arith.minsi %208, %149 : i64
-            %210 = arith.subi %209, %207 : i64
-            %211 = arith.muli %205, %c32_i64 : i64
-            %212 = arith.subi %207, %206 : i64
-            %213 = arith.addi %211, %212 : i64
-            %214 = arith.minsi %151, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64_3, %213, %214, %210) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          scf.for %arg10 = %c0 to %203 step %c1 {
-            %205 = arith.index_cast %arg10 : index to i64
-            %206 = arith.addi %185, %205 : i64
-            %207 = arith.muli %206, %c16_i64 : i64
-            %208 = arith.maxsi %207, %178 : i64
-            %209 = arith.addi %207, %c16_i64 : i64
-            %210 = arith.minsi %209, %186 : i64
-            %211 = arith.subi %210, %208 : i64
-            %212 = arith.subi %208, %178 : i64
-            %213 = arith.muli %212, %183 : i64
-            %214 = arith.addi %182, %213 : i64
-            %215 = arith.muli %206, %c32_i64 : i64
-            %216 = arith.addi %215, %c128_i64 : i64
-            %217 = arith.subi %208, %207 : i64
-            %218 = arith.addi %216, %217 : i64
-            %219 = arith.minsi %179, %c64_i64 : i64
-            "instgem.mvin2"(%214, %218, %219, %211) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          scf.for %arg10 = %c0 to %204 step %c1 {
-            %205 = arith.index_cast %arg10 : index to i64
-            %206 = arith.muli %205, %c16_i64 : i64
-            %207 = arith.maxsi %206, %c0_i64_3 : i64
-            %208 = arith.addi %206, %c16_i64 : i64
-            %209 = arith.minsi %208, %178 : i64
-            %210 = arith.subi %209, %207 : i64
-            %211 = arith.muli %205, %c32_i64 : i64
-            %212 = arith.addi %211, %c128_i64 : i64
-            %213 = arith.subi %207, %206 : i64
-            %214 = arith.addi %212, %213 : i64
-            %215 = arith.minsi %179, %c64_i64 : i64
-            "instgem.mvin2"(%c0_i64_3, %214, %215, %210) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          scf.for %arg10 = %201 to %166 step %c1 {
-            %205 = arith.index_cast %arg10 : index to i64
-            %206 = arith.addi %157, %205 : i64
-            %207 = arith.muli %206, %c16_i64 : i64
-            %208 = arith.maxsi %207, %149 : i64
-            %209 = arith.addi %207, %c16_i64 : i64
-            %210 = arith.minsi %209, %158 : i64
-            %211 = arith.subi %210, %208 : i64
-            %212 = arith.subi %208, %149 : i64
-            %213 = arith.muli %212, %155 : i64
-            %214 = arith.addi %154, %213 : i64
-            %215 = arith.muli %206, %c32_i64 : i64
-            %216 = arith.subi %208, %207 : i64
-            %217 = arith.addi %215, %216 : i64
-            %218 = arith.minsi %151, %c64_i64 : i64
-            "instgem.mvin"(%214, %217, %218, %211) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          scf.for %arg10 = %202 to %172 step %c1 {
-            %205 = arith.index_cast %arg10 : index to i64
-            %206 = arith.muli %205, %c16_i64 : i64
-            %207 = arith.maxsi %206, %c0_i64_3 : i64
-            %208 = arith.addi %206, %c16_i64 : i64
-            %209 = arith.minsi %208, %149 : i64
-            %210 = arith.subi %209, %207 : i64
-            %211 = arith.muli %205, %c32_i64 : i64
-            %212 = arith.subi %207, %206 : i64
-            %213 = arith.addi %211, %212 : i64
-            %214 = arith.minsi %151, %c64_i64 : i64
-            "instgem.mvin"(%c0_i64_3, %213, %214, %210) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          scf.for %arg10 = %203 to %194 step %c1 {
-            %205 = arith.index_cast %arg10 : index to i64
-            %206 = arith.addi %185, %205 : i64
-            %207 = arith.muli %206, %c16_i64 : i64
-            %208 = arith.maxsi %207, %178 : i64
-            %209 = arith.addi %207, %c16_i64 : i64
-            %210 = arith.minsi %209, %186 : i64
-            %211 = arith.subi %210, %208 : i64
-            %212 = arith.subi %208, %178 : i64
-            %213 = arith.muli %212, %183 : i64
-            %214 = arith.addi %182, %213 : i64
-            %215 = arith.muli %206, %c32_i64 : i64
-            %216 = arith.addi %215, %c128_i64 : i64
-            %217 = arith.subi %208, %207 : i64
-            %218 = arith.addi %216, %217 : i64
-            %219 = arith.minsi %179, %c64_i64 : i64
-            "instgem.mvin2"(%214, %218, %219, %211) : (i64, i64, i64, i64) -> ()
-          } {gemmini.load_stream}
-          scf.for %arg10 = %204 to %200 step %c1 {
-            %205 = arith.index_cast %arg10 : index to i64
-            %206 = arith.muli %205, %c16_i64 : i64
-            %207 = arith.maxsi %206, %c0_i64_3 : i64
-            %208 = arith.addi %206, %c16_i64 : i64
-            %209 = arith.minsi %208, %178 : i64
-            %210 = arith.subi %209, %207 : i64
-            %211 = arith.muli %205, %c32_i64 : i64
-            %212 = arith.addi %211, %c128_i64 : i64
-            %213 = arith.subi %207, %206 : i64
-            %214 = arith.addi %212, %213 : i64
-            %215 = arith.minsi %179, %c64_i64 : i64
-            "instgem.mvin2"(%c0_i64_3, %214, %215, %210) : (i64, i64, i64, i64) -> ()
+          %128 = arith.muli %108, %c16_i64 : i64
+          %129 = arith.addi %107, %128 : i64
+          "instgem.mvin"(%129, %c32_i64, %127, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %126 to %125 step %c1 {
+            %130 = arith.index_cast %arg10 : index to i64
+            %131 = arith.muli %130, %c16_i64 : i64
+            %132 = arith.maxsi %131, %c0_i64_3 : i64
+            %133 = arith.addi %131, %c16_i64 : i64
+            %134 = arith.minsi %133, %104 : i64
+            %135 = arith.subi %134, %132 : i64
+            %136 = arith.muli %132, %118 : i64
+            %137 = arith.addi %117, %136 : i64
+            %138 = arith.muli %130, %c32_i64 : i64
+            %139 = arith.addi %138, %c128_i64 : i64
+            %140 = arith.subi %132, %131 : i64
+            %141 = arith.addi %139, %140 : i64
+            %142 = arith.minsi %114, %c64_i64 : i64
+            "instgem.mvin2"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
           } {gemmini.load_stream}
         }
-        %65 = arith.cmpi sle, %13, %c1 : index
-        scf.if %65 {
-          scf.if %64 {
-            %138 = arith.maxsi %23, %c0 : index
-            %139 = arith.minsi %138, %arg4 : index
-            %140 = arith.maxsi %21, %c0 : index
-            %141 = arith.minsi %140, %c32 : index
-            %142 = arith.subi %139, %20 : index
-            %143 = arith.minsi %arg5, %c0 : index
-            %144 = arith.minsi %arg5, %c32 : index
-            %145 = arith.maxsi %143, %c0 : index
-            %146 = arith.minsi %145, %c32 : index
-            %147 = arith.subi %144, %143 : index
-            %148 = arith.cmpi sgt, %146, %c0 : index
-            scf.if %148 {
-              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-            }
-            %149 = arith.index_cast %141 : index to i64
-            %150 = arith.index_cast %142 : index to i64
-            %151 = arith.index_cast %147 : index to i64
-            %152 = arith.addi %149, %150 : i64
-            %153 = arith.minsi %arg6, %c32 : index
-            %154 = arith.maxsi %15, %c0 : index
-            %155 = arith.minsi %154, %c32 : index
-            %156 = arith.subi %153, %15 : index
-            %157 = arith.cmpi sgt, %155, %c0 : index
-            scf.if %157 {
+        %63 = arith.cmpi sle, %13, %c1 : index
+        scf.if %63 {
+          scf.if %62 {
+            %103 = arith.minsi %arg5, %c32 : index
+            %104 = arith.index_cast %103 : index to i64
+            %105 = arith.minsi %arg6, %c32 : index
+            %106 = arith.maxsi %15, %c0 : index
+            %107 = arith.minsi %106, %c32 : index
+            %108 = arith.subi %105, %15 : index
+            %109 = arith.cmpi sgt, %107, %c0 : index
+            scf.if %109 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            %158 = arith.index_cast %146 : index to i64
-            %159 = arith.index_cast %156 : index to i64
-            %160 = arith.addi %158, %151 : i64
-            %161 = arith.maxsi %152, %c0_i64_3 : i64
-            %162 = arith.minsi %161, %c32_i64 : i64
-            %163 = arith.maxsi %151, %c0_i64_3 : i64
-            %164 = arith.minsi %163, %c32_i64 : i64
-            %165 = arith.maxsi %160, %c0_i64_3 : i64
-            %166 = arith.minsi %165, %c32_i64 : i64
-            %167 = arith.maxsi %159, %c0_i64_3 : i64
-            %168 = arith.minsi %167, %c32_i64 : i64
-            %169 = arith.ceildivsi %162, %c16_i64 : i64
-            %170 = arith.ceildivsi %168, %c16_i64 : i64
-            %171 = arith.minsi %164, %166 : i64
-            %172 = arith.ceildivsi %171, %c16_i64 : i64
-            %173 = arith.cmpi sgt, %169, %c0_i64_3 : i64
-            %174 = arith.select %173, %170, %c0_i64_3 : i64
-            %175 = arith.index_cast %174 : i64 to index
-            %176 = arith.divsi %171, %c16_i64 : i64
-            %177 = arith.minsi %172, %176 : i64
-            %178 = arith.maxsi %177, %c0_i64_3 : i64
-            %179 = arith.divsi %162, %c16_i64 : i64
-            %180 = arith.minsi %169, %179 : i64
-            %181 = arith.maxsi %180, %c1_i64_2 : i64
-            %182 = arith.minsi %162, %c16_i64 : i64
-            %183 = arith.cmpi sgt, %13, %c1 : index
-            %184 = arith.maxsi %149, %c0_i64_3 : i64
-            %185 = arith.divui %184, %c16_i64 : i64
-            %186 = arith.addi %161, %c15_i64 : i64
-            %187 = arith.divui %186, %c16_i64 : i64
-            %188 = arith.subi %187, %185 : i64
-            %189 = arith.cmpi sgt, %150, %c0_i64_3 : i64
-            %190 = arith.extui %189 : i1 to i64
-            %191 = arith.muli %188, %190 : i64
-            %192 = arith.index_cast %191 : i64 to index
-            %193 = arith.addi %184, %c15_i64 : i64
-            %194 = arith.divui %193, %c16_i64 : i64
-            %195 = arith.cmpi sgt, %149, %c0_i64_3 : i64
-            %196 = arith.extui %195 : i1 to i64
-            %197 = arith.muli %194, %196 : i64
-            %198 = arith.index_cast %197 : i64 to index
-            %199 = arith.select %183, %c64_i64, %c0_i64_3 : i64
-            %200 = arith.select %183, %c192_i64, %c0_i64_3 : i64
-            %201:10 = scf.if %183 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
-              %208 = arith.minsi %arg5, %c64 : index
-              %209 = arith.subi %144, %c32 : index
-              %210 = arith.maxsi %209, %c0 : index
-              %211 = arith.minsi %210, %c32 : index
-              %212 = arith.subi %208, %144 : index
-              %213 = arith.cmpi sgt, %211, %c0 : index
-              %subview_13 = memref.subview %reinterpret_cast[%20, %144] [%142, %212] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-              %214 = arith.index_cast %212 : index to i64
-              %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-              %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-              %215 = arith.index_cast %intptr_18 : index to i64
-              %216 = arith.index_cast %offset_15 : index to i64
-              %217 = arith.addi %215, %216 : i64
-              %218 = arith.index_cast %strides_17#0 : index to i64
-              %subview_19 = memref.subview %reinterpret_cast_4[%144, %15] [%212, %156] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-              %219 = arith.index_cast %211 : index to i64
-              %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-              %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-              %220 = arith.index_cast %intptr_24 : index to i64
-              %221 = arith.index_cast %offset_21 : index to i64
-              %222 = arith.addi %220, %221 : i64
-              %223 = arith.index_cast %strides_23#0 : index to i64
-              %224 = arith.maxsi %219, %c0_i64_3 : i64
-              %225 = arith.divui %224, %c16_i64 : i64
-              %226 = arith.addi %219, %214 : i64
-              %227 = arith.maxsi %226, %c0_i64_3 : i64
-              %228 = arith.addi %227, %c15_i64 : i64
-              %229 = arith.divui %228, %c16_i64 : i64
-              %230 = arith.subi %229, %225 : i64
-              %231 = arith.cmpi sgt, %214, %c0_i64_3 : i64
-              %232 = arith.extui %231 : i1 to i64
-              %233 = arith.muli %230, %232 : i64
-              %234 = arith.index_cast %233 : i64 to index
-              %235 = arith.addi %224, %c15_i64 : i64
-              %236 = arith.divui %235, %c16_i64 : i64
-              %237 = arith.cmpi sgt, %219, %c0_i64_3 : i64
-              %238 = arith.extui %237 : i1 to i64
-              %239 = arith.muli %236, %238 : i64
-              %240 = arith.index_cast %239 : i64 to index
-              scf.if %213 {
-                func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-              }
-              scf.if %157 {
+            %110 = arith.index_cast %108 : index to i64
+            %111 = arith.maxsi %104, %c0_i64_3 : i64
+            %112 = arith.minsi %111, %c32_i64 : i64
+            %113 = arith.maxsi %110, %c0_i64_3 : i64
+            %114 = arith.minsi %113, %c32_i64 : i64
+            %115 = arith.ceildivsi %114, %c16_i64 : i64
+            %116 = arith.minsi %112, %112 : i64
+            %117 = arith.ceildivsi %116, %c16_i64 : i64
+            %118 = arith.index_cast %115 : i64 to index
+            %119 = arith.divsi %116, %c16_i64 : i64
+            %120 = arith.minsi %117, %119 : i64
+            %121 = arith.maxsi %120, %c0_i64_3 : i64
+            %122 = arith.cmpi sgt, %13, %c1 : index
+            %123 = arith.select %122, %c64_i64, %c0_i64_3 : i64
+            %124 = arith.select %122, %c192_i64, %c0_i64_3 : i64
+            %125:7 = scf.if %122 -> (i64, i64, i64, index, i64, i64, i64) {
+              %130 = arith.minsi %arg5, %c64 : index
+              %131 = arith.subi %130, %c32 : index
+              %subview_14 = memref.subview %reinterpret_cast[%12, 32] [32, %131] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %132 = arith.index_cast %131 : index to i64
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %133 = arith.index_cast %intptr_20 : index to i64
+              %134 = arith.index_cast %offset_17 : index to i64
+              %135 = arith.addi %133, %134 : i64
+              %136 = arith.index_cast %strides_19#0 : index to i64
+              %subview_21 = memref.subview %reinterpret_cast_4[32, %15] [%131, %108] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %137 = arith.index_cast %intptr_26 : index to i64
+              %138 = arith.index_cast %offset_23 : index to i64
+              %139 = arith.addi %137, %138 : i64
+              %140 = arith.index_cast %strides_25#0 : index to i64
+              %141 = arith.maxsi %132, %c0_i64_3 : i64
+              %142 = arith.addi %141, %c15_i64 : i64
+              %143 = arith.divui %142, %c16_i64 : i64
+              %144 = arith.cmpi sgt, %132, %c0_i64_3 : i64
+              %145 = arith.extui %144 : i1 to i64
+              %146 = arith.muli %143, %145 : i64
+              %147 = arith.index_cast %146 : i64 to index
+              scf.if %109 {
                 func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
               }
-              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %218) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %223) : (i64, i64, i64, i64, i64, i64) -> ()
-              scf.yield %218, %217, %214, %234, %225, %219, %214, %223, %222, %240 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %136) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %136, %135, %132, %147, %132, %140, %139 : i64, i64, i64, index, i64, i64, i64
             } else {
-              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, index, i64, i64, i64
             }
-            %202 = arith.maxsi %175, %c1 : index
-            scf.for %arg10 = %c0 to %175 step %c1 {
-              scf.if %183 {
-                %215 = arith.cmpi sgt, %192, %c0 : index
-                scf.if %215 {
-                  %219 = arith.muli %202, %c4 : index
-                  %220 = arith.muli %192, %c4 : index
-                  %221 = arith.muli %arg10, %220 : index
-                  %222 = arith.subi %219, %c1 : index
-                  %223 = arith.addi %221, %222 : index
-                  %224 = arith.divsi %223, %219 : index
-                  %225 = arith.addi %223, %220 : index
-                  %226 = arith.divsi %225, %219 : index
-                  scf.for %arg11 = %224 to %226 step %c1 {
-                    %227 = arith.index_cast %arg11 : index to i64
-                    %228 = arith.addi %185, %227 : i64
-                    %229 = arith.muli %228, %c16_i64 : i64
-                    %230 = arith.maxsi %229, %149 : i64
-                    %231 = arith.addi %229, %c16_i64 : i64
-                    %232 = arith.minsi %231, %152 : i64
-                    %233 = arith.subi %232, %230 : i64
-                    %234 = arith.subi %230, %149 : i64
-                    %235 = arith.muli %234, %201#0 : i64
-                    %236 = arith.addi %201#1, %235 : i64
-                    %237 = arith.muli %228, %c32_i64 : i64
-                    %238 = arith.addi %237, %199 : i64
-                    %239 = arith.subi %230, %229 : i64
-                    %240 = arith.addi %238, %239 : i64
-                    %241 = arith.minsi %201#2, %c64_i64 : i64
-                    "instgem.mvin"(%236, %240, %241, %233) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %216 = arith.cmpi sgt, %198, %c0 : index
-                scf.if %216 {
-                  %219 = arith.muli %202, %c4 : index
-                  %220 = arith.muli %198, %c4 : index
-                  %221 = arith.muli %arg10, %220 : index
-                  %222 = arith.subi %219, %c1 : index
-                  %223 = arith.subi %222, %202 : index
-                  %224 = arith.addi %221, %223 : index
-                  %225 = arith.divsi %224, %219 : index
-                  %226 = arith.addi %224, %220 : index
-                  %227 = arith.divsi %226, %219 : index
-                  scf.for %arg11 = %225 to %227 step %c1 {
-                    %228 = arith.index_cast %arg11 : index to i64
-                    %229 = arith.muli %228, %c16_i64 : i64
-                    %230 = arith.maxsi %229, %c0_i64_3 : i64
-                    %231 = arith.addi %229, %c16_i64 : i64
-                    %232 = arith.minsi %231, %149 : i64
-                    %233 = arith.subi %232, %230 : i64
-                    %234 = arith.muli %228, %c32_i64 : i64
-                    %235 = arith.addi %234, %199 : i64
-                    %236 = arith.subi %230, %229 : i64
-                    %237 = arith.addi %235, %236 : i64
-                    %238 = arith.minsi %201#2, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %237, %238, %233) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %217 = arith.cmpi sgt, %201#3, %c0 : index
-                scf.if %217 {
-                  %219 = arith.muli %202, %c4 : index
-                  %220 = arith.muli %201#3, %c4 : index
-                  %221 = arith.muli %arg10, %220 : index
-                  %222 = arith.subi %219, %c1 : index
-                  %223 = arith.muli %202, %c2 : index
-                  %224 = arith.subi %222, %223 : index
-                  %225 = arith.addi %221, %224 : index
-                  %226 = arith.divsi %225, %219 : index
-                  %227 = arith.addi %225, %220 : index
-                  %228 = arith.divsi %227, %219 : index
-                  scf.for %arg11 = %226 to %228 step %c1 {
-                    %229 = arith.index_cast %arg11 : index to i64
-                    %230 = arith.addi %201#4, %229 : i64
-                    %231 = arith.muli %230, %c16_i64 : i64
-                    %232 = arith.maxsi %231, %201#5 : i64
-                    %233 = arith.addi %231, %c16_i64 : i64
-                    %234 = arith.addi %201#5, %201#6 : i64
-                    %235 = arith.minsi %233, %234 : i64
-                    %236 = arith.subi %235, %232 : i64
-                    %237 = arith.subi %232, %201#5 : i64
-                    %238 = arith.muli %237, %201#7 : i64
-                    %239 = arith.addi %201#8, %238 : i64
-                    %240 = arith.muli %230, %c32_i64 : i64
-                    %241 = arith.addi %240, %200 : i64
-                    %242 = arith.subi %232, %231 : i64
-                    %243 = arith.addi %241, %242 : i64
-                    %244 = arith.minsi %159, %c64_i64 : i64
-                    "instgem.mvin2"(%239, %243, %244, %236) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-                %218 = arith.cmpi sgt, %201#9, %c0 : index
-                scf.if %218 {
-                  %219 = arith.muli %202, %c4 : index
-                  %220 = arith.muli %201#9, %c4 : index
-                  %221 = arith.muli %arg10, %220 : index
-                  %222 = arith.subi %219, %c1 : index
-                  %223 = arith.muli %202, %c3 : index
-                  %224 = arith.subi %222, %223 : index
-                  %225 = arith.addi %221, %224 : index
-                  %226 = arith.divsi %225, %219 : index
-                  %227 = arith.addi %225, %220 : index
-                  %228 = arith.divsi %227, %219 : index
-                  scf.for %arg11 = %226 to %228 step %c1 {
-                    %229 = arith.index_cast %arg11 : index to i64
-                    %230 = arith.muli %229, %c16_i64 : i64
-                    %231 = arith.maxsi %230, %c0_i64_3 : i64
-                    %232 = arith.addi %230, %c16_i64 : i64
-                    %233 = arith.minsi %232, %201#5 : i64
-                    %234 = arith.subi %233, %231 : i64
-                    %235 = arith.muli %229, %c32_i64 : i64
-                    %236 = arith.addi %235, %200 : i64
-                    %237 = arith.subi %231, %230 : i64
-                    %238 = arith.addi %236, %237 : i64
-                    %239 = arith.minsi %159, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %238, %239, %234) : (i64, i64, i64, i64) -> ()
+            %126 = arith.maxsi %118, %c1 : index
+            scf.for %arg10 = %c0 to %118 step %c1 {
+              scf.if %122 {
+                %137 = arith.muli %126, %c4 : index
+                %138 = arith.muli %arg10, %c8 : index
+                %139 = arith.subi %137, %c1 : index
+                %140 = arith.addi %138, %139 : index
+                %141 = arith.divsi %140, %137 : index
+                %142 = arith.addi %140, %c8 : index
+                %143 = arith.divsi %142, %137 : index
+                scf.for %arg11 = %141 to %143 step %c1 {
+                  %145 = arith.index_cast %arg11 : index to i64
+                  %146 = arith.muli %145, %c16_i64 : i64
+                  %147 = arith.maxsi %146, %c0_i64_3 : i64
+                  %148 = arith.addi %146, %c16_i64 : i64
+                  %149 = arith.minsi %148, %c32_i64 : i64
+                  %150 = arith.subi %149, %147 : i64
+                  %151 = arith.muli %147, %125#0 : i64
+                  %152 = arith.addi %125#1, %151 : i64
+                  %153 = arith.muli %145, %c32_i64 : i64
+                  %154 = arith.addi %153, %123 : i64
+                  %155 = arith.subi %147, %146 : i64
+                  %156 = arith.addi %154, %155 : i64
+                  %157 = arith.minsi %125#2, %c64_i64 : i64
+                  "instgem.mvin"(%152, %156, %157, %150) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %144 = arith.cmpi sgt, %125#3, %c0 : index
+                scf.if %144 {
+                  %145 = arith.muli %125#3, %c4 : index
+                  %146 = arith.muli %arg10, %145 : index
+                  %147 = arith.muli %126, %c2 : index
+                  %148 = arith.subi %139, %147 : index
+                  %149 = arith.addi %146, %148 : index
+                  %150 = arith.divsi %149, %137 : index
+                  %151 = arith.addi %149, %145 : index
+                  %152 = arith.divsi %151, %137 : index
+                  scf.for %arg11 = %150 to %152 step %c1 {
+                    %153 = arith.index_cast %arg11 : index to i64
+                    %154 = arith.muli %153, %c16_i64 : i64
+                    %155 = arith.maxsi %154, %c0_i64_3 : i64
+                    %156 = arith.addi %154, %c16_i64 : i64
+                    %157 = arith.minsi %156, %125#4 : i64
+                    %158 = arith.subi %157, %155 : i64
+                    %159 = arith.muli %155, %125#5 : i64
+                    %160 = arith.addi %125#6, %159 : i64
+                    %161 = arith.muli %153, %c32_i64 : i64
+                    %162 = arith.addi %161, %124 : i64
+                    %163 = arith.subi %155, %154 : i64
+                    %164 = arith.addi %162, %163 : i64
+                    %165 = arith.minsi %110, %c64_i64 : i64
+                    "instgem.mvin2"(%160, %164, %165, %158) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %208 = arith.index_cast %arg10 : index to i64
-              %209 = arith.muli %208, %c16_i64 : i64
-              %210 = arith.subi %168, %209 : i64
-              %211 = arith.minsi %210, %c16_i64 : i64
-              %212 = arith.cmpi sgt, %178, %c0_i64_3 : i64
-              scf.if %212 {
-                %215 = arith.ori %209, %c2147483648_i64 : i64
-                %216 = arith.addi %209, %c128_i64 : i64
-                "instgem.preload"(%216, %211, %c16_i64, %215, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %217 = arith.index_cast %181 : i64 to index
-                scf.for %arg11 = %c1 to %217 step %c1 {
-                  %219 = arith.index_cast %arg11 : index to i64
-                  %220 = arith.muli %219, %c32_i64 : i64
-                  %221 = arith.addi %220, %209 : i64
-                  %222 = arith.ori %221, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_accumulated"(%220, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %218 = arith.index_cast %169 : i64 to index
-                scf.for %arg11 = %217 to %218 step %c1 {
-                  %219 = arith.index_cast %arg11 : index to i64
-                  %220 = arith.muli %219, %c16_i64 : i64
-                  %221 = arith.subi %162, %220 : i64
-                  %222 = arith.minsi %221, %c16_i64 : i64
-                  %223 = arith.muli %219, %c32_i64 : i64
-                  %224 = arith.addi %223, %209 : i64
-                  %225 = arith.ori %224, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_accumulated"(%223, %c16_i64, %222, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
+              %130 = arith.index_cast %arg10 : index to i64
+              %131 = arith.muli %130, %c16_i64 : i64
+              %132 = arith.subi %114, %131 : i64
+              %133 = arith.minsi %132, %c16_i64 : i64
+              %134 = arith.cmpi sgt, %121, %c0_i64_3 : i64
+              scf.if %134 {
+                %137 = arith.ori %131, %c2147483648_i64 : i64
+                %138 = arith.addi %131, %c128_i64 : i64
+                "instgem.preload"(%138, %133, %c16_i64, %137, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %139 = arith.addi %131, %c32_i64 : i64
+                %140 = arith.ori %139, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %140, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %213 = arith.index_cast %178 : i64 to index
-              scf.for %arg11 = %c1 to %213 step %c1 {
-                %215 = arith.index_cast %arg11 : index to i64
-                %216 = arith.ori %209, %c3221225472_i64 : i64
-                %217 = arith.muli %215, %c32_i64 : i64
-                %218 = arith.addi %217, %209 : i64
-                %219 = arith.addi %218, %c128_i64 : i64
-                "instgem.preload"(%219, %211, %c16_i64, %216, %211, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                %220 = arith.muli %215, %c16_i64 : i64
-                "instgem.compute_preloaded"(%220, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %221 = arith.index_cast %181 : i64 to index
-                scf.for %arg12 = %c1 to %221 step %c1 {
-                  %223 = arith.index_cast %arg12 : index to i64
-                  %224 = arith.muli %223, %c32_i64 : i64
-                  %225 = arith.addi %224, %209 : i64
-                  %226 = arith.ori %225, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %227 = arith.addi %224, %220 : i64
-                  "instgem.compute_accumulated"(%227, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %222 = arith.index_cast %169 : i64 to index
-                scf.for %arg12 = %221 to %222 step %c1 {
-                  %223 = arith.index_cast %arg12 : index to i64
-                  %224 = arith.muli %223, %c16_i64 : i64
-                  %225 = arith.subi %162, %224 : i64
-                  %226 = arith.minsi %225, %c16_i64 : i64
-                  %227 = arith.muli %223, %c32_i64 : i64
-                  %228 = arith.addi %227, %209 : i64
-                  %229 = arith.ori %228, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %211, %226) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %230 = arith.addi %227, %220 : i64
-                  "instgem.compute_accumulated"(%230, %c16_i64, %226, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
+              %135 = arith.index_cast %121 : i64 to index
+              scf.for %arg11 = %c1 to %135 step %c1 {
+                %137 = arith.index_cast %arg11 : index to i64
+                %138 = arith.ori %131, %c3221225472_i64 : i64
+                %139 = arith.muli %137, %c32_i64 : i64
+                %140 = arith.addi %139, %131 : i64
+                %141 = arith.addi %140, %c128_i64 : i64
+                "instgem.preload"(%141, %133, %c16_i64, %138, %133, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %142 = arith.muli %137, %c16_i64 : i64
+                "instgem.compute_preloaded"(%142, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %143 = arith.addi %131, %c32_i64 : i64
+                %144 = arith.ori %143, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %144, %133, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %145 = arith.addi %142, %c32_i64 : i64
+                "instgem.compute_accumulated"(%145, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %214 = arith.index_cast %172 : i64 to index
-              scf.for %arg11 = %213 to %214 step %c1 {
-                %215 = arith.index_cast %arg11 : index to i64
-                %216 = arith.muli %215, %c16_i64 : i64
-                %217 = arith.subi %164, %216 : i64
-                %218 = arith.minsi %217, %c16_i64 : i64
-                %219 = arith.subi %166, %216 : i64
-                %220 = arith.minsi %219, %c16_i64 : i64
-                %221 = arith.cmpi eq, %215, %c0_i64_3 : i64
-                %222 = arith.select %221, %c2147483648_i64, %c3221225472_i64 : i64
-                %223 = arith.ori %209, %222 : i64
-                %224 = arith.select %221, %c16_i64, %182 : i64
-                %225 = arith.select %221, %c16_i64, %211 : i64
-                %226 = arith.muli %215, %c32_i64 : i64
-                %227 = arith.addi %226, %209 : i64
-                %228 = arith.addi %227, %c128_i64 : i64
-                "instgem.preload"(%228, %211, %220, %223, %225, %224) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%216, %218, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %229 = arith.index_cast %181 : i64 to index
-                scf.for %arg12 = %c1 to %229 step %c1 {
-                  %231 = arith.index_cast %arg12 : index to i64
-                  %232 = arith.muli %231, %c32_i64 : i64
-                  %233 = arith.addi %232, %209 : i64
-                  %234 = arith.ori %233, %222 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %235 = arith.addi %232, %216 : i64
-                  "instgem.compute_accumulated"(%235, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %230 = arith.index_cast %169 : i64 to index
-                scf.for %arg12 = %229 to %230 step %c1 {
-                  %231 = arith.index_cast %arg12 : index to i64
-                  %232 = arith.muli %231, %c16_i64 : i64
-                  %233 = arith.subi %162, %232 : i64
-                  %234 = arith.minsi %233, %c16_i64 : i64
-                  %235 = arith.muli %231, %c32_i64 : i64
-                  %236 = arith.addi %235, %209 : i64
-                  %237 = arith.ori %236, %222 : i64
-                  %238 = arith.select %221, %c16_i64, %234 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %225, %238) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %239 = arith.addi %235, %216 : i64
-                  "instgem.compute_accumulated"(%239, %218, %234, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
+              %136 = arith.index_cast %117 : i64 to index
+              scf.for %arg11 = %135 to %136 step %c1 {
+                %137 = arith.index_cast %arg11 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.subi %112, %138 : i64
+                %140 = arith.minsi %139, %c16_i64 : i64
+                %141 = arith.cmpi eq, %137, %c0_i64_3 : i64
+                %142 = arith.select %141, %c2147483648_i64, %c3221225472_i64 : i64
+                %143 = arith.ori %131, %142 : i64
+                %144 = arith.select %141, %c16_i64, %133 : i64
+                %145 = arith.muli %137, %c32_i64 : i64
+                %146 = arith.addi %145, %131 : i64
+                %147 = arith.addi %146, %c128_i64 : i64
+                "instgem.preload"(%147, %133, %140, %143, %144, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%138, %140, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %148 = arith.addi %131, %c32_i64 : i64
+                %149 = arith.ori %148, %142 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %144, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %150 = arith.addi %138, %c32_i64 : i64
+                "instgem.compute_accumulated"(%150, %140, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             } {gemmini.compute_nest}
-            %203 = arith.cmpi eq, %172, %c0_i64_3 : i64
-            %204 = arith.cmpi slt, %169, %c2_i64_1 : i64
-            %205 = arith.cmpi slt, %174, %c2_i64_1 : i64
-            %206 = arith.ori %203, %204 : i1
-            %207 = arith.ori %206, %205 : i1
-            scf.if %207 {
+            %127 = arith.cmpi eq, %117, %c0_i64_3 : i64
+            %128 = arith.cmpi slt, %115, %c2_i64_1 : i64
+            %129 = arith.ori %127, %128 : i1
+            scf.if %129 {
               scf.for %arg10 = %c0 to %c4 step %c1 {
-                %208 = arith.index_cast %arg10 : index to i64
-                %209 = arith.remsi %208, %c2_i64_1 : i64
-                %210 = arith.divsi %208, %c2_i64_1 : i64
-                %211 = arith.muli %210, %c16_i64 : i64
-                %212 = arith.subi %c32_i64, %211 : i64
-                %213 = arith.minsi %212, %c16_i64 : i64
-                %214 = arith.muli %209, %c32_i64 : i64
-                %215 = arith.addi %214, %211 : i64
-                %216 = arith.ori %215, %c2147483648_i64 : i64
-                %217 = arith.cmpi sge, %209, %169 : i64
-                %218 = arith.cmpi sge, %210, %174 : i64
-                %219 = arith.ori %203, %217 : i1
-                %220 = arith.ori %219, %218 : i1
-                scf.if %220 {
-                  "instgem.mvin"(%c0_i64_3, %216, %213, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %130 = arith.index_cast %arg10 : index to i64
+                %131 = arith.remsi %130, %c2_i64_1 : i64
+                %132 = arith.divsi %130, %c2_i64_1 : i64
+                %133 = arith.muli %132, %c16_i64 : i64
+                %134 = arith.subi %c32_i64, %133 : i64
+                %135 = arith.minsi %134, %c16_i64 : i64
+                %136 = arith.muli %131, %c32_i64 : i64
+                %137 = arith.addi %136, %133 : i64
+                %138 = arith.ori %137, %c2147483648_i64 : i64
+                %139 = arith.cmpi sge, %131, %c2_i64_1 : i64
+                %140 = arith.cmpi sge, %132, %115 : i64
+                %141 = arith.ori %127, %139 : i1
+                %142 = arith.ori %141, %140 : i1
+                scf.if %142 {
+                  "instgem.mvin"(%c0_i64_3, %138, %135, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
-            scf.if %183 {
-              %208 = arith.muli %202, %c4 : index
-              %209 = arith.muli %192, %c4 : index
-              %210 = arith.muli %175, %209 : index
-              %211 = arith.subi %208, %c1 : index
-              %212 = arith.addi %210, %211 : index
-              %213 = arith.divsi %212, %208 : index
-              scf.for %arg10 = %213 to %192 step %c1 {
-                %231 = arith.index_cast %arg10 : index to i64
-                %232 = arith.addi %185, %231 : i64
-                %233 = arith.muli %232, %c16_i64 : i64
-                %234 = arith.maxsi %233, %149 : i64
-                %235 = arith.addi %233, %c16_i64 : i64
-                %236 = arith.minsi %235, %152 : i64
-                %237 = arith.subi %236, %234 : i64
-                %238 = arith.subi %234, %149 : i64
-                %239 = arith.muli %238, %201#0 : i64
-                %240 = arith.addi %201#1, %239 : i64
-                %241 = arith.muli %232, %c32_i64 : i64
-                %242 = arith.addi %241, %199 : i64
-                %243 = arith.subi %234, %233 : i64
-                %244 = arith.addi %242, %243 : i64
-                %245 = arith.minsi %201#2, %c64_i64 : i64
-                "instgem.mvin"(%240, %244, %245, %237) : (i64, i64, i64, i64) -> ()
+            scf.if %122 {
+              %130 = arith.muli %126, %c4 : index
+              %131 = arith.muli %118, %c8 : index
+              %132 = arith.subi %130, %c1 : index
+              %133 = arith.addi %131, %132 : index
+              %134 = arith.divsi %133, %130 : index
+              scf.for %arg10 = %134 to %c2 step %c1 {
+                %146 = arith.index_cast %arg10 : index to i64
+                %147 = arith.muli %146, %c16_i64 : i64
+                %148 = arith.maxsi %147, %c0_i64_3 : i64
+                %149 = arith.addi %147, %c16_i64 : i64
+                %150 = arith.minsi %149, %c32_i64 : i64
+                %151 = arith.subi %150, %148 : i64
+                %152 = arith.muli %148, %125#0 : i64
+                %153 = arith.addi %125#1, %152 : i64
+                %154 = arith.muli %146, %c32_i64 : i64
+                %155 = arith.addi %154, %123 : i64
+                %156 = arith.subi %148, %147 : i64
+                %157 = arith.addi %155, %156 : i64
+                %158 = arith.minsi %125#2, %c64_i64 : i64
+                "instgem.mvin"(%153, %157, %158, %151) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %214 = arith.muli %198, %c4 : index
-              %215 = arith.muli %175, %214 : index
-              %216 = arith.subi %211, %202 : index
-              %217 = arith.addi %215, %216 : index
-              %218 = arith.divsi %217, %208 : index
-              scf.for %arg10 = %218 to %198 step %c1 {
-                %231 = arith.index_cast %arg10 : index to i64
-                %232 = arith.muli %231, %c16_i64 : i64
-                %233 = arith.maxsi %232, %c0_i64_3 : i64
-                %234 = arith.addi %232, %c16_i64 : i64
-                %235 = arith.minsi %234, %149 : i64
-                %236 = arith.subi %235, %233 : i64
-                %237 = arith.muli %231, %c32_i64 : i64
-                %238 = arith.addi %237, %199 : i64
-                %239 = arith.subi %233, %232 : i64
-                %240 = arith.addi %238, %239 : i64
-                %241 = arith.minsi %201#2, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %240, %241, %236) : (i64, i64, i64, i64) -> ()
+              %135 = arith.subi %132, %126 : index
+              %136 = arith.divsi %135, %130 : index
+              scf.for %arg10 = %136 to %c0 step %c1 {
+                %146 = arith.index_cast %arg10 : index to i64
+                %147 = arith.muli %146, %c16_i64 : i64
+                %148 = arith.maxsi %147, %c0_i64_3 : i64
+                %149 = arith.addi %147, %c16_i64 : i64
+                %150 = arith.minsi %149, %c0_i64_3 : i64
+                %151 = arith.subi %150, %148 : i64
+                %152 = arith.muli %146, %c32_i64 : i64
+                %153 = arith.addi %152, %123 : i64
+                %154 = arith.subi %148, %147 : i64
+                %155 = arith.addi %153, %154 : i64
+                %156 = arith.minsi %125#2, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %155, %156, %151) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %219 = arith.muli %201#3, %c4 : index
-              %220 = arith.muli %175, %219 : index
-              %221 = arith.muli %202, %c2 : index
-              %222 = arith.subi %211, %221 : index
-              %223 = arith.addi %220, %222 : index
-              %224 = arith.divsi %223, %208 : index
-              scf.for %arg10 = %224 to %201#3 step %c1 {
-                %231 = arith.index_cast %arg10 : index to i64
-                %232 = arith.addi %201#4, %231 : i64
-                %233 = arith.muli %232, %c16_i64 : i64
-                %234 = arith.maxsi %233, %201#5 : i64
-                %235 = arith.addi %233, %c16_i64 : i64
-                %236 = arith.addi %201#5, %201#6 : i64
-                %237 = arith.minsi %235, %236 : i64
-                %238 = arith.subi %237, %234 : i64
-                %239 = arith.subi %234, %201#5 : i64
-                %240 = arith.muli %239, %201#7 : i64
-                %241 = arith.addi %201#8, %240 : i64
-                %242 = arith.muli %232, %c32_i64 : i64
-                %243 = arith.addi %242, %200 : i64
-                %244 = arith.subi %234, %233 : i64
-                %245 = arith.addi %243, %244 : i64
-                %246 = arith.minsi %159, %c64_i64 : i64
-                "instgem.mvin2"(%241, %245, %246, %238) : (i64, i64, i64, i64) -> ()
+              %137 = arith.muli %125#3, %c4 : index
+              %138 = arith.muli %118, %137 : index
+              %139 = arith.muli %126, %c2 : index
+              %140 = arith.subi %132, %139 : index
+              %141 = arith.addi %138, %140 : index
+              %142 = arith.divsi %141, %130 : index
+              scf.for %arg10 = %142 to %125#3 step %c1 {
+                %146 = arith.index_cast %arg10 : index to i64
+                %147 = arith.muli %146, %c16_i64 : i64
+                %148 = arith.maxsi %147, %c0_i64_3 : i64
+                %149 = arith.addi %147, %c16_i64 : i64
+                %150 = arith.minsi %149, %125#4 : i64
+                %151 = arith.subi %150, %148 : i64
+                %152 = arith.muli %148, %125#5 : i64
+                %153 = arith.addi %125#6, %152 : i64
+                %154 = arith.muli %146, %c32_i64 : i64
+                %155 = arith.addi %154, %124 : i64
+                %156 = arith.subi %148, %147 : i64
+                %157 = arith.addi %155, %156 : i64
+                %158 = arith.minsi %110, %c64_i64 : i64
+                "instgem.mvin2"(%153, %157, %158, %151) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %225 = arith.muli %201#9, %c4 : index
-              %226 = arith.muli %175, %225 : index
-              %227 = arith.muli %202, %c3 : index
-              %228 = arith.subi %211, %227 : index
-              %229 = arith.addi %226, %228 : index
-              %230 = arith.divsi %229, %208 : index
-              scf.for %arg10 = %230 to %201#9 step %c1 {
-                %231 = arith.index_cast %arg10 : index to i64
-                %232 = arith.muli %231, %c16_i64 : i64
-                %233 = arith.maxsi %232, %c0_i64_3 : i64
-                %234 = arith.addi %232, %c16_i64 : i64
-                %235 = arith.minsi %234, %201#5 : i64
-                %236 = arith.subi %235, %233 : i64
-                %237 = arith.muli %231, %c32_i64 : i64
-                %238 = arith.addi %237, %200 : i64
-                %239 = arith.subi %233, %232 : i64
-                %240 = arith.addi %238, %239 : i64
-                %241 = arith.minsi %159, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %240, %241, %236) : (i64, i64, i64, i64) -> ()
+              %143 = arith.muli %126, %c3 : index
+              %144 = arith.subi %132, %143 : index
+              %145 = arith.divsi %144, %130 : index
+              scf.for %arg10 = %145 to %c0 step %c1 {
+                %146 = arith.index_cast %arg10 : index to i64
+                %147 = arith.muli %146, %c16_i64 : i64
+                %148 = arith.maxsi %147, %c0_i64_3 : i64
+                %149 = arith.addi %147, %c16_i64 : i64
+                %150 = arith.minsi %149, %c0_i64_3 : i64
+                %151 = arith.subi %150, %148 : i64
+                %152 = arith.muli %146, %c32_i64 : i64
+                %153 = arith.addi %152, %124 : i64
+                %154 = arith.subi %148, %147 : i64
+                %155 = arith.addi %153, %154 : i64
+                %156 = arith.minsi %110, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %155, %156, %151) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
           }
         } else {
-          %138:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-            %139 = arith.maxsi %23, %c0 : index
-            %140 = arith.minsi %139, %arg4 : index
-            %141 = arith.maxsi %21, %c0 : index
-            %142 = arith.minsi %141, %c32 : index
-            %143 = arith.subi %140, %20 : index
-            %144 = arith.maxsi %arg11, %c0 : index
-            %145 = arith.minsi %144, %arg5 : index
-            %146 = arith.addi %arg11, %c32 : index
-            %147 = arith.maxsi %146, %c0 : index
-            %148 = arith.minsi %147, %arg5 : index
-            %149 = arith.subi %145, %arg11 : index
-            %150 = arith.maxsi %149, %c0 : index
-            %151 = arith.minsi %150, %c32 : index
-            %152 = arith.subi %148, %145 : index
-            %153 = arith.cmpi sgt, %151, %c0 : index
-            scf.if %153 {
-              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-            }
-            %154 = arith.index_cast %arg10 : index to i64
-            %155 = arith.remsi %154, %c2_i64_1 : i64
-            %156 = arith.muli %155, %c64_i64 : i64
-            %157 = arith.index_cast %142 : index to i64
-            %158 = arith.index_cast %143 : index to i64
-            %159 = arith.index_cast %152 : index to i64
-            %160 = arith.addi %157, %158 : i64
-            %161 = arith.maxsi %arg12, %c0 : index
-            %162 = arith.minsi %161, %arg5 : index
-            %163 = arith.addi %arg12, %c32 : index
-            %164 = arith.maxsi %163, %c0 : index
-            %165 = arith.minsi %164, %arg5 : index
-            %166 = arith.subi %162, %arg12 : index
-            %167 = arith.maxsi %166, %c0 : index
-            %168 = arith.minsi %167, %c32 : index
-            %169 = arith.subi %165, %162 : index
-            %170 = arith.minsi %arg6, %c32 : index
-            %171 = arith.maxsi %15, %c0 : index
-            %172 = arith.minsi %171, %c32 : index
-            %173 = arith.subi %170, %15 : index
-            %174 = arith.cmpi sgt, %172, %c0 : index
-            scf.if %174 {
+          %103:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %104 = arith.addi %arg11, %c32 : index
+            %105 = arith.minsi %104, %arg5 : index
+            %106 = arith.subi %105, %arg11 : index
+            %107 = arith.index_cast %arg10 : index to i64
+            %108 = arith.remsi %107, %c2_i64_1 : i64
+            %109 = arith.muli %108, %c64_i64 : i64
+            %110 = arith.index_cast %106 : index to i64
+            %111 = arith.addi %arg12, %c32 : index
+            %112 = arith.minsi %111, %arg5 : index
+            %113 = arith.subi %112, %arg12 : index
+            %114 = arith.minsi %arg6, %c32 : index
+            %115 = arith.maxsi %15, %c0 : index
+            %116 = arith.minsi %115, %c32 : index
+            %117 = arith.subi %114, %15 : index
+            %118 = arith.cmpi sgt, %116, %c0 : index
+            scf.if %118 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            %175 = arith.addi %156, %c128_i64 : i64
-            %176 = arith.index_cast %168 : index to i64
-            %177 = arith.index_cast %169 : index to i64
-            %178 = arith.index_cast %173 : index to i64
-            %179 = arith.addi %176, %177 : i64
-            %180 = arith.maxsi %160, %c0_i64_3 : i64
-            %181 = arith.minsi %180, %c32_i64 : i64
-            %182 = arith.maxsi %159, %c0_i64_3 : i64
-            %183 = arith.minsi %182, %c32_i64 : i64
-            %184 = arith.maxsi %179, %c0_i64_3 : i64
-            %185 = arith.minsi %184, %c32_i64 : i64
-            %186 = arith.maxsi %178, %c0_i64_3 : i64
-            %187 = arith.minsi %186, %c32_i64 : i64
-            %188 = arith.ceildivsi %181, %c16_i64 : i64
-            %189 = arith.ceildivsi %187, %c16_i64 : i64
-            %190 = arith.minsi %183, %185 : i64
-            %191 = arith.ceildivsi %190, %c16_i64 : i64
-            %192 = arith.cmpi eq, %arg10, %c0 : index
-            %193 = arith.cmpi sgt, %188, %c0_i64_3 : i64
-            %194 = arith.select %193, %189, %c0_i64_3 : i64
-            %195 = arith.index_cast %194 : i64 to index
-            %196 = arith.divsi %190, %c16_i64 : i64
-            %197 = arith.minsi %191, %196 : i64
-            %198 = arith.maxsi %197, %c0_i64_3 : i64
-            %199 = arith.divsi %181, %c16_i64 : i64
-            %200 = arith.minsi %188, %199 : i64
-            %201 = arith.maxsi %200, %c1_i64_2 : i64
-            %202 = arith.minsi %181, %c16_i64 : i64
-            %203 = arith.addi %arg10, %c1 : index
-            %204 = arith.cmpi slt, %203, %13 : index
-            %205 = arith.maxsi %157, %c0_i64_3 : i64
-            %206 = arith.divui %205, %c16_i64 : i64
-            %207 = arith.addi %180, %c15_i64 : i64
-            %208 = arith.divui %207, %c16_i64 : i64
-            %209 = arith.subi %208, %206 : i64
-            %210 = arith.cmpi sgt, %158, %c0_i64_3 : i64
-            %211 = arith.extui %210 : i1 to i64
-            %212 = arith.muli %209, %211 : i64
-            %213 = arith.index_cast %212 : i64 to index
-            %214 = arith.addi %205, %c15_i64 : i64
-            %215 = arith.divui %214, %c16_i64 : i64
-            %216 = arith.cmpi sgt, %157, %c0_i64_3 : i64
-            %217 = arith.extui %216 : i1 to i64
-            %218 = arith.muli %215, %217 : i64
-            %219 = arith.index_cast %218 : i64 to index
-            %220:12 = scf.if %204 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-              %222 = arith.addi %arg11, %c64 : index
-              %223 = arith.maxsi %222, %c0 : index
-              %224 = arith.minsi %223, %arg5 : index
-              %225 = arith.subi %148, %146 : index
-              %226 = arith.maxsi %225, %c0 : index
-              %227 = arith.minsi %226, %c32 : index
-              %228 = arith.subi %224, %148 : index
-              %229 = arith.cmpi sgt, %227, %c0 : index
-              %subview_13 = memref.subview %reinterpret_cast[%20, %148] [%143, %228] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-              %230 = arith.index_cast %203 : index to i64
-              %231 = arith.remsi %230, %c2_i64_1 : i64
-              %232 = arith.muli %231, %c64_i64 : i64
-              %233 = arith.index_cast %228 : index to i64
-              %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-              %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-              %234 = arith.index_cast %intptr_18 : index to i64
-              %235 = arith.index_cast %offset_15 : index to i64
-              %236 = arith.addi %234, %235 : i64
-              %237 = arith.index_cast %strides_17#0 : index to i64
-              %238 = arith.addi %arg12, %c64 : index
-              %239 = arith.maxsi %238, %c0 : index
-              %240 = arith.minsi %239, %arg5 : index
-              %241 = arith.subi %165, %163 : index
-              %242 = arith.maxsi %241, %c0 : index
-              %243 = arith.minsi %242, %c32 : index
-              %244 = arith.subi %240, %165 : index
-              %subview_19 = memref.subview %reinterpret_cast_4[%165, %15] [%244, %173] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-              %245 = arith.addi %232, %c128_i64 : i64
-              %246 = arith.index_cast %243 : index to i64
-              %247 = arith.index_cast %244 : index to i64
-              %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-              %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-              %248 = arith.index_cast %intptr_24 : index to i64
-              %249 = arith.index_cast %offset_21 : index to i64
-              %250 = arith.addi %248, %249 : i64
-              %251 = arith.index_cast %strides_23#0 : index to i64
-              %252 = arith.maxsi %246, %c0_i64_3 : i64
-              %253 = arith.divui %252, %c16_i64 : i64
-              %254 = arith.addi %246, %247 : i64
-              %255 = arith.maxsi %254, %c0_i64_3 : i64
-              %256 = arith.addi %255, %c15_i64 : i64
-              %257 = arith.divui %256, %c16_i64 : i64
-              %258 = arith.subi %257, %253 : i64
-              %259 = arith.cmpi sgt, %247, %c0_i64_3 : i64
-              %260 = arith.extui %259 : i1 to i64
-              %261 = arith.muli %258, %260 : i64
-              %262 = arith.index_cast %261 : i64 to index
-              %263 = arith.addi %252, %c15_i64 : i64
-              %264 = arith.divui %263, %c16_i64 : i64
-              %265 = arith.cmpi sgt, %246, %c0_i64_3 : i64
-              %266 = arith.extui %265 : i1 to i64
-              %267 = arith.muli %264, %266 : i64
-              %268 = arith.index_cast %267 : i64 to index
-              scf.if %229 {
-                func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
-              }
-              scf.if %174 {
+            %119 = arith.addi %109, %c128_i64 : i64
+            %120 = arith.index_cast %113 : index to i64
+            %121 = arith.index_cast %117 : index to i64
+            %122 = arith.maxsi %110, %c0_i64_3 : i64
+            %123 = arith.minsi %122, %c32_i64 : i64
+            %124 = arith.maxsi %120, %c0_i64_3 : i64
+            %125 = arith.minsi %124, %c32_i64 : i64
+            %126 = arith.maxsi %121, %c0_i64_3 : i64
+            %127 = arith.minsi %126, %c32_i64 : i64
+            %128 = arith.ceildivsi %127, %c16_i64 : i64
+            %129 = arith.minsi %123, %125 : i64
+            %130 = arith.ceildivsi %129, %c16_i64 : i64
+            %131 = arith.cmpi eq, %arg10, %c0 : index
+            %132 = arith.index_cast %128 : i64 to index
+            %133 = arith.divsi %129, %c16_i64 : i64
+            %134 = arith.minsi %130, %133 : i64
+            %135 = arith.maxsi %134, %c0_i64_3 : i64
+            %136 = arith.addi %arg10, %c1 : index
+            %137 = arith.cmpi slt, %136, %13 : index
+            %138:9 = scf.if %137 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %140 = arith.addi %arg11, %c64 : index
+              %141 = arith.minsi %140, %arg5 : index
+              %142 = arith.subi %141, %104 : index
+              %subview_14 = memref.subview %reinterpret_cast[%12, %104] [32, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %143 = arith.index_cast %136 : index to i64
+              %144 = arith.remsi %143, %c2_i64_1 : i64
+              %145 = arith.muli %144, %c64_i64 : i64
+              %146 = arith.index_cast %142 : index to i64
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %147 = arith.index_cast %intptr_20 : index to i64
+              %148 = arith.index_cast %offset_17 : index to i64
+              %149 = arith.addi %147, %148 : i64
+              %150 = arith.index_cast %strides_19#0 : index to i64
+              %151 = arith.addi %arg12, %c64 : index
+              %152 = arith.minsi %151, %arg5 : index
+              %153 = arith.subi %152, %111 : index
+              %subview_21 = memref.subview %reinterpret_cast_4[%111, %15] [%153, %117] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %154 = arith.addi %145, %c128_i64 : i64
+              %155 = arith.index_cast %153 : index to i64
+              %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %156 = arith.index_cast %intptr_26 : index to i64
+              %157 = arith.index_cast %offset_23 : index to i64
+              %158 = arith.addi %156, %157 : i64
+              %159 = arith.index_cast %strides_25#0 : index to i64
+              %160 = arith.maxsi %155, %c0_i64_3 : i64
+              %161 = arith.addi %160, %c15_i64 : i64
+              %162 = arith.divui %161, %c16_i64 : i64
+              %163 = arith.cmpi sgt, %155, %c0_i64_3 : i64
+              %164 = arith.extui %163 : i1 to i64
+              %165 = arith.muli %162, %164 : i64
+              %166 = arith.index_cast %165 : i64 to index
+              scf.if %118 {
                 func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
               }
-              scf.yield %237, %236, %232, %233, %262, %253, %246, %247, %251, %250, %245, %268 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+              scf.yield %150, %149, %145, %146, %166, %155, %159, %158, %154 : i64, i64, i64, i64, index, i64, i64, i64, i64
             } else {
-              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
             }
-            %221 = arith.maxsi %195, %c1 : index
-            scf.if %192 {
-              scf.for %arg13 = %c0 to %195 step %c1 {
-                scf.if %204 {
-                  %234 = arith.cmpi sgt, %213, %c0 : index
-                  scf.if %234 {
-                    %238 = arith.muli %221, %c4 : index
-                    %239 = arith.muli %213, %c4 : index
-                    %240 = arith.muli %arg13, %239 : index
-                    %241 = arith.subi %238, %c1 : index
-                    %242 = arith.addi %240, %241 : index
-                    %243 = arith.divsi %242, %238 : index
-                    %244 = arith.addi %242, %239 : index
-                    %245 = arith.divsi %244, %238 : index
-                    scf.for %arg14 = %243 to %245 step %c1 {
-                      %246 = arith.index_cast %arg14 : index to i64
-                      %247 = arith.addi %206, %246 : i64
-                      %248 = arith.muli %247, %c16_i64 : i64
-                      %249 = arith.maxsi %248, %157 : i64
-                      %250 = arith.addi %248, %c16_i64 : i64
-                      %251 = arith.minsi %250, %160 : i64
-                      %252 = arith.subi %251, %249 : i64
-                      %253 = arith.subi %249, %157 : i64
-                      %254 = arith.muli %253, %220#0 : i64
-                      %255 = arith.addi %220#1, %254 : i64
-                      %256 = arith.muli %247, %c32_i64 : i64
-                      %257 = arith.addi %256, %220#2 : i64
-                      %258 = arith.subi %249, %248 : i64
-                      %259 = arith.addi %257, %258 : i64
-                      %260 = arith.minsi %220#3, %c64_i64 : i64
-                      "instgem.mvin"(%255, %259, %260, %252) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %235 = arith.cmpi sgt, %219, %c0 : index
-                  scf.if %235 {
-                    %238 = arith.muli %221, %c4 : index
-                    %239 = arith.muli %219, %c4 : index
-                    %240 = arith.muli %arg13, %239 : index
-                    %241 = arith.subi %238, %c1 : index
-                    %242 = arith.subi %241, %221 : index
-                    %243 = arith.addi %240, %242 : index
-                    %244 = arith.divsi %243, %238 : index
-                    %245 = arith.addi %243, %239 : index
-                    %246 = arith.divsi %245, %238 : index
-                    scf.for %arg14 = %244 to %246 step %c1 {
-                      %247 = arith.index_cast %arg14 : index to i64
-                      %248 = arith.muli %247, %c16_i64 : i64
-                      %249 = arith.maxsi %248, %c0_i64_3 : i64
-                      %250 = arith.addi %248, %c16_i64 : i64
-                      %251 = arith.minsi %250, %157 : i64
-                      %252 = arith.subi %251, %249 : i64
-                      %253 = arith.muli %247, %c32_i64 : i64
-                      %254 = arith.addi %253, %220#2 : i64
-                      %255 = arith.subi %249, %248 : i64
-                      %256 = arith.addi %254, %255 : i64
-                      %257 = arith.minsi %220#3, %c64_i64 : i64
-                      "instgem.mvin"(%c0_i64_3, %256, %257, %252) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %236 = arith.cmpi sgt, %220#4, %c0 : index
-                  scf.if %236 {
-                    %238 = arith.muli %221, %c4 : index
-                    %239 = arith.muli %220#4, %c4 : index
-                    %240 = arith.muli %arg13, %239 : index
-                    %241 = arith.subi %238, %c1 : index
-                    %242 = arith.muli %221, %c2 : index
-                    %243 = arith.subi %241, %242 : index
-                    %244 = arith.addi %240, %243 : index
-                    %245 = arith.divsi %244, %238 : index
-                    %246 = arith.addi %244, %239 : index
-                    %247 = arith.divsi %246, %238 : index
-                    scf.for %arg14 = %245 to %247 step %c1 {
-                      %248 = arith.index_cast %arg14 : index to i64
-                      %249 = arith.addi %220#5, %248 : i64
-                      %250 = arith.muli %249, %c16_i64 : i64
-                      %251 = arith.maxsi %250, %220#6 : i64
-                      %252 = arith.addi %250, %c16_i64 : i64
-                      %253 = arith.addi %220#6, %220#7 : i64
-                      %254 = arith.minsi %252, %253 : i64
-                      %255 = arith.subi %254, %251 : i64
-                      %256 = arith.subi %251, %220#6 : i64
-                      %257 = arith.muli %256, %220#8 : i64
-                      %258 = arith.addi %220#9, %257 : i64
-                      %259 = arith.muli %249, %c32_i64 : i64
-                      %260 = arith.addi %259, %220#10 : i64
-                      %261 = arith.subi %251, %250 : i64
-                      %262 = arith.addi %260, %261 : i64
-                      %263 = arith.minsi %178, %c64_i64 : i64
-                      "instgem.mvin2"(%258, %262, %263, %255) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %237 = arith.cmpi sgt, %220#11, %c0 : index
-                  scf.if %237 {
-                    %238 = arith.muli %221, %c4 : index
-                    %239 = arith.muli %220#11, %c4 : index
-                    %240 = arith.muli %arg13, %239 : index
-                    %241 = arith.subi %238, %c1 : index
-                    %242 = arith.muli %221, %c3 : index
-                    %243 = arith.subi %241, %242 : index
-                    %244 = arith.addi %240, %243 : index
-                    %245 = arith.divsi %244, %238 : index
-                    %246 = arith.addi %244, %239 : index
-                    %247 = arith.divsi %246, %238 : index
-                    scf.for %arg14 = %245 to %247 step %c1 {
-                      %248 = arith.index_cast %arg14 : index to i64
-                      %249 = arith.muli %248, %c16_i64 : i64
-                      %250 = arith.maxsi %249, %c0_i64_3 : i64
-                      %251 = arith.addi %249, %c16_i64 : i64
-                      %252 = arith.minsi %251, %220#6 : i64
-                      %253 = arith.subi %252, %250 : i64
-                      %254 = arith.muli %248, %c32_i64 : i64
-                      %255 = arith.addi %254, %220#10 : i64
-                      %256 = arith.subi %250, %249 : i64
-                      %257 = arith.addi %255, %256 : i64
-                      %258 = arith.minsi %178, %c64_i64 : i64
-                      "instgem.mvin2"(%c0_i64_3, %257, %258, %253) : (i64, i64, i64, i64) -> ()
+            %139 = arith.maxsi %132, %c1 : index
+            scf.if %131 {
+              scf.for %arg13 = %c0 to %132 step %c1 {
+                scf.if %137 {
+                  %150 = arith.muli %139, %c4 : index
+                  %151 = arith.muli %arg13, %c8 : index
+                  %152 = arith.subi %150, %c1 : index
+                  %153 = arith.addi %151, %152 : index
+                  %154 = arith.divsi %153, %150 : index
+                  %155 = arith.addi %153, %c8 : index
+                  %156 = arith.divsi %155, %150 : index
+                  scf.for %arg14 = %154 to %156 step %c1 {
+                    %158 = arith.index_cast %arg14 : index to i64
+                    %159 = arith.muli %158, %c16_i64 : i64
+                    %160 = arith.maxsi %159, %c0_i64_3 : i64
+                    %161 = arith.addi %159, %c16_i64 : i64
+                    %162 = arith.minsi %161, %c32_i64 : i64
+                    %163 = arith.subi %162, %160 : i64
+                    %164 = arith.muli %160, %138#0 : i64
+                    %165 = arith.addi %138#1, %164 : i64
+                    %166 = arith.muli %158, %c32_i64 : i64
+                    %167 = arith.addi %166, %138#2 : i64
+                    %168 = arith.subi %160, %159 : i64
+                    %169 = arith.addi %167, %168 : i64
+                    %170 = arith.minsi %138#3, %c64_i64 : i64
+                    "instgem.mvin"(%165, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %157 = arith.cmpi sgt, %138#4, %c0 : index
+                  scf.if %157 {
+                    %158 = arith.muli %138#4, %c4 : index
+                    %159 = arith.muli %arg13, %158 : index
+                    %160 = arith.muli %139, %c2 : index
+                    %161 = arith.subi %152, %160 : index
+                    %162 = arith.addi %159, %161 : index
+                    %163 = arith.divsi %162, %150 : index
+                    %164 = arith.addi %162, %158 : index
+                    %165 = arith.divsi %164, %150 : index
+                    scf.for %arg14 = %163 to %165 step %c1 {
+                      %166 = arith.index_cast %arg14 : index to i64
+                      %167 = arith.muli %166, %c16_i64 : i64
+                      %168 = arith.maxsi %167, %c0_i64_3 : i64
+                      %169 = arith.addi %167, %c16_i64 : i64
+                      %170 = arith.minsi %169, %138#5 : i64
+                      %171 = arith.subi %170, %168 : i64
+                      %172 = arith.muli %168, %138#6 : i64
+                      %173 = arith.addi %138#7, %172 : i64
+                      %174 = arith.muli %166, %c32_i64 : i64
+                      %175 = arith.addi %174, %138#8 : i64
+                      %176 = arith.subi %168, %167 : i64
+                      %177 = arith.addi %175, %176 : i64
+                      %178 = arith.minsi %121, %c64_i64 : i64
+                      "instgem.mvin2"(%173, %177, %178, %171) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %227 = arith.index_cast %arg13 : index to i64
-                %228 = arith.muli %227, %c16_i64 : i64
-                %229 = arith.subi %187, %228 : i64
-                %230 = arith.minsi %229, %c16_i64 : i64
-                %231 = arith.cmpi sgt, %198, %c0_i64_3 : i64
-                scf.if %231 {
-                  %234 = arith.ori %228, %c2147483648_i64 : i64
-                  %235 = arith.addi %228, %175 : i64
-                  "instgem.preload"(%235, %230, %c16_i64, %234, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%156, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %236 = arith.index_cast %201 : i64 to index
-                  scf.for %arg14 = %c1 to %236 step %c1 {
-                    %238 = arith.index_cast %arg14 : index to i64
-                    %239 = arith.muli %238, %c32_i64 : i64
-                    %240 = arith.addi %239, %228 : i64
-                    %241 = arith.ori %240, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %242 = arith.addi %239, %156 : i64
-                    "instgem.compute_accumulated"(%242, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %237 = arith.index_cast %188 : i64 to index
-                  scf.for %arg14 = %236 to %237 step %c1 {
-                    %238 = arith.index_cast %arg14 : index to i64
-                    %239 = arith.muli %238, %c16_i64 : i64
-                    %240 = arith.subi %181, %239 : i64
-                    %241 = arith.minsi %240, %c16_i64 : i64
-                    %242 = arith.muli %238, %c32_i64 : i64
-                    %243 = arith.addi %242, %228 : i64
-                    %244 = arith.ori %243, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %245 = arith.addi %242, %156 : i64
-                    "instgem.compute_accumulated"(%245, %c16_i64, %241, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                %143 = arith.index_cast %arg13 : index to i64
+                %144 = arith.muli %143, %c16_i64 : i64
+                %145 = arith.subi %127, %144 : i64
+                %146 = arith.minsi %145, %c16_i64 : i64
+                %147 = arith.cmpi sgt, %135, %c0_i64_3 : i64
+                scf.if %147 {
+                  %150 = arith.ori %144, %c2147483648_i64 : i64
+                  %151 = arith.addi %144, %119 : i64
+                  "instgem.preload"(%151, %146, %c16_i64, %150, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %152 = arith.addi %144, %c32_i64 : i64
+                  %153 = arith.ori %152, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %154 = arith.addi %109, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%154, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %232 = arith.index_cast %198 : i64 to index
-                scf.for %arg14 = %c1 to %232 step %c1 {
-                  %234 = arith.index_cast %arg14 : index to i64
-                  %235 = arith.ori %228, %c3221225472_i64 : i64
-                  %236 = arith.muli %234, %c32_i64 : i64
-                  %237 = arith.addi %236, %228 : i64
-                  %238 = arith.addi %237, %175 : i64
-                  "instgem.preload"(%238, %230, %c16_i64, %235, %230, %202) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %239 = arith.muli %234, %c16_i64 : i64
-                  %240 = arith.addi %239, %156 : i64
-                  "instgem.compute_preloaded"(%240, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %241 = arith.index_cast %201 : i64 to index
-                  scf.for %arg15 = %c1 to %241 step %c1 {
-                    %243 = arith.index_cast %arg15 : index to i64
-                    %244 = arith.muli %243, %c32_i64 : i64
-                    %245 = arith.addi %244, %228 : i64
-                    %246 = arith.ori %245, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %230, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %247 = arith.addi %244, %239 : i64
-                    %248 = arith.addi %247, %156 : i64
-                    "instgem.compute_accumulated"(%248, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %242 = arith.index_cast %188 : i64 to index
-                  scf.for %arg15 = %241 to %242 step %c1 {
-                    %243 = arith.index_cast %arg15 : index to i64
-                    %244 = arith.muli %243, %c16_i64 : i64
-                    %245 = arith.subi %181, %244 : i64
-                    %246 = arith.minsi %245, %c16_i64 : i64
-                    %247 = arith.muli %243, %c32_i64 : i64
-                    %248 = arith.addi %247, %228 : i64
-                    %249 = arith.ori %248, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %230, %246) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %250 = arith.addi %247, %239 : i64
-                    %251 = arith.addi %250, %156 : i64
-                    "instgem.compute_accumulated"(%251, %c16_i64, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                %148 = arith.index_cast %135 : i64 to index
+                scf.for %arg14 = %c1 to %148 step %c1 {
+                  %150 = arith.index_cast %arg14 : index to i64
+                  %151 = arith.ori %144, %c3221225472_i64 : i64
+                  %152 = arith.muli %150, %c32_i64 : i64
+                  %153 = arith.addi %152, %144 : i64
+                  %154 = arith.addi %153, %119 : i64
+                  "instgem.preload"(%154, %146, %c16_i64, %151, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %155 = arith.muli %150, %c16_i64 : i64
+                  %156 = arith.addi %155, %109 : i64
+                  "instgem.compute_preloaded"(%156, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %157 = arith.addi %144, %c32_i64 : i64
+                  %158 = arith.ori %157, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %159 = arith.addi %155, %c32_i64 : i64
+                  %160 = arith.addi %159, %109 : i64
+                  "instgem.compute_accumulated"(%160, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %233 = arith.index_cast %191 : i64 to index
-                scf.for %arg14 = %232 to %233 step %c1 {
-                  %234 = arith.index_cast %arg14 : index to i64
-                  %235 = arith.muli %234, %c16_i64 : i64
-                  %236 = arith.subi %183, %235 : i64
-                  %237 = arith.minsi %236, %c16_i64 : i64
-                  %238 = arith.subi %185, %235 : i64
-                  %239 = arith.minsi %238, %c16_i64 : i64
-                  %240 = arith.cmpi eq, %234, %c0_i64_3 : i64
-                  %241 = arith.select %240, %c2147483648_i64, %c3221225472_i64 : i64
-                  %242 = arith.ori %228, %241 : i64
-                  %243 = arith.select %240, %c16_i64, %202 : i64
-                  %244 = arith.select %240, %c16_i64, %230 : i64
-                  %245 = arith.muli %234, %c32_i64 : i64
-                  %246 = arith.addi %245, %228 : i64
-                  %247 = arith.addi %246, %175 : i64
-                  "instgem.preload"(%247, %230, %239, %242, %244, %243) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %248 = arith.addi %235, %156 : i64
-                  "instgem.compute_preloaded"(%248, %237, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %249 = arith.index_cast %201 : i64 to index
-                  scf.for %arg15 = %c1 to %249 step %c1 {
-                    %251 = arith.index_cast %arg15 : index to i64
-                    %252 = arith.muli %251, %c32_i64 : i64
-                    %253 = arith.addi %252, %228 : i64
-                    %254 = arith.ori %253, %241 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %244, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %255 = arith.addi %252, %235 : i64
-                    %256 = arith.addi %255, %156 : i64
-                    "instgem.compute_accumulated"(%256, %237, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %250 = arith.index_cast %188 : i64 to index
-                  scf.for %arg15 = %249 to %250 step %c1 {
-                    %251 = arith.index_cast %arg15 : index to i64
-                    %252 = arith.muli %251, %c16_i64 : i64
-                    %253 = arith.subi %181, %252 : i64
-                    %254 = arith.minsi %253, %c16_i64 : i64
-                    %255 = arith.muli %251, %c32_i64 : i64
-                    %256 = arith.addi %255, %228 : i64
-                    %257 = arith.ori %256, %241 : i64
-                    %258 = arith.select %240, %c16_i64, %254 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %244, %258) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %259 = arith.addi %255, %235 : i64
-                    %260 = arith.addi %259, %156 : i64
-                    "instgem.compute_accumulated"(%260, %237, %254, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                %149 = arith.index_cast %130 : i64 to index
+                scf.for %arg14 = %148 to %149 step %c1 {
+                  %150 = arith.index_cast %arg14 : index to i64
+                  %151 = arith.muli %150, %c16_i64 : i64
+                  %152 = arith.subi %123, %151 : i64
+                  %153 = arith.minsi %152, %c16_i64 : i64
+                  %154 = arith.subi %125, %151 : i64
+                  %155 = arith.minsi %154, %c16_i64 : i64
+                  %156 = arith.cmpi eq, %150, %c0_i64_3 : i64
+                  %157 = arith.select %156, %c2147483648_i64, %c3221225472_i64 : i64
+                  %158 = arith.ori %144, %157 : i64
+                  %159 = arith.select %156, %c16_i64, %146 : i64
+                  %160 = arith.muli %150, %c32_i64 : i64
+                  %161 = arith.addi %160, %144 : i64
+                  %162 = arith.addi %161, %119 : i64
+                  "instgem.preload"(%162, %146, %155, %158, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %163 = arith.addi %151, %109 : i64
+                  "instgem.compute_preloaded"(%163, %153, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %164 = arith.addi %144, %c32_i64 : i64
+                  %165 = arith.ori %164, %157 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %165, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %166 = arith.addi %151, %c32_i64 : i64
+                  %167 = arith.addi %166, %109 : i64
+                  "instgem.compute_accumulated"(%167, %153, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               } {gemmini.compute_nest}
-              %222 = arith.cmpi eq, %191, %c0_i64_3 : i64
-              %223 = arith.cmpi slt, %188, %c2_i64_1 : i64
-              %224 = arith.cmpi slt, %194, %c2_i64_1 : i64
-              %225 = arith.ori %222, %223 : i1
-              %226 = arith.ori %225, %224 : i1
-              scf.if %226 {
+              %140 = arith.cmpi eq, %130, %c0_i64_3 : i64
+              %141 = arith.cmpi slt, %128, %c2_i64_1 : i64
+              %142 = arith.ori %140, %141 : i1
+              scf.if %142 {
                 scf.for %arg13 = %c0 to %c4 step %c1 {
-                  %227 = arith.index_cast %arg13 : index to i64
-                  %228 = arith.remsi %227, %c2_i64_1 : i64
-                  %229 = arith.divsi %227, %c2_i64_1 : i64
-                  %230 = arith.muli %229, %c16_i64 : i64
-                  %231 = arith.subi %c32_i64, %230 : i64
-                  %232 = arith.minsi %231, %c16_i64 : i64
-                  %233 = arith.muli %228, %c32_i64 : i64
-                  %234 = arith.addi %233, %230 : i64
-                  %235 = arith.ori %234, %c2147483648_i64 : i64
-                  %236 = arith.cmpi sge, %228, %188 : i64
-                  %237 = arith.cmpi sge, %229, %194 : i64
-                  %238 = arith.ori %222, %236 : i1
-                  %239 = arith.ori %238, %237 : i1
-                  scf.if %239 {
-                    "instgem.mvin"(%c0_i64_3, %235, %232, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  %143 = arith.index_cast %arg13 : index to i64
+                  %144 = arith.remsi %143, %c2_i64_1 : i64
+                  %145 = arith.divsi %143, %c2_i64_1 : i64
+                  %146 = arith.muli %145, %c16_i64 : i64
+                  %147 = arith.subi %c32_i64, %146 : i64
+                  %148 = arith.minsi %147, %c16_i64 : i64
+                  %149 = arith.muli %144, %c32_i64 : i64
+                  %150 = arith.addi %149, %146 : i64
+                  %151 = arith.ori %150, %c2147483648_i64 : i64
+                  %152 = arith.cmpi sge, %144, %c2_i64_1 : i64
+                  %153 = arith.cmpi sge, %145, %128 : i64
+                  %154 = arith.ori %140, %152 : i1
+                  %155 = arith.ori %154, %153 : i1
+                  scf.if %155 {
+                    "instgem.mvin"(%c0_i64_3, %151, %148, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
                 }
               }
             } else {
-              scf.for %arg13 = %c0 to %195 step %c1 {
-                scf.if %204 {
-                  %228 = arith.cmpi sgt, %213, %c0 : index
-                  scf.if %228 {
-                    %232 = arith.muli %221, %c4 : index
-                    %233 = arith.muli %213, %c4 : index
-                    %234 = arith.muli %arg13, %233 : index
-                    %235 = arith.subi %232, %c1 : index
-                    %236 = arith.addi %234, %235 : index
-                    %237 = arith.divsi %236, %232 : index
-                    %238 = arith.addi %236, %233 : index
-                    %239 = arith.divsi %238, %232 : index
-                    scf.for %arg14 = %237 to %239 step %c1 {
-                      %240 = arith.index_cast %arg14 : index to i64
-                      %241 = arith.addi %206, %240 : i64
-                      %242 = arith.muli %241, %c16_i64 : i64
-                      %243 = arith.maxsi %242, %157 : i64
-                      %244 = arith.addi %242, %c16_i64 : i64
-                      %245 = arith.minsi %244, %160 : i64
-                      %246 = arith.subi %245, %243 : i64
-                      %247 = arith.subi %243, %157 : i64
-                      %248 = arith.muli %247, %220#0 : i64
-                      %249 = arith.addi %220#1, %248 : i64
-                      %250 = arith.muli %241, %c32_i64 : i64
-                      %251 = arith.addi %250, %220#2 : i64
-                      %252 = arith.subi %243, %242 : i64
-                      %253 = arith.addi %251, %252 : i64
-                      %254 = arith.minsi %220#3, %c64_i64 : i64
-                      "instgem.mvin"(%249, %253, %254, %246) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %229 = arith.cmpi sgt, %219, %c0 : index
-                  scf.if %229 {
-                    %232 = arith.muli %221, %c4 : index
-                    %233 = arith.muli %219, %c4 : index
-                    %234 = arith.muli %arg13, %233 : index
-                    %235 = arith.subi %232, %c1 : index
-                    %236 = arith.subi %235, %221 : index
-                    %237 = arith.addi %234, %236 : index
-                    %238 = arith.divsi %237, %232 : index
-                    %239 = arith.addi %237, %233 : index
-                    %240 = arith.divsi %239, %232 : index
-                    scf.for %arg14 = %238 to %240 step %c1 {
-                      %241 = arith.index_cast %arg14 : index to i64
-                      %242 = arith.muli %241, %c16_i64 : i64
-                      %243 = arith.maxsi %242, %c0_i64_3 : i64
-                      %244 = arith.addi %242, %c16_i64 : i64
-                      %245 = arith.minsi %244, %157 : i64
-                      %246 = arith.subi %245, %243 : i64
-                      %247 = arith.muli %241, %c32_i64 : i64
-                      %248 = arith.addi %247, %220#2 : i64
-                      %249 = arith.subi %243, %242 : i64
-                      %250 = arith.addi %248, %249 : i64
-                      %251 = arith.minsi %220#3, %c64_i64 : i64
-                      "instgem.mvin"(%c0_i64_3, %250, %251, %246) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %230 = arith.cmpi sgt, %220#4, %c0 : index
-                  scf.if %230 {
-                    %232 = arith.muli %221, %c4 : index
-                    %233 = arith.muli %220#4, %c4 : index
-                    %234 = arith.muli %arg13, %233 : index
-                    %235 = arith.subi %232, %c1 : index
-                    %236 = arith.muli %221, %c2 : index
-                    %237 = arith.subi %235, %236 : index
-                    %238 = arith.addi %234, %237 : index
-                    %239 = arith.divsi %238, %232 : index
-                    %240 = arith.addi %238, %233 : index
-                    %241 = arith.divsi %240, %232 : index
-                    scf.for %arg14 = %239 to %241 step %c1 {
-                      %242 = arith.index_cast %arg14 : index to i64
-                      %243 = arith.addi %220#5, %242 : i64
-                      %244 = arith.muli %243, %c16_i64 : i64
-                      %245 = arith.maxsi %244, %220#6 : i64
-                      %246 = arith.addi %244, %c16_i64 : i64
-                      %247 = arith.addi %220#6, %220#7 : i64
-                      %248 = arith.minsi %246, %247 : i64
-                      %249 = arith.subi %248, %245 : i64
-                      %250 = arith.subi %245, %220#6 : i64
-                      %251 = arith.muli %250, %220#8 : i64
-                      %252 = arith.addi %220#9, %251 : i64
-                      %253 = arith.muli %243, %c32_i64 : i64
-                      %254 = arith.addi %253, %220#10 : i64
-                      %255 = arith.subi %245, %244 : i64
-                      %256 = arith.addi %254, %255 : i64
-                      %257 = arith.minsi %178, %c64_i64 : i64
-                      "instgem.mvin2"(%252, %256, %257, %249) : (i64, i64, i64, i64) -> ()
-                    } {gemmini.load_stream}
-                  }
-                  %231 = arith.cmpi sgt, %220#11, %c0 : index
-                  scf.if %231 {
-                    %232 = arith.muli %221, %c4 : index
-                    %233 = arith.muli %220#11, %c4 : index
-                    %234 = arith.muli %arg13, %233 : index
-                    %235 = arith.subi %232, %c1 : index
-                    %236 = arith.muli %221, %c3 : index
-                    %237 = arith.subi %235, %236 : index
-                    %238 = arith.addi %234, %237 : index
-                    %239 = arith.divsi %238, %232 : index
-                    %240 = arith.addi %238, %233 : index
-                    %241 = arith.divsi %240, %232 : index
-                    scf.for %arg14 = %239 to %241 step %c1 {
-                      %242 = arith.index_cast %arg14 : index to i64
-                      %243 = arith.muli %242, %c16_i64 : i64
-                      %244 = arith.maxsi %243, %c0_i64_3 : i64
-                      %245 = arith.addi %243, %c16_i64 : i64
-                      %246 = arith.minsi %245, %220#6 : i64
-                      %247 = arith.subi %246, %244 : i64
-                      %248 = arith.muli %242, %c32_i64 : i64
-                      %249 = arith.addi %248, %220#10 : i64
-                      %250 = arith.subi %244, %243 : i64
-                      %251 = arith.addi %249, %250 : i64
-                      %252 = arith.minsi %178, %c64_i64 : i64
-                      "instgem.mvin2"(%c0_i64_3, %251, %252, %247) : (i64, i64, i64, i64) -> ()
+              scf.for %arg13 = %c0 to %132 step %c1 {
+                scf.if %137 {
+                  %146 = arith.muli %139, %c4 : index
+                  %147 = arith.muli %arg13, %c8 : index
+                  %148 = arith.subi %146, %c1 : index
+                  %149 = arith.addi %147, %148 : index
+                  %150 = arith.divsi %149, %146 : index
+                  %151 = arith.addi %149, %c8 : index
+                  %152 = arith.divsi %151, %146 : index
+                  scf.for %arg14 = %150 to %152 step %c1 {
+                    %154 = arith.index_cast %arg14 : index to i64
+                    %155 = arith.muli %154, %c16_i64 : i64
+                    %156 = arith.maxsi %155, %c0_i64_3 : i64
+                    %157 = arith.addi %155, %c16_i64 : i64
+                    %158 = arith.minsi %157, %c32_i64 : i64
+                    %159 = arith.subi %158, %156 : i64
+                    %160 = arith.muli %156, %138#0 : i64
+                    %161 = arith.addi %138#1, %160 : i64
+                    %162 = arith.muli %154, %c32_i64 : i64
+                    %163 = arith.addi %162, %138#2 : i64
+                    %164 = arith.subi %156, %155 : i64
+                    %165 = arith.addi %163, %164 : i64
+                    %166 = arith.minsi %138#3, %c64_i64 : i64
+                    "instgem.mvin"(%161, %165, %166, %159) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %153 = arith.cmpi sgt, %138#4, %c0 : index
+                  scf.if %153 {
+                    %154 = arith.muli %138#4, %c4 : index
+                    %155 = arith.muli %arg13, %154 : index
+                    %156 = arith.muli %139, %c2 : index
+                    %157 = arith.subi %148, %156 : index
+                    %158 = arith.addi %155, %157 : index
+                    %159 = arith.divsi %158, %146 : index
+                    %160 = arith.addi %158, %154 : index
+                    %161 = arith.divsi %160, %146 : index
+                    scf.for %arg14 = %159 to %161 step %c1 {
+                      %162 = arith.index_cast %arg14 : index to i64
+                      %163 = arith.muli %162, %c16_i64 : i64
+                      %164 = arith.maxsi %163, %c0_i64_3 : i64
+                      %165 = arith.addi %163, %c16_i64 : i64
+                      %166 = arith.minsi %165, %138#5 : i64
+                      %167 = arith.subi %166, %164 : i64
+                      %168 = arith.muli %164, %138#6 : i64
+                      %169 = arith.addi %138#7, %168 : i64
+                      %170 = arith.muli %162, %c32_i64 : i64
+                      %171 = arith.addi %170, %138#8 : i64
+                      %172 = arith.subi %164, %163 : i64
+                      %173 = arith.addi %171, %172 : i64
+                      %174 = arith.minsi %121, %c64_i64 : i64
+                      "instgem.mvin2"(%169, %173, %174, %167) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %222 = arith.index_cast %arg13 : index to i64
-                %223 = arith.muli %222, %c16_i64 : i64
-                %224 = arith.subi %187, %223 : i64
-                %225 = arith.minsi %224, %c16_i64 : i64
-                %226 = arith.index_cast %198 : i64 to index
-                scf.for %arg14 = %c0 to %226 step %c1 {
-                  %228 = arith.index_cast %arg14 : index to i64
-                  %229 = arith.ori %223, %c3221225472_i64 : i64
-                  %230 = arith.muli %228, %c32_i64 : i64
-                  %231 = arith.addi %230, %223 : i64
-                  %232 = arith.addi %231, %175 : i64
-                  "instgem.preload"(%232, %225, %c16_i64, %229, %225, %202) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %233 = arith.muli %228, %c16_i64 : i64
-                  %234 = arith.addi %233, %156 : i64
-                  "instgem.compute_preloaded"(%234, %c16_i64, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %235 = arith.index_cast %201 : i64 to index
-                  scf.for %arg15 = %c1 to %235 step %c1 {
-                    %237 = arith.index_cast %arg15 : index to i64
-                    %238 = arith.muli %237, %c32_i64 : i64
-                    %239 = arith.addi %238, %223 : i64
-                    %240 = arith.ori %239, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %240, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %241 = arith.addi %238, %233 : i64
-                    %242 = arith.addi %241, %156 : i64
-                    "instgem.compute_accumulated"(%242, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %236 = arith.index_cast %188 : i64 to index
-                  scf.for %arg15 = %235 to %236 step %c1 {
-                    %237 = arith.index_cast %arg15 : index to i64
-                    %238 = arith.muli %237, %c16_i64 : i64
-                    %239 = arith.subi %181, %238 : i64
-                    %240 = arith.minsi %239, %c16_i64 : i64
-                    %241 = arith.muli %237, %c32_i64 : i64
-                    %242 = arith.addi %241, %223 : i64
-                    %243 = arith.ori %242, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %225, %240) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %244 = arith.addi %241, %233 : i64
-                    %245 = arith.addi %244, %156 : i64
-                    "instgem.compute_accumulated"(%245, %c16_i64, %240, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                %140 = arith.index_cast %arg13 : index to i64
+                %141 = arith.muli %140, %c16_i64 : i64
+                %142 = arith.subi %127, %141 : i64
+                %143 = arith.minsi %142, %c16_i64 : i64
+                %144 = arith.index_cast %135 : i64 to index
+                scf.for %arg14 = %c0 to %144 step %c1 {
+                  %146 = arith.index_cast %arg14 : index to i64
+                  %147 = arith.ori %141, %c3221225472_i64 : i64
+                  %148 = arith.muli %146, %c32_i64 : i64
+                  %149 = arith.addi %148, %141 : i64
+                  %150 = arith.addi %149, %119 : i64
+                  "instgem.preload"(%150, %143, %c16_i64, %147, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %151 = arith.muli %146, %c16_i64 : i64
+                  %152 = arith.addi %151, %109 : i64
+                  "instgem.compute_preloaded"(%152, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %153 = arith.addi %141, %c32_i64 : i64
+                  %154 = arith.ori %153, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %154, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %155 = arith.addi %151, %c32_i64 : i64
+                  %156 = arith.addi %155, %109 : i64
+                  "instgem.compute_accumulated"(%156, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %227 = arith.index_cast %191 : i64 to index
-                scf.for %arg14 = %226 to %227 step %c1 {
-                  %228 = arith.index_cast %arg14 : index to i64
-                  %229 = arith.muli %228, %c16_i64 : i64
-                  %230 = arith.subi %183, %229 : i64
-                  %231 = arith.minsi %230, %c16_i64 : i64
-                  %232 = arith.subi %185, %229 : i64
-                  %233 = arith.minsi %232, %c16_i64 : i64
-                  %234 = arith.ori %223, %c3221225472_i64 : i64
-                  %235 = arith.muli %228, %c32_i64 : i64
-                  %236 = arith.addi %235, %223 : i64
-                  %237 = arith.addi %236, %175 : i64
-                  "instgem.preload"(%237, %225, %233, %234, %225, %202) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %238 = arith.addi %229, %156 : i64
-                  "instgem.compute_preloaded"(%238, %231, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %239 = arith.index_cast %201 : i64 to index
-                  scf.for %arg15 = %c1 to %239 step %c1 {
-                    %241 = arith.index_cast %arg15 : index to i64
-                    %242 = arith.muli %241, %c32_i64 : i64
-                    %243 = arith.addi %242, %223 : i64
-                    %244 = arith.ori %243, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %245 = arith.addi %242, %229 : i64
-                    %246 = arith.addi %245, %156 : i64
-                    "instgem.compute_accumulated"(%246, %231, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %240 = arith.index_cast %188 : i64 to index
-                  scf.for %arg15 = %239 to %240 step %c1 {
-                    %241 = arith.index_cast %arg15 : index to i64
-                    %242 = arith.muli %241, %c16_i64 : i64
-                    %243 = arith.subi %181, %242 : i64
-                    %244 = arith.minsi %243, %c16_i64 : i64
-                    %245 = arith.muli %241, %c32_i64 : i64
-                    %246 = arith.addi %245, %223 : i64
-                    %247 = arith.ori %246, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %225, %244) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %248 = arith.addi %245, %229 : i64
-                    %249 = arith.addi %248, %156 : i64
-                    "instgem.compute_accumulated"(%249, %231, %244, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
+                %145 = arith.index_cast %130 : i64 to index
+                scf.for %arg14 = %144 to %145 step %c1 {
+                  %146 = arith.index_cast %arg14 : index to i64
+                  %147 = arith.muli %146, %c16_i64 : i64
+                  %148 = arith.subi %123, %147 : i64
+                  %149 = arith.minsi %148, %c16_i64 : i64
+                  %150 = arith.subi %125, %147 : i64
+                  %151 = arith.minsi %150, %c16_i64 : i64
+                  %152 = arith.ori %141, %c3221225472_i64 : i64
+                  %153 = arith.muli %146, %c32_i64 : i64
+                  %154 = arith.addi %153, %141 : i64
+                  %155 = arith.addi %154, %119 : i64
+                  "instgem.preload"(%155, %143, %151, %152, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %156 = arith.addi %147, %109 : i64
+                  "instgem.compute_preloaded"(%156, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %157 = arith.addi %141, %c32_i64 : i64
+                  %158 = arith.ori %157, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %159 = arith.addi %147, %c32_i64 : i64
+                  %160 = arith.addi %159, %109 : i64
+                  "instgem.compute_accumulated"(%160, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               } {gemmini.compute_nest}
             }
-            scf.if %204 {
-              %222 = arith.muli %221, %c4 : index
-              %223 = arith.muli %213, %c4 : index
-              %224 = arith.muli %195, %223 : index
-              %225 = arith.subi %222, %c1 : index
-              %226 = arith.addi %224, %225 : index
-              %227 = arith.divsi %226, %222 : index
-              scf.for %arg13 = %227 to %213 step %c1 {
-                %245 = arith.index_cast %arg13 : index to i64
-                %246 = arith.addi %206, %245 : i64
-                %247 = arith.muli %246, %c16_i64 : i64
-                %248 = arith.maxsi %247, %157 : i64
-                %249 = arith.addi %247, %c16_i64 : i64
-                %250 = arith.minsi %249, %160 : i64
-                %251 = arith.subi %250, %248 : i64
-                %252 = arith.subi %248, %157 : i64
-                %253 = arith.muli %252, %220#0 : i64
-                %254 = arith.addi %220#1, %253 : i64
-                %255 = arith.muli %246, %c32_i64 : i64
-                %256 = arith.addi %255, %220#2 : i64
-                %257 = arith.subi %248, %247 : i64
-                %258 = arith.addi %256, %257 : i64
-                %259 = arith.minsi %220#3, %c64_i64 : i64
-                "instgem.mvin"(%254, %258, %259, %251) : (i64, i64, i64, i64) -> ()
+            scf.if %137 {
+              %140 = arith.muli %139, %c4 : index
+              %141 = arith.muli %132, %c8 : index
+              %142 = arith.subi %140, %c1 : index
+              %143 = arith.addi %141, %142 : index
+              %144 = arith.divsi %143, %140 : index
+              scf.for %arg13 = %144 to %c2 step %c1 {
+                %156 = arith.index_cast %arg13 : index to i64
+                %157 = arith.muli %156, %c16_i64 : i64
+                %158 = arith.maxsi %157, %c0_i64_3 : i64
+                %159 = arith.addi %157, %c16_i64 : i64
+                %160 = arith.minsi %159, %c32_i64 : i64
+                %161 = arith.subi %160, %158 : i64
+                %162 = arith.muli %158, %138#0 : i64
+                %163 = arith.addi %138#1, %162 : i64
+                %164 = arith.muli %156, %c32_i64 : i64
+                %165 = arith.addi %164, %138#2 : i64
+                %166 = arith.subi %158, %157 : i64
+                %167 = arith.addi %165, %166 : i64
+                %168 = arith.minsi %138#3, %c64_i64 : i64
+                "instgem.mvin"(%163, %167, %168, %161) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %228 = arith.muli %219, %c4 : index
-              %229 = arith.muli %195, %228 : index
-              %230 = arith.subi %225, %221 : index
-              %231 = arith.addi %229, %230 : index
-              %232 = arith.divsi %231, %222 : index
-              scf.for %arg13 = %232 to %219 step %c1 {
-                %245 = arith.index_cast %arg13 : index to i64
-                %246 = arith.muli %245, %c16_i64 : i64
-                %247 = arith.maxsi %246, %c0_i64_3 : i64
-                %248 = arith.addi %246, %c16_i64 : i64
-                %249 = arith.minsi %248, %157 : i64
-                %250 = arith.subi %249, %247 : i64
-                %251 = arith.muli %245, %c32_i64 : i64
-                %252 = arith.addi %251, %220#2 : i64
-                %253 = arith.subi %247, %246 : i64
-                %254 = arith.addi %252, %253 : i64
-                %255 = arith.minsi %220#3, %c64_i64 : i64
-                "instgem.mvin"(%c0_i64_3, %254, %255, %250) : (i64, i64, i64, i64) -> ()
+              %145 = arith.subi %142, %139 : index
+              %146 = arith.divsi %145, %140 : index
+              scf.for %arg13 = %146 to %c0 step %c1 {
+                %156 = arith.index_cast %arg13 : index to i64
+                %157 = arith.muli %156, %c16_i64 : i64
+                %158 = arith.maxsi %157, %c0_i64_3 : i64
+                %159 = arith.addi %157, %c16_i64 : i64
+                %160 = arith.minsi %159, %c0_i64_3 : i64
+                %161 = arith.subi %160, %158 : i64
+                %162 = arith.muli %156, %c32_i64 : i64
+                %163 = arith.addi %162, %138#2 : i64
+                %164 = arith.subi %158, %157 : i64
+                %165 = arith.addi %163, %164 : i64
+                %166 = arith.minsi %138#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %165, %166, %161) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %233 = arith.muli %220#4, %c4 : index
-              %234 = arith.muli %195, %233 : index
-              %235 = arith.muli %221, %c2 : index
-              %236 = arith.subi %225, %235 : index
-              %237 = arith.addi %234, %236 : index
-              %238 = arith.divsi %237, %222 : index
-              scf.for %arg13 = %238 to %220#4 step %c1 {
-                %245 = arith.index_cast %arg13 : index to i64
-                %246 = arith.addi %220#5, %245 : i64
-                %247 = arith.muli %246, %c16_i64 : i64
-                %248 = arith.maxsi %247, %220#6 : i64
-                %249 = arith.addi %247, %c16_i64 : i64
-                %250 = arith.addi %220#6, %220#7 : i64
-                %251 = arith.minsi %249, %250 : i64
-                %252 = arith.subi %251, %248 : i64
-                %253 = arith.subi %248, %220#6 : i64
-                %254 = arith.muli %253, %220#8 : i64
-                %255 = arith.addi %220#9, %254 : i64
-                %256 = arith.muli %246, %c32_i64 : i64
-                %257 = arith.addi %256, %220#10 : i64
-                %258 = arith.subi %248, %247 : i64
-                %259 = arith.addi %257, %258 : i64
-                %260 = arith.minsi %178, %c64_i64 : i64
-                "instgem.mvin2"(%255, %259, %260, %252) : (i64, i64, i64, i64) -> ()
+              %147 = arith.muli %138#4, %c4 : index
+              %148 = arith.muli %132, %147 : index
+              %149 = arith.muli %139, %c2 : index
+              %150 = arith.subi %142, %149 : index
+              %151 = arith.addi %148, %150 : index
+              %152 = arith.divsi %151, %140 : index
+              scf.for %arg13 = %152 to %138#4 step %c1 {
+                %156 = arith.index_cast %arg13 : index to i64
+                %157 = arith.muli %156, %c16_i64 : i64
+                %158 = arith.maxsi %157, %c0_i64_3 : i64
+                %159 = arith.addi %157, %c16_i64 : i64
+                %160 = arith.minsi %159, %138#5 : i64
+                %161 = arith.subi %160, %158 : i64
+                %162 = arith.muli %158, %138#6 : i64
+                %163 = arith.addi %138#7, %162 : i64
+                %164 = arith.muli %156, %c32_i64 : i64
+                %165 = arith.addi %164, %138#8 : i64
+                %166 = arith.subi %158, %157 : i64
+                %167 = arith.addi %165, %166 : i64
+                %168 = arith.minsi %121, %c64_i64 : i64
+                "instgem.mvin2"(%163, %167, %168, %161) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %239 = arith.muli %220#11, %c4 : index
-              %240 = arith.muli %195, %239 : index
-              %241 = arith.muli %221, %c3 : index
-              %242 = arith.subi %225, %241 : index
-              %243 = arith.addi %240, %242 : index
-              %244 = arith.divsi %243, %222 : index
-              scf.for %arg13 = %244 to %220#11 step %c1 {
-                %245 = arith.index_cast %arg13 : index to i64
-                %246 = arith.muli %245, %c16_i64 : i64
-                %247 = arith.maxsi %246, %c0_i64_3 : i64
-                %248 = arith.addi %246, %c16_i64 : i64
-                %249 = arith.minsi %248, %220#6 : i64
-                %250 = arith.subi %249, %247 : i64
-                %251 = arith.muli %245, %c32_i64 : i64
-                %252 = arith.addi %251, %220#10 : i64
-                %253 = arith.subi %247, %246 : i64
-                %254 = arith.addi %252, %253 : i64
-                %255 = arith.minsi %178, %c64_i64 : i64
-                "instgem.mvin2"(%c0_i64_3, %254, %255, %250) : (i64, i64, i64, i64) -> ()
+              %153 = arith.muli %139, %c3 : index
+              %154 = arith.subi %142, %153 : index
+              %155 = arith.divsi %154, %140 : index
+              scf.for %arg13 = %155 to %c0 step %c1 {
+                %156 = arith.index_cast %arg13 : index to i64
+                %157 = arith.muli %156, %c16_i64 : i64
+                %158 = arith.maxsi %157, %c0_i64_3 : i64
+                %159 = arith.addi %157, %c16_i64 : i64
+                %160 = arith.minsi %159, %c0_i64_3 : i64
+                %161 = arith.subi %160, %158 : i64
+                %162 = arith.muli %156, %c32_i64 : i64
+                %163 = arith.addi %162, %138#8 : i64
+                %164 = arith.subi %158, %157 : i64
+                %165 = arith.addi %163, %164 : i64
+                %166 = arith.minsi %121, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %165, %166, %161) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
             }
-            scf.yield %146, %163 : index, index
+            scf.yield %104, %111 : index, index
           }
         }
         %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
         "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %138 = arith.index_cast %arg10 : index to i64
-          %139 = arith.remsi %138, %c2_i64_1 : i64
-          %140 = arith.divsi %138, %c2_i64_1 : i64
-          %141 = arith.muli %140, %c16_i64 : i64
-          %142 = arith.subi %c32_i64, %141 : i64
-          %143 = arith.minsi %142, %c16_i64 : i64
-          %144 = arith.muli %139, %c32_i64 : i64
-          %145 = arith.addi %144, %141 : i64
-          %146 = arith.addi %145, %c64_i64 : i64
-          %147 = arith.ori %146, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %147, %143, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.remsi %103, %c2_i64_1 : i64
+          %105 = arith.divsi %103, %c2_i64_1 : i64
+          %106 = arith.muli %105, %c16_i64 : i64
+          %107 = arith.subi %c32_i64, %106 : i64
+          %108 = arith.minsi %107, %c16_i64 : i64
+          %109 = arith.muli %104, %c32_i64 : i64
+          %110 = arith.addi %109, %106 : i64
+          %111 = arith.addi %110, %c64_i64 : i64
+          %112 = arith.ori %111, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %112, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %66 = arith.minsi %arg6, %c32 : index
-        %67 = arith.maxsi %15, %c0 : index
-        %68 = arith.minsi %67, %c32 : index
-        %69 = arith.subi %66, %15 : index
-        %70 = arith.maxsi %22, %c0 : index
-        %71 = arith.minsi %70, %arg7 : index
-        %72 = arith.maxsi %18, %c0 : index
-        %73 = arith.minsi %72, %c32 : index
-        %74 = arith.subi %71, %17 : index
-        %75 = arith.cmpi sgt, %73, %c0 : index
-        scf.if %75 {
-          func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
-        }
-        %subview = memref.subview %reinterpret_cast_5[%15, %17] [%69, %74] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %76 = arith.index_cast %68 : index to i64
-        %77 = arith.index_cast %69 : index to i64
-        %78 = arith.index_cast %74 : index to i64
-        %79 = arith.addi %76, %77 : i64
-        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %80 = arith.index_cast %intptr : index to i64
-        %81 = arith.index_cast %offset : index to i64
-        %82 = arith.addi %80, %81 : i64
-        %83 = arith.index_cast %strides#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
-        %84 = arith.maxsi %76, %c0_i64_3 : i64
-        %85 = arith.divui %84, %c16_i64 : i64
-        %86 = arith.maxsi %79, %c0_i64_3 : i64
-        %87 = arith.addi %86, %c15_i64 : i64
-        %88 = arith.divui %87, %c16_i64 : i64
-        %89 = arith.subi %88, %85 : i64
-        %90 = arith.cmpi sgt, %77, %c0_i64_3 : i64
-        %91 = arith.extui %90 : i1 to i64
-        %92 = arith.muli %89, %91 : i64
-        %93 = arith.index_cast %92 : i64 to index
-        scf.for %arg10 = %c0 to %93 step %c1 {
-          %138 = arith.index_cast %arg10 : index to i64
-          %139 = arith.addi %85, %138 : i64
-          %140 = arith.muli %139, %c16_i64 : i64
-          %141 = arith.maxsi %140, %76 : i64
-          %142 = arith.addi %140, %c16_i64 : i64
-          %143 = arith.minsi %142, %79 : i64
-          %144 = arith.subi %143, %141 : i64
-          %145 = arith.subi %141, %76 : i64
-          %146 = arith.muli %145, %83 : i64
-          %147 = arith.addi %82, %146 : i64
-          %148 = arith.muli %139, %c32_i64 : i64
-          %149 = arith.addi %148, %c256_i64 : i64
-          %150 = arith.subi %141, %140 : i64
-          %151 = arith.addi %149, %150 : i64
-          %152 = arith.minsi %78, %c64_i64 : i64
-          "instgem.mvin"(%147, %151, %152, %144) : (i64, i64, i64, i64) -> ()
+        %64 = arith.minsi %arg6, %c32 : index
+        %65 = arith.subi %64, %15 : index
+        %subview = memref.subview %reinterpret_cast_5[%15, %14] [%65, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %66 = arith.index_cast %15 : index to i64
+        %67 = arith.index_cast %65 : index to i64
+        %68 = arith.addi %66, %67 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %69 = arith.index_cast %intptr : index to i64
+        %70 = arith.index_cast %offset : index to i64
+        %71 = arith.addi %69, %70 : i64
+        %72 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+        %73 = arith.maxsi %66, %c0_i64_3 : i64
+        %74 = arith.divui %73, %c16_i64 : i64
+        %75 = arith.maxsi %68, %c0_i64_3 : i64
+        %76 = arith.addi %75, %c15_i64 : i64
+        %77 = arith.divui %76, %c16_i64 : i64
+        %78 = arith.subi %77, %74 : i64
+        %79 = arith.cmpi sgt, %67, %c0_i64_3 : i64
+        %80 = arith.extui %79 : i1 to i64
+        %81 = arith.muli %78, %80 : i64
+        %82 = arith.index_cast %81 : i64 to index
+        scf.for %arg10 = %c0 to %82 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.addi %74, %103 : i64
+          %105 = arith.muli %104, %c16_i64 : i64
+          %106 = arith.maxsi %105, %66 : i64
+          %107 = arith.addi %105, %c16_i64 : i64
+          %108 = arith.minsi %107, %68 : i64
+          %109 = arith.subi %108, %106 : i64
+          %110 = arith.subi %106, %66 : i64
+          %111 = arith.muli %110, %72 : i64
+          %112 = arith.addi %71, %111 : i64
+          %113 = arith.muli %104, %c32_i64 : i64
+          %114 = arith.addi %113, %c256_i64 : i64
+          %115 = arith.subi %106, %105 : i64
+          %116 = arith.addi %114, %115 : i64
+          "instgem.mvin"(%112, %116, %c32_i64, %109) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %94 = arith.addi %84, %c15_i64 : i64
-        %95 = arith.divui %94, %c16_i64 : i64
-        %96 = arith.cmpi sgt, %76, %c0_i64_3 : i64
-        %97 = arith.extui %96 : i1 to i64
-        %98 = arith.muli %95, %97 : i64
-        %99 = arith.index_cast %98 : i64 to index
-        scf.for %arg10 = %c0 to %99 step %c1 {
-          %138 = arith.index_cast %arg10 : index to i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.maxsi %139, %c0_i64_3 : i64
-          %141 = arith.addi %139, %c16_i64 : i64
-          %142 = arith.minsi %141, %76 : i64
-          %143 = arith.subi %142, %140 : i64
-          %144 = arith.muli %138, %c32_i64 : i64
-          %145 = arith.addi %144, %c256_i64 : i64
-          %146 = arith.subi %140, %139 : i64
-          %147 = arith.addi %145, %146 : i64
-          %148 = arith.minsi %78, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %147, %148, %143) : (i64, i64, i64, i64) -> ()
+        %83 = arith.addi %73, %c15_i64 : i64
+        %84 = arith.divui %83, %c16_i64 : i64
+        %85 = arith.cmpi sgt, %66, %c0_i64_3 : i64
+        %86 = arith.extui %85 : i1 to i64
+        %87 = arith.muli %84, %86 : i64
+        %88 = arith.index_cast %87 : i64 to index
+        scf.for %arg10 = %c0 to %88 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.maxsi %104, %c0_i64_3 : i64
+          %106 = arith.addi %104, %c16_i64 : i64
+          %107 = arith.minsi %106, %66 : i64
+          %108 = arith.subi %107, %105 : i64
+          %109 = arith.muli %103, %c32_i64 : i64
+          %110 = arith.addi %109, %c256_i64 : i64
+          %111 = arith.subi %105, %104 : i64
+          %112 = arith.addi %110, %111 : i64
+          "instgem.mvin"(%c0_i64_3, %112, %c32_i64, %108) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %100 = arith.minsi %86, %c32_i64 : i64
-        %101 = arith.maxsi %78, %c0_i64_3 : i64
-        %102 = arith.minsi %101, %c32_i64 : i64
-        %103 = arith.bitcast %arg8 : f32 to i32
-        %104 = arith.extui %103 : i32 to i64
-        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %104, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        %105 = arith.ceildivsi %102, %c16_i64 : i64
-        %106 = arith.minsi %100, %c32_i64 : i64
-        %107 = arith.ceildivsi %106, %c16_i64 : i64
-        %108 = arith.index_cast %105 : i64 to index
-        %109 = arith.divsi %106, %c16_i64 : i64
-        %110 = arith.minsi %107, %109 : i64
-        %111 = arith.maxsi %110, %c0_i64_3 : i64
-        scf.for %arg10 = %c0 to %108 step %c1 {
-          %138 = arith.index_cast %arg10 : index to i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.subi %102, %139 : i64
-          %141 = arith.minsi %140, %c16_i64 : i64
-          %142 = arith.index_cast %111 : i64 to index
-          scf.for %arg11 = %c0 to %142 step %c1 {
-            %144 = arith.index_cast %arg11 : index to i64
-            %145 = arith.addi %139, %c64_i64 : i64
-            %146 = arith.ori %145, %c3221225472_i64 : i64
-            %147 = arith.muli %144, %c32_i64 : i64
-            %148 = arith.addi %147, %139 : i64
-            %149 = arith.addi %148, %c256_i64 : i64
-            "instgem.preload"(%149, %141, %c16_i64, %146, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %150 = arith.muli %144, %c16_i64 : i64
-            %151 = arith.ori %150, %c2147483648_i64 : i64
-            "instgem.compute_preloaded"(%151, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %152 = arith.addi %139, %c96_i64 : i64
-            %153 = arith.ori %152, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %154 = arith.addi %150, %c32_i64 : i64
-            %155 = arith.ori %154, %c2147483648_i64 : i64
-            "instgem.compute_accumulated"(%155, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %89 = arith.minsi %75, %c32_i64 : i64
+        %90 = arith.bitcast %arg8 : f32 to i32
+        %91 = arith.extui %90 : i32 to i64
+        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %91, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %92 = arith.minsi %89, %c32_i64 : i64
+        %93 = arith.ceildivsi %92, %c16_i64 : i64
+        %94 = arith.divsi %92, %c16_i64 : i64
+        %95 = arith.minsi %93, %94 : i64
+        %96 = arith.maxsi %95, %c0_i64_3 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.subi %c32_i64, %104 : i64
+          %106 = arith.minsi %105, %c16_i64 : i64
+          %107 = arith.index_cast %96 : i64 to index
+          scf.for %arg11 = %c0 to %107 step %c1 {
+            %109 = arith.index_cast %arg11 : index to i64
+            %110 = arith.addi %104, %c64_i64 : i64
+            %111 = arith.ori %110, %c3221225472_i64 : i64
+            %112 = arith.muli %109, %c32_i64 : i64
+            %113 = arith.addi %112, %104 : i64
+            %114 = arith.addi %113, %c256_i64 : i64
+            "instgem.preload"(%114, %106, %c16_i64, %111, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %115 = arith.muli %109, %c16_i64 : i64
+            %116 = arith.ori %115, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %117 = arith.addi %104, %c96_i64 : i64
+            %118 = arith.ori %117, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %118, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %119 = arith.addi %115, %c32_i64 : i64
+            %120 = arith.ori %119, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%120, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          %143 = arith.index_cast %107 : i64 to index
-          scf.for %arg11 = %142 to %143 step %c1 {
-            %144 = arith.index_cast %arg11 : index to i64
-            %145 = arith.muli %144, %c16_i64 : i64
-            %146 = arith.subi %c32_i64, %145 : i64
-            %147 = arith.minsi %146, %c16_i64 : i64
-            %148 = arith.subi %100, %145 : i64
-            %149 = arith.minsi %148, %c16_i64 : i64
-            %150 = arith.addi %139, %c64_i64 : i64
-            %151 = arith.ori %150, %c3221225472_i64 : i64
-            %152 = arith.muli %144, %c32_i64 : i64
-            %153 = arith.addi %152, %139 : i64
-            %154 = arith.addi %153, %c256_i64 : i64
-            "instgem.preload"(%154, %141, %149, %151, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %155 = arith.ori %145, %c2147483648_i64 : i64
-            "instgem.compute_preloaded"(%155, %147, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %156 = arith.addi %139, %c96_i64 : i64
-            %157 = arith.ori %156, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %141, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %158 = arith.addi %145, %c32_i64 : i64
-            %159 = arith.ori %158, %c2147483648_i64 : i64
-            "instgem.compute_accumulated"(%159, %147, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %108 = arith.index_cast %93 : i64 to index
+          scf.for %arg11 = %107 to %108 step %c1 {
+            %109 = arith.index_cast %arg11 : index to i64
+            %110 = arith.muli %109, %c16_i64 : i64
+            %111 = arith.subi %c32_i64, %110 : i64
+            %112 = arith.minsi %111, %c16_i64 : i64
+            %113 = arith.subi %89, %110 : i64
+            %114 = arith.minsi %113, %c16_i64 : i64
+            %115 = arith.addi %104, %c64_i64 : i64
+            %116 = arith.ori %115, %c3221225472_i64 : i64
+            %117 = arith.muli %109, %c32_i64 : i64
+            %118 = arith.addi %117, %104 : i64
+            %119 = arith.addi %118, %c256_i64 : i64
+            "instgem.preload"(%119, %106, %114, %116, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %120 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%120, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %121 = arith.addi %104, %c96_i64 : i64
+            %122 = arith.ori %121, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %122, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %123 = arith.addi %110, %c32_i64 : i64
+            %124 = arith.ori %123, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%124, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
         } {gemmini.compute_nest}
         %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-        %112 = arith.maxsi %23, %c0 : index
-        %113 = arith.minsi %112, %arg4 : index
-        %114 = arith.maxsi %21, %c0 : index
-        %115 = arith.minsi %114, %c32 : index
-        %116 = arith.subi %113, %20 : index
-        scf.if %75 {
-          func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
-        }
-        %subview_7 = memref.subview %reinterpret_cast_6[%20, %17] [%116, %74] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %117 = arith.index_cast %115 : index to i64
-        %118 = arith.index_cast %116 : index to i64
-        %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %119 = arith.index_cast %intptr_12 : index to i64
-        %120 = arith.index_cast %offset_9 : index to i64
-        %121 = arith.addi %119, %120 : i64
-        %122 = arith.index_cast %strides_11#0 : index to i64
-        %123 = arith.bitcast %arg9 : f32 to i32
-        %124 = arith.extui %123 : i32 to i64
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %97 = arith.index_cast %intptr_13 : index to i64
+        %98 = arith.index_cast %offset_10 : index to i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.index_cast %strides_12#0 : index to i64
+        %101 = arith.bitcast %arg9 : f32 to i32
+        %102 = arith.extui %101 : i32 to i64
         scf.if %7 {
-          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %122, %124) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %100, %102) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
-        %125 = arith.maxsi %117, %c0_i64_3 : i64
-        %126 = arith.divui %125, %c16_i64 : i64
-        %127 = arith.addi %117, %118 : i64
-        %128 = arith.maxsi %127, %c0_i64_3 : i64
-        %129 = arith.addi %128, %c15_i64 : i64
-        %130 = arith.divui %129, %c16_i64 : i64
-        %131 = arith.subi %130, %126 : i64
-        %132 = arith.cmpi sgt, %118, %c0_i64_3 : i64
-        %133 = arith.extui %132 : i1 to i64
-        %134 = arith.muli %131, %133 : i64
-        %135 = arith.ceildivsi %78, %c16_i64 : i64
-        %136 = arith.muli %134, %135 : i64
-        %137 = arith.index_cast %136 : i64 to index
-        scf.for %arg10 = %c0 to %137 step %c1 {
-          %138 = arith.index_cast %arg10 : index to i64
-          %139 = arith.remsi %138, %134 : i64
-          %140 = arith.divsi %138, %134 : i64
-          %141 = arith.addi %126, %139 : i64
-          %142 = arith.muli %141, %c16_i64 : i64
-          %143 = arith.maxsi %142, %117 : i64
-          %144 = arith.addi %142, %c16_i64 : i64
-          %145 = arith.minsi %144, %127 : i64
-          %146 = arith.subi %145, %143 : i64
-          %147 = arith.subi %143, %117 : i64
-          %148 = arith.muli %147, %122 : i64
-          %149 = arith.addi %121, %148 : i64
-          %150 = arith.muli %140, %c16_i64 : i64
-          %151 = arith.addi %149, %150 : i64
-          %152 = arith.muli %141, %c32_i64 : i64
-          %153 = arith.addi %152, %150 : i64
-          %154 = arith.addi %153, %c64_i64 : i64
-          %155 = arith.ori %154, %c2147483648_i64 : i64
-          %156 = arith.subi %143, %142 : i64
-          %157 = arith.addi %155, %156 : i64
-          %158 = arith.subi %78, %150 : i64
-          %159 = arith.minsi %158, %c16_i64 : i64
-          "instgem.mvout"(%151, %157, %159, %146) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.remsi %103, %c2_i64_1 : i64
+          %105 = arith.divsi %103, %c2_i64_1 : i64
+          %106 = arith.muli %104, %c16_i64 : i64
+          %107 = arith.maxsi %106, %c0_i64_3 : i64
+          %108 = arith.addi %106, %c16_i64 : i64
+          %109 = arith.minsi %108, %c32_i64 : i64
+          %110 = arith.subi %109, %107 : i64
+          %111 = arith.muli %107, %100 : i64
+          %112 = arith.addi %99, %111 : i64
+          %113 = arith.muli %105, %c16_i64 : i64
+          %114 = arith.addi %112, %113 : i64
+          %115 = arith.muli %104, %c32_i64 : i64
+          %116 = arith.addi %115, %113 : i64
+          %117 = arith.addi %116, %c64_i64 : i64
+          %118 = arith.ori %117, %c2147483648_i64 : i64
+          %119 = arith.subi %107, %106 : i64
+          %120 = arith.addi %118, %119 : i64
+          %121 = arith.subi %c32_i64, %113 : i64
+          %122 = arith.minsi %121, %c16_i64 : i64
+          "instgem.mvout"(%114, %120, %122, %110) : (i64, i64, i64, i64) -> ()
         }
+      }
+    } else {
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %58 = arith.cmpi sle, %13, %c0 : index
+      scf.if %58 {
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %133 = arith.index_cast %arg10 : index to i64
+          %134 = arith.remsi %133, %c2_i64_1 : i64
+          %135 = arith.divsi %133, %c2_i64_1 : i64
+          %136 = arith.muli %135, %c16_i64 : i64
+          %137 = arith.subi %c32_i64, %136 : i64
+          %138 = arith.minsi %137, %c16_i64 : i64
+          %139 = arith.muli %134, %c32_i64 : i64
+          %140 = arith.addi %139, %136 : i64
+          %141 = arith.ori %140, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %141, %138, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      %59 = arith.cmpi sgt, %13, %c0 : index
+      scf.if %59 {
+        %133 = arith.maxsi %23, %c0 : index
+        %134 = arith.minsi %133, %arg4 : index
+        %135 = arith.maxsi %21, %c0 : index
+        %136 = arith.minsi %135, %c32 : index
+        %137 = arith.subi %134, %20 : index
+        %138 = arith.minsi %arg5, %c0 : index
+        %139 = arith.minsi %arg5, %c32 : index
+        %140 = arith.maxsi %138, %c0 : index
+        %141 = arith.minsi %140, %c32 : index
+        %142 = arith.subi %139, %138 : index
+        %143 = arith.cmpi sgt, %141, %c0 : index
+        %subview_13 = memref.subview %reinterpret_cast[%20, %138] [%137, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %144 = arith.index_cast %136 : index to i64
+        %145 = arith.index_cast %137 : index to i64
+        %146 = arith.index_cast %142 : index to i64
+        %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %147 = arith.index_cast %intptr_18 : index to i64
+        %148 = arith.index_cast %offset_15 : index to i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.index_cast %strides_17#0 : index to i64
+        %151 = arith.maxsi %144, %c0_i64_3 : i64
+        %152 = arith.divui %151, %c16_i64 : i64
+        %153 = arith.addi %144, %145 : i64
+        %154 = arith.maxsi %153, %c0_i64_3 : i64
+        %155 = arith.addi %154, %c15_i64 : i64
+        %156 = arith.divui %155, %c16_i64 : i64
+        %157 = arith.subi %156, %152 : i64
+        %158 = arith.cmpi sgt, %145, %c0_i64_3 : i64
+        %159 = arith.extui %158 : i1 to i64
+        %160 = arith.muli %157, %159 : i64
+        %161 = arith.index_cast %160 : i64 to index
+        %162 = arith.addi %151, %c15_i64 : i64
+        %163 = arith.divui %162, %c16_i64 : i64
+        %164 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+        %165 = arith.extui %164 : i1 to i64
+        %166 = arith.muli %163, %165 : i64
+        %167 = arith.index_cast %166 : i64 to index
+        %168 = arith.minsi %arg6, %c32 : index
+        %169 = arith.maxsi %15, %c0 : index
+        %170 = arith.minsi %169, %c32 : index
+        %171 = arith.subi %168, %15 : index
+        %172 = arith.cmpi sgt, %170, %c0 : index
+        %subview_19 = memref.subview %reinterpret_cast_4[%138, %15] [%142, %171] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %173 = arith.index_cast %141 : index to i64
+        %174 = arith.index_cast %171 : index to i64
+        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %175 = arith.index_cast %intptr_24 : index to i64
+        %176 = arith.index_cast %offset_21 : index to i64
+        %177 = arith.addi %175, %176 : i64
+        %178 = arith.index_cast %strides_23#0 : index to i64
+        %179 = arith.maxsi %173, %c0_i64_3 : i64
+        %180 = arith.divui %179, %c16_i64 : i64
+        %181 = arith.addi %173, %146 : i64
+        %182 = arith.maxsi %181, %c0_i64_3 : i64
+        %183 = arith.addi %182, %c15_i64 : i64
+        %184 = arith.divui %183, %c16_i64 : i64
+        %185 = arith.subi %184, %180 : i64
+        %186 = arith.cmpi sgt, %146, %c0_i64_3 : i64
+        %187 = arith.extui %186 : i1 to i64
+        %188 = arith.muli %185, %187 : i64
+        %189 = arith.index_cast %188 : i64 to index
+        %190 = arith.addi %179, %c15_i64 : i64
+        %191 = arith.divui %190, %c16_i64 : i64
+        %192 = arith.cmpi sgt, %173, %c0_i64_3 : i64
+        %193 = arith.extui %192 : i1 to i64
+        %194 = arith.muli %191, %193 : i64
+        %195 = arith.index_cast %194 : i64 to index
+        scf.if %143 {
+          func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+        }
+        scf.if %172 {
+          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+        }
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+        %196 = arith.minsi %161, %c1 : index
+        %197 = arith.minsi %167, %c1 : index
+        %198 = arith.minsi %189, %c1 : index
+        %199 = arith.minsi %195, %c1 : index
+        scf.for %arg10 = %c0 to %196 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.addi %152, %200 : i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.maxsi %202, %144 : i64
+          %204 = arith.addi %202, %c16_i64 : i64
+          %205 = arith.minsi %204, %153 : i64
+          %206 = arith.subi %205, %203 : i64
+          %207 = arith.subi %203, %144 : i64
+          %208 = arith.muli %207, %150 : i64
+          %209 = arith.addi %149, %208 : i64
+          %210 = arith.muli %201, %c32_i64 : i64
+          %211 = arith.subi %203, %202 : i64
+          %212 = arith.addi %210, %211 : i64
+          %213 = arith.minsi %146, %c64_i64 : i64
+          "instgem.mvin"(%209, %212, %213, %206) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %197 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.muli %200, %c16_i64 : i64
+          %202 = arith.maxsi %201, %c0_i64_3 : i64
+          %203 = arith.addi %201, %c16_i64 : i64
+          %204 = arith.minsi %203, %144 : i64
+          %205 = arith.subi %204, %202 : i64
+          %206 = arith.muli %200, %c32_i64 : i64
+          %207 = arith.subi %202, %201 : i64
+          %208 = arith.addi %206, %207 : i64
+          %209 = arith.minsi %146, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %208, %209, %205) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %198 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.addi %180, %200 : i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.maxsi %202, %173 : i64
+          %204 = arith.addi %202, %c16_i64 : i64
+          %205 = arith.minsi %204, %181 : i64
+          %206 = arith.subi %205, %203 : i64
+          %207 = arith.subi %203, %173 : i64
+          %208 = arith.muli %207, %178 : i64
+          %209 = arith.addi %177, %208 : i64
+          %210 = arith.muli %201, %c32_i64 : i64
+          %211 = arith.addi %210, %c128_i64 : i64
+          %212 = arith.subi %203, %202 : i64
+          %213 = arith.addi %211, %212 : i64
+          %214 = arith.minsi %174, %c64_i64 : i64
+          "instgem.mvin2"(%209, %213, %214, %206) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %c0 to %199 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.muli %200, %c16_i64 : i64
+          %202 = arith.maxsi %201, %c0_i64_3 : i64
+          %203 = arith.addi %201, %c16_i64 : i64
+          %204 = arith.minsi %203, %173 : i64
+          %205 = arith.subi %204, %202 : i64
+          %206 = arith.muli %200, %c32_i64 : i64
+          %207 = arith.addi %206, %c128_i64 : i64
+          %208 = arith.subi %202, %201 : i64
+          %209 = arith.addi %207, %208 : i64
+          %210 = arith.minsi %174, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %209, %210, %205) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %196 to %161 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.addi %152, %200 : i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.maxsi %202, %144 : i64
+          %204 = arith.addi %202, %c16_i64 : i64
+          %205 = arith.minsi %204, %153 : i64
+          %206 = arith.subi %205, %203 : i64
+          %207 = arith.subi %203, %144 : i64
+          %208 = arith.muli %207, %150 : i64
+          %209 = arith.addi %149, %208 : i64
+          %210 = arith.muli %201, %c32_i64 : i64
+          %211 = arith.subi %203, %202 : i64
+          %212 = arith.addi %210, %211 : i64
+          %213 = arith.minsi %146, %c64_i64 : i64
+          "instgem.mvin"(%209, %212, %213, %206) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %197 to %167 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.muli %200, %c16_i64 : i64
+          %202 = arith.maxsi %201, %c0_i64_3 : i64
+          %203 = arith.addi %201, %c16_i64 : i64
+          %204 = arith.minsi %203, %144 : i64
+          %205 = arith.subi %204, %202 : i64
+          %206 = arith.muli %200, %c32_i64 : i64
+          %207 = arith.subi %202, %201 : i64
+          %208 = arith.addi %206, %207 : i64
+          %209 = arith.minsi %146, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %208, %209, %205) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %198 to %189 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.addi %180, %200 : i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.maxsi %202, %173 : i64
+          %204 = arith.addi %202, %c16_i64 : i64
+          %205 = arith.minsi %204, %181 : i64
+          %206 = arith.subi %205, %203 : i64
+          %207 = arith.subi %203, %173 : i64
+          %208 = arith.muli %207, %178 : i64
+          %209 = arith.addi %177, %208 : i64
+          %210 = arith.muli %201, %c32_i64 : i64
+          %211 = arith.addi %210, %c128_i64 : i64
+          %212 = arith.subi %203, %202 : i64
+          %213 = arith.addi %211, %212 : i64
+          %214 = arith.minsi %174, %c64_i64 : i64
+          "instgem.mvin2"(%209, %213, %214, %206) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %199 to %195 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.muli %200, %c16_i64 : i64
+          %202 = arith.maxsi %201, %c0_i64_3 : i64
+          %203 = arith.addi %201, %c16_i64 : i64
+          %204 = arith.minsi %203, %173 : i64
+          %205 = arith.subi %204, %202 : i64
+          %206 = arith.muli %200, %c32_i64 : i64
+          %207 = arith.addi %206, %c128_i64 : i64
+          %208 = arith.subi %202, %201 : i64
+          %209 = arith.addi %207, %208 : i64
+          %210 = arith.minsi %174, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %209, %210, %205) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+      }
+      %60 = arith.cmpi sle, %13, %c1 : index
+      scf.if %60 {
+        scf.if %59 {
+          %133 = arith.maxsi %23, %c0 : index
+          %134 = arith.minsi %133, %arg4 : index
+          %135 = arith.maxsi %21, %c0 : index
+          %136 = arith.minsi %135, %c32 : index
+          %137 = arith.subi %134, %20 : index
+          %138 = arith.minsi %arg5, %c0 : index
+          %139 = arith.minsi %arg5, %c32 : index
+          %140 = arith.maxsi %138, %c0 : index
+          %141 = arith.minsi %140, %c32 : index
+          %142 = arith.subi %139, %138 : index
+          %143 = arith.cmpi sgt, %141, %c0 : index
+          scf.if %143 {
+            func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+          }
+          %144 = arith.index_cast %136 : index to i64
+          %145 = arith.index_cast %137 : index to i64
+          %146 = arith.index_cast %142 : index to i64
+          %147 = arith.addi %144, %145 : i64
+          %148 = arith.minsi %arg6, %c32 : index
+          %149 = arith.maxsi %15, %c0 : index
+          %150 = arith.minsi %149, %c32 : index
+          %151 = arith.subi %148, %15 : index
+          %152 = arith.cmpi sgt, %150, %c0 : index
+          scf.if %152 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %153 = arith.index_cast %141 : index to i64
+          %154 = arith.index_cast %151 : index to i64
+          %155 = arith.addi %153, %146 : i64
+          %156 = arith.maxsi %147, %c0_i64_3 : i64
+          %157 = arith.minsi %156, %c32_i64 : i64
+          %158 = arith.maxsi %146, %c0_i64_3 : i64
+          %159 = arith.minsi %158, %c32_i64 : i64
+          %160 = arith.maxsi %155, %c0_i64_3 : i64
+          %161 = arith.minsi %160, %c32_i64 : i64
+          %162 = arith.maxsi %154, %c0_i64_3 : i64
+          %163 = arith.minsi %162, %c32_i64 : i64
+          %164 = arith.ceildivsi %157, %c16_i64 : i64
+          %165 = arith.ceildivsi %163, %c16_i64 : i64
+          %166 = arith.minsi %159, %161 : i64
+          %167 = arith.ceildivsi %166, %c16_i64 : i64
+          %168 = arith.cmpi sgt, %164, %c0_i64_3 : i64
+          %169 = arith.select %168, %165, %c0_i64_3 : i64
+          %170 = arith.index_cast %169 : i64 to index
+          %171 = arith.divsi %166, %c16_i64 : i64
+          %172 = arith.minsi %167, %171 : i64
+          %173 = arith.maxsi %172, %c0_i64_3 : i64
+          %174 = arith.divsi %157, %c16_i64 : i64
+          %175 = arith.minsi %164, %174 : i64
+          %176 = arith.maxsi %175, %c1_i64_2 : i64
+          %177 = arith.minsi %157, %c16_i64 : i64
+          %178 = arith.cmpi sgt, %13, %c1 : index
+          %179 = arith.maxsi %144, %c0_i64_3 : i64
+          %180 = arith.divui %179, %c16_i64 : i64
+          %181 = arith.addi %156, %c15_i64 : i64
+          %182 = arith.divui %181, %c16_i64 : i64
+          %183 = arith.subi %182, %180 : i64
+          %184 = arith.cmpi sgt, %145, %c0_i64_3 : i64
+          %185 = arith.extui %184 : i1 to i64
+          %186 = arith.muli %183, %185 : i64
+          %187 = arith.index_cast %186 : i64 to index
+          %188 = arith.addi %179, %c15_i64 : i64
+          %189 = arith.divui %188, %c16_i64 : i64
+          %190 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+          %191 = arith.extui %190 : i1 to i64
+          %192 = arith.muli %189, %191 : i64
+          %193 = arith.index_cast %192 : i64 to index
+          %194 = arith.select %178, %c64_i64, %c0_i64_3 : i64
+          %195 = arith.select %178, %c192_i64, %c0_i64_3 : i64
+          %196:10 = scf.if %178 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+            %203 = arith.minsi %arg5, %c64 : index
+            %204 = arith.subi %139, %c32 : index
+            %205 = arith.maxsi %204, %c0 : index
+            %206 = arith.minsi %205, %c32 : index
+            %207 = arith.subi %203, %139 : index
+            %208 = arith.cmpi sgt, %206, %c0 : index
+            %subview_13 = memref.subview %reinterpret_cast[%20, %139] [%137, %207] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %209 = arith.index_cast %207 : index to i64
+            %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %210 = arith.index_cast %intptr_18 : index to i64
+            %211 = arith.index_cast %offset_15 : index to i64
+            %212 = arith.addi %210, %211 : i64
+            %213 = arith.index_cast %strides_17#0 : index to i64
+            %subview_19 = memref.subview %reinterpret_cast_4[%139, %15] [%207, %151] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %214 = arith.index_cast %206 : index to i64
+            %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %215 = arith.index_cast %intptr_24 : index to i64
+            %216 = arith.index_cast %offset_21 : index to i64
+            %217 = arith.addi %215, %216 : i64
+            %218 = arith.index_cast %strides_23#0 : index to i64
+            %219 = arith.maxsi %214, %c0_i64_3 : i64
+            %220 = arith.divui %219, %c16_i64 : i64
+            %221 = arith.addi %214, %209 : i64
+            %222 = arith.maxsi %221, %c0_i64_3 : i64
+            %223 = arith.addi %222, %c15_i64 : i64
+            %224 = arith.divui %223, %c16_i64 : i64
+            %225 = arith.subi %224, %220 : i64
+            %226 = arith.cmpi sgt, %209, %c0_i64_3 : i64
+            %227 = arith.extui %226 : i1 to i64
+            %228 = arith.muli %225, %227 : i64
+            %229 = arith.index_cast %228 : i64 to index
+            %230 = arith.addi %219, %c15_i64 : i64
+            %231 = arith.divui %230, %c16_i64 : i64
+            %232 = arith.cmpi sgt, %214, %c0_i64_3 : i64
+            %233 = arith.extui %232 : i1 to i64
+            %234 = arith.muli %231, %233 : i64
+            %235 = arith.index_cast %234 : i64 to index
+            scf.if %208 {
+              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+            }
+            scf.if %152 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %213, %212, %209, %229, %220, %214, %209, %218, %217, %235 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+          } else {
+            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+          }
+          %197 = arith.maxsi %170, %c1 : index
+          scf.for %arg10 = %c0 to %170 step %c1 {
+            scf.if %178 {
+              %210 = arith.cmpi sgt, %187, %c0 : index
+              scf.if %210 {
+                %214 = arith.muli %197, %c4 : index
+                %215 = arith.muli %187, %c4 : index
+                %216 = arith.muli %arg10, %215 : index
+                %217 = arith.subi %214, %c1 : index
+                %218 = arith.addi %216, %217 : index
+                %219 = arith.divsi %218, %214 : index
+                %220 = arith.addi %218, %215 : index
+                %221 = arith.divsi %220, %214 : index
+                scf.for %arg11 = %219 to %221 step %c1 {
+                  %222 = arith.index_cast %arg11 : index to i64
+                  %223 = arith.addi %180, %222 : i64
+                  %224 = arith.muli %223, %c16_i64 : i64
+                  %225 = arith.maxsi %224, %144 : i64
+                  %226 = arith.addi %224, %c16_i64 : i64
+                  %227 = arith.minsi %226, %147 : i64
+                  %228 = arith.subi %227, %225 : i64
+                  %229 = arith.subi %225, %144 : i64
+                  %230 = arith.muli %229, %196#0 : i64
+                  %231 = arith.addi %196#1, %230 : i64
+                  %232 = arith.muli %223, %c32_i64 : i64
+                  %233 = arith.addi %232, %194 : i64
+                  %234 = arith.subi %225, %224 : i64
+                  %235 = arith.addi %233, %234 : i64
+                  %236 = arith.minsi %196#2, %c64_i64 : i64
+                  "instgem.mvin"(%231, %235, %236, %228) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+              }
+              %211 = arith.cmpi sgt, %193, %c0 : index
+              scf.if %211 {
+                %214 = arith.muli %197, %c4 : index
+                %215 = arith.muli %193, %c4 : index
+                %216 = arith.muli %arg10, %215 : index
+                %217 = arith.subi %214, %c1 : index
+                %218 = arith.subi %217, %197 : index
+                %219 = arith.addi %216, %218 : index
+                %220 = arith.divsi %219, %214 : index
+                %221 = arith.addi %219, %215 : index
+                %222 = arith.divsi %221, %214 : index
+                scf.for %arg11 = %220 to %222 step %c1 {
+                  %223 = arith.index_cast %arg11 : index to i64
+                  %224 = arith.muli %223, %c16_i64 : i64
+                  %225 = arith.maxsi %224, %c0_i64_3 : i64
+                  %226 = arith.addi %224, %c16_i64 : i64
+                  %227 = arith.minsi %226, %144 : i64
+                  %228 = arith.subi %227, %225 : i64
+                  %229 = arith.muli %223, %c32_i64 : i64
+                  %230 = arith.addi %229, %194 : i64
+                  %231 = arith.subi %225, %224 : i64
+                  %232 = arith.addi %230, %231 : i64
+                  %233 = arith.minsi %196#2, %c64_i64 : i64
+                  "instgem.mvin"(%c0_i64_3, %232, %233, %228) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+              }
+              %212 = arith.cmpi sgt, %196#3, %c0 : index
+              scf.if %212 {
+                %214 = arith.muli %197, %c4 : index
+                %215 = arith.muli %196#3, %c4 : index
+                %216 = arith.muli %arg10, %215 : index
+                %217 = arith.subi %214, %c1 : index
+                %218 = arith.muli %197, %c2 : index
+                %219 = arith.subi %217, %218 : index
+                %220 = arith.addi %216, %219 : index
+                %221 = arith.divsi %220, %214 : index
+                %222 = arith.addi %220, %215 : index
+                %223 = arith.divsi %222, %214 : index
+                scf.for %arg11 = %221 to %223 step %c1 {
+                  %224 = arith.index_cast %arg11 : index to i64
+                  %225 = arith.addi %196#4, %224 : i64
+                  %226 = arith.muli %225, %c16_i64 : i64
+                  %227 = arith.maxsi %226, %196#5 : i64
+                  %228 = arith.addi %226, %c16_i64 : i64
+                  %229 = arith.addi %196#5, %196#6 : i64
+                  %230 = arith.minsi %228, %229 : i64
+                  %231 = arith.subi %230, %227 : i64
+                  %232 = arith.subi %227, %196#5 : i64
+                  %233 = arith.muli %232, %196#7 : i64
+                  %234 = arith.addi %196#8, %233 : i64
+                  %235 = arith.muli %225, %c32_i64 : i64
+                  %236 = arith.addi %235, %195 : i64
+                  %237 = arith.subi %227, %226 : i64
+                  %238 = arith.addi %236, %237 : i64
+                  %239 = arith.minsi %154, %c64_i64 : i64
+                  "instgem.mvin2"(%234, %238, %239, %231) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+              }
+              %213 = arith.cmpi sgt, %196#9, %c0 : index
+              scf.if %213 {
+                %214 = arith.muli %197, %c4 : index
+                %215 = arith.muli %196#9, %c4 : index
+                %216 = arith.muli %arg10, %215 : index
+                %217 = arith.subi %214, %c1 : index
+                %218 = arith.muli %197, %c3 : index
+                %219 = arith.subi %217, %218 : index
+                %220 = arith.addi %216, %219 : index
+                %221 = arith.divsi %220, %214 : index
+                %222 = arith.addi %220, %215 : index
+                %223 = arith.divsi %222, %214 : index
+                scf.for %arg11 = %221 to %223 step %c1 {
+                  %224 = arith.index_cast %arg11 : index to i64
+                  %225 = arith.muli %224, %c16_i64 : i64
+                  %226 = arith.maxsi %225, %c0_i64_3 : i64
+                  %227 = arith.addi %225, %c16_i64 : i64
+                  %228 = arith.minsi %227, %196#5 : i64
+                  %229 = arith.subi %228, %226 : i64
+                  %230 = arith.muli %224, %c32_i64 : i64
+                  %231 = arith.addi %230, %195 : i64
+                  %232 = arith.subi %226, %225 : i64
+                  %233 = arith.addi %231, %232 : i64
+                  %234 = arith.minsi %154, %c64_i64 : i64
+                  "instgem.mvin2"(%c0_i64_3, %233, %234, %229) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+              }
+            }
+            %203 = arith.index_cast %arg10 : index to i64
+            %204 = arith.muli %203, %c16_i64 : i64
+            %205 = arith.subi %163, %204 : i64
+            %206 = arith.minsi %205, %c16_i64 : i64
+            %207 = arith.cmpi sgt, %173, %c0_i64_3 : i64
+            scf.if %207 {
+              %210 = arith.ori %204, %c2147483648_i64 : i64
+              %211 = arith.addi %204, %c128_i64 : i64
+              "instgem.preload"(%211, %206, %c16_i64, %210, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %212 = arith.index_cast %176 : i64 to index
+              scf.for %arg11 = %c1 to %212 step %c1 {
+                %214 = arith.index_cast %arg11 : index to i64
+                %215 = arith.muli %214, %c32_i64 : i64
+                %216 = arith.addi %215, %204 : i64
+                %217 = arith.ori %216, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%215, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %213 = arith.index_cast %164 : i64 to index
+              scf.for %arg11 = %212 to %213 step %c1 {
+                %214 = arith.index_cast %arg11 : index to i64
+                %215 = arith.muli %214, %c16_i64 : i64
+                %216 = arith.subi %157, %215 : i64
+                %217 = arith.minsi %216, %c16_i64 : i64
+                %218 = arith.muli %214, %c32_i64 : i64
+                %219 = arith.addi %218, %204 : i64
+                %220 = arith.ori %219, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%218, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %208 = arith.index_cast %173 : i64 to index
+            scf.for %arg11 = %c1 to %208 step %c1 {
+              %210 = arith.index_cast %arg11 : index to i64
+              %211 = arith.ori %204, %c3221225472_i64 : i64
+              %212 = arith.muli %210, %c32_i64 : i64
+              %213 = arith.addi %212, %204 : i64
+              %214 = arith.addi %213, %c128_i64 : i64
+              "instgem.preload"(%214, %206, %c16_i64, %211, %206, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+              %215 = arith.muli %210, %c16_i64 : i64
+              "instgem.compute_preloaded"(%215, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %216 = arith.index_cast %176 : i64 to index
+              scf.for %arg12 = %c1 to %216 step %c1 {
+                %218 = arith.index_cast %arg12 : index to i64
+                %219 = arith.muli %218, %c32_i64 : i64
+                %220 = arith.addi %219, %204 : i64
+                %221 = arith.ori %220, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %222 = arith.addi %219, %215 : i64
+                "instgem.compute_accumulated"(%222, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %217 = arith.index_cast %164 : i64 to index
+              scf.for %arg12 = %216 to %217 step %c1 {
+                %218 = arith.index_cast %arg12 : index to i64
+                %219 = arith.muli %218, %c16_i64 : i64
+                %220 = arith.subi %157, %219 : i64
+                %221 = arith.minsi %220, %c16_i64 : i64
+                %222 = arith.muli %218, %c32_i64 : i64
+                %223 = arith.addi %222, %204 : i64
+                %224 = arith.ori %223, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %206, %221) : (i64, i64, i64, i64, i64, i64) -> ()
+                %225 = arith.addi %222, %215 : i64
+                "instgem.compute_accumulated"(%225, %c16_i64, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %209 = arith.index_cast %167 : i64 to index
+            scf.for %arg11 = %208 to %209 step %c1 {
+              %210 = arith.index_cast %arg11 : index to i64
+              %211 = arith.muli %210, %c16_i64 : i64
+              %212 = arith.subi %159, %211 : i64
+              %213 = arith.minsi %212, %c16_i64 : i64
+              %214 = arith.subi %161, %211 : i64
+              %215 = arith.minsi %214, %c16_i64 : i64
+              %216 = arith.cmpi eq, %210, %c0_i64_3 : i64
+              %217 = arith.select %216, %c2147483648_i64, %c3221225472_i64 : i64
+              %218 = arith.ori %204, %217 : i64
+              %219 = arith.select %216, %c16_i64, %177 : i64
+              %220 = arith.select %216, %c16_i64, %206 : i64
+              %221 = arith.muli %210, %c32_i64 : i64
+              %222 = arith.addi %221, %204 : i64
+              %223 = arith.addi %222, %c128_i64 : i64
+              "instgem.preload"(%223, %206, %215, %218, %220, %219) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%211, %213, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %224 = arith.index_cast %176 : i64 to index
+              scf.for %arg12 = %c1 to %224 step %c1 {
+                %226 = arith.index_cast %arg12 : index to i64
+                %227 = arith.muli %226, %c32_i64 : i64
+                %228 = arith.addi %227, %204 : i64
+                %229 = arith.ori %228, %217 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %220, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %230 = arith.addi %227, %211 : i64
+                "instgem.compute_accumulated"(%230, %213, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %225 = arith.index_cast %164 : i64 to index
+              scf.for %arg12 = %224 to %225 step %c1 {
+                %226 = arith.index_cast %arg12 : index to i64
+                %227 = arith.muli %226, %c16_i64 : i64
+                %228 = arith.subi %157, %227 : i64
+                %229 = arith.minsi %228, %c16_i64 : i64
+                %230 = arith.muli %226, %c32_i64 : i64
+                %231 = arith.addi %230, %204 : i64
+                %232 = arith.ori %231, %217 : i64
+                %233 = arith.select %216, %c16_i64, %229 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %220, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+                %234 = arith.addi %230, %211 : i64
+                "instgem.compute_accumulated"(%234, %213, %229, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          %198 = arith.cmpi eq, %167, %c0_i64_3 : i64
+          %199 = arith.cmpi slt, %164, %c2_i64_1 : i64
+          %200 = arith.cmpi slt, %169, %c2_i64_1 : i64
+          %201 = arith.ori %198, %199 : i1
+          %202 = arith.ori %201, %200 : i1
+          scf.if %202 {
+            scf.for %arg10 = %c0 to %c4 step %c1 {
+              %203 = arith.index_cast %arg10 : index to i64
+              %204 = arith.remsi %203, %c2_i64_1 : i64
+              %205 = arith.divsi %203, %c2_i64_1 : i64
+              %206 = arith.muli %205, %c16_i64 : i64
+              %207 = arith.subi %c32_i64, %206 : i64
+              %208 = arith.minsi %207, %c16_i64 : i64
+              %209 = arith.muli %204, %c32_i64 : i64
+              %210 = arith.addi %209, %206 : i64
+              %211 = arith.ori %210, %c2147483648_i64 : i64
+              %212 = arith.cmpi sge, %204, %164 : i64
+              %213 = arith.cmpi sge, %205, %169 : i64
+              %214 = arith.ori %198, %212 : i1
+              %215 = arith.ori %214, %213 : i1
+              scf.if %215 {
+                "instgem.mvin"(%c0_i64_3, %211, %208, %c16_i64) : (i64, i64, i64, i64) -> ()
+              }
+            }
+          }
+          scf.if %178 {
+            %203 = arith.muli %197, %c4 : index
+            %204 = arith.muli %187, %c4 : index
+            %205 = arith.muli %170, %204 : index
+            %206 = arith.subi %203, %c1 : index
+            %207 = arith.addi %205, %206 : index
+            %208 = arith.divsi %207, %203 : index
+            scf.for %arg10 = %208 to %187 step %c1 {
+              %226 = arith.index_cast %arg10 : index to i64
+              %227 = arith.addi %180, %226 : i64
+              %228 = arith.muli %227, %c16_i64 : i64
+              %229 = arith.maxsi %228, %144 : i64
+              %230 = arith.addi %228, %c16_i64 : i64
+              %231 = arith.minsi %230, %147 : i64
+              %232 = arith.subi %231, %229 : i64
+              %233 = arith.subi %229, %144 : i64
+              %234 = arith.muli %233, %196#0 : i64
+              %235 = arith.addi %196#1, %234 : i64
+              %236 = arith.muli %227, %c32_i64 : i64
+              %237 = arith.addi %236, %194 : i64
+              %238 = arith.subi %229, %228 : i64
+              %239 = arith.addi %237, %238 : i64
+              %240 = arith.minsi %196#2, %c64_i64 : i64
+              "instgem.mvin"(%235, %239, %240, %232) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %209 = arith.muli %193, %c4 : index
+            %210 = arith.muli %170, %209 : index
+            %211 = arith.subi %206, %197 : index
+            %212 = arith.addi %210, %211 : index
+            %213 = arith.divsi %212, %203 : index
+            scf.for %arg10 = %213 to %193 step %c1 {
+              %226 = arith.index_cast %arg10 : index to i64
+              %227 = arith.muli %226, %c16_i64 : i64
+              %228 = arith.maxsi %227, %c0_i64_3 : i64
+              %229 = arith.addi %227, %c16_i64 : i64
+              %230 = arith.minsi %229, %144 : i64
+              %231 = arith.subi %230, %228 : i64
+              %232 = arith.muli %226, %c32_i64 : i64
+              %233 = arith.addi %232, %194 : i64
+              %234 = arith.subi %228, %227 : i64
+              %235 = arith.addi %233, %234 : i64
+              %236 = arith.minsi %196#2, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64_3, %235, %236, %231) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %214 = arith.muli %196#3, %c4 : index
+            %215 = arith.muli %170, %214 : index
+            %216 = arith.muli %197, %c2 : index
+            %217 = arith.subi %206, %216 : index
+            %218 = arith.addi %215, %217 : index
+            %219 = arith.divsi %218, %203 : index
+            scf.for %arg10 = %219 to %196#3 step %c1 {
+              %226 = arith.index_cast %arg10 : index to i64
+              %227 = arith.addi %196#4, %226 : i64
+              %228 = arith.muli %227, %c16_i64 : i64
+              %229 = arith.maxsi %228, %196#5 : i64
+              %230 = arith.addi %228, %c16_i64 : i64
+              %231 = arith.addi %196#5, %196#6 : i64
+              %232 = arith.minsi %230, %231 : i64
+              %233 = arith.subi %232, %229 : i64
+              %234 = arith.subi %229, %196#5 : i64
+              %235 = arith.muli %234, %196#7 : i64
+              %236 = arith.addi %196#8, %235 : i64
+              %237 = arith.muli %227, %c32_i64 : i64
+              %238 = arith.addi %237, %195 : i64
+              %239 = arith.subi %229, %228 : i64
+              %240 = arith.addi %238, %239 : i64
+              %241 = arith.minsi %154, %c64_i64 : i64
+              "instgem.mvin2"(%236, %240, %241, %233) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %220 = arith.muli %196#9, %c4 : index
+            %221 = arith.muli %170, %220 : index
+            %222 = arith.muli %197, %c3 : index
+            %223 = arith.subi %206, %222 : index
+            %224 = arith.addi %221, %223 : index
+            %225 = arith.divsi %224, %203 : index
+            scf.for %arg10 = %225 to %196#9 step %c1 {
+              %226 = arith.index_cast %arg10 : index to i64
+              %227 = arith.muli %226, %c16_i64 : i64
+              %228 = arith.maxsi %227, %c0_i64_3 : i64
+              %229 = arith.addi %227, %c16_i64 : i64
+              %230 = arith.minsi %229, %196#5 : i64
+              %231 = arith.subi %230, %228 : i64
+              %232 = arith.muli %226, %c32_i64 : i64
+              %233 = arith.addi %232, %195 : i64
+              %234 = arith.subi %228, %227 : i64
+              %235 = arith.addi %233, %234 : i64
+              %236 = arith.minsi %154, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64_3, %235, %236, %231) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+        }
+      } else {
+        %133:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %134 = arith.maxsi %23, %c0 : index
+          %135 = arith.minsi %134, %arg4 : index
+          %136 = arith.maxsi %21, %c0 : index
+          %137 = arith.minsi %136, %c32 : index
+          %138 = arith.subi %135, %20 : index
+          %139 = arith.maxsi %arg11, %c0 : index
+          %140 = arith.minsi %139, %arg5 : index
+          %141 = arith.addi %arg11, %c32 : index
+          %142 = arith.maxsi %141, %c0 : index
+          %143 = arith.minsi %142, %arg5 : index
+          %144 = arith.subi %140, %arg11 : index
+          %145 = arith.maxsi %144, %c0 : index
+          %146 = arith.minsi %145, %c32 : index
+          %147 = arith.subi %143, %140 : index
+          %148 = arith.cmpi sgt, %146, %c0 : index
+          scf.if %148 {
+            func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+          }
+          %149 = arith.index_cast %arg10 : index to i64
+          %150 = arith.remsi %149, %c2_i64_1 : i64
+          %151 = arith.muli %150, %c64_i64 : i64
+          %152 = arith.index_cast %137 : index to i64
+          %153 = arith.index_cast %138 : index to i64
+          %154 = arith.index_cast %147 : index to i64
+          %155 = arith.addi %152, %153 : i64
+          %156 = arith.maxsi %arg12, %c0 : index
+          %157 = arith.minsi %156, %arg5 : index
+          %158 = arith.addi %arg12, %c32 : index
+          %159 = arith.maxsi %158, %c0 : index
+          %160 = arith.minsi %159, %arg5 : index
+          %161 = arith.subi %157, %arg12 : index
+          %162 = arith.maxsi %161, %c0 : index
+          %163 = arith.minsi %162, %c32 : index
+          %164 = arith.subi %160, %157 : index
+          %165 = arith.minsi %arg6, %c32 : index
+          %166 = arith.maxsi %15, %c0 : index
+          %167 = arith.minsi %166, %c32 : index
+          %168 = arith.subi %165, %15 : index
+          %169 = arith.cmpi sgt, %167, %c0 : index
+          scf.if %169 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %170 = arith.addi %151, %c128_i64 : i64
+          %171 = arith.index_cast %163 : index to i64
+          %172 = arith.index_cast %164 : index to i64
+          %173 = arith.index_cast %168 : index to i64
+          %174 = arith.addi %171, %172 : i64
+          %175 = arith.maxsi %155, %c0_i64_3 : i64
+          %176 = arith.minsi %175, %c32_i64 : i64
+          %177 = arith.maxsi %154, %c0_i64_3 : i64
+          %178 = arith.minsi %177, %c32_i64 : i64
+          %179 = arith.maxsi %174, %c0_i64_3 : i64
+          %180 = arith.minsi %179, %c32_i64 : i64
+          %181 = arith.maxsi %173, %c0_i64_3 : i64
+          %182 = arith.minsi %181, %c32_i64 : i64
+          %183 = arith.ceildivsi %176, %c16_i64 : i64
+          %184 = arith.ceildivsi %182, %c16_i64 : i64
+          %185 = arith.minsi %178, %180 : i64
+          %186 = arith.ceildivsi %185, %c16_i64 : i64
+          %187 = arith.cmpi eq, %arg10, %c0 : index
+          %188 = arith.cmpi sgt, %183, %c0_i64_3 : i64
+          %189 = arith.select %188, %184, %c0_i64_3 : i64
+          %190 = arith.index_cast %189 : i64 to index
+          %191 = arith.divsi %185, %c16_i64 : i64
+          %192 = arith.minsi %186, %191 : i64
+          %193 = arith.maxsi %192, %c0_i64_3 : i64
+          %194 = arith.divsi %176, %c16_i64 : i64
+          %195 = arith.minsi %183, %194 : i64
+          %196 = arith.maxsi %195, %c1_i64_2 : i64
+          %197 = arith.minsi %176, %c16_i64 : i64
+          %198 = arith.addi %arg10, %c1 : index
+          %199 = arith.cmpi slt, %198, %13 : index
+          %200 = arith.maxsi %152, %c0_i64_3 : i64
+          %201 = arith.divui %200, %c16_i64 : i64
+          %202 = arith.addi %175, %c15_i64 : i64
+          %203 = arith.divui %202, %c16_i64 : i64
+          %204 = arith.subi %203, %201 : i64
+          %205 = arith.cmpi sgt, %153, %c0_i64_3 : i64
+          %206 = arith.extui %205 : i1 to i64
+          %207 = arith.muli %204, %206 : i64
+          %208 = arith.index_cast %207 : i64 to index
+          %209 = arith.addi %200, %c15_i64 : i64
+          %210 = arith.divui %209, %c16_i64 : i64
+          %211 = arith.cmpi sgt, %152, %c0_i64_3 : i64
+          %212 = arith.extui %211 : i1 to i64
+          %213 = arith.muli %210, %212 : i64
+          %214 = arith.index_cast %213 : i64 to index
+          %215:12 = scf.if %199 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+            %217 = arith.addi %arg11, %c64 : index
+            %218 = arith.maxsi %217, %c0 : index
+            %219 = arith.minsi %218, %arg5 : index
+            %220 = arith.subi %143, %141 : index
+            %221 = arith.maxsi %220, %c0 : index
+            %222 = arith.minsi %221, %c32 : index
+            %223 = arith.subi %219, %143 : index
+            %224 = arith.cmpi sgt, %222, %c0 : index
+            %subview_13 = memref.subview %reinterpret_cast[%20, %143] [%138, %223] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %225 = arith.index_cast %198 : index to i64
+            %226 = arith.remsi %225, %c2_i64_1 : i64
+            %227 = arith.muli %226, %c64_i64 : i64
+            %228 = arith.index_cast %223 : index to i64
+            %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %229 = arith.index_cast %intptr_18 : index to i64
+            %230 = arith.index_cast %offset_15 : index to i64
+            %231 = arith.addi %229, %230 : i64
+            %232 = arith.index_cast %strides_17#0 : index to i64
+            %233 = arith.addi %arg12, %c64 : index
+            %234 = arith.maxsi %233, %c0 : index
+            %235 = arith.minsi %234, %arg5 : index
+            %236 = arith.subi %160, %158 : index
+            %237 = arith.maxsi %236, %c0 : index
+            %238 = arith.minsi %237, %c32 : index
+            %239 = arith.subi %235, %160 : index
+            %subview_19 = memref.subview %reinterpret_cast_4[%160, %15] [%239, %168] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %240 = arith.addi %227, %c128_i64 : i64
+            %241 = arith.index_cast %238 : index to i64
+            %242 = arith.index_cast %239 : index to i64
+            %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+            %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+            %243 = arith.index_cast %intptr_24 : index to i64
+            %244 = arith.index_cast %offset_21 : index to i64
+            %245 = arith.addi %243, %244 : i64
+            %246 = arith.index_cast %strides_23#0 : index to i64
+            %247 = arith.maxsi %241, %c0_i64_3 : i64
+            %248 = arith.divui %247, %c16_i64 : i64
+            %249 = arith.addi %241, %242 : i64
+            %250 = arith.maxsi %249, %c0_i64_3 : i64
+            %251 = arith.addi %250, %c15_i64 : i64
+            %252 = arith.divui %251, %c16_i64 : i64
+            %253 = arith.subi %252, %248 : i64
+            %254 = arith.cmpi sgt, %242, %c0_i64_3 : i64
+            %255 = arith.extui %254 : i1 to i64
+            %256 = arith.muli %253, %255 : i64
+            %257 = arith.index_cast %256 : i64 to index
+            %258 = arith.addi %247, %c15_i64 : i64
+            %259 = arith.divui %258, %c16_i64 : i64
+            %260 = arith.cmpi sgt, %241, %c0_i64_3 : i64
+            %261 = arith.extui %260 : i1 to i64
+            %262 = arith.muli %259, %261 : i64
+            %263 = arith.index_cast %262 : i64 to index
+            scf.if %224 {
+              func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
+            }
+            scf.if %169 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            scf.yield %232, %231, %227, %228, %257, %248, %241, %242, %246, %245, %240, %263 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+          } else {
+            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+          }
+          %216 = arith.maxsi %190, %c1 : index
+          scf.if %187 {
+            scf.for %arg13 = %c0 to %190 step %c1 {
+              scf.if %199 {
+                %229 = arith.cmpi sgt, %208, %c0 : index
+                scf.if %229 {
+                  %233 = arith.muli %216, %c4 : index
+                  %234 = arith.muli %208, %c4 : index
+                  %235 = arith.muli %arg13, %234 : index
+                  %236 = arith.subi %233, %c1 : index
+                  %237 = arith.addi %235, %236 : index
+                  %238 = arith.divsi %237, %233 : index
+                  %239 = arith.addi %237, %234 : index
+                  %240 = arith.divsi %239, %233 : index
+                  scf.for %arg14 = %238 to %240 step %c1 {
+                    %241 = arith.index_cast %arg14 : index to i64
+                    %242 = arith.addi %201, %241 : i64
+                    %243 = arith.muli %242, %c16_i64 : i64
+                    %244 = arith.maxsi %243, %152 : i64
+                    %245 = arith.addi %243, %c16_i64 : i64
+                    %246 = arith.minsi %245, %155 : i64
+                    %247 = arith.subi %246, %244 : i64
+                    %248 = arith.subi %244, %152 : i64
+                    %249 = arith.muli %248, %215#0 : i64
+                    %250 = arith.addi %215#1, %249 : i64
+                    %251 = arith.muli %242, %c32_i64 : i64
+                    %252 = arith.addi %251, %215#2 : i64
+                    %253 = arith.subi %244, %243 : i64
+                    %254 = arith.addi %252, %253 : i64
+                    %255 = arith.minsi %215#3, %c64_i64 : i64
+                    "instgem.mvin"(%250, %254, %255, %247) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %230 = arith.cmpi sgt, %214, %c0 : index
+                scf.if %230 {
+                  %233 = arith.muli %216, %c4 : index
+                  %234 = arith.muli %214, %c4 : index
+                  %235 = arith.muli %arg13, %234 : index
+                  %236 = arith.subi %233, %c1 : index
+                  %237 = arith.subi %236, %216 : index
+                  %238 = arith.addi %235, %237 : index
+                  %239 = arith.divsi %238, %233 : index
+                  %240 = arith.addi %238, %234 : index
+                  %241 = arith.divsi %240, %233 : index
+                  scf.for %arg14 = %239 to %241 step %c1 {
+                    %242 = arith.index_cast %arg14 : index to i64
+                    %243 = arith.muli %242, %c16_i64 : i64
+                    %244 = arith.maxsi %243, %c0_i64_3 : i64
+                    %245 = arith.addi %243, %c16_i64 : i64
+                    %246 = arith.minsi %245, %152 : i64
+                    %247 = arith.subi %246, %244 : i64
+                    %248 = arith.muli %242, %c32_i64 : i64
+                    %249 = arith.addi %248, %215#2 : i64
+                    %250 = arith.subi %244, %243 : i64
+                    %251 = arith.addi %249, %250 : i64
+                    %252 = arith.minsi %215#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64_3, %251, %252, %247) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %231 = arith.cmpi sgt, %215#4, %c0 : index
+                scf.if %231 {
+                  %233 = arith.muli %216, %c4 : index
+                  %234 = arith.muli %215#4, %c4 : index
+                  %235 = arith.muli %arg13, %234 : index
+                  %236 = arith.subi %233, %c1 : index
+                  %237 = arith.muli %216, %c2 : index
+                  %238 = arith.subi %236, %237 : index
+                  %239 = arith.addi %235, %238 : index
+                  %240 = arith.divsi %239, %233 : index
+                  %241 = arith.addi %239, %234 : index
+                  %242 = arith.divsi %241, %233 : index
+                  scf.for %arg14 = %240 to %242 step %c1 {
+                    %243 = arith.index_cast %arg14 : index to i64
+                    %244 = arith.addi %215#5, %243 : i64
+                    %245 = arith.muli %244, %c16_i64 : i64
+                    %246 = arith.maxsi %245, %215#6 : i64
+                    %247 = arith.addi %245, %c16_i64 : i64
+                    %248 = arith.addi %215#6, %215#7 : i64
+                    %249 = arith.minsi %247, %248 : i64
+                    %250 = arith.subi %249, %246 : i64
+                    %251 = arith.subi %246, %215#6 : i64
+                    %252 = arith.muli %251, %215#8 : i64
+                    %253 = arith.addi %215#9, %252 : i64
+                    %254 = arith.muli %244, %c32_i64 : i64
+                    %255 = arith.addi %254, %215#10 : i64
+                    %256 = arith.subi %246, %245 : i64
+                    %257 = arith.addi %255, %256 : i64
+                    %258 = arith.minsi %173, %c64_i64 : i64
+                    "instgem.mvin2"(%253, %257, %258, %250) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %232 = arith.cmpi sgt, %215#11, %c0 : index
+                scf.if %232 {
+                  %233 = arith.muli %216, %c4 : index
+                  %234 = arith.muli %215#11, %c4 : index
+                  %235 = arith.muli %arg13, %234 : index
+                  %236 = arith.subi %233, %c1 : index
+                  %237 = arith.muli %216, %c3 : index
+                  %238 = arith.subi %236, %237 : index
+                  %239 = arith.addi %235, %238 : index
+                  %240 = arith.divsi %239, %233 : index
+                  %241 = arith.addi %239, %234 : index
+                  %242 = arith.divsi %241, %233 : index
+                  scf.for %arg14 = %240 to %242 step %c1 {
+                    %243 = arith.index_cast %arg14 : index to i64
+                    %244 = arith.muli %243, %c16_i64 : i64
+                    %245 = arith.maxsi %244, %c0_i64_3 : i64
+                    %246 = arith.addi %244, %c16_i64 : i64
+                    %247 = arith.minsi %246, %215#6 : i64
+                    %248 = arith.subi %247, %245 : i64
+                    %249 = arith.muli %243, %c32_i64 : i64
+                    %250 = arith.addi %249, %215#10 : i64
+                    %251 = arith.subi %245, %244 : i64
+                    %252 = arith.addi %250, %251 : i64
+                    %253 = arith.minsi %173, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64_3, %252, %253, %248) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %222 = arith.index_cast %arg13 : index to i64
+              %223 = arith.muli %222, %c16_i64 : i64
+              %224 = arith.subi %182, %223 : i64
+              %225 = arith.minsi %224, %c16_i64 : i64
+              %226 = arith.cmpi sgt, %193, %c0_i64_3 : i64
+              scf.if %226 {
+                %229 = arith.ori %223, %c2147483648_i64 : i64
+                %230 = arith.addi %223, %170 : i64
+                "instgem.preload"(%230, %225, %c16_i64, %229, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%151, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %231 = arith.index_cast %196 : i64 to index
+                scf.for %arg14 = %c1 to %231 step %c1 {
+                  %233 = arith.index_cast %arg14 : index to i64
+                  %234 = arith.muli %233, %c32_i64 : i64
+                  %235 = arith.addi %234, %223 : i64
+                  %236 = arith.ori %235, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %237 = arith.addi %234, %151 : i64
+                  "instgem.compute_accumulated"(%237, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %232 = arith.index_cast %183 : i64 to index
+                scf.for %arg14 = %231 to %232 step %c1 {
+                  %233 = arith.index_cast %arg14 : index to i64
+                  %234 = arith.muli %233, %c16_i64 : i64
+                  %235 = arith.subi %176, %234 : i64
+                  %236 = arith.minsi %235, %c16_i64 : i64
+                  %237 = arith.muli %233, %c32_i64 : i64
+                  %238 = arith.addi %237, %223 : i64
+                  %239 = arith.ori %238, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %240 = arith.addi %237, %151 : i64
+                  "instgem.compute_accumulated"(%240, %c16_i64, %236, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %227 = arith.index_cast %193 : i64 to index
+              scf.for %arg14 = %c1 to %227 step %c1 {
+                %229 = arith.index_cast %arg14 : index to i64
+                %230 = arith.ori %223, %c3221225472_i64 : i64
+                %231 = arith.muli %229, %c32_i64 : i64
+                %232 = arith.addi %231, %223 : i64
+                %233 = arith.addi %232, %170 : i64
+                "instgem.preload"(%233, %225, %c16_i64, %230, %225, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                %234 = arith.muli %229, %c16_i64 : i64
+                %235 = arith.addi %234, %151 : i64
+                "instgem.compute_preloaded"(%235, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %236 = arith.index_cast %196 : i64 to index
+                scf.for %arg15 = %c1 to %236 step %c1 {
+                  %238 = arith.index_cast %arg15 : index to i64
+                  %239 = arith.muli %238, %c32_i64 : i64
+                  %240 = arith.addi %239, %223 : i64
+                  %241 = arith.ori %240, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %242 = arith.addi %239, %234 : i64
+                  %243 = arith.addi %242, %151 : i64
+                  "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %237 = arith.index_cast %183 : i64 to index
+                scf.for %arg15 = %236 to %237 step %c1 {
+                  %238 = arith.index_cast %arg15 : index to i64
+                  %239 = arith.muli %238, %c16_i64 : i64
+                  %240 = arith.subi %176, %239 : i64
+                  %241 = arith.minsi %240, %c16_i64 : i64
+                  %242 = arith.muli %238, %c32_i64 : i64
+                  %243 = arith.addi %242, %223 : i64
+                  %244 = arith.ori %243, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %225, %241) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %245 = arith.addi %242, %234 : i64
+                  %246 = arith.addi %245, %151 : i64
+                  "instgem.compute_accumulated"(%246, %c16_i64, %241, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %228 = arith.index_cast %186 : i64 to index
+              scf.for %arg14 = %227 to %228 step %c1 {
+                %229 = arith.index_cast %arg14 : index to i64
+                %230 = arith.muli %229, %c16_i64 : i64
+                %231 = arith.subi %178, %230 : i64
+                %232 = arith.minsi %231, %c16_i64 : i64
+                %233 = arith.subi %180, %230 : i64
+                %234 = arith.minsi %233, %c16_i64 : i64
+                %235 = arith.cmpi eq, %229, %c0_i64_3 : i64
+                %236 = arith.select %235, %c2147483648_i64, %c3221225472_i64 : i64
+                %237 = arith.ori %223, %236 : i64
+                %238 = arith.select %235, %c16_i64, %197 : i64
+                %239 = arith.select %235, %c16_i64, %225 : i64
+                %240 = arith.muli %229, %c32_i64 : i64
+                %241 = arith.addi %240, %223 : i64
+                %242 = arith.addi %241, %170 : i64
+                "instgem.preload"(%242, %225, %234, %237, %239, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.addi %230, %151 : i64
+                "instgem.compute_preloaded"(%243, %232, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %244 = arith.index_cast %196 : i64 to index
+                scf.for %arg15 = %c1 to %244 step %c1 {
+                  %246 = arith.index_cast %arg15 : index to i64
+                  %247 = arith.muli %246, %c32_i64 : i64
+                  %248 = arith.addi %247, %223 : i64
+                  %249 = arith.ori %248, %236 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %239, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %250 = arith.addi %247, %230 : i64
+                  %251 = arith.addi %250, %151 : i64
+                  "instgem.compute_accumulated"(%251, %232, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %245 = arith.index_cast %183 : i64 to index
+                scf.for %arg15 = %244 to %245 step %c1 {
+                  %246 = arith.index_cast %arg15 : index to i64
+                  %247 = arith.muli %246, %c16_i64 : i64
+                  %248 = arith.subi %176, %247 : i64
+                  %249 = arith.minsi %248, %c16_i64 : i64
+                  %250 = arith.muli %246, %c32_i64 : i64
+                  %251 = arith.addi %250, %223 : i64
+                  %252 = arith.ori %251, %236 : i64
+                  %253 = arith.select %235, %c16_i64, %249 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %239, %253) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %254 = arith.addi %250, %230 : i64
+                  %255 = arith.addi %254, %151 : i64
+                  "instgem.compute_accumulated"(%255, %232, %249, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            } {gemmini.compute_nest}
+            %217 = arith.cmpi eq, %186, %c0_i64_3 : i64
+            %218 = arith.cmpi slt, %183, %c2_i64_1 : i64
+            %219 = arith.cmpi slt, %189, %c2_i64_1 : i64
+            %220 = arith.ori %217, %218 : i1
+            %221 = arith.ori %220, %219 : i1
+            scf.if %221 {
+              scf.for %arg13 = %c0 to %c4 step %c1 {
+                %222 = arith.index_cast %arg13 : index to i64
+                %223 = arith.remsi %222, %c2_i64_1 : i64
+                %224 = arith.divsi %222, %c2_i64_1 : i64
+                %225 = arith.muli %224, %c16_i64 : i64
+                %226 = arith.subi %c32_i64, %225 : i64
+                %227 = arith.minsi %226, %c16_i64 : i64
+                %228 = arith.muli %223, %c32_i64 : i64
+                %229 = arith.addi %228, %225 : i64
+                %230 = arith.ori %229, %c2147483648_i64 : i64
+                %231 = arith.cmpi sge, %223, %183 : i64
+                %232 = arith.cmpi sge, %224, %189 : i64
+                %233 = arith.ori %217, %231 : i1
+                %234 = arith.ori %233, %232 : i1
+                scf.if %234 {
+                  "instgem.mvin"(%c0_i64_3, %230, %227, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+          } else {
+            scf.for %arg13 = %c0 to %190 step %c1 {
+              scf.if %199 {
+                %223 = arith.cmpi sgt, %208, %c0 : index
+                scf.if %223 {
+                  %227 = arith.muli %216, %c4 : index
+                  %228 = arith.muli %208, %c4 : index
+                  %229 = arith.muli %arg13, %228 : index
+                  %230 = arith.subi %227, %c1 : index
+                  %231 = arith.addi %229, %230 : index
+                  %232 = arith.divsi %231, %227 : index
+                  %233 = arith.addi %231, %228 : index
+                  %234 = arith.divsi %233, %227 : index
+                  scf.for %arg14 = %232 to %234 step %c1 {
+                    %235 = arith.index_cast %arg14 : index to i64
+                    %236 = arith.addi %201, %235 : i64
+                    %237 = arith.muli %236, %c16_i64 : i64
+                    %238 = arith.maxsi %237, %152 : i64
+                    %239 = arith.addi %237, %c16_i64 : i64
+                    %240 = arith.minsi %239, %155 : i64
+                    %241 = arith.subi %240, %238 : i64
+                    %242 = arith.subi %238, %152 : i64
+                    %243 = arith.muli %242, %215#0 : i64
+                    %244 = arith.addi %215#1, %243 : i64
+                    %245 = arith.muli %236, %c32_i64 : i64
+                    %246 = arith.addi %245, %215#2 : i64
+                    %247 = arith.subi %238, %237 : i64
+                    %248 = arith.addi %246, %247 : i64
+                    %249 = arith.minsi %215#3, %c64_i64 : i64
+                    "instgem.mvin"(%244, %248, %249, %241) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %224 = arith.cmpi sgt, %214, %c0 : index
+                scf.if %224 {
+                  %227 = arith.muli %216, %c4 : index
+                  %228 = arith.muli %214, %c4 : index
+                  %229 = arith.muli %arg13, %228 : index
+                  %230 = arith.subi %227, %c1 : index
+                  %231 = arith.subi %230, %216 : index
+                  %232 = arith.addi %229, %231 : index
+                  %233 = arith.divsi %232, %227 : index
+                  %234 = arith.addi %232, %228 : index
+                  %235 = arith.divsi %234, %227 : index
+                  scf.for %arg14 = %233 to %235 step %c1 {
+                    %236 = arith.index_cast %arg14 : index to i64
+                    %237 = arith.muli %236, %c16_i64 : i64
+                    %238 = arith.maxsi %237, %c0_i64_3 : i64
+                    %239 = arith.addi %237, %c16_i64 : i64
+                    %240 = arith.minsi %239, %152 : i64
+                    %241 = arith.subi %240, %238 : i64
+                    %242 = arith.muli %236, %c32_i64 : i64
+                    %243 = arith.addi %242, %215#2 : i64
+                    %244 = arith.subi %238, %237 : i64
+                    %245 = arith.addi %243, %244 : i64
+                    %246 = arith.minsi %215#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64_3, %245, %246, %241) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %225 = arith.cmpi sgt, %215#4, %c0 : index
+                scf.if %225 {
+                  %227 = arith.muli %216, %c4 : index
+                  %228 = arith.muli %215#4, %c4 : index
+                  %229 = arith.muli %arg13, %228 : index
+                  %230 = arith.subi %227, %c1 : index
+                  %231 = arith.muli %216, %c2 : index
+                  %232 = arith.subi %230, %231 : index
+                  %233 = arith.addi %229, %232 : index
+                  %234 = arith.divsi %233, %227 : index
+                  %235 = arith.addi %233, %228 : index
+                  %236 = arith.divsi %235, %227 : index
+                  scf.for %arg14 = %234 to %236 step %c1 {
+                    %237 = arith.index_cast %arg14 : index to i64
+                    %238 = arith.addi %215#5, %237 : i64
+                    %239 = arith.muli %238, %c16_i64 : i64
+                    %240 = arith.maxsi %239, %215#6 : i64
+                    %241 = arith.addi %239, %c16_i64 : i64
+                    %242 = arith.addi %215#6, %215#7 : i64
+                    %243 = arith.minsi %241, %242 : i64
+                    %244 = arith.subi %243, %240 : i64
+                    %245 = arith.subi %240, %215#6 : i64
+                    %246 = arith.muli %245, %215#8 : i64
+                    %247 = arith.addi %215#9, %246 : i64
+                    %248 = arith.muli %238, %c32_i64 : i64
+                    %249 = arith.addi %248, %215#10 : i64
+                    %250 = arith.subi %240, %239 : i64
+                    %251 = arith.addi %249, %250 : i64
+                    %252 = arith.minsi %173, %c64_i64 : i64
+                    "instgem.mvin2"(%247, %251, %252, %244) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+                %226 = arith.cmpi sgt, %215#11, %c0 : index
+                scf.if %226 {
+                  %227 = arith.muli %216, %c4 : index
+                  %228 = arith.muli %215#11, %c4 : index
+                  %229 = arith.muli %arg13, %228 : index
+                  %230 = arith.subi %227, %c1 : index
+                  %231 = arith.muli %216, %c3 : index
+                  %232 = arith.subi %230, %231 : index
+                  %233 = arith.addi %229, %232 : index
+                  %234 = arith.divsi %233, %227 : index
+                  %235 = arith.addi %233, %228 : index
+                  %236 = arith.divsi %235, %227 : index
+                  scf.for %arg14 = %234 to %236 step %c1 {
+                    %237 = arith.index_cast %arg14 : index to i64
+                    %238 = arith.muli %237, %c16_i64 : i64
+                    %239 = arith.maxsi %238, %c0_i64_3 : i64
+                    %240 = arith.addi %238, %c16_i64 : i64
+                    %241 = arith.minsi %240, %215#6 : i64
+                    %242 = arith.subi %241, %239 : i64
+                    %243 = arith.muli %237, %c32_i64 : i64
+                    %244 = arith.addi %243, %215#10 : i64
+                    %245 = arith.subi %239, %238 : i64
+                    %246 = arith.addi %244, %245 : i64
+                    %247 = arith.minsi %173, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64_3, %246, %247, %242) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %217 = arith.index_cast %arg13 : index to i64
+              %218 = arith.muli %217, %c16_i64 : i64
+              %219 = arith.subi %182, %218 : i64
+              %220 = arith.minsi %219, %c16_i64 : i64
+              %221 = arith.index_cast %193 : i64 to index
+              scf.for %arg14 = %c0 to %221 step %c1 {
+                %223 = arith.index_cast %arg14 : index to i64
+                %224 = arith.ori %218, %c3221225472_i64 : i64
+                %225 = arith.muli %223, %c32_i64 : i64
+                %226 = arith.addi %225, %218 : i64
+                %227 = arith.addi %226, %170 : i64
+                "instgem.preload"(%227, %220, %c16_i64, %224, %220, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                %228 = arith.muli %223, %c16_i64 : i64
+                %229 = arith.addi %228, %151 : i64
+                "instgem.compute_preloaded"(%229, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %230 = arith.index_cast %196 : i64 to index
+                scf.for %arg15 = %c1 to %230 step %c1 {
+                  %232 = arith.index_cast %arg15 : index to i64
+                  %233 = arith.muli %232, %c32_i64 : i64
+                  %234 = arith.addi %233, %218 : i64
+                  %235 = arith.ori %234, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %220, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %236 = arith.addi %233, %228 : i64
+                  %237 = arith.addi %236, %151 : i64
+                  "instgem.compute_accumulated"(%237, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %231 = arith.index_cast %183 : i64 to index
+                scf.for %arg15 = %230 to %231 step %c1 {
+                  %232 = arith.index_cast %arg15 : index to i64
+                  %233 = arith.muli %232, %c16_i64 : i64
+                  %234 = arith.subi %176, %233 : i64
+                  %235 = arith.minsi %234, %c16_i64 : i64
+                  %236 = arith.muli %232, %c32_i64 : i64
+                  %237 = arith.addi %236, %218 : i64
+                  %238 = arith.ori %237, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %220, %235) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %239 = arith.addi %236, %228 : i64
+                  %240 = arith.addi %239, %151 : i64
+                  "instgem.compute_accumulated"(%240, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %222 = arith.index_cast %186 : i64 to index
+              scf.for %arg14 = %221 to %222 step %c1 {
+                %223 = arith.index_cast %arg14 : index to i64
+                %224 = arith.muli %223, %c16_i64 : i64
+                %225 = arith.subi %178, %224 : i64
+                %226 = arith.minsi %225, %c16_i64 : i64
+                %227 = arith.subi %180, %224 : i64
+                %228 = arith.minsi %227, %c16_i64 : i64
+                %229 = arith.ori %218, %c3221225472_i64 : i64
+                %230 = arith.muli %223, %c32_i64 : i64
+                %231 = arith.addi %230, %218 : i64
+                %232 = arith.addi %231, %170 : i64
+                "instgem.preload"(%232, %220, %228, %229, %220, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                %233 = arith.addi %224, %151 : i64
+                "instgem.compute_preloaded"(%233, %226, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %234 = arith.index_cast %196 : i64 to index
+                scf.for %arg15 = %c1 to %234 step %c1 {
+                  %236 = arith.index_cast %arg15 : index to i64
+                  %237 = arith.muli %236, %c32_i64 : i64
+                  %238 = arith.addi %237, %218 : i64
+                  %239 = arith.ori %238, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %220, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %240 = arith.addi %237, %224 : i64
+                  %241 = arith.addi %240, %151 : i64
+                  "instgem.compute_accumulated"(%241, %226, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %235 = arith.index_cast %183 : i64 to index
+                scf.for %arg15 = %234 to %235 step %c1 {
+                  %236 = arith.index_cast %arg15 : index to i64
+                  %237 = arith.muli %236, %c16_i64 : i64
+                  %238 = arith.subi %176, %237 : i64
+                  %239 = arith.minsi %238, %c16_i64 : i64
+                  %240 = arith.muli %236, %c32_i64 : i64
+                  %241 = arith.addi %240, %218 : i64
+                  %242 = arith.ori %241, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %220, %239) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %243 = arith.addi %240, %224 : i64
+                  %244 = arith.addi %243, %151 : i64
+                  "instgem.compute_accumulated"(%244, %226, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            } {gemmini.compute_nest}
+          }
+          scf.if %199 {
+            %217 = arith.muli %216, %c4 : index
+            %218 = arith.muli %208, %c4 : index
+            %219 = arith.muli %190, %218 : index
+            %220 = arith.subi %217, %c1 : index
+            %221 = arith.addi %219, %220 : index
+            %222 = arith.divsi %221, %217 : index
+            scf.for %arg13 = %222 to %208 step %c1 {
+              %240 = arith.index_cast %arg13 : index to i64
+              %241 = arith.addi %201, %240 : i64
+              %242 = arith.muli %241, %c16_i64 : i64
+              %243 = arith.maxsi %242, %152 : i64
+              %244 = arith.addi %242, %c16_i64 : i64
+              %245 = arith.minsi %244, %155 : i64
+              %246 = arith.subi %245, %243 : i64
+              %247 = arith.subi %243, %152 : i64
+              %248 = arith.muli %247, %215#0 : i64
+              %249 = arith.addi %215#1, %248 : i64
+              %250 = arith.muli %241, %c32_i64 : i64
+              %251 = arith.addi %250, %215#2 : i64
+              %252 = arith.subi %243, %242 : i64
+              %253 = arith.addi %251, %252 : i64
+              %254 = arith.minsi %215#3, %c64_i64 : i64
+              "instgem.mvin"(%249, %253, %254, %246) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %223 = arith.muli %214, %c4 : index
+            %224 = arith.muli %190, %223 : index
+            %225 = arith.subi %220, %216 : index
+            %226 = arith.addi %224, %225 : index
+            %227 = arith.divsi %226, %217 : index
+            scf.for %arg13 = %227 to %214 step %c1 {
+              %240 = arith.index_cast %arg13 : index to i64
+              %241 = arith.muli %240, %c16_i64 : i64
+              %242 = arith.maxsi %241, %c0_i64_3 : i64
+              %243 = arith.addi %241, %c16_i64 : i64
+              %244 = arith.minsi %243, %152 : i64
+              %245 = arith.subi %244, %242 : i64
+              %246 = arith.muli %240, %c32_i64 : i64
+              %247 = arith.addi %246, %215#2 : i64
+              %248 = arith.subi %242, %241 : i64
+              %249 = arith.addi %247, %248 : i64
+              %250 = arith.minsi %215#3, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64_3, %249, %250, %245) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %228 = arith.muli %215#4, %c4 : index
+            %229 = arith.muli %190, %228 : index
+            %230 = arith.muli %216, %c2 : index
+            %231 = arith.subi %220, %230 : index
+            %232 = arith.addi %229, %231 : index
+            %233 = arith.divsi %232, %217 : index
+            scf.for %arg13 = %233 to %215#4 step %c1 {
+              %240 = arith.index_cast %arg13 : index to i64
+              %241 = arith.addi %215#5, %240 : i64
+              %242 = arith.muli %241, %c16_i64 : i64
+              %243 = arith.maxsi %242, %215#6 : i64
+              %244 = arith.addi %242, %c16_i64 : i64
+              %245 = arith.addi %215#6, %215#7 : i64
+              %246 = arith.minsi %244, %245 : i64
+              %247 = arith.subi %246, %243 : i64
+              %248 = arith.subi %243, %215#6 : i64
+              %249 = arith.muli %248, %215#8 : i64
+              %250 = arith.addi %215#9, %249 : i64
+              %251 = arith.muli %241, %c32_i64 : i64
+              %252 = arith.addi %251, %215#10 : i64
+              %253 = arith.subi %243, %242 : i64
+              %254 = arith.addi %252, %253 : i64
+              %255 = arith.minsi %173, %c64_i64 : i64
+              "instgem.mvin2"(%250, %254, %255, %247) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %234 = arith.muli %215#11, %c4 : index
+            %235 = arith.muli %190, %234 : index
+            %236 = arith.muli %216, %c3 : index
+            %237 = arith.subi %220, %236 : index
+            %238 = arith.addi %235, %237 : index
+            %239 = arith.divsi %238, %217 : index
+            scf.for %arg13 = %239 to %215#11 step %c1 {
+              %240 = arith.index_cast %arg13 : index to i64
+              %241 = arith.muli %240, %c16_i64 : i64
+              %242 = arith.maxsi %241, %c0_i64_3 : i64
+              %243 = arith.addi %241, %c16_i64 : i64
+              %244 = arith.minsi %243, %215#6 : i64
+              %245 = arith.subi %244, %242 : i64
+              %246 = arith.muli %240, %c32_i64 : i64
+              %247 = arith.addi %246, %215#10 : i64
+              %248 = arith.subi %242, %241 : i64
+              %249 = arith.addi %247, %248 : i64
+              %250 = arith.minsi %173, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64_3, %249, %250, %245) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+          }
+          scf.yield %141, %158 : index, index
+        }
+      }
+      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg10 = %c0 to %c4 step %c1 {
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.remsi %133, %c2_i64_1 : i64
+        %135 = arith.divsi %133, %c2_i64_1 : i64
+        %136 = arith.muli %135, %c16_i64 : i64
+        %137 = arith.subi %c32_i64, %136 : i64
+        %138 = arith.minsi %137, %c16_i64 : i64
+        %139 = arith.muli %134, %c32_i64 : i64
+        %140 = arith.addi %139, %136 : i64
+        %141 = arith.addi %140, %c64_i64 : i64
+        %142 = arith.ori %141, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %142, %138, %c16_i64) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %61 = arith.minsi %arg6, %c32 : index
+      %62 = arith.maxsi %15, %c0 : index
+      %63 = arith.minsi %62, %c32 : index
+      %64 = arith.subi %61, %15 : index
+      %65 = arith.maxsi %22, %c0 : index
+      %66 = arith.minsi %65, %arg7 : index
+      %67 = arith.maxsi %18, %c0 : index
+      %68 = arith.minsi %67, %c32 : index
+      %69 = arith.subi %66, %17 : index
+      %70 = arith.cmpi sgt, %68, %c0 : index
+      scf.if %70 {
+        func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
+      }
+      %subview = memref.subview %reinterpret_cast_5[%15, %17] [%64, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %71 = arith.index_cast %63 : index to i64
+      %72 = arith.index_cast %64 : index to i64
+      %73 = arith.index_cast %69 : index to i64
+      %74 = arith.addi %71, %72 : i64
+      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %75 = arith.index_cast %intptr : index to i64
+      %76 = arith.index_cast %offset : index to i64
+      %77 = arith.addi %75, %76 : i64
+      %78 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+      %79 = arith.maxsi %71, %c0_i64_3 : i64
+      %80 = arith.divui %79, %c16_i64 : i64
+      %81 = arith.maxsi %74, %c0_i64_3 : i64
+      %82 = arith.addi %81, %c15_i64 : i64
+      %83 = arith.divui %82, %c16_i64 : i64
+      %84 = arith.subi %83, %80 : i64
+      %85 = arith.cmpi sgt, %72, %c0_i64_3 : i64
+      %86 = arith.extui %85 : i1 to i64
+      %87 = arith.muli %84, %86 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.for %arg10 = %c0 to %88 step %c1 {
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.addi %80, %133 : i64
+        %135 = arith.muli %134, %c16_i64 : i64
+        %136 = arith.maxsi %135, %71 : i64
+        %137 = arith.addi %135, %c16_i64 : i64
+        %138 = arith.minsi %137, %74 : i64
+        %139 = arith.subi %138, %136 : i64
+        %140 = arith.subi %136, %71 : i64
+        %141 = arith.muli %140, %78 : i64
+        %142 = arith.addi %77, %141 : i64
+        %143 = arith.muli %134, %c32_i64 : i64
+        %144 = arith.addi %143, %c256_i64 : i64
+        %145 = arith.subi %136, %135 : i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%142, %146, %147, %139) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %89 = arith.addi %79, %c15_i64 : i64
+      %90 = arith.divui %89, %c16_i64 : i64
+      %91 = arith.cmpi sgt, %71, %c0_i64_3 : i64
+      %92 = arith.extui %91 : i1 to i64
+      %93 = arith.muli %90, %92 : i64
+      %94 = arith.index_cast %93 : i64 to index
+      scf.for %arg10 = %c0 to %94 step %c1 {
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.maxsi %134, %c0_i64_3 : i64
+        %136 = arith.addi %134, %c16_i64 : i64
+        %137 = arith.minsi %136, %71 : i64
+        %138 = arith.subi %137, %135 : i64
+        %139 = arith.muli %133, %c32_i64 : i64
+        %140 = arith.addi %139, %c256_i64 : i64
+        %141 = arith.subi %135, %134 : i64
+        %142 = arith.addi %140, %141 : i64
+        %143 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %142, %143, %138) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %95 = arith.minsi %81, %c32_i64 : i64
+      %96 = arith.maxsi %73, %c0_i64_3 : i64
+      %97 = arith.minsi %96, %c32_i64 : i64
+      %98 = arith.bitcast %arg8 : f32 to i32
+      %99 = arith.extui %98 : i32 to i64
+      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %99, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %100 = arith.ceildivsi %97, %c16_i64 : i64
+      %101 = arith.minsi %95, %c32_i64 : i64
+      %102 = arith.ceildivsi %101, %c16_i64 : i64
+      %103 = arith.index_cast %100 : i64 to index
+      %104 = arith.divsi %101, %c16_i64 : i64
+      %105 = arith.minsi %102, %104 : i64
+      %106 = arith.maxsi %105, %c0_i64_3 : i64
+      scf.for %arg10 = %c0 to %103 step %c1 {
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.subi %97, %134 : i64
+        %136 = arith.minsi %135, %c16_i64 : i64
+        %137 = arith.index_cast %106 : i64 to index
+        scf.for %arg11 = %c0 to %137 step %c1 {
+          %139 = arith.index_cast %arg11 : index to i64
+          %140 = arith.addi %134, %c64_i64 : i64
+          %141 = arith.ori %140, %c3221225472_i64 : i64
+          %142 = arith.muli %139, %c32_i64 : i64
+          %143 = arith.addi %142, %134 : i64
+          %144 = arith.addi %143, %c256_i64 : i64
+          "instgem.preload"(%144, %136, %c16_i64, %141, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %145 = arith.muli %139, %c16_i64 : i64
+          %146 = arith.ori %145, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%146, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %147 = arith.addi %134, %c96_i64 : i64
+          %148 = arith.ori %147, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %149 = arith.addi %145, %c32_i64 : i64
+          %150 = arith.ori %149, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %138 = arith.index_cast %102 : i64 to index
+        scf.for %arg11 = %137 to %138 step %c1 {
+          %139 = arith.index_cast %arg11 : index to i64
+          %140 = arith.muli %139, %c16_i64 : i64
+          %141 = arith.subi %c32_i64, %140 : i64
+          %142 = arith.minsi %141, %c16_i64 : i64
+          %143 = arith.subi %95, %140 : i64
+          %144 = arith.minsi %143, %c16_i64 : i64
+          %145 = arith.addi %134, %c64_i64 : i64
+          %146 = arith.ori %145, %c3221225472_i64 : i64
+          %147 = arith.muli %139, %c32_i64 : i64
+          %148 = arith.addi %147, %134 : i64
+          %149 = arith.addi %148, %c256_i64 : i64
+          "instgem.preload"(%149, %136, %144, %146, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %150 = arith.ori %140, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%150, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %151 = arith.addi %134, %c96_i64 : i64
+          %152 = arith.ori %151, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %153 = arith.addi %140, %c32_i64 : i64
+          %154 = arith.ori %153, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%154, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        }
+      } {gemmini.compute_nest}
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+      %107 = arith.maxsi %23, %c0 : index
+      %108 = arith.minsi %107, %arg4 : index
+      %109 = arith.maxsi %21, %c0 : index
+      %110 = arith.minsi %109, %c32 : index
+      %111 = arith.subi %108, %20 : index
+      scf.if %70 {
+        func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
+      }
+      %subview_7 = memref.subview %reinterpret_cast_6[%20, %17] [%111, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %112 = arith.index_cast %110 : index to i64
+      %113 = arith.index_cast %111 : index to i64
+      %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+      %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+      %114 = arith.index_cast %intptr_12 : index to i64
+      %115 = arith.index_cast %offset_9 : index to i64
+      %116 = arith.addi %114, %115 : i64
+      %117 = arith.index_cast %strides_11#0 : index to i64
+      %118 = arith.bitcast %arg9 : f32 to i32
+      %119 = arith.extui %118 : i32 to i64
+      scf.if %7 {
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %117, %119) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      }
+      %120 = arith.maxsi %112, %c0_i64_3 : i64
+      %121 = arith.divui %120, %c16_i64 : i64
+      %122 = arith.addi %112, %113 : i64
+      %123 = arith.maxsi %122, %c0_i64_3 : i64
+      %124 = arith.addi %123, %c15_i64 : i64
+      %125 = arith.divui %124, %c16_i64 : i64
+      %126 = arith.subi %125, %121 : i64
+      %127 = arith.cmpi sgt, %113, %c0_i64_3 : i64
+      %128 = arith.extui %127 : i1 to i64
+      %129 = arith.muli %126, %128 : i64
+      %130 = arith.ceildivsi %73, %c16_i64 : i64
+      %131 = arith.muli %129, %130 : i64
+      %132 = arith.index_cast %131 : i64 to index
+      scf.for %arg10 = %c0 to %132 step %c1 {
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.remsi %133, %129 : i64
+        %135 = arith.divsi %133, %129 : i64
+        %136 = arith.addi %121, %134 : i64
+        %137 = arith.muli %136, %c16_i64 : i64
+        %138 = arith.maxsi %137, %112 : i64
+        %139 = arith.addi %137, %c16_i64 : i64
+        %140 = arith.minsi %139, %122 : i64
+        %141 = arith.subi %140, %138 : i64
+        %142 = arith.subi %138, %112 : i64
+        %143 = arith.muli %142, %117 : i64
+        %144 = arith.addi %116, %143 : i64
+        %145 = arith.muli %135, %c16_i64 : i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.muli %136, %c32_i64 : i64
+        %148 = arith.addi %147, %145 : i64
+        %149 = arith.addi %148, %c64_i64 : i64
+        %150 = arith.ori %149, %c2147483648_i64 : i64
+        %151 = arith.subi %138, %137 : i64
+        %152 = arith.addi %150, %151 : i64
+        %153 = arith.subi %73, %145 : i64
+        %154 = arith.minsi %153, %c16_i64 : i64
+        "instgem.mvout"(%146, %152, %154, %141) : (i64, i64, i64, i64) -> ()
       }
     }
     return
